@@ -1,0 +1,28 @@
+# The two set-up commands: `make demo` runs the demo, `make test` runs the tests.
+# Each creates .venv and installs what it needs when it is missing.
+PY ?= python3
+VENV := .venv
+VPY := $(VENV)/bin/python
+
+$(VENV)/.demo-deps: pyproject.toml
+	test -x $(VPY) || $(PY) -m venv $(VENV)
+	$(VPY) -m pip install -q -e .
+	touch $@
+
+$(VENV)/.test-deps: pyproject.toml $(VENV)/.demo-deps
+	$(VPY) -m pip install -q -e '.[test,scipy]'
+	touch $@
+
+.PHONY: demo test bench generate check-generated
+demo: $(VENV)/.demo-deps
+	$(VPY) -m ember.demo
+
+test: $(VENV)/.test-deps
+	$(VPY) tools/gen_bindings.py --check
+	$(VPY) -m pytest -n 2 tests
+
+bench: $(VENV)/.test-deps
+	$(VPY) benchmarks/run_all.py
+
+generate: $(VENV)/.demo-deps
+	$(VPY) tools/gen_bindings.py
