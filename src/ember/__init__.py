@@ -1,0 +1,146 @@
+"""ember: a deep-learning framework in Python that speaks PyTorch's API.
+
+`import ember as torch` runs PyTorch programs unchanged. This module is the front door: it
+wires the public names (dtypes, devices, `Tensor`, the functions generated from the op
+registry) and loads heavier submodules lazily, on first attribute access.
+"""
+from __future__ import annotations
+
+import importlib as _importlib
+import math as _math
+
+from ember._core import dtype as _dt
+from ember._core.checks import (  # noqa: F401  (the error taxonomy, public as in PyTorch)
+    _check, _check_index, _check_not_implemented, _check_type, _check_value, _check_with,
+)
+from ember._core.device import device
+from ember._core.dtype import (  # noqa: F401
+    bfloat16, complex64, complex128, dtype, float8_e4m3fn, float8_e5m2, float16, float32,
+    float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+)
+from ember._core.dtype import get_default_dtype, set_default_dtype  # noqa: F401
+from ember._core.promotion import can_cast, promote_types  # noqa: F401
+from ember._core.shape import Size
+from ember._core.storage import UntypedStorage
+from ember._tensor import Tensor
+from ember._generated import bindings as _bindings
+
+__version__ = "0.1.0"
+
+globals()["bool"] = _dt.bool_
+for _alias, _d in _dt.ALIASES.items():
+    globals()[_alias] = _d
+
+_bindings.install(Tensor)
+for _name in _bindings.FUNCTIONS:
+    globals()[_name] = getattr(_bindings, _name)
+
+
+class layout:
+    """Memory layout of a tensor; ember has dense strided tensors only."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return "ember." + self.name
+
+
+class memory_format:
+    """A memory-format tag (accepted for compatibility; ember tensors are row-major)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return "ember." + self.name
+
+
+strided = layout("strided")
+sparse_coo = layout("sparse_coo")
+contiguous_format = memory_format("contiguous_format")
+preserve_format = memory_format("preserve_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+
+inf = _math.inf
+nan = _math.nan
+pi = _math.pi
+e = _math.e
+
+# Submodules that load on first use: `ember.linalg` or `from ember import linalg`.
+_LAZY_SUBMODULES = frozenset({
+    "autograd", "nn", "optim", "utils", "linalg", "fft", "special", "testing", "cuda", "cpu",
+    "ops", "random", "backends", "amp", "fx", "distributed", "profiler", "func", "library",
+    "overrides", "types", "serialization", "jit", "hub", "onnx", "export", "version",
+})
+
+_LAZY_ATTRIBUTES = {
+    # name -> (module, attribute)
+    "finfo": ("ember._core.finfo", "finfo"),
+    "iinfo": ("ember._core.finfo", "iinfo"),
+    "Generator": ("ember._random", "Generator"),
+    "manual_seed": ("ember._random", "manual_seed"),
+    "seed": ("ember._random", "seed"),
+    "initial_seed": ("ember._random", "initial_seed"),
+    "get_rng_state": ("ember._random", "get_rng_state"),
+    "set_rng_state": ("ember._random", "set_rng_state"),
+    "default_generator": ("ember._random", "default_generator"),
+    "set_printoptions": ("ember._tensor_str", "set_printoptions"),
+    "get_default_device": ("ember._core.device", "get_default_device"),
+    "set_default_device": ("ember._core.device", "set_default_device_global"),
+    "no_grad": ("ember.autograd.grad_mode", "no_grad"),
+    "enable_grad": ("ember.autograd.grad_mode", "enable_grad"),
+    "set_grad_enabled": ("ember.autograd.grad_mode", "set_grad_enabled"),
+    "is_grad_enabled": ("ember.autograd.grad_mode", "is_grad_enabled"),
+    "inference_mode": ("ember.autograd.grad_mode", "inference_mode"),
+    "is_inference_mode_enabled": ("ember.autograd.grad_mode", "is_inference_mode_enabled"),
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY_SUBMODULES:
+        module = _importlib.import_module(f"ember.{name}")
+        globals()[name] = module
+        return module
+    found = _LAZY_ATTRIBUTES.get(name)
+    if found is not None:
+        value = getattr(_importlib.import_module(found[0]), found[1])
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'ember' has no attribute '{name}'")
+
+
+def __dir__():
+    return sorted(set(globals()) | _LAZY_SUBMODULES | set(_LAZY_ATTRIBUTES))
+
+
+def is_tensor(obj) -> bool:
+    return isinstance(obj, Tensor)
+
+
+def is_storage(obj) -> bool:
+    return isinstance(obj, UntypedStorage)
+
+
+def is_floating_point(input) -> bool:
+    return input.is_floating_point()
+
+
+def is_complex(input) -> bool:
+    return input.is_complex()
+
+
+def numel(input) -> int:
+    return input.numel()
+
+
+def typename(obj) -> str:
+    if isinstance(obj, Tensor):
+        from ember._legacy_types import legacy_type_name
+        return legacy_type_name(obj)
+    return type(obj).__name__

@@ -1,0 +1,55 @@
+"""The meta back-end: arrays with a shape, dtype and strides but no data."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ember._core.backend import Backend, register_backend
+
+
+def contiguous_strides(shape, itemsize: int) -> tuple:
+    strides, step = [], itemsize
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))
+
+
+class MetaArray:
+    """Stands in for an ndarray on the meta device: metadata only, strides in bytes."""
+
+    __slots__ = ("shape", "dtype", "strides")
+
+    def __init__(self, shape, dtype, strides=None):
+        self.shape = tuple(int(s) for s in shape)
+        self.dtype = np.dtype(dtype)
+        self.strides = (contiguous_strides(self.shape, self.dtype.itemsize)
+                        if strides is None else tuple(strides))
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    def stand_in(self):
+        """A zero-stride NumPy array of this shape: view kernels run on it to find shapes."""
+        return np.lib.stride_tricks.as_strided(np.zeros(1, self.dtype), self.shape,
+                                               (0,) * len(self.shape), writeable=False)
+
+    def __repr__(self) -> str:
+        return f"MetaArray(shape={self.shape}, dtype={self.dtype})"
+
+
+register_backend(Backend("meta", None))

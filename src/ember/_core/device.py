@@ -1,0 +1,143 @@
+"""`ember.device` and the thread-local default device."""
+from __future__ import annotations
+
+import re
+import threading
+
+from ember._core.checks import _check, _check_type
+
+DEVICE_TYPES = [
+    "cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga",
+    "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone",
+]
+_INDEX_RE = re.compile(r"^(0|[1-9][0-9]*)$")
+
+
+class device:
+    """Where a tensor lives: a type ('cpu', 'cuda', 'meta', ...) and an optional index."""
+
+    __slots__ = ("type", "index", "_hash", "_prev_default")
+
+    def __new__(cls, type_or_str=None, index=None):
+        if isinstance(type_or_str, device):
+            _check(index is None, "device(): a device object takes no index")
+            return type_or_str
+        if isinstance(type_or_str, int) and not isinstance(type_or_str, bool):
+            index, type_or_str = type_or_str, _accelerator_type()
+        _check_type(isinstance(type_or_str, str),
+                    lambda: f"device() received an invalid combination of arguments - got "
+                            f"({type(type_or_str).__name__})")
+        text = type_or_str
+        dev_type, _, idx_text = text.partition(":")
+        if _ and index is not None:
+            raise RuntimeError("type (string) must not include an index because index was "
+                               f"passed explicitly: {text}")
+        dev_type = _RENAMES.get(dev_type, dev_type)
+        _check(dev_type in DEVICE_TYPES,
+               lambda: "Expected one of " + ", ".join(DEVICE_TYPES)
+               + f" device type at start of device string: {dev_type}")
+        if _:
+            _check(_INDEX_RE.match(idx_text) is not None,
+                   lambda: f"Invalid device string: '{text}'")
+            index = int(idx_text)
+        if index is not None:
+            _check_type(isinstance(index, int) and not isinstance(index, bool),
+                        lambda: f"device(): index must be an int, got {type(index).__name__}")
+            _check(index >= 0, "Device index must not be negative")
+        key = (dev_type, index)
+        cached = _CACHE.get(key)
+        if cached is not None:
+            return cached
+        self = object.__new__(cls)
+        self.type = dev_type
+        self.index = index
+        self._hash = hash(key)
+        self._prev_default = []
+        _CACHE[key] = self
+        return self
+
+    def __repr__(self) -> str:
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self) -> str:
+        shown = _PRIVATEUSE1_NAME[0] if self.type == "privateuseone" else self.type
+        return shown if self.index is None else f"{shown}:{self.index}"
+
+    def __eq__(self, other) -> bool:
+        # Devices are interned, so identity is equality; strings never compare equal (as PyTorch).
+        return self is other
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __reduce__(self):
+        return (device, (self.type, self.index))
+
+    def __enter__(self):
+        self._prev_default.append(get_default_device_or_none())
+        set_default_device_local(self)
+        return self
+
+    def __exit__(self, *exc):
+        set_default_device_local(self._prev_default.pop())
+        return False
+
+
+_CACHE: dict = {}
+_RENAMES: dict = {}
+_PRIVATEUSE1_NAME = ["privateuseone"]
+
+
+def rename_privateuse1(name: str) -> None:
+    """Let `name` stand for the privateuseone device type (see backend_registration)."""
+    _RENAMES[name] = "privateuseone"
+    _PRIVATEUSE1_NAME[0] = name
+    if name not in DEVICE_TYPES:
+        DEVICE_TYPES.append(name)
+        DEVICE_TYPES.remove(name)  # the name is resolved through _RENAMES, not listed
+
+
+def _accelerator_type() -> str:
+    return "cuda"
+
+
+def as_device(value) -> device:
+    """Normalize a device argument (str, int, device) to a device object; None stays None."""
+    if value is None or type(value) is device:
+        return value
+    return device(value)
+
+
+CPU = device("cpu")
+META = device("meta")
+
+# NOTE [default device]: one global default, overridden per thread by `with ember.device(...)`.
+_global_default = [None]
+_local = threading.local()
+
+
+def get_default_device_or_none():
+    local = getattr(_local, "device", _UNSET)
+    if local is not _UNSET:
+        return local
+    return _global_default[0]
+
+
+def set_default_device_local(dev) -> None:
+    _local.device = dev
+
+
+def set_default_device_global(dev) -> None:
+    _global_default[0] = None if dev is None else as_device(dev)
+    if hasattr(_local, "device"):
+        del _local.device
+
+
+def get_default_device() -> device:
+    found = get_default_device_or_none()
+    return CPU if found is None else found
+
+
+_UNSET = object()

@@ -1,0 +1,132 @@
+"""The op registry: one `OpDef` per operator overload, declared once in its family file.
+
+An entry carries its schema (PyTorch's syntax), its kind (how the dispatcher runs it:
+pointwise, reduction, view, generic, factory), its type-promotion kind, tags, its kernel over the
+array module `xp`, its meta rule, its derivative formulas (filled by autograd) and its docstring.
+`tools/gen_bindings.py` reads the registry and writes the `ember.*` functions and `Tensor`
+methods into `ember/_generated/`.
+"""
+from __future__ import annotations
+
+from ember._core.schema import parse_schema
+
+# Elementwise type-promotion kinds (as in PyTorch's ELEMENTWISE_TYPE_PROMOTION_KIND).
+DEFAULT = "default"
+INT_TO_FLOAT = "int_to_float"
+ALWAYS_BOOL = "always_bool"
+COMPLEX_TO_FLOAT = "complex_to_float"
+BOOL_TO_LONG = "bool_to_long"
+NO_PROMOTION = "no_promotion"     # every tensor operand must already share one dtype
+
+KINDS = ("pointwise", "reduction", "view", "generic", "factory")
+
+OPS: dict = {}          # "add.Tensor" -> OpDef
+FRONTENDS: dict = {}    # python name -> Frontend (hand-written argument handling)
+
+
+class OpDef:
+    """Everything about one operator overload."""
+
+    __slots__ = (
+        "schema", "name", "kind", "promotion", "tags", "kernel", "meta", "derivatives",
+        "decomposition", "doc", "method", "function", "inplace", "out", "dunders",
+        "tensor_positions", "list_positions", "num_outputs", "compute_in_float",
+        "kernels", "runner", "python_name", "varargs", "aliases", "differentiable",
+        "result_dtype_arg",
+    )
+
+    def __init__(self, schema, kernel, *, kind="generic", promotion=None, tags=(),
+                 meta=None, derivatives=None, decomposition=None, doc=None, method=True,
+                 function=True, inplace=False, out=None, dunders=None, python_name=None,
+                 varargs=None, aliases=(), compute_in_float=True, differentiable=True,
+                 result_dtype_arg=None):
+        if kind not in KINDS:
+            raise ValueError(f"register_op: unknown kind {kind!r}")
+        self.schema = parse_schema(schema)
+        self.name = self.schema.full_name
+        self.python_name = python_name or self.schema.name
+        self.kind = kind
+        self.promotion = promotion if promotion is not None else (
+            DEFAULT if kind == "pointwise" else None)
+        self.tags = frozenset(tags) | {kind}
+        self.kernel = kernel
+        self.kernels = {}              # device type -> kernel overriding the shared one
+        self.meta = meta
+        self.derivatives = derivatives
+        self.decomposition = decomposition
+        self.doc = doc if doc is not None else (kernel.__doc__ if kernel else None)
+        self.method = method
+        self.function = function
+        self.inplace = inplace
+        returns_tensor = self.schema.returns == ("Tensor",)
+        self.out = returns_tensor and kind != "view" if out is None else out
+        self.dunders = dunders or {}
+        self.varargs = varargs
+        self.aliases = tuple(aliases)
+        self.compute_in_float = compute_in_float
+        self.differentiable = differentiable
+        self.result_dtype_arg = result_dtype_arg
+        args = self.schema.arguments
+        self.tensor_positions = tuple(i for i, a in enumerate(args) if a.is_tensor)
+        self.list_positions = tuple(i for i, a in enumerate(args) if a.is_tensor_list)
+        self.num_outputs = len(self.schema.returns)
+        self.runner = None             # set by the dispatcher when first called
+
+    def __repr__(self) -> str:
+        return f"<OpDef {self.name} ({self.kind})>"
+
+    def __call__(self, *args):
+        """Call the overload with all its arguments given positionally (ember.ops.aten.*)."""
+        from ember._core.dispatch import call  # noqa: PLC0415 (dispatch imports registry)
+        return call(self, args)
+
+    def register_kernel(self, device_type: str, kernel) -> None:
+        """Let a back-end (in-tree or plug-in) run this op with its own kernel."""
+        self.kernels[device_type] = kernel
+
+
+class Frontend:
+    """A hand-written Python entry point (argument parsing across overloads)."""
+
+    __slots__ = ("name", "function", "method", "is_function", "inplace_method", "dunders",
+                 "module")
+
+    def __init__(self, name, function, method, is_function, inplace_method, dunders, module):
+        self.name = name
+        self.function = function
+        self.method = method
+        self.is_function = is_function
+        self.inplace_method = inplace_method
+        self.dunders = dunders
+        self.module = module
+
+
+def register_op(schema: str, **options):
+    """Decorator for a kernel `f(xp, *args)`: declare the op and keep the kernel as it is."""
+    def decorate(kernel):
+        op = OpDef(schema, kernel, **options)
+        if op.name in OPS:
+            raise ValueError(f"register_op: {op.name} is declared twice")
+        OPS[op.name] = op
+        return kernel
+    return decorate
+
+
+def register_frontend(name=None, *, method=True, function=True, inplace=None, dunders=None):
+    """Decorator for a hand-written `ember.<name>` function that is also a Tensor method.
+
+    `method` may be True (the same function, `self` first), False, or another function.
+    """
+    def decorate(fn):
+        python_name = name or fn.__name__
+        if python_name in FRONTENDS:
+            raise ValueError(f"register_frontend: {python_name} is declared twice")
+        method_fn = fn if method is True else (method or None)
+        FRONTENDS[python_name] = Frontend(python_name, fn, method_fn, function, inplace,
+                                          dunders or {}, fn.__module__)
+        return fn
+    return decorate
+
+
+def get_op(name: str) -> OpDef:
+    return OPS[name]

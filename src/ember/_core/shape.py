@@ -1,0 +1,86 @@
+"""`ember.Size` and the shape helpers every op family uses (dim wrapping, broadcasting)."""
+from __future__ import annotations
+
+import math
+
+from ember._core.checks import _check, _check_index, _check_type
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple of ints that prints as `ember.Size([2, 3])`."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"ember.Size({list(self)})"
+
+    __str__ = __repr__
+
+    def numel(self) -> int:
+        return math.prod(self)
+
+    def __getitem__(self, index):
+        found = tuple.__getitem__(self, index)
+        return Size(found) if isinstance(index, slice) else found
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, tuple(other)))
+
+    def __radd__(self, other):
+        return Size(tuple(other) + tuple(self))
+
+    def __mul__(self, times):
+        return Size(tuple.__mul__(self, times))
+
+    __rmul__ = __mul__
+
+    def __reduce__(self):
+        return (Size, (tuple(self),))
+
+
+def wrap_dim(dim, ndim: int) -> int:
+    """A dim in [-ndim, ndim) as a non-negative index (a 0-d tensor accepts -1 and 0)."""
+    _check_type(isinstance(dim, int) or hasattr(dim, "__index__"),
+                lambda: f"dim must be an int, not {type(dim).__name__}")
+    dim = int(dim.__index__())
+    low, high = (-ndim, ndim - 1) if ndim > 0 else (-1, 0)
+    _check_index(low <= dim <= high, lambda: (
+        f"Dimension out of range (expected to be in range of [{low}, {high}], but got {dim})"))
+    if dim < 0:
+        dim += max(ndim, 1)
+    return dim
+
+
+def wrap_dims(dims, ndim: int) -> tuple:
+    """Wrap a dim or a sequence of dims; repeated dims raise as in PyTorch."""
+    if isinstance(dims, int):
+        return (wrap_dim(dims, ndim),)
+    found = tuple(wrap_dim(d, ndim) for d in dims)
+    for i, d in enumerate(found):
+        _check(d not in found[:i], lambda: f"dim {d} appears multiple times in the list of dims")
+    return found
+
+
+def normalize_shape(args) -> tuple:
+    """Sizes given as varargs `(2, 3)` or as one sequence `((2, 3),)` -> `(2, 3)`."""
+    if len(args) == 1 and not isinstance(args[0], int):
+        args = args[0]
+    try:
+        shape = tuple(int(s.__index__()) for s in args)
+    except (AttributeError, TypeError):
+        raise TypeError(f"expected a sequence of integers as sizes, but got {args!r}") from None
+    return shape
+
+
+def check_shape(shape) -> None:
+    for s in shape:
+        _check(s >= 0, lambda: f"Trying to create tensor with negative dimension {s}: "
+                               f"{list(shape)}")
+
+
+def contiguous_strides(shape) -> tuple:
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))

@@ -1,0 +1,47 @@
+"""Storage: the buffer behind a tensor and every view of it, with one version counter.
+
+NOTE [views share one version counter]: a fresh op result owns its array and creates its
+`UntypedStorage` lazily, the first time something needs it (a view, an in-place write, saving
+for backward). Every view made from a tensor points at the same storage object, so an in-place
+write through any of them bumps the one `_version` that autograd checks.
+"""
+from __future__ import annotations
+
+
+class UntypedStorage:
+    """A flat buffer of bytes on one device, shared by all views of it."""
+
+    __slots__ = ("_array", "_version", "device", "__weakref__")
+
+    def __init__(self, array=None, device=None):
+        self._array = array            # the root array the views were made from
+        self._version = 0
+        self.device = device
+
+    def data_ptr(self) -> int:
+        return _data_ptr(self._array)
+
+    def nbytes(self) -> int:
+        return int(self._array.nbytes)
+
+    def size(self) -> int:
+        return self.nbytes()
+
+    def element_size(self) -> int:
+        return 1
+
+    def __len__(self) -> int:
+        return self.nbytes()
+
+    def __repr__(self) -> str:
+        return f"<ember.UntypedStorage of {self.nbytes()} bytes on {self.device}>"
+
+
+def _data_ptr(array) -> int:
+    interface = getattr(array, "__array_interface__", None)
+    if interface is not None:
+        return interface["data"][0]
+    ptr = getattr(array, "data_ptr", None)
+    if ptr is not None:
+        return ptr() if callable(ptr) else ptr
+    return array.data.ptr  # CuPy

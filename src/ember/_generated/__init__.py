@@ -1,0 +1,1 @@
+"""Code generated from the op registry by tools/ (checked in, verified in CI)."""

@@ -1,0 +1,338 @@
+"""Tensor creation: `tensor`, `as_tensor`, `zeros/ones/full/empty` and their `_like`/`new_*`
+forms, and the legacy `Tensor(...)` constructor.
+
+These are hand-written frontends (their arguments need parsing PyTorch's way: sizes as
+varargs, dtype inference from data); each builds its array on the target device's back-end.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ember._core import dispatch
+from ember._core import dtype as dt
+from ember._core.backend import get_backend
+from ember._core.checks import _check_type, _check_value
+from ember._core.device import META, as_device, get_default_device
+from ember._core.registry import register_frontend
+from ember._core.shape import check_shape, normalize_shape
+from ember._backends.meta import MetaArray
+
+
+def _resolve(dtype, device):
+    _check_type(dtype is None or isinstance(dtype, dt.dtype),
+                lambda: f"argument 'dtype' must be ember.dtype, not {type(dtype).__name__}")
+    return (dt.get_default_dtype() if dtype is None else dtype,
+            get_default_device() if device is None else as_device(device))
+
+
+def _finish(array, dtype, device, requires_grad):
+    t = dispatch.wrap(array, dtype, device)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def full_array(shape, fill, dtype, device):
+    """An array of `shape` filled with `fill` on `device` (a MetaArray on meta)."""
+    check_shape(shape)
+    if device is META:
+        return MetaArray(shape, dtype._np)
+    xp = get_backend(device.type).xp
+    if fill is None:
+        return xp.empty(shape, dtype._np)
+    if fill == 0:
+        return xp.zeros(shape, dtype._np)
+    return xp.full(shape, fill, dtype._np)
+
+
+def _sized_factory(fill_value):
+    def factory(*size, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+                requires_grad=False, memory_format=None):
+        shape = normalize_shape(size)
+        if out is not None:
+            from ember._core.dispatch import copy_into_out
+            made = factory(shape, dtype=out._dtype, device=out._device)
+            copy_into_out(out, made)
+            return out
+        dtype, device = _resolve(dtype, device)
+        return _finish(full_array(shape, fill_value, dtype, device), dtype, device,
+                       requires_grad)
+    return factory
+
+
+zeros = register_frontend("zeros", method=False)(_sized_factory(0))
+ones = register_frontend("ones", method=False)(_sized_factory(1))
+empty = register_frontend("empty", method=False)(_sized_factory(None))
+zeros.__name__, ones.__name__, empty.__name__ = "zeros", "ones", "empty"
+
+
+@register_frontend(method=False)
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+         requires_grad=False):
+    shape = normalize_shape((size,))
+    if dtype is None:
+        dtype = _scalar_dtype(fill_value)
+    dtype, device = _resolve(dtype, device)
+    made = _finish(full_array(shape, fill_value, dtype, device), dtype, device, requires_grad)
+    if out is not None:
+        dispatch.copy_into_out(out, made)
+        return out
+    return made
+
+
+def _scalar_dtype(value):
+    if isinstance(value, bool):
+        return dt.bool_
+    if isinstance(value, int):
+        return dt.int64
+    if isinstance(value, complex):
+        return dt.default_complex_dtype()
+    if isinstance(value, dispatch.Tensor):
+        return value._dtype
+    return dt.get_default_dtype()
+
+
+def _like_factory(fill_value):
+    def factory(input, *, dtype=None, layout=None, device=None, pin_memory=False,
+                requires_grad=False, memory_format=None):
+        dtype = input._dtype if dtype is None else dtype
+        device = input._device if device is None else as_device(device)
+        return _finish(full_array(input._data.shape, fill_value, dtype, device), dtype, device,
+                       requires_grad)
+    return factory
+
+
+zeros_like = register_frontend("zeros_like", method=False)(_like_factory(0))
+ones_like = register_frontend("ones_like", method=False)(_like_factory(1))
+empty_like = register_frontend("empty_like", method=False)(_like_factory(None))
+
+
+@register_frontend(method=False)
+def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_memory=False,
+              requires_grad=False, memory_format=None):
+    dtype = input._dtype if dtype is None else dtype
+    device = input._device if device is None else as_device(device)
+    return _finish(full_array(input._data.shape, fill_value, dtype, device), dtype, device,
+                   requires_grad)
+
+
+def _new_factory(fill_value):
+    def factory(self, *size, dtype=None, layout=None, device=None, pin_memory=False,
+                requires_grad=False):
+        shape = normalize_shape(size)
+        dtype = self._dtype if dtype is None else dtype
+        device = self._device if device is None else as_device(device)
+        return _finish(full_array(shape, fill_value, dtype, device), dtype, device,
+                       requires_grad)
+    return factory
+
+
+new_zeros = register_frontend("new_zeros", function=False)(_new_factory(0))
+new_ones = register_frontend("new_ones", function=False)(_new_factory(1))
+new_empty = register_frontend("new_empty", function=False)(_new_factory(None))
+
+
+@register_frontend(function=False)
+def new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=False,
+             requires_grad=False):
+    dtype = self._dtype if dtype is None else dtype
+    device = self._device if device is None else as_device(device)
+    return _finish(full_array(normalize_shape((size,)), fill_value, dtype, device), dtype,
+                   device, requires_grad)
+
+
+# --------------------------------------------------------------------------- from data
+
+def _infer_dtype(array) -> dt.dtype:
+    kind = array.dtype.kind
+    if kind == "b":
+        return dt.bool_
+    if kind in "iu":
+        return dt.int64
+    if kind == "f":
+        return dt.get_default_dtype()
+    if kind == "c":
+        return dt.default_complex_dtype()
+    raise TypeError(f"Could not infer dtype of {array.dtype}")
+
+
+def _nested_to_array(data):
+    """A Python (nested) sequence of numbers or tensors as a NumPy array, PyTorch's checks."""
+    try:
+        array = np.array(data)
+    except ValueError:
+        _check_ragged(data, 0)
+        raise
+    if array.dtype == object:
+        _check_ragged(data, 0)
+        bad = _first_non_number(data)
+        raise TypeError(f"new(): invalid data type '{type(bad).__name__}'")
+    return array
+
+
+def _check_ragged(data, dim):
+    if not isinstance(data, (list, tuple)) or not data:
+        return
+    first = data[0]
+    if isinstance(first, (list, tuple)):
+        for item in data:
+            _check_value(isinstance(item, (list, tuple)) and len(item) == len(first), lambda: (
+                f"expected sequence of length {len(first)} at dim {dim + 1} (got "
+                f"{len(item) if isinstance(item, (list, tuple)) else type(item).__name__})"))
+            _check_ragged(item, dim + 1)
+
+
+def _first_non_number(data):
+    if isinstance(data, (list, tuple)):
+        for item in data:
+            found = _first_non_number(item)
+            if found is not None:
+                return found
+        return None
+    if isinstance(data, (bool, int, float, complex, np.generic, dispatch.Tensor)):
+        return None
+    return data
+
+
+def _data_dtype(data, array):
+    """The dtype PyTorch infers: NumPy arrays and tensors keep theirs, Python data is inferred."""
+    if isinstance(data, np.ndarray) or isinstance(data, np.generic):
+        return dt.from_numpy_dtype(array.dtype)
+    if isinstance(data, (list, tuple)) and _all_tensors(data):
+        return data[0]._dtype if data else dt.get_default_dtype()
+    if isinstance(data, (list, tuple)) and not data:
+        return dt.get_default_dtype()
+    return _infer_dtype(array)
+
+
+def _all_tensors(data):
+    return all(isinstance(x, dispatch.Tensor) or
+               (isinstance(x, (list, tuple)) and x and _all_tensors(x)) for x in data)
+
+
+@register_frontend(method=False)
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    if isinstance(data, dispatch.Tensor):
+        import warnings
+        warnings.warn("To copy construct from a tensor, it is recommended to use "
+                      "sourceTensor.detach().clone() or "
+                      "sourceTensor.detach().clone().requires_grad_(True), rather than "
+                      "ember.tensor(sourceTensor).", UserWarning, stacklevel=2)
+        source = data.detach() if hasattr(data, "detach") else data
+        made = source.to(dtype=dtype or data._dtype, device=device or data._device, copy=True)
+        return made.requires_grad_(True) if requires_grad else made
+    return _from_data(data, dtype, device, requires_grad, copy=True)
+
+
+def _from_data(data, dtype, device, requires_grad, copy):
+    if isinstance(data, np.ndarray):
+        array = data
+    elif isinstance(data, (bool, int, float, complex, np.generic)):
+        array = np.array(data)
+    elif hasattr(data, "__array__") and not isinstance(data, (list, tuple)):
+        array = np.asarray(data)
+    else:
+        if isinstance(data, (list, tuple)) and _all_tensors(data) and data:
+            data = [d.tolist() if isinstance(d, dispatch.Tensor) else d for d in data]
+        array = _nested_to_array(data)
+    target = _data_dtype(data, array) if dtype is None else dtype
+    if isinstance(data, (list, tuple)) and data and dtype is None and _has_tensors(data):
+        target = _first_tensor(data)._dtype
+    _check_type(isinstance(target, dt.dtype), lambda: f"argument 'dtype' must be ember.dtype, "
+                                                      f"not {type(target).__name__}")
+    device = get_default_device() if device is None else as_device(device)
+    array = _cast_data(array, target, copy)
+    if device is META:
+        array = MetaArray(array.shape, target._np)
+    elif device.type != "cpu":
+        array = get_backend(device.type).from_host(array, device)
+    return _finish(array, target, device, requires_grad)
+
+
+def _has_tensors(data):
+    return _first_tensor(data) is not None
+
+
+def _first_tensor(data):
+    for x in data:
+        if isinstance(x, dispatch.Tensor):
+            return x
+        if isinstance(x, (list, tuple)):
+            found = _first_tensor(x)
+            if found is not None:
+                return found
+    return None
+
+
+def _cast_data(array, target, copy):
+    if array.dtype == target._np:
+        return array.copy() if copy else array
+    if target is dt.bool_ or array.dtype.kind not in "fc" or target._category >= dt.FLOAT:
+        return array.astype(target._np)
+    # float -> int truncates toward zero, as in C.
+    return np.trunc(array.real if array.dtype.kind == "c" else array).astype(target._np)
+
+
+@register_frontend(method=False)
+def as_tensor(data, dtype=None, device=None):
+    if isinstance(data, dispatch.Tensor):
+        return data.to(dtype=dtype, device=device) if (dtype or device) else data
+    if isinstance(data, np.ndarray) and (device is None or as_device(device).type == "cpu"):
+        target = dt.from_numpy_dtype(data.dtype) if dtype is None else dtype
+        if target._np == data.dtype:
+            return from_numpy(data)
+    return _from_data(data, dtype, device, False, copy=False)
+
+
+@register_frontend(method=False)
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    if isinstance(obj, dispatch.Tensor):
+        made = obj.to(dtype=dtype, device=device, copy=bool(copy)) if (dtype or device or copy) \
+            else obj
+    elif isinstance(obj, np.ndarray) and not copy:
+        made = as_tensor(obj, dtype=dtype, device=device)
+    else:
+        made = _from_data(obj, dtype, device, False, copy=True)
+    return made.requires_grad_(True) if requires_grad else made
+
+
+@register_frontend(method=False)
+def from_numpy(ndarray):
+    _check_type(isinstance(ndarray, np.ndarray), lambda: (
+        f"expected np.ndarray (got {type(ndarray).__name__})"))
+    dtype = dt.from_numpy_dtype(ndarray.dtype)
+    _check_value(all(s >= 0 for s in ndarray.strides), (
+        "At least one stride in the given numpy array is negative, and tensors with negative "
+        "strides are not currently supported. (You can probably work around this by making a "
+        "copy of your array  with array.copy().) "))
+    return dispatch.wrap(ndarray, dtype, as_device("cpu"))
+
+
+def legacy_tensor_new(cls, dtype, args, kwargs):
+    """`ember.Tensor(...)`: sizes allocate uninitialised data; a sequence copies data."""
+    device = kwargs.pop("device", None)
+    _check_type(not kwargs, lambda: f"new() got an unexpected keyword argument "
+                                    f"'{next(iter(kwargs))}'")
+    if len(args) == 1 and not isinstance(args[0], int) and not hasattr(args[0], "__index__") \
+            or (len(args) == 1 and isinstance(args[0], dispatch.Tensor)):
+        data = args[0]
+        if isinstance(data, dispatch.Tensor):
+            made = data
+        else:
+            made = _from_data(data, dtype, device, False, copy=True)
+    else:
+        shape = normalize_shape(args) if args else (0,)
+        device = get_default_device() if device is None else as_device(device)
+        made = _finish(full_array(shape, None, dtype, device), dtype, device, False)
+    if cls is not dispatch.Tensor:
+        made = _as_subclass(made, cls)
+    return made
+
+
+def _as_subclass(t, cls):
+    new = object.__new__(cls)
+    for slot in ("_data", "_dtype", "_device", "_storage", "_requires_grad", "_grad_fn", "_grad",
+                 "_base"):
+        setattr(new, slot, getattr(t, slot))
+    return new
+

@@ -1,0 +1,435 @@
+"""The `Tensor` class: its data layout, properties and the methods that aren't registry ops.
+
+Methods generated from the op registry (`add`, `sum`, `view`, dunders ...) are installed on the
+class by `ember._generated.bindings`; this file holds what is about the tensor object itself.
+"""
+from __future__ import annotations
+
+from ember._core import dispatch
+from ember._core import dtype as dt
+from ember._core.checks import _check, _check_type, _check_value
+from ember._core.device import CPU, META, as_device
+from ember._core.dispatch import storage_of
+from ember._core.shape import Size, wrap_dim
+from ember._core.storage import _data_ptr
+
+
+class Tensor:
+    """A multi-dimensional array with a dtype, a device and autograd history."""
+
+    __slots__ = (
+        "_data", "_dtype", "_device", "_storage", "_requires_grad", "_grad_fn", "_grad",
+        "_base", "__dict__", "__weakref__",
+    )
+
+    def __new__(cls, *args, **kwargs):
+        # The legacy constructor: Tensor(2, 3) allocates, Tensor([1, 2]) copies data.
+        from ember._ops.creation import legacy_tensor_new
+        return legacy_tensor_new(cls, dt.get_default_dtype(), args, kwargs)
+
+    # ------------------------------------------------------------------ metadata
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[wrap_dim(dim, self._data.ndim)]
+
+    @property
+    def dtype(self) -> dt.dtype:
+        return self._dtype
+
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    ndimension = dim
+
+    def numel(self) -> int:
+        return int(self._data.size)
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return int(self._data.size) * self._dtype.itemsize
+
+    def stride(self, dim=None):
+        itemsize = self._dtype.itemsize
+        strides = tuple(s // itemsize for s in self._data.strides)
+        if dim is None:
+            return strides
+        return strides[wrap_dim(dim, self._data.ndim)]
+
+    def storage_offset(self) -> int:
+        if self._device is META:
+            return 0
+        root = storage_of(self)._array
+        return (_data_ptr(self._data) - _data_ptr(root)) // self._dtype.itemsize
+
+    def data_ptr(self) -> int:
+        if self._device is META:
+            return 0
+        return _data_ptr(self._data)
+
+    def untyped_storage(self):
+        return storage_of(self)
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        shape, strides = self._data.shape, self.stride()
+        expected = 1
+        for size, stride in zip(reversed(shape), reversed(strides)):
+            if size != 1 and stride != expected:
+                return False
+            expected *= size
+        return True
+
+    @property
+    def is_cuda(self) -> bool:
+        return self._device.type == "cuda"
+
+    @property
+    def is_cpu(self) -> bool:
+        return self._device.type == "cpu"
+
+    @property
+    def is_meta(self) -> bool:
+        return self._device is META
+
+    @property
+    def is_sparse(self) -> bool:
+        return False
+
+    @property
+    def is_quantized(self) -> bool:
+        return False
+
+    @property
+    def layout(self):
+        import ember
+        return ember.strided
+
+    def is_floating_point(self) -> bool:
+        return self._dtype.is_floating_point
+
+    def is_complex(self) -> bool:
+        return self._dtype.is_complex
+
+    def is_signed(self) -> bool:
+        return self._dtype.is_signed
+
+    def get_device(self) -> int:
+        return -1 if self._device.type == "cpu" else (self._device.index or 0)
+
+    @property
+    def _version(self) -> int:
+        s = self._storage
+        return 0 if s is None else s._version
+
+    # ------------------------------------------------------------------ autograd metadata
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value) -> None:
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad=True):
+        requires_grad = bool(requires_grad)
+        if requires_grad:
+            _check(self._dtype.is_floating_point or self._dtype.is_complex,
+                   "only Tensors of floating point and complex dtype can require gradients")
+        else:
+            _check(self._grad_fn is None, lambda: (
+                "you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."))
+        self._requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._grad_fn is None
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is not None:
+            _check_type(isinstance(value, Tensor), lambda: (
+                f"assigned grad expected to be a Tensor or None but got grad of type "
+                f"{type(value).__name__}"))
+            _check(value._dtype is self._dtype, "assigned grad has data of a different type")
+            _check(value._data.shape == self._data.shape,
+                   "assigned grad has data of a different size")
+        self._grad = value
+
+    @property
+    def data(self):
+        return dispatch.wrap_view(self._data, self, self._dtype)
+
+    @data.setter
+    def data(self, value) -> None:
+        self._data = value._data
+        self._dtype = value._dtype
+        self._device = value._device
+        self._storage = value._storage
+
+    # ------------------------------------------------------------------ conversion
+    def item(self):
+        _check(self._data.size == 1, lambda: (
+            f"a Tensor with {self._data.size} elements cannot be converted to Scalar"))
+        _check_not_meta(self, "item")
+        return self._host().reshape(()).item()
+
+    def tolist(self):
+        _check_not_meta(self, "tolist")
+        return self._host().tolist()
+
+    def numpy(self, *, force=False):
+        if not force:
+            _check(not self._requires_grad, (
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead."))
+            _check_type(self._device is CPU, lambda: (
+                f"can't convert {self._device.type} device type tensor to numpy. Use "
+                "Tensor.cpu() to copy the tensor to host memory first."))
+        return self._host()
+
+    def _host(self):
+        """The data as a NumPy array (a copy only for non-CPU devices)."""
+        if self._device is CPU:
+            return self._data
+        _check_not_meta(self, "numpy")
+        from ember._core.backend import get_backend
+        return get_backend(self._device.type).to_host(self._data)
+
+    def __array__(self, dtype=None, copy=None):
+        array = self.numpy(force=False) if not self._requires_grad else self._host()
+        return array if dtype is None else array.astype(dtype, copy=False)
+
+    def __dlpack__(self, stream=None, **kwargs):
+        return self._data.__dlpack__(**({"stream": stream} if stream is not None else {}))
+
+    def __dlpack_device__(self):
+        return self._data.__dlpack_device__()
+
+    def __len__(self) -> int:
+        _check_type(self._data.ndim > 0, "len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        _check_type(self._data.ndim > 0, "iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __bool__(self) -> bool:
+        _check(self._data.size == 1, lambda: (
+            "Boolean value of Tensor with more than one value is ambiguous"
+            if self._data.size > 1 else
+            "Boolean value of Tensor with no values is ambiguous"))
+        return bool(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __complex__(self) -> complex:
+        return complex(self.item())
+
+    def __index__(self) -> int:
+        _check_type(self._data.size == 1 and not self._dtype.is_floating_point
+                    and not self._dtype.is_complex,
+                    "only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0 and spec:
+            return format(self.item(), spec)
+        return object.__format__(self.__str__(), spec)
+
+    def __repr__(self, *, tensor_contents=None) -> str:
+        from ember._tensor_str import tensor_repr
+        return tensor_repr(self)
+
+    __str__ = __repr__
+
+    __hash__ = object.__hash__
+
+    def __reduce_ex__(self, protocol):
+        from ember._tensor_pickle import reduce_tensor
+        return reduce_tensor(self)
+
+    def __deepcopy__(self, memo):
+        from ember._tensor_pickle import deepcopy_tensor
+        return deepcopy_tensor(self, memo)
+
+    __array_priority__ = 1000  # NumPy defers reflected operators to ember
+
+    # ------------------------------------------------------------------ device / dtype moves
+    def to(self, *args, **kwargs):
+        dtype, device, copy, non_blocking = _parse_to(self, args, kwargs)
+        if (dtype is None or dtype is self._dtype) and (device is None or device is self._device):
+            return self.clone() if copy else self
+        return _to_copy(self, dtype=dtype, device=device, non_blocking=non_blocking)
+
+    def cpu(self, memory_format=None):
+        return self.to(CPU)
+
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        target = as_device("cuda" if device is None else device)
+        if isinstance(device, int):
+            target = as_device(f"cuda:{device}")
+        return self.to(target)
+
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        from ember._legacy_types import tensor_type
+        return tensor_type(self, dtype, non_blocking)
+
+    def type_as(self, other):
+        return self.to(other._dtype)
+
+    def double(self, memory_format=None):
+        return self.to(dt.float64)
+
+    def float(self, memory_format=None):
+        return self.to(dt.float32)
+
+    def half(self, memory_format=None):
+        return self.to(dt.float16)
+
+    def bfloat16(self, memory_format=None):
+        return self.to(dt.bfloat16)
+
+    def long(self, memory_format=None):
+        return self.to(dt.int64)
+
+    def int(self, memory_format=None):
+        return self.to(dt.int32)
+
+    def short(self, memory_format=None):
+        return self.to(dt.int16)
+
+    def char(self, memory_format=None):
+        return self.to(dt.int8)
+
+    def byte(self, memory_format=None):
+        return self.to(dt.uint8)
+
+    def bool(self, memory_format=None):
+        return self.to(dt.bool_)
+
+    def cfloat(self, memory_format=None):
+        return self.to(dt.complex64)
+
+    def cdouble(self, memory_format=None):
+        return self.to(dt.complex128)
+
+    # ------------------------------------------------------------------ transposes
+    @property
+    def T(self):
+        if self._data.ndim != 2 and self._data.ndim != 0:
+            import warnings
+            warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse "
+                          "their shape is deprecated and it will throw an error in a future "
+                          "release. Consider `x.mT` to transpose batches of matrices or "
+                          "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the "
+                          "dimensions of a tensor.", UserWarning, stacklevel=2)
+        return self.permute(tuple(range(self._data.ndim - 1, -1, -1)))
+
+    @property
+    def mT(self):
+        _check(self._data.ndim >= 2, "tensor.mT is only supported on matrices or batches of "
+                                     "matrices. Got 1-D tensor." if self._data.ndim == 1 else
+               f"tensor.mT is only supported on matrices or batches of matrices. Got "
+               f"{self._data.ndim}-D tensor.")
+        return self.transpose(-2, -1)
+
+    @property
+    def H(self):
+        _check(self._data.ndim <= 2, "tensor.H is only supported on matrices (2-D tensors). "
+                                     f"Got {self._data.ndim}-D tensor.")
+        return self.T.conj() if self._dtype.is_complex else self.T
+
+    @property
+    def mH(self):
+        return self.mT.conj() if self._dtype.is_complex else self.mT
+
+    @property
+    def real(self):
+        from ember import real
+        return real(self)
+
+    @property
+    def imag(self):
+        from ember import imag
+        return imag(self)
+
+
+def _check_not_meta(t, what):
+    if t._device is META:
+        raise NotImplementedError(f"Cannot copy out of meta tensor; no data! ({what})")
+
+
+def _parse_to(self, args, kwargs):
+    """Tensor.to's overloads: (dtype), (device, dtype=None), (other), each with flags."""
+    dtype = kwargs.pop("dtype", None)
+    device = kwargs.pop("device", None)
+    copy = kwargs.pop("copy", False)
+    non_blocking = kwargs.pop("non_blocking", False)
+    kwargs.pop("memory_format", None)
+    _check_type(not kwargs, lambda: f"to() got an unexpected keyword argument "
+                                    f"'{next(iter(kwargs))}'")
+    rest = list(args)
+    if rest and isinstance(rest[0], Tensor):
+        other = rest.pop(0)
+        dtype, device = other._dtype, other._device
+    elif rest and isinstance(rest[0], dt.dtype):
+        dtype = rest.pop(0)
+    elif rest and (isinstance(rest[0], (str, int)) or type(rest[0]).__name__ == "device"):
+        device = rest.pop(0)
+        if rest and isinstance(rest[0], dt.dtype):
+            dtype = rest.pop(0)
+    elif rest and rest[0] is None:
+        rest.pop(0)
+    if rest and isinstance(rest[0], bool):
+        non_blocking = rest.pop(0)
+    if rest and isinstance(rest[0], bool):
+        copy = rest.pop(0)
+    _check_type(not rest, lambda: f"to() received an invalid combination of arguments - got "
+                                  f"{tuple(type(a).__name__ for a in args)}")
+    _check_value(dtype is None or isinstance(dtype, dt.dtype),
+                 lambda: f"to(): dtype must be an ember.dtype, got {dtype!r}")
+    return dtype, as_device(device), copy, non_blocking
+
+
+def _to_copy(self, **kwargs):
+    from ember._ops.conversion import to_copy
+    return to_copy(self, kwargs.get("dtype"), kwargs.get("device"))
+
+
+dispatch.Tensor = Tensor
