@@ -1,0 +1,188 @@
+"""The OpInfo record, sample inputs, and the helpers that run one sample in ember and PyTorch.
+
+A sample is built from NumPy arrays wrapped in `T(...)` (a tensor argument); `materialize`
+turns it into the same arguments for either library, so ember and PyTorch see identical data.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable
+
+import numpy as np
+
+ALL_FLOAT = ("float32", "float64")
+HALF = ("float16", "bfloat16")
+INTS = ("int64", "int32", "int16", "int8", "uint8")
+BOOL = ("bool",)
+COMPLEX = ("complex64", "complex128")
+ALL_TYPES = ALL_FLOAT + INTS
+ALL_TYPES_AND_BOOL = ALL_TYPES + BOOL
+
+
+@dataclasses.dataclass
+class T:
+    """A tensor argument: `array`'s values, made non-contiguous (a transposed view) if asked."""
+    array: np.ndarray
+    noncontig: bool = False
+    requires_grad: bool = False
+
+
+@dataclasses.dataclass
+class Sample:
+    args: tuple
+    kwargs: dict = dataclasses.field(default_factory=dict)
+    name: str = ""           # shown in failure messages
+    # Whether this sample may be run in place on args[0] (its result shape and dtype match).
+    inplace_ok: bool = True
+
+
+@dataclasses.dataclass
+class ErrorSample:
+    sample: Sample
+    error: type              # the class PyTorch raises (checked against torch in the test too)
+    match: str = ""          # a piece of the message that names the offending argument
+
+
+@dataclasses.dataclass
+class OpInfo:
+    name: str
+    # Sample inputs for a dtype name: (make_array, dtype_name) -> iterable of Sample.
+    samples: Callable[..., Any]
+    dtypes: tuple = ALL_FLOAT
+    # How to call the op: f(lib, *args, **kwargs). Default: lib.<name>(*args, **kwargs).
+    call: Callable[..., Any] | None = None
+    method: bool = True           # also check Tensor.<name>
+    inplace: bool = False         # check Tensor.<name>_ (where PyTorch has it)
+    supports_out: bool = True
+    supports_meta: bool = True
+    errors: Callable[..., Any] | None = None   # (make_array) -> iterable of ErrorSample
+    atol: float = 1e-5
+    rtol: float = 1.3e-6
+    # dtype name -> (atol, rtol) overrides (half types need looser bounds)
+    tolerances: dict = dataclasses.field(default_factory=dict)
+    # Comparisons of values are skipped for these outputs (e.g. indices of ties).
+    compare_values: bool = True
+
+    def function(self, lib):
+        if self.call is not None:
+            return lambda *a, **k: self.call(lib, *a, **k)
+        target = lib
+        for part in self.name.split("."):
+            target = getattr(target, part)
+        return target
+
+    def tol(self, dtype_name):
+        if dtype_name in self.tolerances:
+            return self.tolerances[dtype_name]
+        if dtype_name in ("float16", "bfloat16"):
+            return (1e-2, 1.6e-2)
+        if dtype_name in ("float32", "complex64"):
+            return (self.atol, self.rtol * 10)
+        return (self.atol, self.rtol)
+
+
+def make_maker(seed=0):
+    """make(shape, dtype_name, low=None, high=None) -> np.ndarray with reproducible values."""
+    rng = np.random.default_rng(seed)
+
+    def make(shape, dtype_name, low=None, high=None, exclude_zero=False):
+        shape = tuple(shape)
+        if dtype_name == "bool":
+            return rng.random(shape) < 0.5
+        if dtype_name in INTS or dtype_name.startswith("uint"):
+            lo = -9 if low is None else low
+            hi = 10 if high is None else high
+            if dtype_name.startswith("uint"):
+                lo = max(lo, 0)
+            values = rng.integers(lo, hi, size=shape)
+            if exclude_zero:
+                values[values == 0] = 1
+            return values.astype(dtype_name)
+        lo = -5.0 if low is None else low
+        hi = 5.0 if high is None else high
+        values = rng.uniform(lo, hi, size=shape)
+        if dtype_name.startswith("complex"):
+            values = values + 1j * rng.uniform(lo, hi, size=shape)
+        if exclude_zero:
+            values[np.abs(values) < 1e-3] = 1.0
+        if dtype_name == "bfloat16":
+            import ml_dtypes
+            return values.astype(ml_dtypes.bfloat16)
+        return values.astype(dtype_name)
+    return make
+
+
+def to_lib(value, lib, device=None):
+    """Turn a sample value (T, nested lists/tuples, dtype names) into `lib`'s objects."""
+    if isinstance(value, T):
+        array = value.array
+        if value.noncontig and array.ndim >= 2:
+            order = tuple(range(array.ndim - 1, -1, -1))
+            base = _tensor(lib, np.ascontiguousarray(array.transpose(order)), device)
+            t = base.permute(order)
+        else:
+            t = _tensor(lib, array, device)
+        if value.requires_grad:
+            t.requires_grad_(True)
+        return t
+    if isinstance(value, list):
+        return [to_lib(v, lib, device) for v in value]
+    if isinstance(value, tuple):
+        return tuple(to_lib(v, lib, device) for v in value)
+    if isinstance(value, dict):
+        return {k: to_lib(v, lib, device) for k, v in value.items()}
+    if isinstance(value, DType):
+        return getattr(lib, value.name)
+    return value
+
+
+def _tensor(lib, array, device):
+    if array.dtype.name == "bfloat16":
+        t = lib.tensor(array.astype(np.float32)).to(lib.bfloat16)
+    else:
+        t = lib.tensor(array)
+    return t if device is None else t.to(device)
+
+
+@dataclasses.dataclass(frozen=True)
+class DType:
+    """A dtype argument, by name: DType('float64') is torch.float64 / ember.float64."""
+    name: str
+
+
+def dtype_name(d) -> str:
+    return str(d).split(".")[-1]
+
+
+def to_numpy(t):
+    """A tensor of either library as a NumPy array (bfloat16 widened to float32)."""
+    if dtype_name(t.dtype) == "bfloat16":
+        t = t.float()
+    return np.asarray(t.detach().cpu().numpy() if hasattr(t, "detach") else t.numpy())
+
+
+def assert_same(ember_result, torch_result, atol, rtol, where="", compare_values=True):
+    """Same structure, shape, dtype and (within tolerance) values."""
+    import torch
+    if isinstance(torch_result, (tuple, list)):
+        assert isinstance(ember_result, (tuple, list)), f"{where}: expected a sequence"
+        assert len(ember_result) == len(torch_result), f"{where}: length differs"
+        for i, (e, t) in enumerate(zip(ember_result, torch_result)):
+            assert_same(e, t, atol, rtol, f"{where}[{i}]", compare_values)
+        return
+    if isinstance(torch_result, torch.Tensor):
+        assert type(ember_result).__name__ in ("Tensor", "Parameter") or hasattr(
+            ember_result, "_data"), f"{where}: expected a Tensor, got {type(ember_result)}"
+        assert tuple(ember_result.shape) == tuple(torch_result.shape), (
+            f"{where}: shape {tuple(ember_result.shape)} != torch {tuple(torch_result.shape)}")
+        assert dtype_name(ember_result.dtype) == dtype_name(torch_result.dtype), (
+            f"{where}: dtype {ember_result.dtype} != torch {torch_result.dtype}")
+        if compare_values:
+            np.testing.assert_allclose(to_numpy(ember_result), to_numpy(torch_result),
+                                       atol=atol, rtol=rtol, equal_nan=True, err_msg=where)
+        return
+    if isinstance(torch_result, float):
+        np.testing.assert_allclose(ember_result, torch_result, atol=atol, rtol=rtol,
+                                   equal_nan=True, err_msg=where)
+        return
+    assert ember_result == torch_result, f"{where}: {ember_result!r} != torch {torch_result!r}"

@@ -1,0 +1,4 @@
+"""OpInfo entries (shape)."""
+from opinfo.core import OpInfo, Sample, ErrorSample, T  # noqa: F401
+
+OPINFOS = []
