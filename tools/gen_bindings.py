@@ -10,8 +10,10 @@ each with the Python signature its schema gives, so a call binds its arguments i
 """
 from __future__ import annotations
 
+import os
 import pathlib
 import sys
+import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 TARGET = ROOT / "src" / "ember" / "_generated" / "bindings.py"
@@ -208,9 +210,11 @@ def main() -> int:
             return 1
         return 0
     TARGET.parent.mkdir(parents=True, exist_ok=True)
-    tmp = TARGET.with_suffix(".tmp")
-    tmp.write_text(text)
-    tmp.replace(TARGET)
+    # Write to a private temporary file, then rename: a reader never sees half a file.
+    fd, tmp = tempfile.mkstemp(dir=TARGET.parent, suffix=".tmp")
+    with os.fdopen(fd, "w") as handle:
+        handle.write(text)
+    os.replace(tmp, TARGET)
     print(f"wrote {TARGET.relative_to(ROOT)}")
     return 0
 

@@ -1,0 +1,12 @@
+"""Run every benchmark: `make bench` (or python benchmarks/run_all.py [--quick])."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+import bench_import  # noqa: E402
+import bench_ops  # noqa: E402
+
+if __name__ == "__main__":
+    bench_import.main()
+    bench_ops.main(quick="--quick" in sys.argv)
