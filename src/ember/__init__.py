@@ -24,6 +24,11 @@ from ember._core.shape import Size
 from ember._core.storage import UntypedStorage
 from ember._tensor import Tensor
 from ember._generated import bindings as _bindings
+from ember import autograd  # noqa: E402  (connects the autograd recorder to the dispatcher)
+from ember.autograd.grad_mode import (  # noqa: F401
+    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+    set_grad_enabled,
+)
 
 __version__ = "0.1.0"
 
@@ -74,7 +79,7 @@ e = _math.e
 
 # Submodules that load on first use: `ember.linalg` or `from ember import linalg`.
 _LAZY_SUBMODULES = frozenset({
-    "autograd", "nn", "optim", "utils", "linalg", "fft", "special", "testing", "cuda", "cpu",
+    "nn", "optim", "utils", "linalg", "fft", "special", "testing", "cuda", "cpu",
     "ops", "random", "backends", "amp", "fx", "distributed", "profiler", "func", "library",
     "overrides", "types", "serialization", "jit", "hub", "onnx", "export", "version",
 })
@@ -93,12 +98,6 @@ _LAZY_ATTRIBUTES = {
     "set_printoptions": ("ember._tensor_str", "set_printoptions"),
     "get_default_device": ("ember._core.device", "get_default_device"),
     "set_default_device": ("ember._core.device", "set_default_device_global"),
-    "no_grad": ("ember.autograd.grad_mode", "no_grad"),
-    "enable_grad": ("ember.autograd.grad_mode", "enable_grad"),
-    "set_grad_enabled": ("ember.autograd.grad_mode", "set_grad_enabled"),
-    "is_grad_enabled": ("ember.autograd.grad_mode", "is_grad_enabled"),
-    "inference_mode": ("ember.autograd.grad_mode", "inference_mode"),
-    "is_inference_mode_enabled": ("ember.autograd.grad_mode", "is_inference_mode_enabled"),
 }
 
 

@@ -5,6 +5,8 @@ class by `ember._generated.bindings`; this file holds what is about the tensor o
 """
 from __future__ import annotations
 
+import weakref as _weakref
+
 from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type, _check_value
@@ -197,6 +199,74 @@ class Tensor:
         self._dtype = value._dtype
         self._device = value._device
         self._storage = value._storage
+
+    def detach(self):
+        """A tensor sharing this one's data and version counter, cut off from the graph."""
+        t = dispatch.wrap(self._data, self._dtype, self._device)
+        t._storage = storage_of(self)
+        return t
+
+    def detach_(self):
+        _check(self._base is None or not self._base._requires_grad, (
+            "Can't detach views in-place. Use detach() instead."))
+        self._grad_fn = None
+        self._requires_grad = False
+        return self
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        from ember.autograd.engine import backward
+        backward(self, gradient, retain_graph, create_graph, inputs)
+
+    def retain_grad(self) -> None:
+        _check(self._requires_grad, "can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is None or self.__dict__.get("_retains_grad"):
+            return
+        self.__dict__["_retains_grad"] = True
+        node = self._grad_fn
+        nr = self.__dict__.get("_output_nr", 0)
+        ref = _weakref.ref(self)
+
+        def keep(grad):
+            t = ref()
+            if t is not None:
+                t._grad = grad.detach().clone() if t._grad is None else t._grad + grad.detach()
+        if node._retain_grad_hooks is None:
+            node._retain_grad_hooks = {}
+        node._retain_grad_hooks[nr] = keep
+
+    @property
+    def retains_grad(self) -> bool:
+        return bool(self.__dict__.get("_retains_grad")) and self._grad_fn is not None
+
+    def register_hook(self, hook):
+        """hook(grad) -> new grad or None, called when this tensor's gradient is computed."""
+        from ember.autograd.graph import RemovableHandle, _handle_ids
+        _check(self._requires_grad, "cannot register a hook on a tensor that doesn't require "
+                                    "gradient")
+        key = next(_handle_ids)
+        if self._grad_fn is None:
+            hooks = self.__dict__.setdefault("_hooks", {})
+        else:
+            node = self._grad_fn
+            if node._tensor_pre_hooks is None:
+                node._tensor_pre_hooks = {}
+            hooks = node._tensor_pre_hooks.setdefault(self.__dict__.get("_output_nr", 0), {})
+        hooks[key] = hook
+        return RemovableHandle(hooks, key)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """hook(tensor), called after a leaf's .grad has been accumulated."""
+        from ember.autograd.graph import RemovableHandle, _handle_ids
+        _check(self._grad_fn is None, "post accumulate grad hooks cannot be registered on "
+                                      "non-leaf tensors")
+        key = next(_handle_ids)
+        hooks = self.__dict__.setdefault("_post_accumulate_hooks", {})
+        hooks[key] = hook
+        return RemovableHandle(hooks, key)
+
+    @property
+    def output_nr(self) -> int:
+        return self.__dict__.get("_output_nr", 0) if self._grad_fn is not None else 0
 
     # ------------------------------------------------------------------ conversion
     def item(self):

@@ -32,14 +32,14 @@ class OpDef:
         "decomposition", "doc", "method", "function", "inplace", "out", "dunders",
         "tensor_positions", "list_positions", "num_outputs", "compute_in_float",
         "kernels", "runner", "python_name", "varargs", "aliases", "differentiable",
-        "result_dtype_arg",
+        "result_dtype_arg", "saves",
     )
 
     def __init__(self, schema, kernel, *, kind="generic", promotion=None, tags=(),
                  meta=None, derivatives=None, decomposition=None, doc=None, method=True,
                  function=True, inplace=False, out=None, dunders=None, python_name=None,
                  varargs=None, aliases=(), compute_in_float=True, differentiable=True,
-                 result_dtype_arg=None):
+                 result_dtype_arg=None, saves=None):
         if kind not in KINDS:
             raise ValueError(f"register_op: unknown kind {kind!r}")
         self.schema = parse_schema(schema)
@@ -66,6 +66,9 @@ class OpDef:
         self.compute_in_float = compute_in_float
         self.differentiable = differentiable
         self.result_dtype_arg = result_dtype_arg
+        # Names of the arguments (or "result") the derivative formulas read; autograd saves
+        # them with their versions. None: every tensor argument.
+        self.saves = saves
         args = self.schema.arguments
         self.tensor_positions = tuple(i for i, a in enumerate(args) if a.is_tensor)
         self.list_positions = tuple(i for i, a in enumerate(args) if a.is_tensor_list)
@@ -126,6 +129,13 @@ def register_frontend(name=None, *, method=True, function=True, inplace=None, du
                                           dunders or {}, fn.__module__)
         return fn
     return decorate
+
+
+def set_derivatives(name: str, derivatives: dict, saves=None) -> None:
+    """Give an op its derivative formulas (input name -> f(ctx) -> gradient)."""
+    op = OPS[name]
+    op.derivatives = derivatives
+    op.saves = saves
 
 
 def get_op(name: str) -> OpDef:

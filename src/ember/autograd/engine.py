@@ -1,0 +1,244 @@
+"""The backward engine: walk the graph from the outputs in dependency order, iteratively.
+
+NOTE [dependency order]: a first pass counts, for every node reachable from the roots, how many
+edges point at it. A node runs once every node that feeds it a gradient has run (its count drops
+to zero), so gradients from all paths are summed before it sees them. No recursion anywhere: a
+chain of 100,000 ops backpropagates in constant Python stack depth.
+"""
+from __future__ import annotations
+
+from ember._core import dispatch
+from ember._core.checks import _check, _check_type
+from ember.autograd import grad_mode
+from ember.autograd.graph import AccumulateGrad, edge_of
+
+
+def _make_grads(outputs, grad_outputs, create_graph):
+    grads = []
+    for out, g in zip(outputs, grad_outputs):
+        if g is None:
+            _check(out._requires_grad, "element 0 of tensors does not require grad and does "
+                                       "not have a grad_fn")
+            _check(out._data.size == 1, "grad can be implicitly created only for scalar outputs")
+            _check(out._dtype.is_floating_point, lambda: (
+                f"grad can be implicitly created only for real scalar outputs but got "
+                f"{out._dtype}"))
+            from ember._ops.creation import ones_like
+            g = ones_like(out)
+        else:
+            _check_type(isinstance(g, dispatch.Tensor), lambda: (
+                f"grad_outputs must be Tensors or None, got {type(g).__name__}"))
+            _check(tuple(g.shape) == tuple(out.shape), lambda: (
+                f"Mismatch in shape: grad_output[0] has a shape of {tuple(g.shape)} and "
+                f"output[0] has a shape of {tuple(out.shape)}."))
+            if not create_graph:
+                g = g.detach()
+        grads.append(g)
+    return grads
+
+
+def _collect_dependencies(roots):
+    counts = {}
+    seen = set()
+    stack = [node for node, _ in roots]
+    for node in stack:
+        seen.add(node)
+    while stack:
+        node = stack.pop()
+        for edge in node.next_functions:
+            if edge is None:
+                continue
+            nxt = edge[0]
+            counts[nxt] = counts.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return counts
+
+
+def _add(a, b):
+    if a is None:
+        return b
+    return a + b
+
+
+def run_backward(outputs, grad_outputs, *, retain_graph, create_graph, capture=None,
+                 accumulate=True, allow_unreachable=True):
+    """Propagate `grad_outputs` from `outputs`. With `capture` ({edge: slot}), gradients that
+    reach those edges are returned instead of (or besides) being accumulated into `.grad`."""
+    Tensor = dispatch.Tensor
+    for out in outputs:
+        _check_type(isinstance(out, Tensor), "outputs must be Tensors")
+        _check(out._requires_grad, "element 0 of tensors does not require grad and does not "
+                                   "have a grad_fn")
+    grads = _make_grads(outputs, grad_outputs, create_graph)
+    user_ids = {id(g) for g, given in zip(grads, grad_outputs) if given is not None}
+    roots = [edge_of(out) for out in outputs]
+    counts = _collect_dependencies(roots)
+    buffers = {}
+    for (node, nr), g in zip(roots, grads):
+        slot = buffers.setdefault(node, {})
+        slot[nr] = _add(slot.get(nr), g)
+    captured = {}
+    ready = [node for node, _ in roots if counts.get(node, 0) == 0]
+    ready = list(dict.fromkeys(ready))
+    prev_mode = grad_mode._state.grad_enabled
+    grad_mode._state.grad_enabled = bool(create_graph)
+    try:
+        while ready:
+            node = ready.pop()
+            slot = buffers.pop(node, {})
+            if capture:
+                for nr, g in slot.items():
+                    key = (node, nr)
+                    if key in capture:
+                        captured[key] = _add(captured.get(key), g)
+            if isinstance(node, AccumulateGrad):
+                if accumulate and 0 in slot:
+                    g = slot[0]
+                    _accumulate(node.variable, g, create_graph, id(g) not in user_ids)
+                continue
+            grad_in = _run_node(node, slot, retain_graph)
+            for edge, g in zip(node.next_functions, grad_in):
+                if edge is None:
+                    continue
+                nxt, nr = edge
+                if g is not None:
+                    nslot = buffers.setdefault(nxt, {})
+                    nslot[nr] = _add(nslot.get(nr), g)
+                counts[nxt] -= 1
+                if counts[nxt] == 0:
+                    ready.append(nxt)
+    finally:
+        grad_mode._state.grad_enabled = prev_mode
+    return captured
+
+
+def _run_node(node, slot, retain_graph):
+    n_out = max(slot) + 1 if slot else 1
+    n_out = max(n_out, len(getattr(node, "_output_meta", ()) or ()))
+    grads = [slot.get(k) for k in range(n_out)]
+    if node._tensor_pre_hooks:
+        for nr, hooks in node._tensor_pre_hooks.items():
+            if nr < len(grads) and grads[nr] is not None:
+                for hook in list(hooks.values()):
+                    new = hook(grads[nr])
+                    if new is not None:
+                        grads[nr] = new
+    if node._retain_grad_hooks:
+        for nr, hook in node._retain_grad_hooks.items():
+            if nr < len(grads) and grads[nr] is not None:
+                hook(grads[nr])
+    if node._pre_hooks:
+        for hook in list(node._pre_hooks.values()):
+            new = hook(tuple(grads))
+            if new is not None:
+                grads = list(new)
+    grad_in = node.apply(grads)
+    if node._hooks:
+        for hook in list(node._hooks.values()):
+            new = hook(tuple(grad_in), tuple(grads))
+            if new is not None:
+                grad_in = list(new)
+    if not retain_graph:
+        node.release()
+    return grad_in
+
+
+def _accumulate(variable, grad, create_graph, fresh=True):
+    """Add `grad` into `variable.grad` (a leaf), running its hooks first.
+
+    A gradient the user passed in may still be held by the user: it is copied, never stored
+    by reference (`fresh` is False for those)."""
+    hooks = variable.__dict__.get("_hooks")
+    if hooks:
+        for hook in list(hooks.values()):
+            new = hook(grad)
+            if new is not None:
+                grad = new
+    if not create_graph:
+        grad = grad.detach()
+    if variable._grad is None:
+        variable._grad = grad if fresh else grad.clone()
+    elif create_graph:
+        variable._grad = variable._grad + grad
+    else:
+        variable._grad = (variable._grad + grad).detach()
+    post = variable.__dict__.get("_post_accumulate_hooks")
+    if post:
+        for hook in list(post.values()):
+            hook(variable)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Compute and accumulate gradients of `tensors` into the leaves' `.grad`."""
+    Tensor = dispatch.Tensor
+    if isinstance(tensors, Tensor):
+        tensors = (tensors,)
+    tensors = tuple(tensors)
+    if grad_tensors is None or isinstance(grad_tensors, Tensor):
+        grad_tensors = (grad_tensors,) * len(tensors) if grad_tensors is None else (grad_tensors,)
+    grad_tensors = tuple(grad_tensors)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if inputs is not None:
+        inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+        _check(len(inputs) > 0, "'inputs' argument to backward() cannot be empty.")
+        targets = {edge_of(t): t for t in inputs}
+        captured = run_backward(tensors, grad_tensors, retain_graph=retain_graph,
+                                create_graph=create_graph, capture=targets, accumulate=False)
+        for edge, t in targets.items():
+            g = captured.get(edge)
+            if g is not None:
+                if t._grad_fn is None:
+                    _accumulate(t, g, create_graph, fresh=False)
+                else:
+                    _set_nonleaf_grad(t, g)
+        return
+    run_backward(tensors, grad_tensors, retain_graph=retain_graph, create_graph=create_graph)
+
+
+def _set_nonleaf_grad(t, g):
+    t._grad = g if t._grad is None else t._grad + g
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """The gradients of `outputs` with respect to `inputs`, returned (not accumulated)."""
+    Tensor = dispatch.Tensor
+    single_input = isinstance(inputs, Tensor)
+    outputs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
+    inputs = (inputs,) if single_input else tuple(inputs)
+    if grad_outputs is None:
+        grad_outputs = (None,) * len(outputs)
+    elif isinstance(grad_outputs, Tensor):
+        grad_outputs = (grad_outputs,)
+    grad_outputs = tuple(grad_outputs)
+    _check(len(grad_outputs) == len(outputs), lambda: (
+        f"grad requires one grad_output per output: got {len(grad_outputs)} grad_outputs and "
+        f"{len(outputs)} outputs"))
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if retain_graph is None:
+        retain_graph = create_graph
+    for t in inputs:
+        _check(t._requires_grad, "One of the differentiated Tensors does not require grad")
+    targets = {}
+    for t in inputs:
+        targets.setdefault(edge_of(t), t)
+    captured = run_backward(outputs, grad_outputs, retain_graph=retain_graph,
+                            create_graph=create_graph, capture=targets, accumulate=False)
+    result = []
+    for t in inputs:
+        g = captured.get(edge_of(t))
+        if g is None:
+            _check(allow_unused, "One of the differentiated Tensors appears to not have been "
+                                 "used in the graph. Set allow_unused=True if this is the "
+                                 "desired behavior.")
+            if materialize_grads:
+                from ember._ops.creation import zeros_like
+                g = zeros_like(t)
+        elif not create_graph:
+            g = g.detach()
+        result.append(g)
+    return tuple(result)

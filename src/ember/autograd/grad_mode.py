@@ -1,0 +1,152 @@
+"""Grad modes: `no_grad`, `enable_grad`, `set_grad_enabled`, `inference_mode`.
+
+Each is a context manager and a decorator, and each is thread-local as in PyTorch: a mode set
+in one thread does not leak into another.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+
+
+class _ThreadState(threading.local):
+    def __init__(self):
+        self.grad_enabled = True
+        self.inference = False
+
+
+_state = _ThreadState()
+
+
+def is_grad_enabled() -> bool:
+    return _state.grad_enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    return _state.inference
+
+
+def _set_grad_enabled(mode: bool) -> None:
+    _state.grad_enabled = bool(mode)
+
+
+class _DecoratorContextManager:
+    """A context manager that also decorates functions (and generator functions)."""
+
+    def __call__(self, func):
+        if inspect.isclass(func):
+            raise TypeError("a grad mode can't decorate a class")
+        if inspect.isgeneratorfunction(func):
+            @functools.wraps(func)
+            def generator_wrapper(*args, **kwargs):
+                gen = func(*args, **kwargs)
+                try:
+                    with self.clone():
+                        request = gen.send(None)
+                    while True:
+                        try:
+                            response = yield request
+                        except GeneratorExit:
+                            with self.clone():
+                                gen.close()
+                            raise
+                        except BaseException as exc:  # noqa: BLE001 -- forwarded into gen
+                            with self.clone():
+                                request = gen.throw(exc)
+                        else:
+                            with self.clone():
+                                request = gen.send(response)
+                except StopIteration as stop:
+                    return stop.value
+            return generator_wrapper
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return func(*args, **kwargs)
+        return wrapper
+
+    def clone(self):
+        return self.__class__()
+
+
+class no_grad(_DecoratorContextManager):
+    """Disable gradient recording inside the block (or the decorated function)."""
+
+    def __init__(self):
+        self.prev = False
+
+    def __enter__(self):
+        self.prev = _state.grad_enabled
+        _state.grad_enabled = False
+
+    def __exit__(self, *exc):
+        _state.grad_enabled = self.prev
+        return False
+
+
+class enable_grad(_DecoratorContextManager):
+    """Enable gradient recording inside the block, even within `no_grad`."""
+
+    def __init__(self):
+        self.prev = False
+
+    def __enter__(self):
+        self.prev = _state.grad_enabled
+        _state.grad_enabled = True
+
+    def __exit__(self, *exc):
+        _state.grad_enabled = self.prev
+        return False
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """Set grad mode on or off: immediately when called, undone when used as a context."""
+
+    def __init__(self, mode: bool):
+        self.prev = _state.grad_enabled
+        self.mode = bool(mode)
+        _state.grad_enabled = self.mode
+
+    def __enter__(self):
+        _state.grad_enabled = self.mode
+
+    def __exit__(self, *exc):
+        _state.grad_enabled = self.prev
+        return False
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class inference_mode(_DecoratorContextManager):
+    """Like no_grad, and tensors made inside are inference tensors (no autograd ever)."""
+
+    def __init__(self, mode: bool = True):
+        self.mode = bool(mode)
+        self.prev_grad = True
+        self.prev_inference = False
+
+    def __new__(cls, mode=True):
+        if isinstance(mode, bool) or mode is None:
+            return super().__new__(cls)
+        # Used bare as a decorator: @inference_mode
+        return cls()(mode)
+
+    def __enter__(self):
+        self.prev_grad = _state.grad_enabled
+        self.prev_inference = _state.inference
+        if self.mode:
+            _state.grad_enabled = False
+            _state.inference = True
+        else:
+            _state.inference = False
+
+    def __exit__(self, *exc):
+        _state.grad_enabled = self.prev_grad
+        _state.inference = self.prev_inference
+        return False
+
+    def clone(self):
+        return self.__class__(self.mode)

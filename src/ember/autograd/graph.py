@@ -1,0 +1,347 @@
+"""The autograd graph: `Node`s recorded by the dispatcher as ops run.
+
+When an op runs with grad mode on and an input that requires grad, the dispatcher calls
+`record(op, args, out)`. It makes one node (class `<Op>Backward0`, e.g. `AddBackward0`) that
+keeps the op's arguments, the versions of the tensors its derivative formulas read, and one edge
+per tensor input: `(input.grad_fn or the input's AccumulateGrad, output_nr)`. The op's
+derivative formulas (the `derivatives=` of its registry entry) run at backward time on a
+`GradContext`; they are written in ember ops, so with `create_graph=True` they are recorded too.
+"""
+from __future__ import annotations
+
+import itertools
+import weakref
+
+from ember._core import dispatch
+from ember._core.checks import _check
+from ember.autograd import grad_mode
+
+_sequence = itertools.count()
+
+
+class RemovableHandle:
+    """Returned by hook registrations; `remove()` takes the hook out again."""
+
+    __slots__ = ("_hooks", "_key")
+
+    def __init__(self, hooks: dict, key):
+        self._hooks = hooks
+        self._key = key
+
+    def remove(self) -> None:
+        self._hooks.pop(self._key, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+_handle_ids = itertools.count()
+
+
+class Node:
+    """A backward function in the graph. `next_functions` are its edges toward the inputs."""
+
+    __slots__ = ("next_functions", "_hooks", "_pre_hooks", "_tensor_pre_hooks",
+                 "_retain_grad_hooks", "_sequence_nr", "metadata_", "__weakref__")
+
+    def __init__(self):
+        self.next_functions = ()
+        self._hooks = None
+        self._pre_hooks = None
+        self._tensor_pre_hooks = None      # output_nr -> {id: hook} (Tensor.register_hook)
+        self._retain_grad_hooks = None     # output_nr -> hook (Tensor.retain_grad)
+        self._sequence_nr = next(_sequence)
+        self.metadata_ = None
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    @property
+    def metadata(self) -> dict:
+        if self.metadata_ is None:
+            self.metadata_ = {}
+        return self.metadata_
+
+    def _sequence(self) -> int:
+        return self._sequence_nr
+
+    def register_hook(self, fn) -> RemovableHandle:
+        """fn(grad_inputs, grad_outputs) -> new grad_inputs or None; runs after this node."""
+        if self._hooks is None:
+            self._hooks = {}
+        key = next(_handle_ids)
+        self._hooks[key] = fn
+        return RemovableHandle(self._hooks, key)
+
+    def register_prehook(self, fn) -> RemovableHandle:
+        """fn(grad_outputs) -> new grad_outputs or None; runs before this node."""
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        key = next(_handle_ids)
+        self._pre_hooks[key] = fn
+        return RemovableHandle(self._pre_hooks, key)
+
+    def apply(self, grad_outputs):
+        raise NotImplementedError
+
+    def __call__(self, *grad_outputs):
+        return self.apply(list(grad_outputs))
+
+    def release(self) -> None:
+        """Free what this node saved (after a backward without retain_graph)."""
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {id(self):#x}>"
+
+
+class AccumulateGrad(Node):
+    """The sink for a leaf tensor: adds the incoming gradient into `variable.grad`."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        super().__init__()
+        self.variable = variable
+        self.next_functions = ()
+
+    def apply(self, grad_outputs):
+        return ()
+
+
+def accumulate_node(t) -> AccumulateGrad:
+    """The one AccumulateGrad of a leaf (kept while the leaf or the graph holds it)."""
+    meta = t.__dict__
+    ref = meta.get("_accumulate")
+    node = ref() if ref is not None else None
+    if node is None:
+        node = AccumulateGrad(t)
+        meta["_accumulate"] = weakref.ref(node)
+    return node
+
+
+def edge_of(t):
+    fn = t._grad_fn
+    if fn is None:
+        return (accumulate_node(t), 0)
+    return (fn, t.__dict__.get("_output_nr", 0))
+
+
+def output_nr(t) -> int:
+    return t.__dict__.get("_output_nr", 0) if t._grad_fn is not None else 0
+
+
+# --------------------------------------------------------------------------- op nodes
+
+_FREED = ("Trying to backward through the graph a second time (or directly access saved "
+          "tensors after they have already been freed). Saved intermediate values of the graph "
+          "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
+          "you need to backward through the graph a second time or if you need to access saved "
+          "tensors after calling backward.")
+
+
+class GradContext:
+    """What a derivative formula sees: `grad`/`grads`, the op's arguments by schema name,
+    `result`/`results`."""
+
+    __slots__ = ("_node", "grads")
+
+    def __init__(self, node, grads):
+        self._node = node
+        self.grads = grads
+
+    @property
+    def grad(self):
+        return self.grads[0]
+
+    @property
+    def result(self):
+        results = self._node._results
+        return results[0] if results else None
+
+    @property
+    def results(self):
+        return self._node._results
+
+    def __getattr__(self, name):
+        index = self._node._op_arg_index.get(name)
+        if index is None:
+            raise AttributeError(f"{self._node.name()} has no argument '{name}'")
+        return self._node._args[index]
+
+
+class OpNode(Node):
+    """A node for a registry op; subclassed per op so `type(node).__name__` is its name."""
+
+    __slots__ = ("_op", "_args", "_results", "_saved_versions", "_input_meta", "_freed",
+                 "_op_arg_index", "_output_meta")
+
+    def apply(self, grad_outputs):
+        _check(not self._freed, _FREED)
+        for tensor, version in self._saved_versions:
+            if tensor._version != version:
+                raise RuntimeError(
+                    "one of the variables needed for gradient computation has been modified by "
+                    f"an inplace operation: [{_type_name(tensor)} {list(tensor.shape)}], which "
+                    f"is output {output_nr(tensor)} of {_fn_name(tensor)}, is at version "
+                    f"{tensor._version}; expected version {version} instead. Hint: the "
+                    "backtrace further above can show the operation that failed to compute its "
+                    "gradient.")
+        grads = list(grad_outputs)
+        for k, g in enumerate(grads):
+            if g is None and self._output_meta[k] is not None:
+                shape, dtype, device = self._output_meta[k]
+                from ember._ops.creation import full_array
+                grads[k] = dispatch.wrap(full_array(shape, 0, dtype, device), dtype, device)
+        ctx = GradContext(self, grads)
+        op = self._op
+        derivatives = op.derivatives or {}
+        out = []
+        for (name, meta), edge in zip(self._input_meta, self.next_functions):
+            if edge is None:
+                out.append(None)
+                continue
+            formula = derivatives.get(name)
+            if formula is None:
+                raise NotImplementedError(
+                    f"the derivative for '{op.schema.name}' with respect to '{name}' is not "
+                    "implemented.")
+            g = formula(ctx)
+            out.append(_fit(g, meta) if g is not None else None)
+        return out
+
+    def release(self) -> None:
+        self._freed = True
+        self._args = None
+        self._results = None
+
+
+def _fit(grad, meta):
+    """Reduce a broadcast gradient to its input's shape and cast it to the input's dtype."""
+    shape, dtype = meta
+    if tuple(grad.shape) != shape:
+        grad = sum_to_size(grad, shape)
+    if grad._dtype is not dtype:
+        grad = grad.to(dtype)
+    return grad
+
+
+def sum_to_size(grad, shape):
+    """Sum `grad` over the dimensions that broadcasting added or expanded to reach its shape."""
+    shape = tuple(shape)
+    lead = grad.ndim - len(shape)
+    dims = list(range(lead))
+    for i, size in enumerate(shape):
+        if size == 1 and grad.shape[lead + i] != 1:
+            dims.append(lead + i)
+    if dims:
+        grad = grad.sum(dims, keepdim=True)
+    if lead:
+        grad = grad.reshape(shape)
+    return grad
+
+
+def _type_name(t) -> str:
+    return {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor"}.get(
+        t._dtype._name, f"torch.{t._dtype._cpp_name}Tensor")
+
+
+def _fn_name(t) -> str:
+    return t._grad_fn.name() if t._grad_fn is not None else "a leaf"
+
+
+_node_classes: dict = {}
+
+
+def node_class(op):
+    cls = _node_classes.get(op)
+    if cls is None:
+        base = op.schema.name.strip("_")
+        camel = "".join(part[:1].upper() + part[1:] for part in base.split("_"))
+        cls = _node_classes[op] = type(f"{camel}Backward0", (OpNode,), {"__slots__": ()})
+    return cls
+
+
+def _differentiable(t) -> bool:
+    return t._dtype.is_floating_point or t._dtype.is_complex
+
+
+def record(op, args, out):
+    """Called by the dispatcher when an input requires grad: add a node for this call."""
+    if not grad_mode._state.grad_enabled:
+        return
+    if not op.differentiable:
+        return
+    Tensor = dispatch.Tensor
+    schema_args = op.schema.arguments
+    edges, input_meta = [], []
+    for i in op.tensor_positions:
+        v = args[i]
+        if isinstance(v, Tensor):
+            edges.append(edge_of(v) if v._requires_grad else None)
+            input_meta.append((schema_args[i].name, (tuple(v._data.shape), v._dtype)))
+    for i in op.list_positions:
+        for v in args[i]:
+            if isinstance(v, Tensor):
+                edges.append(edge_of(v) if v._requires_grad else None)
+                input_meta.append((schema_args[i].name, (tuple(v._data.shape), v._dtype)))
+    outputs = out if isinstance(out, tuple) else (out,)
+    node = node_class(op)()
+    node.next_functions = tuple(edges)
+    node._op = op
+    node._args = args
+    node._results = outputs
+    node._input_meta = input_meta
+    node._freed = False
+    node._op_arg_index = _arg_index(op)
+    node._saved_versions = _saved_versions(op, args, outputs, Tensor)
+    output_meta = []
+    for k, o in enumerate(outputs):
+        if isinstance(o, Tensor) and _differentiable(o):
+            o._grad_fn = node
+            o._requires_grad = True
+            if k:
+                o.__dict__["_output_nr"] = k
+            output_meta.append((tuple(o._data.shape), o._dtype, o._device))
+        else:
+            output_meta.append(None)
+    node._output_meta = output_meta
+
+
+_arg_indices: dict = {}
+
+
+def _arg_index(op):
+    found = _arg_indices.get(op)
+    if found is None:
+        found = _arg_indices[op] = {a.name: i for i, a in enumerate(op.schema.arguments)}
+    return found
+
+
+def _saved_versions(op, args, outputs, Tensor):
+    """(tensor, version) for every tensor the op's formulas read (NOTE [saved versions])."""
+    names = op.saves
+    saved = []
+    if names is None:
+        for i in op.tensor_positions:
+            v = args[i]
+            if isinstance(v, Tensor):
+                saved.append((v, v._version))
+        return saved
+    index = _arg_index(op)
+    for name in names:
+        if name == "result":
+            for o in outputs:
+                if isinstance(o, Tensor):
+                    saved.append((o, o._version))
+            continue
+        v = args[index[name]]
+        if isinstance(v, Tensor):
+            saved.append((v, v._version))
+    return saved
+
+
+dispatch.state.record = record
+dispatch.state.grad_enabled = grad_mode.is_grad_enabled
