@@ -1,0 +1,240 @@
+"""Custom autograd functions: subclass `Function`, write `forward` and `backward`, call `apply`.
+
+Both styles work: `forward(ctx, *args)`, or `forward(*args)` plus
+`setup_context(ctx, inputs, output)`. The node recorded for a call is named after the class
+(`MyFnBackward`), so `grad_fn.name()` reads as in PyTorch.
+"""
+from __future__ import annotations
+
+import functools
+
+from ember._core import dispatch
+from ember._core.checks import _check, _check_type
+from ember.autograd import grad_mode
+from ember.autograd.graph import _FREED, Node, edge_of
+
+
+class FunctionCtx:
+    """The `ctx` a custom Function's forward/backward share."""
+
+    def __init__(self):
+        self.to_save = ()
+        self._saved = None
+        self._saved_versions = ()
+        self.needs_input_grad = ()
+        self.dirty_tensors = ()
+        self.non_differentiable = ()
+        self.materialize_grads = True
+        self._freed = False
+
+    def save_for_backward(self, *tensors) -> None:
+        for t in tensors:
+            _check_type(t is None or isinstance(t, dispatch.Tensor),
+                        "save_for_backward can only save variables, but argument 0 is of type "
+                        f"{type(t).__name__}")
+        self.to_save = tensors
+
+    def save_for_forward(self, *tensors) -> None:
+        self.saved_for_forward = tensors
+
+    def mark_dirty(self, *tensors) -> None:
+        self.dirty_tensors = tensors
+
+    def mark_non_differentiable(self, *tensors) -> None:
+        self.non_differentiable = tensors
+
+    def set_materialize_grads(self, value: bool) -> None:
+        self.materialize_grads = bool(value)
+
+    @property
+    def saved_tensors(self):
+        _check(not self._freed, _FREED)
+        if self._saved is None:
+            return ()
+        for t, version in self._saved_versions:
+            if t is not None and t._version != version:
+                raise RuntimeError(
+                    "one of the variables needed for gradient computation has been modified by "
+                    f"an inplace operation: [{list(t.shape)}] is at version {t._version}; "
+                    f"expected version {version} instead.")
+        return self._saved
+
+    saved_variables = saved_tensors
+
+
+class BackwardCFunction(Node):
+    """The node for one call of a custom Function; `self.ctx` is that call's ctx."""
+
+    __slots__ = ("ctx", "_function", "_input_map", "_n_inputs", "_output_meta", "__dict__")
+
+    def apply(self, grad_outputs):
+        ctx = self.ctx
+        _check(not ctx._freed, _FREED)
+        grads = list(grad_outputs)
+        n_out = len(self._output_meta)
+        grads += [None] * (n_out - len(grads))
+        if ctx.materialize_grads:
+            for k, g in enumerate(grads):
+                if g is None and self._output_meta[k] is not None:
+                    shape, dtype, device = self._output_meta[k]
+                    from ember._ops.creation import full_array
+                    grads[k] = dispatch.wrap(full_array(shape, 0, dtype, device), dtype, device)
+        result = self._function.backward(ctx, *grads)
+        if not isinstance(result, tuple):
+            result = (result,)
+        if len(result) != self._n_inputs:
+            if len(result) > self._n_inputs and all(r is None for r in result[self._n_inputs:]):
+                result = result[:self._n_inputs]
+            else:
+                raise RuntimeError(
+                    f"function {self.name()} returned an incorrect number of gradients "
+                    f"(expected {self._n_inputs}, got {len(result)})")
+        out = []
+        for position in self._input_map:
+            g = result[position]
+            _check_type(g is None or isinstance(g, dispatch.Tensor), lambda: (
+                f"function {self.name()} returned a gradient of type {type(g).__name__}; "
+                "expected a Tensor or None"))
+            out.append(g)
+        return out
+
+    def release(self) -> None:
+        self.ctx._freed = True
+        self.ctx._saved = None
+
+    @property
+    def saved_tensors(self):
+        return self.ctx.saved_tensors
+
+
+class FunctionMeta(type):
+    """Gives each Function subclass its own node class, named `<Class>Backward`."""
+
+    def __init__(cls, name, bases, attrs):
+        cls._backward_cls = type(name + "Backward", (BackwardCFunction,), {"__slots__": ()})
+        super().__init__(name, bases, attrs)
+
+
+class Function(metaclass=FunctionMeta):
+    """Base class for custom differentiable operations."""
+
+    generate_vmap_rule = False
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("Legacy autograd function with non-static forward method is "
+                           "deprecated. Please use new-style autograd function with static "
+                           "forward method.")
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for "
+                                  "your custom autograd.Function to use it with backward "
+                                  "mode AD.")
+
+    vjp = backward
+
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError("You must implement the jvp function for custom "
+                                  "autograd.Function to use it with forward mode AD.")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        Tensor = dispatch.Tensor
+        ctx = FunctionCtx()
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        uses_setup_context = cls.setup_context is not Function.setup_context
+        with grad_mode.no_grad():
+            if uses_setup_context:
+                output = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, output)
+            else:
+                output = cls.forward(ctx, *args, **kwargs)
+        needs_graph = grad_mode._state.grad_enabled and any(ctx.needs_input_grad)
+        return _wrap_outputs(cls, ctx, args, output, needs_graph)
+
+
+def _wrap_outputs(cls, ctx, args, output, needs_graph):
+    Tensor = dispatch.Tensor
+    is_tuple = isinstance(output, tuple)
+    outputs = output if is_tuple else (output,)
+    dirty = {id(t) for t in ctx.dirty_tensors}
+    non_diff = {id(t) for t in ctx.non_differentiable}
+    input_ids = {id(a) for a in args if isinstance(a, Tensor)}
+    node = None
+    if needs_graph:
+        node = cls._backward_cls()
+        node.ctx = ctx
+        node._function = cls
+        node._n_inputs = len(args)
+        positions, edges = [], []
+        for i, a in enumerate(args):
+            if isinstance(a, Tensor):
+                positions.append(i)
+                edges.append(edge_of(a) if a._requires_grad else None)
+        node._input_map = tuple(positions)
+        node.next_functions = tuple(edges)
+    results, output_meta = [], []
+    for k, o in enumerate(outputs):
+        if not isinstance(o, Tensor):
+            results.append(o)
+            output_meta.append(None)
+            continue
+        if id(o) in dirty:
+            _check(not (o._requires_grad and o._grad_fn is None) or not needs_graph,
+                   "a leaf Variable that requires grad has been used in an in-place operation.")
+        elif id(o) in input_ids:
+            o = o.view_as(o) if hasattr(o, "view_as") else o.detach()
+        differentiable = (o._dtype.is_floating_point or o._dtype.is_complex) and \
+            id(outputs[k]) not in non_diff
+        if node is not None and differentiable:
+            o._grad_fn = node
+            o._requires_grad = True
+            if k:
+                o.__dict__["_output_nr"] = k
+            else:
+                o.__dict__.pop("_output_nr", None)
+            output_meta.append((tuple(o.shape), o._dtype, o._device))
+        else:
+            if id(outputs[k]) in non_diff:
+                o._requires_grad = False
+            output_meta.append(None)
+        results.append(o)
+    if node is not None:
+        node._output_meta = output_meta
+    if ctx.to_save:
+        ctx._saved = tuple(ctx.to_save)
+        ctx._saved_versions = tuple((t, t._version) if t is not None else (None, 0)
+                                    for t in ctx.to_save)
+    return tuple(results) if is_tuple else results[0]
+
+
+def once_differentiable(fn):
+    """Mark a backward as not itself differentiable: it runs with grad mode off."""
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with grad_mode.no_grad():
+            return fn(ctx, *args)
+    return wrapper
+
+
+class InplaceFunction(Function):
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+
+class NestedIOFunction(Function):
+    pass
