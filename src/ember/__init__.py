@@ -86,6 +86,13 @@ _LAZY_SUBMODULES = frozenset({
 
 _LAZY_ATTRIBUTES = {
     # name -> (module, attribute)
+    **{name: ("ember._switches", name) for name in (
+        "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
+        "is_deterministic_algorithms_warn_only_enabled", "set_deterministic_debug_mode",
+        "get_deterministic_debug_mode", "set_float32_matmul_precision",
+        "get_float32_matmul_precision", "set_warn_always", "is_warn_always_enabled",
+        "set_num_threads", "get_num_threads", "set_num_interop_threads",
+        "get_num_interop_threads")},
     "finfo": ("ember._core.finfo", "finfo"),
     "iinfo": ("ember._core.finfo", "iinfo"),
     "Generator": ("ember._random", "Generator"),

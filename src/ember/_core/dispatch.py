@@ -127,6 +127,11 @@ def call(op, args):
     return runner(op, args)
 
 
+def refresh_slow_path() -> None:
+    """Recompute `state.slow` after a switch or mode changes (see NOTE [the slow path])."""
+    state.slow = bool(state.slow_handlers) or state.deterministic is not None
+
+
 def _call_slow(op, args):
     handlers = state.slow_handlers
     if state.deterministic is not None and "nondeterministic" in op.tags:

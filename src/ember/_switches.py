@@ -1,0 +1,160 @@
+"""Global switches, one function each with a matching getter.
+
+Deterministic algorithms, matmul precision, warn-always, thread count. Each switch is stored in
+one place and read from there by the subsystems it affects: the dispatcher reads the
+deterministic switch through `dispatch.state` (the slow path is taken only while it is on).
+"""
+from __future__ import annotations
+
+import threading
+import warnings
+
+from ember._core import dispatch
+from ember._core.checks import _check, _check_type, _check_value
+
+
+class _Switches:
+    __slots__ = ("deterministic", "warn_only", "matmul_precision", "warn_always", "num_threads",
+                 "num_interop_threads")
+
+    def __init__(self):
+        self.deterministic = False
+        self.warn_only = False
+        self.matmul_precision = "highest"
+        self.warn_always = False
+        self.num_threads = None
+        self.num_interop_threads = None
+
+
+switches = _Switches()
+_lock = threading.Lock()
+
+
+# --------------------------------------------------------------------------- determinism
+
+def _nondeterministic_alert(op) -> None:
+    message = (f"{op.schema.name} does not have a deterministic implementation, but you set "
+               "'ember.use_deterministic_algorithms(True)'. You can turn off determinism just "
+               "for this operation, or you can use the 'warn_only=True' option, if that's "
+               "acceptable for your application.")
+    if switches.warn_only:
+        warnings.warn(message, UserWarning, stacklevel=4)
+        return
+    raise RuntimeError(message)
+
+
+def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
+    """Make ops tagged nondeterministic raise (or warn, with warn_only) and fill
+    uninitialised memory (`empty`) with NaN or the largest integer."""
+    _check_type(isinstance(mode, bool), lambda: (
+        f"use_deterministic_algorithms(): argument 'mode' must be bool, not "
+        f"{type(mode).__name__}"))
+    _check_type(isinstance(warn_only, bool), lambda: (
+        f"use_deterministic_algorithms(): argument 'warn_only' must be bool, not "
+        f"{type(warn_only).__name__}"))
+    with _lock:
+        switches.deterministic = mode
+        switches.warn_only = warn_only if mode else False
+        dispatch.state.deterministic = _nondeterministic_alert if mode else None
+        dispatch.refresh_slow_path()
+
+
+def are_deterministic_algorithms_enabled() -> bool:
+    return switches.deterministic
+
+
+def is_deterministic_algorithms_warn_only_enabled() -> bool:
+    return switches.warn_only
+
+
+_DEBUG_MODES = {"default": 0, "warn": 1, "error": 2}
+
+
+def set_deterministic_debug_mode(debug_mode) -> None:
+    """"default"/0 (off), "warn"/1 (warn only), "error"/2 (raise)."""
+    if isinstance(debug_mode, str):
+        _check(debug_mode in _DEBUG_MODES, lambda: (
+            "invalid value of debug_mode, expected one of `default`, `warn`, `error`, but got "
+            f"{debug_mode}"))
+        debug_mode = _DEBUG_MODES[debug_mode]
+    _check_type(isinstance(debug_mode, int) and not isinstance(debug_mode, bool), lambda: (
+        f"debug_mode must be str or int, but got {type(debug_mode).__name__}"))
+    _check(debug_mode in (0, 1, 2), lambda: (
+        f"invalid value of debug_mode, expected 0, 1, or 2, but got {debug_mode}"))
+    if debug_mode == 0:
+        use_deterministic_algorithms(False)
+    else:
+        use_deterministic_algorithms(True, warn_only=debug_mode == 1)
+
+
+def get_deterministic_debug_mode() -> int:
+    if not switches.deterministic:
+        return 0
+    return 1 if switches.warn_only else 2
+
+
+# --------------------------------------------------------------------------- matmul precision
+
+_PRECISIONS = ("highest", "high", "medium")
+
+
+def set_float32_matmul_precision(precision: str) -> None:
+    """"highest" (float32 throughout), "high" or "medium" (faster internal precision allowed).
+
+    ember validates the value (PyTorch only warns); the CPU back-end computes float32 matmuls
+    in float32 whatever the setting, which every setting allows."""
+    _check_value(precision in _PRECISIONS, lambda: (
+        f"set_float32_matmul_precision(): {precision!r} is not one of 'highest', 'high', or "
+        "'medium'"))
+    switches.matmul_precision = precision
+
+
+def get_float32_matmul_precision() -> str:
+    return switches.matmul_precision
+
+
+# --------------------------------------------------------------------------- warnings
+
+def set_warn_always(b: bool) -> None:
+    """Warnings PyTorch gives once per process are given every time while this is on."""
+    switches.warn_always = bool(b)
+
+
+def is_warn_always_enabled() -> bool:
+    return switches.warn_always
+
+
+# --------------------------------------------------------------------------- threads
+
+def set_num_threads(num: int) -> None:
+    """Limit the threads the BLAS and OpenMP pools use (through threadpoolctl)."""
+    _check_type(isinstance(num, int) and not isinstance(num, bool), lambda: (
+        f"set_num_threads expects an int, but got {type(num).__name__}"))
+    _check(num > 0, "set_num_threads expects a positive integer")
+    from threadpoolctl import threadpool_limits
+    with _lock:
+        limiter = threadpool_limits(limits=num)
+        switches.num_threads = (num, limiter)
+
+
+def get_num_threads() -> int:
+    if switches.num_threads is not None:
+        return switches.num_threads[0]
+    import os
+    for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        value = os.environ.get(variable)
+        if value and value.isdigit() and int(value) > 0:
+            return int(value)
+    return os.cpu_count() or 1
+
+
+def set_num_interop_threads(num: int) -> None:
+    _check(switches.num_interop_threads is None, (
+        "Error: cannot set number of interop threads after parallel work has started or "
+        "set_num_interop_threads called"))
+    _check(isinstance(num, int) and num > 0, "Number of interop threads must be positive")
+    switches.num_interop_threads = num
+
+
+def get_num_interop_threads() -> int:
+    return switches.num_interop_threads or 1

@@ -1,0 +1,61 @@
+"""Make `import torch` (and every `torch.X`) resolve to ember (and `ember.X`) in this process.
+
+Used by `python -m ember.run script.py` and by notebooks (`ember.utils.alias_torch()`).
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+
+
+class _AliasLoader(importlib.abc.Loader):
+    def __init__(self, target: str):
+        self.target = target
+
+    def create_module(self, spec):
+        try:
+            return importlib.import_module(self.target)
+        except ModuleNotFoundError as exc:
+            if exc.name and (self.target == exc.name or self.target.startswith(exc.name + ".")):
+                raise ModuleNotFoundError(
+                    f"No module named '{spec.name}': ember has no '{self.target}' (the module "
+                    f"'{spec.name}' is not implemented by ember yet)", name=spec.name) from None
+            raise
+
+    def exec_module(self, module):
+        # The ember module is already executed; nothing more to run.
+        return None
+
+
+class _TorchAliasFinder(importlib.abc.MetaPathFinder):
+    """Finds `torch` and `torch.*` as the ember modules of the same path."""
+
+    prefix = "torch"
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != self.prefix and not fullname.startswith(self.prefix + "."):
+            return None
+        ember_name = "ember" + fullname[len(self.prefix):]
+        return importlib.util.spec_from_loader(fullname, _AliasLoader(ember_name))
+
+
+_finder = _TorchAliasFinder()
+
+
+def alias_torch() -> None:
+    """From now on in this process, `import torch` gives ember. A real torch already imported
+    stays as it is only if it was imported before (its modules are replaced here)."""
+    for name in [m for m in sys.modules if m == "torch" or m.startswith("torch.")]:
+        del sys.modules[name]
+    if _finder not in sys.meta_path:
+        sys.meta_path.insert(0, _finder)
+
+
+def unalias_torch() -> None:
+    """Undo alias_torch(): `import torch` finds the real PyTorch (if installed) again."""
+    if _finder in sys.meta_path:
+        sys.meta_path.remove(_finder)
+    for name in [m for m in sys.modules if m == "torch" or m.startswith("torch.")]:
+        del sys.modules[name]
