@@ -184,3 +184,105 @@ def test_errors(info):
         assert not isinstance(ember_error, (np.exceptions.AxisError,)), where
         assert err.match in str(ember_error), (
             f"{where}: message {str(ember_error)!r} should mention {err.match!r}")
+
+
+# --------------------------------------------------------------------------- autograd
+
+GRAD_CASES = [c for c in CASES if c.values[0].supports_autograd
+              and c.values[1] in ("float32", "float64")]
+
+
+def _with_grad(sample, info):
+    """The sample with requires_grad on its floating tensor arguments."""
+    def mark(value, position):
+        if isinstance(value, T) and value.array.dtype.kind in "fc":
+            if info.grad_args is None or position in info.grad_args:
+                return dataclasses.replace(value, requires_grad=True)
+        return value
+    args = tuple(mark(v, i) for i, v in enumerate(sample.args))
+    return core.Sample(args, sample.kwargs, sample.name, sample.inplace_ok)
+
+
+def _grad_inputs(args):
+    found = []
+    for v in args:
+        if hasattr(v, "requires_grad") and v.requires_grad:
+            found.append(v)
+    return found
+
+
+def _float_outputs(result, lib):
+    outs = result if isinstance(result, (tuple, list)) else (result,)
+    return [o for o in outs if isinstance(o, lib.Tensor) and o.requires_grad]
+
+
+@pytest.mark.parametrize("info,dtype_name", GRAD_CASES)
+def test_grad(info, dtype_name):
+    """ember.autograd.grad against torch.autograd.grad, same inputs and grad_outputs."""
+    atol, rtol = info.tol(dtype_name)
+    rng = np.random.default_rng(1)
+    for sample in _samples(info, dtype_name):
+        sample = _with_grad(sample, info)
+        where = f"grad {info.name}[{dtype_name}] {sample.name}"
+        t_args, t_kwargs = to_lib(sample.args, torch), to_lib(sample.kwargs, torch)
+        try:
+            t_out = info.function(torch)(*t_args, **t_kwargs)
+        except Exception:  # noqa: BLE001 -- value errors are test_values' business
+            continue
+        t_outs = _float_outputs(t_out, torch)
+        t_ins = _grad_inputs(t_args)
+        if not t_outs or not t_ins:
+            continue
+        seeds = [rng.standard_normal(tuple(o.shape)).astype(core.to_numpy(o).dtype)
+                 for o in t_outs]
+        expected = torch.autograd.grad(t_outs, t_ins, [torch.tensor(s) for s in seeds],
+                                       allow_unused=True)
+        e_args, e_kwargs = to_lib(sample.args, ember), to_lib(sample.kwargs, ember)
+        e_outs = _float_outputs(info.function(ember)(*e_args, **e_kwargs), ember)
+        assert len(e_outs) == len(t_outs), f"{where}: {len(e_outs)} differentiable outputs"
+        got = ember.autograd.grad(e_outs, _grad_inputs(e_args),
+                                  [ember.tensor(s) for s in seeds], allow_unused=True)
+        for k, (g, e) in enumerate(zip(got, expected)):
+            if e is None:
+                assert g is None or not np.any(core.to_numpy(g)), f"{where}: input {k}"
+                continue
+            assert g is not None, f"{where}: no gradient for input {k}"
+            core.assert_same(g, e, atol * 10, rtol * 10, f"{where} input {k}")
+
+
+GRADCHECK_CASES = [pytest.param(info, id=info.name) for info in OPINFOS
+                   if info.supports_autograd and info.gradcheck and "float64" in info.dtypes]
+
+
+def _gradcheck_samples(info, limit=3):
+    make = core.make_maker(2)
+    found = []
+    for sample in info.samples(make, "float64"):
+        sample = _with_grad(sample, info)
+        if any(isinstance(v, T) and v.requires_grad and v.array.size <= 12
+               for v in sample.args) and all(
+                not isinstance(v, T) or v.array.size <= 12 for v in sample.args):
+            found.append(sample)
+        if len(found) >= limit:
+            break
+    return found
+
+
+@pytest.mark.parametrize("info", GRADCHECK_CASES)
+def test_gradcheck(info):
+    for sample in _gradcheck_samples(info):
+        args = to_lib(sample.args, ember)
+        kwargs = to_lib(sample.kwargs, ember)
+        positions = [i for i, a in enumerate(args) if isinstance(a, ember.Tensor)
+                     and a.requires_grad]
+        fn = info.function(ember)
+
+        def call(*grad_args, args=args, positions=positions, fn=fn, kwargs=kwargs):
+            full = list(args)
+            for p, a in zip(positions, grad_args):
+                full[p] = a
+            return fn(*full, **kwargs)
+        inputs = tuple(args[p] for p in positions)
+        assert ember.autograd.gradcheck(call, inputs), f"{info.name} {sample.name}"
+        if info.gradgradcheck:
+            assert ember.autograd.gradgradcheck(call, inputs), f"{info.name} {sample.name}"

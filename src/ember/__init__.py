@@ -103,6 +103,9 @@ _LAZY_ATTRIBUTES = {
     "set_rng_state": ("ember._random", "set_rng_state"),
     "default_generator": ("ember._random", "default_generator"),
     "set_printoptions": ("ember._tensor_str", "set_printoptions"),
+    **{name: ("ember._sym", name) for name in (
+        "SymInt", "SymFloat", "SymBool", "sym_int", "sym_float", "sym_max", "sym_min",
+        "sym_sum", "sym_not", "sym_ite")},
     "get_default_device": ("ember._core.device", "get_default_device"),
     "set_default_device": ("ember._core.device", "set_default_device_global"),
 }

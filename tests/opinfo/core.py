@@ -62,6 +62,13 @@ class OpInfo:
     tolerances: dict = dataclasses.field(default_factory=dict)
     # Comparisons of values are skipped for these outputs (e.g. indices of ties).
     compare_values: bool = True
+    # Autograd: gradients compared with torch.autograd.grad (float32/float64 samples), and
+    # float64 gradcheck / gradgradcheck on the first few samples.
+    supports_autograd: bool = False
+    gradcheck: bool = True
+    gradgradcheck: bool = True
+    # Indices of positional args that are differentiable tensor inputs (None: every float T).
+    grad_args: tuple | None = None
 
     def function(self, lib):
         if self.call is not None:

@@ -2,11 +2,12 @@
 grad modes (grad_mode.py). Importing this package connects the recorder to the dispatcher."""
 from ember.autograd import graph  # noqa: F401  (installs the recorder)
 from ember.autograd.engine import backward, grad
+from ember.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from ember.autograd.function import Function, FunctionCtx, once_differentiable
 from ember.autograd.grad_mode import (
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
     set_grad_enabled,
 )
 
-__all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
+__all__ = ["backward", "grad", "gradcheck", "gradgradcheck", "GradcheckError", "Function", "FunctionCtx", "once_differentiable", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled"]

@@ -1,0 +1,146 @@
+"""`gradcheck` and `gradgradcheck`: analytical gradients against finite differences.
+
+The numerical Jacobian perturbs one input element at a time by ±eps (central differences);
+the analytical one is built row by row from vector-Jacobian products with one-hot grad outputs.
+Use float64 inputs: float32 differences are too coarse for the default tolerances.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ember._core import dispatch
+from ember.autograd import grad_mode
+from ember.autograd.engine import grad as autograd_grad
+
+
+class GradcheckError(RuntimeError):
+    """Raised by gradcheck when analytical and numerical gradients disagree."""
+
+
+def _as_tuple(x):
+    if isinstance(x, tuple):
+        return x
+    if isinstance(x, list):
+        return tuple(x)
+    return (x,)
+
+
+def _differentiable_outputs(outputs):
+    return [o for o in outputs if isinstance(o, dispatch.Tensor) and o._requires_grad]
+
+
+def _numerical_jacobian(func, inputs, index, outputs_shape, eps):
+    """Columns d(out)/d(input[index][j]) for every element j, one list per output."""
+    target = inputs[index]
+    flat = target._data.reshape(-1)  # a view: target is contiguous (checked by the caller)
+    columns = [[] for _ in outputs_shape]
+    for j in range(flat.size):
+        original = flat[j].copy()
+        flat[j] = original + eps
+        plus = _outputs_numpy(func, inputs)
+        flat[j] = original - eps
+        minus = _outputs_numpy(func, inputs)
+        flat[j] = original
+        for k in range(len(outputs_shape)):
+            columns[k].append(((plus[k] - minus[k]) / (2 * eps)).reshape(-1))
+    return [np.stack(cols, axis=1) if cols else np.zeros((int(np.prod(s)), 0))
+            for cols, s in zip(columns, outputs_shape)]
+
+
+def _outputs_numpy(func, inputs):
+    with grad_mode.no_grad():
+        outputs = _as_tuple(func(*inputs))
+    return [np.array(o._data, dtype=np.complex128 if o._dtype.is_complex else np.float64)
+            for o in outputs if isinstance(o, dispatch.Tensor)
+            and (o._dtype.is_floating_point or o._dtype.is_complex)]
+
+
+def _analytical_jacobian(outputs, inputs, wrt):
+    """Rows d(out[k][i])/d(inputs): for each output, a matrix per input in `wrt`."""
+    from ember._ops.creation import zeros_like
+    jacobians = []
+    for out in outputs:
+        size = out._data.size
+        per_input = [np.zeros((size, inputs[i]._data.size)) for i in wrt]
+        for i in range(size):
+            seed = zeros_like(out)
+            seed._data.reshape(-1)[i] = 1
+            grads = autograd_grad([out], [inputs[w] for w in wrt], [seed], retain_graph=True,
+                                  allow_unused=True)
+            for m, g in enumerate(grads):
+                if g is not None:
+                    per_input[m][i] = np.asarray(g._data, dtype=np.float64).reshape(-1)
+        jacobians.append(per_input)
+    return jacobians
+
+
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
+              nondet_tol=0.0, check_undefined_grad=True, check_grad_dtypes=False,
+              check_batched_grad=False, check_batched_forward_grad=False,
+              check_forward_ad=False, check_backward_ad=True, fast_mode=False, masked=None):
+    """Check `func`'s gradients at `inputs` against finite differences; True if they agree."""
+    inputs = _as_tuple(inputs)
+    Tensor = dispatch.Tensor
+    wrt = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t._requires_grad]
+    if not wrt:
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but "
+                         "none of the them have requires_grad=True.")
+    for i in wrt:
+        t = inputs[i]
+        if t._dtype._name not in ("float64", "complex128"):
+            import warnings
+            warnings.warn(f"Input #{i} requires gradient and is not a double precision floating "
+                          "point or complex. This check will likely fail if all the inputs are "
+                          "not of double precision floating point or complex. ", UserWarning,
+                          stacklevel=2)
+        if not t.is_contiguous():
+            raise ValueError(f"gradcheck: input #{i} must be contiguous")
+    outputs = _differentiable_outputs(_as_tuple(func(*inputs)))
+    if not outputs:
+        raise GradcheckError("gradcheck: no output of the function requires grad")
+    analytical = _analytical_jacobian(outputs, inputs, wrt)
+    shapes = [tuple(o.shape) for o in outputs]
+    for m, i in enumerate(wrt):
+        numerical = _numerical_jacobian(func, inputs, i, shapes, eps)
+        for k in range(len(outputs)):
+            a, n = analytical[k][m], numerical[k]
+            if not np.allclose(a, n, rtol=rtol, atol=atol):
+                if not raise_exception:
+                    return False
+                raise GradcheckError(
+                    f"Jacobian mismatch for output {k} with respect to input {i},\n"
+                    f"numerical:{n}\nanalytical:{a}\n")
+    return True
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
+                  gen_non_contig_grad_outputs=False, raise_exception=True, nondet_tol=0.0,
+                  check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
+                  check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False,
+                  masked=False):
+    """Check second derivatives: gradcheck of the function that computes func's gradients."""
+    inputs = _as_tuple(inputs)
+    Tensor = dispatch.Tensor
+    outputs = _differentiable_outputs(_as_tuple(func(*inputs)))
+    if grad_outputs is None:
+        rng = np.random.default_rng(0)
+        grad_outputs = []
+        for o in outputs:
+            g = dispatch.wrap(rng.standard_normal(o._data.shape).astype(o._data.dtype),
+                              o._dtype, o._device)
+            g.requires_grad_(True)
+            grad_outputs.append(g)
+    grad_outputs = _as_tuple(grad_outputs)
+    n_inputs = len(inputs)
+    wrt = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t._requires_grad]
+
+    def first_grads(*all_args):
+        ins = all_args[:n_inputs]
+        gos = all_args[n_inputs:]
+        outs = _differentiable_outputs(_as_tuple(func(*ins)))
+        grads = autograd_grad(outs, [ins[i] for i in wrt], gos, create_graph=True,
+                              allow_unused=True)
+        return tuple(g for g in grads if g is not None)
+
+    return gradcheck(first_grads, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception)
