@@ -9,8 +9,8 @@ $(VENV)/.demo-deps: pyproject.toml
 	$(VPY) -m pip install -q -e .
 	touch $@
 
-$(VENV)/.test-deps: pyproject.toml $(VENV)/.demo-deps
-	$(VPY) -m pip install -q -e '.[test,scipy]'
+$(VENV)/.test-deps: pyproject.toml tests/plugins/ember_npdev/pyproject.toml $(VENV)/.demo-deps
+	$(VPY) -m pip install -q -e '.[test]' -e tests/plugins/ember_npdev
 	touch $@
 
 .PHONY: demo test bench generate check-generated

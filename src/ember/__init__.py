@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib as _importlib
 import math as _math
+import sys as _sys
 
 from ember._core import dtype as _dt
 from ember._core.checks import (  # noqa: F401  (the error taxonomy, public as in PyTorch)
@@ -80,7 +81,7 @@ e = _math.e
 # Submodules that load on first use: `ember.linalg` or `from ember import linalg`.
 _LAZY_SUBMODULES = frozenset({
     "nn", "optim", "utils", "linalg", "fft", "special", "testing", "cuda", "cpu",
-    "ops", "random", "backends", "amp", "fx", "distributed", "profiler", "func", "library",
+    "ops", "random", "accelerator", "backends", "amp", "fx", "distributed", "profiler", "func", "library",
     "overrides", "types", "serialization", "jit", "hub", "onnx", "export", "version",
 })
 
@@ -128,6 +129,18 @@ def __dir__():
     return sorted(set(globals()) | _LAZY_SUBMODULES | set(_LAZY_ATTRIBUTES))
 
 
+def _register_device_module(device_type: str, module) -> None:
+    """Attach `module` as `ember.<device_type>` (and importable as such); once per type."""
+    from ember._plugins import register_device_module
+    register_device_module(_sys.modules[__name__], device_type, module)
+
+
+def get_device_module(device=None):
+    """The device module for `device` (`ember.cuda` for 'cuda'); the accelerator's if None."""
+    from ember._plugins import get_device_module as find
+    return find(_sys.modules[__name__], device)
+
+
 def is_tensor(obj) -> bool:
     return isinstance(obj, Tensor)
 
@@ -153,3 +166,11 @@ def typename(obj) -> str:
         from ember._legacy_types import legacy_type_name
         return legacy_type_name(obj)
     return type(obj).__name__
+
+
+def _autoload_backends() -> None:
+    from ember._plugins import autoload
+    autoload()
+
+
+_autoload_backends()

@@ -28,15 +28,15 @@ class device:
                     lambda: f"device() received an invalid combination of arguments - got "
                             f"({type(type_or_str).__name__})")
         text = type_or_str
-        dev_type, _, idx_text = text.partition(":")
-        if _ and index is not None:
+        dev_type, sep, idx_text = text.partition(":")
+        if sep and index is not None:
             raise RuntimeError("type (string) must not include an index because index was "
                                f"passed explicitly: {text}")
         dev_type = _RENAMES.get(dev_type, dev_type)
         _check(dev_type in DEVICE_TYPES,
                lambda: "Expected one of " + ", ".join(DEVICE_TYPES)
                + f" device type at start of device string: {dev_type}")
-        if _:
+        if sep:
             _check(_INDEX_RE.match(idx_text) is not None,
                    lambda: f"Invalid device string: '{text}'")
             index = int(idx_text)
@@ -62,8 +62,7 @@ class device:
         return f"device(type='{self.type}', index={self.index})"
 
     def __str__(self) -> str:
-        shown = _PRIVATEUSE1_NAME[0] if self.type == "privateuseone" else self.type
-        return shown if self.index is None else f"{shown}:{self.index}"
+        return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other) -> bool:
         # Devices are interned, so identity is equality; strings never compare equal (as PyTorch).
@@ -90,13 +89,16 @@ _RENAMES: dict = {}
 _PRIVATEUSE1_NAME = ["privateuseone"]
 
 
+def privateuse1_name() -> str:
+    return _PRIVATEUSE1_NAME[0]
+
+
 def rename_privateuse1(name: str) -> None:
-    """Let `name` stand for the privateuseone device type (see backend_registration)."""
-    _RENAMES[name] = "privateuseone"
+    """Make `name` a device type standing for privateuseone (see backend_registration)."""
     _PRIVATEUSE1_NAME[0] = name
+    _RENAMES["privateuseone"] = name
     if name not in DEVICE_TYPES:
         DEVICE_TYPES.append(name)
-        DEVICE_TYPES.remove(name)  # the name is resolved through _RENAMES, not listed
 
 
 def _accelerator_type() -> str:

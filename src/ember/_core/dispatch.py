@@ -24,6 +24,7 @@ from ember._core.device import CPU, META
 from ember._core.promotion import promote_types, result_type_from, scalar_type_of
 from ember._core.storage import UntypedStorage
 from ember._backends import cpu as _cpu  # noqa: F401  (registers the CPU back-end)
+from ember._backends import cuda as _cuda  # noqa: F401  (registers the lazy CUDA back-end)
 from ember._backends.meta import MetaArray
 
 Tensor = None            # set by ember._tensor once the class exists

@@ -1,1 +1,600 @@
-"""(being written)"""
+"""Indexing: `Tensor.__getitem__` / `__setitem__`, `index` / `index_put`, masks and nonzero.
+
+The gather / scatter / index_* / take / put family lives in indexing_scatter.py.
+
+NOTE [how an index expression is applied]: as in PyTorch, an expression is applied left to
+right. Integers (and 0-d integer tensors), slices, None and Ellipsis are *basic*: they narrow
+or unsqueeze a view of the input, so a basic-only expression returns a view. Python bools,
+integer tensors, index lists and boolean masks are *advanced*: each leaves an index array at
+the dim it names (a mask leaves one per dim it covers; a bool unsqueezes and leaves [0] or []).
+The advanced arrays are then applied together by `index.Tensor`, which places the broadcast
+index dims by NumPy's rule (in place when adjacent, first otherwise). Integers never count as
+advanced indices here, unlike NumPy: `x[0, :, [1, 2]]` selects dim 0 first.
+"""
+from __future__ import annotations
+
+import operator
+import warnings
+
+import numpy as np
+
+from ember._core import dispatch
+from ember._core import dtype as dt
+from ember._core.checks import _check, _check_index, _check_not_implemented, _check_type
+from ember._core.checks import _check_value
+from ember._core.device import CPU, META
+from ember._core.registry import FRONTENDS, OPS, register_frontend, register_op
+
+_FULL = slice(None)
+
+
+def cpp_name(array_or_dtype) -> str:
+    """PyTorch's C++ name of a dtype ("Float", "Long") for error messages."""
+    np_dtype = getattr(array_or_dtype, "dtype", array_or_dtype)
+    return dt.NP_TO_DTYPE[np.dtype(np_dtype)]._cpp_name
+
+
+def check_in_bounds(xp, index, size, dim, error=RuntimeError, negative=False, prefix=""):
+    """Raise PyTorch's "index i is out of bounds for dimension d with size n" for a bad entry."""
+    if index.size == 0:
+        return
+    low, high = int(index.min()), int(index.max())
+    floor = -size if negative else 0
+    if low < floor or high >= size:
+        bad = low if low < floor else high
+        raise error(f"{prefix}index {bad} is out of bounds for dimension {dim} with size {size}")
+
+
+def accumulate_dtype(array):
+    """Half types accumulate in float32 (as PyTorch's CPU kernels); others in their own dtype."""
+    return np.float32 if array.dtype in (dt.float16._np, dt.bfloat16._np) else array.dtype
+
+
+# --------------------------------------------------------------------------- index expressions
+
+def _as_items(index):
+    """The index expression as a tuple of items (a short list holding slices etc. is a tuple)."""
+    if type(index) is tuple:
+        return index
+    if isinstance(index, (list, np.ndarray)) and _sequence_as_tuple(index):
+        warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated; "
+                      "use x[tuple(seq)] instead of x[seq].", UserWarning, stacklevel=3)
+        return tuple(index)
+    return (index,)
+
+
+def _sequence_as_tuple(seq) -> bool:
+    # NumPy's old heuristic, which PyTorch keeps: a short sequence holding any slice, None,
+    # Ellipsis, sequence or tensor is read as a tuple of indices.
+    if len(seq) >= 32:
+        return False
+    for item in seq:
+        if item is None or item is Ellipsis or isinstance(
+                item, (slice, list, tuple, np.ndarray, dispatch.Tensor)):
+            return True
+    return False
+
+
+def _index_tensor(value):
+    """A list / ndarray index as an int64 or bool tensor on the CPU."""
+    array = np.asarray(value)
+    if array.size == 0 and array.dtype.kind == "f":
+        array = array.astype(np.int64)
+    if array.dtype.kind in "iu" and array.dtype != np.uint8:
+        array = array.astype(np.int64)
+    return dispatch.wrap_array(array)
+
+
+def _bad_item(item):
+    if isinstance(item, str):
+        raise TypeError(f"invalid index of type str: {item!r}")
+    raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                     f"Variables are valid indices (got {type(item).__name__})")
+
+
+def _normalize(self, index):
+    """(items, number of input dims they consume); tensors classified, ints made plain."""
+    items = []
+    consumed = 0
+    seen_ellipsis = False
+    for item in _as_items(index):
+        kind = type(item)
+        if kind is int or kind is slice:
+            consumed += 1
+        elif item is None:
+            pass
+        elif item is Ellipsis:
+            _check_index(not seen_ellipsis, "an index can only have a single ellipsis ('...')")
+            seen_ellipsis = True
+        elif kind is bool or kind is np.bool_:
+            item = bool(item)
+        else:
+            if isinstance(item, (list, tuple, np.ndarray, range)):
+                item = _index_tensor(item)
+            elif not isinstance(item, dispatch.Tensor):
+                if isinstance(item, (float, complex, str, np.floating)) \
+                        or not hasattr(item, "__index__"):
+                    _bad_item(item)
+                item = operator.index(item)
+                consumed += 1
+                items.append(item)
+                continue
+            kind_char = item._dtype._np.kind
+            if item._dtype is dt.uint8 or kind_char == "b":
+                if item._dtype is dt.uint8:
+                    warnings.warn("indexing with dtype uint8 is deprecated, please use a dtype "
+                                  "bool instead.", UserWarning, stacklevel=3)
+                if item._data.ndim == 0:
+                    item = bool(item.item())
+                else:
+                    consumed += item._data.ndim
+            elif kind_char in "iu":
+                if item._data.ndim == 0:
+                    item = int(item.item())
+                consumed += 1
+            else:
+                raise IndexError("tensors used as indices must be long, int, byte or bool "
+                                 "tensors")
+        items.append(item)
+    ndim = self._data.ndim
+    if consumed > ndim:
+        _check_index(ndim != 0, "invalid index of a 0-dim tensor. Use `tensor.item()` in "
+                     "Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    return items, consumed
+
+
+def _check_step(item):
+    if item.step is not None:
+        step = operator.index(item.step)
+        _check_value(step != 0, "slice step cannot be zero")
+        _check_value(step > 0, "step must be greater than zero")
+
+
+def _walk(self, array, items, consumed, steps):
+    """Apply the basic items to `array` (a view of self's data); collect advanced indices.
+
+    Returns (view array, {result dim: index tensor}). When `steps` is a list, the basic steps
+    are also recorded there as (op name, dim, argument) so they can be replayed as ops.
+    """
+    advanced = {}
+    dim = 0
+    ndim = self._data.ndim
+    for item in items:
+        kind = type(item)
+        if kind is int:
+            size = array.shape[dim]
+            _check_index(-size <= item < size, lambda: (
+                f"index {item} is out of bounds for dimension {dim} with size {size}"))
+            array = array[(_FULL,) * dim + (item,)]
+            if steps is not None:
+                steps.append(("select", dim, item))
+        elif kind is slice:
+            _check_step(item)
+            array = array[(_FULL,) * dim + (item,)]
+            if steps is not None:
+                steps.append(("slice", dim, item))
+            dim += 1
+        elif item is None:
+            array = array[(_FULL,) * dim + (None,)]
+            if steps is not None:
+                steps.append(("unsqueeze", dim, None))
+            dim += 1
+        elif item is Ellipsis:
+            dim += ndim - consumed
+        elif kind is bool:
+            array = array[(_FULL,) * dim + (None,)]
+            if steps is not None:
+                steps.append(("unsqueeze", dim, None))
+            advanced[dim] = dispatch.wrap_array(np.zeros(1 if item else 0, np.int64))
+            dim += 1
+        elif not _is_mask(item):
+            advanced[dim] = item
+            dim += 1
+        else:
+            mask = item._data
+            _check_mask_shape(mask.shape, array.shape, dim)
+            _check_not_implemented(item._device is not META and self._device is not META,
+                                   "indexing with a boolean mask on the meta device: the "
+                                   "result shape depends on the data")
+            for k, nz in enumerate(_nonzero_arrays(mask)):
+                advanced[dim + k] = dispatch.wrap(nz, dt.int64, item._device)
+            dim += mask.ndim
+    return array, advanced
+
+
+def _is_mask(t) -> bool:
+    return t._dtype._np.kind == "b" or t._dtype is dt.uint8
+
+
+def _check_mask_shape(mask_shape, shape, dim):
+    for k, size in enumerate(mask_shape):
+        _check_index(dim + k < len(shape) and size == shape[dim + k], lambda: (
+            f"The shape of the mask {list(mask_shape)} at index {k} does not match the shape "
+            f"of the indexed tensor {list(shape)} at index {dim + k}"))
+
+
+def _nonzero_arrays(mask):
+    return tuple(mask.nonzero())
+
+
+def _data_for_walk(self):
+    return self._data.stand_in() if self._device is META else self._data
+
+
+def _view_of(self, array):
+    if self._device is META:
+        array = dispatch.MetaArray(array.shape, array.dtype)
+    return dispatch.wrap_view(array, self, self._dtype)
+
+
+def _replay(self, steps):
+    """The basic steps as registry ops, so autograd and tracers see them."""
+    result = self
+    for name, dim, arg in steps:
+        if name == "select":
+            result = dispatch.call(OPS["select.int"], (result, dim, arg))
+        elif name == "slice":
+            size = result.shape[dim]
+            start, stop, step = arg.indices(size)
+            stop = max(stop, start)
+            result = dispatch.call(OPS["slice.Tensor"], (result, dim, start, stop, step))
+        else:
+            result = dispatch.call(OPS["unsqueeze"], (result, dim))
+    if result is self:
+        result = dispatch.call(OPS["alias"], (self,)) if "alias" in OPS else _view_of(self,
+                                                                                      self._data)
+    return result
+
+
+def _index_list(advanced, device):
+    last = max(advanced)
+    found = []
+    for d in range(last + 1):
+        t = advanced.get(d)
+        if t is not None and t._device is not device:
+            t = t.to(device)
+        found.append(t)
+    return found
+
+
+def _wants_ops(self):
+    # Autograd and tracers must see registry ops; the plain path builds the view directly.
+    return (self._requires_grad or dispatch.state.slow) and "select.int" in OPS \
+        and "slice.Tensor" in OPS
+
+
+def getitem(self, index):
+    """self[index]: basic indexing gives a view, advanced indexing a copy (PyTorch's rules)."""
+    items, consumed = _normalize(self, index)
+    steps = [] if _wants_ops(self) else None
+    array, advanced = _walk(self, _data_for_walk(self), items, consumed, steps)
+    result = _replay(self, steps) if steps is not None else _view_of(self, array)
+    if advanced:
+        result = dispatch.call(OPS["index.Tensor"], (result, _index_list(advanced,
+                                                                         self._device)))
+    return result
+
+
+def setitem(self, index, value):
+    """self[index] = value: write through `index` in place (value broadcast and cast)."""
+    items, consumed = _normalize(self, index)
+    array, advanced = _walk(self, _data_for_walk(self), items, consumed, None)
+    value = _value_array(self, value)
+    if advanced:
+        indices = _index_list(advanced, self._device)
+        arrays = [None if t is None else t._data for t in indices]
+        target = advanced_shape(array.shape, arrays)
+        if self._device is not META:
+            xp = dispatch.get_backend(self._device.type).xp
+            position = prepare_indices(xp, array.shape, arrays)
+        _check_value_shape(value.shape, target, advanced=True)
+        if self._device is not META:
+            array[position] = value
+    else:
+        _check_value_shape(value.shape, array.shape, advanced=False)
+        if self._device is CPU:
+            np.copyto(array, value, casting="unsafe")
+        elif self._device is not META:
+            array[...] = value
+    dispatch.bump_version(self)
+
+
+def _value_array(self, value):
+    """The assigned value as an array of self's dtype on self's device (leading 1s dropped)."""
+    dtype = self._dtype
+    if isinstance(value, dispatch.Tensor):
+        _check(value._device is self._device or value._device is CPU and value._data.ndim == 0,
+               lambda: f"Expected all tensors to be on the same device, but found at least two "
+                       f"devices, {self._device} and {value._device}!")
+        array = value._data
+        if self._device is META:
+            return dispatch.MetaArray(_strip_ones(array.shape), dtype._np)
+        if value._device is not self._device:
+            array = dispatch.get_backend(self._device.type).xp.asarray(value._host())
+        if array.dtype != dtype._np:
+            if array.dtype.kind == "c" and not dtype.is_complex:
+                array = array.real
+            array = array.astype(dtype._np)
+        return array.reshape(_strip_ones(array.shape))
+    if isinstance(value, (bool, int, float, complex, np.generic)):
+        _check(not isinstance(value, complex) or dtype.is_complex, lambda: (
+            f"value cannot be converted to type {dtype._name} without overflow"))
+        if self._device is META:
+            return dispatch.MetaArray((), dtype._np)
+        return np.asarray(dispatch.scalar_as(value, dtype._np))
+    raise TypeError(f"can't assign a {type(value).__name__} to a ember.{dtype._cpp_name}Tensor")
+
+
+def _strip_ones(shape):
+    # PyTorch drops a value's leading size-1 dims before broadcasting it into the target.
+    shape = tuple(shape)
+    while shape and shape[0] == 1:
+        shape = shape[1:]
+    return shape
+
+
+def _check_value_shape(value_shape, target, advanced):
+    value_shape = tuple(value_shape)
+    ok = len(value_shape) <= len(target) and all(
+        v == 1 or v == t for v, t in zip(reversed(value_shape), reversed(target)))
+    if ok:
+        return
+    if advanced:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(value_shape)} cannot be "
+                           f"broadcast to indexing result of shape {list(target)}")
+    _check(len(value_shape) <= len(target), lambda: (
+        f"expand(ember.Tensor{{{list(value_shape)}}}, size={list(target)}): the number of sizes "
+        f"provided ({len(target)}) must be greater or equal to the number of dimensions in the "
+        f"tensor ({len(value_shape)})"))
+    for i, (v, t) in enumerate(zip(reversed(value_shape), reversed(target))):
+        _check(v == 1 or v == t, lambda: (
+            f"The expanded size of the tensor ({t}) must match the existing size ({v}) at "
+            f"non-singleton dimension {len(target) - 1 - i}.  Target sizes: {list(target)}.  "
+            f"Tensor sizes: {list(value_shape)}"))
+
+
+register_frontend("_getitem", function=False, method=False,
+                  dunders={"__getitem__": getitem, "__setitem__": setitem})(getitem)
+
+
+# --------------------------------------------------------------------------- index / index_put
+
+def _expand_masks(xp, shape, indices):
+    """Replace boolean / uint8 masks by their nonzero index arrays; check index dtypes."""
+    found = []
+    for index in indices:
+        if index is None:
+            found.append(None)
+            continue
+        kind = index.dtype.kind
+        if kind == "b" or index.dtype == np.uint8:
+            _check_mask_shape(index.shape, shape, len(found))
+            found.extend(index.nonzero())
+        elif kind in "iu":
+            found.append(index)
+        else:
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    _check_index(len(found) <= len(shape), lambda: (
+        f"too many indices for tensor of dimension {len(shape)} (got {len(found)})"))
+    return found
+
+
+def _broadcast_index_shapes(shapes):
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
+                         "shapes " + ", ".join(str(list(s)) for s in shapes)) from None
+
+
+def advanced_shape(shape, indices):
+    """The result shape of applying integer index arrays (None = whole dim) to `shape`."""
+    dims = [d for d, index in enumerate(indices) if index is not None]
+    if not dims:
+        return tuple(shape)
+    broadcast = _broadcast_index_shapes([indices[d].shape for d in dims])
+    rest = [s for d, s in enumerate(shape) if d not in dims]
+    if dims[-1] - dims[0] + 1 == len(dims):        # adjacent: the index dims stay in place
+        first = dims[0]
+        return tuple(rest[:first]) + tuple(broadcast) + tuple(rest[first:])
+    return tuple(broadcast) + tuple(rest)
+
+
+def prepare_indices(xp, shape, indices):
+    """Check integer index arrays (broadcast, bounds) and build the NumPy index tuple."""
+    dims = [d for d, index in enumerate(indices) if index is not None]
+    _broadcast_index_shapes([indices[d].shape for d in dims])
+    position = []
+    for d, index in enumerate(indices):
+        if index is None:
+            position.append(_FULL)
+            continue
+        check_in_bounds(xp, index, shape[d], d, error=IndexError, negative=True)
+        position.append(index)
+    return tuple(position)
+
+
+def _index_meta(self, indices):
+    arrays = []
+    for t in indices:
+        _check_not_implemented(t is None or not _is_mask(t),
+                               "index: boolean masks on the meta device (data-dependent shape)")
+        arrays.append(None if t is None else t._data)
+    return advanced_shape(self._data.shape, arrays), self._dtype
+
+
+@register_op("index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", function=False,
+             method=False, meta=_index_meta)
+def index(xp, self, indices):
+    """self[indices]: advanced indexing with one (or no) index tensor per leading dim."""
+    indices = _expand_masks(xp, self.shape, indices)
+    position = prepare_indices(xp, self.shape, indices)
+    if all(p is _FULL for p in position):
+        return self.copy()
+    return self[position]
+
+
+def _index_put_meta(self, indices, values, accumulate=False):
+    return self._data.shape, self._dtype
+
+
+@register_op("index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) "
+             "-> Tensor", inplace=True, meta=_index_put_meta)
+def index_put(xp, self, indices, values, accumulate=False):
+    """index_put(input, indices, values, accumulate=False) -> Tensor: a copy with
+    input[indices] = values (or += values when `accumulate`)."""
+    _check(values.dtype == self.dtype, lambda: (
+        f"Index put requires the source and destination dtypes match, got {cpp_name(self)} for "
+        f"the destination and {cpp_name(values)} for the source."))
+    indices = _expand_masks(xp, self.shape, indices)
+    position = prepare_indices(xp, self.shape, indices)
+    target = advanced_shape(self.shape, indices)
+    _check_value_shape(_strip_ones(values.shape), target, advanced=True)
+    values = values.reshape(_strip_ones(values.shape))
+    out = self.copy()
+    if not accumulate:
+        out[position] = values
+        return out
+    compute = accumulate_dtype(out)
+    total = out.astype(compute)
+    xp.add.at(total, position, xp.broadcast_to(values.astype(compute), target))
+    return total.astype(self.dtype)
+
+
+# --------------------------------------------------------------------------- nonzero / where
+
+@register_op("nonzero(Tensor self) -> Tensor", function=False, method=False)
+def _nonzero(xp, self):
+    """The (n, ndim) int64 coordinates of the nonzero elements."""
+    return xp.argwhere(self != 0 if self.dtype.kind != "b" else self).astype(np.int64)
+
+
+@register_frontend("nonzero")
+def nonzero(input, *, out=None, as_tuple=False):
+    """nonzero(input, *, out=None, as_tuple=False): indices of the nonzero elements."""
+    if as_tuple:
+        _check(out is None, "nonzero(): as_tuple=True does not take out=")
+        flat = input.reshape((1,)) if input.dim() == 0 else input
+        coords = dispatch.call(OPS["nonzero"], (flat,))
+        xp = dispatch.get_backend(coords._device.type).xp
+        return tuple(dispatch.wrap(xp.ascontiguousarray(coords._data[:, d]), dt.int64,
+                                   coords._device) for d in range(flat.dim()))
+    if out is None:
+        return dispatch.call(OPS["nonzero"], (input,))
+    return dispatch.call_out(OPS["nonzero"], (input,), out)
+
+
+@register_op("argwhere(Tensor self) -> Tensor", out=False)
+def argwhere(xp, self):
+    """argwhere(input) -> Tensor: the (n, ndim) coordinates of the nonzero elements."""
+    return _nonzero(xp, self)
+
+
+_WHERE_OVERLOADS = {(True, True): "where.self", (True, False): "where.ScalarOther",
+                    (False, True): "where.ScalarSelf", (False, False): "where.Scalar"}
+
+
+def where(condition, input=None, other=None, *, out=None):
+    """where(condition) -> tuple of index tensors (nonzero(as_tuple=True)); or
+    where(condition, input, other) -> Tensor, picking input where condition holds."""
+    if input is None and other is None:
+        return nonzero(condition, as_tuple=True)
+    key = (isinstance(input, dispatch.Tensor), isinstance(other, dispatch.Tensor))
+    op = OPS.get(_WHERE_OVERLOADS[key]) or OPS.get("where.self")
+    _check_type(op is not None, "where(): the three-argument form is not registered")
+    if out is None:
+        return dispatch.call(op, (condition, input, other))
+    return dispatch.call_out(op, (condition, input, other), out)
+
+
+# The pointwise family owns where(condition, input, other) as registry ops; ember.where needs
+# one Python entry that also takes the one-argument form, so it is a frontend (no method).
+if "where" not in FRONTENDS:
+    register_frontend("where", method=False)(where)
+
+
+# --------------------------------------------------------------------------- masks
+
+def _check_bool_mask(mask, what):
+    _check(mask.dtype.kind == "b", lambda: (
+        f"{what} only supports boolean masks, but got mask with dtype {_torch_dtype(mask)}"))
+
+
+def _torch_dtype(array):
+    name = dt.NP_TO_DTYPE[array.dtype]._name
+    return {"uint8": "unsigned char", "int8": "signed char"}.get(name, name)
+
+
+def _broadcast_meta(self, mask, *rest):
+    return np.broadcast_shapes(self._data.shape, mask._data.shape), self._dtype
+
+
+def _masked_fill(xp, self, mask, value):
+    _check_bool_mask(mask, "masked_fill_")
+    dispatch.check_broadcastable(OPS["masked_fill.Scalar"], [self.shape, mask.shape])
+    return xp.where(mask, value, self).astype(self.dtype, copy=False)
+
+
+@register_op("masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor",
+             function=False, method=False, meta=_broadcast_meta)
+def _masked_fill_scalar(xp, self, mask, value):
+    """A copy of input with `value` where `mask` is True."""
+    return _masked_fill(xp, self, mask, dispatch.scalar_as(value, self.dtype))
+
+
+@register_op("masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor",
+             function=False, method=False, meta=_broadcast_meta)
+def _masked_fill_tensor(xp, self, mask, value):
+    """A copy of input with the 0-d tensor `value` where `mask` is True."""
+    _check(value.ndim == 0, lambda: (
+        "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+        f"{value.ndim} dimension(s)."))
+    if value.dtype.kind == "c" and self.dtype.kind != "c":
+        value = value.real
+    return _masked_fill(xp, self, mask, xp.asarray(value).astype(self.dtype))
+
+
+def _masked_fill_overload(value):
+    return OPS["masked_fill.Tensor" if isinstance(value, dispatch.Tensor)
+               else "masked_fill.Scalar"]
+
+
+def masked_fill_(self, mask, value):
+    """Fill self with `value` where `mask` is True, in place."""
+    return dispatch.call_inplace(_masked_fill_overload(value), (self, mask, value))
+
+
+@register_frontend("masked_fill", inplace=masked_fill_)
+def masked_fill(input, mask, value, *, out=None):
+    """masked_fill(input, mask, value) -> Tensor: `value` where `mask`, else input."""
+    op = _masked_fill_overload(value)
+    if out is None:
+        return dispatch.call(op, (input, mask, value))
+    return dispatch.call_out(op, (input, mask, value), out)
+
+
+@register_op("masked_select(Tensor self, Tensor mask) -> Tensor")
+def masked_select(xp, self, mask):
+    """masked_select(input, mask, *, out=None) -> Tensor: the 1-D elements where `mask`."""
+    _check(mask.dtype.kind == "b", "masked_select: expected BoolTensor for mask")
+    shape = np.broadcast_shapes(self.shape, mask.shape)
+    return xp.broadcast_to(self, shape)[xp.broadcast_to(mask, shape)]
+
+
+@register_op("masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor", inplace=True,
+             meta=_broadcast_meta)
+def masked_scatter(xp, self, mask, source):
+    """masked_scatter(input, mask, source) -> Tensor: a copy of input whose positions where
+    `mask` is True take consecutive elements of `source`."""
+    _check_bool_mask(mask, "masked_scatter_")
+    _check(source.dtype == self.dtype, lambda: (
+        "masked_scatter: expected self and source to have same dtypes but got "
+        f"{cpp_name(self)} and {cpp_name(source)}"))
+    shape = np.broadcast_shapes(self.shape, mask.shape)
+    out = xp.array(xp.broadcast_to(self, shape), copy=True)
+    mask = xp.broadcast_to(mask, shape)
+    count = int(mask.sum())
+    _check(source.size >= count, "Number of elements of source < number of ones in mask")
+    out[mask] = source.reshape(-1)[:count]
+    return out
