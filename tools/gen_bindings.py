@@ -18,6 +18,7 @@ import tempfile
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 TARGET = ROOT / "src" / "ember" / "_generated" / "bindings.py"
 sys.path.insert(0, str(ROOT / "src"))
+os.environ["EMBER_DEVICE_BACKEND_AUTOLOAD"] = "0"  # plug-ins need the real bindings
 # The generator reads the registry without the bindings it is about to write.
 _stub = type(sys)("ember._generated.bindings")
 _stub.FUNCTIONS = ()

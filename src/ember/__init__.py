@@ -31,7 +31,7 @@ from ember.autograd.grad_mode import (  # noqa: F401
     set_grad_enabled,
 )
 
-__version__ = "0.1.0"
+from ember.version import __version__  # noqa: E402
 
 globals()["bool"] = _dt.bool_
 for _alias, _d in _dt.ALIASES.items():
@@ -83,6 +83,7 @@ _LAZY_SUBMODULES = frozenset({
     "nn", "optim", "utils", "linalg", "fft", "special", "testing", "cuda", "cpu",
     "ops", "random", "accelerator", "backends", "amp", "fx", "distributed", "profiler", "func", "library",
     "overrides", "types", "serialization", "jit", "hub", "onnx", "export", "version",
+    "__config__",
 })
 
 _LAZY_ATTRIBUTES = {
@@ -104,6 +105,7 @@ _LAZY_ATTRIBUTES = {
     "set_rng_state": ("ember._random", "set_rng_state"),
     "default_generator": ("ember._random", "default_generator"),
     "set_printoptions": ("ember._tensor_str", "set_printoptions"),
+    "get_defaults": ("ember._defaults", "get_defaults"),
     **{name: ("ember._sym", name) for name in (
         "SymInt", "SymFloat", "SymBool", "sym_int", "sym_float", "sym_max", "sym_min",
         "sym_sum", "sym_not", "sym_ite")},

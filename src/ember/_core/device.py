@@ -131,10 +131,19 @@ def set_default_device_local(dev) -> None:
     _local.device = dev
 
 
+_warned_global = [False]
+
+
 def set_default_device_global(dev) -> None:
+    """`ember.set_default_device`: the process-wide default (a `with device(...)` block in a
+    thread still wins there). Changing it is global state, so it warns once."""
+    if not _warned_global[0]:
+        import warnings
+        warnings.warn("ember.set_default_device() changes the default device for the whole "
+                      "process; prefer `with ember.device(...):` to scope it.", UserWarning,
+                      stacklevel=2)
+        _warned_global[0] = True
     _global_default[0] = None if dev is None else as_device(dev)
-    if hasattr(_local, "device"):
-        del _local.device
 
 
 def get_default_device() -> device:

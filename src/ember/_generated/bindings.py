@@ -9,29 +9,49 @@ import ember._ops  # fills the registry
 from ember._core.registry import FRONTENDS as _FE
 
 _op__to_copy = _OPS['_to_copy']
+_op_abs = _OPS['abs']
 _op_add_Tensor = _OPS['add.Tensor']
+_op_argwhere = _OPS['argwhere']
 _op_clone = _OPS['clone']
+_op_div_Tensor = _OPS['div.Tensor']
 _op_div_Tensor_mode = _OPS['div.Tensor_mode']
-_op_eq_Tensor = _OPS['eq.Tensor']
 _op_exp = _OPS['exp']
 _op_expand = _OPS['expand']
 _op_flatten_using_ints = _OPS['flatten.using_ints']
-_op_ge_Tensor = _OPS['ge.Tensor']
-_op_gt_Tensor = _OPS['gt.Tensor']
-_op_le_Tensor = _OPS['le.Tensor']
-_op_lt_Tensor = _OPS['lt.Tensor']
+_op_floor_divide = _OPS['floor_divide']
+_op_fmod_Tensor = _OPS['fmod.Tensor']
+_op_index_Tensor = _OPS['index.Tensor']
+_op_index_put = _OPS['index_put']
+_op_masked_fill_Scalar = _OPS['masked_fill.Scalar']
+_op_masked_fill_Tensor = _OPS['masked_fill.Tensor']
+_op_masked_scatter = _OPS['masked_scatter']
+_op_masked_select = _OPS['masked_select']
 _op_matmul = _OPS['matmul']
 _op_mean_dim = _OPS['mean.dim']
 _op_mul_Tensor = _OPS['mul.Tensor']
-_op_ne_Tensor = _OPS['ne.Tensor']
 _op_neg = _OPS['neg']
+_op_nonzero = _OPS['nonzero']
 _op_permute = _OPS['permute']
+_op_pow_Tensor_Tensor = _OPS['pow.Tensor_Tensor']
+_op_reciprocal = _OPS['reciprocal']
+_op_remainder_Tensor = _OPS['remainder.Tensor']
 _op_reshape = _OPS['reshape']
+_op_rsub_Tensor = _OPS['rsub.Tensor']
+_op_square = _OPS['square']
 _op_sub_Tensor = _OPS['sub.Tensor']
 _op_sum_dim_IntList = _OPS['sum.dim_IntList']
 _op_transpose_int = _OPS['transpose.int']
 _op_unsqueeze = _OPS['unsqueeze']
 _op_view = _OPS['view']
+
+
+def abs(input, *, out=None):
+    if out is None:
+        return _call(_op_abs, (input,))
+    return _call_out(_op_abs, (input,), out)
+
+
+absolute = abs
 
 
 def add(input, other, *, alpha=1, out=None):
@@ -40,28 +60,14 @@ def add(input, other, *, alpha=1, out=None):
     return _call_out(_op_add_Tensor, (input, other, alpha), out)
 
 
+def argwhere(input):
+    return _call(_op_argwhere, (input,))
+
+
 def clone(input, *, memory_format=None, out=None):
     if out is None:
         return _call(_op_clone, (input, memory_format))
     return _call_out(_op_clone, (input, memory_format), out)
-
-
-def div(input, other, *, rounding_mode=None, out=None):
-    if out is None:
-        return _call(_op_div_Tensor_mode, (input, other, rounding_mode))
-    return _call_out(_op_div_Tensor_mode, (input, other, rounding_mode), out)
-
-
-divide = div
-
-
-true_divide = div
-
-
-def eq(input, other, *, out=None):
-    if out is None:
-        return _call(_op_eq_Tensor, (input, other))
-    return _call_out(_op_eq_Tensor, (input, other), out)
 
 
 def exp(input, *, out=None):
@@ -78,28 +84,34 @@ def flatten(input, start_dim=0, end_dim=-1):
     return _call(_op_flatten_using_ints, (input, start_dim, end_dim))
 
 
-def ge(input, other, *, out=None):
+def floor_divide(input, other, *, out=None):
     if out is None:
-        return _call(_op_ge_Tensor, (input, other))
-    return _call_out(_op_ge_Tensor, (input, other), out)
+        return _call(_op_floor_divide, (input, other))
+    return _call_out(_op_floor_divide, (input, other), out)
 
 
-def gt(input, other, *, out=None):
+def fmod(input, other, *, out=None):
     if out is None:
-        return _call(_op_gt_Tensor, (input, other))
-    return _call_out(_op_gt_Tensor, (input, other), out)
+        return _call(_op_fmod_Tensor, (input, other))
+    return _call_out(_op_fmod_Tensor, (input, other), out)
 
 
-def le(input, other, *, out=None):
+def index_put(input, indices, values, accumulate=False, *, out=None):
     if out is None:
-        return _call(_op_le_Tensor, (input, other))
-    return _call_out(_op_le_Tensor, (input, other), out)
+        return _call(_op_index_put, (input, indices, values, accumulate))
+    return _call_out(_op_index_put, (input, indices, values, accumulate), out)
 
 
-def lt(input, other, *, out=None):
+def masked_scatter(input, mask, source, *, out=None):
     if out is None:
-        return _call(_op_lt_Tensor, (input, other))
-    return _call_out(_op_lt_Tensor, (input, other), out)
+        return _call(_op_masked_scatter, (input, mask, source))
+    return _call_out(_op_masked_scatter, (input, mask, source), out)
+
+
+def masked_select(input, mask, *, out=None):
+    if out is None:
+        return _call(_op_masked_select, (input, mask))
+    return _call_out(_op_masked_select, (input, mask), out)
 
 
 def matmul(input, other, *, out=None):
@@ -123,12 +135,6 @@ def mul(input, other, *, out=None):
 multiply = mul
 
 
-def ne(input, other, *, out=None):
-    if out is None:
-        return _call(_op_ne_Tensor, (input, other))
-    return _call_out(_op_ne_Tensor, (input, other), out)
-
-
 def neg(input, *, out=None):
     if out is None:
         return _call(_op_neg, (input,))
@@ -142,17 +148,32 @@ def permute(input, dims):
     return _call(_op_permute, (input, dims))
 
 
+def pow(input, exponent, *, out=None):
+    if out is None:
+        return _call(_op_pow_Tensor_Tensor, (input, exponent))
+    return _call_out(_op_pow_Tensor_Tensor, (input, exponent), out)
+
+
+def reciprocal(input, *, out=None):
+    if out is None:
+        return _call(_op_reciprocal, (input,))
+    return _call_out(_op_reciprocal, (input,), out)
+
+
+def remainder(input, other, *, out=None):
+    if out is None:
+        return _call(_op_remainder_Tensor, (input, other))
+    return _call_out(_op_remainder_Tensor, (input, other), out)
+
+
 def reshape(input, shape):
     return _call(_op_reshape, (input, shape))
 
 
-def sub(input, other, *, alpha=1, out=None):
+def square(input, *, out=None):
     if out is None:
-        return _call(_op_sub_Tensor, (input, other, alpha))
-    return _call_out(_op_sub_Tensor, (input, other, alpha), out)
-
-
-subtract = sub
+        return _call(_op_square, (input,))
+    return _call_out(_op_square, (input,), out)
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -185,6 +206,12 @@ as_tensor = _FE['as_tensor'].function
 asarray = _FE['asarray'].function
 
 
+div = _FE['div'].function
+
+
+divide = _FE['divide'].function
+
+
 empty = _FE['empty'].function
 
 
@@ -200,13 +227,37 @@ full = _FE['full'].function
 full_like = _FE['full_like'].function
 
 
+masked_fill = _FE['masked_fill'].function
+
+
+nonzero = _FE['nonzero'].function
+
+
 ones = _FE['ones'].function
 
 
 ones_like = _FE['ones_like'].function
 
 
+positive = _FE['positive'].function
+
+
+rsub = _FE['rsub'].function
+
+
+sub = _FE['sub'].function
+
+
+subtract = _FE['subtract'].function
+
+
 tensor = _FE['tensor'].function
+
+
+true_divide = _FE['true_divide'].function
+
+
+where = _FE['where'].function
 
 
 zeros = _FE['zeros'].function
@@ -218,30 +269,25 @@ zeros_like = _FE['zeros_like'].function
 class _Methods:
     __slots__ = ()
 
+    def abs(self):
+        return _call(_op_abs, (self,))
+
+    absolute = abs
+
+    def abs_(self):
+        return _call_inplace(_op_abs, (self,))
+
     def add(self, other, *, alpha=1):
         return _call(_op_add_Tensor, (self, other, alpha))
 
     def add_(self, other, *, alpha=1):
         return _call_inplace(_op_add_Tensor, (self, other, alpha))
 
+    def argwhere(self):
+        return _call(_op_argwhere, (self,))
+
     def clone(self, *, memory_format=None):
         return _call(_op_clone, (self, memory_format))
-
-    def div(self, other, *, rounding_mode=None):
-        return _call(_op_div_Tensor_mode, (self, other, rounding_mode))
-
-    divide = div
-
-    true_divide = div
-
-    def div_(self, other, *, rounding_mode=None):
-        return _call_inplace(_op_div_Tensor_mode, (self, other, rounding_mode))
-
-    def eq(self, other):
-        return _call(_op_eq_Tensor, (self, other))
-
-    def eq_(self, other):
-        return _call_inplace(_op_eq_Tensor, (self, other))
 
     def exp(self):
         return _call(_op_exp, (self,))
@@ -256,29 +302,32 @@ class _Methods:
     def flatten(self, start_dim=0, end_dim=-1):
         return _call(_op_flatten_using_ints, (self, start_dim, end_dim))
 
-    def ge(self, other):
-        return _call(_op_ge_Tensor, (self, other))
+    def floor_divide(self, other):
+        return _call(_op_floor_divide, (self, other))
 
-    def ge_(self, other):
-        return _call_inplace(_op_ge_Tensor, (self, other))
+    def floor_divide_(self, other):
+        return _call_inplace(_op_floor_divide, (self, other))
 
-    def gt(self, other):
-        return _call(_op_gt_Tensor, (self, other))
+    def fmod(self, other):
+        return _call(_op_fmod_Tensor, (self, other))
 
-    def gt_(self, other):
-        return _call_inplace(_op_gt_Tensor, (self, other))
+    def fmod_(self, other):
+        return _call_inplace(_op_fmod_Tensor, (self, other))
 
-    def le(self, other):
-        return _call(_op_le_Tensor, (self, other))
+    def index_put(self, indices, values, accumulate=False):
+        return _call(_op_index_put, (self, indices, values, accumulate))
 
-    def le_(self, other):
-        return _call_inplace(_op_le_Tensor, (self, other))
+    def index_put_(self, indices, values, accumulate=False):
+        return _call_inplace(_op_index_put, (self, indices, values, accumulate))
 
-    def lt(self, other):
-        return _call(_op_lt_Tensor, (self, other))
+    def masked_scatter(self, mask, source):
+        return _call(_op_masked_scatter, (self, mask, source))
 
-    def lt_(self, other):
-        return _call_inplace(_op_lt_Tensor, (self, other))
+    def masked_scatter_(self, mask, source):
+        return _call_inplace(_op_masked_scatter, (self, mask, source))
+
+    def masked_select(self, mask):
+        return _call(_op_masked_select, (self, mask))
 
     def matmul(self, other):
         return _call(_op_matmul, (self, other))
@@ -294,12 +343,6 @@ class _Methods:
     def mul_(self, other):
         return _call_inplace(_op_mul_Tensor, (self, other))
 
-    def ne(self, other):
-        return _call(_op_ne_Tensor, (self, other))
-
-    def ne_(self, other):
-        return _call_inplace(_op_ne_Tensor, (self, other))
-
     def neg(self):
         return _call(_op_neg, (self,))
 
@@ -312,17 +355,33 @@ class _Methods:
         dims = _shape(dims)
         return _call(_op_permute, (self, dims))
 
+    def pow(self, exponent):
+        return _call(_op_pow_Tensor_Tensor, (self, exponent))
+
+    def pow_(self, exponent):
+        return _call_inplace(_op_pow_Tensor_Tensor, (self, exponent))
+
+    def reciprocal(self):
+        return _call(_op_reciprocal, (self,))
+
+    def reciprocal_(self):
+        return _call_inplace(_op_reciprocal, (self,))
+
+    def remainder(self, other):
+        return _call(_op_remainder_Tensor, (self, other))
+
+    def remainder_(self, other):
+        return _call_inplace(_op_remainder_Tensor, (self, other))
+
     def reshape(self, *shape):
         shape = _shape(shape)
         return _call(_op_reshape, (self, shape))
 
-    def sub(self, other, *, alpha=1):
-        return _call(_op_sub_Tensor, (self, other, alpha))
+    def square(self):
+        return _call(_op_square, (self,))
 
-    subtract = sub
-
-    def sub_(self, other, *, alpha=1):
-        return _call_inplace(_op_sub_Tensor, (self, other, alpha))
+    def square_(self):
+        return _call_inplace(_op_square, (self,))
 
     def sum(self, dim=None, keepdim=False, *, dtype=None):
         return _call(_op_sum_dim_IntList, (self, dim, keepdim, dtype))
@@ -340,6 +399,9 @@ class _Methods:
     def view(self, *size):
         size = _shape(size)
         return _call(_op_view, (self, size))
+
+    def __abs__(self):
+        return _call(_op_abs, (self,))
 
     def __add__(self, other):
         try:
@@ -361,49 +423,37 @@ class _Methods:
 
     def __itruediv__(self, other):
         try:
-            return _call_inplace(_op_div_Tensor_mode, (self, other, None))
+            return _call_inplace(_op_div_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __rtruediv__(self, other):
         try:
-            return _call(_op_div_Tensor_mode, (other, self, None))
+            return _call(_op_div_Tensor, (other, self))
         except _Unsupported:
             return NotImplemented
 
     def __truediv__(self, other):
         try:
-            return _call(_op_div_Tensor_mode, (self, other, None))
+            return _call(_op_div_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
-    def __eq__(self, other):
+    def __floordiv__(self, other):
         try:
-            return _call(_op_eq_Tensor, (self, other))
+            return _call(_op_floor_divide, (self, other))
         except _Unsupported:
             return NotImplemented
 
-    def __ge__(self, other):
+    def __ifloordiv__(self, other):
         try:
-            return _call(_op_ge_Tensor, (self, other))
+            return _call_inplace(_op_floor_divide, (self, other))
         except _Unsupported:
             return NotImplemented
 
-    def __gt__(self, other):
+    def __rfloordiv__(self, other):
         try:
-            return _call(_op_gt_Tensor, (self, other))
-        except _Unsupported:
-            return NotImplemented
-
-    def __le__(self, other):
-        try:
-            return _call(_op_le_Tensor, (self, other))
-        except _Unsupported:
-            return NotImplemented
-
-    def __lt__(self, other):
-        try:
-            return _call(_op_lt_Tensor, (self, other))
+            return _call(_op_floor_divide, (other, self))
         except _Unsupported:
             return NotImplemented
 
@@ -437,36 +487,64 @@ class _Methods:
         except _Unsupported:
             return NotImplemented
 
-    def __ne__(self, other):
-        try:
-            return _call(_op_ne_Tensor, (self, other))
-        except _Unsupported:
-            return NotImplemented
-
     def __neg__(self):
         return _call(_op_neg, (self,))
 
-    def __isub__(self, other):
+    def __ipow__(self, other):
         try:
-            return _call_inplace(_op_sub_Tensor, (self, other, 1))
+            return _call_inplace(_op_pow_Tensor_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
-    def __rsub__(self, other):
+    def __pow__(self, other):
         try:
-            return _call(_op_sub_Tensor, (other, self, 1))
+            return _call(_op_pow_Tensor_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
-    def __sub__(self, other):
+    def __rpow__(self, other):
         try:
-            return _call(_op_sub_Tensor, (self, other, 1))
+            return _call(_op_pow_Tensor_Tensor, (other, self))
         except _Unsupported:
             return NotImplemented
+
+    def __imod__(self, other):
+        try:
+            return _call_inplace(_op_remainder_Tensor, (self, other))
+        except _Unsupported:
+            return NotImplemented
+
+    def __mod__(self, other):
+        try:
+            return _call(_op_remainder_Tensor, (self, other))
+        except _Unsupported:
+            return NotImplemented
+
+    def __rmod__(self, other):
+        try:
+            return _call(_op_remainder_Tensor, (other, self))
+        except _Unsupported:
+            return NotImplemented
+
+    __getitem__ = _FE['_getitem'].dunders['__getitem__']
+
+    __setitem__ = _FE['_getitem'].dunders['__setitem__']
 
     contiguous = _FE['contiguous'].method
 
     copy_ = _FE['copy_'].method
+
+    div = _FE['div'].method
+
+    div_ = _FE['div'].inplace_method
+
+    divide = _FE['divide'].method
+
+    divide_ = _FE['divide'].inplace_method
+
+    masked_fill = _FE['masked_fill'].method
+
+    masked_fill_ = _FE['masked_fill'].inplace_method
 
     new_empty = _FE['new_empty'].method
 
@@ -476,9 +554,36 @@ class _Methods:
 
     new_zeros = _FE['new_zeros'].method
 
+    nonzero = _FE['nonzero'].method
+
+    positive = _FE['positive'].method
+
+    __pos__ = _FE['positive'].dunders['__pos__']
+
+    sub = _FE['sub'].method
+
+    sub_ = _FE['sub'].inplace_method
+
+    __isub__ = _FE['sub'].dunders['__isub__']
+
+    __rsub__ = _FE['sub'].dunders['__rsub__']
+
+    __sub__ = _FE['sub'].dunders['__sub__']
+
+    subtract = _FE['subtract'].method
+
+    subtract_ = _FE['subtract'].inplace_method
+
+    true_divide = _FE['true_divide'].method
+
+    true_divide_ = _FE['true_divide'].inplace_method
+
 
 FUNCTIONS = (
+    'abs',
+    'absolute',
     'add',
+    'argwhere',
     'as_tensor',
     'asarray',
     'clone',
@@ -486,28 +591,35 @@ FUNCTIONS = (
     'divide',
     'empty',
     'empty_like',
-    'eq',
     'exp',
     'expand',
     'flatten',
+    'floor_divide',
+    'fmod',
     'from_numpy',
     'full',
     'full_like',
-    'ge',
-    'gt',
-    'le',
-    'lt',
+    'index_put',
+    'masked_fill',
+    'masked_scatter',
+    'masked_select',
     'matmul',
     'mean',
     'mul',
     'multiply',
-    'ne',
     'neg',
     'negative',
+    'nonzero',
     'ones',
     'ones_like',
     'permute',
+    'positive',
+    'pow',
+    'reciprocal',
+    'remainder',
     'reshape',
+    'rsub',
+    'square',
     'sub',
     'subtract',
     'sum',
@@ -518,6 +630,7 @@ FUNCTIONS = (
     'true_divide',
     'unsqueeze',
     'view',
+    'where',
     'zeros',
     'zeros_like',
 )

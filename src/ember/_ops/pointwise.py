@@ -1,78 +1,326 @@
-"""Pointwise ops: arithmetic and comparison (the unary math family lives in pointwise_math.py).
+"""Pointwise arithmetic: add, sub, mul, div, floor_divide, remainder, fmod, pow, neg, abs, ...
+and their dunders. Comparison, logical, bitwise and ternary ops live in pointwise_logic.py, the
+unary math family in pointwise_math.py.
 
 Each entry is a kernel `f(xp, *args)` over raw arrays. For kind="pointwise" the dispatcher has
 already applied type promotion: tensor arguments arrive as arrays of the compute dtype and
 Python scalars as NumPy scalars of it; the kernel's result is cast to the result dtype.
+
+A few ops must see their operands' dtypes *before* promotion (sub rejects any bool operand,
+even one promoted away); those get a hand-written frontend that checks and then dispatches.
 """
 from __future__ import annotations
 
-from ember._core.checks import _check, _check_value
-from ember._core.registry import ALWAYS_BOOL, INT_TO_FLOAT, register_op
+import numpy as np
+
+from ember._core import dispatch
+from ember._core import dtype as dt
+from ember._core.checks import _check, _check_type
+from ember._core.dispatch import UnsupportedOperand, call, call_inplace, call_out, scalar_as
+from ember._core.registry import (BOOL_TO_LONG, COMPLEX_TO_FLOAT, INT_TO_FLOAT, OPS,
+                                  register_frontend, register_op)
 
 _BINARY = {"kind": "pointwise", "inplace": True}
+_BOOL = dt.bool_
 
 
-def _is_int(a) -> bool:
-    return a.dtype.kind in "iub"
+def not_implemented_for(kernel_name: str, array) -> None:
+    """Raise PyTorch's error for a dtype a kernel has no implementation for."""
+    name = dt.NP_TO_DTYPE[np.dtype(array.dtype)]._cpp_name
+    raise NotImplementedError(f'"{kernel_name}" not implemented for \'{name}\'')
+
+
+def check_divisor(divisor) -> None:
+    """Integer division by zero is an error in PyTorch (floats give inf/nan instead)."""
+    if divisor.dtype.kind in "iu":
+        _check(not (divisor == 0).any(), "ZeroDivisionError")
+
+
+# --------------------------------------------------------------------------- add / sub / mul
+
+def _scaled(other, alpha, like):
+    """alpha * other with PyTorch's checks on alpha against the result dtype `like`."""
+    kind = like.dtype.kind
+    if isinstance(alpha, (bool, np.bool_)):
+        _check(kind == "b", "Boolean alpha only supported for Boolean results.")
+    elif kind in "biu":
+        _check(not isinstance(alpha, (float, complex, np.inexact)), (
+            "For integral input tensors, argument alpha must not be a floating point number."))
+    if kind != "c":
+        _check(not isinstance(alpha, (complex, np.complexfloating)), (
+            "For non-complex input tensors, argument alpha must not be a complex number."))
+    return other * scalar_as(alpha, like.dtype)
 
 
 @register_op("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", **_BINARY,
              dunders={"__add__": "forward", "__radd__": "reflect", "__iadd__": "inplace"})
 def add(xp, self, other, alpha=1):
     """add(input, other, *, alpha=1, out=None) -> Tensor: input + alpha * other."""
-    if alpha != 1:
-        _check_alpha(self, alpha)
-        other = other * alpha
+    if type(alpha) is not int or alpha != 1:
+        other = _scaled(other, alpha, self)
     return xp.add(self, other)
 
 
-@register_op("sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", **_BINARY,
-             dunders={"__sub__": "forward", "__rsub__": "reflect", "__isub__": "inplace"},
-             aliases=("subtract",))
+_SUB_TWO_BOOLS = ("Subtraction, the `-` operator, with two bool tensors is not supported. Use "
+                  "the `^` or `logical_xor()` operator instead.")
+_SUB_ONE_BOOL = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                 "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+@register_op("sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+             kind="pointwise", function=False, method=False)
 def sub(xp, self, other, alpha=1):
     """sub(input, other, *, alpha=1, out=None) -> Tensor: input - alpha * other."""
-    _check(self.dtype.kind != "b",
-           "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
-           "`^` or `logical_xor()` operator instead.")
-    if alpha != 1:
-        _check_alpha(self, alpha)
-        other = other * alpha
+    # The frontend has rejected bool operands; this catches direct calls of the overload.
+    _check(self.dtype.kind != "b", _SUB_TWO_BOOLS)
+    if type(alpha) is not int or alpha != 1:
+        other = _scaled(other, alpha, self)
     return xp.subtract(self, other)
 
 
-def _check_alpha(array, alpha):
-    if _is_int(array):
-        _check(float(alpha).is_integer() and not isinstance(alpha, float), lambda: (
-            f"For integral input tensors, argument alpha must not be a floating point number."))
+@register_op("rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+             kind="pointwise", function=False, method=False, out=False)
+def rsub(xp, self, other, alpha=1):
+    """rsub(input, other, *, alpha=1) -> Tensor: other - alpha * input."""
+    _check(self.dtype.kind != "b", _SUB_TWO_BOOLS)
+    if type(alpha) is not int or alpha != 1:
+        self = _scaled(self, alpha, self)
+    return xp.subtract(other, self)
+
+
+def _is_bool_operand(value):
+    if isinstance(value, dispatch.Tensor):
+        return value._dtype is _BOOL
+    return isinstance(value, (bool, np.bool_))
+
+
+def _check_sub(a, b):
+    """PyTorch refuses subtraction with any bool operand, even one a promotion would widen."""
+    a_bool, b_bool = _is_bool_operand(a), _is_bool_operand(b)
+    if a_bool or b_bool:
+        _check(not (a_bool and b_bool), _SUB_TWO_BOOLS)
+        other = b if a_bool else a
+        # An operand of the wrong kind altogether is a TypeError, raised by the dispatcher.
+        if isinstance(other, (dispatch.Tensor, int, float, complex, np.generic)):
+            _check(False, _SUB_ONE_BOOL)
+
+
+_SUB_OP = OPS["sub.Tensor"]
+_RSUB_OP = OPS["rsub.Tensor"]
+
+
+def sub_function(input, other, *, alpha=1, out=None):
+    """sub(input, other, *, alpha=1, out=None) -> Tensor: input - alpha * other."""
+    _check_sub(input, other)
+    if out is None:
+        return call(_SUB_OP, (input, other, alpha))
+    return call_out(_SUB_OP, (input, other, alpha), out)
+
+
+def sub_inplace(self, other, *, alpha=1):
+    _check_sub(self, other)
+    return call_inplace(_SUB_OP, (self, other, alpha))
+
+
+def _sub_dunder(self, other):
+    try:
+        _check_sub(self, other)
+        return call(_SUB_OP, (self, other, 1))
+    except UnsupportedOperand:
+        return NotImplemented
+
+
+def _rsub_dunder(self, other):
+    try:
+        _check_sub(other, self)
+        return call(_RSUB_OP, (self, other, 1))
+    except UnsupportedOperand:
+        return NotImplemented
+
+
+def _isub_dunder(self, other):
+    try:
+        _check_sub(self, other)
+        return call_inplace(_SUB_OP, (self, other, 1))
+    except UnsupportedOperand:
+        return NotImplemented
+
+
+_SUB_DUNDERS = {"__sub__": _sub_dunder, "__rsub__": _rsub_dunder, "__isub__": _isub_dunder}
+register_frontend("sub", inplace=sub_inplace, dunders=_SUB_DUNDERS)(sub_function)
+register_frontend("subtract", inplace=sub_inplace)(sub_function)
+
+
+@register_frontend("rsub", method=False)
+def rsub_function(input, other, *, alpha=1):
+    """rsub(input, other, *, alpha=1) -> Tensor: other - alpha * input."""
+    _check_sub(input, other)
+    return call(_RSUB_OP, (input, other, alpha))
 
 
 @register_op("mul.Tensor(Tensor self, Tensor other) -> Tensor", **_BINARY,
              dunders={"__mul__": "forward", "__rmul__": "reflect", "__imul__": "inplace"},
              aliases=("multiply",))
 def mul(xp, self, other):
-    """mul(input, other, *, out=None) -> Tensor: elementwise product."""
-    if self.dtype.kind == "b":
-        return xp.logical_and(self, other)
+    """mul(input, other, *, out=None) -> Tensor: elementwise product (logical and for bool)."""
     return xp.multiply(self, other)
 
 
-@register_op("div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode=None) -> Tensor",
-             kind="pointwise", inplace=True, promotion=INT_TO_FLOAT,
-             dunders={"__truediv__": "forward", "__rtruediv__": "reflect",
-                      "__itruediv__": "inplace"},
-             aliases=("divide", "true_divide"))
-def div(xp, self, other, rounding_mode=None):
-    """div(input, other, *, rounding_mode=None, out=None) -> Tensor."""
-    _check_value(rounding_mode in (None, "trunc", "floor"), lambda: (
-        f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
-        f"'{rounding_mode}'"))
-    quotient = xp.true_divide(self, other)
-    if rounding_mode == "trunc":
-        return xp.trunc(quotient)
-    if rounding_mode == "floor":
-        return xp.floor(quotient)
-    return quotient
+# --------------------------------------------------------------------------- division
 
+@register_op("div.Tensor(Tensor self, Tensor other) -> Tensor", kind="pointwise",
+             promotion=INT_TO_FLOAT, function=False, method=False,
+             dunders={"__truediv__": "forward", "__rtruediv__": "reflect",
+                      "__itruediv__": "inplace"})
+def div(xp, self, other):
+    """div(input, other, *, rounding_mode=None, out=None) -> Tensor: true division."""
+    return xp.true_divide(self, other)
+
+
+def floor_div(xp, a, b):
+    """Division rounded toward -inf (Python's `//`)."""
+    if a.dtype.kind in "bc":
+        not_implemented_for("div_floor_cpu", a)
+    check_divisor(b)
+    return xp.floor_divide(a, b)
+
+
+def trunc_div(xp, a, b):
+    """Division rounded toward zero (C's `/` on integers)."""
+    kind = a.dtype.kind
+    if kind in "bc":
+        not_implemented_for("div_trunc_cpu", a)
+    if kind in "iu":
+        check_divisor(b)
+        quotient = xp.floor_divide(a, b)
+        # Floor and trunc differ by one where the division is inexact and the signs differ.
+        return quotient + ((quotient * b != a) & ((a < 0) != (b < 0)))
+    return xp.trunc(xp.true_divide(a, b))
+
+
+def _check_rounding_mode(rounding_mode):
+    _check(rounding_mode in (None, "trunc", "floor"), lambda: (
+        "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+        f"'{rounding_mode}'"))
+
+
+@register_op("div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor",
+             kind="pointwise", function=False, method=False)
+def div_mode(xp, self, other, rounding_mode):
+    """div with rounding_mode 'trunc' or 'floor': integer inputs keep their dtype."""
+    if rounding_mode == "floor":
+        return floor_div(xp, self, other)
+    if rounding_mode == "trunc":
+        return trunc_div(xp, self, other)
+    _check_rounding_mode(rounding_mode)
+    # None reaches here only through a direct call of the overload (the frontend routes it to
+    # div.Tensor, which promotes integers to float).
+    return xp.true_divide(self, other)
+
+
+_DIV_OP = OPS["div.Tensor"]
+_DIV_MODE_OP = OPS["div.Tensor_mode"]
+
+
+def _div_call(input, other, rounding_mode):
+    if rounding_mode is None:
+        return _DIV_OP, (input, other)
+    _check_rounding_mode(rounding_mode)
+    return _DIV_MODE_OP, (input, other, rounding_mode)
+
+
+def div_function(input, other, *, rounding_mode=None, out=None):
+    """div(input, other, *, rounding_mode=None, out=None) -> Tensor.
+
+    rounding_mode None: true division (integers give the default float dtype); 'trunc' rounds
+    toward zero and 'floor' toward -inf, both keeping integer dtypes.
+    """
+    op, args = _div_call(input, other, rounding_mode)
+    return call(op, args) if out is None else call_out(op, args, out)
+
+
+def div_inplace(self, other, *, rounding_mode=None):
+    op, args = _div_call(self, other, rounding_mode)
+    return call_inplace(op, args)
+
+
+register_frontend("div", inplace=div_inplace)(div_function)
+register_frontend("divide", inplace=div_inplace)(div_function)
+
+
+def true_divide(input, other, *, out=None):
+    """true_divide(input, other, *, out=None) -> Tensor: div without rounding."""
+    args = (input, other)
+    return call(_DIV_OP, args) if out is None else call_out(_DIV_OP, args, out)
+
+
+def true_divide_inplace(self, other):
+    return call_inplace(_DIV_OP, (self, other))
+
+
+register_frontend("true_divide", inplace=true_divide_inplace)(true_divide)
+
+
+@register_op("floor_divide(Tensor self, Tensor other) -> Tensor", **_BINARY,
+             dunders={"__floordiv__": "forward", "__rfloordiv__": "reflect",
+                      "__ifloordiv__": "inplace"})
+def floor_divide(xp, self, other):
+    """floor_divide(input, other, *, out=None) -> Tensor: division rounded toward -inf."""
+    return floor_div(xp, self, other)
+
+
+@register_op("remainder.Tensor(Tensor self, Tensor other) -> Tensor", **_BINARY,
+             dunders={"__mod__": "forward", "__rmod__": "reflect", "__imod__": "inplace"})
+def remainder(xp, self, other):
+    """remainder(input, other, *, out=None) -> Tensor: modulus with the sign of the divisor."""
+    if self.dtype.kind in "bc":
+        not_implemented_for("remainder_cpu", self)
+    check_divisor(other)
+    return xp.remainder(self, other)
+
+
+@register_op("fmod.Tensor(Tensor self, Tensor other) -> Tensor", **_BINARY)
+def fmod(xp, self, other):
+    """fmod(input, other, *, out=None) -> Tensor: C's fmod, with the sign of the dividend."""
+    if self.dtype.kind in "bc":
+        not_implemented_for("fmod_cpu", self)
+    check_divisor(other)
+    return xp.fmod(self, other)
+
+
+# --------------------------------------------------------------------------- pow
+
+@register_op("pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", **_BINARY,
+             dunders={"__pow__": "forward", "__rpow__": "reflect", "__ipow__": "inplace"})
+def pow(xp, self, exponent):
+    """pow(input, exponent, *, out=None) -> Tensor: input ** exponent.
+
+    Either argument may be a Python number (a weak operand in type promotion).
+    """
+    kind = self.dtype.kind
+    if kind in "iu":
+        return _integer_pow(xp, self, exponent)
+    if kind == "b":
+        not_implemented_for("pow", self)
+    return xp.power(self, exponent)
+
+
+def _integer_pow(xp, base, exponent):
+    if not isinstance(exponent, xp.ndarray):
+        # A number exponent: PyTorch refuses negative ones outright.
+        _check(exponent >= 0, "Integers to negative integer powers are not allowed.")
+        return xp.power(base, exponent)
+    if exponent.dtype.kind == "u" or not (exponent < 0).any():
+        return xp.power(base, exponent)
+    # A tensor exponent with negative entries: 1 ** -n is 1, (-1) ** -n is +-1 by parity, and
+    # every other base gives 0 (the integer part of 1 / base ** n).
+    negative = exponent < 0
+    result = xp.power(base, xp.where(negative, 0, exponent))
+    special = xp.where(base == 1, 1, xp.where(base == -1, 1 - 2 * (exponent & 1), 0))
+    return xp.where(negative, special, result).astype(result.dtype)
+
+
+# --------------------------------------------------------------------------- unary
 
 @register_op("neg(Tensor self) -> Tensor", kind="pointwise", inplace=True,
              dunders={"__neg__": "unary"}, aliases=("negative",))
@@ -84,25 +332,39 @@ def neg(xp, self):
     return xp.negative(self)
 
 
-def _comparison(schema, ufunc_name, dunder, reflected):
-    def kernel(xp, self, other):
-        return getattr(xp, ufunc_name)(self, other)
-    kernel.__name__ = schema.split(".")[0]
-    kernel.__doc__ = f"{kernel.__name__}(input, other, *, out=None) -> Tensor (elementwise, bool)."
-    dunders = {dunder: "forward"}
-    if reflected:
-        dunders[reflected] = "reflect"
-    return register_op(schema, kind="pointwise", promotion=ALWAYS_BOOL, inplace=True,
-                       dunders=dunders)(kernel)
+def positive(input):
+    """positive(input) -> Tensor: `input` itself (bool tensors are refused)."""
+    _check_type(isinstance(input, dispatch.Tensor), lambda: (
+        f"positive(): argument 'input' (position 1) must be Tensor, not "
+        f"{type(input).__name__}"))
+    _check(input._dtype is not _BOOL, "The `+` operator, on a bool tensor is not supported.")
+    return input
 
 
-eq = _comparison("eq.Tensor(Tensor self, Tensor other) -> Tensor", "equal", "__eq__", None)
-ne = _comparison("ne.Tensor(Tensor self, Tensor other) -> Tensor", "not_equal", "__ne__", None)
-lt = _comparison("lt.Tensor(Tensor self, Tensor other) -> Tensor", "less", "__lt__", None)
-le = _comparison("le.Tensor(Tensor self, Tensor other) -> Tensor", "less_equal", "__le__", None)
-gt = _comparison("gt.Tensor(Tensor self, Tensor other) -> Tensor", "greater", "__gt__", None)
-ge = _comparison("ge.Tensor(Tensor self, Tensor other) -> Tensor", "greater_equal", "__ge__",
-                 None)
+register_frontend("positive", dunders={"__pos__": positive})(positive)
+
+
+@register_op("abs(Tensor self) -> Tensor", kind="pointwise", inplace=True,
+             promotion=COMPLEX_TO_FLOAT, dunders={"__abs__": "unary"}, aliases=("absolute",))
+def abs(xp, self):
+    """abs(input, *, out=None) -> Tensor: |input| (the modulus for complex input)."""
+    if self.dtype.kind == "b":
+        not_implemented_for("abs_cpu", self)
+    return xp.abs(self)
+
+
+@register_op("reciprocal(Tensor self) -> Tensor", kind="pointwise", inplace=True,
+             promotion=INT_TO_FLOAT)
+def reciprocal(xp, self):
+    """reciprocal(input, *, out=None) -> Tensor: 1 / input."""
+    return xp.reciprocal(self)
+
+
+@register_op("square(Tensor self) -> Tensor", kind="pointwise", inplace=True,
+             promotion=BOOL_TO_LONG)
+def square(xp, self):
+    """square(input, *, out=None) -> Tensor: input ** 2 (bool input gives int64)."""
+    return xp.square(self)
 
 
 @register_op("exp(Tensor self) -> Tensor", kind="pointwise", promotion=INT_TO_FLOAT, inplace=True)
