@@ -120,6 +120,8 @@ def emit_op(op, var: str, lines: list, methods: list, dunders: list) -> None:
         sig, packed, varargs = _params(op, method=True, with_out=False)
         methods.append(f"    def {name}_({sig}):\n{_indent(_body_prefix(op, varargs))}"
                        f"        return _call_inplace({var}, {packed})\n")
+        for alias in op.aliases:
+            methods.append(f"    {alias}_ = {name}_\n")
     for dunder, how in sorted(op.dunders.items()):
         emit_dunder(op, var, dunder, how, dunders)
 
@@ -196,7 +198,8 @@ _DUNDERS = frozenset(name for name in _Methods.__dict__
                      if name.startswith("__") and name.endswith("__")
                      and name not in ("__module__", "__qualname__", "__slots__", "__doc__",
                                       "__dict__", "__weakref__", "__firstlineno__",
-                                      "__static_attributes__"))
+                                      "__static_attributes__", "__hash__"))
+# (__hash__: defining __eq__ above set _Methods.__hash__ to None; tensors hash by identity.)
 ''')
     return "".join(out)
 

@@ -105,6 +105,9 @@ _LAZY_ATTRIBUTES = {
     "set_rng_state": ("ember._random", "set_rng_state"),
     "default_generator": ("ember._random", "default_generator"),
     "set_printoptions": ("ember._tensor_str", "set_printoptions"),
+    "from_dlpack": ("ember._dlpack", "from_dlpack"),
+    **{d._cpp_name + "Tensor": ("ember._legacy_types", d._cpp_name + "Tensor")
+       for d in _dt.ALL_DTYPES},
     "get_defaults": ("ember._defaults", "get_defaults"),
     **{name: ("ember._sym", name) for name in (
         "SymInt", "SymFloat", "SymBool", "sym_int", "sym_float", "sym_max", "sym_min",
@@ -164,10 +167,8 @@ def numel(input) -> int:
 
 
 def typename(obj) -> str:
-    if isinstance(obj, Tensor):
-        from ember._legacy_types import legacy_type_name
-        return legacy_type_name(obj)
-    return type(obj).__name__
+    from ember._legacy_types import typename as legacy_typename
+    return legacy_typename(obj)
 
 
 def _autoload_backends() -> None:

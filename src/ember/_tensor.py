@@ -95,6 +95,8 @@ class Tensor:
 
     def is_contiguous(self, memory_format=None) -> bool:
         shape, strides = self._data.shape, self.stride()
+        if self._data.size == 0:
+            return True
         expected = 1
         for size, stride in zip(reversed(shape), reversed(strides)):
             if size != 1 and stride != expected:
@@ -323,12 +325,15 @@ class Tensor:
         return bool(self.item())
 
     def __int__(self) -> int:
+        _check_value(self._data.size == 1, _ONE_ELEMENT)
         return int(self.item())
 
     def __float__(self) -> float:
+        _check_value(self._data.size == 1, _ONE_ELEMENT)
         return float(self.item())
 
     def __complex__(self) -> complex:
+        _check_value(self._data.size == 1, _ONE_ELEMENT)
         return complex(self.item())
 
     def __index__(self) -> int:
@@ -422,31 +427,43 @@ class Tensor:
     # ------------------------------------------------------------------ transposes
     @property
     def T(self):
-        if self._data.ndim != 2 and self._data.ndim != 0:
+        ndim = self._data.ndim
+        if ndim == 0:
+            _warn_zero_dim("T", "This function is the identity in these cases.")
+        elif ndim != 2:
             import warnings
             warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse "
                           "their shape is deprecated and it will throw an error in a future "
                           "release. Consider `x.mT` to transpose batches of matrices or "
                           "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the "
                           "dimensions of a tensor.", UserWarning, stacklevel=2)
-        return self.permute(tuple(range(self._data.ndim - 1, -1, -1)))
+        return self.permute(tuple(range(ndim - 1, -1, -1)))
 
     @property
     def mT(self):
-        _check(self._data.ndim >= 2, "tensor.mT is only supported on matrices or batches of "
-                                     "matrices. Got 1-D tensor." if self._data.ndim == 1 else
-               f"tensor.mT is only supported on matrices or batches of matrices. Got "
-               f"{self._data.ndim}-D tensor.")
+        ndim = self._data.ndim
+        if ndim == 0:
+            _warn_zero_dim("mT", "This function is the identity in these cases.")
+            return self.view(())
+        _check(ndim >= 2, "tensor.mT is only supported on matrices or batches of matrices. "
+                          "Got 1-D tensor.")
         return self.transpose(-2, -1)
 
     @property
     def H(self):
-        _check(self._data.ndim <= 2, "tensor.H is only supported on matrices (2-D tensors). "
-                                     f"Got {self._data.ndim}-D tensor.")
+        ndim = self._data.ndim
+        if ndim == 0:
+            _warn_zero_dim("H", "Consider using x.conj().")
+            return self.conj() if self._dtype.is_complex else self.view(())
+        _check(ndim == 2, lambda: "tensor.H is only supported on matrices (2-D tensors). "
+                                  f"Got {ndim}-D tensor.")
         return self.T.conj() if self._dtype.is_complex else self.T
 
     @property
     def mH(self):
+        if self._data.ndim == 0:
+            _warn_zero_dim("mH", "Consider using x.conj().")
+            return self.conj() if self._dtype.is_complex else self.view(())
         return self.mT.conj() if self._dtype.is_complex else self.mT
 
     @property
@@ -458,6 +475,19 @@ class Tensor:
     def imag(self):
         from ember import imag
         return imag(self)
+
+
+_ONE_ELEMENT = "only one element tensors can be converted to Python scalars"
+
+
+def _warn_zero_dim(attribute, advice):
+    import warnings
+    warnings.warn(f"Tensor.{attribute} is deprecated on 0-D tensors. {advice}", UserWarning,
+                  stacklevel=3)
+
+
+# Tensor.to(float) and friends: Python types stand for the dtypes PyTorch maps them to.
+_PYTHON_TYPE_DTYPES = {float: dt.float64, int: dt.int64, bool: dt.bool_, complex: dt.complex128}
 
 
 def _check_not_meta(t, what):
@@ -480,6 +510,8 @@ def _parse_to(self, args, kwargs):
         dtype, device = other._dtype, other._device
     elif rest and isinstance(rest[0], dt.dtype):
         dtype = rest.pop(0)
+    elif rest and rest[0] in _PYTHON_TYPE_DTYPES:
+        dtype = _PYTHON_TYPE_DTYPES[rest.pop(0)]
     elif rest and (isinstance(rest[0], (str, int)) or type(rest[0]).__name__ == "device"):
         device = rest.pop(0)
         if rest and isinstance(rest[0], dt.dtype):

@@ -18,9 +18,14 @@ class device:
 
     __slots__ = ("type", "index", "_hash", "_prev_default")
 
-    def __new__(cls, type_or_str=None, index=None):
+    def __new__(cls, type_or_str=None, index=None, **kwargs):
+        if kwargs:  # device(type="cuda", index=0): PyTorch's keyword names
+            type_or_str = kwargs.pop("type", type_or_str)
+            _check_type(not kwargs, lambda: f"device() got an unexpected keyword argument "
+                                            f"'{next(iter(kwargs))}'")
         if isinstance(type_or_str, device):
-            _check(index is None, "device(): a device object takes no index")
+            _check_type(index is None, "device(): argument 'type' (position 1) must be str, "
+                                       "not ember.device")
             return type_or_str
         if isinstance(type_or_str, int) and not isinstance(type_or_str, bool):
             index, type_or_str = type_or_str, _accelerator_type()
@@ -75,12 +80,18 @@ class device:
         return (device, (self.type, self.index))
 
     def __enter__(self):
-        self._prev_default.append(get_default_device_or_none())
+        # Save the thread's own setting (or its absence), so leaving the block falls back to
+        # the global default again rather than pinning "no default" in this thread.
+        self._prev_default.append(getattr(_local, "device", _UNSET))
         set_default_device_local(self)
         return self
 
     def __exit__(self, *exc):
-        set_default_device_local(self._prev_default.pop())
+        previous = self._prev_default.pop()
+        if previous is _UNSET:
+            del _local.device
+        else:
+            set_default_device_local(previous)
         return False
 
 

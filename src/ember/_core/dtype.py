@@ -35,7 +35,12 @@ class dtype:
         return self._abbr
 
     def to_complex(self) -> "dtype":
-        return _TO_COMPLEX.get(self, self)
+        found = _TO_COMPLEX.get(self)
+        if found is None:
+            if self.is_complex:
+                return self
+            raise RuntimeError(f"Unknown Complex ScalarType for {self._cpp_name}")
+        return found
 
     def to_real(self) -> "dtype":
         return _TO_REAL.get(self, self)

@@ -25,9 +25,9 @@ def _promote_uncached(a: d.dtype, b: d.dtype) -> d.dtype:
         raise RuntimeError("Promotion for Float8 Types is not supported, attempted to promote "
                            f"{a._cpp_name} and {b._cpp_name}")
     if a in _BARE_UNSIGNED or b in _BARE_UNSIGNED:
-        # Only floating and complex types absorb the wide unsigned types.
+        # Only (real) floating types absorb the wide unsigned types.
         other = b if a in _BARE_UNSIGNED else a
-        if other._category < d.FLOAT:
+        if other._category != d.FLOAT:
             raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, "
                                f"attempted to promote {a._cpp_name} and {b._cpp_name}")
         return other

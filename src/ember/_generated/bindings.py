@@ -9,40 +9,278 @@ import ember._ops  # fills the registry
 from ember._core.registry import FRONTENDS as _FE
 
 _op__to_copy = _OPS['_to_copy']
+_op__unique2 = _OPS['_unique2']
 _op_abs = _OPS['abs']
+_op_acos = _OPS['acos']
+_op_acosh = _OPS['acosh']
 _op_add_Tensor = _OPS['add.Tensor']
+_op_addbmm = _OPS['addbmm']
+_op_addcdiv = _OPS['addcdiv']
+_op_addcmul = _OPS['addcmul']
+_op_addmm = _OPS['addmm']
+_op_addmv = _OPS['addmv']
+_op_addr = _OPS['addr']
+_op_adjoint = _OPS['adjoint']
+_op_alias = _OPS['alias']
+_op_all_dims = _OPS['all.dims']
+_op_amax = _OPS['amax']
+_op_amin = _OPS['amin']
+_op_aminmax = _OPS['aminmax']
+_op_angle = _OPS['angle']
+_op_any_dims = _OPS['any.dims']
+_op_argmax = _OPS['argmax']
+_op_argmin = _OPS['argmin']
+_op_argsort_stable = _OPS['argsort.stable']
 _op_argwhere = _OPS['argwhere']
+_op_as_strided = _OPS['as_strided']
+_op_asin = _OPS['asin']
+_op_asinh = _OPS['asinh']
+_op_atan = _OPS['atan']
+_op_atan2 = _OPS['atan2']
+_op_atanh = _OPS['atanh']
+_op_baddbmm = _OPS['baddbmm']
+_op_bincount = _OPS['bincount']
+_op_bitwise_and_Tensor = _OPS['bitwise_and.Tensor']
+_op_bitwise_left_shift_Tensor = _OPS['bitwise_left_shift.Tensor']
+_op_bitwise_not = _OPS['bitwise_not']
+_op_bitwise_or_Tensor = _OPS['bitwise_or.Tensor']
+_op_bitwise_right_shift_Tensor = _OPS['bitwise_right_shift.Tensor']
+_op_bitwise_xor_Tensor = _OPS['bitwise_xor.Tensor']
+_op_block_diag = _OPS['block_diag']
+_op_bmm = _OPS['bmm']
+_op_broadcast_to = _OPS['broadcast_to']
+_op_bucketize_Scalar = _OPS['bucketize.Scalar']
+_op_bucketize_Tensor = _OPS['bucketize.Tensor']
+_op_cartesian_prod = _OPS['cartesian_prod']
+_op_cat = _OPS['cat']
+_op_cdist = _OPS['cdist']
+_op_ceil = _OPS['ceil']
+_op_chain_matmul = _OPS['chain_matmul']
+_op_chunk = _OPS['chunk']
+_op_clamp_Tensor = _OPS['clamp.Tensor']
+_op_clamp_max_Tensor = _OPS['clamp_max.Tensor']
+_op_clamp_min_Tensor = _OPS['clamp_min.Tensor']
 _op_clone = _OPS['clone']
+_op_column_stack = _OPS['column_stack']
+_op_combinations = _OPS['combinations']
+_op_conj = _OPS['conj']
+_op_conj_physical = _OPS['conj_physical']
+_op_copysign_Tensor = _OPS['copysign.Tensor']
+_op_cos = _OPS['cos']
+_op_cosh = _OPS['cosh']
+_op_count_nonzero = _OPS['count_nonzero']
+_op_count_nonzero_dim_IntList = _OPS['count_nonzero.dim_IntList']
+_op_cross = _OPS['cross']
+_op_cummax = _OPS['cummax']
+_op_cummin = _OPS['cummin']
+_op_cumprod = _OPS['cumprod']
+_op_cumsum = _OPS['cumsum']
+_op_deg2rad = _OPS['deg2rad']
+_op_diag = _OPS['diag']
+_op_diag_embed = _OPS['diag_embed']
+_op_diagflat = _OPS['diagflat']
+_op_diagonal = _OPS['diagonal']
+_op_digamma = _OPS['digamma']
 _op_div_Tensor = _OPS['div.Tensor']
 _op_div_Tensor_mode = _OPS['div.Tensor_mode']
+_op_dot = _OPS['dot']
+_op_dstack = _OPS['dstack']
+_op_einsum = _OPS['einsum']
+_op_eq_Tensor = _OPS['eq.Tensor']
+_op_erf = _OPS['erf']
+_op_erfc = _OPS['erfc']
+_op_erfinv = _OPS['erfinv']
 _op_exp = _OPS['exp']
+_op_exp2 = _OPS['exp2']
 _op_expand = _OPS['expand']
+_op_expand_as = _OPS['expand_as']
+_op_expm1 = _OPS['expm1']
 _op_flatten_using_ints = _OPS['flatten.using_ints']
+_op_flip = _OPS['flip']
+_op_fliplr = _OPS['fliplr']
+_op_flipud = _OPS['flipud']
+_op_float_power_Tensor_Tensor = _OPS['float_power.Tensor_Tensor']
+_op_floor = _OPS['floor']
 _op_floor_divide = _OPS['floor_divide']
+_op_fmax = _OPS['fmax']
+_op_fmin = _OPS['fmin']
 _op_fmod_Tensor = _OPS['fmod.Tensor']
+_op_frac = _OPS['frac']
+_op_frexp_Tensor = _OPS['frexp.Tensor']
+_op_gather = _OPS['gather']
+_op_gcd = _OPS['gcd']
+_op_ge_Tensor = _OPS['ge.Tensor']
+_op_gt_Tensor = _OPS['gt.Tensor']
+_op_heaviside = _OPS['heaviside']
+_op_histc = _OPS['histc']
+_op_hstack = _OPS['hstack']
+_op_hypot = _OPS['hypot']
+_op_i0 = _OPS['i0']
+_op_imag = _OPS['imag']
 _op_index_Tensor = _OPS['index.Tensor']
+_op_index_add = _OPS['index_add']
+_op_index_copy = _OPS['index_copy']
+_op_index_fill_int_Scalar = _OPS['index_fill.int_Scalar']
+_op_index_fill_int_Tensor = _OPS['index_fill.int_Tensor']
 _op_index_put = _OPS['index_put']
+_op_index_reduce = _OPS['index_reduce']
+_op_index_select = _OPS['index_select']
+_op_inner = _OPS['inner']
+_op_isclose = _OPS['isclose']
+_op_isfinite = _OPS['isfinite']
+_op_isinf = _OPS['isinf']
+_op_isnan = _OPS['isnan']
+_op_isneginf = _OPS['isneginf']
+_op_isposinf = _OPS['isposinf']
+_op_isreal = _OPS['isreal']
+_op_kron = _OPS['kron']
+_op_kthvalue = _OPS['kthvalue']
+_op_lcm = _OPS['lcm']
+_op_ldexp_Tensor = _OPS['ldexp.Tensor']
+_op_le_Tensor = _OPS['le.Tensor']
+_op_lerp_Tensor = _OPS['lerp.Tensor']
+_op_lgamma = _OPS['lgamma']
+_op_linalg_multi_dot = _OPS['linalg_multi_dot']
+_op_log = _OPS['log']
+_op_log10 = _OPS['log10']
+_op_log1p = _OPS['log1p']
+_op_log2 = _OPS['log2']
+_op_logaddexp = _OPS['logaddexp']
+_op_logaddexp2 = _OPS['logaddexp2']
+_op_logcumsumexp = _OPS['logcumsumexp']
+_op_logical_and = _OPS['logical_and']
+_op_logical_not = _OPS['logical_not']
+_op_logical_or = _OPS['logical_or']
+_op_logical_xor = _OPS['logical_xor']
+_op_logit = _OPS['logit']
+_op_logsumexp = _OPS['logsumexp']
+_op_lt_Tensor = _OPS['lt.Tensor']
 _op_masked_fill_Scalar = _OPS['masked_fill.Scalar']
 _op_masked_fill_Tensor = _OPS['masked_fill.Tensor']
 _op_masked_scatter = _OPS['masked_scatter']
 _op_masked_select = _OPS['masked_select']
 _op_matmul = _OPS['matmul']
+_op_max = _OPS['max']
+_op_max_dim = _OPS['max.dim']
+_op_maximum = _OPS['maximum']
 _op_mean_dim = _OPS['mean.dim']
+_op_median = _OPS['median']
+_op_median_dim = _OPS['median.dim']
+_op_min = _OPS['min']
+_op_min_dim = _OPS['min.dim']
+_op_minimum = _OPS['minimum']
+_op_mm = _OPS['mm']
+_op_mode = _OPS['mode']
+_op_movedim_int = _OPS['movedim.int']
+_op_movedim_intlist = _OPS['movedim.intlist']
+_op_msort = _OPS['msort']
 _op_mul_Tensor = _OPS['mul.Tensor']
+_op_mv = _OPS['mv']
+_op_nan_to_num = _OPS['nan_to_num']
+_op_nanmean = _OPS['nanmean']
+_op_nanmedian = _OPS['nanmedian']
+_op_nanmedian_dim = _OPS['nanmedian.dim']
+_op_nanquantile = _OPS['nanquantile']
+_op_nanquantile_scalar = _OPS['nanquantile.scalar']
+_op_nansum = _OPS['nansum']
+_op_narrow = _OPS['narrow']
+_op_narrow_Tensor = _OPS['narrow.Tensor']
+_op_ne_Tensor = _OPS['ne.Tensor']
 _op_neg = _OPS['neg']
+_op_nextafter = _OPS['nextafter']
 _op_nonzero = _OPS['nonzero']
+_op_norm_ScalarOpt_dim_dtype = _OPS['norm.ScalarOpt_dim_dtype']
+_op_nuclear_norm_dim = _OPS['nuclear_norm.dim']
+_op_outer = _OPS['outer']
 _op_permute = _OPS['permute']
+_op_polygamma = _OPS['polygamma']
 _op_pow_Tensor_Tensor = _OPS['pow.Tensor_Tensor']
+_op_prod = _OPS['prod']
+_op_prod_dim_int = _OPS['prod.dim_int']
+_op_put = _OPS['put']
+_op_quantile = _OPS['quantile']
+_op_quantile_scalar = _OPS['quantile.scalar']
+_op_rad2deg = _OPS['rad2deg']
+_op_real = _OPS['real']
 _op_reciprocal = _OPS['reciprocal']
 _op_remainder_Tensor = _OPS['remainder.Tensor']
+_op_repeat = _OPS['repeat']
+_op_repeat_interleave_Tensor = _OPS['repeat_interleave.Tensor']
+_op_repeat_interleave_self_Tensor = _OPS['repeat_interleave.self_Tensor']
+_op_repeat_interleave_self_int = _OPS['repeat_interleave.self_int']
 _op_reshape = _OPS['reshape']
+_op_reshape_as = _OPS['reshape_as']
+_op_roll = _OPS['roll']
+_op_rot90 = _OPS['rot90']
+_op_round = _OPS['round']
+_op_round_decimals = _OPS['round.decimals']
+_op_rsqrt = _OPS['rsqrt']
 _op_rsub_Tensor = _OPS['rsub.Tensor']
+_op_scatter_reduce = _OPS['scatter.reduce']
+_op_scatter_src = _OPS['scatter.src']
+_op_scatter_value = _OPS['scatter.value']
+_op_scatter_value_reduce = _OPS['scatter.value_reduce']
+_op_scatter_add = _OPS['scatter_add']
+_op_scatter_reduce_two = _OPS['scatter_reduce.two']
+_op_searchsorted_Scalar = _OPS['searchsorted.Scalar']
+_op_searchsorted_Tensor = _OPS['searchsorted.Tensor']
+_op_select_int = _OPS['select.int']
+_op_sgn = _OPS['sgn']
+_op_sigmoid = _OPS['sigmoid']
+_op_sign = _OPS['sign']
+_op_signbit = _OPS['signbit']
+_op_sin = _OPS['sin']
+_op_sinc = _OPS['sinc']
+_op_sinh = _OPS['sinh']
+_op_slice_Tensor = _OPS['slice.Tensor']
+_op_sort = _OPS['sort']
+_op_sort_stable = _OPS['sort.stable']
+_op_split_Tensor = _OPS['split.Tensor']
+_op_split_with_sizes = _OPS['split_with_sizes']
+_op_sqrt = _OPS['sqrt']
 _op_square = _OPS['square']
+_op_squeeze = _OPS['squeeze']
+_op_squeeze_dim = _OPS['squeeze.dim']
+_op_squeeze_dims = _OPS['squeeze.dims']
+_op_stack = _OPS['stack']
+_op_std_correction = _OPS['std.correction']
+_op_std_mean_correction = _OPS['std_mean.correction']
 _op_sub_Tensor = _OPS['sub.Tensor']
 _op_sum_dim_IntList = _OPS['sum.dim_IntList']
+_op_t = _OPS['t']
+_op_take = _OPS['take']
+_op_take_along_dim = _OPS['take_along_dim']
+_op_tan = _OPS['tan']
+_op_tanh = _OPS['tanh']
+_op_tensor_split_indices = _OPS['tensor_split.indices']
+_op_tensor_split_sections = _OPS['tensor_split.sections']
+_op_tensordot = _OPS['tensordot']
+_op_tile = _OPS['tile']
+_op_topk = _OPS['topk']
+_op_trace = _OPS['trace']
 _op_transpose_int = _OPS['transpose.int']
+_op_tril = _OPS['tril']
+_op_tril_indices = _OPS['tril_indices']
+_op_triu = _OPS['triu']
+_op_triu_indices = _OPS['triu_indices']
+_op_trunc = _OPS['trunc']
+_op_unbind_int = _OPS['unbind.int']
+_op_unflatten_int = _OPS['unflatten.int']
+_op_unfold = _OPS['unfold']
+_op_unique_consecutive = _OPS['unique_consecutive']
+_op_unique_dim = _OPS['unique_dim']
 _op_unsqueeze = _OPS['unsqueeze']
+_op_var_correction = _OPS['var.correction']
+_op_var_mean_correction = _OPS['var_mean.correction']
+_op_vdot = _OPS['vdot']
 _op_view = _OPS['view']
+_op_view_dtype = _OPS['view.dtype']
+_op_view_as = _OPS['view_as']
+_op_view_as_complex = _OPS['view_as_complex']
+_op_view_as_real = _OPS['view_as_real']
+_op_vstack = _OPS['vstack']
+_op_where_self = _OPS['where.self']
+_op_xlogy_Tensor = _OPS['xlogy.Tensor']
 
 
 def abs(input, *, out=None):
@@ -54,14 +292,242 @@ def abs(input, *, out=None):
 absolute = abs
 
 
+def acos(input, *, out=None):
+    if out is None:
+        return _call(_op_acos, (input,))
+    return _call_out(_op_acos, (input,), out)
+
+
+arccos = acos
+
+
+def acosh(input, *, out=None):
+    if out is None:
+        return _call(_op_acosh, (input,))
+    return _call_out(_op_acosh, (input,), out)
+
+
+arccosh = acosh
+
+
 def add(input, other, *, alpha=1, out=None):
     if out is None:
         return _call(_op_add_Tensor, (input, other, alpha))
     return _call_out(_op_add_Tensor, (input, other, alpha), out)
 
 
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    if out is None:
+        return _call(_op_addbmm, (input, batch1, batch2, beta, alpha))
+    return _call_out(_op_addbmm, (input, batch1, batch2, beta, alpha), out)
+
+
+def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+    if out is None:
+        return _call(_op_addcmul, (input, tensor1, tensor2, value))
+    return _call_out(_op_addcmul, (input, tensor1, tensor2, value), out)
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    if out is None:
+        return _call(_op_addmm, (input, mat1, mat2, beta, alpha))
+    return _call_out(_op_addmm, (input, mat1, mat2, beta, alpha), out)
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+    if out is None:
+        return _call(_op_addmv, (input, mat, vec, beta, alpha))
+    return _call_out(_op_addmv, (input, mat, vec, beta, alpha), out)
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+    if out is None:
+        return _call(_op_addr, (input, vec1, vec2, beta, alpha))
+    return _call_out(_op_addr, (input, vec1, vec2, beta, alpha), out)
+
+
+def all(input, dim=None, keepdim=False, *, out=None):
+    if out is None:
+        return _call(_op_all_dims, (input, dim, keepdim))
+    return _call_out(_op_all_dims, (input, dim, keepdim), out)
+
+
+def amax(input, dim=(), keepdim=False, *, out=None):
+    if out is None:
+        return _call(_op_amax, (input, dim, keepdim))
+    return _call_out(_op_amax, (input, dim, keepdim), out)
+
+
+def amin(input, dim=(), keepdim=False, *, out=None):
+    if out is None:
+        return _call(_op_amin, (input, dim, keepdim))
+    return _call_out(_op_amin, (input, dim, keepdim), out)
+
+
+def any(input, dim=None, keepdim=False, *, out=None):
+    if out is None:
+        return _call(_op_any_dims, (input, dim, keepdim))
+    return _call_out(_op_any_dims, (input, dim, keepdim), out)
+
+
+def argmax(input, dim=None, keepdim=False, *, out=None):
+    if out is None:
+        return _call(_op_argmax, (input, dim, keepdim))
+    return _call_out(_op_argmax, (input, dim, keepdim), out)
+
+
+def argmin(input, dim=None, keepdim=False, *, out=None):
+    if out is None:
+        return _call(_op_argmin, (input, dim, keepdim))
+    return _call_out(_op_argmin, (input, dim, keepdim), out)
+
+
 def argwhere(input):
     return _call(_op_argwhere, (input,))
+
+
+def asin(input, *, out=None):
+    if out is None:
+        return _call(_op_asin, (input,))
+    return _call_out(_op_asin, (input,), out)
+
+
+arcsin = asin
+
+
+def asinh(input, *, out=None):
+    if out is None:
+        return _call(_op_asinh, (input,))
+    return _call_out(_op_asinh, (input,), out)
+
+
+arcsinh = asinh
+
+
+def atan(input, *, out=None):
+    if out is None:
+        return _call(_op_atan, (input,))
+    return _call_out(_op_atan, (input,), out)
+
+
+arctan = atan
+
+
+def atan2(input, other, *, out=None):
+    if out is None:
+        return _call(_op_atan2, (input, other))
+    return _call_out(_op_atan2, (input, other), out)
+
+
+arctan2 = atan2
+
+
+def atanh(input, *, out=None):
+    if out is None:
+        return _call(_op_atanh, (input,))
+    return _call_out(_op_atanh, (input,), out)
+
+
+arctanh = atanh
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    if out is None:
+        return _call(_op_baddbmm, (input, batch1, batch2, beta, alpha))
+    return _call_out(_op_baddbmm, (input, batch1, batch2, beta, alpha), out)
+
+
+def bincount(input, weights=None, minlength=0):
+    return _call(_op_bincount, (input, weights, minlength))
+
+
+def bitwise_and(input, other, *, out=None):
+    if out is None:
+        return _call(_op_bitwise_and_Tensor, (input, other))
+    return _call_out(_op_bitwise_and_Tensor, (input, other), out)
+
+
+def bitwise_left_shift(input, other, *, out=None):
+    if out is None:
+        return _call(_op_bitwise_left_shift_Tensor, (input, other))
+    return _call_out(_op_bitwise_left_shift_Tensor, (input, other), out)
+
+
+def bitwise_not(input, *, out=None):
+    if out is None:
+        return _call(_op_bitwise_not, (input,))
+    return _call_out(_op_bitwise_not, (input,), out)
+
+
+def bitwise_or(input, other, *, out=None):
+    if out is None:
+        return _call(_op_bitwise_or_Tensor, (input, other))
+    return _call_out(_op_bitwise_or_Tensor, (input, other), out)
+
+
+def bitwise_right_shift(input, other, *, out=None):
+    if out is None:
+        return _call(_op_bitwise_right_shift_Tensor, (input, other))
+    return _call_out(_op_bitwise_right_shift_Tensor, (input, other), out)
+
+
+def bitwise_xor(input, other, *, out=None):
+    if out is None:
+        return _call(_op_bitwise_xor_Tensor, (input, other))
+    return _call_out(_op_bitwise_xor_Tensor, (input, other), out)
+
+
+def bmm(input, mat2, *, out=None):
+    if out is None:
+        return _call(_op_bmm, (input, mat2))
+    return _call_out(_op_bmm, (input, mat2), out)
+
+
+def broadcast_to(input, size):
+    return _call(_op_broadcast_to, (input, size))
+
+
+def cat(tensors, dim=0, *, out=None):
+    if out is None:
+        return _call(_op_cat, (tensors, dim))
+    return _call_out(_op_cat, (tensors, dim), out)
+
+
+concat = cat
+
+
+concatenate = cat
+
+
+def ceil(input, *, out=None):
+    if out is None:
+        return _call(_op_ceil, (input,))
+    return _call_out(_op_ceil, (input,), out)
+
+
+def chunk(input, chunks, dim=0):
+    return _call(_op_chunk, (input, chunks, dim))
+
+
+def clamp(input, min=None, max=None, *, out=None):
+    if out is None:
+        return _call(_op_clamp_Tensor, (input, min, max))
+    return _call_out(_op_clamp_Tensor, (input, min, max), out)
+
+
+clip = clamp
+
+
+def clamp_max(input, max, *, out=None):
+    if out is None:
+        return _call(_op_clamp_max_Tensor, (input, max))
+    return _call_out(_op_clamp_max_Tensor, (input, max), out)
+
+
+def clamp_min(input, min, *, out=None):
+    if out is None:
+        return _call(_op_clamp_min_Tensor, (input, min))
+    return _call_out(_op_clamp_min_Tensor, (input, min), out)
 
 
 def clone(input, *, memory_format=None, out=None):
@@ -70,18 +536,162 @@ def clone(input, *, memory_format=None, out=None):
     return _call_out(_op_clone, (input, memory_format), out)
 
 
+def column_stack(tensors, *, out=None):
+    if out is None:
+        return _call(_op_column_stack, (tensors,))
+    return _call_out(_op_column_stack, (tensors,), out)
+
+
+def combinations(input, r=2, with_replacement=False):
+    return _call(_op_combinations, (input, r, with_replacement))
+
+
+def conj_physical(input, *, out=None):
+    if out is None:
+        return _call(_op_conj_physical, (input,))
+    return _call_out(_op_conj_physical, (input,), out)
+
+
+def copysign(input, other, *, out=None):
+    if out is None:
+        return _call(_op_copysign_Tensor, (input, other))
+    return _call_out(_op_copysign_Tensor, (input, other), out)
+
+
+def cos(input, *, out=None):
+    if out is None:
+        return _call(_op_cos, (input,))
+    return _call_out(_op_cos, (input,), out)
+
+
+def cosh(input, *, out=None):
+    if out is None:
+        return _call(_op_cosh, (input,))
+    return _call_out(_op_cosh, (input,), out)
+
+
+def cross(input, other, dim=None, *, out=None):
+    if out is None:
+        return _call(_op_cross, (input, other, dim))
+    return _call_out(_op_cross, (input, other, dim), out)
+
+
+def cumprod(input, dim, *, dtype=None, out=None):
+    if out is None:
+        return _call(_op_cumprod, (input, dim, dtype))
+    return _call_out(_op_cumprod, (input, dim, dtype), out)
+
+
+def cumsum(input, dim, *, dtype=None, out=None):
+    if out is None:
+        return _call(_op_cumsum, (input, dim, dtype))
+    return _call_out(_op_cumsum, (input, dim, dtype), out)
+
+
+def deg2rad(input, *, out=None):
+    if out is None:
+        return _call(_op_deg2rad, (input,))
+    return _call_out(_op_deg2rad, (input,), out)
+
+
+def diag(input, diagonal=0, *, out=None):
+    if out is None:
+        return _call(_op_diag, (input, diagonal))
+    return _call_out(_op_diag, (input, diagonal), out)
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    return _call(_op_diag_embed, (input, offset, dim1, dim2))
+
+
+def diagflat(input, offset=0):
+    return _call(_op_diagflat, (input, offset))
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    return _call(_op_diagonal, (input, offset, dim1, dim2))
+
+
+def digamma(input, *, out=None):
+    if out is None:
+        return _call(_op_digamma, (input,))
+    return _call_out(_op_digamma, (input,), out)
+
+
+def dot(input, tensor, *, out=None):
+    if out is None:
+        return _call(_op_dot, (input, tensor))
+    return _call_out(_op_dot, (input, tensor), out)
+
+
+def dstack(tensors, *, out=None):
+    if out is None:
+        return _call(_op_dstack, (tensors,))
+    return _call_out(_op_dstack, (tensors,), out)
+
+
+def eq(input, other, *, out=None):
+    if out is None:
+        return _call(_op_eq_Tensor, (input, other))
+    return _call_out(_op_eq_Tensor, (input, other), out)
+
+
+def erf(input, *, out=None):
+    if out is None:
+        return _call(_op_erf, (input,))
+    return _call_out(_op_erf, (input,), out)
+
+
+def erfc(input, *, out=None):
+    if out is None:
+        return _call(_op_erfc, (input,))
+    return _call_out(_op_erfc, (input,), out)
+
+
+def erfinv(input, *, out=None):
+    if out is None:
+        return _call(_op_erfinv, (input,))
+    return _call_out(_op_erfinv, (input,), out)
+
+
 def exp(input, *, out=None):
     if out is None:
         return _call(_op_exp, (input,))
     return _call_out(_op_exp, (input,), out)
 
 
-def expand(input, size, *, implicit=False):
-    return _call(_op_expand, (input, size, implicit))
+def exp2(input, *, out=None):
+    if out is None:
+        return _call(_op_exp2, (input,))
+    return _call_out(_op_exp2, (input,), out)
+
+
+def expm1(input, *, out=None):
+    if out is None:
+        return _call(_op_expm1, (input,))
+    return _call_out(_op_expm1, (input,), out)
 
 
 def flatten(input, start_dim=0, end_dim=-1):
     return _call(_op_flatten_using_ints, (input, start_dim, end_dim))
+
+
+def flip(input, dims):
+    return _call(_op_flip, (input, dims))
+
+
+def fliplr(input):
+    return _call(_op_fliplr, (input,))
+
+
+def flipud(input):
+    return _call(_op_flipud, (input,))
+
+
+def floor(input, *, out=None):
+    if out is None:
+        return _call(_op_floor, (input,))
+    return _call_out(_op_floor, (input,), out)
 
 
 def floor_divide(input, other, *, out=None):
@@ -90,22 +700,278 @@ def floor_divide(input, other, *, out=None):
     return _call_out(_op_floor_divide, (input, other), out)
 
 
+def fmax(input, other, *, out=None):
+    if out is None:
+        return _call(_op_fmax, (input, other))
+    return _call_out(_op_fmax, (input, other), out)
+
+
+def fmin(input, other, *, out=None):
+    if out is None:
+        return _call(_op_fmin, (input, other))
+    return _call_out(_op_fmin, (input, other), out)
+
+
 def fmod(input, other, *, out=None):
     if out is None:
         return _call(_op_fmod_Tensor, (input, other))
     return _call_out(_op_fmod_Tensor, (input, other), out)
 
 
-def index_put(input, indices, values, accumulate=False, *, out=None):
+def frac(input, *, out=None):
     if out is None:
-        return _call(_op_index_put, (input, indices, values, accumulate))
-    return _call_out(_op_index_put, (input, indices, values, accumulate), out)
+        return _call(_op_frac, (input,))
+    return _call_out(_op_frac, (input,), out)
 
 
-def masked_scatter(input, mask, source, *, out=None):
+def gather(input, dim, index, *, sparse_grad=False, out=None):
     if out is None:
-        return _call(_op_masked_scatter, (input, mask, source))
-    return _call_out(_op_masked_scatter, (input, mask, source), out)
+        return _call(_op_gather, (input, dim, index, sparse_grad))
+    return _call_out(_op_gather, (input, dim, index, sparse_grad), out)
+
+
+def gcd(input, other, *, out=None):
+    if out is None:
+        return _call(_op_gcd, (input, other))
+    return _call_out(_op_gcd, (input, other), out)
+
+
+def ge(input, other, *, out=None):
+    if out is None:
+        return _call(_op_ge_Tensor, (input, other))
+    return _call_out(_op_ge_Tensor, (input, other), out)
+
+
+greater_equal = ge
+
+
+def gt(input, other, *, out=None):
+    if out is None:
+        return _call(_op_gt_Tensor, (input, other))
+    return _call_out(_op_gt_Tensor, (input, other), out)
+
+
+greater = gt
+
+
+def histc(input, bins=100, min=0, max=0, *, out=None):
+    if out is None:
+        return _call(_op_histc, (input, bins, min, max))
+    return _call_out(_op_histc, (input, bins, min, max), out)
+
+
+def hstack(tensors, *, out=None):
+    if out is None:
+        return _call(_op_hstack, (tensors,))
+    return _call_out(_op_hstack, (tensors,), out)
+
+
+def hypot(input, other, *, out=None):
+    if out is None:
+        return _call(_op_hypot, (input, other))
+    return _call_out(_op_hypot, (input, other), out)
+
+
+def i0(input, *, out=None):
+    if out is None:
+        return _call(_op_i0, (input,))
+    return _call_out(_op_i0, (input,), out)
+
+
+def index_add(input, dim, index, source, *, alpha=1, out=None):
+    if out is None:
+        return _call(_op_index_add, (input, dim, index, source, alpha))
+    return _call_out(_op_index_add, (input, dim, index, source, alpha), out)
+
+
+def index_copy(input, dim, index, source, *, out=None):
+    if out is None:
+        return _call(_op_index_copy, (input, dim, index, source))
+    return _call_out(_op_index_copy, (input, dim, index, source), out)
+
+
+def index_put(input, indices, values, accumulate=False):
+    return _call(_op_index_put, (input, indices, values, accumulate))
+
+
+def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
+    if out is None:
+        return _call(_op_index_reduce, (input, dim, index, source, reduce, include_self))
+    return _call_out(_op_index_reduce, (input, dim, index, source, reduce, include_self), out)
+
+
+def index_select(input, dim, index, *, out=None):
+    if out is None:
+        return _call(_op_index_select, (input, dim, index))
+    return _call_out(_op_index_select, (input, dim, index), out)
+
+
+def inner(input, other, *, out=None):
+    if out is None:
+        return _call(_op_inner, (input, other))
+    return _call_out(_op_inner, (input, other), out)
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False, *, out=None):
+    if out is None:
+        return _call(_op_isclose, (input, other, rtol, atol, equal_nan))
+    return _call_out(_op_isclose, (input, other, rtol, atol, equal_nan), out)
+
+
+def isfinite(input):
+    return _call(_op_isfinite, (input,))
+
+
+def isinf(input, *, out=None):
+    if out is None:
+        return _call(_op_isinf, (input,))
+    return _call_out(_op_isinf, (input,), out)
+
+
+def isnan(input, *, out=None):
+    if out is None:
+        return _call(_op_isnan, (input,))
+    return _call_out(_op_isnan, (input,), out)
+
+
+def isneginf(input, *, out=None):
+    if out is None:
+        return _call(_op_isneginf, (input,))
+    return _call_out(_op_isneginf, (input,), out)
+
+
+def isposinf(input, *, out=None):
+    if out is None:
+        return _call(_op_isposinf, (input,))
+    return _call_out(_op_isposinf, (input,), out)
+
+
+def isreal(input):
+    return _call(_op_isreal, (input,))
+
+
+def kron(input, other, *, out=None):
+    if out is None:
+        return _call(_op_kron, (input, other))
+    return _call_out(_op_kron, (input, other), out)
+
+
+def lcm(input, other, *, out=None):
+    if out is None:
+        return _call(_op_lcm, (input, other))
+    return _call_out(_op_lcm, (input, other), out)
+
+
+def ldexp(input, other, *, out=None):
+    if out is None:
+        return _call(_op_ldexp_Tensor, (input, other))
+    return _call_out(_op_ldexp_Tensor, (input, other), out)
+
+
+def le(input, other, *, out=None):
+    if out is None:
+        return _call(_op_le_Tensor, (input, other))
+    return _call_out(_op_le_Tensor, (input, other), out)
+
+
+less_equal = le
+
+
+def lgamma(input, *, out=None):
+    if out is None:
+        return _call(_op_lgamma, (input,))
+    return _call_out(_op_lgamma, (input,), out)
+
+
+def log(input, *, out=None):
+    if out is None:
+        return _call(_op_log, (input,))
+    return _call_out(_op_log, (input,), out)
+
+
+def log10(input, *, out=None):
+    if out is None:
+        return _call(_op_log10, (input,))
+    return _call_out(_op_log10, (input,), out)
+
+
+def log1p(input, *, out=None):
+    if out is None:
+        return _call(_op_log1p, (input,))
+    return _call_out(_op_log1p, (input,), out)
+
+
+def log2(input, *, out=None):
+    if out is None:
+        return _call(_op_log2, (input,))
+    return _call_out(_op_log2, (input,), out)
+
+
+def logaddexp(input, other, *, out=None):
+    if out is None:
+        return _call(_op_logaddexp, (input, other))
+    return _call_out(_op_logaddexp, (input, other), out)
+
+
+def logaddexp2(input, other, *, out=None):
+    if out is None:
+        return _call(_op_logaddexp2, (input, other))
+    return _call_out(_op_logaddexp2, (input, other), out)
+
+
+def logcumsumexp(input, dim, *, out=None):
+    if out is None:
+        return _call(_op_logcumsumexp, (input, dim))
+    return _call_out(_op_logcumsumexp, (input, dim), out)
+
+
+def logical_and(input, other, *, out=None):
+    if out is None:
+        return _call(_op_logical_and, (input, other))
+    return _call_out(_op_logical_and, (input, other), out)
+
+
+def logical_not(input, *, out=None):
+    if out is None:
+        return _call(_op_logical_not, (input,))
+    return _call_out(_op_logical_not, (input,), out)
+
+
+def logical_or(input, other, *, out=None):
+    if out is None:
+        return _call(_op_logical_or, (input, other))
+    return _call_out(_op_logical_or, (input, other), out)
+
+
+def logical_xor(input, other, *, out=None):
+    if out is None:
+        return _call(_op_logical_xor, (input, other))
+    return _call_out(_op_logical_xor, (input, other), out)
+
+
+def logit(input, eps=None, *, out=None):
+    if out is None:
+        return _call(_op_logit, (input, eps))
+    return _call_out(_op_logit, (input, eps), out)
+
+
+def logsumexp(input, dim, keepdim=False, *, out=None):
+    if out is None:
+        return _call(_op_logsumexp, (input, dim, keepdim))
+    return _call_out(_op_logsumexp, (input, dim, keepdim), out)
+
+
+def lt(input, other, *, out=None):
+    if out is None:
+        return _call(_op_lt_Tensor, (input, other))
+    return _call_out(_op_lt_Tensor, (input, other), out)
+
+
+less = lt
+
+
+def masked_scatter(input, mask, source):
+    return _call(_op_masked_scatter, (input, mask, source))
 
 
 def masked_select(input, mask, *, out=None):
@@ -120,10 +986,34 @@ def matmul(input, other, *, out=None):
     return _call_out(_op_matmul, (input, other), out)
 
 
+def maximum(input, other, *, out=None):
+    if out is None:
+        return _call(_op_maximum, (input, other))
+    return _call_out(_op_maximum, (input, other), out)
+
+
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if out is None:
         return _call(_op_mean_dim, (input, dim, keepdim, dtype))
     return _call_out(_op_mean_dim, (input, dim, keepdim, dtype), out)
+
+
+def minimum(input, other, *, out=None):
+    if out is None:
+        return _call(_op_minimum, (input, other))
+    return _call_out(_op_minimum, (input, other), out)
+
+
+def mm(input, mat2, *, out=None):
+    if out is None:
+        return _call(_op_mm, (input, mat2))
+    return _call_out(_op_mm, (input, mat2), out)
+
+
+def msort(input, *, out=None):
+    if out is None:
+        return _call(_op_msort, (input,))
+    return _call_out(_op_msort, (input,), out)
 
 
 def mul(input, other, *, out=None):
@@ -135,6 +1025,39 @@ def mul(input, other, *, out=None):
 multiply = mul
 
 
+def mv(input, vec, *, out=None):
+    if out is None:
+        return _call(_op_mv, (input, vec))
+    return _call_out(_op_mv, (input, vec), out)
+
+
+def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
+    if out is None:
+        return _call(_op_nan_to_num, (input, nan, posinf, neginf))
+    return _call_out(_op_nan_to_num, (input, nan, posinf, neginf), out)
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    if out is None:
+        return _call(_op_nanmean, (input, dim, keepdim, dtype))
+    return _call_out(_op_nanmean, (input, dim, keepdim, dtype), out)
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    if out is None:
+        return _call(_op_nansum, (input, dim, keepdim, dtype))
+    return _call_out(_op_nansum, (input, dim, keepdim, dtype), out)
+
+
+def ne(input, other, *, out=None):
+    if out is None:
+        return _call(_op_ne_Tensor, (input, other))
+    return _call_out(_op_ne_Tensor, (input, other), out)
+
+
+not_equal = ne
+
+
 def neg(input, *, out=None):
     if out is None:
         return _call(_op_neg, (input,))
@@ -142,6 +1065,21 @@ def neg(input, *, out=None):
 
 
 negative = neg
+
+
+def nextafter(input, other, *, out=None):
+    if out is None:
+        return _call(_op_nextafter, (input, other))
+    return _call_out(_op_nextafter, (input, other), out)
+
+
+def outer(input, vec2, *, out=None):
+    if out is None:
+        return _call(_op_outer, (input, vec2))
+    return _call_out(_op_outer, (input, vec2), out)
+
+
+ger = outer
 
 
 def permute(input, dims):
@@ -152,6 +1090,16 @@ def pow(input, exponent, *, out=None):
     if out is None:
         return _call(_op_pow_Tensor_Tensor, (input, exponent))
     return _call_out(_op_pow_Tensor_Tensor, (input, exponent), out)
+
+
+def put(input, index, source, accumulate=False):
+    return _call(_op_put, (input, index, source, accumulate))
+
+
+def rad2deg(input, *, out=None):
+    if out is None:
+        return _call(_op_rad2deg, (input,))
+    return _call_out(_op_rad2deg, (input,), out)
 
 
 def reciprocal(input, *, out=None):
@@ -170,16 +1118,140 @@ def reshape(input, shape):
     return _call(_op_reshape, (input, shape))
 
 
+def roll(input, shifts, dims=()):
+    return _call(_op_roll, (input, shifts, dims))
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    return _call(_op_rot90, (input, k, dims))
+
+
+def rsqrt(input, *, out=None):
+    if out is None:
+        return _call(_op_rsqrt, (input,))
+    return _call_out(_op_rsqrt, (input,), out)
+
+
+def scatter_add(input, dim, index, src, *, out=None):
+    if out is None:
+        return _call(_op_scatter_add, (input, dim, index, src))
+    return _call_out(_op_scatter_add, (input, dim, index, src), out)
+
+
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
+    if out is None:
+        return _call(_op_scatter_reduce_two, (input, dim, index, src, reduce, include_self))
+    return _call_out(_op_scatter_reduce_two, (input, dim, index, src, reduce, include_self), out)
+
+
+def select(input, dim, index):
+    return _call(_op_select_int, (input, dim, index))
+
+
+def sgn(input, *, out=None):
+    if out is None:
+        return _call(_op_sgn, (input,))
+    return _call_out(_op_sgn, (input,), out)
+
+
+def sigmoid(input, *, out=None):
+    if out is None:
+        return _call(_op_sigmoid, (input,))
+    return _call_out(_op_sigmoid, (input,), out)
+
+
+def sign(input, *, out=None):
+    if out is None:
+        return _call(_op_sign, (input,))
+    return _call_out(_op_sign, (input,), out)
+
+
+def signbit(input, *, out=None):
+    if out is None:
+        return _call(_op_signbit, (input,))
+    return _call_out(_op_signbit, (input,), out)
+
+
+def sin(input, *, out=None):
+    if out is None:
+        return _call(_op_sin, (input,))
+    return _call_out(_op_sin, (input,), out)
+
+
+def sinc(input, *, out=None):
+    if out is None:
+        return _call(_op_sinc, (input,))
+    return _call_out(_op_sinc, (input,), out)
+
+
+def sinh(input, *, out=None):
+    if out is None:
+        return _call(_op_sinh, (input,))
+    return _call_out(_op_sinh, (input,), out)
+
+
+def split_with_sizes(input, split_sizes, dim=0):
+    return _call(_op_split_with_sizes, (input, split_sizes, dim))
+
+
+def sqrt(input, *, out=None):
+    if out is None:
+        return _call(_op_sqrt, (input,))
+    return _call_out(_op_sqrt, (input,), out)
+
+
 def square(input, *, out=None):
     if out is None:
         return _call(_op_square, (input,))
     return _call_out(_op_square, (input,), out)
 
 
+def stack(tensors, dim=0, *, out=None):
+    if out is None:
+        return _call(_op_stack, (tensors, dim))
+    return _call_out(_op_stack, (tensors, dim), out)
+
+
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if out is None:
         return _call(_op_sum_dim_IntList, (input, dim, keepdim, dtype))
     return _call_out(_op_sum_dim_IntList, (input, dim, keepdim, dtype), out)
+
+
+def t(input):
+    return _call(_op_t, (input,))
+
+
+def take(input, index, *, out=None):
+    if out is None:
+        return _call(_op_take, (input, index))
+    return _call_out(_op_take, (input, index), out)
+
+
+def take_along_dim(input, indices, dim=None, *, out=None):
+    if out is None:
+        return _call(_op_take_along_dim, (input, indices, dim))
+    return _call_out(_op_take_along_dim, (input, indices, dim), out)
+
+
+def tan(input, *, out=None):
+    if out is None:
+        return _call(_op_tan, (input,))
+    return _call_out(_op_tan, (input,), out)
+
+
+def tanh(input, *, out=None):
+    if out is None:
+        return _call(_op_tanh, (input,))
+    return _call_out(_op_tanh, (input,), out)
+
+
+def tile(input, dims):
+    return _call(_op_tile, (input, dims))
+
+
+def trace(input):
+    return _call(_op_trace, (input,))
 
 
 def transpose(input, dim0, dim1):
@@ -192,12 +1264,98 @@ swapaxes = transpose
 swapdims = transpose
 
 
+def tril(input, diagonal=0, *, out=None):
+    if out is None:
+        return _call(_op_tril, (input, diagonal))
+    return _call_out(_op_tril, (input, diagonal), out)
+
+
+def tril_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, pin_memory=None):
+    return _call(_op_tril_indices, (row, col, offset, dtype, layout, device, pin_memory))
+
+
+def triu(input, diagonal=0, *, out=None):
+    if out is None:
+        return _call(_op_triu, (input, diagonal))
+    return _call_out(_op_triu, (input, diagonal), out)
+
+
+def triu_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, pin_memory=None):
+    return _call(_op_triu_indices, (row, col, offset, dtype, layout, device, pin_memory))
+
+
+def trunc(input, *, out=None):
+    if out is None:
+        return _call(_op_trunc, (input,))
+    return _call_out(_op_trunc, (input,), out)
+
+
+fix = trunc
+
+
+def unbind(input, dim=0):
+    return _call(_op_unbind_int, (input, dim))
+
+
+def unflatten(input, dim, sizes):
+    return _call(_op_unflatten_int, (input, dim, sizes))
+
+
 def unsqueeze(input, dim):
     return _call(_op_unsqueeze, (input, dim))
 
 
-def view(input, size):
-    return _call(_op_view, (input, size))
+def vdot(input, other, *, out=None):
+    if out is None:
+        return _call(_op_vdot, (input, other))
+    return _call_out(_op_vdot, (input, other), out)
+
+
+def view_as_complex(input):
+    return _call(_op_view_as_complex, (input,))
+
+
+def view_as_real(input):
+    return _call(_op_view_as_real, (input,))
+
+
+def vstack(tensors, *, out=None):
+    if out is None:
+        return _call(_op_vstack, (tensors,))
+    return _call_out(_op_vstack, (tensors,), out)
+
+
+row_stack = vstack
+
+
+def xlogy(input, other, *, out=None):
+    if out is None:
+        return _call(_op_xlogy_Tensor, (input, other))
+    return _call_out(_op_xlogy_Tensor, (input, other), out)
+
+
+addcdiv = _FE['addcdiv'].function
+
+
+adjoint = _FE['adjoint'].function
+
+
+allclose = _FE['allclose'].function
+
+
+aminmax = _FE['aminmax'].function
+
+
+angle = _FE['angle'].function
+
+
+arange = _FE['arange'].function
+
+
+argsort = _FE['argsort'].function
+
+
+as_strided = _FE['as_strided'].function
 
 
 as_tensor = _FE['as_tensor'].function
@@ -206,16 +1364,82 @@ as_tensor = _FE['as_tensor'].function
 asarray = _FE['asarray'].function
 
 
+atleast_1d = _FE['atleast_1d'].function
+
+
+atleast_2d = _FE['atleast_2d'].function
+
+
+atleast_3d = _FE['atleast_3d'].function
+
+
+bernoulli = _FE['bernoulli'].function
+
+
+block_diag = _FE['block_diag'].function
+
+
+broadcast_shapes = _FE['broadcast_shapes'].function
+
+
+broadcast_tensors = _FE['broadcast_tensors'].function
+
+
+bucketize = _FE['bucketize'].function
+
+
+cartesian_prod = _FE['cartesian_prod'].function
+
+
+cdist = _FE['cdist'].function
+
+
+chain_matmul = _FE['chain_matmul'].function
+
+
+conj = _FE['conj'].function
+
+
+count_nonzero = _FE['count_nonzero'].function
+
+
+cummax = _FE['cummax'].function
+
+
+cummin = _FE['cummin'].function
+
+
 div = _FE['div'].function
 
 
 divide = _FE['divide'].function
 
 
+dsplit = _FE['dsplit'].function
+
+
+einsum = _FE['einsum'].function
+
+
 empty = _FE['empty'].function
 
 
 empty_like = _FE['empty_like'].function
+
+
+empty_strided = _FE['empty_strided'].function
+
+
+equal = _FE['equal'].function
+
+
+eye = _FE['eye'].function
+
+
+float_power = _FE['float_power'].function
+
+
+frexp = _FE['frexp'].function
 
 
 from_numpy = _FE['from_numpy'].function
@@ -227,10 +1451,79 @@ full = _FE['full'].function
 full_like = _FE['full_like'].function
 
 
+heaviside = _FE['heaviside'].function
+
+
+hsplit = _FE['hsplit'].function
+
+
+imag = _FE['imag'].function
+
+
+index_fill = _FE['index_fill'].function
+
+
+is_conj = _FE['is_conj'].function
+
+
+is_neg = _FE['is_neg'].function
+
+
+kthvalue = _FE['kthvalue'].function
+
+
+lerp = _FE['lerp'].function
+
+
+linspace = _FE['linspace'].function
+
+
+logspace = _FE['logspace'].function
+
+
 masked_fill = _FE['masked_fill'].function
 
 
+max = _FE['max'].function
+
+
+median = _FE['median'].function
+
+
+meshgrid = _FE['meshgrid'].function
+
+
+min = _FE['min'].function
+
+
+mode = _FE['mode'].function
+
+
+moveaxis = _FE['moveaxis'].function
+
+
+movedim = _FE['movedim'].function
+
+
+multinomial = _FE['multinomial'].function
+
+
+nanmedian = _FE['nanmedian'].function
+
+
+nanquantile = _FE['nanquantile'].function
+
+
+narrow = _FE['narrow'].function
+
+
 nonzero = _FE['nonzero'].function
+
+
+norm = _FE['norm'].function
+
+
+normal = _FE['normal'].function
 
 
 ones = _FE['ones'].function
@@ -239,10 +1532,85 @@ ones = _FE['ones'].function
 ones_like = _FE['ones_like'].function
 
 
+poisson = _FE['poisson'].function
+
+
+polygamma = _FE['polygamma'].function
+
+
 positive = _FE['positive'].function
 
 
+prod = _FE['prod'].function
+
+
+quantile = _FE['quantile'].function
+
+
+rand = _FE['rand'].function
+
+
+rand_like = _FE['rand_like'].function
+
+
+randint = _FE['randint'].function
+
+
+randint_like = _FE['randint_like'].function
+
+
+randn = _FE['randn'].function
+
+
+randn_like = _FE['randn_like'].function
+
+
+randperm = _FE['randperm'].function
+
+
+range = _FE['range'].function
+
+
+real = _FE['real'].function
+
+
+repeat_interleave = _FE['repeat_interleave'].function
+
+
+resolve_conj = _FE['resolve_conj'].function
+
+
+resolve_neg = _FE['resolve_neg'].function
+
+
+result_type = _FE['result_type'].function
+
+
+round = _FE['round'].function
+
+
 rsub = _FE['rsub'].function
+
+
+scatter = _FE['scatter'].function
+
+
+searchsorted = _FE['searchsorted'].function
+
+
+sort = _FE['sort'].function
+
+
+split = _FE['split'].function
+
+
+squeeze = _FE['squeeze'].function
+
+
+std = _FE['std'].function
+
+
+std_mean = _FE['std_mean'].function
 
 
 sub = _FE['sub'].function
@@ -254,7 +1622,31 @@ subtract = _FE['subtract'].function
 tensor = _FE['tensor'].function
 
 
+tensor_split = _FE['tensor_split'].function
+
+
+tensordot = _FE['tensordot'].function
+
+
+topk = _FE['topk'].function
+
+
 true_divide = _FE['true_divide'].function
+
+
+unique = _FE['unique'].function
+
+
+unique_consecutive = _FE['unique_consecutive'].function
+
+
+var = _FE['var'].function
+
+
+var_mean = _FE['var_mean'].function
+
+
+vsplit = _FE['vsplit'].function
 
 
 where = _FE['where'].function
@@ -274,8 +1666,25 @@ class _Methods:
 
     absolute = abs
 
-    def abs_(self):
-        return _call_inplace(_op_abs, (self,))
+    def acos(self):
+        return _call(_op_acos, (self,))
+
+    arccos = acos
+
+    def acos_(self):
+        return _call_inplace(_op_acos, (self,))
+
+    arccos_ = acos_
+
+    def acosh(self):
+        return _call(_op_acosh, (self,))
+
+    arccosh = acosh
+
+    def acosh_(self):
+        return _call_inplace(_op_acosh, (self,))
+
+    arccosh_ = acosh_
 
     def add(self, other, *, alpha=1):
         return _call(_op_add_Tensor, (self, other, alpha))
@@ -283,11 +1692,276 @@ class _Methods:
     def add_(self, other, *, alpha=1):
         return _call_inplace(_op_add_Tensor, (self, other, alpha))
 
+    def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        return _call(_op_addbmm, (self, batch1, batch2, beta, alpha))
+
+    def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+        return _call_inplace(_op_addbmm, (self, batch1, batch2, beta, alpha))
+
+    def addcmul(self, tensor1, tensor2, *, value=1):
+        return _call(_op_addcmul, (self, tensor1, tensor2, value))
+
+    def addcmul_(self, tensor1, tensor2, *, value=1):
+        return _call_inplace(_op_addcmul, (self, tensor1, tensor2, value))
+
+    def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+        return _call(_op_addmm, (self, mat1, mat2, beta, alpha))
+
+    def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
+        return _call_inplace(_op_addmm, (self, mat1, mat2, beta, alpha))
+
+    def addmv(self, mat, vec, *, beta=1, alpha=1):
+        return _call(_op_addmv, (self, mat, vec, beta, alpha))
+
+    def addmv_(self, mat, vec, *, beta=1, alpha=1):
+        return _call_inplace(_op_addmv, (self, mat, vec, beta, alpha))
+
+    def addr(self, vec1, vec2, *, beta=1, alpha=1):
+        return _call(_op_addr, (self, vec1, vec2, beta, alpha))
+
+    def addr_(self, vec1, vec2, *, beta=1, alpha=1):
+        return _call_inplace(_op_addr, (self, vec1, vec2, beta, alpha))
+
+    def all(self, dim=None, keepdim=False):
+        return _call(_op_all_dims, (self, dim, keepdim))
+
+    def amax(self, dim=(), keepdim=False):
+        return _call(_op_amax, (self, dim, keepdim))
+
+    def amin(self, dim=(), keepdim=False):
+        return _call(_op_amin, (self, dim, keepdim))
+
+    def any(self, dim=None, keepdim=False):
+        return _call(_op_any_dims, (self, dim, keepdim))
+
+    def argmax(self, dim=None, keepdim=False):
+        return _call(_op_argmax, (self, dim, keepdim))
+
+    def argmin(self, dim=None, keepdim=False):
+        return _call(_op_argmin, (self, dim, keepdim))
+
     def argwhere(self):
         return _call(_op_argwhere, (self,))
 
+    def asin(self):
+        return _call(_op_asin, (self,))
+
+    arcsin = asin
+
+    def asin_(self):
+        return _call_inplace(_op_asin, (self,))
+
+    arcsin_ = asin_
+
+    def asinh(self):
+        return _call(_op_asinh, (self,))
+
+    arcsinh = asinh
+
+    def asinh_(self):
+        return _call_inplace(_op_asinh, (self,))
+
+    arcsinh_ = asinh_
+
+    def atan(self):
+        return _call(_op_atan, (self,))
+
+    arctan = atan
+
+    def atan_(self):
+        return _call_inplace(_op_atan, (self,))
+
+    arctan_ = atan_
+
+    def atan2(self, other):
+        return _call(_op_atan2, (self, other))
+
+    arctan2 = atan2
+
+    def atan2_(self, other):
+        return _call_inplace(_op_atan2, (self, other))
+
+    arctan2_ = atan2_
+
+    def atanh(self):
+        return _call(_op_atanh, (self,))
+
+    arctanh = atanh
+
+    def atanh_(self):
+        return _call_inplace(_op_atanh, (self,))
+
+    arctanh_ = atanh_
+
+    def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        return _call(_op_baddbmm, (self, batch1, batch2, beta, alpha))
+
+    def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+        return _call_inplace(_op_baddbmm, (self, batch1, batch2, beta, alpha))
+
+    def bincount(self, weights=None, minlength=0):
+        return _call(_op_bincount, (self, weights, minlength))
+
+    def bitwise_and(self, other):
+        return _call(_op_bitwise_and_Tensor, (self, other))
+
+    def bitwise_and_(self, other):
+        return _call_inplace(_op_bitwise_and_Tensor, (self, other))
+
+    def bitwise_left_shift(self, other):
+        return _call(_op_bitwise_left_shift_Tensor, (self, other))
+
+    def bitwise_left_shift_(self, other):
+        return _call_inplace(_op_bitwise_left_shift_Tensor, (self, other))
+
+    def bitwise_not(self):
+        return _call(_op_bitwise_not, (self,))
+
+    def bitwise_not_(self):
+        return _call_inplace(_op_bitwise_not, (self,))
+
+    def bitwise_or(self, other):
+        return _call(_op_bitwise_or_Tensor, (self, other))
+
+    def bitwise_or_(self, other):
+        return _call_inplace(_op_bitwise_or_Tensor, (self, other))
+
+    def bitwise_right_shift(self, other):
+        return _call(_op_bitwise_right_shift_Tensor, (self, other))
+
+    def bitwise_right_shift_(self, other):
+        return _call_inplace(_op_bitwise_right_shift_Tensor, (self, other))
+
+    def bitwise_xor(self, other):
+        return _call(_op_bitwise_xor_Tensor, (self, other))
+
+    def bitwise_xor_(self, other):
+        return _call_inplace(_op_bitwise_xor_Tensor, (self, other))
+
+    def bmm(self, mat2):
+        return _call(_op_bmm, (self, mat2))
+
+    def broadcast_to(self, *size):
+        size = _shape(size)
+        return _call(_op_broadcast_to, (self, size))
+
+    def ceil(self):
+        return _call(_op_ceil, (self,))
+
+    def ceil_(self):
+        return _call_inplace(_op_ceil, (self,))
+
+    def chunk(self, chunks, dim=0):
+        return _call(_op_chunk, (self, chunks, dim))
+
+    def clamp(self, min=None, max=None):
+        return _call(_op_clamp_Tensor, (self, min, max))
+
+    clip = clamp
+
+    def clamp_(self, min=None, max=None):
+        return _call_inplace(_op_clamp_Tensor, (self, min, max))
+
+    clip_ = clamp_
+
+    def clamp_max(self, max):
+        return _call(_op_clamp_max_Tensor, (self, max))
+
+    def clamp_max_(self, max):
+        return _call_inplace(_op_clamp_max_Tensor, (self, max))
+
+    def clamp_min(self, min):
+        return _call(_op_clamp_min_Tensor, (self, min))
+
+    def clamp_min_(self, min):
+        return _call_inplace(_op_clamp_min_Tensor, (self, min))
+
     def clone(self, *, memory_format=None):
         return _call(_op_clone, (self, memory_format))
+
+    def conj_physical(self):
+        return _call(_op_conj_physical, (self,))
+
+    def conj_physical_(self):
+        return _call_inplace(_op_conj_physical, (self,))
+
+    def copysign(self, other):
+        return _call(_op_copysign_Tensor, (self, other))
+
+    def copysign_(self, other):
+        return _call_inplace(_op_copysign_Tensor, (self, other))
+
+    def cos(self):
+        return _call(_op_cos, (self,))
+
+    def cos_(self):
+        return _call_inplace(_op_cos, (self,))
+
+    def cosh(self):
+        return _call(_op_cosh, (self,))
+
+    def cosh_(self):
+        return _call_inplace(_op_cosh, (self,))
+
+    def cross(self, other, dim=None):
+        return _call(_op_cross, (self, other, dim))
+
+    def cumprod(self, dim, *, dtype=None):
+        return _call(_op_cumprod, (self, dim, dtype))
+
+    def cumsum(self, dim, *, dtype=None):
+        return _call(_op_cumsum, (self, dim, dtype))
+
+    def deg2rad(self):
+        return _call(_op_deg2rad, (self,))
+
+    def deg2rad_(self):
+        return _call_inplace(_op_deg2rad, (self,))
+
+    def diag(self, diagonal=0):
+        return _call(_op_diag, (self, diagonal))
+
+    def diag_embed(self, offset=0, dim1=-2, dim2=-1):
+        return _call(_op_diag_embed, (self, offset, dim1, dim2))
+
+    def diagflat(self, offset=0):
+        return _call(_op_diagflat, (self, offset))
+
+    def diagonal(self, offset=0, dim1=0, dim2=1):
+        return _call(_op_diagonal, (self, offset, dim1, dim2))
+
+    def digamma(self):
+        return _call(_op_digamma, (self,))
+
+    def digamma_(self):
+        return _call_inplace(_op_digamma, (self,))
+
+    def dot(self, tensor):
+        return _call(_op_dot, (self, tensor))
+
+    def eq(self, other):
+        return _call(_op_eq_Tensor, (self, other))
+
+    def eq_(self, other):
+        return _call_inplace(_op_eq_Tensor, (self, other))
+
+    def erf(self):
+        return _call(_op_erf, (self,))
+
+    def erf_(self):
+        return _call_inplace(_op_erf, (self,))
+
+    def erfc(self):
+        return _call(_op_erfc, (self,))
+
+    def erfc_(self):
+        return _call_inplace(_op_erfc, (self,))
+
+    def erfinv(self):
+        return _call(_op_erfinv, (self,))
+
+    def erfinv_(self):
+        return _call_inplace(_op_erfinv, (self,))
 
     def exp(self):
         return _call(_op_exp, (self,))
@@ -295,12 +1969,43 @@ class _Methods:
     def exp_(self):
         return _call_inplace(_op_exp, (self,))
 
+    def exp2(self):
+        return _call(_op_exp2, (self,))
+
+    def exp2_(self):
+        return _call_inplace(_op_exp2, (self,))
+
     def expand(self, *size, implicit=False):
         size = _shape(size)
         return _call(_op_expand, (self, size, implicit))
 
+    def expand_as(self, other):
+        return _call(_op_expand_as, (self, other))
+
+    def expm1(self):
+        return _call(_op_expm1, (self,))
+
+    def expm1_(self):
+        return _call_inplace(_op_expm1, (self,))
+
     def flatten(self, start_dim=0, end_dim=-1):
         return _call(_op_flatten_using_ints, (self, start_dim, end_dim))
+
+    def flip(self, *dims):
+        dims = _shape(dims)
+        return _call(_op_flip, (self, dims))
+
+    def fliplr(self):
+        return _call(_op_fliplr, (self,))
+
+    def flipud(self):
+        return _call(_op_flipud, (self,))
+
+    def floor(self):
+        return _call(_op_floor, (self,))
+
+    def floor_(self):
+        return _call_inplace(_op_floor, (self,))
 
     def floor_divide(self, other):
         return _call(_op_floor_divide, (self, other))
@@ -308,17 +2013,225 @@ class _Methods:
     def floor_divide_(self, other):
         return _call_inplace(_op_floor_divide, (self, other))
 
+    def fmax(self, other):
+        return _call(_op_fmax, (self, other))
+
+    def fmin(self, other):
+        return _call(_op_fmin, (self, other))
+
     def fmod(self, other):
         return _call(_op_fmod_Tensor, (self, other))
 
     def fmod_(self, other):
         return _call_inplace(_op_fmod_Tensor, (self, other))
 
+    def frac(self):
+        return _call(_op_frac, (self,))
+
+    def frac_(self):
+        return _call_inplace(_op_frac, (self,))
+
+    def gather(self, dim, index, *, sparse_grad=False):
+        return _call(_op_gather, (self, dim, index, sparse_grad))
+
+    def gcd(self, other):
+        return _call(_op_gcd, (self, other))
+
+    def gcd_(self, other):
+        return _call_inplace(_op_gcd, (self, other))
+
+    def ge(self, other):
+        return _call(_op_ge_Tensor, (self, other))
+
+    greater_equal = ge
+
+    def ge_(self, other):
+        return _call_inplace(_op_ge_Tensor, (self, other))
+
+    greater_equal_ = ge_
+
+    def gt(self, other):
+        return _call(_op_gt_Tensor, (self, other))
+
+    greater = gt
+
+    def gt_(self, other):
+        return _call_inplace(_op_gt_Tensor, (self, other))
+
+    greater_ = gt_
+
+    def histc(self, bins=100, min=0, max=0):
+        return _call(_op_histc, (self, bins, min, max))
+
+    def hypot(self, other):
+        return _call(_op_hypot, (self, other))
+
+    def hypot_(self, other):
+        return _call_inplace(_op_hypot, (self, other))
+
+    def i0(self):
+        return _call(_op_i0, (self,))
+
+    def i0_(self):
+        return _call_inplace(_op_i0, (self,))
+
+    def index_add(self, dim, index, source, *, alpha=1):
+        return _call(_op_index_add, (self, dim, index, source, alpha))
+
+    def index_add_(self, dim, index, source, *, alpha=1):
+        return _call_inplace(_op_index_add, (self, dim, index, source, alpha))
+
+    def index_copy(self, dim, index, source):
+        return _call(_op_index_copy, (self, dim, index, source))
+
+    def index_copy_(self, dim, index, source):
+        return _call_inplace(_op_index_copy, (self, dim, index, source))
+
     def index_put(self, indices, values, accumulate=False):
         return _call(_op_index_put, (self, indices, values, accumulate))
 
     def index_put_(self, indices, values, accumulate=False):
         return _call_inplace(_op_index_put, (self, indices, values, accumulate))
+
+    def index_reduce(self, dim, index, source, reduce, *, include_self=True):
+        return _call(_op_index_reduce, (self, dim, index, source, reduce, include_self))
+
+    def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+        return _call_inplace(_op_index_reduce, (self, dim, index, source, reduce, include_self))
+
+    def index_select(self, dim, index):
+        return _call(_op_index_select, (self, dim, index))
+
+    def inner(self, other):
+        return _call(_op_inner, (self, other))
+
+    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return _call(_op_isclose, (self, other, rtol, atol, equal_nan))
+
+    def isfinite(self):
+        return _call(_op_isfinite, (self,))
+
+    def isinf(self):
+        return _call(_op_isinf, (self,))
+
+    def isnan(self):
+        return _call(_op_isnan, (self,))
+
+    def isneginf(self):
+        return _call(_op_isneginf, (self,))
+
+    def isposinf(self):
+        return _call(_op_isposinf, (self,))
+
+    def isreal(self):
+        return _call(_op_isreal, (self,))
+
+    def kron(self, other):
+        return _call(_op_kron, (self, other))
+
+    def lcm(self, other):
+        return _call(_op_lcm, (self, other))
+
+    def lcm_(self, other):
+        return _call_inplace(_op_lcm, (self, other))
+
+    def ldexp(self, other):
+        return _call(_op_ldexp_Tensor, (self, other))
+
+    def ldexp_(self, other):
+        return _call_inplace(_op_ldexp_Tensor, (self, other))
+
+    def le(self, other):
+        return _call(_op_le_Tensor, (self, other))
+
+    less_equal = le
+
+    def le_(self, other):
+        return _call_inplace(_op_le_Tensor, (self, other))
+
+    less_equal_ = le_
+
+    def lgamma(self):
+        return _call(_op_lgamma, (self,))
+
+    def lgamma_(self):
+        return _call_inplace(_op_lgamma, (self,))
+
+    def log(self):
+        return _call(_op_log, (self,))
+
+    def log_(self):
+        return _call_inplace(_op_log, (self,))
+
+    def log10(self):
+        return _call(_op_log10, (self,))
+
+    def log10_(self):
+        return _call_inplace(_op_log10, (self,))
+
+    def log1p(self):
+        return _call(_op_log1p, (self,))
+
+    def log1p_(self):
+        return _call_inplace(_op_log1p, (self,))
+
+    def log2(self):
+        return _call(_op_log2, (self,))
+
+    def log2_(self):
+        return _call_inplace(_op_log2, (self,))
+
+    def logaddexp(self, other):
+        return _call(_op_logaddexp, (self, other))
+
+    def logaddexp2(self, other):
+        return _call(_op_logaddexp2, (self, other))
+
+    def logcumsumexp(self, dim):
+        return _call(_op_logcumsumexp, (self, dim))
+
+    def logical_and(self, other):
+        return _call(_op_logical_and, (self, other))
+
+    def logical_and_(self, other):
+        return _call_inplace(_op_logical_and, (self, other))
+
+    def logical_not(self):
+        return _call(_op_logical_not, (self,))
+
+    def logical_not_(self):
+        return _call_inplace(_op_logical_not, (self,))
+
+    def logical_or(self, other):
+        return _call(_op_logical_or, (self, other))
+
+    def logical_or_(self, other):
+        return _call_inplace(_op_logical_or, (self, other))
+
+    def logical_xor(self, other):
+        return _call(_op_logical_xor, (self, other))
+
+    def logical_xor_(self, other):
+        return _call_inplace(_op_logical_xor, (self, other))
+
+    def logit(self, eps=None):
+        return _call(_op_logit, (self, eps))
+
+    def logit_(self, eps=None):
+        return _call_inplace(_op_logit, (self, eps))
+
+    def logsumexp(self, dim, keepdim=False):
+        return _call(_op_logsumexp, (self, dim, keepdim))
+
+    def lt(self, other):
+        return _call(_op_lt_Tensor, (self, other))
+
+    less = lt
+
+    def lt_(self, other):
+        return _call_inplace(_op_lt_Tensor, (self, other))
+
+    less_ = lt_
 
     def masked_scatter(self, mask, source):
         return _call(_op_masked_scatter, (self, mask, source))
@@ -332,8 +2245,20 @@ class _Methods:
     def matmul(self, other):
         return _call(_op_matmul, (self, other))
 
+    def maximum(self, other):
+        return _call(_op_maximum, (self, other))
+
     def mean(self, dim=None, keepdim=False, *, dtype=None):
         return _call(_op_mean_dim, (self, dim, keepdim, dtype))
+
+    def minimum(self, other):
+        return _call(_op_minimum, (self, other))
+
+    def mm(self, mat2):
+        return _call(_op_mm, (self, mat2))
+
+    def msort(self):
+        return _call(_op_msort, (self,))
 
     def mul(self, other):
         return _call(_op_mul_Tensor, (self, other))
@@ -343,6 +2268,33 @@ class _Methods:
     def mul_(self, other):
         return _call_inplace(_op_mul_Tensor, (self, other))
 
+    multiply_ = mul_
+
+    def mv(self, vec):
+        return _call(_op_mv, (self, vec))
+
+    def nan_to_num(self, nan=None, posinf=None, neginf=None):
+        return _call(_op_nan_to_num, (self, nan, posinf, neginf))
+
+    def nan_to_num_(self, nan=None, posinf=None, neginf=None):
+        return _call_inplace(_op_nan_to_num, (self, nan, posinf, neginf))
+
+    def nanmean(self, dim=None, keepdim=False, *, dtype=None):
+        return _call(_op_nanmean, (self, dim, keepdim, dtype))
+
+    def nansum(self, dim=None, keepdim=False, *, dtype=None):
+        return _call(_op_nansum, (self, dim, keepdim, dtype))
+
+    def ne(self, other):
+        return _call(_op_ne_Tensor, (self, other))
+
+    not_equal = ne
+
+    def ne_(self, other):
+        return _call_inplace(_op_ne_Tensor, (self, other))
+
+    not_equal_ = ne_
+
     def neg(self):
         return _call(_op_neg, (self,))
 
@@ -350,6 +2302,19 @@ class _Methods:
 
     def neg_(self):
         return _call_inplace(_op_neg, (self,))
+
+    negative_ = neg_
+
+    def nextafter(self, other):
+        return _call(_op_nextafter, (self, other))
+
+    def nextafter_(self, other):
+        return _call_inplace(_op_nextafter, (self, other))
+
+    def outer(self, vec2):
+        return _call(_op_outer, (self, vec2))
+
+    ger = outer
 
     def permute(self, *dims):
         dims = _shape(dims)
@@ -360,6 +2325,18 @@ class _Methods:
 
     def pow_(self, exponent):
         return _call_inplace(_op_pow_Tensor_Tensor, (self, exponent))
+
+    def put(self, index, source, accumulate=False):
+        return _call(_op_put, (self, index, source, accumulate))
+
+    def put_(self, index, source, accumulate=False):
+        return _call_inplace(_op_put, (self, index, source, accumulate))
+
+    def rad2deg(self):
+        return _call(_op_rad2deg, (self,))
+
+    def rad2deg_(self):
+        return _call_inplace(_op_rad2deg, (self,))
 
     def reciprocal(self):
         return _call(_op_reciprocal, (self,))
@@ -373,9 +2350,92 @@ class _Methods:
     def remainder_(self, other):
         return _call_inplace(_op_remainder_Tensor, (self, other))
 
+    def repeat(self, *repeats):
+        repeats = _shape(repeats)
+        return _call(_op_repeat, (self, repeats))
+
     def reshape(self, *shape):
         shape = _shape(shape)
         return _call(_op_reshape, (self, shape))
+
+    def reshape_as(self, other):
+        return _call(_op_reshape_as, (self, other))
+
+    def roll(self, shifts, dims=()):
+        return _call(_op_roll, (self, shifts, dims))
+
+    def rot90(self, k=1, dims=(0, 1)):
+        return _call(_op_rot90, (self, k, dims))
+
+    def rsqrt(self):
+        return _call(_op_rsqrt, (self,))
+
+    def rsqrt_(self):
+        return _call_inplace(_op_rsqrt, (self,))
+
+    def scatter_add(self, dim, index, src):
+        return _call(_op_scatter_add, (self, dim, index, src))
+
+    def scatter_add_(self, dim, index, src):
+        return _call_inplace(_op_scatter_add, (self, dim, index, src))
+
+    def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
+        return _call(_op_scatter_reduce_two, (self, dim, index, src, reduce, include_self))
+
+    def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+        return _call_inplace(_op_scatter_reduce_two, (self, dim, index, src, reduce, include_self))
+
+    def select(self, dim, index):
+        return _call(_op_select_int, (self, dim, index))
+
+    def sgn(self):
+        return _call(_op_sgn, (self,))
+
+    def sgn_(self):
+        return _call_inplace(_op_sgn, (self,))
+
+    def sigmoid(self):
+        return _call(_op_sigmoid, (self,))
+
+    def sigmoid_(self):
+        return _call_inplace(_op_sigmoid, (self,))
+
+    def sign(self):
+        return _call(_op_sign, (self,))
+
+    def sign_(self):
+        return _call_inplace(_op_sign, (self,))
+
+    def signbit(self):
+        return _call(_op_signbit, (self,))
+
+    def sin(self):
+        return _call(_op_sin, (self,))
+
+    def sin_(self):
+        return _call_inplace(_op_sin, (self,))
+
+    def sinc(self):
+        return _call(_op_sinc, (self,))
+
+    def sinc_(self):
+        return _call_inplace(_op_sinc, (self,))
+
+    def sinh(self):
+        return _call(_op_sinh, (self,))
+
+    def sinh_(self):
+        return _call_inplace(_op_sinh, (self,))
+
+    def split_with_sizes(self, *split_sizes, dim=0):
+        split_sizes = _shape(split_sizes)
+        return _call(_op_split_with_sizes, (self, split_sizes, dim))
+
+    def sqrt(self):
+        return _call(_op_sqrt, (self,))
+
+    def sqrt_(self):
+        return _call_inplace(_op_sqrt, (self,))
 
     def square(self):
         return _call(_op_square, (self,))
@@ -386,6 +2446,34 @@ class _Methods:
     def sum(self, dim=None, keepdim=False, *, dtype=None):
         return _call(_op_sum_dim_IntList, (self, dim, keepdim, dtype))
 
+    def t(self):
+        return _call(_op_t, (self,))
+
+    def take(self, index):
+        return _call(_op_take, (self, index))
+
+    def take_along_dim(self, indices, dim=None):
+        return _call(_op_take_along_dim, (self, indices, dim))
+
+    def tan(self):
+        return _call(_op_tan, (self,))
+
+    def tan_(self):
+        return _call_inplace(_op_tan, (self,))
+
+    def tanh(self):
+        return _call(_op_tanh, (self,))
+
+    def tanh_(self):
+        return _call_inplace(_op_tanh, (self,))
+
+    def tile(self, *dims):
+        dims = _shape(dims)
+        return _call(_op_tile, (self, dims))
+
+    def trace(self):
+        return _call(_op_trace, (self,))
+
     def transpose(self, dim0, dim1):
         return _call(_op_transpose_int, (self, dim0, dim1))
 
@@ -393,12 +2481,51 @@ class _Methods:
 
     swapdims = transpose
 
+    def tril(self, diagonal=0):
+        return _call(_op_tril, (self, diagonal))
+
+    def tril_(self, diagonal=0):
+        return _call_inplace(_op_tril, (self, diagonal))
+
+    def triu(self, diagonal=0):
+        return _call(_op_triu, (self, diagonal))
+
+    def triu_(self, diagonal=0):
+        return _call_inplace(_op_triu, (self, diagonal))
+
+    def trunc(self):
+        return _call(_op_trunc, (self,))
+
+    fix = trunc
+
+    def trunc_(self):
+        return _call_inplace(_op_trunc, (self,))
+
+    fix_ = trunc_
+
+    def unbind(self, dim=0):
+        return _call(_op_unbind_int, (self, dim))
+
+    def unflatten(self, dim, sizes):
+        return _call(_op_unflatten_int, (self, dim, sizes))
+
+    def unfold(self, dimension, size, step):
+        return _call(_op_unfold, (self, dimension, size, step))
+
     def unsqueeze(self, dim):
         return _call(_op_unsqueeze, (self, dim))
 
-    def view(self, *size):
-        size = _shape(size)
-        return _call(_op_view, (self, size))
+    def vdot(self, other):
+        return _call(_op_vdot, (self, other))
+
+    def view_as(self, other):
+        return _call(_op_view_as, (self, other))
+
+    def xlogy(self, other):
+        return _call(_op_xlogy_Tensor, (self, other))
+
+    def xlogy_(self, other):
+        return _call_inplace(_op_xlogy_Tensor, (self, other))
 
     def __abs__(self):
         return _call(_op_abs, (self,))
@@ -421,6 +2548,96 @@ class _Methods:
         except _Unsupported:
             return NotImplemented
 
+    def __and__(self, other):
+        try:
+            return _call(_op_bitwise_and_Tensor, (self, other))
+        except _Unsupported:
+            return NotImplemented
+
+    def __iand__(self, other):
+        try:
+            return _call_inplace(_op_bitwise_and_Tensor, (self, other))
+        except _Unsupported:
+            return NotImplemented
+
+    def __rand__(self, other):
+        try:
+            return _call(_op_bitwise_and_Tensor, (other, self))
+        except _Unsupported:
+            return NotImplemented
+
+    def __ilshift__(self, other):
+        try:
+            return _call_inplace(_op_bitwise_left_shift_Tensor, (self, other))
+        except _Unsupported:
+            return NotImplemented
+
+    def __lshift__(self, other):
+        try:
+            return _call(_op_bitwise_left_shift_Tensor, (self, other))
+        except _Unsupported:
+            return NotImplemented
+
+    def __rlshift__(self, other):
+        try:
+            return _call(_op_bitwise_left_shift_Tensor, (other, self))
+        except _Unsupported:
+            return NotImplemented
+
+    def __ior__(self, other):
+        try:
+            return _call_inplace(_op_bitwise_or_Tensor, (self, other))
+        except _Unsupported:
+            return NotImplemented
+
+    def __or__(self, other):
+        try:
+            return _call(_op_bitwise_or_Tensor, (self, other))
+        except _Unsupported:
+            return NotImplemented
+
+    def __ror__(self, other):
+        try:
+            return _call(_op_bitwise_or_Tensor, (other, self))
+        except _Unsupported:
+            return NotImplemented
+
+    def __irshift__(self, other):
+        try:
+            return _call_inplace(_op_bitwise_right_shift_Tensor, (self, other))
+        except _Unsupported:
+            return NotImplemented
+
+    def __rrshift__(self, other):
+        try:
+            return _call(_op_bitwise_right_shift_Tensor, (other, self))
+        except _Unsupported:
+            return NotImplemented
+
+    def __rshift__(self, other):
+        try:
+            return _call(_op_bitwise_right_shift_Tensor, (self, other))
+        except _Unsupported:
+            return NotImplemented
+
+    def __ixor__(self, other):
+        try:
+            return _call_inplace(_op_bitwise_xor_Tensor, (self, other))
+        except _Unsupported:
+            return NotImplemented
+
+    def __rxor__(self, other):
+        try:
+            return _call(_op_bitwise_xor_Tensor, (other, self))
+        except _Unsupported:
+            return NotImplemented
+
+    def __xor__(self, other):
+        try:
+            return _call(_op_bitwise_xor_Tensor, (self, other))
+        except _Unsupported:
+            return NotImplemented
+
     def __itruediv__(self, other):
         try:
             return _call_inplace(_op_div_Tensor, (self, other))
@@ -439,6 +2656,12 @@ class _Methods:
         except _Unsupported:
             return NotImplemented
 
+    def __eq__(self, other):
+        try:
+            return _call(_op_eq_Tensor, (self, other))
+        except _Unsupported:
+            return NotImplemented
+
     def __floordiv__(self, other):
         try:
             return _call(_op_floor_divide, (self, other))
@@ -454,6 +2677,30 @@ class _Methods:
     def __rfloordiv__(self, other):
         try:
             return _call(_op_floor_divide, (other, self))
+        except _Unsupported:
+            return NotImplemented
+
+    def __ge__(self, other):
+        try:
+            return _call(_op_ge_Tensor, (self, other))
+        except _Unsupported:
+            return NotImplemented
+
+    def __gt__(self, other):
+        try:
+            return _call(_op_gt_Tensor, (self, other))
+        except _Unsupported:
+            return NotImplemented
+
+    def __le__(self, other):
+        try:
+            return _call(_op_le_Tensor, (self, other))
+        except _Unsupported:
+            return NotImplemented
+
+    def __lt__(self, other):
+        try:
+            return _call(_op_lt_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
@@ -484,6 +2731,12 @@ class _Methods:
     def __rmul__(self, other):
         try:
             return _call(_op_mul_Tensor, (other, self))
+        except _Unsupported:
+            return NotImplemented
+
+    def __ne__(self, other):
+        try:
+            return _call(_op_ne_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
@@ -530,9 +2783,51 @@ class _Methods:
 
     __setitem__ = _FE['_getitem'].dunders['__setitem__']
 
+    __invert__ = _FE['_tensor_invert'].dunders['__invert__']
+
+    abs_ = _FE['abs'].inplace_method
+
+    absolute_ = _FE['absolute'].inplace_method
+
+    addcdiv = _FE['addcdiv'].method
+
+    addcdiv_ = _FE['addcdiv'].inplace_method
+
+    adjoint = _FE['adjoint'].method
+
+    allclose = _FE['allclose'].method
+
+    aminmax = _FE['aminmax'].method
+
+    angle = _FE['angle'].method
+
+    argsort = _FE['argsort'].method
+
+    as_strided = _FE['as_strided'].method
+
+    as_strided_ = _FE['as_strided_'].method
+
+    bernoulli = _FE['bernoulli'].method
+
+    bernoulli_ = _FE['bernoulli_'].method
+
+    cauchy_ = _FE['cauchy_'].method
+
+    conj = _FE['conj'].method
+
     contiguous = _FE['contiguous'].method
 
     copy_ = _FE['copy_'].method
+
+    count_nonzero = _FE['count_nonzero'].method
+
+    cummax = _FE['cummax'].method
+
+    cummin = _FE['cummin'].method
+
+    cumprod_ = _FE['cumprod_'].method
+
+    cumsum_ = _FE['cumsum_'].method
 
     div = _FE['div'].method
 
@@ -542,23 +2837,121 @@ class _Methods:
 
     divide_ = _FE['divide'].inplace_method
 
+    dsplit = _FE['dsplit'].method
+
+    equal = _FE['equal'].method
+
+    exponential_ = _FE['exponential_'].method
+
+    float_power = _FE['float_power'].method
+
+    float_power_ = _FE['float_power'].inplace_method
+
+    frexp = _FE['frexp'].method
+
+    geometric_ = _FE['geometric_'].method
+
+    heaviside = _FE['heaviside'].method
+
+    heaviside_ = _FE['heaviside'].inplace_method
+
+    hsplit = _FE['hsplit'].method
+
+    index_fill = _FE['index_fill'].method
+
+    index_fill_ = _FE['index_fill'].inplace_method
+
+    is_conj = _FE['is_conj'].method
+
+    is_neg = _FE['is_neg'].method
+
+    kthvalue = _FE['kthvalue'].method
+
+    lerp = _FE['lerp'].method
+
+    lerp_ = _FE['lerp'].inplace_method
+
+    log_normal_ = _FE['log_normal_'].method
+
     masked_fill = _FE['masked_fill'].method
 
     masked_fill_ = _FE['masked_fill'].inplace_method
 
+    max = _FE['max'].method
+
+    median = _FE['median'].method
+
+    min = _FE['min'].method
+
+    mode = _FE['mode'].method
+
+    moveaxis = _FE['moveaxis'].method
+
+    movedim = _FE['movedim'].method
+
+    multinomial = _FE['multinomial'].method
+
+    nanmedian = _FE['nanmedian'].method
+
+    nanquantile = _FE['nanquantile'].method
+
+    narrow = _FE['narrow'].method
+
     new_empty = _FE['new_empty'].method
+
+    new_empty_strided = _FE['new_empty_strided'].method
 
     new_full = _FE['new_full'].method
 
     new_ones = _FE['new_ones'].method
 
+    new_tensor = _FE['new_tensor'].method
+
     new_zeros = _FE['new_zeros'].method
 
     nonzero = _FE['nonzero'].method
 
+    norm = _FE['norm'].method
+
+    normal_ = _FE['normal_'].method
+
+    polygamma = _FE['polygamma'].method
+
+    polygamma_ = _FE['polygamma'].inplace_method
+
     positive = _FE['positive'].method
 
     __pos__ = _FE['positive'].dunders['__pos__']
+
+    prod = _FE['prod'].method
+
+    quantile = _FE['quantile'].method
+
+    random_ = _FE['random_'].method
+
+    repeat_interleave = _FE['repeat_interleave'].method
+
+    resolve_conj = _FE['resolve_conj'].method
+
+    resolve_neg = _FE['resolve_neg'].method
+
+    round = _FE['round'].method
+
+    round_ = _FE['round'].inplace_method
+
+    scatter = _FE['scatter'].method
+
+    scatter_ = _FE['scatter'].inplace_method
+
+    sort = _FE['sort'].method
+
+    split = _FE['split'].method
+
+    squeeze = _FE['squeeze'].method
+
+    squeeze_ = _FE['squeeze_'].method
+
+    std = _FE['std'].method
 
     sub = _FE['sub'].method
 
@@ -574,63 +2967,344 @@ class _Methods:
 
     subtract_ = _FE['subtract'].inplace_method
 
+    swapaxes_ = _FE['swapaxes_'].method
+
+    swapdims_ = _FE['swapdims_'].method
+
+    t_ = _FE['t_'].method
+
+    tensor_split = _FE['tensor_split'].method
+
+    topk = _FE['topk'].method
+
+    transpose_ = _FE['transpose_'].method
+
     true_divide = _FE['true_divide'].method
 
     true_divide_ = _FE['true_divide'].inplace_method
+
+    uniform_ = _FE['uniform_'].method
+
+    unique = _FE['unique'].method
+
+    unique_consecutive = _FE['unique_consecutive'].method
+
+    unsqueeze_ = _FE['unsqueeze_'].method
+
+    var = _FE['var'].method
+
+    view = _FE['view'].method
+
+    vsplit = _FE['vsplit'].method
+
+    where = _FE['where'].method
 
 
 FUNCTIONS = (
     'abs',
     'absolute',
+    'acos',
+    'acosh',
     'add',
+    'addbmm',
+    'addcdiv',
+    'addcmul',
+    'addmm',
+    'addmv',
+    'addr',
+    'adjoint',
+    'all',
+    'allclose',
+    'amax',
+    'amin',
+    'aminmax',
+    'angle',
+    'any',
+    'arange',
+    'arccos',
+    'arccosh',
+    'arcsin',
+    'arcsinh',
+    'arctan',
+    'arctan2',
+    'arctanh',
+    'argmax',
+    'argmin',
+    'argsort',
     'argwhere',
+    'as_strided',
     'as_tensor',
     'asarray',
+    'asin',
+    'asinh',
+    'atan',
+    'atan2',
+    'atanh',
+    'atleast_1d',
+    'atleast_2d',
+    'atleast_3d',
+    'baddbmm',
+    'bernoulli',
+    'bincount',
+    'bitwise_and',
+    'bitwise_left_shift',
+    'bitwise_not',
+    'bitwise_or',
+    'bitwise_right_shift',
+    'bitwise_xor',
+    'block_diag',
+    'bmm',
+    'broadcast_shapes',
+    'broadcast_tensors',
+    'broadcast_to',
+    'bucketize',
+    'cartesian_prod',
+    'cat',
+    'cdist',
+    'ceil',
+    'chain_matmul',
+    'chunk',
+    'clamp',
+    'clamp_max',
+    'clamp_min',
+    'clip',
     'clone',
+    'column_stack',
+    'combinations',
+    'concat',
+    'concatenate',
+    'conj',
+    'conj_physical',
+    'copysign',
+    'cos',
+    'cosh',
+    'count_nonzero',
+    'cross',
+    'cummax',
+    'cummin',
+    'cumprod',
+    'cumsum',
+    'deg2rad',
+    'diag',
+    'diag_embed',
+    'diagflat',
+    'diagonal',
+    'digamma',
     'div',
     'divide',
+    'dot',
+    'dsplit',
+    'dstack',
+    'einsum',
     'empty',
     'empty_like',
+    'empty_strided',
+    'eq',
+    'equal',
+    'erf',
+    'erfc',
+    'erfinv',
     'exp',
-    'expand',
+    'exp2',
+    'expm1',
+    'eye',
+    'fix',
     'flatten',
+    'flip',
+    'fliplr',
+    'flipud',
+    'float_power',
+    'floor',
     'floor_divide',
+    'fmax',
+    'fmin',
     'fmod',
+    'frac',
+    'frexp',
     'from_numpy',
     'full',
     'full_like',
+    'gather',
+    'gcd',
+    'ge',
+    'ger',
+    'greater',
+    'greater_equal',
+    'gt',
+    'heaviside',
+    'histc',
+    'hsplit',
+    'hstack',
+    'hypot',
+    'i0',
+    'imag',
+    'index_add',
+    'index_copy',
+    'index_fill',
     'index_put',
+    'index_reduce',
+    'index_select',
+    'inner',
+    'is_conj',
+    'is_neg',
+    'isclose',
+    'isfinite',
+    'isinf',
+    'isnan',
+    'isneginf',
+    'isposinf',
+    'isreal',
+    'kron',
+    'kthvalue',
+    'lcm',
+    'ldexp',
+    'le',
+    'lerp',
+    'less',
+    'less_equal',
+    'lgamma',
+    'linspace',
+    'log',
+    'log10',
+    'log1p',
+    'log2',
+    'logaddexp',
+    'logaddexp2',
+    'logcumsumexp',
+    'logical_and',
+    'logical_not',
+    'logical_or',
+    'logical_xor',
+    'logit',
+    'logspace',
+    'logsumexp',
+    'lt',
     'masked_fill',
     'masked_scatter',
     'masked_select',
     'matmul',
+    'max',
+    'maximum',
     'mean',
+    'median',
+    'meshgrid',
+    'min',
+    'minimum',
+    'mm',
+    'mode',
+    'moveaxis',
+    'movedim',
+    'msort',
     'mul',
+    'multinomial',
     'multiply',
+    'mv',
+    'nan_to_num',
+    'nanmean',
+    'nanmedian',
+    'nanquantile',
+    'nansum',
+    'narrow',
+    'ne',
     'neg',
     'negative',
+    'nextafter',
     'nonzero',
+    'norm',
+    'normal',
+    'not_equal',
     'ones',
     'ones_like',
+    'outer',
     'permute',
+    'poisson',
+    'polygamma',
     'positive',
     'pow',
+    'prod',
+    'put',
+    'quantile',
+    'rad2deg',
+    'rand',
+    'rand_like',
+    'randint',
+    'randint_like',
+    'randn',
+    'randn_like',
+    'randperm',
+    'range',
+    'real',
     'reciprocal',
     'remainder',
+    'repeat_interleave',
     'reshape',
+    'resolve_conj',
+    'resolve_neg',
+    'result_type',
+    'roll',
+    'rot90',
+    'round',
+    'row_stack',
+    'rsqrt',
     'rsub',
+    'scatter',
+    'scatter_add',
+    'scatter_reduce',
+    'searchsorted',
+    'select',
+    'sgn',
+    'sigmoid',
+    'sign',
+    'signbit',
+    'sin',
+    'sinc',
+    'sinh',
+    'sort',
+    'split',
+    'split_with_sizes',
+    'sqrt',
     'square',
+    'squeeze',
+    'stack',
+    'std',
+    'std_mean',
     'sub',
     'subtract',
     'sum',
     'swapaxes',
     'swapdims',
+    't',
+    'take',
+    'take_along_dim',
+    'tan',
+    'tanh',
     'tensor',
+    'tensor_split',
+    'tensordot',
+    'tile',
+    'topk',
+    'trace',
     'transpose',
+    'tril',
+    'tril_indices',
+    'triu',
+    'triu_indices',
     'true_divide',
+    'trunc',
+    'unbind',
+    'unflatten',
+    'unique',
+    'unique_consecutive',
     'unsqueeze',
-    'view',
+    'var',
+    'var_mean',
+    'vdot',
+    'view_as_complex',
+    'view_as_real',
+    'vsplit',
+    'vstack',
     'where',
+    'xlogy',
     'zeros',
     'zeros_like',
 )
@@ -648,4 +3322,5 @@ _DUNDERS = frozenset(name for name in _Methods.__dict__
                      if name.startswith("__") and name.endswith("__")
                      and name not in ("__module__", "__qualname__", "__slots__", "__doc__",
                                       "__dict__", "__weakref__", "__firstlineno__",
-                                      "__static_attributes__"))
+                                      "__static_attributes__", "__hash__"))
+# (__hash__: defining __eq__ above set _Methods.__hash__ to None; tensors hash by identity.)

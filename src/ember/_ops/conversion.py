@@ -67,13 +67,18 @@ def _same_meta(self, memory_format=None):
              kind="generic", meta=_same_meta)
 def clone(xp, self, memory_format=None):
     """clone(input, *, memory_format=ember.preserve_format) -> Tensor: a copy with new storage."""
-    return xp.array(self, copy=True)
+    # preserve_format (the default) keeps a dense tensor's layout, as NumPy's order "K" does.
+    order = "C" if getattr(memory_format, "name", None) == "contiguous_format" else "K"
+    return xp.array(self, copy=True, order=order)
 
 
 @register_frontend(function=False)
 def contiguous(self, memory_format=None):
     """The tensor itself if it is contiguous, else a contiguous copy."""
-    return self if self.is_contiguous() else self.clone()
+    if self.is_contiguous():
+        return self
+    import ember
+    return self.clone(memory_format=ember.contiguous_format)
 
 
 @register_frontend(function=False)
@@ -83,6 +88,7 @@ def copy_(self, src, non_blocking=False):
     if not isinstance(src, dispatch.Tensor):
         from ember._ops.creation import tensor
         src = tensor(src)
+    dispatch.check_broadcastable(None, (self._data.shape, src._data.shape))
     _check(np.broadcast_shapes(self._data.shape, src._data.shape) == self._data.shape, lambda: (
         f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
         f"{list(np.broadcast_shapes(self._data.shape, src._data.shape))}"))

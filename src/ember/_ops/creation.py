@@ -12,6 +12,7 @@ from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.backend import get_backend
 from ember._core.checks import _check_type, _check_value
+from ember._core.promotion import promote_types
 from ember._core.device import META, as_device, get_default_device
 from ember._core.registry import register_frontend
 from ember._core.shape import check_shape, normalize_shape
@@ -174,6 +175,11 @@ def _check_ragged(data, dim):
     if not isinstance(data, (list, tuple)) or not data:
         return
     first = data[0]
+    for item in data[1:]:
+        # A number where a sequence is expected (or the other way round) is a TypeError.
+        _check_type(isinstance(item, (list, tuple)) == isinstance(first, (list, tuple)),
+                    lambda: "not a sequence" if isinstance(first, (list, tuple)) else
+                    f"'{type(item).__name__}' object cannot be interpreted as an integer")
     if isinstance(first, (list, tuple)):
         for item in data:
             _check_value(isinstance(item, (list, tuple)) and len(item) == len(first), lambda: (
@@ -232,12 +238,16 @@ def _from_data(data, dtype, device, requires_grad, copy):
     elif hasattr(data, "__array__") and not isinstance(data, (list, tuple)):
         array = np.asarray(data)
     else:
-        if isinstance(data, (list, tuple)) and _all_tensors(data) and data:
-            data = [d.tolist() if isinstance(d, dispatch.Tensor) else d for d in data]
+        inferred = _sequence_dtype(data)
+        if _has_tensors(data):
+            data = _tensors_to_items(data)
         array = _nested_to_array(data)
-    target = _data_dtype(data, array) if dtype is None else dtype
-    if isinstance(data, (list, tuple)) and data and dtype is None and _has_tensors(data):
-        target = _first_tensor(data)._dtype
+    if dtype is not None:
+        target = dtype
+    elif isinstance(data, (list, tuple)):
+        target = inferred
+    else:
+        target = _data_dtype(data, array)
     _check_type(isinstance(target, dt.dtype), lambda: f"argument 'dtype' must be ember.dtype, "
                                                       f"not {type(target).__name__}")
     device = get_default_device() if device is None else as_device(device)
@@ -247,6 +257,57 @@ def _from_data(data, dtype, device, requires_grad, copy):
     elif device.type != "cpu":
         array = get_backend(device.type).from_host(array, device)
     return _finish(array, target, device, requires_grad)
+
+
+def _sequence_dtype(data):
+    """PyTorch's inference for nested sequences: every leaf brings a dtype (Python numbers the
+    default ones, NumPy scalars and arrays and tensors their own) and they promote together."""
+    found, stack = None, [data]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is list or kind is tuple:
+            stack.extend(item)
+            continue
+        leaf = _leaf_dtype(item)
+        found = leaf if found is None or found is leaf else promote_types(found, leaf)
+    return dt.get_default_dtype() if found is None else found
+
+
+def _leaf_dtype(item):
+    kind = type(item)
+    if kind is float:
+        return dt.get_default_dtype()
+    if kind is int:
+        return dt.int64
+    if kind is bool:
+        return dt.bool_
+    if kind is complex:
+        return dt.default_complex_dtype()
+    if isinstance(item, dispatch.Tensor):
+        if item._data.size != 1:
+            if item._dtype.is_floating_point or item._dtype.is_complex:
+                raise ValueError("only one element tensors can be converted to Python scalars")
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            "index")
+        return item._dtype
+    if isinstance(item, (np.ndarray, np.generic)):
+        _check_value(item.dtype.kind not in "USO", lambda: (
+            f"too many dimensions '{type(item.item() if item.ndim == 0 else item).__name__}'"))
+        return dt.from_numpy_dtype(item.dtype)
+    if isinstance(item, (str, bytes)):
+        raise ValueError(f"too many dimensions '{kind.__name__}'")
+    if isinstance(item, (bool, int, float, complex)):
+        return _leaf_dtype(kind.__mro__[1](item))
+    raise TypeError(f"new(): invalid data type '{kind.__name__}'")
+
+
+def _tensors_to_items(data):
+    if isinstance(data, dispatch.Tensor):
+        return data.item()
+    if isinstance(data, (list, tuple)):
+        return [_tensors_to_items(x) for x in data]
+    return data
 
 
 def _has_tensors(data):
@@ -336,3 +397,15 @@ def _as_subclass(t, cls):
         setattr(new, slot, getattr(t, slot))
     return new
 
+
+
+@register_frontend(function=False)
+def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None,
+               pin_memory=False):
+    """A copy of `data` with this tensor's dtype and device unless others are given."""
+    if isinstance(data, dispatch.Tensor):
+        made = data.detach().to(dtype=dtype or self._dtype, device=device or self._device,
+                                copy=True)
+        return made.requires_grad_(True) if requires_grad else made
+    return _from_data(data, dtype or self._dtype, device or self._device, requires_grad,
+                      copy=True)

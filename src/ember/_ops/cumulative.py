@@ -1,1 +1,202 @@
-"""(being written)"""
+"""Scans along one dim: cumsum, cumprod (and their in-place forms), cummax, cummin and
+logcumsumexp.
+
+Every kernel works on a view with at least one dim (a 0-d tensor scans as a 1-element vector,
+as in PyTorch) and returns a fresh array of the input's shape. Half types are scanned in float32
+and rounded back, as PyTorch's CPU kernels accumulate them.
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from ember._core import dispatch
+from ember._core import dtype as dt
+from ember._core.checks import _check, _check_type
+from ember._core.registry import OPS, register_frontend, register_op
+from ember._core.shape import wrap_dim
+from ember._ops.reduction import sum_dtype
+
+_HALF = (np.dtype(dt.float16._np), np.dtype(dt.bfloat16._np))
+_INT64 = np.dtype(np.int64)
+
+# PyTorch returns these as `torch.return_types.cummax` / `cummin`: tuples with named fields.
+cummax_result = namedtuple("cummax", ("values", "indices"))
+cummin_result = namedtuple("cummin", ("values", "indices"))
+cummax_result.__module__ = cummin_result.__module__ = "ember.return_types"
+
+
+def not_implemented(kernel_name: str, np_dtype) -> None:
+    """PyTorch's error for a dtype a kernel has no implementation for."""
+    name = dt.NP_TO_DTYPE[np.dtype(np_dtype)]._cpp_name
+    raise NotImplementedError(f'"{kernel_name}" not implemented for \'{name}\'')
+
+
+def scan_axis(x, dim):
+    """(x with at least one dim, the wrapped axis to scan along)."""
+    axis = wrap_dim(dim, x.ndim)
+    return (x.reshape(1) if x.ndim == 0 else x), axis
+
+
+def _same_shape_meta(self, dim, *rest):
+    wrap_dim(dim, len(self._data.shape))
+    return tuple(self._data.shape), self._dtype
+
+
+def _scan_meta(self, dim, dtype=None):
+    wrap_dim(dim, len(self._data.shape))
+    return tuple(self._data.shape), sum_dtype(self._dtype, dtype)
+
+
+# --------------------------------------------------------------------------- cumsum / cumprod
+
+def _accumulate(xp, self, dim, dtype, ufunc_name, kernel_name):
+    x, axis = scan_axis(self, dim)
+    result = sum_dtype(dt.NP_TO_DTYPE[self.dtype], dtype)._np
+    if result.kind == "b" and self.ndim and self.size:
+        # (0-d and empty inputs are copied before PyTorch looks for a kernel)
+        not_implemented(kernel_name, result)
+    compute = np.float32 if result in _HALF else result
+    x = x.astype(compute, copy=False)
+    out = getattr(xp, ufunc_name).accumulate(x, axis=axis, dtype=compute)
+    return out.reshape(self.shape).astype(result, copy=False)
+
+
+@register_op("cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
+             meta=_scan_meta)
+def cumsum(xp, self, dim, dtype=None):
+    """cumsum(input, dim, *, dtype=None, out=None) -> Tensor: running sums along `dim`
+    (integers and bools accumulate as int64 unless `dtype` is given)."""
+    return _accumulate(xp, self, dim, dtype, "add", "cumsum_out_cpu")
+
+
+@register_op("cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
+             meta=_scan_meta)
+def cumprod(xp, self, dim, dtype=None):
+    """cumprod(input, dim, *, dtype=None, out=None) -> Tensor: running products along `dim`
+    (integers and bools accumulate as int64 unless `dtype` is given)."""
+    return _accumulate(xp, self, dim, dtype, "multiply", "cumprod_out_cpu")
+
+
+def _scan_inplace(name):
+    op = OPS[name]
+
+    def scan_(self, dim, *, dtype=None):
+        # In place the scan runs in self's own dtype (a bool self has no such kernel).
+        _check_type(isinstance(self, dispatch.Tensor), lambda: (
+            f"{name}_(): self must be a Tensor, not {type(self).__name__}"))
+        _check(dtype is None or dtype is self._dtype, lambda: (
+            f"Bad in-place call: input tensor dtype {self._dtype._name} and output tensor "
+            f"dtype {dtype._name} should match"))
+        return dispatch.call_inplace(op, (self, dim, self._dtype))
+    scan_.__name__ = name + "_"
+    scan_.__doc__ = f"Tensor.{name}_(dim, *, dtype=None) -> Tensor: {name} in place."
+    return scan_
+
+
+register_frontend("cumsum_", function=False)(_scan_inplace("cumsum"))
+register_frontend("cumprod_", function=False)(_scan_inplace("cumprod"))
+
+
+# --------------------------------------------------------------------------- cummax / cummin
+
+def _running_extreme(xp, self, dim, ufunc_name, kernel_name):
+    """Running max/min and the index where it was reached; a tie (and a NaN, which wins and
+    sticks) takes the latest index, as PyTorch does."""
+    x, axis = scan_axis(self, dim)
+    if self.ndim == 0 or self.size == 0:
+        # (PyTorch copies these before it looks for a kernel, so any dtype passes)
+        return self.copy(), xp.zeros(self.shape, dtype=_INT64)
+    if self.dtype.kind == "c":
+        not_implemented(kernel_name, self.dtype)
+    compute = x.astype(np.float32) if x.dtype in _HALF else x
+    values = getattr(xp, ufunc_name).accumulate(compute, axis=axis)
+    hit = compute == values
+    if compute.dtype.kind == "f":
+        hit |= xp.isnan(compute)
+    positions = xp.arange(x.shape[axis], dtype=_INT64).reshape(
+        (-1,) + (1,) * (x.ndim - axis - 1))
+    # Each position that reaches the running extreme records itself; the rest carry it on.
+    indices = xp.maximum.accumulate(xp.where(hit, positions, 0), axis=axis)
+    return (values.astype(self.dtype, copy=False).reshape(self.shape),
+            indices.reshape(self.shape))
+
+
+def _values_indices_meta(self, dim):
+    shape, dtype = _same_shape_meta(self, dim)
+    return [(shape, dtype), (shape, dt.int64)]
+
+
+@register_op("cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)",
+             function=False, method=False, meta=_values_indices_meta)
+def _cummax(xp, self, dim):
+    return _running_extreme(xp, self, dim, "maximum", "cummax_cpu")
+
+
+@register_op("cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)",
+             function=False, method=False, meta=_values_indices_meta)
+def _cummin(xp, self, dim):
+    return _running_extreme(xp, self, dim, "minimum", "cummin_cpu")
+
+
+def named_call(op, result_type, args, out):
+    """Run a two-output op and return PyTorch's named tuple (writing into `out` if given)."""
+    if out is None:
+        return result_type(*dispatch.call(op, args))
+    return result_type(*dispatch.call_out(op, args, out))
+
+
+@register_frontend("cummax")
+def cummax(input, dim, *, out=None):
+    """cummax(input, dim, *, out=None) -> (values, indices): running maximum along `dim`."""
+    return named_call(OPS["cummax"], cummax_result, (input, dim), out)
+
+
+@register_frontend("cummin")
+def cummin(input, dim, *, out=None):
+    """cummin(input, dim, *, out=None) -> (values, indices): running minimum along `dim`."""
+    return named_call(OPS["cummin"], cummin_result, (input, dim), out)
+
+
+# --------------------------------------------------------------------------- logcumsumexp
+
+@register_op("logcumsumexp(Tensor self, int dim) -> Tensor", meta=_same_shape_meta)
+def logcumsumexp(xp, self, dim):
+    """logcumsumexp(input, dim, *, out=None) -> Tensor: log of the running sum of exp along
+    `dim`, computed without overflow."""
+    if self.dtype.kind in "biu":
+        not_implemented("logcumsumexp_out_cpu", self.dtype)
+    x, axis = scan_axis(self, dim)
+    if x.dtype.kind == "c":
+        out = _complex_logcumsumexp(xp, x, axis)
+    else:
+        compute = x.astype(np.float32) if x.dtype in _HALF else x
+        out = xp.logaddexp.accumulate(compute, axis=axis)
+    return out.astype(self.dtype, copy=False).reshape(self.shape)
+
+
+def _complex_log_add_exp(xp, a, b):
+    """log(exp(a) + exp(b)) as PyTorch's complex scan takes it: around the operand with the
+    larger real part, whose imaginary part is kept as it is (not wrapped into (-pi, pi])."""
+    a_larger = a.real >= b.real
+    high, low = xp.where(a_larger, a, b), xp.where(a_larger, b, a)
+    out = xp.log1p(xp.exp(low - high)) + high
+    both_infinite = ~xp.isfinite(low.real) & (low.real == high.real)
+    out = xp.where(both_infinite & (low.real < 0), low, out)
+    out = xp.where(both_infinite & (low.real > 0), xp.log(xp.exp(low) + xp.exp(high)), out)
+    nan = xp.isnan(a) | xp.isnan(b)
+    return xp.where(nan, xp.asarray(complex(np.nan, np.nan), dtype=out.dtype), out)
+
+
+def _complex_logcumsumexp(xp, x, axis):
+    """The complex scan step by step along `axis` (vectorized across the other dims): its
+    imaginary parts depend on the path, so no closed form gives PyTorch's branch."""
+    x = xp.moveaxis(x, axis, 0)
+    out = xp.empty_like(x)
+    if x.shape[0]:
+        out[0] = x[0]
+    with np.errstate(all="ignore"):
+        for i in range(1, x.shape[0]):
+            out[i] = _complex_log_add_exp(xp, out[i - 1], x[i])
+    return xp.moveaxis(out, 0, axis)

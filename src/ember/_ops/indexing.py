@@ -1,5 +1,8 @@
 """Indexing: `Tensor.__getitem__` / `__setitem__`, `index` / `index_put`, masks and nonzero.
 
+(`where(condition)`, the one-argument form, is part of the `where` frontend in
+pointwise_logic.py.)
+
 The gather / scatter / index_* / take / put family lives in indexing_scatter.py.
 
 NOTE [how an index expression is applied]: as in PyTorch, an expression is applied left to
@@ -20,10 +23,9 @@ import numpy as np
 
 from ember._core import dispatch
 from ember._core import dtype as dt
-from ember._core.checks import _check, _check_index, _check_not_implemented, _check_type
-from ember._core.checks import _check_value
+from ember._core.checks import _check, _check_index, _check_not_implemented, _check_value
 from ember._core.device import CPU, META
-from ember._core.registry import FRONTENDS, OPS, register_frontend, register_op
+from ember._core.registry import OPS, register_frontend, register_op
 
 _FULL = slice(None)
 
@@ -96,16 +98,12 @@ def _normalize(self, index):
     """(items, number of input dims they consume); tensors classified, ints made plain."""
     items = []
     consumed = 0
-    seen_ellipsis = False
     for item in _as_items(index):
         kind = type(item)
         if kind is int or kind is slice:
             consumed += 1
-        elif item is None:
+        elif item is None or item is Ellipsis:
             pass
-        elif item is Ellipsis:
-            _check_index(not seen_ellipsis, "an index can only have a single ellipsis ('...')")
-            seen_ellipsis = True
         elif kind is bool or kind is np.bool_:
             item = bool(item)
         else:
@@ -164,9 +162,11 @@ def _walk(self, array, items, consumed, steps):
         kind = type(item)
         if kind is int:
             size = array.shape[dim]
-            _check_index(-size <= item < size, lambda: (
-                f"index {item} is out of bounds for dimension {dim} with size {size}"))
-            array = array[(_FULL,) * dim + (item,)]
+            if not -size <= item < size:
+                raise IndexError(f"index {item} is out of bounds for dimension {dim} with size "
+                                 f"{size}")
+            # The trailing Ellipsis keeps a 0-d result an array view, not a NumPy scalar.
+            array = array[(_FULL,) * dim + (item, Ellipsis)]
             if steps is not None:
                 steps.append(("select", dim, item))
         elif kind is slice:
@@ -181,7 +181,9 @@ def _walk(self, array, items, consumed, steps):
                 steps.append(("unsqueeze", dim, None))
             dim += 1
         elif item is Ellipsis:
+            # As in PyTorch, a second Ellipsis is allowed and spans no dims.
             dim += ndim - consumed
+            consumed = ndim
         elif kind is bool:
             array = array[(_FULL,) * dim + (None,)]
             if steps is not None:
@@ -209,9 +211,10 @@ def _is_mask(t) -> bool:
 
 def _check_mask_shape(mask_shape, shape, dim):
     for k, size in enumerate(mask_shape):
-        _check_index(dim + k < len(shape) and size == shape[dim + k], lambda: (
-            f"The shape of the mask {list(mask_shape)} at index {k} does not match the shape "
-            f"of the indexed tensor {list(shape)} at index {dim + k}"))
+        if dim + k >= len(shape) or size != shape[dim + k]:
+            raise IndexError(f"The shape of the mask {list(mask_shape)} at index {k} does not "
+                             f"match the shape of the indexed tensor {list(shape)} at index "
+                             f"{dim + k}")
 
 
 def _nonzero_arrays(mask):
@@ -268,8 +271,14 @@ def getitem(self, index):
     """self[index]: basic indexing gives a view, advanced indexing a copy (PyTorch's rules)."""
     items, consumed = _normalize(self, index)
     steps = [] if _wants_ops(self) else None
-    array, advanced = _walk(self, _data_for_walk(self), items, consumed, steps)
-    result = _replay(self, steps) if steps is not None else _view_of(self, array)
+    data = _data_for_walk(self)
+    array, advanced = _walk(self, data, items, consumed, steps)
+    if steps is not None:
+        result = _replay(self, steps)
+    elif advanced and array is data:
+        result = self        # purely advanced: index.Tensor reads self itself (autograd sees it)
+    else:
+        result = _view_of(self, array)
     if advanced:
         result = dispatch.call(OPS["index.Tensor"], (result, _index_list(advanced,
                                                                          self._device)))
@@ -278,8 +287,19 @@ def getitem(self, index):
 
 def setitem(self, index, value):
     """self[index] = value: write through `index` in place (value broadcast and cast)."""
+    if type(index) is bool:
+        # PyTorch: x[False] = v does nothing (no checks); x[True] = v writes all of x.
+        if not index:
+            return
+        index = None
     items, consumed = _normalize(self, index)
     array, advanced = _walk(self, _data_for_walk(self), items, consumed, None)
+    if advanced and isinstance(value, dispatch.Tensor):
+        # Advanced assignment is index_put_, which takes no implicit dtype conversion.
+        _check(value._dtype is self._dtype, lambda: (
+            "Index put requires the source and destination dtypes match, got "
+            f"{self._dtype._cpp_name} for the destination and {value._dtype._cpp_name} for "
+            "the source."))
     value = _value_array(self, value)
     if advanced:
         indices = _index_list(advanced, self._device)
@@ -348,10 +368,11 @@ def _check_value_shape(value_shape, target, advanced):
         f"provided ({len(target)}) must be greater or equal to the number of dimensions in the "
         f"tensor ({len(value_shape)})"))
     for i, (v, t) in enumerate(zip(reversed(value_shape), reversed(target))):
-        _check(v == 1 or v == t, lambda: (
-            f"The expanded size of the tensor ({t}) must match the existing size ({v}) at "
-            f"non-singleton dimension {len(target) - 1 - i}.  Target sizes: {list(target)}.  "
-            f"Tensor sizes: {list(value_shape)}"))
+        if v != 1 and v != t:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({t}) must match the existing size ({v}) at "
+                f"non-singleton dimension {len(target) - 1 - i}.  Target sizes: {list(target)}."
+                f"  Tensor sizes: {list(value_shape)}")
 
 
 register_frontend("_getitem", function=False, method=False,
@@ -440,7 +461,7 @@ def _index_put_meta(self, indices, values, accumulate=False):
 
 
 @register_op("index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) "
-             "-> Tensor", inplace=True, meta=_index_put_meta)
+             "-> Tensor", inplace=True, out=False, meta=_index_put_meta)
 def index_put(xp, self, indices, values, accumulate=False):
     """index_put(input, indices, values, accumulate=False) -> Tensor: a copy with
     input[indices] = values (or += values when `accumulate`)."""
@@ -460,141 +481,3 @@ def index_put(xp, self, indices, values, accumulate=False):
     total = out.astype(compute)
     xp.add.at(total, position, xp.broadcast_to(values.astype(compute), target))
     return total.astype(self.dtype)
-
-
-# --------------------------------------------------------------------------- nonzero / where
-
-@register_op("nonzero(Tensor self) -> Tensor", function=False, method=False)
-def _nonzero(xp, self):
-    """The (n, ndim) int64 coordinates of the nonzero elements."""
-    return xp.argwhere(self != 0 if self.dtype.kind != "b" else self).astype(np.int64)
-
-
-@register_frontend("nonzero")
-def nonzero(input, *, out=None, as_tuple=False):
-    """nonzero(input, *, out=None, as_tuple=False): indices of the nonzero elements."""
-    if as_tuple:
-        _check(out is None, "nonzero(): as_tuple=True does not take out=")
-        flat = input.reshape((1,)) if input.dim() == 0 else input
-        coords = dispatch.call(OPS["nonzero"], (flat,))
-        xp = dispatch.get_backend(coords._device.type).xp
-        return tuple(dispatch.wrap(xp.ascontiguousarray(coords._data[:, d]), dt.int64,
-                                   coords._device) for d in range(flat.dim()))
-    if out is None:
-        return dispatch.call(OPS["nonzero"], (input,))
-    return dispatch.call_out(OPS["nonzero"], (input,), out)
-
-
-@register_op("argwhere(Tensor self) -> Tensor", out=False)
-def argwhere(xp, self):
-    """argwhere(input) -> Tensor: the (n, ndim) coordinates of the nonzero elements."""
-    return _nonzero(xp, self)
-
-
-_WHERE_OVERLOADS = {(True, True): "where.self", (True, False): "where.ScalarOther",
-                    (False, True): "where.ScalarSelf", (False, False): "where.Scalar"}
-
-
-def where(condition, input=None, other=None, *, out=None):
-    """where(condition) -> tuple of index tensors (nonzero(as_tuple=True)); or
-    where(condition, input, other) -> Tensor, picking input where condition holds."""
-    if input is None and other is None:
-        return nonzero(condition, as_tuple=True)
-    key = (isinstance(input, dispatch.Tensor), isinstance(other, dispatch.Tensor))
-    op = OPS.get(_WHERE_OVERLOADS[key]) or OPS.get("where.self")
-    _check_type(op is not None, "where(): the three-argument form is not registered")
-    if out is None:
-        return dispatch.call(op, (condition, input, other))
-    return dispatch.call_out(op, (condition, input, other), out)
-
-
-# The pointwise family owns where(condition, input, other) as registry ops; ember.where needs
-# one Python entry that also takes the one-argument form, so it is a frontend (no method).
-if "where" not in FRONTENDS:
-    register_frontend("where", method=False)(where)
-
-
-# --------------------------------------------------------------------------- masks
-
-def _check_bool_mask(mask, what):
-    _check(mask.dtype.kind == "b", lambda: (
-        f"{what} only supports boolean masks, but got mask with dtype {_torch_dtype(mask)}"))
-
-
-def _torch_dtype(array):
-    name = dt.NP_TO_DTYPE[array.dtype]._name
-    return {"uint8": "unsigned char", "int8": "signed char"}.get(name, name)
-
-
-def _broadcast_meta(self, mask, *rest):
-    return np.broadcast_shapes(self._data.shape, mask._data.shape), self._dtype
-
-
-def _masked_fill(xp, self, mask, value):
-    _check_bool_mask(mask, "masked_fill_")
-    dispatch.check_broadcastable(OPS["masked_fill.Scalar"], [self.shape, mask.shape])
-    return xp.where(mask, value, self).astype(self.dtype, copy=False)
-
-
-@register_op("masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor",
-             function=False, method=False, meta=_broadcast_meta)
-def _masked_fill_scalar(xp, self, mask, value):
-    """A copy of input with `value` where `mask` is True."""
-    return _masked_fill(xp, self, mask, dispatch.scalar_as(value, self.dtype))
-
-
-@register_op("masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor",
-             function=False, method=False, meta=_broadcast_meta)
-def _masked_fill_tensor(xp, self, mask, value):
-    """A copy of input with the 0-d tensor `value` where `mask` is True."""
-    _check(value.ndim == 0, lambda: (
-        "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
-        f"{value.ndim} dimension(s)."))
-    if value.dtype.kind == "c" and self.dtype.kind != "c":
-        value = value.real
-    return _masked_fill(xp, self, mask, xp.asarray(value).astype(self.dtype))
-
-
-def _masked_fill_overload(value):
-    return OPS["masked_fill.Tensor" if isinstance(value, dispatch.Tensor)
-               else "masked_fill.Scalar"]
-
-
-def masked_fill_(self, mask, value):
-    """Fill self with `value` where `mask` is True, in place."""
-    return dispatch.call_inplace(_masked_fill_overload(value), (self, mask, value))
-
-
-@register_frontend("masked_fill", inplace=masked_fill_)
-def masked_fill(input, mask, value, *, out=None):
-    """masked_fill(input, mask, value) -> Tensor: `value` where `mask`, else input."""
-    op = _masked_fill_overload(value)
-    if out is None:
-        return dispatch.call(op, (input, mask, value))
-    return dispatch.call_out(op, (input, mask, value), out)
-
-
-@register_op("masked_select(Tensor self, Tensor mask) -> Tensor")
-def masked_select(xp, self, mask):
-    """masked_select(input, mask, *, out=None) -> Tensor: the 1-D elements where `mask`."""
-    _check(mask.dtype.kind == "b", "masked_select: expected BoolTensor for mask")
-    shape = np.broadcast_shapes(self.shape, mask.shape)
-    return xp.broadcast_to(self, shape)[xp.broadcast_to(mask, shape)]
-
-
-@register_op("masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor", inplace=True,
-             meta=_broadcast_meta)
-def masked_scatter(xp, self, mask, source):
-    """masked_scatter(input, mask, source) -> Tensor: a copy of input whose positions where
-    `mask` is True take consecutive elements of `source`."""
-    _check_bool_mask(mask, "masked_scatter_")
-    _check(source.dtype == self.dtype, lambda: (
-        "masked_scatter: expected self and source to have same dtypes but got "
-        f"{cpp_name(self)} and {cpp_name(source)}"))
-    shape = np.broadcast_shapes(self.shape, mask.shape)
-    out = xp.array(xp.broadcast_to(self, shape), copy=True)
-    mask = xp.broadcast_to(mask, shape)
-    count = int(mask.sum())
-    _check(source.size >= count, "Number of elements of source < number of ones in mask")
-    out[mask] = source.reshape(-1)[:count]
-    return out

@@ -1,33 +1,202 @@
-"""Matrix products: matmul, mm, bmm, mv, dot, ... (ember.linalg's decompositions live elsewhere)."""
+"""Matrix products: matmul, mm, bmm, mv, dot, vdot, inner, outer/ger and the fused
+`beta * input + alpha * product` family (addmm, addmv, addr, addbmm, baddbmm).
+
+einsum, tensordot, kron, cross, cdist and chain_matmul live in contraction.py; ember.linalg's
+decompositions live elsewhere.
+
+Checks are written over anything with `.shape`, `.ndim` and a NumPy `.dtype`, so the kernels
+(raw arrays) and the meta rules (MetaArrays, via `t._data`) share them and raise alike.
+"""
 from __future__ import annotations
 
-from ember._core.checks import _check
+import math
+
+import numpy as np
+
+from ember._core import dtype as dt
+from ember._core.checks import _check, _check_not_implemented
 from ember._core.promotion import promote_types
 from ember._core.registry import register_op
 
+# The C++ type names PyTorch prints in "expected m1 and m2 to have the same dtype".
+_CXX_NAMES = {
+    "float32": "float", "float64": "double", "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "int16": "short int",
+    "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+    "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
+}
+_SCALAR_NAMES = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t",
+                 "uint8": "uint8_t", "float64": "double", "bool": "bool"}
+_HALF = (dt.float16._np, dt.bfloat16._np)
 
-def _matmul_shape(a, b):
-    """The result shape of matmul for every rank case, with PyTorch's errors."""
+
+def cpp(np_dtype) -> str:
+    """PyTorch's ScalarType name for a NumPy dtype ("Float", "Long", ...)."""
+    return dt.NP_TO_DTYPE[np.dtype(np_dtype)]._cpp_name
+
+
+def cxx(np_dtype) -> str:
+    return _CXX_NAMES.get(np.dtype(np_dtype).name, np.dtype(np_dtype).name)
+
+
+def dims_text(shape) -> str:
+    return "x".join(str(s) for s in shape)
+
+
+def check_kernel_dtype(kernel_name: str, *arrays, skip_empty=True) -> None:
+    """Bool and the wide unsigned types have no matrix kernels in PyTorch (whose empty-input
+    early exits come before the kernel is chosen, so empty products pass)."""
+    if skip_empty and any(a.size == 0 for a in arrays):
+        return
+    for a in arrays:
+        _check_not_implemented(a.dtype.kind != "b" and a.dtype.name not in (
+            "uint16", "uint32", "uint64"), lambda: (
+            f'"{kernel_name}" not implemented for \'{cpp(a.dtype)}\''))
+
+
+def compute(xp, fn, *arrays):
+    """Run `fn` on the arrays, widening half types to float32 as PyTorch's CPU kernels do."""
+    out_dtype = arrays[0].dtype
+    if out_dtype in _HALF or out_dtype.kind == "V":   # ml_dtypes' bfloat16 and float8
+        arrays = tuple(a.astype(np.float32) for a in arrays)
+    result = xp.asarray(fn(*arrays))
+    if result.dtype != out_dtype:
+        result = result.astype(out_dtype)
+    return result
+
+
+def expand_check(shape, target, dtype_np) -> None:
+    """PyTorch's expand() errors for broadcasting `shape` to `target` (the `input` of addmm...)."""
+    _check(len(shape) <= len(target), lambda: (
+        f"expand(torch.{cpp(dtype_np)}Tensor{{{list(shape)}}}, size={list(target)}): the number "
+        f"of sizes provided ({len(target)}) must be greater or equal to the number of "
+        f"dimensions in the tensor ({len(shape)})"))
+    offset = len(target) - len(shape)
+    for i, size in enumerate(shape):
+        want = target[offset + i]
+        _check(size == want or size == 1, lambda: (
+            f"The expanded size of the tensor ({want}) must match the existing size ({size}) at "
+            f"non-singleton dimension {offset + i}.  Target sizes: {list(target)}.  Tensor "
+            f"sizes: {list(shape)}"))
+
+
+def scalar_for(value, np_dtype, name=None):
+    """A beta/alpha Scalar converted to the op's compute type the way PyTorch does: complex
+    values refuse real types, integer types truncate (addr checks more, see `_addr_scalar`)."""
+    if isinstance(value, (complex, np.complexfloating)) and np_dtype.kind != "c":
+        type_name = "float" if np_dtype in _HALF else _SCALAR_NAMES.get(np_dtype.name, "float")
+        _check(False, lambda: f"value cannot be converted to type {type_name} without overflow")
+    if np_dtype.kind in "iu":
+        info = np.iinfo(np_dtype)
+        _check(info.min - 1 < value < info.max + 1, lambda: (
+            f"value cannot be converted to type {_SCALAR_NAMES.get(np_dtype.name)} without "
+            "overflow"))
+        return np_dtype.type(int(value))
+    if np_dtype in _HALF:
+        return np.float32(value)
+    return np_dtype.type(value)
+
+
+# --------------------------------------------------------------------------- shape checks
+
+def _check_vector(name, a, b):
+    _check(a.ndim == 1 and b.ndim == 1, lambda: (
+        f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors"))
+    _check(a.dtype == b.dtype, lambda: (
+        f"{name} : expected both vectors to have same dtype, but found {cpp(a.dtype)} and "
+        f"{cpp(b.dtype)}"))
+    _check(a.shape[0] == b.shape[0], lambda: (
+        f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to "
+        f"have the same number of elements, but got {a.shape[0]} and {b.shape[0]} elements "
+        "respectively"))
+    return ()
+
+
+def _check_mm_shapes(a_shape, b_shape):
+    _check(a_shape[1] == b_shape[0], lambda: (
+        f"mat1 and mat2 shapes cannot be multiplied ({dims_text(a_shape)} and "
+        f"{dims_text(b_shape)})"))
+
+
+def _check_same_m(a, b):
+    _check(a.dtype == b.dtype, lambda: (
+        f"expected m1 and m2 to have the same dtype, but got: {cxx(a.dtype)} != {cxx(b.dtype)}"))
+
+
+def mm_shape(a, b):
+    _check(a.ndim == 2, "self must be a matrix")
+    _check(b.ndim == 2, "mat2 must be a matrix")
+    _check_mm_shapes(a.shape, b.shape)
+    _check_same_m(a, b)
+    return (a.shape[0], b.shape[1])
+
+
+def mv_shape(mat, vec, input_shape=None, input_dtype=None):
+    _check(mat.ndim == 2 and vec.ndim == 1 and (input_shape is None or len(input_shape) <= 1),
+           lambda: (f"vector + matrix @ vector expected, got "
+                    f"{1 if input_shape is None else len(input_shape)}, {mat.ndim}, {vec.ndim}"))
+    shape_in = (mat.shape[0],) if input_shape is None else tuple(input_shape)
+    _check(mat.shape[1] == vec.shape[0] and (
+        shape_in[0] == mat.shape[0] or (input_shape is not None and shape_in[0] == 1)),
+        lambda: (f"size mismatch, got input ({shape_in[0] if shape_in else 1}), mat "
+                 f"({dims_text(mat.shape)}), vec ({vec.shape[0]})"))
+    in_dtype = vec.dtype if input_dtype is None else input_dtype
+    _check(in_dtype == mat.dtype == vec.dtype, lambda: (
+        f"addmv input tensors must have the same dtype, but got {cpp(in_dtype)}, "
+        f"{cpp(mat.dtype)}, and {cpp(vec.dtype)}"))
+    return (mat.shape[0],)
+
+
+def bmm_shape(a, b):
+    _check(a.ndim == 3, "batch1 must be a 3D tensor")
+    _check(b.ndim == 3, "batch2 must be a 3D tensor")
+    _check(a.shape[0] == b.shape[0] and a.shape[2] == b.shape[1], lambda: (
+        f"Expected size for first two dimensions of batch2 tensor to be: [{a.shape[0]}, "
+        f"{a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}]."))
+    _check(a.dtype == b.dtype, lambda: (
+        f"expected scalar type {cpp(a.dtype)} but found {cpp(b.dtype)}"))
+    return (a.shape[0], a.shape[1], b.shape[2])
+
+
+class _Shape:
+    """A shape and dtype standing in for an array in the checks (folded matmul operands)."""
+
+    __slots__ = ("dtype", "ndim", "shape")
+
+    def __init__(self, shape, dtype):
+        self.shape = tuple(shape)
+        self.ndim = len(self.shape)
+        self.dtype = dtype
+
+
+def matmul_shape(a, b):
+    """matmul's result shape, raising the error of the product PyTorch reduces the case to."""
     _check(a.ndim >= 1 and b.ndim >= 1, lambda: (
         f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and "
         f"{b.ndim}D"))
     if a.ndim == 1 and b.ndim == 1:
-        _check(a.shape[0] == b.shape[0], lambda: (
-            f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] "
-            "to have the same number of elements, but got "
-            f"{a.shape[0]} and {b.shape[0]} elements respectively"))
-        return ()
-    a_shape = (1,) + tuple(a.shape) if a.ndim == 1 else tuple(a.shape)
-    b_shape = tuple(b.shape) + (1,) if b.ndim == 1 else tuple(b.shape)
-    _check(a_shape[-1] == b_shape[-2], lambda: (
-        f"mat1 and mat2 shapes cannot be multiplied ({a_shape[-2]}x{a_shape[-1]} and "
-        f"{b_shape[-2]}x{b_shape[-1]})" if a.ndim <= 2 and b.ndim <= 2 else
-        f"Expected size for first two dimensions of batch2 tensor to be: "
-        f"[{b_shape[0] if len(b_shape) > 2 else 1}, {a_shape[-1]}] but got: "
-        f"[{b_shape[0] if len(b_shape) > 2 else 1}, {b_shape[-2]}]."))
-    import numpy as np
-    batch = np.broadcast_shapes(a_shape[:-2], b_shape[:-2])
-    shape = tuple(batch) + (a_shape[-2], b_shape[-1])
+        return _check_vector("dot", a, b)
+    if a.ndim == 2 and b.ndim == 1:
+        return mv_shape(a, b)
+    if a.ndim <= 2 and b.ndim == 2:
+        m = _Shape((1,) + a.shape if a.ndim == 1 else a.shape, a.dtype)
+        shape = mm_shape(m, b)
+        return shape[1:] if a.ndim == 1 else shape
+    if a.ndim >= 3 and b.ndim <= 2:
+        # PyTorch folds the batch dimensions of `a` into its rows.
+        rows = math.prod(a.shape[:-1])
+        folded = _Shape((rows, a.shape[-1]), a.dtype)
+        if b.ndim == 1:
+            mv_shape(folded, b)
+            return a.shape[:-1]
+        mm_shape(folded, b)
+        return a.shape[:-1] + (b.shape[1],)
+    a_mat = (1,) + a.shape if a.ndim == 1 else a.shape
+    b_mat = b.shape + (1,) if b.ndim == 1 else b.shape
+    batch = broadcast_batch(a_mat[:-2], b_mat[:-2])
+    size = math.prod(batch)
+    bmm_shape(_Shape((size,) + a_mat[-2:], a.dtype), _Shape((size,) + b_mat[-2:], b.dtype))
+    shape = batch + (a_mat[-2], b_mat[-1])
     if a.ndim == 1:
         shape = shape[:-2] + shape[-1:]
     if b.ndim == 1:
@@ -35,32 +204,301 @@ def _matmul_shape(a, b):
     return shape
 
 
-def _check_same_dtype(name, a, b):
-    _check(a.dtype == b.dtype, lambda: (
-        f"expected m1 and m2 to have the same dtype, but got: {_cpp(a.dtype)} != "
-        f"{_cpp(b.dtype)}"))
+def broadcast_batch(a, b):
+    """Broadcast two batch shapes with PyTorch's message."""
+    ndim = max(len(a), len(b))
+    a = (1,) * (ndim - len(a)) + tuple(a)
+    b = (1,) * (ndim - len(b)) + tuple(b)
+    out = []
+    for i, (x, y) in enumerate(zip(a, b)):
+        _check(x == y or x == 1 or y == 1, lambda: (
+            f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+            f"non-singleton dimension {i}"))
+        out.append(max(x, y) if x != 0 and y != 0 else 0)
+    return tuple(out)
 
 
-def _cpp(np_dtype):
-    from ember._core.dtype import NP_TO_DTYPE
-    return NP_TO_DTYPE[np_dtype]._cpp_name
+def _meta(shape_fn):
+    """A meta rule from a shape check over arrays: the result keeps the first input's dtype."""
+    def meta(*args):
+        arrays = [a._data for a in args if hasattr(a, "_data")]
+        return (shape_fn(*arrays), args[0]._dtype)
+    return meta
 
 
-def _matmul_meta(self, other):
-    _check(self._dtype is other._dtype, lambda: (
-        f"expected m1 and m2 to have the same dtype, but got: {self._dtype._cpp_name} != "
-        f"{other._dtype._cpp_name}"))
-    return (_matmul_shape(self._data, other._data), promote_types(self._dtype, other._dtype))
+# --------------------------------------------------------------------------- products
 
-
-@register_op("matmul(Tensor self, Tensor other) -> Tensor", kind="generic", meta=_matmul_meta,
-             dunders={"__matmul__": "forward", "__rmatmul__": "reflect"})
+@register_op("matmul(Tensor self, Tensor other) -> Tensor", kind="generic",
+             meta=_meta(matmul_shape), dunders={"__matmul__": "forward", "__rmatmul__": "reflect"})
 def matmul(xp, self, other):
     """matmul(input, other, *, out=None) -> Tensor: matrix product with broadcasting."""
-    _check_same_dtype("matmul", self, other)
-    _matmul_shape(self, other)
-    if self.dtype.itemsize <= 2 and self.dtype.kind == "f":
-        return xp.matmul(self.astype("float32"), other.astype("float32")).astype(self.dtype)
-    if self.dtype.kind == "b":
-        return xp.matmul(self, other)
-    return xp.matmul(self, other)
+    matmul_shape(self, other)
+    kernel = "dot" if self.ndim == 1 and other.ndim == 1 else (
+        "addmv_impl_cpu" if other.ndim == 1 and self.ndim >= 2 else
+        "addmm_impl_cpu_" if other.ndim == 2 else "bmm")
+    check_kernel_dtype(kernel, self, other, skip_empty=kernel != "dot")
+    return compute(xp, xp.matmul, self, other)
+
+
+@register_op("mm(Tensor self, Tensor mat2) -> Tensor", kind="generic", meta=_meta(mm_shape))
+def mm(xp, self, mat2):
+    """mm(input, mat2, *, out=None) -> Tensor: product of two matrices."""
+    mm_shape(self, mat2)
+    check_kernel_dtype("addmm_impl_cpu_", self, mat2)
+    return compute(xp, xp.matmul, self, mat2)
+
+
+@register_op("bmm(Tensor self, Tensor mat2) -> Tensor", kind="generic", meta=_meta(bmm_shape))
+def bmm(xp, self, mat2):
+    """bmm(input, mat2, *, out=None) -> Tensor: batched product of (b, n, m) and (b, m, p)."""
+    bmm_shape(self, mat2)
+    check_kernel_dtype("bmm", self, mat2)
+    return compute(xp, xp.matmul, self, mat2)
+
+
+@register_op("mv(Tensor self, Tensor vec) -> Tensor", kind="generic", meta=_meta(mv_shape))
+def mv(xp, self, vec):
+    """mv(input, vec, *, out=None) -> Tensor: matrix-vector product."""
+    mv_shape(self, vec)
+    check_kernel_dtype("addmv_impl_cpu", self, vec)
+    return compute(xp, xp.matmul, self, vec)
+
+
+def _dot_shape(a, b):
+    return _check_vector("dot", a, b)
+
+
+@register_op("dot(Tensor self, Tensor tensor) -> Tensor", kind="generic", meta=_meta(_dot_shape))
+def dot(xp, self, tensor):
+    """dot(input, tensor, *, out=None) -> Tensor: inner product of two 1-D tensors."""
+    _check_vector("dot", self, tensor)
+    check_kernel_dtype("dot", self, skip_empty=False)
+    return compute(xp, xp.matmul, self, tensor)
+
+
+@register_op("vdot(Tensor self, Tensor other) -> Tensor", kind="generic", meta=_meta(_dot_shape))
+def vdot(xp, self, other):
+    """vdot(input, other, *, out=None) -> Tensor: dot product with `input` conjugated."""
+    _check_vector("dot", self, other)
+    check_kernel_dtype("dot", self, skip_empty=False)
+    if self.dtype.kind == "c":
+        self = xp.conj(self)
+    return compute(xp, xp.matmul, self, other)
+
+
+def _inner_shape(a, b):
+    if a.ndim == 0 or b.ndim == 0:
+        return np.broadcast_shapes(a.shape, b.shape)
+    _check(a.shape[-1] == b.shape[-1], lambda: (
+        f"inner() the last dimension must match on both input tensors but got shapes "
+        f"{list(a.shape)} and {list(b.shape)}"))
+    _check(a.dtype == b.dtype, "both inputs should have same dtype")
+    return a.shape[:-1] + b.shape[:-1]
+
+
+def _inner_meta(self, other):
+    shape = _inner_shape(self._data, other._data)
+    if self.ndim == 0 or other.ndim == 0:
+        return (shape, _mul_dtype(self, other))
+    return (shape, self._dtype)
+
+
+def _mul_dtype(a, b):
+    from ember._core.promotion import result_type_from
+    tensors = (a, b)
+    return result_type_from([t._dtype for t in tensors if t.ndim],
+                            [t._dtype for t in tensors if not t.ndim], [])
+
+
+@register_op("inner(Tensor self, Tensor other) -> Tensor", kind="generic", meta=_inner_meta)
+def inner(xp, self, other):
+    """inner(input, other, *, out=None) -> Tensor: sum over the last dimensions."""
+    shape = _inner_shape(self, other)
+    if self.ndim == 0 or other.ndim == 0:
+        # A 0-d operand makes inner a plain (type-promoting) product.
+        result_np = _promoted_np(self, other)
+        return compute(xp, xp.multiply, self.astype(result_np), other.astype(result_np))
+    check_kernel_dtype("dot" if self.ndim == other.ndim == 1 else "addmm_impl_cpu_", self)
+    result = compute(xp, lambda a, b: xp.tensordot(a, b, axes=([-1], [-1])), self, other)
+    return result.reshape(shape)
+
+
+def _promoted_np(a, b):
+    from ember._core.promotion import result_type_from
+    dims = [dt.NP_TO_DTYPE[x.dtype] for x in (a, b) if x.ndim]
+    zeros = [dt.NP_TO_DTYPE[x.dtype] for x in (a, b) if not x.ndim]
+    return result_type_from(dims, zeros, [])._np
+
+
+def _outer_meta(self, vec2):
+    _outer_check(self._data, vec2._data)
+    return ((self.shape[0], vec2.shape[0]), promote_types(self._dtype, vec2._dtype))
+
+
+def _outer_check(a, b, name="outer", first="self", second="vec2"):
+    _check(a.ndim == 1, lambda: f"{name}: Expected 1-D argument {first}, but got {a.ndim}-D")
+    _check(b.ndim == 1, lambda: f"{name}: Expected 1-D argument {second}, but got {b.ndim}-D")
+
+
+@register_op("outer(Tensor self, Tensor vec2) -> Tensor", kind="generic", meta=_outer_meta,
+             aliases=("ger",))
+def outer(xp, self, vec2):
+    """outer(input, vec2, *, out=None) -> Tensor: the outer product (types promote)."""
+    _outer_check(self, vec2)
+    result_np = promote_types(dt.NP_TO_DTYPE[self.dtype], dt.NP_TO_DTYPE[vec2.dtype])._np
+    return compute(xp, xp.multiply, self.astype(result_np)[:, None], vec2.astype(result_np)[None])
+
+
+# --------------------------------------------------------------------------- beta * input + ...
+
+def fused(xp, input, product, beta, alpha):
+    """beta * input + alpha * product in the product's dtype. beta == 0 ignores `input`
+    entirely (NaN and inf in it do not propagate), as PyTorch documents."""
+    np_dtype = product.dtype
+    work = np.dtype(np.float32) if np_dtype in _HALF else np_dtype
+    b = scalar_for(beta, np_dtype)
+    a = scalar_for(alpha, np_dtype)
+    result = product.astype(work, copy=False)
+    if a != 1:
+        result = result * a
+    if b != 0:
+        scaled = input.astype(work, copy=False)
+        if b != 1:
+            scaled = scaled * b
+        result = result + scaled
+    result = xp.broadcast_to(result, product.shape)
+    return xp.array(result, dtype=np_dtype)
+
+
+_ADD_SCHEMA = "(Tensor self, Tensor {1}, Tensor {2}, *, Scalar beta=1, Scalar alpha=1) -> Tensor"
+
+
+def _addmm_checks(self, mat1, mat2):
+    _check(mat1.ndim == 2, lambda: f"mat1 must be a matrix, got {mat1.ndim}-D tensor")
+    _check(mat2.ndim == 2, lambda: f"mat2 must be a matrix, got {mat2.ndim}-D tensor")
+    _check_mm_shapes(mat1.shape, mat2.shape)
+    target = (mat1.shape[0], mat2.shape[1])
+    expand_check(self.shape, target, self.dtype)
+    _check(self.dtype == mat2.dtype, lambda: (
+        f"self and mat2 must have the same dtype, but got {cpp(self.dtype)} and "
+        f"{cpp(mat2.dtype)}"))
+    _check_same_m(mat1, mat2)
+    return target
+
+
+@register_op("addmm" + _ADD_SCHEMA.format(0, "mat1", "mat2"), kind="generic", inplace=True,
+             meta=_meta(_addmm_checks))
+def addmm(xp, self, mat1, mat2, beta=1, alpha=1):
+    """addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None) -> Tensor:
+    beta * input + alpha * (mat1 @ mat2)."""
+    _addmm_checks(self, mat1, mat2)
+    check_kernel_dtype("addmm_impl_cpu_", self)
+    return fused(xp, self, compute(xp, xp.matmul, mat1, mat2), beta, alpha)
+
+
+def _addmv_checks(self, mat, vec):
+    return mv_shape(mat, vec, self.shape, self.dtype)
+
+
+@register_op("addmv" + _ADD_SCHEMA.format(0, "mat", "vec"), kind="generic", inplace=True,
+             meta=_meta(_addmv_checks))
+def addmv(xp, self, mat, vec, beta=1, alpha=1):
+    """addmv(input, mat, vec, *, beta=1, alpha=1, out=None) -> Tensor:
+    beta * input + alpha * (mat @ vec)."""
+    _addmv_checks(self, mat, vec)
+    check_kernel_dtype("addmv_impl_cpu", self)
+    return fused(xp, self, compute(xp, xp.matmul, mat, vec), beta, alpha)
+
+
+def _addbmm_checks(self, batch1, batch2):
+    _check(batch1.ndim == 3, "batch1 must be a 3D tensor")
+    _check(batch2.ndim == 3, "batch2 must be a 3D tensor")
+    _check(batch1.shape[0] == batch2.shape[0], lambda: (
+        f"batch1 and batch2 must have same number of batches, got {batch1.shape[0]} and "
+        f"{batch2.shape[0]}"))
+    _check(batch1.shape[2] == batch2.shape[1], lambda: (
+        f"Incompatible matrix sizes for bmm ({batch1.shape[1]}x{batch1.shape[2]} and "
+        f"{batch2.shape[1]}x{batch2.shape[2]})"))
+    target = (batch1.shape[1], batch2.shape[2])
+    expand_check(self.shape, target, self.dtype)
+    _check(self.dtype == batch2.dtype, lambda: (
+        f"self and mat2 must have the same dtype, but got {cpp(self.dtype)} and "
+        f"{cpp(batch2.dtype)}"))
+    _check_same_m(batch1, batch2)
+    return target
+
+
+@register_op("addbmm" + _ADD_SCHEMA.format(0, "batch1", "batch2"), kind="generic", inplace=True,
+             meta=_meta(_addbmm_checks))
+def addbmm(xp, self, batch1, batch2, beta=1, alpha=1):
+    """addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None) -> Tensor:
+    beta * input + alpha * sum_b (batch1[b] @ batch2[b])."""
+    _addbmm_checks(self, batch1, batch2)
+    check_kernel_dtype("addmm_impl_cpu_", self)
+    product = compute(xp, lambda a, b: xp.matmul(a, b).sum(axis=0), batch1, batch2)
+    return fused(xp, self, product, beta, alpha)
+
+
+def _baddbmm_checks(self, batch1, batch2):
+    _check(batch1.ndim == 3, "batch1 must be a 3D tensor")
+    _check(batch2.ndim == 3, "batch2 must be a 3D tensor")
+    _check(self.dtype == batch1.dtype == batch2.dtype, lambda: (
+        f"Input dtypes must be the same, got: input {cxx(self.dtype)}, batch1: "
+        f"{cxx(batch1.dtype)}, batch2: {cxx(batch2.dtype)}"))
+    target = (batch1.shape[0], batch1.shape[1], batch2.shape[2])
+    expand_check(self.shape, target, self.dtype)
+    bmm_shape(batch1, batch2)
+    return target
+
+
+@register_op("baddbmm" + _ADD_SCHEMA.format(0, "batch1", "batch2"), kind="generic",
+             inplace=True, meta=_meta(_baddbmm_checks))
+def baddbmm(xp, self, batch1, batch2, beta=1, alpha=1):
+    """baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None) -> Tensor:
+    beta * input + alpha * (batch1 @ batch2), batch by batch."""
+    _baddbmm_checks(self, batch1, batch2)
+    check_kernel_dtype("baddbmm", self)
+    return fused(xp, self, compute(xp, xp.matmul, batch1, batch2), beta, alpha)
+
+
+def _addr_scalar(value, np_dtype, name):
+    """addr checks its Scalars against the result type like add's alpha does."""
+    if isinstance(value, (bool, np.bool_)):
+        _check(np_dtype.kind == "b", lambda: (
+            f"Boolean {name} only supported for Boolean results."))
+    elif np_dtype.kind in "biu":
+        _check(not isinstance(value, (float, complex, np.inexact)), lambda: (
+            f"For integral input tensors, argument {name} must not be a floating point "
+            "number."))
+
+
+def _addr_checks(self, vec1, vec2):
+    _outer_check(vec1, vec2, "addr", "vec1", "vec2")
+    target = (vec1.shape[0], vec2.shape[0])
+    expand_check(self.shape, target, self.dtype)
+    return target
+
+
+def _addr_meta(self, vec1, vec2, beta=1, alpha=1):
+    shape = _addr_checks(self._data, vec1._data, vec2._data)
+    return (shape, promote_types(promote_types(self._dtype, vec1._dtype), vec2._dtype))
+
+
+@register_op("addr" + _ADD_SCHEMA.format(0, "vec1", "vec2"), kind="generic", inplace=True,
+             meta=_addr_meta)
+def addr(xp, self, vec1, vec2, beta=1, alpha=1):
+    """addr(input, vec1, vec2, *, beta=1, alpha=1, out=None) -> Tensor:
+    beta * input + alpha * outer(vec1, vec2) (types promote)."""
+    target = _addr_checks(self, vec1, vec2)
+    result = promote_types(promote_types(dt.NP_TO_DTYPE[self.dtype], dt.NP_TO_DTYPE[vec1.dtype]),
+                           dt.NP_TO_DTYPE[vec2.dtype])._np
+    _addr_scalar(beta, result, "beta")
+    _addr_scalar(alpha, result, "alpha")
+    product = compute(xp, xp.multiply, vec1.astype(result)[:, None], vec2.astype(result)[None])
+    if result.kind == "b":
+        # Booleans: beta and alpha act as truth values (and / or instead of * / +).
+        out = xp.logical_and(product, bool(alpha))
+        if beta:
+            out = xp.logical_or(out, xp.broadcast_to(self, target))
+        return xp.array(out)
+    return fused(xp, self.astype(result), product, beta, alpha)

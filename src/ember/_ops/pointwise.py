@@ -1,6 +1,6 @@
 """Pointwise arithmetic: add, sub, mul, div, floor_divide, remainder, fmod, pow, neg, abs, ...
-and their dunders. Comparison, logical, bitwise and ternary ops live in pointwise_logic.py, the
-unary math family in pointwise_math.py.
+and their dunders. Comparison, logical and bitwise ops live in pointwise_logic.py; where, clamp,
+lerp and addc* in pointwise_ternary.py; the unary math family in pointwise_math.py.
 
 Each entry is a kernel `f(xp, *args)` over raw arrays. For kind="pointwise" the dispatcher has
 already applied type promotion: tensor arguments arrive as arrays of the compute dtype and
@@ -17,8 +17,14 @@ from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type
 from ember._core.dispatch import UnsupportedOperand, call, call_inplace, call_out, scalar_as
-from ember._core.registry import (BOOL_TO_LONG, COMPLEX_TO_FLOAT, INT_TO_FLOAT, OPS,
-                                  register_frontend, register_op)
+from ember._core.registry import (
+    BOOL_TO_LONG,
+    COMPLEX_TO_FLOAT,
+    INT_TO_FLOAT,
+    OPS,
+    register_frontend,
+    register_op,
+)
 
 _BINARY = {"kind": "pointwise", "inplace": True}
 _BOOL = dt.bool_
@@ -36,6 +42,25 @@ def check_divisor(divisor) -> None:
         _check(not (divisor == 0).any(), "ZeroDivisionError")
 
 
+_C_TYPE_NAMES = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int32": "int",
+                 "int64": "int64_t"}
+
+
+def checked_scalar(value, np_dtype):
+    """A Scalar argument (alpha, value) as a NumPy scalar of an integer compute dtype, refusing
+    numbers out of its range as PyTorch does (ordinary operands wrap around instead)."""
+    if np_dtype.kind in "iu" and isinstance(value, (int, float, np.integer, np.floating)) \
+            and not isinstance(value, (bool, np.bool_)):
+        info = np.iinfo(np_dtype)
+        # An integer may be negative for an unsigned type (it wraps), a fraction may not.
+        low = -int(info.max) if isinstance(value, (int, np.integer)) and info.min == 0 \
+            else info.min
+        _check(low <= value <= info.max, lambda: (
+            f"value cannot be converted to type {_C_TYPE_NAMES.get(np_dtype.name, np_dtype.name)}"
+            " without overflow"))
+    return scalar_as(value, np_dtype)
+
+
 # --------------------------------------------------------------------------- add / sub / mul
 
 def _scaled(other, alpha, like):
@@ -49,7 +74,7 @@ def _scaled(other, alpha, like):
     if kind != "c":
         _check(not isinstance(alpha, (complex, np.complexfloating)), (
             "For non-complex input tensors, argument alpha must not be a complex number."))
-    return other * scalar_as(alpha, like.dtype)
+    return other * checked_scalar(alpha, like.dtype)
 
 
 @register_op("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", **_BINARY,
@@ -88,21 +113,24 @@ def rsub(xp, self, other, alpha=1):
     return xp.subtract(other, self)
 
 
-def _is_bool_operand(value):
-    if isinstance(value, dispatch.Tensor):
-        return value._dtype is _BOOL
-    return isinstance(value, (bool, np.bool_))
+_BOOL_NUMBERS = frozenset((bool, np.bool_))
 
 
 def _check_sub(a, b):
     """PyTorch refuses subtraction with any bool operand, even one a promotion would widen."""
-    a_bool, b_bool = _is_bool_operand(a), _is_bool_operand(b)
-    if a_bool or b_bool:
-        _check(not (a_bool and b_bool), _SUB_TWO_BOOLS)
-        other = b if a_bool else a
-        # An operand of the wrong kind altogether is a TypeError, raised by the dispatcher.
-        if isinstance(other, (dispatch.Tensor, int, float, complex, np.generic)):
-            _check(False, _SUB_ONE_BOOL)
+    if (getattr(a, "_dtype", None) is _BOOL or getattr(b, "_dtype", None) is _BOOL
+            or type(a) in _BOOL_NUMBERS or type(b) in _BOOL_NUMBERS):
+        _refuse_bool_sub(a, b)
+
+
+def _refuse_bool_sub(a, b):
+    a_bool = getattr(a, "_dtype", None) is _BOOL or type(a) in _BOOL_NUMBERS
+    b_bool = getattr(b, "_dtype", None) is _BOOL or type(b) in _BOOL_NUMBERS
+    _check(not (a_bool and b_bool), _SUB_TWO_BOOLS)
+    other = b if a_bool else a
+    # An operand of the wrong kind altogether is a TypeError, raised by the dispatcher.
+    if isinstance(other, (dispatch.Tensor, int, float, complex, np.generic)):
+        _check(False, _SUB_ONE_BOOL)
 
 
 _SUB_OP = OPS["sub.Tensor"]
@@ -123,24 +151,27 @@ def sub_inplace(self, other, *, alpha=1):
 
 
 def _sub_dunder(self, other):
+    if self._dtype is _BOOL or type(other) in _BOOL_NUMBERS or \
+            getattr(other, "_dtype", None) is _BOOL:
+        _refuse_bool_sub(self, other)
     try:
-        _check_sub(self, other)
         return call(_SUB_OP, (self, other, 1))
     except UnsupportedOperand:
         return NotImplemented
 
 
 def _rsub_dunder(self, other):
+    if self._dtype is _BOOL or type(other) in _BOOL_NUMBERS:
+        _refuse_bool_sub(other, self)
     try:
-        _check_sub(other, self)
         return call(_RSUB_OP, (self, other, 1))
     except UnsupportedOperand:
         return NotImplemented
 
 
 def _isub_dunder(self, other):
+    _check_sub(self, other)
     try:
-        _check_sub(self, other)
         return call_inplace(_SUB_OP, (self, other, 1))
     except UnsupportedOperand:
         return NotImplemented
@@ -301,6 +332,10 @@ def pow(xp, self, exponent):
     if kind in "iu":
         return _integer_pow(xp, self, exponent)
     if kind == "b":
+        if not isinstance(exponent, xp.ndarray) and isinstance(self, xp.ndarray):
+            # A number exponent of 1 copies, of 0 gives ones: bool ** True is the input and
+            # bool ** False is all True. Any other bool pow has no kernel.
+            return xp.logical_or(self, not exponent)
         not_implemented_for("pow", self)
     return xp.power(self, exponent)
 
@@ -344,13 +379,24 @@ def positive(input):
 register_frontend("positive", dunders={"__pos__": positive})(positive)
 
 
-@register_op("abs(Tensor self) -> Tensor", kind="pointwise", inplace=True,
-             promotion=COMPLEX_TO_FLOAT, dunders={"__abs__": "unary"}, aliases=("absolute",))
+@register_op("abs(Tensor self) -> Tensor", kind="pointwise", promotion=COMPLEX_TO_FLOAT,
+             dunders={"__abs__": "unary"}, aliases=("absolute",))
 def abs(xp, self):
     """abs(input, *, out=None) -> Tensor: |input| (the modulus for complex input)."""
     if self.dtype.kind == "b":
         not_implemented_for("abs_cpu", self)
     return xp.abs(self)
+
+
+def abs_inplace(self):
+    # The real modulus would fit in a complex tensor, but PyTorch refuses it.
+    _check(not self._dtype.is_complex, "In-place abs is not supported for complex tensors.")
+    return call_inplace(_ABS_OP, (self,))
+
+
+_ABS_OP = OPS["abs"]
+register_frontend("abs", function=False, method=False, inplace=abs_inplace)(abs_inplace)
+register_frontend("absolute", function=False, method=False, inplace=abs_inplace)(abs_inplace)
 
 
 @register_op("reciprocal(Tensor self) -> Tensor", kind="pointwise", inplace=True,

@@ -1,30 +1,83 @@
-"""Reductions: sum, mean, ... over all elements or over `dim` (with `keepdim`).
+"""Reductions: sum, mean, prod, max/min, amax/amin, argmax/argmin, all/any, count_nonzero,
+logsumexp ... over every element or over `dim` (with `keepdim`).
 
-The meta rule of a reduction is `reduction_meta(result_dtype_rule)`: the reduced shape comes
-from `dim`/`keepdim` the same way for all of them.
+Moments and order statistics (std, var, norm, median, kthvalue, mode, quantile) live in
+reduction_stats.py. The meta rule of a reduction is `reduction_meta(dtype_rule, ...)`: the
+reduced shape comes from `dim`/`keepdim` the same way for all of them.
 """
 from __future__ import annotations
 
+import collections
+import math
+
+import numpy as np
+
+from ember._core import dispatch
 from ember._core import dtype as dt
-from ember._core.checks import _check
-from ember._core.registry import register_op
-from ember._core.shape import wrap_dims
+from ember._core.checks import _check, _check_index, _check_type
+from ember._core.dispatch import call, call_out
+from ember._core.registry import OPS, register_frontend, register_op
+from ember._core.shape import wrap_dim, wrap_dims
+from ember._ops.pointwise import not_implemented_for
+
+_INT64 = dt.int64._np
+# NOTE [half reductions accumulate in float32]: PyTorch's CPU kernels sum, average and compare
+# float16/bfloat16 (and float8) in float32 and round once at the end; so do we.
+_LOW_PRECISION = frozenset(d._np for d in (dt.float16, dt.bfloat16, dt.float8_e4m3fn,
+                                           dt.float8_e5m2))
 
 
-def reduced_shape(shape, dim, keepdim):
+# --------------------------------------------------------------------------- shared helpers
+
+def is_all_dims(dim) -> bool:
+    """None, () and [] all mean "reduce every dim"."""
+    return dim is None or (not isinstance(dim, int) and len(dim) == 0)
+
+
+def reduced_dims(dim, ndim: int) -> tuple:
+    """`dim` as a tuple of non-negative dims (wrapped and checked).
+
+    None or () means every dim. A 0-d tensor accepts dim 0 and -1 but has no dim to reduce,
+    so it gets () -- which NumPy reads as "reduce nothing".
+    """
+    if is_all_dims(dim):
+        return tuple(range(ndim))
+    dims = wrap_dims(dim, ndim)
+    return dims if ndim else ()
+
+
+def reduced_shape(shape, dim, keepdim) -> tuple:
     """The shape after reducing `dim` (None or () = every dim)."""
-    ndim = len(shape)
-    dims = tuple(range(ndim)) if dim is None or dim == () else wrap_dims(dim, ndim)
+    dims = reduced_dims(dim, len(shape))
     if keepdim:
         return tuple(1 if i in dims else s for i, s in enumerate(shape))
     return tuple(s for i, s in enumerate(shape) if i not in dims)
 
 
-def axes(dim, ndim):
-    """`dim` as a NumPy axis argument: None or () means all dims."""
-    if dim is None or dim == ():
-        return None
-    return wrap_dims(dim, ndim)
+def reduction_meta(*dtype_rules, dim_at=1, keepdim_at=2, dtype_at=3):
+    """The meta rule of a reduction: one (shape, dtype) per rule (a list for several outputs).
+
+    Each rule is `rule(self_dtype, requested_dtype) -> dtype`; `*_at` say where in the schema
+    the dim, keepdim and dtype arguments sit (None: the op has no such argument).
+    """
+    def meta(*args):
+        self = args[0]
+        dim = args[dim_at] if dim_at is not None and len(args) > dim_at else None
+        keepdim = args[keepdim_at] if keepdim_at is not None and len(args) > keepdim_at \
+            else False
+        requested = args[dtype_at] if dtype_at is not None and len(args) > dtype_at else None
+        shape = reduced_shape(self._data.shape, dim, keepdim)
+        specs = [(shape, rule(self._dtype, requested)) for rule in dtype_rules]
+        return specs[0] if len(specs) == 1 else specs
+    return meta
+
+
+def same_dtype(self_dtype, requested=None):
+    return self_dtype
+
+
+def long_dtype(self_dtype, requested=None):
+    return dt.int64
 
 
 def sum_dtype(self_dtype, dtype=None):
@@ -36,50 +89,422 @@ def sum_dtype(self_dtype, dtype=None):
     return self_dtype
 
 
-def reduction_meta(dtype_rule):
-    """Build the meta rule for a reduction whose schema is (self, dim, keepdim, *, dtype)."""
-    def meta(self, dim=None, keepdim=False, *rest, dtype=None):
-        requested = rest[-1] if rest else dtype
-        return (reduced_shape(self._data.shape, dim, keepdim),
-                dtype_rule(self._dtype, requested))
-    return meta
+def accumulate_type(np_dtype):
+    """The NumPy dtype to compute in (see NOTE [half reductions accumulate in float32])."""
+    return np.dtype(np.float32) if np_dtype in _LOW_PRECISION else np_dtype
 
 
-def _np_accumulate(self, dtype):
-    """The NumPy dtype to accumulate in (float32 for half types, as PyTorch's CPU kernels)."""
-    if dtype is not None:
-        return dtype._np
-    if self.dtype.kind in "biu":
-        return dt.int64._np
-    return None
+def finish(xp, out, np_dtype):
+    """A kernel result as a fresh array of `np_dtype` (NumPy reductions may return scalars)."""
+    return xp.asarray(out).astype(np_dtype, copy=False)
 
+
+def check_nonempty(name, shape, dims, specified=True, unspecified_error=RuntimeError):
+    """Reductions without an identity (max, argmax, median ...) refuse an empty reduction."""
+    if 0 not in shape:
+        return
+    if not specified:
+        raise unspecified_error(
+            f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+            "Specify the reduction dim with the 'dim' argument.")
+    for d in dims:
+        _check_index(shape[d] != 0, lambda d=d: (
+            f"{name}(): Expected reduction dim {d} to have non-zero size."))
+
+
+def no_complex(kernel_name, x):
+    if x.dtype.kind == "c":
+        not_implemented_for(kernel_name, x)
+
+
+def return_type(name, fields):
+    """A named tuple class like torch.return_types.<name>."""
+    cls = collections.namedtuple(name, fields)
+    cls.__module__ = "ember.return_types"
+    return cls
+
+
+def run(op, args, out, result_type=None):
+    """Call `op` (or write into `out`), wrapping several outputs into `result_type`."""
+    result = call(op, args) if out is None else call_out(op, args, out)
+    return result if result_type is None else result_type(*result)
+
+
+# --------------------------------------------------------------------------- sum, mean, prod
 
 @register_op("sum.dim_IntList(Tensor self, int[1]? dim=None, bool keepdim=False, *, "
              "ScalarType? dtype=None) -> Tensor", kind="reduction",
              meta=reduction_meta(sum_dtype))
 def sum(xp, self, dim=None, keepdim=False, dtype=None):
-    """sum(input, dim=None, keepdim=False, *, dtype=None) -> Tensor."""
-    result_type = _np_accumulate(self, dtype) or self.dtype
-    low_precision = result_type.itemsize <= 2 and result_type.kind == "f"
-    acc = "float32" if low_precision else result_type
-    out = xp.sum(self, axis=axes(dim, self.ndim), keepdims=keepdim, dtype=acc)
-    return xp.asarray(out).astype(result_type, copy=False)
+    """sum(input, dim=None, keepdim=False, *, dtype=None) -> Tensor.
+
+    Bools and integers sum to int64; with `dtype` the input is cast first, then summed.
+    """
+    result = sum_dtype(dt.NP_TO_DTYPE[self.dtype], dtype)._np
+    x = self if self.dtype == result else self.astype(result)
+    out = xp.sum(x, axis=reduced_dims(dim, self.ndim), keepdims=keepdim,
+                 dtype=accumulate_type(result))
+    return finish(xp, out, result)
 
 
-def mean_dtype(self_dtype, dtype=None):
+@register_op("nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, "
+             "ScalarType? dtype=None) -> Tensor", kind="reduction",
+             meta=reduction_meta(sum_dtype))
+def nansum(xp, self, dim=None, keepdim=False, dtype=None):
+    """nansum(input, dim=None, keepdim=False, *, dtype=None) -> Tensor: sum treating NaN as 0."""
+    _check(self.dtype.kind != "c", "nansum on CPU does not support complex inputs")
+    if self.dtype.kind not in "biu":
+        self = xp.where(xp.isnan(self), xp.zeros((), self.dtype), self)
+    return sum(xp, self, dim, keepdim, dtype)
+
+
+def mean_dtype(self_dtype, dtype=None, name="mean"):
     chosen = self_dtype if dtype is None else dtype
     _check(chosen.is_floating_point or chosen.is_complex, lambda: (
-        f"mean(): could not infer output dtype. Input dtype must be either a floating point or "
+        f"{name}(): could not infer output dtype. "
+        f"{'Input' if dtype is None else 'Optional'} dtype must be either a floating point or "
         f"complex dtype. Got: {chosen._cpp_name}"))
     return chosen
+
+
+def _count(shape, dims):
+    return math.prod(shape[d] for d in dims)
 
 
 @register_op("mean.dim(Tensor self, int[1]? dim=None, bool keepdim=False, *, "
              "ScalarType? dtype=None) -> Tensor", kind="reduction",
              meta=reduction_meta(mean_dtype))
 def mean(xp, self, dim=None, keepdim=False, dtype=None):
-    """mean(input, dim=None, keepdim=False, *, dtype=None) -> Tensor."""
+    """mean(input, dim=None, keepdim=False, *, dtype=None) -> Tensor (NaN over no elements)."""
     result = mean_dtype(dt.NP_TO_DTYPE[self.dtype], dtype)._np
-    acc = "float32" if result.itemsize <= 2 and result.kind == "f" else result
-    out = xp.mean(self, axis=axes(dim, self.ndim), keepdims=keepdim, dtype=acc)
-    return xp.asarray(out).astype(result, copy=False)
+    dims = reduced_dims(dim, self.ndim)
+    total = xp.sum(self.astype(result, copy=False), axis=dims, keepdims=keepdim,
+                   dtype=accumulate_type(result))
+    count = _count(self.shape, dims)
+    # 0 * nan is nan without NumPy's divide-by-zero warning.
+    out = total / count if count else total * np.nan
+    return finish(xp, out, result)
+
+
+def nanmean_dtype(self_dtype, dtype=None):
+    _check(self_dtype.is_floating_point or self_dtype.is_complex, lambda: (
+        "nanmean(): expected input to have floating point or complex dtype but got "
+        f"{self_dtype._cpp_name}"))
+    return self_dtype if dtype is None else dtype
+
+
+@register_op("nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, "
+             "ScalarType? dtype=None) -> Tensor", kind="reduction",
+             meta=reduction_meta(nanmean_dtype))
+def nanmean(xp, self, dim=None, keepdim=False, dtype=None):
+    """nanmean(input, dim=None, keepdim=False, *, dtype=None) -> Tensor: mean of non-NaNs."""
+    result = nanmean_dtype(dt.NP_TO_DTYPE[self.dtype], dtype)._np
+    dims = reduced_dims(dim, self.ndim)
+    x = self.astype(accumulate_type(result), copy=False)
+    missing = xp.isnan(x)
+    total = xp.sum(xp.where(missing, xp.zeros((), x.dtype), x), axis=dims, keepdims=keepdim)
+    count = xp.sum(~missing, axis=dims, keepdims=keepdim)
+    out = xp.where(count > 0, total / xp.maximum(count, 1), xp.asarray(np.nan, x.dtype))
+    return finish(xp, out, result)
+
+
+def _prod(xp, self, dims, keepdim, dtype):
+    result = sum_dtype(dt.NP_TO_DTYPE[self.dtype], dtype)._np
+    x = self if self.dtype == result else self.astype(result)
+    out = xp.prod(x, axis=dims, keepdims=keepdim, dtype=accumulate_type(result))
+    return finish(xp, out, result)
+
+
+@register_op("prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", kind="reduction",
+             meta=reduction_meta(sum_dtype, dim_at=None, keepdim_at=None, dtype_at=1),
+             function=False, method=False)
+def prod_all(xp, self, dtype=None):
+    """The product of every element (bools and integers multiply in int64)."""
+    return _prod(xp, self, None, False, dtype)
+
+
+@register_op("prod.dim_int(Tensor self, int dim, bool keepdim=False, *, "
+             "ScalarType? dtype=None) -> Tensor", kind="reduction",
+             meta=reduction_meta(sum_dtype), function=False, method=False)
+def prod_dim(xp, self, dim, keepdim=False, dtype=None):
+    """The product along one dim."""
+    d = wrap_dim(dim, self.ndim)
+    return _prod(xp, self, (d,) if self.ndim else (), keepdim, dtype)
+
+
+@register_frontend("prod")
+def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """prod(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor.
+
+    `dim` is a single int (not a tuple), as in PyTorch.
+    """
+    if dim is None:
+        return run(OPS["prod"], (input, dtype), out)
+    _check_type(isinstance(dim, int) or hasattr(dim, "__index__"), lambda: (
+        f"prod(): argument 'dim' must be int, not {type(dim).__name__}"))
+    return run(OPS["prod.dim_int"], (input, dim, keepdim, dtype), out)
+
+
+# --------------------------------------------------------------------------- max, min
+
+Max = return_type("max", ("values", "indices"))
+Min = return_type("min", ("values", "indices"))
+Aminmax = return_type("aminmax", ("min", "max"))
+
+
+def _extreme(xp, self, dims, keepdim, name, kernel_name, specified):
+    no_complex(kernel_name, self)
+    check_nonempty(name, self.shape, dims, specified)
+    x = self.astype(accumulate_type(self.dtype), copy=False)
+    reduce = xp.max if name in ("max", "amax") else xp.min
+    return finish(xp, reduce(x, axis=dims, keepdims=keepdim), self.dtype)
+
+
+@register_op("max(Tensor self) -> Tensor", kind="reduction", function=False, method=False,
+             meta=reduction_meta(same_dtype, dim_at=None, keepdim_at=None, dtype_at=None))
+def max_all(xp, self):
+    """The largest element; NaN if there is one."""
+    return _extreme(xp, self, None, False, "max", "max_all", False)
+
+
+@register_op("min(Tensor self) -> Tensor", kind="reduction", function=False, method=False,
+             meta=reduction_meta(same_dtype, dim_at=None, keepdim_at=None, dtype_at=None))
+def min_all(xp, self):
+    """The smallest element; NaN if there is one."""
+    return _extreme(xp, self, None, False, "min", "min_all", False)
+
+
+@register_op("amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
+             kind="reduction", meta=reduction_meta(same_dtype, dtype_at=None))
+def amax(xp, self, dim=(), keepdim=False):
+    """amax(input, dim=(), keepdim=False, *, out=None) -> Tensor: the largest values
+    (NaN propagates)."""
+    dims = reduced_dims(dim, self.ndim)
+    return _extreme(xp, self, dims, keepdim, "amax", "max_values_cpu", not is_all_dims(dim))
+
+
+@register_op("amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
+             kind="reduction", meta=reduction_meta(same_dtype, dtype_at=None))
+def amin(xp, self, dim=(), keepdim=False):
+    """amin(input, dim=(), keepdim=False, *, out=None) -> Tensor: the smallest values
+    (NaN propagates)."""
+    dims = reduced_dims(dim, self.ndim)
+    return _extreme(xp, self, dims, keepdim, "amin", "min_values_cpu", not is_all_dims(dim))
+
+
+def _with_index(xp, self, dim, keepdim, name):
+    """(values, indices) of the max/min along `dim`: the first occurrence wins, NaN counts as
+    the extreme (as in PyTorch's CPU kernels and NumPy's argmax)."""
+    d = wrap_dim(dim, self.ndim)
+    no_complex(f"{name}_cpu", self)
+    if self.ndim == 0:
+        return self.copy(), xp.zeros((), _INT64)
+    check_nonempty(name, self.shape, (d,))
+    pick = xp.argmax if name == "max" else xp.argmin
+    indices = pick(self, axis=d, keepdims=True)
+    values = xp.take_along_axis(self, indices, axis=d)
+    if not keepdim:
+        values, indices = values.squeeze(d), indices.squeeze(d)
+    return values, indices.astype(_INT64, copy=False)
+
+
+_INDEX_META = reduction_meta(same_dtype, long_dtype, dtype_at=None)
+
+
+@register_op("max.dim(Tensor self, int dim, bool keepdim=False) -> "
+             "(Tensor values, Tensor indices)", kind="reduction", meta=_INDEX_META,
+             function=False, method=False)
+def max_dim(xp, self, dim, keepdim=False):
+    """The largest value along `dim` and its index."""
+    return _with_index(xp, self, dim, keepdim, "max")
+
+
+@register_op("min.dim(Tensor self, int dim, bool keepdim=False) -> "
+             "(Tensor values, Tensor indices)", kind="reduction", meta=_INDEX_META,
+             function=False, method=False)
+def min_dim(xp, self, dim, keepdim=False):
+    """The smallest value along `dim` and its index."""
+    return _with_index(xp, self, dim, keepdim, "min")
+
+
+def _max_min_frontend(name, elementwise, result_type):
+    all_op, dim_op = OPS[name], OPS[f"{name}.dim"]
+
+    def frontend(input, dim=None, keepdim=None, *, other=None, out=None):
+        if isinstance(dim, dispatch.Tensor):
+            dim, other = None, dim
+        if other is not None:
+            _check_type(dim is None and keepdim is None, lambda: (
+                f"{name}(): takes either `other` or `dim` (with `keepdim`), not both"))
+            return run(OPS[elementwise], (input, other), out)
+        if dim is None:
+            _check_type(keepdim is None, lambda: f"{name}(): keepdim needs a dim")
+            return run(all_op, (input,), out)
+        return run(dim_op, (input, dim, bool(keepdim)), out, result_type)
+    frontend.__name__ = frontend.__qualname__ = name
+    frontend.__doc__ = (
+        f"{name}(input) -> Tensor; {name}(input, dim, keepdim=False) -> (values, indices); "
+        f"{name}(input, other) -> Tensor (elementwise {elementwise}).")
+    return frontend
+
+
+max = register_frontend("max")(_max_min_frontend("max", "maximum", Max))
+min = register_frontend("min")(_max_min_frontend("min", "minimum", Min))
+
+
+@register_op("aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> "
+             "(Tensor min, Tensor max)", kind="reduction", function=False, method=False,
+             meta=reduction_meta(same_dtype, same_dtype, dtype_at=None))
+def aminmax_kernel(xp, self, dim=None, keepdim=False):
+    """(min, max) over every element or along `dim`."""
+    no_complex("aminmax_cpu", self)
+    if dim is None:
+        _check(self.size != 0, "aminmax(): cannot compute aminmax over an empty dimension as "
+                               "the operation has no identity.")
+        dims = None
+    else:
+        d = wrap_dim(dim, self.ndim)
+        dims = (d,) if self.ndim else ()
+        for d in dims:
+            _check_index(self.shape[d] != 0, lambda d=d: (
+                f"aminmax: Expected reduction dim {d} to have non-zero size."))
+    x = self.astype(accumulate_type(self.dtype), copy=False)
+    low = xp.min(x, axis=dims, keepdims=keepdim)
+    high = xp.max(x, axis=dims, keepdims=keepdim)
+    return finish(xp, low, self.dtype), finish(xp, high, self.dtype)
+
+
+@register_frontend("aminmax")
+def aminmax(input, *, dim=None, keepdim=False, out=None):
+    """aminmax(input, *, dim=None, keepdim=False, out=None) -> (min, max)."""
+    return run(OPS["aminmax"], (input, dim, keepdim), out, Aminmax)
+
+
+def _arg_extreme(xp, self, dim, keepdim, name):
+    _check(self.dtype.kind != "b", lambda: f"{name}(): does not support bool input")
+    _check(self.dtype.kind != "c", lambda: f"{name}(): does not support complex input")
+    pick = xp.argmax if name == "argmax" else xp.argmin
+    if dim is None:
+        _check_index(self.size != 0, lambda: (
+            f"{name}(): Expected reduction dim to be specified for input.numel() == 0."))
+        found = pick(self.reshape(-1))
+        shape = (1,) * self.ndim if keepdim else ()
+        return finish(xp, found, _INT64).reshape(shape)
+    d = wrap_dim(dim, self.ndim)
+    if self.ndim == 0:
+        return xp.zeros((), _INT64)
+    check_nonempty(name, self.shape, (d,))
+    return finish(xp, pick(self, axis=d, keepdims=keepdim), _INT64)
+
+
+@register_op("argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor",
+             kind="reduction", meta=reduction_meta(long_dtype, dtype_at=None))
+def argmax(xp, self, dim=None, keepdim=False):
+    """argmax(input, dim=None, keepdim=False) -> Tensor: the index of the first largest value
+    (of the flattened input when dim is None); NaN counts as largest."""
+    return _arg_extreme(xp, self, dim, keepdim, "argmax")
+
+
+@register_op("argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor",
+             kind="reduction", meta=reduction_meta(long_dtype, dtype_at=None))
+def argmin(xp, self, dim=None, keepdim=False):
+    """argmin(input, dim=None, keepdim=False) -> Tensor: the index of the first smallest value
+    (of the flattened input when dim is None); NaN counts as smallest."""
+    return _arg_extreme(xp, self, dim, keepdim, "argmin")
+
+
+# --------------------------------------------------------------------------- all, any
+
+def _logical_dtype(self_dtype, requested=None):
+    # uint8 input keeps uint8 (0/1), a leftover of the days before torch.bool.
+    return dt.uint8 if self_dtype is dt.uint8 else dt.bool_
+
+
+def _logical_meta(self, dim=None, keepdim=False):
+    shape = self._data.shape
+    if dim is not None and is_all_dims(dim):
+        reduced_dims(dim, len(shape))
+        return shape, _logical_dtype(self._dtype)
+    return reduced_shape(shape, dim, keepdim), _logical_dtype(self._dtype)
+
+
+def _logical(xp, self, dim, keepdim, reduce):
+    truth = self != 0
+    # An explicit empty dim list reduces nothing (unlike sum, where it means every dim).
+    if dim is None or not is_all_dims(dim):
+        truth = reduce(truth, axis=reduced_dims(dim, self.ndim), keepdims=keepdim)
+    return finish(xp, truth, self.dtype if self.dtype == np.uint8 else np.bool_)
+
+
+@register_op("all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor",
+             kind="reduction", meta=_logical_meta)
+def all(xp, self, dim=None, keepdim=False):
+    """all(input, dim=None, keepdim=False, *, out=None) -> Tensor: whether every element is
+    nonzero (bool; uint8 for uint8 input)."""
+    return _logical(xp, self, dim, keepdim, xp.all)
+
+
+@register_op("any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor",
+             kind="reduction", meta=_logical_meta)
+def any(xp, self, dim=None, keepdim=False):
+    """any(input, dim=None, keepdim=False, *, out=None) -> Tensor: whether some element is
+    nonzero (bool; uint8 for uint8 input)."""
+    return _logical(xp, self, dim, keepdim, xp.any)
+
+
+def _count_nonzero(xp, self, dim):
+    dims = reduced_dims(dim, self.ndim)
+    return finish(xp, xp.sum(self != 0, axis=dims, dtype=_INT64), _INT64)
+
+
+_COUNT_META = reduction_meta(long_dtype, keepdim_at=None, dtype_at=None)
+
+
+@register_op("count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor", kind="reduction",
+             meta=_COUNT_META, function=False, method=False, out=False)
+def count_nonzero_dims(xp, self, dim):
+    """The number of nonzero elements over the dims in `dim`."""
+    return _count_nonzero(xp, self, dim)
+
+
+@register_op("count_nonzero(Tensor self, int? dim=None) -> Tensor", kind="reduction",
+             meta=_COUNT_META, function=False, method=False, out=False)
+def count_nonzero_dim(xp, self, dim=None):
+    """The number of nonzero elements (along one dim, or in all)."""
+    return _count_nonzero(xp, self, dim)
+
+
+@register_frontend("count_nonzero")
+def count_nonzero(input, dim=None):
+    """count_nonzero(input, dim=None) -> Tensor: int64 counts; dim is an int or a tuple."""
+    if dim is None or isinstance(dim, int):
+        return call(OPS["count_nonzero"], (input, dim))
+    return call(OPS["count_nonzero.dim_IntList"], (input, dim))
+
+
+# --------------------------------------------------------------------------- logsumexp
+
+def _float_result(self_dtype, requested=None):
+    return self_dtype if self_dtype._category >= dt.FLOAT else dt.get_default_dtype()
+
+
+@register_op("logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor",
+             kind="reduction", meta=reduction_meta(_float_result, dtype_at=None),
+             varargs=False)
+def logsumexp(xp, self, dim, keepdim=False):
+    """logsumexp(input, dim, keepdim=False, *, out=None) -> Tensor: log(sum(exp(input))),
+    computed without overflow (integers give the default float dtype)."""
+    result = _float_result(dt.NP_TO_DTYPE[self.dtype])._np
+    dims = reduced_dims(dim, self.ndim)
+    if self.size == 0:
+        shape = reduced_shape(self.shape, dim, keepdim)
+        return xp.full(shape, -np.inf, dtype=result)
+    x = self.astype(accumulate_type(result), copy=False)
+    shift = xp.max(x.real, axis=dims, keepdims=True)
+    # An infinite maximum would give inf - inf = nan; shifting by 0 there is exact anyway.
+    shift = xp.where(xp.isinf(shift), xp.zeros((), shift.dtype), shift)
+    with np.errstate(divide="ignore"):  # every term -inf: log(0) = -inf is the answer
+        out = xp.log(xp.sum(xp.exp(x - shift), axis=dims, keepdims=True)) + shift
+    if not keepdim:
+        out = out.reshape(reduced_shape(self.shape, dim, False))
+    return finish(xp, out, result)

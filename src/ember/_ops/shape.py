@@ -1,1 +1,388 @@
-"""(being written)"""
+"""Ops that rearrange or replicate elements into a fresh tensor: flip, roll, rot90, repeat,
+tile, repeat_interleave, tril/triu (and their index factories), diag, diag_embed, diagflat,
+trace. Joining ops (cat, stack, meshgrid, ...) live in shape_join.py.
+
+Kernels return fresh, C-contiguous arrays (never a view of an input, never negative strides);
+each generic op has a meta rule computing its shape from the input shapes.
+"""
+from __future__ import annotations
+
+import math
+
+from ember._core import dispatch
+from ember._core import dtype as dt
+from ember._core.checks import _check, _check_not_implemented
+from ember._core.registry import OPS, register_frontend, register_op
+from ember._core.shape import wrap_dim, wrap_dims
+
+
+def _fresh(xp, a):
+    """A C-contiguous copy of `a` that owns its memory."""
+    return xp.array(a, copy=True, order="C")
+
+
+def _same(self, *args, **kwargs):
+    """Meta rule of an op whose result has its input's shape and dtype."""
+    return (self.shape, self.dtype)
+
+
+# --------------------------------------------------------------------------- flip / roll / rot90
+
+@register_op("flip(Tensor self, int[] dims) -> Tensor", out=False, meta=_same)
+def flip(xp, self, dims):
+    """flip(input, dims) -> Tensor: reverse the order of elements along `dims`."""
+    axes = wrap_dims(dims, self.ndim) if self.ndim else wrap_dims(dims, 0)
+    if self.ndim == 0 or not axes:
+        return _fresh(xp, self)
+    return _fresh(xp, xp.flip(self, axes))
+
+
+def _check_min_dims(a, ndim):
+    _check(a.ndim >= ndim, lambda: f"Input must be >= {ndim}-d.")
+
+
+@register_op("fliplr(Tensor self) -> Tensor", out=False, meta=_same)
+def fliplr(xp, self):
+    """fliplr(input) -> Tensor: reverse the columns (dim 1)."""
+    _check_min_dims(self, 2)
+    return _fresh(xp, xp.flip(self, 1))
+
+
+@register_op("flipud(Tensor self) -> Tensor", out=False, meta=_same)
+def flipud(xp, self):
+    """flipud(input) -> Tensor: reverse the rows (dim 0)."""
+    _check_min_dims(self, 1)
+    return _fresh(xp, xp.flip(self, 0))
+
+
+def _roll_args(ndim, shifts, dims):
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(int(s) for s in shifts)
+    dims = (dims,) if isinstance(dims, int) else tuple(dims or ())
+    _check(len(shifts) > 0, "`shifts` required")
+    if not dims:
+        _check(len(shifts) == 1, lambda: (
+            f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0"))
+        return shifts, None
+    _check(len(shifts) == len(dims), lambda: (
+        f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}"))
+    return shifts, tuple(wrap_dim(d, ndim) for d in dims)
+
+
+def _roll_meta(self, shifts, dims=()):
+    _roll_args(self.ndim, shifts, dims)
+    return (self.shape, self.dtype)
+
+
+@register_op("roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor", out=False,
+             meta=_roll_meta, varargs=False)
+def roll(xp, self, shifts, dims=()):
+    """roll(input, shifts, dims=None) -> Tensor: rotate elements along dims (or flattened)."""
+    shifts, axes = _roll_args(self.ndim, shifts, dims)
+    if axes is None:
+        return _fresh(xp, xp.roll(self.reshape(-1), shifts[0]).reshape(self.shape))
+    return _fresh(xp, xp.roll(self, shifts, axes))
+
+
+def _rot90_args(ndim, k, dims):
+    dims = tuple(dims)
+    _check(len(dims) == 2, lambda: f"expected total rotation dims == 2, but got dims = "
+                                    f"{len(dims)}")
+    _check(ndim >= 2, lambda: f"expected total dims >= 2, but got total dims = {ndim}")
+    d0, d1 = wrap_dim(dims[0], ndim), wrap_dim(dims[1], ndim)
+    _check(d0 != d1, lambda: f"expected rotation dims to be different, but got dim0 = {d0} "
+                             f"and dim1 = {d1}")
+    return k % 4, d0, d1
+
+
+def _rot90_meta(self, k=1, dims=(0, 1)):
+    k, d0, d1 = _rot90_args(self.ndim, k, dims)
+    shape = list(self.shape)
+    if k % 2:
+        shape[d0], shape[d1] = shape[d1], shape[d0]
+    return (tuple(shape), self.dtype)
+
+
+@register_op("rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor", out=False,
+             meta=_rot90_meta)
+def rot90(xp, self, k=1, dims=(0, 1)):
+    """rot90(input, k=1, dims=[0, 1]) -> Tensor: rotate by k quarter turns in the dims plane."""
+    k, d0, d1 = _rot90_args(self.ndim, k, dims)
+    return _fresh(xp, xp.rot90(self, k, (d0, d1)))
+
+
+# --------------------------------------------------------------------------- repeat / tile
+
+def _repeat_shape(shape, repeats):
+    repeats = tuple(int(r) for r in repeats)
+    _check(len(repeats) >= len(shape), (
+        "Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+        "tensor"))
+    padded = (1,) * (len(repeats) - len(shape)) + tuple(shape)
+    result = tuple(s * r for s, r in zip(padded, repeats))
+    for r in repeats:
+        _check(r >= 0, lambda: f"Trying to create tensor with negative dimension {r * 1}: "
+                               f"{list(result)}")
+    return padded, repeats, result
+
+
+@register_op("repeat(Tensor self, SymInt[] repeats) -> Tensor", function=False, out=False,
+             meta=lambda self, repeats: (_repeat_shape(self.shape, repeats)[2], self.dtype))
+def repeat(xp, self, repeats):
+    """repeat(*repeats) -> Tensor: tile the tensor `repeats` times along each dim."""
+    padded, repeats, _ = _repeat_shape(self.shape, repeats)
+    return _fresh(xp, xp.tile(self.reshape(padded), repeats))
+
+
+def _tile_repeats(ndim, dims):
+    dims = tuple(int(d) for d in dims)
+    return (1,) * (ndim - len(dims)) + dims
+
+
+@register_op("tile(Tensor self, SymInt[] dims) -> Tensor", out=False,
+             meta=lambda self, dims: (_repeat_shape(
+                 self.shape, _tile_repeats(self.ndim, dims))[2], self.dtype))
+def tile(xp, self, dims):
+    """tile(input, dims) -> Tensor: repeat the tensor; short `dims` are padded with ones."""
+    return repeat(xp, self, _tile_repeats(self.ndim, dims))
+
+
+# --------------------------------------------------------------------------- repeat_interleave
+
+def _interleave_int_meta(self, repeats, dim=None, output_size=None):
+    _check(repeats >= 0, "Repeats must be non-negative")
+    if dim is None:
+        return ((math.prod(self.shape) * repeats,), self.dtype)
+    dim = wrap_dim(dim, self.ndim)
+    shape = list(self.shape) or [1]
+    shape[dim] *= repeats
+    return (tuple(shape), self.dtype)
+
+
+@register_op("repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, "
+             "SymInt? output_size=None) -> Tensor", function=False, method=False, out=False,
+             meta=_interleave_int_meta)
+def repeat_interleave_int(xp, self, repeats, dim=None, output_size=None):
+    """Repeat each element `repeats` times along `dim` (the flattened input if None)."""
+    _interleave_int_meta(self, repeats, dim)
+    if dim is None:
+        return _fresh(xp, xp.repeat(self.reshape(-1), repeats))
+    if self.ndim == 0:
+        self = self.reshape(1)
+    return _fresh(xp, xp.repeat(self, repeats, axis=wrap_dim(dim, self.ndim)))
+
+
+def _check_repeats(repeats):
+    _check(repeats.ndim <= 1, "repeat_interleave only accept 1D vector as repeat")
+    _check_not_implemented(repeats.dtype.kind in "iu", lambda: (
+        f"\"repeat_interleave_cpu\" not implemented for "
+        f"'{dt.NP_TO_DTYPE[repeats.dtype]._cpp_name}'"))
+    _check(not (repeats < 0).any(), "repeats can not be negative")
+
+
+def _check_output_size(repeats, output_size):
+    if output_size is not None:
+        _check(int(repeats.sum()) == output_size, "allocated size does not match required size")
+
+
+@register_op("repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor",
+             function=False, method=False, out=False)
+def repeat_interleave_indices(xp, repeats, output_size=None):
+    """Each index i repeated repeats[i] times."""
+    _check_repeats(repeats)
+    repeats = repeats.reshape(-1)
+    _check_output_size(repeats, output_size)
+    return _fresh(xp, xp.repeat(xp.arange(repeats.shape[0], dtype=repeats.dtype), repeats))
+
+
+@register_op("repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, "
+             "SymInt? output_size=None) -> Tensor", function=False, method=False, out=False)
+def repeat_interleave_tensor(xp, self, repeats, dim=None, output_size=None):
+    """Repeat element i of `dim` repeats[i] times (a 0-d `repeats` repeats every element)."""
+    _check_repeats(repeats)
+    if dim is None:
+        self, dim = self.reshape(-1), 0
+    elif self.ndim == 0:
+        self = self.reshape(1)
+    dim = wrap_dim(dim, self.ndim)
+    if repeats.ndim == 1 and repeats.shape[0] != 1:
+        _check(repeats.shape[0] == self.shape[dim], lambda: (
+            f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+            f"{repeats.shape[0]} and input.size(0) = {self.shape[dim]}"))
+    else:
+        repeats = xp.full((self.shape[dim],), int(repeats.reshape(-1)[0]), dtype=repeats.dtype)
+    _check_output_size(repeats, output_size)
+    return _fresh(xp, xp.repeat(self, repeats, axis=dim))
+
+
+def _repeat_interleave_method(self, repeats, dim=None, *, output_size=None):
+    return repeat_interleave(self, repeats, dim, output_size=output_size)
+
+
+@register_frontend(method=_repeat_interleave_method)
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """repeat_interleave(input, repeats, dim=None, *, output_size=None) -> Tensor, or
+    repeat_interleave(repeats) -> the indices repeated."""
+    if repeats is None:
+        return dispatch.call(OPS["repeat_interleave.Tensor"], (input, output_size))
+    if isinstance(repeats, dispatch.Tensor):
+        return dispatch.call(OPS["repeat_interleave.self_Tensor"],
+                             (input, repeats, dim, output_size))
+    return dispatch.call(OPS["repeat_interleave.self_int"], (input, repeats, dim, output_size))
+
+
+# --------------------------------------------------------------------------- triangles
+
+def _tri_meta(name):
+    def meta(self, diagonal=0):
+        _check(self.ndim >= 2, f"{name}: input tensor must have at least 2 dimensions")
+        return (self.shape, self.dtype)
+    return meta
+
+
+def _tri_mask(xp, shape, diagonal, lower):
+    rows, cols = shape[-2], shape[-1]
+    if lower:
+        return xp.tri(rows, cols, diagonal, dtype=bool)
+    return ~xp.tri(rows, cols, diagonal - 1, dtype=bool)
+
+
+@register_op("tril(Tensor self, int diagonal=0) -> Tensor", inplace=True, meta=_tri_meta("tril"))
+def tril(xp, self, diagonal=0):
+    """tril(input, diagonal=0) -> Tensor: zero the elements above the `diagonal`."""
+    _tri_meta("tril")(self)
+    mask = _tri_mask(xp, self.shape, diagonal, lower=True)
+    return xp.where(mask, self, xp.zeros((), self.dtype))
+
+
+@register_op("triu(Tensor self, int diagonal=0) -> Tensor", inplace=True, meta=_tri_meta("triu"))
+def triu(xp, self, diagonal=0):
+    """triu(input, diagonal=0) -> Tensor: zero the elements below the `diagonal`."""
+    _tri_meta("triu")(self)
+    mask = _tri_mask(xp, self.shape, diagonal, lower=False)
+    return xp.where(mask, self, xp.zeros((), self.dtype))
+
+
+def _indices_dtype(name, dtype):
+    chosen = dt.int64 if dtype is None or dtype == "long" else dtype
+    _check_not_implemented(chosen in (dt.int64, dt.int32), lambda: (
+        f"\"{name}\" not implemented for '{chosen._cpp_name}'"))
+    return chosen
+
+
+def _tri_count(row, col, offset, lower):
+    _check(row >= 0, lambda: f"row must be non-negative, got{row}")
+    _check(col >= 0, lambda: f"col must be non-negative, got{col}")
+    if lower:
+        return sum(max(0, min(col, r + offset + 1)) for r in range(row))
+    return sum(max(0, col - max(r + offset, 0)) for r in range(row))
+
+
+def _tri_indices_meta(name, lower):
+    def meta(row, col, offset=0, dtype="long", layout=None, device=None, pin_memory=None):
+        return ((2, _tri_count(row, col, offset, lower)), _indices_dtype(name, dtype))
+    return meta
+
+
+def _tri_indices(xp, name, row, col, offset, dtype, lower):
+    chosen = _indices_dtype(name, dtype)
+    _tri_count(row, col, offset, lower)
+    mask = _tri_mask(xp, (row, col), offset, lower)
+    rows, cols = xp.nonzero(mask)
+    return xp.stack([rows, cols]).astype(chosen._np)
+
+
+_FACTORY_TAIL = ("*, ScalarType? dtype=long, Layout? layout=None, Device? device=None, "
+                 "bool? pin_memory=None) -> Tensor")
+
+
+@register_op(f"tril_indices(int row, int col, int offset=0, {_FACTORY_TAIL}", kind="factory",
+             method=False, out=False, meta=_tri_indices_meta("tril_indices", True))
+def tril_indices(xp, row, col, offset=0, dtype="long", layout=None, device=None,
+                 pin_memory=None):
+    """tril_indices(row, col, offset=0) -> Tensor: (2, N) coordinates of the lower triangle."""
+    return _tri_indices(xp, "tril_indices", row, col, offset, dtype, True)
+
+
+@register_op(f"triu_indices(int row, int col, int offset=0, {_FACTORY_TAIL}", kind="factory",
+             method=False, out=False, meta=_tri_indices_meta("triu_indices", False))
+def triu_indices(xp, row, col, offset=0, dtype="long", layout=None, device=None,
+                 pin_memory=None):
+    """triu_indices(row, col, offset=0) -> Tensor: (2, N) coordinates of the upper triangle."""
+    return _tri_indices(xp, "triu_indices", row, col, offset, dtype, False)
+
+
+# --------------------------------------------------------------------------- diagonals
+
+def _diag_embed_shape(shape, offset, dim1, dim2):
+    ndim = len(shape) + 1
+    d1, d2 = wrap_dim(dim1, ndim), wrap_dim(dim2, ndim)
+    _check(d1 != d2, lambda: f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    n = (shape[-1] if shape else 1) + abs(offset)
+    rest = iter(shape[:-1])
+    return tuple(n if d in (d1, d2) else next(rest) for d in range(ndim)), d1, d2
+
+
+@register_op("diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor",
+             out=False, meta=lambda self, offset=0, dim1=-2, dim2=-1: (
+                 _diag_embed_shape(self.shape, offset, dim1, dim2)[0], self.dtype))
+def diag_embed(xp, self, offset=0, dim1=-2, dim2=-1):
+    """diag_embed(input, offset=0, dim1=-2, dim2=-1) -> Tensor: the last dim of `input` as
+    the diagonals of matrices in the planes (dim1, dim2)."""
+    shape, d1, d2 = _diag_embed_shape(self.shape, offset, dim1, dim2)
+    out = xp.zeros(shape, self.dtype)
+    length = self.shape[-1] if self.ndim else 1
+    # Put the two diagonal dims last so the values' layout (batch..., length) lines up.
+    moved = xp.moveaxis(out, (d1, d2), (-2, -1))
+    steps = xp.arange(length)
+    rows, cols = (steps, steps + offset) if offset >= 0 else (steps - offset, steps)
+    moved[..., rows, cols] = self
+    return out
+
+
+def _diag_meta(self, diagonal=0):
+    _check(self.ndim in (1, 2), lambda: f"diag(): Supports 1D or 2D tensors. Got {self.ndim}D")
+    if self.ndim == 1:
+        n = self.shape[0] + abs(diagonal)
+        return ((n, n), self.dtype)
+    rows, cols = self.shape
+    length = min(rows, cols - diagonal) if diagonal >= 0 else min(rows + diagonal, cols)
+    return ((max(length, 0),), self.dtype)
+
+
+@register_op("diag(Tensor self, int diagonal=0) -> Tensor", meta=_diag_meta)
+def diag(xp, self, diagonal=0):
+    """diag(input, diagonal=0) -> Tensor: a 1-D input as a diagonal matrix, or a matrix's
+    `diagonal` as a 1-D tensor."""
+    _diag_meta(self, diagonal)
+    if self.ndim == 1:
+        return diag_embed(xp, self, diagonal, 0, 1)
+    return _fresh(xp, xp.diagonal(self, diagonal))
+
+
+@register_op("diagflat(Tensor self, int offset=0) -> Tensor", out=False,
+             meta=lambda self, offset=0: (((self.numel() + abs(offset),) * 2), self.dtype))
+def diagflat(xp, self, offset=0):
+    """diagflat(input, offset=0) -> Tensor: the flattened input as a diagonal matrix."""
+    return diag_embed(xp, self.reshape(-1), offset, 0, 1)
+
+
+def _trace_meta(self):
+    _check(self.ndim == 2, lambda: f"trace: expected a matrix, but got tensor with dim "
+                                   f"{self.ndim}")
+    _check_not_implemented(self.dtype is not dt.bool_, "\"trace\" not implemented for 'Bool'")
+    return ((), dt.int64 if self.dtype._category <= dt.INT else self.dtype)
+
+
+@register_op("trace(Tensor self) -> Tensor", out=False, meta=_trace_meta)
+def trace(xp, self):
+    """trace(input) -> Tensor: the sum of a matrix's main diagonal."""
+    _check(self.ndim == 2, lambda: f"trace: expected a matrix, but got tensor with dim "
+                                   f"{self.ndim}")
+    _check_not_implemented(self.dtype.kind != "b", "\"trace\" not implemented for 'Bool'")
+    values = xp.diagonal(self)
+    if self.dtype.kind in "iu":
+        return xp.asarray(values.sum(dtype="int64"))
+    if self.dtype.itemsize <= 2 and self.dtype.kind == "f":
+        return xp.asarray(values.astype("float32").sum()).astype(self.dtype)
+    return xp.asarray(values.sum(dtype=self.dtype))
+

@@ -1,1 +1,471 @@
-"""(being written)"""
+"""Sorting and searching: sort, argsort, msort, topk, unique, unique_consecutive, histc,
+bincount, bucketize and searchsorted.
+
+NOTE [sort order]: every order here comes from one stable NumPy sort, so equal elements keep
+their input order, in descending sorts too; NaN sorts above every number (first when
+descending), as in PyTorch. Half types are ordered through float32, which holds them exactly;
+the values themselves are always gathered from the input.
+
+unique, unique_consecutive and bincount have no meta rule: their output shape depends on the
+data.
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from ember._core import dispatch
+from ember._core import dtype as dt
+from ember._core.checks import _check, _check_index, _check_type
+from ember._core.promotion import promote_types, result_type_from, scalar_type_of
+from ember._core.registry import OPS, register_frontend, register_op
+from ember._core.shape import wrap_dim
+from ember._ops.cumulative import named_call, not_implemented, scan_axis
+
+_HALF = (np.dtype(dt.float16._np), np.dtype(dt.bfloat16._np))
+_INT64 = np.dtype(np.int64)
+
+sort_result = namedtuple("sort", ("values", "indices"))
+topk_result = namedtuple("topk", ("values", "indices"))
+sort_result.__module__ = topk_result.__module__ = "ember.return_types"
+
+
+def sort_keys(x):
+    """`x` as an array NumPy can order (half types widened to float32 exactly)."""
+    return x.astype(np.float32) if x.dtype in _HALF else x
+
+
+def sort_order(xp, x, axis, descending):
+    """Stable argsort along `axis` (see NOTE [sort order])."""
+    keys = sort_keys(x)
+    if not descending:
+        return xp.argsort(keys, axis=axis, kind="stable")
+    # Sorting the reversed input ascending and reversing the result keeps ties in input order.
+    flipped = xp.argsort(xp.flip(keys, axis), axis=axis, kind="stable")
+    return (x.shape[axis] - 1) - xp.flip(flipped, axis)
+
+
+def _check_sortable(x, op_name):
+    _check(x.dtype.kind != "c", lambda: f" {op_name} does not support complex dtypes on CPU")
+
+
+# --------------------------------------------------------------------------- sort / argsort
+
+def _sort(xp, self, dim, descending):
+    _check_sortable(self, "Sort")
+    x, axis = scan_axis(self, dim)
+    order = sort_order(xp, x, axis, descending)
+    values = xp.take_along_axis(x, order, axis=axis)
+    return values.reshape(self.shape), order.reshape(self.shape)
+
+
+def _sort_meta(self, *args):
+    dim = args[1] if len(args) == 3 else (args[0] if args else -1)
+    shape = tuple(self._data.shape)
+    wrap_dim(dim, len(shape))
+    return [(shape, self._dtype), (shape, dt.int64)]
+
+
+@register_op("sort(Tensor self, int dim=-1, bool descending=False) -> "
+             "(Tensor values, Tensor indices)", function=False, method=False, meta=_sort_meta)
+def _sort_default(xp, self, dim=-1, descending=False):
+    return _sort(xp, self, dim, descending)
+
+
+@register_op("sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> "
+             "(Tensor values, Tensor indices)", function=False, method=False, meta=_sort_meta)
+def _sort_stable(xp, self, stable, dim=-1, descending=False):
+    # The CPU sort is always stable, so `stable` changes nothing.
+    return _sort(xp, self, dim, descending)
+
+
+@register_frontend("sort")
+def sort(input, dim=-1, descending=False, *, stable=False, out=None):
+    """sort(input, dim=-1, descending=False, *, stable=False, out=None) -> (values, indices):
+    the elements along `dim` in order, and where each came from."""
+    return named_call(OPS["sort.stable"], sort_result, (input, stable, dim, descending), out)
+
+
+def _argsort_meta(self, *args):
+    return _sort_meta(self, *args)[1]
+
+
+@register_op("argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) "
+             "-> Tensor", function=False, method=False, meta=_argsort_meta)
+def _argsort(xp, self, stable, dim=-1, descending=False):
+    return _sort(xp, self, dim, descending)[1]
+
+
+@register_frontend("argsort")
+def argsort(input, dim=-1, descending=False, *, stable=False, out=None):
+    """argsort(input, dim=-1, descending=False, *, stable=False) -> Tensor: the indices that
+    sort `input` along `dim`."""
+    args = (input, stable, dim, descending)
+    if out is None:
+        return dispatch.call(OPS["argsort.stable"], args)
+    return dispatch.call_out(OPS["argsort.stable"], args, out)
+
+
+@register_op("msort(Tensor self) -> Tensor",
+             meta=lambda self: (tuple(self._data.shape), self._dtype))
+def msort(xp, self):
+    """msort(input, *, out=None) -> Tensor: `input` sorted along its first dim."""
+    return _sort(xp, self, 0, False)[0]
+
+
+# --------------------------------------------------------------------------- topk
+
+def _topk_meta(self, k, dim=-1, largest=True, sorted=True):
+    shape = list(self._data.shape)
+    axis = wrap_dim(dim, len(shape))
+    _check(0 <= k <= (shape[axis] if shape else 1), "selected index k out of range")
+    if shape:
+        shape[axis] = k
+    return [(tuple(shape), self._dtype), (tuple(shape), dt.int64)]
+
+
+@register_op("topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> "
+             "(Tensor values, Tensor indices)", function=False, method=False, meta=_topk_meta)
+def _topk(xp, self, k, dim=-1, largest=True, sorted=True):
+    _check_type(isinstance(k, (int, np.integer)) and not isinstance(k, bool), lambda: (
+        f"topk(): argument 'k' (position 2) must be int, not {type(k).__name__}"))
+    _check_sortable(self, "topk")
+    _check(self.dtype.kind != "b", " topk does not support bool dtypes on CPU")
+    x, axis = scan_axis(self, dim)
+    _check(0 <= k <= x.shape[axis], "selected index k out of range")
+    if self.ndim == 0:
+        # A 0-d input gives back its one element, for k=0 as well.
+        return self.copy(), xp.zeros((), dtype=_INT64)
+    # The sorted order is one valid answer for sorted=False too.
+    order = xp.take(sort_order(xp, x, axis, largest), xp.arange(k), axis=axis)
+    return xp.take_along_axis(x, order, axis=axis), order
+
+
+@register_frontend("topk")
+def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
+    """topk(input, k, dim=-1, largest=True, sorted=True, *, out=None) -> (values, indices):
+    the `k` largest (or smallest) elements along `dim`."""
+    return named_call(OPS["topk"], topk_result, (input, k, dim, largest, sorted), out)
+
+
+# --------------------------------------------------------------------------- unique
+
+def _check_unique_dtype(x):
+    if x.dtype.kind == "c":
+        not_implemented("unique", x.dtype)
+
+
+def _groups(xp, starts, n, order, want_inverse, want_counts, inverse_shape):
+    """Inverse and counts from the group starts of the (sorted) sequence; `order` maps sorted
+    positions back to input positions (None: already in input order)."""
+    inverse = counts = xp.zeros((0,), dtype=_INT64)
+    if want_inverse:
+        group = xp.cumsum(starts, dtype=_INT64) - 1
+        if order is not None:
+            unsorted = xp.empty(n, dtype=_INT64)
+            unsorted[order] = group
+            group = unsorted
+        inverse = group.reshape(inverse_shape)
+    if want_counts:
+        first = xp.flatnonzero(starts)
+        counts = xp.diff(xp.concatenate([first, xp.asarray([n])])).astype(_INT64)
+    return inverse, counts
+
+
+def _starts(xp, keys):
+    """True where a run of equal rows begins (NaN never equals NaN, so each NaN is its own)."""
+    differs = keys[1:] != keys[:-1]
+    if keys.ndim > 1:
+        differs = differs.any(axis=1)
+    return xp.concatenate([xp.ones((min(len(keys), 1),), dtype=bool), differs])
+
+
+def _rows(xp, self, dim):
+    """(`self` with `dim` moved first, its slices flattened as rows) for unique over `dim`."""
+    _check_index(self.ndim > 0, lambda: f"Dimension specified as {dim} but tensor has no "
+                                        "dimensions")
+    axis = wrap_dim(dim, self.ndim)
+    moved = xp.moveaxis(self, axis, 0)
+    _check(moved.shape[0] == 0 or self.size > 0, "There are 0 sized dimensions, and they "
+           "aren't selected, so unique cannot be applied")
+    width = int(np.prod(moved.shape[1:]))
+    return moved, axis, sort_keys(moved.reshape(moved.shape[0], width))
+
+
+@register_op("_unique2(Tensor self, bool sorted=True, bool return_inverse=False, "
+             "bool return_counts=False) -> (Tensor, Tensor, Tensor)", function=False,
+             method=False)
+def _unique2(xp, self, sorted=True, return_inverse=False, return_counts=False):
+    _check_unique_dtype(self)
+    flat = self.reshape(-1)
+    order = xp.argsort(sort_keys(flat), kind="stable")
+    ordered = flat[order]
+    starts = _starts(xp, sort_keys(ordered))
+    inverse, counts = _groups(xp, starts, flat.size, order, return_inverse, return_counts,
+                              self.shape)
+    return ordered[starts], inverse, counts
+
+
+@register_op("unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, "
+             "bool return_counts=False) -> (Tensor, Tensor, Tensor)", function=False,
+             method=False)
+def _unique_dim(xp, self, dim, sorted=True, return_inverse=False, return_counts=False):
+    _check_unique_dtype(self)
+    moved, axis, rows = _rows(xp, self, dim)
+    n = rows.shape[0]
+    # lexsort's last key is the primary one: order rows by their first column first.
+    order = xp.lexsort(rows.T[::-1]) if rows.shape[1] else xp.arange(n)
+    starts = _starts(xp, rows[order])
+    inverse, counts = _groups(xp, starts, n, order, return_inverse, return_counts, (n,))
+    values = xp.moveaxis(moved[order[starts]], 0, axis)
+    return xp.ascontiguousarray(values), inverse, counts
+
+
+@register_op("unique_consecutive(Tensor self, bool return_inverse=False, "
+             "bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)",
+             function=False, method=False)
+def _unique_consecutive(xp, self, return_inverse=False, return_counts=False, dim=None):
+    _check_unique_dtype(self)
+    if dim is None:
+        flat = self.reshape(-1)
+        starts = _starts(xp, sort_keys(flat))
+        inverse, counts = _groups(xp, starts, flat.size, None, return_inverse, return_counts,
+                                  self.shape)
+        return flat[starts], inverse, counts
+    moved, axis, rows = _rows(xp, self, dim)
+    starts = _starts(xp, rows)
+    inverse, counts = _groups(xp, starts, rows.shape[0], None, return_inverse, return_counts,
+                              (rows.shape[0],))
+    return xp.ascontiguousarray(xp.moveaxis(moved[starts], 0, axis)), inverse, counts
+
+
+def _pick(results, return_inverse, return_counts):
+    values, inverse, counts = results
+    if not (return_inverse or return_counts):
+        return values
+    return (values,) + ((inverse,) if return_inverse else ()) + \
+        ((counts,) if return_counts else ())
+
+
+@register_frontend("unique")
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None): the
+    distinct elements (or slices along `dim`) in ascending order; a tuple adds the inverse
+    indices and the counts when asked for."""
+    if dim is None:
+        results = dispatch.call(OPS["_unique2"], (input, sorted, return_inverse, return_counts))
+    else:
+        results = dispatch.call(OPS["unique_dim"],
+                                (input, dim, sorted, return_inverse, return_counts))
+    return _pick(results, return_inverse, return_counts)
+
+
+@register_frontend("unique_consecutive")
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """unique_consecutive(input, return_inverse=False, return_counts=False, dim=None): `input`
+    with each run of equal consecutive elements (or slices along `dim`) kept once."""
+    results = dispatch.call(OPS["unique_consecutive"],
+                            (input, return_inverse, return_counts, dim))
+    return _pick(results, return_inverse, return_counts)
+
+
+# --------------------------------------------------------------------------- histograms
+
+@register_op("histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor",
+             meta=lambda self, bins=100, min=0, max=0: ((bins,), self._dtype))
+def histc(xp, self, bins=100, min=0, max=0):
+    """histc(input, bins=100, min=0, max=0, *, out=None) -> Tensor: counts of the elements in
+    `bins` equal-width bins over [min, max] (the data's own range when min == max)."""
+    _check_type(isinstance(bins, (int, np.integer)) and not isinstance(bins, bool), lambda: (
+        f"histc(): argument 'bins' must be int, not {type(bins).__name__}"))
+    if not dt.NP_TO_DTYPE[self.dtype].is_floating_point:
+        not_implemented("histogram_cpu", self.dtype)
+    _check(bins > 0, lambda: f"torch.histogram(): bins must be > 0, but got {bins} for "
+                             "dimension 0")
+    # PyTorch computes the bin of each element in the input's own dtype: so do we.
+    kind = self.dtype.type
+    low, high = kind(min), kind(max)
+    if low == high and self.size:
+        low, high = xp.min(self), xp.max(self)
+    if low == high:
+        low, high = low - kind(1), high + kind(1)
+    _check(bool(xp.isfinite(low) & xp.isfinite(high)), lambda: (
+        f"torch.histc: range of [{float(low)}, {float(high)}] is not finite"))
+    _check(bool(low < high), "torch.histc: max must be larger than min")
+    x = self.reshape(-1)
+    x = x[(x >= low) & (x <= high)]
+    position = ((x - low) * kind(bins) / (high - low)).astype(_INT64)
+    # The right edge belongs to the last bin.
+    position = xp.minimum(position, bins - 1)
+    return xp.bincount(position, minlength=bins).astype(self.dtype)
+
+
+@register_op("bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor",
+             out=False)
+def bincount(xp, self, weights=None, minlength=0):
+    """bincount(input, weights=None, minlength=0) -> Tensor: how often each non-negative
+    integer occurs in the 1-d `input` (summing `weights` instead of counting ones)."""
+    if self.dtype.kind not in "iu":
+        not_implemented("bincount_cpu", self.dtype)
+    _check(minlength >= 0, "minlength should be >= 0")
+    _check(self.ndim == 1 and (self.size == 0 or int(xp.min(self)) >= 0),
+           "bincount only supports 1-d non-negative integral inputs.")
+    _check(weights is None or (weights.ndim == 1 and weights.shape[0] == self.shape[0]),
+           "weights should be 1-d and have the same length as input")
+    if self.size == 0:
+        return xp.zeros((minlength,), dtype=_INT64)
+    index = self.astype(np.intp, copy=False)
+    if weights is None:
+        return xp.bincount(index, minlength=minlength).astype(_INT64)
+    # float32 weights sum as float32; every other dtype sums as float64.
+    result = weights.dtype if weights.dtype == np.float32 else np.dtype(np.float64)
+    weights = weights.real if weights.dtype.kind == "c" else weights
+    summed = xp.bincount(index, weights=weights.astype(np.float64), minlength=minlength)
+    return summed.astype(result)
+
+
+# --------------------------------------------------------------------------- searchsorted
+
+def _check_search(boundaries, value, value_dtype, right, side, sorter):
+    _check(side in (None, "left", "right"), lambda: (
+        f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}"))
+    _check(not (side == "left" and right), lambda: (
+        "torch.searchsorted(): side and right can't be set to opposites, got side of "
+        f"{side} while right was {bool(right)}"))
+    if sorter is not None:
+        _check(sorter.shape == boundaries.shape, lambda: (
+            "torch.searchsorted(): boundary and sorter must have the same size, but got "
+            f"boundary tensor {list(boundaries.shape)}and got sorter tensor "
+            f"{list(sorter.shape)}"))
+        _check(sorter.dtype == _INT64, lambda: (
+            "torch.searchsorted(): sorter must be a tensor of long dtype but got dtype "
+            f"{dt.NP_TO_DTYPE[sorter.dtype]._cpp_name}"))
+    value_ndim = np.ndim(value)
+    _check(boundaries.ndim == 1 or value_ndim > 0, lambda: (
+        "torch.searchsorted(): input value can be a scalar only when boundaries tensor "
+        f"dimension is 1, but we got boundaries tensor dim({boundaries.ndim}) and input "
+        f"value's dim({value_ndim}) numel({np.size(value)})"))
+    _check(boundaries.ndim > 0, "torch.searchsorted(): boundaries tensor should have positive "
+                                "dimension, but got 0 dimension")
+    _check(boundaries.ndim == 1 or boundaries.shape[:-1] == np.shape(value)[:-1], lambda: (
+        "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+        "dimensions of boundaries tensor and input value tensor must match, but we got "
+        f"boundaries tensor {list(boundaries.shape)} and input value tensor "
+        f"{list(np.shape(value))}"))
+    common = promote_types(dt.NP_TO_DTYPE[boundaries.dtype], value_dtype)
+    if common is dt.bool_:
+        not_implemented("searchsorted_out_cpu", common._np)
+    return common
+
+
+def _batched_search(xp, boundaries, values, right):
+    """searchsorted for each row of boundaries (..., M) with its own values (..., K): sort each
+    row of boundaries and values together, then count the boundaries ahead of each value."""
+    m = boundaries.shape[-1]
+    rows = int(np.prod(boundaries.shape[:-1]))
+    parts = [boundaries.reshape(rows, m), values.reshape(rows, -1)]
+    # The stable sort keeps equal keys in this order: on a tie a value goes before the
+    # boundaries (left) or after them (right).
+    if not right:
+        parts.reverse()
+    keys = xp.concatenate(parts, axis=1)
+    is_boundary = xp.arange(keys.shape[1]) < m if right else \
+        xp.arange(keys.shape[1]) >= keys.shape[1] - m
+    order = xp.argsort(keys, axis=1, kind="stable")
+    boundaries_so_far = xp.cumsum(is_boundary[order], axis=1)
+    found = xp.empty_like(boundaries_so_far)
+    xp.put_along_axis(found, order, boundaries_so_far, axis=1)
+    found = found[:, m:] if right else found[:, :keys.shape[1] - m]
+    return found.reshape(values.shape)
+
+
+def _search(xp, boundaries, value, out_int32, right, side, sorter, value_dtype):
+    common = _check_search(boundaries, value, value_dtype, right, side, sorter)
+    right = bool(right) or side == "right"
+    compute = np.float32 if common in (dt.float16, dt.bfloat16) else common._np
+    boundaries = boundaries.astype(compute, copy=False)
+    value = xp.asarray(value).astype(compute, copy=False)
+    if sorter is not None:
+        _check(sorter.size == 0 or (int(sorter.min()) >= 0
+                                    and int(sorter.max()) < boundaries.shape[-1]),
+               "torch.searchsorted(): sorter index out of range")
+        boundaries = xp.take_along_axis(boundaries, sorter, axis=-1)
+    if boundaries.ndim == 1:
+        found = xp.searchsorted(boundaries, value, side="right" if right else "left")
+    else:
+        found = _batched_search(xp, boundaries, value, right)
+    return xp.asarray(found).astype(np.int32 if out_int32 else _INT64)
+
+
+def _search_meta(boundaries, value, out_int32=False, right=False, *rest):
+    shape = tuple(value._data.shape) if isinstance(value, dispatch.Tensor) else ()
+    return shape, dt.int32 if out_int32 else dt.int64
+
+
+def _scalar_dtype(value):
+    return result_type_from([], [], [scalar_type_of(value)])
+
+
+@register_op("searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, "
+             "bool right=False, str? side=None, Tensor? sorter=None) -> Tensor",
+             function=False, method=False, meta=_search_meta)
+def _searchsorted_tensor(xp, sorted_sequence, self, out_int32=False, right=False, side=None,
+                         sorter=None):
+    return _search(xp, sorted_sequence, self, out_int32, right, side, sorter,
+                   dt.NP_TO_DTYPE[self.dtype])
+
+
+@register_op("searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, "
+             "bool right=False, str? side=None, Tensor? sorter=None) -> Tensor",
+             function=False, method=False, meta=_search_meta)
+def _searchsorted_scalar(xp, sorted_sequence, self, out_int32=False, right=False, side=None,
+                         sorter=None):
+    return _search(xp, sorted_sequence, self, out_int32, right, side, sorter,
+                   _scalar_dtype(self))
+
+
+@register_frontend("searchsorted", method=False)
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, out=None,
+                 sorter=None):
+    """searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
+    out=None, sorter=None) -> Tensor: where each value would be inserted into the innermost
+    dim of `sorted_sequence` to keep it sorted."""
+    name = "searchsorted.Tensor" if isinstance(input, dispatch.Tensor) else "searchsorted.Scalar"
+    args = (sorted_sequence, input, out_int32, right, side, sorter)
+    if out is None:
+        return dispatch.call(OPS[name], args)
+    return dispatch.call_out(OPS[name], args, out)
+
+
+def _bucketize(xp, value, boundaries, out_int32, right, value_dtype):
+    _check(boundaries.ndim == 1, lambda: (
+        f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})"))
+    return _search(xp, boundaries, value, out_int32, right, None, None, value_dtype)
+
+
+def _bucketize_meta(value, boundaries, out_int32=False, right=False):
+    return _search_meta(boundaries, value, out_int32)
+
+
+@register_op("bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, "
+             "bool right=False) -> Tensor", function=False, method=False, meta=_bucketize_meta)
+def _bucketize_tensor(xp, self, boundaries, out_int32=False, right=False):
+    return _bucketize(xp, self, boundaries, out_int32, right, dt.NP_TO_DTYPE[self.dtype])
+
+
+@register_op("bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, "
+             "bool right=False) -> Tensor", function=False, method=False, meta=_bucketize_meta)
+def _bucketize_scalar(xp, self, boundaries, out_int32=False, right=False):
+    return _bucketize(xp, self, boundaries, out_int32, right, _scalar_dtype(self))
+
+
+@register_frontend("bucketize", method=False)
+def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+    """bucketize(input, boundaries, *, out_int32=False, right=False, out=None) -> Tensor: the
+    index of the bucket of the 1-d `boundaries` each element of `input` falls in."""
+    name = "bucketize.Tensor" if isinstance(input, dispatch.Tensor) else "bucketize.Scalar"
+    args = (input, boundaries, out_int32, right)
+    if out is None:
+        return dispatch.call(OPS[name], args)
+    return dispatch.call_out(OPS[name], args, out)

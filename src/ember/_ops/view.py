@@ -3,15 +3,47 @@
 Kernels return views of their input array and never copy; the dispatcher (kind="view") makes
 the result share the base's storage. On the meta device the same kernels run on a zero-stride
 stand-in array to find the result's shape. An op tagged "maybe_view" (reshape) returns a view
-when the layout allows it and a fresh copy otherwise.
+when the layout allows it and a fresh copy otherwise. Splitting views (narrow, select, split,
+unbind, diagonal, as_strided, ...) live in view_slicing.py.
+
+NOTE [view strides follow PyTorch]: `stride()` reads the array's real layout, so a view must
+have the strides PyTorch gives the same op, also on size-1 dims where NumPy's choice differs
+(unsqueeze, view, expand). Those kernels compute PyTorch's element strides and build the view
+with `strided_view`.
 """
 from __future__ import annotations
 
 import math
 
+from ember._core import dispatch
+from ember._core import dtype as dt
 from ember._core.checks import _check
-from ember._core.registry import register_op
-from ember._core.shape import wrap_dim, wrap_dims
+from ember._core.registry import OPS, register_frontend, register_op
+from ember._core.shape import normalize_shape, wrap_dim, wrap_dims
+
+
+def element_strides(a) -> tuple:
+    """`a`'s strides in elements. The meta device's zero-stride stand-in (read-only, see
+    MetaArray.stand_in) counts as contiguous, which is what every meta tensor is."""
+    strides = a.strides
+    if strides and not any(strides) and not getattr(a.flags, "writeable", True):
+        return _contiguous(a.shape)
+    item = a.itemsize
+    return tuple(s // item for s in strides)
+
+
+def strided_view(xp, a, shape, strides, offset=0):
+    """A view of `a`'s memory with element `strides`, starting `offset` elements past a[0...]."""
+    item = a.itemsize
+    shape, strides = tuple(shape), tuple(strides)
+    if not offset and a.size and a.flags.c_contiguous and math.prod(shape) == a.size \
+            and strides == _contiguous(shape):
+        # The common case (a contiguous view of a contiguous array): reshape is much cheaper.
+        return a.reshape(shape)
+    as_strided = xp.lib.stride_tricks.as_strided
+    if offset:
+        a = as_strided(a, (offset + 1,), (item,))[offset:]
+    return as_strided(a, tuple(shape), tuple(s * item for s in strides))
 
 
 def infer_size(shape, numel: int) -> tuple:
@@ -34,31 +66,244 @@ def infer_size(shape, numel: int) -> tuple:
     return shape
 
 
-@register_op("view(Tensor(a) self, SymInt[] size) -> Tensor(a)", kind="view")
-def view(xp, self, size):
+def view_strides(old_shape, old_strides, new_shape):
+    """PyTorch's strides for viewing (old_shape, old_strides) as new_shape, or None when the
+    layout can't be expressed without a copy. Dims are grouped into runs that are contiguous
+    with each other; each run of the new shape must cover exactly one run of the old."""
+    if not old_shape:
+        return (1,) * len(new_shape)
+    numel = math.prod(old_shape)
+    if numel == 0:
+        if tuple(old_shape) == tuple(new_shape):
+            return tuple(old_strides)
+        return _contiguous(new_shape)
+    new_strides = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    run_stride = old_strides[-1]
+    run_numel = view_numel = 1
+    for d in range(len(old_shape) - 1, -1, -1):
+        run_numel *= old_shape[d]
+        run_ends = d == 0 or (old_shape[d - 1] != 1
+                              and old_strides[d - 1] != run_numel * run_stride)
+        if not run_ends:
+            continue
+        while view_d >= 0 and (view_numel < run_numel or new_shape[view_d] == 1):
+            new_strides[view_d] = view_numel * run_stride
+            view_numel *= new_shape[view_d]
+            view_d -= 1
+        if view_numel != run_numel:
+            return None
+        if d > 0:
+            run_stride = old_strides[d - 1]
+            run_numel = view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(new_strides)
+
+
+def _contiguous(shape):
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))
+
+
+def _view_as_shape(xp, a, shape):
+    strides = view_strides(a.shape, element_strides(a), shape)
+    _check(strides is not None, (
+        "view size is not compatible with input tensor's size and stride (at least one "
+        "dimension spans across two contiguous subspaces). Use .reshape(...) instead."))
+    return strided_view(xp, a, shape, strides)
+
+
+def _reshape_to(xp, a, shape):
+    """A view when the layout allows it, else a fresh contiguous copy."""
+    strides = view_strides(a.shape, element_strides(a), shape)
+    if strides is None:
+        return xp.ascontiguousarray(a).reshape(shape)
+    return strided_view(xp, a, shape, strides)
+
+
+# --------------------------------------------------------------------------- view / reshape
+
+@register_op("view(Tensor(a) self, SymInt[] size) -> Tensor(a)", kind="view", function=False,
+             method=False)
+def view_size(xp, self, size):
     """view(*shape) -> Tensor: the same data with another shape (no copy; may raise)."""
-    shape = infer_size(size, self.size)
-    try:
-        return xp.reshape(self, shape, copy=False)
-    except ValueError:
-        raise RuntimeError(
-            "view size is not compatible with input tensor's size and stride (at least one "
-            "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
-        ) from None
+    return _view_as_shape(xp, self, infer_size(size, self.size))
+
+
+@register_op("view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)", kind="view",
+             function=False, method=False)
+def view_dtype(xp, self, dtype):
+    """view(dtype) -> Tensor: the same bytes read as another dtype."""
+    old = dt.NP_TO_DTYPE[self.dtype]
+    if dtype.itemsize == old.itemsize:
+        return self.view(dtype._np)
+    how = f"to view {old._cpp_name} as {dtype._cpp_name} (different element sizes)"
+    _check(self.ndim > 0, lambda: f"self.dim() cannot be 0 {how}")
+    _check(element_strides(self)[-1] == 1 or self.shape[-1] == 1,
+           lambda: f"self.stride(-1) must be 1 {how}")
+    if dtype.itemsize > old.itemsize:
+        ratio = dtype.itemsize // old.itemsize
+        _check(self.shape[-1] % ratio == 0, lambda: (
+            f"self.size(-1) must be divisible by {ratio} {how}"))
+        for s in element_strides(self)[:-1]:
+            _check(s % ratio == 0, lambda: f"self.stride(i) must be divisible by {ratio} {how}")
+    # A size-1 last dim may have any stride; NumPy wants it contiguous (so does the stand-in).
+    strides = element_strides(self)
+    self = strided_view(xp, self, self.shape, strides[:-1] + (1,))
+    return self.view(dtype._np)
+
+
+@register_frontend(function=False)
+def view(self, *args, size=None, dtype=None):
+    """view(*shape) / view(dtype) -> Tensor: another shape or dtype over the same data."""
+    if dtype is not None or (len(args) == 1 and isinstance(args[0], dt.dtype)):
+        chosen = dtype if dtype is not None else args[0]
+        return dispatch.call(OPS["view.dtype"], (self, chosen))
+    shape = normalize_shape(args if size is None else (size,))
+    return dispatch.call(OPS["view"], (self, shape))
+
+
+@register_op("view_as(Tensor(a) self, Tensor other) -> Tensor(a)", kind="view", function=False)
+def view_as(xp, self, other):
+    """view_as(other) -> Tensor: self viewed with other's shape."""
+    return _view_as_shape(xp, self, tuple(other.shape))
 
 
 @register_op("reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", kind="view",
              tags=("maybe_view",))
 def reshape(xp, self, shape):
     """reshape(input, shape) -> Tensor: a view when possible, else a copy."""
-    return xp.reshape(self, infer_size(shape, self.size))
+    return _reshape_to(xp, self, infer_size(shape, self.size))
 
+
+@register_op("reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)", kind="view",
+             tags=("maybe_view",), function=False)
+def reshape_as(xp, self, other):
+    """reshape_as(other) -> Tensor: reshape to other's shape."""
+    return _reshape_to(xp, self, tuple(other.shape))
+
+
+@register_op("flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)",
+             kind="view", tags=("maybe_view",))
+def flatten(xp, self, start_dim=0, end_dim=-1):
+    """flatten(input, start_dim=0, end_dim=-1) -> Tensor: merge a range of dims into one."""
+    if self.ndim == 0:
+        return _reshape_to(xp, self, (1,))
+    start, end = wrap_dim(start_dim, self.ndim), wrap_dim(end_dim, self.ndim)
+    _check(start <= end, "flatten() has invalid args: start_dim cannot come after end_dim")
+    if start == end:
+        return self
+    shape = self.shape[:start] + (math.prod(self.shape[start:end + 1]),) + self.shape[end + 1:]
+    return _reshape_to(xp, self, shape)
+
+
+@register_op("unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)",
+             kind="view", tags=("maybe_view",), varargs=False)
+def unflatten(xp, self, dim, sizes):
+    """unflatten(input, dim, sizes) -> Tensor: split one dim into `sizes`."""
+    dim = wrap_dim(dim, self.ndim)
+    _check(len(sizes) > 0, "unflatten: sizes must be non-empty")
+    size = self.shape[dim]
+    if -1 in tuple(sizes):
+        inferred = infer_size(sizes, size)
+    else:
+        inferred = tuple(int(s) for s in sizes)
+        _check(math.prod(inferred) == size, lambda: (
+            f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim "
+            f"{dim} ({size}) in the input tensor"))
+    return _reshape_to(xp, self, self.shape[:dim] + tuple(inferred) + self.shape[dim + 1:])
+
+
+# --------------------------------------------------------------------------- squeeze / unsqueeze
+
+def _squeezed(xp, a, dims):
+    keep = [d for d in range(a.ndim) if d not in dims or a.shape[d] != 1]
+    strides = element_strides(a)
+    return strided_view(xp, a, [a.shape[d] for d in keep], [strides[d] for d in keep])
+
+
+@register_op("squeeze(Tensor(a) self) -> Tensor(a)", kind="view", function=False, method=False)
+def squeeze_all(xp, self):
+    """squeeze(input) -> Tensor: drop every size-1 dim."""
+    return _squeezed(xp, self, range(self.ndim))
+
+
+@register_op("squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)", kind="view", function=False,
+             method=False)
+def squeeze_dim(xp, self, dim):
+    """squeeze(input, dim) -> Tensor: drop `dim` if it has size 1."""
+    return _squeezed(xp, self, wrap_dims((dim,), self.ndim) if self.ndim else ())
+
+
+@register_op("squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)", kind="view",
+             function=False, method=False, varargs=False)
+def squeeze_dims(xp, self, dim):
+    """squeeze(input, dims) -> Tensor: drop those of `dims` that have size 1."""
+    return _squeezed(xp, self, wrap_dims(dim, self.ndim) if self.ndim else ())
+
+
+@register_frontend()
+def squeeze(input, dim=None):
+    """squeeze(input, dim=None) -> Tensor: remove size-1 dims (all, one, or a tuple of them)."""
+    if dim is None:
+        return dispatch.call(OPS["squeeze"], (input,))
+    if isinstance(dim, (tuple, list)):
+        return dispatch.call(OPS["squeeze.dims"], (input, tuple(dim)))
+    return dispatch.call(OPS["squeeze.dim"], (input, dim))
+
+
+@register_op("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", kind="view")
+def unsqueeze(xp, self, dim):
+    """unsqueeze(input, dim) -> Tensor: insert a size-1 dimension at `dim` (a view)."""
+    dim = wrap_dim(dim, self.ndim + 1)
+    strides = element_strides(self)
+    new_stride = 1 if dim >= self.ndim else self.shape[dim] * strides[dim]
+    return strided_view(xp, self, self.shape[:dim] + (1,) + self.shape[dim:],
+                        strides[:dim] + (new_stride,) + strides[dim:])
+
+
+# --------------------------------------------------------------------------- dim reordering
 
 @register_op("transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", kind="view",
              aliases=("swapaxes", "swapdims"))
 def transpose(xp, self, dim0, dim1):
     """transpose(input, dim0, dim1) -> Tensor: swap two dimensions (a view)."""
-    return xp.swapaxes(self, wrap_dim(dim0, self.ndim), wrap_dim(dim1, self.ndim))
+    dim0, dim1 = wrap_dim(dim0, self.ndim), wrap_dim(dim1, self.ndim)
+    return self[...] if self.ndim == 0 else xp.swapaxes(self, dim0, dim1)
+
+
+@register_op("t(Tensor(a) self) -> Tensor(a)", kind="view")
+def t(xp, self):
+    """t(input) -> Tensor: transpose a matrix (0-d and 1-d inputs are returned as they are)."""
+    _check(self.ndim <= 2, lambda: (
+        f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D"))
+    return self if self.ndim < 2 else xp.swapaxes(self, 0, 1)
+
+
+@register_op("adjoint(Tensor(a) self) -> Tensor(a)", kind="view", function=False,
+             method=False)
+def _adjoint_view(xp, self):
+    """The transposed view under adjoint (the frontend conjugates complex inputs)."""
+    _check(self.ndim >= 2, lambda: (
+        "tensor.adjoint() is only supported on matrices or batches of matrices. Got 1-D "
+        "tensor." if self.ndim == 1 else
+        f"tensor.adjoint() is only supported on matrices or batches of matrices. Got "
+        f"{self.ndim}-D tensor."))
+    return xp.swapaxes(self, -2, -1)
+
+
+@register_frontend()
+def adjoint(input):
+    """adjoint(input) -> Tensor: the conjugate transpose of the last two dims."""
+    result = dispatch.call(OPS["adjoint"], (input,))
+    if input._dtype.is_complex:
+        import ember
+        result = ember.conj(result)
+    return result
 
 
 @register_op("permute(Tensor(a) self, int[] dims) -> Tensor(a)", kind="view")
@@ -71,47 +316,131 @@ def permute(xp, self, dims):
     return xp.transpose(self, wrap_dims(dims, self.ndim))
 
 
+def _movedim_order(ndim, source, destination):
+    source = [wrap_dim(d, ndim) for d in source]
+    destination = [wrap_dim(d, ndim) for d in destination]
+    _check(len(source) == len(destination), lambda: (
+        f"movedim: Invalid source or destination dims: source ({list(source)} dims) should "
+        f"contain the same number of dims as destination ({list(destination)} dims)"))
+    _check(len(set(source)) == len(source),
+           lambda: f"movedim: repeated dim in `source` ({list(source)})")
+    _check(len(set(destination)) == len(destination),
+           lambda: f"movedim: repeated dim in `destination` ({list(destination)})")
+    order = [-1] * ndim
+    for s, d in zip(source, destination):
+        order[d] = s
+    rest = iter(d for d in range(ndim) if d not in source)
+    return tuple(next(rest) if o == -1 else o for o in order)
+
+
+@register_op("movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)",
+             kind="view", function=False, method=False, varargs=False)
+def movedim_intlist(xp, self, source, destination):
+    """movedim(input, source, destination) -> Tensor: move dims to new positions."""
+    return xp.transpose(self, _movedim_order(self.ndim, source, destination))
+
+
+@register_op("movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)",
+             kind="view", function=False, method=False)
+def movedim_int(xp, self, source, destination):
+    """movedim(input, source, destination) -> Tensor: move one dim to a new position."""
+    return xp.transpose(self, _movedim_order(self.ndim, (source,), (destination,)))
+
+
+@register_frontend()
+def movedim(input, source, destination):
+    """movedim(input, source, destination) -> Tensor: move dims (int or tuple) to new places."""
+    if isinstance(source, int) and isinstance(destination, int):
+        return dispatch.call(OPS["movedim.int"], (input, source, destination))
+    source = (source,) if isinstance(source, int) else tuple(source)
+    destination = (destination,) if isinstance(destination, int) else tuple(destination)
+    return dispatch.call(OPS["movedim.intlist"], (input, source, destination))
+
+
+register_frontend("moveaxis")(movedim)
+
+
+# --------------------------------------------------------------------------- expand
+
+def _expand_geometry(shape, strides, size):
+    size = tuple(int(s) for s in size)
+    ndim = len(shape)
+    _check(len(size) >= ndim, lambda: (
+        f"expand(torch.FloatTensor{{{list(shape)}}}, size={list(size)}): the number of sizes "
+        f"provided ({len(size)}) must be greater or equal to the number of dimensions in the "
+        f"tensor ({ndim})"))
+    lead = len(size) - ndim
+    new_shape, new_strides = [0] * len(size), [0] * len(size)
+    for i in range(len(size) - 1, -1, -1):
+        target = size[i]
+        if i < lead:
+            _check(target >= 0, lambda: (
+                f"The expanded size of the tensor ({target}) isn't allowed in a leading, "
+                f"non-existing dimension {i}"))
+            if i == len(size) - 1:
+                stride = 1
+            else:
+                stride = new_shape[i + 1] * new_strides[i + 1]
+            new_shape[i], new_strides[i] = target, stride if target == 1 else 0
+            continue
+        current, stride = shape[i - lead], strides[i - lead]
+        if target == -1:
+            target = current
+        if current != target:
+            _check(current == 1, lambda: (
+                f"The expanded size of the tensor ({target}) must match the existing size "
+                f"({current}) at non-singleton dimension {i}.  Target sizes: {list(size)}.  "
+                f"Tensor sizes: {list(shape)}"))
+            stride = 0
+        new_shape[i], new_strides[i] = target, stride
+    return tuple(new_shape), tuple(new_strides)
+
+
 @register_op("expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)",
-             kind="view")
+             kind="view", function=False)
 def expand(xp, self, size, implicit=False):
     """expand(*sizes) -> Tensor: broadcast singleton dimensions to `sizes` (a view)."""
-    size = tuple(int(s) for s in size)
-    _check(len(size) >= self.ndim, lambda: (
-        f"expand(torch.FloatTensor{{{list(self.shape)}}}, size={list(size)}): the number of "
-        f"sizes provided ({len(size)}) must be greater or equal to the number of dimensions in "
-        f"the tensor ({self.ndim})"))
-    lead = len(size) - self.ndim
-    target = []
-    for i, s in enumerate(size):
-        if i < lead:
-            _check(s >= 0, lambda: f"The expanded size of the tensor ({s}) isn't allowed in a "
-                                   "leading, non-existing dimension {i}")
-            target.append(s)
-            continue
-        current = self.shape[i - lead]
-        if s == -1:
-            s = current
-        _check(current == s or current == 1, lambda: (
-            f"The expanded size of the tensor ({s}) must match the existing size ({current}) "
-            f"at non-singleton dimension {i}.  Target sizes: {list(size)}.  Tensor sizes: "
-            f"{list(self.shape)}"))
-        target.append(s)
-    return xp.broadcast_to(self, tuple(target))
+    shape, strides = _expand_geometry(self.shape, element_strides(self), size)
+    return strided_view(xp, self, shape, strides)
 
 
-@register_op("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", kind="view")
-def unsqueeze(xp, self, dim):
-    """unsqueeze(input, dim) -> Tensor: insert a size-1 dimension at `dim` (a view)."""
-    return xp.expand_dims(self, wrap_dim(dim, self.ndim + 1))
+@register_op("expand_as(Tensor(a) self, Tensor other) -> Tensor(a)", kind="view",
+             function=False)
+def expand_as(xp, self, other):
+    """expand_as(other) -> Tensor: expand to other's shape."""
+    shape, strides = _expand_geometry(self.shape, element_strides(self), other.shape)
+    return strided_view(xp, self, shape, strides)
 
 
-@register_op("flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)",
-             kind="view", tags=("maybe_view",))
-def flatten(xp, self, start_dim=0, end_dim=-1):
-    """flatten(input, start_dim=0, end_dim=-1) -> Tensor: merge a range of dims into one."""
-    if self.ndim == 0:
-        return xp.reshape(self, (1,))
-    start, end = wrap_dim(start_dim, self.ndim), wrap_dim(end_dim, self.ndim)
-    _check(start <= end, "flatten() has invalid args: start_dim cannot come after end_dim")
-    shape = self.shape[:start] + (math.prod(self.shape[start:end + 1]),) + self.shape[end + 1:]
-    return xp.reshape(self, shape)
+@register_op("broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)", kind="view")
+def broadcast_to(xp, self, size):
+    """broadcast_to(input, shape) -> Tensor: expand to `shape` (a view)."""
+    shape, strides = _expand_geometry(self.shape, element_strides(self), size)
+    return strided_view(xp, self, shape, strides)
+
+
+# --------------------------------------------------------------------------- in-place metadata
+
+def _restride_in_place(self, result):
+    """Give `self` the shape and strides of the view `result` (squeeze_, t_, ...)."""
+    self._data = result._data
+    return self
+
+
+def _in_place(name, op_for):
+    def method(self, *args, **kwargs):
+        return _restride_in_place(self, op_for(self, *args, **kwargs))
+    method.__name__ = name
+    method.__doc__ = f"{name}(...) -> Tensor: {name[:-1]} changing this tensor's own shape."
+    register_frontend(name, function=False)(method)
+
+
+_in_place("squeeze_", squeeze)
+_in_place("unsqueeze_", lambda self, dim: dispatch.call(OPS["unsqueeze"], (self, dim)))
+_in_place("transpose_", lambda self, dim0, dim1: dispatch.call(OPS["transpose.int"],
+                                                                (self, dim0, dim1)))
+_in_place("swapaxes_", lambda self, axis0, axis1: dispatch.call(OPS["transpose.int"],
+                                                                 (self, axis0, axis1)))
+_in_place("swapdims_", lambda self, dim0, dim1: dispatch.call(OPS["transpose.int"],
+                                                               (self, dim0, dim1)))
+_in_place("t_", lambda self: dispatch.call(OPS["t"], (self,)))

@@ -1,0 +1,461 @@
+"""Tensor contractions and friends: einsum, tensordot, kron, cross, cdist, chain_matmul and
+linalg.multi_dot. The plain matrix products live in linalg.py.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from ember._core import dispatch
+from ember._core import dtype as dt
+from ember._core.checks import (
+    _check,
+    _check_index,
+    _check_not_implemented,
+    _check_type,
+    _check_value,
+)
+from ember._core.promotion import promote_types
+from ember._core.registry import OPS, register_frontend, register_op
+from ember._core.shape import wrap_dim
+from ember._ops.linalg import broadcast_batch, check_kernel_dtype, compute, cpp, cxx
+
+
+def _call(name, args, out=None):
+    if out is None:
+        return dispatch.call(OPS[name], args)
+    return dispatch.call_out(OPS[name], args, out)
+
+
+# --------------------------------------------------------------------------- einsum
+
+def _parse_term(term, start, operand, ndim):
+    """The labels of one operand's subscripts ('...' kept as one item) with PyTorch's errors."""
+    labels, i = [], 0
+    while i < len(term):
+        ch = term[i]
+        if ch == ".":
+            _check("..." not in labels, lambda: (
+                f"einsum(): found '.' for operand {operand} for which an ellipsis was already "
+                "found"))
+            _check(term[i:i + 3] == "...", lambda: (
+                f"einsum(): found '.' for operand {operand} that is not part of any ellipsis"))
+            labels.append("...")
+            i += 3
+            continue
+        _check(ch.isascii() and ch.isalpha(), lambda: (
+            f"einsum(): invalid subscript given at index {start + i} in the equation string, "
+            "subscripts must be in [a-zA-Z]"))
+        labels.append(ch)
+        i += 1
+    return labels
+
+
+def einsum_plan(equation, shapes):
+    """(input label lists, output labels, label sizes, ellipsis shape) for the equation."""
+    equation = equation.replace(" ", "")
+    lhs, arrow, rhs = equation.partition("->")
+    terms = lhs.split(",")
+    _check(len(terms) <= len(shapes),
+           "einsum(): fewer operands were provided than specified in the equation")
+    _check(len(terms) >= len(shapes),
+           "einsum(): more operands were provided than specified in the equation")
+    inputs, sizes, ellipsis, counts, start = [], {}, (), {}, 0
+    for k, (term, shape) in enumerate(zip(terms, shapes)):
+        labels = _parse_term(term, start, k, len(shape))
+        start += len(term) + 1
+        named = [lab for lab in labels if lab != "..."]
+        if "..." in labels:
+            _check(len(named) <= len(shape), lambda: (
+                f"einsum(): the number of subscripts in the equation ({len(named)}) is more "
+                f"than the number of dimensions ({len(shape)}) for operand {k}"))
+        else:
+            _check(len(named) == len(shape), lambda: (
+                f"einsum(): the number of subscripts in the equation ({len(named)}) does not "
+                f"match the number of dimensions ({len(shape)}) for operand {k} and no "
+                "ellipsis was given"))
+        dims = _label_dims(labels, shape)
+        seen = {}
+        for lab, size in dims:
+            if lab == "...":
+                continue
+            if lab in seen:
+                _check(seen[lab] == size, lambda: (
+                    f"einsum(): subscript {lab} is repeated for operand {k} but the sizes don't "
+                    f"match, {size} != {seen[lab]}"))
+                continue
+            seen[lab] = size
+            counts[lab] = counts.get(lab, 0) + 1
+            old = sizes.get(lab)
+            _check(old is None or old == size or old == 1 or size == 1, lambda: (
+                f"einsum(): subscript {lab} has size {size} for operand {k} which does not "
+                f"broadcast with previously seen size {old}"))
+            sizes[lab] = size if old is None or old == 1 else old
+        if "..." in labels:
+            ell = tuple(shape[labels.index("..."):len(shape) - (len(labels) - 1 -
+                                                                 labels.index("..."))])
+            ellipsis = broadcast_batch(ellipsis, ell)
+        inputs.append(labels)
+    if arrow:
+        output = _parse_term(rhs, len(lhs) + 2, -1, 0)
+        for i, lab in enumerate(output):
+            _check(lab not in output[:i], lambda: (
+                f"einsum(): output subscript {lab} appears more than once in the output"))
+            _check(lab == "..." or lab in sizes, lambda: (
+                f"einsum(): output subscript {lab} does not appear in the equation for any "
+                "input operand"))
+    else:
+        once = sorted(lab for lab, n in counts.items() if n == 1)
+        output = (["..."] if ellipsis or any("..." in t for t in inputs) else []) + once
+    return inputs, output, sizes, ellipsis, counts
+
+
+def _label_dims(labels, shape):
+    """Pair every label with its size; '...' takes the dims between the named ones."""
+    if "..." not in labels:
+        return list(zip(labels, shape))
+    at = labels.index("...")
+    tail = len(labels) - at - 1
+    return (list(zip(labels[:at], shape[:at])) + [("...", None)] +
+            list(zip(labels[at + 1:], shape[len(shape) - tail:])))
+
+
+def _einsum_result(equation, arrays):
+    """(output shape, result dtype name rule) and the plan, raising PyTorch's errors."""
+    inputs, output, sizes, ellipsis, counts = einsum_plan(equation, [a.shape for a in arrays])
+    first = arrays[0].dtype
+    for a in arrays[1:]:
+        _check(a.dtype == first, lambda: (
+            f"expected scalar type {cpp(first)} but found {cpp(a.dtype)}"))
+    shape = []
+    for lab in output:
+        shape.extend(ellipsis if lab == "..." else (sizes[lab],))
+    summed = [lab for lab in sizes if lab not in output]
+    result = first
+    if len(arrays) == 1 and summed and first.kind in "biu":
+        result = np.dtype(np.int64)    # a one-operand contraction is a sum (ints accumulate)
+    return tuple(shape), result, inputs, output, sizes, summed, counts
+
+
+def _einsum_meta(equation, tensors, path=None):
+    shape, result, *_ = _einsum_result(equation, [t._data for t in tensors])
+    return (shape, dt.NP_TO_DTYPE[result])
+
+
+@register_op("einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor",
+             kind="generic", meta=_einsum_meta, function=False, method=False, out=False)
+def einsum_kernel(xp, equation, tensors, path=None):
+    """einsum(equation, *operands) -> Tensor: sum of products over the equation's subscripts."""
+    shape, result, inputs, output, sizes, summed, counts = _einsum_result(equation, tensors)
+    if len(tensors) > 1:
+        contracted = [lab for lab in summed if counts[lab] > 1]
+        if contracted:
+            check_kernel_dtype("bmm", tensors[0])
+    operands = []
+    for labels, a in zip(inputs, tensors):
+        # Size-1 dims broadcast against the label's size (NumPy's einsum would refuse).
+        dims = _label_dims(labels, a.shape)
+        target = []
+        for lab, size in dims:
+            if lab == "...":
+                target.extend(a.shape[len(target):len(a.shape) - (len(dims) - len(target) - 1)])
+                continue
+            target.append(sizes[lab] if size == 1 else size)
+        operands.append(xp.broadcast_to(a, tuple(target)) if tuple(target) != a.shape else a)
+    spec = ",".join("".join(t) for t in inputs) + "->" + "".join(output)
+    work = [o.astype(result, copy=False) for o in operands]
+    out = compute(xp, lambda *ops: xp.einsum(spec, *ops, optimize=len(ops) > 2), *work)
+    return xp.array(out, dtype=result).reshape(shape)
+
+
+@register_frontend(method=False)
+def einsum(*args):
+    """einsum(equation, *operands) or einsum(equation, [operands]) or the sublist form
+    einsum(op1, sublist1, op2, sublist2, ..., [out_sublist])."""
+    _check_value(len(args) >= 2, (
+        "einsum(): must specify the equation string and at least one operand, or at least one "
+        "operand and its subscripts list"))
+    if isinstance(args[0], str):
+        equation = args[0]
+        operands = args[1] if len(args) == 2 and isinstance(args[1], (list, tuple)) else args[1:]
+    else:
+        equation, operands = _sublist_equation(args)
+    for i, t in enumerate(operands):
+        _check_type(isinstance(t, dispatch.Tensor), lambda: (
+            f"expected Tensor as element {i} in argument 1, but got {type(t).__name__}"))
+    return dispatch.call(OPS["einsum"], (equation, list(operands), None))
+
+
+def _sublist_equation(args):
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+    def term(sub):
+        return "".join("..." if s is Ellipsis else letters[s] for s in sub)
+    operands = list(args[0::2][:len(args) // 2])
+    subs = [term(s) for s in args[1::2][:len(args) // 2]]
+    equation = ",".join(subs)
+    if len(args) % 2:
+        equation += "->" + term(args[-1])
+    return equation, operands
+
+
+# --------------------------------------------------------------------------- tensordot
+
+def _tensordot_checks(a, b, dims_self, dims_other):
+    _check(len(dims_self) == len(dims_other), "both dimension lists should have same length")
+    _check(a.dtype == b.dtype, "both inputs should have same dtype")
+    dims_a = [wrap_dim(d, a.ndim) for d in dims_self]
+    dims_b = [wrap_dim(d, b.ndim) for d in dims_other]
+    for da, db in zip(dims_a, dims_b):
+        sa, sb = a.shape[da], b.shape[db]
+        _check(sa == sb or sa == 1 or sb == 1, lambda: (
+            f"contracted dimensions need to match, but first has size {sa} in dim {da} and "
+            f"second has size {sb} in dim {db}"))
+    shape = tuple(s for i, s in enumerate(a.shape) if i not in dims_a) + \
+        tuple(s for i, s in enumerate(b.shape) if i not in dims_b)
+    return shape, dims_a, dims_b
+
+
+def _tensordot_meta(self, other, dims_self, dims_other):
+    return (_tensordot_checks(self._data, other._data, dims_self, dims_other)[0], self._dtype)
+
+
+@register_op("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor",
+             kind="generic", meta=_tensordot_meta, function=False, method=False)
+def tensordot_kernel(xp, self, other, dims_self, dims_other):
+    """tensordot(a, b, dims=2, out=None) -> Tensor: contract `dims` of a with those of b."""
+    shape, dims_a, dims_b = _tensordot_checks(self, other, dims_self, dims_other)
+    if dims_a:
+        check_kernel_dtype("addmm_impl_cpu_", self)
+    # Size-1 contracted dims broadcast against the other operand's size.
+    a_shape, b_shape = list(self.shape), list(other.shape)
+    for da, db in zip(dims_a, dims_b):
+        a_shape[da] = b_shape[db] = max(a_shape[da], b_shape[db]) if min(
+            a_shape[da], b_shape[db]) else 0
+    a = xp.broadcast_to(self, tuple(a_shape))
+    b = xp.broadcast_to(other, tuple(b_shape))
+    result = compute(xp, lambda x, y: xp.tensordot(x, y, axes=(dims_a, dims_b)), a, b)
+    return xp.array(result).reshape(shape)
+
+
+@register_frontend(method=False)
+def tensordot(a, b, dims=2, out=None):
+    if isinstance(dims, dispatch.Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, (list, tuple)):
+        _check_value(len(dims) == 2, lambda: (
+            f"not enough values to unpack (expected 2, got {len(dims)})"))
+        dims_a, dims_b = dims
+        dims_a = [dims_a] if isinstance(dims_a, int) else list(dims_a)
+        dims_b = [dims_b] if isinstance(dims_b, int) else list(dims_b)
+    else:
+        _check(isinstance(dims, int), lambda: (
+            "tensordot expects dims to be int or tuple[list[int], list[int]] or "
+            f"list[list[int]] containing two lists, but got dims={dims}"))
+        _check(dims >= 0, lambda: f"tensordot expects dims >= 0, but got dims={dims}")
+        _check(dims <= min(a.ndim, b.ndim), lambda: (
+            f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}"))
+        dims_a = list(range(a.ndim - dims, a.ndim))
+        dims_b = list(range(dims))
+    return _call("tensordot", (a, b, dims_a, dims_b), out)
+
+
+# --------------------------------------------------------------------------- kron / cross
+
+def _kron_shape(a, b):
+    ndim = max(a.ndim, b.ndim)
+    sa = (1,) * (ndim - a.ndim) + tuple(a.shape)
+    sb = (1,) * (ndim - b.ndim) + tuple(b.shape)
+    return tuple(x * y for x, y in zip(sa, sb))
+
+
+def _kron_meta(self, other):
+    return (_kron_shape(self._data, other._data), promote_types(self._dtype, other._dtype))
+
+
+@register_op("kron(Tensor self, Tensor other) -> Tensor", kind="generic", meta=_kron_meta)
+def kron(xp, self, other):
+    """kron(input, other, *, out=None) -> Tensor: the Kronecker product (types promote)."""
+    result = promote_types(dt.NP_TO_DTYPE[self.dtype], dt.NP_TO_DTYPE[other.dtype])._np
+    out = compute(xp, xp.kron, self.astype(result), other.astype(result))
+    return xp.array(out).reshape(_kron_shape(self, other))
+
+
+def _cross_checks(a, b, dim):
+    _check(a.ndim == b.ndim, "linalg.cross: inputs must have the same number of dimensions.")
+    shape = broadcast_batch(a.shape, b.shape)
+    if dim is None:
+        warnings.warn(
+            "Using torch.cross without specifying the dim arg is deprecated.\nPlease either "
+            "pass the dim explicitly or simply use torch.linalg.cross.\nThe default value of dim "
+            "will change to agree with that of linalg.cross in a future release.",
+            UserWarning, stacklevel=5)
+        found = [i for i, s in enumerate(a.shape) if s == 3]
+        _check(found, "no dimension of size 3 in input")
+        dim = found[0]
+    _check_index(a.ndim > 0, lambda: (
+        f"Dimension specified as {dim} but tensor has no dimensions"))
+    dim = wrap_dim(dim, a.ndim)
+    _check(a.shape[dim] == 3 and b.shape[dim] == 3, lambda: (
+        f"linalg.cross: inputs dimension {dim} must have length 3. Got {a.shape[dim]} and "
+        f"{b.shape[dim]}"))
+    _check(a.dtype == b.dtype, lambda: (
+        f"expected scalar type {cpp(a.dtype)} but found {cpp(b.dtype)}"))
+    return shape, dim
+
+
+def _cross_meta(self, other, dim=None):
+    return (_cross_checks(self._data, other._data, dim)[0], self._dtype)
+
+
+@register_op("cross(Tensor self, Tensor other, int? dim=None) -> Tensor", kind="generic",
+             meta=_cross_meta)
+def cross(xp, self, other, dim=None):
+    """cross(input, other, dim=None, *, out=None) -> Tensor: cross product of 3-vectors along
+    `dim` (None: the first dimension of size 3, deprecated)."""
+    shape, dim = _cross_checks(self, other, dim)
+    check_kernel_dtype("cross", self)
+    a = xp.broadcast_to(self, shape)
+    b = xp.broadcast_to(other, shape)
+    return xp.array(compute(xp, lambda x, y: xp.cross(x, y, axis=dim), a, b))
+
+
+# --------------------------------------------------------------------------- cdist
+
+def _cdist_checks(x1, x2, p):
+    for name, x in (("X1", x1), ("X2", x2)):
+        _check(x.ndim >= 2, lambda: (
+            f"cdist only supports at least 2D tensors, {name} got: {x.ndim}D"))
+    _check(x1.shape[-1] == x2.shape[-1], lambda: (
+        f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: "
+        f"{x2.shape[-1]}"))
+    for name, x in (("X1", x1), ("X2", x2)):
+        _check(x.dtype.kind == "f" or x.dtype.name == "bfloat16", lambda: (
+            f"cdist only supports floating-point dtypes, {name} got: {cpp(x.dtype)}"))
+    _check(p >= 0, "cdist only supports non-negative p values")
+    _check(x1.dtype == x2.dtype, lambda: (
+        f"expected scalar type {cpp(x1.dtype)} but found {cpp(x2.dtype)}"))
+    batch = broadcast_batch(x1.shape[:-2], x2.shape[:-2])
+    return batch + (x1.shape[-2], x2.shape[-2])
+
+
+def _cdist_meta(x1, x2, p=2.0, compute_mode=None):
+    return (_cdist_checks(x1._data, x2._data, p), x1._dtype)
+
+
+_USE_MM = {None: 0, "use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_dist": 1,
+           "donot_use_mm_for_euclid_dist": 2}
+
+
+@register_op("cdist(Tensor x1, Tensor x2, float p=2., int? compute_mode=None) -> Tensor",
+             kind="generic", meta=_cdist_meta, function=False, method=False, out=False)
+def cdist_kernel(xp, x1, x2, p=2.0, compute_mode=None):
+    """cdist(x1, x2, p=2.0, compute_mode=...) -> Tensor: p-norm distances between row sets."""
+    shape = _cdist_checks(x1, x2, p)
+    _check_not_implemented(x1.dtype.kind == "f" and x1.dtype.itemsize > 2, lambda: (
+        f'"cdist" not implemented for \'{cpp(x1.dtype)}\''))
+    batch = shape[:-2]
+    a = xp.broadcast_to(x1, batch + x1.shape[-2:])
+    b = xp.broadcast_to(x2, batch + x2.shape[-2:])
+    mode = compute_mode or 0
+    if p == 2 and (mode == 1 or (mode == 0 and (a.shape[-2] > 25 or b.shape[-2] > 25))):
+        # NOTE [cdist through matmul]: |x - y|^2 = |x|^2 + |y|^2 - 2 x.y, as PyTorch does for
+        # large inputs; cancellation can leave tiny negatives, clamped before the root.
+        sq = (a * a).sum(-1)[..., :, None] + (b * b).sum(-1)[..., None, :]
+        sq = sq - 2 * xp.matmul(a, xp.swapaxes(b, -1, -2))
+        return xp.sqrt(xp.maximum(sq, 0)).astype(x1.dtype)
+    diff = xp.abs(a[..., :, None, :] - b[..., None, :, :])
+    if p == 0:
+        out = (diff != 0).sum(-1).astype(x1.dtype)
+    elif p == 1:
+        out = diff.sum(-1)
+    elif p == 2:
+        out = xp.sqrt((diff * diff).sum(-1))
+    elif math.isinf(p):
+        out = diff.max(-1) if diff.shape[-1] else xp.zeros(diff.shape[:-1], x1.dtype)
+    else:
+        out = (diff ** p).sum(-1) ** (1.0 / p)
+    return xp.array(out, dtype=x1.dtype).reshape(shape)
+
+
+@register_frontend(method=False)
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    _check_value(compute_mode in _USE_MM, lambda: (
+        f"{compute_mode} is not a valid value for compute_mode"))
+    return dispatch.call(OPS["cdist"], (x1, x2, p, _USE_MM[compute_mode]))
+
+
+# --------------------------------------------------------------------------- chains
+
+def _multi_dot_checks(arrays, name="multi_dot"):
+    _check(len(arrays) >= 2, lambda: (
+        f"{name}(): expected at least 2 tensors but got {len(arrays)}"))
+    first, last = arrays[0], arrays[-1]
+    _check(first.ndim in (1, 2), lambda: (
+        f"{name}(): the first tensor must be 1D or 2D but got {first.ndim}D"))
+    _check(last.ndim in (1, 2), lambda: (
+        f"{name}(): the last tensor must be 1D or 2D but got {last.ndim}D"))
+    for i, a in enumerate(arrays[1:-1], 1):
+        _check(a.ndim == 2, lambda: f"{name}(): tensor {i} must be 2D but got {a.ndim}D")
+    for i, a in enumerate(arrays):
+        _check(a.dtype == first.dtype, lambda: (
+            f"{name}(): all tensors must have be the same dtype but tensor 0 is "
+            f"{cxx(first.dtype)} and tensor {i} {cxx(a.dtype)}"))
+    for i in range(len(arrays) - 1):
+        a, b = arrays[i], arrays[i + 1]
+        _check(a.shape[-1] == b.shape[0], lambda: (
+            f"{name}(): tensors {i} and {i + 1} with shapes {list(a.shape)} and "
+            f"{list(b.shape)} cannot be multiplied"))
+    shape = ((first.shape[0],) if first.ndim == 2 else ()) + \
+        ((last.shape[1],) if last.ndim == 2 else ())
+    return shape
+
+
+def _multi_dot_meta(tensors):
+    return (_multi_dot_checks([t._data for t in tensors]), tensors[0]._dtype)
+
+
+def _chain(xp, arrays):
+    check_kernel_dtype("addmm_impl_cpu_", arrays[0])
+    return xp.array(compute(xp, lambda *ops: xp.linalg.multi_dot(list(ops)), *arrays))
+
+
+@register_op("linalg_multi_dot(Tensor[] tensors) -> Tensor", kind="generic",
+             meta=_multi_dot_meta, function=False, method=False)
+def linalg_multi_dot(xp, tensors):
+    """linalg.multi_dot(tensors, *, out=None) -> Tensor: a chain of matrix products in the
+    cheapest order (the first and last operand may be vectors)."""
+    _multi_dot_checks(tensors)
+    return _chain(xp, tensors)
+
+
+def _chain_matmul_checks(arrays):
+    _check(len(arrays) >= 1, "chain_matmul(): Expected one or more matrices")
+    for a in arrays:
+        _check(a.ndim == 2, lambda: f"Tensor dimension is {a.ndim}, expected 2 instead.")
+    if len(arrays) == 1:
+        return arrays[0].shape
+    return _multi_dot_checks(arrays)
+
+
+@register_op("chain_matmul(Tensor[] matrices) -> Tensor", kind="generic", function=False,
+             method=False, meta=lambda ts: (_chain_matmul_checks([t._data for t in ts]),
+                                            ts[0]._dtype))
+def chain_matmul_kernel(xp, matrices):
+    """chain_matmul(*matrices, out=None) -> Tensor: deprecated form of linalg.multi_dot."""
+    _chain_matmul_checks(matrices)
+    if len(matrices) == 1:
+        return xp.array(matrices[0])
+    return _chain(xp, matrices)
+
+
+@register_frontend(method=False)
+def chain_matmul(*matrices, out=None):
+    warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch "
+                  "release. Use torch.linalg.multi_dot instead, which accepts a list of two or "
+                  "more tensors rather than multiple parameters.", UserWarning, stacklevel=2)
+    if len(matrices) == 1 and isinstance(matrices[0], (list, tuple)):
+        matrices = matrices[0]
+    return _call("chain_matmul", (list(matrices),), out)

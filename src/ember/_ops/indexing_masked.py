@@ -1,0 +1,235 @@
+"""Masks, nonzero / argwhere, and the flat-index ops take / take_along_dim / put.
+
+Like the rest of the indexing family (indexing.py, indexing_scatter.py), kernels that write
+copy `self` first; the in-place variants copy the result back.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ember._core import dispatch
+from ember._core import dtype as dt
+from ember._core.checks import _check, _check_index
+from ember._core.registry import OPS, register_frontend, register_op
+from ember._core.shape import wrap_dim
+from ember._ops.indexing import check_in_bounds, cpp_name
+from ember._ops.indexing_scatter import _as_1d, _same_meta, reduce_into
+
+# --------------------------------------------------------------------------- nonzero
+
+@register_op("nonzero(Tensor self) -> Tensor", function=False, method=False)
+def _nonzero(xp, self):
+    """The (n, ndim) int64 coordinates of the nonzero elements."""
+    return xp.argwhere(self != 0 if self.dtype.kind != "b" else self).astype(np.int64)
+
+
+@register_frontend("nonzero")
+def nonzero(input, *, out=None, as_tuple=False):
+    """nonzero(input, *, out=None, as_tuple=False): indices of the nonzero elements."""
+    if as_tuple:
+        _check(out is None, "nonzero(): as_tuple=True does not take out=")
+        flat = input.reshape((1,)) if input.dim() == 0 else input
+        coords = dispatch.call(OPS["nonzero"], (flat,))
+        xp = dispatch.get_backend(coords._device.type).xp
+        return tuple(dispatch.wrap(xp.ascontiguousarray(coords._data[:, d]), dt.int64,
+                                   coords._device) for d in range(flat.dim()))
+    if out is None:
+        return dispatch.call(OPS["nonzero"], (input,))
+    return dispatch.call_out(OPS["nonzero"], (input,), out)
+
+
+@register_op("argwhere(Tensor self) -> Tensor", out=False)
+def argwhere(xp, self):
+    """argwhere(input) -> Tensor: the (n, ndim) coordinates of the nonzero elements."""
+    return _nonzero(xp, self)
+
+
+# --------------------------------------------------------------------------- masks
+
+def _check_bool_mask(mask, what):
+    _check(mask.dtype.kind == "b", lambda: (
+        f"{what} only supports boolean masks, but got mask with dtype {_torch_dtype(mask)}"))
+
+
+def _torch_dtype(array):
+    name = dt.NP_TO_DTYPE[array.dtype]._name
+    return {"uint8": "unsigned char", "int8": "signed char"}.get(name, name)
+
+
+def _broadcast_meta(self, mask, *rest):
+    return np.broadcast_shapes(self._data.shape, mask._data.shape), self._dtype
+
+
+def _masked_fill(xp, self, mask, value):
+    _check_bool_mask(mask, "masked_fill_")
+    dispatch.check_broadcastable(OPS["masked_fill.Scalar"], [self.shape, mask.shape])
+    return xp.where(mask, value, self).astype(self.dtype, copy=False)
+
+
+@register_op("masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor",
+             function=False, method=False, meta=_broadcast_meta)
+def _masked_fill_scalar(xp, self, mask, value):
+    """A copy of input with `value` where `mask` is True."""
+    return _masked_fill(xp, self, mask, dispatch.scalar_as(value, self.dtype))
+
+
+@register_op("masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor",
+             function=False, method=False, meta=_broadcast_meta)
+def _masked_fill_tensor(xp, self, mask, value):
+    """A copy of input with the 0-d tensor `value` where `mask` is True."""
+    _check(value.ndim == 0, lambda: (
+        "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+        f"{value.ndim} dimension(s)."))
+    if value.dtype.kind == "c" and self.dtype.kind != "c":
+        value = value.real
+    return _masked_fill(xp, self, mask, xp.asarray(value).astype(self.dtype))
+
+
+def _masked_fill_overload(value):
+    return OPS["masked_fill.Tensor" if isinstance(value, dispatch.Tensor)
+               else "masked_fill.Scalar"]
+
+
+def masked_fill_(self, mask, value):
+    """Fill self with `value` where `mask` is True, in place."""
+    return dispatch.call_inplace(_masked_fill_overload(value), (self, mask, value))
+
+
+@register_frontend("masked_fill", inplace=masked_fill_)
+def masked_fill(input, mask, value):
+    """masked_fill(input, mask, value) -> Tensor: `value` where `mask`, else input."""
+    return dispatch.call(_masked_fill_overload(value), (input, mask, value))
+
+
+@register_op("masked_select(Tensor self, Tensor mask) -> Tensor")
+def masked_select(xp, self, mask):
+    """masked_select(input, mask, *, out=None) -> Tensor: the 1-D elements where `mask`."""
+    _check(mask.dtype.kind == "b", "masked_select: expected BoolTensor for mask")
+    shape = np.broadcast_shapes(self.shape, mask.shape)
+    return xp.broadcast_to(self, shape)[xp.broadcast_to(mask, shape)]
+
+
+@register_op("masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor", inplace=True,
+             out=False, meta=_broadcast_meta)
+def masked_scatter(xp, self, mask, source):
+    """masked_scatter(input, mask, source) -> Tensor: a copy of input whose positions where
+    `mask` is True take consecutive elements of `source`."""
+    _check_bool_mask(mask, "masked_scatter_")
+    _check(source.dtype == self.dtype, lambda: (
+        "masked_scatter: expected self and source to have same dtypes but got "
+        f"{cpp_name(self)} and {cpp_name(source)}"))
+    shape = np.broadcast_shapes(self.shape, mask.shape)
+    out = xp.array(xp.broadcast_to(self, shape), copy=True)
+    mask = xp.broadcast_to(mask, shape)
+    count = int(mask.sum())
+    _check(source.size >= count, "Number of elements of source < number of ones in mask")
+    out[mask] = source.reshape(-1)[:count]
+    return out
+
+
+# --------------------------------------------------------------------------- flat indices
+
+def _check_flat_bounds(xp, index, numel):
+    if index.size == 0:
+        return
+    low, high = int(index.min()), int(index.max())
+    if low < -numel or high >= numel:
+        bad = low if low < -numel else high
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {numel} "
+                         "elements.")
+
+
+def _take_meta(self, index):
+    return index._data.shape, self._dtype
+
+
+@register_op("take(Tensor self, Tensor index) -> Tensor", meta=_take_meta)
+def take(xp, self, index):
+    """take(input, index) -> Tensor: input's elements at the flat positions `index`."""
+    _check(index.dtype == np.int64, lambda: (
+        f"take(): Expected a long tensor for index, but got {cpp_name(index)}"))
+    _check_flat_bounds(xp, index, self.size)
+    return xp.take(self.reshape(-1), index)
+
+
+def _take_along_dim_shape(self_shape, index_shape, dim):
+    _check(len(self_shape) == len(index_shape), lambda: (
+        "torch.take_along_dim(): input and indices should have the same number of dimensions, "
+        f"but got {len(self_shape)} dimensions for input, and {len(index_shape)} dimensions "
+        "for indices"))
+    padded_self = tuple(1 if d == dim else s for d, s in enumerate(self_shape))
+    padded_index = tuple(1 if d == dim else s for d, s in enumerate(index_shape))
+    dispatch.check_broadcastable(None, [padded_self, padded_index])
+    return np.broadcast_shapes(padded_self, padded_index)
+
+
+def _take_along_dim_meta(self, indices, dim=None):
+    if dim is None:
+        return (indices._data.size,), self._dtype
+    dim = wrap_dim(dim, self._data.ndim)
+    shape = list(_take_along_dim_shape(self._data.shape, indices._data.shape, dim))
+    if shape:
+        shape[dim] = indices._data.shape[dim]
+    return tuple(shape), self._dtype
+
+
+def _flat_view(array):
+    try:
+        return array.reshape(-1, copy=False)
+    except ValueError:
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+        ) from None
+
+
+@register_op("take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor",
+             meta=_take_along_dim_meta)
+def take_along_dim(xp, self, indices, dim=None):
+    """take_along_dim(input, indices, dim=None) -> Tensor: gather along `dim` with indices
+    broadcast against input (flattened input and indices when dim is None)."""
+    _check(indices.dtype == np.int64, lambda: (
+        "torch.take_along_dim(): dtype of indices should be Long but got "
+        f"{cpp_name(indices)}"))
+    if dim is None:
+        # PyTorch flattens both with view(-1): a layout that needs a copy is an error there.
+        flat = _flat_view(indices)
+        check_in_bounds(xp, flat, self.size, 0)
+        return xp.take(_flat_view(self), flat)
+    dim = wrap_dim(dim, self.ndim)
+    source, positions = _as_1d(self), _as_1d(indices)
+    shape = _take_along_dim_shape(source.shape, positions.shape, dim)
+    size = source.shape[dim]
+    source = xp.broadcast_to(source, shape[:dim] + (size,) + shape[dim + 1:])
+    positions = xp.broadcast_to(positions, shape[:dim] + (positions.shape[dim],)
+                                + shape[dim + 1:])
+    check_in_bounds(xp, positions, size, dim, negative=True)
+    result = xp.take_along_axis(source, xp.where(positions < 0, positions + size, positions),
+                                axis=dim)
+    return result.reshape(()) if self.ndim == 0 else result
+
+
+@register_op("put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor",
+             inplace=True, out=False, meta=_same_meta)
+def put(xp, self, index, source, accumulate=False):
+    """put(input, index, source, accumulate=False) -> Tensor: a copy of input with source's
+    elements written at the flat positions `index` (summed when `accumulate`)."""
+    _check(index.dtype == np.int64, lambda: (
+        f"put_(): Expected a long tensor for index, but got {cpp_name(index)}"))
+    _check(source.dtype == self.dtype, lambda: (
+        "put_(): self and source expected to have the same dtype, but got self.dtype = "
+        f"{cpp_name(self)} and source.dtype = {cpp_name(source)}"))
+    _check_index(index.size == source.size, lambda: (
+        "put_(): Expected source and index to have the same number of elements, but got "
+        f"source.numel() = {source.size}, index.numel() = {index.size}"))
+    _check_flat_bounds(xp, index, self.size)
+    if not accumulate and dispatch.state.deterministic is not None:
+        # Only the overwriting form has no deterministic CPU kernel in PyTorch.
+        dispatch.state.deterministic(OPS["put"])
+    positions, values = index.reshape(-1), source.reshape(-1)
+    if accumulate:
+        flat = reduce_into(xp, self.reshape(-1), (positions,), values, "add")
+        return flat.reshape(self.shape)
+    out = self.copy()
+    out.reshape(-1)[positions] = values
+    return out

@@ -1,0 +1,398 @@
+"""Indexing along one dim: gather / scatter (+ reductions), index_select / add / copy / fill /
+reduce. (Masks, nonzero and the flat-index ops take / put live in indexing_masked.py.)
+
+Kernels copy `self` and write into the copy; the in-place variants (`scatter_`, ...) copy that
+result back (dispatch.call_inplace). A 0-d input is treated as 1-d of size 1, as in PyTorch.
+Accumulating kernels work in float32 for half types (see `accumulate_dtype`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ember._core import dispatch
+from ember._core.checks import _check, _check_index
+from ember._core.registry import OPS, register_frontend, register_op
+from ember._core.shape import wrap_dim
+from ember._ops.indexing import accumulate_dtype, check_in_bounds, cpp_name
+
+_FULL = slice(None)
+
+
+def _as_1d(array):
+    return array.reshape(1) if array.ndim == 0 else array
+
+
+def _check_int_index(index, message):
+    _check(index.dtype == np.int64 or index.dtype == np.int32, message)
+
+
+def _along(dim, index):
+    """The index tuple that applies `index` at `dim` (every other leading dim whole)."""
+    return (_FULL,) * dim + (index,)
+
+
+def _coordinates(xp, dim, index):
+    """Index arrays addressing, for each element of `index`, its position with `dim` replaced
+    by its value (they broadcast together to index's shape)."""
+    position = []
+    for d, size in enumerate(index.shape):
+        if d == dim:
+            position.append(index)
+        else:
+            shape = [1] * index.ndim
+            shape[d] = size
+            position.append(xp.arange(size).reshape(shape))
+    return tuple(position)
+
+
+# --------------------------------------------------------------------------- reductions into
+
+_REDUCE_UFUNC = {"sum": "add", "mean": "add", "add": "add", "prod": "multiply",
+                 "multiply": "multiply", "amax": "maximum", "amin": "minimum"}
+
+
+def _identity(reduce, dtype):
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    if dtype.kind == "b":
+        return reduce == "amin"
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return info.min if reduce == "amax" else info.max
+    return -np.inf if reduce == "amax" else np.inf
+
+
+def reduce_into(xp, self, position, src, reduce, include_self=True):
+    """A copy of `self` with `src` reduced into `self[position]` (duplicates accumulate)."""
+    compute = accumulate_dtype(self)
+    out = self.astype(compute, copy=True)
+    src = src.astype(compute, copy=False) if hasattr(src, "astype") else src
+    if not include_self:
+        out[position] = _identity(reduce, out.dtype)
+    getattr(xp, _REDUCE_UFUNC[reduce]).at(out, position, src)
+    if reduce == "mean":
+        count = xp.full(out.shape, 1 if include_self else 0, dtype=np.int64)
+        xp.add.at(count, position, 1)
+        count = xp.maximum(count, 1)
+        if out.dtype.kind in "iu":
+            out = xp.floor_divide(out, count).astype(out.dtype)
+        else:
+            out = (out / count).astype(out.dtype)
+    return out.astype(self.dtype, copy=False)
+
+
+# --------------------------------------------------------------------------- gather / scatter
+
+def _gather_meta(self, dim, index, sparse_grad=False):
+    return index._data.shape, self._dtype
+
+
+@register_op("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor",
+             meta=_gather_meta)
+def gather(xp, self, dim, index, sparse_grad=False):
+    """gather(input, dim, index) -> Tensor: out[i][j] = input[index[i][j]][j] (for dim=0)."""
+    _check_int_index(index, "gather(): Expected dtype int32/int64 for index")
+    dim = wrap_dim(dim, self.ndim)
+    source, positions = _as_1d(self), _as_1d(index)
+    _check(source.ndim == positions.ndim,
+           "Index tensor must have the same number of dimensions as input tensor")
+    for d in range(source.ndim):
+        if d != dim and positions.shape[d] > source.shape[d]:
+            raise RuntimeError(f"Size does not match at dimension {d} expected index "
+                               f"{list(index.shape)} to be no larger than self "
+                               f"{list(self.shape)} apart from dimension {dim}")
+    check_in_bounds(xp, positions, source.shape[dim], dim)
+    window = tuple(_FULL if d == dim else slice(0, positions.shape[d])
+                   for d in range(source.ndim))
+    return xp.take_along_axis(source[window], positions, axis=dim).reshape(index.shape)
+
+
+def _check_scatter(self, dim, index, src):
+    """PyTorch's scatter argument checks; returns (self, index, src) viewed as >= 1-d."""
+    _check_int_index(index, "scatter(): Expected dtype int32/int64 for index")
+    target, positions = _as_1d(self), _as_1d(index)
+    has_src = hasattr(src, "shape")
+    if has_src:
+        _check(src.dtype == self.dtype, "scatter(): Expected self.dtype to be equal to src.dtype")
+        src = _as_1d(src)
+    if positions.size == 0:
+        return target, positions, src
+    _check(target.ndim == positions.ndim,
+           "Index tensor must have the same number of dimensions as self tensor")
+    if has_src:
+        _check(src.ndim == positions.ndim,
+               "Index tensor must have the same number of dimensions as src tensor")
+    for d in range(target.ndim):
+        fits = d == dim or positions.shape[d] <= target.shape[d]
+        fits_src = not has_src or positions.shape[d] <= src.shape[d]
+        _check(fits and fits_src, lambda: (
+            f"Expected index {list(index.shape)} to be no larger than self {list(self.shape)} "
+            f"apart from dimension {dim}"
+            + (f" and to be no larger size than src {list(src.shape)}" if has_src else "")))
+    check_in_bounds(np, positions, target.shape[dim], dim)
+    return target, positions, src
+
+
+def _src_window(src, index):
+    return src[tuple(slice(0, s) for s in index.shape)]
+
+
+def _scatter(xp, self, dim, index, src, reduce=None):
+    dim = wrap_dim(dim, self.ndim)
+    target, positions, src = _check_scatter(self, dim, index, src)
+    values = _src_window(src, positions) if hasattr(src, "shape") else \
+        dispatch.scalar_as(src, self.dtype)
+    position = _coordinates(xp, dim, positions)
+    if reduce is None:
+        out = target.copy()
+        out[position] = values
+    else:
+        _check(reduce in ("add", "multiply"), "reduce argument must be either add or multiply.")
+        out = reduce_into(xp, target, position, values, reduce)
+    return out.reshape(self.shape)
+
+
+def _same_meta(self, *args, **kwargs):
+    return self._data.shape, self._dtype
+
+
+_SCATTER = {"function": False, "method": False, "meta": _same_meta}
+
+
+@register_op("scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", **_SCATTER)
+def _scatter_src(xp, self, dim, index, src):
+    """A copy of input with src's values written at `index` along `dim`."""
+    return _scatter(xp, self, dim, index, src)
+
+
+@register_op("scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor",
+             **_SCATTER)
+def _scatter_value(xp, self, dim, index, value):
+    """A copy of input with `value` written at `index` along `dim`."""
+    return _scatter(xp, self, dim, index, value)
+
+
+@register_op("scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) "
+             "-> Tensor", **_SCATTER)
+def _scatter_reduce_legacy(xp, self, dim, index, src, reduce):
+    """A copy of input with src's values added / multiplied in at `index` along `dim`."""
+    return _scatter(xp, self, dim, index, src, reduce)
+
+
+@register_op("scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, "
+             "str reduce) -> Tensor", **_SCATTER)
+def _scatter_value_reduce(xp, self, dim, index, value, reduce):
+    """A copy of input with `value` added / multiplied in at `index` along `dim`."""
+    return _scatter(xp, self, dim, index, value, reduce)
+
+
+def _scatter_call(input, dim, index, src, value, reduce):
+    if src is None and value is None:
+        raise TypeError("scatter() missing required argument 'src' or 'value'")
+    given = src if src is not None else value
+    if isinstance(given, dispatch.Tensor):
+        name = "scatter.src" if reduce is None else "scatter.reduce"
+    else:
+        name = "scatter.value" if reduce is None else "scatter.value_reduce"
+    args = (input, dim, index, given) if reduce is None else (input, dim, index, given, reduce)
+    return OPS[name], args
+
+
+def scatter_(self, dim, index, src=None, value=None, *, reduce=None):
+    """Write src (or value) into self at `index` along `dim`, in place."""
+    return dispatch.call_inplace(*_scatter_call(self, dim, index, src, value, reduce))
+
+
+@register_frontend("scatter", inplace=scatter_)
+def scatter(input, dim, index, src=None, value=None, *, reduce=None, out=None):
+    """scatter(input, dim, index, src | value, *, reduce=None) -> Tensor."""
+    op, args = _scatter_call(input, dim, index, src, value, reduce)
+    return dispatch.call(op, args) if out is None else dispatch.call_out(op, args, out)
+
+
+@register_op("scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor",
+             inplace=True, meta=_same_meta)
+def scatter_add(xp, self, dim, index, src):
+    """scatter_add(input, dim, index, src) -> Tensor: src's values summed in at `index`."""
+    return _scatter(xp, self, dim, index, src, "add")
+
+
+_SCATTER_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+
+
+@register_op("scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, "
+             "bool include_self=True) -> Tensor", inplace=True, meta=_same_meta)
+def scatter_reduce(xp, self, dim, index, src, reduce, include_self=True):
+    """scatter_reduce(input, dim, index, src, reduce, *, include_self=True) -> Tensor:
+    src's values reduced (sum, prod, mean, amax, amin) into input at `index`."""
+    _check(reduce in _SCATTER_REDUCTIONS, lambda: (
+        f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}"))
+    dim = wrap_dim(dim, self.ndim)
+    target, positions, src = _check_scatter(self, dim, index, src)
+    out = reduce_into(xp, target, _coordinates(xp, dim, positions),
+                      _src_window(src, positions), reduce, include_self)
+    return out.reshape(self.shape)
+
+
+# --------------------------------------------------------------------------- index_* along dim
+
+def _index_select_meta(self, dim, index):
+    shape = list(self._data.shape)
+    if shape:
+        shape[wrap_dim(dim, len(shape))] = index._data.size
+    return tuple(shape), self._dtype
+
+
+@register_op("index_select(Tensor self, int dim, Tensor index) -> Tensor",
+             meta=_index_select_meta)
+def index_select(xp, self, dim, index):
+    """index_select(input, dim, index) -> Tensor: the entries `index` of input along `dim`."""
+    _check_int_index(index, "index_select(): Expected dtype int32 or int64 for index")
+    _check_index(index.ndim <= 1, "index_select(): Index is supposed to be a vector")
+    dim = wrap_dim(dim, self.ndim)
+    if self.ndim == 0:
+        _check(index.size == 1, lambda: (
+            f"index_select(): Index to scalar can have only 1 value, got {index.size} value(s)"))
+    positions = index.reshape(-1)
+    if positions.size and (int(positions.min()) < 0
+                           or int(positions.max()) >= _as_1d(self).shape[dim]):
+        raise IndexError("index out of range in self")
+    return xp.take(_as_1d(self), positions, axis=dim).reshape(
+        () if self.ndim == 0 else self.shape[:dim] + (positions.size,) + self.shape[dim + 1:])
+
+
+def _check_index_source(name, self, dim, index, source):
+    """index_add / index_reduce checks: vector index of int32/int64, matching source shape."""
+    _check(index.dtype in (np.int32, np.int64), lambda: (
+        f"{name}(): Expected dtype int32/int64 for index but got: {cpp_name(index)}"))
+    _check_index(index.ndim <= 1, lambda: (
+        f"{name}(): Index is supposed to be a vector, but got dim: {index.ndim} with type: "
+        f"{cpp_name(index)} and size: {list(index.shape)}"))
+    _check(source.dtype == self.dtype, lambda: (
+        f"{name}(): self ({cpp_name(self)}) and source ({cpp_name(source)}) must have the same "
+        "scalar type"))
+    target, src = _as_1d(self), _as_1d(source)
+    _check(index.size == src.shape[dim] if dim < src.ndim else False, lambda: (
+        f"{name}(): Number of indices ({index.size}) should be equal to source.size(dim): "
+        f"({src.shape[dim] if dim < src.ndim else 1}), for dim: {dim}"))
+    _check(self.ndim == source.ndim and all(
+        d == dim or a == b for d, (a, b) in enumerate(zip(target.shape, src.shape))), lambda: (
+        "source tensor shape must match self tensor shape, excluding the specified dimension. "
+        f"Got self.shape = {list(self.shape)} source.shape = {list(source.shape)}"))
+    return target, index.reshape(-1), src
+
+
+@register_op("index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) "
+             "-> Tensor", inplace=True, meta=_same_meta)
+def index_add(xp, self, dim, index, source, alpha=1):
+    """index_add(input, dim, index, source, *, alpha=1) -> Tensor: alpha * source's slices
+    added into input's slices `index` along `dim` (repeated indices accumulate)."""
+    dim = wrap_dim(dim, self.ndim)
+    target, positions, src = _check_index_source("index_add_", self, dim, index, source)
+    check_in_bounds(xp, positions, target.shape[dim], dim)
+    if alpha != 1 and src.dtype.kind != "b":
+        src = src.astype(accumulate_dtype(src)) * alpha
+    return reduce_into(xp, target, _along(dim, positions), src, "add").reshape(self.shape)
+
+
+_INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
+
+
+@register_op("index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, "
+             "bool include_self=True) -> Tensor", inplace=True, meta=_same_meta)
+def index_reduce(xp, self, dim, index, source, reduce, include_self=True):
+    """index_reduce(input, dim, index, source, reduce, *, include_self=True) -> Tensor:
+    source's slices reduced (prod, mean, amax, amin) into input's slices `index` along `dim`."""
+    _check(reduce in _INDEX_REDUCTIONS, lambda: (
+        "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got "
+        f"{reduce}."))
+    dim = wrap_dim(dim, self.ndim)
+    target, positions, src = _check_index_source("index_reduce_", self, dim, index, source)
+    if positions.size and (int(positions.min()) < 0
+                           or int(positions.max()) >= target.shape[dim]):
+        raise IndexError("index out of range in self")
+    return reduce_into(xp, target, _along(dim, positions), src, reduce,
+                       include_self).reshape(self.shape)
+
+
+@register_op("index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor",
+             inplace=True, meta=_same_meta)
+def index_copy(xp, self, dim, index, source):
+    """index_copy(input, dim, index, source) -> Tensor: input with its slices `index` along
+    `dim` replaced by source's slices."""
+    _check(index.dtype == np.int64, lambda: (
+        f"index_copy_(): Expected a long tensor for index, but got {cpp_name(index)}"))
+    _check_index(index.ndim <= 1, lambda: (
+        f"index_copy_(): Index should have dimension 1 or 0 (got {index.ndim})"))
+    _check(source.dtype == self.dtype, lambda: (
+        "index_copy_(): self and source expected to have the same dtype, but got (self) "
+        f"{cpp_name(self)} and (source) {cpp_name(source)}"))
+    dim = wrap_dim(dim, self.ndim)
+    target, src, positions = _as_1d(self), _as_1d(source), index.reshape(-1)
+    _check(src.ndim == target.ndim, lambda: (
+        "index_copy_(): When source and destination are not scalars, their dimensionality "
+        f"must match. Source dimensionality ({source.ndim}), destination dimensionality "
+        f"({self.ndim})"))
+    _check_index(positions.size == src.shape[dim], lambda: (
+        f"index_copy_(): Number of indices ({positions.size}) should be equal to "
+        f"source.size(dim) ({src.shape[dim]})"))
+    for d in range(target.ndim):
+        if d != dim and target.shape[d] != src.shape[d]:
+            raise RuntimeError(
+                "index_copy_(): Source/destination tensor must have same slice shapes. "
+                f"Destination slice shape: {target.shape[d]} at dimension {d} and source slice "
+                f"shape: {src.shape[d]} at dimension {d}.")
+    check_in_bounds(xp, positions, target.shape[dim], dim, error=IndexError,
+                    prefix="index_copy_(): ")
+    out = target.copy()
+    out[_along(dim, positions)] = src
+    return out.reshape(self.shape)
+
+
+def _index_fill(xp, self, dim, index, value):
+    _check_index(index.dtype == np.int64, "index_fill_(): Expected dtype int64 for index.")
+    _check(index.ndim <= 1, "Index has to be a vector/scalar")
+    dim = wrap_dim(dim, self.ndim)
+    target, positions = _as_1d(self), index.reshape(-1)
+    check_in_bounds(xp, positions, target.shape[dim], dim, error=IndexError, negative=True)
+    out = target.copy()
+    out[_along(dim, positions)] = value
+    return out.reshape(self.shape)
+
+
+@register_op("index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor",
+             **_SCATTER)
+def _index_fill_scalar(xp, self, dim, index, value):
+    """A copy of input with `value` in its slices `index` along `dim`."""
+    return _index_fill(xp, self, dim, index, dispatch.scalar_as(value, self.dtype))
+
+
+@register_op("index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor",
+             **_SCATTER)
+def _index_fill_tensor(xp, self, dim, index, value):
+    """A copy of input with the 0-d tensor `value` in its slices `index` along `dim`."""
+    _check(value.ndim == 0, lambda: (
+        "index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+        f"{value.ndim} dimension(s)."))
+    if value.dtype.kind == "c" and self.dtype.kind != "c":
+        value = value.real
+    return _index_fill(xp, self, dim, index, xp.asarray(value).astype(self.dtype))
+
+
+def _index_fill_op(value):
+    return OPS["index_fill.int_Tensor" if isinstance(value, dispatch.Tensor)
+               else "index_fill.int_Scalar"]
+
+
+def index_fill_(self, dim, index, value):
+    """Fill self's slices `index` along `dim` with `value`, in place."""
+    return dispatch.call_inplace(_index_fill_op(value), (self, dim, index, value))
+
+
+@register_frontend("index_fill", inplace=index_fill_)
+def index_fill(input, dim, index, value):
+    """index_fill(input, dim, index, value) -> Tensor: input with `value` in its slices `index`
+    along `dim`."""
+    return dispatch.call(_index_fill_op(value), (input, dim, index, value))

@@ -1,0 +1,273 @@
+"""Pointwise binary math: atan2, hypot, copysign, nextafter, xlogy, logaddexp(2), heaviside,
+gcd, lcm, ldexp, float_power, and frexp (one input, two outputs). Arithmetic (add, pow ...)
+lives in pointwise.py, unary math in pointwise_math.py.
+
+Most of these have no Scalar overload in PyTorch: a Python number where a tensor belongs is a
+TypeError there, while ember's pointwise dispatcher would accept it as a weak operand. Their
+kernels refuse numbers with `_tensors_only` (a number arrives as a NumPy scalar, not an array).
+"""
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+
+from ember._core import dispatch
+from ember._core import dtype as dt
+from ember._core.checks import _check, _check_type
+from ember._core.dispatch import call, call_out
+from ember._core.registry import INT_TO_FLOAT, OPS, register_frontend, register_op
+from ember._ops.pointwise import not_implemented_for
+
+_ndarray = np.ndarray
+_BINARY = {"kind": "pointwise", "inplace": True}
+_FLOAT_BINARY = {"kind": "pointwise", "inplace": True, "promotion": INT_TO_FLOAT}
+
+
+def _tensors_only(name, self, other, other_name="other"):
+    for position, (arg_name, value) in enumerate((("input", self), (other_name, other))):
+        if type(value) is not _ndarray and not hasattr(value, "__cuda_array_interface__"):
+            raise TypeError(f"{name}(): argument '{arg_name}' (position {position + 1}) must be "
+                            f"Tensor, not {type(value).__name__}")
+
+
+def _floating_only(kernel_name, array, complex_ok=False):
+    """PyTorch has no integer (or complex) kernel for these ops."""
+    kind = array.dtype.kind
+    if kind in "biu" or (kind == "c" and not complex_ok):
+        not_implemented_for(kernel_name, array)
+
+
+@register_op("atan2(Tensor self, Tensor other) -> Tensor", **_FLOAT_BINARY,
+             aliases=("arctan2",))
+def atan2(xp, self, other):
+    """atan2(input, other, *, out=None) -> Tensor: the angle of the point (other, input)."""
+    _tensors_only("atan2", self, other)
+    _floating_only("atan2_cpu", self)
+    return xp.arctan2(self, other)
+
+
+@register_op("hypot(Tensor self, Tensor other) -> Tensor", **_BINARY)
+def hypot(xp, self, other):
+    """hypot(input, other, *, out=None) -> Tensor: sqrt(input**2 + other**2) without overflow."""
+    _tensors_only("hypot", self, other)
+    _floating_only("hypot_cpu", self)
+    return xp.hypot(self, other)
+
+
+@register_op("copysign.Tensor(Tensor self, Tensor other) -> Tensor", **_FLOAT_BINARY)
+def copysign(xp, self, other):
+    """copysign(input, other, *, out=None) -> Tensor: |input| with the sign of `other`.
+
+    `other` may be a Python number.
+    """
+    _floating_only("copysign_cpu", self)
+    return xp.copysign(self, other)
+
+
+# compute_in_float=False: the next representable number depends on the dtype itself.
+@register_op("nextafter(Tensor self, Tensor other) -> Tensor", **_BINARY,
+             compute_in_float=False)
+def nextafter(xp, self, other):
+    """nextafter(input, other, *, out=None) -> Tensor: the next float after input toward other."""
+    _tensors_only("nextafter", self, other)
+    _floating_only("nextafter_cpu", self)
+    return xp.nextafter(self, other)
+
+
+@register_op("xlogy.Tensor(Tensor self, Tensor other) -> Tensor", **_FLOAT_BINARY)
+def xlogy(xp, self, other):
+    """xlogy(input, other, *, out=None) -> Tensor: input * log(other), 0 where input is 0
+    (unless other is NaN). Either argument may be a Python number."""
+    _floating_only("xlogy_cpu", self)
+    product = self * xp.log(other)
+    zero = xp.where(xp.isnan(other), other, product.dtype.type(0))
+    return xp.where(self == 0, zero, product)
+
+
+@register_op("logaddexp(Tensor self, Tensor other) -> Tensor", kind="pointwise")
+def logaddexp(xp, self, other):
+    """logaddexp(input, other, *, out=None) -> Tensor: log(exp(input) + exp(other)), stably."""
+    _tensors_only("logaddexp", self, other)
+    _floating_only("logaddexp_cpu", self, complex_ok=True)
+    if self.dtype.kind != "c":
+        return xp.logaddexp(self, other)
+    # Factor out the operand with the larger real part so exp() can't overflow.
+    first = self.real >= other.real
+    high = xp.where(first, self, other)
+    low = xp.where(first, other, self)
+    return high + xp.log1p(xp.exp(low - high))
+
+
+@register_op("logaddexp2(Tensor self, Tensor other) -> Tensor", kind="pointwise")
+def logaddexp2(xp, self, other):
+    """logaddexp2(input, other, *, out=None) -> Tensor: log2(2**input + 2**other), stably."""
+    _tensors_only("logaddexp2", self, other)
+    _floating_only("logaddexp2_cpu", self)
+    return xp.logaddexp2(self, other)
+
+
+@register_op("gcd(Tensor self, Tensor other) -> Tensor", **_BINARY)
+def gcd(xp, self, other):
+    """gcd(input, other, *, out=None) -> Tensor: greatest common divisor (non-negative)."""
+    _tensors_only("gcd", self, other)
+    if self.dtype.kind not in "iu":
+        not_implemented_for("gcd_cpu", self)
+    return xp.gcd(self, other)
+
+
+@register_op("lcm(Tensor self, Tensor other) -> Tensor", **_BINARY)
+def lcm(xp, self, other):
+    """lcm(input, other, *, out=None) -> Tensor: least common multiple (non-negative)."""
+    _tensors_only("lcm", self, other)
+    if self.dtype.kind not in "iu":
+        not_implemented_for("lcm_cpu", self)
+    return xp.lcm(self, other)
+
+
+# compute_in_float=False: PyTorch forms 2 ** other in the result dtype, so for half types the
+# power overflows (to inf, and 0 * inf to NaN) where a float32 one would not.
+@register_op("ldexp.Tensor(Tensor self, Tensor other) -> Tensor", **_FLOAT_BINARY,
+             compute_in_float=False)
+def ldexp(xp, self, other):
+    """ldexp(input, other, *, out=None) -> Tensor: input * 2 ** other."""
+    _tensors_only("ldexp", self, other)
+    if self.dtype.itemsize == 2:
+        power = xp.exp2(other.astype(np.float32)).astype(other.dtype).astype(np.float32)
+        return self.astype(np.float32) * power
+    return self * xp.exp2(other)
+
+
+# --------------------------------------------------------------------------- heaviside
+
+@register_op("heaviside(Tensor self, Tensor values) -> Tensor", kind="pointwise",
+             function=False, method=False)
+def heaviside(xp, self, values):
+    """heaviside(input, values, *, out=None) -> Tensor: 0 below zero, 1 above, `values` at 0."""
+    _tensors_only("heaviside", self, values, "values")
+    step = (self > 0).astype(self.dtype)
+    return xp.where(self == 0, values, step)
+
+
+_HEAVISIDE_OP = OPS["heaviside"]
+
+
+def _check_heaviside(input, values):
+    for position, (name, value) in enumerate((("input", input), ("values", values))):
+        if not isinstance(value, dispatch.Tensor):
+            raise TypeError(f"heaviside(): argument '{name}' (position {position + 1}) must be "
+                            f"Tensor, not {type(value).__name__}")
+    _check(not (input._dtype.is_complex or values._dtype.is_complex),
+           "heaviside is not yet implemented for complex tensors.")
+    _check(input._dtype is values._dtype,
+           "heaviside is not yet implemented for tensors with different dtypes.")
+
+
+def heaviside_function(input, values, *, out=None):
+    """heaviside(input, values, *, out=None) -> Tensor: 0 where input < 0, 1 where input > 0
+    and `values` where input == 0. Both tensors must have the same (real) dtype."""
+    _check_heaviside(input, values)
+    args = (input, values)
+    return call(_HEAVISIDE_OP, args) if out is None else call_out(_HEAVISIDE_OP, args, out)
+
+
+def heaviside_inplace(self, values):
+    _check_heaviside(self, values)
+    return dispatch.call_inplace(_HEAVISIDE_OP, (self, values))
+
+
+register_frontend("heaviside", inplace=heaviside_inplace)(heaviside_function)
+
+
+# --------------------------------------------------------------------------- float_power
+
+@register_op("float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor",
+             kind="pointwise", function=False, method=False)
+def float_power(xp, self, exponent):
+    """float_power in float64 (complex128): the frontend has widened the operands."""
+    return xp.power(self, exponent)
+
+
+_FLOAT_POWER_OP = OPS["float_power.Tensor_Tensor"]
+
+
+def _is_complex_operand(value):
+    if isinstance(value, dispatch.Tensor):
+        return value._dtype.is_complex
+    return isinstance(value, (complex, np.complexfloating))
+
+
+def _float_power_args(input, exponent):
+    _check_type(isinstance(input, dispatch.Tensor) or isinstance(exponent, dispatch.Tensor),
+                lambda: f"float_power(): expected a Tensor argument, got "
+                        f"{type(input).__name__} and {type(exponent).__name__}")
+    for name, value in (("input", input), ("exponent", exponent)):
+        if not isinstance(value, (dispatch.Tensor, int, float, complex, np.number)):
+            raise TypeError(f"float_power(): argument '{name}' must be Tensor or Number, not "
+                            f"{type(value).__name__}")
+    wide = dt.complex128 if _is_complex_operand(input) or _is_complex_operand(exponent) \
+        else dt.float64
+    args = tuple(v.to(wide) if isinstance(v, dispatch.Tensor) else v
+                 for v in (input, exponent))
+    return wide, args
+
+
+def float_power_function(input, exponent, *, out=None):
+    """float_power(input, exponent, *, out=None) -> Tensor: input ** exponent computed in
+    float64 (complex128 when either operand is complex). Either may be a Python number."""
+    _, args = _float_power_args(input, exponent)
+    return call(_FLOAT_POWER_OP, args) if out is None else call_out(_FLOAT_POWER_OP, args, out)
+
+
+def float_power_inplace(self, exponent):
+    wide, args = _float_power_args(self, exponent)
+    _check(self._dtype is wide, lambda: (
+        f"the base given to float_power_ has dtype {self._dtype._cpp_name} but the operation's "
+        f"result requires dtype {wide._cpp_name}"))
+    return dispatch.call_inplace(_FLOAT_POWER_OP, (self, args[1]))
+
+
+register_frontend("float_power", inplace=float_power_inplace)(float_power_function)
+
+
+# --------------------------------------------------------------------------- frexp
+
+frexp_result = collections.namedtuple("frexp", ["mantissa", "exponent"])
+
+
+def _frexp_meta(self):
+    _check_frexp_dtype(self._dtype)
+    return [(self.shape, self._dtype), (self.shape, dt.int32)]
+
+
+def _check_frexp_dtype(dtype):
+    _check(dtype.is_floating_point, "torch.frexp() only supports floating-point dtypes")
+
+
+@register_op("frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)",
+             kind="generic", meta=_frexp_meta, function=False, method=False)
+def frexp(xp, self):
+    """frexp as (mantissa, exponent): the frontend wraps the pair in a named tuple."""
+    _check_frexp_dtype(dt.NP_TO_DTYPE[np.dtype(self.dtype)])
+    if self.dtype.kind != "f":
+        # bfloat16 has no frexp loop; its mantissas are exact in float32.
+        mantissa, exponent = xp.frexp(self.astype(np.float32))
+        return mantissa.astype(self.dtype), exponent.astype(np.int32)
+    mantissa, exponent = xp.frexp(self)
+    return mantissa, exponent.astype(np.int32)
+
+
+_FREXP_OP = OPS["frexp.Tensor"]
+
+
+@register_frontend("frexp")
+def frexp_function(input, *, out=None):
+    """frexp(input, *, out=None) -> (Tensor mantissa, Tensor exponent): input = mantissa *
+    2 ** exponent with 0.5 <= |mantissa| < 1 (both 0 at 0); exponent is int32."""
+    _check_type(isinstance(input, dispatch.Tensor), lambda: (
+        f"frexp(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"))
+    if out is None:
+        return frexp_result(*call(_FREXP_OP, (input,)))
+    _check_type(isinstance(out, (tuple, list)) and len(out) == 2, lambda: (
+        "frexp(): argument 'out' must be tuple of Tensors (mantissa, exponent)"))
+    return frexp_result(*call_out(_FREXP_OP, (input,), out))

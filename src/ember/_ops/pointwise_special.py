@@ -1,0 +1,281 @@
+"""Pointwise special functions: erf, erfc, erfinv, lgamma, digamma, polygamma, i0, sigmoid and
+logit. The rest of the unary math family lives in pointwise_math.py.
+
+NOTE [special functions without SciPy]: SciPy is optional. When it can be imported (on first
+use, never at `import ember`) erf, erfc, erfinv, lgamma, digamma and polygamma use
+`scipy.special` (`cupyx.scipy.special` on CUDA); without it they fall back to the versions
+below, written with NumPy and Python's `math` module, which agree with SciPy to a few units in
+the last place. Either way the result is computed in float64 and cast to the result dtype.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import math
+
+import numpy as np
+
+from ember._core import dispatch
+from ember._core.checks import _check, _check_type
+from ember._core.dispatch import call, call_out
+from ember._core.registry import INT_TO_FLOAT, OPS, register_frontend, register_op
+from ember._ops.pointwise import not_implemented_for
+
+_FLOAT_UNARY = {"kind": "pointwise", "promotion": INT_TO_FLOAT, "inplace": True}
+_special_modules: dict = {}
+
+
+def _special(xp):
+    """scipy.special for NumPy arrays (cupyx.scipy.special for CuPy), or None without SciPy."""
+    if xp not in _special_modules:
+        # Imported here, on first use: SciPy is optional and `import ember` must stay light.
+        name = "scipy.special" if xp is np else "cupyx.scipy.special"
+        found = importlib.util.find_spec(name.split(".")[0]) is not None
+        _special_modules[xp] = importlib.import_module(name) if found else None
+    return _special_modules[xp]
+
+
+def _real_only(kernel_name, array):
+    if array.dtype.kind == "c":
+        not_implemented_for(kernel_name, array)
+
+
+def _wide(x):
+    return x.astype(np.float64) if x.dtype != np.float64 else x
+
+
+def _elementwise_math(fn, x):
+    """Apply a scalar `math` function to every element (the fallback path, CPU only)."""
+    values = np.frompyfunc(fn, 1, 1)(_wide(x))
+    return np.asarray(values, dtype=np.float64).reshape(x.shape)
+
+
+# --------------------------------------------------------------------------- erf family
+
+@register_op("erf(Tensor self) -> Tensor", **_FLOAT_UNARY)
+def erf(xp, self):
+    """erf(input, *, out=None) -> Tensor: the error function."""
+    _real_only("erf_vml_cpu", self)
+    special = _special(xp)
+    return special.erf(_wide(self)) if special else _elementwise_math(math.erf, self)
+
+
+@register_op("erfc(Tensor self) -> Tensor", **_FLOAT_UNARY)
+def erfc(xp, self):
+    """erfc(input, *, out=None) -> Tensor: 1 - erf(input), accurate where erf is near 1."""
+    _real_only("erfc_vml_cpu", self)
+    special = _special(xp)
+    return special.erfc(_wide(self)) if special else _elementwise_math(math.erfc, self)
+
+
+def _erfinv_fallback(xp, y):
+    # A rational first guess (Giles's single-precision approximation), then Newton steps on
+    # erf(x) - y, whose derivative is 2/sqrt(pi) * exp(-x**2).
+    w = -xp.log((1.0 - y) * (1.0 + y))
+    small = w < 5.0
+    ws = w - 2.5
+    p_small = 2.81022636e-08
+    for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+              -0.00417768164, 0.246640727, 1.50140941):
+        p_small = c + p_small * ws
+    wl = xp.sqrt(xp.maximum(w, 5.0)) - 3.0
+    p_large = -0.000200214257
+    for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+              0.00943887047, 1.00167406, 2.83297682):
+        p_large = c + p_large * wl
+    x = xp.where(small, p_small, p_large) * y
+    for _ in range(3):
+        error = _elementwise_math(math.erf, x) - y
+        x = x - error / (2.0 / math.sqrt(math.pi) * xp.exp(-x * x))
+    x = xp.where(y == 1, xp.inf, xp.where(y == -1, -xp.inf, x))
+    return xp.where(xp.abs(y) > 1, xp.nan, x)
+
+
+@register_op("erfinv(Tensor self) -> Tensor", **_FLOAT_UNARY)
+def erfinv(xp, self):
+    """erfinv(input, *, out=None) -> Tensor: the inverse of erf on [-1, 1] (NaN outside)."""
+    _real_only("erfinv_cpu", self)
+    special = _special(xp)
+    return special.erfinv(_wide(self)) if special else _erfinv_fallback(xp, _wide(self))
+
+
+# --------------------------------------------------------------------------- gamma family
+
+def _lgamma_scalar(value):
+    # math.lgamma refuses the poles (0, -1, -2, ...), where log|Gamma| is +inf.
+    if value <= 0 and float(value).is_integer():
+        return math.inf
+    return math.lgamma(value)
+
+
+@register_op("lgamma(Tensor self) -> Tensor", **_FLOAT_UNARY)
+def lgamma(xp, self):
+    """lgamma(input, *, out=None) -> Tensor: log |Gamma(input)| (+inf at 0, -1, -2, ...)."""
+    _real_only("lgamma_vml_cpu", self)
+    special = _special(xp)
+    result = special.gammaln(_wide(self)) if special else _elementwise_math(_lgamma_scalar, self)
+    # +inf at both zeros and both infinities, as in PyTorch (SciPy gives -0.0 and -inf -inf).
+    return xp.where((self == 0) | xp.isinf(self), xp.inf, result)
+
+
+# Coefficients B_2k / (2k) of the asymptotic series of digamma, k = 1 .. 7.
+_DIGAMMA_SERIES = (1 / 12, -1 / 120, 1 / 252, -1 / 240, 1 / 132, -691 / 32760, 1 / 12)
+
+
+def _digamma_fallback(xp, x):
+    # Reflection for x < 0.5: psi(x) = psi(1 - x) - pi / tan(pi x); then the recurrence
+    # psi(x) = psi(x + 1) - 1/x up to x >= 10 and the asymptotic series from there.
+    reflect = x < 0.5
+    z = xp.where(reflect, 1.0 - x, x)
+    shift = xp.zeros_like(z)
+    for _ in range(10):
+        low = z < 10.0
+        shift = shift - xp.where(low, 1.0 / z, 0.0)
+        z = xp.where(low, z + 1.0, z)
+    inv2 = 1.0 / (z * z)
+    series = 0.0
+    for coefficient in reversed(_DIGAMMA_SERIES):
+        series = (series + coefficient) * inv2
+    result = xp.log(z) - 0.5 / z - series + shift
+    result = xp.where(reflect, result - math.pi / xp.tan(math.pi * x), result)
+    # Poles: +-inf at the two zeros (by their sign), NaN at the negative integers.
+    pole = (x <= 0) & (x == xp.floor(x))
+    result = xp.where(pole, xp.nan, result)
+    result = xp.where(x == 0, xp.copysign(xp.inf, -x), result)
+    return xp.where(x == xp.inf, xp.inf, xp.where(x == -xp.inf, xp.nan, result))
+
+
+@register_op("digamma(Tensor self) -> Tensor", **_FLOAT_UNARY)
+def digamma(xp, self):
+    """digamma(input, *, out=None) -> Tensor: the logarithmic derivative of Gamma.
+
+    -inf at +0, +inf at -0, NaN at the negative integers.
+    """
+    _real_only("digamma", self)
+    special = _special(xp)
+    return special.psi(_wide(self)) if special else _digamma_fallback(xp, _wide(self))
+
+
+_ZETA_MAX_SHIFT = 1000
+
+
+def _hurwitz_zeta(xp, s, q):
+    """zeta(s, q) = sum over k >= 0 of (q + k) ** -s, for an integer s >= 2: the terms with
+    q + k < 10 summed directly, the tail by the Euler-Maclaurin formula. A negative
+    non-integer q is allowed (s is an integer); it gets NaN below -1000."""
+    finite = xp.isfinite(q)
+    shift = xp.where(finite & (q < 0), xp.ceil(-xp.where(finite, q, 0.0)), 0.0)
+    total = xp.zeros_like(q)
+    steps = int(min(shift.max(initial=0.0), _ZETA_MAX_SHIFT))
+    for k in range(steps):
+        total = total + xp.where(k < shift, (q + k) ** -s, 0.0)
+    a = q + shift
+    for _ in range(10):
+        total = total + a ** -s
+        a = a + 1.0
+    total = total + a ** (1 - s) / (s - 1) + 0.5 * a ** -s
+    # Tail terms B_2j / (2j)! * s (s + 1) ... (s + 2j - 2) * a ** (-s - 2j + 1).
+    bernoulli = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510)
+    rising = float(s)
+    for j, b in enumerate(bernoulli, start=1):
+        total = total + b / math.factorial(2 * j) * rising * a ** (-s - 2 * j + 1)
+        rising *= (s + 2 * j - 1) * (s + 2 * j)
+    pole = (q <= 0) & (q == xp.floor(q))
+    total = xp.where(shift > _ZETA_MAX_SHIFT, xp.nan, total)
+    return xp.where(pole, xp.inf, total)
+
+
+def _polygamma_fallback(xp, n, x):
+    if n == 0:
+        return _digamma_fallback(xp, x)
+    return (-1.0) ** (n + 1) * math.factorial(n) * _hurwitz_zeta(xp, n + 1, x)
+
+
+@register_op("polygamma(int n, Tensor self) -> Tensor", kind="pointwise",
+             promotion=INT_TO_FLOAT, function=False, method=False)
+def polygamma(xp, n, self):
+    """polygamma(n, input, *, out=None) -> Tensor: the n-th derivative of digamma."""
+    _check_type(isinstance(n, (int, np.integer)) and not isinstance(n, bool), lambda: (
+        f"polygamma(): argument 'n' (position 1) must be int, not {type(n).__name__}"))
+    _check(n >= 0, "polygamma(n, x) does not support negative n.")
+    _real_only("trigamma" if n == 1 else "polygamma", self)
+    special = _special(xp)
+    x = _wide(self)
+    if special is None:
+        result = _polygamma_fallback(xp, int(n), x)
+    else:
+        result = special.psi(x) if n == 0 else special.polygamma(int(n), x)
+    if n >= 2:
+        # PyTorch's Hurwitz zeta gives NaN at +inf (the limit would be 0).
+        result = xp.where(x == xp.inf, xp.nan, result)
+    return result
+
+
+_POLYGAMMA_OP = OPS["polygamma"]
+
+
+def _polygamma_args(n, input):
+    _check_type(isinstance(input, dispatch.Tensor), lambda: (
+        f"polygamma(): argument 'input' (position 2) must be Tensor, not "
+        f"{type(input).__name__}"))
+    return (n, input)
+
+
+def polygamma_function(n, input, *, out=None):
+    """polygamma(n, input, *, out=None) -> Tensor: the n-th derivative of digamma."""
+    args = _polygamma_args(n, input)
+    return call(_POLYGAMMA_OP, args) if out is None else call_out(_POLYGAMMA_OP, args, out)
+
+
+def polygamma_method(self, n):
+    return call(_POLYGAMMA_OP, _polygamma_args(n, self))
+
+
+def polygamma_inplace(self, n):
+    # The tensor comes second in the schema, so call_inplace (which writes into the first
+    # argument) does not fit; write the result into self here.
+    result = call(_POLYGAMMA_OP, _polygamma_args(n, self))
+    dispatch.write_inplace(_POLYGAMMA_OP, self, result)
+    return self
+
+
+register_frontend("polygamma", method=polygamma_method,
+                  inplace=polygamma_inplace)(polygamma_function)
+
+
+# --------------------------------------------------------------------------- i0, sigmoid, logit
+
+@register_op("i0(Tensor self) -> Tensor", **_FLOAT_UNARY)
+def i0(xp, self):
+    """i0(input, *, out=None) -> Tensor: the modified Bessel function of the first kind, order 0."""
+    _real_only("i0_vml_cpu", self)
+    # NaN at the infinities, as in PyTorch.
+    return xp.i0(self)
+
+
+@register_op("sigmoid(Tensor self) -> Tensor", **_FLOAT_UNARY)
+def sigmoid(xp, self):
+    """sigmoid(input, *, out=None) -> Tensor: 1 / (1 + exp(-input))."""
+    one = self.dtype.type(1)
+    return one / (one + xp.exp(-self))
+
+
+# compute_in_float=False: PyTorch clamps half inputs to [eps, 1 - eps] rounded to the half
+# dtype (so 1 - 1e-6 is 1.0 there) and only then computes in float32.
+@register_op("logit(Tensor self, float? eps=None) -> Tensor", **_FLOAT_UNARY,
+             compute_in_float=False)
+def logit(xp, self, eps=None):
+    """logit(input, eps=None, *, out=None) -> Tensor: log(p / (1 - p)), with p clamped to
+    [eps, 1 - eps] when `eps` is given."""
+    _check_type(eps is None or (isinstance(eps, (int, float, np.integer, np.floating))
+                                and not isinstance(eps, bool)),
+                lambda: f"logit(): argument 'eps' must be float, not {type(eps).__name__}")
+    _real_only("logit_cpu", self)
+    p = self
+    if eps is not None:
+        low, high = self.dtype.type(eps), self.dtype.type(1 - eps)
+        # NaN passes through the clamp, as in PyTorch.
+        p = xp.where(p < low, low, xp.where(p > high, high, p))
+    if p.dtype.kind != "f" or p.dtype.itemsize < 4:
+        p = p.astype(np.float32)
+    return xp.log(p / (p.dtype.type(1) - p))

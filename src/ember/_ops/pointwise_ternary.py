@@ -1,0 +1,203 @@
+"""Pointwise selection and three-operand ops: where, clamp/clip, clamp_min/clamp_max, lerp,
+addcmul, addcdiv. Arithmetic lives in pointwise.py, comparisons and logic in pointwise_logic.py.
+"""
+from __future__ import annotations
+
+import warnings
+
+from ember._core import dispatch
+from ember._core import dtype as dt
+from ember._core.checks import _check, _check_not_implemented
+from ember._core.dispatch import call, call_inplace, call_out
+from ember._core.registry import FRONTENDS, OPS, register_frontend, register_op
+from ember._ops.pointwise import checked_scalar, not_implemented_for
+from ember._ops.pointwise_logic import tensor_arg
+
+_BINARY = {"kind": "pointwise", "inplace": True}
+
+
+# --------------------------------------------------------------------------- where / clamp
+
+# NOTE [where promotes through its condition]: the pointwise runner promotes every tensor
+# argument, the condition included. A bool operand never changes a promotion result, so the
+# result dtype is PyTorch's result_type(input, other); the condition reaches the kernel cast to
+# the compute dtype, where its truth values are unchanged. The frontend makes sure it is bool.
+@register_op("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor",
+             kind="pointwise", function=False, method=False)
+def where_self(xp, condition, self, other):
+    """where(condition, input, other, *, out=None) -> Tensor: input where condition, else other."""
+    return xp.where(condition, self, other)
+
+
+_WHERE_OP = OPS["where.self"]
+
+
+def where(condition, input=None, other=None, *, out=None):
+    """where(condition, input, other, *, out=None) -> Tensor; where(condition) -> tuple.
+
+    `input` and `other` may be Python numbers. The one-argument form is nonzero(as_tuple=True).
+    """
+    tensor_arg(condition, "where", "condition", 1)
+    if input is None and other is None:
+        return FRONTENDS["nonzero"].function(condition, as_tuple=True)
+    if condition._dtype is dt.uint8:
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and "
+                      "will be removed in a future version of ember. Use a boolean condition "
+                      "instead.", UserWarning, stacklevel=2)
+        condition = condition.to(dt.bool_)
+    _check(condition._dtype is dt.bool_, lambda: (
+        "where expected condition to be a boolean tensor, but got a tensor with dtype "
+        f"{condition._dtype._cpp_name}"))
+    args = (condition, input, other)
+    return call(_WHERE_OP, args) if out is None else call_out(_WHERE_OP, args, out)
+
+
+def _where_method(self, condition, other):
+    """Tensor.where(condition, other): where(condition, self, other)."""
+    return where(condition, self, other)
+
+
+register_frontend("where", method=_where_method)(where)
+
+
+def _check_clamp(self):
+    kind = self.dtype.kind
+    if kind == "b":
+        not_implemented_for("clamp_cpu", self)
+    _check_not_implemented(kind != "c", "clamp is not supported for complex types")
+
+
+@register_op("clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor",
+             **_BINARY, aliases=("clip",))
+def clamp(xp, self, min=None, max=None):
+    """clamp(input, min=None, max=None, *, out=None) -> Tensor: limit values to [min, max].
+
+    Where min > max every element becomes max; NaN in input or bounds propagates.
+    """
+    _check_clamp(self)
+    if min is None:
+        _check(max is not None, "torch.clamp: At least one of 'min' or 'max' must not be None")
+        return xp.minimum(self, max)
+    if max is None:
+        return xp.maximum(self, min)
+    return xp.minimum(xp.maximum(self, min), max)
+
+
+@register_op("clamp_min.Tensor(Tensor self, Tensor min) -> Tensor", **_BINARY)
+def clamp_min(xp, self, min):
+    """clamp_min(input, min, *, out=None) -> Tensor: max(input, min)."""
+    _check_clamp(self)
+    return xp.maximum(self, min)
+
+
+@register_op("clamp_max.Tensor(Tensor self, Tensor max) -> Tensor", **_BINARY)
+def clamp_max(xp, self, max):
+    """clamp_max(input, max, *, out=None) -> Tensor: min(input, max)."""
+    _check_clamp(self)
+    return xp.minimum(self, max)
+
+
+# --------------------------------------------------------------------------- lerp / addc*
+
+@register_op("lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor",
+             kind="pointwise", function=False, method=False)
+def lerp_tensor(xp, self, end, weight):
+    """lerp(input, end, weight, *, out=None) -> Tensor: input + weight * (end - input)."""
+    diff = end - self
+    # Two forms, each exact at its own end (weight 0 gives input, weight 1 gives end).
+    small = (weight < 0.5) if self.dtype.kind != "c" else (xp.abs(weight) < 0.5)
+    return xp.where(small, self + weight * diff, end - diff * (1 - weight))
+
+
+_LERP_OP = OPS["lerp.Tensor"]
+
+
+def _check_lerp(input, end, weight):
+    tensor_arg(input, "lerp", "input", 1)
+    tensor_arg(end, "lerp", "end", 2)
+    _check(end._dtype is input._dtype, lambda: (
+        f"expected dtype {input._dtype} for `end` but got dtype {end._dtype}"))
+    if isinstance(weight, dispatch.Tensor) and weight._data.ndim > 0:
+        _check(weight._dtype is input._dtype, lambda: (
+            f"expected dtype {input._dtype} for `weight` but got dtype {weight._dtype}"))
+    if input._dtype._category < dt.FLOAT:
+        raise NotImplementedError(
+            f'"lerp_kernel_scalar" not implemented for \'{input._dtype._cpp_name}\'')
+
+
+def lerp(input, end, weight, *, out=None):
+    """lerp(input, end, weight, *, out=None) -> Tensor: input + weight * (end - input)."""
+    _check_lerp(input, end, weight)
+    args = (input, end, weight)
+    return call(_LERP_OP, args) if out is None else call_out(_LERP_OP, args, out)
+
+
+def lerp_inplace(self, end, weight):
+    _check_lerp(self, end, weight)
+    return call_inplace(_LERP_OP, (self, end, weight))
+
+
+register_frontend("lerp", inplace=lerp_inplace)(lerp)
+
+
+@register_op("addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
+             **_BINARY)
+def addcmul(xp, self, tensor1, tensor2, value=1):
+    """addcmul(input, tensor1, tensor2, *, value=1, out=None) -> Tensor.
+
+    input + value * tensor1 * tensor2.
+    """
+    if self.dtype.kind == "b":
+        not_implemented_for("addcmul_cpu_out", self)
+    product = xp.multiply(tensor1, tensor2)
+    if type(value) is not int or value != 1:
+        product = product * checked_scalar(value, product.dtype)
+    return xp.add(self, product)
+
+
+_ADDCDIV_INTEGER = (
+    "Integer division with addcdiv is no longer supported, and in a future release addcdiv "
+    "will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
+    "implemented as (input + value * trunc(tensor1 / tensor2)).to(input.dtype) for integer "
+    "inputs and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv "
+    "behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all "
+    "dtypes.")
+
+
+@register_op("addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
+             kind="pointwise", function=False, method=False)
+def addcdiv_kernel(xp, self, tensor1, tensor2, value=1):
+    """addcdiv(input, tensor1, tensor2, *, value=1, out=None) -> Tensor.
+
+    input + value * tensor1 / tensor2 (true division; integer tensor1 and tensor2 are refused).
+    """
+    _check(tensor1.dtype.kind not in "biu", _ADDCDIV_INTEGER)
+    quotient = xp.true_divide(tensor1, tensor2)
+    if type(value) is not int or value != 1:
+        quotient = quotient * checked_scalar(value, quotient.dtype)
+    return xp.add(self, quotient)
+
+
+_ADDCDIV_OP = OPS["addcdiv"]
+
+
+def _check_addcdiv(tensor1, tensor2):
+    # Checked before promotion: a float input does not make integer operands acceptable.
+    if isinstance(tensor1, dispatch.Tensor) and isinstance(tensor2, dispatch.Tensor):
+        _check(tensor1._dtype._category > dt.INT or tensor2._dtype._category > dt.INT,
+               _ADDCDIV_INTEGER)
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    """addcdiv(input, tensor1, tensor2, *, value=1, out=None) -> Tensor."""
+    _check_addcdiv(tensor1, tensor2)
+    args = (input, tensor1, tensor2, value)
+    return call(_ADDCDIV_OP, args) if out is None else call_out(_ADDCDIV_OP, args, out)
+
+
+def addcdiv_inplace(self, tensor1, tensor2, *, value=1):
+    _check_addcdiv(tensor1, tensor2)
+    return call_inplace(_ADDCDIV_OP, (self, tensor1, tensor2, value))
+
+
+register_frontend("addcdiv", inplace=addcdiv_inplace)(addcdiv)

@@ -1,0 +1,545 @@
+"""Moments and order statistics: std, var (and their *_mean forms), norm, median, nanmedian,
+kthvalue, mode, quantile and nanquantile.
+
+The shared dim handling, meta rules and named result tuples come from reduction.py.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from ember._core import dispatch
+from ember._core import dtype as dt
+from ember._core.checks import _check, _check_type
+from ember._core.promotion import promote_types
+from ember._core.registry import OPS, register_frontend, register_op
+from ember._core.shape import wrap_dim, wrap_dims
+from ember._ops.pointwise import not_implemented_for
+from ember._ops.reduction import (
+    accumulate_type,
+    check_nonempty,
+    finish,
+    is_all_dims,
+    long_dtype,
+    reduced_dims,
+    reduced_shape,
+    reduction_meta,
+    return_type,
+    run,
+    same_dtype,
+)
+
+_INT64 = np.dtype(np.int64)
+
+
+# --------------------------------------------------------------------------- std, var
+
+def _moment_dtype(self_dtype, requested=None):
+    _check(self_dtype._category >= dt.FLOAT,
+           "std and var only support floating point and complex dtypes")
+    return self_dtype.to_real()
+
+
+def _variance(xp, self, dim, correction, keepdim, name):
+    """(variance with the given correction, mean with keepdims) in the compute dtype."""
+    _moment_dtype(dt.NP_TO_DTYPE[self.dtype])
+    x = self.astype(accumulate_type(self.dtype), copy=False)
+    dims = reduced_dims(dim, self.ndim)
+    count = math.prod(self.shape[d] for d in dims)
+    correction = 1 if correction is None else correction
+    mean = xp.sum(x, axis=dims, keepdims=True) / max(count, 1)
+    deviation = x - mean
+    if x.dtype.kind == "c":
+        squares = deviation.real * deviation.real + deviation.imag * deviation.imag
+    else:
+        squares = deviation * deviation
+    total = xp.sum(squares, axis=dims, keepdims=keepdim)
+    dof = count - correction
+    if dof > 0:
+        return total / dof, mean
+    warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
+                  "than the reduction factor (input numel divided by output numel).",
+                  UserWarning, stacklevel=5)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return total / 0.0, mean
+
+
+def _squeeze_mean(mean, self, dim, keepdim):
+    if keepdim:
+        return mean
+    return mean.reshape(reduced_shape(self.shape, dim, False))
+
+
+_MOMENT_ARGS = {"dim_at": 1, "keepdim_at": 3, "dtype_at": None}
+
+
+@register_op("var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
+             "bool keepdim=False) -> Tensor", kind="reduction", function=False, method=False,
+             meta=reduction_meta(_moment_dtype, **_MOMENT_ARGS))
+def var_kernel(xp, self, dim=None, correction=None, keepdim=False):
+    """The variance: sum of squared deviations / (N - correction)."""
+    out, _ = _variance(xp, self, dim, correction, keepdim, "var")
+    return finish(xp, out, _moment_dtype(dt.NP_TO_DTYPE[self.dtype])._np)
+
+
+@register_op("std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
+             "bool keepdim=False) -> Tensor", kind="reduction", function=False, method=False,
+             meta=reduction_meta(_moment_dtype, **_MOMENT_ARGS))
+def std_kernel(xp, self, dim=None, correction=None, keepdim=False):
+    """The standard deviation: the square root of var."""
+    out, _ = _variance(xp, self, dim, correction, keepdim, "std")
+    return finish(xp, xp.sqrt(out), _moment_dtype(dt.NP_TO_DTYPE[self.dtype])._np)
+
+
+@register_op("var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
+             "bool keepdim=False) -> (Tensor, Tensor)", kind="reduction", function=False,
+             method=False, meta=reduction_meta(_moment_dtype, same_dtype, **_MOMENT_ARGS))
+def var_mean_kernel(xp, self, dim=None, correction=None, keepdim=False):
+    """(var, mean) in one pass over the data."""
+    out, mean = _variance(xp, self, dim, correction, keepdim, "var_mean")
+    real = _moment_dtype(dt.NP_TO_DTYPE[self.dtype])._np
+    return finish(xp, out, real), finish(xp, _squeeze_mean(mean, self, dim, keepdim),
+                                         self.dtype)
+
+
+@register_op("std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
+             "bool keepdim=False) -> (Tensor, Tensor)", kind="reduction", function=False,
+             method=False, meta=reduction_meta(_moment_dtype, same_dtype, **_MOMENT_ARGS))
+def std_mean_kernel(xp, self, dim=None, correction=None, keepdim=False):
+    """(std, mean) in one pass over the data."""
+    out, mean = _variance(xp, self, dim, correction, keepdim, "std_mean")
+    real = _moment_dtype(dt.NP_TO_DTYPE[self.dtype])._np
+    return finish(xp, xp.sqrt(out), real), finish(xp, _squeeze_mean(mean, self, dim, keepdim),
+                                                  self.dtype)
+
+
+def _moment_frontend(name, with_out):
+    op = OPS[f"{name}.correction"]
+
+    def frontend(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+        if isinstance(dim, bool):
+            # The legacy overload std(input, unbiased): a bool in dim's place.
+            _check_type(unbiased is None, lambda: f"{name}(): unbiased given twice")
+            dim, unbiased = None, dim
+        if unbiased is not None:
+            _check_type(correction is None, lambda: (
+                f"{name}(): takes either the legacy `unbiased` or `correction`, not both"))
+            correction = 1 if unbiased else 0
+        _check_type(with_out or out is None, lambda: f"{name}() got an unexpected keyword "
+                                                     "argument 'out'")
+        return run(op, (input, dim, correction, keepdim), out)
+    frontend.__name__ = frontend.__qualname__ = name
+    frontend.__doc__ = (f"{name}(input, dim=None, unbiased=True, keepdim=False, *, "
+                        "correction=1) -> Tensor: `correction` (or the legacy `unbiased` bool) "
+                        "is subtracted from the element count in the divisor.")
+    return frontend
+
+
+var = register_frontend("var")(_moment_frontend("var", True))
+std = register_frontend("std")(_moment_frontend("std", True))
+var_mean = register_frontend("var_mean", method=False)(_moment_frontend("var_mean", False))
+std_mean = register_frontend("std_mean", method=False)(_moment_frontend("std_mean", False))
+
+
+# --------------------------------------------------------------------------- norm
+
+def _norm_dtype(self_dtype, dtype, where="linalg.vector_norm"):
+    _check(self_dtype._category >= dt.FLOAT, lambda: (
+        f"{where}: Expected a floating point or complex tensor as input. Got "
+        f"{self_dtype._cpp_name}"))
+    if dtype is None:
+        return self_dtype
+    _check(dtype._category >= dt.FLOAT, lambda: (
+        f"{where}: dtype should be floating point or complex, but got {dtype._cpp_name}"))
+    _check(dtype.is_complex == self_dtype.is_complex, lambda: (
+        f"{where}: dtype should be {'complex' if self_dtype.is_complex else 'real'} for "
+        f"{'complex' if self_dtype.is_complex else 'real'} inputs, but got {dtype._cpp_name}"))
+    _check(promote_types(self_dtype, dtype) is dtype, lambda: (
+        f"{where}: the dtype of the input ({self_dtype._cpp_name}) should be convertible "
+        f"without narrowing to the specified dtype ({dtype._cpp_name})"))
+    return dtype
+
+
+def _vector_norm_meta(self, p, dim, keepdim, dtype=None):
+    chosen = _norm_dtype(self._dtype, dtype).to_real()
+    return reduced_shape(self._data.shape, dim, keepdim), chosen
+
+
+@register_op("norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, "
+             "ScalarType dtype) -> Tensor", kind="reduction", function=False, method=False,
+             meta=_vector_norm_meta)
+def vector_norm(xp, self, p, dim, keepdim, dtype=None):
+    """The p-norm of the entries over `dim` (None: all): (sum |x|^p)^(1/p); p = inf/-inf take
+    the max/min of |x|, p = 0 counts the nonzeros. `dtype` (if given) is cast to first."""
+    chosen = _norm_dtype(dt.NP_TO_DTYPE[self.dtype], dtype)
+    p = 2.0 if p is None else p
+    x = self.astype(accumulate_type(chosen._np), copy=False)
+    dims = reduced_dims(dim, self.ndim)
+    if p < 0 or math.isinf(p):
+        _check(self.size != 0 or not is_all_dims(dim), lambda: (
+            f"linalg.vector_norm cannot compute the {_p_text(p)} norm on an empty tensor "
+            "because the operation does not have an identity"))
+        for d in dims:
+            _check(self.shape[d] != 0, lambda d=d: (
+                f"linalg.vector_norm cannot compute the {_p_text(p)} norm on the dimension "
+                f"{d}because this dimension is empty and the operation does not have an "
+                "identity"))
+    magnitude = xp.abs(x)
+    if p == 2:
+        out = xp.sqrt(xp.sum(magnitude * magnitude, axis=dims, keepdims=keepdim))
+    elif p == 1:
+        out = xp.sum(magnitude, axis=dims, keepdims=keepdim)
+    elif p == 0:
+        out = xp.sum(magnitude != 0, axis=dims, keepdims=keepdim, dtype=magnitude.dtype)
+    elif p == math.inf:
+        out = xp.max(magnitude, axis=dims, keepdims=keepdim)
+    elif p == -math.inf:
+        out = xp.min(magnitude, axis=dims, keepdims=keepdim)
+    else:
+        with np.errstate(divide="ignore"):  # negative p: |0| ** p is inf, as in PyTorch
+            out = xp.sum(magnitude ** p, axis=dims, keepdims=keepdim) ** (1.0 / p)
+    return finish(xp, out, chosen.to_real()._np)
+
+
+def _p_text(p):
+    return ("inf" if p > 0 else "-inf") if math.isinf(p) else f"{p:g}"
+
+
+def _nuclear_meta(self, dim, keepdim=False):
+    return reduced_shape(self._data.shape, dim, keepdim), self._dtype.to_real()
+
+
+@register_op("nuclear_norm.dim(Tensor self, int[2] dim, bool keepdim=False) -> Tensor",
+             kind="reduction", function=False, method=False, meta=_nuclear_meta)
+def nuclear_norm(xp, self, dim, keepdim=False):
+    """The sum of the singular values of the matrices spanned by the two dims in `dim`."""
+    where = "linalg.matrix_norm"
+    _check(self.ndim >= 2, f"{where}: The input tensor A must have at least 2 dimensions.")
+    kind = dt.NP_TO_DTYPE[self.dtype]
+    _check(kind._category >= dt.FLOAT, lambda: (
+        f"{where}: Expected a floating point or complex tensor as input. Got {kind._cpp_name}"))
+    _check(self.dtype not in (np.float16, dt.bfloat16._np), lambda: (
+        f"{where}: Low precision dtypes not supported. Got {kind._cpp_name}"))
+    dims = wrap_dims(dim, self.ndim)
+    _check(len(dims) == 2, lambda: (
+        f"{where}: dim must be a 2-tuple. Got {' '.join(str(d) for d in dim)}"))
+    matrices = xp.moveaxis(self, dims, (-2, -1))
+    out = xp.sum(xp.linalg.svd(matrices, compute_uv=False), axis=-1)
+    if keepdim:
+        out = out.reshape(reduced_shape(self.shape, dims, True))
+    return finish(xp, out, kind.to_real()._np)
+
+
+@register_frontend("norm")
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """norm(input, p='fro', dim=None, keepdim=False, out=None, dtype=None) -> Tensor.
+
+    A number p (or 'fro' over at most two dims) gives the vector p-norm of the entries;
+    'nuc' gives the nuclear norm of the matrices over two dims.
+    """
+    if isinstance(dim, int):
+        dim = (dim,)
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or len(dim) <= 2):
+            return run(OPS["norm.ScalarOpt_dim_dtype"], (input, 2, dim, keepdim, dtype), out)
+        _check(p in ("fro", "nuc"), lambda: (
+            f"linalg.matrix_norm: Order {p} not supported."))
+        if dim is None:
+            dim = tuple(range(input.ndim))
+        if p == "fro":  # more than two dims: matrix norms take exactly two
+            _check(False, lambda: f"linalg.matrix_norm: dim must be a 2-tuple. Got "
+                                  f"{' '.join(str(d) for d in dim)}")
+        if dtype is not None:
+            input = input.to(dtype)
+        return run(OPS["nuclear_norm.dim"], (input, dim, keepdim), out)
+    return run(OPS["norm.ScalarOpt_dim_dtype"], (input, p, dim, keepdim, dtype), out)
+
+
+# --------------------------------------------------------------------------- order statistics
+
+Median = return_type("median", ("values", "indices"))
+Nanmedian = return_type("nanmedian", ("values", "indices"))
+Kthvalue = return_type("kthvalue", ("values", "indices"))
+Mode = return_type("mode", ("values", "indices"))
+
+
+def _no_kind(kernel_name, x, kinds):
+    if x.dtype.kind in kinds:
+        not_implemented_for(kernel_name, x)
+
+
+def _sorted_along(xp, x, d):
+    """(sorted values, their original indices) along `d`; NaN sorts last, ties keep order."""
+    order = xp.argsort(x, axis=d, kind="stable")
+    return xp.take_along_axis(x, order, axis=d), order
+
+
+def _pick(xp, values, order, position, d, keepdim, zero_dim):
+    """Values and indices at `position` (keepdims-shaped) of sorted data along `d`."""
+    found = xp.take_along_axis(values, position, axis=d)
+    indices = xp.take_along_axis(order, position, axis=d).astype(_INT64, copy=False)
+    if zero_dim:
+        return found.reshape(()), indices.reshape(())
+    if not keepdim:
+        found, indices = found.squeeze(d), indices.squeeze(d)
+    return found, indices
+
+
+def _select(xp, self, dim, keepdim, name, position_of):
+    """Sort along `dim` and pick the element at `position_of(sorted, d)` in each row."""
+    d = wrap_dim(dim, self.ndim)
+    zero_dim = self.ndim == 0
+    x = self.reshape(1) if zero_dim else self
+    check_nonempty(name, x.shape, (d,))
+    if x.size == 0:
+        shape = reduced_shape(self.shape, dim, keepdim)
+        return xp.empty(shape, self.dtype), xp.empty(shape, _INT64)
+    # NaN breaks the comparison sort of ml_dtypes' bfloat16; float32 holds the values exactly.
+    values, order = _sorted_along(xp, x.astype(accumulate_type(x.dtype), copy=False), d)
+    found, indices = _pick(xp, values, order, position_of(xp, values, d), d, keepdim, zero_dim)
+    return finish(xp, found, self.dtype), indices
+
+
+def _nan_count(xp, values, d):
+    if values.dtype.kind in "biu":
+        return xp.zeros(values.shape[:d] + (1,) + values.shape[d + 1:], _INT64)
+    return xp.sum(xp.isnan(values), axis=d, keepdims=True)
+
+
+def _median_position(xp, values, d):
+    """The lower median, or the first NaN of a row holding NaN (NaN propagates)."""
+    n = values.shape[d]
+    nans = _nan_count(xp, values, d)
+    return xp.where(nans > 0, n - nans, (n - 1) // 2)
+
+
+def _nanmedian_position(xp, values, d):
+    """The lower median of the non-NaN values (a row of only NaN gives its first NaN)."""
+    valid = values.shape[d] - _nan_count(xp, values, d)
+    return xp.maximum((valid - 1) // 2, 0)
+
+
+def _median_all(xp, self, position_of):
+    _no_kind("median_cpu", self, "bc")
+    if self.size == 0:
+        return xp.full((), np.nan).astype(self.dtype)
+    flat = self.reshape(-1).astype(accumulate_type(self.dtype), copy=False)
+    values, _ = _sorted_along(xp, flat, 0)
+    found = xp.take_along_axis(values, position_of(xp, values, 0), axis=0)
+    return finish(xp, found.reshape(()), self.dtype)
+
+
+_ALL_META = reduction_meta(same_dtype, dim_at=None, keepdim_at=None, dtype_at=None)
+_INDEX_META = reduction_meta(same_dtype, long_dtype, dtype_at=None)
+
+
+@register_op("median(Tensor self) -> Tensor", kind="reduction", function=False, method=False,
+             meta=_ALL_META)
+def median_all(xp, self):
+    """The lower median of every element; NaN if there is one."""
+    return _median_all(xp, self, _median_position)
+
+
+@register_op("median.dim(Tensor self, int dim, bool keepdim=False) -> "
+             "(Tensor values, Tensor indices)", kind="reduction", function=False,
+             method=False, meta=_INDEX_META)
+def median_dim(xp, self, dim, keepdim=False):
+    """The lower median along `dim` and an index where it occurs."""
+    _no_kind("median_cpu", self, "bc")
+    return _select(xp, self, dim, keepdim, "median", _median_position)
+
+
+@register_op("nanmedian(Tensor self) -> Tensor", kind="reduction", function=False,
+             method=False, meta=_ALL_META)
+def nanmedian_all(xp, self):
+    """The lower median of the non-NaN elements."""
+    return _median_all(xp, self, _nanmedian_position)
+
+
+@register_op("nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> "
+             "(Tensor values, Tensor indices)", kind="reduction", function=False,
+             method=False, meta=_INDEX_META)
+def nanmedian_dim(xp, self, dim, keepdim=False):
+    """The lower median of the non-NaN values along `dim` and an index where it occurs."""
+    _no_kind("median_cpu", self, "bc")
+    return _select(xp, self, dim, keepdim, "nanmedian", _nanmedian_position)
+
+
+def _median_frontend(name, result_type):
+    all_op, dim_op = OPS[name], OPS[f"{name}.dim"]
+
+    def frontend(input, dim=None, keepdim=False, *, out=None):
+        if dim is None:
+            return run(all_op, (input,), out)
+        return run(dim_op, (input, dim, keepdim), out, result_type)
+    frontend.__name__ = frontend.__qualname__ = name
+    frontend.__doc__ = (f"{name}(input) -> Tensor; {name}(input, dim, keepdim=False) -> "
+                        "(values, indices): the lower of the two middle values.")
+    return frontend
+
+
+median = register_frontend("median")(_median_frontend("median", Median))
+nanmedian = register_frontend("nanmedian")(_median_frontend("nanmedian", Nanmedian))
+
+
+@register_op("kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> "
+             "(Tensor values, Tensor indices)", kind="reduction", function=False,
+             method=False, meta=reduction_meta(same_dtype, long_dtype, dim_at=2,
+                                                keepdim_at=3, dtype_at=None))
+def kthvalue_kernel(xp, self, k, dim=-1, keepdim=False):
+    """The k-th smallest value along `dim` (k counts from 1) and an index where it occurs."""
+    _no_kind("kthvalue_cpu", self, "bc")
+    d = wrap_dim(dim, self.ndim)
+    size = self.shape[d] if self.ndim else 1
+    _check(1 <= k <= size or size == 0, lambda: (
+        f"kthvalue(): selected number k out of range for dimension {d}"))
+    return _select(xp, self, dim, keepdim, "kthvalue",
+                   lambda xp, values, d: xp.full((1,) * values.ndim, k - 1, _INT64))
+
+
+@register_frontend("kthvalue")
+def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
+    """kthvalue(input, k, dim=-1, keepdim=False, *, out=None) -> (values, indices)."""
+    return run(OPS["kthvalue"], (input, k, dim, keepdim), out, Kthvalue)
+
+
+def _mode_position(xp, values, d):
+    """The end of the longest run of equal sorted values (the smallest value on a tie): a
+    stable sort puts there the value's last occurrence, the index PyTorch reports."""
+    n = values.shape[d]
+    positions = xp.arange(n).reshape((n,) + (1,) * (values.ndim - d - 1))
+    starts_run = xp.ones(values.shape, bool)
+    ends_run = xp.ones(values.shape, bool)
+    later = xp.take(values, xp.arange(1, n), axis=d)
+    earlier = xp.take(values, xp.arange(n - 1), axis=d)
+    differs = later != earlier
+    if values.dtype.kind in "fc":
+        differs &= ~(xp.isnan(later) & xp.isnan(earlier))
+    _assign(starts_run, d, slice(1, None), differs)
+    _assign(ends_run, d, slice(None, -1), differs)
+    run_start = xp.maximum.accumulate(xp.where(starts_run, positions, 0), axis=d)
+    length = xp.where(ends_run, positions - run_start + 1, 0)
+    return xp.argmax(length, axis=d, keepdims=True)
+
+
+def _assign(target, d, part, value):
+    index = (slice(None),) * d + (part,)
+    target[index] = value
+
+
+@register_op("mode(Tensor self, int dim=-1, bool keepdim=False) -> "
+             "(Tensor values, Tensor indices)", kind="reduction", function=False,
+             method=False, meta=_INDEX_META)
+def mode_kernel(xp, self, dim=-1, keepdim=False):
+    """The most frequent value along `dim` (the smallest of equally frequent ones) and the
+    index of its last occurrence."""
+    _no_kind("mode_cpu", self, "c")
+    return _select(xp, self, dim, keepdim, "mode", _mode_position)
+
+
+@register_frontend("mode")
+def mode(input, dim=-1, keepdim=False, *, out=None):
+    """mode(input, dim=-1, keepdim=False, *, out=None) -> (values, indices)."""
+    return run(OPS["mode"], (input, dim, keepdim), out, Mode)
+
+
+# --------------------------------------------------------------------------- quantile
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile_meta(self, q, dim=None, keepdim=False, interpolation="linear"):
+    shape = reduced_shape(self._data.shape, dim, keepdim)
+    if isinstance(q, dispatch.Tensor) and q.ndim == 1:
+        shape = (q.shape[0],) + shape
+    return shape, self._dtype
+
+
+def _check_quantile_args(self, q, interpolation, name):
+    _check(self.dtype in (np.float32, np.float64),
+           f"{name}() input tensor must be either float or double dtype")
+    _check(self.size != 0, f"{name}() input tensor must be non-empty")
+    _check(self.size <= 2 ** 24, f"{name}() input tensor is too large")
+    _check(interpolation in _INTERPOLATIONS, lambda: (
+        f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest, "
+        f"but got {interpolation}"))
+    if isinstance(q, float):
+        _check(0 <= q <= 1, lambda: f"{name}() q must be in the range [0, 1] but got {q}")
+        return
+    _check(q.ndim <= 1, f"{name}() q must be a scalar or 1D tensor")
+    _check(q.dtype == self.dtype, f"{name}() q tensor must be same dtype as the input tensor")
+
+
+def _quantile(xp, self, q, dim, keepdim, interpolation, ignore_nan, name):
+    _check_quantile_args(self, q, interpolation, name)
+    scalar_q = isinstance(q, float)
+    qs = xp.asarray([q] if scalar_q else q.reshape(-1), dtype=self.dtype)
+    _check(bool(xp.all((qs >= 0) & (qs <= 1))), f"{name}() q values must be in the range [0, 1]")
+    if dim is None:
+        x, d = self.reshape(-1), 0
+    else:
+        d = wrap_dim(dim, self.ndim)
+        x = self.reshape(1) if self.ndim == 0 else self
+    # Rows go last; the quantiles get a new leading axis.
+    rows = xp.sort(xp.moveaxis(x, d, -1), axis=-1)[None]
+    n = rows.shape[-1]
+    nans = xp.sum(xp.isnan(rows), axis=-1, keepdims=True)
+    count = n - nans if ignore_nan else xp.full(nans.shape, n, _INT64)
+    qs = qs.reshape((-1,) + (1,) * (rows.ndim - 1))
+    # PyTorch ranks in the input's dtype, which decides where lower/higher land.
+    rank = qs * (xp.maximum(count, 1) - 1).astype(self.dtype)
+    below = xp.floor(rank).astype(_INT64)
+    above = xp.ceil(rank).astype(_INT64)
+    if interpolation == "lower":
+        above = below
+    elif interpolation == "higher":
+        below = above
+    elif interpolation == "nearest":
+        below = above = xp.round(rank).astype(_INT64)
+    low = xp.take_along_axis(rows, below, axis=-1)
+    high = xp.take_along_axis(rows, above, axis=-1)
+    if interpolation == "midpoint":
+        weight = xp.asarray(0.5, self.dtype)
+    elif interpolation == "linear":
+        weight = rank - below
+    else:
+        weight = xp.asarray(0.0, self.dtype)
+    out = low + weight * (high - low)
+    invalid = (count == 0) if ignore_nan else (nans > 0)
+    out = xp.where(invalid, xp.asarray(np.nan, self.dtype), out)[..., 0]
+    shape = reduced_shape(self.shape, dim, keepdim)
+    out = out.reshape((qs.shape[0],) + shape)
+    return finish(xp, out[0] if scalar_q or q.ndim == 0 else out, self.dtype)
+
+
+_QUANTILE_SCHEMA = ("(Tensor self, {q} q, int? dim=None, bool keepdim=False, *, "
+                    "str interpolation='linear') -> Tensor")
+for _name, _ignore_nan in (("quantile", False), ("nanquantile", True)):
+    for _q, _overload in (("Tensor", ""), ("float", ".scalar")):
+        def _kernel(xp, self, q, dim=None, keepdim=False, interpolation="linear",
+                    _ignore_nan=_ignore_nan, _name=_name):
+            return _quantile(xp, self, q, dim, keepdim, interpolation, _ignore_nan, _name)
+        _kernel.__doc__ = (f"The q-th quantiles along `dim` (None: of all elements)"
+                           f"{', ignoring NaN' if _ignore_nan else ''}.")
+        register_op(_name + _overload + _QUANTILE_SCHEMA.format(q=_q), kind="reduction",
+                    function=False, method=False, meta=_quantile_meta)(_kernel)
+
+
+def _quantile_frontend(name):
+    def frontend(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+        if isinstance(q, dispatch.Tensor):
+            return run(OPS[name], (input, q, dim, keepdim, interpolation), out)
+        _check_type(isinstance(q, (int, float)), lambda: (
+            f"{name}(): argument 'q' must be float or Tensor, not {type(q).__name__}"))
+        return run(OPS[f"{name}.scalar"], (input, float(q), dim, keepdim, interpolation), out)
+    frontend.__name__ = frontend.__qualname__ = name
+    frontend.__doc__ = (f"{name}(input, q, dim=None, keepdim=False, *, interpolation='linear', "
+                        "out=None) -> Tensor: q is a float or a 0-d/1-d tensor in [0, 1]; "
+                        "interpolation is linear, lower, higher, midpoint or nearest.")
+    return frontend
+
+
+quantile = register_frontend("quantile")(_quantile_frontend("quantile"))
+nanquantile = register_frontend("nanquantile")(_quantile_frontend("nanquantile"))

@@ -1,0 +1,375 @@
+"""Joining and broadcasting: cat/concat/concatenate, stack, h/v/d/column_stack, block_diag,
+cartesian_prod, combinations (fresh tensors) and broadcast_tensors, broadcast_shapes, meshgrid,
+atleast_1d/2d/3d (views, built from the view ops so they share storage).
+
+Joining promotes its inputs to one dtype as PyTorch does; lists of tensors reach the kernels
+as lists of arrays.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+
+from ember._core import dispatch
+from ember._core import dtype as dt
+from ember._core.checks import _check, _check_type, _check_value
+from ember._core.promotion import promote_types
+from ember._core.registry import OPS, register_frontend, register_op
+from ember._core.shape import Size, wrap_dim
+
+
+def _dtype_of(a):
+    return a.dtype if isinstance(a.dtype, dt.dtype) else dt.NP_TO_DTYPE[a.dtype]
+
+
+def _promoted(items):
+    result = _dtype_of(items[0])
+    for a in items[1:]:
+        result = promote_types(result, _dtype_of(a))
+    return result
+
+
+# --------------------------------------------------------------------------- cat / stack
+
+def _cat_shape(items, dim):
+    """(result shape, wrapped dim, the items that take part) with PyTorch's checks; a 1-d
+    tensor of size 0 is skipped (the legacy rule), whatever its neighbours' shapes."""
+    _check_value(len(items) > 0, "torch.cat(): expected a non-empty list of Tensors")
+    for i, a in enumerate(items):
+        _check(a.ndim > 0, lambda: (
+            f"zero-dimensional tensor (at position {i}) cannot be concatenated"))
+    used = [(i, a) for i, a in enumerate(items) if not (a.ndim == 1 and a.shape[0] == 0)]
+    if not used:
+        return (0,), 0, []
+    first = used[0][1]
+    ndim = first.ndim
+    dim = wrap_dim(dim, ndim)
+    for _, a in used[1:]:
+        _check(a.ndim == ndim, lambda: (
+            f"Tensors must have same number of dimensions: got {ndim} and {a.ndim}"))
+    for i, a in used[1:]:
+        for d in range(ndim):
+            _check(d == dim or a.shape[d] == first.shape[d], lambda: (
+                f"Sizes of tensors must match except in dimension {dim}. Expected size "
+                f"{first.shape[d]} but got size {a.shape[d]} for tensor number {i} in the "
+                "list."))
+    shape = list(first.shape)
+    shape[dim] = sum(a.shape[dim] for _, a in used)
+    return tuple(shape), dim, [a for _, a in used]
+
+
+def _cat_meta(tensors, dim=0):
+    return (_cat_shape(tensors, dim)[0], _promoted(tensors))
+
+
+def _join(xp, items, dim, result_dtype):
+    np_dtype = result_dtype._np
+    return xp.concatenate([a.astype(np_dtype, copy=False) for a in items], axis=dim)
+
+
+@register_op("cat(Tensor[] tensors, int dim=0) -> Tensor", method=False, meta=_cat_meta,
+             aliases=("concat", "concatenate"))
+def cat(xp, tensors, dim=0):
+    """cat(tensors, dim=0, *, out=None) -> Tensor: join tensors along an existing dim."""
+    shape, dim, used = _cat_shape(tensors, dim)
+    result = _promoted(tensors)
+    if not used:
+        return xp.zeros(shape, result._np)
+    return _join(xp, used, dim, result)
+
+
+def _stack_shape(items, dim):
+    _check(len(items) > 0, "stack expects a non-empty TensorList")
+    first = items[0]
+    for i, a in enumerate(items[1:], 1):
+        _check(a.shape == first.shape, lambda: (
+            f"stack expects each tensor to be equal size, but got {list(first.shape)} at entry "
+            f"0 and {list(a.shape)} at entry {i}"))
+    dim = wrap_dim(dim, first.ndim + 1)
+    shape = tuple(first.shape)
+    return shape[:dim] + (len(items),) + shape[dim:], dim
+
+
+@register_op("stack(Tensor[] tensors, int dim=0) -> Tensor", method=False,
+             meta=lambda tensors, dim=0: (_stack_shape(tensors, dim)[0], _promoted(tensors)))
+def stack(xp, tensors, dim=0):
+    """stack(tensors, dim=0, *, out=None) -> Tensor: join tensors along a new dim."""
+    _, dim = _stack_shape(tensors, dim)
+    np_dtype = _promoted(tensors)._np
+    return xp.stack([a.astype(np_dtype, copy=False) for a in tensors], axis=dim)
+
+
+def _at_least(a, ndim):
+    """`a`'s shape padded the way atleast_1d/2d/3d pad it."""
+    shape = tuple(a.shape)
+    if len(shape) >= ndim:
+        return shape
+    if ndim == 3 and len(shape) == 2:
+        return shape + (1,)
+    if ndim == 3 and len(shape) == 1:
+        return (1,) + shape + (1,)
+    return (1,) * (ndim - len(shape)) + shape
+
+
+class _Shaped:
+    """Shape and dtype of a (meta) tensor padded by `_at_least`, for the shared shape checks."""
+
+    __slots__ = ("dtype", "ndim", "shape")
+
+    def __init__(self, shape, dtype):
+        self.shape, self.ndim, self.dtype = shape, len(shape), dtype
+
+
+def _stacked(name, ndim, dim_for):
+    def padded(items, reshape):
+        _check(len(items) > 0, lambda: f"{name} expects a non-empty TensorList")
+        return [reshape(a, _at_least(a, ndim)) for a in items]
+
+    def meta(tensors):
+        items = padded(tensors, lambda a, shape: _Shaped(shape, a.dtype))
+        return (_cat_shape(items, dim_for(items))[0], _promoted(tensors))
+
+    def kernel(xp, tensors):
+        items = padded(tensors, lambda a, shape: a.reshape(shape))
+        shape, dim, used = _cat_shape(items, dim_for(items))
+        result = _promoted(tensors)
+        return _join(xp, used, dim, result) if used else xp.zeros(shape, result._np)
+    kernel.__name__ = name
+    kernel.__doc__ = f"{name}(tensors, *, out=None) -> Tensor."
+    return kernel, meta
+
+
+def _make_stack(name, ndim, dim_for, aliases=()):
+    kernel, meta = _stacked(name, ndim, dim_for)
+    register_op(f"{name}(Tensor[] tensors) -> Tensor", method=False, meta=meta,
+                aliases=aliases)(kernel)
+
+
+_make_stack("hstack", 1, lambda items: 0 if items[0].ndim == 1 else 1)
+_make_stack("vstack", 2, lambda items: 0, aliases=("row_stack",))
+_make_stack("dstack", 3, lambda items: 2)
+
+
+def _column_shape(a):
+    return (a.shape[0] if a.ndim else 1, 1) if a.ndim <= 1 else tuple(a.shape)
+
+
+def _column_items(tensors, reshape):
+    _check(len(tensors) > 0, "column_stack expects a non-empty TensorList")
+    return [reshape(a, _column_shape(a)) for a in tensors]
+
+
+@register_op("column_stack(Tensor[] tensors) -> Tensor", method=False,
+             meta=lambda tensors: (_cat_shape(_column_items(
+                 tensors, lambda a, s: _Shaped(s, a.dtype)), 1)[0], _promoted(tensors)))
+def column_stack(xp, tensors):
+    """column_stack(tensors, *, out=None) -> Tensor: 0-d/1-d inputs become columns, then
+    everything is joined along dim 1."""
+    items = _column_items(tensors, lambda a, shape: a.reshape(shape))
+    _, dim, used = _cat_shape(items, 1)
+    return _join(xp, used, dim, _promoted(tensors))
+
+
+# --------------------------------------------------------------------------- block_diag etc.
+
+def _block_shapes(tensors):
+    shapes = []
+    for i, a in enumerate(tensors):
+        _check(a.ndim <= 2, lambda: (
+            f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
+            f"{a.ndim} dimensions"))
+        shapes.append((1, 1) if a.ndim == 0 else (1, a.shape[0]) if a.ndim == 1
+                      else tuple(a.shape))
+    return shapes
+
+
+def _block_meta(tensors):
+    shapes = _block_shapes(tensors)
+    dtype = _promoted(tensors) if tensors else dt.get_default_dtype()
+    return ((sum(s[0] for s in shapes), sum(s[1] for s in shapes)), dtype)
+
+
+@register_op("block_diag(Tensor[] tensors) -> Tensor", function=False, method=False,
+             out=False, meta=_block_meta)
+def _block_diag(xp, tensors):
+    """block_diag(*tensors) -> Tensor: the inputs as blocks on a diagonal."""
+    shapes = _block_shapes(tensors)
+    dtype = _promoted(tensors) if tensors else dt.get_default_dtype()
+    out = xp.zeros((sum(s[0] for s in shapes), sum(s[1] for s in shapes)), dtype._np)
+    row = col = 0
+    for a, (rows, cols) in zip(tensors, shapes):
+        out[row:row + rows, col:col + cols] = a.reshape(rows, cols)
+        row, col = row + rows, col + cols
+    return out
+
+
+def _varargs_tensors(args):
+    """f(a, b, c) and f([a, b, c]) both give [a, b, c]."""
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        return list(args[0])
+    return list(args)
+
+
+@register_frontend(method=False)
+def block_diag(*tensors):
+    """block_diag(*tensors) -> Tensor: the inputs as blocks on a diagonal."""
+    return dispatch.call(OPS["block_diag"], (list(tensors),))
+
+
+def _check_same_dtype(tensors, name):
+    _check(len(tensors) > 0, f"{name} expects a non-empty TensorList")
+    for a in tensors:
+        _check(a.dtype == tensors[0].dtype, f"{name} expects all tensors to have the same dtype")
+
+
+def _cartesian_meta(tensors):
+    _check_same_dtype(tensors, "meshgrid")
+    for a in tensors:
+        _check(a.ndim == 1, lambda: f"Expect a 1D vector, but got shape {list(a.shape)}")
+    if len(tensors) == 1:
+        return (tuple(tensors[0].shape), tensors[0].dtype)
+    return ((math.prod(a.shape[0] for a in tensors), len(tensors)), tensors[0].dtype)
+
+
+@register_op("cartesian_prod(Tensor[] tensors) -> Tensor", function=False, method=False,
+             out=False, meta=_cartesian_meta)
+def _cartesian_prod(xp, tensors):
+    """cartesian_prod(*tensors) -> Tensor: every combination, one per row."""
+    _cartesian_meta(tensors)
+    if len(tensors) == 1:
+        return tensors[0].copy()
+    grids = xp.meshgrid(*tensors, indexing="ij")
+    return xp.stack([g.reshape(-1) for g in grids], axis=1)
+
+
+@register_frontend(method=False)
+def cartesian_prod(*tensors):
+    """cartesian_prod(*tensors) -> Tensor: every combination, one per row."""
+    return dispatch.call(OPS["cartesian_prod"], (list(tensors),))
+
+
+def _combinations_meta(self, r=2, with_replacement=False):
+    _check(self.ndim == 1, lambda: f"Expect a 1D vector, but got shape {list(self.shape)}")
+    _check(r >= 0, lambda: f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return ((0,), self.dtype)
+    n = self.shape[0]
+    count = math.comb(n + r - 1, r) if with_replacement else math.comb(n, r)
+    return ((count, r), self.dtype)
+
+
+@register_op("combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor",
+             method=False, out=False, meta=_combinations_meta)
+def combinations(xp, self, r=2, with_replacement=False):
+    """combinations(input, r=2, with_replacement=False) -> Tensor: r-length combinations of
+    a 1-D tensor's elements, one per row (in itertools' order)."""
+    shape, _ = _combinations_meta(self, r, with_replacement)
+    if r == 0:
+        return xp.zeros((0,), self.dtype)
+    pick = itertools.combinations_with_replacement if with_replacement else \
+        itertools.combinations
+    index = list(pick(range(self.shape[0]), r))
+    if not index:
+        return xp.zeros(shape, self.dtype)
+    return self[xp.asarray(index, dtype="int64")]
+
+
+# --------------------------------------------------------------------------- broadcasting views
+
+@register_frontend(method=False)
+def broadcast_shapes(*shapes) -> Size:
+    """broadcast_shapes(*shapes) -> Size: the shape all `shapes` broadcast to."""
+    result = []
+    for i, shape in enumerate(shapes):
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        for s in shape:
+            _check(s >= 0, lambda: f"Trying to create tensor with negative dimension {s}: "
+                                   f"{list(shape)}")
+        if len(shape) > len(result):
+            result = [1] * (len(shape) - len(result)) + result
+        for k, size in enumerate(shape, len(result) - len(shape)):
+            current = result[k]
+            _check(current == size or current == 1 or size == 1, lambda: (
+                "Shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is "
+                f"between arg {_first_with(shapes, k - len(result), current)} and arg {i}."))
+            if current == 1:
+                result[k] = size
+    return Size(result)
+
+
+def _first_with(shapes, from_end, size):
+    for j, shape in enumerate(shapes):
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        if len(shape) >= -from_end and shape[from_end] == size:
+            return j
+    return 0
+
+
+@register_frontend(method=False)
+def broadcast_tensors(*tensors):
+    """broadcast_tensors(*tensors) -> tuple: every input expanded to their common shape."""
+    tensors = _varargs_tensors(tensors)
+    for t in tensors:
+        _check_type(isinstance(t, dispatch.Tensor), lambda: (
+            f"broadcast_tensors(): expected Tensors, got {type(t).__name__}"))
+    shape = broadcast_shapes(*[t.shape for t in tensors])
+    return tuple(dispatch.call(OPS["expand"], (t, tuple(shape), False)) for t in tensors)
+
+
+_MESHGRID_WARNED = []
+
+
+@register_frontend(method=False)
+def meshgrid(*tensors, indexing=None):
+    """meshgrid(*tensors, indexing=None) -> tuple: coordinate grids (views) of 0-d/1-d inputs;
+    indexing 'ij' (the default, with a warning when not given) or 'xy'."""
+    tensors = _varargs_tensors(tensors)
+    if indexing is None:
+        if not _MESHGRID_WARNED:
+            _MESHGRID_WARNED.append(True)
+            warnings.warn(
+                "torch.meshgrid: in an upcoming release, it will be required to pass the "
+                "indexing argument.", UserWarning, stacklevel=2)
+        indexing = "ij"
+    _check_same_dtype(tensors, "meshgrid")
+    for t in tensors:
+        _check(t.ndim <= 1, lambda: (
+            f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t}"))
+    _check(indexing in ("ij", "xy"), lambda: (
+        f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}'))
+    swap = indexing == "xy" and len(tensors) >= 2
+    order = list(tensors)
+    if swap:
+        order[0], order[1] = order[1], order[0]
+    sizes = tuple(t.numel() for t in order)
+    grids = []
+    for k, t in enumerate(order):
+        shape = tuple(s if i == k else 1 for i, s in enumerate(sizes))
+        grid = dispatch.call(OPS["view"], (t, shape))
+        grids.append(dispatch.call(OPS["expand"], (grid, sizes, False)))
+    if swap:
+        # 'xy' is 'ij' on the inputs with the first two swapped, outputs swapped back.
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)
+
+
+def _make_atleast(ndim):
+    def one(t):
+        shape = _at_least(t, ndim)
+        if len(shape) == t.ndim:
+            return t
+        return dispatch.call(OPS["reshape"], (t, shape))
+
+    def fn(*tensors):
+        if len(tensors) == 1 and isinstance(tensors[0], dispatch.Tensor):
+            return one(tensors[0])
+        return tuple(one(t) for t in _varargs_tensors(tensors))
+    fn.__name__ = f"atleast_{ndim}d"
+    fn.__doc__ = f"atleast_{ndim}d(*tensors): each input viewed with at least {ndim} dims."
+    return register_frontend(fn.__name__, method=False)(fn)
+
+
+atleast_1d = _make_atleast(1)
+atleast_2d = _make_atleast(2)
+atleast_3d = _make_atleast(3)

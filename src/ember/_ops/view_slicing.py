@@ -1,0 +1,391 @@
+"""Views that pick part of a tensor: narrow, select, slice, unbind, chunk, split, tensor_split,
+h/v/dsplit, diagonal, unfold, as_strided, view_as_real/view_as_complex, alias.
+
+Every result shares the input's storage (kind="view"); strides follow PyTorch's (see
+NOTE [view strides follow PyTorch] in view.py). Ops returning several views return a tuple.
+"""
+from __future__ import annotations
+
+from ember._backends.meta import MetaArray
+from ember._core import dispatch
+from ember._core import dtype as dt
+from ember._core.backend import get_backend
+from ember._core.checks import _check, _check_index, _check_type
+from ember._core.device import META
+from ember._core.registry import OPS, register_frontend, register_op
+from ember._core.shape import wrap_dim
+from ember._ops.view import element_strides, strided_view
+
+
+def _narrowed(a, dim, start, length):
+    index = [slice(None)] * a.ndim
+    index[dim] = slice(start, start + length)
+    return a[tuple(index)]
+
+
+@register_op("narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)",
+             kind="view", function=False, method=False)
+def narrow_int(xp, self, dim, start, length):
+    """narrow(input, dim, start, length) -> Tensor: `length` entries of `dim` from `start`."""
+    _check(self.ndim > 0, "narrow() cannot be applied to a 0-dim tensor.")
+    dim = wrap_dim(dim, self.ndim)
+    size = self.shape[dim]
+    _check(length >= 0, "narrow(): length must be non-negative.")
+    _check_index(-size <= start <= size, lambda: (
+        f"start out of range (expected to be in range of [{-size}, {size}], but got {start})"))
+    if start < 0:
+        start += size
+    _check(start <= size - length, lambda: (
+        f"start ({start}) + length ({length}) exceeds dimension size ({size})."))
+    return _narrowed(self, dim, start, length)
+
+
+@register_op("narrow.Tensor(Tensor(a) self, int dim, Tensor start, SymInt length) -> Tensor(a)",
+             kind="view", function=False, method=False)
+def narrow_tensor(xp, self, dim, start, length):
+    """narrow(input, dim, start, length) with `start` a 0-d integer tensor."""
+    _check(start.ndim == 0 and start.dtype.kind in "iu", (
+        "start must be an 0-dim integral Tensor."))
+    return narrow_int(xp, self, dim, int(start), length)
+
+
+@register_frontend()
+def narrow(input, dim, start, length):
+    """narrow(input, dim, start, length) -> Tensor: a slice of `dim` (a view)."""
+    if isinstance(start, dispatch.Tensor):
+        return dispatch.call(OPS["narrow.Tensor"], (input, dim, start, length))
+    return dispatch.call(OPS["narrow"], (input, dim, start, length))
+
+
+@register_op("select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", kind="view")
+def select(xp, self, dim, index):
+    """select(input, dim, index) -> Tensor: the slice at `index` of `dim`, without that dim."""
+    _check_index(self.ndim > 0, "select() cannot be applied to a 0-dim tensor.")
+    dim = wrap_dim(dim, self.ndim)
+    index = int(index)
+    size = self.shape[dim]
+    _check_index(-size <= index < size, lambda: (
+        f"select(): index {index} out of range for tensor of size {list(self.shape)} at "
+        f"dimension {dim}"))
+    where = [slice(None)] * self.ndim
+    where[dim] = index + size if index < 0 else index
+    return self[tuple(where)]
+
+
+@register_op("slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, "
+             "SymInt step=1) -> Tensor(a)", kind="view", function=False, method=False)
+def slice_view(xp, self, dim=0, start=None, end=None, step=1):
+    """self[start:end:step] along `dim` (what basic indexing records)."""
+    dim = wrap_dim(dim, self.ndim)
+    _check(step > 0, "slice step must be positive")
+    where = [slice(None)] * self.ndim
+    where[dim] = slice(*slice(start, end, step).indices(self.shape[dim]))
+    return self[tuple(where)]
+
+
+@register_op("alias(Tensor(a) self) -> Tensor(a)", kind="view", function=False, method=False)
+def alias(xp, self):
+    """A new tensor over the same data and layout."""
+    return self[...]
+
+
+@register_op("unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]", kind="view")
+def unbind(xp, self, dim=0):
+    """unbind(input, dim=0) -> tuple of Tensors: every slice of `dim`."""
+    _check_index(self.ndim > 0, "Dimension specified as 0 but tensor has no dimensions")
+    dim = wrap_dim(dim, self.ndim)
+    head = (slice(None),) * dim
+    return tuple(self[head + (i,)] for i in range(self.shape[dim]))
+
+
+def _pieces(a, dim, sizes):
+    found, start = [], 0
+    for size in sizes:
+        found.append(_narrowed(a, dim, start, size))
+        start += size
+    return tuple(found)
+
+
+def _check_has_dims(a):
+    _check_index(a.ndim > 0, "Dimension specified as 0 but tensor has no dimensions")
+
+
+@register_op("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]",
+             kind="view", function=False, method=False)
+def split_size(xp, self, split_size, dim=0):
+    """split(input, split_size, dim=0): pieces of `split_size` (the last may be smaller)."""
+    _check_has_dims(self)
+    dim = wrap_dim(dim, self.ndim)
+    size = self.shape[dim]
+    _check(split_size >= 0, lambda: (
+        f"split expects split_size be non-negative, but got split_size={split_size}"))
+    _check(split_size > 0 or size == 0, lambda: (
+        f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}"))
+    if size == 0 or split_size == 0:
+        return (self,)
+    count = -(-size // split_size)
+    sizes = [split_size] * (count - 1) + [size - split_size * (count - 1)]
+    return _pieces(self, dim, sizes)
+
+
+@register_op("split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> "
+             "Tensor(a)[]", kind="view")
+def split_with_sizes(xp, self, split_sizes, dim=0):
+    """split_with_sizes(input, split_sizes, dim=0): pieces of the given sizes."""
+    _check_has_dims(self)
+    dim = wrap_dim(dim, self.ndim)
+    size = self.shape[dim]
+    sizes = [int(s) for s in split_sizes]
+    for s in sizes:
+        _check(s >= 0, lambda: (
+            f"split_with_sizes expects split_sizes have only non-negative entries, but got "
+            f"split_sizes={sizes}"))
+    _check(sum(sizes) == size, lambda: (
+        f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size "
+        f"at dimension {dim}), but got split_sizes={sizes}"))
+    return _pieces(self, dim, sizes)
+
+
+@register_frontend()
+def split(tensor, split_size_or_sections, dim=0):
+    """split(tensor, split_size_or_sections, dim=0) -> tuple of views."""
+    if isinstance(split_size_or_sections, (list, tuple)):
+        return dispatch.call(OPS["split_with_sizes"],
+                             (tensor, tuple(split_size_or_sections), dim))
+    return dispatch.call(OPS["split.Tensor"], (tensor, split_size_or_sections, dim))
+
+
+@register_op("chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]", kind="view")
+def chunk(xp, self, chunks, dim=0):
+    """chunk(input, chunks, dim=0) -> tuple: at most `chunks` pieces of equal size."""
+    _check(self.ndim > 0, "chunk expects at least a 1-dimensional tensor")
+    _check(chunks > 0, lambda: f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    dim = wrap_dim(dim, self.ndim)
+    size = self.shape[dim]
+    if size == 0:
+        # An empty dim gives `chunks` empty pieces (split would give one).
+        return tuple(self[...] for _ in range(chunks))
+    return split_size(xp, self, -(-size // chunks), dim)
+
+
+def _section_bounds(size, sections):
+    base, extra = divmod(size, sections)
+    bounds, start = [], 0
+    for k in range(sections):
+        stop = start + base + (1 if k < extra else 0)
+        bounds.append((start, stop))
+        start = stop
+    return bounds
+
+
+def _index_bounds(size, indices):
+    """Python-slice semantics between consecutive indices (negative ones wrap, all clamp)."""
+    bounds, start = [], 0
+    for index in [int(i) for i in indices] + [size]:
+        lo, hi, _ = slice(start, index).indices(size)
+        bounds.append((lo, max(lo, hi)))
+        start = index
+    return bounds
+
+
+def _by_bounds(a, dim, bounds):
+    return tuple(_narrowed(a, dim, lo, hi - lo) for lo, hi in bounds)
+
+
+@register_op("tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> "
+             "Tensor(a)[]", kind="view", function=False, method=False)
+def tensor_split_sections(xp, self, sections, dim=0):
+    """tensor_split(input, sections, dim=0): `sections` pieces, the first ones one larger."""
+    _check(self.ndim > 0, lambda: (
+        "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims"))
+    _check(sections > 0, lambda: f"number of sections must be larger than 0, got {sections}")
+    dim = wrap_dim(dim, self.ndim)
+    return _by_bounds(self, dim, _section_bounds(self.shape[dim], sections))
+
+
+@register_op("tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> "
+             "Tensor(a)[]", kind="view", function=False, method=False, varargs=False)
+def tensor_split_indices(xp, self, indices, dim=0):
+    """tensor_split(input, indices, dim=0): split before each index."""
+    _check(self.ndim > 0, lambda: (
+        "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims"))
+    dim = wrap_dim(dim, self.ndim)
+    return _by_bounds(self, dim, _index_bounds(self.shape[dim], indices))
+
+
+@register_frontend()
+def tensor_split(input, indices_or_sections, dim=0):
+    """tensor_split(input, indices_or_sections, dim=0) -> tuple of views."""
+    chosen = indices_or_sections
+    if isinstance(chosen, dispatch.Tensor):
+        _check(chosen._device.type == "cpu", lambda: (
+            "tensor_split expected tensor_indices_or_sections to be on cpu, but it's on "
+            f"{chosen._device}"))
+        _check(not chosen._dtype.is_floating_point and not chosen._dtype.is_complex
+               and chosen._dtype is not dt.bool_, lambda: (
+            "tensor_split expected tensor_indices_or_sections to have integer dtype, but got "
+            f"{chosen._dtype._cpp_name}"))
+        _check(chosen.ndim <= 1, lambda: (
+            "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+            f"one-dimensional tensor, but got a tensor with {chosen.ndim} dims"))
+        chosen = int(chosen.item()) if chosen.ndim == 0 else tuple(chosen.tolist())
+    if isinstance(chosen, (list, tuple)):
+        return dispatch.call(OPS["tensor_split.indices"], (input, tuple(chosen), dim))
+    return dispatch.call(OPS["tensor_split.sections"], (input, chosen, dim))
+
+
+def _make_hvd_split(name, dim, min_dims):
+    def fn(input, indices_or_sections):
+        ndim = input.ndim
+        _check(ndim >= min_dims, lambda: (
+            f"torch.{name} requires a tensor with at least {min_dims} dimension, but got a "
+            f"tensor with {ndim} dimensions!"))
+        split_dim = 0 if name == "hsplit" and ndim == 1 else dim
+        if isinstance(indices_or_sections, int):
+            size = input.shape[split_dim]
+            sections = indices_or_sections
+            _check(sections != 0 and size % sections == 0, lambda: (
+                f"torch.{name} attempted to split along dimension {split_dim}, but the size of "
+                f"the dimension {size} is not divisible by the split_size {sections}!"))
+        return tensor_split(input, indices_or_sections, split_dim)
+    fn.__name__ = name
+    fn.__doc__ = f"{name}(input, indices_or_sections) -> tuple of views along dim {dim}."
+    register_frontend(name)(fn)
+    return fn
+
+
+hsplit = _make_hvd_split("hsplit", 1, 1)
+vsplit = _make_hvd_split("vsplit", 0, 2)
+dsplit = _make_hvd_split("dsplit", 2, 3)
+
+
+# --------------------------------------------------------------------------- diagonal / unfold
+
+@register_op("diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)",
+             kind="view")
+def diagonal(xp, self, offset=0, dim1=0, dim2=1):
+    """diagonal(input, offset=0, dim1=0, dim2=1) -> Tensor: a diagonal as the last dim."""
+    d1, d2 = wrap_dim(dim1, self.ndim), wrap_dim(dim2, self.ndim)
+    _check(d1 != d2, lambda: f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    strides = element_strides(self)
+    n1, n2 = self.shape[d1], self.shape[d2]
+    if offset >= 0:
+        length = max(min(n1, n2 - offset), 0)
+        start = offset * strides[d2]
+    else:
+        length = max(min(n1 + offset, n2), 0)
+        start = -offset * strides[d1]
+    if length == 0:
+        start = 0
+    keep = [d for d in range(self.ndim) if d not in (d1, d2)]
+    shape = [self.shape[d] for d in keep] + [length]
+    new_strides = [strides[d] for d in keep] + [strides[d1] + strides[d2]]
+    return strided_view(xp, self, shape, new_strides, start)
+
+
+@register_op("unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)",
+             kind="view", function=False)
+def unfold(xp, self, dimension, size, step):
+    """unfold(dimension, size, step) -> Tensor: windows of `size` every `step` along a dim."""
+    dim = wrap_dim(dimension, self.ndim)
+    extent = self.shape[dim] if self.ndim else 1
+    _check(size <= extent, lambda: (
+        f"maximum size for tensor at dimension {dim} is {extent} but size is {size}"))
+    _check(size >= 0, lambda: f"size is {size} but must be >= 0")
+    _check(step > 0, lambda: f"step is {step} but must be > 0")
+    if self.ndim == 0:
+        return strided_view(xp, self, (size,), (1,))
+    strides = element_strides(self)
+    shape = list(self.shape)
+    new_strides = list(strides)
+    shape[dim] = (extent - size) // step + 1
+    new_strides[dim] = strides[dim] * step
+    return strided_view(xp, self, shape + [size], new_strides + [strides[dim]])
+
+
+# --------------------------------------------------------------------------- complex views
+
+@register_op("view_as_real(Tensor(a) self) -> Tensor(a)", kind="view", method=False)
+def view_as_real(xp, self):
+    """view_as_real(input) -> Tensor: a complex tensor as (..., 2) of its real type."""
+    _check(self.dtype.kind == "c", "view_as_real is only supported for complex tensors")
+    real = self.real
+    strides = tuple(2 * s for s in element_strides(self))
+    return strided_view(xp, real, self.shape + (2,), strides + (1,))
+
+
+@register_op("view_as_complex(Tensor(a) self) -> Tensor(a)", kind="view", method=False)
+def view_as_complex(xp, self):
+    """view_as_complex(input) -> Tensor: a (..., 2) float tensor read as complex numbers."""
+    name = dt.NP_TO_DTYPE[self.dtype]._cpp_name
+    _check(self.dtype in (dt.float32._np, dt.float64._np), lambda: (
+        "view_as_complex is only supported for half, float and double tensors, but got a "
+        f"tensor of scalar type: {name}"))
+    _check(self.ndim > 0 and self.shape[-1] == 2, "Tensor must have a last dimension of size 2")
+    strides = element_strides(self)
+    _check(strides[-1] == 1, "Tensor must have a last dimension with stride 1")
+    for s in strides[:-1]:
+        _check(s % 2 == 0, "Tensor must have a stride divisible by 2 for all but last dimension")
+    complex_np = dt.NP_TO_DTYPE[self.dtype].to_complex()._np
+    # Re-stride first: the meta device's stand-in has zero strides, which NumPy's view refuses.
+    pairs = strided_view(xp, self, self.shape, strides)
+    return pairs.view(complex_np)[..., 0]
+
+
+# --------------------------------------------------------------------------- as_strided
+
+@register_op("as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, "
+             "SymInt? storage_offset=None) -> Tensor(a)", kind="view", function=False,
+             method=False)
+def as_strided_storage(xp, self, size, stride, storage_offset=None):
+    """A view with explicit element strides into `self`, taken as a flat storage (1-d)."""
+    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
+    offset = 0 if storage_offset is None else int(storage_offset)
+    _check(len(size) == len(stride), "mismatch in length of strides and shape")
+    for s in stride:
+        _check(s >= 0, "as_strided: Negative strides are not supported at the moment, got "
+                       f"strides: {list(stride)}")
+    _check(offset >= 0, lambda: f"Tensor: invalid storage offset {offset}")
+    item = self.itemsize
+    needed = 0 if 0 in size else offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
+    available = self.shape[0] if self.ndim else 1
+    _check(needed <= available, lambda: (
+        f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and "
+        f"itemsize {item} requiring a storage size of {needed * item} are out of bounds for "
+        f"storage of size {available * item}"))
+    return strided_view(xp, self, size, stride, offset)
+
+
+def _flat_storage(input):
+    """The whole storage of `input` as a 1-d tensor of its dtype, sharing that storage."""
+    root = dispatch.storage_of(input)._array
+    itemsize = input._dtype.itemsize
+    count = root.nbytes // itemsize
+    if input._device is META:
+        flat = MetaArray((count,), input._dtype._np)
+    else:
+        xp = get_backend(input._device.type).xp
+        flat = xp.lib.stride_tricks.as_strided(root, (root.size,), (root.itemsize,))
+        if flat.dtype != input._dtype._np:
+            flat = flat.view(xp.uint8)[:count * itemsize].view(input._dtype._np)
+    return dispatch.wrap_view(flat, input, input._dtype)
+
+
+@register_frontend()
+def as_strided(input, size, stride, storage_offset=None):
+    """as_strided(input, size, stride, storage_offset=None) -> Tensor: a view with explicit
+    element strides, measured from the start of input's storage."""
+    _check_type(isinstance(input, dispatch.Tensor), lambda: (
+        f"as_strided(): argument 'input' must be Tensor, not {type(input).__name__}"))
+    if storage_offset is None:
+        storage_offset = input.storage_offset()
+    return dispatch.call(OPS["as_strided"], (_flat_storage(input), tuple(size), tuple(stride),
+                                             storage_offset))
+
+
+def as_strided_(self, size, stride, storage_offset=None):
+    self._data = as_strided(self, size, stride, storage_offset)._data
+    return self
+
+
+register_frontend("as_strided_", function=False)(as_strided_)

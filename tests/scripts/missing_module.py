@@ -1,0 +1,1 @@
+import torch.definitely_missing  # noqa: F401
