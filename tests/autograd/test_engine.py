@@ -86,12 +86,21 @@ def test_inplace_op_rewires_history():
     def run(lib):
         a = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
         b = a * 2.0
-        b.mul_(b)
+        b.mul_(a)
         b.add_(1.0)
         b.sum().backward()
         return as_list(a.grad), b.grad_fn.name()
     ours, theirs = both(run)
     assert ours == theirs
+
+
+def test_inplace_op_on_its_own_saved_input_raises():
+    for lib in (ember, torch):
+        a = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        b = a * 2.0
+        b.mul_(b)
+        with pytest.raises(RuntimeError, match="output 0 of MulBackward0|output 0 of Mul,"):
+            b.sum().backward()
 
 
 def test_tensor_hooks_change_the_gradient():

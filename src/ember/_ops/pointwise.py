@@ -11,6 +11,9 @@ even one promoted away); those get a hand-written frontend that checks and then 
 """
 from __future__ import annotations
 
+import cmath
+import math
+
 import numpy as np
 
 from ember._core import dispatch
@@ -25,6 +28,7 @@ from ember._core.registry import (
     register_frontend,
     register_op,
 )
+from ember._ops.grad_utils import conj, identity, negated, where, zeros_grad
 
 _BINARY = {"kind": "pointwise", "inplace": True}
 _BOOL = dt.bool_
@@ -78,6 +82,7 @@ def _scaled(other, alpha, like):
 
 
 @register_op("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", **_BINARY,
+             derivatives={"self": identity, "other": lambda c: c.grad * conj(c.alpha)}, saves=(),
              dunders={"__add__": "forward", "__radd__": "reflect", "__iadd__": "inplace"})
 def add(xp, self, other, alpha=1):
     """add(input, other, *, alpha=1, out=None) -> Tensor: input + alpha * other."""
@@ -93,7 +98,8 @@ _SUB_ONE_BOOL = ("Subtraction, the `-` operator, with a bool tensor is not suppo
 
 
 @register_op("sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
-             kind="pointwise", function=False, method=False)
+             kind="pointwise", function=False, method=False, saves=(),
+             derivatives={"self": identity, "other": lambda c: c.grad * -conj(c.alpha)})
 def sub(xp, self, other, alpha=1):
     """sub(input, other, *, alpha=1, out=None) -> Tensor: input - alpha * other."""
     # The frontend has rejected bool operands; this catches direct calls of the overload.
@@ -104,7 +110,8 @@ def sub(xp, self, other, alpha=1):
 
 
 @register_op("rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
-             kind="pointwise", function=False, method=False, out=False)
+             kind="pointwise", function=False, method=False, out=False, saves=(),
+             derivatives={"self": lambda c: c.grad * -conj(c.alpha), "other": identity})
 def rsub(xp, self, other, alpha=1):
     """rsub(input, other, *, alpha=1) -> Tensor: other - alpha * input."""
     _check(self.dtype.kind != "b", _SUB_TWO_BOOLS)
@@ -190,6 +197,8 @@ def rsub_function(input, other, *, alpha=1):
 
 
 @register_op("mul.Tensor(Tensor self, Tensor other) -> Tensor", **_BINARY,
+             derivatives={"self": lambda c: c.grad * conj(c.other),
+                          "other": lambda c: c.grad * conj(c.self)},
              dunders={"__mul__": "forward", "__rmul__": "reflect", "__imul__": "inplace"},
              aliases=("multiply",))
 def mul(xp, self, other):
@@ -201,6 +210,9 @@ def mul(xp, self, other):
 
 @register_op("div.Tensor(Tensor self, Tensor other) -> Tensor", kind="pointwise",
              promotion=INT_TO_FLOAT, function=False, method=False,
+             derivatives={"self": lambda c: c.grad / conj(c.other),
+                          "other": lambda c: -c.grad * conj(c.result / c.other)},
+             saves=("other", "result"),
              dunders={"__truediv__": "forward", "__rtruediv__": "reflect",
                       "__itruediv__": "inplace"})
 def div(xp, self, other):
@@ -236,7 +248,8 @@ def _check_rounding_mode(rounding_mode):
 
 
 @register_op("div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor",
-             kind="pointwise", function=False, method=False)
+             kind="pointwise", function=False, method=False, saves=(),
+             derivatives={"self": zeros_grad, "other": zeros_grad})
 def div_mode(xp, self, other, rounding_mode):
     """div with rounding_mode 'trunc' or 'floor': integer inputs keep their dtype."""
     if rounding_mode == "floor":
@@ -293,6 +306,7 @@ register_frontend("true_divide", inplace=true_divide_inplace)(true_divide)
 
 
 @register_op("floor_divide(Tensor self, Tensor other) -> Tensor", **_BINARY,
+             derivatives={"self": zeros_grad, "other": zeros_grad}, saves=(),
              dunders={"__floordiv__": "forward", "__rfloordiv__": "reflect",
                       "__ifloordiv__": "inplace"})
 def floor_divide(xp, self, other):
@@ -301,6 +315,8 @@ def floor_divide(xp, self, other):
 
 
 @register_op("remainder.Tensor(Tensor self, Tensor other) -> Tensor", **_BINARY,
+             derivatives={"self": identity,
+                          "other": lambda c: -c.grad * c.self.div(c.other, rounding_mode="floor")},
              dunders={"__mod__": "forward", "__rmod__": "reflect", "__imod__": "inplace"})
 def remainder(xp, self, other):
     """remainder(input, other, *, out=None) -> Tensor: modulus with the sign of the divisor."""
@@ -310,7 +326,9 @@ def remainder(xp, self, other):
     return xp.remainder(self, other)
 
 
-@register_op("fmod.Tensor(Tensor self, Tensor other) -> Tensor", **_BINARY)
+@register_op("fmod.Tensor(Tensor self, Tensor other) -> Tensor", **_BINARY,
+             derivatives={"self": identity,
+                          "other": lambda c: -c.grad * c.self.div(c.other, rounding_mode="trunc")})
 def fmod(xp, self, other):
     """fmod(input, other, *, out=None) -> Tensor: C's fmod, with the sign of the dividend."""
     if self.dtype.kind in "bc":
@@ -321,7 +339,36 @@ def fmod(xp, self, other):
 
 # --------------------------------------------------------------------------- pow
 
+def _pow_self_grad(c):
+    exponent = c.exponent
+    if not isinstance(exponent, dispatch.Tensor) and exponent == 0:
+        return zeros_grad(c)
+    # NOTE: where exponent is 0 the derivative is 0 even at self == 0 (no 0 * inf).
+    grad = c.grad * conj(exponent * c.self ** (exponent - 1))
+    if isinstance(exponent, dispatch.Tensor):
+        grad = where(exponent == 0, 0.0, grad)
+    return grad
+
+
+def _pow_exponent_grad(c):
+    self = c.self
+    # d/dy x**y = x**y * log(x), taken as 0 where x == 0 and y >= 0 (PyTorch's convention).
+    if isinstance(self, dispatch.Tensor):
+        log_self = self.log()
+    elif self == 0:
+        return zeros_grad(c)
+    elif isinstance(self, complex):
+        log_self = cmath.log(self)
+    else:
+        log_self = math.log(self) if self > 0 else math.nan
+    grad = c.grad * conj(c.result * log_self)
+    if isinstance(self, dispatch.Tensor):
+        grad = where((self == 0) & (c.exponent >= 0), 0.0, grad)
+    return grad
+
+
 @register_op("pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", **_BINARY,
+             derivatives={"self": _pow_self_grad, "exponent": _pow_exponent_grad},
              dunders={"__pow__": "forward", "__rpow__": "reflect", "__ipow__": "inplace"})
 def pow(xp, self, exponent):
     """pow(input, exponent, *, out=None) -> Tensor: input ** exponent.
@@ -358,6 +405,7 @@ def _integer_pow(xp, base, exponent):
 # --------------------------------------------------------------------------- unary
 
 @register_op("neg(Tensor self) -> Tensor", kind="pointwise", inplace=True,
+             derivatives={"self": negated}, saves=(),
              dunders={"__neg__": "unary"}, aliases=("negative",))
 def neg(xp, self):
     """neg(input, *, out=None) -> Tensor: -input."""
@@ -380,6 +428,7 @@ register_frontend("positive", dunders={"__pos__": positive})(positive)
 
 
 @register_op("abs(Tensor self) -> Tensor", kind="pointwise", promotion=COMPLEX_TO_FLOAT,
+             derivatives={"self": lambda c: c.grad * c.self.sgn()},
              dunders={"__abs__": "unary"}, aliases=("absolute",))
 def abs(xp, self):
     """abs(input, *, out=None) -> Tensor: |input| (the modulus for complex input)."""
@@ -400,20 +449,22 @@ register_frontend("absolute", function=False, method=False, inplace=abs_inplace)
 
 
 @register_op("reciprocal(Tensor self) -> Tensor", kind="pointwise", inplace=True,
-             promotion=INT_TO_FLOAT)
+             promotion=INT_TO_FLOAT, saves=("result",),
+             derivatives={"self": lambda c: -c.grad * conj(c.result * c.result)})
 def reciprocal(xp, self):
     """reciprocal(input, *, out=None) -> Tensor: 1 / input."""
     return xp.reciprocal(self)
 
 
 @register_op("square(Tensor self) -> Tensor", kind="pointwise", inplace=True,
-             promotion=BOOL_TO_LONG)
+             promotion=BOOL_TO_LONG, derivatives={"self": lambda c: c.grad * conj(2 * c.self)})
 def square(xp, self):
     """square(input, *, out=None) -> Tensor: input ** 2 (bool input gives int64)."""
     return xp.square(self)
 
 
-@register_op("exp(Tensor self) -> Tensor", kind="pointwise", promotion=INT_TO_FLOAT, inplace=True)
+@register_op("exp(Tensor self) -> Tensor", kind="pointwise", promotion=INT_TO_FLOAT, inplace=True,
+             derivatives={"self": lambda c: c.grad * conj(c.result)}, saves=("result",))
 def exp(xp, self):
     """exp(input, *, out=None) -> Tensor: e raised to each element."""
     return xp.exp(self)

@@ -18,6 +18,7 @@ from ember._core.checks import _check, _check_index, _check_type
 from ember._core.dispatch import call, call_out
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim, wrap_dims
+from ember._ops.grad_utils import unreduce
 from ember._ops.pointwise import not_implemented_for
 
 _INT64 = dt.int64._np
@@ -134,7 +135,8 @@ def run(op, args, out, result_type=None):
 
 @register_op("sum.dim_IntList(Tensor self, int[1]? dim=None, bool keepdim=False, *, "
              "ScalarType? dtype=None) -> Tensor", kind="reduction",
-             meta=reduction_meta(sum_dtype))
+             meta=reduction_meta(sum_dtype), saves=(),
+             derivatives={"self": lambda c: unreduce(c.grad, c.self.shape, c.dim, c.keepdim)})
 def sum(xp, self, dim=None, keepdim=False, dtype=None):
     """sum(input, dim=None, keepdim=False, *, dtype=None) -> Tensor.
 
@@ -171,9 +173,17 @@ def _count(shape, dims):
     return math.prod(shape[d] for d in dims)
 
 
+def _mean_grad(c):
+    shape = c.self.shape
+    count = 1
+    for d in reduced_dims(c.dim, len(shape)):
+        count *= shape[d]
+    return unreduce(c.grad, shape, c.dim, c.keepdim) / count
+
+
 @register_op("mean.dim(Tensor self, int[1]? dim=None, bool keepdim=False, *, "
              "ScalarType? dtype=None) -> Tensor", kind="reduction",
-             meta=reduction_meta(mean_dtype))
+             meta=reduction_meta(mean_dtype), saves=(), derivatives={"self": _mean_grad})
 def mean(xp, self, dim=None, keepdim=False, dtype=None):
     """mean(input, dim=None, keepdim=False, *, dtype=None) -> Tensor (NaN over no elements)."""
     result = mean_dtype(dt.NP_TO_DTYPE[self.dtype], dtype)._np

@@ -22,6 +22,21 @@ from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import normalize_shape, wrap_dim, wrap_dims
 
 
+# Derivatives shared by the reshaping views: the gradient takes the input's shape back.
+# An `other` argument (view_as, expand_as) gives only its shape: it gets no gradient.
+_RESHAPE_BACK = {"self": lambda c: c.grad.reshape(c.self.shape), "other": lambda c: None}
+# expand/broadcast: the engine sums a broadcast gradient back to the input's shape (graph._fit).
+_SUM_BACK = {"self": lambda c: c.grad, "other": lambda c: None}
+
+
+def _permute_back(c):
+    dims = wrap_dims(c.dims, c.grad.ndim)
+    inverse = [0] * len(dims)
+    for position, d in enumerate(dims):
+        inverse[d] = position
+    return c.grad.permute(inverse)
+
+
 def element_strides(a) -> tuple:
     """`a`'s strides in elements. The meta device's zero-stride stand-in (read-only, see
     MetaArray.stand_in) counts as contiguous, which is what every meta tensor is."""
@@ -128,7 +143,8 @@ def _reshape_to(xp, a, shape):
 # --------------------------------------------------------------------------- view / reshape
 
 @register_op("view(Tensor(a) self, SymInt[] size) -> Tensor(a)", kind="view", function=False,
-             method=False)
+             method=False,
+             saves=(), derivatives=_RESHAPE_BACK)
 def view_size(xp, self, size):
     """view(*shape) -> Tensor: the same data with another shape (no copy; may raise)."""
     return _view_as_shape(xp, self, infer_size(size, self.size))
@@ -167,28 +183,32 @@ def view(self, *args, size=None, dtype=None):
     return dispatch.call(OPS["view"], (self, shape))
 
 
-@register_op("view_as(Tensor(a) self, Tensor other) -> Tensor(a)", kind="view", function=False)
+@register_op("view_as(Tensor(a) self, Tensor other) -> Tensor(a)", kind="view", function=False,
+             saves=(), derivatives=_RESHAPE_BACK)
 def view_as(xp, self, other):
     """view_as(other) -> Tensor: self viewed with other's shape."""
     return _view_as_shape(xp, self, tuple(other.shape))
 
 
 @register_op("reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", kind="view",
-             tags=("maybe_view",))
+             tags=("maybe_view",),
+             saves=(), derivatives=_RESHAPE_BACK)
 def reshape(xp, self, shape):
     """reshape(input, shape) -> Tensor: a view when possible, else a copy."""
     return _reshape_to(xp, self, infer_size(shape, self.size))
 
 
 @register_op("reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)", kind="view",
-             tags=("maybe_view",), function=False)
+             tags=("maybe_view",), function=False,
+             saves=(), derivatives=_RESHAPE_BACK)
 def reshape_as(xp, self, other):
     """reshape_as(other) -> Tensor: reshape to other's shape."""
     return _reshape_to(xp, self, tuple(other.shape))
 
 
 @register_op("flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)",
-             kind="view", tags=("maybe_view",))
+             kind="view", tags=("maybe_view",),
+             saves=(), derivatives=_RESHAPE_BACK)
 def flatten(xp, self, start_dim=0, end_dim=-1):
     """flatten(input, start_dim=0, end_dim=-1) -> Tensor: merge a range of dims into one."""
     if self.ndim == 0:
@@ -202,7 +222,8 @@ def flatten(xp, self, start_dim=0, end_dim=-1):
 
 
 @register_op("unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)",
-             kind="view", tags=("maybe_view",), varargs=False)
+             kind="view", tags=("maybe_view",), varargs=False,
+             saves=(), derivatives=_RESHAPE_BACK)
 def unflatten(xp, self, dim, sizes):
     """unflatten(input, dim, sizes) -> Tensor: split one dim into `sizes`."""
     dim = wrap_dim(dim, self.ndim)
@@ -226,21 +247,24 @@ def _squeezed(xp, a, dims):
     return strided_view(xp, a, [a.shape[d] for d in keep], [strides[d] for d in keep])
 
 
-@register_op("squeeze(Tensor(a) self) -> Tensor(a)", kind="view", function=False, method=False)
+@register_op("squeeze(Tensor(a) self) -> Tensor(a)", kind="view", function=False, method=False,
+             saves=(), derivatives=_RESHAPE_BACK)
 def squeeze_all(xp, self):
     """squeeze(input) -> Tensor: drop every size-1 dim."""
     return _squeezed(xp, self, range(self.ndim))
 
 
 @register_op("squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)", kind="view", function=False,
-             method=False)
+             method=False,
+             saves=(), derivatives=_RESHAPE_BACK)
 def squeeze_dim(xp, self, dim):
     """squeeze(input, dim) -> Tensor: drop `dim` if it has size 1."""
     return _squeezed(xp, self, wrap_dims((dim,), self.ndim) if self.ndim else ())
 
 
 @register_op("squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)", kind="view",
-             function=False, method=False, varargs=False)
+             function=False, method=False, varargs=False,
+             saves=(), derivatives=_RESHAPE_BACK)
 def squeeze_dims(xp, self, dim):
     """squeeze(input, dims) -> Tensor: drop those of `dims` that have size 1."""
     return _squeezed(xp, self, wrap_dims(dim, self.ndim) if self.ndim else ())
@@ -256,7 +280,8 @@ def squeeze(input, dim=None):
     return dispatch.call(OPS["squeeze.dim"], (input, dim))
 
 
-@register_op("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", kind="view")
+@register_op("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", kind="view",
+             saves=(), derivatives=_RESHAPE_BACK)
 def unsqueeze(xp, self, dim):
     """unsqueeze(input, dim) -> Tensor: insert a size-1 dimension at `dim` (a view)."""
     dim = wrap_dim(dim, self.ndim + 1)
@@ -269,14 +294,16 @@ def unsqueeze(xp, self, dim):
 # --------------------------------------------------------------------------- dim reordering
 
 @register_op("transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", kind="view",
-             aliases=("swapaxes", "swapdims"))
+             aliases=("swapaxes", "swapdims"),
+             saves=(), derivatives={"self": lambda c: c.grad.transpose(c.dim0, c.dim1)})
 def transpose(xp, self, dim0, dim1):
     """transpose(input, dim0, dim1) -> Tensor: swap two dimensions (a view)."""
     dim0, dim1 = wrap_dim(dim0, self.ndim), wrap_dim(dim1, self.ndim)
     return self[...] if self.ndim == 0 else xp.swapaxes(self, dim0, dim1)
 
 
-@register_op("t(Tensor(a) self) -> Tensor(a)", kind="view")
+@register_op("t(Tensor(a) self) -> Tensor(a)", kind="view",
+             saves=(), derivatives={"self": lambda c: c.grad.t()})
 def t(xp, self):
     """t(input) -> Tensor: transpose a matrix (0-d and 1-d inputs are returned as they are)."""
     _check(self.ndim <= 2, lambda: (
@@ -285,7 +312,8 @@ def t(xp, self):
 
 
 @register_op("adjoint(Tensor(a) self) -> Tensor(a)", kind="view", function=False,
-             method=False)
+             method=False,
+             saves=(), derivatives={"self": lambda c: c.grad.transpose(-2, -1)})
 def _adjoint_view(xp, self):
     """The transposed view under adjoint (the frontend conjugates complex inputs)."""
     _check(self.ndim >= 2, lambda: (
@@ -306,7 +334,8 @@ def adjoint(input):
     return result
 
 
-@register_op("permute(Tensor(a) self, int[] dims) -> Tensor(a)", kind="view")
+@register_op("permute(Tensor(a) self, int[] dims) -> Tensor(a)", kind="view",
+             saves=(), derivatives={"self": _permute_back})
 def permute(xp, self, dims):
     """permute(input, dims) -> Tensor: reorder the dimensions (a view)."""
     _check(len(dims) == self.ndim, lambda: (
@@ -334,14 +363,18 @@ def _movedim_order(ndim, source, destination):
 
 
 @register_op("movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)",
-             kind="view", function=False, method=False, varargs=False)
+             kind="view", function=False, method=False, varargs=False,
+             saves=(),
+             derivatives={"self": lambda c: c.grad.movedim(c.destination, c.source)})
 def movedim_intlist(xp, self, source, destination):
     """movedim(input, source, destination) -> Tensor: move dims to new positions."""
     return xp.transpose(self, _movedim_order(self.ndim, source, destination))
 
 
 @register_op("movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)",
-             kind="view", function=False, method=False)
+             kind="view", function=False, method=False,
+             saves=(),
+             derivatives={"self": lambda c: c.grad.movedim(c.destination, c.source)})
 def movedim_int(xp, self, source, destination):
     """movedim(input, source, destination) -> Tensor: move one dim to a new position."""
     return xp.transpose(self, _movedim_order(self.ndim, (source,), (destination,)))
@@ -397,7 +430,8 @@ def _expand_geometry(shape, strides, size):
 
 
 @register_op("expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)",
-             kind="view", function=False)
+             kind="view", function=False,
+             saves=(), derivatives=_SUM_BACK)
 def expand(xp, self, size, implicit=False):
     """expand(*sizes) -> Tensor: broadcast singleton dimensions to `sizes` (a view)."""
     shape, strides = _expand_geometry(self.shape, element_strides(self), size)
@@ -405,14 +439,16 @@ def expand(xp, self, size, implicit=False):
 
 
 @register_op("expand_as(Tensor(a) self, Tensor other) -> Tensor(a)", kind="view",
-             function=False)
+             function=False,
+             saves=(), derivatives=_SUM_BACK)
 def expand_as(xp, self, other):
     """expand_as(other) -> Tensor: expand to other's shape."""
     shape, strides = _expand_geometry(self.shape, element_strides(self), other.shape)
     return strided_view(xp, self, shape, strides)
 
 
-@register_op("broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)", kind="view")
+@register_op("broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)", kind="view",
+             saves=(), derivatives=_SUM_BACK)
 def broadcast_to(xp, self, size):
     """broadcast_to(input, shape) -> Tensor: expand to `shape` (a view)."""
     shape, strides = _expand_geometry(self.shape, element_strides(self), size)

@@ -137,9 +137,11 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     def first_grads(*all_args):
         ins = all_args[:n_inputs]
         gos = all_args[n_inputs:]
-        outs = _differentiable_outputs(_as_tuple(func(*ins)))
-        grads = autograd_grad(outs, [ins[i] for i in wrt], gos, create_graph=True,
-                              allow_unused=True)
+        # The numerical pass runs this under no_grad; the first derivatives need a graph.
+        with grad_mode.enable_grad():
+            outs = _differentiable_outputs(_as_tuple(func(*ins)))
+            grads = autograd_grad(outs, [ins[i] for i in wrt], gos, create_graph=True,
+                                  allow_unused=True)
         return tuple(g for g in grads if g is not None)
 
     return gradcheck(first_grads, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,

@@ -110,6 +110,9 @@ class AccumulateGrad(Node):
     def apply(self, grad_outputs):
         return ()
 
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
 
 def accumulate_node(t) -> AccumulateGrad:
     """The one AccumulateGrad of a leaf (kept while the leaf or the graph holds it)."""
@@ -186,9 +189,9 @@ class OpNode(Node):
                     "one of the variables needed for gradient computation has been modified by "
                     f"an inplace operation: [{_type_name(tensor)} {list(tensor.shape)}], which "
                     f"is output {output_nr(tensor)} of {_fn_name(tensor)}, is at version "
-                    f"{tensor._version}; expected version {version} instead. Hint: the "
-                    "backtrace further above can show the operation that failed to compute its "
-                    "gradient.")
+                    f"{tensor._version}; expected version {version} instead. Hint: enable "
+                    "anomaly detection to find the operation that failed to compute its "
+                    "gradient, with torch.autograd.set_detect_anomaly(True).")
         grads = list(grad_outputs)
         for k, g in enumerate(grads):
             if g is None and self._output_meta[k] is not None:
@@ -249,7 +252,11 @@ def _type_name(t) -> str:
 
 
 def _fn_name(t) -> str:
-    return t._grad_fn.name() if t._grad_fn is not None else "a leaf"
+    if t._grad_fn is None:
+        return "a leaf"
+    name = t._grad_fn.name()
+    # PyTorch names the forward op here: "AddBackward0" -> "Add".
+    return name[:name.rfind("Backward")] if "Backward" in name else name
 
 
 _node_classes: dict = {}

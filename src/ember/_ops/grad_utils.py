@@ -1,0 +1,59 @@
+"""Pieces the derivative formulas of the op entries share.
+
+A formula is `f(ctx) -> gradient` for one input, declared in its op's entry as
+`derivatives={"self": f, "other": g}`; `ctx.grad` is the incoming gradient (`ctx.grads` for
+several outputs), `ctx.<name>` the op's argument by schema name and `ctx.result` its output.
+Formulas are written in ember ops (Tensor methods and `call`), never on raw arrays, so that
+with `create_graph=True` they are recorded too and give second derivatives. The engine sums a
+broadcast gradient back to its input's shape and casts it to the input's dtype, so a formula
+may return the gradient at the broadcast shape. See NOTE [complex gradients].
+
+NOTE [complex gradients]: as in PyTorch, the gradient of a real loss with respect to a complex
+input is the conjugate Wirtinger derivative; for a holomorphic f that is `grad * conj(f'(z))`.
+`conj` below is a no-op on real values, so one formula serves both.
+"""
+from __future__ import annotations
+
+from ember._core import dispatch
+from ember._core.dispatch import call
+from ember._core.registry import OPS
+from ember._core.shape import wrap_dims
+
+
+def conj(x):
+    """The complex conjugate of a tensor or number; real values come back as they are."""
+    if isinstance(x, dispatch.Tensor):
+        return x.conj() if x._dtype.is_complex else x
+    if isinstance(x, complex):
+        return x.conjugate()
+    return x
+
+
+def unreduce(grad, shape, dim, keepdim):
+    """A reduction's gradient broadcast back to the input's `shape` (dims that `dim` removed
+    are put back first unless `keepdim`)."""
+    shape = tuple(shape)
+    if not keepdim and shape:
+        every = dim is None or (not isinstance(dim, int) and len(dim) == 0)
+        dims = range(len(shape)) if every else wrap_dims(dim, len(shape))
+        for d in sorted(dims):
+            grad = grad.unsqueeze(d)
+    return grad.expand(shape)
+
+
+def zeros_grad(ctx):
+    """The gradient of a piecewise-constant op (floor, sign, round ...): zero everywhere."""
+    return ctx.grad.new_zeros(ctx.grad.shape)
+
+
+def where(condition, a, b):
+    """where(condition, a, b) through the registry (a or b may be a Python number)."""
+    return call(OPS["where.self"], (condition, a, b))
+
+
+def identity(ctx):
+    return ctx.grad
+
+
+def negated(ctx):
+    return ctx.grad.neg()
