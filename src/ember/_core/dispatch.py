@@ -37,11 +37,13 @@ _np_asarray = np.asarray
 class _State:
     """Global switches the per-op path reads (one attribute each)."""
 
-    __slots__ = ("slow", "record", "grad_enabled", "slow_handlers", "deterministic")
+    __slots__ = ("slow", "record", "record_inplace", "grad_enabled", "slow_handlers",
+                 "deterministic")
 
     def __init__(self):
         self.slow = False
         self.record = None           # autograd: record(op, args, result) when inputs need grad
+        self.record_inplace = None   # autograd: record_inplace(op, args) for in-place ops
         self.grad_enabled = lambda: False  # autograd installs its grad-mode getter
         self.slow_handlers = []      # callables (op, args, default) -> result, outermost last
         self.deterministic = None    # (op) -> None, raises or warns for nondeterministic ops
@@ -587,7 +589,7 @@ def call_inplace(op, args):
     _check_type(isinstance(self, Tensor), lambda: (
         f"{op.schema.name}_(): self must be a Tensor, not {type(self).__name__}"))
     if state.record is not None and state.grad_enabled() and _any_requires_grad(op, args):
-        return _inplace_with_grad(op, args)
+        return state.record_inplace(op, args)
     result = call(op, args)
     write_inplace(op, self, result)
     return self
@@ -599,33 +601,6 @@ def _any_requires_grad(op, args):
         if isinstance(v, Tensor) and v._requires_grad:
             return True
     return False
-
-
-def _inplace_with_grad(op, args):
-    """An in-place op under autograd: run it out of place on the old value, write the result
-    into `self`, and make `self`'s history the new node (self's old value feeds it)."""
-    self = args[0]
-    _check(not (self._requires_grad and self._grad_fn is None),
-           "a leaf Variable that requires grad is being used in an in-place operation.")
-    base = self._base
-    _check(base is None or not (base._requires_grad and base._grad_fn is None),
-           "a view of a leaf Variable that requires grad is being used in an in-place "
-           "operation.")
-    old = self
-    if op.saves is None or "self" in op.saves:
-        # The formulas read self's value from before the write: give them a copy of it.
-        old = wrap(self._data.copy(), self._dtype, self._device)
-        old._grad_fn = self._grad_fn
-        old._requires_grad = self._requires_grad
-        if "_output_nr" in self.__dict__:
-            old.__dict__["_output_nr"] = self.__dict__["_output_nr"]
-    result = call(op, (old,) + tuple(args[1:]))
-    write_inplace(op, self, result)
-    if result._grad_fn is not None:
-        self._grad_fn = result._grad_fn
-        self._requires_grad = True
-        self.__dict__.pop("_output_nr", None)
-    return self
 
 
 def write_inplace(op, self, result):

@@ -1,6 +1,7 @@
 """Reverse-mode automatic differentiation: the graph (graph.py), the engine (engine.py) and
 grad modes (grad_mode.py). Importing this package connects the recorder to the dispatcher."""
 from ember.autograd import graph  # noqa: F401  (installs the recorder)
+from ember.autograd import inplace  # noqa: F401  (installs the in-place recorder)
 from ember.autograd.engine import backward, grad
 from ember.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from ember.autograd.function import Function, FunctionCtx, once_differentiable
