@@ -112,6 +112,9 @@ _LAZY_ATTRIBUTES = {
     **{name: ("ember._sym", name) for name in (
         "SymInt", "SymFloat", "SymBool", "sym_int", "sym_float", "sym_max", "sym_min",
         "sym_sum", "sym_not", "sym_ite")},
+    "is_anomaly_enabled": ("ember.autograd.anomaly_mode", "is_anomaly_enabled"),
+    "is_anomaly_check_nan_enabled": ("ember.autograd.anomaly_mode",
+                                     "is_anomaly_check_nan_enabled"),
     "get_default_device": ("ember._core.device", "get_default_device"),
     "set_default_device": ("ember._core.device", "set_default_device_global"),
 }

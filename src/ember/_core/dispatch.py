@@ -38,7 +38,7 @@ class _State:
     """Global switches the per-op path reads (one attribute each)."""
 
     __slots__ = ("slow", "record", "record_inplace", "grad_enabled", "slow_handlers",
-                 "deterministic")
+                 "deterministic", "on_inplace")
 
     def __init__(self):
         self.slow = False
@@ -47,6 +47,7 @@ class _State:
         self.grad_enabled = lambda: False  # autograd installs its grad-mode getter
         self.slow_handlers = []      # callables (op, args, default) -> result, outermost last
         self.deterministic = None    # (op) -> None, raises or warns for nondeterministic ops
+        self.on_inplace = None       # (self, result) after an in-place op, on the slow path only
 
 
 state = _State()
@@ -592,6 +593,8 @@ def call_inplace(op, args):
         return state.record_inplace(op, args)
     result = call(op, args)
     write_inplace(op, self, result)
+    if state.slow and state.on_inplace is not None:
+        state.on_inplace(self, result)
     return self
 
 

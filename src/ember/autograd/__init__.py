@@ -5,10 +5,23 @@ from ember.autograd import inplace  # noqa: F401  (installs the in-place recorde
 from ember.autograd.engine import backward, grad
 from ember.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from ember.autograd.function import Function, FunctionCtx, once_differentiable
+from ember.autograd.anomaly_mode import (
+    detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly,
+)
 from ember.autograd.grad_mode import (
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
     set_grad_enabled,
 )
 
 __all__ = ["backward", "grad", "gradcheck", "gradgradcheck", "GradcheckError", "Function", "FunctionCtx", "once_differentiable", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
-           "is_grad_enabled", "is_inference_mode_enabled"]
+           "is_grad_enabled", "is_inference_mode_enabled", "detect_anomaly", "set_detect_anomaly",
+           "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "forward_ad", "functional",
+           "graph"]
+
+
+def __getattr__(name):
+    # forward_ad and functional load on first use (`ember.autograd.functional.jacobian`).
+    if name in ("forward_ad", "functional"):
+        import importlib
+        return importlib.import_module(f"ember.autograd.{name}")
+    raise AttributeError(f"module 'ember.autograd' has no attribute '{name}'")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ember._core import dispatch
 from ember._core.checks import _check, _check_type
-from ember.autograd import grad_mode
+from ember.autograd import anomaly_mode, grad_mode
 from ember.autograd.graph import AccumulateGrad, edge_of
 
 
@@ -134,7 +134,7 @@ def _run_node(node, slot, retain_graph):
             new = hook(tuple(grads))
             if new is not None:
                 grads = list(new)
-    grad_in = node.apply(grads)
+    grad_in = node.apply(grads) if not anomaly_mode.state.enabled else _apply_checked(node, grads)
     if node._hooks:
         for hook in list(node._hooks.values()):
             new = hook(tuple(grad_in), tuple(grads))
@@ -142,6 +142,18 @@ def _run_node(node, slot, retain_graph):
                 grad_in = list(new)
     if not retain_graph:
         node.release()
+    return grad_in
+
+
+def _apply_checked(node, grads):
+    """node.apply under anomaly mode: errors point at the forward call, NaN gradients raise."""
+    try:
+        grad_in = node.apply(grads)
+        if anomaly_mode.state.check_nan:
+            anomaly_mode.check_nan(node, grad_in)
+    except Exception:
+        anomaly_mode.warn_forward_stack(node)
+        raise
     return grad_in
 
 

@@ -12,6 +12,7 @@ from ember._core import dispatch
 from ember._core.checks import _check, _check_type
 from ember.autograd import grad_mode
 from ember.autograd.graph import _FREED, Node, edge_of
+from ember.autograd.saved_hooks import _Packed, _saved_hooks, pack_with_hooks
 
 
 class FunctionCtx:
@@ -57,6 +58,8 @@ class FunctionCtx:
                     "one of the variables needed for gradient computation has been modified by "
                     f"an inplace operation: [{list(t.shape)}] is at version {t._version}; "
                     f"expected version {version} instead.")
+        if any(type(t) is _Packed for t in self._saved):
+            return tuple(t.unpack() if type(t) is _Packed else t for t in self._saved)
         return self._saved
 
     saved_variables = saved_tensors
@@ -216,6 +219,9 @@ def _wrap_outputs(cls, ctx, args, output, needs_graph):
         node._output_meta = output_meta
     if ctx.to_save:
         ctx._saved = tuple(ctx.to_save)
+        if _saved_hooks and node is not None:
+            ctx._saved = tuple(pack_with_hooks(t) if t is not None else None
+                               for t in ctx.to_save)
         ctx._saved_versions = tuple((t, t._version) if t is not None else (None, 0)
                                     for t in ctx.to_save)
     return tuple(results) if is_tuple else results[0]

@@ -14,7 +14,11 @@ import weakref
 
 from ember._core import dispatch
 from ember._core.checks import _check
-from ember.autograd import grad_mode
+from ember.autograd import anomaly_mode, grad_mode
+from ember.autograd.saved_hooks import (  # noqa: F401  (public as ember.autograd.graph.*)
+    _Packed, _saved_hooks, disable_saved_tensors_hooks, pack_with_hooks, save_on_cpu,
+    saved_tensors_hooks,
+)
 
 _sequence = itertools.count()
 
@@ -161,18 +165,22 @@ class GradContext:
 
     @property
     def result(self):
-        results = self._node._results
+        results = self.results
         return results[0] if results else None
 
     @property
     def results(self):
-        return self._node._results
+        results = self._node._results
+        if results and any(type(r) is _Packed for r in results):
+            return tuple(r.unpack() if type(r) is _Packed else r for r in results)
+        return results
 
     def __getattr__(self, name):
         index = self._node._op_arg_index.get(name)
         if index is None:
             raise AttributeError(f"{self._node.name()} has no argument '{name}'")
-        return self._node._args[index]
+        value = self._node._args[index]
+        return value.unpack() if type(value) is _Packed else value
 
 
 class OpNode(Node):
@@ -304,6 +312,8 @@ def record(op, args, out):
     node._freed = False
     node._op_arg_index = _arg_index(op)
     node._saved_versions = _saved_versions(op, args, outputs, Tensor)
+    if _saved_hooks:
+        _pack_saved(node, op, Tensor)
     output_meta = []
     for k, o in enumerate(outputs):
         if isinstance(o, Tensor) and _differentiable(o):
@@ -315,6 +325,8 @@ def record(op, args, out):
         else:
             output_meta.append(None)
     node._output_meta = output_meta
+    if anomaly_mode.state.enabled:
+        anomaly_mode.remember_forward_stack(node)
 
 
 _arg_indices: dict = {}
@@ -348,6 +360,22 @@ def _saved_versions(op, args, outputs, Tensor):
         if isinstance(v, Tensor):
             saved.append((v, v._version))
     return saved
+
+
+def _pack_saved(node, op, Tensor):
+    """Replace the tensors a node keeps for its formulas by their packed form."""
+    names = op.saves
+    index = _arg_index(op)
+    positions = op.tensor_positions if names is None else \
+        [index[n] for n in names if n != "result"]
+    args = list(node._args)
+    for i in positions:
+        if isinstance(args[i], Tensor):
+            args[i] = pack_with_hooks(args[i])
+    node._args = tuple(args)
+    if names is not None and "result" in names:
+        node._results = tuple(pack_with_hooks(r) if isinstance(r, Tensor) else r
+                              for r in node._results)
 
 
 dispatch.state.record = record

@@ -1,0 +1,196 @@
+"""Forward-mode AD: dual tensors carry a tangent; every op run inside a `dual_level` computes
+its output's tangent (a Jacobian-vector product) as it runs.
+
+NOTE [forward AD from reverse formulas]: ember declares one derivative per op input, in
+reverse form (a vector-Jacobian product, linear in the incoming gradient u). The tangent of an
+op's output is J t = d/du <J^T u, t>: the op's node is recorded on detached copies of its dual
+inputs, its formulas are run with a zero gradient u that requires grad, and one more backward
+through <J^T u, t> gives J t. So every op with a reverse derivative has forward AD too, with no
+second table to keep in step. It costs two small backward passes per op; forward AD is a tool
+for Jacobians and research code, not for the training hot path.
+
+While a level is open, a slow-path handler (NOTE [the slow path]) sees every op; outside it
+the per-op path is untouched.
+"""
+from __future__ import annotations
+
+import collections
+
+from ember._core import dispatch
+from ember._core.checks import _check
+from ember.autograd import grad_mode
+
+UnpackedDualTensor = collections.namedtuple("UnpackedDualTensor", ["primal", "tangent"])
+
+_levels: list = []
+
+
+def enter_dual_level() -> int:
+    """Open a new dual level (only one at a time, as in PyTorch) and return its index."""
+    _check(not _levels, "Nested forward mode AD is not supported at the moment")
+    level = len(_levels)
+    _levels.append(level)
+    dispatch.state.slow_handlers.append(_forward_handler)
+    dispatch.state.on_inplace = _carry_tangent
+    dispatch.refresh_slow_path()
+    return level
+
+
+def exit_dual_level(*, level=None) -> None:
+    """Close the current dual level; tangents made in it are dropped."""
+    current = _levels[-1] if _levels else None
+    _check(level is None or level == current, lambda: (
+        f"Trying to exit a forward AD level that was not the last one that was created. This "
+        f"is not supported (level {level}, current {current})."))
+    if not _levels:
+        return
+    _levels.pop()
+    dispatch.state.slow_handlers.remove(_forward_handler)
+    dispatch.state.on_inplace = None
+    dispatch.refresh_slow_path()
+    for t in _duals:
+        t.__dict__.pop("_fw_tangent", None)
+    _duals.clear()
+
+
+class dual_level:
+    """Context manager: `with dual_level(): ...` opens a level and closes it on exit."""
+
+    def __enter__(self):
+        return enter_dual_level()
+
+    def __exit__(self, *exc):
+        exit_dual_level()
+
+
+_duals: list = []     # tensors given a tangent in the open level (cleared when it closes)
+
+
+def _set_tangent(t, tangent) -> None:
+    t.__dict__["_fw_tangent"] = tangent
+    _duals.append(t)
+
+
+def _tangent(t):
+    return t.__dict__.get("_fw_tangent") if isinstance(t, dispatch.Tensor) else None
+
+
+def _carry_tangent(self, result) -> None:
+    """An in-place op wrote `result` into `self`: self's tangent becomes result's."""
+    tangent = _tangent(result)
+    if tangent is not None:
+        _set_tangent(self, tangent)
+
+
+def make_dual(tensor, tangent, *, level=None):
+    """A view of `tensor` whose tangent is `tangent` (same shape; floating or complex)."""
+    _check(bool(_levels), "To create a dual Tensor, you must be in a dual level. Use "
+                          "`with fwAD.dual_level():` or `enter_dual_level()`")
+    _check(tuple(tensor.shape) == tuple(tangent.shape), lambda: (
+        f"Trying to set a forward gradient that has a different size than that of the "
+        f"original Tensor, this is not supported. Tensor is of size {tuple(tensor.shape)} "
+        f"while the given forward gradient is of size {tuple(tangent.shape)}."))
+    _check(tensor._dtype.is_floating_point or tensor._dtype.is_complex, lambda: (
+        f"Expected primal to be floating point or complex, but got: {tensor._dtype}"))
+    _check(tangent._dtype.is_floating_point or tangent._dtype.is_complex, lambda: (
+        f"Expected tangent to be floating point or complex, but got: {tangent._dtype}"))
+    dual = tensor.view_as(tensor)
+    _set_tangent(dual, tangent)
+    return dual
+
+
+def unpack_dual(tensor, *, level=None):
+    """(primal, tangent): the tensor as a plain view and its tangent (None if it has none)."""
+    tangent = _tangent(tensor)
+    if tangent is None:
+        return UnpackedDualTensor(tensor, None)
+    with _plain():
+        primal = tensor.view_as(tensor)
+    return UnpackedDualTensor(primal, tangent)
+
+
+class _plain:
+    """Run ops without tangent propagation (inside the handler itself)."""
+
+    def __enter__(self):
+        self.handlers = list(dispatch.state.slow_handlers)
+        if _forward_handler in dispatch.state.slow_handlers:
+            dispatch.state.slow_handlers.remove(_forward_handler)
+            dispatch.refresh_slow_path()
+
+    def __exit__(self, *exc):
+        dispatch.state.slow_handlers[:] = self.handlers
+        dispatch.refresh_slow_path()
+
+
+def _forward_handler(op, args, default):
+    """The slow-path handler: run the op, then give its outputs their tangents."""
+    dual_positions = [i for i in op.tensor_positions if _tangent(args[i]) is not None]
+    dual_lists = [i for i in op.list_positions
+                  if any(_tangent(v) is not None for v in args[i])]
+    if not dual_positions and not dual_lists:
+        return default(op, args)
+    result = default(op, args)
+    with _plain():
+        tangents = _output_tangents(op, args, result, dual_positions, dual_lists)
+    outputs = result if isinstance(result, tuple) else (result,)
+    for out, tangent in zip(outputs, tangents):
+        if tangent is not None:
+            _set_tangent(out, tangent)
+    return result
+
+
+def _output_tangents(op, args, result, dual_positions, dual_lists):
+    from ember.autograd.engine import grad as autograd_grad
+    from ember.autograd.graph import record
+    Tensor = dispatch.Tensor
+    if not op.differentiable or not op.derivatives:
+        outputs = result if isinstance(result, tuple) else (result,)
+        return [None] * len(outputs)
+    copies, tangents = [], []
+
+    def leaf(value):
+        copy = dispatch.wrap(value._data, value._dtype, value._device)
+        tangent = _tangent(value)
+        if tangent is not None:
+            copy._requires_grad = True
+            copies.append(copy)
+            tangents.append(tangent)
+        return copy
+
+    new_args = list(args)
+    for i in op.tensor_positions:
+        if isinstance(args[i], Tensor):
+            new_args[i] = leaf(args[i])
+    for i in op.list_positions:
+        new_args[i] = [leaf(v) if isinstance(v, Tensor) else v for v in args[i]]
+    outputs = result if isinstance(result, tuple) else (result,)
+    stand_ins = tuple(dispatch.wrap(o._data, o._dtype, o._device) if isinstance(o, Tensor)
+                      else o for o in outputs)
+    with grad_mode.enable_grad():
+        record(op, tuple(new_args), stand_ins if isinstance(result, tuple) else stand_ins[0])
+        differentiable = [o for o in stand_ins if isinstance(o, Tensor) and o._grad_fn]
+        if not differentiable:
+            return [None] * len(outputs)
+        seeds = [o.new_zeros(o.shape).requires_grad_(True) for o in differentiable]
+        vjps = autograd_grad(differentiable, copies, seeds, create_graph=True,
+                             allow_unused=True)
+        total = None
+        for g, t in zip(vjps, tangents):
+            if g is None or not g._requires_grad:
+                continue
+            term = (g * t.conj() if t._dtype.is_complex else g * t).sum()
+            total = term if total is None else total + term
+        if total is None:
+            jvps = [None] * len(seeds)
+        else:
+            jvps = autograd_grad([total], seeds, allow_unused=True)
+    found = iter(jvps)
+    tangents_out = []
+    for o in stand_ins:
+        if isinstance(o, Tensor) and o._grad_fn:
+            j = next(found)
+            tangents_out.append(j.detach() if j is not None else o.new_zeros(o.shape))
+        else:
+            tangents_out.append(None)
+    return tangents_out
