@@ -333,3 +333,14 @@ def test_gradcheck_passes_and_fails():
     with pytest.raises(ember.autograd.GradcheckError, match="Jacobian mismatch"):
         ember.autograd.gradcheck(Wrong.apply, (x,))
     assert ember.autograd.gradcheck(Wrong.apply, (x,), raise_exception=False) is False
+
+
+def test_variable_wraps_a_tensor_as_in_old_pytorch():
+    def run(lib):
+        x = lib.ones(2)
+        v = lib.autograd.Variable(x, requires_grad=True)
+        (v * 3.0).sum().backward()
+        return (isinstance(x, lib.autograd.Variable), v.requires_grad, v.is_leaf,
+                as_list(v.grad), repr(v.grad_fn))
+    ours, theirs = both(run)
+    assert ours == theirs

@@ -239,7 +239,7 @@ def scalar_as(value, np_dtype):
 
 
 # NOTE [pointwise fast path]: the common call -- plain CPU tensors of one dtype (or one tensor
-# and a Python int/float), nothing needing grad -- skips the general promotion walk. The
+# and a Python int/float) -- skips the general promotion walk; autograd records after it. The
 # (result dtype, compute dtype) pair is cached per op and operand dtypes; the cache is cleared
 # when the default dtype changes.
 _fast_cache: dict = {}
@@ -261,19 +261,21 @@ def _run_pointwise(op, args):
     npos = len(positions)
     if npos <= 2 and positions[0] == 0:
         a = args[0]
-        if type(a) is Tensor and a._device is CPU and not a._requires_grad:
+        if type(a) is Tensor and a._device is CPU:
             if npos == 1:
                 entry = _fast_cache.get((op, a._dtype)) or _fast_entry(op, a._dtype, (a,))
                 x = a._data
                 if x.dtype is not entry[1]:
                     x = x.astype(entry[1])
-                result = op.kernel(np, x, *args[1:])
-                return _fast_wrap(result, entry)
+                out = _fast_wrap(op.kernel(np, x, *args[1:]), entry)
+                if a._requires_grad and state.record is not None:
+                    state.record(op, args, out)
+                return out
             if positions[1] == 1:
                 b = args[1]
                 tb = type(b)
                 if tb is Tensor:
-                    if b._device is CPU and not b._requires_grad and b._dtype is a._dtype:
+                    if b._device is CPU and b._dtype is a._dtype:
                         entry = _fast_cache.get((op, a._dtype)) or \
                             _fast_entry(op, a._dtype, (a, b))
                         x, y = a._data, b._data
@@ -286,7 +288,10 @@ def _run_pointwise(op, args):
                         except ValueError:
                             check_broadcastable(op, [x.shape, y.shape])
                             raise
-                        return _fast_wrap(result, entry)
+                        out = _fast_wrap(result, entry)
+                        if (a._requires_grad or b._requires_grad) and state.record is not None:
+                            state.record(op, args, out)
+                        return out
                 elif tb is int or tb is float:
                     key = (a._dtype, tb)
                     entry = _fast_cache.get((op, key)) or _fast_entry(op, key, (a, b))
@@ -294,8 +299,10 @@ def _run_pointwise(op, args):
                     compute = entry[1]
                     if x.dtype is not compute:
                         x = x.astype(compute)
-                    result = op.kernel(np, x, scalar_as(b, compute), *args[2:])
-                    return _fast_wrap(result, entry)
+                    out = _fast_wrap(op.kernel(np, x, scalar_as(b, compute), *args[2:]), entry)
+                    if a._requires_grad and state.record is not None:
+                        state.record(op, args, out)
+                    return out
     return _run_pointwise_general(op, args)
 
 

@@ -5,6 +5,7 @@ from ember.autograd import inplace  # noqa: F401  (installs the in-place recorde
 from ember.autograd.engine import backward, grad
 from ember.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from ember.autograd.function import Function, FunctionCtx, once_differentiable
+from ember.autograd.variable import Variable
 from ember.autograd.anomaly_mode import (
     detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly,
 )
@@ -13,7 +14,7 @@ from ember.autograd.grad_mode import (
     set_grad_enabled,
 )
 
-__all__ = ["backward", "grad", "gradcheck", "gradgradcheck", "GradcheckError", "Function", "FunctionCtx", "once_differentiable", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
+__all__ = ["backward", "grad", "gradcheck", "gradgradcheck", "GradcheckError", "Function", "FunctionCtx", "once_differentiable", "Variable", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled", "detect_anomaly", "set_detect_anomaly",
            "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "forward_ad", "functional",
            "graph"]

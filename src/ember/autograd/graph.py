@@ -98,7 +98,7 @@ class Node:
         """Free what this node saved (after a backward without retain_graph)."""
 
     def __repr__(self) -> str:
-        return f"<{self.name()} object at {id(self):#x}>"
+        return f"<{type(self).__name__} object at {id(self):#x}>"
 
 
 class AccumulateGrad(Node):
