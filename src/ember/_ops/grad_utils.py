@@ -33,10 +33,10 @@ def unreduce(grad, shape, dim, keepdim):
     """A reduction's gradient broadcast back to the input's `shape` (dims that `dim` removed
     are put back first unless `keepdim`)."""
     shape = tuple(shape)
-    if not keepdim and shape:
-        every = dim is None or (not isinstance(dim, int) and len(dim) == 0)
-        dims = range(len(shape)) if every else wrap_dims(dim, len(shape))
-        for d in sorted(dims):
+    every = dim is None or (not isinstance(dim, int) and len(dim) == 0)
+    # A full reduction's 0-d gradient (or keepdim's size-1 dims) expands as it is.
+    if not keepdim and shape and not every:
+        for d in sorted(wrap_dims(dim, len(shape))):
             grad = grad.unsqueeze(d)
     return grad.expand(shape)
 

@@ -168,14 +168,15 @@ def _accumulate(variable, grad, create_graph, fresh=True):
             new = hook(grad)
             if new is not None:
                 grad = new
-    if not create_graph:
+    if not create_graph and grad._requires_grad:
         grad = grad.detach()
     if variable._grad is None:
         variable._grad = grad if fresh else grad.clone()
     elif create_graph:
         variable._grad = variable._grad + grad
     else:
-        variable._grad = (variable._grad + grad).detach()
+        total = variable._grad + grad
+        variable._grad = total.detach() if total._requires_grad else total
     post = variable.__dict__.get("_post_accumulate_hooks")
     if post:
         for hook in list(post.values()):

@@ -26,8 +26,7 @@ class _Stack(Function):
     @staticmethod
     def forward(ctx, dim, *tensors):
         ctx.dim = dim
-        from ember._ops.creation import stack  # noqa: F401  (resolved below via ember)
-        import ember
+        import ember  # the generated function; ember is fully imported by any call
         return ember.stack(tensors, dim)
 
     @staticmethod
@@ -359,7 +358,8 @@ def _jacobian_forward(func, inputs, strict, vectorize):
                     from ember._ops.creation import zeros
                     jac = zeros(shape, dtype=out.dtype, device=out.device)
                 result[o][k] = jac.detach()
-    return _unpack2(tuple(tuple(row) for row in result), outputs_tuple, inputs_tuple)
+    # PyTorch's forward-mode jacobian returns lists here (tuples in reverse mode).
+    return _unpack2(result, outputs_tuple, inputs_tuple)
 
 
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
