@@ -20,6 +20,8 @@ from ember._core.checks import (
 from ember._core.promotion import promote_types
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim
+from ember._ops.creation_ranges import eye
+from ember._ops.grad_utils import conj
 from ember._ops.linalg import broadcast_batch, check_kernel_dtype, compute, cpp, cxx
 
 
@@ -27,6 +29,14 @@ def _call(name, args, out=None):
     if out is None:
         return dispatch.call(OPS[name], args)
     return dispatch.call_out(OPS[name], args, out)
+
+
+def _per_element(grad_of):
+    """A Tensor[] formula from `grad_of(ctx, index) -> gradient of tensors[index]` (the
+    engine gives the element's position in the list as `ctx.index`)."""
+    def formula(ctx):
+        return grad_of(ctx, ctx.index)
+    return formula
 
 
 # --------------------------------------------------------------------------- einsum
@@ -144,8 +154,64 @@ def _einsum_meta(equation, tensors, path=None):
     return (shape, dt.NP_TO_DTYPE[result])
 
 
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _explicit_labels(equation, shapes):
+    """The equation's input and output labels with every '...' spelled out in unused letters,
+    and the letters left over."""
+    inputs, output, _, ellipsis, _ = einsum_plan(equation, shapes)
+    used = {lab for labels in inputs for lab in labels}
+    free = [ch for ch in _LETTERS if ch not in used]
+    ell, free = free[:len(ellipsis)], free[len(ellipsis):]
+
+    def spell(labels, ndim):
+        if "..." not in labels:
+            return list(labels)
+        at = labels.index("...")
+        count = ndim - (len(labels) - 1)
+        return labels[:at] + ell[len(ell) - count:] + labels[at + 1:]
+    explicit = [spell(labels, len(shape)) for labels, shape in zip(inputs, shapes)]
+    return explicit, spell(output, len(output) - 1 + len(ell)), free
+
+
+def _einsum_grad(ctx, k):
+    """d operand k = einsum(grad, conj(the other operands)) onto operand k's labels. A label
+    repeated in operand k (a diagonal) gets a fresh letter tied to the first by an identity
+    matrix; a label found nowhere else (summed over operand k only) is brought in by ones."""
+    tensors, g = ctx.tensors, ctx.grad
+    target = tensors[k]
+    inputs, output, free = _explicit_labels(ctx.equation, [t.shape for t in tensors])
+    terms = ["".join(output)]
+    operands = [g]
+    for j, t in enumerate(tensors):
+        if j != k:
+            terms.append("".join(inputs[j]))
+            operands.append(conj(t))
+    elsewhere = set("".join(terms))
+    labels, seen = [], set()
+    spare = iter(free)
+    for lab, size in zip(inputs[k], target.shape):
+        if lab in seen:
+            fresh = next(spare)
+            terms.append(lab + fresh)
+            operands.append(eye(size, dtype=g.dtype, device=g.device))
+            labels.append(fresh)
+            continue
+        seen.add(lab)
+        labels.append(lab)
+        if lab not in elsewhere:
+            terms.append(lab)
+            operands.append(g.new_ones((size,)))
+    spec = ",".join(terms) + "->" + "".join(labels)
+    out = dispatch.call(OPS["einsum"], (spec, operands, None))
+    # A label that operand k has at size n and the others at size 1 comes back at size 1.
+    return out.expand([s if o == 1 else o for o, s in zip(out.shape, target.shape)])
+
+
 @register_op("einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor",
-             kind="generic", meta=_einsum_meta, function=False, method=False, out=False)
+             kind="generic", meta=_einsum_meta, function=False, method=False, out=False,
+             derivatives={"tensors": _per_element(_einsum_grad)})
 def einsum_kernel(xp, equation, tensors, path=None):
     """einsum(equation, *operands) -> Tensor: sum of products over the equation's subscripts."""
     shape, result, inputs, output, sizes, summed, counts = _einsum_result(equation, tensors)
@@ -222,8 +288,36 @@ def _tensordot_meta(self, other, dims_self, dims_other):
     return (_tensordot_checks(self._data, other._data, dims_self, dims_other)[0], self._dtype)
 
 
+def _tensordot_grad(ctx, of_self):
+    """The output gradient contracted with the other operand over the other's free dims, then
+    put back in the operand's dim order (contracted dims come out in the other's order)."""
+    a, b, g = ctx.self, ctx.other, ctx.grad
+    dims_a = [wrap_dim(d, a.ndim) for d in ctx.dims_self]
+    dims_b = [wrap_dim(d, b.ndim) for d in ctx.dims_other]
+    free_a = [i for i in range(a.ndim) if i not in dims_a]
+    free_b = [i for i in range(b.ndim) if i not in dims_b]
+    lead = list(range(len(free_a)))
+    if of_self:
+        mine, theirs, my_dims, their_dims = a, b, dims_a, dims_b
+        out = _call("tensordot", (g, conj(b), list(range(len(free_a), g.ndim)), free_b))
+        order = free_a + [dims_a[dims_b.index(d)] for d in sorted(dims_b)]
+    else:
+        mine, theirs, my_dims, their_dims = b, a, dims_b, dims_a
+        out = _call("tensordot", (conj(a), g, free_a, lead))
+        order = [dims_b[dims_a.index(d)] for d in sorted(dims_a)] + free_b
+    out = out.permute(sorted(range(len(order)), key=order.__getitem__))
+    # Size-1 contracted dims broadcast in the forward: expand the gradient to match.
+    shape = list(mine.shape)
+    for mine_dim, their_dim in zip(my_dims, their_dims):
+        x, y = mine.shape[mine_dim], theirs.shape[their_dim]
+        shape[mine_dim] = max(x, y) if min(x, y) else 0
+    return out.expand(shape)
+
+
 @register_op("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor",
-             kind="generic", meta=_tensordot_meta, function=False, method=False)
+             kind="generic", meta=_tensordot_meta, function=False, method=False,
+             derivatives={"self": lambda c: _tensordot_grad(c, True),
+                          "other": lambda c: _tensordot_grad(c, False)})
 def tensordot_kernel(xp, self, other, dims_self, dims_other):
     """tensordot(a, b, dims=2, out=None) -> Tensor: contract `dims` of a with those of b."""
     shape, dims_a, dims_b = _tensordot_checks(self, other, dims_self, dims_other)
@@ -275,7 +369,27 @@ def _kron_meta(self, other):
     return (_kron_shape(self._data, other._data), promote_types(self._dtype, other._dtype))
 
 
-@register_op("kron(Tensor self, Tensor other) -> Tensor", kind="generic", meta=_kron_meta)
+def _kron_grad(ctx, of_self):
+    """kron's result, seen with each dim split in two (self's index, other's index), is the
+    product self[i] * other[j]: sum the gradient times conj(other) over the j dims (or times
+    conj(self) over the i dims)."""
+    a, b, g = ctx.self, ctx.other, ctx.grad
+    ndim = max(a.ndim, b.ndim)
+    if ndim == 0:
+        return g * conj(b if of_self else a)
+    sa = (1,) * (ndim - a.ndim) + tuple(a.shape)
+    sb = (1,) * (ndim - b.ndim) + tuple(b.shape)
+    g = g.reshape([s for pair in zip(sa, sb) for s in pair])
+    if of_self:
+        other = conj(b).reshape([s for size in sb for s in (1, size)])
+        return (g * other).sum([2 * i + 1 for i in range(ndim)]).reshape(a.shape)
+    other = conj(a).reshape([s for size in sa for s in (size, 1)])
+    return (g * other).sum([2 * i for i in range(ndim)]).reshape(b.shape)
+
+
+@register_op("kron(Tensor self, Tensor other) -> Tensor", kind="generic", meta=_kron_meta,
+             derivatives={"self": lambda c: _kron_grad(c, True),
+                          "other": lambda c: _kron_grad(c, False)})
 def kron(xp, self, other):
     """kron(input, other, *, out=None) -> Tensor: the Kronecker product (types promote)."""
     result = promote_types(dt.NP_TO_DTYPE[self.dtype], dt.NP_TO_DTYPE[other.dtype])._np
@@ -310,8 +424,17 @@ def _cross_meta(self, other, dim=None):
     return (_cross_checks(self._data, other._data, dim)[0], self._dtype)
 
 
+def _cross_dim(ctx):
+    """The dim the forward used (dim=None: its first dim of size 3, without the warning again)."""
+    if ctx.dim is not None:
+        return ctx.dim
+    return [i for i, s in enumerate(ctx.self.shape) if s == 3][0]
+
+
 @register_op("cross(Tensor self, Tensor other, int? dim=None) -> Tensor", kind="generic",
-             meta=_cross_meta)
+             meta=_cross_meta,
+             derivatives={"self": lambda c: _call("cross", (conj(c.other), c.grad, _cross_dim(c))),
+                          "other": lambda c: _call("cross", (c.grad, conj(c.self), _cross_dim(c)))})
 def cross(xp, self, other, dim=None):
     """cross(input, other, dim=None, *, out=None) -> Tensor: cross product of 3-vectors along
     `dim` (None: the first dimension of size 3, deprecated)."""
@@ -349,8 +472,38 @@ _USE_MM = {None: 0, "use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid
            "donot_use_mm_for_euclid_dist": 2}
 
 
+def _cdist_grad(ctx, of_x1):
+    """d dist(x, y) / dx = sign(x - y) |x - y|^(p-1) / dist^(p-1), and 0 where dist is 0 (as
+    PyTorch gives); p = 1 leaves sign(x - y) and p = inf keeps only the largest |x - y|."""
+    x1, x2, p, g, dist = ctx.x1, ctx.x2, ctx.p, ctx.grad, ctx.result
+    if p == 0:
+        return (x1 if of_x1 else x2).new_zeros((x1 if of_x1 else x2).shape)
+    zero = dist == 0
+    if p == 2:
+        ratio = g / (dist + zero) * ~zero
+        if of_x1:
+            return x1 * ratio.sum(-1, keepdim=True) - ratio @ x2
+        return x2 * ratio.sum(-2).unsqueeze(-1) - ratio.mT @ x1
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    # sign() is piecewise constant: taken off the graph, its (zero) derivative is left out.
+    coef = diff.detach().sign()
+    if math.isinf(p):
+        coef = coef * (diff.abs() == dist.unsqueeze(-1))
+    elif p != 1:
+        # Zero distances and zero components (|0|^(p-1) is inf for p < 1) give 0, as in
+        # PyTorch; stand-in values keep inf and NaN out of the (masked) second derivatives.
+        scale = (dist + zero).pow(p - 1).unsqueeze(-1)
+        size = diff.abs() + (diff == 0)
+        coef = coef * size.pow(p - 1) / scale * ~zero.unsqueeze(-1)
+    term = g.unsqueeze(-1) * coef
+    return term.sum(-2) if of_x1 else -term.sum(-3)
+
+
 @register_op("cdist(Tensor x1, Tensor x2, float p=2., int? compute_mode=None) -> Tensor",
-             kind="generic", meta=_cdist_meta, function=False, method=False, out=False)
+             kind="generic", meta=_cdist_meta, function=False, method=False, out=False,
+             saves=("x1", "x2", "result"),
+             derivatives={"x1": lambda c: _cdist_grad(c, True),
+                          "x2": lambda c: _cdist_grad(c, False)})
 def cdist_kernel(xp, x1, x2, p=2.0, compute_mode=None):
     """cdist(x1, x2, p=2.0, compute_mode=...) -> Tensor: p-norm distances between row sets."""
     shape = _cdist_checks(x1, x2, p)
@@ -422,8 +575,32 @@ def _chain(xp, arrays):
     return xp.array(compute(xp, lambda *ops: xp.linalg.multi_dot(list(ops)), *arrays))
 
 
+def _chain_grad(tensors, g, k):
+    """d A_k of A_0 @ ... @ A_n = (A_0 ... A_k-1)^H @ grad @ (A_k+1 ... A_n)^H; a vector at
+    either end is a one-row (one-column) matrix there."""
+    mats = list(tensors)
+    if mats[0].ndim == 1:
+        mats[0] = mats[0].unsqueeze(0)
+        g = g.unsqueeze(0)
+    if mats[-1].ndim == 1:
+        mats[-1] = mats[-1].unsqueeze(-1)
+        g = g.unsqueeze(-1)
+    if k + 1 < len(mats):
+        right = mats[k + 1]
+        for m in mats[k + 2:]:
+            right = right.mm(m)
+        g = g.mm(right.mH)
+    if k > 0:
+        left = mats[0]
+        for m in mats[1:k]:
+            left = left.mm(m)
+        g = left.mH.mm(g)
+    return g.reshape(tensors[k].shape)
+
+
 @register_op("linalg_multi_dot(Tensor[] tensors) -> Tensor", kind="generic",
-             meta=_multi_dot_meta, function=False, method=False)
+             meta=_multi_dot_meta, function=False, method=False,
+             derivatives={"tensors": _per_element(lambda c, k: _chain_grad(c.tensors, c.grad, k))})
 def linalg_multi_dot(xp, tensors):
     """linalg.multi_dot(tensors, *, out=None) -> Tensor: a chain of matrix products in the
     cheapest order (the first and last operand may be vectors)."""
@@ -442,7 +619,9 @@ def _chain_matmul_checks(arrays):
 
 @register_op("chain_matmul(Tensor[] matrices) -> Tensor", kind="generic", function=False,
              method=False, meta=lambda ts: (_chain_matmul_checks([t._data for t in ts]),
-                                            ts[0]._dtype))
+                                            ts[0]._dtype),
+             derivatives={"matrices": _per_element(
+                 lambda c, k: _chain_grad(c.matrices, c.grad, k))})
 def chain_matmul_kernel(xp, matrices):
     """chain_matmul(*matrices, out=None) -> Tensor: deprecated form of linalg.multi_dot."""
     _chain_matmul_checks(matrices)

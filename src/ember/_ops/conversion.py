@@ -1,4 +1,8 @@
-"""Copies and conversions: `_to_copy` (dtype and device moves), `clone`, `contiguous`, `copy_`."""
+"""Copies and conversions: `_to_copy` (dtype and device moves), `clone`, `contiguous`, `copy_`.
+
+Gradients go straight through a copy; the engine casts them back to the input's dtype, and
+`_to_copy` moves them back to the input's device.
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -8,8 +12,9 @@ from ember._core import dtype as dt
 from ember._core.backend import get_backend
 from ember._core.checks import _check_not_implemented
 from ember._core.device import CPU, META
-from ember._core.registry import register_frontend, register_op
+from ember._core.registry import OPS, register_frontend, register_op
 from ember._backends.meta import MetaArray
+from ember._ops.grad_utils import identity, zeros_grad
 
 
 def cast_array(array, target: dt.dtype):
@@ -26,10 +31,17 @@ def _to_copy_meta(self, dtype=None, layout=None, device=None, pin_memory=None,
     return (self._data.shape, dtype or self._dtype)
 
 
+def _to_copy_grad(c):
+    # (The engine casts the gradient back to self's dtype; a complex one loses its imaginary
+    # part on the way to a real input, as in PyTorch.)
+    grad, device = c.grad, c.self._device
+    return grad if grad._device is device else grad.to(device)
+
+
 @register_op("_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, "
              "Device? device=None, bool? pin_memory=None, bool non_blocking=False, "
              "MemoryFormat? memory_format=None) -> Tensor", kind="generic", method=False,
-             function=False, meta=_to_copy_meta)
+             function=False, meta=_to_copy_meta, saves=(), derivatives={"self": _to_copy_grad})
 def _to_copy(xp, self, dtype=None, layout=None, device=None, pin_memory=None,
              non_blocking=False, memory_format=None):
     target = dt.NP_TO_DTYPE[np.dtype(self.dtype)] if dtype is None else dtype
@@ -38,7 +50,6 @@ def _to_copy(xp, self, dtype=None, layout=None, device=None, pin_memory=None,
 
 def to_copy(self, dtype, device):
     """Copy `self` to `dtype` and/or `device` (the engine behind Tensor.to)."""
-    from ember._core.registry import OPS
     src_device = self._device
     target_device = src_device if device is None else device
     if target_device is src_device:
@@ -64,7 +75,7 @@ def _same_meta(self, memory_format=None):
 
 
 @register_op("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor",
-             kind="generic", meta=_same_meta)
+             kind="generic", meta=_same_meta, saves=(), derivatives={"self": identity})
 def clone(xp, self, memory_format=None):
     """clone(input, *, memory_format=ember.preserve_format) -> Tensor: a copy with new storage."""
     # preserve_format (the default) keeps a dense tensor's layout, as NumPy's order "K" does.
@@ -81,6 +92,23 @@ def contiguous(self, memory_format=None):
     return self.clone(memory_format=ember.contiguous_format)
 
 
+def _copy_meta(self, src, non_blocking=False):
+    return (self._data.shape, self._dtype)
+
+
+# NOTE [copy_ under autograd]: `dst.copy_(src)` replaces dst's values, so dst's history becomes
+# the copy: src gets the gradient (summed over broadcast dims and cast by the engine) and dst's
+# old history gets zeros. The frontend below goes through this op (in place) whenever autograd
+# has to see the write, and writes the arrays directly otherwise.
+@register_op("copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor",
+             kind="generic", function=False, method=False, out=False, meta=_copy_meta,
+             saves=(), derivatives={"self": zeros_grad, "src": identity})
+def _copy(xp, self, src, non_blocking=False):
+    """`src` broadcast to self's shape and cast to self's dtype, in new memory."""
+    target = dt.NP_TO_DTYPE[np.dtype(self.dtype)]
+    return xp.array(xp.broadcast_to(cast_array(src, target), self.shape), copy=True)
+
+
 @register_frontend(function=False)
 def copy_(self, src, non_blocking=False):
     """Copy `src` (broadcast to self's shape, cast to self's dtype) into self, in place."""
@@ -94,6 +122,8 @@ def copy_(self, src, non_blocking=False):
         f"{list(np.broadcast_shapes(self._data.shape, src._data.shape))}"))
     if src._device is not self._device and self._device is not META:
         src = src.to(self._device)
+    if (self._requires_grad or src._requires_grad) and dispatch.state.grad_enabled():
+        return dispatch.call_inplace(OPS["copy"], (self, src, non_blocking))
     if self._device is CPU:
         np.copyto(self._data, cast_array(src._data, self._dtype), casting="unsafe")
     elif self._device is not META:

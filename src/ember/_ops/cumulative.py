@@ -4,6 +4,10 @@ logcumsumexp.
 Every kernel works on a view with at least one dim (a 0-d tensor scans as a 1-element vector,
 as in PyTorch) and returns a fresh array of the input's shape. Half types are scanned in float32
 and rounded back, as PyTorch's CPU kernels accumulate them.
+
+The derivative formulas sit next to each entry, written in ember ops (see grad_utils.py). A scan
+sends the gradient of output j to every input i <= j, so most of them are scans run backwards
+(`reverse_cumsum`).
 """
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim
+from ember._ops.grad_utils import conj, where
 from ember._ops.reduction import sum_dtype
 
 _HALF = (np.dtype(dt.float16._np), np.dtype(dt.bfloat16._np))
@@ -49,6 +54,109 @@ def _scan_meta(self, dim, dtype=None):
     return tuple(self._data.shape), sum_dtype(self._dtype, dtype)
 
 
+# --------------------------------------------------------------------------- derivatives
+
+def _reversed(x, dim):
+    """`x` in reverse order along `dim`."""
+    import ember  # noqa: PLC0415 (ember imports the op families)
+    # (index_select rather than flip: flip has no derivative yet, and these formulas must be
+    # differentiable themselves.)
+    n = x.shape[dim]
+    return x.index_select(dim, ember.arange(n - 1, -1, -1, device=x.device))
+
+
+def reverse_cumsum(x, dim):
+    """Sums from each position to the end of `dim` (the adjoint of cumsum)."""
+    return _reversed(_reversed(x, dim).cumsum(dim), dim)
+
+
+def _cumsum_grad(c):
+    grad = c.grad
+    if grad.ndim == 0:
+        return grad
+    return reverse_cumsum(grad, wrap_dim(c.dim, grad.ndim))
+
+
+def _cumprod_grad(c):
+    """d out_j / d x_i = prod over m <= j, m != i of x_m (for i <= j)."""
+    grad, result = c.grad, c.result
+    x = c.self
+    if x.ndim == 0 or x.numel() == 0:
+        return grad
+    dim = wrap_dim(c.dim, x.ndim)
+    if x.shape[dim] == 1:
+        return grad
+    if x._dtype is not result._dtype:
+        # (dtype=...) the scan ran in the result's dtype.
+        x = x.to(result._dtype)
+    is_zero = x == 0
+    if not bool(is_zero.any()):
+        return reverse_cumsum(grad * conj(result), dim) / conj(x)
+    if dispatch.state.grad_enabled():
+        # A second derivative needs a formula that stays a polynomial in x.
+        return _cumprod_grad_quadratic(x, grad, dim)
+    # With zeros: before the first zero along dim the division above holds; at the first zero
+    # the product skips that zero; after it every product holds the first zero.
+    zeros_so_far = is_zero.cumsum(dim)
+    before = zeros_so_far == 0
+    first_zero = is_zero & (zeros_so_far == 1)
+    below = reverse_cumsum(grad * conj(result), dim) / conj(where(before, x, 1))
+    skipping = where(first_zero, 1, x).cumprod(dim)
+    at_zero = reverse_cumsum(grad * conj(skipping), dim)
+    return where(before, below, where(first_zero, at_zero, 0))
+
+
+def _cumprod_grad_quadratic(x, grad, dim):
+    """The cumprod gradient without divisions: a (n, n) table per slice along dim whose row i
+    is the running product of x with x_i taken as 1."""
+    import ember  # noqa: PLC0415 (ember imports the op families)
+    n = x.shape[dim]
+    positions = ember.arange(n, device=x.device)
+    same = positions.unsqueeze(-1) == positions       # [i, m]: m == i
+    later = positions.unsqueeze(-1) <= positions      # [i, j]: j >= i
+    rows = where(same, 1, x.movedim(dim, -1).unsqueeze(-2))
+    products = rows.cumprod(-1)
+    terms = where(later, grad.movedim(dim, -1).unsqueeze(-2) * conj(products), 0)
+    return terms.sum(-1).movedim(-1, dim)
+
+
+def selection_grad(c):
+    """For ops whose values are the input gathered at `indices` along `dim`: scatter back,
+    adding where one element was picked more than once.
+
+    Its ops declare saves=() though this reads the indices: `saves` names outputs only all
+    together ("result"), which would also refuse an in-place change of the values output that
+    PyTorch allows."""
+    grad, indices = c.grads[0], c.results[1]
+    if c.self.ndim == 0:
+        return grad
+    return grad.new_zeros(c.self.shape).scatter_add(c.dim, indices, grad)
+
+
+def _reverse_logcumsumexp(x, dim):
+    return _reversed(_reversed(x, dim).logcumsumexp(dim), dim)
+
+
+def _logcumsumexp_grad(c):
+    """d out_j / d x_i = exp(x_i - out_j) for i <= j, summed against grad in log space so that
+    neither exp(x_i) nor exp(-out_j) overflows."""
+    grad, result, x = c.grad, c.result, c.self
+    if x.ndim == 0:
+        return grad
+    dim = wrap_dim(c.dim, x.ndim)
+    if x._dtype.is_complex:
+        return (_reverse_logcumsumexp(grad.log() - conj(result), dim) + conj(x)).exp()
+    import ember  # noqa: PLC0415 (ember imports the op families)
+    # Positive and negative parts go through separate logs; a zero part is the lowest finite
+    # number rather than -inf, so that -inf - -inf never makes a NaN.
+    lowest = ember.finfo(grad.dtype).min
+    log_size = grad.abs().log()
+    up = where(grad > 0, log_size, lowest)
+    down = where(grad < 0, log_size, lowest)
+    return ((_reverse_logcumsumexp(up - result, dim) + x).exp()
+            - (_reverse_logcumsumexp(down - result, dim) + x).exp())
+
+
 # --------------------------------------------------------------------------- cumsum / cumprod
 
 def _accumulate(xp, self, dim, dtype, ufunc_name, kernel_name):
@@ -64,7 +172,7 @@ def _accumulate(xp, self, dim, dtype, ufunc_name, kernel_name):
 
 
 @register_op("cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
-             meta=_scan_meta)
+             meta=_scan_meta, saves=(), derivatives={"self": _cumsum_grad})
 def cumsum(xp, self, dim, dtype=None):
     """cumsum(input, dim, *, dtype=None, out=None) -> Tensor: running sums along `dim`
     (integers and bools accumulate as int64 unless `dtype` is given)."""
@@ -72,7 +180,7 @@ def cumsum(xp, self, dim, dtype=None):
 
 
 @register_op("cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
-             meta=_scan_meta)
+             meta=_scan_meta, saves=("self", "result"), derivatives={"self": _cumprod_grad})
 def cumprod(xp, self, dim, dtype=None):
     """cumprod(input, dim, *, dtype=None, out=None) -> Tensor: running products along `dim`
     (integers and bools accumulate as int64 unless `dtype` is given)."""
@@ -129,13 +237,15 @@ def _values_indices_meta(self, dim):
 
 
 @register_op("cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)",
-             function=False, method=False, meta=_values_indices_meta)
+             function=False, method=False, meta=_values_indices_meta,
+             saves=(), derivatives={"self": selection_grad})
 def _cummax(xp, self, dim):
     return _running_extreme(xp, self, dim, "maximum", "cummax_cpu")
 
 
 @register_op("cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)",
-             function=False, method=False, meta=_values_indices_meta)
+             function=False, method=False, meta=_values_indices_meta,
+             saves=(), derivatives={"self": selection_grad})
 def _cummin(xp, self, dim):
     return _running_extreme(xp, self, dim, "minimum", "cummin_cpu")
 
@@ -161,7 +271,8 @@ def cummin(input, dim, *, out=None):
 
 # --------------------------------------------------------------------------- logcumsumexp
 
-@register_op("logcumsumexp(Tensor self, int dim) -> Tensor", meta=_same_shape_meta)
+@register_op("logcumsumexp(Tensor self, int dim) -> Tensor", meta=_same_shape_meta,
+             saves=("self", "result"), derivatives={"self": _logcumsumexp_grad})
 def logcumsumexp(xp, self, dim):
     """logcumsumexp(input, dim, *, out=None) -> Tensor: log of the running sum of exp along
     `dim`, computed without overflow."""

@@ -16,7 +16,9 @@ import numpy as np
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented
 from ember._core.promotion import promote_types
-from ember._core.registry import register_op
+from ember._core.dispatch import call
+from ember._core.registry import OPS, register_op
+from ember._ops.grad_utils import conj
 
 # The C++ type names PyTorch prints in "expected m1 and m2 to have the same dtype".
 _CXX_NAMES = {
@@ -226,10 +228,97 @@ def _meta(shape_fn):
     return meta
 
 
+# --------------------------------------------------------------------------- derivatives
+# NOTE [product gradients]: for C = A @ B, dA = G @ B^H and dB = A^H @ G (the conjugate
+# transposes are plain transposes for real values). A 1-d operand is a row (left) or column
+# (right) that the product drops again, so its gradient is taken with that dim put back and
+# squeezed; batch dims that broadcasting added are summed by the engine (graph._fit).
+
+
+def _scaled(t, scalar):
+    """t * conj(scalar), leaving t alone for the common scalar 1."""
+    return t if scalar == 1 else t * conj(scalar)
+
+
+def _matmul_self_grad(ctx):
+    a, b, g = ctx.self, ctx.other, ctx.grad
+    if b.ndim == 1:
+        # (..., n) against a column: the gradient is the outer product with conj(other).
+        return g * conj(b) if a.ndim == 1 else g.unsqueeze(-1) * conj(b)
+    if a.ndim == 1:
+        return (g.unsqueeze(-2) @ b.mH).squeeze(-2)
+    return g @ b.mH
+
+
+def _matmul_other_grad(ctx):
+    a, b, g = ctx.self, ctx.other, ctx.grad
+    if a.ndim == 1:
+        return g * conj(a) if b.ndim == 1 else conj(a).unsqueeze(-1) * g.unsqueeze(-2)
+    if b.ndim == 1:
+        return (a.mH @ g.unsqueeze(-1)).squeeze(-1)
+    return a.mH @ g
+
+
+def _inner_self_grad(ctx):
+    a, b, g = ctx.self, ctx.other, ctx.grad
+    if a.ndim == 0 or b.ndim == 0:
+        return g * conj(b)
+    # g is (a-batch..., b-batch...): contract its b-batch dims with those of `other`.
+    lead = a.ndim - 1
+    dims = list(range(b.ndim - 1))
+    return call(OPS["tensordot"], (g, conj(b), [lead + d for d in dims], dims))
+
+
+def _inner_other_grad(ctx):
+    a, b, g = ctx.self, ctx.other, ctx.grad
+    if a.ndim == 0 or b.ndim == 0:
+        return g * conj(a)
+    dims = list(range(a.ndim - 1))
+    return call(OPS["tensordot"], (g, conj(a), dims, dims))
+
+
+def _outer_grads(first, second):
+    """Formulas for outer-like products (first[i] * second[j]); `mul` promotes mixed dtypes."""
+    return {first: lambda c: (c.grad * conj(getattr(c, second))).sum(-1),
+            second: lambda c: (c.grad * conj(getattr(c, first)).unsqueeze(-1)).sum(0)}
+
+
+def _fused_grads(first, second, product_grads):
+    """beta * self + alpha * product(first, second): the product's formulas scaled by alpha."""
+    grads = {"self": lambda c: _scaled(c.grad, c.beta)}
+    for name in (first, second):
+        grads[name] = (lambda f: lambda c: _scaled(f(c), c.alpha))(product_grads[name])
+    return grads
+
+
+def _product_grads(left, right, product):
+    """d left = grad @ right^H and d right = left^H @ grad, with `product` as the @."""
+    return {left: lambda c: product(c.grad, getattr(c, right).mH),
+            right: lambda c: product(getattr(c, left).mH, c.grad)}
+
+
+def _mv_grads(mat, vec):
+    return {mat: lambda c: c.grad.unsqueeze(-1) * conj(getattr(c, vec)),
+            vec: lambda c: getattr(c, mat).mH.mv(c.grad)}
+
+
+def _mm(a, b):
+    return a.mm(b)
+
+
+def _bmm(a, b):
+    return a.bmm(b)
+
+
+def _matmul(a, b):
+    return a @ b
+
+
 # --------------------------------------------------------------------------- products
 
 @register_op("matmul(Tensor self, Tensor other) -> Tensor", kind="generic",
-             meta=_meta(matmul_shape), dunders={"__matmul__": "forward", "__rmatmul__": "reflect"})
+             meta=_meta(matmul_shape), dunders={"__matmul__": "forward", "__rmatmul__": "reflect"},
+             derivatives={"self": _matmul_self_grad, "other": _matmul_other_grad})
 def matmul(xp, self, other):
     """matmul(input, other, *, out=None) -> Tensor: matrix product with broadcasting."""
     matmul_shape(self, other)
@@ -240,7 +329,8 @@ def matmul(xp, self, other):
     return compute(xp, xp.matmul, self, other)
 
 
-@register_op("mm(Tensor self, Tensor mat2) -> Tensor", kind="generic", meta=_meta(mm_shape))
+@register_op("mm(Tensor self, Tensor mat2) -> Tensor", kind="generic", meta=_meta(mm_shape),
+             derivatives=_product_grads("self", "mat2", _mm))
 def mm(xp, self, mat2):
     """mm(input, mat2, *, out=None) -> Tensor: product of two matrices."""
     mm_shape(self, mat2)
@@ -248,7 +338,8 @@ def mm(xp, self, mat2):
     return compute(xp, xp.matmul, self, mat2)
 
 
-@register_op("bmm(Tensor self, Tensor mat2) -> Tensor", kind="generic", meta=_meta(bmm_shape))
+@register_op("bmm(Tensor self, Tensor mat2) -> Tensor", kind="generic", meta=_meta(bmm_shape),
+             derivatives=_product_grads("self", "mat2", _bmm))
 def bmm(xp, self, mat2):
     """bmm(input, mat2, *, out=None) -> Tensor: batched product of (b, n, m) and (b, m, p)."""
     bmm_shape(self, mat2)
@@ -256,7 +347,8 @@ def bmm(xp, self, mat2):
     return compute(xp, xp.matmul, self, mat2)
 
 
-@register_op("mv(Tensor self, Tensor vec) -> Tensor", kind="generic", meta=_meta(mv_shape))
+@register_op("mv(Tensor self, Tensor vec) -> Tensor", kind="generic", meta=_meta(mv_shape),
+             derivatives=_mv_grads("self", "vec"))
 def mv(xp, self, vec):
     """mv(input, vec, *, out=None) -> Tensor: matrix-vector product."""
     mv_shape(self, vec)
@@ -268,7 +360,9 @@ def _dot_shape(a, b):
     return _check_vector("dot", a, b)
 
 
-@register_op("dot(Tensor self, Tensor tensor) -> Tensor", kind="generic", meta=_meta(_dot_shape))
+@register_op("dot(Tensor self, Tensor tensor) -> Tensor", kind="generic", meta=_meta(_dot_shape),
+             derivatives={"self": lambda c: c.grad * conj(c.tensor),
+                          "tensor": lambda c: c.grad * conj(c.self)})
 def dot(xp, self, tensor):
     """dot(input, tensor, *, out=None) -> Tensor: inner product of two 1-D tensors."""
     _check_vector("dot", self, tensor)
@@ -276,7 +370,9 @@ def dot(xp, self, tensor):
     return compute(xp, xp.matmul, self, tensor)
 
 
-@register_op("vdot(Tensor self, Tensor other) -> Tensor", kind="generic", meta=_meta(_dot_shape))
+@register_op("vdot(Tensor self, Tensor other) -> Tensor", kind="generic", meta=_meta(_dot_shape),
+             derivatives={"self": lambda c: conj(c.grad) * c.other,
+                          "other": lambda c: c.grad * c.self})
 def vdot(xp, self, other):
     """vdot(input, other, *, out=None) -> Tensor: dot product with `input` conjugated."""
     _check_vector("dot", self, other)
@@ -310,7 +406,8 @@ def _mul_dtype(a, b):
                             [t._dtype for t in tensors if not t.ndim], [])
 
 
-@register_op("inner(Tensor self, Tensor other) -> Tensor", kind="generic", meta=_inner_meta)
+@register_op("inner(Tensor self, Tensor other) -> Tensor", kind="generic", meta=_inner_meta,
+             derivatives={"self": _inner_self_grad, "other": _inner_other_grad})
 def inner(xp, self, other):
     """inner(input, other, *, out=None) -> Tensor: sum over the last dimensions."""
     shape = _inner_shape(self, other)
@@ -341,7 +438,7 @@ def _outer_check(a, b, name="outer", first="self", second="vec2"):
 
 
 @register_op("outer(Tensor self, Tensor vec2) -> Tensor", kind="generic", meta=_outer_meta,
-             aliases=("ger",))
+             aliases=("ger",), derivatives=_outer_grads("self", "vec2"))
 def outer(xp, self, vec2):
     """outer(input, vec2, *, out=None) -> Tensor: the outer product (types promote)."""
     _outer_check(self, vec2)
@@ -387,7 +484,8 @@ def _addmm_checks(self, mat1, mat2):
 
 
 @register_op("addmm" + _ADD_SCHEMA.format(0, "mat1", "mat2"), kind="generic", inplace=True,
-             meta=_meta(_addmm_checks))
+             meta=_meta(_addmm_checks), saves=("mat1", "mat2"),
+             derivatives=_fused_grads("mat1", "mat2", _product_grads("mat1", "mat2", _mm)))
 def addmm(xp, self, mat1, mat2, beta=1, alpha=1):
     """addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None) -> Tensor:
     beta * input + alpha * (mat1 @ mat2)."""
@@ -401,7 +499,8 @@ def _addmv_checks(self, mat, vec):
 
 
 @register_op("addmv" + _ADD_SCHEMA.format(0, "mat", "vec"), kind="generic", inplace=True,
-             meta=_meta(_addmv_checks))
+             meta=_meta(_addmv_checks), saves=("mat", "vec"),
+             derivatives=_fused_grads("mat", "vec", _mv_grads("mat", "vec")))
 def addmv(xp, self, mat, vec, beta=1, alpha=1):
     """addmv(input, mat, vec, *, beta=1, alpha=1, out=None) -> Tensor:
     beta * input + alpha * (mat @ vec)."""
@@ -429,7 +528,10 @@ def _addbmm_checks(self, batch1, batch2):
 
 
 @register_op("addbmm" + _ADD_SCHEMA.format(0, "batch1", "batch2"), kind="generic", inplace=True,
-             meta=_meta(_addbmm_checks))
+             meta=_meta(_addbmm_checks), saves=("batch1", "batch2"),
+             # The batch of products is summed: each gets the whole (broadcast) gradient.
+             derivatives=_fused_grads("batch1", "batch2",
+                                      _product_grads("batch1", "batch2", _matmul)))
 def addbmm(xp, self, batch1, batch2, beta=1, alpha=1):
     """addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None) -> Tensor:
     beta * input + alpha * sum_b (batch1[b] @ batch2[b])."""
@@ -452,7 +554,9 @@ def _baddbmm_checks(self, batch1, batch2):
 
 
 @register_op("baddbmm" + _ADD_SCHEMA.format(0, "batch1", "batch2"), kind="generic",
-             inplace=True, meta=_meta(_baddbmm_checks))
+             inplace=True, meta=_meta(_baddbmm_checks), saves=("batch1", "batch2"),
+             derivatives=_fused_grads("batch1", "batch2",
+                                      _product_grads("batch1", "batch2", _bmm)))
 def baddbmm(xp, self, batch1, batch2, beta=1, alpha=1):
     """baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None) -> Tensor:
     beta * input + alpha * (batch1 @ batch2), batch by batch."""
@@ -485,7 +589,8 @@ def _addr_meta(self, vec1, vec2, beta=1, alpha=1):
 
 
 @register_op("addr" + _ADD_SCHEMA.format(0, "vec1", "vec2"), kind="generic", inplace=True,
-             meta=_addr_meta)
+             meta=_addr_meta, saves=("vec1", "vec2"),
+             derivatives=_fused_grads("vec1", "vec2", _outer_grads("vec1", "vec2")))
 def addr(xp, self, vec1, vec2, beta=1, alpha=1):
     """addr(input, vec1, vec2, *, beta=1, alpha=1, out=None) -> Tensor:
     beta * input + alpha * outer(vec1, vec2) (types promote)."""

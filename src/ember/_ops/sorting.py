@@ -8,6 +8,10 @@ the values themselves are always gathered from the input.
 
 unique, unique_consecutive and bincount have no meta rule: their output shape depends on the
 data.
+
+sort, msort and topk pass their gradient back to where each value came from. argsort,
+searchsorted, bucketize and histc are not differentiable, as in PyTorch; nor are unique,
+unique_consecutive and bincount (PyTorch records them and fails only at backward).
 """
 from __future__ import annotations
 
@@ -21,7 +25,7 @@ from ember._core.checks import _check, _check_index, _check_type
 from ember._core.promotion import promote_types, result_type_from, scalar_type_of
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim
-from ember._ops.cumulative import named_call, not_implemented, scan_axis
+from ember._ops.cumulative import named_call, not_implemented, scan_axis, selection_grad
 
 _HALF = (np.dtype(dt.float16._np), np.dtype(dt.bfloat16._np))
 _INT64 = np.dtype(np.int64)
@@ -68,13 +72,15 @@ def _sort_meta(self, *args):
 
 
 @register_op("sort(Tensor self, int dim=-1, bool descending=False) -> "
-             "(Tensor values, Tensor indices)", function=False, method=False, meta=_sort_meta)
+             "(Tensor values, Tensor indices)", function=False, method=False, meta=_sort_meta,
+             saves=(), derivatives={"self": selection_grad})
 def _sort_default(xp, self, dim=-1, descending=False):
     return _sort(xp, self, dim, descending)
 
 
 @register_op("sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> "
-             "(Tensor values, Tensor indices)", function=False, method=False, meta=_sort_meta)
+             "(Tensor values, Tensor indices)", function=False, method=False, meta=_sort_meta,
+             saves=(), derivatives={"self": selection_grad})
 def _sort_stable(xp, self, stable, dim=-1, descending=False):
     # The CPU sort is always stable, so `stable` changes nothing.
     return _sort(xp, self, dim, descending)
@@ -92,7 +98,8 @@ def _argsort_meta(self, *args):
 
 
 @register_op("argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) "
-             "-> Tensor", function=False, method=False, meta=_argsort_meta)
+             "-> Tensor", function=False, method=False, meta=_argsort_meta,
+             differentiable=False)
 def _argsort(xp, self, stable, dim=-1, descending=False):
     return _sort(xp, self, dim, descending)[1]
 
@@ -107,8 +114,18 @@ def argsort(input, dim=-1, descending=False, *, stable=False, out=None):
     return dispatch.call_out(OPS["argsort.stable"], args, out)
 
 
+def _msort_grad(c):
+    grad = c.grad
+    if grad.ndim == 0:
+        return grad
+    # The kernel's order (stable, ascending along dim 0), found again from the saved input.
+    order = dispatch.call(OPS["argsort.stable"], (c.self, True, 0, False))
+    return grad.new_zeros(grad.shape).scatter_add(0, order, grad)
+
+
 @register_op("msort(Tensor self) -> Tensor",
-             meta=lambda self: (tuple(self._data.shape), self._dtype))
+             meta=lambda self: (tuple(self._data.shape), self._dtype),
+             saves=("self",), derivatives={"self": _msort_grad})
 def msort(xp, self):
     """msort(input, *, out=None) -> Tensor: `input` sorted along its first dim."""
     return _sort(xp, self, 0, False)[0]
@@ -126,7 +143,8 @@ def _topk_meta(self, k, dim=-1, largest=True, sorted=True):
 
 
 @register_op("topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> "
-             "(Tensor values, Tensor indices)", function=False, method=False, meta=_topk_meta)
+             "(Tensor values, Tensor indices)", function=False, method=False, meta=_topk_meta,
+             saves=(), derivatives={"self": selection_grad})
 def _topk(xp, self, k, dim=-1, largest=True, sorted=True):
     _check_type(isinstance(k, (int, np.integer)) and not isinstance(k, bool), lambda: (
         f"topk(): argument 'k' (position 2) must be int, not {type(k).__name__}"))
@@ -195,7 +213,7 @@ def _rows(xp, self, dim):
 
 @register_op("_unique2(Tensor self, bool sorted=True, bool return_inverse=False, "
              "bool return_counts=False) -> (Tensor, Tensor, Tensor)", function=False,
-             method=False)
+             method=False, differentiable=False)
 def _unique2(xp, self, sorted=True, return_inverse=False, return_counts=False):
     _check_unique_dtype(self)
     flat = self.reshape(-1)
@@ -209,7 +227,7 @@ def _unique2(xp, self, sorted=True, return_inverse=False, return_counts=False):
 
 @register_op("unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, "
              "bool return_counts=False) -> (Tensor, Tensor, Tensor)", function=False,
-             method=False)
+             method=False, differentiable=False)
 def _unique_dim(xp, self, dim, sorted=True, return_inverse=False, return_counts=False):
     _check_unique_dtype(self)
     moved, axis, rows = _rows(xp, self, dim)
@@ -224,7 +242,7 @@ def _unique_dim(xp, self, dim, sorted=True, return_inverse=False, return_counts=
 
 @register_op("unique_consecutive(Tensor self, bool return_inverse=False, "
              "bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)",
-             function=False, method=False)
+             function=False, method=False, differentiable=False)
 def _unique_consecutive(xp, self, return_inverse=False, return_counts=False, dim=None):
     _check_unique_dtype(self)
     if dim is None:
@@ -273,7 +291,8 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 # --------------------------------------------------------------------------- histograms
 
 @register_op("histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor",
-             meta=lambda self, bins=100, min=0, max=0: ((bins,), self._dtype))
+             meta=lambda self, bins=100, min=0, max=0: ((bins,), self._dtype),
+             differentiable=False)
 def histc(xp, self, bins=100, min=0, max=0):
     """histc(input, bins=100, min=0, max=0, *, out=None) -> Tensor: counts of the elements in
     `bins` equal-width bins over [min, max] (the data's own range when min == max)."""
@@ -302,7 +321,7 @@ def histc(xp, self, bins=100, min=0, max=0):
 
 
 @register_op("bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor",
-             out=False)
+             out=False, differentiable=False)
 def bincount(xp, self, weights=None, minlength=0):
     """bincount(input, weights=None, minlength=0) -> Tensor: how often each non-negative
     integer occurs in the 1-d `input` (summing `weights` instead of counting ones)."""
@@ -409,7 +428,7 @@ def _scalar_dtype(value):
 
 @register_op("searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, "
              "bool right=False, str? side=None, Tensor? sorter=None) -> Tensor",
-             function=False, method=False, meta=_search_meta)
+             function=False, method=False, meta=_search_meta, differentiable=False)
 def _searchsorted_tensor(xp, sorted_sequence, self, out_int32=False, right=False, side=None,
                          sorter=None):
     return _search(xp, sorted_sequence, self, out_int32, right, side, sorter,
@@ -418,7 +437,7 @@ def _searchsorted_tensor(xp, sorted_sequence, self, out_int32=False, right=False
 
 @register_op("searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, "
              "bool right=False, str? side=None, Tensor? sorter=None) -> Tensor",
-             function=False, method=False, meta=_search_meta)
+             function=False, method=False, meta=_search_meta, differentiable=False)
 def _searchsorted_scalar(xp, sorted_sequence, self, out_int32=False, right=False, side=None,
                          sorter=None):
     return _search(xp, sorted_sequence, self, out_int32, right, side, sorter,
@@ -449,13 +468,15 @@ def _bucketize_meta(value, boundaries, out_int32=False, right=False):
 
 
 @register_op("bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, "
-             "bool right=False) -> Tensor", function=False, method=False, meta=_bucketize_meta)
+             "bool right=False) -> Tensor", function=False, method=False, meta=_bucketize_meta,
+             differentiable=False)
 def _bucketize_tensor(xp, self, boundaries, out_int32=False, right=False):
     return _bucketize(xp, self, boundaries, out_int32, right, dt.NP_TO_DTYPE[self.dtype])
 
 
 @register_op("bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, "
-             "bool right=False) -> Tensor", function=False, method=False, meta=_bucketize_meta)
+             "bool right=False) -> Tensor", function=False, method=False, meta=_bucketize_meta,
+             differentiable=False)
 def _bucketize_scalar(xp, self, boundaries, out_int32=False, right=False):
     return _bucketize(xp, self, boundaries, out_int32, right, _scalar_dtype(self))
 

@@ -151,13 +151,15 @@ _FREED = ("Trying to backward through the graph a second time (or directly acces
 
 class GradContext:
     """What a derivative formula sees: `grad`/`grads`, the op's arguments by schema name,
-    `result`/`results`."""
+    `result`/`results`, and for an element of a `Tensor[]` argument (cat, stack, einsum ...)
+    its position in the list as `index` (None for a plain tensor argument)."""
 
-    __slots__ = ("_node", "grads")
+    __slots__ = ("_node", "grads", "index")
 
     def __init__(self, node, grads):
         self._node = node
         self.grads = grads
+        self.index = None
 
     @property
     def grad(self):
@@ -210,10 +212,11 @@ class OpNode(Node):
         op = self._op
         derivatives = op.derivatives or {}
         out = []
-        for (name, meta), edge in zip(self._input_meta, self.next_functions):
+        for (name, meta, element), edge in zip(self._input_meta, self.next_functions):
             if edge is None:
                 out.append(None)
                 continue
+            ctx.index = element
             formula = derivatives.get(name)
             if formula is None:
                 raise NotImplementedError(
@@ -296,12 +299,12 @@ def record(op, args, out):
         v = args[i]
         if isinstance(v, Tensor):
             edges.append(edge_of(v) if v._requires_grad else None)
-            input_meta.append((schema_args[i].name, (tuple(v._data.shape), v._dtype)))
+            input_meta.append((schema_args[i].name, (tuple(v._data.shape), v._dtype), None))
     for i in op.list_positions:
-        for v in args[i]:
+        for j, v in enumerate(args[i]):
             if isinstance(v, Tensor):
                 edges.append(edge_of(v) if v._requires_grad else None)
-                input_meta.append((schema_args[i].name, (tuple(v._data.shape), v._dtype)))
+                input_meta.append((schema_args[i].name, (tuple(v._data.shape), v._dtype), j))
     outputs = out if isinstance(out, tuple) else (out,)
     node = node_class(op)()
     node.next_functions = tuple(edges)
