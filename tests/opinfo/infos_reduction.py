@@ -87,6 +87,15 @@ def prod_samples(make, dtype):
     yield Sample((T(make((0, 3), dtype)),), name="empty")
     yield Sample((T(make((0, 3), dtype)), 0), name="empty dim")
     yield Sample((T(x), 0), {"dtype": DType("float64")}, name="dtype f64")
+    # The gradient at zeros: rows with no, one and two zeros, and the whole tensor.
+    z = make((3, 4), dtype, -3, 4)
+    z[0, 1] = z[1, 0] = z[1, 2] = 0
+    yield Sample((T(z), 1), name="zeros, dim 1")
+    yield Sample((T(z), 0, True), name="zeros, dim 0 keepdim")
+    yield Sample((T(z),), name="several zeros, all")
+    one = make((3, 4), dtype, -3, 4)
+    one[2, 3] = 0
+    yield Sample((T(one),), name="one zero, all")
 
 
 def extreme_samples(make, dtype):
@@ -188,6 +197,7 @@ def moment_samples(make, dtype):
 
 
 def norm_samples(make, dtype):
+    """Vector norms (a number p or 'fro'); the nuclear norm is in nuc_norm_samples."""
     x = make((3, 4), dtype)
     yield Sample((T(x),), name="default fro")
     for p in (1, 2, 3.5, 0, -1, float("inf"), float("-inf")):
@@ -201,11 +211,21 @@ def norm_samples(make, dtype):
     yield Sample((T(make((0, 3), dtype)),), name="empty")
     yield Sample((T(make((0, 3), dtype)), float("inf"), 1), name="empty, inf, nonempty dim")
     if dtype in ALL_FLOAT:
-        yield Sample((T(x), "nuc"), name="nuc")
-        yield Sample((T(make((2, 3, 4), dtype)), "nuc", (2, 0), True), name="nuc dims keepdim")
         yield Sample((T(x.astype("float32")),), {"dtype": DType("float64")}, name="dtype f64")
-    if dtype in COMPLEX:
-        yield Sample((T(x), "nuc"), name="nuc")
+    # A zero row (and a zero element): the gradient there is 0 or finite, never NaN.
+    z = make((3, 4), dtype)
+    z[1, :] = 0
+    z[0, 2] = 0
+    for p in (2, 1, 3.5, 1.5, 0.5, 0, -1, float("inf"), float("-inf")):
+        yield Sample((T(z), p, 1), name=f"zero row, p={p}")
+    yield Sample((T(np.zeros((2, 3), dtype)),), name="all zeros")
+
+
+def nuc_norm_samples(make, dtype):
+    x = make((3, 4), dtype)
+    yield Sample((T(x), "nuc"), name="nuc")
+    if dtype in ALL_FLOAT:
+        yield Sample((T(make((2, 3, 4), dtype)), "nuc", (2, 0), True), name="nuc dims keepdim")
 
 
 def median_samples(make, dtype):
@@ -235,18 +255,23 @@ def kthvalue_samples(make, dtype):
     yield Sample((T(x), 5, -1, True), name="k=n keepdim")
     yield Sample((T(make((), dtype)), 1), name="0-d")
     yield Sample((T(make((0, 3), dtype)), 2), name="empty, nonempty dim")
+    # Small enough for gradcheck (which takes the first few small samples; NaN has no slope).
+    yield Sample((T(make((2, 4), dtype)), 3, 1), name="small, k=3 dim 1")
     if dtype in FLOATS:
         yield Sample((T(with_nan(make, dtype)), 4), name="nan sorts last")
 
 
 def mode_samples(make, dtype):
     small = make((4, 7), dtype, 0, 3)
+    # Distinct values first: the mode is then the smallest and moves smoothly (gradcheck takes
+    # the first few small samples; at a tie a perturbation changes which value wins).
+    yield Sample((T(make((2, 5), dtype)),), name="distinct values")
     yield Sample((T(small),), name="last dim")
     yield Sample((T(small), 0), name="dim 0")
     yield Sample((T(small), 1, True), name="keepdim")
-    yield Sample((T(ties(dtype)),), name="equal counts: smallest value")
     yield Sample((T(make((), dtype)),), name="0-d")
     yield Sample((T(make((0, 3), dtype)),), name="empty, nonempty dim")
+    yield Sample((T(ties(dtype)),), name="equal counts: smallest value")
 
 
 def quantile_samples(make, dtype):
@@ -258,6 +283,10 @@ def quantile_samples(make, dtype):
     yield Sample((T(x), T(np.array([0.1, 0.9], dtype)), None, True), name="tensor q, all keepdim")
     yield Sample((T(x), T(np.array(0.5, dtype)), -1), name="0-d q")
     yield Sample((T(make((), dtype)), 0.7), name="0-d input")
+    # Small enough for gradcheck, which takes the first few small samples (before the NaN ones).
+    yield Sample((T(make((2, 4), dtype)), T(np.array([0.3, 0.8], dtype)), 1),
+                 name="small, tensor q, dim 1")
+    yield Sample((T(make((3, 3), dtype)), 0.45), name="small, float q, all")
     for how in ("lower", "higher", "midpoint", "nearest"):
         yield Sample((T(x), T(np.array([0.125, 0.375, 0.6], dtype)), 1),
                      {"interpolation": how}, name=how)
@@ -338,24 +367,28 @@ OPINFOS = [
     OpInfo("sum", sum_samples, dtypes=EVERYTHING + COMPLEX,
            errors=dim_errors(REPEATED, FLOAT_DIM)),
     OpInfo("nansum", nan_dim_samples, dtypes=EVERYTHING, tolerances={"bfloat16": (0.1, 0.05)},
-           errors=dim_errors(
-        (_complex_input, RuntimeError, "complex"))),
+           supports_autograd=True,
+           errors=dim_errors((_complex_input, RuntimeError, "complex"))),
     OpInfo("mean", mean_samples, dtypes=FLOATS + COMPLEX,
            errors=dim_errors((_int_input, RuntimeError, "could not infer output dtype"),
                              (_bool_input, RuntimeError, "Bool"), REPEATED)),
-    OpInfo("nanmean", nanmean_samples, dtypes=FLOATS,
+    OpInfo("nanmean", nanmean_samples, dtypes=FLOATS, supports_autograd=True,
            errors=dim_errors((_int_input, RuntimeError, "floating point"))),
-    OpInfo("prod", prod_samples, dtypes=EVERYTHING + COMPLEX, errors=dim_errors(
+    OpInfo("prod", prod_samples, dtypes=EVERYTHING + COMPLEX, supports_autograd=True,
+           errors=dim_errors(
         (_call("tuple dim", lambda make: x34(make), (0, 1)), TypeError, "dim"))),
-    OpInfo("max", max_samples, dtypes=EVERYTHING,
+    OpInfo("max", max_samples, dtypes=EVERYTHING, supports_autograd=True,
            errors=dim_errors(EMPTY_ALL, EMPTY_DIM, (_complex_input, NotImplementedError, ""),
                              (_call("tuple dim", x34, (0,)), TypeError, ""))),
-    OpInfo("min", max_samples, dtypes=EVERYTHING, errors=dim_errors(EMPTY_ALL, EMPTY_DIM)),
-    OpInfo("amax", amax_samples, dtypes=EVERYTHING,
+    OpInfo("min", max_samples, dtypes=EVERYTHING, supports_autograd=True,
+           errors=dim_errors(EMPTY_ALL, EMPTY_DIM)),
+    OpInfo("amax", amax_samples, dtypes=EVERYTHING, supports_autograd=True,
            errors=dim_errors(EMPTY_ALL, EMPTY_DIM, REPEATED,
                              (_complex_input, NotImplementedError, ""))),
-    OpInfo("amin", amax_samples, dtypes=EVERYTHING, errors=dim_errors(EMPTY_ALL, EMPTY_DIM)),
-    OpInfo("aminmax", aminmax_samples, dtypes=EVERYTHING, supports_out=False, errors=lambda make: (
+    OpInfo("amin", amax_samples, dtypes=EVERYTHING, supports_autograd=True,
+           errors=dim_errors(EMPTY_ALL, EMPTY_DIM)),
+    OpInfo("aminmax", aminmax_samples, dtypes=EVERYTHING, supports_out=False,
+           supports_autograd=True, errors=lambda make: (
         ErrorSample(_empty_all(make), RuntimeError, "empty"),
         ErrorSample(_call("bad dim", x34, dim=2)(make), IndexError, "Dimension out of range"),
         ErrorSample(_call("positional dim", x34, 1)(make), TypeError, ""),
@@ -370,19 +403,23 @@ OPINFOS = [
     OpInfo("any", logical_samples, dtypes=EVERYTHING, errors=dim_errors(REPEATED)),
     OpInfo("count_nonzero", count_nonzero_samples, dtypes=EVERYTHING, supports_out=False,
            errors=dim_errors(REPEATED)),
-    OpInfo("logsumexp", logsumexp_samples, dtypes=NUMERIC + BOOL, errors=dim_errors(
+    OpInfo("logsumexp", logsumexp_samples, dtypes=NUMERIC + BOOL, supports_autograd=True,
+           errors=dim_errors(
         (_call("no dim", x34), TypeError, ""), REPEATED)),
-    OpInfo("std", moment_samples, dtypes=FLOATS + COMPLEX,
+    OpInfo("std", moment_samples, dtypes=FLOATS + COMPLEX, supports_autograd=True,
            errors=dim_errors((_int_input, RuntimeError, "floating point"), REPEATED,
                              (_call("unbiased and correction", x34, 0, True, correction=1),
                               TypeError, ""))),
-    OpInfo("var", moment_samples, dtypes=FLOATS + COMPLEX,
+    OpInfo("var", moment_samples, dtypes=FLOATS + COMPLEX, supports_autograd=True,
            errors=dim_errors((_int_input, RuntimeError, "floating point"))),
     OpInfo("std_mean", moment_samples, dtypes=ALL_FLOAT + COMPLEX, supports_out=False,
+           supports_autograd=True,
            errors=dim_errors((_int_input, RuntimeError, "floating point"))),
     OpInfo("var_mean", moment_samples, dtypes=FLOATS, supports_out=False,
+           supports_autograd=True,
            errors=dim_errors((_int_input, RuntimeError, "floating point"))),
-    OpInfo("norm", norm_samples, dtypes=FLOATS + COMPLEX, errors=lambda make: (
+    OpInfo("norm", norm_samples, dtypes=FLOATS + COMPLEX, supports_autograd=True,
+           errors=lambda make: (
         ErrorSample(_int_input(make), RuntimeError, "floating point"),
         ErrorSample(_call("bad p", x34, "abc")(make), RuntimeError, "abc"),
         ErrorSample(_call("nuc of 1-d", lambda make: T(make((3,), "float32")), "nuc")(make),
@@ -395,17 +432,21 @@ OPINFOS = [
                     RuntimeError, "narrowing"),
         ErrorSample(_call("bad dim", x34, 2, 3)(make), IndexError, "Dimension out of range"),
     )),
-    OpInfo("median", median_samples, dtypes=FLOATS,
+    # No autograd: the nuclear norm's gradient needs an svd op, which ember lacks so far.
+    OpInfo("norm", nuc_norm_samples, dtypes=ALL_FLOAT + COMPLEX),
+    OpInfo("median", median_samples, dtypes=FLOATS, supports_autograd=True,
            errors=dim_errors(EMPTY_DIM, (_bool_input, NotImplementedError, "Bool"))),
     OpInfo("median", median_samples, dtypes=INTS, call=values_only("median"),
            supports_out=False),
-    OpInfo("nanmedian", median_samples, dtypes=FLOATS, errors=dim_errors(EMPTY_DIM)),
+    OpInfo("nanmedian", median_samples, dtypes=FLOATS, supports_autograd=True,
+           errors=dim_errors(EMPTY_DIM)),
     OpInfo("nanmedian", median_samples, dtypes=INTS, call=values_only("nanmedian"),
            supports_out=False),
     # Which NaN of an all-NaN row PyTorch reports depends on its selection algorithm.
     OpInfo("nanmedian", all_nan_row_samples, dtypes=FLOATS, call=values_only("nanmedian"),
            supports_out=False),
-    OpInfo("kthvalue", kthvalue_samples, dtypes=FLOATS, errors=lambda make: (
+    OpInfo("kthvalue", kthvalue_samples, dtypes=FLOATS, supports_autograd=True,
+           errors=lambda make: (
         ErrorSample(_call("k=0", x34, 0)(make), RuntimeError, "out of range"),
         ErrorSample(_call("k > size", x34, 5)(make), RuntimeError, "out of range"),
         ErrorSample(_call("bad dim", x34, 1, 2)(make), IndexError, "Dimension out of range"),
@@ -416,9 +457,11 @@ OPINFOS = [
     )),
     OpInfo("kthvalue", kthvalue_samples, dtypes=INTS, call=values_only("kthvalue"),
            supports_out=False),
-    OpInfo("mode", mode_samples, dtypes=EVERYTHING, errors=dim_errors(
+    OpInfo("mode", mode_samples, dtypes=EVERYTHING, supports_autograd=True,
+           errors=dim_errors(
         EMPTY_DIM, (_complex_input, NotImplementedError, "Complex"))),
-    OpInfo("quantile", quantile_samples, dtypes=ALL_FLOAT, errors=lambda make: (
+    OpInfo("quantile", quantile_samples, dtypes=ALL_FLOAT, supports_autograd=True,
+           errors=lambda make: (
         ErrorSample(_call("int input", lambda make: x34(make, "int64"), 0.5)(make),
                     RuntimeError, "float or double"),
         ErrorSample(_call("q > 1", x34, 1.5)(make), RuntimeError, "range"),
@@ -433,5 +476,5 @@ OPINFOS = [
                     RuntimeError, "interpolation"),
         ErrorSample(_call("bad dim", x34, 0.5, 2)(make), IndexError, "Dimension out of range"),
     )),
-    OpInfo("nanquantile", quantile_samples, dtypes=ALL_FLOAT),
+    OpInfo("nanquantile", quantile_samples, dtypes=ALL_FLOAT, supports_autograd=True),
 ]

@@ -66,8 +66,9 @@ class OpDef:
         self.compute_in_float = compute_in_float
         self.differentiable = differentiable
         self.result_dtype_arg = result_dtype_arg
-        # Names of the arguments (or "result") the derivative formulas read; autograd saves
-        # them with their versions. None: every tensor argument.
+        # Names of the arguments (or "result" for every output, "result1" for one) the
+        # derivative formulas read; autograd saves them with their versions. None: every
+        # tensor argument.
         self.saves = saves
         args = self.schema.arguments
         self.tensor_positions = tuple(i for i, a in enumerate(args) if a.is_tensor)

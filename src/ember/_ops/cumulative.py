@@ -122,11 +122,8 @@ def _cumprod_grad_quadratic(x, grad, dim):
 
 def selection_grad(c):
     """For ops whose values are the input gathered at `indices` along `dim`: scatter back,
-    adding where one element was picked more than once.
-
-    Its ops declare saves=() though this reads the indices: `saves` names outputs only all
-    together ("result"), which would also refuse an in-place change of the values output that
-    PyTorch allows."""
+    adding where one element was picked more than once. Its ops save only the indices
+    (saves=("result1",)): PyTorch lets the values output be changed in place."""
     grad, indices = c.grads[0], c.results[1]
     if c.self.ndim == 0:
         return grad
@@ -238,14 +235,14 @@ def _values_indices_meta(self, dim):
 
 @register_op("cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)",
              function=False, method=False, meta=_values_indices_meta,
-             saves=(), derivatives={"self": selection_grad})
+             saves=("result1",), derivatives={"self": selection_grad})
 def _cummax(xp, self, dim):
     return _running_extreme(xp, self, dim, "maximum", "cummax_cpu")
 
 
 @register_op("cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)",
              function=False, method=False, meta=_values_indices_meta,
-             saves=(), derivatives={"self": selection_grad})
+             saves=("result1",), derivatives={"self": selection_grad})
 def _cummin(xp, self, dim):
     return _running_extreme(xp, self, dim, "minimum", "cummin_cpu")
 

@@ -18,7 +18,8 @@ from ember._core.checks import _check, _check_index, _check_type
 from ember._core.dispatch import call, call_out
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim, wrap_dims
-from ember._ops.grad_utils import unreduce
+from ember._ops.creation_ranges import arange
+from ember._ops.grad_utils import conj, unreduce, where
 from ember._ops.pointwise import not_implemented_for
 
 _INT64 = dt.int64._np
@@ -131,6 +132,43 @@ def run(op, args, out, result_type=None):
     return result if result_type is None else result_type(*result)
 
 
+# --------------------------------------------------------------------------- gradient helpers
+
+def split_by_count(grad, self, value, dim, keepdim):
+    """The gradient of amax/amin-like reductions: shared equally by the elements equal to the
+    reduced `value`. A NaN result matches nothing, so its row gets 0/0 = NaN, as in PyTorch."""
+    shape = self.shape
+    mask = self == unreduce(value, shape, dim, keepdim)
+    count = mask.sum(reduced_dims(dim, len(shape)), keepdim=True)
+    return unreduce(grad, shape, dim, keepdim) / count * mask
+
+
+def split_evenly(c):
+    """The gradient of a full reduction that picks one value (max(), median() ...): shared
+    equally by every element equal to it; a NaN result is shared by the NaN elements."""
+    self, result = c.self, c.result
+    mask = (self == result) | (self.isnan() & result.isnan())
+    return where(mask, c.grad / mask.sum(), 0.0)
+
+
+def select_back(grad, indices, shape, dim, keepdim):
+    """The gradient of a reduction along `dim` that returns the index of the value it picked
+    (max.dim, median.dim, kthvalue, mode): `grad` goes to that index, zero elsewhere."""
+    ndim = len(shape)
+    if ndim == 0:
+        return grad
+    d = wrap_dim(dim, ndim)
+    if not keepdim:
+        grad, indices = grad.unsqueeze(d), indices.unsqueeze(d)
+    positions = arange(shape[d], device=grad.device).reshape((-1,) + (1,) * (ndim - d - 1))
+    return where(positions == indices, grad, 0.0)
+
+
+def select_back_formula(c):
+    self = c.self
+    return select_back(c.grads[0], c.results[1], self.shape, c.dim, c.keepdim)
+
+
 # --------------------------------------------------------------------------- sum, mean, prod
 
 @register_op("sum.dim_IntList(Tensor self, int[1]? dim=None, bool keepdim=False, *, "
@@ -149,9 +187,15 @@ def sum(xp, self, dim=None, keepdim=False, dtype=None):
     return finish(xp, out, result)
 
 
+def _nansum_grad(c):
+    # A product, not a where: an infinite incoming gradient gives NaN at a NaN, as in PyTorch.
+    return unreduce(c.grad, c.self.shape, c.dim, c.keepdim) * c.self.isnan().logical_not()
+
+
 @register_op("nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, "
              "ScalarType? dtype=None) -> Tensor", kind="reduction",
-             meta=reduction_meta(sum_dtype))
+             meta=reduction_meta(sum_dtype), saves=("self",),
+             derivatives={"self": _nansum_grad})
 def nansum(xp, self, dim=None, keepdim=False, dtype=None):
     """nansum(input, dim=None, keepdim=False, *, dtype=None) -> Tensor: sum treating NaN as 0."""
     _check(self.dtype.kind != "c", "nansum on CPU does not support complex inputs")
@@ -203,9 +247,18 @@ def nanmean_dtype(self_dtype, dtype=None):
     return self_dtype if dtype is None else dtype
 
 
+def _nanmean_grad(c):
+    self = c.self
+    present = self.isnan().logical_not()
+    count = present.sum(reduced_dims(c.dim, self.ndim), keepdim=True)
+    # An all-NaN row has count 0: grad / 0 * 0 is NaN there, as in PyTorch.
+    return unreduce(c.grad, self.shape, c.dim, c.keepdim) / count * present
+
+
 @register_op("nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, "
              "ScalarType? dtype=None) -> Tensor", kind="reduction",
-             meta=reduction_meta(nanmean_dtype))
+             meta=reduction_meta(nanmean_dtype), saves=("self",),
+             derivatives={"self": _nanmean_grad})
 def nanmean(xp, self, dim=None, keepdim=False, dtype=None):
     """nanmean(input, dim=None, keepdim=False, *, dtype=None) -> Tensor: mean of non-NaNs."""
     result = nanmean_dtype(dt.NP_TO_DTYPE[self.dtype], dtype)._np
@@ -225,9 +278,38 @@ def _prod(xp, self, dims, keepdim, dtype):
     return finish(xp, out, result)
 
 
+def _prod_grad(c, dim, keepdim):
+    """d prod / d x_i is the product of the other elements (NOTE [prod at zeros])."""
+    self = c.self
+    shape = self.shape
+    grad = unreduce(c.grad, shape, dim, keepdim)
+    if self.ndim == 0:
+        return grad
+    zero = self == 0
+    if not bool(zero.any()):
+        return grad * conj(unreduce(c.result, shape, dim, keepdim) / self)
+    # NOTE [prod at zeros]: result / x is 0/0 at a zero. Write the product of the others as
+    # (product of the nonzero elements) * (product of the zero elements but x_i), each part
+    # written so that its value is exact and its first derivative too (for double backward):
+    # at a nonzero x_i the zero part is the product of all zero elements; at a zero x_i it is
+    # 1 with no other zero, the other zero (their sum minus x_i) with one, and 0 with more.
+    dims = reduced_dims(dim, self.ndim)
+
+    def reduce(t):
+        return t.prod() if dim is None else t.prod(dims[0], keepdim=True)
+    safe = where(zero, 1, self)
+    nonzero_part = reduce(safe)
+    zeros = zero.sum(dims, keepdim=True)
+    at_others = nonzero_part / safe * reduce(where(zero, self, 1))
+    other_zero = where(zero, self, 0).sum(dims, keepdim=True) - self
+    at_zero = nonzero_part * where(zeros == 1, 1, where(zeros == 2, other_zero, 0))
+    return grad * conj(where(zero, at_zero, at_others))
+
+
 @register_op("prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", kind="reduction",
              meta=reduction_meta(sum_dtype, dim_at=None, keepdim_at=None, dtype_at=1),
-             function=False, method=False)
+             function=False, method=False, saves=("self", "result"),
+             derivatives={"self": lambda c: _prod_grad(c, None, False)})
 def prod_all(xp, self, dtype=None):
     """The product of every element (bools and integers multiply in int64)."""
     return _prod(xp, self, None, False, dtype)
@@ -235,7 +317,9 @@ def prod_all(xp, self, dtype=None):
 
 @register_op("prod.dim_int(Tensor self, int dim, bool keepdim=False, *, "
              "ScalarType? dtype=None) -> Tensor", kind="reduction",
-             meta=reduction_meta(sum_dtype), function=False, method=False)
+             meta=reduction_meta(sum_dtype), function=False, method=False,
+             saves=("self", "result"),
+             derivatives={"self": lambda c: _prod_grad(c, c.dim, c.keepdim)})
 def prod_dim(xp, self, dim, keepdim=False, dtype=None):
     """The product along one dim."""
     d = wrap_dim(dim, self.ndim)
@@ -271,21 +355,28 @@ def _extreme(xp, self, dims, keepdim, name, kernel_name, specified):
 
 
 @register_op("max(Tensor self) -> Tensor", kind="reduction", function=False, method=False,
-             meta=reduction_meta(same_dtype, dim_at=None, keepdim_at=None, dtype_at=None))
+             meta=reduction_meta(same_dtype, dim_at=None, keepdim_at=None, dtype_at=None),
+             saves=("self", "result"), derivatives={"self": split_evenly})
 def max_all(xp, self):
     """The largest element; NaN if there is one."""
     return _extreme(xp, self, None, False, "max", "max_all", False)
 
 
 @register_op("min(Tensor self) -> Tensor", kind="reduction", function=False, method=False,
-             meta=reduction_meta(same_dtype, dim_at=None, keepdim_at=None, dtype_at=None))
+             meta=reduction_meta(same_dtype, dim_at=None, keepdim_at=None, dtype_at=None),
+             saves=("self", "result"), derivatives={"self": split_evenly})
 def min_all(xp, self):
     """The smallest element; NaN if there is one."""
     return _extreme(xp, self, None, False, "min", "min_all", False)
 
 
+def _amax_grad(c):
+    return split_by_count(c.grad, c.self, c.result, c.dim, c.keepdim)
+
+
 @register_op("amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
-             kind="reduction", meta=reduction_meta(same_dtype, dtype_at=None))
+             kind="reduction", meta=reduction_meta(same_dtype, dtype_at=None),
+             saves=("self", "result"), derivatives={"self": _amax_grad})
 def amax(xp, self, dim=(), keepdim=False):
     """amax(input, dim=(), keepdim=False, *, out=None) -> Tensor: the largest values
     (NaN propagates)."""
@@ -294,7 +385,8 @@ def amax(xp, self, dim=(), keepdim=False):
 
 
 @register_op("amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
-             kind="reduction", meta=reduction_meta(same_dtype, dtype_at=None))
+             kind="reduction", meta=reduction_meta(same_dtype, dtype_at=None),
+             saves=("self", "result"), derivatives={"self": _amax_grad})
 def amin(xp, self, dim=(), keepdim=False):
     """amin(input, dim=(), keepdim=False, *, out=None) -> Tensor: the smallest values
     (NaN propagates)."""
@@ -323,7 +415,8 @@ _INDEX_META = reduction_meta(same_dtype, long_dtype, dtype_at=None)
 
 @register_op("max.dim(Tensor self, int dim, bool keepdim=False) -> "
              "(Tensor values, Tensor indices)", kind="reduction", meta=_INDEX_META,
-             function=False, method=False)
+             function=False, method=False, saves=("result1",),
+             derivatives={"self": select_back_formula})
 def max_dim(xp, self, dim, keepdim=False):
     """The largest value along `dim` and its index."""
     return _with_index(xp, self, dim, keepdim, "max")
@@ -331,7 +424,8 @@ def max_dim(xp, self, dim, keepdim=False):
 
 @register_op("min.dim(Tensor self, int dim, bool keepdim=False) -> "
              "(Tensor values, Tensor indices)", kind="reduction", meta=_INDEX_META,
-             function=False, method=False)
+             function=False, method=False, saves=("result1",),
+             derivatives={"self": select_back_formula})
 def min_dim(xp, self, dim, keepdim=False):
     """The smallest value along `dim` and its index."""
     return _with_index(xp, self, dim, keepdim, "min")
@@ -362,9 +456,17 @@ max = register_frontend("max")(_max_min_frontend("max", "maximum", Max))
 min = register_frontend("min")(_max_min_frontend("min", "minimum", Min))
 
 
+def _aminmax_grad(c):
+    self, dim, keepdim = c.self, c.dim, c.keepdim
+    low, high = c.results
+    return (split_by_count(c.grads[0], self, low, dim, keepdim)
+            + split_by_count(c.grads[1], self, high, dim, keepdim))
+
+
 @register_op("aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> "
              "(Tensor min, Tensor max)", kind="reduction", function=False, method=False,
-             meta=reduction_meta(same_dtype, same_dtype, dtype_at=None))
+             meta=reduction_meta(same_dtype, same_dtype, dtype_at=None),
+             saves=("self", "result"), derivatives={"self": _aminmax_grad})
 def aminmax_kernel(xp, self, dim=None, keepdim=False):
     """(min, max) over every element or along `dim`."""
     no_complex("aminmax_cpu", self)
@@ -408,7 +510,8 @@ def _arg_extreme(xp, self, dim, keepdim, name):
 
 
 @register_op("argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor",
-             kind="reduction", meta=reduction_meta(long_dtype, dtype_at=None))
+             kind="reduction", meta=reduction_meta(long_dtype, dtype_at=None),
+             differentiable=False)
 def argmax(xp, self, dim=None, keepdim=False):
     """argmax(input, dim=None, keepdim=False) -> Tensor: the index of the first largest value
     (of the flattened input when dim is None); NaN counts as largest."""
@@ -416,7 +519,8 @@ def argmax(xp, self, dim=None, keepdim=False):
 
 
 @register_op("argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor",
-             kind="reduction", meta=reduction_meta(long_dtype, dtype_at=None))
+             kind="reduction", meta=reduction_meta(long_dtype, dtype_at=None),
+             differentiable=False)
 def argmin(xp, self, dim=None, keepdim=False):
     """argmin(input, dim=None, keepdim=False) -> Tensor: the index of the first smallest value
     (of the flattened input when dim is None); NaN counts as smallest."""
@@ -447,7 +551,7 @@ def _logical(xp, self, dim, keepdim, reduce):
 
 
 @register_op("all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor",
-             kind="reduction", meta=_logical_meta)
+             kind="reduction", meta=_logical_meta, differentiable=False)
 def all(xp, self, dim=None, keepdim=False):
     """all(input, dim=None, keepdim=False, *, out=None) -> Tensor: whether every element is
     nonzero (bool; uint8 for uint8 input)."""
@@ -455,7 +559,7 @@ def all(xp, self, dim=None, keepdim=False):
 
 
 @register_op("any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor",
-             kind="reduction", meta=_logical_meta)
+             kind="reduction", meta=_logical_meta, differentiable=False)
 def any(xp, self, dim=None, keepdim=False):
     """any(input, dim=None, keepdim=False, *, out=None) -> Tensor: whether some element is
     nonzero (bool; uint8 for uint8 input)."""
@@ -471,14 +575,14 @@ _COUNT_META = reduction_meta(long_dtype, keepdim_at=None, dtype_at=None)
 
 
 @register_op("count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor", kind="reduction",
-             meta=_COUNT_META, function=False, method=False, out=False)
+             meta=_COUNT_META, function=False, method=False, out=False, differentiable=False)
 def count_nonzero_dims(xp, self, dim):
     """The number of nonzero elements over the dims in `dim`."""
     return _count_nonzero(xp, self, dim)
 
 
 @register_op("count_nonzero(Tensor self, int? dim=None) -> Tensor", kind="reduction",
-             meta=_COUNT_META, function=False, method=False, out=False)
+             meta=_COUNT_META, function=False, method=False, out=False, differentiable=False)
 def count_nonzero_dim(xp, self, dim=None):
     """The number of nonzero elements (along one dim, or in all)."""
     return _count_nonzero(xp, self, dim)
@@ -498,9 +602,15 @@ def _float_result(self_dtype, requested=None):
     return self_dtype if self_dtype._category >= dt.FLOAT else dt.get_default_dtype()
 
 
+def _logsumexp_grad(c):
+    shape = c.self.shape
+    weights = (c.self - unreduce(c.result, shape, c.dim, c.keepdim)).exp()
+    return unreduce(c.grad, shape, c.dim, c.keepdim) * conj(weights)
+
+
 @register_op("logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor",
              kind="reduction", meta=reduction_meta(_float_result, dtype_at=None),
-             varargs=False)
+             varargs=False, saves=("self", "result"), derivatives={"self": _logsumexp_grad})
 def logsumexp(xp, self, dim, keepdim=False):
     """logsumexp(input, dim, keepdim=False, *, out=None) -> Tensor: log(sum(exp(input))),
     computed without overflow (integers give the default float dtype)."""

@@ -16,6 +16,7 @@ from ember._core.checks import _check, _check_type
 from ember._core.promotion import promote_types
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim, wrap_dims
+from ember._ops.grad_utils import unreduce, where
 from ember._ops.pointwise import not_implemented_for
 from ember._ops.reduction import (
     accumulate_type,
@@ -29,6 +30,8 @@ from ember._ops.reduction import (
     return_type,
     run,
     same_dtype,
+    select_back_formula,
+    split_evenly,
 )
 
 _INT64 = np.dtype(np.int64)
@@ -75,9 +78,54 @@ def _squeeze_mean(mean, self, dim, keepdim):
 _MOMENT_ARGS = {"dim_at": 1, "keepdim_at": 3, "dtype_at": None}
 
 
+def _var_back(grad, self, dim, correction, keepdim):
+    """d var / d x = 2 (x - mean) / (N - correction), times the incoming gradient."""
+    shape = self.shape
+    dims = reduced_dims(dim, self.ndim)
+    dof = math.prod(shape[d] for d in dims) - (1 if correction is None else correction)
+    centered = self - self.mean(dims, keepdim=True)
+    if dof <= 0 and (dim is None or self.ndim == 0):
+        # 2 / 0 is inf: inf * 0 = NaN where x equals the mean, +-inf elsewhere (as PyTorch).
+        return grad * where(centered == 0, math.nan, math.inf)
+    scale = 2.0 / dof if dof else math.inf
+    return unreduce(grad, shape, dim, keepdim) * centered * scale
+
+
+def _mean_back(grad, self, dim, keepdim):
+    shape = self.shape
+    return unreduce(grad, shape, dim, keepdim) / math.prod(
+        shape[d] for d in reduced_dims(dim, self.ndim))
+
+
+def _std_to_var_grad(grad, std):
+    """d std = d var / (2 std); a zero std takes gradient 0 (not inf), as in PyTorch."""
+    return where(std == 0, 0.0, grad / (2 * std))
+
+
+def _var_grad(c):
+    return _var_back(c.grad, c.self, c.dim, c.correction, c.keepdim)
+
+
+def _std_grad(c):
+    return _var_back(_std_to_var_grad(c.grad, c.result), c.self, c.dim, c.correction,
+                     c.keepdim)
+
+
+def _var_mean_grad(c):
+    return (_var_back(c.grads[0], c.self, c.dim, c.correction, c.keepdim)
+            + _mean_back(c.grads[1], c.self, c.dim, c.keepdim))
+
+
+def _std_mean_grad(c):
+    var_grad = _std_to_var_grad(c.grads[0], c.results[0])
+    return (_var_back(var_grad, c.self, c.dim, c.correction, c.keepdim)
+            + _mean_back(c.grads[1], c.self, c.dim, c.keepdim))
+
+
 @register_op("var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
              "bool keepdim=False) -> Tensor", kind="reduction", function=False, method=False,
-             meta=reduction_meta(_moment_dtype, **_MOMENT_ARGS))
+             meta=reduction_meta(_moment_dtype, **_MOMENT_ARGS), saves=("self",),
+             derivatives={"self": _var_grad})
 def var_kernel(xp, self, dim=None, correction=None, keepdim=False):
     """The variance: sum of squared deviations / (N - correction)."""
     out, _ = _variance(xp, self, dim, correction, keepdim, "var")
@@ -86,7 +134,8 @@ def var_kernel(xp, self, dim=None, correction=None, keepdim=False):
 
 @register_op("std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
              "bool keepdim=False) -> Tensor", kind="reduction", function=False, method=False,
-             meta=reduction_meta(_moment_dtype, **_MOMENT_ARGS))
+             meta=reduction_meta(_moment_dtype, **_MOMENT_ARGS), saves=("self", "result"),
+             derivatives={"self": _std_grad})
 def std_kernel(xp, self, dim=None, correction=None, keepdim=False):
     """The standard deviation: the square root of var."""
     out, _ = _variance(xp, self, dim, correction, keepdim, "std")
@@ -95,7 +144,8 @@ def std_kernel(xp, self, dim=None, correction=None, keepdim=False):
 
 @register_op("var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
              "bool keepdim=False) -> (Tensor, Tensor)", kind="reduction", function=False,
-             method=False, meta=reduction_meta(_moment_dtype, same_dtype, **_MOMENT_ARGS))
+             method=False, meta=reduction_meta(_moment_dtype, same_dtype, **_MOMENT_ARGS),
+             saves=("self",), derivatives={"self": _var_mean_grad})
 def var_mean_kernel(xp, self, dim=None, correction=None, keepdim=False):
     """(var, mean) in one pass over the data."""
     out, mean = _variance(xp, self, dim, correction, keepdim, "var_mean")
@@ -106,7 +156,8 @@ def var_mean_kernel(xp, self, dim=None, correction=None, keepdim=False):
 
 @register_op("std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
              "bool keepdim=False) -> (Tensor, Tensor)", kind="reduction", function=False,
-             method=False, meta=reduction_meta(_moment_dtype, same_dtype, **_MOMENT_ARGS))
+             method=False, meta=reduction_meta(_moment_dtype, same_dtype, **_MOMENT_ARGS),
+             saves=("self", "result"), derivatives={"self": _std_mean_grad})
 def std_mean_kernel(xp, self, dim=None, correction=None, keepdim=False):
     """(std, mean) in one pass over the data."""
     out, mean = _variance(xp, self, dim, correction, keepdim, "std_mean")
@@ -167,9 +218,40 @@ def _vector_norm_meta(self, p, dim, keepdim, dtype=None):
     return reduced_shape(self._data.shape, dim, keepdim), chosen
 
 
+def _norm_grad(c):
+    """The gradient of the vector p-norm; where the norm is 0 the gradient is 0, not NaN."""
+    self = c.self
+    p = 2.0 if c.p is None else float(c.p)
+    shape = self.shape
+    grad = unreduce(c.grad, shape, c.dim, c.keepdim)
+    norm = unreduce(c.result, shape, c.dim, c.keepdim)
+    if p == 0:
+        return grad.new_zeros(shape)
+    if p == 1:
+        return grad * self.sgn()
+    if p == 2:
+        return self * where(norm == 0, 0.0, grad / norm)
+    if math.isinf(p):
+        # Shared among the elements of largest (smallest) modulus, and any NaN.
+        magnitude = self.abs()
+        mask = (magnitude == norm) | magnitude.isnan()
+        count = mask.sum(reduced_dims(c.dim, self.ndim), keepdim=True)
+        return self.sgn() * (grad / count * mask)
+    if p < 1:
+        # |x| ** (p - 1) is inf at 0, where the gradient is taken as 0.
+        scaled = where(self == 0, 0.0, self.sgn() * self.abs() ** (p - 1))
+        return scaled * grad * norm ** (1 - p)
+    if p < 2:
+        scaled = self.sgn() * self.abs() ** (p - 1)
+    else:
+        scaled = self * self.abs() ** (p - 2)
+    return scaled * where(norm == 0, 0.0, grad / norm ** (p - 1))
+
+
 @register_op("norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, "
              "ScalarType dtype) -> Tensor", kind="reduction", function=False, method=False,
-             meta=_vector_norm_meta)
+             meta=_vector_norm_meta, saves=("self", "result"),
+             derivatives={"self": _norm_grad})
 def vector_norm(xp, self, p, dim, keepdim, dtype=None):
     """The p-norm of the entries over `dim` (None: all): (sum |x|^p)^(1/p); p = inf/-inf take
     the max/min of |x|, p = 0 counts the nonzeros. `dtype` (if given) is cast to first."""
@@ -335,8 +417,9 @@ _ALL_META = reduction_meta(same_dtype, dim_at=None, keepdim_at=None, dtype_at=No
 _INDEX_META = reduction_meta(same_dtype, long_dtype, dtype_at=None)
 
 
-@register_op("median(Tensor self) -> Tensor", kind="reduction", function=False, method=False,
-             meta=_ALL_META)
+@register_op("median(Tensor self) -> Tensor", kind="reduction", function=False,
+             method=False, meta=_ALL_META, saves=("self", "result"),
+             derivatives={"self": split_evenly})
 def median_all(xp, self):
     """The lower median of every element; NaN if there is one."""
     return _median_all(xp, self, _median_position)
@@ -344,7 +427,8 @@ def median_all(xp, self):
 
 @register_op("median.dim(Tensor self, int dim, bool keepdim=False) -> "
              "(Tensor values, Tensor indices)", kind="reduction", function=False,
-             method=False, meta=_INDEX_META)
+             method=False, meta=_INDEX_META, saves=("result1",),
+             derivatives={"self": select_back_formula})
 def median_dim(xp, self, dim, keepdim=False):
     """The lower median along `dim` and an index where it occurs."""
     _no_kind("median_cpu", self, "bc")
@@ -352,7 +436,8 @@ def median_dim(xp, self, dim, keepdim=False):
 
 
 @register_op("nanmedian(Tensor self) -> Tensor", kind="reduction", function=False,
-             method=False, meta=_ALL_META)
+             method=False, meta=_ALL_META, saves=("self", "result"),
+             derivatives={"self": split_evenly})
 def nanmedian_all(xp, self):
     """The lower median of the non-NaN elements."""
     return _median_all(xp, self, _nanmedian_position)
@@ -360,7 +445,8 @@ def nanmedian_all(xp, self):
 
 @register_op("nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> "
              "(Tensor values, Tensor indices)", kind="reduction", function=False,
-             method=False, meta=_INDEX_META)
+             method=False, meta=_INDEX_META, saves=("result1",),
+             derivatives={"self": select_back_formula})
 def nanmedian_dim(xp, self, dim, keepdim=False):
     """The lower median of the non-NaN values along `dim` and an index where it occurs."""
     _no_kind("median_cpu", self, "bc")
@@ -387,7 +473,8 @@ nanmedian = register_frontend("nanmedian")(_median_frontend("nanmedian", Nanmedi
 @register_op("kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> "
              "(Tensor values, Tensor indices)", kind="reduction", function=False,
              method=False, meta=reduction_meta(same_dtype, long_dtype, dim_at=2,
-                                                keepdim_at=3, dtype_at=None))
+                                                keepdim_at=3, dtype_at=None),
+             saves=("result1",), derivatives={"self": select_back_formula})
 def kthvalue_kernel(xp, self, k, dim=-1, keepdim=False):
     """The k-th smallest value along `dim` (k counts from 1) and an index where it occurs."""
     _no_kind("kthvalue_cpu", self, "bc")
@@ -431,7 +518,8 @@ def _assign(target, d, part, value):
 
 @register_op("mode(Tensor self, int dim=-1, bool keepdim=False) -> "
              "(Tensor values, Tensor indices)", kind="reduction", function=False,
-             method=False, meta=_INDEX_META)
+             method=False, meta=_INDEX_META, saves=("result1",),
+             derivatives={"self": select_back_formula})
 def mode_kernel(xp, self, dim=-1, keepdim=False):
     """The most frequent value along `dim` (the smallest of equally frequent ones) and the
     index of its last occurrence."""
@@ -514,6 +602,81 @@ def _quantile(xp, self, q, dim, keepdim, interpolation, ignore_nan, name):
     return finish(xp, out[0] if scalar_q or q.ndim == 0 else out, self.dtype)
 
 
+# NOTE [quantile gradient]: the quantile is low + weight * (high - low), where low and high are
+# the sorted row's elements at positions floor(rank) and ceil(rank) (both round(rank) for
+# "nearest", ...), rank = q * (count - 1), and weight = rank - floor(rank) for "linear", 0.5
+# for "midpoint", 0 otherwise. So the input's gradient lands on those two elements, found by
+# their position in the sorted row, and q's (linear only) is grad * (high - low) * (count - 1).
+# A row the quantile is NaN for uses PyTorch's rank: the last position (quantile) or 0
+# (nanquantile of an all-NaN row), with no gradient for q.
+
+def _rows(self, dim):
+    """The reduced elements of `self` as rows along the last dim, and the inverse map."""
+    if dim is None:
+        return self.reshape(-1), lambda t: t.reshape(self.shape)
+    if self.ndim == 0:
+        return self.reshape(1), lambda t: t.reshape(())
+    d = wrap_dim(dim, self.ndim)
+    return self.movedim(d, -1), lambda t: t.movedim(-1, d)
+
+
+def _quantile_parts(c, ignore_nan):
+    """Every piece of NOTE [quantile gradient], as (Q, *rows, 1)-shaped tensors except
+    `positions` (1, *rows, n): each element's position in its sorted row."""
+    self, q, how = c.self, c.q, c.interpolation
+    rows, back = _rows(self, c.dim)
+    n = rows.shape[-1]
+    fixed = rows.detach()
+    order = dispatch.call(OPS["argsort.stable"], (fixed, True, -1, False))
+    positions = dispatch.call(OPS["argsort.stable"], (order, True, -1, False)).unsqueeze(0)
+    nans = fixed.isnan().sum(-1, keepdim=True)
+    q_shape = (-1,) + (1,) * rows.ndim
+    qs = q.reshape(q_shape) if isinstance(q, dispatch.Tensor) else self.new_full(
+        (1,) * (rows.ndim + 1), q)
+    if ignore_nan:
+        scale = n - nans - 1
+        no_q_grad = qs * scale < 0    # an all-NaN row: its first (NaN) element
+        ranks = where(no_q_grad, 0.0, qs * scale)
+    else:
+        scale = n - 1
+        no_q_grad = nans > 0          # a row with NaN: its last (NaN) element
+        ranks = where(no_q_grad, float(scale), qs * scale)
+    rounded = ranks.detach()
+    if how == "lower":
+        below = above = rounded.floor()
+    elif how == "higher":
+        below = above = rounded.ceil()
+    elif how == "nearest":
+        below = above = rounded.round()
+    else:
+        below, above = rounded.floor(), rounded.ceil()
+    weight = ranks - below if how == "linear" else (0.5 if how == "midpoint" else None)
+    grad = c.grad.reshape((qs.shape[0],) + tuple(rows.shape[:-1]) + (1,))
+    return rows, back, positions, grad, below, above, weight, scale, no_q_grad
+
+
+def _quantile_grad(c, ignore_nan):
+    _, back, positions, grad, below, above, weight, _, _ = _quantile_parts(c, ignore_nan)
+    if weight is None:
+        spread = where(positions == below, grad, 0.0)
+    else:
+        spread = (where(positions == below, grad * (1 - weight), 0.0)
+                  + where(positions == above, grad * weight, 0.0))
+    return back(spread.sum(0))
+
+
+def _quantile_q_grad(c, ignore_nan):
+    if c.interpolation != "linear":
+        return None
+    rows, _, positions, grad, below, above, _, scale, no_q_grad = _quantile_parts(
+        c, ignore_nan)
+    rows = rows.unsqueeze(0)
+    low = where(positions == below, rows, 0.0).sum(-1, keepdim=True)
+    high = where(positions == above, rows, 0.0).sum(-1, keepdim=True)
+    per_row = where(no_q_grad, 0.0, grad * (high - low) * scale)
+    return per_row.sum(tuple(range(1, per_row.ndim))).reshape(c.q.shape)
+
+
 _QUANTILE_SCHEMA = ("(Tensor self, {q} q, int? dim=None, bool keepdim=False, *, "
                     "str interpolation='linear') -> Tensor")
 for _name, _ignore_nan in (("quantile", False), ("nanquantile", True)):
@@ -523,8 +686,12 @@ for _name, _ignore_nan in (("quantile", False), ("nanquantile", True)):
             return _quantile(xp, self, q, dim, keepdim, interpolation, _ignore_nan, _name)
         _kernel.__doc__ = (f"The q-th quantiles along `dim` (None: of all elements)"
                            f"{', ignoring NaN' if _ignore_nan else ''}.")
+        _derivatives = {
+            "self": lambda c, _ignore_nan=_ignore_nan: _quantile_grad(c, _ignore_nan),
+            "q": lambda c, _ignore_nan=_ignore_nan: _quantile_q_grad(c, _ignore_nan)}
         register_op(_name + _overload + _QUANTILE_SCHEMA.format(q=_q), kind="reduction",
-                    function=False, method=False, meta=_quantile_meta)(_kernel)
+                    function=False, method=False, meta=_quantile_meta, saves=("self", "q"),
+                    derivatives=_derivatives)(_kernel)
 
 
 def _quantile_frontend(name):

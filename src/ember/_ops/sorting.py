@@ -73,14 +73,14 @@ def _sort_meta(self, *args):
 
 @register_op("sort(Tensor self, int dim=-1, bool descending=False) -> "
              "(Tensor values, Tensor indices)", function=False, method=False, meta=_sort_meta,
-             saves=(), derivatives={"self": selection_grad})
+             saves=("result1",), derivatives={"self": selection_grad})
 def _sort_default(xp, self, dim=-1, descending=False):
     return _sort(xp, self, dim, descending)
 
 
 @register_op("sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> "
              "(Tensor values, Tensor indices)", function=False, method=False, meta=_sort_meta,
-             saves=(), derivatives={"self": selection_grad})
+             saves=("result1",), derivatives={"self": selection_grad})
 def _sort_stable(xp, self, stable, dim=-1, descending=False):
     # The CPU sort is always stable, so `stable` changes nothing.
     return _sort(xp, self, dim, descending)
@@ -144,7 +144,7 @@ def _topk_meta(self, k, dim=-1, largest=True, sorted=True):
 
 @register_op("topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> "
              "(Tensor values, Tensor indices)", function=False, method=False, meta=_topk_meta,
-             saves=(), derivatives={"self": selection_grad})
+             saves=("result1",), derivatives={"self": selection_grad})
 def _topk(xp, self, k, dim=-1, largest=True, sorted=True):
     _check_type(isinstance(k, (int, np.integer)) and not isinstance(k, bool), lambda: (
         f"topk(): argument 'k' (position 2) must be int, not {type(k).__name__}"))

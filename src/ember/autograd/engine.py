@@ -40,7 +40,8 @@ def _make_grads(outputs, grad_outputs, create_graph):
 def _collect_dependencies(roots):
     counts = {}
     seen = set()
-    stack = [node for node, _ in roots]
+    # Several outputs of one node may be roots: walk each node once.
+    stack = list(dict.fromkeys(node for node, _ in roots))
     for node in stack:
         seen.add(node)
     while stack:

@@ -359,6 +359,11 @@ def _saved_versions(op, args, outputs, Tensor):
                 if isinstance(o, Tensor):
                     saved.append((o, o._version))
             continue
+        if name.startswith("result") and name[6:].isdigit():
+            # One output only ("result1": the indices of max.dim, sort ...).
+            o = outputs[int(name[6:])]
+            saved.append((o, o._version))
+            continue
         v = args[index[name]]
         if isinstance(v, Tensor):
             saved.append((v, v._version))
