@@ -33,9 +33,9 @@ def _call(name, args, out=None):
 
 def _per_element(grad_of):
     """A Tensor[] formula from `grad_of(ctx, index) -> gradient of tensors[index]` (the
-    engine gives the element's position in the list as `ctx.index`)."""
+    engine gives the element's position in the list as `ctx.list_index`)."""
     def formula(ctx):
-        return grad_of(ctx, ctx.index)
+        return grad_of(ctx, ctx.list_index)
     return formula
 
 

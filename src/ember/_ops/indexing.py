@@ -273,10 +273,10 @@ def getitem(self, index):
     steps = [] if _wants_ops(self) else None
     data = _data_for_walk(self)
     array, advanced = _walk(self, data, items, consumed, steps)
-    if steps is not None:
-        result = _replay(self, steps)
-    elif advanced and array is data:
+    if advanced and (not steps if steps is not None else array is data):
         result = self        # purely advanced: index.Tensor reads self itself (autograd sees it)
+    elif steps is not None:
+        result = _replay(self, steps)
     else:
         result = _view_of(self, array)
     if advanced:
@@ -292,6 +292,9 @@ def setitem(self, index, value):
         if not index:
             return
         index = None
+    if _setitem_needs_grad(self, value):
+        _setitem_with_grad(self, index, value)
+        return
     items, consumed = _normalize(self, index)
     array, advanced = _walk(self, _data_for_walk(self), items, consumed, None)
     if advanced and isinstance(value, dispatch.Tensor):
@@ -318,6 +321,73 @@ def setitem(self, index, value):
         elif self._device is not META:
             array[...] = value
     dispatch.bump_version(self)
+
+
+def _setitem_needs_grad(self, value) -> bool:
+    if not (self._requires_grad or isinstance(value, dispatch.Tensor) and value._requires_grad):
+        return False
+    return dispatch.state.record is not None and self._device is not META \
+        and dispatch.state.grad_enabled()
+
+
+def _setitem_with_grad(self, index, value):
+    """self[index] = value under autograd, as one recorded index_put_.
+
+    NOTE [setitem as index_put]: the expression is applied to one grid of coordinates per dim
+    of self (broadcast views, so nothing of self's size is allocated); what it selects from
+    them are index tensors of the target's shape, so `index_put_(self, those, value)` writes
+    exactly self[index] = value, the value broadcast as setitem broadcasts it, and autograd
+    records that one op.
+    """
+    items, consumed = _normalize(self, index)
+    xp = dispatch.get_backend(self._device.type).xp
+    shape = tuple(self._data.shape)
+    steps = []
+    walked, advanced = _walk(self, xp.broadcast_to(xp.zeros((), np.int64), shape), items,
+                             consumed, steps)
+    # PyTorch writes through a view when basic items narrow or reshape self (not for `:`, `...`).
+    _check(not (self._requires_grad and self._grad_fn is None), lambda: (
+        ("a view of a leaf Variable" if walked.shape != shape else "a leaf Variable")
+        + " that requires grad is being used in an in-place operation."))
+    target = walked.shape
+    position = None
+    if advanced:
+        arrays = [None if t is None else t._data for t in _index_list(advanced, self._device)]
+        position = prepare_indices(xp, walked.shape, arrays)
+        target = advanced_shape(walked.shape, arrays)
+    if isinstance(value, dispatch.Tensor):
+        _check(not advanced or value._dtype is self._dtype, lambda: (
+            "Index put requires the source and destination dtypes match, got "
+            f"{self._dtype._cpp_name} for the destination and {value._dtype._cpp_name} for "
+            "the source."))
+        _check(value._device is self._device or value._device is CPU and value._data.ndim == 0,
+               lambda: f"Expected all tensors to be on the same device, but found at least two "
+                       f"devices, {self._device} and {value._device}!")
+        if value._dtype is not self._dtype or value._device is not self._device:
+            value = value.to(dtype=self._dtype, device=self._device)
+    else:
+        value = dispatch.wrap(xp.asarray(_value_array(self, value)), self._dtype, self._device)
+    _check_value_shape(_strip_ones(value.shape), target, advanced=bool(advanced))
+    coordinates = []
+    for d, size in enumerate(shape):
+        grid = xp.arange(size, dtype=np.int64).reshape((size,) + (1,) * (len(shape) - d - 1))
+        grid = _apply_steps(xp.broadcast_to(grid, shape), steps)
+        if position is not None:
+            grid = grid[position]
+        coordinates.append(dispatch.wrap(xp.ascontiguousarray(grid), dt.int64, self._device))
+    dispatch.call_inplace(OPS["index_put"], (self, coordinates, value, False))
+
+
+def _apply_steps(array, steps):
+    """The basic steps `_walk` recorded, applied to another array of self's shape."""
+    for name, dim, arg in steps:
+        if name == "select":
+            array = array[(_FULL,) * dim + (arg, Ellipsis)]
+        elif name == "slice":
+            array = array[(_FULL,) * dim + (arg,)]
+        else:
+            array = array[(_FULL,) * dim + (None,)]
+    return array
 
 
 def _value_array(self, value):
@@ -445,8 +515,54 @@ def _index_meta(self, indices):
     return advanced_shape(self._data.shape, arrays), self._dtype
 
 
+# NOTE [indexing derivatives]: a read through indices (index, gather, index_select, take,
+# masked_select) sends its gradient back by summing it into zeros at the same positions
+# (index_put / scatter_add / index_add / put with accumulation, masked_scatter); a write sends
+# the incoming gradient on with the overwritten positions zeroed, and the written values get
+# the gradient read back at their positions. The pairs are each other's derivatives, so the
+# formulas differentiate again. Index arguments get no gradient.
+
+def index_arg(ctx):
+    """The op's argument named `index` in a derivative formula. (`ctx.index` itself is the
+    engine's position of a Tensor[] element, which hides an argument of that name.)"""
+    return type(ctx).__getattr__(ctx, "index")
+
+
+def _sum_to(grad, shape):
+    """Sum `grad` down to `shape` (dims broadcasting added in front or expanded from 1)."""
+    lead = grad.ndim - len(shape)
+    dims = list(range(lead)) + [lead + i for i, size in enumerate(shape)
+                                if size == 1 and grad.shape[lead + i] != 1]
+    if dims:
+        grad = grad.sum(dims, keepdim=True)
+    return grad.reshape(shape)
+
+
+def _index_self_grad(c):
+    zeros = c.grad.new_zeros(tuple(c.self.shape))
+    return dispatch.call(OPS["index_put"], (zeros, c.indices, c.grad, True))
+
+
+def _index_put_self_grad(c):
+    if c.accumulate:
+        return c.grad
+    return dispatch.call(OPS["index_put"], (c.grad, c.indices, c.grad.new_zeros(()), False))
+
+
+def _index_put_values_grad(c):
+    grad = dispatch.call(OPS["index.Tensor"], (c.grad, c.indices))
+    # The values broadcast into the target after their leading 1s are dropped, which can
+    # leave the target with fewer dims than the values: sum to the stripped shape first.
+    shape = tuple(c.values.shape)
+    stripped = _strip_ones(shape)
+    if tuple(grad.shape) != stripped:
+        grad = _sum_to(grad, stripped)
+    return grad.reshape(shape)
+
+
 @register_op("index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", function=False,
-             method=False, meta=_index_meta)
+             method=False, meta=_index_meta, saves=(),
+             derivatives={"self": _index_self_grad})
 def index(xp, self, indices):
     """self[indices]: advanced indexing with one (or no) index tensor per leading dim."""
     indices = _expand_masks(xp, self.shape, indices)
@@ -461,7 +577,8 @@ def _index_put_meta(self, indices, values, accumulate=False):
 
 
 @register_op("index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) "
-             "-> Tensor", inplace=True, out=False, meta=_index_put_meta)
+             "-> Tensor", inplace=True, out=False, meta=_index_put_meta, saves=(),
+             derivatives={"self": _index_put_self_grad, "values": _index_put_values_grad})
 def index_put(xp, self, indices, values, accumulate=False):
     """index_put(input, indices, values, accumulate=False) -> Tensor: a copy with
     input[indices] = values (or += values when `accumulate`)."""

@@ -12,12 +12,15 @@ from ember._core import dtype as dt
 from ember._core.checks import _check, _check_index
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim
-from ember._ops.indexing import check_in_bounds, cpp_name
+from ember._ops.creation_ranges import arange
+from ember._ops.grad_utils import where
+from ember._ops.indexing import check_in_bounds, cpp_name, index_arg
 from ember._ops.indexing_scatter import _as_1d, _same_meta, reduce_into
 
 # --------------------------------------------------------------------------- nonzero
 
-@register_op("nonzero(Tensor self) -> Tensor", function=False, method=False)
+@register_op("nonzero(Tensor self) -> Tensor", function=False, method=False,
+             differentiable=False)
 def _nonzero(xp, self):
     """The (n, ndim) int64 coordinates of the nonzero elements."""
     return xp.argwhere(self != 0 if self.dtype.kind != "b" else self).astype(np.int64)
@@ -38,7 +41,7 @@ def nonzero(input, *, out=None, as_tuple=False):
     return dispatch.call_out(OPS["nonzero"], (input,), out)
 
 
-@register_op("argwhere(Tensor self) -> Tensor", out=False)
+@register_op("argwhere(Tensor self) -> Tensor", out=False, differentiable=False)
 def argwhere(xp, self):
     """argwhere(input) -> Tensor: the (n, ndim) coordinates of the nonzero elements."""
     return _nonzero(xp, self)
@@ -66,15 +69,28 @@ def _masked_fill(xp, self, mask, value):
     return xp.where(mask, value, self).astype(self.dtype, copy=False)
 
 
+# Derivatives: see NOTE [indexing derivatives] in indexing.py.
+
+def _unmasked_grad(c):
+    return c.grad.masked_fill(c.mask, 0)
+
+
+def _masked_fill_value_grad(c):
+    # The 0-d value lands at every masked position of the (broadcast) result.
+    return where(c.mask, c.grad, 0).sum()
+
+
 @register_op("masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor",
-             function=False, method=False, meta=_broadcast_meta)
+             function=False, method=False, meta=_broadcast_meta, saves=("mask",),
+             derivatives={"self": _unmasked_grad})
 def _masked_fill_scalar(xp, self, mask, value):
     """A copy of input with `value` where `mask` is True."""
     return _masked_fill(xp, self, mask, dispatch.scalar_as(value, self.dtype))
 
 
 @register_op("masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor",
-             function=False, method=False, meta=_broadcast_meta)
+             function=False, method=False, meta=_broadcast_meta, saves=("mask",),
+             derivatives={"self": _unmasked_grad, "value": _masked_fill_value_grad})
 def _masked_fill_tensor(xp, self, mask, value):
     """A copy of input with the 0-d tensor `value` where `mask` is True."""
     _check(value.ndim == 0, lambda: (
@@ -101,7 +117,23 @@ def masked_fill(input, mask, value):
     return dispatch.call(_masked_fill_overload(value), (input, mask, value))
 
 
-@register_op("masked_select(Tensor self, Tensor mask) -> Tensor")
+def _masked_select_self_grad(c):
+    shape = np.broadcast_shapes(tuple(c.self.shape), tuple(c.mask.shape))
+    return c.grad.new_zeros(shape).masked_scatter(c.mask, c.grad)
+
+
+def _masked_scatter_source_grad(c):
+    # The first count(mask) elements of source were written; the rest get zeros.
+    taken = c.grad.masked_select(c.mask)
+    numel = c.source.numel()
+    if taken.numel() < numel:
+        leading = arange(numel, device=c.grad.device) < taken.numel()
+        taken = c.grad.new_zeros((numel,)).masked_scatter(leading, taken)
+    return taken.reshape(tuple(c.source.shape))
+
+
+@register_op("masked_select(Tensor self, Tensor mask) -> Tensor", saves=("mask",),
+             derivatives={"self": _masked_select_self_grad})
 def masked_select(xp, self, mask):
     """masked_select(input, mask, *, out=None) -> Tensor: the 1-D elements where `mask`."""
     _check(mask.dtype.kind == "b", "masked_select: expected BoolTensor for mask")
@@ -110,7 +142,8 @@ def masked_select(xp, self, mask):
 
 
 @register_op("masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor", inplace=True,
-             out=False, meta=_broadcast_meta)
+             out=False, meta=_broadcast_meta, saves=("mask",),
+             derivatives={"self": _unmasked_grad, "source": _masked_scatter_source_grad})
 def masked_scatter(xp, self, mask, source):
     """masked_scatter(input, mask, source) -> Tensor: a copy of input whose positions where
     `mask` is True take consecutive elements of `source`."""
@@ -143,7 +176,13 @@ def _take_meta(self, index):
     return index._data.shape, self._dtype
 
 
-@register_op("take(Tensor self, Tensor index) -> Tensor", meta=_take_meta)
+def _take_self_grad(c):
+    zeros = c.grad.new_zeros(tuple(c.self.shape))
+    return dispatch.call(OPS["put"], (zeros, index_arg(c), c.grad, True))
+
+
+@register_op("take(Tensor self, Tensor index) -> Tensor", meta=_take_meta, saves=("index",),
+             derivatives={"self": _take_self_grad})
 def take(xp, self, index):
     """take(input, index) -> Tensor: input's elements at the flat positions `index`."""
     _check(index.dtype == np.int64, lambda: (
@@ -183,8 +222,28 @@ def _flat_view(array):
         ) from None
 
 
+def _take_along_dim_self_grad(c):
+    grad, indices, dim = c.grad, c.indices, c.dim
+    if dim is None:
+        zeros = grad.new_zeros(tuple(c.self.shape))
+        return dispatch.call(OPS["put"], (zeros, indices, grad, True))
+    shape = tuple(c.self.shape)
+    if not shape:
+        return grad.sum()     # 0-d input is read as 1-d of size 1: every index hits it
+    dim = wrap_dim(dim, len(shape))
+    # The result is a gather from input broadcast against indices (but for `dim`); scatter the
+    # gradient back into that broadcast input and let the engine sum it down to input's shape.
+    size = shape[dim]
+    positions = indices.expand(tuple(grad.shape))
+    positions = where(positions < 0, positions + size, positions)
+    source_shape = list(grad.shape)
+    source_shape[dim] = size
+    return grad.new_zeros(tuple(source_shape)).scatter_add(dim, positions, grad)
+
+
 @register_op("take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor",
-             meta=_take_along_dim_meta)
+             meta=_take_along_dim_meta, saves=("indices",),
+             derivatives={"self": _take_along_dim_self_grad})
 def take_along_dim(xp, self, indices, dim=None):
     """take_along_dim(input, indices, dim=None) -> Tensor: gather along `dim` with indices
     broadcast against input (flattened input and indices when dim is None)."""
@@ -209,8 +268,20 @@ def take_along_dim(xp, self, indices, dim=None):
     return result.reshape(()) if self.ndim == 0 else result
 
 
+def _put_self_grad(c):
+    if c.accumulate:
+        return c.grad
+    zeros = c.grad.new_zeros(tuple(c.source.shape))
+    return dispatch.call(OPS["put"], (c.grad, index_arg(c), zeros, False))
+
+
+def _put_source_grad(c):
+    return c.grad.take(index_arg(c)).reshape(tuple(c.source.shape))
+
+
 @register_op("put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor",
-             inplace=True, out=False, meta=_same_meta)
+             inplace=True, out=False, meta=_same_meta, saves=("index",),
+             derivatives={"self": _put_self_grad, "source": _put_source_grad})
 def put(xp, self, index, source, accumulate=False):
     """put(input, index, source, accumulate=False) -> Tensor: a copy of input with source's
     elements written at the flat positions `index` (summed when `accumulate`)."""

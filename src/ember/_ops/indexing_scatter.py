@@ -13,7 +13,8 @@ from ember._core import dispatch
 from ember._core.checks import _check, _check_index
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim
-from ember._ops.indexing import accumulate_dtype, check_in_bounds, cpp_name
+from ember._ops.grad_utils import conj, identity, where
+from ember._ops.indexing import accumulate_dtype, check_in_bounds, cpp_name, index_arg
 
 _FULL = slice(None)
 
@@ -83,6 +84,165 @@ def reduce_into(xp, self, position, src, reduce, include_self=True):
     return out.astype(self.dtype, copy=False)
 
 
+# --------------------------------------------------------------------------- derivatives
+# See NOTE [indexing derivatives] in indexing.py.
+
+def _checked_src_grad(grad, src, node):
+    """src's gradient has index's shape; PyTorch rejects it when src is larger than index."""
+    got, wanted = tuple(grad.shape), tuple(src.shape)
+    _check(len(wanted) <= len(got) and all(
+        w in (g, 1) for w, g in zip(reversed(wanted), reversed(got))), lambda: (
+        f"Function {node} returned an invalid gradient at index 1 - got {list(got)} but "
+        f"expected shape compatible with {list(wanted)}"))
+    return grad
+
+
+def _gather_self_grad(c):
+    return c.grad.new_zeros(tuple(c.self.shape)).scatter_add(c.dim, index_arg(c), c.grad)
+
+
+def _scatter_self_grad(c):
+    return c.grad.scatter(c.dim, index_arg(c), 0)
+
+
+def _scatter_src_grad(c):
+    return _checked_src_grad(c.grad.gather(c.dim, index_arg(c)), c.src, "ScatterBackward0")
+
+
+def _scatter_add_src_grad(c):
+    return _checked_src_grad(c.grad.gather(c.dim, index_arg(c)), c.src, "ScatterAddBackward0")
+
+
+def _window(src, shape):
+    """The leading corner of `src` with `shape`: the part of src a scatter reads."""
+    for d, size in enumerate(shape):
+        if src.shape[d] != size:
+            src = src.narrow(d, 0, size)
+    return src
+
+
+def _counts(grad, shape, dim, index, include_self):
+    """How many values each position of a mean reduction averaged (at least 1, so dividing
+    by it stays finite where nothing landed)."""
+    counts = grad.new_full(tuple(shape), 1 if include_self else 0)
+    counts = counts.scatter_add(dim, index, grad.new_ones(tuple(index.shape)))
+    return counts.clamp(min=1)
+
+
+def _ties(grad, self, dim, index, src, include_self, result):
+    """amax / amin: which of self and src equal their position's result (1 or 0), and how many
+    tie there (at least 1); the gradient is shared evenly among the tied values."""
+    src_hit = (src == result.gather(dim, index)).to(grad.dtype)
+    if include_self:
+        self_hit = (self == result).to(grad.dtype)
+    else:
+        self_hit = grad.new_zeros(tuple(self.shape))
+    return self_hit, src_hit, self_hit.scatter_add(dim, index, src_hit).clamp(min=1)
+
+
+def _reduce_self_grad(grad, self, dim, index, src, reduce, include_self, result):
+    """self's gradient of scatter_reduce (index_reduce goes through here too)."""
+    if not include_self:
+        # Positions that index reaches drop self's value; the others keep it unchanged.
+        return grad.scatter(dim, index, 0)
+    src = _window(src, tuple(index.shape))
+    if reduce == "sum":
+        return grad
+    if reduce == "mean":
+        return grad / _counts(grad, self.shape, dim, index, True)
+    if reduce == "prod":
+        # d result / d self is the product of what was scattered in (1 where nothing was):
+        # computed as such rather than result / self, which fails where self is 0.
+        others = grad.new_ones(tuple(self.shape)).scatter_reduce(dim, index, src, "prod")
+        return grad * conj(others)
+    self_hit, _, ties = _ties(grad, self, dim, index, src, include_self, result)
+    return grad * self_hit / ties
+
+
+def _reduce_src_grad(grad, self, dim, index, src, reduce, include_self, result):
+    """src's gradient of scatter_reduce, at index's shape."""
+    src = _window(src, tuple(index.shape))
+    if reduce == "sum":
+        return grad.gather(dim, index)
+    if reduce == "mean":
+        return (grad / _counts(grad, self.shape, dim, index, include_self)).gather(dim, index)
+    if reduce == "prod":
+        return _prod_src_grad(grad, self, dim, index, src, include_self, result)
+    _, src_hit, ties = _ties(grad, self, dim, index, src, include_self, result)
+    return (grad / ties).gather(dim, index) * src_hit
+
+
+def _prod_src_grad(grad, self, dim, index, src, include_self, result):
+    # The derivative for one src value is the product of the others at its position. Where src
+    # is not 0 that is result / src (0 when another value there is 0). Where src is the only 0
+    # at its position, it is the product taken with that 0 replaced by 1; with two or more 0s
+    # it is 0, which is what result / 1 gives.
+    zero = src == 0
+    general = (grad * conj(result)).gather(dim, index) / conj(src.masked_fill(zero, 1))
+    zeros_there = grad.new_zeros(tuple(self.shape)).scatter_add(
+        dim, index, zero.to(grad.dtype)).gather(dim, index)
+    without_zeros = self.scatter_reduce(dim, index, src.masked_fill(zero, 1), "prod",
+                                        include_self=include_self)
+    lone = (grad * conj(without_zeros)).gather(dim, index)
+    return where(zero & (zeros_there == 1), lone, general)
+
+
+def _scatter_reduce_args(c):
+    return (c.grad, c.self, c.dim, index_arg(c), c.src, c.reduce, c.include_self, c.result)
+
+
+def _scatter_reduce_self_grad(c):
+    return _reduce_self_grad(*_scatter_reduce_args(c))
+
+
+def _scatter_reduce_src_grad(c):
+    return _checked_src_grad(_reduce_src_grad(*_scatter_reduce_args(c)), c.src,
+                             "ScatterReduceBackward0")
+
+
+def _index_reduce_args(c):
+    """index_reduce is scatter_reduce with index spread over source's shape along dim."""
+    grad, self, source, result = c.grad, c.self, c.source, c.result
+    if self.ndim == 0:
+        grad, self, source, result = (t.reshape(1) for t in (grad, self, source, result))
+    dim = wrap_dim(c.dim, self.ndim)
+    spread = [1] * source.ndim
+    spread[dim] = -1
+    index = index_arg(c).reshape(spread).expand(tuple(source.shape))
+    return grad, self, dim, index, source, c.reduce, c.include_self, result
+
+
+def _index_reduce_self_grad(c):
+    return _reduce_self_grad(*_index_reduce_args(c)).reshape(tuple(c.self.shape))
+
+
+def _index_reduce_source_grad(c):
+    return _reduce_src_grad(*_index_reduce_args(c)).reshape(tuple(c.source.shape))
+
+
+def _index_select_self_grad(c):
+    return c.grad.new_zeros(tuple(c.self.shape)).index_add(c.dim, index_arg(c), c.grad)
+
+
+def _index_add_source_grad(c):
+    grad = c.grad.index_select(c.dim, index_arg(c))
+    return grad if c.alpha == 1 else grad * conj(c.alpha)
+
+
+def _index_filled_self_grad(c):
+    return c.grad.index_fill(c.dim, index_arg(c), 0)
+
+
+def _index_copy_source_grad(c):
+    return c.grad.index_select(c.dim, index_arg(c))
+
+
+def _index_fill_value_grad(c):
+    # grad minus grad with the filled slices zeroed is exactly grad on those slices (each
+    # counted once, however often index repeats it).
+    return (c.grad - c.grad.index_fill(c.dim, index_arg(c), 0)).sum()
+
+
 # --------------------------------------------------------------------------- gather / scatter
 
 def _gather_meta(self, dim, index, sparse_grad=False):
@@ -90,7 +250,7 @@ def _gather_meta(self, dim, index, sparse_grad=False):
 
 
 @register_op("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor",
-             meta=_gather_meta)
+             meta=_gather_meta, saves=("index",), derivatives={"self": _gather_self_grad})
 def gather(xp, self, dim, index, sparse_grad=False):
     """gather(input, dim, index) -> Tensor: out[i][j] = input[index[i][j]][j] (for dim=0)."""
     _check_int_index(index, "gather(): Expected dtype int32/int64 for index")
@@ -161,19 +321,22 @@ def _same_meta(self, *args, **kwargs):
 _SCATTER = {"function": False, "method": False, "meta": _same_meta}
 
 
-@register_op("scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", **_SCATTER)
+@register_op("scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", **_SCATTER,
+             saves=("index",),
+             derivatives={"self": _scatter_self_grad, "src": _scatter_src_grad})
 def _scatter_src(xp, self, dim, index, src):
     """A copy of input with src's values written at `index` along `dim`."""
     return _scatter(xp, self, dim, index, src)
 
 
 @register_op("scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor",
-             **_SCATTER)
+             **_SCATTER, saves=("index",), derivatives={"self": _scatter_self_grad})
 def _scatter_value(xp, self, dim, index, value):
     """A copy of input with `value` written at `index` along `dim`."""
     return _scatter(xp, self, dim, index, value)
 
 
+# The legacy reduce overloads have no derivative, as in PyTorch (backward through them raises).
 @register_op("scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) "
              "-> Tensor", **_SCATTER)
 def _scatter_reduce_legacy(xp, self, dim, index, src, reduce):
@@ -213,7 +376,8 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None, out=None):
 
 
 @register_op("scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor",
-             inplace=True, meta=_same_meta)
+             inplace=True, meta=_same_meta, saves=("index",),
+             derivatives={"self": identity, "src": _scatter_add_src_grad})
 def scatter_add(xp, self, dim, index, src):
     """scatter_add(input, dim, index, src) -> Tensor: src's values summed in at `index`."""
     return _scatter(xp, self, dim, index, src, "add")
@@ -223,7 +387,9 @@ _SCATTER_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
 
 
 @register_op("scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, "
-             "bool include_self=True) -> Tensor", inplace=True, meta=_same_meta)
+             "bool include_self=True) -> Tensor", inplace=True, meta=_same_meta,
+             saves=("self", "index", "src", "result"),
+             derivatives={"self": _scatter_reduce_self_grad, "src": _scatter_reduce_src_grad})
 def scatter_reduce(xp, self, dim, index, src, reduce, include_self=True):
     """scatter_reduce(input, dim, index, src, reduce, *, include_self=True) -> Tensor:
     src's values reduced (sum, prod, mean, amax, amin) into input at `index`."""
@@ -246,7 +412,8 @@ def _index_select_meta(self, dim, index):
 
 
 @register_op("index_select(Tensor self, int dim, Tensor index) -> Tensor",
-             meta=_index_select_meta)
+             meta=_index_select_meta, saves=("index",),
+             derivatives={"self": _index_select_self_grad})
 def index_select(xp, self, dim, index):
     """index_select(input, dim, index) -> Tensor: the entries `index` of input along `dim`."""
     _check_int_index(index, "index_select(): Expected dtype int32 or int64 for index")
@@ -285,7 +452,8 @@ def _check_index_source(name, self, dim, index, source):
 
 
 @register_op("index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) "
-             "-> Tensor", inplace=True, meta=_same_meta)
+             "-> Tensor", inplace=True, meta=_same_meta, saves=("index",),
+             derivatives={"self": identity, "source": _index_add_source_grad})
 def index_add(xp, self, dim, index, source, alpha=1):
     """index_add(input, dim, index, source, *, alpha=1) -> Tensor: alpha * source's slices
     added into input's slices `index` along `dim` (repeated indices accumulate)."""
@@ -301,7 +469,9 @@ _INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
 
 
 @register_op("index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, "
-             "bool include_self=True) -> Tensor", inplace=True, meta=_same_meta)
+             "bool include_self=True) -> Tensor", inplace=True, meta=_same_meta,
+             saves=("self", "index", "source", "result"),
+             derivatives={"self": _index_reduce_self_grad, "source": _index_reduce_source_grad})
 def index_reduce(xp, self, dim, index, source, reduce, include_self=True):
     """index_reduce(input, dim, index, source, reduce, *, include_self=True) -> Tensor:
     source's slices reduced (prod, mean, amax, amin) into input's slices `index` along `dim`."""
@@ -318,7 +488,8 @@ def index_reduce(xp, self, dim, index, source, reduce, include_self=True):
 
 
 @register_op("index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor",
-             inplace=True, meta=_same_meta)
+             inplace=True, meta=_same_meta, saves=("index",),
+             derivatives={"self": _index_filled_self_grad, "source": _index_copy_source_grad})
 def index_copy(xp, self, dim, index, source):
     """index_copy(input, dim, index, source) -> Tensor: input with its slices `index` along
     `dim` replaced by source's slices."""
@@ -363,14 +534,15 @@ def _index_fill(xp, self, dim, index, value):
 
 
 @register_op("index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor",
-             **_SCATTER)
+             **_SCATTER, saves=("index",), derivatives={"self": _index_filled_self_grad})
 def _index_fill_scalar(xp, self, dim, index, value):
     """A copy of input with `value` in its slices `index` along `dim`."""
     return _index_fill(xp, self, dim, index, dispatch.scalar_as(value, self.dtype))
 
 
 @register_op("index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor",
-             **_SCATTER)
+             **_SCATTER, saves=("index",),
+             derivatives={"self": _index_filled_self_grad, "value": _index_fill_value_grad})
 def _index_fill_tensor(xp, self, dim, index, value):
     """A copy of input with the 0-d tensor `value` in its slices `index` along `dim`."""
     _check(value.ndim == 0, lambda: (

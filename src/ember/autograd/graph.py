@@ -152,14 +152,14 @@ _FREED = ("Trying to backward through the graph a second time (or directly acces
 class GradContext:
     """What a derivative formula sees: `grad`/`grads`, the op's arguments by schema name,
     `result`/`results`, and for an element of a `Tensor[]` argument (cat, stack, einsum ...)
-    its position in the list as `index` (None for a plain tensor argument)."""
+    its position in the list as `list_index` (None for a plain tensor argument)."""
 
-    __slots__ = ("_node", "grads", "index")
+    __slots__ = ("_node", "grads", "list_index")
 
     def __init__(self, node, grads):
         self._node = node
         self.grads = grads
-        self.index = None
+        self.list_index = None
 
     @property
     def grad(self):
@@ -216,7 +216,7 @@ class OpNode(Node):
             if edge is None:
                 out.append(None)
                 continue
-            ctx.index = element
+            ctx.list_index = element
             formula = derivatives.get(name)
             if formula is None:
                 raise NotImplementedError(
