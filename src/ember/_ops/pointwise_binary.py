@@ -8,7 +8,9 @@ kernels refuse numbers with `_tensors_only` (a number arrives as a NumPy scalar,
 """
 from __future__ import annotations
 
+import cmath
 import collections
+import math
 
 import numpy as np
 
@@ -17,6 +19,7 @@ from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type
 from ember._core.dispatch import call, call_out
 from ember._core.registry import INT_TO_FLOAT, OPS, register_frontend, register_op
+from ember._ops.grad_utils import conj, where, zeros_grad
 from ember._ops.pointwise import not_implemented_for
 
 _ndarray = np.ndarray
@@ -38,7 +41,47 @@ def _floating_only(kernel_name, array, complex_ok=False):
         not_implemented_for(kernel_name, array)
 
 
+# --------------------------------------------------------------------------- derivatives
+# Written in PyTorch's arrangement so that special values (0, inf, NaN) give the same inf/NaN.
+
+_LN2 = math.log(2.0)
+
+
+def _real_for(grad, like):
+    """A complex gradient for a real input keeps its real part (as PyTorch does)."""
+    if grad._dtype.is_complex and not (isinstance(like, dispatch.Tensor)
+                                       and like._dtype.is_complex):
+        return grad.real
+    return grad
+
+
+def _atan2_scale(c):
+    # 1 / (x**2 + y**2), taken as 0 where the sum is 0 (or underflows to it): the gradient
+    # at the origin is 0, as PyTorch gives.
+    square = c.self * c.self + c.other * c.other
+    zero = square == 0
+    return where(zero, 0.0, where(zero, 1.0, square).reciprocal())
+
+
+def _copysign_grad(c):
+    # |x| with a sign chosen by `other`: d/dx is result / x, taken as 0 at x == 0.
+    zero = c.self == 0
+    return c.grad * where(zero, 0.0, c.result / where(zero, 1.0, c.self))
+
+
+def _ldexp_self_grad(c):
+    # 2 ** other in other's own dtype, as PyTorch forms it: for an integer `other` its negative
+    # powers are 0 there (integer power), and so is this gradient.
+    return c.grad * conj(2 ** c.other)
+
+
+def _ldexp_other_grad(c):
+    return _real_for(c.grad * conj(c.self * c.other.exp2() * _LN2), c.other)
+
+
 @register_op("atan2(Tensor self, Tensor other) -> Tensor", **_FLOAT_BINARY,
+             derivatives={"self": lambda c: c.grad * c.other * _atan2_scale(c),
+                          "other": lambda c: c.grad * -c.self * _atan2_scale(c)},
              aliases=("arctan2",))
 def atan2(xp, self, other):
     """atan2(input, other, *, out=None) -> Tensor: the angle of the point (other, input)."""
@@ -47,7 +90,10 @@ def atan2(xp, self, other):
     return xp.arctan2(self, other)
 
 
-@register_op("hypot(Tensor self, Tensor other) -> Tensor", **_BINARY)
+@register_op("hypot(Tensor self, Tensor other) -> Tensor", **_BINARY,
+             derivatives={"self": lambda c: c.grad * c.self / c.result,
+                          "other": lambda c: c.grad * c.other / c.result},
+             saves=("self", "other", "result"))
 def hypot(xp, self, other):
     """hypot(input, other, *, out=None) -> Tensor: sqrt(input**2 + other**2) without overflow."""
     _tensors_only("hypot", self, other)
@@ -55,7 +101,9 @@ def hypot(xp, self, other):
     return xp.hypot(self, other)
 
 
-@register_op("copysign.Tensor(Tensor self, Tensor other) -> Tensor", **_FLOAT_BINARY)
+@register_op("copysign.Tensor(Tensor self, Tensor other) -> Tensor", **_FLOAT_BINARY,
+             derivatives={"self": _copysign_grad, "other": zeros_grad},
+             saves=("self", "result"))
 def copysign(xp, self, other):
     """copysign(input, other, *, out=None) -> Tensor: |input| with the sign of `other`.
 
@@ -66,8 +114,12 @@ def copysign(xp, self, other):
 
 
 # compute_in_float=False: the next representable number depends on the dtype itself.
+# As in PyTorch, the gradient in `self` is that of the identity (the step is below rounding),
+# but 0 where self == other: the result is then `other`, which gets none either.
 @register_op("nextafter(Tensor self, Tensor other) -> Tensor", **_BINARY,
-             compute_in_float=False)
+             compute_in_float=False,
+             derivatives={"self": lambda c: where(c.self == c.other, 0.0, c.grad),
+                          "other": zeros_grad})
 def nextafter(xp, self, other):
     """nextafter(input, other, *, out=None) -> Tensor: the next float after input toward other."""
     _tensors_only("nextafter", self, other)
@@ -75,7 +127,25 @@ def nextafter(xp, self, other):
     return xp.nextafter(self, other)
 
 
-@register_op("xlogy.Tensor(Tensor self, Tensor other) -> Tensor", **_FLOAT_BINARY)
+def _log_of(value):
+    if isinstance(value, dispatch.Tensor):
+        return value.log()
+    return math.log(value) if value > 0 else (-math.inf if value == 0 else math.nan)
+
+
+def _xlogy_self_grad(c):
+    # log(other); where self is 0 and other <= 0 (log -inf or NaN, while xlogy is 0 for
+    # every self == 0 there) the gradient is taken as 0, as PyTorch does.
+    other = c.other
+    grad = c.grad * _log_of(other)
+    if isinstance(other, dispatch.Tensor):
+        return where((c.self == 0) & (other <= 0), 0.0, grad)
+    return where(c.self == 0, 0.0, grad) if other <= 0 else grad
+
+
+@register_op("xlogy.Tensor(Tensor self, Tensor other) -> Tensor", **_FLOAT_BINARY,
+             derivatives={"self": _xlogy_self_grad,
+                          "other": lambda c: c.grad * c.self / c.other})
 def xlogy(xp, self, other):
     """xlogy(input, other, *, out=None) -> Tensor: input * log(other), 0 where input is 0
     (unless other is NaN). Either argument may be a Python number."""
@@ -85,7 +155,9 @@ def xlogy(xp, self, other):
     return xp.where(self == 0, zero, product)
 
 
-@register_op("logaddexp(Tensor self, Tensor other) -> Tensor", kind="pointwise")
+@register_op("logaddexp(Tensor self, Tensor other) -> Tensor", kind="pointwise",
+             derivatives={"self": lambda c: c.grad / conj(1 + (c.other - c.self).exp()),
+                          "other": lambda c: c.grad / conj(1 + (c.self - c.other).exp())})
 def logaddexp(xp, self, other):
     """logaddexp(input, other, *, out=None) -> Tensor: log(exp(input) + exp(other)), stably."""
     _tensors_only("logaddexp", self, other)
@@ -99,7 +171,9 @@ def logaddexp(xp, self, other):
     return high + xp.log1p(xp.exp(low - high))
 
 
-@register_op("logaddexp2(Tensor self, Tensor other) -> Tensor", kind="pointwise")
+@register_op("logaddexp2(Tensor self, Tensor other) -> Tensor", kind="pointwise",
+             derivatives={"self": lambda c: c.grad / (1 + (c.other - c.self).exp2()),
+                          "other": lambda c: c.grad / (1 + (c.self - c.other).exp2())})
 def logaddexp2(xp, self, other):
     """logaddexp2(input, other, *, out=None) -> Tensor: log2(2**input + 2**other), stably."""
     _tensors_only("logaddexp2", self, other)
@@ -107,7 +181,7 @@ def logaddexp2(xp, self, other):
     return xp.logaddexp2(self, other)
 
 
-@register_op("gcd(Tensor self, Tensor other) -> Tensor", **_BINARY)
+@register_op("gcd(Tensor self, Tensor other) -> Tensor", **_BINARY, differentiable=False)
 def gcd(xp, self, other):
     """gcd(input, other, *, out=None) -> Tensor: greatest common divisor (non-negative)."""
     _tensors_only("gcd", self, other)
@@ -116,7 +190,7 @@ def gcd(xp, self, other):
     return xp.gcd(self, other)
 
 
-@register_op("lcm(Tensor self, Tensor other) -> Tensor", **_BINARY)
+@register_op("lcm(Tensor self, Tensor other) -> Tensor", **_BINARY, differentiable=False)
 def lcm(xp, self, other):
     """lcm(input, other, *, out=None) -> Tensor: least common multiple (non-negative)."""
     _tensors_only("lcm", self, other)
@@ -128,7 +202,8 @@ def lcm(xp, self, other):
 # compute_in_float=False: PyTorch forms 2 ** other in the result dtype, so for half types the
 # power overflows (to inf, and 0 * inf to NaN) where a float32 one would not.
 @register_op("ldexp.Tensor(Tensor self, Tensor other) -> Tensor", **_FLOAT_BINARY,
-             compute_in_float=False)
+             compute_in_float=False,
+             derivatives={"self": _ldexp_self_grad, "other": _ldexp_other_grad})
 def ldexp(xp, self, other):
     """ldexp(input, other, *, out=None) -> Tensor: input * 2 ** other."""
     _tensors_only("ldexp", self, other)
@@ -181,8 +256,41 @@ register_frontend("heaviside", inplace=heaviside_inplace)(heaviside_function)
 
 # --------------------------------------------------------------------------- float_power
 
+def _float_power_self_grad(c):
+    exponent = c.exponent
+    if not isinstance(exponent, dispatch.Tensor) and exponent == 0:
+        return zeros_grad(c)
+    grad = c.grad * conj(exponent * c.self ** (exponent - 1))
+    if isinstance(exponent, dispatch.Tensor):
+        # x ** 0 is 1 everywhere: its derivative is 0 even at x == 0 (not 0 * inf).
+        grad = where(exponent == 0, 0.0, grad)
+    return grad
+
+
+def _float_power_exponent_grad(c):
+    base = c.self
+    # d/dy x ** y = x ** y * log(x), taken as 0 at x == 0 for y >= 0 (where x ** y is 0 or 1).
+    if not isinstance(base, dispatch.Tensor):
+        if base == 0:
+            return zeros_grad(c)
+        if isinstance(base, complex) or (base < 0 and c.result._dtype.is_complex):
+            log_base = cmath.log(base)
+        else:
+            log_base = math.log(base) if base > 0 else math.nan
+        return c.grad * conj(c.result * log_base)
+    grad = c.grad * conj(c.result * base.log())
+    exponent = c.exponent
+    if isinstance(exponent, dispatch.Tensor):
+        # (Complex exponents are ordered by their real part.)
+        return where((base == 0) & (exponent.real >= 0), 0.0, grad)
+    return where(base == 0, 0.0, grad) if exponent.real >= 0 else grad
+
+
 @register_op("float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor",
-             kind="pointwise", function=False, method=False)
+             kind="pointwise", function=False, method=False,
+             derivatives={"self": _float_power_self_grad,
+                          "exponent": _float_power_exponent_grad},
+             saves=("self", "exponent", "result"))
 def float_power(xp, self, exponent):
     """float_power in float64 (complex128): the frontend has widened the operands."""
     return xp.power(self, exponent)
@@ -244,8 +352,15 @@ def _check_frexp_dtype(dtype):
     _check(dtype.is_floating_point, "torch.frexp() only supports floating-point dtypes")
 
 
+def _frexp_grad(c):
+    # mantissa = x * 2 ** -exponent, with the exponent piecewise constant.
+    grad = c.grads[0]
+    return grad / c.results[1].to(grad.dtype).exp2()
+
+
 @register_op("frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)",
-             kind="generic", meta=_frexp_meta, function=False, method=False)
+             kind="generic", meta=_frexp_meta, function=False, method=False,
+             derivatives={"self": _frexp_grad}, saves=("result",))
 def frexp(xp, self):
     """frexp as (mantissa, exponent): the frontend wraps the pair in a named tuple."""
     _check_frexp_dtype(dt.NP_TO_DTYPE[np.dtype(self.dtype)])

@@ -27,20 +27,66 @@ from ember._core.registry import (
     register_frontend,
     register_op,
 )
+from ember._ops import grad_utils
+from ember._ops.grad_utils import identity, where, zeros_grad
 from ember._ops.pointwise import not_implemented_for
 
 _FLOAT_UNARY = {"kind": "pointwise", "promotion": INT_TO_FLOAT, "inplace": True}
-_PREDICATE = {"kind": "pointwise", "promotion": ALWAYS_BOOL}
+_PREDICATE = {"kind": "pointwise", "promotion": ALWAYS_BOOL, "differentiable": False}
 _BFLOAT16 = np.dtype(ml_dtypes.bfloat16)   # NumPy files it under kind "V", not "f"
 
 
-def _ufunc_op(name, ufunc, doc, aliases=()):
+def _ufunc_op(name, ufunc, doc, aliases, derivative, saves):
     """Declare `name(Tensor self) -> Tensor` computed by the array module's `ufunc`."""
     def kernel(xp, self):
         return getattr(xp, ufunc)(self)
     kernel.__name__ = name
     kernel.__doc__ = doc
-    register_op(f"{name}(Tensor self) -> Tensor", **_FLOAT_UNARY, aliases=aliases)(kernel)
+    register_op(f"{name}(Tensor self) -> Tensor", **_FLOAT_UNARY, aliases=aliases,
+                derivatives={"self": derivative}, saves=saves)(kernel)
+
+
+# --------------------------------------------------------------------------- derivatives
+
+# Each formula is grad * conj(f'(x)) (NOTE [complex gradients] in grad_utils), written in the
+# same arrangement as PyTorch's so that the special values (0, inf, NaN) give the same inf/NaN.
+_conj = grad_utils.conj
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+_SELF = ("self",)
+_RESULT = ("result",)
+
+
+def _acosh_grad(c):
+    x = c.self
+    if x._dtype.is_complex:
+        # 1 / sqrt(z**2 - 1) takes the wrong branch for Re(z) < 0; the product does not.
+        return c.grad * _conj((x - 1).rsqrt() * (x + 1).rsqrt())
+    # Real: finite below -1 too (where acosh itself is NaN), as PyTorch gives.
+    return c.grad * (x * x - 1).rsqrt()
+
+
+_UNARY_GRADS = {
+    "exp2": (lambda c: c.grad * _conj(c.result * _LN2), _RESULT),
+    "expm1": (lambda c: c.grad * _conj(c.result + 1), _RESULT),
+    "log": (lambda c: c.grad / _conj(c.self), _SELF),
+    "log2": (lambda c: c.grad / _conj(c.self * _LN2), _SELF),
+    "log10": (lambda c: c.grad / _conj(c.self * _LN10), _SELF),
+    "log1p": (lambda c: c.grad / _conj(c.self + 1), _SELF),
+    "sqrt": (lambda c: c.grad / _conj(2 * c.result), _RESULT),
+    "sin": (lambda c: c.grad * _conj(c.self.cos()), _SELF),
+    "cos": (lambda c: c.grad * -_conj(c.self.sin()), _SELF),
+    "tan": (lambda c: c.grad * _conj(1 + c.result * c.result), _RESULT),
+    "asin": (lambda c: c.grad * _conj((1 - c.self * c.self).rsqrt()), _SELF),
+    "acos": (lambda c: c.grad * -_conj((1 - c.self * c.self).rsqrt()), _SELF),
+    "atan": (lambda c: c.grad / _conj(c.self * c.self + 1), _SELF),
+    "sinh": (lambda c: c.grad * _conj(c.self.cosh()), _SELF),
+    "cosh": (lambda c: c.grad * _conj(c.self.sinh()), _SELF),
+    "tanh": (lambda c: c.grad * _conj(1 - c.result * c.result), _RESULT),
+    "asinh": (lambda c: c.grad * _conj((c.self * c.self + 1).rsqrt()), _SELF),
+    "acosh": (_acosh_grad, _SELF),
+    "atanh": (lambda c: c.grad / _conj(1 - c.self * c.self), _SELF),
+}
 
 
 # --------------------------------------------------------------------------- exp / log, trig
@@ -73,16 +119,29 @@ _UFUNC_TABLE = (
 )
 
 for _name, _ufunc, _aliases, _doc in _UFUNC_TABLE:
-    _ufunc_op(_name, _ufunc, _doc, _aliases)
+    _ufunc_op(_name, _ufunc, _doc, _aliases, *_UNARY_GRADS[_name])
 
 
-@register_op("rsqrt(Tensor self) -> Tensor", **_FLOAT_UNARY)
+def _sinc_grad(c):
+    x = c.self
+    # (pi x cos(pi x) - sin(pi x)) / (pi x**2), 0 at x == 0; a stand-in 1 there keeps 0/0 out
+    # of the second derivative.
+    zero = x == 0
+    safe = where(zero, 1.0, x)
+    pix = safe * math.pi
+    slope = (pix * pix.cos() - pix.sin()) / (pix * safe)
+    return c.grad * _conj(where(zero, 0.0, slope))
+
+
+@register_op("rsqrt(Tensor self) -> Tensor", **_FLOAT_UNARY, saves=_RESULT,
+             derivatives={"self": lambda c: -0.5 * c.grad * _conj(c.result ** 3)})
 def rsqrt(xp, self):
     """rsqrt(input, *, out=None) -> Tensor: 1 / sqrt(input)."""
     return xp.reciprocal(xp.sqrt(self))
 
 
-@register_op("sinc(Tensor self) -> Tensor", **_FLOAT_UNARY)
+@register_op("sinc(Tensor self) -> Tensor", **_FLOAT_UNARY, saves=_SELF,
+             derivatives={"self": _sinc_grad})
 def sinc(xp, self):
     """sinc(input, *, out=None) -> Tensor: sin(pi * x) / (pi * x), and 1 at 0."""
     scaled = self * self.dtype.type(math.pi)
@@ -95,14 +154,16 @@ def _no_complex(name, array, message):
     _check(array.dtype.kind != "c", lambda: f"{name} {message}")
 
 
-@register_op("deg2rad(Tensor self) -> Tensor", **_FLOAT_UNARY)
+@register_op("deg2rad(Tensor self) -> Tensor", **_FLOAT_UNARY, saves=(),
+             derivatives={"self": lambda c: c.grad * (math.pi / 180)})
 def deg2rad(xp, self):
     """deg2rad(input, *, out=None) -> Tensor: degrees to radians."""
     _no_complex("deg2rad", self, "is not supported for complex tensors.")
     return self * self.dtype.type(math.pi / 180)
 
 
-@register_op("rad2deg(Tensor self) -> Tensor", **_FLOAT_UNARY)
+@register_op("rad2deg(Tensor self) -> Tensor", **_FLOAT_UNARY, saves=(),
+             derivatives={"self": lambda c: c.grad * (180 / math.pi)})
 def rad2deg(xp, self):
     """rad2deg(input, *, out=None) -> Tensor: radians to degrees."""
     _no_complex("rad2deg", self, "is not supported for complex tensors.")
@@ -120,25 +181,29 @@ def _rounding(name, kernel_name, self):
     return kind in "iu"
 
 
-@register_op("floor(Tensor self) -> Tensor", kind="pointwise", inplace=True)
+@register_op("floor(Tensor self) -> Tensor", kind="pointwise", inplace=True,
+             derivatives={"self": zeros_grad}, saves=())
 def floor(xp, self):
     """floor(input, *, out=None) -> Tensor: round toward -inf (integers unchanged)."""
     return self.copy() if _rounding("floor", "floor_vml_cpu", self) else xp.floor(self)
 
 
-@register_op("ceil(Tensor self) -> Tensor", kind="pointwise", inplace=True)
+@register_op("ceil(Tensor self) -> Tensor", kind="pointwise", inplace=True,
+             derivatives={"self": zeros_grad}, saves=())
 def ceil(xp, self):
     """ceil(input, *, out=None) -> Tensor: round toward +inf (integers unchanged)."""
     return self.copy() if _rounding("ceil", "ceil_vml_cpu", self) else xp.ceil(self)
 
 
-@register_op("trunc(Tensor self) -> Tensor", kind="pointwise", inplace=True, aliases=("fix",))
+@register_op("trunc(Tensor self) -> Tensor", kind="pointwise", inplace=True, aliases=("fix",),
+             derivatives={"self": zeros_grad}, saves=())
 def trunc(xp, self):
     """trunc(input, *, out=None) -> Tensor: round toward zero (integers unchanged)."""
     return self.copy() if _rounding("trunc", "trunc_vml_cpu", self) else xp.trunc(self)
 
 
-@register_op("frac(Tensor self) -> Tensor", kind="pointwise", inplace=True)
+@register_op("frac(Tensor self) -> Tensor", kind="pointwise", inplace=True,
+             derivatives={"self": identity}, saves=())
 def frac(xp, self):
     """frac(input, *, out=None) -> Tensor: input - trunc(input), with input's sign."""
     if self.dtype.kind in "biuc":
@@ -146,14 +211,15 @@ def frac(xp, self):
     return self - xp.trunc(self)
 
 
-@register_op("round(Tensor self) -> Tensor", kind="pointwise", function=False, method=False)
+@register_op("round(Tensor self) -> Tensor", kind="pointwise", function=False, method=False,
+             derivatives={"self": zeros_grad}, saves=())
 def round(xp, self):
     """round(input, *, decimals=0, out=None) -> Tensor: round half to even."""
     return self.copy() if _rounding("round", "round_vml_cpu", self) else xp.round(self)
 
 
 @register_op("round.decimals(Tensor self, *, int decimals) -> Tensor", kind="pointwise",
-             function=False, method=False)
+             function=False, method=False, derivatives={"self": zeros_grad}, saves=())
 def round_decimals(xp, self, decimals):
     """round to `decimals` places (negative: to tens, hundreds ...), half to even."""
     _check_type(isinstance(decimals, (int, np.integer)) and not isinstance(decimals, bool),
@@ -198,7 +264,8 @@ def _sign_of(xp, x):
     return (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)
 
 
-@register_op("sign(Tensor self) -> Tensor", kind="pointwise", inplace=True)
+@register_op("sign(Tensor self) -> Tensor", kind="pointwise", inplace=True,
+             derivatives={"self": zeros_grad}, saves=())
 def sign(xp, self):
     """sign(input, *, out=None) -> Tensor: -1, 0 or 1 by the sign of each element."""
     _check_not_implemented(self.dtype.kind != "c", (
@@ -207,7 +274,21 @@ def sign(xp, self):
     return self.copy() if self.dtype.kind == "b" else _sign_of(xp, self)
 
 
-@register_op("sgn(Tensor self) -> Tensor", kind="pointwise", inplace=True)
+def _sgn_grad(c):
+    x = c.self
+    if not x._dtype.is_complex:
+        return zeros_grad(c)
+    # sgn(z) = z / |z| has modulus 1: its gradient is grad less its projection on sgn(z),
+    # divided by |z|; 0 at z == 0 (a stand-in 1 there keeps 0/0 out).
+    s = c.result
+    modulus = x.abs()
+    zero = modulus == 0
+    across = c.grad - s * (c.grad * s.conj()).real
+    return where(zero, 0.0, across / where(zero, 1.0, modulus))
+
+
+@register_op("sgn(Tensor self) -> Tensor", kind="pointwise", inplace=True,
+             derivatives={"self": _sgn_grad}, saves=("self", "result"))
 def sgn(xp, self):
     """sgn(input, *, out=None) -> Tensor: sign(); for complex input z / |z| (0 at 0)."""
     kind = self.dtype.kind
@@ -295,8 +376,10 @@ def _replace_non_finite(xp, x, nan, posinf, neginf):
 
 # compute_in_float=False: the default replacements are the largest values of the tensor's own
 # dtype, which a float32 round trip would turn into inf for half types.
+# The replaced elements are constants: no gradient flows to them.
 @register_op("nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None)"
-             " -> Tensor", kind="pointwise", inplace=True, compute_in_float=False)
+             " -> Tensor", kind="pointwise", inplace=True, compute_in_float=False, saves=_SELF,
+             derivatives={"self": lambda c: where(c.self.isfinite(), c.grad, 0.0)})
 def nan_to_num(xp, self, nan=None, posinf=None, neginf=None):
     """nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None) -> Tensor.
 
@@ -323,7 +406,12 @@ def _tensor_arg(fn, value):
         f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(value).__name__}"))
 
 
-@register_op("conj_physical(Tensor self) -> Tensor", kind="pointwise", inplace=True)
+def _conj_grad(c):
+    return _conj(c.grad)
+
+
+@register_op("conj_physical(Tensor self) -> Tensor", kind="pointwise", inplace=True,
+             derivatives={"self": _conj_grad}, saves=())
 def conj_physical(xp, self):
     """conj_physical(input, *, out=None) -> Tensor: the complex conjugate, computed now."""
     return xp.conj(self) if self.dtype.kind == "c" else self.copy()
@@ -337,7 +425,7 @@ def _conj_meta(self):
 # ember has no such bit, so conj() of a complex tensor is a new conjugated tensor (writes to it
 # do not reach the input) and is_conj() is always False. Real tensors come back as they are.
 @register_op("conj(Tensor(a) self) -> Tensor(a)", kind="generic", meta=_conj_meta,
-             function=False, method=False)
+             function=False, method=False, derivatives={"self": _conj_grad}, saves=())
 def conj(xp, self):
     """conj(input) -> Tensor: the complex conjugate (input itself when it is real)."""
     return xp.conj(self) if self.dtype.kind == "c" else self.copy()
@@ -381,13 +469,17 @@ def resolve_neg(input):
     return input
 
 
-@register_op("real(Tensor(a) self) -> Tensor(a)", kind="view", function=False, method=False)
+# A real gradient for the real part is the complex gradient grad + 0j (the engine casts it to
+# the input's complex dtype); for the imaginary part it is grad * 1j.
+@register_op("real(Tensor(a) self) -> Tensor(a)", kind="view", function=False, method=False,
+             derivatives={"self": identity}, saves=())
 def real(xp, self):
     """The real part of a complex tensor, as a view."""
     return xp.real(self)
 
 
-@register_op("imag(Tensor(a) self) -> Tensor(a)", kind="view", function=False, method=False)
+@register_op("imag(Tensor(a) self) -> Tensor(a)", kind="view", function=False, method=False,
+             derivatives={"self": lambda c: c.grad * 1j}, saves=())
 def imag(xp, self):
     """The imaginary part of a complex tensor, as a view."""
     _check(self.dtype.kind == "c", "imag is not implemented for tensors with non-complex dtypes.")
@@ -413,8 +505,18 @@ def imag_function(input):
     return call(_IMAG_OP, (input,))
 
 
+def _angle_grad(c):
+    z = c.self
+    if not z._dtype.is_complex:
+        return zeros_grad(c)
+    # angle = Im(log z): its gradient is grad * 1j * z / |z|**2, 0 at z == 0.
+    zero = z == 0
+    square = where(zero, 1.0, z.abs() ** 2)
+    return where(zero, 0.0, c.grad * z / square * 1j)
+
+
 @register_op("angle(Tensor self) -> Tensor", kind="pointwise", promotion=COMPLEX_TO_FLOAT,
-             function=False, method=False)
+             function=False, method=False, derivatives={"self": _angle_grad}, saves=_SELF)
 def angle(xp, self):
     """angle(input, *, out=None) -> Tensor: the argument of each element, in radians."""
     if self.dtype.kind == "c":

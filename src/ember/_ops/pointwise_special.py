@@ -19,6 +19,7 @@ from ember._core import dispatch
 from ember._core.checks import _check, _check_type
 from ember._core.dispatch import call, call_out
 from ember._core.registry import INT_TO_FLOAT, OPS, register_frontend, register_op
+from ember._ops.grad_utils import conj, where
 from ember._ops.pointwise import not_implemented_for
 
 _FLOAT_UNARY = {"kind": "pointwise", "promotion": INT_TO_FLOAT, "inplace": True}
@@ -52,7 +53,14 @@ def _elementwise_math(fn, x):
 
 # --------------------------------------------------------------------------- erf family
 
-@register_op("erf(Tensor self) -> Tensor", **_FLOAT_UNARY)
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+_SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2.0
+_SELF = ("self",)
+
+
+@register_op("erf(Tensor self) -> Tensor", **_FLOAT_UNARY, saves=_SELF,
+             derivatives={"self": lambda c: c.grad * (_TWO_OVER_SQRT_PI
+                                                      * (-(c.self * c.self)).exp())})
 def erf(xp, self):
     """erf(input, *, out=None) -> Tensor: the error function."""
     _real_only("erf_vml_cpu", self)
@@ -60,7 +68,9 @@ def erf(xp, self):
     return special.erf(_wide(self)) if special else _elementwise_math(math.erf, self)
 
 
-@register_op("erfc(Tensor self) -> Tensor", **_FLOAT_UNARY)
+@register_op("erfc(Tensor self) -> Tensor", **_FLOAT_UNARY, saves=_SELF,
+             derivatives={"self": lambda c: c.grad * (-_TWO_OVER_SQRT_PI
+                                                      * (-(c.self * c.self)).exp())})
 def erfc(xp, self):
     """erfc(input, *, out=None) -> Tensor: 1 - erf(input), accurate where erf is near 1."""
     _real_only("erfc_vml_cpu", self)
@@ -91,7 +101,10 @@ def _erfinv_fallback(xp, y):
     return xp.where(xp.abs(y) > 1, xp.nan, x)
 
 
-@register_op("erfinv(Tensor self) -> Tensor", **_FLOAT_UNARY)
+# The inverse function's derivative: 1 / erf'(erfinv(y)) = sqrt(pi) / 2 * exp(erfinv(y)**2).
+@register_op("erfinv(Tensor self) -> Tensor", **_FLOAT_UNARY, saves=("result",),
+             derivatives={"self": lambda c: c.grad * (_SQRT_PI_OVER_TWO
+                                                      * (c.result * c.result).exp())})
 def erfinv(xp, self):
     """erfinv(input, *, out=None) -> Tensor: the inverse of erf on [-1, 1] (NaN outside)."""
     _real_only("erfinv_cpu", self)
@@ -108,7 +121,8 @@ def _lgamma_scalar(value):
     return math.lgamma(value)
 
 
-@register_op("lgamma(Tensor self) -> Tensor", **_FLOAT_UNARY)
+@register_op("lgamma(Tensor self) -> Tensor", **_FLOAT_UNARY, saves=_SELF,
+             derivatives={"self": lambda c: c.grad * c.self.digamma()})
 def lgamma(xp, self):
     """lgamma(input, *, out=None) -> Tensor: log |Gamma(input)| (+inf at 0, -1, -2, ...)."""
     _real_only("lgamma_vml_cpu", self)
@@ -145,7 +159,13 @@ def _digamma_fallback(xp, x):
     return xp.where(x == xp.inf, xp.inf, xp.where(x == -xp.inf, xp.nan, result))
 
 
-@register_op("digamma(Tensor self) -> Tensor", **_FLOAT_UNARY)
+def _polygamma_of(n, x):
+    """polygamma(n, x) as a derivative formula calls it (the op is declared below)."""
+    return call(OPS["polygamma"], (n, x))
+
+
+@register_op("digamma(Tensor self) -> Tensor", **_FLOAT_UNARY, saves=_SELF,
+             derivatives={"self": lambda c: c.grad * _polygamma_of(1, c.self)})
 def digamma(xp, self):
     """digamma(input, *, out=None) -> Tensor: the logarithmic derivative of Gamma.
 
@@ -192,7 +212,8 @@ def _polygamma_fallback(xp, n, x):
 
 
 @register_op("polygamma(int n, Tensor self) -> Tensor", kind="pointwise",
-             promotion=INT_TO_FLOAT, function=False, method=False)
+             promotion=INT_TO_FLOAT, function=False, method=False, saves=_SELF,
+             derivatives={"self": lambda c: c.grad * _polygamma_of(c.n + 1, c.self)})
 def polygamma(xp, n, self):
     """polygamma(n, input, *, out=None) -> Tensor: the n-th derivative of digamma."""
     _check_type(isinstance(n, (int, np.integer)) and not isinstance(n, bool), lambda: (
@@ -208,6 +229,9 @@ def polygamma(xp, n, self):
     if n >= 2:
         # PyTorch's Hurwitz zeta gives NaN at +inf (the limit would be 0).
         result = xp.where(x == xp.inf, xp.nan, result)
+    elif n == 1:
+        # PyTorch's trigamma reflects -inf through sin(pi x), which is NaN there.
+        result = xp.where(x == -xp.inf, xp.nan, result)
     return result
 
 
@@ -234,7 +258,13 @@ def polygamma_method(self, n):
 def polygamma_inplace(self, n):
     # The tensor comes second in the schema, so call_inplace (which writes into the first
     # argument) does not fit; write the result into self here.
-    result = call(_POLYGAMMA_OP, _polygamma_args(n, self))
+    args = _polygamma_args(n, self)
+    if self._requires_grad and dispatch.state.grad_enabled():
+        # The derivative reads self's old value, which the write replaces: compute from a copy
+        # (`+ 0` saves nothing) and let copy_ make the result self's new history; copy_ also
+        # refuses a leaf that requires grad.
+        return self.copy_(call(_POLYGAMMA_OP, (n, self + 0)))
+    result = call(_POLYGAMMA_OP, args)
     dispatch.write_inplace(_POLYGAMMA_OP, self, result)
     return self
 
@@ -245,7 +275,52 @@ register_frontend("polygamma", method=polygamma_method,
 
 # --------------------------------------------------------------------------- i0, sigmoid, logit
 
-@register_op("i0(Tensor self) -> Tensor", **_FLOAT_UNARY)
+# NOTE [i1 for i0's derivative]: d/dx I0(x) = I1(x), and ember has no i1 op, so `_bessel_i1`
+# builds it from ember ops (which also makes it differentiable, for i0's second derivative).
+# Up to |x| = 20 it sums the power series I1(x) = x/2 * sum_k (x**2/4)**k / (k! (k+1)!), all
+# terms positive; beyond, the asymptotic expansion
+# I1(x) ~ e**|x| / sqrt(2 pi |x|) * sum_k (-1)**k a_k / |x|**k with
+# a_k = prod_{j<=k} (4 - (2j - 1)**2) / (k! 8**k), whose terms after the first are all
+# negative. Both agree with SciPy's i1 to about 2e-15 (relative) in float64. Like PyTorch's
+# i1 it is NaN at the infinities.
+_I1_SWITCH = 20.0
+_I1_SERIES = tuple(1.0 / (math.factorial(k) * math.factorial(k + 1)) for k in range(36))
+
+
+def _asymptotic_coefficients(count):
+    found, a = [1.0], 1.0
+    for k in range(1, count):
+        a *= (4 - (2 * k - 1) ** 2) / (8 * k)
+        found.append((-1) ** k * a)
+    return tuple(found)
+
+
+_I1_ASYMPTOTIC = _asymptotic_coefficients(30)
+
+
+def _horner(coefficients, t):
+    total = coefficients[-1]
+    for c in reversed(coefficients[:-1]):
+        total = total * t + c
+    return total
+
+
+def _bessel_i1(x):
+    """The modified Bessel function I1 of a real tensor, through ember ops."""
+    small = x.abs() <= _I1_SWITCH
+    # Each branch sees a harmless stand-in where the other one is taken, so neither makes
+    # inf or NaN that would leak into a second derivative.
+    xs = where(small, x, 0.0)
+    near = xs * 0.5 * _horner(_I1_SERIES, xs * xs * 0.25)
+    xl = where(small, _I1_SWITCH + 1.0, x)
+    al = xl.abs()
+    far = (xl / al) * (al.exp() / (al * (2 * math.pi)).sqrt()) \
+        * _horner(_I1_ASYMPTOTIC, al.reciprocal())
+    return where(small, near, far)
+
+
+@register_op("i0(Tensor self) -> Tensor", **_FLOAT_UNARY, saves=_SELF,
+             derivatives={"self": lambda c: c.grad * _bessel_i1(c.self)})
 def i0(xp, self):
     """i0(input, *, out=None) -> Tensor: the modified Bessel function of the first kind, order 0."""
     _real_only("i0_vml_cpu", self)
@@ -253,17 +328,29 @@ def i0(xp, self):
     return xp.i0(self)
 
 
-@register_op("sigmoid(Tensor self) -> Tensor", **_FLOAT_UNARY)
+@register_op("sigmoid(Tensor self) -> Tensor", **_FLOAT_UNARY, saves=("result",),
+             derivatives={"self": lambda c: c.grad * conj(c.result * (1 - c.result))})
 def sigmoid(xp, self):
     """sigmoid(input, *, out=None) -> Tensor: 1 / (1 + exp(-input))."""
     one = self.dtype.type(1)
     return one / (one + xp.exp(-self))
 
 
+def _logit_grad(c):
+    x, eps = c.self, c.eps
+    slope = c.grad / (x * (1 - x))
+    if eps is None or eps < 0:
+        # No eps, or a negative one (PyTorch then ignores it here): NaN outside [0, 1],
+        # where logit is undefined.
+        return where((x < 0) | (x > 1), math.nan, slope)
+    # The clamp makes the function constant outside [eps, 1 - eps].
+    return where((x < eps) | (x > 1 - eps), 0.0, slope)
+
+
 # compute_in_float=False: PyTorch clamps half inputs to [eps, 1 - eps] rounded to the half
 # dtype (so 1 - 1e-6 is 1.0 there) and only then computes in float32.
 @register_op("logit(Tensor self, float? eps=None) -> Tensor", **_FLOAT_UNARY,
-             compute_in_float=False)
+             compute_in_float=False, saves=_SELF, derivatives={"self": _logit_grad})
 def logit(xp, self, eps=None):
     """logit(input, eps=None, *, out=None) -> Tensor: log(p / (1 - p)), with p clamped to
     [eps, 1 - eps] when `eps` is given."""
