@@ -165,6 +165,9 @@ def to_numpy(t):
     """A tensor of either library as a NumPy array (bfloat16 widened to float32)."""
     if dtype_name(t.dtype) == "bfloat16":
         t = t.float()
+    if type(t).__module__.startswith("torch"):
+        # force=True: PyTorch hands out ZeroTensors (e.g. sgn's gradient of a real input).
+        return np.asarray(t.detach().cpu().numpy(force=True))
     return np.asarray(t.detach().cpu().numpy() if hasattr(t, "detach") else t.numpy())
 
 

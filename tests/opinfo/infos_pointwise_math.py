@@ -254,10 +254,6 @@ def float_power_inplace_samples(make, dtype):
 
 # Predicates: bool results, no in-place form and no gradient.
 PREDICATE = {"inplace": False, "supports_autograd": False}
-# Piecewise-constant ops: their gradient is zeros that do not depend on anything, and ember's
-# gradgradcheck refuses a function with no output that requires grad (PyTorch's accepts it and
-# checks that the numerical derivative is 0 too).
-CONSTANT_GRAD = {"gradgradcheck": False}
 # digamma's special values without the poles -1, -2, ...: there PyTorch's trigamma (digamma's
 # derivative) is pi**2 / sin(pi x)**2 with sin(pi x) a rounding error (about 1e32), ember's inf.
 DIGAMMA_GRAD_SPECIAL = tuple(v for v in SPECIAL if v != -1.0) + (-3.5, 1e-30)
@@ -325,23 +321,16 @@ OPINFOS = [
     _unary_info("sigmoid", unary(-10, 10, specials=SPECIAL + (-100.0, 100.0)), MATH_C),
     _unary_info("logit", logit_samples, MATH, errors=not_for(("complex64",))),
     # rounding and sign
-    _unary_info("floor", unary(-10, 10), ROUNDING, errors=not_for(BOOL + ("complex64",)),
-                **CONSTANT_GRAD),
-    _unary_info("ceil", unary(-10, 10), ROUNDING, errors=not_for(BOOL + ("complex64",)),
-                **CONSTANT_GRAD),
-    _unary_info("trunc", unary(-10, 10), ROUNDING, errors=not_for(BOOL), **CONSTANT_GRAD),
+    _unary_info("floor", unary(-10, 10), ROUNDING, errors=not_for(BOOL + ("complex64",))),
+    _unary_info("ceil", unary(-10, 10), ROUNDING, errors=not_for(BOOL + ("complex64",))),
+    _unary_info("trunc", unary(-10, 10), ROUNDING, errors=not_for(BOOL)),
     _unary_info("fix", unary(-10, 10), FEW),
     _unary_info("frac", unary(-10, 10), FLOATS, errors=not_for(("int64", "bool"))),
     _unary_info("round", round_samples, ROUNDING,
                 errors=_several(not_for(BOOL),
-                                not_for(("int64",), match="round", kwargs={"decimals": 1})),
-                **CONSTANT_GRAD),
-    _unary_info("sign", unary(), EVERYTHING, errors=not_for(("complex64",), match="sgn"),
-                **CONSTANT_GRAD),
-    # Autograd off: PyTorch's gradient of sgn on real input is a ZeroTensor, which
-    # core.to_numpy cannot read (and the complex dtypes are not among test_grad's).
-    _unary_info("sgn", complex_samples, EVERYTHING + ("complex64", "complex128"),
-                supports_autograd=False),
+                                not_for(("int64",), match="round", kwargs={"decimals": 1}))),
+    _unary_info("sign", unary(), EVERYTHING, errors=not_for(("complex64",), match="sgn")),
+    _unary_info("sgn", complex_samples, EVERYTHING + ("complex64", "complex128")),
     _unary_info("signbit", unary(specials=SIGNED_SPECIAL), EVERYTHING, **PREDICATE,
                 errors=not_for(("complex64",), match="complex")),
     # predicates
@@ -378,8 +367,7 @@ OPINFOS = [
     OpInfo("Tensor.real.add_", complex_samples, dtypes=("float32", "complex128"),
            call=_write_through_real, supports_out=False, supports_meta=False),
     # Real input (the only kind the gradient tests take) gives constant zero gradients.
-    _unary_info("angle", complex_samples, MATH_C + ("complex128",), inplace=False,
-                **CONSTANT_GRAD),
+    _unary_info("angle", complex_samples, MATH_C + ("complex128",), inplace=False),
     # binary math
     OpInfo("atan2", binary(mixed="int64"), dtypes=MATH, inplace=True,
            errors=tensor_pair_errors(refused=("complex64",)), supports_autograd=True),
