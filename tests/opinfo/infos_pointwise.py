@@ -163,6 +163,13 @@ def clamp_samples(make, dtype):
     yield Sample((T(make((0, 4), dtype)), 0, 1), name="empty")
     if dtype in FLOATS:
         yield Sample((T(np.array([np.nan, 1.0, -7.0], dtype=x.dtype)), -2, 3), name="nan input")
+        # Inputs on the bounds, min > max, min == max and NaN bounds: which of input, min and
+        # max gets the gradient there.
+        values = np.array([-3.0, -2.0, 0.0, 2.0, 3.0, np.nan, 1.0, 1.0, 0.5, 1.0], dtype=x.dtype)
+        low = np.array([-2.0, -2.0, -2.0, -2.0, -2.0, -2.0, 2.0, 1.0, np.nan, 0.0],
+                       dtype=x.dtype)
+        high = np.array([2.0, 2.0, 2.0, 2.0, 2.0, 2.0, -2.0, 1.0, 1.0, np.nan], dtype=x.dtype)
+        yield Sample((T(values), T(low), T(high)), name="tensor bounds: ties, min > max, nan")
 
 
 def clamp_one_samples(make, dtype):
@@ -172,6 +179,10 @@ def clamp_one_samples(make, dtype):
     yield Sample((T(x), T(make((4,), dtype))), name="tensor bound, broadcast")
     yield Sample((T(make((), dtype)), T(make((), dtype))), name="0-d")
     yield Sample((T(make((0, 4), dtype)), 1), name="empty")
+    if dtype in FLOATS:
+        values = np.array([-3.0, -2.0, 0.0, np.nan, 1.0], dtype=x.dtype)
+        bound = np.array([-2.0, -2.0, -2.0, -2.0, np.nan], dtype=x.dtype)
+        yield Sample((T(values), T(bound)), name="ties and nan")
 
 
 def where_samples(make, dtype):
@@ -260,6 +271,17 @@ def tensor_pair_samples(make, dtype):
             yield sample
     yield Sample((T(make((3, 4), dtype)), T(make((4,), "bool"))), name="bool other")
     yield Sample((T(make((3,), dtype)), 2), name="number other (TypeError)")
+
+
+def minmax_samples(make, dtype):
+    yield from tensor_pair_samples(make, dtype)
+    if dtype in FLOATS:
+        # Ties split the gradient (maximum/minimum) or give it to input (fmax/fmin); a NaN
+        # operand decides where the gradient goes too.
+        kind = make((0,), dtype).dtype     # NumPy has no name for bfloat16
+        a = np.array([1.0, 2.0, 3.0, np.nan, 1.0, np.nan], dtype=kind)
+        b = np.array([2.0, 2.0, 1.0, 1.0, np.nan, np.nan], dtype=kind)
+        yield Sample((T(a), T(b)), name="ties and nan")
 
 
 def bools_and_more(make, dtype):
@@ -426,34 +448,47 @@ def _tensor_where(lib, input, condition, other):
 
 OPINFOS = [
     # arithmetic
-    OpInfo("add", alpha_samples, dtypes=EVERYTHING, inplace=True, errors=add_errors),
-    OpInfo("sub", alpha_samples, dtypes=EVERYTHING, inplace=True, errors=sub_errors),
-    OpInfo("subtract", binary_samples, dtypes=FEW, inplace=True),
+    OpInfo("add", alpha_samples, dtypes=EVERYTHING, inplace=True, errors=add_errors,
+           supports_autograd=True),
+    OpInfo("sub", alpha_samples, dtypes=EVERYTHING, inplace=True, errors=sub_errors,
+           supports_autograd=True),
+    OpInfo("subtract", binary_samples, dtypes=FEW, inplace=True, supports_autograd=True),
     OpInfo("rsub", alpha_samples, dtypes=NUMERIC + BOOL, method=False, supports_out=False,
-           errors=sub_errors),
-    OpInfo("mul", binary_samples, dtypes=SOME, inplace=True, errors=binary_errors),
-    OpInfo("multiply", binary_samples, dtypes=FEW, inplace=True),
-    OpInfo("div", rounding_samples, dtypes=EVERYTHING, inplace=True, errors=div_errors),
-    OpInfo("divide", rounding_samples, dtypes=FEW, inplace=True),
-    OpInfo("true_divide", divisor_samples, dtypes=FEW + BOOL, inplace=True),
+           errors=sub_errors, supports_autograd=True),
+    OpInfo("mul", binary_samples, dtypes=SOME, inplace=True, errors=binary_errors,
+           supports_autograd=True),
+    OpInfo("multiply", binary_samples, dtypes=FEW, inplace=True, supports_autograd=True),
+    OpInfo("div", rounding_samples, dtypes=EVERYTHING, inplace=True, errors=div_errors,
+           supports_autograd=True),
+    OpInfo("divide", rounding_samples, dtypes=FEW, inplace=True, supports_autograd=True),
+    OpInfo("true_divide", divisor_samples, dtypes=FEW + BOOL, inplace=True,
+           supports_autograd=True),
+    # No autograd: PyTorch records floor_divide but its backward raises "not implemented".
     OpInfo("floor_divide", number_first_samples, dtypes=EVERYTHING, inplace=True,
            errors=division_errors("div_floor")),
     OpInfo("remainder", number_first_samples, dtypes=EVERYTHING, inplace=True,
            errors=division_errors("remainder")),
+    # Gradients of remainder without the number-first sample (PyTorch has no derivative for
+    # remainder(number, tensor)).
+    OpInfo("remainder(tensor, ...)", divisor_samples, dtypes=ALL_FLOAT,
+           call=lambda lib, a, b: lib.remainder(a, b), supports_out=False,
+           supports_meta=False, supports_autograd=True),
     OpInfo("fmod", divisor_samples, dtypes=EVERYTHING, inplace=True,
-           errors=division_errors("fmod")),
-    OpInfo("pow", pow_samples, dtypes=EVERYTHING, inplace=True, errors=pow_errors),
+           errors=division_errors("fmod"), supports_autograd=True),
+    OpInfo("pow", pow_samples, dtypes=EVERYTHING, inplace=True, errors=pow_errors,
+           supports_autograd=True),
     OpInfo("neg", unary_samples, dtypes=EVERYTHING, inplace=True,
-           errors=bool_unary_error("neg", RuntimeError, "Negation")),
-    OpInfo("negative", unary_samples, dtypes=FEW, inplace=True),
+           errors=bool_unary_error("neg", RuntimeError, "Negation"), supports_autograd=True),
+    OpInfo("negative", unary_samples, dtypes=FEW, inplace=True, supports_autograd=True),
     OpInfo("positive", unary_samples, dtypes=EVERYTHING, supports_out=False,
-           errors=bool_unary_error("positive", RuntimeError, "bool")),
+           errors=bool_unary_error("positive", RuntimeError, "bool"), supports_autograd=True),
     OpInfo("abs", unary_samples, dtypes=EVERYTHING, inplace=True,
-           errors=bool_unary_error("abs", NotImplementedError, "Bool")),
-    OpInfo("absolute", unary_samples, dtypes=FEW, inplace=True),
-    OpInfo("reciprocal", nonzero_unary_samples, dtypes=SOME, inplace=True),
-    OpInfo("square", unary_samples, dtypes=SOME, inplace=True),
-    OpInfo("exp", unary_samples, dtypes=SOME, inplace=True),
+           errors=bool_unary_error("abs", NotImplementedError, "Bool"), supports_autograd=True),
+    OpInfo("absolute", unary_samples, dtypes=FEW, inplace=True, supports_autograd=True),
+    OpInfo("reciprocal", nonzero_unary_samples, dtypes=SOME, inplace=True,
+           supports_autograd=True),
+    OpInfo("square", unary_samples, dtypes=SOME, inplace=True, supports_autograd=True),
+    OpInfo("exp", unary_samples, dtypes=SOME, inplace=True, supports_autograd=True),
     # comparison
     OpInfo("eq", compare_samples, dtypes=EVERYTHING, inplace=True, errors=binary_errors),
     OpInfo("ne", compare_samples, dtypes=SOME, inplace=True),
@@ -474,10 +509,12 @@ OPINFOS = [
            errors=isclose_errors),
     OpInfo("allclose", isclose_samples, dtypes=FEW + HALF + BOOL, supports_out=False,
            supports_meta=False),
-    OpInfo("maximum", tensor_pair_samples, dtypes=EVERYTHING, errors=minmax_errors),
-    OpInfo("minimum", tensor_pair_samples, dtypes=SOME),
-    OpInfo("fmax", tensor_pair_samples, dtypes=EVERYTHING, errors=minmax_errors),
-    OpInfo("fmin", tensor_pair_samples, dtypes=SOME),
+    OpInfo("maximum", minmax_samples, dtypes=EVERYTHING, errors=minmax_errors,
+           supports_autograd=True),
+    OpInfo("minimum", minmax_samples, dtypes=SOME, supports_autograd=True),
+    OpInfo("fmax", minmax_samples, dtypes=EVERYTHING, errors=minmax_errors,
+           supports_autograd=True),
+    OpInfo("fmin", minmax_samples, dtypes=SOME, supports_autograd=True),
     # logical
     OpInfo("logical_and", tensor_pair_samples, dtypes=SOME, inplace=True),
     OpInfo("logical_or", tensor_pair_samples, dtypes=SOME, inplace=True),
@@ -498,17 +535,24 @@ OPINFOS = [
     OpInfo("bitwise_right_shift", shift_samples, dtypes=INTS, inplace=True,
            errors=shift_errors("rshift")),
     # selection
-    OpInfo("where", where_samples, dtypes=EVERYTHING, method=False, errors=where_errors),
+    OpInfo("where", where_samples, dtypes=EVERYTHING, method=False, errors=where_errors,
+           supports_autograd=True),
     OpInfo("where(condition)", lambda make, dtype: [Sample((T(make((3, 4), dtype)),))],
            dtypes=("bool", "float32"), call=lambda lib, c: lib.where(c), supports_out=False,
            supports_meta=False),
     OpInfo("Tensor.where", tensor_where_samples, dtypes=FEW, call=_tensor_where,
-           supports_out=False),
-    OpInfo("clamp", clamp_samples, dtypes=NUMERIC, inplace=True, errors=clamp_errors),
-    OpInfo("clip", clamp_samples, dtypes=FEW, inplace=True),
-    OpInfo("clamp_min", clamp_one_samples, dtypes=NUMERIC, inplace=True),
-    OpInfo("clamp_max", clamp_one_samples, dtypes=NUMERIC, inplace=True),
-    OpInfo("lerp", lerp_samples, dtypes=FLOATS, inplace=True, errors=lerp_errors),
-    OpInfo("addcmul", addc_samples, dtypes=NUMERIC, inplace=True, errors=addcmul_errors),
-    OpInfo("addcdiv", addcdiv_samples, dtypes=FLOATS, inplace=True, errors=addcdiv_errors),
+           supports_out=False, supports_autograd=True),
+    OpInfo("clamp", clamp_samples, dtypes=NUMERIC, inplace=True, errors=clamp_errors,
+           supports_autograd=True),
+    OpInfo("clip", clamp_samples, dtypes=FEW, inplace=True, supports_autograd=True),
+    OpInfo("clamp_min", clamp_one_samples, dtypes=NUMERIC, inplace=True,
+           supports_autograd=True),
+    OpInfo("clamp_max", clamp_one_samples, dtypes=NUMERIC, inplace=True,
+           supports_autograd=True),
+    OpInfo("lerp", lerp_samples, dtypes=FLOATS, inplace=True, errors=lerp_errors,
+           supports_autograd=True),
+    OpInfo("addcmul", addc_samples, dtypes=NUMERIC, inplace=True, errors=addcmul_errors,
+           supports_autograd=True),
+    OpInfo("addcdiv", addcdiv_samples, dtypes=FLOATS, inplace=True, errors=addcdiv_errors,
+           supports_autograd=True),
 ]

@@ -305,8 +305,18 @@ def true_divide_inplace(self, other):
 register_frontend("true_divide", inplace=true_divide_inplace)(true_divide)
 
 
+def _no_derivative(name):
+    """A formula for a gradient PyTorch has no formula for: backward through it raises."""
+    def formula(ctx):
+        raise RuntimeError(f"derivative for aten::{name} is not implemented")
+    return formula
+
+
+# PyTorch records floor_divide but has no derivative for it (div(rounding_mode='floor') has
+# zeros): a backward through it fails there too.
 @register_op("floor_divide(Tensor self, Tensor other) -> Tensor", **_BINARY,
-             derivatives={"self": zeros_grad, "other": zeros_grad}, saves=(),
+             derivatives={"self": _no_derivative("floor_divide"),
+                          "other": _no_derivative("floor_divide")}, saves=(),
              dunders={"__floordiv__": "forward", "__rfloordiv__": "reflect",
                       "__ifloordiv__": "inplace"})
 def floor_divide(xp, self, other):
@@ -314,9 +324,15 @@ def floor_divide(xp, self, other):
     return floor_div(xp, self, other)
 
 
+def _remainder_other_grad(c):
+    # PyTorch's remainder(number, tensor) overload has no derivative.
+    if not isinstance(c.self, dispatch.Tensor):
+        return _no_derivative("remainder")(c)
+    return -c.grad * c.self.div(c.other, rounding_mode="floor")
+
+
 @register_op("remainder.Tensor(Tensor self, Tensor other) -> Tensor", **_BINARY,
-             derivatives={"self": identity,
-                          "other": lambda c: -c.grad * c.self.div(c.other, rounding_mode="floor")},
+             derivatives={"self": identity, "other": _remainder_other_grad},
              dunders={"__mod__": "forward", "__rmod__": "reflect", "__imod__": "inplace"})
 def remainder(xp, self, other):
     """remainder(input, other, *, out=None) -> Tensor: modulus with the sign of the divisor."""
@@ -350,21 +366,31 @@ def _pow_self_grad(c):
     return grad
 
 
+def _nonnegative(exponent):
+    """exponent >= 0; for a complex exponent, real and >= 0."""
+    if exponent._dtype.is_complex:
+        return (exponent.imag == 0) & (exponent.real >= 0)
+    return exponent >= 0
+
+
 def _pow_exponent_grad(c):
-    self = c.self
-    # d/dy x**y = x**y * log(x), taken as 0 where x == 0 and y >= 0 (PyTorch's convention).
+    # d/dy x**y = x**y * log(x), taken as 0 where x == 0 and y >= 0 (PyTorch's convention;
+    # for y < 0 it is inf * log(0) = -inf). Only reached when the exponent is a tensor.
+    self, result = c.self, c.result
     if isinstance(self, dispatch.Tensor):
-        log_self = self.log()
-    elif self == 0:
-        return zeros_grad(c)
-    elif isinstance(self, complex):
+        # A real base of a complex power takes the complex logarithm (log(-2) is not NaN).
+        if result._dtype.is_complex and not self._dtype.is_complex:
+            self = self.to(result._dtype)
+        grad = c.grad * conj(result * self.log())
+        return where((self == 0) & _nonnegative(c.exponent), 0.0, grad)
+    if self == 0:
+        grad = c.grad * conj(result * -math.inf)
+        return where(_nonnegative(c.exponent), 0.0, grad)
+    if isinstance(self, complex) or result._dtype.is_complex:
         log_self = cmath.log(self)
     else:
         log_self = math.log(self) if self > 0 else math.nan
-    grad = c.grad * conj(c.result * log_self)
-    if isinstance(self, dispatch.Tensor):
-        grad = where((self == 0) & (c.exponent >= 0), 0.0, grad)
-    return grad
+    return c.grad * conj(result * log_self)
 
 
 @register_op("pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", **_BINARY,

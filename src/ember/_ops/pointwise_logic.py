@@ -14,11 +14,14 @@ from ember._core.device import META
 from ember._core.dispatch import call
 from ember._core.promotion import promote_types
 from ember._core.registry import ALWAYS_BOOL, OPS, register_frontend, register_op
+from ember._ops.grad_utils import where
 from ember._ops.pointwise import not_implemented_for
 
 _ndarray = np.ndarray
-_BINARY = {"kind": "pointwise", "inplace": True}
-_LOGICAL = {"kind": "pointwise", "inplace": True, "promotion": ALWAYS_BOOL}
+# Bitwise ops take only integers and bool, which never require grad.
+_BITWISE = {"kind": "pointwise", "inplace": True, "differentiable": False}
+_LOGICAL = {"kind": "pointwise", "inplace": True, "promotion": ALWAYS_BOOL,
+            "differentiable": False}
 
 
 def tensor_arg(value, fn, name, position):
@@ -106,7 +109,8 @@ def _isclose_meta(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 @register_op("isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, "
-             "bool equal_nan=False) -> Tensor", kind="generic", meta=_isclose_meta)
+             "bool equal_nan=False) -> Tensor", kind="generic", meta=_isclose_meta,
+             differentiable=False)
 def isclose(xp, self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor.
 
@@ -157,7 +161,36 @@ def _no_complex(name, array):
     _check(array.dtype.kind != "c", lambda: f"{name} not implemented for complex tensors.")
 
 
-@register_op("maximum(Tensor self, Tensor other) -> Tensor", kind="pointwise")
+# Gradients of the elementwise max/min: the chosen operand gets the gradient; where the two
+# are equal maximum/minimum split it in halves, and where either is NaN (the NaN propagates)
+# both get all of it, as in PyTorch. fmax/fmin give a tie (and a NaN `other`) to `self`.
+
+def _split_ties(c, loses):
+    """grad for one operand of maximum/minimum: halved at ties, zero where `loses`."""
+    half = where(c.self == c.other, c.grad / 2, c.grad)
+    return where(loses, 0.0, half)
+
+
+def _unless_self_below(c):
+    # maximum's `self` and minimum's `other`: nothing where self < other.
+    return _split_ties(c, c.self < c.other)
+
+
+def _unless_self_above(c):
+    # maximum's `other` and minimum's `self`: nothing where self > other.
+    return _split_ties(c, c.self > c.other)
+
+
+def _fmax_self_wins(c):
+    return (c.self >= c.other) | c.other.isnan()
+
+
+def _fmin_self_wins(c):
+    return (c.self <= c.other) | c.other.isnan()
+
+
+@register_op("maximum(Tensor self, Tensor other) -> Tensor", kind="pointwise",
+             derivatives={"self": _unless_self_below, "other": _unless_self_above})
 def maximum(xp, self, other):
     """maximum(input, other, *, out=None) -> Tensor: elementwise max; NaN propagates."""
     _tensors_only("maximum", self, other)
@@ -165,7 +198,8 @@ def maximum(xp, self, other):
     return xp.maximum(self, other)
 
 
-@register_op("minimum(Tensor self, Tensor other) -> Tensor", kind="pointwise")
+@register_op("minimum(Tensor self, Tensor other) -> Tensor", kind="pointwise",
+             derivatives={"self": _unless_self_above, "other": _unless_self_below})
 def minimum(xp, self, other):
     """minimum(input, other, *, out=None) -> Tensor: elementwise min; NaN propagates."""
     _tensors_only("minimum", self, other)
@@ -173,7 +207,9 @@ def minimum(xp, self, other):
     return xp.minimum(self, other)
 
 
-@register_op("fmax(Tensor self, Tensor other) -> Tensor", kind="pointwise")
+@register_op("fmax(Tensor self, Tensor other) -> Tensor", kind="pointwise",
+             derivatives={"self": lambda c: where(_fmax_self_wins(c), c.grad, 0.0),
+                          "other": lambda c: where(_fmax_self_wins(c), 0.0, c.grad)})
 def fmax(xp, self, other):
     """fmax(input, other, *, out=None) -> Tensor: elementwise max ignoring NaN."""
     _tensors_only("fmax", self, other)
@@ -181,7 +217,9 @@ def fmax(xp, self, other):
     return xp.fmax(self, other)
 
 
-@register_op("fmin(Tensor self, Tensor other) -> Tensor", kind="pointwise")
+@register_op("fmin(Tensor self, Tensor other) -> Tensor", kind="pointwise",
+             derivatives={"self": lambda c: where(_fmin_self_wins(c), c.grad, 0.0),
+                          "other": lambda c: where(_fmin_self_wins(c), 0.0, c.grad)})
 def fmin(xp, self, other):
     """fmin(input, other, *, out=None) -> Tensor: elementwise min ignoring NaN."""
     _tensors_only("fmin", self, other)
@@ -225,7 +263,7 @@ def _integral(name, array):
         not_implemented_for(name, array)
 
 
-@register_op("bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor", **_BINARY,
+@register_op("bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor", **_BITWISE,
              dunders={"__and__": "forward", "__rand__": "reflect", "__iand__": "inplace"})
 def bitwise_and(xp, self, other):
     """bitwise_and(input, other, *, out=None) -> Tensor: input & other (integers and bool)."""
@@ -233,7 +271,7 @@ def bitwise_and(xp, self, other):
     return xp.bitwise_and(self, other)
 
 
-@register_op("bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor", **_BINARY,
+@register_op("bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor", **_BITWISE,
              dunders={"__or__": "forward", "__ror__": "reflect", "__ior__": "inplace"})
 def bitwise_or(xp, self, other):
     """bitwise_or(input, other, *, out=None) -> Tensor: input | other (integers and bool)."""
@@ -241,7 +279,7 @@ def bitwise_or(xp, self, other):
     return xp.bitwise_or(self, other)
 
 
-@register_op("bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor", **_BINARY,
+@register_op("bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor", **_BITWISE,
              dunders={"__xor__": "forward", "__rxor__": "reflect", "__ixor__": "inplace"})
 def bitwise_xor(xp, self, other):
     """bitwise_xor(input, other, *, out=None) -> Tensor: input ^ other (integers and bool)."""
@@ -249,7 +287,7 @@ def bitwise_xor(xp, self, other):
     return xp.bitwise_xor(self, other)
 
 
-@register_op("bitwise_not(Tensor self) -> Tensor", kind="pointwise", inplace=True)
+@register_op("bitwise_not(Tensor self) -> Tensor", **_BITWISE)
 def bitwise_not(xp, self):
     """bitwise_not(input, *, out=None) -> Tensor: ~input (logical not for bool)."""
     _integral("bitwise_not_cpu", self)
@@ -272,7 +310,7 @@ register_frontend("_tensor_invert", method=False, function=False,
 
 # NumPy's shifts already give PyTorch's answers for counts outside [0, bits): 0 for a left
 # shift, the sign for a right shift.
-@register_op("bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor", **_BINARY,
+@register_op("bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor", **_BITWISE,
              dunders={"__lshift__": "forward", "__rlshift__": "reflect",
                       "__ilshift__": "inplace"})
 def bitwise_left_shift(xp, self, other):
@@ -282,7 +320,7 @@ def bitwise_left_shift(xp, self, other):
     return xp.left_shift(self, other)
 
 
-@register_op("bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor", **_BINARY,
+@register_op("bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor", **_BITWISE,
              dunders={"__rshift__": "forward", "__rrshift__": "reflect",
                       "__irshift__": "inplace"})
 def bitwise_right_shift(xp, self, other):

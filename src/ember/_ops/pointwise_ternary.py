@@ -10,6 +10,7 @@ from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented
 from ember._core.dispatch import call, call_inplace, call_out
 from ember._core.registry import FRONTENDS, OPS, register_frontend, register_op
+from ember._ops.grad_utils import conj, identity, where
 from ember._ops.pointwise import checked_scalar, not_implemented_for
 from ember._ops.pointwise_logic import tensor_arg
 
@@ -23,7 +24,10 @@ _BINARY = {"kind": "pointwise", "inplace": True}
 # result dtype is PyTorch's result_type(input, other); the condition reaches the kernel cast to
 # the compute dtype, where its truth values are unchanged. The frontend makes sure it is bool.
 @register_op("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor",
-             kind="pointwise", function=False, method=False)
+             kind="pointwise", function=False, method=False, saves=("condition",),
+             derivatives={"condition": lambda c: None,
+                          "self": lambda c: where(c.condition, c.grad, 0.0),
+                          "other": lambda c: where(c.condition, 0.0, c.grad)})
 def where_self(xp, condition, self, other):
     """where(condition, input, other, *, out=None) -> Tensor: input where condition, else other."""
     return xp.where(condition, self, other)
@@ -67,8 +71,39 @@ def _check_clamp(self):
     _check_not_implemented(kind != "c", "clamp is not supported for complex types")
 
 
+# Clamp's gradients (PyTorch's subgradients): `self` gets the gradient where it lies within
+# [min, max], bounds included; a bound gets it where it is the value taken. With both bounds
+# and min >= max the result is max, so min gets nothing there. NaN anywhere gives zeros.
+
+def _clamp_self(c):
+    low, high = c.min, c.max
+    if low is None:
+        return where(c.self <= high, c.grad, 0.0)
+    inside = c.self >= low
+    if high is not None:
+        inside = inside & (c.self <= high)
+    return where(inside, c.grad, 0.0)
+
+
+def _clamp_min(c):
+    low, high = c.min, c.max
+    taken = c.self < low
+    if high is not None:
+        taken = taken & (low < high)
+    return where(taken, c.grad, 0.0)
+
+
+def _clamp_max(c):
+    low, high = c.min, c.max
+    taken = c.self > high
+    if low is not None:
+        taken = taken | (high < low)
+    return where(taken, c.grad, 0.0)
+
+
 @register_op("clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor",
-             **_BINARY, aliases=("clip",))
+             **_BINARY, aliases=("clip",),
+             derivatives={"self": _clamp_self, "min": _clamp_min, "max": _clamp_max})
 def clamp(xp, self, min=None, max=None):
     """clamp(input, min=None, max=None, *, out=None) -> Tensor: limit values to [min, max].
 
@@ -83,14 +118,18 @@ def clamp(xp, self, min=None, max=None):
     return xp.minimum(xp.maximum(self, min), max)
 
 
-@register_op("clamp_min.Tensor(Tensor self, Tensor min) -> Tensor", **_BINARY)
+@register_op("clamp_min.Tensor(Tensor self, Tensor min) -> Tensor", **_BINARY,
+             derivatives={"self": lambda c: where(c.self >= c.min, c.grad, 0.0),
+                          "min": lambda c: where(c.self < c.min, c.grad, 0.0)})
 def clamp_min(xp, self, min):
     """clamp_min(input, min, *, out=None) -> Tensor: max(input, min)."""
     _check_clamp(self)
     return xp.maximum(self, min)
 
 
-@register_op("clamp_max.Tensor(Tensor self, Tensor max) -> Tensor", **_BINARY)
+@register_op("clamp_max.Tensor(Tensor self, Tensor max) -> Tensor", **_BINARY,
+             derivatives={"self": lambda c: where(c.self <= c.max, c.grad, 0.0),
+                          "max": lambda c: where(c.self > c.max, c.grad, 0.0)})
 def clamp_max(xp, self, max):
     """clamp_max(input, max, *, out=None) -> Tensor: min(input, max)."""
     _check_clamp(self)
@@ -100,7 +139,10 @@ def clamp_max(xp, self, max):
 # --------------------------------------------------------------------------- lerp / addc*
 
 @register_op("lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor",
-             kind="pointwise", function=False, method=False)
+             kind="pointwise", function=False, method=False,
+             derivatives={"self": lambda c: c.grad * conj(1 - c.weight),
+                          "end": lambda c: c.grad * conj(c.weight),
+                          "weight": lambda c: c.grad * conj(c.end - c.self)})
 def lerp_tensor(xp, self, end, weight):
     """lerp(input, end, weight, *, out=None) -> Tensor: input + weight * (end - input)."""
     diff = end - self
@@ -141,7 +183,10 @@ register_frontend("lerp", inplace=lerp_inplace)(lerp)
 
 
 @register_op("addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
-             **_BINARY)
+             **_BINARY, saves=("tensor1", "tensor2"),
+             derivatives={"self": identity,
+                          "tensor1": lambda c: c.grad * conj(c.tensor2 * c.value),
+                          "tensor2": lambda c: c.grad * conj(c.tensor1 * c.value)})
 def addcmul(xp, self, tensor1, tensor2, value=1):
     """addcmul(input, tensor1, tensor2, *, value=1, out=None) -> Tensor.
 
@@ -165,7 +210,11 @@ _ADDCDIV_INTEGER = (
 
 
 @register_op("addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
-             kind="pointwise", function=False, method=False)
+             kind="pointwise", function=False, method=False, saves=("tensor1", "tensor2"),
+             derivatives={"self": identity,
+                          "tensor1": lambda c: c.grad * conj(c.value / c.tensor2),
+                          "tensor2": lambda c: -c.grad * conj(
+                              c.value * c.tensor1 / (c.tensor2 * c.tensor2))})
 def addcdiv_kernel(xp, self, tensor1, tensor2, value=1):
     """addcdiv(input, tensor1, tensor2, *, value=1, out=None) -> Tensor.
 
