@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import collections
 
+import numpy as np
+
 from ember._core import dispatch
 from ember._core.checks import _check
 from ember.autograd import grad_mode
@@ -140,6 +142,14 @@ def _forward_handler(op, args, default):
     return result
 
 
+_seed_rng = np.random.default_rng(0)
+
+
+def _seed(o):
+    values = dispatch.wrap_array(_seed_rng.uniform(0.5, 1.5, size=tuple(o.shape)))
+    return values.to(device=o._device, dtype=o._dtype).requires_grad_(True)
+
+
 def _output_tangents(op, args, result, dual_positions, dual_lists):
     from ember.autograd.engine import grad as autograd_grad
     from ember.autograd.graph import record
@@ -172,7 +182,9 @@ def _output_tangents(op, args, result, dual_positions, dual_lists):
         differentiable = [o for o in stand_ins if isinstance(o, Tensor) and o._grad_fn]
         if not differentiable:
             return [None] * len(outputs)
-        seeds = [o.new_zeros(o.shape).requires_grad_(True) for o in differentiable]
+        # Any seed u works (J^T u is linear in u); a nonzero one keeps formulas that take
+        # logs of the gradient (logcumsumexp) differentiable at u.
+        seeds = [_seed(o) for o in differentiable]
         vjps = autograd_grad(differentiable, copies, seeds, create_graph=True,
                              allow_unused=True)
         total = None
