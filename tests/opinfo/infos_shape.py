@@ -4,7 +4,7 @@ import numpy as np
 
 from opinfo.core import BOOL, DType, ErrorSample, OpInfo, Sample, T
 
-SOME = ("float32", "int64", "float16", "bfloat16") + BOOL
+SOME = ("float32", "float64", "int64", "float16", "bfloat16") + BOOL
 
 
 def _err(args, error, match="", kwargs=None):
@@ -21,6 +21,7 @@ def flip_samples(make, d):
     yield Sample((_x(make, d), ()), name="no dims")
     yield Sample((T(make((), d)), (0,)), name="0-d")
     yield Sample((T(make((0, 2), d)), (1,)), name="empty")
+    yield Sample((T(make((3, 4), d)), (0, 1)), name="small")
 
 
 def one_arg(shapes):
@@ -35,12 +36,16 @@ def roll_samples(make, d):
     yield Sample((_x(make, d), (1, -2), (0, 2)), name="dims")
     yield Sample((_x(make, d), 5, 1), name="wraps")
     yield Sample((T(make((), d)), 1), name="0-d")
+    yield Sample((T(make((3, 4), d)), (1, 3), (0, 1)), name="small")
+    yield Sample((T(make((3, 4), d)), -2), name="small flat")
 
 
 def rot90_samples(make, d):
     for k in (1, 2, -1, 4):
         yield Sample((_x(make, d), k), name=f"k={k}")
     yield Sample((_x(make, d), 1, (2, 0)), name="dims")
+    yield Sample((T(make((3, 4), d)), 1), name="small")
+    yield Sample((T(make((3, 4), d)), 3, (1, 0)), name="small k=3")
 
 
 def repeat_samples(make, d):
@@ -61,12 +66,16 @@ def interleave_samples(make, d):
     yield Sample((_x(make, d), 2, 1), name="dim")
     yield Sample((_x(make, d), 3, -1), kwargs={"output_size": 12}, name="output_size")
     yield Sample((T(make((), d)), 3), name="0-d")
+    yield Sample((T(make((2, 3), d)), 2, 0), name="small")
+    yield Sample((T(make((2, 3), d)), 0, 1), name="zero")
 
 
 def interleave_tensor_samples(make, d):
     yield Sample((T(make((3, 2), d)), T(np.array([1, 0, 2])), 0))
     yield Sample((T(make((3, 2), d)), T(np.array(2))), name="0-d repeats")
     yield Sample((T(make((3, 2), d)), T(np.array([2])), 1), name="one repeat")
+    yield Sample((T(make((3, 2), d)), T(np.array([2, 1]))), {"dim": -1}, name="columns")
+    yield Sample((T(make((2, 2), d)), T(np.array([1, 3, 0, 2]))), name="flattened")
 
 
 def interleave_errors(make):
@@ -121,6 +130,7 @@ def diag_embed_samples(make, d):
     yield Sample((T(make((2, 3), d)),))
     yield Sample((T(make((2, 3), d)), 1, 0, 2), name="dims")
     yield Sample((T(make((3,), d)), -1, -1, 0), name="below")
+    yield Sample((T(make((), d)), 1), name="0-d")
 
 
 def diagflat_samples(make, d):
@@ -232,7 +242,32 @@ def atleast_samples(make, d):
     yield Sample(([T(make((2, 3), d)), T(make((), d))],), name="list")
 
 
+def spread(samples):
+    """The samples with their tensor list passed as separate arguments (the autograd tests
+    give requires_grad to top-level tensor arguments only)."""
+    def spread_samples(make, d):
+        for sample in samples(make, d):
+            tensors, *rest = sample.args
+            kwargs = {"dim": rest[0]} if rest else {}
+            yield Sample(tuple(tensors), kwargs, name=sample.name)
+    return spread_samples
+
+
+def _listed(name):
+    return lambda lib, *tensors, **kwargs: getattr(lib, name)(list(tensors), **kwargs)
+
+
+def _grad_op(name, samples):
+    return _op(name, spread(samples), dtypes=("float32", "float64"), method=False,
+               supports_meta=False, supports_autograd=True, call=_listed(name))
+
+
+# Integer-valued results and shapes: nothing to differentiate.
+NOT_DIFFERENTIABLE = {"tril_indices", "triu_indices", "broadcast_shapes"}
+
+
 def _op(name, samples, errors=None, dtypes=SOME, supports_out=False, **options):
+    options.setdefault("supports_autograd", name not in NOT_DIFFERENTIABLE)
     return OpInfo(name, samples, dtypes=dtypes, supports_out=supports_out, errors=errors,
                   **options)
 
@@ -274,7 +309,8 @@ OPINFOS = [
     _op("diag_embed", diag_embed_samples, lambda make: [
         _err((T(make((2, 3), "float32")), 0, 1, 1), RuntimeError, "identical")]),
     _op("diagflat", diagflat_samples),
-    _op("trace", trace_samples, trace_errors, dtypes=("float32", "int64", "int8", "float16")),
+    _op("trace", trace_samples, trace_errors,
+        dtypes=("float32", "float64", "int64", "int8", "float16")),
     _op("cat", cat_samples, cat_errors, supports_out=True),
     _op("concat", cat_samples, dtypes=("float32",), supports_out=True),
     _op("concatenate", cat_samples, dtypes=("float32",), supports_out=True),
@@ -290,11 +326,18 @@ OPINFOS = [
         _err((T(make((2, 2), "float32")),), RuntimeError, "1D")]),
     _op("combinations", combinations_samples, lambda make: [
         _err((T(make((2, 2), "float32")),), RuntimeError, "1D")]),
-    _op("broadcast_tensors", broadcast_tensors_samples, dtypes=("float32",)),
+    _op("broadcast_tensors", broadcast_tensors_samples, dtypes=("float32", "float64")),
     _op("broadcast_shapes", broadcast_shapes_samples, lambda make: [
         _err(((2, 3), (4,)), RuntimeError, "Shape mismatch")], dtypes=("float32",)),
     _op("meshgrid", meshgrid_samples, meshgrid_errors),
     _op("atleast_1d", atleast_samples),
     _op("atleast_2d", atleast_samples),
     _op("atleast_3d", atleast_samples),
+    # The joins again with their tensors as separate arguments, for the gradient tests.
+    _grad_op("cat", cat_samples),
+    _grad_op("stack", stack_samples),
+    _grad_op("hstack", many(STACKS)),
+    _grad_op("vstack", many(VSTACKS)),
+    _grad_op("dstack", many(DSTACKS)),
+    _grad_op("column_stack", many(COLUMNS)),
 ]

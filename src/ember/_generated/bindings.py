@@ -33,6 +33,7 @@ _op_argmin = _OPS['argmin']
 _op_argsort_stable = _OPS['argsort.stable']
 _op_argwhere = _OPS['argwhere']
 _op_as_strided = _OPS['as_strided']
+_op_as_strided_scatter = _OPS['as_strided_scatter']
 _op_asin = _OPS['asin']
 _op_asinh = _OPS['asinh']
 _op_atan = _OPS['atan']
@@ -81,6 +82,7 @@ _op_diag = _OPS['diag']
 _op_diag_embed = _OPS['diag_embed']
 _op_diagflat = _OPS['diagflat']
 _op_diagonal = _OPS['diagonal']
+_op_diagonal_scatter = _OPS['diagonal_scatter']
 _op_digamma = _OPS['digamma']
 _op_div_Tensor = _OPS['div.Tensor']
 _op_div_Tensor_mode = _OPS['div.Tensor_mode']
@@ -226,6 +228,7 @@ _op_scatter_reduce_two = _OPS['scatter_reduce.two']
 _op_searchsorted_Scalar = _OPS['searchsorted.Scalar']
 _op_searchsorted_Tensor = _OPS['searchsorted.Tensor']
 _op_select_int = _OPS['select.int']
+_op_select_scatter = _OPS['select_scatter']
 _op_sgn = _OPS['sgn']
 _op_sigmoid = _OPS['sigmoid']
 _op_sign = _OPS['sign']
@@ -234,6 +237,7 @@ _op_sin = _OPS['sin']
 _op_sinc = _OPS['sinc']
 _op_sinh = _OPS['sinh']
 _op_slice_Tensor = _OPS['slice.Tensor']
+_op_slice_scatter = _OPS['slice_scatter']
 _op_sort = _OPS['sort']
 _op_sort_stable = _OPS['sort.stable']
 _op_split_Tensor = _OPS['split.Tensor']
@@ -385,6 +389,10 @@ def argmin(input, dim=None, keepdim=False, *, out=None):
 
 def argwhere(input):
     return _call(_op_argwhere, (input,))
+
+
+def as_strided_scatter(input, src, size, stride, storage_offset=None):
+    return _call(_op_as_strided_scatter, (input, src, size, stride, storage_offset))
 
 
 def asin(input, *, out=None):
@@ -611,6 +619,10 @@ def diagflat(input, offset=0):
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
     return _call(_op_diagonal, (input, offset, dim1, dim2))
+
+
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    return _call(_op_diagonal_scatter, (input, src, offset, dim1, dim2))
 
 
 def digamma(input, *, out=None):
@@ -1149,6 +1161,10 @@ def select(input, dim, index):
     return _call(_op_select_int, (input, dim, index))
 
 
+def select_scatter(input, src, dim, index):
+    return _call(_op_select_scatter, (input, src, dim, index))
+
+
 def sgn(input, *, out=None):
     if out is None:
         return _call(_op_sgn, (input,))
@@ -1189,6 +1205,10 @@ def sinh(input, *, out=None):
     if out is None:
         return _call(_op_sinh, (input,))
     return _call_out(_op_sinh, (input,), out)
+
+
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    return _call(_op_slice_scatter, (input, src, dim, start, end, step))
 
 
 def split_with_sizes(input, split_sizes, dim=0):
@@ -1744,6 +1764,9 @@ class _Methods:
     def argwhere(self):
         return _call(_op_argwhere, (self,))
 
+    def as_strided_scatter(self, src, size, stride, storage_offset=None):
+        return _call(_op_as_strided_scatter, (self, src, size, stride, storage_offset))
+
     def asin(self):
         return _call(_op_asin, (self,))
 
@@ -1930,6 +1953,9 @@ class _Methods:
 
     def diagonal(self, offset=0, dim1=0, dim2=1):
         return _call(_op_diagonal, (self, offset, dim1, dim2))
+
+    def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
+        return _call(_op_diagonal_scatter, (self, src, offset, dim1, dim2))
 
     def digamma(self):
         return _call(_op_digamma, (self,))
@@ -2389,6 +2415,9 @@ class _Methods:
     def select(self, dim, index):
         return _call(_op_select_int, (self, dim, index))
 
+    def select_scatter(self, src, dim, index):
+        return _call(_op_select_scatter, (self, src, dim, index))
+
     def sgn(self):
         return _call(_op_sgn, (self,))
 
@@ -2427,6 +2456,9 @@ class _Methods:
 
     def sinh_(self):
         return _call_inplace(_op_sinh, (self,))
+
+    def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
+        return _call(_op_slice_scatter, (self, src, dim, start, end, step))
 
     def split_with_sizes(self, *split_sizes, dim=0):
         split_sizes = _shape(split_sizes)
@@ -3034,6 +3066,7 @@ FUNCTIONS = (
     'argsort',
     'argwhere',
     'as_strided',
+    'as_strided_scatter',
     'as_tensor',
     'asarray',
     'asin',
@@ -3090,6 +3123,7 @@ FUNCTIONS = (
     'diag_embed',
     'diagflat',
     'diagonal',
+    'diagonal_scatter',
     'digamma',
     'div',
     'divide',
@@ -3253,6 +3287,7 @@ FUNCTIONS = (
     'scatter_reduce',
     'searchsorted',
     'select',
+    'select_scatter',
     'sgn',
     'sigmoid',
     'sign',
@@ -3260,6 +3295,7 @@ FUNCTIONS = (
     'sin',
     'sinc',
     'sinh',
+    'slice_scatter',
     'sort',
     'split',
     'split_with_sizes',

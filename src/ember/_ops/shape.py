@@ -3,7 +3,9 @@ tile, repeat_interleave, tril/triu (and their index factories), diag, diag_embed
 trace. Joining ops (cat, stack, meshgrid, ...) live in shape_join.py.
 
 Kernels return fresh, C-contiguous arrays (never a view of an input, never negative strides);
-each generic op has a meta rule computing its shape from the input shapes.
+each generic op has a meta rule computing its shape from the input shapes. Each derivative undoes
+the rearrangement on the gradient (flip back, roll back, rotate back) or sums the copies that
+replication made (repeat, tile, repeat_interleave).
 """
 from __future__ import annotations
 
@@ -14,6 +16,10 @@ from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim, wrap_dims
+
+
+def _call(name, *args):
+    return dispatch.call(OPS[name], args)
 
 
 def _fresh(xp, a):
@@ -28,7 +34,8 @@ def _same(self, *args, **kwargs):
 
 # --------------------------------------------------------------------------- flip / roll / rot90
 
-@register_op("flip(Tensor self, int[] dims) -> Tensor", out=False, meta=_same)
+@register_op("flip(Tensor self, int[] dims) -> Tensor", out=False, meta=_same, saves=(),
+             derivatives={"self": lambda c: _call("flip", c.grad, c.dims)})
 def flip(xp, self, dims):
     """flip(input, dims) -> Tensor: reverse the order of elements along `dims`."""
     axes = wrap_dims(dims, self.ndim) if self.ndim else wrap_dims(dims, 0)
@@ -41,14 +48,16 @@ def _check_min_dims(a, ndim):
     _check(a.ndim >= ndim, lambda: f"Input must be >= {ndim}-d.")
 
 
-@register_op("fliplr(Tensor self) -> Tensor", out=False, meta=_same)
+@register_op("fliplr(Tensor self) -> Tensor", out=False, meta=_same, saves=(),
+             derivatives={"self": lambda c: _call("fliplr", c.grad)})
 def fliplr(xp, self):
     """fliplr(input) -> Tensor: reverse the columns (dim 1)."""
     _check_min_dims(self, 2)
     return _fresh(xp, xp.flip(self, 1))
 
 
-@register_op("flipud(Tensor self) -> Tensor", out=False, meta=_same)
+@register_op("flipud(Tensor self) -> Tensor", out=False, meta=_same, saves=(),
+             derivatives={"self": lambda c: _call("flipud", c.grad)})
 def flipud(xp, self):
     """flipud(input) -> Tensor: reverse the rows (dim 0)."""
     _check_min_dims(self, 1)
@@ -73,8 +82,13 @@ def _roll_meta(self, shifts, dims=()):
     return (self.shape, self.dtype)
 
 
+def _roll_back(c):
+    shifts, _ = _roll_args(c.grad.ndim, c.shifts, c.dims)
+    return _call("roll", c.grad, tuple(-s for s in shifts), c.dims)
+
+
 @register_op("roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor", out=False,
-             meta=_roll_meta, varargs=False)
+             meta=_roll_meta, varargs=False, saves=(), derivatives={"self": _roll_back})
 def roll(xp, self, shifts, dims=()):
     """roll(input, shifts, dims=None) -> Tensor: rotate elements along dims (or flattened)."""
     shifts, axes = _roll_args(self.ndim, shifts, dims)
@@ -103,7 +117,8 @@ def _rot90_meta(self, k=1, dims=(0, 1)):
 
 
 @register_op("rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor", out=False,
-             meta=_rot90_meta)
+             meta=_rot90_meta, saves=(),
+             derivatives={"self": lambda c: _call("rot90", c.grad, -c.k, c.dims)})
 def rot90(xp, self, k=1, dims=(0, 1)):
     """rot90(input, k=1, dims=[0, 1]) -> Tensor: rotate by k quarter turns in the dims plane."""
     k, d0, d1 = _rot90_args(self.ndim, k, dims)
@@ -125,8 +140,23 @@ def _repeat_shape(shape, repeats):
     return padded, repeats, result
 
 
+def _sum_copies(grad, shape, repeats):
+    """The gradient of tiling `shape` `repeats` times: each copy's gradient summed."""
+    padded, repeats, _ = _repeat_shape(shape, repeats)
+    split = []
+    for r, s in zip(repeats, padded):
+        split += [r, s]
+    grad = grad.reshape(tuple(split))
+    copies = [2 * d for d, r in enumerate(repeats) if r != 1]
+    if copies:
+        grad = grad.sum(copies, keepdim=True)
+    return grad.reshape(tuple(shape))
+
+
 @register_op("repeat(Tensor self, SymInt[] repeats) -> Tensor", function=False, out=False,
-             meta=lambda self, repeats: (_repeat_shape(self.shape, repeats)[2], self.dtype))
+             meta=lambda self, repeats: (_repeat_shape(self.shape, repeats)[2], self.dtype),
+             saves=(), derivatives={"self": lambda c: _sum_copies(c.grad, c.self.shape,
+                                                                   c.repeats)})
 def repeat(xp, self, repeats):
     """repeat(*repeats) -> Tensor: tile the tensor `repeats` times along each dim."""
     padded, repeats, _ = _repeat_shape(self.shape, repeats)
@@ -140,7 +170,9 @@ def _tile_repeats(ndim, dims):
 
 @register_op("tile(Tensor self, SymInt[] dims) -> Tensor", out=False,
              meta=lambda self, dims: (_repeat_shape(
-                 self.shape, _tile_repeats(self.ndim, dims))[2], self.dtype))
+                 self.shape, _tile_repeats(self.ndim, dims))[2], self.dtype),
+             saves=(), derivatives={"self": lambda c: _sum_copies(
+                 c.grad, c.self.shape, _tile_repeats(c.self.ndim, c.dims))})
 def tile(xp, self, dims):
     """tile(input, dims) -> Tensor: repeat the tensor; short `dims` are padded with ones."""
     return repeat(xp, self, _tile_repeats(self.ndim, dims))
@@ -158,9 +190,38 @@ def _interleave_int_meta(self, repeats, dim=None, output_size=None):
     return (tuple(shape), self.dtype)
 
 
+def _interleave_layout(self, dim):
+    """(the shape repeat_interleave repeats along, that dim): the flattened input for None."""
+    if dim is None:
+        return (self.numel(),), 0
+    shape = tuple(self.shape) or (1,)
+    return shape, wrap_dim(dim, len(shape))
+
+
+def _sum_repeats(grad, self, count, dim):
+    """The gradient of repeating every entry of `dim` `count` times: the copies summed."""
+    shape, dim = _interleave_layout(self, dim)
+    grad = grad.reshape(shape[:dim] + (shape[dim], count) + shape[dim + 1:]).sum(dim + 1)
+    return grad.reshape(tuple(self.shape))
+
+
+def _interleave_tensor_grad(c):
+    repeats = c.repeats.reshape(-1)
+    shape, dim = _interleave_layout(c.self, c.dim)
+    if repeats.shape[0] == 1:
+        return _sum_repeats(c.grad, c.self, int(repeats.item()), c.dim)
+    # Entry i of `dim` was copied repeats[i] times: add each copy's gradient back into row i.
+    from ember._ops.creation_ranges import arange  # noqa: PLC0415 (creation imports shape ops)
+    rows = arange(shape[dim], device=c.grad.device)
+    index = _call("repeat_interleave.self_Tensor", rows, repeats, 0, None)
+    total = _call("index_add", c.grad.new_zeros(shape), dim, index, c.grad, 1)
+    return total.reshape(tuple(c.self.shape))
+
+
 @register_op("repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, "
              "SymInt? output_size=None) -> Tensor", function=False, method=False, out=False,
-             meta=_interleave_int_meta)
+             meta=_interleave_int_meta, saves=(),
+             derivatives={"self": lambda c: _sum_repeats(c.grad, c.self, c.repeats, c.dim)})
 def repeat_interleave_int(xp, self, repeats, dim=None, output_size=None):
     """Repeat each element `repeats` times along `dim` (the flattened input if None)."""
     _interleave_int_meta(self, repeats, dim)
@@ -185,7 +246,8 @@ def _check_output_size(repeats, output_size):
 
 
 @register_op("repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor",
-             function=False, method=False, out=False)
+             function=False, method=False, out=False, saves=(),
+             derivatives={"repeats": lambda c: None})
 def repeat_interleave_indices(xp, repeats, output_size=None):
     """Each index i repeated repeats[i] times."""
     _check_repeats(repeats)
@@ -195,7 +257,9 @@ def repeat_interleave_indices(xp, repeats, output_size=None):
 
 
 @register_op("repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, "
-             "SymInt? output_size=None) -> Tensor", function=False, method=False, out=False)
+             "SymInt? output_size=None) -> Tensor", function=False, method=False, out=False,
+             saves=("repeats",),
+             derivatives={"self": _interleave_tensor_grad, "repeats": lambda c: None})
 def repeat_interleave_tensor(xp, self, repeats, dim=None, output_size=None):
     """Repeat element i of `dim` repeats[i] times (a 0-d `repeats` repeats every element)."""
     _check_repeats(repeats)
@@ -246,7 +310,8 @@ def _tri_mask(xp, shape, diagonal, lower):
     return ~xp.tri(rows, cols, diagonal - 1, dtype=bool)
 
 
-@register_op("tril(Tensor self, int diagonal=0) -> Tensor", inplace=True, meta=_tri_meta("tril"))
+@register_op("tril(Tensor self, int diagonal=0) -> Tensor", inplace=True, meta=_tri_meta("tril"),
+             saves=(), derivatives={"self": lambda c: _call("tril", c.grad, c.diagonal)})
 def tril(xp, self, diagonal=0):
     """tril(input, diagonal=0) -> Tensor: zero the elements above the `diagonal`."""
     _tri_meta("tril")(self)
@@ -254,7 +319,8 @@ def tril(xp, self, diagonal=0):
     return xp.where(mask, self, xp.zeros((), self.dtype))
 
 
-@register_op("triu(Tensor self, int diagonal=0) -> Tensor", inplace=True, meta=_tri_meta("triu"))
+@register_op("triu(Tensor self, int diagonal=0) -> Tensor", inplace=True, meta=_tri_meta("triu"),
+             saves=(), derivatives={"self": lambda c: _call("triu", c.grad, c.diagonal)})
 def triu(xp, self, diagonal=0):
     """triu(input, diagonal=0) -> Tensor: zero the elements below the `diagonal`."""
     _tri_meta("triu")(self)
@@ -296,7 +362,8 @@ _FACTORY_TAIL = ("*, ScalarType? dtype=long, Layout? layout=None, Device? device
 
 
 @register_op(f"tril_indices(int row, int col, int offset=0, {_FACTORY_TAIL}", kind="factory",
-             method=False, out=False, meta=_tri_indices_meta("tril_indices", True))
+             method=False, out=False, meta=_tri_indices_meta("tril_indices", True),
+             differentiable=False)
 def tril_indices(xp, row, col, offset=0, dtype="long", layout=None, device=None,
                  pin_memory=None):
     """tril_indices(row, col, offset=0) -> Tensor: (2, N) coordinates of the lower triangle."""
@@ -304,7 +371,8 @@ def tril_indices(xp, row, col, offset=0, dtype="long", layout=None, device=None,
 
 
 @register_op(f"triu_indices(int row, int col, int offset=0, {_FACTORY_TAIL}", kind="factory",
-             method=False, out=False, meta=_tri_indices_meta("triu_indices", False))
+             method=False, out=False, meta=_tri_indices_meta("triu_indices", False),
+             differentiable=False)
 def triu_indices(xp, row, col, offset=0, dtype="long", layout=None, device=None,
                  pin_memory=None):
     """triu_indices(row, col, offset=0) -> Tensor: (2, N) coordinates of the upper triangle."""
@@ -322,9 +390,15 @@ def _diag_embed_shape(shape, offset, dim1, dim2):
     return tuple(n if d in (d1, d2) else next(rest) for d in range(ndim)), d1, d2
 
 
+def _diag_embed_grad(c):
+    grad = _call("diagonal", c.grad, c.offset, c.dim1, c.dim2)
+    return grad if c.self.ndim else grad.reshape(())
+
+
 @register_op("diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor",
              out=False, meta=lambda self, offset=0, dim1=-2, dim2=-1: (
-                 _diag_embed_shape(self.shape, offset, dim1, dim2)[0], self.dtype))
+                 _diag_embed_shape(self.shape, offset, dim1, dim2)[0], self.dtype),
+             saves=(), derivatives={"self": _diag_embed_grad})
 def diag_embed(xp, self, offset=0, dim1=-2, dim2=-1):
     """diag_embed(input, offset=0, dim1=-2, dim2=-1) -> Tensor: the last dim of `input` as
     the diagonals of matrices in the planes (dim1, dim2)."""
@@ -349,7 +423,15 @@ def _diag_meta(self, diagonal=0):
     return ((max(length, 0),), self.dtype)
 
 
-@register_op("diag(Tensor self, int diagonal=0) -> Tensor", meta=_diag_meta)
+def _diag_grad(c):
+    if c.self.ndim == 1:
+        return _call("diagonal", c.grad, c.diagonal, 0, 1)
+    return _call("diagonal_scatter", c.grad.new_zeros(tuple(c.self.shape)), c.grad, c.diagonal,
+                 0, 1)
+
+
+@register_op("diag(Tensor self, int diagonal=0) -> Tensor", meta=_diag_meta, saves=(),
+             derivatives={"self": _diag_grad})
 def diag(xp, self, diagonal=0):
     """diag(input, diagonal=0) -> Tensor: a 1-D input as a diagonal matrix, or a matrix's
     `diagonal` as a 1-D tensor."""
@@ -360,7 +442,9 @@ def diag(xp, self, diagonal=0):
 
 
 @register_op("diagflat(Tensor self, int offset=0) -> Tensor", out=False,
-             meta=lambda self, offset=0: (((self.numel() + abs(offset),) * 2), self.dtype))
+             meta=lambda self, offset=0: (((self.numel() + abs(offset),) * 2), self.dtype),
+             saves=(), derivatives={"self": lambda c: _call(
+                 "diagonal", c.grad, c.offset, 0, 1).reshape(tuple(c.self.shape))})
 def diagflat(xp, self, offset=0):
     """diagflat(input, offset=0) -> Tensor: the flattened input as a diagonal matrix."""
     return diag_embed(xp, self.reshape(-1), offset, 0, 1)
@@ -373,7 +457,14 @@ def _trace_meta(self):
     return ((), dt.int64 if self.dtype._category <= dt.INT else self.dtype)
 
 
-@register_op("trace(Tensor self) -> Tensor", out=False, meta=_trace_meta)
+def _trace_grad(c):
+    length = min(c.self.shape)
+    return _call("diagonal_scatter", c.grad.new_zeros(tuple(c.self.shape)),
+                 c.grad.expand((length,)), 0, 0, 1)
+
+
+@register_op("trace(Tensor self) -> Tensor", out=False, meta=_trace_meta, saves=(),
+             derivatives={"self": _trace_grad})
 def trace(xp, self):
     """trace(input) -> Tensor: the sum of a matrix's main diagonal."""
     _check(self.ndim == 2, lambda: f"trace: expected a matrix, but got tensor with dim "

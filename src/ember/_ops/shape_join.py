@@ -3,7 +3,8 @@ cartesian_prod, combinations (fresh tensors) and broadcast_tensors, broadcast_sh
 atleast_1d/2d/3d (views, built from the view ops so they share storage).
 
 Joining promotes its inputs to one dtype as PyTorch does; lists of tensors reach the kernels
-as lists of arrays.
+as lists of arrays. The gradient of a join is the incoming gradient cut back into the pieces
+(narrowed and reshaped to each input's shape); see NOTE [gradients of a Tensor[] argument].
 """
 from __future__ import annotations
 
@@ -28,6 +29,37 @@ def _promoted(items):
     for a in items[1:]:
         result = promote_types(result, _dtype_of(a))
     return result
+
+
+def _call(name, *args):
+    return dispatch.call(OPS[name], args)
+
+
+# NOTE [gradients of a Tensor[] argument]: the autograd node calls a list argument's formula
+# once per tensor that needs a gradient, with its position in `ctx.list_index`. `_per_tensor`
+# turns a formula giving the gradients of the whole list into such a formula: the whole list is
+# computed at the first call and kept in `ctx.memo` for the others.
+def _per_tensor(all_grads):
+    def formula(ctx):
+        if ctx.memo is None:
+            ctx.memo = all_grads(ctx)
+        return ctx.memo[ctx.list_index]
+    return formula
+
+
+def _joined_grads(grad, tensors, shapes, dim):
+    """The pieces of `grad` for `tensors` joined as `shapes` along `dim` by cat's rules (a 1-d
+    empty piece takes no part), each reshaped to its tensor's shape."""
+    dim = _cat_shape([_Shaped(tuple(s), None) for s in shapes], dim)[1]
+    grads, start = [], 0
+    for t, shape in zip(tensors, shapes):
+        if len(shape) == 1 and shape[0] == 0:
+            # An empty piece of the gradient itself, so it stays in a double-backward graph.
+            grads.append(_call("narrow", grad, dim, 0, 0).reshape(tuple(t.shape)))
+            continue
+        grads.append(_call("narrow", grad, dim, start, shape[dim]).reshape(tuple(t.shape)))
+        start += shape[dim]
+    return grads
 
 
 # --------------------------------------------------------------------------- cat / stack
@@ -69,7 +101,9 @@ def _join(xp, items, dim, result_dtype):
 
 
 @register_op("cat(Tensor[] tensors, int dim=0) -> Tensor", method=False, meta=_cat_meta,
-             aliases=("concat", "concatenate"))
+             aliases=("concat", "concatenate"), saves=(),
+             derivatives={"tensors": _per_tensor(lambda c: _joined_grads(
+                 c.grad, c.tensors, [tuple(t.shape) for t in c.tensors], c.dim))})
 def cat(xp, tensors, dim=0):
     """cat(tensors, dim=0, *, out=None) -> Tensor: join tensors along an existing dim."""
     shape, dim, used = _cat_shape(tensors, dim)
@@ -91,8 +125,14 @@ def _stack_shape(items, dim):
     return shape[:dim] + (len(items),) + shape[dim:], dim
 
 
+def _stack_grads(c):
+    dim = _stack_shape(c.tensors, c.dim)[1]
+    return [_call("select.int", c.grad, dim, k) for k in range(len(c.tensors))]
+
+
 @register_op("stack(Tensor[] tensors, int dim=0) -> Tensor", method=False,
-             meta=lambda tensors, dim=0: (_stack_shape(tensors, dim)[0], _promoted(tensors)))
+             meta=lambda tensors, dim=0: (_stack_shape(tensors, dim)[0], _promoted(tensors)),
+             saves=(), derivatives={"tensors": _per_tensor(_stack_grads)})
 def stack(xp, tensors, dim=0):
     """stack(tensors, dim=0, *, out=None) -> Tensor: join tensors along a new dim."""
     _, dim = _stack_shape(tensors, dim)
@@ -142,8 +182,13 @@ def _stacked(name, ndim, dim_for):
 
 def _make_stack(name, ndim, dim_for, aliases=()):
     kernel, meta = _stacked(name, ndim, dim_for)
+
+    def grads(c):
+        shapes = [_at_least(t, ndim) for t in c.tensors]
+        dim = dim_for([_Shaped(s, None) for s in shapes])
+        return _joined_grads(c.grad, c.tensors, shapes, dim)
     register_op(f"{name}(Tensor[] tensors) -> Tensor", method=False, meta=meta,
-                aliases=aliases)(kernel)
+                aliases=aliases, saves=(), derivatives={"tensors": _per_tensor(grads)})(kernel)
 
 
 _make_stack("hstack", 1, lambda items: 0 if items[0].ndim == 1 else 1)
@@ -162,7 +207,9 @@ def _column_items(tensors, reshape):
 
 @register_op("column_stack(Tensor[] tensors) -> Tensor", method=False,
              meta=lambda tensors: (_cat_shape(_column_items(
-                 tensors, lambda a, s: _Shaped(s, a.dtype)), 1)[0], _promoted(tensors)))
+                 tensors, lambda a, s: _Shaped(s, a.dtype)), 1)[0], _promoted(tensors)),
+             saves=(), derivatives={"tensors": _per_tensor(lambda c: _joined_grads(
+                 c.grad, c.tensors, [_column_shape(t) for t in c.tensors], 1))})
 def column_stack(xp, tensors):
     """column_stack(tensors, *, out=None) -> Tensor: 0-d/1-d inputs become columns, then
     everything is joined along dim 1."""
@@ -190,8 +237,18 @@ def _block_meta(tensors):
     return ((sum(s[0] for s in shapes), sum(s[1] for s in shapes)), dtype)
 
 
+def _block_grads(c):
+    grads, row, col = [], 0, 0
+    for t, (rows, cols) in zip(c.tensors, _block_shapes(c.tensors)):
+        block = _call("narrow", _call("narrow", c.grad, 0, row, rows), 1, col, cols)
+        grads.append(block.reshape(tuple(t.shape)))
+        row, col = row + rows, col + cols
+    return grads
+
+
 @register_op("block_diag(Tensor[] tensors) -> Tensor", function=False, method=False,
-             out=False, meta=_block_meta)
+             out=False, meta=_block_meta, saves=(),
+             derivatives={"tensors": _per_tensor(_block_grads)})
 def _block_diag(xp, tensors):
     """block_diag(*tensors) -> Tensor: the inputs as blocks on a diagonal."""
     shapes = _block_shapes(tensors)
@@ -232,8 +289,19 @@ def _cartesian_meta(tensors):
     return ((math.prod(a.shape[0] for a in tensors), len(tensors)), tensors[0].dtype)
 
 
+def _cartesian_grads(c):
+    if len(c.tensors) == 1:
+        return [c.grad]
+    # Column k of the rows holds tensor k's entry i at every grid point with coordinate i.
+    grid = c.grad.reshape(tuple(t.shape[0] for t in c.tensors) + (len(c.tensors),))
+    count = len(c.tensors)
+    return [_call("select.int", grid, -1, k).sum([d for d in range(count) if d != k])
+            for k in range(count)]
+
+
 @register_op("cartesian_prod(Tensor[] tensors) -> Tensor", function=False, method=False,
-             out=False, meta=_cartesian_meta)
+             out=False, meta=_cartesian_meta, saves=(),
+             derivatives={"tensors": _per_tensor(_cartesian_grads)})
 def _cartesian_prod(xp, tensors):
     """cartesian_prod(*tensors) -> Tensor: every combination, one per row."""
     _cartesian_meta(tensors)
@@ -259,8 +327,20 @@ def _combinations_meta(self, r=2, with_replacement=False):
     return ((count, r), self.dtype)
 
 
+def _combinations_grad(c):
+    n = c.self.shape[0]
+    total = c.grad.new_zeros((n,))
+    if c.grad.numel() == 0:
+        return total
+    # Each row lists the positions it took: add the row's gradient back at them.
+    from ember._ops.creation_ranges import arange  # noqa: PLC0415 (creation imports joins)
+    taken = _call("combinations", arange(n, device=c.grad.device), c.r, c.with_replacement)
+    return _call("index_put", total, [taken.reshape(-1)], c.grad.reshape(-1), True)
+
+
 @register_op("combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor",
-             method=False, out=False, meta=_combinations_meta)
+             method=False, out=False, meta=_combinations_meta, saves=(),
+             derivatives={"self": _combinations_grad})
 def combinations(xp, self, r=2, with_replacement=False):
     """combinations(input, r=2, with_replacement=False) -> Tensor: r-length combinations of
     a 1-D tensor's elements, one per row (in itertools' order)."""

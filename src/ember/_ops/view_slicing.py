@@ -3,6 +3,11 @@ h/v/dsplit, diagonal, unfold, as_strided, view_as_real/view_as_complex, alias.
 
 Every result shares the input's storage (kind="view"); strides follow PyTorch's (see
 NOTE [view strides follow PyTorch] in view.py). Ops returning several views return a tuple.
+
+The scatter ops (slice_scatter, select_scatter, diagonal_scatter, as_strided_scatter) write
+`src` into a copy of `self` where the matching view would read. They are the views'
+derivatives: the gradient of a view is the incoming gradient scattered into zeros, and the
+gradient of a scatter reads the view back, so both differentiate again (double backward).
 """
 from __future__ import annotations
 
@@ -14,7 +19,16 @@ from ember._core.checks import _check, _check_index, _check_type
 from ember._core.device import META
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim
+from ember._ops import grad_utils
 from ember._ops.view import element_strides, strided_view
+
+
+def _call(name, *args):
+    return dispatch.call(OPS[name], args)
+
+
+def _zeros(grad, shape):
+    return grad.new_zeros(tuple(shape))
 
 
 def _narrowed(a, dim, start, length):
@@ -23,8 +37,17 @@ def _narrowed(a, dim, start, length):
     return a[tuple(index)]
 
 
+def _narrow_grad(c, start):
+    dim = wrap_dim(c.dim, c.self.ndim)
+    if start < 0:
+        start += c.self.shape[dim]
+    return _call("slice_scatter", _zeros(c.grad, c.self.shape), c.grad, dim, start,
+                 start + c.length, 1)
+
+
 @register_op("narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)",
-             kind="view", function=False, method=False)
+             kind="view", function=False, method=False, saves=(),
+             derivatives={"self": lambda c: _narrow_grad(c, c.start)})
 def narrow_int(xp, self, dim, start, length):
     """narrow(input, dim, start, length) -> Tensor: `length` entries of `dim` from `start`."""
     _check(self.ndim > 0, "narrow() cannot be applied to a 0-dim tensor.")
@@ -41,7 +64,9 @@ def narrow_int(xp, self, dim, start, length):
 
 
 @register_op("narrow.Tensor(Tensor(a) self, int dim, Tensor start, SymInt length) -> Tensor(a)",
-             kind="view", function=False, method=False)
+             kind="view", function=False, method=False, saves=(),
+             derivatives={"self": lambda c: _narrow_grad(c, int(c.start.item())),
+                          "start": lambda c: None})
 def narrow_tensor(xp, self, dim, start, length):
     """narrow(input, dim, start, length) with `start` a 0-d integer tensor."""
     _check(start.ndim == 0 and start.dtype.kind in "iu", (
@@ -57,9 +82,16 @@ def narrow(input, dim, start, length):
     return dispatch.call(OPS["narrow"], (input, dim, start, length))
 
 
-@register_op("select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", kind="view")
+@register_op("select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", kind="view",
+             saves=(), derivatives={"self": lambda c: _call(
+                 "select_scatter", _zeros(c.grad, c.self.shape), c.grad, c.dim, c.index)})
 def select(xp, self, dim, index):
     """select(input, dim, index) -> Tensor: the slice at `index` of `dim`, without that dim."""
+    return self[_select_where(self, dim, index)]
+
+
+def _select_where(self, dim, index):
+    """The basic index that selects `index` of `dim` (PyTorch's checks and messages)."""
     _check_index(self.ndim > 0, "select() cannot be applied to a 0-dim tensor.")
     dim = wrap_dim(dim, self.ndim)
     index = int(index)
@@ -69,11 +101,14 @@ def select(xp, self, dim, index):
         f"dimension {dim}"))
     where = [slice(None)] * self.ndim
     where[dim] = index + size if index < 0 else index
-    return self[tuple(where)]
+    return tuple(where)
 
 
 @register_op("slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, "
-             "SymInt step=1) -> Tensor(a)", kind="view", function=False, method=False)
+             "SymInt step=1) -> Tensor(a)", kind="view", function=False, method=False,
+             saves=(), derivatives={"self": lambda c: _call(
+                 "slice_scatter", _zeros(c.grad, c.self.shape), c.grad, c.dim, c.start, c.end,
+                 c.step)})
 def slice_view(xp, self, dim=0, start=None, end=None, step=1):
     """self[start:end:step] along `dim` (what basic indexing records)."""
     dim = wrap_dim(dim, self.ndim)
@@ -83,13 +118,21 @@ def slice_view(xp, self, dim=0, start=None, end=None, step=1):
     return self[tuple(where)]
 
 
-@register_op("alias(Tensor(a) self) -> Tensor(a)", kind="view", function=False, method=False)
+@register_op("alias(Tensor(a) self) -> Tensor(a)", kind="view", function=False, method=False,
+             saves=(), derivatives={"self": lambda c: c.grad})
 def alias(xp, self):
     """A new tensor over the same data and layout."""
     return self[...]
 
 
-@register_op("unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]", kind="view")
+def _unbind_grad(c):
+    if not c.grads:
+        return c.self.new_zeros(tuple(c.self.shape))
+    return _call("stack", list(c.grads), c.dim)
+
+
+@register_op("unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]", kind="view",
+             saves=(), derivatives={"self": _unbind_grad})
 def unbind(xp, self, dim=0):
     """unbind(input, dim=0) -> tuple of Tensors: every slice of `dim`."""
     _check_index(self.ndim > 0, "Dimension specified as 0 but tensor has no dimensions")
@@ -106,12 +149,56 @@ def _pieces(a, dim, sizes):
     return tuple(found)
 
 
+def _sizes_bounds(sizes):
+    bounds, start = [], 0
+    for size in sizes:
+        bounds.append((start, start + size))
+        start += size
+    return bounds
+
+
+def _pieces_grad(c, bounds_for):
+    """The gradient of a split into pieces along `c.dim` that cover the rows `bounds_for(size)`
+    (start, stop) each: the pieces' gradients joined, summed where pieces overlap."""
+    dim = wrap_dim(c.dim, c.self.ndim)
+    size = c.self.shape[dim]
+    bounds = bounds_for(size)
+    grads = list(c.grads)
+    tiles = all(lo == (bounds[k - 1][1] if k else 0) for k, (lo, _) in enumerate(bounds))
+    if tiles and bounds[-1][1] == size:
+        return _call("cat", grads, dim)
+    total = _zeros(c.grad, c.self.shape)
+    for g, (lo, hi) in zip(grads, bounds):
+        if hi > lo:
+            total = total + _call("slice_scatter", _zeros(c.grad, c.self.shape), g, dim, lo, hi,
+                                  1)
+    return total
+
+
+def _split_bounds(split_size):
+    def bounds(size):
+        if size == 0 or split_size == 0:
+            return [(0, size)]
+        count = -(-size // split_size)
+        return _sizes_bounds([split_size] * (count - 1) + [size - split_size * (count - 1)])
+    return bounds
+
+
+def _chunk_bounds(chunks):
+    def bounds(size):
+        if size == 0:
+            return [(0, 0)] * chunks
+        return _split_bounds(-(-size // chunks))(size)
+    return bounds
+
+
 def _check_has_dims(a):
     _check_index(a.ndim > 0, "Dimension specified as 0 but tensor has no dimensions")
 
 
 @register_op("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]",
-             kind="view", function=False, method=False)
+             kind="view", function=False, method=False, saves=(),
+             derivatives={"self": lambda c: _pieces_grad(c, _split_bounds(c.split_size))})
 def split_size(xp, self, split_size, dim=0):
     """split(input, split_size, dim=0): pieces of `split_size` (the last may be smaller)."""
     _check_has_dims(self)
@@ -129,7 +216,9 @@ def split_size(xp, self, split_size, dim=0):
 
 
 @register_op("split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> "
-             "Tensor(a)[]", kind="view")
+             "Tensor(a)[]", kind="view", saves=(),
+             derivatives={"self": lambda c: _pieces_grad(
+                 c, lambda size: _sizes_bounds([int(s) for s in c.split_sizes]))})
 def split_with_sizes(xp, self, split_sizes, dim=0):
     """split_with_sizes(input, split_sizes, dim=0): pieces of the given sizes."""
     _check_has_dims(self)
@@ -155,7 +244,8 @@ def split(tensor, split_size_or_sections, dim=0):
     return dispatch.call(OPS["split.Tensor"], (tensor, split_size_or_sections, dim))
 
 
-@register_op("chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]", kind="view")
+@register_op("chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]", kind="view",
+             saves=(), derivatives={"self": lambda c: _pieces_grad(c, _chunk_bounds(c.chunks))})
 def chunk(xp, self, chunks, dim=0):
     """chunk(input, chunks, dim=0) -> tuple: at most `chunks` pieces of equal size."""
     _check(self.ndim > 0, "chunk expects at least a 1-dimensional tensor")
@@ -193,7 +283,9 @@ def _by_bounds(a, dim, bounds):
 
 
 @register_op("tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> "
-             "Tensor(a)[]", kind="view", function=False, method=False)
+             "Tensor(a)[]", kind="view", function=False, method=False, saves=(),
+             derivatives={"self": lambda c: _pieces_grad(
+                 c, lambda size: _section_bounds(size, c.sections))})
 def tensor_split_sections(xp, self, sections, dim=0):
     """tensor_split(input, sections, dim=0): `sections` pieces, the first ones one larger."""
     _check(self.ndim > 0, lambda: (
@@ -204,7 +296,9 @@ def tensor_split_sections(xp, self, sections, dim=0):
 
 
 @register_op("tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> "
-             "Tensor(a)[]", kind="view", function=False, method=False, varargs=False)
+             "Tensor(a)[]", kind="view", function=False, method=False, varargs=False,
+             saves=(), derivatives={"self": lambda c: _pieces_grad(
+                 c, lambda size: _index_bounds(size, c.indices))})
 def tensor_split_indices(xp, self, indices, dim=0):
     """tensor_split(input, indices, dim=0): split before each index."""
     _check(self.ndim > 0, lambda: (
@@ -262,7 +356,9 @@ dsplit = _make_hvd_split("dsplit", 2, 3)
 # --------------------------------------------------------------------------- diagonal / unfold
 
 @register_op("diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)",
-             kind="view")
+             kind="view", saves=(), derivatives={"self": lambda c: _call(
+                 "diagonal_scatter", _zeros(c.grad, c.self.shape), c.grad, c.offset, c.dim1,
+                 c.dim2)})
 def diagonal(xp, self, offset=0, dim1=0, dim2=1):
     """diagonal(input, offset=0, dim1=0, dim2=1) -> Tensor: a diagonal as the last dim."""
     d1, d2 = wrap_dim(dim1, self.ndim), wrap_dim(dim2, self.ndim)
@@ -283,8 +379,27 @@ def diagonal(xp, self, offset=0, dim1=0, dim2=1):
     return strided_view(xp, self, shape, new_strides, start)
 
 
+def _unfold_grad(c):
+    """Each window's gradient added back at the rows it read (windows overlap when step <
+    size)."""
+    grad, self = c.grad, c.self
+    if self.ndim == 0:
+        return grad.sum()
+    dim, size, step = wrap_dim(c.dimension, self.ndim), c.size, c.step
+    count = grad.shape[dim]
+    if step == size:
+        # The windows tile a prefix of the dim: put each window's entries back in a row.
+        rows = grad.movedim(-1, dim + 1).flatten(dim, dim + 1)
+        return _call("slice_scatter", _zeros(grad, self.shape), rows, dim, 0, count * size, 1)
+    total = _zeros(grad, self.shape)
+    for j in range(size):
+        total = total + _call("slice_scatter", _zeros(grad, self.shape), grad.select(-1, j), dim,
+                              j, j + (count - 1) * step + 1, step)
+    return total
+
+
 @register_op("unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)",
-             kind="view", function=False)
+             kind="view", function=False, saves=(), derivatives={"self": _unfold_grad})
 def unfold(xp, self, dimension, size, step):
     """unfold(dimension, size, step) -> Tensor: windows of `size` every `step` along a dim."""
     dim = wrap_dim(dimension, self.ndim)
@@ -305,7 +420,11 @@ def unfold(xp, self, dimension, size, step):
 
 # --------------------------------------------------------------------------- complex views
 
-@register_op("view_as_real(Tensor(a) self) -> Tensor(a)", kind="view", method=False)
+# The (re, im) pairs and the complex numbers are the same values, so each view's gradient is
+# the other view of the incoming gradient (made contiguous, which view_as_complex requires).
+
+@register_op("view_as_real(Tensor(a) self) -> Tensor(a)", kind="view", method=False, saves=(),
+             derivatives={"self": lambda c: _call("view_as_complex", c.grad.contiguous())})
 def view_as_real(xp, self):
     """view_as_real(input) -> Tensor: a complex tensor as (..., 2) of its real type."""
     _check(self.dtype.kind == "c", "view_as_real is only supported for complex tensors")
@@ -314,7 +433,9 @@ def view_as_real(xp, self):
     return strided_view(xp, real, self.shape + (2,), strides + (1,))
 
 
-@register_op("view_as_complex(Tensor(a) self) -> Tensor(a)", kind="view", method=False)
+@register_op("view_as_complex(Tensor(a) self) -> Tensor(a)", kind="view", method=False,
+             saves=(),
+             derivatives={"self": lambda c: _call("view_as_real", c.grad.contiguous())})
 def view_as_complex(xp, self):
     """view_as_complex(input) -> Tensor: a (..., 2) float tensor read as complex numbers."""
     name = dt.NP_TO_DTYPE[self.dtype]._cpp_name
@@ -334,25 +455,75 @@ def view_as_complex(xp, self):
 
 # --------------------------------------------------------------------------- as_strided
 
-@register_op("as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, "
-             "SymInt? storage_offset=None) -> Tensor(a)", kind="view", function=False,
-             method=False)
-def as_strided_storage(xp, self, size, stride, storage_offset=None):
-    """A view with explicit element strides into `self`, taken as a flat storage (1-d)."""
-    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
-    offset = 0 if storage_offset is None else int(storage_offset)
+def _check_fits(size, stride, offset, available, itemsize):
+    """PyTorch's checks that the geometry (size, stride, offset) stays inside `available`
+    elements."""
     _check(len(size) == len(stride), "mismatch in length of strides and shape")
     for s in stride:
         _check(s >= 0, "as_strided: Negative strides are not supported at the moment, got "
                        f"strides: {list(stride)}")
     _check(offset >= 0, lambda: f"Tensor: invalid storage offset {offset}")
-    item = self.itemsize
     needed = 0 if 0 in size else offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
-    available = self.shape[0] if self.ndim else 1
     _check(needed <= available, lambda: (
         f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and "
-        f"itemsize {item} requiring a storage size of {needed * item} are out of bounds for "
-        f"storage of size {available * item}"))
+        f"itemsize {itemsize} requiring a storage size of {needed * itemsize} are out of "
+        f"bounds for storage of size {available * itemsize}"))
+
+
+def _geometry(size, stride, storage_offset):
+    offset = 0 if storage_offset is None else int(storage_offset)
+    return tuple(int(s) for s in size), tuple(int(s) for s in stride), offset
+
+
+def _non_overlapping(size, stride) -> bool:
+    """True when no two positions of the geometry read one element (a sufficient test: with
+    the dims sorted by stride, each stride steps past everything the smaller ones reach)."""
+    reach = 0
+    for n, s in sorted(((n, s) for n, s in zip(size, stride) if n > 1), key=lambda p: p[1]):
+        if s <= reach:
+            return False
+        reach += (n - 1) * s
+    return True
+
+
+def _strided_grad(grad, numel, size, stride, offset):
+    """The gradient of a flat tensor of `numel` elements from the gradient of its strided view
+    (size, stride, offset): every element gets the sum over the positions that read it."""
+    if 0 in size:
+        return _zeros(grad, (numel,))
+    # A stride-0 dim reads one element many times: sum it first.
+    broadcast = [d for d, (n, s) in enumerate(zip(size, stride)) if s == 0 and n > 1]
+    if broadcast:
+        grad = grad.sum(broadcast, keepdim=True)
+    keep = [d for d, (n, s) in enumerate(zip(size, stride)) if n > 1 and s != 0]
+    size, stride = tuple(size[d] for d in keep), tuple(stride[d] for d in keep)
+    grad = grad.reshape(size)
+    if _non_overlapping(size, stride):
+        return _call("as_strided_scatter", _zeros(grad, (numel,)), grad, size, stride, offset)
+    # Overlapping windows: add up the scatters of the slices along the shortest dim.
+    d = min(range(len(size)), key=lambda k: size[k])
+    rest_size, rest_stride = size[:d] + size[d + 1:], stride[:d] + stride[d + 1:]
+    total = _zeros(grad, (numel,))
+    for k in range(size[d]):
+        total = total + _strided_grad(grad.select(d, k), numel, rest_size, rest_stride,
+                                      offset + k * stride[d])
+    return total
+
+
+def _as_strided_grad(c):
+    self = c.self
+    numel = self.shape[0] if self.ndim else 1
+    size, stride, offset = _geometry(c.size, c.stride, c.storage_offset)
+    return _strided_grad(c.grad, numel, size, stride, offset).reshape(tuple(self.shape))
+
+
+@register_op("as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, "
+             "SymInt? storage_offset=None) -> Tensor(a)", kind="view", function=False,
+             method=False, saves=(), derivatives={"self": _as_strided_grad})
+def as_strided_storage(xp, self, size, stride, storage_offset=None):
+    """A view with explicit element strides into `self`, taken as a flat storage (1-d)."""
+    size, stride, offset = _geometry(size, stride, storage_offset)
+    _check_fits(size, stride, offset, self.shape[0] if self.ndim else 1, self.itemsize)
     return strided_view(xp, self, size, stride, offset)
 
 
@@ -371,6 +542,39 @@ def _flat_storage(input):
     return dispatch.wrap_view(flat, input, input._dtype)
 
 
+def _storage_grad_to_input(grad, size, stride, offset):
+    """The gradient of an input from the gradient of its flat storage: read back at the
+    input's own positions; positions sharing one element (an expanded input) split it."""
+    flat = grad.contiguous()
+    if not _non_overlapping(size, stride):
+        count = _strided_grad(flat.new_ones(size), flat.shape[0], size, stride, offset)
+        flat = flat / grad_utils.where(count > 0, count, 1.0)
+    return _call("as_strided", flat, size, stride, offset)
+
+
+_storage_function = []
+
+
+def _storage_of():
+    """A custom Function giving `_flat_storage` a gradient edge to its input (made on first
+    use: ember.autograd imports the op families)."""
+    if not _storage_function:
+        from ember.autograd.function import Function  # noqa: PLC0415
+
+        class StorageOf(Function):
+            @staticmethod
+            def forward(ctx, input):
+                ctx.geometry = (tuple(input.shape), tuple(input.stride()),
+                                input.storage_offset())
+                return _flat_storage(input)
+
+            @staticmethod
+            def backward(ctx, grad):
+                return _storage_grad_to_input(grad, *ctx.geometry)
+        _storage_function.append(StorageOf)
+    return _storage_function[0]
+
+
 @register_frontend()
 def as_strided(input, size, stride, storage_offset=None):
     """as_strided(input, size, stride, storage_offset=None) -> Tensor: a view with explicit
@@ -379,8 +583,12 @@ def as_strided(input, size, stride, storage_offset=None):
         f"as_strided(): argument 'input' must be Tensor, not {type(input).__name__}"))
     if storage_offset is None:
         storage_offset = input.storage_offset()
-    return dispatch.call(OPS["as_strided"], (_flat_storage(input), tuple(size), tuple(stride),
-                                             storage_offset))
+    # The op reads the whole storage; under autograd its gradient reaches `input` through
+    # the positions `input` itself covers (as PyTorch's as_strided backward does).
+    # (On the slow path too, so forward AD sees the Function.)
+    flat = _storage_of().apply(input) if input._requires_grad or dispatch.state.slow \
+        else _flat_storage(input)
+    return dispatch.call(OPS["as_strided"], (flat, tuple(size), tuple(stride), storage_offset))
 
 
 def as_strided_(self, size, stride, storage_offset=None):
@@ -389,3 +597,116 @@ def as_strided_(self, size, stride, storage_offset=None):
 
 
 register_frontend("as_strided_", function=False)(as_strided_)
+
+
+# --------------------------------------------------------------------------- scatters
+
+def _copy(xp, self):
+    """A copy of `self` in its own memory order (as clone keeps a dense tensor's layout)."""
+    return xp.array(self, copy=True, order="K")
+
+
+def _check_src(src, part_shape):
+    _check(tuple(src.shape) == tuple(part_shape), lambda: (
+        f"expected src to have a size equal to the slice of self. src size = "
+        f"{list(src.shape)}, slice size = {list(part_shape)}"))
+
+
+def _scatter_meta(self, src, *args):
+    return (self.shape, self.dtype)
+
+
+@register_op("slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, "
+             "SymInt? end=None, SymInt step=1) -> Tensor", out=False, meta=_scatter_meta,
+             saves=(),
+             derivatives={
+                 "self": lambda c: _call("slice_scatter", c.grad, _zeros(c.grad, c.src.shape),
+                                         c.dim, c.start, c.end, c.step),
+                 "src": lambda c: _call("slice.Tensor", c.grad, c.dim, c.start, c.end,
+                                        c.step)})
+def slice_scatter(xp, self, src, dim=0, start=None, end=None, step=1):
+    """slice_scatter(input, src, dim=0, start=None, end=None, step=1) -> Tensor: a copy of
+    input with src written where input[start:end:step] along dim would read."""
+    out = _copy(xp, self)
+    part = slice_view(xp, out, dim, start, end, step)
+    _check_src(src, part.shape)
+    part[...] = src
+    return out
+
+
+@register_op("select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor",
+             out=False, meta=_scatter_meta, saves=(),
+             derivatives={
+                 "self": lambda c: _call("select_scatter", c.grad,
+                                         _zeros(c.grad, c.src.shape), c.dim, c.index),
+                 "src": lambda c: _call("select.int", c.grad, c.dim, c.index)})
+def select_scatter(xp, self, src, dim, index):
+    """select_scatter(input, src, dim, index) -> Tensor: a copy of input with src written
+    where input.select(dim, index) would read."""
+    out = _copy(xp, self)
+    where = _select_where(out, dim, index)
+    _check_src(src, out[where].shape)
+    out[where] = src
+    return out
+
+
+@register_op("diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) "
+             "-> Tensor", out=False, meta=_scatter_meta, saves=(),
+             derivatives={
+                 "self": lambda c: _call("diagonal_scatter", c.grad,
+                                         _zeros(c.grad, c.src.shape), c.offset, c.dim1, c.dim2),
+                 "src": lambda c: _call("diagonal", c.grad, c.offset, c.dim1, c.dim2)})
+def diagonal_scatter(xp, self, src, offset=0, dim1=0, dim2=1):
+    """diagonal_scatter(input, src, offset=0, dim1=0, dim2=1) -> Tensor: a copy of input with
+    src written where input.diagonal(offset, dim1, dim2) would read."""
+    out = _copy(xp, self)
+    part = diagonal(xp, out, offset, dim1, dim2)
+    _check_src(src, part.shape)
+    part[...] = src
+    return out
+
+
+def _in_memory_order(grad, result):
+    """`grad` as a flat contiguous tensor in the memory order of `result` (whose storage the
+    as_strided_scatter geometry addresses), and the permutation that order applies."""
+    strides = result.stride()
+    order = sorted(range(result.ndim), key=lambda d: -strides[d])
+    return grad.permute(order).contiguous().reshape(-1), order
+
+
+def _from_memory_order(flat, result, order):
+    inverse = [0] * len(order)
+    for position, d in enumerate(order):
+        inverse[d] = position
+    return flat.reshape(tuple(result.shape[d] for d in order)).permute(inverse)
+
+
+def _as_strided_scatter_self_grad(c):
+    flat, order = _in_memory_order(c.grad, c.result)
+    size, stride, offset = _geometry(c.size, c.stride, c.storage_offset)
+    cleared = _call("as_strided_scatter", flat, _zeros(c.grad, c.src.shape), size, stride,
+                    offset)
+    return _from_memory_order(cleared, c.result, order)
+
+
+def _as_strided_scatter_src_grad(c):
+    flat, _ = _in_memory_order(c.grad, c.result)
+    size, stride, offset = _geometry(c.size, c.stride, c.storage_offset)
+    return _call("as_strided", flat, size, stride, offset)
+
+
+@register_op("as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, "
+             "SymInt? storage_offset=None) -> Tensor", out=False, meta=_scatter_meta, saves=(),
+             derivatives={"self": _as_strided_scatter_self_grad,
+                          "src": _as_strided_scatter_src_grad})
+def as_strided_scatter(xp, self, src, size, stride, storage_offset=None):
+    """as_strided_scatter(input, src, size, stride, storage_offset=None) -> Tensor: a copy of
+    input with src written where the strided view (size, stride, storage_offset) of the
+    copy's memory would read."""
+    out = _copy(xp, self)
+    size, stride, offset = _geometry(size, stride, storage_offset)
+    _check_fits(size, stride, offset, out.size, out.itemsize)
+    _check_src(src, size)
+    if out.size:
+        strided_view(xp, out, size, stride, offset)[...] = src
+    return out

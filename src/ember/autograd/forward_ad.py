@@ -135,10 +135,7 @@ def _forward_handler(op, args, default):
     result = default(op, args)
     with _plain():
         tangents = _output_tangents(op, args, result, dual_positions, dual_lists)
-    outputs = result if isinstance(result, tuple) else (result,)
-    for out, tangent in zip(outputs, tangents):
-        if tangent is not None:
-            _set_tangent(out, tangent)
+    set_tangents(result, tangents)
     return result
 
 
@@ -150,56 +147,93 @@ def _seed(o):
     return values.to(device=o._device, dtype=o._dtype).requires_grad_(True)
 
 
-def _output_tangents(op, args, result, dual_positions, dual_lists):
-    from ember.autograd.engine import grad as autograd_grad
-    from ember.autograd.graph import record
-    Tensor = dispatch.Tensor
-    if not op.differentiable or not op.derivatives:
-        outputs = result if isinstance(result, tuple) else (result,)
-        return [None] * len(outputs)
-    copies, tangents = [], []
+class _Leaves:
+    """Detached stand-ins for an op's inputs; those with a tangent require grad."""
 
-    def leaf(value):
+    def __init__(self):
+        self.copies, self.tangents = [], []
+
+    def __call__(self, value):
         copy = dispatch.wrap(value._data, value._dtype, value._device)
         tangent = _tangent(value)
         if tangent is not None:
             copy._requires_grad = True
-            copies.append(copy)
-            tangents.append(tangent)
+            self.copies.append(copy)
+            self.tangents.append(tangent)
         return copy
 
+
+def _output_tangents(op, args, result, dual_positions, dual_lists):
+    from ember.autograd.graph import record
+    Tensor = dispatch.Tensor
+    outputs = result if isinstance(result, tuple) else (result,)
+    if not op.differentiable or not op.derivatives:
+        return [None] * len(outputs)
+    leaf = _Leaves()
     new_args = list(args)
     for i in op.tensor_positions:
         if isinstance(args[i], Tensor):
             new_args[i] = leaf(args[i])
     for i in op.list_positions:
         new_args[i] = [leaf(v) if isinstance(v, Tensor) else v for v in args[i]]
-    outputs = result if isinstance(result, tuple) else (result,)
     stand_ins = tuple(dispatch.wrap(o._data, o._dtype, o._device) if isinstance(o, Tensor)
                       else o for o in outputs)
     with grad_mode.enable_grad():
         record(op, tuple(new_args), stand_ins if isinstance(result, tuple) else stand_ins[0])
-        differentiable = [o for o in stand_ins if isinstance(o, Tensor) and o._grad_fn]
-        if not differentiable:
-            return [None] * len(outputs)
-        # Any seed u works (J^T u is linear in u); a nonzero one keeps formulas that take
-        # logs of the gradient (logcumsumexp) differentiable at u.
-        seeds = [_seed(o) for o in differentiable]
-        vjps = autograd_grad(differentiable, copies, seeds, create_graph=True,
-                             allow_unused=True)
-        total = None
-        for g, t in zip(vjps, tangents):
-            if g is None or not g._requires_grad:
-                continue
-            term = (g * t.conj() if t._dtype.is_complex else g * t).sum()
-            total = term if total is None else total + term
-        if total is None:
-            jvps = [None] * len(seeds)
-        else:
-            jvps = autograd_grad([total], seeds, allow_unused=True)
+        return _tangents_through_graph(stand_ins, leaf)
+
+
+def function_tangents(apply, args):
+    """Output tangents of a custom Function call (see NOTE [forward AD from reverse
+    formulas]): `apply` runs again on detached inputs so its backward gives J^T u. None when
+    no argument has a tangent or no level is open."""
+    if _forward_handler not in dispatch.state.slow_handlers:
+        return None       # no level open, or inside the tangent computation itself
+    if not any(_tangent(a) is not None for a in args):
+        return None
+    Tensor = dispatch.Tensor
+    leaf = _Leaves()
+    new_args = [leaf(a) if isinstance(a, Tensor) else a for a in args]
+    with _plain(), grad_mode.enable_grad():
+        result = apply(*new_args)
+        outputs = result if isinstance(result, tuple) else (result,)
+        return _tangents_through_graph(outputs, leaf)
+
+
+def set_tangents(result, tangents) -> None:
+    outputs = result if isinstance(result, tuple) else (result,)
+    for out, tangent in zip(outputs, tangents):
+        if tangent is not None:
+            _set_tangent(out, tangent)
+
+
+def _tangents_through_graph(outputs, leaf):
+    """J t for `outputs` recorded on `leaf.copies`: the gradient with respect to the seed u of
+    Re<J^T u, t> (the real inner product keeps complex inputs right)."""
+    from ember.autograd.engine import grad as autograd_grad
+    Tensor = dispatch.Tensor
+    differentiable = [o for o in outputs if isinstance(o, Tensor) and o._grad_fn]
+    if not differentiable:
+        return [None] * len(outputs)
+    # Any seed u works (J^T u is linear in u); a nonzero one keeps formulas that take logs of
+    # the gradient (logcumsumexp) differentiable at u.
+    seeds = [_seed(o) for o in differentiable]
+    vjps = autograd_grad(differentiable, leaf.copies, seeds, create_graph=True,
+                         allow_unused=True)
+    total = None
+    for g, t in zip(vjps, leaf.tangents):
+        if g is None or not g._requires_grad:
+            continue
+        product = g.conj() * t if g._dtype.is_complex else g * t
+        term = (product.real if product._dtype.is_complex else product).sum()
+        total = term if total is None else total + term
+    if total is None:
+        jvps = [None] * len(seeds)
+    else:
+        jvps = autograd_grad([total], seeds, allow_unused=True)
     found = iter(jvps)
     tangents_out = []
-    for o in stand_ins:
+    for o in outputs:
         if isinstance(o, Tensor) and o._grad_fn:
             j = next(found)
             tangents_out.append(j.detach() if j is not None else o.new_zeros(o.shape))

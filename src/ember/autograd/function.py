@@ -10,8 +10,8 @@ import functools
 
 from ember._core import dispatch
 from ember._core.checks import _check, _check_type
-from ember.autograd import grad_mode
-from ember.autograd.graph import _FREED, Node, edge_of
+from ember.autograd import forward_ad, grad_mode
+from ember.autograd.graph import _FREED, Node, edge_of, fit_gradient
 from ember.autograd.saved_hooks import _Packed, _saved_hooks, pack_with_hooks
 
 
@@ -68,7 +68,8 @@ class FunctionCtx:
 class BackwardCFunction(Node):
     """The node for one call of a custom Function; `self.ctx` is that call's ctx."""
 
-    __slots__ = ("ctx", "_function", "_input_map", "_n_inputs", "_output_meta", "__dict__")
+    __slots__ = ("ctx", "_function", "_input_map", "_input_meta", "_n_inputs", "_output_meta",
+                 "__dict__")
 
     def apply(self, grad_outputs):
         ctx = self.ctx
@@ -93,11 +94,13 @@ class BackwardCFunction(Node):
                     f"function {self.name()} returned an incorrect number of gradients "
                     f"(expected {self._n_inputs}, got {len(result)})")
         out = []
-        for position in self._input_map:
+        for k, position in enumerate(self._input_map):
             g = result[position]
             _check_type(g is None or isinstance(g, dispatch.Tensor), lambda: (
                 f"function {self.name()} returned a gradient of type {type(g).__name__}; "
                 "expected a Tensor or None"))
+            if g is not None and self._input_meta[k] is not None:
+                g = fit_gradient(g, self._input_meta[k], self, position)
             out.append(g)
         return out
 
@@ -166,7 +169,13 @@ class Function(metaclass=FunctionMeta):
             else:
                 output = cls.forward(ctx, *args, **kwargs)
         needs_graph = grad_mode._state.grad_enabled and any(ctx.needs_input_grad)
-        return _wrap_outputs(cls, ctx, args, output, needs_graph)
+        result = _wrap_outputs(cls, ctx, args, output, needs_graph)
+        if dispatch.state.slow and not kwargs:
+            # Forward AD: tangents from this Function's backward (forward_ad.py).
+            tangents = forward_ad.function_tangents(cls.apply, args)
+            if tangents is not None:
+                forward_ad.set_tangents(result, tangents)
+        return result
 
 
 def _wrap_outputs(cls, ctx, args, output, needs_graph):
@@ -188,6 +197,8 @@ def _wrap_outputs(cls, ctx, args, output, needs_graph):
                 positions.append(i)
                 edges.append(edge_of(a) if a._requires_grad else None)
         node._input_map = tuple(positions)
+        node._input_meta = tuple((tuple(args[i].shape), args[i]._dtype)
+                                 if args[i]._requires_grad else None for i in positions)
         node.next_functions = tuple(edges)
     results, output_meta = [], []
     for k, o in enumerate(outputs):

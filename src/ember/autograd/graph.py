@@ -152,14 +152,17 @@ _FREED = ("Trying to backward through the graph a second time (or directly acces
 class GradContext:
     """What a derivative formula sees: `grad`/`grads`, the op's arguments by schema name,
     `result`/`results`, and for an element of a `Tensor[]` argument (cat, stack, einsum ...)
-    its position in the list as `list_index` (None for a plain tensor argument)."""
+    its position in the list as `list_index` (None for a plain tensor argument). `memo` is
+    free for formulas to share work within one backward call of the node (e.g. cat computes
+    every piece of the gradient once)."""
 
-    __slots__ = ("_node", "grads", "list_index")
+    __slots__ = ("_node", "grads", "list_index", "memo")
 
     def __init__(self, node, grads):
         self._node = node
         self.grads = grads
         self.list_index = None
+        self.memo = None
 
     @property
     def grad(self):
@@ -223,7 +226,7 @@ class OpNode(Node):
                     f"the derivative for '{op.schema.name}' with respect to '{name}' is not "
                     "implemented.")
             g = formula(ctx)
-            out.append(_fit(g, meta) if g is not None else None)
+            out.append(fit_gradient(g, meta, self, len(out)) if g is not None else None)
         return out
 
     def release(self) -> None:
@@ -232,14 +235,28 @@ class OpNode(Node):
         self._results = None
 
 
-def _fit(grad, meta):
-    """Reduce a broadcast gradient to its input's shape and cast it to the input's dtype."""
+def fit_gradient(grad, meta, node, index):
+    """Reduce a broadcast gradient to its input's shape and cast it to the input's dtype;
+    a gradient that can't be reduced to that shape is the node's error, as in PyTorch."""
     shape, dtype = meta
     if tuple(grad.shape) != shape:
-        grad = sum_to_size(grad, shape)
+        if _expandable(shape, tuple(grad.shape)):
+            grad = sum_to_size(grad, shape)
+        else:
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {index} - got "
+                f"{list(grad.shape)} but expected shape compatible with {list(shape)}")
     if grad._dtype is not dtype:
-        grad = grad.to(dtype)
+        grad = grad.to(dtype) if grad._dtype.is_complex == dtype.is_complex or \
+            dtype.is_complex else grad.real.to(dtype)
     return grad
+
+
+def _expandable(shape, target):
+    """Whether `shape` broadcasts to `target`."""
+    if len(shape) > len(target):
+        return False
+    return all(s == 1 or s == t for s, t in zip(reversed(shape), reversed(target)))
 
 
 def sum_to_size(grad, shape):
