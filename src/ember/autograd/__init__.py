@@ -14,10 +14,13 @@ from ember.autograd.grad_mode import (
     set_grad_enabled,
 )
 
-__all__ = ["backward", "grad", "gradcheck", "gradgradcheck", "GradcheckError", "Function", "FunctionCtx", "once_differentiable", "Variable", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
-           "is_grad_enabled", "is_inference_mode_enabled", "detect_anomaly", "set_detect_anomaly",
-           "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "forward_ad", "functional",
-           "graph"]
+__all__ = [
+    "backward", "grad", "gradcheck", "gradgradcheck", "GradcheckError", "Function",
+    "FunctionCtx", "once_differentiable", "Variable", "no_grad", "enable_grad",
+    "set_grad_enabled", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled",
+    "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
+    "forward_ad", "functional", "graph",
+]
 
 
 def __getattr__(name):

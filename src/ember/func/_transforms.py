@@ -1,5 +1,5 @@
-"""Composable function transforms, as in `torch.func`: grad, vjp, jvp, jacrev, jacfwd,
-hessian, vmap and functional_call.
+"""The differentiating transforms of ember.func: grad, grad_and_value, vjp, jvp, jacrev,
+jacfwd, hessian.
 
 NOTE [transforms on one tape]: ember has no functorch levels. Each transform differentiates
 with respect to fresh inputs: a differentiable alias of an argument that already requires grad
@@ -12,15 +12,12 @@ ember.autograd.functional). vmap runs the function once per sample and stacks th
 from __future__ import annotations
 
 import functools
-import inspect
 import threading
 
-from ember._core import dispatch
 from ember.autograd import grad_mode
-from ember.autograd.functional import _grad, _one_hot, _stack, _unbind
+from ember.autograd.functional import _grad, _one_hot, _stack
+from ember.utils._pytree import _flatten, _unflatten, _spec_str, _tree_map, _is_tensor
 
-__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
-           "functional_call"]
 
 
 class _State(threading.local):
@@ -42,98 +39,13 @@ class _transform_level:
         return False
 
 
-# --------------------------------------------------------------------------- pytrees
-# A spec is ("leaf",), or (container type, keys or None, child specs).
-
-_LEAF = ("leaf",)
-
-
-def _flatten(tree):
-    leaves = []
-    spec = _flatten_into(tree, leaves)
-    return leaves, spec
-
-
-def _flatten_into(tree, leaves):
-    if isinstance(tree, (tuple, list)):
-        return (type(tree), None, tuple(_flatten_into(x, leaves) for x in tree))
-    if isinstance(tree, dict):
-        keys = tuple(tree.keys())
-        return (type(tree), keys, tuple(_flatten_into(tree[k], leaves) for k in keys))
-    leaves.append(tree)
-    return _LEAF
-
-
-def _unflatten(leaves, spec):
-    it = iter(leaves)
-    return _build(it, spec)
-
-
-def _build(it, spec):
-    if spec is _LEAF or spec == _LEAF:
-        return next(it)
-    kind, keys, children = spec
-    values = [_build(it, child) for child in children]
-    if keys is not None:
-        return kind(zip(keys, values))
-    if kind is tuple or kind is list:
-        return kind(values)
-    return kind(*values)  # a namedtuple
-
-
-def _spec_str(spec):
-    if spec == _LEAF:
-        return "*"
-    kind, keys, children = spec
-    parts = [_spec_str(c) for c in children]
-    if keys is not None:
-        return "{" + ", ".join(f"{k!r}: {p}" for k, p in zip(keys, parts)) + "}"
-    if kind is list:
-        return "[" + ", ".join(parts) + "]"
-    return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
-
-
-def _broadcast_prefix(prefix, spec):
-    """Flatten `prefix` (a tree whose leaves apply to whole subtrees of `spec`) to one value
-    per leaf of `spec`; None when the structures do not match."""
-    out = []
-    return out if _broadcast_into(prefix, spec, out) else None
-
-
-def _count_leaves(spec):
-    if spec == _LEAF:
-        return 1
-    return sum(_count_leaves(c) for c in spec[2])
-
-
-def _broadcast_into(prefix, spec, out):
-    if not isinstance(prefix, (tuple, list, dict)):
-        out.extend([prefix] * _count_leaves(spec))
-        return True
-    if spec == _LEAF:
-        return False
-    kind, keys, children = spec
-    if type(prefix) is not kind and not (isinstance(prefix, tuple) and issubclass(kind, tuple)):
-        return False
-    if keys is not None:
-        if set(prefix.keys()) != set(keys):
-            return False
-        return all(_broadcast_into(prefix[k], c, out) for k, c in zip(keys, children))
-    if len(prefix) != len(children):
-        return False
-    return all(_broadcast_into(p, c, out) for p, c in zip(prefix, children))
-
-
-def _tree_map(fn, tree):
-    leaves, spec = _flatten(tree)
-    return _unflatten([fn(x) for x in leaves], spec)
-
-
-def _is_tensor(x):
-    return isinstance(x, dispatch.Tensor)
-
-
 # --------------------------------------------------------------------------- shared steps
+
+def _check_randomness(randomness):
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError("Only allowed values for randomness are 'error', 'different', or "
+                           f"'same'. Got {randomness}")
+
 
 def _keeps_graph(*trees):
     """Whether results must stay differentiable (NOTE [transforms on one tape])."""
@@ -452,238 +364,3 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
 def hessian(func, argnums=0):
     """f -> its Hessian with respect to the argnums inputs (jacfwd of jacrev)."""
     return jacfwd(jacrev(func, argnums), argnums)
-
-
-# --------------------------------------------------------------------------- vmap
-
-def _check_randomness(randomness):
-    if randomness not in ("error", "different", "same"):
-        raise RuntimeError("Only allowed values for randomness are 'error', 'different', or "
-                           f"'same'. Got {randomness}")
-
-
-def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
-    """Map `func` over a dimension of its inputs (in_dims), stacking results at out_dims."""
-    _check_randomness(randomness)
-    if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size <= 0):
-        raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got "
-                         f"{chunk_size})")
-
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        name = _name(func)
-        batch, flat_args, flat_dims, args_spec = _batched_inputs(func, name, in_dims, args)
-        slices = [None if d is None else _unbind(a, d) for a, d in zip(flat_args, flat_dims)]
-        if randomness == "same":
-            import ember
-            rng_state = ember.get_rng_state()
-        results = []
-        for b in range(batch):
-            if randomness == "same":
-                ember.set_rng_state(rng_state)
-            sample = [a if s is None else s[b] for a, s in zip(flat_args, slices)]
-            results.append(func(*_unflatten(sample, args_spec), **kwargs))
-        return _stack_outputs(name, results, out_dims)
-
-    return wrapper
-
-
-def _batched_inputs(func, name, in_dims, args):
-    if not isinstance(in_dims, (int, tuple)):
-        raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): expected `in_dims` "
-                         "to be int or a (potentially nested) tuple matching the structure of "
-                         f"inputs, got: {type(in_dims)}.")
-    if not args:
-        raise ValueError(f"vmap({name})(<inputs>): got no inputs. Maybe you forgot to add "
-                         "inputs, or you are trying to vmap over a function with no inputs. "
-                         "The latter is unsupported.")
-    flat_args, args_spec = _flatten(args)
-    flat_dims = _broadcast_prefix(in_dims, args_spec)
-    if flat_dims is None:
-        raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): in_dims is not "
-                         "compatible with the structure of `inputs`. in_dims has structure "
-                         f"{_spec_str(_flatten(in_dims)[1])} but inputs has structure "
-                         f"{_spec_str(args_spec)}.")
-    prefix = f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): "
-    for i, (arg, dim) in enumerate(zip(flat_args, flat_dims)):
-        if dim is None:
-            continue
-        if not isinstance(dim, int):
-            raise ValueError(f"{prefix}Got in_dim={dim} for an input but in_dim must be either "
-                             "an integer dimension or None.")
-        if not _is_tensor(arg):
-            raise ValueError(f"{prefix}Got in_dim={dim} for an input but the input is of type "
-                             f"{type(arg)}. We cannot vmap over non-Tensor arguments, please "
-                             "use None as the respective in_dim")
-        ndim = arg.dim()
-        if not -ndim <= dim < ndim:
-            raise ValueError(f"{prefix}Got in_dim={dim} for some input, but that input is a "
-                             f"Tensor of dimensionality {ndim} so expected in_dim to satisfy "
-                             f"-{ndim} <= in_dim < {ndim}.")
-        flat_dims[i] = dim % ndim
-    sizes = [arg.shape[dim] for arg, dim in zip(flat_args, flat_dims) if dim is not None]
-    if not sizes:
-        raise ValueError("vmap: Expected at least one Tensor to vmap over")
-    if any(s != sizes[0] for s in sizes):
-        raise ValueError("vmap: Expected all tensors to have the same size in the mapped "
-                         f"dimension, got sizes {sizes} for the mapped dimension")
-    return sizes[0], flat_args, flat_dims, args_spec
-
-
-def _stack_outputs(name, results, out_dims):
-    flat0, out_spec = _flatten(results[0])
-    per_sample = [flat0] + [_flatten(r)[0] for r in results[1:]]
-
-    def incompatible():
-        return ValueError(f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not "
-                          "compatible with the structure of `outputs`. out_dims has structure "
-                          f"{_spec_str(_flatten(out_dims)[1])} but outputs has structure "
-                          f"{_spec_str(out_spec)}.")
-
-    if _is_tensor(results[0]):
-        if isinstance(out_dims, (int, type(None))):
-            flat_dims = [out_dims]
-        elif isinstance(out_dims, tuple) and len(out_dims) == 1:
-            flat_dims = list(out_dims)
-        else:
-            raise incompatible()
-    else:
-        flat_dims = _broadcast_prefix(out_dims, out_spec)
-        if flat_dims is None:
-            raise incompatible()
-    stacked = []
-    for k, dim in enumerate(flat_dims):
-        if dim is not None and not isinstance(dim, int):
-            raise ValueError(f"vmap({name}, ..., out_dims={out_dims}): `out_dims` must be an "
-                             "int, None or a python collection of ints representing where in "
-                             "the outputs the vmapped dimension should appear.")
-        pieces = [sample[k] for sample in per_sample]
-        if dim is None:
-            stacked.append(pieces[0])
-            continue
-        if not _is_tensor(pieces[0]):
-            raise ValueError(f"vmap({name}, ...): `{name}` must only return Tensors, got type "
-                             f"{type(pieces[0])}. Did you mean to set out_dims= to None for "
-                             "output?")
-        stacked.append(_stack(pieces, dim % (pieces[0].dim() + 1)))
-    return _unflatten(stacked, out_spec)
-
-
-# --------------------------------------------------------------------------- functional_call
-
-_MISSING = object()
-
-
-def _named(module, method):
-    fn = getattr(module, method, None)
-    if fn is None:
-        return []
-    if "remove_duplicate" in inspect.signature(fn).parameters:
-        return list(fn(remove_duplicate=False))
-    return list(fn())
-
-
-def _untie(module, values):
-    """With tied weights (one tensor under several names), a value given for one name
-    applies to all of them."""
-    names_of = {}
-    for name, t in _named(module, "named_parameters") + _named(module, "named_buffers"):
-        names_of.setdefault(id(t), set()).add(name)
-    tied = {n: names for names in names_of.values() if len(names) > 1 for n in names}
-    given_tied = [n for n in values if n in tied]
-    for n in given_tied:
-        group = tied[n]
-        if len(group & set(given_tied)) > 1 and \
-                len({id(values[m]) for m in group if m in values}) != 1:
-            raise ValueError(f"functional_call got multiple values for keys {sorted(group)}, "
-                             "which are tied. Consider using tie_weights=False")
-    untied = dict(values)
-    for n in given_tied:
-        for m in tied[n]:
-            untied[m] = values[n]
-    return untied
-
-
-def _owner(module, path):
-    *parents, attr = path.split(".")
-    owner = module
-    for part in parents:
-        owner = getattr(owner, part)
-    return owner, attr
-
-
-def _swap(owner, attr, value):
-    """Put `value` at owner.attr, in the parameter/buffer table when the owner has one;
-    returns what was there."""
-    for table_name in ("_parameters", "_buffers"):
-        table = getattr(owner, table_name, None)
-        if isinstance(table, dict) and attr in table:
-            old = table[attr]
-            table[attr] = value
-            return old
-    old = getattr(owner, attr, _MISSING)
-    setattr(owner, attr, value)
-    return old
-
-
-def _restore(owner, attr, old):
-    if old is _MISSING:
-        delattr(owner, attr)
-    else:
-        _swap(owner, attr, old)
-
-
-def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *,
-                    tie_weights=True, strict=False):
-    """Call `module` with its parameters and buffers replaced by the given tensors (restored
-    afterwards, even if the call raises)."""
-    if isinstance(parameter_and_buffer_dicts, dict):
-        values = parameter_and_buffer_dicts
-    elif isinstance(parameter_and_buffer_dicts, (list, tuple)):
-        if not all(isinstance(d, dict) for d in parameter_and_buffer_dicts):
-            raise ValueError("Expected all elements of parameter_and_buffer_dicts to be "
-                             "dictionaries")
-        counts = {}
-        for d in parameter_and_buffer_dicts:
-            for k in d:
-                counts[k] = counts.get(k, 0) + 1
-        repeated = [k for k, n in counts.items() if n > 1]
-        if repeated:
-            raise ValueError(f"{repeated} appeared in multiple dictionaries; behavior of "
-                             "functional call is ambiguous")
-        values = {k: v for d in parameter_and_buffer_dicts for k, v in d.items()}
-    else:
-        raise ValueError("Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of "
-                         f"dicts, but got {type(parameter_and_buffer_dicts)}")
-    if kwargs is None:
-        kwargs = {}
-    if args is None:
-        args = ()
-    elif not isinstance(args, tuple):
-        args = (args,)
-    if tie_weights:
-        values = _untie(module, values)
-    if strict:
-        known = {n for n, _ in _named(module, "named_parameters") +
-                 _named(module, "named_buffers")}
-        missing = sorted(known - set(values))
-        unexpected = sorted(set(values) - known)
-        errors = []
-        if unexpected:
-            errors.append(f"Unexpected key(s): {', '.join(map(repr, unexpected))}.")
-        if missing:
-            errors.append(f"Missing key(s): {', '.join(map(repr, missing))}.")
-        if errors:
-            get_name = getattr(module, "_get_name", None)
-            name = get_name() if get_name is not None else type(module).__name__
-            raise RuntimeError(f"Error(s) in reparametrizing for {name}:\n\t" +
-                               "\n\t".join(errors))
-    swapped = []
-    try:
-        for path, value in values.items():
-            owner, attr = _owner(module, path)
-            swapped.append((owner, attr, _swap(owner, attr, value)))
-        return module(*args, **kwargs)
-    finally:
-        for owner, attr, old in reversed(swapped):
-            _restore(owner, attr, old)
