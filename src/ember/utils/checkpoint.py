@@ -128,7 +128,7 @@ class CheckpointRecomputeBackward(Node):
 
     def apply(self, grad_outputs):
         from ember._ops.creation import zeros
-        from ember.func import _flatten, _unflatten
+        from ember.utils._pytree import _flatten, _unflatten
         if self._function is None:
             from ember.autograd.graph import _FREED
             raise RuntimeError(_FREED)
@@ -202,7 +202,7 @@ def _check_same_metadata(recomputed, expected):
 
 def _checkpoint_without_reentrant(function, preserve_rng_state, context_fn, determinism_check,
                                   debug, args, kwargs):
-    from ember.func import _flatten
+    from ember.utils._pytree import _flatten
     if debug and context_fn is not noop_context_fn:
         raise ValueError("debug=True is incompatible with non-default context_fn")
     if determinism_check not in _DETERMINISM_CHECKS:
