@@ -239,7 +239,7 @@ def fit_gradient(grad, meta, node, index):
     """Reduce a broadcast gradient to its input's shape and cast it to the input's dtype;
     a gradient that can't be reduced to that shape is the node's error, as in PyTorch."""
     shape, dtype = meta
-    if tuple(grad.shape) != shape:
+    if grad._data.shape != shape:
         if _expandable(shape, tuple(grad.shape)):
             grad = sum_to_size(grad, shape)
         else:
@@ -299,49 +299,86 @@ def node_class(op):
     return cls
 
 
-def _differentiable(t) -> bool:
-    return t._dtype.is_floating_point or t._dtype.is_complex
+class _Plan:
+    """What `record` needs to know about an op, worked out once per op."""
+
+    __slots__ = ("node_class", "arg_index", "tensor_args", "list_args", "saved_args",
+                 "saved_outputs")
+
+    def __init__(self, op):
+        arguments = op.schema.arguments
+        self.node_class = node_class(op)
+        self.arg_index = {a.name: i for i, a in enumerate(arguments)}
+        self.tensor_args = tuple((i, arguments[i].name) for i in op.tensor_positions)
+        self.list_args = tuple((i, arguments[i].name) for i in op.list_positions)
+        names = op.saves
+        if names is None:           # every tensor argument, no output
+            self.saved_args, self.saved_outputs = op.tensor_positions, ()
+            return
+        self.saved_args = tuple(self.arg_index[n] for n in names
+                                if not n.startswith("result"))
+        if "result" in names:
+            self.saved_outputs = None   # every output
+        else:
+            # One output only ("result1": the indices of max.dim, sort ...).
+            self.saved_outputs = tuple(int(n[6:]) for n in names
+                                       if n.startswith("result") and n[6:].isdigit())
+
+
+_plans: dict = {}
 
 
 def record(op, args, out):
     """Called by the dispatcher when an input requires grad: add a node for this call."""
-    if not grad_mode._state.grad_enabled:
+    if not grad_mode._state.grad_enabled or not op.differentiable:
         return
-    if not op.differentiable:
-        return
+    plan = _plans.get(op) or _plans.setdefault(op, _Plan(op))
     Tensor = dispatch.Tensor
-    schema_args = op.schema.arguments
     edges, input_meta = [], []
-    for i in op.tensor_positions:
+    for i, name in plan.tensor_args:
         v = args[i]
         if isinstance(v, Tensor):
-            edges.append(edge_of(v) if v._requires_grad else None)
-            input_meta.append((schema_args[i].name, (tuple(v._data.shape), v._dtype), None))
-    for i in op.list_positions:
+            if v._requires_grad:
+                fn = v._grad_fn
+                edges.append((accumulate_node(v), 0) if fn is None else
+                             (fn, v.__dict__.get("_output_nr", 0)))
+            else:
+                edges.append(None)
+            input_meta.append((name, (v._data.shape, v._dtype), None))
+    for i, name in plan.list_args:
         for j, v in enumerate(args[i]):
             if isinstance(v, Tensor):
                 edges.append(edge_of(v) if v._requires_grad else None)
-                input_meta.append((schema_args[i].name, (tuple(v._data.shape), v._dtype), j))
-    outputs = out if isinstance(out, tuple) else (out,)
-    node = node_class(op)()
+                input_meta.append((name, (v._data.shape, v._dtype), j))
+    outputs = out if type(out) is tuple else (out,)
+    node = plan.node_class()
     node.next_functions = tuple(edges)
     node._op = op
     node._args = args
     node._results = outputs
     node._input_meta = input_meta
     node._freed = False
-    node._op_arg_index = _arg_index(op)
-    node._saved_versions = _saved_versions(op, args, outputs, Tensor)
+    node._op_arg_index = plan.arg_index
+    saved = []
+    for i in plan.saved_args:
+        v = args[i]
+        if isinstance(v, Tensor):
+            saved.append((v, v._version))
+    for o in (outputs if plan.saved_outputs is None else
+              [outputs[k] for k in plan.saved_outputs]):
+        if isinstance(o, Tensor):
+            saved.append((o, o._version))
+    node._saved_versions = saved
     if _saved_hooks:
         _pack_saved(node, op, Tensor)
     output_meta = []
     for k, o in enumerate(outputs):
-        if isinstance(o, Tensor) and _differentiable(o):
+        if isinstance(o, Tensor) and (o._dtype.is_floating_point or o._dtype.is_complex):
             o._grad_fn = node
             o._requires_grad = True
             if k:
                 o.__dict__["_output_nr"] = k
-            output_meta.append((tuple(o._data.shape), o._dtype, o._device))
+            output_meta.append((o._data.shape, o._dtype, o._device))
         else:
             output_meta.append(None)
     node._output_meta = output_meta
@@ -349,42 +386,9 @@ def record(op, args, out):
         anomaly_mode.remember_forward_stack(node)
 
 
-_arg_indices: dict = {}
-
-
 def _arg_index(op):
-    found = _arg_indices.get(op)
-    if found is None:
-        found = _arg_indices[op] = {a.name: i for i, a in enumerate(op.schema.arguments)}
-    return found
-
-
-def _saved_versions(op, args, outputs, Tensor):
-    """(tensor, version) for every tensor the op's formulas read (NOTE [saved versions])."""
-    names = op.saves
-    saved = []
-    if names is None:
-        for i in op.tensor_positions:
-            v = args[i]
-            if isinstance(v, Tensor):
-                saved.append((v, v._version))
-        return saved
-    index = _arg_index(op)
-    for name in names:
-        if name == "result":
-            for o in outputs:
-                if isinstance(o, Tensor):
-                    saved.append((o, o._version))
-            continue
-        if name.startswith("result") and name[6:].isdigit():
-            # One output only ("result1": the indices of max.dim, sort ...).
-            o = outputs[int(name[6:])]
-            saved.append((o, o._version))
-            continue
-        v = args[index[name]]
-        if isinstance(v, Tensor):
-            saved.append((v, v._version))
-    return saved
+    plan = _plans.get(op) or _plans.setdefault(op, _Plan(op))
+    return plan.arg_index
 
 
 def _pack_saved(node, op, Tensor):
