@@ -51,8 +51,8 @@ def check_kernel_dtype(kernel_name: str, *arrays, skip_empty=True) -> None:
     if skip_empty and any(a.size == 0 for a in arrays):
         return
     for a in arrays:
-        _check_not_implemented(a.dtype.kind != "b" and a.dtype.name not in (
-            "uint16", "uint32", "uint64"), lambda: (
+        kind = a.dtype.kind
+        _check_not_implemented(kind != "b" and (kind != "u" or a.dtype.itemsize == 1), lambda: (
             f'"{kernel_name}" not implemented for \'{cpp(a.dtype)}\''))
 
 
@@ -321,6 +321,11 @@ def _matmul(a, b):
              derivatives={"self": _matmul_self_grad, "other": _matmul_other_grad})
 def matmul(xp, self, other):
     """matmul(input, other, *, out=None) -> Tensor: matrix product with broadcasting."""
+    dtype = self.dtype
+    if self.ndim == 2 and other.ndim == 2 and other.dtype == dtype and dtype.kind in "fc" \
+            and dtype.itemsize >= 4 and self.shape[1] == other.shape[0]:
+        # The common case, already valid: float32/64 (complex) matrices that fit.
+        return xp.matmul(self, other)
     matmul_shape(self, other)
     kernel = "dot" if self.ndim == 1 and other.ndim == 1 else (
         "addmv_impl_cpu" if other.ndim == 1 and self.ndim >= 2 else

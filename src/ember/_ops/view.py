@@ -125,6 +125,8 @@ def _contiguous(shape):
 
 
 def _view_as_shape(xp, a, shape):
+    if a.flags.c_contiguous and a.size:
+        return a.reshape(shape)     # a contiguous view of a contiguous array
     strides = view_strides(a.shape, element_strides(a), shape)
     _check(strides is not None, (
         "view size is not compatible with input tensor's size and stride (at least one "
