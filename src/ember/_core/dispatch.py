@@ -86,7 +86,8 @@ def wrap_view(array, base, dtype=None):
     t._data = array
     t._dtype = _NP_TO_DTYPE[array.dtype] if dtype is None else dtype
     t._device = base._device
-    t._storage = base._storage or storage_of(base)
+    storage = base._storage
+    t._storage = storage if storage is not None else storage_of(base)
     t._requires_grad = False
     t._grad_fn = None
     t._grad = None
@@ -464,6 +465,19 @@ def _run_generic(op, args):
 
 def _run_view(op, args):
     base = args[0]
+    if type(base) is Tensor and base._device is CPU and len(op.tensor_positions) == 1 \
+            and not op.list_positions and not op.kernels:
+        # NOTE [view fast path]: one CPU tensor and plain arguments (view, select, permute ...).
+        result = op.kernel(np, base._data, *args[1:])
+        if type(result) is tuple or type(result) is list:
+            out = tuple(wrap_view(r, base) for r in result)
+        elif "maybe_view" in op.tags and not _shares_memory(result, base._data):
+            out = wrap(result, base._dtype, CPU)
+        else:
+            out = wrap_view(result, base)
+        if base._requires_grad and state.record is not None:
+            state.record(op, args, out)
+        return out
     device, needs_grad, call_args = _unwrap_args(op, args)
     if device is META:
         call_args[0] = base._data.stand_in()

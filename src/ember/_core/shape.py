@@ -1,6 +1,8 @@
 """`ember.Size` and the shape helpers every op family uses (dim wrapping, broadcasting)."""
 from __future__ import annotations
 
+import operator
+
 import math
 
 from ember._core.checks import _check, _check_index, _check_type
@@ -66,8 +68,8 @@ def normalize_shape(args) -> tuple:
     if len(args) == 1 and not isinstance(args[0], int):
         args = args[0]
     try:
-        shape = tuple(int(s.__index__()) for s in args)
-    except (AttributeError, TypeError):
+        shape = tuple(map(operator.index, args))
+    except TypeError:
         raise TypeError(f"expected a sequence of integers as sizes, but got {args!r}") from None
     return shape
 

@@ -63,6 +63,9 @@ def strided_view(xp, a, shape, strides, offset=0):
 
 def infer_size(shape, numel: int) -> tuple:
     """Resolve one -1 in `shape` so that it holds `numel` elements (PyTorch's messages)."""
+    if type(shape) is tuple and -1 not in shape and math.prod(shape) == numel \
+            and min(shape, default=0) >= 0:
+        return shape            # the common case: nothing to infer, nothing wrong
     shape = tuple(int(s) for s in shape)
     infer_at = None
     known = 1
@@ -149,7 +152,10 @@ def _reshape_to(xp, a, shape):
              saves=(), derivatives=_RESHAPE_BACK)
 def view_size(xp, self, size):
     """view(*shape) -> Tensor: the same data with another shape (no copy; may raise)."""
-    return _view_as_shape(xp, self, infer_size(size, self.size))
+    shape = infer_size(size, self.size)
+    if self.flags.c_contiguous and self.size:
+        return self.reshape(shape)
+    return _view_as_shape(xp, self, shape)
 
 
 @register_op("view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)", kind="view",
@@ -182,7 +188,10 @@ def view(self, *args, size=None, dtype=None):
         chosen = dtype if dtype is not None else args[0]
         return dispatch.call(OPS["view.dtype"], (self, chosen))
     shape = normalize_shape(args if size is None else (size,))
-    return dispatch.call(OPS["view"], (self, shape))
+    return dispatch.call(_VIEW_OP, (self, shape))
+
+
+_VIEW_OP = OPS["view"]
 
 
 @register_op("view_as(Tensor(a) self, Tensor other) -> Tensor(a)", kind="view", function=False,
