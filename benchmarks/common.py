@@ -1,6 +1,7 @@
 """Timing helpers: ember and PyTorch interleaved (A B A B ...), medians, ratios."""
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import sys
@@ -29,10 +30,14 @@ def import_time_s(module: str, rounds: int = 5) -> float:
     """Median wall time of `import module` in a fresh interpreter."""
     code = (f"import time; t = time.perf_counter(); import {module}; "
             "print(time.perf_counter() - t)")
+    # As a user's machine does: bytecode cached (installed packages such as torch ship theirs;
+    # a PYTHONDONTWRITEBYTECODE left in the environment would make ember recompile each time).
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run([sys.executable, "-c", f"import {module}"], check=True, env=env)
     times = []
     for _ in range(rounds):
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              check=True)
+                              check=True, env=env)
         times.append(float(done.stdout.strip()))
     return statistics.median(times)
 
