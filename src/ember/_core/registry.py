@@ -32,14 +32,14 @@ class OpDef:
         "decomposition", "doc", "method", "function", "inplace", "out", "dunders",
         "tensor_positions", "list_positions", "num_outputs", "compute_in_float",
         "kernels", "runner", "python_name", "varargs", "aliases", "differentiable",
-        "result_dtype_arg", "saves",
+        "result_dtype_arg", "saves", "node_name",
     )
 
     def __init__(self, schema, kernel, *, kind="generic", promotion=None, tags=(),
                  meta=None, derivatives=None, decomposition=None, doc=None, method=True,
                  function=True, inplace=False, out=None, dunders=None, python_name=None,
                  varargs=None, aliases=(), compute_in_float=True, differentiable=True,
-                 result_dtype_arg=None, saves=None):
+                 result_dtype_arg=None, saves=None, node_name=None):
         if kind not in KINDS:
             raise ValueError(f"register_op: unknown kind {kind!r}")
         self.schema = parse_schema(schema)
@@ -70,6 +70,10 @@ class OpDef:
         # derivative formulas read; autograd saves them with their versions. None: every
         # tensor argument.
         self.saves = saves
+        # The autograd node's class name where PyTorch's differs from "<Name>Backward0": a
+        # string, or f(args, outputs) -> string when it depends on the call (x.sum() is
+        # SumBackward0, x.sum(0) SumBackward1).
+        self.node_name = node_name
         args = self.schema.arguments
         self.tensor_positions = tuple(i for i, a in enumerate(args) if a.is_tensor)
         self.list_positions = tuple(i for i, a in enumerate(args) if a.is_tensor_list)

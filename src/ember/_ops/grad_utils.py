@@ -57,3 +57,33 @@ def identity(ctx):
 
 def negated(ctx):
     return ctx.grad.neg()
+
+
+# --------------------------------------------------------------------------- node names
+# `node_name=` of an entry: PyTorch names a node after the overload that ran, so the class name
+# can depend on the call.
+
+def by_kind(position, if_tensor, if_number):
+    """One name when args[position] is a tensor, another when it is a number (or None)."""
+    def name(args, outputs):
+        return if_tensor if isinstance(args[position], dispatch.Tensor) else if_number
+    return name
+
+
+def by_dim(stem):
+    """"<stem>Backward0" for a reduction over everything (dim None), else "...Backward1"."""
+    def name(args, outputs):
+        return f"{stem}Backward0" if args[1] is None else f"{stem}Backward1"
+    return name
+
+
+def pow_name(args, outputs):
+    """pow's three overloads: Tensor_Scalar 0, Tensor_Tensor 1, Scalar (number base) 2."""
+    if not isinstance(args[0], dispatch.Tensor):
+        return "PowBackward2"
+    return "PowBackward1" if isinstance(args[1], dispatch.Tensor) else "PowBackward0"
+
+
+def view_or_copy(args, outputs):
+    """reshape-like ops: a view, or a copy when the layout did not allow one."""
+    return "ViewBackward0" if outputs[0]._base is not None else "UnsafeViewBackward0"

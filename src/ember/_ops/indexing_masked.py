@@ -90,7 +90,8 @@ def _masked_fill_scalar(xp, self, mask, value):
 
 @register_op("masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor",
              function=False, method=False, meta=_broadcast_meta, saves=("mask",),
-             derivatives={"self": _unmasked_grad, "value": _masked_fill_value_grad})
+             derivatives={"self": _unmasked_grad, "value": _masked_fill_value_grad},
+             node_name="MaskedFillBackward1")
 def _masked_fill_tensor(xp, self, mask, value):
     """A copy of input with the 0-d tensor `value` where `mask` is True."""
     _check(value.ndim == 0, lambda: (

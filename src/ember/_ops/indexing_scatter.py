@@ -330,7 +330,8 @@ def _scatter_src(xp, self, dim, index, src):
 
 
 @register_op("scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor",
-             **_SCATTER, saves=("index",), derivatives={"self": _scatter_self_grad})
+             **_SCATTER, saves=("index",), derivatives={"self": _scatter_self_grad},
+             node_name="ScatterBackward1")
 def _scatter_value(xp, self, dim, index, value):
     """A copy of input with `value` written at `index` along `dim`."""
     return _scatter(xp, self, dim, index, value)

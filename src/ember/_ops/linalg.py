@@ -316,9 +316,22 @@ def _matmul(a, b):
 
 # --------------------------------------------------------------------------- products
 
+def _matmul_name(args, outputs):
+    """matmul is composite in PyTorch: its node is the product it reduced the case to."""
+    a, b = args[0].ndim, args[1].ndim
+    if a == 1 and b == 1:
+        return "DotBackward0"
+    if a == 2 and b == 1:
+        return "MvBackward0"
+    if a == 2 and b == 2:
+        return "MmBackward0"
+    return "SqueezeBackward4" if a == 1 and b == 2 else "UnsafeViewBackward0"
+
+
 @register_op("matmul(Tensor self, Tensor other) -> Tensor", kind="generic",
              meta=_meta(matmul_shape), dunders={"__matmul__": "forward", "__rmatmul__": "reflect"},
-             derivatives={"self": _matmul_self_grad, "other": _matmul_other_grad})
+             derivatives={"self": _matmul_self_grad, "other": _matmul_other_grad},
+             node_name=_matmul_name)
 def matmul(xp, self, other):
     """matmul(input, other, *, out=None) -> Tensor: matrix product with broadcasting."""
     dtype = self.dtype

@@ -28,7 +28,7 @@ from ember._core.registry import (
     register_frontend,
     register_op,
 )
-from ember._ops.grad_utils import conj, identity, negated, where, zeros_grad
+from ember._ops.grad_utils import by_kind, conj, identity, negated, pow_name, where, zeros_grad
 
 _BINARY = {"kind": "pointwise", "inplace": True}
 _BOOL = dt.bool_
@@ -111,7 +111,8 @@ def sub(xp, self, other, alpha=1):
 
 @register_op("rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
              kind="pointwise", function=False, method=False, out=False, saves=(),
-             derivatives={"self": lambda c: c.grad * -conj(c.alpha), "other": identity})
+             derivatives={"self": lambda c: c.grad * -conj(c.alpha), "other": identity},
+             node_name=by_kind(1, "RsubBackward0", "RsubBackward1"))
 def rsub(xp, self, other, alpha=1):
     """rsub(input, other, *, alpha=1) -> Tensor: other - alpha * input."""
     _check(self.dtype.kind != "b", _SUB_TWO_BOOLS)
@@ -249,7 +250,8 @@ def _check_rounding_mode(rounding_mode):
 
 @register_op("div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor",
              kind="pointwise", function=False, method=False, saves=(),
-             derivatives={"self": zeros_grad, "other": zeros_grad})
+             derivatives={"self": zeros_grad, "other": zeros_grad},
+             node_name="DivBackward2")
 def div_mode(xp, self, other, rounding_mode):
     """div with rounding_mode 'trunc' or 'floor': integer inputs keep their dtype."""
     if rounding_mode == "floor":
@@ -395,7 +397,8 @@ def _pow_exponent_grad(c):
 
 @register_op("pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", **_BINARY,
              derivatives={"self": _pow_self_grad, "exponent": _pow_exponent_grad},
-             dunders={"__pow__": "forward", "__rpow__": "reflect", "__ipow__": "inplace"})
+             dunders={"__pow__": "forward", "__rpow__": "reflect", "__ipow__": "inplace"},
+             node_name=pow_name)
 def pow(xp, self, exponent):
     """pow(input, exponent, *, out=None) -> Tensor: input ** exponent.
 
@@ -483,7 +486,8 @@ def reciprocal(xp, self):
 
 
 @register_op("square(Tensor self) -> Tensor", kind="pointwise", inplace=True,
-             promotion=BOOL_TO_LONG, derivatives={"self": lambda c: c.grad * conj(2 * c.self)})
+             promotion=BOOL_TO_LONG, derivatives={"self": lambda c: c.grad * conj(2 * c.self)},
+             node_name="PowBackward0")
 def square(xp, self):
     """square(input, *, out=None) -> Tensor: input ** 2 (bool input gives int64)."""
     return xp.square(self)

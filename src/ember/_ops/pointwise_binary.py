@@ -19,7 +19,7 @@ from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type
 from ember._core.dispatch import call, call_out
 from ember._core.registry import INT_TO_FLOAT, OPS, register_frontend, register_op
-from ember._ops.grad_utils import conj, where, zeros_grad
+from ember._ops.grad_utils import by_kind, conj, pow_name, where, zeros_grad
 from ember._ops.pointwise import not_implemented_for
 
 _ndarray = np.ndarray
@@ -103,7 +103,8 @@ def hypot(xp, self, other):
 
 @register_op("copysign.Tensor(Tensor self, Tensor other) -> Tensor", **_FLOAT_BINARY,
              derivatives={"self": _copysign_grad, "other": zeros_grad},
-             saves=("self", "result"))
+             saves=("self", "result"),
+             node_name=by_kind(1, "CopysignBackward0", "CopysignBackward1"))
 def copysign(xp, self, other):
     """copysign(input, other, *, out=None) -> Tensor: |input| with the sign of `other`.
 
@@ -143,9 +144,17 @@ def _xlogy_self_grad(c):
     return where(c.self == 0, 0.0, grad) if other <= 0 else grad
 
 
+def _xlogy_name(args, outputs):
+    """xlogy's overloads: both tensors 0, number self 1, number other 2."""
+    if not isinstance(args[0], dispatch.Tensor):
+        return "XlogyBackward1"
+    return "XlogyBackward0" if isinstance(args[1], dispatch.Tensor) else "XlogyBackward2"
+
+
 @register_op("xlogy.Tensor(Tensor self, Tensor other) -> Tensor", **_FLOAT_BINARY,
              derivatives={"self": _xlogy_self_grad,
-                          "other": lambda c: c.grad * c.self / c.other})
+                          "other": lambda c: c.grad * c.self / c.other},
+             node_name=_xlogy_name)
 def xlogy(xp, self, other):
     """xlogy(input, other, *, out=None) -> Tensor: input * log(other), 0 where input is 0
     (unless other is NaN). Either argument may be a Python number."""
@@ -290,7 +299,8 @@ def _float_power_exponent_grad(c):
              kind="pointwise", function=False, method=False,
              derivatives={"self": _float_power_self_grad,
                           "exponent": _float_power_exponent_grad},
-             saves=("self", "exponent", "result"))
+             saves=("self", "exponent", "result"),
+             node_name=pow_name)
 def float_power(xp, self, exponent):
     """float_power in float64 (complex128): the frontend has widened the operands."""
     return xp.power(self, exponent)

@@ -219,7 +219,8 @@ def round(xp, self):
 
 
 @register_op("round.decimals(Tensor self, *, int decimals) -> Tensor", kind="pointwise",
-             function=False, method=False, derivatives={"self": zeros_grad}, saves=())
+             function=False, method=False, derivatives={"self": zeros_grad}, saves=(),
+             node_name="RoundBackward1")
 def round_decimals(xp, self, decimals):
     """round to `decimals` places (negative: to tens, hundreds ...), half to even."""
     _check_type(isinstance(decimals, (int, np.integer)) and not isinstance(decimals, bool),

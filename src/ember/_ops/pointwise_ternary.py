@@ -10,7 +10,7 @@ from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented
 from ember._core.dispatch import call, call_inplace, call_out
 from ember._core.registry import FRONTENDS, OPS, register_frontend, register_op
-from ember._ops.grad_utils import conj, identity, where
+from ember._ops.grad_utils import by_kind, conj, identity, where
 from ember._ops.pointwise import checked_scalar, not_implemented_for
 from ember._ops.pointwise_logic import tensor_arg
 
@@ -101,9 +101,16 @@ def _clamp_max(c):
     return where(taken, c.grad, 0.0)
 
 
+def _clamp_name(args, outputs):
+    """clamp with number bounds is ClampBackward1, with tensor bounds ClampBackward0."""
+    tensors = isinstance(args[1], dispatch.Tensor) or isinstance(args[2], dispatch.Tensor)
+    return "ClampBackward0" if tensors else "ClampBackward1"
+
+
 @register_op("clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor",
              **_BINARY, aliases=("clip",),
-             derivatives={"self": _clamp_self, "min": _clamp_min, "max": _clamp_max})
+             derivatives={"self": _clamp_self, "min": _clamp_min, "max": _clamp_max},
+             node_name=_clamp_name)
 def clamp(xp, self, min=None, max=None):
     """clamp(input, min=None, max=None, *, out=None) -> Tensor: limit values to [min, max].
 
@@ -120,7 +127,8 @@ def clamp(xp, self, min=None, max=None):
 
 @register_op("clamp_min.Tensor(Tensor self, Tensor min) -> Tensor", **_BINARY,
              derivatives={"self": lambda c: where(c.self >= c.min, c.grad, 0.0),
-                          "min": lambda c: where(c.self < c.min, c.grad, 0.0)})
+                          "min": lambda c: where(c.self < c.min, c.grad, 0.0)},
+             node_name=by_kind(1, "ClampMinBackward1", "ClampMinBackward0"))
 def clamp_min(xp, self, min):
     """clamp_min(input, min, *, out=None) -> Tensor: max(input, min)."""
     _check_clamp(self)
@@ -129,7 +137,8 @@ def clamp_min(xp, self, min):
 
 @register_op("clamp_max.Tensor(Tensor self, Tensor max) -> Tensor", **_BINARY,
              derivatives={"self": lambda c: where(c.self <= c.max, c.grad, 0.0),
-                          "max": lambda c: where(c.self > c.max, c.grad, 0.0)})
+                          "max": lambda c: where(c.self > c.max, c.grad, 0.0)},
+             node_name=by_kind(1, "ClampMaxBackward1", "ClampMaxBackward0"))
 def clamp_max(xp, self, max):
     """clamp_max(input, max, *, out=None) -> Tensor: min(input, max)."""
     _check_clamp(self)
@@ -142,7 +151,8 @@ def clamp_max(xp, self, max):
              kind="pointwise", function=False, method=False,
              derivatives={"self": lambda c: c.grad * conj(1 - c.weight),
                           "end": lambda c: c.grad * conj(c.weight),
-                          "weight": lambda c: c.grad * conj(c.end - c.self)})
+                          "weight": lambda c: c.grad * conj(c.end - c.self)},
+             node_name=by_kind(2, "LerpBackward1", "LerpBackward0"))
 def lerp_tensor(xp, self, end, weight):
     """lerp(input, end, weight, *, out=None) -> Tensor: input + weight * (end - input)."""
     diff = end - self

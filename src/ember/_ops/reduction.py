@@ -19,7 +19,7 @@ from ember._core.dispatch import call, call_out
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim, wrap_dims
 from ember._ops.creation_ranges import arange
-from ember._ops.grad_utils import conj, unreduce, where
+from ember._ops.grad_utils import by_dim, conj, unreduce, where
 from ember._ops.pointwise import not_implemented_for
 
 _INT64 = dt.int64._np
@@ -174,7 +174,8 @@ def select_back_formula(c):
 @register_op("sum.dim_IntList(Tensor self, int[1]? dim=None, bool keepdim=False, *, "
              "ScalarType? dtype=None) -> Tensor", kind="reduction",
              meta=reduction_meta(sum_dtype), saves=(),
-             derivatives={"self": lambda c: unreduce(c.grad, c.self.shape, c.dim, c.keepdim)})
+             derivatives={"self": lambda c: unreduce(c.grad, c.self.shape, c.dim, c.keepdim)},
+             node_name=by_dim("Sum"))
 def sum(xp, self, dim=None, keepdim=False, dtype=None):
     """sum(input, dim=None, keepdim=False, *, dtype=None) -> Tensor.
 
@@ -228,7 +229,8 @@ def _mean_grad(c):
 
 @register_op("mean.dim(Tensor self, int[1]? dim=None, bool keepdim=False, *, "
              "ScalarType? dtype=None) -> Tensor", kind="reduction",
-             meta=reduction_meta(mean_dtype), saves=(), derivatives={"self": _mean_grad})
+             meta=reduction_meta(mean_dtype), saves=(), derivatives={"self": _mean_grad},
+             node_name=by_dim("Mean"))
 def mean(xp, self, dim=None, keepdim=False, dtype=None):
     """mean(input, dim=None, keepdim=False, *, dtype=None) -> Tensor (NaN over no elements)."""
     result = mean_dtype(dt.NP_TO_DTYPE[self.dtype], dtype)._np
@@ -320,7 +322,8 @@ def prod_all(xp, self, dtype=None):
              "ScalarType? dtype=None) -> Tensor", kind="reduction",
              meta=reduction_meta(sum_dtype), function=False, method=False,
              saves=("self", "result"),
-             derivatives={"self": lambda c: _prod_grad(c, c.dim, c.keepdim)})
+             derivatives={"self": lambda c: _prod_grad(c, c.dim, c.keepdim)},
+             node_name="ProdBackward1")
 def prod_dim(xp, self, dim, keepdim=False, dtype=None):
     """The product along one dim."""
     d = wrap_dim(dim, self.ndim)
@@ -357,7 +360,8 @@ def _extreme(xp, self, dims, keepdim, name, kernel_name, specified):
 
 @register_op("max(Tensor self) -> Tensor", kind="reduction", function=False, method=False,
              meta=reduction_meta(same_dtype, dim_at=None, keepdim_at=None, dtype_at=None),
-             saves=("self", "result"), derivatives={"self": split_evenly})
+             saves=("self", "result"), derivatives={"self": split_evenly},
+             node_name="MaxBackward1")
 def max_all(xp, self):
     """The largest element; NaN if there is one."""
     return _extreme(xp, self, None, False, "max", "max_all", False)
@@ -365,7 +369,8 @@ def max_all(xp, self):
 
 @register_op("min(Tensor self) -> Tensor", kind="reduction", function=False, method=False,
              meta=reduction_meta(same_dtype, dim_at=None, keepdim_at=None, dtype_at=None),
-             saves=("self", "result"), derivatives={"self": split_evenly})
+             saves=("self", "result"), derivatives={"self": split_evenly},
+             node_name="MinBackward1")
 def min_all(xp, self):
     """The smallest element; NaN if there is one."""
     return _extreme(xp, self, None, False, "min", "min_all", False)

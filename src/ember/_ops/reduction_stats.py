@@ -251,7 +251,8 @@ def _norm_grad(c):
 @register_op("norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, "
              "ScalarType dtype) -> Tensor", kind="reduction", function=False, method=False,
              meta=_vector_norm_meta, saves=("self", "result"),
-             derivatives={"self": _norm_grad})
+             derivatives={"self": _norm_grad},
+             node_name="LinalgVectorNormBackward0")
 def vector_norm(xp, self, p, dim, keepdim, dtype=None):
     """The p-norm of the entries over `dim` (None: all): (sum |x|^p)^(1/p); p = inf/-inf take
     the max/min of |x|, p = 0 counts the nonzeros. `dtype` (if given) is cast to first."""
@@ -428,7 +429,8 @@ def median_all(xp, self):
 @register_op("median.dim(Tensor self, int dim, bool keepdim=False) -> "
              "(Tensor values, Tensor indices)", kind="reduction", function=False,
              method=False, meta=_INDEX_META, saves=("result1",),
-             derivatives={"self": select_back_formula})
+             derivatives={"self": select_back_formula},
+             node_name="MedianBackward1")
 def median_dim(xp, self, dim, keepdim=False):
     """The lower median along `dim` and an index where it occurs."""
     _no_kind("median_cpu", self, "bc")
@@ -446,7 +448,8 @@ def nanmedian_all(xp, self):
 @register_op("nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> "
              "(Tensor values, Tensor indices)", kind="reduction", function=False,
              method=False, meta=_INDEX_META, saves=("result1",),
-             derivatives={"self": select_back_formula})
+             derivatives={"self": select_back_formula},
+             node_name="NanmedianBackward1")
 def nanmedian_dim(xp, self, dim, keepdim=False):
     """The lower median of the non-NaN values along `dim` and an index where it occurs."""
     _no_kind("median_cpu", self, "bc")

@@ -172,7 +172,8 @@ def _tile_repeats(ndim, dims):
              meta=lambda self, dims: (_repeat_shape(
                  self.shape, _tile_repeats(self.ndim, dims))[2], self.dtype),
              saves=(), derivatives={"self": lambda c: _sum_copies(
-                 c.grad, c.self.shape, _tile_repeats(c.self.ndim, c.dims))})
+                 c.grad, c.self.shape, _tile_repeats(c.self.ndim, c.dims))},
+             node_name="RepeatBackward0")
 def tile(xp, self, dims):
     """tile(input, dims) -> Tensor: repeat the tensor; short `dims` are padded with ones."""
     return repeat(xp, self, _tile_repeats(self.ndim, dims))

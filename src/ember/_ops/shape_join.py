@@ -188,7 +188,8 @@ def _make_stack(name, ndim, dim_for, aliases=()):
         dim = dim_for([_Shaped(s, None) for s in shapes])
         return _joined_grads(c.grad, c.tensors, shapes, dim)
     register_op(f"{name}(Tensor[] tensors) -> Tensor", method=False, meta=meta,
-                aliases=aliases, saves=(), derivatives={"tensors": _per_tensor(grads)})(kernel)
+                aliases=aliases, saves=(), derivatives={"tensors": _per_tensor(grads)},
+                node_name="CatBackward0")(kernel)
 
 
 _make_stack("hstack", 1, lambda items: 0 if items[0].ndim == 1 else 1)
@@ -209,7 +210,8 @@ def _column_items(tensors, reshape):
              meta=lambda tensors: (_cat_shape(_column_items(
                  tensors, lambda a, s: _Shaped(s, a.dtype)), 1)[0], _promoted(tensors)),
              saves=(), derivatives={"tensors": _per_tensor(lambda c: _joined_grads(
-                 c.grad, c.tensors, [_column_shape(t) for t in c.tensors], 1))})
+                 c.grad, c.tensors, [_column_shape(t) for t in c.tensors], 1))},
+             node_name="CatBackward0")
 def column_stack(xp, tensors):
     """column_stack(tensors, *, out=None) -> Tensor: 0-d/1-d inputs become columns, then
     everything is joined along dim 1."""

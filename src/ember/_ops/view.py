@@ -20,6 +20,7 @@ from ember._core import dtype as dt
 from ember._core.checks import _check
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import normalize_shape, wrap_dim, wrap_dims
+from ember._ops.grad_utils import view_or_copy
 
 
 # Derivatives shared by the reshaping views: the gradient takes the input's shape back.
@@ -195,7 +196,8 @@ _VIEW_OP = OPS["view"]
 
 
 @register_op("view_as(Tensor(a) self, Tensor other) -> Tensor(a)", kind="view", function=False,
-             saves=(), derivatives=_RESHAPE_BACK)
+             saves=(), derivatives=_RESHAPE_BACK,
+             node_name="ViewBackward0")
 def view_as(xp, self, other):
     """view_as(other) -> Tensor: self viewed with other's shape."""
     return _view_as_shape(xp, self, tuple(other.shape))
@@ -203,7 +205,8 @@ def view_as(xp, self, other):
 
 @register_op("reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", kind="view",
              tags=("maybe_view",),
-             saves=(), derivatives=_RESHAPE_BACK)
+             saves=(), derivatives=_RESHAPE_BACK,
+             node_name=view_or_copy)
 def reshape(xp, self, shape):
     """reshape(input, shape) -> Tensor: a view when possible, else a copy."""
     return _reshape_to(xp, self, infer_size(shape, self.size))
@@ -211,7 +214,8 @@ def reshape(xp, self, shape):
 
 @register_op("reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)", kind="view",
              tags=("maybe_view",), function=False,
-             saves=(), derivatives=_RESHAPE_BACK)
+             saves=(), derivatives=_RESHAPE_BACK,
+             node_name=view_or_copy)
 def reshape_as(xp, self, other):
     """reshape_as(other) -> Tensor: reshape to other's shape."""
     return _reshape_to(xp, self, tuple(other.shape))
@@ -219,7 +223,8 @@ def reshape_as(xp, self, other):
 
 @register_op("flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)",
              kind="view", tags=("maybe_view",),
-             saves=(), derivatives=_RESHAPE_BACK)
+             saves=(), derivatives=_RESHAPE_BACK,
+             node_name=view_or_copy)
 def flatten(xp, self, start_dim=0, end_dim=-1):
     """flatten(input, start_dim=0, end_dim=-1) -> Tensor: merge a range of dims into one."""
     if self.ndim == 0:
@@ -234,7 +239,8 @@ def flatten(xp, self, start_dim=0, end_dim=-1):
 
 @register_op("unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)",
              kind="view", tags=("maybe_view",), varargs=False,
-             saves=(), derivatives=_RESHAPE_BACK)
+             saves=(), derivatives=_RESHAPE_BACK,
+             node_name="ViewBackward0")
 def unflatten(xp, self, dim, sizes):
     """unflatten(input, dim, sizes) -> Tensor: split one dim into `sizes`."""
     dim = wrap_dim(dim, self.ndim)
@@ -267,7 +273,8 @@ def squeeze_all(xp, self):
 
 @register_op("squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)", kind="view", function=False,
              method=False,
-             saves=(), derivatives=_RESHAPE_BACK)
+             saves=(), derivatives=_RESHAPE_BACK,
+             node_name="SqueezeBackward1")
 def squeeze_dim(xp, self, dim):
     """squeeze(input, dim) -> Tensor: drop `dim` if it has size 1."""
     return _squeezed(xp, self, wrap_dims((dim,), self.ndim) if self.ndim else ())
@@ -275,7 +282,8 @@ def squeeze_dim(xp, self, dim):
 
 @register_op("squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)", kind="view",
              function=False, method=False, varargs=False,
-             saves=(), derivatives=_RESHAPE_BACK)
+             saves=(), derivatives=_RESHAPE_BACK,
+             node_name="SqueezeBackward2")
 def squeeze_dims(xp, self, dim):
     """squeeze(input, dims) -> Tensor: drop those of `dims` that have size 1."""
     return _squeezed(xp, self, wrap_dims(dim, self.ndim) if self.ndim else ())
@@ -376,7 +384,8 @@ def _movedim_order(ndim, source, destination):
 @register_op("movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)",
              kind="view", function=False, method=False, varargs=False,
              saves=(),
-             derivatives={"self": lambda c: c.grad.movedim(c.destination, c.source)})
+             derivatives={"self": lambda c: c.grad.movedim(c.destination, c.source)},
+             node_name="PermuteBackward0")
 def movedim_intlist(xp, self, source, destination):
     """movedim(input, source, destination) -> Tensor: move dims to new positions."""
     return xp.transpose(self, _movedim_order(self.ndim, source, destination))
@@ -385,7 +394,8 @@ def movedim_intlist(xp, self, source, destination):
 @register_op("movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)",
              kind="view", function=False, method=False,
              saves=(),
-             derivatives={"self": lambda c: c.grad.movedim(c.destination, c.source)})
+             derivatives={"self": lambda c: c.grad.movedim(c.destination, c.source)},
+             node_name="PermuteBackward0")
 def movedim_int(xp, self, source, destination):
     """movedim(input, source, destination) -> Tensor: move one dim to a new position."""
     return xp.transpose(self, _movedim_order(self.ndim, (source,), (destination,)))
@@ -451,7 +461,8 @@ def expand(xp, self, size, implicit=False):
 
 @register_op("expand_as(Tensor(a) self, Tensor other) -> Tensor(a)", kind="view",
              function=False,
-             saves=(), derivatives=_SUM_BACK)
+             saves=(), derivatives=_SUM_BACK,
+             node_name="ExpandBackward0")
 def expand_as(xp, self, other):
     """expand_as(other) -> Tensor: expand to other's shape."""
     shape, strides = _expand_geometry(self.shape, element_strides(self), other.shape)
@@ -459,7 +470,8 @@ def expand_as(xp, self, other):
 
 
 @register_op("broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)", kind="view",
-             saves=(), derivatives=_SUM_BACK)
+             saves=(), derivatives=_SUM_BACK,
+             node_name="ExpandBackward0")
 def broadcast_to(xp, self, size):
     """broadcast_to(input, shape) -> Tensor: expand to `shape` (a view)."""
     shape, strides = _expand_geometry(self.shape, element_strides(self), size)

@@ -47,7 +47,8 @@ def _narrow_grad(c, start):
 
 @register_op("narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)",
              kind="view", function=False, method=False, saves=(),
-             derivatives={"self": lambda c: _narrow_grad(c, c.start)})
+             derivatives={"self": lambda c: _narrow_grad(c, c.start)},
+             node_name="SliceBackward0")
 def narrow_int(xp, self, dim, start, length):
     """narrow(input, dim, start, length) -> Tensor: `length` entries of `dim` from `start`."""
     _check(self.ndim > 0, "narrow() cannot be applied to a 0-dim tensor.")
@@ -66,7 +67,8 @@ def narrow_int(xp, self, dim, start, length):
 @register_op("narrow.Tensor(Tensor(a) self, int dim, Tensor start, SymInt length) -> Tensor(a)",
              kind="view", function=False, method=False, saves=(),
              derivatives={"self": lambda c: _narrow_grad(c, int(c.start.item())),
-                          "start": lambda c: None})
+                          "start": lambda c: None},
+             node_name="SliceBackward0")
 def narrow_tensor(xp, self, dim, start, length):
     """narrow(input, dim, start, length) with `start` a 0-d integer tensor."""
     _check(start.ndim == 0 and start.dtype.kind in "iu", (
@@ -245,7 +247,8 @@ def split(tensor, split_size_or_sections, dim=0):
 
 
 @register_op("chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]", kind="view",
-             saves=(), derivatives={"self": lambda c: _pieces_grad(c, _chunk_bounds(c.chunks))})
+             saves=(), derivatives={"self": lambda c: _pieces_grad(c, _chunk_bounds(c.chunks))},
+             node_name="SplitBackward0")
 def chunk(xp, self, chunks, dim=0):
     """chunk(input, chunks, dim=0) -> tuple: at most `chunks` pieces of equal size."""
     _check(self.ndim > 0, "chunk expects at least a 1-dimensional tensor")
@@ -285,7 +288,8 @@ def _by_bounds(a, dim, bounds):
 @register_op("tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> "
              "Tensor(a)[]", kind="view", function=False, method=False, saves=(),
              derivatives={"self": lambda c: _pieces_grad(
-                 c, lambda size: _section_bounds(size, c.sections))})
+                 c, lambda size: _section_bounds(size, c.sections))},
+             node_name="SliceBackward0")
 def tensor_split_sections(xp, self, sections, dim=0):
     """tensor_split(input, sections, dim=0): `sections` pieces, the first ones one larger."""
     _check(self.ndim > 0, lambda: (
@@ -298,7 +302,8 @@ def tensor_split_sections(xp, self, sections, dim=0):
 @register_op("tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> "
              "Tensor(a)[]", kind="view", function=False, method=False, varargs=False,
              saves=(), derivatives={"self": lambda c: _pieces_grad(
-                 c, lambda size: _index_bounds(size, c.indices))})
+                 c, lambda size: _index_bounds(size, c.indices))},
+             node_name="SliceBackward0")
 def tensor_split_indices(xp, self, indices, dim=0):
     """tensor_split(input, indices, dim=0): split before each index."""
     _check(self.ndim > 0, lambda: (

@@ -291,23 +291,35 @@ _node_classes: dict = {}
 
 
 def node_class(op):
+    """The node class of `op`: "<Name>Backward0" unless the entry names it (a string)."""
     cls = _node_classes.get(op)
     if cls is None:
-        base = op.schema.name.strip("_")
-        camel = "".join(part[:1].upper() + part[1:] for part in base.split("_"))
-        cls = _node_classes[op] = type(f"{camel}Backward0", (OpNode,), {"__slots__": ()})
+        name = op.node_name if isinstance(op.node_name, str) else None
+        if name is None:
+            base = op.schema.name.strip("_")
+            name = "".join(part[:1].upper() + part[1:] for part in base.split("_")) + \
+                "Backward0"
+        cls = _node_classes[op] = node_class_named(name)
+    return cls
+
+
+def node_class_named(name):
+    cls = _node_classes.get(name)
+    if cls is None:
+        cls = _node_classes[name] = type(name, (OpNode,), {"__slots__": ()})
     return cls
 
 
 class _Plan:
     """What `record` needs to know about an op, worked out once per op."""
 
-    __slots__ = ("node_class", "arg_index", "tensor_args", "list_args", "saved_args",
-                 "saved_outputs")
+    __slots__ = ("node_class", "name_of", "arg_index", "tensor_args", "list_args",
+                 "saved_args", "saved_outputs")
 
     def __init__(self, op):
         arguments = op.schema.arguments
         self.node_class = node_class(op)
+        self.name_of = op.node_name if callable(op.node_name) else None
         self.arg_index = {a.name: i for i, a in enumerate(arguments)}
         self.tensor_args = tuple((i, arguments[i].name) for i in op.tensor_positions)
         self.list_args = tuple((i, arguments[i].name) for i in op.list_positions)
@@ -351,7 +363,8 @@ def record(op, args, out):
                 edges.append(edge_of(v) if v._requires_grad else None)
                 input_meta.append((name, (v._data.shape, v._dtype), j))
     outputs = out if type(out) is tuple else (out,)
-    node = plan.node_class()
+    node = plan.node_class() if plan.name_of is None else \
+        node_class_named(plan.name_of(args, outputs))()
     node.next_functions = tuple(edges)
     node._op = op
     node._args = args
