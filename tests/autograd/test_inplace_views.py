@@ -71,3 +71,27 @@ def test_view_of_a_leaf_refuses_in_place():
         x = lib.tensor([1.0, 2.0], requires_grad=True)
         with pytest.raises(RuntimeError, match="view of a leaf Variable"):
             x[0:1].mul_(2)
+
+
+def test_views_made_before_a_write_see_the_new_history():
+    def run(lib):
+        x = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        y = x * 1
+        row, column = y[0], y[:, 1]
+        y.mul_(2)
+        (row.sum() * 3 + (column * column).sum()).backward()
+        return rounded(x.grad)
+    ours, theirs = both(run)
+    assert ours == theirs
+
+
+def test_overlapping_view_after_a_write_through_another_view():
+    def run(lib):
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        z = x.exp() * 1
+        first, second = z[0:2], z[1:3]
+        first.mul_(10)
+        second.sum().backward()
+        return rounded(x.grad)
+    ours, theirs = both(run)
+    assert ours == theirs

@@ -130,10 +130,24 @@ def accumulate_node(t) -> AccumulateGrad:
 
 
 def edge_of(t):
+    if t._base is not None:
+        stale_view_check(t)
     fn = t._grad_fn
     if fn is None:
         return (accumulate_node(t), 0)
     return (fn, t.__dict__.get("_output_nr", 0))
+
+
+def stale_view_check(view) -> None:
+    """NOTE [stale views]: a view made with history records its storage's version; if the
+    storage was written since (an in-place op on the base or another view), its history is
+    rebuilt from the base's current one before it is used (inplace.refresh_view)."""
+    made_at = view.__dict__.get("_view_version")
+    if made_at is not None and made_at != view._version:
+        refresh_view(view)
+
+
+refresh_view = None     # installed by ember.autograd.inplace
 
 
 def output_nr(t) -> int:
@@ -350,6 +364,8 @@ def record(op, args, out):
     for i, name in plan.tensor_args:
         v = args[i]
         if isinstance(v, Tensor):
+            if v._base is not None:
+                stale_view_check(v)
             if v._requires_grad:
                 fn = v._grad_fn
                 edges.append((accumulate_node(v), 0) if fn is None else
@@ -395,6 +411,10 @@ def record(op, args, out):
         else:
             output_meta.append(None)
     node._output_meta = output_meta
+    if op.kind == "view":
+        for o in outputs:
+            if isinstance(o, Tensor) and o._grad_fn is node:
+                o.__dict__["_view_version"] = o._version
     if anomaly_mode.state.enabled:
         anomaly_mode.remember_forward_stack(node)
 

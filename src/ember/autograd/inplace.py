@@ -11,9 +11,8 @@ itself gets an `AsStridedBackward0` node reading its elements out of the base's 
 Where a view sits in its base is kept as the base-flat positions of its elements, so any
 strided view works (narrow, select, diagonal, transpose ...).
 
-Other views of the same base made before the write keep their old history; their gradients are
-still right except where they overlap the written view (PyTorch regenerates them; ember does not
-yet).
+Other views of the same base made before the write are rebuilt the same way when next used
+(NOTE [stale views] in graph.py).
 """
 from __future__ import annotations
 
@@ -22,6 +21,7 @@ import numpy as np
 from ember._core import dispatch
 from ember._core.checks import _check
 from ember._core.registry import OPS
+from ember.autograd import graph
 from ember.autograd.graph import Node, edge_of
 
 
@@ -71,6 +71,19 @@ def rebase_view(view, base, fn):
     view._grad_fn = read
     view._requires_grad = True
     view.__dict__.pop("_output_nr", None)
+    view.__dict__["_view_version"] = view._version
+
+
+def refresh_view(view) -> None:
+    """Rebuild a stale view's history from its base's (see NOTE [stale views] in graph.py)."""
+    base = view._base
+    if base._requires_grad:
+        read = AsStridedBackward0(view_positions(view, base), tuple(base._data.shape))
+        read.next_functions = (edge_of(base),)
+        view._grad_fn = read
+        view._requires_grad = True
+        view.__dict__.pop("_output_nr", None)
+    view.__dict__["_view_version"] = view._version
 
 
 def view_positions(view, base):
@@ -148,3 +161,4 @@ class AsStridedBackward0(Node):
 
 
 dispatch.state.record_inplace = record_inplace
+graph.refresh_view = refresh_view
