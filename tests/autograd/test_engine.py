@@ -344,3 +344,29 @@ def test_variable_wraps_a_tensor_as_in_old_pytorch():
                 as_list(v.grad), repr(v.grad_fn))
     ours, theirs = both(run)
     assert ours == theirs
+
+
+def test_gradcheck_on_complex_functions_agrees_with_pytorch():
+    values = [0.5 + 1.0j, -1.5 + 0.25j, 2.0 - 0.5j]
+
+    def functions(lib):
+        return [lambda z: z * z, lambda z: (z * z.conj()).real, lambda z: z.abs(),
+                lambda z: z.exp() * 2.0, lambda z: lib.view_as_real(z * 1.0)]
+    for ours, theirs in zip(functions(ember), functions(torch)):
+        z = ember.tensor(values, dtype=ember.complex128, requires_grad=True)
+        t = torch.tensor(values, dtype=torch.complex128, requires_grad=True)
+        assert ember.autograd.gradcheck(ours, (z,)) == torch.autograd.gradcheck(theirs, (t,))
+        assert ember.autograd.gradgradcheck(ours, (z,))
+
+    class WrongConjugate(ember.autograd.Function):
+        @staticmethod
+        def forward(ctx, z):
+            ctx.save_for_backward(z)
+            return z * z
+
+        @staticmethod
+        def backward(ctx, g):
+            (z,) = ctx.saved_tensors
+            return g * 2 * z       # PyTorch's convention needs conj(2 z)
+    z = ember.tensor(values, dtype=ember.complex128, requires_grad=True)
+    assert not ember.autograd.gradcheck(WrongConjugate.apply, (z,), raise_exception=False)

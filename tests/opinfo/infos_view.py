@@ -412,10 +412,8 @@ OPINFOS = [
     _view("unfold", unfold_samples, unfold_errors, call=lambda lib, x, *a: x.unfold(*a)),
     _view("view_as_real", view_as_real_samples, dtypes=COMPLEX, method=False,
           errors=lambda make: [_err(make, (_x(make, "float32"),), RuntimeError, "complex")]),
-    # gradcheck=False: ember's gradcheck seeds complex outputs with real ones only, so its
-    # analytical Jacobian misses the imaginary half (the round trip below is gradchecked).
     _view("view_as_complex", view_as_complex_samples, view_as_complex_errors,
-          dtypes=("float32", "float64"), method=False, gradcheck=False),
+          dtypes=("float32", "float64"), method=False),
     # view_as_real's gradient, from real inputs (the test compares gradients of float inputs).
     _view("view_as_real", view_as_complex_samples, dtypes=("float32", "float64"), method=False,
           call=lambda lib, x: lib.view_as_real(lib.view_as_complex(x))),

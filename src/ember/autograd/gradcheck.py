@@ -34,22 +34,41 @@ def _differentiable_outputs(outputs):
     return [o for o in outputs if isinstance(o, dispatch.Tensor) and o._requires_grad]
 
 
-def _numerical_jacobian(func, inputs, index, outputs_shape, eps):
-    """Columns d(out)/d(input[index][j]) for every element j, one list per output."""
+# NOTE [complex gradcheck]: a complex tensor counts as two real ones (real and imaginary
+# parts). The gradient ember returns for a complex input z = a + ib is dL/da + i dL/db, and a
+# complex grad_output g seeds the real loss L = Re(sum(conj(g) * out)); so seeding 1 reads the
+# real part of an output element and seeding 1j its imaginary part. Both Jacobians are then
+# real matrices over these real components.
+
+def _real_vector(array):
+    array = np.asarray(array)
+    if array.dtype.kind == "c":
+        return np.concatenate([array.real.reshape(-1), array.imag.reshape(-1)])
+    return np.asarray(array, dtype=np.float64).reshape(-1)
+
+
+def _real_size(t) -> int:
+    return t._data.size * (2 if t._dtype.is_complex else 1)
+
+
+def _numerical_jacobian(func, inputs, index, output_sizes, eps):
+    """Columns d(out)/d(input[index] component j), one matrix per output."""
     target = inputs[index]
     flat = target._data.reshape(-1)  # a view: target is contiguous (checked by the caller)
-    columns = [[] for _ in outputs_shape]
-    for j in range(flat.size):
-        original = flat[j].copy()
-        flat[j] = original + eps
-        plus = _outputs_numpy(func, inputs)
-        flat[j] = original - eps
-        minus = _outputs_numpy(func, inputs)
-        flat[j] = original
-        for k in range(len(outputs_shape)):
-            columns[k].append(((plus[k] - minus[k]) / (2 * eps)).reshape(-1))
-    return [np.stack(cols, axis=1) if cols else np.zeros((int(np.prod(s)), 0))
-            for cols, s in zip(columns, outputs_shape)]
+    steps = (eps, eps * 1j) if target._dtype.is_complex else (eps,)
+    columns = [[] for _ in output_sizes]
+    for step in steps:
+        for j in range(flat.size):
+            original = flat[j].copy()
+            flat[j] = original + step
+            plus = _outputs_numpy(func, inputs)
+            flat[j] = original - step
+            minus = _outputs_numpy(func, inputs)
+            flat[j] = original
+            for k in range(len(output_sizes)):
+                columns[k].append(_real_vector((plus[k] - minus[k]) / (2 * eps)))
+    return [np.stack(cols, axis=1) if cols else np.zeros((size, 0))
+            for cols, size in zip(columns, output_sizes)]
 
 
 def _outputs_numpy(func, inputs):
@@ -61,23 +80,25 @@ def _outputs_numpy(func, inputs):
 
 
 def _analytical_jacobian(outputs, inputs, wrt):
-    """Rows d(out[k][i])/d(inputs): for each output, a matrix per input in `wrt`."""
+    """Rows d(out[k] component i)/d(inputs): for each output, a matrix per input in `wrt`."""
     from ember._ops.creation import zeros_like
     jacobians = []
     for out in outputs:
         size = out._data.size
-        per_input = [np.zeros((size, inputs[i]._data.size)) for i in wrt]
+        per_input = [np.zeros((_real_size(out), _real_size(inputs[i]))) for i in wrt]
         if not out._requires_grad:
             jacobians.append(per_input)
             continue
-        for i in range(size):
-            seed = zeros_like(out)
-            seed._data.reshape(-1)[i] = 1
-            grads = autograd_grad([out], [inputs[w] for w in wrt], [seed], retain_graph=True,
-                                  allow_unused=True)
-            for m, g in enumerate(grads):
-                if g is not None:
-                    per_input[m][i] = np.asarray(g._data, dtype=np.float64).reshape(-1)
+        seeds = (1, 1j) if out._dtype.is_complex else (1,)
+        for part, unit in enumerate(seeds):
+            for i in range(size):
+                seed = zeros_like(out)
+                seed._data.reshape(-1)[i] = unit
+                grads = autograd_grad([out], [inputs[w] for w in wrt], [seed],
+                                      retain_graph=True, allow_unused=True)
+                for m, g in enumerate(grads):
+                    if g is not None:
+                        per_input[m][part * size + i] = _real_vector(g._data)
         jacobians.append(per_input)
     return jacobians
 
@@ -109,9 +130,9 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     if not outputs:
         raise GradcheckError("gradcheck: the function has no floating point output")
     analytical = _analytical_jacobian(outputs, inputs, wrt)
-    shapes = [tuple(o.shape) for o in outputs]
+    sizes = [_real_size(o) for o in outputs]
     for m, i in enumerate(wrt):
-        numerical = _numerical_jacobian(func, inputs, i, shapes, eps)
+        numerical = _numerical_jacobian(func, inputs, i, sizes, eps)
         for k in range(len(outputs)):
             a, n = analytical[k][m], numerical[k]
             if not np.allclose(a, n, rtol=rtol, atol=atol):
@@ -136,8 +157,11 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         rng = np.random.default_rng(0)
         grad_outputs = []
         for o in outputs:
-            g = dispatch.wrap(rng.standard_normal(o._data.shape).astype(o._data.dtype),
-                              o._dtype, o._device)
+            values = rng.standard_normal(o._data.shape)
+            if o._dtype.is_complex:
+                values = values + 1j * rng.standard_normal(o._data.shape)
+            # np.asarray: a 0-d draw is a NumPy scalar, whose reshape would copy.
+            g = dispatch.wrap(np.asarray(values, dtype=o._data.dtype), o._dtype, o._device)
             g.requires_grad_(True)
             grad_outputs.append(g)
     grad_outputs = _as_tuple(grad_outputs)
