@@ -38,7 +38,7 @@ class _State:
     """Global switches the per-op path reads (one attribute each)."""
 
     __slots__ = ("slow", "record", "record_inplace", "grad_enabled", "slow_handlers",
-                 "deterministic", "on_inplace")
+                 "deterministic", "on_inplace", "inplace_guard")
 
     def __init__(self):
         self.slow = False
@@ -48,6 +48,8 @@ class _State:
         self.slow_handlers = []      # callables (op, args, default) -> result, outermost last
         self.deterministic = None    # (op) -> None, raises or warns for nondeterministic ops
         self.on_inplace = None       # (self, result) after an in-place op, on the slow path only
+        # (self) before an in-place op; set once inference tensors exist (they refuse it)
+        self.inplace_guard = None
 
 
 state = _State()
@@ -610,6 +612,8 @@ def call_inplace(op, args):
     self = args[0]
     _check_type(isinstance(self, Tensor), lambda: (
         f"{op.schema.name}_(): self must be a Tensor, not {type(self).__name__}"))
+    if state.inplace_guard is not None:
+        state.inplace_guard(self)
     if state.record is not None and state.grad_enabled() and _any_requires_grad(op, args):
         return state.record_inplace(op, args)
     result = call(op, args)

@@ -9,6 +9,8 @@ import functools
 import inspect
 import threading
 
+from ember._core import dispatch
+
 
 class _ThreadState(threading.local):
     def __init__(self):
@@ -142,11 +144,77 @@ class inference_mode(_DecoratorContextManager):
             _state.inference = True
         else:
             _state.inference = False
+        _marker.enter()
 
     def __exit__(self, *exc):
         _state.grad_enabled = self.prev_grad
         _state.inference = self.prev_inference
+        _marker.exit()
         return False
 
     def clone(self):
         return self.__class__(self.mode)
+
+
+# NOTE [inference tensors]: while any inference_mode block is open, a slow-path handler marks
+# every tensor an op makes in a thread that is in inference mode (`_inference` in its
+# __dict__). Such tensors refuse autograd later: recording a node that saves one raises, and so
+# do in-place updates and requires_grad_(True) outside inference mode.
+_INFERENCE_SAVED = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+    "`torch.inference_mode()`.")
+_INFERENCE_INPLACE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+    "clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details.")
+
+
+def is_inference(t) -> bool:
+    return "_inference" in t.__dict__
+
+
+def mark_inference(result) -> None:
+    """Mark a tensor (or the tensors of a tuple) made inside inference mode."""
+    if _state.inference:
+        for t in result if isinstance(result, (tuple, list)) else (result,):
+            if isinstance(t, dispatch.Tensor):
+                t.__dict__["_inference"] = True
+
+
+def _inplace_guard(self) -> None:
+    if not _state.inference and "_inference" in self.__dict__:
+        raise RuntimeError(_INFERENCE_INPLACE)
+
+
+class _Marker:
+    """Installs the marking handler while inference_mode blocks are open (in any thread)."""
+
+    def __init__(self):
+        self.depth = 0
+        self.lock = threading.Lock()
+
+    def enter(self) -> None:
+        with self.lock:
+            self.depth += 1
+            if self.depth == 1:
+                dispatch.state.slow_handlers.append(_mark_handler)
+                dispatch.state.inplace_guard = _inplace_guard
+                dispatch.refresh_slow_path()
+
+    def exit(self) -> None:
+        with self.lock:
+            self.depth -= 1
+            if self.depth == 0:
+                dispatch.state.slow_handlers.remove(_mark_handler)
+                dispatch.refresh_slow_path()
+
+
+def _mark_handler(op, args, default):
+    result = default(op, args)
+    mark_inference(result)
+    return result
+
+
+_marker = _Marker()

@@ -392,6 +392,8 @@ def record(op, args, out):
     for i in plan.saved_args:
         v = args[i]
         if isinstance(v, Tensor):
+            if "_inference" in v.__dict__:
+                raise RuntimeError(grad_mode._INFERENCE_SAVED)
             saved.append((v, v._version))
     for o in (outputs if plan.saved_outputs is None else
               [outputs[k] for k in plan.saved_outputs]):
