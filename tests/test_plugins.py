@@ -9,7 +9,7 @@ import pytest
 
 def _run(code, **env):
     full_env = {**os.environ, **env}
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False,
                           env=full_env)
 
 
@@ -70,3 +70,45 @@ except RuntimeError as exc:
 """
     done = _run(code)
     assert done.stdout.strip() == "refused: True", done.stdout + done.stderr
+
+
+def test_plugin_is_the_accelerator_and_shows_in_config():
+    code = """
+import ember
+print(ember.accelerator.current_accelerator(), ember.accelerator.device_count(),
+      ember.get_device_module() is ember.npdev, "npdev (plug-in)" in ember.__config__.show())
+"""
+    done = _run(code)
+    assert done.stdout.strip() == "npdev 1 True True", done.stderr
+
+
+def test_opted_out_device_type_is_unknown():
+    done = _run("import ember\ntry:\n    ember.device('npdev')\nexcept RuntimeError as e:\n"
+                "    print('npdev' in str(e))", EMBER_DEVICE_BACKEND_AUTOLOAD="0")
+    assert done.stdout.strip() == "True", done.stderr
+
+
+def test_ops_without_a_plugin_kernel_run_the_shared_kernel_on_the_device():
+    code = """
+import ember
+x = ember.tensor([[1.0, -2.0], [3.0, 4.0]], device="npdev")
+y = x.abs().t() @ x
+assert y.device.type == "npdev", y.device
+print(y.cpu().tolist(), ember.npdev.CALLS["add"])
+"""
+    done = _run(code)
+    assert done.stdout.strip() == "[[10.0, 10.0], [14.0, 12.0]] 0", done.stderr
+
+
+def test_privateuse1_is_renamed_once():
+    code = """
+from ember.utils import backend_registration as r
+print(r._get_privateuse1_backend_name())
+r.rename_privateuse1_backend("npdev")          # same name again: fine
+try:
+    r.rename_privateuse1_backend("other")
+except RuntimeError as exc:
+    print("refused", "npdev" in str(exc))
+"""
+    done = _run(code)
+    assert done.stdout.split() == ["npdev", "refused", "True"], done.stderr

@@ -35,7 +35,7 @@ def test_unknown_operands_return_not_implemented():
     assert s0.__add__("x") is NotImplemented
     assert s0.__lt__(object()) is NotImplemented
     with pytest.raises(TypeError):
-        s0 + "x"  # noqa: B018
+        s0 + "x"
     with pytest.raises(TypeError):
         hash(s0)
 
@@ -67,3 +67,30 @@ def test_sym_functions_on_symbols():
     assert int(ember.sym_int(s0 / s1)) == 1
     assert float(ember.sym_float(s0)) == 6.0
     assert math.floor(s0 / s1).__int__() == 1
+
+
+def test_plain_numbers_never_load_sympy():
+    import subprocess
+    import sys
+    code = ("import sys, ember\n"
+            "r = (ember.sym_int(3.7), ember.sym_float(2), ember.sym_max(2, 5), ember.sym_min(2.5, 1),"
+            " ember.sym_sum([1, 2, 3]), ember.sym_not(0), ember.sym_ite(False, 1, 2))\n"
+            "print(r, 'sympy' in sys.modules)\n"
+            "from ember._sym import symbol\n"
+            "s = symbol('s0', 3)\n"
+            "print(int(ember.sym_max(s, 2)), 'sympy' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.stdout.split("\n")[:2] == ["(3, 2.0, 5, 1.0, 6, True, 2) False", "3 True"], \
+        done.stderr
+
+
+@pytest.mark.parametrize("name,args", [
+    ("sym_int", (3.7,)), ("sym_int", (-3.7,)), ("sym_float", (2,)), ("sym_max", (2, 5)),
+    ("sym_max", (2.5, 1)), ("sym_min", (2, 5.0)), ("sym_sum", ([1, 2, 3],)),
+    ("sym_sum", ([1.5, 2],)), ("sym_not", (True,)), ("sym_not", (0,)),
+    ("sym_ite", (True, 1, 2)), ("sym_ite", (False, 1.0, 2.0)),
+])
+def test_sym_functions_on_plain_numbers_match_pytorch(name, args):
+    torch = pytest.importorskip("torch")
+    ours, theirs = getattr(ember, name)(*args), getattr(torch, name)(*args)
+    assert ours == theirs and type(ours) is type(theirs)

@@ -34,6 +34,17 @@ def _optional_versions() -> dict:
     return found
 
 
+def _backends() -> list:
+    """The device back-ends this process can use: built in, CUDA if CuPy is installed, and
+    the plug-ins loaded from the `ember.backends` entry points."""
+    from ember._plugins import _device_modules
+    found = ["cpu (NumPy)", "meta"]
+    if importlib.util.find_spec("cupy") is not None:
+        found.append("cuda (CuPy)")
+    found += [f"{name} (plug-in)" for name in _device_modules]
+    return found
+
+
 def show() -> str:
     import ml_dtypes
     import numpy as np
@@ -44,8 +55,7 @@ def show() -> str:
         f"  - Python {sys.version.split()[0]} on {platform.platform()}",
         f"  - NumPy {np.__version__} (BLAS: {_blas()})",
         f"  - ml_dtypes {ml_dtypes.__version__}",
-        "  - Back-ends: cpu (NumPy), meta" + (", cuda (CuPy)" if importlib.util.find_spec(
-            "cupy") else ""),
+        "  - Back-ends: " + ", ".join(_backends()),
     ]
     for name, version in _optional_versions().items():
         lines.append(f"  - {name}: {version or 'not installed'}")

@@ -14,24 +14,24 @@ from ember._core import dtype as _dt
 from ember._core.checks import (  # noqa: F401  (the error taxonomy, public as in PyTorch)
     _check, _check_index, _check_not_implemented, _check_type, _check_value, _check_with,
 )
-from ember._core.device import device
+from ember._core.device import device  # noqa: F401
 from ember._core.dtype import (  # noqa: F401
     bfloat16, complex64, complex128, dtype, float8_e4m3fn, float8_e5m2, float16, float32,
     float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
 )
 from ember._core.dtype import get_default_dtype, set_default_dtype  # noqa: F401
 from ember._core.promotion import can_cast, promote_types  # noqa: F401
-from ember._core.shape import Size
+from ember._core.shape import Size  # noqa: F401
 from ember._core.storage import UntypedStorage
 from ember._tensor import Tensor
 from ember._generated import bindings as _bindings
-from ember import autograd  # noqa: E402  (connects the autograd recorder to the dispatcher)
+from ember import autograd  # noqa: F401  (connects the autograd recorder to the dispatcher)
 from ember.autograd.grad_mode import (  # noqa: F401
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
     set_grad_enabled,
 )
 
-from ember.version import __version__  # noqa: E402
+from ember.version import __version__  # noqa: F401
 
 globals()["bool"] = _dt.bool_
 for _alias, _d in _dt.ALIASES.items():
@@ -109,6 +109,7 @@ _LAZY_ATTRIBUTES = {
     **{d._cpp_name + "Tensor": ("ember._legacy_types", d._cpp_name + "Tensor")
        for d in _dt.ALL_DTYPES},
     "get_defaults": ("ember._defaults", "get_defaults"),
+    "set_default_tensor_type": ("ember._defaults", "set_default_tensor_type"),
     **{name: ("ember._sym", name) for name in (
         "SymInt", "SymFloat", "SymBool", "sym_int", "sym_float", "sym_max", "sym_min",
         "sym_sum", "sym_not", "sym_ite")},
@@ -122,7 +123,14 @@ _LAZY_ATTRIBUTES = {
 
 def __getattr__(name: str):
     if name in _LAZY_SUBMODULES:
-        module = _importlib.import_module(f"ember.{name}")
+        try:
+            module = _importlib.import_module(f"ember.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"ember.{name}":
+                raise       # the submodule exists but something it needs is missing
+            # Not written yet: an AttributeError, so hasattr(ember, name) is simply False.
+            raise AttributeError(f"module 'ember' has no attribute '{name}' (ember.{name} is "
+                                 "not implemented yet)") from None
         globals()[name] = module
         return module
     found = _LAZY_ATTRIBUTES.get(name)
@@ -134,7 +142,9 @@ def __getattr__(name: str):
 
 
 def __dir__():
-    return sorted(set(globals()) | _LAZY_SUBMODULES | set(_LAZY_ATTRIBUTES))
+    from importlib.util import find_spec
+    present = {name for name in _LAZY_SUBMODULES if find_spec(f"ember.{name}") is not None}
+    return sorted(set(globals()) | present | set(_LAZY_ATTRIBUTES))
 
 
 def _register_device_module(device_type: str, module) -> None:
@@ -143,7 +153,7 @@ def _register_device_module(device_type: str, module) -> None:
     register_device_module(_sys.modules[__name__], device_type, module)
 
 
-def get_device_module(device=None):
+def get_device_module(device=None):  # noqa: F811  (PyTorch's argument name)
     """The device module for `device` (`ember.cuda` for 'cuda'); the accelerator's if None."""
     from ember._plugins import get_device_module as find
     return find(_sys.modules[__name__], device)
@@ -172,6 +182,14 @@ def numel(input) -> int:
 def typename(obj) -> str:
     from ember._legacy_types import typename as legacy_typename
     return legacy_typename(obj)
+
+
+# The public names, as `from ember import *` takes them: everything defined above that is
+# neither private nor a module, and the lazily loaded functions and classes (not submodules).
+__all__ = [*sorted(  # noqa: PLE0604  (ruff cannot see that the set holds names)
+    {name for name, value in globals().items()
+     if not name.startswith("_") and type(value) is not type(_sys) and name != "annotations"}
+    | {name for name in _LAZY_ATTRIBUTES if not name.startswith("_")})]
 
 
 def _autoload_backends() -> None:

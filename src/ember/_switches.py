@@ -9,13 +9,19 @@ from __future__ import annotations
 import threading
 import warnings
 
-from ember._core import dispatch
-from ember._core.checks import _check, _check_type, _check_value
+from ember._core import checks, dispatch
+from ember._core.checks import _check, _check_type, _check_value, _user_stacklevel
 
 
 class _Switches:
-    __slots__ = ("deterministic", "warn_only", "matmul_precision", "warn_always", "num_threads",
-                 "num_interop_threads")
+    __slots__ = (
+        "deterministic",
+        "matmul_precision",
+        "num_interop_threads",
+        "num_threads",
+        "warn_always",
+        "warn_only",
+    )
 
     def __init__(self):
         self.deterministic = False
@@ -33,19 +39,26 @@ _lock = threading.Lock()
 # --------------------------------------------------------------------------- determinism
 
 def _nondeterministic_alert(op) -> None:
-    message = (f"{op.schema.name} does not have a deterministic implementation, but you set "
-               "'ember.use_deterministic_algorithms(True)'. You can turn off determinism just "
-               "for this operation, or you can use the 'warn_only=True' option, if that's "
-               "acceptable for your application.")
+    """Called (through `dispatch.state.deterministic`) by an op without a deterministic kernel:
+    raise PyTorch's error, or warn with warn_only. `op` is an OpDef or an op's name."""
+    name = op if isinstance(op, str) else op.schema.name
     if switches.warn_only:
-        warnings.warn(message, UserWarning, stacklevel=4)
+        message = (f"{name} does not have a deterministic implementation, but you set "
+                   "'ember.use_deterministic_algorithms(True, warn_only=True)'.")
+        warnings.warn(message, UserWarning, stacklevel=_user_stacklevel())
         return
-    raise RuntimeError(message)
+    raise RuntimeError(
+        f"{name} does not have a deterministic implementation, but you set "
+        "'ember.use_deterministic_algorithms(True)'. You can turn off determinism just for "
+        "this operation, or you can use the 'warn_only=True' option, if that's acceptable for "
+        "your application.")
 
 
 def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
-    """Make ops tagged nondeterministic raise (or warn, with warn_only) and fill
-    uninitialised memory (`empty`) with NaN or the largest integer."""
+    """Make ops without a deterministic kernel raise PyTorch's error (or warn, with warn_only).
+
+    Such ops are tagged "nondeterministic" in the registry, or (when only some arguments make
+    them so, as `put_` without accumulate) call `dispatch.state.deterministic` themselves."""
     _check_type(isinstance(mode, bool), lambda: (
         f"use_deterministic_algorithms(): argument 'mode' must be bool, not "
         f"{type(mode).__name__}"))
@@ -116,8 +129,11 @@ def get_float32_matmul_precision() -> str:
 # --------------------------------------------------------------------------- warnings
 
 def set_warn_always(b: bool) -> None:
-    """Warnings PyTorch gives once per process are given every time while this is on."""
-    switches.warn_always = bool(b)
+    """Warnings given once per process (NOTE [warn once]) are given every time while on."""
+    _check(isinstance(b, bool), lambda: f"set_warn_always expects a bool, but got "
+                                       f"{type(b).__name__}")
+    switches.warn_always = b
+    checks.warn_always[0] = switches.warn_always
 
 
 def is_warn_always_enabled() -> bool:
@@ -128,7 +144,8 @@ def is_warn_always_enabled() -> bool:
 
 def set_num_threads(num: int) -> None:
     """Limit the threads the BLAS and OpenMP pools use (through threadpoolctl)."""
-    _check_type(isinstance(num, int) and not isinstance(num, bool), lambda: (
+    # RuntimeError for a wrong type too, as PyTorch raises.
+    _check(isinstance(num, int) and not isinstance(num, bool), lambda: (
         f"set_num_threads expects an int, but got {type(num).__name__}"))
     _check(num > 0, "set_num_threads expects a positive integer")
     from threadpoolctl import threadpool_limits

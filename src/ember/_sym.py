@@ -21,7 +21,7 @@ def _sympy():
 class SymNode:
     """A symbolic expression with its Python type (int, float, bool) and an optional hint."""
 
-    __slots__ = ("expr", "pytype", "hint")
+    __slots__ = ("expr", "hint", "pytype")
 
     def __init__(self, expr, pytype, hint=None):
         self.expr = expr
@@ -271,7 +271,11 @@ def sym_float(a):
 
 def _n_ary(plain, sympy_name, values):
     if all(_is_plain(v) for v in values):
-        return plain(values)
+        result = plain(values)
+        # As arithmetic does: one float among the operands makes the result a float.
+        if type(result) is not float and any(type(v) is float for v in values):
+            return builtins.float(result)
+        return result
     sympy = _sympy()
     exprs, hints = zip(*(_expr_and_hint(v) for v in values))
     kind = float if any(_pytype(v) is float for v in values) else int

@@ -5,6 +5,9 @@ __version__ = "0.1.0"
 debug = False
 cuda = None      # set when a CUDA back-end (CuPy) is in use: ember.version.cuda is its version
 git_version = "unknown"
+hip = None       # the attributes PyTorch's torch.version has; ember builds for neither
+rocm = None
+xpu = None
 
 
 def _cuda_version():

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 import threading
 
-from ember._core.checks import _check, _check_type
+from ember._core.checks import _check, _check_type, _warn_once
 
 DEVICE_TYPES = [
     "cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga",
@@ -16,7 +16,7 @@ _INDEX_RE = re.compile(r"^(0|[1-9][0-9]*)$")
 class device:
     """Where a tensor lives: a type ('cpu', 'cuda', 'meta', ...) and an optional index."""
 
-    __slots__ = ("type", "index", "_hash", "_prev_default")
+    __slots__ = ("_hash", "_prev_default", "index", "type")
 
     def __new__(cls, type_or_str=None, index=None, **kwargs):
         if kwargs:  # device(type="cuda", index=0): PyTorch's keyword names
@@ -92,7 +92,6 @@ class device:
             del _local.device
         else:
             set_default_device_local(previous)
-        return False
 
 
 _CACHE: dict = {}
@@ -142,19 +141,13 @@ def set_default_device_local(dev) -> None:
     _local.device = dev
 
 
-_warned_global = [False]
-
-
 def set_default_device_global(dev) -> None:
     """`ember.set_default_device`: the process-wide default (a `with device(...)` block in a
-    thread still wins there). Changing it is global state, so it warns once."""
-    if not _warned_global[0]:
-        import warnings
-        warnings.warn("ember.set_default_device() changes the default device for the whole "
-                      "process; prefer `with ember.device(...):` to scope it.", UserWarning,
-                      stacklevel=2)
-        _warned_global[0] = True
-    _global_default[0] = None if dev is None else as_device(dev)
+    thread still wins there). Changing it is global state, so it warns once (NOTE [warn once])."""
+    dev = None if dev is None else as_device(dev)
+    _warn_once("set_default_device", "ember.set_default_device() changes the default device "
+               "for the whole process; prefer `with ember.device(...):` to scope it.")
+    _global_default[0] = dev
 
 
 def get_default_device() -> device:

@@ -5,12 +5,14 @@ Used by `python -m ember.run script.py` and by notebooks (`ember.utils.alias_tor
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.util
 import sys
 
+# The loader and finder follow the import protocol without subclassing importlib.abc's classes:
+# importing importlib.abc pulls in importlib.resources, tempfile and more (several ms).
 
-class _AliasLoader(importlib.abc.Loader):
+
+class _AliasLoader:
     def __init__(self, target: str):
         self.target = target
 
@@ -29,7 +31,7 @@ class _AliasLoader(importlib.abc.Loader):
         return None
 
 
-class _TorchAliasFinder(importlib.abc.MetaPathFinder):
+class _TorchAliasFinder:
     """Finds `torch` and `torch.*` as the ember modules of the same path."""
 
     prefix = "torch"

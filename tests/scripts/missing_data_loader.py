@@ -1,0 +1,1 @@
+from torch.utils.data import DataLoader  # noqa: F401
