@@ -175,3 +175,22 @@ def test_legacy_tensor_constructor():
     same(lambda L: L.Tensor([1, 2]))
     same(lambda L: L.Tensor())
     same(lambda L: L.Tensor([[1.5], [2]]))
+
+
+NEW_CASES = [
+    lambda L: L.ones(2, 3, dtype=L.int32).new(2, 3).shape,
+    lambda L: L.ones(2, 3, dtype=L.int32).new([1.5, 2]),
+    lambda L: L.ones(2, 3, dtype=L.int32).new().shape,
+    lambda L: L.ones(2, 3, dtype=L.int32).new(2, 3, dtype=L.float64),
+    lambda L: L.ones(2, 3, dtype=L.float64).new(2, device="cpu").dtype,
+]
+
+
+@pytest.mark.parametrize("case", range(len(NEW_CASES)))
+def test_legacy_new_matches_torch(case):
+    fn = NEW_CASES[case]
+    expected, torch_error = _run(fn, torch)
+    if torch_error is None and not isinstance(expected, torch.Tensor):
+        assert str(fn(ember)).replace("ember", "torch") == str(expected)
+        return
+    same(fn)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import weakref as _weakref
 
-from ember._core import dispatch
+from ember._core import dispatch, layout
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type, _check_value
 from ember._core.device import CPU, META, as_device
@@ -95,6 +95,10 @@ class Tensor:
 
     def is_contiguous(self, memory_format=None) -> bool:
         shape, strides = self._data.shape, self.stride()
+        if memory_format is not None:
+            name = layout.format_name(memory_format, "is_contiguous", layout.CONTIGUOUS)
+            if name in (layout.CHANNELS_LAST, layout.CHANNELS_LAST_3D):
+                return layout.is_contiguous_as(shape, strides, name)
         if self._data.size == 0:
             return True
         expected = 1
@@ -367,10 +371,19 @@ class Tensor:
 
     # ------------------------------------------------------------------ device / dtype moves
     def to(self, *args, **kwargs):
+        memory_format = kwargs.pop("memory_format", None)
         dtype, device, copy, non_blocking = _parse_to(self, args, kwargs)
+        name = layout.format_name(memory_format, "to")
         if (dtype is None or dtype is self._dtype) and (device is None or device is self._device):
-            return self.clone() if copy else self
-        return _to_copy(self, dtype=dtype, device=device, non_blocking=non_blocking)
+            if name == layout.PRESERVE:
+                return self.clone() if copy else self
+            if not copy and self.is_contiguous(memory_format=memory_format):
+                return self
+            return self.clone(memory_format=memory_format)
+        result = _to_copy(self, dtype=dtype, device=device, non_blocking=non_blocking)
+        if name != layout.PRESERVE:
+            result = result.contiguous(memory_format=memory_format)
+        return result
 
     def cpu(self, memory_format=None):
         return self.to(CPU)
@@ -501,7 +514,6 @@ def _parse_to(self, args, kwargs):
     device = kwargs.pop("device", None)
     copy = kwargs.pop("copy", False)
     non_blocking = kwargs.pop("non_blocking", False)
-    kwargs.pop("memory_format", None)
     _check_type(not kwargs, lambda: f"to() got an unexpected keyword argument "
                                     f"'{next(iter(kwargs))}'")
     rest = list(args)

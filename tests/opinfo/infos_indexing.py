@@ -131,6 +131,10 @@ def index_select_errors(make):
     x = T(make((3, 4), "float32"))
     yield ErrorSample(Sample((x, 0, _long([5])), name="out of range"), IndexError,
                       "index out of range in self")
+    yield ErrorSample(Sample((x, 1, _long([4])), name="out of range, dim 1"), RuntimeError,
+                      "out of DATA bounds")
+    yield ErrorSample(Sample((T(make((2, 3, 4), "float32")), 2, _long([-1])),
+                             name="negative, last dim of 3-d"), IndexError, "out of range")
     yield ErrorSample(Sample((x, 0, _long([[1]])), name="2-d index"), IndexError, "vector")
     yield ErrorSample(Sample((x, 0, T(np.ones(1, np.float32))), name="float index"),
                       RuntimeError, "int32 or int64")

@@ -400,7 +400,7 @@ OPINFOS = [
     OpInfo("float_power_", float_power_inplace_samples, dtypes=("float32", "float64",
                                                                 "complex128"),
            call=_float_power_inplace, supports_out=False, supports_meta=False),
-    OpInfo("frexp", frexp_samples, dtypes=FLOATS, supports_out=False,
+    OpInfo("frexp", frexp_samples, dtypes=FLOATS,
            errors=not_for(("int64", "bool", "complex64"), RuntimeError, "floating-point"),
            supports_autograd=True),
 ]

@@ -387,7 +387,7 @@ OPINFOS = [
                              (_complex_input, NotImplementedError, ""))),
     OpInfo("amin", amax_samples, dtypes=EVERYTHING, supports_autograd=True,
            errors=dim_errors(EMPTY_ALL, EMPTY_DIM)),
-    OpInfo("aminmax", aminmax_samples, dtypes=EVERYTHING, supports_out=False,
+    OpInfo("aminmax", aminmax_samples, dtypes=EVERYTHING,
            supports_autograd=True, errors=lambda make: (
         ErrorSample(_empty_all(make), RuntimeError, "empty"),
         ErrorSample(_call("bad dim", x34, dim=2)(make), IndexError, "Dimension out of range"),

@@ -79,6 +79,12 @@ def flatten_samples(make, d):
     yield Sample((T(make((), d)),), name="0-d")
 
 
+def ravel_samples(make, d):
+    yield Sample((_x(make, d),), name="3-d")
+    yield Sample((T(make((), d)),), name="0-d")
+    yield Sample((T(make((0, 3), d)),), name="empty")
+
+
 def unflatten_samples(make, d):
     yield Sample((_x(make, d), 2, (2, 2)))
     yield Sample((_x(make, d), -1, (2, -1)), name="infer")
@@ -378,6 +384,7 @@ OPINFOS = [
     _view("reshape", reshape_samples, reshape_errors),
     _view("reshape_as", view_as_samples, call=lambda lib, x, other: x.reshape_as(other)),
     _view("flatten", flatten_samples),
+    _view("ravel", ravel_samples),
     _view("unflatten", unflatten_samples),
     _view("squeeze", squeeze_samples),
     _view("unsqueeze", unsqueeze_samples),

@@ -98,6 +98,8 @@ _op_exp2 = _OPS['exp2']
 _op_expand = _OPS['expand']
 _op_expand_as = _OPS['expand_as']
 _op_expm1 = _OPS['expm1']
+_op_fill_Scalar = _OPS['fill.Scalar']
+_op_fill_Tensor = _OPS['fill.Tensor']
 _op_flatten_using_ints = _OPS['flatten.using_ints']
 _op_flip = _OPS['flip']
 _op_fliplr = _OPS['fliplr']
@@ -204,6 +206,7 @@ _op_put = _OPS['put']
 _op_quantile = _OPS['quantile']
 _op_quantile_scalar = _OPS['quantile.scalar']
 _op_rad2deg = _OPS['rad2deg']
+_op_ravel = _OPS['ravel']
 _op_real = _OPS['real']
 _op_reciprocal = _OPS['reciprocal']
 _op_remainder_Tensor = _OPS['remainder.Tensor']
@@ -286,6 +289,7 @@ _op_view_as_real = _OPS['view_as_real']
 _op_vstack = _OPS['vstack']
 _op_where_self = _OPS['where.self']
 _op_xlogy_Tensor = _OPS['xlogy.Tensor']
+_op_zero = _OPS['zero']
 
 
 def abs(input, *, out=None):
@@ -1115,6 +1119,10 @@ def rad2deg(input, *, out=None):
     return _call_out(_op_rad2deg, (input,), out)
 
 
+def ravel(input):
+    return _call(_op_ravel, (input,))
+
+
 def reciprocal(input, *, out=None):
     if out is None:
         return _call(_op_reciprocal, (input,))
@@ -1457,6 +1465,9 @@ equal = _FE['equal'].function
 eye = _FE['eye'].function
 
 
+fill = _FE['fill'].function
+
+
 float_power = _FE['float_power'].function
 
 
@@ -1671,6 +1682,9 @@ vsplit = _FE['vsplit'].function
 
 
 where = _FE['where'].function
+
+
+zero_ = _FE['zero_'].function
 
 
 zeros = _FE['zeros'].function
@@ -2365,6 +2379,9 @@ class _Methods:
     def rad2deg_(self):
         return _call_inplace(_op_rad2deg, (self,))
 
+    def ravel(self):
+        return _call(_op_ravel, (self,))
+
     def reciprocal(self):
         return _call(_op_reciprocal, (self,))
 
@@ -2876,6 +2893,8 @@ class _Methods:
 
     exponential_ = _FE['exponential_'].method
 
+    fill_ = _FE['fill'].inplace_method
+
     float_power = _FE['float_power'].method
 
     float_power_ = _FE['float_power'].inplace_method
@@ -2929,6 +2948,8 @@ class _Methods:
     nanquantile = _FE['nanquantile'].method
 
     narrow = _FE['narrow'].method
+
+    new = _FE['new'].method
 
     new_empty = _FE['new_empty'].method
 
@@ -3031,6 +3052,8 @@ class _Methods:
     vsplit = _FE['vsplit'].method
 
     where = _FE['where'].method
+
+    zero_ = _FE['zero_'].method
 
 
 FUNCTIONS = (
@@ -3143,6 +3166,7 @@ FUNCTIONS = (
     'exp2',
     'expm1',
     'eye',
+    'fill',
     'fix',
     'flatten',
     'flip',
@@ -3268,6 +3292,7 @@ FUNCTIONS = (
     'randn_like',
     'randperm',
     'range',
+    'ravel',
     'real',
     'reciprocal',
     'remainder',
@@ -3342,6 +3367,7 @@ FUNCTIONS = (
     'vstack',
     'where',
     'xlogy',
+    'zero_',
     'zeros',
     'zeros_like',
 )

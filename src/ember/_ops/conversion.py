@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember._core import dispatch
+from ember._backends.meta import MetaArray
+from ember._core import dispatch, layout
 from ember._core import dtype as dt
 from ember._core.backend import get_backend
-from ember._core.checks import _check_not_implemented
+from ember._core.checks import _check, _check_not_implemented
 from ember._core.device import CPU, META
 from ember._core.registry import OPS, register_frontend, register_op
-from ember._backends.meta import MetaArray
 from ember._ops.grad_utils import identity, zeros_grad
 
 
@@ -78,18 +78,37 @@ def _same_meta(self, memory_format=None):
              kind="generic", meta=_same_meta, saves=(), derivatives={"self": identity})
 def clone(xp, self, memory_format=None):
     """clone(input, *, memory_format=ember.preserve_format) -> Tensor: a copy with new storage."""
-    # preserve_format (the default) keeps a dense tensor's layout, as NumPy's order "K" does.
-    order = "C" if getattr(memory_format, "name", None) == "contiguous_format" else "K"
-    return xp.array(self, copy=True, order=order)
+    name = layout.format_name(memory_format, "clone")
+    if name == layout.PRESERVE:
+        if self.flags.c_contiguous:
+            return xp.array(self, copy=True)
+        # A dense layout is kept as it is; any other keeps its order of dims, made dense.
+        itemsize = self.dtype.itemsize
+        strides = tuple(s // itemsize for s in self.strides)
+        if layout.is_dense(self.shape, strides) and min(strides, default=0) >= 0:
+            return layout.relayout(xp, xp.array(self, copy=True, order="K"), strides)
+        return xp.array(self, copy=True, order="K")
+    if name == layout.CONTIGUOUS:
+        return xp.array(self, copy=True, order="C")
+    copy = layout.empty_strided_array(xp, self.shape, layout.format_strides(self.shape, name),
+                                      self.dtype)
+    copy[...] = self
+    return copy
 
 
 @register_frontend(function=False)
 def contiguous(self, memory_format=None):
-    """The tensor itself if it is contiguous, else a contiguous copy."""
-    if self.is_contiguous():
-        return self
+    """contiguous(memory_format=ember.contiguous_format) -> Tensor: the tensor itself if its
+    layout already is `memory_format`, else a copy in that layout."""
     import ember
-    return self.clone(memory_format=ember.contiguous_format)
+    name = layout.format_name(memory_format, "contiguous", layout.CONTIGUOUS)
+    if name in (layout.CHANNELS_LAST, layout.CHANNELS_LAST_3D):
+        layout.format_strides(self.shape, name)        # the rank check
+    if self.is_contiguous(memory_format=memory_format):
+        return self
+    _check(name != layout.PRESERVE,
+           "preserve memory format is unsupported by the contiguous operator")
+    return self.clone(memory_format=memory_format or ember.contiguous_format)
 
 
 def _copy_meta(self, src, non_blocking=False):

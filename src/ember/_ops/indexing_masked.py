@@ -153,7 +153,7 @@ def masked_scatter(xp, self, mask, source):
         "masked_scatter: expected self and source to have same dtypes but got "
         f"{cpp_name(self)} and {cpp_name(source)}"))
     shape = np.broadcast_shapes(self.shape, mask.shape)
-    out = xp.array(xp.broadcast_to(self, shape), copy=True)
+    out = xp.array(xp.broadcast_to(self, shape), copy=True, order="C")
     mask = xp.broadcast_to(mask, shape)
     count = int(mask.sum())
     _check(source.size >= count, "Number of elements of source < number of ones in mask")

@@ -424,8 +424,13 @@ def index_select(xp, self, dim, index):
         _check(index.size == 1, lambda: (
             f"index_select(): Index to scalar can have only 1 value, got {index.size} value(s)"))
     positions = index.reshape(-1)
-    if positions.size and (int(positions.min()) < 0
-                           or int(positions.max()) >= _as_1d(self).shape[dim]):
+    size = _as_1d(self).shape[dim]
+    if positions.size and (int(positions.min()) < 0 or int(positions.max()) >= size):
+        bad = int(positions[(positions < 0) | (positions >= size)][0])
+        # PyTorch's CPU kernel for dim 1 of a matrix or higher checks with a RuntimeError;
+        # every other case is an IndexError.
+        _check(not (self.ndim > 1 and dim == 1), lambda: (
+            f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}"))
         raise IndexError("index out of range in self")
     return xp.take(_as_1d(self), positions, axis=dim).reshape(
         () if self.ndim == 0 else self.shape[:dim] + (positions.size,) + self.shape[dim + 1:])

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ember._core import dispatch
+from ember._core import dispatch, layout
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented, _check_type
 from ember._core.device import META, as_device
@@ -137,20 +137,35 @@ def _like(input, dtype, device):
             input._device if device is None else as_device(device))
 
 
+def _like_layout(result, input, memory_format, where):
+    """`result` (a fresh contiguous sample) laid out as `memory_format` asks of a tensor made
+    like `input` (preserve: input's own dense layout)."""
+    name = layout.format_name(memory_format, where)
+    # See NOTE [preserve_format in *_like] (creation.py): preserve means contiguous for now.
+    if name in (layout.CONTIGUOUS, layout.PRESERVE):
+        return result
+    from ember._ops.creation import like_array
+    target = dispatch.wrap(like_array(input, None, result._dtype, result._device,
+                                      memory_format, where), result._dtype, result._device)
+    dispatch.write_array(target, result)
+    target._requires_grad = result._requires_grad
+    return target
+
+
 @register_frontend(method=False)
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
               pin_memory=False, requires_grad=False, memory_format=None):
     dtype, device = _like(input, dtype, device)
-    return rand(input.shape, generator=generator, dtype=dtype, device=device,
-                requires_grad=requires_grad)
+    return _like_layout(rand(input.shape, generator=generator, dtype=dtype, device=device,
+                             requires_grad=requires_grad), input, memory_format, "rand_like")
 
 
 @register_frontend(method=False)
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
                pin_memory=False, requires_grad=False, memory_format=None):
     dtype, device = _like(input, dtype, device)
-    return randn(input.shape, generator=generator, dtype=dtype, device=device,
-                 requires_grad=requires_grad)
+    return _like_layout(randn(input.shape, generator=generator, dtype=dtype, device=device,
+                              requires_grad=requires_grad), input, memory_format, "randn_like")
 
 
 @register_frontend(method=False)
@@ -161,8 +176,9 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=
     if isinstance(high, dispatch.Tensor):
         high = high.item()
     dtype, device = _like(input, dtype, device)
-    return randint(low, high, tuple(input.shape), generator=generator, dtype=dtype,
-                   device=device, requires_grad=requires_grad)
+    return _like_layout(randint(low, high, tuple(input.shape), generator=generator, dtype=dtype,
+                                device=device, requires_grad=requires_grad),
+                        input, memory_format, "randint_like")
 
 
 @register_frontend(method=False)

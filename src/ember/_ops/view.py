@@ -237,6 +237,13 @@ def flatten(xp, self, start_dim=0, end_dim=-1):
     return _reshape_to(xp, self, shape)
 
 
+@register_op("ravel(Tensor(a) self) -> Tensor(a)", kind="view", tags=("maybe_view",),
+             saves=(), derivatives=_RESHAPE_BACK, node_name=view_or_copy)
+def ravel(xp, self):
+    """ravel(input) -> Tensor: input as one dim, a view where its layout allows."""
+    return _reshape_to(xp, self, (self.size,))
+
+
 @register_op("unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)",
              kind="view", tags=("maybe_view",), varargs=False,
              saves=(), derivatives=_RESHAPE_BACK,
