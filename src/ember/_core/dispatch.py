@@ -459,10 +459,25 @@ def _run_generic(op, args):
         kernel = op.kernels.get(device.type, op.kernel) if op.kernels else op.kernel
         backend = BACKENDS.get(device.type) or get_backend(device.type)
         result = kernel(backend.xp, *call_args)
+        if "keeps_layout" not in op.tags:
+            result = _row_major(result, backend.xp)
         out = _wrap_result(result, device)
     if needs_grad and state.record is not None:
         state.record(op, args, out)
     return out
+
+
+def _row_major(result, xp):
+    """NOTE [row-major results]: PyTorch's non-pointwise kernels (cat, cumsum, gather, sum
+    over a dim ...) return contiguous tensors whatever their inputs' layout; NumPy often keeps
+    the input's order. Ops that keep a layout on purpose (clone, _to_copy) are tagged
+    "keeps_layout"."""
+    if type(result) is tuple or type(result) is list:
+        return tuple(_row_major(r, xp) for r in result)
+    flags = getattr(result, "flags", None)
+    if flags is not None and not flags.c_contiguous:
+        return xp.ascontiguousarray(result)
+    return result
 
 
 def _run_view(op, args):
@@ -634,6 +649,8 @@ def _any_requires_grad(op, args):
 def write_inplace(op, self, result):
     """Copy an op's result into `self` with PyTorch's in-place checks; bump the version."""
     from ember._core.promotion import can_cast
+    if 0 in self._data.strides:
+        _check_not_overlapping(self._data)
     rdt, sdt = result._dtype, self._dtype
     if rdt is not sdt:
         _check(can_cast(rdt, sdt), lambda: (
@@ -644,6 +661,14 @@ def write_inplace(op, self, result):
             f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
             f"{list(np.broadcast_shapes(self._data.shape, result._data.shape))}"))
     write_array(self, result)
+
+
+def _check_not_overlapping(array):
+    for size, stride in zip(array.shape, array.strides):
+        _check(stride != 0 or size <= 1, (
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the "
+            "operation."))
 
 
 def write_array(dst, src):

@@ -41,7 +41,8 @@ def _to_copy_grad(c):
 @register_op("_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, "
              "Device? device=None, bool? pin_memory=None, bool non_blocking=False, "
              "MemoryFormat? memory_format=None) -> Tensor", kind="generic", method=False,
-             function=False, meta=_to_copy_meta, saves=(), derivatives={"self": _to_copy_grad})
+             function=False, meta=_to_copy_meta, saves=(), derivatives={"self": _to_copy_grad},
+             tags=("keeps_layout",))
 def _to_copy(xp, self, dtype=None, layout=None, device=None, pin_memory=None,
              non_blocking=False, memory_format=None):
     target = dt.NP_TO_DTYPE[np.dtype(self.dtype)] if dtype is None else dtype
@@ -75,7 +76,8 @@ def _same_meta(self, memory_format=None):
 
 
 @register_op("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor",
-             kind="generic", meta=_same_meta, saves=(), derivatives={"self": identity})
+             kind="generic", meta=_same_meta, saves=(), derivatives={"self": identity},
+             tags=("keeps_layout",))
 def clone(xp, self, memory_format=None):
     """clone(input, *, memory_format=ember.preserve_format) -> Tensor: a copy with new storage."""
     name = layout.format_name(memory_format, "clone")
@@ -121,7 +123,7 @@ def _copy_meta(self, src, non_blocking=False):
 # has to see the write, and writes the arrays directly otherwise.
 @register_op("copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor",
              kind="generic", function=False, method=False, out=False, meta=_copy_meta,
-             saves=(), derivatives={"self": zeros_grad, "src": identity})
+             saves=(), derivatives={"self": zeros_grad, "src": identity}, tags=("keeps_layout",))
 def _copy(xp, self, src, non_blocking=False):
     """`src` broadcast to self's shape and cast to self's dtype, in new memory."""
     target = dt.NP_TO_DTYPE[np.dtype(self.dtype)]

@@ -72,7 +72,7 @@ def _value_grad(ctx):
 
 
 _FILL = {"function": False, "method": False, "meta": _same_meta,
-         "node_name": by_kind(1, "FillBackward1", "FillBackward0")}
+         "node_name": by_kind(1, "FillBackward1", "FillBackward0"), "tags": ("keeps_layout",)}
 
 
 @register_op("fill.Scalar(Tensor self, Scalar value) -> Tensor", **_FILL, saves=(),
@@ -118,7 +118,7 @@ def fill(input, value):
 
 @register_op("zero(Tensor self) -> Tensor", function=False, method=False,
              meta=lambda self: (tuple(self.shape), self.dtype), saves=(),
-             derivatives={"self": zeros_grad}, node_name="ZeroBackward0")
+             derivatives={"self": zeros_grad}, node_name="ZeroBackward0", tags=("keeps_layout",))
 def _zero(xp, self):
     """A copy of input filled with zeros."""
     return xp.zeros_like(self)

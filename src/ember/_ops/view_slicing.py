@@ -703,7 +703,9 @@ def _as_strided_scatter_src_grad(c):
 @register_op("as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, "
              "SymInt? storage_offset=None) -> Tensor", out=False, meta=_scatter_meta, saves=(),
              derivatives={"self": _as_strided_scatter_self_grad,
-                          "src": _as_strided_scatter_src_grad})
+                          "src": _as_strided_scatter_src_grad},
+             # Its strides address self's storage layout, which the result keeps.
+             tags=("keeps_layout",))
 def as_strided_scatter(xp, self, src, size, stride, storage_offset=None):
     """as_strided_scatter(input, src, size, stride, storage_offset=None) -> Tensor: a copy of
     input with src written where the strided view (size, stride, storage_offset) of the

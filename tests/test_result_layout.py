@@ -1,0 +1,41 @@
+"""Layouts of results against PyTorch: non-pointwise ops give row-major results whatever their
+inputs' layout (NOTE [row-major results]); writing in place into an expanded tensor raises."""
+import pytest
+
+import ember
+
+torch = pytest.importorskip("torch")
+
+CASES = [
+    lambda lib, a, b: lib.cat([a.t(), b.t()]),
+    lambda lib, a, b: lib.stack([a.t(), b.t()]),
+    lambda lib, a, b: a.t().cumsum(0),
+    lambda lib, a, b: a.t().sum(0),
+    lambda lib, a, b: a.t().amax(1),
+    lambda lib, a, b: a.t().gather(0, lib.tensor([[0, 1], [1, 0]])),
+    lambda lib, a, b: a.t().masked_fill(a.t() > 2, 0.0),
+    lambda lib, a, b: a.t().tril(),
+    lambda lib, a, b: lib.einsum("ij,jk->ik", a, b.t()),
+    lambda lib, a, b: a.t().clone(),
+    lambda lib, a, b: a.t().to(lib.float64),
+]
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_result_strides_match_pytorch(case):
+    def run(lib):
+        a = lib.arange(6.0).reshape(2, 3)
+        b = lib.arange(6.0, 12.0).reshape(2, 3)
+        out = CASES[case](lib, a, b)
+        return tuple(out.shape), out.is_contiguous(), out.view(-1).tolist() if \
+            out.is_contiguous() else None
+    assert run(ember) == run(torch)
+
+
+def test_in_place_write_into_an_expanded_tensor_raises():
+    for lib in (ember, torch):
+        with pytest.raises(RuntimeError, match="more than one element of the written-to"):
+            lib.ones(2).expand(3, 2).add_(1)
+        single = lib.ones(1).expand(1, 1)
+        single.mul_(3)
+        assert single.tolist() == [[3.0]]
