@@ -85,16 +85,7 @@ CASES = {
 }
 
 
-# NOTE [preserve_format in *_like] (src/ember/_ops/creation.py): these wait for gradcheck to
-# stop assuming row-major seeds; then the *_like factories keep a dense input's strides.
-PRESERVE_LIKE = {"empty_like transposed", "zeros_like transposed", "ones_like channels_last",
-                 "full_like transposed", "rand_like transposed", "randint_like transposed",
-                 "like of a non-dense view"}
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(
-    reason="NOTE [preserve_format in *_like]", strict=True)) if n in PRESERVE_LIKE else n
-    for n in CASES])
+@pytest.mark.parametrize("name", list(CASES))
 def test_memory_format_matches_torch(name):
     fn = CASES[name]
     expected, torch_error = _run(fn, torch)

@@ -649,7 +649,7 @@ def _any_requires_grad(op, args):
 def write_inplace(op, self, result):
     """Copy an op's result into `self` with PyTorch's in-place checks; bump the version."""
     from ember._core.promotion import can_cast
-    if 0 in self._data.strides:
+    if 0 in self._data.strides and self._data.size:
         _check_not_overlapping(self._data)
     rdt, sdt = result._dtype, self._dtype
     if rdt is not sdt:

@@ -103,11 +103,8 @@ def like_array(input, fill, dtype, device, memory_format, where):
     (preserve: input's own layout where it is dense)."""
     shape = input._data.shape
     name = memory_layout.format_name(memory_format, where)
-    # NOTE [preserve_format in *_like]: PyTorch keeps a dense input's strides here. Not yet:
-    # autograd's gradcheck writes its seeds through `zeros_like(out)._data.reshape(-1)`, which
-    # needs a row-major result. Until it indexes with unravel_index, preserve means contiguous.
-    if name == memory_layout.PRESERVE:
-        name = memory_layout.CONTIGUOUS
+    # NOTE [preserve_format in *_like]: as PyTorch, a dense input's strides are kept (so
+    # code must not assume a *_like result is row-major).
     if name == memory_layout.CONTIGUOUS or (
             name == memory_layout.PRESERVE and input.is_contiguous()):
         return full_array(shape, fill, dtype, device)

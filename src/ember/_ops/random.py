@@ -141,8 +141,8 @@ def _like_layout(result, input, memory_format, where):
     """`result` (a fresh contiguous sample) laid out as `memory_format` asks of a tensor made
     like `input` (preserve: input's own dense layout)."""
     name = layout.format_name(memory_format, where)
-    # See NOTE [preserve_format in *_like] (creation.py): preserve means contiguous for now.
-    if name in (layout.CONTIGUOUS, layout.PRESERVE):
+    # See NOTE [preserve_format in *_like] (creation.py).
+    if name == layout.CONTIGUOUS or (name == layout.PRESERVE and input.is_contiguous()):
         return result
     from ember._ops.creation import like_array
     target = dispatch.wrap(like_array(input, None, result._dtype, result._device,

@@ -93,7 +93,8 @@ def _analytical_jacobian(outputs, inputs, wrt):
         for part, unit in enumerate(seeds):
             for i in range(size):
                 seed = zeros_like(out)
-                seed._data.reshape(-1)[i] = unit
+                # unravel_index: zeros_like keeps out's layout, which may not be row-major.
+                seed._data[np.unravel_index(i, seed._data.shape)] = unit
                 grads = autograd_grad([out], [inputs[w] for w in wrt], [seed],
                                       retain_graph=True, allow_unused=True)
                 for m, g in enumerate(grads):
