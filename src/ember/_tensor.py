@@ -14,6 +14,7 @@ from ember._core.device import CPU, META, as_device
 from ember._core.dispatch import storage_of
 from ember._core.shape import Size, wrap_dim
 from ember._core.storage import _data_ptr
+from ember.autograd import grad_mode, graph
 
 
 class Tensor:
@@ -164,6 +165,8 @@ class Tensor:
         if requires_grad:
             _check(self._dtype.is_floating_point or self._dtype.is_complex,
                    "only Tensors of floating point and complex dtype can require gradients")
+            if "_inference" in self.__dict__:
+                grad_mode.check_requires_grad(self)
         else:
             _check(self._grad_fn is None, lambda: (
                 "you can only change requires_grad flags of leaf variables. If you want to use "
@@ -178,7 +181,13 @@ class Tensor:
 
     @property
     def grad_fn(self):
+        if self._base is not None:
+            graph.stale_view_check(self)    # NOTE [stale views]
         return self._grad_fn
+
+    def is_inference(self) -> bool:
+        """Whether this tensor was made inside inference_mode (NOTE [inference tensors])."""
+        return "_inference" in self.__dict__
 
     @property
     def grad(self):

@@ -136,3 +136,37 @@ def test_forward_ad_needs_a_level_and_matching_shapes():
         with fw.dual_level():
             with pytest.raises(RuntimeError, match="different size"):
                 fw.make_dual(lib.ones(2), lib.ones(3))
+
+
+def test_inference_tensors_behave_as_in_pytorch():
+    def run(lib):
+        seen = []
+        with lib.inference_mode():
+            made, computed, literal = lib.ones(2), lib.ones(2) * 2, lib.tensor([1.0])
+            made.add_(1)                     # allowed inside the mode
+        seen.append((made.is_inference(), computed.is_inference(), literal.is_inference(),
+                     lib.ones(1).is_inference()))
+        with lib.inference_mode(False):
+            seen.append(lib.ones(1).is_inference())
+        weight = lib.ones(2, requires_grad=True)
+        for attempt in (lambda: computed.add_(1), lambda: computed.requires_grad_(),
+                        lambda: weight * computed):
+            try:
+                attempt()
+                seen.append("no error")
+            except RuntimeError as error:
+                seen.append(str(error).split(".")[0])
+        seen.append((weight + computed).requires_grad)    # add saves nothing: allowed
+        return seen
+    assert run(ember) == run(torch)
+
+
+def test_grad_fn_of_a_stale_view_is_rebuilt():
+    def run(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 1
+        view = y[0:1]
+        before = view.grad_fn.name()
+        y.mul_(2)
+        return before, view.grad_fn.name()
+    assert run(ember) == run(torch)

@@ -38,7 +38,7 @@ class _State:
     """Global switches the per-op path reads (one attribute each)."""
 
     __slots__ = ("slow", "record", "record_inplace", "grad_enabled", "slow_handlers",
-                 "deterministic", "on_inplace", "inplace_guard")
+                 "deterministic", "on_inplace", "inplace_guard", "on_create")
 
     def __init__(self):
         self.slow = False
@@ -50,6 +50,8 @@ class _State:
         self.on_inplace = None       # (self, result) after an in-place op, on the slow path only
         # (self) before an in-place op; set once inference tensors exist (they refuse it)
         self.inplace_guard = None
+        # (tensor) for tensors made by factories outside `call` (inference mode marks them)
+        self.on_create = None
 
 
 state = _State()

@@ -29,6 +29,8 @@ def _resolve(dtype, device):
 
 def _finish(array, dtype, device, requires_grad):
     t = dispatch.wrap(array, dtype, device)
+    if dispatch.state.on_create is not None:
+        dispatch.state.on_create(t)
     if requires_grad:
         t.requires_grad_(True)
     return t

@@ -183,6 +183,13 @@ def mark_inference(result) -> None:
                 t.__dict__["_inference"] = True
 
 
+def check_requires_grad(t) -> None:
+    """requires_grad_(True) on an inference tensor outside inference mode raises."""
+    if "_inference" in t.__dict__ and not _state.inference:
+        raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                           "InferenceMode is not allowed.")
+
+
 def _inplace_guard(self) -> None:
     if not _state.inference and "_inference" in self.__dict__:
         raise RuntimeError(_INFERENCE_INPLACE)
@@ -201,6 +208,7 @@ class _Marker:
             if self.depth == 1:
                 dispatch.state.slow_handlers.append(_mark_handler)
                 dispatch.state.inplace_guard = _inplace_guard
+                dispatch.state.on_create = mark_inference
                 dispatch.refresh_slow_path()
 
     def exit(self) -> None:
@@ -208,6 +216,7 @@ class _Marker:
             self.depth -= 1
             if self.depth == 0:
                 dispatch.state.slow_handlers.remove(_mark_handler)
+                dispatch.state.on_create = None
                 dispatch.refresh_slow_path()
 
 
