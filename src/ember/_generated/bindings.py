@@ -83,6 +83,7 @@ _op_diag_embed = _OPS['diag_embed']
 _op_diagflat = _OPS['diagflat']
 _op_diagonal = _OPS['diagonal']
 _op_diagonal_scatter = _OPS['diagonal_scatter']
+_op_diff = _OPS['diff']
 _op_digamma = _OPS['digamma']
 _op_div_Tensor = _OPS['div.Tensor']
 _op_div_Tensor_mode = _OPS['div.Tensor_mode']
@@ -100,6 +101,7 @@ _op_expand_as = _OPS['expand_as']
 _op_expm1 = _OPS['expm1']
 _op_fill_Scalar = _OPS['fill.Scalar']
 _op_fill_Tensor = _OPS['fill.Tensor']
+_op_fill_diagonal = _OPS['fill_diagonal']
 _op_flatten_using_ints = _OPS['flatten.using_ints']
 _op_flip = _OPS['flip']
 _op_fliplr = _OPS['fliplr']
@@ -133,6 +135,9 @@ _op_index_select = _OPS['index_select']
 _op_inner = _OPS['inner']
 _op_isclose = _OPS['isclose']
 _op_isfinite = _OPS['isfinite']
+_op_isin_Scalar_Tensor = _OPS['isin.Scalar_Tensor']
+_op_isin_Tensor_Scalar = _OPS['isin.Tensor_Scalar']
+_op_isin_Tensor_Tensor = _OPS['isin.Tensor_Tensor']
 _op_isinf = _OPS['isinf']
 _op_isnan = _OPS['isnan']
 _op_isneginf = _OPS['isneginf']
@@ -150,6 +155,7 @@ _op_log = _OPS['log']
 _op_log10 = _OPS['log10']
 _op_log1p = _OPS['log1p']
 _op_log2 = _OPS['log2']
+_op_log_softmax_int = _OPS['log_softmax.int']
 _op_logaddexp = _OPS['logaddexp']
 _op_logaddexp2 = _OPS['logaddexp2']
 _op_logcumsumexp = _OPS['logcumsumexp']
@@ -209,6 +215,7 @@ _op_rad2deg = _OPS['rad2deg']
 _op_ravel = _OPS['ravel']
 _op_real = _OPS['real']
 _op_reciprocal = _OPS['reciprocal']
+_op_relu = _OPS['relu']
 _op_remainder_Tensor = _OPS['remainder.Tensor']
 _op_repeat = _OPS['repeat']
 _op_repeat_interleave_Tensor = _OPS['repeat_interleave.Tensor']
@@ -241,6 +248,7 @@ _op_sinc = _OPS['sinc']
 _op_sinh = _OPS['sinh']
 _op_slice_Tensor = _OPS['slice.Tensor']
 _op_slice_scatter = _OPS['slice_scatter']
+_op_softmax_int = _OPS['softmax.int']
 _op_sort = _OPS['sort']
 _op_sort_stable = _OPS['sort.stable']
 _op_split_Tensor = _OPS['split.Tensor']
@@ -629,6 +637,12 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     return _call(_op_diagonal_scatter, (input, src, offset, dim1, dim2))
 
 
+def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
+    if out is None:
+        return _call(_op_diff, (input, n, dim, prepend, append))
+    return _call_out(_op_diff, (input, n, dim, prepend, append), out)
+
+
 def digamma(input, *, out=None):
     if out is None:
         return _call(_op_digamma, (input,))
@@ -924,6 +938,12 @@ def log2(input, *, out=None):
     return _call_out(_op_log2, (input,), out)
 
 
+def log_softmax(input, dim, dtype=None, *, out=None):
+    if out is None:
+        return _call(_op_log_softmax_int, (input, dim, dtype))
+    return _call_out(_op_log_softmax_int, (input, dim, dtype), out)
+
+
 def logaddexp(input, other, *, out=None):
     if out is None:
         return _call(_op_logaddexp, (input, other))
@@ -1129,6 +1149,10 @@ def reciprocal(input, *, out=None):
     return _call_out(_op_reciprocal, (input,), out)
 
 
+def relu(input):
+    return _call(_op_relu, (input,))
+
+
 def remainder(input, other, *, out=None):
     if out is None:
         return _call(_op_remainder_Tensor, (input, other))
@@ -1217,6 +1241,12 @@ def sinh(input, *, out=None):
 
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     return _call(_op_slice_scatter, (input, src, dim, start, end, step))
+
+
+def softmax(input, dim, dtype=None, *, out=None):
+    if out is None:
+        return _call(_op_softmax_int, (input, dim, dtype))
+    return _call_out(_op_softmax_int, (input, dim, dtype), out)
 
 
 def split_with_sizes(input, split_sizes, dim=0):
@@ -1501,6 +1531,15 @@ is_conj = _FE['is_conj'].function
 is_neg = _FE['is_neg'].function
 
 
+is_nonzero = _FE['is_nonzero'].function
+
+
+is_same_size = _FE['is_same_size'].function
+
+
+isin = _FE['isin'].function
+
+
 kthvalue = _FE['kthvalue'].function
 
 
@@ -1604,6 +1643,9 @@ range = _FE['range'].function
 
 
 real = _FE['real'].function
+
+
+relu_ = _FE['relu_'].function
 
 
 repeat_interleave = _FE['repeat_interleave'].function
@@ -1971,6 +2013,9 @@ class _Methods:
     def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
         return _call(_op_diagonal_scatter, (self, src, offset, dim1, dim2))
 
+    def diff(self, n=1, dim=-1, prepend=None, append=None):
+        return _call(_op_diff, (self, n, dim, prepend, append))
+
     def digamma(self):
         return _call(_op_digamma, (self,))
 
@@ -2028,6 +2073,9 @@ class _Methods:
 
     def expm1_(self):
         return _call_inplace(_op_expm1, (self,))
+
+    def fill_diagonal_(self, fill_value, wrap=False):
+        return _call_inplace(_op_fill_diagonal, (self, fill_value, wrap))
 
     def flatten(self, start_dim=0, end_dim=-1):
         return _call(_op_flatten_using_ints, (self, start_dim, end_dim))
@@ -2222,6 +2270,9 @@ class _Methods:
     def log2_(self):
         return _call_inplace(_op_log2, (self,))
 
+    def log_softmax(self, dim, dtype=None):
+        return _call(_op_log_softmax_int, (self, dim, dtype))
+
     def logaddexp(self, other):
         return _call(_op_logaddexp, (self, other))
 
@@ -2388,6 +2439,12 @@ class _Methods:
     def reciprocal_(self):
         return _call_inplace(_op_reciprocal, (self,))
 
+    def relu(self):
+        return _call(_op_relu, (self,))
+
+    def relu_(self):
+        return _call_inplace(_op_relu, (self,))
+
     def remainder(self, other):
         return _call(_op_remainder_Tensor, (self, other))
 
@@ -2476,6 +2533,9 @@ class _Methods:
 
     def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
         return _call(_op_slice_scatter, (self, src, dim, start, end, step))
+
+    def softmax(self, dim, dtype=None):
+        return _call(_op_softmax_int, (self, dim, dtype))
 
     def split_with_sizes(self, *split_sizes, dim=0):
         split_sizes = _shape(split_sizes)
@@ -2851,6 +2911,8 @@ class _Methods:
 
     angle = _FE['angle'].method
 
+    apply_ = _FE['apply_'].method
+
     argsort = _FE['argsort'].method
 
     as_strided = _FE['as_strided'].method
@@ -2878,6 +2940,8 @@ class _Methods:
     cumprod_ = _FE['cumprod_'].method
 
     cumsum_ = _FE['cumsum_'].method
+
+    dim_order = _FE['dim_order'].method
 
     div = _FE['div'].method
 
@@ -2917,6 +2981,10 @@ class _Methods:
 
     is_neg = _FE['is_neg'].method
 
+    is_nonzero = _FE['is_nonzero'].method
+
+    is_same_size = _FE['is_same_size'].method
+
     kthvalue = _FE['kthvalue'].method
 
     lerp = _FE['lerp'].method
@@ -2924,6 +2992,8 @@ class _Methods:
     lerp_ = _FE['lerp'].inplace_method
 
     log_normal_ = _FE['log_normal_'].method
+
+    map_ = _FE['map_'].method
 
     masked_fill = _FE['masked_fill'].method
 
@@ -2984,6 +3054,10 @@ class _Methods:
     random_ = _FE['random_'].method
 
     repeat_interleave = _FE['repeat_interleave'].method
+
+    resize_ = _FE['resize_'].method
+
+    resize_as_ = _FE['resize_as_'].method
 
     resolve_conj = _FE['resolve_conj'].method
 
@@ -3147,6 +3221,7 @@ FUNCTIONS = (
     'diagflat',
     'diagonal',
     'diagonal_scatter',
+    'diff',
     'digamma',
     'div',
     'divide',
@@ -3206,8 +3281,11 @@ FUNCTIONS = (
     'inner',
     'is_conj',
     'is_neg',
+    'is_nonzero',
+    'is_same_size',
     'isclose',
     'isfinite',
+    'isin',
     'isinf',
     'isnan',
     'isneginf',
@@ -3227,6 +3305,7 @@ FUNCTIONS = (
     'log10',
     'log1p',
     'log2',
+    'log_softmax',
     'logaddexp',
     'logaddexp2',
     'logcumsumexp',
@@ -3295,6 +3374,8 @@ FUNCTIONS = (
     'ravel',
     'real',
     'reciprocal',
+    'relu',
+    'relu_',
     'remainder',
     'repeat_interleave',
     'reshape',
@@ -3321,6 +3402,7 @@ FUNCTIONS = (
     'sinc',
     'sinh',
     'slice_scatter',
+    'softmax',
     'sort',
     'split',
     'split_with_sizes',

@@ -1,0 +1,112 @@
+"""Activations that PyTorch has at the top level and as Tensor methods: relu (and relu_),
+softmax and log_softmax. The `ember.nn.functional` forms build on these.
+
+softmax and log_softmax shift by the maximum along `dim` before exponentiating, so large inputs
+do not overflow; float16/bfloat16 inputs are computed in float32 and rounded once, as PyTorch's
+CPU kernels do.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ember._core import dispatch
+from ember._core import dtype as dt
+from ember._core.checks import _check
+from ember._core.registry import OPS, register_frontend, register_op
+from ember._core.shape import wrap_dim
+from ember._ops.grad_utils import where
+from ember._ops.pointwise import not_implemented_for
+
+_LOW_PRECISION = frozenset(np.dtype(d._np) for d in (dt.float16, dt.bfloat16))
+
+
+# --------------------------------------------------------------------------- relu
+
+@register_op("relu(Tensor self) -> Tensor", kind="pointwise", inplace=True, out=False,
+             saves=("result",), derivatives={"self": lambda c: where(c.result <= 0, 0.0, c.grad)})
+def relu(xp, self):
+    """relu(input) -> Tensor: max(input, 0) elementwise (NaN stays NaN)."""
+    _check(self.dtype.kind != "b", "Boolean inputs not supported for relu")
+    if self.dtype.kind == "c":
+        raise NotImplementedError("clamp is not supported for complex types")
+    return xp.maximum(self, xp.zeros((), self.dtype))
+
+
+@register_frontend("relu_", method=False)
+def relu_(input):
+    """relu_(input) -> Tensor: relu written into input."""
+    return dispatch.call_inplace(OPS["relu"], (input,))
+
+
+# --------------------------------------------------------------------------- softmax
+
+def _softmax_dtype(self_dtype, dtype, kernel_name):
+    """The result dtype (the input's, or `dtype`, to which the input is cast first)."""
+    result = self_dtype if dtype is None else dtype
+    if not result.is_floating_point:
+        raise NotImplementedError(
+            f'"{kernel_name}" not implemented for \'{result._cpp_name}\'')
+    return result
+
+
+def _softmax_meta(kernel_name):
+    def meta(self, dim, dtype=None):
+        wrap_dim(dim, self.ndim)
+        return tuple(self.shape), _softmax_dtype(self._dtype, dtype, kernel_name)
+    return meta
+
+
+def _shifted(xp, self, dim, dtype, kernel_name):
+    """(input minus its maximum along dim, in the compute dtype; the axis; the result dtype)."""
+    axis = wrap_dim(dim, self.ndim)
+    x = self if dtype is None else self.astype(dtype._np)
+    if x.dtype.kind != "f" and x.dtype not in _LOW_PRECISION:
+        not_implemented_for(kernel_name, x)
+    result = x.dtype
+    if x.dtype in _LOW_PRECISION:
+        x = x.astype(np.float32)
+    if x.ndim == 0:
+        x = x.reshape(1)
+        axis = 0
+    if x.size == 0:
+        return x, axis, result
+    # An all -inf row gives -inf - -inf = NaN, as it does in PyTorch.
+    with np.errstate(invalid="ignore"):
+        return x - x.max(axis=axis, keepdims=True), axis, result
+
+
+def _softmax_grad(c):
+    y, g = c.result, c.grad
+    return y * (g - (g * y).sum(c.dim, keepdim=True))
+
+
+@register_op("softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
+             meta=_softmax_meta("softmax_lastdim_kernel_impl"), saves=("result",),
+             derivatives={"self": _softmax_grad})
+def softmax(xp, self, dim, dtype=None):
+    """softmax(input, dim, dtype=None) -> Tensor: exp(input) / sum(exp(input)) along dim.
+
+    With `dtype` the input is cast to it first; integer inputs need a floating `dtype`.
+    """
+    x, axis, result = _shifted(xp, self, dim, dtype, "softmax_lastdim_kernel_impl")
+    with np.errstate(invalid="ignore"):
+        e = xp.exp(x)
+        out = e / e.sum(axis=axis, keepdims=True)
+    return out.reshape(self.shape).astype(result, copy=False)
+
+
+def _log_softmax_grad(c):
+    y, g = c.result, c.grad
+    return g - y.exp() * g.sum(c.dim, keepdim=True)
+
+
+@register_op("log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
+             meta=_softmax_meta("log_softmax_lastdim_kernel_impl"), saves=("result",),
+             derivatives={"self": _log_softmax_grad})
+def log_softmax(xp, self, dim, dtype=None):
+    """log_softmax(input, dim, dtype=None) -> Tensor: log(softmax(input, dim)), computed as
+    input - max - log(sum(exp(input - max))) so that it neither overflows nor underflows."""
+    x, axis, result = _shifted(xp, self, dim, dtype, "log_softmax_lastdim_kernel_impl")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = x - xp.log(xp.exp(x).sum(axis=axis, keepdims=True))
+    return out.reshape(self.shape).astype(result, copy=False)
