@@ -169,3 +169,13 @@ def test_invert_is_a_type_error_on_floats():
         ~ember.tensor([1.0])
     with pytest.raises(NotImplementedError):
         ember.bitwise_not(ember.tensor([1.0]))
+
+
+def test_numpy_keyword_names_for_dim_and_keepdim():
+    import torch as _torch
+
+    def run(lib):
+        x = lib.arange(6.0).reshape(2, 3)
+        return (x.sum(axis=0).tolist(), tuple(lib.sum(x, axis=1, keepdims=True).shape),
+                x.mean(axis=0).tolist(), tuple(x.amax(axis=1, keepdims=True).shape))
+    assert run(ember) == run(_torch)

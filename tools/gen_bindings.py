@@ -84,24 +84,43 @@ def _params(op, *, method: bool, with_out: bool):
     if with_out:
         if not star_done:
             params.append("*")
+            star_done = True
         params.append("out=None")
+    for numpy_name, name in _NUMPY_ALIASES.items():
+        if name in _optional_names(op) and numpy_name not in names:
+            if not star_done:
+                params.append("*")
+                star_done = True
+            params.append(f"{numpy_name}=None")
     call_args = ", ".join(names)
     if len(names) == 1:
         call_args += ","
     return ", ".join(params), f"({call_args})", varargs
 
 
+# PyTorch also takes NumPy's keyword names: x.sum(axis=0, keepdims=True) (where the argument
+# has a default; a required dim stays required).
+_NUMPY_ALIASES = {"axis": "dim", "keepdims": "keepdim"}
+
+
+def _optional_names(op):
+    return {a.name for a in op.schema.arguments if a.has_default}
+
+
 def _body_prefix(op, varargs):
-    if varargs:
-        return f"    {varargs} = _shape({varargs})\n"
-    return ""
+    text = f"    {varargs} = _shape({varargs})\n" if varargs else ""
+    names = {a.name for a in op.schema.arguments}
+    for numpy_name, name in _NUMPY_ALIASES.items():
+        if name in _optional_names(op) and numpy_name not in names:
+            text += f"    if {numpy_name} is not None:\n        {name} = {numpy_name}\n"
+    return text
 
 
 def emit_op(op, var: str, lines: list, methods: list, dunders: list) -> None:
     name = op.python_name
     if op.function:
         sig, packed, _ = _params(op, method=False, with_out=op.out)
-        body = ""
+        body = _body_prefix(op, None)
         if op.out:
             body += (f"    if out is None:\n        return _call({var}, {packed})\n"
                      f"    return _call_out({var}, {packed}, out)\n")

@@ -363,37 +363,61 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     return _call_out(_op_addr, (input, vec1, vec2, beta, alpha), out)
 
 
-def all(input, dim=None, keepdim=False, *, out=None):
+def all(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
+    if axis is not None:
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
     if out is None:
         return _call(_op_all_dims, (input, dim, keepdim))
     return _call_out(_op_all_dims, (input, dim, keepdim), out)
 
 
-def amax(input, dim=(), keepdim=False, *, out=None):
+def amax(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
+    if axis is not None:
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
     if out is None:
         return _call(_op_amax, (input, dim, keepdim))
     return _call_out(_op_amax, (input, dim, keepdim), out)
 
 
-def amin(input, dim=(), keepdim=False, *, out=None):
+def amin(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
+    if axis is not None:
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
     if out is None:
         return _call(_op_amin, (input, dim, keepdim))
     return _call_out(_op_amin, (input, dim, keepdim), out)
 
 
-def any(input, dim=None, keepdim=False, *, out=None):
+def any(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
+    if axis is not None:
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
     if out is None:
         return _call(_op_any_dims, (input, dim, keepdim))
     return _call_out(_op_any_dims, (input, dim, keepdim), out)
 
 
-def argmax(input, dim=None, keepdim=False, *, out=None):
+def argmax(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
+    if axis is not None:
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
     if out is None:
         return _call(_op_argmax, (input, dim, keepdim))
     return _call_out(_op_argmax, (input, dim, keepdim), out)
 
 
-def argmin(input, dim=None, keepdim=False, *, out=None):
+def argmin(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
+    if axis is not None:
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
     if out is None:
         return _call(_op_argmin, (input, dim, keepdim))
     return _call_out(_op_argmin, (input, dim, keepdim), out)
@@ -508,7 +532,9 @@ def broadcast_to(input, size):
     return _call(_op_broadcast_to, (input, size))
 
 
-def cat(tensors, dim=0, *, out=None):
+def cat(tensors, dim=0, *, out=None, axis=None):
+    if axis is not None:
+        dim = axis
     if out is None:
         return _call(_op_cat, (tensors, dim))
     return _call_out(_op_cat, (tensors, dim), out)
@@ -526,7 +552,9 @@ def ceil(input, *, out=None):
     return _call_out(_op_ceil, (input,), out)
 
 
-def chunk(input, chunks, dim=0):
+def chunk(input, chunks, dim=0, *, axis=None):
+    if axis is not None:
+        dim = axis
     return _call(_op_chunk, (input, chunks, dim))
 
 
@@ -591,7 +619,9 @@ def cosh(input, *, out=None):
     return _call_out(_op_cosh, (input,), out)
 
 
-def cross(input, other, dim=None, *, out=None):
+def cross(input, other, dim=None, *, out=None, axis=None):
+    if axis is not None:
+        dim = axis
     if out is None:
         return _call(_op_cross, (input, other, dim))
     return _call_out(_op_cross, (input, other, dim), out)
@@ -637,7 +667,9 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     return _call(_op_diagonal_scatter, (input, src, offset, dim1, dim2))
 
 
-def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
+def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None, axis=None):
+    if axis is not None:
+        dim = axis
     if out is None:
         return _call(_op_diff, (input, n, dim, prepend, append))
     return _call_out(_op_diff, (input, n, dim, prepend, append), out)
@@ -992,7 +1024,9 @@ def logit(input, eps=None, *, out=None):
     return _call_out(_op_logit, (input, eps), out)
 
 
-def logsumexp(input, dim, keepdim=False, *, out=None):
+def logsumexp(input, dim, keepdim=False, *, out=None, keepdims=None):
+    if keepdims is not None:
+        keepdim = keepdims
     if out is None:
         return _call(_op_logsumexp, (input, dim, keepdim))
     return _call_out(_op_logsumexp, (input, dim, keepdim), out)
@@ -1029,7 +1063,11 @@ def maximum(input, other, *, out=None):
     return _call_out(_op_maximum, (input, other), out)
 
 
-def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
+    if axis is not None:
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
     if out is None:
         return _call(_op_mean_dim, (input, dim, keepdim, dtype))
     return _call_out(_op_mean_dim, (input, dim, keepdim, dtype), out)
@@ -1074,13 +1112,21 @@ def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
     return _call_out(_op_nan_to_num, (input, nan, posinf, neginf), out)
 
 
-def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
+    if axis is not None:
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
     if out is None:
         return _call(_op_nanmean, (input, dim, keepdim, dtype))
     return _call_out(_op_nanmean, (input, dim, keepdim, dtype), out)
 
 
-def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
+    if axis is not None:
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
     if out is None:
         return _call(_op_nansum, (input, dim, keepdim, dtype))
     return _call_out(_op_nansum, (input, dim, keepdim, dtype), out)
@@ -1239,7 +1285,9 @@ def sinh(input, *, out=None):
     return _call_out(_op_sinh, (input,), out)
 
 
-def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, axis=None):
+    if axis is not None:
+        dim = axis
     return _call(_op_slice_scatter, (input, src, dim, start, end, step))
 
 
@@ -1249,7 +1297,9 @@ def softmax(input, dim, dtype=None, *, out=None):
     return _call_out(_op_softmax_int, (input, dim, dtype), out)
 
 
-def split_with_sizes(input, split_sizes, dim=0):
+def split_with_sizes(input, split_sizes, dim=0, *, axis=None):
+    if axis is not None:
+        dim = axis
     return _call(_op_split_with_sizes, (input, split_sizes, dim))
 
 
@@ -1265,13 +1315,19 @@ def square(input, *, out=None):
     return _call_out(_op_square, (input,), out)
 
 
-def stack(tensors, dim=0, *, out=None):
+def stack(tensors, dim=0, *, out=None, axis=None):
+    if axis is not None:
+        dim = axis
     if out is None:
         return _call(_op_stack, (tensors, dim))
     return _call_out(_op_stack, (tensors, dim), out)
 
 
-def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+def sum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
+    if axis is not None:
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
     if out is None:
         return _call(_op_sum_dim_IntList, (input, dim, keepdim, dtype))
     return _call_out(_op_sum_dim_IntList, (input, dim, keepdim, dtype), out)
@@ -1287,7 +1343,9 @@ def take(input, index, *, out=None):
     return _call_out(_op_take, (input, index), out)
 
 
-def take_along_dim(input, indices, dim=None, *, out=None):
+def take_along_dim(input, indices, dim=None, *, out=None, axis=None):
+    if axis is not None:
+        dim = axis
     if out is None:
         return _call(_op_take_along_dim, (input, indices, dim))
     return _call_out(_op_take_along_dim, (input, indices, dim), out)
@@ -1352,7 +1410,9 @@ def trunc(input, *, out=None):
 fix = trunc
 
 
-def unbind(input, dim=0):
+def unbind(input, dim=0, *, axis=None):
+    if axis is not None:
+        dim = axis
     return _call(_op_unbind_int, (input, dim))
 
 
@@ -1799,22 +1859,46 @@ class _Methods:
     def addr_(self, vec1, vec2, *, beta=1, alpha=1):
         return _call_inplace(_op_addr, (self, vec1, vec2, beta, alpha))
 
-    def all(self, dim=None, keepdim=False):
+    def all(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
+        if axis is not None:
+            dim = axis
+        if keepdims is not None:
+            keepdim = keepdims
         return _call(_op_all_dims, (self, dim, keepdim))
 
-    def amax(self, dim=(), keepdim=False):
+    def amax(self, dim=(), keepdim=False, *, axis=None, keepdims=None):
+        if axis is not None:
+            dim = axis
+        if keepdims is not None:
+            keepdim = keepdims
         return _call(_op_amax, (self, dim, keepdim))
 
-    def amin(self, dim=(), keepdim=False):
+    def amin(self, dim=(), keepdim=False, *, axis=None, keepdims=None):
+        if axis is not None:
+            dim = axis
+        if keepdims is not None:
+            keepdim = keepdims
         return _call(_op_amin, (self, dim, keepdim))
 
-    def any(self, dim=None, keepdim=False):
+    def any(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
+        if axis is not None:
+            dim = axis
+        if keepdims is not None:
+            keepdim = keepdims
         return _call(_op_any_dims, (self, dim, keepdim))
 
-    def argmax(self, dim=None, keepdim=False):
+    def argmax(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
+        if axis is not None:
+            dim = axis
+        if keepdims is not None:
+            keepdim = keepdims
         return _call(_op_argmax, (self, dim, keepdim))
 
-    def argmin(self, dim=None, keepdim=False):
+    def argmin(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
+        if axis is not None:
+            dim = axis
+        if keepdims is not None:
+            keepdim = keepdims
         return _call(_op_argmin, (self, dim, keepdim))
 
     def argwhere(self):
@@ -1931,7 +2015,9 @@ class _Methods:
     def ceil_(self):
         return _call_inplace(_op_ceil, (self,))
 
-    def chunk(self, chunks, dim=0):
+    def chunk(self, chunks, dim=0, *, axis=None):
+        if axis is not None:
+            dim = axis
         return _call(_op_chunk, (self, chunks, dim))
 
     def clamp(self, min=None, max=None):
@@ -1983,7 +2069,9 @@ class _Methods:
     def cosh_(self):
         return _call_inplace(_op_cosh, (self,))
 
-    def cross(self, other, dim=None):
+    def cross(self, other, dim=None, *, axis=None):
+        if axis is not None:
+            dim = axis
         return _call(_op_cross, (self, other, dim))
 
     def cumprod(self, dim, *, dtype=None):
@@ -2013,7 +2101,9 @@ class _Methods:
     def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
         return _call(_op_diagonal_scatter, (self, src, offset, dim1, dim2))
 
-    def diff(self, n=1, dim=-1, prepend=None, append=None):
+    def diff(self, n=1, dim=-1, prepend=None, append=None, *, axis=None):
+        if axis is not None:
+            dim = axis
         return _call(_op_diff, (self, n, dim, prepend, append))
 
     def digamma(self):
@@ -2312,7 +2402,9 @@ class _Methods:
     def logit_(self, eps=None):
         return _call_inplace(_op_logit, (self, eps))
 
-    def logsumexp(self, dim, keepdim=False):
+    def logsumexp(self, dim, keepdim=False, *, keepdims=None):
+        if keepdims is not None:
+            keepdim = keepdims
         return _call(_op_logsumexp, (self, dim, keepdim))
 
     def lt(self, other):
@@ -2340,7 +2432,11 @@ class _Methods:
     def maximum(self, other):
         return _call(_op_maximum, (self, other))
 
-    def mean(self, dim=None, keepdim=False, *, dtype=None):
+    def mean(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
+        if axis is not None:
+            dim = axis
+        if keepdims is not None:
+            keepdim = keepdims
         return _call(_op_mean_dim, (self, dim, keepdim, dtype))
 
     def minimum(self, other):
@@ -2371,10 +2467,18 @@ class _Methods:
     def nan_to_num_(self, nan=None, posinf=None, neginf=None):
         return _call_inplace(_op_nan_to_num, (self, nan, posinf, neginf))
 
-    def nanmean(self, dim=None, keepdim=False, *, dtype=None):
+    def nanmean(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
+        if axis is not None:
+            dim = axis
+        if keepdims is not None:
+            keepdim = keepdims
         return _call(_op_nanmean, (self, dim, keepdim, dtype))
 
-    def nansum(self, dim=None, keepdim=False, *, dtype=None):
+    def nansum(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
+        if axis is not None:
+            dim = axis
+        if keepdims is not None:
+            keepdim = keepdims
         return _call(_op_nansum, (self, dim, keepdim, dtype))
 
     def ne(self, other):
@@ -2531,14 +2635,18 @@ class _Methods:
     def sinh_(self):
         return _call_inplace(_op_sinh, (self,))
 
-    def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
+    def slice_scatter(self, src, dim=0, start=None, end=None, step=1, *, axis=None):
+        if axis is not None:
+            dim = axis
         return _call(_op_slice_scatter, (self, src, dim, start, end, step))
 
     def softmax(self, dim, dtype=None):
         return _call(_op_softmax_int, (self, dim, dtype))
 
-    def split_with_sizes(self, *split_sizes, dim=0):
+    def split_with_sizes(self, *split_sizes, dim=0, axis=None):
         split_sizes = _shape(split_sizes)
+        if axis is not None:
+            dim = axis
         return _call(_op_split_with_sizes, (self, split_sizes, dim))
 
     def sqrt(self):
@@ -2553,7 +2661,11 @@ class _Methods:
     def square_(self):
         return _call_inplace(_op_square, (self,))
 
-    def sum(self, dim=None, keepdim=False, *, dtype=None):
+    def sum(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
+        if axis is not None:
+            dim = axis
+        if keepdims is not None:
+            keepdim = keepdims
         return _call(_op_sum_dim_IntList, (self, dim, keepdim, dtype))
 
     def t(self):
@@ -2562,7 +2674,9 @@ class _Methods:
     def take(self, index):
         return _call(_op_take, (self, index))
 
-    def take_along_dim(self, indices, dim=None):
+    def take_along_dim(self, indices, dim=None, *, axis=None):
+        if axis is not None:
+            dim = axis
         return _call(_op_take_along_dim, (self, indices, dim))
 
     def tan(self):
@@ -2613,7 +2727,9 @@ class _Methods:
 
     fix_ = trunc_
 
-    def unbind(self, dim=0):
+    def unbind(self, dim=0, *, axis=None):
+        if axis is not None:
+            dim = axis
         return _call(_op_unbind_int, (self, dim))
 
     def unflatten(self, dim, sizes):
