@@ -322,8 +322,6 @@ def test_warnings_point_at_the_callers_line():
     assert out == "<string> 4"
 
 
-@pytest.mark.xfail(strict=True, reason="empty/empty_like/new_empty do not yet fill memory under "
-                   "use_deterministic_algorithms (src/ember/_ops/creation.py)")
 def test_empty_is_filled_under_deterministic_mode():
     out = _fresh(
         "import ember\n"

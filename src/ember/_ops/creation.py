@@ -43,10 +43,25 @@ def full_array(shape, fill, dtype, device):
         return MetaArray(shape, dtype._np)
     xp = get_backend(device.type).xp
     if fill is None:
-        return xp.empty(shape, dtype._np)
+        fill = uninitialized_fill(dtype)
+        if fill is None:
+            return xp.empty(shape, dtype._np)
     if fill == 0:
         return xp.zeros(shape, dtype._np)
     return xp.full(shape, fill, dtype._np)
+
+
+def uninitialized_fill(dtype):
+    """What "uninitialised" memory holds: nothing in particular, except under
+    use_deterministic_algorithms, where PyTorch fills it with NaN (floating and complex), the
+    largest integer, or True, so results can't depend on leftovers."""
+    if dispatch.state.deterministic is None:
+        return None
+    if dtype.is_floating_point or dtype.is_complex:
+        return float("nan")
+    if dtype is dt.bool_:
+        return True
+    return int(np.iinfo(dtype._np).max)
 
 
 def _sized_factory(fill_value):
@@ -95,6 +110,8 @@ def strided_array(shape, strides, fill, dtype, device):
         return MetaArray(shape, dtype._np, tuple(s * dtype.itemsize for s in strides))
     array = memory_layout.empty_strided_array(get_backend(device.type).xp, shape, strides,
                                               dtype._np)
+    if fill is None:
+        fill = uninitialized_fill(dtype)
     if fill is not None:
         array[...] = fill
     return array

@@ -20,6 +20,7 @@ from ember._core.checks import _check, _check_not_implemented, _check_type
 from ember._core.device import META, as_device, get_default_device
 from ember._core.registry import register_frontend
 from ember._core.shape import check_shape, normalize_shape
+from ember._ops.creation import uninitialized_fill
 
 
 def _number(value, name):
@@ -203,6 +204,9 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
         xp = get_backend(device.type).xp
         extent = 0 if 0 in shape else 1 + sum((n - 1) * s for n, s in zip(shape, strides))
         buffer = xp.empty(max(extent, 1) if shape else 1, dtype._np)
+        fill = uninitialized_fill(dtype)
+        if fill is not None:
+            buffer[...] = fill
         array = xp.lib.stride_tricks.as_strided(buffer, shape, byte_strides)
     t = dispatch.wrap(array, dtype, device)
     if requires_grad:
