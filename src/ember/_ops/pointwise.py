@@ -357,7 +357,7 @@ def fmod(xp, self, other):
 
 # --------------------------------------------------------------------------- pow
 
-def _pow_self_grad(c):
+def pow_self_grad(c):
     exponent = c.exponent
     if not isinstance(exponent, dispatch.Tensor) and exponent == 0:
         return zeros_grad(c)
@@ -375,7 +375,7 @@ def _nonnegative(exponent):
     return exponent >= 0
 
 
-def _pow_exponent_grad(c):
+def pow_exponent_grad(c):
     # d/dy x**y = x**y * log(x), taken as 0 where x == 0 and y >= 0 (PyTorch's convention;
     # for y < 0 it is inf * log(0) = -inf). Only reached when the exponent is a tensor.
     self, result = c.self, c.result
@@ -396,7 +396,7 @@ def _pow_exponent_grad(c):
 
 
 @register_op("pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", **_BINARY,
-             derivatives={"self": _pow_self_grad, "exponent": _pow_exponent_grad},
+             derivatives={"self": pow_self_grad, "exponent": pow_exponent_grad},
              dunders={"__pow__": "forward", "__rpow__": "reflect", "__ipow__": "inplace"},
              node_name=pow_name)
 def pow(xp, self, exponent):

@@ -8,7 +8,6 @@ kernels refuse numbers with `_tensors_only` (a number arrives as a NumPy scalar,
 """
 from __future__ import annotations
 
-import cmath
 import collections
 import math
 
@@ -20,7 +19,7 @@ from ember._core.checks import _check, _check_type
 from ember._core.dispatch import call, call_out
 from ember._core.registry import INT_TO_FLOAT, OPS, register_frontend, register_op
 from ember._ops.grad_utils import by_kind, conj, pow_name, where, zeros_grad
-from ember._ops.pointwise import not_implemented_for
+from ember._ops.pointwise import not_implemented_for, pow_exponent_grad, pow_self_grad
 
 _ndarray = np.ndarray
 _BINARY = {"kind": "pointwise", "inplace": True}
@@ -265,40 +264,10 @@ register_frontend("heaviside", inplace=heaviside_inplace)(heaviside_function)
 
 # --------------------------------------------------------------------------- float_power
 
-def _float_power_self_grad(c):
-    exponent = c.exponent
-    if not isinstance(exponent, dispatch.Tensor) and exponent == 0:
-        return zeros_grad(c)
-    grad = c.grad * conj(exponent * c.self ** (exponent - 1))
-    if isinstance(exponent, dispatch.Tensor):
-        # x ** 0 is 1 everywhere: its derivative is 0 even at x == 0 (not 0 * inf).
-        grad = where(exponent == 0, 0.0, grad)
-    return grad
-
-
-def _float_power_exponent_grad(c):
-    base = c.self
-    # d/dy x ** y = x ** y * log(x), taken as 0 at x == 0 for y >= 0 (where x ** y is 0 or 1).
-    if not isinstance(base, dispatch.Tensor):
-        if base == 0:
-            return zeros_grad(c)
-        if isinstance(base, complex) or (base < 0 and c.result._dtype.is_complex):
-            log_base = cmath.log(base)
-        else:
-            log_base = math.log(base) if base > 0 else math.nan
-        return c.grad * conj(c.result * log_base)
-    grad = c.grad * conj(c.result * base.log())
-    exponent = c.exponent
-    if isinstance(exponent, dispatch.Tensor):
-        # (Complex exponents are ordered by their real part.)
-        return where((base == 0) & (exponent.real >= 0), 0.0, grad)
-    return where(base == 0, 0.0, grad) if exponent.real >= 0 else grad
-
-
 @register_op("float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor",
              kind="pointwise", function=False, method=False,
-             derivatives={"self": _float_power_self_grad,
-                          "exponent": _float_power_exponent_grad},
+             # float_power is pow computed in double precision: pow's derivatives.
+             derivatives={"self": pow_self_grad, "exponent": pow_exponent_grad},
              saves=("self", "exponent", "result"),
              node_name=pow_name)
 def float_power(xp, self, exponent):
