@@ -31,6 +31,39 @@ def main() -> None:
     h = torch.ones(4, dtype=torch.bfloat16) * 3
     print("bfloat16 works too:", h)
 
+    _autograd_tour(torch)
+
+
+def _autograd_tour(torch) -> None:
+    """Fit y = 3x - 1 by gradient descent with the tape, then higher-order and forward mode."""
+    torch.manual_seed(0)
+    xs = torch.linspace(-1, 1, 32).unsqueeze(1)
+    ys = 3 * xs - 1 + 0.05 * torch.randn(32, 1)
+    w = torch.zeros(1, 1, requires_grad=True)
+    b = torch.zeros(1, requires_grad=True)
+    for step in range(200):
+        loss = ((xs @ w + b - ys) ** 2).mean()
+        loss.backward()
+        with torch.no_grad():
+            w -= 0.1 * w.grad
+            b -= 0.1 * b.grad
+        w.grad.zero_()
+        b.grad.zero_()
+    print(f"fitted y = {w.item():.3f} x + {b.item():.3f} (loss {loss.item():.4f},",
+          f"grad_fn {loss.grad_fn.name()})")
+
+    t = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
+    (g,) = torch.autograd.grad((t ** 3).sum(), t, create_graph=True)
+    (h,) = torch.autograd.grad(g.sum(), t)
+    print("d/dt t^3 =", g.detach(), " d2/dt2 =", h)
+
+    fw = torch.autograd.forward_ad
+    with fw.dual_level():
+        dual = fw.make_dual(torch.tensor([0.0, 1.0]), torch.tensor([1.0, 1.0]))
+        print("forward-mode tangent of sin:", fw.unpack_dual(dual.sin()).tangent)
+    print("jacobian of softmax:", torch.autograd.functional.jacobian(
+        lambda v: v.softmax(0), torch.tensor([1.0, 2.0])))
+
 
 if __name__ == "__main__":
     main()
