@@ -114,6 +114,8 @@ def bump_version(t) -> None:
 
 
 def _wrap_result(result, device):
+    if type(result) is _ndarray and device is CPU:
+        return wrap(result, _NP_TO_DTYPE[result.dtype], CPU)
     if type(result) is tuple or type(result) is list:
         return tuple(_wrap_result(r, device) for r in result)
     if result is None or isinstance(result, Tensor):
@@ -474,10 +476,15 @@ def _row_major(result, xp):
     over a dim ...) return contiguous tensors whatever their inputs' layout; NumPy often keeps
     the input's order. Ops that keep a layout on purpose (clone, _to_copy) are tagged
     "keeps_layout"."""
-    if type(result) is tuple or type(result) is list:
+    kind = type(result)
+    if kind is _ndarray:
+        if result.ndim and not result.flags.c_contiguous:
+            return np.ascontiguousarray(result)
+        return result
+    if kind is tuple or kind is list:
         return tuple(_row_major(r, xp) for r in result)
-    flags = getattr(result, "flags", None)
-    if flags is not None and not flags.c_contiguous:
+    flags = getattr(result, "flags", None)     # another back-end's array (CuPy)
+    if flags is not None and result.ndim and not flags.c_contiguous:
         return xp.ascontiguousarray(result)
     return result
 

@@ -181,6 +181,9 @@ def sum(xp, self, dim=None, keepdim=False, dtype=None):
 
     Bools and integers sum to int64; with `dtype` the input is cast first, then summed.
     """
+    if dim is None and dtype is None and self.dtype.kind == "f" \
+            and self.dtype not in _LOW_PRECISION:
+        return xp.asarray(self.sum(keepdims=keepdim))    # the common case: a plain full sum
     result = sum_dtype(dt.NP_TO_DTYPE[self.dtype], dtype)._np
     x = self if self.dtype == result else self.astype(result)
     # The array's own method: np.sum's dispatch layer costs more than a tiny sum itself.
