@@ -454,6 +454,31 @@ def _check_tensor_list(op, i, seq):
 
 
 def _run_generic(op, args):
+    positions = op.tensor_positions
+    if not op.list_positions and not op.kernels and len(positions) <= 2 and positions \
+            and positions[0] == 0:
+        # NOTE [generic fast path]: one or two leading CPU tensors (sum, matmul, gather ...).
+        a = args[0]
+        if type(a) is Tensor and a._device is CPU:
+            if len(positions) == 1:
+                result = op.kernel(np, a._data, *args[1:])
+                needs_grad = a._requires_grad
+            else:
+                b = args[1]
+                if type(b) is not Tensor or b._device is not CPU or positions[1] != 1:
+                    return _run_generic_general(op, args)
+                result = op.kernel(np, a._data, b._data, *args[2:])
+                needs_grad = a._requires_grad or b._requires_grad
+            if "keeps_layout" not in op.tags:
+                result = _row_major(result, np)
+            out = _wrap_result(result, CPU)
+            if needs_grad and state.record is not None:
+                state.record(op, args, out)
+            return out
+    return _run_generic_general(op, args)
+
+
+def _run_generic_general(op, args):
     device, needs_grad, call_args = _unwrap_args(op, args)
     if device is None:
         device = CPU
