@@ -432,8 +432,7 @@ OPINFOS = [
                     RuntimeError, "narrowing"),
         ErrorSample(_call("bad dim", x34, 2, 3)(make), IndexError, "Dimension out of range"),
     )),
-    # No autograd: the nuclear norm's gradient needs an svd op, which ember lacks so far.
-    OpInfo("norm", nuc_norm_samples, dtypes=ALL_FLOAT + COMPLEX),
+    OpInfo("norm", nuc_norm_samples, dtypes=ALL_FLOAT + COMPLEX, supports_autograd=True),
     OpInfo("median", median_samples, dtypes=FLOATS, supports_autograd=True,
            errors=dim_errors(EMPTY_DIM, (_bool_input, NotImplementedError, "Bool"))),
     OpInfo("median", median_samples, dtypes=INTS, call=values_only("median"),

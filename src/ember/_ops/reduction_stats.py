@@ -294,8 +294,22 @@ def _nuclear_meta(self, dim, keepdim=False):
     return reduced_shape(self._data.shape, dim, keepdim), self._dtype.to_real()
 
 
+def _nuclear_grad(c):
+    """d/dA sum(S) = U @ Vh (the svd op's own derivative gives the second order)."""
+    from ember._ops.decomposition import svd
+    dims = wrap_dims(c.dim, c.self.ndim)
+    grad = c.grad
+    if not c.keepdim:
+        for d in sorted(dims):
+            grad = grad.unsqueeze(d)
+    U, _, Vh = svd(c.self.movedim(dims, (-2, -1)))
+    grad = grad.movedim(dims, (-2, -1)).to(U._dtype)
+    return (grad * (U @ Vh)).movedim((-2, -1), dims)
+
+
 @register_op("nuclear_norm.dim(Tensor self, int[2] dim, bool keepdim=False) -> Tensor",
-             kind="reduction", function=False, method=False, meta=_nuclear_meta)
+             kind="reduction", function=False, method=False, meta=_nuclear_meta,
+             derivatives={"self": _nuclear_grad}, node_name="LinalgMatrixNormBackward0")
 def nuclear_norm(xp, self, dim, keepdim=False):
     """The sum of the singular values of the matrices spanned by the two dims in `dim`."""
     where = "linalg.matrix_norm"

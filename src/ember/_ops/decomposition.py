@@ -1,0 +1,95 @@
+"""Matrix decompositions as registry ops: linalg_svd (U, S, Vh) with its derivative.
+
+They are the building blocks for derivatives that need them (the nuclear norm's gradient is
+U @ Vh); `ember.linalg` will expose them when it arrives. Reached today as
+`ember.ops.aten.linalg_svd`.
+
+NOTE [svd derivative]: for A = U diag(S) Vh (reduced, k = min(m, n)) and incoming gU, gS, gVh:
+
+    gA = U [ sym(U^H gU) / E @ S + S @ sym(V^H gV) / E + diag(gS)
+             + i Im diag(U^H gU - V^H gV) / 2S ] Vh
+         + (I - U U^H) gU S^-1 Vh + U S^-1 gVh (I - V V^H)
+
+where gV = gVh^H, sym(X) = X - X^H (skew part, doubled), E[i, j] = S[j]^2 - S[i]^2 off the
+diagonal (1 on it, whose entries are zero anyway), and the imaginary term exists only for
+complex input. It is undefined for repeated singular values, as in PyTorch.
+"""
+from __future__ import annotations
+
+from ember._core import dtype as dt
+from ember._core.checks import _check
+from ember._core.dispatch import call
+from ember._core.registry import OPS, register_op
+
+
+def _svd_meta(A, full_matrices=True, driver=None):
+    m, n = A._data.shape[-2:]
+    k = min(m, n)
+    batch = tuple(A._data.shape[:-2])
+    u_cols, v_rows = (m, n) if full_matrices else (k, k)
+    real = A._dtype.to_real()
+    return [(batch + (m, u_cols), A._dtype), (batch + (k,), real),
+            (batch + (v_rows, n), A._dtype)]
+
+
+def _svd_grad(c):
+    _check(not c.full_matrices or c.A.shape[-1] == c.A.shape[-2] or (
+        c.grads[0] is None and c.grads[2] is None),
+        "svd_backward: The singular vectors in the complex case are specified up to "
+        "multiplication by e^{i phi}. Setting full_matrices=True with a non-square input is "
+        "not supported for the derivative.")
+    U, S, Vh = c.results
+    gU, gS, gVh = c.grads
+    complex_input = c.A._dtype.is_complex
+    S_c = S.to(U._dtype) if complex_input else S
+    if not _nonzero(gU) and not _nonzero(gVh):
+        return U @ (gS.to(U._dtype).unsqueeze(-1) * Vh) if complex_input else \
+            U @ (gS.unsqueeze(-1) * Vh)
+    gV = gVh.mH
+    UhgU = U.mH @ gU
+    VhgV = Vh @ gV
+    squares = S * S
+    eye = squares.new_ones(squares.shape[-1]).diag_embed()
+    # F[i, j] = 1 / (S_j^2 - S_i^2) off the diagonal, 0 on it.
+    F = (1 - eye) / (squares.unsqueeze(-2) - squares.unsqueeze(-1) + eye)
+    if complex_input:
+        F = F.to(U._dtype)
+    inner = F * (UhgU - UhgU.mH) * S_c.unsqueeze(-2) + \
+        S_c.unsqueeze(-1) * (F * (VhgV - VhgV.mH))
+    inner = inner + (gS.to(U._dtype) if complex_input else gS).diag_embed()
+    if complex_input:
+        imag_diag = (UhgU.diagonal(0, -2, -1).imag - VhgV.diagonal(0, -2, -1).imag) / (2 * S)
+        inner = inner + (imag_diag.to(U._dtype) * 1j).diag_embed()
+    gA = U @ inner @ Vh
+    m, n, k = c.A.shape[-2], c.A.shape[-1], S.shape[-1]
+    inverse_S = (1 / S_c).unsqueeze(-2)
+    if m > k:
+        gA = gA + (gU - U @ UhgU) * inverse_S @ Vh
+    if n > k:
+        gA = gA + U @ ((gVh - VhgV.mH @ Vh) * inverse_S.mT)
+    return gA
+
+
+def _nonzero(t):
+    # The engine hands missing gradients of a multi-output op in as zeros.
+    return t is not None and bool(t.ne(0).any())
+
+
+@register_op("linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> "
+             "(Tensor U, Tensor S, Tensor Vh)", kind="generic", function=False, method=False,
+             meta=_svd_meta, saves=("result",), derivatives={"A": _svd_grad},
+             node_name="LinalgSvdBackward0")
+def linalg_svd(xp, A, full_matrices=True, driver=None):
+    """linalg.svd(A, full_matrices=True, *, driver=None) -> (U, S, Vh)."""
+    _check(A.ndim >= 2, "linalg.svd: The input tensor A must have at least 2 dimensions.")
+    kind = dt.NP_TO_DTYPE[A.dtype]
+    _check(kind.is_floating_point or kind.is_complex, lambda: (
+        f"linalg.svd: Expected a floating point or complex tensor as input. Got "
+        f"{kind._cpp_name}"))
+    U, S, Vh = xp.linalg.svd(A, full_matrices=full_matrices)
+    return U.astype(A.dtype), S.astype(kind.to_real()._np), Vh.astype(A.dtype)
+
+
+def svd(A, full_matrices=False):
+    """(U, S, Vh) through the registry (differentiable)."""
+    return call(OPS["linalg_svd"], (A, full_matrices, None))
