@@ -159,8 +159,9 @@ def view_size(xp, self, size):
     return _view_as_shape(xp, self, shape)
 
 
+# PyTorch records no history for a dtype view (even to the same dtype).
 @register_op("view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)", kind="view",
-             function=False, method=False)
+             function=False, method=False, differentiable=False)
 def view_dtype(xp, self, dtype):
     """view(dtype) -> Tensor: the same bytes read as another dtype."""
     old = dt.NP_TO_DTYPE[self.dtype]
