@@ -370,3 +370,48 @@ def test_gradcheck_on_complex_functions_agrees_with_pytorch():
             return g * 2 * z       # PyTorch's convention needs conj(2 z)
     z = ember.tensor(values, dtype=ember.complex128, requires_grad=True)
     assert not ember.autograd.gradcheck(WrongConjugate.apply, (z,), raise_exception=False)
+
+
+def test_mark_dirty_mark_non_differentiable_detach_and_data():
+    def run(lib):
+        out = []
+        class AddOneInPlace(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                x.add_(1)
+                ctx.mark_dirty(x)
+                return x
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        b = a * 1
+        c = AddOneInPlace.apply(b)
+        out.append((c is b, c.grad_fn.name(), b.tolist()))
+        c.sum().backward()
+        out.append(a.grad.tolist())
+        class SortWithIdx(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                v, i = x.sort()
+                ctx.mark_non_differentiable(i)
+                ctx.save_for_backward(i)
+                return v, i
+            @staticmethod
+            def backward(ctx, gv, gi):
+                (i,) = ctx.saved_tensors
+                return lib.zeros_like(gv).scatter(0, i, gv)
+        x = lib.tensor([3.0, 1.0, 2.0], requires_grad=True)
+        v, i = SortWithIdx.apply(x)
+        out.append((v.requires_grad, i.requires_grad))
+        (v * lib.tensor([1.0, 2.0, 3.0])).sum().backward()
+        out.append(x.grad.tolist())
+        y = x * 2
+        y.detach_()
+        out.append((y.requires_grad, y.grad_fn, y.is_leaf))
+        d = x.data
+        out.append((d.requires_grad, d.is_leaf))
+        d.mul_(2)
+        out.append(x.tolist())
+        return out
+    assert run(ember) == run(torch)
