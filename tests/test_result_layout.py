@@ -39,3 +39,8 @@ def test_in_place_write_into_an_expanded_tensor_raises():
         single = lib.ones(1).expand(1, 1)
         single.mul_(3)
         assert single.tolist() == [[3.0]]
+
+
+def test_block_diag_of_nothing():
+    ours, theirs = ember.block_diag(), torch.block_diag()
+    assert tuple(ours.shape) == tuple(theirs.shape) and str(ours.dtype)[6:] == str(theirs.dtype)[6:]

@@ -273,6 +273,10 @@ def _varargs_tensors(args):
 @register_frontend(method=False)
 def block_diag(*tensors):
     """block_diag(*tensors) -> Tensor: the inputs as blocks on a diagonal."""
+    if not tensors:
+        # PyTorch's answer for no blocks: one empty row of the default dtype.
+        from ember._ops.creation import zeros
+        return zeros(1, 0)
     return dispatch.call(OPS["block_diag"], (list(tensors),))
 
 
