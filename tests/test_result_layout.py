@@ -44,3 +44,21 @@ def test_in_place_write_into_an_expanded_tensor_raises():
 def test_block_diag_of_nothing():
     ours, theirs = ember.block_diag(), torch.block_diag()
     assert tuple(ours.shape) == tuple(theirs.shape) and str(ours.dtype)[6:] == str(theirs.dtype)[6:]
+
+
+VIEWS = [
+    lambda m: m.transpose(0, 2), lambda m: m.permute(2, 0, 1), lambda m: m[1], lambda m: m[:, 1],
+    lambda m: m.narrow(2, 1, 2), lambda m: m.diagonal(0, 0, 2), lambda m: m.expand(5, 3, 2, 4),
+    lambda m: m.unsqueeze(1), lambda m: m.unfold(2, 2, 1), lambda m: m[..., None, 1:3],
+    lambda m: m[None], lambda m: m[:, None], lambda m: m[1, :, ::2], lambda m: m.t() if
+    m.dim() == 2 else m.movedim(0, -1), lambda m: m.reshape(6, 4),
+]
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+@pytest.mark.parametrize("case", range(len(VIEWS)))
+def test_view_strides_match_pytorch(case, device):
+    def run(lib):
+        out = VIEWS[case](lib.zeros(3, 2, 4, device=device))
+        return tuple(out.shape), tuple(out.stride())
+    assert run(ember) == run(torch)

@@ -43,10 +43,16 @@ class MetaArray:
     def nbytes(self) -> int:
         return self.size * self.dtype.itemsize
 
-    def stand_in(self):
-        """A zero-stride NumPy array of this shape: view kernels run on it to find shapes."""
-        return np.lib.stride_tricks.as_strided(np.zeros(1, self.dtype), self.shape,
-                                               (0,) * len(self.shape), writeable=False)
+    def stand_in(self, strided=False):
+        """A NumPy array of this shape that view kernels run on to find the result's shape.
+
+        Zero strides (the default) make every element alias one: safe for kernels that may
+        copy. `strided=True` keeps this array's strides over a one-element buffer, so a pure
+        view kernel (which never reads data) finds the result's true strides too; it must not
+        be read."""
+        strides = self.strides if strided else (0,) * len(self.shape)
+        return np.lib.stride_tricks.as_strided(np.zeros(1, self.dtype), self.shape, strides,
+                                               writeable=False)
 
     def __repr__(self) -> str:
         return f"MetaArray(shape={self.shape}, dtype={self.dtype})"

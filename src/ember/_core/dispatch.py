@@ -531,7 +531,10 @@ def _run_view(op, args):
         return out
     device, needs_grad, call_args = _unwrap_args(op, args)
     if device is META:
-        call_args[0] = base._data.stand_in()
+        # NOTE [meta view strides]: pure views run on a stand-in with the base's strides and
+        # report the strides PyTorch gives; "maybe_view" ops (reshape), which may copy, run on
+        # the zero-stride stand-in and report contiguous strides.
+        call_args[0] = base._data.stand_in(strided="maybe_view" not in op.tags)
         result = op.kernel(np, *call_args)
         out = _meta_like_views(result, base)
     else:
@@ -556,8 +559,8 @@ def _shares_memory(a, b):
 def _meta_like_views(result, base):
     if type(result) is tuple or type(result) is list:
         return tuple(_meta_like_views(r, base) for r in result)
-    t = wrap_view(MetaArray(result.shape, result.dtype), base)
-    return t
+    strides = result.strides if any(result.strides) else None
+    return wrap_view(MetaArray(result.shape, result.dtype, strides), base)
 
 
 def _run_meta(op, args):

@@ -26,6 +26,7 @@ from ember._core import dtype as dt
 from ember._core.checks import _check, _check_index, _check_not_implemented, _check_value
 from ember._core.device import CPU, META
 from ember._core.registry import OPS, register_frontend, register_op
+from ember._ops.view import unsqueeze as unsqueeze_kernel
 
 _FULL = slice(None)
 
@@ -149,6 +150,12 @@ def _check_step(item):
         _check_value(step > 0, "step must be greater than zero")
 
 
+def _insert_dim(self, array, dim):
+    """array[..., None at dim] with the stride PyTorch's unsqueeze gives the new dim."""
+    xp = np if type(array) is np.ndarray else dispatch.get_backend(self._device.type).xp
+    return unsqueeze_kernel(xp, array, dim)
+
+
 def _walk(self, array, items, consumed, steps):
     """Apply the basic items to `array` (a view of self's data); collect advanced indices.
 
@@ -176,7 +183,7 @@ def _walk(self, array, items, consumed, steps):
                 steps.append(("slice", dim, item))
             dim += 1
         elif item is None:
-            array = array[(_FULL,) * dim + (None,)]
+            array = _insert_dim(self, array, dim)
             if steps is not None:
                 steps.append(("unsqueeze", dim, None))
             dim += 1
@@ -185,7 +192,7 @@ def _walk(self, array, items, consumed, steps):
             dim += ndim - consumed
             consumed = ndim
         elif kind is bool:
-            array = array[(_FULL,) * dim + (None,)]
+            array = _insert_dim(self, array, dim)
             if steps is not None:
                 steps.append(("unsqueeze", dim, None))
             advanced[dim] = dispatch.wrap_array(np.zeros(1 if item else 0, np.int64))
@@ -222,12 +229,15 @@ def _nonzero_arrays(mask):
 
 
 def _data_for_walk(self):
-    return self._data.stand_in() if self._device is META else self._data
+    # Basic indexing only takes views: a meta stand-in with true strides (never read) gives
+    # the view's true strides (NOTE [meta view strides] in dispatch.py).
+    return self._data.stand_in(strided=True) if self._device is META else self._data
 
 
 def _view_of(self, array):
     if self._device is META:
-        array = dispatch.MetaArray(array.shape, array.dtype)
+        array = dispatch.MetaArray(array.shape, array.dtype,
+                                   array.strides if any(array.strides) else None)
     return dispatch.wrap_view(array, self, self._dtype)
 
 
