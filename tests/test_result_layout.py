@@ -52,6 +52,9 @@ VIEWS = [
     lambda m: m.unsqueeze(1), lambda m: m.unfold(2, 2, 1), lambda m: m[..., None, 1:3],
     lambda m: m[None], lambda m: m[:, None], lambda m: m[1, :, ::2], lambda m: m.t() if
     m.dim() == 2 else m.movedim(0, -1), lambda m: m.reshape(6, 4),
+    lambda m: m.transpose(0, 1).reshape(-1), lambda m: m.transpose(0, 2).reshape(4, 6),
+    lambda m: m.permute(0, 2, 1).flatten(1), lambda m: m[:, :, ::2].reshape(3, 4),
+    lambda m: m.transpose(1, 2).reshape(3, 2, 4), lambda m: m.unflatten(2, (2, 2)),
 ]
 
 

@@ -16,6 +16,13 @@ def contiguous_strides(shape, itemsize: int) -> tuple:
     return tuple(reversed(strides))
 
 
+class StandIn(np.ndarray):
+    """The NumPy array view kernels run on for a meta tensor (see MetaArray.stand_in). Its
+    memory is one element: kernels may take views of it but never read it; one that would copy
+    (reshape of an unviewable layout) checks for this type and returns a contiguous stand-in
+    instead."""
+
+
 class MetaArray:
     """Stands in for an ndarray on the meta device: metadata only, strides in bytes."""
 
@@ -52,7 +59,7 @@ class MetaArray:
         be read."""
         strides = self.strides if strided else (0,) * len(self.shape)
         return np.lib.stride_tricks.as_strided(np.zeros(1, self.dtype), self.shape, strides,
-                                               writeable=False)
+                                               writeable=False).view(StandIn)
 
     def __repr__(self) -> str:
         return f"MetaArray(shape={self.shape}, dtype={self.dtype})"

@@ -531,10 +531,10 @@ def _run_view(op, args):
         return out
     device, needs_grad, call_args = _unwrap_args(op, args)
     if device is META:
-        # NOTE [meta view strides]: pure views run on a stand-in with the base's strides and
-        # report the strides PyTorch gives; "maybe_view" ops (reshape), which may copy, run on
-        # the zero-stride stand-in and report contiguous strides.
-        call_args[0] = base._data.stand_in(strided="maybe_view" not in op.tags)
+        # NOTE [meta view strides]: views run on a stand-in with the base's strides (never
+        # read) and so report the strides PyTorch gives; reshape, where it would copy, returns
+        # a contiguous stand-in instead (view.py, StandIn).
+        call_args[0] = base._data.stand_in(strided=True)
         result = op.kernel(np, *call_args)
         out = _meta_like_views(result, base)
     else:

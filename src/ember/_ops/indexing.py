@@ -152,7 +152,7 @@ def _check_step(item):
 
 def _insert_dim(self, array, dim):
     """array[..., None at dim] with the stride PyTorch's unsqueeze gives the new dim."""
-    xp = np if type(array) is np.ndarray else dispatch.get_backend(self._device.type).xp
+    xp = np if isinstance(array, np.ndarray) else dispatch.get_backend(self._device.type).xp
     return unsqueeze_kernel(xp, array, dim)
 
 

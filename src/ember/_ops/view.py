@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 
+from ember._backends.meta import StandIn
 from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check
@@ -120,6 +121,10 @@ def view_strides(old_shape, old_strides, new_shape):
     return tuple(new_strides)
 
 
+def _contiguous_bytes(shape, itemsize):
+    return tuple(s * itemsize for s in _contiguous(shape))
+
+
 def _contiguous(shape):
     strides, step = [], 1
     for size in reversed(shape):
@@ -142,6 +147,9 @@ def _reshape_to(xp, a, shape):
     """A view when the layout allows it, else a fresh contiguous copy."""
     strides = view_strides(a.shape, element_strides(a), shape)
     if strides is None:
+        if type(a) is StandIn:
+            # A meta tensor: the copy would be contiguous (and there is no data to copy).
+            return xp.lib.stride_tricks.as_strided(a, shape, _contiguous_bytes(shape, a.itemsize))
         return xp.ascontiguousarray(a).reshape(shape)
     return strided_view(xp, a, shape, strides)
 
