@@ -65,3 +65,19 @@ def test_view_strides_match_pytorch(case, device):
         out = VIEWS[case](lib.zeros(3, 2, 4, device=device))
         return tuple(out.shape), tuple(out.stride())
     assert run(ember) == run(torch)
+
+
+def test_argument_kinds_refused_as_in_pytorch():
+    import numpy as np
+    calls = [lambda lib, x: lib.flip(x, 0), lambda lib, x: lib.permute(x, 0),
+             lambda lib, x: lib.reshape(x, 6), lambda lib, x: lib.tile(x, 2),
+             lambda lib, x: lib.rot90(x, 1, 1), lambda lib, x: x.copy_(np.ones(3)),
+             lambda lib, x: x.copy_([1.0, 2.0, 3.0])]
+    accepted = [lambda lib, x: lib.roll(x, 1), lambda lib, x: x.flip(0),
+                lambda lib, x: x.copy_(3.0), lambda lib, x: x.reshape(6)]
+    for lib in (ember, torch):
+        for call in calls:
+            with pytest.raises(TypeError):
+                call(lib, lib.zeros(2, 3))
+        for call in accepted:
+            call(lib, lib.zeros(2, 3))

@@ -107,8 +107,16 @@ def _optional_names(op):
     return {a.name for a in op.schema.arguments if a.has_default}
 
 
-def _body_prefix(op, varargs):
+def _body_prefix(op, varargs, function=False):
     text = f"    {varargs} = _shape({varargs})\n" if varargs else ""
+    if function:
+        # A list argument of no fixed size (int[], not int[1]) refuses a bare int, as
+        # PyTorch's parser does: torch.flip(x, 0) is a TypeError, x.flip(0) is fine.
+        for i, arg in enumerate(op.schema.arguments):
+            if arg.type in ("int[]", "SymInt[]") and not arg.kwarg_only:
+                text += (f"    if type({arg.name}) is int:\n        raise TypeError("
+                         f"\"{op.python_name}(): argument '{arg.name}' (position {i + 1}) must "
+                         f"be tuple of ints, not int\")\n")
     names = {a.name for a in op.schema.arguments}
     for numpy_name, name in _NUMPY_ALIASES.items():
         if name in _optional_names(op) and numpy_name not in names:
@@ -120,7 +128,7 @@ def emit_op(op, var: str, lines: list, methods: list, dunders: list) -> None:
     name = op.python_name
     if op.function:
         sig, packed, _ = _params(op, method=False, with_out=op.out)
-        body = _body_prefix(op, None)
+        body = _body_prefix(op, None, function=True)
         if op.out:
             body += (f"    if out is None:\n        return _call({var}, {packed})\n"
                      f"    return _call_out({var}, {packed}, out)\n")

@@ -429,6 +429,10 @@ def argwhere(input):
 
 
 def as_strided_scatter(input, src, size, stride, storage_offset=None):
+    if type(size) is int:
+        raise TypeError("as_strided_scatter(): argument 'size' (position 3) must be tuple of ints, not int")
+    if type(stride) is int:
+        raise TypeError("as_strided_scatter(): argument 'stride' (position 4) must be tuple of ints, not int")
     return _call(_op_as_strided_scatter, (input, src, size, stride, storage_offset))
 
 
@@ -530,6 +534,8 @@ def bmm(input, mat2, *, out=None):
 
 
 def broadcast_to(input, size):
+    if type(size) is int:
+        raise TypeError("broadcast_to(): argument 'size' (position 2) must be tuple of ints, not int")
     return _call(_op_broadcast_to, (input, size))
 
 
@@ -741,6 +747,8 @@ def flatten(input, start_dim=0, end_dim=-1):
 
 
 def flip(input, dims):
+    if type(dims) is int:
+        raise TypeError("flip(): argument 'dims' (position 2) must be tuple of ints, not int")
     return _call(_op_flip, (input, dims))
 
 
@@ -1167,6 +1175,8 @@ ger = outer
 
 
 def permute(input, dims):
+    if type(dims) is int:
+        raise TypeError("permute(): argument 'dims' (position 2) must be tuple of ints, not int")
     return _call(_op_permute, (input, dims))
 
 
@@ -1207,6 +1217,8 @@ def remainder(input, other, *, out=None):
 
 
 def reshape(input, shape):
+    if type(shape) is int:
+        raise TypeError("reshape(): argument 'shape' (position 2) must be tuple of ints, not int")
     return _call(_op_reshape, (input, shape))
 
 
@@ -1215,6 +1227,8 @@ def roll(input, shifts, dims=()):
 
 
 def rot90(input, k=1, dims=(0, 1)):
+    if type(dims) is int:
+        raise TypeError("rot90(): argument 'dims' (position 3) must be tuple of ints, not int")
     return _call(_op_rot90, (input, k, dims))
 
 
@@ -1299,6 +1313,8 @@ def softmax(input, dim, dtype=None, *, out=None):
 
 
 def split_with_sizes(input, split_sizes, dim=0, *, axis=None):
+    if type(split_sizes) is int:
+        raise TypeError("split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, not int")
     if axis is not None:
         dim = axis
     return _call(_op_split_with_sizes, (input, split_sizes, dim))
@@ -1365,6 +1381,8 @@ def tanh(input, *, out=None):
 
 
 def tile(input, dims):
+    if type(dims) is int:
+        raise TypeError("tile(): argument 'dims' (position 2) must be tuple of ints, not int")
     return _call(_op_tile, (input, dims))
 
 
@@ -1418,6 +1436,8 @@ def unbind(input, dim=0, *, axis=None):
 
 
 def unflatten(input, dim, sizes):
+    if type(sizes) is int:
+        raise TypeError("unflatten(): argument 'sizes' (position 3) must be tuple of ints, not int")
     return _call(_op_unflatten_int, (input, dim, sizes))
 
 

@@ -11,7 +11,7 @@ from ember._backends.meta import MetaArray
 from ember._core import dispatch, layout
 from ember._core import dtype as dt
 from ember._core.backend import get_backend
-from ember._core.checks import _check, _check_not_implemented
+from ember._core.checks import _check, _check_not_implemented, _check_type
 from ember._core.device import CPU, META
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._ops.grad_utils import identity, zeros_grad
@@ -135,6 +135,11 @@ def copy_(self, src, non_blocking=False):
     """Copy `src` (broadcast to self's shape, cast to self's dtype) into self, in place."""
     from ember._core.checks import _check
     if not isinstance(src, dispatch.Tensor):
+        # A number is taken (as PyTorch does); a list or NumPy array is not.
+        _check_type(isinstance(src, (bool, int, float, complex)), lambda: (
+            f"copy_(): argument 'other' (position 1) must be Tensor, not "
+            f"{type(src).__module__ + '.' if type(src).__module__ != 'builtins' else ''}"
+            f"{type(src).__name__}"))
         from ember._ops.creation import tensor
         src = tensor(src)
     dispatch.check_broadcastable(None, (self._data.shape, src._data.shape))
