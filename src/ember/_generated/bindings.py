@@ -586,10 +586,8 @@ def clamp_min(input, min, *, out=None):
     return _call_out(_op_clamp_min_Tensor, (input, min), out)
 
 
-def clone(input, *, memory_format=None, out=None):
-    if out is None:
-        return _call(_op_clone, (input, memory_format))
-    return _call_out(_op_clone, (input, memory_format), out)
+def clone(input, *, memory_format=None):
+    return _call(_op_clone, (input, memory_format))
 
 
 def column_stack(tensors, *, out=None):
@@ -884,26 +882,20 @@ def inner(input, other, *, out=None):
     return _call_out(_op_inner, (input, other), out)
 
 
-def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False, *, out=None):
-    if out is None:
-        return _call(_op_isclose, (input, other, rtol, atol, equal_nan))
-    return _call_out(_op_isclose, (input, other, rtol, atol, equal_nan), out)
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return _call(_op_isclose, (input, other, rtol, atol, equal_nan))
 
 
 def isfinite(input):
     return _call(_op_isfinite, (input,))
 
 
-def isinf(input, *, out=None):
-    if out is None:
-        return _call(_op_isinf, (input,))
-    return _call_out(_op_isinf, (input,), out)
+def isinf(input):
+    return _call(_op_isinf, (input,))
 
 
-def isnan(input, *, out=None):
-    if out is None:
-        return _call(_op_isnan, (input,))
-    return _call_out(_op_isnan, (input,), out)
+def isnan(input):
+    return _call(_op_isnan, (input,))
 
 
 def isneginf(input, *, out=None):

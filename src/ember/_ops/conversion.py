@@ -77,7 +77,7 @@ def _same_meta(self, memory_format=None):
 
 @register_op("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor",
              kind="generic", meta=_same_meta, saves=(), derivatives={"self": identity},
-             tags=("keeps_layout",))
+             tags=("keeps_layout",), out=False)
 def clone(xp, self, memory_format=None):
     """clone(input, *, memory_format=ember.preserve_format) -> Tensor: a copy with new storage."""
     name = layout.format_name(memory_format, "clone")

@@ -314,13 +314,13 @@ def _all(xp, self, value):
     return xp.full(self.shape, value, dtype=bool)
 
 
-@register_op("isnan(Tensor self) -> Tensor", **_PREDICATE)
+@register_op("isnan(Tensor self) -> Tensor", **_PREDICATE, out=False)
 def isnan(xp, self):
     """isnan(input) -> Tensor: whether each element is NaN."""
     return xp.isnan(self) if self.dtype.kind in "fc" else _all(xp, self, False)
 
 
-@register_op("isinf(Tensor self) -> Tensor", **_PREDICATE)
+@register_op("isinf(Tensor self) -> Tensor", **_PREDICATE, out=False)
 def isinf(xp, self):
     """isinf(input) -> Tensor: whether each element is +inf or -inf (either part if complex)."""
     return xp.isinf(self) if self.dtype.kind in "fc" else _all(xp, self, False)
