@@ -328,17 +328,23 @@ def _matmul_name(args, outputs):
     return "SqueezeBackward4" if a == 1 and b == 2 else "UnsafeViewBackward0"
 
 
+_BLAS_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64,
+                                                np.complex128))
+
+
 @register_op("matmul(Tensor self, Tensor other) -> Tensor", kind="generic",
              meta=_meta(matmul_shape), dunders={"__matmul__": "forward", "__rmatmul__": "reflect"},
              derivatives={"self": _matmul_self_grad, "other": _matmul_other_grad},
-             node_name=_matmul_name)
+             node_name=_matmul_name,
+             # A fresh product is row-major already (NOTE [row-major results]).
+             tags=("keeps_layout",))
 def matmul(xp, self, other):
     """matmul(input, other, *, out=None) -> Tensor: matrix product with broadcasting."""
     dtype = self.dtype
-    if self.ndim == 2 and other.ndim == 2 and other.dtype == dtype and dtype.kind in "fc" \
-            and dtype.itemsize >= 4 and self.shape[1] == other.shape[0]:
+    if dtype in _BLAS_DTYPES and other.dtype is dtype and self.ndim == 2 and other.ndim == 2 \
+            and self.shape[1] == other.shape[0]:
         # The common case, already valid: float32/64 (complex) matrices that fit.
-        return xp.matmul(self, other)
+        return self @ other
     matmul_shape(self, other)
     kernel = "dot" if self.ndim == 1 and other.ndim == 1 else (
         "addmv_impl_cpu" if other.ndim == 1 and self.ndim >= 2 else
