@@ -81,3 +81,15 @@ def test_argument_kinds_refused_as_in_pytorch():
                 call(lib, lib.zeros(2, 3))
         for call in accepted:
             call(lib, lib.zeros(2, 3))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_large_full_sum_matches_pytorch(dtype):
+    import numpy as np
+    values = np.random.default_rng(4).standard_normal((3, 1 << 20)).astype(dtype)
+    ours, theirs = ember.tensor(values), torch.tensor(values)
+    for keepdim in (False, True):
+        got, expected = ours.sum(keepdim=keepdim), theirs.sum(keepdim=keepdim)
+        assert tuple(got.shape) == tuple(expected.shape) and str(got.dtype)[6:] == \
+            str(expected.dtype)[6:]
+        np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-5)

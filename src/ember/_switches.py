@@ -152,17 +152,15 @@ def set_num_threads(num: int) -> None:
     with _lock:
         limiter = threadpool_limits(limits=num)
         switches.num_threads = (num, limiter)
+        from ember._core.threads import set_intra_op_threads
+        set_intra_op_threads(num)
 
 
 def get_num_threads() -> int:
     if switches.num_threads is not None:
         return switches.num_threads[0]
-    import os
-    for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        value = os.environ.get(variable)
-        if value and value.isdigit() and int(value) > 0:
-            return int(value)
-    return os.cpu_count() or 1
+    from ember._core.threads import intra_op_threads
+    return intra_op_threads()
 
 
 def set_num_interop_threads(num: int) -> None:

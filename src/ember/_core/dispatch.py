@@ -21,7 +21,7 @@ from ember._core import dtype as dt
 from ember._core.backend import BACKENDS, get_backend
 from ember._core.checks import _check, _check_not_implemented, _check_type
 from ember._core.device import CPU, META
-from ember._core.promotion import promote_types, result_type_from, scalar_type_of
+from ember._core.promotion import result_type_from, scalar_type_of
 from ember._core.storage import UntypedStorage
 from ember._backends import cpu as _cpu  # noqa: F401  (registers the CPU back-end)
 from ember._backends import cuda as _cuda  # noqa: F401  (registers the lazy CUDA back-end)
@@ -455,7 +455,7 @@ def _check_tensor_list(op, i, seq):
 
 def _run_generic(op, args):
     positions = op.tensor_positions
-    if not op.list_positions and not op.kernels and len(positions) <= 2 and positions \
+    if not op.list_positions and "cpu" not in op.kernels and len(positions) <= 2 and positions \
             and positions[0] == 0:
         # NOTE [generic fast path]: one or two leading CPU tensors (sum, matmul, gather ...).
         a = args[0]
@@ -517,7 +517,7 @@ def _row_major(result, xp):
 def _run_view(op, args):
     base = args[0]
     if type(base) is Tensor and base._device is CPU and len(op.tensor_positions) == 1 \
-            and not op.list_positions and not op.kernels:
+            and not op.list_positions and "cpu" not in op.kernels:
         # NOTE [view fast path]: one CPU tensor and plain arguments (view, select, permute ...).
         result = op.kernel(np, base._data, *args[1:])
         if type(result) is tuple or type(result) is list:

@@ -7,6 +7,7 @@ reduced shape comes from `dim`/`keepdim` the same way for all of them.
 """
 from __future__ import annotations
 
+import builtins
 import collections
 import math
 
@@ -18,6 +19,7 @@ from ember._core.checks import _check, _check_index, _check_type
 from ember._core.dispatch import call, call_out
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim, wrap_dims
+from ember._core.threads import intra_op_threads, parallel_map
 from ember._ops.creation_ranges import arange
 from ember._ops.grad_utils import by_dim, conj, unreduce, where
 from ember._ops.pointwise import not_implemented_for
@@ -183,6 +185,9 @@ def sum(xp, self, dim=None, keepdim=False, dtype=None):
     """
     if dim is None and dtype is None and self.dtype.kind == "f" \
             and self.dtype not in _LOW_PRECISION:
+        if self.size >= _LARGE_SUM and xp is np and self.flags.c_contiguous:
+            total = _large_sum(self)
+            return total.reshape((1,) * self.ndim) if keepdim else total
         return xp.asarray(self.sum(keepdims=keepdim))    # the common case: a plain full sum
     result = sum_dtype(dt.NP_TO_DTYPE[self.dtype], dtype)._np
     x = self if self.dtype == result else self.astype(result)
@@ -220,6 +225,22 @@ def mean_dtype(self_dtype, dtype=None, name="mean"):
 
 def _count(shape, dims):
     return math.prod(shape[d] for d in dims)
+
+
+# NOTE [large sums]: np.sum's loop is slow on big float arrays and runs on one thread, where
+# PyTorch vectorises and splits the sum across its intra-op threads. A full sum of a big
+# contiguous float array goes through np.einsum's vectorised sum instead, one chunk per
+# intra-op thread (NumPy releases the GIL inside), and the partial sums are added.
+_LARGE_SUM = 1 << 20
+
+
+def _large_sum(array):
+    flat = array.reshape(-1)
+    threads = builtins.min(intra_op_threads(), 8)
+    if threads < 2:
+        return np.asarray(np.einsum("i->", flat))
+    parts = parallel_map(lambda chunk: np.einsum("i->", chunk), np.array_split(flat, threads))
+    return np.asarray(np.add.reduce(parts), dtype=array.dtype)
 
 
 def _mean_grad(c):
