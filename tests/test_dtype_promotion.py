@@ -218,3 +218,22 @@ def test_finfo_default_and_errors():
         ember.finfo("float32")
     with pytest.raises(TypeError):
         ember.iinfo()
+
+
+@pytest.mark.parametrize("dtype", ["uint16", "uint32", "uint64"])
+def test_wide_unsigned_dtypes_take_only_the_ops_pytorch_has(dtype):
+    expressions = ["u + 1", "u * u", "u.sum()", "u - u", "u // 2", "u.neg()", "u < 2", "u == u",
+                   "u.float()", "u.abs()", "u.exp()", "u & u", "u / 2", "u * 2", "u.ceil()",
+                   "u.clamp(0, 1)", "u.maximum(u)"]
+
+    def run(lib):
+        u = lib.tensor([1, 2], dtype=getattr(lib, dtype))
+        outcomes = []
+        for expression in expressions:
+            try:
+                eval(expression)
+                outcomes.append("ok")
+            except NotImplementedError:
+                outcomes.append("NotImplementedError")
+        return outcomes
+    assert run(ember) == run(torch)

@@ -202,6 +202,16 @@ def _promotion_key_part(v):
     return type(v)
 
 
+_WIDE_UNSIGNED = (dt.uint16, dt.uint32, dt.uint64)
+
+
+def _check_wide_unsigned(op, compute) -> None:
+    """NOTE [wide unsigned dtypes] (registry.py)."""
+    if compute in _WIDE_UNSIGNED and "wide_unsigned" not in op.tags:
+        _check_not_implemented(False, lambda: (
+            f'"{op.schema.name}_cpu" not implemented for \'{compute._cpp_name}\''))
+
+
 def _pointwise_dtypes(op, operands):
     """(result dtype, compute dtype) for the operands (tensors and Python scalars)."""
     key = (op.promotion, op.compute_in_float,
@@ -259,6 +269,7 @@ def clear_promotion_caches() -> None:
 
 def _fast_entry(op, key, operands):
     result_dtype, compute_dtype = _pointwise_dtypes(op, operands)
+    _check_wide_unsigned(op, compute_dtype)
     entry = _fast_cache[(op, key)] = (result_dtype._np, compute_dtype._np, result_dtype)
     return entry
 
@@ -355,6 +366,8 @@ def _run_pointwise_general(op, args):
                 f"not {type(v).__name__}")
     _check(tensors, lambda: f"{op.schema.name}(): expected at least one Tensor argument")
     result_dtype, compute_dtype = _pointwise_dtypes(op, operands)
+    if compute_dtype in _WIDE_UNSIGNED:
+        _check_wide_unsigned(op, compute_dtype)
     device = tensors[0]._device
     if len(tensors) > 1:
         device = _common_device(op, tensors)
