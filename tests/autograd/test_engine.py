@@ -415,3 +415,17 @@ def test_mark_dirty_mark_non_differentiable_detach_and_data():
         out.append(x.tolist())
         return out
     assert run(ember) == run(torch)
+
+
+def test_grad_with_batched_grad_outputs():
+    def run(lib):
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        w = lib.tensor([0.5, -1.0], requires_grad=True)
+        y = (x ** 2).sum() * w
+        gx, gw = lib.autograd.grad(y, (x, w), lib.tensor([[1.0, 0.0], [0.0, 1.0], [2.0, 3.0]]),
+                                   is_grads_batched=True)
+        with pytest.raises(RuntimeError, match="is_grads_batched"):
+            lib.autograd.grad(y, x, lib.ones(3, 3), is_grads_batched=True)
+        return as_list(gx), as_list(gw)
+    ours, theirs = both(run)
+    assert ours == theirs

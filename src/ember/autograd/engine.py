@@ -220,6 +220,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """The gradients of `outputs` with respect to `inputs`, returned (not accumulated)."""
     Tensor = dispatch.Tensor
+    if is_grads_batched:
+        return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                             allow_unused, materialize_grads)
     single_input = isinstance(inputs, Tensor)
     outputs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
     inputs = (inputs,) if single_input else tuple(inputs)
@@ -256,3 +259,35 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             g = g.detach()
         result.append(g)
     return tuple(result)
+
+
+def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                  materialize_grads):
+    """is_grads_batched=True: each grad_output has a leading batch dim; one backward per
+    entry, the results stacked (PyTorch vmaps the backward; the numbers are the same)."""
+    Tensor = dispatch.Tensor
+    outputs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
+    grad_outputs = (grad_outputs,) if isinstance(grad_outputs, Tensor) else tuple(grad_outputs)
+    _check(all(isinstance(g, Tensor) for g in grad_outputs),
+           "grad_outputs must be given (batched tensors) when is_grads_batched=True")
+    batch = grad_outputs[0].shape[0]
+    for g, out in zip(grad_outputs, outputs):
+        _check(g.ndim >= 1 and g.shape[0] == batch and tuple(g.shape[1:]) == tuple(out.shape),
+               lambda: f"If `is_grads_batched=True`, we interpret the first dimension of each "
+                       f"grad_output as the batch dimension. The sizes of the remaining "
+                       f"dimensions are expected to match the shape of corresponding output, "
+                       f"but a mismatch was detected: grad_output has a shape of "
+                       f"{tuple(g.shape)} and output has a shape of {tuple(out.shape)}.")
+    per_sample = []
+    for b in range(batch):
+        keep = True if b < batch - 1 else retain_graph
+        per_sample.append(grad(outputs, inputs, [g[b] for g in grad_outputs], retain_graph=keep,
+                               create_graph=create_graph, allow_unused=allow_unused,
+                               materialize_grads=materialize_grads))
+    from ember._core.registry import OPS
+    results = []
+    for k in range(len(per_sample[0])):
+        column = [sample[k] for sample in per_sample]
+        results.append(None if any(c is None for c in column) else
+                       dispatch.call(OPS["stack"], (column, 0)))
+    return tuple(results)
