@@ -429,3 +429,22 @@ def test_grad_with_batched_grad_outputs():
         return as_list(gx), as_list(gw)
     ours, theirs = both(run)
     assert ours == theirs
+
+
+def test_gradcheck_checks_forward_mode_when_asked():
+    x = ember.tensor([0.5, -1.5, 2.0], dtype=ember.float64, requires_grad=True)
+    z = ember.tensor([0.5 + 1j, -1.5], dtype=ember.complex128, requires_grad=True)
+    assert ember.autograd.gradcheck(lambda t: (t.sin() * t).cumsum(0), (x,),
+                                    check_forward_ad=True)
+    assert ember.autograd.gradcheck(lambda t: t * t.exp(), (z,), check_forward_ad=True)
+
+    class Wrong(ember.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            return t * t
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 3.0
+    assert not ember.autograd.gradcheck(Wrong.apply, (x,), check_forward_ad=True,
+                                        check_backward_ad=False, raise_exception=False)

@@ -130,19 +130,49 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     outputs = _float_outputs(_as_tuple(func(*inputs)))
     if not outputs:
         raise GradcheckError("gradcheck: the function has no floating point output")
-    analytical = _analytical_jacobian(outputs, inputs, wrt)
     sizes = [_real_size(o) for o in outputs]
+    checks = []
+    if check_backward_ad:
+        checks.append(("", _analytical_jacobian(outputs, inputs, wrt)))
+    if check_forward_ad:
+        checks.append(("forward AD ", _forward_jacobian(func, inputs, wrt, sizes)))
     for m, i in enumerate(wrt):
         numerical = _numerical_jacobian(func, inputs, i, sizes, eps)
-        for k in range(len(outputs)):
-            a, n = analytical[k][m], numerical[k]
-            if not np.allclose(a, n, rtol=rtol, atol=atol):
-                if not raise_exception:
-                    return False
-                raise GradcheckError(
-                    f"Jacobian mismatch for output {k} with respect to input {i},\n"
-                    f"numerical:{n}\nanalytical:{a}\n")
+        for how, analytical in checks:
+            for k in range(len(outputs)):
+                a, n = analytical[k][m], numerical[k]
+                if not np.allclose(a, n, rtol=rtol, atol=atol):
+                    if not raise_exception:
+                        return False
+                    raise GradcheckError(
+                        f"{how}Jacobian mismatch for output {k} with respect to input {i},\n"
+                        f"numerical:{n}\nanalytical:{a}\n")
     return True
+
+
+def _forward_jacobian(func, inputs, wrt, sizes):
+    """Columns from forward-mode AD: one tangent per real component of each input."""
+    from ember._ops.creation import zeros_like
+    from ember.autograd import forward_ad
+    jacobians = [[np.zeros((size, _real_size(inputs[i]))) for i in wrt] for size in sizes]
+    for m, i in enumerate(wrt):
+        target = inputs[i]
+        units = (1, 1j) if target._dtype.is_complex else (1,)
+        column = 0
+        for unit in units:
+            for j in range(target._data.size):
+                tangent = zeros_like(target)
+                tangent._data[np.unravel_index(j, tangent._data.shape)] = unit
+                with forward_ad.dual_level():
+                    duals = list(inputs)
+                    duals[i] = forward_ad.make_dual(target.detach(), tangent)
+                    outputs = _float_outputs(_as_tuple(func(*duals)))
+                    for k, out in enumerate(outputs):
+                        t = forward_ad.unpack_dual(out).tangent
+                        if t is not None:
+                            jacobians[k][m][:, column] = _real_vector(t._data)
+                column += 1
+    return jacobians
 
 
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
