@@ -18,6 +18,7 @@ import math
 from ember._backends.meta import StandIn
 from ember._core import dispatch
 from ember._core import dtype as dt
+from ember._core.device import CPU
 from ember._core.checks import _check
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import normalize_shape, wrap_dim, wrap_dims
@@ -198,6 +199,12 @@ def view(self, *args, size=None, dtype=None):
         chosen = dtype if dtype is not None else args[0]
         return dispatch.call(OPS["view.dtype"], (self, chosen))
     shape = normalize_shape(args if size is None else (size,))
+    data = self._data
+    if type(self) is dispatch.Tensor and self._device is CPU and not self._requires_grad \
+            and not dispatch.state.slow and data.flags.c_contiguous and data.size:
+        # NOTE [view fast path]: what the view op does for a plain contiguous CPU tensor, with
+        # nothing to record and no mode watching; anything else goes through the registry.
+        return dispatch.wrap_view(data.reshape(infer_size(shape, data.size)), self)
     return dispatch.call(_VIEW_OP, (self, shape))
 
 
