@@ -35,7 +35,7 @@ def _same_output_as_torch(*args):
 
 @pytest.mark.parametrize("script", [
     "tensors_basics.py", "autograd_basics.py", "linear_regression.py", "views_indexing.py",
-    "mlp_classifier.py",
+    "mlp_classifier.py", "func_and_checkpoint.py",
     "reductions.py", "custom_function.py",
 ])
 def test_script_prints_what_pytorch_prints(script):
