@@ -9,7 +9,7 @@ from __future__ import annotations
 from ember._core import dispatch
 from ember.autograd import grad_mode
 from ember.autograd.engine import grad as _engine_grad
-from ember.autograd.function import Function
+from ember._core.registry import OPS
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
@@ -19,41 +19,15 @@ __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
 
 # --------------------------------------------------------------------------- stacking helpers
-# Private differentiable stack/unbind pair: each one's backward is the other, so any order of
-# derivative works whatever derivatives the registry's stack/select have. ember.func uses them.
-
-class _Stack(Function):
-    @staticmethod
-    def forward(ctx, dim, *tensors):
-        ctx.dim = dim
-        import ember  # the generated function; ember is fully imported by any call
-        return ember.stack(tensors, dim)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return (None,) + tuple(_Unbind.apply(ctx.dim, grad))
-
-
-class _Unbind(Function):
-    @staticmethod
-    def forward(ctx, dim, tensor):
-        ctx.dim = dim
-        return tuple(tensor.unbind(dim))
-
-    @staticmethod
-    def backward(ctx, *grads):
-        return None, _Stack.apply(ctx.dim, *grads)
-
+# stack/unbind through the registry (both are differentiable to any order); ember.func uses them.
 
 def _stack(tensors, dim=0):
-    """Differentiable `stack` (see the note on the helpers above)."""
-    return _Stack.apply(dim, *tensors)
+    return dispatch.call(OPS["stack"], (list(tensors), dim))
 
 
 def _unbind(tensor, dim=0):
-    """Differentiable `unbind`, returning a tuple."""
-    out = _Unbind.apply(dim, tensor)
-    return out if isinstance(out, tuple) else (out,)
+    """unbind, always as a tuple."""
+    return tuple(dispatch.call(OPS["unbind.int"], (tensor, dim)))
 
 
 # --------------------------------------------------------------------------- shared steps
