@@ -482,9 +482,7 @@ def _run_generic(op, args):
                     return _run_generic_general(op, args)
                 result = op.kernel(np, a._data, b._data, *args[2:])
                 needs_grad = a._requires_grad or b._requires_grad
-            if "keeps_layout" not in op.tags:
-                result = _row_major(result, np)
-            out = _wrap_result(result, CPU)
+            out = _generic_out(op, result, np, CPU)
             if needs_grad and state.record is not None:
                 state.record(op, args, out)
             return out
@@ -500,13 +498,16 @@ def _run_generic_general(op, args):
     else:
         kernel = op.kernels.get(device.type, op.kernel) if op.kernels else op.kernel
         backend = BACKENDS.get(device.type) or get_backend(device.type)
-        result = kernel(backend.xp, *call_args)
-        if "keeps_layout" not in op.tags:
-            result = _row_major(result, backend.xp)
-        out = _wrap_result(result, device)
+        out = _generic_out(op, kernel(backend.xp, *call_args), backend.xp, device)
     if needs_grad and state.record is not None:
         state.record(op, args, out)
     return out
+
+
+def _generic_out(op, result, xp, device):
+    if "keeps_layout" not in op.tags:
+        result = _row_major(result, xp)
+    return _wrap_result(result, device)
 
 
 def _row_major(result, xp):
@@ -532,13 +533,7 @@ def _run_view(op, args):
     if type(base) is Tensor and base._device is CPU and len(op.tensor_positions) == 1 \
             and not op.list_positions and "cpu" not in op.kernels:
         # NOTE [view fast path]: one CPU tensor and plain arguments (view, select, permute ...).
-        result = op.kernel(np, base._data, *args[1:])
-        if type(result) is tuple or type(result) is list:
-            out = tuple(wrap_view(r, base) for r in result)
-        elif "maybe_view" in op.tags and not _shares_memory(result, base._data):
-            out = wrap(result, base._dtype, CPU)
-        else:
-            out = wrap_view(result, base)
+        out = _view_out(op, op.kernel(np, base._data, *args[1:]), base, CPU)
         if base._requires_grad and state.record is not None:
             state.record(op, args, out)
         return out
@@ -553,15 +548,20 @@ def _run_view(op, args):
     else:
         kernel = op.kernels.get(device.type, op.kernel) if op.kernels else op.kernel
         result = kernel((BACKENDS.get(device.type) or get_backend(device.type)).xp, *call_args)
-        if type(result) is tuple or type(result) is list:
-            out = tuple(wrap_view(r, base) for r in result)
-        elif "maybe_view" in op.tags and not _shares_memory(result, base._data):
-            out = wrap(result, base._dtype, device)
-        else:
-            out = wrap_view(result, base)
+        out = _view_out(op, result, base, device)
     if needs_grad and state.record is not None:
         state.record(op, args, out)
     return out
+
+
+def _view_out(op, result, base, device):
+    """A view kernel's result(s) as tensors on base's storage (a "maybe_view" op may have
+    copied: then a fresh tensor)."""
+    if type(result) is tuple or type(result) is list:
+        return tuple(wrap_view(r, base) for r in result)
+    if "maybe_view" in op.tags and not _shares_memory(result, base._data):
+        return wrap(result, base._dtype, device)
+    return wrap_view(result, base)
 
 
 def _shares_memory(a, b):
