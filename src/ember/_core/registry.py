@@ -22,16 +22,9 @@ KINDS = ("pointwise", "reduction", "view", "generic", "factory")
 
 # NOTE [wide unsigned dtypes]: PyTorch 2.13 has CPU kernels for uint16/uint32/uint64 in only a
 # few pointwise ops (the rest raise NotImplementedError, e.g. '"add_stub" not implemented for
-# 'UInt32''); ops that compute in a float dtype take them anyway. These overloads are tagged
-# "wide_unsigned"; the dispatcher refuses the others when they would compute in such a dtype.
-# (The list was read off PyTorch 2.13 by calling each op on uint16/32/64 tensors.)
-WIDE_UNSIGNED_OK = frozenset({
-    "mul.Tensor", "div.Tensor_mode", "eq.Tensor", "ne.Tensor", "bitwise_and.Tensor",
-    "bitwise_or.Tensor", "bitwise_xor.Tensor", "ceil", "floor", "trunc", "round",
-    "round.decimals", "where.self", "conj_physical", "isfinite", "isinf", "isnan", "isneginf",
-    "isposinf", "isreal", "signbit", "nan_to_num", "copysign.Tensor", "ldexp.Tensor",
-    "addcdiv", "angle",
-})
+# 'UInt32''); ops that compute in a float dtype take them anyway. The entries of the few are
+# tagged "wide_unsigned" (read off PyTorch 2.13 by calling each op on uint16/32/64 tensors);
+# the dispatcher refuses the others when they would compute in such a dtype.
 
 OPS: dict = {}          # "add.Tensor" -> OpDef
 FRONTENDS: dict = {}    # python name -> Frontend (hand-written argument handling)
@@ -62,8 +55,6 @@ class OpDef:
         self.promotion = promotion if promotion is not None else (
             DEFAULT if kind == "pointwise" else None)
         self.tags = frozenset(tags) | {kind}
-        if self.name in WIDE_UNSIGNED_OK:
-            self.tags |= {"wide_unsigned"}
         self.kernel = kernel
         self.kernels = {}              # device type -> kernel overriding the shared one
         self.meta = meta

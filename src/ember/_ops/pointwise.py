@@ -201,7 +201,8 @@ def rsub_function(input, other, *, alpha=1):
              derivatives={"self": lambda c: c.grad * conj(c.other),
                           "other": lambda c: c.grad * conj(c.self)},
              dunders={"__mul__": "forward", "__rmul__": "reflect", "__imul__": "inplace"},
-             aliases=("multiply",))
+             aliases=("multiply",),
+             tags=("wide_unsigned",))
 def mul(xp, self, other):
     """mul(input, other, *, out=None) -> Tensor: elementwise product (logical and for bool)."""
     return xp.multiply(self, other)
@@ -251,7 +252,8 @@ def _check_rounding_mode(rounding_mode):
 @register_op("div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor",
              kind="pointwise", function=False, method=False, saves=(),
              derivatives={"self": zeros_grad, "other": zeros_grad},
-             node_name="DivBackward2")
+             node_name="DivBackward2",
+             tags=("wide_unsigned",))
 def div_mode(xp, self, other, rounding_mode):
     """div with rounding_mode 'trunc' or 'floor': integer inputs keep their dtype."""
     if rounding_mode == "floor":

@@ -103,7 +103,8 @@ def hypot(xp, self, other):
 @register_op("copysign.Tensor(Tensor self, Tensor other) -> Tensor", **_FLOAT_BINARY,
              derivatives={"self": _copysign_grad, "other": zeros_grad},
              saves=("self", "result"),
-             node_name=by_kind(1, "CopysignBackward0", "CopysignBackward1"))
+             node_name=by_kind(1, "CopysignBackward0", "CopysignBackward1"),
+             tags=("wide_unsigned",))
 def copysign(xp, self, other):
     """copysign(input, other, *, out=None) -> Tensor: |input| with the sign of `other`.
 
@@ -211,7 +212,8 @@ def lcm(xp, self, other):
 # power overflows (to inf, and 0 * inf to NaN) where a float32 one would not.
 @register_op("ldexp.Tensor(Tensor self, Tensor other) -> Tensor", **_FLOAT_BINARY,
              compute_in_float=False,
-             derivatives={"self": _ldexp_self_grad, "other": _ldexp_other_grad})
+             derivatives={"self": _ldexp_self_grad, "other": _ldexp_other_grad},
+             tags=("wide_unsigned",))
 def ldexp(xp, self, other):
     """ldexp(input, other, *, out=None) -> Tensor: input * 2 ** other."""
     _tensors_only("ldexp", self, other)

@@ -38,14 +38,16 @@ def _no_complex_order(name, array):
 
 
 @register_op("eq.Tensor(Tensor self, Tensor other) -> Tensor", **_LOGICAL,
-             dunders={"__eq__": "forward"})
+             dunders={"__eq__": "forward"},
+             tags=("wide_unsigned",))
 def eq(xp, self, other):
     """eq(input, other, *, out=None) -> Tensor: input == other, elementwise."""
     return xp.equal(self, other)
 
 
 @register_op("ne.Tensor(Tensor self, Tensor other) -> Tensor", **_LOGICAL,
-             dunders={"__ne__": "forward"}, aliases=("not_equal",))
+             dunders={"__ne__": "forward"}, aliases=("not_equal",),
+             tags=("wide_unsigned",))
 def ne(xp, self, other):
     """ne(input, other, *, out=None) -> Tensor: input != other, elementwise."""
     return xp.not_equal(self, other)
@@ -264,7 +266,8 @@ def _integral(name, array):
 
 
 @register_op("bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor", **_BITWISE,
-             dunders={"__and__": "forward", "__rand__": "reflect", "__iand__": "inplace"})
+             dunders={"__and__": "forward", "__rand__": "reflect", "__iand__": "inplace"},
+             tags=("wide_unsigned",))
 def bitwise_and(xp, self, other):
     """bitwise_and(input, other, *, out=None) -> Tensor: input & other (integers and bool)."""
     _integral("bitwise_and_cpu", self)
@@ -272,7 +275,8 @@ def bitwise_and(xp, self, other):
 
 
 @register_op("bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor", **_BITWISE,
-             dunders={"__or__": "forward", "__ror__": "reflect", "__ior__": "inplace"})
+             dunders={"__or__": "forward", "__ror__": "reflect", "__ior__": "inplace"},
+             tags=("wide_unsigned",))
 def bitwise_or(xp, self, other):
     """bitwise_or(input, other, *, out=None) -> Tensor: input | other (integers and bool)."""
     _integral("bitwise_or_cpu", self)
@@ -280,7 +284,8 @@ def bitwise_or(xp, self, other):
 
 
 @register_op("bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor", **_BITWISE,
-             dunders={"__xor__": "forward", "__rxor__": "reflect", "__ixor__": "inplace"})
+             dunders={"__xor__": "forward", "__rxor__": "reflect", "__ixor__": "inplace"},
+             tags=("wide_unsigned",))
 def bitwise_xor(xp, self, other):
     """bitwise_xor(input, other, *, out=None) -> Tensor: input ^ other (integers and bool)."""
     _integral("bitwise_xor_cpu", self)

@@ -32,7 +32,8 @@ from ember._ops.grad_utils import identity, where, zeros_grad
 from ember._ops.pointwise import not_implemented_for
 
 _FLOAT_UNARY = {"kind": "pointwise", "promotion": INT_TO_FLOAT, "inplace": True}
-_PREDICATE = {"kind": "pointwise", "promotion": ALWAYS_BOOL, "differentiable": False}
+_PREDICATE = {"kind": "pointwise", "promotion": ALWAYS_BOOL, "differentiable": False,
+              "tags": ("wide_unsigned",)}
 _BFLOAT16 = np.dtype(ml_dtypes.bfloat16)   # NumPy files it under kind "V", not "f"
 
 
@@ -182,21 +183,24 @@ def _rounding(name, kernel_name, self):
 
 
 @register_op("floor(Tensor self) -> Tensor", kind="pointwise", inplace=True,
-             derivatives={"self": zeros_grad}, saves=())
+             derivatives={"self": zeros_grad}, saves=(),
+             tags=("wide_unsigned",))
 def floor(xp, self):
     """floor(input, *, out=None) -> Tensor: round toward -inf (integers unchanged)."""
     return self.copy() if _rounding("floor", "floor_vml_cpu", self) else xp.floor(self)
 
 
 @register_op("ceil(Tensor self) -> Tensor", kind="pointwise", inplace=True,
-             derivatives={"self": zeros_grad}, saves=())
+             derivatives={"self": zeros_grad}, saves=(),
+             tags=("wide_unsigned",))
 def ceil(xp, self):
     """ceil(input, *, out=None) -> Tensor: round toward +inf (integers unchanged)."""
     return self.copy() if _rounding("ceil", "ceil_vml_cpu", self) else xp.ceil(self)
 
 
 @register_op("trunc(Tensor self) -> Tensor", kind="pointwise", inplace=True, aliases=("fix",),
-             derivatives={"self": zeros_grad}, saves=())
+             derivatives={"self": zeros_grad}, saves=(),
+             tags=("wide_unsigned",))
 def trunc(xp, self):
     """trunc(input, *, out=None) -> Tensor: round toward zero (integers unchanged)."""
     return self.copy() if _rounding("trunc", "trunc_vml_cpu", self) else xp.trunc(self)
@@ -212,7 +216,8 @@ def frac(xp, self):
 
 
 @register_op("round(Tensor self) -> Tensor", kind="pointwise", function=False, method=False,
-             derivatives={"self": zeros_grad}, saves=())
+             derivatives={"self": zeros_grad}, saves=(),
+             tags=("wide_unsigned",))
 def round(xp, self):
     """round(input, *, decimals=0, out=None) -> Tensor: round half to even."""
     return self.copy() if _rounding("round", "round_vml_cpu", self) else xp.round(self)
@@ -220,7 +225,8 @@ def round(xp, self):
 
 @register_op("round.decimals(Tensor self, *, int decimals) -> Tensor", kind="pointwise",
              function=False, method=False, derivatives={"self": zeros_grad}, saves=(),
-             node_name="RoundBackward1")
+             node_name="RoundBackward1",
+             tags=("wide_unsigned",))
 def round_decimals(xp, self, decimals):
     """round to `decimals` places (negative: to tens, hundreds ...), half to even."""
     _check_type(isinstance(decimals, (int, np.integer)) and not isinstance(decimals, bool),
@@ -380,7 +386,8 @@ def _replace_non_finite(xp, x, nan, posinf, neginf):
 # The replaced elements are constants: no gradient flows to them.
 @register_op("nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None)"
              " -> Tensor", kind="pointwise", inplace=True, compute_in_float=False, saves=_SELF,
-             derivatives={"self": lambda c: where(c.self.isfinite(), c.grad, 0.0)})
+             derivatives={"self": lambda c: where(c.self.isfinite(), c.grad, 0.0)},
+             tags=("wide_unsigned",))
 def nan_to_num(xp, self, nan=None, posinf=None, neginf=None):
     """nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None) -> Tensor.
 
@@ -412,7 +419,8 @@ def _conj_grad(c):
 
 
 @register_op("conj_physical(Tensor self) -> Tensor", kind="pointwise", inplace=True,
-             derivatives={"self": _conj_grad}, saves=())
+             derivatives={"self": _conj_grad}, saves=(),
+             tags=("wide_unsigned",))
 def conj_physical(xp, self):
     """conj_physical(input, *, out=None) -> Tensor: the complex conjugate, computed now."""
     return xp.conj(self) if self.dtype.kind == "c" else self.copy()
@@ -517,7 +525,8 @@ def _angle_grad(c):
 
 
 @register_op("angle(Tensor self) -> Tensor", kind="pointwise", promotion=COMPLEX_TO_FLOAT,
-             function=False, method=False, derivatives={"self": _angle_grad}, saves=_SELF)
+             function=False, method=False, derivatives={"self": _angle_grad}, saves=_SELF,
+             tags=("wide_unsigned",))
 def angle(xp, self):
     """angle(input, *, out=None) -> Tensor: the argument of each element, in radians."""
     if self.dtype.kind == "c":

@@ -10,7 +10,8 @@ from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented
 from ember._core.dispatch import call, call_inplace, call_out
 from ember._core.registry import FRONTENDS, OPS, register_frontend, register_op
-from ember._ops.grad_utils import by_kind, conj, identity, where
+from ember._ops.grad_utils import by_kind, conj, identity
+from ember._ops.grad_utils import where as grad_where  # (`where` is the frontend here)
 from ember._ops.pointwise import checked_scalar, not_implemented_for
 from ember._ops.pointwise_logic import tensor_arg
 
@@ -26,8 +27,9 @@ _BINARY = {"kind": "pointwise", "inplace": True}
 @register_op("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor",
              kind="pointwise", function=False, method=False, saves=("condition",),
              derivatives={"condition": lambda c: None,
-                          "self": lambda c: where(c.condition, c.grad, 0.0),
-                          "other": lambda c: where(c.condition, 0.0, c.grad)})
+                          "self": lambda c: grad_where(c.condition, c.grad, 0.0),
+                          "other": lambda c: grad_where(c.condition, 0.0, c.grad)},
+             tags=("wide_unsigned",))
 def where_self(xp, condition, self, other):
     """where(condition, input, other, *, out=None) -> Tensor: input where condition, else other."""
     return xp.where(condition, self, other)
@@ -78,11 +80,11 @@ def _check_clamp(self):
 def _clamp_self(c):
     low, high = c.min, c.max
     if low is None:
-        return where(c.self <= high, c.grad, 0.0)
+        return grad_where(c.self <= high, c.grad, 0.0)
     inside = c.self >= low
     if high is not None:
         inside = inside & (c.self <= high)
-    return where(inside, c.grad, 0.0)
+    return grad_where(inside, c.grad, 0.0)
 
 
 def _clamp_min(c):
@@ -90,7 +92,7 @@ def _clamp_min(c):
     taken = c.self < low
     if high is not None:
         taken = taken & (low < high)
-    return where(taken, c.grad, 0.0)
+    return grad_where(taken, c.grad, 0.0)
 
 
 def _clamp_max(c):
@@ -98,7 +100,7 @@ def _clamp_max(c):
     taken = c.self > high
     if low is not None:
         taken = taken | (high < low)
-    return where(taken, c.grad, 0.0)
+    return grad_where(taken, c.grad, 0.0)
 
 
 def _clamp_name(args, outputs):
@@ -126,8 +128,8 @@ def clamp(xp, self, min=None, max=None):
 
 
 @register_op("clamp_min.Tensor(Tensor self, Tensor min) -> Tensor", **_BINARY,
-             derivatives={"self": lambda c: where(c.self >= c.min, c.grad, 0.0),
-                          "min": lambda c: where(c.self < c.min, c.grad, 0.0)},
+             derivatives={"self": lambda c: grad_where(c.self >= c.min, c.grad, 0.0),
+                          "min": lambda c: grad_where(c.self < c.min, c.grad, 0.0)},
              node_name=by_kind(1, "ClampMinBackward1", "ClampMinBackward0"))
 def clamp_min(xp, self, min):
     """clamp_min(input, min, *, out=None) -> Tensor: max(input, min)."""
@@ -136,8 +138,8 @@ def clamp_min(xp, self, min):
 
 
 @register_op("clamp_max.Tensor(Tensor self, Tensor max) -> Tensor", **_BINARY,
-             derivatives={"self": lambda c: where(c.self <= c.max, c.grad, 0.0),
-                          "max": lambda c: where(c.self > c.max, c.grad, 0.0)},
+             derivatives={"self": lambda c: grad_where(c.self <= c.max, c.grad, 0.0),
+                          "max": lambda c: grad_where(c.self > c.max, c.grad, 0.0)},
              node_name=by_kind(1, "ClampMaxBackward1", "ClampMaxBackward0"))
 def clamp_max(xp, self, max):
     """clamp_max(input, max, *, out=None) -> Tensor: min(input, max)."""
@@ -224,7 +226,8 @@ _ADDCDIV_INTEGER = (
              derivatives={"self": identity,
                           "tensor1": lambda c: c.grad * conj(c.value / c.tensor2),
                           "tensor2": lambda c: -c.grad * conj(
-                              c.value * c.tensor1 / (c.tensor2 * c.tensor2))})
+                              c.value * c.tensor1 / (c.tensor2 * c.tensor2))},
+             tags=("wide_unsigned",))
 def addcdiv_kernel(xp, self, tensor1, tensor2, value=1):
     """addcdiv(input, tensor1, tensor2, *, value=1, out=None) -> Tensor.
 
