@@ -571,7 +571,7 @@ def _index_put_values_grad(c):
 
 
 @register_op("index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", function=False,
-             method=False, meta=_index_meta, saves=(),
+             method=False, meta=_index_meta, saves=("indices",),
              derivatives={"self": _index_self_grad})
 def index(xp, self, indices):
     """self[indices]: advanced indexing with one (or no) index tensor per leading dim."""
@@ -587,7 +587,7 @@ def _index_put_meta(self, indices, values, accumulate=False):
 
 
 @register_op("index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) "
-             "-> Tensor", inplace=True, out=False, meta=_index_put_meta, saves=(),
+             "-> Tensor", inplace=True, out=False, meta=_index_put_meta, saves=("indices",),
              derivatives={"self": _index_put_self_grad, "values": _index_put_values_grad})
 def index_put(xp, self, indices, values, accumulate=False):
     """index_put(input, indices, values, accumulate=False) -> Tensor: a copy with

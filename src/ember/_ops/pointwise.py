@@ -399,6 +399,7 @@ def pow_exponent_grad(c):
 
 @register_op("pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", **_BINARY,
              derivatives={"self": pow_self_grad, "exponent": pow_exponent_grad},
+             saves=("self", "exponent", "result"),
              dunders={"__pow__": "forward", "__rpow__": "reflect", "__ipow__": "inplace"},
              node_name=pow_name)
 def pow(xp, self, exponent):

@@ -503,15 +503,42 @@ def broadcast_to(xp, self, size):
 
 # --------------------------------------------------------------------------- in-place metadata
 
-def _restride_in_place(self, result):
-    """Give `self` the shape and strides of the view `result` (squeeze_, t_, ...)."""
+# PyTorch's node names for the in-place forms: the overloads of the in-place op are numbered
+# after those of the out-of-place one (squeeze, squeeze.dim, squeeze.dims, squeeze_, ...).
+_IN_PLACE_NODE_NAMES = {
+    "SqueezeBackward0": "SqueezeBackward3", "SqueezeBackward1": "SqueezeBackward4",
+    "SqueezeBackward2": "SqueezeBackward5", "UnsqueezeBackward0": "UnsqueezeBackward1",
+    "TransposeBackward0": "TransposeBackward1", "TBackward0": "TBackward1",
+    "AsStridedBackward0": "AsStridedBackward1",
+}
+
+
+def restride_in_place(self, make_view, *args, **kwargs):
+    """Give `self` the shape and strides of the view `make_view(self, ...)` (squeeze_, t_,
+    as_strided_ ...). Under autograd `self`'s history becomes the view's node, fed by its old
+    history, as PyTorch records an in-place view op; the version moves as for any in-place op."""
+    from ember.autograd import graph, grad_mode
+    _check(not (self._requires_grad and self._grad_fn is None and grad_mode.is_grad_enabled()),
+           "a leaf Variable that requires grad is being used in an in-place operation.")
+    result = make_view(self, *args, **kwargs)
     self._data = result._data
+    dispatch.bump_version(self)
+    fn = result._grad_fn
+    if fn is not None and result._requires_grad:
+        name = _IN_PLACE_NODE_NAMES.get(type(fn).__name__)
+        if name is not None:
+            fn.__class__ = graph.node_class_named(name)
+        self._grad_fn = fn
+        self._requires_grad = True
+        self.__dict__.pop("_output_nr", None)
+        if self._base is not None:
+            self.__dict__["_view_version"] = self._version
     return self
 
 
 def _in_place(name, op_for):
     def method(self, *args, **kwargs):
-        return _restride_in_place(self, op_for(self, *args, **kwargs))
+        return restride_in_place(self, op_for, *args, **kwargs)
     method.__name__ = name
     method.__doc__ = f"{name}(...) -> Tensor: {name[:-1]} changing this tensor's own shape."
     register_frontend(name, function=False)(method)

@@ -65,7 +65,7 @@ def narrow_int(xp, self, dim, start, length):
 
 
 @register_op("narrow.Tensor(Tensor(a) self, int dim, Tensor start, SymInt length) -> Tensor(a)",
-             kind="view", function=False, method=False, saves=(),
+             kind="view", function=False, method=False, saves=("start",),
              derivatives={"self": lambda c: _narrow_grad(c, int(c.start.item())),
                           "start": lambda c: None},
              node_name="SliceBackward0")
@@ -597,8 +597,8 @@ def as_strided(input, size, stride, storage_offset=None):
 
 
 def as_strided_(self, size, stride, storage_offset=None):
-    self._data = as_strided(self, size, stride, storage_offset)._data
-    return self
+    from ember._ops.view import restride_in_place
+    return restride_in_place(self, as_strided, size, stride, storage_offset)
 
 
 register_frontend("as_strided_", function=False)(as_strided_)
@@ -701,7 +701,7 @@ def _as_strided_scatter_src_grad(c):
 
 
 @register_op("as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, "
-             "SymInt? storage_offset=None) -> Tensor", out=False, meta=_scatter_meta, saves=(),
+             "SymInt? storage_offset=None) -> Tensor", out=False, meta=_scatter_meta, saves=("result",),
              derivatives={"self": _as_strided_scatter_self_grad,
                           "src": _as_strided_scatter_src_grad},
              # Its strides address self's storage layout, which the result keeps.

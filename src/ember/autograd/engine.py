@@ -7,9 +7,11 @@ chain of 100,000 ops backpropagates in constant Python stack depth.
 """
 from __future__ import annotations
 
+import sys
+
 from ember._core import dispatch
 from ember._core.checks import _check, _check_type
-from ember.autograd import anomaly_mode, grad_mode
+from ember.autograd import anomaly_mode, grad_layout, grad_mode
 from ember.autograd.graph import AccumulateGrad, edge_of
 
 
@@ -96,8 +98,9 @@ def run_backward(outputs, grad_outputs, *, retain_graph, create_graph, capture=N
                         captured[key] = _add(captured.get(key), g)
             if isinstance(node, AccumulateGrad):
                 if accumulate and 0 in slot:
-                    g = slot[0]
-                    _accumulate(node.variable, g, create_graph, id(g) not in user_ids)
+                    # The slot's reference goes with the call: see NOTE [stealing gradients].
+                    fresh = id(slot[0]) not in user_ids
+                    _accumulate(node.variable, slot.pop(0), create_graph, fresh)
                 continue
             grad_in = _run_node(node, slot, retain_graph)
             for edge, g in zip(node.next_functions, grad_in):
@@ -110,6 +113,7 @@ def run_backward(outputs, grad_outputs, *, retain_graph, create_graph, capture=N
                 counts[nxt] -= 1
                 if counts[nxt] == 0:
                     ready.append(nxt)
+            grad_in = g = None      # hold no gradient past its node (NOTE [stealing gradients])
     finally:
         grad_mode._state.grad_enabled = prev_mode
     return captured
@@ -159,7 +163,8 @@ def _apply_checked(node, grads):
 
 
 def _accumulate(variable, grad, create_graph, fresh=True):
-    """Add `grad` into `variable.grad` (a leaf), running its hooks first.
+    """Add `grad` into `variable.grad` (a leaf), running its hooks first: NOTE [the gradient
+    layout contract] (grad_layout.py).
 
     A gradient the user passed in may still be held by the user: it is copied, never stored
     by reference (`fresh` is False for those)."""
@@ -169,15 +174,20 @@ def _accumulate(variable, grad, create_graph, fresh=True):
             new = hook(grad)
             if new is not None:
                 grad = new
-    if not create_graph and grad._requires_grad:
-        grad = grad.detach()
-    if variable._grad is None:
-        variable._grad = grad if fresh else grad.clone()
+        new = None
+    current = variable._grad
+    if current is None:
+        refs = sys.getrefcount(grad)    # measured alone: NOTE [stealing gradients]
+        if create_graph:
+            variable._grad = grad_layout.copy_obeying_layout(grad, variable, create_graph)
+        elif fresh and grad_layout.can_steal(grad, variable, refs):
+            variable._grad = grad
+        else:
+            variable._grad = grad_layout.copy_obeying_layout(grad, variable, False)
     elif create_graph:
-        variable._grad = variable._grad + grad
+        variable._grad = current + grad
     else:
-        total = variable._grad + grad
-        variable._grad = total.detach() if total._requires_grad else total
+        grad_layout.add_in_place(current, grad)
     post = variable.__dict__.get("_post_accumulate_hooks")
     if post:
         for hook in list(post.values()):

@@ -7,12 +7,13 @@ Both styles work: `forward(ctx, *args)`, or `forward(*args)` plus
 from __future__ import annotations
 
 import functools
+import weakref
 
 from ember._core import dispatch
 from ember._core.checks import _check, _check_type
 from ember.autograd import forward_ad, grad_mode
 from ember.autograd.graph import _FREED, Node, edge_of, fit_gradient
-from ember.autograd.saved_hooks import _Packed, _saved_hooks, pack_with_hooks
+from ember.autograd.saved_tensor import SavedTensor, save_input, save_output
 
 
 class FunctionCtx:
@@ -21,7 +22,7 @@ class FunctionCtx:
     def __init__(self):
         self.to_save = ()
         self._saved = None
-        self._saved_versions = ()
+        self._node = None           # weakref to the node, once one is recorded
         self.needs_input_grad = ()
         self.dirty_tensors = ()
         self.non_differentiable = ()
@@ -52,15 +53,10 @@ class FunctionCtx:
         _check(not self._freed, _FREED)
         if self._saved is None:
             return ()
-        for t, version in self._saved_versions:
-            if t is not None and t._version != version:
-                raise RuntimeError(
-                    "one of the variables needed for gradient computation has been modified by "
-                    f"an inplace operation: [{list(t.shape)}] is at version {t._version}; "
-                    f"expected version {version} instead.")
-        if any(type(t) is _Packed for t in self._saved):
-            return tuple(t.unpack() if type(t) is _Packed else t for t in self._saved)
-        return self._saved
+        # NOTE [saved tensors]: the node is reached through a weak reference (it holds this
+        # ctx), and outputs are kept as their data, so that nothing here makes a cycle.
+        node = self._node() if self._node is not None else None
+        return tuple(s.unpack(node) if type(s) is SavedTensor else s for s in self._saved)
 
     saved_variables = saved_tensors
 
@@ -105,8 +101,10 @@ class BackwardCFunction(Node):
         return out
 
     def release(self) -> None:
-        self.ctx._freed = True
-        self.ctx._saved = None
+        ctx = self.ctx
+        if ctx._saved:
+            ctx._freed = True
+            ctx._saved = None
 
     @property
     def saved_tensors(self):
@@ -229,12 +227,16 @@ def _wrap_outputs(cls, ctx, args, output, needs_graph):
     if node is not None:
         node._output_meta = output_meta
     if ctx.to_save:
-        ctx._saved = tuple(ctx.to_save)
-        if _saved_hooks and node is not None:
-            ctx._saved = tuple(pack_with_hooks(t) if t is not None else None
-                               for t in ctx.to_save)
-        ctx._saved_versions = tuple((t, t._version) if t is not None else (None, 0)
-                                    for t in ctx.to_save)
+        if node is None:
+            ctx._saved = tuple(ctx.to_save)
+        else:
+            ctx._node = weakref.ref(node)
+            output_nrs = {id(o): k for k, o in enumerate(results)
+                          if isinstance(o, Tensor) and o._grad_fn is node}
+            ctx._saved = tuple(
+                None if t is None else
+                save_output(t, output_nrs[id(t)]) if id(t) in output_nrs else save_input(t)
+                for t in ctx.to_save)
     return tuple(results) if is_tuple else results[0]
 
 

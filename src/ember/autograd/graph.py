@@ -16,8 +16,10 @@ from ember._core import dispatch
 from ember._core.checks import _check
 from ember.autograd import anomaly_mode, grad_mode
 from ember.autograd.saved_hooks import (  # noqa: F401  (public as ember.autograd.graph.*)
-    _Packed, _saved_hooks, disable_saved_tensors_hooks, pack_with_hooks, save_on_cpu,
-    saved_tensors_hooks,
+    disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks,
+)
+from ember.autograd.saved_tensor import (
+    FREED, SavedTensor, TensorInfo, save_input, save_output,
 )
 
 _sequence = itertools.count()
@@ -156,11 +158,7 @@ def output_nr(t) -> int:
 
 # --------------------------------------------------------------------------- op nodes
 
-_FREED = ("Trying to backward through the graph a second time (or directly access saved "
-          "tensors after they have already been freed). Saved intermediate values of the graph "
-          "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
-          "you need to backward through the graph a second time or if you need to access saved "
-          "tensors after calling backward.")
+_FREED = FREED     # kept for function.py and checkpoint.py
 
 
 class GradContext:
@@ -168,7 +166,8 @@ class GradContext:
     `result`/`results`, and for an element of a `Tensor[]` argument (cat, stack, einsum ...)
     its position in the list as `list_index` (None for a plain tensor argument). `memo` is
     free for formulas to share work within one backward call of the node (e.g. cat computes
-    every piece of the gradient once)."""
+    every piece of the gradient once). Tensors come from the node's saved set (NOTE [saved
+    tensors]): an argument the entry does not save reads as its `TensorInfo`."""
 
     __slots__ = ("_node", "grads", "list_index", "memo")
 
@@ -189,36 +188,41 @@ class GradContext:
 
     @property
     def results(self):
-        results = self._node._results
-        if results and any(type(r) is _Packed for r in results):
-            return tuple(r.unpack() if type(r) is _Packed else r for r in results)
-        return results
+        node = self._node
+        return tuple(r.unpack(node) if type(r) is SavedTensor else r for r in node._results)
 
     def __getattr__(self, name):
-        index = self._node._op_arg_index.get(name)
+        node = self._node
+        index = node._op_arg_index.get(name)
         if index is None:
-            raise AttributeError(f"{self._node.name()} has no argument '{name}'")
-        value = self._node._args[index]
-        return value.unpack() if type(value) is _Packed else value
+            raise AttributeError(f"{node.name()} has no argument '{name}'")
+        value = node._args[index]
+        kind = type(value)
+        if kind is SavedTensor:
+            return value.unpack(node)
+        if kind is SavedList:
+            return [v.unpack(node) if type(v) is SavedTensor else v for v in value]
+        return value
+
+
+class SavedList(tuple):
+    """A `Tensor[]` argument as a node keeps it: SavedTensor or TensorInfo per element."""
+
+    __slots__ = ()
 
 
 class OpNode(Node):
     """A node for a registry op; subclassed per op so `type(node).__name__` is its name."""
 
-    __slots__ = ("_op", "_args", "_results", "_saved_versions", "_input_meta", "_freed",
+    __slots__ = ("_op", "_args", "_results", "_saved", "_input_meta", "_freed",
                  "_op_arg_index", "_output_meta")
 
     def apply(self, grad_outputs):
-        _check(not self._freed, _FREED)
-        for tensor, version in self._saved_versions:
-            if tensor._version != version:
-                raise RuntimeError(
-                    "one of the variables needed for gradient computation has been modified by "
-                    f"an inplace operation: [{_type_name(tensor)} {list(tensor.shape)}], which "
-                    f"is output {output_nr(tensor)} of {_fn_name(tensor)}, is at version "
-                    f"{tensor._version}; expected version {version} instead. Hint: enable "
-                    "anomaly detection to find the operation that failed to compute its "
-                    "gradient, with torch.autograd.set_detect_anomaly(True).")
+        saved = self._saved
+        if saved:
+            _check(not self._freed, FREED)
+            for s in saved:
+                s.check_version()
         grads = list(grad_outputs)
         for k, g in enumerate(grads):
             if g is None and self._output_meta[k] is not None:
@@ -244,9 +248,11 @@ class OpNode(Node):
         return out
 
     def release(self) -> None:
-        self._freed = True
-        self._args = None
-        self._results = None
+        """Drop the saved tensors (a node that saved none can run again, as in PyTorch)."""
+        if self._saved:
+            self._freed = True
+            for s in self._saved:
+                s.release()
 
 
 def fit_gradient(grad, meta, node, index):
@@ -288,19 +294,6 @@ def sum_to_size(grad, shape):
     return grad
 
 
-def _type_name(t) -> str:
-    return {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor"}.get(
-        t._dtype._name, f"torch.{t._dtype._cpp_name}Tensor")
-
-
-def _fn_name(t) -> str:
-    if t._grad_fn is None:
-        return "a leaf"
-    name = t._grad_fn.name()
-    # PyTorch names the forward op here: "AddBackward0" -> "Add".
-    return name[:name.rfind("Backward")] if "Backward" in name else name
-
-
 _node_classes: dict = {}
 
 
@@ -328,22 +321,23 @@ class _Plan:
     """What `record` needs to know about an op, worked out once per op."""
 
     __slots__ = ("node_class", "name_of", "arg_index", "tensor_args", "list_args",
-                 "saved_args", "saved_outputs")
+                 "saved_outputs", "op_name")
 
     def __init__(self, op):
         arguments = op.schema.arguments
         self.node_class = node_class(op)
         self.name_of = op.node_name if callable(op.node_name) else None
         self.arg_index = {a.name: i for i, a in enumerate(arguments)}
-        self.tensor_args = tuple((i, arguments[i].name) for i in op.tensor_positions)
-        self.list_args = tuple((i, arguments[i].name) for i in op.list_positions)
+        self.op_name = op.schema.name
         names = op.saves
-        if names is None:           # every tensor argument, no output
-            self.saved_args, self.saved_outputs = op.tensor_positions, ()
-            return
-        self.saved_args = tuple(self.arg_index[n] for n in names
-                                if not n.startswith("result"))
-        if "result" in names:
+        # (position, name, saved?) for tensor and Tensor[] arguments; saves=None: all of them.
+        self.tensor_args = tuple((i, arguments[i].name, names is None or arguments[i].name in
+                                  names) for i in op.tensor_positions)
+        self.list_args = tuple((i, arguments[i].name, names is None or arguments[i].name in
+                                names) for i in op.list_positions)
+        if names is None:
+            self.saved_outputs = ()
+        elif "result" in names:
             self.saved_outputs = None   # every output
         else:
             # One output only ("result1": the indices of max.dim, sort ...).
@@ -360,8 +354,9 @@ def record(op, args, out):
         return
     plan = _plans.get(op) or _plans.setdefault(op, _Plan(op))
     Tensor = dispatch.Tensor
-    edges, input_meta = [], []
-    for i, name in plan.tensor_args:
+    edges, input_meta, saved = [], [], []
+    kept = list(args)
+    for i, name, keep in plan.tensor_args:
         v = args[i]
         if isinstance(v, Tensor):
             if v._base is not None:
@@ -373,35 +368,45 @@ def record(op, args, out):
             else:
                 edges.append(None)
             input_meta.append((name, (v._data.shape, v._dtype), None))
-    for i, name in plan.list_args:
+            if keep:
+                if "_inference" in v.__dict__:
+                    raise RuntimeError(grad_mode._INFERENCE_SAVED)
+                kept[i] = s = save_input(v)
+                saved.append(s)
+            else:
+                kept[i] = TensorInfo(v, plan.op_name, name)
+    for i, name, keep in plan.list_args:
+        elements = []
         for j, v in enumerate(args[i]):
             if isinstance(v, Tensor):
                 edges.append(edge_of(v) if v._requires_grad else None)
                 input_meta.append((name, (v._data.shape, v._dtype), j))
+                if keep:
+                    s = save_input(v)
+                    saved.append(s)
+                    elements.append(s)
+                else:
+                    elements.append(TensorInfo(v, plan.op_name, name))
+            else:
+                elements.append(v)
+        kept[i] = SavedList(elements)
     outputs = out if type(out) is tuple else (out,)
     node = plan.node_class() if plan.name_of is None else \
         node_class_named(plan.name_of(args, outputs))()
     node.next_functions = tuple(edges)
     node._op = op
-    node._args = args
-    node._results = outputs
+    node._args = kept
     node._input_meta = input_meta
     node._freed = False
     node._op_arg_index = plan.arg_index
-    saved = []
-    for i in plan.saved_args:
-        v = args[i]
-        if isinstance(v, Tensor):
-            if "_inference" in v.__dict__:
-                raise RuntimeError(grad_mode._INFERENCE_SAVED)
-            saved.append((v, v._version))
-    for o in (outputs if plan.saved_outputs is None else
-              [outputs[k] for k in plan.saved_outputs]):
+    results = [None] * len(outputs)
+    for k in (range(len(outputs)) if plan.saved_outputs is None else plan.saved_outputs):
+        o = outputs[k]
         if isinstance(o, Tensor):
-            saved.append((o, o._version))
-    node._saved_versions = saved
-    if _saved_hooks:
-        _pack_saved(node, op, Tensor)
+            results[k] = s = save_output(o, k)
+            saved.append(s)
+    node._results = results
+    node._saved = saved
     output_meta = []
     for k, o in enumerate(outputs):
         if isinstance(o, Tensor) and (o._dtype.is_floating_point or o._dtype.is_complex):
@@ -419,27 +424,6 @@ def record(op, args, out):
                 o.__dict__["_view_version"] = o._version
     if anomaly_mode.state.enabled:
         anomaly_mode.remember_forward_stack(node)
-
-
-def _arg_index(op):
-    plan = _plans.get(op) or _plans.setdefault(op, _Plan(op))
-    return plan.arg_index
-
-
-def _pack_saved(node, op, Tensor):
-    """Replace the tensors a node keeps for its formulas by their packed form."""
-    names = op.saves
-    index = _arg_index(op)
-    positions = op.tensor_positions if names is None else \
-        [index[n] for n in names if n != "result"]
-    args = list(node._args)
-    for i in positions:
-        if isinstance(args[i], Tensor):
-            args[i] = pack_with_hooks(args[i])
-    node._args = tuple(args)
-    if names is not None and "result" in names:
-        node._results = tuple(pack_with_hooks(r) if isinstance(r, Tensor) else r
-                              for r in node._results)
 
 
 dispatch.state.record = record

@@ -1,0 +1,116 @@
+"""How a leaf's `.grad` is stored: the first gradient, and the ones that add to it.
+
+NOTE [the gradient layout contract]: as in PyTorch, a leaf's first gradient is stored densely
+with the leaf's own strides when the leaf is dense and non-overlapping (row-major otherwise),
+never as an expanded or aliased view: optimizers, `zero_grad(set_to_none=False)`,
+`clip_grad_norm_` and gradient buckets all write into `.grad`. Later gradients are added into
+the same `.grad` in place (it stays the same object at the same address), except under
+`create_graph`, where the sum is a new tensor with history.
+
+NOTE [stealing gradients]: the engine's gradient for a leaf is usually a fresh tensor nobody
+else holds; then it becomes `.grad` without a copy. "Nobody else" is read off reference counts,
+as PyTorch reads `use_count()`: the Tensor object must be referenced only by the accumulating
+call, and its array only by the Tensor. A gradient that another leaf, a retained non-leaf, a
+hook or the user may still hold is copied. The counts a sole owner shows are measured once at
+import through the same calls (`_SOLE_TENSOR`, `_SOLE_ARRAY`), so no interpreter detail is
+assumed.
+"""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from ember._core import dispatch
+from ember._core.device import CPU
+
+_ndarray = np.ndarray
+
+
+def _refs_in_callee(obj) -> int:
+    return sys.getrefcount(obj)
+
+
+def _array_refs(t) -> int:
+    return sys.getrefcount(t._data)
+
+
+class _Probe:
+    __slots__ = ("_data",)
+
+
+# What `sys.getrefcount(grad)` reads inside `engine._accumulate` when the engine handed the
+# gradient over as a temporary, and what `_array_refs` reads for an array only its Tensor holds.
+_SOLE_TENSOR = _refs_in_callee(object())
+_probe = _Probe()
+_probe._data = np.empty(1)
+_SOLE_ARRAY = _array_refs(_probe)
+del _probe
+
+
+def _dense_strides(array) -> bool:
+    """Whether `array` is non-overlapping and dense (a permutation of a contiguous layout)."""
+    if array.size <= 1:
+        return True
+    expected = array.itemsize
+    for size, stride in sorted(zip(array.shape, array.strides), key=lambda p: abs(p[1])):
+        if size == 1:
+            continue
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def _obeys_layout(grad_array, variable_array) -> bool:
+    if _dense_strides(variable_array):
+        return grad_array.strides == variable_array.strides or grad_array.size <= 1
+    return grad_array.flags.c_contiguous
+
+
+def can_steal(grad, variable, refcount: int) -> bool:
+    """Whether `grad` may become `variable.grad` as it is (NOTE [stealing gradients])."""
+    if refcount > _SOLE_TENSOR or _array_refs(grad) > _SOLE_ARRAY:
+        return False
+    data = grad._data
+    return (type(data) is _ndarray and grad._base is None and grad._storage is None
+            and grad._grad_fn is None and not grad._requires_grad
+            and grad._dtype is variable._dtype and grad._device is variable._device
+            and data.shape == variable._data.shape and data.flags.writeable
+            and _obeys_layout(data, variable._data))
+
+
+def copy_obeying_layout(grad, variable, create_graph: bool):
+    """A copy of `grad` laid out as NOTE [the gradient layout contract] says."""
+    target = variable._data
+    if create_graph or grad._device is not CPU or type(target) is not _ndarray:
+        from ember._ops.creation_ranges import empty_strided
+        strides = variable.stride() if _dense_strides(target) else None
+        if strides is None:
+            out = grad.new_empty(tuple(target.shape))
+        else:
+            out = empty_strided(tuple(target.shape), strides, dtype=variable._dtype,
+                                device=variable._device)
+        if create_graph:
+            return out.copy_(grad)
+        from ember.autograd.grad_mode import no_grad
+        with no_grad():
+            out.copy_(grad.detach())
+        return out
+    order = "K" if _dense_strides(target) else "C"
+    array = np.empty_like(target, order=order)
+    np.copyto(array, grad._data, casting="unsafe")
+    return dispatch.wrap(array, variable._dtype, CPU)
+
+
+def add_in_place(current, grad) -> None:
+    """current += grad, in place, without history (the accumulation of a later gradient)."""
+    data = current._data
+    if type(data) is _ndarray and current._device is CPU and data.flags.writeable \
+            and (0 not in data.strides or data.size <= 1):
+        np.add(data, grad._data, out=data, casting="unsafe")
+        dispatch.bump_version(current)
+        return
+    from ember.autograd.grad_mode import no_grad
+    with no_grad():
+        current.add_(grad.detach())

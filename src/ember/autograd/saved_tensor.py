@@ -1,0 +1,206 @@
+"""Saved tensors: what a node keeps of a tensor its derivative formulas read.
+
+NOTE [saved tensors]: a node keeps only the tensors its op's entry names in `saves=`, each with
+the version of its storage at save time; reading one at backward time checks that version and
+raises PyTorch's "modified by an inplace operation" error when it moved. A tensor that is an
+output of the node itself is kept as its data alone (array, storage, base), never as the output
+object: the output points at the node through `grad_fn`, so keeping it would make a reference
+cycle, and the graph would live until the cyclic collector ran. Unpacking such an output makes
+a fresh tensor on the same storage whose `grad_fn` is the node again, so double backward
+through it is still connected. After a backward without `retain_graph` the node releases its
+saved tensors; reading one afterwards raises PyTorch's "backward through the graph a second
+time" error. Tensors the formulas do not read are not kept at all: a formula sees only a
+`TensorInfo` (shape, dtype, device) in their place, and reading anything else from it is an
+error that names the op and the argument.
+"""
+from __future__ import annotations
+
+from ember._core import dispatch
+from ember._core.checks import _check
+from ember._core.dispatch import storage_of
+from ember._core.shape import Size, wrap_dim
+from ember.autograd.saved_hooks import _Packed, _saved_hooks, pack_with_hooks
+
+_new = object.__new__
+
+FREED = ("Trying to backward through the graph a second time (or directly access saved "
+         "tensors after they have already been freed). Saved intermediate values of the graph "
+         "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
+         "you need to backward through the graph a second time or if you need to access saved "
+         "tensors after calling backward.")
+
+
+class SavedTensor:
+    """One tensor a node keeps for its formulas (see NOTE [saved tensors])."""
+
+    __slots__ = ("tensor", "version", "output_nr", "data", "storage", "base", "dtype",
+                 "device", "differentiable", "packed")
+
+    def unpack(self, node):
+        """The saved tensor, checked against its version (an output gets `node` back as its
+        grad_fn)."""
+        packed = self.packed
+        if packed is not None:
+            _check(packed is not _RELEASED, FREED)
+            self.check_version()
+            return packed.unpack()
+        t = self.tensor
+        if t is not None:
+            if t._version != self.version:
+                _raise_modified(t, self.version, t._version)
+            return t
+        _check(self.data is not None, FREED)
+        version = self.storage._version
+        if version != self.version:
+            _raise_modified(self._as_tensor(node), self.version, version)
+        return self._as_tensor(node)
+
+    def _as_tensor(self, node):
+        t = dispatch.wrap(self.data, self.dtype, self.device)
+        t._storage = self.storage
+        t._base = self.base
+        if self.differentiable:
+            t._grad_fn = node
+            t._requires_grad = True
+            if self.output_nr:
+                t.__dict__["_output_nr"] = self.output_nr
+        return t
+
+    def check_version(self) -> None:
+        t = self.tensor
+        if t is not None:
+            if t._version != self.version:
+                _raise_modified(t, self.version, t._version)
+        elif self.storage is not None and self.storage._version != self.version:
+            _raise_modified(_Described(self), self.version, self.storage._version)
+
+    def release(self) -> None:
+        self.tensor = self.data = self.storage = self.base = None
+        self.packed = _RELEASED
+
+
+_RELEASED = _Packed(None, None)
+
+
+def save_input(t) -> SavedTensor:
+    """Keep input `t` (not an output of the node that saves it)."""
+    s = _new(SavedTensor)
+    s.version = t._version
+    s.output_nr = 0
+    s.data = s.storage = s.base = None
+    if _saved_hooks:
+        s.packed = pack_with_hooks(t)
+        s.tensor = None
+        s.storage = storage_of(t)
+    else:
+        s.packed = None
+        s.tensor = t
+    return s
+
+
+def save_output(t, output_nr: int) -> SavedTensor:
+    """Keep output `t` of the node being recorded as its data only (no reference back)."""
+    s = _new(SavedTensor)
+    storage = storage_of(t)
+    s.version = storage._version
+    s.output_nr = output_nr
+    s.tensor = None
+    s.storage = storage
+    if _saved_hooks:
+        s.packed = pack_with_hooks(t)
+        s.data = s.base = None
+        return s
+    s.packed = None
+    s.data = t._data
+    s.base = t._base
+    s.dtype = t._dtype
+    s.device = t._device
+    s.differentiable = t._dtype.is_floating_point or t._dtype.is_complex
+    return s
+
+
+class _Described:
+    """Enough of a packed saved output to name it in an error."""
+
+    def __init__(self, saved):  # noqa: ARG002 (its data went to the pack hook)
+        self.shape = Size(())
+        self._dtype = None
+        self._grad_fn = None
+
+
+def _raise_modified(t, expected, now):
+    fn = t._grad_fn
+    which = ""
+    if fn is not None:
+        name = fn.name()
+        # PyTorch names the forward op here: "ExpBackward0" -> "Exp".
+        name = name[:name.rfind("Backward")] if "Backward" in name else name
+        which = f", which is output {t.__dict__.get('_output_nr', 0)} of {name}"
+    raise RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an "
+        f"inplace operation: [{_type_name(t)} {list(t.shape)}]{which}, is at version {now}; "
+        f"expected version {expected} instead. Hint: enable anomaly detection to find the "
+        "operation that failed to compute its gradient, with "
+        "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
+def _type_name(t) -> str:
+    dtype = t._dtype
+    if dtype is None:
+        return "torch.Tensor"
+    return {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor"}.get(
+        dtype._name, f"torch.{dtype._cpp_name}Tensor")
+
+
+class TensorInfo:
+    """What a node keeps of a tensor argument its formulas do not read: its metadata.
+
+    Formulas may ask for the shape, dtype and device of any argument (PyTorch saves sizes
+    apart from tensors too); anything else means the op's `saves=` is missing a name."""
+
+    __slots__ = ("shape", "dtype", "device", "_op_name", "_arg_name")
+
+    def __init__(self, t, op_name, arg_name):
+        self.shape = Size(t._data.shape)
+        self.dtype = t._dtype
+        self.device = t._device
+        self._op_name = op_name
+        self._arg_name = arg_name
+
+    @property
+    def _dtype(self):
+        return self.dtype
+
+    @property
+    def _device(self):
+        return self.device
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def dim(self) -> int:
+        return len(self.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return self.shape
+        return self.shape[wrap_dim(dim, len(self.shape))]
+
+    def numel(self) -> int:
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    def is_complex(self) -> bool:
+        return self.dtype.is_complex
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.is_floating_point
+
+    def __getattr__(self, name):
+        raise RuntimeError(
+            f"the derivative of '{self._op_name}' reads '{name}' of its argument "
+            f"'{self._arg_name}', which its registry entry does not save (add "
+            f"'{self._arg_name}' to saves=)")
