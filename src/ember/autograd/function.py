@@ -237,6 +237,7 @@ def _wrap_outputs(cls, ctx, args, output, needs_graph):
                 None if t is None else
                 save_output(t, output_nrs[id(t)]) if id(t) in output_nrs else save_input(t)
                 for t in ctx.to_save)
+            ctx.to_save = ()
     return tuple(results) if is_tuple else results[0]
 
 

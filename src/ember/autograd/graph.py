@@ -222,7 +222,7 @@ class OpNode(Node):
         if saved:
             _check(not self._freed, FREED)
             for s in saved:
-                s.check_version()
+                s.check_version(self)
         grads = list(grad_outputs)
         for k, g in enumerate(grads):
             if g is None and self._output_meta[k] is not None:

@@ -42,7 +42,7 @@ class SavedTensor:
         packed = self.packed
         if packed is not None:
             _check(packed is not _RELEASED, FREED)
-            self.check_version()
+            self.check_version(node)
             return packed.unpack()
         t = self.tensor
         if t is not None:
@@ -66,13 +66,14 @@ class SavedTensor:
                 t.__dict__["_output_nr"] = self.output_nr
         return t
 
-    def check_version(self) -> None:
+    def check_version(self, node) -> None:
         t = self.tensor
         if t is not None:
             if t._version != self.version:
                 _raise_modified(t, self.version, t._version)
         elif self.storage is not None and self.storage._version != self.version:
-            _raise_modified(_Described(self), self.version, self.storage._version)
+            described = self._as_tensor(node) if self.data is not None else _Described(self)
+            _raise_modified(described, self.version, self.storage._version)
 
     def release(self) -> None:
         self.tensor = self.data = self.storage = self.base = None
@@ -135,10 +136,10 @@ def _raise_modified(t, expected, now):
         name = fn.name()
         # PyTorch names the forward op here: "ExpBackward0" -> "Exp".
         name = name[:name.rfind("Backward")] if "Backward" in name else name
-        which = f", which is output {t.__dict__.get('_output_nr', 0)} of {name}"
+        which = f", which is output {t.__dict__.get('_output_nr', 0)} of {name},"
     raise RuntimeError(
         "one of the variables needed for gradient computation has been modified by an "
-        f"inplace operation: [{_type_name(t)} {list(t.shape)}]{which}, is at version {now}; "
+        f"inplace operation: [{_type_name(t)} {list(t.shape)}]{which} is at version {now}; "
         f"expected version {expected} instead. Hint: enable anomaly detection to find the "
         "operation that failed to compute its gradient, with "
         "torch.autograd.set_detect_anomaly(True, check_nan=False).")
