@@ -13,7 +13,7 @@ from ember._core import dispatch
 from ember._core.checks import _check, _check_type
 from ember.autograd import forward_ad, grad_mode
 from ember.autograd.graph import _FREED, Node, edge_of, fit_gradient
-from ember.autograd.saved_tensor import SavedTensor, save_input, save_output
+from ember.autograd.saved_tensor import save_input, save_output
 
 
 class FunctionCtx:
@@ -56,7 +56,7 @@ class FunctionCtx:
         # NOTE [saved tensors]: the node is reached through a weak reference (it holds this
         # ctx), and outputs are kept as their data, so that nothing here makes a cycle.
         node = self._node() if self._node is not None else None
-        return tuple(s.unpack(node) if type(s) is SavedTensor else s for s in self._saved)
+        return tuple(s.unpack(node) if s is not None else s for s in self._saved)
 
     saved_variables = saved_tensors
 

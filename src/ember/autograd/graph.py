@@ -18,11 +18,13 @@ from ember.autograd import anomaly_mode, grad_mode
 from ember.autograd.saved_hooks import (  # noqa: F401  (public as ember.autograd.graph.*)
     disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks,
 )
+from ember.autograd.saved_hooks import _saved_hooks
 from ember.autograd.saved_tensor import (
-    FREED, SavedTensor, TensorInfo, save_input, save_output,
+    FREED, SavedInput, SavedTensor, TensorInfo, save_input, save_output,
 )
 
 _sequence = itertools.count()
+_new = object.__new__
 
 
 class RemovableHandle:
@@ -189,7 +191,7 @@ class GradContext:
     @property
     def results(self):
         node = self._node
-        return tuple(r.unpack(node) if type(r) is SavedTensor else r for r in node._results)
+        return tuple(r.unpack(node) if r is not None else r for r in node._results)
 
     def __getattr__(self, name):
         node = self._node
@@ -197,11 +199,10 @@ class GradContext:
         if index is None:
             raise AttributeError(f"{node.name()} has no argument '{name}'")
         value = node._args[index]
-        kind = type(value)
-        if kind is SavedTensor:
+        if isinstance(value, SavedTensor):
             return value.unpack(node)
-        if kind is SavedList:
-            return [v.unpack(node) if type(v) is SavedTensor else v for v in value]
+        if type(value) is SavedList:
+            return [v.unpack(node) if isinstance(v, SavedTensor) else v for v in value]
         return value
 
 
@@ -371,7 +372,13 @@ def record(op, args, out):
             if keep:
                 if "_inference" in v.__dict__:
                     raise RuntimeError(grad_mode._INFERENCE_SAVED)
-                kept[i] = s = save_input(v)
+                if _saved_hooks:
+                    s = save_input(v)
+                else:               # save_input, inlined: the hot path of recording
+                    s = _new(SavedInput)
+                    s.tensor = v
+                    s.version = v._version
+                kept[i] = s
                 saved.append(s)
             else:
                 kept[i] = TensorInfo(v, plan.op_name, name)

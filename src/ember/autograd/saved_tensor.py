@@ -15,11 +15,13 @@ error that names the op and the argument.
 """
 from __future__ import annotations
 
+import math
+
 from ember._core import dispatch
 from ember._core.checks import _check
 from ember._core.dispatch import storage_of
 from ember._core.shape import Size, wrap_dim
-from ember.autograd.saved_hooks import _Packed, _saved_hooks, pack_with_hooks
+from ember.autograd.saved_hooks import _saved_hooks, pack_with_hooks
 
 _new = object.__new__
 
@@ -31,35 +33,50 @@ FREED = ("Trying to backward through the graph a second time (or directly access
 
 
 class SavedTensor:
-    """One tensor a node keeps for its formulas (see NOTE [saved tensors])."""
+    """One tensor a node keeps for its formulas (see NOTE [saved tensors]): `unpack(node)`
+    gives it back checked against its version, `release()` lets it go."""
 
-    __slots__ = ("tensor", "version", "output_nr", "data", "storage", "base", "dtype",
-                 "device", "differentiable", "packed")
+    __slots__ = ()
+
+
+class SavedInput(SavedTensor):
+    """An input of the node: kept as the tensor itself (it holds no reference to the node)."""
+
+    __slots__ = ("tensor", "version")
 
     def unpack(self, node):
-        """The saved tensor, checked against its version (an output gets `node` back as its
-        grad_fn)."""
-        packed = self.packed
-        if packed is not None:
-            _check(packed is not _RELEASED, FREED)
-            self.check_version(node)
-            return packed.unpack()
         t = self.tensor
-        if t is not None:
-            if t._version != self.version:
-                _raise_modified(t, self.version, t._version)
-            return t
+        _check(t is not None, FREED)
+        if t._version != self.version:
+            _raise_modified(t, self.version, t._version)
+        return t
+
+    def check_version(self, node) -> None:
+        t = self.tensor
+        if t is not None and t._version != self.version:
+            _raise_modified(t, self.version, t._version)
+
+    def release(self) -> None:
+        self.tensor = None
+
+
+class SavedOutput(SavedTensor):
+    """An output of the node: kept as its data, storage and base only."""
+
+    __slots__ = ("data", "storage", "base", "dtype", "device", "output_nr", "version")
+
+    def unpack(self, node):
         _check(self.data is not None, FREED)
-        version = self.storage._version
-        if version != self.version:
-            _raise_modified(self._as_tensor(node), self.version, version)
-        return self._as_tensor(node)
+        t = self._as_tensor(node)
+        if self.storage._version != self.version:
+            _raise_modified(t, self.version, self.storage._version)
+        return t
 
     def _as_tensor(self, node):
         t = dispatch.wrap(self.data, self.dtype, self.device)
         t._storage = self.storage
         t._base = self.base
-        if self.differentiable:
+        if self.dtype.is_floating_point or self.dtype.is_complex:
             t._grad_fn = node
             t._requires_grad = True
             if self.output_nr:
@@ -67,56 +84,61 @@ class SavedTensor:
         return t
 
     def check_version(self, node) -> None:
-        t = self.tensor
-        if t is not None:
-            if t._version != self.version:
-                _raise_modified(t, self.version, t._version)
-        elif self.storage is not None and self.storage._version != self.version:
-            described = self._as_tensor(node) if self.data is not None else _Described(self)
-            _raise_modified(described, self.version, self.storage._version)
+        if self.data is not None and self.storage._version != self.version:
+            _raise_modified(self._as_tensor(node), self.version, self.storage._version)
 
     def release(self) -> None:
-        self.tensor = self.data = self.storage = self.base = None
-        self.packed = _RELEASED
+        self.data = self.storage = self.base = None
 
 
-_RELEASED = _Packed(None, None)
+class SavedPacked(SavedTensor):
+    """A tensor saved while saved-tensor hooks were active: what its pack hook returned."""
+
+    __slots__ = ("packed", "storage", "version")
+
+    def unpack(self, node):
+        _check(self.packed is not None, FREED)
+        self.check_version(node)
+        return self.packed.unpack()
+
+    def check_version(self, node) -> None:
+        if self.storage is not None and self.storage._version != self.version:
+            _raise_modified(_Described(self), self.version, self.storage._version)
+
+    def release(self) -> None:
+        self.packed = self.storage = None
+
+
+def _packed(t) -> SavedPacked:
+    s = _new(SavedPacked)
+    s.storage = storage_of(t)
+    s.version = s.storage._version
+    s.packed = pack_with_hooks(t)
+    return s
 
 
 def save_input(t) -> SavedTensor:
     """Keep input `t` (not an output of the node that saves it)."""
-    s = _new(SavedTensor)
-    s.version = t._version
-    s.output_nr = 0
-    s.data = s.storage = s.base = None
     if _saved_hooks:
-        s.packed = pack_with_hooks(t)
-        s.tensor = None
-        s.storage = storage_of(t)
-    else:
-        s.packed = None
-        s.tensor = t
+        return _packed(t)
+    s = _new(SavedInput)
+    s.tensor = t
+    s.version = t._version
     return s
 
 
 def save_output(t, output_nr: int) -> SavedTensor:
     """Keep output `t` of the node being recorded as its data only (no reference back)."""
-    s = _new(SavedTensor)
-    storage = storage_of(t)
+    if _saved_hooks:
+        return _packed(t)
+    s = _new(SavedOutput)
+    s.storage = storage = storage_of(t)
     s.version = storage._version
     s.output_nr = output_nr
-    s.tensor = None
-    s.storage = storage
-    if _saved_hooks:
-        s.packed = pack_with_hooks(t)
-        s.data = s.base = None
-        return s
-    s.packed = None
     s.data = t._data
     s.base = t._base
     s.dtype = t._dtype
     s.device = t._device
-    s.differentiable = t._dtype.is_floating_point or t._dtype.is_complex
     return s
 
 
@@ -159,14 +181,18 @@ class TensorInfo:
     Formulas may ask for the shape, dtype and device of any argument (PyTorch saves sizes
     apart from tensors too); anything else means the op's `saves=` is missing a name."""
 
-    __slots__ = ("shape", "dtype", "device", "_op_name", "_arg_name")
+    __slots__ = ("_shape", "dtype", "device", "_op_name", "_arg_name")
 
     def __init__(self, t, op_name, arg_name):
-        self.shape = Size(t._data.shape)
+        self._shape = t._data.shape
         self.dtype = t._dtype
         self.device = t._device
         self._op_name = op_name
         self._arg_name = arg_name
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._shape)
 
     @property
     def _dtype(self):
@@ -178,21 +204,18 @@ class TensorInfo:
 
     @property
     def ndim(self) -> int:
-        return len(self.shape)
+        return len(self._shape)
 
     def dim(self) -> int:
-        return len(self.shape)
+        return len(self._shape)
 
     def size(self, dim=None):
         if dim is None:
             return self.shape
-        return self.shape[wrap_dim(dim, len(self.shape))]
+        return self._shape[wrap_dim(dim, len(self._shape))]
 
     def numel(self) -> int:
-        n = 1
-        for s in self.shape:
-            n *= s
-        return n
+        return math.prod(self._shape)
 
     def is_complex(self) -> bool:
         return self.dtype.is_complex
