@@ -5,9 +5,6 @@ import numpy as np
 
 from ember._core.backend import Backend, register_backend
 
-# NOTE [floating-point warnings]: PyTorch never warns on overflow, 0/0 or log(-1); NumPy does.
-# ember turns NumPy's floating-point warnings off once, at import, instead of per call.
-np.seterr(all="ignore")
 
 
 def _to_host(array):

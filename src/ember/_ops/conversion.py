@@ -42,7 +42,7 @@ def _to_copy_grad(c):
              "Device? device=None, bool? pin_memory=None, bool non_blocking=False, "
              "MemoryFormat? memory_format=None) -> Tensor", kind="generic", method=False,
              function=False, meta=_to_copy_meta, saves=(), derivatives={"self": _to_copy_grad},
-             tags=("keeps_layout",))
+             tags=("fp_errors", "keeps_layout"))
 def _to_copy(xp, self, dtype=None, layout=None, device=None, pin_memory=None,
              non_blocking=False, memory_format=None):
     target = dt.NP_TO_DTYPE[np.dtype(self.dtype)] if dtype is None else dtype
@@ -123,7 +123,8 @@ def _copy_meta(self, src, non_blocking=False):
 # has to see the write, and writes the arrays directly otherwise.
 @register_op("copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor",
              kind="generic", function=False, method=False, out=False, meta=_copy_meta,
-             saves=(), derivatives={"self": zeros_grad, "src": identity}, tags=("keeps_layout",))
+             saves=(), derivatives={"self": zeros_grad, "src": identity},
+             tags=("fp_errors", "keeps_layout"))
 def _copy(xp, self, src, non_blocking=False):
     """`src` broadcast to self's shape and cast to self's dtype, in new memory."""
     target = dt.NP_TO_DTYPE[np.dtype(self.dtype)]

@@ -588,7 +588,8 @@ def _index_put_meta(self, indices, values, accumulate=False):
 
 @register_op("index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) "
              "-> Tensor", inplace=True, out=False, meta=_index_put_meta, saves=(),
-             derivatives={"self": _index_put_self_grad, "values": _index_put_values_grad})
+             derivatives={"self": _index_put_self_grad, "values": _index_put_values_grad},
+             tags=("fp_errors",))
 def index_put(xp, self, indices, values, accumulate=False):
     """index_put(input, indices, values, accumulate=False) -> Tensor: a copy with
     input[indices] = values (or += values when `accumulate`)."""

@@ -112,7 +112,7 @@ def _isclose_meta(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 @register_op("isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, "
              "bool equal_nan=False) -> Tensor", kind="generic", meta=_isclose_meta,
-             differentiable=False, out=False)
+             differentiable=False, out=False, tags=("fp_errors",))
 def isclose(xp, self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor.
 

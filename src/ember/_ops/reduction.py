@@ -7,7 +7,6 @@ reduced shape comes from `dim`/`keepdim` the same way for all of them.
 """
 from __future__ import annotations
 
-import builtins
 import collections
 import math
 
@@ -19,10 +18,10 @@ from ember._core.checks import _check, _check_index, _check_type
 from ember._core.dispatch import call, call_out
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim, wrap_dims
-from ember._core.threads import intra_op_threads, parallel_map
 from ember._ops.creation_ranges import arange
 from ember._ops.grad_utils import by_dim, conj, unreduce, where
 from ember._ops.pointwise import not_implemented_for
+from ember._ops.summation import THREADED_SUM, accurate_sum, cast_for_sum
 
 _INT64 = dt.int64._np
 # NOTE [half reductions accumulate in float32]: PyTorch's CPU kernels sum, average and compare
@@ -184,17 +183,16 @@ def sum(xp, self, dim=None, keepdim=False, dtype=None):
     Bools and integers sum to int64; with `dtype` the input is cast first, then summed.
     """
     if dim is None and dtype is None and self.dtype.kind == "f" \
-            and self.dtype not in _LOW_PRECISION:
-        if self.size >= _LARGE_SUM and xp is np and self.flags.c_contiguous:
-            total = _large_sum(self)
-            return total.reshape((1,) * self.ndim) if keepdim else total
-        return xp.asarray(self.sum(keepdims=keepdim))    # the common case: a plain full sum
+            and self.dtype not in _LOW_PRECISION and self.size < THREADED_SUM \
+            and (xp is not np or self.flags.forc):
+        # The common case, a plain full sum of a contiguous array: NumPy's own loop is pairwise
+        # over it (NOTE [pairwise sums]); the array's method, as np.sum's dispatch layer costs
+        # more than a tiny sum itself.
+        return xp.asarray(self.sum(keepdims=keepdim))
     result = sum_dtype(dt.NP_TO_DTYPE[self.dtype], dtype)._np
-    x = self if self.dtype == result else self.astype(result)
-    # The array's own method: np.sum's dispatch layer costs more than a tiny sum itself.
-    out = x.sum(axis=reduced_dims(dim, self.ndim), keepdims=keepdim,
-                dtype=accumulate_type(result))
-    return finish(xp, out, result)
+    # Cast to the result dtype first (rounding as PyTorch), then widen halves to accumulate.
+    x = cast_for_sum(cast_for_sum(self, result), accumulate_type(result))
+    return finish(xp, accurate_sum(xp, x, reduced_dims(dim, self.ndim), keepdim), result)
 
 
 def _nansum_grad(c):
@@ -227,22 +225,6 @@ def _count(shape, dims):
     return math.prod(shape[d] for d in dims)
 
 
-# NOTE [large sums]: np.sum's loop is slow on big float arrays and runs on one thread, where
-# PyTorch vectorises and splits the sum across its intra-op threads. A full sum of a big
-# contiguous float array goes through np.einsum's vectorised sum instead, one chunk per
-# intra-op thread (NumPy releases the GIL inside), and the partial sums are added.
-_LARGE_SUM = 1 << 20
-
-
-def _large_sum(array):
-    flat = array.reshape(-1)
-    threads = builtins.min(intra_op_threads(), 8)
-    if threads < 2:
-        return np.asarray(np.einsum("i->", flat))
-    parts = parallel_map(lambda chunk: np.einsum("i->", chunk), np.array_split(flat, threads))
-    return np.asarray(np.add.reduce(parts), dtype=array.dtype)
-
-
 def _mean_grad(c):
     shape = c.self.shape
     count = 1
@@ -259,8 +241,8 @@ def mean(xp, self, dim=None, keepdim=False, dtype=None):
     """mean(input, dim=None, keepdim=False, *, dtype=None) -> Tensor (NaN over no elements)."""
     result = mean_dtype(dt.NP_TO_DTYPE[self.dtype], dtype)._np
     dims = reduced_dims(dim, self.ndim)
-    total = xp.sum(self.astype(result, copy=False), axis=dims, keepdims=keepdim,
-                   dtype=accumulate_type(result))
+    x = cast_for_sum(cast_for_sum(self, result), accumulate_type(result))
+    total = accurate_sum(xp, x, dims, keepdim)
     count = _count(self.shape, dims)
     # 0 * nan is nan without NumPy's divide-by-zero warning.
     out = total / count if count else total * np.nan
@@ -292,7 +274,7 @@ def nanmean(xp, self, dim=None, keepdim=False, dtype=None):
     dims = reduced_dims(dim, self.ndim)
     x = self.astype(accumulate_type(result), copy=False)
     missing = xp.isnan(x)
-    total = xp.sum(xp.where(missing, xp.zeros((), x.dtype), x), axis=dims, keepdims=keepdim)
+    total = accurate_sum(xp, xp.where(missing, xp.zeros((), x.dtype), x), dims, keepdim)
     count = xp.sum(~missing, axis=dims, keepdims=keepdim)
     out = xp.where(count > 0, total / xp.maximum(count, 1), xp.asarray(np.nan, x.dtype))
     return finish(xp, out, result)
@@ -300,7 +282,7 @@ def nanmean(xp, self, dim=None, keepdim=False, dtype=None):
 
 def _prod(xp, self, dims, keepdim, dtype):
     result = sum_dtype(dt.NP_TO_DTYPE[self.dtype], dtype)._np
-    x = self if self.dtype == result else self.astype(result)
+    x = cast_for_sum(self, result)
     out = xp.prod(x, axis=dims, keepdims=keepdim, dtype=accumulate_type(result))
     return finish(xp, out, result)
 
@@ -654,7 +636,7 @@ def logsumexp(xp, self, dim, keepdim=False):
     # An infinite maximum would give inf - inf = nan; shifting by 0 there is exact anyway.
     shift = xp.where(xp.isinf(shift), xp.zeros((), shift.dtype), shift)
     with np.errstate(divide="ignore"):  # every term -inf: log(0) = -inf is the answer
-        out = xp.log(xp.sum(xp.exp(x - shift), axis=dims, keepdims=True)) + shift
+        out = xp.log(accurate_sum(xp, xp.exp(x - shift), dims, True)) + shift
     if not keepdim:
         out = out.reshape(reduced_shape(self.shape, dim, False))
     return finish(xp, out, result)
