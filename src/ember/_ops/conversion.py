@@ -13,6 +13,7 @@ from ember._core import dtype as dt
 from ember._core.backend import get_backend
 from ember._core.checks import _check, _check_not_implemented, _check_type
 from ember._core.device import CPU, META
+from ember._core.fp_errors import cast
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._ops.grad_utils import identity, zeros_grad
 
@@ -23,7 +24,7 @@ def cast_array(array, target: dt.dtype):
         return array
     if array.dtype.kind == "c" and target._category < dt.COMPLEX:
         array = array.real
-    return array.astype(target._np)
+    return cast(array, target._np)   # overflow and NaN to integers: quietly, as PyTorch
 
 
 def _to_copy_meta(self, dtype=None, layout=None, device=None, pin_memory=None,
