@@ -32,13 +32,15 @@ if _state_variable is not None:
 
     def quiet(kernel):
         """`kernel` running with NumPy's floating-point errors ignored (see the NOTE)."""
+        set_state, reset_state, ignore_all = _set_state, _reset_state, _IGNORE_ALL  # cells
+
         @functools.wraps(kernel)
         def quiet_kernel(*args):
-            token = _set_state(_IGNORE_ALL)
+            token = set_state(ignore_all)
             try:
                 return kernel(*args)
             finally:
-                _reset_state(token)
+                reset_state(token)
         quiet_kernel.unwrapped = kernel
         return quiet_kernel
 

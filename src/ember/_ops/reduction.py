@@ -191,7 +191,9 @@ def sum(xp, self, dim=None, keepdim=False, dtype=None):
         return xp.asarray(self.sum(keepdims=keepdim))
     result = sum_dtype(dt.NP_TO_DTYPE[self.dtype], dtype)._np
     # Cast to the result dtype first (rounding as PyTorch), then widen halves to accumulate.
-    x = cast_for_sum(cast_for_sum(self, result), accumulate_type(result))
+    x = self if self.dtype == result else cast_for_sum(self, result)
+    if result in _LOW_PRECISION:
+        x = x.astype(np.float32)
     return finish(xp, accurate_sum(xp, x, reduced_dims(dim, self.ndim), keepdim), result)
 
 

@@ -10,9 +10,12 @@ off by about 1e-5 at a million rows; np.einsum's vectorised sum is sequential to
 - the reduced elements of each output are one contiguous run in memory (a full sum of a
   contiguous tensor, a sum over the last dims): NumPy's own pairwise loop over that run, split
   into one run per intra-op thread when the sum is large (a few pairwise partial sums, added);
-- otherwise: the reduced dims become one leading axis and are added up by halves (the first
-  half plus the second, again and again), a pairwise tree in which every step is one vectorised
-  add over all the outputs at once.
+- otherwise the reduced dims become one leading axis, summed as a cascade. With many outputs
+  side by side (a wide matrix's dim 0), NumPy adds groups of _GROUP rows (its loop then runs
+  along the contiguous outputs, as fast as its plain sum), then groups of those sums, and so on.
+  With few outputs NumPy's loop over them is slow, so the axis is added up by halves instead
+  (the first half plus the second, again and again): a pairwise tree in which every step is
+  one vectorised add over all the rows of the remaining half.
 
 A reduction of at most _SEQUENTIAL_OK elements per output keeps NumPy's plain sum: at that
 length the sequential error is as small as the cascade's, and tiny sums stay cheap. Integer
@@ -29,13 +32,16 @@ from ember._core.fp_errors import run_quietly
 from ember._core.threads import intra_op_threads, parallel_map
 
 _SEQUENTIAL_OK = 32
+_GROUP = 16
+# From this many outputs on, NumPy's loop over them is fast: groups of rows, not halves.
+_WIDE = 1024
 # Below this many elements one thread sums faster than handing chunks to the pool.
 THREADED_SUM = 1 << 20
 
 
 def accurate_sum(xp, x, dims, keepdims=False):
     """x summed over `dims` (a tuple of non-negative dims) in x's own dtype, pairwise."""
-    if xp is not np or x.dtype.kind not in "fc":
+    if xp is not np or x.dtype.kind not in "fc" or x.size <= _SEQUENTIAL_OK:
         return x.sum(axis=dims, keepdims=keepdims)
     shape = x.shape
     count = math.prod(shape[d] for d in dims)
@@ -48,7 +54,7 @@ def accurate_sum(xp, x, dims, keepdims=False):
         out = _sum_runs(rows)
     else:
         leading = x.transpose(dims + kept).reshape((count,) + tuple(shape[d] for d in kept))
-        out = _sum_by_halves(leading)
+        out = _sum_groups(leading) if leading[0].size >= _WIDE else _sum_by_halves(leading)
     if keepdims:
         out = np.reshape(out, tuple(1 if d in dims else s for d, s in enumerate(shape)))
     return np.asarray(out)
@@ -96,6 +102,18 @@ def _sum_runs(rows):
     blocks = np.array_split(rows, threads)
     return np.concatenate(parallel_map(lambda block: run_quietly(np.add.reduce, block, -1),
                                        blocks))
+
+
+def _sum_groups(leading):
+    """`leading` summed over axis 0 in levels: groups of _GROUP rows, then groups of those."""
+    while len(leading) > _GROUP:
+        n = len(leading)
+        whole = n - n % _GROUP
+        sums = leading[:whole].reshape((whole // _GROUP, _GROUP) + leading.shape[1:]).sum(1)
+        if whole < n:
+            sums[0] += leading[whole:].sum(0)
+        leading = sums
+    return leading.sum(0)
 
 
 def _sum_by_halves(leading):
