@@ -8,8 +8,9 @@ reduced axis (dim 0 of a row-major matrix, say) it adds the rows one after anoth
 off by about 1e-5 at a million rows; np.einsum's vectorised sum is sequential too. So:
 
 - the reduced elements of each output are one contiguous run in memory (a full sum of a
-  contiguous tensor, a sum over the last dims): NumPy's own pairwise loop over that run, split
-  into one run per intra-op thread when the sum is large (a few pairwise partial sums, added);
+  contiguous tensor, a sum over the last dims): blocks of 128 elements summed by np.einsum's
+  vectorised loop, the block sums by NumPy's pairwise loop; split into one run per intra-op
+  thread when the sum is large (a few pairwise partial sums, added);
 - otherwise the reduced dims become one leading axis, summed as a cascade. With many outputs
   side by side (a wide matrix's dim 0), NumPy adds groups of _GROUP rows (its loop then runs
   along the contiguous outputs, as fast as its plain sum), then groups of those sums, and so on.
@@ -32,6 +33,7 @@ from ember._core.fp_errors import run_quietly
 from ember._core.threads import intra_op_threads, parallel_map
 
 _SEQUENTIAL_OK = 32
+_BLOCK = 128
 _GROUP = 16
 # From this many outputs on, NumPy's loop over them is fast: groups of rows, not halves.
 _WIDE = 1024
@@ -86,22 +88,36 @@ def _one_run(x, dims) -> bool:
 
 
 def _sum_runs(rows):
-    """Each row (the last axis, contiguous) summed by NumPy's pairwise loop, on the intra-op
-    threads when the sum is large."""
+    """Each row (the last axis, contiguous) summed pairwise, on the intra-op threads when the
+    sum is large (a few partial sums, one per thread, then added)."""
     threads = builtins.min(intra_op_threads(), 8)
     if threads < 2 or rows.size < THREADED_SUM:
-        return np.add.reduce(rows, axis=-1)
+        return _sum_run(rows)
     if rows.ndim == 1:
-        # Chunk boundaries on multiples of 128 keep NumPy's pairwise blocks whole.
-        edges = [(len(rows) * i // threads) & ~127 for i in range(threads)] + [len(rows)]
-        chunks = [rows[edges[i]:edges[i + 1]] for i in range(threads)]
-        parts = parallel_map(lambda chunk: run_quietly(np.add.reduce, chunk), chunks)
+        # Chunk boundaries on multiples of _BLOCK keep the blocks whole.
+        edges = [(len(rows) * i // threads) // _BLOCK * _BLOCK for i in range(threads)]
+        chunks = [rows[start:stop] for start, stop in zip(edges, edges[1:] + [len(rows)])]
+        parts = parallel_map(lambda chunk: run_quietly(_sum_run, chunk), chunks)
         return np.add.reduce(np.array(parts, dtype=rows.dtype))
     if rows.ndim > 2 or len(rows) < threads:
-        return np.add.reduce(rows, axis=-1)
+        return _sum_run(rows)
     blocks = np.array_split(rows, threads)
-    return np.concatenate(parallel_map(lambda block: run_quietly(np.add.reduce, block, -1),
-                                       blocks))
+    return np.concatenate(parallel_map(lambda block: run_quietly(_sum_run, block), blocks))
+
+
+def _sum_run(rows):
+    """Each row (the last axis, contiguous) summed pairwise: blocks of _BLOCK elements by
+    np.einsum's vectorised loop (faster than NumPy's pairwise loop, and as accurate over so
+    few), then the block sums by NumPy's pairwise loop."""
+    count = rows.shape[-1]
+    whole = count - count % _BLOCK
+    if whole < 8 * _BLOCK:
+        return np.add.reduce(rows, axis=-1)
+    blocks = rows[..., :whole].reshape(rows.shape[:-1] + (whole // _BLOCK, _BLOCK))
+    total = np.add.reduce(np.einsum("...j->...", blocks), axis=-1)
+    if whole < count:
+        total += np.add.reduce(rows[..., whole:], axis=-1)
+    return total
 
 
 def _sum_groups(leading):
