@@ -24,7 +24,8 @@ _LOW_PRECISION = frozenset(np.dtype(d._np) for d in (dt.float16, dt.bfloat16))
 # --------------------------------------------------------------------------- relu
 
 @register_op("relu(Tensor self) -> Tensor", kind="pointwise", inplace=True, out=False,
-             saves=("result",), derivatives={"self": lambda c: where(c.result <= 0, 0.0, c.grad)})
+             saves=("result",), derivatives={"self": lambda c: where(c.result <= 0, 0.0, c.grad)},
+             tags=("no_fp_errors",))
 def relu(xp, self):
     """relu(input) -> Tensor: max(input, 0) elementwise (NaN stays NaN)."""
     _check(self.dtype.kind != "b", "Boolean inputs not supported for relu")

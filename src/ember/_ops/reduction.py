@@ -369,7 +369,7 @@ def _extreme(xp, self, dims, keepdim, name, kernel_name, specified):
 @register_op("max(Tensor self) -> Tensor", kind="reduction", function=False, method=False,
              meta=reduction_meta(same_dtype, dim_at=None, keepdim_at=None, dtype_at=None),
              saves=("self", "result"), derivatives={"self": split_evenly},
-             node_name="MaxBackward1")
+             node_name="MaxBackward1", tags=("no_fp_errors",))
 def max_all(xp, self):
     """The largest element; NaN if there is one."""
     return _extreme(xp, self, None, False, "max", "max_all", False)
@@ -378,7 +378,7 @@ def max_all(xp, self):
 @register_op("min(Tensor self) -> Tensor", kind="reduction", function=False, method=False,
              meta=reduction_meta(same_dtype, dim_at=None, keepdim_at=None, dtype_at=None),
              saves=("self", "result"), derivatives={"self": split_evenly},
-             node_name="MinBackward1")
+             node_name="MinBackward1", tags=("no_fp_errors",))
 def min_all(xp, self):
     """The smallest element; NaN if there is one."""
     return _extreme(xp, self, None, False, "min", "min_all", False)
@@ -390,7 +390,7 @@ def _amax_grad(c):
 
 @register_op("amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
              kind="reduction", meta=reduction_meta(same_dtype, dtype_at=None),
-             saves=("self", "result"), derivatives={"self": _amax_grad})
+             saves=("self", "result"), derivatives={"self": _amax_grad}, tags=("no_fp_errors",))
 def amax(xp, self, dim=(), keepdim=False):
     """amax(input, dim=(), keepdim=False, *, out=None) -> Tensor: the largest values
     (NaN propagates)."""
@@ -400,7 +400,7 @@ def amax(xp, self, dim=(), keepdim=False):
 
 @register_op("amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
              kind="reduction", meta=reduction_meta(same_dtype, dtype_at=None),
-             saves=("self", "result"), derivatives={"self": _amax_grad})
+             saves=("self", "result"), derivatives={"self": _amax_grad}, tags=("no_fp_errors",))
 def amin(xp, self, dim=(), keepdim=False):
     """amin(input, dim=(), keepdim=False, *, out=None) -> Tensor: the smallest values
     (NaN propagates)."""
@@ -430,7 +430,7 @@ _INDEX_META = reduction_meta(same_dtype, long_dtype, dtype_at=None)
 @register_op("max.dim(Tensor self, int dim, bool keepdim=False) -> "
              "(Tensor values, Tensor indices)", kind="reduction", meta=_INDEX_META,
              function=False, method=False, saves=("result1",),
-             derivatives={"self": select_back_formula})
+             derivatives={"self": select_back_formula}, tags=("no_fp_errors",))
 def max_dim(xp, self, dim, keepdim=False):
     """The largest value along `dim` and its index."""
     return _with_index(xp, self, dim, keepdim, "max")
@@ -439,7 +439,7 @@ def max_dim(xp, self, dim, keepdim=False):
 @register_op("min.dim(Tensor self, int dim, bool keepdim=False) -> "
              "(Tensor values, Tensor indices)", kind="reduction", meta=_INDEX_META,
              function=False, method=False, saves=("result1",),
-             derivatives={"self": select_back_formula})
+             derivatives={"self": select_back_formula}, tags=("no_fp_errors",))
 def min_dim(xp, self, dim, keepdim=False):
     """The smallest value along `dim` and its index."""
     return _with_index(xp, self, dim, keepdim, "min")
@@ -480,7 +480,7 @@ def _aminmax_grad(c):
 @register_op("aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> "
              "(Tensor min, Tensor max)", kind="reduction", function=False, method=False,
              meta=reduction_meta(same_dtype, same_dtype, dtype_at=None),
-             saves=("self", "result"), derivatives={"self": _aminmax_grad})
+             saves=("self", "result"), derivatives={"self": _aminmax_grad}, tags=("no_fp_errors",))
 def aminmax_kernel(xp, self, dim=None, keepdim=False):
     """(min, max) over every element or along `dim`."""
     no_complex("aminmax_cpu", self)
@@ -525,7 +525,7 @@ def _arg_extreme(xp, self, dim, keepdim, name):
 
 @register_op("argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor",
              kind="reduction", meta=reduction_meta(long_dtype, dtype_at=None),
-             differentiable=False)
+             differentiable=False, tags=("no_fp_errors",))
 def argmax(xp, self, dim=None, keepdim=False):
     """argmax(input, dim=None, keepdim=False) -> Tensor: the index of the first largest value
     (of the flattened input when dim is None); NaN counts as largest."""
@@ -534,7 +534,7 @@ def argmax(xp, self, dim=None, keepdim=False):
 
 @register_op("argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor",
              kind="reduction", meta=reduction_meta(long_dtype, dtype_at=None),
-             differentiable=False)
+             differentiable=False, tags=("no_fp_errors",))
 def argmin(xp, self, dim=None, keepdim=False):
     """argmin(input, dim=None, keepdim=False) -> Tensor: the index of the first smallest value
     (of the flattened input when dim is None); NaN counts as smallest."""
@@ -565,7 +565,7 @@ def _logical(xp, self, dim, keepdim, reduce):
 
 
 @register_op("all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor",
-             kind="reduction", meta=_logical_meta, differentiable=False)
+             kind="reduction", meta=_logical_meta, differentiable=False, tags=("no_fp_errors",))
 def all(xp, self, dim=None, keepdim=False):
     """all(input, dim=None, keepdim=False, *, out=None) -> Tensor: whether every element is
     nonzero (bool; uint8 for uint8 input)."""
@@ -573,7 +573,7 @@ def all(xp, self, dim=None, keepdim=False):
 
 
 @register_op("any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor",
-             kind="reduction", meta=_logical_meta, differentiable=False)
+             kind="reduction", meta=_logical_meta, differentiable=False, tags=("no_fp_errors",))
 def any(xp, self, dim=None, keepdim=False):
     """any(input, dim=None, keepdim=False, *, out=None) -> Tensor: whether some element is
     nonzero (bool; uint8 for uint8 input)."""
@@ -589,14 +589,16 @@ _COUNT_META = reduction_meta(long_dtype, keepdim_at=None, dtype_at=None)
 
 
 @register_op("count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor", kind="reduction",
-             meta=_COUNT_META, function=False, method=False, out=False, differentiable=False)
+             meta=_COUNT_META, function=False, method=False, out=False, differentiable=False,
+             tags=("no_fp_errors",))
 def count_nonzero_dims(xp, self, dim):
     """The number of nonzero elements over the dims in `dim`."""
     return _count_nonzero(xp, self, dim)
 
 
 @register_op("count_nonzero(Tensor self, int? dim=None) -> Tensor", kind="reduction",
-             meta=_COUNT_META, function=False, method=False, out=False, differentiable=False)
+             meta=_COUNT_META, function=False, method=False, out=False, differentiable=False,
+             tags=("no_fp_errors",))
 def count_nonzero_dim(xp, self, dim=None):
     """The number of nonzero elements (along one dim, or in all)."""
     return _count_nonzero(xp, self, dim)
