@@ -269,11 +269,32 @@ SPECIAL_CALLS = {
     "clamp": lambda lib, x: x.clamp(-1.0, 1.0),
     "lerp": lambda lib, x: lib.lerp(x, x.flip(0), 0.5),
     "addcdiv": lambda lib, x: lib.addcdiv(x, x, lib.zeros(14)),
+    "repr": lambda lib, x: repr(x) + repr(x.half()) + repr(x.bfloat16()),
+    "tolist": lambda lib, x: x.tolist(),
+    "tensor-from-list": lambda lib, x: lib.tensor([1e-45, 1e300, -1e300, math.nan]),
+    "tensor-float16": lambda lib, x: lib.tensor(x.tolist(), dtype=lib.float16),
+    "tensor-float16-tiny": lambda lib, x: lib.tensor([1e-10, 2.5], dtype=lib.float16),
+    "full-float16": lambda lib, x: lib.full((2,), 1e-10, dtype=lib.float16),
+    "arange-float16": lambda lib, x: lib.arange(0, 1e5, 1e4, dtype=lib.float16),
+    "linspace": lambda lib, x: lib.linspace(-1e38, 1e38, 5),
+    "setitem": lambda lib, x: _setitem(lib, x),
+    "tiny-scalar": lambda lib, x: x * 1e-45,
+    "where-tiny-scalar": lambda lib, x: lib.where(x > 0, x, 1e-45),
     "grad-of-sqrt": lambda lib, x: _grad(lib, x, lambda t: t.sqrt().sum()),
     "grad-of-log": lambda lib, x: _grad(lib, x, lambda t: t.log().sum()),
     "grad-of-div": lambda lib, x: _grad(lib, x, lambda t: (1 / t).sum()),
     "grad-of-norm": lambda lib, x: _grad(lib, x, lambda t: (t * 0).norm()),
 }
+
+
+def _setitem(lib, x):
+    ints = lib.zeros(14, dtype=lib.int64)
+    ints[:] = x
+    ints[0] = 2.5
+    halves = lib.zeros(3, dtype=lib.float16)
+    halves[1] = 1e-10
+    halves[2:] = x[:1] * 1e30
+    return ints, halves
 
 
 def _grad(lib, x, f):

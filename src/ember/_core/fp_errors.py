@@ -72,14 +72,17 @@ def cast(array, np_dtype):
     return run_quietly(array.astype, np_dtype)
 
 
-# A Python float within this bound casts to any float dtype ember computes in without overflow.
+# A Python float of magnitude between these (or 0) casts to any float dtype ember computes in
+# without overflow or underflow (float16's largest and smallest normal numbers).
 _FLOAT16_MAX = 65504.0
+_FLOAT16_TINY = 6.104e-05
 
 
 def scalar_as(value, np_dtype):
     """A Python scalar as a NumPy scalar of `np_dtype` (wrapping around like a C cast)."""
-    if type(value) is float and not -_FLOAT16_MAX <= value <= _FLOAT16_MAX:
-        return run_quietly(_scalar_as, value, np_dtype)   # large, inf or NaN
+    if type(value) is float and not (-_FLOAT16_MAX <= value <= _FLOAT16_MAX and (
+            value == 0.0 or not -_FLOAT16_TINY < value < _FLOAT16_TINY)):
+        return run_quietly(_scalar_as, value, np_dtype)   # huge, tiny, inf or NaN
     try:
         return np_dtype.type(value)
     except (OverflowError, ValueError):
