@@ -77,7 +77,7 @@ def test_import_and_ops_leave_numpy_error_state_alone():
     env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(ember.__path__[0])]
                                         + [p for p in [env.get("PYTHONPATH")] if p])
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          env=env, timeout=120)
+                          env=env, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("ok")
 

@@ -5,6 +5,8 @@ import numpy as np
 
 from ember._core.backend import Backend, register_backend
 
+# NumPy's floating-point error state stays the user's: see NOTE [floating-point warnings] in
+# ember/_core/fp_errors.py for how the kernels keep quiet.
 
 
 def _to_host(array):

@@ -18,7 +18,6 @@ from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim, wrap_dims
 from ember._ops.grad_utils import unreduce, where
 from ember._ops.pointwise import not_implemented_for
-from ember._ops.summation import accurate_sum
 from ember._ops.reduction import (
     accumulate_type,
     check_nonempty,
@@ -34,6 +33,7 @@ from ember._ops.reduction import (
     select_back_formula,
     split_evenly,
 )
+from ember._ops.summation import accurate_sum
 
 _INT64 = np.dtype(np.int64)
 
