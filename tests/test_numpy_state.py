@@ -320,21 +320,19 @@ def test_special_calls_never_warn(name):
 
 # --------------------------------------------------------------------------- the OpInfo table
 
-def _opinfos():
+def _opinfo_modules():
     import opinfo
-    infos = []
-    for module in pkgutil.iter_modules(opinfo.__path__):
-        if module.name.startswith("infos_"):
-            infos.extend(importlib.import_module(f"opinfo.{module.name}").OPINFOS)
-    return infos
+    return sorted(m.name for m in pkgutil.iter_modules(opinfo.__path__)
+                  if m.name.startswith("infos_"))
 
 
-def test_opinfo_samples_never_warn():
+@pytest.mark.parametrize("module", _opinfo_modules())
+def test_opinfo_samples_never_warn(module):
     """Every sample of every op in the OpInfo table, run in ember with warnings as errors."""
     from opinfo.core import make_maker, to_lib
     warned = []
     count = 0
-    for info in _opinfos():
+    for info in importlib.import_module(f"opinfo.{module}").OPINFOS:
         function = info.function(ember)
         for dtype_name in info.dtypes:
             with warnings.catch_warnings(), np.errstate(all="ignore"):
@@ -350,5 +348,5 @@ def test_opinfo_samples_never_warn():
                         warned.append(f"{info.name}[{dtype_name}] {sample.name}: {exc!r}")
                     except Exception:  # noqa: BLE001,S110 -- bad-input samples: test_ops.py
                         pass
-    assert count > 1000
+    assert count > 0
     assert not warned, "\n".join(warned)
