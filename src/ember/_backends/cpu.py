@@ -5,9 +5,8 @@ import numpy as np
 
 from ember._core.backend import Backend, register_backend
 
-# NOTE [floating-point warnings]: PyTorch never warns on overflow, 0/0 or log(-1); NumPy does.
-# ember turns NumPy's floating-point warnings off once, at import, instead of per call.
-np.seterr(all="ignore")
+# NumPy's floating-point error state stays the user's: see NOTE [floating-point warnings] in
+# ember/_core/fp_errors.py for how the kernels keep quiet.
 
 
 def _to_host(array):

@@ -21,6 +21,7 @@ from ember._core import dtype as dt
 from ember._core.backend import BACKENDS, get_backend
 from ember._core.checks import _check, _check_not_implemented, _check_type
 from ember._core.device import CPU, META
+from ember._core.fp_errors import cast, run_quietly, scalar_as
 from ember._core.promotion import result_type_from, scalar_type_of
 from ember._core.storage import UntypedStorage
 from ember._backends import cpu as _cpu  # noqa: F401  (registers the CPU back-end)
@@ -247,14 +248,6 @@ def _pointwise_dtypes(op, operands):
     return found
 
 
-def scalar_as(value, np_dtype):
-    """A Python scalar as a NumPy scalar of `np_dtype` (wrapping around like a C cast)."""
-    try:
-        return np_dtype.type(value)
-    except (OverflowError, ValueError):
-        return np.array(value).astype(np_dtype)[()]
-
-
 # NOTE [pointwise fast path]: the common call -- plain CPU tensors of one dtype (or one tensor
 # and a Python int/float) -- skips the general promotion walk; autograd records after it. The
 # (result dtype, compute dtype) pair is cached per op and operand dtypes; the cache is cleared
@@ -331,7 +324,7 @@ def _fast_wrap(result, entry):
     if type(result) is not _ndarray:
         result = _np_asarray(result)
     if result.dtype is not entry[0]:
-        result = result.astype(entry[0])
+        result = cast(result, entry[0])
     t = _new(Tensor)
     t._data = result
     t._dtype = entry[2]
@@ -396,7 +389,7 @@ def _run_pointwise_general(op, args):
         if type(result) is not _ndarray and device is CPU:
             result = _np_asarray(result)
         if result.dtype != result_dtype._np:
-            result = result.astype(result_dtype._np)
+            result = cast(result, result_dtype._np)
         out = wrap(result, result_dtype, device)
     if needs_grad and state.record is not None:
         state.record(op, args, out)
@@ -725,7 +718,7 @@ def write_array(dst, src):
     """Copy `src`'s values into `dst`'s memory (casting, broadcasting) and bump its version."""
     if dst._device is not META:
         if dst._device is CPU:
-            np.copyto(dst._data, src._data, casting="unsafe")
+            run_quietly(np.copyto, dst._data, src._data, "unsafe")
         else:
-            dst._data[...] = src._data.astype(dst._data.dtype)
+            dst._data[...] = cast(src._data, dst._data.dtype)
     bump_version(dst)

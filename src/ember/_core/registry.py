@@ -8,6 +8,7 @@ methods into `ember/_generated/`.
 """
 from __future__ import annotations
 
+from ember._core.fp_errors import quiet
 from ember._core.schema import parse_schema
 
 # Elementwise type-promotion kinds (as in PyTorch's ELEMENTWISE_TYPE_PROMOTION_KIND).
@@ -25,6 +26,11 @@ KINDS = ("pointwise", "reduction", "view", "generic", "factory")
 # 'UInt32''); ops that compute in a float dtype take them anyway. The entries of the few are
 # tagged "wide_unsigned" (read off PyTorch 2.13 by calling each op on uint16/32/64 tensors);
 # the dispatcher refuses the others when they would compute in such a dtype.
+
+# Kinds whose kernels compute on values and so may meet NumPy's floating-point errors: their
+# entries get the tag "fp_errors" unless they say "no_fp_errors" (NOTE [floating-point
+# warnings] in fp_errors.py); an entry of another kind that computes says "fp_errors" itself.
+_COMPUTING_KINDS = frozenset(("pointwise", "reduction"))
 
 OPS: dict = {}          # "add.Tensor" -> OpDef
 FRONTENDS: dict = {}    # python name -> Frontend (hand-written argument handling)
@@ -54,8 +60,11 @@ class OpDef:
         self.kind = kind
         self.promotion = promotion if promotion is not None else (
             DEFAULT if kind == "pointwise" else None)
-        self.tags = frozenset(tags) | {kind}
-        self.kernel = kernel
+        tags = frozenset(tags) | {kind}
+        if kind in _COMPUTING_KINDS and "no_fp_errors" not in tags:
+            tags |= {"fp_errors"}
+        self.tags = tags
+        self.kernel = quiet(kernel) if kernel is not None and "fp_errors" in tags else kernel
         self.kernels = {}              # device type -> kernel overriding the shared one
         self.meta = meta
         self.derivatives = derivatives
@@ -96,7 +105,7 @@ class OpDef:
 
     def register_kernel(self, device_type: str, kernel) -> None:
         """Let a back-end (in-tree or plug-in) run this op with its own kernel."""
-        self.kernels[device_type] = kernel
+        self.kernels[device_type] = quiet(kernel) if "fp_errors" in self.tags else kernel
 
 
 class Frontend:

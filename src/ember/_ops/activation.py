@@ -16,6 +16,7 @@ from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim
 from ember._ops.grad_utils import where
 from ember._ops.pointwise import not_implemented_for
+from ember._ops.summation import accurate_sum
 
 _LOW_PRECISION = frozenset(np.dtype(d._np) for d in (dt.float16, dt.bfloat16))
 
@@ -23,7 +24,8 @@ _LOW_PRECISION = frozenset(np.dtype(d._np) for d in (dt.float16, dt.bfloat16))
 # --------------------------------------------------------------------------- relu
 
 @register_op("relu(Tensor self) -> Tensor", kind="pointwise", inplace=True, out=False,
-             saves=("result",), derivatives={"self": lambda c: where(c.result <= 0, 0.0, c.grad)})
+             saves=("result",), derivatives={"self": lambda c: where(c.result <= 0, 0.0, c.grad)},
+             tags=("no_fp_errors",))
 def relu(xp, self):
     """relu(input) -> Tensor: max(input, 0) elementwise (NaN stays NaN)."""
     _check(self.dtype.kind != "b", "Boolean inputs not supported for relu")
@@ -82,7 +84,7 @@ def _softmax_grad(c):
 
 @register_op("softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
              meta=_softmax_meta("softmax_lastdim_kernel_impl"), saves=("result",),
-             derivatives={"self": _softmax_grad})
+             derivatives={"self": _softmax_grad}, tags=("fp_errors",))
 def softmax(xp, self, dim, dtype=None):
     """softmax(input, dim, dtype=None) -> Tensor: exp(input) / sum(exp(input)) along dim.
 
@@ -91,7 +93,7 @@ def softmax(xp, self, dim, dtype=None):
     x, axis, result = _shifted(xp, self, dim, dtype, "softmax_lastdim_kernel_impl")
     with np.errstate(invalid="ignore"):
         e = xp.exp(x)
-        out = e / e.sum(axis=axis, keepdims=True)
+        out = e / accurate_sum(xp, e, (axis,), True)
     return out.reshape(self.shape).astype(result, copy=False)
 
 
@@ -102,11 +104,11 @@ def _log_softmax_grad(c):
 
 @register_op("log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
              meta=_softmax_meta("log_softmax_lastdim_kernel_impl"), saves=("result",),
-             derivatives={"self": _log_softmax_grad})
+             derivatives={"self": _log_softmax_grad}, tags=("fp_errors",))
 def log_softmax(xp, self, dim, dtype=None):
     """log_softmax(input, dim, dtype=None) -> Tensor: log(softmax(input, dim)), computed as
     input - max - log(sum(exp(input - max))) so that it neither overflows nor underflows."""
     x, axis, result = _shifted(xp, self, dim, dtype, "log_softmax_lastdim_kernel_impl")
     with np.errstate(invalid="ignore", divide="ignore"):
-        out = x - xp.log(xp.exp(x).sum(axis=axis, keepdims=True))
+        out = x - xp.log(accurate_sum(xp, xp.exp(x), (axis,), True))
     return out.reshape(self.shape).astype(result, copy=False)

@@ -211,7 +211,7 @@ def _einsum_grad(ctx, k):
 
 @register_op("einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor",
              kind="generic", meta=_einsum_meta, function=False, method=False, out=False,
-             derivatives={"tensors": _per_element(_einsum_grad)})
+             derivatives={"tensors": _per_element(_einsum_grad)}, tags=("fp_errors",))
 def einsum_kernel(xp, equation, tensors, path=None):
     """einsum(equation, *operands) -> Tensor: sum of products over the equation's subscripts."""
     shape, result, inputs, output, sizes, summed, counts = _einsum_result(equation, tensors)
@@ -317,7 +317,7 @@ def _tensordot_grad(ctx, of_self):
 @register_op("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor",
              kind="generic", meta=_tensordot_meta, function=False, method=False,
              derivatives={"self": lambda c: _tensordot_grad(c, True),
-                          "other": lambda c: _tensordot_grad(c, False)})
+                          "other": lambda c: _tensordot_grad(c, False)}, tags=("fp_errors",))
 def tensordot_kernel(xp, self, other, dims_self, dims_other):
     """tensordot(a, b, dims=2, out=None) -> Tensor: contract `dims` of a with those of b."""
     shape, dims_a, dims_b = _tensordot_checks(self, other, dims_self, dims_other)
@@ -389,7 +389,7 @@ def _kron_grad(ctx, of_self):
 
 @register_op("kron(Tensor self, Tensor other) -> Tensor", kind="generic", meta=_kron_meta,
              derivatives={"self": lambda c: _kron_grad(c, True),
-                          "other": lambda c: _kron_grad(c, False)})
+                          "other": lambda c: _kron_grad(c, False)}, tags=("fp_errors",))
 def kron(xp, self, other):
     """kron(input, other, *, out=None) -> Tensor: the Kronecker product (types promote)."""
     result = promote_types(dt.NP_TO_DTYPE[self.dtype], dt.NP_TO_DTYPE[other.dtype])._np
@@ -434,7 +434,8 @@ def _cross_dim(ctx):
 @register_op("cross(Tensor self, Tensor other, int? dim=None) -> Tensor", kind="generic",
              meta=_cross_meta,
              derivatives={"self": lambda c: _call("cross", (conj(c.other), c.grad, _cross_dim(c))),
-                          "other": lambda c: _call("cross", (c.grad, conj(c.self), _cross_dim(c)))})
+                          "other": lambda c: _call("cross", (c.grad, conj(c.self), _cross_dim(c)))},
+                          tags=("fp_errors",))
 def cross(xp, self, other, dim=None):
     """cross(input, other, dim=None, *, out=None) -> Tensor: cross product of 3-vectors along
     `dim` (None: the first dimension of size 3, deprecated)."""
@@ -503,7 +504,7 @@ def _cdist_grad(ctx, of_x1):
              kind="generic", meta=_cdist_meta, function=False, method=False, out=False,
              saves=("x1", "x2", "result"),
              derivatives={"x1": lambda c: _cdist_grad(c, True),
-                          "x2": lambda c: _cdist_grad(c, False)})
+                          "x2": lambda c: _cdist_grad(c, False)}, tags=("fp_errors",))
 def cdist_kernel(xp, x1, x2, p=2.0, compute_mode=None):
     """cdist(x1, x2, p=2.0, compute_mode=...) -> Tensor: p-norm distances between row sets."""
     shape = _cdist_checks(x1, x2, p)
@@ -600,7 +601,8 @@ def _chain_grad(tensors, g, k):
 
 @register_op("linalg_multi_dot(Tensor[] tensors) -> Tensor", kind="generic",
              meta=_multi_dot_meta, function=False, method=False,
-             derivatives={"tensors": _per_element(lambda c, k: _chain_grad(c.tensors, c.grad, k))})
+             derivatives={"tensors": _per_element(lambda c, k: _chain_grad(c.tensors, c.grad, k))},
+             tags=("fp_errors",))
 def linalg_multi_dot(xp, tensors):
     """linalg.multi_dot(tensors, *, out=None) -> Tensor: a chain of matrix products in the
     cheapest order (the first and last operand may be vectors)."""
@@ -621,7 +623,7 @@ def _chain_matmul_checks(arrays):
              method=False, meta=lambda ts: (_chain_matmul_checks([t._data for t in ts]),
                                             ts[0]._dtype),
              derivatives={"matrices": _per_element(
-                 lambda c, k: _chain_grad(c.matrices, c.grad, k))})
+                 lambda c, k: _chain_grad(c.matrices, c.grad, k))}, tags=("fp_errors",))
 def chain_matmul_kernel(xp, matrices):
     """chain_matmul(*matrices, out=None) -> Tensor: deprecated form of linalg.multi_dot."""
     _chain_matmul_checks(matrices)

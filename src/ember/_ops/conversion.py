@@ -13,6 +13,7 @@ from ember._core import dtype as dt
 from ember._core.backend import get_backend
 from ember._core.checks import _check, _check_not_implemented, _check_type
 from ember._core.device import CPU, META
+from ember._core.fp_errors import cast
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._ops.grad_utils import identity, zeros_grad
 
@@ -23,7 +24,7 @@ def cast_array(array, target: dt.dtype):
         return array
     if array.dtype.kind == "c" and target._category < dt.COMPLEX:
         array = array.real
-    return array.astype(target._np)
+    return cast(array, target._np)   # overflow and NaN to integers: quietly, as PyTorch
 
 
 def _to_copy_meta(self, dtype=None, layout=None, device=None, pin_memory=None,
@@ -42,7 +43,7 @@ def _to_copy_grad(c):
              "Device? device=None, bool? pin_memory=None, bool non_blocking=False, "
              "MemoryFormat? memory_format=None) -> Tensor", kind="generic", method=False,
              function=False, meta=_to_copy_meta, saves=(), derivatives={"self": _to_copy_grad},
-             tags=("keeps_layout",))
+             tags=("fp_errors", "keeps_layout"))
 def _to_copy(xp, self, dtype=None, layout=None, device=None, pin_memory=None,
              non_blocking=False, memory_format=None):
     target = dt.NP_TO_DTYPE[np.dtype(self.dtype)] if dtype is None else dtype
@@ -123,7 +124,8 @@ def _copy_meta(self, src, non_blocking=False):
 # has to see the write, and writes the arrays directly otherwise.
 @register_op("copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor",
              kind="generic", function=False, method=False, out=False, meta=_copy_meta,
-             saves=(), derivatives={"self": zeros_grad, "src": identity}, tags=("keeps_layout",))
+             saves=(), derivatives={"self": zeros_grad, "src": identity},
+             tags=("fp_errors", "keeps_layout"))
 def _copy(xp, self, src, non_blocking=False):
     """`src` broadcast to self's shape and cast to self's dtype, in new memory."""
     target = dt.NP_TO_DTYPE[np.dtype(self.dtype)]

@@ -15,6 +15,7 @@ from ember._core import layout as memory_layout
 from ember._core.backend import get_backend
 from ember._core.checks import _check, _check_type, _check_value
 from ember._core.device import META, as_device, get_default_device
+from ember._core.fp_errors import cast, run_quietly
 from ember._core.promotion import promote_types
 from ember._core.registry import register_frontend
 from ember._core.shape import check_shape, normalize_shape
@@ -48,7 +49,7 @@ def full_array(shape, fill, dtype, device):
             return xp.empty(shape, dtype._np)
     if fill == 0:
         return xp.zeros(shape, dtype._np)
-    return xp.full(shape, fill, dtype._np)
+    return run_quietly(xp.full, shape, fill, dtype._np)   # 1e10 in float16 is inf, quietly
 
 
 def uninitialized_fill(dtype):
@@ -394,9 +395,9 @@ def _cast_data(array, target, copy):
     if array.dtype == target._np:
         return array.copy() if copy else array
     if target is dt.bool_ or array.dtype.kind not in "fc" or target._category >= dt.FLOAT:
-        return array.astype(target._np)
+        return cast(array, target._np)
     # float -> int truncates toward zero, as in C.
-    return np.trunc(array.real if array.dtype.kind == "c" else array).astype(target._np)
+    return cast(np.trunc(array.real if array.dtype.kind == "c" else array), target._np)
 
 
 @register_frontend(method=False)

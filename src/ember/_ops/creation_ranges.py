@@ -18,6 +18,7 @@ from ember._core import dtype as dt
 from ember._core.backend import get_backend
 from ember._core.checks import _check, _check_not_implemented, _check_type
 from ember._core.device import META, as_device, get_default_device
+from ember._core.fp_errors import cast
 from ember._core.registry import register_frontend
 from ember._core.shape import check_shape, normalize_shape
 from ember._ops.creation import uninitialized_fill
@@ -49,7 +50,7 @@ def _real(value, dtype):
 def _place(values, dtype, device, requires_grad, out):
     """Finish a factory: the host array `values` as a tensor on `device`, or written to out."""
     if out is not None:
-        made = dispatch.wrap(values.astype(out._dtype._np), out._dtype, dispatch.CPU)
+        made = dispatch.wrap(cast(values, out._dtype._np), out._dtype, dispatch.CPU)
         if out._device is not dispatch.CPU:
             made = made.to(out._device)
         dispatch.copy_into_out(out, made)
@@ -75,8 +76,8 @@ def _cast(values, dtype):
     if dtype._category <= dt.INT and values.dtype.kind == "f":
         values = np.trunc(values)
     if dtype._category == dt.INT and values.dtype.kind == "f":
-        values = values.astype(np.int64)   # wraps like a C cast for the narrow types
-    return values.astype(dtype._np)
+        values = cast(values, np.int64)   # wraps like a C cast for the narrow types
+    return cast(values, dtype._np)
 
 
 def _range_values(start, end, step, dtype, size):
@@ -156,7 +157,7 @@ def _spaced(start, end, steps, dtype, out, kernel_name):
     index = np.arange(steps, dtype=np.float64)
     half = steps // 2
     values = np.where(index < half, start + index * step, end - (steps - 1 - index) * step)
-    return values.astype(work), dtype
+    return cast(values, work), dtype
 
 
 @register_frontend(method=False)

@@ -169,7 +169,7 @@ def _accumulate(xp, self, dim, dtype, ufunc_name, kernel_name):
 
 
 @register_op("cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
-             meta=_scan_meta, saves=(), derivatives={"self": _cumsum_grad})
+             meta=_scan_meta, saves=(), derivatives={"self": _cumsum_grad}, tags=("fp_errors",))
 def cumsum(xp, self, dim, dtype=None):
     """cumsum(input, dim, *, dtype=None, out=None) -> Tensor: running sums along `dim`
     (integers and bools accumulate as int64 unless `dtype` is given)."""
@@ -177,7 +177,8 @@ def cumsum(xp, self, dim, dtype=None):
 
 
 @register_op("cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
-             meta=_scan_meta, saves=("self", "result"), derivatives={"self": _cumprod_grad})
+             meta=_scan_meta, saves=("self", "result"), derivatives={"self": _cumprod_grad},
+             tags=("fp_errors",))
 def cumprod(xp, self, dim, dtype=None):
     """cumprod(input, dim, *, dtype=None, out=None) -> Tensor: running products along `dim`
     (integers and bools accumulate as int64 unless `dtype` is given)."""
@@ -235,14 +236,14 @@ def _values_indices_meta(self, dim):
 
 @register_op("cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)",
              function=False, method=False, meta=_values_indices_meta,
-             saves=("result1",), derivatives={"self": selection_grad})
+             saves=("result1",), derivatives={"self": selection_grad}, tags=("fp_errors",))
 def _cummax(xp, self, dim):
     return _running_extreme(xp, self, dim, "maximum", "cummax_cpu")
 
 
 @register_op("cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)",
              function=False, method=False, meta=_values_indices_meta,
-             saves=("result1",), derivatives={"self": selection_grad})
+             saves=("result1",), derivatives={"self": selection_grad}, tags=("fp_errors",))
 def _cummin(xp, self, dim):
     return _running_extreme(xp, self, dim, "minimum", "cummin_cpu")
 
@@ -269,7 +270,8 @@ def cummin(input, dim, *, out=None):
 # --------------------------------------------------------------------------- logcumsumexp
 
 @register_op("logcumsumexp(Tensor self, int dim) -> Tensor", meta=_same_shape_meta,
-             saves=("self", "result"), derivatives={"self": _logcumsumexp_grad})
+             saves=("self", "result"), derivatives={"self": _logcumsumexp_grad},
+             tags=("fp_errors",))
 def logcumsumexp(xp, self, dim):
     """logcumsumexp(input, dim, *, out=None) -> Tensor: log of the running sum of exp along
     `dim`, computed without overflow."""

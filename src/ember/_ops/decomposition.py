@@ -78,7 +78,7 @@ def _nonzero(t):
 @register_op("linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> "
              "(Tensor U, Tensor S, Tensor Vh)", kind="generic", function=False, method=False,
              meta=_svd_meta, saves=("result",), derivatives={"A": _svd_grad},
-             node_name="LinalgSvdBackward0")
+             node_name="LinalgSvdBackward0", tags=("fp_errors",))
 def linalg_svd(xp, A, full_matrices=True, driver=None):
     """linalg.svd(A, full_matrices=True, *, driver=None) -> (U, S, Vh)."""
     _check(A.ndim >= 2, "linalg.svd: The input tensor A must have at least 2 dimensions.")

@@ -72,7 +72,8 @@ def _value_grad(ctx):
 
 
 _FILL = {"function": False, "method": False, "meta": _same_meta,
-         "node_name": by_kind(1, "FillBackward1", "FillBackward0"), "tags": ("keeps_layout",)}
+         "node_name": by_kind(1, "FillBackward1", "FillBackward0"),
+         "tags": ("keeps_layout", "fp_errors")}
 
 
 @register_op("fill.Scalar(Tensor self, Scalar value) -> Tensor", **_FILL, saves=(),

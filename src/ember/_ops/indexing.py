@@ -25,6 +25,7 @@ from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_index, _check_not_implemented, _check_value
 from ember._core.device import CPU, META
+from ember._core.fp_errors import cast, run_quietly
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._ops.view import unsqueeze as unsqueeze_kernel
 
@@ -327,7 +328,7 @@ def setitem(self, index, value):
     else:
         _check_value_shape(value.shape, array.shape, advanced=False)
         if self._device is CPU:
-            np.copyto(array, value, casting="unsafe")
+            run_quietly(np.copyto, array, value, "unsafe")
         elif self._device is not META:
             array[...] = value
     dispatch.bump_version(self)
@@ -415,7 +416,7 @@ def _value_array(self, value):
         if array.dtype != dtype._np:
             if array.dtype.kind == "c" and not dtype.is_complex:
                 array = array.real
-            array = array.astype(dtype._np)
+            array = cast(array, dtype._np)
         return array.reshape(_strip_ones(array.shape))
     if isinstance(value, (bool, int, float, complex, np.generic)):
         _check(not isinstance(value, complex) or dtype.is_complex, lambda: (
@@ -588,7 +589,8 @@ def _index_put_meta(self, indices, values, accumulate=False):
 
 @register_op("index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) "
              "-> Tensor", inplace=True, out=False, meta=_index_put_meta, saves=("indices",),
-             derivatives={"self": _index_put_self_grad, "values": _index_put_values_grad})
+             derivatives={"self": _index_put_self_grad, "values": _index_put_values_grad},
+             tags=("fp_errors",))
 def index_put(xp, self, indices, values, accumulate=False):
     """index_put(input, indices, values, accumulate=False) -> Tensor: a copy with
     input[indices] = values (or += values when `accumulate`)."""

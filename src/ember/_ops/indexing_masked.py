@@ -82,7 +82,7 @@ def _masked_fill_value_grad(c):
 
 @register_op("masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor",
              function=False, method=False, meta=_broadcast_meta, saves=("mask",),
-             derivatives={"self": _unmasked_grad})
+             derivatives={"self": _unmasked_grad}, tags=("fp_errors",))
 def _masked_fill_scalar(xp, self, mask, value):
     """A copy of input with `value` where `mask` is True."""
     return _masked_fill(xp, self, mask, dispatch.scalar_as(value, self.dtype))
@@ -91,7 +91,7 @@ def _masked_fill_scalar(xp, self, mask, value):
 @register_op("masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor",
              function=False, method=False, meta=_broadcast_meta, saves=("mask",),
              derivatives={"self": _unmasked_grad, "value": _masked_fill_value_grad},
-             node_name="MaskedFillBackward1")
+             node_name="MaskedFillBackward1", tags=("fp_errors",))
 def _masked_fill_tensor(xp, self, mask, value):
     """A copy of input with the 0-d tensor `value` where `mask` is True."""
     _check(value.ndim == 0, lambda: (
@@ -144,7 +144,8 @@ def masked_select(xp, self, mask):
 
 @register_op("masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor", inplace=True,
              out=False, meta=_broadcast_meta, saves=("mask",),
-             derivatives={"self": _unmasked_grad, "source": _masked_scatter_source_grad})
+             derivatives={"self": _unmasked_grad, "source": _masked_scatter_source_grad},
+             tags=("fp_errors",))
 def masked_scatter(xp, self, mask, source):
     """masked_scatter(input, mask, source) -> Tensor: a copy of input whose positions where
     `mask` is True take consecutive elements of `source`."""
@@ -282,7 +283,7 @@ def _put_source_grad(c):
 
 @register_op("put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor",
              inplace=True, out=False, meta=_same_meta, saves=("index",),
-             derivatives={"self": _put_self_grad, "source": _put_source_grad})
+             derivatives={"self": _put_self_grad, "source": _put_source_grad}, tags=("fp_errors",))
 def put(xp, self, index, source, accumulate=False):
     """put(input, index, source, accumulate=False) -> Tensor: a copy of input with source's
     elements written at the flat positions `index` (summed when `accumulate`)."""

@@ -323,7 +323,8 @@ _SCATTER = {"function": False, "method": False, "meta": _same_meta}
 
 @register_op("scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", **_SCATTER,
              saves=("index",),
-             derivatives={"self": _scatter_self_grad, "src": _scatter_src_grad})
+             derivatives={"self": _scatter_self_grad, "src": _scatter_src_grad},
+             tags=("fp_errors",))
 def _scatter_src(xp, self, dim, index, src):
     """A copy of input with src's values written at `index` along `dim`."""
     return _scatter(xp, self, dim, index, src)
@@ -331,7 +332,7 @@ def _scatter_src(xp, self, dim, index, src):
 
 @register_op("scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor",
              **_SCATTER, saves=("index",), derivatives={"self": _scatter_self_grad},
-             node_name="ScatterBackward1")
+             node_name="ScatterBackward1", tags=("fp_errors",))
 def _scatter_value(xp, self, dim, index, value):
     """A copy of input with `value` written at `index` along `dim`."""
     return _scatter(xp, self, dim, index, value)
@@ -339,14 +340,14 @@ def _scatter_value(xp, self, dim, index, value):
 
 # The legacy reduce overloads have no derivative, as in PyTorch (backward through them raises).
 @register_op("scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) "
-             "-> Tensor", **_SCATTER)
+             "-> Tensor", **_SCATTER, tags=("fp_errors",))
 def _scatter_reduce_legacy(xp, self, dim, index, src, reduce):
     """A copy of input with src's values added / multiplied in at `index` along `dim`."""
     return _scatter(xp, self, dim, index, src, reduce)
 
 
 @register_op("scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, "
-             "str reduce) -> Tensor", **_SCATTER)
+             "str reduce) -> Tensor", **_SCATTER, tags=("fp_errors",))
 def _scatter_value_reduce(xp, self, dim, index, value, reduce):
     """A copy of input with `value` added / multiplied in at `index` along `dim`."""
     return _scatter(xp, self, dim, index, value, reduce)
@@ -378,7 +379,7 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None, out=None):
 
 @register_op("scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor",
              inplace=True, meta=_same_meta, saves=("index",),
-             derivatives={"self": identity, "src": _scatter_add_src_grad})
+             derivatives={"self": identity, "src": _scatter_add_src_grad}, tags=("fp_errors",))
 def scatter_add(xp, self, dim, index, src):
     """scatter_add(input, dim, index, src) -> Tensor: src's values summed in at `index`."""
     return _scatter(xp, self, dim, index, src, "add")
@@ -390,7 +391,8 @@ _SCATTER_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
 @register_op("scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, "
              "bool include_self=True) -> Tensor", inplace=True, meta=_same_meta,
              saves=("self", "index", "src", "result"),
-             derivatives={"self": _scatter_reduce_self_grad, "src": _scatter_reduce_src_grad})
+             derivatives={"self": _scatter_reduce_self_grad, "src": _scatter_reduce_src_grad},
+             tags=("fp_errors",))
 def scatter_reduce(xp, self, dim, index, src, reduce, include_self=True):
     """scatter_reduce(input, dim, index, src, reduce, *, include_self=True) -> Tensor:
     src's values reduced (sum, prod, mean, amax, amin) into input at `index`."""
@@ -459,7 +461,7 @@ def _check_index_source(name, self, dim, index, source):
 
 @register_op("index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) "
              "-> Tensor", inplace=True, meta=_same_meta, saves=("index",),
-             derivatives={"self": identity, "source": _index_add_source_grad})
+             derivatives={"self": identity, "source": _index_add_source_grad}, tags=("fp_errors",))
 def index_add(xp, self, dim, index, source, alpha=1):
     """index_add(input, dim, index, source, *, alpha=1) -> Tensor: alpha * source's slices
     added into input's slices `index` along `dim` (repeated indices accumulate)."""
@@ -477,7 +479,8 @@ _INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
 @register_op("index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, "
              "bool include_self=True) -> Tensor", inplace=True, meta=_same_meta,
              saves=("self", "index", "source", "result"),
-             derivatives={"self": _index_reduce_self_grad, "source": _index_reduce_source_grad})
+             derivatives={"self": _index_reduce_self_grad, "source": _index_reduce_source_grad},
+             tags=("fp_errors",))
 def index_reduce(xp, self, dim, index, source, reduce, include_self=True):
     """index_reduce(input, dim, index, source, reduce, *, include_self=True) -> Tensor:
     source's slices reduced (prod, mean, amax, amin) into input's slices `index` along `dim`."""
@@ -495,7 +498,8 @@ def index_reduce(xp, self, dim, index, source, reduce, include_self=True):
 
 @register_op("index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor",
              inplace=True, meta=_same_meta, saves=("index",),
-             derivatives={"self": _index_filled_self_grad, "source": _index_copy_source_grad})
+             derivatives={"self": _index_filled_self_grad, "source": _index_copy_source_grad},
+             tags=("fp_errors",))
 def index_copy(xp, self, dim, index, source):
     """index_copy(input, dim, index, source) -> Tensor: input with its slices `index` along
     `dim` replaced by source's slices."""
@@ -540,7 +544,8 @@ def _index_fill(xp, self, dim, index, value):
 
 
 @register_op("index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor",
-             **_SCATTER, saves=("index",), derivatives={"self": _index_filled_self_grad})
+             **_SCATTER, saves=("index",), derivatives={"self": _index_filled_self_grad},
+             tags=("fp_errors",))
 def _index_fill_scalar(xp, self, dim, index, value):
     """A copy of input with `value` in its slices `index` along `dim`."""
     return _index_fill(xp, self, dim, index, dispatch.scalar_as(value, self.dtype))
@@ -548,7 +553,8 @@ def _index_fill_scalar(xp, self, dim, index, value):
 
 @register_op("index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor",
              **_SCATTER, saves=("index",),
-             derivatives={"self": _index_filled_self_grad, "value": _index_fill_value_grad})
+             derivatives={"self": _index_filled_self_grad, "value": _index_fill_value_grad},
+             tags=("fp_errors",))
 def _index_fill_tensor(xp, self, dim, index, value):
     """A copy of input with the 0-d tensor `value` in its slices `index` along `dim`."""
     _check(value.ndim == 0, lambda: (

@@ -337,7 +337,7 @@ _BLAS_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.comple
              derivatives={"self": _matmul_self_grad, "other": _matmul_other_grad},
              node_name=_matmul_name,
              # A fresh product is row-major already (NOTE [row-major results]).
-             tags=("keeps_layout",))
+             tags=("fp_errors", "keeps_layout"))
 def matmul(xp, self, other):
     """matmul(input, other, *, out=None) -> Tensor: matrix product with broadcasting."""
     dtype = self.dtype
@@ -354,7 +354,7 @@ def matmul(xp, self, other):
 
 
 @register_op("mm(Tensor self, Tensor mat2) -> Tensor", kind="generic", meta=_meta(mm_shape),
-             derivatives=_product_grads("self", "mat2", _mm))
+             derivatives=_product_grads("self", "mat2", _mm), tags=("fp_errors",))
 def mm(xp, self, mat2):
     """mm(input, mat2, *, out=None) -> Tensor: product of two matrices."""
     mm_shape(self, mat2)
@@ -363,7 +363,7 @@ def mm(xp, self, mat2):
 
 
 @register_op("bmm(Tensor self, Tensor mat2) -> Tensor", kind="generic", meta=_meta(bmm_shape),
-             derivatives=_product_grads("self", "mat2", _bmm))
+             derivatives=_product_grads("self", "mat2", _bmm), tags=("fp_errors",))
 def bmm(xp, self, mat2):
     """bmm(input, mat2, *, out=None) -> Tensor: batched product of (b, n, m) and (b, m, p)."""
     bmm_shape(self, mat2)
@@ -372,7 +372,7 @@ def bmm(xp, self, mat2):
 
 
 @register_op("mv(Tensor self, Tensor vec) -> Tensor", kind="generic", meta=_meta(mv_shape),
-             derivatives=_mv_grads("self", "vec"))
+             derivatives=_mv_grads("self", "vec"), tags=("fp_errors",))
 def mv(xp, self, vec):
     """mv(input, vec, *, out=None) -> Tensor: matrix-vector product."""
     mv_shape(self, vec)
@@ -386,7 +386,7 @@ def _dot_shape(a, b):
 
 @register_op("dot(Tensor self, Tensor tensor) -> Tensor", kind="generic", meta=_meta(_dot_shape),
              derivatives={"self": lambda c: c.grad * conj(c.tensor),
-                          "tensor": lambda c: c.grad * conj(c.self)})
+                          "tensor": lambda c: c.grad * conj(c.self)}, tags=("fp_errors",))
 def dot(xp, self, tensor):
     """dot(input, tensor, *, out=None) -> Tensor: inner product of two 1-D tensors."""
     _check_vector("dot", self, tensor)
@@ -396,7 +396,7 @@ def dot(xp, self, tensor):
 
 @register_op("vdot(Tensor self, Tensor other) -> Tensor", kind="generic", meta=_meta(_dot_shape),
              derivatives={"self": lambda c: conj(c.grad) * c.other,
-                          "other": lambda c: c.grad * c.self})
+                          "other": lambda c: c.grad * c.self}, tags=("fp_errors",))
 def vdot(xp, self, other):
     """vdot(input, other, *, out=None) -> Tensor: dot product with `input` conjugated."""
     _check_vector("dot", self, other)
@@ -431,7 +431,8 @@ def _mul_dtype(a, b):
 
 
 @register_op("inner(Tensor self, Tensor other) -> Tensor", kind="generic", meta=_inner_meta,
-             derivatives={"self": _inner_self_grad, "other": _inner_other_grad})
+             derivatives={"self": _inner_self_grad, "other": _inner_other_grad},
+             tags=("fp_errors",))
 def inner(xp, self, other):
     """inner(input, other, *, out=None) -> Tensor: sum over the last dimensions."""
     shape = _inner_shape(self, other)
@@ -462,7 +463,7 @@ def _outer_check(a, b, name="outer", first="self", second="vec2"):
 
 
 @register_op("outer(Tensor self, Tensor vec2) -> Tensor", kind="generic", meta=_outer_meta,
-             aliases=("ger",), derivatives=_outer_grads("self", "vec2"))
+             aliases=("ger",), derivatives=_outer_grads("self", "vec2"), tags=("fp_errors",))
 def outer(xp, self, vec2):
     """outer(input, vec2, *, out=None) -> Tensor: the outer product (types promote)."""
     _outer_check(self, vec2)
@@ -508,6 +509,7 @@ def _addmm_checks(self, mat1, mat2):
 
 
 @register_op("addmm" + _ADD_SCHEMA.format(0, "mat1", "mat2"), kind="generic", inplace=True,
+             tags=("fp_errors",),
              meta=_meta(_addmm_checks), saves=("mat1", "mat2"),
              derivatives=_fused_grads("mat1", "mat2", _product_grads("mat1", "mat2", _mm)))
 def addmm(xp, self, mat1, mat2, beta=1, alpha=1):
@@ -523,6 +525,7 @@ def _addmv_checks(self, mat, vec):
 
 
 @register_op("addmv" + _ADD_SCHEMA.format(0, "mat", "vec"), kind="generic", inplace=True,
+             tags=("fp_errors",),
              meta=_meta(_addmv_checks), saves=("mat", "vec"),
              derivatives=_fused_grads("mat", "vec", _mv_grads("mat", "vec")))
 def addmv(xp, self, mat, vec, beta=1, alpha=1):
@@ -552,6 +555,7 @@ def _addbmm_checks(self, batch1, batch2):
 
 
 @register_op("addbmm" + _ADD_SCHEMA.format(0, "batch1", "batch2"), kind="generic", inplace=True,
+             tags=("fp_errors",),
              meta=_meta(_addbmm_checks), saves=("batch1", "batch2"),
              # The batch of products is summed: each gets the whole (broadcast) gradient.
              derivatives=_fused_grads("batch1", "batch2",
@@ -578,7 +582,8 @@ def _baddbmm_checks(self, batch1, batch2):
 
 
 @register_op("baddbmm" + _ADD_SCHEMA.format(0, "batch1", "batch2"), kind="generic",
-             inplace=True, meta=_meta(_baddbmm_checks), saves=("batch1", "batch2"),
+             tags=("fp_errors",), inplace=True, meta=_meta(_baddbmm_checks),
+             saves=("batch1", "batch2"),
              derivatives=_fused_grads("batch1", "batch2",
                                       _product_grads("batch1", "batch2", _bmm)))
 def baddbmm(xp, self, batch1, batch2, beta=1, alpha=1):
@@ -613,6 +618,7 @@ def _addr_meta(self, vec1, vec2, beta=1, alpha=1):
 
 
 @register_op("addr" + _ADD_SCHEMA.format(0, "vec1", "vec2"), kind="generic", inplace=True,
+             tags=("fp_errors",),
              meta=_addr_meta, saves=("vec1", "vec2"),
              derivatives=_fused_grads("vec1", "vec2", _outer_grads("vec1", "vec2")))
 def addr(xp, self, vec1, vec2, beta=1, alpha=1):

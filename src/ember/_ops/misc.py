@@ -117,7 +117,7 @@ def _diff_part(which):
              "Tensor? append=None) -> Tensor", meta=_diff_meta, saves=(),
              derivatives={"self": _diff_part("self"), "prepend": _diff_part("prepend"),
                           "append": _diff_part("append")},
-             node_name="SubBackward0")
+             node_name="SubBackward0", tags=("fp_errors",))
 def diff(xp, self, n=1, dim=-1, prepend=None, append=None):
     """diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None) -> Tensor: the n-th
     forward difference along dim (logical xor for bools), after joining prepend and append."""
@@ -229,7 +229,7 @@ def _fill_diagonal_meta(self, fill_value, wrap=False):
              function=False, method=False, inplace=True, meta=_fill_diagonal_meta, saves=(),
              derivatives={"self": lambda c: dispatch.call(OPS["fill_diagonal"],
                                                            (c.grad, 0, c.wrap))},
-             tags=("keeps_layout",))
+             tags=("fp_errors", "keeps_layout"))
 def fill_diagonal(xp, self, fill_value, wrap=False):
     """A copy of input with its main diagonal (i, i, ..., i) set to `fill_value`; with `wrap`
     a tall matrix's diagonal starts again every columns + 1 rows, as in NumPy."""

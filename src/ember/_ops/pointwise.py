@@ -438,7 +438,7 @@ def _integer_pow(xp, base, exponent):
 
 @register_op("neg(Tensor self) -> Tensor", kind="pointwise", inplace=True,
              derivatives={"self": negated}, saves=(),
-             dunders={"__neg__": "unary"}, aliases=("negative",))
+             dunders={"__neg__": "unary"}, aliases=("negative",), tags=("no_fp_errors",))
 def neg(xp, self):
     """neg(input, *, out=None) -> Tensor: -input."""
     _check(self.dtype.kind != "b",
@@ -461,7 +461,7 @@ register_frontend("positive", dunders={"__pos__": positive})(positive)
 
 @register_op("abs(Tensor self) -> Tensor", kind="pointwise", promotion=COMPLEX_TO_FLOAT,
              derivatives={"self": lambda c: c.grad * c.self.sgn()},
-             dunders={"__abs__": "unary"}, aliases=("absolute",))
+             dunders={"__abs__": "unary"}, aliases=("absolute",), tags=("no_fp_errors",))
 def abs(xp, self):
     """abs(input, *, out=None) -> Tensor: |input| (the modulus for complex input)."""
     if self.dtype.kind == "b":

@@ -39,7 +39,7 @@ def _no_complex_order(name, array):
 
 @register_op("eq.Tensor(Tensor self, Tensor other) -> Tensor", **_LOGICAL,
              dunders={"__eq__": "forward"},
-             tags=("wide_unsigned",))
+             tags=("no_fp_errors", "wide_unsigned"))
 def eq(xp, self, other):
     """eq(input, other, *, out=None) -> Tensor: input == other, elementwise."""
     return xp.equal(self, other)
@@ -47,14 +47,14 @@ def eq(xp, self, other):
 
 @register_op("ne.Tensor(Tensor self, Tensor other) -> Tensor", **_LOGICAL,
              dunders={"__ne__": "forward"}, aliases=("not_equal",),
-             tags=("wide_unsigned",))
+             tags=("no_fp_errors", "wide_unsigned"))
 def ne(xp, self, other):
     """ne(input, other, *, out=None) -> Tensor: input != other, elementwise."""
     return xp.not_equal(self, other)
 
 
 @register_op("lt.Tensor(Tensor self, Tensor other) -> Tensor", **_LOGICAL,
-             dunders={"__lt__": "forward"}, aliases=("less",))
+             dunders={"__lt__": "forward"}, aliases=("less",), tags=("no_fp_errors",))
 def lt(xp, self, other):
     """lt(input, other, *, out=None) -> Tensor: input < other, elementwise."""
     _no_complex_order("lt", self)
@@ -62,7 +62,7 @@ def lt(xp, self, other):
 
 
 @register_op("le.Tensor(Tensor self, Tensor other) -> Tensor", **_LOGICAL,
-             dunders={"__le__": "forward"}, aliases=("less_equal",))
+             dunders={"__le__": "forward"}, aliases=("less_equal",), tags=("no_fp_errors",))
 def le(xp, self, other):
     """le(input, other, *, out=None) -> Tensor: input <= other, elementwise."""
     _no_complex_order("le", self)
@@ -70,7 +70,7 @@ def le(xp, self, other):
 
 
 @register_op("gt.Tensor(Tensor self, Tensor other) -> Tensor", **_LOGICAL,
-             dunders={"__gt__": "forward"}, aliases=("greater",))
+             dunders={"__gt__": "forward"}, aliases=("greater",), tags=("no_fp_errors",))
 def gt(xp, self, other):
     """gt(input, other, *, out=None) -> Tensor: input > other, elementwise."""
     _no_complex_order("gt", self)
@@ -78,7 +78,7 @@ def gt(xp, self, other):
 
 
 @register_op("ge.Tensor(Tensor self, Tensor other) -> Tensor", **_LOGICAL,
-             dunders={"__ge__": "forward"}, aliases=("greater_equal",))
+             dunders={"__ge__": "forward"}, aliases=("greater_equal",), tags=("no_fp_errors",))
 def ge(xp, self, other):
     """ge(input, other, *, out=None) -> Tensor: input >= other, elementwise."""
     _no_complex_order("ge", self)
@@ -112,7 +112,7 @@ def _isclose_meta(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 @register_op("isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, "
              "bool equal_nan=False) -> Tensor", kind="generic", meta=_isclose_meta,
-             differentiable=False, out=False)
+             differentiable=False, out=False, tags=("fp_errors",))
 def isclose(xp, self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor.
 
@@ -192,7 +192,8 @@ def _fmin_self_wins(c):
 
 
 @register_op("maximum(Tensor self, Tensor other) -> Tensor", kind="pointwise",
-             derivatives={"self": _unless_self_below, "other": _unless_self_above})
+             derivatives={"self": _unless_self_below, "other": _unless_self_above},
+             tags=("no_fp_errors",))
 def maximum(xp, self, other):
     """maximum(input, other, *, out=None) -> Tensor: elementwise max; NaN propagates."""
     _tensors_only("maximum", self, other)
@@ -201,7 +202,8 @@ def maximum(xp, self, other):
 
 
 @register_op("minimum(Tensor self, Tensor other) -> Tensor", kind="pointwise",
-             derivatives={"self": _unless_self_above, "other": _unless_self_below})
+             derivatives={"self": _unless_self_above, "other": _unless_self_below},
+             tags=("no_fp_errors",))
 def minimum(xp, self, other):
     """minimum(input, other, *, out=None) -> Tensor: elementwise min; NaN propagates."""
     _tensors_only("minimum", self, other)
@@ -211,7 +213,8 @@ def minimum(xp, self, other):
 
 @register_op("fmax(Tensor self, Tensor other) -> Tensor", kind="pointwise",
              derivatives={"self": lambda c: where(_fmax_self_wins(c), c.grad, 0.0),
-                          "other": lambda c: where(_fmax_self_wins(c), 0.0, c.grad)})
+                          "other": lambda c: where(_fmax_self_wins(c), 0.0, c.grad)},
+                          tags=("no_fp_errors",))
 def fmax(xp, self, other):
     """fmax(input, other, *, out=None) -> Tensor: elementwise max ignoring NaN."""
     _tensors_only("fmax", self, other)
@@ -221,7 +224,8 @@ def fmax(xp, self, other):
 
 @register_op("fmin(Tensor self, Tensor other) -> Tensor", kind="pointwise",
              derivatives={"self": lambda c: where(_fmin_self_wins(c), c.grad, 0.0),
-                          "other": lambda c: where(_fmin_self_wins(c), 0.0, c.grad)})
+                          "other": lambda c: where(_fmin_self_wins(c), 0.0, c.grad)},
+                          tags=("no_fp_errors",))
 def fmin(xp, self, other):
     """fmin(input, other, *, out=None) -> Tensor: elementwise min ignoring NaN."""
     _tensors_only("fmin", self, other)
@@ -231,28 +235,28 @@ def fmin(xp, self, other):
 
 # --------------------------------------------------------------------------- logical
 
-@register_op("logical_and(Tensor self, Tensor other) -> Tensor", **_LOGICAL)
+@register_op("logical_and(Tensor self, Tensor other) -> Tensor", **_LOGICAL, tags=("no_fp_errors",))
 def logical_and(xp, self, other):
     """logical_and(input, other, *, out=None) -> Tensor: both nonzero."""
     _tensors_only("logical_and", self, other)
     return xp.logical_and(self, other)
 
 
-@register_op("logical_or(Tensor self, Tensor other) -> Tensor", **_LOGICAL)
+@register_op("logical_or(Tensor self, Tensor other) -> Tensor", **_LOGICAL, tags=("no_fp_errors",))
 def logical_or(xp, self, other):
     """logical_or(input, other, *, out=None) -> Tensor: either nonzero."""
     _tensors_only("logical_or", self, other)
     return xp.logical_or(self, other)
 
 
-@register_op("logical_xor(Tensor self, Tensor other) -> Tensor", **_LOGICAL)
+@register_op("logical_xor(Tensor self, Tensor other) -> Tensor", **_LOGICAL, tags=("no_fp_errors",))
 def logical_xor(xp, self, other):
     """logical_xor(input, other, *, out=None) -> Tensor: exactly one nonzero."""
     _tensors_only("logical_xor", self, other)
     return xp.logical_xor(self, other)
 
 
-@register_op("logical_not(Tensor self) -> Tensor", **_LOGICAL)
+@register_op("logical_not(Tensor self) -> Tensor", **_LOGICAL, tags=("no_fp_errors",))
 def logical_not(xp, self):
     """logical_not(input, *, out=None) -> Tensor: input == 0."""
     return xp.logical_not(self)
@@ -267,7 +271,7 @@ def _integral(name, array):
 
 @register_op("bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor", **_BITWISE,
              dunders={"__and__": "forward", "__rand__": "reflect", "__iand__": "inplace"},
-             tags=("wide_unsigned",))
+             tags=("no_fp_errors", "wide_unsigned"))
 def bitwise_and(xp, self, other):
     """bitwise_and(input, other, *, out=None) -> Tensor: input & other (integers and bool)."""
     _integral("bitwise_and_cpu", self)
@@ -276,7 +280,7 @@ def bitwise_and(xp, self, other):
 
 @register_op("bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor", **_BITWISE,
              dunders={"__or__": "forward", "__ror__": "reflect", "__ior__": "inplace"},
-             tags=("wide_unsigned",))
+             tags=("no_fp_errors", "wide_unsigned"))
 def bitwise_or(xp, self, other):
     """bitwise_or(input, other, *, out=None) -> Tensor: input | other (integers and bool)."""
     _integral("bitwise_or_cpu", self)
@@ -285,14 +289,14 @@ def bitwise_or(xp, self, other):
 
 @register_op("bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor", **_BITWISE,
              dunders={"__xor__": "forward", "__rxor__": "reflect", "__ixor__": "inplace"},
-             tags=("wide_unsigned",))
+             tags=("no_fp_errors", "wide_unsigned"))
 def bitwise_xor(xp, self, other):
     """bitwise_xor(input, other, *, out=None) -> Tensor: input ^ other (integers and bool)."""
     _integral("bitwise_xor_cpu", self)
     return xp.bitwise_xor(self, other)
 
 
-@register_op("bitwise_not(Tensor self) -> Tensor", **_BITWISE)
+@register_op("bitwise_not(Tensor self) -> Tensor", **_BITWISE, tags=("no_fp_errors",))
 def bitwise_not(xp, self):
     """bitwise_not(input, *, out=None) -> Tensor: ~input (logical not for bool)."""
     _integral("bitwise_not_cpu", self)
@@ -317,7 +321,7 @@ register_frontend("_tensor_invert", method=False, function=False,
 # shift, the sign for a right shift.
 @register_op("bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor", **_BITWISE,
              dunders={"__lshift__": "forward", "__rlshift__": "reflect",
-                      "__ilshift__": "inplace"})
+                      "__ilshift__": "inplace"}, tags=("no_fp_errors",))
 def bitwise_left_shift(xp, self, other):
     """bitwise_left_shift(input, other, *, out=None) -> Tensor: input << other (integers)."""
     if self.dtype.kind not in "iu":
@@ -327,7 +331,7 @@ def bitwise_left_shift(xp, self, other):
 
 @register_op("bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor", **_BITWISE,
              dunders={"__rshift__": "forward", "__rrshift__": "reflect",
-                      "__irshift__": "inplace"})
+                      "__irshift__": "inplace"}, tags=("no_fp_errors",))
 def bitwise_right_shift(xp, self, other):
     """bitwise_right_shift(input, other, *, out=None) -> Tensor: input >> other (integers)."""
     if self.dtype.kind not in "iu":

@@ -33,7 +33,7 @@ from ember._ops.pointwise import not_implemented_for
 
 _FLOAT_UNARY = {"kind": "pointwise", "promotion": INT_TO_FLOAT, "inplace": True}
 _PREDICATE = {"kind": "pointwise", "promotion": ALWAYS_BOOL, "differentiable": False,
-              "tags": ("wide_unsigned",)}
+              "tags": ("wide_unsigned", "no_fp_errors")}
 _BFLOAT16 = np.dtype(ml_dtypes.bfloat16)   # NumPy files it under kind "V", not "f"
 
 
@@ -184,7 +184,7 @@ def _rounding(name, kernel_name, self):
 
 @register_op("floor(Tensor self) -> Tensor", kind="pointwise", inplace=True,
              derivatives={"self": zeros_grad}, saves=(),
-             tags=("wide_unsigned",))
+             tags=("no_fp_errors", "wide_unsigned"))
 def floor(xp, self):
     """floor(input, *, out=None) -> Tensor: round toward -inf (integers unchanged)."""
     return self.copy() if _rounding("floor", "floor_vml_cpu", self) else xp.floor(self)
@@ -192,7 +192,7 @@ def floor(xp, self):
 
 @register_op("ceil(Tensor self) -> Tensor", kind="pointwise", inplace=True,
              derivatives={"self": zeros_grad}, saves=(),
-             tags=("wide_unsigned",))
+             tags=("no_fp_errors", "wide_unsigned"))
 def ceil(xp, self):
     """ceil(input, *, out=None) -> Tensor: round toward +inf (integers unchanged)."""
     return self.copy() if _rounding("ceil", "ceil_vml_cpu", self) else xp.ceil(self)
@@ -200,7 +200,7 @@ def ceil(xp, self):
 
 @register_op("trunc(Tensor self) -> Tensor", kind="pointwise", inplace=True, aliases=("fix",),
              derivatives={"self": zeros_grad}, saves=(),
-             tags=("wide_unsigned",))
+             tags=("no_fp_errors", "wide_unsigned"))
 def trunc(xp, self):
     """trunc(input, *, out=None) -> Tensor: round toward zero (integers unchanged)."""
     return self.copy() if _rounding("trunc", "trunc_vml_cpu", self) else xp.trunc(self)
@@ -272,7 +272,7 @@ def _sign_of(xp, x):
 
 
 @register_op("sign(Tensor self) -> Tensor", kind="pointwise", inplace=True,
-             derivatives={"self": zeros_grad}, saves=())
+             derivatives={"self": zeros_grad}, saves=(), tags=("no_fp_errors",))
 def sign(xp, self):
     """sign(input, *, out=None) -> Tensor: -1, 0 or 1 by the sign of each element."""
     _check_not_implemented(self.dtype.kind != "c", (
@@ -420,7 +420,7 @@ def _conj_grad(c):
 
 @register_op("conj_physical(Tensor self) -> Tensor", kind="pointwise", inplace=True,
              derivatives={"self": _conj_grad}, saves=(),
-             tags=("wide_unsigned",))
+             tags=("no_fp_errors", "wide_unsigned"))
 def conj_physical(xp, self):
     """conj_physical(input, *, out=None) -> Tensor: the complex conjugate, computed now."""
     return xp.conj(self) if self.dtype.kind == "c" else self.copy()

@@ -7,7 +7,6 @@ reduced shape comes from `dim`/`keepdim` the same way for all of them.
 """
 from __future__ import annotations
 
-import builtins
 import collections
 import math
 
@@ -19,10 +18,10 @@ from ember._core.checks import _check, _check_index, _check_type
 from ember._core.dispatch import call, call_out
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim, wrap_dims
-from ember._core.threads import intra_op_threads, parallel_map
 from ember._ops.creation_ranges import arange
 from ember._ops.grad_utils import by_dim, conj, unreduce, where
 from ember._ops.pointwise import not_implemented_for
+from ember._ops.summation import THREADED_SUM, accurate_sum, cast_for_sum
 
 _INT64 = dt.int64._np
 # NOTE [half reductions accumulate in float32]: PyTorch's CPU kernels sum, average and compare
@@ -184,17 +183,18 @@ def sum(xp, self, dim=None, keepdim=False, dtype=None):
     Bools and integers sum to int64; with `dtype` the input is cast first, then summed.
     """
     if dim is None and dtype is None and self.dtype.kind == "f" \
-            and self.dtype not in _LOW_PRECISION:
-        if self.size >= _LARGE_SUM and xp is np and self.flags.c_contiguous:
-            total = _large_sum(self)
-            return total.reshape((1,) * self.ndim) if keepdim else total
-        return xp.asarray(self.sum(keepdims=keepdim))    # the common case: a plain full sum
+            and self.dtype not in _LOW_PRECISION and self.size < THREADED_SUM \
+            and (xp is not np or self.flags.forc):
+        # The common case, a plain full sum of a contiguous array: NumPy's own loop is pairwise
+        # over it (NOTE [pairwise sums]); the array's method, as np.sum's dispatch layer costs
+        # more than a tiny sum itself.
+        return xp.asarray(self.sum(keepdims=keepdim))
     result = sum_dtype(dt.NP_TO_DTYPE[self.dtype], dtype)._np
-    x = self if self.dtype == result else self.astype(result)
-    # The array's own method: np.sum's dispatch layer costs more than a tiny sum itself.
-    out = x.sum(axis=reduced_dims(dim, self.ndim), keepdims=keepdim,
-                dtype=accumulate_type(result))
-    return finish(xp, out, result)
+    # Cast to the result dtype first (rounding as PyTorch), then widen halves to accumulate.
+    x = self if self.dtype == result else cast_for_sum(self, result)
+    if result in _LOW_PRECISION:
+        x = x.astype(np.float32)
+    return finish(xp, accurate_sum(xp, x, reduced_dims(dim, self.ndim), keepdim), result)
 
 
 def _nansum_grad(c):
@@ -227,22 +227,6 @@ def _count(shape, dims):
     return math.prod(shape[d] for d in dims)
 
 
-# NOTE [large sums]: np.sum's loop is slow on big float arrays and runs on one thread, where
-# PyTorch vectorises and splits the sum across its intra-op threads. A full sum of a big
-# contiguous float array goes through np.einsum's vectorised sum instead, one chunk per
-# intra-op thread (NumPy releases the GIL inside), and the partial sums are added.
-_LARGE_SUM = 1 << 20
-
-
-def _large_sum(array):
-    flat = array.reshape(-1)
-    threads = builtins.min(intra_op_threads(), 8)
-    if threads < 2:
-        return np.asarray(np.einsum("i->", flat))
-    parts = parallel_map(lambda chunk: np.einsum("i->", chunk), np.array_split(flat, threads))
-    return np.asarray(np.add.reduce(parts), dtype=array.dtype)
-
-
 def _mean_grad(c):
     shape = c.self.shape
     count = 1
@@ -259,8 +243,8 @@ def mean(xp, self, dim=None, keepdim=False, dtype=None):
     """mean(input, dim=None, keepdim=False, *, dtype=None) -> Tensor (NaN over no elements)."""
     result = mean_dtype(dt.NP_TO_DTYPE[self.dtype], dtype)._np
     dims = reduced_dims(dim, self.ndim)
-    total = xp.sum(self.astype(result, copy=False), axis=dims, keepdims=keepdim,
-                   dtype=accumulate_type(result))
+    x = cast_for_sum(cast_for_sum(self, result), accumulate_type(result))
+    total = accurate_sum(xp, x, dims, keepdim)
     count = _count(self.shape, dims)
     # 0 * nan is nan without NumPy's divide-by-zero warning.
     out = total / count if count else total * np.nan
@@ -292,7 +276,7 @@ def nanmean(xp, self, dim=None, keepdim=False, dtype=None):
     dims = reduced_dims(dim, self.ndim)
     x = self.astype(accumulate_type(result), copy=False)
     missing = xp.isnan(x)
-    total = xp.sum(xp.where(missing, xp.zeros((), x.dtype), x), axis=dims, keepdims=keepdim)
+    total = accurate_sum(xp, xp.where(missing, xp.zeros((), x.dtype), x), dims, keepdim)
     count = xp.sum(~missing, axis=dims, keepdims=keepdim)
     out = xp.where(count > 0, total / xp.maximum(count, 1), xp.asarray(np.nan, x.dtype))
     return finish(xp, out, result)
@@ -300,7 +284,7 @@ def nanmean(xp, self, dim=None, keepdim=False, dtype=None):
 
 def _prod(xp, self, dims, keepdim, dtype):
     result = sum_dtype(dt.NP_TO_DTYPE[self.dtype], dtype)._np
-    x = self if self.dtype == result else self.astype(result)
+    x = cast_for_sum(self, result)
     out = xp.prod(x, axis=dims, keepdims=keepdim, dtype=accumulate_type(result))
     return finish(xp, out, result)
 
@@ -385,7 +369,7 @@ def _extreme(xp, self, dims, keepdim, name, kernel_name, specified):
 @register_op("max(Tensor self) -> Tensor", kind="reduction", function=False, method=False,
              meta=reduction_meta(same_dtype, dim_at=None, keepdim_at=None, dtype_at=None),
              saves=("self", "result"), derivatives={"self": split_evenly},
-             node_name="MaxBackward1")
+             node_name="MaxBackward1", tags=("no_fp_errors",))
 def max_all(xp, self):
     """The largest element; NaN if there is one."""
     return _extreme(xp, self, None, False, "max", "max_all", False)
@@ -394,7 +378,7 @@ def max_all(xp, self):
 @register_op("min(Tensor self) -> Tensor", kind="reduction", function=False, method=False,
              meta=reduction_meta(same_dtype, dim_at=None, keepdim_at=None, dtype_at=None),
              saves=("self", "result"), derivatives={"self": split_evenly},
-             node_name="MinBackward1")
+             node_name="MinBackward1", tags=("no_fp_errors",))
 def min_all(xp, self):
     """The smallest element; NaN if there is one."""
     return _extreme(xp, self, None, False, "min", "min_all", False)
@@ -406,7 +390,7 @@ def _amax_grad(c):
 
 @register_op("amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
              kind="reduction", meta=reduction_meta(same_dtype, dtype_at=None),
-             saves=("self", "result"), derivatives={"self": _amax_grad})
+             saves=("self", "result"), derivatives={"self": _amax_grad}, tags=("no_fp_errors",))
 def amax(xp, self, dim=(), keepdim=False):
     """amax(input, dim=(), keepdim=False, *, out=None) -> Tensor: the largest values
     (NaN propagates)."""
@@ -416,7 +400,7 @@ def amax(xp, self, dim=(), keepdim=False):
 
 @register_op("amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
              kind="reduction", meta=reduction_meta(same_dtype, dtype_at=None),
-             saves=("self", "result"), derivatives={"self": _amax_grad})
+             saves=("self", "result"), derivatives={"self": _amax_grad}, tags=("no_fp_errors",))
 def amin(xp, self, dim=(), keepdim=False):
     """amin(input, dim=(), keepdim=False, *, out=None) -> Tensor: the smallest values
     (NaN propagates)."""
@@ -446,7 +430,7 @@ _INDEX_META = reduction_meta(same_dtype, long_dtype, dtype_at=None)
 @register_op("max.dim(Tensor self, int dim, bool keepdim=False) -> "
              "(Tensor values, Tensor indices)", kind="reduction", meta=_INDEX_META,
              function=False, method=False, saves=("result1",),
-             derivatives={"self": select_back_formula})
+             derivatives={"self": select_back_formula}, tags=("no_fp_errors",))
 def max_dim(xp, self, dim, keepdim=False):
     """The largest value along `dim` and its index."""
     return _with_index(xp, self, dim, keepdim, "max")
@@ -455,7 +439,7 @@ def max_dim(xp, self, dim, keepdim=False):
 @register_op("min.dim(Tensor self, int dim, bool keepdim=False) -> "
              "(Tensor values, Tensor indices)", kind="reduction", meta=_INDEX_META,
              function=False, method=False, saves=("result1",),
-             derivatives={"self": select_back_formula})
+             derivatives={"self": select_back_formula}, tags=("no_fp_errors",))
 def min_dim(xp, self, dim, keepdim=False):
     """The smallest value along `dim` and its index."""
     return _with_index(xp, self, dim, keepdim, "min")
@@ -496,7 +480,7 @@ def _aminmax_grad(c):
 @register_op("aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> "
              "(Tensor min, Tensor max)", kind="reduction", function=False, method=False,
              meta=reduction_meta(same_dtype, same_dtype, dtype_at=None),
-             saves=("self", "result"), derivatives={"self": _aminmax_grad})
+             saves=("self", "result"), derivatives={"self": _aminmax_grad}, tags=("no_fp_errors",))
 def aminmax_kernel(xp, self, dim=None, keepdim=False):
     """(min, max) over every element or along `dim`."""
     no_complex("aminmax_cpu", self)
@@ -541,7 +525,7 @@ def _arg_extreme(xp, self, dim, keepdim, name):
 
 @register_op("argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor",
              kind="reduction", meta=reduction_meta(long_dtype, dtype_at=None),
-             differentiable=False)
+             differentiable=False, tags=("no_fp_errors",))
 def argmax(xp, self, dim=None, keepdim=False):
     """argmax(input, dim=None, keepdim=False) -> Tensor: the index of the first largest value
     (of the flattened input when dim is None); NaN counts as largest."""
@@ -550,7 +534,7 @@ def argmax(xp, self, dim=None, keepdim=False):
 
 @register_op("argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor",
              kind="reduction", meta=reduction_meta(long_dtype, dtype_at=None),
-             differentiable=False)
+             differentiable=False, tags=("no_fp_errors",))
 def argmin(xp, self, dim=None, keepdim=False):
     """argmin(input, dim=None, keepdim=False) -> Tensor: the index of the first smallest value
     (of the flattened input when dim is None); NaN counts as smallest."""
@@ -581,7 +565,7 @@ def _logical(xp, self, dim, keepdim, reduce):
 
 
 @register_op("all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor",
-             kind="reduction", meta=_logical_meta, differentiable=False)
+             kind="reduction", meta=_logical_meta, differentiable=False, tags=("no_fp_errors",))
 def all(xp, self, dim=None, keepdim=False):
     """all(input, dim=None, keepdim=False, *, out=None) -> Tensor: whether every element is
     nonzero (bool; uint8 for uint8 input)."""
@@ -589,7 +573,7 @@ def all(xp, self, dim=None, keepdim=False):
 
 
 @register_op("any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor",
-             kind="reduction", meta=_logical_meta, differentiable=False)
+             kind="reduction", meta=_logical_meta, differentiable=False, tags=("no_fp_errors",))
 def any(xp, self, dim=None, keepdim=False):
     """any(input, dim=None, keepdim=False, *, out=None) -> Tensor: whether some element is
     nonzero (bool; uint8 for uint8 input)."""
@@ -605,14 +589,16 @@ _COUNT_META = reduction_meta(long_dtype, keepdim_at=None, dtype_at=None)
 
 
 @register_op("count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor", kind="reduction",
-             meta=_COUNT_META, function=False, method=False, out=False, differentiable=False)
+             meta=_COUNT_META, function=False, method=False, out=False, differentiable=False,
+             tags=("no_fp_errors",))
 def count_nonzero_dims(xp, self, dim):
     """The number of nonzero elements over the dims in `dim`."""
     return _count_nonzero(xp, self, dim)
 
 
 @register_op("count_nonzero(Tensor self, int? dim=None) -> Tensor", kind="reduction",
-             meta=_COUNT_META, function=False, method=False, out=False, differentiable=False)
+             meta=_COUNT_META, function=False, method=False, out=False, differentiable=False,
+             tags=("no_fp_errors",))
 def count_nonzero_dim(xp, self, dim=None):
     """The number of nonzero elements (along one dim, or in all)."""
     return _count_nonzero(xp, self, dim)
@@ -654,7 +640,7 @@ def logsumexp(xp, self, dim, keepdim=False):
     # An infinite maximum would give inf - inf = nan; shifting by 0 there is exact anyway.
     shift = xp.where(xp.isinf(shift), xp.zeros((), shift.dtype), shift)
     with np.errstate(divide="ignore"):  # every term -inf: log(0) = -inf is the answer
-        out = xp.log(xp.sum(xp.exp(x - shift), axis=dims, keepdims=True)) + shift
+        out = xp.log(accurate_sum(xp, xp.exp(x - shift), dims, True)) + shift
     if not keepdim:
         out = out.reshape(reduced_shape(self.shape, dim, False))
     return finish(xp, out, result)

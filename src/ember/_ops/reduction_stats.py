@@ -33,6 +33,7 @@ from ember._ops.reduction import (
     select_back_formula,
     split_evenly,
 )
+from ember._ops.summation import accurate_sum
 
 _INT64 = np.dtype(np.int64)
 
@@ -52,13 +53,13 @@ def _variance(xp, self, dim, correction, keepdim, name):
     dims = reduced_dims(dim, self.ndim)
     count = math.prod(self.shape[d] for d in dims)
     correction = 1 if correction is None else correction
-    mean = xp.sum(x, axis=dims, keepdims=True) / max(count, 1)
+    mean = accurate_sum(xp, x, dims, True) / max(count, 1)
     deviation = x - mean
     if x.dtype.kind == "c":
         squares = deviation.real * deviation.real + deviation.imag * deviation.imag
     else:
         squares = deviation * deviation
-    total = xp.sum(squares, axis=dims, keepdims=keepdim)
+    total = accurate_sum(xp, squares, dims, keepdim)
     dof = count - correction
     if dof > 0:
         return total / dof, mean
@@ -271,9 +272,9 @@ def vector_norm(xp, self, p, dim, keepdim, dtype=None):
                 "identity"))
     magnitude = xp.abs(x)
     if p == 2:
-        out = xp.sqrt(xp.sum(magnitude * magnitude, axis=dims, keepdims=keepdim))
+        out = xp.sqrt(accurate_sum(xp, magnitude * magnitude, dims, keepdim))
     elif p == 1:
-        out = xp.sum(magnitude, axis=dims, keepdims=keepdim)
+        out = accurate_sum(xp, magnitude, dims, keepdim)
     elif p == 0:
         out = xp.sum(magnitude != 0, axis=dims, keepdims=keepdim, dtype=magnitude.dtype)
     elif p == math.inf:
@@ -282,7 +283,7 @@ def vector_norm(xp, self, p, dim, keepdim, dtype=None):
         out = xp.min(magnitude, axis=dims, keepdims=keepdim)
     else:
         with np.errstate(divide="ignore"):  # negative p: |0| ** p is inf, as in PyTorch
-            out = xp.sum(magnitude ** p, axis=dims, keepdims=keepdim) ** (1.0 / p)
+            out = accurate_sum(xp, magnitude ** p, dims, keepdim) ** (1.0 / p)
     return finish(xp, out, chosen.to_real()._np)
 
 

@@ -465,7 +465,7 @@ def _trace_grad(c):
 
 
 @register_op("trace(Tensor self) -> Tensor", out=False, meta=_trace_meta, saves=(),
-             derivatives={"self": _trace_grad})
+             derivatives={"self": _trace_grad}, tags=("fp_errors",))
 def trace(xp, self):
     """trace(input) -> Tensor: the sum of a matrix's main diagonal."""
     _check(self.ndim == 2, lambda: f"trace: expected a matrix, but got tensor with dim "

@@ -103,7 +103,8 @@ def _join(xp, items, dim, result_dtype):
 @register_op("cat(Tensor[] tensors, int dim=0) -> Tensor", method=False, meta=_cat_meta,
              aliases=("concat", "concatenate"), saves=(),
              derivatives={"tensors": _per_tensor(lambda c: _joined_grads(
-                 c.grad, c.tensors, [tuple(t.shape) for t in c.tensors], c.dim))})
+                 c.grad, c.tensors, [tuple(t.shape) for t in c.tensors], c.dim))},
+                 tags=("fp_errors",))
 def cat(xp, tensors, dim=0):
     """cat(tensors, dim=0, *, out=None) -> Tensor: join tensors along an existing dim."""
     shape, dim, used = _cat_shape(tensors, dim)
@@ -132,7 +133,7 @@ def _stack_grads(c):
 
 @register_op("stack(Tensor[] tensors, int dim=0) -> Tensor", method=False,
              meta=lambda tensors, dim=0: (_stack_shape(tensors, dim)[0], _promoted(tensors)),
-             saves=(), derivatives={"tensors": _per_tensor(_stack_grads)})
+             saves=(), derivatives={"tensors": _per_tensor(_stack_grads)}, tags=("fp_errors",))
 def stack(xp, tensors, dim=0):
     """stack(tensors, dim=0, *, out=None) -> Tensor: join tensors along a new dim."""
     _, dim = _stack_shape(tensors, dim)
@@ -189,7 +190,7 @@ def _make_stack(name, ndim, dim_for, aliases=()):
         return _joined_grads(c.grad, c.tensors, shapes, dim)
     register_op(f"{name}(Tensor[] tensors) -> Tensor", method=False, meta=meta,
                 aliases=aliases, saves=(), derivatives={"tensors": _per_tensor(grads)},
-                node_name="CatBackward0")(kernel)
+                node_name="CatBackward0", tags=("fp_errors",))(kernel)
 
 
 _make_stack("hstack", 1, lambda items: 0 if items[0].ndim == 1 else 1)
@@ -211,7 +212,7 @@ def _column_items(tensors, reshape):
                  tensors, lambda a, s: _Shaped(s, a.dtype)), 1)[0], _promoted(tensors)),
              saves=(), derivatives={"tensors": _per_tensor(lambda c: _joined_grads(
                  c.grad, c.tensors, [_column_shape(t) for t in c.tensors], 1))},
-             node_name="CatBackward0")
+             node_name="CatBackward0", tags=("fp_errors",))
 def column_stack(xp, tensors):
     """column_stack(tensors, *, out=None) -> Tensor: 0-d/1-d inputs become columns, then
     everything is joined along dim 1."""
@@ -250,7 +251,7 @@ def _block_grads(c):
 
 @register_op("block_diag(Tensor[] tensors) -> Tensor", function=False, method=False,
              out=False, meta=_block_meta, saves=(),
-             derivatives={"tensors": _per_tensor(_block_grads)})
+             derivatives={"tensors": _per_tensor(_block_grads)}, tags=("fp_errors",))
 def _block_diag(xp, tensors):
     """block_diag(*tensors) -> Tensor: the inputs as blocks on a diagonal."""
     shapes = _block_shapes(tensors)
@@ -307,7 +308,7 @@ def _cartesian_grads(c):
 
 @register_op("cartesian_prod(Tensor[] tensors) -> Tensor", function=False, method=False,
              out=False, meta=_cartesian_meta, saves=(),
-             derivatives={"tensors": _per_tensor(_cartesian_grads)})
+             derivatives={"tensors": _per_tensor(_cartesian_grads)}, tags=("fp_errors",))
 def _cartesian_prod(xp, tensors):
     """cartesian_prod(*tensors) -> Tensor: every combination, one per row."""
     _cartesian_meta(tensors)
@@ -346,7 +347,7 @@ def _combinations_grad(c):
 
 @register_op("combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor",
              method=False, out=False, meta=_combinations_meta, saves=(),
-             derivatives={"self": _combinations_grad})
+             derivatives={"self": _combinations_grad}, tags=("fp_errors",))
 def combinations(xp, self, r=2, with_replacement=False):
     """combinations(input, r=2, with_replacement=False) -> Tensor: r-length combinations of
     a 1-D tensor's elements, one per row (in itertools' order)."""

@@ -292,7 +292,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 
 @register_op("histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor",
              meta=lambda self, bins=100, min=0, max=0: ((bins,), self._dtype),
-             differentiable=False)
+             differentiable=False, tags=("fp_errors",))
 def histc(xp, self, bins=100, min=0, max=0):
     """histc(input, bins=100, min=0, max=0, *, out=None) -> Tensor: counts of the elements in
     `bins` equal-width bins over [min, max] (the data's own range when min == max)."""
@@ -321,7 +321,7 @@ def histc(xp, self, bins=100, min=0, max=0):
 
 
 @register_op("bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor",
-             out=False, differentiable=False)
+             out=False, differentiable=False, tags=("fp_errors",))
 def bincount(xp, self, weights=None, minlength=0):
     """bincount(input, weights=None, minlength=0) -> Tensor: how often each non-negative
     integer occurs in the 1-d `input` (summing `weights` instead of counting ones)."""

@@ -628,7 +628,7 @@ def _scatter_meta(self, src, *args):
                  "self": lambda c: _call("slice_scatter", c.grad, _zeros(c.grad, c.src.shape),
                                          c.dim, c.start, c.end, c.step),
                  "src": lambda c: _call("slice.Tensor", c.grad, c.dim, c.start, c.end,
-                                        c.step)})
+                                        c.step)}, tags=("fp_errors",))
 def slice_scatter(xp, self, src, dim=0, start=None, end=None, step=1):
     """slice_scatter(input, src, dim=0, start=None, end=None, step=1) -> Tensor: a copy of
     input with src written where input[start:end:step] along dim would read."""
@@ -644,7 +644,7 @@ def slice_scatter(xp, self, src, dim=0, start=None, end=None, step=1):
              derivatives={
                  "self": lambda c: _call("select_scatter", c.grad,
                                          _zeros(c.grad, c.src.shape), c.dim, c.index),
-                 "src": lambda c: _call("select.int", c.grad, c.dim, c.index)})
+                 "src": lambda c: _call("select.int", c.grad, c.dim, c.index)}, tags=("fp_errors",))
 def select_scatter(xp, self, src, dim, index):
     """select_scatter(input, src, dim, index) -> Tensor: a copy of input with src written
     where input.select(dim, index) would read."""
@@ -660,7 +660,8 @@ def select_scatter(xp, self, src, dim, index):
              derivatives={
                  "self": lambda c: _call("diagonal_scatter", c.grad,
                                          _zeros(c.grad, c.src.shape), c.offset, c.dim1, c.dim2),
-                 "src": lambda c: _call("diagonal", c.grad, c.offset, c.dim1, c.dim2)})
+                 "src": lambda c: _call("diagonal", c.grad, c.offset, c.dim1, c.dim2)},
+                 tags=("fp_errors",))
 def diagonal_scatter(xp, self, src, offset=0, dim1=0, dim2=1):
     """diagonal_scatter(input, src, offset=0, dim1=0, dim2=1) -> Tensor: a copy of input with
     src written where input.diagonal(offset, dim1, dim2) would read."""
@@ -705,7 +706,7 @@ def _as_strided_scatter_src_grad(c):
              derivatives={"self": _as_strided_scatter_self_grad,
                           "src": _as_strided_scatter_src_grad},
              # Its strides address self's storage layout, which the result keeps.
-             tags=("keeps_layout",))
+             tags=("fp_errors", "keeps_layout"))
 def as_strided_scatter(xp, self, src, size, stride, storage_offset=None):
     """as_strided_scatter(input, src, size, stride, storage_offset=None) -> Tensor: a copy of
     input with src written where the strided view (size, stride, storage_offset) of the

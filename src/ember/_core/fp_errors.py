@@ -1,0 +1,96 @@
+"""NumPy's floating-point warnings, turned off around ember's own kernels only.
+
+NOTE [floating-point warnings]: PyTorch never warns on overflow, 0/0, log(0), sqrt(-1) or a
+cast of NaN to an integer; NumPy does (RuntimeWarning, or FloatingPointError under
+np.seterr(all="raise")). ember must not change the user's NumPy error state, so the kernels
+that can meet such a case run with every NumPy floating-point error ignored, and the user's
+state is back the moment the kernel returns. An op's entry says so with the tag "fp_errors"
+(every pointwise and reduction op has it unless its entry says "no_fp_errors"); the registry
+wraps such a kernel once, at registration, with `quiet`.
+
+`np.errstate` costs about 0.8 us a use (it builds its state object each time), more than a tiny
+op itself. NumPy 2 keeps the error state in a context variable; setting that variable to a
+state object made once at import and resetting it afterwards costs about 0.15 us, which is what
+`quiet` does. The context variable is per thread and per asyncio task, so concurrent callers
+never see each other's state. NumPy 1.x has no such variable: there `quiet` falls back on
+`np.errstate` (slower, same behaviour).
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+_ufunc_config = getattr(getattr(np, "_core", None), "_ufunc_config", None)
+_state_variable = getattr(_ufunc_config, "_extobj_contextvar", None)
+
+if _state_variable is not None:
+    with np.errstate(all="ignore"):
+        _IGNORE_ALL = _state_variable.get()
+    _set_state = _state_variable.set
+    _reset_state = _state_variable.reset
+
+    def quiet(kernel):
+        """`kernel` running with NumPy's floating-point errors ignored (see the NOTE)."""
+        set_state, reset_state, ignore_all = _set_state, _reset_state, _IGNORE_ALL  # cells
+
+        @functools.wraps(kernel)
+        def quiet_kernel(*args):
+            token = set_state(ignore_all)
+            try:
+                return kernel(*args)
+            finally:
+                reset_state(token)
+        quiet_kernel.unwrapped = kernel
+        return quiet_kernel
+
+    def run_quietly(fn, *args):
+        """fn(*args) with NumPy's floating-point errors ignored (for work on other threads)."""
+        token = _set_state(_IGNORE_ALL)
+        try:
+            return fn(*args)
+        finally:
+            _reset_state(token)
+else:  # NumPy 1.x
+    def quiet(kernel):
+        """`kernel` running with NumPy's floating-point errors ignored (see the NOTE)."""
+        @functools.wraps(kernel)
+        def quiet_kernel(*args):
+            with np.errstate(all="ignore"):
+                return kernel(*args)
+        quiet_kernel.unwrapped = kernel
+        return quiet_kernel
+
+    def run_quietly(fn, *args):
+        """fn(*args) with NumPy's floating-point errors ignored (for work on other threads)."""
+        with np.errstate(all="ignore"):
+            return fn(*args)
+
+
+def cast(array, np_dtype):
+    """array.astype(np_dtype), quietly: overflow to inf and NaN to an integer, as PyTorch."""
+    return run_quietly(array.astype, np_dtype)
+
+
+# A Python float of magnitude between these (or 0) casts to any float dtype ember computes in
+# without overflow or underflow (float16's largest and smallest normal numbers).
+_FLOAT16_MAX = 65504.0
+_FLOAT16_TINY = 6.104e-05
+
+
+def scalar_as(value, np_dtype):
+    """A Python scalar as a NumPy scalar of `np_dtype` (wrapping around like a C cast)."""
+    if type(value) is float and not (-_FLOAT16_MAX <= value <= _FLOAT16_MAX and (
+            value == 0.0 or not -_FLOAT16_TINY < value < _FLOAT16_TINY)):
+        return run_quietly(_scalar_as, value, np_dtype)   # huge, tiny, inf or NaN
+    try:
+        return np_dtype.type(value)
+    except (OverflowError, ValueError):
+        return np.array(value).astype(np_dtype)[()]
+
+
+def _scalar_as(value, np_dtype):
+    try:
+        return np_dtype.type(value)
+    except (OverflowError, ValueError):
+        return np.array(value).astype(np_dtype)[()]
