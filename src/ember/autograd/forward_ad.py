@@ -9,15 +9,14 @@ through <J^T u, t> gives J t. So every op with a reverse derivative has forward 
 second table to keep in step. It costs two small backward passes per op; forward AD is a tool
 for Jacobians and research code, not for the training hot path.
 
-While a level is open in a thread, a handler at the autograd level of that thread's dispatch
-stack (NOTE [mode state is per thread], dispatch/stack.py) sees every op it runs; other threads
-and the per-op path outside a level are untouched. Levels and the tensors given tangents in them
-are per thread, as in PyTorch.
+While a level is open, a handler at the autograd level of the dispatch stack sees every op;
+outside a level the per-op path is untouched. As in PyTorch, a level is open for every thread
+(unlike grad and inference mode, which are per thread), so the handler is a process-wide one
+(dispatch/stack.py, `global_handlers`).
 """
 from __future__ import annotations
 
 import collections
-import threading
 
 import numpy as np
 
@@ -27,30 +26,30 @@ from ember.autograd import grad_mode
 
 UnpackedDualTensor = collections.namedtuple("UnpackedDualTensor", ["primal", "tangent"])
 
-class _ThreadLevels(threading.local):
+class _Levels:
     def __init__(self):
         self.levels = []     # open level indices (one at most)
         self.duals = []      # tensors given a tangent in the open level (cleared when it closes)
 
 
-_thread = _ThreadLevels()
+_open = _Levels()          # process-wide, as PyTorch's levels are
 
 
 def enter_dual_level() -> int:
     """Open a new dual level (only one at a time, as in PyTorch) and return its index."""
-    levels = _thread.levels
+    levels = _open.levels
     _check(not levels, "Nested forward mode AD is not supported at the moment")
     level = len(levels)
     levels.append(level)
-    dispatch.modes.handlers.append(_forward_handler)
-    dispatch.modes.on_inplace = _carry_tangent
-    dispatch.open_entry()
+    dispatch.stack.global_handlers.append(_forward_handler)
+    dispatch.state.on_inplace = _carry_tangent
+    dispatch.open_entry(process_wide=True)
     return level
 
 
 def exit_dual_level(*, level=None) -> None:
     """Close the current dual level; tangents made in it are dropped."""
-    levels = _thread.levels
+    levels = _open.levels
     current = levels[-1] if levels else None
     _check(level is None or level == current, lambda: (
         f"Trying to exit a forward AD level that was not the last one that was created. This "
@@ -58,12 +57,12 @@ def exit_dual_level(*, level=None) -> None:
     if not levels:
         return
     levels.pop()
-    dispatch.modes.handlers.remove(_forward_handler)
-    dispatch.modes.on_inplace = None
-    dispatch.close_entry()
-    for t in _thread.duals:
+    dispatch.stack.global_handlers.remove(_forward_handler)
+    dispatch.state.on_inplace = None
+    dispatch.close_entry(process_wide=True)
+    for t in _open.duals:
         t.__dict__.pop("_fw_tangent", None)
-    _thread.duals.clear()
+    _open.duals.clear()
 
 
 class dual_level:
@@ -78,7 +77,7 @@ class dual_level:
 
 def _set_tangent(t, tangent) -> None:
     t.__dict__["_fw_tangent"] = tangent
-    _thread.duals.append(t)
+    _open.duals.append(t)
 
 
 def _tangent(t):
@@ -94,7 +93,7 @@ def _carry_tangent(self, result) -> None:
 
 def make_dual(tensor, tangent, *, level=None):
     """A view of `tensor` whose tangent is `tangent` (same shape; floating or complex)."""
-    _check(bool(_thread.levels), "To create a dual Tensor, you must be in a dual level. Use "
+    _check(bool(_open.levels), "To create a dual Tensor, you must be in a dual level. Use "
                           "`with fwAD.dual_level():` or `enter_dual_level()`")
     _check(tuple(tensor.shape) == tuple(tangent.shape), lambda: (
         f"Trying to set a forward gradient that has a different size than that of the "
@@ -123,13 +122,10 @@ class _plain:
     """Run ops without tangent propagation (inside the handler itself)."""
 
     def __enter__(self):
-        handlers = dispatch.modes.handlers
-        self.handlers = list(handlers)
-        if _forward_handler in handlers:
-            handlers.remove(_forward_handler)
+        dispatch.modes.skip_global += 1
 
     def __exit__(self, *exc):
-        dispatch.modes.handlers[:] = self.handlers
+        dispatch.modes.skip_global -= 1
 
 
 def _forward_handler(op, args, default):
@@ -194,7 +190,7 @@ def function_tangents(apply, args):
     """Output tangents of a custom Function call (see NOTE [forward AD from reverse
     formulas]): `apply` runs again on detached inputs so its backward gives J^T u. None when
     no argument has a tangent or no level is open."""
-    if _forward_handler not in dispatch.modes.handlers:
+    if _forward_handler not in dispatch.stack.global_handlers or dispatch.modes.skip_global:
         return None       # no level open, or inside the tangent computation itself
     if not any(_tangent(a) is not None for a in args):
         return None

@@ -116,8 +116,8 @@ def _call_inplace_layered(op, args):
         return layered.dispatch_level(op, args, inplace_op(op))
     result = layered.autograd_level(op, args)    # forward AD's handler gives it a tangent
     write_inplace(op, self, result)
-    if modes.on_inplace is not None:
-        modes.on_inplace(self, result)
+    if state.on_inplace is not None:
+        state.on_inplace(self, result)
     return self
 
 

@@ -52,7 +52,7 @@ class _ThreadModes(threading.local):
         self.function_off = 0       # DisableTorchFunction depth (modes and subclasses)
         self.subclass_off = 0       # DisableTorchFunctionSubclass depth
         self.handlers = []          # (op, args, below) -> result, at the autograd level
-        self.on_inplace = None      # (self, result) after an in-place op (forward AD)
+        self.skip_global = 0        # >0: the process-wide handlers are off in this thread
         self.dispatch_modes = []    # TorchDispatchMode stack, innermost last
         self.below_autograd = 0     # inside a __torch_dispatch__: ops skip autograd
 
@@ -60,20 +60,25 @@ class _ThreadModes(threading.local):
 modes = _ThreadModes()
 _open_lock = threading.Lock()
 _open_total = 0                 # entries open across all threads
+# Handlers for every thread: forward AD's dual levels are process-wide in PyTorch.
+global_handlers: list = []
 
 
-def open_entry() -> None:
-    """Count something this thread opened (a mode, handler, guard): calls go layered."""
+def open_entry(process_wide=False) -> None:
+    """Count something opened (a mode or handler of this thread, or with `process_wide` one
+    for every thread): calls go down the layered path."""
     global _open_total
-    modes.active += 1
+    if not process_wide:
+        modes.active += 1
     with _open_lock:
         _open_total += 1
     refresh_slow_path()
 
 
-def close_entry() -> None:
+def close_entry(process_wide=False) -> None:
     global _open_total
-    modes.active -= 1
+    if not process_wide:
+        modes.active -= 1
     with _open_lock:
         _open_total -= 1
     refresh_slow_path()
@@ -101,7 +106,7 @@ def _prepare(op):
 def _call_slow(op, args):
     if state.deterministic is not None and "nondeterministic" in op.tags:
         state.deterministic(op)
-    if not modes.active:
+    if not modes.active and not global_handlers:
         runner = op.runner or _prepare(op)
         return runner(op, args)
     return function_level(op, args)
@@ -276,16 +281,19 @@ def autograd_level(op, args):
     if modes.below_autograd:
         return dispatch_level(op, args)
     handlers = modes.handlers
+    if global_handlers and not modes.skip_global:
+        handlers = global_handlers + handlers
     if handlers:
-        return _call_handlers(op, args, len(handlers) - 1)
+        return _call_handlers(op, args, handlers, len(handlers) - 1)
     return _autograd(op, args)
 
 
-def _call_handlers(op, args, index):
+def _call_handlers(op, args, handlers, index):
+    """Handler `index` (innermost last) runs the op, passing on to the ones before it."""
     if index < 0:
         return _autograd(op, args)
-    handler = modes.handlers[index]
-    return handler(op, args, lambda op2, args2: _call_handlers(op2, args2, index - 1))
+    return handlers[index](
+        op, args, lambda op2, args2: _call_handlers(op2, args2, handlers, index - 1))
 
 
 def _autograd(op, args):
