@@ -158,9 +158,9 @@ class inference_mode(_DecoratorContextManager):
 
 
 # NOTE [inference tensors]: while an inference_mode block is open in a thread, a handler at its
-# autograd level marks every tensor an op makes while the thread is in inference mode (`_inference` in its
-# __dict__). Such tensors refuse autograd later: recording a node that saves one raises, and so
-# do in-place updates and requires_grad_(True) outside inference mode.
+# autograd level marks every tensor an op makes while the thread is in inference mode
+# (`_inference` in its __dict__). Such tensors refuse autograd later: recording a node that saves
+# one raises, and so do in-place updates and requires_grad_(True) outside inference mode.
 _INFERENCE_SAVED = (
     "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
     "inference mode in computation tracked by autograd. To work around this, you can make a "
