@@ -39,6 +39,7 @@ def _cases(lib):
     a_np = np.random.default_rng(0).standard_normal(8).astype(np.float32)
     m_np = np.random.default_rng(1).standard_normal((16, 16)).astype(np.float32)
     a, b, m = lib.tensor(a_np), lib.tensor(a_np), lib.tensor(m_np)
+    c = lib.tensor(a_np.astype(np.float64))
     x = lib.tensor(a_np, requires_grad=True)
     y = lib.tensor(a_np, requires_grad=True)
     if lib.__name__ == "torch":
@@ -55,6 +56,8 @@ def _cases(lib):
         "a.sum(), float32 (8,)": lambda: a.sum(),
         "a.view(-1)": lambda: a.view(-1),
         "16x16 @": lambda: m @ m,
+        "a + c, float32 + float64 (promotion)": lambda: a + c,
+        "cat([a, b])": lambda: lib.cat([a, b]),
         "p + q, Parameter-like subclass (8,)": lambda: p + q,
         "p.sum(), Parameter-like subclass (8,)": lambda: p.sum(),
         "(x * y).sum().backward(), (8,)": lambda: (x * y).sum().backward(),
@@ -87,8 +90,10 @@ def main(argv) -> None:
     if "--also" in argv:
         runs["ember (other src)"] = ("ember", pathlib.Path(argv[argv.index("--also") + 1]))
     times: dict = {label: [] for label in runs}
-    for _ in range(rounds):
-        for label, (lib_name, src) in runs.items():
+    for k in range(rounds):
+        order = list(runs.items())
+        order = order[k % len(order):] + order[:k % len(order)]   # no library always first
+        for label, (lib_name, src) in order:
             times[label].append(_run(lib_name, src, number))
     medians = {label: {case: statistics.median(r[case] for r in results)
                        for case in results[0]} for label, results in times.items()}

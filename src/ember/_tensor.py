@@ -270,6 +270,12 @@ class Tensor:
         return self
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        if (dispatch.state.slow or dispatch.state.overriding) and \
+                dispatch.stack.torch_function_wanted((self,)):
+            return dispatch.stack.handle_torch_function(
+                Tensor.backward, (self,), (self,), dict(
+                    gradient=gradient, retain_graph=retain_graph, create_graph=create_graph,
+                    inputs=inputs))
         from ember.autograd.engine import backward
         backward(self, gradient, retain_graph, create_graph, inputs)
 

@@ -50,7 +50,7 @@ def _get_overloaded_args(relevant_args, get_type_fn=None) -> list:
 
 def has_torch_function(relevant_args) -> bool:
     """Whether a call with these arguments should go to `handle_torch_function`."""
-    return _is_torch_function_mode_enabled() or bool(stack.overloaded_args(None, relevant_args))
+    return stack.torch_function_wanted(relevant_args)
 
 
 def has_torch_function_unary(arg) -> bool:

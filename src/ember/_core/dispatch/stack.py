@@ -128,14 +128,33 @@ def call_aten(op, args):
 def function_level(op, args, out=None):
     """The layered path's top: hand the public call to __torch_function__ when a mode or an
     argument asks for it, else go on to autograd."""
+    if not state.slow:
+        # Nothing is open in any thread: only a subclass argument can ask for a level.
+        if state.overriding and overloaded_args(op, args):
+            return _to_torch_function(op, args, out)
+        result = _BACKEND_STEPS[op.kind](op, args)
+        if state.record is not None and needs_grad(op, args):
+            state.record(op, args, result)
+        return result
     if modes.function_off:
         return autograd_level(op, args)
-    overloaded = overloaded_args(op, args) if state.overriding else ()
-    if (modes.function_modes and not modes.function_off) or overloaded:
-        func, fargs, fkwargs = _public_call(op, args, out)
-        relevant = fargs if out is None else fargs + (out,)
-        return handle_torch_function(func, relevant, fargs, fkwargs)
+    if modes.function_modes or (state.overriding and overloaded_args(op, args)):
+        return _to_torch_function(op, args, out)
     return autograd_level(op, args)
+
+
+def _to_torch_function(op, args, out):
+    func, fargs, fkwargs = _public_call(op, args, out)
+    relevant = fargs if out is None else fargs + (out,)
+    return handle_torch_function(func, relevant, fargs, fkwargs)
+
+
+def torch_function_wanted(values) -> bool:
+    """Whether a public function outside the registry (Tensor.backward ...) called with
+    `values` goes to __torch_function__ (has_torch_function)."""
+    if modes.function_off:
+        return False
+    return bool(modes.function_modes) or bool(state.overriding and overloaded_args(None, values))
 
 
 def overloaded_args(op, values):
