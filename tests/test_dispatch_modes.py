@@ -228,3 +228,49 @@ def test_has_and_handle_torch_function_match_torch():
     assert answers["ember"] == answers["torch"]
     assert has_torch_function((ember.ones(1),)) is False
     assert handle_torch_function is ember.overrides.handle_torch_function
+
+
+def _tree_map(f, x):
+    if isinstance(x, (list, tuple)):
+        return type(x)(_tree_map(f, v) for v in x)
+    if isinstance(x, dict):
+        return {k: _tree_map(f, v) for k, v in x.items()}
+    return f(x)
+
+
+def _wrapper_run(lib):
+    """A wrapper subclass (no data of its own) that logs and unwraps in __torch_dispatch__."""
+    log = []
+
+    class Wrapper(lib.Tensor):
+        __torch_function__ = lib._C._disabled_torch_function_impl
+
+        @staticmethod
+        def __new__(cls, elem):
+            r = lib.Tensor._make_wrapper_subclass(cls, elem.shape, dtype=elem.dtype,
+                                                  device=elem.device,
+                                                  requires_grad=elem.requires_grad)
+            r.elem = elem
+            return r
+
+        @classmethod
+        def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+            log.append(func.overloadpacket.__name__)
+
+            def unwrap(v):
+                return v.elem if isinstance(v, Wrapper) else v
+
+            def rewrap(v):
+                return Wrapper(v) if isinstance(v, lib.Tensor) else v
+            return _tree_map(rewrap, func(*_tree_map(unwrap, args),
+                                          **_tree_map(unwrap, kwargs or {})))
+    x = Wrapper(lib.tensor([1.0, -2.0, 3.0], requires_grad=True))
+    y = (x * x).relu().sum()
+    forward = [n for n in log if n != "detach"]     # torch's detach: relu saving its output
+    y.backward()
+    return (type(y).__name__, y.elem.item(), y.requires_grad, type(x.grad).__name__,
+            x.grad.elem.tolist(), forward)
+
+
+def test_wrapper_subclass_answers_ops_in_torch_dispatch_below_autograd():
+    assert _wrapper_run(ember) == _wrapper_run(torch)

@@ -64,6 +64,28 @@ class Tensor:
         return t
 
     @staticmethod
+    def _make_wrapper_subclass(cls, size, strides=None, storage_offset=None,
+                               memory_format=None, dtype=None, layout=None, device=None,
+                               pin_memory=False, requires_grad=False, **kwargs):
+        """An instance of `cls` with a shape, dtype and device but no data of its own: a
+        wrapper subclass keeps its real tensors itself and answers every op in
+        `__torch_dispatch__` (dispatch/stack.py)."""
+        from ember._backends.meta import MetaArray
+        dtype = dtype if dtype is not None else dt.get_default_dtype()
+        t = object.__new__(cls)
+        t._data = MetaArray(tuple(size), dtype._np)
+        t._dtype = dtype
+        t._device = as_device(device) if device is not None else CPU
+        t._storage = None
+        t._requires_grad = False
+        t._grad_fn = None
+        t._grad = None
+        t._base = None
+        if requires_grad:
+            t.requires_grad_(True)
+        return t
+
+    @staticmethod
     def _make_subclass(cls, data, require_grad=False, *args, **kwargs):
         """`data`'s values as a leaf of class `cls` sharing its storage (nn.Parameter's way)."""
         t = data.detach().as_subclass(cls)

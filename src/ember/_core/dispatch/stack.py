@@ -25,7 +25,7 @@ import threading
 
 from ember._core.dispatch import inplace_out, pointwise, runners
 from ember._core.dispatch.process_state import state
-from ember._core.dispatch.subclasses import OVERRIDING
+from ember._core.dispatch.subclasses import DISPATCH, FUNCTION
 
 Tensor = None            # set by ember._tensor once the class exists (set_tensor_class)
 
@@ -130,11 +130,19 @@ def function_level(op, args, out=None):
     argument asks for it, else go on to autograd."""
     if not state.slow:
         # Nothing is open in any thread: only a subclass argument can ask for a level.
-        if state.overriding and overloaded_args(op, args):
-            return _to_torch_function(op, args, out)
+        if state.overriding:
+            if overloaded_args(op, args):
+                return _to_torch_function(op, args, out)
+            return _autograd(op, args)
         result = _BACKEND_STEPS[op.kind](op, args)
-        if state.record is not None and needs_grad(op, args):
-            state.record(op, args, result)
+        if state.record is not None:
+            for i in op.tensor_positions:
+                v = args[i]
+                if isinstance(v, Tensor) and v._requires_grad:
+                    state.record(op, args, result)
+                    return result
+            if op.list_positions and needs_grad(op, args):
+                state.record(op, args, result)
         return result
     if modes.function_off:
         return autograd_level(op, args)
@@ -165,7 +173,7 @@ def overloaded_args(op, values):
     found = []
     for v in _tensor_values(op, values):
         kind = type(v)
-        if kind in OVERRIDING and all(type(f) is not kind for f in found):
+        if kind in FUNCTION and all(type(f) is not kind for f in found):
             index = len(found)
             for k, f in enumerate(found):
                 if issubclass(kind, type(f)):
@@ -351,9 +359,46 @@ def dispatch_level(op, args, func=None):
         finally:
             modes.below_autograd -= 1
             stack.append(mode)
+    if state.overriding:
+        subclassed = _dispatch_subclass_args(op, args)
+        if subclassed:
+            return _to_subclass_dispatch(func or op, op, args, subclassed)
     if func is not None:          # an in-place op with no mode left: run it here
         return inplace_out.run_inplace_below_modes(op, args)
     return _BACKEND_STEPS[op.kind](op, args)
+
+
+def _dispatch_subclass_args(op, args):
+    found = []
+    for v in _tensor_values(op, args):
+        kind = type(v)
+        if kind in DISPATCH and all(type(f) is not kind for f in found):
+            index = len(found)
+            for k, f in enumerate(found):
+                if issubclass(kind, type(f)):
+                    index = k
+                    break
+            found.insert(index, v)
+    return found
+
+
+def _to_subclass_dispatch(func, op, args, subclassed):
+    """Offer the op to each argument's `__torch_dispatch__` (wrapper subclasses unwrap their
+    inner tensors and call `func` on those); below autograd, as for modes."""
+    fargs, fkwargs = schema_args(op, args)
+    types = tuple(type(v) for v in subclassed)
+    modes.below_autograd += 1
+    open_entry()
+    try:
+        for v in subclassed:
+            result = type(v).__torch_dispatch__(func, types, fargs, fkwargs)
+            if result is not NotImplemented:
+                return result
+    finally:
+        modes.below_autograd -= 1
+        close_entry()
+    raise TypeError(f"no implementation found for '{func}' on types that implement "
+                    f"__torch_dispatch__: {list(types)}")
 
 
 pointwise.general = function_level
