@@ -67,11 +67,6 @@ def check_tensor_list(op, i, seq):
                             f"be tuple of Tensors, not {type(v).__name__}")
 
 
-def _kernel_and_xp(op, device):
-    kernel = op.kernels.get(device.type, op.kernel) if op.kernels else op.kernel
-    return kernel, (BACKENDS.get(device.type) or get_backend(device.type)).xp
-
-
 # --------------------------------------------------------------------------- generic
 
 def run_generic(op, args):
@@ -106,7 +101,8 @@ def run_generic_general(op, args):
         device = CPU
     if device is META:
         return run_meta(op, args)
-    kernel, xp = _kernel_and_xp(op, device)
+    kernel = op.kernels.get(device.type, op.kernel) if op.kernels else op.kernel
+    xp = (BACKENDS.get(device.type) or get_backend(device.type)).xp
     return generic_out(op, kernel(xp, *call_args), xp, device)
 
 
@@ -134,7 +130,8 @@ def run_view_general(op, args):
         # a contiguous stand-in instead (view.py, StandIn).
         call_args[0] = base._data.stand_in(strided=True)
         return meta_like_views(op.kernel(np, *call_args), base)
-    kernel, xp = _kernel_and_xp(op, device)
+    kernel = op.kernels.get(device.type, op.kernel) if op.kernels else op.kernel
+    xp = (BACKENDS.get(device.type) or get_backend(device.type)).xp
     return view_out(op, kernel(xp, *call_args), base, device)
 
 

@@ -138,11 +138,14 @@ def function_level(op, args, out=None):
         if state.record is not None:
             for i in op.tensor_positions:
                 v = args[i]
-                if isinstance(v, Tensor) and v._requires_grad:
+                if (type(v) is Tensor or isinstance(v, Tensor)) and v._requires_grad:
                     state.record(op, args, result)
                     return result
-            if op.list_positions and needs_grad(op, args):
-                state.record(op, args, result)
+            for i in op.list_positions:
+                for v in args[i]:      # the back-end step checked: tensors or None
+                    if v is not None and v._requires_grad:
+                        state.record(op, args, result)
+                        return result
         return result
     if modes.function_off:
         return autograd_level(op, args)
