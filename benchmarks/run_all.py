@@ -5,6 +5,7 @@ import sys
 sys.path.insert(0, os.path.dirname(__file__))
 
 import bench_autograd  # noqa: E402
+import bench_dispatch  # noqa: E402
 import bench_import  # noqa: E402
 import bench_ops  # noqa: E402
 
@@ -12,3 +13,4 @@ if __name__ == "__main__":
     bench_import.main()
     bench_ops.main(quick="--quick" in sys.argv)
     bench_autograd.main(quick="--quick" in sys.argv)
+    bench_dispatch.main(["--rounds", "3"] if "--quick" in sys.argv else [])

@@ -14,6 +14,9 @@ from ember._core.device import CPU, META, as_device
 from ember._core.dispatch import storage_of
 from ember._core.shape import Size, wrap_dim
 from ember._core.storage import _data_ptr
+from ember._C import (
+    DisableTorchFunctionSubclass, _disabled_torch_dispatch_impl,
+)
 from ember.autograd import grad_mode, graph
 
 
@@ -29,6 +32,66 @@ class Tensor:
         # The legacy constructor: Tensor(2, 3) allocates, Tensor([1, 2]) copies data.
         from ember._ops.creation import legacy_tensor_new
         return legacy_tensor_new(cls, dt.get_default_dtype(), args, kwargs)
+
+    # ------------------------------------------------------------------ subclasses
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        dispatch.classify_subclass(cls)     # NOTE [plain-acting subclasses]
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """The default for subclasses: run `func` as for plain tensors, then give tensor
+        results the subclass's type (a subclass overrides this to change what ops do)."""
+        if not all(issubclass(cls, t) for t in types):
+            return NotImplemented
+        with DisableTorchFunctionSubclass():
+            result = func(*args, **(kwargs or {}))
+        return _as_subclass_tree(result, cls)
+
+    __torch_dispatch__ = classmethod(_disabled_torch_dispatch_impl)
+
+    def as_subclass(self, cls):
+        """This tensor's data and storage as an instance of `cls` (no autograd history)."""
+        t = object.__new__(cls)
+        for name in ("_data", "_dtype", "_device", "_storage", "_requires_grad", "_grad_fn",
+                     "_grad", "_base"):
+            setattr(t, name, getattr(self, name))
+        storage_of(self)
+        t._storage = self._storage
+        t._requires_grad = False
+        t._grad_fn = None
+        t._grad = None
+        return t
+
+    @staticmethod
+    def _make_wrapper_subclass(cls, size, strides=None, storage_offset=None,
+                               memory_format=None, dtype=None, layout=None, device=None,
+                               pin_memory=False, requires_grad=False, **kwargs):
+        """An instance of `cls` with a shape, dtype and device but no data of its own: a
+        wrapper subclass keeps its real tensors itself and answers every op in
+        `__torch_dispatch__` (dispatch/stack.py)."""
+        from ember._backends.meta import MetaArray
+        dtype = dtype if dtype is not None else dt.get_default_dtype()
+        t = object.__new__(cls)
+        t._data = MetaArray(tuple(size), dtype._np)
+        t._dtype = dtype
+        t._device = as_device(device) if device is not None else CPU
+        t._storage = None
+        t._requires_grad = False
+        t._grad_fn = None
+        t._grad = None
+        t._base = None
+        if requires_grad:
+            t.requires_grad_(True)
+        return t
+
+    @staticmethod
+    def _make_subclass(cls, data, require_grad=False, *args, **kwargs):
+        """`data`'s values as a leaf of class `cls` sharing its storage (nn.Parameter's way)."""
+        t = data.detach().as_subclass(cls)
+        if require_grad:
+            t.requires_grad_(True)
+        return t
 
     # ------------------------------------------------------------------ metadata
     @property
@@ -229,6 +292,12 @@ class Tensor:
         return self
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        if (dispatch.state.slow or dispatch.state.overriding) and \
+                dispatch.stack.torch_function_wanted((self,)):
+            return dispatch.stack.handle_torch_function(
+                Tensor.backward, (self,), (self,), dict(
+                    gradient=gradient, retain_graph=retain_graph, create_graph=create_graph,
+                    inputs=inputs))
         from ember.autograd.engine import backward
         backward(self, gradient, retain_graph, create_graph, inputs)
 
@@ -550,9 +619,18 @@ def _parse_to(self, args, kwargs):
     return dtype, as_device(device), copy, non_blocking
 
 
+def _as_subclass_tree(result, cls):
+    """Tensors in `result` (or its tuples and lists) as instances of `cls`."""
+    if isinstance(result, Tensor):
+        return result if isinstance(result, cls) else result.as_subclass(cls)
+    if type(result) is tuple or type(result) is list:
+        return type(result)(_as_subclass_tree(r, cls) for r in result)
+    return result
+
+
 def _to_copy(self, **kwargs):
     from ember._ops.conversion import to_copy
     return to_copy(self, kwargs.get("dtype"), kwargs.get("device"))
 
 
-dispatch.Tensor = Tensor
+dispatch.set_tensor_class(Tensor)

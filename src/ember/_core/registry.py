@@ -98,10 +98,58 @@ class OpDef:
     def __repr__(self) -> str:
         return f"<OpDef {self.name} ({self.kind})>"
 
-    def __call__(self, *args):
-        """Call the overload with all its arguments given positionally (ember.ops.aten.*)."""
-        from ember._core.dispatch import call  # noqa: PLC0415 (dispatch imports registry)
-        return call(self, args)
+    def __call__(self, *args, **kwargs):
+        """Call the overload as `ember.ops.aten.<name>.<overload>` is called: below the
+        __torch_function__ level (dispatch/stack.py), arguments by schema."""
+        from ember._core.dispatch import call_aten  # noqa: PLC0415 (dispatch imports registry)
+        if kwargs or len(args) != len(self.schema.arguments):
+            args = self.bind(args, kwargs)
+        return call_aten(self, args)
+
+    def bind(self, args, kwargs) -> tuple:
+        """Every schema argument positionally: `args` in order, then `kwargs` by name, then
+        defaults."""
+        params = self.schema.arguments
+        unknown = set(kwargs) - {p.name for p in params}
+        if unknown:
+            raise TypeError(f"{self.name}() got an unexpected keyword argument "
+                            f"'{sorted(unknown)[0]}'")
+        positional = [p for p in params if not p.kwarg_only]
+        if len(args) > len(positional):
+            raise TypeError(f"{self.name}() takes {len(positional)} positional arguments but "
+                            f"{len(args)} were given")
+        bound = []
+        for i, param in enumerate(params):
+            if i < len(args) and not param.kwarg_only:
+                bound.append(args[i])
+            elif param.name in kwargs:
+                bound.append(kwargs[param.name])
+            elif param.has_default:
+                bound.append(param.default)
+            else:
+                raise TypeError(f"{self.name}() missing required argument '{param.name}'")
+        return tuple(bound)
+
+    # What a TorchDispatchMode reads off `func`, as off `torch.ops.aten.add.Tensor`.
+    @property
+    def __name__(self) -> str:
+        return f"{self.schema.name}.{self.schema.overload or 'default'}"
+
+    @property
+    def _overloadname(self) -> str:
+        return self.schema.overload or "default"
+
+    @property
+    def _schema(self):
+        return self.schema
+
+    @property
+    def overloadpacket(self):
+        from ember.ops import aten  # noqa: PLC0415 (the packets live above the registry)
+        return getattr(aten, self.schema.name)
+
+    def __str__(self) -> str:
+        return f"aten.{self.__name__}"
 
     def register_kernel(self, device_type: str, kernel) -> None:
         """Let a back-end (in-tree or plug-in) run this op with its own kernel."""

@@ -231,7 +231,7 @@ def _nonzero_arrays(mask):
 
 def _data_for_walk(self):
     # Basic indexing only takes views: a meta stand-in with true strides (never read) gives
-    # the view's true strides (NOTE [meta view strides] in dispatch.py).
+    # the view's true strides (NOTE [meta view strides] in dispatch/runners.py).
     return self._data.stand_in(strided=True) if self._device is META else self._data
 
 

@@ -87,6 +87,7 @@ def run_backward(outputs, grad_outputs, *, retain_graph, create_graph, capture=N
     ready = list(dict.fromkeys(ready))
     prev_mode = grad_mode._state.grad_enabled
     grad_mode._state.grad_enabled = bool(create_graph)
+    dispatch.modes.function_off += 1     # the formulas' ops are not the user's calls
     try:
         while ready:
             node = ready.pop()
@@ -116,6 +117,7 @@ def run_backward(outputs, grad_outputs, *, retain_graph, create_graph, capture=N
             grad_in = g = None      # hold no gradient past its node (NOTE [stealing gradients])
     finally:
         grad_mode._state.grad_enabled = prev_mode
+        dispatch.modes.function_off -= 1
     return captured
 
 

@@ -9,8 +9,10 @@ through <J^T u, t> gives J t. So every op with a reverse derivative has forward 
 second table to keep in step. It costs two small backward passes per op; forward AD is a tool
 for Jacobians and research code, not for the training hot path.
 
-While a level is open, a slow-path handler (NOTE [the slow path]) sees every op; outside it
-the per-op path is untouched.
+While a level is open, a handler at the autograd level of the dispatch stack sees every op;
+outside a level the per-op path is untouched. As in PyTorch, a level is open for every thread
+(unlike grad and inference mode, which are per thread), so the handler is a process-wide one
+(dispatch/stack.py, `global_handlers`).
 """
 from __future__ import annotations
 
@@ -24,35 +26,43 @@ from ember.autograd import grad_mode
 
 UnpackedDualTensor = collections.namedtuple("UnpackedDualTensor", ["primal", "tangent"])
 
-_levels: list = []
+class _Levels:
+    def __init__(self):
+        self.levels = []     # open level indices (one at most)
+        self.duals = []      # tensors given a tangent in the open level (cleared when it closes)
+
+
+_open = _Levels()          # process-wide, as PyTorch's levels are
 
 
 def enter_dual_level() -> int:
     """Open a new dual level (only one at a time, as in PyTorch) and return its index."""
-    _check(not _levels, "Nested forward mode AD is not supported at the moment")
-    level = len(_levels)
-    _levels.append(level)
-    dispatch.state.slow_handlers.append(_forward_handler)
+    levels = _open.levels
+    _check(not levels, "Nested forward mode AD is not supported at the moment")
+    level = len(levels)
+    levels.append(level)
+    dispatch.stack.global_handlers.append(_forward_handler)
     dispatch.state.on_inplace = _carry_tangent
-    dispatch.refresh_slow_path()
+    dispatch.open_entry(process_wide=True)
     return level
 
 
 def exit_dual_level(*, level=None) -> None:
     """Close the current dual level; tangents made in it are dropped."""
-    current = _levels[-1] if _levels else None
+    levels = _open.levels
+    current = levels[-1] if levels else None
     _check(level is None or level == current, lambda: (
         f"Trying to exit a forward AD level that was not the last one that was created. This "
         f"is not supported (level {level}, current {current})."))
-    if not _levels:
+    if not levels:
         return
-    _levels.pop()
-    dispatch.state.slow_handlers.remove(_forward_handler)
+    levels.pop()
+    dispatch.stack.global_handlers.remove(_forward_handler)
     dispatch.state.on_inplace = None
-    dispatch.refresh_slow_path()
-    for t in _duals:
+    dispatch.close_entry(process_wide=True)
+    for t in _open.duals:
         t.__dict__.pop("_fw_tangent", None)
-    _duals.clear()
+    _open.duals.clear()
 
 
 class dual_level:
@@ -65,12 +75,9 @@ class dual_level:
         exit_dual_level()
 
 
-_duals: list = []     # tensors given a tangent in the open level (cleared when it closes)
-
-
 def _set_tangent(t, tangent) -> None:
     t.__dict__["_fw_tangent"] = tangent
-    _duals.append(t)
+    _open.duals.append(t)
 
 
 def _tangent(t):
@@ -86,7 +93,7 @@ def _carry_tangent(self, result) -> None:
 
 def make_dual(tensor, tangent, *, level=None):
     """A view of `tensor` whose tangent is `tangent` (same shape; floating or complex)."""
-    _check(bool(_levels), "To create a dual Tensor, you must be in a dual level. Use "
+    _check(bool(_open.levels), "To create a dual Tensor, you must be in a dual level. Use "
                           "`with fwAD.dual_level():` or `enter_dual_level()`")
     _check(tuple(tensor.shape) == tuple(tangent.shape), lambda: (
         f"Trying to set a forward gradient that has a different size than that of the "
@@ -115,14 +122,10 @@ class _plain:
     """Run ops without tangent propagation (inside the handler itself)."""
 
     def __enter__(self):
-        self.handlers = list(dispatch.state.slow_handlers)
-        if _forward_handler in dispatch.state.slow_handlers:
-            dispatch.state.slow_handlers.remove(_forward_handler)
-            dispatch.refresh_slow_path()
+        dispatch.modes.skip_global += 1
 
     def __exit__(self, *exc):
-        dispatch.state.slow_handlers[:] = self.handlers
-        dispatch.refresh_slow_path()
+        dispatch.modes.skip_global -= 1
 
 
 def _forward_handler(op, args, default):
@@ -187,7 +190,7 @@ def function_tangents(apply, args):
     """Output tangents of a custom Function call (see NOTE [forward AD from reverse
     formulas]): `apply` runs again on detached inputs so its backward gives J^T u. None when
     no argument has a tangent or no level is open."""
-    if _forward_handler not in dispatch.state.slow_handlers:
+    if _forward_handler not in dispatch.stack.global_handlers or dispatch.modes.skip_global:
         return None       # no level open, or inside the tangent computation itself
     if not any(_tangent(a) is not None for a in args):
         return None

@@ -23,6 +23,7 @@ import numpy as np
 
 from ember._core import dispatch
 from ember._core.device import CPU
+from ember._core.dispatch.subclasses import OVERRIDING
 
 _ndarray = np.ndarray
 
@@ -83,6 +84,13 @@ def can_steal(grad, variable, refcount: int) -> bool:
 def copy_obeying_layout(grad, variable, create_graph: bool):
     """A copy of `grad` laid out as NOTE [the gradient layout contract] says."""
     target = variable._data
+    if type(grad) in OVERRIDING:
+        # A subclass with its own dispatch (a wrapper tensor): its clone is its business.
+        if create_graph:
+            return grad.clone()
+        from ember.autograd.grad_mode import no_grad
+        with no_grad():
+            return grad.clone()
     if create_graph or grad._device is not CPU or type(target) is not _ndarray:
         from ember._ops.creation_ranges import empty_strided
         strides = variable.stride() if _dense_strides(target) else None

@@ -16,6 +16,7 @@ class _ThreadState(threading.local):
     def __init__(self):
         self.grad_enabled = True
         self.inference = False
+        self.marking_depth = 0     # open inference_mode blocks (the marking handler's users)
 
 
 _state = _ThreadState()
@@ -156,10 +157,10 @@ class inference_mode(_DecoratorContextManager):
         return self.__class__(self.mode)
 
 
-# NOTE [inference tensors]: while any inference_mode block is open, a slow-path handler marks
-# every tensor an op makes in a thread that is in inference mode (`_inference` in its
-# __dict__). Such tensors refuse autograd later: recording a node that saves one raises, and so
-# do in-place updates and requires_grad_(True) outside inference mode.
+# NOTE [inference tensors]: while an inference_mode block is open in a thread, a handler at its
+# autograd level marks every tensor an op makes while the thread is in inference mode
+# (`_inference` in its __dict__). Such tensors refuse autograd later: recording a node that saves
+# one raises, and so do in-place updates and requires_grad_(True) outside inference mode.
 _INFERENCE_SAVED = (
     "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
     "inference mode in computation tracked by autograd. To work around this, you can make a "
@@ -196,28 +197,23 @@ def _inplace_guard(self) -> None:
 
 
 class _Marker:
-    """Installs the marking handler while inference_mode blocks are open (in any thread)."""
-
-    def __init__(self):
-        self.depth = 0
-        self.lock = threading.Lock()
+    """Installs the marking handler in this thread while its inference_mode blocks are open
+    (NOTE [mode state is per thread], dispatch/stack.py)."""
 
     def enter(self) -> None:
-        with self.lock:
-            self.depth += 1
-            if self.depth == 1:
-                dispatch.state.slow_handlers.append(_mark_handler)
-                dispatch.state.inplace_guard = _inplace_guard
-                dispatch.state.on_create = mark_inference
-                dispatch.refresh_slow_path()
+        depth = _state.marking_depth
+        _state.marking_depth = depth + 1
+        if depth == 0:
+            dispatch.modes.handlers.append(_mark_handler)
+            dispatch.state.inplace_guard = _inplace_guard
+            dispatch.state.on_create = mark_inference
+            dispatch.open_entry()
 
     def exit(self) -> None:
-        with self.lock:
-            self.depth -= 1
-            if self.depth == 0:
-                dispatch.state.slow_handlers.remove(_mark_handler)
-                dispatch.state.on_create = None
-                dispatch.refresh_slow_path()
+        _state.marking_depth -= 1
+        if _state.marking_depth == 0:
+            dispatch.modes.handlers.remove(_mark_handler)
+            dispatch.close_entry()
 
 
 def _mark_handler(op, args, default):

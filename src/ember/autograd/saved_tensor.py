@@ -63,7 +63,8 @@ class SavedInput(SavedTensor):
 class SavedOutput(SavedTensor):
     """An output of the node: kept as its data, storage and base only."""
 
-    __slots__ = ("data", "storage", "base", "dtype", "device", "output_nr", "version")
+    __slots__ = ("data", "storage", "base", "dtype", "device", "output_nr", "version", "cls",
+                 "attributes")
 
     def unpack(self, node):
         _check(self.data is not None, FREED)
@@ -74,6 +75,9 @@ class SavedOutput(SavedTensor):
 
     def _as_tensor(self, node):
         t = dispatch.wrap(self.data, self.dtype, self.device)
+        if self.cls is not None:        # a subclass: its class and attributes come back too
+            t.__class__ = self.cls
+            t.__dict__.update(self.attributes)
         t._storage = self.storage
         t._base = self.base
         if self.dtype.is_floating_point or self.dtype.is_complex:
@@ -139,7 +143,17 @@ def save_output(t, output_nr: int) -> SavedTensor:
     s.base = t._base
     s.dtype = t._dtype
     s.device = t._device
+    if type(t) is dispatch.Tensor:
+        s.cls = None
+    else:
+        s.cls = type(t)
+        s.attributes = {k: v for k, v in t.__dict__.items() if k not in _AUTOGRAD_KEYS}
     return s
+
+
+# What a tensor's __dict__ holds for autograd, not to be carried to a rebuilt saved output.
+_AUTOGRAD_KEYS = frozenset(("_output_nr", "_view_version", "_accumulate", "_hooks",
+                            "_post_accumulate_hooks", "_retains_grad"))
 
 
 class _Described:

@@ -1,5 +1,6 @@
-"""Utilities as in torch.utils: data loading, checkpointing, hooks, backend registration, and
-`alias_torch()` (make `import torch` resolve to ember in this process)."""
+"""Utilities as in torch.utils: data loading, checkpointing, hooks, backend registration,
+`_python_dispatch` (TorchDispatchMode), and `alias_torch()` (make `import torch` resolve to
+ember in this process)."""
 from ember.utils._alias import alias_torch, unalias_torch  # noqa: F401
 
 

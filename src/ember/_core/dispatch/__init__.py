@@ -1,0 +1,55 @@
+"""The dispatcher: run an `OpDef` on its arguments through the dispatch stack.
+
+    call(op, args)            -> result tensor(s)
+    call_out(op, args, out)   -> writes into `out` (PyTorch's out= semantics)
+    call_inplace(op, args)    -> writes into args[0] (add_, mul_, ...)
+
+`args` holds every schema argument positionally; the generated bindings fill in defaults.
+
+    stack.py          the levels (__torch_function__, autograd, __torch_dispatch__, back-end),
+                      per-thread mode state, entry points
+    pointwise.py      type promotion and the pointwise runner
+    runners.py        generic / view / factory runners and meta rules
+    inplace_out.py    out= and in-place writes
+    wrapping.py       kernel results as tensors
+    subclasses.py     which Tensor subclasses act plain
+    devices.py        the common device of a call
+    process_state.py  the process-wide switches (`dispatch.state`)
+"""
+from __future__ import annotations
+
+from ember._backends import cpu as _cpu  # noqa: F401  (registers the CPU back-end)
+from ember._backends import cuda as _cuda  # noqa: F401  (registers the lazy CUDA back-end)
+from ember._backends.meta import MetaArray  # noqa: F401  (re-exported)
+from ember._core.backend import get_backend  # noqa: F401  (re-exported)
+from ember._core.device import CPU  # noqa: F401  (re-exported)
+from ember._core.dispatch import inplace_out, pointwise, runners, stack, subclasses, wrapping
+from ember._core.dispatch.inplace_out import (  # noqa: F401
+    call_inplace, call_out, copy_into_out, resize_out, write_array, write_inplace,
+)
+from ember._core.dispatch.pointwise import (  # noqa: F401
+    UnsupportedOperand, check_broadcastable, clear_promotion_caches, scalar_as,
+)
+from ember._core.dispatch.process_state import state  # noqa: F401
+from ember._core.dispatch.stack import (  # noqa: F401
+    call, call_aten, close_entry, modes, open_entry, refresh_slow_path,
+)
+from ember._core.dispatch.wrapping import (  # noqa: F401
+    bump_version, storage_of, wrap, wrap_array, wrap_view,
+)
+
+Tensor = None            # set by ember._tensor once the class exists
+
+
+def set_tensor_class(cls) -> None:
+    """Tell every dispatch module the Tensor class (ember._tensor defines it after them)."""
+    global Tensor
+    Tensor = cls
+    for module in (inplace_out, pointwise, runners, stack, wrapping):
+        module.Tensor = cls
+
+
+def classify_subclass(cls) -> None:
+    """A new Tensor subclass: plain-acting or overriding (NOTE [plain-acting subclasses])."""
+    subclasses.classify(cls, Tensor)
+    state.overriding = bool(subclasses.OVERRIDING)

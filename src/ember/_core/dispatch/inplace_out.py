@@ -1,0 +1,227 @@
+"""Writing results into existing tensors: `out=` arguments and in-place ops (`add_`, `+=`).
+
+    call_out(op, args, out)   -> runs the op, then copies into `out` (PyTorch's out= rules)
+    call_inplace(op, args)    -> writes the op's result into args[0] and bumps its version
+
+In-place calls with grad recorded go to autograd's `record_inplace`. On the layered path a
+TorchDispatchMode sees the in-place form of the op (`InplaceOp`, named like
+`ember.ops.aten.add_.Tensor`), not the out-of-place op it is computed with.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ember._core.backend import get_backend
+from ember._core.checks import _check, _check_type
+from ember._core.device import CPU, META
+from ember._core.dispatch.process_state import state
+from ember._core.dispatch.wrapping import bump_version
+from ember._core.fp_errors import cast, run_quietly
+from ember._backends.meta import MetaArray
+
+Tensor = None            # set by ember._tensor once the class exists (set_tensor_class)
+layered = None           # the stack module (set by stack.py; it imports this one)
+
+
+def _dtype_name(d):
+    return d._cpp_name
+
+
+def call_out(op, args, out):
+    if state.slow or state.overriding:
+        if layered.modes.function_modes or state.overriding and \
+                layered.overloaded_args(op, args + (out,)):
+            return layered.function_level(op, args, out)
+    result = layered.call(op, args)
+    if isinstance(out, (tuple, list)):
+        _check(isinstance(result, tuple) and len(out) == len(result),
+               lambda: f"{op.schema.name}(): expected out= to hold {op.num_outputs} tensors")
+        for o, r in zip(out, result):
+            copy_into_out(o, r)
+        return tuple(out)
+    _check_type(isinstance(out, Tensor), lambda: (
+        f"{op.schema.name}(): argument 'out' must be Tensor, not {type(out).__name__}"))
+    copy_into_out(out, result)
+    return out
+
+
+def copy_into_out(out, result):
+    """PyTorch's out= rules: dtype must be castable, shape resized when it differs."""
+    from ember._core.promotion import can_cast
+    _check(can_cast(result._dtype, out._dtype) or result._dtype is out._dtype,
+           lambda: f"result type {_dtype_name(result._dtype)} can't be cast to the desired "
+                   f"output type {_dtype_name(out._dtype)}")
+    _check(out._device is result._device, lambda: (
+        f"Expected out tensor to have device {result._device}, but got {out._device} instead"))
+    if out._data.shape != result._data.shape:
+        resize_out(out, result._data.shape)
+    write_array(out, result)
+
+
+def resize_out(out, shape):
+    if out._data.size != 0:
+        import warnings
+        warnings.warn(
+            f"An output with one or more elements was resized since it had shape "
+            f"{list(out._data.shape)}, which does not match the required output shape "
+            f"{list(shape)}. This behavior is deprecated, and in a future PyTorch release outputs "
+            "will not be resized unless they have zero elements. You can explicitly reuse an "
+            "out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
+            UserWarning, stacklevel=4)
+    if out._device is META:
+        out._data = MetaArray(shape, out._data.dtype)
+    else:
+        xp = get_backend(out._device.type).xp
+        out._data = xp.empty(shape, out._data.dtype)
+    out._storage = None
+
+
+def call_inplace(op, args):
+    if state.slow or state.overriding:
+        return _call_inplace_layered(op, args)
+    self = args[0]
+    _check_type(isinstance(self, Tensor), lambda: (
+        f"{op.schema.name}_(): self must be a Tensor, not {type(self).__name__}"))
+    if state.inplace_guard is not None:
+        state.inplace_guard(self)
+    if state.record is not None and state.grad_enabled() and _any_requires_grad(op, args):
+        return state.record_inplace(op, args)
+    result = layered.call(op, args)
+    write_inplace(op, self, result)
+    return self
+
+
+def _call_inplace_layered(op, args):
+    """call_inplace through the levels (see stack.py): __torch_function__ sees the in-place
+    method, autograd records it, a TorchDispatchMode sees its in-place form."""
+    modes = layered.modes
+    if state.deterministic is not None and "nondeterministic" in op.tags:
+        state.deterministic(op)
+    if not modes.function_off and (modes.function_modes or (
+            state.overriding and layered.overloaded_args(op, args))):
+        func, fargs, fkwargs = layered._public_call(op, args, None, inplace=True)
+        return layered.handle_torch_function(func, fargs, fargs, fkwargs)
+    self = args[0]
+    _check_type(isinstance(self, Tensor), lambda: (
+        f"{op.schema.name}_(): self must be a Tensor, not {type(self).__name__}"))
+    if state.inplace_guard is not None:
+        state.inplace_guard(self)
+    if not modes.below_autograd and state.record is not None and state.grad_enabled() \
+            and _any_requires_grad(op, args):
+        modes.function_off += 1       # its own calls are not the user's
+        try:
+            return state.record_inplace(op, args)
+        finally:
+            modes.function_off -= 1
+    if modes.dispatch_modes:
+        return layered.dispatch_level(op, args, inplace_op(op))
+    result = layered.autograd_level(op, args)    # forward AD's handler gives it a tangent
+    write_inplace(op, self, result)
+    if state.on_inplace is not None:
+        state.on_inplace(self, result)
+    return self
+
+
+def run_inplace_below_modes(op, args):
+    """An in-place op below every dispatch mode: compute, write into args[0]."""
+    result = layered.dispatch_level(op, args)
+    write_inplace(op, args[0], result)
+    return args[0]
+
+
+class InplaceOp:
+    """The in-place form of an op entry as a TorchDispatchMode sees it (`aten.add_.Tensor`);
+    calling it runs the in-place op below the current mode."""
+
+    __slots__ = ("op",)
+
+    def __init__(self, op):
+        self.op = op
+
+    @property
+    def __name__(self) -> str:
+        return f"{self.op.schema.name}_.{self.op.schema.overload or 'default'}"
+
+    @property
+    def _overloadname(self) -> str:
+        return self.op.schema.overload or "default"
+
+    def name(self) -> str:
+        return f"aten::{self.__name__}"
+
+    @property
+    def _schema(self):
+        return self.op.schema
+
+    @property
+    def overloadpacket(self):
+        return _InplacePacket(self.op.schema.name + "_")
+
+    def __call__(self, *args, **kwargs):
+        return layered.dispatch_level(self.op, self.op.bind(args, kwargs), self)
+
+    def __str__(self) -> str:
+        return f"aten.{self.__name__}"
+
+    __repr__ = __str__
+
+
+class _InplacePacket:
+    def __init__(self, name):
+        self.__name__ = name
+
+    def __str__(self) -> str:
+        return f"aten.{self.__name__}"
+
+
+_inplace_ops: dict = {}
+
+
+def inplace_op(op) -> InplaceOp:
+    found = _inplace_ops.get(op)
+    if found is None:
+        found = _inplace_ops[op] = InplaceOp(op)
+    return found
+
+
+def _any_requires_grad(op, args):
+    for i in op.tensor_positions:
+        v = args[i]
+        if isinstance(v, Tensor) and v._requires_grad:
+            return True
+    return False
+
+
+def write_inplace(op, self, result):
+    """Copy an op's result into `self` with PyTorch's in-place checks; bump the version."""
+    from ember._core.promotion import can_cast
+    if 0 in self._data.strides and self._data.size:
+        _check_not_overlapping(self._data)
+    rdt, sdt = result._dtype, self._dtype
+    if rdt is not sdt:
+        _check(can_cast(rdt, sdt), lambda: (
+            f"result type {_dtype_name(rdt)} can't be cast to the desired output type "
+            f"{_dtype_name(sdt)}"))
+    if result._data.shape != self._data.shape:
+        _check(False, lambda: (
+            f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
+            f"{list(np.broadcast_shapes(self._data.shape, result._data.shape))}"))
+    write_array(self, result)
+
+
+def _check_not_overlapping(array):
+    for size, stride in zip(array.shape, array.strides):
+        _check(stride != 0 or size <= 1, (
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the "
+            "operation."))
+
+
+def write_array(dst, src):
+    """Copy `src`'s values into `dst`'s memory (casting, broadcasting) and bump its version."""
+    if dst._device is not META:
+        if dst._device is CPU:
+            run_quietly(np.copyto, dst._data, src._data, "unsafe")
+        else:
+            dst._data[...] = cast(src._data, dst._data.dtype)
+    bump_version(dst)

@@ -1,0 +1,249 @@
+"""Pointwise ops: type promotion (cached per op and operand dtypes) and their runners.
+
+`run_pointwise` is the op's runner: its fast path serves plain CPU tensors of one dtype (or a
+tensor and a Python int/float) with the whole stack collapsed (NOTE [the plain call], stack.py);
+everything else goes to `general`, the layered path, whose back-end step is
+`run_pointwise_general`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ember._core import dtype as dt
+from ember._core.backend import BACKENDS, get_backend
+from ember._core.checks import _check, _check_not_implemented
+from ember._core.device import CPU, META
+from ember._core.dispatch.devices import common_device
+from ember._core.fp_errors import cast, scalar_as
+from ember._core.dispatch.process_state import state
+from ember._core.dispatch.subclasses import PLAIN
+from ember._core.dispatch.wrapping import wrap
+from ember._core.promotion import result_type_from, scalar_type_of
+from ember._backends.meta import MetaArray
+
+Tensor = None            # set by ember._tensor once the class exists (set_tensor_class)
+_new = object.__new__
+_ndarray = np.ndarray
+_np_asarray = np.asarray
+
+
+general = None           # the layered path, stack.function_level (set by stack.py)
+
+
+class UnsupportedOperand(TypeError):
+    """An operand of a type the op can't take; dunders turn it into NotImplemented."""
+
+
+_pointwise_cache: dict = {}
+
+
+def _promotion_key_part(v):
+    if isinstance(v, Tensor):
+        return (v._dtype, v._data.ndim == 0)
+    return type(v)
+
+
+_WIDE_UNSIGNED = (dt.uint16, dt.uint32, dt.uint64)
+
+
+def _check_wide_unsigned(op, compute) -> None:
+    """NOTE [wide unsigned dtypes] (registry.py)."""
+    if compute in _WIDE_UNSIGNED and "wide_unsigned" not in op.tags:
+        _check_not_implemented(False, lambda: (
+            f'"{op.schema.name}_cpu" not implemented for \'{compute._cpp_name}\''))
+
+
+def _pointwise_dtypes(op, operands):
+    """(result dtype, compute dtype) for the operands (tensors and Python scalars)."""
+    key = (op.promotion, op.compute_in_float,
+           tuple(_promotion_key_part(v) for v in operands), dt._default_float[0])
+    found = _pointwise_cache.get(key)
+    if found is not None:
+        return found
+    dim_types, zero_types, scalar_types = [], [], []
+    for v in operands:
+        if isinstance(v, Tensor):
+            (zero_types if v._data.ndim == 0 else dim_types).append(v._dtype)
+        else:
+            scalar_types.append(scalar_type_of(v))
+    kind = op.promotion
+    if kind == "no_promotion":
+        common = (dim_types or zero_types or scalar_types)[0]
+    else:
+        common = result_type_from(dim_types, zero_types, scalar_types)
+    compute = result = common
+    if kind == "int_to_float" and common._category < dt.FLOAT:
+        compute = result = dt.get_default_dtype()
+    elif kind == "always_bool":
+        result = dt.bool_
+    elif kind == "complex_to_float" and common.is_complex:
+        result = common.to_real()
+    elif kind == "bool_to_long" and common is dt.bool_:
+        compute = result = dt.int64
+    if op.compute_in_float and compute in (dt.float16, dt.bfloat16):
+        compute = dt.float32
+    if op.compute_in_float and compute in (dt.float8_e4m3fn, dt.float8_e5m2):
+        compute = dt.float32
+    found = _pointwise_cache[key] = (result, compute)
+    return found
+
+
+# NOTE [pointwise fast path]: the common call -- plain CPU tensors of one dtype (or one tensor
+# and a Python int/float) -- skips the general promotion walk; autograd records after it. The
+# (result dtype, compute dtype) pair is cached per op and operand dtypes; the cache is cleared
+# when the default dtype changes.
+_fast_cache: dict = {}
+
+
+def clear_promotion_caches() -> None:
+    _fast_cache.clear()
+    _pointwise_cache.clear()
+
+
+def _fast_entry(op, key, operands):
+    result_dtype, compute_dtype = _pointwise_dtypes(op, operands)
+    _check_wide_unsigned(op, compute_dtype)
+    entry = _fast_cache[(op, key)] = (result_dtype._np, compute_dtype._np, result_dtype)
+    return entry
+
+
+def run_pointwise(op, args):
+    positions = op.tensor_positions
+    npos = len(positions)
+    if npos <= 2 and positions[0] == 0:
+        a = args[0]
+        ta = type(a)
+        if (ta is Tensor or ta in PLAIN) and a._device is CPU:
+            if npos == 1:
+                entry = _fast_cache.get((op, a._dtype)) or _fast_entry(op, a._dtype, (a,))
+                x = a._data
+                if x.dtype is not entry[1]:
+                    x = x.astype(entry[1])
+                out = _fast_wrap(op.kernel(np, x, *args[1:]), entry)
+                if a._requires_grad and state.record is not None:
+                    state.record(op, args, out)
+                return out
+            if positions[1] == 1:
+                b = args[1]
+                tb = type(b)
+                if tb is Tensor or tb in PLAIN:
+                    if b._device is CPU and b._dtype is a._dtype:
+                        entry = _fast_cache.get((op, a._dtype)) or \
+                            _fast_entry(op, a._dtype, (a, b))
+                        x, y = a._data, b._data
+                        compute = entry[1]
+                        if x.dtype is not compute:
+                            x = x.astype(compute)
+                            y = y.astype(compute)
+                        try:
+                            result = op.kernel(np, x, y, *args[2:])
+                        except ValueError:
+                            check_broadcastable(op, [x.shape, y.shape])
+                            raise
+                        out = _fast_wrap(result, entry)
+                        if (a._requires_grad or b._requires_grad) and state.record is not None:
+                            state.record(op, args, out)
+                        return out
+                elif tb is int or tb is float:
+                    key = (a._dtype, tb)
+                    entry = _fast_cache.get((op, key)) or _fast_entry(op, key, (a, b))
+                    x = a._data
+                    compute = entry[1]
+                    if x.dtype is not compute:
+                        x = x.astype(compute)
+                    out = _fast_wrap(op.kernel(np, x, scalar_as(b, compute), *args[2:]), entry)
+                    if a._requires_grad and state.record is not None:
+                        state.record(op, args, out)
+                    return out
+    return general(op, args)
+
+
+dt.DEFAULT_DTYPE_LISTENERS.append(clear_promotion_caches)
+
+
+def _fast_wrap(result, entry):
+    if type(result) is not _ndarray:
+        result = _np_asarray(result)
+    if result.dtype is not entry[0]:
+        result = cast(result, entry[0])
+    t = _new(Tensor)
+    t._data = result
+    t._dtype = entry[2]
+    t._device = CPU
+    t._storage = None
+    t._requires_grad = False
+    t._grad_fn = None
+    t._grad = None
+    t._base = None
+    return t
+
+
+def run_pointwise_general(op, args):
+    """The back-end step for any pointwise call: promotion, devices, kernel; no autograd."""
+    positions = op.tensor_positions
+    operands = []
+    tensors = []
+    for i in positions:
+        v = args[i]
+        if isinstance(v, Tensor):
+            tensors.append(v)
+            operands.append(v)
+        elif v is None and op.schema.arguments[i].optional:
+            continue
+        elif isinstance(v, (int, float, complex, np.generic)):
+            operands.append(v)
+        else:
+            raise UnsupportedOperand(
+                f"{op.schema.name}(): argument '{op.schema.arguments[i].name}' must be Tensor, "
+                f"not {type(v).__name__}")
+    _check(tensors, lambda: f"{op.schema.name}(): expected at least one Tensor argument")
+    result_dtype, compute_dtype = _pointwise_dtypes(op, operands)
+    if compute_dtype in _WIDE_UNSIGNED:
+        _check_wide_unsigned(op, compute_dtype)
+    device = tensors[0]._device
+    if len(tensors) > 1:
+        device = common_device(op, tensors)
+    if device is META:
+        shape = np.broadcast_shapes(*[t._data.shape for t in tensors])
+        out = wrap(MetaArray(shape, result_dtype._np), result_dtype, META)
+    else:
+        np_compute = compute_dtype._np
+        call_args = list(args)
+        for i in positions:
+            v = args[i]
+            if isinstance(v, Tensor):
+                a = v._data
+                if a.dtype != np_compute:
+                    a = a.astype(np_compute)
+                call_args[i] = a
+            elif v is not None:
+                call_args[i] = scalar_as(v, np_compute)
+        kernel = op.kernels.get(device.type, op.kernel) if op.kernels else op.kernel
+        backend = BACKENDS.get(device.type) or get_backend(device.type)
+        try:
+            result = kernel(backend.xp, *call_args)
+        except ValueError:
+            check_broadcastable(op, [t._data.shape for t in tensors])
+            raise
+        if type(result) is not _ndarray and device is CPU:
+            result = _np_asarray(result)
+        if result.dtype != result_dtype._np:
+            result = cast(result, result_dtype._np)
+        out = wrap(result, result_dtype, device)
+    return out
+
+
+def check_broadcastable(op, shapes) -> None:
+    """Raise PyTorch's message when `shapes` don't broadcast."""
+    ndim = max(len(s) for s in shapes)
+    padded = [(1,) * (ndim - len(s)) + tuple(s) for s in shapes]
+    names = "abcdefgh"
+    for axis in range(ndim):
+        sizes = [(p[axis], k) for k, p in enumerate(padded) if p[axis] != 1]
+        for size, k in sizes[1:]:
+            first, j = sizes[0]
+            _check(size == first, lambda: (
+                f"The size of tensor {names[j]} ({first}) must match the size of tensor "
+                f"{names[k]} ({size}) at non-singleton dimension {axis}"))
+
+

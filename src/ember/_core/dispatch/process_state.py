@@ -1,0 +1,30 @@
+"""The process-wide switches the per-op path reads, one attribute each (`dispatch.state`).
+
+Mode state that differs per thread (modes, forward-AD levels, inference marking) lives in
+stack.py's thread-local `modes`; `state.slow` only says that some thread has some of it.
+"""
+from __future__ import annotations
+
+
+class _State:
+    __slots__ = ("slow", "record", "record_inplace", "grad_enabled", "deterministic",
+                 "inplace_guard", "on_create", "overriding", "on_inplace")
+
+    def __init__(self):
+        # NOTE [the slow path]: True while any thread has a mode, handler or guard open, or
+        # deterministic checks are on; the plain path reads nothing else.
+        self.slow = False
+        self.record = None           # autograd: record(op, args, result) when inputs need grad
+        self.record_inplace = None   # autograd: record_inplace(op, args) for in-place ops
+        self.grad_enabled = lambda: False  # autograd installs its grad-mode getter
+        self.deterministic = None    # (op) -> None, raises or warns for nondeterministic ops
+        # (self) before an in-place op; set once inference tensors exist (they refuse it)
+        self.inplace_guard = None
+        # (tensor) for tensors made by factories outside `call` (inference mode marks them)
+        self.on_create = None
+        # True once a Tensor subclass that overrides __torch_function__ exists (subclasses.py)
+        self.overriding = False
+        self.on_inplace = None       # (self, result) after a layered in-place op (forward AD)
+
+
+state = _State()

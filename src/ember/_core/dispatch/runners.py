@@ -1,0 +1,167 @@
+"""Runners for the non-pointwise kinds: generic (and reduction), view, factory; meta rules.
+
+Each kind has a runner (`op.runner`, chosen on first call) whose fast path serves one or two
+leading plain-acting CPU tensors with the whole stack collapsed (NOTE [the plain call],
+stack.py), and a back-end step (`*_general`) for every other call: unwrap tensors to arrays,
+check devices, run the device's kernel with its `xp`, wrap the results. Back-end steps never
+record autograd; the autograd level above them does. Pointwise ops have theirs in pointwise.py.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ember._core.backend import BACKENDS, get_backend
+from ember._core.checks import _check_not_implemented
+from ember._core.device import CPU, META
+from ember._core.dispatch.devices import common_device
+from ember._core.dispatch.pointwise import UnsupportedOperand
+from ember._core.dispatch.process_state import state
+from ember._core.dispatch.subclasses import PLAIN
+from ember._core.dispatch.wrapping import (
+    generic_out, meta_from_spec, meta_like_views, view_out, wrap_result,
+)
+
+Tensor = None            # set by ember._tensor once the class exists (set_tensor_class)
+general = None           # the layered path, stack.function_level (set by stack.py)
+
+
+def unwrap_args(op, args):
+    """(device or None, args with tensors replaced by arrays)."""
+    call_args = list(args)
+    tensors = []
+    for i in op.tensor_positions:
+        v = args[i]
+        if isinstance(v, Tensor):
+            tensors.append(v)
+            call_args[i] = v._data
+        elif v is not None:
+            arg = op.schema.arguments[i]
+            raise UnsupportedOperand(
+                f"{op.schema.name}(): argument '{arg.name}' (position {i + 1}) must be Tensor, "
+                f"not {type(v).__name__}")
+    for i in op.list_positions:
+        seq = args[i]
+        check_tensor_list(op, i, seq)
+        arrays = []
+        for v in seq:
+            if v is None:
+                arrays.append(None)
+                continue
+            tensors.append(v)
+            arrays.append(v._data)
+        call_args[i] = arrays
+    device = None
+    if tensors:
+        device = tensors[0]._device if len(tensors) == 1 else common_device(op, tensors)
+    return device, call_args
+
+
+def check_tensor_list(op, i, seq):
+    arg = op.schema.arguments[i]
+    if isinstance(seq, Tensor) or not isinstance(seq, (list, tuple)):
+        raise TypeError(f"{op.schema.name}(): argument '{arg.name}' (position {i + 1}) must be "
+                        f"tuple of Tensors, not {type(seq).__name__}")
+    for v in seq:
+        if not isinstance(v, Tensor) and not (v is None and arg.base_type == "Tensor?[]"):
+            raise TypeError(f"{op.schema.name}(): argument '{arg.name}' (position {i + 1}) must "
+                            f"be tuple of Tensors, not {type(v).__name__}")
+
+
+# --------------------------------------------------------------------------- generic
+
+def run_generic(op, args):
+    positions = op.tensor_positions
+    if not op.list_positions and "cpu" not in op.kernels and len(positions) <= 2 and positions \
+            and positions[0] == 0:
+        # NOTE [generic fast path]: one or two leading CPU tensors (sum, matmul, gather ...).
+        a = args[0]
+        ta = type(a)
+        if (ta is Tensor or ta in PLAIN) and a._device is CPU:
+            if len(positions) == 1:
+                result = op.kernel(np, a._data, *args[1:])
+                needs_grad = a._requires_grad
+            else:
+                b = args[1]
+                tb = type(b)
+                if (tb is not Tensor and tb not in PLAIN) or b._device is not CPU \
+                        or positions[1] != 1:
+                    return general(op, args)
+                result = op.kernel(np, a._data, b._data, *args[2:])
+                needs_grad = a._requires_grad or b._requires_grad
+            out = generic_out(op, result, np, CPU)
+            if needs_grad and state.record is not None:
+                state.record(op, args, out)
+            return out
+    return general(op, args)
+
+
+def run_generic_general(op, args):
+    device, call_args = unwrap_args(op, args)
+    if device is None:
+        device = CPU
+    if device is META:
+        return run_meta(op, args)
+    kernel = op.kernels.get(device.type, op.kernel) if op.kernels else op.kernel
+    xp = (BACKENDS.get(device.type) or get_backend(device.type)).xp
+    return generic_out(op, kernel(xp, *call_args), xp, device)
+
+
+# --------------------------------------------------------------------------- view
+
+def run_view(op, args):
+    base = args[0]
+    tb = type(base)
+    if (tb is Tensor or tb in PLAIN) and base._device is CPU and len(op.tensor_positions) == 1 \
+            and not op.list_positions and "cpu" not in op.kernels:
+        # NOTE [view fast path]: one CPU tensor and plain arguments (view, select, permute ...).
+        out = view_out(op, op.kernel(np, base._data, *args[1:]), base, CPU)
+        if base._requires_grad and state.record is not None:
+            state.record(op, args, out)
+        return out
+    return general(op, args)
+
+
+def run_view_general(op, args):
+    base = args[0]
+    device, call_args = unwrap_args(op, args)
+    if device is META:
+        # NOTE [meta view strides]: views run on a stand-in with the base's strides (never
+        # read) and so report the strides PyTorch gives; reshape, where it would copy, returns
+        # a contiguous stand-in instead (view.py, StandIn).
+        call_args[0] = base._data.stand_in(strided=True)
+        return meta_like_views(op.kernel(np, *call_args), base)
+    kernel = op.kernels.get(device.type, op.kernel) if op.kernels else op.kernel
+    xp = (BACKENDS.get(device.type) or get_backend(device.type)).xp
+    return view_out(op, kernel(xp, *call_args), base, device)
+
+
+# --------------------------------------------------------------------------- meta, factory
+
+def run_meta(op, args):
+    _check_not_implemented(op.meta is not None, lambda: (
+        f"{op.schema.name}: no meta rule (its output shape depends on the data)"))
+    return meta_from_spec(op.meta(*args))
+
+
+def run_factory(op, args):
+    """Factories (zeros, arange, ...): the device comes from a `device` argument or the default.
+    They take no tensors, so this one runner serves the fast and the layered path."""
+    from ember._core.device import as_device, get_default_device
+    names = op.schema.arguments
+    device = None
+    requires_grad = False
+    for i, arg in enumerate(names):
+        if arg.name == "device":
+            device = as_device(args[i])
+        elif arg.name == "requires_grad":
+            requires_grad = bool(args[i])
+    if device is None:
+        device = get_default_device()
+    if device is META:
+        out = meta_from_spec(op.meta(*args))
+    else:
+        kernel = op.kernels.get(device.type, op.kernel) if op.kernels else op.kernel
+        out = wrap_result(kernel(get_backend(device.type).xp, *args), device)
+    if requires_grad:
+        out.requires_grad_(True)
+    return out

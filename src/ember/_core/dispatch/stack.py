@@ -1,0 +1,409 @@
+"""The dispatch stack: `call(op, args)` and the levels a call passes through, top to bottom.
+
+    1. __torch_function__: TorchFunctionModes (innermost first), then Tensor subclasses that
+       ask for it (subclasses.py). They see the public call (`ember.add`, `Tensor.add`,
+       `Tensor.__add__` ...) with the arguments as the user could have written them.
+    2. autograd: per-thread handlers (forward-AD tangents, inference-tensor marking), then
+       `record` when grad mode is on and an input requires grad.
+    3. __torch_dispatch__: TorchDispatchModes see the op entry itself (`OpDef`, which looks
+       like `ember.ops.aten.add.Tensor`); ops they run go below autograd.
+    4. the back-end step of the op's kind (runners.py, pointwise.py).
+
+NOTE [the plain call]: with no mode anywhere (`state.slow` False) and plain-acting CPU tensors,
+the op's runner does the whole stack itself: kernel, wrap, and autograd's `record` when an
+input requires grad. Any call it can't serve goes to `function_level` and down the levels.
+
+NOTE [mode state is per thread]: modes, handlers and the below-autograd depth live in `modes`
+(a threading.local), as PyTorch keeps them per thread. `state.slow` counts for the process:
+it is True while any thread has something open, and a thread with nothing open then takes the
+plain call anyway (one more attribute read).
+"""
+from __future__ import annotations
+
+import sys
+import threading
+
+from ember._core.dispatch import inplace_out, pointwise, runners
+from ember._core.dispatch.process_state import state
+from ember._core.dispatch.subclasses import DISPATCH, FUNCTION
+
+Tensor = None            # set by ember._tensor once the class exists (set_tensor_class)
+
+_RUNNERS = {
+    "pointwise": pointwise.run_pointwise,
+    "reduction": runners.run_generic,
+    "view": runners.run_view,
+    "generic": runners.run_generic,
+    "factory": runners.run_factory,
+}
+_BACKEND_STEPS = {
+    "pointwise": pointwise.run_pointwise_general,
+    "reduction": runners.run_generic_general,
+    "view": runners.run_view_general,
+    "generic": runners.run_generic_general,
+    "factory": runners.run_factory,
+}
+
+
+class _ThreadModes(threading.local):
+    def __init__(self):
+        self.active = 0             # entries open in this thread (modes, handlers, guards)
+        self.function_modes = []    # TorchFunctionMode stack, innermost last
+        self.function_off = 0       # DisableTorchFunction depth (modes and subclasses)
+        self.subclass_off = 0       # DisableTorchFunctionSubclass depth
+        self.handlers = []          # (op, args, below) -> result, at the autograd level
+        self.skip_global = 0        # >0: the process-wide handlers are off in this thread
+        self.dispatch_modes = []    # TorchDispatchMode stack, innermost last
+        self.below_autograd = 0     # inside a __torch_dispatch__: ops skip autograd
+
+
+modes = _ThreadModes()
+_open_lock = threading.Lock()
+_open_total = 0                 # entries open across all threads
+# Handlers for every thread: forward AD's dual levels are process-wide in PyTorch.
+global_handlers: list = []
+
+
+def open_entry(process_wide=False) -> None:
+    """Count something opened (a mode or handler of this thread, or with `process_wide` one
+    for every thread): calls go down the layered path."""
+    global _open_total
+    if not process_wide:
+        modes.active += 1
+    with _open_lock:
+        _open_total += 1
+    refresh_slow_path()
+
+
+def close_entry(process_wide=False) -> None:
+    global _open_total
+    if not process_wide:
+        modes.active -= 1
+    with _open_lock:
+        _open_total -= 1
+    refresh_slow_path()
+
+
+def refresh_slow_path() -> None:
+    """Recompute `state.slow` after a switch or mode changes (see NOTE [the slow path])."""
+    state.slow = _open_total > 0 or state.deterministic is not None
+
+
+# --------------------------------------------------------------------------- entry points
+
+def call(op, args):
+    if state.slow:
+        return _call_slow(op, args)
+    runner = op.runner or _prepare(op)
+    return runner(op, args)
+
+
+def _prepare(op):
+    op.runner = _RUNNERS[op.kind]
+    return op.runner
+
+
+def _call_slow(op, args):
+    if state.deterministic is not None and "nondeterministic" in op.tags:
+        state.deterministic(op)
+    if not modes.active and not global_handlers:
+        runner = op.runner or _prepare(op)
+        return runner(op, args)
+    return function_level(op, args)
+
+
+def call_aten(op, args):
+    """An op entry called directly (`ember.ops.aten.add.Tensor(...)`, or a dispatch mode's
+    `func(...)`): it enters below the __torch_function__ level, as in PyTorch."""
+    if not state.slow and not state.overriding:
+        runner = op.runner or _prepare(op)
+        return runner(op, args)
+    if state.deterministic is not None and "nondeterministic" in op.tags:
+        state.deterministic(op)
+    return autograd_level(op, args)
+
+
+# --------------------------------------------------------------------------- 1. __torch_function__
+
+def function_level(op, args, out=None):
+    """The layered path's top: hand the public call to __torch_function__ when a mode or an
+    argument asks for it, else go on to autograd."""
+    if not state.slow:
+        # Nothing is open in any thread: only a subclass argument can ask for a level.
+        if state.overriding:
+            if overloaded_args(op, args):
+                return _to_torch_function(op, args, out)
+            return _autograd(op, args)
+        result = _BACKEND_STEPS[op.kind](op, args)
+        if state.record is not None:
+            for i in op.tensor_positions:
+                v = args[i]
+                if (type(v) is Tensor or isinstance(v, Tensor)) and v._requires_grad:
+                    state.record(op, args, result)
+                    return result
+            for i in op.list_positions:
+                for v in args[i]:      # the back-end step checked: tensors or None
+                    if v is not None and v._requires_grad:
+                        state.record(op, args, result)
+                        return result
+        return result
+    if modes.function_off:
+        return autograd_level(op, args)
+    if modes.function_modes or (state.overriding and overloaded_args(op, args)):
+        return _to_torch_function(op, args, out)
+    return autograd_level(op, args)
+
+
+def _to_torch_function(op, args, out):
+    func, fargs, fkwargs = _public_call(op, args, out)
+    relevant = fargs if out is None else fargs + (out,)
+    return handle_torch_function(func, relevant, fargs, fkwargs)
+
+
+def torch_function_wanted(values) -> bool:
+    """Whether a public function outside the registry (Tensor.backward ...) called with
+    `values` goes to __torch_function__ (has_torch_function)."""
+    if modes.function_off:
+        return False
+    return bool(modes.function_modes) or bool(state.overriding and overloaded_args(None, values))
+
+
+def overloaded_args(op, values):
+    """The arguments whose type asks for __torch_function__ (subclasses before their bases,
+    otherwise left to right), as PyTorch orders them."""
+    if modes.subclass_off or modes.function_off:
+        return ()
+    found = []
+    for v in _tensor_values(op, values):
+        kind = type(v)
+        if kind in FUNCTION and all(type(f) is not kind for f in found):
+            index = len(found)
+            for k, f in enumerate(found):
+                if issubclass(kind, type(f)):
+                    index = k
+                    break
+            found.insert(index, v)
+    return found
+
+
+def _tensor_values(op, args):
+    if op is None:
+        yield from _flat(args)
+        return
+    for i in op.tensor_positions:
+        yield args[i]
+    for i in op.list_positions:
+        yield from args[i]
+
+
+def _flat(values):
+    for v in values:
+        if type(v) is list or type(v) is tuple:
+            yield from _flat(v)
+        else:
+            yield v
+
+
+def handle_torch_function(func, relevant_args, args, kwargs):
+    """Offer `func(*args, **kwargs)` to the innermost TorchFunctionMode, then to each
+    overloaded argument's `__torch_function__`; the first answer that is not NotImplemented
+    wins. The mode is popped while it runs, so its own calls reach the next one down."""
+    overloaded = overloaded_args(None, relevant_args)
+    types = tuple(type(v) for v in overloaded)
+    stack = modes.function_modes
+    if stack and not modes.function_off:
+        mode = stack.pop()
+        try:
+            result = mode.__torch_function__(func, types, args, kwargs)
+        finally:
+            stack.append(mode)
+        if result is not NotImplemented:
+            return result
+    for v in overloaded:
+        result = type(v).__torch_function__(func, types, args, kwargs)
+        if result is not NotImplemented:
+            return result
+    raise TypeError(f"no implementation found for '{_func_name(func)}' on types that "
+                    f"implement __torch_function__: {list(types)}")
+
+
+def _func_name(func):
+    return getattr(func, "__qualname__", None) or getattr(func, "__name__", repr(func))
+
+
+_public_codes: dict = {}
+
+
+def _binding_codes():
+    """code object -> public function, for every generated binding (found once)."""
+    if not _public_codes:
+        bindings = sys.modules["ember._generated.bindings"]
+        for name in bindings.FUNCTIONS:
+            fn = getattr(bindings, name, None)
+            if getattr(fn, "__module__", None) == bindings.__name__:
+                _public_codes[fn.__code__] = fn
+        for fn in vars(bindings._Methods).values():
+            if getattr(fn, "__module__", None) == bindings.__name__ and \
+                    hasattr(fn, "__code__"):
+                _public_codes[fn.__code__] = fn
+    return _public_codes
+
+
+def _public_call(op, args, out, inplace=False):
+    """(public function, args, kwargs) for an op call: the generated binding that made it when
+    it was one (read off the caller's frame), else the op's `ember.*` function or method."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith(__package__):
+        frame = frame.f_back
+    func = _binding_codes().get(frame.f_code) if frame is not None else None
+    if func is None:
+        func = _default_public(op, inplace)
+    how = op.dunders.get(func.__name__)
+    if how == "reflect":
+        return func, (args[1], args[0]), {}
+    if how == "unary":
+        return func, (args[0],), {}
+    if how is not None:
+        return func, (args[0], args[1]), {}
+    fargs, fkwargs = schema_args(op, args)
+    if out is not None:
+        fkwargs["out"] = out
+    return func, fargs, fkwargs
+
+
+def _default_public(op, inplace):
+    name = op.python_name + "_" if inplace else op.python_name
+    bindings = sys.modules["ember._generated.bindings"]
+    if not inplace and op.function and hasattr(bindings, name):
+        return getattr(bindings, name)
+    return getattr(Tensor, name, op)
+
+
+def schema_args(op, args):
+    """The schema's positional arguments as args (trailing defaults left off) and its
+    keyword-only ones that differ from their default as kwargs."""
+    fargs, fkwargs = [], {}
+    for param, value in zip(op.schema.arguments, args):
+        if param.kwarg_only:
+            if not _is_default(param, value):
+                fkwargs[param.name] = value
+        else:
+            fargs.append(value)
+    params = [p for p in op.schema.arguments if not p.kwarg_only]
+    while fargs and _is_default(params[len(fargs) - 1], fargs[-1]):
+        fargs.pop()
+    return tuple(fargs), fkwargs
+
+
+def _is_default(param, value):
+    if not param.has_default:
+        return False
+    default = param.default
+    if value is default:
+        return True
+    kind = type(value)
+    return kind is type(default) and kind in (int, float, bool, str) and value == default
+
+
+# --------------------------------------------------------------------------- 2. autograd
+
+def autograd_level(op, args):
+    if modes.below_autograd:
+        return dispatch_level(op, args)
+    handlers = modes.handlers
+    if global_handlers and not modes.skip_global:
+        handlers = global_handlers + handlers
+    if handlers:
+        return _call_handlers(op, args, handlers, len(handlers) - 1)
+    return _autograd(op, args)
+
+
+def _call_handlers(op, args, handlers, index):
+    """Handler `index` (innermost last) runs the op, passing on to the ones before it."""
+    if index < 0:
+        return _autograd(op, args)
+    return handlers[index](
+        op, args, lambda op2, args2: _call_handlers(op2, args2, handlers, index - 1))
+
+
+def _autograd(op, args):
+    out = dispatch_level(op, args)
+    if state.record is not None and needs_grad(op, args):
+        state.record(op, args, out)
+    return out
+
+
+def needs_grad(op, args):
+    for i in op.tensor_positions:
+        v = args[i]
+        if isinstance(v, Tensor) and v._requires_grad:
+            return True
+    for i in op.list_positions:
+        for v in args[i]:
+            if isinstance(v, Tensor) and v._requires_grad:
+                return True
+    return False
+
+
+# --------------------------------------------------------------------------- 3. __torch_dispatch__
+
+def dispatch_level(op, args, func=None):
+    """Offer the op to the innermost TorchDispatchMode (`func` stands for it: the op entry,
+    or its in-place form), else run the back-end step."""
+    stack = modes.dispatch_modes
+    if stack:
+        fargs, fkwargs = schema_args(op, args)
+        types = tuple(dict.fromkeys(type(v) for v in _tensor_values(op, args)
+                                    if isinstance(v, Tensor) and type(v) is not Tensor))
+        mode = stack.pop()
+        modes.below_autograd += 1
+        try:
+            return mode.__torch_dispatch__(func or op, types, fargs, fkwargs)
+        finally:
+            modes.below_autograd -= 1
+            stack.append(mode)
+    if state.overriding:
+        subclassed = _dispatch_subclass_args(op, args)
+        if subclassed:
+            return _to_subclass_dispatch(func or op, op, args, subclassed)
+    if func is not None:          # an in-place op with no mode left: run it here
+        return inplace_out.run_inplace_below_modes(op, args)
+    return _BACKEND_STEPS[op.kind](op, args)
+
+
+def _dispatch_subclass_args(op, args):
+    found = []
+    for v in _tensor_values(op, args):
+        kind = type(v)
+        if kind in DISPATCH and all(type(f) is not kind for f in found):
+            index = len(found)
+            for k, f in enumerate(found):
+                if issubclass(kind, type(f)):
+                    index = k
+                    break
+            found.insert(index, v)
+    return found
+
+
+def _to_subclass_dispatch(func, op, args, subclassed):
+    """Offer the op to each argument's `__torch_dispatch__` (wrapper subclasses unwrap their
+    inner tensors and call `func` on those); below autograd, as for modes."""
+    fargs, fkwargs = schema_args(op, args)
+    types = tuple(type(v) for v in subclassed)
+    modes.below_autograd += 1
+    open_entry()
+    try:
+        for v in subclassed:
+            result = type(v).__torch_dispatch__(func, types, fargs, fkwargs)
+            if result is not NotImplemented:
+                return result
+    finally:
+        modes.below_autograd -= 1
+        close_entry()
+    raise TypeError(f"no implementation found for '{func}' on types that implement "
+                    f"__torch_dispatch__: {list(types)}")
+
+
+pointwise.general = function_level
+runners.general = function_level
+inplace_out.layered = sys.modules[__name__]

@@ -1,0 +1,52 @@
+"""`TorchDispatchMode`: a mode at the `__torch_dispatch__` level, below autograd.
+
+Inside `with mode:` its `__torch_dispatch__(func, types, args, kwargs)` receives each op entry
+an op runs (`func` looks like `ember.ops.aten.add.Tensor`; in-place ops come as their
+`add_` form) with autograd already done above it: calling `func(*args, **kwargs)` runs the op
+below the mode and records nothing.
+"""
+from __future__ import annotations
+
+from ember._core import dispatch
+from ember._core.dispatch import stack
+
+
+class TorchDispatchMode:
+    def __init__(self, _dispatch_key=None):
+        pass
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        raise NotImplementedError
+
+    def __enter__(self):
+        stack.modes.dispatch_modes.append(self)
+        dispatch.open_entry()
+        return self
+
+    def __exit__(self, *exc):
+        modes = stack.modes.dispatch_modes
+        if modes and modes[-1] is self:
+            modes.pop()
+        else:
+            modes.remove(self)
+        dispatch.close_entry()
+        return False
+
+    @classmethod
+    def push(cls, *args, **kwargs):
+        mode = cls(*args, **kwargs)
+        mode.__enter__()
+        return mode
+
+
+def _get_current_dispatch_mode():
+    modes = stack.modes.dispatch_modes
+    return modes[-1] if modes else None
+
+
+def _get_current_dispatch_mode_stack() -> list:
+    return list(stack.modes.dispatch_modes)
+
+
+def is_traceable_wrapper_subclass(t) -> bool:
+    return False
