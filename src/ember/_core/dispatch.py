@@ -21,6 +21,9 @@ from ember._core import dtype as dt
 from ember._core.backend import BACKENDS, get_backend
 from ember._core.checks import _check, _check_not_implemented, _check_type
 from ember._core.device import CPU, META
+from ember._core.device import as_device as _as_device
+from ember._core.device import device as _Device
+from ember._core.device import get_default_device as _default_device
 from ember._core.promotion import result_type_from, scalar_type_of
 from ember._core.storage import UntypedStorage
 from ember._backends import cpu as _cpu  # noqa: F401  (registers the CPU back-end)
@@ -590,27 +593,56 @@ def _meta_from_spec(spec):
     return wrap(MetaArray(shape, dtype._np), dtype, META)
 
 
+# NOTE [factory device]: a factory (zeros, arange, rand, zeros_like, new_zeros ...) runs on
+# its `device` argument; when that is None, on the device of its tensor argument (zeros_like's
+# `self`), else on the default device. The kernel gets every argument as given, its tensors as
+# arrays, and, off the CPU, the resolved device in place of the `device` argument (to place
+# host-drawn numbers). Where `device` sits is read off the schema once per op.
+_factory_device_positions: dict = {}
+
+
+def _factory_device_position(op):
+    names = [arg.name for arg in op.schema.arguments]
+    position = _factory_device_positions[op] = names.index("device")
+    return position
+
+
 def _run_factory(op, args):
-    """Factories (zeros, arange, ...): the device comes from a `device` argument or the default."""
-    from ember._core.device import as_device, get_default_device
-    names = op.schema.arguments
-    device = None
-    requires_grad = False
-    for i, arg in enumerate(names):
-        if arg.name == "device":
-            device = as_device(args[i])
-        elif arg.name == "requires_grad":
-            requires_grad = bool(args[i])
+    """Factories: see NOTE [factory device]."""
+    where = _factory_device_positions.get(op)
+    if where is None:
+        where = _factory_device_position(op)
+    device = args[where]
+    tensor_positions = op.tensor_positions
     if device is None:
-        device = get_default_device()
+        device = args[tensor_positions[0]]._device if tensor_positions else \
+            _default_device()
+    elif type(device) is not _Device:
+        device = _as_device(device)
+    if device is CPU and not tensor_positions and not op.kernels:
+        result = op.kernel(np, *args)
+        if type(result) is _ndarray:
+            return wrap(result, _NP_TO_DTYPE[result.dtype], CPU)
+        return _wrap_result(result, CPU)
+    if device is CPU and tensor_positions == (0,) and not op.kernels:
+        source = args[0]
+        if source._device is CPU:      # zeros_like(x), rand_like(x), x.new_zeros(...)
+            result = op.kernel(np, source._data, *args[1:])
+            if type(result) is _ndarray:
+                return wrap(result, _NP_TO_DTYPE[result.dtype], CPU)
+            return _wrap_result(result, CPU)
     if device is META:
-        out = _meta_from_spec(op.meta(*args))
-    else:
-        kernel = op.kernels.get(device.type, op.kernel) if op.kernels else op.kernel
-        out = _wrap_result(kernel(get_backend(device.type).xp, *args), device)
-    if requires_grad:
-        out.requires_grad_(True)
-    return out
+        spec = op.meta(*args)
+        if type(spec) is MetaArray:
+            return wrap(spec, _NP_TO_DTYPE[spec.dtype], META)
+        return _meta_from_spec(spec)
+    call_args = list(args)
+    for i in tensor_positions:
+        call_args[i] = args[i]._data
+    call_args[where] = device
+    kernel = op.kernels.get(device.type, op.kernel) if op.kernels else op.kernel
+    backend = BACKENDS.get(device.type) or get_backend(device.type)
+    return _wrap_result(kernel(backend.xp, *call_args), device)
 
 
 _RUNNERS = {
