@@ -455,7 +455,7 @@ def _bernoulli(xp, self, generator=None):
 
 
 @register_op(f"bernoulli.p(Tensor self, float p, *, {_GEN}) -> Tensor", **_SAMPLER,
-             meta=lambda self, p, generator=None: (_check_p(p), _same_meta(self))[1],
+             meta=_same_meta,      # (PyTorch's meta kernel doesn't check p)
              derivatives={"self": zeros_grad}, node_name="BernoulliBackward1")
 def _bernoulli_p(xp, self, p, generator=None):
     """bernoulli(input, p, *, generator=None) -> Tensor: 1 with probability p, else 0, in

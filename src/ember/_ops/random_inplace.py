@@ -25,11 +25,13 @@ _NP_TO_DTYPE = dt.NP_TO_DTYPE
 _GEN = "Generator? generator=None"
 
 
-def _sampler(schema, check, draw, node_name):
+def _sampler(schema, check, draw, node_name, check_on_meta=True):
     """Register the functional op of an in-place sampler: `check(dtype, *params)` refuses bad
-    arguments (also on meta), `draw(rng, shape, dtype, *params)` gives the host sample."""
+    arguments (on meta too where PyTorch's meta kernel does), `draw(rng, shape, dtype,
+    *params)` gives the host sample."""
     def meta(self, *rest):
-        check(self._dtype, *rest[:-1])
+        if check_on_meta:
+            check(self._dtype, *rest[:-1])
         return (self._data.shape, self._dtype)
 
     def kernel(xp, self, *rest):
@@ -61,7 +63,7 @@ def _uniform_check(dtype, low=0.0, high=1.0):
 
 
 _UNIFORM = _sampler(f"uniform(Tensor self, float from=0, float to=1, *, {_GEN}) -> Tensor",
-                    _uniform_check, _uniform, "UniformBackward0")
+                    _uniform_check, _uniform, "UniformBackward0", check_on_meta=False)
 
 
 @register_frontend(function=False)
@@ -134,7 +136,7 @@ def _random_draw(rng, shape, dtype, low, high):
 
 
 _RANDOM = _sampler(f"random.from(Tensor self, int from, int? to, *, {_GEN}) -> Tensor",
-                   _random_check, _random_draw, "RandomBackward0")
+                   _random_check, _random_draw, "RandomBackward0", check_on_meta=False)
 
 
 @register_frontend(function=False)
