@@ -23,7 +23,7 @@ from ember._core.checks import _check, _check_not_implemented, _check_type
 from ember._core.device import CPU, META
 from ember._core.device import as_device as _as_device
 from ember._core.device import device as _Device
-from ember._core.device import get_default_device as _default_device
+from ember._core.device import get_default_device_or_none as _default_device_or_none
 from ember._core.promotion import result_type_from, scalar_type_of
 from ember._core.storage import UntypedStorage
 from ember._backends import cpu as _cpu  # noqa: F401  (registers the CPU back-end)
@@ -607,6 +607,12 @@ def _factory_device_position(op):
     return position
 
 
+def _not_a_tensor(op, position, value):
+    name = op.schema.arguments[position].name
+    raise TypeError(f"{op.schema.name}(): argument '{'input' if name == 'self' else name}' "
+                    f"(position {position + 1}) must be Tensor, not {type(value).__name__}")
+
+
 def _run_factory(op, args):
     """Factories: see NOTE [factory device]."""
     where = _factory_device_positions.get(op)
@@ -615,8 +621,13 @@ def _run_factory(op, args):
     device = args[where]
     tensor_positions = op.tensor_positions
     if device is None:
-        device = args[tensor_positions[0]]._device if tensor_positions else \
-            _default_device()
+        if tensor_positions:
+            source = args[tensor_positions[0]]
+            if not isinstance(source, Tensor):
+                _not_a_tensor(op, tensor_positions[0], source)
+            device = source._device
+        else:
+            device = _default_device_or_none() or CPU
     elif type(device) is not _Device:
         device = _as_device(device)
     if device is CPU and not tensor_positions and not op.kernels:

@@ -535,10 +535,15 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
                       "sourceTensor.detach().clone() or "
                       "sourceTensor.detach().clone().requires_grad_(True), rather than "
                       "ember.tensor(sourceTensor).", UserWarning, stacklevel=2)
-        source = data.detach() if hasattr(data, "detach") else data
-        made = source.to(dtype=dtype or data._dtype, device=device or data._device, copy=True)
-        return made.requires_grad_(True) if requires_grad else made
+        return _copy_of(data, dtype, device, requires_grad)
     return _from_data(data, dtype, device, requires_grad, copy=True)
+
+
+def _copy_of(data, dtype, device, requires_grad):
+    """A tensor given as data: detached, then copied (`detach` and `_to_copy`, as PyTorch)."""
+    from ember._ops.conversion import to_copy  # noqa: PLC0415 (conversion uses tensor())
+    made = to_copy(data.detach(), dtype, as_device(device))
+    return made.requires_grad_(True) if requires_grad else made
 
 
 def _from_data(data, dtype, device, requires_grad, copy):
@@ -725,8 +730,6 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layo
                pin_memory=False):
     """A copy of `data` with this tensor's dtype and device unless others are given."""
     if isinstance(data, dispatch.Tensor):
-        made = data.detach().to(dtype=dtype or self._dtype, device=device or self._device,
-                                copy=True)
-        return made.requires_grad_(True) if requires_grad else made
+        return _copy_of(data, dtype or self._dtype, device or self._device, requires_grad)
     return _from_data(data, dtype or self._dtype, device or self._device, requires_grad,
                       copy=True)

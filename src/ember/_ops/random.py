@@ -373,7 +373,7 @@ def _normal_tensors(xp, mean, std, generator):
         _check(bool((std_v >= 0).all()), "normal expects all elements of std >= 0.0")
     values = numpy_generator(generator).standard_normal(shape) * np.asarray(
         std_v, np.float64) + np.asarray(mean_v, np.float64)
-    values = values.astype(dtype._np)
+    values = np.asarray(values).astype(dtype._np)
     return values if xp is np else xp.asarray(values)
 
 
@@ -439,7 +439,7 @@ def _bernoulli_meta(self, generator=None):
 
 
 def _draw_below(xp, generator, shape, probs, np_dtype):
-    values = (numpy_generator(generator).random(tuple(shape)) < probs).astype(np_dtype)
+    values = np.asarray(numpy_generator(generator).random(tuple(shape)) < probs).astype(np_dtype)
     return values if xp is np else xp.asarray(values)
 
 
@@ -534,5 +534,6 @@ def _poisson(xp, self, generator=None):
     _need_float_input(_NP_TO_DTYPE[self.dtype], "poisson_cpu")
     rates = host(xp, self).astype(np.float64)
     _check(bool((rates >= 0).all()), "invalid Poisson rate, expected rate to be non-negative")
-    values = numpy_generator(generator).poisson(rates).astype(self.dtype)
+    # (asarray: NumPy's samplers give a Python number for a 0-d input.)
+    values = np.asarray(numpy_generator(generator).poisson(rates)).astype(self.dtype)
     return values if xp is np else xp.asarray(values)
