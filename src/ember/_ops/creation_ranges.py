@@ -101,6 +101,9 @@ def _range_dtype(start, end, step):
 def _arange(xp, start, end, step=1, dtype=None, layout=None, device=None, pin_memory=None):
     """arange(start=0, end, step=1, *, dtype=None, device=None) -> Tensor: the numbers from
     start up to (not including) end, step apart."""
+    if type(start) is int and type(end) is int and type(step) is int and \
+            (dtype is None or dtype is dt.int64) and step and (end - start) * step >= 0:
+        return xp.arange(start, end, step, dtype=np.int64)     # (the common arange(n))
     dtype = option_dtype(dtype, _range_dtype(start, end, step))
     size = _arange_size(start, end, step, dtype)
     return on_device(xp, _range_values(start, end, step, dtype, size), device)
@@ -111,11 +114,17 @@ def _arange_meta(start, end, step, dtype):
     return ((_arange_size(start, end, step, dtype),), dtype)
 
 
+_ARANGE = OPS["arange.start_step"]
+
+
 @register_frontend(method=False)
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            pin_memory=False, requires_grad=False):
     if end is None:
         start, end = 0, start
+    if type(start) is int and type(end) is int and type(step) is int and out is None:
+        made = _call(_ARANGE, (start, end, step, dtype, layout, device, pin_memory))
+        return made.requires_grad_(True) if requires_grad else made
     (start, t1), (end, t2), (step, t3) = (_number(start, "start"), _number(end, "end"),
                                           _number(step, "step"))
     if dtype is None:
@@ -124,8 +133,8 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
                                           ((start, t1), (end, t2), (step, t3))) else dt.int64)
     if out is not None:
         device = out._device
-    return _finish(OPS["arange.start_step"],
-                   (start, end, step, dtype, layout, device, pin_memory), requires_grad, out)
+    return _finish(_ARANGE, (start, end, step, dtype, layout, device, pin_memory),
+                   requires_grad, out)
 
 
 def _range_step_size(start, end, step):

@@ -3,7 +3,8 @@ exponential_, geometric_, log_normal_, cauchy_.
 
 Each is the functional registry op PyTorch's functionalisation names (`uniform`,
 `normal_functional`, `bernoulli.p`, `random.from`, `exponential` ...) run in place by
-`dispatch.call_inplace`, which writes the fresh sample into `self` and bumps its version; the
+`dispatch.call_inplace` (`_sample_into`), which writes the fresh sample into `self` and bumps
+its version; the
 generator is one of the op's arguments (NOTE [the generator is an input], random.py). The
 samples have zero gradient, as in PyTorch. On meta tensors they only check their arguments.
 """
@@ -48,6 +49,19 @@ def _sampler(schema, check, draw, node_name, check_on_meta=True):
     return OPS[schema.split("(")[0]]
 
 
+def _sample_into(op, args):
+    """Run the sampler `op` in place on args[0]. When neither autograd nor a mode has to see
+    the write (see NOTE [the slow path]), the sample is copied in directly: the op still runs
+    through the dispatcher, and its result has self's shape and dtype by construction."""
+    self = args[0]
+    state = dispatch.state
+    if state.slow or (self._requires_grad and state.grad_enabled()) or \
+            0 in self._data.strides:
+        return dispatch.call_inplace(op, args)
+    dispatch.write_array(self, dispatch.call(op, args))
+    return self
+
+
 def _continuous(dtype, name):
     _check(dtype.is_floating_point, lambda: (
         f"{name} distribution is a continuous probability distribution. dtype must be a "
@@ -69,7 +83,7 @@ _UNIFORM = _sampler(f"uniform(Tensor self, float from=0, float to=1, *, {_GEN}) 
 @register_frontend(function=False)
 def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kwargs):
     from_ = kwargs.pop("from", from_)
-    return dispatch.call_inplace(_UNIFORM, (self, from_, to, generator))
+    return _sample_into(_UNIFORM, (self, from_, to, generator))
 
 
 def _normal_check(dtype, mean=0.0, std=1.0):
@@ -83,7 +97,7 @@ _NORMAL = _sampler(f"normal_functional(Tensor self, float mean=0, float std=1, *
 
 @register_frontend(function=False)
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
-    return dispatch.call_inplace(_NORMAL, (self, mean, std, generator))
+    return _sample_into(_NORMAL, (self, mean, std, generator))
 
 
 def _bernoulli_tensor_meta(self, p, generator=None):
@@ -106,8 +120,8 @@ def _bernoulli_tensor(xp, self, p, generator=None):
 @register_frontend(function=False)
 def bernoulli_(self, p=0.5, *, generator=None):
     if isinstance(p, dispatch.Tensor):
-        return dispatch.call_inplace(OPS["bernoulli.Tensor"], (self, p, generator))
-    return dispatch.call_inplace(OPS["bernoulli.p"], (self, p, generator))
+        return _sample_into(OPS["bernoulli.Tensor"], (self, p, generator))
+    return _sample_into(OPS["bernoulli.p"], (self, p, generator))
 
 
 # Default upper bounds of random_(): every integer the dtype holds exactly.
@@ -150,7 +164,7 @@ def random_(self, *args, generator=None, **kwargs):
         high = args[0]
     elif len(args) == 2:
         low, high = args
-    return dispatch.call_inplace(_RANDOM, (self, low or 0, high, generator))
+    return _sample_into(_RANDOM, (self, low or 0, high, generator))
 
 
 def _exponential_check(dtype, lambd=1.0):
@@ -166,7 +180,7 @@ _EXPONENTIAL = _sampler(f"exponential(Tensor self, float lambd=1, *, {_GEN}) -> 
 
 @register_frontend(function=False)
 def exponential_(self, lambd=1.0, *, generator=None):
-    return dispatch.call_inplace(_EXPONENTIAL, (self, lambd, generator))
+    return _sample_into(_EXPONENTIAL, (self, lambd, generator))
 
 
 def _geometric_check(dtype, p):
@@ -180,7 +194,7 @@ _GEOMETRIC = _sampler(f"geometric(Tensor self, float p, *, {_GEN}) -> Tensor", _
 
 @register_frontend(function=False)
 def geometric_(self, p, *, generator=None):
-    return dispatch.call_inplace(_GEOMETRIC, (self, p, generator))
+    return _sample_into(_GEOMETRIC, (self, p, generator))
 
 
 def _log_normal_check(dtype, mean=1.0, std=2.0):
@@ -196,7 +210,7 @@ _LOG_NORMAL = _sampler(f"log_normal(Tensor self, float mean=1, float std=2, *, {
 
 @register_frontend(function=False)
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
-    return dispatch.call_inplace(_LOG_NORMAL, (self, mean, std, generator))
+    return _sample_into(_LOG_NORMAL, (self, mean, std, generator))
 
 
 def _cauchy_check(dtype, median=0.0, sigma=1.0):
@@ -212,4 +226,4 @@ _CAUCHY = _sampler(f"cauchy(Tensor self, float median=0, float sigma=1, *, {_GEN
 
 @register_frontend(function=False)
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
-    return dispatch.call_inplace(_CAUCHY, (self, median, sigma, generator))
+    return _sample_into(_CAUCHY, (self, median, sigma, generator))
