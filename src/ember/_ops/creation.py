@@ -50,14 +50,14 @@ def option_dtype(dtype, default):
     return dtype
 
 
-def _finish(array, dtype, device, requires_grad):
-    """A tensor made outside the dispatcher (legacy constructor data, from_numpy)."""
-    t = dispatch.wrap(array, dtype, device)
-    if dispatch.state.on_create is not None:
-        dispatch.state.on_create(t)
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
+def run_factory_op(op, args, requires_grad, out):
+    """A frontend's last step: run the factory op, then write its result to `out` or set
+    requires_grad (PyTorch's Python-level options, not schema arguments)."""
+    made = _call(op, args)
+    if out is not None:
+        dispatch.copy_into_out(out, made)
+        return out
+    return made.requires_grad_(True) if requires_grad else made
 
 
 def filled_array(xp, shape, fill, dtype):

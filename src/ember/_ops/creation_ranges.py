@@ -18,7 +18,8 @@ from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented, _check_type
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import normalize_shape
-from ember._ops.creation import _FACTORY, _OPTIONS, check_sizes, on_device, option_dtype
+from ember._ops.creation import (_FACTORY, _OPTIONS, check_sizes, on_device, option_dtype,
+                                 run_factory_op)
 
 _call = dispatch.call
 
@@ -44,15 +45,6 @@ def _real(value, dtype):
     _check(not isinstance(value, (complex, np.complexfloating)) or dtype.is_complex, lambda: (
         "value cannot be converted to type double without overflow"))
     return value
-
-
-def _finish(op, args, requires_grad, out):
-    """Run the factory op; write its result to `out`, or set requires_grad."""
-    made = _call(op, args)
-    if out is not None:
-        dispatch.copy_into_out(out, made)
-        return out
-    return made.requires_grad_(True) if requires_grad else made
 
 
 def _cast(values, dtype):
@@ -133,8 +125,8 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
                                           ((start, t1), (end, t2), (step, t3))) else dt.int64)
     if out is not None:
         device = out._device
-    return _finish(_ARANGE, (start, end, step, dtype, layout, device, pin_memory),
-                   requires_grad, out)
+    return run_factory_op(_ARANGE, (start, end, step, dtype, layout, device, pin_memory),
+                          requires_grad, out)
 
 
 def _range_step_size(start, end, step):
@@ -167,8 +159,8 @@ def range_(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     dtype = dtype or (out._dtype if out is not None else dt.get_default_dtype())
     if out is not None:
         device = out._device
-    return _finish(OPS["range.step"], (start, end, step, dtype, layout, device, pin_memory),
-                   requires_grad, out)
+    return run_factory_op(OPS["range.step"], (start, end, step, dtype, layout, device, pin_memory),
+                          requires_grad, out)
 
 
 def _spaced(start, end, steps, dtype, kernel_name):
@@ -245,8 +237,8 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     start, end, dtype = _spaced_frontend_dtype(start, end, dtype, out)
     if out is not None:
         device = out._device
-    return _finish(OPS["linspace"], (start, end, steps, dtype, layout, device, pin_memory),
-                   requires_grad, out)
+    return run_factory_op(OPS["linspace"], (start, end, steps, dtype, layout, device, pin_memory),
+                          requires_grad, out)
 
 
 @register_frontend(method=False)
@@ -255,8 +247,8 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     start, end, dtype = _spaced_frontend_dtype(start, end, dtype, out)
     if out is not None:
         device = out._device
-    return _finish(OPS["logspace"], (start, end, steps, base, dtype, layout, device,
-                                     pin_memory), requires_grad, out)
+    return run_factory_op(OPS["logspace"], (start, end, steps, base, dtype, layout, device,
+                                            pin_memory), requires_grad, out)
 
 
 def _eye_check(n, m):
@@ -282,7 +274,8 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, pin_memory
     dtype = dtype or (out._dtype if out is not None else dt.get_default_dtype())
     if out is not None:
         device = out._device
-    return _finish(OPS["eye.m"], (n, m, dtype, layout, device, pin_memory), requires_grad, out)
+    return run_factory_op(OPS["eye.m"], (n, m, dtype, layout, device, pin_memory),
+                          requires_grad, out)
 
 
 @register_frontend(method=False)
@@ -294,8 +287,8 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
         f"dimensionality of sizes ({len(shape)}) must match dimensionality of strides "
         f"({len(strides)})"))
     check_sizes(shape)
-    return _finish(OPS["empty_strided"], (shape, strides, dtype, layout, device, pin_memory),
-                   requires_grad, None)
+    return run_factory_op(OPS["empty_strided"], (shape, strides, dtype, layout, device, pin_memory),
+                          requires_grad, None)
 
 
 def _new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None,

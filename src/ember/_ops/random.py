@@ -24,7 +24,7 @@ from ember._core.promotion import promote_types
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import normalize_shape
 from ember._ops.creation import (_FACTORY, _OPTIONS, check_sizes, like_strides, on_device,
-                                 option_dtype, strided_array)
+                                 option_dtype, run_factory_op, strided_array)
 from ember._ops.grad_utils import zeros_grad
 from ember._ops.linalg import broadcast_batch, cxx
 from ember._random import numpy_generator
@@ -103,15 +103,6 @@ def _sized_meta(kernel):
     return meta
 
 
-def _with_frontend_options(op, args, requires_grad, out):
-    """Run a random factory op; write to `out` or set requires_grad."""
-    made = _call(op, args)
-    if out is not None:
-        dispatch.copy_into_out(out, made)
-        return out
-    return made.requires_grad_(True) if requires_grad else made
-
-
 # --------------------------------------------------------------------------- factories
 
 @register_op(f"rand(SymInt[] size, *, {_GEN}, {_OPTIONS}) -> Tensor", **_SEEDED,
@@ -142,8 +133,8 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
          pin_memory=False, requires_grad=False):
     if out is not None:
         dtype, device = dtype or out._dtype, out._device
-    return _with_frontend_options(_RAND, (normalize_shape(size), generator, dtype, layout,
-                                          device, pin_memory), requires_grad, out)
+    return run_factory_op(_RAND, (normalize_shape(size), generator, dtype, layout,
+                                  device, pin_memory), requires_grad, out)
 
 
 @register_frontend(method=False)
@@ -211,7 +202,7 @@ def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None,
     low, high = (0, args[0]) if len(args) == 1 else args
     if out is not None:
         dtype, device = dtype or out._dtype, out._device
-    return _with_frontend_options(OPS["randint.low"], (
+    return run_factory_op(OPS["randint.low"], (
         low, high, normalize_shape((size,)), generator, dtype or dt.int64, layout, device,
         pin_memory), requires_grad, out)
 
@@ -242,8 +233,8 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
              pin_memory=False, requires_grad=False):
     if out is not None:
         dtype, device = dtype or out._dtype, out._device
-    return _with_frontend_options(OPS["randperm"], (n, generator, dtype or dt.int64, layout,
-                                                    device, pin_memory), requires_grad, out)
+    return run_factory_op(OPS["randperm"], (n, generator, dtype or dt.int64, layout,
+                                            device, pin_memory), requires_grad, out)
 
 
 # --------------------------------------------------------------------------- *_like
@@ -412,12 +403,12 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
                                       "got (float, float), expected a size")
         if out is not None:
             dtype, device = dtype or out._dtype, out._device
-        return _with_frontend_options(OPS["normal.float_float"], (
+        return run_factory_op(OPS["normal.float_float"], (
             mean, std, normalize_shape((size,)), generator, dtype, layout, device, pin_memory),
             requires_grad, out)
     name = "normal.Tensor_Tensor" if mean_t and std_t else (
         "normal.Tensor_float" if mean_t else "normal.float_Tensor")
-    return _with_frontend_options(OPS[name], (mean, std, generator), False, out)
+    return run_factory_op(OPS[name], (mean, std, generator), False, out)
 
 
 def _same_meta(self, *rest):
@@ -468,8 +459,8 @@ def _bernoulli_p(xp, self, p, generator=None):
 def bernoulli(input, p=None, *, generator=None, out=None):
     """bernoulli(input, p=None): 1 with probability `input` (or `p`), else 0."""
     if p is None:
-        return _with_frontend_options(OPS["bernoulli"], (input, generator), False, out)
-    return _with_frontend_options(OPS["bernoulli.p"], (input, p, generator), False, out)
+        return run_factory_op(OPS["bernoulli"], (input, generator), False, out)
+    return run_factory_op(OPS["bernoulli.p"], (input, p, generator), False, out)
 
 
 def _multinomial_shape(self, num_samples, replacement):
@@ -518,8 +509,8 @@ def _multinomial(xp, self, num_samples, replacement=False, generator=None):
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     """multinomial(input, num_samples, replacement=False): category indices drawn with the
     (unnormalised) weights in each row of `input`."""
-    return _with_frontend_options(OPS["multinomial"], (input, num_samples, replacement,
-                                                       generator), False, out)
+    return run_factory_op(OPS["multinomial"], (input, num_samples, replacement,
+                                               generator), False, out)
 
 
 def _poisson_meta(self, generator=None):
