@@ -335,6 +335,9 @@ def _like_op(name, fill):
     def kernel(xp, self, dtype=None, layout=None, device=None, pin_memory=None,
                memory_format=None):
         dtype = _NP_TO_DTYPE[self.dtype] if dtype is None else option_dtype(dtype, None)
+        if fill is not None and memory_format is None and type(self) is np.ndarray and \
+                self.flags.c_contiguous:          # (the common zeros_like(x), ones_like(x))
+            return (xp.zeros if fill == 0 else xp.ones)(self.shape, dtype._np)
         return like_array(xp, self, fill, dtype, memory_format, name)
     kernel.__doc__ = f"{name}(input, *, dtype=None, device=None, requires_grad=False, " \
                      "memory_format=ember.preserve_format) -> Tensor: a tensor with input's " \
