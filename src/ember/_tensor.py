@@ -35,7 +35,7 @@ class Tensor:
 
     def __new__(cls, *args, **kwargs):
         # The legacy constructor: Tensor(2, 3) allocates, Tensor([1, 2]) copies data.
-        from ember._ops.creation import legacy_tensor_new
+        from ember._ops.creation_data import legacy_tensor_new
         return legacy_tensor_new(cls, dt.get_default_dtype(), args, kwargs)
 
     # ------------------------------------------------------------------ metadata

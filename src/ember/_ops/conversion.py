@@ -153,7 +153,7 @@ def copy_(self, src, non_blocking=False):
             f"copy_(): argument 'other' (position 1) must be Tensor, not "
             f"{type(src).__module__ + '.' if type(src).__module__ != 'builtins' else ''}"
             f"{type(src).__name__}"))
-        from ember._ops.creation import tensor
+        from ember._ops.creation_data import tensor
         src = tensor(src)
     dispatch.check_broadcastable(None, (self._data.shape, src._data.shape))
     _check(np.broadcast_shapes(self._data.shape, src._data.shape) == self._data.shape, lambda: (
