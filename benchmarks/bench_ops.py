@@ -34,6 +34,12 @@ def main(quick: bool = False) -> None:
         "16x16 @": (lambda: em @ em, lambda: tm @ tm, n),
         "a.sum(), shape (8,)": (lambda: ea.sum(), lambda: ta.sum(), n),
         "a.view(2, 4)": (lambda: ea.view(2, 4), lambda: ta.view(2, 4), n),
+        "zeros(8)": (lambda: ember.zeros(8), lambda: torch.zeros(8), n),
+        "randn(8)": (lambda: ember.randn(8), lambda: torch.randn(8), n),
+        "tensor([1., 2., 3.])": (lambda: ember.tensor([1.0, 2.0, 3.0]),
+                                 lambda: torch.tensor([1.0, 2.0, 3.0]), n),
+        "zeros_like(a)": (lambda: ember.zeros_like(ea), lambda: torch.zeros_like(ta), n),
+        "a.detach()": (lambda: ea.detach(), lambda: ta.detach(), n),
     }
     tiny = {k: v for k, v in tiny.items() if v is not None}
     print_table("Per-op time on tiny tensors (median of interleaved rounds)",

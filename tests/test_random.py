@@ -69,6 +69,31 @@ SHAPE_CASES = [
     lambda L: L.empty(3).cauchy_(), lambda L: L.empty(3).long().cauchy_(),
     lambda L: L.empty(3).cauchy_(0, -1), lambda L: L.empty(3, requires_grad=True).uniform_(),
     lambda L: L.rand(2, 3, device="meta"), lambda L: L.randn(4, device="meta").normal_(),
+    # Samples of inputs that require grad require grad too (their gradient is zero).
+    lambda L: L.bernoulli(L.rand(3, requires_grad=True)),
+    lambda L: L.bernoulli(L.rand(3, requires_grad=True), 0.5),
+    lambda L: L.normal(L.zeros(3, requires_grad=True), L.ones(3)),
+    lambda L: L.normal(L.zeros(3, requires_grad=True), 2.0),
+    lambda L: L.normal(0.0, L.ones(3, requires_grad=True)),
+    lambda L: L.poisson(L.rand(3, requires_grad=True)),
+    lambda L: L.multinomial(L.rand(3, requires_grad=True), 2),
+    lambda L: L.rand_like(L.rand(3, requires_grad=True)),
+    lambda L: (L.rand(3, requires_grad=True) * 1).uniform_(),
+    lambda L: (L.rand(3, requires_grad=True) * 1).normal_(),
+    lambda L: (L.rand(3, requires_grad=True) * 1).bernoulli_(0.5),
+    lambda L: (L.rand(3, requires_grad=True) * 1).exponential_(),
+    lambda L: L.rand(3, requires_grad=True).normal_(),
+    # Meta tensors: shapes, dtypes and argument checks without numbers.
+    lambda L: L.empty(2, 3, device="meta").bernoulli_(0.5),
+    lambda L: L.empty(2, 3, device="meta").uniform_(3, 1),
+    lambda L: L.randint(0, 5, (2,), device="meta"), lambda L: L.randperm(3, device="meta"),
+    lambda L: L.normal(L.zeros(2, device="meta"), 1.0),
+    lambda L: L.rand_like(L.empty(2, device="meta")),
+    lambda L: L.randint_like(L.empty(2, device="meta"), 3),
+    lambda L: L.bernoulli(L.empty(2, device="meta")),
+    lambda L: L.multinomial(L.empty(2, 3, device="meta"), 2),
+    lambda L: L.rand(2, out=L.empty(0, dtype=L.float64)),
+    lambda L: L.randn(2, 2, generator=L.Generator(), dtype=L.float64),
 ]
 
 
@@ -214,3 +239,21 @@ def test_multinomial():
         assert sorted(row) == [0, 1, 3]
     first = ember.multinomial(ember.tensor([0.05, 0.9, 0.05]).expand(2000, 3), 1)
     assert (first == 1).double().mean().item() > 0.85
+
+
+def test_samples_give_zero_gradients_like_torch():
+    for lib in (torch, ember):
+        x = lib.full((3,), 0.5, requires_grad=True)
+        total = lib.bernoulli(x).sum() + lib.normal(x, 1.0).sum() + (x * 1).uniform_().sum()
+        total.backward()
+        assert x.grad.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_random_like_keeps_the_input_layout_like_torch():
+    for make in (lambda L: L.empty(2, 3).t(), lambda L: L.empty(1, 2, 3, 4).to(
+            memory_format=L.channels_last)):
+        for name in ("rand_like", "randn_like"):
+            expected = getattr(torch, name)(make(torch)).stride()
+            assert getattr(ember, name)(make(ember)).stride() == expected
+        assert ember.randint_like(make(ember), 5).stride() == torch.randint_like(
+            make(torch), 5).stride()

@@ -81,7 +81,7 @@ class LegacyTensorType(type):
             cls._device.type
 
     def __call__(cls, *args, **kwargs):
-        from ember._ops.creation import legacy_tensor_new
+        from ember._ops.creation_data import legacy_tensor_new
         from ember._tensor import Tensor
         if cls._device is not CPU:
             kwargs.setdefault("device", cls._device)

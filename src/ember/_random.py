@@ -57,7 +57,7 @@ class Generator:
 
     def get_state(self):
         """The generator's full state as a uint8 tensor (feed it to `set_state`)."""
-        from ember._ops.creation import from_numpy
+        from ember._ops.creation_data import from_numpy
         state = self._bits.state
         raw = (_MAGIC + self._initial_seed.to_bytes(8, "little") +
                int(state["state"]["state"]).to_bytes(16, "little") +

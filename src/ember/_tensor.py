@@ -12,12 +12,20 @@ from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type, _check_value
 from ember._core.device import CPU, META, as_device
 from ember._core.dispatch import storage_of
+from ember._core.registry import OPS
 from ember._core.shape import Size, wrap_dim
 from ember._core.storage import _data_ptr
 from ember._C import (
     DisableTorchFunctionSubclass, _disabled_torch_dispatch_impl,
 )
 from ember.autograd import grad_mode, graph
+
+
+def detached(t):
+    """`t` cut off from the graph: a new tensor on its storage (the kernel of `detach`)."""
+    out = dispatch.wrap(t._data, t._dtype, t._device)
+    out._storage = storage_of(t)
+    return out
 
 
 class Tensor:
@@ -30,7 +38,7 @@ class Tensor:
 
     def __new__(cls, *args, **kwargs):
         # The legacy constructor: Tensor(2, 3) allocates, Tensor([1, 2]) copies data.
-        from ember._ops.creation import legacy_tensor_new
+        from ember._ops.creation_data import legacy_tensor_new
         return legacy_tensor_new(cls, dt.get_default_dtype(), args, kwargs)
 
     # ------------------------------------------------------------------ subclasses
@@ -280,13 +288,14 @@ class Tensor:
 
     def detach(self):
         """A tensor sharing this one's data and version counter, cut off from the graph."""
-        t = dispatch.wrap(self._data, self._dtype, self._device)
-        t._storage = storage_of(self)
-        return t
+        if dispatch.state.slow:
+            return dispatch.call(OPS["detach"], (self,))     # NOTE [detach is an op]
+        return detached(self)
 
     def detach_(self):
         _check(self._base is None or not self._base._requires_grad, (
             "Can't detach views in-place. Use detach() instead."))
+        # Only autograd metadata changes: no op runs (a PyTorch dispatch mode sees none).
         self._grad_fn = None
         self._requires_grad = False
         return self

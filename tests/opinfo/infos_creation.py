@@ -95,6 +95,36 @@ def zero_samples(make, dtype):
     yield Sample((T(make((0, 3), dtype)),), name="empty")
 
 
+def probability_samples(make, dtype):
+    """Inputs in [0, 1]."""
+    def probs(shape):
+        return T(make(shape, dtype, low=0.0, high=1.0))
+    yield Sample((probs((2, 3)),), name="2-d")
+    yield Sample((probs(()),), name="0-d")
+    yield Sample((probs((0, 3)),), name="empty")
+
+
+def bernoulli_p_samples(make, dtype):
+    yield Sample((T(make((2, 3), dtype)), 0.3), name="p")
+    yield Sample((T(make((4,), dtype)), 1.0), name="p=1")
+
+
+def normal_samples(make, dtype):
+    yield Sample((T(make((2, 3), dtype)), 2.0), name="tensor mean")
+    yield Sample((T(make((2, 3), dtype)), T(make((3,), dtype, low=0.5, high=2.0))),
+                 name="tensor std")
+
+
+def multinomial_samples(make, dtype):
+    yield Sample((T(make((4,), dtype, low=0.1, high=1.0)), 2), name="1-d")
+    yield Sample((T(make((3, 4), dtype, low=0.1, high=1.0)), 6, True), name="replacement")
+
+
+def tensor_data_samples(make, dtype):
+    yield Sample((make((2, 3), dtype).tolist(),), name="nested list")
+    yield Sample((make((), dtype).item(),), name="number")
+
+
 NO_VALUES = {"compare_values": False, "method": False, "supports_out": False}
 
 OPINFOS = [
@@ -119,5 +149,22 @@ OPINFOS = [
     OpInfo("fill", fill_samples, dtypes=ALL, method=False, inplace=True, supports_out=False,
            errors=fill_errors, supports_autograd=True),
     OpInfo("zero_", zero_samples, dtypes=ALL, supports_out=False),
+    # Random samples of tensors (values differ from PyTorch's by design: NOTE [random streams
+    # differ from PyTorch]); a 0-probability or 1-probability sample is exact.
+    OpInfo("bernoulli", probability_samples, dtypes=("float32", "float64"),
+           compare_values=False, supports_out=False),
+    OpInfo("bernoulli.p", bernoulli_p_samples, dtypes=("float32", "float64", "int64"),
+           call=lambda lib, x, p: lib.bernoulli(x, p), method=False, supports_out=False,
+           compare_values=False),
+    OpInfo("poisson", probability_samples, dtypes=("float32", "float64"), method=False,
+           supports_out=False, compare_values=False),
+    OpInfo("normal", normal_samples, dtypes=("float32", "float64"), method=False,
+           supports_out=False, compare_values=False),
+    OpInfo("multinomial", multinomial_samples, dtypes=("float32", "float64"),
+           supports_out=False, compare_values=False),
+    # Data and aliases: tensor() of Python data (through lift_fresh), detach.
+    OpInfo("tensor", tensor_data_samples, dtypes=("float64", "int64", "bool"), method=False,
+           supports_out=False, supports_meta=False),
+    OpInfo("detach", zero_samples, dtypes=ALL, supports_out=False),
 ]
 

@@ -131,7 +131,9 @@ _local = threading.local()
 
 
 def get_default_device_or_none():
-    local = getattr(_local, "device", _UNSET)
+    # (The thread's own dict: a missing attribute costs getattr a caught exception, and every
+    # factory call asks.)
+    local = _local.__dict__.get("device", _UNSET)
     if local is not _UNSET:
         return local
     return _global_default[0]

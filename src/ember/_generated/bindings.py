@@ -28,6 +28,7 @@ _op_amin = _OPS['amin']
 _op_aminmax = _OPS['aminmax']
 _op_angle = _OPS['angle']
 _op_any_dims = _OPS['any.dims']
+_op_arange_start_step = _OPS['arange.start_step']
 _op_argmax = _OPS['argmax']
 _op_argmin = _OPS['argmin']
 _op_argsort_stable = _OPS['argsort.stable']
@@ -40,6 +41,9 @@ _op_atan = _OPS['atan']
 _op_atan2 = _OPS['atan2']
 _op_atanh = _OPS['atanh']
 _op_baddbmm = _OPS['baddbmm']
+_op_bernoulli = _OPS['bernoulli']
+_op_bernoulli_Tensor = _OPS['bernoulli.Tensor']
+_op_bernoulli_p = _OPS['bernoulli.p']
 _op_bincount = _OPS['bincount']
 _op_bitwise_and_Tensor = _OPS['bitwise_and.Tensor']
 _op_bitwise_left_shift_Tensor = _OPS['bitwise_left_shift.Tensor']
@@ -54,6 +58,7 @@ _op_bucketize_Scalar = _OPS['bucketize.Scalar']
 _op_bucketize_Tensor = _OPS['bucketize.Tensor']
 _op_cartesian_prod = _OPS['cartesian_prod']
 _op_cat = _OPS['cat']
+_op_cauchy = _OPS['cauchy']
 _op_cdist = _OPS['cdist']
 _op_ceil = _OPS['ceil']
 _op_chain_matmul = _OPS['chain_matmul']
@@ -78,6 +83,7 @@ _op_cummin = _OPS['cummin']
 _op_cumprod = _OPS['cumprod']
 _op_cumsum = _OPS['cumsum']
 _op_deg2rad = _OPS['deg2rad']
+_op_detach = _OPS['detach']
 _op_diag = _OPS['diag']
 _op_diag_embed = _OPS['diag_embed']
 _op_diagflat = _OPS['diagflat']
@@ -90,6 +96,9 @@ _op_div_Tensor_mode = _OPS['div.Tensor_mode']
 _op_dot = _OPS['dot']
 _op_dstack = _OPS['dstack']
 _op_einsum = _OPS['einsum']
+_op_empty_memory_format = _OPS['empty.memory_format']
+_op_empty_like = _OPS['empty_like']
+_op_empty_strided = _OPS['empty_strided']
 _op_eq_Tensor = _OPS['eq.Tensor']
 _op_erf = _OPS['erf']
 _op_erfc = _OPS['erfc']
@@ -99,6 +108,8 @@ _op_exp2 = _OPS['exp2']
 _op_expand = _OPS['expand']
 _op_expand_as = _OPS['expand_as']
 _op_expm1 = _OPS['expm1']
+_op_exponential = _OPS['exponential']
+_op_eye_m = _OPS['eye.m']
 _op_fill_Scalar = _OPS['fill.Scalar']
 _op_fill_Tensor = _OPS['fill.Tensor']
 _op_fill_diagonal = _OPS['fill_diagonal']
@@ -114,9 +125,12 @@ _op_fmin = _OPS['fmin']
 _op_fmod_Tensor = _OPS['fmod.Tensor']
 _op_frac = _OPS['frac']
 _op_frexp_Tensor = _OPS['frexp.Tensor']
+_op_full = _OPS['full']
+_op_full_like = _OPS['full_like']
 _op_gather = _OPS['gather']
 _op_gcd = _OPS['gcd']
 _op_ge_Tensor = _OPS['ge.Tensor']
+_op_geometric = _OPS['geometric']
 _op_gt_Tensor = _OPS['gt.Tensor']
 _op_heaviside = _OPS['heaviside']
 _op_histc = _OPS['histc']
@@ -150,12 +164,15 @@ _op_ldexp_Tensor = _OPS['ldexp.Tensor']
 _op_le_Tensor = _OPS['le.Tensor']
 _op_lerp_Tensor = _OPS['lerp.Tensor']
 _op_lgamma = _OPS['lgamma']
+_op_lift_fresh = _OPS['lift_fresh']
 _op_linalg_multi_dot = _OPS['linalg_multi_dot']
 _op_linalg_svd = _OPS['linalg_svd']
+_op_linspace = _OPS['linspace']
 _op_log = _OPS['log']
 _op_log10 = _OPS['log10']
 _op_log1p = _OPS['log1p']
 _op_log2 = _OPS['log2']
+_op_log_normal = _OPS['log_normal']
 _op_log_softmax_int = _OPS['log_softmax.int']
 _op_logaddexp = _OPS['logaddexp']
 _op_logaddexp2 = _OPS['logaddexp2']
@@ -165,6 +182,7 @@ _op_logical_not = _OPS['logical_not']
 _op_logical_or = _OPS['logical_or']
 _op_logical_xor = _OPS['logical_xor']
 _op_logit = _OPS['logit']
+_op_logspace = _OPS['logspace']
 _op_logsumexp = _OPS['logsumexp']
 _op_lt_Tensor = _OPS['lt.Tensor']
 _op_masked_fill_Scalar = _OPS['masked_fill.Scalar']
@@ -187,6 +205,7 @@ _op_movedim_int = _OPS['movedim.int']
 _op_movedim_intlist = _OPS['movedim.intlist']
 _op_msort = _OPS['msort']
 _op_mul_Tensor = _OPS['mul.Tensor']
+_op_multinomial = _OPS['multinomial']
 _op_mv = _OPS['mv']
 _op_nan_to_num = _OPS['nan_to_num']
 _op_nanmean = _OPS['nanmean']
@@ -199,12 +218,24 @@ _op_narrow = _OPS['narrow']
 _op_narrow_Tensor = _OPS['narrow.Tensor']
 _op_ne_Tensor = _OPS['ne.Tensor']
 _op_neg = _OPS['neg']
+_op_new_empty = _OPS['new_empty']
+_op_new_full = _OPS['new_full']
+_op_new_ones = _OPS['new_ones']
+_op_new_zeros = _OPS['new_zeros']
 _op_nextafter = _OPS['nextafter']
 _op_nonzero = _OPS['nonzero']
 _op_norm_ScalarOpt_dim_dtype = _OPS['norm.ScalarOpt_dim_dtype']
+_op_normal_Tensor_Tensor = _OPS['normal.Tensor_Tensor']
+_op_normal_Tensor_float = _OPS['normal.Tensor_float']
+_op_normal_float_Tensor = _OPS['normal.float_Tensor']
+_op_normal_float_float = _OPS['normal.float_float']
+_op_normal_functional = _OPS['normal_functional']
 _op_nuclear_norm_dim = _OPS['nuclear_norm.dim']
+_op_ones = _OPS['ones']
+_op_ones_like = _OPS['ones_like']
 _op_outer = _OPS['outer']
 _op_permute = _OPS['permute']
+_op_poisson = _OPS['poisson']
 _op_polygamma = _OPS['polygamma']
 _op_pow_Tensor_Tensor = _OPS['pow.Tensor_Tensor']
 _op_prod = _OPS['prod']
@@ -213,6 +244,15 @@ _op_put = _OPS['put']
 _op_quantile = _OPS['quantile']
 _op_quantile_scalar = _OPS['quantile.scalar']
 _op_rad2deg = _OPS['rad2deg']
+_op_rand = _OPS['rand']
+_op_rand_like = _OPS['rand_like']
+_op_randint_low = _OPS['randint.low']
+_op_randint_like_low_dtype = _OPS['randint_like.low_dtype']
+_op_randn = _OPS['randn']
+_op_randn_like = _OPS['randn_like']
+_op_random_from = _OPS['random.from']
+_op_randperm = _OPS['randperm']
+_op_range_step = _OPS['range.step']
 _op_ravel = _OPS['ravel']
 _op_real = _OPS['real']
 _op_reciprocal = _OPS['reciprocal']
@@ -230,6 +270,7 @@ _op_round = _OPS['round']
 _op_round_decimals = _OPS['round.decimals']
 _op_rsqrt = _OPS['rsqrt']
 _op_rsub_Tensor = _OPS['rsub.Tensor']
+_op_scalar_tensor = _OPS['scalar_tensor']
 _op_scatter_reduce = _OPS['scatter.reduce']
 _op_scatter_src = _OPS['scatter.src']
 _op_scatter_value = _OPS['scatter.value']
@@ -284,6 +325,7 @@ _op_trunc = _OPS['trunc']
 _op_unbind_int = _OPS['unbind.int']
 _op_unflatten_int = _OPS['unflatten.int']
 _op_unfold = _OPS['unfold']
+_op_uniform = _OPS['uniform']
 _op_unique_consecutive = _OPS['unique_consecutive']
 _op_unique_dim = _OPS['unique_dim']
 _op_unsqueeze = _OPS['unsqueeze']
@@ -299,6 +341,8 @@ _op_vstack = _OPS['vstack']
 _op_where_self = _OPS['where.self']
 _op_xlogy_Tensor = _OPS['xlogy.Tensor']
 _op_zero = _OPS['zero']
+_op_zeros = _OPS['zeros']
+_op_zeros_like = _OPS['zeros_like']
 
 
 def abs(input, *, out=None):
@@ -648,6 +692,10 @@ def deg2rad(input, *, out=None):
     if out is None:
         return _call(_op_deg2rad, (input,))
     return _call_out(_op_deg2rad, (input,), out)
+
+
+def detach(input):
+    return _call(_op_detach, (input,))
 
 
 def diag(input, diagonal=0, *, out=None):
@@ -1172,6 +1220,10 @@ def permute(input, dims):
     return _call(_op_permute, (input, dims))
 
 
+def poisson(input, generator=None):
+    return _call(_op_poisson, (input, generator))
+
+
 def pow(input, exponent, *, out=None):
     if out is None:
         return _call(_op_pow_Tensor_Tensor, (input, exponent))
@@ -1228,6 +1280,10 @@ def rsqrt(input, *, out=None):
     if out is None:
         return _call(_op_rsqrt, (input,))
     return _call_out(_op_rsqrt, (input,), out)
+
+
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return _call(_op_scalar_tensor, (s, dtype, layout, device, pin_memory))
 
 
 def scatter_add(input, dim, index, src, *, out=None):
@@ -1674,9 +1730,6 @@ ones = _FE['ones'].function
 
 
 ones_like = _FE['ones_like'].function
-
-
-poisson = _FE['poisson'].function
 
 
 polygamma = _FE['polygamma'].function
@@ -3345,6 +3398,7 @@ FUNCTIONS = (
     'cumprod',
     'cumsum',
     'deg2rad',
+    'detach',
     'diag',
     'diag_embed',
     'diagflat',
@@ -3517,6 +3571,7 @@ FUNCTIONS = (
     'row_stack',
     'rsqrt',
     'rsub',
+    'scalar_tensor',
     'scatter',
     'scatter_add',
     'scatter_reduce',

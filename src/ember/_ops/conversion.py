@@ -1,4 +1,5 @@
-"""Copies and conversions: `_to_copy` (dtype and device moves), `clone`, `contiguous`, `copy_`.
+"""Copies and conversions: `_to_copy` (dtype and device moves), `clone`, `contiguous`, `copy_`,
+and `detach` (an alias cut off from autograd).
 
 Gradients go straight through a copy; the engine casts them back to the input's dtype, and
 `_to_copy` moves them back to the input's device.
@@ -12,8 +13,8 @@ from ember._core import dispatch, layout
 from ember._core import dtype as dt
 from ember._core.backend import get_backend
 from ember._core.checks import _check, _check_not_implemented, _check_type
-from ember._core.device import CPU, META
 from ember._core.fp_errors import cast
+from ember._core.device import CPU, META, as_device
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._ops.grad_utils import identity, zeros_grad
 
@@ -52,24 +53,36 @@ def _to_copy(xp, self, dtype=None, layout=None, device=None, pin_memory=None,
 
 def to_copy(self, dtype, device):
     """Copy `self` to `dtype` and/or `device` (the engine behind Tensor.to)."""
-    src_device = self._device
-    target_device = src_device if device is None else device
-    if target_device is src_device:
-        return dispatch.call(OPS["_to_copy"], (self, dtype, None, None, None, False, None))
+    return dispatch.call(OPS["_to_copy"], (self, dtype, None, device, None, False, None))
+
+
+# NOTE [_to_copy crosses devices]: the generic runner computes on its input's device; a move to
+# another device copies through the host, so `_to_copy` has its own runner, and every copy
+# (same device or not) is one op that modes and tracers see.
+def _run_to_copy(op, args):
+    self, dtype, device = args[0], args[1], args[3]
+    _check_type(isinstance(self, dispatch.Tensor), lambda: (
+        f"_to_copy(): argument 'self' (position 1) must be Tensor, not {type(self).__name__}"))
+    source = self._device
+    target = source if device is None else as_device(device)
     target_dtype = self._dtype if dtype is None else dtype
-    if target_device is META:
+    if target is META:
         out = dispatch.wrap(MetaArray(self._data.shape, target_dtype._np), target_dtype, META)
+    elif target is source:
+        kernel = op.kernels.get(source.type, op.kernel) if op.kernels else op.kernel
+        out = dispatch.wrap(kernel(get_backend(source.type).xp, self._data, *args[1:]),
+                            target_dtype, target)
     else:
-        _check_not_implemented(src_device is not META, "Cannot copy out of meta tensor; no data!")
-        host = self._host()
-        host = cast_array(host, target_dtype)
-        array = get_backend(target_device.type).from_host(np.array(host, copy=True),
-                                                          target_device)
-        out = dispatch.wrap(array, target_dtype, target_device)
+        _check_not_implemented(source is not META, "Cannot copy out of meta tensor; no data!")
+        host = cast_array(self._host(), target_dtype)
+        array = get_backend(target.type).from_host(np.array(host, copy=True), target)
+        out = dispatch.wrap(array, target_dtype, target)
     if self._requires_grad and dispatch.state.record is not None:
-        dispatch.state.record(OPS["_to_copy"], (self, dtype, None, device, None, False, None),
-                              out)
+        dispatch.state.record(op, args, out)
     return out
+
+
+OPS["_to_copy"].runner = _run_to_copy
 
 
 def _same_meta(self, memory_format=None):
@@ -121,7 +134,7 @@ def _copy_meta(self, src, non_blocking=False):
 # NOTE [copy_ under autograd]: `dst.copy_(src)` replaces dst's values, so dst's history becomes
 # the copy: src gets the gradient (summed over broadcast dims and cast by the engine) and dst's
 # old history gets zeros. The frontend below goes through this op (in place) whenever autograd
-# has to see the write, and writes the arrays directly otherwise.
+# or a mode has to see the write, and writes the arrays directly otherwise.
 @register_op("copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor",
              kind="generic", function=False, method=False, out=False, meta=_copy_meta,
              saves=(), derivatives={"self": zeros_grad, "src": identity},
@@ -142,7 +155,7 @@ def copy_(self, src, non_blocking=False):
             f"copy_(): argument 'other' (position 1) must be Tensor, not "
             f"{type(src).__module__ + '.' if type(src).__module__ != 'builtins' else ''}"
             f"{type(src).__name__}"))
-        from ember._ops.creation import tensor
+        from ember._ops.creation_data import tensor
         src = tensor(src)
     dispatch.check_broadcastable(None, (self._data.shape, src._data.shape))
     _check(np.broadcast_shapes(self._data.shape, src._data.shape) == self._data.shape, lambda: (
@@ -150,7 +163,9 @@ def copy_(self, src, non_blocking=False):
         f"{list(np.broadcast_shapes(self._data.shape, src._data.shape))}"))
     if src._device is not self._device and self._device is not META:
         src = src.to(self._device)
-    if (self._requires_grad or src._requires_grad) and dispatch.state.grad_enabled():
+    if dispatch.state.slow or ((self._requires_grad or src._requires_grad) and
+                               dispatch.state.grad_enabled()):
+        # Through the op when autograd or a mode must see the write (NOTE [the slow path]).
         return dispatch.call_inplace(OPS["copy"], (self, src, non_blocking))
     if self._device is CPU:
         np.copyto(self._data, cast_array(src._data, self._dtype), casting="unsafe")
@@ -158,3 +173,27 @@ def copy_(self, src, non_blocking=False):
         self._data[...] = cast_array(src._data, self._dtype)
     dispatch.bump_version(self)
     return self
+
+
+# NOTE [detach is an op]: `detach` returns a new tensor on self's storage (same data, same
+# version counter, no `_base`: it is not a view to autograd) with no history. It is a registry
+# op so that modes and tracers see it (a captured graph must not treat the result as self); it
+# runs as its own runner (`ember._tensor.detached`), and `Tensor.detach` calls that directly
+# when no mode is watching (see NOTE [the slow path]).
+@register_op("detach(Tensor(a) self) -> Tensor(a)", kind="view", out=False, method=False,
+             differentiable=False, meta=lambda self: (self._data.shape, self._dtype))
+def _detach(xp, self):
+    """detach(input) -> Tensor: a tensor sharing input's data and version counter, cut off
+    from the autograd graph."""
+    return self
+
+
+def _run_detach(op, args):
+    from ember._tensor import detached  # noqa: PLC0415 (the Tensor class imports the ops)
+    self = args[0]
+    _check_type(isinstance(self, dispatch.Tensor), lambda: (
+        f"detach(): argument 'input' (position 1) must be Tensor, not {type(self).__name__}"))
+    return detached(self)
+
+
+OPS["detach"].runner = _run_detach

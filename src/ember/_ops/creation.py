@@ -1,8 +1,10 @@
-"""Tensor creation: `tensor`, `as_tensor`, `zeros/ones/full/empty` and their `_like`/`new_*`
-forms, and the legacy `Tensor(...)` constructor.
+"""Tensor creation: `zeros/ones/full/empty/empty_strided/scalar_tensor` and the `_like` and
+`new_*` forms; tensors made from data (`tensor`, `as_tensor` ...) live in creation_data.py.
 
-These are hand-written frontends (their arguments need parsing PyTorch's way: sizes as
-varargs, dtype inference from data); each builds its array on the target device's back-end.
+Each factory is a registry op (`zeros(SymInt[] size, *, ...)`, `empty.memory_format`,
+`zeros_like`, `new_zeros` ...) run by the dispatcher's factory runner (NOTE [factory device]),
+so a mode or tracer sees it like any other op. The hand-written frontends below only parse
+PyTorch's calling conventions (sizes as varargs, `out=`, `requires_grad=`) and call the op.
 """
 from __future__ import annotations
 
@@ -13,36 +15,55 @@ from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core import layout as memory_layout
 from ember._core.backend import get_backend
-from ember._core.checks import _check, _check_type, _check_value
-from ember._core.device import META, as_device, get_default_device
-from ember._core.fp_errors import cast, run_quietly
-from ember._core.promotion import promote_types
-from ember._core.registry import register_frontend
-from ember._core.shape import check_shape, normalize_shape
+from ember._core.checks import _check
+from ember._core.device import META
+from ember._core.fp_errors import run_quietly
+from ember._core.registry import OPS, register_frontend, register_op
+from ember._core.shape import normalize_shape
+
+_call = dispatch.call
+_DTYPE = dt.dtype
+_NP_TO_DTYPE = dt.NP_TO_DTYPE
+_default_float = dt._default_float
+_OPTIONS = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None"
+_FACTORY = {"kind": "factory", "function": False, "method": False, "out": False,
+            "differentiable": False}
 
 
-def _resolve(dtype, device):
-    _check_type(dtype is None or isinstance(dtype, dt.dtype),
-                lambda: f"argument 'dtype' must be ember.dtype, not {type(dtype).__name__}")
-    return (dt.get_default_dtype() if dtype is None else dtype,
-            get_default_device() if device is None else as_device(device))
+def check_sizes(shape) -> None:
+    """PyTorch's error for a negative size (checked where a factory makes its array)."""
+    if shape and min(shape) < 0:
+        bad = next(s for s in shape if s < 0)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: "
+                           f"{list(shape)}")
 
 
-def _finish(array, dtype, device, requires_grad):
-    t = dispatch.wrap(array, dtype, device)
-    if dispatch.state.on_create is not None:
-        dispatch.state.on_create(t)
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
+def option_dtype(dtype, default):
+    """A factory's `dtype` argument (None: `default`), refusing what isn't a dtype."""
+    if dtype is None:
+        return default
+    if type(dtype) is not _DTYPE:
+        _bad_dtype(dtype)
+    return dtype
 
 
-def full_array(shape, fill, dtype, device):
-    """An array of `shape` filled with `fill` on `device` (a MetaArray on meta)."""
-    check_shape(shape)
-    if device is META:
-        return MetaArray(shape, dtype._np)
-    xp = get_backend(device.type).xp
+def _bad_dtype(dtype):
+    raise TypeError(f"argument 'dtype' must be ember.dtype, not {type(dtype).__name__}")
+
+
+def run_factory_op(op, args, requires_grad, out):
+    """A frontend's last step: run the factory op, then write its result to `out` or set
+    requires_grad (PyTorch's Python-level options, not schema arguments)."""
+    made = _call(op, args)
+    if out is not None:
+        dispatch.copy_into_out(out, made)
+        return out
+    return made.requires_grad_(True) if requires_grad else made
+
+
+def filled_array(xp, shape, fill, dtype):
+    """An array of `shape` filled with `fill` (None: uninitialised) on `xp`."""
+    check_sizes(shape)
     if fill is None:
         fill = uninitialized_fill(dtype)
         if fill is None:
@@ -50,6 +71,23 @@ def full_array(shape, fill, dtype, device):
     if fill == 0:
         return xp.zeros(shape, dtype._np)
     return run_quietly(xp.full, shape, fill, dtype._np)   # 1e10 in float16 is inf, quietly
+
+
+def full_array(shape, fill, dtype, device):
+    """An array of `shape` filled with `fill` on `device` (a MetaArray on meta), for the callers
+    that wrap it themselves (autograd's materialised zero gradients)."""
+    check_sizes(shape)
+    if device is META:
+        return MetaArray(shape, dtype._np)
+    return filled_array(get_backend(device.type).xp, shape, fill, dtype)
+
+
+def on_device(xp, values, device):
+    """Host-computed `values` on the kernel's device (the factory runner resolved `device`
+    wherever `xp` is not NumPy, see NOTE [factory device])."""
+    if xp is np:
+        return values
+    return get_backend(device.type).from_host(values, device)
 
 
 def uninitialized_fill(dtype):
@@ -65,24 +103,101 @@ def uninitialized_fill(dtype):
     return int(np.iinfo(dtype._np).max)
 
 
-def _sized_factory(fill_value):
+def strided_array(xp, shape, strides, fill, dtype):
+    """filled_array with the given element strides (dense)."""
+    check_sizes(shape)
+    array = memory_layout.empty_strided_array(xp, shape, strides, dtype._np)
+    if fill is None:
+        fill = uninitialized_fill(dtype)
+    if fill is not None:
+        array[...] = fill
+    return array
+
+
+def _meta_strided(shape, strides, dtype):
+    return MetaArray(shape, dtype._np, tuple(s * dtype.itemsize for s in strides))
+
+
+# --------------------------------------------------------------------------- sized factories
+
+def _sized_op(name, fill):
+    def meta(size, dtype=None, layout=None, device=None, pin_memory=None):
+        check_sizes(size)
+        return (size, option_dtype(dtype, _default_float[0]))
+
+    # (The hot path of ember.zeros(8): written out rather than through filled_array.)
+    def kernel(xp, size, dtype=None, layout=None, device=None, pin_memory=None):
+        if dtype is None:
+            dtype = _default_float[0]
+        elif type(dtype) is not _DTYPE:
+            _bad_dtype(dtype)
+        if size and min(size) < 0:
+            check_sizes(size)
+        return xp.zeros(size, dtype._np) if fill == 0 else xp.ones(size, dtype._np)
+    kernel.__doc__ = f"{name}(*size, *, dtype=None, device=None, requires_grad=False) -> " \
+                     f"Tensor: a tensor of `size` filled with {fill}."
+    register_op(f"{name}(SymInt[] size, *, {_OPTIONS}) -> Tensor", meta=meta,
+                **_FACTORY)(kernel)
+    return OPS[name]
+
+
+_ZEROS = _sized_op("zeros", 0)
+_ONES = _sized_op("ones", 1)
+
+
+def _sized_frontend(op, name):
     def factory(*size, out=None, dtype=None, layout=None, device=None, pin_memory=False,
                 requires_grad=False):
-        shape = normalize_shape(size)
+        # ember.zeros(8): one int needs no normalising.
+        shape = size if len(size) == 1 and type(size[0]) is int else normalize_shape(size)
         if out is not None:
-            from ember._core.dispatch import copy_into_out
-            made = factory(shape, dtype=out._dtype, device=out._device)
-            copy_into_out(out, made)
+            dispatch.copy_into_out(out, _call(op, (shape, out._dtype, None, out._device,
+                                                   pin_memory)))
             return out
-        dtype, device = _resolve(dtype, device)
-        return _finish(full_array(shape, fill_value, dtype, device), dtype, device,
-                       requires_grad)
-    return factory
+        made = _call(op, (shape, dtype, layout, device, pin_memory))
+        if requires_grad:
+            made.requires_grad_(True)
+        return made
+    factory.__name__ = factory.__qualname__ = name
+    return register_frontend(name, method=False)(factory)
 
 
-zeros = register_frontend("zeros", method=False)(_sized_factory(0))
-ones = register_frontend("ones", method=False)(_sized_factory(1))
-zeros.__name__, ones.__name__ = "zeros", "ones"
+zeros = _sized_frontend(_ZEROS, "zeros")
+ones = _sized_frontend(_ONES, "ones")
+
+
+def _empty_meta(size, dtype=None, layout=None, device=None, pin_memory=None,
+                memory_format=None):
+    check_sizes(size)
+    dtype = option_dtype(dtype, _default_float[0])
+    name = _empty_format(memory_format)
+    if name == memory_layout.CONTIGUOUS:
+        return (size, dtype)
+    return _meta_strided(size, memory_layout.format_strides(size, name), dtype)
+
+
+def _empty_format(memory_format):
+    name = memory_layout.format_name(memory_format, "empty", memory_layout.CONTIGUOUS)
+    _check(name != memory_layout.PRESERVE, "unsupported memory format Preserve")
+    return name
+
+
+@register_op(f"empty.memory_format(SymInt[] size, *, {_OPTIONS}, "
+             "MemoryFormat? memory_format=None) -> Tensor", meta=_empty_meta, **_FACTORY)
+def _empty(xp, size, dtype=None, layout=None, device=None, pin_memory=None,
+           memory_format=None):
+    """empty(*size, *, dtype=None, device=None, requires_grad=False,
+    memory_format=ember.contiguous_format) -> Tensor: an uninitialised tensor."""
+    dtype = option_dtype(dtype, _default_float[0])
+    if memory_format is None:
+        return filled_array(xp, size, None, dtype)
+    name = _empty_format(memory_format)
+    if name == memory_layout.CONTIGUOUS:
+        return filled_array(xp, size, None, dtype)
+    return strided_array(xp, size, memory_layout.format_strides(size, name), None, dtype)
+
+
+_EMPTY = OPS["empty.memory_format"]
 
 
 @register_frontend(method=False)
@@ -91,62 +206,19 @@ def empty(*size, out=None, dtype=None, layout=None, device=None, pin_memory=Fals
     """empty(*size, *, out=None, dtype=None, device=None, requires_grad=False,
     memory_format=ember.contiguous_format) -> Tensor: an uninitialised tensor."""
     shape = normalize_shape(size)
-    name = memory_layout.format_name(memory_format, "empty", memory_layout.CONTIGUOUS)
-    _check(name != memory_layout.PRESERVE, "unsupported memory format Preserve")
     if out is not None:
-        made = empty(shape, dtype=out._dtype, device=out._device)
-        dispatch.copy_into_out(out, made)
+        _empty_format(memory_format)
+        dispatch.copy_into_out(out, _call(_EMPTY, (shape, out._dtype, None, out._device,
+                                                   pin_memory, None)))
         return out
-    dtype, device = _resolve(dtype, device)
-    if name == memory_layout.CONTIGUOUS:
-        return _finish(full_array(shape, None, dtype, device), dtype, device, requires_grad)
-    return _finish(strided_array(shape, memory_layout.format_strides(shape, name), None, dtype,
-                                 device), dtype, device, requires_grad)
-
-
-def strided_array(shape, strides, fill, dtype, device):
-    """full_array with the given element strides (dense)."""
-    check_shape(shape)
-    if device is META:
-        return MetaArray(shape, dtype._np, tuple(s * dtype.itemsize for s in strides))
-    array = memory_layout.empty_strided_array(get_backend(device.type).xp, shape, strides,
-                                              dtype._np)
-    if fill is None:
-        fill = uninitialized_fill(dtype)
-    if fill is not None:
-        array[...] = fill
-    return array
-
-
-def like_array(input, fill, dtype, device, memory_format, where):
-    """The array of a tensor made like `input`: its shape, and the layout `memory_format` asks
-    (preserve: input's own layout where it is dense)."""
-    shape = input._data.shape
-    name = memory_layout.format_name(memory_format, where)
-    # NOTE [preserve_format in *_like]: as PyTorch, a dense input's strides are kept (so
-    # code must not assume a *_like result is row-major).
-    if name == memory_layout.CONTIGUOUS or (
-            name == memory_layout.PRESERVE and input.is_contiguous()):
-        return full_array(shape, fill, dtype, device)
-    strides = memory_layout.like_strides(shape, input.stride(), name)
-    return strided_array(shape, strides, fill, dtype, device)
-
-
-@register_frontend(method=False)
-def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
-         requires_grad=False):
-    shape = normalize_shape((size,))
-    if dtype is None:
-        dtype = _scalar_dtype(fill_value)
-    dtype, device = _resolve(dtype, device)
-    made = _finish(full_array(shape, fill_value, dtype, device), dtype, device, requires_grad)
-    if out is not None:
-        dispatch.copy_into_out(out, made)
-        return out
+    made = _call(_EMPTY, (shape, dtype, layout, device, pin_memory, memory_format))
+    if requires_grad:
+        made.requires_grad_(True)
     return made
 
 
-def _scalar_dtype(value):
+def scalar_dtype(value):
+    """The dtype PyTorch gives a tensor filled with the number `value`."""
     if isinstance(value, bool):
         return dt.bool_
     if isinstance(value, int):
@@ -158,329 +230,204 @@ def _scalar_dtype(value):
     return dt.get_default_dtype()
 
 
-def _like_factory(fill_value):
-    def factory(input, *, dtype=None, layout=None, device=None, pin_memory=False,
-                requires_grad=False, memory_format=None):
-        dtype = input._dtype if dtype is None else dtype
-        device = input._device if device is None else as_device(device)
-        return _finish(like_array(input, fill_value, dtype, device, memory_format, name), dtype,
-                       device, requires_grad)
-    name = {0: "zeros_like", 1: "ones_like", None: "empty_like"}[fill_value]
-    return factory
+def _full_meta(size, fill_value, dtype=None, layout=None, device=None, pin_memory=None):
+    check_sizes(size)
+    return (size, option_dtype(dtype, scalar_dtype(fill_value)))
 
 
-zeros_like = register_frontend("zeros_like", method=False)(_like_factory(0))
-ones_like = register_frontend("ones_like", method=False)(_like_factory(1))
-empty_like = register_frontend("empty_like", method=False)(_like_factory(None))
+@register_op(f"full(SymInt[] size, Scalar fill_value, *, {_OPTIONS}) -> Tensor",
+             meta=_full_meta, **_FACTORY)
+def _full(xp, size, fill_value, dtype=None, layout=None, device=None, pin_memory=None):
+    """full(size, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor."""
+    return filled_array(xp, size, fill_value, option_dtype(dtype, scalar_dtype(fill_value)))
 
 
 @register_frontend(method=False)
-def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_memory=False,
-              requires_grad=False, memory_format=None):
-    dtype = input._dtype if dtype is None else dtype
-    device = input._device if device is None else as_device(device)
-    return _finish(like_array(input, fill_value, dtype, device, memory_format, "full_like"),
-                   dtype, device, requires_grad)
-
-
-def _new_factory(fill_value):
-    def factory(self, *size, dtype=None, layout=None, device=None, pin_memory=False,
-                requires_grad=False):
-        shape = normalize_shape(size)
-        dtype = self._dtype if dtype is None else dtype
-        device = self._device if device is None else as_device(device)
-        return _finish(full_array(shape, fill_value, dtype, device), dtype, device,
-                       requires_grad)
-    return factory
-
-
-new_zeros = register_frontend("new_zeros", function=False)(_new_factory(0))
-new_ones = register_frontend("new_ones", function=False)(_new_factory(1))
-new_empty = register_frontend("new_empty", function=False)(_new_factory(None))
-
-
-@register_frontend(function=False)
-def new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=False,
-             requires_grad=False):
-    dtype = self._dtype if dtype is None else dtype
-    device = self._device if device is None else as_device(device)
-    return _finish(full_array(normalize_shape((size,)), fill_value, dtype, device), dtype,
-                   device, requires_grad)
-
-
-# --------------------------------------------------------------------------- from data
-
-def _infer_dtype(array) -> dt.dtype:
-    kind = array.dtype.kind
-    if kind == "b":
-        return dt.bool_
-    if kind in "iu":
-        return dt.int64
-    if kind == "f":
-        return dt.get_default_dtype()
-    if kind == "c":
-        return dt.default_complex_dtype()
-    raise TypeError(f"Could not infer dtype of {array.dtype}")
-
-
-def _nested_to_array(data):
-    """A Python (nested) sequence of numbers or tensors as a NumPy array, PyTorch's checks."""
-    try:
-        array = np.array(data)
-    except ValueError:
-        _check_ragged(data, 0)
-        raise
-    if array.dtype == object:
-        _check_ragged(data, 0)
-        bad = _first_non_number(data)
-        raise TypeError(f"new(): invalid data type '{type(bad).__name__}'")
-    return array
-
-
-def _check_ragged(data, dim):
-    if not isinstance(data, (list, tuple)) or not data:
-        return
-    first = data[0]
-    for item in data[1:]:
-        # A number where a sequence is expected (or the other way round) is a TypeError.
-        _check_type(isinstance(item, (list, tuple)) == isinstance(first, (list, tuple)),
-                    lambda: "not a sequence" if isinstance(first, (list, tuple)) else
-                    f"'{type(item).__name__}' object cannot be interpreted as an integer")
-    if isinstance(first, (list, tuple)):
-        for item in data:
-            _check_value(isinstance(item, (list, tuple)) and len(item) == len(first), lambda: (
-                f"expected sequence of length {len(first)} at dim {dim + 1} (got "
-                f"{len(item) if isinstance(item, (list, tuple)) else type(item).__name__})"))
-            _check_ragged(item, dim + 1)
-
-
-def _first_non_number(data):
-    if isinstance(data, (list, tuple)):
-        for item in data:
-            found = _first_non_number(item)
-            if found is not None:
-                return found
-        return None
-    if isinstance(data, (bool, int, float, complex, np.generic, dispatch.Tensor)):
-        return None
-    return data
-
-
-def _data_dtype(data, array):
-    """The dtype PyTorch infers: NumPy arrays and tensors keep theirs, Python data is inferred."""
-    if isinstance(data, np.ndarray) or isinstance(data, np.generic):
-        return dt.from_numpy_dtype(array.dtype)
-    if isinstance(data, (list, tuple)) and _all_tensors(data):
-        return data[0]._dtype if data else dt.get_default_dtype()
-    if isinstance(data, (list, tuple)) and not data:
-        return dt.get_default_dtype()
-    return _infer_dtype(array)
-
-
-def _all_tensors(data):
-    return all(isinstance(x, dispatch.Tensor) or
-               (isinstance(x, (list, tuple)) and x and _all_tensors(x)) for x in data)
-
-
-@register_frontend(method=False)
-def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    if isinstance(data, dispatch.Tensor):
-        import warnings
-        warnings.warn("To copy construct from a tensor, it is recommended to use "
-                      "sourceTensor.detach().clone() or "
-                      "sourceTensor.detach().clone().requires_grad_(True), rather than "
-                      "ember.tensor(sourceTensor).", UserWarning, stacklevel=2)
-        source = data.detach() if hasattr(data, "detach") else data
-        made = source.to(dtype=dtype or data._dtype, device=device or data._device, copy=True)
-        return made.requires_grad_(True) if requires_grad else made
-    return _from_data(data, dtype, device, requires_grad, copy=True)
-
-
-def _from_data(data, dtype, device, requires_grad, copy):
-    if isinstance(data, np.ndarray):
-        array = data
-    elif isinstance(data, (bool, int, float, complex, np.generic)):
-        array = np.array(data)
-    elif hasattr(data, "__array__") and not isinstance(data, (list, tuple)):
-        array = np.asarray(data)
-    else:
-        inferred = _sequence_dtype(data)
-        if _has_tensors(data):
-            data = _tensors_to_items(data)
-        array = _nested_to_array(data)
-    if dtype is not None:
-        target = dtype
-    elif isinstance(data, (list, tuple)):
-        target = inferred
-    else:
-        target = _data_dtype(data, array)
-    _check_type(isinstance(target, dt.dtype), lambda: f"argument 'dtype' must be ember.dtype, "
-                                                      f"not {type(target).__name__}")
-    device = get_default_device() if device is None else as_device(device)
-    array = _cast_data(array, target, copy)
-    if device is META:
-        array = MetaArray(array.shape, target._np)
-    elif device.type != "cpu":
-        array = get_backend(device.type).from_host(array, device)
-    return _finish(array, target, device, requires_grad)
-
-
-def _sequence_dtype(data):
-    """PyTorch's inference for nested sequences: every leaf brings a dtype (Python numbers the
-    default ones, NumPy scalars and arrays and tensors their own) and they promote together."""
-    found, stack = None, [data]
-    while stack:
-        item = stack.pop()
-        kind = type(item)
-        if kind is list or kind is tuple:
-            stack.extend(item)
-            continue
-        leaf = _leaf_dtype(item)
-        found = leaf if found is None or found is leaf else promote_types(found, leaf)
-    return dt.get_default_dtype() if found is None else found
-
-
-def _leaf_dtype(item):
-    kind = type(item)
-    if kind is float:
-        return dt.get_default_dtype()
-    if kind is int:
-        return dt.int64
-    if kind is bool:
-        return dt.bool_
-    if kind is complex:
-        return dt.default_complex_dtype()
-    if isinstance(item, dispatch.Tensor):
-        if item._data.size != 1:
-            if item._dtype.is_floating_point or item._dtype.is_complex:
-                raise ValueError("only one element tensors can be converted to Python scalars")
-            raise TypeError("only integer tensors of a single element can be converted to an "
-                            "index")
-        return item._dtype
-    if isinstance(item, (np.ndarray, np.generic)):
-        _check_value(item.dtype.kind not in "USO", lambda: (
-            f"too many dimensions '{type(item.item() if item.ndim == 0 else item).__name__}'"))
-        return dt.from_numpy_dtype(item.dtype)
-    if isinstance(item, (str, bytes)):
-        raise ValueError(f"too many dimensions '{kind.__name__}'")
-    if isinstance(item, (bool, int, float, complex)):
-        return _leaf_dtype(kind.__mro__[1](item))
-    raise TypeError(f"new(): invalid data type '{kind.__name__}'")
-
-
-def _tensors_to_items(data):
-    if isinstance(data, dispatch.Tensor):
-        return data.item()
-    if isinstance(data, (list, tuple)):
-        return [_tensors_to_items(x) for x in data]
-    return data
-
-
-def _has_tensors(data):
-    return _first_tensor(data) is not None
-
-
-def _first_tensor(data):
-    for x in data:
-        if isinstance(x, dispatch.Tensor):
-            return x
-        if isinstance(x, (list, tuple)):
-            found = _first_tensor(x)
-            if found is not None:
-                return found
-    return None
-
-
-def _cast_data(array, target, copy):
-    if array.dtype == target._np:
-        return array.copy() if copy else array
-    if target is dt.bool_ or array.dtype.kind not in "fc" or target._category >= dt.FLOAT:
-        return cast(array, target._np)
-    # float -> int truncates toward zero, as in C.
-    return cast(np.trunc(array.real if array.dtype.kind == "c" else array), target._np)
-
-
-@register_frontend(method=False)
-def as_tensor(data, dtype=None, device=None):
-    if isinstance(data, dispatch.Tensor):
-        return data.to(dtype=dtype, device=device) if (dtype or device) else data
-    if isinstance(data, np.ndarray) and (device is None or as_device(device).type == "cpu"):
-        target = dt.from_numpy_dtype(data.dtype) if dtype is None else dtype
-        if target._np == data.dtype:
-            return from_numpy(data)
-    return _from_data(data, dtype, device, False, copy=False)
-
-
-@register_frontend(method=False)
-def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
-    if isinstance(obj, dispatch.Tensor):
-        made = obj.to(dtype=dtype, device=device, copy=bool(copy)) if (dtype or device or copy) \
-            else obj
-    elif isinstance(obj, np.ndarray) and not copy:
-        made = as_tensor(obj, dtype=dtype, device=device)
-    else:
-        made = _from_data(obj, dtype, device, False, copy=True)
-    return made.requires_grad_(True) if requires_grad else made
-
-
-@register_frontend(method=False)
-def from_numpy(ndarray):
-    _check_type(isinstance(ndarray, np.ndarray), lambda: (
-        f"expected np.ndarray (got {type(ndarray).__name__})"))
-    dtype = dt.from_numpy_dtype(ndarray.dtype)
-    _check_value(all(s >= 0 for s in ndarray.strides), (
-        "At least one stride in the given numpy array is negative, and tensors with negative "
-        "strides are not currently supported. (You can probably work around this by making a "
-        "copy of your array  with array.copy().) "))
-    return dispatch.wrap(ndarray, dtype, as_device("cpu"))
-
-
-def legacy_tensor_new(cls, dtype, args, kwargs):
-    """`ember.Tensor(...)`: sizes allocate uninitialised data; a sequence copies data."""
-    device = kwargs.pop("device", None)
-    _check_type(not kwargs, lambda: f"new() got an unexpected keyword argument "
-                                    f"'{next(iter(kwargs))}'")
-    if len(args) == 1 and not isinstance(args[0], int) and not hasattr(args[0], "__index__") \
-            or (len(args) == 1 and isinstance(args[0], dispatch.Tensor)):
-        data = args[0]
-        if isinstance(data, dispatch.Tensor):
-            made = data
-        else:
-            made = _from_data(data, dtype, device, False, copy=True)
-    else:
-        shape = normalize_shape(args) if args else (0,)
-        device = get_default_device() if device is None else as_device(device)
-        made = _finish(full_array(shape, None, dtype, device), dtype, device, False)
-    if cls is not dispatch.Tensor:
-        made = _as_subclass(made, cls)
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+         requires_grad=False):
+    shape = normalize_shape((size,))
+    made = _call(OPS["full"], (shape, fill_value, dtype, layout, device, pin_memory))
+    if requires_grad:
+        made.requires_grad_(True)
+    if out is not None:
+        dispatch.copy_into_out(out, made)
+        return out
     return made
 
 
-@register_frontend(function=False)
-def new(self, *args, **kwargs):
-    """Tensor.new(*sizes or data, device=None) -> Tensor (legacy): an uninitialised tensor of
-    `sizes`, or a copy of `data`, with self's dtype and (by default) device."""
-    if kwargs.get("device") is None:
-        kwargs["device"] = self._device
-    return legacy_tensor_new(dispatch.Tensor, self._dtype, args, kwargs)
+@register_op(f"empty_strided(SymInt[] size, SymInt[] stride, *, {_OPTIONS}) -> Tensor",
+             meta=lambda size, stride, dtype=None, layout=None, device=None, pin_memory=None:
+             _meta_strided(size, stride, option_dtype(dtype, _default_float[0])), **_FACTORY)
+def _empty_strided(xp, size, stride, dtype=None, layout=None, device=None, pin_memory=None):
+    """empty_strided(size, stride, *, dtype=None, device=None) -> Tensor: uninitialised, with
+    the given element strides (which may overlap or leave gaps)."""
+    dtype = option_dtype(dtype, _default_float[0])
+    extent = 0 if 0 in size else 1 + sum((n - 1) * s for n, s in zip(size, stride))
+    buffer = xp.empty(max(extent, 1) if size else 1, dtype._np)
+    fill = uninitialized_fill(dtype)
+    if fill is not None:
+        buffer[...] = fill
+    return xp.lib.stride_tricks.as_strided(buffer, size,
+                                           tuple(s * dtype.itemsize for s in stride))
 
 
-def _as_subclass(t, cls):
-    new = object.__new__(cls)
-    for slot in ("_data", "_dtype", "_device", "_storage", "_requires_grad", "_grad_fn", "_grad",
-                 "_base"):
-        setattr(new, slot, getattr(t, slot))
-    return new
+@register_op(f"scalar_tensor(Scalar s, *, {_OPTIONS}) -> Tensor", kind="factory", out=False,
+             method=False, differentiable=False,
+             meta=lambda s, dtype=None, layout=None, device=None, pin_memory=None: (
+                 (), option_dtype(dtype, _default_float[0])))
+def scalar_tensor(xp, s, dtype=None, layout=None, device=None, pin_memory=None):
+    """scalar_tensor(s, *, dtype=None, device=None) -> Tensor: the number s as a 0-d tensor of
+    the default float dtype (or `dtype`)."""
+    dtype = option_dtype(dtype, _default_float[0])
+    return on_device(xp, np.array(s).astype(dtype._np), device)
 
 
+# --------------------------------------------------------------------------- *_like, new_*
 
-@register_frontend(function=False)
-def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None,
-               pin_memory=False):
-    """A copy of `data` with this tensor's dtype and device unless others are given."""
-    if isinstance(data, dispatch.Tensor):
-        made = data.detach().to(dtype=dtype or self._dtype, device=device or self._device,
-                                copy=True)
-        return made.requires_grad_(True) if requires_grad else made
-    return _from_data(data, dtype or self._dtype, device or self._device, requires_grad,
-                      copy=True)
+def element_strides(array):
+    itemsize = array.dtype.itemsize
+    return tuple(s // itemsize for s in array.strides)
+
+
+def like_strides(self, memory_format, where):
+    """The element strides of a tensor made like the array `self` (None: row-major)."""
+    if memory_format is None and type(self) is np.ndarray and self.flags.c_contiguous:
+        return None      # (the common case, decided by NumPy's flag)
+    name = memory_layout.format_name(memory_format, where)
+    if name == memory_layout.CONTIGUOUS:
+        return None
+    shape, strides = self.shape, element_strides(self)
+    # NOTE [preserve_format in *_like]: as PyTorch, a dense input's strides are kept (so
+    # code must not assume a *_like result is row-major).
+    if name == memory_layout.PRESERVE and _row_major(shape, strides):
+        return None
+    return memory_layout.like_strides(shape, strides, name)
+
+
+def _row_major(shape, strides):
+    expected = 1
+    for size, stride in zip(reversed(shape), reversed(strides)):
+        if size != 1 and stride != expected:
+            return 0 in shape
+        expected *= size
+    return True
+
+
+def like_array(xp, self, fill, dtype, memory_format, where):
+    """The array of a tensor made like the array `self` in `memory_format`."""
+    strides = like_strides(self, memory_format, where)
+    if strides is None:
+        return filled_array(xp, self.shape, fill, dtype)
+    return strided_array(xp, self.shape, strides, fill, dtype)
+
+
+def _like_op(name, fill):
+    def meta(self, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+        dtype = option_dtype(dtype, self._dtype)
+        strides = like_strides(self._data, memory_format, name)
+        if strides is None:
+            return (self._data.shape, dtype)
+        return _meta_strided(self._data.shape, strides, dtype)
+
+    def kernel(xp, self, dtype=None, layout=None, device=None, pin_memory=None,
+               memory_format=None):
+        dtype = _NP_TO_DTYPE[self.dtype] if dtype is None else option_dtype(dtype, None)
+        if fill is not None and memory_format is None and type(self) is np.ndarray and \
+                self.flags.c_contiguous:          # (the common zeros_like(x), ones_like(x))
+            return (xp.zeros if fill == 0 else xp.ones)(self.shape, dtype._np)
+        return like_array(xp, self, fill, dtype, memory_format, name)
+    kernel.__doc__ = f"{name}(input, *, dtype=None, device=None, requires_grad=False, " \
+                     "memory_format=ember.preserve_format) -> Tensor: a tensor with input's " \
+                     f"shape (and, by default, dtype, device and layout) filled with {fill}."
+    register_op(f"{name}(Tensor self, *, {_OPTIONS}, MemoryFormat? memory_format=None) -> "
+                "Tensor", meta=meta, **_FACTORY)(kernel)
+    return OPS[name]
+
+
+def _full_like_meta(self, fill_value, dtype=None, layout=None, device=None, pin_memory=None,
+                    memory_format=None):
+    return OPS["zeros_like"].meta(self, dtype, layout, device, pin_memory, memory_format)
+
+
+@register_op(f"full_like(Tensor self, Scalar fill_value, *, {_OPTIONS}, MemoryFormat? "
+             "memory_format=None) -> Tensor", meta=_full_like_meta, **_FACTORY)
+def _full_like(xp, self, fill_value, dtype=None, layout=None, device=None, pin_memory=None,
+               memory_format=None):
+    """full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
+    memory_format=ember.preserve_format) -> Tensor: a tensor like input filled with
+    fill_value."""
+    dtype = _NP_TO_DTYPE[self.dtype] if dtype is None else option_dtype(dtype, None)
+    return like_array(xp, self, fill_value, dtype, memory_format, "full_like")
+
+
+def _like_frontend(op, name, with_value):
+    if with_value:
+        def factory(input, fill_value, *, dtype=None, layout=None, device=None,
+                    pin_memory=False, requires_grad=False, memory_format=None):
+            made = _call(op, (input, fill_value, dtype, layout, device, pin_memory,
+                              memory_format))
+            return made.requires_grad_(True) if requires_grad else made
+    else:
+        def factory(input, *, dtype=None, layout=None, device=None, pin_memory=False,
+                    requires_grad=False, memory_format=None):
+            made = _call(op, (input, dtype, layout, device, pin_memory, memory_format))
+            return made.requires_grad_(True) if requires_grad else made
+    factory.__name__ = factory.__qualname__ = name
+    return register_frontend(name, method=False)(factory)
+
+
+zeros_like = _like_frontend(_like_op("zeros_like", 0), "zeros_like", False)
+ones_like = _like_frontend(_like_op("ones_like", 1), "ones_like", False)
+empty_like = _like_frontend(_like_op("empty_like", None), "empty_like", False)
+full_like = _like_frontend(OPS["full_like"], "full_like", True)
+
+
+def _new_op(name, fill):
+    def meta(self, size, dtype=None, layout=None, device=None, pin_memory=None):
+        check_sizes(size)
+        return (size, option_dtype(dtype, self._dtype))
+
+    def kernel(xp, self, size, dtype=None, layout=None, device=None, pin_memory=None):
+        dtype = _NP_TO_DTYPE[self.dtype] if dtype is None else option_dtype(dtype, None)
+        return filled_array(xp, size, fill, dtype)
+    kernel.__doc__ = f"Tensor.{name}(*size, *, dtype=None, device=None, requires_grad=False) " \
+                     f"-> Tensor: a tensor of `size` filled with {fill}, with this tensor's " \
+                     "dtype and device unless others are given."
+    register_op(f"{name}(Tensor self, SymInt[] size, *, {_OPTIONS}) -> Tensor", meta=meta,
+                **_FACTORY)(kernel)
+    return OPS[name]
+
+
+@register_op(f"new_full(Tensor self, SymInt[] size, Scalar fill_value, *, {_OPTIONS}) -> "
+             "Tensor", **_FACTORY,
+             meta=lambda self, size, fill_value, dtype=None, layout=None, device=None,
+             pin_memory=None: (check_sizes(size), (size, option_dtype(dtype, self._dtype)))[1])
+def _new_full(xp, self, size, fill_value, dtype=None, layout=None, device=None,
+              pin_memory=None):
+    """Tensor.new_full(size, fill_value, *, dtype=None, device=None, requires_grad=False) ->
+    Tensor: a tensor of `size` filled with fill_value, with this tensor's dtype and device
+    unless others are given."""
+    dtype = _NP_TO_DTYPE[self.dtype] if dtype is None else option_dtype(dtype, None)
+    return filled_array(xp, size, fill_value, dtype)
+
+
+def _new_frontend(op, name, with_value):
+    if with_value:
+        def factory(self, size, fill_value, *, dtype=None, layout=None, device=None,
+                    pin_memory=False, requires_grad=False):
+            made = _call(op, (self, normalize_shape((size,)), fill_value, dtype, layout, device,
+                              pin_memory))
+            return made.requires_grad_(True) if requires_grad else made
+    else:
+        def factory(self, *size, dtype=None, layout=None, device=None, pin_memory=False,
+                    requires_grad=False):
+            made = _call(op, (self, normalize_shape(size), dtype, layout, device, pin_memory))
+            return made.requires_grad_(True) if requires_grad else made
+    factory.__name__ = factory.__qualname__ = name
+    return register_frontend(name, function=False)(factory)
+
+
+new_zeros = _new_frontend(_new_op("new_zeros", 0), "new_zeros", False)
+new_ones = _new_frontend(_new_op("new_ones", 1), "new_ones", False)
+new_empty = _new_frontend(_new_op("new_empty", None), "new_empty", False)
+new_full = _new_frontend(OPS["new_full"], "new_full", True)

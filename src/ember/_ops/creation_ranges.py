@@ -1,9 +1,10 @@
 """Range and structured factories: arange, range, linspace, logspace, eye, empty_strided.
 
-Hand-written frontends like the rest of creation.py (their arguments need PyTorch's parsing:
-`arange(end)` vs `arange(start, end, step)`, dtype inferred from the Python numbers). Values
-are computed in float64 (int64 for integer ranges) and cast once, as PyTorch's CPU kernels
-compute in their accumulate type.
+Each is a registry op (`arange.start_step`, `range.step`, `linspace`, `logspace`, `eye.m`; see
+NOTE [factory device]); the frontends here parse PyTorch's calling conventions (`arange(end)`
+vs `arange(start, end, step)`, 0-d tensors as numbers, `out=`, `requires_grad=`) and infer the
+dtype from the Python numbers. Values are computed in float64 (int64 for integer ranges) and
+cast once, as PyTorch's CPU kernels compute in their accumulate type.
 """
 from __future__ import annotations
 
@@ -12,16 +13,16 @@ import warnings
 
 import numpy as np
 
-from ember._backends.meta import MetaArray
 from ember._core import dispatch
 from ember._core import dtype as dt
-from ember._core.backend import get_backend
 from ember._core.checks import _check, _check_not_implemented, _check_type
-from ember._core.device import META, as_device, get_default_device
 from ember._core.fp_errors import cast
-from ember._core.registry import register_frontend
-from ember._core.shape import check_shape, normalize_shape
-from ember._ops.creation import uninitialized_fill
+from ember._core.registry import OPS, register_frontend, register_op
+from ember._core.shape import normalize_shape
+from ember._ops.creation import (_FACTORY, _OPTIONS, check_sizes, on_device, option_dtype,
+                                 run_factory_op)
+
+_call = dispatch.call
 
 
 def _number(value, name):
@@ -45,30 +46,6 @@ def _real(value, dtype):
     _check(not isinstance(value, (complex, np.complexfloating)) or dtype.is_complex, lambda: (
         "value cannot be converted to type double without overflow"))
     return value
-
-
-def _place(values, dtype, device, requires_grad, out):
-    """Finish a factory: the host array `values` as a tensor on `device`, or written to out."""
-    if out is not None:
-        made = dispatch.wrap(cast(values, out._dtype._np), out._dtype, dispatch.CPU)
-        if out._device is not dispatch.CPU:
-            made = made.to(out._device)
-        dispatch.copy_into_out(out, made)
-        return out
-    if device is META:
-        array = MetaArray(values.shape, dtype._np)
-    elif device.type == "cpu":
-        array = values
-    else:
-        array = get_backend(device.type).from_host(values, device)
-    t = dispatch.wrap(array, dtype, device)
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
-
-
-def _device(device):
-    return get_default_device() if device is None else as_device(device)
 
 
 def _cast(values, dtype):
@@ -96,24 +73,77 @@ def _check_range(start, end, step):
            "upper bound and lower bound inconsistent with step sign")
 
 
+def _arange_size(start, end, step, dtype):
+    for v in (start, end, step):
+        _real(v, dtype)
+    _check_range(start, end, step)
+    _check_not_implemented(dtype is not dt.bool_, "\"arange_cpu\" not implemented for 'Bool'")
+    return math.ceil((end - start) / step)
+
+
+def _range_dtype(start, end, step):
+    """arange's dtype for Python numbers: the default float if any is a float, else int64."""
+    return dt.get_default_dtype() if any(isinstance(v, (float, np.floating))
+                                         for v in (start, end, step)) else dt.int64
+
+
+@register_op(f"arange.start_step(Scalar start, Scalar end, Scalar step=1, *, {_OPTIONS}) -> "
+             "Tensor", **_FACTORY,
+             meta=lambda start, end, step=1, dtype=None, layout=None, device=None,
+             pin_memory=None: _arange_meta(start, end, step, dtype))
+def _arange(xp, start, end, step=1, dtype=None, layout=None, device=None, pin_memory=None):
+    """arange(start=0, end, step=1, *, dtype=None, device=None) -> Tensor: the numbers from
+    start up to (not including) end, step apart."""
+    if type(start) is int and type(end) is int and type(step) is int and \
+            (dtype is None or dtype is dt.int64) and step and (end - start) * step >= 0:
+        return xp.arange(start, end, step, dtype=np.int64)     # (the common arange(n))
+    dtype = option_dtype(dtype, _range_dtype(start, end, step))
+    size = _arange_size(start, end, step, dtype)
+    return on_device(xp, _range_values(start, end, step, dtype, size), device)
+
+
+def _arange_meta(start, end, step, dtype):
+    dtype = option_dtype(dtype, _range_dtype(start, end, step))
+    return ((_arange_size(start, end, step, dtype),), dtype)
+
+
+_ARANGE = OPS["arange.start_step"]
+
+
 @register_frontend(method=False)
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            pin_memory=False, requires_grad=False):
     if end is None:
         start, end = 0, start
+    if type(start) is int and type(end) is int and type(step) is int and out is None:
+        made = _call(_ARANGE, (start, end, step, dtype, layout, device, pin_memory))
+        return made.requires_grad_(True) if requires_grad else made
     (start, t1), (end, t2), (step, t3) = (_number(start, "start"), _number(end, "end"),
                                           _number(step, "step"))
     if dtype is None:
         dtype = out._dtype if out is not None else (
             dt.get_default_dtype() if any(_is_float(v, t) for v, t in
                                           ((start, t1), (end, t2), (step, t3))) else dt.int64)
-    for v in (start, end, step):
-        _real(v, dtype)
+    if out is not None:
+        device = out._device
+    return run_factory_op(_ARANGE, (start, end, step, dtype, layout, device, pin_memory),
+                          requires_grad, out)
+
+
+def _range_step_size(start, end, step):
     _check_range(start, end, step)
-    _check_not_implemented(dtype is not dt.bool_, "\"arange_cpu\" not implemented for 'Bool'")
-    size = math.ceil((end - start) / step)
-    values = _range_values(start, end, step, dtype, size)
-    return _place(values, dtype, _device(device), requires_grad, out)
+    return math.floor((end - start) / step) + 1
+
+
+@register_op(f"range.step(Scalar start, Scalar end, Scalar step=1, *, {_OPTIONS}) -> Tensor",
+             **_FACTORY, meta=lambda start, end, step=1, dtype=None, layout=None, device=None,
+             pin_memory=None: ((_range_step_size(start, end, step),),
+                               option_dtype(dtype, dt.get_default_dtype())))
+def _range_step(xp, start, end, step=1, dtype=None, layout=None, device=None, pin_memory=None):
+    """range(start=0, end, step=1) -> Tensor (deprecated): like arange, end included."""
+    dtype = option_dtype(dtype, dt.get_default_dtype())
+    size = _range_step_size(start, end, step)
+    return on_device(xp, _range_values(start, end, step, dtype, size), device)
 
 
 @register_frontend("range", method=False)
@@ -128,51 +158,112 @@ def range_(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     start, end, step = (_number(start, "start")[0], _number(end, "end")[0],
                         _number(step, "step")[0])
     dtype = dtype or (out._dtype if out is not None else dt.get_default_dtype())
-    _check_range(start, end, step)
-    size = math.floor((end - start) / step) + 1
-    values = _range_values(start, end, step, dtype, size)
-    return _place(values, dtype, _device(device), requires_grad, out)
+    if out is not None:
+        device = out._device
+    return run_factory_op(OPS["range.step"], (start, end, step, dtype, layout, device, pin_memory),
+                          requires_grad, out)
 
 
-def _spaced(start, end, steps, dtype, out, kernel_name):
+def _spaced(start, end, steps, dtype, kernel_name):
     """linspace's values in float64 (complex128), PyTorch's symmetric formula: the first half
     counts up from start, the second half down from end, so both ends are exact."""
-    start, t1 = _number(start, "start")
-    end, t2 = _number(end, "end")
     _check_type(isinstance(steps, (int, np.integer)) and not isinstance(steps, bool), lambda: (
         f"linspace(): argument 'steps' must be int, not {type(steps).__name__}"))
     _check(steps >= 0, "number of steps must be non-negative")
-    if dtype is None:
-        is_complex = any(isinstance(v, (complex, np.complexfloating)) or (
-            t is not None and t.is_complex) for v, t in ((start, t1), (end, t2)))
-        dtype = out._dtype if out is not None else (
-            dt.default_complex_dtype() if is_complex else dt.get_default_dtype())
     _check_not_implemented(dtype is not dt.bool_, lambda: (
         f"\"{kernel_name}\" not implemented for 'Bool'"))
     work = np.complex128 if dtype.is_complex or isinstance(start, complex) or isinstance(
         end, complex) else np.float64
     if steps == 1:
-        return np.array([start], dtype=work), dtype
+        return np.array([start], dtype=work)
     step = (end - start) / max(steps - 1, 1)
     index = np.arange(steps, dtype=np.float64)
     half = steps // 2
     values = np.where(index < half, start + index * step, end - (steps - 1 - index) * step)
-    return cast(values, work), dtype
+    return cast(values, work)
+
+
+def _spaced_dtype(start, end, dtype):
+    """linspace's dtype for Python numbers: the default complex dtype if either is complex."""
+    is_complex = any(isinstance(v, (complex, np.complexfloating)) for v in (start, end))
+    return option_dtype(dtype, dt.default_complex_dtype() if is_complex else
+                        dt.get_default_dtype())
+
+
+def _spaced_meta(kernel_name):
+    def meta(start, end, steps, *rest):
+        dtype = _spaced_dtype(start, end, rest[1] if kernel_name == "logspace_cpu" else
+                              (rest[0] if rest else None))
+        _spaced(start, end, steps, dtype, kernel_name)
+        return ((steps,), dtype)
+    return meta
+
+
+@register_op(f"linspace(Scalar start, Scalar end, int steps, *, {_OPTIONS}) -> Tensor",
+             **_FACTORY, meta=_spaced_meta("linspace_cpu"))
+def _linspace(xp, start, end, steps, dtype=None, layout=None, device=None, pin_memory=None):
+    """linspace(start, end, steps, *, dtype=None, device=None) -> Tensor: `steps` numbers
+    evenly spaced from start to end, both included."""
+    dtype = _spaced_dtype(start, end, dtype)
+    values = _spaced(start, end, steps, dtype, "linspace_cpu")
+    return on_device(xp, _cast(values, dtype), device)
+
+
+@register_op("logspace(Scalar start, Scalar end, int steps, float base=10.0, *, "
+             f"{_OPTIONS}) -> Tensor", **_FACTORY, meta=_spaced_meta("logspace_cpu"))
+def _logspace(xp, start, end, steps, base=10.0, dtype=None, layout=None, device=None,
+              pin_memory=None):
+    """logspace(start, end, steps, base=10.0, *, dtype=None, device=None) -> Tensor: base to
+    the powers linspace(start, end, steps) gives."""
+    dtype = _spaced_dtype(start, end, dtype)
+    values = _spaced(start, end, steps, dtype, "logspace_cpu")
+    return on_device(xp, _cast(np.power(float(base), values), dtype), device)
+
+
+def _spaced_frontend_dtype(start, end, dtype, out):
+    """The dtype the frontend passes: out's, or inferred from the numbers and 0-d tensors."""
+    start, t1 = _number(start, "start")
+    end, t2 = _number(end, "end")
+    if dtype is None:
+        is_complex = any(isinstance(v, (complex, np.complexfloating)) or (
+            t is not None and t.is_complex) for v, t in ((start, t1), (end, t2)))
+        dtype = out._dtype if out is not None else (
+            dt.default_complex_dtype() if is_complex else dt.get_default_dtype())
+    return start, end, dtype
 
 
 @register_frontend(method=False)
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
              pin_memory=False, requires_grad=False):
-    values, dtype = _spaced(start, end, steps, dtype, out, "linspace_cpu")
-    return _place(_cast(values, dtype), dtype, _device(device), requires_grad, out)
+    start, end, dtype = _spaced_frontend_dtype(start, end, dtype, out)
+    if out is not None:
+        device = out._device
+    return run_factory_op(OPS["linspace"], (start, end, steps, dtype, layout, device, pin_memory),
+                          requires_grad, out)
 
 
 @register_frontend(method=False)
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
              pin_memory=False, requires_grad=False):
-    values, dtype = _spaced(start, end, steps, dtype, out, "logspace_cpu")
-    return _place(_cast(np.power(float(base), values), dtype), dtype, _device(device),
-                  requires_grad, out)
+    start, end, dtype = _spaced_frontend_dtype(start, end, dtype, out)
+    if out is not None:
+        device = out._device
+    return run_factory_op(OPS["logspace"], (start, end, steps, base, dtype, layout, device,
+                                            pin_memory), requires_grad, out)
+
+
+def _eye_check(n, m):
+    _check(n >= 0, lambda: f"n must be greater or equal to 0, got {n}")
+    _check(m >= 0, lambda: f"m must be greater or equal to 0, got {m}")
+
+
+@register_op(f"eye.m(SymInt n, SymInt m, *, {_OPTIONS}) -> Tensor", **_FACTORY,
+             meta=lambda n, m, dtype=None, layout=None, device=None, pin_memory=None: (
+                 _eye_check(n, m), ((n, m), option_dtype(dtype, dt.get_default_dtype())))[1])
+def _eye(xp, n, m, dtype=None, layout=None, device=None, pin_memory=None):
+    """eye(n, m=None, *, dtype=None, device=None) -> Tensor: ones on the diagonal."""
+    _eye_check(n, m)
+    return xp.eye(n, m, dtype=option_dtype(dtype, dt.get_default_dtype())._np)
 
 
 @register_frontend(method=False)
@@ -181,9 +272,11 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, pin_memory
     _check(n >= 0, lambda: f"n must be greater or equal to 0, got {n}")
     if m is None:
         m = n
-    _check(m >= 0, lambda: f"m must be greater or equal to 0, got {m}")
     dtype = dtype or (out._dtype if out is not None else dt.get_default_dtype())
-    return _place(np.eye(n, m, dtype=dtype._np), dtype, _device(device), requires_grad, out)
+    if out is not None:
+        device = out._device
+    return run_factory_op(OPS["eye.m"], (n, m, dtype, layout, device, pin_memory),
+                          requires_grad, out)
 
 
 @register_frontend(method=False)
@@ -194,25 +287,9 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
     _check(len(shape) == len(strides), lambda: (
         f"dimensionality of sizes ({len(shape)}) must match dimensionality of strides "
         f"({len(strides)})"))
-    check_shape(shape)
-    dtype = dtype or dt.get_default_dtype()
-    device = _device(device)
-    itemsize = dtype.itemsize
-    byte_strides = tuple(s * itemsize for s in strides)
-    if device is META:
-        array = MetaArray(shape, dtype._np, byte_strides)
-    else:
-        xp = get_backend(device.type).xp
-        extent = 0 if 0 in shape else 1 + sum((n - 1) * s for n, s in zip(shape, strides))
-        buffer = xp.empty(max(extent, 1) if shape else 1, dtype._np)
-        fill = uninitialized_fill(dtype)
-        if fill is not None:
-            buffer[...] = fill
-        array = xp.lib.stride_tricks.as_strided(buffer, shape, byte_strides)
-    t = dispatch.wrap(array, dtype, device)
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
+    check_sizes(shape)
+    return run_factory_op(OPS["empty_strided"], (shape, strides, dtype, layout, device, pin_memory),
+                          requires_grad, None)
 
 
 def _new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None,

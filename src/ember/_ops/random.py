@@ -1,9 +1,13 @@
-"""Random ops: rand, randn, randint, randperm, normal, bernoulli, multinomial, poisson, the
-`*_like` factories and the in-place samplers (uniform_, normal_, random_, ...).
+"""Random ops: rand, randn, randint, randperm, normal, bernoulli, multinomial, poisson and the
+`*_like` factories, each a registry op (`rand`, `randn`, `randint.low`, `normal.Tensor_Tensor`,
+`bernoulli.p` ...); the in-place samplers (uniform_, normal_, ...) live in random_inplace.py.
 
-Every op takes `generator=` (an `ember.Generator`; the default generator when None). Numbers are
-drawn on the host from the generator's NumPy stream and then placed on the target device, so
-one seed gives the same numbers on every device.
+NOTE [the generator is an input]: every random op takes `Generator? generator=None` as a schema
+argument and its kernel draws from that generator (None: the default one, resolved inside the
+kernel). So a mode or tracer sees the generator among the op's arguments, and replaying the op
+with a generator in the same state gives the same numbers. Numbers are drawn on the host from
+the generator's NumPy stream and then placed on the target device, so one seed gives the same
+numbers on every device.
 NOTE [random streams differ from PyTorch]: the values are not PyTorch's for the same seed;
 dtypes, shapes, supports and errors are.
 """
@@ -13,16 +17,26 @@ import math
 
 import numpy as np
 
-from ember._core import dispatch, layout
+from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented, _check_type
-from ember._core.device import META, as_device
 from ember._core.promotion import promote_types
-from ember._core.registry import register_frontend
-from ember._core.shape import check_shape, normalize_shape
-from ember._ops.creation_ranges import _device, _place
+from ember._core.registry import OPS, register_frontend, register_op
+from ember._core.shape import normalize_shape
+from ember._ops.creation import (_FACTORY, _OPTIONS, check_sizes, like_strides, on_device,
+                                 option_dtype, run_factory_op, strided_array)
+from ember._ops.grad_utils import zeros_grad
 from ember._ops.linalg import broadcast_batch, cxx
 from ember._random import numpy_generator
+
+_call = dispatch.call
+_NP_TO_DTYPE = dt.NP_TO_DTYPE
+_default_float = dt._default_float
+# PyTorch tags its random ops "nondeterministic_seeded": their results depend on the generator.
+_SEEDED = {**_FACTORY, "tags": ("nondeterministic_seeded",)}
+_SAMPLER = {"function": False, "method": False, "out": False, "saves": (),
+            "tags": ("nondeterministic_seeded",)}
+_GEN = "Generator? generator=None"
 
 
 def _g(value) -> str:
@@ -56,45 +70,84 @@ def _normal(rng, shape, dtype, mean=0.0, std=1.0):
         scale = std / math.sqrt(2.0)
         values = rng.standard_normal(shape) * scale + 1j * rng.standard_normal(shape) * scale
         return (values + mean).astype(dtype._np)
+    standard = mean == 0.0 and std == 1.0     # (x * 1 + 0 is x: skip two array ops)
     if dtype is dt.float32:
-        return rng.standard_normal(shape, dtype=np.float32) * np.float32(std) + np.float32(mean)
-    return (rng.standard_normal(shape) * std + mean).astype(dtype._np)
+        values = rng.standard_normal(shape, dtype=np.float32)
+        return values if standard else values * np.float32(std) + np.float32(mean)
+    values = rng.standard_normal(shape)
+    return (values if standard else values * std + mean).astype(dtype._np, copy=False)
 
 
-def _factory(shape, dtype, device, requires_grad, out, draw):
-    """Draw `draw(rng-free shape)` host values (none on meta) and place them."""
-    check_shape(shape)
-    if out is None and device is META:
-        return _place(np.empty(shape, dtype._np), dtype, device, requires_grad, None)
-    return _place(draw(shape), dtype, device, requires_grad, out)
+def host(xp, array):
+    """A kernel's input array on the host (random numbers are drawn there)."""
+    return array if xp is np else xp.asnumpy(array)
 
 
-def _float_dtype(dtype, out):
-    if dtype is not None:
-        return dtype
-    return out._dtype if out is not None else dt.get_default_dtype()
+def _float_dtype(dtype, kernel):
+    if dtype is None:
+        return _default_float[0]      # always a floating type
+    dtype = option_dtype(dtype, None)
+    _need_float(dtype, kernel)
+    return dtype
+
+
+def _int_dtype(dtype):
+    return dt.int64 if dtype is None or dtype == "long" else option_dtype(dtype, dt.int64)
+
+
+def _sized_meta(kernel):
+    def meta(size, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
+        dtype = _float_dtype(dtype, kernel)
+        check_sizes(size)
+        return (size, dtype)
+    return meta
 
 
 # --------------------------------------------------------------------------- factories
 
+@register_op(f"rand(SymInt[] size, *, {_GEN}, {_OPTIONS}) -> Tensor", **_SEEDED,
+             meta=_sized_meta("check_uniform_bounds"))
+def _rand(xp, size, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
+    """rand(*size, *, generator=None, dtype=None, device=None) -> Tensor: uniform in [0, 1)."""
+    dtype = _float_dtype(dtype, "check_uniform_bounds")
+    if size and min(size) < 0:
+        check_sizes(size)
+    return on_device(xp, _uniform(numpy_generator(generator), size, dtype), device)
+
+
+@register_op(f"randn(SymInt[] size, *, {_GEN}, {_OPTIONS}) -> Tensor", **_SEEDED,
+             meta=_sized_meta("normal_kernel_cpu"))
+def _randn(xp, size, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
+    """randn(*size, *, generator=None, dtype=None, device=None) -> Tensor: standard normal."""
+    dtype = _float_dtype(dtype, "normal_kernel_cpu")
+    if size and min(size) < 0:
+        check_sizes(size)
+    return on_device(xp, _normal(numpy_generator(generator), size, dtype), device)
+
+
+_RAND, _RANDN = OPS["rand"], OPS["randn"]
+
+
 @register_frontend(method=False)
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
          pin_memory=False, requires_grad=False):
-    dtype = _float_dtype(dtype, out)
-    _need_float(dtype, "check_uniform_bounds")
-    rng = numpy_generator(generator)
-    return _factory(normalize_shape(size), dtype, _device(device), requires_grad, out,
-                    lambda shape: _uniform(rng, shape, dtype))
+    if out is not None:
+        dtype, device = dtype or out._dtype, out._device
+    return run_factory_op(_RAND, (normalize_shape(size), generator, dtype, layout,
+                                  device, pin_memory), requires_grad, out)
 
 
 @register_frontend(method=False)
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
           pin_memory=False, requires_grad=False):
-    dtype = _float_dtype(dtype, out)
-    _need_float(dtype, "normal_kernel_cpu")
-    rng = numpy_generator(generator)
-    return _factory(normalize_shape(size), dtype, _device(device), requires_grad, out,
-                    lambda shape: _normal(rng, shape, dtype))
+    if out is not None:
+        dtype, device = dtype or out._dtype, out._device
+    shape = normalize_shape(size)
+    made = _call(_RANDN, (shape, generator, dtype, layout, device, pin_memory))
+    if out is not None:
+        dispatch.copy_into_out(out, made)
+        return out
+    return made.requires_grad_(True) if requires_grad else made
 
 
 def _check_int_range(low, high, dtype):
@@ -113,6 +166,28 @@ def _integers(rng, low, high, shape, dtype):
     return values.astype(dtype._np)
 
 
+def _randint_meta(low, high, size, generator=None, dtype="long", layout=None, device=None,
+                  pin_memory=None):
+    dtype = _int_dtype(dtype)
+    _check_int_range(low, high, dtype)
+    check_sizes(size)
+    return (size, dtype)
+
+
+@register_op(f"randint.low(SymInt low, SymInt high, SymInt[] size, *, {_GEN}, "
+             "ScalarType? dtype=long, Layout? layout=None, Device? device=None, "
+             "bool? pin_memory=None) -> Tensor", **_SEEDED, meta=_randint_meta)
+def _randint(xp, low, high, size, generator=None, dtype="long", layout=None, device=None,
+             pin_memory=None):
+    """randint(low=0, high, size, *, generator=None, dtype=ember.int64, device=None) -> Tensor:
+    integers drawn uniformly from [low, high)."""
+    dtype = _int_dtype(dtype)
+    _check_int_range(low, high, dtype)
+    check_sizes(size)
+    values = _integers(numpy_generator(generator), low, high, size, dtype)
+    return on_device(xp, values, device)
+
+
 @register_frontend(method=False)
 def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
             pin_memory=False, requires_grad=False):
@@ -125,47 +200,107 @@ def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None,
         "randint() received an invalid combination of arguments - expected (int high, tuple "
         "of ints size) or (int low, int high, tuple of ints size)"))
     low, high = (0, args[0]) if len(args) == 1 else args
-    dtype = dtype or (out._dtype if out is not None else dt.int64)
-    _check_int_range(low, high, dtype)
-    rng = numpy_generator(generator)
-    return _factory(normalize_shape((size,)), dtype, _device(device), requires_grad, out,
-                    lambda shape: _integers(rng, low, high, shape, dtype))
+    if out is not None:
+        dtype, device = dtype or out._dtype, out._device
+    return run_factory_op(OPS["randint.low"], (
+        low, high, normalize_shape((size,)), generator, dtype or dt.int64, layout, device,
+        pin_memory), requires_grad, out)
 
 
-def _like(input, dtype, device):
-    return (input._dtype if dtype is None else dtype,
-            input._device if device is None else as_device(device))
+def _check_randperm(n, dtype):
+    check_sizes((n,))
+    if dtype._category == dt.INT and n > 0:
+        _check(n - 1 <= np.iinfo(dtype._np).max, lambda: (
+            f"value cannot be converted to type {cxx(dtype._np).replace('signed char', 'int8_t')}"
+            " without overflow"))
 
 
-def _like_layout(result, input, memory_format, where):
-    """`result` (a fresh contiguous sample) laid out as `memory_format` asks of a tensor made
-    like `input` (preserve: input's own dense layout)."""
-    name = layout.format_name(memory_format, where)
-    # See NOTE [preserve_format in *_like] (creation.py).
-    if name == layout.CONTIGUOUS or (name == layout.PRESERVE and input.is_contiguous()):
-        return result
-    from ember._ops.creation import like_array
-    target = dispatch.wrap(like_array(input, None, result._dtype, result._device,
-                                      memory_format, where), result._dtype, result._device)
-    dispatch.write_array(target, result)
-    target._requires_grad = result._requires_grad
+@register_op(f"randperm(SymInt n, *, {_GEN}, ScalarType? dtype=long, Layout? layout=None, "
+             "Device? device=None, bool? pin_memory=None) -> Tensor", **_SEEDED,
+             meta=lambda n, generator=None, dtype="long", layout=None, device=None,
+             pin_memory=None: (_check_randperm(n, _int_dtype(dtype)), ((n,), _int_dtype(dtype)))[1])
+def _randperm(xp, n, generator=None, dtype="long", layout=None, device=None, pin_memory=None):
+    """randperm(n, *, generator=None, dtype=ember.int64, device=None) -> Tensor: a random
+    permutation of 0 .. n-1."""
+    dtype = _int_dtype(dtype)
+    _check_randperm(n, dtype)
+    values = numpy_generator(generator).permutation(n).astype(dtype._np)
+    return on_device(xp, values, device)
+
+
+@register_frontend(method=False)
+def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
+             pin_memory=False, requires_grad=False):
+    if out is not None:
+        dtype, device = dtype or out._dtype, out._device
+    return run_factory_op(OPS["randperm"], (n, generator, dtype or dt.int64, layout,
+                                            device, pin_memory), requires_grad, out)
+
+
+# --------------------------------------------------------------------------- *_like
+
+def _laid_out_like(xp, self, values, memory_format, where):
+    """Fresh row-major `values` in the layout `memory_format` asks of a tensor made like the
+    array `self` (preserve: self's own dense layout)."""
+    strides = like_strides(self, memory_format, where)
+    if strides is None:
+        return values
+    target = strided_array(xp, self.shape, strides, 0, _NP_TO_DTYPE[values.dtype])
+    target[...] = values
     return target
 
 
-@register_frontend(method=False)
-def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
-              pin_memory=False, requires_grad=False, memory_format=None):
-    dtype, device = _like(input, dtype, device)
-    return _like_layout(rand(input.shape, generator=generator, dtype=dtype, device=device,
-                             requires_grad=requires_grad), input, memory_format, "rand_like")
+def _like_meta(name, kernel, dtype_at, integer=False):
+    def meta(self, *rest):
+        dtype = rest[dtype_at]
+        dtype = option_dtype(dtype, self._dtype)
+        if not integer:
+            _need_float(dtype, kernel)
+        like_strides(self._data, rest[-1], name)
+        return (self._data.shape, dtype)
+    return meta
 
 
-@register_frontend(method=False)
-def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
-               pin_memory=False, requires_grad=False, memory_format=None):
-    dtype, device = _like(input, dtype, device)
-    return _like_layout(randn(input.shape, generator=generator, dtype=dtype, device=device,
-                              requires_grad=requires_grad), input, memory_format, "randn_like")
+_LIKE_TAIL = f"{_OPTIONS}, MemoryFormat? memory_format=None) -> Tensor"
+
+
+def _float_like_op(name, kernel_name, draw):
+    def kernel(xp, self, generator=None, dtype=None, layout=None, device=None,
+               pin_memory=None, memory_format=None):
+        dtype = option_dtype(dtype, _NP_TO_DTYPE[self.dtype])
+        _need_float(dtype, kernel_name)
+        values = draw(numpy_generator(generator), self.shape, dtype)
+        return on_device(xp, _laid_out_like(np, self, values, memory_format, name), device)
+    kernel.__doc__ = f"{name}(input, *, generator=None, dtype=None, device=None, " \
+                     "memory_format=ember.preserve_format) -> Tensor: random numbers in " \
+                     "input's shape (and by default dtype, device and layout)."
+    register_op(f"{name}(Tensor self, *, {_GEN}, {_LIKE_TAIL}", **_SEEDED,
+                meta=_like_meta(name, kernel_name, 1))(kernel)
+    op = OPS[name]
+
+    def frontend(input, *, generator=None, dtype=None, layout=None, device=None,
+                 pin_memory=False, requires_grad=False, memory_format=None):
+        made = _call(op, (input, generator, dtype, layout, device, pin_memory, memory_format))
+        return made.requires_grad_(True) if requires_grad else made
+    frontend.__name__ = frontend.__qualname__ = name
+    return register_frontend(name, method=False)(frontend)
+
+
+rand_like = _float_like_op("rand_like", "check_uniform_bounds", _uniform)
+randn_like = _float_like_op("randn_like", "normal_kernel_cpu", _normal)
+
+
+@register_op(f"randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, {_GEN}, "
+             f"{_LIKE_TAIL}", **_SEEDED, meta=_like_meta("randint_like", "", 3, integer=True))
+def _randint_like(xp, self, low, high, generator=None, dtype=None, layout=None, device=None,
+                  pin_memory=None, memory_format=None):
+    """randint_like(input, low=0, high, *, generator=None, dtype=None, device=None) -> Tensor:
+    integers from [low, high) in input's shape."""
+    dtype = option_dtype(dtype, _NP_TO_DTYPE[self.dtype])
+    _check_int_range(low, high, dtype)
+    values = _integers(numpy_generator(generator), low, high, self.shape, dtype)
+    return on_device(xp, _laid_out_like(np, self, values, memory_format, "randint_like"),
+                     device)
 
 
 @register_frontend(method=False)
@@ -175,34 +310,87 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=
         low, high = 0, low
     if isinstance(high, dispatch.Tensor):
         high = high.item()
-    dtype, device = _like(input, dtype, device)
-    return _like_layout(randint(low, high, tuple(input.shape), generator=generator, dtype=dtype,
-                                device=device, requires_grad=requires_grad),
-                        input, memory_format, "randint_like")
-
-
-@register_frontend(method=False)
-def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
-             pin_memory=False, requires_grad=False):
-    dtype = dtype or (out._dtype if out is not None else dt.int64)
-    check_shape((n,))
-    if dtype._category == dt.INT and n > 0:
-        _check(n - 1 <= np.iinfo(dtype._np).max, lambda: (
-            f"value cannot be converted to type {cxx(dtype._np).replace('signed char', 'int8_t')}"
-            " without overflow"))
-    rng = numpy_generator(generator)
-    return _factory((n,), dtype, _device(device), requires_grad, out,
-                    lambda shape: rng.permutation(n).astype(dtype._np))
+    made = _call(OPS["randint_like.low_dtype"], (input, low, high, generator, dtype, layout,
+                                                  device, pin_memory, memory_format))
+    return made.requires_grad_(True) if requires_grad else made
 
 
 # --------------------------------------------------------------------------- from tensors
 
-def _host(t):
-    return t._host() if t._device is not META else None
+def _check_std(std):
+    _check(std >= 0, lambda: f"normal expects std >= 0.0, but found std {_g(std)}")
 
 
-def _result_device(*tensors):
-    return next(t._device for t in tensors if isinstance(t, dispatch.Tensor))
+@register_op(f"normal.float_float(float mean, float std, SymInt[] size, *, {_GEN}, "
+             f"{_OPTIONS}) -> Tensor", **_SEEDED,
+             meta=lambda mean, std, size, generator=None, dtype=None, layout=None, device=None,
+             pin_memory=None: (_check_std(std), _sized_meta("normal_kernel_cpu")(
+                 size, generator, dtype))[1])
+def _normal_float_float(xp, mean, std, size, generator=None, dtype=None, layout=None,
+                        device=None, pin_memory=None):
+    """normal(mean, std, size, *, generator=None, dtype=None, device=None) -> Tensor."""
+    dtype = _float_dtype(dtype, "normal_kernel_cpu")
+    _check_std(std)
+    check_sizes(size)
+    return on_device(xp, _normal(numpy_generator(generator), size, dtype, mean, std), device)
+
+
+def _normal_dtype(*dtypes):
+    dtype = dtypes[0] if len(dtypes) == 1 else promote_types(*dtypes)
+    _need_float(dtype, "normal_kernel_cpu")
+    return dtype
+
+
+def _normal_meta(mean, std, generator=None):
+    tensors = [t for t in (mean, std) if isinstance(t, dispatch.Tensor)]
+    if not isinstance(std, dispatch.Tensor):
+        _check_std(std)
+    shape = broadcast_batch(*(t.shape for t in tensors)) if len(tensors) == 2 else \
+        tuple(tensors[0].shape)
+    return (shape, _normal_dtype(*(t._dtype for t in tensors)))
+
+
+def _normal_tensors(xp, mean, std, generator):
+    """Numbers drawn around `mean` with spread `std` (arrays or Python numbers)."""
+    arrays = [v for v in (mean, std) if not isinstance(v, (int, float))]
+    dtype = _normal_dtype(*(_NP_TO_DTYPE[a.dtype] for a in arrays))
+    shape = broadcast_batch(*(a.shape for a in arrays)) if len(arrays) == 2 else \
+        tuple(arrays[0].shape)
+    mean_v = mean if isinstance(mean, (int, float)) else host(xp, mean)
+    std_v = std if isinstance(std, (int, float)) else host(xp, std)
+    if isinstance(std, (int, float)):
+        _check_std(std)
+    else:
+        _check(bool((std_v >= 0).all()), "normal expects all elements of std >= 0.0")
+    values = numpy_generator(generator).standard_normal(shape) * np.asarray(
+        std_v, np.float64) + np.asarray(mean_v, np.float64)
+    values = np.asarray(values).astype(dtype._np)
+    return values if xp is np else xp.asarray(values)
+
+
+_NORMAL = {**_SAMPLER, "meta": _normal_meta}
+
+
+@register_op(f"normal.Tensor_Tensor(Tensor mean, Tensor std, *, {_GEN}) -> Tensor", **_NORMAL,
+             derivatives={"mean": zeros_grad, "std": zeros_grad}, node_name="NormalBackward3")
+def _normal_tt(xp, mean, std, generator=None):
+    """normal(mean, std, *, generator=None) -> Tensor: one number per element of the
+    broadcast mean and std tensors."""
+    return _normal_tensors(xp, mean, std, generator)
+
+
+@register_op(f"normal.Tensor_float(Tensor mean, float std=1, *, {_GEN}) -> Tensor", **_NORMAL,
+             derivatives={"mean": zeros_grad}, node_name="NormalBackward1")
+def _normal_tf(xp, mean, std=1.0, generator=None):
+    """normal(mean, std=1.0, *, generator=None) -> Tensor: around each element of mean."""
+    return _normal_tensors(xp, mean, std, generator)
+
+
+@register_op(f"normal.float_Tensor(float mean, Tensor std, *, {_GEN}) -> Tensor", **_NORMAL,
+             derivatives={"std": zeros_grad}, node_name="NormalBackward2")
+def _normal_ft(xp, mean, std, generator=None):
+    """normal(mean, std, *, generator=None) -> Tensor: spread by each element of std."""
+    return _normal_tensors(xp, mean, std, generator)
 
 
 @register_frontend(method=False)
@@ -210,76 +398,92 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
            device=None, pin_memory=False, requires_grad=False):
     """normal(mean, std, ...): mean and std as tensors or numbers; both numbers need `size`."""
     mean_t, std_t = isinstance(mean, dispatch.Tensor), isinstance(std, dispatch.Tensor)
-    rng = numpy_generator(generator)
     if not mean_t and not std_t:
         _check_type(size is not None, "normal() received an invalid combination of arguments - "
                                       "got (float, float), expected a size")
-        dtype = _float_dtype(dtype, out)
-        _need_float(dtype, "normal_kernel_cpu")
-        _check(std >= 0, lambda: f"normal expects std >= 0.0, but found std {_g(std)}")
-        return _factory(normalize_shape((size,)), dtype, _device(device), requires_grad, out,
-                        lambda shape: _normal(rng, shape, dtype, mean, std))
-    tensors = [t for t in (mean, std) if isinstance(t, dispatch.Tensor)]
-    dtype = tensors[0]._dtype if len(tensors) == 1 else promote_types(mean._dtype, std._dtype)
-    _need_float(dtype, "normal_kernel_cpu")
-    shape = broadcast_batch(*(t.shape for t in tensors)) if len(tensors) == 2 else \
-        tuple(tensors[0].shape)
-    device = _result_device(mean, std)
-    if not std_t:
-        _check(std >= 0, lambda: f"normal expects std >= 0.0, but found std {_g(std)}")
-    if device is META:
-        return _place(np.empty(shape, dtype._np), dtype, device, False, out)
-    mean_v = _host(mean) if mean_t else mean
-    std_v = _host(std) if std_t else std
-    if std_t:
-        _check(bool((std_v >= 0).all()), "normal expects all elements of std >= 0.0")
-    values = rng.standard_normal(shape) * np.asarray(std_v, np.float64) + np.asarray(
-        mean_v, np.float64)
-    return _place(values.astype(dtype._np), dtype, device, False, out)
+        if out is not None:
+            dtype, device = dtype or out._dtype, out._device
+        return run_factory_op(OPS["normal.float_float"], (
+            mean, std, normalize_shape((size,)), generator, dtype, layout, device, pin_memory),
+            requires_grad, out)
+    name = "normal.Tensor_Tensor" if mean_t and std_t else (
+        "normal.Tensor_float" if mean_t else "normal.float_Tensor")
+    return run_factory_op(OPS[name], (mean, std, generator), False, out)
 
 
-def _check_probability(p_array, message):
-    _check(bool(((p_array >= 0) & (p_array <= 1)).all()), message)
+def _same_meta(self, *rest):
+    return (self._data.shape, self._dtype)
+
+
+def _check_p(p):
+    _check(0 <= p <= 1, lambda: f"bernoulli_ expects p to be in [0, 1], but got p={_g(p)}")
+
+
+def _need_float_input(dtype, kernel):
+    _check_not_implemented(dtype.is_floating_point, lambda: (
+        f'"{kernel}" not implemented for \'{dtype._cpp_name}\''))
+
+
+def _bernoulli_meta(self, generator=None):
+    _need_float_input(self._dtype, "bernoulli_tensor_cpu_p_")
+    return (self._data.shape, self._dtype)
+
+
+def _draw_below(xp, generator, shape, probs, np_dtype):
+    values = np.asarray(numpy_generator(generator).random(tuple(shape)) < probs).astype(np_dtype)
+    return values if xp is np else xp.asarray(values)
+
+
+@register_op(f"bernoulli(Tensor self, *, {_GEN}) -> Tensor", **_SAMPLER, meta=_bernoulli_meta,
+             derivatives={"self": zeros_grad}, node_name="BernoulliBackward0")
+def _bernoulli(xp, self, generator=None):
+    """bernoulli(input, *, generator=None) -> Tensor: 1 with probability input, else 0."""
+    _need_float_input(_NP_TO_DTYPE[self.dtype], "bernoulli_tensor_cpu_p_")
+    probs = host(xp, self).astype(np.float64)
+    _check(bool(((probs >= 0) & (probs <= 1)).all()),
+           "Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+    return _draw_below(xp, generator, self.shape, probs, self.dtype)
+
+
+@register_op(f"bernoulli.p(Tensor self, float p, *, {_GEN}) -> Tensor", **_SAMPLER,
+             meta=_same_meta,      # (PyTorch's meta kernel doesn't check p)
+             derivatives={"self": zeros_grad}, node_name="BernoulliBackward1")
+def _bernoulli_p(xp, self, p, generator=None):
+    """bernoulli(input, p, *, generator=None) -> Tensor: 1 with probability p, else 0, in
+    input's shape and dtype (also Tensor.bernoulli_(p))."""
+    _check_p(p)
+    return _draw_below(xp, generator, self.shape, p, self.dtype)
 
 
 @register_frontend()
 def bernoulli(input, p=None, *, generator=None, out=None):
     """bernoulli(input, p=None): 1 with probability `input` (or `p`), else 0."""
-    rng = numpy_generator(generator)
     if p is None:
-        _check_not_implemented(input._dtype.is_floating_point, lambda: (
-            f'"bernoulli_tensor_cpu_p_" not implemented for \'{input._dtype._cpp_name}\''))
-        if input._device is META:
-            return _place(np.empty(input.shape, input._dtype._np), input._dtype, META, False,
-                          out)
-        probs = _host(input).astype(np.float64)
-        _check_probability(probs, "Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
-    else:
-        _check(0 <= p <= 1, lambda: f"bernoulli_ expects p to be in [0, 1], but got p={_g(p)}")
-        probs = p
-        if input._device is META:
-            return _place(np.empty(input.shape, input._dtype._np), input._dtype, META, False,
-                          out)
-    values = (rng.random(tuple(input.shape)) < probs).astype(input._dtype._np)
-    return _place(values, input._dtype, input._device, False, out)
+        return run_factory_op(OPS["bernoulli"], (input, generator), False, out)
+    return run_factory_op(OPS["bernoulli.p"], (input, p, generator), False, out)
 
 
-@register_frontend()
-def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
-    """multinomial(input, num_samples, replacement=False): category indices drawn with the
-    (unnormalised) weights in each row of `input`."""
-    _check(input.ndim in (1, 2), "prob_dist must be 1 or 2 dim")
-    _check(input._dtype.is_floating_point, lambda: (
-        f"multinomial only supports floating-point dtypes for input, got: "
-        f"{input._dtype._cpp_name}"))
+def _multinomial_shape(self, num_samples, replacement):
+    _check(self.ndim in (1, 2), "prob_dist must be 1 or 2 dim")
+    dtype = _NP_TO_DTYPE[self.dtype]
+    _check(dtype.is_floating_point, lambda: (
+        f"multinomial only supports floating-point dtypes for input, got: {dtype._cpp_name}"))
     _check(num_samples > 0, "cannot sample n_sample <= 0 samples")
-    categories = input.shape[-1]
-    _check(replacement or num_samples <= categories, (
+    _check(replacement or num_samples <= self.shape[-1], (
         "cannot sample n_sample > prob_dist.size(-1) samples without replacement"))
-    shape = tuple(input.shape[:-1]) + (num_samples,)
-    if input._device is META:
-        return _place(np.empty(shape, np.int64), dt.int64, META, False, out)
-    weights = np.atleast_2d(_host(input).astype(np.float64))
+    return tuple(self.shape[:-1]) + (num_samples,)
+
+
+@register_op(f"multinomial(Tensor self, int num_samples, bool replacement=False, *, {_GEN}) "
+             "-> Tensor", **_SAMPLER, differentiable=False,
+             meta=lambda self, num_samples, replacement=False, generator=None: (
+                 _multinomial_shape(self._data, num_samples, replacement), dt.int64))
+def _multinomial(xp, self, num_samples, replacement=False, generator=None):
+    """multinomial(input, num_samples, replacement=False, *, generator=None) -> Tensor:
+    category indices drawn with the (unnormalised) weights in each row of `input`."""
+    shape = _multinomial_shape(self, num_samples, replacement)
+    categories = self.shape[-1]
+    weights = np.atleast_2d(host(xp, self).astype(np.float64))
     _check(bool(np.isfinite(weights).all() and (weights >= 0).all()),
            "probability tensor contains either `inf`, `nan` or element < 0")
     totals = weights.sum(axis=1)
@@ -297,16 +501,30 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         with np.errstate(divide="ignore"):
             keys = rng.standard_exponential(weights.shape) / weights
         picks = np.argsort(keys, axis=1, kind="stable")[:, :num_samples]
-    return _place(picks.reshape(shape).astype(np.int64), dt.int64, input._device, False, out)
+    values = picks.reshape(shape).astype(np.int64)
+    return values if xp is np else xp.asarray(values)
 
 
-@register_frontend(method=False)
-def poisson(input, generator=None):
-    _check_not_implemented(input._dtype.is_floating_point, lambda: (
-        f'"poisson_cpu" not implemented for \'{input._dtype._cpp_name}\''))
-    if input._device is META:
-        return _place(np.empty(input.shape, input._dtype._np), input._dtype, META, False, None)
-    rates = _host(input).astype(np.float64)
+@register_frontend()
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    """multinomial(input, num_samples, replacement=False): category indices drawn with the
+    (unnormalised) weights in each row of `input`."""
+    return run_factory_op(OPS["multinomial"], (input, num_samples, replacement,
+                                               generator), False, out)
+
+
+def _poisson_meta(self, generator=None):
+    _need_float_input(self._dtype, "poisson_cpu")
+    return (self._data.shape, self._dtype)
+
+
+@register_op(f"poisson(Tensor self, {_GEN}) -> Tensor", **{**_SAMPLER, "function": True},
+             meta=_poisson_meta, derivatives={"self": zeros_grad})
+def _poisson(xp, self, generator=None):
+    """poisson(input, generator=None) -> Tensor: a Poisson draw with each element's rate."""
+    _need_float_input(_NP_TO_DTYPE[self.dtype], "poisson_cpu")
+    rates = host(xp, self).astype(np.float64)
     _check(bool((rates >= 0).all()), "invalid Poisson rate, expected rate to be non-negative")
-    values = numpy_generator(generator).poisson(rates)
-    return _place(values.astype(input._dtype._np), input._dtype, input._device, False, None)
+    # (asarray: NumPy's samplers give a Python number for a 0-d input.)
+    values = np.asarray(numpy_generator(generator).poisson(rates)).astype(self.dtype)
+    return values if xp is np else xp.asarray(values)

@@ -12,16 +12,23 @@ import numpy as np
 
 from ember._core.backend import BACKENDS, get_backend
 from ember._core.checks import _check_not_implemented
+from ember._core import dtype as dt
 from ember._core.device import CPU, META
+from ember._core.device import as_device as _as_device
+from ember._core.device import device as _Device
+from ember._core.device import get_default_device_or_none as _default_device_or_none
 from ember._core.dispatch.devices import common_device
 from ember._core.dispatch.pointwise import UnsupportedOperand
 from ember._core.dispatch.process_state import state
 from ember._core.dispatch.subclasses import PLAIN
+from ember._backends.meta import MetaArray
 from ember._core.dispatch.wrapping import (
-    generic_out, meta_from_spec, meta_like_views, view_out, wrap_result,
+    generic_out, meta_from_spec, meta_like_views, view_out, wrap, wrap_result,
 )
 
 Tensor = None            # set by ember._tensor once the class exists (set_tensor_class)
+_ndarray = np.ndarray
+_NP_TO_DTYPE = dt.NP_TO_DTYPE
 general = None           # the layered path, stack.function_level (set by stack.py)
 
 
@@ -143,25 +150,88 @@ def run_meta(op, args):
     return meta_from_spec(op.meta(*args))
 
 
+# NOTE [factory device]: a factory (zeros, arange, rand, zeros_like, new_zeros ...) runs on
+# its `device` argument; when that is None, on the device of its tensor argument (zeros_like's
+# `self`), else on the default device. The kernel gets every argument as given, its tensors as
+# arrays, and, off the CPU, the resolved device in place of the `device` argument (to place
+# host-drawn numbers). Where `device` sits is read off the schema once per op.
+_factory_device_positions: dict = {}
+
+
+def _factory_device_position(op):
+    names = [arg.name for arg in op.schema.arguments]
+    position = _factory_device_positions[op] = names.index("device")
+    return position
+
+
+def _not_a_tensor(op, position, value):
+    name = op.schema.arguments[position].name
+    raise TypeError(f"{op.schema.name}(): argument '{'input' if name == 'self' else name}' "
+                    f"(position {position + 1}) must be Tensor, not {type(value).__name__}")
+
+
+def _wrap_host(result):
+    if type(result) is _ndarray:
+        return wrap(result, _NP_TO_DTYPE[result.dtype], CPU)
+    return wrap_result(result, CPU)
+
+
 def run_factory(op, args):
-    """Factories (zeros, arange, ...): the device comes from a `device` argument or the default.
-    They take no tensors, so this one runner serves the fast and the layered path."""
-    from ember._core.device import as_device, get_default_device
-    names = op.schema.arguments
-    device = None
-    requires_grad = False
-    for i, arg in enumerate(names):
-        if arg.name == "device":
-            device = as_device(args[i])
-        elif arg.name == "requires_grad":
-            requires_grad = bool(args[i])
+    """Factories on the plain path: CPU results straight from the kernel (NOTE [factory
+    device]); a tensor argument of a subclass or on another device takes the layered path."""
+    tensor_positions = op.tensor_positions
+    if not op.kernels:
+        where = _factory_device_positions.get(op)
+        if where is None:
+            where = _factory_device_position(op)
+        device = args[where]
+        if device is not None and type(device) is not _Device:
+            device = _as_device(device)
+        if not tensor_positions:
+            if device is None:
+                device = _default_device_or_none() or CPU
+            if device is CPU:
+                return _wrap_host(op.kernel(np, *args))
+        elif tensor_positions == (0,) and (device is None or device is CPU):
+            source = args[0]
+            ts = type(source)
+            if (ts is Tensor or ts in PLAIN) and source._device is CPU:
+                # zeros_like(x), rand_like(x), x.new_zeros(...), bernoulli(p) ...
+                out = _wrap_host(op.kernel(np, source._data, *args[1:]))
+                if source._requires_grad and state.record is not None:
+                    state.record(op, args, out)
+                return out
+    if tensor_positions:
+        return general(op, args)
+    return run_factory_general(op, args)
+
+
+def run_factory_general(op, args):
+    """Factories on any device (NOTE [factory device])."""
+    where = _factory_device_positions.get(op)
+    if where is None:
+        where = _factory_device_position(op)
+    device = args[where]
+    tensor_positions = op.tensor_positions
     if device is None:
-        device = get_default_device()
+        if tensor_positions:
+            source = args[tensor_positions[0]]
+            if not isinstance(source, Tensor):
+                _not_a_tensor(op, tensor_positions[0], source)
+            device = source._device
+        else:
+            device = _default_device_or_none() or CPU
+    elif type(device) is not _Device:
+        device = _as_device(device)
     if device is META:
-        out = meta_from_spec(op.meta(*args))
-    else:
-        kernel = op.kernels.get(device.type, op.kernel) if op.kernels else op.kernel
-        out = wrap_result(kernel(get_backend(device.type).xp, *args), device)
-    if requires_grad:
-        out.requires_grad_(True)
-    return out
+        spec = op.meta(*args)
+        if type(spec) is MetaArray:
+            return wrap(spec, _NP_TO_DTYPE[spec.dtype], META)
+        return meta_from_spec(spec)
+    call_args = list(args)
+    for i in tensor_positions:
+        call_args[i] = args[i]._data
+    call_args[where] = device
+    kernel = op.kernels.get(device.type, op.kernel) if op.kernels else op.kernel
+    backend = BACKENDS.get(device.type) or get_backend(device.type)
+    return wrap_result(kernel(backend.xp, *call_args), device)

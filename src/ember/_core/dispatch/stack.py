@@ -41,7 +41,7 @@ _BACKEND_STEPS = {
     "reduction": runners.run_generic_general,
     "view": runners.run_view_general,
     "generic": runners.run_generic_general,
-    "factory": runners.run_factory,
+    "factory": runners.run_factory_general,
 }
 
 

@@ -1,0 +1,324 @@
+"""Tensors made from data: `tensor`, `as_tensor`, `asarray`, `from_numpy`, `Tensor.new_tensor`
+and the legacy `Tensor(...)`/`Tensor.new(...)` constructors.
+
+The data becomes an array here (PyTorch's dtype inference and checks), then a tensor outside
+the dispatcher, which enters through the `lift_fresh` op (NOTE [data enters through
+lift_fresh]); a tensor given as data is copied through `detach` and `_to_copy`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ember._backends.meta import MetaArray
+from ember._core import dispatch
+from ember._core import dtype as dt
+from ember._core.backend import get_backend
+from ember._core.checks import _check_type, _check_value
+from ember._core.device import META, as_device, get_default_device
+from ember._core.fp_errors import cast
+from ember._core.promotion import promote_types
+from ember._core.registry import OPS, register_frontend, register_op
+from ember._core.shape import normalize_shape
+from ember._ops.creation import _EMPTY
+
+_call = dispatch.call
+
+
+# NOTE [data enters through lift_fresh]: `tensor(data)`, `as_tensor`, `from_numpy` build their
+# tensor outside the dispatcher (the data is a constant, not the result of an op) and hand it
+# to `lift_fresh`, which returns it unchanged: so a mode or tracer sees every tensor a program
+# makes from data, as PyTorch's do. The op runs as its own runner (no wrapping, no copy).
+@register_op("lift_fresh(Tensor(a) self) -> Tensor(a)", kind="view", function=False,
+             method=False, out=False, differentiable=False,
+             meta=lambda self: (self._data.shape, self._dtype))
+def _lift_fresh(xp, self):
+    """lift_fresh(data) -> Tensor: a tensor made from data outside the dispatcher, as it is."""
+    return self
+
+
+def _run_lift_fresh(op, args):
+    return args[0]
+
+
+_LIFT_FRESH = OPS["lift_fresh"]
+_LIFT_FRESH.runner = _run_lift_fresh
+
+
+def _infer_dtype(array) -> dt.dtype:
+    kind = array.dtype.kind
+    if kind == "b":
+        return dt.bool_
+    if kind in "iu":
+        return dt.int64
+    if kind == "f":
+        return dt.get_default_dtype()
+    if kind == "c":
+        return dt.default_complex_dtype()
+    raise TypeError(f"Could not infer dtype of {array.dtype}")
+
+
+def _nested_to_array(data):
+    """A Python (nested) sequence of numbers or tensors as a NumPy array, PyTorch's checks."""
+    try:
+        array = np.array(data)
+    except ValueError:
+        _check_ragged(data, 0)
+        raise
+    if array.dtype == object:
+        _check_ragged(data, 0)
+        bad = _first_non_number(data)
+        raise TypeError(f"new(): invalid data type '{type(bad).__name__}'")
+    return array
+
+
+def _check_ragged(data, dim):
+    if not isinstance(data, (list, tuple)) or not data:
+        return
+    first = data[0]
+    for item in data[1:]:
+        # A number where a sequence is expected (or the other way round) is a TypeError.
+        _check_type(isinstance(item, (list, tuple)) == isinstance(first, (list, tuple)),
+                    lambda: "not a sequence" if isinstance(first, (list, tuple)) else
+                    f"'{type(item).__name__}' object cannot be interpreted as an integer")
+    if isinstance(first, (list, tuple)):
+        for item in data:
+            _check_value(isinstance(item, (list, tuple)) and len(item) == len(first), lambda: (
+                f"expected sequence of length {len(first)} at dim {dim + 1} (got "
+                f"{len(item) if isinstance(item, (list, tuple)) else type(item).__name__})"))
+            _check_ragged(item, dim + 1)
+
+
+def _first_non_number(data):
+    if isinstance(data, (list, tuple)):
+        for item in data:
+            found = _first_non_number(item)
+            if found is not None:
+                return found
+        return None
+    if isinstance(data, (bool, int, float, complex, np.generic, dispatch.Tensor)):
+        return None
+    return data
+
+
+def _data_dtype(data, array):
+    """The dtype PyTorch infers: NumPy arrays and tensors keep theirs, Python data is inferred."""
+    if isinstance(data, np.ndarray) or isinstance(data, np.generic):
+        return dt.from_numpy_dtype(array.dtype)
+    if isinstance(data, (list, tuple)) and _all_tensors(data):
+        return data[0]._dtype if data else dt.get_default_dtype()
+    if isinstance(data, (list, tuple)) and not data:
+        return dt.get_default_dtype()
+    return _infer_dtype(array)
+
+
+def _all_tensors(data):
+    return all(isinstance(x, dispatch.Tensor) or
+               (isinstance(x, (list, tuple)) and x and _all_tensors(x)) for x in data)
+
+
+@register_frontend(method=False)
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    if isinstance(data, dispatch.Tensor):
+        import warnings
+        warnings.warn("To copy construct from a tensor, it is recommended to use "
+                      "sourceTensor.detach().clone() or "
+                      "sourceTensor.detach().clone().requires_grad_(True), rather than "
+                      "ember.tensor(sourceTensor).", UserWarning, stacklevel=2)
+        return _copy_of(data, dtype, device, requires_grad)
+    return _from_data(data, dtype, device, requires_grad, copy=True)
+
+
+def _copy_of(data, dtype, device, requires_grad):
+    """A tensor given as data: detached, then copied (`detach` and `_to_copy`, as PyTorch)."""
+    from ember._ops.conversion import to_copy  # noqa: PLC0415 (conversion uses tensor())
+    made = to_copy(data.detach(), dtype, as_device(device))
+    return made.requires_grad_(True) if requires_grad else made
+
+
+def _from_data(data, dtype, device, requires_grad, copy):
+    if isinstance(data, np.ndarray):
+        array = data
+    elif isinstance(data, (bool, int, float, complex, np.generic)):
+        array = np.array(data)
+    elif hasattr(data, "__array__") and not isinstance(data, (list, tuple)):
+        array = np.asarray(data)
+    else:
+        inferred = _sequence_dtype(data)
+        if _has_tensors(data):
+            data = _tensors_to_items(data)
+        array = _nested_to_array(data)
+    if dtype is not None:
+        target = dtype
+    elif isinstance(data, (list, tuple)):
+        target = inferred
+    else:
+        target = _data_dtype(data, array)
+    _check_type(isinstance(target, dt.dtype), lambda: f"argument 'dtype' must be ember.dtype, "
+                                                      f"not {type(target).__name__}")
+    device = get_default_device() if device is None else as_device(device)
+    array = _cast_data(array, target, copy)
+    if device is META:
+        array = MetaArray(array.shape, target._np)
+    elif device.type != "cpu":
+        array = get_backend(device.type).from_host(array, device)
+    made = _call(_LIFT_FRESH, (dispatch.wrap(array, target, device),))
+    return made.requires_grad_(True) if requires_grad else made
+
+
+def _sequence_dtype(data):
+    """PyTorch's inference for nested sequences: every leaf brings a dtype (Python numbers the
+    default ones, NumPy scalars and arrays and tensors their own) and they promote together."""
+    found, stack = None, [data]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is list or kind is tuple:
+            stack.extend(item)
+            continue
+        leaf = _leaf_dtype(item)
+        found = leaf if found is None or found is leaf else promote_types(found, leaf)
+    return dt.get_default_dtype() if found is None else found
+
+
+def _leaf_dtype(item):
+    kind = type(item)
+    if kind is float:
+        return dt.get_default_dtype()
+    if kind is int:
+        return dt.int64
+    if kind is bool:
+        return dt.bool_
+    if kind is complex:
+        return dt.default_complex_dtype()
+    if isinstance(item, dispatch.Tensor):
+        if item._data.size != 1:
+            if item._dtype.is_floating_point or item._dtype.is_complex:
+                raise ValueError("only one element tensors can be converted to Python scalars")
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            "index")
+        return item._dtype
+    if isinstance(item, (np.ndarray, np.generic)):
+        _check_value(item.dtype.kind not in "USO", lambda: (
+            f"too many dimensions '{type(item.item() if item.ndim == 0 else item).__name__}'"))
+        return dt.from_numpy_dtype(item.dtype)
+    if isinstance(item, (str, bytes)):
+        raise ValueError(f"too many dimensions '{kind.__name__}'")
+    if isinstance(item, (bool, int, float, complex)):
+        return _leaf_dtype(kind.__mro__[1](item))
+    raise TypeError(f"new(): invalid data type '{kind.__name__}'")
+
+
+def _tensors_to_items(data):
+    if isinstance(data, dispatch.Tensor):
+        return data.item()
+    if isinstance(data, (list, tuple)):
+        return [_tensors_to_items(x) for x in data]
+    return data
+
+
+def _has_tensors(data):
+    return _first_tensor(data) is not None
+
+
+def _first_tensor(data):
+    for x in data:
+        if isinstance(x, dispatch.Tensor):
+            return x
+        if isinstance(x, (list, tuple)):
+            found = _first_tensor(x)
+            if found is not None:
+                return found
+    return None
+
+
+def _cast_data(array, target, copy):
+    if array.dtype == target._np:
+        return array.copy() if copy else array
+    if target is dt.bool_ or array.dtype.kind not in "fc" or target._category >= dt.FLOAT:
+        return cast(array, target._np)
+    # float -> int truncates toward zero, as in C.
+    return cast(np.trunc(array.real if array.dtype.kind == "c" else array), target._np)
+
+
+@register_frontend(method=False)
+def as_tensor(data, dtype=None, device=None):
+    if isinstance(data, dispatch.Tensor):
+        return data.to(dtype=dtype, device=device) if (dtype or device) else data
+    if isinstance(data, np.ndarray) and (device is None or as_device(device).type == "cpu"):
+        target = dt.from_numpy_dtype(data.dtype) if dtype is None else dtype
+        if target._np == data.dtype:
+            return from_numpy(data)
+    return _from_data(data, dtype, device, False, copy=False)
+
+
+@register_frontend(method=False)
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    if isinstance(obj, dispatch.Tensor):
+        made = obj.to(dtype=dtype, device=device, copy=bool(copy)) if (dtype or device or copy) \
+            else obj
+    elif isinstance(obj, np.ndarray) and not copy:
+        made = as_tensor(obj, dtype=dtype, device=device)
+    else:
+        made = _from_data(obj, dtype, device, False, copy=True)
+    return made.requires_grad_(True) if requires_grad else made
+
+
+@register_frontend(method=False)
+def from_numpy(ndarray):
+    _check_type(isinstance(ndarray, np.ndarray), lambda: (
+        f"expected np.ndarray (got {type(ndarray).__name__})"))
+    dtype = dt.from_numpy_dtype(ndarray.dtype)
+    _check_value(all(s >= 0 for s in ndarray.strides), (
+        "At least one stride in the given numpy array is negative, and tensors with negative "
+        "strides are not currently supported. (You can probably work around this by making a "
+        "copy of your array  with array.copy().) "))
+    return _call(_LIFT_FRESH, (dispatch.wrap(ndarray, dtype, as_device("cpu")),))
+
+
+def legacy_tensor_new(cls, dtype, args, kwargs):
+    """`ember.Tensor(...)`: sizes allocate uninitialised data; a sequence copies data."""
+    device = kwargs.pop("device", None)
+    _check_type(not kwargs, lambda: f"new() got an unexpected keyword argument "
+                                    f"'{next(iter(kwargs))}'")
+    if len(args) == 1 and not isinstance(args[0], int) and not hasattr(args[0], "__index__") \
+            or (len(args) == 1 and isinstance(args[0], dispatch.Tensor)):
+        data = args[0]
+        if isinstance(data, dispatch.Tensor):
+            made = data
+        else:
+            made = _from_data(data, dtype, device, False, copy=True)
+    else:
+        shape = normalize_shape(args) if args else (0,)
+        device = get_default_device() if device is None else as_device(device)
+        made = _call(_EMPTY, (shape, dtype, None, device, False, None))
+    if cls is not dispatch.Tensor:
+        made = _as_subclass(made, cls)
+    return made
+
+
+@register_frontend(function=False)
+def new(self, *args, **kwargs):
+    """Tensor.new(*sizes or data, device=None) -> Tensor (legacy): an uninitialised tensor of
+    `sizes`, or a copy of `data`, with self's dtype and (by default) device."""
+    if kwargs.get("device") is None:
+        kwargs["device"] = self._device
+    return legacy_tensor_new(dispatch.Tensor, self._dtype, args, kwargs)
+
+
+def _as_subclass(t, cls):
+    new = object.__new__(cls)
+    for slot in ("_data", "_dtype", "_device", "_storage", "_requires_grad", "_grad_fn", "_grad",
+                 "_base"):
+        setattr(new, slot, getattr(t, slot))
+    return new
+
+
+
+@register_frontend(function=False)
+def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None,
+               pin_memory=False):
+    """A copy of `data` with this tensor's dtype and device unless others are given."""
+    if isinstance(data, dispatch.Tensor):
+        return _copy_of(data, dtype or self._dtype, device or self._device, requires_grad)
+    return _from_data(data, dtype or self._dtype, device or self._device, requires_grad,
+                      copy=True)
