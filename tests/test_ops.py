@@ -38,28 +38,11 @@ def _compare(info, dtype_name, sample, ember_fn, torch_fn, where, device=None):
     return got, expected, collect.tensors_in(ember_inputs), collect.tensors_in(torch_inputs)
 
 
-def run_declared(info, check, sample_name, where, body):
-    """Run `body` (one check of one sample) as `info.known` declares: not at all for a Skip,
-    expecting an AssertionError for an XFail. True where the check ran and passed."""
-    known = info.known_for(check, sample_name)
-    if isinstance(known, core.XFail):
-        try:
-            body()
-        except AssertionError:
-            return False
-        raise AssertionError(f"{where}: declared to fail ({known.reason}) but passes; "
-                             "remove the XFail")
-    if known is not None:
-        return False
-    body()
-    return True
-
-
 def _check_result(info, dtype_name, sample, got, expected, inputs, where):
     """Values, then the layout (aliasing, strides) against PyTorch's."""
     atol, rtol = info.tol(dtype_name)
     core.assert_same(got, expected, atol, rtol, where, info.compare_values)
-    return run_declared(info, "layout", sample.name, where, lambda: core.assert_same_layout(
+    return collect.run_declared(info, "layout", sample.name, where, lambda: core.assert_same_layout(
         got, expected, *inputs, where))
 
 

@@ -108,6 +108,9 @@ def addbmm_samples(make, d):
                      name="full")
         yield Sample((_t(make, (1, 4), d), _t(make, (3, 2, 5), d), _t(make, (3, 5, 4), d)),
                      name="broadcast input", inplace_ok=False)
+        # Small enough for gradgradcheck (NOTE [finite-difference budget]).
+        yield Sample((_t(make, (2, 2), d), _t(make, (2, 2, 1), d), _t(make, (2, 1, 2), d)),
+                     name="small")
     yield from _scaled(make, d, base)
 
 
@@ -117,6 +120,8 @@ def baddbmm_samples(make, d):
                      name="full")
         yield Sample((_t(make, (2, 4), d), _t(make, (3, 2, 5), d), _t(make, (3, 5, 4), d)),
                      name="broadcast input", inplace_ok=False)
+        yield Sample((_t(make, (2, 2, 2), d), _t(make, (2, 2, 1), d), _t(make, (2, 1, 2), d)),
+                     name="small")
     yield from _scaled(make, d, base)
 
 
@@ -155,6 +160,7 @@ def tensordot_samples(make, d):
     yield Sample((T(make((2, 3), d)), T(make((3,), d))), {"dims": 0}, name="dims=0")
     yield Sample((T(make((2, 3, 2), d)), T(make((2, 2, 2), d))), {"dims": ([2, 0], [0, 2])},
                  name="dims out of order")
+    yield Sample((T(make((2, 2), d)), T(make((2, 3), d)), 1), name="small")
 
 
 def kron_samples(make, d):

@@ -242,26 +242,6 @@ def atleast_samples(make, d):
     yield Sample(([T(make((2, 3), d)), T(make((), d))],), name="list")
 
 
-def spread(samples):
-    """The samples with their tensor list passed as separate arguments (the autograd tests
-    give requires_grad to top-level tensor arguments only)."""
-    def spread_samples(make, d):
-        for sample in samples(make, d):
-            tensors, *rest = sample.args
-            kwargs = {"dim": rest[0]} if rest else {}
-            yield Sample(tuple(tensors), kwargs, name=sample.name)
-    return spread_samples
-
-
-def _listed(name):
-    return lambda lib, *tensors, **kwargs: getattr(lib, name)(list(tensors), **kwargs)
-
-
-def _grad_op(name, samples):
-    return _op(name, spread(samples), dtypes=("float32", "float64"), method=False,
-               supports_meta=False, supports_autograd=True, call=_listed(name))
-
-
 # Integer-valued results and shapes: nothing to differentiate.
 NOT_DIFFERENTIABLE = {"tril_indices", "triu_indices", "broadcast_shapes"}
 
@@ -341,11 +321,4 @@ OPINFOS = [
     _op("atleast_1d", atleast_samples),
     _op("atleast_2d", atleast_samples),
     _op("atleast_3d", atleast_samples),
-    # The joins again with their tensors as separate arguments, for the gradient tests.
-    _grad_op("cat", cat_samples),
-    _grad_op("stack", stack_samples),
-    _grad_op("hstack", many(STACKS)),
-    _grad_op("vstack", many(VSTACKS)),
-    _grad_op("dstack", many(DSTACKS)),
-    _grad_op("column_stack", many(COLUMNS)),
 ]
