@@ -154,6 +154,7 @@ def test_out(info, dtype_name):
         ember_outs = tuple(ember.empty(tuple(r.shape), dtype=getattr(ember, core.dtype_name(
             r.dtype))) for r in results)
         out = ember_outs if several else ember_outs[0]
+        pointers = [o.untyped_storage().data_ptr() for o in ember_outs]
         got, ember_error, _ = _run(info.function(ember), ember, dataclasses.replace(
             sample, kwargs={**sample.kwargs, "out": out}))
         torch_outs = tuple(torch.empty_like(r) for r in results)
@@ -169,6 +170,9 @@ def test_out(info, dtype_name):
                 g is o for g, o in zip(got, ember_outs)), f"{where}: out= must return the outs"
         else:
             assert got is out, f"{where}: out= must return the out tensor"
+        # An out tensor of the right shape is written in place, not given new memory.
+        assert [o.untyped_storage().data_ptr() for o in ember_outs] == pointers or any(
+            o.numel() == 0 for o in ember_outs), f"{where}: out= replaced the out's storage"
         core.assert_same(ember_outs, results, atol, rtol, where, info.compare_values)
         compared += 1
     _skip_if_all_raised(computed, dtype_name)
