@@ -43,6 +43,30 @@ class ErrorSample:
     match: str = ""          # a piece of the message that names the offending argument
 
 
+# The checks an OpInfo drives, by the names its `known` declarations use.
+CHECKS = ("values", "layout", "grad", "gradcheck", "gradgradcheck", "forward_ad")
+
+
+@dataclasses.dataclass(frozen=True)
+class Skip:
+    """A check that does not run on some samples, and why (the reason shows in the report).
+
+    `samples` are sample names (every sample of the OpInfo when empty)."""
+    check: str
+    reason: str
+    samples: tuple = ()
+
+    def applies(self, check, sample_name):
+        base = sample_name.removesuffix("/noncontig")
+        return self.check == check and (not self.samples or base in self.samples)
+
+
+@dataclasses.dataclass(frozen=True)
+class XFail(Skip):
+    """A check known to fail on some samples: `reason` names the bug. The check still runs
+    and must fail (strictly), so a fix shows up as an unexpected pass."""
+
+
 @dataclasses.dataclass
 class OpInfo:
     name: str
@@ -69,6 +93,8 @@ class OpInfo:
     gradgradcheck: bool = True
     # Indices of positional args that are differentiable tensor inputs (None: every float T).
     grad_args: tuple | None = None
+    # Skip / XFail declarations: the samples a check leaves out or expects to fail, and why.
+    known: tuple = ()
 
     def function(self, lib):
         if self.call is not None:
@@ -77,6 +103,14 @@ class OpInfo:
         for part in self.name.split("."):
             target = getattr(target, part)
         return target
+
+    def known_for(self, check, sample_name):
+        """The Skip or XFail declared for this check and sample, or None."""
+        assert check in CHECKS, check
+        for known in self.known:
+            if known.applies(check, sample_name):
+                return known
+        return None
 
     def tol(self, dtype_name):
         if dtype_name in self.tolerances:
@@ -125,7 +159,8 @@ def to_lib(value, lib, device=None):
         array = value.array
         if value.noncontig and array.ndim >= 2:
             order = tuple(range(array.ndim - 1, -1, -1))
-            base = _tensor(lib, np.ascontiguousarray(array.transpose(order)), device)
+            # copy: fresh row-major strides (ascontiguousarray keeps odd ones on size-1 dims).
+            base = _tensor(lib, array.transpose(order).copy(), device)
             t = base.permute(order)
         else:
             t = _tensor(lib, array, device)
@@ -196,3 +231,38 @@ def assert_same(ember_result, torch_result, atol, rtol, where="", compare_values
                                    equal_nan=True, err_msg=where)
         return
     assert ember_result == torch_result, f"{where}: {ember_result!r} != torch {torch_result!r}"
+
+
+def _tensors(value):
+    if isinstance(value, (tuple, list)):
+        return [t for v in value for t in _tensors(v)]
+    return [value] if hasattr(value, "stride") and hasattr(value, "untyped_storage") else []
+
+
+def aliased_inputs(result, inputs):
+    """Indices of the inputs whose storage `result` shares (empty tensors alias nothing)."""
+    if result.numel() == 0:
+        return []
+    pointer = result.untyped_storage().data_ptr()
+    return [i for i, x in enumerate(inputs)
+            if x.numel() > 0 and x.untyped_storage().data_ptr() == pointer]
+
+
+def assert_same_layout(ember_result, torch_result, ember_inputs, torch_inputs, where="",
+                       strides=False):
+    """Each result aliases the same inputs as PyTorch's does; a view has PyTorch's strides and
+    storage offset, and (with `strides`) so does any other result."""
+    got, expected = _tensors(ember_result), _tensors(torch_result)
+    assert len(got) == len(expected), f"{where}: {len(got)} tensors, torch {len(expected)}"
+    for k, (e, t) in enumerate(zip(got, expected)):
+        here = f"{where} result {k}"
+        e_alias, t_alias = aliased_inputs(e, ember_inputs), aliased_inputs(t, torch_inputs)
+        assert e_alias == t_alias, (
+            f"{here}: shares storage with inputs {e_alias}, torch's with {t_alias}")
+        # An empty result's strides are not in its memory's layout (ember's may be zeros).
+        if t_alias or (strides and t.numel() > 0):
+            assert tuple(e.stride()) == tuple(t.stride()), (
+                f"{here}: strides {tuple(e.stride())} != torch {tuple(t.stride())}")
+        if t_alias:
+            assert e.storage_offset() == t.storage_offset(), (
+                f"{here}: storage offset {e.storage_offset()} != torch {t.storage_offset()}")

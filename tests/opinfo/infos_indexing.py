@@ -209,6 +209,9 @@ def index_reduce_samples(make, dtype):
                          name=f"{reduce} include_self={include_self}")
     yield Sample((T(make((3, 4), dtype)), 1, T(np.array([3], np.int32)), T(make((3, 1), dtype)),
                   "amax"), name="int32 index")
+    # Small enough for gradgradcheck (NOTE [finite-difference budget]).
+    yield Sample((T(make((2, 3), dtype)), 0, _long([1, 1]), T(make((2, 3), dtype)), "prod"),
+                 name="small prod")
 
 
 def index_reduce_errors(make):
@@ -231,6 +234,8 @@ def index_put_samples(make, dtype):
     if dtype != "bool":
         yield Sample((T(make((3, 4), dtype)), (_long([0, 0, 2]), _long([1, 1, 3])),
                       T(make((3,), dtype)), True), name="accumulate repeats")
+    yield Sample((T(make((2, 3), dtype)), (_long([1]),), T(make((1, 3), dtype))),
+                 name="small rows")
 
 
 def index_put_errors(make):

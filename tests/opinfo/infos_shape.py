@@ -2,7 +2,7 @@
 trace, and the joining and broadcasting family (cat, stack, meshgrid, atleast_*, ...)."""
 import numpy as np
 
-from opinfo.core import BOOL, DType, ErrorSample, OpInfo, Sample, T
+from opinfo.core import BOOL, DType, ErrorSample, OpInfo, Sample, Skip, T
 
 SOME = ("float32", "float64", "int64", "float16", "bfloat16") + BOOL
 
@@ -242,32 +242,18 @@ def atleast_samples(make, d):
     yield Sample(([T(make((2, 3), d)), T(make((), d))],), name="list")
 
 
-def spread(samples):
-    """The samples with their tensor list passed as separate arguments (the autograd tests
-    give requires_grad to top-level tensor arguments only)."""
-    def spread_samples(make, d):
-        for sample in samples(make, d):
-            tensors, *rest = sample.args
-            kwargs = {"dim": rest[0]} if rest else {}
-            yield Sample(tuple(tensors), kwargs, name=sample.name)
-    return spread_samples
-
-
-def _listed(name):
-    return lambda lib, *tensors, **kwargs: getattr(lib, name)(list(tensors), **kwargs)
-
-
-def _grad_op(name, samples):
-    return _op(name, spread(samples), dtypes=("float32", "float64"), method=False,
-               supports_meta=False, supports_autograd=True, call=_listed(name))
-
-
 # Integer-valued results and shapes: nothing to differentiate.
 NOT_DIFFERENTIABLE = {"tril_indices", "triu_indices", "broadcast_shapes"}
 
 
+# Their samples start with a list of tensors, or with no tensor at all: no Tensor method.
+NOT_METHODS = {"cat", "concat", "concatenate", "stack", "hstack", "vstack", "row_stack",
+               "dstack", "column_stack", "tril_indices", "triu_indices", "broadcast_shapes"}
+
+
 def _op(name, samples, errors=None, dtypes=SOME, supports_out=False, **options):
     options.setdefault("supports_autograd", name not in NOT_DIFFERENTIABLE)
+    options.setdefault("method", name not in NOT_METHODS)
     return OpInfo(name, samples, dtypes=dtypes, supports_out=supports_out, errors=errors,
                   **options)
 
@@ -323,7 +309,9 @@ OPINFOS = [
     _op("block_diag", block_diag_samples, lambda make: [
         _err((_x(make, "float32"),), RuntimeError, "2 or fewer dimensions")]),
     _op("cartesian_prod", cartesian_samples, lambda make: [
-        _err((T(make((2, 2), "float32")),), RuntimeError, "1D")]),
+        _err((T(make((2, 2), "float32")),), RuntimeError, "1D")], known=(
+            Skip("layout", "PyTorch returns a lone input itself, undocumented; ember copies",
+                 ("one",)),)),
     _op("combinations", combinations_samples, lambda make: [
         _err((T(make((2, 2), "float32")),), RuntimeError, "1D")]),
     _op("broadcast_tensors", broadcast_tensors_samples, dtypes=("float32", "float64")),
@@ -333,11 +321,4 @@ OPINFOS = [
     _op("atleast_1d", atleast_samples),
     _op("atleast_2d", atleast_samples),
     _op("atleast_3d", atleast_samples),
-    # The joins again with their tensors as separate arguments, for the gradient tests.
-    _grad_op("cat", cat_samples),
-    _grad_op("stack", stack_samples),
-    _grad_op("hstack", many(STACKS)),
-    _grad_op("vstack", many(VSTACKS)),
-    _grad_op("dstack", many(DSTACKS)),
-    _grad_op("column_stack", many(COLUMNS)),
 ]

@@ -342,12 +342,14 @@ def diagonal_scatter_samples(make, d):
     yield Sample((T(make((3, 4), d)), T(make((2,), d)), 2), name="above")
     yield Sample((T(make((3, 4), d)), T(make((2,), d)), -1), name="below")
     yield Sample((_x(make, d), T(make((3, 2), d)), 0, 0, 2), name="dims")
+    yield Sample((T(make((2, 3), d)), T(make((2,), d))), name="small")
 
 
 def as_strided_scatter_samples(make, d):
     yield Sample((T(make((3, 4), d)), T(make((2, 3), d)), (2, 3), (4, 1), 1))
     yield Sample((T(make((3, 4), d)), T(make((2,), d)), (2,), (5,)), name="no offset")
     yield Sample((T(make((3, 4), d)), T(make((), d)), (), (), 7), name="0-d")
+    yield Sample((T(make((2, 3), d)), T(make((2,), d)), (2,), (3,), 1), name="small")
 
 
 def as_strided_scatter_call(lib, x, src, size, stride, storage_offset=None):
@@ -378,8 +380,9 @@ def broadcast_to_samples(make, d):
 
 OPINFOS = [
     _view("view", view_samples, view_errors, call=view_method),
+    # A view as another dtype has no gradient in PyTorch.
     _view("view", view_dtype_samples, view_dtype_errors, call=view_method,
-          dtypes=("float32", "int64", "float16", "bfloat16") + BOOL),
+          dtypes=("float32", "int64", "float16", "bfloat16") + BOOL, supports_autograd=False),
     _view("view_as", view_as_samples, call=lambda lib, x, other: x.view_as(other)),
     _view("reshape", reshape_samples, reshape_errors),
     _view("reshape_as", view_as_samples, call=lambda lib, x, other: x.reshape_as(other)),

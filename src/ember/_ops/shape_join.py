@@ -443,10 +443,18 @@ def meshgrid(*tensors, indexing=None):
 
 def _make_atleast(ndim):
     def one(t):
-        shape = _at_least(t, ndim)
-        if len(shape) == t.ndim:
+        if t.ndim >= ndim:
             return t
-        return dispatch.call(OPS["reshape"], (t, shape))
+        if t.ndim == 0:
+            return dispatch.call(OPS["reshape"], (t, (1,) * ndim))
+        # Unsqueeze rather than reshape: the new size-1 dims get PyTorch's strides. The
+        # padding is the one _at_least describes (atleast_3d adds a dim at the end).
+        trailing = 1 if ndim == 3 else 0
+        for _ in range(ndim - t.ndim - trailing):
+            t = dispatch.call(OPS["unsqueeze"], (t, 0))
+        for _ in range(trailing):
+            t = dispatch.call(OPS["unsqueeze"], (t, -1))
+        return t
 
     def fn(*tensors):
         if len(tensors) == 1 and isinstance(tensors[0], dispatch.Tensor):

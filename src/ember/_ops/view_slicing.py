@@ -103,7 +103,9 @@ def _select_where(self, dim, index):
         f"dimension {dim}"))
     where = [slice(None)] * self.ndim
     where[dim] = index + size if index < 0 else index
-    return tuple(where)
+    # The trailing Ellipsis keeps a 1-d input's result a 0-d view: NumPy answers an index of
+    # integers only with a scalar copy.
+    return (*where, Ellipsis)
 
 
 @register_op("slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, "
