@@ -61,6 +61,9 @@ def _cases(lib):
         "p + q, Parameter-like subclass (8,)": lambda: p + q,
         "p.sum(), Parameter-like subclass (8,)": lambda: p.sum(),
         "(x * y).sum().backward(), (8,)": lambda: (x * y).sum().backward(),
+        "x * y recorded, (8,)": lambda: x * y,
+        "zeros(8)": lambda: lib.zeros(8),
+        "x.exp(), float32 (8,)": lambda: a.exp(),
     }
 
 

@@ -9,15 +9,20 @@ state is back the moment the kernel returns. An op's entry says so with the tag 
 wraps such a kernel once, at registration, with `quiet`.
 
 `np.errstate` costs about 0.8 us a use (it builds its state object each time), more than a tiny
-op itself. NumPy 2 keeps the error state in a context variable; setting that variable to a
-state object made once at import and resetting it afterwards costs about 0.15 us, which is what
-`quiet` does. The context variable is per thread and per asyncio task, so concurrent callers
-never see each other's state. NumPy 1.x has no such variable: there `quiet` falls back on
-`np.errstate` (slower, same behaviour).
+op itself. NumPy 2 keeps the error state in a context variable. Each thread gets one
+`contextvars.Context` of its own in which that variable ignores every error, made once; a
+quiet kernel runs through that context's `run`, a C call that swaps the context in and out
+(cheaper than setting and resetting the variable, and no Python frame when the dispatcher's
+fast paths call it inline). The user's own context, and so their NumPy state, is never
+touched. A quiet call nested in another (a kernel that dispatches) finds the context already
+entered (`nested`) and simply runs: its errors are ignored already. NumPy 1.x has no such
+variable: there `quiet` falls back on `np.errstate` (slower, same behaviour).
 """
 from __future__ import annotations
 
+import contextvars
 import functools
+import threading
 
 import numpy as np
 
@@ -27,31 +32,50 @@ _state_variable = getattr(_ufunc_config, "_extobj_contextvar", None)
 if _state_variable is not None:
     with np.errstate(all="ignore"):
         _IGNORE_ALL = _state_variable.get()
-    _set_state = _state_variable.set
-    _reset_state = _state_variable.reset
+    _threads = threading.local()
+
+    def quiet_runner():
+        """This thread's `run(fn, *args)`: fn(*args) inside a context of its own whose NumPy
+        error state ignores everything (NOTE [floating-point warnings])."""
+        context = contextvars.Context()
+        context.run(_state_variable.set, _IGNORE_ALL)
+        run = _threads.run = context.run
+        return run
 
     def quiet(kernel):
         """`kernel` running with NumPy's floating-point errors ignored (see the NOTE)."""
-        set_state, reset_state, ignore_all = _set_state, _reset_state, _IGNORE_ALL  # cells
-
         @functools.wraps(kernel)
         def quiet_kernel(*args):
-            token = set_state(ignore_all)
+            run = _threads.__dict__.get("run") or quiet_runner()
             try:
-                return kernel(*args)
-            finally:
-                reset_state(token)
+                return run(kernel, *args)
+            except RuntimeError as error:
+                if not nested(error):
+                    raise
+            return kernel(*args)        # already inside this thread's quiet context
         quiet_kernel.unwrapped = kernel
         return quiet_kernel
 
     def run_quietly(fn, *args):
         """fn(*args) with NumPy's floating-point errors ignored (for work on other threads)."""
-        token = _set_state(_IGNORE_ALL)
+        run = _threads.__dict__.get("run") or quiet_runner()
         try:
-            return fn(*args)
-        finally:
-            _reset_state(token)
+            return run(fn, *args)
+        except RuntimeError as error:
+            if not nested(error):
+                raise
+        return fn(*args)
 else:  # NumPy 1.x
+    _threads = threading.local()
+
+    def quiet_runner():
+        """Without NumPy 2's context variable: a runner that uses np.errstate."""
+        def run(fn, *args):
+            with np.errstate(all="ignore"):
+                return fn(*args)
+        _threads.run = run
+        return run
+
     def quiet(kernel):
         """`kernel` running with NumPy's floating-point errors ignored (see the NOTE)."""
         @functools.wraps(kernel)
@@ -65,6 +89,12 @@ else:  # NumPy 1.x
         """fn(*args) with NumPy's floating-point errors ignored (for work on other threads)."""
         with np.errstate(all="ignore"):
             return fn(*args)
+
+
+def nested(error) -> bool:
+    """Whether `error` is Context.run refusing a context this thread is already inside: the
+    call is nested in a quiet one, and NumPy's errors are ignored already."""
+    return str(error).startswith("cannot enter context")
 
 
 def cast(array, np_dtype):

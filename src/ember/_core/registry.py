@@ -44,7 +44,7 @@ class OpDef:
         "decomposition", "doc", "method", "function", "inplace", "out", "dunders",
         "tensor_positions", "list_positions", "num_outputs", "compute_in_float",
         "kernels", "runner", "python_name", "varargs", "aliases", "differentiable",
-        "result_dtype_arg", "saves", "node_name",
+        "result_dtype_arg", "saves", "node_name", "quiet", "raw_kernel",
     )
 
     def __init__(self, schema, kernel, *, kind="generic", promotion=None, tags=(),
@@ -64,7 +64,11 @@ class OpDef:
         if kind in _COMPUTING_KINDS and "no_fp_errors" not in tags:
             tags |= {"fp_errors"}
         self.tags = tags
-        self.kernel = quiet(kernel) if kernel is not None and "fp_errors" in tags else kernel
+        # NOTE [floating-point warnings]: `kernel` runs quietly wherever it is called; the
+        # dispatcher's fast paths call `raw_kernel` through the thread's quiet runner inline.
+        self.quiet = kernel is not None and "fp_errors" in tags
+        self.raw_kernel = kernel
+        self.kernel = quiet(kernel) if self.quiet else kernel
         self.kernels = {}              # device type -> kernel overriding the shared one
         self.meta = meta
         self.derivatives = derivatives

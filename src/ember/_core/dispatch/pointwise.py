@@ -14,7 +14,8 @@ from ember._core.backend import BACKENDS, get_backend
 from ember._core.checks import _check, _check_not_implemented
 from ember._core.device import CPU, META
 from ember._core.dispatch.devices import common_device
-from ember._core.fp_errors import cast, scalar_as
+from ember._core.fp_errors import _threads as _quiet_threads
+from ember._core.fp_errors import cast, nested, quiet_runner, scalar_as
 from ember._core.dispatch.process_state import state
 from ember._core.dispatch.subclasses import PLAIN
 from ember._core.dispatch.wrapping import wrap
@@ -119,31 +120,22 @@ def run_pointwise(op, args):
                 x = a._data
                 if x.dtype is not entry[1]:
                     x = x.astype(entry[1])
-                out = _fast_wrap(op.kernel(np, x, *args[1:]), entry)
-                if a._requires_grad and state.record is not None:
-                    state.record(op, args, out)
-                return out
-            if positions[1] == 1:
+                operands = (np, x, *args[1:])
+                needs_grad = a._requires_grad
+            elif positions[1] == 1:
                 b = args[1]
                 tb = type(b)
                 if tb is Tensor or tb in PLAIN:
-                    if b._device is CPU and b._dtype is a._dtype:
-                        entry = _fast_cache.get((op, a._dtype)) or \
-                            _fast_entry(op, a._dtype, (a, b))
-                        x, y = a._data, b._data
-                        compute = entry[1]
-                        if x.dtype is not compute:
-                            x = x.astype(compute)
-                            y = y.astype(compute)
-                        try:
-                            result = op.kernel(np, x, y, *args[2:])
-                        except ValueError:
-                            check_broadcastable(op, [x.shape, y.shape])
-                            raise
-                        out = _fast_wrap(result, entry)
-                        if (a._requires_grad or b._requires_grad) and state.record is not None:
-                            state.record(op, args, out)
-                        return out
+                    if b._device is not CPU or b._dtype is not a._dtype:
+                        return general(op, args)
+                    entry = _fast_cache.get((op, a._dtype)) or _fast_entry(op, a._dtype, (a, b))
+                    x, y = a._data, b._data
+                    compute = entry[1]
+                    if x.dtype is not compute:
+                        x = x.astype(compute)
+                        y = y.astype(compute)
+                    operands = (np, x, y, *args[2:])
+                    needs_grad = a._requires_grad or b._requires_grad
                 elif tb is int or tb is float:
                     key = (a._dtype, tb)
                     entry = _fast_cache.get((op, key)) or _fast_entry(op, key, (a, b))
@@ -151,10 +143,31 @@ def run_pointwise(op, args):
                     compute = entry[1]
                     if x.dtype is not compute:
                         x = x.astype(compute)
-                    out = _fast_wrap(op.kernel(np, x, scalar_as(b, compute), *args[2:]), entry)
-                    if a._requires_grad and state.record is not None:
-                        state.record(op, args, out)
-                    return out
+                    operands = (np, x, scalar_as(b, compute), *args[2:])
+                    needs_grad = a._requires_grad
+                else:
+                    return general(op, args)
+            else:
+                return general(op, args)
+            kernel = op.raw_kernel
+            try:
+                if op.quiet:    # NOTE [floating-point warnings], the quiet runner inline
+                    run = _quiet_threads.__dict__.get("run") or quiet_runner()
+                    result = run(kernel, *operands)
+                else:
+                    result = kernel(*operands)
+            except ValueError:
+                if npos == 2:
+                    check_broadcastable(op, [a._data.shape, args[1]._data.shape])
+                raise
+            except RuntimeError as error:
+                if not nested(error):
+                    raise
+                result = kernel(*operands)
+            out = _fast_wrap(result, entry)
+            if needs_grad and state.record is not None:
+                state.record(op, args, out)
+            return out
     return general(op, args)
 
 

@@ -18,6 +18,8 @@ from ember._core.device import as_device as _as_device
 from ember._core.device import device as _Device
 from ember._core.device import get_default_device_or_none as _default_device_or_none
 from ember._core.dispatch.devices import common_device
+from ember._core.fp_errors import _threads as _quiet_threads
+from ember._core.fp_errors import nested, quiet_runner
 from ember._core.dispatch.pointwise import UnsupportedOperand
 from ember._core.dispatch.process_state import state
 from ember._core.dispatch.subclasses import PLAIN
@@ -85,7 +87,7 @@ def run_generic(op, args):
         ta = type(a)
         if (ta is Tensor or ta in PLAIN) and a._device is CPU:
             if len(positions) == 1:
-                result = op.kernel(np, a._data, *args[1:])
+                operands = (np, a._data, *args[1:])
                 needs_grad = a._requires_grad
             else:
                 b = args[1]
@@ -93,8 +95,19 @@ def run_generic(op, args):
                 if (tb is not Tensor and tb not in PLAIN) or b._device is not CPU \
                         or positions[1] != 1:
                     return general(op, args)
-                result = op.kernel(np, a._data, b._data, *args[2:])
+                operands = (np, a._data, b._data, *args[2:])
                 needs_grad = a._requires_grad or b._requires_grad
+            kernel = op.raw_kernel
+            if op.quiet:        # NOTE [floating-point warnings], the quiet runner inline
+                run = _quiet_threads.__dict__.get("run") or quiet_runner()
+                try:
+                    result = run(kernel, *operands)
+                except RuntimeError as error:
+                    if not nested(error):
+                        raise
+                    result = kernel(*operands)
+            else:
+                result = kernel(*operands)
             out = generic_out(op, result, np, CPU)
             if needs_grad and state.record is not None:
                 state.record(op, args, out)
