@@ -47,6 +47,8 @@ def _to_copy_grad(c):
              tags=("fp_errors", "keeps_layout"))
 def _to_copy(xp, self, dtype=None, layout=None, device=None, pin_memory=None,
              non_blocking=False, memory_format=None):
+    """A copy of self, converted to `dtype` and moved to `device` where given (the op under
+    Tensor.to and Tensor.type when they must copy)."""
     target = dt.NP_TO_DTYPE[np.dtype(self.dtype)] if dtype is None else dtype
     return xp.array(cast_array(self, target), copy=True)
 
