@@ -41,17 +41,16 @@ class OpDef:
 
     __slots__ = (
         "schema", "name", "kind", "promotion", "tags", "kernel", "meta", "derivatives",
-        "decomposition", "doc", "method", "function", "inplace", "out", "dunders",
-        "tensor_positions", "list_positions", "num_outputs", "compute_in_float",
-        "kernels", "runner", "python_name", "varargs", "aliases", "differentiable",
-        "result_dtype_arg", "saves", "node_name",
+        "doc", "method", "function", "inplace", "out", "dunders", "tensor_positions",
+        "list_positions", "num_outputs", "compute_in_float", "kernels", "runner", "python_name",
+        "varargs", "aliases", "differentiable", "saves", "node_name",
     )
 
     def __init__(self, schema, kernel, *, kind="generic", promotion=None, tags=(),
-                 meta=None, derivatives=None, decomposition=None, doc=None, method=True,
-                 function=True, inplace=False, out=None, dunders=None, python_name=None,
-                 varargs=None, aliases=(), compute_in_float=True, differentiable=True,
-                 result_dtype_arg=None, saves=None, node_name=None):
+                 meta=None, derivatives=None, doc=None, method=True, function=True,
+                 inplace=False, out=None, dunders=None, python_name=None, varargs=None,
+                 aliases=(), compute_in_float=True, differentiable=True, saves=None,
+                 node_name=None):
         if kind not in KINDS:
             raise ValueError(f"register_op: unknown kind {kind!r}")
         self.schema = parse_schema(schema)
@@ -68,7 +67,6 @@ class OpDef:
         self.kernels = {}              # device type -> kernel overriding the shared one
         self.meta = meta
         self.derivatives = derivatives
-        self.decomposition = decomposition
         self.doc = doc if doc is not None else (kernel.__doc__ if kernel else None)
         self.method = method
         self.function = function
@@ -80,7 +78,6 @@ class OpDef:
         self.aliases = tuple(aliases)
         self.compute_in_float = compute_in_float
         self.differentiable = differentiable
-        self.result_dtype_arg = result_dtype_arg
         # Names of the arguments (or "result" for every output, "result1" for one) the
         # derivative formulas read; autograd saves them with their versions. None: every
         # tensor argument.

@@ -206,7 +206,6 @@ class _Marker:
         if depth == 0:
             dispatch.modes.handlers.append(_mark_handler)
             dispatch.state.inplace_guard = _inplace_guard
-            dispatch.state.on_create = mark_inference
             dispatch.open_entry()
 
     def exit(self) -> None:
