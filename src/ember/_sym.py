@@ -2,8 +2,9 @@
 
 Each wraps a `SymNode`: a SymPy expression (SymPy is imported on first use) and, when known, a
 concrete `hint` value. They behave like Python numbers: arithmetic and comparison build new
-symbolic values; `int()`, `float()`, `bool()` and `__index__` read the hint (the compiler's
-guards record such reads). Under dynamic-shape tracing, tensor sizes become SymInts.
+symbolic values; `int()`, `float()`, `bool()` and `__index__` read the hint. ember has no
+compiler or tracer: tensor sizes are always plain ints, and these types are here for programs
+and libraries that build or test symbolic values themselves.
 The `sym_*` functions work on symbolic and plain values alike and return plain Python values
 for plain inputs.
 """
@@ -179,7 +180,7 @@ class SymBase:
 
 
 class SymInt(SymBase):
-    """A symbolic integer (e.g. a tensor size under dynamic-shape tracing)."""
+    """A symbolic integer: an int-like value over a SymPy expression."""
 
     __slots__ = ()
 

@@ -2,9 +2,9 @@
 
 An entry carries its schema (PyTorch's syntax), its kind (how the dispatcher runs it:
 pointwise, reduction, view, generic, factory), its type-promotion kind, tags, its kernel over the
-array module `xp`, its meta rule, its derivative formulas (filled by autograd) and its docstring.
+array module `xp`, its meta rule, its derivative formulas (read by autograd) and its docstring.
 `tools/gen_bindings.py` reads the registry and writes the `ember.*` functions and `Tensor`
-methods into `ember/_generated/`.
+methods into `ember/_generated/`; `ember/_core/docs.py` gives them the entries' docstrings.
 """
 from __future__ import annotations
 
@@ -195,13 +195,3 @@ def register_frontend(name=None, *, method=True, function=True, inplace=None, du
         return fn
     return decorate
 
-
-def set_derivatives(name: str, derivatives: dict, saves=None) -> None:
-    """Give an op its derivative formulas (input name -> f(ctx) -> gradient)."""
-    op = OPS[name]
-    op.derivatives = derivatives
-    op.saves = saves
-
-
-def get_op(name: str) -> OpDef:
-    return OPS[name]

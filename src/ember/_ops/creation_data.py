@@ -26,7 +26,7 @@ _call = dispatch.call
 
 # NOTE [data enters through lift_fresh]: `tensor(data)`, `as_tensor`, `from_numpy` build their
 # tensor outside the dispatcher (the data is a constant, not the result of an op) and hand it
-# to `lift_fresh`, which returns it unchanged: so a mode or tracer sees every tensor a program
+# to `lift_fresh`, which returns it unchanged: so a TorchDispatchMode sees every tensor a program
 # makes from data, as PyTorch's do. The op runs as its own runner (no wrapping, no copy).
 @register_op("lift_fresh(Tensor(a) self) -> Tensor(a)", kind="view", function=False,
              method=False, out=False, differentiable=False,

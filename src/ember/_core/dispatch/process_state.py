@@ -1,7 +1,8 @@
 """The process-wide switches the per-op path reads, one attribute each (`dispatch.state`).
 
-Mode state that differs per thread (modes, forward-AD levels, inference marking) lives in
-stack.py's thread-local `modes`; `state.slow` only says that some thread has some of it.
+Mode state that differs per thread (modes, inference marking) lives in stack.py's
+thread-local `modes`; forward AD's handler, open for every thread as in PyTorch, sits in
+stack.py's `global_handlers`. `state.slow` only says that some thread has some of it.
 """
 from __future__ import annotations
 
