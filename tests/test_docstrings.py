@@ -88,3 +88,13 @@ def test_dunder_names_its_operator():
     assert "`self + other`" in ember.Tensor.__add__.__doc__
     assert "`other - self`" not in ember.Tensor.__add__.__doc__
     assert "`self @ other`" in ember.Tensor.__matmul__.__doc__
+
+
+def test_every_public_function_of_ember_has_a_docstring():
+    # Beyond the registry: the hand-written helpers of the front door (is_tensor, seed, ...).
+    names = [name for name in dir(ember) if not name.startswith("_")]
+    functions = [name for name in names
+                 if inspect.isfunction(getattr(ember, name, None))]
+    assert len(functions) > 300
+    missing = [name for name in functions if not _has_doc(getattr(ember, name))]
+    assert not missing, f"ember functions without a docstring: {missing}"

@@ -262,6 +262,7 @@ def sym_int(a):
 
 
 def sym_float(a):
+    """`a` as a float: a SymFloat for a symbolic value, a Python float otherwise."""
     if isinstance(a, SymFloat):
         return a
     if isinstance(a, SymBase):
@@ -285,10 +286,12 @@ def _n_ary(plain, sympy_name, values):
 
 
 def sym_max(a, b):
+    """max(a, b), symbolic when either is."""
     return _n_ary(builtins.max, "Max", [a, b])
 
 
 def sym_min(a, b):
+    """min(a, b), symbolic when either is."""
     return _n_ary(builtins.min, "Min", [a, b])
 
 
@@ -301,6 +304,7 @@ def sym_sum(args):
 
 
 def sym_not(a):
+    """Logical not of `a`, symbolic when `a` is."""
     if isinstance(a, SymBool):
         hint = None if a.node.hint is None else not a.node.hint
         return SymBool(SymNode(_sympy().Not(a.node.expr), bool, hint))

@@ -23,10 +23,12 @@ _state = _ThreadState()
 
 
 def is_grad_enabled() -> bool:
+    """Whether ops record autograd history in this thread."""
     return _state.grad_enabled
 
 
 def is_inference_mode_enabled() -> bool:
+    """Whether this thread is inside `inference_mode`."""
     return _state.inference
 
 
