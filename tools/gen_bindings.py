@@ -209,6 +209,9 @@ def generate() -> str:
             fe_methods.append(f"    {dunder} = _FE[{name!r}].dunders[{dunder!r}]\n")
     out.append("\n\nclass _Methods:\n    __slots__ = ()\n\n")
     out.append("\n".join(methods + dunders + fe_methods) or "    pass\n")
+    out.append("\n\n# Each op's docstring, from its registry entry (ember/_core/docs.py).\n")
+    out.append("from ember._core.docs import attach as _attach_docs\n")
+    out.append("_attach_docs(globals(), _Methods)\n")
     out.append("\n\nFUNCTIONS = (\n")
     for name in sorted(set(functions)):
         out.append(f"    {name!r},\n")

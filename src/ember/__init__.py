@@ -160,26 +160,32 @@ def get_device_module(device=None):  # noqa: F811  (PyTorch's argument name)
 
 
 def is_tensor(obj) -> bool:
+    """Whether `obj` is an ember Tensor (a subclass instance counts)."""
     return isinstance(obj, Tensor)
 
 
 def is_storage(obj) -> bool:
+    """Whether `obj` is a storage."""
     return isinstance(obj, UntypedStorage)
 
 
 def is_floating_point(input) -> bool:
+    """Whether `input`'s dtype is a floating dtype."""
     return input.is_floating_point()
 
 
 def is_complex(input) -> bool:
+    """Whether `input`'s dtype is a complex dtype."""
     return input.is_complex()
 
 
 def numel(input) -> int:
+    """The number of elements of `input`."""
     return input.numel()
 
 
 def typename(obj) -> str:
+    """The legacy type name of `obj` ('torch.FloatTensor' for a float32 CPU tensor)."""
     from ember._legacy_types import typename as legacy_typename
     return legacy_typename(obj)
 

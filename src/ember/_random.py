@@ -110,16 +110,20 @@ def manual_seed(seed) -> Generator:
 
 
 def seed() -> int:
+    """Seed the default generator from a fresh nondeterministic seed and return that seed."""
     return default_generator.seed()
 
 
 def initial_seed() -> int:
+    """The seed the default generator was last seeded with."""
     return default_generator.initial_seed()
 
 
 def get_rng_state():
+    """The default generator's state, as a uint8 tensor (`set_rng_state` restores it)."""
     return default_generator.get_state()
 
 
 def set_rng_state(new_state) -> None:
+    """Restore the default generator's state from a tensor `get_rng_state` returned."""
     default_generator.set_state(new_state)

@@ -73,10 +73,12 @@ def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None
 
 
 def are_deterministic_algorithms_enabled() -> bool:
+    """Whether `use_deterministic_algorithms(True)` is in force."""
     return switches.deterministic
 
 
 def is_deterministic_algorithms_warn_only_enabled() -> bool:
+    """Whether deterministic mode only warns (`warn_only=True`) instead of raising."""
     return switches.warn_only
 
 
@@ -101,6 +103,7 @@ def set_deterministic_debug_mode(debug_mode) -> None:
 
 
 def get_deterministic_debug_mode() -> int:
+    """The deterministic mode as a number: 0 off, 1 warn only, 2 error."""
     if not switches.deterministic:
         return 0
     return 1 if switches.warn_only else 2
@@ -123,6 +126,7 @@ def set_float32_matmul_precision(precision: str) -> None:
 
 
 def get_float32_matmul_precision() -> str:
+    """The float32 matmul precision setting: 'highest', 'high' or 'medium'."""
     return switches.matmul_precision
 
 
@@ -137,6 +141,7 @@ def set_warn_always(b: bool) -> None:
 
 
 def is_warn_always_enabled() -> bool:
+    """Whether once-per-process warnings are given every time (`set_warn_always`)."""
     return switches.warn_always
 
 
@@ -157,6 +162,7 @@ def set_num_threads(num: int) -> None:
 
 
 def get_num_threads() -> int:
+    """The number of threads ember's intra-op work may use."""
     if switches.num_threads is not None:
         return switches.num_threads[0]
     from ember._core.threads import intra_op_threads
@@ -164,6 +170,7 @@ def get_num_threads() -> int:
 
 
 def set_num_interop_threads(num: int) -> None:
+    """Set the inter-op thread count, once (ember records it; it runs no inter-op pool)."""
     _check(switches.num_interop_threads is None, (
         "Error: cannot set number of interop threads after parallel work has started or "
         "set_num_interop_threads called"))
@@ -172,4 +179,5 @@ def set_num_interop_threads(num: int) -> None:
 
 
 def get_num_interop_threads() -> int:
+    """The inter-op thread count (`set_num_interop_threads`)."""
     return switches.num_interop_threads or 1

@@ -2,8 +2,9 @@
 
 Each wraps a `SymNode`: a SymPy expression (SymPy is imported on first use) and, when known, a
 concrete `hint` value. They behave like Python numbers: arithmetic and comparison build new
-symbolic values; `int()`, `float()`, `bool()` and `__index__` read the hint (the compiler's
-guards record such reads). Under dynamic-shape tracing, tensor sizes become SymInts.
+symbolic values; `int()`, `float()`, `bool()` and `__index__` read the hint. ember has no
+compiler or tracer: tensor sizes are always plain ints, and these types are here for programs
+and libraries that build or test symbolic values themselves.
 The `sym_*` functions work on symbolic and plain values alike and return plain Python values
 for plain inputs.
 """
@@ -179,7 +180,7 @@ class SymBase:
 
 
 class SymInt(SymBase):
-    """A symbolic integer (e.g. a tensor size under dynamic-shape tracing)."""
+    """A symbolic integer: an int-like value over a SymPy expression."""
 
     __slots__ = ()
 
@@ -261,6 +262,7 @@ def sym_int(a):
 
 
 def sym_float(a):
+    """`a` as a float: a SymFloat for a symbolic value, a Python float otherwise."""
     if isinstance(a, SymFloat):
         return a
     if isinstance(a, SymBase):
@@ -284,10 +286,12 @@ def _n_ary(plain, sympy_name, values):
 
 
 def sym_max(a, b):
+    """max(a, b), symbolic when either is."""
     return _n_ary(builtins.max, "Max", [a, b])
 
 
 def sym_min(a, b):
+    """min(a, b), symbolic when either is."""
     return _n_ary(builtins.min, "Min", [a, b])
 
 
@@ -300,6 +304,7 @@ def sym_sum(args):
 
 
 def sym_not(a):
+    """Logical not of `a`, symbolic when `a` is."""
     if isinstance(a, SymBool):
         hint = None if a.node.hint is None else not a.node.hint
         return SymBool(SymNode(_sympy().Not(a.node.expr), bool, hint))

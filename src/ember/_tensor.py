@@ -107,6 +107,7 @@ class Tensor:
         return Size(self._data.shape)
 
     def size(self, dim=None):
+        """The shape as an `ember.Size`, or the size of `dim`."""
         if dim is None:
             return Size(self._data.shape)
         return self._data.shape[wrap_dim(dim, self._data.ndim)]
@@ -124,16 +125,19 @@ class Tensor:
         return self._data.ndim
 
     def dim(self) -> int:
+        """The number of dimensions."""
         return self._data.ndim
 
     ndimension = dim
 
     def numel(self) -> int:
+        """The number of elements."""
         return int(self._data.size)
 
     nelement = numel
 
     def element_size(self) -> int:
+        """The size of one element in bytes."""
         return self._dtype.itemsize
 
     @property
@@ -145,6 +149,7 @@ class Tensor:
         return int(self._data.size) * self._dtype.itemsize
 
     def stride(self, dim=None):
+        """The strides in elements, or the stride of `dim`."""
         itemsize = self._dtype.itemsize
         strides = tuple(s // itemsize for s in self._data.strides)
         if dim is None:
@@ -152,20 +157,25 @@ class Tensor:
         return strides[wrap_dim(dim, self._data.ndim)]
 
     def storage_offset(self) -> int:
+        """Where the first element sits in the storage, in elements."""
         if self._device is META:
             return 0
         root = storage_of(self)._array
         return (_data_ptr(self._data) - _data_ptr(root)) // self._dtype.itemsize
 
     def data_ptr(self) -> int:
+        """The address of the first element (0 on the meta device)."""
         if self._device is META:
             return 0
         return _data_ptr(self._data)
 
     def untyped_storage(self):
+        """The storage behind this tensor and every view of it."""
         return storage_of(self)
 
     def is_contiguous(self, memory_format=None) -> bool:
+        """Whether the elements lie in memory in the order of `memory_format` (row-major by
+        default), with no gaps."""
         shape, strides = self._data.shape, self.stride()
         if memory_format is not None:
             name = layout.format_name(memory_format, "is_contiguous", layout.CONTIGUOUS)
@@ -206,15 +216,19 @@ class Tensor:
         return ember.strided
 
     def is_floating_point(self) -> bool:
+        """Whether the dtype is a floating dtype."""
         return self._dtype.is_floating_point
 
     def is_complex(self) -> bool:
+        """Whether the dtype is a complex dtype."""
         return self._dtype.is_complex
 
     def is_signed(self) -> bool:
+        """Whether the dtype can hold negative values."""
         return self._dtype.is_signed
 
     def get_device(self) -> int:
+        """The device index: -1 on the CPU."""
         return -1 if self._device.type == "cpu" else (self._device.index or 0)
 
     @property
@@ -232,6 +246,7 @@ class Tensor:
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad=True):
+        """Set whether autograd records operations on this tensor (a leaf); returns self."""
         requires_grad = bool(requires_grad)
         if requires_grad:
             _check(self._dtype.is_floating_point or self._dtype.is_complex,
@@ -293,6 +308,8 @@ class Tensor:
         return detached(self)
 
     def detach_(self):
+        """Cut this tensor off from the graph in place (not allowed on a view of a tensor that
+        requires grad); returns self."""
         _check(self._base is None or not self._base._requires_grad, (
             "Can't detach views in-place. Use detach() instead."))
         # Only autograd metadata changes: no op runs (a PyTorch dispatch mode sees none).
@@ -301,6 +318,8 @@ class Tensor:
         return self
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Compute the gradients of this tensor with respect to the graph's leaves and add them
+        into their `.grad` (`gradient` is required unless the tensor has one element)."""
         if (dispatch.state.slow or dispatch.state.overriding) and \
                 dispatch.stack.torch_function_wanted((self,)):
             return dispatch.stack.handle_torch_function(
@@ -311,6 +330,7 @@ class Tensor:
         backward(self, gradient, retain_graph, create_graph, inputs)
 
     def retain_grad(self) -> None:
+        """Keep this non-leaf's gradient in `.grad` during backward."""
         _check(self._requires_grad, "can't retain_grad on Tensor that has requires_grad=False")
         if self._grad_fn is None or self.__dict__.get("_retains_grad"):
             return
@@ -363,16 +383,20 @@ class Tensor:
 
     # ------------------------------------------------------------------ conversion
     def item(self):
+        """The value of a one-element tensor as a Python number."""
         _check(self._data.size == 1, lambda: (
             f"a Tensor with {self._data.size} elements cannot be converted to Scalar"))
         _check_not_meta(self, "item")
         return self._host().reshape(()).item()
 
     def tolist(self):
+        """The data as nested Python lists of numbers."""
         _check_not_meta(self, "tolist")
         return self._host().tolist()
 
     def numpy(self, *, force=False):
+        """A NumPy array sharing this CPU tensor's memory. `force=True` skips the checks: a
+        tensor that requires grad gives its data, one on another device a host copy."""
         if not force:
             _check(not self._requires_grad, (
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
@@ -482,46 +506,60 @@ class Tensor:
         return self.to(target)
 
     def type(self, dtype=None, non_blocking=False, **kwargs):
+        """The legacy type string ('torch.FloatTensor'), or this tensor converted to a type."""
         from ember._legacy_types import tensor_type
         return tensor_type(self, dtype, non_blocking)
 
     def type_as(self, other):
+        """This tensor converted to `other`'s dtype."""
         return self.to(other._dtype)
 
     def double(self, memory_format=None):
+        """`self.to(ember.float64)`."""
         return self.to(dt.float64)
 
     def float(self, memory_format=None):
+        """`self.to(ember.float32)`."""
         return self.to(dt.float32)
 
     def half(self, memory_format=None):
+        """`self.to(ember.float16)`."""
         return self.to(dt.float16)
 
     def bfloat16(self, memory_format=None):
+        """`self.to(ember.bfloat16)`."""
         return self.to(dt.bfloat16)
 
     def long(self, memory_format=None):
+        """`self.to(ember.int64)`."""
         return self.to(dt.int64)
 
     def int(self, memory_format=None):
+        """`self.to(ember.int32)`."""
         return self.to(dt.int32)
 
     def short(self, memory_format=None):
+        """`self.to(ember.int16)`."""
         return self.to(dt.int16)
 
     def char(self, memory_format=None):
+        """`self.to(ember.int8)`."""
         return self.to(dt.int8)
 
     def byte(self, memory_format=None):
+        """`self.to(ember.uint8)`."""
         return self.to(dt.uint8)
 
     def bool(self, memory_format=None):
+        """`self.to(ember.bool)`."""
         return self.to(dt.bool_)
 
     def cfloat(self, memory_format=None):
+        """`self.to(ember.complex64)`."""
         return self.to(dt.complex64)
 
     def cdouble(self, memory_format=None):
+        """`self.to(ember.complex128)`."""
         return self.to(dt.complex128)
 
     # ------------------------------------------------------------------ transposes

@@ -2,7 +2,7 @@
 
 `TorchFunctionMode` sees every public call made inside it (`ember.add`, `Tensor.add`,
 `Tensor.__add__` ...); `has_torch_function` / `handle_torch_function` let a function of one's
-own take part, as the generated bindings do (dispatch/stack.py).
+own take part, as the dispatcher does for the generated bindings (dispatch/stack.py).
 """
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
     python -m ember.run script.py [args ...]
     python -m ember.run -m package.module [args ...]
 
-`import torch` (and `torch.nn`, `torch.utils.data`, ...) resolve to ember for that process.
+`import torch` (and `torch.X` for every submodule ember has) resolves to ember for that process.
 """
 from __future__ import annotations
 

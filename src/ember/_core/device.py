@@ -153,6 +153,7 @@ def set_default_device_global(dev) -> None:
 
 
 def get_default_device() -> device:
+    """The device new tensors go to when a factory is given none."""
     found = get_default_device_or_none()
     return CPU if found is None else found
 

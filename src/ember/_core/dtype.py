@@ -124,10 +124,12 @@ _default_float = [float32]
 
 
 def get_default_dtype() -> dtype:
+    """The floating dtype that factories and Python floats give (float32 unless set)."""
     return _default_float[0]
 
 
 def set_default_dtype(d: dtype) -> None:
+    """Make `d` (a floating dtype) the default floating dtype."""
     _check_type(isinstance(d, dtype) and d in (float16, bfloat16, float32, float64),
                 lambda: f"only floating-point types are supported as the default type, got {d}")
     _default_float[0] = d

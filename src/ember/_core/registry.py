@@ -2,9 +2,9 @@
 
 An entry carries its schema (PyTorch's syntax), its kind (how the dispatcher runs it:
 pointwise, reduction, view, generic, factory), its type-promotion kind, tags, its kernel over the
-array module `xp`, its meta rule, its derivative formulas (filled by autograd) and its docstring.
+array module `xp`, its meta rule, its derivative formulas (read by autograd) and its docstring.
 `tools/gen_bindings.py` reads the registry and writes the `ember.*` functions and `Tensor`
-methods into `ember/_generated/`.
+methods into `ember/_generated/`; `ember/_core/docs.py` gives them the entries' docstrings.
 """
 from __future__ import annotations
 
@@ -41,17 +41,16 @@ class OpDef:
 
     __slots__ = (
         "schema", "name", "kind", "promotion", "tags", "kernel", "meta", "derivatives",
-        "decomposition", "doc", "method", "function", "inplace", "out", "dunders",
-        "tensor_positions", "list_positions", "num_outputs", "compute_in_float",
-        "kernels", "runner", "python_name", "varargs", "aliases", "differentiable",
-        "result_dtype_arg", "saves", "node_name", "quiet", "raw_kernel",
+        "doc", "method", "function", "inplace", "out", "dunders", "tensor_positions",
+        "list_positions", "num_outputs", "compute_in_float", "kernels", "runner", "python_name",
+        "varargs", "aliases", "differentiable", "saves", "node_name", "quiet", "raw_kernel",
     )
 
     def __init__(self, schema, kernel, *, kind="generic", promotion=None, tags=(),
-                 meta=None, derivatives=None, decomposition=None, doc=None, method=True,
-                 function=True, inplace=False, out=None, dunders=None, python_name=None,
-                 varargs=None, aliases=(), compute_in_float=True, differentiable=True,
-                 result_dtype_arg=None, saves=None, node_name=None):
+                 meta=None, derivatives=None, doc=None, method=True, function=True,
+                 inplace=False, out=None, dunders=None, python_name=None, varargs=None,
+                 aliases=(), compute_in_float=True, differentiable=True, saves=None,
+                 node_name=None):
         if kind not in KINDS:
             raise ValueError(f"register_op: unknown kind {kind!r}")
         self.schema = parse_schema(schema)
@@ -72,7 +71,6 @@ class OpDef:
         self.kernels = {}              # device type -> kernel overriding the shared one
         self.meta = meta
         self.derivatives = derivatives
-        self.decomposition = decomposition
         self.doc = doc if doc is not None else (kernel.__doc__ if kernel else None)
         self.method = method
         self.function = function
@@ -84,7 +82,6 @@ class OpDef:
         self.aliases = tuple(aliases)
         self.compute_in_float = compute_in_float
         self.differentiable = differentiable
-        self.result_dtype_arg = result_dtype_arg
         # Names of the arguments (or "result" for every output, "result1" for one) the
         # derivative formulas read; autograd saves them with their versions. None: every
         # tensor argument.
@@ -202,13 +199,3 @@ def register_frontend(name=None, *, method=True, function=True, inplace=None, du
         return fn
     return decorate
 
-
-def set_derivatives(name: str, derivatives: dict, saves=None) -> None:
-    """Give an op its derivative formulas (input name -> f(ctx) -> gradient)."""
-    op = OPS[name]
-    op.derivatives = derivatives
-    op.saves = saves
-
-
-def get_op(name: str) -> OpDef:
-    return OPS[name]

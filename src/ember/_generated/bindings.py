@@ -3312,6 +3312,11 @@ class _Methods:
     zero_ = _FE['zero_'].method
 
 
+# Each op's docstring, from its registry entry (ember/_core/docs.py).
+from ember._core.docs import attach as _attach_docs
+_attach_docs(globals(), _Methods)
+
+
 FUNCTIONS = (
     'abs',
     'absolute',

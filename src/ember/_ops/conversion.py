@@ -47,6 +47,8 @@ def _to_copy_grad(c):
              tags=("fp_errors", "keeps_layout"))
 def _to_copy(xp, self, dtype=None, layout=None, device=None, pin_memory=None,
              non_blocking=False, memory_format=None):
+    """A copy of self, converted to `dtype` and moved to `device` where given (the op under
+    Tensor.to and Tensor.type when they must copy)."""
     target = dt.NP_TO_DTYPE[np.dtype(self.dtype)] if dtype is None else dtype
     return xp.array(cast_array(self, target), copy=True)
 
@@ -58,7 +60,7 @@ def to_copy(self, dtype, device):
 
 # NOTE [_to_copy crosses devices]: the generic runner computes on its input's device; a move to
 # another device copies through the host, so `_to_copy` has its own runner, and every copy
-# (same device or not) is one op that modes and tracers see.
+# (same device or not) is one op that a TorchDispatchMode sees.
 def _run_to_copy(op, args):
     self, dtype, device = args[0], args[1], args[3]
     _check_type(isinstance(self, dispatch.Tensor), lambda: (
@@ -177,7 +179,8 @@ def copy_(self, src, non_blocking=False):
 
 # NOTE [detach is an op]: `detach` returns a new tensor on self's storage (same data, same
 # version counter, no `_base`: it is not a view to autograd) with no history. It is a registry
-# op so that modes and tracers see it (a captured graph must not treat the result as self); it
+# op so that a TorchDispatchMode sees it (a mode recording ops must not take the result for
+# self); it
 # runs as its own runner (`ember._tensor.detached`), and `Tensor.detach` calls that directly
 # when no mode is watching (see NOTE [the slow path]).
 @register_op("detach(Tensor(a) self) -> Tensor(a)", kind="view", out=False, method=False,

@@ -3,7 +3,7 @@
 
 Each factory is a registry op (`zeros(SymInt[] size, *, ...)`, `empty.memory_format`,
 `zeros_like`, `new_zeros` ...) run by the dispatcher's factory runner (NOTE [factory device]),
-so a mode or tracer sees it like any other op. The hand-written frontends below only parse
+so a TorchDispatchMode sees it like any other op. The hand-written frontends below only parse
 PyTorch's calling conventions (sizes as varargs, `out=`, `requires_grad=`) and call the op.
 """
 from __future__ import annotations

@@ -26,7 +26,7 @@ _call = dispatch.call
 
 # NOTE [data enters through lift_fresh]: `tensor(data)`, `as_tensor`, `from_numpy` build their
 # tensor outside the dispatcher (the data is a constant, not the result of an op) and hand it
-# to `lift_fresh`, which returns it unchanged: so a mode or tracer sees every tensor a program
+# to `lift_fresh`, which returns it unchanged: so a TorchDispatchMode sees every tensor a program
 # makes from data, as PyTorch's do. The op runs as its own runner (no wrapping, no copy).
 @register_op("lift_fresh(Tensor(a) self) -> Tensor(a)", kind="view", function=False,
              method=False, out=False, differentiable=False,
@@ -118,6 +118,8 @@ def _all_tensors(data):
 
 @register_frontend(method=False)
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A new tensor holding a copy of `data` (nested sequences of numbers, a NumPy array or
+    a tensor); the dtype is inferred from the data unless given."""
     if isinstance(data, dispatch.Tensor):
         import warnings
         warnings.warn("To copy construct from a tensor, it is recommended to use "
@@ -242,6 +244,8 @@ def _cast_data(array, target, copy):
 
 @register_frontend(method=False)
 def as_tensor(data, dtype=None, device=None):
+    """`data` as a tensor, sharing memory where it can: a tensor of matching dtype and device
+    comes back as it is, a CPU NumPy array of matching dtype is wrapped without a copy."""
     if isinstance(data, dispatch.Tensor):
         return data.to(dtype=dtype, device=device) if (dtype or device) else data
     if isinstance(data, np.ndarray) and (device is None or as_device(device).type == "cpu"):
@@ -253,6 +257,8 @@ def as_tensor(data, dtype=None, device=None):
 
 @register_frontend(method=False)
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    """`obj` as a tensor, copying only when `copy` is true or a conversion needs it; with
+    `copy=None` a NumPy array or a tensor is shared where dtype and device allow."""
     if isinstance(obj, dispatch.Tensor):
         made = obj.to(dtype=dtype, device=device, copy=bool(copy)) if (dtype or device or copy) \
             else obj
@@ -265,6 +271,8 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
 
 @register_frontend(method=False)
 def from_numpy(ndarray):
+    """A CPU tensor sharing memory with `ndarray` (writes show through both ways); arrays
+    with negative strides are refused."""
     _check_type(isinstance(ndarray, np.ndarray), lambda: (
         f"expected np.ndarray (got {type(ndarray).__name__})"))
     dtype = dt.from_numpy_dtype(ndarray.dtype)

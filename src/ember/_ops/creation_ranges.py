@@ -294,6 +294,8 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
 
 def _new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None,
                        pin_memory=False, requires_grad=False):
+    """Tensor.new_empty_strided(size, stride, ...) -> Tensor: uninitialised memory with the
+    given strides, in this tensor's dtype and device unless given."""
     return empty_strided(size, stride, dtype=dtype or self._dtype,
                          device=device or self._device, requires_grad=requires_grad)
 

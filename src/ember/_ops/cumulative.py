@@ -238,6 +238,8 @@ def _values_indices_meta(self, dim):
              function=False, method=False, meta=_values_indices_meta,
              saves=("result1",), derivatives={"self": selection_grad}, tags=("fp_errors",))
 def _cummax(xp, self, dim):
+    """cummax(input, dim) -> (values, indices): the running maximum along `dim` and where
+    it was reached (NaN propagates)."""
     return _running_extreme(xp, self, dim, "maximum", "cummax_cpu")
 
 
@@ -245,6 +247,8 @@ def _cummax(xp, self, dim):
              function=False, method=False, meta=_values_indices_meta,
              saves=("result1",), derivatives={"self": selection_grad}, tags=("fp_errors",))
 def _cummin(xp, self, dim):
+    """cummin(input, dim) -> (values, indices): the running minimum along `dim` and where
+    it was reached (NaN propagates)."""
     return _running_extreme(xp, self, dim, "minimum", "cummin_cpu")
 
 

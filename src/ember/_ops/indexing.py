@@ -243,7 +243,7 @@ def _view_of(self, array):
 
 
 def _replay(self, steps):
-    """The basic steps as registry ops, so autograd and tracers see them."""
+    """The basic steps as registry ops, so autograd and dispatch modes see them."""
     result = self
     for name, dim, arg in steps:
         if name == "select":
@@ -273,7 +273,7 @@ def _index_list(advanced, device):
 
 
 def _wants_ops(self):
-    # Autograd and tracers must see registry ops; the plain path builds the view directly.
+    # Autograd and dispatch modes must see registry ops; the plain path builds the view directly.
     return (self._requires_grad or dispatch.state.slow) and "select.int" in OPS \
         and "slice.Tensor" in OPS
 

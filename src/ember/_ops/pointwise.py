@@ -303,6 +303,8 @@ def true_divide(input, other, *, out=None):
 
 
 def true_divide_inplace(self, other):
+    """In-place form of `Tensor.true_divide`: divides `self` by `other` (true division) and
+    returns `self`."""
     return call_inplace(_DIV_OP, (self, other))
 
 

@@ -307,6 +307,8 @@ _BITWISE_NOT_OP = OPS["bitwise_not"]
 
 
 def _invert(self):
+    """`~self`: bitwise NOT of an integer tensor, logical NOT of a bool tensor (float is a
+    TypeError)."""
     # `~` on a float tensor is a TypeError (bitwise_not() itself raises NotImplementedError).
     _check_type(self._dtype._category <= dt.INT, (
         "~ (operator.invert) is only implemented on integer and Boolean-type tensors"))

@@ -4,7 +4,7 @@
 
 NOTE [the generator is an input]: every random op takes `Generator? generator=None` as a schema
 argument and its kernel draws from that generator (None: the default one, resolved inside the
-kernel). So a mode or tracer sees the generator among the op's arguments, and replaying the op
+kernel). So a TorchDispatchMode sees the generator among the op's arguments, and replaying the op
 with a generator in the same state gives the same numbers. Numbers are drawn on the host from
 the generator's NumPy stream and then placed on the target device, so one seed gives the same
 numbers on every device.

@@ -82,6 +82,7 @@ _UNIFORM = _sampler(f"uniform(Tensor self, float from=0, float to=1, *, {_GEN}) 
 
 @register_frontend(function=False)
 def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kwargs):
+    """Fill `self` in place with numbers drawn uniformly from [from, to); returns `self`."""
     from_ = kwargs.pop("from", from_)
     return _sample_into(_UNIFORM, (self, from_, to, generator))
 
@@ -97,6 +98,8 @@ _NORMAL = _sampler(f"normal_functional(Tensor self, float mean=0, float std=1, *
 
 @register_frontend(function=False)
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
+    """Fill `self` in place with draws from the normal distribution N(mean, std**2); returns
+    `self`."""
     return _sample_into(_NORMAL, (self, mean, std, generator))
 
 
@@ -119,6 +122,8 @@ def _bernoulli_tensor(xp, self, p, generator=None):
 
 @register_frontend(function=False)
 def bernoulli_(self, p=0.5, *, generator=None):
+    """Fill `self` in place with 1 with probability `p` (a number or a tensor broadcast to
+    self's shape), else 0; returns `self`."""
     if isinstance(p, dispatch.Tensor):
         return _sample_into(OPS["bernoulli.Tensor"], (self, p, generator))
     return _sample_into(OPS["bernoulli.p"], (self, p, generator))
@@ -180,6 +185,8 @@ _EXPONENTIAL = _sampler(f"exponential(Tensor self, float lambd=1, *, {_GEN}) -> 
 
 @register_frontend(function=False)
 def exponential_(self, lambd=1.0, *, generator=None):
+    """Fill `self` in place with draws from the exponential distribution of rate `lambd`;
+    returns `self`."""
     return _sample_into(_EXPONENTIAL, (self, lambd, generator))
 
 
@@ -194,6 +201,8 @@ _GEOMETRIC = _sampler(f"geometric(Tensor self, float p, *, {_GEN}) -> Tensor", _
 
 @register_frontend(function=False)
 def geometric_(self, p, *, generator=None):
+    """Fill `self` in place with the number of Bernoulli(p) trials up to the first success
+    (1, 2, ...); returns `self`."""
     return _sample_into(_GEOMETRIC, (self, p, generator))
 
 
@@ -210,6 +219,7 @@ _LOG_NORMAL = _sampler(f"log_normal(Tensor self, float mean=1, float std=2, *, {
 
 @register_frontend(function=False)
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    """Fill `self` in place with exp(X), X drawn from N(mean, std**2); returns `self`."""
     return _sample_into(_LOG_NORMAL, (self, mean, std, generator))
 
 
@@ -226,4 +236,6 @@ _CAUCHY = _sampler(f"cauchy(Tensor self, float median=0, float sigma=1, *, {_GEN
 
 @register_frontend(function=False)
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    """Fill `self` in place with draws from the Cauchy distribution located at `median` with
+    scale `sigma`; returns `self`."""
     return _sample_into(_CAUCHY, (self, median, sigma, generator))

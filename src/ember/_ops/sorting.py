@@ -75,6 +75,8 @@ def _sort_meta(self, *args):
              "(Tensor values, Tensor indices)", function=False, method=False, meta=_sort_meta,
              saves=("result1",), derivatives={"self": selection_grad})
 def _sort_default(xp, self, dim=-1, descending=False):
+    """sort(input, dim=-1, descending=False) -> (values, indices): the elements along `dim`
+    in order, and where each came from."""
     return _sort(xp, self, dim, descending)
 
 
@@ -82,6 +84,8 @@ def _sort_default(xp, self, dim=-1, descending=False):
              "(Tensor values, Tensor indices)", function=False, method=False, meta=_sort_meta,
              saves=("result1",), derivatives={"self": selection_grad})
 def _sort_stable(xp, self, stable, dim=-1, descending=False):
+    """sort.stable(input, *, stable, dim=-1, descending=False) -> (values, indices): as
+    sort, equal elements keeping their order."""
     # The CPU sort is always stable, so `stable` changes nothing.
     return _sort(xp, self, dim, descending)
 
@@ -101,6 +105,8 @@ def _argsort_meta(self, *args):
              "-> Tensor", function=False, method=False, meta=_argsort_meta,
              differentiable=False)
 def _argsort(xp, self, stable, dim=-1, descending=False):
+    """argsort.stable(input, *, stable, dim=-1, descending=False) -> Tensor: the indices
+    that sort `input` along `dim`."""
     return _sort(xp, self, dim, descending)[1]
 
 
@@ -146,6 +152,8 @@ def _topk_meta(self, k, dim=-1, largest=True, sorted=True):
              "(Tensor values, Tensor indices)", function=False, method=False, meta=_topk_meta,
              saves=("result1",), derivatives={"self": selection_grad})
 def _topk(xp, self, k, dim=-1, largest=True, sorted=True):
+    """topk(input, k, dim=-1, largest=True, sorted=True) -> (values, indices): the `k`
+    largest (or smallest) elements along `dim` and their positions."""
     _check_type(isinstance(k, (int, np.integer)) and not isinstance(k, bool), lambda: (
         f"topk(): argument 'k' (position 2) must be int, not {type(k).__name__}"))
     _check_sortable(self, "topk")
@@ -215,6 +223,8 @@ def _rows(xp, self, dim):
              "bool return_counts=False) -> (Tensor, Tensor, Tensor)", function=False,
              method=False, differentiable=False)
 def _unique2(xp, self, sorted=True, return_inverse=False, return_counts=False):
+    """_unique2(input, sorted=True, return_inverse=False, return_counts=False): the sorted
+    distinct elements, each element's position among them, and how often each occurs."""
     _check_unique_dtype(self)
     flat = self.reshape(-1)
     order = xp.argsort(sort_keys(flat), kind="stable")
@@ -229,6 +239,8 @@ def _unique2(xp, self, sorted=True, return_inverse=False, return_counts=False):
              "bool return_counts=False) -> (Tensor, Tensor, Tensor)", function=False,
              method=False, differentiable=False)
 def _unique_dim(xp, self, dim, sorted=True, return_inverse=False, return_counts=False):
+    """unique_dim(input, dim, ...): the distinct slices along `dim` (sorted), the inverse
+    map and the counts."""
     _check_unique_dtype(self)
     moved, axis, rows = _rows(xp, self, dim)
     n = rows.shape[0]
@@ -244,6 +256,8 @@ def _unique_dim(xp, self, dim, sorted=True, return_inverse=False, return_counts=
              "bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)",
              function=False, method=False, differentiable=False)
 def _unique_consecutive(xp, self, return_inverse=False, return_counts=False, dim=None):
+    """unique_consecutive(input, return_inverse=False, return_counts=False, dim=None): each
+    run of equal consecutive elements (or slices along `dim`) collapsed to one."""
     _check_unique_dtype(self)
     if dim is None:
         flat = self.reshape(-1)
@@ -431,6 +445,8 @@ def _scalar_dtype(value):
              function=False, method=False, meta=_search_meta, differentiable=False)
 def _searchsorted_tensor(xp, sorted_sequence, self, out_int32=False, right=False, side=None,
                          sorter=None):
+    """searchsorted.Tensor(sorted_sequence, input, ...) -> Tensor: where each value of
+    `input` would be inserted into the innermost dim of `sorted_sequence` to keep it sorted."""
     return _search(xp, sorted_sequence, self, out_int32, right, side, sorter,
                    dt.NP_TO_DTYPE[self.dtype])
 
@@ -440,6 +456,8 @@ def _searchsorted_tensor(xp, sorted_sequence, self, out_int32=False, right=False
              function=False, method=False, meta=_search_meta, differentiable=False)
 def _searchsorted_scalar(xp, sorted_sequence, self, out_int32=False, right=False, side=None,
                          sorter=None):
+    """searchsorted.Scalar(sorted_sequence, value, ...) -> Tensor: where the number `value`
+    would be inserted into the innermost dim of `sorted_sequence` to keep it sorted."""
     return _search(xp, sorted_sequence, self, out_int32, right, side, sorter,
                    _scalar_dtype(self))
 
@@ -471,6 +489,8 @@ def _bucketize_meta(value, boundaries, out_int32=False, right=False):
              "bool right=False) -> Tensor", function=False, method=False, meta=_bucketize_meta,
              differentiable=False)
 def _bucketize_tensor(xp, self, boundaries, out_int32=False, right=False):
+    """bucketize.Tensor(input, boundaries, *, out_int32=False, right=False) -> Tensor: the
+    index of the bucket of the 1-d `boundaries` each value of `input` falls in."""
     return _bucketize(xp, self, boundaries, out_int32, right, dt.NP_TO_DTYPE[self.dtype])
 
 
@@ -478,6 +498,8 @@ def _bucketize_tensor(xp, self, boundaries, out_int32=False, right=False):
              "bool right=False) -> Tensor", function=False, method=False, meta=_bucketize_meta,
              differentiable=False)
 def _bucketize_scalar(xp, self, boundaries, out_int32=False, right=False):
+    """bucketize.Scalar(value, boundaries, *, out_int32=False, right=False) -> Tensor: the
+    index of the bucket of the 1-d `boundaries` the number `value` falls in."""
     return _bucketize(xp, self, boundaries, out_int32, right, _scalar_dtype(self))
 
 

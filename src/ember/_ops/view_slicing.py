@@ -599,6 +599,8 @@ def as_strided(input, size, stride, storage_offset=None):
 
 
 def as_strided_(self, size, stride, storage_offset=None):
+    """In-place form of `Tensor.as_strided`: gives `self` new sizes, strides and storage
+    offset over its own storage, and returns `self`."""
     from ember._ops.view import restride_in_place
     return restride_in_place(self, as_strided, size, stride, storage_offset)
 

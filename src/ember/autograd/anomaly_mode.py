@@ -23,10 +23,12 @@ state = _AnomalyState()
 
 
 def is_anomaly_enabled() -> bool:
+    """Whether anomaly detection is on (`detect_anomaly`, `set_detect_anomaly`)."""
     return state.enabled
 
 
 def is_anomaly_check_nan_enabled() -> bool:
+    """Whether anomaly detection also checks gradients for NaN."""
     return state.check_nan
 
 

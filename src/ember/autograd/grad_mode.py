@@ -23,10 +23,12 @@ _state = _ThreadState()
 
 
 def is_grad_enabled() -> bool:
+    """Whether ops record autograd history in this thread."""
     return _state.grad_enabled
 
 
 def is_inference_mode_enabled() -> bool:
+    """Whether this thread is inside `inference_mode`."""
     return _state.inference
 
 
@@ -206,7 +208,6 @@ class _Marker:
         if depth == 0:
             dispatch.modes.handlers.append(_mark_handler)
             dispatch.state.inplace_guard = _inplace_guard
-            dispatch.state.on_create = mark_inference
             dispatch.open_entry()
 
     def exit(self) -> None:

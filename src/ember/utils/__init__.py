@@ -1,6 +1,6 @@
-"""Utilities as in torch.utils: data loading, checkpointing, hooks, backend registration,
-`_python_dispatch` (TorchDispatchMode), and `alias_torch()` (make `import torch` resolve to
-ember in this process)."""
+"""Utilities as in torch.utils: checkpointing (`checkpoint`), backend registration,
+`_python_dispatch` (TorchDispatchMode), `_pytree`, and `alias_torch()` (make `import torch`
+resolve to ember in this process). There is no `ember.utils.data` or `ember.utils.hooks` yet."""
 from ember.utils._alias import alias_torch, unalias_torch  # noqa: F401
 
 

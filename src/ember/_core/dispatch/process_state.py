@@ -1,14 +1,15 @@
 """The process-wide switches the per-op path reads, one attribute each (`dispatch.state`).
 
-Mode state that differs per thread (modes, forward-AD levels, inference marking) lives in
-stack.py's thread-local `modes`; `state.slow` only says that some thread has some of it.
+Mode state that differs per thread (modes, inference marking) lives in stack.py's
+thread-local `modes`; forward AD's handler, open for every thread as in PyTorch, sits in
+stack.py's `global_handlers`. `state.slow` only says that some thread has some of it.
 """
 from __future__ import annotations
 
 
 class _State:
     __slots__ = ("slow", "record", "record_inplace", "grad_enabled", "deterministic",
-                 "inplace_guard", "on_create", "overriding", "on_inplace")
+                 "inplace_guard", "overriding", "on_inplace")
 
     def __init__(self):
         # NOTE [the slow path]: True while any thread has a mode, handler or guard open, or
@@ -20,8 +21,6 @@ class _State:
         self.deterministic = None    # (op) -> None, raises or warns for nondeterministic ops
         # (self) before an in-place op; set once inference tensors exist (they refuse it)
         self.inplace_guard = None
-        # (tensor) for tensors made by factories outside `call` (inference mode marks them)
-        self.on_create = None
         # True once a Tensor subclass that overrides __torch_function__ exists (subclasses.py)
         self.overriding = False
         self.on_inplace = None       # (self, result) after a layered in-place op (forward AD)

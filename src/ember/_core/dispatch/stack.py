@@ -3,8 +3,8 @@
     1. __torch_function__: TorchFunctionModes (innermost first), then Tensor subclasses that
        ask for it (subclasses.py). They see the public call (`ember.add`, `Tensor.add`,
        `Tensor.__add__` ...) with the arguments as the user could have written them.
-    2. autograd: per-thread handlers (forward-AD tangents, inference-tensor marking), then
-       `record` when grad mode is on and an input requires grad.
+    2. autograd: handlers (forward-AD tangents, process-wide; inference-tensor marking, per
+       thread), then `record` when grad mode is on and an input requires grad.
     3. __torch_dispatch__: TorchDispatchModes see the op entry itself (`OpDef`, which looks
        like `ember.ops.aten.add.Tensor`); ops they run go below autograd.
     4. the back-end step of the op's kind (runners.py, pointwise.py).
@@ -14,7 +14,8 @@ the op's runner does the whole stack itself: kernel, wrap, and autograd's `recor
 input requires grad. Any call it can't serve goes to `function_level` and down the levels.
 
 NOTE [mode state is per thread]: modes, handlers and the below-autograd depth live in `modes`
-(a threading.local), as PyTorch keeps them per thread. `state.slow` counts for the process:
+(a threading.local), as PyTorch keeps them per thread; the one exception is forward AD, whose
+handler sits in the process-wide `global_handlers`. `state.slow` counts for the process:
 it is True while any thread has something open, and a thread with nothing open then takes the
 plain call anyway (one more attribute read).
 """
