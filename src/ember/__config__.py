@@ -37,7 +37,7 @@ def _optional_versions() -> dict:
 def _backends() -> list:
     """The device back-ends this process can use: built in, CUDA if CuPy is installed, and
     the plug-ins loaded from the `ember.backends` entry points."""
-    from ember._plugins import _device_modules
+    from ember._backends.plugins import _device_modules
     found = ["cpu (NumPy)", "meta"]
     if importlib.util.find_spec("cupy") is not None:
         found.append("cuda (CuPy)")

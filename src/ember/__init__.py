@@ -149,14 +149,19 @@ def __dir__():
 
 def _register_device_module(device_type: str, module) -> None:
     """Attach `module` as `ember.<device_type>` (and importable as such); once per type."""
-    from ember._plugins import register_device_module
+    from ember._backends.plugins import register_device_module
     register_device_module(_sys.modules[__name__], device_type, module)
 
 
 def get_device_module(device=None):  # noqa: F811  (PyTorch's argument name)
     """The device module for `device` (`ember.cuda` for 'cuda'); the accelerator's if None."""
-    from ember._plugins import get_device_module as find
-    return find(_sys.modules[__name__], device)
+    from ember._backends.plugins import get_device_module as find
+    accelerator_type = "cpu"
+    if device is None:
+        from ember import accelerator
+        found = accelerator.current_accelerator()
+        accelerator_type = "cpu" if found is None else found.type
+    return find(device, accelerator_type)
 
 
 def is_tensor(obj) -> bool:
@@ -199,7 +204,7 @@ __all__ = [*sorted(  # noqa: PLE0604  (ruff cannot see that the set holds names)
 
 
 def _autoload_backends() -> None:
-    from ember._plugins import autoload
+    from ember._backends.plugins import autoload
     autoload()
 
 

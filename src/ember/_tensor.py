@@ -411,7 +411,7 @@ class Tensor:
         if self._device is CPU:
             return self._data
         _check_not_meta(self, "numpy")
-        from ember._core.backend import get_backend
+        from ember._backends import get_backend
         return get_backend(self._device.type).to_host(self._data)
 
     def __array__(self, dtype=None, copy=None):

@@ -16,7 +16,7 @@ import numpy as np
 
 from ember._backends.meta import MetaArray
 from ember._core import dispatch
-from ember._core.backend import get_backend
+from ember._backends import get_backend
 from ember._core.checks import _check
 from ember._core.device import CPU, META, as_device
 from ember._core.storage import UntypedStorage, _data_ptr

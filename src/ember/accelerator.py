@@ -10,7 +10,7 @@ def current_accelerator(check_available: bool = False):
     from ember import cuda
     if cuda.is_available():
         return _device("cuda")
-    from ember._plugins import _device_modules
+    from ember._backends.plugins import _device_modules
     for name, module in _device_modules.items():
         available = getattr(module, "is_available", None)
         if available is not None and available():

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember._core.backend import Backend, register_backend
+from ember._backends.registry import Backend, register_backend
 
 # NumPy's floating-point error state stays the user's: see NOTE [floating-point warnings] in
 # ember/_core/fp_errors.py for how the kernels keep quiet.

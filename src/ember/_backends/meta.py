@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from ember._core.backend import Backend, register_backend
+from ember._backends.registry import Backend, register_backend
 
 
 def contiguous_strides(shape, itemsize: int) -> tuple:

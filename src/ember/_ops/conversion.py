@@ -11,7 +11,7 @@ import numpy as np
 from ember._backends.meta import MetaArray
 from ember._core import dispatch, layout
 from ember._core import dtype as dt
-from ember._core.backend import get_backend
+from ember._backends import get_backend
 from ember._core.checks import _check, _check_not_implemented, _check_type
 from ember._core.fp_errors import cast
 from ember._core.device import CPU, META, as_device

@@ -12,7 +12,7 @@ import numpy as np
 from ember._backends.meta import MetaArray
 from ember._core import dispatch
 from ember._core import dtype as dt
-from ember._core.backend import get_backend
+from ember._backends import get_backend
 from ember._core.checks import _check_type, _check_value
 from ember._core.device import META, as_device, get_default_device
 from ember._core.fp_errors import cast

@@ -14,7 +14,7 @@ from __future__ import annotations
 from ember._backends.meta import MetaArray
 from ember._core import dispatch
 from ember._core import dtype as dt
-from ember._core.backend import get_backend
+from ember._backends import get_backend
 from ember._core.checks import _check, _check_index, _check_type
 from ember._core.device import META
 from ember._core.registry import OPS, register_frontend, register_op

@@ -18,10 +18,8 @@
 """
 from __future__ import annotations
 
-from ember._backends import cpu as _cpu  # noqa: F401  (registers the CPU back-end)
-from ember._backends import cuda as _cuda  # noqa: F401  (registers the lazy CUDA back-end)
+from ember._backends import get_backend  # noqa: F401  (re-exported; registers the back-ends)
 from ember._backends.meta import MetaArray  # noqa: F401  (re-exported)
-from ember._core.backend import get_backend  # noqa: F401  (re-exported)
 from ember._core.device import CPU  # noqa: F401  (re-exported)
 from ember._core.dispatch import inplace_out, pointwise, runners, stack, subclasses, wrapping
 from ember._core.dispatch.inplace_out import (  # noqa: F401

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember._core.backend import get_backend
+from ember._backends import get_backend
 from ember._core.checks import _check, _check_type
 from ember._core.device import CPU, META
 from ember._core.dispatch.process_state import state

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember._core.backend import BACKENDS, get_backend
+from ember._backends import BACKENDS, get_backend
 from ember._core.checks import _check_not_implemented
 from ember._core import dtype as dt
 from ember._core.device import CPU, META

@@ -1,7 +1,7 @@
-"""Back-ends by device type: each gives the array module `xp` its kernels run on.
+"""The back-end registry: device type -> `Backend`, whose array module `xp` the kernels run on.
 
-In-tree: 'cpu' (NumPy), 'meta' (shapes only), 'cuda' (CuPy, loaded on first use). Plug-ins add
-their own through `register_backend`.
+In-tree: 'cpu' (NumPy), 'meta' (shapes only), 'cuda' (CuPy, loaded on first use through
+`register_lazy_backend`). Plug-ins add their own through `register_backend`.
 """
 from __future__ import annotations
 

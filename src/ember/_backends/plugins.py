@@ -1,4 +1,5 @@
-"""Out-of-tree back-ends: the device-module registry and entry-point autoloading.
+"""Out-of-tree back-ends: the device-module registry (`ember.<device type>`) and entry-point
+autoloading. How a plug-in registers its back-end and kernels is in privateuse1.py.
 
 At `import ember`, every entry point in the group `ember.backends` is loaded and called, unless
 the environment variable EMBER_DEVICE_BACKEND_AUTOLOAD is "0". Discovery reads the
@@ -36,14 +37,12 @@ def _is_module(value) -> bool:
     return type(value).__name__ == "module"
 
 
-def get_device_module(ember_module, device=None):
-    """The module for a device type (`ember.cuda` for 'cuda'); the current accelerator's (or
-    ember.cpu) when `device` is None."""
+def get_device_module(device, accelerator_type: str):
+    """The module for a device type (`ember.cuda` for 'cuda'); `accelerator_type`'s (the
+    caller finds the current accelerator, or 'cpu') when `device` is None."""
     from ember._core.device import device as device_class
     if device is None:
-        from ember import accelerator
-        found = accelerator.current_accelerator()
-        name = "cpu" if found is None else found.type
+        name = accelerator_type
     elif isinstance(device, device_class):
         name = device.type
     elif isinstance(device, str):
