@@ -8,36 +8,17 @@ from __future__ import annotations
 
 from ember._C import DisableTorchFunction, DisableTorchFunctionSubclass  # noqa: F401
 from ember._C import _disabled_torch_function_impl, _is_torch_function_mode_enabled  # noqa: F401
-from ember._core import dispatch
 from ember._core.dispatch import stack
 
 
-class TorchFunctionMode:
+class TorchFunctionMode(stack.ModeOnStack):
     """Subclass and define `__torch_function__(self, func, types, args=(), kwargs=None)`;
     inside `with mode:` it receives every public ember call made in this thread."""
 
+    _stack_name = "function_modes"
+
     def __torch_function__(self, func, types, args=(), kwargs=None):
         raise NotImplementedError
-
-    def __enter__(self):
-        stack.modes.function_modes.append(self)
-        dispatch.open_entry()
-        return self
-
-    def __exit__(self, *exc):
-        modes = stack.modes.function_modes
-        if modes and modes[-1] is self:
-            modes.pop()
-        else:
-            modes.remove(self)
-        dispatch.close_entry()
-        return False
-
-    @classmethod
-    def push(cls, *args, **kwargs):
-        mode = cls(*args, **kwargs)
-        mode.__enter__()
-        return mode
 
 
 def _get_current_function_mode_stack() -> list:

@@ -7,36 +7,20 @@ below the mode and records nothing.
 """
 from __future__ import annotations
 
-from ember._core import dispatch
 from ember._core.dispatch import stack
 
 
-class TorchDispatchMode:
+class TorchDispatchMode(stack.ModeOnStack):
+    """Subclass and define `__torch_dispatch__(self, func, types, args=(), kwargs=None)`;
+    inside `with mode:` it receives every op entry run in this thread, below autograd."""
+
+    _stack_name = "dispatch_modes"
+
     def __init__(self, _dispatch_key=None):
         pass
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         raise NotImplementedError
-
-    def __enter__(self):
-        stack.modes.dispatch_modes.append(self)
-        dispatch.open_entry()
-        return self
-
-    def __exit__(self, *exc):
-        modes = stack.modes.dispatch_modes
-        if modes and modes[-1] is self:
-            modes.pop()
-        else:
-            modes.remove(self)
-        dispatch.close_entry()
-        return False
-
-    @classmethod
-    def push(cls, *args, **kwargs):
-        mode = cls(*args, **kwargs)
-        mode.__enter__()
-        return mode
 
 
 def _get_current_dispatch_mode():

@@ -65,6 +65,33 @@ _open_total = 0                 # entries open across all threads
 global_handlers: list = []
 
 
+class ModeOnStack:
+    """What TorchFunctionMode and TorchDispatchMode share: `with mode:` pushes it on this
+    thread's stack named by `_stack_name` (a `modes` attribute) and opens the layered path."""
+
+    _stack_name = ""
+
+    def __enter__(self):
+        getattr(modes, self._stack_name).append(self)
+        open_entry()
+        return self
+
+    def __exit__(self, *exc):
+        stack = getattr(modes, self._stack_name)
+        if stack and stack[-1] is self:
+            stack.pop()
+        else:
+            stack.remove(self)
+        close_entry()
+        return False
+
+    @classmethod
+    def push(cls, *args, **kwargs):
+        mode = cls(*args, **kwargs)
+        mode.__enter__()
+        return mode
+
+
 def open_entry(process_wide=False) -> None:
     """Count something opened (a mode or handler of this thread, or with `process_wide` one
     for every thread): calls go down the layered path."""
