@@ -12,13 +12,13 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-
 from common import interleaved, print_table
 
 
 def main(quick: bool = False) -> None:
-    import ember
     import torch
+
+    import ember
 
     rounds = 3 if quick else 7
     a_np = np.random.default_rng(0).standard_normal(8).astype(np.float32)

@@ -4,10 +4,10 @@ import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-import bench_autograd  # noqa: E402
-import bench_dispatch  # noqa: E402
-import bench_import  # noqa: E402
-import bench_ops  # noqa: E402
+import bench_autograd
+import bench_dispatch
+import bench_import
+import bench_ops
 
 if __name__ == "__main__":
     bench_import.main()

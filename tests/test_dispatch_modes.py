@@ -7,7 +7,7 @@ from torch.overrides import TorchFunctionMode as TorchTFMode
 from torch.utils._python_dispatch import TorchDispatchMode as TorchTDMode
 
 import ember
-from ember.overrides import TorchFunctionMode, has_torch_function, handle_torch_function
+from ember.overrides import TorchFunctionMode, handle_torch_function, has_torch_function
 from ember.utils._python_dispatch import TorchDispatchMode
 
 W = np.random.default_rng(0).standard_normal((4, 3)).astype(np.float32)

@@ -14,7 +14,7 @@ import ember
 from ember.utils._python_dispatch import TorchDispatchMode as EmberDispatchMode
 
 torch = pytest.importorskip("torch")
-from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
+from torch.utils._python_dispatch import TorchDispatchMode
 
 
 class EmberLog(EmberDispatchMode):

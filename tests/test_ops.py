@@ -7,10 +7,10 @@ import dataclasses
 
 import numpy as np
 import pytest
-
-import ember
 from opinfo import collect, core
 from opinfo.core import T
+
+import ember
 
 torch = pytest.importorskip("torch")
 

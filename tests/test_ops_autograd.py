@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-import ember
 from opinfo import collect, core
 from opinfo.core import T, to_lib
+
+import ember
 
 torch = pytest.importorskip("torch")
 

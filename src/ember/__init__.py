@@ -10,27 +10,51 @@ import importlib as _importlib
 import math as _math
 import sys as _sys
 
+from ember import autograd  # noqa: F401  (connects the autograd recorder to the dispatcher)
 from ember._core import dtype as _dt
 from ember._core.checks import (  # noqa: F401  (the error taxonomy, public as in PyTorch)
-    _check, _check_index, _check_not_implemented, _check_type, _check_value, _check_with,
+    _check,
+    _check_index,
+    _check_not_implemented,
+    _check_type,
+    _check_value,
+    _check_with,
 )
 from ember._core.device import device  # noqa: F401
-from ember._core.dtype import (  # noqa: F401
-    bfloat16, complex64, complex128, dtype, float8_e4m3fn, float8_e5m2, float16, float32,
-    float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+from ember._core.dtype import (  # noqa: F401  # noqa: F401
+    bfloat16,
+    complex64,
+    complex128,
+    dtype,
+    float8_e4m3fn,
+    float8_e5m2,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    int8,
+    int16,
+    int32,
+    int64,
+    set_default_dtype,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
 )
-from ember._core.dtype import get_default_dtype, set_default_dtype  # noqa: F401
 from ember._core.promotion import can_cast, promote_types  # noqa: F401
 from ember._core.shape import Size  # noqa: F401
 from ember._core.storage import UntypedStorage
-from ember._tensor import Tensor
 from ember._generated import bindings as _bindings
-from ember import autograd  # noqa: F401  (connects the autograd recorder to the dispatcher)
+from ember._tensor import Tensor
 from ember.autograd.grad_mode import (  # noqa: F401
-    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
     set_grad_enabled,
 )
-
 from ember.version import __version__  # noqa: F401
 
 globals()["bool"] = _dt.bool_

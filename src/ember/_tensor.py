@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import weakref as _weakref
 
+from ember._C import (
+    DisableTorchFunctionSubclass,
+    _disabled_torch_dispatch_impl,
+)
 from ember._core import dispatch, layout
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type, _check_value
@@ -15,9 +19,6 @@ from ember._core.dispatch import storage_of
 from ember._core.registry import OPS
 from ember._core.shape import Size, wrap_dim
 from ember._core.storage import _data_ptr
-from ember._C import (
-    DisableTorchFunctionSubclass, _disabled_torch_dispatch_impl,
-)
 from ember.autograd import grad_mode, graph
 
 
@@ -32,8 +33,16 @@ class Tensor:
     """A multi-dimensional array with a dtype, a device and autograd history."""
 
     __slots__ = (
-        "_data", "_dtype", "_device", "_storage", "_requires_grad", "_grad_fn", "_grad",
-        "_base", "__dict__", "__weakref__",
+        "__dict__",
+        "__weakref__",
+        "_base",
+        "_data",
+        "_device",
+        "_dtype",
+        "_grad",
+        "_grad_fn",
+        "_requires_grad",
+        "_storage",
     )
 
     def __new__(cls, *args, **kwargs):

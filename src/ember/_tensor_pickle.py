@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ember._backends import get_backend
 from ember._backends.meta import MetaArray
 from ember._core import dispatch
-from ember._backends import get_backend
 from ember._core.checks import _check
 from ember._core.device import CPU, META, as_device
 from ember._core.storage import UntypedStorage, _data_ptr

@@ -6,8 +6,12 @@ own take part, as the dispatcher does for the generated bindings (dispatch/stack
 """
 from __future__ import annotations
 
-from ember._C import DisableTorchFunction, DisableTorchFunctionSubclass  # noqa: F401
-from ember._C import _disabled_torch_function_impl, _is_torch_function_mode_enabled  # noqa: F401
+from ember._C import (  # noqa: F401  # noqa: F401
+    DisableTorchFunction,
+    DisableTorchFunctionSubclass,
+    _disabled_torch_function_impl,
+    _is_torch_function_mode_enabled,
+)
 from ember._core.dispatch import stack
 
 

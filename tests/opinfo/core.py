@@ -6,7 +6,8 @@ turns it into the same arguments for either library, so ember and PyTorch see id
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

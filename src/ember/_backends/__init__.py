@@ -9,5 +9,9 @@ from __future__ import annotations
 
 from ember._backends import cpu, cuda, meta  # noqa: F401  (registers the in-tree back-ends)
 from ember._backends.registry import (  # noqa: F401  (the seam the dispatcher imports)
-    BACKENDS, Backend, get_backend, register_backend, register_lazy_backend,
+    BACKENDS,
+    Backend,
+    get_backend,
+    register_backend,
+    register_lazy_backend,
 )

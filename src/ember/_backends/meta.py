@@ -26,7 +26,7 @@ class StandIn(np.ndarray):
 class MetaArray:
     """Stands in for an ndarray on the meta device: metadata only, strides in bytes."""
 
-    __slots__ = ("shape", "dtype", "strides")
+    __slots__ = ("dtype", "shape", "strides")
 
     def __init__(self, shape, dtype, strides=None):
         self.shape = tuple(int(s) for s in shape)

@@ -11,7 +11,7 @@ from ember._core.checks import _check
 class Backend:
     """How tensors of one device type hold data: `xp` is NumPy-compatible (or None for meta)."""
 
-    __slots__ = ("name", "xp", "to_host", "from_host")
+    __slots__ = ("from_host", "name", "to_host", "xp")
 
     def __init__(self, name, xp, to_host=None, from_host=None):
         self.name = name

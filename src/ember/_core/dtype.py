@@ -1,8 +1,8 @@
 """ember's dtypes: one object per PyTorch dtype, each tied to a NumPy (or ml_dtypes) dtype."""
 from __future__ import annotations
 
-import numpy as np
 import ml_dtypes
+import numpy as np
 
 from ember._core.checks import _check_type
 
@@ -14,8 +14,16 @@ class dtype:
     """A tensor element type (``ember.float32``, ``ember.int64`` ...)."""
 
     __slots__ = (
-        "_name", "_np", "itemsize", "is_floating_point", "is_complex", "is_signed",
-        "_category", "_aliases", "_abbr", "_cpp_name",
+        "_abbr",
+        "_aliases",
+        "_category",
+        "_cpp_name",
+        "_name",
+        "_np",
+        "is_complex",
+        "is_floating_point",
+        "is_signed",
+        "itemsize",
     )
 
     def __init__(self, name, np_dtype, category, signed, abbr, cpp_name, aliases=()):
@@ -34,7 +42,7 @@ class dtype:
     def abbr(self) -> str:
         return self._abbr
 
-    def to_complex(self) -> "dtype":
+    def to_complex(self) -> dtype:
         found = _TO_COMPLEX.get(self)
         if found is None:
             if self.is_complex:
@@ -42,7 +50,7 @@ class dtype:
             raise RuntimeError(f"Unknown Complex ScalarType for {self._cpp_name}")
         return found
 
-    def to_real(self) -> "dtype":
+    def to_real(self) -> dtype:
         return _TO_REAL.get(self, self)
 
     def __repr__(self) -> str:

@@ -40,10 +40,34 @@ class OpDef:
     """Everything about one operator overload."""
 
     __slots__ = (
-        "schema", "name", "kind", "promotion", "tags", "kernel", "meta", "derivatives",
-        "doc", "method", "function", "inplace", "out", "dunders", "tensor_positions",
-        "list_positions", "num_outputs", "compute_in_float", "kernels", "runner", "python_name",
-        "varargs", "aliases", "differentiable", "saves", "node_name", "quiet", "raw_kernel",
+        "aliases",
+        "compute_in_float",
+        "derivatives",
+        "differentiable",
+        "doc",
+        "dunders",
+        "function",
+        "inplace",
+        "kernel",
+        "kernels",
+        "kind",
+        "list_positions",
+        "meta",
+        "method",
+        "name",
+        "node_name",
+        "num_outputs",
+        "out",
+        "promotion",
+        "python_name",
+        "quiet",
+        "raw_kernel",
+        "runner",
+        "saves",
+        "schema",
+        "tags",
+        "tensor_positions",
+        "varargs",
     )
 
     def __init__(self, schema, kernel, *, kind="generic", promotion=None, tags=(),
@@ -102,7 +126,7 @@ class OpDef:
     def __call__(self, *args, **kwargs):
         """Call the overload as `ember.ops.aten.<name>.<overload>` is called: below the
         __torch_function__ level (dispatch/stack.py), arguments by schema."""
-        from ember._core.dispatch import call_aten  # noqa: PLC0415 (dispatch imports registry)
+        from ember._core.dispatch import call_aten
         if kwargs or len(args) != len(self.schema.arguments):
             args = self.bind(args, kwargs)
         return call_aten(self, args)
@@ -146,7 +170,7 @@ class OpDef:
 
     @property
     def overloadpacket(self):
-        from ember.ops import aten  # noqa: PLC0415 (the packets live above the registry)
+        from ember.ops import aten
         return getattr(aten, self.schema.name)
 
     def __str__(self) -> str:
@@ -160,8 +184,15 @@ class OpDef:
 class Frontend:
     """A hand-written Python entry point (argument parsing across overloads)."""
 
-    __slots__ = ("name", "function", "method", "is_function", "inplace_method", "dunders",
-                 "module")
+    __slots__ = (
+        "dunders",
+        "function",
+        "inplace_method",
+        "is_function",
+        "method",
+        "module",
+        "name",
+    )
 
     def __init__(self, name, function, method, is_function, inplace_method, dunders, module):
         self.name = name

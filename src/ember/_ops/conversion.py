@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ember._backends import get_backend
 from ember._backends.meta import MetaArray
 from ember._core import dispatch, layout
 from ember._core import dtype as dt
-from ember._backends import get_backend
 from ember._core.checks import _check, _check_not_implemented, _check_type
-from ember._core.fp_errors import cast
 from ember._core.device import CPU, META, as_device
+from ember._core.fp_errors import cast
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._ops.grad_utils import identity, zeros_grad
 
@@ -192,7 +192,7 @@ def _detach(xp, self):
 
 
 def _run_detach(op, args):
-    from ember._tensor import detached  # noqa: PLC0415 (the Tensor class imports the ops)
+    from ember._tensor import detached
     self = args[0]
     _check_type(isinstance(self, dispatch.Tensor), lambda: (
         f"detach(): argument 'input' (position 1) must be Tensor, not {type(self).__name__}"))

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ember._backends import get_backend
 from ember._backends.meta import MetaArray
 from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core import layout as memory_layout
-from ember._backends import get_backend
 from ember._core.checks import _check
 from ember._core.device import META
 from ember._core.fp_errors import run_quietly

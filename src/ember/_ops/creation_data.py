@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ember._backends import get_backend
 from ember._backends.meta import MetaArray
 from ember._core import dispatch
 from ember._core import dtype as dt
-from ember._backends import get_backend
 from ember._core.checks import _check_type, _check_value
 from ember._core.device import META, as_device, get_default_device
 from ember._core.fp_errors import cast
@@ -132,7 +132,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
 
 def _copy_of(data, dtype, device, requires_grad):
     """A tensor given as data: detached, then copied (`detach` and `_to_copy`, as PyTorch)."""
-    from ember._ops.conversion import to_copy  # noqa: PLC0415 (conversion uses tensor())
+    from ember._ops.conversion import to_copy
     made = to_copy(data.detach(), dtype, as_device(device))
     return made.requires_grad_(True) if requires_grad else made
 

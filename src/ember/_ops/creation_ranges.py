@@ -19,8 +19,14 @@ from ember._core.checks import _check, _check_not_implemented, _check_type
 from ember._core.fp_errors import cast
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import normalize_shape
-from ember._ops.creation import (_FACTORY, _OPTIONS, check_sizes, on_device, option_dtype,
-                                 run_factory_op)
+from ember._ops.creation import (
+    _FACTORY,
+    _OPTIONS,
+    check_sizes,
+    on_device,
+    option_dtype,
+    run_factory_op,
+)
 
 _call = dispatch.call
 

@@ -58,7 +58,7 @@ def _scan_meta(self, dim, dtype=None):
 
 def _reversed(x, dim):
     """`x` in reverse order along `dim`."""
-    import ember  # noqa: PLC0415 (ember imports the op families)
+    import ember
     # (index_select rather than flip: flip has no derivative yet, and these formulas must be
     # differentiable themselves.)
     n = x.shape[dim]
@@ -109,7 +109,7 @@ def _cumprod_grad(c):
 def _cumprod_grad_quadratic(x, grad, dim):
     """The cumprod gradient without divisions: a (n, n) table per slice along dim whose row i
     is the running product of x with x_i taken as 1."""
-    import ember  # noqa: PLC0415 (ember imports the op families)
+    import ember
     n = x.shape[dim]
     positions = ember.arange(n, device=x.device)
     same = positions.unsqueeze(-1) == positions       # [i, m]: m == i
@@ -143,7 +143,7 @@ def _logcumsumexp_grad(c):
     dim = wrap_dim(c.dim, x.ndim)
     if x._dtype.is_complex:
         return (_reverse_logcumsumexp(grad.log() - conj(result), dim) + conj(x)).exp()
-    import ember  # noqa: PLC0415 (ember imports the op families)
+    import ember
     # Positive and negative parts go through separate logs; a zero part is the lowest finite
     # number rather than -inf, so that -inf - -inf never makes a NaN.
     lowest = ember.finfo(grad.dtype).min

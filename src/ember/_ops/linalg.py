@@ -15,8 +15,8 @@ import numpy as np
 
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented
-from ember._core.promotion import promote_types
 from ember._core.dispatch import call
+from ember._core.promotion import promote_types
 from ember._core.registry import OPS, register_op
 from ember._ops.grad_utils import conj
 

@@ -13,9 +13,9 @@ import math
 import numpy as np
 from numpy.lib.array_utils import byte_bounds
 
+from ember._backends import get_backend
 from ember._core import dispatch
 from ember._core import dtype as dt
-from ember._backends import get_backend
 from ember._core.checks import _check, _check_type
 from ember._core.device import CPU, META
 from ember._core.promotion import promote_types, result_type_from, scalar_type_of

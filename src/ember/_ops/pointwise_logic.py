@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ember._backends import get_backend
 from ember._core import dispatch
 from ember._core import dtype as dt
-from ember._backends import get_backend
 from ember._core.checks import _check, _check_not_implemented, _check_type
 from ember._core.device import META
 from ember._core.dispatch import call

@@ -23,8 +23,16 @@ from ember._core.checks import _check, _check_not_implemented, _check_type
 from ember._core.promotion import promote_types
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import normalize_shape
-from ember._ops.creation import (_FACTORY, _OPTIONS, check_sizes, like_strides, on_device,
-                                 option_dtype, run_factory_op, strided_array)
+from ember._ops.creation import (
+    _FACTORY,
+    _OPTIONS,
+    check_sizes,
+    like_strides,
+    on_device,
+    option_dtype,
+    run_factory_op,
+    strided_array,
+)
 from ember._ops.grad_utils import zeros_grad
 from ember._ops.linalg import broadcast_batch, cxx
 from ember._random import numpy_generator

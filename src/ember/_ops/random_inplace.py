@@ -18,8 +18,7 @@ from ember._core.checks import _check, _check_type
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._ops.grad_utils import zeros_grad
 from ember._ops.linalg import cxx
-from ember._ops.random import (_SAMPLER, _check_int_range, _g, _need_float, _normal, _uniform,
-                               host)
+from ember._ops.random import _SAMPLER, _check_int_range, _g, _need_float, _normal, _uniform, host
 from ember._random import numpy_generator
 
 _NP_TO_DTYPE = dt.NP_TO_DTYPE

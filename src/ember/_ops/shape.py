@@ -212,7 +212,7 @@ def _interleave_tensor_grad(c):
     if repeats.shape[0] == 1:
         return _sum_repeats(c.grad, c.self, int(repeats.item()), c.dim)
     # Entry i of `dim` was copied repeats[i] times: add each copy's gradient back into row i.
-    from ember._ops.creation_ranges import arange  # noqa: PLC0415 (creation imports shape ops)
+    from ember._ops.creation_ranges import arange
     rows = arange(shape[dim], device=c.grad.device)
     index = _call("repeat_interleave.self_Tensor", rows, repeats, 0, None)
     total = _call("index_add", c.grad.new_zeros(shape), dim, index, c.grad, 1)

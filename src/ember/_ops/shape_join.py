@@ -340,7 +340,7 @@ def _combinations_grad(c):
     if c.grad.numel() == 0:
         return total
     # Each row lists the positions it took: add the row's gradient back at them.
-    from ember._ops.creation_ranges import arange  # noqa: PLC0415 (creation imports joins)
+    from ember._ops.creation_ranges import arange
     taken = _call("combinations", arange(n, device=c.grad.device), c.r, c.with_replacement)
     return _call("index_put", total, [taken.reshape(-1)], c.grad.reshape(-1), True)
 

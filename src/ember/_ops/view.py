@@ -18,12 +18,11 @@ import math
 from ember._backends.meta import StandIn
 from ember._core import dispatch
 from ember._core import dtype as dt
-from ember._core.device import CPU
 from ember._core.checks import _check
+from ember._core.device import CPU
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import normalize_shape, wrap_dim, wrap_dims
 from ember._ops.grad_utils import view_or_copy
-
 
 # Derivatives shared by the reshaping views: the gradient takes the input's shape back.
 # An `other` argument (view_as, expand_as) gives only its shape: it gets no gradient.
@@ -517,7 +516,7 @@ def restride_in_place(self, make_view, *args, **kwargs):
     """Give `self` the shape and strides of the view `make_view(self, ...)` (squeeze_, t_,
     as_strided_ ...). Under autograd `self`'s history becomes the view's node, fed by its old
     history, as PyTorch records an in-place view op; the version moves as for any in-place op."""
-    from ember.autograd import graph, grad_mode
+    from ember.autograd import grad_mode, graph
     _check(not (self._requires_grad and self._grad_fn is None and grad_mode.is_grad_enabled()),
            "a leaf Variable that requires grad is being used in an in-place operation.")
     result = make_view(self, *args, **kwargs)

@@ -11,10 +11,10 @@ gradient of a scatter reads the view back, so both differentiate again (double b
 """
 from __future__ import annotations
 
+from ember._backends import get_backend
 from ember._backends.meta import MetaArray
 from ember._core import dispatch
 from ember._core import dtype as dt
-from ember._backends import get_backend
 from ember._core.checks import _check, _check_index, _check_type
 from ember._core.device import META
 from ember._core.registry import OPS, register_frontend, register_op
@@ -566,7 +566,7 @@ def _storage_of():
     """A custom Function giving `_flat_storage` a gradient edge to its input (made on first
     use: ember.autograd imports the op families)."""
     if not _storage_function:
-        from ember.autograd.function import Function  # noqa: PLC0415
+        from ember.autograd.function import Function
 
         class StorageOf(Function):
             @staticmethod

@@ -12,7 +12,7 @@ import warnings
 
 
 class _AnomalyState:
-    __slots__ = ("enabled", "check_nan")
+    __slots__ = ("check_nan", "enabled")
 
     def __init__(self):
         self.enabled = False

@@ -64,8 +64,15 @@ class FunctionCtx:
 class BackwardCFunction(Node):
     """The node for one call of a custom Function; `self.ctx` is that call's ctx."""
 
-    __slots__ = ("ctx", "_function", "_input_map", "_input_meta", "_n_inputs", "_output_meta",
-                 "__dict__")
+    __slots__ = (
+        "__dict__",
+        "_function",
+        "_input_map",
+        "_input_meta",
+        "_n_inputs",
+        "_output_meta",
+        "ctx",
+    )
 
     def apply(self, grad_outputs):
         ctx = self.ctx

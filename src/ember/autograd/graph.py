@@ -16,11 +16,18 @@ from ember._core import dispatch
 from ember._core.checks import _check
 from ember.autograd import anomaly_mode, grad_mode
 from ember.autograd.saved_hooks import (  # noqa: F401  (public as ember.autograd.graph.*)
-    disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks,
+    _saved_hooks,
+    disable_saved_tensors_hooks,
+    save_on_cpu,
+    saved_tensors_hooks,
 )
-from ember.autograd.saved_hooks import _saved_hooks
 from ember.autograd.saved_tensor import (
-    FREED, SavedInput, SavedTensor, TensorInfo, save_input, save_output,
+    FREED,
+    SavedInput,
+    SavedTensor,
+    TensorInfo,
+    save_input,
+    save_output,
 )
 
 _sequence = itertools.count()
@@ -52,8 +59,16 @@ _handle_ids = itertools.count()
 class Node:
     """A backward function in the graph. `next_functions` are its edges toward the inputs."""
 
-    __slots__ = ("next_functions", "_hooks", "_pre_hooks", "_tensor_pre_hooks",
-                 "_retain_grad_hooks", "_sequence_nr", "metadata_", "__weakref__")
+    __slots__ = (
+        "__weakref__",
+        "_hooks",
+        "_pre_hooks",
+        "_retain_grad_hooks",
+        "_sequence_nr",
+        "_tensor_pre_hooks",
+        "metadata_",
+        "next_functions",
+    )
 
     def __init__(self):
         self.next_functions = ()
@@ -215,8 +230,16 @@ class SavedList(tuple):
 class OpNode(Node):
     """A node for a registry op; subclassed per op so `type(node).__name__` is its name."""
 
-    __slots__ = ("_op", "_args", "_results", "_saved", "_input_meta", "_freed",
-                 "_op_arg_index", "_output_meta")
+    __slots__ = (
+        "_args",
+        "_freed",
+        "_input_meta",
+        "_op",
+        "_op_arg_index",
+        "_output_meta",
+        "_results",
+        "_saved",
+    )
 
     def apply(self, grad_outputs):
         saved = self._saved
@@ -321,8 +344,15 @@ def node_class_named(name):
 class _Plan:
     """What `record` needs to know about an op, worked out once per op."""
 
-    __slots__ = ("node_class", "name_of", "arg_index", "tensor_args", "list_args",
-                 "saved_outputs", "op_name")
+    __slots__ = (
+        "arg_index",
+        "list_args",
+        "name_of",
+        "node_class",
+        "op_name",
+        "saved_outputs",
+        "tensor_args",
+    )
 
     def __init__(self, op):
         arguments = op.schema.arguments

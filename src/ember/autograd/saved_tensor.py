@@ -63,8 +63,17 @@ class SavedInput(SavedTensor):
 class SavedOutput(SavedTensor):
     """An output of the node: kept as its data, storage and base only."""
 
-    __slots__ = ("data", "storage", "base", "dtype", "device", "output_nr", "version", "cls",
-                 "attributes")
+    __slots__ = (
+        "attributes",
+        "base",
+        "cls",
+        "data",
+        "device",
+        "dtype",
+        "output_nr",
+        "storage",
+        "version",
+    )
 
     def unpack(self, node):
         _check(self.data is not None, FREED)
@@ -159,7 +168,7 @@ _AUTOGRAD_KEYS = frozenset(("_output_nr", "_view_version", "_accumulate", "_hook
 class _Described:
     """Enough of a packed saved output to name it in an error."""
 
-    def __init__(self, saved):  # noqa: ARG002 (its data went to the pack hook)
+    def __init__(self, saved):
         self.shape = Size(())
         self._dtype = None
         self._grad_fn = None
@@ -195,7 +204,7 @@ class TensorInfo:
     Formulas may ask for the shape, dtype and device of any argument (PyTorch saves sizes
     apart from tensors too); anything else means the op's `saves=` is missing a name."""
 
-    __slots__ = ("_shape", "dtype", "device", "_op_name", "_arg_name")
+    __slots__ = ("_arg_name", "_op_name", "_shape", "device", "dtype")
 
     def __init__(self, t, op_name, arg_name):
         self._shape = t._data.shape

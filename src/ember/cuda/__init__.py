@@ -4,7 +4,18 @@ ember/_backends/cuda.py."""
 from __future__ import annotations
 
 from ember._backends.cuda import (  # noqa: F401  (the public names of ember.cuda)
-    CudaUnavailableError, current_device, device, device_count, empty_cache, get_device_name,
-    init, is_available, is_initialized, manual_seed, manual_seed_all, memory_allocated,
-    set_device, synchronize,
+    CudaUnavailableError,
+    current_device,
+    device,
+    device_count,
+    empty_cache,
+    get_device_name,
+    init,
+    is_available,
+    is_initialized,
+    manual_seed,
+    manual_seed_all,
+    memory_allocated,
+    set_device,
+    synchronize,
 )

@@ -13,7 +13,10 @@ The functions live with the other back-ends in ember/_backends/privateuse1.py.
 from __future__ import annotations
 
 from ember._backends.privateuse1 import (  # noqa: F401  (the public names of this module)
-    _get_privateuse1_backend_name, generate_methods_for_privateuse1_backend,
-    register_device_backend, register_kernel, register_privateuse1_backend,
+    _get_privateuse1_backend_name,
+    generate_methods_for_privateuse1_backend,
+    register_device_backend,
+    register_kernel,
+    register_privateuse1_backend,
     rename_privateuse1_backend,
 )

@@ -23,17 +23,34 @@ from ember._backends.meta import MetaArray  # noqa: F401  (re-exported)
 from ember._core.device import CPU  # noqa: F401  (re-exported)
 from ember._core.dispatch import inplace_out, pointwise, runners, stack, subclasses, wrapping
 from ember._core.dispatch.inplace_out import (  # noqa: F401
-    call_inplace, call_out, copy_into_out, resize_out, write_array, write_inplace,
+    call_inplace,
+    call_out,
+    copy_into_out,
+    resize_out,
+    write_array,
+    write_inplace,
 )
 from ember._core.dispatch.pointwise import (  # noqa: F401
-    UnsupportedOperand, check_broadcastable, clear_promotion_caches, scalar_as,
+    UnsupportedOperand,
+    check_broadcastable,
+    clear_promotion_caches,
+    scalar_as,
 )
-from ember._core.dispatch.process_state import state  # noqa: F401
+from ember._core.dispatch.process_state import state
 from ember._core.dispatch.stack import (  # noqa: F401
-    call, call_aten, close_entry, modes, open_entry, refresh_slow_path,
+    call,
+    call_aten,
+    close_entry,
+    modes,
+    open_entry,
+    refresh_slow_path,
 )
 from ember._core.dispatch.wrapping import (  # noqa: F401
-    bump_version, storage_of, wrap, wrap_array, wrap_view,
+    bump_version,
+    storage_of,
+    wrap,
+    wrap_array,
+    wrap_view,
 )
 
 Tensor = None            # set by ember._tensor once the class exists

@@ -12,12 +12,12 @@ from __future__ import annotations
 import numpy as np
 
 from ember._backends import get_backend
+from ember._backends.meta import MetaArray
 from ember._core.checks import _check, _check_type
 from ember._core.device import CPU, META
 from ember._core.dispatch.process_state import state
 from ember._core.dispatch.wrapping import bump_version
 from ember._core.fp_errors import cast, run_quietly
-from ember._backends.meta import MetaArray
 
 Tensor = None            # set by ember._tensor once the class exists (set_tensor_class)
 layered = None           # the stack module (set by stack.py; it imports this one)

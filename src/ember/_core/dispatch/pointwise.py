@@ -9,18 +9,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember._core import dtype as dt
 from ember._backends import BACKENDS, get_backend
+from ember._backends.meta import MetaArray
+from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented
 from ember._core.device import CPU, META
 from ember._core.dispatch.devices import common_device
-from ember._core.fp_errors import _threads as _quiet_threads
-from ember._core.fp_errors import cast, nested, quiet_runner, scalar_as
 from ember._core.dispatch.process_state import state
 from ember._core.dispatch.subclasses import PLAIN
 from ember._core.dispatch.wrapping import wrap
+from ember._core.fp_errors import _threads as _quiet_threads
+from ember._core.fp_errors import cast, nested, quiet_runner, scalar_as
 from ember._core.promotion import result_type_from, scalar_type_of
-from ember._backends.meta import MetaArray
 
 Tensor = None            # set by ember._tensor once the class exists (set_tensor_class)
 _new = object.__new__

@@ -8,8 +8,16 @@ from __future__ import annotations
 
 
 class _State:
-    __slots__ = ("slow", "record", "record_inplace", "grad_enabled", "deterministic",
-                 "inplace_guard", "overriding", "on_inplace")
+    __slots__ = (
+        "deterministic",
+        "grad_enabled",
+        "inplace_guard",
+        "on_inplace",
+        "overriding",
+        "record",
+        "record_inplace",
+        "slow",
+    )
 
     def __init__(self):
         # NOTE [the slow path]: True while any thread has a mode, handler or guard open, or

@@ -11,22 +11,27 @@ from __future__ import annotations
 import numpy as np
 
 from ember._backends import BACKENDS, get_backend
-from ember._core.checks import _check_not_implemented
+from ember._backends.meta import MetaArray
 from ember._core import dtype as dt
+from ember._core.checks import _check_not_implemented
 from ember._core.device import CPU, META
 from ember._core.device import as_device as _as_device
 from ember._core.device import device as _Device
 from ember._core.device import get_default_device_or_none as _default_device_or_none
 from ember._core.dispatch.devices import common_device
-from ember._core.fp_errors import _threads as _quiet_threads
-from ember._core.fp_errors import nested, quiet_runner
 from ember._core.dispatch.pointwise import UnsupportedOperand
 from ember._core.dispatch.process_state import state
 from ember._core.dispatch.subclasses import PLAIN
-from ember._backends.meta import MetaArray
 from ember._core.dispatch.wrapping import (
-    generic_out, meta_from_spec, meta_like_views, view_out, wrap, wrap_result,
+    generic_out,
+    meta_from_spec,
+    meta_like_views,
+    view_out,
+    wrap,
+    wrap_result,
 )
+from ember._core.fp_errors import _threads as _quiet_threads
+from ember._core.fp_errors import nested, quiet_runner
 
 Tensor = None            # set by ember._tensor once the class exists (set_tensor_class)
 _ndarray = np.ndarray

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ember._backends.meta import MetaArray
 from ember._core import dtype as dt
 from ember._core.device import CPU, META
 from ember._core.storage import UntypedStorage
-from ember._backends.meta import MetaArray
 
 Tensor = None            # set by ember._tensor once the class exists (set_tensor_class)
 _new = object.__new__
