@@ -201,17 +201,7 @@ def overloaded_args(op, values):
     otherwise left to right), as PyTorch orders them."""
     if modes.subclass_off or modes.function_off:
         return ()
-    found = []
-    for v in _tensor_values(op, values):
-        kind = type(v)
-        if kind in FUNCTION and all(type(f) is not kind for f in found):
-            index = len(found)
-            for k, f in enumerate(found):
-                if issubclass(kind, type(f)):
-                    index = k
-                    break
-            found.insert(index, v)
-    return found
+    return _one_per_class(_tensor_values(op, values), FUNCTION)
 
 
 def _tensor_values(op, args):
@@ -400,10 +390,16 @@ def dispatch_level(op, args, func=None):
 
 
 def _dispatch_subclass_args(op, args):
+    return _one_per_class(_tensor_values(op, args), DISPATCH)
+
+
+def _one_per_class(values, kinds):
+    """One value of each class in `kinds`, subclasses before their bases, otherwise left to
+    right (PyTorch's order for offering an op to overriding arguments)."""
     found = []
-    for v in _tensor_values(op, args):
+    for v in values:
         kind = type(v)
-        if kind in DISPATCH and all(type(f) is not kind for f in found):
+        if kind in kinds and all(type(f) is not kind for f in found):
             index = len(found)
             for k, f in enumerate(found):
                 if issubclass(kind, type(f)):
