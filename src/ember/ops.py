@@ -19,25 +19,10 @@ def _overload_name(op) -> str:
 
 def _bind(op, args, kwargs):
     """All of `op`'s schema arguments as a positional tuple, or None when the call can't bind."""
-    params = op.schema.arguments
-    positional = [p for p in params if not p.kwarg_only]
-    if len(args) > len(positional):
+    try:
+        return op.bind(args, kwargs)
+    except TypeError:
         return None
-    if any(name not in {p.name for p in params} for name in kwargs):
-        return None
-    bound = []
-    for i, param in enumerate(params):
-        if i < len(args) and not param.kwarg_only:
-            if param.name in kwargs:
-                return None
-            bound.append(args[i])
-        elif param.name in kwargs:
-            bound.append(kwargs[param.name])
-        elif param.has_default:
-            bound.append(param.default)
-        else:
-            return None
-    return tuple(bound)
 
 
 def _types_fit(op, bound) -> bool:

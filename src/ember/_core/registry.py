@@ -146,6 +146,9 @@ class OpDef:
         bound = []
         for i, param in enumerate(params):
             if i < len(args) and not param.kwarg_only:
+                if param.name in kwargs:
+                    raise TypeError(f"{self.name}() got multiple values for argument "
+                                    f"'{param.name}'")
                 bound.append(args[i])
             elif param.name in kwargs:
                 bound.append(kwargs[param.name])

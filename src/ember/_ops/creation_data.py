@@ -16,7 +16,7 @@ from ember._core import dtype as dt
 from ember._core.checks import _check_type, _check_value
 from ember._core.device import META, as_device, get_default_device
 from ember._core.fp_errors import cast
-from ember._core.promotion import promote_types
+from ember._core.promotion import promote_types, scalar_type_of
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import normalize_shape
 from ember._ops.creation import _EMPTY
@@ -184,14 +184,8 @@ def _sequence_dtype(data):
 
 def _leaf_dtype(item):
     kind = type(item)
-    if kind is float:
-        return dt.get_default_dtype()
-    if kind is int:
-        return dt.int64
-    if kind is bool:
-        return dt.bool_
-    if kind is complex:
-        return dt.default_complex_dtype()
+    if kind is float or kind is int or kind is bool or kind is complex:
+        return scalar_type_of(item)
     if isinstance(item, dispatch.Tensor):
         if item._data.size != 1:
             if item._dtype.is_floating_point or item._dtype.is_complex:

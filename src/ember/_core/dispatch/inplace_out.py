@@ -84,7 +84,7 @@ def call_inplace(op, args):
         f"{op.schema.name}_(): self must be a Tensor, not {type(self).__name__}"))
     if state.inplace_guard is not None:
         state.inplace_guard(self)
-    if state.record is not None and state.grad_enabled() and _any_requires_grad(op, args):
+    if state.record is not None and state.grad_enabled() and layered.needs_grad(op, args):
         return state.record_inplace(op, args)
     result = layered.call(op, args)
     write_inplace(op, self, result)
@@ -107,7 +107,7 @@ def _call_inplace_layered(op, args):
     if state.inplace_guard is not None:
         state.inplace_guard(self)
     if not modes.below_autograd and state.record is not None and state.grad_enabled() \
-            and _any_requires_grad(op, args):
+            and layered.needs_grad(op, args):
         modes.function_off += 1       # its own calls are not the user's
         try:
             return state.record_inplace(op, args)
@@ -182,14 +182,6 @@ def inplace_op(op) -> InplaceOp:
     if found is None:
         found = _inplace_ops[op] = InplaceOp(op)
     return found
-
-
-def _any_requires_grad(op, args):
-    for i in op.tensor_positions:
-        v = args[i]
-        if isinstance(v, Tensor) and v._requires_grad:
-            return True
-    return False
 
 
 def write_inplace(op, self, result):
