@@ -1,0 +1,16 @@
+"""`ember.nn.functional` (imported as F): the stateless forms of the layers. Each function is a
+registry op or a composite of registry ops; they live in `ember.nn._functional`, one file per
+family."""
+from ember.nn._functional.activation import *
+from ember.nn._functional.attention import *
+from ember.nn._functional.conv import *
+from ember.nn._functional.distance import *
+from ember.nn._functional.dropout import *
+from ember.nn._functional.embedding import *
+from ember.nn._functional.fold import *
+from ember.nn._functional.linear import *
+from ember.nn._functional.loss import *
+from ember.nn._functional.normalization import *
+from ember.nn._functional.padding import *
+from ember.nn._functional.pooling import *
+from ember.nn._functional.sampling import *

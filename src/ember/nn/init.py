@@ -1,0 +1,1 @@
+"""`ember.nn.init`: initialisers of parameters (being written)."""

@@ -1,0 +1,1 @@
+"""`ember.nn.utils`: gradient clipping, parametrizations, rnn packing ... (being written)."""
