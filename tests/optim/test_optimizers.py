@@ -19,6 +19,22 @@ CASES = [
               "weight_decay": 0.2}),
     ("AdamW", {"lr": 0.02}),
     ("AdamW", {"lr": 0.02, "amsgrad": True, "weight_decay": 0.5}),
+    ("RMSprop", {}),
+    ("RMSprop", {"lr": 0.01, "momentum": 0.5, "centered": True, "weight_decay": 0.1}),
+    ("Adagrad", {"lr": 0.1, "lr_decay": 0.01, "initial_accumulator_value": 0.5}),
+    ("Adagrad", {"weight_decay": 0.1, "maximize": True}),
+    ("Adamax", {"lr": 0.02, "weight_decay": 0.1}),
+    ("NAdam", {"lr": 0.02}),
+    ("NAdam", {"lr": 0.02, "weight_decay": 0.1, "decoupled_weight_decay": True}),
+    ("NAdam", {"lr": 0.02, "weight_decay": 0.1, "momentum_decay": 0.01}),
+    ("RAdam", {"lr": 0.02}),
+    ("RAdam", {"lr": 0.02, "weight_decay": 0.1, "decoupled_weight_decay": True}),
+    ("Adadelta", {}),
+    ("Adadelta", {"lr": 0.5, "rho": 0.8, "weight_decay": 0.1}),
+    ("ASGD", {"lr": 0.05, "t0": 2}),
+    ("ASGD", {"weight_decay": 0.1, "lambd": 0.01}),
+    ("Rprop", {}),
+    ("Rprop", {"lr": 0.05, "etas": (0.3, 1.5), "step_sizes": (1e-3, 0.2), "maximize": True}),
 ]
 
 
@@ -86,7 +102,7 @@ def _run(name, kwargs, dtype, steps, e_opt=None, t_opt=None, e_params=None, t_pa
 @pytest.mark.parametrize("name,kwargs", CASES, ids=[f"{n}-{i}" for i, (n, _) in
                                                      enumerate(CASES)])
 def test_steps_match_pytorch(name, kwargs, dtype):
-    _run(name, kwargs, dtype, steps=5)
+    _run(name, kwargs, dtype, steps=8)
 
 
 def _to_torch_state(sd):
