@@ -179,9 +179,9 @@ def test_load_state_dict_mismatch_errors_match():
         other = lib.optim.SGD([{"params": [lib.nn.Parameter(lib.ones(1))]}] * 0 + groups(lib),
                               lr=0.1)
         opt.load_state_dict(other.state_dict())
-    two = lambda lib: [{"params": [lib.nn.Parameter(lib.ones(1))]},  # noqa: E731
+    two = lambda lib: [{"params": [lib.nn.Parameter(lib.ones(1))]},
                        {"params": [lib.nn.Parameter(lib.ones(1))]}]
-    wide = lambda lib: [{"params": [lib.nn.Parameter(lib.ones(1)),  # noqa: E731
+    wide = lambda lib: [{"params": [lib.nn.Parameter(lib.ones(1)),
                                     lib.nn.Parameter(lib.ones(1))]}]
     for groups in (two, wide):
         assert _error(ember, lambda lib: case(lib, groups)) == \
