@@ -35,6 +35,9 @@ CASES = [
     ("ASGD", {"weight_decay": 0.1, "lambd": 0.01}),
     ("Rprop", {}),
     ("Rprop", {"lr": 0.05, "etas": (0.3, 1.5), "step_sizes": (1e-3, 0.2), "maximize": True}),
+    ("Adafactor", {}),
+    ("Adafactor", {"lr": 0.05, "weight_decay": 0.1, "eps": (1e-20, 1e-3), "d": 2.0,
+                   "maximize": True}),
 ]
 
 
@@ -167,9 +170,23 @@ def _error(lib, fn):
     lambda lib: lib.optim.Adam([lib.nn.Parameter(lib.ones(1))], betas=(1.0, 0.9)),
     lambda lib: lib.optim.Adam([lib.nn.Parameter(lib.ones(1))], eps=-1),
     lambda lib: lib.optim.Adam({lib.nn.Parameter(lib.ones(1))}),
+    lambda lib: lib.optim.Adafactor([lib.nn.Parameter(lib.ones(1))], d=0.5),
+    lambda lib: lib.optim.Adafactor([lib.nn.Parameter(lib.ones(1))], beta2_decay=0.5),
+    lambda lib: lib.optim.SparseAdam([lib.nn.Parameter(lib.ones(1))], lr=0),
+    lambda lib: lib.optim.LBFGS([{"params": [lib.nn.Parameter(lib.ones(1))]},
+                                 {"params": [lib.nn.Parameter(lib.ones(1))]}]),
 ])
 def test_bad_arguments_raise_as_pytorch(case):
     assert _error(ember, case) == _error(torch, case)
+
+
+def test_sparse_adam_refuses_dense_gradients_as_pytorch():
+    def run(lib):
+        p = lib.nn.Parameter(lib.ones(3))
+        opt = lib.optim.SparseAdam([p])
+        p.grad = lib.ones(3)
+        return _error(lib, lambda _: opt.step()), opt.state_dict()
+    assert run(ember) == run(torch)
 
 
 def test_load_state_dict_mismatch_errors_match():
@@ -220,3 +237,28 @@ def test_update_bumps_version_so_autograd_sees_it():
     ember.optim.SGD([p], lr=0.1).step()
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         y.backward()
+
+
+@pytest.mark.parametrize("line_search", [None, "strong_wolfe"])
+def test_lbfgs_matches_pytorch(line_search):
+    def run(lib):
+        x = lib.nn.Parameter(lib.tensor([-1.5, 2.0], dtype=lib.float64))
+        w = lib.nn.Parameter(lib.tensor([[0.5, -0.3], [0.2, 0.8]], dtype=lib.float64))
+        opt = lib.optim.LBFGS([x, w], lr=0.8, max_iter=7, history_size=4,
+                              line_search_fn=line_search)
+
+        def closure():
+            opt.zero_grad()
+            a, b = x[0], x[1]
+            loss = (1 - a) ** 2 + 10 * (b - a * a) ** 2 + ((w @ x) ** 2).sum() * 0.1
+            loss.backward()
+            return loss
+        losses = [float(opt.step(closure)) for _ in range(4)]
+        state = opt.state[x]
+        return losses, x.detach().numpy(), w.detach().numpy(), state["func_evals"], \
+            state["n_iter"]
+    ours, theirs = run(ember), run(torch)
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-9)
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(ours[2], theirs[2], rtol=1e-8, atol=1e-10)
+    assert ours[3:] == theirs[3:]
