@@ -29,12 +29,20 @@ class BackwardHookFunction(Function):
 
     @staticmethod
     def forward(ctx, *args):
-        ctx.mark_non_differentiable(*[arg for arg in args if not arg.requires_grad])
+        frozen = [arg for arg in args if not arg.requires_grad]
+        ctx.mark_non_differentiable(*frozen)
+        # PyTorch hands zeros (not None) for the positions that need no gradient.
+        ctx.frozen = {i: (arg.shape, arg.dtype, arg.device) for i, arg in enumerate(args)
+                      if not arg.requires_grad}
         return args
 
     @staticmethod
     def backward(ctx, *grads):
-        return grads
+        if not ctx.frozen:
+            return grads
+        from ember import zeros
+        return tuple(zeros(ctx.frozen[i][0], dtype=ctx.frozen[i][1], device=ctx.frozen[i][2])
+                     if g is None and i in ctx.frozen else g for i, g in enumerate(grads))
 
 
 class BackwardHook:
