@@ -104,6 +104,8 @@ def canon(value):
         return {canon(k): canon(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)) or hasattr(value, "__next__"):
         return [canon(v) for v in value]
+    if type(value).__name__ in ("dtype", "device", "Size"):
+        return str(value).replace("ember", "torch")
     if isinstance(value, BaseException):
         return (type(value).__name__, canon(str(value)))
     return value
