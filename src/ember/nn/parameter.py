@@ -42,6 +42,9 @@ class Parameter(Tensor):
         if not isinstance(data, Tensor):
             # PyTorch's class for it (its Parameter calls data.detach()).
             raise AttributeError(f"'{type(data).__name__}' object has no attribute 'detach'")  # noqa: TRY004
+        if requires_grad and not (data.is_floating_point() or data.is_complex()):
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
         return Tensor._make_subclass(cls, data, requires_grad)
 
     def __init__(self, *args, **kwargs):
