@@ -41,7 +41,8 @@ class Parameter(Tensor):
             data = _empty()
         if not isinstance(data, Tensor):
             # PyTorch's class for it (its Parameter calls data.detach()).
-            raise AttributeError(f"'{type(data).__name__}' object has no attribute 'detach'")  # noqa: TRY004
+            raise AttributeError(  # noqa: TRY004
+                f"'{type(data).__name__}' object has no attribute 'detach'")
         if requires_grad and not (data.is_floating_point() or data.is_complex()):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                                "gradients")

@@ -9,6 +9,7 @@ import warnings
 from collections import OrderedDict
 from collections import abc as container_abcs
 from itertools import chain, islice
+from typing import Self
 
 from ember._tensor import Tensor
 from ember.nn.modules.module import Module
@@ -40,6 +41,11 @@ def _renumber(container) -> None:
     # After a deletion the children are named 0..n-1 again, in order.
     container._modules = OrderedDict(
         (str(i), module) for i, module in enumerate(container._modules.values()))
+
+
+def _not_sequential(other) -> ValueError:
+    return ValueError(f"add operator supports only objects of Sequential class, but "
+                      f"{type(other)} is given.")
 
 
 def _no_digit_names(names) -> list:
@@ -105,17 +111,15 @@ class Sequential(Module):
 
     def __add__(self, other) -> Sequential:
         if not isinstance(other, Sequential):
-            raise ValueError("add operator supports only objects of Sequential class, but "
-                             f"{type(other)} is given.")
+            raise _not_sequential(other)
         combined = Sequential()
         for layer in chain(self, other):
             combined.append(layer)
         return combined
 
-    def __iadd__(self, other) -> Sequential:
+    def __iadd__(self, other) -> Self:
         if not isinstance(other, Sequential):
-            raise ValueError("add operator supports only objects of Sequential class, but "
-                             f"{type(other)} is given.")
+            raise _not_sequential(other)
         offset = len(self)
         for i, module in enumerate(other):
             self.add_module(str(i + offset), module)
@@ -140,7 +144,7 @@ class Sequential(Module):
     def __rmul__(self, other) -> Sequential:
         return self.__mul__(other)
 
-    def __imul__(self, other) -> Sequential:
+    def __imul__(self, other) -> Self:
         self._check_factor(other)
         original = len(self)
         offset = original
@@ -169,7 +173,7 @@ class Sequential(Module):
     def insert(self, index: int, module) -> Sequential:
         """Put `module` before position `index` (negative counts from the end)."""
         if not isinstance(module, Module):
-            raise AssertionError(f"module should be of type: {Module}")
+            raise AssertionError(f"module should be of type: {Module}")  # noqa: TRY004
         n = len(self._modules)
         if not (-n <= index <= n):
             raise IndexError(f"Index out of range: {index}")
@@ -220,7 +224,7 @@ class ModuleList(Module):
     def __iter__(self):
         return iter(self._modules.values())
 
-    def __iadd__(self, modules) -> ModuleList:
+    def __iadd__(self, modules) -> Self:
         return self.extend(modules)
 
     def __add__(self, other) -> ModuleList:
@@ -387,7 +391,7 @@ class ParameterList(Module):
     def __iter__(self):
         return iter(self[i] for i in range(len(self)))
 
-    def __iadd__(self, parameters) -> ParameterList:
+    def __iadd__(self, parameters) -> Self:
         return self.extend(parameters)
 
     def __dir__(self):
@@ -494,7 +498,7 @@ class ParameterDict(Module):
         return key, value
 
     def get(self, key, default=None):
-        return self[key] if key in self else default
+        return self[key] if key in self else default  # noqa: SIM401 (this is get)
 
     def fromkeys(self, keys, default=None) -> ParameterDict:
         return ParameterDict((k, default) for k in keys)
@@ -547,6 +551,6 @@ class ParameterDict(Module):
         combined.update(self)
         return combined
 
-    def __ior__(self, other) -> ParameterDict:
+    def __ior__(self, other) -> Self:
         self.update(other)
         return self

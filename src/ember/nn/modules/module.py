@@ -369,7 +369,8 @@ class Module:
         if target == "":
             raise ValueError("Cannot set the submodule without a target name!")
         if not isinstance(module, Module):
-            raise ValueError("`" + "module" + f"` is not an nn.Module, found {type(module)}")  # noqa: TRY004
+            raise ValueError(  # noqa: TRY004
+                "`" + "module" + f"` is not an nn.Module, found {type(module)}")
         *path, last = target.split(".")
         parent = self.get_submodule(".".join(path)) if path else self
         if strict and not hasattr(parent, last):
