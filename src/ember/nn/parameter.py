@@ -111,7 +111,9 @@ class UninitializedTensorMixin:
     def __torch_function__(cls, func, types, args=(), kwargs=None):
         if getattr(func, "__name__", None) in _ALLOWED_ON_UNINITIALIZED or \
                 func.__class__.__name__ == "method-wrapper":
-            return func(*args, **(kwargs or {}))
+            # The next class's handling: plain results for parameters (Parameter's disabled
+            # one), results re-wrapped as the subclass for buffers (Tensor's default).
+            return super().__torch_function__(func, types, args, kwargs or {})
         raise ValueError(
             f"Attempted to use an uninitialized parameter in {func}. This error happens when "
             "you are using a `LazyModule` or explicitly manipulating "

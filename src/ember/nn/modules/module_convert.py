@@ -11,6 +11,7 @@ from __future__ import annotations
 import warnings
 
 from ember.autograd.grad_mode import no_grad
+from ember.nn.parameter import UninitializedTensorMixin
 
 
 def apply_to_tensors(module, fn, recurse=True):
@@ -32,7 +33,13 @@ def apply_to_tensors(module, fn, recurse=True):
             param.grad.data = grad_applied
     buffers = module._buffers
     for key, buf in buffers.items():
-        if buf is not None:
+        if buf is None:
+            continue
+        if isinstance(buf, UninitializedTensorMixin):
+            # A placeholder stays one (its new dtype and device are what it will materialise
+            # with): ember's casts give plain tensors where PyTorch re-wraps the subclass.
+            buf.data = fn(buf)
+        else:
             buffers[key] = fn(buf)
     return module
 
