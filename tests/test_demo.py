@@ -16,7 +16,6 @@ def test_demo_trains_and_saves_a_checkpoint_pytorch_loads(tmp_path):
     assert accuracy, done.stdout
     assert 0.0 <= float(accuracy.group(1)) <= 100.0
     checkpoint = torch.load(tmp_path / "digits_cnn.pt")
-    sys.path.insert(0, str(__import__("pathlib").Path(__file__).parents[1] / "src"))
     from ember.demo import build_model
     model = build_model(torch.nn)
     assert model.load_state_dict(checkpoint["model"]) is not None
