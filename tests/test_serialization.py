@@ -219,3 +219,38 @@ def test_damaged_files_give_a_clear_error(tmp_path, damage):
     path.write_bytes(data)
     with pytest.raises(RuntimeError, match=r"could not read the checkpoint .*d\.pt"):
         ember.load(path)
+
+
+class _Evil:
+    def __reduce__(self):
+        return (os.system, ("echo this-must-not-run",))
+
+
+def test_weights_only_refuses_a_pickle_that_would_run_code(tmp_path, capfd):
+    path = tmp_path / "evil.pt"
+    ember.save({"x": _Evil()}, path)
+    with pytest.raises(pickle.UnpicklingError, match=r"Unsupported global: GLOBAL "
+                                                      r"(posix|os)\.system"):
+        ember.load(path)
+    assert "this-must-not-run" not in capfd.readouterr().out
+
+
+def test_a_save_killed_midway_leaves_a_loadable_file(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+    path = tmp_path / "big.pt"
+    ember.save({"step": 1}, path)
+    code = ("import ember, sys; t = ember.ones(40_000_000)\n"
+            "print('ready', flush=True)\n"
+            "ember.save({'step': 2, 't': t}, sys.argv[1])\n")
+    child = subprocess.Popen([sys.executable, "-c", code, str(path)], stdout=subprocess.PIPE)
+    assert child.stdout.readline().strip() == b"ready"
+    time.sleep(0.05)
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    loaded = ember.load(path)
+    assert loaded["step"] in (1, 2)
+    leftovers = [p for p in os.listdir(tmp_path) if p != "big.pt"]
+    assert all(p.startswith(".ember-save-") for p in leftovers)
