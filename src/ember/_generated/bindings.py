@@ -1637,6 +1637,9 @@ frexp = _FE['frexp'].function
 from_numpy = _FE['from_numpy'].function
 
 
+frombuffer = _FE['frombuffer'].function
+
+
 full = _FE['full'].function
 
 
@@ -3445,6 +3448,7 @@ FUNCTIONS = (
     'frac',
     'frexp',
     'from_numpy',
+    'frombuffer',
     'full',
     'full_like',
     'gather',
