@@ -400,20 +400,8 @@ class Module:
             raise AttributeError("`" + name + "` is not a buffer")
         return getattr(module, name)
 
-    def get_extra_state(self):
-        """Extra (non-tensor) state for the state_dict: override together with
-        `set_extra_state`."""
-        raise RuntimeError(
-            "Reached a code path in Module.get_extra_state() that should never be called. "
-            "Please file an issue at https://github.com/pytorch/pytorch/issues/new?template="
-            "bug-report.yml to report this bug.")
-
-    def set_extra_state(self, state) -> None:
-        """Take back what `get_extra_state` returned, from a loaded state_dict."""
-        raise RuntimeError(
-            "Reached a code path in Module.set_extra_state() that should never be called. "
-            "Please file an issue at https://github.com/pytorch/pytorch/issues/new?template="
-            "bug-report.yml to report this bug.")
+    get_extra_state = _state.get_extra_state
+    set_extra_state = _state.set_extra_state
 
     # ------------------------------------------------------------------ modes and gradients
     def train(self, mode: bool = True) -> Module:
