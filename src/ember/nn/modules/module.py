@@ -45,7 +45,7 @@ from ember.nn.modules.module_hooks import (  # noqa: F401
 from ember.nn.modules.module_hooks import (  # noqa: F401
     global_parameter_registration_hooks as _global_parameter_registration_hooks,
 )
-from ember.nn.modules.module_hooks import (  # noqa: F401
+from ember.nn.modules.module_hooks import (
     register_module_backward_hook,
     register_module_buffer_registration_hook,
     register_module_forward_hook,
@@ -58,7 +58,17 @@ from ember.nn.modules.module_hooks import (  # noqa: F401
 from ember.nn.modules.module_state import _IncompatibleKeys  # noqa: F401
 from ember.nn.parameter import Buffer, Parameter
 
-__all__ = ["Module"]
+__all__ = [
+    "Module",
+    "register_module_backward_hook",
+    "register_module_buffer_registration_hook",
+    "register_module_forward_hook",
+    "register_module_forward_pre_hook",
+    "register_module_full_backward_hook",
+    "register_module_full_backward_pre_hook",
+    "register_module_module_registration_hook",
+    "register_module_parameter_registration_hook",
+]
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 
