@@ -549,3 +549,11 @@ def test_hook_removing_itself_during_the_call_is_safe():
         model(lib.ones(1))
         return log
     assert_same(run)
+
+
+def test_share_memory_returns_the_module_with_its_state():
+    def run(lib):
+        model = net(lib)
+        return (model.share_memory() is model, list(model.state_dict().items()),
+                [type(p).__name__ for p in model.parameters()])
+    assert_same(run)

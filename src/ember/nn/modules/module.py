@@ -18,6 +18,7 @@ from collections import OrderedDict
 from typing import TypeVar
 
 from ember._tensor import Tensor
+from ember.nn.modules import module_convert as _convert
 from ember.nn.modules import module_hooks as _hooks
 from ember.nn.modules import module_state as _state
 from ember.nn.modules.module_hooks import (
@@ -456,8 +457,7 @@ class Module:
 
     # ------------------------------------------------------------------ conversion
     def _apply(self, fn, recurse: bool = True) -> Module:
-        from ember.nn.modules.module_convert import apply_to_tensors
-        return apply_to_tensors(self, fn, recurse)
+        return _convert.apply_to_tensors(self, fn, recurse)
 
     def apply(self, fn) -> Module:
         """Call `fn(module)` on every submodule (children first) and then on this one."""
@@ -470,8 +470,7 @@ class Module:
         """Move or cast parameters and buffers: `to(device)`, `to(dtype)`, `to(tensor)`,
         `to(device, dtype, non_blocking)`, `to(memory_format=...)`; only floating and complex
         tensors change dtype."""
-        from ember.nn.modules.module_convert import convert_module
-        return convert_module(self, args, kwargs)
+        return _convert.convert_module(self, args, kwargs)
 
     def cpu(self) -> Module:
         return self._apply(lambda t: t.cpu())
