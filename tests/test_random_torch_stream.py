@@ -100,6 +100,11 @@ for _dtype in FLOATS:
         11, generator=g, dtype=getattr(L, d))
     CASES[f"random_{_dtype}"] = lambda L, g, d=_dtype: L.empty(
         40, dtype=getattr(L, d)).random_(generator=g)
+    if _dtype in ("float16", "bfloat16"):     # (the float32 fill rounds away in 2 bytes)
+        CASES[f"randn_fill_{_dtype}"] = lambda L, g, d=_dtype: L.randn(
+            40, generator=g, dtype=getattr(L, d))
+        CASES[f"normal_fill_{_dtype}"] = lambda L, g, d=_dtype: L.empty(
+            17, dtype=getattr(L, d)).normal_(1.5, 0.5, generator=g)
     CASES[f"exponential_{_dtype}"] = lambda L, g, d=_dtype: L.empty(
         40, dtype=getattr(L, d)).exponential_(generator=g)
 for _dtype in ("int8", "uint8", "int16", "int32", "bool"):

@@ -141,8 +141,12 @@ def _normal_fill(generator, count, dtype):
     """Standard normals by the vectorised fill (count >= 16)."""
     compute = _F64 if dtype is dt.float64 else _F32
     draw = uniform_double if compute is _F64 else uniform_float
-    data = draw(generator, count)
     whole = count - count % 16
+    # float32 and float64 fill every element with a uniform first; float16 and bfloat16 only
+    # the whole blocks (the last partial block is redrawn either way).
+    data = draw(generator, count if dtype.itemsize > 2 else whole)
+    data = np.concatenate([data, np.zeros(count - data.size, compute)]) \
+        if data.size < count else data
     data[:whole] = _box_muller_16(data[:whole], compute)
     if count % 16:
         data[count - 16:] = _box_muller_16(draw(generator, 16), compute)
