@@ -13,14 +13,15 @@ numbers bit for bit. The rules, each checked against torch in tests/test_random_
   Otherwise the scalar sampler: double uniforms u1, u2, r = sqrt(-2 log1p(-u2)), theta = 2 pi
   u1, gives r cos theta and caches r sin theta for the next element (the generator keeps it).
 - integers in [from, to): (word % (to - from)) + from, a 64-bit draw when the range needs it.
-- the double-valued samplers (exponential, cauchy, log-normal, geometric, bernoulli with float64
-  probabilities, multinomial) use 53-bit double uniforms and glibc's log/log1p/tan/exp, called
-  through Python's math module where NumPy's SIMD versions round differently.
-NOTE [float32 normal rounding]: PyTorch's float32 fill uses an AVX2 log/sincos approximation of
-its own; ember computes the same formula with NumPy's float32 functions, so those values can
-differ from PyTorch's in the last bit or two (the stream position, and everything drawn
-after, stays exact). bernoulli_(float p) and exponential_ for float32/float64 go through MKL's
-generator in PyTorch builds with MKL (see random_inplace.py).
+- transcendental functions of doubles are glibc's (PyTorch's kernels call libm), through
+  Python's math module where NumPy's SIMD versions round differently.
+  The float32 fill's log and sin/cos are PyTorch's own float32 polynomials
+  (random_float32_math.py, NOTE [float32 normal fill]); the float64 fill's are glibc's.
+- the double-valued samplers (exponential, cauchy, log-normal, geometric, bernoulli_(p) and
+  bernoulli with float64 probabilities, multinomial) use 53-bit double uniforms; bernoulli with
+  other probabilities uses float uniforms.
+Not PyTorch's numbers: poisson (NOTE [poisson's stream], random.py), random_ on float dtypes
+with bounds beyond what the dtype holds exactly (PyTorch moves the bounds, with a warning).
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ import math
 import numpy as np
 
 from ember._core import dtype as dt
+from ember._ops import random_float32_math as f32_math
 
 _F32, _F64 = np.float32, np.float64
 _LOW24, _LOW53 = np.uint32((1 << 24) - 1), np.uint64((1 << 53) - 1)
@@ -106,8 +108,7 @@ def uniform(generator, count, dtype, low=0.0, high=1.0):
         values = uniform_float(generator, count)
         low32, high32 = _F32(low), _F32(high)
         if (low, high) != (0.0, 1.0):
-            # float32 fma: the product of two floats is exact in double, one rounding after.
-            values = (values.astype(_F64) * _F64(high32 - low32) + _F64(low32)).astype(_F32)
+            values = f32_math.fma32(values, high32 - low32, low32)
         out = to_dtype(values, dtype)
     # A value that rounds up to `to` would leave the half-open interval: it becomes `from`.
     bound = _F64 if dtype is dt.float64 else _F32
@@ -128,12 +129,13 @@ def _box_muller_16(data, dtype_np):
     if dtype_np is _F64:
         radius = np.sqrt(-2.0 * glibc_log(u1))
         theta = _TWO_PI * u2
+        sine, cosine = np.sin(theta), np.cos(theta)
     else:
-        radius = np.sqrt(_F32(-2.0) * np.log(u1))
-        theta = _F32(_TWO_PI) * u2
+        radius = np.sqrt(_F32(-2.0) * f32_math.log(u1))
+        sine, cosine = f32_math.sincos(_F32(_TWO_PI) * u2)
     out = np.empty_like(blocks)
-    np.multiply(radius, np.cos(theta), out=out[:, 0])
-    np.multiply(radius, np.sin(theta), out=out[:, 1])
+    np.multiply(radius, cosine, out=out[:, 0])
+    np.multiply(radius, sine, out=out[:, 1])
     return out.reshape(-1)
 
 
@@ -185,7 +187,7 @@ def normal(generator, count, dtype, mean=0.0, std=1.0, contiguous=True):
         if dtype is dt.float64:
             return values if standard else fma(values, float(std), float(mean))
         if not standard:
-            values = (values.astype(_F64) * _F64(_F32(std)) + _F64(_F32(mean))).astype(_F32)
+            values = f32_math.fma32(values, _F32(std), _F32(mean))
         return to_dtype(values, dtype)
     values = normal_scalar(generator, count)
     if not standard:
