@@ -32,19 +32,20 @@ _ONE, _HALF = _F32(1.0), _F32(0.5)
 
 
 def fma32(a, b, c):
-    """a * b + c rounded once to float32. The float32 product is exact in float64; the sum is
-    rounded to odd in float64 (an inexact sum keeps an odd last bit), which makes the final
-    rounding to float32 the correct one."""
-    product = np.multiply(np.asarray(a, _F64), np.asarray(b, _F64))
-    addend = np.asarray(c, _F64)
-    total = product + addend
-    back = total - product
-    error = (product - (total - back)) + (addend - back)
-    even = (total.view(np.int64) & 1) == 0
-    nudge = (error != 0) & even
-    if nudge.any():
-        total = np.where(nudge, np.nextafter(total, np.where(error > 0, np.inf, -np.inf)),
-                         total)
+    """a * b + c rounded once to float32. The float32 product is exact in float64, so the
+    float64 sum is one rounding; a second rounding to float32 can only go wrong when that sum
+    lands exactly halfway between two floats, and there the exact remainder decides."""
+    total = np.multiply(a, b, dtype=_F64)
+    total += c
+    halfway = (total.view(np.int64) & 0x1FFFFFFF) == 0x10000000
+    if halfway.any():
+        def at_halfway(value):
+            return np.broadcast_to(np.asarray(value, _F64), total.shape)[halfway]
+        product, addend, rounded = at_halfway(a) * at_halfway(b), at_halfway(c), total[halfway]
+        back = rounded - product
+        error = (product - (rounded - back)) + (addend - back)
+        total[halfway] = np.where(error == 0, rounded, np.nextafter(rounded, np.where(
+            error > 0, np.inf, -np.inf)))
     return total.astype(_F32)
 
 
