@@ -97,6 +97,16 @@ CASES = {
     "random_to": lambda L, g: L.empty(20, dtype=L.int16).random_(300, generator=g),
     "random_from_to": lambda L, g: L.empty(20, dtype=L.float64).random_(-7, 90, generator=g),
     "rand_like_transposed": lambda L, g: L.rand_like(L.empty(4, 6).t(), generator=g),
+    "randn_like_channels_last": lambda L, g: L.randn_like(
+        L.empty(2, 3, 4, 5).to(memory_format=L.channels_last), generator=g),
+    "randint_like_transposed": lambda L, g: L.randint_like(L.empty(5, 4).t(), 10, generator=g),
+    "bernoulli_p_transposed": lambda L, g: L.empty(5, 4).t().bernoulli_(0.5, generator=g),
+    "bernoulli_tensor_transposed": lambda L, g: L.empty(5, 4).t().bernoulli_(
+        L.linspace(0, 1, 5), generator=g),
+    "bernoulli_of_transposed": lambda L, g: L.bernoulli(L.linspace(0, 1, 24).reshape(4, 6).t(),
+                                                        generator=g),
+    "exponential_transposed": lambda L, g: L.empty(5, 4).t().exponential_(generator=g),
+    "random_transposed": lambda L, g: L.empty(5, 4, dtype=L.int64).t().random_(generator=g),
 }
 for _dtype in FLOATS:
     CASES[f"rand_{_dtype}"] = lambda L, g, d=_dtype: L.rand(50, generator=g, dtype=getattr(L, d))

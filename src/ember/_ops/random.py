@@ -463,18 +463,22 @@ def _bernoulli_meta(self, generator=None):
     return (self._data.shape, self._dtype)
 
 
-def _draw_below(xp, generator, shape, probs, np_dtype):
-    """1 where a uniform falls below the probability: `probs` an array broadcast to `shape`
-    (float64 probabilities draw double uniforms, other dtypes float ones), or a number (the
-    scalar kernel draws double uniforms)."""
+def _draw_below(xp, generator, like, probs):
+    """1 where a uniform falls below the probability, in the shape, dtype and memory order of
+    the array `like`: `probs` an array broadcast to that shape (float64 probabilities draw
+    double uniforms, other dtypes float ones), or a number (double uniforms)."""
     generator = cpu_generator(generator)
+    shape = tuple(like.shape)
+    contiguous = xp is not np or like.flags.c_contiguous
+    order = list(range(len(shape))) if contiguous else sorted(
+        range(len(shape)), key=lambda d: -like.strides[d])
     if isinstance(probs, np.ndarray):
-        flat = np.ascontiguousarray(np.broadcast_to(probs, tuple(shape))).reshape(-1)
-        values = rt.bernoulli_tensor(generator, flat).reshape(tuple(shape))
+        visited = np.broadcast_to(probs, shape).transpose(order)
+        flat = rt.bernoulli_tensor(generator, np.ascontiguousarray(visited).reshape(-1))
     else:
-        values = rt.bernoulli_scalar(generator, _count(tuple(shape)), probs).reshape(
-            tuple(shape))
-    values = values.astype(np_dtype)
+        flat = rt.bernoulli_scalar(generator, _count(shape), probs)
+    values = flat.reshape(shape) if contiguous else in_memory_order(flat, shape, like.strides)
+    values = values.astype(like.dtype)
     return values if xp is np else xp.asarray(values)
 
 
@@ -486,7 +490,8 @@ def _bernoulli(xp, self, generator=None):
     probs = host(xp, self)
     _check(bool(((probs >= 0) & (probs <= 1)).all()),
            "Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
-    return _draw_below(xp, generator, self.shape, probs, self.dtype)
+    # (the result is a fresh contiguous tensor, filled in row-major order)
+    return _draw_below(xp, generator, np.empty(self.shape, self.dtype), probs)
 
 
 @register_op(f"bernoulli.p(Tensor self, float p, *, {_GEN}) -> Tensor", **_SAMPLER,
@@ -496,7 +501,7 @@ def _bernoulli_p(xp, self, p, generator=None):
     """bernoulli(input, p, *, generator=None) -> Tensor: 1 with probability p, else 0, in
     input's shape and dtype (also Tensor.bernoulli_(p))."""
     _check_p(p)
-    return _draw_below(xp, generator, self.shape, p, self.dtype)
+    return _draw_below(xp, generator, self, p)
 
 
 @register_frontend()

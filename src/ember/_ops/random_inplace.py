@@ -26,6 +26,7 @@ from ember._ops.linalg import cxx
 from ember._ops.random import (
     _SAMPLER,
     _check_int_range,
+    _draw_below,
     _g,
     _need_float,
     _normal,
@@ -139,18 +140,7 @@ def _bernoulli_tensor(xp, self, p, generator=None):
     probs = host(xp, p)
     _check(bool(((probs >= 0) & (probs <= 1)).all()),
            "bernoulli_ expects all elements of p to be in [0, 1]")
-    shape = tuple(self.shape)
-    contiguous = self.flags.c_contiguous if xp is np else True
-    if not contiguous:
-        # Visit p in the order of self's memory, as PyTorch's kernel does.
-        order = sorted(range(len(shape)), key=lambda d: -self.strides[d])
-        probs = np.broadcast_to(probs, shape).transpose(order)
-    flat = np.ascontiguousarray(np.broadcast_to(probs, probs.shape if not contiguous
-                                                else shape)).reshape(-1)
-    values = rt.bernoulli_tensor(cpu_generator(generator), flat).astype(self.dtype)
-    values = values.reshape(shape) if contiguous else in_memory_order(values, shape,
-                                                                      self.strides)
-    return values if xp is np else xp.asarray(values)
+    return _draw_below(xp, generator, self, probs)
 
 
 @register_frontend(function=False)
