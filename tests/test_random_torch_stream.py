@@ -79,6 +79,23 @@ CASES = {
     "multinomial_one": lambda L, g: L.multinomial(L.tensor([0.2, 0.3, 0.5]), 1, generator=g),
     "multinomial_no_replacement": lambda L, g: L.multinomial(
         L.tensor([[0.1, 2.0, 0.5, 1.0, 3.0], [1.0, 2.0, 3.0, 4.0, 5.0]]), 4, generator=g),
+    "multinomial_f64": lambda L, g: L.multinomial(
+        L.tensor([[0.1, 0.5, 0.4]], dtype=L.float64), 50, True, generator=g),
+    "multinomial_f16": lambda L, g: L.multinomial(
+        L.tensor([[0.1, 0.5, 0.4]], dtype=L.float16), 50, True, generator=g),
+    "multinomial_bf16": lambda L, g: L.multinomial(
+        L.tensor([0.1, 0.5, 0.4, 2.0], dtype=L.bfloat16), 3, generator=g),
+    "multinomial_rows": lambda L, g: L.multinomial(L.rand(30, 100, generator=g), 20,
+                                                   generator=g),
+    "normal_tt_f32": lambda L, g: L.normal(L.arange(40.0), L.arange(1.0, 41.0), generator=g),
+    "normal_ft": lambda L, g: L.normal(2.0, L.arange(1.0, 41.0), generator=g),
+    "log_normal_f32": lambda L, g: L.empty(40).log_normal_(generator=g),
+    "cauchy_bf16": lambda L, g: L.empty(40, dtype=L.bfloat16).cauchy_(generator=g),
+    "geometric_f16": lambda L, g: L.empty(40, dtype=L.float16).geometric_(0.2, generator=g),
+    "randperm_int16": lambda L, g: L.randperm(300, generator=g, dtype=L.int16),
+    "randperm_bf16": lambda L, g: L.randperm(300, generator=g, dtype=L.bfloat16),
+    "normal_complex_": lambda L, g: L.view_as_real(
+        L.empty(10, dtype=L.complex64).normal_(generator=g)),
     "uniform_": lambda L, g: L.empty(33).uniform_(-2.0, 3.3, generator=g),
     "uniform_f64": lambda L, g: L.empty(33, dtype=L.float64).uniform_(-2.0, 3.3, generator=g),
     "normal_": lambda L, g: L.empty(9, dtype=L.float64).normal_(1.5, 2.0, generator=g),
@@ -132,6 +149,18 @@ for _dtype in ("int8", "uint8", "int16", "int32", "bool"):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_values_match_torch(name, seed):
     _same(CASES[name], seed)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_multinomial_ties_among_zero_weights(seed):
+    """NOTE [multinomial ties]: past the non-zero weights PyTorch's order is its top-k's; the
+    draws before, the set drawn and the stream position match."""
+    weights = [0.0, 0.5, 0.0, 2.0, 0.0, 1.0]
+    tg, eg = torch.Generator().manual_seed(seed), ember.Generator().manual_seed(seed)
+    expected = torch.multinomial(torch.tensor(weights), 6, generator=tg).tolist()
+    got = ember.multinomial(ember.tensor(weights), 6, generator=eg).tolist()
+    assert got[:3] == expected[:3] and sorted(got) == sorted(expected)
+    assert bytes(eg.get_state().numpy()) == bytes(tg.get_state().numpy())
 
 
 @pytest.mark.parametrize("seed", SEEDS)

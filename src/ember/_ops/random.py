@@ -552,7 +552,8 @@ def _multinomial(xp, self, num_samples, replacement=False, generator=None):
             picks[index] = np.searchsorted(cumulative.astype(np.float64), draws, side="left")
     else:
         # PyTorch's fast path: argmax / top-k of weight / Exp(1) noise drawn in the input's
-        # dtype (ties, e.g. among zero weights, go to the lower index here).
+        # dtype. NOTE [multinomial ties]: ties (zero weights, once the others are drawn) go to
+        # the lower index here; PyTorch's top-k leaves them in its sort's own order.
         source = host(xp, self)
         noise = rt.to_dtype(rt.exponential(generator, source.size, 1.0), _NP_TO_DTYPE[
             source.dtype]).reshape(source.shape)
