@@ -110,6 +110,8 @@ def uniform(generator, count, dtype, low=0.0, high=1.0):
         if (low, high) != (0.0, 1.0):
             values = f32_math.fma32(values, high32 - low32, low32)
         out = to_dtype(values, dtype)
+    if (low, high) == (0.0, 1.0) and dtype.itemsize >= 4:
+        return out                          # (at most 1 - 2**-24: never rounds up to 1)
     # A value that rounds up to `to` would leave the half-open interval: it becomes `from`.
     bound = _F64 if dtype is dt.float64 else _F32
     top = to_dtype(np.asarray(high, bound), dtype)
@@ -246,11 +248,11 @@ def integers_default(generator, count, dtype):
 def permutation(generator, n):
     """randperm(n): PyTorch's Fisher-Yates, swapping i with i + word % (n - i)."""
     if n < (1 << 32) // 20:
-        offsets = (generator.random32(max(n - 1, 0)).astype(np.int64) %
-                   np.arange(n, 1, -1, dtype=np.int64)).tolist()
+        # (each swap reads what the earlier ones left, so the swaps run one by one)
+        targets = (generator.random32(max(n - 1, 0)).astype(np.int64) %
+                   np.arange(n, 1, -1, dtype=np.int64) + np.arange(n - 1)).tolist()
         order = list(range(n))
-        for i, offset in enumerate(offsets):
-            j = i + offset
+        for i, j in enumerate(targets):
             order[i], order[j] = order[j], order[i]
         return np.array(order, dtype=np.int64)
     # Huge n: the inside-out variant with 64-bit draws.
