@@ -3,9 +3,9 @@
 A Generator is PyTorch's CPU generator: a 32-bit Mersenne Twister (mt19937) whose key is set up
 from the low 32 bits of the seed by the standard mt19937 initialisation, plus the cached second
 Box-Muller sample of the scalar normal sampler. NumPy's MT19937 bit generator runs the same
-recurrence, so the words are drawn from it in blocks: `random32` and `random64` use NumPy's
-full-range integer samplers, which take one word per uint32 and two per uint64 (the first one
-high, PyTorch's composition) and never reject. What turns words into numbers lives in
+recurrence, so the words are drawn from it in blocks: `random32` and `random64` use its raw
+words or, for large blocks, NumPy's full-range integer samplers, which take one word per uint32
+and two per uint64 (the first one high, PyTorch's composition) and never reject. What turns words into numbers lives in
 `_ops/random_transforms.py` (NOTE [ember draws PyTorch's CPU stream]).
 
 `get_state`/`set_state` speak PyTorch's CPU state layout, a 5056-byte uint8 tensor:
@@ -37,6 +37,8 @@ DEFAULT_SEED = 67280421310721
 _MASK64 = (1 << 64) - 1
 _KEY_WORDS = 624
 _STATE_BYTES = 5056
+# Below this many draws NumPy's raw words are cheaper than its integer samplers' set-up.
+_SMALL_DRAW = 4096
 _KEY_AT = 24
 _DOUBLE_NORMAL_AT, _DOUBLE_VALID_AT = 5024, 5040
 _FLOAT_NORMAL_AT, _FLOAT_VALID_AT = 5048, 5052
@@ -103,11 +105,16 @@ class Generator:
     def random32(self, count: int) -> np.ndarray:
         """The next `count` 32-bit words of the stream (uint32)."""
         self._exhausted_index = _KEY_WORDS
+        if count < _SMALL_DRAW:
+            return self._bits.random_raw(count).astype(np.uint32)
         return self._numpy.integers(0, 1 << 32, count, dtype=np.uint32)
 
     def random64(self, count: int) -> np.ndarray:
         """The next `count` 64-bit draws (uint64), each two words, the first one high."""
         self._exhausted_index = _KEY_WORDS
+        if count < _SMALL_DRAW:
+            words = self._bits.random_raw(2 * count)
+            return (words[0::2] << np.uint64(32)) | words[1::2]
         return self._numpy.integers(0, _MASK64, count, dtype=np.uint64, endpoint=True)
 
     # ----------------------------------------------------------------- state
