@@ -165,6 +165,9 @@ def _normal_fill(generator, count, dtype):
     return data
 
 
+_FEW_PAIRS = 16
+
+
 def normal_scalar(generator, count):
     """`count` standard normals (float64) from the scalar sampler, using and leaving the
     generator's cached second sample."""
@@ -177,12 +180,21 @@ def normal_scalar(generator, count):
     pairs = (count - start + 1) // 2
     if pairs:
         u = uniform_double(generator, 2 * pairs)
-        u1, u2 = u[0::2], u[1::2]
-        radius = np.sqrt(-2.0 * glibc(_glibc_log1p, -u2))
-        theta = _TWO_PI * u1
-        both = np.empty(2 * pairs, _F64)
-        both[0::2] = radius * np.cos(theta)
-        both[1::2] = radius * np.sin(theta)
+        if pairs <= _FEW_PAIRS:
+            # (plain floats: a few math calls cost less than a dozen small array operations)
+            listed = u.tolist()
+            values = []
+            for u1, u2 in zip(listed[0::2], listed[1::2]):
+                radius = math.sqrt(-2.0 * math.log1p(-u2))
+                values += (radius * math.cos(_TWO_PI * u1), radius * math.sin(_TWO_PI * u1))
+            both = np.array(values, _F64)
+        else:
+            u1, u2 = u[0::2], u[1::2]
+            radius = np.sqrt(-2.0 * glibc(_glibc_log1p, -u2))
+            theta = _TWO_PI * u1
+            both = np.empty(2 * pairs, _F64)
+            both[0::2] = radius * np.cos(theta)
+            both[1::2] = radius * np.sin(theta)
         out[start:] = both[:count - start]
         if (count - start) % 2:
             generator.next_double_normal = float(both[-1])
