@@ -101,6 +101,9 @@ CASES = {
     "normal_": lambda L, g: L.empty(9, dtype=L.float64).normal_(1.5, 2.0, generator=g),
     "normal_f64_fill": lambda L, g: L.empty(40, dtype=L.float64).normal_(1.5, 2.0, generator=g),
     "normal_noncontiguous": lambda L, g: L.empty(6, 5).t().normal_(generator=g),
+    "normal_noncontiguous_many": lambda L, g: L.empty(40, 30, dtype=L.float64).t().normal_(
+        0.5, 2.0, generator=g),
+    "log_normal_many": lambda L, g: L.empty(301, dtype=L.float64).log_normal_(generator=g),
     "uniform_noncontiguous": lambda L, g: L.empty(6, 5).t().uniform_(generator=g),
     "exponential_": lambda L, g: L.empty(30).exponential_(2.5, generator=g),
     "exponential_f64": lambda L, g: L.empty(30, dtype=L.float64).exponential_(generator=g),
