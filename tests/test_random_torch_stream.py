@@ -170,6 +170,9 @@ def test_multinomial_ties_among_zero_weights(seed):
 def test_generator_state_bytes_match_torch(seed):
     tg, eg = torch.Generator().manual_seed(seed), ember.Generator().manual_seed(seed)
     assert bytes(eg.get_state().numpy()) == bytes(tg.get_state().numpy())
+    fresh = ember.Generator().set_state(ember.tensor(tg.get_state().numpy()))
+    assert bytes(fresh.get_state().numpy()) == bytes(tg.get_state().numpy())
+    assert fresh.initial_seed() == tg.initial_seed()
     for draws in (lambda L, g: L.randn(3, generator=g, dtype=L.float64),   # caches a normal
                   lambda L, g: L.rand(700, generator=g)):                 # crosses a twist
         draws(torch, tg)
