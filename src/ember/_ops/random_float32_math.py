@@ -35,8 +35,9 @@ def fma32(a, b, c):
     """a * b + c rounded once to float32. The float32 product is exact in float64, so the
     float64 sum is one rounding; a second rounding to float32 can only go wrong when that sum
     lands exactly halfway between two floats, and there the exact remainder decides."""
-    total = np.multiply(a, b, dtype=_F64)
-    total += c
+    total = np.asarray(a).astype(_F64)
+    total *= np.asarray(b, _F64)
+    total += np.asarray(c, _F64)
     halfway = (total.view(np.int64) & 0x1FFFFFFF) == 0x10000000
     if halfway.any():
         def at_halfway(value):
