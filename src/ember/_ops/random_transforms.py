@@ -12,7 +12,10 @@ numbers bit for bit. The rules, each checked against torch in tests/test_random_
   that isn't a multiple of 16 redraws 16 fresh uniforms for the last 16 elements.
   Otherwise the scalar sampler: double uniforms u1, u2, r = sqrt(-2 log1p(-u2)), theta = 2 pi
   u1, gives r cos theta and caches r sin theta for the next element (the generator keeps it).
-- integers in [from, to): (word % (to - from)) + from, a 64-bit draw when the range needs it.
+  float16 and bfloat16 fill only whole blocks of 16 before that redraw.
+- integers in [from, to): (draw % (to - from)) + from, a 64-bit draw for ranges of 2**28 and
+  more; random_() without bounds: a 64-bit draw for int64 and float64 only.
+- randperm: Fisher-Yates swapping i with i + word % (n - i).
 - transcendental functions of doubles are glibc's (PyTorch's kernels call libm), through
   Python's math module where NumPy's SIMD versions round differently.
   The float32 fill's log and sin/cos are PyTorch's own float32 polynomials
@@ -20,8 +23,10 @@ numbers bit for bit. The rules, each checked against torch in tests/test_random_
 - the double-valued samplers (exponential, cauchy, log-normal, geometric, bernoulli_(p) and
   bernoulli with float64 probabilities, multinomial) use 53-bit double uniforms; bernoulli with
   other probabilities uses float uniforms.
-Not PyTorch's numbers: poisson (NOTE [poisson's stream], random.py), random_ on float dtypes
-with bounds beyond what the dtype holds exactly (PyTorch moves the bounds, with a warning).
+Not PyTorch's numbers: poisson (NOTE [poisson's stream], random.py), the order of tied
+multinomial draws (NOTE [multinomial ties]), random_ on float dtypes with bounds beyond what
+the dtype holds exactly (PyTorch moves the bounds, with a warning). The float32 fill and the
+glibc calls were matched on x86-64 Linux, where the tests run.
 """
 from __future__ import annotations
 
