@@ -19,7 +19,7 @@ from ember._core.device import as_device as _as_device
 from ember._core.device import device as _Device
 from ember._core.device import get_default_device_or_none as _default_device_or_none
 from ember._core.dispatch.devices import common_device
-from ember._core.dispatch.pointwise import UnsupportedOperand
+from ember._core.dispatch.pointwise import UnsupportedOperand, _call_plainly
 from ember._core.dispatch.process_state import state
 from ember._core.dispatch.subclasses import PLAIN
 from ember._core.dispatch.wrapping import (
@@ -36,6 +36,7 @@ from ember._core.fp_errors import nested, quiet_runner
 Tensor = None            # set by ember._tensor once the class exists (set_tensor_class)
 _ndarray = np.ndarray
 _NP_TO_DTYPE = dt.NP_TO_DTYPE
+_new = object.__new__
 general = None           # the layered path, stack.function_level (set by stack.py)
 
 
@@ -88,11 +89,14 @@ def run_generic(op, args):
     if not op.list_positions and "cpu" not in op.kernels and len(positions) <= 2 and positions \
             and positions[0] == 0:
         # NOTE [generic fast path]: one or two leading CPU tensors (sum, matmul, gather ...).
+        # As on the pointwise fast path (NOTE [pointwise fast path]), the kernel is called with
+        # its arguments spelled out (up to four) and a single array result is wrapped inline.
         a = args[0]
         ta = type(a)
         if (ta is Tensor or ta in PLAIN) and a._device is CPU:
+            x = a._data
             if len(positions) == 1:
-                operands = (np, a._data, *args[1:])
+                y = args[1] if len(args) > 1 else None
                 needs_grad = a._requires_grad
             else:
                 b = args[1]
@@ -100,20 +104,43 @@ def run_generic(op, args):
                 if (tb is not Tensor and tb not in PLAIN) or b._device is not CPU \
                         or positions[1] != 1:
                     return general(op, args)
-                operands = (np, a._data, b._data, *args[2:])
+                y = b._data
                 needs_grad = a._requires_grad or b._requires_grad
             kernel = op.raw_kernel
-            if op.quiet:        # NOTE [floating-point warnings], the quiet runner inline
-                run = _quiet_threads.__dict__.get("run") or quiet_runner()
-                try:
-                    result = run(kernel, *operands)
-                except RuntimeError as error:
-                    if not nested(error):
-                        raise
-                    result = kernel(*operands)
+            # NOTE [floating-point warnings]: the quiet runner inline.
+            run = (_quiet_threads.__dict__.get("run") or quiet_runner()) if op.quiet \
+                else _call_plainly
+            nargs = len(args)
+            try:
+                if nargs == 4:
+                    result = run(kernel, np, x, y, args[2], args[3])
+                elif nargs == 1:
+                    result = run(kernel, np, x)
+                elif nargs == 2:
+                    result = run(kernel, np, x, y)
+                elif nargs == 3:
+                    result = run(kernel, np, x, y, args[2])
+                else:
+                    result = run(kernel, np, x, y, *args[2:])
+            except RuntimeError as error:
+                if not nested(error):
+                    raise
+                result = kernel(np, x) if nargs == 1 else kernel(np, x, y, *args[2:])
+            if type(result) is _ndarray:        # generic_out, inline for one array
+                if result.ndim and "keeps_layout" not in op.tags \
+                        and not result.flags.c_contiguous:
+                    result = np.ascontiguousarray(result)
+                out = _new(Tensor)
+                out._data = result
+                out._dtype = _NP_TO_DTYPE[result.dtype]
+                out._device = CPU
+                out._storage = None
+                out._requires_grad = False
+                out._grad_fn = None
+                out._grad = None
+                out._base = None
             else:
-                result = kernel(*operands)
-            out = generic_out(op, result, np, CPU)
+                out = generic_out(op, result, np, CPU)
             if needs_grad and state.record is not None:
                 state.record(op, args, out)
             return out
