@@ -7,8 +7,6 @@ everything else goes to `general`, the layered path, whose back-end step is
 """
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 
 from ember._backends import BACKENDS, get_backend
@@ -21,7 +19,7 @@ from ember._core.dispatch.process_state import state
 from ember._core.dispatch.subclasses import PLAIN
 from ember._core.dispatch.wrapping import wrap
 from ember._core.fp_errors import _threads as _quiet_threads
-from ember._core.fp_errors import cast, nested, quiet_runner, scalar_as
+from ember._core.fp_errors import cast, nested, quiet_runner, run_plainly, scalar_as
 from ember._core.promotion import result_type_from, scalar_type_of
 
 Tensor = None            # set by ember._tensor once the class exists (set_tensor_class)
@@ -97,13 +95,12 @@ def _pointwise_dtypes(op, operands):
 # when the default dtype changes. Measured per call (benchmarks/bench_dispatch.py, callgrind),
 # the path avoids what costs most in CPython: Python frames (the result is wrapped inline, not
 # by a helper), star-calls (the kernel is called with its arguments spelled out for up to three
-# of them), and building NumPy scalars (a Python int/float operand converted once per op and
-# dtype is kept in the cache entry, up to _SCALARS_KEPT of them; 0.0 is not kept, as -0.0
-# would find it).
+# of them), NumPy attribute reads (whether an operand needs a cast to the compute dtype is read
+# off the tensor's dtype, which names its array's dtype), and building NumPy scalars (a Python
+# int/float operand converted once per op and dtype is kept in the cache entry, up to
+# _SCALARS_KEPT of them; 0.0 is not kept, as -0.0 would find it).
 _fast_cache: dict = {}
 _SCALARS_KEPT = 64
-# A caller for ops whose kernels don't need the quiet runner (operator.call from Python 3.11).
-_call_plainly = getattr(operator, "call", None) or (lambda fn, *args: fn(*args))
 
 
 def clear_promotion_caches() -> None:
@@ -112,10 +109,12 @@ def clear_promotion_caches() -> None:
 
 
 def _fast_entry(op, key, operands):
-    """The cache entry of `key`: (result np dtype, compute np dtype, result dtype, scalars)."""
+    """The cache entry of `key`: (result np dtype, compute np dtype, result dtype, scalars,
+    compute dtype)."""
     result_dtype, compute_dtype = _pointwise_dtypes(op, operands)
     _check_wide_unsigned(op, compute_dtype)
-    entry = _fast_cache[key] = (result_dtype._np, compute_dtype._np, result_dtype, {})
+    entry = _fast_cache[key] = (result_dtype._np, compute_dtype._np, result_dtype, {},
+                                compute_dtype)
     return entry
 
 
@@ -150,7 +149,7 @@ def run_pointwise(op, args):
                 except KeyError:
                     entry = _fast_entry(op, (op, a._dtype), (a,))
                 x = a._data
-                if x.dtype is not entry[1]:
+                if a._dtype is not entry[4]:
                     x = x.astype(entry[1])
                 y = args[1] if len(args) > 1 else None
                 needs_grad = a._requires_grad
@@ -165,10 +164,9 @@ def run_pointwise(op, args):
                     except KeyError:
                         entry = _fast_entry(op, (op, a._dtype), (a, b))
                     x, y = a._data, b._data
-                    compute = entry[1]
-                    if x.dtype is not compute:
-                        x = x.astype(compute)
-                        y = y.astype(compute)
+                    if a._dtype is not entry[4]:
+                        x = x.astype(entry[1])
+                        y = y.astype(entry[1])
                     needs_grad = a._requires_grad or b._requires_grad
                 elif tb is int or tb is float:
                     try:
@@ -176,7 +174,7 @@ def run_pointwise(op, args):
                     except KeyError:
                         entry = _fast_entry(op, (op, a._dtype, tb), (a, b))
                     x = a._data
-                    if x.dtype is not entry[1]:
+                    if a._dtype is not entry[4]:
                         x = x.astype(entry[1])
                     y = entry[3].get(b)
                     if y is None:
@@ -190,7 +188,7 @@ def run_pointwise(op, args):
             kernel = op.raw_kernel
             # NOTE [floating-point warnings]: the quiet runner inline.
             run = (_quiet_threads.__dict__.get("run") or quiet_runner()) if op.quiet \
-                else _call_plainly
+                else run_plainly
             nargs = len(args)
             try:
                 if nargs == 2:

@@ -19,7 +19,7 @@ from ember._core.device import as_device as _as_device
 from ember._core.device import device as _Device
 from ember._core.device import get_default_device_or_none as _default_device_or_none
 from ember._core.dispatch.devices import common_device
-from ember._core.dispatch.pointwise import UnsupportedOperand, _call_plainly
+from ember._core.dispatch.pointwise import UnsupportedOperand
 from ember._core.dispatch.process_state import state
 from ember._core.dispatch.subclasses import PLAIN
 from ember._core.dispatch.wrapping import (
@@ -31,7 +31,7 @@ from ember._core.dispatch.wrapping import (
     wrap_result,
 )
 from ember._core.fp_errors import _threads as _quiet_threads
-from ember._core.fp_errors import nested, quiet_runner
+from ember._core.fp_errors import nested, quiet_runner, run_plainly
 
 Tensor = None            # set by ember._tensor once the class exists (set_tensor_class)
 _ndarray = np.ndarray
@@ -109,7 +109,7 @@ def run_generic(op, args):
             kernel = op.raw_kernel
             # NOTE [floating-point warnings]: the quiet runner inline.
             run = (_quiet_threads.__dict__.get("run") or quiet_runner()) if op.quiet \
-                else _call_plainly
+                else run_plainly
             nargs = len(args)
             try:
                 if nargs == 4:
