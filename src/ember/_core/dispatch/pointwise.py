@@ -38,12 +38,6 @@ class UnsupportedOperand(TypeError):
 _pointwise_cache: dict = {}
 
 
-def _promotion_key_part(v):
-    if isinstance(v, Tensor):
-        return (v._dtype, v._data.ndim == 0)
-    return type(v)
-
-
 _WIDE_UNSIGNED = (dt.uint16, dt.uint32, dt.uint64)
 
 
@@ -57,7 +51,8 @@ def _check_wide_unsigned(op, compute) -> None:
 def _pointwise_dtypes(op, operands):
     """(result dtype, compute dtype) for the operands (tensors and Python scalars)."""
     key = (op.promotion, op.compute_in_float,
-           tuple(_promotion_key_part(v) for v in operands), dt._default_float[0])
+           tuple([(v._dtype, v._data.ndim == 0) if isinstance(v, Tensor) else type(v)
+                  for v in operands]), dt._default_float[0])
     found = _pointwise_cache.get(key)
     if found is not None:
         return found
@@ -248,7 +243,8 @@ def run_pointwise_general(op, args):
             raise UnsupportedOperand(
                 f"{op.schema.name}(): argument '{op.schema.arguments[i].name}' must be Tensor, "
                 f"not {type(v).__name__}")
-    _check(tensors, lambda: f"{op.schema.name}(): expected at least one Tensor argument")
+    if not tensors:
+        _check(False, lambda: f"{op.schema.name}(): expected at least one Tensor argument")
     result_dtype, compute_dtype = _pointwise_dtypes(op, operands)
     if compute_dtype in _WIDE_UNSIGNED:
         _check_wide_unsigned(op, compute_dtype)
@@ -265,15 +261,14 @@ def run_pointwise_general(op, args):
             v = args[i]
             if isinstance(v, Tensor):
                 a = v._data
-                if a.dtype != np_compute:
+                if v._dtype is not compute_dtype:     # the tensor's dtype names its array's
                     a = a.astype(np_compute)
                 call_args[i] = a
             elif v is not None:
                 call_args[i] = scalar_as(v, np_compute)
-        kernel = op.kernels.get(device.type, op.kernel) if op.kernels else op.kernel
         backend = BACKENDS.get(device.type) or get_backend(device.type)
         try:
-            result = kernel(backend.xp, *call_args)
+            result = run_kernel(op, device, backend.xp, call_args)
         except ValueError:
             check_broadcastable(op, [t._data.shape for t in tensors])
             raise
@@ -283,6 +278,25 @@ def run_pointwise_general(op, args):
             result = cast(result, result_dtype._np)
         out = wrap(result, result_dtype, device)
     return out
+
+
+def run_kernel(op, device, xp, call_args):
+    """The op's kernel for `device` on `call_args`. The shared kernel of a quiet op runs through
+    the quiet runner here (NOTE [floating-point warnings]), not through its `quiet` wrapper: a
+    Python frame and a star-call less."""
+    if op.kernels:
+        kernel = op.kernels.get(device.type)
+        if kernel is not None:
+            return kernel(xp, *call_args)
+    if not op.quiet:
+        return op.kernel(xp, *call_args)
+    run = _quiet_threads.__dict__.get("run") or quiet_runner()
+    try:
+        return run(op.raw_kernel, xp, *call_args)
+    except RuntimeError as error:
+        if not nested(error):
+            raise
+    return op.raw_kernel(xp, *call_args)
 
 
 def check_broadcastable(op, shapes) -> None:

@@ -19,7 +19,7 @@ from ember._core.device import as_device as _as_device
 from ember._core.device import device as _Device
 from ember._core.device import get_default_device_or_none as _default_device_or_none
 from ember._core.dispatch.devices import common_device
-from ember._core.dispatch.pointwise import UnsupportedOperand
+from ember._core.dispatch.pointwise import UnsupportedOperand, run_kernel
 from ember._core.dispatch.process_state import state
 from ember._core.dispatch.subclasses import PLAIN
 from ember._core.dispatch.wrapping import (
@@ -153,9 +153,8 @@ def run_generic_general(op, args):
         device = CPU
     if device is META:
         return run_meta(op, args)
-    kernel = op.kernels.get(device.type, op.kernel) if op.kernels else op.kernel
     xp = (BACKENDS.get(device.type) or get_backend(device.type)).xp
-    return generic_out(op, kernel(xp, *call_args), xp, device)
+    return generic_out(op, run_kernel(op, device, xp, call_args), xp, device)
 
 
 # --------------------------------------------------------------------------- view
