@@ -284,12 +284,9 @@ def run_kernel(op, device, xp, call_args):
     """The op's kernel for `device` on `call_args`. The shared kernel of a quiet op runs through
     the quiet runner here (NOTE [floating-point warnings]), not through its `quiet` wrapper: a
     Python frame and a star-call less."""
-    if op.kernels:
-        kernel = op.kernels.get(device.type)
-        if kernel is not None:
-            return kernel(xp, *call_args)
-    if not op.quiet:
-        return op.kernel(xp, *call_args)
+    kernel = op.kernels.get(device.type, op.kernel) if op.kernels else op.kernel
+    if kernel is not op.kernel or not op.quiet:
+        return kernel(xp, *call_args)
     run = _quiet_threads.__dict__.get("run") or quiet_runner()
     try:
         return run(op.raw_kernel, xp, *call_args)

@@ -154,7 +154,10 @@ def run_generic_general(op, args):
     if device is META:
         return run_meta(op, args)
     xp = (BACKENDS.get(device.type) or get_backend(device.type)).xp
-    return generic_out(op, run_kernel(op, device, xp, call_args), xp, device)
+    if op.quiet:
+        return generic_out(op, run_kernel(op, device, xp, call_args), xp, device)
+    kernel = op.kernels.get(device.type, op.kernel) if op.kernels else op.kernel
+    return generic_out(op, kernel(xp, *call_args), xp, device)
 
 
 # --------------------------------------------------------------------------- view
