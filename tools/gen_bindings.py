@@ -193,7 +193,7 @@ def generate() -> str:
     out.append("import ember._ops  # fills the registry\n")
     out.append("from ember._core.registry import FRONTENDS as _FE\n\n")
     lines, methods, dunders = [], [], []
-    functions, method_names = [], []
+    functions = []
     for key in sorted(OPS):
         op = OPS[key]
         var = "_op_" + key.replace(".", "_")

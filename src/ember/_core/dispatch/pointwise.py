@@ -305,8 +305,8 @@ def check_broadcastable(op, shapes) -> None:
         sizes = [(p[axis], k) for k, p in enumerate(padded) if p[axis] != 1]
         for size, k in sizes[1:]:
             first, j = sizes[0]
-            _check(size == first, lambda: (
-                f"The size of tensor {names[j]} ({first}) must match the size of tensor "
-                f"{names[k]} ({size}) at non-singleton dimension {axis}"))
+            if size != first:
+                _check(False, f"The size of tensor {names[j]} ({first}) must match the size of "
+                              f"tensor {names[k]} ({size}) at non-singleton dimension {axis}")
 
 
