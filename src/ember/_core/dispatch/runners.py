@@ -26,6 +26,7 @@ from ember._core.dispatch.wrapping import (
     generic_out,
     meta_from_spec,
     meta_like_views,
+    storage_of,
     view_out,
     wrap,
     wrap_result,
@@ -168,7 +169,32 @@ def run_view(op, args):
     if (tb is Tensor or tb in PLAIN) and base._device is CPU and len(op.tensor_positions) == 1 \
             and not op.list_positions and "cpu" not in op.kernels:
         # NOTE [view fast path]: one CPU tensor and plain arguments (view, select, permute ...).
-        out = view_out(op, op.kernel(np, base._data, *args[1:]), base, CPU)
+        # As on the other fast paths, the kernel is called with its arguments spelled out (up
+        # to three) and a single array viewing the base is wrapped inline (`wrap_view`).
+        kernel = op.kernel
+        x = base._data
+        nargs = len(args)
+        if nargs == 2:
+            result = kernel(np, x, args[1])
+        elif nargs == 3:
+            result = kernel(np, x, args[1], args[2])
+        elif nargs == 1:
+            result = kernel(np, x)
+        else:
+            result = kernel(np, x, *args[1:])
+        if type(result) is _ndarray and "maybe_view" not in op.tags:
+            out = _new(Tensor)
+            out._data = result
+            out._dtype = _NP_TO_DTYPE[result.dtype]
+            out._device = CPU
+            storage = base._storage
+            out._storage = storage if storage is not None else storage_of(base)
+            out._requires_grad = False
+            out._grad_fn = None
+            out._grad = None
+            out._base = base if base._base is None else base._base
+        else:
+            out = view_out(op, result, base, CPU)
         if base._requires_grad and state.record is not None:
             state.record(op, args, out)
         return out
