@@ -15,6 +15,7 @@ from ember._ops import (  # noqa: F401
     linalg,
     misc,
     nn_pooling,
+    nn_sampling,
     pointwise,
     pointwise_binary,
     pointwise_logic,

@@ -117,6 +117,8 @@ def run_separable(xp, x, matrices, transpose=False):
             for i, m in enumerate(mats))
         return xp.zeros(shape, x.dtype)
     out = apply_axes(xp, x.astype(dtype, copy=False), mats)
+    if out is x:
+        return x.copy()
     return xp.ascontiguousarray(out.astype(x.dtype, copy=False))
 
 
