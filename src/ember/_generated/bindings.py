@@ -8,11 +8,29 @@ from ember._core.shape import normalize_shape as _shape
 import ember._ops  # fills the registry
 from ember._core.registry import FRONTENDS as _FE
 
+_op__adaptive_avg_pool2d = _OPS['_adaptive_avg_pool2d']
+_op__adaptive_avg_pool2d_backward = _OPS['_adaptive_avg_pool2d_backward']
+_op__adaptive_avg_pool3d = _OPS['_adaptive_avg_pool3d']
+_op__adaptive_avg_pool3d_backward = _OPS['_adaptive_avg_pool3d_backward']
 _op__to_copy = _OPS['_to_copy']
 _op__unique2 = _OPS['_unique2']
+_op__upsample_bicubic2d_aa = _OPS['_upsample_bicubic2d_aa']
+_op__upsample_bicubic2d_aa_backward = _OPS['_upsample_bicubic2d_aa_backward']
+_op__upsample_bilinear2d_aa = _OPS['_upsample_bilinear2d_aa']
+_op__upsample_bilinear2d_aa_backward = _OPS['_upsample_bilinear2d_aa_backward']
+_op__upsample_nearest_exact1d = _OPS['_upsample_nearest_exact1d']
+_op__upsample_nearest_exact1d_backward = _OPS['_upsample_nearest_exact1d_backward']
+_op__upsample_nearest_exact2d = _OPS['_upsample_nearest_exact2d']
+_op__upsample_nearest_exact2d_backward = _OPS['_upsample_nearest_exact2d_backward']
+_op__upsample_nearest_exact3d = _OPS['_upsample_nearest_exact3d']
+_op__upsample_nearest_exact3d_backward = _OPS['_upsample_nearest_exact3d_backward']
 _op_abs = _OPS['abs']
 _op_acos = _OPS['acos']
 _op_acosh = _OPS['acosh']
+_op_adaptive_max_pool2d = _OPS['adaptive_max_pool2d']
+_op_adaptive_max_pool2d_backward = _OPS['adaptive_max_pool2d_backward']
+_op_adaptive_max_pool3d = _OPS['adaptive_max_pool3d']
+_op_adaptive_max_pool3d_backward = _OPS['adaptive_max_pool3d_backward']
 _op_add_Tensor = _OPS['add.Tensor']
 _op_addbmm = _OPS['addbmm']
 _op_addcdiv = _OPS['addcdiv']
@@ -40,6 +58,10 @@ _op_asinh = _OPS['asinh']
 _op_atan = _OPS['atan']
 _op_atan2 = _OPS['atan2']
 _op_atanh = _OPS['atanh']
+_op_avg_pool2d = _OPS['avg_pool2d']
+_op_avg_pool2d_backward = _OPS['avg_pool2d_backward']
+_op_avg_pool3d = _OPS['avg_pool3d']
+_op_avg_pool3d_backward = _OPS['avg_pool3d_backward']
 _op_baddbmm = _OPS['baddbmm']
 _op_bernoulli = _OPS['bernoulli']
 _op_bernoulli_Tensor = _OPS['bernoulli.Tensor']
@@ -62,6 +84,7 @@ _op_cauchy = _OPS['cauchy']
 _op_cdist = _OPS['cdist']
 _op_ceil = _OPS['ceil']
 _op_chain_matmul = _OPS['chain_matmul']
+_op_channel_shuffle = _OPS['channel_shuffle']
 _op_chunk = _OPS['chunk']
 _op_clamp_Tensor = _OPS['clamp.Tensor']
 _op_clamp_max_Tensor = _OPS['clamp_max.Tensor']
@@ -192,6 +215,12 @@ _op_masked_select = _OPS['masked_select']
 _op_matmul = _OPS['matmul']
 _op_max = _OPS['max']
 _op_max_dim = _OPS['max.dim']
+_op_max_pool2d_with_indices = _OPS['max_pool2d_with_indices']
+_op_max_pool2d_with_indices_backward = _OPS['max_pool2d_with_indices_backward']
+_op_max_pool3d_with_indices = _OPS['max_pool3d_with_indices']
+_op_max_pool3d_with_indices_backward = _OPS['max_pool3d_with_indices_backward']
+_op_max_unpool2d = _OPS['max_unpool2d']
+_op_max_unpool3d = _OPS['max_unpool3d']
 _op_maximum = _OPS['maximum']
 _op_mean_dim = _OPS['mean.dim']
 _op_median = _OPS['median']
@@ -216,6 +245,7 @@ _op_nanquantile_scalar = _OPS['nanquantile.scalar']
 _op_nansum = _OPS['nansum']
 _op_narrow = _OPS['narrow']
 _op_narrow_Tensor = _OPS['narrow.Tensor']
+_op_native_channel_shuffle = _OPS['native_channel_shuffle']
 _op_ne_Tensor = _OPS['ne.Tensor']
 _op_neg = _OPS['neg']
 _op_new_empty = _OPS['new_empty']
@@ -235,6 +265,8 @@ _op_ones = _OPS['ones']
 _op_ones_like = _OPS['ones_like']
 _op_outer = _OPS['outer']
 _op_permute = _OPS['permute']
+_op_pixel_shuffle = _OPS['pixel_shuffle']
+_op_pixel_unshuffle = _OPS['pixel_unshuffle']
 _op_poisson = _OPS['poisson']
 _op_polygamma = _OPS['polygamma']
 _op_pow_Tensor_Tensor = _OPS['pow.Tensor_Tensor']
@@ -329,6 +361,20 @@ _op_uniform = _OPS['uniform']
 _op_unique_consecutive = _OPS['unique_consecutive']
 _op_unique_dim = _OPS['unique_dim']
 _op_unsqueeze = _OPS['unsqueeze']
+_op_upsample_bicubic2d = _OPS['upsample_bicubic2d']
+_op_upsample_bicubic2d_backward = _OPS['upsample_bicubic2d_backward']
+_op_upsample_bilinear2d = _OPS['upsample_bilinear2d']
+_op_upsample_bilinear2d_backward = _OPS['upsample_bilinear2d_backward']
+_op_upsample_linear1d = _OPS['upsample_linear1d']
+_op_upsample_linear1d_backward = _OPS['upsample_linear1d_backward']
+_op_upsample_nearest1d = _OPS['upsample_nearest1d']
+_op_upsample_nearest1d_backward = _OPS['upsample_nearest1d_backward']
+_op_upsample_nearest2d = _OPS['upsample_nearest2d']
+_op_upsample_nearest2d_backward = _OPS['upsample_nearest2d_backward']
+_op_upsample_nearest3d = _OPS['upsample_nearest3d']
+_op_upsample_nearest3d_backward = _OPS['upsample_nearest3d_backward']
+_op_upsample_trilinear3d = _OPS['upsample_trilinear3d']
+_op_upsample_trilinear3d_backward = _OPS['upsample_trilinear3d_backward']
 _op_var_correction = _OPS['var.correction']
 _op_var_mean_correction = _OPS['var_mean.correction']
 _op_vdot = _OPS['vdot']
@@ -343,6 +389,30 @@ _op_xlogy_Tensor = _OPS['xlogy.Tensor']
 _op_zero = _OPS['zero']
 _op_zeros = _OPS['zeros']
 _op_zeros_like = _OPS['zeros_like']
+
+
+def _adaptive_avg_pool2d(input, output_size, *, out=None):
+    if out is None:
+        return _call(_op__adaptive_avg_pool2d, (input, output_size))
+    return _call_out(_op__adaptive_avg_pool2d, (input, output_size), out)
+
+
+def _adaptive_avg_pool2d_backward(grad_output, self, *, out=None):
+    if out is None:
+        return _call(_op__adaptive_avg_pool2d_backward, (grad_output, self))
+    return _call_out(_op__adaptive_avg_pool2d_backward, (grad_output, self), out)
+
+
+def _adaptive_avg_pool3d(input, output_size, *, out=None):
+    if out is None:
+        return _call(_op__adaptive_avg_pool3d, (input, output_size))
+    return _call_out(_op__adaptive_avg_pool3d, (input, output_size), out)
+
+
+def _adaptive_avg_pool3d_backward(grad_output, self, *, out=None):
+    if out is None:
+        return _call(_op__adaptive_avg_pool3d_backward, (grad_output, self))
+    return _call_out(_op__adaptive_avg_pool3d_backward, (grad_output, self), out)
 
 
 def abs(input, *, out=None):
@@ -601,6 +671,12 @@ def ceil(input, *, out=None):
     if out is None:
         return _call(_op_ceil, (input,))
     return _call_out(_op_ceil, (input,), out)
+
+
+def channel_shuffle(input, groups, *, out=None):
+    if out is None:
+        return _call(_op_channel_shuffle, (input, groups))
+    return _call_out(_op_channel_shuffle, (input, groups), out)
 
 
 def chunk(input, chunks, dim=0, *, axis=None):
@@ -1181,6 +1257,12 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, k
     return _call_out(_op_nansum, (input, dim, keepdim, dtype), out)
 
 
+def native_channel_shuffle(input, groups, *, out=None):
+    if out is None:
+        return _call(_op_native_channel_shuffle, (input, groups))
+    return _call_out(_op_native_channel_shuffle, (input, groups), out)
+
+
 def ne(input, other, *, out=None):
     if out is None:
         return _call(_op_ne_Tensor, (input, other))
@@ -1218,6 +1300,18 @@ def permute(input, dims):
     if type(dims) is int:
         raise TypeError("permute(): argument 'dims' (position 2) must be tuple of ints, not int")
     return _call(_op_permute, (input, dims))
+
+
+def pixel_shuffle(input, upscale_factor, *, out=None):
+    if out is None:
+        return _call(_op_pixel_shuffle, (input, upscale_factor))
+    return _call_out(_op_pixel_shuffle, (input, upscale_factor), out)
+
+
+def pixel_unshuffle(input, downscale_factor, *, out=None):
+    if out is None:
+        return _call(_op_pixel_unshuffle, (input, downscale_factor))
+    return _call_out(_op_pixel_unshuffle, (input, downscale_factor), out)
 
 
 def poisson(input, generator=None):
@@ -3318,6 +3412,10 @@ _attach_docs(globals(), _Methods)
 
 
 FUNCTIONS = (
+    '_adaptive_avg_pool2d',
+    '_adaptive_avg_pool2d_backward',
+    '_adaptive_avg_pool3d',
+    '_adaptive_avg_pool3d_backward',
     'abs',
     'absolute',
     'acos',
@@ -3381,6 +3479,7 @@ FUNCTIONS = (
     'cdist',
     'ceil',
     'chain_matmul',
+    'channel_shuffle',
     'chunk',
     'clamp',
     'clamp_max',
@@ -3531,6 +3630,7 @@ FUNCTIONS = (
     'nanquantile',
     'nansum',
     'narrow',
+    'native_channel_shuffle',
     'ne',
     'neg',
     'negative',
@@ -3543,6 +3643,8 @@ FUNCTIONS = (
     'ones_like',
     'outer',
     'permute',
+    'pixel_shuffle',
+    'pixel_unshuffle',
     'poisson',
     'polygamma',
     'positive',
