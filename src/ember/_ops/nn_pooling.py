@@ -222,29 +222,38 @@ def _avg_args(shape, spatial, kernel_size, stride, padding, ceil_mode, divisor_o
 
 def _avg_matrices(shape, spatial, kernel_size, stride, padding, ceil_mode, count_include_pad,
                   divisor_override, name):
+    """Per axis: the 0/1 window matrix and the window counts its rows divide by (None with
+    divisor_override, which divides once)."""
     kernel, stride, padding, out = _avg_args(shape, spatial, kernel_size, stride, padding,
                                              ceil_mode, divisor_override, name)
-    matrices = []
+    matrices, counts = [], []
     for n, o, k, s, p in zip(shape[-spatial:], out, kernel, stride, padding):
         matrix, with_pad, without_pad = window_matrix(n, o, k, s, p, ceil_mode)
-        if divisor_override is None:
-            matrix = matrix / (with_pad if count_include_pad else without_pad)[:, None]
         matrices.append(matrix)
-    if divisor_override is not None:
-        matrices[0] = matrices[0] / divisor_override
-    return matrices
+        counts.append(None if divisor_override is not None else
+                      with_pad if count_include_pad else without_pad)
+    return matrices, counts
 
 
 def _avg_pool(xp, x, spatial, kernel_size, stride, padding, ceil_mode, count_include_pad,
               divisor_override, name, transpose_of=None):
     shape = x.shape if transpose_of is None else transpose_of
-    matrices = _avg_matrices(shape, spatial, kernel_size, stride, padding, ceil_mode,
-                             count_include_pad, divisor_override, name)
+    matrices, counts = _avg_matrices(shape, spatial, kernel_size, stride, padding, ceil_mode,
+                                     count_include_pad, divisor_override, name)
     if x.dtype.kind in "iub":
-        # Integer inputs: the window sums and divisions in float64, truncated as C++ does.
-        out = run_separable(xp, x.astype(np.float64), matrices, transpose_of is not None)
-        return np.trunc(out).astype(x.dtype)
-    return run_separable(xp, x, matrices, transpose_of is not None)
+        # Integer inputs: exact window sums in float64, then one division truncated toward
+        # zero as C++ integer division does (dividing axis by axis could land at 0.999...).
+        sums = run_separable(xp, x.astype(np.float64), matrices)
+        divisor = np.ones((1,) * spatial) * (divisor_override or 1)
+        for axis, count in enumerate(counts):
+            if count is not None:
+                divisor = divisor * count.reshape([-1 if a == axis else 1
+                                                   for a in range(spatial)])
+        return np.trunc(sums / divisor).astype(x.dtype)
+    scaled = [m if c is None else m / c[:, None] for m, c in zip(matrices, counts)]
+    if divisor_override is not None:
+        scaled[0] = scaled[0] / divisor_override
+    return run_separable(xp, x, scaled, transpose_of is not None)
 
 
 def _avg_meta(spatial, name):
