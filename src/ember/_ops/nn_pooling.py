@@ -70,39 +70,46 @@ def _max_pool(xp, x, spatial, kernel_size, stride, padding, dilation, ceil_mode,
         padded[(Ellipsis,) + tuple(slice(p, p + n) for p, n in zip(padding, sizes))] = x
     else:
         padded = x
-    # The first kernel offset inside the input, per axis and output position: where the
-    # running maximum starts (PyTorch starts each window at its first element in bounds).
-    first = []
-    for o, s, p, d in zip(out, stride, padding, dilation):
-        start = np.arange(o) * s - p
-        first.append(np.maximum(0, -(start // d)))
-    best = None
-    for offset in itertools.product(*(range(k) for k in kernel)):
-        window = tuple(slice(i * d, i * d + (o - 1) * s + 1, s)
-                       for i, d, o, s in zip(offset, dilation, out, stride))
-        values = padded[(Ellipsis,) + window]
-        code = np.ravel_multi_index(offset, kernel)
-        if best is None:
-            best = values.copy()
-            arg = np.zeros(values.shape, np.int64)
-            continue
-        better = values > best
-        if x.dtype.kind == "f":
-            better |= np.isnan(values)
-        np.copyto(best, values, where=better)
-        np.copyto(arg, code, where=better)
-    # Windows whose offset 0 lies in the padding start at their first offset in bounds
-    # (the padding's lowest value never beats it, so `arg` only needs the start fixed).
-    start_code = _broadcast_codes(first, kernel)
-    arg = np.where(arg == 0, start_code, arg) if any(padding) else arg
-    offsets = np.unravel_index(arg, kernel)
-    index = np.zeros(arg.shape, np.int64)
+    # NOTE [max pooling ties]: the maximum is a chain of np.maximum over the kernel offsets
+    # (NaN propagates). Its offset is the first one that equals it: a pass over the offsets in
+    # reverse with branch-free arithmetic on small integer codes (np.where and masked writes
+    # are several times slower on random masks). Windows holding NaN take the last NaN's
+    # offset, and windows whose values are all the lowest value their first offset inside
+    # the input, as PyTorch's loops do.
+    offsets = list(itertools.product(*(range(k) for k in kernel)))
+    views = [padded[(Ellipsis,) + tuple(slice(i * d, i * d + (o - 1) * s + 1, s)
+                                        for i, d, o, s in zip(offset, dilation, out, stride))]
+             for offset in offsets]
+    best = views[0].copy()
+    for values in views[1:]:
+        np.maximum(best, values, out=best)
+    code_dtype = np.int8 if len(offsets) < 128 else np.int32
+    code = np.full(best.shape, len(offsets) - 1, code_dtype)
+    for k in range(len(offsets) - 2, -1, -1):
+        hit = (views[k] == best).view(np.int8).astype(code_dtype, copy=False)
+        code += hit * (code_dtype(k) - code)
+    if x.dtype.kind == "f" and np.isnan(best).any():
+        for k, values in enumerate(views):
+            code = np.where(np.isnan(values), code_dtype(k), code)
+    if any(padding):
+        first = []
+        for o, s, p, d in zip(out, stride, padding, dilation):
+            start = np.arange(o) * s - p
+            first.append(np.maximum(0, -(start // d)))
+        code = np.where(best == _lowest(x.dtype), _broadcast_codes(first, kernel)
+                        .astype(code_dtype), code)
+    # Flat plane index = window origin + the offset's displacement, looked up by code
+    # (fancy indexing; np.take with small integer indices is several times slower).
+    origin = np.zeros((1,) * spatial, np.int64)
+    displacement = np.zeros(len(offsets), np.int64)
+    table = np.array(offsets, np.int64).reshape(len(offsets), spatial)
     for axis, (o, s, p, d, n) in enumerate(zip(out, stride, padding, dilation, sizes)):
         shape = [1] * spatial
         shape[axis] = o
-        coordinate = (np.arange(o) * s - p).reshape(shape) + offsets[axis] * d
-        index = index * n + coordinate
-    return xp.ascontiguousarray(best), index
+        origin = origin * n + (np.arange(o) * s - p).reshape(shape)
+        displacement = displacement * n + table[:, axis] * d
+    index = displacement[code] + origin
+    return best, index
 
 
 def _broadcast_codes(first, kernel):
