@@ -39,6 +39,7 @@ _op_addmm = _OPS['addmm']
 _op_addmv = _OPS['addmv']
 _op_addr = _OPS['addr']
 _op_adjoint = _OPS['adjoint']
+_op_affine_grid_generator = _OPS['affine_grid_generator']
 _op_alias = _OPS['alias']
 _op_all_dims = _OPS['all.dims']
 _op_amax = _OPS['amax']
@@ -154,6 +155,10 @@ _op_gather = _OPS['gather']
 _op_gcd = _OPS['gcd']
 _op_ge_Tensor = _OPS['ge.Tensor']
 _op_geometric = _OPS['geometric']
+_op_grid_sampler_2d = _OPS['grid_sampler_2d']
+_op_grid_sampler_2d_backward = _OPS['grid_sampler_2d_backward']
+_op_grid_sampler_3d = _OPS['grid_sampler_3d']
+_op_grid_sampler_3d_backward = _OPS['grid_sampler_3d_backward']
 _op_gt_Tensor = _OPS['gt.Tensor']
 _op_heaviside = _OPS['heaviside']
 _op_histc = _OPS['histc']
@@ -476,6 +481,14 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     if out is None:
         return _call(_op_addr, (input, vec1, vec2, beta, alpha))
     return _call_out(_op_addr, (input, vec1, vec2, beta, alpha), out)
+
+
+def affine_grid_generator(theta, size, align_corners, *, out=None):
+    if type(size) is int:
+        raise TypeError("affine_grid_generator(): argument 'size' (position 2) must be tuple of ints, not int")
+    if out is None:
+        return _call(_op_affine_grid_generator, (theta, size, align_corners))
+    return _call_out(_op_affine_grid_generator, (theta, size, align_corners), out)
 
 
 def all(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
@@ -937,6 +950,18 @@ def ge(input, other, *, out=None):
 
 
 greater_equal = ge
+
+
+def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners, *, out=None):
+    if out is None:
+        return _call(_op_grid_sampler_2d, (input, grid, interpolation_mode, padding_mode, align_corners))
+    return _call_out(_op_grid_sampler_2d, (input, grid, interpolation_mode, padding_mode, align_corners), out)
+
+
+def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners, *, out=None):
+    if out is None:
+        return _call(_op_grid_sampler_3d, (input, grid, interpolation_mode, padding_mode, align_corners))
+    return _call_out(_op_grid_sampler_3d, (input, grid, interpolation_mode, padding_mode, align_corners), out)
 
 
 def gt(input, other, *, out=None):
@@ -3428,6 +3453,7 @@ FUNCTIONS = (
     'addmv',
     'addr',
     'adjoint',
+    'affine_grid_generator',
     'all',
     'allclose',
     'amax',
@@ -3551,6 +3577,8 @@ FUNCTIONS = (
     'ger',
     'greater',
     'greater_equal',
+    'grid_sampler_2d',
+    'grid_sampler_3d',
     'gt',
     'heaviside',
     'histc',

@@ -16,7 +16,9 @@ from ember.nn._functional.pooling import (
 )
 
 __all__ = [
+    "affine_grid",
     "channel_shuffle",
+    "grid_sample",
     "interpolate",
     "native_channel_shuffle",
     "pixel_shuffle",
@@ -151,3 +153,59 @@ def channel_shuffle(input, groups):
 def native_channel_shuffle(input, groups):
     """channel_shuffle's kernel, as torch.nn.functional.native_channel_shuffle."""
     return call(OPS["native_channel_shuffle"], (input, groups))
+
+
+# --------------------------------------------------------------------------- grids
+
+_GRID_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+_GRID_PADDING = {"zeros": 0, "border": 1, "reflection": 2}
+_ALIGN_WARNING = (
+    "Default grid_sample and affine_grid behavior has changed to align_corners=False since "
+    "1.3.0. Please specify align_corners=True if the old behavior is desired. See the "
+    "documentation of grid_sample for details.")
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """input (N, C, *spatial) read at grid's normalised positions (N, *out, k)."""
+    _check_value(mode in _GRID_MODES, lambda: (
+        "nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or "
+        f"'bicubic', but got: '{mode}'"))
+    _check_value(padding_mode in _GRID_PADDING, lambda: (
+        "nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+        f"'reflection', but got: '{padding_mode}'"))
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        align_corners = False
+    name = "grid_sampler_3d" if input.ndim == 5 else "grid_sampler_2d"
+    return call(OPS[name], (input, grid, _GRID_MODES[mode], _GRID_PADDING[padding_mode],
+                            bool(align_corners)))
+
+
+def affine_grid(theta, size, align_corners=None):
+    """The sampling grid (N, *spatial, k) of the affine maps theta (N, k, k + 1)."""
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        align_corners = False
+    _check_value(theta.is_floating_point(), lambda: (
+        f"Expected theta to have floating point type, but got {theta.dtype}"))
+    size = list(size)
+    if len(size) == 4:
+        _check_value(theta.ndim == 3 and tuple(theta.shape[-2:]) == (2, 3), lambda: (
+            f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {tuple(size)}. "
+            f"Got {theta.shape}."))
+        spatial = size[-2:]
+    elif len(size) == 5:
+        _check_value(theta.ndim == 3 and tuple(theta.shape[-2:]) == (3, 4), lambda: (
+            f"Expected a batch of 3D affine matrices of shape Nx3x4 for size {tuple(size)}. "
+            f"Got {theta.shape}."))
+        spatial = size[-3:]
+    else:
+        raise NotImplementedError(
+            "affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+            f"respectively. Got size {tuple(size)}.")
+    if align_corners and min(spatial) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size "
+                      "grids when align_corners=True. This is not an issue for standard "
+                      "square grids, but may be an issue for rectangular ones.", stacklevel=2)
+    _check_value(min(size) > 0, lambda: f"Expected non-zero, positive output size. Got {tuple(size)}")
+    return call(OPS["affine_grid_generator"], (theta, size, bool(align_corners)))
