@@ -66,13 +66,13 @@ def main():
     src = os.path.join(os.path.dirname(here), "src")
     times = {"ember": [], "torch": []}
     for _ in range(3 if quick else 5):
-        for label in times:
+        for label, runs in times.items():
             env = dict(os.environ, PYTHONPATH=src, OMP_NUM_THREADS=str(threads),
                        OPENBLAS_NUM_THREADS=str(threads))
             done = subprocess.run([sys.executable, __file__, "--worker", label, str(threads),
                                    "quick" if quick else "full"], capture_output=True,
                                   text=True, check=True, env=env)
-            times[label].append(json.loads(done.stdout))
+            runs.append(json.loads(done.stdout))
     print(f"\n## Pooling and resampling on {SHAPE} float32, {threads} thread(s): median ms "
           "over rounds (separate processes)\n")
     print("| case | ember | torch | ember / torch |")

@@ -80,13 +80,13 @@ def _error_of(fn, *args, **kwargs):
 def test_bad_arguments_raise_torch_exception_class():
     x, grid = torch.randn(1, 1, 3, 3), torch.rand(1, 2, 2, 2) * 2 - 1
     bad_calls = [
-        ((x, grid), dict(mode="foo", align_corners=False)),
-        ((x, grid), dict(padding_mode="foo", align_corners=False)),
-        ((x, grid[..., :1]), dict(align_corners=False)),
-        ((x[0], grid), dict(align_corners=False)),
-        ((x.expand(2, 1, 3, 3), grid), dict(align_corners=False)),
-        ((x.unsqueeze(2), torch.rand(1, 1, 2, 2, 3)), dict(mode="bicubic", align_corners=False)),
-        ((x, grid.double()), dict(align_corners=False)),
+        ((x, grid), {"mode": "foo", "align_corners": False}),
+        ((x, grid), {"padding_mode": "foo", "align_corners": False}),
+        ((x, grid[..., :1]), {"align_corners": False}),
+        ((x[0], grid), {"align_corners": False}),
+        ((x.expand(2, 1, 3, 3), grid), {"align_corners": False}),
+        ((x.unsqueeze(2), torch.rand(1, 1, 2, 2, 3)), {"mode": "bicubic", "align_corners": False}),
+        ((x, grid.double()), {"align_corners": False}),
     ]
     for args, kwargs in bad_calls:
         expected = _error_of(TF.grid_sample, *args, **kwargs)

@@ -26,16 +26,16 @@ def _pair_modules(name, *args, **kwargs):
 
 
 MAX_CASES = [
-    ("MaxPool1d", (2, 3, 9), dict(kernel_size=3)),
-    ("MaxPool1d", (3, 9), dict(kernel_size=3, stride=2, padding=1, dilation=2, ceil_mode=True)),
-    ("MaxPool2d", (2, 3, 7, 6), dict(kernel_size=2)),
-    ("MaxPool2d", (3, 7, 6), dict(kernel_size=(3, 2), stride=(2, 1), padding=1)),
-    ("MaxPool2d", (2, 2, 7, 8), dict(kernel_size=3, stride=2, padding=1, dilation=2,
-                                      ceil_mode=True)),
-    ("MaxPool2d", (1, 2, 5, 5), dict(kernel_size=2, ceil_mode=True, return_indices=True)),
-    ("MaxPool3d", (2, 2, 4, 5, 6), dict(kernel_size=2, stride=(1, 2, 2), padding=(0, 1, 1))),
-    ("MaxPool3d", (2, 5, 4, 6), dict(kernel_size=(2, 3, 2), ceil_mode=True,
-                                     return_indices=True)),
+    ("MaxPool1d", (2, 3, 9), {"kernel_size": 3}),
+    ("MaxPool1d", (3, 9), {"kernel_size": 3, "stride": 2, "padding": 1, "dilation": 2, "ceil_mode": True}),
+    ("MaxPool2d", (2, 3, 7, 6), {"kernel_size": 2}),
+    ("MaxPool2d", (3, 7, 6), {"kernel_size": (3, 2), "stride": (2, 1), "padding": 1}),
+    ("MaxPool2d", (2, 2, 7, 8), {"kernel_size": 3, "stride": 2, "padding": 1, "dilation": 2,
+                                      "ceil_mode": True}),
+    ("MaxPool2d", (1, 2, 5, 5), {"kernel_size": 2, "ceil_mode": True, "return_indices": True}),
+    ("MaxPool3d", (2, 2, 4, 5, 6), {"kernel_size": 2, "stride": (1, 2, 2), "padding": (0, 1, 1)}),
+    ("MaxPool3d", (2, 5, 4, 6), {"kernel_size": (2, 3, 2), "ceil_mode": True,
+                                     "return_indices": True}),
 ]
 
 
@@ -47,18 +47,18 @@ def test_max_pool_modules_match_torch(name, shape, kwargs, dtype):
 
 
 AVG_CASES = [
-    ("AvgPool1d", (2, 3, 9), dict(kernel_size=3)),
-    ("AvgPool1d", (3, 9), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True,
-                               count_include_pad=False)),
-    ("AvgPool2d", (2, 3, 7, 6), dict(kernel_size=2)),
-    ("AvgPool2d", (3, 7, 6), dict(kernel_size=(3, 2), stride=(2, 1), padding=1)),
-    ("AvgPool2d", (2, 2, 7, 8), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True,
-                                     count_include_pad=False)),
-    ("AvgPool2d", (2, 2, 7, 8), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True,
-                                     divisor_override=4)),
-    ("AvgPool3d", (2, 2, 4, 5, 6), dict(kernel_size=2, stride=(1, 2, 2), padding=(0, 1, 1))),
-    ("AvgPool3d", (2, 5, 4, 6), dict(kernel_size=(2, 3, 2), ceil_mode=True,
-                                     count_include_pad=False)),
+    ("AvgPool1d", (2, 3, 9), {"kernel_size": 3}),
+    ("AvgPool1d", (3, 9), {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True,
+                               "count_include_pad": False}),
+    ("AvgPool2d", (2, 3, 7, 6), {"kernel_size": 2}),
+    ("AvgPool2d", (3, 7, 6), {"kernel_size": (3, 2), "stride": (2, 1), "padding": 1}),
+    ("AvgPool2d", (2, 2, 7, 8), {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True,
+                                     "count_include_pad": False}),
+    ("AvgPool2d", (2, 2, 7, 8), {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True,
+                                     "divisor_override": 4}),
+    ("AvgPool3d", (2, 2, 4, 5, 6), {"kernel_size": 2, "stride": (1, 2, 2), "padding": (0, 1, 1)}),
+    ("AvgPool3d", (2, 5, 4, 6), {"kernel_size": (2, 3, 2), "ceil_mode": True,
+                                     "count_include_pad": False}),
 ]
 
 
@@ -108,7 +108,7 @@ def test_max_unpool_inverts_max_pool_like_torch(spatial):
     assert repr(e_unpool) == repr(t_unpool)
     values, indices = t_pool(x)
     check_module(t_unpool, e_unpool, values, indices)
-    e_values, e_indices = e_pool(to_ember(x))
+    _e_values, e_indices = e_pool(to_ember(x))
     assert_close(e_indices, indices)
     bigger = tuple(s + 1 for s in shape[2:])
     expected = t_unpool(values, indices, output_size=bigger)
@@ -118,7 +118,7 @@ def test_max_unpool_inverts_max_pool_like_torch(spatial):
 def test_max_pool_first_maximum_of_a_window_wins():
     x = torch.zeros(1, 1, 4, 4, dtype=torch.float64)
     x[0, 0, 1, 1] = x[0, 0, 2, 0] = 1.0
-    for kwargs in (dict(kernel_size=2), dict(kernel_size=3, stride=1, padding=1)):
+    for kwargs in ({"kernel_size": 2}, {"kernel_size": 3, "stride": 1, "padding": 1}):
         _, t_idx = TF.max_pool2d(x, return_indices=True, **kwargs)
         _, e_idx = F.max_pool2d(to_ember(x), return_indices=True, **kwargs)
         np.testing.assert_array_equal(e_idx.numpy(), t_idx.numpy())
@@ -171,14 +171,14 @@ def _error_of(fn, *args, **kwargs):
 
 ERROR_CASES = [
     ("max_pool2d", (2, 3, 4, 4), (5,), {}),                     # kernel larger than input
-    ("max_pool2d", (2, 3, 4, 4), (2,), dict(padding=2)),        # padding over half a kernel
+    ("max_pool2d", (2, 3, 4, 4), (2,), {"padding": 2}),        # padding over half a kernel
     ("max_pool2d", (2, 3, 4, 4), (0,), {}),
     ("max_pool2d", (4, 4), (2,), {}),
     ("max_pool1d", (1, 2, 3, 4), (2,), {}),
     ("max_pool3d", (2, 3, 4, 4), (5,), {}),
     ("avg_pool2d", (2, 3, 4, 4), (5,), {}),
-    ("avg_pool2d", (2, 3, 4, 4), (2,), dict(padding=2)),
-    ("avg_pool2d", (2, 3, 4, 4), (2,), dict(divisor_override=0)),
+    ("avg_pool2d", (2, 3, 4, 4), (2,), {"padding": 2}),
+    ("avg_pool2d", (2, 3, 4, 4), (2,), {"divisor_override": 0}),
     ("avg_pool1d", (1, 2, 3, 4), (2,), {}),
     ("adaptive_avg_pool2d", (4, 4), (2,), {}),
     ("adaptive_max_pool2d", (2, 3, 4, 4), ((-1, 2),), {}),

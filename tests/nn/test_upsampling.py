@@ -18,28 +18,28 @@ def _input(shape, dtype=torch.float64, seed=0):
 
 SHAPES = {3: (2, 3, 5), 4: (2, 2, 5, 7), 5: (1, 2, 3, 4, 5)}
 CASES = [
-    ("nearest", 3, dict(scale_factor=2.5)),
-    ("nearest", 4, dict(size=(9, 4))),
-    ("nearest", 4, dict(scale_factor=(2.0, 0.7))),   # PyTorch's doubling shortcut
-    ("nearest", 5, dict(scale_factor=1.7)),
-    ("nearest-exact", 3, dict(size=8)),
-    ("nearest-exact", 4, dict(scale_factor=(1.5, 0.6))),
-    ("nearest-exact", 5, dict(size=(5, 3, 7))),
-    ("linear", 3, dict(scale_factor=1.7)),
-    ("linear", 3, dict(size=4, align_corners=True)),
-    ("bilinear", 4, dict(size=(9, 4))),
-    ("bilinear", 4, dict(scale_factor=(2.3, 0.6), align_corners=True)),
-    ("bilinear", 4, dict(scale_factor=1.5, recompute_scale_factor=True)),
-    ("bilinear", 4, dict(size=(3, 11), antialias=True)),
-    ("bilinear", 4, dict(scale_factor=0.45, antialias=True, align_corners=True)),
-    ("bicubic", 4, dict(size=(9, 4))),
-    ("bicubic", 4, dict(scale_factor=1.3, align_corners=True)),
-    ("bicubic", 4, dict(size=(2, 3), antialias=True)),
-    ("trilinear", 5, dict(size=(5, 3, 7))),
-    ("trilinear", 5, dict(scale_factor=(1.5, 0.5, 2.0), align_corners=True)),
-    ("area", 3, dict(size=3)),
-    ("area", 4, dict(scale_factor=0.5)),
-    ("area", 5, dict(size=(2, 3, 2))),
+    ("nearest", 3, {"scale_factor": 2.5}),
+    ("nearest", 4, {"size": (9, 4)}),
+    ("nearest", 4, {"scale_factor": (2.0, 0.7)}),   # PyTorch's doubling shortcut
+    ("nearest", 5, {"scale_factor": 1.7}),
+    ("nearest-exact", 3, {"size": 8}),
+    ("nearest-exact", 4, {"scale_factor": (1.5, 0.6)}),
+    ("nearest-exact", 5, {"size": (5, 3, 7)}),
+    ("linear", 3, {"scale_factor": 1.7}),
+    ("linear", 3, {"size": 4, "align_corners": True}),
+    ("bilinear", 4, {"size": (9, 4)}),
+    ("bilinear", 4, {"scale_factor": (2.3, 0.6), "align_corners": True}),
+    ("bilinear", 4, {"scale_factor": 1.5, "recompute_scale_factor": True}),
+    ("bilinear", 4, {"size": (3, 11), "antialias": True}),
+    ("bilinear", 4, {"scale_factor": 0.45, "antialias": True, "align_corners": True}),
+    ("bicubic", 4, {"size": (9, 4)}),
+    ("bicubic", 4, {"scale_factor": 1.3, "align_corners": True}),
+    ("bicubic", 4, {"size": (2, 3), "antialias": True}),
+    ("trilinear", 5, {"size": (5, 3, 7)}),
+    ("trilinear", 5, {"scale_factor": (1.5, 0.5, 2.0), "align_corners": True}),
+    ("area", 3, {"size": 3}),
+    ("area", 4, {"scale_factor": 0.5}),
+    ("area", 5, {"size": (2, 3, 2)}),
 ]
 
 
@@ -123,18 +123,18 @@ def _error_of(fn, *args, **kwargs):
 
 
 ERRORS = [
-    ((2, 2, 4, 4), dict(size=(2, 2), mode="linear")),
-    ((2, 2, 4, 4), dict(size=(0, 2))),
-    ((2, 2, 4, 4), dict(size=(2, 2), scale_factor=2)),
-    ((2, 2, 4, 4), dict()),
-    ((2, 2, 4, 4), dict(size=2, align_corners=True)),
-    ((2, 2, 4, 4), dict(size=2, mode="foo")),
-    ((2, 2, 4, 4), dict(size=(2, 2, 2))),
-    ((2, 2, 4, 4), dict(scale_factor=(2, 2, 2))),
-    ((2, 2, 4, 4), dict(size=2, recompute_scale_factor=True)),
-    ((2, 2, 4), dict(size=2, mode="linear", antialias=True)),
-    ((2, 2, 4), dict(size=2, mode="bicubic")),
-    ((2, 2, 4, 4, 4), dict(size=2, mode="bilinear")),
+    ((2, 2, 4, 4), {"size": (2, 2), "mode": "linear"}),
+    ((2, 2, 4, 4), {"size": (0, 2)}),
+    ((2, 2, 4, 4), {"size": (2, 2), "scale_factor": 2}),
+    ((2, 2, 4, 4), {}),
+    ((2, 2, 4, 4), {"size": 2, "align_corners": True}),
+    ((2, 2, 4, 4), {"size": 2, "mode": "foo"}),
+    ((2, 2, 4, 4), {"size": (2, 2, 2)}),
+    ((2, 2, 4, 4), {"scale_factor": (2, 2, 2)}),
+    ((2, 2, 4, 4), {"size": 2, "recompute_scale_factor": True}),
+    ((2, 2, 4), {"size": 2, "mode": "linear", "antialias": True}),
+    ((2, 2, 4), {"size": 2, "mode": "bicubic"}),
+    ((2, 2, 4, 4, 4), {"size": 2, "mode": "bilinear"}),
 ]
 
 

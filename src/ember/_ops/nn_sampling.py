@@ -99,7 +99,7 @@ def _antialiased(size_in, size_out, align_corners, scale, cubic):
     """The antialiased filters: when shrinking, the filter widens by the scale so every input
     pixel contributes (PyTorch's _upsample_*_aa; weights normalised to sum 1 per output)."""
     step = _scale(size_in, size_out, align_corners, scale)
-    support = (2.0 if cubic else 1.0) * (step if step >= 1.0 else 1.0)
+    support = (2.0 if cubic else 1.0) * max(step, 1.0)
     inverse = 1.0 / step if step >= 1.0 else 1.0
     o = np.arange(size_out, dtype=np.float64)
     center = step * (o + 0.5)
