@@ -210,3 +210,40 @@ def test_pool_meta_shapes_match_torch():
         expected = getattr(TF, fn.__name__)(torch.empty(shape), *args)
         got = fn(ember.empty(shape, device="meta"), *args)
         assert tuple(got.shape) == tuple(expected.shape)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("spatial,shape,kwargs", [
+    (2, (2, 3, 9, 8), dict(kernel_size=2, output_size=(5, 4))),
+    (2, (3, 9, 8), dict(kernel_size=(3, 2), output_ratio=0.5, return_indices=True)),
+    (3, (2, 2, 6, 7, 8), dict(kernel_size=2, output_size=(3, 4, 5))),
+    (3, (2, 6, 7, 8), dict(kernel_size=(1, 2, 3), output_ratio=(0.5, 0.6, 0.7),
+                           return_indices=True)),
+])
+def test_fractional_max_pool_modules_match_torch(spatial, shape, kwargs, dtype):
+    batch = shape[0] if len(shape) == spatial + 2 else 1
+    samples = torch.rand(batch, shape[-spatial - 1], spatial, dtype=dtype,
+                         generator=torch.Generator().manual_seed(0))
+    name = f"FractionalMaxPool{spatial}d"
+    t_module = getattr(torch.nn, name)(_random_samples=samples, **kwargs)
+    e_module = getattr(ember.nn, name)(_random_samples=to_ember(samples), **kwargs)
+    check_module(t_module, e_module, _input(shape, dtype, ties=True))
+
+
+def test_fractional_max_pool_errors_like_torch():
+    x = _input((1, 2, 5, 5))
+    samples = torch.rand(1, 2, 2, dtype=torch.float64)
+    for kwargs in (dict(kernel_size=3, output_size=4, _random_samples=samples),
+                   dict(kernel_size=2, output_size=4, _random_samples=torch.rand(1, 3, 2)),
+                   dict(kernel_size=2)):
+        expected = _error_of(TF.fractional_max_pool2d, x, **kwargs)
+        assert expected is not None
+        e_kwargs = {k: to_ember(v) if isinstance(v, torch.Tensor) else v
+                    for k, v in kwargs.items()}
+        assert _error_of(F.fractional_max_pool2d, to_ember(x), **e_kwargs) is expected
+    for module_kwargs in (dict(kernel_size=2), dict(kernel_size=2, output_size=2,
+                                                     output_ratio=0.5),
+                          dict(kernel_size=2, output_ratio=1.5)):
+        expected = _error_of(torch.nn.FractionalMaxPool2d, **module_kwargs)
+        assert expected is not None
+        assert _error_of(ember.nn.FractionalMaxPool2d, **module_kwargs) is expected

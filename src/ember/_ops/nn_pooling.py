@@ -21,6 +21,8 @@ from ember._core.dispatch import call
 from ember._core.registry import OPS, register_op
 from ember._ops.nn_windows import (
     adaptive_bounds,
+    max_and_first_offset,
+    select_by_code,
     adaptive_matrix,
     check_batch_dims,
     check_float,
@@ -70,27 +72,14 @@ def _max_pool(xp, x, spatial, kernel_size, stride, padding, dilation, ceil_mode,
         padded[(Ellipsis,) + tuple(slice(p, p + n) for p, n in zip(padding, sizes))] = x
     else:
         padded = x
-    # NOTE [max pooling ties]: the maximum is a chain of np.maximum over the kernel offsets
-    # (NaN propagates). Its offset is the first one that equals it: a pass over the offsets in
-    # reverse with branch-free arithmetic on small integer codes (np.where and masked writes
-    # are several times slower on random masks). Windows holding NaN take the last NaN's
-    # offset, and windows whose values are all the lowest value their first offset inside
-    # the input, as PyTorch's loops do.
+    # See NOTE [max pooling ties]; windows whose values are all the lowest value (padding
+    # included) take their first offset inside the input, as PyTorch's loops do.
     offsets = list(itertools.product(*(range(k) for k in kernel)))
     views = [padded[(Ellipsis,) + tuple(slice(i * d, i * d + (o - 1) * s + 1, s)
                                         for i, d, o, s in zip(offset, dilation, out, stride))]
              for offset in offsets]
-    best = views[0].copy()
-    for values in views[1:]:
-        np.maximum(best, values, out=best)
-    code_dtype = np.int8 if len(offsets) < 128 else np.int32
-    code = np.full(best.shape, len(offsets) - 1, code_dtype)
-    for k in range(len(offsets) - 2, -1, -1):
-        hit = (views[k] == best).view(np.int8).astype(code_dtype, copy=False)
-        code += hit * (code_dtype(k) - code)
-    if x.dtype.kind == "f" and np.isnan(best).any():
-        for k, values in enumerate(views):
-            code = np.where(np.isnan(values), code_dtype(k), code)
+    best, code = max_and_first_offset(views)
+    code_dtype = code.dtype.type
     if any(padding):
         first = []
         for o, s, p, d in zip(out, stride, padding, dilation):
@@ -396,23 +385,16 @@ def _adaptive_max(xp, x, spatial, output_size, name):
         s, e = adaptive_bounds(n, o)
         starts.append(s)
         lengths.append(e - s)
-    best = None
+    views, indices = [], []
     for offset in itertools.product(*(range(int(le.max())) for le in lengths)):
         positions = [np.minimum(s + i, s + le - 1) for s, le, i in zip(starts, lengths, offset)]
         values = x
         for axis, pos in enumerate(positions):
             values = np.take(values, pos, axis=x.ndim - spatial + axis)
-        index = _plane_index(positions, sizes)
-        if best is None:
-            best = values.copy()
-            arg = np.broadcast_to(index, values.shape).copy()
-            continue
-        better = values > best
-        if x.dtype.kind == "f":
-            better |= np.isnan(values)
-        np.copyto(best, values, where=better)
-        np.copyto(arg, index, where=better)
-    return best, arg
+        views.append(values)
+        indices.append(_plane_index(positions, sizes))
+    best, code = max_and_first_offset(views)
+    return best, select_by_code(code, indices)
 
 
 def _plane_index(positions, sizes):

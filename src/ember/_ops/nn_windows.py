@@ -87,6 +87,36 @@ def _sizes(values):
     return "(" + ", ".join(map(str, values)) + ")" if len(values) > 1 else str(values[0])
 
 
+# NOTE [max pooling ties]: a window's maximum is a chain of np.maximum over its offsets (NaN
+# propagates). Its offset is the first one that equals it: a pass over the offsets in reverse
+# with branch-free arithmetic on small integer codes (np.where and masked writes are several
+# times slower on random masks). Windows holding NaN take their last NaN's offset, as
+# PyTorch's `val > max || isnan(val)` loops do.
+
+def max_and_first_offset(views):
+    """(elementwise maximum of `views`, which view holds it first) -- see the NOTE above."""
+    best = views[0].copy()
+    for values in views[1:]:
+        np.maximum(best, values, out=best)
+    code_dtype = np.int8 if len(views) < 128 else np.int32
+    code = np.full(best.shape, len(views) - 1, code_dtype)
+    for k in range(len(views) - 2, -1, -1):
+        hit = (views[k] == best).view(np.int8).astype(code_dtype, copy=False)
+        code += hit * (code_dtype(k) - code)
+    if best.dtype.kind not in "iub" and np.isnan(best).any():
+        for k, values in enumerate(views):
+            code = np.where(np.isnan(values), code_dtype(k), code)
+    return best, code
+
+
+def select_by_code(code, choices):
+    """choices[code] elementwise (each choice broadcasts to code's shape), in int64."""
+    out = np.zeros(code.shape, np.int64)
+    for k, choice in enumerate(choices):
+        out += (code == k) * choice
+    return out
+
+
 # --------------------------------------------------------------------------- separable maps
 
 def apply_axes(xp, x, matrices):

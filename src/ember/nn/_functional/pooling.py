@@ -20,6 +20,10 @@ __all__ = [
     "avg_pool1d",
     "avg_pool2d",
     "avg_pool3d",
+    "fractional_max_pool2d",
+    "fractional_max_pool2d_with_indices",
+    "fractional_max_pool3d",
+    "fractional_max_pool3d_with_indices",
     "lp_pool1d",
     "lp_pool2d",
     "lp_pool3d",
@@ -279,3 +283,56 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
     padding = _triple(padding)
     size = _unpool_output_size(input, kernel, stride, padding, output_size, 3)
     return call(OPS["max_unpool3d"], (input, indices, size, stride, padding))
+
+
+# --------------------------------------------------------------------------- fractional
+
+def _fractional(input, kernel_size, output_size, output_ratio, random_samples, spatial):
+    name = f"fractional_max_pool{spatial}d"
+    expand = _ntuple(spatial)
+    if output_size is None:
+        _check_value(output_ratio is not None, lambda: (
+            f"{name} requires specifying either an output_size or an output_ratio"))
+        ratio = expand(output_ratio)
+        _check_value(len(ratio) <= spatial, lambda: (
+            f"{name} requires output_ratio to either be a single Int or tuple of Ints."))
+        output_size = [int(input.shape[input.ndim - spatial + d] * ratio[d])
+                       for d in range(spatial)]
+    if random_samples is None:
+        from ember import rand
+        batch = 1 if input.ndim == spatial + 1 else input.shape[0]
+        random_samples = rand(batch, input.shape[-spatial - 1], spatial, dtype=input.dtype,
+                              device=input.device)
+    return call(OPS[name], (input, expand(kernel_size), expand(output_size), random_samples))
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    """fractional_max_pool2d returning (values, indices)."""
+    return _fractional(input, kernel_size, output_size, output_ratio, _random_samples, 2)
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    """Max over 2-d windows at pseudo-random starts that shrink the input to output_size
+    (or by output_ratio)."""
+    values, indices = fractional_max_pool2d_with_indices(input, kernel_size, output_size,
+                                                         output_ratio,
+                                                         _random_samples=_random_samples)
+    return (values, indices) if return_indices else values
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    """fractional_max_pool3d returning (values, indices)."""
+    return _fractional(input, kernel_size, output_size, output_ratio, _random_samples, 3)
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    """Max over 3-d windows at pseudo-random starts that shrink the input to output_size
+    (or by output_ratio)."""
+    values, indices = fractional_max_pool3d_with_indices(input, kernel_size, output_size,
+                                                         output_ratio,
+                                                         _random_samples=_random_samples)
+    return (values, indices) if return_indices else values
