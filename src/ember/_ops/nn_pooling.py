@@ -16,10 +16,11 @@ import itertools
 import numpy as np
 
 from ember._core import dtype as dt
-from ember._core.checks import _check
+from ember._core.checks import _check, _check_not_implemented
 from ember._core.dispatch import call
 from ember._core.registry import OPS, register_op
 from ember._ops.nn_windows import (
+    LOW_PRECISION,
     adaptive_bounds,
     max_and_first_offset,
     select_by_code,
@@ -38,11 +39,11 @@ _CPP_NAMES = {np.dtype(d._np): d._cpp_name for d in (dt.int64, dt.int32, dt.int1
 
 
 def _lowest(dtype):
-    if dtype.kind == "f":
-        return -np.inf
     if dtype.kind == "b":
         return False
-    return np.iinfo(dtype).min
+    if dtype.kind in "iu":
+        return np.iinfo(dtype).min
+    return -np.inf
 
 
 # --------------------------------------------------------------------------- max pooling
@@ -146,7 +147,7 @@ def gather_planes(grad, indices, spatial):
     differentiable (the gradient of the backward ops with respect to their grad_output)."""
     flat_grad = grad.flatten(grad.ndim - spatial) if spatial > 1 else grad
     flat_index = indices.flatten(indices.ndim - spatial) if spatial > 1 else indices
-    return flat_grad.gather(-1, flat_index).view(tuple(indices.shape))
+    return flat_grad.gather(-1, flat_index).reshape(tuple(indices.shape))
 
 
 def _max_pool_backward(xp, grad_output, self, indices, spatial):
@@ -281,6 +282,11 @@ for _d in (2, 3):
 
     def _forward(xp, self, kernel_size, stride=(), padding=0, ceil_mode=False,
                  count_include_pad=True, divisor_override=None, _d=_d, _name=_name):
+        if _d == 3:
+            # PyTorch's 3-d kernel has no half types.
+            _check_not_implemented(self.dtype not in LOW_PRECISION, lambda: (
+                f'"avg_pool3d_out_frame" not implemented for '
+                f"'{'Half' if self.dtype == np.float16 else 'BFloat16'}'"))
         return _avg_pool(xp, self, _d, kernel_size, stride, padding, ceil_mode,
                          count_include_pad, divisor_override, _name)
 

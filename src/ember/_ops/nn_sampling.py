@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember._core.checks import _check
+from ember._core.checks import _check, _check_not_implemented
 from ember._core.dispatch import call
 from ember._core.registry import OPS, register_op
-from ember._ops.nn_windows import check_float, run_separable
+from ember._ops.nn_windows import LOW_PRECISION, check_float, run_separable
 
 _AXES = {1: ("",), 2: ("_h", "_w"), 3: ("_d", "_h", "_w")}
 _CUBIC_A = -0.75        # PyTorch's bicubic kernel coefficient
@@ -160,6 +160,9 @@ def _resample(xp, x, mode, spatial, output_size, align_corners, scales, name,
     _check_sizes(shape_in, output_size, spatial)
     check_float(x, name, {np.dtype(np.int64): "Long", np.dtype(np.int32): "Int",
                           np.dtype(np.uint8): "Byte"}.get(x.dtype, str(x.dtype)))
+    _check_not_implemented(not mode.endswith("_aa") or x.dtype not in LOW_PRECISION, lambda: (
+        "\"compute_index_ranges_weights\" not implemented for "
+        f"'{'Half' if x.dtype == np.float16 else 'BFloat16'}'"))
     matrices = [_matrix(mode, n, o, align_corners, s, spatial)
                 for n, o, s in zip(shape_in[2:], output_size, scales)]
     return run_separable(xp, x, matrices, transpose=not forward)

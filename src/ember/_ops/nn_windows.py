@@ -15,7 +15,7 @@ import numpy as np
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented
 
-_LOW_PRECISION = frozenset(np.dtype(d._np) for d in (dt.float16, dt.bfloat16))
+LOW_PRECISION = frozenset(np.dtype(d._np) for d in (dt.float16, dt.bfloat16))
 
 
 def expand_arg(value, n, name, op_name):
@@ -30,11 +30,11 @@ def expand_arg(value, n, name, op_name):
 
 def compute_dtype(x):
     """The dtype a kernel computes in: float32 for the half types (rounded once at the end)."""
-    return np.dtype(np.float32) if x.dtype in _LOW_PRECISION else x.dtype
+    return np.dtype(np.float32) if x.dtype in LOW_PRECISION else x.dtype
 
 
 def check_float(x, kernel_name, cpp_name):
-    _check_not_implemented(x.dtype.kind in "fc" or x.dtype in _LOW_PRECISION, lambda: (
+    _check_not_implemented(x.dtype.kind in "fc" or x.dtype in LOW_PRECISION, lambda: (
         f'"{kernel_name}" not implemented for \'{cpp_name}\''))
 
 

@@ -293,9 +293,12 @@ def _fractional(input, kernel_size, output_size, output_ratio, random_samples, s
     if output_size is None:
         _check_value(output_ratio is not None, lambda: (
             f"{name} requires specifying either an output_size or an output_ratio"))
-        ratio = expand(output_ratio)
+        # PyTorch's 2-d form takes len() of the ratio first (a bare number is a TypeError
+        # there); its 3-d form expands it first.
+        ratio = output_ratio if spatial == 2 else expand(output_ratio)
         _check_value(len(ratio) <= spatial, lambda: (
             f"{name} requires output_ratio to either be a single Int or tuple of Ints."))
+        ratio = expand(ratio)
         output_size = [int(input.shape[input.ndim - spatial + d] * ratio[d])
                        for d in range(spatial)]
     if random_samples is None:
