@@ -27,6 +27,7 @@ def max_pool2d_samples(make, dtype):
 
 
 def max_pool3d_samples(make, dtype):
+    yield Sample((T(make((1, 1, 2, 2, 3), dtype)), 2), {"stride": 1}, name="tiny")
     yield Sample((T(make((1, 1, 3, 4, 4), dtype)), 2), {"stride": 1, "padding": 1},
                  name="pad")
     yield Sample((T(make((2, 3, 4, 5), dtype)), (1, 2, 2)), {"ceil_mode": True,
@@ -48,6 +49,7 @@ def avg_pool1d_samples(make, dtype):
 
 
 def avg_pool2d_samples(make, dtype):
+    yield Sample((T(make((1, 1, 3, 4), dtype)), 2), name="tiny")
     yield Sample((T(make((1, 2, 5, 4), dtype)), 2), name="2x2")
     yield Sample((T(make((2, 5, 4), dtype)), (3, 2)), {"stride": 1, "padding": 1},
                  name="unbatched pad")
@@ -60,6 +62,7 @@ def avg_pool2d_samples(make, dtype):
 
 
 def avg_pool3d_samples(make, dtype):
+    yield Sample((T(make((1, 1, 2, 2, 3), dtype)), 2), {"stride": 1}, name="tiny")
     yield Sample((T(make((1, 1, 3, 4, 4), dtype)), 2), {"stride": 1, "padding": 1},
                  name="pad")
     yield Sample((T(make((2, 3, 4, 5), dtype)), (1, 2, 2)), {"ceil_mode": True,
@@ -69,6 +72,8 @@ def avg_pool3d_samples(make, dtype):
 
 def adaptive_samples(spatial):
     def samples(make, dtype):
+        yield Sample((T(make((1, 1) + (2, 2, 3)[3 - spatial:], dtype)), (1, 2, 2)[3 - spatial:]),
+                     name="tiny")
         shape = (1, 2, 7, 6, 5)[: spatial + 2]
         yield Sample((T(make(shape, dtype)), 3), name="shrink")
         yield Sample((T(make(shape[1:], dtype)), (4, 5, 3)[:spatial]), name="unbatched")
@@ -88,12 +93,15 @@ def adaptive_max_samples(spatial):
 
 
 def lp_pool_samples(make, dtype):
+    yield Sample((T(make((1, 1, 3, 4), dtype, 0.5, 2.0)), 2.0, 2), name="tiny")
     yield Sample((T(make((1, 2, 4, 4), dtype, 0.5, 2.0)), 2.0, 2), name="p=2")
     yield Sample((T(make((1, 2, 5, 4), dtype, 0.5, 2.0)), 3.0, (2, 3)), {"stride": 1},
                  name="p=3 stride 1")
 
 
 def max_unpool2d_samples(make, dtype):
+    yield Sample((T(make((1, 1, 1, 2), dtype)), T(np.array([[[[4, 3]]]], np.int64)), 2),
+                 name="tiny")
     values = make((1, 2, 2, 3), dtype)
     # The indices max_pool2d(kernel 2) would give on a (4, 6) input: one per window.
     rng = np.random.default_rng(0)
@@ -131,11 +139,13 @@ def interpolate_errors(make):
 
 
 def pixel_shuffle_samples(make, dtype):
+    yield Sample((T(make((1, 4, 1, 2), dtype)), 2), name="tiny")
     yield Sample((T(make((1, 8, 2, 3), dtype)), 2), name="4-d")
     yield Sample((T(make((9, 2, 2), dtype)), 3), name="unbatched")
 
 
 def pixel_unshuffle_samples(make, dtype):
+    yield Sample((T(make((1, 1, 2, 4), dtype)), 2), name="tiny")
     yield Sample((T(make((1, 2, 4, 6), dtype)), 2), name="4-d")
     yield Sample((T(make((1, 6, 6), dtype)), 3), name="unbatched")
 
@@ -161,6 +171,8 @@ def grid_sample_samples(make, dtype):
 
 
 def affine_grid_samples(make, dtype):
+    yield Sample((T(make((1, 2, 3), dtype)), (1, 1, 2, 2)), {"align_corners": False},
+                 name="tiny")
     yield Sample((T(make((2, 2, 3), dtype)), (2, 1, 3, 4)), {"align_corners": False},
                  name="2-d")
     yield Sample((T(make((1, 3, 4), dtype)), (1, 2, 2, 3, 2)), {"align_corners": True},
@@ -169,6 +181,11 @@ def affine_grid_samples(make, dtype):
 
 def fractional_samples(spatial):
     def samples(make, dtype):
+        tiny = (1, 1, 4, 4) if spatial == 2 else (1, 1, 2, 2, 4)
+        yield Sample((T(make(tiny, dtype)), (2,) * 2 if spatial == 2 else (1, 1, 2)),
+                     {"output_size": (2, 2) if spatial == 2 else (1, 1, 2),
+                      "_random_samples": T(make((1, 1, spatial), dtype, 0.0, 1.0))},
+                     name="tiny")
         shape = (1, 2, 7, 6, 6)[: spatial + 2]
         draws = T(make((1, 2, spatial), dtype, 0.0, 1.0))
         out = (4, 3, 3)[:spatial]
