@@ -247,3 +247,20 @@ def test_fractional_max_pool_errors_like_torch():
         expected = _error_of(torch.nn.FractionalMaxPool2d, **module_kwargs)
         assert expected is not None
         assert _error_of(ember.nn.FractionalMaxPool2d, **module_kwargs) is expected
+
+
+@pytest.mark.parametrize("fn,args", [
+    ("avg_pool2d", (2,)), ("avg_pool2d", (5, 3, 2, True, False)), ("adaptive_avg_pool2d", (7,)),
+    ("adaptive_avg_pool2d", ((30, 17),)), ("max_pool2d", (3, 2, 1)),
+    ("adaptive_max_pool2d", ((7, 30),)),
+])
+def test_large_planes_match_torch(fn, args):
+    # Axes over 16 elements: the average pools gather their windows (not a dense matmul).
+    x = _input((1, 2, 40, 36)).requires_grad_()
+    e = to_ember(x, requires_grad=True)
+    t_out, e_out = getattr(TF, fn)(x, *args), getattr(F, fn)(e, *args)
+    assert_close(e_out, t_out)
+    weights = _input(tuple(t_out.shape), seed=2)
+    (t_out * weights).sum().backward()
+    (e_out * to_ember(weights)).sum().backward()
+    assert_close(e.grad, x.grad)

@@ -151,3 +151,22 @@ def test_integer_input_is_refused_like_torch():
     expected = _error_of(TF.interpolate, x, scale_factor=2, mode="bilinear")
     assert expected is not None
     assert _error_of(F.interpolate, to_ember(x), scale_factor=2, mode="bilinear") is expected
+
+
+@pytest.mark.parametrize("mode,kwargs", [
+    ("nearest", dict(scale_factor=2.0)), ("nearest-exact", dict(size=(37, 61))),
+    ("bilinear", dict(scale_factor=2.0)), ("bilinear", dict(size=(21, 13), align_corners=True)),
+    ("bicubic", dict(size=(47, 29))), ("bilinear", dict(size=(11, 12), antialias=True)),
+    ("bicubic", dict(scale_factor=0.3, antialias=True)), ("area", dict(size=(7, 9))),
+])
+def test_large_axes_take_the_gathering_path(mode, kwargs):
+    # Axes over 16 pixels apply their few taps per output by gathering (not a dense matmul).
+    x = _input((1, 2, 40, 36)).requires_grad_()
+    e = to_ember(x, requires_grad=True)
+    t_out = TF.interpolate(x, mode=mode, **kwargs)
+    e_out = F.interpolate(e, mode=mode, **kwargs)
+    assert_close(e_out, t_out)
+    weights = _input(tuple(t_out.shape), seed=2)
+    (t_out * weights).sum().backward()
+    (e_out * to_ember(weights)).sum().backward()
+    assert_close(e.grad, x.grad)

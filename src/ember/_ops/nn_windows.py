@@ -124,16 +124,41 @@ def apply_axes(xp, x, matrices):
     axes (None: that axis unchanged). See NOTE [separable linear maps]."""
     spatial = len(matrices)
     for i, matrix in enumerate(matrices):
-        if matrix is None:
-            continue
-        axis = x.ndim - spatial + i
+        if matrix is not None:
+            x = _apply_axis(x, x.ndim - spatial + i, matrix)
+    return x
+
+
+# A matrix is applied as a dense matmul while that costs no more than this many multiply-adds
+# per output element; sparser (larger) ones gather their few nonzeros per row instead, which
+# keeps the cost linear in the size (a 2x bilinear of a 224-pixel axis is 2 taps, not 112).
+_DENSE_WORK = 16
+
+
+def _apply_axis(x, axis, matrix):
+    nonzero = matrix != 0
+    taps = int(nonzero.sum(axis=1).max()) if matrix.size else 0
+    if matrix.shape[1] <= _DENSE_WORK or taps * 4 >= matrix.shape[1]:
         if axis == x.ndim - 1:
-            x = x @ matrix.T
-            continue
+            return x @ matrix.T
         lead, n, rest = x.shape[:axis], x.shape[axis], x.shape[axis + 1:]
         flat = x.reshape(lead + (n, int(np.prod(rest))))
-        x = (matrix @ flat).reshape(lead + (matrix.shape[0],) + rest)
-    return x
+        return (matrix @ flat).reshape(lead + (matrix.shape[0],) + rest)
+    # Each row's nonzero columns first (padded with weight-0 columns up to `taps`).
+    columns = np.argsort(~nonzero, axis=1, kind="stable")[:, :taps]
+    weights = np.take_along_axis(matrix, columns, axis=1)
+    shape = [1] * x.ndim
+    shape[axis] = matrix.shape[0]
+    out = None
+    for k in range(taps):
+        term = np.take(x, columns[:, k], axis=axis)
+        if not (weights[:, k] == 1).all():
+            term *= weights[:, k].reshape(shape)
+        if out is None:
+            out = term
+        else:
+            out += term
+    return out
 
 
 def run_separable(xp, x, matrices, transpose=False):
