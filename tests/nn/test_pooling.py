@@ -7,6 +7,7 @@ import torch.nn.functional as TF
 
 import ember
 import ember.nn.functional as F
+from ember._ops import nn_windows
 from nn.compare import assert_close, check_module, to_ember
 
 DTYPES = (torch.float32, torch.float64)
@@ -214,11 +215,11 @@ def test_pool_meta_shapes_match_torch():
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("spatial,shape,kwargs", [
-    (2, (2, 3, 9, 8), dict(kernel_size=2, output_size=(5, 4))),
-    (2, (3, 9, 8), dict(kernel_size=(3, 2), output_ratio=0.5, return_indices=True)),
-    (3, (2, 2, 6, 7, 8), dict(kernel_size=2, output_size=(3, 4, 5))),
-    (3, (2, 6, 7, 8), dict(kernel_size=(1, 2, 3), output_ratio=(0.5, 0.6, 0.7),
-                           return_indices=True)),
+    (2, (2, 3, 9, 8), {"kernel_size": 2, "output_size": (5, 4)}),
+    (2, (3, 9, 8), {"kernel_size": (3, 2), "output_ratio": 0.5, "return_indices": True}),
+    (3, (2, 2, 6, 7, 8), {"kernel_size": 2, "output_size": (3, 4, 5)}),
+    (3, (2, 6, 7, 8), {"kernel_size": (1, 2, 3), "output_ratio": (0.5, 0.6, 0.7),
+                           "return_indices": True}),
 ])
 def test_fractional_max_pool_modules_match_torch(spatial, shape, kwargs, dtype):
     batch = shape[0] if len(shape) == spatial + 2 else 1
@@ -233,17 +234,17 @@ def test_fractional_max_pool_modules_match_torch(spatial, shape, kwargs, dtype):
 def test_fractional_max_pool_errors_like_torch():
     x = _input((1, 2, 5, 5))
     samples = torch.rand(1, 2, 2, dtype=torch.float64)
-    for kwargs in (dict(kernel_size=3, output_size=4, _random_samples=samples),
-                   dict(kernel_size=2, output_size=4, _random_samples=torch.rand(1, 3, 2)),
-                   dict(kernel_size=2)):
+    for kwargs in ({"kernel_size": 3, "output_size": 4, "_random_samples": samples},
+                   {"kernel_size": 2, "output_size": 4, "_random_samples": torch.rand(1, 3, 2)},
+                   {"kernel_size": 2}):
         expected = _error_of(TF.fractional_max_pool2d, x, **kwargs)
         assert expected is not None
         e_kwargs = {k: to_ember(v) if isinstance(v, torch.Tensor) else v
                     for k, v in kwargs.items()}
         assert _error_of(F.fractional_max_pool2d, to_ember(x), **e_kwargs) is expected
-    for module_kwargs in (dict(kernel_size=2), dict(kernel_size=2, output_size=2,
-                                                     output_ratio=0.5),
-                          dict(kernel_size=2, output_ratio=1.5)):
+    for module_kwargs in ({"kernel_size": 2}, {"kernel_size": 2, "output_size": 2,
+                                                     "output_ratio": 0.5},
+                          {"kernel_size": 2, "output_ratio": 1.5}):
         expected = _error_of(torch.nn.FractionalMaxPool2d, **module_kwargs)
         assert expected is not None
         assert _error_of(ember.nn.FractionalMaxPool2d, **module_kwargs) is expected
@@ -254,8 +255,10 @@ def test_fractional_max_pool_errors_like_torch():
     ("adaptive_avg_pool2d", ((30, 17),)), ("max_pool2d", (3, 2, 1)),
     ("adaptive_max_pool2d", ((7, 30),)),
 ])
-def test_large_planes_match_torch(fn, args):
-    # Axes over 16 elements: the average pools gather their windows (not a dense matmul).
+def test_gathered_windows_match_torch(fn, args, monkeypatch):
+    # Sparse axes: the average pools gather their windows (not a dense matmul).
+    # Every axis here gathers (large images take that path by size; see _DENSE_WORK).
+    monkeypatch.setattr(nn_windows, "_DENSE_WORK", 0)
     x = _input((1, 2, 40, 36)).requires_grad_()
     e = to_ember(x, requires_grad=True)
     t_out, e_out = getattr(TF, fn)(x, *args), getattr(F, fn)(e, *args)

@@ -22,15 +22,15 @@ from ember._core.registry import OPS, register_op
 from ember._ops.nn_windows import (
     LOW_PRECISION,
     adaptive_bounds,
-    max_and_first_offset,
-    select_by_code,
     adaptive_matrix,
     check_batch_dims,
     check_float,
     compute_dtype,
     expand_arg,
+    max_and_first_offset,
     pool_geometry,
     run_separable,
+    select_by_code,
     window_matrix,
 )
 
