@@ -64,21 +64,16 @@ def _max_pool(xp, x, spatial, kernel_size, stride, padding, dilation, ceil_mode,
         x.shape, spatial, kernel_size, stride, padding, dilation, ceil_mode, name)
     sizes = x.shape[-spatial:]
     lead = x.shape[:-spatial]
-    # Pad so that every window lies inside: the left padding, and on the right whatever the
-    # last window (ceil_mode may let it run past the padding) needs.
-    extents = [(o - 1) * s + (k - 1) * d + 1 for o, s, k, d in zip(out, stride, kernel, dilation)]
-    padded_sizes = [max(e, n + p) for e, n, p in zip(extents, sizes, padding)]
-    if any(padding) or tuple(padded_sizes) != tuple(sizes):
-        padded = xp.full(lead + tuple(padded_sizes), _lowest(x.dtype), x.dtype)
+    padded_sizes = _padded_sizes(sizes, out, kernel, stride, padding, dilation)
+    if tuple(padded_sizes) != tuple(sizes):
+        padded = xp.full(lead + padded_sizes, _lowest(x.dtype), x.dtype)
         padded[(Ellipsis,) + tuple(slice(p, p + n) for p, n in zip(padding, sizes))] = x
     else:
         padded = x
     # See NOTE [max pooling ties]; windows whose values are all the lowest value (padding
     # included) take their first offset inside the input, as PyTorch's loops do.
     offsets = list(itertools.product(*(range(k) for k in kernel)))
-    views = [padded[(Ellipsis,) + tuple(slice(i * d, i * d + (o - 1) * s + 1, s)
-                                        for i, d, o, s in zip(offset, dilation, out, stride))]
-             for offset in offsets]
+    views = [padded[_window(offset, out, stride, dilation)] for offset in offsets]
     best, code = max_and_first_offset(views)
     code_dtype = code.dtype.type
     if any(padding):
@@ -90,16 +85,37 @@ def _max_pool(xp, x, spatial, kernel_size, stride, padding, dilation, ceil_mode,
                         .astype(code_dtype), code)
     # Flat plane index = window origin + the offset's displacement, looked up by code
     # (fancy indexing; np.take with small integer indices is several times slower).
+    origin, displacement = _plane_positions(sizes, out, kernel, stride, padding, dilation)
+    index = displacement[code] + origin
+    return best, index
+
+
+def _padded_sizes(sizes, out, kernel, stride, padding, dilation):
+    """The padded plane in which every window lies: the left padding, and on the right what
+    the last window needs (ceil_mode may let it run past the padding)."""
+    extents = [(o - 1) * s + (k - 1) * d + 1 for o, s, k, d in zip(out, stride, kernel, dilation)]
+    return tuple(max(e, n + p) for e, n, p in zip(extents, sizes, padding))
+
+
+def _window(offset, out, stride, dilation):
+    """The strided view (of the padded plane) that kernel `offset` reads in every window."""
+    return (Ellipsis,) + tuple(slice(i * d, i * d + (o - 1) * s + 1, s)
+                               for i, d, o, s in zip(offset, dilation, out, stride))
+
+
+def _plane_positions(sizes, out, kernel, stride, padding, dilation):
+    """(each window's origin as a flat plane position, broadcast over the output's spatial
+    dims; each kernel offset's displacement from it), in the unpadded plane."""
+    spatial = len(sizes)
+    offsets = np.array(list(itertools.product(*(range(k) for k in kernel))), np.int64)
     origin = np.zeros((1,) * spatial, np.int64)
     displacement = np.zeros(len(offsets), np.int64)
-    table = np.array(offsets, np.int64).reshape(len(offsets), spatial)
     for axis, (o, s, p, d, n) in enumerate(zip(out, stride, padding, dilation, sizes)):
         shape = [1] * spatial
         shape[axis] = o
         origin = origin * n + (np.arange(o) * s - p).reshape(shape)
-        displacement = displacement * n + table[:, axis] * d
-    index = displacement[code] + origin
-    return best, index
+        displacement = displacement * n + offsets[:, axis] * d
+    return origin, displacement
 
 
 def _broadcast_codes(first, kernel):
@@ -150,8 +166,22 @@ def gather_planes(grad, indices, spatial):
     return flat_grad.gather(-1, flat_index).reshape(tuple(indices.shape))
 
 
-def _max_pool_backward(xp, grad_output, self, indices, spatial):
-    return scatter_planes(xp, grad_output, indices, self.shape, spatial)
+def _max_pool_backward(xp, grad_output, self, kernel_size, stride, padding, dilation,
+                       ceil_mode, indices, spatial, name):
+    """Per kernel offset, the outputs whose maximum sat there add their gradient into that
+    offset's strided view of the (padded) input: faster than one bincount over positions."""
+    kernel, stride, padding, dilation, out = _max_args(
+        self.shape, spatial, kernel_size, stride, padding, dilation, ceil_mode, name)
+    sizes = self.shape[-spatial:]
+    dtype = compute_dtype(grad_output)
+    grad = grad_output.astype(dtype, copy=False)
+    padded_sizes = _padded_sizes(sizes, out, kernel, stride, padding, dilation)
+    grad_input = xp.zeros(self.shape[:-spatial] + padded_sizes, dtype)
+    origin, displacement = _plane_positions(sizes, out, kernel, stride, padding, dilation)
+    for offset, shift in zip(itertools.product(*(range(k) for k in kernel)), displacement):
+        grad_input[_window(offset, out, stride, dilation)] += grad * (indices == origin + shift)
+    inside = (Ellipsis,) + tuple(slice(p, p + n) for p, n in zip(padding, sizes))
+    return xp.ascontiguousarray(grad_input[inside]).astype(grad_output.dtype, copy=False)
 
 
 def _pool_backward_meta(grad_output, self, *args):
@@ -191,8 +221,9 @@ for _d in (2, 3):
         node_name=_node, derivatives={"self": _max_grad(f"{_name}_backward")})(_forward)
 
     def _backward(xp, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode,
-                  indices, _d=_d):
-        return _max_pool_backward(xp, grad_output, self, indices, _d)
+                  indices, _d=_d, _name=_name):
+        return _max_pool_backward(xp, grad_output, self, kernel_size, stride, padding,
+                                  dilation, ceil_mode, indices, _d, _name)
 
     _backward.__doc__ = f"The gradient of {_name} with respect to its input."
     register_op(
