@@ -10,11 +10,29 @@ from ember._core.shape import normalize_shape as _shape
 import ember._ops  # fills the registry
 from ember._core.registry import FRONTENDS as _FE
 
+_op__adaptive_avg_pool2d = _OPS['_adaptive_avg_pool2d']
+_op__adaptive_avg_pool2d_backward = _OPS['_adaptive_avg_pool2d_backward']
+_op__adaptive_avg_pool3d = _OPS['_adaptive_avg_pool3d']
+_op__adaptive_avg_pool3d_backward = _OPS['_adaptive_avg_pool3d_backward']
 _op__to_copy = _OPS['_to_copy']
 _op__unique2 = _OPS['_unique2']
+_op__upsample_bicubic2d_aa = _OPS['_upsample_bicubic2d_aa']
+_op__upsample_bicubic2d_aa_backward = _OPS['_upsample_bicubic2d_aa_backward']
+_op__upsample_bilinear2d_aa = _OPS['_upsample_bilinear2d_aa']
+_op__upsample_bilinear2d_aa_backward = _OPS['_upsample_bilinear2d_aa_backward']
+_op__upsample_nearest_exact1d = _OPS['_upsample_nearest_exact1d']
+_op__upsample_nearest_exact1d_backward = _OPS['_upsample_nearest_exact1d_backward']
+_op__upsample_nearest_exact2d = _OPS['_upsample_nearest_exact2d']
+_op__upsample_nearest_exact2d_backward = _OPS['_upsample_nearest_exact2d_backward']
+_op__upsample_nearest_exact3d = _OPS['_upsample_nearest_exact3d']
+_op__upsample_nearest_exact3d_backward = _OPS['_upsample_nearest_exact3d_backward']
 _op_abs = _OPS['abs']
 _op_acos = _OPS['acos']
 _op_acosh = _OPS['acosh']
+_op_adaptive_max_pool2d = _OPS['adaptive_max_pool2d']
+_op_adaptive_max_pool2d_backward = _OPS['adaptive_max_pool2d_backward']
+_op_adaptive_max_pool3d = _OPS['adaptive_max_pool3d']
+_op_adaptive_max_pool3d_backward = _OPS['adaptive_max_pool3d_backward']
 _op_add_Tensor = _OPS['add.Tensor']
 _op_addbmm = _OPS['addbmm']
 _op_addcdiv = _OPS['addcdiv']
@@ -23,6 +41,7 @@ _op_addmm = _OPS['addmm']
 _op_addmv = _OPS['addmv']
 _op_addr = _OPS['addr']
 _op_adjoint = _OPS['adjoint']
+_op_affine_grid_generator = _OPS['affine_grid_generator']
 _op_alias = _OPS['alias']
 _op_all_dims = _OPS['all.dims']
 _op_amax = _OPS['amax']
@@ -42,6 +61,10 @@ _op_asinh = _OPS['asinh']
 _op_atan = _OPS['atan']
 _op_atan2 = _OPS['atan2']
 _op_atanh = _OPS['atanh']
+_op_avg_pool2d = _OPS['avg_pool2d']
+_op_avg_pool2d_backward = _OPS['avg_pool2d_backward']
+_op_avg_pool3d = _OPS['avg_pool3d']
+_op_avg_pool3d_backward = _OPS['avg_pool3d_backward']
 _op_baddbmm = _OPS['baddbmm']
 _op_bernoulli = _OPS['bernoulli']
 _op_bernoulli_Tensor = _OPS['bernoulli.Tensor']
@@ -64,6 +87,7 @@ _op_cauchy = _OPS['cauchy']
 _op_cdist = _OPS['cdist']
 _op_ceil = _OPS['ceil']
 _op_chain_matmul = _OPS['chain_matmul']
+_op_channel_shuffle = _OPS['channel_shuffle']
 _op_chunk = _OPS['chunk']
 _op_clamp_Tensor = _OPS['clamp.Tensor']
 _op_clamp_max_Tensor = _OPS['clamp_max.Tensor']
@@ -126,6 +150,10 @@ _op_fmax = _OPS['fmax']
 _op_fmin = _OPS['fmin']
 _op_fmod_Tensor = _OPS['fmod.Tensor']
 _op_frac = _OPS['frac']
+_op_fractional_max_pool2d = _OPS['fractional_max_pool2d']
+_op_fractional_max_pool2d_backward = _OPS['fractional_max_pool2d_backward']
+_op_fractional_max_pool3d = _OPS['fractional_max_pool3d']
+_op_fractional_max_pool3d_backward = _OPS['fractional_max_pool3d_backward']
 _op_frexp_Tensor = _OPS['frexp.Tensor']
 _op_full = _OPS['full']
 _op_full_like = _OPS['full_like']
@@ -133,6 +161,10 @@ _op_gather = _OPS['gather']
 _op_gcd = _OPS['gcd']
 _op_ge_Tensor = _OPS['ge.Tensor']
 _op_geometric = _OPS['geometric']
+_op_grid_sampler_2d = _OPS['grid_sampler_2d']
+_op_grid_sampler_2d_backward = _OPS['grid_sampler_2d_backward']
+_op_grid_sampler_3d = _OPS['grid_sampler_3d']
+_op_grid_sampler_3d_backward = _OPS['grid_sampler_3d_backward']
 _op_gt_Tensor = _OPS['gt.Tensor']
 _op_heaviside = _OPS['heaviside']
 _op_histc = _OPS['histc']
@@ -195,6 +227,12 @@ _op_masked_select = _OPS['masked_select']
 _op_matmul = _OPS['matmul']
 _op_max = _OPS['max']
 _op_max_dim = _OPS['max.dim']
+_op_max_pool2d_with_indices = _OPS['max_pool2d_with_indices']
+_op_max_pool2d_with_indices_backward = _OPS['max_pool2d_with_indices_backward']
+_op_max_pool3d_with_indices = _OPS['max_pool3d_with_indices']
+_op_max_pool3d_with_indices_backward = _OPS['max_pool3d_with_indices_backward']
+_op_max_unpool2d = _OPS['max_unpool2d']
+_op_max_unpool3d = _OPS['max_unpool3d']
 _op_maximum = _OPS['maximum']
 _op_mean_dim = _OPS['mean.dim']
 _op_median = _OPS['median']
@@ -219,6 +257,7 @@ _op_nanquantile_scalar = _OPS['nanquantile.scalar']
 _op_nansum = _OPS['nansum']
 _op_narrow = _OPS['narrow']
 _op_narrow_Tensor = _OPS['narrow.Tensor']
+_op_native_channel_shuffle = _OPS['native_channel_shuffle']
 _op_ne_Tensor = _OPS['ne.Tensor']
 _op_neg = _OPS['neg']
 _op_new_empty = _OPS['new_empty']
@@ -238,6 +277,8 @@ _op_ones = _OPS['ones']
 _op_ones_like = _OPS['ones_like']
 _op_outer = _OPS['outer']
 _op_permute = _OPS['permute']
+_op_pixel_shuffle = _OPS['pixel_shuffle']
+_op_pixel_unshuffle = _OPS['pixel_unshuffle']
 _op_poisson = _OPS['poisson']
 _op_polygamma = _OPS['polygamma']
 _op_pow_Tensor_Tensor = _OPS['pow.Tensor_Tensor']
@@ -333,6 +374,20 @@ _op_uniform = _OPS['uniform']
 _op_unique_consecutive = _OPS['unique_consecutive']
 _op_unique_dim = _OPS['unique_dim']
 _op_unsqueeze = _OPS['unsqueeze']
+_op_upsample_bicubic2d = _OPS['upsample_bicubic2d']
+_op_upsample_bicubic2d_backward = _OPS['upsample_bicubic2d_backward']
+_op_upsample_bilinear2d = _OPS['upsample_bilinear2d']
+_op_upsample_bilinear2d_backward = _OPS['upsample_bilinear2d_backward']
+_op_upsample_linear1d = _OPS['upsample_linear1d']
+_op_upsample_linear1d_backward = _OPS['upsample_linear1d_backward']
+_op_upsample_nearest1d = _OPS['upsample_nearest1d']
+_op_upsample_nearest1d_backward = _OPS['upsample_nearest1d_backward']
+_op_upsample_nearest2d = _OPS['upsample_nearest2d']
+_op_upsample_nearest2d_backward = _OPS['upsample_nearest2d_backward']
+_op_upsample_nearest3d = _OPS['upsample_nearest3d']
+_op_upsample_nearest3d_backward = _OPS['upsample_nearest3d_backward']
+_op_upsample_trilinear3d = _OPS['upsample_trilinear3d']
+_op_upsample_trilinear3d_backward = _OPS['upsample_trilinear3d_backward']
 _op_var_correction = _OPS['var.correction']
 _op_var_mean_correction = _OPS['var_mean.correction']
 _op_vdot = _OPS['vdot']
@@ -348,6 +403,30 @@ _op_zero = _OPS['zero']
 _op_zeros = _OPS['zeros']
 _op_zeros_like = _OPS['zeros_like']
 _prepare_runners(_OPS.values())  # the bindings call op.runner directly
+
+
+def _adaptive_avg_pool2d(input, output_size, *, out=None):
+    if out is None:
+        return _call(_op__adaptive_avg_pool2d, (input, output_size))
+    return _call_out(_op__adaptive_avg_pool2d, (input, output_size), out)
+
+
+def _adaptive_avg_pool2d_backward(grad_output, self, *, out=None):
+    if out is None:
+        return _call(_op__adaptive_avg_pool2d_backward, (grad_output, self))
+    return _call_out(_op__adaptive_avg_pool2d_backward, (grad_output, self), out)
+
+
+def _adaptive_avg_pool3d(input, output_size, *, out=None):
+    if out is None:
+        return _call(_op__adaptive_avg_pool3d, (input, output_size))
+    return _call_out(_op__adaptive_avg_pool3d, (input, output_size), out)
+
+
+def _adaptive_avg_pool3d_backward(grad_output, self, *, out=None):
+    if out is None:
+        return _call(_op__adaptive_avg_pool3d_backward, (grad_output, self))
+    return _call_out(_op__adaptive_avg_pool3d_backward, (grad_output, self), out)
 
 
 def abs(input, *, out=None):
@@ -411,6 +490,14 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     if out is None:
         return _call(_op_addr, (input, vec1, vec2, beta, alpha)) if _state.slow else _op_addr.runner(_op_addr, (input, vec1, vec2, beta, alpha))
     return _call_out(_op_addr, (input, vec1, vec2, beta, alpha), out)
+
+
+def affine_grid_generator(theta, size, align_corners, *, out=None):
+    if type(size) is int:
+        raise TypeError("affine_grid_generator(): argument 'size' (position 2) must be tuple of ints, not int")
+    if out is None:
+        return _call(_op_affine_grid_generator, (theta, size, align_corners))
+    return _call_out(_op_affine_grid_generator, (theta, size, align_corners), out)
 
 
 def all(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
@@ -606,6 +693,12 @@ def ceil(input, *, out=None):
     if out is None:
         return _call(_op_ceil, (input,)) if _state.slow else _op_ceil.runner(_op_ceil, (input,))
     return _call_out(_op_ceil, (input,), out)
+
+
+def channel_shuffle(input, groups, *, out=None):
+    if out is None:
+        return _call(_op_channel_shuffle, (input, groups))
+    return _call_out(_op_channel_shuffle, (input, groups), out)
 
 
 def chunk(input, chunks, dim=0, *, axis=None):
@@ -866,6 +959,18 @@ def ge(input, other, *, out=None):
 
 
 greater_equal = ge
+
+
+def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners, *, out=None):
+    if out is None:
+        return _call(_op_grid_sampler_2d, (input, grid, interpolation_mode, padding_mode, align_corners))
+    return _call_out(_op_grid_sampler_2d, (input, grid, interpolation_mode, padding_mode, align_corners), out)
+
+
+def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners, *, out=None):
+    if out is None:
+        return _call(_op_grid_sampler_3d, (input, grid, interpolation_mode, padding_mode, align_corners))
+    return _call_out(_op_grid_sampler_3d, (input, grid, interpolation_mode, padding_mode, align_corners), out)
 
 
 def gt(input, other, *, out=None):
@@ -1186,6 +1291,12 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, k
     return _call_out(_op_nansum, (input, dim, keepdim, dtype), out)
 
 
+def native_channel_shuffle(input, groups, *, out=None):
+    if out is None:
+        return _call(_op_native_channel_shuffle, (input, groups))
+    return _call_out(_op_native_channel_shuffle, (input, groups), out)
+
+
 def ne(input, other, *, out=None):
     if out is None:
         return _call(_op_ne_Tensor, (input, other)) if _state.slow else _op_ne_Tensor.runner(_op_ne_Tensor, (input, other))
@@ -1223,6 +1334,18 @@ def permute(input, dims):
     if type(dims) is int:
         raise TypeError("permute(): argument 'dims' (position 2) must be tuple of ints, not int")
     return _call(_op_permute, (input, dims)) if _state.slow else _op_permute.runner(_op_permute, (input, dims))
+
+
+def pixel_shuffle(input, upscale_factor, *, out=None):
+    if out is None:
+        return _call(_op_pixel_shuffle, (input, upscale_factor))
+    return _call_out(_op_pixel_shuffle, (input, upscale_factor), out)
+
+
+def pixel_unshuffle(input, downscale_factor, *, out=None):
+    if out is None:
+        return _call(_op_pixel_unshuffle, (input, downscale_factor))
+    return _call_out(_op_pixel_unshuffle, (input, downscale_factor), out)
 
 
 def poisson(input, generator=None):
@@ -3326,6 +3449,10 @@ _attach_docs(globals(), _Methods)
 
 
 FUNCTIONS = (
+    '_adaptive_avg_pool2d',
+    '_adaptive_avg_pool2d_backward',
+    '_adaptive_avg_pool3d',
+    '_adaptive_avg_pool3d_backward',
     'abs',
     'absolute',
     'acos',
@@ -3338,6 +3465,7 @@ FUNCTIONS = (
     'addmv',
     'addr',
     'adjoint',
+    'affine_grid_generator',
     'all',
     'allclose',
     'amax',
@@ -3389,6 +3517,7 @@ FUNCTIONS = (
     'cdist',
     'ceil',
     'chain_matmul',
+    'channel_shuffle',
     'chunk',
     'clamp',
     'clamp_max',
@@ -3461,6 +3590,8 @@ FUNCTIONS = (
     'ger',
     'greater',
     'greater_equal',
+    'grid_sampler_2d',
+    'grid_sampler_3d',
     'gt',
     'heaviside',
     'histc',
@@ -3540,6 +3671,7 @@ FUNCTIONS = (
     'nanquantile',
     'nansum',
     'narrow',
+    'native_channel_shuffle',
     'ne',
     'neg',
     'negative',
@@ -3552,6 +3684,8 @@ FUNCTIONS = (
     'ones_like',
     'outer',
     'permute',
+    'pixel_shuffle',
+    'pixel_unshuffle',
     'poisson',
     'polygamma',
     'positive',
