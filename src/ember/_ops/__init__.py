@@ -14,6 +14,8 @@ from ember._ops import (  # noqa: F401
     indexing_scatter,
     linalg,
     misc,
+    nn_distance,
+    nn_loss,
     pointwise,
     pointwise_binary,
     pointwise_logic,

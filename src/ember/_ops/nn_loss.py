@@ -1,0 +1,271 @@
+"""Loss ops with kernels of their own: nll_loss_nd (+ nll_loss_backward) and the fused
+cross_entropy_loss for class-index targets. The other losses of `ember.nn.functional` are
+composites of registry ops (src/ember/nn/_functional/loss.py).
+
+NOTE [class-index losses]: the input is (C,) or (N, C, d1, ..., dK) and the target () or
+(N, d1, ..., dK) of int64 (or uint8) class indices. Positions whose target is `ignore_index`
+count for nothing, neither in the sum nor in the mean's denominator, which is the sum of the
+picked class weights (the count of kept positions without weights). `reduction` is PyTorch's
+enum: 0 none, 1 mean, 2 sum.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ember._core import dtype as dt
+from ember._core.checks import _check, _check_value
+from ember._core.registry import register_op
+from ember._ops.grad_utils import where, zeros_grad
+
+NONE, MEAN, SUM = 0, 1, 2
+_TARGET_DTYPES = frozenset((np.dtype(np.int64), np.dtype(np.uint8)))
+_LOW_PRECISION = frozenset(np.dtype(d._np) for d in (dt.float16, dt.bfloat16))
+
+
+def _cpp_name(array):
+    return dt.NP_TO_DTYPE[np.dtype(array.dtype)]._cpp_name
+
+
+def _check_class_index_args(self, target, weight):
+    """PyTorch's argument checks of nll_loss_nd, in its order (arrays or tensors)."""
+    _check_value(self.ndim >= 1, lambda: f"Expected 1 or more dimensions (got {self.ndim})")
+    if self.ndim == 1:
+        _check_value(target.ndim == 0 or target.shape[0] == 1, lambda: (
+            f"For 1D input, 1D target must have size 1, but got target size: "
+            f"{target.shape[0]}"))
+    else:
+        _check_value(self.shape[0] == (target.shape[0] if target.ndim else 1), lambda: (
+            f"Expected input batch_size ({self.shape[0]}) to match target batch_size "
+            f"({target.shape[0] if target.ndim else 1})."))
+    classes = self.shape[1] if self.ndim > 1 else self.shape[0]
+    if self.ndim <= 2:
+        _check(target.ndim <= 1, "0D or 1D target tensor expected, multi-target not supported")
+    elif self.ndim == 4:
+        _check(tuple(target.shape) == (self.shape[0],) + tuple(self.shape[2:]), lambda: (
+            f"size mismatch (got input: {list(self.shape)} , target: {list(target.shape)}"))
+    else:
+        expected = [self.shape[0]] + list(self.shape[2:])
+        _check(list(target.shape) == expected, lambda: (
+            f"Expected target size {expected}, got {list(target.shape)}"))
+    _check(np.dtype(target.dtype) in _TARGET_DTYPES if not hasattr(target, "_dtype")
+           else target._dtype in (dt.int64, dt.uint8), lambda: (
+        f"expected target dtype to be Long or Byte, but got {_target_name(target)}"))
+    if weight is not None:
+        _check(_numel(weight) == classes, lambda: (
+            f"weight tensor should be defined either for all {classes} classes or "
+            f"no classes but got weight tensor of shape: {list(weight.shape)}"))
+        _check(weight.dtype == self.dtype, lambda: (
+            f"expected scalar type {_type_name(self)} but found {_type_name(weight)}"))
+    return classes
+
+
+def _numel(x):
+    return int(np.prod(x.shape))
+
+
+def _type_name(x):
+    return x._dtype._cpp_name if hasattr(x, "_dtype") else _cpp_name(x)
+
+
+def _target_name(target):
+    return _type_name(target)
+
+
+def _flat(xp, self, target):
+    """(scores as (positions, C), targets as (positions,)) with the class dim moved last."""
+    if self.ndim == 1:
+        return self.reshape(1, -1), target.reshape(1)
+    scores = xp.moveaxis(self, 1, -1).reshape(-1, self.shape[1])
+    return scores, target.reshape(-1)
+
+
+def _picked_weights(xp, targets, weight, ignore_index, classes, dtype):
+    """(the kept positions' mask, each position's class weight (0 where ignored), the targets
+    with ignored positions pointing at class 0); IndexError for a target out of range."""
+    targets = targets.astype(np.int64, copy=False)
+    kept = targets != ignore_index
+    outside = kept & ((targets < 0) | (targets >= classes))
+    if outside.any():
+        raise IndexError(f"Target {int(targets[outside][0])} is out of bounds.")
+    safe = np.where(kept, targets, 0)
+    if weight is None:
+        picked = kept.astype(dtype)
+    else:
+        picked = xp.where(kept, weight[safe], 0).astype(dtype, copy=False)
+    return kept, picked, safe
+
+
+def _reduce(xp, per_position, picked, reduction, shape):
+    if reduction == NONE:
+        return per_position.reshape(shape)
+    total = per_position.sum()
+    if reduction == SUM:
+        return xp.asarray(total, per_position.dtype)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return xp.asarray(total / picked.sum(), per_position.dtype)
+
+
+def _reduction_shape(self, target, reduction):
+    if reduction != NONE:
+        return ()
+    return () if self.ndim == 1 else tuple(target.shape)
+
+
+def _check_reduction(reduction):
+    _check(reduction in (NONE, MEAN, SUM), lambda: f"{reduction} is not a valid value for reduction")
+
+
+# --------------------------------------------------------------------------- nll_loss
+
+def _nll_meta(self, target, weight=None, reduction=MEAN, ignore_index=-100):
+    _check_class_index_args(self, target, weight)
+    return _reduction_shape(self, target, reduction), self._dtype
+
+
+def _nll_grad(c):
+    from ember._core.dispatch import call
+    from ember._core.registry import OPS
+    return call(OPS["nll_loss_backward"], (c.grad, c.self, c.target, c.weight, c.reduction,
+                                            c.ignore_index))
+
+
+@register_op("nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, "
+             "SymInt ignore_index=-100) -> Tensor", function=False, method=False,
+             meta=_nll_meta, saves=("self", "target", "weight"),
+             derivatives={"self": _nll_grad}, node_name="NllLossBackward0",
+             tags=("fp_errors",))
+def nll_loss_nd(xp, self, target, weight=None, reduction=MEAN, ignore_index=-100):
+    """The negative log-likelihood of class-index targets: -weight[t] * input[t] at each
+    position (NOTE [class-index losses])."""
+    _check_reduction(reduction)
+    classes = _check_class_index_args(self, target, weight)
+    scores, targets = _flat(xp, self, target)
+    _, picked, safe = _picked_weights(xp, targets, weight, ignore_index, classes,
+                                         self.dtype)
+    chosen = xp.take_along_axis(scores, safe[:, None], axis=1)[:, 0]
+    per_position = -(chosen * picked)
+    return _reduce(xp, per_position, picked, reduction,
+                   _reduction_shape(self, target, reduction))
+
+
+def _nll_backward_meta(grad_output, self, target, weight, reduction, ignore_index):
+    return tuple(self.shape), self._dtype
+
+
+def _nll_backward_grad_output_grad(c):
+    from ember._core.dispatch import call
+    from ember._core.registry import OPS
+    return call(OPS["nll_loss_nd"], (c.grad, c.target, c.weight, c.reduction, c.ignore_index))
+
+
+@register_op("nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, "
+             "int reduction, SymInt ignore_index) -> Tensor", function=False, method=False,
+             meta=_nll_backward_meta, saves=("target", "weight"),
+             derivatives={"grad_output": _nll_backward_grad_output_grad, "self": zeros_grad},
+             tags=("fp_errors",))
+def nll_loss_backward(xp, grad_output, self, target, weight, reduction, ignore_index):
+    """The gradient of nll_loss_nd with respect to its input: -weight[t] * grad (over the
+    kept weight total for a mean) at each position's target class, zero elsewhere."""
+    classes = self.shape[1] if self.ndim > 1 else self.shape[0]
+    scores, targets = _flat(xp, self, target)
+    _, picked, safe = _picked_weights(xp, targets, weight, ignore_index, classes,
+                                         self.dtype)
+    if reduction == NONE:
+        scale = grad_output.reshape(-1) * picked
+    elif reduction == SUM:
+        scale = grad_output.reshape(()) * picked
+    else:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            scale = grad_output.reshape(()) * picked / picked.sum()
+    grad = xp.zeros(scores.shape, self.dtype)
+    xp.put_along_axis(grad, safe[:, None], -scale.astype(self.dtype)[:, None], axis=1)
+    return _unflat(xp, grad, self)
+
+
+def _unflat(xp, flat, like):
+    """The (positions, C) array back in `like`'s layout (class dim at 1)."""
+    if like.ndim == 1:
+        return flat.reshape(like.shape)
+    moved = (like.shape[0],) + tuple(like.shape[2:]) + (like.shape[1],)
+    return xp.moveaxis(flat.reshape(moved), -1, 1)
+
+
+# --------------------------------------------------------------------------- cross_entropy
+
+def _ce_meta(self, target, weight=None, reduction=MEAN, ignore_index=-100,
+             label_smoothing=0.0):
+    _check_class_index_args(self, target, weight)
+    return _reduction_shape(self, target, reduction), self._dtype
+
+
+def _ce_grad(c):
+    """softmax(input) * sum_c q_c - q, times the incoming gradient, where q is the weight each
+    class's log-probability has in the loss (NOTE [class-index losses])."""
+    x, target, weight = c.self, c.target, c.weight
+    class_dim = 1 if x.ndim > 1 else 0
+    classes = x.shape[class_dim]
+    kept = target != c.ignore_index
+    safe = target.masked_fill(kept.logical_not(), 0)
+    if weight is None:
+        picked = kept.to(x.dtype)
+    else:
+        picked = weight.take(safe) * kept
+    # Ignored positions get exactly zero, even where a mean over no weight is NaN.
+    scale = where(kept, c.grad / picked.sum() if c.reduction == MEAN else c.grad, 0.0)
+    eps = c.label_smoothing
+    index = safe.unsqueeze(class_dim)
+    on_target = (picked * scale * (1.0 - eps)).unsqueeze(class_dim)
+    probabilities = x.softmax(class_dim)
+    if eps == 0.0:
+        grad = probabilities * on_target
+        return grad.scatter_add(class_dim, index, on_target.neg())
+    kept_scale = scale.unsqueeze(class_dim)
+    class_shape = [1] * x.ndim
+    class_shape[class_dim] = classes
+    if weight is None:
+        spread = kept_scale * (eps / classes)
+        total = on_target + spread * classes
+    else:
+        spread = kept_scale * weight.reshape(class_shape) * (eps / classes)
+        total = on_target + kept_scale * (weight.sum() * (eps / classes))
+    grad = probabilities * total - spread
+    return grad.scatter_add(class_dim, index, on_target.neg())
+
+
+@register_op("cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, "
+             "int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor",
+             function=False, method=False, meta=_ce_meta, saves=("self", "target", "weight"),
+             derivatives={"self": _ce_grad}, node_name="NllLossBackward0",
+             tags=("fp_errors",))
+def cross_entropy_loss(xp, self, target, weight=None, reduction=MEAN, ignore_index=-100,
+                       label_smoothing=0.0):
+    """Cross-entropy of class-index targets in one pass: log_softmax along the class dim and
+    one gather (NOTE [class-index losses]); label smoothing mixes in the uniform target."""
+    _check_reduction(reduction)
+    classes = _check_class_index_args(self, target, weight)
+    result = self.dtype
+    x = self.astype(np.float32) if self.dtype in _LOW_PRECISION else self
+    if x.dtype.kind != "f":
+        raise NotImplementedError(
+            f'"log_softmax_lastdim_kernel_impl" not implemented for \'{_cpp_name(x)}\'')
+    scores, targets = _flat(xp, x, target)
+    kept, picked, safe = _picked_weights(xp, targets, weight, ignore_index, classes, x.dtype)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        if scores.shape[0] and classes:
+            shifted = scores - scores.max(axis=1, keepdims=True)
+            log_norm = xp.log(xp.exp(shifted).sum(axis=1))
+        else:
+            shifted, log_norm = scores, xp.zeros(scores.shape[0], x.dtype)
+        chosen = xp.take_along_axis(shifted, safe[:, None], axis=1)[:, 0] - log_norm
+        per_position = -(chosen * picked)
+        if label_smoothing > 0.0:
+            log_probs = shifted - log_norm[:, None]
+            if weight is None:
+                smooth = -log_probs.sum(axis=1) * kept
+            else:
+                smooth = -(log_probs @ weight.astype(x.dtype)) * kept
+            per_position = (1.0 - label_smoothing) * per_position + \
+                smooth * (label_smoothing / classes)
+        out = _reduce(xp, per_position, picked, reduction,
+                      _reduction_shape(self, target, reduction))
+    return out.astype(result, copy=False)
