@@ -354,3 +354,50 @@ def test_kl_div_mean_warning():
     for lib in (torch, ember):
         with pytest.warns(UserWarning, match="'batchmean' divides only by the batch size"):
             lib.nn.functional.kl_div(lib.zeros(3, 4), lib.zeros(3, 4))
+
+
+# --------------------------------------------------------------------------- ctc
+
+def _ctc_inputs(rng, dtype):
+    steps, batch, classes = 7, 3, 5
+    x = rng.standard_normal((steps, batch, classes))
+    log_probs = (x - np.log(np.exp(x).sum(2, keepdims=True))).astype(dtype)
+    targets = rng.integers(1, classes, (batch, 3))
+    targets[0, 1] = targets[0, 0]              # a repeated label needs a blank between
+    return log_probs, targets, [7, 5, 6], [3, 2, 0]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("layout", ["padded", "concatenated"])
+def test_ctc_loss(dtype, layout):
+    rng = np.random.default_rng(12)
+    log_probs, targets, input_lengths, target_lengths = _ctc_inputs(rng, dtype)
+    if layout == "concatenated":
+        targets = np.concatenate([targets[b, :n] for b, n in enumerate(target_lengths)])
+    for reduction in ("none", "mean", "sum"):
+        _compare("ctc_loss", [Arg(log_probs, True), Arg(targets), Arg(np.array(input_lengths)),
+                              Arg(np.array(target_lengths))], {"reduction": reduction}, dtype)
+
+
+def test_ctc_loss_module_unbatched_and_zero_infinity():
+    rng = np.random.default_rng(13)
+    log_probs, targets, _, _ = _ctc_inputs(rng, "float64")
+    # Two frames cannot emit three labels: an infinite loss, zeroed with zero_infinity.
+    for zero_infinity in (False, True):
+        results = []
+        for lib in (torch, ember):
+            x = lib.from_numpy(log_probs.copy()).requires_grad_(True)
+            module = lib.nn.CTCLoss(blank=0, reduction="sum", zero_infinity=zero_infinity)
+            loss = module(x, lib.from_numpy(targets), lib.tensor([2, 7, 7]),
+                          lib.tensor([3, 3, 3]))
+            if zero_infinity:
+                loss.backward()
+            results.append((loss.item(), None if x.grad is None else x.grad.numpy()))
+        assert results[1][0] == pytest.approx(results[0][0], rel=1e-12)
+        if zero_infinity:
+            np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-9, atol=1e-12)
+    unbatched = [Arg(log_probs[:, 0], True), Arg(targets[0]), Arg(np.array(7)),
+                 Arg(np.array(3))]
+    for reduction in ("none", "mean"):
+        _compare("ctc_loss", unbatched, {"reduction": reduction}, "float64")
+    assert repr(ember.nn.CTCLoss()) == repr(torch.nn.CTCLoss())

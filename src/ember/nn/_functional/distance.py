@@ -20,9 +20,14 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """The cosine of the angle between x1 and x2 along dim, each norm clamped at eps."""
     x1, x2 = ember.broadcast_tensors(x1, x2)
-    norm1 = x1.norm(2, dim, True).clamp_min(eps)
-    norm2 = x2.norm(2, dim, True).clamp_min(eps)
-    return ((x1 / norm1) * (x2 / norm2)).sum(dim)
+    return ((x1 / _clamped_norm(x1, dim, eps)) * (x2 / _clamped_norm(x2, dim, eps))).sum(dim)
+
+
+def _clamped_norm(x, dim, eps):
+    """x's 2-norm along dim (kept) with its value clamped at eps but its gradient that of the
+    plain norm: PyTorch clamps the norm in place under no_grad."""
+    norm = x.norm(2, dim, True)
+    return norm + (norm.detach().clamp_min(eps) - norm.detach())
 
 
 def pdist(input, p=2):
@@ -32,7 +37,7 @@ def pdist(input, p=2):
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
-    rows, cols = ember.triu_indices(input.shape[0], input.shape[0], 1)
+    rows, cols = ember.triu_indices(input.shape[0], input.shape[0], 1, device=input.device)
     return (input.index_select(0, rows) - input.index_select(0, cols)).norm(p, 1)
 
 
