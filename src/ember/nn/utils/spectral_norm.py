@@ -1,0 +1,3 @@
+"""(being written)"""
+def spectral_norm(*a, **k): raise NotImplementedError
+remove_spectral_norm = spectral_norm
