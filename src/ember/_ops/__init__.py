@@ -14,6 +14,7 @@ from ember._ops import (  # noqa: F401
     indexing_scatter,
     linalg,
     misc,
+    nn_ctc,
     nn_distance,
     nn_loss,
     pointwise,

@@ -469,7 +469,32 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
 
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
              zero_infinity=False):
-    """The connectionist temporal classification loss (log_probs (T, N, C) or (T, C))."""
-    from ember.nn._functional.ctc import ctc_loss as run_ctc
-    return run_ctc(log_probs, targets, input_lengths, target_lengths, blank, reduction,
-                   zero_infinity)
+    """The connectionist temporal classification loss of log_probs (T, N, C), or (T, C)
+    unbatched, against padded (N, S) or concatenated targets: 'mean' divides each sample's
+    loss by its target length before averaging."""
+    enum = _reduction.get_enum(reduction)
+    unbatched = log_probs.ndim == 2
+    if unbatched:
+        log_probs = log_probs.unsqueeze(1)
+        targets = targets.unsqueeze(0)
+    input_lengths = _as_lengths(input_lengths, unbatched)
+    lengths = _as_lengths(target_lengths, unbatched)
+    loss = call(OPS["_ctc_loss"], (log_probs, targets, input_lengths, lengths, blank,
+                                   zero_infinity))
+    if zero_infinity:
+        loss = ember.where(loss == float("inf"), ember.zeros_like(loss), loss)
+    if enum == 1:
+        divisor = ember.tensor(lengths, dtype=loss.dtype).clamp_min(1)
+        return (loss / divisor).mean()
+    if enum == 2:
+        return loss.sum()
+    return loss.squeeze(0) if unbatched else loss
+
+
+def _as_lengths(lengths, unbatched):
+    """A length tensor or sequence as a list of ints (one per sample)."""
+    if isinstance(lengths, ember.Tensor):
+        return [int(v) for v in lengths.reshape(-1).tolist()]
+    if isinstance(lengths, int):
+        return [lengths]
+    return [int(v) for v in lengths]

@@ -72,9 +72,8 @@ class SpectralNorm:
         weight = module._parameters[name]
         if isinstance(weight, UninitializedParameter):
             raise ValueError(  # noqa: TRY004 -- PyTorch's class
-                "The module passed to `SpectralNorm` can't have uninitialized "
-                             "parameters. Make sure to run the dummy forward before applying "
-                             "spectral normalization")
+                "The module passed to `SpectralNorm` can't have uninitialized parameters. Make "
+                "sure to run the dummy forward before applying spectral normalization")
         with ember.no_grad():
             rows, cols = fn.reshape_weight_to_matrix(weight).shape
             u = normalize(weight.new_empty(rows).normal_(0, 1), dim=0, eps=fn.eps)

@@ -45,9 +45,8 @@ class WeightNorm:
         weight = getattr(module, name)
         if isinstance(weight, UninitializedParameter):
             raise ValueError(  # noqa: TRY004 -- PyTorch's class
-                "The module passed to `WeightNorm` can't have uninitialized "
-                             "parameters. Make sure to run the dummy forward before applying "
-                             "weight normalization")
+                "The module passed to `WeightNorm` can't have uninitialized parameters. Make "
+                "sure to run the dummy forward before applying weight normalization")
         del module._parameters[name]
         module.register_parameter(name + "_g", Parameter(norm_except_dim(weight, 2, fn.dim).data))
         module.register_parameter(name + "_v", Parameter(weight.data))
