@@ -191,6 +191,13 @@ def _unflat(xp, flat, like):
 
 
 # --------------------------------------------------------------------------- cross_entropy
+# NOTE [cross-entropy gradient]: with q[i, c] the weight of log p[i, c] in the loss at position
+# i (w[t] (1 - eps) on the target class plus w[c] eps / C everywhere, zero where ignored) and
+# s[i] the incoming gradient's scale there (over the weight total for a mean), the gradient is
+# s (p * sum_c q - q), p = softmax(input): cross_entropy_loss_backward computes it in one pass
+# over the input. Its own derivatives (for double backward) are in ember ops: in the input,
+# s * sum_c q * p * (gg - <gg, p>); in the incoming gradient, the same op at gradient one
+# contracted with gg (it is linear in that gradient).
 
 def _ce_meta(self, target, weight=None, reduction=MEAN, ignore_index=-100,
              label_smoothing=0.0):
@@ -199,37 +206,10 @@ def _ce_meta(self, target, weight=None, reduction=MEAN, ignore_index=-100,
 
 
 def _ce_grad(c):
-    """softmax(input) * sum_c q_c - q, times the incoming gradient, where q is the weight each
-    class's log-probability has in the loss (NOTE [class-index losses])."""
-    x, target, weight = c.self, c.target, c.weight
-    class_dim = 1 if x.ndim > 1 else 0
-    classes = x.shape[class_dim]
-    kept = target != c.ignore_index
-    safe = target.masked_fill(kept.logical_not(), 0)
-    if weight is None:
-        picked = kept.to(x.dtype)
-    else:
-        picked = weight.take(safe) * kept
-    # Ignored positions get exactly zero, even where a mean over no weight is NaN.
-    scale = where(kept, c.grad / picked.sum() if c.reduction == MEAN else c.grad, 0.0)
-    eps = c.label_smoothing
-    index = safe.unsqueeze(class_dim)
-    on_target = (picked * scale * (1.0 - eps)).unsqueeze(class_dim)
-    probabilities = x.softmax(class_dim)
-    if eps == 0.0:
-        grad = probabilities * on_target
-        return grad.scatter_add(class_dim, index, on_target.neg())
-    kept_scale = scale.unsqueeze(class_dim)
-    class_shape = [1] * x.ndim
-    class_shape[class_dim] = classes
-    if weight is None:
-        spread = kept_scale * (eps / classes)
-        total = on_target + spread * classes
-    else:
-        spread = kept_scale * weight.reshape(class_shape) * (eps / classes)
-        total = on_target + kept_scale * (weight.sum() * (eps / classes))
-    grad = probabilities * total - spread
-    return grad.scatter_add(class_dim, index, on_target.neg())
+    from ember._core.dispatch import call
+    from ember._core.registry import OPS
+    return call(OPS["cross_entropy_loss_backward"], (
+        c.grad, c.self, c.target, c.weight, c.reduction, c.ignore_index, c.label_smoothing))
 
 
 @register_op("cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, "
@@ -239,33 +219,139 @@ def _ce_grad(c):
              tags=("fp_errors",))
 def cross_entropy_loss(xp, self, target, weight=None, reduction=MEAN, ignore_index=-100,
                        label_smoothing=0.0):
-    """Cross-entropy of class-index targets in one pass: log_softmax along the class dim and
+    """Cross-entropy of class-index targets in one pass: log-sum-exp along the class dim and
     one gather (NOTE [class-index losses]); label smoothing mixes in the uniform target."""
     _check_reduction(reduction)
     classes = _check_class_index_args(self, target, weight)
     result = self.dtype
-    x = self.astype(np.float32) if self.dtype in _LOW_PRECISION else self
-    if x.dtype.kind != "f":
-        raise NotImplementedError(
-            f'"log_softmax_lastdim_kernel_impl" not implemented for \'{_cpp_name(x)}\'')
-    scores, targets = _flat(xp, x, target)
-    kept, picked, safe = _picked_weights(xp, targets, weight, ignore_index, classes, x.dtype)
+    scores, targets, x_dtype = _class_layout(xp, self, target)
+    kept, picked, safe = _picked_weights(xp, targets, weight, ignore_index, classes, x_dtype)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        if scores.shape[0] and classes:
-            shifted = scores - scores.max(axis=1, keepdims=True)
-            log_norm = xp.log(xp.exp(shifted).sum(axis=1))
-        else:
-            shifted, log_norm = scores, xp.zeros(scores.shape[0], x.dtype)
-        chosen = xp.take_along_axis(shifted, safe[:, None], axis=1)[:, 0] - log_norm
+        log_norm = _log_sum_exp(xp, scores)
+        chosen = xp.take_along_axis(scores, safe[:, None], axis=1)[:, 0] - log_norm
         per_position = -(chosen * picked)
         if label_smoothing > 0.0:
-            log_probs = shifted - log_norm[:, None]
+            # sum_c w_c log p_c = sum_c w_c x_c - log_norm * sum_c w_c: no (N, C) temporary.
             if weight is None:
-                smooth = -log_probs.sum(axis=1) * kept
+                smooth = -(scores.sum(axis=1) - classes * log_norm) * kept
             else:
-                smooth = -(log_probs @ weight.astype(x.dtype)) * kept
+                w = weight.astype(x_dtype)
+                smooth = -(xp.tensordot(w, scores, axes=([0], [1])) - log_norm * w.sum()) * kept
             per_position = (1.0 - label_smoothing) * per_position + \
                 smooth * (label_smoothing / classes)
         out = _reduce(xp, per_position, picked, reduction,
                       _reduction_shape(self, target, reduction))
     return out.astype(result, copy=False)
+
+
+def _class_layout(xp, self, target):
+    """(scores as (N, C) or, K-dimensional, (N, C, d1 * ... * dK): a view of a contiguous
+    input, the class dim 1 either way; targets as (N,) or (N, d1 * ... * dK); the compute
+    dtype). Reductions along dim 1 of (N, C, S) run along contiguous rows of S."""
+    x = self.astype(np.float32) if self.dtype in _LOW_PRECISION else self
+    if x.dtype.kind != "f":
+        raise NotImplementedError(
+            f'"log_softmax_lastdim_kernel_impl" not implemented for \'{_cpp_name(x)}\'')
+    if x.ndim == 1:
+        return x.reshape(1, -1), target.reshape(1), x.dtype
+    if x.ndim == 2:
+        return x, target, x.dtype
+    return x.reshape(x.shape[0], x.shape[1], -1), target.reshape(x.shape[0], -1), x.dtype
+
+
+def _log_sum_exp(xp, scores):
+    """log(sum(exp(.))) along dim 1, shifted by the maximum there."""
+    if scores.size == 0:
+        return xp.zeros(scores.shape[:1] + scores.shape[2:], scores.dtype)
+    top = scores.max(axis=1, keepdims=True)
+    shifted = scores - top
+    xp.exp(shifted, out=shifted)
+    return xp.log(shifted.sum(axis=1)) + top[:, 0]
+
+
+def _ce_scale(xp, grad_output, kept, picked, reduction):
+    """The incoming gradient's scale at each position (zero where ignored)."""
+    if reduction == NONE:
+        scale = grad_output.reshape(kept.shape)
+    elif reduction == SUM:
+        scale = grad_output.reshape(())
+    else:
+        scale = grad_output.reshape(()) / picked.sum()
+    return xp.where(kept, scale, 0)
+
+
+def _ce_backward_meta(grad_output, self, target, weight, reduction, ignore_index,
+                      label_smoothing):
+    return tuple(self.shape), self._dtype
+
+
+def _ce_backward_terms(c):
+    """In ember ops: (softmax of the input, sum_c q times the scale s) (NOTE [cross-entropy
+    gradient])."""
+    x, target, weight = c.self, c.target, c.weight
+    class_dim = 1 if x.ndim > 1 else 0
+    classes = x.shape[class_dim]
+    kept = target != c.ignore_index
+    safe = target.masked_fill(kept.logical_not(), 0)
+    picked = kept.to(x.dtype) if weight is None else weight.take(safe) * kept
+    scale = c.grad_output / picked.sum() if c.reduction == MEAN else c.grad_output
+    scale = where(kept, scale, 0.0)
+    eps = c.label_smoothing
+    spread_total = (eps / classes) * (classes if weight is None else weight.sum())
+    total = scale * (picked * (1.0 - eps) + kept * spread_total)
+    return x.softmax(class_dim), total.unsqueeze(class_dim), class_dim
+
+
+def _ce_backward_self_grad(c):
+    probabilities, total, class_dim = _ce_backward_terms(c)
+    g = c.grad
+    return total * probabilities * (g - (g * probabilities).sum(class_dim, keepdim=True))
+
+
+def _ce_backward_grad_output_grad(c):
+    from ember._core.dispatch import call
+    from ember._core.registry import OPS
+    unit = call(OPS["cross_entropy_loss_backward"], (
+        c.grad_output.new_ones(c.grad_output.shape), c.self, c.target, c.weight, c.reduction,
+        c.ignore_index, c.label_smoothing))
+    contracted = c.grad * unit
+    if c.reduction != NONE:
+        return contracted.sum()
+    return contracted.sum(1 if c.self.ndim > 1 else 0)
+
+
+@register_op("cross_entropy_loss_backward(Tensor grad_output, Tensor self, Tensor target, "
+             "Tensor? weight, int reduction, SymInt ignore_index, float label_smoothing) -> Tensor",
+             function=False, method=False, meta=_ce_backward_meta,
+             saves=("grad_output", "self", "target", "weight"),
+             derivatives={"self": _ce_backward_self_grad,
+                          "grad_output": _ce_backward_grad_output_grad},
+             tags=("fp_errors",))
+def cross_entropy_loss_backward(xp, grad_output, self, target, weight, reduction, ignore_index,
+                                label_smoothing):
+    """The gradient of cross_entropy_loss with respect to its input, in one pass over it
+    (NOTE [cross-entropy gradient])."""
+    classes = self.shape[1] if self.ndim > 1 else self.shape[0]
+    scores, targets, x_dtype = _class_layout(xp, self, target)
+    kept, picked, safe = _picked_weights(xp, targets, weight, ignore_index, classes, x_dtype)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        scale = _ce_scale(xp, grad_output.astype(x_dtype), kept, picked, reduction)
+        on_target = (picked * scale * (1.0 - label_smoothing))[:, None]
+        if scores.size:
+            grad = scores - scores.max(axis=1, keepdims=True)
+            xp.exp(grad, out=grad)
+            grad *= 1.0 / grad.sum(axis=1, keepdims=True)
+        else:
+            grad = scores.copy()
+        if label_smoothing > 0.0:
+            w = xp.ones(classes, x_dtype) if weight is None else weight.astype(x_dtype)
+            w = (w * (label_smoothing / classes)).reshape((classes,) + (1,) * (grad.ndim - 2))
+            spread = scale[:, None] * w
+            grad *= on_target + scale[:, None] * w.sum()
+            grad -= spread
+        else:
+            grad *= on_target
+        index = safe[:, None]
+        xp.put_along_axis(grad, index, xp.take_along_axis(grad, index, axis=1) - on_target,
+                          axis=1)
+    return grad.reshape(self.shape).astype(self.dtype, copy=False)
