@@ -401,3 +401,52 @@ def test_ctc_loss_module_unbatched_and_zero_infinity():
     for reduction in ("none", "mean"):
         _compare("ctc_loss", unbatched, {"reduction": reduction}, "float64")
     assert repr(ember.nn.CTCLoss()) == repr(torch.nn.CTCLoss())
+
+
+# --------------------------------------------------------------------------- top level
+
+TOP_LEVEL = [
+    ("binary_cross_entropy_with_logits", lambda r: [Arg(r.standard_normal((3, 4)), True),
+                                                    Arg(r.uniform(0, 1, (3, 4)))], {}),
+    ("kl_div", lambda r: [Arg(r.standard_normal((3, 4)), True), Arg(r.uniform(0, 1, (3, 4)))],
+     {"log_target": False}),
+    ("kl_div", lambda r: [Arg(r.standard_normal((3, 4)), True), Arg(r.standard_normal((3, 4)))],
+     {"log_target": True}),
+    ("margin_ranking_loss", lambda r: [Arg(r.standard_normal(5), True),
+                                       Arg(r.standard_normal(5), True),
+                                       Arg(np.array([1.0, -1, 1, -1, 1])), 0.2], {}),
+    ("hinge_embedding_loss", lambda r: [Arg(r.standard_normal(5), True),
+                                        Arg(np.array([1.0, -1, 1, -1, 1]))], {}),
+    ("cosine_embedding_loss", lambda r: [Arg(r.standard_normal((3, 4)), True),
+                                         Arg(r.standard_normal((3, 4)), True),
+                                         Arg(np.array([1.0, -1, 1]))], {}),
+    ("poisson_nll_loss", lambda r: [Arg(r.standard_normal((3, 4)), True),
+                                    Arg(r.uniform(0, 3, (3, 4))), True, False, 1e-8], {}),
+    ("triplet_margin_loss", lambda r: [Arg(r.standard_normal((3, 4)), True) for _ in range(3)],
+     {}),
+    ("cosine_similarity", lambda r: [Arg(r.standard_normal((3, 4)), True),
+                                     Arg(r.standard_normal((3, 4)), True)], {}),
+    ("pairwise_distance", lambda r: [Arg(r.standard_normal((3, 4)), True),
+                                     Arg(r.standard_normal((3, 4)), True)], {}),
+    ("pdist", lambda r: [Arg(r.standard_normal((4, 3)), True)], {}),
+]
+
+
+@pytest.mark.parametrize("name,make,kwargs", TOP_LEVEL,
+                         ids=[f"{t[0]}-{i}" for i, t in enumerate(TOP_LEVEL)])
+def test_top_level_functions(name, make, kwargs):
+    """torch.<loss>(..., reduction=<enum>) and the distances at the top level."""
+    args = make(np.random.default_rng(14))
+    reductions = ([0, 1, 2] if name not in ("cosine_similarity", "pairwise_distance", "pdist")
+                  else [None])
+    for reduction in reductions:
+        extra = {} if reduction is None else {"reduction": reduction}
+        results = []
+        for lib in (torch, ember):
+            tensors = _tensors(args, lib)
+            out = getattr(lib, name)(*tensors, **kwargs, **extra)
+            wanted = [t for t in tensors if isinstance(t, lib.Tensor) and t.requires_grad]
+            grads = lib.autograd.grad(out.sum(), wanted)
+            results.append([out.detach().numpy()] + [g.numpy() for g in grads])
+        for e, t in zip(results[1], results[0], strict=True):
+            np.testing.assert_allclose(e, t, rtol=1e-10, atol=1e-12)

@@ -1572,6 +1572,9 @@ atleast_3d = _FE['atleast_3d'].function
 bernoulli = _FE['bernoulli'].function
 
 
+binary_cross_entropy_with_logits = _FE['binary_cross_entropy_with_logits'].function
+
+
 block_diag = _FE['block_diag'].function
 
 
@@ -1596,7 +1599,16 @@ chain_matmul = _FE['chain_matmul'].function
 conj = _FE['conj'].function
 
 
+cosine_embedding_loss = _FE['cosine_embedding_loss'].function
+
+
+cosine_similarity = _FE['cosine_similarity'].function
+
+
 count_nonzero = _FE['count_nonzero'].function
+
+
+ctc_loss = _FE['ctc_loss'].function
 
 
 cummax = _FE['cummax'].function
@@ -1653,6 +1665,9 @@ full_like = _FE['full_like'].function
 heaviside = _FE['heaviside'].function
 
 
+hinge_embedding_loss = _FE['hinge_embedding_loss'].function
+
+
 hsplit = _FE['hsplit'].function
 
 
@@ -1677,6 +1692,9 @@ is_same_size = _FE['is_same_size'].function
 isin = _FE['isin'].function
 
 
+kl_div = _FE['kl_div'].function
+
+
 kthvalue = _FE['kthvalue'].function
 
 
@@ -1687,6 +1705,9 @@ linspace = _FE['linspace'].function
 
 
 logspace = _FE['logspace'].function
+
+
+margin_ranking_loss = _FE['margin_ranking_loss'].function
 
 
 masked_fill = _FE['masked_fill'].function
@@ -1738,6 +1759,15 @@ ones = _FE['ones'].function
 
 
 ones_like = _FE['ones_like'].function
+
+
+pairwise_distance = _FE['pairwise_distance'].function
+
+
+pdist = _FE['pdist'].function
+
+
+poisson_nll_loss = _FE['poisson_nll_loss'].function
 
 
 polygamma = _FE['polygamma'].function
@@ -1837,6 +1867,9 @@ tensordot = _FE['tensordot'].function
 
 
 topk = _FE['topk'].function
+
+
+triplet_margin_loss = _FE['triplet_margin_loss'].function
 
 
 true_divide = _FE['true_divide'].function
@@ -3371,6 +3404,7 @@ FUNCTIONS = (
     'atleast_3d',
     'baddbmm',
     'bernoulli',
+    'binary_cross_entropy_with_logits',
     'bincount',
     'bitwise_and',
     'bitwise_left_shift',
@@ -3404,8 +3438,11 @@ FUNCTIONS = (
     'copysign',
     'cos',
     'cosh',
+    'cosine_embedding_loss',
+    'cosine_similarity',
     'count_nonzero',
     'cross',
+    'ctc_loss',
     'cummax',
     'cummin',
     'cumprod',
@@ -3462,6 +3499,7 @@ FUNCTIONS = (
     'greater_equal',
     'gt',
     'heaviside',
+    'hinge_embedding_loss',
     'histc',
     'hsplit',
     'hstack',
@@ -3487,6 +3525,7 @@ FUNCTIONS = (
     'isneginf',
     'isposinf',
     'isreal',
+    'kl_div',
     'kron',
     'kthvalue',
     'lcm',
@@ -3513,6 +3552,7 @@ FUNCTIONS = (
     'logspace',
     'logsumexp',
     'lt',
+    'margin_ranking_loss',
     'masked_fill',
     'masked_scatter',
     'masked_select',
@@ -3550,8 +3590,11 @@ FUNCTIONS = (
     'ones',
     'ones_like',
     'outer',
+    'pairwise_distance',
+    'pdist',
     'permute',
     'poisson',
+    'poisson_nll_loss',
     'polygamma',
     'positive',
     'pow',
@@ -3628,6 +3671,7 @@ FUNCTIONS = (
     'transpose',
     'tril',
     'tril_indices',
+    'triplet_margin_loss',
     'triu',
     'triu_indices',
     'true_divide',

@@ -16,6 +16,7 @@ from ember._ops import (  # noqa: F401
     misc,
     nn_ctc,
     nn_distance,
+    nn_functions,
     nn_loss,
     pointwise,
     pointwise_binary,
