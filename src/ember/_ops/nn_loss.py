@@ -71,12 +71,15 @@ def _target_name(target):
     return _type_name(target)
 
 
-def _flat(xp, self, target):
-    """(scores as (positions, C), targets as (positions,)) with the class dim moved last."""
+def _layout(self, target):
+    """(scores as (N, C) or, K-dimensional, (N, C, d1 * ... * dK): a view of a contiguous
+    input, the class dim 1 either way; targets as (N,) or (N, d1 * ... * dK)). Reductions and
+    gathers along dim 1 of (N, C, S) run along contiguous rows of S."""
     if self.ndim == 1:
         return self.reshape(1, -1), target.reshape(1)
-    scores = xp.moveaxis(self, 1, -1).reshape(-1, self.shape[1])
-    return scores, target.reshape(-1)
+    if self.ndim == 2:
+        return self, target
+    return self.reshape(self.shape[0], self.shape[1], -1), target.reshape(self.shape[0], -1)
 
 
 def _picked_weights(xp, targets, weight, ignore_index, classes, dtype):
@@ -139,9 +142,8 @@ def nll_loss_nd(xp, self, target, weight=None, reduction=MEAN, ignore_index=-100
     position (NOTE [class-index losses])."""
     _check_reduction(reduction)
     classes = _check_class_index_args(self, target, weight)
-    scores, targets = _flat(xp, self, target)
-    _, picked, safe = _picked_weights(xp, targets, weight, ignore_index, classes,
-                                         self.dtype)
+    scores, targets = _layout(self, target)
+    _, picked, safe = _picked_weights(xp, targets, weight, ignore_index, classes, self.dtype)
     chosen = xp.take_along_axis(scores, safe[:, None], axis=1)[:, 0]
     per_position = -(chosen * picked)
     return _reduce(xp, per_position, picked, reduction,
@@ -167,11 +169,10 @@ def nll_loss_backward(xp, grad_output, self, target, weight, reduction, ignore_i
     """The gradient of nll_loss_nd with respect to its input: -weight[t] * grad (over the
     kept weight total for a mean) at each position's target class, zero elsewhere."""
     classes = self.shape[1] if self.ndim > 1 else self.shape[0]
-    scores, targets = _flat(xp, self, target)
-    _, picked, safe = _picked_weights(xp, targets, weight, ignore_index, classes,
-                                         self.dtype)
+    scores, targets = _layout(self, target)
+    _, picked, safe = _picked_weights(xp, targets, weight, ignore_index, classes, self.dtype)
     if reduction == NONE:
-        scale = grad_output.reshape(-1) * picked
+        scale = grad_output.reshape(picked.shape) * picked
     elif reduction == SUM:
         scale = grad_output.reshape(()) * picked
     else:
@@ -179,15 +180,7 @@ def nll_loss_backward(xp, grad_output, self, target, weight, reduction, ignore_i
             scale = grad_output.reshape(()) * picked / picked.sum()
     grad = xp.zeros(scores.shape, self.dtype)
     xp.put_along_axis(grad, safe[:, None], -scale.astype(self.dtype)[:, None], axis=1)
-    return _unflat(xp, grad, self)
-
-
-def _unflat(xp, flat, like):
-    """The (positions, C) array back in `like`'s layout (class dim at 1)."""
-    if like.ndim == 1:
-        return flat.reshape(like.shape)
-    moved = (like.shape[0],) + tuple(like.shape[2:]) + (like.shape[1],)
-    return xp.moveaxis(flat.reshape(moved), -1, 1)
+    return grad.reshape(self.shape)
 
 
 # --------------------------------------------------------------------------- cross_entropy
@@ -245,18 +238,13 @@ def cross_entropy_loss(xp, self, target, weight=None, reduction=MEAN, ignore_ind
 
 
 def _class_layout(xp, self, target):
-    """(scores as (N, C) or, K-dimensional, (N, C, d1 * ... * dK): a view of a contiguous
-    input, the class dim 1 either way; targets as (N,) or (N, d1 * ... * dK); the compute
-    dtype). Reductions along dim 1 of (N, C, S) run along contiguous rows of S."""
+    """(scores, targets, the compute dtype): _layout in the compute dtype."""
     x = self.astype(np.float32) if self.dtype in _LOW_PRECISION else self
     if x.dtype.kind != "f":
         raise NotImplementedError(
             f'"log_softmax_lastdim_kernel_impl" not implemented for \'{_cpp_name(x)}\'')
-    if x.ndim == 1:
-        return x.reshape(1, -1), target.reshape(1), x.dtype
-    if x.ndim == 2:
-        return x, target, x.dtype
-    return x.reshape(x.shape[0], x.shape[1], -1), target.reshape(x.shape[0], -1), x.dtype
+    scores, targets = _layout(x, target)
+    return scores, targets, x.dtype
 
 
 def _log_sum_exp(xp, scores):
