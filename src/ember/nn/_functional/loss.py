@@ -358,10 +358,12 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     labels = target.reshape(-1)
     classes = scores.shape[1]
     if labels.numel() != scores.shape[0]:
-        raise RuntimeError(f"inconsistent target size, expected {scores.shape[0]} but got "
-                           f"{list(target.shape)}")
+        raise RuntimeError(
+            "multi_margin_loss: target tensor should be 1-D with size equal to the number of "
+            f"input samples (batch size). Expected target size [{scores.shape[0]}], but got "
+            f"{list(target.shape)}. Input has shape {list(input.shape)}.")
     if labels.numel() and bool(((labels < 0) | (labels >= classes)).any()):
-        raise IndexError("target out of range")
+        raise RuntimeError("target out of range")
     index = labels.unsqueeze(1)
     margins = (margin - scores.gather(1, index) + scores).clamp_min(0)
     if p == 2:
@@ -390,7 +392,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     # Target classes are the entries before the first -1 of each row.
     listed = (labels < 0).to(ember.int64).cumsum(1) == 0
     if bool((listed & (labels >= classes)).any()):
-        raise RuntimeError("multilabel_margin_loss: target index out of range")
+        raise RuntimeError("argument #2 'target' is out of range")
     safe = labels.masked_fill(listed.logical_not(), 0)
     class_ids = ember.arange(classes, device=labels.device)
     is_target = ((labels.unsqueeze(2) == class_ids) & listed.unsqueeze(2)).any(1)
@@ -408,14 +410,13 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     """1 - cos(input1, input2) where target is 1, max(0, cos - margin) where it is -1."""
     reduction = _reduction_name(size_average, reduce, reduction)
     enum = _reduction.get_enum(reduction)
-    if input1.shape != input2.shape:
+    if target.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    expected = target.ndim + 1
+    if input1.ndim != expected or input2.ndim != expected:
         raise RuntimeError(
-            f"cosine_embedding_loss(): input1 and input2 should have the same size, but got "
-            f"{list(input1.shape)} and {list(input2.shape)}")
-    if input1.ndim != target.ndim + 1 or input1.ndim not in (1, 2):
-        raise RuntimeError(
-            f"{input1.ndim}D target tensor expects {input1.ndim - 1}D input tensors, but found "
-            f"inputs with sizes {list(input1.shape)} and {list(input2.shape)}.")
+            f"{target.ndim}D target tensor expects {expected}D input tensors, but found inputs "
+            f"with sizes {list(input1.shape)} and {list(input2.shape)}.")
     dim = input1.ndim - 1
     tiny = 1e-12
     products = (input1 * input2).sum(dim)

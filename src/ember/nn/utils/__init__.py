@@ -6,6 +6,7 @@ from ember.nn.utils import (  # noqa: F401
     convert_parameters,
     fusion,
     init,
+    memory_format,
     parametrizations,
     parametrize,
     prune,
@@ -29,6 +30,10 @@ from ember.nn.utils.fusion import (  # noqa: F401
     fuse_linear_bn_weights,
 )
 from ember.nn.utils.init import skip_init  # noqa: F401
+from ember.nn.utils.memory_format import (  # noqa: F401
+    convert_conv2d_weight_memory_format,
+    convert_conv3d_weight_memory_format,
+)
 from ember.nn.utils.spectral_norm import remove_spectral_norm, spectral_norm  # noqa: F401
 from ember.nn.utils.weight_norm import remove_weight_norm, weight_norm  # noqa: F401
 
