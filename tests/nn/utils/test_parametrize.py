@@ -54,6 +54,7 @@ def test_register_set_and_remove():
     same_state(e_module, t_module)
     assert list(e_module.state_dict()) == ["bias", "parametrizations.weight.original"]
     assert type(e_module).__name__ == type(t_module).__name__ == "ParametrizedAffine"
+    assert repr(e_module) == repr(t_module)
     assert ember.nn.utils.parametrize.is_parametrized(e_module)
     assert ember.nn.utils.parametrize.is_parametrized(e_module, "weight")
     assert not ember.nn.utils.parametrize.is_parametrized(e_module, "bias")
@@ -172,3 +173,22 @@ def test_spectral_norm_errors_and_vectors():
     ember.nn.utils.parametrizations.spectral_norm(e_module, "bias")
     same_state(e_module, t_module)
     _forward_backward(e_module, t_module, 3)
+
+
+def test_deepcopy_and_state_dict_round_trip():
+    import copy
+    _, e_module = affine_pair(torch, ember)
+    ember.nn.utils.parametrizations.weight_norm(e_module)
+    replica = copy.deepcopy(e_module)
+    assert type(replica).__name__ == "ParametrizedAffine"
+    same_state(replica, e_module)
+    _, fresh = affine_pair(torch, ember, seed=3)
+    ember.nn.utils.parametrizations.weight_norm(fresh)
+    fresh.load_state_dict(e_module.state_dict())
+    x = ember.from_numpy(np.random.default_rng(8).standard_normal((2, 3)))
+    np.testing.assert_array_equal(fresh(x).detach().numpy(), e_module(x).detach().numpy())
+    t_module = torch.nn.utils.parametrizations.weight_norm(affine_pair(torch, ember)[0])
+    for module in (t_module, e_module):
+        with pytest.raises(RuntimeError, match="Serialization of parametrized modules is only "
+                                               "supported through state_dict"):
+            module.__getstate__()

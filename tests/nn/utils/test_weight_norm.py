@@ -91,3 +91,16 @@ def test_spectral_norm_dim_and_errors():
             lib.nn.utils.remove_spectral_norm(module, "bias")
         with pytest.raises(ValueError, match="Expected n_power_iterations to be positive"):
             lib.nn.utils.spectral_norm(affine_pair(torch, ember)[lib is ember], "weight", 0)
+
+
+def test_spectral_norm_state_dict_metadata_and_reload():
+    t_module, e_module = affine_pair(torch, ember)
+    torch.nn.utils.spectral_norm(t_module)
+    ember.nn.utils.spectral_norm(e_module)
+    t_state, e_state = t_module.state_dict(), e_module.state_dict()
+    assert e_state._metadata[""]["spectral_norm"] == t_state._metadata[""]["spectral_norm"]
+    _, fresh = affine_pair(torch, ember, seed=9)
+    ember.nn.utils.spectral_norm(fresh)
+    fresh.load_state_dict(e_state)
+    same_state(fresh, e_module)
+    assert repr(e_module) == repr(t_module)

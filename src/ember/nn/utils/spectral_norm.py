@@ -8,7 +8,8 @@ import ember
 from ember.nn._functional.distance import normalize
 from ember.nn.parameter import Parameter, UninitializedParameter
 
-__all__ = ["SpectralNorm", "remove_spectral_norm", "spectral_norm"]
+__all__ = ["SpectralNorm", "SpectralNormLoadStateDictPreHook", "SpectralNormStateDictHook",
+           "remove_spectral_norm", "spectral_norm"]
 
 
 class SpectralNorm:
@@ -85,7 +86,46 @@ class SpectralNorm:
         module.register_buffer(fn.name + "_u", u)
         module.register_buffer(fn.name + "_v", v)
         module.register_forward_pre_hook(fn)
+        module._register_state_dict_hook(SpectralNormStateDictHook(fn))
+        module._register_load_state_dict_pre_hook(SpectralNormLoadStateDictPreHook(fn))
         return fn
+
+
+class SpectralNormStateDictHook:
+    """Records the format version in the state dict's metadata (spectral_norm.<name>.version),
+    as PyTorch does, so that checkpoints carry it both ways."""
+
+    def __init__(self, fn: SpectralNorm) -> None:
+        self.fn = fn
+
+    def __call__(self, module, state_dict, prefix, local_metadata) -> None:
+        versions = local_metadata.setdefault("spectral_norm", {})
+        key = self.fn.name + ".version"
+        if key in versions:
+            raise RuntimeError(f"Unexpected key in metadata['spectral_norm']: {key}")
+        versions[key] = self.fn._version
+
+
+class SpectralNormLoadStateDictPreHook:
+    """Checks a loaded state dict's format: version 1 (name_orig, name_u, name_v) loads as it
+    is; the version-0 layout (which stored name itself instead of name_v) is refused."""
+
+    def __init__(self, fn: SpectralNorm) -> None:
+        self.fn = fn
+
+    def __call__(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                 unexpected_keys, error_msgs) -> None:
+        version = local_metadata.get("spectral_norm", {}).get(self.fn.name + ".version")
+        if version is not None and version >= 1:
+            return
+        key = prefix + self.fn.name
+        if all(key + suffix in state_dict for suffix in ("_orig", "_u", "_v")) and \
+                key not in state_dict:
+            return      # no metadata, but the current layout
+        if all(key + suffix in state_dict for suffix in ("_orig", "", "_u")):
+            raise NotImplementedError(
+                "spectral_norm: loading a version-0 state dict (weight stored without weight_v) "
+                "is not supported")
 
 
 def spectral_norm(module, name: str = "weight", n_power_iterations: int = 1, eps: float = 1e-12,
