@@ -470,3 +470,30 @@ def test_top_level_functions(name, make, kwargs):
             results.append([out.detach().numpy()] + [g.numpy() for g in grads])
         for e, t in zip(results[1], results[0], strict=True):
             np.testing.assert_allclose(e, t, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("function", [
+    "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits", "soft_margin_loss", "kl_div"])
+@pytest.mark.parametrize("dtypes", [("float32", "float64"), ("float64", "float32"),
+                                    ("float32", "int64")])
+def test_mixed_dtypes(function, dtypes):
+    """The result dtype, or the error, of an input and a target of different dtypes."""
+    rng = np.random.default_rng(15)
+    x, y = rng.uniform(0.1, 0.9, (3, 4)), rng.uniform(0, 1, (3, 4))
+    if dtypes[1] == "int64":
+        y = y > 0.5
+    outcomes = []
+    for lib in (torch, ember):
+        args = (lib.tensor(x, dtype=getattr(lib, dtypes[0])),
+                lib.tensor(y, dtype=getattr(lib, dtypes[1])))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                result = getattr(lib.nn.functional, function)(*args)
+                outcomes.append(("ok", str(result.dtype).split(".")[-1], result.item()))
+            except RuntimeError as error:
+                outcomes.append(("error", str(error)))
+    assert outcomes[1][:2] == outcomes[0][:2]
+    if outcomes[0][0] == "ok":
+        assert outcomes[1][2] == pytest.approx(outcomes[0][2], rel=1e-5)

@@ -178,7 +178,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """0.5 d**2 where |d| < delta, else delta (|d| - 0.5 delta)."""
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    loss = _huber(input, target, delta, False)
+    # The result has the input's dtype (PyTorch's kernel writes into one like the input).
+    loss = _huber(input, target, delta, False).to(input.dtype)
     if weight is not None:
         return _weighted(loss, weight, input, reduction, mean_over_weight=False)
     return _reduced(loss, reduction)
@@ -198,6 +199,9 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise ValueError(
             f"Using a target size ({target.shape}) that is different to the input size "
             f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    if target.dtype != input.dtype:
+        raise RuntimeError(f"Found dtype {target.dtype._cpp_name} but expected "
+                           f"{input.dtype._cpp_name}")
     if input.numel() and bool(((input < 0) | (input > 1)).any()):
         raise RuntimeError("all elements of input should be between 0 and 1")
     loss = (target * input.log().clamp_min(-100)
@@ -216,6 +220,10 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")
+    if not target.dtype.is_floating_point:
+        # PyTorch computes into a result of the target's dtype.
+        raise RuntimeError(f"result type {input.dtype._cpp_name} can't be cast to the desired "
+                           f"output type {target.dtype._cpp_name}")
     negative_part = (1 - target) * input
     if pos_weight is None:
         loss = negative_part - _log_sigmoid(input)
@@ -224,7 +232,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         loss = negative_part - log_weight * _log_sigmoid(input)
     if weight is not None:
         loss = loss * weight
-    return _reduced(loss, reduction)
+    return _reduced(loss, reduction).to(target.dtype)
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
@@ -240,6 +248,9 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
             "major release.", stacklevel=2)
     if reduction not in ("batchmean", "none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex) or not (
+            target.dtype.is_floating_point or target.dtype.is_complex):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         loss = target.exp() * (target - input)
     else:
@@ -324,7 +335,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     """log(1 + exp(-target * input))."""
     reduction = _reduction_name(size_average, reduce, reduction)
     _reduction.get_enum(reduction)
-    return _reduced((target.neg() * input).exp().log1p(), reduction)
+    return _reduced((target.neg() * input).exp().log1p().to(input.dtype), reduction)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
