@@ -1656,6 +1656,9 @@ frexp = _FE['frexp'].function
 from_numpy = _FE['from_numpy'].function
 
 
+frombuffer = _FE['frombuffer'].function
+
+
 full = _FE['full'].function
 
 
@@ -3489,6 +3492,7 @@ FUNCTIONS = (
     'frac',
     'frexp',
     'from_numpy',
+    'frombuffer',
     'full',
     'full_like',
     'gather',
