@@ -192,3 +192,15 @@ def test_deepcopy_and_state_dict_round_trip():
         with pytest.raises(RuntimeError, match="Serialization of parametrized modules is only "
                                                "supported through state_dict"):
             module.__getstate__()
+
+
+def test_transfer_parametrizations_and_params():
+    t_from, e_from = affine_pair(torch, ember, 3, 3)
+    t_to, e_to = affine_pair(torch, ember, 3, 3, seed=4)
+    for lib, source, target in ((torch, t_from, t_to), (ember, e_from, e_to)):
+        lib.nn.utils.parametrize.register_parametrization(source, "weight",
+                                                          symmetric_class(lib)())
+        lib.nn.utils.parametrize.transfer_parametrizations_and_params(source, target)
+    same_state(e_to, t_to)
+    np.testing.assert_allclose(e_to.weight.detach().numpy(), t_to.weight.detach().numpy(),
+                               rtol=1e-12)
