@@ -82,6 +82,14 @@ def _layout(self, target):
     return self.reshape(self.shape[0], self.shape[1], -1), target.reshape(self.shape[0], -1)
 
 
+def _at_targets(xp, scores, safe):
+    """The index of each position's target class in the (N, C) or (N, C, S) scores (each
+    element once: an in-place update through it touches every position once)."""
+    if scores.ndim == 2:
+        return xp.arange(scores.shape[0]), safe
+    return xp.arange(scores.shape[0])[:, None], safe, xp.arange(scores.shape[2])[None, :]
+
+
 def _picked_weights(xp, targets, weight, ignore_index, classes, dtype):
     """(the kept positions' mask, each position's class weight (0 where ignored), the targets
     with ignored positions pointing at class 0); IndexError for a target out of range."""
@@ -144,7 +152,7 @@ def nll_loss_nd(xp, self, target, weight=None, reduction=MEAN, ignore_index=-100
     classes = _check_class_index_args(self, target, weight)
     scores, targets = _layout(self, target)
     _, picked, safe = _picked_weights(xp, targets, weight, ignore_index, classes, self.dtype)
-    chosen = xp.take_along_axis(scores, safe[:, None], axis=1)[:, 0]
+    chosen = scores[_at_targets(xp, scores, safe)]
     per_position = -(chosen * picked)
     return _reduce(xp, per_position, picked, reduction,
                    _reduction_shape(self, target, reduction))
@@ -179,7 +187,7 @@ def nll_loss_backward(xp, grad_output, self, target, weight, reduction, ignore_i
         with np.errstate(invalid="ignore", divide="ignore"):
             scale = grad_output.reshape(()) * picked / picked.sum()
     grad = xp.zeros(scores.shape, self.dtype)
-    xp.put_along_axis(grad, safe[:, None], -scale.astype(self.dtype)[:, None], axis=1)
+    grad[_at_targets(xp, grad, safe)] = -scale.astype(self.dtype)
     return grad.reshape(self.shape)
 
 
@@ -221,7 +229,7 @@ def cross_entropy_loss(xp, self, target, weight=None, reduction=MEAN, ignore_ind
     kept, picked, safe = _picked_weights(xp, targets, weight, ignore_index, classes, x_dtype)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         log_norm = _log_sum_exp(xp, scores)
-        chosen = xp.take_along_axis(scores, safe[:, None], axis=1)[:, 0] - log_norm
+        chosen = scores[_at_targets(xp, scores, safe)] - log_norm
         per_position = -(chosen * picked)
         if label_smoothing > 0.0:
             # sum_c w_c log p_c = sum_c w_c x_c - log_norm * sum_c w_c: no (N, C) temporary.
@@ -339,7 +347,5 @@ def cross_entropy_loss_backward(xp, grad_output, self, target, weight, reduction
             grad -= spread
         else:
             grad *= on_target
-        index = safe[:, None]
-        xp.put_along_axis(grad, index, xp.take_along_axis(grad, index, axis=1) - on_target,
-                          axis=1)
+        grad[_at_targets(xp, grad, safe)] -= on_target[:, 0]
     return grad.reshape(self.shape).astype(self.dtype, copy=False)
