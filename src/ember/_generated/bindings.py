@@ -14,6 +14,8 @@ _op__adaptive_avg_pool2d = _OPS['_adaptive_avg_pool2d']
 _op__adaptive_avg_pool2d_backward = _OPS['_adaptive_avg_pool2d_backward']
 _op__adaptive_avg_pool3d = _OPS['_adaptive_avg_pool3d']
 _op__adaptive_avg_pool3d_backward = _OPS['_adaptive_avg_pool3d_backward']
+_op__ctc_loss = _OPS['_ctc_loss']
+_op__ctc_loss_backward = _OPS['_ctc_loss_backward']
 _op__to_copy = _OPS['_to_copy']
 _op__unique2 = _OPS['_unique2']
 _op__upsample_bicubic2d_aa = _OPS['_upsample_bicubic2d_aa']
@@ -104,6 +106,8 @@ _op_cosh = _OPS['cosh']
 _op_count_nonzero = _OPS['count_nonzero']
 _op_count_nonzero_dim_IntList = _OPS['count_nonzero.dim_IntList']
 _op_cross = _OPS['cross']
+_op_cross_entropy_loss = _OPS['cross_entropy_loss']
+_op_cross_entropy_loss_backward = _OPS['cross_entropy_loss_backward']
 _op_cummax = _OPS['cummax']
 _op_cummin = _OPS['cummin']
 _op_cumprod = _OPS['cumprod']
@@ -265,6 +269,8 @@ _op_new_full = _OPS['new_full']
 _op_new_ones = _OPS['new_ones']
 _op_new_zeros = _OPS['new_zeros']
 _op_nextafter = _OPS['nextafter']
+_op_nll_loss_backward = _OPS['nll_loss_backward']
+_op_nll_loss_nd = _OPS['nll_loss_nd']
 _op_nonzero = _OPS['nonzero']
 _op_norm_ScalarOpt_dim_dtype = _OPS['norm.ScalarOpt_dim_dtype']
 _op_normal_Tensor_Tensor = _OPS['normal.Tensor_Tensor']
@@ -273,6 +279,7 @@ _op_normal_float_Tensor = _OPS['normal.float_Tensor']
 _op_normal_float_float = _OPS['normal.float_float']
 _op_normal_functional = _OPS['normal_functional']
 _op_nuclear_norm_dim = _OPS['nuclear_norm.dim']
+_op_one_hot = _OPS['one_hot']
 _op_ones = _OPS['ones']
 _op_ones_like = _OPS['ones_like']
 _op_outer = _OPS['outer']
@@ -407,25 +414,25 @@ _prepare_runners(_OPS.values())  # the bindings call op.runner directly
 
 def _adaptive_avg_pool2d(input, output_size, *, out=None):
     if out is None:
-        return _call(_op__adaptive_avg_pool2d, (input, output_size))
+        return _call(_op__adaptive_avg_pool2d, (input, output_size)) if _state.slow else _op__adaptive_avg_pool2d.runner(_op__adaptive_avg_pool2d, (input, output_size))
     return _call_out(_op__adaptive_avg_pool2d, (input, output_size), out)
 
 
 def _adaptive_avg_pool2d_backward(grad_output, self, *, out=None):
     if out is None:
-        return _call(_op__adaptive_avg_pool2d_backward, (grad_output, self))
+        return _call(_op__adaptive_avg_pool2d_backward, (grad_output, self)) if _state.slow else _op__adaptive_avg_pool2d_backward.runner(_op__adaptive_avg_pool2d_backward, (grad_output, self))
     return _call_out(_op__adaptive_avg_pool2d_backward, (grad_output, self), out)
 
 
 def _adaptive_avg_pool3d(input, output_size, *, out=None):
     if out is None:
-        return _call(_op__adaptive_avg_pool3d, (input, output_size))
+        return _call(_op__adaptive_avg_pool3d, (input, output_size)) if _state.slow else _op__adaptive_avg_pool3d.runner(_op__adaptive_avg_pool3d, (input, output_size))
     return _call_out(_op__adaptive_avg_pool3d, (input, output_size), out)
 
 
 def _adaptive_avg_pool3d_backward(grad_output, self, *, out=None):
     if out is None:
-        return _call(_op__adaptive_avg_pool3d_backward, (grad_output, self))
+        return _call(_op__adaptive_avg_pool3d_backward, (grad_output, self)) if _state.slow else _op__adaptive_avg_pool3d_backward.runner(_op__adaptive_avg_pool3d_backward, (grad_output, self))
     return _call_out(_op__adaptive_avg_pool3d_backward, (grad_output, self), out)
 
 
@@ -496,7 +503,7 @@ def affine_grid_generator(theta, size, align_corners, *, out=None):
     if type(size) is int:
         raise TypeError("affine_grid_generator(): argument 'size' (position 2) must be tuple of ints, not int")
     if out is None:
-        return _call(_op_affine_grid_generator, (theta, size, align_corners))
+        return _call(_op_affine_grid_generator, (theta, size, align_corners)) if _state.slow else _op_affine_grid_generator.runner(_op_affine_grid_generator, (theta, size, align_corners))
     return _call_out(_op_affine_grid_generator, (theta, size, align_corners), out)
 
 
@@ -697,7 +704,7 @@ def ceil(input, *, out=None):
 
 def channel_shuffle(input, groups, *, out=None):
     if out is None:
-        return _call(_op_channel_shuffle, (input, groups))
+        return _call(_op_channel_shuffle, (input, groups)) if _state.slow else _op_channel_shuffle.runner(_op_channel_shuffle, (input, groups))
     return _call_out(_op_channel_shuffle, (input, groups), out)
 
 
@@ -963,13 +970,13 @@ greater_equal = ge
 
 def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners, *, out=None):
     if out is None:
-        return _call(_op_grid_sampler_2d, (input, grid, interpolation_mode, padding_mode, align_corners))
+        return _call(_op_grid_sampler_2d, (input, grid, interpolation_mode, padding_mode, align_corners)) if _state.slow else _op_grid_sampler_2d.runner(_op_grid_sampler_2d, (input, grid, interpolation_mode, padding_mode, align_corners))
     return _call_out(_op_grid_sampler_2d, (input, grid, interpolation_mode, padding_mode, align_corners), out)
 
 
 def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners, *, out=None):
     if out is None:
-        return _call(_op_grid_sampler_3d, (input, grid, interpolation_mode, padding_mode, align_corners))
+        return _call(_op_grid_sampler_3d, (input, grid, interpolation_mode, padding_mode, align_corners)) if _state.slow else _op_grid_sampler_3d.runner(_op_grid_sampler_3d, (input, grid, interpolation_mode, padding_mode, align_corners))
     return _call_out(_op_grid_sampler_3d, (input, grid, interpolation_mode, padding_mode, align_corners), out)
 
 
@@ -1293,7 +1300,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, k
 
 def native_channel_shuffle(input, groups, *, out=None):
     if out is None:
-        return _call(_op_native_channel_shuffle, (input, groups))
+        return _call(_op_native_channel_shuffle, (input, groups)) if _state.slow else _op_native_channel_shuffle.runner(_op_native_channel_shuffle, (input, groups))
     return _call_out(_op_native_channel_shuffle, (input, groups), out)
 
 
@@ -1338,13 +1345,13 @@ def permute(input, dims):
 
 def pixel_shuffle(input, upscale_factor, *, out=None):
     if out is None:
-        return _call(_op_pixel_shuffle, (input, upscale_factor))
+        return _call(_op_pixel_shuffle, (input, upscale_factor)) if _state.slow else _op_pixel_shuffle.runner(_op_pixel_shuffle, (input, upscale_factor))
     return _call_out(_op_pixel_shuffle, (input, upscale_factor), out)
 
 
 def pixel_unshuffle(input, downscale_factor, *, out=None):
     if out is None:
-        return _call(_op_pixel_unshuffle, (input, downscale_factor))
+        return _call(_op_pixel_unshuffle, (input, downscale_factor)) if _state.slow else _op_pixel_unshuffle.runner(_op_pixel_unshuffle, (input, downscale_factor))
     return _call_out(_op_pixel_unshuffle, (input, downscale_factor), out)
 
 
@@ -1692,6 +1699,9 @@ atleast_3d = _FE['atleast_3d'].function
 bernoulli = _FE['bernoulli'].function
 
 
+binary_cross_entropy_with_logits = _FE['binary_cross_entropy_with_logits'].function
+
+
 block_diag = _FE['block_diag'].function
 
 
@@ -1716,7 +1726,16 @@ chain_matmul = _FE['chain_matmul'].function
 conj = _FE['conj'].function
 
 
+cosine_embedding_loss = _FE['cosine_embedding_loss'].function
+
+
+cosine_similarity = _FE['cosine_similarity'].function
+
+
 count_nonzero = _FE['count_nonzero'].function
+
+
+ctc_loss = _FE['ctc_loss'].function
 
 
 cummax = _FE['cummax'].function
@@ -1776,6 +1795,9 @@ full_like = _FE['full_like'].function
 heaviside = _FE['heaviside'].function
 
 
+hinge_embedding_loss = _FE['hinge_embedding_loss'].function
+
+
 hsplit = _FE['hsplit'].function
 
 
@@ -1800,6 +1822,9 @@ is_same_size = _FE['is_same_size'].function
 isin = _FE['isin'].function
 
 
+kl_div = _FE['kl_div'].function
+
+
 kthvalue = _FE['kthvalue'].function
 
 
@@ -1810,6 +1835,9 @@ linspace = _FE['linspace'].function
 
 
 logspace = _FE['logspace'].function
+
+
+margin_ranking_loss = _FE['margin_ranking_loss'].function
 
 
 masked_fill = _FE['masked_fill'].function
@@ -1861,6 +1889,15 @@ ones = _FE['ones'].function
 
 
 ones_like = _FE['ones_like'].function
+
+
+pairwise_distance = _FE['pairwise_distance'].function
+
+
+pdist = _FE['pdist'].function
+
+
+poisson_nll_loss = _FE['poisson_nll_loss'].function
 
 
 polygamma = _FE['polygamma'].function
@@ -1960,6 +1997,9 @@ tensordot = _FE['tensordot'].function
 
 
 topk = _FE['topk'].function
+
+
+triplet_margin_loss = _FE['triplet_margin_loss'].function
 
 
 true_divide = _FE['true_divide'].function
@@ -3499,6 +3539,7 @@ FUNCTIONS = (
     'atleast_3d',
     'baddbmm',
     'bernoulli',
+    'binary_cross_entropy_with_logits',
     'bincount',
     'bitwise_and',
     'bitwise_left_shift',
@@ -3533,8 +3574,11 @@ FUNCTIONS = (
     'copysign',
     'cos',
     'cosh',
+    'cosine_embedding_loss',
+    'cosine_similarity',
     'count_nonzero',
     'cross',
+    'ctc_loss',
     'cummax',
     'cummin',
     'cumprod',
@@ -3594,6 +3638,7 @@ FUNCTIONS = (
     'grid_sampler_3d',
     'gt',
     'heaviside',
+    'hinge_embedding_loss',
     'histc',
     'hsplit',
     'hstack',
@@ -3619,6 +3664,7 @@ FUNCTIONS = (
     'isneginf',
     'isposinf',
     'isreal',
+    'kl_div',
     'kron',
     'kthvalue',
     'lcm',
@@ -3645,6 +3691,7 @@ FUNCTIONS = (
     'logspace',
     'logsumexp',
     'lt',
+    'margin_ranking_loss',
     'masked_fill',
     'masked_scatter',
     'masked_select',
@@ -3683,10 +3730,13 @@ FUNCTIONS = (
     'ones',
     'ones_like',
     'outer',
+    'pairwise_distance',
+    'pdist',
     'permute',
     'pixel_shuffle',
     'pixel_unshuffle',
     'poisson',
+    'poisson_nll_loss',
     'polygamma',
     'positive',
     'pow',
@@ -3763,6 +3813,7 @@ FUNCTIONS = (
     'transpose',
     'tril',
     'tril_indices',
+    'triplet_margin_loss',
     'triu',
     'triu_indices',
     'true_divide',
