@@ -159,7 +159,7 @@ def _register_family(mode, d):
                        f"{'reflecting' if mode == 'reflection' else 'repeating'} the edge.")
     backward.__doc__ = f"{backward_name}(grad_output, input, padding) -> Tensor."
     register_op(f"{name}(Tensor self, SymInt[{2 * d}] padding) -> Tensor", method=False,
-                function=False, meta=meta, saves=(),
+                function=False, meta=meta, saves=("self",),
                 node_name=f"{mode.capitalize()}Pad{d}DBackward0",
                 derivatives={"self": lambda c: call(OPS[backward_name],
                                                     (c.grad, c.self, c.padding))})(forward)
