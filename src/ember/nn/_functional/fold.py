@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from ember._core.dispatch import call
 from ember._core.registry import OPS
-from ember.nn.modules.utils import _pair
 
 __all__: list[str] = ["fold", "unfold"]
+
+
+def _pair(value):
+    # (ember.nn.modules.utils has one too, but importing it here would load the layers.)
+    return (value, value) if isinstance(value, int) else tuple(value)
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
