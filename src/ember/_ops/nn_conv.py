@@ -66,15 +66,21 @@ def _columns(xp, x_padded, kernel, stride, dilation, out_size, groups):
 def _by_group(xp, t, groups):
     """(N, C, *spatial) -> (groups, C/g, N * prod(spatial)), contiguous."""
     n, c = t.shape[:2]
-    t = t.reshape(n, groups, c // groups, -1).transpose(1, 2, 0, 3)
-    return xp.ascontiguousarray(t).reshape(groups, c // groups, -1)
+    size = math.prod(t.shape[2:])
+    t = t.reshape(n, groups, c // groups, size).transpose(1, 2, 0, 3)
+    return xp.ascontiguousarray(t).reshape(groups, c // groups, n * size)
 
 
 def _from_groups(xp, t, n, out_size):
     """(groups, C/g, N * prod(out)) -> (N, C, *out), contiguous."""
     g, cg = t.shape[:2]
-    t = t.reshape(g * cg, n, -1).transpose(1, 0, 2)
+    t = t.reshape(g * cg, n, math.prod(out_size)).transpose(1, 0, 2)
     return xp.ascontiguousarray(t).reshape((n, g * cg) + tuple(out_size))
+
+
+def _weight_matrices(weight, groups):
+    """(O, C/g, *kernel) -> (groups, O/g, C/g * prod(kernel))."""
+    return weight.reshape(groups, weight.shape[0] // groups, math.prod(weight.shape[1:]))
 
 
 def _out_size(in_size, kernel, stride, padding, dilation):
@@ -93,7 +99,7 @@ def conv_forward(xp, x, weight, stride, padding, dilation, groups):
     out_size = _out_size(x.shape[2:], kernel, stride, padding, dilation)
     cols = _columns(xp, _zero_padded(xp, x, padding), kernel, stride, dilation, out_size,
                     groups)
-    w = weight.reshape(groups, weight.shape[0] // groups, -1)
+    w = _weight_matrices(weight, groups)
     return _from_groups(xp, xp.matmul(w, cols), x.shape[0], out_size)
 
 
@@ -103,7 +109,7 @@ def conv_input_grad(xp, grad, weight, in_size, stride, padding, dilation, groups
     kernel = tuple(weight.shape[2:])
     n = grad.shape[0]
     out_size = grad.shape[2:]
-    w = weight.reshape(groups, weight.shape[0] // groups, -1)
+    w = _weight_matrices(weight, groups)
     cols = xp.matmul(w.transpose(0, 2, 1), _by_group(xp, grad, groups))
     channels = weight.shape[1] * groups
     cols = cols.reshape((channels,) + kernel + (n,) + tuple(out_size))
