@@ -150,3 +150,25 @@ def test_top_level_functions_exist_as_in_torch():
                  "conv_transpose3d", "convolution"):
         assert hasattr(torch, name) and hasattr(ember, name), name
         assert hasattr(torch.Tensor, name) == hasattr(ember.Tensor, name), name
+
+
+WINOGRAD_CASES = [
+    ("Conv2d", (32, 32, 3), {"padding": 1}, (2, 32, 32, 32)),
+    ("Conv2d", (32, 40, 3), {"padding": (0, 2), "bias": False}, (2, 32, 33, 30)),
+    ("ConvTranspose2d", (32, 32, 3), {"padding": 1}, (2, 32, 31, 32)),
+]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("name,args,kwargs,shape", WINOGRAD_CASES,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(WINOGRAD_CASES)])
+def test_winograd_sized_layers_match_torch(name, args, kwargs, shape, dtype):
+    """3x3 stride-1 convolutions with many channels take NOTE [Winograd F(2x2, 3x3)]
+    (forward, input and weight gradients)."""
+    from ember._ops import nn_conv
+    assert nn_conv._use_winograd((args[1], args[0], 3, 3), (1, 1), (1, 1), 1, shape[0],
+                                 (shape[2] - 2, shape[3] - 2))
+    torch_layer = getattr(torch.nn, name)(*args, **kwargs).to(dtype)
+    ember_layer = getattr(ember.nn, name)(*args, **kwargs).to(getattr(ember, str(dtype)[6:]))
+    tolerance = {"rtol": 1e-4, "atol": 1e-4} if dtype == torch.float32 else {}
+    check_module(torch_layer, ember_layer, torch.randn(shape, dtype=dtype), **tolerance)

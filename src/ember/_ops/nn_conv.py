@@ -22,6 +22,7 @@ from ember._core import dtype as dt
 from ember._core.checks import _check
 from ember._core.dispatch import call
 from ember._core.registry import OPS, register_op
+from ember._ops import nn_conv_winograd as winograd
 from ember._ops.linalg import cxx
 
 _HALF = frozenset(np.dtype(d._np) for d in (dt.float16, dt.bfloat16))
@@ -93,9 +94,22 @@ def _transposed_size(in_size, kernel, stride, padding, dilation, output_padding)
                  zip(in_size, kernel, stride, padding, dilation, output_padding))
 
 
+def _use_winograd(weight_shape, stride, dilation, groups, batch, out_size):
+    """NOTE [Winograd F(2x2, 3x3)] pays off once the products are large: enough channels
+    and output tiles for the transforms to cost less than the multiplications they save."""
+    return (winograd.applicable(weight_shape, stride, dilation, groups)
+            and weight_shape[0] * weight_shape[1] >= winograd.MIN_CHANNEL_PRODUCT
+            and batch * ((out_size[0] + 1) // 2) * ((out_size[1] + 1) // 2)
+            >= winograd.MIN_TILES)
+
+
 def conv_forward(xp, x, weight, stride, padding, dilation, groups):
     """y[n, o] = sum over c in o's group and kernel offsets of x_pad * weight (no bias)."""
     kernel = weight.shape[2:]
+    if x.ndim == 4 and _use_winograd(weight.shape, stride, dilation, groups, x.shape[0],
+                                     _out_size(x.shape[2:], kernel, stride, padding,
+                                               dilation)):
+        return winograd.conv3x3(xp, x, weight, padding)
     out_size = _out_size(x.shape[2:], kernel, stride, padding, dilation)
     cols = _columns(xp, _zero_padded(xp, x, padding), kernel, stride, dilation, out_size,
                     groups)
@@ -109,6 +123,9 @@ def conv_input_grad(xp, grad, weight, in_size, stride, padding, dilation, groups
     kernel = tuple(weight.shape[2:])
     n = grad.shape[0]
     out_size = grad.shape[2:]
+    if grad.ndim == 4 and max(padding) <= 2 and _use_winograd(
+            weight.shape, stride, dilation, groups, n, in_size):
+        return winograd.conv3x3_input_grad(xp, grad, weight, in_size, padding)
     w = _weight_matrices(weight, groups)
     cols = xp.matmul(w.transpose(0, 2, 1), _by_group(xp, grad, groups))
     channels = weight.shape[1] * groups
@@ -127,6 +144,9 @@ def conv_input_grad(xp, grad, weight, in_size, stride, padding, dilation, groups
 
 def conv_weight_grad(xp, x, grad, kernel, stride, padding, dilation, groups):
     """The gradient of conv_forward with respect to its weight (O, C/g, *kernel)."""
+    if x.ndim == 4 and _use_winograd((grad.shape[1], x.shape[1]) + tuple(kernel), stride,
+                                     dilation, groups, x.shape[0], grad.shape[2:]):
+        return winograd.conv3x3_weight_grad(xp, x, grad, padding)
     cols = _columns(xp, _zero_padded(xp, x, padding), kernel, stride, dilation,
                     grad.shape[2:], groups)
     g = _by_group(xp, grad, groups)
