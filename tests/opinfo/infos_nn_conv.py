@@ -8,7 +8,7 @@ HALF_TOL = {"float16": (1e-2, 1e-2), "bfloat16": (6e-2, 2e-2)}
 
 
 def _t(make, shape, d):
-    return T(make(shape, d, -2.0, 2.0))
+    return T(make(shape, d, -2, 3))
 
 
 # --------------------------------------------------------------------------- convolutions
@@ -160,6 +160,26 @@ def pad_errors(make):
         yield ErrorSample(Sample((T(x), padding), kwargs, name=match), error, match)
 
 
+def conv_dtype_errors(make):
+    yield from conv_errors(make)
+    x = make((1, 2, 4, 4), "bool")
+    yield ErrorSample(Sample((T(x), T(x[:, :, :2, :2])), name="bool conv"),
+                      NotImplementedError, "not implemented for 'Bool'")
+
+
+def unfold_dtype_errors(make):
+    yield from unfold_errors(make)
+    yield ErrorSample(Sample((T(make((1, 2, 4, 4), "int32")), 2), name="int unfold"),
+                      NotImplementedError, "not implemented for 'Int'")
+
+
+def pad_dtype_errors(make):
+    yield from pad_errors(make)
+    yield ErrorSample(Sample((T(make((1, 2, 4), "bool")), (1, 1)), {"mode": "reflect"},
+                             name="bool reflect"), NotImplementedError,
+                      "not implemented for 'Bool'")
+
+
 def _info(name, samples, errors=None, dtypes=FLOATS):
     return OpInfo(f"nn.functional.{name}", samples, dtypes=dtypes, method=False,
                   supports_out=False, supports_autograd=True, errors=errors,
@@ -168,12 +188,13 @@ def _info(name, samples, errors=None, dtypes=FLOATS):
 
 OPINFOS = [
     _info("conv1d", conv1d_samples),
-    _info("conv2d", conv2d_samples, conv_errors),
+    _info("conv2d", conv2d_samples, conv_dtype_errors, FLOATS + ("int64",)),
     _info("conv3d", conv3d_samples),
     _info("conv_transpose1d", conv_transpose1d_samples),
-    _info("conv_transpose2d", conv_transpose2d_samples, conv_transpose_errors),
+    _info("conv_transpose2d", conv_transpose2d_samples, conv_transpose_errors,
+          FLOATS + ("int64",)),
     _info("conv_transpose3d", conv_transpose3d_samples),
-    _info("unfold", unfold_samples, unfold_errors),
+    _info("unfold", unfold_samples, unfold_dtype_errors),
     _info("fold", fold_samples, fold_errors),
-    _info("pad", pad_samples, pad_errors),
+    _info("pad", pad_samples, pad_dtype_errors, FLOATS + ("int64",)),
 ]

@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from ember._core import dtype as dt
-from ember._core.checks import _check
+from ember._core.checks import _check, _check_not_implemented
 from ember._core.dispatch import call
 from ember._core.registry import OPS, register_op
 from ember._ops import nn_conv_winograd as winograd
@@ -106,7 +106,8 @@ def _use_winograd(weight_shape, stride, dilation, groups, batch, out_size):
 def conv_forward(xp, x, weight, stride, padding, dilation, groups):
     """y[n, o] = sum over c in o's group and kernel offsets of x_pad * weight (no bias)."""
     kernel = weight.shape[2:]
-    if x.ndim == 4 and _use_winograd(weight.shape, stride, dilation, groups, x.shape[0],
+    if x.ndim == 4 and x.dtype.kind == "f" and _use_winograd(
+            weight.shape, stride, dilation, groups, x.shape[0],
                                      _out_size(x.shape[2:], kernel, stride, padding,
                                                dilation)):
         return winograd.conv3x3(xp, x, weight, padding)
@@ -123,7 +124,7 @@ def conv_input_grad(xp, grad, weight, in_size, stride, padding, dilation, groups
     kernel = tuple(weight.shape[2:])
     n = grad.shape[0]
     out_size = grad.shape[2:]
-    if grad.ndim == 4 and max(padding) <= 2 and _use_winograd(
+    if grad.ndim == 4 and grad.dtype.kind == "f" and max(padding) <= 2 and _use_winograd(
             weight.shape, stride, dilation, groups, n, in_size):
         return winograd.conv3x3_input_grad(xp, grad, weight, in_size, padding)
     w = _weight_matrices(weight, groups)
@@ -144,8 +145,9 @@ def conv_input_grad(xp, grad, weight, in_size, stride, padding, dilation, groups
 
 def conv_weight_grad(xp, x, grad, kernel, stride, padding, dilation, groups):
     """The gradient of conv_forward with respect to its weight (O, C/g, *kernel)."""
-    if x.ndim == 4 and _use_winograd((grad.shape[1], x.shape[1]) + tuple(kernel), stride,
-                                     dilation, groups, x.shape[0], grad.shape[2:]):
+    if x.ndim == 4 and x.dtype.kind == "f" and _use_winograd(
+            (grad.shape[1], x.shape[1]) + tuple(kernel), stride, dilation, groups, x.shape[0],
+            grad.shape[2:]):
         return winograd.conv3x3_weight_grad(xp, x, grad, padding)
     cols = _columns(xp, _zero_padded(xp, x, padding), kernel, stride, dilation,
                     grad.shape[2:], groups)
@@ -271,6 +273,8 @@ def convolution(xp, input, weight, bias, stride, padding, dilation, transposed, 
                     dilation, transposed, output_padding, groups)
     _bias_check(input, bias)
     d = weight.ndim - 2
+    _check_not_implemented(input.dtype.kind != "b", lambda: (
+        f'"slow_conv{d}d_cpu" not implemented for \'Bool\''))
     stride, padding, dilation = _expand(stride, d), _expand(padding, d), _expand(dilation, d)
     result_dtype = input.dtype
     compute = _compute_dtype(result_dtype)

@@ -10,7 +10,8 @@ import math
 
 import numpy as np
 
-from ember._core.checks import _check
+from ember._core.checks import _check, _check_not_implemented
+from ember._ops.linalg import cpp
 from ember._core.dispatch import call
 from ember._core.registry import OPS, register_op
 
@@ -32,6 +33,11 @@ def _check_pairs(kernel_size, dilation, padding, stride):
     _check(padding[0] >= 0 and padding[1] >= 0, lambda: (
         f"padding should be non-negative, but got pad_height: {padding[0]} pad_width: "
         f"{padding[1]}"))
+
+
+def _check_dtype(kernel_name, array):
+    _check_not_implemented(array.dtype.kind not in "biu", lambda: (
+        f'"{kernel_name}" not implemented for \'{cpp(array.dtype)}\''))
 
 
 def _blocks(size, kernel_size, dilation, padding, stride):
@@ -75,6 +81,7 @@ def im2col(xp, self, kernel_size, dilation, padding, stride):
     """im2col(input, kernel_size, dilation, padding, stride) -> Tensor: (N, C, H, W) ->
     (N, C * kh * kw, blocks), each column one sliding block."""
     shape, blocks = _im2col_shape(self, kernel_size, dilation, padding, stride)
+    _check_dtype("im2col_out_cpu", self)
     x = self if self.ndim == 4 else self[None]
     n, c, h, w = x.shape
     if padding[0] or padding[1]:
@@ -123,6 +130,7 @@ def col2im(xp, self, output_size, kernel_size, dilation, padding, stride):
     """col2im(input, output_size, kernel_size, dilation, padding, stride) -> Tensor:
     (N, C * kh * kw, blocks) -> (N, C, H, W), overlapping values summed."""
     shape, blocks = _col2im_check(self, output_size, kernel_size, dilation, padding, stride)
+    _check_dtype("col2im_out_cpu", self)
     cols = self if self.ndim == 3 else self[None]
     n = cols.shape[0]
     c = shape[-3]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember._core.checks import _check
+from ember._core.checks import _check, _check_not_implemented
 from ember._core.dispatch import call
 from ember._core.registry import OPS, register_op
 
@@ -150,6 +150,8 @@ def _register_family(mode, d):
 
     def forward(xp, self, padding):
         _check_padded_input(name, d, self, padding)
+        _check_not_implemented(self.dtype.kind != "b", lambda: (
+            f'"{name}" not implemented for \'Bool\''))
         return _index_pad(xp, self, padding, mode)
 
     def backward(xp, grad_output, self, padding):
