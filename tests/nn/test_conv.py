@@ -172,3 +172,36 @@ def test_winograd_sized_layers_match_torch(name, args, kwargs, shape, dtype):
     ember_layer = getattr(ember.nn, name)(*args, **kwargs).to(getattr(ember, str(dtype)[6:]))
     tolerance = {"rtol": 1e-4, "atol": 1e-4} if dtype == torch.float32 else {}
     check_module(torch_layer, ember_layer, torch.randn(shape, dtype=dtype), **tolerance)
+
+
+LAZY_CASES = [
+    ("LazyConv1d", (6, 3), {"stride": 2}, (2, 4, 9)),
+    ("LazyConv2d", (6, 3), {"groups": 2, "padding": "same", "padding_mode": "reflect"},
+     (2, 4, 7, 6)),
+    ("LazyConv3d", (3, 2), {"bias": False}, (1, 2, 3, 4, 3)),
+    ("LazyConvTranspose1d", (3, 3), {"stride": 2, "output_padding": 1}, (2, 4, 5)),
+    ("LazyConvTranspose2d", (6, 3), {"groups": 2}, (2, 4, 4, 3)),
+    ("LazyConvTranspose3d", (3, 2), {}, (1, 2, 3, 2, 3)),
+]
+
+
+@pytest.mark.parametrize("batched", [True, False])
+@pytest.mark.parametrize("name,args,kwargs,shape", LAZY_CASES,
+                         ids=[c[0] for c in LAZY_CASES])
+def test_lazy_layers_become_their_layer(name, args, kwargs, shape, batched):
+    t_layer = getattr(torch.nn, name)(*args, **kwargs)
+    e_layer = getattr(ember.nn, name)(*args, **kwargs)
+    assert repr(e_layer) == repr(t_layer)
+    x = torch.randn(shape)
+    x = x if batched else x[0]
+    t_layer(x)
+    e_layer(to_ember(x))
+    assert type(e_layer).__name__ == type(t_layer).__name__
+    check_module(t_layer, e_layer, x)
+
+
+def test_lazy_layer_refuses_wrong_rank():
+    with pytest.raises(RuntimeError):
+        torch.nn.LazyConv2d(4, 3)(torch.randn(4, 5))
+    with pytest.raises(RuntimeError, match="Expected 3D"):
+        ember.nn.LazyConv2d(4, 3)(ember.randn(4, 5))

@@ -16,12 +16,14 @@ from ember.nn._functional.conv import (
     conv_transpose3d,
 )
 from ember.nn._functional.padding import pad
+from ember.nn.modules.lazy import LazyModuleMixin
 from ember.nn.modules.module import Module
 from ember.nn.modules.utils import _pair, _reverse_repeat_tuple, _single, _triple
-from ember.nn.parameter import Parameter
+from ember.nn.parameter import Parameter, UninitializedParameter
 
 __all__: list[str] = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
-                      "ConvTranspose3d"]
+                      "ConvTranspose3d", "LazyConv1d", "LazyConv2d", "LazyConv3d",
+                      "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d"]
 
 _PADDING_STRINGS = {"same", "valid"}
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
@@ -246,3 +248,101 @@ class ConvTranspose3d(_ConvTransposeNd):
     _as_tuple = staticmethod(_triple)
     _conv = staticmethod(conv_transpose3d)
     _dims = 3
+
+
+# --------------------------------------------------------------------------- lazy layers
+
+class _LazyConvXdMixin(LazyModuleMixin):
+    """in_channels (and so the weight's shape) from the first input (NOTE in lazy.py)."""
+
+    def reset_parameters(self) -> None:
+        # The layer's __init__ calls this before the shapes are known: do nothing then.
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input, *args, **kwargs) -> None:
+        if self.has_uninitialized_params():
+            self.in_channels = self._get_in_channels(input)
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            if self.transposed:
+                shape = (self.in_channels, self.out_channels // self.groups)
+            else:
+                shape = (self.out_channels, self.in_channels // self.groups)
+            self.weight.materialize(shape + tuple(self.kernel_size))
+            if self.bias is not None:
+                self.bias.materialize((self.out_channels,))
+            self.reset_parameters()
+
+    def _get_in_channels(self, input) -> int:
+        spatial = len(self.kernel_size)
+        if input.dim() not in (spatial + 1, spatial + 2):
+            raise RuntimeError(
+                f"Expected {spatial + 1}D (unbatched) or {spatial + 2}D (batched) input to "
+                f"{type(self).__name__}, but got input of size: {input.shape}")
+        return input.shape[1] if input.dim() == spatial + 2 else input.shape[0]
+
+    def _placeholders(self, out_channels, bias, device, dtype) -> None:
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+
+class _LazyConv(_LazyConvXdMixin):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None) -> None:
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
+                         padding_mode, device, dtype)
+        self._placeholders(out_channels, bias, device, dtype)
+
+
+class _LazyConvTranspose(_LazyConvXdMixin):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups=1, bias=True, dilation=1, padding_mode="zeros", device=None,
+                 dtype=None) -> None:
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False,
+                         dilation, padding_mode, device, dtype)
+        self._placeholders(out_channels, bias, device, dtype)
+
+
+class LazyConv1d(_LazyConv, Conv1d):
+    """LazyConv1d(out_channels, kernel_size, ...): Conv1d with in_channels from the first
+    input."""
+
+    cls_to_become = Conv1d
+
+
+class LazyConv2d(_LazyConv, Conv2d):
+    """LazyConv2d(out_channels, kernel_size, ...): Conv2d with in_channels from the first
+    input."""
+
+    cls_to_become = Conv2d
+
+
+class LazyConv3d(_LazyConv, Conv3d):
+    """LazyConv3d(out_channels, kernel_size, ...): Conv3d with in_channels from the first
+    input."""
+
+    cls_to_become = Conv3d
+
+
+class LazyConvTranspose1d(_LazyConvTranspose, ConvTranspose1d):
+    """LazyConvTranspose1d(out_channels, kernel_size, ...): ConvTranspose1d with in_channels
+    from the first input."""
+
+    cls_to_become = ConvTranspose1d
+
+
+class LazyConvTranspose2d(_LazyConvTranspose, ConvTranspose2d):
+    """LazyConvTranspose2d(out_channels, kernel_size, ...): ConvTranspose2d with in_channels
+    from the first input."""
+
+    cls_to_become = ConvTranspose2d
+
+
+class LazyConvTranspose3d(_LazyConvTranspose, ConvTranspose3d):
+    """LazyConvTranspose3d(out_channels, kernel_size, ...): ConvTranspose3d with in_channels
+    from the first input."""
+
+    cls_to_become = ConvTranspose3d
