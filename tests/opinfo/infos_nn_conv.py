@@ -68,6 +68,13 @@ def conv_transpose3d_samples(make, d):
                   _t(make, (2,), d)), {"stride": (1, 2, 1)}, name="stride")
 
 
+def convolution_samples(make, d):
+    yield Sample((_t(make, (1, 2, 4, 3), d), _t(make, (2, 2, 2, 2), d), _t(make, (2,), d),
+                  [1], [0], [1], False, [0], 1), name="one-element lists")
+    yield Sample((_t(make, (1, 2, 3, 2), d), _t(make, (2, 1, 2, 2), d), None,
+                  [2, 1], [1, 0], [1, 1], True, [1, 0], 2), name="transposed groups")
+
+
 def conv_errors(make):
     x = make((2, 4, 5, 5), "float32")
     w = make((6, 4, 3, 3), "float32")
@@ -187,6 +194,8 @@ def _info(name, samples, errors=None, dtypes=FLOATS):
 
 
 OPINFOS = [
+    OpInfo("convolution", convolution_samples, dtypes=FLOATS, method=False,
+           supports_out=False, supports_autograd=True, tolerances=HALF_TOL),
     _info("conv1d", conv1d_samples),
     _info("conv2d", conv2d_samples, conv_dtype_errors, FLOATS + ("int64",)),
     _info("conv3d", conv3d_samples),

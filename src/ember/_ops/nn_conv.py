@@ -106,12 +106,10 @@ def _use_winograd(weight_shape, stride, dilation, groups, batch, out_size):
 def conv_forward(xp, x, weight, stride, padding, dilation, groups):
     """y[n, o] = sum over c in o's group and kernel offsets of x_pad * weight (no bias)."""
     kernel = weight.shape[2:]
-    if x.ndim == 4 and x.dtype.kind == "f" and _use_winograd(
-            weight.shape, stride, dilation, groups, x.shape[0],
-                                     _out_size(x.shape[2:], kernel, stride, padding,
-                                               dilation)):
-        return winograd.conv3x3(xp, x, weight, padding)
     out_size = _out_size(x.shape[2:], kernel, stride, padding, dilation)
+    if x.ndim == 4 and x.dtype.kind == "f" and _use_winograd(
+            weight.shape, stride, dilation, groups, x.shape[0], out_size):
+        return winograd.conv3x3(xp, x, weight, padding)
     cols = _columns(xp, _zero_padded(xp, x, padding), kernel, stride, dilation, out_size,
                     groups)
     w = _weight_matrices(weight, groups)
@@ -171,6 +169,8 @@ def check_conv_args(input, weight, bias_shape, stride, padding, dilation, transp
         _check(len(values) == d or len(values) == 1, lambda: (
             f"expected {name} to be a single integer value or a list of {d} values to match "
             f"the convolution dimensions, but got {name}={list(values)}"))
+    stride, padding, dilation = _expand(stride, d), _expand(padding, d), _expand(dilation, d)
+    output_padding = _expand(output_padding, d)
     _check(all(s > 0 for s in stride), "non-positive stride is not supported")
     _check(all(p >= 0 for p in padding), "negative padding is not supported")
     _check(all(p >= 0 for p in output_padding), "negative output_padding is not supported")
