@@ -44,7 +44,7 @@ def _tiles(size):
 def _planes(xp, x, top, left, hh, wh):
     """The phase planes (2, 2, C, N * hh * wh + wh + 1) of x placed at (top, left) in zeros of
     spatial size (2 hh, 2 wh); x is cropped where it does not fit."""
-    n, c, h, w = x.shape
+    n, c = x.shape[:2]
     size = n * hh * wh
     planes = xp.zeros((2, 2, c, size + wh + 1), x.dtype)
     grid = planes[:, :, :, :size].reshape(2, 2, c, n, hh, wh)

@@ -11,9 +11,9 @@ import math
 import numpy as np
 
 from ember._core.checks import _check, _check_not_implemented
-from ember._ops.linalg import cpp
 from ember._core.dispatch import call
 from ember._core.registry import OPS, register_op
+from ember._ops.linalg import cpp
 
 
 def _check_pairs(kernel_size, dilation, padding, stride):
