@@ -40,6 +40,7 @@ def conv2d_samples(make, d):
 
 
 def conv3d_samples(make, d):
+    yield Sample((_t(make, (1, 1, 2, 2, 2), d), _t(make, (1, 1, 2, 2, 2), d)), name="tiny")
     yield Sample((_t(make, (1, 1, 3, 3, 3), d), _t(make, (2, 1, 2, 2, 2), d),
                   _t(make, (2,), d)), {"stride": 2, "padding": 1}, name="stride padding")
     yield Sample((_t(make, (2, 4, 4, 3), d), _t(make, (2, 2, 2, 1, 2), d)),
@@ -48,6 +49,7 @@ def conv3d_samples(make, d):
 
 
 def conv_transpose1d_samples(make, d):
+    yield Sample((_t(make, (1, 1, 3), d), _t(make, (1, 1, 2), d)), name="tiny")
     yield Sample((_t(make, (1, 2, 3), d), _t(make, (2, 2, 3), d), _t(make, (2,), d)),
                  {"stride": 2, "padding": 1, "output_padding": 1}, name="output padding")
     yield Sample((_t(make, (4, 5), d), _t(make, (4, 1, 2), d)),
@@ -64,11 +66,14 @@ def conv_transpose2d_samples(make, d):
 
 
 def conv_transpose3d_samples(make, d):
+    yield Sample((_t(make, (1, 1, 1, 1, 2), d), _t(make, (1, 1, 2, 2, 2), d)), name="tiny")
     yield Sample((_t(make, (1, 1, 2, 2, 2), d), _t(make, (1, 2, 2, 2, 2), d),
                   _t(make, (2,), d)), {"stride": (1, 2, 1)}, name="stride")
 
 
 def convolution_samples(make, d):
+    yield Sample((_t(make, (1, 1, 2, 2), d), _t(make, (1, 1, 2, 2), d), None, [1], [0], [1],
+                  False, [0], 1), name="tiny")
     yield Sample((_t(make, (1, 2, 4, 3), d), _t(make, (2, 2, 2, 2), d), _t(make, (2,), d),
                   [1], [0], [1], False, [0], 1), name="one-element lists")
     yield Sample((_t(make, (1, 2, 3, 2), d), _t(make, (2, 1, 2, 2), d), None,
@@ -114,11 +119,13 @@ def conv_transpose_errors(make):
 # --------------------------------------------------------------------------- fold, pad
 
 def unfold_samples(make, d):
+    yield Sample((_t(make, (1, 1, 2, 3), d), 2), name="tiny")
     yield Sample((_t(make, (1, 2, 3, 3), d), 2), {"padding": 1, "stride": 2}, name="padded")
     yield Sample((_t(make, (2, 4, 5), d), (2, 3)), {"dilation": (2, 1)}, name="unbatched")
 
 
 def fold_samples(make, d):
+    yield Sample((_t(make, (1, 4, 2), d), (2, 3), 2), name="tiny")
     yield Sample((_t(make, (1, 8, 4), d), (3, 3), 2), name="overlapping")
     yield Sample((_t(make, (18, 9), d), (5, 7), (2, 3)),
                  {"dilation": (2, 1), "padding": (1, 0), "stride": 2}, name="unbatched")
