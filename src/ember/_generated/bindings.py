@@ -676,7 +676,7 @@ def constant_pad_nd(input, pad, value=0, *, out=None):
     if type(pad) is int:
         raise TypeError("constant_pad_nd(): argument 'pad' (position 2) must be tuple of ints, not int")
     if out is None:
-        return _call(_op_constant_pad_nd, (input, pad, value))
+        return _call(_op_constant_pad_nd, (input, pad, value)) if _state.slow else _op_constant_pad_nd.runner(_op_constant_pad_nd, (input, pad, value))
     return _call_out(_op_constant_pad_nd, (input, pad, value), out)
 
 
@@ -690,7 +690,7 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     if type(output_padding) is int:
         raise TypeError("convolution(): argument 'output_padding' (position 8) must be tuple of ints, not int")
     if out is None:
-        return _call(_op_convolution, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups))
+        return _call(_op_convolution, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)) if _state.slow else _op_convolution.runner(_op_convolution, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups))
     return _call_out(_op_convolution, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups), out)
 
 
