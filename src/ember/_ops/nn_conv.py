@@ -22,6 +22,7 @@ from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented
 from ember._core.dispatch import call
 from ember._core.registry import OPS, register_op
+from ember._core.threads import intra_op_threads
 from ember._ops import nn_conv_winograd as winograd
 from ember._ops.linalg import cxx
 
@@ -96,8 +97,12 @@ def _transposed_size(in_size, kernel, stride, padding, dilation, output_padding)
 
 def _use_winograd(weight_shape, stride, dilation, groups, batch, out_size):
     """NOTE [Winograd F(2x2, 3x3)] pays off once the products are large: enough channels
-    and output tiles for the transforms to cost less than the multiplications they save."""
-    return (winograd.applicable(weight_shape, stride, dilation, groups)
+    and output tiles for the transforms to cost less than the multiplications they save.
+    Only with one BLAS thread: its 16 smaller products each synchronise the BLAS threads,
+    which cost more than the saved work when cores are shared (measured in
+    benchmarks/bench_conv.py at 2 threads)."""
+    return (intra_op_threads() == 1
+            and winograd.applicable(weight_shape, stride, dilation, groups)
             and weight_shape[0] * weight_shape[1] >= winograd.MIN_CHANNEL_PRODUCT
             and batch * ((out_size[0] + 1) // 2) * ((out_size[1] + 1) // 2)
             >= winograd.MIN_TILES)
