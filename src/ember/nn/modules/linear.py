@@ -1,2 +1,100 @@
-"""(being written)"""
-__all__: list[str] = []
+"""Affine layers: Identity, Linear, Bilinear."""
+from __future__ import annotations
+
+import math
+
+from ember._core.dispatch import call
+from ember._core.registry import OPS
+from ember.nn import functional as F
+from ember.nn import init
+from ember.nn.modules.module import Module
+from ember.nn.parameter import Parameter
+
+__all__ = ["Bilinear", "Identity", "Linear"]
+
+_LINEAR = OPS["linear"]
+
+
+def _empty(shape, device, dtype):
+    from ember import empty
+    return empty(shape, device=device, dtype=dtype)
+
+
+class Identity(Module):
+    """Returns its input; takes (and ignores) any constructor arguments."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__()
+
+    def forward(self, input):
+        return input
+
+
+class Linear(Module):
+    """y = x @ weight^T + bias, weight of shape (out_features, in_features).
+
+    Initialised as PyTorch does: weight by kaiming_uniform_(a=sqrt(5)), bias uniform in
+    +-1/sqrt(in_features)."""
+
+    __constants__ = ["in_features", "out_features"]
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None,
+                 dtype=None) -> None:
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = Parameter(_empty((out_features, in_features), device, dtype))
+        if bias:
+            self.bias = Parameter(_empty(out_features, device, dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input):
+        # The tables are read directly: this is the hottest call in ember.nn.
+        parameters = self._parameters
+        return call(_LINEAR, (input, parameters["weight"], parameters["bias"]))
+
+    def extra_repr(self) -> str:
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"bias={self.bias is not None}")
+
+
+class Bilinear(Module):
+    """y[o] = x1^T weight[o] x2 + bias[o]; weight (out_features, in1_features, in2_features)."""
+
+    __constants__ = ["in1_features", "in2_features", "out_features"]
+
+    def __init__(self, in1_features: int, in2_features: int, out_features: int,
+                 bias: bool = True, device=None, dtype=None) -> None:
+        super().__init__()
+        self.in1_features = in1_features
+        self.in2_features = in2_features
+        self.out_features = out_features
+        self.weight = Parameter(_empty((out_features, in1_features, in2_features), device,
+                                       dtype))
+        if bias:
+            self.bias = Parameter(_empty(out_features, device, dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        bound = 1 / math.sqrt(self.weight.size(1))
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1, input2):
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
