@@ -23,7 +23,7 @@ class _NormBase(Module):
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True, device=None,
-                 dtype=None) -> None:
+                 dtype=None, *, bias: bool = True) -> None:
         import ember
         super().__init__()
         self.num_features = num_features
@@ -33,7 +33,10 @@ class _NormBase(Module):
         self.track_running_stats = track_running_stats
         if self.affine:
             self.weight = Parameter(ember.empty(num_features, device=device, dtype=dtype))
-            self.bias = Parameter(ember.empty(num_features, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(ember.empty(num_features, device=device, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -60,14 +63,16 @@ class _NormBase(Module):
         self.reset_running_stats()
         if self.affine:
             init.ones_(self.weight)
-            init.zeros_(self.bias)
+            if self.bias is not None:
+                init.zeros_(self.bias)
 
     def _check_input_dim(self, input):
         raise NotImplementedError
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-                f"affine={self.affine}, track_running_stats={self.track_running_stats}")
+                f"affine={self.affine}, bias={self.bias is not None}, "
+                f"track_running_stats={self.track_running_stats}")
 
 
 class _BatchNorm(_NormBase):
@@ -118,9 +123,9 @@ class SyncBatchNorm(_BatchNorm):
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True, process_group=None,
-                 device=None, dtype=None) -> None:
+                 device=None, dtype=None, *, bias: bool = True) -> None:
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
-                         dtype)
+                         dtype, bias=bias)
         self.process_group = process_group
 
     def _check_input_dim(self, input):
@@ -135,7 +140,8 @@ class SyncBatchNorm(_BatchNorm):
         output = module
         if isinstance(module, _BatchNorm):
             output = SyncBatchNorm(module.num_features, module.eps, module.momentum,
-                                   module.affine, module.track_running_stats, process_group)
+                                   module.affine, module.track_running_stats, process_group,
+                                   bias=module.bias is not None)
             if module.affine:
                 with ember.no_grad():
                     output.weight = module.weight

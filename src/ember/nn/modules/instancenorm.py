@@ -13,11 +13,11 @@ __all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
 class _InstanceNorm(_NormBase):
     _unbatched_ndim = 0
 
-    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1,
                  affine: bool = False, track_running_stats: bool = False, device=None,
-                 dtype=None) -> None:
+                 dtype=None, *, bias: bool = True) -> None:
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
-                         dtype)
+                         dtype, bias=bias)
 
     def _check_input_dim(self, input):
         allowed = (self._unbatched_ndim, self._unbatched_ndim + 1)

@@ -118,7 +118,7 @@ class LayerNorm(Module):
 
     def extra_repr(self) -> str:
         return (f"{self.normalized_shape}, eps={self.eps}, "
-                f"elementwise_affine={self.elementwise_affine}")
+                f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
 
 
 class GroupNorm(Module):
@@ -127,7 +127,7 @@ class GroupNorm(Module):
     __constants__ = ["num_groups", "num_channels", "eps", "affine"]
 
     def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5,
-                 affine: bool = True, device=None, dtype=None) -> None:
+                 affine: bool = True, device=None, dtype=None, *, bias: bool = True) -> None:
         super().__init__()
         if num_channels % num_groups != 0:
             raise ValueError("num_channels must be divisible by num_groups")
@@ -137,7 +137,10 @@ class GroupNorm(Module):
         self.affine = affine
         if self.affine:
             self.weight = Parameter(_empty(num_channels, device, dtype))
-            self.bias = Parameter(_empty(num_channels, device, dtype))
+            if bias:
+                self.bias = Parameter(_empty(num_channels, device, dtype))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -146,14 +149,15 @@ class GroupNorm(Module):
     def reset_parameters(self) -> None:
         if self.affine:
             init.ones_(self.weight)
-            init.zeros_(self.bias)
+            if self.bias is not None:
+                init.zeros_(self.bias)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
         return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, "
-                f"affine={self.affine}")
+                f"affine={self.affine}, bias={self.bias is not None}")
 
 
 class RMSNorm(Module):
