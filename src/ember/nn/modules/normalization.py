@@ -6,6 +6,7 @@ import numbers
 
 import numpy as np
 
+from ember.autograd import Function
 from ember.nn import functional as F
 from ember.nn import init
 from ember.nn.modules.module import Module
@@ -65,23 +66,60 @@ class CrossMapLRN2d(Module):
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
 
 
-def _cross_map_lrn2d(input, size, alpha, beta, k):
+def _window_sums(values, low, high):
+    """Sums of `values` over channels low[c]..high[c] (inclusive, clipped to the channels)."""
     import ember
-    if input.ndim != 4:
-        raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.ndim}D instead.")
+    channels = values.shape[1]
+    running = ember.cat([values.narrow(1, 0, 1) * 0, values.cumsum(1)], 1)
+    high = np.clip(high, -1, channels - 1) + 1
+    low = np.clip(low, 0, channels)
+    return (running.index_select(1, values.new_tensor(high, dtype=ember.long))
+            - running.index_select(1, values.new_tensor(low, dtype=ember.long)))
+
+
+def _cross_map_scale(input, size, alpha, k):
+    """k + alpha / size * (the squares of channels c - reach + 1 .. c + reach - 1), where the
+    first channel's square also stays in every window that has moved past it."""
     channels = input.shape[1]
     reach = int((size - 1) / 2 + 1)
     squares = input * input
-    # Window sums from a running sum over the channels (a zero slice in front).
-    running = ember.cat([squares.narrow(1, 0, 1) * 0, squares.cumsum(1)], 1)
     c = np.arange(channels)
-    high = np.minimum(c + reach - 1, channels - 1) + 1
     low = np.maximum(c - reach + 1, 0)
-    window = running.index_select(1, input.new_tensor(high, dtype=ember.long)) \
-        - running.index_select(1, input.new_tensor(low, dtype=ember.long))
     stays = input.new_tensor((low > 0).astype(np.float64)).reshape(1, channels, 1, 1)
-    scale = (window + squares.narrow(1, 0, 1) * stays) * (alpha / size) + k
-    return input * scale.pow(-beta)
+    window = _window_sums(squares, low, c + reach - 1) + squares.narrow(1, 0, 1) * stays
+    return window * (alpha / size) + k
+
+
+def _cross_map_lrn2d(input, size, alpha, beta, k):
+    if input.ndim != 4:
+        raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.ndim}D instead.")
+    return _CrossMapLRN2d.apply(input, size, alpha, beta, k)
+
+
+class _CrossMapLRN2d(Function):
+    """NOTE [CrossMapLRN2d gradient]: the backward is the one PyTorch uses (Torch7's),
+    not the exact derivative of the forward: the ratios grad * output / scale are summed
+    over channels c - p .. c - p + size - 1 with p = int(size - (size - 1) / 2)."""
+
+    @staticmethod
+    def forward(ctx, input, size, alpha, beta, k):
+        scale = _cross_map_scale(input, size, alpha, k)
+        output = input * scale.pow(-beta)
+        ctx.save_for_backward(input, output, scale)
+        ctx.size, ctx.alpha, ctx.beta = size, alpha, beta
+        return output
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, output, scale = ctx.saved_tensors
+        size = ctx.size
+        channels = input.shape[1]
+        start = np.arange(channels) - int(size - (size - 1) / 2)
+        ratios = grad_output * output / scale
+        accumulated = _window_sums(ratios, start, start + size - 1)
+        factor = 2 * ctx.alpha * ctx.beta / size
+        grad_input = scale.pow(-ctx.beta) * grad_output - factor * input * accumulated
+        return grad_input, None, None, None, None
 
 
 class LayerNorm(Module):
