@@ -3,9 +3,9 @@ in-place forms and errors."""
 import numpy as np
 import pytest
 import torch
+from tests.nn.compare import assert_close, check_module, to_ember
 
 import ember
-from tests.nn.compare import assert_close, check_module, to_ember
 
 # (constructor arguments as a string evaluated against both libraries' nn)
 MODULES = [

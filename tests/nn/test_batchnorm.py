@@ -3,9 +3,9 @@ gradients, running statistics after several steps (momentum and cumulative avera
 import numpy as np
 import pytest
 import torch
+from tests.nn.compare import assert_close, check_module, copy_state, to_ember
 
 import ember
-from tests.nn.compare import assert_close, check_module, copy_state, to_ember
 
 
 def _randn(*shape, dtype=torch.float32, seed=0):

@@ -3,9 +3,9 @@ consistent with the mask, in-place forms, channel-wise masks and errors (against
 import numpy as np
 import pytest
 import torch
+from tests.nn.compare import check_module
 
 import ember
-from tests.nn.compare import check_module
 
 F = ember.nn.functional
 
@@ -63,7 +63,7 @@ def test_alpha_dropout_keeps_mean_and_variance():
     y = F.alpha_dropout(x, 0.2, training=True).numpy()
     assert abs(y.mean()) < 0.02 and abs(y.std() - 1) < 0.02
     # Dropped elements all take one value: alpha' * a + b.
-    values, counts = np.unique(np.round(y, 10), return_counts=True)
+    _, counts = np.unique(np.round(y, 10), return_counts=True)
     assert counts.max() / y.size == pytest.approx(0.2, abs=0.01)
     z = F.feature_alpha_dropout(ember.randn(8, 50, 3, dtype=ember.float64), 0.5, True).numpy()
     constant = (z == z[:, :, :1]).all(axis=2)

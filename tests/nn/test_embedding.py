@@ -3,9 +3,9 @@ scale_grad_by_freq, repeated indices), max_norm renormalisation, from_pretrained
 import numpy as np
 import pytest
 import torch
+from tests.nn.compare import assert_close, check_module, to_ember
 
 import ember
-from tests.nn.compare import assert_close, check_module, to_ember
 
 
 def _indices(*shape, high=10, seed=0):

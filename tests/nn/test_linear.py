@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 import torch
+from tests.nn.compare import assert_close, check_module, to_ember
 
 import ember
-from tests.nn.compare import assert_close, check_module, to_ember
 
 
 def _randn(*shape, dtype=torch.float32):

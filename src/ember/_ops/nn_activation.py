@@ -189,8 +189,9 @@ def softshrink(xp, self, lambd=0.5):
     [-lambd, lambd])."""
     _floating("softshrink_cpu", self)
     limit = _scalar(self, lambd)
+    # x * 0 in the middle: -0.0 and NaN come through as PyTorch's kernel gives them.
     return xp.where(self > limit, self - limit,
-                    xp.where(self < -limit, self + limit, _scalar(self, 0)))
+                    xp.where(self < -limit, self + limit, self * _scalar(self, 0)))
 
 
 # --------------------------------------------------------------------------- softplus

@@ -302,7 +302,7 @@ def _group_norm_backward(c):
                  "input": lambda c: _memo_grads(c, _group_norm_backward)[0],
                  "weight": lambda c: _memo_grads(c, _group_norm_backward)[1],
                  "bias": lambda c: _memo_grads(c, _group_norm_backward)[2]})
-def native_group_norm(xp, input, weight, bias, N, C, HxW, group, eps):  # noqa: N803
+def native_group_norm(xp, input, weight, bias, N, C, HxW, group, eps):
     """native_group_norm(input, weight, bias, N, C, HxW, group, eps) -> (output, mean, rstd):
     the channels split into `group` groups, each normalised over its channels and positions
     per sample; mean and rstd have shape (N, group)."""
@@ -322,7 +322,7 @@ def native_group_norm(xp, input, weight, bias, N, C, HxW, group, eps):  # noqa: 
             mean.reshape(N, group).astype(input.dtype), rstd.reshape(N, group).astype(input.dtype))
 
 
-def _group_norm_backward_meta(grad_out, input, mean, rstd, weight, N, C, HxW, group,  # noqa: N803
+def _group_norm_backward_meta(grad_out, input, mean, rstd, weight, N, C, HxW, group,
                               output_mask):
     return [(tuple(input.shape), input._dtype), ((C,), input._dtype), ((C,), input._dtype)]
 
@@ -332,7 +332,7 @@ def _group_norm_backward_meta(grad_out, input, mean, rstd, weight, N, C, HxW, gr
              "bool[3] output_mask) -> (Tensor, Tensor, Tensor)", kind="generic",
              function=False, method=False, tags=("fp_errors",),
              meta=_group_norm_backward_meta)
-def native_group_norm_backward(xp, grad_out, input, mean, rstd, weight, N, C, HxW, group,  # noqa: N803
+def native_group_norm_backward(xp, grad_out, input, mean, rstd, weight, N, C, HxW, group,
                                output_mask):
     """The gradients of native_group_norm's output with respect to (input, weight, bias)."""
     compute_dtype = _compute_dtype("GroupNormBackwardKernelImpl", input)

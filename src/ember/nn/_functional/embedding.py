@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember._core import dispatch
 from ember._core.dispatch import call
 from ember._core.registry import OPS
 from ember._ops.nn_embedding import embedding_renorm_

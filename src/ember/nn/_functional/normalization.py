@@ -8,6 +8,7 @@ from ember._core.checks import _check
 from ember._core.dispatch import call
 from ember._core.finfo import finfo
 from ember._core.registry import OPS
+from ember.autograd.grad_mode import is_grad_enabled
 
 __all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm", "local_response_norm",
            "rms_norm"]
@@ -44,6 +45,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     the running ones."""
     if training:
         _verify_batch_size(input.shape)
+    for name, stats in (("running_mean", running_mean), ("running_var", running_var)):
+        _check(stats is None or not stats.requires_grad or not is_grad_enabled(), lambda name=name: (
+            f"The function 'native_batch_norm' is not differentiable with respect to argument "
+            f"'{name}'. This input cannot have requires_grad True."))
     return call(_BATCH_NORM, (input, weight, bias, running_mean, running_var, training,
                               momentum, eps))[0]
 

@@ -2,6 +2,8 @@
 functional, `_functional/activation.py`). MultiheadAttention lives in multihead.py."""
 from __future__ import annotations
 
+from typing import ClassVar
+
 from ember.nn import functional as F
 from ember.nn import init
 from ember.nn.modules.module import Module
@@ -22,7 +24,7 @@ def _inplace_suffix(inplace):
 class _Inplace(Module):
     """An activation whose only option is `inplace`."""
 
-    __constants__ = ["inplace"]
+    __constants__: ClassVar[list[str]] = ["inplace"]
 
     def __init__(self, inplace: bool = False) -> None:
         super().__init__()
@@ -35,7 +37,7 @@ class _Inplace(Module):
 class Threshold(Module):
     """input where input > threshold, else value."""
 
-    __constants__ = ["threshold", "value", "inplace"]
+    __constants__: ClassVar[list[str]] = ["threshold", "value", "inplace"]
 
     def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
         super().__init__()
@@ -60,7 +62,7 @@ class ReLU(_Inplace):
 class RReLU(Module):
     """Leaky ReLU with random slopes in [lower, upper] in training, their mean in eval."""
 
-    __constants__ = ["lower", "upper", "inplace"]
+    __constants__: ClassVar[list[str]] = ["lower", "upper", "inplace"]
 
     def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
                  inplace: bool = False) -> None:
@@ -79,7 +81,7 @@ class RReLU(Module):
 class Hardtanh(Module):
     """input clamped to [min_val, max_val]."""
 
-    __constants__ = ["min_val", "max_val", "inplace"]
+    __constants__: ClassVar[list[str]] = ["min_val", "max_val", "inplace"]
 
     def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False,
                  min_value=None, max_value=None) -> None:
@@ -161,7 +163,7 @@ class Hardswish(_Inplace):
 class ELU(Module):
     """input where positive, else alpha * (exp(input) - 1)."""
 
-    __constants__ = ["alpha", "inplace"]
+    __constants__: ClassVar[list[str]] = ["alpha", "inplace"]
 
     def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
         super().__init__()
@@ -192,7 +194,7 @@ class SELU(_Inplace):
 class GLU(Module):
     """a * sigmoid(b), a and b the halves of the input along dim."""
 
-    __constants__ = ["dim"]
+    __constants__: ClassVar[list[str]] = ["dim"]
 
     def __init__(self, dim: int = -1) -> None:
         super().__init__()
@@ -208,7 +210,7 @@ class GLU(Module):
 class GELU(Module):
     """input * Phi(input) (approximate='tanh': the tanh approximation)."""
 
-    __constants__ = ["approximate"]
+    __constants__: ClassVar[list[str]] = ["approximate"]
 
     def __init__(self, approximate: str = "none") -> None:
         super().__init__()
@@ -224,7 +226,7 @@ class GELU(Module):
 class Hardshrink(Module):
     """input where |input| > lambd, else 0."""
 
-    __constants__ = ["lambd"]
+    __constants__: ClassVar[list[str]] = ["lambd"]
 
     def __init__(self, lambd: float = 0.5) -> None:
         super().__init__()
@@ -240,7 +242,7 @@ class Hardshrink(Module):
 class LeakyReLU(Module):
     """input where positive, else negative_slope * input."""
 
-    __constants__ = ["inplace", "negative_slope"]
+    __constants__: ClassVar[list[str]] = ["inplace", "negative_slope"]
 
     def __init__(self, negative_slope: float = 1e-2, inplace: bool = False) -> None:
         super().__init__()
@@ -264,7 +266,7 @@ class LogSigmoid(Module):
 class Softplus(Module):
     """log(1 + exp(beta * input)) / beta, linear above threshold."""
 
-    __constants__ = ["beta", "threshold"]
+    __constants__: ClassVar[list[str]] = ["beta", "threshold"]
 
     def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
         super().__init__()
@@ -281,7 +283,7 @@ class Softplus(Module):
 class Softshrink(Module):
     """input shrunk towards zero by lambd."""
 
-    __constants__ = ["lambd"]
+    __constants__: ClassVar[list[str]] = ["lambd"]
 
     def __init__(self, lambd: float = 0.5) -> None:
         super().__init__()
@@ -297,7 +299,7 @@ class Softshrink(Module):
 class PReLU(Module):
     """leaky ReLU with a learned slope: one shared, or one per channel (num_parameters)."""
 
-    __constants__ = ["num_parameters"]
+    __constants__: ClassVar[list[str]] = ["num_parameters"]
 
     def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None,
                  dtype=None) -> None:
@@ -333,7 +335,7 @@ class Tanhshrink(Module):
 
 
 class _SoftmaxBase(Module):
-    __constants__ = ["dim"]
+    __constants__: ClassVar[list[str]] = ["dim"]
 
     def __init__(self, dim=None) -> None:
         super().__init__()

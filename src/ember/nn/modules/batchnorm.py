@@ -7,6 +7,8 @@ the batches seen: the update factor is 1 / num_batches_tracked.
 """
 from __future__ import annotations
 
+from typing import ClassVar
+
 from ember.nn import functional as F
 from ember.nn import init
 from ember.nn.modules.module import Module
@@ -19,7 +21,7 @@ class _NormBase(Module):
     """Affine parameters and running statistics shared by batch and instance norm."""
 
     _version = 2
-    __constants__ = ["track_running_stats", "momentum", "eps", "num_features", "affine"]
+    __constants__: ClassVar[list[str]] = ["track_running_stats", "momentum", "eps", "num_features", "affine"]
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True, device=None,

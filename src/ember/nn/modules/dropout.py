@@ -2,6 +2,8 @@
 Dropout1d/2d/3d, AlphaDropout and FeatureAlphaDropout. Each is the identity in eval mode."""
 from __future__ import annotations
 
+from typing import ClassVar
+
 from ember.nn import functional as F
 from ember.nn.modules.module import Module
 
@@ -10,7 +12,7 @@ __all__ = ["AlphaDropout", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
 
 
 class _DropoutNd(Module):
-    __constants__ = ["p", "inplace"]
+    __constants__: ClassVar[list[str]] = ["p", "inplace"]
 
     def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()

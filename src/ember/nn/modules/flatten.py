@@ -1,6 +1,8 @@
 """Flatten (a range of dimensions into one) and Unflatten (one dimension into several)."""
 from __future__ import annotations
 
+from typing import ClassVar
+
 from ember.nn.modules.module import Module
 
 __all__ = ["Flatten", "Unflatten"]
@@ -9,7 +11,7 @@ __all__ = ["Flatten", "Unflatten"]
 class Flatten(Module):
     """Flattens dimensions start_dim..end_dim into one."""
 
-    __constants__ = ["start_dim", "end_dim"]
+    __constants__: ClassVar[list[str]] = ["start_dim", "end_dim"]
 
     def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
         super().__init__()
@@ -26,7 +28,7 @@ class Flatten(Module):
 class Unflatten(Module):
     """Splits dimension `dim` into `unflattened_size`."""
 
-    __constants__ = ["dim", "unflattened_size"]
+    __constants__: ClassVar[list[str]] = ["dim", "unflattened_size"]
 
     def __init__(self, dim, unflattened_size) -> None:
         super().__init__()

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from typing import ClassVar
 
 from ember._core.dispatch import call
 from ember._core.registry import OPS
@@ -36,7 +37,7 @@ class Linear(Module):
     Initialised as PyTorch does: weight by kaiming_uniform_(a=sqrt(5)), bias uniform in
     +-1/sqrt(in_features)."""
 
-    __constants__ = ["in_features", "out_features"]
+    __constants__: ClassVar[list[str]] = ["in_features", "out_features"]
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None,
                  dtype=None) -> None:
@@ -70,7 +71,7 @@ class Linear(Module):
 class Bilinear(Module):
     """y[o] = x1^T weight[o] x2 + bias[o]; weight (out_features, in1_features, in2_features)."""
 
-    __constants__ = ["in1_features", "in2_features", "out_features"]
+    __constants__: ClassVar[list[str]] = ["in1_features", "in2_features", "out_features"]
 
     def __init__(self, in1_features: int, in2_features: int, out_features: int,
                  bias: bool = True, device=None, dtype=None) -> None:

@@ -3,6 +3,7 @@ CrossMapLRN2d (local response norm across channels of a 4-d input, in Torch7's f
 from __future__ import annotations
 
 import numbers
+from typing import ClassVar
 
 import numpy as np
 
@@ -30,7 +31,7 @@ class LocalResponseNorm(Module):
     """Each element divided by (k + alpha * mean of squares over `size` neighbouring
     channels) ** beta."""
 
-    __constants__ = ["size", "alpha", "beta", "k"]
+    __constants__: ClassVar[list[str]] = ["size", "alpha", "beta", "k"]
 
     def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75,
                  k: float = 1.0) -> None:
@@ -126,7 +127,7 @@ class LayerNorm(Module):
     """Normalises over the last len(normalized_shape) dimensions, then (elementwise_affine)
     scales by weight and shifts by bias."""
 
-    __constants__ = ["normalized_shape", "eps", "elementwise_affine"]
+    __constants__: ClassVar[list[str]] = ["normalized_shape", "eps", "elementwise_affine"]
 
     def __init__(self, normalized_shape, eps: float = 1e-5, elementwise_affine: bool = True,
                  bias: bool = True, device=None, dtype=None) -> None:
@@ -162,7 +163,7 @@ class LayerNorm(Module):
 class GroupNorm(Module):
     """Splits the channels into num_groups groups and normalises each group of each sample."""
 
-    __constants__ = ["num_groups", "num_channels", "eps", "affine"]
+    __constants__: ClassVar[list[str]] = ["num_groups", "num_channels", "eps", "affine"]
 
     def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5,
                  affine: bool = True, device=None, dtype=None, *, bias: bool = True) -> None:
@@ -202,7 +203,7 @@ class RMSNorm(Module):
     """input / sqrt(mean(input**2) + eps) over the last len(normalized_shape) dimensions, then
     (elementwise_affine) times weight; eps None means the dtype's machine epsilon."""
 
-    __constants__ = ["normalized_shape", "eps", "elementwise_affine"]
+    __constants__: ClassVar[list[str]] = ["normalized_shape", "eps", "elementwise_affine"]
 
     def __init__(self, normalized_shape, eps: float | None = None,
                  elementwise_affine: bool = True, device=None, dtype=None) -> None:

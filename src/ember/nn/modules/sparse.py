@@ -3,6 +3,8 @@ maxima of bags of rows). `sparse=True` is accepted, but gradients are dense tens
 no sparse layout."""
 from __future__ import annotations
 
+from typing import ClassVar
+
 from ember.nn import functional as F
 from ember.nn import init
 from ember.nn.modules.module import Module
@@ -38,7 +40,7 @@ class Embedding(Module):
     padding_idx's row starts at zero and gets no gradient; max_norm renormalises looked-up rows
     in place; sparse=True is accepted but the weight's gradient is dense."""
 
-    __constants__ = ["num_embeddings", "embedding_dim", "padding_idx", "max_norm",
+    __constants__: ClassVar[list[str]] = ["num_embeddings", "embedding_dim", "padding_idx", "max_norm",
                      "norm_type", "scale_grad_by_freq", "sparse"]
 
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx=None,
@@ -101,7 +103,7 @@ class EmbeddingBag(Module):
     """Sums, means or maxima (mode) of bags of embeddings, without building the looked-up
     rows' tensor per bag. sparse=True is accepted but the weight's gradient is dense."""
 
-    __constants__ = ["num_embeddings", "embedding_dim", "max_norm", "norm_type",
+    __constants__: ClassVar[list[str]] = ["num_embeddings", "embedding_dim", "max_norm", "norm_type",
                      "scale_grad_by_freq", "mode", "sparse", "include_last_offset",
                      "padding_idx"]
 
