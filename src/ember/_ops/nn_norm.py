@@ -41,6 +41,20 @@ def _normalize_grad(xp, dy, x_hat, rstd, axes):
     return (dy - mean_dy - x_hat * mean_dy_xhat) * rstd
 
 
+def _moments(xp, x, axes):
+    """(mean, biased variance) over `axes`, kept as size-1 dimensions.
+
+    Sums times 1/n rather than `mean` (which costs several times more on small arrays)."""
+    count = 1
+    for axis in axes:
+        count *= x.shape[axis]
+    scale = x.dtype.type(1 / count) if count else x.dtype.type(np.nan)
+    mean = xp.add.reduce(x, axis=axes, keepdims=True) * scale
+    centered = x - mean
+    centered *= centered
+    return mean, xp.add.reduce(centered, axis=axes, keepdims=True) * scale
+
+
 def _memo_grads(c, backward):
     """The node's backward op runs once for all inputs (ctx.memo keeps its outputs)."""
     if c.memo is None:
@@ -109,9 +123,9 @@ def native_batch_norm(xp, input, weight, bias, running_mean, running_var, traini
     if training:
         axes = _batch_axes(x.ndim)
         count = x.size // channels if channels else 0
-        mean = x.mean(axis=axes)
+        mean, var = _moments(xp, x, axes)
+        mean, var = mean.reshape(channels), var.reshape(channels)
         centered = x - mean.reshape(shape)
-        var = (centered * centered).mean(axis=axes)
         invstd = 1 / xp.sqrt(var + compute_dtype.type(eps))
         if running_mean is not None:
             running_mean *= 1 - momentum
@@ -223,11 +237,10 @@ def native_layer_norm(xp, input, normalized_shape, weight, bias, eps):
     compute_dtype = _compute_dtype("LayerNormKernelImpl", input)
     x = input.astype(compute_dtype, copy=False)
     axes = tuple(range(x.ndim - count, x.ndim))
-    mean = x.mean(axis=axes, keepdims=True)
-    centered = x - mean
-    var = (centered * centered).mean(axis=axes, keepdims=True)
+    mean, var = _moments(xp, x, axes)
     rstd = 1 / xp.sqrt(var + compute_dtype.type(eps))
-    out = centered * rstd
+    out = x - mean
+    out *= rstd
     if weight is not None:
         out *= weight.astype(compute_dtype, copy=False)
     if bias is not None:
@@ -309,9 +322,8 @@ def native_group_norm(xp, input, weight, bias, N, C, HxW, group, eps):
     _group_norm_checks(input, weight, bias, N, C, HxW, group)
     compute_dtype = _compute_dtype("GroupNormKernelImpl", input)
     x = input.astype(compute_dtype, copy=False).reshape(N, group, -1)
-    mean = x.mean(axis=2, keepdims=True)
+    mean, var = _moments(xp, x, (2,))
     centered = x - mean
-    var = (centered * centered).mean(axis=2, keepdims=True)
     rstd = 1 / xp.sqrt(var + compute_dtype.type(eps))
     out = (centered * rstd).reshape(N, C, HxW)
     if weight is not None:
