@@ -65,9 +65,24 @@ def _dense_backward_meta(grad_output, indices, num_weights, padding_idx, scale_g
     return ((num_weights, grad_output.shape[-1]), grad_output._dtype)
 
 
+def _dense_backward_adjoint(c):
+    # The backward op is linear in grad_output; its transpose looks the rows up again (the
+    # padding row's as zero, each scaled as the forward scaled it).
+    grad, indices = c.grad, c.indices
+    rows = call(OPS["embedding"], (grad, indices, -1, False, False))
+    if 0 <= c.padding_idx < c.num_weights:
+        rows = rows * (indices != c.padding_idx).unsqueeze(-1)
+    if c.scale_grad_by_freq:
+        flat = indices.reshape(-1)
+        counts = flat.bincount(minlength=c.num_weights).index_select(0, flat)
+        rows = rows / counts.reshape(tuple(indices.shape) + (1,))
+    return rows
+
+
 @register_op("embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, "
              "SymInt padding_idx, bool scale_grad_by_freq) -> Tensor", kind="generic",
-             function=False, method=False, meta=_dense_backward_meta)
+             function=False, method=False, meta=_dense_backward_meta,
+             derivatives={"grad_output": _dense_backward_adjoint})
 def embedding_dense_backward(xp, grad_output, indices, num_weights, padding_idx,
                              scale_grad_by_freq):
     """The gradient of embedding's weight (NOTE [embedding gradient])."""

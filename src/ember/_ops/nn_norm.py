@@ -1,7 +1,7 @@
 """Normalisation ops: native_batch_norm, native_layer_norm, native_group_norm and their
 backward ops (the backward ops are kernels, not compositions, because they run in every
-training step; they have no derivatives of their own, so these layers have no second
-derivatives).
+training step; they have no derivatives of their own, so these layers have neither second
+derivatives nor forward-mode AD, which ember derives from the backward's derivatives).
 
 All three normalise x to x_hat = (x - mean) * rstd over some axes, then scale and shift it.
 NOTE [normalisation gradient]: with dy = grad * weight and the means taken over the normalised
