@@ -36,7 +36,8 @@ def _same_output_as_torch(*args):
 @pytest.mark.parametrize("script", [
     "tensors_basics.py", "autograd_basics.py", "linear_regression.py", "views_indexing.py",
     "mlp_classifier.py", "func_and_checkpoint.py",
-    "reductions.py", "custom_function.py",
+    "reductions.py", "custom_function.py", "nn_cnn_classifier.py", "nn_sequence_model.py",
+    "examples_mnist.py",
 ])
 def test_script_prints_what_pytorch_prints(script):
     out = _same_output_as_torch(SCRIPTS / script)
@@ -58,7 +59,7 @@ def test_module_mode_runs_a_package_entry_point():
 
 @pytest.mark.parametrize("script,missing", [
     ("missing_module.py", "torch.definitely_missing"),
-    ("missing_nn.py", "torch.nn"),
+    ("missing_fx.py", "torch.fx"),
     ("missing_data_loader.py", "torch.utils.data"),
 ])
 def test_missing_module_is_a_clear_import_error(script, missing):

@@ -3,6 +3,7 @@ of its table and of any side tables, such as a module's with_kwargs set)."""
 from __future__ import annotations
 
 import weakref
+from typing import Self
 
 __all__ = ["RemovableHandle", "unserializable_hook", "warn_if_has_hooks"]
 
@@ -42,7 +43,7 @@ class RemovableHandle:
         self.extra_dict_ref = tuple(weakref.ref(d) for d in state[2]) if len(state) > 2 \
             else ()
 
-    def __enter__(self) -> RemovableHandle:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -60,3 +61,12 @@ def warn_if_has_hooks(tensor) -> None:
     if getattr(tensor, "_backward_hooks", None):
         import warnings
         warnings.warn("backward hooks on a tensor are not serialized", stacklevel=2)
+
+
+def __getattr__(name):
+    # `BackwardHook` lives with the Module code (nn/modules/module_backward_hooks.py); it is
+    # reached here too, where PyTorch has it, without utils importing nn at import time.
+    if name == "BackwardHook":
+        from ember.nn.modules.module_backward_hooks import BackwardHook
+        return BackwardHook
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,129 @@
+"""`ember.save` / `ember.load` in PyTorch's checkpoint format, so files pass both ways between
+ember and PyTorch.
+
+The format, and how ember writes PyTorch's global names without importing torch: NOTE
+[checkpoint format] in `_checkpoint/__init__.py`; the pre-1.6 (non-zip) format is read too.
+
+`load` defaults to `weights_only=True`, as PyTorch 2.6+ does: only tensors, containers, numbers,
+strings, dtypes, sizes and devices (plus `add_safe_globals`) may be unpickled. With
+`weights_only=False`, other `torch.*` globals resolve to the `ember.*` objects of the same path.
+Files are written to a temporary name beside the target and renamed into place.
+"""
+from __future__ import annotations
+
+import io
+import os
+import pickle
+import tempfile
+import zipfile
+from collections import OrderedDict
+
+from ember._checkpoint.reader import (
+    add_safe_globals,
+    clear_safe_globals,
+    get_safe_globals,
+    read_archive,
+    safe_globals,
+)
+from ember._checkpoint.writer import write_archive
+
+__all__ = ["add_safe_globals", "clear_safe_globals", "get_safe_globals", "load", "safe_globals",
+           "save"]
+
+
+def save(obj, f, pickle_module=pickle, pickle_protocol: int = 2,
+         _use_new_zipfile_serialization: bool = True,
+         _disable_byteorder_record: bool = False) -> None:
+    """Save `obj` (tensors, state dicts, any picklable object) to a path or a writable binary
+    file object, in PyTorch's zip checkpoint format."""
+    if not _use_new_zipfile_serialization:
+        raise NotImplementedError("ember writes only the zip checkpoint format "
+                                  "(_use_new_zipfile_serialization=True)")
+    if not isinstance(f, (str, os.PathLike)):
+        write_archive(obj, f, "archive", pickle_protocol)
+        return
+    path = os.fspath(f)
+    archive = os.path.splitext(os.path.basename(path))[0] or "archive"
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise RuntimeError(f"Parent directory {directory} does not exist.")
+    # Written beside the target and renamed into place: a failed or interrupted save never
+    # leaves a broken file where a good one stood.
+    fd, temporary = tempfile.mkstemp(prefix=".ember-save-", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as stream:
+            write_archive(obj, stream, archive, pickle_protocol)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
+         **pickle_load_args):
+    """Load an object saved by `ember.save` or `torch.save`. `weights_only` (default True)
+    refuses any global but tensors, containers and plain values; `mmap=True` maps the
+    storages from the file instead of reading them."""
+    import ember
+    if weights_only is None:
+        weights_only = True
+    is_path = isinstance(f, (str, os.PathLike))
+    name = os.fspath(f) if is_path else getattr(f, "name", repr(f))
+    if mmap and not is_path:
+        raise ValueError("f must be a file path in order to use the mmap argument")
+    try:
+        if is_path:
+            with open(os.fspath(f), "rb") as stream:
+                data = stream.read()
+            source = io.BytesIO(data)
+        else:
+            source = f
+            data = None
+        start = source.tell()
+        head = source.read(4)
+        source.seek(start)
+        if head[:2] != b"PK":
+            if head[:1] != b"\x80":         # neither a zip nor a pickle
+                raise ValueError("it is neither a zip checkpoint nor a legacy one")
+            from ember._checkpoint.legacy import read_legacy
+            result = read_legacy(source, weights_only, pickle_load_args)
+        else:
+            result = read_archive(source, weights_only, pickle_load_args,
+                                  mmap_path=os.fspath(f) if mmap else None)
+    except (zipfile.BadZipFile, EOFError, KeyError, ValueError, OSError) as exc:
+        if isinstance(exc, (FileNotFoundError, IsADirectoryError, PermissionError)):
+            raise
+        reason = "it is empty" if data is not None and len(data) == 0 else \
+            f"{type(exc).__name__}: {exc}"
+        raise RuntimeError(f"ember.load could not read the checkpoint {name}: {reason} (the "
+                           "file is truncated, corrupt, or not a checkpoint)") from exc
+    if map_location is not None:
+        result = _map_location(result, map_location, ember)
+    return result
+
+
+def _map_location(obj, map_location, ember):
+    def move(t):
+        if callable(map_location) and not isinstance(map_location, (str, ember.device)):
+            moved = map_location(t, "cpu")
+            return t if moved is None else moved
+        target = map_location.get("cpu", "cpu") if isinstance(map_location, dict) \
+            else map_location
+        return t if ember.device(target) == t.device else t.to(target)
+    return _walk_tensors(obj, move, ember)
+
+
+def _walk_tensors(obj, fn, ember):
+    if isinstance(obj, ember.Tensor):
+        return fn(obj)
+    if isinstance(obj, OrderedDict):
+        out = OrderedDict((k, _walk_tensors(v, fn, ember)) for k, v in obj.items())
+        if hasattr(obj, "_metadata"):
+            out._metadata = obj._metadata
+        return out
+    if type(obj) is dict:
+        return {k: _walk_tensors(v, fn, ember) for k, v in obj.items()}
+    if type(obj) in (list, tuple):
+        return type(obj)(_walk_tensors(v, fn, ember) for v in obj)
+    return obj
