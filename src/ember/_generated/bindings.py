@@ -561,7 +561,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
 
 def bilinear(input1, input2, weight, bias=None, *, out=None):
     if out is None:
-        return _call(_op_bilinear, (input1, input2, weight, bias))
+        return _call(_op_bilinear, (input1, input2, weight, bias)) if _state.slow else _op_bilinear.runner(_op_bilinear, (input1, input2, weight, bias))
     return _call_out(_op_bilinear, (input1, input2, weight, bias), out)
 
 
@@ -782,7 +782,7 @@ def dstack(tensors, *, out=None):
 
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False, *, out=None):
     if out is None:
-        return _call(_op_embedding, (weight, indices, padding_idx, scale_grad_by_freq, sparse))
+        return _call(_op_embedding, (weight, indices, padding_idx, scale_grad_by_freq, sparse)) if _state.slow else _op_embedding.runner(_op_embedding, (weight, indices, padding_idx, scale_grad_by_freq, sparse))
     return _call_out(_op_embedding, (weight, indices, padding_idx, scale_grad_by_freq, sparse), out)
 
 
@@ -914,7 +914,7 @@ greater = gt
 
 def hardshrink(input, lambd=0.5, *, out=None):
     if out is None:
-        return _call(_op_hardshrink, (input, lambd))
+        return _call(_op_hardshrink, (input, lambd)) if _state.slow else _op_hardshrink.runner(_op_hardshrink, (input, lambd))
     return _call_out(_op_hardshrink, (input, lambd), out)
 
 
@@ -1228,17 +1228,17 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, k
 
 
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
-    return _call(_op_native_batch_norm, (input, weight, bias, running_mean, running_var, training, momentum, eps))
+    return _call(_op_native_batch_norm, (input, weight, bias, running_mean, running_var, training, momentum, eps)) if _state.slow else _op_native_batch_norm.runner(_op_native_batch_norm, (input, weight, bias, running_mean, running_var, training, momentum, eps))
 
 
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
-    return _call(_op_native_group_norm, (input, weight, bias, N, C, HxW, group, eps))
+    return _call(_op_native_group_norm, (input, weight, bias, N, C, HxW, group, eps)) if _state.slow else _op_native_group_norm.runner(_op_native_group_norm, (input, weight, bias, N, C, HxW, group, eps))
 
 
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
     if type(normalized_shape) is int:
         raise TypeError("native_layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not int")
-    return _call(_op_native_layer_norm, (input, normalized_shape, weight, bias, eps))
+    return _call(_op_native_layer_norm, (input, normalized_shape, weight, bias, eps)) if _state.slow else _op_native_layer_norm.runner(_op_native_layer_norm, (input, normalized_shape, weight, bias, eps))
 
 
 def ne(input, other, *, out=None):
@@ -1490,7 +1490,7 @@ def tanh(input, *, out=None):
 
 def threshold(input, threshold, value, *, out=None):
     if out is None:
-        return _call(_op_threshold, (input, threshold, value))
+        return _call(_op_threshold, (input, threshold, value)) if _state.slow else _op_threshold.runner(_op_threshold, (input, threshold, value))
     return _call_out(_op_threshold, (input, threshold, value), out)
 
 
@@ -2408,7 +2408,7 @@ class _Methods:
     greater_ = gt_
 
     def hardshrink(self, lambd=0.5):
-        return _call(_op_hardshrink, (self, lambd))
+        return _call(_op_hardshrink, (self, lambd)) if _state.slow else _op_hardshrink.runner(_op_hardshrink, (self, lambd))
 
     def hardsigmoid_(self):
         return _call_inplace(_op_hardsigmoid, (self,))

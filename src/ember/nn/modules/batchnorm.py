@@ -11,10 +11,12 @@ from typing import ClassVar
 
 from ember.nn import functional as F
 from ember.nn import init
+from ember.nn.modules.lazy import LazyModuleMixin
 from ember.nn.modules.module import Module
-from ember.nn.parameter import Parameter
+from ember.nn.parameter import Parameter, UninitializedBuffer, UninitializedParameter
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
+           "LazyBatchNorm3d", "SyncBatchNorm"]
 
 
 class _NormBase(Module):
@@ -77,6 +79,43 @@ class _NormBase(Module):
                 f"track_running_stats={self.track_running_stats}")
 
 
+class _LazyNormBase(LazyModuleMixin, _NormBase):
+    """Batch or instance norm whose num_features comes from the first input (input.shape[1]):
+    parameters and running statistics start as placeholders."""
+
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 device=None, dtype=None, *, bias=True) -> None:
+        import ember
+        # Built without parameters or statistics, then given placeholders.
+        super().__init__(0, eps, momentum, False, False, device, dtype, bias=False)
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if self.affine:
+            self.weight = UninitializedParameter(device=device, dtype=dtype)
+            if bias:
+                self.bias = UninitializedParameter(device=device, dtype=dtype)
+        if self.track_running_stats:
+            self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
+            self.running_var = UninitializedBuffer(device=device, dtype=dtype)
+            self.num_batches_tracked = ember.tensor(0, dtype=ember.long, device=device)
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input) -> None:
+        if self.has_uninitialized_params():
+            self.num_features = input.shape[1]
+            if self.affine:
+                self.weight.materialize((self.num_features,))
+                if self.bias is not None:
+                    self.bias.materialize((self.num_features,))
+            if self.track_running_stats:
+                self.running_mean.materialize((self.num_features,))
+                self.running_var.materialize((self.num_features,))
+            self.reset_parameters()
+
+
 class _BatchNorm(_NormBase):
     def forward(self, input):
         self._check_input_dim(input)
@@ -117,6 +156,27 @@ class BatchNorm3d(_BatchNorm):
     def _check_input_dim(self, input):
         if input.ndim != 5:
             raise ValueError(f"expected 5D input (got {input.ndim}D input)")
+
+
+class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
+    """BatchNorm1d with num_features from the first input."""
+
+    cls_to_become = BatchNorm1d
+    _check_input_dim = BatchNorm1d._check_input_dim
+
+
+class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
+    """BatchNorm2d with num_features from the first input."""
+
+    cls_to_become = BatchNorm2d
+    _check_input_dim = BatchNorm2d._check_input_dim
+
+
+class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
+    """BatchNorm3d with num_features from the first input."""
+
+    cls_to_become = BatchNorm3d
+    _check_input_dim = BatchNorm3d._check_input_dim
 
 
 class SyncBatchNorm(_BatchNorm):

@@ -5,9 +5,10 @@ from __future__ import annotations
 import warnings
 
 from ember.nn import functional as F
-from ember.nn.modules.batchnorm import _NormBase
+from ember.nn.modules.batchnorm import _LazyNormBase, _NormBase
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d",
+           "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 
 class _InstanceNorm(_NormBase):
@@ -61,4 +62,25 @@ class InstanceNorm2d(_InstanceNorm):
 class InstanceNorm3d(_InstanceNorm):
     """Instance norm of a (N, C, D, H, W) or (C, D, H, W) input."""
 
+    _unbatched_ndim = 4
+
+
+class LazyInstanceNorm1d(_LazyNormBase, _InstanceNorm):
+    """InstanceNorm1d with num_features from the first input (input.shape[1])."""
+
+    cls_to_become = InstanceNorm1d
+    _unbatched_ndim = 2
+
+
+class LazyInstanceNorm2d(_LazyNormBase, _InstanceNorm):
+    """InstanceNorm2d with num_features from the first input (input.shape[1])."""
+
+    cls_to_become = InstanceNorm2d
+    _unbatched_ndim = 3
+
+
+class LazyInstanceNorm3d(_LazyNormBase, _InstanceNorm):
+    """InstanceNorm3d with num_features from the first input (input.shape[1])."""
+
+    cls_to_become = InstanceNorm3d
     _unbatched_ndim = 4

@@ -4,12 +4,14 @@ from __future__ import annotations
 import math
 from typing import ClassVar
 
+from ember.autograd.grad_mode import no_grad
 from ember.nn import functional as F
 from ember.nn import init
+from ember.nn.modules.lazy import LazyModuleMixin
 from ember.nn.modules.module import Module
-from ember.nn.parameter import Parameter
+from ember.nn.parameter import Parameter, UninitializedParameter
 
-__all__ = ["Bilinear", "Identity", "Linear"]
+__all__ = ["Bilinear", "Identity", "LazyLinear", "Linear"]
 
 
 def _empty(shape, device, dtype):
@@ -95,3 +97,31 @@ class Bilinear(Module):
     def extra_repr(self) -> str:
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
                 f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+class LazyLinear(LazyModuleMixin, Linear):
+    """A Linear whose in_features comes from its first input (input.shape[-1]); it then
+    becomes a Linear, initialised as one."""
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features: int, bias: bool = True, device=None, dtype=None) -> None:
+        super().__init__(0, 0, False)
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_features = out_features
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+    def reset_parameters(self) -> None:
+        # Linear.__init__ calls this before the shapes are known.
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input) -> None:
+        if self.has_uninitialized_params():
+            with no_grad():
+                self.in_features = input.shape[-1]
+                self.weight.materialize((self.out_features, self.in_features))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_features,))
+                self.reset_parameters()
