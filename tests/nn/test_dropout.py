@@ -97,3 +97,16 @@ def test_errors_match_torch():
         F.dropout1d(ember.ones(3), 0.5)
     with pytest.warns(UserWarning):
         F.dropout2d(ember.ones(2, 3), 0.5)
+
+
+@pytest.mark.parametrize("call", [lambda F, x: F.dropout(x, 0.3),
+                                  lambda F, x: F.dropout2d(x, 0.5),
+                                  lambda F, x: F.alpha_dropout(x, 0.2, True),
+                                  lambda F, x: F.feature_alpha_dropout(x, 0.4, True)])
+def test_masks_are_pytorchs_under_the_same_seed(call):
+    x = torch.randn(3, 4, 5, 5)
+    torch.manual_seed(5)
+    expected = call(torch.nn.functional, x)
+    ember.manual_seed(5)
+    got = call(F, ember.from_numpy(x.numpy()))
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-6, atol=1e-6)

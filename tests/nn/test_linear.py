@@ -89,3 +89,15 @@ def test_linear_default_init_bounds():
     assert np.abs(layer.weight.detach().numpy()).max() <= bound
     assert np.abs(layer.bias.detach().numpy()).max() <= bound
     assert layer.weight.detach().numpy().std() > bound / 4
+
+
+@pytest.mark.parametrize("ctor", ["Linear(3, 4)", "Linear(5, 2, bias=False)", "Bilinear(2, 3, 4)",
+                                  "LayerNorm(4)", "BatchNorm1d(3)", "PReLU(3)",
+                                  "Embedding(5, 3, padding_idx=1)", "EmbeddingBag(5, 3)"])
+def test_default_init_is_pytorchs_under_the_same_seed(ctor):
+    torch.manual_seed(0)
+    t = eval(f"torch.nn.{ctor}")
+    ember.manual_seed(0)
+    e = eval(f"ember.nn.{ctor}")
+    for (name, t_value), e_value in zip(t.state_dict().items(), e.state_dict().values()):
+        assert np.array_equal(e_value.detach().numpy(), t_value.detach().numpy()), name
