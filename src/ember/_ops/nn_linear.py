@@ -99,15 +99,26 @@ def _linear_bias_grad(c):
                           "bias": _linear_bias_grad})
 def linear(xp, input, weight, bias=None):
     """linear(input, weight, bias=None) -> Tensor: input @ weight^T + bias."""
-    _linear_checks(input, weight, bias)
-    check_kernel_dtype("addmm_impl_cpu_", input)
-    out = compute(xp, xp.matmul, input, weight.T)
-    if bias is None:
-        return out
-    if out.ndim and out.flags.writeable and _broadcasts_to(bias.shape, out.shape):
-        out += bias
-        return out
-    return (out + bias).astype(input.dtype, copy=False)
+    dtype = input.dtype
+    # The common case (float32/float64 operands of matching shapes) goes straight to the
+    # product; anything else takes the checks, which raise PyTorch's errors.
+    plain = (dtype.kind == "f" and dtype.itemsize >= 4 and weight.dtype == dtype
+             and weight.ndim == 2 and input.ndim >= 1 and input.shape[-1] == weight.shape[1]
+             and (bias is None or (bias.dtype == dtype and bias.shape == weight.shape[:1])))
+    if not plain:
+        _linear_checks(input, weight, bias)
+        check_kernel_dtype("addmm_impl_cpu_", input)
+        out = compute(xp, xp.matmul, input, weight.T)
+        if bias is None:
+            return out
+        return (out + bias).astype(dtype, copy=False)
+    out = xp.matmul(input, weight.T)
+    if bias is not None:
+        if out.ndim:
+            out += bias
+        else:
+            out = out + bias
+    return out
 
 
 # --------------------------------------------------------------------------- bilinear
