@@ -90,7 +90,7 @@ def main(argv=None) -> None:
 
     torch.manual_seed(0)
     n_train, n_test = (512, 256) if args.short else (8000, 2000)
-    epochs = args.epochs or (1 if args.short else 3)
+    epochs = args.epochs or (1 if args.short else 6)
     x_train, y_train = make_digits(n_train, seed=1)
     x_test, y_test = make_digits(n_test, seed=2)
     train = DataLoader(TensorDataset(torch.from_numpy(x_train), torch.from_numpy(y_train)),
