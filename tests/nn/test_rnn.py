@@ -1,0 +1,180 @@
+"""RNN, LSTM, GRU and their cells against PyTorch: values, every gradient, state layout, repr,
+batched/unbatched, multi-layer, bidirectional, projections, initial states, errors."""
+import pytest
+import torch
+
+import ember
+from tests.nn.compare import assert_close, check_module, copy_state, to_ember
+
+CASES = [
+    ("RNN", dict(num_layers=2, bidirectional=True)),
+    ("RNN", dict(nonlinearity="relu", bias=False, batch_first=True)),
+    ("LSTM", dict(num_layers=2, bidirectional=True, proj_size=3)),
+    ("LSTM", dict(batch_first=True, num_layers=2)),
+    ("GRU", dict(num_layers=2, bidirectional=True, batch_first=True)),
+    ("GRU", dict(bias=False)),
+]
+
+
+class _TorchWithState(torch.nn.Module):
+    """Calls an LSTM(-cell) with (h, c) given as two arguments, as check_module passes them."""
+
+    def __init__(self, inner):
+        super().__init__()
+        self.inner = inner
+
+    def forward(self, x, h, c):
+        return self.inner(x, (h, c))
+
+
+class _EmberWithState(ember.nn.Module):
+    def __init__(self, inner):
+        super().__init__()
+        self.inner = inner
+
+    def forward(self, x, h, c):
+        return self.inner(x, (h, c))
+
+
+def check_with_state(t, e, x, h, c):
+    check_module(_TorchWithState(t), _EmberWithState(e), x, h, c, check_repr=False)
+
+
+def _pair(kind, kwargs, dtype):
+    torch.manual_seed(0)
+    t = getattr(torch.nn, kind)(4, 5, **kwargs).to(dtype)
+    e = getattr(ember.nn, kind)(4, 5, **kwargs).to(getattr(ember, str(dtype).split(".")[1]))
+    return t, e
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("kind,kwargs", CASES)
+def test_module_matches_torch(kind, kwargs, dtype):
+    t, e = _pair(kind, kwargs, dtype)
+    batch_first = kwargs.get("batch_first", False)
+    x = torch.randn((3, 6, 4) if batch_first else (6, 3, 4), dtype=dtype)
+    check_module(t, e, x)
+    check_module(t, e, x[0])                          # unbatched (T, I)
+    directions = 2 if kwargs.get("bidirectional") else 1
+    layers = kwargs.get("num_layers", 1) * directions
+    h = torch.randn(layers, 3, kwargs.get("proj_size") or 5, dtype=dtype)
+    if kind == "LSTM":
+        c = torch.randn(layers, 3, 5, dtype=dtype)
+        check_with_state(t, e, x, h, c)
+        check_with_state(t, e, x[0] if batch_first else x[:, 0], h[:, 0], c[:, 0])
+    else:
+        check_module(t, e, x, h)
+        check_module(t, e, x[0] if batch_first else x[:, 0], h[:, 0])
+
+
+@pytest.mark.parametrize("kind", ["RNNCell", "LSTMCell", "GRUCell"])
+@pytest.mark.parametrize("bias", [True, False])
+def test_cells_match_torch(kind, bias):
+    torch.manual_seed(1)
+    t = getattr(torch.nn, kind)(4, 5, bias=bias).double()
+    e = getattr(ember.nn, kind)(4, 5, bias=bias).double()
+    x = torch.randn(3, 4, dtype=torch.float64)
+    h = torch.randn(3, 5, dtype=torch.float64)
+    check_module(t, e, x)
+    check_module(t, e, x[0])
+    if kind == "LSTMCell":
+        check_with_state(t, e, x, h, h * 0.5)
+        check_with_state(t, e, x[0], h[0], h[0] * 0.5)
+    else:
+        check_module(t, e, x, h)
+
+
+def test_relu_cell_and_repr():
+    t = torch.nn.RNNCell(3, 4, nonlinearity="relu", bias=False)
+    e = ember.nn.RNNCell(3, 4, nonlinearity="relu", bias=False)
+    check_module(t, e, torch.randn(2, 3))
+
+
+def test_parameter_layout_and_init_bounds():
+    e = ember.nn.LSTM(3, 6, num_layers=2, bidirectional=True, proj_size=2)
+    t = torch.nn.LSTM(3, 6, num_layers=2, bidirectional=True, proj_size=2)
+    assert e._flat_weights_names == t._flat_weights_names
+    assert [[n for n in names] for names in e._all_weights] == t._all_weights
+    bound = 1 / 6 ** 0.5
+    for p in e.parameters():
+        assert float(p.abs().max()) <= bound
+    assert len(e.all_weights) == 4
+    e.flatten_parameters()
+    e.double()
+    assert all(w.dtype == ember.float64 for w in e._flat_weights)
+
+
+def _error(fn):
+    try:
+        fn()
+    except Exception as exc:   # noqa: BLE001 - the class and message are what is compared
+        return type(exc), str(exc).replace("torch.", "").replace("ember.", "")
+    return None
+
+
+@pytest.mark.parametrize("call", [
+    lambda nn: nn.RNN(3, 4, nonlinearity="x"),
+    lambda nn: nn.RNN(3, 4, proj_size=2),
+    lambda nn: nn.GRU(3, 4, proj_size=2),
+    lambda nn: nn.LSTM(3, 4, proj_size=4),
+    lambda nn: nn.LSTM(3, 4, proj_size=-1),
+    lambda nn: nn.LSTM(3, 0),
+    lambda nn: nn.LSTM(3, 4.0),
+    lambda nn: nn.LSTM(3, 4, num_layers=0),
+    lambda nn: nn.LSTM(3, 4, dropout=1.5),
+    lambda nn: nn.RNNBase("X", 3, 4),
+])
+def test_constructor_errors(call):
+    assert _error(lambda: call(torch.nn)) == _error(lambda: call(ember.nn))
+
+
+@pytest.mark.parametrize("kind,args", [
+    ("GRU", ((5, 2, 4),)),
+    ("GRU", ((5, 2, 2, 3),)),
+    ("LSTM", ((5, 2, 2, 3),)),
+    ("RNN", ((5, 2, 2, 3),)),
+    ("RNN", ((5, 2, 3), (1, 3, 4))),
+    ("RNN", ((5, 2, 3), (3, 4))),
+    ("RNN", ((5, 3), (1, 3, 4))),
+    ("LSTM", ((5, 2, 3), ((1, 3, 4), (1, 2, 4)))),
+    ("LSTM", ((5, 2, 3), ((1, 2, 4), (1, 3, 4)))),
+    ("LSTM", ((5, 3), ((1, 2, 4), (1, 3, 4)))),
+    ("LSTM", ((5, 2, 3), ((2, 4), (1, 3, 4)))),
+    ("LSTMCell", ((5, 2, 3),)),
+    ("LSTMCell", ((2, 4),)),
+    ("LSTMCell", ((2, 3), ((3, 4), (2, 4)))),
+    ("LSTMCell", ((2, 3), ((2, 4), (2, 5)))),
+    ("GRUCell", ((2, 3), (3, 4))),
+    ("GRUCell", ((2, 3), (2, 2, 3))),
+])
+def test_forward_errors(kind, args):
+    def build(lib):
+        def make(spec):
+            if isinstance(spec[0], tuple):
+                return tuple(make(s) for s in spec)
+            return lib.zeros(spec)
+        return getattr(lib.nn, kind)(3, 4), [make(a) for a in args]
+    t_mod, t_args = build(torch)
+    e_mod, e_args = build(ember)
+    expected = _error(lambda: t_mod(*t_args))
+    assert expected is not None
+    assert _error(lambda: e_mod(*e_args)) == expected
+
+
+def test_dtype_mismatch():
+    t = _error(lambda: torch.nn.GRU(3, 4)(torch.zeros(5, 2, 3, dtype=torch.float64)))
+    e = _error(lambda: ember.nn.GRU(3, 4)(ember.zeros(5, 2, 3, dtype=ember.float64)))
+    assert t == e
+
+
+def test_dropout_between_layers_only_in_training():
+    e = ember.nn.LSTM(3, 4, num_layers=2, dropout=0.5)
+    t = torch.nn.LSTM(3, 4, num_layers=2, dropout=0.5)
+    copy_state(t, e)
+    x = torch.randn(5, 2, 3)
+    e.eval()
+    t.eval()
+    assert_close(e(to_ember(x))[0], t(x)[0])
+    e.train()
+    out, _ = e(to_ember(x))
+    assert out.shape == (5, 2, 4)
