@@ -203,7 +203,7 @@ def pad_sequence(sequences, batch_first: bool = False, padding_value: float = 0.
     """Stack tensors of shapes (L_i, *) into (max L, B, *) (or B x max L x * with batch_first),
     filling the missing steps with `padding_value` on `padding_side` ("right" or "left")."""
     if padding_side not in ("left", "right"):
-        raise ValueError(
+        raise RuntimeError(
             f"Expected padding_side to be one of left or right, but got {padding_side}.")
     if isinstance(sequences, Tensor):
         sequences = sequences.unbind(0)
