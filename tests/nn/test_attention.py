@@ -4,11 +4,11 @@ batch_first, unbatched input; errors; ember.nn.attention."""
 import pytest
 import torch
 import torch.nn.functional as TF
+from tests.nn.compare import assert_close, check_module, to_ember
 
 import ember
 import ember.nn.attention
 import ember.nn.functional as F
-from tests.nn.compare import assert_close, check_module, to_ember
 
 
 def _sdpa_case(shape_q, shape_k, shape_v, dtype=torch.float64, **kwargs):
@@ -79,8 +79,9 @@ def test_sdpa_errors(make):
 
 
 def test_sdpa_kernel_context():
-    from ember.nn.attention import SDPBackend, sdpa_kernel
     from torch.nn.attention import SDPBackend as TorchBackend
+
+    from ember.nn.attention import SDPBackend, sdpa_kernel
     for name in ("MATH", "FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION",
                  "ERROR", "OVERRIDEABLE"):
         assert int(getattr(SDPBackend, name)) == int(getattr(TorchBackend, name))
@@ -89,9 +90,8 @@ def test_sdpa_kernel_context():
         out = F.scaled_dot_product_attention(q, q, q)
     with sdpa_kernel(SDPBackend.MATH):
         assert_close(F.scaled_dot_product_attention(q, q, q), out)
-    with pytest.raises(AssertionError):
-        with sdpa_kernel("math"):
-            pass
+    with pytest.raises(AssertionError), sdpa_kernel("math"):
+        pass
 
 
 def _mha_pair(*args, dtype=torch.float64, **kwargs):
@@ -163,21 +163,23 @@ def test_mha_layout_and_errors():
         assert list(t.state_dict()) == list(e.state_dict())
         assert repr(t) == repr(e)
     for args in ((4, 3), (0, 3)):
-        assert _error(lambda: ember.nn.MultiheadAttention(*args)) == \
-            _error(lambda: torch.nn.MultiheadAttention(*args))
+        assert _error(lambda a=args: ember.nn.MultiheadAttention(*a)) == \
+            _error(lambda a=args: torch.nn.MultiheadAttention(*a))
     t, e = _mha_pair(8, 2)
     for shapes in (((4, 2, 8), (5, 8), (5, 8)), ((4, 8), (5, 2, 8), (5, 2, 8)),
                    ((4, 2, 2, 8), (5, 8), (5, 8))):
-        expected = _error(lambda: t(*(torch.zeros(s, dtype=torch.float64) for s in shapes)))
+        t_args = [torch.zeros(s, dtype=torch.float64) for s in shapes]
+        e_args = [ember.zeros(s, dtype=ember.float64) for s in shapes]
+        expected = _error(lambda a=t_args: t(*a))
         assert expected is not None
-        assert _error(lambda: e(*(ember.zeros(s, dtype=ember.float64) for s in shapes))) \
-            == expected
+        assert _error(lambda a=e_args: e(*a)) == expected
     q = torch.zeros(4, 2, 8, dtype=torch.float64)
+    eq = to_ember(q)
     for mask in (torch.zeros(3, 3, dtype=torch.bool), torch.zeros(5, 4, 4, dtype=torch.bool)):
-        expected = _error(lambda: t(q, q, q, attn_mask=mask))
+        expected = _error(lambda m=mask: t(q, q, q, attn_mask=m))
         assert expected is not None
-        assert _error(lambda: e(to_ember(q), to_ember(q), to_ember(q),
-                                attn_mask=to_ember(mask))) == expected
+        em = to_ember(mask)
+        assert _error(lambda m=em: e(eq, eq, eq, attn_mask=m)) == expected
     expected = _error(lambda: t(q, q, q, need_weights=False, is_causal=True))
     assert _error(lambda: e(to_ember(q), to_ember(q), to_ember(q), need_weights=False,
                             is_causal=True)) == expected

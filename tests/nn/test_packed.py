@@ -2,11 +2,11 @@
 batch sizes, index permutations and gradients; errors."""
 import pytest
 import torch
+from tests.nn.compare import assert_close, copy_state, to_ember
 from torch.nn.utils import rnn as trnn
 
 import ember
 import ember.nn.utils.rnn as ernn
-from tests.nn.compare import assert_close, copy_state, to_ember
 
 
 def _same_packed(e, t):
@@ -109,10 +109,10 @@ def test_packed_sequence_conversions():
 
 
 CASES = [
-    ("LSTM", dict(num_layers=2, bidirectional=True, proj_size=3)),
-    ("GRU", dict(num_layers=2, bidirectional=True)),
-    ("RNN", dict(bias=False)),
-    ("LSTM", dict(batch_first=True)),
+    ("LSTM", {"num_layers": 2, "bidirectional": True, "proj_size": 3}),
+    ("GRU", {"num_layers": 2, "bidirectional": True}),
+    ("RNN", {"bias": False}),
+    ("LSTM", {"batch_first": True}),
 ]
 
 
@@ -125,8 +125,7 @@ def test_recurrent_layers_on_packed_input(kind, kwargs, with_state):
     copy_state(t, e)
     batch_first = kwargs.get("batch_first", False)
     lengths = [2, 4, 1, 4]
-    x = torch.randn((4, 4, 3) if batch_first else (4, 4, 3), dtype=torch.float64,
-                    requires_grad=True)
+    x = torch.randn(4, 4, 3, dtype=torch.float64, requires_grad=True)   # T = B = 4
     ex = to_ember(x)
     t_in = trnn.pack_padded_sequence(x, lengths, batch_first, enforce_sorted=False)
     e_in = ernn.pack_padded_sequence(ex, lengths, batch_first, enforce_sorted=False)

@@ -2,17 +2,17 @@
 batched/unbatched, multi-layer, bidirectional, projections, initial states, errors."""
 import pytest
 import torch
-
-import ember
 from tests.nn.compare import assert_close, check_module, copy_state, to_ember
 
+import ember
+
 CASES = [
-    ("RNN", dict(num_layers=2, bidirectional=True)),
-    ("RNN", dict(nonlinearity="relu", bias=False, batch_first=True)),
-    ("LSTM", dict(num_layers=2, bidirectional=True, proj_size=3)),
-    ("LSTM", dict(batch_first=True, num_layers=2)),
-    ("GRU", dict(num_layers=2, bidirectional=True, batch_first=True)),
-    ("GRU", dict(bias=False)),
+    ("RNN", {"num_layers": 2, "bidirectional": True}),
+    ("RNN", {"nonlinearity": "relu", "bias": False, "batch_first": True}),
+    ("LSTM", {"num_layers": 2, "bidirectional": True, "proj_size": 3}),
+    ("LSTM", {"batch_first": True, "num_layers": 2}),
+    ("GRU", {"num_layers": 2, "bidirectional": True, "batch_first": True}),
+    ("GRU", {"bias": False}),
 ]
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 from enum import IntEnum
 
-__all__ = ["SDPBackend", "WARN_FOR_UNFUSED_KERNELS", "sdpa_kernel"]
+__all__ = ["WARN_FOR_UNFUSED_KERNELS", "SDPBackend", "sdpa_kernel"]
 
 WARN_FOR_UNFUSED_KERNELS = False
 
@@ -40,12 +40,12 @@ def sdpa_kernel(backends, set_priority: bool = False):
     if isinstance(backends, SDPBackend):
         backends = [backends]
     if not isinstance(backends, (list, tuple)):
-        raise AssertionError("Backend must be an instance of SDPBackend or a list of "
-                             "SDPBackend instances")
+        raise AssertionError(  # noqa: TRY004 - PyTorch's class for this check
+            "Backend must be an instance of SDPBackend or a list of SDPBackend instances")
     for backend in backends:
         if not isinstance(backend, SDPBackend):
-            raise AssertionError("Backend must be an instance of SDPBackend or a list of "
-                                 "SDPBackend instances")
+            raise AssertionError(  # noqa: TRY004 - PyTorch's class for this check
+                "Backend must be an instance of SDPBackend or a list of SDPBackend instances")
     previous = _enabled
     _enabled = tuple(dict.fromkeys(backends))
     try:

@@ -3,6 +3,8 @@ dot-product attention per head, and an output projection (the work is
 `F.multi_head_attention_forward`). Parameter names and initialisation are PyTorch's."""
 from __future__ import annotations
 
+from typing import ClassVar
+
 import ember
 from ember._tensor import Tensor
 from ember.nn import init
@@ -39,7 +41,7 @@ class NonDynamicallyQuantizableLinear(Linear):
 class MultiheadAttention(Module):
     """Attention from `query` to (`key`, `value`) in `num_heads` parallel heads."""
 
-    __constants__ = ["batch_first"]
+    __constants__: ClassVar[list[str]] = ["batch_first"]
 
     def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
                  add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
+from typing import ClassVar
 
 import ember
 from ember._tensor import Tensor
@@ -41,7 +42,7 @@ class RNNBase(Module):
     """The common part of RNN, LSTM and GRU: parameters per layer and direction, argument
     checks, the packed/unbatched handling around the time loop."""
 
-    __constants__ = ["mode", "input_size", "hidden_size", "num_layers", "bias", "batch_first",
+    __constants__: ClassVar[list[str]] = ["mode", "input_size", "hidden_size", "num_layers", "bias", "batch_first",
                      "dropout", "bidirectional", "proj_size"]
 
     def __init__(self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1,
@@ -344,7 +345,7 @@ class LSTM(RNNBase):
 class RNNCellBase(Module):
     """Parameters and checks shared by the single-step cells."""
 
-    __constants__ = ["input_size", "hidden_size", "bias"]
+    __constants__: ClassVar[list[str]] = ["input_size", "hidden_size", "bias"]
 
     def __init__(self, input_size: int, hidden_size: int, bias: bool, num_chunks: int,
                  device=None, dtype=None) -> None:
@@ -423,7 +424,7 @@ class RNNCellBase(Module):
 class RNNCell(RNNCellBase):
     """One step of the Elman RNN: h' = act(x W_ih^T + b_ih + h W_hh^T + b_hh)."""
 
-    __constants__ = ["input_size", "hidden_size", "bias", "nonlinearity"]
+    __constants__: ClassVar[list[str]] = ["input_size", "hidden_size", "bias", "nonlinearity"]
 
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
                  nonlinearity: str = "tanh", device=None, dtype=None) -> None:
