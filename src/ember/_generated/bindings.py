@@ -8,6 +8,8 @@ from ember._core.shape import normalize_shape as _shape
 import ember._ops  # fills the registry
 from ember._core.registry import FRONTENDS as _FE
 
+_op__fused_rnn_direction = _OPS['_fused_rnn_direction']
+_op__fused_rnn_direction_backward = _OPS['_fused_rnn_direction_backward']
 _op__to_copy = _OPS['_to_copy']
 _op__unique2 = _OPS['_unique2']
 _op_abs = _OPS['abs']

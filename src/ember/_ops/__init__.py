@@ -14,6 +14,7 @@ from ember._ops import (  # noqa: F401
     indexing_scatter,
     linalg,
     misc,
+    nn_rnn,
     pointwise,
     pointwise_binary,
     pointwise_logic,

@@ -17,6 +17,10 @@ Everything is ember ops, so autograd gives all gradients.
 from __future__ import annotations
 
 import ember
+from ember._core import dispatch
+from ember._core.registry import OPS
+
+_FUSED_DTYPES = (ember.float32, ember.float64)
 
 
 def rnn_tanh_step(gi, state, w_hh_t, b_hh, w_hr_t):
@@ -106,6 +110,17 @@ def run_direction(step, gi, initial, w_hh, b_hh, w_hr, batch_sizes, steps, rever
     return ember.cat(outputs, 0), state
 
 
+def run_direction_fused(mode, gi, initial, w_hh, b_hh, steps, reverse):
+    """As run_direction for padded input without projection, the loop being one op
+    (`_fused_rnn_direction`, _ops/nn_rnn.py)."""
+    batch = gi.shape[0] // steps
+    cell = initial[1] if mode == "LSTM" else None
+    out, hy, cy, _ = dispatch.call(OPS["_fused_rnn_direction"], (
+        gi.reshape(steps, batch, gi.shape[1]), initial[0], cell, w_hh, b_hh, mode, reverse))
+    final = (hy, cy) if mode == "LSTM" else (hy,)
+    return out.reshape(steps * batch, out.shape[2]), final
+
+
 def run_layers(module, x2d, initial_states, batch_sizes, steps):
     """Every layer and direction of `module` over the flattened input x2d; returns (output
     rows, [final state tuple per layer and direction]). `initial_states[k]` is the k-th
@@ -116,6 +131,7 @@ def run_layers(module, x2d, initial_states, batch_sizes, steps):
     weights = module._flat_weights
     per_direction = len(weights) // (module.num_layers * directions)
     has_bias = module.bias
+    fused = batch_sizes is None and module.proj_size == 0 and x2d.dtype in _FUSED_DTYPES
     finals = []
     layer_input = x2d
     for layer in range(module.num_layers):
@@ -127,9 +143,13 @@ def run_layers(module, x2d, initial_states, batch_sizes, steps):
             b_ih, b_hh = (group[2], group[3]) if has_bias else (None, None)
             w_hr = group[-1] if module.proj_size > 0 else None
             gi = _input_projection(mode, layer_input, w_ih, b_ih, b_hh)
-            out, final = run_direction(step, gi, initial_states[k], w_hh,
-                                       b_hh if mode == "GRU" else None, w_hr, batch_sizes,
-                                       steps, direction == 1)
+            b_hidden = b_hh if mode == "GRU" else None
+            if fused:
+                out, final = run_direction_fused(mode, gi, initial_states[k], w_hh, b_hidden,
+                                                 steps, direction == 1)
+            else:
+                out, final = run_direction(step, gi, initial_states[k], w_hh, b_hidden, w_hr,
+                                           batch_sizes, steps, direction == 1)
             outputs.append(out)
             finals.append(final)
         layer_input = outputs[0] if directions == 1 else ember.cat(outputs, 1)

@@ -1,0 +1,215 @@
+"""The time loop of one direction of one recurrent layer as one op, forward and backward.
+
+`_fused_rnn_direction` runs the steps of an LSTM, GRU or plain RNN layer over a padded sequence
+whose input projection is already done (NOTE [input projection once] in
+nn/modules/_rnn_steps.py): per step one `h @ W_hh^T` and the gates, all in the array module.
+Its backward walks the steps in reverse and then forms the gradient of W_hh (and b_hh) with
+one matmul over every step at once, which is where most of the saving over a recorded
+per-step graph lies (about 2x on the 2-layer LSTM benchmark).
+
+NOTE [fused rnn workspace]: the forward keeps, per step in the order it ran them, what the
+backward needs: LSTM the four activated gates and the new cell state (5H), GRU the reset,
+update and candidate gates and W_hn h + b_hn (4H); the plain RNN needs only its outputs.
+
+NOTE [fused rnn second order]: the backward op has no derivative of its own, so a double
+backward through a fused layer raises NotImplementedError; the modules take the fused path only
+for float32/float64 and padded input, and the per-step ember-op path stays available
+(`_rnn_steps.run_direction`) for packed input and projections.
+
+Sigmoids are computed as 0.5 * tanh(x / 2) + 0.5, which neither overflows nor warns.
+"""
+from __future__ import annotations
+
+from ember._core import dispatch
+from ember._core.registry import OPS, register_op
+
+_MODES = ("LSTM", "GRU", "RNN_TANH", "RNN_RELU")
+
+
+def _workspace_width(mode: str, hidden: int) -> int:
+    return {"LSTM": 5 * hidden, "GRU": 4 * hidden}.get(mode, 0)
+
+
+def _sigmoid_(xp, x):
+    x *= 0.5
+    xp.tanh(x, out=x)
+    x *= 0.5
+    x += 0.5
+
+
+def _forward_meta(input_gates, hx, cx, weight_hh, bias_hh, mode, reverse):
+    steps, batch = input_gates.shape[0], input_gates.shape[1]
+    hidden = hx.shape[1]
+    dtype = input_gates._dtype
+    cell = (batch, hidden) if mode == "LSTM" else (0,)
+    return [((steps, batch, hidden), dtype), ((batch, hidden), dtype), (cell, dtype),
+            ((steps, batch, _workspace_width(mode, hidden)), dtype)]
+
+
+def _grads(ctx):
+    """Every input's gradient from one call of the backward op (shared through ctx.memo)."""
+    if ctx.memo is None:
+        output, _, _, workspace = ctx.results
+        grads = ctx.grads
+        ctx.memo = dispatch.call(OPS["_fused_rnn_direction_backward"], (
+            grads[0], grads[1], grads[2], ctx.hx, ctx.cx, ctx.weight_hh, output, workspace,
+            ctx.mode, ctx.reverse))
+    return ctx.memo
+
+
+@register_op("_fused_rnn_direction(Tensor input_gates, Tensor hx, Tensor? cx, Tensor weight_hh, "
+             "Tensor? bias_hh, str mode, bool reverse) -> (Tensor, Tensor, Tensor, Tensor)",
+             function=False, method=False, meta=_forward_meta,
+             saves=("hx", "cx", "weight_hh", "result"),
+             derivatives={"input_gates": lambda c: _grads(c)[0],
+                          "hx": lambda c: _grads(c)[1],
+                          "cx": lambda c: _grads(c)[2],
+                          "weight_hh": lambda c: _grads(c)[3],
+                          "bias_hh": lambda c: _grads(c)[4]})
+def fused_rnn_direction(xp, input_gates, hx, cx, weight_hh, bias_hh, mode, reverse):
+    """(outputs (T, B, H) in time order, last h, last c (LSTM; else empty), workspace) of one
+    direction of a recurrent layer; `input_gates` (T, B, G) is x W_ih^T + biases (GRU: b_ih
+    only, its b_hh given here). `reverse` runs the steps from last to first."""
+    steps, batch, _ = input_gates.shape
+    hidden = hx.shape[1]
+    dtype = input_gates.dtype
+    gates_in = input_gates[::-1] if reverse else input_gates
+    out = xp.empty((steps, batch, hidden), dtype)
+    run_out = out[::-1] if reverse else out
+    workspace = xp.empty((steps, batch, _workspace_width(mode, hidden)), dtype)
+    w_t = weight_hh.T
+    h = hx
+    c = cx
+    for t in range(steps):
+        if mode == "LSTM":
+            ws = workspace[t]
+            gates = ws[:, :4 * hidden]
+            xp.matmul(h, w_t, out=gates)
+            gates += gates_in[t]
+            _sigmoid_(xp, gates[:, :2 * hidden])
+            _sigmoid_(xp, gates[:, 3 * hidden:])
+            xp.tanh(gates[:, 2 * hidden:3 * hidden], out=gates[:, 2 * hidden:3 * hidden])
+            c_new = ws[:, 4 * hidden:]
+            xp.multiply(gates[:, hidden:2 * hidden], c, out=c_new)
+            c_new += gates[:, :hidden] * gates[:, 2 * hidden:3 * hidden]
+            h = run_out[t]
+            xp.tanh(c_new, out=h)
+            h *= gates[:, 3 * hidden:]
+            c = c_new
+        elif mode == "GRU":
+            ws = workspace[t]
+            gh = xp.matmul(h, w_t)
+            if bias_hh is not None:
+                gh += bias_hh
+            rz = ws[:, :2 * hidden]
+            xp.add(gates_in[t][:, :2 * hidden], gh[:, :2 * hidden], out=rz)
+            _sigmoid_(xp, rz)
+            ws[:, 3 * hidden:] = gh[:, 2 * hidden:]
+            n = ws[:, 2 * hidden:3 * hidden]
+            xp.multiply(rz[:, :hidden], gh[:, 2 * hidden:], out=n)
+            n += gates_in[t][:, 2 * hidden:]
+            xp.tanh(n, out=n)
+            new_h = run_out[t]
+            xp.subtract(h, n, out=new_h)          # h' = n + z (h - n)
+            new_h *= rz[:, hidden:]
+            new_h += n
+            h = new_h
+        else:
+            new_h = run_out[t]
+            xp.matmul(h, w_t, out=new_h)
+            new_h += gates_in[t]
+            if mode == "RNN_TANH":
+                xp.tanh(new_h, out=new_h)
+            else:
+                xp.maximum(new_h, 0, out=new_h)
+            h = new_h
+    hy = h.copy()
+    cy = c.copy() if mode == "LSTM" else xp.empty((0,), dtype)
+    return out, hy, cy, workspace
+
+
+def _backward_meta(grad_output, grad_hy, grad_cy, hx, cx, weight_hh, output, workspace, mode,
+                   reverse):
+    dtype = output._dtype
+    steps, batch, _ = output.shape
+    gates = weight_hh.shape[0]
+    hidden = hx.shape[1]
+    cell = (batch, hidden) if mode == "LSTM" else (0,)
+    return [((steps, batch, gates), dtype), ((batch, hidden), dtype), (cell, dtype),
+            (tuple(weight_hh.shape), dtype), ((gates,), dtype)]
+
+
+@register_op("_fused_rnn_direction_backward(Tensor grad_output, Tensor grad_hy, Tensor grad_cy, "
+             "Tensor hx, Tensor? cx, Tensor weight_hh, Tensor output, Tensor workspace, "
+             "str mode, bool reverse) -> (Tensor, Tensor, Tensor, Tensor, Tensor)",
+             function=False, method=False, meta=_backward_meta)
+def fused_rnn_direction_backward(xp, grad_output, grad_hy, grad_cy, hx, cx, weight_hh, output,
+                                 workspace, mode, reverse):
+    """Gradients (input_gates, hx, cx, weight_hh, bias_hh) of `_fused_rnn_direction`
+    (NOTE [fused rnn workspace]); the weight's over every step in one matmul."""
+    steps, batch, hidden = output.shape
+    dtype = output.dtype
+    gates_width = weight_hh.shape[0]
+    run_out = output[::-1] if reverse else output
+    run_grad = grad_output[::-1] if reverse else grad_output
+    d_gates_in = xp.empty((steps, batch, gates_width), dtype)
+    run_d_in = d_gates_in[::-1] if reverse else d_gates_in
+    # dW_hh multiplies the gradient that reaches `h @ W_hh^T` by the state each step read.
+    d_hidden_gates = run_d_in if mode != "GRU" else xp.empty((steps, batch, gates_width), dtype)
+    dh = grad_hy.copy()
+    dc = grad_cy.copy() if mode == "LSTM" else None
+    for t in range(steps - 1, -1, -1):
+        dh += run_grad[t]
+        if mode == "LSTM":
+            ws = workspace[t]
+            i, f = ws[:, :hidden], ws[:, hidden:2 * hidden]
+            g, o = ws[:, 2 * hidden:3 * hidden], ws[:, 3 * hidden:4 * hidden]
+            c_prev = workspace[t - 1][:, 4 * hidden:] if t > 0 else cx
+            tanh_c = xp.tanh(ws[:, 4 * hidden:])
+            d = run_d_in[t]
+            d_o = d[:, 3 * hidden:]
+            xp.multiply(dh, tanh_c, out=d_o)
+            d_o *= o * (1 - o)
+            dc += dh * o * (1 - tanh_c * tanh_c)
+            xp.multiply(dc, g, out=d[:, :hidden])
+            d[:, :hidden] *= i * (1 - i)
+            xp.multiply(dc, c_prev, out=d[:, hidden:2 * hidden])
+            d[:, hidden:2 * hidden] *= f * (1 - f)
+            xp.multiply(dc, i, out=d[:, 2 * hidden:3 * hidden])
+            d[:, 2 * hidden:3 * hidden] *= 1 - g * g
+            dc *= f
+            dh = xp.matmul(d, weight_hh)
+        elif mode == "GRU":
+            ws = workspace[t]
+            r, z = ws[:, :hidden], ws[:, hidden:2 * hidden]
+            n, gh_n = ws[:, 2 * hidden:3 * hidden], ws[:, 3 * hidden:]
+            h_prev = run_out[t - 1] if t > 0 else hx
+            d_in = run_d_in[t]
+            d_h = d_hidden_gates[t]
+            d_n = d_in[:, 2 * hidden:]
+            xp.multiply(dh, 1 - z, out=d_n)
+            d_n *= 1 - n * n
+            d_z = d_in[:, hidden:2 * hidden]
+            xp.multiply(dh, h_prev - n, out=d_z)
+            d_z *= z * (1 - z)
+            d_r = d_in[:, :hidden]
+            xp.multiply(d_n, gh_n, out=d_r)
+            d_r *= r * (1 - r)
+            d_h[:, :2 * hidden] = d_in[:, :2 * hidden]
+            xp.multiply(d_n, r, out=d_h[:, 2 * hidden:])
+            dh = dh * z + xp.matmul(d_h, weight_hh)
+        else:
+            h = run_out[t]
+            d = run_d_in[t]
+            if mode == "RNN_TANH":
+                xp.multiply(dh, 1 - h * h, out=d)
+            else:
+                xp.multiply(dh, h > 0, out=d)
+            dh = xp.matmul(d, weight_hh)
+    # The states each step read, in the order the steps ran: hx, then the outputs but the last.
+    previous = xp.concatenate([hx[None], run_out[:-1]], 0).reshape(steps * batch, hidden)
+    flat = d_hidden_gates.reshape(steps * batch, gates_width)
+    d_weight = xp.matmul(flat.T, previous)
+    d_bias = flat.sum(0)
+    d_cx = dc if mode == "LSTM" else xp.empty((0,), dtype)
+    return d_gates_in, dh, d_cx, d_weight, d_bias
