@@ -178,3 +178,20 @@ def test_dropout_between_layers_only_in_training():
     e.train()
     out, _ = e(to_ember(x))
     assert out.shape == (5, 2, 4)
+
+
+@pytest.mark.parametrize("kind,kwargs", [("LSTM", {"bidirectional": True}), ("GRU", {}),
+                                         ("RNN", {"nonlinearity": "relu"})])
+def test_fused_layer_gradcheck(kind, kwargs):
+    """The fused padded path (_fused_rnn_direction) against numerical derivatives."""
+    ember.manual_seed(0)
+    module = getattr(ember.nn, kind)(2, 3, **kwargs).double()
+    directions = 2 if kwargs.get("bidirectional") else 1
+    x = ember.randn(4, 2, 2, dtype=ember.float64, requires_grad=True)
+    h = ember.randn(directions, 2, 3, dtype=ember.float64, requires_grad=True)
+    if kind == "LSTM":
+        c = ember.randn(directions, 2, 3, dtype=ember.float64, requires_grad=True)
+        assert ember.autograd.gradcheck(lambda x, h, c: module(x, (h, c))[0], (x, h, c))
+        assert ember.autograd.gradcheck(lambda x, h, c: module(x, (h, c))[1][1], (x, h, c))
+    else:
+        assert ember.autograd.gradcheck(lambda x, h: module(x, h), (x, h))
