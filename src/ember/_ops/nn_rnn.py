@@ -37,6 +37,16 @@ def _sigmoid_(xp, x):
     x += 0.5
 
 
+def _lstm_gate_affines(xp, hidden, dtype):
+    """(inner, outer, shift) with act(x) = tanh(x * inner) * outer + shift per gate column:
+    sigmoid for i, f, o (inner 1/2, outer 1/2, shift 1/2), tanh for g (1, 1, 0)."""
+    half = xp.full(hidden, 0.5, dtype)
+    one = xp.ones(hidden, dtype)
+    zero = xp.zeros(hidden, dtype)
+    return (xp.concatenate([half, half, one, half]), xp.concatenate([half, half, one, half]),
+            xp.concatenate([half, half, zero, half]))
+
+
 def _forward_meta(input_gates, hx, cx, weight_hh, bias_hh, mode, reverse):
     steps, batch = input_gates.shape[0], input_gates.shape[1]
     hidden = hx.shape[1]
@@ -82,15 +92,19 @@ def fused_rnn_direction(xp, input_gates, hx, cx, weight_hh, bias_hh, mode, rever
     w_t = xp.ascontiguousarray(weight_hh.T)
     h = hx
     c = cx
+    if mode == "LSTM":
+        inner, outer, shift = _lstm_gate_affines(xp, hidden, dtype)
     for t in range(steps):
         if mode == "LSTM":
             ws = workspace[t]
             gates = ws[:, :4 * hidden]
             # (matmul into a strided `out` would leave BLAS: add into the workspace instead)
             xp.add(xp.matmul(h, w_t), gates_in[t], out=gates)
-            _sigmoid_(xp, gates[:, :2 * hidden])
-            _sigmoid_(xp, gates[:, 3 * hidden:])
-            xp.tanh(gates[:, 2 * hidden:3 * hidden], out=gates[:, 2 * hidden:3 * hidden])
+            # sigmoid(x) = tanh(x/2)/2 + 1/2 for i, f, o and tanh(x) for g: one tanh for all.
+            gates *= inner
+            xp.tanh(gates, out=gates)
+            gates *= outer
+            gates += shift
             c_new = ws[:, 4 * hidden:]
             xp.multiply(gates[:, hidden:2 * hidden], c, out=c_new)
             c_new += gates[:, :hidden] * gates[:, 2 * hidden:3 * hidden]
