@@ -195,3 +195,24 @@ def test_fused_layer_gradcheck(kind, kwargs):
         assert ember.autograd.gradcheck(lambda x, h, c: module(x, (h, c))[1][1], (x, h, c))
     else:
         assert ember.autograd.gradcheck(lambda x, h: module(x, h), (x, h))
+
+
+@pytest.mark.parametrize("kind,kwargs", [("LSTM", {"bidirectional": True}), ("GRU", {}),
+                                         ("RNN", {})])
+def test_double_backward_matches_torch(kind, kwargs):
+    """Second-order gradients through the fused layers (rerun as recorded steps)."""
+    torch.manual_seed(2)
+    t = getattr(torch.nn, kind)(2, 3, **kwargs).double()
+    e = getattr(ember.nn, kind)(2, 3, **kwargs).double()
+    copy_state(t, e)
+    x = torch.randn(4, 2, 2, dtype=torch.float64, requires_grad=True)
+    ex = to_ember(x)
+    t_out = t(x)[0]
+    e_out = e(ex)[0]
+    t_grad, = torch.autograd.grad((t_out * t_out).sum(), x, create_graph=True)
+    e_grad, = ember.autograd.grad((e_out * e_out).sum(), ex, create_graph=True)
+    assert_close(e_grad, t_grad)
+    t_second = torch.autograd.grad(t_grad.sum(), [x, *t.parameters()])
+    e_second = ember.autograd.grad(e_grad.sum(), [ex, *e.parameters()])
+    for k, (eg, tg) in enumerate(zip(e_second, t_second)):
+        assert_close(eg, tg, what=f"second-order grad {k}")

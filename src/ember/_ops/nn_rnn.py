@@ -11,10 +11,10 @@ NOTE [fused rnn workspace]: the forward keeps, per step in the order it ran them
 backward needs: LSTM the four activated gates and the new cell state (5H), GRU the reset,
 update and candidate gates and W_hn h + b_hn (4H); the plain RNN needs only its outputs.
 
-NOTE [fused rnn second order]: the backward op has no derivative of its own, so a double
-backward through a fused layer raises NotImplementedError; the modules take the fused path only
-for float32/float64 and padded input, and the per-step ember-op path stays available
-(`_rnn_steps.run_direction`) for packed input and projections.
+NOTE [fused rnn second order]: the backward op has no derivative of its own. When the backward
+itself is being recorded (create_graph=True), the gradients come instead from the same steps
+written with recorded ops (the `*_step` functions here, which the modules also use for packed
+input), run again from the saved inputs, so double backward works as through any composite.
 
 Sigmoids are computed as 0.5 * tanh(x / 2) + 0.5, which neither overflows nor warns.
 """
@@ -56,9 +56,73 @@ def _forward_meta(input_gates, hx, cx, weight_hh, bias_hh, mode, reverse):
             ((steps, batch, _workspace_width(mode, hidden)), dtype)]
 
 
+# --------------------------------------------------------------------------- the steps as ops
+
+def rnn_tanh_step(gi, state, w_hh_t, b_hh, w_hr_t):
+    """One step of the tanh RNN: gi is x W_ih^T + both biases, state (h,)."""
+    return (gi.addmm(state[0], w_hh_t).tanh(),)
+
+
+def rnn_relu_step(gi, state, w_hh_t, b_hh, w_hr_t):
+    return (gi.addmm(state[0], w_hh_t).relu(),)
+
+
+def lstm_step(gi, state, w_hh_t, b_hh, w_hr_t):
+    """One LSTM step (gates i, f, g, o); gi is x W_ih^T + both biases, state (h, c)."""
+    h, c = state
+    in_gate, forget_gate, cell_gate, out_gate = gi.addmm(h, w_hh_t).chunk(4, 1)
+    c = forget_gate.sigmoid() * c + in_gate.sigmoid() * cell_gate.tanh()
+    h = out_gate.sigmoid() * c.tanh()
+    if w_hr_t is not None:
+        h = h.mm(w_hr_t)
+    return h, c
+
+
+def gru_step(gi, state, w_hh_t, b_hh, w_hr_t):
+    """One GRU step (gates r, z, n); gi is x W_ih^T + b_ih, b_hh is added here."""
+    h = state[0]
+    gh = h.mm(w_hh_t) if b_hh is None else b_hh.addmm(h, w_hh_t)
+    size = h.shape[1]
+    i_rz, i_n = gi.split([2 * size, size], 1)
+    h_rz, h_n = gh.split([2 * size, size], 1)
+    reset, update = (i_rz + h_rz).sigmoid().chunk(2, 1)
+    new = (i_n + reset * h_n).tanh()
+    return (new + update * (h - new),)
+
+
+STEPS = {"RNN_TANH": rnn_tanh_step, "RNN_RELU": rnn_relu_step, "LSTM": lstm_step,
+         "GRU": gru_step}
+
+
+def _recorded_grads(ctx):
+    """NOTE [fused rnn second order]: the gradients through the steps rerun as recorded ops."""
+    from ember.autograd import grad
+    gates = ctx.input_gates
+    mode, reverse = ctx.mode, ctx.reverse
+    inputs = [gates, ctx.hx, ctx.cx, ctx.weight_hh, ctx.bias_hh]
+    state = (inputs[1], inputs[2]) if mode == "LSTM" else (inputs[1],)
+    w_hh_t = inputs[3].t()
+    outputs = [None] * gates.shape[0]
+    for t in (range(gates.shape[0] - 1, -1, -1) if reverse else range(gates.shape[0])):
+        state = STEPS[mode](gates[t], state, w_hh_t, inputs[4], None)
+        outputs[t] = state[0]
+    results = [dispatch.call(OPS["stack"], (outputs, 0)), *state]
+    wanted = [k for k, x in enumerate(inputs) if x is not None and x.requires_grad]
+    found = grad(results, [inputs[k] for k in wanted], list(ctx.grads[:len(results)]),
+                 create_graph=True, allow_unused=True)
+    grads = [None] * len(inputs)
+    for k, g in zip(wanted, found):
+        grads[k] = g
+    return grads
+
+
 def _grads(ctx):
     """Every input's gradient from one call of the backward op (shared through ctx.memo)."""
     if ctx.memo is None:
+        from ember.autograd import grad_mode
+        if grad_mode.is_grad_enabled():
+            ctx.memo = _recorded_grads(ctx)
+            return ctx.memo
         output, _, _, workspace = ctx.results
         grads = ctx.grads
         ctx.memo = dispatch.call(OPS["_fused_rnn_direction_backward"], (
@@ -70,7 +134,7 @@ def _grads(ctx):
 @register_op("_fused_rnn_direction(Tensor input_gates, Tensor hx, Tensor? cx, Tensor weight_hh, "
              "Tensor? bias_hh, str mode, bool reverse) -> (Tensor, Tensor, Tensor, Tensor)",
              function=False, method=False, meta=_forward_meta,
-             saves=("hx", "cx", "weight_hh", "result"),
+             saves=("input_gates", "hx", "cx", "weight_hh", "bias_hh", "result"),
              derivatives={"input_gates": lambda c: _grads(c)[0],
                           "hx": lambda c: _grads(c)[1],
                           "cx": lambda c: _grads(c)[2],

@@ -12,48 +12,17 @@ the batch shrinks: the rows that drop out keep their state as the final state. R
 backward it grows: new rows start from the initial state. Padded input is the case of equal
 batch sizes, so both take one path.
 
-Everything is ember ops, so autograd gives all gradients.
+The per-step functions (`STEPS`) live with the fused op in _ops/nn_rnn.py, which reruns them
+for second-order gradients; padded float input takes the fused op (one per layer direction).
 """
 from __future__ import annotations
 
 import ember
 from ember._core import dispatch
 from ember._core.registry import OPS
+from ember._ops.nn_rnn import STEPS
 
 _FUSED_DTYPES = (ember.float32, ember.float64)
-
-
-def rnn_tanh_step(gi, state, w_hh_t, b_hh, w_hr_t):
-    return (ember.tanh(ember.addmm(gi, state[0], w_hh_t)),)
-
-
-def rnn_relu_step(gi, state, w_hh_t, b_hh, w_hr_t):
-    return (ember.relu(ember.addmm(gi, state[0], w_hh_t)),)
-
-
-def lstm_step(gi, state, w_hh_t, b_hh, w_hr_t):
-    h, c = state
-    in_gate, forget_gate, cell_gate, out_gate = ember.addmm(gi, h, w_hh_t).chunk(4, 1)
-    c = ember.sigmoid(forget_gate) * c + ember.sigmoid(in_gate) * ember.tanh(cell_gate)
-    h = ember.sigmoid(out_gate) * ember.tanh(c)
-    if w_hr_t is not None:
-        h = h.mm(w_hr_t)
-    return h, c
-
-
-def gru_step(gi, state, w_hh_t, b_hh, w_hr_t):
-    h = state[0]
-    gh = h.mm(w_hh_t) if b_hh is None else ember.addmm(b_hh, h, w_hh_t)
-    size = h.shape[1]
-    i_rz, i_n = gi.split([2 * size, size], 1)
-    h_rz, h_n = gh.split([2 * size, size], 1)
-    reset, update = ember.sigmoid(i_rz + h_rz).chunk(2, 1)
-    new = ember.tanh(i_n + reset * h_n)
-    return (new + update * (h - new),)
-
-
-STEPS = {"RNN_TANH": rnn_tanh_step, "RNN_RELU": rnn_relu_step, "LSTM": lstm_step,
-         "GRU": gru_step}
 
 
 def _input_projection(mode, x2d, w_ih, b_ih, b_hh):
