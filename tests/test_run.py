@@ -58,7 +58,7 @@ def test_module_mode_runs_a_package_entry_point():
 
 @pytest.mark.parametrize("script,missing", [
     ("missing_module.py", "torch.definitely_missing"),
-    ("missing_nn.py", "torch.nn"),
+    ("missing_fx.py", "torch.fx"),
     ("missing_data_loader.py", "torch.utils.data"),
 ])
 def test_missing_module_is_a_clear_import_error(script, missing):

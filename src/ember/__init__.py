@@ -130,6 +130,8 @@ _LAZY_ATTRIBUTES = {
     "default_generator": ("ember._random", "default_generator"),
     "set_printoptions": ("ember._tensor_str", "set_printoptions"),
     "from_dlpack": ("ember._dlpack", "from_dlpack"),
+    "save": ("ember.serialization", "save"),
+    "load": ("ember.serialization", "load"),
     **{d._cpp_name + "Tensor": ("ember._legacy_types", d._cpp_name + "Tensor")
        for d in _dt.ALL_DTYPES},
     "get_defaults": ("ember._defaults", "get_defaults"),

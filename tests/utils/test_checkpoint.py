@@ -9,7 +9,7 @@ import ember
 from ember.utils import checkpoint as eck
 
 torch = pytest.importorskip("torch")
-import torch.utils.checkpoint as tck  # noqa: E402
+import torch.utils.checkpoint as tck
 
 
 def setup(lib, seed=0):

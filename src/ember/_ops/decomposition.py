@@ -93,3 +93,39 @@ def linalg_svd(xp, A, full_matrices=True, driver=None):
 def svd(A, full_matrices=False):
     """(U, S, Vh) through the registry (differentiable)."""
     return call(OPS["linalg_svd"], (A, full_matrices, None))
+
+
+def _qr_meta(A, mode="reduced"):
+    m, n = A._data.shape[-2:]
+    k = min(m, n)
+    batch = tuple(A._data.shape[:-2])
+    if mode == "r":
+        return [(batch + (0,), A._dtype), (batch + (k, n), A._dtype)]
+    q_cols, r_rows = (m, m) if mode == "complete" else (k, k)
+    return [(batch + (m, q_cols), A._dtype), (batch + (r_rows, n), A._dtype)]
+
+
+@register_op("linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)", kind="generic",
+             function=False, method=False, meta=_qr_meta, tags=("fp_errors",))
+def linalg_qr(xp, A, mode="reduced"):
+    """linalg.qr(A, mode='reduced') -> (Q, R), by Householder reflections as in LAPACK
+    (so Q and R carry the signs PyTorch's do). No derivative yet: `nn.init.orthogonal_` needs
+    none."""
+    _check(A.ndim >= 2, "linalg.qr: The input tensor A must have at least 2 dimensions.")
+    kind = dt.NP_TO_DTYPE[A.dtype]
+    _check(kind.is_floating_point or kind.is_complex, lambda: (
+        f"linalg.qr: Expected a floating point or complex tensor as input. Got "
+        f"{kind._cpp_name}"))
+    _check(mode in ("reduced", "complete", "r"), lambda: (
+        f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
+        f"'r', or 'complete'"))
+    if mode == "r":
+        R = xp.linalg.qr(A, mode="r")
+        return xp.empty(A.shape[:-2] + (0,), dtype=A.dtype), R.astype(A.dtype)
+    Q, R = xp.linalg.qr(A, mode=mode)
+    return Q.astype(A.dtype), R.astype(A.dtype)
+
+
+def qr(A, mode="reduced"):
+    """(Q, R) through the registry."""
+    return call(OPS["linalg_qr"], (A, mode))

@@ -8,7 +8,6 @@ NOTE [plain-acting subclasses] in `_core/dispatch/subclasses.py`) and ops on it 
 """
 from __future__ import annotations
 
-import copy
 from collections import OrderedDict
 
 from ember._core.dispatch.subclasses import _disabled_torch_function_impl
@@ -41,19 +40,24 @@ class Parameter(Tensor):
         if data is None:
             data = _empty()
         if not isinstance(data, Tensor):
-            raise TypeError(f"Parameter(): data must be a Tensor, not {type(data).__name__}")
+            # PyTorch's class for it (its Parameter calls data.detach()).
+            raise AttributeError(  # noqa: TRY004
+                f"'{type(data).__name__}' object has no attribute 'detach'")
+        if requires_grad and not (data.is_floating_point() or data.is_complex()):
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
         return Tensor._make_subclass(cls, data, requires_grad)
 
-    def __init__(self, data=None, requires_grad=True):
+    def __init__(self, *args, **kwargs):
+        # Everything happened in __new__ (subclasses take other arguments there).
         pass
 
     def __deepcopy__(self, memo):
         found = memo.get(id(self))
         if found is not None:
             return found
-        result = type(self)(copy.deepcopy(self.data, memo), self.requires_grad)
-        result.__dict__.update(copy.deepcopy(
-            {k: v for k, v in self.__dict__.items() if not k.startswith("_")}, memo))
+        # Python attributes are not copied (pickling keeps them), as in PyTorch.
+        result = type(self)(self.data.clone(), self.requires_grad)
         memo[id(self)] = result
         return result
 
@@ -77,7 +81,10 @@ class _BufferMeta(type(Tensor)):
 
 class Buffer(Tensor, metaclass=_BufferMeta):
     """`Buffer(data, *, persistent=True)`: assigned to a Module attribute, registers `data` as a
-    buffer (persistent ones are part of the state_dict). The result is `data` itself, marked."""
+    buffer (persistent ones are part of the state_dict). The result is a plain Tensor sharing
+    `data`'s storage, marked as a buffer (so `isinstance(result, Buffer)` holds)."""
+
+    __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, data=None, *, persistent=True):
         if data is None:
@@ -90,9 +97,29 @@ class Buffer(Tensor, metaclass=_BufferMeta):
         return t
 
 
+_ALLOWED_ON_UNINITIALIZED = ("__hash__", "size", "copy_", "is_complex", "is_floating_point",
+                             "half", "float", "double", "char", "short", "int", "long", "cuda",
+                             "cpu", "to", "get_device")
+
+
 class UninitializedTensorMixin:
     """Shape-less placeholder used by the Lazy modules until the first input arrives.
-    Only `materialize(shape)` and a few queries work; anything else raises."""
+    Only `materialize(shape)`, casts, moves and a few queries work; any other op raises
+    ValueError (from `__torch_function__`), `.shape` RuntimeError."""
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        if getattr(func, "__name__", None) in _ALLOWED_ON_UNINITIALIZED or \
+                func.__class__.__name__ == "method-wrapper":
+            # The next class's handling: plain results for parameters (Parameter's disabled
+            # one), results re-wrapped as the subclass for buffers (Tensor's default).
+            return super().__torch_function__(func, types, args, kwargs or {})
+        raise ValueError(
+            f"Attempted to use an uninitialized parameter in {func}. This error happens when "
+            "you are using a `LazyModule` or explicitly manipulating "
+            f"`torch.nn.parameter.{cls.__name__}` objects. When using LazyModules Call "
+            "`forward` with a dummy batch to initialize the parameters before calling torch "
+            "functions")
 
     def materialize(self, shape, device=None, dtype=None):
         from ember import empty
@@ -152,6 +179,7 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
         data = empty(0, device=device, dtype=dtype)
         t = Tensor._make_subclass(cls, data, requires_grad)
         t.persistent = persistent
+        t._is_buffer = True
         return t
 
 

@@ -1,12 +1,12 @@
 """Utilities as in torch.utils: checkpointing (`checkpoint`), backend registration,
 `_python_dispatch` (TorchDispatchMode), `_pytree`, and `alias_torch()` (make `import torch`
-resolve to ember in this process). `hooks` (RemovableHandle). There is no `ember.utils.data` yet."""
+resolve to ember in this process). `hooks` (RemovableHandle), `data` (datasets, samplers, DataLoader)."""
 from ember.utils._alias import alias_torch, unalias_torch  # noqa: F401
 
 
 def __getattr__(name):
     # Submodules load on first use: `ember.utils.checkpoint.checkpoint(...)`.
-    if name in ("checkpoint", "backend_registration", "hooks"):
+    if name in ("checkpoint", "backend_registration", "hooks", "data"):
         import importlib
         return importlib.import_module(f"ember.utils.{name}")
     raise AttributeError(f"module 'ember.utils' has no attribute '{name}'")

@@ -3,6 +3,7 @@ of its table and of any side tables, such as a module's with_kwargs set)."""
 from __future__ import annotations
 
 import weakref
+from typing import Self
 
 __all__ = ["RemovableHandle", "unserializable_hook", "warn_if_has_hooks"]
 
@@ -42,7 +43,7 @@ class RemovableHandle:
         self.extra_dict_ref = tuple(weakref.ref(d) for d in state[2]) if len(state) > 2 \
             else ()
 
-    def __enter__(self) -> RemovableHandle:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc) -> None:

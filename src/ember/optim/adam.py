@@ -1,0 +1,105 @@
+"""Adam (with amsgrad, maximize, and L2 or decoupled weight decay); AdamW is Adam with
+decoupled weight decay on by default (adamw.py)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ember.optim.optimizer import (
+    Optimizer,
+    array_of,
+    as_float,
+    bump,
+    check_hyper,
+    lerp_,
+    params_with_grad,
+    run_closure,
+    scalar_step,
+    zeros_state,
+)
+
+__all__ = ["Adam"]
+
+
+def check_adam_hypers(lr, betas, eps, weight_decay) -> None:
+    check_hyper(not (as_float(lr) < 0.0), f"Invalid learning rate: {lr}")
+    check_hyper(not (eps < 0.0), f"Invalid epsilon value: {eps}")
+    check_hyper(0.0 <= as_float(betas[0]) < 1.0, f"Invalid beta parameter at index 0: {betas[0]}")
+    check_hyper(0.0 <= as_float(betas[1]) < 1.0, f"Invalid beta parameter at index 1: {betas[1]}")
+    check_hyper(not (weight_decay < 0.0), f"Invalid weight_decay value: {weight_decay}")
+
+
+class Adam(Optimizer):
+    """Adam: moving averages of the gradient and its square, bias-corrected."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False, fused=None, decoupled_weight_decay=False):
+        check_adam_hypers(lr, betas, eps, weight_decay)
+        defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
+                    "amsgrad": amsgrad, "maximize": maximize, "foreach": foreach,
+                    "capturable": capturable, "differentiable": differentiable,
+                    "fused": fused, "decoupled_weight_decay": decoupled_weight_decay}
+        super().__init__(params, defaults)
+        if fused and foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("amsgrad", False)
+            group.setdefault("maximize", False)
+            group.setdefault("decoupled_weight_decay", False)
+
+    def step(self, closure=None):
+        """One Adam update of every parameter that has a gradient; returns closure's loss."""
+        loss = run_closure(closure)
+        for group in self.param_groups:
+            params, grads = params_with_grad(group)
+            lr = as_float(group["lr"])
+            beta1, beta2 = (as_float(b) for b in group["betas"])
+            eps = group["eps"]
+            weight_decay = group["weight_decay"]
+            amsgrad = group["amsgrad"]
+            for param, grad in zip(params, grads):
+                state = self.state[param]
+                if len(state) == 0:
+                    state["step"] = scalar_step()
+                    state["exp_avg"] = zeros_state(param)
+                    state["exp_avg_sq"] = zeros_state(param)
+                    if amsgrad:
+                        state["max_exp_avg_sq"] = zeros_state(param)
+                p = array_of(param)
+                g = array_of(grad)
+                if group["maximize"]:
+                    g = -g
+                step_t = state["step"]
+                step_t._data += 1
+                bump(step_t)
+                if weight_decay != 0:
+                    if group["decoupled_weight_decay"]:
+                        p *= 1 - lr * weight_decay
+                    else:
+                        g = g + weight_decay * p
+                exp_avg = array_of(state["exp_avg"])
+                exp_avg_sq = array_of(state["exp_avg_sq"])
+                lerp_(exp_avg, g, 1 - beta1)
+                exp_avg_sq *= beta2
+                exp_avg_sq += (1 - beta2) * g * g
+                step = float(step_t._data)
+                bias_correction1 = 1 - beta1 ** step
+                bias_correction2 = 1 - beta2 ** step
+                step_size = lr / bias_correction1
+                bias_correction2_sqrt = bias_correction2 ** 0.5
+                if amsgrad:
+                    max_sq = array_of(state["max_exp_avg_sq"])
+                    np.maximum(max_sq, exp_avg_sq, out=max_sq)
+                    bump(state["max_exp_avg_sq"])
+                    denom = np.sqrt(max_sq) / bias_correction2_sqrt
+                else:
+                    denom = np.sqrt(exp_avg_sq) / bias_correction2_sqrt
+                denom += eps
+                p += (-step_size * exp_avg) / denom
+                bump(state["exp_avg"])
+                bump(state["exp_avg_sq"])
+                bump(param)
+        return loss

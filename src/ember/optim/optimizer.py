@@ -1,0 +1,396 @@
+"""`Optimizer`: parameter groups, per-parameter state, `zero_grad`, state dicts in PyTorch's
+layout, and step / state-dict hooks. Each algorithm (sgd.py, adam.py ...) defines `step`.
+
+NOTE [optimizer state layout]: `state` maps each parameter (the Parameter object) to a dict of
+its buffers, as in PyTorch; `state_dict()` replaces parameters by their position across all
+groups (0, 1, ...) and keeps every group's hyper-parameters, so a state dict saved by PyTorch's
+optimizer loads into ember's and the other way round. Loading casts floating state to the
+parameter's dtype and device, except `step`, which stays as saved (a float32 scalar tensor).
+
+NOTE [optimizer updates on arrays]: the updates run as NumPy/CuPy array operations on the
+tensors' own arrays under no_grad (the same arithmetic, in the same order, as PyTorch's
+single-tensor CPU path), and each in-place write bumps the tensor's version counter, so autograd
+still sees the modification. A step costs a few array calls per parameter, not a few ember ops.
+"""
+from __future__ import annotations
+
+import functools
+import warnings
+from collections import OrderedDict, defaultdict
+from copy import deepcopy
+from itertools import chain
+
+from ember._core import dispatch
+from ember._tensor import Tensor
+from ember.utils.hooks import RemovableHandle
+
+__all__ = ["Optimizer", "register_optimizer_step_post_hook",
+           "register_optimizer_step_pre_hook", "required"]
+
+
+class _RequiredParameter:
+    """The default of a hyper-parameter that must be given (`lr` of SGD in old PyTorch)."""
+
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+_global_step_pre_hooks: OrderedDict = OrderedDict()
+_global_step_post_hooks: OrderedDict = OrderedDict()
+
+
+def register_optimizer_step_pre_hook(hook) -> RemovableHandle:
+    """`hook(optimizer, args, kwargs)` before every optimizer's step."""
+    handle = RemovableHandle(_global_step_pre_hooks)
+    _global_step_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_optimizer_step_post_hook(hook) -> RemovableHandle:
+    """`hook(optimizer, args, kwargs)` after every optimizer's step."""
+    handle = RemovableHandle(_global_step_post_hooks)
+    _global_step_post_hooks[handle.id] = hook
+    return handle
+
+
+def _with_step_hooks(step):
+    """Wrap a subclass's `step` so the step hooks run around it."""
+    @functools.wraps(step)
+    def wrapper(self, *args, **kwargs):
+        if self.__dict__.get("_in_step"):
+            # A subclass's step calling its base's: the hooks run once, around the outer one.
+            return step(self, *args, **kwargs)
+        self._in_step = True
+        try:
+            return _hooked_step(step, self, args, kwargs)
+        finally:
+            self._in_step = False
+    wrapper._hooked = True
+    return wrapper
+
+
+def _hooked_step(step, self, args, kwargs):
+    if _global_step_pre_hooks or self._optimizer_step_pre_hooks:
+        for hook in chain(_global_step_pre_hooks.values(),
+                          self._optimizer_step_pre_hooks.values()):
+            result = hook(self, args, kwargs)
+            if result is not None:
+                if not (isinstance(result, tuple) and len(result) == 2):
+                    raise RuntimeError(
+                        f"{hook} must return None or a tuple of (new_args, new_kwargs), "
+                        f"but got {result}.")
+                args, kwargs = result
+    out = step(self, *args, **kwargs)
+    self._opt_called = True
+    for hook in chain(self._optimizer_step_post_hooks.values(),
+                      _global_step_post_hooks.values()):
+        hook(self, args, kwargs)
+    return out
+
+
+class Optimizer:
+    """Base class of the optimizers: `Optimizer(params, defaults)` where `params` is an
+    iterable of tensors, of (name, tensor) pairs, or of dicts (parameter groups)."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        step = cls.__dict__.get("step")
+        if step is not None and not getattr(step, "_hooked", False):
+            cls.step = _with_step_hooks(step)
+
+    def __init__(self, params, defaults: dict) -> None:
+        self.defaults = defaults
+        self._optimizer_step_pre_hooks: OrderedDict = OrderedDict()
+        self._optimizer_step_post_hooks: OrderedDict = OrderedDict()
+        self._optimizer_state_dict_pre_hooks: OrderedDict = OrderedDict()
+        self._optimizer_state_dict_post_hooks: OrderedDict = OrderedDict()
+        self._optimizer_load_state_dict_pre_hooks: OrderedDict = OrderedDict()
+        self._optimizer_load_state_dict_post_hooks: OrderedDict = OrderedDict()
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of "
+                            f"Tensors or dicts, but got {params.type()}")
+        self.state: defaultdict = defaultdict(dict)
+        self.param_groups: list = []
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for group in param_groups:
+            self.add_param_group(group)
+
+    # ------------------------------------------------------------------ groups
+    def add_param_group(self, param_group: dict) -> None:
+        """Add a group of parameters with its own hyper-parameters (others from defaults)."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            param_group["params"] = [params]
+        elif isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, "
+                            "but the ordering of tensors in sets will change between runs. "
+                            "Please use a list instead.")
+        else:
+            param_group["params"] = list(params)
+        extracted, names = [], []
+        for item in param_group["params"]:
+            if isinstance(item, tuple):
+                names.append(item[0])
+                extracted.append(item[1])
+            else:
+                extracted.append(item)
+        if names and len(names) != len(extracted):
+            raise ValueError("all optimizer params should be with/without names. Some param "
+                             "names are missing")
+        if names:
+            param_group["param_names"] = names
+        param_group["params"] = extracted
+        for param in extracted:
+            if not isinstance(param, Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is "
+                                + type(param).__name__)
+            if not self.defaults.get("differentiable", None) and not (
+                    param.is_leaf or param.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError("parameter group didn't specify a value of required "
+                                 f"optimization parameter {name}")
+            param_group.setdefault(name, default)
+        if len({id(p) for p in extracted}) != len(extracted):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in "
+                          "future, this will cause an error; see github.com/pytorch/pytorch/"
+                          "issues/40967 for more information", stacklevel=3)
+        seen = set()
+        for group in self.param_groups:
+            seen.update(id(p) for p in group["params"])
+            if ("param_names" in group) != ("param_names" in param_group):
+                current = "with names" if "param_names" in param_group else "without names"
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {current} to the optimizer")
+        if not seen.isdisjoint(id(p) for p in extracted):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset the gradients of every parameter (to None, or to zeros in place)."""
+        for group in self.param_groups:
+            for param in group["params"]:
+                grad = param.grad
+                if grad is None:
+                    continue
+                if set_to_none:
+                    param.grad = None
+                else:
+                    if grad.grad_fn is not None:
+                        grad.detach_()
+                    else:
+                        grad.requires_grad_(False)
+                    grad.zero_()
+
+    def step(self, closure=None):
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ hooks
+    def _add_hook(self, table, hook, prepend=False) -> RemovableHandle:
+        handle = RemovableHandle(table)
+        table[handle.id] = hook
+        if prepend:
+            table.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_step_pre_hook(self, hook) -> RemovableHandle:
+        """`hook(optimizer, args, kwargs)` before this optimizer's step; may return new
+        (args, kwargs)."""
+        return self._add_hook(self._optimizer_step_pre_hooks, hook)
+
+    def register_step_post_hook(self, hook) -> RemovableHandle:
+        """`hook(optimizer, args, kwargs)` after this optimizer's step."""
+        return self._add_hook(self._optimizer_step_post_hooks, hook)
+
+    def register_state_dict_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        return self._add_hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        return self._add_hook(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        return self._add_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook,
+                                           prepend: bool = False) -> RemovableHandle:
+        return self._add_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+
+    # ------------------------------------------------------------------ state dicts
+    def state_dict(self) -> dict:
+        """{'state': {index: buffers}, 'param_groups': [hyper-parameters + 'params': indices]}
+        (NOTE [optimizer state layout])."""
+        for hook in self._optimizer_state_dict_pre_hooks.values():
+            hook(self)
+        index_of: dict = {}
+        start = 0
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for offset, param in enumerate(group["params"], start):
+                index_of.setdefault(id(param), offset)
+            packed["params"] = [index_of[id(p)] for p in group["params"]]
+            start += len(group["params"])
+            groups.append(packed)
+        state = {index_of[id(p)]: value for p, value in self.state.items()
+                 if isinstance(p, Tensor) and id(p) in index_of}
+        result = {"state": state, "param_groups": groups}
+        for hook in self._optimizer_state_dict_post_hooks.values():
+            out = hook(self, result)
+            if out is not None:
+                result = out
+        return result
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        """Load a state dict made by `state_dict()` (of ember or PyTorch)."""
+        state_dict = state_dict.copy()
+        for hook in self._optimizer_load_state_dict_pre_hooks.values():
+            out = hook(self, state_dict)
+            if out is not None:
+                state_dict = out
+        groups = self.param_groups
+        saved_groups = deepcopy(state_dict["param_groups"])
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match "
+                             "the size of optimizer's group")
+        id_map = {old: p for g, s in zip(groups, saved_groups)
+                  for old, p in zip(s["params"], g["params"])}
+        state: defaultdict = defaultdict(dict)
+        for key, value in state_dict["state"].items():
+            if key in id_map:
+                param = id_map[key]
+                state[param] = {k: _cast_state(param, v, k) for k, v in value.items()} \
+                    if isinstance(value, dict) else value
+            else:
+                state[key] = value
+        new_groups = []
+        for group, saved in zip(groups, saved_groups):
+            saved["params"] = group["params"]
+            if "param_names" in group and "param_names" not in saved:
+                saved["param_names"] = group["param_names"]
+            new_groups.append(saved)
+        self.__setstate__({"state": state, "param_groups": new_groups})
+        for hook in self._optimizer_load_state_dict_post_hooks.values():
+            hook(self)
+
+    def __getstate__(self) -> dict:
+        return {"defaults": self.defaults, "state": self.state,
+                "param_groups": self.param_groups}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        for name in ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks",
+                     "_optimizer_state_dict_pre_hooks", "_optimizer_state_dict_post_hooks",
+                     "_optimizer_load_state_dict_pre_hooks",
+                     "_optimizer_load_state_dict_post_hooks"):
+            if name not in self.__dict__:
+                setattr(self, name, OrderedDict())
+        for group in self.param_groups:
+            for key, default in self.defaults.items():
+                group.setdefault(key, default)
+
+    def __repr__(self) -> str:
+        text = self.__class__.__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            text += "\n"
+            text += f"Parameter Group {i}\n"
+            for key in sorted(group):
+                if key != "params":
+                    text += f"    {key}: {group[key]}\n"
+        return text + ")"
+
+
+def _cast_state(param, value, key):
+    """A loaded state entry on the parameter's device (and dtype if floating; `step` keeps
+    its dtype)."""
+    if not isinstance(value, Tensor):
+        return value
+    if key == "step":
+        return value
+    if param.is_floating_point() and value.is_floating_point():
+        return value.to(dtype=param.dtype, device=param.device)
+    return value.to(device=param.device)
+
+
+def bump(t) -> None:
+    """Record an in-place write done on `t`'s array (NOTE [optimizer updates on arrays])."""
+    dispatch.bump_version(t)
+
+
+def array_of(t):
+    """The array a tensor's values live in (complex ones seen as pairs of reals, as
+    PyTorch's optimizers use `view_as_real`)."""
+    data = t._data
+    if data.dtype.kind == "c":
+        return data.view(data.real.dtype)
+    return data
+
+
+def tensor_of(array, like):
+    """A fresh tensor over `array` with `like`'s dtype and device."""
+    if like._dtype.is_complex:
+        array = array.view(like._data.dtype)
+    return dispatch.wrap(array, like._dtype, like._device)
+
+
+def zeros_state(param):
+    """A zero buffer shaped and strided like `param` (memory_format=preserve)."""
+    from ember import zeros_like
+    return zeros_like(param)
+
+
+def scalar_step(value: float = 0.0):
+    """The `step` entry of a state: a scalar tensor in PyTorch's scalar dtype (float64 when
+    the default dtype is float64, else float32)."""
+    import ember
+    dtype = ember.float64 if ember.get_default_dtype() == ember.float64 else ember.float32
+    return ember.tensor(value, dtype=dtype)
+
+
+def lerp_(start, end, weight: float) -> None:
+    """start += weight * (end - start) in place, with PyTorch's two-sided lerp formula."""
+    if abs(weight) < 0.5:
+        start += weight * (end - start)
+    else:
+        start[...] = end - (end - start) * (1 - weight)
+
+
+def as_float(value) -> float:
+    """A hyper-parameter given as a number or a one-element tensor."""
+    return float(value.item()) if isinstance(value, Tensor) else value
+
+
+def run_closure(closure):
+    if closure is None:
+        return None
+    from ember import enable_grad
+    with enable_grad():
+        return closure()
+
+
+def params_with_grad(group):
+    """(params, grads as arrays) of the group's parameters that have a gradient."""
+    params, grads = [], []
+    for param in group["params"]:
+        grad = param.grad
+        if grad is not None:
+            if grad.is_sparse:
+                raise RuntimeError("sparse gradients are not supported by this optimizer")
+            params.append(param)
+            grads.append(grad)
+    return params, grads
+
+
+def check_hyper(condition: bool, message: str) -> None:
+    if not condition:
+        raise ValueError(message)

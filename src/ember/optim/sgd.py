@@ -1,0 +1,74 @@
+"""SGD with momentum, dampening, Nesterov momentum, weight decay and `maximize`."""
+from __future__ import annotations
+
+from ember.optim.optimizer import (
+    Optimizer,
+    array_of,
+    as_float,
+    bump,
+    check_hyper,
+    params_with_grad,
+    run_closure,
+    tensor_of,
+)
+
+__all__ = ["SGD"]
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent (PyTorch's formulation of momentum: the buffer accumulates
+    gradients, the step is lr times the buffer)."""
+
+    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
+                 nesterov=False, *, maximize=False, foreach=None, differentiable=False,
+                 fused=None):
+        check_hyper(not (as_float(lr) < 0.0), f"Invalid learning rate: {lr}")
+        check_hyper(not (momentum < 0.0), f"Invalid momentum value: {momentum}")
+        check_hyper(not (weight_decay < 0.0), f"Invalid weight_decay value: {weight_decay}")
+        defaults = {"lr": lr, "momentum": momentum, "dampening": dampening,
+                    "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize,
+                    "foreach": foreach, "differentiable": differentiable, "fused": fused}
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, defaults)
+        if fused and foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("nesterov", False)
+            group.setdefault("maximize", False)
+
+    def step(self, closure=None):
+        """One update of every parameter that has a gradient; returns closure's loss."""
+        loss = run_closure(closure)
+        for group in self.param_groups:
+            params, grads = params_with_grad(group)
+            lr = as_float(group["lr"])
+            momentum = group["momentum"]
+            dampening = group["dampening"]
+            weight_decay = group["weight_decay"]
+            for param, grad in zip(params, grads):
+                p = array_of(param)
+                g = array_of(grad)
+                if group["maximize"]:
+                    g = -g
+                if weight_decay != 0:
+                    g = g + weight_decay * p
+                if momentum != 0:
+                    state = self.state[param]
+                    buf = state.get("momentum_buffer")
+                    if buf is None:
+                        b = p.copy()      # an array even when p is 0-d (g may be a scalar)
+                        b[...] = g
+                        state["momentum_buffer"] = tensor_of(b, param)
+                    else:
+                        b = array_of(buf)
+                        b *= momentum
+                        b += (1 - dampening) * g
+                        bump(buf)
+                    g = g + momentum * b if group["nesterov"] else b
+                p -= lr * g
+                bump(param)
+        return loss

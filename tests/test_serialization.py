@@ -1,0 +1,173 @@
+"""ember.save / ember.load in PyTorch's checkpoint format: round trips, files passing both ways
+between ember and PyTorch, storage sharing, weights-only loading, atomic writes."""
+import io
+import os
+import pickle
+from collections import OrderedDict
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+DTYPES = ["float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8",
+          "uint8", "bool", "complex64", "complex128", "uint16", "uint32", "uint64"]
+
+
+def _values(lib, dtype_name):
+    base = np.arange(12).reshape(3, 4) % 5
+    dtype = getattr(lib, dtype_name)
+    if dtype_name == "bool":
+        return lib.tensor(base % 2 == 0)
+    if dtype_name == "bfloat16":
+        return lib.tensor(base.astype(np.float32)).to(dtype)
+    return lib.tensor(base.astype(np.int64 if "int" in dtype_name else np.float64)).to(dtype)
+
+
+def _to_numpy(t):
+    if str(t.dtype).endswith("bfloat16"):
+        t = t.float()
+    return t.detach().numpy()
+
+
+def _check_same_tensor(ours, theirs):
+    assert str(ours.dtype).split(".")[1] == str(theirs.dtype).split(".")[1]
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    assert tuple(ours.stride()) == tuple(theirs.stride())
+    assert ours.storage_offset() == theirs.storage_offset()
+    assert ours.requires_grad == theirs.requires_grad
+    np.testing.assert_array_equal(_to_numpy(ours), _to_numpy(theirs))
+
+
+def _objects(lib):
+    base = lib.arange(12.0).view(3, 4)
+    objs = OrderedDict()
+    for name in DTYPES:
+        objs[name] = _values(lib, name)
+    objs["view_t"] = base.t()
+    objs["view_slice"] = base[1:, ::2]
+    objs["base"] = base
+    objs["scalar"] = lib.tensor(3.5)
+    objs["empty"] = lib.zeros(0, 3)
+    objs["param"] = lib.nn.Parameter(lib.ones(2, 2))
+    objs["frozen"] = lib.nn.Parameter(lib.ones(2), requires_grad=False)
+    objs["leaf"] = lib.ones(3, requires_grad=True)
+    return objs
+
+
+def test_ember_files_load_in_pytorch(tmp_path):
+    path = tmp_path / "model.pt"
+    ember.save(_objects(ember), path)
+    theirs = torch.load(path)
+    expected = _objects(torch)
+    assert list(theirs) == list(expected)
+    for key in expected:
+        _check_same_tensor(theirs[key], expected[key])
+        assert type(theirs[key]).__name__ == type(expected[key]).__name__
+    # Views saved together still share one storage.
+    assert theirs["view_t"].untyped_storage().data_ptr() == \
+        theirs["base"].untyped_storage().data_ptr()
+
+
+def test_pytorch_files_load_in_ember(tmp_path):
+    path = tmp_path / "model.pt"
+    torch.save(_objects(torch), path)
+    ours = ember.load(path)
+    expected = _objects(ember)
+    assert list(ours) == list(expected)
+    for key in expected:
+        _check_same_tensor(ours[key], expected[key])
+        assert type(ours[key]).__name__ == type(expected[key]).__name__
+    ours["base"][0, 1] = 100.0
+    assert float(ours["view_t"][1, 0]) == 100.0
+
+
+def test_round_trip_through_a_file_object_keeps_everything():
+    buffer = io.BytesIO()
+    state = OrderedDict(a=ember.randn(2, 3), b=ember.arange(4))
+    state._metadata = OrderedDict({"": {"version": 1}})
+    obj = {"state": state, "dtype": ember.float16, "size": ember.Size([2, 3]),
+           "device": ember.device("cpu"), "nested": [1, 2.5, "x", (None, True)]}
+    ember.save(obj, buffer)
+    buffer.seek(0)
+    back = ember.load(buffer)
+    assert back["dtype"] is ember.float16 and back["size"] == ember.Size([2, 3])
+    assert back["device"] == ember.device("cpu") and back["nested"] == obj["nested"]
+    assert back["state"]._metadata == state._metadata
+    for key in state:
+        _check_same_tensor(back["state"][key], state[key])
+    buffer.seek(0)
+    theirs = torch.load(buffer)
+    assert theirs["dtype"] is torch.float16 and theirs["size"] == torch.Size([2, 3])
+
+
+class Custom:
+    def __init__(self, value):
+        self.value = value
+
+
+def test_weights_only_refuses_other_globals_as_pytorch(tmp_path):
+    path = tmp_path / "custom.pt"
+    ember.save({"c": Custom(3)}, path)
+    with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
+        ember.load(path)
+    assert ember.load(path, weights_only=False)["c"].value == 3
+    with ember.serialization.safe_globals([Custom]):
+        assert ember.load(path)["c"].value == 3
+    with pytest.raises(pickle.UnpicklingError):
+        ember.load(path)
+    with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
+        torch.load(path)
+
+
+def test_a_failed_save_leaves_the_old_file_untouched(tmp_path):
+    path = tmp_path / "ckpt.pt"
+    ember.save({"a": ember.ones(2)}, path)
+    before = path.read_bytes()
+    with pytest.raises((pickle.PicklingError, AttributeError, TypeError)):
+        ember.save({"a": ember.zeros(3), "bad": lambda: 1}, path)
+    assert path.read_bytes() == before
+    assert sorted(os.listdir(tmp_path)) == ["ckpt.pt"]
+
+
+def test_module_and_optimizer_checkpoint_passes_to_pytorch(tmp_path):
+    class Net(ember.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.weight = ember.nn.Parameter(ember.randn(3, 2))
+            self.register_buffer("steps", ember.tensor(5))
+
+    net = Net()
+    opt = ember.optim.Adam(net.parameters(), lr=0.01)
+    net.weight.grad = ember.ones(3, 2)
+    opt.step()
+    ember.save({"model": net.state_dict(), "optim": opt.state_dict()}, tmp_path / "c.pt")
+    theirs = torch.load(tmp_path / "c.pt")
+    assert list(theirs["model"]) == ["weight", "steps"]
+    p = torch.nn.Parameter(torch.zeros(3, 2))
+    t_opt = torch.optim.Adam([p], lr=0.01)
+    t_opt.load_state_dict(theirs["optim"])
+    assert float(t_opt.state[p]["step"]) == 1.0
+    np.testing.assert_allclose(t_opt.state[p]["exp_avg"].numpy(),
+                               opt.state[net.weight]["exp_avg"].numpy())
+
+
+def test_sets_and_builtins_load_weights_only():
+    buffer = io.BytesIO()
+    ember.save({"s": {1, 2}, "c": complex(1, 2), "f": frozenset({3})}, buffer)
+    buffer.seek(0)
+    assert ember.load(buffer) == {"s": {1, 2}, "c": complex(1, 2), "f": frozenset({3})}
+
+
+def test_map_location_and_bad_files(tmp_path):
+    path = tmp_path / "x.pt"
+    ember.save([ember.ones(2)], path)
+    assert ember.load(path, map_location="cpu")[0].device.type == "cpu"
+    seen = []
+    ember.load(path, map_location=lambda t, loc: seen.append(loc))
+    assert seen == ["cpu"]
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes(b"not a checkpoint")
+    with pytest.raises(RuntimeError, match="zip checkpoint format"):
+        ember.load(bad)
