@@ -86,8 +86,6 @@ class MultiheadAttention(Module):
         self._reset_parameters()
 
     def _reset_parameters(self) -> None:
-        if not hasattr(init, "xavier_uniform_"):   # TEMPORARY: until ember.nn.init lands
-            return
         if self._qkv_same_embed_dim:
             init.xavier_uniform_(self.in_proj_weight)
         else:

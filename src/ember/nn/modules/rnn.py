@@ -10,6 +10,7 @@ from typing import ClassVar
 
 import ember
 from ember._tensor import Tensor
+from ember.nn import init
 from ember.nn.modules import _rnn_steps
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
@@ -21,14 +22,8 @@ _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
 def _uniform_init(parameters, bound):
-    from ember.nn import init
-    uniform = getattr(init, "uniform_", None)
     for weight in parameters:
-        if uniform is not None:
-            uniform(weight, -bound, bound)
-        else:   # until ember.nn.init lands: the same draw that init.uniform_ makes
-            with ember.no_grad():
-                weight.uniform_(-bound, bound)
+        init.uniform_(weight, -bound, bound)
 
 
 def _check_input_dtype(input, weight):
