@@ -216,3 +216,38 @@ def test_double_backward_matches_torch(kind, kwargs):
     e_second = ember.autograd.grad(e_grad.sum(), [ex, *e.parameters()])
     for k, (eg, tg) in enumerate(zip(e_second, t_second)):
         assert_close(eg, tg, what=f"second-order grad {k}")
+
+
+@pytest.mark.parametrize("name,gates", [("lstm_cell", 4), ("gru_cell", 3),
+                                        ("rnn_tanh_cell", 1), ("rnn_relu_cell", 1)])
+@pytest.mark.parametrize("bias", [True, False])
+def test_top_level_cell_functions(name, gates, bias):
+    torch.manual_seed(3)
+    shapes = [(2, 3), (2, 4), (gates * 4, 3), (gates * 4, 4)] + \
+        ([(gates * 4,), (gates * 4,)] if bias else [])
+    t_args = [torch.randn(s, dtype=torch.float64, requires_grad=True) for s in shapes]
+    e_args = [to_ember(a) for a in t_args]
+    if name == "lstm_cell":
+        c = torch.randn(2, 4, dtype=torch.float64, requires_grad=True)
+        ec = to_ember(c)
+        t_out = getattr(torch, name)(t_args[0], (t_args[1], c), *t_args[2:])
+        e_out = getattr(ember, name)(e_args[0], (e_args[1], ec), *e_args[2:])
+        t_args.append(c)
+        e_args.append(ec)
+    else:
+        t_out = (getattr(torch, name)(*t_args),)
+        e_out = (getattr(ember, name)(*e_args),)
+    for k, (e, t) in enumerate(zip(e_out, t_out)):
+        assert_close(e, t)
+    sum((o * (k + 1)).sum() for k, o in enumerate(t_out)).backward()
+    sum((o * (k + 1)).sum() for k, o in enumerate(e_out)).backward()
+    for e, t in zip(e_args, t_args):
+        assert_close(e.grad, t.grad)
+    bad = torch.zeros(2, 5, dtype=torch.float64)
+    t_err = _error(lambda: getattr(torch, name)(bad, *([(t_args[1], t_args[1])]
+                                                         if name == "lstm_cell" else
+                                                         [t_args[1]]), *t_args[2:4]))
+    e_err = _error(lambda: getattr(ember, name)(to_ember(bad), *([(e_args[1], e_args[1])]
+                                                                  if name == "lstm_cell" else
+                                                                  [e_args[1]]), *e_args[2:4]))
+    assert t_err is not None and e_err == t_err

@@ -1645,6 +1645,9 @@ full = _FE['full'].function
 full_like = _FE['full_like'].function
 
 
+gru_cell = _FE['gru_cell'].function
+
+
 heaviside = _FE['heaviside'].function
 
 
@@ -1682,6 +1685,9 @@ linspace = _FE['linspace'].function
 
 
 logspace = _FE['logspace'].function
+
+
+lstm_cell = _FE['lstm_cell'].function
 
 
 masked_fill = _FE['masked_fill'].function
@@ -1787,6 +1793,12 @@ resolve_neg = _FE['resolve_neg'].function
 
 
 result_type = _FE['result_type'].function
+
+
+rnn_relu_cell = _FE['rnn_relu_cell'].function
+
+
+rnn_tanh_cell = _FE['rnn_tanh_cell'].function
 
 
 round = _FE['round'].function
@@ -3455,6 +3467,7 @@ FUNCTIONS = (
     'ger',
     'greater',
     'greater_equal',
+    'gru_cell',
     'gt',
     'heaviside',
     'histc',
@@ -3507,6 +3520,7 @@ FUNCTIONS = (
     'logit',
     'logspace',
     'logsumexp',
+    'lstm_cell',
     'lt',
     'masked_fill',
     'masked_scatter',
@@ -3573,6 +3587,8 @@ FUNCTIONS = (
     'resolve_conj',
     'resolve_neg',
     'result_type',
+    'rnn_relu_cell',
+    'rnn_tanh_cell',
     'roll',
     'rot90',
     'round',

@@ -21,7 +21,7 @@ Sigmoids are computed as 0.5 * tanh(x / 2) + 0.5, which neither overflows nor wa
 from __future__ import annotations
 
 from ember._core import dispatch
-from ember._core.registry import OPS, register_op
+from ember._core.registry import OPS, register_frontend, register_op
 
 _MODES = ("LSTM", "GRU", "RNN_TANH", "RNN_RELU")
 
@@ -294,3 +294,65 @@ def fused_rnn_direction_backward(xp, grad_output, grad_hy, grad_cy, hx, cx, weig
     d_bias = flat.sum(0)
     d_cx = dc if mode == "LSTM" else xp.empty((0,), dtype)
     return d_gates_in, dh, d_cx, d_weight, d_bias
+
+
+# --------------------------------------------------------------------------- single-step functions
+
+def _check_cell(input, states, w_ih, w_hh):
+    """The cells' shape checks, with PyTorch's messages."""
+    if input.shape[-1] != w_ih.shape[1]:
+        raise RuntimeError(f"input has inconsistent input_size: got {input.shape[-1]} expected "
+                           f"{w_ih.shape[1]}")
+    for k, state in enumerate(states):
+        if input.shape[0] != state.shape[0]:
+            raise RuntimeError(f"Input batch size {input.shape[0]} doesn't match hidden{k} "
+                               f"batch size {state.shape[0]}")
+        if state.shape[1] != w_hh.shape[1]:
+            raise RuntimeError(f"hidden{k} has inconsistent hidden_size: got {state.shape[1]}, "
+                               f"expected {w_hh.shape[1]}")
+
+
+def _cell_input_gates(input, w_ih, b_ih, b_hh, fold_hidden_bias):
+    gates = input.mm(w_ih.t())
+    if b_ih is not None:
+        gates = gates + b_ih
+    if fold_hidden_bias and b_hh is not None:
+        gates = gates + b_hh
+    return gates
+
+
+@register_frontend("lstm_cell", method=False)
+def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> (hy, cy): one LSTM step
+    from hx = (h, c)."""
+    if len(hx) != 2:
+        raise RuntimeError("lstm_cell expects two hidden states")
+    _check_cell(input, hx, w_ih, w_hh)
+    return lstm_step(_cell_input_gates(input, w_ih, b_ih, b_hh, True), tuple(hx), w_hh.t(),
+                     None, None)
+
+
+@register_frontend("gru_cell", method=False)
+def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> Tensor: one GRU step."""
+    _check_cell(input, (hx,), w_ih, w_hh)
+    return gru_step(_cell_input_gates(input, w_ih, b_ih, b_hh, False), (hx,), w_hh.t(), b_hh,
+                    None)[0]
+
+
+@register_frontend("rnn_tanh_cell", method=False)
+def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> Tensor: one tanh RNN
+    step."""
+    _check_cell(input, (hx,), w_ih, w_hh)
+    return rnn_tanh_step(_cell_input_gates(input, w_ih, b_ih, b_hh, True), (hx,), w_hh.t(),
+                         None, None)[0]
+
+
+@register_frontend("rnn_relu_cell", method=False)
+def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> Tensor: one relu RNN
+    step."""
+    _check_cell(input, (hx,), w_ih, w_hh)
+    return rnn_relu_step(_cell_input_gates(input, w_ih, b_ih, b_hh, True), (hx,), w_hh.t(),
+                         None, None)[0]
