@@ -118,7 +118,7 @@ def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_
         raise AssertionError(f"only bool and floating types of {mask_name} are supported")
     if check_other and other_type is not None and mask.dtype != other_type:
         warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use "
-                      "same type for both instead.", stacklevel=3)
+                      "same type for both instead.", stacklevel=2)
     if mask.dtype == ember.bool:
         return ember.zeros(mask.shape, dtype=target_type, device=mask.device).masked_fill(
             mask, float("-inf"))
