@@ -169,5 +169,88 @@ def test_map_location_and_bad_files(tmp_path):
     assert seen == ["cpu"]
     bad = tmp_path / "bad.pt"
     bad.write_bytes(b"not a checkpoint")
-    with pytest.raises(RuntimeError, match="zip checkpoint format"):
+    with pytest.raises(RuntimeError, match="could not read the checkpoint"):
         ember.load(bad)
+
+
+def test_legacy_pytorch_files_load(tmp_path):
+    path = tmp_path / "old.pt"
+    base = torch.arange(6.0).view(2, 3)
+    torch.save({"a": base, "b": base[1:], "i": torch.tensor([1, 2], dtype=torch.int32)}, path,
+               _use_new_zipfile_serialization=False)
+    ours = ember.load(path)
+    np.testing.assert_array_equal(ours["a"].numpy(), base.numpy())
+    np.testing.assert_array_equal(ours["b"].numpy(), base[1:].numpy())
+    assert ours["i"].dtype == ember.int32 and ours["i"].tolist() == [1, 2]
+    ours["a"][1, 0] = 50.0
+    assert float(ours["b"][0, 0]) == 50.0
+
+
+def test_mmap_loading_maps_storages_copy_on_write(tmp_path):
+    path = tmp_path / "m.pt"
+    torch.save({"w": torch.arange(1000.0)}, path)
+    ours = ember.load(path, mmap=True)
+    assert ours["w"].sum().item() == float(sum(range(1000)))
+    ours["w"][0] = 5.0
+    assert torch.load(path)["w"][0].item() == 0.0
+    with pytest.raises(ValueError, match="mmap"):
+        ember.load(io.BytesIO(path.read_bytes()), mmap=True)
+
+
+@pytest.mark.parametrize("damage", ["empty", "truncated", "garbage_tail", "missing_record"])
+def test_damaged_files_give_a_clear_error(tmp_path, damage):
+    path = tmp_path / "d.pt"
+    ember.save({"w": ember.arange(100.0), "v": ember.ones(3)}, path)
+    data = path.read_bytes()
+    if damage == "empty":
+        data = b""
+    elif damage == "truncated":
+        data = data[:len(data) // 2]
+    elif damage == "garbage_tail":
+        data = data[:-30] + b"\x00" * 30
+    else:
+        import zipfile
+        out = io.BytesIO()
+        with zipfile.ZipFile(io.BytesIO(data)) as zin, zipfile.ZipFile(out, "w") as zout:
+            for item in zin.infolist():
+                if not item.filename.endswith("data/0"):
+                    zout.writestr(item, zin.read(item.filename))
+        data = out.getvalue()
+    path.write_bytes(data)
+    with pytest.raises(RuntimeError, match=r"could not read the checkpoint .*d\.pt"):
+        ember.load(path)
+
+
+class _Evil:
+    def __reduce__(self):
+        return (os.system, ("echo this-must-not-run",))
+
+
+def test_weights_only_refuses_a_pickle_that_would_run_code(tmp_path, capfd):
+    path = tmp_path / "evil.pt"
+    ember.save({"x": _Evil()}, path)
+    with pytest.raises(pickle.UnpicklingError, match=r"Unsupported global: GLOBAL "
+                                                      r"(posix|os)\.system"):
+        ember.load(path)
+    assert "this-must-not-run" not in capfd.readouterr().out
+
+
+def test_a_save_killed_midway_leaves_a_loadable_file(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+    path = tmp_path / "big.pt"
+    ember.save({"step": 1}, path)
+    code = ("import ember, sys; t = ember.ones(40_000_000)\n"
+            "print('ready', flush=True)\n"
+            "ember.save({'step': 2, 't': t}, sys.argv[1])\n")
+    child = subprocess.Popen([sys.executable, "-c", code, str(path)], stdout=subprocess.PIPE)
+    assert child.stdout.readline().strip() == b"ready"
+    time.sleep(0.05)
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    loaded = ember.load(path)
+    assert loaded["step"] in (1, 2)
+    leftovers = [p for p in os.listdir(tmp_path) if p != "big.pt"]
+    assert all(p.startswith(".ember-save-") for p in leftovers)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -517,3 +518,42 @@ def test_extra_methods_exist_like_torch():
                  "_maybe_warn_non_full_backward_hook", "_slow_forward", "xpu", "ipu", "mtia",
                  "compile", "share_memory", "_replicate_for_data_parallel"):
         assert hasattr(ember.nn.Module, name), name
+
+
+def test_to_complex_warns_and_memory_format_applies_to_4d_tensors():
+    def run(lib):
+        model = lib.nn.Module()
+        model.kernel = lib.nn.Parameter(lib.ones(2, 3, 2, 2))
+        model.bias = lib.nn.Parameter(lib.ones(2))
+        model.to(memory_format=lib.channels_last)
+        layout = (model.kernel.is_contiguous(memory_format=lib.channels_last),
+                  model.kernel.is_contiguous(), model.bias.is_contiguous())
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model.to(lib.complex64)
+        return layout, model.kernel.dtype, [w.category.__name__ for w in caught]
+    assert_same(run)
+
+
+def test_hook_removing_itself_during_the_call_is_safe():
+    def run(lib):
+        model = zoo(lib)["Tanh"]()
+        log = []
+
+        def once(module, args):
+            log.append("once")
+            handles[0].remove()
+        handles = [model.register_forward_pre_hook(once)]
+        model.register_forward_pre_hook(lambda m, args: log.append("second"))
+        model(lib.ones(1))
+        model(lib.ones(1))
+        return log
+    assert_same(run)
+
+
+def test_share_memory_returns_the_module_with_its_state():
+    def run(lib):
+        model = net(lib)
+        return (model.share_memory() is model, list(model.state_dict().items()),
+                [type(p).__name__ for p in model.parameters()])
+    assert_same(run)

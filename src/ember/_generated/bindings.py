@@ -1639,6 +1639,9 @@ frexp = _FE['frexp'].function
 from_numpy = _FE['from_numpy'].function
 
 
+frombuffer = _FE['frombuffer'].function
+
+
 full = _FE['full'].function
 
 
@@ -3459,6 +3462,7 @@ FUNCTIONS = (
     'frac',
     'frexp',
     'from_numpy',
+    'frombuffer',
     'full',
     'full_like',
     'gather',

@@ -277,6 +277,39 @@ def from_numpy(ndarray):
     return _call(_LIFT_FRESH, (dispatch.wrap(ndarray, dtype, as_device("cpu")),))
 
 
+@register_frontend(method=False)
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    """frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False) -> Tensor: a 1-D
+    CPU tensor over the bytes of an object with the buffer protocol (shared when writable)."""
+    view = memoryview(buffer).cast("B")
+    size = np.dtype(dtype._np).itemsize
+    length = len(view)
+    _check_value(length > 0 and count != 0, lambda: (
+        f"both buffer length ({length}) and count ({count}) must not be 0"))
+    _check_value(0 <= offset < length, lambda: (
+        f"offset ({offset} bytes) must be non-negative and no greater than buffer length "
+        f"({length} bytes) minus 1"))
+    if count < 0:
+        _check_value((length - offset) % size == 0, lambda: (
+            f"buffer length ({length - offset} bytes) after offset ({offset} bytes) must be a "
+            f"multiple of element size ({size})"))
+        count = (length - offset) // size
+    _check_value(offset + count * size <= length, lambda: (
+        f"requested buffer length ({count} * {size} bytes) after offset ({offset} bytes) must "
+        f"not be greater than actual buffer length ({length} bytes)"))
+    array = np.frombuffer(view, dtype=dtype._np, count=count, offset=offset)
+    if not array.flags.writeable:
+        from ember._core.checks import _warn_once
+        _warn_once("frombuffer read-only", "The given buffer is not writable, and PyTorch does not support non-writable "
+                  "tensors. This means you can write to the underlying (supposedly "
+                  "non-writable) buffer using the tensor. You may want to copy the buffer to "
+                  "protect its data or make it writable before converting it to a tensor. This "
+                  "type of warning will be suppressed for the rest of this program.")
+        array = array.copy()
+    made = _call(_LIFT_FRESH, (dispatch.wrap(array, dtype, as_device("cpu")),))
+    return made.requires_grad_(True) if requires_grad else made
+
+
 def legacy_tensor_new(cls, dtype, args, kwargs):
     """`ember.Tensor(...)`: sizes allocate uninitialised data; a sequence copies data."""
     device = kwargs.pop("device", None)

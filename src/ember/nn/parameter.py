@@ -14,7 +14,7 @@ from ember._core.dispatch.subclasses import _disabled_torch_function_impl
 from ember._tensor import Tensor
 
 __all__ = ["Buffer", "Parameter", "UninitializedBuffer", "UninitializedParameter",
-           "is_lazy"]
+           "UninitializedTensorMixin", "is_lazy"]
 
 
 def _empty():

@@ -6,7 +6,8 @@ from ember.utils._alias import alias_torch, unalias_torch  # noqa: F401
 
 def __getattr__(name):
     # Submodules load on first use: `ember.utils.checkpoint.checkpoint(...)`.
-    if name in ("checkpoint", "backend_registration", "hooks", "data", "tensorboard"):
+    if name in ("checkpoint", "backend_registration", "hooks", "data", "tensorboard",
+                "benchmark"):
         import importlib
         return importlib.import_module(f"ember.utils.{name}")
     raise AttributeError(f"module 'ember.utils' has no attribute '{name}'")

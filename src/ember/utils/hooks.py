@@ -61,3 +61,12 @@ def warn_if_has_hooks(tensor) -> None:
     if getattr(tensor, "_backward_hooks", None):
         import warnings
         warnings.warn("backward hooks on a tensor are not serialized", stacklevel=2)
+
+
+def __getattr__(name):
+    # `BackwardHook` lives with the Module code (nn/modules/module_backward_hooks.py); it is
+    # reached here too, where PyTorch has it, without utils importing nn at import time.
+    if name == "BackwardHook":
+        from ember.nn.modules.module_backward_hooks import BackwardHook
+        return BackwardHook
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -18,6 +18,7 @@ from collections import OrderedDict
 from typing import TypeVar
 
 from ember._tensor import Tensor
+from ember.nn.modules import module_convert as _convert
 from ember.nn.modules import module_hooks as _hooks
 from ember.nn.modules import module_state as _state
 from ember.nn.modules.module_hooks import (
@@ -45,7 +46,7 @@ from ember.nn.modules.module_hooks import (  # noqa: F401
 from ember.nn.modules.module_hooks import (  # noqa: F401
     global_parameter_registration_hooks as _global_parameter_registration_hooks,
 )
-from ember.nn.modules.module_hooks import (  # noqa: F401
+from ember.nn.modules.module_hooks import (
     register_module_backward_hook,
     register_module_buffer_registration_hook,
     register_module_forward_hook,
@@ -58,7 +59,17 @@ from ember.nn.modules.module_hooks import (  # noqa: F401
 from ember.nn.modules.module_state import _IncompatibleKeys  # noqa: F401
 from ember.nn.parameter import Buffer, Parameter
 
-__all__ = ["Module"]
+__all__ = [
+    "Module",
+    "register_module_backward_hook",
+    "register_module_buffer_registration_hook",
+    "register_module_forward_hook",
+    "register_module_forward_pre_hook",
+    "register_module_full_backward_hook",
+    "register_module_full_backward_pre_hook",
+    "register_module_module_registration_hook",
+    "register_module_parameter_registration_hook",
+]
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 
@@ -400,20 +411,8 @@ class Module:
             raise AttributeError("`" + name + "` is not a buffer")
         return getattr(module, name)
 
-    def get_extra_state(self):
-        """Extra (non-tensor) state for the state_dict: override together with
-        `set_extra_state`."""
-        raise RuntimeError(
-            "Reached a code path in Module.get_extra_state() that should never be called. "
-            "Please file an issue at https://github.com/pytorch/pytorch/issues/new?template="
-            "bug-report.yml to report this bug.")
-
-    def set_extra_state(self, state) -> None:
-        """Take back what `get_extra_state` returned, from a loaded state_dict."""
-        raise RuntimeError(
-            "Reached a code path in Module.set_extra_state() that should never be called. "
-            "Please file an issue at https://github.com/pytorch/pytorch/issues/new?template="
-            "bug-report.yml to report this bug.")
+    get_extra_state = _state.get_extra_state
+    set_extra_state = _state.set_extra_state
 
     # ------------------------------------------------------------------ modes and gradients
     def train(self, mode: bool = True) -> Module:
@@ -458,8 +457,7 @@ class Module:
 
     # ------------------------------------------------------------------ conversion
     def _apply(self, fn, recurse: bool = True) -> Module:
-        from ember.nn.modules.module_convert import apply_to_tensors
-        return apply_to_tensors(self, fn, recurse)
+        return _convert.apply_to_tensors(self, fn, recurse)
 
     def apply(self, fn) -> Module:
         """Call `fn(module)` on every submodule (children first) and then on this one."""
@@ -472,8 +470,7 @@ class Module:
         """Move or cast parameters and buffers: `to(device)`, `to(dtype)`, `to(tensor)`,
         `to(device, dtype, non_blocking)`, `to(memory_format=...)`; only floating and complex
         tensors change dtype."""
-        from ember.nn.modules.module_convert import convert_module
-        return convert_module(self, args, kwargs)
+        return _convert.convert_module(self, args, kwargs)
 
     def cpu(self) -> Module:
         return self._apply(lambda t: t.cpu())

@@ -13,6 +13,7 @@ import warnings
 import weakref
 from collections import OrderedDict
 
+from ember._tensor import Tensor
 from ember.utils.hooks import RemovableHandle
 
 # Global hooks (`ember.nn.modules.module.register_module_forward_hook` ...), seen by every
@@ -243,80 +244,78 @@ def maybe_warn_non_full_backward_hook(self, inputs, result, grad_fn) -> None:
 
 
 # ---------------------------------------------------------------------- the hooked call
+def _joined(global_table, own_table):
+    # The global hooks first. A copy: a hook may remove itself (the lazy modules' does).
+    if not global_table:
+        return tuple(own_table.items())
+    return (*global_table.items(), *own_table.items())
+
+
 def call_with_hooks(module, args, kwargs):
     """Run `module.forward` with every hook that applies: forward pre-hooks, backward hooks
     wrapped around inputs and outputs, forward hooks; `always_call` hooks also on failure."""
-    state = {"result": None, "args": args, "kwargs": kwargs, "called": set()}
+    result = None
+    called_always = set()
     try:
-        return _hooked_forward(module, state)
+        full_hooks, non_full_hooks = [], []
+        backward_pre_hooks = []
+        if module._backward_pre_hooks or global_backward_pre_hooks:
+            backward_pre_hooks = get_backward_pre_hooks(module)
+        if module._backward_hooks or global_backward_hooks:
+            full_hooks, non_full_hooks = get_backward_hooks(module)
+        for hook_id, hook in _joined(global_forward_pre_hooks, module._forward_pre_hooks):
+            if hook_id in module._forward_pre_hooks_with_kwargs:
+                hook_result = hook(module, args, kwargs)
+                if hook_result is not None:
+                    if not (isinstance(hook_result, tuple) and len(hook_result) == 2):
+                        raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                           f"(new_args, new_kwargs), but got {hook_result}.")
+                    args, kwargs = hook_result
+            else:
+                hook_result = hook(module, args)
+                if hook_result is not None:
+                    args = hook_result if isinstance(hook_result, tuple) else (hook_result,)
+        backward_hook = None
+        if full_hooks or backward_pre_hooks:
+            from ember.nn.modules.module_backward_hooks import BackwardHook
+            backward_hook = BackwardHook(module, full_hooks, backward_pre_hooks)
+            args = backward_hook.setup_input_hook(args)
+        result = module.forward(*args, **kwargs)
+        for hook_id, hook in _joined(global_forward_hooks, module._forward_hooks):
+            if hook_id in module._forward_hooks_always_called or \
+                    hook_id in global_forward_hooks_always_called:
+                called_always.add(hook_id)
+            if hook_id in module._forward_hooks_with_kwargs or \
+                    hook_id in global_forward_hooks_with_kwargs:
+                hook_result = hook(module, args, kwargs, result)
+            else:
+                hook_result = hook(module, args, result)
+            if hook_result is not None:
+                result = hook_result
+        if backward_hook is not None:
+            if not isinstance(result, (Tensor, tuple)):
+                warnings.warn("For backward hooks to be called, module output should be a "
+                              f"Tensor or a tuple of Tensors but received {type(result)}",
+                              stacklevel=3)
+            result = backward_hook.setup_output_hook(result)
+        if non_full_hooks:
+            from ember.nn.modules.module_backward_hooks import hook_last_node
+            hook_last_node(module, args, result, non_full_hooks)
+        return result
     except Exception:
-        _run_always_called_hooks(module, state)
+        _run_always_called_hooks(module, args, kwargs, result, called_always)
         raise
 
 
-def _hooked_forward(module, state):
-    from ember._tensor import Tensor
-    args, kwargs = state["args"], state["kwargs"]
-    full_hooks, non_full_hooks = [], []
-    backward_pre_hooks = []
-    if module._backward_pre_hooks or global_backward_pre_hooks:
-        backward_pre_hooks = get_backward_pre_hooks(module)
-    if module._backward_hooks or global_backward_hooks:
-        full_hooks, non_full_hooks = get_backward_hooks(module)
-    for hook_id, hook in (*global_forward_pre_hooks.items(),
-                          *module._forward_pre_hooks.items()):
-        if hook_id in module._forward_pre_hooks_with_kwargs:
-            result = hook(module, args, kwargs)
-            if result is not None:
-                if not (isinstance(result, tuple) and len(result) == 2):
-                    raise RuntimeError("forward pre-hook must return None or a tuple of "
-                                       f"(new_args, new_kwargs), but got {result}.")
-                args, kwargs = result
-        else:
-            result = hook(module, args)
-            if result is not None:
-                args = result if isinstance(result, tuple) else (result,)
-        state["args"], state["kwargs"] = args, kwargs
-    backward_hook = None
-    if full_hooks or backward_pre_hooks:
-        from ember.nn.modules.module_backward_hooks import BackwardHook
-        backward_hook = BackwardHook(module, full_hooks, backward_pre_hooks)
-        args = backward_hook.setup_input_hook(args)
-        state["args"] = args
-    result = module.forward(*args, **kwargs)
-    state["result"] = result
-    for hook_id, hook in (*global_forward_hooks.items(), *module._forward_hooks.items()):
-        if hook_id in module._forward_hooks_always_called or \
-                hook_id in global_forward_hooks_always_called:
-            state["called"].add(hook_id)
-        if hook_id in module._forward_hooks_with_kwargs or \
-                hook_id in global_forward_hooks_with_kwargs:
-            hook_result = hook(module, args, kwargs, result)
-        else:
-            hook_result = hook(module, args, result)
-        if hook_result is not None:
-            result = hook_result
-            state["result"] = result
-    if backward_hook is not None:
-        if not isinstance(result, (Tensor, tuple)):
-            warnings.warn("For backward hooks to be called, module output should be a Tensor "
-                          f"or a tuple of Tensors but received {type(result)}", stacklevel=3)
-        result = backward_hook.setup_output_hook(result)
-    if non_full_hooks:
-        from ember.nn.modules.module_backward_hooks import hook_last_node
-        hook_last_node(module, args, result, non_full_hooks)
-    return result
-
-
-def _run_always_called_hooks(module, state) -> None:
-    args, kwargs, called = state["args"], state["kwargs"], state["called"]
+def _run_always_called_hooks(module, args, kwargs, result, called) -> None:
     for hook_id, hook in global_forward_hooks.items():
         if hook_id in global_forward_hooks_always_called and hook_id not in called:
             try:
-                hook_result = hook(module, args, state["result"])
+                hook_result = hook(module, args, result)
                 if hook_result is not None:
-                    state["result"] = hook_result
-            except Exception as error:  # noqa: BLE001 (reported, forward's error wins)
+                    result = hook_result
+            # Reported as a warning: forward's error is the one raised.
+            except Exception as error:  # noqa: BLE001
                 warnings.warn("global module forward hook with ``always_call=True`` raised an "
                               "exception that was silenced as another error was raised in "
                               f"forward: {error}", stacklevel=3)
@@ -324,12 +323,13 @@ def _run_always_called_hooks(module, state) -> None:
         if hook_id in module._forward_hooks_always_called and hook_id not in called:
             try:
                 if hook_id in module._forward_hooks_with_kwargs:
-                    hook_result = hook(module, args, kwargs, state["result"])
+                    hook_result = hook(module, args, kwargs, result)
                 else:
-                    hook_result = hook(module, args, state["result"])
+                    hook_result = hook(module, args, result)
                 if hook_result is not None:
-                    state["result"] = hook_result
-            except Exception as error:  # noqa: BLE001 (reported, forward's error wins)
+                    result = hook_result
+            # Reported as a warning: forward's error is the one raised.
+            except Exception as error:  # noqa: BLE001
                 warnings.warn("module forward hook with ``always_call=True`` raised an "
                               "exception that was silenced as another error was raised in "
                               f"forward: {error}", stacklevel=3)

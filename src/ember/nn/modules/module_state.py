@@ -12,6 +12,8 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
 from ember.autograd.grad_mode import no_grad
+from ember.nn.parameter import Parameter, is_lazy
+from ember.overrides import is_tensor_like
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 
@@ -27,9 +29,21 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
     __str__ = __repr__
 
 
-def _overrides(module, name: str) -> bool:
-    from ember.nn.modules.module import Module
-    return getattr(type(module), name, None) is not getattr(Module, name)
+def get_extra_state(self):
+    """Extra (non-tensor) state for the state_dict: a module class overrides it together with
+    `set_extra_state`."""
+    raise RuntimeError(
+        "Reached a code path in Module.get_extra_state() that should never be called. "
+        "Please file an issue at https://github.com/pytorch/pytorch/issues/new?template="
+        "bug-report.yml to report this bug.")
+
+
+def set_extra_state(self, state) -> None:
+    """Take back what `get_extra_state` returned, from a loaded state_dict."""
+    raise RuntimeError(
+        "Reached a code path in Module.set_extra_state() that should never be called. "
+        "Please file an issue at https://github.com/pytorch/pytorch/issues/new?template="
+        "bug-report.yml to report this bug.")
 
 
 # ---------------------------------------------------------------------- saving
@@ -42,7 +56,7 @@ def save_to_state_dict(self, destination, prefix, keep_vars) -> None:
     for name, buf in self._buffers.items():
         if buf is not None and name not in self._non_persistent_buffers_set:
             destination[prefix + name] = buf if keep_vars else buf.detach()
-    if _overrides(self, "get_extra_state"):
+    if getattr(type(self), "get_extra_state", get_extra_state) is not get_extra_state:
         destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
 
 
@@ -88,8 +102,6 @@ def load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missi
                          unexpected_keys, error_msgs) -> None:
     """Copy this module's own parameters and persistent buffers from `state_dict` (keys
     `prefix + name`); record missing and unexpected keys and errors in the lists."""
-    from ember.nn.parameter import Parameter, is_lazy
-    from ember.overrides import is_tensor_like
     for hook in self._load_state_dict_pre_hooks.values():
         hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
              error_msgs)
@@ -144,7 +156,7 @@ def load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missi
                               f"checkpoint are {input_param.size()}, an exception occurred : "
                               f"{error.args}.")
     extra_key = prefix + _EXTRA_STATE_KEY_SUFFIX
-    if _overrides(self, "set_extra_state"):
+    if getattr(type(self), "set_extra_state", set_extra_state) is not set_extra_state:
         if extra_key in state_dict:
             self.set_extra_state(state_dict[extra_key])
         elif strict:

@@ -5,12 +5,22 @@ from __future__ import annotations
 
 class _MapFetcher:
     def __init__(self, dataset, auto_collation, collate_fn, drop_last) -> None:
+        from ember.utils.data._utils.collate import default_collate
+        from ember.utils.data.dataset import TensorDataset
         self.dataset = dataset
         self.auto_collation = auto_collation
         self.collate_fn = collate_fn
         self.drop_last = drop_last
+        # A TensorDataset batched by default_collate is each tensor's rows at the indices:
+        # one gather per tensor instead of a row lookup per sample and a stack.
+        self.gather = (auto_collation and type(dataset) is TensorDataset
+                       and collate_fn is default_collate)
 
     def fetch(self, index):
+        if self.gather:
+            import ember
+            rows = ember.tensor(index, dtype=ember.int64)
+            return [t[rows] for t in self.dataset.tensors]
         if self.auto_collation:
             many = getattr(self.dataset, "__getitems__", None)
             data = many(index) if callable(many) else [self.dataset[i] for i in index]

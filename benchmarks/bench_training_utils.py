@@ -1,0 +1,106 @@
+"""The training utilities, ember against PyTorch, each library in its own process, interleaved
+(A B A B ...), medians and ratios: an Adam step over the parameters of the 4-layer character
+GPT of bench_nn_train.py, a DataLoader epoch over 60,000x784 float32 (batch 256) with 0 and 2
+workers, and save / load of the GPT's state_dict.
+
+    python benchmarks/bench_training_utils.py [--rounds N] [--threads 1,2]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+SRC = HERE.parent / "src"
+sys.path.insert(0, str(HERE))
+
+
+def _median_time(fn, repeat):
+    fn()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1e3
+
+
+def worker(lib_name: str) -> None:
+    import numpy as np
+
+    from bench_nn_train import _models
+    lib = __import__(lib_name)
+    data_mod = __import__(f"{lib_name}.utils.data", fromlist=["DataLoader"])
+    out = {}
+    model, inputs, _ = _models(lib)["char GPT 4x4x128, batch 16"]()
+    params = list(model.parameters())
+    for p in params:
+        p.grad = lib.ones_like(p) * 1e-3
+    opt = lib.optim.Adam(params, lr=1e-3)
+    out[f"Adam step, GPT ({len(params)} tensors)"] = _median_time(opt.step, 20)
+
+    x = lib.from_numpy(np.random.default_rng(0).standard_normal((60000, 784), np.float32))
+    y = lib.from_numpy(np.arange(60000) % 10)
+    dataset = data_mod.TensorDataset(x, y)
+    for workers in (0, 2):
+        loader = data_mod.DataLoader(dataset, batch_size=256, shuffle=True,
+                                     num_workers=workers)
+
+        def epoch(loader=loader):
+            for _batch in loader:
+                pass
+        out[f"DataLoader epoch 60000x784, batch 256, {workers} workers"] = \
+            _median_time(epoch, 3)
+
+    state = model.state_dict()
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "gpt.pt")
+        out["save GPT state_dict"] = _median_time(lambda: lib.save(state, path), 10)
+        out["load GPT state_dict"] = _median_time(lambda: lib.load(path), 10)
+    print(json.dumps(out))
+
+
+def _run(lib_name, threads):
+    env = dict(os.environ, PYTHONPATH=str(SRC), OMP_NUM_THREADS=str(threads),
+               OPENBLAS_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
+    done = subprocess.run([sys.executable, __file__, "--worker", lib_name], capture_output=True,
+                          text=True, env=env, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--worker")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--threads", default="1,2")
+    args = parser.parse_args()
+    if args.worker:
+        if args.worker == "torch":
+            import torch
+            torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))
+        worker(args.worker)
+        return
+    for threads in [int(t) for t in args.threads.split(",")]:
+        runs = {"ember": [], "torch": []}
+        for _ in range(args.rounds):
+            for lib_name in ("ember", "torch"):
+                runs[lib_name].append(_run(lib_name, threads))
+        print(f"\n## Training utilities, {threads} thread(s), medians over {args.rounds} "
+              "rounds\n")
+        print("| case | ember | PyTorch | ratio |")
+        print("| --- | ---: | ---: | ---: |")
+        for name in runs["torch"][0]:
+            e = statistics.median(r[name] for r in runs["ember"])
+            t = statistics.median(r[name] for r in runs["torch"])
+            print(f"| {name} | {e:.2f} ms | {t:.2f} ms | {e / t:.2f}x |")
+
+
+if __name__ == "__main__":
+    main()
