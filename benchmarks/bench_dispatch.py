@@ -1,10 +1,10 @@
 """Per-op dispatch overhead, each library in its own process: plain tensors, Tensor subclasses
 (Parameter-like) and a tiny backward, ember against PyTorch.
 
-    python benchmarks/bench_dispatch.py [--rounds N] [--number N] [--also SRC_DIR]
+    python benchmarks/bench_dispatch.py [--rounds N] [--number N] [--also SRC_DIR ...]
 
-Every round starts one fresh interpreter per library (ember, PyTorch, and with `--also` a second
-ember from another source tree, e.g. an older checkout's `src`) in turn, A B A B ...; each
+Every round starts one fresh interpreter per library (ember, PyTorch, and with each `--also`
+another ember from another source tree, e.g. an older checkout's `src`) in turn, A B A B ...; each
 prints its per-call times and the table shows the medians over rounds. Run with
 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 and without.
 """
@@ -90,8 +90,10 @@ def main(argv) -> None:
     rounds = int(argv[argv.index("--rounds") + 1]) if "--rounds" in argv else 5
     number = int(argv[argv.index("--number") + 1]) if "--number" in argv else 20_000
     runs = {"ember": ("ember", SRC), "torch": ("torch", None)}
-    if "--also" in argv:
-        runs["ember (other src)"] = ("ember", pathlib.Path(argv[argv.index("--also") + 1]))
+    others = [argv[k + 1] for k, arg in enumerate(argv) if arg == "--also"]
+    for k, src in enumerate(others):     # --also may be given more than once
+        label = "ember (other src)" if len(others) == 1 else f"ember ({src})"
+        runs[label] = ("ember", pathlib.Path(src))
     times: dict = {label: [] for label in runs}
     for k in range(rounds):
         order = list(runs.items())

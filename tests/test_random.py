@@ -1,6 +1,6 @@
 """Random numbers: generators and seeding, and every random op's dtype, shape, support and
-errors against PyTorch. The streams differ from PyTorch's by design, so values are checked
-statistically and for reproducibility within ember."""
+errors against PyTorch, plus statistical checks and reproducibility within ember. The values
+themselves are compared with PyTorch's in test_random_torch_stream.py."""
 from __future__ import annotations
 
 import warnings

@@ -1,8 +1,27 @@
 """Random number generators: `ember.Generator`, the default generator and global seeding.
 
-A Generator wraps NumPy's PCG64 bit generator. Same seed, same numbers within ember; the stream
-is not PyTorch's (NOTE [random streams differ from PyTorch]). Its state is a uint8 tensor that
-packs the PCG64 state, so `get_state`/`set_state` round-trip exactly.
+A Generator is PyTorch's CPU generator: a 32-bit Mersenne Twister (mt19937) whose key is set up
+from the low 32 bits of the seed by the standard mt19937 initialisation, plus the cached second
+Box-Muller sample of the scalar normal sampler. NumPy's MT19937 bit generator runs the same
+recurrence, so the words are drawn from it in blocks: `random32` and `random64` use its raw
+words or, for large blocks, NumPy's full-range integer samplers, which take one word per uint32
+and two per uint64 (the first one high, PyTorch's composition) and never reject. What turns words into numbers lives in
+`_ops/random_transforms.py` (NOTE [ember draws PyTorch's CPU stream]).
+
+`get_state`/`set_state` speak PyTorch's CPU state layout, a 5056-byte uint8 tensor:
+
+    offset  field
+    0       uint64 initial seed
+    8       int32  words left before the next twist (1: the next draw twists)
+    12      int32  seeded flag
+    16      uint64 index of the next word in the key
+    24      uint64[624] the key (one 32-bit word in each 64-bit slot)
+    5016    double unused, double cached double normal sample, double unused
+    5040    int32  cached double normal sample valid
+    5048    float  cached float normal sample
+    5052    bool   cached float normal sample valid (then padding to 5056)
+
+so a state taken from PyTorch continues PyTorch's stream here, and the other way round.
 """
 from __future__ import annotations
 
@@ -16,10 +35,23 @@ from ember._core.device import as_device
 # PyTorch's documented default seed of a fresh CPU generator.
 DEFAULT_SEED = 67280421310721
 _MASK64 = (1 << 64) - 1
-_MAGIC = b"ember-pcg64\x00"
-# Layout of the state tensor: magic, initial seed, PCG64 state and increment (128-bit each),
-# the cached half-word flag and value.
-_STATE_BYTES = len(_MAGIC) + 8 + 16 + 16 + 8 + 8
+_KEY_WORDS = 624
+_STATE_BYTES = 5056
+# Below this many draws NumPy's raw words are cheaper than its integer samplers' set-up.
+_SMALL_DRAW = 4096
+_KEY_AT = 24
+_DOUBLE_NORMAL_AT, _DOUBLE_VALID_AT = 5024, 5040
+_FLOAT_NORMAL_AT, _FLOAT_VALID_AT = 5048, 5052
+
+
+def _seeded_key(seed32: int) -> np.ndarray:
+    """The standard mt19937 key for a 32-bit seed (Knuth's multiplier 1812433253)."""
+    key = [seed32]
+    word = seed32
+    for index in range(1, _KEY_WORDS):
+        word = (1812433253 * (word ^ (word >> 30)) + index) & 0xFFFFFFFF
+        key.append(word)
+    return np.array(key, dtype=np.uint32)
 
 
 class Generator:
@@ -29,11 +61,23 @@ class Generator:
         device = as_device(device)
         _check(device.type != "meta", "META device type not an accelerator.")
         self._device = device
+        self._bits = np.random.MT19937()
+        self._numpy = np.random.Generator(self._bits)
         self.manual_seed(DEFAULT_SEED)
 
     @property
     def device(self):
         return self._device
+
+    # ----------------------------------------------------------------- seeding
+
+    def _set_key(self, key, position, word_index_if_exhausted=0):
+        self._bits.state = {"bit_generator": "MT19937",
+                            "state": {"key": key, "pos": position}}
+        # NumPy keeps one position where PyTorch keeps (words left, next index): at position
+        # 624 PyTorch's index is 0 right after seeding but 624 after a full block; remember
+        # which until the next draw so get_state gives PyTorch's bytes exactly.
+        self._exhausted_index = word_index_if_exhausted
 
     def manual_seed(self, seed) -> Generator:
         """Reseed; negative seeds wrap to 64 bits as in PyTorch."""
@@ -42,8 +86,9 @@ class Generator:
         seed = int(seed)
         _check_value(-(1 << 63) <= seed <= _MASK64, "Overflow when unpacking long long")
         self._initial_seed = seed & _MASK64
-        self._bits = np.random.PCG64(self._initial_seed)
-        self._numpy = np.random.Generator(self._bits)
+        self._set_key(_seeded_key(self._initial_seed & 0xFFFFFFFF), _KEY_WORDS)
+        self.next_double_normal = None
+        self.next_float_normal = None
         return self
 
     def seed(self) -> int:
@@ -55,37 +100,70 @@ class Generator:
     def initial_seed(self) -> int:
         return self._initial_seed
 
+    # ----------------------------------------------------------------- drawing
+
+    def random32(self, count: int) -> np.ndarray:
+        """The next `count` 32-bit words of the stream (uint32)."""
+        self._exhausted_index = _KEY_WORDS
+        if count < _SMALL_DRAW:
+            return self._bits.random_raw(count).astype(np.uint32)
+        return self._numpy.integers(0, 1 << 32, count, dtype=np.uint32)
+
+    def random64(self, count: int) -> np.ndarray:
+        """The next `count` 64-bit draws (uint64), each two words, the first one high."""
+        self._exhausted_index = _KEY_WORDS
+        if count < _SMALL_DRAW:
+            words = self._bits.random_raw(2 * count)
+            return (words[0::2] << np.uint64(32)) | words[1::2]
+        return self._numpy.integers(0, _MASK64, count, dtype=np.uint64, endpoint=True)
+
+    # ----------------------------------------------------------------- state
+
     def get_state(self):
-        """The generator's full state as a uint8 tensor (feed it to `set_state`)."""
+        """The generator's full state as a uint8 tensor in PyTorch's CPU layout."""
         from ember._ops.creation_data import from_numpy
-        state = self._bits.state
-        raw = (_MAGIC + self._initial_seed.to_bytes(8, "little") +
-               int(state["state"]["state"]).to_bytes(16, "little") +
-               int(state["state"]["inc"]).to_bytes(16, "little") +
-               int(state["has_uint32"]).to_bytes(8, "little") +
-               int(state["uinteger"]).to_bytes(8, "little"))
-        return from_numpy(np.frombuffer(raw, dtype=np.uint8).copy())
+        state = self._bits.state["state"]
+        position = int(state["pos"])
+        raw = np.zeros(_STATE_BYTES, dtype=np.uint8)
+        raw[:24].view(np.uint64)[[0, 2]] = (
+            self._initial_seed, position if position < _KEY_WORDS else self._exhausted_index)
+        raw[8:16].view(np.int32)[:] = (_KEY_WORDS + 1 - position, 1)
+        raw[_KEY_AT:_KEY_AT + 8 * _KEY_WORDS].view(np.uint64)[:] = state["key"]
+        if self.next_double_normal is not None:
+            raw[_DOUBLE_NORMAL_AT:_DOUBLE_NORMAL_AT + 8].view(np.float64)[0] = \
+                self.next_double_normal
+            raw[_DOUBLE_VALID_AT] = 1
+        if self.next_float_normal is not None:
+            raw[_FLOAT_NORMAL_AT:_FLOAT_NORMAL_AT + 4].view(np.float32)[0] = \
+                self.next_float_normal
+            raw[_FLOAT_VALID_AT] = 1
+        return from_numpy(raw)
 
     def set_state(self, new_state) -> Generator:
+        """Continue from a state `get_state` (ember's or PyTorch's) returned."""
         from ember._core import dtype as dt
         from ember._core.dispatch import Tensor
         _check_type(isinstance(new_state, Tensor), lambda: (
             f"expected a torch.ByteTensor, but got {type(new_state).__name__}"))
         _check_type(new_state._dtype is dt.uint8, "RNG state must be a torch.ByteTensor")
-        raw = bytes(np.ascontiguousarray(new_state._host()).reshape(-1))
-        _check(len(raw) == _STATE_BYTES and raw.startswith(_MAGIC), lambda: (
+        raw = np.ascontiguousarray(new_state._host()).reshape(-1)
+        _check(raw.size == _STATE_BYTES, lambda: (
             f"Expected a CPUGeneratorImplState of size {_STATE_BYTES} but found the input RNG "
-            f"state size to be {len(raw)}"))
-        at = len(_MAGIC)
-        fields = [int.from_bytes(raw[at + a:at + b], "little")
-                  for a, b in ((0, 8), (8, 24), (24, 40), (40, 48), (48, 56))]
-        seed, pcg_state, inc, has_uint32, uinteger = fields
+            f"state size to be {raw.size}"))
+        raw = raw.copy()
+        seed, index = (int(v) for v in raw[:24].view(np.uint64)[[0, 2]])
+        left = int(raw[8:12].view(np.int32)[0])
+        key = raw[_KEY_AT:_KEY_AT + 8 * _KEY_WORDS].view(np.uint64).astype(np.uint32)
         self._initial_seed = seed
-        self._bits = np.random.PCG64()
-        self._bits.state = {"bit_generator": "PCG64",
-                            "state": {"state": pcg_state, "inc": inc},
-                            "has_uint32": has_uint32, "uinteger": uinteger}
-        self._numpy = np.random.Generator(self._bits)
+        # PyTorch twists when `left` runs down to 0 on a draw: at 1 the next draw twists.
+        position = _KEY_WORDS if left <= 1 else min(index, _KEY_WORDS)
+        self._set_key(key, position, index)
+        self.next_double_normal = (
+            float(raw[_DOUBLE_NORMAL_AT:_DOUBLE_NORMAL_AT + 8].view(np.float64)[0])
+            if raw[_DOUBLE_VALID_AT:_DOUBLE_VALID_AT + 4].view(np.int32)[0] else None)
+        self.next_float_normal = (
+            float(raw[_FLOAT_NORMAL_AT:_FLOAT_NORMAL_AT + 4].view(np.float32)[0])
+            if raw[_FLOAT_VALID_AT] else None)
         return self
 
     def __repr__(self) -> str:
@@ -95,13 +173,13 @@ class Generator:
 default_generator = Generator()
 
 
-def numpy_generator(generator=None) -> np.random.Generator:
-    """The NumPy generator behind `generator` (the default one when None)."""
+def cpu_generator(generator=None) -> Generator:
+    """`generator`, or the default generator when None."""
     if generator is None:
-        return default_generator._numpy
+        return default_generator
     _check_type(isinstance(generator, Generator), lambda: (
         f"generator must be a ember.Generator, not {type(generator).__name__}"))
-    return generator._numpy
+    return generator
 
 
 def manual_seed(seed) -> Generator:

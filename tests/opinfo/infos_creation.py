@@ -149,8 +149,9 @@ OPINFOS = [
     OpInfo("fill", fill_samples, dtypes=ALL, method=False, inplace=True, supports_out=False,
            errors=fill_errors, supports_autograd=True),
     OpInfo("zero_", zero_samples, dtypes=ALL, supports_out=False),
-    # Random samples of tensors (values differ from PyTorch's by design: NOTE [random streams
-    # differ from PyTorch]); a 0-probability or 1-probability sample is exact.
+    # Random samples of tensors: shapes, dtypes and errors here; the values, which are
+    # PyTorch's for the same seed (NOTE [ember draws PyTorch's CPU stream]), are compared in
+    # test_random_torch_stream.py.
     OpInfo("bernoulli", probability_samples, dtypes=("float32", "float64"),
            compare_values=False, supports_out=False),
     OpInfo("bernoulli.p", bernoulli_p_samples, dtypes=("float32", "float64", "int64"),

@@ -13,7 +13,8 @@ op itself. NumPy 2 keeps the error state in a context variable. Each thread gets
 `contextvars.Context` of its own in which that variable ignores every error, made once; a
 quiet kernel runs through that context's `run`, a C call that swaps the context in and out
 (cheaper than setting and resetting the variable, and no Python frame when the dispatcher's
-fast paths call it inline). The user's own context, and so their NumPy state, is never
+fast paths, and its back-end steps through `pointwise.run_kernel`, call it with the op's
+`raw_kernel` directly instead of the `quiet` wrapper). The user's own context, and so their NumPy state, is never
 touched. A quiet call nested in another (a kernel that dispatches) finds the context already
 entered (`nested`) and simply runs: its errors are ignored already. NumPy 1.x has no such
 variable: there `quiet` falls back on `np.errstate` (slower, same behaviour).
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import operator
 import threading
 
 import numpy as np
@@ -89,6 +91,11 @@ else:  # NumPy 1.x
         """fn(*args) with NumPy's floating-point errors ignored (for work on other threads)."""
         with np.errstate(all="ignore"):
             return fn(*args)
+
+
+# `run_plainly(fn, *args)` is fn(*args): what the fast paths call a kernel that needs no quiet
+# runner through, in the same spelling (operator.call, a C function, from Python 3.11).
+run_plainly = getattr(operator, "call", None) or (lambda fn, *args: fn(*args))
 
 
 def nested(error) -> bool:

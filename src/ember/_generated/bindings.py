@@ -3,6 +3,8 @@
 from ember._core.dispatch import call as _call, call_out as _call_out
 from ember._core.dispatch import call_inplace as _call_inplace
 from ember._core.dispatch import UnsupportedOperand as _Unsupported
+from ember._core.dispatch.process_state import state as _state
+from ember._core.dispatch.stack import prepare_runners as _prepare_runners
 from ember._core.registry import OPS as _OPS
 from ember._core.shape import normalize_shape as _shape
 import ember._ops  # fills the registry
@@ -253,6 +255,7 @@ _op_randint_low = _OPS['randint.low']
 _op_randint_like_low_dtype = _OPS['randint_like.low_dtype']
 _op_randn = _OPS['randn']
 _op_randn_like = _OPS['randn_like']
+_op_random = _OPS['random']
 _op_random_from = _OPS['random.from']
 _op_randperm = _OPS['randperm']
 _op_range_step = _OPS['range.step']
@@ -346,11 +349,12 @@ _op_xlogy_Tensor = _OPS['xlogy.Tensor']
 _op_zero = _OPS['zero']
 _op_zeros = _OPS['zeros']
 _op_zeros_like = _OPS['zeros_like']
+_prepare_runners(_OPS.values())  # the bindings call op.runner directly
 
 
 def abs(input, *, out=None):
     if out is None:
-        return _call(_op_abs, (input,))
+        return _call(_op_abs, (input,)) if _state.slow else _op_abs.runner(_op_abs, (input,))
     return _call_out(_op_abs, (input,), out)
 
 
@@ -359,7 +363,7 @@ absolute = abs
 
 def acos(input, *, out=None):
     if out is None:
-        return _call(_op_acos, (input,))
+        return _call(_op_acos, (input,)) if _state.slow else _op_acos.runner(_op_acos, (input,))
     return _call_out(_op_acos, (input,), out)
 
 
@@ -368,7 +372,7 @@ arccos = acos
 
 def acosh(input, *, out=None):
     if out is None:
-        return _call(_op_acosh, (input,))
+        return _call(_op_acosh, (input,)) if _state.slow else _op_acosh.runner(_op_acosh, (input,))
     return _call_out(_op_acosh, (input,), out)
 
 
@@ -377,37 +381,37 @@ arccosh = acosh
 
 def add(input, other, *, alpha=1, out=None):
     if out is None:
-        return _call(_op_add_Tensor, (input, other, alpha))
+        return _call(_op_add_Tensor, (input, other, alpha)) if _state.slow else _op_add_Tensor.runner(_op_add_Tensor, (input, other, alpha))
     return _call_out(_op_add_Tensor, (input, other, alpha), out)
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if out is None:
-        return _call(_op_addbmm, (input, batch1, batch2, beta, alpha))
+        return _call(_op_addbmm, (input, batch1, batch2, beta, alpha)) if _state.slow else _op_addbmm.runner(_op_addbmm, (input, batch1, batch2, beta, alpha))
     return _call_out(_op_addbmm, (input, batch1, batch2, beta, alpha), out)
 
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     if out is None:
-        return _call(_op_addcmul, (input, tensor1, tensor2, value))
+        return _call(_op_addcmul, (input, tensor1, tensor2, value)) if _state.slow else _op_addcmul.runner(_op_addcmul, (input, tensor1, tensor2, value))
     return _call_out(_op_addcmul, (input, tensor1, tensor2, value), out)
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     if out is None:
-        return _call(_op_addmm, (input, mat1, mat2, beta, alpha))
+        return _call(_op_addmm, (input, mat1, mat2, beta, alpha)) if _state.slow else _op_addmm.runner(_op_addmm, (input, mat1, mat2, beta, alpha))
     return _call_out(_op_addmm, (input, mat1, mat2, beta, alpha), out)
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     if out is None:
-        return _call(_op_addmv, (input, mat, vec, beta, alpha))
+        return _call(_op_addmv, (input, mat, vec, beta, alpha)) if _state.slow else _op_addmv.runner(_op_addmv, (input, mat, vec, beta, alpha))
     return _call_out(_op_addmv, (input, mat, vec, beta, alpha), out)
 
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     if out is None:
-        return _call(_op_addr, (input, vec1, vec2, beta, alpha))
+        return _call(_op_addr, (input, vec1, vec2, beta, alpha)) if _state.slow else _op_addr.runner(_op_addr, (input, vec1, vec2, beta, alpha))
     return _call_out(_op_addr, (input, vec1, vec2, beta, alpha), out)
 
 
@@ -417,7 +421,7 @@ def all(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     if keepdims is not None:
         keepdim = keepdims
     if out is None:
-        return _call(_op_all_dims, (input, dim, keepdim))
+        return _call(_op_all_dims, (input, dim, keepdim)) if _state.slow else _op_all_dims.runner(_op_all_dims, (input, dim, keepdim))
     return _call_out(_op_all_dims, (input, dim, keepdim), out)
 
 
@@ -427,7 +431,7 @@ def amax(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
     if keepdims is not None:
         keepdim = keepdims
     if out is None:
-        return _call(_op_amax, (input, dim, keepdim))
+        return _call(_op_amax, (input, dim, keepdim)) if _state.slow else _op_amax.runner(_op_amax, (input, dim, keepdim))
     return _call_out(_op_amax, (input, dim, keepdim), out)
 
 
@@ -437,7 +441,7 @@ def amin(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
     if keepdims is not None:
         keepdim = keepdims
     if out is None:
-        return _call(_op_amin, (input, dim, keepdim))
+        return _call(_op_amin, (input, dim, keepdim)) if _state.slow else _op_amin.runner(_op_amin, (input, dim, keepdim))
     return _call_out(_op_amin, (input, dim, keepdim), out)
 
 
@@ -447,7 +451,7 @@ def any(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     if keepdims is not None:
         keepdim = keepdims
     if out is None:
-        return _call(_op_any_dims, (input, dim, keepdim))
+        return _call(_op_any_dims, (input, dim, keepdim)) if _state.slow else _op_any_dims.runner(_op_any_dims, (input, dim, keepdim))
     return _call_out(_op_any_dims, (input, dim, keepdim), out)
 
 
@@ -457,7 +461,7 @@ def argmax(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None
     if keepdims is not None:
         keepdim = keepdims
     if out is None:
-        return _call(_op_argmax, (input, dim, keepdim))
+        return _call(_op_argmax, (input, dim, keepdim)) if _state.slow else _op_argmax.runner(_op_argmax, (input, dim, keepdim))
     return _call_out(_op_argmax, (input, dim, keepdim), out)
 
 
@@ -467,12 +471,12 @@ def argmin(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None
     if keepdims is not None:
         keepdim = keepdims
     if out is None:
-        return _call(_op_argmin, (input, dim, keepdim))
+        return _call(_op_argmin, (input, dim, keepdim)) if _state.slow else _op_argmin.runner(_op_argmin, (input, dim, keepdim))
     return _call_out(_op_argmin, (input, dim, keepdim), out)
 
 
 def argwhere(input):
-    return _call(_op_argwhere, (input,))
+    return _call(_op_argwhere, (input,)) if _state.slow else _op_argwhere.runner(_op_argwhere, (input,))
 
 
 def as_strided_scatter(input, src, size, stride, storage_offset=None):
@@ -480,12 +484,12 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
         raise TypeError("as_strided_scatter(): argument 'size' (position 3) must be tuple of ints, not int")
     if type(stride) is int:
         raise TypeError("as_strided_scatter(): argument 'stride' (position 4) must be tuple of ints, not int")
-    return _call(_op_as_strided_scatter, (input, src, size, stride, storage_offset))
+    return _call(_op_as_strided_scatter, (input, src, size, stride, storage_offset)) if _state.slow else _op_as_strided_scatter.runner(_op_as_strided_scatter, (input, src, size, stride, storage_offset))
 
 
 def asin(input, *, out=None):
     if out is None:
-        return _call(_op_asin, (input,))
+        return _call(_op_asin, (input,)) if _state.slow else _op_asin.runner(_op_asin, (input,))
     return _call_out(_op_asin, (input,), out)
 
 
@@ -494,7 +498,7 @@ arcsin = asin
 
 def asinh(input, *, out=None):
     if out is None:
-        return _call(_op_asinh, (input,))
+        return _call(_op_asinh, (input,)) if _state.slow else _op_asinh.runner(_op_asinh, (input,))
     return _call_out(_op_asinh, (input,), out)
 
 
@@ -503,7 +507,7 @@ arcsinh = asinh
 
 def atan(input, *, out=None):
     if out is None:
-        return _call(_op_atan, (input,))
+        return _call(_op_atan, (input,)) if _state.slow else _op_atan.runner(_op_atan, (input,))
     return _call_out(_op_atan, (input,), out)
 
 
@@ -512,7 +516,7 @@ arctan = atan
 
 def atan2(input, other, *, out=None):
     if out is None:
-        return _call(_op_atan2, (input, other))
+        return _call(_op_atan2, (input, other)) if _state.slow else _op_atan2.runner(_op_atan2, (input, other))
     return _call_out(_op_atan2, (input, other), out)
 
 
@@ -521,7 +525,7 @@ arctan2 = atan2
 
 def atanh(input, *, out=None):
     if out is None:
-        return _call(_op_atanh, (input,))
+        return _call(_op_atanh, (input,)) if _state.slow else _op_atanh.runner(_op_atanh, (input,))
     return _call_out(_op_atanh, (input,), out)
 
 
@@ -530,67 +534,67 @@ arctanh = atanh
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if out is None:
-        return _call(_op_baddbmm, (input, batch1, batch2, beta, alpha))
+        return _call(_op_baddbmm, (input, batch1, batch2, beta, alpha)) if _state.slow else _op_baddbmm.runner(_op_baddbmm, (input, batch1, batch2, beta, alpha))
     return _call_out(_op_baddbmm, (input, batch1, batch2, beta, alpha), out)
 
 
 def bincount(input, weights=None, minlength=0):
-    return _call(_op_bincount, (input, weights, minlength))
+    return _call(_op_bincount, (input, weights, minlength)) if _state.slow else _op_bincount.runner(_op_bincount, (input, weights, minlength))
 
 
 def bitwise_and(input, other, *, out=None):
     if out is None:
-        return _call(_op_bitwise_and_Tensor, (input, other))
+        return _call(_op_bitwise_and_Tensor, (input, other)) if _state.slow else _op_bitwise_and_Tensor.runner(_op_bitwise_and_Tensor, (input, other))
     return _call_out(_op_bitwise_and_Tensor, (input, other), out)
 
 
 def bitwise_left_shift(input, other, *, out=None):
     if out is None:
-        return _call(_op_bitwise_left_shift_Tensor, (input, other))
+        return _call(_op_bitwise_left_shift_Tensor, (input, other)) if _state.slow else _op_bitwise_left_shift_Tensor.runner(_op_bitwise_left_shift_Tensor, (input, other))
     return _call_out(_op_bitwise_left_shift_Tensor, (input, other), out)
 
 
 def bitwise_not(input, *, out=None):
     if out is None:
-        return _call(_op_bitwise_not, (input,))
+        return _call(_op_bitwise_not, (input,)) if _state.slow else _op_bitwise_not.runner(_op_bitwise_not, (input,))
     return _call_out(_op_bitwise_not, (input,), out)
 
 
 def bitwise_or(input, other, *, out=None):
     if out is None:
-        return _call(_op_bitwise_or_Tensor, (input, other))
+        return _call(_op_bitwise_or_Tensor, (input, other)) if _state.slow else _op_bitwise_or_Tensor.runner(_op_bitwise_or_Tensor, (input, other))
     return _call_out(_op_bitwise_or_Tensor, (input, other), out)
 
 
 def bitwise_right_shift(input, other, *, out=None):
     if out is None:
-        return _call(_op_bitwise_right_shift_Tensor, (input, other))
+        return _call(_op_bitwise_right_shift_Tensor, (input, other)) if _state.slow else _op_bitwise_right_shift_Tensor.runner(_op_bitwise_right_shift_Tensor, (input, other))
     return _call_out(_op_bitwise_right_shift_Tensor, (input, other), out)
 
 
 def bitwise_xor(input, other, *, out=None):
     if out is None:
-        return _call(_op_bitwise_xor_Tensor, (input, other))
+        return _call(_op_bitwise_xor_Tensor, (input, other)) if _state.slow else _op_bitwise_xor_Tensor.runner(_op_bitwise_xor_Tensor, (input, other))
     return _call_out(_op_bitwise_xor_Tensor, (input, other), out)
 
 
 def bmm(input, mat2, *, out=None):
     if out is None:
-        return _call(_op_bmm, (input, mat2))
+        return _call(_op_bmm, (input, mat2)) if _state.slow else _op_bmm.runner(_op_bmm, (input, mat2))
     return _call_out(_op_bmm, (input, mat2), out)
 
 
 def broadcast_to(input, size):
     if type(size) is int:
         raise TypeError("broadcast_to(): argument 'size' (position 2) must be tuple of ints, not int")
-    return _call(_op_broadcast_to, (input, size))
+    return _call(_op_broadcast_to, (input, size)) if _state.slow else _op_broadcast_to.runner(_op_broadcast_to, (input, size))
 
 
 def cat(tensors, dim=0, *, out=None, axis=None):
     if axis is not None:
         dim = axis
     if out is None:
-        return _call(_op_cat, (tensors, dim))
+        return _call(_op_cat, (tensors, dim)) if _state.slow else _op_cat.runner(_op_cat, (tensors, dim))
     return _call_out(_op_cat, (tensors, dim), out)
 
 
@@ -602,19 +606,19 @@ concatenate = cat
 
 def ceil(input, *, out=None):
     if out is None:
-        return _call(_op_ceil, (input,))
+        return _call(_op_ceil, (input,)) if _state.slow else _op_ceil.runner(_op_ceil, (input,))
     return _call_out(_op_ceil, (input,), out)
 
 
 def chunk(input, chunks, dim=0, *, axis=None):
     if axis is not None:
         dim = axis
-    return _call(_op_chunk, (input, chunks, dim))
+    return _call(_op_chunk, (input, chunks, dim)) if _state.slow else _op_chunk.runner(_op_chunk, (input, chunks, dim))
 
 
 def clamp(input, min=None, max=None, *, out=None):
     if out is None:
-        return _call(_op_clamp_Tensor, (input, min, max))
+        return _call(_op_clamp_Tensor, (input, min, max)) if _state.slow else _op_clamp_Tensor.runner(_op_clamp_Tensor, (input, min, max))
     return _call_out(_op_clamp_Tensor, (input, min, max), out)
 
 
@@ -623,51 +627,51 @@ clip = clamp
 
 def clamp_max(input, max, *, out=None):
     if out is None:
-        return _call(_op_clamp_max_Tensor, (input, max))
+        return _call(_op_clamp_max_Tensor, (input, max)) if _state.slow else _op_clamp_max_Tensor.runner(_op_clamp_max_Tensor, (input, max))
     return _call_out(_op_clamp_max_Tensor, (input, max), out)
 
 
 def clamp_min(input, min, *, out=None):
     if out is None:
-        return _call(_op_clamp_min_Tensor, (input, min))
+        return _call(_op_clamp_min_Tensor, (input, min)) if _state.slow else _op_clamp_min_Tensor.runner(_op_clamp_min_Tensor, (input, min))
     return _call_out(_op_clamp_min_Tensor, (input, min), out)
 
 
 def clone(input, *, memory_format=None):
-    return _call(_op_clone, (input, memory_format))
+    return _call(_op_clone, (input, memory_format)) if _state.slow else _op_clone.runner(_op_clone, (input, memory_format))
 
 
 def column_stack(tensors, *, out=None):
     if out is None:
-        return _call(_op_column_stack, (tensors,))
+        return _call(_op_column_stack, (tensors,)) if _state.slow else _op_column_stack.runner(_op_column_stack, (tensors,))
     return _call_out(_op_column_stack, (tensors,), out)
 
 
 def combinations(input, r=2, with_replacement=False):
-    return _call(_op_combinations, (input, r, with_replacement))
+    return _call(_op_combinations, (input, r, with_replacement)) if _state.slow else _op_combinations.runner(_op_combinations, (input, r, with_replacement))
 
 
 def conj_physical(input, *, out=None):
     if out is None:
-        return _call(_op_conj_physical, (input,))
+        return _call(_op_conj_physical, (input,)) if _state.slow else _op_conj_physical.runner(_op_conj_physical, (input,))
     return _call_out(_op_conj_physical, (input,), out)
 
 
 def copysign(input, other, *, out=None):
     if out is None:
-        return _call(_op_copysign_Tensor, (input, other))
+        return _call(_op_copysign_Tensor, (input, other)) if _state.slow else _op_copysign_Tensor.runner(_op_copysign_Tensor, (input, other))
     return _call_out(_op_copysign_Tensor, (input, other), out)
 
 
 def cos(input, *, out=None):
     if out is None:
-        return _call(_op_cos, (input,))
+        return _call(_op_cos, (input,)) if _state.slow else _op_cos.runner(_op_cos, (input,))
     return _call_out(_op_cos, (input,), out)
 
 
 def cosh(input, *, out=None):
     if out is None:
-        return _call(_op_cosh, (input,))
+        return _call(_op_cosh, (input,)) if _state.slow else _op_cosh.runner(_op_cosh, (input,))
     return _call_out(_op_cosh, (input,), out)
 
 
@@ -675,191 +679,191 @@ def cross(input, other, dim=None, *, out=None, axis=None):
     if axis is not None:
         dim = axis
     if out is None:
-        return _call(_op_cross, (input, other, dim))
+        return _call(_op_cross, (input, other, dim)) if _state.slow else _op_cross.runner(_op_cross, (input, other, dim))
     return _call_out(_op_cross, (input, other, dim), out)
 
 
 def cumprod(input, dim, *, dtype=None, out=None):
     if out is None:
-        return _call(_op_cumprod, (input, dim, dtype))
+        return _call(_op_cumprod, (input, dim, dtype)) if _state.slow else _op_cumprod.runner(_op_cumprod, (input, dim, dtype))
     return _call_out(_op_cumprod, (input, dim, dtype), out)
 
 
 def cumsum(input, dim, *, dtype=None, out=None):
     if out is None:
-        return _call(_op_cumsum, (input, dim, dtype))
+        return _call(_op_cumsum, (input, dim, dtype)) if _state.slow else _op_cumsum.runner(_op_cumsum, (input, dim, dtype))
     return _call_out(_op_cumsum, (input, dim, dtype), out)
 
 
 def deg2rad(input, *, out=None):
     if out is None:
-        return _call(_op_deg2rad, (input,))
+        return _call(_op_deg2rad, (input,)) if _state.slow else _op_deg2rad.runner(_op_deg2rad, (input,))
     return _call_out(_op_deg2rad, (input,), out)
 
 
 def detach(input):
-    return _call(_op_detach, (input,))
+    return _call(_op_detach, (input,)) if _state.slow else _op_detach.runner(_op_detach, (input,))
 
 
 def diag(input, diagonal=0, *, out=None):
     if out is None:
-        return _call(_op_diag, (input, diagonal))
+        return _call(_op_diag, (input, diagonal)) if _state.slow else _op_diag.runner(_op_diag, (input, diagonal))
     return _call_out(_op_diag, (input, diagonal), out)
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
-    return _call(_op_diag_embed, (input, offset, dim1, dim2))
+    return _call(_op_diag_embed, (input, offset, dim1, dim2)) if _state.slow else _op_diag_embed.runner(_op_diag_embed, (input, offset, dim1, dim2))
 
 
 def diagflat(input, offset=0):
-    return _call(_op_diagflat, (input, offset))
+    return _call(_op_diagflat, (input, offset)) if _state.slow else _op_diagflat.runner(_op_diagflat, (input, offset))
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
-    return _call(_op_diagonal, (input, offset, dim1, dim2))
+    return _call(_op_diagonal, (input, offset, dim1, dim2)) if _state.slow else _op_diagonal.runner(_op_diagonal, (input, offset, dim1, dim2))
 
 
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
-    return _call(_op_diagonal_scatter, (input, src, offset, dim1, dim2))
+    return _call(_op_diagonal_scatter, (input, src, offset, dim1, dim2)) if _state.slow else _op_diagonal_scatter.runner(_op_diagonal_scatter, (input, src, offset, dim1, dim2))
 
 
 def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None, axis=None):
     if axis is not None:
         dim = axis
     if out is None:
-        return _call(_op_diff, (input, n, dim, prepend, append))
+        return _call(_op_diff, (input, n, dim, prepend, append)) if _state.slow else _op_diff.runner(_op_diff, (input, n, dim, prepend, append))
     return _call_out(_op_diff, (input, n, dim, prepend, append), out)
 
 
 def digamma(input, *, out=None):
     if out is None:
-        return _call(_op_digamma, (input,))
+        return _call(_op_digamma, (input,)) if _state.slow else _op_digamma.runner(_op_digamma, (input,))
     return _call_out(_op_digamma, (input,), out)
 
 
 def dot(input, tensor, *, out=None):
     if out is None:
-        return _call(_op_dot, (input, tensor))
+        return _call(_op_dot, (input, tensor)) if _state.slow else _op_dot.runner(_op_dot, (input, tensor))
     return _call_out(_op_dot, (input, tensor), out)
 
 
 def dstack(tensors, *, out=None):
     if out is None:
-        return _call(_op_dstack, (tensors,))
+        return _call(_op_dstack, (tensors,)) if _state.slow else _op_dstack.runner(_op_dstack, (tensors,))
     return _call_out(_op_dstack, (tensors,), out)
 
 
 def eq(input, other, *, out=None):
     if out is None:
-        return _call(_op_eq_Tensor, (input, other))
+        return _call(_op_eq_Tensor, (input, other)) if _state.slow else _op_eq_Tensor.runner(_op_eq_Tensor, (input, other))
     return _call_out(_op_eq_Tensor, (input, other), out)
 
 
 def erf(input, *, out=None):
     if out is None:
-        return _call(_op_erf, (input,))
+        return _call(_op_erf, (input,)) if _state.slow else _op_erf.runner(_op_erf, (input,))
     return _call_out(_op_erf, (input,), out)
 
 
 def erfc(input, *, out=None):
     if out is None:
-        return _call(_op_erfc, (input,))
+        return _call(_op_erfc, (input,)) if _state.slow else _op_erfc.runner(_op_erfc, (input,))
     return _call_out(_op_erfc, (input,), out)
 
 
 def erfinv(input, *, out=None):
     if out is None:
-        return _call(_op_erfinv, (input,))
+        return _call(_op_erfinv, (input,)) if _state.slow else _op_erfinv.runner(_op_erfinv, (input,))
     return _call_out(_op_erfinv, (input,), out)
 
 
 def exp(input, *, out=None):
     if out is None:
-        return _call(_op_exp, (input,))
+        return _call(_op_exp, (input,)) if _state.slow else _op_exp.runner(_op_exp, (input,))
     return _call_out(_op_exp, (input,), out)
 
 
 def exp2(input, *, out=None):
     if out is None:
-        return _call(_op_exp2, (input,))
+        return _call(_op_exp2, (input,)) if _state.slow else _op_exp2.runner(_op_exp2, (input,))
     return _call_out(_op_exp2, (input,), out)
 
 
 def expm1(input, *, out=None):
     if out is None:
-        return _call(_op_expm1, (input,))
+        return _call(_op_expm1, (input,)) if _state.slow else _op_expm1.runner(_op_expm1, (input,))
     return _call_out(_op_expm1, (input,), out)
 
 
 def flatten(input, start_dim=0, end_dim=-1):
-    return _call(_op_flatten_using_ints, (input, start_dim, end_dim))
+    return _call(_op_flatten_using_ints, (input, start_dim, end_dim)) if _state.slow else _op_flatten_using_ints.runner(_op_flatten_using_ints, (input, start_dim, end_dim))
 
 
 def flip(input, dims):
     if type(dims) is int:
         raise TypeError("flip(): argument 'dims' (position 2) must be tuple of ints, not int")
-    return _call(_op_flip, (input, dims))
+    return _call(_op_flip, (input, dims)) if _state.slow else _op_flip.runner(_op_flip, (input, dims))
 
 
 def fliplr(input):
-    return _call(_op_fliplr, (input,))
+    return _call(_op_fliplr, (input,)) if _state.slow else _op_fliplr.runner(_op_fliplr, (input,))
 
 
 def flipud(input):
-    return _call(_op_flipud, (input,))
+    return _call(_op_flipud, (input,)) if _state.slow else _op_flipud.runner(_op_flipud, (input,))
 
 
 def floor(input, *, out=None):
     if out is None:
-        return _call(_op_floor, (input,))
+        return _call(_op_floor, (input,)) if _state.slow else _op_floor.runner(_op_floor, (input,))
     return _call_out(_op_floor, (input,), out)
 
 
 def floor_divide(input, other, *, out=None):
     if out is None:
-        return _call(_op_floor_divide, (input, other))
+        return _call(_op_floor_divide, (input, other)) if _state.slow else _op_floor_divide.runner(_op_floor_divide, (input, other))
     return _call_out(_op_floor_divide, (input, other), out)
 
 
 def fmax(input, other, *, out=None):
     if out is None:
-        return _call(_op_fmax, (input, other))
+        return _call(_op_fmax, (input, other)) if _state.slow else _op_fmax.runner(_op_fmax, (input, other))
     return _call_out(_op_fmax, (input, other), out)
 
 
 def fmin(input, other, *, out=None):
     if out is None:
-        return _call(_op_fmin, (input, other))
+        return _call(_op_fmin, (input, other)) if _state.slow else _op_fmin.runner(_op_fmin, (input, other))
     return _call_out(_op_fmin, (input, other), out)
 
 
 def fmod(input, other, *, out=None):
     if out is None:
-        return _call(_op_fmod_Tensor, (input, other))
+        return _call(_op_fmod_Tensor, (input, other)) if _state.slow else _op_fmod_Tensor.runner(_op_fmod_Tensor, (input, other))
     return _call_out(_op_fmod_Tensor, (input, other), out)
 
 
 def frac(input, *, out=None):
     if out is None:
-        return _call(_op_frac, (input,))
+        return _call(_op_frac, (input,)) if _state.slow else _op_frac.runner(_op_frac, (input,))
     return _call_out(_op_frac, (input,), out)
 
 
 def gather(input, dim, index, *, sparse_grad=False, out=None):
     if out is None:
-        return _call(_op_gather, (input, dim, index, sparse_grad))
+        return _call(_op_gather, (input, dim, index, sparse_grad)) if _state.slow else _op_gather.runner(_op_gather, (input, dim, index, sparse_grad))
     return _call_out(_op_gather, (input, dim, index, sparse_grad), out)
 
 
 def gcd(input, other, *, out=None):
     if out is None:
-        return _call(_op_gcd, (input, other))
+        return _call(_op_gcd, (input, other)) if _state.slow else _op_gcd.runner(_op_gcd, (input, other))
     return _call_out(_op_gcd, (input, other), out)
 
 
 def ge(input, other, *, out=None):
     if out is None:
-        return _call(_op_ge_Tensor, (input, other))
+        return _call(_op_ge_Tensor, (input, other)) if _state.slow else _op_ge_Tensor.runner(_op_ge_Tensor, (input, other))
     return _call_out(_op_ge_Tensor, (input, other), out)
 
 
@@ -868,7 +872,7 @@ greater_equal = ge
 
 def gt(input, other, *, out=None):
     if out is None:
-        return _call(_op_gt_Tensor, (input, other))
+        return _call(_op_gt_Tensor, (input, other)) if _state.slow else _op_gt_Tensor.runner(_op_gt_Tensor, (input, other))
     return _call_out(_op_gt_Tensor, (input, other), out)
 
 
@@ -877,115 +881,115 @@ greater = gt
 
 def histc(input, bins=100, min=0, max=0, *, out=None):
     if out is None:
-        return _call(_op_histc, (input, bins, min, max))
+        return _call(_op_histc, (input, bins, min, max)) if _state.slow else _op_histc.runner(_op_histc, (input, bins, min, max))
     return _call_out(_op_histc, (input, bins, min, max), out)
 
 
 def hstack(tensors, *, out=None):
     if out is None:
-        return _call(_op_hstack, (tensors,))
+        return _call(_op_hstack, (tensors,)) if _state.slow else _op_hstack.runner(_op_hstack, (tensors,))
     return _call_out(_op_hstack, (tensors,), out)
 
 
 def hypot(input, other, *, out=None):
     if out is None:
-        return _call(_op_hypot, (input, other))
+        return _call(_op_hypot, (input, other)) if _state.slow else _op_hypot.runner(_op_hypot, (input, other))
     return _call_out(_op_hypot, (input, other), out)
 
 
 def i0(input, *, out=None):
     if out is None:
-        return _call(_op_i0, (input,))
+        return _call(_op_i0, (input,)) if _state.slow else _op_i0.runner(_op_i0, (input,))
     return _call_out(_op_i0, (input,), out)
 
 
 def index_add(input, dim, index, source, *, alpha=1, out=None):
     if out is None:
-        return _call(_op_index_add, (input, dim, index, source, alpha))
+        return _call(_op_index_add, (input, dim, index, source, alpha)) if _state.slow else _op_index_add.runner(_op_index_add, (input, dim, index, source, alpha))
     return _call_out(_op_index_add, (input, dim, index, source, alpha), out)
 
 
 def index_copy(input, dim, index, source, *, out=None):
     if out is None:
-        return _call(_op_index_copy, (input, dim, index, source))
+        return _call(_op_index_copy, (input, dim, index, source)) if _state.slow else _op_index_copy.runner(_op_index_copy, (input, dim, index, source))
     return _call_out(_op_index_copy, (input, dim, index, source), out)
 
 
 def index_put(input, indices, values, accumulate=False):
-    return _call(_op_index_put, (input, indices, values, accumulate))
+    return _call(_op_index_put, (input, indices, values, accumulate)) if _state.slow else _op_index_put.runner(_op_index_put, (input, indices, values, accumulate))
 
 
 def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
     if out is None:
-        return _call(_op_index_reduce, (input, dim, index, source, reduce, include_self))
+        return _call(_op_index_reduce, (input, dim, index, source, reduce, include_self)) if _state.slow else _op_index_reduce.runner(_op_index_reduce, (input, dim, index, source, reduce, include_self))
     return _call_out(_op_index_reduce, (input, dim, index, source, reduce, include_self), out)
 
 
 def index_select(input, dim, index, *, out=None):
     if out is None:
-        return _call(_op_index_select, (input, dim, index))
+        return _call(_op_index_select, (input, dim, index)) if _state.slow else _op_index_select.runner(_op_index_select, (input, dim, index))
     return _call_out(_op_index_select, (input, dim, index), out)
 
 
 def inner(input, other, *, out=None):
     if out is None:
-        return _call(_op_inner, (input, other))
+        return _call(_op_inner, (input, other)) if _state.slow else _op_inner.runner(_op_inner, (input, other))
     return _call_out(_op_inner, (input, other), out)
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return _call(_op_isclose, (input, other, rtol, atol, equal_nan))
+    return _call(_op_isclose, (input, other, rtol, atol, equal_nan)) if _state.slow else _op_isclose.runner(_op_isclose, (input, other, rtol, atol, equal_nan))
 
 
 def isfinite(input):
-    return _call(_op_isfinite, (input,))
+    return _call(_op_isfinite, (input,)) if _state.slow else _op_isfinite.runner(_op_isfinite, (input,))
 
 
 def isinf(input):
-    return _call(_op_isinf, (input,))
+    return _call(_op_isinf, (input,)) if _state.slow else _op_isinf.runner(_op_isinf, (input,))
 
 
 def isnan(input):
-    return _call(_op_isnan, (input,))
+    return _call(_op_isnan, (input,)) if _state.slow else _op_isnan.runner(_op_isnan, (input,))
 
 
 def isneginf(input, *, out=None):
     if out is None:
-        return _call(_op_isneginf, (input,))
+        return _call(_op_isneginf, (input,)) if _state.slow else _op_isneginf.runner(_op_isneginf, (input,))
     return _call_out(_op_isneginf, (input,), out)
 
 
 def isposinf(input, *, out=None):
     if out is None:
-        return _call(_op_isposinf, (input,))
+        return _call(_op_isposinf, (input,)) if _state.slow else _op_isposinf.runner(_op_isposinf, (input,))
     return _call_out(_op_isposinf, (input,), out)
 
 
 def isreal(input):
-    return _call(_op_isreal, (input,))
+    return _call(_op_isreal, (input,)) if _state.slow else _op_isreal.runner(_op_isreal, (input,))
 
 
 def kron(input, other, *, out=None):
     if out is None:
-        return _call(_op_kron, (input, other))
+        return _call(_op_kron, (input, other)) if _state.slow else _op_kron.runner(_op_kron, (input, other))
     return _call_out(_op_kron, (input, other), out)
 
 
 def lcm(input, other, *, out=None):
     if out is None:
-        return _call(_op_lcm, (input, other))
+        return _call(_op_lcm, (input, other)) if _state.slow else _op_lcm.runner(_op_lcm, (input, other))
     return _call_out(_op_lcm, (input, other), out)
 
 
 def ldexp(input, other, *, out=None):
     if out is None:
-        return _call(_op_ldexp_Tensor, (input, other))
+        return _call(_op_ldexp_Tensor, (input, other)) if _state.slow else _op_ldexp_Tensor.runner(_op_ldexp_Tensor, (input, other))
     return _call_out(_op_ldexp_Tensor, (input, other), out)
 
 
 def le(input, other, *, out=None):
     if out is None:
-        return _call(_op_le_Tensor, (input, other))
+        return _call(_op_le_Tensor, (input, other)) if _state.slow else _op_le_Tensor.runner(_op_le_Tensor, (input, other))
     return _call_out(_op_le_Tensor, (input, other), out)
 
 
@@ -994,85 +998,85 @@ less_equal = le
 
 def lgamma(input, *, out=None):
     if out is None:
-        return _call(_op_lgamma, (input,))
+        return _call(_op_lgamma, (input,)) if _state.slow else _op_lgamma.runner(_op_lgamma, (input,))
     return _call_out(_op_lgamma, (input,), out)
 
 
 def log(input, *, out=None):
     if out is None:
-        return _call(_op_log, (input,))
+        return _call(_op_log, (input,)) if _state.slow else _op_log.runner(_op_log, (input,))
     return _call_out(_op_log, (input,), out)
 
 
 def log10(input, *, out=None):
     if out is None:
-        return _call(_op_log10, (input,))
+        return _call(_op_log10, (input,)) if _state.slow else _op_log10.runner(_op_log10, (input,))
     return _call_out(_op_log10, (input,), out)
 
 
 def log1p(input, *, out=None):
     if out is None:
-        return _call(_op_log1p, (input,))
+        return _call(_op_log1p, (input,)) if _state.slow else _op_log1p.runner(_op_log1p, (input,))
     return _call_out(_op_log1p, (input,), out)
 
 
 def log2(input, *, out=None):
     if out is None:
-        return _call(_op_log2, (input,))
+        return _call(_op_log2, (input,)) if _state.slow else _op_log2.runner(_op_log2, (input,))
     return _call_out(_op_log2, (input,), out)
 
 
 def log_softmax(input, dim, dtype=None, *, out=None):
     if out is None:
-        return _call(_op_log_softmax_int, (input, dim, dtype))
+        return _call(_op_log_softmax_int, (input, dim, dtype)) if _state.slow else _op_log_softmax_int.runner(_op_log_softmax_int, (input, dim, dtype))
     return _call_out(_op_log_softmax_int, (input, dim, dtype), out)
 
 
 def logaddexp(input, other, *, out=None):
     if out is None:
-        return _call(_op_logaddexp, (input, other))
+        return _call(_op_logaddexp, (input, other)) if _state.slow else _op_logaddexp.runner(_op_logaddexp, (input, other))
     return _call_out(_op_logaddexp, (input, other), out)
 
 
 def logaddexp2(input, other, *, out=None):
     if out is None:
-        return _call(_op_logaddexp2, (input, other))
+        return _call(_op_logaddexp2, (input, other)) if _state.slow else _op_logaddexp2.runner(_op_logaddexp2, (input, other))
     return _call_out(_op_logaddexp2, (input, other), out)
 
 
 def logcumsumexp(input, dim, *, out=None):
     if out is None:
-        return _call(_op_logcumsumexp, (input, dim))
+        return _call(_op_logcumsumexp, (input, dim)) if _state.slow else _op_logcumsumexp.runner(_op_logcumsumexp, (input, dim))
     return _call_out(_op_logcumsumexp, (input, dim), out)
 
 
 def logical_and(input, other, *, out=None):
     if out is None:
-        return _call(_op_logical_and, (input, other))
+        return _call(_op_logical_and, (input, other)) if _state.slow else _op_logical_and.runner(_op_logical_and, (input, other))
     return _call_out(_op_logical_and, (input, other), out)
 
 
 def logical_not(input, *, out=None):
     if out is None:
-        return _call(_op_logical_not, (input,))
+        return _call(_op_logical_not, (input,)) if _state.slow else _op_logical_not.runner(_op_logical_not, (input,))
     return _call_out(_op_logical_not, (input,), out)
 
 
 def logical_or(input, other, *, out=None):
     if out is None:
-        return _call(_op_logical_or, (input, other))
+        return _call(_op_logical_or, (input, other)) if _state.slow else _op_logical_or.runner(_op_logical_or, (input, other))
     return _call_out(_op_logical_or, (input, other), out)
 
 
 def logical_xor(input, other, *, out=None):
     if out is None:
-        return _call(_op_logical_xor, (input, other))
+        return _call(_op_logical_xor, (input, other)) if _state.slow else _op_logical_xor.runner(_op_logical_xor, (input, other))
     return _call_out(_op_logical_xor, (input, other), out)
 
 
 def logit(input, eps=None, *, out=None):
     if out is None:
-        return _call(_op_logit, (input, eps))
+        return _call(_op_logit, (input, eps)) if _state.slow else _op_logit.runner(_op_logit, (input, eps))
     return _call_out(_op_logit, (input, eps), out)
 
 
@@ -1080,13 +1084,13 @@ def logsumexp(input, dim, keepdim=False, *, out=None, keepdims=None):
     if keepdims is not None:
         keepdim = keepdims
     if out is None:
-        return _call(_op_logsumexp, (input, dim, keepdim))
+        return _call(_op_logsumexp, (input, dim, keepdim)) if _state.slow else _op_logsumexp.runner(_op_logsumexp, (input, dim, keepdim))
     return _call_out(_op_logsumexp, (input, dim, keepdim), out)
 
 
 def lt(input, other, *, out=None):
     if out is None:
-        return _call(_op_lt_Tensor, (input, other))
+        return _call(_op_lt_Tensor, (input, other)) if _state.slow else _op_lt_Tensor.runner(_op_lt_Tensor, (input, other))
     return _call_out(_op_lt_Tensor, (input, other), out)
 
 
@@ -1094,24 +1098,24 @@ less = lt
 
 
 def masked_scatter(input, mask, source):
-    return _call(_op_masked_scatter, (input, mask, source))
+    return _call(_op_masked_scatter, (input, mask, source)) if _state.slow else _op_masked_scatter.runner(_op_masked_scatter, (input, mask, source))
 
 
 def masked_select(input, mask, *, out=None):
     if out is None:
-        return _call(_op_masked_select, (input, mask))
+        return _call(_op_masked_select, (input, mask)) if _state.slow else _op_masked_select.runner(_op_masked_select, (input, mask))
     return _call_out(_op_masked_select, (input, mask), out)
 
 
 def matmul(input, other, *, out=None):
     if out is None:
-        return _call(_op_matmul, (input, other))
+        return _call(_op_matmul, (input, other)) if _state.slow else _op_matmul.runner(_op_matmul, (input, other))
     return _call_out(_op_matmul, (input, other), out)
 
 
 def maximum(input, other, *, out=None):
     if out is None:
-        return _call(_op_maximum, (input, other))
+        return _call(_op_maximum, (input, other)) if _state.slow else _op_maximum.runner(_op_maximum, (input, other))
     return _call_out(_op_maximum, (input, other), out)
 
 
@@ -1121,31 +1125,31 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
     if keepdims is not None:
         keepdim = keepdims
     if out is None:
-        return _call(_op_mean_dim, (input, dim, keepdim, dtype))
+        return _call(_op_mean_dim, (input, dim, keepdim, dtype)) if _state.slow else _op_mean_dim.runner(_op_mean_dim, (input, dim, keepdim, dtype))
     return _call_out(_op_mean_dim, (input, dim, keepdim, dtype), out)
 
 
 def minimum(input, other, *, out=None):
     if out is None:
-        return _call(_op_minimum, (input, other))
+        return _call(_op_minimum, (input, other)) if _state.slow else _op_minimum.runner(_op_minimum, (input, other))
     return _call_out(_op_minimum, (input, other), out)
 
 
 def mm(input, mat2, *, out=None):
     if out is None:
-        return _call(_op_mm, (input, mat2))
+        return _call(_op_mm, (input, mat2)) if _state.slow else _op_mm.runner(_op_mm, (input, mat2))
     return _call_out(_op_mm, (input, mat2), out)
 
 
 def msort(input, *, out=None):
     if out is None:
-        return _call(_op_msort, (input,))
+        return _call(_op_msort, (input,)) if _state.slow else _op_msort.runner(_op_msort, (input,))
     return _call_out(_op_msort, (input,), out)
 
 
 def mul(input, other, *, out=None):
     if out is None:
-        return _call(_op_mul_Tensor, (input, other))
+        return _call(_op_mul_Tensor, (input, other)) if _state.slow else _op_mul_Tensor.runner(_op_mul_Tensor, (input, other))
     return _call_out(_op_mul_Tensor, (input, other), out)
 
 
@@ -1154,13 +1158,13 @@ multiply = mul
 
 def mv(input, vec, *, out=None):
     if out is None:
-        return _call(_op_mv, (input, vec))
+        return _call(_op_mv, (input, vec)) if _state.slow else _op_mv.runner(_op_mv, (input, vec))
     return _call_out(_op_mv, (input, vec), out)
 
 
 def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
     if out is None:
-        return _call(_op_nan_to_num, (input, nan, posinf, neginf))
+        return _call(_op_nan_to_num, (input, nan, posinf, neginf)) if _state.slow else _op_nan_to_num.runner(_op_nan_to_num, (input, nan, posinf, neginf))
     return _call_out(_op_nan_to_num, (input, nan, posinf, neginf), out)
 
 
@@ -1170,7 +1174,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, 
     if keepdims is not None:
         keepdim = keepdims
     if out is None:
-        return _call(_op_nanmean, (input, dim, keepdim, dtype))
+        return _call(_op_nanmean, (input, dim, keepdim, dtype)) if _state.slow else _op_nanmean.runner(_op_nanmean, (input, dim, keepdim, dtype))
     return _call_out(_op_nanmean, (input, dim, keepdim, dtype), out)
 
 
@@ -1180,13 +1184,13 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, k
     if keepdims is not None:
         keepdim = keepdims
     if out is None:
-        return _call(_op_nansum, (input, dim, keepdim, dtype))
+        return _call(_op_nansum, (input, dim, keepdim, dtype)) if _state.slow else _op_nansum.runner(_op_nansum, (input, dim, keepdim, dtype))
     return _call_out(_op_nansum, (input, dim, keepdim, dtype), out)
 
 
 def ne(input, other, *, out=None):
     if out is None:
-        return _call(_op_ne_Tensor, (input, other))
+        return _call(_op_ne_Tensor, (input, other)) if _state.slow else _op_ne_Tensor.runner(_op_ne_Tensor, (input, other))
     return _call_out(_op_ne_Tensor, (input, other), out)
 
 
@@ -1195,7 +1199,7 @@ not_equal = ne
 
 def neg(input, *, out=None):
     if out is None:
-        return _call(_op_neg, (input,))
+        return _call(_op_neg, (input,)) if _state.slow else _op_neg.runner(_op_neg, (input,))
     return _call_out(_op_neg, (input,), out)
 
 
@@ -1204,13 +1208,13 @@ negative = neg
 
 def nextafter(input, other, *, out=None):
     if out is None:
-        return _call(_op_nextafter, (input, other))
+        return _call(_op_nextafter, (input, other)) if _state.slow else _op_nextafter.runner(_op_nextafter, (input, other))
     return _call_out(_op_nextafter, (input, other), out)
 
 
 def outer(input, vec2, *, out=None):
     if out is None:
-        return _call(_op_outer, (input, vec2))
+        return _call(_op_outer, (input, vec2)) if _state.slow else _op_outer.runner(_op_outer, (input, vec2))
     return _call_out(_op_outer, (input, vec2), out)
 
 
@@ -1220,146 +1224,146 @@ ger = outer
 def permute(input, dims):
     if type(dims) is int:
         raise TypeError("permute(): argument 'dims' (position 2) must be tuple of ints, not int")
-    return _call(_op_permute, (input, dims))
+    return _call(_op_permute, (input, dims)) if _state.slow else _op_permute.runner(_op_permute, (input, dims))
 
 
 def poisson(input, generator=None):
-    return _call(_op_poisson, (input, generator))
+    return _call(_op_poisson, (input, generator)) if _state.slow else _op_poisson.runner(_op_poisson, (input, generator))
 
 
 def pow(input, exponent, *, out=None):
     if out is None:
-        return _call(_op_pow_Tensor_Tensor, (input, exponent))
+        return _call(_op_pow_Tensor_Tensor, (input, exponent)) if _state.slow else _op_pow_Tensor_Tensor.runner(_op_pow_Tensor_Tensor, (input, exponent))
     return _call_out(_op_pow_Tensor_Tensor, (input, exponent), out)
 
 
 def put(input, index, source, accumulate=False):
-    return _call(_op_put, (input, index, source, accumulate))
+    return _call(_op_put, (input, index, source, accumulate)) if _state.slow else _op_put.runner(_op_put, (input, index, source, accumulate))
 
 
 def rad2deg(input, *, out=None):
     if out is None:
-        return _call(_op_rad2deg, (input,))
+        return _call(_op_rad2deg, (input,)) if _state.slow else _op_rad2deg.runner(_op_rad2deg, (input,))
     return _call_out(_op_rad2deg, (input,), out)
 
 
 def ravel(input):
-    return _call(_op_ravel, (input,))
+    return _call(_op_ravel, (input,)) if _state.slow else _op_ravel.runner(_op_ravel, (input,))
 
 
 def reciprocal(input, *, out=None):
     if out is None:
-        return _call(_op_reciprocal, (input,))
+        return _call(_op_reciprocal, (input,)) if _state.slow else _op_reciprocal.runner(_op_reciprocal, (input,))
     return _call_out(_op_reciprocal, (input,), out)
 
 
 def relu(input):
-    return _call(_op_relu, (input,))
+    return _call(_op_relu, (input,)) if _state.slow else _op_relu.runner(_op_relu, (input,))
 
 
 def remainder(input, other, *, out=None):
     if out is None:
-        return _call(_op_remainder_Tensor, (input, other))
+        return _call(_op_remainder_Tensor, (input, other)) if _state.slow else _op_remainder_Tensor.runner(_op_remainder_Tensor, (input, other))
     return _call_out(_op_remainder_Tensor, (input, other), out)
 
 
 def reshape(input, shape):
     if type(shape) is int:
         raise TypeError("reshape(): argument 'shape' (position 2) must be tuple of ints, not int")
-    return _call(_op_reshape, (input, shape))
+    return _call(_op_reshape, (input, shape)) if _state.slow else _op_reshape.runner(_op_reshape, (input, shape))
 
 
 def roll(input, shifts, dims=()):
-    return _call(_op_roll, (input, shifts, dims))
+    return _call(_op_roll, (input, shifts, dims)) if _state.slow else _op_roll.runner(_op_roll, (input, shifts, dims))
 
 
 def rot90(input, k=1, dims=(0, 1)):
     if type(dims) is int:
         raise TypeError("rot90(): argument 'dims' (position 3) must be tuple of ints, not int")
-    return _call(_op_rot90, (input, k, dims))
+    return _call(_op_rot90, (input, k, dims)) if _state.slow else _op_rot90.runner(_op_rot90, (input, k, dims))
 
 
 def rsqrt(input, *, out=None):
     if out is None:
-        return _call(_op_rsqrt, (input,))
+        return _call(_op_rsqrt, (input,)) if _state.slow else _op_rsqrt.runner(_op_rsqrt, (input,))
     return _call_out(_op_rsqrt, (input,), out)
 
 
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None):
-    return _call(_op_scalar_tensor, (s, dtype, layout, device, pin_memory))
+    return _call(_op_scalar_tensor, (s, dtype, layout, device, pin_memory)) if _state.slow else _op_scalar_tensor.runner(_op_scalar_tensor, (s, dtype, layout, device, pin_memory))
 
 
 def scatter_add(input, dim, index, src, *, out=None):
     if out is None:
-        return _call(_op_scatter_add, (input, dim, index, src))
+        return _call(_op_scatter_add, (input, dim, index, src)) if _state.slow else _op_scatter_add.runner(_op_scatter_add, (input, dim, index, src))
     return _call_out(_op_scatter_add, (input, dim, index, src), out)
 
 
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
     if out is None:
-        return _call(_op_scatter_reduce_two, (input, dim, index, src, reduce, include_self))
+        return _call(_op_scatter_reduce_two, (input, dim, index, src, reduce, include_self)) if _state.slow else _op_scatter_reduce_two.runner(_op_scatter_reduce_two, (input, dim, index, src, reduce, include_self))
     return _call_out(_op_scatter_reduce_two, (input, dim, index, src, reduce, include_self), out)
 
 
 def select(input, dim, index):
-    return _call(_op_select_int, (input, dim, index))
+    return _call(_op_select_int, (input, dim, index)) if _state.slow else _op_select_int.runner(_op_select_int, (input, dim, index))
 
 
 def select_scatter(input, src, dim, index):
-    return _call(_op_select_scatter, (input, src, dim, index))
+    return _call(_op_select_scatter, (input, src, dim, index)) if _state.slow else _op_select_scatter.runner(_op_select_scatter, (input, src, dim, index))
 
 
 def sgn(input, *, out=None):
     if out is None:
-        return _call(_op_sgn, (input,))
+        return _call(_op_sgn, (input,)) if _state.slow else _op_sgn.runner(_op_sgn, (input,))
     return _call_out(_op_sgn, (input,), out)
 
 
 def sigmoid(input, *, out=None):
     if out is None:
-        return _call(_op_sigmoid, (input,))
+        return _call(_op_sigmoid, (input,)) if _state.slow else _op_sigmoid.runner(_op_sigmoid, (input,))
     return _call_out(_op_sigmoid, (input,), out)
 
 
 def sign(input, *, out=None):
     if out is None:
-        return _call(_op_sign, (input,))
+        return _call(_op_sign, (input,)) if _state.slow else _op_sign.runner(_op_sign, (input,))
     return _call_out(_op_sign, (input,), out)
 
 
 def signbit(input, *, out=None):
     if out is None:
-        return _call(_op_signbit, (input,))
+        return _call(_op_signbit, (input,)) if _state.slow else _op_signbit.runner(_op_signbit, (input,))
     return _call_out(_op_signbit, (input,), out)
 
 
 def sin(input, *, out=None):
     if out is None:
-        return _call(_op_sin, (input,))
+        return _call(_op_sin, (input,)) if _state.slow else _op_sin.runner(_op_sin, (input,))
     return _call_out(_op_sin, (input,), out)
 
 
 def sinc(input, *, out=None):
     if out is None:
-        return _call(_op_sinc, (input,))
+        return _call(_op_sinc, (input,)) if _state.slow else _op_sinc.runner(_op_sinc, (input,))
     return _call_out(_op_sinc, (input,), out)
 
 
 def sinh(input, *, out=None):
     if out is None:
-        return _call(_op_sinh, (input,))
+        return _call(_op_sinh, (input,)) if _state.slow else _op_sinh.runner(_op_sinh, (input,))
     return _call_out(_op_sinh, (input,), out)
 
 
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, axis=None):
     if axis is not None:
         dim = axis
-    return _call(_op_slice_scatter, (input, src, dim, start, end, step))
+    return _call(_op_slice_scatter, (input, src, dim, start, end, step)) if _state.slow else _op_slice_scatter.runner(_op_slice_scatter, (input, src, dim, start, end, step))
 
 
 def softmax(input, dim, dtype=None, *, out=None):
     if out is None:
-        return _call(_op_softmax_int, (input, dim, dtype))
+        return _call(_op_softmax_int, (input, dim, dtype)) if _state.slow else _op_softmax_int.runner(_op_softmax_int, (input, dim, dtype))
     return _call_out(_op_softmax_int, (input, dim, dtype), out)
 
 
@@ -1368,18 +1372,18 @@ def split_with_sizes(input, split_sizes, dim=0, *, axis=None):
         raise TypeError("split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, not int")
     if axis is not None:
         dim = axis
-    return _call(_op_split_with_sizes, (input, split_sizes, dim))
+    return _call(_op_split_with_sizes, (input, split_sizes, dim)) if _state.slow else _op_split_with_sizes.runner(_op_split_with_sizes, (input, split_sizes, dim))
 
 
 def sqrt(input, *, out=None):
     if out is None:
-        return _call(_op_sqrt, (input,))
+        return _call(_op_sqrt, (input,)) if _state.slow else _op_sqrt.runner(_op_sqrt, (input,))
     return _call_out(_op_sqrt, (input,), out)
 
 
 def square(input, *, out=None):
     if out is None:
-        return _call(_op_square, (input,))
+        return _call(_op_square, (input,)) if _state.slow else _op_square.runner(_op_square, (input,))
     return _call_out(_op_square, (input,), out)
 
 
@@ -1387,7 +1391,7 @@ def stack(tensors, dim=0, *, out=None, axis=None):
     if axis is not None:
         dim = axis
     if out is None:
-        return _call(_op_stack, (tensors, dim))
+        return _call(_op_stack, (tensors, dim)) if _state.slow else _op_stack.runner(_op_stack, (tensors, dim))
     return _call_out(_op_stack, (tensors, dim), out)
 
 
@@ -1397,17 +1401,17 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keep
     if keepdims is not None:
         keepdim = keepdims
     if out is None:
-        return _call(_op_sum_dim_IntList, (input, dim, keepdim, dtype))
+        return _call(_op_sum_dim_IntList, (input, dim, keepdim, dtype)) if _state.slow else _op_sum_dim_IntList.runner(_op_sum_dim_IntList, (input, dim, keepdim, dtype))
     return _call_out(_op_sum_dim_IntList, (input, dim, keepdim, dtype), out)
 
 
 def t(input):
-    return _call(_op_t, (input,))
+    return _call(_op_t, (input,)) if _state.slow else _op_t.runner(_op_t, (input,))
 
 
 def take(input, index, *, out=None):
     if out is None:
-        return _call(_op_take, (input, index))
+        return _call(_op_take, (input, index)) if _state.slow else _op_take.runner(_op_take, (input, index))
     return _call_out(_op_take, (input, index), out)
 
 
@@ -1415,34 +1419,34 @@ def take_along_dim(input, indices, dim=None, *, out=None, axis=None):
     if axis is not None:
         dim = axis
     if out is None:
-        return _call(_op_take_along_dim, (input, indices, dim))
+        return _call(_op_take_along_dim, (input, indices, dim)) if _state.slow else _op_take_along_dim.runner(_op_take_along_dim, (input, indices, dim))
     return _call_out(_op_take_along_dim, (input, indices, dim), out)
 
 
 def tan(input, *, out=None):
     if out is None:
-        return _call(_op_tan, (input,))
+        return _call(_op_tan, (input,)) if _state.slow else _op_tan.runner(_op_tan, (input,))
     return _call_out(_op_tan, (input,), out)
 
 
 def tanh(input, *, out=None):
     if out is None:
-        return _call(_op_tanh, (input,))
+        return _call(_op_tanh, (input,)) if _state.slow else _op_tanh.runner(_op_tanh, (input,))
     return _call_out(_op_tanh, (input,), out)
 
 
 def tile(input, dims):
     if type(dims) is int:
         raise TypeError("tile(): argument 'dims' (position 2) must be tuple of ints, not int")
-    return _call(_op_tile, (input, dims))
+    return _call(_op_tile, (input, dims)) if _state.slow else _op_tile.runner(_op_tile, (input, dims))
 
 
 def trace(input):
-    return _call(_op_trace, (input,))
+    return _call(_op_trace, (input,)) if _state.slow else _op_trace.runner(_op_trace, (input,))
 
 
 def transpose(input, dim0, dim1):
-    return _call(_op_transpose_int, (input, dim0, dim1))
+    return _call(_op_transpose_int, (input, dim0, dim1)) if _state.slow else _op_transpose_int.runner(_op_transpose_int, (input, dim0, dim1))
 
 
 swapaxes = transpose
@@ -1453,27 +1457,27 @@ swapdims = transpose
 
 def tril(input, diagonal=0, *, out=None):
     if out is None:
-        return _call(_op_tril, (input, diagonal))
+        return _call(_op_tril, (input, diagonal)) if _state.slow else _op_tril.runner(_op_tril, (input, diagonal))
     return _call_out(_op_tril, (input, diagonal), out)
 
 
 def tril_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, pin_memory=None):
-    return _call(_op_tril_indices, (row, col, offset, dtype, layout, device, pin_memory))
+    return _call(_op_tril_indices, (row, col, offset, dtype, layout, device, pin_memory)) if _state.slow else _op_tril_indices.runner(_op_tril_indices, (row, col, offset, dtype, layout, device, pin_memory))
 
 
 def triu(input, diagonal=0, *, out=None):
     if out is None:
-        return _call(_op_triu, (input, diagonal))
+        return _call(_op_triu, (input, diagonal)) if _state.slow else _op_triu.runner(_op_triu, (input, diagonal))
     return _call_out(_op_triu, (input, diagonal), out)
 
 
 def triu_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, pin_memory=None):
-    return _call(_op_triu_indices, (row, col, offset, dtype, layout, device, pin_memory))
+    return _call(_op_triu_indices, (row, col, offset, dtype, layout, device, pin_memory)) if _state.slow else _op_triu_indices.runner(_op_triu_indices, (row, col, offset, dtype, layout, device, pin_memory))
 
 
 def trunc(input, *, out=None):
     if out is None:
-        return _call(_op_trunc, (input,))
+        return _call(_op_trunc, (input,)) if _state.slow else _op_trunc.runner(_op_trunc, (input,))
     return _call_out(_op_trunc, (input,), out)
 
 
@@ -1483,36 +1487,36 @@ fix = trunc
 def unbind(input, dim=0, *, axis=None):
     if axis is not None:
         dim = axis
-    return _call(_op_unbind_int, (input, dim))
+    return _call(_op_unbind_int, (input, dim)) if _state.slow else _op_unbind_int.runner(_op_unbind_int, (input, dim))
 
 
 def unflatten(input, dim, sizes):
     if type(sizes) is int:
         raise TypeError("unflatten(): argument 'sizes' (position 3) must be tuple of ints, not int")
-    return _call(_op_unflatten_int, (input, dim, sizes))
+    return _call(_op_unflatten_int, (input, dim, sizes)) if _state.slow else _op_unflatten_int.runner(_op_unflatten_int, (input, dim, sizes))
 
 
 def unsqueeze(input, dim):
-    return _call(_op_unsqueeze, (input, dim))
+    return _call(_op_unsqueeze, (input, dim)) if _state.slow else _op_unsqueeze.runner(_op_unsqueeze, (input, dim))
 
 
 def vdot(input, other, *, out=None):
     if out is None:
-        return _call(_op_vdot, (input, other))
+        return _call(_op_vdot, (input, other)) if _state.slow else _op_vdot.runner(_op_vdot, (input, other))
     return _call_out(_op_vdot, (input, other), out)
 
 
 def view_as_complex(input):
-    return _call(_op_view_as_complex, (input,))
+    return _call(_op_view_as_complex, (input,)) if _state.slow else _op_view_as_complex.runner(_op_view_as_complex, (input,))
 
 
 def view_as_real(input):
-    return _call(_op_view_as_real, (input,))
+    return _call(_op_view_as_real, (input,)) if _state.slow else _op_view_as_real.runner(_op_view_as_real, (input,))
 
 
 def vstack(tensors, *, out=None):
     if out is None:
-        return _call(_op_vstack, (tensors,))
+        return _call(_op_vstack, (tensors,)) if _state.slow else _op_vstack.runner(_op_vstack, (tensors,))
     return _call_out(_op_vstack, (tensors,), out)
 
 
@@ -1521,7 +1525,7 @@ row_stack = vstack
 
 def xlogy(input, other, *, out=None):
     if out is None:
-        return _call(_op_xlogy_Tensor, (input, other))
+        return _call(_op_xlogy_Tensor, (input, other)) if _state.slow else _op_xlogy_Tensor.runner(_op_xlogy_Tensor, (input, other))
     return _call_out(_op_xlogy_Tensor, (input, other), out)
 
 
@@ -1883,12 +1887,12 @@ class _Methods:
     __slots__ = ()
 
     def abs(self):
-        return _call(_op_abs, (self,))
+        return _call(_op_abs, (self,)) if _state.slow else _op_abs.runner(_op_abs, (self,))
 
     absolute = abs
 
     def acos(self):
-        return _call(_op_acos, (self,))
+        return _call(_op_acos, (self,)) if _state.slow else _op_acos.runner(_op_acos, (self,))
 
     arccos = acos
 
@@ -1898,7 +1902,7 @@ class _Methods:
     arccos_ = acos_
 
     def acosh(self):
-        return _call(_op_acosh, (self,))
+        return _call(_op_acosh, (self,)) if _state.slow else _op_acosh.runner(_op_acosh, (self,))
 
     arccosh = acosh
 
@@ -1908,37 +1912,37 @@ class _Methods:
     arccosh_ = acosh_
 
     def add(self, other, *, alpha=1):
-        return _call(_op_add_Tensor, (self, other, alpha))
+        return _call(_op_add_Tensor, (self, other, alpha)) if _state.slow else _op_add_Tensor.runner(_op_add_Tensor, (self, other, alpha))
 
     def add_(self, other, *, alpha=1):
         return _call_inplace(_op_add_Tensor, (self, other, alpha))
 
     def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
-        return _call(_op_addbmm, (self, batch1, batch2, beta, alpha))
+        return _call(_op_addbmm, (self, batch1, batch2, beta, alpha)) if _state.slow else _op_addbmm.runner(_op_addbmm, (self, batch1, batch2, beta, alpha))
 
     def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
         return _call_inplace(_op_addbmm, (self, batch1, batch2, beta, alpha))
 
     def addcmul(self, tensor1, tensor2, *, value=1):
-        return _call(_op_addcmul, (self, tensor1, tensor2, value))
+        return _call(_op_addcmul, (self, tensor1, tensor2, value)) if _state.slow else _op_addcmul.runner(_op_addcmul, (self, tensor1, tensor2, value))
 
     def addcmul_(self, tensor1, tensor2, *, value=1):
         return _call_inplace(_op_addcmul, (self, tensor1, tensor2, value))
 
     def addmm(self, mat1, mat2, *, beta=1, alpha=1):
-        return _call(_op_addmm, (self, mat1, mat2, beta, alpha))
+        return _call(_op_addmm, (self, mat1, mat2, beta, alpha)) if _state.slow else _op_addmm.runner(_op_addmm, (self, mat1, mat2, beta, alpha))
 
     def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
         return _call_inplace(_op_addmm, (self, mat1, mat2, beta, alpha))
 
     def addmv(self, mat, vec, *, beta=1, alpha=1):
-        return _call(_op_addmv, (self, mat, vec, beta, alpha))
+        return _call(_op_addmv, (self, mat, vec, beta, alpha)) if _state.slow else _op_addmv.runner(_op_addmv, (self, mat, vec, beta, alpha))
 
     def addmv_(self, mat, vec, *, beta=1, alpha=1):
         return _call_inplace(_op_addmv, (self, mat, vec, beta, alpha))
 
     def addr(self, vec1, vec2, *, beta=1, alpha=1):
-        return _call(_op_addr, (self, vec1, vec2, beta, alpha))
+        return _call(_op_addr, (self, vec1, vec2, beta, alpha)) if _state.slow else _op_addr.runner(_op_addr, (self, vec1, vec2, beta, alpha))
 
     def addr_(self, vec1, vec2, *, beta=1, alpha=1):
         return _call_inplace(_op_addr, (self, vec1, vec2, beta, alpha))
@@ -1948,51 +1952,51 @@ class _Methods:
             dim = axis
         if keepdims is not None:
             keepdim = keepdims
-        return _call(_op_all_dims, (self, dim, keepdim))
+        return _call(_op_all_dims, (self, dim, keepdim)) if _state.slow else _op_all_dims.runner(_op_all_dims, (self, dim, keepdim))
 
     def amax(self, dim=(), keepdim=False, *, axis=None, keepdims=None):
         if axis is not None:
             dim = axis
         if keepdims is not None:
             keepdim = keepdims
-        return _call(_op_amax, (self, dim, keepdim))
+        return _call(_op_amax, (self, dim, keepdim)) if _state.slow else _op_amax.runner(_op_amax, (self, dim, keepdim))
 
     def amin(self, dim=(), keepdim=False, *, axis=None, keepdims=None):
         if axis is not None:
             dim = axis
         if keepdims is not None:
             keepdim = keepdims
-        return _call(_op_amin, (self, dim, keepdim))
+        return _call(_op_amin, (self, dim, keepdim)) if _state.slow else _op_amin.runner(_op_amin, (self, dim, keepdim))
 
     def any(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
         if axis is not None:
             dim = axis
         if keepdims is not None:
             keepdim = keepdims
-        return _call(_op_any_dims, (self, dim, keepdim))
+        return _call(_op_any_dims, (self, dim, keepdim)) if _state.slow else _op_any_dims.runner(_op_any_dims, (self, dim, keepdim))
 
     def argmax(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
         if axis is not None:
             dim = axis
         if keepdims is not None:
             keepdim = keepdims
-        return _call(_op_argmax, (self, dim, keepdim))
+        return _call(_op_argmax, (self, dim, keepdim)) if _state.slow else _op_argmax.runner(_op_argmax, (self, dim, keepdim))
 
     def argmin(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
         if axis is not None:
             dim = axis
         if keepdims is not None:
             keepdim = keepdims
-        return _call(_op_argmin, (self, dim, keepdim))
+        return _call(_op_argmin, (self, dim, keepdim)) if _state.slow else _op_argmin.runner(_op_argmin, (self, dim, keepdim))
 
     def argwhere(self):
-        return _call(_op_argwhere, (self,))
+        return _call(_op_argwhere, (self,)) if _state.slow else _op_argwhere.runner(_op_argwhere, (self,))
 
     def as_strided_scatter(self, src, size, stride, storage_offset=None):
-        return _call(_op_as_strided_scatter, (self, src, size, stride, storage_offset))
+        return _call(_op_as_strided_scatter, (self, src, size, stride, storage_offset)) if _state.slow else _op_as_strided_scatter.runner(_op_as_strided_scatter, (self, src, size, stride, storage_offset))
 
     def asin(self):
-        return _call(_op_asin, (self,))
+        return _call(_op_asin, (self,)) if _state.slow else _op_asin.runner(_op_asin, (self,))
 
     arcsin = asin
 
@@ -2002,7 +2006,7 @@ class _Methods:
     arcsin_ = asin_
 
     def asinh(self):
-        return _call(_op_asinh, (self,))
+        return _call(_op_asinh, (self,)) if _state.slow else _op_asinh.runner(_op_asinh, (self,))
 
     arcsinh = asinh
 
@@ -2012,7 +2016,7 @@ class _Methods:
     arcsinh_ = asinh_
 
     def atan(self):
-        return _call(_op_atan, (self,))
+        return _call(_op_atan, (self,)) if _state.slow else _op_atan.runner(_op_atan, (self,))
 
     arctan = atan
 
@@ -2022,7 +2026,7 @@ class _Methods:
     arctan_ = atan_
 
     def atan2(self, other):
-        return _call(_op_atan2, (self, other))
+        return _call(_op_atan2, (self, other)) if _state.slow else _op_atan2.runner(_op_atan2, (self, other))
 
     arctan2 = atan2
 
@@ -2032,7 +2036,7 @@ class _Methods:
     arctan2_ = atan2_
 
     def atanh(self):
-        return _call(_op_atanh, (self,))
+        return _call(_op_atanh, (self,)) if _state.slow else _op_atanh.runner(_op_atanh, (self,))
 
     arctanh = atanh
 
@@ -2042,59 +2046,59 @@ class _Methods:
     arctanh_ = atanh_
 
     def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
-        return _call(_op_baddbmm, (self, batch1, batch2, beta, alpha))
+        return _call(_op_baddbmm, (self, batch1, batch2, beta, alpha)) if _state.slow else _op_baddbmm.runner(_op_baddbmm, (self, batch1, batch2, beta, alpha))
 
     def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
         return _call_inplace(_op_baddbmm, (self, batch1, batch2, beta, alpha))
 
     def bincount(self, weights=None, minlength=0):
-        return _call(_op_bincount, (self, weights, minlength))
+        return _call(_op_bincount, (self, weights, minlength)) if _state.slow else _op_bincount.runner(_op_bincount, (self, weights, minlength))
 
     def bitwise_and(self, other):
-        return _call(_op_bitwise_and_Tensor, (self, other))
+        return _call(_op_bitwise_and_Tensor, (self, other)) if _state.slow else _op_bitwise_and_Tensor.runner(_op_bitwise_and_Tensor, (self, other))
 
     def bitwise_and_(self, other):
         return _call_inplace(_op_bitwise_and_Tensor, (self, other))
 
     def bitwise_left_shift(self, other):
-        return _call(_op_bitwise_left_shift_Tensor, (self, other))
+        return _call(_op_bitwise_left_shift_Tensor, (self, other)) if _state.slow else _op_bitwise_left_shift_Tensor.runner(_op_bitwise_left_shift_Tensor, (self, other))
 
     def bitwise_left_shift_(self, other):
         return _call_inplace(_op_bitwise_left_shift_Tensor, (self, other))
 
     def bitwise_not(self):
-        return _call(_op_bitwise_not, (self,))
+        return _call(_op_bitwise_not, (self,)) if _state.slow else _op_bitwise_not.runner(_op_bitwise_not, (self,))
 
     def bitwise_not_(self):
         return _call_inplace(_op_bitwise_not, (self,))
 
     def bitwise_or(self, other):
-        return _call(_op_bitwise_or_Tensor, (self, other))
+        return _call(_op_bitwise_or_Tensor, (self, other)) if _state.slow else _op_bitwise_or_Tensor.runner(_op_bitwise_or_Tensor, (self, other))
 
     def bitwise_or_(self, other):
         return _call_inplace(_op_bitwise_or_Tensor, (self, other))
 
     def bitwise_right_shift(self, other):
-        return _call(_op_bitwise_right_shift_Tensor, (self, other))
+        return _call(_op_bitwise_right_shift_Tensor, (self, other)) if _state.slow else _op_bitwise_right_shift_Tensor.runner(_op_bitwise_right_shift_Tensor, (self, other))
 
     def bitwise_right_shift_(self, other):
         return _call_inplace(_op_bitwise_right_shift_Tensor, (self, other))
 
     def bitwise_xor(self, other):
-        return _call(_op_bitwise_xor_Tensor, (self, other))
+        return _call(_op_bitwise_xor_Tensor, (self, other)) if _state.slow else _op_bitwise_xor_Tensor.runner(_op_bitwise_xor_Tensor, (self, other))
 
     def bitwise_xor_(self, other):
         return _call_inplace(_op_bitwise_xor_Tensor, (self, other))
 
     def bmm(self, mat2):
-        return _call(_op_bmm, (self, mat2))
+        return _call(_op_bmm, (self, mat2)) if _state.slow else _op_bmm.runner(_op_bmm, (self, mat2))
 
     def broadcast_to(self, *size):
         size = _shape(size)
-        return _call(_op_broadcast_to, (self, size))
+        return _call(_op_broadcast_to, (self, size)) if _state.slow else _op_broadcast_to.runner(_op_broadcast_to, (self, size))
 
     def ceil(self):
-        return _call(_op_ceil, (self,))
+        return _call(_op_ceil, (self,)) if _state.slow else _op_ceil.runner(_op_ceil, (self,))
 
     def ceil_(self):
         return _call_inplace(_op_ceil, (self,))
@@ -2102,10 +2106,10 @@ class _Methods:
     def chunk(self, chunks, dim=0, *, axis=None):
         if axis is not None:
             dim = axis
-        return _call(_op_chunk, (self, chunks, dim))
+        return _call(_op_chunk, (self, chunks, dim)) if _state.slow else _op_chunk.runner(_op_chunk, (self, chunks, dim))
 
     def clamp(self, min=None, max=None):
-        return _call(_op_clamp_Tensor, (self, min, max))
+        return _call(_op_clamp_Tensor, (self, min, max)) if _state.slow else _op_clamp_Tensor.runner(_op_clamp_Tensor, (self, min, max))
 
     clip = clamp
 
@@ -2115,40 +2119,40 @@ class _Methods:
     clip_ = clamp_
 
     def clamp_max(self, max):
-        return _call(_op_clamp_max_Tensor, (self, max))
+        return _call(_op_clamp_max_Tensor, (self, max)) if _state.slow else _op_clamp_max_Tensor.runner(_op_clamp_max_Tensor, (self, max))
 
     def clamp_max_(self, max):
         return _call_inplace(_op_clamp_max_Tensor, (self, max))
 
     def clamp_min(self, min):
-        return _call(_op_clamp_min_Tensor, (self, min))
+        return _call(_op_clamp_min_Tensor, (self, min)) if _state.slow else _op_clamp_min_Tensor.runner(_op_clamp_min_Tensor, (self, min))
 
     def clamp_min_(self, min):
         return _call_inplace(_op_clamp_min_Tensor, (self, min))
 
     def clone(self, *, memory_format=None):
-        return _call(_op_clone, (self, memory_format))
+        return _call(_op_clone, (self, memory_format)) if _state.slow else _op_clone.runner(_op_clone, (self, memory_format))
 
     def conj_physical(self):
-        return _call(_op_conj_physical, (self,))
+        return _call(_op_conj_physical, (self,)) if _state.slow else _op_conj_physical.runner(_op_conj_physical, (self,))
 
     def conj_physical_(self):
         return _call_inplace(_op_conj_physical, (self,))
 
     def copysign(self, other):
-        return _call(_op_copysign_Tensor, (self, other))
+        return _call(_op_copysign_Tensor, (self, other)) if _state.slow else _op_copysign_Tensor.runner(_op_copysign_Tensor, (self, other))
 
     def copysign_(self, other):
         return _call_inplace(_op_copysign_Tensor, (self, other))
 
     def cos(self):
-        return _call(_op_cos, (self,))
+        return _call(_op_cos, (self,)) if _state.slow else _op_cos.runner(_op_cos, (self,))
 
     def cos_(self):
         return _call_inplace(_op_cos, (self,))
 
     def cosh(self):
-        return _call(_op_cosh, (self,))
+        return _call(_op_cosh, (self,)) if _state.slow else _op_cosh.runner(_op_cosh, (self,))
 
     def cosh_(self):
         return _call_inplace(_op_cosh, (self,))
@@ -2156,94 +2160,94 @@ class _Methods:
     def cross(self, other, dim=None, *, axis=None):
         if axis is not None:
             dim = axis
-        return _call(_op_cross, (self, other, dim))
+        return _call(_op_cross, (self, other, dim)) if _state.slow else _op_cross.runner(_op_cross, (self, other, dim))
 
     def cumprod(self, dim, *, dtype=None):
-        return _call(_op_cumprod, (self, dim, dtype))
+        return _call(_op_cumprod, (self, dim, dtype)) if _state.slow else _op_cumprod.runner(_op_cumprod, (self, dim, dtype))
 
     def cumsum(self, dim, *, dtype=None):
-        return _call(_op_cumsum, (self, dim, dtype))
+        return _call(_op_cumsum, (self, dim, dtype)) if _state.slow else _op_cumsum.runner(_op_cumsum, (self, dim, dtype))
 
     def deg2rad(self):
-        return _call(_op_deg2rad, (self,))
+        return _call(_op_deg2rad, (self,)) if _state.slow else _op_deg2rad.runner(_op_deg2rad, (self,))
 
     def deg2rad_(self):
         return _call_inplace(_op_deg2rad, (self,))
 
     def diag(self, diagonal=0):
-        return _call(_op_diag, (self, diagonal))
+        return _call(_op_diag, (self, diagonal)) if _state.slow else _op_diag.runner(_op_diag, (self, diagonal))
 
     def diag_embed(self, offset=0, dim1=-2, dim2=-1):
-        return _call(_op_diag_embed, (self, offset, dim1, dim2))
+        return _call(_op_diag_embed, (self, offset, dim1, dim2)) if _state.slow else _op_diag_embed.runner(_op_diag_embed, (self, offset, dim1, dim2))
 
     def diagflat(self, offset=0):
-        return _call(_op_diagflat, (self, offset))
+        return _call(_op_diagflat, (self, offset)) if _state.slow else _op_diagflat.runner(_op_diagflat, (self, offset))
 
     def diagonal(self, offset=0, dim1=0, dim2=1):
-        return _call(_op_diagonal, (self, offset, dim1, dim2))
+        return _call(_op_diagonal, (self, offset, dim1, dim2)) if _state.slow else _op_diagonal.runner(_op_diagonal, (self, offset, dim1, dim2))
 
     def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
-        return _call(_op_diagonal_scatter, (self, src, offset, dim1, dim2))
+        return _call(_op_diagonal_scatter, (self, src, offset, dim1, dim2)) if _state.slow else _op_diagonal_scatter.runner(_op_diagonal_scatter, (self, src, offset, dim1, dim2))
 
     def diff(self, n=1, dim=-1, prepend=None, append=None, *, axis=None):
         if axis is not None:
             dim = axis
-        return _call(_op_diff, (self, n, dim, prepend, append))
+        return _call(_op_diff, (self, n, dim, prepend, append)) if _state.slow else _op_diff.runner(_op_diff, (self, n, dim, prepend, append))
 
     def digamma(self):
-        return _call(_op_digamma, (self,))
+        return _call(_op_digamma, (self,)) if _state.slow else _op_digamma.runner(_op_digamma, (self,))
 
     def digamma_(self):
         return _call_inplace(_op_digamma, (self,))
 
     def dot(self, tensor):
-        return _call(_op_dot, (self, tensor))
+        return _call(_op_dot, (self, tensor)) if _state.slow else _op_dot.runner(_op_dot, (self, tensor))
 
     def eq(self, other):
-        return _call(_op_eq_Tensor, (self, other))
+        return _call(_op_eq_Tensor, (self, other)) if _state.slow else _op_eq_Tensor.runner(_op_eq_Tensor, (self, other))
 
     def eq_(self, other):
         return _call_inplace(_op_eq_Tensor, (self, other))
 
     def erf(self):
-        return _call(_op_erf, (self,))
+        return _call(_op_erf, (self,)) if _state.slow else _op_erf.runner(_op_erf, (self,))
 
     def erf_(self):
         return _call_inplace(_op_erf, (self,))
 
     def erfc(self):
-        return _call(_op_erfc, (self,))
+        return _call(_op_erfc, (self,)) if _state.slow else _op_erfc.runner(_op_erfc, (self,))
 
     def erfc_(self):
         return _call_inplace(_op_erfc, (self,))
 
     def erfinv(self):
-        return _call(_op_erfinv, (self,))
+        return _call(_op_erfinv, (self,)) if _state.slow else _op_erfinv.runner(_op_erfinv, (self,))
 
     def erfinv_(self):
         return _call_inplace(_op_erfinv, (self,))
 
     def exp(self):
-        return _call(_op_exp, (self,))
+        return _call(_op_exp, (self,)) if _state.slow else _op_exp.runner(_op_exp, (self,))
 
     def exp_(self):
         return _call_inplace(_op_exp, (self,))
 
     def exp2(self):
-        return _call(_op_exp2, (self,))
+        return _call(_op_exp2, (self,)) if _state.slow else _op_exp2.runner(_op_exp2, (self,))
 
     def exp2_(self):
         return _call_inplace(_op_exp2, (self,))
 
     def expand(self, *size, implicit=False):
         size = _shape(size)
-        return _call(_op_expand, (self, size, implicit))
+        return _call(_op_expand, (self, size, implicit)) if _state.slow else _op_expand.runner(_op_expand, (self, size, implicit))
 
     def expand_as(self, other):
-        return _call(_op_expand_as, (self, other))
+        return _call(_op_expand_as, (self, other)) if _state.slow else _op_expand_as.runner(_op_expand_as, (self, other))
 
     def expm1(self):
-        return _call(_op_expm1, (self,))
+        return _call(_op_expm1, (self,)) if _state.slow else _op_expm1.runner(_op_expm1, (self,))
 
     def expm1_(self):
         return _call_inplace(_op_expm1, (self,))
@@ -2252,59 +2256,59 @@ class _Methods:
         return _call_inplace(_op_fill_diagonal, (self, fill_value, wrap))
 
     def flatten(self, start_dim=0, end_dim=-1):
-        return _call(_op_flatten_using_ints, (self, start_dim, end_dim))
+        return _call(_op_flatten_using_ints, (self, start_dim, end_dim)) if _state.slow else _op_flatten_using_ints.runner(_op_flatten_using_ints, (self, start_dim, end_dim))
 
     def flip(self, *dims):
         dims = _shape(dims)
-        return _call(_op_flip, (self, dims))
+        return _call(_op_flip, (self, dims)) if _state.slow else _op_flip.runner(_op_flip, (self, dims))
 
     def fliplr(self):
-        return _call(_op_fliplr, (self,))
+        return _call(_op_fliplr, (self,)) if _state.slow else _op_fliplr.runner(_op_fliplr, (self,))
 
     def flipud(self):
-        return _call(_op_flipud, (self,))
+        return _call(_op_flipud, (self,)) if _state.slow else _op_flipud.runner(_op_flipud, (self,))
 
     def floor(self):
-        return _call(_op_floor, (self,))
+        return _call(_op_floor, (self,)) if _state.slow else _op_floor.runner(_op_floor, (self,))
 
     def floor_(self):
         return _call_inplace(_op_floor, (self,))
 
     def floor_divide(self, other):
-        return _call(_op_floor_divide, (self, other))
+        return _call(_op_floor_divide, (self, other)) if _state.slow else _op_floor_divide.runner(_op_floor_divide, (self, other))
 
     def floor_divide_(self, other):
         return _call_inplace(_op_floor_divide, (self, other))
 
     def fmax(self, other):
-        return _call(_op_fmax, (self, other))
+        return _call(_op_fmax, (self, other)) if _state.slow else _op_fmax.runner(_op_fmax, (self, other))
 
     def fmin(self, other):
-        return _call(_op_fmin, (self, other))
+        return _call(_op_fmin, (self, other)) if _state.slow else _op_fmin.runner(_op_fmin, (self, other))
 
     def fmod(self, other):
-        return _call(_op_fmod_Tensor, (self, other))
+        return _call(_op_fmod_Tensor, (self, other)) if _state.slow else _op_fmod_Tensor.runner(_op_fmod_Tensor, (self, other))
 
     def fmod_(self, other):
         return _call_inplace(_op_fmod_Tensor, (self, other))
 
     def frac(self):
-        return _call(_op_frac, (self,))
+        return _call(_op_frac, (self,)) if _state.slow else _op_frac.runner(_op_frac, (self,))
 
     def frac_(self):
         return _call_inplace(_op_frac, (self,))
 
     def gather(self, dim, index, *, sparse_grad=False):
-        return _call(_op_gather, (self, dim, index, sparse_grad))
+        return _call(_op_gather, (self, dim, index, sparse_grad)) if _state.slow else _op_gather.runner(_op_gather, (self, dim, index, sparse_grad))
 
     def gcd(self, other):
-        return _call(_op_gcd, (self, other))
+        return _call(_op_gcd, (self, other)) if _state.slow else _op_gcd.runner(_op_gcd, (self, other))
 
     def gcd_(self, other):
         return _call_inplace(_op_gcd, (self, other))
 
     def ge(self, other):
-        return _call(_op_ge_Tensor, (self, other))
+        return _call(_op_ge_Tensor, (self, other)) if _state.slow else _op_ge_Tensor.runner(_op_ge_Tensor, (self, other))
 
     greater_equal = ge
 
@@ -2314,7 +2318,7 @@ class _Methods:
     greater_equal_ = ge_
 
     def gt(self, other):
-        return _call(_op_gt_Tensor, (self, other))
+        return _call(_op_gt_Tensor, (self, other)) if _state.slow else _op_gt_Tensor.runner(_op_gt_Tensor, (self, other))
 
     greater = gt
 
@@ -2324,88 +2328,88 @@ class _Methods:
     greater_ = gt_
 
     def histc(self, bins=100, min=0, max=0):
-        return _call(_op_histc, (self, bins, min, max))
+        return _call(_op_histc, (self, bins, min, max)) if _state.slow else _op_histc.runner(_op_histc, (self, bins, min, max))
 
     def hypot(self, other):
-        return _call(_op_hypot, (self, other))
+        return _call(_op_hypot, (self, other)) if _state.slow else _op_hypot.runner(_op_hypot, (self, other))
 
     def hypot_(self, other):
         return _call_inplace(_op_hypot, (self, other))
 
     def i0(self):
-        return _call(_op_i0, (self,))
+        return _call(_op_i0, (self,)) if _state.slow else _op_i0.runner(_op_i0, (self,))
 
     def i0_(self):
         return _call_inplace(_op_i0, (self,))
 
     def index_add(self, dim, index, source, *, alpha=1):
-        return _call(_op_index_add, (self, dim, index, source, alpha))
+        return _call(_op_index_add, (self, dim, index, source, alpha)) if _state.slow else _op_index_add.runner(_op_index_add, (self, dim, index, source, alpha))
 
     def index_add_(self, dim, index, source, *, alpha=1):
         return _call_inplace(_op_index_add, (self, dim, index, source, alpha))
 
     def index_copy(self, dim, index, source):
-        return _call(_op_index_copy, (self, dim, index, source))
+        return _call(_op_index_copy, (self, dim, index, source)) if _state.slow else _op_index_copy.runner(_op_index_copy, (self, dim, index, source))
 
     def index_copy_(self, dim, index, source):
         return _call_inplace(_op_index_copy, (self, dim, index, source))
 
     def index_put(self, indices, values, accumulate=False):
-        return _call(_op_index_put, (self, indices, values, accumulate))
+        return _call(_op_index_put, (self, indices, values, accumulate)) if _state.slow else _op_index_put.runner(_op_index_put, (self, indices, values, accumulate))
 
     def index_put_(self, indices, values, accumulate=False):
         return _call_inplace(_op_index_put, (self, indices, values, accumulate))
 
     def index_reduce(self, dim, index, source, reduce, *, include_self=True):
-        return _call(_op_index_reduce, (self, dim, index, source, reduce, include_self))
+        return _call(_op_index_reduce, (self, dim, index, source, reduce, include_self)) if _state.slow else _op_index_reduce.runner(_op_index_reduce, (self, dim, index, source, reduce, include_self))
 
     def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
         return _call_inplace(_op_index_reduce, (self, dim, index, source, reduce, include_self))
 
     def index_select(self, dim, index):
-        return _call(_op_index_select, (self, dim, index))
+        return _call(_op_index_select, (self, dim, index)) if _state.slow else _op_index_select.runner(_op_index_select, (self, dim, index))
 
     def inner(self, other):
-        return _call(_op_inner, (self, other))
+        return _call(_op_inner, (self, other)) if _state.slow else _op_inner.runner(_op_inner, (self, other))
 
     def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-        return _call(_op_isclose, (self, other, rtol, atol, equal_nan))
+        return _call(_op_isclose, (self, other, rtol, atol, equal_nan)) if _state.slow else _op_isclose.runner(_op_isclose, (self, other, rtol, atol, equal_nan))
 
     def isfinite(self):
-        return _call(_op_isfinite, (self,))
+        return _call(_op_isfinite, (self,)) if _state.slow else _op_isfinite.runner(_op_isfinite, (self,))
 
     def isinf(self):
-        return _call(_op_isinf, (self,))
+        return _call(_op_isinf, (self,)) if _state.slow else _op_isinf.runner(_op_isinf, (self,))
 
     def isnan(self):
-        return _call(_op_isnan, (self,))
+        return _call(_op_isnan, (self,)) if _state.slow else _op_isnan.runner(_op_isnan, (self,))
 
     def isneginf(self):
-        return _call(_op_isneginf, (self,))
+        return _call(_op_isneginf, (self,)) if _state.slow else _op_isneginf.runner(_op_isneginf, (self,))
 
     def isposinf(self):
-        return _call(_op_isposinf, (self,))
+        return _call(_op_isposinf, (self,)) if _state.slow else _op_isposinf.runner(_op_isposinf, (self,))
 
     def isreal(self):
-        return _call(_op_isreal, (self,))
+        return _call(_op_isreal, (self,)) if _state.slow else _op_isreal.runner(_op_isreal, (self,))
 
     def kron(self, other):
-        return _call(_op_kron, (self, other))
+        return _call(_op_kron, (self, other)) if _state.slow else _op_kron.runner(_op_kron, (self, other))
 
     def lcm(self, other):
-        return _call(_op_lcm, (self, other))
+        return _call(_op_lcm, (self, other)) if _state.slow else _op_lcm.runner(_op_lcm, (self, other))
 
     def lcm_(self, other):
         return _call_inplace(_op_lcm, (self, other))
 
     def ldexp(self, other):
-        return _call(_op_ldexp_Tensor, (self, other))
+        return _call(_op_ldexp_Tensor, (self, other)) if _state.slow else _op_ldexp_Tensor.runner(_op_ldexp_Tensor, (self, other))
 
     def ldexp_(self, other):
         return _call_inplace(_op_ldexp_Tensor, (self, other))
 
     def le(self, other):
-        return _call(_op_le_Tensor, (self, other))
+        return _call(_op_le_Tensor, (self, other)) if _state.slow else _op_le_Tensor.runner(_op_le_Tensor, (self, other))
 
     less_equal = le
 
@@ -2415,73 +2419,73 @@ class _Methods:
     less_equal_ = le_
 
     def lgamma(self):
-        return _call(_op_lgamma, (self,))
+        return _call(_op_lgamma, (self,)) if _state.slow else _op_lgamma.runner(_op_lgamma, (self,))
 
     def lgamma_(self):
         return _call_inplace(_op_lgamma, (self,))
 
     def log(self):
-        return _call(_op_log, (self,))
+        return _call(_op_log, (self,)) if _state.slow else _op_log.runner(_op_log, (self,))
 
     def log_(self):
         return _call_inplace(_op_log, (self,))
 
     def log10(self):
-        return _call(_op_log10, (self,))
+        return _call(_op_log10, (self,)) if _state.slow else _op_log10.runner(_op_log10, (self,))
 
     def log10_(self):
         return _call_inplace(_op_log10, (self,))
 
     def log1p(self):
-        return _call(_op_log1p, (self,))
+        return _call(_op_log1p, (self,)) if _state.slow else _op_log1p.runner(_op_log1p, (self,))
 
     def log1p_(self):
         return _call_inplace(_op_log1p, (self,))
 
     def log2(self):
-        return _call(_op_log2, (self,))
+        return _call(_op_log2, (self,)) if _state.slow else _op_log2.runner(_op_log2, (self,))
 
     def log2_(self):
         return _call_inplace(_op_log2, (self,))
 
     def log_softmax(self, dim, dtype=None):
-        return _call(_op_log_softmax_int, (self, dim, dtype))
+        return _call(_op_log_softmax_int, (self, dim, dtype)) if _state.slow else _op_log_softmax_int.runner(_op_log_softmax_int, (self, dim, dtype))
 
     def logaddexp(self, other):
-        return _call(_op_logaddexp, (self, other))
+        return _call(_op_logaddexp, (self, other)) if _state.slow else _op_logaddexp.runner(_op_logaddexp, (self, other))
 
     def logaddexp2(self, other):
-        return _call(_op_logaddexp2, (self, other))
+        return _call(_op_logaddexp2, (self, other)) if _state.slow else _op_logaddexp2.runner(_op_logaddexp2, (self, other))
 
     def logcumsumexp(self, dim):
-        return _call(_op_logcumsumexp, (self, dim))
+        return _call(_op_logcumsumexp, (self, dim)) if _state.slow else _op_logcumsumexp.runner(_op_logcumsumexp, (self, dim))
 
     def logical_and(self, other):
-        return _call(_op_logical_and, (self, other))
+        return _call(_op_logical_and, (self, other)) if _state.slow else _op_logical_and.runner(_op_logical_and, (self, other))
 
     def logical_and_(self, other):
         return _call_inplace(_op_logical_and, (self, other))
 
     def logical_not(self):
-        return _call(_op_logical_not, (self,))
+        return _call(_op_logical_not, (self,)) if _state.slow else _op_logical_not.runner(_op_logical_not, (self,))
 
     def logical_not_(self):
         return _call_inplace(_op_logical_not, (self,))
 
     def logical_or(self, other):
-        return _call(_op_logical_or, (self, other))
+        return _call(_op_logical_or, (self, other)) if _state.slow else _op_logical_or.runner(_op_logical_or, (self, other))
 
     def logical_or_(self, other):
         return _call_inplace(_op_logical_or, (self, other))
 
     def logical_xor(self, other):
-        return _call(_op_logical_xor, (self, other))
+        return _call(_op_logical_xor, (self, other)) if _state.slow else _op_logical_xor.runner(_op_logical_xor, (self, other))
 
     def logical_xor_(self, other):
         return _call_inplace(_op_logical_xor, (self, other))
 
     def logit(self, eps=None):
-        return _call(_op_logit, (self, eps))
+        return _call(_op_logit, (self, eps)) if _state.slow else _op_logit.runner(_op_logit, (self, eps))
 
     def logit_(self, eps=None):
         return _call_inplace(_op_logit, (self, eps))
@@ -2489,10 +2493,10 @@ class _Methods:
     def logsumexp(self, dim, keepdim=False, *, keepdims=None):
         if keepdims is not None:
             keepdim = keepdims
-        return _call(_op_logsumexp, (self, dim, keepdim))
+        return _call(_op_logsumexp, (self, dim, keepdim)) if _state.slow else _op_logsumexp.runner(_op_logsumexp, (self, dim, keepdim))
 
     def lt(self, other):
-        return _call(_op_lt_Tensor, (self, other))
+        return _call(_op_lt_Tensor, (self, other)) if _state.slow else _op_lt_Tensor.runner(_op_lt_Tensor, (self, other))
 
     less = lt
 
@@ -2502,38 +2506,38 @@ class _Methods:
     less_ = lt_
 
     def masked_scatter(self, mask, source):
-        return _call(_op_masked_scatter, (self, mask, source))
+        return _call(_op_masked_scatter, (self, mask, source)) if _state.slow else _op_masked_scatter.runner(_op_masked_scatter, (self, mask, source))
 
     def masked_scatter_(self, mask, source):
         return _call_inplace(_op_masked_scatter, (self, mask, source))
 
     def masked_select(self, mask):
-        return _call(_op_masked_select, (self, mask))
+        return _call(_op_masked_select, (self, mask)) if _state.slow else _op_masked_select.runner(_op_masked_select, (self, mask))
 
     def matmul(self, other):
-        return _call(_op_matmul, (self, other))
+        return _call(_op_matmul, (self, other)) if _state.slow else _op_matmul.runner(_op_matmul, (self, other))
 
     def maximum(self, other):
-        return _call(_op_maximum, (self, other))
+        return _call(_op_maximum, (self, other)) if _state.slow else _op_maximum.runner(_op_maximum, (self, other))
 
     def mean(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
         if axis is not None:
             dim = axis
         if keepdims is not None:
             keepdim = keepdims
-        return _call(_op_mean_dim, (self, dim, keepdim, dtype))
+        return _call(_op_mean_dim, (self, dim, keepdim, dtype)) if _state.slow else _op_mean_dim.runner(_op_mean_dim, (self, dim, keepdim, dtype))
 
     def minimum(self, other):
-        return _call(_op_minimum, (self, other))
+        return _call(_op_minimum, (self, other)) if _state.slow else _op_minimum.runner(_op_minimum, (self, other))
 
     def mm(self, mat2):
-        return _call(_op_mm, (self, mat2))
+        return _call(_op_mm, (self, mat2)) if _state.slow else _op_mm.runner(_op_mm, (self, mat2))
 
     def msort(self):
-        return _call(_op_msort, (self,))
+        return _call(_op_msort, (self,)) if _state.slow else _op_msort.runner(_op_msort, (self,))
 
     def mul(self, other):
-        return _call(_op_mul_Tensor, (self, other))
+        return _call(_op_mul_Tensor, (self, other)) if _state.slow else _op_mul_Tensor.runner(_op_mul_Tensor, (self, other))
 
     multiply = mul
 
@@ -2543,10 +2547,10 @@ class _Methods:
     multiply_ = mul_
 
     def mv(self, vec):
-        return _call(_op_mv, (self, vec))
+        return _call(_op_mv, (self, vec)) if _state.slow else _op_mv.runner(_op_mv, (self, vec))
 
     def nan_to_num(self, nan=None, posinf=None, neginf=None):
-        return _call(_op_nan_to_num, (self, nan, posinf, neginf))
+        return _call(_op_nan_to_num, (self, nan, posinf, neginf)) if _state.slow else _op_nan_to_num.runner(_op_nan_to_num, (self, nan, posinf, neginf))
 
     def nan_to_num_(self, nan=None, posinf=None, neginf=None):
         return _call_inplace(_op_nan_to_num, (self, nan, posinf, neginf))
@@ -2556,17 +2560,17 @@ class _Methods:
             dim = axis
         if keepdims is not None:
             keepdim = keepdims
-        return _call(_op_nanmean, (self, dim, keepdim, dtype))
+        return _call(_op_nanmean, (self, dim, keepdim, dtype)) if _state.slow else _op_nanmean.runner(_op_nanmean, (self, dim, keepdim, dtype))
 
     def nansum(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
         if axis is not None:
             dim = axis
         if keepdims is not None:
             keepdim = keepdims
-        return _call(_op_nansum, (self, dim, keepdim, dtype))
+        return _call(_op_nansum, (self, dim, keepdim, dtype)) if _state.slow else _op_nansum.runner(_op_nansum, (self, dim, keepdim, dtype))
 
     def ne(self, other):
-        return _call(_op_ne_Tensor, (self, other))
+        return _call(_op_ne_Tensor, (self, other)) if _state.slow else _op_ne_Tensor.runner(_op_ne_Tensor, (self, other))
 
     not_equal = ne
 
@@ -2576,7 +2580,7 @@ class _Methods:
     not_equal_ = ne_
 
     def neg(self):
-        return _call(_op_neg, (self,))
+        return _call(_op_neg, (self,)) if _state.slow else _op_neg.runner(_op_neg, (self,))
 
     negative = neg
 
@@ -2586,135 +2590,135 @@ class _Methods:
     negative_ = neg_
 
     def nextafter(self, other):
-        return _call(_op_nextafter, (self, other))
+        return _call(_op_nextafter, (self, other)) if _state.slow else _op_nextafter.runner(_op_nextafter, (self, other))
 
     def nextafter_(self, other):
         return _call_inplace(_op_nextafter, (self, other))
 
     def outer(self, vec2):
-        return _call(_op_outer, (self, vec2))
+        return _call(_op_outer, (self, vec2)) if _state.slow else _op_outer.runner(_op_outer, (self, vec2))
 
     ger = outer
 
     def permute(self, *dims):
         dims = _shape(dims)
-        return _call(_op_permute, (self, dims))
+        return _call(_op_permute, (self, dims)) if _state.slow else _op_permute.runner(_op_permute, (self, dims))
 
     def pow(self, exponent):
-        return _call(_op_pow_Tensor_Tensor, (self, exponent))
+        return _call(_op_pow_Tensor_Tensor, (self, exponent)) if _state.slow else _op_pow_Tensor_Tensor.runner(_op_pow_Tensor_Tensor, (self, exponent))
 
     def pow_(self, exponent):
         return _call_inplace(_op_pow_Tensor_Tensor, (self, exponent))
 
     def put(self, index, source, accumulate=False):
-        return _call(_op_put, (self, index, source, accumulate))
+        return _call(_op_put, (self, index, source, accumulate)) if _state.slow else _op_put.runner(_op_put, (self, index, source, accumulate))
 
     def put_(self, index, source, accumulate=False):
         return _call_inplace(_op_put, (self, index, source, accumulate))
 
     def rad2deg(self):
-        return _call(_op_rad2deg, (self,))
+        return _call(_op_rad2deg, (self,)) if _state.slow else _op_rad2deg.runner(_op_rad2deg, (self,))
 
     def rad2deg_(self):
         return _call_inplace(_op_rad2deg, (self,))
 
     def ravel(self):
-        return _call(_op_ravel, (self,))
+        return _call(_op_ravel, (self,)) if _state.slow else _op_ravel.runner(_op_ravel, (self,))
 
     def reciprocal(self):
-        return _call(_op_reciprocal, (self,))
+        return _call(_op_reciprocal, (self,)) if _state.slow else _op_reciprocal.runner(_op_reciprocal, (self,))
 
     def reciprocal_(self):
         return _call_inplace(_op_reciprocal, (self,))
 
     def relu(self):
-        return _call(_op_relu, (self,))
+        return _call(_op_relu, (self,)) if _state.slow else _op_relu.runner(_op_relu, (self,))
 
     def relu_(self):
         return _call_inplace(_op_relu, (self,))
 
     def remainder(self, other):
-        return _call(_op_remainder_Tensor, (self, other))
+        return _call(_op_remainder_Tensor, (self, other)) if _state.slow else _op_remainder_Tensor.runner(_op_remainder_Tensor, (self, other))
 
     def remainder_(self, other):
         return _call_inplace(_op_remainder_Tensor, (self, other))
 
     def repeat(self, *repeats):
         repeats = _shape(repeats)
-        return _call(_op_repeat, (self, repeats))
+        return _call(_op_repeat, (self, repeats)) if _state.slow else _op_repeat.runner(_op_repeat, (self, repeats))
 
     def reshape(self, *shape):
         shape = _shape(shape)
-        return _call(_op_reshape, (self, shape))
+        return _call(_op_reshape, (self, shape)) if _state.slow else _op_reshape.runner(_op_reshape, (self, shape))
 
     def reshape_as(self, other):
-        return _call(_op_reshape_as, (self, other))
+        return _call(_op_reshape_as, (self, other)) if _state.slow else _op_reshape_as.runner(_op_reshape_as, (self, other))
 
     def roll(self, shifts, dims=()):
-        return _call(_op_roll, (self, shifts, dims))
+        return _call(_op_roll, (self, shifts, dims)) if _state.slow else _op_roll.runner(_op_roll, (self, shifts, dims))
 
     def rot90(self, k=1, dims=(0, 1)):
-        return _call(_op_rot90, (self, k, dims))
+        return _call(_op_rot90, (self, k, dims)) if _state.slow else _op_rot90.runner(_op_rot90, (self, k, dims))
 
     def rsqrt(self):
-        return _call(_op_rsqrt, (self,))
+        return _call(_op_rsqrt, (self,)) if _state.slow else _op_rsqrt.runner(_op_rsqrt, (self,))
 
     def rsqrt_(self):
         return _call_inplace(_op_rsqrt, (self,))
 
     def scatter_add(self, dim, index, src):
-        return _call(_op_scatter_add, (self, dim, index, src))
+        return _call(_op_scatter_add, (self, dim, index, src)) if _state.slow else _op_scatter_add.runner(_op_scatter_add, (self, dim, index, src))
 
     def scatter_add_(self, dim, index, src):
         return _call_inplace(_op_scatter_add, (self, dim, index, src))
 
     def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
-        return _call(_op_scatter_reduce_two, (self, dim, index, src, reduce, include_self))
+        return _call(_op_scatter_reduce_two, (self, dim, index, src, reduce, include_self)) if _state.slow else _op_scatter_reduce_two.runner(_op_scatter_reduce_two, (self, dim, index, src, reduce, include_self))
 
     def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
         return _call_inplace(_op_scatter_reduce_two, (self, dim, index, src, reduce, include_self))
 
     def select(self, dim, index):
-        return _call(_op_select_int, (self, dim, index))
+        return _call(_op_select_int, (self, dim, index)) if _state.slow else _op_select_int.runner(_op_select_int, (self, dim, index))
 
     def select_scatter(self, src, dim, index):
-        return _call(_op_select_scatter, (self, src, dim, index))
+        return _call(_op_select_scatter, (self, src, dim, index)) if _state.slow else _op_select_scatter.runner(_op_select_scatter, (self, src, dim, index))
 
     def sgn(self):
-        return _call(_op_sgn, (self,))
+        return _call(_op_sgn, (self,)) if _state.slow else _op_sgn.runner(_op_sgn, (self,))
 
     def sgn_(self):
         return _call_inplace(_op_sgn, (self,))
 
     def sigmoid(self):
-        return _call(_op_sigmoid, (self,))
+        return _call(_op_sigmoid, (self,)) if _state.slow else _op_sigmoid.runner(_op_sigmoid, (self,))
 
     def sigmoid_(self):
         return _call_inplace(_op_sigmoid, (self,))
 
     def sign(self):
-        return _call(_op_sign, (self,))
+        return _call(_op_sign, (self,)) if _state.slow else _op_sign.runner(_op_sign, (self,))
 
     def sign_(self):
         return _call_inplace(_op_sign, (self,))
 
     def signbit(self):
-        return _call(_op_signbit, (self,))
+        return _call(_op_signbit, (self,)) if _state.slow else _op_signbit.runner(_op_signbit, (self,))
 
     def sin(self):
-        return _call(_op_sin, (self,))
+        return _call(_op_sin, (self,)) if _state.slow else _op_sin.runner(_op_sin, (self,))
 
     def sin_(self):
         return _call_inplace(_op_sin, (self,))
 
     def sinc(self):
-        return _call(_op_sinc, (self,))
+        return _call(_op_sinc, (self,)) if _state.slow else _op_sinc.runner(_op_sinc, (self,))
 
     def sinc_(self):
         return _call_inplace(_op_sinc, (self,))
 
     def sinh(self):
-        return _call(_op_sinh, (self,))
+        return _call(_op_sinh, (self,)) if _state.slow else _op_sinh.runner(_op_sinh, (self,))
 
     def sinh_(self):
         return _call_inplace(_op_sinh, (self,))
@@ -2722,25 +2726,25 @@ class _Methods:
     def slice_scatter(self, src, dim=0, start=None, end=None, step=1, *, axis=None):
         if axis is not None:
             dim = axis
-        return _call(_op_slice_scatter, (self, src, dim, start, end, step))
+        return _call(_op_slice_scatter, (self, src, dim, start, end, step)) if _state.slow else _op_slice_scatter.runner(_op_slice_scatter, (self, src, dim, start, end, step))
 
     def softmax(self, dim, dtype=None):
-        return _call(_op_softmax_int, (self, dim, dtype))
+        return _call(_op_softmax_int, (self, dim, dtype)) if _state.slow else _op_softmax_int.runner(_op_softmax_int, (self, dim, dtype))
 
     def split_with_sizes(self, *split_sizes, dim=0, axis=None):
         split_sizes = _shape(split_sizes)
         if axis is not None:
             dim = axis
-        return _call(_op_split_with_sizes, (self, split_sizes, dim))
+        return _call(_op_split_with_sizes, (self, split_sizes, dim)) if _state.slow else _op_split_with_sizes.runner(_op_split_with_sizes, (self, split_sizes, dim))
 
     def sqrt(self):
-        return _call(_op_sqrt, (self,))
+        return _call(_op_sqrt, (self,)) if _state.slow else _op_sqrt.runner(_op_sqrt, (self,))
 
     def sqrt_(self):
         return _call_inplace(_op_sqrt, (self,))
 
     def square(self):
-        return _call(_op_square, (self,))
+        return _call(_op_square, (self,)) if _state.slow else _op_square.runner(_op_square, (self,))
 
     def square_(self):
         return _call_inplace(_op_square, (self,))
@@ -2750,59 +2754,59 @@ class _Methods:
             dim = axis
         if keepdims is not None:
             keepdim = keepdims
-        return _call(_op_sum_dim_IntList, (self, dim, keepdim, dtype))
+        return _call(_op_sum_dim_IntList, (self, dim, keepdim, dtype)) if _state.slow else _op_sum_dim_IntList.runner(_op_sum_dim_IntList, (self, dim, keepdim, dtype))
 
     def t(self):
-        return _call(_op_t, (self,))
+        return _call(_op_t, (self,)) if _state.slow else _op_t.runner(_op_t, (self,))
 
     def take(self, index):
-        return _call(_op_take, (self, index))
+        return _call(_op_take, (self, index)) if _state.slow else _op_take.runner(_op_take, (self, index))
 
     def take_along_dim(self, indices, dim=None, *, axis=None):
         if axis is not None:
             dim = axis
-        return _call(_op_take_along_dim, (self, indices, dim))
+        return _call(_op_take_along_dim, (self, indices, dim)) if _state.slow else _op_take_along_dim.runner(_op_take_along_dim, (self, indices, dim))
 
     def tan(self):
-        return _call(_op_tan, (self,))
+        return _call(_op_tan, (self,)) if _state.slow else _op_tan.runner(_op_tan, (self,))
 
     def tan_(self):
         return _call_inplace(_op_tan, (self,))
 
     def tanh(self):
-        return _call(_op_tanh, (self,))
+        return _call(_op_tanh, (self,)) if _state.slow else _op_tanh.runner(_op_tanh, (self,))
 
     def tanh_(self):
         return _call_inplace(_op_tanh, (self,))
 
     def tile(self, *dims):
         dims = _shape(dims)
-        return _call(_op_tile, (self, dims))
+        return _call(_op_tile, (self, dims)) if _state.slow else _op_tile.runner(_op_tile, (self, dims))
 
     def trace(self):
-        return _call(_op_trace, (self,))
+        return _call(_op_trace, (self,)) if _state.slow else _op_trace.runner(_op_trace, (self,))
 
     def transpose(self, dim0, dim1):
-        return _call(_op_transpose_int, (self, dim0, dim1))
+        return _call(_op_transpose_int, (self, dim0, dim1)) if _state.slow else _op_transpose_int.runner(_op_transpose_int, (self, dim0, dim1))
 
     swapaxes = transpose
 
     swapdims = transpose
 
     def tril(self, diagonal=0):
-        return _call(_op_tril, (self, diagonal))
+        return _call(_op_tril, (self, diagonal)) if _state.slow else _op_tril.runner(_op_tril, (self, diagonal))
 
     def tril_(self, diagonal=0):
         return _call_inplace(_op_tril, (self, diagonal))
 
     def triu(self, diagonal=0):
-        return _call(_op_triu, (self, diagonal))
+        return _call(_op_triu, (self, diagonal)) if _state.slow else _op_triu.runner(_op_triu, (self, diagonal))
 
     def triu_(self, diagonal=0):
         return _call_inplace(_op_triu, (self, diagonal))
 
     def trunc(self):
-        return _call(_op_trunc, (self,))
+        return _call(_op_trunc, (self,)) if _state.slow else _op_trunc.runner(_op_trunc, (self,))
 
     fix = trunc
 
@@ -2814,35 +2818,35 @@ class _Methods:
     def unbind(self, dim=0, *, axis=None):
         if axis is not None:
             dim = axis
-        return _call(_op_unbind_int, (self, dim))
+        return _call(_op_unbind_int, (self, dim)) if _state.slow else _op_unbind_int.runner(_op_unbind_int, (self, dim))
 
     def unflatten(self, dim, sizes):
-        return _call(_op_unflatten_int, (self, dim, sizes))
+        return _call(_op_unflatten_int, (self, dim, sizes)) if _state.slow else _op_unflatten_int.runner(_op_unflatten_int, (self, dim, sizes))
 
     def unfold(self, dimension, size, step):
-        return _call(_op_unfold, (self, dimension, size, step))
+        return _call(_op_unfold, (self, dimension, size, step)) if _state.slow else _op_unfold.runner(_op_unfold, (self, dimension, size, step))
 
     def unsqueeze(self, dim):
-        return _call(_op_unsqueeze, (self, dim))
+        return _call(_op_unsqueeze, (self, dim)) if _state.slow else _op_unsqueeze.runner(_op_unsqueeze, (self, dim))
 
     def vdot(self, other):
-        return _call(_op_vdot, (self, other))
+        return _call(_op_vdot, (self, other)) if _state.slow else _op_vdot.runner(_op_vdot, (self, other))
 
     def view_as(self, other):
-        return _call(_op_view_as, (self, other))
+        return _call(_op_view_as, (self, other)) if _state.slow else _op_view_as.runner(_op_view_as, (self, other))
 
     def xlogy(self, other):
-        return _call(_op_xlogy_Tensor, (self, other))
+        return _call(_op_xlogy_Tensor, (self, other)) if _state.slow else _op_xlogy_Tensor.runner(_op_xlogy_Tensor, (self, other))
 
     def xlogy_(self, other):
         return _call_inplace(_op_xlogy_Tensor, (self, other))
 
     def __abs__(self):
-        return _call(_op_abs, (self,))
+        return _call(_op_abs, (self,)) if _state.slow else _op_abs.runner(_op_abs, (self,))
 
     def __add__(self, other):
         try:
-            return _call(_op_add_Tensor, (self, other, 1))
+            return _call(_op_add_Tensor, (self, other, 1)) if _state.slow else _op_add_Tensor.runner(_op_add_Tensor, (self, other, 1))
         except _Unsupported:
             return NotImplemented
 
@@ -2854,13 +2858,13 @@ class _Methods:
 
     def __radd__(self, other):
         try:
-            return _call(_op_add_Tensor, (other, self, 1))
+            return _call(_op_add_Tensor, (other, self, 1)) if _state.slow else _op_add_Tensor.runner(_op_add_Tensor, (other, self, 1))
         except _Unsupported:
             return NotImplemented
 
     def __and__(self, other):
         try:
-            return _call(_op_bitwise_and_Tensor, (self, other))
+            return _call(_op_bitwise_and_Tensor, (self, other)) if _state.slow else _op_bitwise_and_Tensor.runner(_op_bitwise_and_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
@@ -2872,7 +2876,7 @@ class _Methods:
 
     def __rand__(self, other):
         try:
-            return _call(_op_bitwise_and_Tensor, (other, self))
+            return _call(_op_bitwise_and_Tensor, (other, self)) if _state.slow else _op_bitwise_and_Tensor.runner(_op_bitwise_and_Tensor, (other, self))
         except _Unsupported:
             return NotImplemented
 
@@ -2884,13 +2888,13 @@ class _Methods:
 
     def __lshift__(self, other):
         try:
-            return _call(_op_bitwise_left_shift_Tensor, (self, other))
+            return _call(_op_bitwise_left_shift_Tensor, (self, other)) if _state.slow else _op_bitwise_left_shift_Tensor.runner(_op_bitwise_left_shift_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __rlshift__(self, other):
         try:
-            return _call(_op_bitwise_left_shift_Tensor, (other, self))
+            return _call(_op_bitwise_left_shift_Tensor, (other, self)) if _state.slow else _op_bitwise_left_shift_Tensor.runner(_op_bitwise_left_shift_Tensor, (other, self))
         except _Unsupported:
             return NotImplemented
 
@@ -2902,13 +2906,13 @@ class _Methods:
 
     def __or__(self, other):
         try:
-            return _call(_op_bitwise_or_Tensor, (self, other))
+            return _call(_op_bitwise_or_Tensor, (self, other)) if _state.slow else _op_bitwise_or_Tensor.runner(_op_bitwise_or_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __ror__(self, other):
         try:
-            return _call(_op_bitwise_or_Tensor, (other, self))
+            return _call(_op_bitwise_or_Tensor, (other, self)) if _state.slow else _op_bitwise_or_Tensor.runner(_op_bitwise_or_Tensor, (other, self))
         except _Unsupported:
             return NotImplemented
 
@@ -2920,13 +2924,13 @@ class _Methods:
 
     def __rrshift__(self, other):
         try:
-            return _call(_op_bitwise_right_shift_Tensor, (other, self))
+            return _call(_op_bitwise_right_shift_Tensor, (other, self)) if _state.slow else _op_bitwise_right_shift_Tensor.runner(_op_bitwise_right_shift_Tensor, (other, self))
         except _Unsupported:
             return NotImplemented
 
     def __rshift__(self, other):
         try:
-            return _call(_op_bitwise_right_shift_Tensor, (self, other))
+            return _call(_op_bitwise_right_shift_Tensor, (self, other)) if _state.slow else _op_bitwise_right_shift_Tensor.runner(_op_bitwise_right_shift_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
@@ -2938,13 +2942,13 @@ class _Methods:
 
     def __rxor__(self, other):
         try:
-            return _call(_op_bitwise_xor_Tensor, (other, self))
+            return _call(_op_bitwise_xor_Tensor, (other, self)) if _state.slow else _op_bitwise_xor_Tensor.runner(_op_bitwise_xor_Tensor, (other, self))
         except _Unsupported:
             return NotImplemented
 
     def __xor__(self, other):
         try:
-            return _call(_op_bitwise_xor_Tensor, (self, other))
+            return _call(_op_bitwise_xor_Tensor, (self, other)) if _state.slow else _op_bitwise_xor_Tensor.runner(_op_bitwise_xor_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
@@ -2956,25 +2960,25 @@ class _Methods:
 
     def __rtruediv__(self, other):
         try:
-            return _call(_op_div_Tensor, (other, self))
+            return _call(_op_div_Tensor, (other, self)) if _state.slow else _op_div_Tensor.runner(_op_div_Tensor, (other, self))
         except _Unsupported:
             return NotImplemented
 
     def __truediv__(self, other):
         try:
-            return _call(_op_div_Tensor, (self, other))
+            return _call(_op_div_Tensor, (self, other)) if _state.slow else _op_div_Tensor.runner(_op_div_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __eq__(self, other):
         try:
-            return _call(_op_eq_Tensor, (self, other))
+            return _call(_op_eq_Tensor, (self, other)) if _state.slow else _op_eq_Tensor.runner(_op_eq_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __floordiv__(self, other):
         try:
-            return _call(_op_floor_divide, (self, other))
+            return _call(_op_floor_divide, (self, other)) if _state.slow else _op_floor_divide.runner(_op_floor_divide, (self, other))
         except _Unsupported:
             return NotImplemented
 
@@ -2986,43 +2990,43 @@ class _Methods:
 
     def __rfloordiv__(self, other):
         try:
-            return _call(_op_floor_divide, (other, self))
+            return _call(_op_floor_divide, (other, self)) if _state.slow else _op_floor_divide.runner(_op_floor_divide, (other, self))
         except _Unsupported:
             return NotImplemented
 
     def __ge__(self, other):
         try:
-            return _call(_op_ge_Tensor, (self, other))
+            return _call(_op_ge_Tensor, (self, other)) if _state.slow else _op_ge_Tensor.runner(_op_ge_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __gt__(self, other):
         try:
-            return _call(_op_gt_Tensor, (self, other))
+            return _call(_op_gt_Tensor, (self, other)) if _state.slow else _op_gt_Tensor.runner(_op_gt_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __le__(self, other):
         try:
-            return _call(_op_le_Tensor, (self, other))
+            return _call(_op_le_Tensor, (self, other)) if _state.slow else _op_le_Tensor.runner(_op_le_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __lt__(self, other):
         try:
-            return _call(_op_lt_Tensor, (self, other))
+            return _call(_op_lt_Tensor, (self, other)) if _state.slow else _op_lt_Tensor.runner(_op_lt_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __matmul__(self, other):
         try:
-            return _call(_op_matmul, (self, other))
+            return _call(_op_matmul, (self, other)) if _state.slow else _op_matmul.runner(_op_matmul, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __rmatmul__(self, other):
         try:
-            return _call(_op_matmul, (other, self))
+            return _call(_op_matmul, (other, self)) if _state.slow else _op_matmul.runner(_op_matmul, (other, self))
         except _Unsupported:
             return NotImplemented
 
@@ -3034,24 +3038,24 @@ class _Methods:
 
     def __mul__(self, other):
         try:
-            return _call(_op_mul_Tensor, (self, other))
+            return _call(_op_mul_Tensor, (self, other)) if _state.slow else _op_mul_Tensor.runner(_op_mul_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __rmul__(self, other):
         try:
-            return _call(_op_mul_Tensor, (other, self))
+            return _call(_op_mul_Tensor, (other, self)) if _state.slow else _op_mul_Tensor.runner(_op_mul_Tensor, (other, self))
         except _Unsupported:
             return NotImplemented
 
     def __ne__(self, other):
         try:
-            return _call(_op_ne_Tensor, (self, other))
+            return _call(_op_ne_Tensor, (self, other)) if _state.slow else _op_ne_Tensor.runner(_op_ne_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __neg__(self):
-        return _call(_op_neg, (self,))
+        return _call(_op_neg, (self,)) if _state.slow else _op_neg.runner(_op_neg, (self,))
 
     def __ipow__(self, other):
         try:
@@ -3061,13 +3065,13 @@ class _Methods:
 
     def __pow__(self, other):
         try:
-            return _call(_op_pow_Tensor_Tensor, (self, other))
+            return _call(_op_pow_Tensor_Tensor, (self, other)) if _state.slow else _op_pow_Tensor_Tensor.runner(_op_pow_Tensor_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __rpow__(self, other):
         try:
-            return _call(_op_pow_Tensor_Tensor, (other, self))
+            return _call(_op_pow_Tensor_Tensor, (other, self)) if _state.slow else _op_pow_Tensor_Tensor.runner(_op_pow_Tensor_Tensor, (other, self))
         except _Unsupported:
             return NotImplemented
 
@@ -3079,13 +3083,13 @@ class _Methods:
 
     def __mod__(self, other):
         try:
-            return _call(_op_remainder_Tensor, (self, other))
+            return _call(_op_remainder_Tensor, (self, other)) if _state.slow else _op_remainder_Tensor.runner(_op_remainder_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __rmod__(self, other):
         try:
-            return _call(_op_remainder_Tensor, (other, self))
+            return _call(_op_remainder_Tensor, (other, self)) if _state.slow else _op_remainder_Tensor.runner(_op_remainder_Tensor, (other, self))
         except _Unsupported:
             return NotImplemented
 

@@ -6,10 +6,10 @@ NOTE [the generator is an input]: every random op takes `Generator? generator=No
 argument and its kernel draws from that generator (None: the default one, resolved inside the
 kernel). So a TorchDispatchMode sees the generator among the op's arguments, and replaying the op
 with a generator in the same state gives the same numbers. Numbers are drawn on the host from
-the generator's NumPy stream and then placed on the target device, so one seed gives the same
-numbers on every device.
-NOTE [random streams differ from PyTorch]: the values are not PyTorch's for the same seed;
-dtypes, shapes, supports and errors are.
+the generator's stream and then placed on the target device, so one seed gives the same
+numbers on every device: PyTorch's CPU numbers (NOTE [ember draws PyTorch's CPU stream],
+random_transforms.py). Values are drawn in the order PyTorch's kernel visits the elements: the
+output's memory order (`in_memory_order`).
 """
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from ember._core.checks import _check, _check_not_implemented, _check_type
 from ember._core.promotion import promote_types
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import normalize_shape
+from ember._ops import random_transforms as rt
 from ember._ops.creation import (
     _FACTORY,
     _OPTIONS,
@@ -35,7 +36,7 @@ from ember._ops.creation import (
 )
 from ember._ops.grad_utils import zeros_grad
 from ember._ops.linalg import broadcast_batch, cxx
-from ember._random import numpy_generator
+from ember._random import cpu_generator
 
 _call = dispatch.call
 _NP_TO_DTYPE = dt.NP_TO_DTYPE
@@ -57,33 +58,34 @@ def _need_float(dtype, kernel):
         f'"{kernel}" not implemented for \'{dtype._cpp_name}\''))
 
 
-def _uniform(rng, shape, dtype, low=0.0, high=1.0):
-    if dtype.is_complex:
-        real = rng.random(shape) * (high - low) + low
-        return (real + 1j * (rng.random(shape) * (high - low) + low)).astype(dtype._np)
-    if dtype is dt.float32:
-        values = rng.random(shape, dtype=np.float32)
-        return values if (low, high) == (0.0, 1.0) else (values * np.float32(high - low) +
-                                                         np.float32(low))
-    values = rng.random(shape) * (high - low) + low
-    # Rounding to a narrow type may reach `high`; keep the interval half-open.
-    out = values.astype(dtype._np)
-    if dtype.itemsize <= 2:
-        out = np.where(out.astype(np.float64) >= high, np.asarray(low, dtype._np), out)
-    return out
+def _count(shape) -> int:
+    return math.prod(shape)
 
 
-def _normal(rng, shape, dtype, mean=0.0, std=1.0):
+def _uniform(generator, shape, dtype, low=0.0, high=1.0):
+    generator = cpu_generator(generator)
     if dtype.is_complex:
-        scale = std / math.sqrt(2.0)
-        values = rng.standard_normal(shape) * scale + 1j * rng.standard_normal(shape) * scale
-        return (values + mean).astype(dtype._np)
-    standard = mean == 0.0 and std == 1.0     # (x * 1 + 0 is x: skip two array ops)
-    if dtype is dt.float32:
-        values = rng.standard_normal(shape, dtype=np.float32)
-        return values if standard else values * np.float32(std) + np.float32(mean)
-    values = rng.standard_normal(shape)
-    return (values if standard else values * std + mean).astype(dtype._np, copy=False)
+        # (uniform_ on a complex tensor fills its real view: real, imaginary, real, ...)
+        values = rt.uniform(generator, 2 * _count(shape), dtype.to_real(), low, high)
+        return values.view(dtype._np).reshape(shape)
+    return rt.uniform(generator, _count(shape), dtype, low, high).reshape(shape)
+
+
+def _normal(generator, shape, dtype, mean=0.0, std=1.0, contiguous=True):
+    generator = cpu_generator(generator)
+    if dtype.is_complex:
+        values = rt.normal(generator, 2 * _count(shape), dtype.to_real(), mean,
+                           std / math.sqrt(2.0), contiguous)
+        return values.view(dtype._np).reshape(shape)
+    return rt.normal(generator, _count(shape), dtype, mean, std, contiguous).reshape(shape)
+
+
+def in_memory_order(values, shape, strides):
+    """`values` (drawn flat) laid out so the element at the k-th smallest memory offset of an
+    array with `strides` is values[k]: the order PyTorch's kernels fill a strided output."""
+    order = sorted(range(len(shape)), key=lambda d: -strides[d])
+    laid = np.asarray(values).reshape([shape[d] for d in order])
+    return laid.transpose(np.argsort(order))
 
 
 def host(xp, array):
@@ -120,7 +122,7 @@ def _rand(xp, size, generator=None, dtype=None, layout=None, device=None, pin_me
     dtype = _float_dtype(dtype, "check_uniform_bounds")
     if size and min(size) < 0:
         check_sizes(size)
-    return on_device(xp, _uniform(numpy_generator(generator), size, dtype), device)
+    return on_device(xp, _uniform(generator, size, dtype), device)
 
 
 @register_op(f"randn(SymInt[] size, *, {_GEN}, {_OPTIONS}) -> Tensor", **_SEEDED,
@@ -130,7 +132,7 @@ def _randn(xp, size, generator=None, dtype=None, layout=None, device=None, pin_m
     dtype = _float_dtype(dtype, "normal_kernel_cpu")
     if size and min(size) < 0:
         check_sizes(size)
-    return on_device(xp, _normal(numpy_generator(generator), size, dtype), device)
+    return on_device(xp, _normal(generator, size, dtype), device)
 
 
 _RAND, _RANDN = OPS["rand"], OPS["randn"]
@@ -169,11 +171,6 @@ def _check_int_range(low, high, dtype):
             f"to - 1 is out of bounds for {cxx(dtype._np)}"))
 
 
-def _integers(rng, low, high, shape, dtype):
-    values = rng.integers(low, high, size=shape, dtype=np.int64)
-    return values.astype(dtype._np)
-
-
 def _randint_meta(low, high, size, generator=None, dtype="long", layout=None, device=None,
                   pin_memory=None):
     dtype = _int_dtype(dtype)
@@ -192,8 +189,8 @@ def _randint(xp, low, high, size, generator=None, dtype="long", layout=None, dev
     dtype = _int_dtype(dtype)
     _check_int_range(low, high, dtype)
     check_sizes(size)
-    values = _integers(numpy_generator(generator), low, high, size, dtype)
-    return on_device(xp, values, device)
+    values = rt.integers(cpu_generator(generator), _count(size), dtype, low, high)
+    return on_device(xp, values.reshape(size), device)
 
 
 @register_frontend(method=False)
@@ -232,7 +229,8 @@ def _randperm(xp, n, generator=None, dtype="long", layout=None, device=None, pin
     permutation of 0 .. n-1."""
     dtype = _int_dtype(dtype)
     _check_randperm(n, dtype)
-    values = numpy_generator(generator).permutation(n).astype(dtype._np)
+    values = rt.permutation(cpu_generator(generator), n)
+    values = rt.to_dtype(values, dtype) if dtype.is_floating_point else values.astype(dtype._np)
     return on_device(xp, values, device)
 
 
@@ -247,9 +245,26 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
 
 # --------------------------------------------------------------------------- *_like
 
+def _like_target(self, memory_format, where):
+    """The strides of the tensor `empty_like(self, memory_format=...)` (None: row-major)."""
+    return like_strides(self, memory_format, where)
+
+
+def _drawn_like(self, shape, memory_format, where, draw):
+    """Draw in the memory order of the tensor made like `self`; `draw(contiguous)` gives the
+    flat values."""
+    strides = _like_target(self, memory_format, where)
+    if strides is None:
+        return draw(True).reshape(shape)
+    target = strided_array(np, self.shape, strides, 0, dt.float32)
+    contiguous = target.flags.c_contiguous
+    values = draw(contiguous)
+    return values.reshape(shape) if contiguous else in_memory_order(values, shape, strides)
+
+
 def _laid_out_like(xp, self, values, memory_format, where):
-    """Fresh row-major `values` in the layout `memory_format` asks of a tensor made like the
-    array `self` (preserve: self's own dense layout)."""
+    """Fresh `values` (already in the right element order) in the layout `memory_format` asks
+    of a tensor made like the array `self` (preserve: self's own dense layout)."""
     strides = like_strides(self, memory_format, where)
     if strides is None:
         return values
@@ -277,7 +292,9 @@ def _float_like_op(name, kernel_name, draw):
                pin_memory=None, memory_format=None):
         dtype = option_dtype(dtype, _NP_TO_DTYPE[self.dtype])
         _need_float(dtype, kernel_name)
-        values = draw(numpy_generator(generator), self.shape, dtype)
+        shape = tuple(self.shape)
+        values = _drawn_like(self, shape, memory_format, name, lambda contiguous: draw(
+            generator, (_count(shape),), dtype, contiguous=contiguous))
         return on_device(xp, _laid_out_like(np, self, values, memory_format, name), device)
     kernel.__doc__ = f"{name}(input, *, generator=None, dtype=None, device=None, " \
                      "memory_format=ember.preserve_format) -> Tensor: random numbers in " \
@@ -294,7 +311,9 @@ def _float_like_op(name, kernel_name, draw):
     return register_frontend(name, method=False)(frontend)
 
 
-rand_like = _float_like_op("rand_like", "check_uniform_bounds", _uniform)
+rand_like = _float_like_op("rand_like", "check_uniform_bounds",
+                           lambda generator, shape, dtype, contiguous: _uniform(
+                               generator, shape, dtype))
 randn_like = _float_like_op("randn_like", "normal_kernel_cpu", _normal)
 
 
@@ -306,7 +325,9 @@ def _randint_like(xp, self, low, high, generator=None, dtype=None, layout=None, 
     integers from [low, high) in input's shape."""
     dtype = option_dtype(dtype, _NP_TO_DTYPE[self.dtype])
     _check_int_range(low, high, dtype)
-    values = _integers(numpy_generator(generator), low, high, self.shape, dtype)
+    shape = tuple(self.shape)
+    values = _drawn_like(self, shape, memory_format, "randint_like", lambda contiguous: (
+        rt.integers(cpu_generator(generator), _count(shape), dtype, low, high)))
     return on_device(xp, _laid_out_like(np, self, values, memory_format, "randint_like"),
                      device)
 
@@ -340,7 +361,7 @@ def _normal_float_float(xp, mean, std, size, generator=None, dtype=None, layout=
     dtype = _float_dtype(dtype, "normal_kernel_cpu")
     _check_std(std)
     check_sizes(size)
-    return on_device(xp, _normal(numpy_generator(generator), size, dtype, mean, std), device)
+    return on_device(xp, _normal(generator, size, dtype, mean, std), device)
 
 
 def _normal_dtype(*dtypes):
@@ -370,9 +391,14 @@ def _normal_tensors(xp, mean, std, generator):
         _check_std(std)
     else:
         _check(bool((std_v >= 0).all()), "normal expects all elements of std >= 0.0")
-    values = numpy_generator(generator).standard_normal(shape) * np.asarray(
-        std_v, np.float64) + np.asarray(mean_v, np.float64)
-    values = np.asarray(values).astype(dtype._np)
+    # PyTorch fills the output with normal_(0, std) (a number std) or normal_(0, 1), then
+    # multiplies by a std tensor and adds the mean in the output's dtype, one op at a time.
+    scalar_std = isinstance(std, (int, float))
+    values = _normal(generator, shape, dtype, 0.0, float(std) if scalar_std else 1.0)
+    if not scalar_std:
+        values = values * np.asarray(std_v).astype(dtype._np, copy=False)
+    values = values + np.asarray(mean_v).astype(dtype._np, copy=False)
+    values = np.asarray(values).astype(dtype._np, copy=False)
     return values if xp is np else xp.asarray(values)
 
 
@@ -437,8 +463,22 @@ def _bernoulli_meta(self, generator=None):
     return (self._data.shape, self._dtype)
 
 
-def _draw_below(xp, generator, shape, probs, np_dtype):
-    values = np.asarray(numpy_generator(generator).random(tuple(shape)) < probs).astype(np_dtype)
+def _draw_below(xp, generator, like, probs):
+    """1 where a uniform falls below the probability, in the shape, dtype and memory order of
+    the array `like`: `probs` an array broadcast to that shape (float64 probabilities draw
+    double uniforms, other dtypes float ones), or a number (double uniforms)."""
+    generator = cpu_generator(generator)
+    shape = tuple(like.shape)
+    contiguous = xp is not np or like.flags.c_contiguous
+    order = list(range(len(shape))) if contiguous else sorted(
+        range(len(shape)), key=lambda d: -like.strides[d])
+    if isinstance(probs, np.ndarray):
+        visited = np.broadcast_to(probs, shape).transpose(order)
+        flat = rt.bernoulli_tensor(generator, np.ascontiguousarray(visited).reshape(-1))
+    else:
+        flat = rt.bernoulli_scalar(generator, _count(shape), probs)
+    values = flat.reshape(shape) if contiguous else in_memory_order(flat, shape, like.strides)
+    values = values.astype(like.dtype)
     return values if xp is np else xp.asarray(values)
 
 
@@ -447,10 +487,11 @@ def _draw_below(xp, generator, shape, probs, np_dtype):
 def _bernoulli(xp, self, generator=None):
     """bernoulli(input, *, generator=None) -> Tensor: 1 with probability input, else 0."""
     _need_float_input(_NP_TO_DTYPE[self.dtype], "bernoulli_tensor_cpu_p_")
-    probs = host(xp, self).astype(np.float64)
+    probs = host(xp, self)
     _check(bool(((probs >= 0) & (probs <= 1)).all()),
            "Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
-    return _draw_below(xp, generator, self.shape, probs, self.dtype)
+    # (the result is a fresh contiguous tensor, filled in row-major order)
+    return _draw_below(xp, generator, np.empty(self.shape, self.dtype), probs)
 
 
 @register_op(f"bernoulli.p(Tensor self, float p, *, {_GEN}) -> Tensor", **_SAMPLER,
@@ -460,7 +501,7 @@ def _bernoulli_p(xp, self, p, generator=None):
     """bernoulli(input, p, *, generator=None) -> Tensor: 1 with probability p, else 0, in
     input's shape and dtype (also Tensor.bernoulli_(p))."""
     _check_p(p)
-    return _draw_below(xp, generator, self.shape, p, self.dtype)
+    return _draw_below(xp, generator, self, p)
 
 
 @register_frontend()
@@ -490,25 +531,35 @@ def _multinomial(xp, self, num_samples, replacement=False, generator=None):
     """multinomial(input, num_samples, replacement=False, *, generator=None) -> Tensor:
     category indices drawn with the (unnormalised) weights in each row of `input`."""
     shape = _multinomial_shape(self, num_samples, replacement)
-    categories = self.shape[-1]
     weights = np.atleast_2d(host(xp, self).astype(np.float64))
     _check(bool(np.isfinite(weights).all() and (weights >= 0).all()),
            "probability tensor contains either `inf`, `nan` or element < 0")
     totals = weights.sum(axis=1)
     _check(bool((totals > 0).all()), "invalid multinomial distribution (sum of probabilities <= 0)")
-    rng = numpy_generator(generator)
-    if replacement:
-        cumulative = np.cumsum(weights, axis=1) / totals[:, None]
-        draws = rng.random((weights.shape[0], num_samples))
-        picks = np.stack([np.searchsorted(row, d, side="right")
-                          for row, d in zip(cumulative, draws)])
-        picks = np.minimum(picks, categories - 1)
+    generator = cpu_generator(generator)
+    if replacement and num_samples > 1:
+        # Per row: cumulative weights in the accumulation dtype, normalised, the last set to
+        # 1; each double uniform picks the first category whose cumulative weight reaches it.
+        accumulate = np.float64 if self.dtype == np.float64 else np.float32
+        rows = np.atleast_2d(host(xp, self)).astype(accumulate)
+        uniforms = rt.uniform_double(generator, rows.shape[0] * num_samples).reshape(
+            rows.shape[0], num_samples)
+        picks = np.empty(uniforms.shape, np.int64)
+        for index, (row, draws) in enumerate(zip(rows, uniforms)):
+            cumulative = np.cumsum(row, dtype=accumulate)
+            cumulative = cumulative / cumulative[-1]
+            cumulative[-1] = 1
+            picks[index] = np.searchsorted(cumulative.astype(np.float64), draws, side="left")
     else:
-        # Exponential races: the k smallest E_i / w_i are a weighted sample without
-        # replacement; zero weights never win while another category is left.
-        with np.errstate(divide="ignore"):
-            keys = rng.standard_exponential(weights.shape) / weights
-        picks = np.argsort(keys, axis=1, kind="stable")[:, :num_samples]
+        # PyTorch's fast path: argmax / top-k of weight / Exp(1) noise drawn in the input's
+        # dtype. NOTE [multinomial ties]: ties (zero weights, once the others are drawn) go to
+        # the lower index here; PyTorch's top-k leaves them in its sort's own order.
+        source = host(xp, self)
+        noise = rt.to_dtype(rt.exponential(generator, source.size, 1.0), _NP_TO_DTYPE[
+            source.dtype]).reshape(source.shape)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            keys = np.atleast_2d(source / noise)
+        picks = np.argsort(-keys.astype(np.float64), axis=1, kind="stable")[:, :num_samples]
     values = picks.reshape(shape).astype(np.int64)
     return values if xp is np else xp.asarray(values)
 
@@ -533,6 +584,10 @@ def _poisson(xp, self, generator=None):
     _need_float_input(_NP_TO_DTYPE[self.dtype], "poisson_cpu")
     rates = host(xp, self).astype(np.float64)
     _check(bool((rates >= 0).all()), "invalid Poisson rate, expected rate to be non-negative")
+    # NOTE [poisson's stream]: PyTorch's rejection sampler draws a varying number of words per
+    # element; ember takes one 64-bit draw from the generator to seed NumPy's Poisson sampler,
+    # so the numbers follow the distribution but are not PyTorch's.
+    seed = int(cpu_generator(generator).random64(1)[0])
     # (asarray: NumPy's samplers give a Python number for a 0-d input.)
-    values = np.asarray(numpy_generator(generator).poisson(rates)).astype(self.dtype)
+    values = np.asarray(np.random.default_rng(seed).poisson(rates)).astype(self.dtype)
     return values if xp is np else xp.asarray(values)

@@ -7,8 +7,12 @@ Each is the functional registry op PyTorch's functionalisation names (`uniform`,
 its version; the
 generator is one of the op's arguments (NOTE [the generator is an input], random.py). The
 samples have zero gradient, as in PyTorch. On meta tensors they only check their arguments.
+The numbers are PyTorch's for the same seed (NOTE [ember draws PyTorch's CPU stream]), drawn in
+self's memory order as PyTorch's kernels visit it.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -16,10 +20,21 @@ from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type
 from ember._core.registry import OPS, register_frontend, register_op
+from ember._ops import random_transforms as rt
 from ember._ops.grad_utils import zeros_grad
 from ember._ops.linalg import cxx
-from ember._ops.random import _SAMPLER, _check_int_range, _g, _need_float, _normal, _uniform, host
-from ember._random import numpy_generator
+from ember._ops.random import (
+    _SAMPLER,
+    _check_int_range,
+    _draw_below,
+    _g,
+    _need_float,
+    _normal,
+    _uniform,
+    host,
+    in_memory_order,
+)
+from ember._random import cpu_generator
 
 _NP_TO_DTYPE = dt.NP_TO_DTYPE
 _GEN = "Generator? generator=None"
@@ -27,8 +42,8 @@ _GEN = "Generator? generator=None"
 
 def _sampler(schema, check, draw, node_name, check_on_meta=True):
     """Register the functional op of an in-place sampler: `check(dtype, *params)` refuses bad
-    arguments (on meta too where PyTorch's meta kernel does), `draw(rng, shape, dtype,
-    *params)` gives the host sample."""
+    arguments (on meta too where PyTorch's meta kernel does), `draw(generator, count, dtype,
+    contiguous, *params)` gives the flat host sample in the order of self's memory."""
     def meta(self, *rest):
         if check_on_meta:
             check(self._dtype, *rest[:-1])
@@ -38,8 +53,12 @@ def _sampler(schema, check, draw, node_name, check_on_meta=True):
         dtype = _NP_TO_DTYPE[self.dtype]
         params, generator = rest[:-1], rest[-1]
         check(dtype, *params)
-        values = np.asarray(draw(numpy_generator(generator), tuple(self.shape), dtype, *params))
-        values = values.astype(self.dtype, copy=False)
+        shape = tuple(self.shape)
+        contiguous = self.flags.c_contiguous if xp is np else True
+        values = draw(cpu_generator(generator), math.prod(shape), dtype, contiguous, *params)
+        values = rt.to_dtype(np.asarray(values), dtype)
+        values = values.reshape(shape) if contiguous else in_memory_order(
+            values, shape, self.strides)
         return values if xp is np else xp.asarray(values)
     kernel.__doc__ = f"{schema.split('(')[0]}: a fresh sample in self's shape and dtype (the " \
                      "in-place sampler's functional form)."
@@ -76,7 +95,10 @@ def _uniform_check(dtype, low=0.0, high=1.0):
 
 
 _UNIFORM = _sampler(f"uniform(Tensor self, float from=0, float to=1, *, {_GEN}) -> Tensor",
-                    _uniform_check, _uniform, "UniformBackward0", check_on_meta=False)
+                    _uniform_check,
+                    lambda generator, count, dtype, contiguous, low=0.0, high=1.0: _uniform(
+                        generator, (count,), dtype, low, high),
+                    "UniformBackward0", check_on_meta=False)
 
 
 @register_frontend(function=False)
@@ -92,7 +114,10 @@ def _normal_check(dtype, mean=0.0, std=1.0):
 
 
 _NORMAL = _sampler(f"normal_functional(Tensor self, float mean=0, float std=1, *, {_GEN}) -> "
-                   "Tensor", _normal_check, _normal, "NormalBackward0")
+                   "Tensor", _normal_check,
+                   lambda generator, count, dtype, contiguous, mean=0.0, std=1.0: _normal(
+                       generator, (count,), dtype, mean, std, contiguous),
+                   "NormalBackward0")
 
 
 @register_frontend(function=False)
@@ -112,11 +137,10 @@ def _bernoulli_tensor_meta(self, p, generator=None):
 def _bernoulli_tensor(xp, self, p, generator=None):
     """bernoulli.Tensor: 1 with the probabilities `p` (broadcast to self's shape), else 0, in
     self's dtype (Tensor.bernoulli_(p) with a tensor p)."""
-    probs = host(xp, p).astype(np.float64)
+    probs = host(xp, p)
     _check(bool(((probs >= 0) & (probs <= 1)).all()),
            "bernoulli_ expects all elements of p to be in [0, 1]")
-    values = (numpy_generator(generator).random(tuple(self.shape)) < probs).astype(self.dtype)
-    return values if xp is np else xp.asarray(values)
+    return _draw_below(xp, generator, self, probs)
 
 
 @register_frontend(function=False)
@@ -146,15 +170,18 @@ def _random_check(dtype, low, high):
     _check_int_range(*_random_bounds(dtype, low, high), dtype)
 
 
-def _random_draw(rng, shape, dtype, low, high):
+def _random_draw(generator, count, dtype, contiguous, low, high):
     low, high = _random_bounds(dtype, low, high)
-    # uint64 bounds don't fit in int64: draw those with NumPy's unsigned sampler.
-    kind = np.uint64 if high > np.iinfo(np.int64).max else np.int64
-    return rng.integers(low, high, size=shape, dtype=kind)
+    return rt.integers(generator, count, dtype, low, high)
 
 
 _RANDOM = _sampler(f"random.from(Tensor self, int from, int? to, *, {_GEN}) -> Tensor",
                    _random_check, _random_draw, "RandomBackward0", check_on_meta=False)
+
+
+_RANDOM_ALL = _sampler(f"random(Tensor self, *, {_GEN}) -> Tensor", lambda dtype: None,
+                       lambda generator, count, dtype, contiguous: rt.integers_default(
+                           generator, count, dtype), "RandomBackward2", check_on_meta=False)
 
 
 @register_frontend(function=False)
@@ -168,6 +195,8 @@ def random_(self, *args, generator=None, **kwargs):
         high = args[0]
     elif len(args) == 2:
         low, high = args
+    if low is None and high is None:
+        return _sample_into(_RANDOM_ALL, (self, generator))
     return _sample_into(_RANDOM, (self, low or 0, high, generator))
 
 
@@ -178,7 +207,8 @@ def _exponential_check(dtype, lambd=1.0):
 
 _EXPONENTIAL = _sampler(f"exponential(Tensor self, float lambd=1, *, {_GEN}) -> Tensor",
                         _exponential_check,
-                        lambda rng, shape, dtype, lambd: rng.standard_exponential(shape) / lambd,
+                        lambda generator, count, dtype, contiguous, lambd: rt.exponential(
+                            generator, count, lambd),
                         "ExponentialBackward0")
 
 
@@ -194,7 +224,8 @@ def _geometric_check(dtype, p):
 
 
 _GEOMETRIC = _sampler(f"geometric(Tensor self, float p, *, {_GEN}) -> Tensor", _geometric_check,
-                      lambda rng, shape, dtype, p: rng.geometric(p, size=shape),
+                      lambda generator, count, dtype, contiguous, p: rt.geometric(
+                          generator, count, p),
                       "GeometricBackward0")
 
 
@@ -212,7 +243,8 @@ def _log_normal_check(dtype, mean=1.0, std=2.0):
 
 _LOG_NORMAL = _sampler(f"log_normal(Tensor self, float mean=1, float std=2, *, {_GEN}) -> "
                        "Tensor", _log_normal_check,
-                       lambda rng, shape, dtype, mean, std: rng.lognormal(mean, std, size=shape),
+                       lambda generator, count, dtype, contiguous, mean, std: rt.log_normal(
+                           generator, count, mean, std),
                        "LogNormalBackward0")
 
 
@@ -229,8 +261,8 @@ def _cauchy_check(dtype, median=0.0, sigma=1.0):
 
 _CAUCHY = _sampler(f"cauchy(Tensor self, float median=0, float sigma=1, *, {_GEN}) -> Tensor",
                    _cauchy_check,
-                   lambda rng, shape, dtype, median, sigma: median + sigma * rng.standard_cauchy(
-                       shape), "CauchyBackward0")
+                   lambda generator, count, dtype, contiguous, median, sigma: rt.cauchy(
+                       generator, count, median, sigma), "CauchyBackward0")
 
 
 @register_frontend(function=False)

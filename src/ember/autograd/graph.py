@@ -143,7 +143,14 @@ def accumulate_node(t) -> AccumulateGrad:
     ref = meta.get("_accumulate")
     node = ref() if ref is not None else None
     if node is None:
-        node = AccumulateGrad(t)
+        # AccumulateGrad(t) without its two __init__ frames (made again whenever the graph
+        # that held it is gone: once per input leaf of every recorded call in a loop).
+        node = _new(AccumulateGrad)
+        node.variable = t
+        node.next_functions = ()
+        node._hooks = node._pre_hooks = node._tensor_pre_hooks = None
+        node._retain_grad_hooks = node.metadata_ = None
+        node._sequence_nr = next(_sequence)
         meta["_accumulate"] = weakref.ref(node)
     return node
 
@@ -384,12 +391,16 @@ def record(op, args, out):
     if not grad_mode._state.grad_enabled or not op.differentiable:
         return
     plan = _plans.get(op) or _plans.setdefault(op, _Plan(op))
+    # NOTE [recording cost]: this runs once per recorded op, so it is written for CPython's
+    # costs (measured in benchmarks/bench_dispatch.py): objects are made with object.__new__
+    # and their fields set here rather than through __init__ frames, and a tensor's version
+    # is read off its storage rather than through the `_version` property.
     Tensor = dispatch.Tensor
     edges, input_meta, saved = [], [], []
     kept = list(args)
     for i, name, keep in plan.tensor_args:
         v = args[i]
-        if isinstance(v, Tensor):
+        if type(v) is Tensor or isinstance(v, Tensor):
             if v._base is not None:
                 stale_view_check(v)
             if v._requires_grad:
@@ -404,14 +415,20 @@ def record(op, args, out):
                     raise RuntimeError(grad_mode._INFERENCE_SAVED)
                 if _saved_hooks:
                     s = save_input(v)
-                else:               # save_input, inlined: the hot path of recording
+                else:               # save_input, inlined
                     s = _new(SavedInput)
                     s.tensor = v
-                    s.version = v._version
+                    storage = v._storage
+                    s.version = 0 if storage is None else storage._version
                 kept[i] = s
                 saved.append(s)
             else:
-                kept[i] = TensorInfo(v, plan.op_name, name)
+                kept[i] = info = _new(TensorInfo)      # TensorInfo(v, ...), inlined
+                info._shape = v._data.shape
+                info.dtype = v._dtype
+                info.device = v._device
+                info._op_name = plan.op_name
+                info._arg_name = name
     for i, name, keep in plan.list_args:
         elements = []
         for j, v in enumerate(args[i]):
@@ -428,8 +445,12 @@ def record(op, args, out):
                 elements.append(v)
         kept[i] = SavedList(elements)
     outputs = out if type(out) is tuple else (out,)
-    node = plan.node_class() if plan.name_of is None else \
-        node_class_named(plan.name_of(args, outputs))()
+    node = _new(plan.node_class if plan.name_of is None else
+                node_class_named(plan.name_of(args, outputs)))
+    # Node.__init__, inlined:
+    node._hooks = node._pre_hooks = node._tensor_pre_hooks = None
+    node._retain_grad_hooks = node.metadata_ = None
+    node._sequence_nr = next(_sequence)
     node.next_functions = tuple(edges)
     node._op = op
     node._args = kept
@@ -446,14 +467,16 @@ def record(op, args, out):
     node._saved = saved
     output_meta = []
     for k, o in enumerate(outputs):
-        if isinstance(o, Tensor) and (o._dtype.is_floating_point or o._dtype.is_complex):
-            o._grad_fn = node
-            o._requires_grad = True
-            if k:
-                o.__dict__["_output_nr"] = k
-            output_meta.append((o._data.shape, o._dtype, o._device))
-        else:
-            output_meta.append(None)
+        if isinstance(o, Tensor):
+            dtype = o._dtype
+            if dtype.is_floating_point or dtype.is_complex:
+                o._grad_fn = node
+                o._requires_grad = True
+                if k:
+                    o.__dict__["_output_nr"] = k
+                output_meta.append((o._data.shape, dtype, o._device))
+                continue
+        output_meta.append(None)
     node._output_meta = output_meta
     if op.kind == "view":
         for o in outputs:

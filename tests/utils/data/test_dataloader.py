@@ -225,3 +225,16 @@ def test_batches_arrive_in_shared_memory():
 def shared_unavailable():
     from ember.utils.data._utils import shared
     return not shared.AVAILABLE
+
+
+@pytest.mark.parametrize("seeded", ["generator", "global"])
+def test_shuffled_batches_come_in_pytorchs_order(seeded):
+    def batches(lib, data):
+        kwargs = {}
+        if seeded == "generator":
+            kwargs["generator"] = lib.Generator().manual_seed(7)
+        else:
+            lib.manual_seed(7)
+        loader = data.DataLoader(_dataset(lib, data), batch_size=3, shuffle=True, **kwargs)
+        return [[y.tolist() for _, y in loader] for _ in range(2)]
+    assert batches(ember, edata) == batches(torch, tdata)

@@ -118,8 +118,7 @@ def test_random_split_lengths_and_fractions_match_pytorch():
         ours = edata.random_split(range(10), lengths, generator=ember.Generator().manual_seed(1))
         theirs = tdata.random_split(range(10), lengths,
                                     generator=torch.Generator().manual_seed(1))
-        assert [len(s) for s in ours] == [len(s) for s in theirs]
-        assert sorted(i for s in ours for i in s.indices) == list(range(10))
+        assert [s.indices for s in ours] == [s.indices for s in theirs]
     assert _error(lambda: edata.random_split(range(10), [3, 3])) == \
         _error(lambda: tdata.random_split(range(10), [3, 3]))
 
@@ -152,10 +151,7 @@ def test_distributed_sampler_shares(drop_last, shuffle):
         theirs = tdata.DistributedSampler(range(10), 3, rank, shuffle=shuffle,
                                           drop_last=drop_last)
         assert len(ours) == len(theirs)
-        if not shuffle:
-            assert list(ours) == list(theirs)
-        else:
-            assert len(list(ours)) == len(list(theirs))
+        assert list(ours) == list(theirs)
 
 
 def test_weighted_sampler_draws_only_weighted_indices():

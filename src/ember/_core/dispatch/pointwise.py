@@ -19,7 +19,7 @@ from ember._core.dispatch.process_state import state
 from ember._core.dispatch.subclasses import PLAIN
 from ember._core.dispatch.wrapping import wrap
 from ember._core.fp_errors import _threads as _quiet_threads
-from ember._core.fp_errors import cast, nested, quiet_runner, scalar_as
+from ember._core.fp_errors import cast, nested, quiet_runner, run_plainly, scalar_as
 from ember._core.promotion import result_type_from, scalar_type_of
 
 Tensor = None            # set by ember._tensor once the class exists (set_tensor_class)
@@ -38,12 +38,6 @@ class UnsupportedOperand(TypeError):
 _pointwise_cache: dict = {}
 
 
-def _promotion_key_part(v):
-    if isinstance(v, Tensor):
-        return (v._dtype, v._data.ndim == 0)
-    return type(v)
-
-
 _WIDE_UNSIGNED = (dt.uint16, dt.uint32, dt.uint64)
 
 
@@ -57,7 +51,8 @@ def _check_wide_unsigned(op, compute) -> None:
 def _pointwise_dtypes(op, operands):
     """(result dtype, compute dtype) for the operands (tensors and Python scalars)."""
     key = (op.promotion, op.compute_in_float,
-           tuple(_promotion_key_part(v) for v in operands), dt._default_float[0])
+           tuple([(v._dtype, v._data.ndim == 0) if isinstance(v, Tensor) else type(v)
+                  for v in operands]), dt._default_float[0])
     found = _pointwise_cache.get(key)
     if found is not None:
         return found
@@ -92,8 +87,15 @@ def _pointwise_dtypes(op, operands):
 # NOTE [pointwise fast path]: the common call -- plain CPU tensors of one dtype (or one tensor
 # and a Python int/float) -- skips the general promotion walk; autograd records after it. The
 # (result dtype, compute dtype) pair is cached per op and operand dtypes; the cache is cleared
-# when the default dtype changes.
+# when the default dtype changes. Measured per call (benchmarks/bench_dispatch.py, callgrind),
+# the path avoids what costs most in CPython: Python frames (the result is wrapped inline, not
+# by a helper), star-calls (the kernel is called with its arguments spelled out for up to three
+# of them), NumPy attribute reads (whether an operand needs a cast to the compute dtype is read
+# off the tensor's dtype, which names its array's dtype), and building NumPy scalars (a Python
+# int/float operand converted once per op and dtype is kept in the cache entry, up to
+# _SCALARS_KEPT of them; 0.0 is not kept, as -0.0 would find it).
 _fast_cache: dict = {}
+_SCALARS_KEPT = 64
 
 
 def clear_promotion_caches() -> None:
@@ -102,10 +104,30 @@ def clear_promotion_caches() -> None:
 
 
 def _fast_entry(op, key, operands):
+    """The cache entry of `key`: (result np dtype, compute np dtype, result dtype, scalars,
+    compute dtype)."""
     result_dtype, compute_dtype = _pointwise_dtypes(op, operands)
     _check_wide_unsigned(op, compute_dtype)
-    entry = _fast_cache[(op, key)] = (result_dtype._np, compute_dtype._np, result_dtype)
+    entry = _fast_cache[key] = (result_dtype._np, compute_dtype._np, result_dtype, {},
+                                compute_dtype)
     return entry
+
+
+def _scalar_operand(entry, value):
+    """`value` (a Python int/float) as a NumPy scalar of the entry's compute dtype, kept."""
+    converted = scalar_as(value, entry[1])
+    scalars = entry[3]
+    if value and len(scalars) < _SCALARS_KEPT:
+        scalars[value] = converted
+    return converted
+
+
+def _rerun_nested(kernel, x, y, args):
+    """The kernel once more, plainly: its quiet run found this thread's quiet context entered
+    already (NOTE [floating-point warnings]), so NumPy's errors are ignored already."""
+    if len(args) == 1:
+        return kernel(np, x)
+    return kernel(np, x, y, *args[2:])
 
 
 def run_pointwise(op, args):
@@ -115,12 +137,16 @@ def run_pointwise(op, args):
         a = args[0]
         ta = type(a)
         if (ta is Tensor or ta in PLAIN) and a._device is CPU:
+            b = None
             if npos == 1:
-                entry = _fast_cache.get((op, a._dtype)) or _fast_entry(op, a._dtype, (a,))
+                try:
+                    entry = _fast_cache[op, a._dtype]
+                except KeyError:
+                    entry = _fast_entry(op, (op, a._dtype), (a,))
                 x = a._data
-                if x.dtype is not entry[1]:
+                if a._dtype is not entry[4]:
                     x = x.astype(entry[1])
-                operands = (np, x, *args[1:])
+                y = args[1] if len(args) > 1 else None
                 needs_grad = a._requires_grad
             elif positions[1] == 1:
                 b = args[1]
@@ -128,43 +154,68 @@ def run_pointwise(op, args):
                 if tb is Tensor or tb in PLAIN:
                     if b._device is not CPU or b._dtype is not a._dtype:
                         return general(op, args)
-                    entry = _fast_cache.get((op, a._dtype)) or _fast_entry(op, a._dtype, (a, b))
+                    try:
+                        entry = _fast_cache[op, a._dtype]
+                    except KeyError:
+                        entry = _fast_entry(op, (op, a._dtype), (a, b))
                     x, y = a._data, b._data
-                    compute = entry[1]
-                    if x.dtype is not compute:
-                        x = x.astype(compute)
-                        y = y.astype(compute)
-                    operands = (np, x, y, *args[2:])
+                    if a._dtype is not entry[4]:
+                        x = x.astype(entry[1])
+                        y = y.astype(entry[1])
                     needs_grad = a._requires_grad or b._requires_grad
                 elif tb is int or tb is float:
-                    key = (a._dtype, tb)
-                    entry = _fast_cache.get((op, key)) or _fast_entry(op, key, (a, b))
+                    try:
+                        entry = _fast_cache[op, a._dtype, tb]
+                    except KeyError:
+                        entry = _fast_entry(op, (op, a._dtype, tb), (a, b))
                     x = a._data
-                    compute = entry[1]
-                    if x.dtype is not compute:
-                        x = x.astype(compute)
-                    operands = (np, x, scalar_as(b, compute), *args[2:])
+                    if a._dtype is not entry[4]:
+                        x = x.astype(entry[1])
+                    y = entry[3].get(b)
+                    if y is None:
+                        y = _scalar_operand(entry, b)
+                    b = None
                     needs_grad = a._requires_grad
                 else:
                     return general(op, args)
             else:
                 return general(op, args)
             kernel = op.raw_kernel
+            # NOTE [floating-point warnings]: the quiet runner inline.
+            run = (_quiet_threads.__dict__.get("run") or quiet_runner()) if op.quiet \
+                else run_plainly
+            nargs = len(args)
             try:
-                if op.quiet:    # NOTE [floating-point warnings], the quiet runner inline
-                    run = _quiet_threads.__dict__.get("run") or quiet_runner()
-                    result = run(kernel, *operands)
+                if nargs == 2:
+                    result = run(kernel, np, x, y)
+                elif nargs == 1:
+                    result = run(kernel, np, x)
+                elif nargs == 3:
+                    result = run(kernel, np, x, y, args[2])
                 else:
-                    result = kernel(*operands)
+                    result = run(kernel, np, x, y, *args[2:])
             except ValueError:
-                if npos == 2:
-                    check_broadcastable(op, [a._data.shape, args[1]._data.shape])
+                if b is not None:
+                    check_broadcastable(op, [a._data.shape, b._data.shape])
                 raise
             except RuntimeError as error:
                 if not nested(error):
                     raise
-                result = kernel(*operands)
-            out = _fast_wrap(result, entry)
+                result = _rerun_nested(kernel, x, y, args)
+            # The result wrapped as `wrapping.wrap` does (inline: a frame costs more).
+            if type(result) is not _ndarray:
+                result = _np_asarray(result)
+            if result.dtype is not entry[0]:
+                result = cast(result, entry[0])
+            out = _new(Tensor)
+            out._data = result
+            out._dtype = entry[2]
+            out._device = CPU
+            out._storage = None
+            out._requires_grad = False
+            out._grad_fn = None
+            out._grad = None
+            out._base = None
             if needs_grad and state.record is not None:
                 state.record(op, args, out)
             return out
@@ -172,23 +223,6 @@ def run_pointwise(op, args):
 
 
 dt.DEFAULT_DTYPE_LISTENERS.append(clear_promotion_caches)
-
-
-def _fast_wrap(result, entry):
-    if type(result) is not _ndarray:
-        result = _np_asarray(result)
-    if result.dtype is not entry[0]:
-        result = cast(result, entry[0])
-    t = _new(Tensor)
-    t._data = result
-    t._dtype = entry[2]
-    t._device = CPU
-    t._storage = None
-    t._requires_grad = False
-    t._grad_fn = None
-    t._grad = None
-    t._base = None
-    return t
 
 
 def run_pointwise_general(op, args):
@@ -209,7 +243,8 @@ def run_pointwise_general(op, args):
             raise UnsupportedOperand(
                 f"{op.schema.name}(): argument '{op.schema.arguments[i].name}' must be Tensor, "
                 f"not {type(v).__name__}")
-    _check(tensors, lambda: f"{op.schema.name}(): expected at least one Tensor argument")
+    if not tensors:
+        _check(False, lambda: f"{op.schema.name}(): expected at least one Tensor argument")
     result_dtype, compute_dtype = _pointwise_dtypes(op, operands)
     if compute_dtype in _WIDE_UNSIGNED:
         _check_wide_unsigned(op, compute_dtype)
@@ -226,15 +261,14 @@ def run_pointwise_general(op, args):
             v = args[i]
             if isinstance(v, Tensor):
                 a = v._data
-                if a.dtype != np_compute:
+                if v._dtype is not compute_dtype:     # the tensor's dtype names its array's
                     a = a.astype(np_compute)
                 call_args[i] = a
             elif v is not None:
                 call_args[i] = scalar_as(v, np_compute)
-        kernel = op.kernels.get(device.type, op.kernel) if op.kernels else op.kernel
         backend = BACKENDS.get(device.type) or get_backend(device.type)
         try:
-            result = kernel(backend.xp, *call_args)
+            result = run_kernel(op, device, backend.xp, call_args)
         except ValueError:
             check_broadcastable(op, [t._data.shape for t in tensors])
             raise
@@ -246,6 +280,22 @@ def run_pointwise_general(op, args):
     return out
 
 
+def run_kernel(op, device, xp, call_args):
+    """The op's kernel for `device` on `call_args`. The shared kernel of a quiet op runs through
+    the quiet runner here (NOTE [floating-point warnings]), not through its `quiet` wrapper: a
+    Python frame and a star-call less."""
+    kernel = op.kernels.get(device.type, op.kernel) if op.kernels else op.kernel
+    if kernel is not op.kernel or not op.quiet:
+        return kernel(xp, *call_args)
+    run = _quiet_threads.__dict__.get("run") or quiet_runner()
+    try:
+        return run(op.raw_kernel, xp, *call_args)
+    except RuntimeError as error:
+        if not nested(error):
+            raise
+    return op.raw_kernel(xp, *call_args)
+
+
 def check_broadcastable(op, shapes) -> None:
     """Raise PyTorch's message when `shapes` don't broadcast."""
     ndim = max(len(s) for s in shapes)
@@ -255,8 +305,8 @@ def check_broadcastable(op, shapes) -> None:
         sizes = [(p[axis], k) for k, p in enumerate(padded) if p[axis] != 1]
         for size, k in sizes[1:]:
             first, j = sizes[0]
-            _check(size == first, lambda: (
-                f"The size of tensor {names[j]} ({first}) must match the size of tensor "
-                f"{names[k]} ({size}) at non-singleton dimension {axis}"))
+            if size != first:
+                _check(False, f"The size of tensor {names[j]} ({first}) must match the size of "
+                              f"tensor {names[k]} ({size}) at non-singleton dimension {axis}")
 
 

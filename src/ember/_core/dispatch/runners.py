@@ -19,23 +19,25 @@ from ember._core.device import as_device as _as_device
 from ember._core.device import device as _Device
 from ember._core.device import get_default_device_or_none as _default_device_or_none
 from ember._core.dispatch.devices import common_device
-from ember._core.dispatch.pointwise import UnsupportedOperand
+from ember._core.dispatch.pointwise import UnsupportedOperand, run_kernel
 from ember._core.dispatch.process_state import state
 from ember._core.dispatch.subclasses import PLAIN
 from ember._core.dispatch.wrapping import (
     generic_out,
     meta_from_spec,
     meta_like_views,
+    storage_of,
     view_out,
     wrap,
     wrap_result,
 )
 from ember._core.fp_errors import _threads as _quiet_threads
-from ember._core.fp_errors import nested, quiet_runner
+from ember._core.fp_errors import nested, quiet_runner, run_plainly
 
 Tensor = None            # set by ember._tensor once the class exists (set_tensor_class)
 _ndarray = np.ndarray
 _NP_TO_DTYPE = dt.NP_TO_DTYPE
+_new = object.__new__
 general = None           # the layered path, stack.function_level (set by stack.py)
 
 
@@ -88,11 +90,14 @@ def run_generic(op, args):
     if not op.list_positions and "cpu" not in op.kernels and len(positions) <= 2 and positions \
             and positions[0] == 0:
         # NOTE [generic fast path]: one or two leading CPU tensors (sum, matmul, gather ...).
+        # As on the pointwise fast path (NOTE [pointwise fast path]), the kernel is called with
+        # its arguments spelled out (up to four) and a single array result is wrapped inline.
         a = args[0]
         ta = type(a)
         if (ta is Tensor or ta in PLAIN) and a._device is CPU:
+            x = a._data
             if len(positions) == 1:
-                operands = (np, a._data, *args[1:])
+                y = args[1] if len(args) > 1 else None
                 needs_grad = a._requires_grad
             else:
                 b = args[1]
@@ -100,20 +105,43 @@ def run_generic(op, args):
                 if (tb is not Tensor and tb not in PLAIN) or b._device is not CPU \
                         or positions[1] != 1:
                     return general(op, args)
-                operands = (np, a._data, b._data, *args[2:])
+                y = b._data
                 needs_grad = a._requires_grad or b._requires_grad
             kernel = op.raw_kernel
-            if op.quiet:        # NOTE [floating-point warnings], the quiet runner inline
-                run = _quiet_threads.__dict__.get("run") or quiet_runner()
-                try:
-                    result = run(kernel, *operands)
-                except RuntimeError as error:
-                    if not nested(error):
-                        raise
-                    result = kernel(*operands)
+            # NOTE [floating-point warnings]: the quiet runner inline.
+            run = (_quiet_threads.__dict__.get("run") or quiet_runner()) if op.quiet \
+                else run_plainly
+            nargs = len(args)
+            try:
+                if nargs == 4:
+                    result = run(kernel, np, x, y, args[2], args[3])
+                elif nargs == 1:
+                    result = run(kernel, np, x)
+                elif nargs == 2:
+                    result = run(kernel, np, x, y)
+                elif nargs == 3:
+                    result = run(kernel, np, x, y, args[2])
+                else:
+                    result = run(kernel, np, x, y, *args[2:])
+            except RuntimeError as error:
+                if not nested(error):
+                    raise
+                result = kernel(np, x) if nargs == 1 else kernel(np, x, y, *args[2:])
+            if type(result) is _ndarray:        # generic_out, inline for one array
+                if result.ndim and "keeps_layout" not in op.tags \
+                        and not result.flags.c_contiguous:
+                    result = np.ascontiguousarray(result)
+                out = _new(Tensor)
+                out._data = result
+                out._dtype = _NP_TO_DTYPE[result.dtype]
+                out._device = CPU
+                out._storage = None
+                out._requires_grad = False
+                out._grad_fn = None
+                out._grad = None
+                out._base = None
             else:
-                result = kernel(*operands)
-            out = generic_out(op, result, np, CPU)
+                out = generic_out(op, result, np, CPU)
             if needs_grad and state.record is not None:
                 state.record(op, args, out)
             return out
@@ -126,8 +154,10 @@ def run_generic_general(op, args):
         device = CPU
     if device is META:
         return run_meta(op, args)
-    kernel = op.kernels.get(device.type, op.kernel) if op.kernels else op.kernel
     xp = (BACKENDS.get(device.type) or get_backend(device.type)).xp
+    if op.quiet:
+        return generic_out(op, run_kernel(op, device, xp, call_args), xp, device)
+    kernel = op.kernels.get(device.type, op.kernel) if op.kernels else op.kernel
     return generic_out(op, kernel(xp, *call_args), xp, device)
 
 
@@ -139,7 +169,32 @@ def run_view(op, args):
     if (tb is Tensor or tb in PLAIN) and base._device is CPU and len(op.tensor_positions) == 1 \
             and not op.list_positions and "cpu" not in op.kernels:
         # NOTE [view fast path]: one CPU tensor and plain arguments (view, select, permute ...).
-        out = view_out(op, op.kernel(np, base._data, *args[1:]), base, CPU)
+        # As on the other fast paths, the kernel is called with its arguments spelled out (up
+        # to three) and a single array viewing the base is wrapped inline (`wrap_view`).
+        kernel = op.kernel
+        x = base._data
+        nargs = len(args)
+        if nargs == 2:
+            result = kernel(np, x, args[1])
+        elif nargs == 3:
+            result = kernel(np, x, args[1], args[2])
+        elif nargs == 1:
+            result = kernel(np, x)
+        else:
+            result = kernel(np, x, *args[1:])
+        if type(result) is _ndarray and "maybe_view" not in op.tags:
+            out = _new(Tensor)
+            out._data = result
+            out._dtype = _NP_TO_DTYPE[result.dtype]
+            out._device = CPU
+            storage = base._storage
+            out._storage = storage if storage is not None else storage_of(base)
+            out._requires_grad = False
+            out._grad_fn = None
+            out._grad = None
+            out._base = base if base._base is None else base._base
+        else:
+            out = view_out(op, result, base, CPU)
         if base._requires_grad and state.record is not None:
             state.record(op, args, out)
         return out

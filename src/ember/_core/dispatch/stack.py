@@ -12,6 +12,8 @@
 NOTE [the plain call]: with no mode anywhere (`state.slow` False) and plain-acting CPU tensors,
 the op's runner does the whole stack itself: kernel, wrap, and autograd's `record` when an
 input requires grad. Any call it can't serve goes to `function_level` and down the levels.
+The generated bindings take `call`'s first step inline (`op.runner(op, args)` unless
+`state.slow`), so every op has its runner from import on (`prepare_runners`).
 
 NOTE [mode state is per thread]: modes, handlers and the below-autograd depth live in `modes`
 (a threading.local), as PyTorch keeps them per thread; the one exception is forward AD, whose
@@ -129,6 +131,14 @@ def call(op, args):
 def _prepare(op):
     op.runner = _RUNNERS[op.kind]
     return op.runner
+
+
+def prepare_runners(ops) -> None:
+    """Give each op without one its runner now: the generated bindings do `call`'s first step
+    themselves and call `op.runner` directly when `state.slow` is False."""
+    for op in ops:
+        if op.runner is None:
+            _prepare(op)
 
 
 def _call_slow(op, args):
