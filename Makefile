@@ -6,7 +6,7 @@ VPY := $(VENV)/bin/python
 
 $(VENV)/.demo-deps: pyproject.toml
 	test -x $(VPY) || $(PY) -m venv $(VENV)
-	$(VPY) -m pip install -q -e .
+	$(VPY) -m pip install -q -e '.[demo]'
 	touch $@
 
 $(VENV)/.test-deps: pyproject.toml tests/plugins/ember_npdev/pyproject.toml $(VENV)/.demo-deps

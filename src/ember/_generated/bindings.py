@@ -10,13 +10,33 @@ from ember._core.shape import normalize_shape as _shape
 import ember._ops  # fills the registry
 from ember._core.registry import FRONTENDS as _FE
 
+_op__adaptive_avg_pool2d = _OPS['_adaptive_avg_pool2d']
+_op__adaptive_avg_pool2d_backward = _OPS['_adaptive_avg_pool2d_backward']
+_op__adaptive_avg_pool3d = _OPS['_adaptive_avg_pool3d']
+_op__adaptive_avg_pool3d_backward = _OPS['_adaptive_avg_pool3d_backward']
+_op__ctc_loss = _OPS['_ctc_loss']
+_op__ctc_loss_backward = _OPS['_ctc_loss_backward']
 _op__fused_rnn_direction = _OPS['_fused_rnn_direction']
 _op__fused_rnn_direction_backward = _OPS['_fused_rnn_direction_backward']
 _op__to_copy = _OPS['_to_copy']
 _op__unique2 = _OPS['_unique2']
+_op__upsample_bicubic2d_aa = _OPS['_upsample_bicubic2d_aa']
+_op__upsample_bicubic2d_aa_backward = _OPS['_upsample_bicubic2d_aa_backward']
+_op__upsample_bilinear2d_aa = _OPS['_upsample_bilinear2d_aa']
+_op__upsample_bilinear2d_aa_backward = _OPS['_upsample_bilinear2d_aa_backward']
+_op__upsample_nearest_exact1d = _OPS['_upsample_nearest_exact1d']
+_op__upsample_nearest_exact1d_backward = _OPS['_upsample_nearest_exact1d_backward']
+_op__upsample_nearest_exact2d = _OPS['_upsample_nearest_exact2d']
+_op__upsample_nearest_exact2d_backward = _OPS['_upsample_nearest_exact2d_backward']
+_op__upsample_nearest_exact3d = _OPS['_upsample_nearest_exact3d']
+_op__upsample_nearest_exact3d_backward = _OPS['_upsample_nearest_exact3d_backward']
 _op_abs = _OPS['abs']
 _op_acos = _OPS['acos']
 _op_acosh = _OPS['acosh']
+_op_adaptive_max_pool2d = _OPS['adaptive_max_pool2d']
+_op_adaptive_max_pool2d_backward = _OPS['adaptive_max_pool2d_backward']
+_op_adaptive_max_pool3d = _OPS['adaptive_max_pool3d']
+_op_adaptive_max_pool3d_backward = _OPS['adaptive_max_pool3d_backward']
 _op_add_Tensor = _OPS['add.Tensor']
 _op_addbmm = _OPS['addbmm']
 _op_addcdiv = _OPS['addcdiv']
@@ -25,6 +45,7 @@ _op_addmm = _OPS['addmm']
 _op_addmv = _OPS['addmv']
 _op_addr = _OPS['addr']
 _op_adjoint = _OPS['adjoint']
+_op_affine_grid_generator = _OPS['affine_grid_generator']
 _op_alias = _OPS['alias']
 _op_all_dims = _OPS['all.dims']
 _op_amax = _OPS['amax']
@@ -44,6 +65,10 @@ _op_asinh = _OPS['asinh']
 _op_atan = _OPS['atan']
 _op_atan2 = _OPS['atan2']
 _op_atanh = _OPS['atanh']
+_op_avg_pool2d = _OPS['avg_pool2d']
+_op_avg_pool2d_backward = _OPS['avg_pool2d_backward']
+_op_avg_pool3d = _OPS['avg_pool3d']
+_op_avg_pool3d_backward = _OPS['avg_pool3d_backward']
 _op_baddbmm = _OPS['baddbmm']
 _op_bernoulli = _OPS['bernoulli']
 _op_bernoulli_Tensor = _OPS['bernoulli.Tensor']
@@ -66,6 +91,7 @@ _op_cauchy = _OPS['cauchy']
 _op_cdist = _OPS['cdist']
 _op_ceil = _OPS['ceil']
 _op_chain_matmul = _OPS['chain_matmul']
+_op_channel_shuffle = _OPS['channel_shuffle']
 _op_chunk = _OPS['chunk']
 _op_clamp_Tensor = _OPS['clamp.Tensor']
 _op_clamp_max_Tensor = _OPS['clamp_max.Tensor']
@@ -82,6 +108,8 @@ _op_cosh = _OPS['cosh']
 _op_count_nonzero = _OPS['count_nonzero']
 _op_count_nonzero_dim_IntList = _OPS['count_nonzero.dim_IntList']
 _op_cross = _OPS['cross']
+_op_cross_entropy_loss = _OPS['cross_entropy_loss']
+_op_cross_entropy_loss_backward = _OPS['cross_entropy_loss_backward']
 _op_cummax = _OPS['cummax']
 _op_cummin = _OPS['cummin']
 _op_cumprod = _OPS['cumprod']
@@ -128,6 +156,10 @@ _op_fmax = _OPS['fmax']
 _op_fmin = _OPS['fmin']
 _op_fmod_Tensor = _OPS['fmod.Tensor']
 _op_frac = _OPS['frac']
+_op_fractional_max_pool2d = _OPS['fractional_max_pool2d']
+_op_fractional_max_pool2d_backward = _OPS['fractional_max_pool2d_backward']
+_op_fractional_max_pool3d = _OPS['fractional_max_pool3d']
+_op_fractional_max_pool3d_backward = _OPS['fractional_max_pool3d_backward']
 _op_frexp_Tensor = _OPS['frexp.Tensor']
 _op_full = _OPS['full']
 _op_full_like = _OPS['full_like']
@@ -135,6 +167,10 @@ _op_gather = _OPS['gather']
 _op_gcd = _OPS['gcd']
 _op_ge_Tensor = _OPS['ge.Tensor']
 _op_geometric = _OPS['geometric']
+_op_grid_sampler_2d = _OPS['grid_sampler_2d']
+_op_grid_sampler_2d_backward = _OPS['grid_sampler_2d_backward']
+_op_grid_sampler_3d = _OPS['grid_sampler_3d']
+_op_grid_sampler_3d_backward = _OPS['grid_sampler_3d_backward']
 _op_gt_Tensor = _OPS['gt.Tensor']
 _op_heaviside = _OPS['heaviside']
 _op_histc = _OPS['histc']
@@ -197,6 +233,12 @@ _op_masked_select = _OPS['masked_select']
 _op_matmul = _OPS['matmul']
 _op_max = _OPS['max']
 _op_max_dim = _OPS['max.dim']
+_op_max_pool2d_with_indices = _OPS['max_pool2d_with_indices']
+_op_max_pool2d_with_indices_backward = _OPS['max_pool2d_with_indices_backward']
+_op_max_pool3d_with_indices = _OPS['max_pool3d_with_indices']
+_op_max_pool3d_with_indices_backward = _OPS['max_pool3d_with_indices_backward']
+_op_max_unpool2d = _OPS['max_unpool2d']
+_op_max_unpool3d = _OPS['max_unpool3d']
 _op_maximum = _OPS['maximum']
 _op_mean_dim = _OPS['mean.dim']
 _op_median = _OPS['median']
@@ -221,6 +263,7 @@ _op_nanquantile_scalar = _OPS['nanquantile.scalar']
 _op_nansum = _OPS['nansum']
 _op_narrow = _OPS['narrow']
 _op_narrow_Tensor = _OPS['narrow.Tensor']
+_op_native_channel_shuffle = _OPS['native_channel_shuffle']
 _op_ne_Tensor = _OPS['ne.Tensor']
 _op_neg = _OPS['neg']
 _op_new_empty = _OPS['new_empty']
@@ -228,6 +271,8 @@ _op_new_full = _OPS['new_full']
 _op_new_ones = _OPS['new_ones']
 _op_new_zeros = _OPS['new_zeros']
 _op_nextafter = _OPS['nextafter']
+_op_nll_loss_backward = _OPS['nll_loss_backward']
+_op_nll_loss_nd = _OPS['nll_loss_nd']
 _op_nonzero = _OPS['nonzero']
 _op_norm_ScalarOpt_dim_dtype = _OPS['norm.ScalarOpt_dim_dtype']
 _op_normal_Tensor_Tensor = _OPS['normal.Tensor_Tensor']
@@ -236,10 +281,13 @@ _op_normal_float_Tensor = _OPS['normal.float_Tensor']
 _op_normal_float_float = _OPS['normal.float_float']
 _op_normal_functional = _OPS['normal_functional']
 _op_nuclear_norm_dim = _OPS['nuclear_norm.dim']
+_op_one_hot = _OPS['one_hot']
 _op_ones = _OPS['ones']
 _op_ones_like = _OPS['ones_like']
 _op_outer = _OPS['outer']
 _op_permute = _OPS['permute']
+_op_pixel_shuffle = _OPS['pixel_shuffle']
+_op_pixel_unshuffle = _OPS['pixel_unshuffle']
 _op_poisson = _OPS['poisson']
 _op_polygamma = _OPS['polygamma']
 _op_pow_Tensor_Tensor = _OPS['pow.Tensor_Tensor']
@@ -335,6 +383,20 @@ _op_uniform = _OPS['uniform']
 _op_unique_consecutive = _OPS['unique_consecutive']
 _op_unique_dim = _OPS['unique_dim']
 _op_unsqueeze = _OPS['unsqueeze']
+_op_upsample_bicubic2d = _OPS['upsample_bicubic2d']
+_op_upsample_bicubic2d_backward = _OPS['upsample_bicubic2d_backward']
+_op_upsample_bilinear2d = _OPS['upsample_bilinear2d']
+_op_upsample_bilinear2d_backward = _OPS['upsample_bilinear2d_backward']
+_op_upsample_linear1d = _OPS['upsample_linear1d']
+_op_upsample_linear1d_backward = _OPS['upsample_linear1d_backward']
+_op_upsample_nearest1d = _OPS['upsample_nearest1d']
+_op_upsample_nearest1d_backward = _OPS['upsample_nearest1d_backward']
+_op_upsample_nearest2d = _OPS['upsample_nearest2d']
+_op_upsample_nearest2d_backward = _OPS['upsample_nearest2d_backward']
+_op_upsample_nearest3d = _OPS['upsample_nearest3d']
+_op_upsample_nearest3d_backward = _OPS['upsample_nearest3d_backward']
+_op_upsample_trilinear3d = _OPS['upsample_trilinear3d']
+_op_upsample_trilinear3d_backward = _OPS['upsample_trilinear3d_backward']
 _op_var_correction = _OPS['var.correction']
 _op_var_mean_correction = _OPS['var_mean.correction']
 _op_vdot = _OPS['vdot']
@@ -350,6 +412,30 @@ _op_zero = _OPS['zero']
 _op_zeros = _OPS['zeros']
 _op_zeros_like = _OPS['zeros_like']
 _prepare_runners(_OPS.values())  # the bindings call op.runner directly
+
+
+def _adaptive_avg_pool2d(input, output_size, *, out=None):
+    if out is None:
+        return _call(_op__adaptive_avg_pool2d, (input, output_size)) if _state.slow else _op__adaptive_avg_pool2d.runner(_op__adaptive_avg_pool2d, (input, output_size))
+    return _call_out(_op__adaptive_avg_pool2d, (input, output_size), out)
+
+
+def _adaptive_avg_pool2d_backward(grad_output, self, *, out=None):
+    if out is None:
+        return _call(_op__adaptive_avg_pool2d_backward, (grad_output, self)) if _state.slow else _op__adaptive_avg_pool2d_backward.runner(_op__adaptive_avg_pool2d_backward, (grad_output, self))
+    return _call_out(_op__adaptive_avg_pool2d_backward, (grad_output, self), out)
+
+
+def _adaptive_avg_pool3d(input, output_size, *, out=None):
+    if out is None:
+        return _call(_op__adaptive_avg_pool3d, (input, output_size)) if _state.slow else _op__adaptive_avg_pool3d.runner(_op__adaptive_avg_pool3d, (input, output_size))
+    return _call_out(_op__adaptive_avg_pool3d, (input, output_size), out)
+
+
+def _adaptive_avg_pool3d_backward(grad_output, self, *, out=None):
+    if out is None:
+        return _call(_op__adaptive_avg_pool3d_backward, (grad_output, self)) if _state.slow else _op__adaptive_avg_pool3d_backward.runner(_op__adaptive_avg_pool3d_backward, (grad_output, self))
+    return _call_out(_op__adaptive_avg_pool3d_backward, (grad_output, self), out)
 
 
 def abs(input, *, out=None):
@@ -413,6 +499,14 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     if out is None:
         return _call(_op_addr, (input, vec1, vec2, beta, alpha)) if _state.slow else _op_addr.runner(_op_addr, (input, vec1, vec2, beta, alpha))
     return _call_out(_op_addr, (input, vec1, vec2, beta, alpha), out)
+
+
+def affine_grid_generator(theta, size, align_corners, *, out=None):
+    if type(size) is int:
+        raise TypeError("affine_grid_generator(): argument 'size' (position 2) must be tuple of ints, not int")
+    if out is None:
+        return _call(_op_affine_grid_generator, (theta, size, align_corners)) if _state.slow else _op_affine_grid_generator.runner(_op_affine_grid_generator, (theta, size, align_corners))
+    return _call_out(_op_affine_grid_generator, (theta, size, align_corners), out)
 
 
 def all(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
@@ -608,6 +702,12 @@ def ceil(input, *, out=None):
     if out is None:
         return _call(_op_ceil, (input,)) if _state.slow else _op_ceil.runner(_op_ceil, (input,))
     return _call_out(_op_ceil, (input,), out)
+
+
+def channel_shuffle(input, groups, *, out=None):
+    if out is None:
+        return _call(_op_channel_shuffle, (input, groups)) if _state.slow else _op_channel_shuffle.runner(_op_channel_shuffle, (input, groups))
+    return _call_out(_op_channel_shuffle, (input, groups), out)
 
 
 def chunk(input, chunks, dim=0, *, axis=None):
@@ -868,6 +968,18 @@ def ge(input, other, *, out=None):
 
 
 greater_equal = ge
+
+
+def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners, *, out=None):
+    if out is None:
+        return _call(_op_grid_sampler_2d, (input, grid, interpolation_mode, padding_mode, align_corners)) if _state.slow else _op_grid_sampler_2d.runner(_op_grid_sampler_2d, (input, grid, interpolation_mode, padding_mode, align_corners))
+    return _call_out(_op_grid_sampler_2d, (input, grid, interpolation_mode, padding_mode, align_corners), out)
+
+
+def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners, *, out=None):
+    if out is None:
+        return _call(_op_grid_sampler_3d, (input, grid, interpolation_mode, padding_mode, align_corners)) if _state.slow else _op_grid_sampler_3d.runner(_op_grid_sampler_3d, (input, grid, interpolation_mode, padding_mode, align_corners))
+    return _call_out(_op_grid_sampler_3d, (input, grid, interpolation_mode, padding_mode, align_corners), out)
 
 
 def gt(input, other, *, out=None):
@@ -1188,6 +1300,12 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, k
     return _call_out(_op_nansum, (input, dim, keepdim, dtype), out)
 
 
+def native_channel_shuffle(input, groups, *, out=None):
+    if out is None:
+        return _call(_op_native_channel_shuffle, (input, groups)) if _state.slow else _op_native_channel_shuffle.runner(_op_native_channel_shuffle, (input, groups))
+    return _call_out(_op_native_channel_shuffle, (input, groups), out)
+
+
 def ne(input, other, *, out=None):
     if out is None:
         return _call(_op_ne_Tensor, (input, other)) if _state.slow else _op_ne_Tensor.runner(_op_ne_Tensor, (input, other))
@@ -1225,6 +1343,18 @@ def permute(input, dims):
     if type(dims) is int:
         raise TypeError("permute(): argument 'dims' (position 2) must be tuple of ints, not int")
     return _call(_op_permute, (input, dims)) if _state.slow else _op_permute.runner(_op_permute, (input, dims))
+
+
+def pixel_shuffle(input, upscale_factor, *, out=None):
+    if out is None:
+        return _call(_op_pixel_shuffle, (input, upscale_factor)) if _state.slow else _op_pixel_shuffle.runner(_op_pixel_shuffle, (input, upscale_factor))
+    return _call_out(_op_pixel_shuffle, (input, upscale_factor), out)
+
+
+def pixel_unshuffle(input, downscale_factor, *, out=None):
+    if out is None:
+        return _call(_op_pixel_unshuffle, (input, downscale_factor)) if _state.slow else _op_pixel_unshuffle.runner(_op_pixel_unshuffle, (input, downscale_factor))
+    return _call_out(_op_pixel_unshuffle, (input, downscale_factor), out)
 
 
 def poisson(input, generator=None):
@@ -1571,6 +1701,9 @@ atleast_3d = _FE['atleast_3d'].function
 bernoulli = _FE['bernoulli'].function
 
 
+binary_cross_entropy_with_logits = _FE['binary_cross_entropy_with_logits'].function
+
+
 block_diag = _FE['block_diag'].function
 
 
@@ -1595,7 +1728,16 @@ chain_matmul = _FE['chain_matmul'].function
 conj = _FE['conj'].function
 
 
+cosine_embedding_loss = _FE['cosine_embedding_loss'].function
+
+
+cosine_similarity = _FE['cosine_similarity'].function
+
+
 count_nonzero = _FE['count_nonzero'].function
+
+
+ctc_loss = _FE['ctc_loss'].function
 
 
 cummax = _FE['cummax'].function
@@ -1658,6 +1800,9 @@ gru_cell = _FE['gru_cell'].function
 heaviside = _FE['heaviside'].function
 
 
+hinge_embedding_loss = _FE['hinge_embedding_loss'].function
+
+
 hsplit = _FE['hsplit'].function
 
 
@@ -1682,6 +1827,9 @@ is_same_size = _FE['is_same_size'].function
 isin = _FE['isin'].function
 
 
+kl_div = _FE['kl_div'].function
+
+
 kthvalue = _FE['kthvalue'].function
 
 
@@ -1695,6 +1843,9 @@ logspace = _FE['logspace'].function
 
 
 lstm_cell = _FE['lstm_cell'].function
+
+
+margin_ranking_loss = _FE['margin_ranking_loss'].function
 
 
 masked_fill = _FE['masked_fill'].function
@@ -1746,6 +1897,15 @@ ones = _FE['ones'].function
 
 
 ones_like = _FE['ones_like'].function
+
+
+pairwise_distance = _FE['pairwise_distance'].function
+
+
+pdist = _FE['pdist'].function
+
+
+poisson_nll_loss = _FE['poisson_nll_loss'].function
 
 
 polygamma = _FE['polygamma'].function
@@ -1851,6 +2011,9 @@ tensordot = _FE['tensordot'].function
 
 
 topk = _FE['topk'].function
+
+
+triplet_margin_loss = _FE['triplet_margin_loss'].function
 
 
 true_divide = _FE['true_divide'].function
@@ -3340,6 +3503,10 @@ _attach_docs(globals(), _Methods)
 
 
 FUNCTIONS = (
+    '_adaptive_avg_pool2d',
+    '_adaptive_avg_pool2d_backward',
+    '_adaptive_avg_pool3d',
+    '_adaptive_avg_pool3d_backward',
     'abs',
     'absolute',
     'acos',
@@ -3352,6 +3519,7 @@ FUNCTIONS = (
     'addmv',
     'addr',
     'adjoint',
+    'affine_grid_generator',
     'all',
     'allclose',
     'amax',
@@ -3385,6 +3553,7 @@ FUNCTIONS = (
     'atleast_3d',
     'baddbmm',
     'bernoulli',
+    'binary_cross_entropy_with_logits',
     'bincount',
     'bitwise_and',
     'bitwise_left_shift',
@@ -3403,6 +3572,7 @@ FUNCTIONS = (
     'cdist',
     'ceil',
     'chain_matmul',
+    'channel_shuffle',
     'chunk',
     'clamp',
     'clamp_max',
@@ -3418,8 +3588,11 @@ FUNCTIONS = (
     'copysign',
     'cos',
     'cosh',
+    'cosine_embedding_loss',
+    'cosine_similarity',
     'count_nonzero',
     'cross',
+    'ctc_loss',
     'cummax',
     'cummin',
     'cumprod',
@@ -3475,9 +3648,12 @@ FUNCTIONS = (
     'ger',
     'greater',
     'greater_equal',
+    'grid_sampler_2d',
+    'grid_sampler_3d',
     'gru_cell',
     'gt',
     'heaviside',
+    'hinge_embedding_loss',
     'histc',
     'hsplit',
     'hstack',
@@ -3503,6 +3679,7 @@ FUNCTIONS = (
     'isneginf',
     'isposinf',
     'isreal',
+    'kl_div',
     'kron',
     'kthvalue',
     'lcm',
@@ -3530,6 +3707,7 @@ FUNCTIONS = (
     'logsumexp',
     'lstm_cell',
     'lt',
+    'margin_ranking_loss',
     'masked_fill',
     'masked_scatter',
     'masked_select',
@@ -3556,6 +3734,7 @@ FUNCTIONS = (
     'nanquantile',
     'nansum',
     'narrow',
+    'native_channel_shuffle',
     'ne',
     'neg',
     'negative',
@@ -3567,8 +3746,13 @@ FUNCTIONS = (
     'ones',
     'ones_like',
     'outer',
+    'pairwise_distance',
+    'pdist',
     'permute',
+    'pixel_shuffle',
+    'pixel_unshuffle',
     'poisson',
+    'poisson_nll_loss',
     'polygamma',
     'positive',
     'pow',
@@ -3647,6 +3831,7 @@ FUNCTIONS = (
     'transpose',
     'tril',
     'tril_indices',
+    'triplet_margin_loss',
     'triu',
     'triu_indices',
     'true_divide',

@@ -1,2 +1,54 @@
-"""(being written)"""
-__all__: list[str] = []
+"""Distances and similarities between vectors (pairwise_distance, cosine_similarity, pdist),
+normalize and one_hot: composites of registry ops (one_hot is one, in _ops/nn_distance.py)."""
+from __future__ import annotations
+
+import ember
+from ember._core.dispatch import call
+from ember._core.registry import OPS
+
+__all__ = ["cosine_similarity", "normalize", "one_hot", "pairwise_distance", "pdist"]
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """The p-norm of x1 - x2 + eps along the last dim (of the broadcast shape)."""
+    last = max(x1.ndim, x2.ndim) - 1
+    if last < 0:
+        raise RuntimeError("pairwise_distance: input must be at least 1-D")
+    return (x1 - x2 + eps).norm(p, last, keepdim)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """The cosine of the angle between x1 and x2 along dim, each norm clamped at eps."""
+    x1, x2 = ember.broadcast_tensors(x1, x2)
+    return ((x1 / _clamped_norm(x1, dim, eps)) * (x2 / _clamped_norm(x2, dim, eps))).sum(dim)
+
+
+def _clamped_norm(x, dim, eps):
+    """x's 2-norm along dim (kept) with its value clamped at eps but its gradient that of the
+    plain norm: PyTorch clamps the norm in place under no_grad."""
+    norm = x.norm(2, dim, True)
+    return norm + (norm.detach().clamp_min(eps) - norm.detach())
+
+
+def pdist(input, p=2):
+    """The p-norm distances between the rows of an (N, M) input: the upper triangle of
+    cdist(input, input) read row by row, N (N - 1) / 2 values."""
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    rows, cols = ember.triu_indices(input.shape[0], input.shape[0], 1, device=input.device)
+    return (input.index_select(0, rows) - input.index_select(0, cols)).norm(p, 1)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """input divided by its p-norm along dim (the norm clamped at eps)."""
+    denominator = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    if out is None:
+        return input / denominator
+    return ember.div(input, denominator, out=out)
+
+
+def one_hot(tensor, num_classes=-1):
+    """A trailing dim of num_classes 0/1 values (int64): 1 at each entry's class."""
+    return call(OPS["one_hot"], (tensor, num_classes))

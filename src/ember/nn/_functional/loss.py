@@ -1,2 +1,512 @@
-"""(being written)"""
-__all__: list[str] = []
+"""The loss functions of `ember.nn.functional`. nll_loss and cross_entropy (class indices) run
+the registry ops of src/ember/_ops/nn_loss.py; the others are composites of registry ops, so
+autograd differentiates them (twice, too) with no formulas of their own.
+
+`reduction` is 'none', 'mean' or 'sum'; the deprecated `size_average` / `reduce` flags, when
+given, override it (with PyTorch's deprecation warning, src/ember/nn/_reduction.py).
+"""
+from __future__ import annotations
+
+import math
+import warnings
+
+import ember
+from ember._core.dispatch import call
+from ember._core.registry import OPS
+from ember.nn import _reduction
+
+__all__ = [
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "cosine_embedding_loss",
+    "cross_entropy",
+    "ctc_loss",
+    "gaussian_nll_loss",
+    "hinge_embedding_loss",
+    "huber_loss",
+    "kl_div",
+    "l1_loss",
+    "margin_ranking_loss",
+    "mse_loss",
+    "multi_margin_loss",
+    "multilabel_margin_loss",
+    "multilabel_soft_margin_loss",
+    "nll_loss",
+    "poisson_nll_loss",
+    "smooth_l1_loss",
+    "soft_margin_loss",
+    "triplet_margin_loss",
+    "triplet_margin_with_distance_loss",
+]
+
+
+def _reduction_name(size_average, reduce, reduction):
+    if size_average is not None or reduce is not None:
+        return _reduction.legacy_get_string(size_average, reduce)
+    return reduction
+
+
+def _reduced(loss, reduction):
+    """loss reduced as `reduction` names (ValueError for another name)."""
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _warn_if_broadcast(input, target):
+    if target.shape != input.shape:
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+            "Please ensure they have the same size.", stacklevel=3)
+
+
+def _weighted(loss, weight, input, reduction, mean_over_weight):
+    """An elementwise loss times a per-element weight of the input's size, reduced."""
+    if weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    if reduction == "mean" and mean_over_weight:
+        return loss.sum() / weight.sum()
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', "
+                         "'sum'.")
+    return _reduced(loss, reduction)
+
+
+def _difference(input, target):
+    _warn_if_broadcast(input, target)
+    return input - target
+
+
+# --------------------------------------------------------------------------- class indices
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    """The negative log-likelihood of class-index targets (input holds log-probabilities,
+    class dim 1): -weight[target] * input[target] per position, reduced."""
+    reduction = _reduction_name(size_average, reduce, reduction)
+    return call(OPS["nll_loss_nd"], (input, target, weight, _reduction.get_enum(reduction),
+                                      ignore_index))
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
+                  reduce=None, reduction="mean", label_smoothing=0.0):
+    """Cross-entropy between softmax(input) along dim 1 and the target: class indices (with
+    `weight`, `ignore_index`, `label_smoothing`) or class probabilities of input's shape."""
+    reduction = _reduction_name(size_average, reduce, reduction)
+    enum = _reduction.get_enum(reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if input.shape == target.shape:
+        if not target._dtype.is_floating_point:
+            raise RuntimeError("Expected floating point type for target with class "
+                               f"probabilities, got {target._dtype._cpp_name}")
+        return _cross_entropy_probabilities(input, target, weight, enum, label_smoothing)
+    return call(OPS["cross_entropy_loss"], (input, target, weight, enum, ignore_index,
+                                             float(label_smoothing)))
+
+
+def _cross_entropy_probabilities(input, target, weight, enum, label_smoothing):
+    class_dim = 0 if input.ndim == 1 else 1
+    classes = input.shape[class_dim]
+    if label_smoothing > 0.0:
+        target = target * (1.0 - label_smoothing) + label_smoothing / classes
+    log_probabilities = input.log_softmax(class_dim)
+    products = log_probabilities * target
+    if weight is not None:
+        if weight.numel() != classes:
+            raise RuntimeError(
+                f"weight tensor should be defined either for all {classes} classes or no "
+                f"classes but got weight tensor of shape: {list(weight.shape)}")
+        shape = [1] * input.ndim
+        shape[class_dim] = classes
+        products = products * weight.reshape(shape)
+    loss = products.sum(class_dim).neg()
+    if enum == 1:
+        return loss.sum() / (input.numel() // classes if classes else 0)
+    return loss.sum() if enum == 2 else loss
+
+
+# --------------------------------------------------------------------------- elementwise
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean (or sum, or none) of |input - target|, optionally weighted per element."""
+    reduction = _reduction_name(size_average, reduce, reduction)
+    loss = _difference(input, target).abs()
+    if weight is not None:
+        return _weighted(loss, weight, input, reduction, mean_over_weight=True)
+    return _reduced(loss, reduction)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean (or sum, or none) of (input - target)**2, optionally weighted per element."""
+    reduction = _reduction_name(size_average, reduce, reduction)
+    loss = _difference(input, target).square()
+    if weight is not None:
+        return _weighted(loss, weight, input, reduction, mean_over_weight=True)
+    return _reduced(loss, reduction)
+
+
+def _huber(input, target, threshold, scale_quadratic):
+    """|d| < threshold: quadratic part, else linear (smooth_l1 divides by beta, huber not)."""
+    distance = _difference(input, target).abs()
+    if scale_quadratic:
+        quadratic = distance.square() * (0.5 / threshold)
+        linear = distance - 0.5 * threshold
+    else:
+        quadratic = distance.square() * 0.5
+        linear = (distance - 0.5 * threshold) * threshold
+    return ember.where(distance < threshold, quadratic, linear)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """0.5 d**2 / beta where |d| < beta, else |d| - 0.5 beta (plain L1 for beta 0)."""
+    reduction = _reduction_name(size_average, reduce, reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    if beta == 0.0:
+        return _reduced(_difference(input, target).abs(), reduction)
+    return _reduced(_huber(input, target, beta, True), reduction)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """0.5 d**2 where |d| < delta, else delta (|d| - 0.5 delta)."""
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    # The result has the input's dtype (PyTorch's kernel writes into one like the input).
+    loss = _huber(input, target, delta, False).to(input.dtype)
+    if weight is not None:
+        return _weighted(loss, weight, input, reduction, mean_over_weight=False)
+    return _reduced(loss, reduction)
+
+
+def _log_sigmoid(x):
+    # log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)): neither overflows.
+    return x.clamp_max(0) - x.abs().neg().exp().log1p()
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    """-(t log(x) + (1 - t) log(1 - x)) with the logs clamped at -100, times weight."""
+    reduction = _reduction_name(size_average, reduce, reduction)
+    _reduction.get_enum(reduction)
+    if target.shape != input.shape:
+        raise ValueError(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    if target.dtype != input.dtype:
+        raise RuntimeError(f"Found dtype {target.dtype._cpp_name} but expected "
+                           f"{input.dtype._cpp_name}")
+    if input.numel() and bool(((input < 0) | (input > 1)).any()):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    loss = (target * input.log().clamp_min(-100)
+            + (1 - target) * input.neg().log1p().clamp_min(-100)).neg()
+    if weight is not None:
+        loss = loss * weight.expand(ember.broadcast_shapes(target.shape, weight.shape))
+    return _reduced(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
+                                     reduce=None, reduction="mean", pos_weight=None):
+    """binary_cross_entropy of sigmoid(input), computed from the logits without overflow;
+    pos_weight scales the positive term per class."""
+    reduction = _reduction_name(size_average, reduce, reduction)
+    _reduction.get_enum(reduction)
+    if target.shape != input.shape:
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size "
+                         f"({input.shape})")
+    if not target.dtype.is_floating_point:
+        # PyTorch computes into a result of the target's dtype.
+        raise RuntimeError(f"result type {input.dtype._cpp_name} can't be cast to the desired "
+                           f"output type {target.dtype._cpp_name}")
+    negative_part = (1 - target) * input
+    if pos_weight is None:
+        loss = negative_part - _log_sigmoid(input)
+    else:
+        log_weight = (pos_weight - 1) * target + 1
+        loss = negative_part - log_weight * _log_sigmoid(input)
+    if weight is not None:
+        loss = loss * weight
+    return _reduced(loss, reduction).to(target.dtype)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """Pointwise KL divergence target * (log target - input) (input holds log-probabilities;
+    `log_target`: so does target); 'batchmean' divides the sum by the batch size."""
+    if size_average is not None or reduce is not None:
+        reduction = _reduction.legacy_get_string(size_average, reduce)
+    elif reduction == "mean":
+        warnings.warn(
+            "reduction: 'mean' divides the total loss by both the batch size and the support "
+            "size.'batchmean' divides only by the batch size, and aligns with the KL div math "
+            "definition.'mean' will be changed to behave the same as 'batchmean' in the next "
+            "major release.", stacklevel=2)
+    if reduction not in ("batchmean", "none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex) or not (
+            target.dtype.is_floating_point or target.dtype.is_complex):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        loss = ember.xlogy(target, target) - target * input
+    if reduction == "batchmean":
+        total = loss.sum()
+        return total / input.shape[0] if input.ndim else total
+    return _reduced(loss, reduction)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
+                     reduce=None, reduction="mean"):
+    """exp(input) - target * input (or input - target * log(input + eps)), plus Stirling's
+    term for target > 1 when `full`."""
+    reduction = _reduction_name(size_average, reduce, reduction)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if log_input:
+        loss = input.exp() - target * input
+    else:
+        loss = input - target * (input + eps).log()
+    if full:
+        stirling = target * target.log() - target + 0.5 * (2 * math.pi * target).log()
+        loss = loss + stirling.masked_fill(target <= 1, 0)
+    return _reduced(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """0.5 (log(var) + (input - target)**2 / var) (+ 0.5 log(2 pi) when `full`), with var
+    clamped at eps (the clamp passes no gradient)."""
+    if isinstance(var, (int, float)):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = ember.full_like(input, float(var))
+    elif bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    if var.shape != input.shape:
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.unsqueeze(-1)
+        elif input.ndim == var.ndim and sum(
+                v for i, v in zip(input.shape, var.shape, strict=True) if i != v) == 1:
+            pass      # one variance shared along a dim of size 1
+        else:
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    # The clamp changes var's values but not its gradient (as PyTorch's in-place no-grad clamp).
+    var = var + (var.detach().clamp_min(eps) - var.detach())
+    loss = 0.5 * (var.log() + (input - target).square() / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduced(loss, reduction)
+
+
+# --------------------------------------------------------------------------- margins
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                        reduction="mean"):
+    """max(0, -target * (input1 - input2) + margin)."""
+    reduction = _reduction_name(size_average, reduce, reduction)
+    if not (input1.ndim == input2.ndim == target.ndim):
+        raise RuntimeError(
+            f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+            f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} ")
+    _reduction.get_enum(reduction)
+    loss = (target.neg() * (input1 - input2) + margin).clamp_min(0)
+    return _reduced(loss, reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
+                         reduction="mean"):
+    """input where target is 1, max(0, margin - input) where target is -1."""
+    reduction = _reduction_name(size_average, reduce, reduction)
+    _reduction.get_enum(reduction)
+    zeros = ember.zeros_like(input)
+    below_margin = ember.where(target != 1, (margin - input).clamp_min(0), zeros)
+    kept = ember.where(target != -1, input, zeros)
+    return _reduced(below_margin + kept, reduction)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """log(1 + exp(-target * input))."""
+    reduction = _reduction_name(size_average, reduce, reduction)
+    _reduction.get_enum(reduction)
+    return _reduced((target.neg() * input).exp().log1p().to(input.dtype), reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
+                                reduction="mean"):
+    """Per sample, the mean over classes of the logistic loss of each class (target 0 or 1)."""
+    reduction = _reduction_name(size_average, reduce, reduction)
+    loss = (target * _log_sigmoid(input) + (1 - target) * _log_sigmoid(input.neg())).neg()
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.ndim - 1
+    loss = loss.sum(class_dim) / input.shape[class_dim]
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    return _reduced(loss, reduction)
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
+                      reduce=None, reduction="mean"):
+    """Per sample, sum over classes i != y of max(0, margin - x[y] + x[i])**p * weight[y], over
+    the class count."""
+    reduction = _reduction_name(size_average, reduce, reduction)
+    enum = _reduction.get_enum(reduction)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.ndim != 1:
+        raise ValueError("weight must be one-dimensional")
+    if input.ndim > 2:
+        raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch "
+                           f"size, but got: {list(input.shape)}")
+    scores = input.reshape(1, -1) if input.ndim <= 1 else input
+    labels = target.reshape(-1)
+    classes = scores.shape[1]
+    if labels.numel() != scores.shape[0]:
+        raise RuntimeError(
+            "multi_margin_loss: target tensor should be 1-D with size equal to the number of "
+            f"input samples (batch size). Expected target size [{scores.shape[0]}], but got "
+            f"{list(target.shape)}. Input has shape {list(input.shape)}.")
+    if labels.numel() and bool(((labels < 0) | (labels >= classes)).any()):
+        raise RuntimeError("target out of range")
+    index = labels.unsqueeze(1)
+    margins = (margin - scores.gather(1, index) + scores).clamp_min(0)
+    if p == 2:
+        margins = margins.square()
+    if weight is not None:
+        margins = margins * weight.take(labels).unsqueeze(1)
+    margins = margins.scatter(1, index, 0.0)
+    loss = margins.sum(1) / classes
+    if input.ndim <= 1:
+        loss = loss.reshape(())
+    return _reduced(loss, ("none", "mean", "sum")[enum])
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Per sample, sum over its target classes j (the indices before the first -1) and its
+    other classes i of max(0, 1 - (x[j] - x[i])), over the class count."""
+    reduction = _reduction_name(size_average, reduce, reduction)
+    enum = _reduction.get_enum(reduction)
+    if input.ndim > 2 or input.shape != target.shape:
+        raise RuntimeError(
+            f"inconsistent target size: {list(target.shape)} for input of size: "
+            f"{list(input.shape)}")
+    scores = input.reshape(1, -1) if input.ndim <= 1 else input
+    labels = target.reshape(scores.shape)
+    classes = scores.shape[1]
+    # Target classes are the entries before the first -1 of each row.
+    listed = (labels < 0).to(ember.int64).cumsum(1) == 0
+    if bool((listed & (labels >= classes)).any()):
+        raise RuntimeError("argument #2 'target' is out of range")
+    safe = labels.masked_fill(listed.logical_not(), 0)
+    class_ids = ember.arange(classes, device=labels.device)
+    is_target = ((labels.unsqueeze(2) == class_ids) & listed.unsqueeze(2)).any(1)
+    target_scores = scores.gather(1, safe)
+    hinge = (1 - target_scores.unsqueeze(2) + scores.unsqueeze(1)).clamp_min(0)
+    mask = listed.unsqueeze(2) & is_target.logical_not().unsqueeze(1)
+    loss = (hinge * mask).sum((1, 2)) / classes
+    if input.ndim <= 1:
+        loss = loss.reshape(())
+    return _reduced(loss, ("none", "mean", "sum")[enum])
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                          reduction="mean"):
+    """1 - cos(input1, input2) where target is 1, max(0, cos - margin) where it is -1."""
+    reduction = _reduction_name(size_average, reduce, reduction)
+    enum = _reduction.get_enum(reduction)
+    if target.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    expected = target.ndim + 1
+    if input1.ndim != expected or input2.ndim != expected:
+        raise RuntimeError(
+            f"{target.ndim}D target tensor expects {expected}D input tensors, but found inputs "
+            f"with sizes {list(input1.shape)} and {list(input2.shape)}.")
+    dim = input1.ndim - 1
+    tiny = 1e-12
+    products = (input1 * input2).sum(dim)
+    squares = ((input1 * input1).sum(dim) + tiny) * ((input2 * input2).sum(dim) + tiny)
+    cosine = products / squares.sqrt()
+    zeros = ember.zeros_like(cosine)
+    similar = ember.where(target == 1, 1 - cosine, zeros)
+    dissimilar = ember.where(target == -1, (cosine - margin).clamp_min(0), zeros)
+    return _reduced(similar + dissimilar, ("none", "mean", "sum")[enum])
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
+                        size_average=None, reduce=None, reduction="mean"):
+    """max(0, d(anchor, positive) - d(anchor, negative) + margin), d the p-norm distance."""
+    from ember.nn._functional.distance import pairwise_distance
+    reduction = _reduction_name(size_average, reduce, reduction)
+    enum = _reduction.get_enum(reduction)
+    _check_triplet_dims(anchor, positive, negative)
+    close = pairwise_distance(anchor, positive, p, eps)
+    far = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        far = ember.minimum(far, pairwise_distance(positive, negative, p, eps))
+    loss = (margin + close - far).clamp_min(0)
+    return _reduced(loss, ("none", "mean", "sum")[enum])
+
+
+def _check_triplet_dims(anchor, positive, negative):
+    a, p, n = anchor.ndim, positive.ndim, negative.ndim
+    if not a == p == n:
+        raise RuntimeError(
+            f"The anchor, positive, and negative tensors are expected to have the same number "
+            f"of dimensions, but got: anchor {a}D, positive {p}D, and negative {n}D inputs")
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
+                                      margin=1.0, swap=False, reduction="mean"):
+    """triplet_margin_loss with any distance function (pairwise_distance by default)."""
+    from ember.nn._functional.distance import pairwise_distance
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    _check_triplet_dims(anchor, positive, negative)
+    distance = distance_function if distance_function is not None else pairwise_distance
+    close = distance(anchor, positive)
+    far = distance(anchor, negative)
+    if swap:
+        far = ember.minimum(far, distance(positive, negative))
+    return _reduced((margin + close - far).clamp_min(0), reduction)
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
+             zero_infinity=False):
+    """The connectionist temporal classification loss of log_probs (T, N, C), or (T, C)
+    unbatched, against padded (N, S) or concatenated targets: 'mean' divides each sample's
+    loss by its target length before averaging."""
+    enum = _reduction.get_enum(reduction)
+    unbatched = log_probs.ndim == 2
+    if unbatched:
+        log_probs = log_probs.unsqueeze(1)
+        targets = targets.unsqueeze(0)
+    input_lengths = _as_lengths(input_lengths, unbatched)
+    lengths = _as_lengths(target_lengths, unbatched)
+    loss = call(OPS["_ctc_loss"], (log_probs, targets, input_lengths, lengths, blank,
+                                   zero_infinity))
+    if zero_infinity:
+        loss = ember.where(loss == float("inf"), ember.zeros_like(loss), loss)
+    if enum == 1:
+        divisor = ember.tensor(lengths, dtype=loss.dtype).clamp_min(1)
+        return (loss / divisor).mean()
+    if enum == 2:
+        return loss.sum()
+    return loss.squeeze(0) if unbatched else loss
+
+
+def _as_lengths(lengths, unbatched):
+    """A length tensor or sequence as a list of ints (one per sample)."""
+    if isinstance(lengths, ember.Tensor):
+        return [int(v) for v in lengths.reshape(-1).tolist()]
+    if isinstance(lengths, int):
+        return [lengths]
+    return [int(v) for v in lengths]

@@ -1,2 +1,341 @@
-"""(being written)"""
-__all__: list[str] = []
+"""Pooling functions of `ember.nn.functional`: max / average / adaptive / power-average
+pooling and max unpooling. The 2-d and 3-d forms call the registry ops of
+`ember._ops.nn_pooling`; the 1-d forms run the 2-d ops on a height-1 view, as PyTorch does."""
+from __future__ import annotations
+
+from ember._core.checks import _check, _check_value
+from ember._core.dispatch import call
+from ember._core.registry import OPS
+
+__all__ = [
+    "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d",
+    "adaptive_avg_pool3d",
+    "adaptive_max_pool1d",
+    "adaptive_max_pool1d_with_indices",
+    "adaptive_max_pool2d",
+    "adaptive_max_pool2d_with_indices",
+    "adaptive_max_pool3d",
+    "adaptive_max_pool3d_with_indices",
+    "avg_pool1d",
+    "avg_pool2d",
+    "avg_pool3d",
+    "fractional_max_pool2d",
+    "fractional_max_pool2d_with_indices",
+    "fractional_max_pool3d",
+    "fractional_max_pool3d_with_indices",
+    "lp_pool1d",
+    "lp_pool2d",
+    "lp_pool3d",
+    "max_pool1d",
+    "max_pool1d_with_indices",
+    "max_pool2d",
+    "max_pool2d_with_indices",
+    "max_pool3d",
+    "max_pool3d_with_indices",
+    "max_unpool1d",
+    "max_unpool2d",
+    "max_unpool3d",
+]
+
+
+def _ntuple(n):
+    # (ember.nn.modules.utils has these too; importing it from here would be circular.)
+    def parse(x):
+        return tuple(x) if isinstance(x, (list, tuple)) else (x,) * n
+    return parse
+
+
+_single, _pair, _triple = _ntuple(1), _ntuple(2), _ntuple(3)
+
+
+def _check_1d(input, name, message_kind):
+    if message_kind == "pool":
+        _check(input.ndim in (2, 3) and all(s != 0 for s in input.shape[-2:]), lambda: (
+            f"{name}: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
+            f"input, but got:{list(input.shape)}"))
+    else:
+        _check(input.ndim in (2, 3), lambda: (
+            f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument "
+            f"#1 'self' (while checking arguments for {name})"))
+
+
+def _stride(stride, kernel, expand):
+    return () if stride is None or (isinstance(stride, (list, tuple)) and not stride) \
+        else expand(stride)
+
+
+# --------------------------------------------------------------------------- max pooling
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    """max_pool1d returning (values, indices)."""
+    _check_1d(input, "max_pool1d", "pool")
+    stride = _stride(stride, kernel_size, _single)
+    values, indices = call(OPS["max_pool2d_with_indices"], (
+        input.unsqueeze(-2), (1,) + _single(kernel_size), (1,) + stride if stride else (),
+        (0,) + _single(padding), (1,) + _single(dilation), ceil_mode))
+    return values.squeeze(-2), indices.squeeze(-2)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """Max over sliding windows of the last dim of (N, C, L) or (C, L)."""
+    values, indices = max_pool1d_with_indices(input, kernel_size, stride, padding, dilation,
+                                              ceil_mode)
+    return (values, indices) if return_indices else values
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    """max_pool2d returning (values, indices)."""
+    return call(OPS["max_pool2d_with_indices"], (
+        input, _pair(kernel_size), _stride(stride, kernel_size, _pair), _pair(padding),
+        _pair(dilation), ceil_mode))
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """Max over sliding 2-d windows of (N, C, H, W) or (C, H, W)."""
+    values, indices = max_pool2d_with_indices(input, kernel_size, stride, padding, dilation,
+                                              ceil_mode)
+    return (values, indices) if return_indices else values
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    """max_pool3d returning (values, indices)."""
+    return call(OPS["max_pool3d_with_indices"], (
+        input, _triple(kernel_size), _stride(stride, kernel_size, _triple), _triple(padding),
+        _triple(dilation), ceil_mode))
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """Max over sliding 3-d windows of (N, C, D, H, W) or (C, D, H, W)."""
+    values, indices = max_pool3d_with_indices(input, kernel_size, stride, padding, dilation,
+                                              ceil_mode)
+    return (values, indices) if return_indices else values
+
+
+# --------------------------------------------------------------------------- average pooling
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    """Mean over sliding windows of the last dim of (N, C, L) or (C, L)."""
+    _check_1d(input, "avg_pool1d", "shape")
+    stride = _stride(stride, kernel_size, _single)
+    out = call(OPS["avg_pool2d"], (
+        input.unsqueeze(-2), (1,) + _single(kernel_size), (1,) + stride if stride else (),
+        (0,) + _single(padding), ceil_mode, count_include_pad, None))
+    return out.squeeze(-2)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """Mean over sliding 2-d windows (divided by divisor_override when given)."""
+    return call(OPS["avg_pool2d"], (input, _pair(kernel_size), _stride(stride, kernel_size, _pair),
+                                    _pair(padding), ceil_mode, count_include_pad,
+                                    divisor_override))
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """Mean over sliding 3-d windows (divided by divisor_override when given)."""
+    return call(OPS["avg_pool3d"], (input, _triple(kernel_size),
+                                    _stride(stride, kernel_size, _triple), _triple(padding),
+                                    ceil_mode, count_include_pad, divisor_override))
+
+
+# --------------------------------------------------------------------------- adaptive pooling
+
+def _output_size(input, output_size, spatial):
+    """output_size as a tuple; None entries keep the input's size there (as PyTorch)."""
+    sizes = _ntuple(spatial)(output_size)
+    return tuple(input.shape[input.ndim - spatial + i] if s is None else int(s)
+                 for i, s in enumerate(sizes))
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """Mean over output_size windows that split the last dim evenly."""
+    _check_1d(input, "adaptive_avg_pool1d", "shape")
+    size = _single(output_size)
+    out = call(OPS["_adaptive_avg_pool2d"], (input.unsqueeze(-2), (1,) + size))
+    return out.squeeze(-2)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """Mean over windows that split the last two dims evenly into output_size cells."""
+    return call(OPS["_adaptive_avg_pool2d"], (input, _output_size(input, output_size, 2)))
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """Mean over windows that split the last three dims evenly into output_size cells."""
+    return call(OPS["_adaptive_avg_pool3d"], (input, _output_size(input, output_size, 3)))
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    """adaptive_max_pool1d returning (values, indices)."""
+    _check_1d(input, "adaptive_max_pool1d", "shape")
+    values, indices = call(OPS["adaptive_max_pool2d"], (input.unsqueeze(-2),
+                                                         (1,) + _single(output_size)))
+    return values.squeeze(-2), indices.squeeze(-2)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """Max over output_size windows that split the last dim evenly."""
+    values, indices = adaptive_max_pool1d_with_indices(input, output_size)
+    return (values, indices) if return_indices else values
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    """adaptive_max_pool2d returning (values, indices)."""
+    return call(OPS["adaptive_max_pool2d"], (input, _output_size(input, output_size, 2)))
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """Max over windows that split the last two dims evenly into output_size cells."""
+    values, indices = adaptive_max_pool2d_with_indices(input, output_size)
+    return (values, indices) if return_indices else values
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    """adaptive_max_pool3d returning (values, indices)."""
+    return call(OPS["adaptive_max_pool3d"], (input, _output_size(input, output_size, 3)))
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """Max over windows that split the last three dims evenly into output_size cells."""
+    values, indices = adaptive_max_pool3d_with_indices(input, output_size)
+    return (values, indices) if return_indices else values
+
+
+# --------------------------------------------------------------------------- power average
+
+def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, expand, pool):
+    kernel = expand(kernel_size)
+    stride = kernel if stride is None else stride
+    out = pool(input.pow(norm_type), kernel, stride, 0, ceil_mode)
+    count = 1
+    for k in kernel:
+        count *= k
+    # sign * relu(|x|) keeps the (rounding-)negative means at their sign, as PyTorch does.
+    return (out.sign() * out.abs().relu()).mul(count).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """(sum over each window of x**p) ** (1/p) along the last dim."""
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, _single, avg_pool1d)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """(sum over each 2-d window of x**p) ** (1/p)."""
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, _pair, avg_pool2d)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """(sum over each 3-d window of x**p) ** (1/p)."""
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, _triple, avg_pool3d)
+
+
+# --------------------------------------------------------------------------- unpooling
+
+def _unpool_output_size(input, kernel_size, stride, padding, output_size, spatial):
+    sizes = [(input.shape[input.ndim - spatial + d] - 1) * stride[d] + kernel_size[d]
+             - 2 * padding[d] for d in range(spatial)]
+    if output_size is None:
+        return tuple(sizes)
+    output_size = tuple(int(s) for s in output_size)
+    if len(output_size) == spatial + 2 or len(output_size) == input.ndim:
+        output_size = output_size[len(output_size) - spatial:]
+    _check_value(len(output_size) == spatial, lambda: (
+        f"output_size should be a sequence containing {spatial} or {spatial + 2} elements, "
+        f"but it has a length of '{len(output_size)}'"))
+    for d in range(spatial):
+        low, high = sizes[d] - stride[d], sizes[d] + stride[d]
+        _check_value(low < output_size[d] < high, lambda d=d, low=low, high=high: (
+            f'invalid output_size "{list(output_size)}" (dim {d} must be between {low} '
+            f"and {high})"))
+    return output_size
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """max_pool1d's partial inverse: zeros with each value at its index."""
+    kernel = _single(kernel_size)
+    stride = kernel if stride is None else _single(stride)
+    size = _unpool_output_size(input, kernel, stride, _single(padding), output_size, 1)
+    out = call(OPS["max_unpool2d"], (input.unsqueeze(-1), indices.unsqueeze(-1), size + (1,)))
+    return out.squeeze(-1)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """max_pool2d's partial inverse: zeros with each value at its flat plane index."""
+    kernel = _pair(kernel_size)
+    stride = kernel if stride is None else _pair(stride)
+    size = _unpool_output_size(input, kernel, stride, _pair(padding), output_size, 2)
+    return call(OPS["max_unpool2d"], (input, indices, size))
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """max_pool3d's partial inverse: zeros with each value at its flat volume index."""
+    kernel = _triple(kernel_size)
+    stride = kernel if stride is None else _triple(stride)
+    padding = _triple(padding)
+    size = _unpool_output_size(input, kernel, stride, padding, output_size, 3)
+    return call(OPS["max_unpool3d"], (input, indices, size, stride, padding))
+
+
+# --------------------------------------------------------------------------- fractional
+
+def _fractional(input, kernel_size, output_size, output_ratio, random_samples, spatial):
+    name = f"fractional_max_pool{spatial}d"
+    expand = _ntuple(spatial)
+    if output_size is None:
+        _check_value(output_ratio is not None, lambda: (
+            f"{name} requires specifying either an output_size or an output_ratio"))
+        # PyTorch's 2-d form takes len() of the ratio first (a bare number is a TypeError
+        # there); its 3-d form expands it first.
+        ratio = output_ratio if spatial == 2 else expand(output_ratio)
+        _check_value(len(ratio) <= spatial, lambda: (
+            f"{name} requires output_ratio to either be a single Int or tuple of Ints."))
+        ratio = expand(ratio)
+        output_size = [int(input.shape[input.ndim - spatial + d] * ratio[d])
+                       for d in range(spatial)]
+    if random_samples is None:
+        from ember import rand
+        batch = 1 if input.ndim == spatial + 1 else input.shape[0]
+        random_samples = rand(batch, input.shape[-spatial - 1], spatial, dtype=input.dtype,
+                              device=input.device)
+    return call(OPS[name], (input, expand(kernel_size), expand(output_size), random_samples))
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    """fractional_max_pool2d returning (values, indices)."""
+    return _fractional(input, kernel_size, output_size, output_ratio, _random_samples, 2)
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    """Max over 2-d windows at pseudo-random starts that shrink the input to output_size
+    (or by output_ratio)."""
+    values, indices = fractional_max_pool2d_with_indices(input, kernel_size, output_size,
+                                                         output_ratio,
+                                                         _random_samples=_random_samples)
+    return (values, indices) if return_indices else values
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    """fractional_max_pool3d returning (values, indices)."""
+    return _fractional(input, kernel_size, output_size, output_ratio, _random_samples, 3)
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    """Max over 3-d windows at pseudo-random starts that shrink the input to output_size
+    (or by output_ratio)."""
+    values, indices = fractional_max_pool3d_with_indices(input, kernel_size, output_size,
+                                                         output_ratio,
+                                                         _random_samples=_random_samples)
+    return (values, indices) if return_indices else values

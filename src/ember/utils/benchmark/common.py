@@ -7,6 +7,9 @@ import statistics
 __all__ = ["Measurement", "TaskSpec"]
 
 _UNITS = (("ns", 1e-9), ("us", 1e-6), ("ms", 1e-3), ("s", 1.0))
+# Spread of the measurements (IQR / median) above which the printout warns.
+_SPREAD = 0.1
+_GROSS_SPREAD = 0.25
 
 
 def select_unit(seconds: float):
@@ -95,7 +98,7 @@ class Measurement:
 
     @property
     def has_warnings(self) -> bool:
-        return len(self.times) > 1 and self.iqr / self.median > 0.1
+        return len(self.times) > 1 and not self.meets_confidence(_SPREAD)
 
     def meets_confidence(self, threshold: float = 0.1) -> bool:
         return self.iqr / self.median < threshold
@@ -106,24 +109,26 @@ class Measurement:
 
     def __repr__(self) -> str:
         unit, scale = select_unit(self.median)
-        lines = [f"<{type(self).__module__}.Measurement object at {hex(id(self))}>",
-                 self.task_spec.summarize()]
+        count = len(self.times)
         threads = self.task_spec.num_threads
-        thread_text = f"{threads} thread" + ("s" if threads > 1 else "")
-        if len(self.times) == 1:
-            lines.append(f"  {self.median / scale:.3g} {unit}")
-            lines.append(f"  1 measurement, {self.number_per_run} runs , {thread_text}")
-        else:
+        lines = [f"<{type(self).__module__}.Measurement object at {hex(id(self))}>",
+                 self.task_spec.summarize(),
+                 f"  {'Median: ' if count > 1 else ''}{self.median / scale:.2f} {unit}"]
+        if count >= 4:
             low, high = self._quartiles()
-            lines.append(f"  Median: {self.median / scale:.3g} {unit}")
-            lines.append(f"  IQR:    {self.iqr / scale:.3g} {unit} ({low / scale:.3g} to "
-                         f"{high / scale:.3g})")
-            lines.append(f"  {len(self.times)} measurements, {self.number_per_run} runs per "
-                         f"measurement, {thread_text}")
-            if self.has_warnings:
-                lines.append(f"  WARNING: Interquartile range is "
-                             f"{100 * self.iqr / self.median:.1f}% of the median measurement.")
-                lines.append("           This suggests significant environmental influence.")
+            lines.append(f"  IQR:    {self.iqr / scale:.2f} {unit} ({low / scale:.2f} to "
+                         f"{high / scale:.2f})")
+        lines.append(f"  {count} measurement{'s' if count > 1 else ''}, "
+                     f"{self.number_per_run} runs {'per measurement,' if count > 1 else ','} "
+                     f"{threads} thread{'s' if threads > 1 else ''}")
+        if count > 1 and not self.meets_confidence(_GROSS_SPREAD):
+            lines += self._warning("This suggests significant environmental influence.")
+        elif count > 1 and not self.meets_confidence(_SPREAD):
+            lines += self._warning("This could indicate system fluctuation.")
         return "\n".join(lines)
+
+    def _warning(self, text: str) -> list:
+        return [f"  WARNING: Interquartile range is {100 * self.iqr / self.median:.1f}% of the "
+                "median measurement.", f"           {text}"]
 
     __str__ = __repr__

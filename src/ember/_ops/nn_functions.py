@@ -1,0 +1,103 @@
+"""The losses and distances PyTorch also has at the top level (torch.kl_div, torch.pdist ...):
+`reduction` as the enum (0 none, 1 mean, 2 sum). Each runs the ember.nn.functional form (loaded
+on first call: ember.nn builds on the registry)."""
+from __future__ import annotations
+
+from ember._core.registry import register_frontend
+
+_NAMES = ("none", "mean", "sum")
+
+
+def _functional():
+    from ember.nn import functional
+    return functional
+
+
+def _name(reduction: int) -> str:
+    if reduction not in (0, 1, 2):
+        raise RuntimeError(f"{reduction} is not a valid value for reduction")
+    return _NAMES[reduction]
+
+
+@register_frontend(method=False)
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
+    """binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None,
+    reduction=1) -> Tensor: see ember.nn.functional.binary_cross_entropy_with_logits."""
+    return _functional().binary_cross_entropy_with_logits(
+        input, target, weight, reduction=_name(reduction), pos_weight=pos_weight)
+
+
+@register_frontend(method=False)
+def kl_div(input, target, reduction=1, *, log_target=False):
+    """kl_div(input, target, reduction=1, *, log_target=False) -> Tensor: the pointwise
+    Kullback-Leibler divergence, reduced by the enum (no 'batchmean' here)."""
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        import ember
+        loss = ember.xlogy(target, target) - target * input
+    name = _name(reduction)
+    return loss if name == "none" else (loss.mean() if name == "mean" else loss.sum())
+
+
+@register_frontend(method=False)
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
+    """margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1) -> Tensor."""
+    return _functional().margin_ranking_loss(input1, input2, target, margin,
+                                             reduction=_name(reduction))
+
+
+@register_frontend(method=False)
+def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
+    """hinge_embedding_loss(input, target, margin=1.0, reduction=1) -> Tensor."""
+    return _functional().hinge_embedding_loss(input, target, margin, reduction=_name(reduction))
+
+
+@register_frontend(method=False)
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
+    """cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1) -> Tensor."""
+    return _functional().cosine_embedding_loss(input1, input2, target, margin,
+                                               reduction=_name(reduction))
+
+
+@register_frontend(method=False)
+def poisson_nll_loss(input, target, log_input, full, eps, reduction):
+    """poisson_nll_loss(input, target, log_input, full, eps, reduction) -> Tensor."""
+    return _functional().poisson_nll_loss(input, target, log_input, full, eps=eps,
+                                          reduction=_name(reduction))
+
+
+@register_frontend(method=False)
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False,
+                        reduction=1):
+    """triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False,
+    reduction=1) -> Tensor."""
+    return _functional().triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
+                                             reduction=_name(reduction))
+
+
+@register_frontend(method=False)
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1,
+             zero_infinity=False):
+    """ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1,
+    zero_infinity=False) -> Tensor."""
+    return _functional().ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
+                                  _name(reduction), zero_infinity)
+
+
+@register_frontend(method=False)
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """cosine_similarity(x1, x2, dim=1, eps=1e-08) -> Tensor."""
+    return _functional().cosine_similarity(x1, x2, dim, eps)
+
+
+@register_frontend(method=False)
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False) -> Tensor."""
+    return _functional().pairwise_distance(x1, x2, p, eps, keepdim)
+
+
+@register_frontend(method=False)
+def pdist(input, p=2.0):
+    """pdist(input, p=2) -> Tensor: the p-norm distances between the rows of input."""
+    return _functional().pdist(input, p)
