@@ -127,7 +127,7 @@ EXTRA = {
     "logsumexp": ([0],), "median.dim": (0,), "nanmedian.dim": (0,), "kthvalue": (1,),
     "quantile.scalar": (0.5,), "nanquantile.scalar": (0.5,), "softmax.int": (0,),
     "log_softmax.int": (0,), "cumsum": (0,), "cumprod": (0,), "cummax": (0,), "cummin": (0,),
-    "logcumsumexp": (0,),
+    "logcumsumexp": (0,), "threshold": (0.5, 2.0),
 }
 # Computing ops the walk does not call this way, and why (their OpInfo samples still run in
 # test_opinfo_samples_never_warn; special values reach several through the table below).
@@ -146,6 +146,7 @@ KNOWN_VALUE_DIFFERENCES = {
     "lerp.Tensor": "lerp(0, inf, w < 0.5): -inf in ember, NaN in PyTorch",
     "float_power.Tensor_Tensor": "the registry op computes in the input's dtype; the frontend "
                                  "casts to float64 first, as PyTorch's op does itself",
+    "gelu": "gelu(inf): inf in ember (x * Phi(x)), NaN from PyTorch's vectorized kernel",
     "angle": "the registry op keeps an integer input's dtype; the frontend gives a float",
 }
 

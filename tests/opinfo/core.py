@@ -92,6 +92,8 @@ class OpInfo:
     supports_autograd: bool = False
     gradcheck: bool = True
     gradgradcheck: bool = True
+    # Forward-mode AD (ember derives it from the derivative formulas' own derivatives).
+    forward_ad: bool = True
     # Indices of positional args that are differentiable tensor inputs (None: every float T).
     grad_args: tuple | None = None
     # Skip / XFail declarations: the samples a check leaves out or expects to fail, and why.

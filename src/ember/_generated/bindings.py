@@ -73,6 +73,7 @@ _op_baddbmm = _OPS['baddbmm']
 _op_bernoulli = _OPS['bernoulli']
 _op_bernoulli_Tensor = _OPS['bernoulli.Tensor']
 _op_bernoulli_p = _OPS['bernoulli.p']
+_op_bilinear = _OPS['bilinear']
 _op_bincount = _OPS['bincount']
 _op_bitwise_and_Tensor = _OPS['bitwise_and.Tensor']
 _op_bitwise_left_shift_Tensor = _OPS['bitwise_left_shift.Tensor']
@@ -128,6 +129,9 @@ _op_div_Tensor_mode = _OPS['div.Tensor_mode']
 _op_dot = _OPS['dot']
 _op_dstack = _OPS['dstack']
 _op_einsum = _OPS['einsum']
+_op_elu = _OPS['elu']
+_op_embedding = _OPS['embedding']
+_op_embedding_dense_backward = _OPS['embedding_dense_backward']
 _op_empty_memory_format = _OPS['empty.memory_format']
 _op_empty_like = _OPS['empty_like']
 _op_empty_strided = _OPS['empty_strided']
@@ -166,12 +170,17 @@ _op_full_like = _OPS['full_like']
 _op_gather = _OPS['gather']
 _op_gcd = _OPS['gcd']
 _op_ge_Tensor = _OPS['ge.Tensor']
+_op_gelu = _OPS['gelu']
 _op_geometric = _OPS['geometric']
 _op_grid_sampler_2d = _OPS['grid_sampler_2d']
 _op_grid_sampler_2d_backward = _OPS['grid_sampler_2d_backward']
 _op_grid_sampler_3d = _OPS['grid_sampler_3d']
 _op_grid_sampler_3d_backward = _OPS['grid_sampler_3d_backward']
 _op_gt_Tensor = _OPS['gt.Tensor']
+_op_hardshrink = _OPS['hardshrink']
+_op_hardsigmoid = _OPS['hardsigmoid']
+_op_hardswish = _OPS['hardswish']
+_op_hardtanh = _OPS['hardtanh']
 _op_heaviside = _OPS['heaviside']
 _op_histc = _OPS['histc']
 _op_hstack = _OPS['hstack']
@@ -202,18 +211,21 @@ _op_kthvalue = _OPS['kthvalue']
 _op_lcm = _OPS['lcm']
 _op_ldexp_Tensor = _OPS['ldexp.Tensor']
 _op_le_Tensor = _OPS['le.Tensor']
+_op_leaky_relu = _OPS['leaky_relu']
 _op_lerp_Tensor = _OPS['lerp.Tensor']
 _op_lgamma = _OPS['lgamma']
 _op_lift_fresh = _OPS['lift_fresh']
 _op_linalg_multi_dot = _OPS['linalg_multi_dot']
 _op_linalg_qr = _OPS['linalg_qr']
 _op_linalg_svd = _OPS['linalg_svd']
+_op_linear = _OPS['linear']
 _op_linspace = _OPS['linspace']
 _op_log = _OPS['log']
 _op_log10 = _OPS['log10']
 _op_log1p = _OPS['log1p']
 _op_log2 = _OPS['log2']
 _op_log_normal = _OPS['log_normal']
+_op_log_sigmoid = _OPS['log_sigmoid']
 _op_log_softmax_int = _OPS['log_softmax.int']
 _op_logaddexp = _OPS['logaddexp']
 _op_logaddexp2 = _OPS['logaddexp2']
@@ -246,6 +258,7 @@ _op_median_dim = _OPS['median.dim']
 _op_min = _OPS['min']
 _op_min_dim = _OPS['min.dim']
 _op_minimum = _OPS['minimum']
+_op_mish = _OPS['mish']
 _op_mm = _OPS['mm']
 _op_mode = _OPS['mode']
 _op_movedim_int = _OPS['movedim.int']
@@ -263,7 +276,13 @@ _op_nanquantile_scalar = _OPS['nanquantile.scalar']
 _op_nansum = _OPS['nansum']
 _op_narrow = _OPS['narrow']
 _op_narrow_Tensor = _OPS['narrow.Tensor']
+_op_native_batch_norm = _OPS['native_batch_norm']
+_op_native_batch_norm_backward = _OPS['native_batch_norm_backward']
 _op_native_channel_shuffle = _OPS['native_channel_shuffle']
+_op_native_group_norm = _OPS['native_group_norm']
+_op_native_group_norm_backward = _OPS['native_group_norm_backward']
+_op_native_layer_norm = _OPS['native_layer_norm']
+_op_native_layer_norm_backward = _OPS['native_layer_norm_backward']
 _op_ne_Tensor = _OPS['ne.Tensor']
 _op_neg = _OPS['neg']
 _op_new_empty = _OPS['new_empty']
@@ -339,12 +358,15 @@ _op_sgn = _OPS['sgn']
 _op_sigmoid = _OPS['sigmoid']
 _op_sign = _OPS['sign']
 _op_signbit = _OPS['signbit']
+_op_silu = _OPS['silu']
 _op_sin = _OPS['sin']
 _op_sinc = _OPS['sinc']
 _op_sinh = _OPS['sinh']
 _op_slice_Tensor = _OPS['slice.Tensor']
 _op_slice_scatter = _OPS['slice_scatter']
 _op_softmax_int = _OPS['softmax.int']
+_op_softplus = _OPS['softplus']
+_op_softshrink = _OPS['softshrink']
 _op_sort = _OPS['sort']
 _op_sort_stable = _OPS['sort.stable']
 _op_split_Tensor = _OPS['split.Tensor']
@@ -367,6 +389,7 @@ _op_tanh = _OPS['tanh']
 _op_tensor_split_indices = _OPS['tensor_split.indices']
 _op_tensor_split_sections = _OPS['tensor_split.sections']
 _op_tensordot = _OPS['tensordot']
+_op_threshold = _OPS['threshold']
 _op_tile = _OPS['tile']
 _op_topk = _OPS['topk']
 _op_trace = _OPS['trace']
@@ -632,6 +655,12 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     return _call_out(_op_baddbmm, (input, batch1, batch2, beta, alpha), out)
 
 
+def bilinear(input1, input2, weight, bias=None, *, out=None):
+    if out is None:
+        return _call(_op_bilinear, (input1, input2, weight, bias)) if _state.slow else _op_bilinear.runner(_op_bilinear, (input1, input2, weight, bias))
+    return _call_out(_op_bilinear, (input1, input2, weight, bias), out)
+
+
 def bincount(input, weights=None, minlength=0):
     return _call(_op_bincount, (input, weights, minlength)) if _state.slow else _op_bincount.runner(_op_bincount, (input, weights, minlength))
 
@@ -853,6 +882,12 @@ def dstack(tensors, *, out=None):
     return _call_out(_op_dstack, (tensors,), out)
 
 
+def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False, *, out=None):
+    if out is None:
+        return _call(_op_embedding, (weight, indices, padding_idx, scale_grad_by_freq, sparse)) if _state.slow else _op_embedding.runner(_op_embedding, (weight, indices, padding_idx, scale_grad_by_freq, sparse))
+    return _call_out(_op_embedding, (weight, indices, padding_idx, scale_grad_by_freq, sparse), out)
+
+
 def eq(input, other, *, out=None):
     if out is None:
         return _call(_op_eq_Tensor, (input, other)) if _state.slow else _op_eq_Tensor.runner(_op_eq_Tensor, (input, other))
@@ -989,6 +1024,12 @@ def gt(input, other, *, out=None):
 
 
 greater = gt
+
+
+def hardshrink(input, lambd=0.5, *, out=None):
+    if out is None:
+        return _call(_op_hardshrink, (input, lambd)) if _state.slow else _op_hardshrink.runner(_op_hardshrink, (input, lambd))
+    return _call_out(_op_hardshrink, (input, lambd), out)
 
 
 def histc(input, bins=100, min=0, max=0, *, out=None):
@@ -1300,10 +1341,24 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, k
     return _call_out(_op_nansum, (input, dim, keepdim, dtype), out)
 
 
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    return _call(_op_native_batch_norm, (input, weight, bias, running_mean, running_var, training, momentum, eps)) if _state.slow else _op_native_batch_norm.runner(_op_native_batch_norm, (input, weight, bias, running_mean, running_var, training, momentum, eps))
+
+
 def native_channel_shuffle(input, groups, *, out=None):
     if out is None:
         return _call(_op_native_channel_shuffle, (input, groups)) if _state.slow else _op_native_channel_shuffle.runner(_op_native_channel_shuffle, (input, groups))
     return _call_out(_op_native_channel_shuffle, (input, groups), out)
+
+
+def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    return _call(_op_native_group_norm, (input, weight, bias, N, C, HxW, group, eps)) if _state.slow else _op_native_group_norm.runner(_op_native_group_norm, (input, weight, bias, N, C, HxW, group, eps))
+
+
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    if type(normalized_shape) is int:
+        raise TypeError("native_layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not int")
+    return _call(_op_native_layer_norm, (input, normalized_shape, weight, bias, eps)) if _state.slow else _op_native_layer_norm.runner(_op_native_layer_norm, (input, normalized_shape, weight, bias, eps))
 
 
 def ne(input, other, *, out=None):
@@ -1565,6 +1620,12 @@ def tanh(input, *, out=None):
     return _call_out(_op_tanh, (input,), out)
 
 
+def threshold(input, threshold, value, *, out=None):
+    if out is None:
+        return _call(_op_threshold, (input, threshold, value)) if _state.slow else _op_threshold.runner(_op_threshold, (input, threshold, value))
+    return _call_out(_op_threshold, (input, threshold, value), out)
+
+
 def tile(input, dims):
     if type(dims) is int:
         raise TypeError("tile(): argument 'dims' (position 2) must be tuple of ints, not int")
@@ -1668,6 +1729,12 @@ adjoint = _FE['adjoint'].function
 allclose = _FE['allclose'].function
 
 
+alpha_dropout = _FE['alpha_dropout'].function
+
+
+alpha_dropout_ = _FE['alpha_dropout_'].function
+
+
 aminmax = _FE['aminmax'].function
 
 
@@ -1752,10 +1819,19 @@ div = _FE['div'].function
 divide = _FE['divide'].function
 
 
+dropout = _FE['dropout'].function
+
+
+dropout_ = _FE['dropout_'].function
+
+
 dsplit = _FE['dsplit'].function
 
 
 einsum = _FE['einsum'].function
+
+
+embedding_renorm_ = _FE['embedding_renorm_'].function
 
 
 empty = _FE['empty'].function
@@ -1771,6 +1847,18 @@ equal = _FE['equal'].function
 
 
 eye = _FE['eye'].function
+
+
+feature_alpha_dropout = _FE['feature_alpha_dropout'].function
+
+
+feature_alpha_dropout_ = _FE['feature_alpha_dropout_'].function
+
+
+feature_dropout = _FE['feature_dropout'].function
+
+
+feature_dropout_ = _FE['feature_dropout_'].function
 
 
 fill = _FE['fill'].function
@@ -1882,6 +1970,9 @@ nanquantile = _FE['nanquantile'].function
 
 
 narrow = _FE['narrow'].function
+
+
+native_dropout = _FE['native_dropout'].function
 
 
 nonzero = _FE['nonzero'].function
@@ -2366,6 +2457,9 @@ class _Methods:
     def dot(self, tensor):
         return _call(_op_dot, (self, tensor)) if _state.slow else _op_dot.runner(_op_dot, (self, tensor))
 
+    def elu_(self, alpha=1, scale=1, input_scale=1):
+        return _call_inplace(_op_elu, (self, alpha, scale, input_scale))
+
     def eq(self, other):
         return _call(_op_eq_Tensor, (self, other)) if _state.slow else _op_eq_Tensor.runner(_op_eq_Tensor, (self, other))
 
@@ -2490,6 +2584,18 @@ class _Methods:
 
     greater_ = gt_
 
+    def hardshrink(self, lambd=0.5):
+        return _call(_op_hardshrink, (self, lambd)) if _state.slow else _op_hardshrink.runner(_op_hardshrink, (self, lambd))
+
+    def hardsigmoid_(self):
+        return _call_inplace(_op_hardsigmoid, (self,))
+
+    def hardswish_(self):
+        return _call_inplace(_op_hardswish, (self,))
+
+    def hardtanh_(self, min_val=-1, max_val=1):
+        return _call_inplace(_op_hardtanh, (self, min_val, max_val))
+
     def histc(self, bins=100, min=0, max=0):
         return _call(_op_histc, (self, bins, min, max)) if _state.slow else _op_histc.runner(_op_histc, (self, bins, min, max))
 
@@ -2580,6 +2686,9 @@ class _Methods:
         return _call_inplace(_op_le_Tensor, (self, other))
 
     less_equal_ = le_
+
+    def leaky_relu_(self, negative_slope=0.01):
+        return _call_inplace(_op_leaky_relu, (self, negative_slope))
 
     def lgamma(self):
         return _call(_op_lgamma, (self,)) if _state.slow else _op_lgamma.runner(_op_lgamma, (self,))
@@ -2692,6 +2801,9 @@ class _Methods:
 
     def minimum(self, other):
         return _call(_op_minimum, (self, other)) if _state.slow else _op_minimum.runner(_op_minimum, (self, other))
+
+    def mish_(self):
+        return _call_inplace(_op_mish, (self,))
 
     def mm(self, mat2):
         return _call(_op_mm, (self, mat2)) if _state.slow else _op_mm.runner(_op_mm, (self, mat2))
@@ -2868,6 +2980,9 @@ class _Methods:
     def signbit(self):
         return _call(_op_signbit, (self,)) if _state.slow else _op_signbit.runner(_op_signbit, (self,))
 
+    def silu_(self):
+        return _call_inplace(_op_silu, (self,))
+
     def sin(self):
         return _call(_op_sin, (self,)) if _state.slow else _op_sin.runner(_op_sin, (self,))
 
@@ -2941,6 +3056,9 @@ class _Methods:
 
     def tanh_(self):
         return _call_inplace(_op_tanh, (self,))
+
+    def threshold_(self, threshold, value):
+        return _call_inplace(_op_threshold, (self, threshold, value))
 
     def tile(self, *dims):
         dims = _shape(dims)
@@ -3522,6 +3640,8 @@ FUNCTIONS = (
     'affine_grid_generator',
     'all',
     'allclose',
+    'alpha_dropout',
+    'alpha_dropout_',
     'amax',
     'amin',
     'aminmax',
@@ -3553,6 +3673,7 @@ FUNCTIONS = (
     'atleast_3d',
     'baddbmm',
     'bernoulli',
+    'bilinear',
     'binary_cross_entropy_with_logits',
     'bincount',
     'bitwise_and',
@@ -3609,9 +3730,13 @@ FUNCTIONS = (
     'div',
     'divide',
     'dot',
+    'dropout',
+    'dropout_',
     'dsplit',
     'dstack',
     'einsum',
+    'embedding',
+    'embedding_renorm_',
     'empty',
     'empty_like',
     'empty_strided',
@@ -3624,6 +3749,10 @@ FUNCTIONS = (
     'exp2',
     'expm1',
     'eye',
+    'feature_alpha_dropout',
+    'feature_alpha_dropout_',
+    'feature_dropout',
+    'feature_dropout_',
     'fill',
     'fix',
     'flatten',
@@ -3652,6 +3781,7 @@ FUNCTIONS = (
     'grid_sampler_3d',
     'gru_cell',
     'gt',
+    'hardshrink',
     'heaviside',
     'hinge_embedding_loss',
     'histc',
@@ -3734,7 +3864,11 @@ FUNCTIONS = (
     'nanquantile',
     'nansum',
     'narrow',
+    'native_batch_norm',
     'native_channel_shuffle',
+    'native_dropout',
+    'native_group_norm',
+    'native_layer_norm',
     'ne',
     'neg',
     'negative',
@@ -3825,6 +3959,7 @@ FUNCTIONS = (
     'tensor',
     'tensor_split',
     'tensordot',
+    'threshold',
     'tile',
     'topk',
     'trace',

@@ -1,2 +1,253 @@
-"""(being written)"""
-__all__: list[str] = []
+"""Functional activations: thin calls of the registry ops (ember/_ops/activation.py and
+nn_activation.py), and the composites PyTorch also builds from other ops (prelu, rrelu, glu,
+tanhshrink, softsign, softmin, selu, celu, relu6)."""
+from __future__ import annotations
+
+import warnings
+
+from ember._core import dispatch
+from ember._core.checks import _check, _check_type
+from ember._core.dispatch import call, call_inplace
+from ember._core.registry import OPS
+
+__all__ = [
+    "celu", "celu_", "elu", "elu_", "gelu", "glu", "hardshrink", "hardsigmoid", "hardswish",
+    "hardtanh", "hardtanh_", "leaky_relu", "leaky_relu_", "log_softmax", "logsigmoid", "mish",
+    "prelu", "relu", "relu6", "relu_", "rrelu", "rrelu_", "selu", "selu_", "sigmoid", "silu",
+    "softmax", "softmin", "softplus", "softshrink", "softsign", "tanh", "tanhshrink",
+    "threshold", "threshold_",
+]
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+_RELU = OPS["relu"]
+_LEAKY_RELU = OPS["leaky_relu"]
+_ELU = OPS["elu"]
+_HARDTANH = OPS["hardtanh"]
+_THRESHOLD = OPS["threshold"]
+
+
+def _apply(op, args, inplace):
+    return call_inplace(op, args) if inplace else call(op, args)
+
+
+def threshold(input, threshold, value, inplace=False):
+    """Thresholds each element: input where input > threshold, else value."""
+    return _apply(_THRESHOLD, (input, threshold, value), inplace)
+
+
+def threshold_(input, threshold, value):
+    """In-place threshold."""
+    return call_inplace(_THRESHOLD, (input, threshold, value))
+
+
+def relu(input, inplace=False):
+    """max(input, 0) elementwise."""
+    return call_inplace(_RELU, (input,)) if inplace else call(_RELU, (input,))
+
+
+def relu_(input):
+    """In-place relu."""
+    return call_inplace(_RELU, (input,))
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """input clamped to [min_val, max_val]."""
+    _check_value_order(min_val, max_val)
+    return _apply(_HARDTANH, (input, min_val, max_val), inplace)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    """In-place hardtanh."""
+    _check_value_order(min_val, max_val)
+    return call_inplace(_HARDTANH, (input, min_val, max_val))
+
+
+def _check_value_order(min_val, max_val):
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+
+
+def relu6(input, inplace=False):
+    """min(max(input, 0), 6) elementwise."""
+    return _apply(_HARDTANH, (input, 0.0, 6.0), inplace)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """input where positive, else alpha * (exp(input) - 1)."""
+    return _apply(_ELU, (input, alpha, 1, 1), inplace)
+
+
+def elu_(input, alpha=1.0):
+    """In-place elu."""
+    return call_inplace(_ELU, (input, alpha, 1, 1))
+
+
+def selu(input, inplace=False):
+    """scale * elu(input, alpha) with SELU's fixed alpha and scale."""
+    return _apply(_ELU, (input, _SELU_ALPHA, _SELU_SCALE, 1), inplace)
+
+
+def selu_(input):
+    """In-place selu."""
+    return call_inplace(_ELU, (input, _SELU_ALPHA, _SELU_SCALE, 1))
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """max(0, input) + min(0, alpha * (exp(input / alpha) - 1))."""
+    _check(alpha != 0, "ZeroDivisionError")
+    return _apply(_ELU, (input, alpha, 1, 1.0 / alpha), inplace)
+
+
+def celu_(input, alpha=1.0):
+    """In-place celu."""
+    return celu(input, alpha, True)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """input where positive, else negative_slope * input."""
+    return _apply(_LEAKY_RELU, (input, negative_slope), inplace)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    """In-place leaky_relu."""
+    return call_inplace(_LEAKY_RELU, (input, negative_slope))
+
+
+def prelu(input, weight):
+    """leaky_relu with a learned slope per channel (dim 1), or one shared slope."""
+    _check_type(isinstance(weight, dispatch.Tensor), "prelu(): weight must be a Tensor")
+    channels = input.shape[1] if input.ndim >= 2 else 1
+    count = weight.numel()
+    _check(count == 1 or count == channels, lambda: (
+        f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+        f"{count} and channel size = {channels}."))
+    _check(weight.ndim <= 1, lambda: (
+        f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}"))
+    if count > 1 and input.ndim > 2:
+        weight = weight.reshape((channels,) + (1,) * (input.ndim - 2))
+    return input.where(input > 0, weight * input)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Randomized leaky ReLU: in training each negative element's slope is drawn uniformly
+    from [lower, upper] (through ember's uniform_, so the generator decides); otherwise the
+    slope is (lower + upper) / 2."""
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2, inplace)
+    slopes = input.detach().new_empty(input.shape).uniform_(lower, upper)
+    result = input.where(input >= 0, input * slopes)
+    if inplace:
+        return input.copy_(result)
+    return result
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    """In-place rrelu."""
+    return rrelu(input, lower, upper, training, True)
+
+
+def glu(input, dim=-1):
+    """The gated linear unit: a * sigmoid(b), a and b the halves of input along dim."""
+    _check(input.ndim > 0, "glu does not support scalars because halving size must be even")
+    size = input.shape[dim]
+    _check(size % 2 == 0, lambda: (
+        f"Halving dimension must be even, but dimension {dim % input.ndim} is size {size}"))
+    first, second = input.chunk(2, dim)
+    return first * second.sigmoid()
+
+
+def gelu(input, approximate="none"):
+    """input * Phi(input), Phi the standard normal CDF (approximate='tanh': its tanh
+    approximation)."""
+    return call(OPS["gelu"], (input, approximate))
+
+
+def logsigmoid(input):
+    """log(sigmoid(input)), stable for large |input|."""
+    return call(OPS["log_sigmoid"], (input,))
+
+
+def hardshrink(input, lambd=0.5):
+    """input where |input| > lambd, else 0."""
+    return call(OPS["hardshrink"], (input, lambd))
+
+
+def softshrink(input, lambd=0.5):
+    """input shrunk towards zero by lambd."""
+    return call(OPS["softshrink"], (input, lambd))
+
+
+def tanhshrink(input):
+    """input - tanh(input)."""
+    return input - input.tanh()
+
+
+def softsign(input):
+    """input / (1 + |input|)."""
+    return input / (input.abs() + 1)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """log(1 + exp(beta * input)) / beta (linear above threshold)."""
+    return call(OPS["softplus"], (input, beta, threshold))
+
+
+def sigmoid(input):
+    """1 / (1 + exp(-input))."""
+    return input.sigmoid()
+
+
+def tanh(input):
+    """Hyperbolic tangent."""
+    return input.tanh()
+
+
+def hardsigmoid(input, inplace=False):
+    """clamp(input / 6 + 1/2, 0, 1)."""
+    return _apply(OPS["hardsigmoid"], (input,), inplace)
+
+
+def hardswish(input, inplace=False):
+    """input * hardsigmoid(input)."""
+    return _apply(OPS["hardswish"], (input,), inplace)
+
+
+def silu(input, inplace=False):
+    """input * sigmoid(input)."""
+    return _apply(OPS["silu"], (input,), inplace)
+
+
+def mish(input, inplace=False):
+    """input * tanh(softplus(input))."""
+    return _apply(OPS["mish"], (input,), inplace)
+
+
+def _get_softmax_dim(name, ndim, stacklevel):
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+                  "to include dim=X as an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """exp(input) / sum(exp(input)) along dim (dtype: cast to it first)."""
+    if dim is None:
+        dim = _get_softmax_dim("softmax", input.ndim, _stacklevel)
+    return call(OPS["softmax.int"], (input, dim, dtype))
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """softmax(-input) along dim."""
+    if dim is None:
+        dim = _get_softmax_dim("softmin", input.ndim, _stacklevel)
+    if dtype is not None:
+        input = input.to(dtype)
+    return call(OPS["softmax.int"], (-input, dim, None))
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """log(softmax(input)) along dim, computed stably."""
+    if dim is None:
+        dim = _get_softmax_dim("log_softmax", input.ndim, _stacklevel)
+    return call(OPS["log_softmax.int"], (input, dim, dtype))

@@ -1,2 +1,151 @@
-"""(being written)"""
-__all__: list[str] = []
+"""Functional normalisation: batch_norm, instance_norm (batch norm of a (1, N*C, ...) view),
+layer_norm, group_norm (registry ops in ember/_ops/nn_norm.py), rms_norm and
+local_response_norm (composites, as in PyTorch)."""
+from __future__ import annotations
+
+from ember._core import dtype as dt
+from ember._core.checks import _check
+from ember._core.dispatch import call
+from ember._core.finfo import finfo
+from ember._core.registry import OPS
+from ember.autograd.grad_mode import is_grad_enabled
+
+__all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm", "local_response_norm",
+           "rms_norm"]
+
+_BATCH_NORM = OPS["native_batch_norm"]
+_LAYER_NORM = OPS["native_layer_norm"]
+_GROUP_NORM = OPS["native_group_norm"]
+_CAT = OPS["cat"]
+_HALF = (dt.float16, dt.bfloat16)
+
+
+def _verify_batch_size(size):
+    values = size[0]
+    for s in size[2:]:
+        values *= s
+    if values == 1:
+        raise ValueError("Expected more than 1 value per channel when training, got input "
+                         f"size {size}")
+
+
+def _verify_spatial_size(size):
+    values = 1
+    for s in size[2:]:
+        values *= s
+    if values == 1:
+        raise ValueError("Expected more than 1 spatial element when training, got input "
+                         f"size {size}")
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """Normalise each channel (dim 1) over the batch and the other dimensions; in training
+    with the batch's statistics (updating running_mean/running_var in place), otherwise with
+    the running ones."""
+    if training:
+        _verify_batch_size(input.shape)
+    for name, stats in (("running_mean", running_mean), ("running_var", running_var)):
+        _check(stats is None or not stats.requires_grad or not is_grad_enabled(), lambda name=name: (
+            f"The function 'native_batch_norm' is not differentiable with respect to argument "
+            f"'{name}'. This input cannot have requires_grad True."))
+    return call(_BATCH_NORM, (input, weight, bias, running_mean, running_var, training,
+                              momentum, eps))[0]
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    """Normalise each channel of each sample over its other dimensions."""
+    if use_input_stats:
+        _verify_spatial_size(input.shape)
+    batch, channels = input.shape[0], input.shape[1]
+    weight_ = None if weight is None else weight.repeat(batch)
+    bias_ = None if bias is None else bias.repeat(batch)
+    mean_ = None if running_mean is None else running_mean.repeat(batch)
+    var_ = None if running_var is None else running_var.repeat(batch)
+    flat = input.contiguous().view((1, batch * channels) + tuple(input.shape[2:]))
+    out = call(_BATCH_NORM, (flat, weight_, bias_, mean_, var_, use_input_stats, momentum,
+                             eps))[0]
+    if running_mean is not None and use_input_stats:
+        running_mean.detach().copy_(mean_.view(batch, channels).mean(0))
+    if running_var is not None and use_input_stats:
+        running_var.detach().copy_(var_.view(batch, channels).mean(0))
+    return out.view_as(input)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalise over the last len(normalized_shape) dimensions."""
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    return call(_LAYER_NORM, (input, list(normalized_shape), weight, bias, eps))[0]
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalise each group of channels of each sample."""
+    if input.ndim < 2:
+        raise RuntimeError("Expected at least 2 dimensions for input tensor but received "
+                           f"{input.ndim}")
+    batch, channels = input.shape[0], input.shape[1]
+    _verify_batch_size([batch * channels // num_groups, num_groups] + list(input.shape[2:]))
+    positions = 1
+    for s in input.shape[2:]:
+        positions *= s
+    return call(_GROUP_NORM, (input, weight, bias, batch, channels, positions, num_groups,
+                              eps))[0]
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """input / sqrt(mean(input**2) + eps) over the last len(normalized_shape) dimensions,
+    times weight; eps None means the dtype's machine epsilon."""
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    normalized_shape = tuple(normalized_shape)
+    count = len(normalized_shape)
+    _check(input.ndim >= count and tuple(input.shape[input.ndim - count:]) == normalized_shape,
+           lambda: (f"Given normalized_shape={list(normalized_shape)}, expected input with "
+                    f"shape [*, {', '.join(str(s) for s in normalized_shape)}], but got input "
+                    f"of size{list(input.shape)}"))
+    if weight is not None:
+        _check(tuple(weight.shape) == normalized_shape, lambda: (
+            f"Expected weight to be of same shape as normalized_shape, but got weight of "
+            f"shape {list(weight.shape)} and normalized_shape = {list(normalized_shape)}"))
+    wide = input.dtype in _HALF
+    x = input.float() if wide else input
+    if eps is None:
+        eps = finfo(x.dtype).eps
+    dims = list(range(input.ndim - count, input.ndim))
+    out = x * (x * x).mean(dims, keepdim=True).add(eps).rsqrt()
+    if wide:
+        out = out.to(input.dtype)
+    if weight is not None:
+        out = out * weight
+    return out
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """input / (k + alpha * mean of input**2 over `size` neighbouring channels) ** beta (the
+    window zero-padded at the ends and always divided by size)."""
+    if input.ndim < 3:
+        raise ValueError("Expected 3D or higher dimensionality input (got "
+                         f"{input.ndim} dimensions)")
+    if input.numel() == 0:
+        return input
+    squares = input * input
+    channels = input.shape[1]
+    before, after = size // 2, (size - 1) // 2
+    pad_shape = list(input.shape)
+    pieces = []
+    if before:
+        pad_shape[1] = before
+        pieces.append(squares.new_zeros(pad_shape))
+    pieces.append(squares)
+    if after:
+        pad_shape[1] = after
+        pieces.append(squares.new_zeros(pad_shape))
+    padded = call(_CAT, (pieces, 1)) if len(pieces) > 1 else squares
+    window = padded.narrow(1, 0, channels)
+    for offset in range(1, size):
+        window = window + padded.narrow(1, offset, channels)
+    div = (window * (alpha / size) + k).pow(beta)
+    return input / div
+

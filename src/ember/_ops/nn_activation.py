@@ -1,0 +1,236 @@
+"""Pointwise activations of `ember.nn.functional` that are single kernels in PyTorch (most live
+in `torch._C._nn`, so they are neither `ember.<name>` functions nor Tensor methods unless PyTorch
+has them there too): leaky_relu, elu (selu and celu are elu with fixed constants), gelu, silu,
+mish, hardtanh, hardsigmoid, hardswish, hardshrink, softshrink, softplus, threshold and
+log_sigmoid. relu, softmax and log_softmax are in activation.py; the composites (prelu, rrelu,
+glu, tanhshrink, softsign, softmin ...) are written in `ember/nn/_functional/activation.py`.
+
+Each derivative is written in ember ops so that second derivatives work. Ops that PyTorch also
+offers in place (leaky_relu_, elu_, hardtanh_) read the result, not the overwritten input.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ember._core.registry import OPS, register_op
+from ember._ops.grad_utils import where
+from ember._ops.pointwise import not_implemented_for
+
+_SELF = ("self",)
+_RESULT = ("result",)
+_SQRT_HALF = math.sqrt(0.5)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+_GELU_CUBIC = 0.044715
+
+
+def _floating(name, x):
+    if x.dtype.kind != "f":
+        not_implemented_for(name, x)
+
+
+def _scalar(x, value):
+    return x.dtype.type(value)
+
+
+def _options(**extra):
+    options = {"kind": "pointwise", "function": False, "method": False}
+    options.update(extra)
+    return options
+
+
+# --------------------------------------------------------------------------- leaky_relu
+
+@register_op("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor",
+             **_options(inplace=True), saves=_RESULT,
+             derivatives={"self": lambda c: where(c.result > 0, c.grad,
+                                                  c.grad * c.negative_slope)})
+def leaky_relu(xp, self, negative_slope=0.01):
+    """leaky_relu(input, negative_slope=0.01) -> Tensor: input where positive, else
+    negative_slope * input."""
+    _floating("leaky_relu_cpu", self)
+    return xp.where(self > 0, self, self * _scalar(self, negative_slope))
+
+
+# --------------------------------------------------------------------------- elu family
+
+def _elu_grad(c):
+    # From the result, which elu_ leaves in place of the input: below zero,
+    # d/dx alpha*scale*(exp(x*input_scale) - 1) = input_scale * (result + alpha*scale).
+    negative = c.grad * c.input_scale * (c.result + c.alpha * c.scale)
+    return where(c.result > 0, c.grad * c.scale, negative)
+
+
+@register_op("elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor",
+             **_options(inplace=True), saves=_RESULT, derivatives={"self": _elu_grad})
+def elu(xp, self, alpha=1, scale=1, input_scale=1):
+    """elu(input, alpha=1, scale=1, input_scale=1) -> Tensor: scale * input where positive,
+    else alpha * scale * (exp(input * input_scale) - 1)."""
+    _floating("elu_cpu", self)
+    negative = xp.expm1(self * _scalar(self, input_scale)) * _scalar(self, alpha * scale)
+    return xp.where(self > 0, self * _scalar(self, scale), negative)
+
+
+# --------------------------------------------------------------------------- gelu
+
+def _gelu_grad(c):
+    x = c.self
+    if c.approximate == "tanh":
+        inner = (x + _GELU_CUBIC * x * x * x) * _SQRT_2_OVER_PI
+        t = inner.tanh()
+        d_inner = (1 + 3 * _GELU_CUBIC * x * x) * _SQRT_2_OVER_PI
+        return c.grad * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * d_inner)
+    cdf = 0.5 * (1 + (x * _SQRT_HALF).erf())
+    pdf = (-0.5 * x * x).exp() * _INV_SQRT_2PI
+    return c.grad * (cdf + x * pdf)
+
+
+@register_op("gelu(Tensor self, *, str approximate='none') -> Tensor", **_options(),
+             saves=_SELF, derivatives={"self": _gelu_grad})
+def gelu(xp, self, approximate="none"):
+    """gelu(input, approximate='none') -> Tensor: input * Phi(input), Phi the standard normal
+    CDF; approximate='tanh' uses the tanh approximation."""
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    _floating("GeluKernelImpl", self)
+    half = _scalar(self, 0.5)
+    if approximate == "tanh":
+        inner = (self + _scalar(self, _GELU_CUBIC) * self * self * self) \
+            * _scalar(self, _SQRT_2_OVER_PI)
+        return half * self * (1 + xp.tanh(inner))
+    erf = OPS["erf"].raw_kernel(xp, self * _scalar(self, _SQRT_HALF)).astype(self.dtype)
+    return half * self * (1 + erf)
+
+
+# --------------------------------------------------------------------------- silu, mish
+
+def _silu_grad(c):
+    s = c.self.sigmoid()
+    return c.grad * s * (1 + c.self * (1 - s))
+
+
+@register_op("silu(Tensor self) -> Tensor", **_options(inplace=True), saves=_SELF,
+             derivatives={"self": _silu_grad})
+def silu(xp, self):
+    """silu(input) -> Tensor: input * sigmoid(input)."""
+    _floating("silu_cpu", self)
+    with np.errstate(over="ignore"):
+        return self / (1 + xp.exp(-self))
+
+
+def _mish_grad(c):
+    x = c.self
+    t = OPS["softplus"](x, 1, 20).tanh()
+    return c.grad * (t + x * x.sigmoid() * (1 - t * t))
+
+
+@register_op("mish(Tensor self) -> Tensor", **_options(inplace=True), saves=_SELF,
+             derivatives={"self": _mish_grad})
+def mish(xp, self):
+    """mish(input) -> Tensor: input * tanh(softplus(input))."""
+    _floating("mish_cpu", self)
+    return self * xp.tanh(xp.logaddexp(self, _scalar(self, 0)))
+
+
+# --------------------------------------------------------------------------- hard family
+
+@register_op("hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor",
+             **_options(inplace=True), saves=_RESULT,
+             derivatives={"self": lambda c: where((c.result <= c.min_val)
+                                                  | (c.result >= c.max_val), 0.0, c.grad)})
+def hardtanh(xp, self, min_val=-1, max_val=1):
+    """hardtanh(input, min_val=-1., max_val=1.) -> Tensor: input clamped to [min_val,
+    max_val]."""
+    if self.dtype.kind == "b":
+        not_implemented_for("hardtanh_cpu", self)
+    low, high = _scalar(self, min_val), _scalar(self, max_val)
+    return xp.where(self < low, low, xp.where(self > high, high, self))
+
+
+@register_op("hardsigmoid(Tensor self) -> Tensor", **_options(inplace=True), saves=_SELF,
+             derivatives={"self": lambda c: where((c.self > -3) & (c.self < 3),
+                                                  c.grad / 6, 0.0)})
+def hardsigmoid(xp, self):
+    """hardsigmoid(input) -> Tensor: clamp(input / 6 + 1/2, 0, 1)."""
+    _floating("hardsigmoid_cpu", self)
+    return xp.clip((self + _scalar(self, 3)) / _scalar(self, 6), 0, 1).astype(self.dtype)
+
+
+def _hardswish_grad(c):
+    x = c.self
+    return where(x < -3, 0.0, where(x <= 3, c.grad * (x / 3 + 0.5), c.grad))
+
+
+@register_op("hardswish(Tensor self) -> Tensor", **_options(inplace=True), saves=_SELF,
+             derivatives={"self": _hardswish_grad})
+def hardswish(xp, self):
+    """hardswish(input) -> Tensor: input * clamp(input + 3, 0, 6) / 6."""
+    _floating("hardswish_cpu", self)
+    return self * xp.clip(self + _scalar(self, 3), 0, 6).astype(self.dtype) / _scalar(self, 6)
+
+
+@register_op("hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor", kind="pointwise",
+             saves=_SELF, derivatives={"self": lambda c: where(
+                 (c.self >= -c.lambd) & (c.self <= c.lambd), 0.0, c.grad)})
+def hardshrink(xp, self, lambd=0.5):
+    """hardshrink(input, lambd=0.5) -> Tensor: input where |input| > lambd, else 0."""
+    _floating("hardshrink_cpu", self)
+    limit = _scalar(self, lambd)
+    return xp.where((self >= -limit) & (self <= limit), _scalar(self, 0), self)
+
+
+@register_op("softshrink(Tensor self, Scalar lambd=0.5) -> Tensor", **_options(),
+             saves=_SELF, derivatives={"self": lambda c: where(
+                 (c.self >= -c.lambd) & (c.self <= c.lambd), 0.0, c.grad)})
+def softshrink(xp, self, lambd=0.5):
+    """softshrink(input, lambd=0.5) -> Tensor: input shrunk towards 0 by lambd (0 within
+    [-lambd, lambd])."""
+    _floating("softshrink_cpu", self)
+    limit = _scalar(self, lambd)
+    # x * 0 in the middle: -0.0 and NaN come through as PyTorch's kernel gives them.
+    return xp.where(self > limit, self - limit,
+                    xp.where(self < -limit, self + limit, self * _scalar(self, 0)))
+
+
+# --------------------------------------------------------------------------- softplus
+
+def _softplus_grad(c):
+    scaled = c.self * c.beta
+    return where(scaled > c.threshold, c.grad, c.grad * scaled.sigmoid())
+
+
+@register_op("softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor",
+             **_options(), saves=_SELF, derivatives={"self": _softplus_grad})
+def softplus(xp, self, beta=1, threshold=20):
+    """softplus(input, beta=1, threshold=20) -> Tensor: log(1 + exp(beta * input)) / beta,
+    the identity where beta * input > threshold."""
+    _floating("softplus_cpu", self)
+    scaled = self * _scalar(self, beta)
+    smooth = xp.logaddexp(scaled, _scalar(self, 0)) / _scalar(self, beta)
+    return xp.where(scaled > _scalar(self, threshold), self, smooth)
+
+
+# --------------------------------------------------------------------------- threshold
+
+@register_op("threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor",
+             kind="pointwise", method=False, inplace=True, saves=_SELF,
+             derivatives={"self": lambda c: where(c.self <= c.threshold, 0.0, c.grad)})
+def threshold(xp, self, threshold, value):
+    """threshold(input, threshold, value) -> Tensor: input where input > threshold, else
+    value."""
+    if self.dtype.kind == "b":
+        not_implemented_for("threshold_cpu", self)
+    return xp.where(self <= threshold, xp.asarray(value).astype(self.dtype), self)
+
+
+# --------------------------------------------------------------------------- log_sigmoid
+
+@register_op("log_sigmoid(Tensor self) -> Tensor", **_options(), saves=_SELF,
+             derivatives={"self": lambda c: c.grad * (-c.self).sigmoid()})
+def log_sigmoid(xp, self):
+    """log_sigmoid(input) -> Tensor: log(1 / (1 + exp(-input))), computed without overflow."""
+    _floating("log_sigmoid_cpu", self)
+    zero = _scalar(self, 0)
+    return xp.minimum(self, zero) - xp.log1p(xp.exp(-xp.abs(self)))

@@ -1,0 +1,126 @@
+"""Dropout: `dropout`, `feature_dropout` (whole channels), `alpha_dropout` and
+`feature_alpha_dropout` (which keep a SELU network's mean and variance), their in-place forms,
+and `native_dropout` (output and keep-mask).
+
+NOTE [dropout noise]: as in PyTorch, the noise is `empty(shape).bernoulli_(1 - p)` (shape the
+input's, or (N, C, 1, ...) for the feature forms), so its random stream follows ember's
+bernoulli op and the generator; the result is input * noise / (1 - p) (a product, so autograd
+gives the gradient grad * noise / (1 - p), consistent with the mask). Out of training, with
+p == 0 or on an empty input the input itself is returned.
+"""
+from __future__ import annotations
+
+import math
+
+from ember._core import dispatch
+from ember._core.checks import _check
+from ember._core.registry import register_frontend
+
+# The SELU fixed point that alpha dropout keeps (-alpha' = -scale * alpha of SELU).
+_SELU_NEGATIVE = 1.7580993408473766
+
+
+def _check_p(p):
+    _check(0 <= p <= 1, lambda: f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _noise(input, p, feature):
+    if feature:
+        _check(input.ndim >= 2, lambda: (
+            "Feature dropout requires at least 2 dimensions in the input"))
+        shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
+        noise = input.new_empty(shape)
+    else:
+        noise = input.new_empty(input.shape)
+    return noise.bernoulli_(1 - p)
+
+
+def _dropout_impl(input, p, train, feature, alpha, inplace):
+    _check(isinstance(input, dispatch.Tensor), "dropout(): input must be a Tensor")
+    _check_p(p)
+    if p == 0 or not train or input.numel() == 0:
+        return input
+    if p == 1:
+        zeros = input.new_zeros(())
+        return input.mul_(zeros) if inplace else input * zeros
+    noise = _noise(input, p, feature)
+    if alpha:
+        a = 1.0 / math.sqrt((_SELU_NEGATIVE * _SELU_NEGATIVE * p + 1) * (1 - p))
+        shift = (noise - 1) * (_SELU_NEGATIVE * a) + _SELU_NEGATIVE * a * p
+        noise = noise * a
+        if inplace:
+            return input.mul_(noise).add_(shift)
+        return input * noise + shift
+    noise = noise / (1 - p)
+    return input.mul_(noise) if inplace else input * noise
+
+
+@register_frontend(method=False)
+def dropout(input, p, train):
+    """dropout(input, p, train) -> Tensor: in training, each element zeroed with probability
+    p and the rest scaled by 1 / (1 - p) (NOTE [dropout noise])."""
+    return _dropout_impl(input, p, train, False, False, False)
+
+
+@register_frontend(method=False)
+def dropout_(input, p, train):
+    """dropout_(input, p, train) -> Tensor: dropout written into input."""
+    return _dropout_impl(input, p, train, False, False, True)
+
+
+@register_frontend(method=False)
+def feature_dropout(input, p, train):
+    """feature_dropout(input, p, train) -> Tensor: whole channels (dim 1) zeroed with
+    probability p, the rest scaled by 1 / (1 - p)."""
+    return _dropout_impl(input, p, train, True, False, False)
+
+
+@register_frontend(method=False)
+def feature_dropout_(input, p, train):
+    """feature_dropout_(input, p, train) -> Tensor: feature_dropout written into input."""
+    return _dropout_impl(input, p, train, True, False, True)
+
+
+@register_frontend(method=False)
+def alpha_dropout(input, p, train):
+    """alpha_dropout(input, p, train) -> Tensor: dropout that keeps zero mean and unit
+    variance for SELU activations (dropped elements set to SELU's negative saturation, then an
+    affine correction)."""
+    return _dropout_impl(input, p, train, False, True, False)
+
+
+@register_frontend(method=False)
+def alpha_dropout_(input, p, train):
+    """alpha_dropout_(input, p, train) -> Tensor: alpha_dropout written into input."""
+    return _dropout_impl(input, p, train, False, True, True)
+
+
+@register_frontend(method=False)
+def feature_alpha_dropout(input, p, train):
+    """feature_alpha_dropout(input, p, train) -> Tensor: alpha dropout of whole channels."""
+    return _dropout_impl(input, p, train, True, True, False)
+
+
+@register_frontend(method=False)
+def feature_alpha_dropout_(input, p, train):
+    """feature_alpha_dropout_(input, p, train) -> Tensor: feature_alpha_dropout written into
+    input."""
+    return _dropout_impl(input, p, train, True, True, True)
+
+
+@register_frontend(method=False)
+def native_dropout(input, p, train):
+    """native_dropout(input, p, train) -> (Tensor, Tensor): the dropout output and the
+    boolean keep-mask (all True out of training)."""
+    _check_p(p)
+    if train is False:
+        return input.clone(), input.new_ones(input.shape, dtype=_bool())
+    if p == 1:
+        return input * input.new_zeros(()), input.new_zeros(input.shape, dtype=_bool())
+    mask = input.new_empty(input.shape).bernoulli_(1 - p)
+    return input * mask * (1.0 / (1 - p)), mask.bool()
+
+
+def _bool():
+    from ember._core import dtype as dt
+    return dt.bool

@@ -1,0 +1,360 @@
+"""Normalisation ops: native_batch_norm, native_layer_norm, native_group_norm and their
+backward ops (the backward ops are kernels, not compositions, because they run in every
+training step; they have no derivatives of their own, so these layers have neither second
+derivatives nor forward-mode AD, which ember derives from the backward's derivatives).
+
+All three normalise x to x_hat = (x - mean) * rstd over some axes, then scale and shift it.
+NOTE [normalisation gradient]: with dy = grad * weight and the means taken over the normalised
+axes, dx = rstd * (dy - mean(dy) - x_hat * mean(dy * x_hat)) (in eval mode batch norm's
+statistics are constants and dx = rstd * dy).
+
+NOTE [running statistics]: in training native_batch_norm writes the running mean and variance
+in place (new = (1 - momentum) * old + momentum * batch statistic), the variance being the
+unbiased one (n / (n - 1) times the biased variance used to normalise), as PyTorch does.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ember._core import dtype as dt
+from ember._core.checks import _check
+from ember._core.dispatch import call
+from ember._core.registry import OPS, register_op
+from ember._ops.pointwise import not_implemented_for
+
+_WIDEN = frozenset(np.dtype(d._np) for d in (dt.float16, dt.bfloat16))
+
+
+def _compute_dtype(name, x):
+    """The dtype the statistics are computed in: float32 for the half types."""
+    if x.dtype in _WIDEN:
+        return np.dtype(np.float32)
+    if x.dtype.kind != "f":
+        not_implemented_for(name, x)
+    return x.dtype
+
+
+def _normalize_grad(xp, dy, x_hat, rstd, axes):
+    """NOTE [normalisation gradient]; rstd broadcasts against dy."""
+    mean_dy = dy.mean(axis=axes, keepdims=True)
+    mean_dy_xhat = (dy * x_hat).mean(axis=axes, keepdims=True)
+    return (dy - mean_dy - x_hat * mean_dy_xhat) * rstd
+
+
+def _moments(xp, x, axes):
+    """(mean, biased variance) over `axes`, kept as size-1 dimensions.
+
+    Sums times 1/n rather than `mean` (which costs several times more on small arrays)."""
+    count = 1
+    for axis in axes:
+        count *= x.shape[axis]
+    scale = x.dtype.type(1 / count) if count else x.dtype.type(np.nan)
+    mean = xp.add.reduce(x, axis=axes, keepdims=True) * scale
+    centered = x - mean
+    centered *= centered
+    return mean, xp.add.reduce(centered, axis=axes, keepdims=True) * scale
+
+
+def _memo_grads(c, backward):
+    """The node's backward op runs once for all inputs (ctx.memo keeps its outputs)."""
+    if c.memo is None:
+        c.memo = backward(c)
+    return c.memo
+
+
+# --------------------------------------------------------------------------- batch norm
+
+def _channel_shape(ndim, channels):
+    return (1, channels) + (1,) * (ndim - 2)
+
+
+def _batch_axes(ndim):
+    return (0,) + tuple(range(2, ndim))
+
+
+def _batch_norm_checks(input, weight, bias, running_mean, running_var, training):
+    _check(input.ndim >= 2, lambda: (
+        f"batch_norm(): expected input with at least 2 dimensions, got {input.ndim}"))
+    channels = input.shape[1]
+    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
+                    ("running_var", running_var)):
+        _check(t is None or t.size == channels, lambda name=name, t=t: (
+            f"{name} should contain {channels} elements not {t.size}"))
+    _check(training or (running_mean is not None and running_var is not None),
+           "running_mean and running_var must be defined in evaluation mode")
+    return channels
+
+
+def _batch_norm_meta(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    arrays = [None if a is None else a._data
+              for a in (input, weight, bias, running_mean, running_var)]
+    channels = _batch_norm_checks(*arrays, training)
+    stats = (channels,) if training else (0,)
+    return [(tuple(input.shape), input._dtype), (stats, input._dtype),
+            (stats, input._dtype)]
+
+
+def _batch_norm_backward(c):
+    return call(OPS["native_batch_norm_backward"], (
+        c.grads[0], c.input, c.weight, c.running_mean, c.running_var, c.results[1],
+        c.results[2], c.training, c.eps, [True, c.weight is not None, True]))
+
+
+@register_op("native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, "
+             "Tensor? running_mean, Tensor? running_var, bool training, float momentum, "
+             "float eps) -> (Tensor, Tensor, Tensor)", kind="generic", method=False,
+             tags=("fp_errors",), meta=_batch_norm_meta,
+             saves=("input", "weight", "running_mean", "running_var", "result1", "result2"),
+             derivatives={
+                 "input": lambda c: _memo_grads(c, _batch_norm_backward)[0],
+                 "weight": lambda c: _memo_grads(c, _batch_norm_backward)[1],
+                 "bias": lambda c: _memo_grads(c, _batch_norm_backward)[2]})
+def native_batch_norm(xp, input, weight, bias, running_mean, running_var, training, momentum,
+                      eps):
+    """native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum,
+    eps) -> (output, save_mean, save_invstd): batch normalisation over every dimension but
+    the channels (dim 1). In training the batch's statistics normalise and update the running
+    ones in place; otherwise the running ones normalise (and save_mean/save_invstd are empty).
+    """
+    channels = _batch_norm_checks(input, weight, bias, running_mean, running_var, training)
+    compute_dtype = _compute_dtype("batch_norm", input)
+    x = input.astype(compute_dtype, copy=False)
+    shape = _channel_shape(x.ndim, channels)
+    if training:
+        axes = _batch_axes(x.ndim)
+        count = x.size // channels if channels else 0
+        mean, var = _moments(xp, x, axes)
+        mean, var = mean.reshape(channels), var.reshape(channels)
+        centered = x - mean.reshape(shape)
+        invstd = 1 / xp.sqrt(var + compute_dtype.type(eps))
+        if running_mean is not None:
+            running_mean *= 1 - momentum
+            running_mean += (momentum * mean).astype(running_mean.dtype)
+        if running_var is not None:
+            unbiased = var * (count / (count - 1)) if count > 1 else var * np.inf
+            running_var *= 1 - momentum
+            running_var += (momentum * unbiased).astype(running_var.dtype)
+        scale = invstd if weight is None else invstd * weight
+        out = centered * scale.reshape(shape).astype(compute_dtype, copy=False)
+        saved = (mean.astype(input.dtype), invstd.astype(input.dtype))
+    else:
+        invstd = 1 / xp.sqrt(running_var.astype(compute_dtype) + compute_dtype.type(eps))
+        scale = invstd if weight is None else invstd * weight
+        shift = -running_mean * scale
+        out = x * scale.reshape(shape).astype(compute_dtype, copy=False) \
+            + shift.reshape(shape).astype(compute_dtype, copy=False)
+        empty = xp.empty((0,), input.dtype)
+        saved = (empty, empty.copy())
+    if bias is not None:
+        out += bias.reshape(shape).astype(compute_dtype, copy=False)
+    return (out.astype(input.dtype, copy=False),) + saved
+
+
+def _batch_norm_backward_meta(grad_out, input, weight, running_mean, running_var, save_mean,
+                              save_invstd, train, eps, output_mask):
+    channels = (input.shape[1],)
+    return [(tuple(input.shape), input._dtype), (channels, input._dtype),
+            (channels, input._dtype)]
+
+
+@register_op("native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, "
+             "Tensor? running_mean, Tensor? running_var, Tensor? save_mean, "
+             "Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> "
+             "(Tensor, Tensor, Tensor)", kind="generic", function=False, method=False,
+             tags=("fp_errors",), meta=_batch_norm_backward_meta)
+def native_batch_norm_backward(xp, grad_out, input, weight, running_mean, running_var,
+                               save_mean, save_invstd, train, eps, output_mask):
+    """The gradients of native_batch_norm's output with respect to (input, weight, bias)."""
+    compute_dtype = _compute_dtype("batch_norm_backward", input)
+    x = input.astype(compute_dtype, copy=False)
+    g = grad_out.astype(compute_dtype, copy=False)
+    channels = x.shape[1]
+    shape = _channel_shape(x.ndim, channels)
+    axes = _batch_axes(x.ndim)
+    if train:
+        mean, invstd = save_mean, save_invstd
+    else:
+        mean = running_mean
+        invstd = 1 / xp.sqrt(running_var.astype(compute_dtype) + compute_dtype.type(eps))
+    mean = mean.reshape(shape).astype(compute_dtype, copy=False)
+    invstd = invstd.reshape(shape).astype(compute_dtype, copy=False)
+    x_hat = (x - mean) * invstd
+    dy = g if weight is None else g * weight.reshape(shape).astype(compute_dtype, copy=False)
+    if train:
+        grad_input = _normalize_grad(xp, dy, x_hat, invstd, axes)
+    else:
+        grad_input = dy * invstd
+    grad_weight = (g * x_hat).sum(axis=axes)
+    grad_bias = g.sum(axis=axes)
+    return (grad_input.astype(input.dtype, copy=False), grad_weight.astype(input.dtype),
+            grad_bias.astype(input.dtype))
+
+
+# --------------------------------------------------------------------------- layer norm
+
+def _layer_norm_checks(input, normalized_shape, weight, bias):
+    normalized_shape = tuple(normalized_shape)
+    count = len(normalized_shape)
+    _check(count >= 1, "Expected normalized_shape to be at least 1-dimensional, i.e., "
+           "containing at least one element, but got normalized_shape = []")
+    for name, t in (("weight", weight), ("bias", bias)):
+        _check(t is None or t.shape == normalized_shape, lambda name=name, t=t: (
+            f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
+            f"shape {list(t.shape)} and normalized_shape = {list(normalized_shape)}"))
+    _check(input.ndim >= count and input.shape[input.ndim - count:] == normalized_shape,
+           lambda: (f"Given normalized_shape={list(normalized_shape)}, expected input with "
+                    f"shape [*, {', '.join(str(s) for s in normalized_shape)}], but got "
+                    f"input of size{list(input.shape)}"))
+    return count
+
+
+def _layer_norm_meta(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    count = _layer_norm_checks(input._data, normalized_shape,
+                               None if weight is None else weight._data,
+                               None if bias is None else bias._data)
+    stats = tuple(input.shape[:input.ndim - count]) + (1,) * count
+    return [(tuple(input.shape), input._dtype), (stats, input._dtype), (stats, input._dtype)]
+
+
+def _layer_norm_backward(c):
+    return call(OPS["native_layer_norm_backward"], (
+        c.grads[0], c.input, c.normalized_shape, c.results[1], c.results[2], c.weight,
+        c.bias, [True, c.weight is not None, c.bias is not None]))
+
+
+@register_op("native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, "
+             "Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)", kind="generic",
+             method=False, tags=("fp_errors",), meta=_layer_norm_meta,
+             saves=("input", "weight", "bias", "result1", "result2"),
+             derivatives={
+                 "input": lambda c: _memo_grads(c, _layer_norm_backward)[0],
+                 "weight": lambda c: _memo_grads(c, _layer_norm_backward)[1],
+                 "bias": lambda c: _memo_grads(c, _layer_norm_backward)[2]})
+def native_layer_norm(xp, input, normalized_shape, weight, bias, eps):
+    """native_layer_norm(input, normalized_shape, weight, bias, eps) -> (output, mean, rstd):
+    normalisation over the last len(normalized_shape) dimensions."""
+    count = _layer_norm_checks(input, normalized_shape, weight, bias)
+    compute_dtype = _compute_dtype("LayerNormKernelImpl", input)
+    x = input.astype(compute_dtype, copy=False)
+    axes = tuple(range(x.ndim - count, x.ndim))
+    mean, var = _moments(xp, x, axes)
+    rstd = 1 / xp.sqrt(var + compute_dtype.type(eps))
+    out = x - mean
+    out *= rstd
+    if weight is not None:
+        out *= weight.astype(compute_dtype, copy=False)
+    if bias is not None:
+        out += bias.astype(compute_dtype, copy=False)
+    return (out.astype(input.dtype, copy=False), mean.astype(input.dtype, copy=False),
+            rstd.astype(input.dtype, copy=False))
+
+
+def _layer_norm_backward_meta(grad_out, input, normalized_shape, mean, rstd, weight, bias,
+                              output_mask):
+    shape = tuple(normalized_shape)
+    return [(tuple(input.shape), input._dtype), (shape, input._dtype), (shape, input._dtype)]
+
+
+@register_op("native_layer_norm_backward(Tensor grad_out, Tensor input, "
+             "SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, "
+             "Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", kind="generic",
+             function=False, method=False, tags=("fp_errors",),
+             meta=_layer_norm_backward_meta)
+def native_layer_norm_backward(xp, grad_out, input, normalized_shape, mean, rstd, weight, bias,
+                               output_mask):
+    """The gradients of native_layer_norm's output with respect to (input, weight, bias)."""
+    compute_dtype = _compute_dtype("LayerNormBackwardKernelImpl", input)
+    x = input.astype(compute_dtype, copy=False)
+    g = grad_out.astype(compute_dtype, copy=False)
+    count = len(normalized_shape)
+    axes = tuple(range(x.ndim - count, x.ndim))
+    lead = tuple(range(x.ndim - count))
+    rstd = rstd.astype(compute_dtype, copy=False)
+    x_hat = (x - mean.astype(compute_dtype, copy=False)) * rstd
+    dy = g if weight is None else g * weight.astype(compute_dtype, copy=False)
+    grad_input = _normalize_grad(xp, dy, x_hat, rstd, axes)
+    grad_weight = (g * x_hat).sum(axis=lead)
+    grad_bias = g.sum(axis=lead)
+    return (grad_input.astype(input.dtype, copy=False), grad_weight.astype(input.dtype),
+            grad_bias.astype(input.dtype))
+
+
+# --------------------------------------------------------------------------- group norm
+
+def _group_norm_checks(input, weight, bias, n, c, hxw, group):
+    _check(group > 0 and c % group == 0, lambda: (
+        f"Expected number of channels in input to be divisible by num_groups, but got input "
+        f"of shape {list(input.shape)} and num_groups={group}"))
+    for name, t in (("weight", weight), ("bias", bias)):
+        _check(t is None or (t.ndim == 1 and t.size == c), lambda name=name, t=t: (
+            f"Expected {name} to be a vector of size equal to the number of channels in "
+            f"input, but got {name} of shape {list(t.shape)} and input of shape "
+            f"{list(input.shape)}"))
+    _check(input.size == n * c * hxw, lambda: (
+        f"Expected the input of {n}x{c}x{hxw} elements, got {list(input.shape)}"))
+
+
+def _group_norm_meta(input, weight, bias, n, c, hxw, group, eps):
+    _group_norm_checks(input._data, None if weight is None else weight._data,
+                       None if bias is None else bias._data, n, c, hxw, group)
+    stats = (n, group)
+    return [(tuple(input.shape), input._dtype), (stats, input._dtype), (stats, input._dtype)]
+
+
+def _group_norm_backward(c):
+    return call(OPS["native_group_norm_backward"], (
+        c.grads[0], c.input, c.results[1], c.results[2], c.weight, c.N, c.C, c.HxW, c.group,
+        [True, c.weight is not None, True]))
+
+
+@register_op("native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, "
+             "SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)",
+             kind="generic", method=False, tags=("fp_errors",), meta=_group_norm_meta,
+             saves=("input", "weight", "result1", "result2"),
+             derivatives={
+                 "input": lambda c: _memo_grads(c, _group_norm_backward)[0],
+                 "weight": lambda c: _memo_grads(c, _group_norm_backward)[1],
+                 "bias": lambda c: _memo_grads(c, _group_norm_backward)[2]})
+def native_group_norm(xp, input, weight, bias, N, C, HxW, group, eps):
+    """native_group_norm(input, weight, bias, N, C, HxW, group, eps) -> (output, mean, rstd):
+    the channels split into `group` groups, each normalised over its channels and positions
+    per sample; mean and rstd have shape (N, group)."""
+    _group_norm_checks(input, weight, bias, N, C, HxW, group)
+    compute_dtype = _compute_dtype("GroupNormKernelImpl", input)
+    x = input.astype(compute_dtype, copy=False).reshape(N, group, -1)
+    mean, var = _moments(xp, x, (2,))
+    centered = x - mean
+    rstd = 1 / xp.sqrt(var + compute_dtype.type(eps))
+    out = (centered * rstd).reshape(N, C, HxW)
+    if weight is not None:
+        out *= weight.astype(compute_dtype, copy=False)[:, None]
+    if bias is not None:
+        out += bias.astype(compute_dtype, copy=False)[:, None]
+    return (out.reshape(input.shape).astype(input.dtype, copy=False),
+            mean.reshape(N, group).astype(input.dtype), rstd.reshape(N, group).astype(input.dtype))
+
+
+def _group_norm_backward_meta(grad_out, input, mean, rstd, weight, N, C, HxW, group,
+                              output_mask):
+    return [(tuple(input.shape), input._dtype), ((C,), input._dtype), ((C,), input._dtype)]
+
+
+@register_op("native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, "
+             "Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, "
+             "bool[3] output_mask) -> (Tensor, Tensor, Tensor)", kind="generic",
+             function=False, method=False, tags=("fp_errors",),
+             meta=_group_norm_backward_meta)
+def native_group_norm_backward(xp, grad_out, input, mean, rstd, weight, N, C, HxW, group,
+                               output_mask):
+    """The gradients of native_group_norm's output with respect to (input, weight, bias)."""
+    compute_dtype = _compute_dtype("GroupNormBackwardKernelImpl", input)
+    x = input.astype(compute_dtype, copy=False).reshape(N, group, -1)
+    g = grad_out.astype(compute_dtype, copy=False).reshape(N, C, HxW)
+    rstd = rstd.astype(compute_dtype, copy=False).reshape(N, group, 1)
+    x_hat = (x - mean.astype(compute_dtype, copy=False).reshape(N, group, 1)) * rstd
+    dy = g if weight is None else g * weight.astype(compute_dtype, copy=False)[:, None]
+    grad_input = _normalize_grad(xp, dy.reshape(N, group, -1), x_hat, rstd, (2,))
+    grad_weight = (g * x_hat.reshape(N, C, HxW)).sum(axis=(0, 2))
+    grad_bias = g.sum(axis=(0, 2))
+    return (grad_input.reshape(input.shape).astype(input.dtype, copy=False),
+            grad_weight.astype(input.dtype), grad_bias.astype(input.dtype))
