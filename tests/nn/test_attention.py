@@ -183,3 +183,13 @@ def test_mha_layout_and_errors():
     expected = _error(lambda: t(q, q, q, need_weights=False, is_causal=True))
     assert _error(lambda: e(to_ember(q), to_ember(q), to_ember(q), need_weights=False,
                             is_causal=True)) == expected
+
+
+def test_seeded_initialisation_is_torchs():
+    for kwargs in ({}, {"kdim": 3, "add_bias_kv": True}):
+        torch.manual_seed(0)
+        ember.manual_seed(0)
+        t = torch.nn.MultiheadAttention(4, 2, **kwargs)
+        e = ember.nn.MultiheadAttention(4, 2, **kwargs)
+        for (name, tp), ep in zip(t.named_parameters(), e.parameters()):
+            assert_close(ep, tp, rtol=0, atol=0, what=name)

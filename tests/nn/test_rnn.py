@@ -251,3 +251,14 @@ def test_top_level_cell_functions(name, gates, bias):
                                                                   if name == "lstm_cell" else
                                                                   [e_args[1]]), *e_args[2:4]))
     assert t_err is not None and e_err == t_err
+
+
+@pytest.mark.parametrize("build", [
+    lambda nn: nn.LSTM(3, 4, 2, bidirectional=True, proj_size=2),
+    lambda nn: nn.GRU(3, 4), lambda nn: nn.RNNCell(3, 4), lambda nn: nn.LSTMCell(3, 4)])
+def test_seeded_initialisation_is_torchs(build):
+    torch.manual_seed(0)
+    ember.manual_seed(0)
+    t, e = build(torch.nn), build(ember.nn)
+    for (name, tp), ep in zip(t.named_parameters(), e.parameters()):
+        assert_close(ep, tp, rtol=0, atol=0, what=name)

@@ -23,11 +23,7 @@ def _functional():
 
 
 def _linear(input, weight, bias):
-    linear = getattr(_functional(), "linear", None)
-    if linear is not None:
-        return linear(input, weight, bias)
-    out = ember.matmul(input, weight.t())   # TEMPORARY until F.linear lands on main
-    return out if bias is None else out + bias
+    return _functional().linear(input, weight, bias)
 
 
 def _dropout(input, p, training=True):

@@ -15,23 +15,7 @@ from ember.nn.parameter import Parameter
 
 __all__ = ["MultiheadAttention"]
 
-Linear = getattr(_linear_module, "Linear", None)
-if Linear is None:      # TEMPORARY: until the norm helper's Linear lands on main
-    class Linear(Module):
-        def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
-            super().__init__()
-            self.in_features, self.out_features = in_features, out_features
-            self.weight = Parameter(ember.empty((out_features, in_features), device=device,
-                                                dtype=dtype))
-            self.bias = Parameter(ember.zeros(out_features, device=device, dtype=dtype)) \
-                if bias else None
-
-        def extra_repr(self):
-            return (f"in_features={self.in_features}, out_features={self.out_features}, "
-                    f"bias={self.bias is not None}")
-
-        def forward(self, x):
-            return _attention._linear(x, self.weight, self.bias)
+Linear = _linear_module.Linear
 
 
 class NonDynamicallyQuantizableLinear(Linear):
