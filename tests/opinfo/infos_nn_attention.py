@@ -9,6 +9,14 @@ def _t(make, shape, dtype):
 
 
 def sdpa_samples(make, d):
+    # Tiny ones first: small enough for gradcheck's and gradgradcheck's budgets.
+    yield Sample((_t(make, (1, 2, 2), d), _t(make, (1, 3, 2), d), _t(make, (1, 3, 2), d)),
+                 name="tiny")
+    keep = np.array([[True, False, True], [False, False, False]])
+    yield Sample((_t(make, (1, 2, 2), d), _t(make, (1, 3, 2), d), _t(make, (1, 3, 2), d),
+                  T(keep)), {"scale": 0.7}, name="tiny masked")
+    yield Sample((_t(make, (1, 3, 2), d), _t(make, (1, 3, 2), d), _t(make, (1, 3, 1), d)),
+                 {"is_causal": True}, name="tiny causal")
     q, k, v = (2, 3, 4, 5), (2, 3, 6, 5), (2, 3, 6, 3)
     yield Sample((_t(make, q, d), _t(make, k, d), _t(make, v, d)), name="plain")
     yield Sample((_t(make, q, d), _t(make, k, d), _t(make, v, d)), {"scale": 0.25},
