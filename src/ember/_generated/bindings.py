@@ -98,10 +98,14 @@ _op_clamp_Tensor = _OPS['clamp.Tensor']
 _op_clamp_max_Tensor = _OPS['clamp_max.Tensor']
 _op_clamp_min_Tensor = _OPS['clamp_min.Tensor']
 _op_clone = _OPS['clone']
+_op_col2im = _OPS['col2im']
 _op_column_stack = _OPS['column_stack']
 _op_combinations = _OPS['combinations']
 _op_conj = _OPS['conj']
 _op_conj_physical = _OPS['conj_physical']
+_op_constant_pad_nd = _OPS['constant_pad_nd']
+_op_convolution = _OPS['convolution']
+_op_convolution_backward = _OPS['convolution_backward']
 _op_copy = _OPS['copy']
 _op_copysign_Tensor = _OPS['copysign.Tensor']
 _op_cos = _OPS['cos']
@@ -186,6 +190,7 @@ _op_histc = _OPS['histc']
 _op_hstack = _OPS['hstack']
 _op_hypot = _OPS['hypot']
 _op_i0 = _OPS['i0']
+_op_im2col = _OPS['im2col']
 _op_imag = _OPS['imag']
 _op_index_Tensor = _OPS['index.Tensor']
 _op_index_add = _OPS['index_add']
@@ -329,12 +334,24 @@ _op_range_step = _OPS['range.step']
 _op_ravel = _OPS['ravel']
 _op_real = _OPS['real']
 _op_reciprocal = _OPS['reciprocal']
+_op_reflection_pad1d = _OPS['reflection_pad1d']
+_op_reflection_pad1d_backward = _OPS['reflection_pad1d_backward']
+_op_reflection_pad2d = _OPS['reflection_pad2d']
+_op_reflection_pad2d_backward = _OPS['reflection_pad2d_backward']
+_op_reflection_pad3d = _OPS['reflection_pad3d']
+_op_reflection_pad3d_backward = _OPS['reflection_pad3d_backward']
 _op_relu = _OPS['relu']
 _op_remainder_Tensor = _OPS['remainder.Tensor']
 _op_repeat = _OPS['repeat']
 _op_repeat_interleave_Tensor = _OPS['repeat_interleave.Tensor']
 _op_repeat_interleave_self_Tensor = _OPS['repeat_interleave.self_Tensor']
 _op_repeat_interleave_self_int = _OPS['repeat_interleave.self_int']
+_op_replication_pad1d = _OPS['replication_pad1d']
+_op_replication_pad1d_backward = _OPS['replication_pad1d_backward']
+_op_replication_pad2d = _OPS['replication_pad2d']
+_op_replication_pad2d_backward = _OPS['replication_pad2d_backward']
+_op_replication_pad3d = _OPS['replication_pad3d']
+_op_replication_pad3d_backward = _OPS['replication_pad3d_backward']
 _op_reshape = _OPS['reshape']
 _op_reshape_as = _OPS['reshape_as']
 _op_roll = _OPS['roll']
@@ -784,6 +801,28 @@ def conj_physical(input, *, out=None):
     if out is None:
         return _call(_op_conj_physical, (input,)) if _state.slow else _op_conj_physical.runner(_op_conj_physical, (input,))
     return _call_out(_op_conj_physical, (input,), out)
+
+
+def constant_pad_nd(input, pad, value=0, *, out=None):
+    if type(pad) is int:
+        raise TypeError("constant_pad_nd(): argument 'pad' (position 2) must be tuple of ints, not int")
+    if out is None:
+        return _call(_op_constant_pad_nd, (input, pad, value)) if _state.slow else _op_constant_pad_nd.runner(_op_constant_pad_nd, (input, pad, value))
+    return _call_out(_op_constant_pad_nd, (input, pad, value), out)
+
+
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, *, out=None):
+    if type(stride) is int:
+        raise TypeError("convolution(): argument 'stride' (position 4) must be tuple of ints, not int")
+    if type(padding) is int:
+        raise TypeError("convolution(): argument 'padding' (position 5) must be tuple of ints, not int")
+    if type(dilation) is int:
+        raise TypeError("convolution(): argument 'dilation' (position 6) must be tuple of ints, not int")
+    if type(output_padding) is int:
+        raise TypeError("convolution(): argument 'output_padding' (position 8) must be tuple of ints, not int")
+    if out is None:
+        return _call(_op_convolution, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)) if _state.slow else _op_convolution.runner(_op_convolution, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups))
+    return _call_out(_op_convolution, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups), out)
 
 
 def copysign(input, other, *, out=None):
@@ -1793,6 +1832,24 @@ chain_matmul = _FE['chain_matmul'].function
 
 
 conj = _FE['conj'].function
+
+
+conv1d = _FE['conv1d'].function
+
+
+conv2d = _FE['conv2d'].function
+
+
+conv3d = _FE['conv3d'].function
+
+
+conv_transpose1d = _FE['conv_transpose1d'].function
+
+
+conv_transpose2d = _FE['conv_transpose2d'].function
+
+
+conv_transpose3d = _FE['conv_transpose3d'].function
 
 
 cosine_embedding_loss = _FE['cosine_embedding_loss'].function
@@ -3706,6 +3763,14 @@ FUNCTIONS = (
     'concatenate',
     'conj',
     'conj_physical',
+    'constant_pad_nd',
+    'conv1d',
+    'conv2d',
+    'conv3d',
+    'conv_transpose1d',
+    'conv_transpose2d',
+    'conv_transpose3d',
+    'convolution',
     'copysign',
     'cos',
     'cosh',

@@ -1,2 +1,13 @@
-"""(being written)"""
-__all__: list[str] = []
+"""Convolutions: conv1d..conv3d and conv_transpose1d..conv_transpose3d are `ember.conv2d`
+and friends (their frontends live in ember/_ops/nn_conv_api.py, the kernel in nn_conv.py)."""
+from ember._ops.nn_conv_api import (
+    conv1d,
+    conv2d,
+    conv3d,
+    conv_transpose1d,
+    conv_transpose2d,
+    conv_transpose3d,
+)
+
+__all__: list[str] = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+                      "conv_transpose3d"]

@@ -1,0 +1,373 @@
+"""Convolutions: `convolution` (every conv1d..conv_transpose3d lands here) and
+`convolution_backward` (its gradients, itself differentiable for double backward).
+
+NOTE [convolution as one matmul per group]: a convolution is lowered onto BLAS. The padded
+input is seen through a strided window view (N, C, *out, *kernel) and copied once into a
+column matrix (groups, C/g * prod(kernel), N * prod(out)) whose rows are long runs of output
+positions; one batched matmul with the weight (groups, O/g, C/g * prod(kernel)) gives every
+output. The way back (the input's gradient, and the forward of a transposed convolution)
+multiplies by the weight's transpose and folds the columns back by looping over the kernel
+offsets only (prod(kernel) strided slice additions), so no Python loop runs over pixels,
+channels or batch, and no unbuffered scatter (np.add.at) is needed. The weight's gradient is
+one more batched matmul against the same column matrix. float16/bfloat16 are computed in
+float32 and rounded once, as PyTorch's CPU kernels do.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ember._core import dtype as dt
+from ember._core.checks import _check, _check_not_implemented
+from ember._core.dispatch import call
+from ember._core.registry import OPS, register_op
+from ember._core.threads import intra_op_threads
+from ember._ops import nn_conv_winograd as winograd
+from ember._ops.linalg import cxx
+
+_HALF = frozenset(np.dtype(d._np) for d in (dt.float16, dt.bfloat16))
+
+
+# --------------------------------------------------------------------------- array kernels
+
+def _compute_dtype(np_dtype):
+    return np.dtype(np.float32) if np_dtype in _HALF else np_dtype
+
+
+def _zero_padded(xp, x, padding):
+    """x (N, C, *spatial) with `padding` zeros on both sides of each spatial dim."""
+    if not any(padding):
+        return x
+    shape = x.shape[:2] + tuple(s + 2 * p for s, p in zip(x.shape[2:], padding))
+    out = xp.zeros(shape, x.dtype)
+    out[(Ellipsis,) + tuple(slice(p, p + s) for p, s in zip(padding, x.shape[2:]))] = x
+    return out
+
+
+def _columns(xp, x_padded, kernel, stride, dilation, out_size, groups):
+    """The column matrix (groups, C/g * prod(kernel), N * prod(out)) of a padded input
+    (NOTE [convolution as one matmul per group])."""
+    n, c = x_padded.shape[:2]
+    strides = x_padded.strides
+    spatial = strides[2:]
+    window = xp.lib.stride_tricks.as_strided(
+        x_padded,
+        (n, groups, c // groups) + tuple(kernel) + tuple(out_size),
+        (strides[0], strides[1] * (c // groups), strides[1])
+        + tuple(s * d for s, d in zip(spatial, dilation))
+        + tuple(s * st for s, st in zip(spatial, stride)),
+        writeable=False)
+    d = len(kernel)
+    # (g, C/g, *kernel, N, *out): rows are (channel, offset), columns (image, position).
+    order = (1, 2) + tuple(range(3, 3 + d)) + (0,) + tuple(range(3 + d, 3 + 2 * d))
+    cols = xp.ascontiguousarray(window.transpose(order))
+    return cols.reshape(groups, (c // groups) * math.prod(kernel), n * math.prod(out_size))
+
+
+def _by_group(xp, t, groups):
+    """(N, C, *spatial) -> (groups, C/g, N * prod(spatial)), contiguous."""
+    n, c = t.shape[:2]
+    size = math.prod(t.shape[2:])
+    t = t.reshape(n, groups, c // groups, size).transpose(1, 2, 0, 3)
+    return xp.ascontiguousarray(t).reshape(groups, c // groups, n * size)
+
+
+def _from_groups(xp, t, n, out_size):
+    """(groups, C/g, N * prod(out)) -> (N, C, *out), contiguous."""
+    g, cg = t.shape[:2]
+    t = t.reshape(g * cg, n, math.prod(out_size)).transpose(1, 0, 2)
+    return xp.ascontiguousarray(t).reshape((n, g * cg) + tuple(out_size))
+
+
+def _weight_matrices(weight, groups):
+    """(O, C/g, *kernel) -> (groups, O/g, C/g * prod(kernel))."""
+    return weight.reshape(groups, weight.shape[0] // groups, math.prod(weight.shape[1:]))
+
+
+def _out_size(in_size, kernel, stride, padding, dilation):
+    return tuple((i + 2 * p - d * (k - 1) - 1) // s + 1
+                 for i, k, s, p, d in zip(in_size, kernel, stride, padding, dilation))
+
+
+def _transposed_size(in_size, kernel, stride, padding, dilation, output_padding):
+    return tuple((i - 1) * s - 2 * p + d * (k - 1) + op + 1 for i, k, s, p, d, op in
+                 zip(in_size, kernel, stride, padding, dilation, output_padding))
+
+
+def _use_winograd(weight_shape, stride, dilation, groups, batch, out_size):
+    """NOTE [Winograd F(2x2, 3x3)] pays off once the products are large: enough channels
+    and output tiles for the transforms to cost less than the multiplications they save.
+    Only with one BLAS thread: its 16 smaller products each synchronise the BLAS threads,
+    which cost more than the saved work when cores are shared (measured in
+    benchmarks/bench_conv.py at 2 threads)."""
+    return (intra_op_threads() == 1
+            and winograd.applicable(weight_shape, stride, dilation, groups)
+            and weight_shape[0] * weight_shape[1] >= winograd.MIN_CHANNEL_PRODUCT
+            and batch * ((out_size[0] + 1) // 2) * ((out_size[1] + 1) // 2)
+            >= winograd.MIN_TILES)
+
+
+def conv_forward(xp, x, weight, stride, padding, dilation, groups):
+    """y[n, o] = sum over c in o's group and kernel offsets of x_pad * weight (no bias)."""
+    kernel = weight.shape[2:]
+    out_size = _out_size(x.shape[2:], kernel, stride, padding, dilation)
+    if x.ndim == 4 and x.dtype.kind == "f" and _use_winograd(
+            weight.shape, stride, dilation, groups, x.shape[0], out_size):
+        return winograd.conv3x3(xp, x, weight, padding)
+    cols = _columns(xp, _zero_padded(xp, x, padding), kernel, stride, dilation, out_size,
+                    groups)
+    w = _weight_matrices(weight, groups)
+    return _from_groups(xp, xp.matmul(w, cols), x.shape[0], out_size)
+
+
+def conv_input_grad(xp, grad, weight, in_size, stride, padding, dilation, groups):
+    """The gradient of conv_forward with respect to its input of spatial size `in_size`
+    (also the forward of the transposed convolution): weight^T @ grad, folded back."""
+    kernel = tuple(weight.shape[2:])
+    n = grad.shape[0]
+    out_size = grad.shape[2:]
+    if grad.ndim == 4 and grad.dtype.kind == "f" and max(padding) <= 2 and _use_winograd(
+            weight.shape, stride, dilation, groups, n, in_size):
+        return winograd.conv3x3_input_grad(xp, grad, weight, in_size, padding)
+    w = _weight_matrices(weight, groups)
+    cols = xp.matmul(w.transpose(0, 2, 1), _by_group(xp, grad, groups))
+    channels = weight.shape[1] * groups
+    cols = cols.reshape((channels,) + kernel + (n,) + tuple(out_size))
+    padded = tuple(i + 2 * p for i, p in zip(in_size, padding))
+    # Channel-first accumulator so each addition reads its slice contiguously.
+    acc = xp.zeros((channels, n) + padded, cols.dtype)
+    for offset in np.ndindex(*kernel):
+        target = (slice(None), slice(None)) + tuple(
+            slice(k * d, k * d + s * (o - 1) + 1, s)
+            for k, d, s, o in zip(offset, dilation, stride, out_size))
+        acc[target] += cols[(slice(None),) + offset]
+    crop = (slice(None), slice(None)) + tuple(slice(p, p + i) for p, i in zip(padding, in_size))
+    return xp.ascontiguousarray(acc[crop].swapaxes(0, 1))
+
+
+def conv_weight_grad(xp, x, grad, kernel, stride, padding, dilation, groups):
+    """The gradient of conv_forward with respect to its weight (O, C/g, *kernel)."""
+    if x.ndim == 4 and x.dtype.kind == "f" and _use_winograd(
+            (grad.shape[1], x.shape[1]) + tuple(kernel), stride, dilation, groups, x.shape[0],
+            grad.shape[2:]):
+        return winograd.conv3x3_weight_grad(xp, x, grad, padding)
+    cols = _columns(xp, _zero_padded(xp, x, padding), kernel, stride, dilation,
+                    grad.shape[2:], groups)
+    g = _by_group(xp, grad, groups)
+    out = xp.matmul(g, cols.transpose(0, 2, 1))
+    return out.reshape((g.shape[0] * g.shape[1], x.shape[1] // groups) + tuple(kernel))
+
+
+# --------------------------------------------------------------------------- checks
+
+def _dims(shape):
+    return "x".join(str(s) for s in shape)
+
+
+def check_conv_args(input, weight, bias_shape, stride, padding, dilation, transposed,
+                    output_padding, groups):
+    """PyTorch's argument checks of a convolution over anything with shape/ndim/dtype."""
+    d = weight.ndim - 2
+    for name, values in (("stride", stride), ("padding", padding), ("dilation", dilation),
+                         ("output_padding", output_padding)):
+        _check(len(values) == d or len(values) == 1, lambda: (
+            f"expected {name} to be a single integer value or a list of {d} values to match "
+            f"the convolution dimensions, but got {name}={list(values)}"))
+    stride, padding, dilation = _expand(stride, d), _expand(padding, d), _expand(dilation, d)
+    output_padding = _expand(output_padding, d)
+    _check(all(s > 0 for s in stride), "non-positive stride is not supported")
+    _check(all(p >= 0 for p in padding), "negative padding is not supported")
+    _check(all(p >= 0 for p in output_padding), "negative output_padding is not supported")
+    _check(all(v > 0 for v in dilation), "non-positive dilation is not supported")
+    _check(groups > 0, "non-positive groups is not supported")
+    _check(input.ndim == weight.ndim, lambda: (
+        f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight "
+        f"{list(weight.shape)}, but got {input.ndim}-dimensional input of size "
+        f"{list(input.shape)} instead"))
+    _check(input.dtype == weight.dtype, lambda: (
+        f"expected scalar type {dt.NP_TO_DTYPE[np.dtype(input.dtype)]._cpp_name} but found "
+        f"{dt.NP_TO_DTYPE[np.dtype(weight.dtype)]._cpp_name}"))
+    _check(weight.shape[0] % groups == 0, lambda: (
+        f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
+        f"but got weight of size [{list(weight.shape)}] instead"))
+    if transposed:
+        _check(input.shape[1] == weight.shape[0], lambda: (
+            f"Given transposed=1, weight of size {list(weight.shape)}, expected input"
+            f"{list(input.shape)} to have {weight.shape[0]} channels, but got "
+            f"{input.shape[1]} channels instead"))
+        out_channels = weight.shape[1] * groups
+    else:
+        _check(input.shape[1] == weight.shape[1] * groups, lambda: (
+            f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
+            f"{list(input.shape)} to have {weight.shape[1] * groups} channels, but got "
+            f"{input.shape[1]} channels instead"))
+        out_channels = weight.shape[0]
+    if bias_shape is not None:
+        _check(len(bias_shape) == 1 and bias_shape[0] == out_channels, lambda: (
+            ("Given transposed=1, " if transposed else "Given ")
+            + f"weight of size {list(weight.shape)}, expected bias to be 1-dimensional with "
+            f"{out_channels} elements, but got bias of size {list(bias_shape)} instead"))
+    kernel = weight.shape[2:]
+    if transposed:
+        for op, s, dl in zip(output_padding, stride, dilation):
+            _check(op < s or op < dl, lambda: (
+                "output padding must be smaller than either stride or dilation, but got "
+                f"output_padding={list(output_padding)} stride={list(stride)} "
+                f"dilation={list(dilation)}"))
+        return (input.shape[0], out_channels) + _transposed_size(
+            input.shape[2:], kernel, stride, padding, dilation, output_padding)
+    padded = tuple(i + 2 * p for i, p in zip(input.shape[2:], padding))
+    dilated = tuple(dl * (k - 1) + 1 for k, dl in zip(kernel, dilation))
+    _check(all(p >= k for p, k in zip(padded, dilated)), lambda: (
+        f"Calculated padded input size per channel: ({_dims(padded)}). Kernel size: "
+        f"({_dims(dilated)}). Kernel size can't be greater than actual input size"))
+    return (input.shape[0], out_channels) + _out_size(input.shape[2:], kernel, stride,
+                                                      padding, dilation)
+
+
+def _expand(values, d):
+    return tuple(values) * d if len(values) == 1 else tuple(values)
+
+
+def _bias_check(input, bias):
+    if bias is not None:
+        _check(bias.dtype == input.dtype, lambda: (
+            f"Input type ({cxx(input.dtype)}) and bias type ({cxx(bias.dtype)}) should be "
+            "the same"))
+
+
+# --------------------------------------------------------------------------- convolution
+
+def _conv_meta(input, weight, bias, stride, padding, dilation, transposed, output_padding,
+               groups):
+    shape = check_conv_args(input._data, weight._data, None if bias is None else bias.shape,
+                            stride, padding, dilation, transposed, output_padding, groups)
+    _bias_check(input._data, None if bias is None else bias._data)
+    return shape, input._dtype
+
+
+def _conv_grads(ctx):
+    """(grad_input, grad_weight, grad_bias), one convolution_backward for the node's inputs
+    that need them."""
+    if ctx.memo is None:
+        node = ctx._node
+        wanted = {meta[0] for meta, edge in zip(node._input_meta, node.next_functions)
+                  if edge is not None}
+        weight = ctx.weight
+        out_channels = weight.shape[1] * ctx.groups if ctx.transposed else weight.shape[0]
+        ctx.memo = call(OPS["convolution_backward"], (
+            ctx.grad, ctx.input, weight, [out_channels], ctx.stride, ctx.padding,
+            ctx.dilation, ctx.transposed, ctx.output_padding, ctx.groups,
+            ["input" in wanted, "weight" in wanted, "bias" in wanted]))
+    return ctx.memo
+
+
+@register_op("convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, "
+             "SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, "
+             "SymInt groups) -> Tensor", method=False, meta=_conv_meta,
+             saves=("input", "weight"), tags=("fp_errors",),
+             derivatives={"input": lambda c: _conv_grads(c)[0],
+                          "weight": lambda c: _conv_grads(c)[1],
+                          "bias": lambda c: _conv_grads(c)[2]})
+def convolution(xp, input, weight, bias, stride, padding, dilation, transposed, output_padding,
+                groups):
+    """convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
+    groups) -> Tensor: the N-d (transposed) convolution every conv function reduces to."""
+    check_conv_args(input, weight, None if bias is None else bias.shape, stride, padding,
+                    dilation, transposed, output_padding, groups)
+    _bias_check(input, bias)
+    d = weight.ndim - 2
+    _check_not_implemented(input.dtype.kind != "b", lambda: (
+        f'"slow_conv{d}d_cpu" not implemented for \'Bool\''))
+    stride, padding, dilation = _expand(stride, d), _expand(padding, d), _expand(dilation, d)
+    result_dtype = input.dtype
+    compute = _compute_dtype(result_dtype)
+    x, w = input.astype(compute, copy=False), weight.astype(compute, copy=False)
+    if transposed:
+        in_size = _transposed_size(x.shape[2:], w.shape[2:], stride, padding, dilation,
+                                   _expand(output_padding, d))
+        out = conv_input_grad(xp, x, w, in_size, stride, padding, dilation, groups)
+    else:
+        out = conv_forward(xp, x, w, stride, padding, dilation, groups)
+    if bias is not None:
+        out += bias.astype(compute, copy=False).reshape((-1,) + (1,) * d)
+    return out.astype(result_dtype, copy=False)
+
+
+# --------------------------------------------------------------------------- backward
+
+def _backward_meta(grad_output, input, weight, bias_sizes, stride, padding, dilation,
+                   transposed, output_padding, groups, output_mask):
+    return [(tuple(input.shape), input._dtype), (tuple(weight.shape), weight._dtype),
+            (tuple(bias_sizes or (0,)), grad_output._dtype)]
+
+
+def _double_backward_grad_output(ctx):
+    """d(grad_output): the convolution of each incoming gradient with the other factor."""
+    gg_input, gg_weight, gg_bias = ctx.grads
+    args = (ctx.stride, ctx.padding, ctx.dilation, ctx.transposed, ctx.output_padding,
+            ctx.groups)
+    conv = OPS["convolution"]
+    total = None
+    if gg_input is not None:
+        total = call(conv, (gg_input, ctx.weight, None) + args)
+    if gg_weight is not None:
+        term = call(conv, (ctx.input, gg_weight, None) + args)
+        total = term if total is None else total + term
+    if gg_bias is not None:
+        term = gg_bias.reshape((-1,) + (1,) * (ctx.weight.ndim - 2))
+        total = term if total is None else total + term
+    return total
+
+
+def _double_backward_other(ctx, which):
+    """d(input) pairs the weight's incoming gradient with grad_output, d(weight) the input's."""
+    incoming = ctx.grads[1 if which == 0 else 0]
+    if incoming is None:
+        return None
+    mask = [which == 0, which == 1, False]
+    input, weight = (ctx.input, incoming) if which == 0 else (incoming, ctx.weight)
+    return call(OPS["convolution_backward"], (
+        ctx.grad_output, input, weight, None, ctx.stride, ctx.padding, ctx.dilation,
+        ctx.transposed, ctx.output_padding, ctx.groups, mask))[which]
+
+
+@register_op("convolution_backward(Tensor grad_output, Tensor input, Tensor weight, "
+             "SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, "
+             "bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) "
+             "-> (Tensor, Tensor, Tensor)", method=False, function=False,
+             meta=_backward_meta, tags=("fp_errors",),
+             derivatives={"grad_output": _double_backward_grad_output,
+                          "input": lambda c: _double_backward_other(c, 0),
+                          "weight": lambda c: _double_backward_other(c, 1)})
+def convolution_backward(xp, grad_output, input, weight, bias_sizes, stride, padding, dilation,
+                         transposed, output_padding, groups, output_mask):
+    """convolution_backward(grad_output, input, weight, bias_sizes, ...) -> (grad_input,
+    grad_weight, grad_bias): the gradients `output_mask` asks for (None for the others)."""
+    d = weight.ndim - 2
+    stride, padding, dilation = _expand(stride, d), _expand(padding, d), _expand(dilation, d)
+    compute = _compute_dtype(input.dtype)
+    g = grad_output.astype(compute, copy=False)
+    x, w = input.astype(compute, copy=False), weight.astype(compute, copy=False)
+    kernel = w.shape[2:]
+    grad_input = grad_weight = grad_bias = None
+    if output_mask[0]:
+        if transposed:
+            grad_input = conv_forward(xp, g, w, stride, padding, dilation, groups)
+        else:
+            grad_input = conv_input_grad(xp, g, w, x.shape[2:], stride, padding, dilation,
+                                         groups)
+        grad_input = grad_input.astype(input.dtype, copy=False)
+    if output_mask[1]:
+        if transposed:
+            # The transposed convolution is the input-gradient of a convolution from its
+            # output to its input: the weight's gradient swaps the two roles.
+            grad_weight = conv_weight_grad(xp, g, x, kernel, stride, padding, dilation, groups)
+        else:
+            grad_weight = conv_weight_grad(xp, x, g, kernel, stride, padding, dilation, groups)
+        grad_weight = grad_weight.astype(weight.dtype, copy=False)
+    if output_mask[2]:
+        axes = (0,) + tuple(range(2, g.ndim))
+        grad_bias = g.sum(axis=axes).astype(grad_output.dtype, copy=False)
+    return grad_input, grad_weight, grad_bias
