@@ -16,6 +16,8 @@ _op__adaptive_avg_pool3d = _OPS['_adaptive_avg_pool3d']
 _op__adaptive_avg_pool3d_backward = _OPS['_adaptive_avg_pool3d_backward']
 _op__ctc_loss = _OPS['_ctc_loss']
 _op__ctc_loss_backward = _OPS['_ctc_loss_backward']
+_op__fused_rnn_direction = _OPS['_fused_rnn_direction']
+_op__fused_rnn_direction_backward = _OPS['_fused_rnn_direction_backward']
 _op__to_copy = _OPS['_to_copy']
 _op__unique2 = _OPS['_unique2']
 _op__upsample_bicubic2d_aa = _OPS['_upsample_bicubic2d_aa']
@@ -1937,6 +1939,9 @@ full = _FE['full'].function
 full_like = _FE['full_like'].function
 
 
+gru_cell = _FE['gru_cell'].function
+
+
 heaviside = _FE['heaviside'].function
 
 
@@ -1980,6 +1985,9 @@ linspace = _FE['linspace'].function
 
 
 logspace = _FE['logspace'].function
+
+
+lstm_cell = _FE['lstm_cell'].function
 
 
 margin_ranking_loss = _FE['margin_ranking_loss'].function
@@ -2100,6 +2108,12 @@ resolve_neg = _FE['resolve_neg'].function
 
 
 result_type = _FE['result_type'].function
+
+
+rnn_relu_cell = _FE['rnn_relu_cell'].function
+
+
+rnn_tanh_cell = _FE['rnn_tanh_cell'].function
 
 
 round = _FE['round'].function
@@ -3830,6 +3844,7 @@ FUNCTIONS = (
     'greater_equal',
     'grid_sampler_2d',
     'grid_sampler_3d',
+    'gru_cell',
     'gt',
     'hardshrink',
     'heaviside',
@@ -3885,6 +3900,7 @@ FUNCTIONS = (
     'logit',
     'logspace',
     'logsumexp',
+    'lstm_cell',
     'lt',
     'margin_ranking_loss',
     'masked_fill',
@@ -3962,6 +3978,8 @@ FUNCTIONS = (
     'resolve_conj',
     'resolve_neg',
     'result_type',
+    'rnn_relu_cell',
+    'rnn_tanh_cell',
     'roll',
     'rot90',
     'round',

@@ -30,6 +30,7 @@ from ember._ops import (  # noqa: F401
     nn_norm,
     nn_padding,
     nn_pooling,
+    nn_rnn,
     nn_sampling,
     pointwise,
     pointwise_binary,

@@ -1,0 +1,358 @@
+"""The time loop of one direction of one recurrent layer as one op, forward and backward.
+
+`_fused_rnn_direction` runs the steps of an LSTM, GRU or plain RNN layer over a padded sequence
+whose input projection is already done (NOTE [input projection once] in
+nn/modules/_rnn_steps.py): per step one `h @ W_hh^T` and the gates, all in the array module.
+Its backward walks the steps in reverse and then forms the gradient of W_hh (and b_hh) with
+one matmul over every step at once, which is where most of the saving over a recorded
+per-step graph lies (about 2x on the 2-layer LSTM benchmark).
+
+NOTE [fused rnn workspace]: the forward keeps, per step in the order it ran them, what the
+backward needs: LSTM the four activated gates and the new cell state (5H), GRU the reset,
+update and candidate gates and W_hn h + b_hn (4H); the plain RNN needs only its outputs.
+
+NOTE [fused rnn second order]: the backward op has no derivative of its own. When the backward
+itself is being recorded (create_graph=True), the gradients come instead from the same steps
+written with recorded ops (the `*_step` functions here, which the modules also use for packed
+input), run again from the saved inputs, so double backward works as through any composite.
+
+Sigmoids are computed as 0.5 * tanh(x / 2) + 0.5, which neither overflows nor warns.
+"""
+from __future__ import annotations
+
+from ember._core import dispatch
+from ember._core.registry import OPS, register_frontend, register_op
+
+_MODES = ("LSTM", "GRU", "RNN_TANH", "RNN_RELU")
+
+
+def _workspace_width(mode: str, hidden: int) -> int:
+    return {"LSTM": 5 * hidden, "GRU": 4 * hidden}.get(mode, 0)
+
+
+def _sigmoid_(xp, x):
+    x *= 0.5
+    xp.tanh(x, out=x)
+    x *= 0.5
+    x += 0.5
+
+
+def _lstm_gate_affines(xp, hidden, dtype):
+    """(inner, outer, shift) with act(x) = tanh(x * inner) * outer + shift per gate column:
+    sigmoid for i, f, o (inner 1/2, outer 1/2, shift 1/2), tanh for g (1, 1, 0)."""
+    half = xp.full(hidden, 0.5, dtype)
+    one = xp.ones(hidden, dtype)
+    zero = xp.zeros(hidden, dtype)
+    return (xp.concatenate([half, half, one, half]), xp.concatenate([half, half, one, half]),
+            xp.concatenate([half, half, zero, half]))
+
+
+def _forward_meta(input_gates, hx, cx, weight_hh, bias_hh, mode, reverse):
+    steps, batch = input_gates.shape[0], input_gates.shape[1]
+    hidden = hx.shape[1]
+    dtype = input_gates._dtype
+    cell = (batch, hidden) if mode == "LSTM" else (0,)
+    return [((steps, batch, hidden), dtype), ((batch, hidden), dtype), (cell, dtype),
+            ((steps, batch, _workspace_width(mode, hidden)), dtype)]
+
+
+# --------------------------------------------------------------------------- the steps as ops
+
+def rnn_tanh_step(gi, state, w_hh_t, b_hh, w_hr_t):
+    """One step of the tanh RNN: gi is x W_ih^T + both biases, state (h,)."""
+    return (gi.addmm(state[0], w_hh_t).tanh(),)
+
+
+def rnn_relu_step(gi, state, w_hh_t, b_hh, w_hr_t):
+    return (gi.addmm(state[0], w_hh_t).relu(),)
+
+
+def lstm_step(gi, state, w_hh_t, b_hh, w_hr_t):
+    """One LSTM step (gates i, f, g, o); gi is x W_ih^T + both biases, state (h, c)."""
+    h, c = state
+    in_gate, forget_gate, cell_gate, out_gate = gi.addmm(h, w_hh_t).chunk(4, 1)
+    c = forget_gate.sigmoid() * c + in_gate.sigmoid() * cell_gate.tanh()
+    h = out_gate.sigmoid() * c.tanh()
+    if w_hr_t is not None:
+        h = h.mm(w_hr_t)
+    return h, c
+
+
+def gru_step(gi, state, w_hh_t, b_hh, w_hr_t):
+    """One GRU step (gates r, z, n); gi is x W_ih^T + b_ih, b_hh is added here."""
+    h = state[0]
+    gh = h.mm(w_hh_t) if b_hh is None else b_hh.addmm(h, w_hh_t)
+    size = h.shape[1]
+    i_rz, i_n = gi.split([2 * size, size], 1)
+    h_rz, h_n = gh.split([2 * size, size], 1)
+    reset, update = (i_rz + h_rz).sigmoid().chunk(2, 1)
+    new = (i_n + reset * h_n).tanh()
+    return (new + update * (h - new),)
+
+
+STEPS = {"RNN_TANH": rnn_tanh_step, "RNN_RELU": rnn_relu_step, "LSTM": lstm_step,
+         "GRU": gru_step}
+
+
+def _recorded_grads(ctx):
+    """NOTE [fused rnn second order]: the gradients through the steps rerun as recorded ops."""
+    from ember.autograd import grad
+    gates = ctx.input_gates
+    mode, reverse = ctx.mode, ctx.reverse
+    inputs = [gates, ctx.hx, ctx.cx, ctx.weight_hh, ctx.bias_hh]
+    state = (inputs[1], inputs[2]) if mode == "LSTM" else (inputs[1],)
+    w_hh_t = inputs[3].t()
+    outputs = [None] * gates.shape[0]
+    for t in (range(gates.shape[0] - 1, -1, -1) if reverse else range(gates.shape[0])):
+        state = STEPS[mode](gates[t], state, w_hh_t, inputs[4], None)
+        outputs[t] = state[0]
+    results = [dispatch.call(OPS["stack"], (outputs, 0)), *state]
+    wanted = [k for k, x in enumerate(inputs) if x is not None and x.requires_grad]
+    found = grad(results, [inputs[k] for k in wanted], list(ctx.grads[:len(results)]),
+                 create_graph=True, allow_unused=True)
+    grads = [None] * len(inputs)
+    for k, g in zip(wanted, found):
+        grads[k] = g
+    return grads
+
+
+def _grads(ctx):
+    """Every input's gradient from one call of the backward op (shared through ctx.memo)."""
+    if ctx.memo is None:
+        from ember.autograd import grad_mode
+        if grad_mode.is_grad_enabled():
+            ctx.memo = _recorded_grads(ctx)
+            return ctx.memo
+        output, _, _, workspace = ctx.results
+        grads = ctx.grads
+        ctx.memo = dispatch.call(OPS["_fused_rnn_direction_backward"], (
+            grads[0], grads[1], grads[2], ctx.hx, ctx.cx, ctx.weight_hh, output, workspace,
+            ctx.mode, ctx.reverse))
+    return ctx.memo
+
+
+@register_op("_fused_rnn_direction(Tensor input_gates, Tensor hx, Tensor? cx, Tensor weight_hh, "
+             "Tensor? bias_hh, str mode, bool reverse) -> (Tensor, Tensor, Tensor, Tensor)",
+             function=False, method=False, meta=_forward_meta,
+             saves=("input_gates", "hx", "cx", "weight_hh", "bias_hh", "result"),
+             derivatives={"input_gates": lambda c: _grads(c)[0],
+                          "hx": lambda c: _grads(c)[1],
+                          "cx": lambda c: _grads(c)[2],
+                          "weight_hh": lambda c: _grads(c)[3],
+                          "bias_hh": lambda c: _grads(c)[4]})
+def fused_rnn_direction(xp, input_gates, hx, cx, weight_hh, bias_hh, mode, reverse):
+    """(outputs (T, B, H) in time order, last h, last c (LSTM; else empty), workspace) of one
+    direction of a recurrent layer; `input_gates` (T, B, G) is x W_ih^T + biases (GRU: b_ih
+    only, its b_hh given here). `reverse` runs the steps from last to first."""
+    steps, batch, _ = input_gates.shape
+    hidden = hx.shape[1]
+    dtype = input_gates.dtype
+    gates_in = input_gates[::-1] if reverse else input_gates
+    out = xp.empty((steps, batch, hidden), dtype)
+    run_out = out[::-1] if reverse else out
+    workspace = xp.empty((steps, batch, _workspace_width(mode, hidden)), dtype)
+    # A row-major W_hh^T: OpenBLAS multiplies small (B, H) states by it about 1.6x faster than
+    # by the transposed view.
+    w_t = xp.ascontiguousarray(weight_hh.T)
+    h = hx
+    c = cx
+    if mode == "LSTM":
+        inner, outer, shift = _lstm_gate_affines(xp, hidden, dtype)
+    for t in range(steps):
+        if mode == "LSTM":
+            ws = workspace[t]
+            gates = ws[:, :4 * hidden]
+            # (matmul into a strided `out` would leave BLAS: add into the workspace instead)
+            xp.add(xp.matmul(h, w_t), gates_in[t], out=gates)
+            # sigmoid(x) = tanh(x/2)/2 + 1/2 for i, f, o and tanh(x) for g: one tanh for all.
+            gates *= inner
+            xp.tanh(gates, out=gates)
+            gates *= outer
+            gates += shift
+            c_new = ws[:, 4 * hidden:]
+            xp.multiply(gates[:, hidden:2 * hidden], c, out=c_new)
+            c_new += gates[:, :hidden] * gates[:, 2 * hidden:3 * hidden]
+            h = run_out[t]
+            xp.tanh(c_new, out=h)
+            h *= gates[:, 3 * hidden:]
+            c = c_new
+        elif mode == "GRU":
+            ws = workspace[t]
+            gh = xp.matmul(h, w_t)
+            if bias_hh is not None:
+                gh += bias_hh
+            rz = ws[:, :2 * hidden]
+            xp.add(gates_in[t][:, :2 * hidden], gh[:, :2 * hidden], out=rz)
+            _sigmoid_(xp, rz)
+            ws[:, 3 * hidden:] = gh[:, 2 * hidden:]
+            n = ws[:, 2 * hidden:3 * hidden]
+            xp.multiply(rz[:, :hidden], gh[:, 2 * hidden:], out=n)
+            n += gates_in[t][:, 2 * hidden:]
+            xp.tanh(n, out=n)
+            new_h = run_out[t]
+            xp.subtract(h, n, out=new_h)          # h' = n + z (h - n)
+            new_h *= rz[:, hidden:]
+            new_h += n
+            h = new_h
+        else:
+            new_h = run_out[t]
+            xp.matmul(h, w_t, out=new_h)
+            new_h += gates_in[t]
+            if mode == "RNN_TANH":
+                xp.tanh(new_h, out=new_h)
+            else:
+                xp.maximum(new_h, 0, out=new_h)
+            h = new_h
+    hy = h.copy()
+    cy = c.copy() if mode == "LSTM" else xp.empty((0,), dtype)
+    return out, hy, cy, workspace
+
+
+def _backward_meta(grad_output, grad_hy, grad_cy, hx, cx, weight_hh, output, workspace, mode,
+                   reverse):
+    dtype = output._dtype
+    steps, batch, _ = output.shape
+    gates = weight_hh.shape[0]
+    hidden = hx.shape[1]
+    cell = (batch, hidden) if mode == "LSTM" else (0,)
+    return [((steps, batch, gates), dtype), ((batch, hidden), dtype), (cell, dtype),
+            (tuple(weight_hh.shape), dtype), ((gates,), dtype)]
+
+
+@register_op("_fused_rnn_direction_backward(Tensor grad_output, Tensor grad_hy, Tensor grad_cy, "
+             "Tensor hx, Tensor? cx, Tensor weight_hh, Tensor output, Tensor workspace, "
+             "str mode, bool reverse) -> (Tensor, Tensor, Tensor, Tensor, Tensor)",
+             function=False, method=False, meta=_backward_meta)
+def fused_rnn_direction_backward(xp, grad_output, grad_hy, grad_cy, hx, cx, weight_hh, output,
+                                 workspace, mode, reverse):
+    """Gradients (input_gates, hx, cx, weight_hh, bias_hh) of `_fused_rnn_direction`
+    (NOTE [fused rnn workspace]); the weight's over every step in one matmul."""
+    steps, batch, hidden = output.shape
+    dtype = output.dtype
+    gates_width = weight_hh.shape[0]
+    run_out = output[::-1] if reverse else output
+    run_grad = grad_output[::-1] if reverse else grad_output
+    d_gates_in = xp.empty((steps, batch, gates_width), dtype)
+    run_d_in = d_gates_in[::-1] if reverse else d_gates_in
+    # dW_hh multiplies the gradient that reaches `h @ W_hh^T` by the state each step read.
+    d_hidden_gates = run_d_in if mode != "GRU" else xp.empty((steps, batch, gates_width), dtype)
+    dh = grad_hy.copy()
+    dc = grad_cy.copy() if mode == "LSTM" else None
+    for t in range(steps - 1, -1, -1):
+        dh += run_grad[t]
+        if mode == "LSTM":
+            ws = workspace[t]
+            acts = ws[:, :4 * hidden]
+            i, f = acts[:, :hidden], acts[:, hidden:2 * hidden]
+            g, o = acts[:, 2 * hidden:3 * hidden], acts[:, 3 * hidden:]
+            c_prev = workspace[t - 1][:, 4 * hidden:] if t > 0 else cx
+            tanh_c = xp.tanh(ws[:, 4 * hidden:])
+            dc += dh * o * (1 - tanh_c * tanh_c)
+            # d (loss) / d (activated gate), then times each activation's slope at once.
+            d = run_d_in[t]
+            xp.multiply(dc, g, out=d[:, :hidden])
+            xp.multiply(dc, c_prev, out=d[:, hidden:2 * hidden])
+            xp.multiply(dc, i, out=d[:, 2 * hidden:3 * hidden])
+            xp.multiply(dh, tanh_c, out=d[:, 3 * hidden:])
+            slope = acts * (1 - acts)
+            xp.multiply(g, g, out=slope[:, 2 * hidden:3 * hidden])
+            xp.subtract(1, slope[:, 2 * hidden:3 * hidden], out=slope[:, 2 * hidden:3 * hidden])
+            d *= slope
+            dc *= f
+            dh = xp.matmul(d, weight_hh)
+        elif mode == "GRU":
+            ws = workspace[t]
+            r, z = ws[:, :hidden], ws[:, hidden:2 * hidden]
+            n, gh_n = ws[:, 2 * hidden:3 * hidden], ws[:, 3 * hidden:]
+            h_prev = run_out[t - 1] if t > 0 else hx
+            d_in = run_d_in[t]
+            d_h = d_hidden_gates[t]
+            d_n = d_in[:, 2 * hidden:]
+            xp.multiply(dh, 1 - z, out=d_n)
+            d_n *= 1 - n * n
+            d_z = d_in[:, hidden:2 * hidden]
+            xp.multiply(dh, h_prev - n, out=d_z)
+            d_z *= z * (1 - z)
+            d_r = d_in[:, :hidden]
+            xp.multiply(d_n, gh_n, out=d_r)
+            d_r *= r * (1 - r)
+            d_h[:, :2 * hidden] = d_in[:, :2 * hidden]
+            xp.multiply(d_n, r, out=d_h[:, 2 * hidden:])
+            dh = dh * z + xp.matmul(d_h, weight_hh)
+        else:
+            h = run_out[t]
+            d = run_d_in[t]
+            if mode == "RNN_TANH":
+                xp.multiply(dh, 1 - h * h, out=d)
+            else:
+                xp.multiply(dh, h > 0, out=d)
+            dh = xp.matmul(d, weight_hh)
+    # The states each step read, in the order the steps ran: hx, then the outputs but the last.
+    previous = xp.concatenate([hx[None], run_out[:-1]], 0).reshape(steps * batch, hidden)
+    flat = d_hidden_gates.reshape(steps * batch, gates_width)
+    d_weight = xp.matmul(flat.T, previous)
+    d_bias = flat.sum(0)
+    d_cx = dc if mode == "LSTM" else xp.empty((0,), dtype)
+    return d_gates_in, dh, d_cx, d_weight, d_bias
+
+
+# --------------------------------------------------------------------------- single-step functions
+
+def _check_cell(input, states, w_ih, w_hh):
+    """The cells' shape checks, with PyTorch's messages."""
+    if input.shape[-1] != w_ih.shape[1]:
+        raise RuntimeError(f"input has inconsistent input_size: got {input.shape[-1]} expected "
+                           f"{w_ih.shape[1]}")
+    for k, state in enumerate(states):
+        if input.shape[0] != state.shape[0]:
+            raise RuntimeError(f"Input batch size {input.shape[0]} doesn't match hidden{k} "
+                               f"batch size {state.shape[0]}")
+        if state.shape[1] != w_hh.shape[1]:
+            raise RuntimeError(f"hidden{k} has inconsistent hidden_size: got {state.shape[1]}, "
+                               f"expected {w_hh.shape[1]}")
+
+
+def _cell_input_gates(input, w_ih, b_ih, b_hh, fold_hidden_bias):
+    gates = input.mm(w_ih.t())
+    if b_ih is not None:
+        gates = gates + b_ih
+    if fold_hidden_bias and b_hh is not None:
+        gates = gates + b_hh
+    return gates
+
+
+@register_frontend("lstm_cell", method=False)
+def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> (hy, cy): one LSTM step
+    from hx = (h, c)."""
+    if len(hx) != 2:
+        raise RuntimeError("lstm_cell expects two hidden states")
+    _check_cell(input, hx, w_ih, w_hh)
+    return lstm_step(_cell_input_gates(input, w_ih, b_ih, b_hh, True), tuple(hx), w_hh.t(),
+                     None, None)
+
+
+@register_frontend("gru_cell", method=False)
+def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> Tensor: one GRU step."""
+    _check_cell(input, (hx,), w_ih, w_hh)
+    return gru_step(_cell_input_gates(input, w_ih, b_ih, b_hh, False), (hx,), w_hh.t(), b_hh,
+                    None)[0]
+
+
+@register_frontend("rnn_tanh_cell", method=False)
+def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> Tensor: one tanh RNN
+    step."""
+    _check_cell(input, (hx,), w_ih, w_hh)
+    return rnn_tanh_step(_cell_input_gates(input, w_ih, b_ih, b_hh, True), (hx,), w_hh.t(),
+                         None, None)[0]
+
+
+@register_frontend("rnn_relu_cell", method=False)
+def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> Tensor: one relu RNN
+    step."""
+    _check_cell(input, (hx,), w_ih, w_hh)
+    return rnn_relu_step(_cell_input_gates(input, w_ih, b_ih, b_hh, True), (hx,), w_hh.t(),
+                         None, None)[0]
