@@ -1,1 +1,0 @@
-from torch.utils.data import DataLoader  # noqa: F401
