@@ -73,10 +73,12 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     if mmap and not is_path:
         raise ValueError("f must be a file path in order to use the mmap argument")
     try:
+        whole = None
         if is_path:
             with open(os.fspath(f), "rb") as stream:
-                data = stream.read()
-            source = io.BytesIO(data)
+                whole = data = bytearray(os.fstat(stream.fileno()).st_size)
+                stream.readinto(whole)
+            source = io.BytesIO(whole)
         else:
             source = f
             data = None
@@ -89,8 +91,10 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
             from ember._checkpoint.legacy import read_legacy
             result = read_legacy(source, weights_only, pickle_load_args)
         else:
+            # Storages of a file read whole are views of its bytes: no copy per record.
             result = read_archive(source, weights_only, pickle_load_args,
-                                  mmap_path=os.fspath(f) if mmap else None)
+                                  mmap_path=os.fspath(f) if mmap else None,
+                                  whole=None if mmap else whole)
     except (zipfile.BadZipFile, EOFError, KeyError, ValueError, OSError) as exc:
         if isinstance(exc, (FileNotFoundError, IsADirectoryError, PermissionError)):
             raise

@@ -191,25 +191,28 @@ class _Unpickler(pickle.Unpickler):
         return (payload, dtype_name)
 
 
-def _record_offsets(path: str, zf) -> dict:
-    """name -> (data offset in the file, size) of every stored (uncompressed) record."""
+def _record_offsets(whole, zf) -> dict:
+    """name -> (data offset in the file, size) of every stored (uncompressed) record; `whole`
+    is the file's bytes (or a mapping of it)."""
     import struct
     offsets = {}
-    with open(path, "rb") as stream:
-        for info in zf.infolist():
-            if info.compress_type != 0:
-                continue
-            stream.seek(info.header_offset)
-            header = stream.read(30)
-            name_len, extra_len = struct.unpack("<HH", header[26:30])
-            offsets[info.filename] = (info.header_offset + 30 + name_len + extra_len,
-                                      info.file_size)
+    for info in zf.infolist():
+        if info.compress_type != 0:
+            continue
+        start = info.header_offset
+        name_len, extra_len = struct.unpack("<HH", bytes(whole[start + 26:start + 30]))
+        data_start = start + 30 + name_len + extra_len
+        if data_start + info.file_size > len(whole):
+            raise EOFError(f"record {info.filename} is truncated")
+        offsets[info.filename] = (data_start, info.file_size)
     return offsets
 
 
-def read_archive(source, weights_only: bool, pickle_load_args: dict, mmap_path=None):
-    """Unpickle the checkpoint in the zip `source`; with `mmap_path`, storages are mapped
-    copy-on-write from that file instead of read into memory."""
+def read_archive(source, weights_only: bool, pickle_load_args: dict, mmap_path=None,
+                 whole=None):
+    """Unpickle the checkpoint in the zip `source`. Storages are views of `whole` (the file's
+    bytes, already in memory) when given, mapped copy-on-write from `mmap_path` with mmap=True,
+    else read record by record."""
     import io
     import zipfile
     zf = zipfile.ZipFile(source)
@@ -225,11 +228,13 @@ def read_archive(source, weights_only: bool, pickle_load_args: dict, mmap_path=N
             raise RuntimeError("ember.load reads little-endian checkpoints only")
         if mmap_path is not None:
             import mmap
-            offsets = _record_offsets(mmap_path, zf)
             with open(mmap_path, "rb") as stream:
                 mapped = mmap.mmap(stream.fileno(), 0, flags=mmap.MAP_PRIVATE,
                                    prot=mmap.PROT_READ | mmap.PROT_WRITE)
-            view = memoryview(mapped)
+            whole = mapped
+        if whole is not None:
+            offsets = _record_offsets(whole, zf)
+            view = memoryview(whole)
 
             def record(key):
                 name = f"{prefix}data/{key}"

@@ -99,15 +99,18 @@ class _Pickler(pickle._Pickler):
         return None
 
     def reducer_override(self, obj):
-        import ember
-        from ember.nn.parameter import Parameter
-        if isinstance(obj, Parameter):
+        # Called for every object pickled: plain containers and numbers leave at once.
+        kind = type(obj)
+        if kind in _PLAIN:
+            return NotImplemented
+        tensor, parameter, size, device = _classes()
+        if isinstance(obj, parameter):
             return (_REBUILD_PARAMETER, (obj.detach(), obj.requires_grad, OrderedDict()))
-        if isinstance(obj, ember.Tensor):
+        if isinstance(obj, tensor):
             return self._reduce_tensor(obj)
-        if isinstance(obj, ember.Size):
+        if isinstance(obj, size):
             return (_SIZE, (tuple(obj),))
-        if isinstance(obj, ember.device):
+        if isinstance(obj, device):
             return (_DEVICE, (str(obj),))
         return NotImplemented
 
@@ -144,6 +147,19 @@ def _row_major_strides(size) -> tuple:
     return tuple(reversed(strides))
 
 
+_PLAIN = frozenset({str, int, float, bool, type(None), dict, OrderedDict, list, tuple, bytes})
+_class_cache: list = []
+
+
+def _classes() -> tuple:
+    """(Tensor, Parameter, Size, device), imported once."""
+    if not _class_cache:
+        import ember
+        from ember.nn.parameter import Parameter
+        _class_cache.extend((ember.Tensor, Parameter, ember.Size, ember.device))
+    return tuple(_class_cache)
+
+
 _globals_cache: dict = {}
 
 
@@ -159,14 +175,15 @@ def _np_dtype(dtype_name: str):
     return getattr(ember, dtype_name)._np
 
 
-def _storage_payload(t, storage) -> bytes:
+def _storage_payload(t, storage):
+    """The storage's bytes (a view of the storage itself when it is contiguous: no copy)."""
     root = storage._array
     if root.size == 0:
         return b""
     span = sum((n - 1) * s for n, s in zip(root.shape, root.strides)) + root.dtype.itemsize
     flat = np.lib.stride_tricks.as_strided(root, shape=(span // root.dtype.itemsize,),
                                            strides=(root.dtype.itemsize,))
-    return np.ascontiguousarray(flat).tobytes()
+    return memoryview(np.ascontiguousarray(flat).view(np.uint8))
 
 
 def _byte_offset(t, storage) -> int:
