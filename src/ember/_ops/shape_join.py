@@ -68,24 +68,28 @@ def _cat_shape(items, dim):
     """(result shape, wrapped dim, the items that take part) with PyTorch's checks; a 1-d
     tensor of size 0 is skipped (the legacy rule), whatever its neighbours' shapes."""
     _check_value(len(items) > 0, "torch.cat(): expected a non-empty list of Tensors")
+    # Plain tests first: the messages (and their closures) are built only on failure.
     for i, a in enumerate(items):
-        _check(a.ndim > 0, lambda: (
-            f"zero-dimensional tensor (at position {i}) cannot be concatenated"))
+        if a.ndim == 0:
+            _check(False, f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     used = [(i, a) for i, a in enumerate(items) if not (a.ndim == 1 and a.shape[0] == 0)]
     if not used:
         return (0,), 0, []
     first = used[0][1]
     ndim = first.ndim
     dim = wrap_dim(dim, ndim)
-    for _, a in used[1:]:
-        _check(a.ndim == ndim, lambda: (
-            f"Tensors must have same number of dimensions: got {ndim} and {a.ndim}"))
+    first_shape = tuple(first.shape)
     for i, a in used[1:]:
-        for d in range(ndim):
-            _check(d == dim or a.shape[d] == first.shape[d], lambda: (
-                f"Sizes of tensors must match except in dimension {dim}. Expected size "
-                f"{first.shape[d]} but got size {a.shape[d]} for tensor number {i} in the "
-                "list."))
+        if a.ndim != ndim:
+            _check(False, f"Tensors must have same number of dimensions: got {ndim} and "
+                          f"{a.ndim}")
+        shape = tuple(a.shape)
+        if shape != first_shape:
+            for d in range(ndim):
+                if d != dim and shape[d] != first_shape[d]:
+                    _check(False, f"Sizes of tensors must match except in dimension {dim}. "
+                                  f"Expected size {first_shape[d]} but got size {shape[d]} "
+                                  f"for tensor number {i} in the list.")
     shape = list(first.shape)
     shape[dim] = sum(a.shape[dim] for _, a in used)
     return tuple(shape), dim, [a for _, a in used]
