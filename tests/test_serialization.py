@@ -254,3 +254,19 @@ def test_a_save_killed_midway_leaves_a_loadable_file(tmp_path):
     assert loaded["step"] in (1, 2)
     leftovers = [p for p in os.listdir(tmp_path) if p != "big.pt"]
     assert all(p.startswith(".ember-save-") for p in leftovers)
+
+
+def test_loads_in_threads_do_not_mix_their_storages(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+    paths = []
+    for k in range(8):
+        base = ember.arange(12.0).view(3, 4) + 100 * k
+        path = tmp_path / f"c{k}.pt"
+        ember.save({"base": base, "view": base[1:]}, path)
+        paths.append(path)
+    with ThreadPoolExecutor(4) as pool:
+        loaded = list(pool.map(lambda p: [ember.load(p) for _ in range(5)][-1], paths))
+    for k, state in enumerate(loaded):
+        assert state["base"][0, 0].item() == 100 * k
+        state["base"][1, 0] = -1.0
+        assert state["view"][0, 0].item() == -1.0

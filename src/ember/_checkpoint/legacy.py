@@ -10,7 +10,7 @@ import struct
 
 import numpy as np
 
-from ember._checkpoint.reader import _loading_storages, _StorageType, _Unpickler
+from ember._checkpoint.reader import LoadedStorage, _StorageType, _Unpickler
 
 MAGIC_NUMBER = 0x1950A86A20F9469CFC6C
 PROTOCOL_VERSION = 1001
@@ -29,13 +29,14 @@ class _LegacyUnpickler(_Unpickler):
             else "uint8"
         import ember
         itemsize = np.dtype(getattr(ember, dtype_name)._np).itemsize
-        buffer = self.buffers.get(key)
-        if buffer is None:
-            buffer = self.buffers[key] = (bytearray(numel * itemsize), itemsize)
         if view is not None:
             raise pickle.UnpicklingError("legacy checkpoints with storage views are not "
                                          "supported")
-        return (buffer[0], dtype_name)
+        found = self.buffers.get(key)
+        if found is None:
+            found = self.buffers[key] = (LoadedStorage(bytearray(numel * itemsize),
+                                                       dtype_name), itemsize)
+        return found[0]
 
 
 def read_legacy(source, weights_only: bool, pickle_load_args: dict):
@@ -51,19 +52,15 @@ def read_legacy(source, weights_only: bool, pickle_load_args: dict):
         raise RuntimeError("ember.load reads little-endian checkpoints only")
     buffers: dict = {}
     unpickler = _LegacyUnpickler(source, weights_only, buffers, **pickle_load_args)
-    _loading_storages.clear()
-    try:
-        result = unpickler.load()
-    finally:
-        _loading_storages.clear()
+    result = unpickler.load()
     keys = pickle.load(source)
     for key in keys:
         count = struct.unpack("<q", source.read(8))[0]
-        buffer, itemsize = buffers[key]
+        loaded, itemsize = buffers[key]
         data = source.read(count * itemsize)
-        if len(data) != len(buffer):
+        if len(data) != len(loaded.payload):
             raise EOFError(f"storage {key} is truncated")
-        buffer[:] = data
+        loaded.payload[:] = data
     return result
 
 

@@ -53,8 +53,8 @@ def _rebuild_tensor(storage, storage_offset, size, stride, requires_grad=False,
     import ember
     from ember._core import dispatch
     from ember._core.device import CPU
-    payload, typed_dtype = storage
-    dtype_obj = getattr(ember, dtype if dtype is not None else typed_dtype)
+    payload = storage.payload
+    dtype_obj = getattr(ember, dtype if dtype is not None else storage.dtype_name)
     np_dtype = np.dtype(dtype_obj._np)
     flat = np.frombuffer(payload, dtype=np.uint8).view(np_dtype) if len(payload) else \
         np.zeros(0, np_dtype)
@@ -68,22 +68,29 @@ def _rebuild_tensor(storage, storage_offset, size, stride, requires_grad=False,
         array = np.zeros(tuple(size), np_dtype)
     t = dispatch.wrap(array, dtype_obj, CPU)
     if array.size:
-        t._storage = _shared_storage(payload, flat)
+        t._storage = storage.shared(flat)
     if requires_grad:
         t.requires_grad_(True)
     return t
 
 
-def _shared_storage(payload, flat):
-    """One storage object per loaded record, so views loaded together share it."""
-    from ember._core.storage import UntypedStorage
-    found = _loading_storages.get(id(payload))
-    if found is None:
-        found = _loading_storages[id(payload)] = UntypedStorage(flat)
-    return found
+class LoadedStorage:
+    """A storage record as the unpickler hands it to `_rebuild_tensor`: its bytes, its typed
+    dtype, and the one `UntypedStorage` every tensor rebuilt over it shares (so views loaded
+    together stay views). One per record per load: concurrent loads share nothing."""
 
+    __slots__ = ("dtype_name", "payload", "storage")
 
-_loading_storages: dict = {}
+    def __init__(self, payload, dtype_name: str) -> None:
+        self.payload = payload
+        self.dtype_name = dtype_name
+        self.storage = None
+
+    def shared(self, flat):
+        if self.storage is None:
+            from ember._core.storage import UntypedStorage
+            self.storage = UntypedStorage(flat)
+        return self.storage
 
 
 def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks,
@@ -183,12 +190,12 @@ class _Unpickler(pickle.Unpickler):
         if not (isinstance(pid, tuple) and pid and pid[0] == "storage"):
             raise pickle.UnpicklingError(f"Unknown persistent id {pid!r}")
         _, storage_type, key, _location, _numel = pid
-        payload = self.loaded.get(key)
-        if payload is None:
-            payload = self.loaded[key] = self.records(key)
-        dtype_name = storage_type.dtype_name if isinstance(storage_type, _StorageType) \
-            else "uint8"
-        return (payload, dtype_name)
+        found = self.loaded.get(key)
+        if found is None:
+            dtype_name = storage_type.dtype_name if isinstance(storage_type, _StorageType) \
+                else "uint8"
+            found = self.loaded[key] = LoadedStorage(self.records(key), dtype_name)
+        return found
 
 
 def _record_offsets(whole, zf) -> dict:
@@ -248,8 +255,4 @@ def read_archive(source, weights_only: bool, pickle_load_args: dict, mmap_path=N
                 return bytearray(zf.read(f"{prefix}data/{key}"))
         unpickler = _Unpickler(io.BytesIO(zf.read(pickles[0])), record, weights_only,
                                **pickle_load_args)
-        _loading_storages.clear()
-        try:
-            return unpickler.load()
-        finally:
-            _loading_storages.clear()
+        return unpickler.load()
