@@ -257,3 +257,13 @@ def test_random_like_keeps_the_input_layout_like_torch():
             assert getattr(ember, name)(make(ember)).stride() == expected
         assert ember.randint_like(make(ember), 5).stride() == torch.randint_like(
             make(torch), 5).stride()
+
+
+def test_randint_takes_low_and_high_by_keyword_as_pytorch():
+    import torch
+    for args, kwargs in [((), {"high": 5, "size": (6,)}),
+                         ((), {"low": 2, "high": 9, "size": (2, 3)}),
+                         ((2,), {"high": 5, "size": (4,)})]:
+        ours = ember.randint(*args, generator=ember.Generator().manual_seed(3), **kwargs)
+        theirs = torch.randint(*args, generator=torch.Generator().manual_seed(3), **kwargs)
+        assert ours.tolist() == theirs.tolist()

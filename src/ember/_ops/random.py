@@ -194,12 +194,17 @@ def _randint(xp, low, high, size, generator=None, dtype="long", layout=None, dev
 
 
 @register_frontend(method=False)
-def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
-            pin_memory=False, requires_grad=False):
+def randint(*args, low=None, high=None, size=None, generator=None, out=None, dtype=None,
+            layout=None, device=None, pin_memory=False, requires_grad=False):
     """randint(low=0, high, size, ...): integers drawn uniformly from [low, high)."""
     args = list(args)
     if size is None and args and isinstance(args[-1], (tuple, list)):
         size = args.pop()
+    # low and high may also come by keyword: randint(high=5, size=(3,)).
+    if high is not None:
+        args.append(high)
+    if low is not None:
+        args.insert(0, low)
     _check_type(size is not None and 1 <= len(args) <= 2 and all(
         isinstance(a, (int, np.integer)) for a in args), lambda: (
         "randint() received an invalid combination of arguments - expected (int high, tuple "

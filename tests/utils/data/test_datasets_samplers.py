@@ -154,8 +154,13 @@ def test_distributed_sampler_shares(drop_last, shuffle):
         assert list(ours) == list(theirs)
 
 
-def test_weighted_sampler_draws_only_weighted_indices():
-    sampler = edata.WeightedRandomSampler([0.0, 1.0, 0.0, 3.0], 50,
-                                          generator=ember.Generator().manual_seed(0))
-    drawn = list(sampler)
-    assert len(drawn) == 50 and set(drawn) <= {1, 3} and drawn.count(3) > drawn.count(1)
+def test_weighted_and_random_samplers_draw_pytorchs_indices():
+    def draws(lib, data):
+        weighted = data.WeightedRandomSampler([0.0, 1.0, 0.5, 3.0], 50,
+                                              generator=lib.Generator().manual_seed(0))
+        with_replacement = data.RandomSampler(range(7), replacement=True, num_samples=40,
+                                              generator=lib.Generator().manual_seed(1))
+        subset = data.SubsetRandomSampler([3, 5, 8, 13],
+                                          generator=lib.Generator().manual_seed(2))
+        return list(weighted), list(with_replacement), list(subset)
+    assert draws(ember, edata) == draws(torch, tdata)
