@@ -7,7 +7,8 @@ from ember.optim.optimizer import (
     Optimizer,
     array_of,
     as_float,
-    bump,
+    begin_update,
+    bump_all,
     check_hyper,
     params_with_grad,
     run_closure,
@@ -36,19 +37,13 @@ class Adadelta(Optimizer):
         for group in self.param_groups:
             params, grads = params_with_grad(group)
             lr, rho, eps = as_float(group["lr"]), group["rho"], group["eps"]
-            weight_decay = group["weight_decay"]
             for param, grad in zip(params, grads):
                 state = self.state[param]
                 if len(state) == 0:
                     state["step"] = scalar_step()
                     state["square_avg"] = zeros_state(param)
                     state["acc_delta"] = zeros_state(param)
-                p, g = array_of(param), array_of(grad)
-                if group["maximize"]:
-                    g = -g
-                state["step"]._data += 1
-                if weight_decay != 0:
-                    g = g + weight_decay * p
+                p, g, _ = begin_update(param, grad, group, state)
                 square_avg = array_of(state["square_avg"])
                 acc_delta = array_of(state["acc_delta"])
                 square_avg *= rho
@@ -58,6 +53,5 @@ class Adadelta(Optimizer):
                 acc_delta *= rho
                 acc_delta += (1 - rho) * delta * delta
                 p -= lr * delta
-                for t in (param, *state.values()):
-                    bump(t)
+                bump_all(param, state)
         return loss

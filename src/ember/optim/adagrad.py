@@ -7,7 +7,8 @@ from ember.optim.optimizer import (
     Optimizer,
     array_of,
     as_float,
-    bump,
+    begin_update,
+    bump_all,
     check_hyper,
     params_with_grad,
     run_closure,
@@ -49,21 +50,13 @@ class Adagrad(Optimizer):
         for group in self.param_groups:
             params, grads = params_with_grad(group)
             lr, lr_decay, eps = as_float(group["lr"]), group["lr_decay"], group["eps"]
-            weight_decay = group["weight_decay"]
             for param, grad in zip(params, grads):
                 state = self.state[param]
-                p, g = array_of(param), array_of(grad)
-                if group["maximize"]:
-                    g = -g
-                state["step"]._data += 1
-                step = float(state["step"]._data)
-                if weight_decay != 0:
-                    g = g + weight_decay * p
+                p, g, step = begin_update(param, grad, group, state)
                 clr = lr / (1 + (step - 1) * lr_decay)
                 total = array_of(state["sum"])
                 total += g * g
                 std = np.sqrt(total) + eps
                 p += (-clr * g) / std
-                for t in (param, state["step"], state["sum"]):
-                    bump(t)
+                bump_all(param, state)
         return loss

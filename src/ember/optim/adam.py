@@ -8,7 +8,8 @@ from ember.optim.optimizer import (
     Optimizer,
     array_of,
     as_float,
-    bump,
+    begin_update,
+    bump_all,
     check_hyper,
     lerp_,
     params_with_grad,
@@ -58,7 +59,6 @@ class Adam(Optimizer):
             lr = as_float(group["lr"])
             beta1, beta2 = (as_float(b) for b in group["betas"])
             eps = group["eps"]
-            weight_decay = group["weight_decay"]
             amsgrad = group["amsgrad"]
             for param, grad in zip(params, grads):
                 state = self.state[param]
@@ -68,24 +68,13 @@ class Adam(Optimizer):
                     state["exp_avg_sq"] = zeros_state(param)
                     if amsgrad:
                         state["max_exp_avg_sq"] = zeros_state(param)
-                p = array_of(param)
-                g = array_of(grad)
-                if group["maximize"]:
-                    g = -g
-                step_t = state["step"]
-                step_t._data += 1
-                bump(step_t)
-                if weight_decay != 0:
-                    if group["decoupled_weight_decay"]:
-                        p *= 1 - lr * weight_decay
-                    else:
-                        g = g + weight_decay * p
+                p, g, step = begin_update(param, grad, group, state, lr,
+                                          group["decoupled_weight_decay"])
                 exp_avg = array_of(state["exp_avg"])
                 exp_avg_sq = array_of(state["exp_avg_sq"])
                 lerp_(exp_avg, g, 1 - beta1)
                 exp_avg_sq *= beta2
                 exp_avg_sq += (1 - beta2) * g * g
-                step = float(step_t._data)
                 bias_correction1 = 1 - beta1 ** step
                 bias_correction2 = 1 - beta2 ** step
                 step_size = lr / bias_correction1
@@ -93,13 +82,10 @@ class Adam(Optimizer):
                 if amsgrad:
                     max_sq = array_of(state["max_exp_avg_sq"])
                     np.maximum(max_sq, exp_avg_sq, out=max_sq)
-                    bump(state["max_exp_avg_sq"])
                     denom = np.sqrt(max_sq) / bias_correction2_sqrt
                 else:
                     denom = np.sqrt(exp_avg_sq) / bias_correction2_sqrt
                 denom += eps
                 p += (-step_size * exp_avg) / denom
-                bump(state["exp_avg"])
-                bump(state["exp_avg_sq"])
-                bump(param)
+                bump_all(param, state)
         return loss

@@ -8,7 +8,8 @@ from ember.optim.optimizer import (
     Optimizer,
     array_of,
     as_float,
-    bump,
+    begin_update,
+    bump_all,
     lerp_,
     params_with_grad,
     run_closure,
@@ -33,7 +34,7 @@ class Adamax(Optimizer):
         loss = run_closure(closure)
         for group in self.param_groups:
             params, grads = params_with_grad(group)
-            lr, eps, weight_decay = as_float(group["lr"]), group["eps"], group["weight_decay"]
+            lr, eps = as_float(group["lr"]), group["eps"]
             beta1, beta2 = group["betas"]
             for param, grad in zip(params, grads):
                 state = self.state[param]
@@ -41,19 +42,12 @@ class Adamax(Optimizer):
                     state["step"] = scalar_step()
                     state["exp_avg"] = zeros_state(param)
                     state["exp_inf"] = zeros_state(param)
-                p, g = array_of(param), array_of(grad)
-                if group["maximize"]:
-                    g = -g
-                state["step"]._data += 1
-                step = float(state["step"]._data)
-                if weight_decay != 0:
-                    g = g + weight_decay * p
+                p, g, step = begin_update(param, grad, group, state)
                 exp_avg, exp_inf = array_of(state["exp_avg"]), array_of(state["exp_inf"])
                 lerp_(exp_avg, g, 1 - beta1)
                 exp_inf *= beta2
                 np.maximum(exp_inf, np.abs(g) + eps, out=exp_inf)
                 clr = lr / (1 - beta1 ** step)
                 p += (-clr * exp_avg) / exp_inf
-                for t in (param, *state.values()):
-                    bump(t)
+                bump_all(param, state)
         return loss

@@ -5,7 +5,8 @@ from ember.optim.optimizer import (
     Optimizer,
     array_of,
     as_float,
-    bump,
+    begin_update,
+    bump_all,
     check_hyper,
     params_with_grad,
     run_closure,
@@ -33,7 +34,6 @@ class ASGD(Optimizer):
             params, grads = params_with_grad(group)
             lr, lambd, alpha, t0 = (as_float(group["lr"]), group["lambd"], group["alpha"],
                                     group["t0"])
-            weight_decay = group["weight_decay"]
             for param, grad in zip(params, grads):
                 state = self.state[param]
                 if len(state) == 0:
@@ -41,13 +41,7 @@ class ASGD(Optimizer):
                     state["eta"] = scalar_step(lr)
                     state["mu"] = scalar_step(1.0)
                     state["ax"] = zeros_state(param)
-                p, g = array_of(param), array_of(grad)
-                if group["maximize"]:
-                    g = -g
-                state["step"]._data += 1
-                step = float(state["step"]._data)
-                if weight_decay != 0:
-                    g = g + weight_decay * p
+                p, g, step = begin_update(param, grad, group, state)
                 eta = float(state["eta"]._data)
                 p *= 1 - lambd * eta
                 p -= eta * g
@@ -59,6 +53,5 @@ class ASGD(Optimizer):
                     ax[...] = p
                 state["eta"]._data[...] = lr / ((1 + lambd * lr * step) ** alpha)
                 state["mu"]._data[...] = 1 / max(1, step - t0)
-                for t in (param, *state.values()):
-                    bump(t)
+                bump_all(param, state)
         return loss

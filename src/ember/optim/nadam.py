@@ -8,7 +8,8 @@ from ember.optim.optimizer import (
     Optimizer,
     array_of,
     as_float,
-    bump,
+    begin_update,
+    bump_all,
     check_hyper,
     lerp_,
     params_with_grad,
@@ -39,7 +40,7 @@ class NAdam(Optimizer):
         loss = run_closure(closure)
         for group in self.param_groups:
             params, grads = params_with_grad(group)
-            lr, eps, weight_decay = as_float(group["lr"]), group["eps"], group["weight_decay"]
+            lr, eps = as_float(group["lr"]), group["eps"]
             beta1, beta2 = group["betas"]
             momentum_decay = group["momentum_decay"]
             for param, grad in zip(params, grads):
@@ -49,17 +50,9 @@ class NAdam(Optimizer):
                     state["mu_product"] = scalar_step(1.0)
                     state["exp_avg"] = zeros_state(param)
                     state["exp_avg_sq"] = zeros_state(param)
-                p, g = array_of(param), array_of(grad)
-                if group["maximize"]:
-                    g = -g
-                state["step"]._data += 1
-                step = float(state["step"]._data)
+                p, g, step = begin_update(param, grad, group, state, lr,
+                                          group["decoupled_weight_decay"])
                 bias_correction2 = 1 - beta2 ** step
-                if weight_decay != 0:
-                    if group["decoupled_weight_decay"]:
-                        p *= 1 - lr * weight_decay
-                    else:
-                        g = g + weight_decay * p
                 mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
                 mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
                 mu_product = state["mu_product"]._data
@@ -74,6 +67,5 @@ class NAdam(Optimizer):
                 denom += eps
                 p += (-lr * (1.0 - mu) / (1.0 - product)) * g / denom
                 p += ((-lr * mu_next) / (1.0 - product_next)) * exp_avg / denom
-                for t in (param, *state.values()):
-                    bump(t)
+                bump_all(param, state)
         return loss

@@ -327,6 +327,33 @@ def bump(t) -> None:
     dispatch.bump_version(t)
 
 
+def begin_update(param, grad, group, state, lr: float = 0.0, decoupled: bool = False):
+    """The start every array-based update shares: the parameter's array, the gradient's
+    (negated under `maximize`, plus L2 weight decay, or with `decoupled` the parameter shrunk
+    by lr * weight_decay instead), and the step count after its increment."""
+    p = array_of(param)
+    g = array_of(grad)
+    if group["maximize"]:
+        g = -g
+    step_t = state["step"]
+    step_t._data += 1
+    weight_decay = group.get("weight_decay", 0)
+    if weight_decay != 0:
+        if decoupled:
+            p *= 1 - lr * weight_decay
+        else:
+            g = g + weight_decay * p
+    return p, g, float(step_t._data)
+
+
+def bump_all(param, state: dict) -> None:
+    """Record the in-place writes of an update on the parameter and its state tensors."""
+    bump(param)
+    for value in state.values():
+        if isinstance(value, Tensor):
+            bump(value)
+
+
 def array_of(t):
     """The array a tensor's values live in (complex ones seen as pairs of reals, as
     PyTorch's optimizers use `view_as_real`)."""

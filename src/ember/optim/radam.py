@@ -10,7 +10,8 @@ from ember.optim.optimizer import (
     Optimizer,
     array_of,
     as_float,
-    bump,
+    begin_update,
+    bump_all,
     lerp_,
     params_with_grad,
     run_closure,
@@ -37,7 +38,7 @@ class RAdam(Optimizer):
         loss = run_closure(closure)
         for group in self.param_groups:
             params, grads = params_with_grad(group)
-            lr, eps, weight_decay = as_float(group["lr"]), group["eps"], group["weight_decay"]
+            lr, eps = as_float(group["lr"]), group["eps"]
             beta1, beta2 = group["betas"]
             for param, grad in zip(params, grads):
                 state = self.state[param]
@@ -45,16 +46,8 @@ class RAdam(Optimizer):
                     state["step"] = scalar_step()
                     state["exp_avg"] = zeros_state(param)
                     state["exp_avg_sq"] = zeros_state(param)
-                p, g = array_of(param), array_of(grad)
-                if group["maximize"]:
-                    g = -g
-                state["step"]._data += 1
-                step = float(state["step"]._data)
-                if weight_decay != 0:
-                    if group["decoupled_weight_decay"]:
-                        p *= 1 - lr * weight_decay
-                    else:
-                        g = g + weight_decay * p
+                p, g, step = begin_update(param, grad, group, state, lr,
+                                          group["decoupled_weight_decay"])
                 exp_avg, exp_avg_sq = array_of(state["exp_avg"]), array_of(state["exp_avg_sq"])
                 lerp_(exp_avg, g, 1 - beta1)
                 exp_avg_sq *= beta2
@@ -71,6 +64,5 @@ class RAdam(Optimizer):
                     p -= corrected * lr * adaptive_lr * rect
                 else:
                     p -= corrected * lr
-                for t in (param, *state.values()):
-                    bump(t)
+                bump_all(param, state)
         return loss

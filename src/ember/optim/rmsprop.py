@@ -7,7 +7,8 @@ from ember.optim.optimizer import (
     Optimizer,
     array_of,
     as_float,
-    bump,
+    begin_update,
+    bump_all,
     check_hyper,
     lerp_,
     params_with_grad,
@@ -42,7 +43,7 @@ class RMSprop(Optimizer):
         for group in self.param_groups:
             params, grads = params_with_grad(group)
             lr, alpha, eps = as_float(group["lr"]), group["alpha"], group["eps"]
-            momentum, weight_decay = group["momentum"], group["weight_decay"]
+            momentum = group["momentum"]
             for param, grad in zip(params, grads):
                 state = self.state[param]
                 if len(state) == 0:
@@ -52,12 +53,7 @@ class RMSprop(Optimizer):
                         state["momentum_buffer"] = zeros_state(param)
                     if group["centered"]:
                         state["grad_avg"] = zeros_state(param)
-                p, g = array_of(param), array_of(grad)
-                if group["maximize"]:
-                    g = -g
-                state["step"]._data += 1
-                if weight_decay != 0:
-                    g = g + weight_decay * p
+                p, g, _ = begin_update(param, grad, group, state)
                 square_avg = array_of(state["square_avg"])
                 square_avg *= alpha
                 square_avg += (1 - alpha) * g * g
@@ -75,6 +71,5 @@ class RMSprop(Optimizer):
                     p -= lr * buf
                 else:
                     p += (-lr * g) / avg
-                for t in (param, *state.values()):
-                    bump(t)
+                bump_all(param, state)
         return loss

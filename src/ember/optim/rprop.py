@@ -7,7 +7,8 @@ from ember.optim.optimizer import (
     Optimizer,
     array_of,
     as_float,
-    bump,
+    begin_update,
+    bump_all,
     check_hyper,
     params_with_grad,
     run_closure,
@@ -42,10 +43,7 @@ class Rprop(Optimizer):
                     state["step"] = scalar_step()
                     state["prev"] = zeros_state(param)
                     state["step_size"] = full_like(grad, as_float(group["lr"]))
-                p, g = array_of(param), array_of(grad)
-                if group["maximize"]:
-                    g = -g
-                state["step"]._data += 1
+                p, g, _ = begin_update(param, grad, group, state)
                 prev, step_size = array_of(state["prev"]), array_of(state["step_size"])
                 agreement = np.sign(g * prev)
                 factor = np.where(agreement > 0, eta_plus,
@@ -55,6 +53,5 @@ class Rprop(Optimizer):
                 g = np.where(factor == eta_minus, 0, g).astype(g.dtype)
                 p -= np.sign(g) * step_size
                 prev[...] = g
-                for t in (param, *state.values()):
-                    bump(t)
+                bump_all(param, state)
         return loss
