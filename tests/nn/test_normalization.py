@@ -75,3 +75,31 @@ def test_errors_match_torch(call):
         call(torch, x)
     with pytest.raises(t_error.type):
         call(ember, to_ember(x))
+
+
+@pytest.mark.parametrize("spec, shape", [
+    ("LayerNorm(4)", (3, 4)), ("LayerNorm([3, 4], bias=False)", (2, 3, 4)),
+    ("GroupNorm(2, 4)", (3, 4, 5)), ("BatchNorm1d(4)", (5, 4)), ("BatchNorm2d(3)", (2, 3, 2, 2)),
+    ("BatchNorm1d(4, affine=False)", (3, 4, 2)), ("InstanceNorm1d(3, affine=True)", (2, 3, 5)),
+])
+@pytest.mark.parametrize("train", [True, False])
+def test_second_derivatives_match_torch(spec, shape, train):
+    """A gradient penalty (the gradient of |d loss / d x|^2) through the layer, as WGAN-GP
+    trains: needs the derivatives of the backward ops (NOTE [normalisation double backward])."""
+    def penalty(lib, module, x):
+        module.train(train)
+        loss = (module(x) ** 3).sum()
+        (grad_x,) = lib.autograd.grad(loss, x, create_graph=True)
+        (grad_x ** 2).sum().backward()
+        return [x.grad] + [p.grad for p in module.parameters()]
+
+    t = eval(f"torch.nn.{spec}").double()
+    e = eval(f"ember.nn.{spec}").double()
+    _randomize(t)
+    e.load_state_dict({k: to_ember(v) for k, v in t.state_dict().items()})
+    x = _randn(*shape, dtype=torch.float64).requires_grad_()
+    expected = penalty(torch, t, x)
+    got = penalty(ember, e, to_ember(x.detach()).requires_grad_())
+    assert len(got) == len(expected)
+    for g, want in zip(got, expected):
+        assert_close(g, want, rtol=1e-7, atol=1e-9)

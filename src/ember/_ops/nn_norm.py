@@ -1,7 +1,7 @@
 """Normalisation ops: native_batch_norm, native_layer_norm, native_group_norm and their
 backward ops (the backward ops are kernels, not compositions, because they run in every
-training step; they have no derivatives of their own, so these layers have neither second
-derivatives nor forward-mode AD, which ember derives from the backward's derivatives).
+training step; their own derivatives, for second derivatives and forward-mode AD, are in
+nn_norm_double.py: NOTE [normalisation double backward]).
 
 All three normalise x to x_hat = (x - mean) * rstd over some axes, then scale and shift it.
 NOTE [normalisation gradient]: with dy = grad * weight and the means taken over the normalised
@@ -20,6 +20,7 @@ from ember._core import dtype as dt
 from ember._core.checks import _check
 from ember._core.dispatch import call
 from ember._core.registry import OPS, register_op
+from ember._ops import nn_norm_double as double
 from ember._ops.pointwise import not_implemented_for
 
 _WIDEN = frozenset(np.dtype(d._np) for d in (dt.float16, dt.bfloat16))
@@ -161,7 +162,9 @@ def _batch_norm_backward_meta(grad_out, input, weight, running_mean, running_var
              "Tensor? running_mean, Tensor? running_var, Tensor? save_mean, "
              "Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> "
              "(Tensor, Tensor, Tensor)", kind="generic", function=False, method=False,
-             tags=("fp_errors",), meta=_batch_norm_backward_meta)
+             tags=("fp_errors",), meta=_batch_norm_backward_meta,
+             derivatives=double.derivatives(double.batch_norm_grads, (
+                 "running_mean", "running_var", "save_mean", "save_invstd")))
 def native_batch_norm_backward(xp, grad_out, input, weight, running_mean, running_var,
                                save_mean, save_invstd, train, eps, output_mask):
     """The gradients of native_batch_norm's output with respect to (input, weight, bias)."""
@@ -259,7 +262,8 @@ def _layer_norm_backward_meta(grad_out, input, normalized_shape, mean, rstd, wei
              "SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, "
              "Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", kind="generic",
              function=False, method=False, tags=("fp_errors",),
-             meta=_layer_norm_backward_meta)
+             meta=_layer_norm_backward_meta,
+             derivatives=double.derivatives(double.layer_norm_grads, ("mean", "rstd", "bias")))
 def native_layer_norm_backward(xp, grad_out, input, normalized_shape, mean, rstd, weight, bias,
                                output_mask):
     """The gradients of native_layer_norm's output with respect to (input, weight, bias)."""
@@ -343,7 +347,8 @@ def _group_norm_backward_meta(grad_out, input, mean, rstd, weight, N, C, HxW, gr
              "Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, "
              "bool[3] output_mask) -> (Tensor, Tensor, Tensor)", kind="generic",
              function=False, method=False, tags=("fp_errors",),
-             meta=_group_norm_backward_meta)
+             meta=_group_norm_backward_meta,
+             derivatives=double.derivatives(double.group_norm_grads, ("mean", "rstd")))
 def native_group_norm_backward(xp, grad_out, input, mean, rstd, weight, N, C, HxW, group,
                                output_mask):
     """The gradients of native_group_norm's output with respect to (input, weight, bias)."""

@@ -59,6 +59,33 @@ def _collect_dependencies(roots):
     return counts
 
 
+def _needed_nodes(roots, capture):
+    """NOTE [only what the inputs need]: autograd.grad runs only the nodes on some path from
+    the outputs to an input's edge, as PyTorch does: the rest of the graph keeps its saved
+    tensors (a later backward through it still works), runs no hooks and costs nothing.
+    (PyTorch's backward(inputs=...) runs the whole graph, and so does ember's.)"""
+    parents = {}
+    stack = list(dict.fromkeys(node for node, _ in roots))
+    seen = set(stack)
+    while stack:
+        node = stack.pop()
+        for edge in node.next_functions:
+            if edge is None:
+                continue
+            parents.setdefault(edge[0], []).append(node)
+            if edge[0] not in seen:
+                seen.add(edge[0])
+                stack.append(edge[0])
+    needed = set()
+    stack = [node for node, _ in capture]
+    while stack:
+        for parent in parents.get(stack.pop(), ()):
+            if parent not in needed:
+                needed.add(parent)
+                stack.append(parent)
+    return needed
+
+
 def _add(a, b):
     if a is None:
         return b
@@ -66,7 +93,7 @@ def _add(a, b):
 
 
 def run_backward(outputs, grad_outputs, *, retain_graph, create_graph, capture=None,
-                 accumulate=True, allow_unreachable=True):
+                 accumulate=True, allow_unreachable=True, prune=False):
     """Propagate `grad_outputs` from `outputs`. With `capture` ({edge: slot}), gradients that
     reach those edges are returned instead of (or besides) being accumulated into `.grad`."""
     Tensor = dispatch.Tensor
@@ -83,6 +110,7 @@ def run_backward(outputs, grad_outputs, *, retain_graph, create_graph, capture=N
         slot = buffers.setdefault(node, {})
         slot[nr] = _add(slot.get(nr), g)
     captured = {}
+    needed = _needed_nodes(roots, capture) if prune and capture else None
     ready = [node for node, _ in roots if counts.get(node, 0) == 0]
     ready = list(dict.fromkeys(ready))
     prev_mode = grad_mode._state.grad_enabled
@@ -97,6 +125,8 @@ def run_backward(outputs, grad_outputs, *, retain_graph, create_graph, capture=N
                     key = (node, nr)
                     if key in capture:
                         captured[key] = _add(captured.get(key), g)
+            if needed is not None and node not in needed:
+                continue                # NOTE [only what the inputs need]
             if isinstance(node, AccumulateGrad):
                 if accumulate and 0 in slot:
                     # The slot's reference goes with the call: see NOTE [stealing gradients].
@@ -256,7 +286,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for t in inputs:
         targets.setdefault(edge_of(t), t)
     captured = run_backward(outputs, grad_outputs, retain_graph=retain_graph,
-                            create_graph=create_graph, capture=targets, accumulate=False)
+                            create_graph=create_graph, capture=targets, accumulate=False,
+                            prune=True)
     result = []
     for t in inputs:
         g = captured.get(edge_of(t))
