@@ -1759,6 +1759,12 @@ def xlogy(input, other, *, out=None):
     return _call_out(_op_xlogy_Tensor, (input, other), out)
 
 
+adaptive_avg_pool1d = _FE['adaptive_avg_pool1d'].function
+
+
+adaptive_max_pool1d = _FE['adaptive_max_pool1d'].function
+
+
 addcdiv = _FE['addcdiv'].function
 
 
@@ -1804,6 +1810,12 @@ atleast_2d = _FE['atleast_2d'].function
 atleast_3d = _FE['atleast_3d'].function
 
 
+avg_pool1d = _FE['avg_pool1d'].function
+
+
+batch_norm = _FE['batch_norm'].function
+
+
 bernoulli = _FE['bernoulli'].function
 
 
@@ -1828,6 +1840,12 @@ cartesian_prod = _FE['cartesian_prod'].function
 cdist = _FE['cdist'].function
 
 
+celu = _FE['celu'].function
+
+
+celu_ = _FE['celu_'].function
+
+
 chain_matmul = _FE['chain_matmul'].function
 
 
@@ -1841,6 +1859,9 @@ conv2d = _FE['conv2d'].function
 
 
 conv3d = _FE['conv3d'].function
+
+
+conv_tbc = _FE['conv_tbc'].function
 
 
 conv_transpose1d = _FE['conv_transpose1d'].function
@@ -1939,6 +1960,15 @@ full = _FE['full'].function
 full_like = _FE['full_like'].function
 
 
+grid_sampler = _FE['grid_sampler'].function
+
+
+group_norm = _FE['group_norm'].function
+
+
+gru = _FE['gru'].function
+
+
 gru_cell = _FE['gru_cell'].function
 
 
@@ -1955,6 +1985,9 @@ imag = _FE['imag'].function
 
 
 index_fill = _FE['index_fill'].function
+
+
+instance_norm = _FE['instance_norm'].function
 
 
 is_conj = _FE['is_conj'].function
@@ -1978,6 +2011,9 @@ kl_div = _FE['kl_div'].function
 kthvalue = _FE['kthvalue'].function
 
 
+layer_norm = _FE['layer_norm'].function
+
+
 lerp = _FE['lerp'].function
 
 
@@ -1985,6 +2021,9 @@ linspace = _FE['linspace'].function
 
 
 logspace = _FE['logspace'].function
+
+
+lstm = _FE['lstm'].function
 
 
 lstm_cell = _FE['lstm_cell'].function
@@ -1997,6 +2036,18 @@ masked_fill = _FE['masked_fill'].function
 
 
 max = _FE['max'].function
+
+
+max_pool1d = _FE['max_pool1d'].function
+
+
+max_pool1d_with_indices = _FE['max_pool1d_with_indices'].function
+
+
+max_pool2d = _FE['max_pool2d'].function
+
+
+max_pool3d = _FE['max_pool3d'].function
 
 
 median = _FE['median'].function
@@ -2062,6 +2113,9 @@ polygamma = _FE['polygamma'].function
 positive = _FE['positive'].function
 
 
+prelu = _FE['prelu'].function
+
+
 prod = _FE['prod'].function
 
 
@@ -2110,13 +2164,28 @@ resolve_neg = _FE['resolve_neg'].function
 result_type = _FE['result_type'].function
 
 
+rms_norm = _FE['rms_norm'].function
+
+
+rnn_relu = _FE['rnn_relu'].function
+
+
 rnn_relu_cell = _FE['rnn_relu_cell'].function
+
+
+rnn_tanh = _FE['rnn_tanh'].function
 
 
 rnn_tanh_cell = _FE['rnn_tanh_cell'].function
 
 
 round = _FE['round'].function
+
+
+rrelu = _FE['rrelu'].function
+
+
+rrelu_ = _FE['rrelu_'].function
 
 
 rsub = _FE['rsub'].function
@@ -2126,6 +2195,12 @@ scatter = _FE['scatter'].function
 
 
 searchsorted = _FE['searchsorted'].function
+
+
+selu = _FE['selu'].function
+
+
+selu_ = _FE['selu_'].function
 
 
 sort = _FE['sort'].function
@@ -2156,6 +2231,9 @@ tensor_split = _FE['tensor_split'].function
 
 
 tensordot = _FE['tensordot'].function
+
+
+threshold_ = _FE['threshold_'].function
 
 
 topk = _FE['topk'].function
@@ -3589,6 +3667,8 @@ class _Methods:
 
     __pos__ = _FE['positive'].dunders['__pos__']
 
+    prelu = _FE['prelu'].method
+
     prod = _FE['prod'].method
 
     quantile = _FE['quantile'].method
@@ -3686,6 +3766,8 @@ FUNCTIONS = (
     'absolute',
     'acos',
     'acosh',
+    'adaptive_avg_pool1d',
+    'adaptive_max_pool1d',
     'add',
     'addbmm',
     'addcdiv',
@@ -3728,7 +3810,9 @@ FUNCTIONS = (
     'atleast_1d',
     'atleast_2d',
     'atleast_3d',
+    'avg_pool1d',
     'baddbmm',
+    'batch_norm',
     'bernoulli',
     'bilinear',
     'binary_cross_entropy_with_logits',
@@ -3749,6 +3833,8 @@ FUNCTIONS = (
     'cat',
     'cdist',
     'ceil',
+    'celu',
+    'celu_',
     'chain_matmul',
     'channel_shuffle',
     'chunk',
@@ -3767,6 +3853,7 @@ FUNCTIONS = (
     'conv1d',
     'conv2d',
     'conv3d',
+    'conv_tbc',
     'conv_transpose1d',
     'conv_transpose2d',
     'conv_transpose3d',
@@ -3842,8 +3929,11 @@ FUNCTIONS = (
     'ger',
     'greater',
     'greater_equal',
+    'grid_sampler',
     'grid_sampler_2d',
     'grid_sampler_3d',
+    'group_norm',
+    'gru',
     'gru_cell',
     'gt',
     'hardshrink',
@@ -3862,6 +3952,7 @@ FUNCTIONS = (
     'index_reduce',
     'index_select',
     'inner',
+    'instance_norm',
     'is_conj',
     'is_neg',
     'is_nonzero',
@@ -3877,6 +3968,7 @@ FUNCTIONS = (
     'kl_div',
     'kron',
     'kthvalue',
+    'layer_norm',
     'lcm',
     'ldexp',
     'le',
@@ -3900,6 +3992,7 @@ FUNCTIONS = (
     'logit',
     'logspace',
     'logsumexp',
+    'lstm',
     'lstm_cell',
     'lt',
     'margin_ranking_loss',
@@ -3908,6 +4001,10 @@ FUNCTIONS = (
     'masked_select',
     'matmul',
     'max',
+    'max_pool1d',
+    'max_pool1d_with_indices',
+    'max_pool2d',
+    'max_pool3d',
     'maximum',
     'mean',
     'median',
@@ -3955,6 +4052,7 @@ FUNCTIONS = (
     'polygamma',
     'positive',
     'pow',
+    'prelu',
     'prod',
     'put',
     'quantile',
@@ -3978,12 +4076,17 @@ FUNCTIONS = (
     'resolve_conj',
     'resolve_neg',
     'result_type',
+    'rms_norm',
+    'rnn_relu',
     'rnn_relu_cell',
+    'rnn_tanh',
     'rnn_tanh_cell',
     'roll',
     'rot90',
     'round',
     'row_stack',
+    'rrelu',
+    'rrelu_',
     'rsqrt',
     'rsub',
     'scalar_tensor',
@@ -3993,6 +4096,8 @@ FUNCTIONS = (
     'searchsorted',
     'select',
     'select_scatter',
+    'selu',
+    'selu_',
     'sgn',
     'sigmoid',
     'sign',
@@ -4025,6 +4130,7 @@ FUNCTIONS = (
     'tensor_split',
     'tensordot',
     'threshold',
+    'threshold_',
     'tile',
     'topk',
     'trace',

@@ -24,6 +24,7 @@ from ember._ops import (  # noqa: F401
     nn_fold,
     nn_fractional,
     nn_functions,
+    nn_functions_layers,
     nn_grid,
     nn_linear,
     nn_loss,

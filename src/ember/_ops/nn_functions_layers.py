@@ -1,0 +1,255 @@
+"""The `ember.*` forms of layers that PyTorch also exposes at the top level, with PyTorch's
+positional signatures (`torch.max_pool1d(x, 2)`, `torch.batch_norm(...)` with all nine
+arguments, `torch.lstm(input, hx, params, ...)` over a flat parameter list). Each is a thin
+composite of `ember.nn.functional` (loaded on first call, as nn_functions.py does).
+"""
+from __future__ import annotations
+
+import types
+
+from ember._core.checks import _check
+from ember._core.registry import register_frontend
+
+
+def _functional():
+    from ember.nn import functional
+    return functional
+
+
+def _stride(stride):
+    """PyTorch's `int[1] stride=[]`: empty means the kernel size."""
+    return None if stride is None or (not isinstance(stride, int) and len(stride) == 0) \
+        else stride
+
+
+# --------------------------------------------------------------------------- pooling
+
+@register_frontend(method=False)
+def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """max_pool1d(input, kernel_size, stride=[], padding=0, dilation=1, ceil_mode=False)."""
+    return _functional().max_pool1d(input, kernel_size, _stride(stride), padding, dilation,
+                                    ceil_mode)
+
+
+@register_frontend(method=False)
+def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1,
+                            ceil_mode=False):
+    """max_pool1d_with_indices(...) -> (values, indices)."""
+    return _functional().max_pool1d(input, kernel_size, _stride(stride), padding, dilation,
+                                    ceil_mode, return_indices=True)
+
+
+@register_frontend(method=False)
+def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """max_pool2d(input, kernel_size, stride=[], padding=0, dilation=1, ceil_mode=False)."""
+    return _functional().max_pool2d(input, kernel_size, _stride(stride), padding, dilation,
+                                    ceil_mode)
+
+
+@register_frontend(method=False)
+def max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """max_pool3d(input, kernel_size, stride=[], padding=0, dilation=1, ceil_mode=False)."""
+    return _functional().max_pool3d(input, kernel_size, _stride(stride), padding, dilation,
+                                    ceil_mode)
+
+
+@register_frontend(method=False)
+def avg_pool1d(input, kernel_size, stride=(), padding=0, ceil_mode=False,
+               count_include_pad=True):
+    """avg_pool1d(input, kernel_size, stride=[], padding=0, ceil_mode=False,
+    count_include_pad=True)."""
+    return _functional().avg_pool1d(input, kernel_size, _stride(stride), padding, ceil_mode,
+                                    count_include_pad)
+
+
+@register_frontend(method=False)
+def adaptive_avg_pool1d(input, output_size):
+    """adaptive_avg_pool1d(input, output_size) -> Tensor."""
+    return _functional().adaptive_avg_pool1d(input, output_size)
+
+
+@register_frontend(method=False)
+def adaptive_max_pool1d(input, output_size):
+    """adaptive_max_pool1d(input, output_size) -> (values, indices)."""
+    return _functional().adaptive_max_pool1d(input, output_size, return_indices=True)
+
+
+# --------------------------------------------------------------------------- normalisation
+
+@register_frontend(method=False)
+def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
+               cudnn_enabled):
+    """batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
+    cudnn_enabled) -> Tensor (cudnn_enabled is accepted and ignored)."""
+    return _functional().batch_norm(input, running_mean, running_var, weight, bias, training,
+                                    momentum, eps)
+
+
+@register_frontend(method=False)
+def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum,
+                  eps, cudnn_enabled):
+    """instance_norm(input, weight, bias, running_mean, running_var, use_input_stats,
+    momentum, eps, cudnn_enabled) -> Tensor."""
+    return _functional().instance_norm(input, running_mean, running_var, weight, bias,
+                                       use_input_stats, momentum, eps)
+
+
+@register_frontend(method=False)
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True):
+    """layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05,
+    cudnn_enable=True) -> Tensor."""
+    return _functional().layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+@register_frontend(method=False)
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):
+    """group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True)."""
+    return _functional().group_norm(input, num_groups, weight, bias, eps)
+
+
+@register_frontend(method=False)
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """rms_norm(input, normalized_shape, weight=None, eps=None) -> Tensor."""
+    return _functional().rms_norm(input, normalized_shape, weight, eps)
+
+
+# --------------------------------------------------------------------------- activations
+
+@register_frontend(method=False, name="selu")
+def selu_function(input):
+    """selu(input) -> Tensor."""
+    return _functional().selu(input)
+
+
+@register_frontend(method=False, name="selu_")
+def selu_inplace(input):
+    """selu_(input) -> Tensor: SELU in place."""
+    return _functional().selu(input, inplace=True)
+
+
+@register_frontend(method=False, name="celu")
+def celu_function(input, alpha=1.0):
+    """celu(input, alpha=1.0) -> Tensor."""
+    return _functional().celu(input, alpha)
+
+
+@register_frontend(method=False, name="celu_")
+def celu_inplace(input, alpha=1.0):
+    """celu_(input, alpha=1.0) -> Tensor: CELU in place."""
+    return _functional().celu(input, alpha, inplace=True)
+
+
+@register_frontend(method=False, name="threshold_")
+def threshold_inplace(input, threshold, value):
+    """threshold_(input, threshold, value) -> Tensor: Threshold in place."""
+    return _functional().threshold(input, threshold, value, inplace=True)
+
+
+@register_frontend(method=False, name="rrelu")
+def rrelu_function(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    """rrelu(input, lower=0.125, upper=0.3333333333333333, training=False, generator=None)."""
+    return _functional().rrelu(input, lower, upper, training)
+
+
+@register_frontend(method=False, name="rrelu_")
+def rrelu_inplace(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    """rrelu_(input, lower=0.125, upper=0.3333333333333333, training=False, generator=None)."""
+    return _functional().rrelu(input, lower, upper, training, inplace=True)
+
+
+@register_frontend(name="prelu")
+def prelu_function(input, weight):
+    """prelu(input, weight) -> Tensor: max(0, x) + weight * min(0, x), weight per channel."""
+    return _functional().prelu(input, weight)
+
+
+# --------------------------------------------------------------------------- others
+
+_GRID_MODES = ("bilinear", "nearest", "bicubic")
+_GRID_PADDING = ("zeros", "border", "reflection")
+
+
+@register_frontend(method=False)
+def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
+    """grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners): the enum
+    form of grid_sample (0 bilinear, 1 nearest, 2 bicubic; 0 zeros, 1 border, 2 reflection).
+    """
+    return _functional().grid_sample(input, grid, _GRID_MODES[interpolation_mode],
+                                     _GRID_PADDING[padding_mode], align_corners)
+
+
+@register_frontend(method=False)
+def conv_tbc(input, weight, bias, pad=0):
+    """conv_tbc(input, weight, bias, pad=0) -> Tensor: a 1-d convolution of a (time, batch,
+    channels) input with a (kernel, in, out) weight."""
+    _check(input.dim() == 3, "Input must have 3 dims: time, batch, in_channel")
+    _check(weight.dim() == 3, "Weight tensor must have 3 dims: kernel_width, in_channels, "
+                              "out_channels.")
+    _check(bias.dim() == 1, "Bias must be 1-D")
+    out = _functional().conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias,
+                               padding=pad)
+    return out.permute(2, 0, 1).contiguous()
+
+
+# --------------------------------------------------------------------------- recurrent
+
+def _run_rnn(mode, input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
+             batch_first, batch_sizes=None):
+    """The recurrent layers over a flat parameter list in nn.RNN's order (w_ih, w_hh[, b_ih,
+    b_hh][, w_hr] per layer and direction): returns (output, [final state per hx entry])."""
+    import ember
+    from ember.nn.modules import _rnn_steps
+    hx = list(hx)
+    directions = 2 if bidirectional else 1
+    per_direction = len(params) // (num_layers * directions)
+    proj_size = 0
+    if mode == "LSTM" and hx[0].shape[-1] != hx[1].shape[-1]:
+        proj_size = hx[0].shape[-1]
+    layers = types.SimpleNamespace(
+        mode=mode, bidirectional=bidirectional, _flat_weights=list(params),
+        num_layers=num_layers, bias=has_biases, proj_size=proj_size, dropout=dropout,
+        training=train)
+    _check(per_direction == 2 + 2 * has_biases + (proj_size > 0), lambda: (
+        f"{mode.lower()}: expected {2 + 2 * has_biases + (proj_size > 0)} parameters per "
+        f"layer and direction, got {len(params)} for {num_layers * directions}"))
+    initial = list(zip(*[h.unbind(0) for h in hx]))
+    if batch_sizes is not None:
+        out, finals = _rnn_steps.run_layers(layers, input, initial, batch_sizes.tolist(), None)
+    else:
+        if batch_first:
+            input = input.transpose(0, 1)
+        steps, batch = input.shape[0], input.shape[1]
+        out, finals = _rnn_steps.run_layers(
+            layers, input.reshape(steps * batch, input.shape[2]), initial, None, steps)
+        out = out.reshape(steps, batch, out.shape[1])
+        if batch_first:
+            out = out.transpose(0, 1)
+    return out, [ember.stack([f[i] for f in finals], 0) for i in range(len(hx))]
+
+
+def _recurrent(mode, name):
+    def run(*args):
+        """input form: (input, hx, params, has_biases, num_layers, dropout, train,
+        bidirectional, batch_first); packed form: (data, batch_sizes, hx, params, has_biases,
+        num_layers, dropout, train, bidirectional)."""
+        import ember
+        packed = len(args) == 9 and isinstance(args[1], ember.Tensor) and \
+            isinstance(args[3], (list, tuple))
+        if packed:
+            data, batch_sizes, hx, params, *rest = args
+            input, flags = data, tuple(rest) + (False,)
+        else:
+            _check(len(args) == 9, lambda: f"{name}() takes 9 arguments ({len(args)} given)")
+            input, hx, params, *flags = args
+            batch_sizes = None
+        states = hx if mode == "LSTM" else [hx]
+        out, finals = _run_rnn(mode, input, states, params, *flags, batch_sizes=batch_sizes)
+        return (out, *finals)
+    run.__name__ = run.__qualname__ = name
+    return run
+
+
+lstm = register_frontend("lstm", method=False)(_recurrent("LSTM", "lstm"))
+gru = register_frontend("gru", method=False)(_recurrent("GRU", "gru"))
+rnn_tanh = register_frontend("rnn_tanh", method=False)(_recurrent("RNN_TANH", "rnn_tanh"))
+rnn_relu = register_frontend("rnn_relu", method=False)(_recurrent("RNN_RELU", "rnn_relu"))
