@@ -85,6 +85,34 @@ def test_rrelu_training_slopes_in_range():
     assert np.array_equal(a.numpy(), b.numpy())
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+@pytest.mark.parametrize("seed", [0, 7])
+def test_rrelu_training_draws_torchs_slopes(dtype, seed):
+    """NOTE [rrelu's stream]: the same seed gives PyTorch's slopes, and the gradient is
+    grad * slope; the module and the in-place form too."""
+    results = []
+    for lib in (torch, ember):
+        lib.manual_seed(seed)
+        x = lib.randn(9, 37, dtype=getattr(lib, dtype)).requires_grad_()
+        y = lib.nn.functional.rrelu(x, 0.05, 0.8, training=True)
+        y.backward(lib.ones_like(y))
+        module = lib.nn.RReLU(0.2, 0.25).train()
+        z = lib.randn(5, 3, dtype=getattr(lib, dtype))
+        module(z)
+        w = lib.randn(4, 6, dtype=getattr(lib, dtype))
+        lib.nn.functional.rrelu(w, training=True, inplace=True)
+        results.append([t.detach().float().numpy() for t in (y, x.grad, module(z), w)])
+    for got, want in zip(results[1], results[0]):
+        assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "float16"])
+def test_rrelu_training_refuses_what_torch_refuses(dtype):
+    for lib in (torch, ember):
+        with pytest.raises(NotImplementedError, match="rrelu_with_noise_out_cpu"):
+            lib.nn.functional.rrelu(lib.ones(3, dtype=getattr(lib, dtype)), training=True)
+
+
 def test_softmax_implicit_dim_warns_like_torch():
     x = _input(torch.float32, (3, 4))
     with pytest.warns(UserWarning, match="Implicit dimension choice for softmax"):

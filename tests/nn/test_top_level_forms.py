@@ -114,3 +114,14 @@ def test_lstm_packed_form():
     got = ember.lstm(_e(packed.data), ember.tensor(packed.batch_sizes.numpy()),
                      [_e(t) for t in hx], [_e(p) for p in params], True, 1, 0.0, False, False)
     _close(got, want)
+
+
+def test_rrelu_training_with_generator():
+    results = []
+    for lib in (torch, ember):
+        g = lib.Generator().manual_seed(11)
+        x = lib.arange(-20.0, 20.0) * 0.1
+        results.append((lib.rrelu(x, 0.1, 0.5, True, g).numpy(),
+                        lib.rrelu_(x.clone(), 0.1, 0.5, True, g).numpy()))
+    for got, want in zip(results[1], results[0]):
+        assert np.array_equal(got, want)

@@ -32,6 +32,7 @@ from ember._ops import (  # noqa: F401
     nn_padding,
     nn_pooling,
     nn_rnn,
+    nn_rrelu,
     nn_sampling,
     pointwise,
     pointwise_binary,

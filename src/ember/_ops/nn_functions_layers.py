@@ -8,7 +8,8 @@ from __future__ import annotations
 import types
 
 from ember._core.checks import _check
-from ember._core.registry import register_frontend
+from ember._core.dispatch import call
+from ember._core.registry import OPS, register_frontend
 
 
 def _functional():
@@ -148,13 +149,17 @@ def threshold_inplace(input, threshold, value):
 @register_frontend(method=False, name="rrelu")
 def rrelu_function(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
     """rrelu(input, lower=0.125, upper=0.3333333333333333, training=False, generator=None)."""
-    return _functional().rrelu(input, lower, upper, training)
+    if not training:
+        return _functional().rrelu(input, lower, upper, False)
+    return call(OPS["rrelu_with_noise_functional"], (
+        input, input.new_empty(input.shape), lower, upper, True, generator))[0]
 
 
 @register_frontend(method=False, name="rrelu_")
 def rrelu_inplace(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
     """rrelu_(input, lower=0.125, upper=0.3333333333333333, training=False, generator=None)."""
-    return _functional().rrelu(input, lower, upper, training, inplace=True)
+    return input.copy_(rrelu_function(input, lower, upper, training, generator)) if training \
+        else _functional().rrelu(input, lower, upper, False, inplace=True)
 
 
 @register_frontend(name="prelu")

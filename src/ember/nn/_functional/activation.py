@@ -131,13 +131,13 @@ def prelu(input, weight):
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
-    """Randomized leaky ReLU: in training each negative element's slope is drawn uniformly
-    from [lower, upper] (through ember's uniform_, so the generator decides); otherwise the
+    """Randomized leaky ReLU: in training each non-positive element's slope is drawn
+    uniformly from [lower, upper) in PyTorch's order (NOTE [rrelu's stream]); otherwise the
     slope is (lower + upper) / 2."""
     if not training:
         return leaky_relu(input, (lower + upper) / 2, inplace)
-    slopes = input.detach().new_empty(input.shape).uniform_(lower, upper)
-    result = input.where(input >= 0, input * slopes)
+    result, _ = call(OPS["rrelu_with_noise_functional"], (
+        input, input.new_empty(input.shape), lower, upper, True, None))
     if inplace:
         return input.copy_(result)
     return result
