@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
+
 from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented
@@ -32,7 +34,32 @@ _BINARY = {"kind": "pointwise", "inplace": True}
              tags=("no_fp_errors", "wide_unsigned"))
 def where_self(xp, condition, self, other):
     """where(condition, input, other, *, out=None) -> Tensor: input where condition, else other."""
+    if xp is np and self.dtype.itemsize in _SELECT_INT and self.dtype == other.dtype and \
+            max(condition.size, self.size, other.size) >= _SELECT_MIN_SIZE:
+        return _bitwise_select(condition, self, other)
     return xp.where(condition, self, other)
+
+
+# NOTE [branch-free where]: NumPy's where branches on each element, so a condition with no
+# pattern (a ReLU's mask, dropout's) costs a misprediction every other element: about 8x
+# slower than the same call on a sorted mask. On larger arrays ember selects with bit
+# operations instead: mask = -condition as a same-width integer (all ones or all zeros), then
+# (a & mask) | (b & ~mask) on the operands' bits. The bits are copied exactly (NaN payloads,
+# -0.0), so the result is where's.
+_SELECT_INT = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
+_SELECT_MIN_SIZE = 4096
+
+
+def _bitwise_select(condition, a, b):
+    itype = _SELECT_INT[a.dtype.itemsize]
+    truth = condition if condition.dtype == np.bool_ else condition != 0
+    mask = truth.astype(itype)
+    np.negative(mask, out=mask)
+    out = np.empty(np.broadcast_shapes(truth.shape, a.shape, b.shape), itype)
+    np.bitwise_and(a.view(itype), mask, out=out)
+    np.invert(mask, out=mask)
+    np.bitwise_or(out, np.bitwise_and(b.view(itype), mask), out=out)
+    return out.view(a.dtype)
 
 
 _WHERE_OP = OPS["where.self"]
