@@ -94,3 +94,20 @@ def test_closed_profiler_leaves_the_fast_path_and_ranges_free():
     with eprof.record_function("nothing open"):
         ember.ones(2) + 1
     assert not process_state.state.slow
+
+
+def test_in_place_ops_are_recorded_under_their_in_place_name():
+    def step(lib):
+        w = lib.ones(3, requires_grad=True)
+        (w * 2).sum().backward()
+        with lib.no_grad():
+            w.sub_(w.grad, alpha=0.1)
+            w.mul_(2)
+
+    names = {}
+    for lib, prof_mod in ((torch, tprof), (ember, eprof)):
+        with prof_mod.profile() as prof:
+            step(lib)
+        names[lib.__name__] = {e.key for e in prof.key_averages()}
+    for name in ("aten::sub_", "aten::mul_"):
+        assert name in names["torch"] and name in names["ember"]

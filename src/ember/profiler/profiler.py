@@ -17,6 +17,7 @@ import threading
 import time
 import traceback
 
+from ember._core.dispatch.inplace_out import InplaceOp
 from ember.profiler.events import EventList, FunctionEvent
 from ember.utils._python_dispatch import TorchDispatchMode
 
@@ -148,7 +149,9 @@ class _Recorder(TorchDispatchMode):
         self.session = session
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        event = self.session.begin("aten::" + func.schema.name, args)
+        # An in-place call arrives as its InplaceOp (aten::add_), the others as the entry.
+        name = func.op.schema.name + "_" if type(func) is InplaceOp else func.schema.name
+        event = self.session.begin("aten::" + name, args)
         out = None
         try:
             out = func(*args, **(kwargs or {}))
