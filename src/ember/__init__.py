@@ -213,6 +213,9 @@ def is_complex(input) -> bool:
 
 def numel(input) -> int:
     """The number of elements of `input`."""
+    if not isinstance(input, Tensor):
+        from ember._core.arguments import refuse
+        refuse(("numel", "input", 1), "Tensor", input)
     return input.numel()
 
 

@@ -183,8 +183,9 @@ def cpu_generator(generator=None) -> Generator:
 
 
 def manual_seed(seed) -> Generator:
-    """Seed the default generator (and so every op called without `generator=`)."""
-    return default_generator.manual_seed(seed)
+    """Seed the default generator (and so every op called without `generator=`). As in
+    PyTorch the seed goes through int() first: '5' and 1.7 are seeds, 'a' a ValueError."""
+    return default_generator.manual_seed(int(seed))
 
 
 def seed() -> int:

@@ -521,55 +521,70 @@ class Tensor:
 
     def type_as(self, other):
         """This tensor converted to `other`'s dtype."""
+        if not isinstance(other, Tensor):
+            from ember._core.arguments import refuse
+            refuse(("type_as", "other", 1), "Tensor", other)
         return self.to(other._dtype)
 
     def double(self, memory_format=None):
         """`self.to(ember.float64)`."""
-        return self.to(dt.float64)
+        return self.to(dt.float64) if memory_format is None else \
+            self.to(dt.float64, memory_format=memory_format)
 
     def float(self, memory_format=None):
         """`self.to(ember.float32)`."""
-        return self.to(dt.float32)
+        return self.to(dt.float32) if memory_format is None else \
+            self.to(dt.float32, memory_format=memory_format)
 
     def half(self, memory_format=None):
         """`self.to(ember.float16)`."""
-        return self.to(dt.float16)
+        return self.to(dt.float16) if memory_format is None else \
+            self.to(dt.float16, memory_format=memory_format)
 
     def bfloat16(self, memory_format=None):
         """`self.to(ember.bfloat16)`."""
-        return self.to(dt.bfloat16)
+        return self.to(dt.bfloat16) if memory_format is None else \
+            self.to(dt.bfloat16, memory_format=memory_format)
 
     def long(self, memory_format=None):
         """`self.to(ember.int64)`."""
-        return self.to(dt.int64)
+        return self.to(dt.int64) if memory_format is None else \
+            self.to(dt.int64, memory_format=memory_format)
 
     def int(self, memory_format=None):
         """`self.to(ember.int32)`."""
-        return self.to(dt.int32)
+        return self.to(dt.int32) if memory_format is None else \
+            self.to(dt.int32, memory_format=memory_format)
 
     def short(self, memory_format=None):
         """`self.to(ember.int16)`."""
-        return self.to(dt.int16)
+        return self.to(dt.int16) if memory_format is None else \
+            self.to(dt.int16, memory_format=memory_format)
 
     def char(self, memory_format=None):
         """`self.to(ember.int8)`."""
-        return self.to(dt.int8)
+        return self.to(dt.int8) if memory_format is None else \
+            self.to(dt.int8, memory_format=memory_format)
 
     def byte(self, memory_format=None):
         """`self.to(ember.uint8)`."""
-        return self.to(dt.uint8)
+        return self.to(dt.uint8) if memory_format is None else \
+            self.to(dt.uint8, memory_format=memory_format)
 
     def bool(self, memory_format=None):
         """`self.to(ember.bool)`."""
-        return self.to(dt.bool_)
+        return self.to(dt.bool_) if memory_format is None else \
+            self.to(dt.bool_, memory_format=memory_format)
 
     def cfloat(self, memory_format=None):
         """`self.to(ember.complex64)`."""
-        return self.to(dt.complex64)
+        return self.to(dt.complex64) if memory_format is None else \
+            self.to(dt.complex64, memory_format=memory_format)
 
     def cdouble(self, memory_format=None):
         """`self.to(ember.complex128)`."""
-        return self.to(dt.complex128)
+        return self.to(dt.complex128) if memory_format is None else \
+            self.to(dt.complex128, memory_format=memory_format)
 
     # ------------------------------------------------------------------ transposes
     @property

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import numbers
 import operator
 import threading
 
@@ -120,6 +121,11 @@ def scalar_as(value, np_dtype):
     if type(value) is float and not (-_FLOAT16_MAX <= value <= _FLOAT16_MAX and (
             value == 0.0 or not -_FLOAT16_TINY < value < _FLOAT16_TINY)):
         return run_quietly(_scalar_as, value, np_dtype)   # huge, tiny, inf or NaN
+    if type(value) is not int and type(value) is not float and \
+            not isinstance(value, (numbers.Number, np.generic)):
+        # Never hand a string or an object to a NumPy/ml_dtypes scalar constructor: some
+        # crash the process on one (bfloat16 on a str).
+        raise TypeError(f"expected a number, not {type(value).__name__}")
     try:
         return np_dtype.type(value)
     except (OverflowError, ValueError):

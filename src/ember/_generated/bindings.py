@@ -7,6 +7,10 @@ from ember._core.dispatch.process_state import state as _state
 from ember._core.dispatch.stack import prepare_runners as _prepare_runners
 from ember._core.registry import OPS as _OPS
 from ember._core.shape import normalize_shape as _shape
+from ember._core import arguments as _args
+from ember._core.dtype import dtype as _dtype_class
+from ember._core.shape import Size as _Size
+_int_list_types = frozenset((tuple, list, int, _Size))
 import ember._ops  # fills the registry
 from ember._core.registry import FRONTENDS as _FE
 
@@ -456,98 +460,182 @@ _prepare_runners(_OPS.values())  # the bindings call op.runner directly
 
 
 def _adaptive_avg_pool2d(input, output_size, *, out=None):
-    if out is None:
-        return _call(_op__adaptive_avg_pool2d, (input, output_size)) if _state.slow else _op__adaptive_avg_pool2d.runner(_op__adaptive_avg_pool2d, (input, output_size))
-    return _call_out(_op__adaptive_avg_pool2d, (input, output_size), out)
+    if not (type(output_size) in _int_list_types):
+        output_size = _args.int_list(output_size, ('_adaptive_avg_pool2d', 'output_size', 2))
+    try:
+        if out is None:
+            return _call(_op__adaptive_avg_pool2d, (input, output_size)) if _state.slow else _op__adaptive_avg_pool2d.runner(_op__adaptive_avg_pool2d, (input, output_size))
+        return _call_out(_op__adaptive_avg_pool2d, (input, output_size), out)
+    except Exception as _exc:
+        _args.explain(_exc, '_adaptive_avg_pool2d')
+        raise
 
 
 def _adaptive_avg_pool2d_backward(grad_output, self, *, out=None):
-    if out is None:
-        return _call(_op__adaptive_avg_pool2d_backward, (grad_output, self)) if _state.slow else _op__adaptive_avg_pool2d_backward.runner(_op__adaptive_avg_pool2d_backward, (grad_output, self))
-    return _call_out(_op__adaptive_avg_pool2d_backward, (grad_output, self), out)
+    try:
+        if out is None:
+            return _call(_op__adaptive_avg_pool2d_backward, (grad_output, self)) if _state.slow else _op__adaptive_avg_pool2d_backward.runner(_op__adaptive_avg_pool2d_backward, (grad_output, self))
+        return _call_out(_op__adaptive_avg_pool2d_backward, (grad_output, self), out)
+    except Exception as _exc:
+        _args.explain(_exc, '_adaptive_avg_pool2d_backward')
+        raise
 
 
 def _adaptive_avg_pool3d(input, output_size, *, out=None):
-    if out is None:
-        return _call(_op__adaptive_avg_pool3d, (input, output_size)) if _state.slow else _op__adaptive_avg_pool3d.runner(_op__adaptive_avg_pool3d, (input, output_size))
-    return _call_out(_op__adaptive_avg_pool3d, (input, output_size), out)
+    if not (type(output_size) in _int_list_types):
+        output_size = _args.int_list(output_size, ('_adaptive_avg_pool3d', 'output_size', 2))
+    try:
+        if out is None:
+            return _call(_op__adaptive_avg_pool3d, (input, output_size)) if _state.slow else _op__adaptive_avg_pool3d.runner(_op__adaptive_avg_pool3d, (input, output_size))
+        return _call_out(_op__adaptive_avg_pool3d, (input, output_size), out)
+    except Exception as _exc:
+        _args.explain(_exc, '_adaptive_avg_pool3d')
+        raise
 
 
 def _adaptive_avg_pool3d_backward(grad_output, self, *, out=None):
-    if out is None:
-        return _call(_op__adaptive_avg_pool3d_backward, (grad_output, self)) if _state.slow else _op__adaptive_avg_pool3d_backward.runner(_op__adaptive_avg_pool3d_backward, (grad_output, self))
-    return _call_out(_op__adaptive_avg_pool3d_backward, (grad_output, self), out)
+    try:
+        if out is None:
+            return _call(_op__adaptive_avg_pool3d_backward, (grad_output, self)) if _state.slow else _op__adaptive_avg_pool3d_backward.runner(_op__adaptive_avg_pool3d_backward, (grad_output, self))
+        return _call_out(_op__adaptive_avg_pool3d_backward, (grad_output, self), out)
+    except Exception as _exc:
+        _args.explain(_exc, '_adaptive_avg_pool3d_backward')
+        raise
 
 
 def abs(input, *, out=None):
-    if out is None:
-        return _call(_op_abs, (input,)) if _state.slow else _op_abs.runner(_op_abs, (input,))
-    return _call_out(_op_abs, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_abs, (input,)) if _state.slow else _op_abs.runner(_op_abs, (input,))
+        return _call_out(_op_abs, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'abs')
+        raise
 
 
 absolute = abs
 
 
 def acos(input, *, out=None):
-    if out is None:
-        return _call(_op_acos, (input,)) if _state.slow else _op_acos.runner(_op_acos, (input,))
-    return _call_out(_op_acos, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_acos, (input,)) if _state.slow else _op_acos.runner(_op_acos, (input,))
+        return _call_out(_op_acos, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'acos')
+        raise
 
 
 arccos = acos
 
 
 def acosh(input, *, out=None):
-    if out is None:
-        return _call(_op_acosh, (input,)) if _state.slow else _op_acosh.runner(_op_acosh, (input,))
-    return _call_out(_op_acosh, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_acosh, (input,)) if _state.slow else _op_acosh.runner(_op_acosh, (input,))
+        return _call_out(_op_acosh, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'acosh')
+        raise
 
 
 arccosh = acosh
 
 
 def add(input, other, *, alpha=1, out=None):
-    if out is None:
-        return _call(_op_add_Tensor, (input, other, alpha)) if _state.slow else _op_add_Tensor.runner(_op_add_Tensor, (input, other, alpha))
-    return _call_out(_op_add_Tensor, (input, other, alpha), out)
+    if not (type(alpha) is float or type(alpha) is int):
+        alpha = _args.scalar(alpha, ('add', 'alpha', None))
+    try:
+        if out is None:
+            return _call(_op_add_Tensor, (input, other, alpha)) if _state.slow else _op_add_Tensor.runner(_op_add_Tensor, (input, other, alpha))
+        return _call_out(_op_add_Tensor, (input, other, alpha), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'add')
+        raise
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
-    if out is None:
-        return _call(_op_addbmm, (input, batch1, batch2, beta, alpha)) if _state.slow else _op_addbmm.runner(_op_addbmm, (input, batch1, batch2, beta, alpha))
-    return _call_out(_op_addbmm, (input, batch1, batch2, beta, alpha), out)
+    if not (type(beta) is float or type(beta) is int):
+        beta = _args.scalar(beta, ('addbmm', 'beta', None))
+    if not (type(alpha) is float or type(alpha) is int):
+        alpha = _args.scalar(alpha, ('addbmm', 'alpha', None))
+    try:
+        if out is None:
+            return _call(_op_addbmm, (input, batch1, batch2, beta, alpha)) if _state.slow else _op_addbmm.runner(_op_addbmm, (input, batch1, batch2, beta, alpha))
+        return _call_out(_op_addbmm, (input, batch1, batch2, beta, alpha), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'addbmm')
+        raise
 
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
-    if out is None:
-        return _call(_op_addcmul, (input, tensor1, tensor2, value)) if _state.slow else _op_addcmul.runner(_op_addcmul, (input, tensor1, tensor2, value))
-    return _call_out(_op_addcmul, (input, tensor1, tensor2, value), out)
+    if not (type(value) is float or type(value) is int):
+        value = _args.scalar(value, ('addcmul', 'value', None))
+    try:
+        if out is None:
+            return _call(_op_addcmul, (input, tensor1, tensor2, value)) if _state.slow else _op_addcmul.runner(_op_addcmul, (input, tensor1, tensor2, value))
+        return _call_out(_op_addcmul, (input, tensor1, tensor2, value), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'addcmul')
+        raise
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
-    if out is None:
-        return _call(_op_addmm, (input, mat1, mat2, beta, alpha)) if _state.slow else _op_addmm.runner(_op_addmm, (input, mat1, mat2, beta, alpha))
-    return _call_out(_op_addmm, (input, mat1, mat2, beta, alpha), out)
+    if not (type(beta) is float or type(beta) is int):
+        beta = _args.scalar(beta, ('addmm', 'beta', None))
+    if not (type(alpha) is float or type(alpha) is int):
+        alpha = _args.scalar(alpha, ('addmm', 'alpha', None))
+    try:
+        if out is None:
+            return _call(_op_addmm, (input, mat1, mat2, beta, alpha)) if _state.slow else _op_addmm.runner(_op_addmm, (input, mat1, mat2, beta, alpha))
+        return _call_out(_op_addmm, (input, mat1, mat2, beta, alpha), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'addmm')
+        raise
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
-    if out is None:
-        return _call(_op_addmv, (input, mat, vec, beta, alpha)) if _state.slow else _op_addmv.runner(_op_addmv, (input, mat, vec, beta, alpha))
-    return _call_out(_op_addmv, (input, mat, vec, beta, alpha), out)
+    if not (type(beta) is float or type(beta) is int):
+        beta = _args.scalar(beta, ('addmv', 'beta', None))
+    if not (type(alpha) is float or type(alpha) is int):
+        alpha = _args.scalar(alpha, ('addmv', 'alpha', None))
+    try:
+        if out is None:
+            return _call(_op_addmv, (input, mat, vec, beta, alpha)) if _state.slow else _op_addmv.runner(_op_addmv, (input, mat, vec, beta, alpha))
+        return _call_out(_op_addmv, (input, mat, vec, beta, alpha), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'addmv')
+        raise
 
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
-    if out is None:
-        return _call(_op_addr, (input, vec1, vec2, beta, alpha)) if _state.slow else _op_addr.runner(_op_addr, (input, vec1, vec2, beta, alpha))
-    return _call_out(_op_addr, (input, vec1, vec2, beta, alpha), out)
+    if not (type(beta) is float or type(beta) is int):
+        beta = _args.scalar(beta, ('addr', 'beta', None))
+    if not (type(alpha) is float or type(alpha) is int):
+        alpha = _args.scalar(alpha, ('addr', 'alpha', None))
+    try:
+        if out is None:
+            return _call(_op_addr, (input, vec1, vec2, beta, alpha)) if _state.slow else _op_addr.runner(_op_addr, (input, vec1, vec2, beta, alpha))
+        return _call_out(_op_addr, (input, vec1, vec2, beta, alpha), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'addr')
+        raise
 
 
 def affine_grid_generator(theta, size, align_corners, *, out=None):
     if type(size) is int:
         raise TypeError("affine_grid_generator(): argument 'size' (position 2) must be tuple of ints, not int")
-    if out is None:
-        return _call(_op_affine_grid_generator, (theta, size, align_corners)) if _state.slow else _op_affine_grid_generator.runner(_op_affine_grid_generator, (theta, size, align_corners))
-    return _call_out(_op_affine_grid_generator, (theta, size, align_corners), out)
+    if not (type(size) in _int_list_types):
+        size = _args.int_list(size, ('affine_grid_generator', 'size', 2))
+    if not (align_corners is True or align_corners is False):
+        align_corners = _args.bool_(align_corners, ('affine_grid_generator', 'align_corners', 3))
+    try:
+        if out is None:
+            return _call(_op_affine_grid_generator, (theta, size, align_corners)) if _state.slow else _op_affine_grid_generator.runner(_op_affine_grid_generator, (theta, size, align_corners))
+        return _call_out(_op_affine_grid_generator, (theta, size, align_corners), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'affine_grid_generator')
+        raise
 
 
 def all(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
@@ -555,9 +643,17 @@ def all(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
         dim = axis
     if keepdims is not None:
         keepdim = keepdims
-    if out is None:
-        return _call(_op_all_dims, (input, dim, keepdim)) if _state.slow else _op_all_dims.runner(_op_all_dims, (input, dim, keepdim))
-    return _call_out(_op_all_dims, (input, dim, keepdim), out)
+    if not (dim is None or type(dim) in _int_list_types):
+        dim = _args.int_list(dim, ('all', 'dim', 2))
+    if not (keepdim is False or keepdim is True):
+        keepdim = _args.bool_(keepdim, ('all', 'keepdim', 3))
+    try:
+        if out is None:
+            return _call(_op_all_dims, (input, dim, keepdim)) if _state.slow else _op_all_dims.runner(_op_all_dims, (input, dim, keepdim))
+        return _call_out(_op_all_dims, (input, dim, keepdim), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'all')
+        raise
 
 
 def amax(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
@@ -565,9 +661,17 @@ def amax(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
         dim = axis
     if keepdims is not None:
         keepdim = keepdims
-    if out is None:
-        return _call(_op_amax, (input, dim, keepdim)) if _state.slow else _op_amax.runner(_op_amax, (input, dim, keepdim))
-    return _call_out(_op_amax, (input, dim, keepdim), out)
+    if not (type(dim) in _int_list_types):
+        dim = _args.int_list(dim, ('amax', 'dim', 2))
+    if not (keepdim is False or keepdim is True):
+        keepdim = _args.bool_(keepdim, ('amax', 'keepdim', 3))
+    try:
+        if out is None:
+            return _call(_op_amax, (input, dim, keepdim)) if _state.slow else _op_amax.runner(_op_amax, (input, dim, keepdim))
+        return _call_out(_op_amax, (input, dim, keepdim), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'amax')
+        raise
 
 
 def amin(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
@@ -575,9 +679,17 @@ def amin(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
         dim = axis
     if keepdims is not None:
         keepdim = keepdims
-    if out is None:
-        return _call(_op_amin, (input, dim, keepdim)) if _state.slow else _op_amin.runner(_op_amin, (input, dim, keepdim))
-    return _call_out(_op_amin, (input, dim, keepdim), out)
+    if not (type(dim) in _int_list_types):
+        dim = _args.int_list(dim, ('amin', 'dim', 2))
+    if not (keepdim is False or keepdim is True):
+        keepdim = _args.bool_(keepdim, ('amin', 'keepdim', 3))
+    try:
+        if out is None:
+            return _call(_op_amin, (input, dim, keepdim)) if _state.slow else _op_amin.runner(_op_amin, (input, dim, keepdim))
+        return _call_out(_op_amin, (input, dim, keepdim), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'amin')
+        raise
 
 
 def any(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
@@ -585,9 +697,17 @@ def any(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
         dim = axis
     if keepdims is not None:
         keepdim = keepdims
-    if out is None:
-        return _call(_op_any_dims, (input, dim, keepdim)) if _state.slow else _op_any_dims.runner(_op_any_dims, (input, dim, keepdim))
-    return _call_out(_op_any_dims, (input, dim, keepdim), out)
+    if not (dim is None or type(dim) in _int_list_types):
+        dim = _args.int_list(dim, ('any', 'dim', 2))
+    if not (keepdim is False or keepdim is True):
+        keepdim = _args.bool_(keepdim, ('any', 'keepdim', 3))
+    try:
+        if out is None:
+            return _call(_op_any_dims, (input, dim, keepdim)) if _state.slow else _op_any_dims.runner(_op_any_dims, (input, dim, keepdim))
+        return _call_out(_op_any_dims, (input, dim, keepdim), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'any')
+        raise
 
 
 def argmax(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
@@ -595,9 +715,17 @@ def argmax(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None
         dim = axis
     if keepdims is not None:
         keepdim = keepdims
-    if out is None:
-        return _call(_op_argmax, (input, dim, keepdim)) if _state.slow else _op_argmax.runner(_op_argmax, (input, dim, keepdim))
-    return _call_out(_op_argmax, (input, dim, keepdim), out)
+    if not (dim is None or type(dim) is int):
+        dim = _args.int_(dim, ('argmax', 'dim', 2))
+    if not (keepdim is False or keepdim is True):
+        keepdim = _args.bool_(keepdim, ('argmax', 'keepdim', 3))
+    try:
+        if out is None:
+            return _call(_op_argmax, (input, dim, keepdim)) if _state.slow else _op_argmax.runner(_op_argmax, (input, dim, keepdim))
+        return _call_out(_op_argmax, (input, dim, keepdim), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'argmax')
+        raise
 
 
 def argmin(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
@@ -605,13 +733,25 @@ def argmin(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None
         dim = axis
     if keepdims is not None:
         keepdim = keepdims
-    if out is None:
-        return _call(_op_argmin, (input, dim, keepdim)) if _state.slow else _op_argmin.runner(_op_argmin, (input, dim, keepdim))
-    return _call_out(_op_argmin, (input, dim, keepdim), out)
+    if not (dim is None or type(dim) is int):
+        dim = _args.int_(dim, ('argmin', 'dim', 2))
+    if not (keepdim is False or keepdim is True):
+        keepdim = _args.bool_(keepdim, ('argmin', 'keepdim', 3))
+    try:
+        if out is None:
+            return _call(_op_argmin, (input, dim, keepdim)) if _state.slow else _op_argmin.runner(_op_argmin, (input, dim, keepdim))
+        return _call_out(_op_argmin, (input, dim, keepdim), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'argmin')
+        raise
 
 
 def argwhere(input):
-    return _call(_op_argwhere, (input,)) if _state.slow else _op_argwhere.runner(_op_argwhere, (input,))
+    try:
+        return _call(_op_argwhere, (input,)) if _state.slow else _op_argwhere.runner(_op_argwhere, (input,))
+    except Exception as _exc:
+        _args.explain(_exc, 'argwhere')
+        raise
 
 
 def as_strided_scatter(input, src, size, stride, storage_offset=None):
@@ -619,124 +759,212 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
         raise TypeError("as_strided_scatter(): argument 'size' (position 3) must be tuple of ints, not int")
     if type(stride) is int:
         raise TypeError("as_strided_scatter(): argument 'stride' (position 4) must be tuple of ints, not int")
-    return _call(_op_as_strided_scatter, (input, src, size, stride, storage_offset)) if _state.slow else _op_as_strided_scatter.runner(_op_as_strided_scatter, (input, src, size, stride, storage_offset))
+    if not (type(size) in _int_list_types):
+        size = _args.int_list(size, ('as_strided_scatter', 'size', 3))
+    if not (type(stride) in _int_list_types):
+        stride = _args.int_list(stride, ('as_strided_scatter', 'stride', 4))
+    if not (storage_offset is None or type(storage_offset) is int):
+        storage_offset = _args.int_(storage_offset, ('as_strided_scatter', 'storage_offset', 5))
+    try:
+        return _call(_op_as_strided_scatter, (input, src, size, stride, storage_offset)) if _state.slow else _op_as_strided_scatter.runner(_op_as_strided_scatter, (input, src, size, stride, storage_offset))
+    except Exception as _exc:
+        _args.explain(_exc, 'as_strided_scatter')
+        raise
 
 
 def asin(input, *, out=None):
-    if out is None:
-        return _call(_op_asin, (input,)) if _state.slow else _op_asin.runner(_op_asin, (input,))
-    return _call_out(_op_asin, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_asin, (input,)) if _state.slow else _op_asin.runner(_op_asin, (input,))
+        return _call_out(_op_asin, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'asin')
+        raise
 
 
 arcsin = asin
 
 
 def asinh(input, *, out=None):
-    if out is None:
-        return _call(_op_asinh, (input,)) if _state.slow else _op_asinh.runner(_op_asinh, (input,))
-    return _call_out(_op_asinh, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_asinh, (input,)) if _state.slow else _op_asinh.runner(_op_asinh, (input,))
+        return _call_out(_op_asinh, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'asinh')
+        raise
 
 
 arcsinh = asinh
 
 
 def atan(input, *, out=None):
-    if out is None:
-        return _call(_op_atan, (input,)) if _state.slow else _op_atan.runner(_op_atan, (input,))
-    return _call_out(_op_atan, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_atan, (input,)) if _state.slow else _op_atan.runner(_op_atan, (input,))
+        return _call_out(_op_atan, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'atan')
+        raise
 
 
 arctan = atan
 
 
 def atan2(input, other, *, out=None):
-    if out is None:
-        return _call(_op_atan2, (input, other)) if _state.slow else _op_atan2.runner(_op_atan2, (input, other))
-    return _call_out(_op_atan2, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_atan2, (input, other)) if _state.slow else _op_atan2.runner(_op_atan2, (input, other))
+        return _call_out(_op_atan2, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'atan2')
+        raise
 
 
 arctan2 = atan2
 
 
 def atanh(input, *, out=None):
-    if out is None:
-        return _call(_op_atanh, (input,)) if _state.slow else _op_atanh.runner(_op_atanh, (input,))
-    return _call_out(_op_atanh, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_atanh, (input,)) if _state.slow else _op_atanh.runner(_op_atanh, (input,))
+        return _call_out(_op_atanh, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'atanh')
+        raise
 
 
 arctanh = atanh
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
-    if out is None:
-        return _call(_op_baddbmm, (input, batch1, batch2, beta, alpha)) if _state.slow else _op_baddbmm.runner(_op_baddbmm, (input, batch1, batch2, beta, alpha))
-    return _call_out(_op_baddbmm, (input, batch1, batch2, beta, alpha), out)
+    if not (type(beta) is float or type(beta) is int):
+        beta = _args.scalar(beta, ('baddbmm', 'beta', None))
+    if not (type(alpha) is float or type(alpha) is int):
+        alpha = _args.scalar(alpha, ('baddbmm', 'alpha', None))
+    try:
+        if out is None:
+            return _call(_op_baddbmm, (input, batch1, batch2, beta, alpha)) if _state.slow else _op_baddbmm.runner(_op_baddbmm, (input, batch1, batch2, beta, alpha))
+        return _call_out(_op_baddbmm, (input, batch1, batch2, beta, alpha), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'baddbmm')
+        raise
 
 
 def bilinear(input1, input2, weight, bias=None, *, out=None):
-    if out is None:
-        return _call(_op_bilinear, (input1, input2, weight, bias)) if _state.slow else _op_bilinear.runner(_op_bilinear, (input1, input2, weight, bias))
-    return _call_out(_op_bilinear, (input1, input2, weight, bias), out)
+    try:
+        if out is None:
+            return _call(_op_bilinear, (input1, input2, weight, bias)) if _state.slow else _op_bilinear.runner(_op_bilinear, (input1, input2, weight, bias))
+        return _call_out(_op_bilinear, (input1, input2, weight, bias), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'bilinear')
+        raise
 
 
 def bincount(input, weights=None, minlength=0):
-    return _call(_op_bincount, (input, weights, minlength)) if _state.slow else _op_bincount.runner(_op_bincount, (input, weights, minlength))
+    if not (type(minlength) is int):
+        minlength = _args.int_(minlength, ('bincount', 'minlength', 3))
+    try:
+        return _call(_op_bincount, (input, weights, minlength)) if _state.slow else _op_bincount.runner(_op_bincount, (input, weights, minlength))
+    except Exception as _exc:
+        _args.explain(_exc, 'bincount')
+        raise
 
 
 def bitwise_and(input, other, *, out=None):
-    if out is None:
-        return _call(_op_bitwise_and_Tensor, (input, other)) if _state.slow else _op_bitwise_and_Tensor.runner(_op_bitwise_and_Tensor, (input, other))
-    return _call_out(_op_bitwise_and_Tensor, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_bitwise_and_Tensor, (input, other)) if _state.slow else _op_bitwise_and_Tensor.runner(_op_bitwise_and_Tensor, (input, other))
+        return _call_out(_op_bitwise_and_Tensor, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'bitwise_and')
+        raise
 
 
 def bitwise_left_shift(input, other, *, out=None):
-    if out is None:
-        return _call(_op_bitwise_left_shift_Tensor, (input, other)) if _state.slow else _op_bitwise_left_shift_Tensor.runner(_op_bitwise_left_shift_Tensor, (input, other))
-    return _call_out(_op_bitwise_left_shift_Tensor, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_bitwise_left_shift_Tensor, (input, other)) if _state.slow else _op_bitwise_left_shift_Tensor.runner(_op_bitwise_left_shift_Tensor, (input, other))
+        return _call_out(_op_bitwise_left_shift_Tensor, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'bitwise_left_shift')
+        raise
 
 
 def bitwise_not(input, *, out=None):
-    if out is None:
-        return _call(_op_bitwise_not, (input,)) if _state.slow else _op_bitwise_not.runner(_op_bitwise_not, (input,))
-    return _call_out(_op_bitwise_not, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_bitwise_not, (input,)) if _state.slow else _op_bitwise_not.runner(_op_bitwise_not, (input,))
+        return _call_out(_op_bitwise_not, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'bitwise_not')
+        raise
 
 
 def bitwise_or(input, other, *, out=None):
-    if out is None:
-        return _call(_op_bitwise_or_Tensor, (input, other)) if _state.slow else _op_bitwise_or_Tensor.runner(_op_bitwise_or_Tensor, (input, other))
-    return _call_out(_op_bitwise_or_Tensor, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_bitwise_or_Tensor, (input, other)) if _state.slow else _op_bitwise_or_Tensor.runner(_op_bitwise_or_Tensor, (input, other))
+        return _call_out(_op_bitwise_or_Tensor, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'bitwise_or')
+        raise
 
 
 def bitwise_right_shift(input, other, *, out=None):
-    if out is None:
-        return _call(_op_bitwise_right_shift_Tensor, (input, other)) if _state.slow else _op_bitwise_right_shift_Tensor.runner(_op_bitwise_right_shift_Tensor, (input, other))
-    return _call_out(_op_bitwise_right_shift_Tensor, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_bitwise_right_shift_Tensor, (input, other)) if _state.slow else _op_bitwise_right_shift_Tensor.runner(_op_bitwise_right_shift_Tensor, (input, other))
+        return _call_out(_op_bitwise_right_shift_Tensor, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'bitwise_right_shift')
+        raise
 
 
 def bitwise_xor(input, other, *, out=None):
-    if out is None:
-        return _call(_op_bitwise_xor_Tensor, (input, other)) if _state.slow else _op_bitwise_xor_Tensor.runner(_op_bitwise_xor_Tensor, (input, other))
-    return _call_out(_op_bitwise_xor_Tensor, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_bitwise_xor_Tensor, (input, other)) if _state.slow else _op_bitwise_xor_Tensor.runner(_op_bitwise_xor_Tensor, (input, other))
+        return _call_out(_op_bitwise_xor_Tensor, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'bitwise_xor')
+        raise
 
 
 def bmm(input, mat2, *, out=None):
-    if out is None:
-        return _call(_op_bmm, (input, mat2)) if _state.slow else _op_bmm.runner(_op_bmm, (input, mat2))
-    return _call_out(_op_bmm, (input, mat2), out)
+    try:
+        if out is None:
+            return _call(_op_bmm, (input, mat2)) if _state.slow else _op_bmm.runner(_op_bmm, (input, mat2))
+        return _call_out(_op_bmm, (input, mat2), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'bmm')
+        raise
 
 
 def broadcast_to(input, size):
     if type(size) is int:
         raise TypeError("broadcast_to(): argument 'size' (position 2) must be tuple of ints, not int")
-    return _call(_op_broadcast_to, (input, size)) if _state.slow else _op_broadcast_to.runner(_op_broadcast_to, (input, size))
+    if not (type(size) in _int_list_types):
+        size = _args.int_list(size, ('broadcast_to', 'size', 2))
+    try:
+        return _call(_op_broadcast_to, (input, size)) if _state.slow else _op_broadcast_to.runner(_op_broadcast_to, (input, size))
+    except Exception as _exc:
+        _args.explain(_exc, 'broadcast_to')
+        raise
 
 
 def cat(tensors, dim=0, *, out=None, axis=None):
     if axis is not None:
         dim = axis
-    if out is None:
-        return _call(_op_cat, (tensors, dim)) if _state.slow else _op_cat.runner(_op_cat, (tensors, dim))
-    return _call_out(_op_cat, (tensors, dim), out)
+    if not (type(dim) is int):
+        dim = _args.int_(dim, ('cat', 'dim', 2))
+    try:
+        if out is None:
+            return _call(_op_cat, (tensors, dim)) if _state.slow else _op_cat.runner(_op_cat, (tensors, dim))
+        return _call_out(_op_cat, (tensors, dim), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'cat')
+        raise
 
 
 concat = cat
@@ -746,70 +974,130 @@ concatenate = cat
 
 
 def ceil(input, *, out=None):
-    if out is None:
-        return _call(_op_ceil, (input,)) if _state.slow else _op_ceil.runner(_op_ceil, (input,))
-    return _call_out(_op_ceil, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_ceil, (input,)) if _state.slow else _op_ceil.runner(_op_ceil, (input,))
+        return _call_out(_op_ceil, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'ceil')
+        raise
 
 
 def channel_shuffle(input, groups, *, out=None):
-    if out is None:
-        return _call(_op_channel_shuffle, (input, groups)) if _state.slow else _op_channel_shuffle.runner(_op_channel_shuffle, (input, groups))
-    return _call_out(_op_channel_shuffle, (input, groups), out)
+    if not (type(groups) is int):
+        groups = _args.int_(groups, ('channel_shuffle', 'groups', 2))
+    try:
+        if out is None:
+            return _call(_op_channel_shuffle, (input, groups)) if _state.slow else _op_channel_shuffle.runner(_op_channel_shuffle, (input, groups))
+        return _call_out(_op_channel_shuffle, (input, groups), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'channel_shuffle')
+        raise
 
 
 def chunk(input, chunks, dim=0, *, axis=None):
     if axis is not None:
         dim = axis
-    return _call(_op_chunk, (input, chunks, dim)) if _state.slow else _op_chunk.runner(_op_chunk, (input, chunks, dim))
+    if not (type(chunks) is int):
+        chunks = _args.int_(chunks, ('chunk', 'chunks', 2))
+    if not (type(dim) is int):
+        dim = _args.int_(dim, ('chunk', 'dim', 3))
+    try:
+        return _call(_op_chunk, (input, chunks, dim)) if _state.slow else _op_chunk.runner(_op_chunk, (input, chunks, dim))
+    except Exception as _exc:
+        _args.explain(_exc, 'chunk')
+        raise
 
 
 def clamp(input, min=None, max=None, *, out=None):
-    if out is None:
-        return _call(_op_clamp_Tensor, (input, min, max)) if _state.slow else _op_clamp_Tensor.runner(_op_clamp_Tensor, (input, min, max))
-    return _call_out(_op_clamp_Tensor, (input, min, max), out)
+    try:
+        if out is None:
+            return _call(_op_clamp_Tensor, (input, min, max)) if _state.slow else _op_clamp_Tensor.runner(_op_clamp_Tensor, (input, min, max))
+        return _call_out(_op_clamp_Tensor, (input, min, max), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'clamp')
+        raise
 
 
 clip = clamp
 
 
 def clamp_max(input, max, *, out=None):
-    if out is None:
-        return _call(_op_clamp_max_Tensor, (input, max)) if _state.slow else _op_clamp_max_Tensor.runner(_op_clamp_max_Tensor, (input, max))
-    return _call_out(_op_clamp_max_Tensor, (input, max), out)
+    try:
+        if out is None:
+            return _call(_op_clamp_max_Tensor, (input, max)) if _state.slow else _op_clamp_max_Tensor.runner(_op_clamp_max_Tensor, (input, max))
+        return _call_out(_op_clamp_max_Tensor, (input, max), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'clamp_max')
+        raise
 
 
 def clamp_min(input, min, *, out=None):
-    if out is None:
-        return _call(_op_clamp_min_Tensor, (input, min)) if _state.slow else _op_clamp_min_Tensor.runner(_op_clamp_min_Tensor, (input, min))
-    return _call_out(_op_clamp_min_Tensor, (input, min), out)
+    try:
+        if out is None:
+            return _call(_op_clamp_min_Tensor, (input, min)) if _state.slow else _op_clamp_min_Tensor.runner(_op_clamp_min_Tensor, (input, min))
+        return _call_out(_op_clamp_min_Tensor, (input, min), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'clamp_min')
+        raise
 
 
 def clone(input, *, memory_format=None):
-    return _call(_op_clone, (input, memory_format)) if _state.slow else _op_clone.runner(_op_clone, (input, memory_format))
+    if not (memory_format is None or type(memory_format).__name__ == 'memory_format'):
+        memory_format = _args.memory_format_(memory_format, ('clone', 'memory_format', None))
+    try:
+        return _call(_op_clone, (input, memory_format)) if _state.slow else _op_clone.runner(_op_clone, (input, memory_format))
+    except Exception as _exc:
+        _args.explain(_exc, 'clone')
+        raise
 
 
 def column_stack(tensors, *, out=None):
-    if out is None:
-        return _call(_op_column_stack, (tensors,)) if _state.slow else _op_column_stack.runner(_op_column_stack, (tensors,))
-    return _call_out(_op_column_stack, (tensors,), out)
+    try:
+        if out is None:
+            return _call(_op_column_stack, (tensors,)) if _state.slow else _op_column_stack.runner(_op_column_stack, (tensors,))
+        return _call_out(_op_column_stack, (tensors,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'column_stack')
+        raise
 
 
 def combinations(input, r=2, with_replacement=False):
-    return _call(_op_combinations, (input, r, with_replacement)) if _state.slow else _op_combinations.runner(_op_combinations, (input, r, with_replacement))
+    if not (type(r) is int):
+        r = _args.int_(r, ('combinations', 'r', 2))
+    if not (with_replacement is False or with_replacement is True):
+        with_replacement = _args.bool_(with_replacement, ('combinations', 'with_replacement', 3))
+    try:
+        return _call(_op_combinations, (input, r, with_replacement)) if _state.slow else _op_combinations.runner(_op_combinations, (input, r, with_replacement))
+    except Exception as _exc:
+        _args.explain(_exc, 'combinations')
+        raise
 
 
 def conj_physical(input, *, out=None):
-    if out is None:
-        return _call(_op_conj_physical, (input,)) if _state.slow else _op_conj_physical.runner(_op_conj_physical, (input,))
-    return _call_out(_op_conj_physical, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_conj_physical, (input,)) if _state.slow else _op_conj_physical.runner(_op_conj_physical, (input,))
+        return _call_out(_op_conj_physical, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'conj_physical')
+        raise
 
 
 def constant_pad_nd(input, pad, value=0, *, out=None):
     if type(pad) is int:
         raise TypeError("constant_pad_nd(): argument 'pad' (position 2) must be tuple of ints, not int")
-    if out is None:
-        return _call(_op_constant_pad_nd, (input, pad, value)) if _state.slow else _op_constant_pad_nd.runner(_op_constant_pad_nd, (input, pad, value))
-    return _call_out(_op_constant_pad_nd, (input, pad, value), out)
+    if not (type(pad) in _int_list_types):
+        pad = _args.int_list(pad, ('constant_pad_nd', 'pad', 2))
+    if not (type(value) is float or type(value) is int):
+        value = _args.scalar(value, ('constant_pad_nd', 'value', 3))
+    try:
+        if out is None:
+            return _call(_op_constant_pad_nd, (input, pad, value)) if _state.slow else _op_constant_pad_nd.runner(_op_constant_pad_nd, (input, pad, value))
+        return _call_out(_op_constant_pad_nd, (input, pad, value), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'constant_pad_nd')
+        raise
 
 
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, *, out=None):
@@ -821,495 +1109,949 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         raise TypeError("convolution(): argument 'dilation' (position 6) must be tuple of ints, not int")
     if type(output_padding) is int:
         raise TypeError("convolution(): argument 'output_padding' (position 8) must be tuple of ints, not int")
-    if out is None:
-        return _call(_op_convolution, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)) if _state.slow else _op_convolution.runner(_op_convolution, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups))
-    return _call_out(_op_convolution, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups), out)
+    if not (type(stride) in _int_list_types):
+        stride = _args.int_list(stride, ('convolution', 'stride', 4))
+    if not (type(padding) in _int_list_types):
+        padding = _args.int_list(padding, ('convolution', 'padding', 5))
+    if not (type(dilation) in _int_list_types):
+        dilation = _args.int_list(dilation, ('convolution', 'dilation', 6))
+    if not (transposed is True or transposed is False):
+        transposed = _args.bool_(transposed, ('convolution', 'transposed', 7))
+    if not (type(output_padding) in _int_list_types):
+        output_padding = _args.int_list(output_padding, ('convolution', 'output_padding', 8))
+    if not (type(groups) is int):
+        groups = _args.int_(groups, ('convolution', 'groups', 9))
+    try:
+        if out is None:
+            return _call(_op_convolution, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)) if _state.slow else _op_convolution.runner(_op_convolution, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups))
+        return _call_out(_op_convolution, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'convolution')
+        raise
 
 
 def copysign(input, other, *, out=None):
-    if out is None:
-        return _call(_op_copysign_Tensor, (input, other)) if _state.slow else _op_copysign_Tensor.runner(_op_copysign_Tensor, (input, other))
-    return _call_out(_op_copysign_Tensor, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_copysign_Tensor, (input, other)) if _state.slow else _op_copysign_Tensor.runner(_op_copysign_Tensor, (input, other))
+        return _call_out(_op_copysign_Tensor, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'copysign')
+        raise
 
 
 def cos(input, *, out=None):
-    if out is None:
-        return _call(_op_cos, (input,)) if _state.slow else _op_cos.runner(_op_cos, (input,))
-    return _call_out(_op_cos, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_cos, (input,)) if _state.slow else _op_cos.runner(_op_cos, (input,))
+        return _call_out(_op_cos, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'cos')
+        raise
 
 
 def cosh(input, *, out=None):
-    if out is None:
-        return _call(_op_cosh, (input,)) if _state.slow else _op_cosh.runner(_op_cosh, (input,))
-    return _call_out(_op_cosh, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_cosh, (input,)) if _state.slow else _op_cosh.runner(_op_cosh, (input,))
+        return _call_out(_op_cosh, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'cosh')
+        raise
 
 
 def cross(input, other, dim=None, *, out=None, axis=None):
     if axis is not None:
         dim = axis
-    if out is None:
-        return _call(_op_cross, (input, other, dim)) if _state.slow else _op_cross.runner(_op_cross, (input, other, dim))
-    return _call_out(_op_cross, (input, other, dim), out)
+    if not (dim is None or type(dim) is int):
+        dim = _args.int_(dim, ('cross', 'dim', 3))
+    try:
+        if out is None:
+            return _call(_op_cross, (input, other, dim)) if _state.slow else _op_cross.runner(_op_cross, (input, other, dim))
+        return _call_out(_op_cross, (input, other, dim), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'cross')
+        raise
 
 
 def cumprod(input, dim, *, dtype=None, out=None):
-    if out is None:
-        return _call(_op_cumprod, (input, dim, dtype)) if _state.slow else _op_cumprod.runner(_op_cumprod, (input, dim, dtype))
-    return _call_out(_op_cumprod, (input, dim, dtype), out)
+    if not (type(dim) is int):
+        dim = _args.int_(dim, ('cumprod', 'dim', 2))
+    if not (dtype is None or type(dtype) is _dtype_class):
+        dtype = _args.dtype_(dtype, ('cumprod', 'dtype', None))
+    try:
+        if out is None:
+            return _call(_op_cumprod, (input, dim, dtype)) if _state.slow else _op_cumprod.runner(_op_cumprod, (input, dim, dtype))
+        return _call_out(_op_cumprod, (input, dim, dtype), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'cumprod')
+        raise
 
 
 def cumsum(input, dim, *, dtype=None, out=None):
-    if out is None:
-        return _call(_op_cumsum, (input, dim, dtype)) if _state.slow else _op_cumsum.runner(_op_cumsum, (input, dim, dtype))
-    return _call_out(_op_cumsum, (input, dim, dtype), out)
+    if not (type(dim) is int):
+        dim = _args.int_(dim, ('cumsum', 'dim', 2))
+    if not (dtype is None or type(dtype) is _dtype_class):
+        dtype = _args.dtype_(dtype, ('cumsum', 'dtype', None))
+    try:
+        if out is None:
+            return _call(_op_cumsum, (input, dim, dtype)) if _state.slow else _op_cumsum.runner(_op_cumsum, (input, dim, dtype))
+        return _call_out(_op_cumsum, (input, dim, dtype), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'cumsum')
+        raise
 
 
 def deg2rad(input, *, out=None):
-    if out is None:
-        return _call(_op_deg2rad, (input,)) if _state.slow else _op_deg2rad.runner(_op_deg2rad, (input,))
-    return _call_out(_op_deg2rad, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_deg2rad, (input,)) if _state.slow else _op_deg2rad.runner(_op_deg2rad, (input,))
+        return _call_out(_op_deg2rad, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'deg2rad')
+        raise
 
 
 def detach(input):
-    return _call(_op_detach, (input,)) if _state.slow else _op_detach.runner(_op_detach, (input,))
+    try:
+        return _call(_op_detach, (input,)) if _state.slow else _op_detach.runner(_op_detach, (input,))
+    except Exception as _exc:
+        _args.explain(_exc, 'detach')
+        raise
 
 
 def diag(input, diagonal=0, *, out=None):
-    if out is None:
-        return _call(_op_diag, (input, diagonal)) if _state.slow else _op_diag.runner(_op_diag, (input, diagonal))
-    return _call_out(_op_diag, (input, diagonal), out)
+    if not (type(diagonal) is int):
+        diagonal = _args.int_(diagonal, ('diag', 'diagonal', 2))
+    try:
+        if out is None:
+            return _call(_op_diag, (input, diagonal)) if _state.slow else _op_diag.runner(_op_diag, (input, diagonal))
+        return _call_out(_op_diag, (input, diagonal), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'diag')
+        raise
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
-    return _call(_op_diag_embed, (input, offset, dim1, dim2)) if _state.slow else _op_diag_embed.runner(_op_diag_embed, (input, offset, dim1, dim2))
+    if not (type(offset) is int):
+        offset = _args.int_(offset, ('diag_embed', 'offset', 2))
+    if not (type(dim1) is int):
+        dim1 = _args.int_(dim1, ('diag_embed', 'dim1', 3))
+    if not (type(dim2) is int):
+        dim2 = _args.int_(dim2, ('diag_embed', 'dim2', 4))
+    try:
+        return _call(_op_diag_embed, (input, offset, dim1, dim2)) if _state.slow else _op_diag_embed.runner(_op_diag_embed, (input, offset, dim1, dim2))
+    except Exception as _exc:
+        _args.explain(_exc, 'diag_embed')
+        raise
 
 
 def diagflat(input, offset=0):
-    return _call(_op_diagflat, (input, offset)) if _state.slow else _op_diagflat.runner(_op_diagflat, (input, offset))
+    if not (type(offset) is int):
+        offset = _args.int_(offset, ('diagflat', 'offset', 2))
+    try:
+        return _call(_op_diagflat, (input, offset)) if _state.slow else _op_diagflat.runner(_op_diagflat, (input, offset))
+    except Exception as _exc:
+        _args.explain(_exc, 'diagflat')
+        raise
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
-    return _call(_op_diagonal, (input, offset, dim1, dim2)) if _state.slow else _op_diagonal.runner(_op_diagonal, (input, offset, dim1, dim2))
+    if not (type(offset) is int):
+        offset = _args.int_(offset, ('diagonal', 'offset', 2))
+    if not (type(dim1) is int):
+        dim1 = _args.int_(dim1, ('diagonal', 'dim1', 3))
+    if not (type(dim2) is int):
+        dim2 = _args.int_(dim2, ('diagonal', 'dim2', 4))
+    try:
+        return _call(_op_diagonal, (input, offset, dim1, dim2)) if _state.slow else _op_diagonal.runner(_op_diagonal, (input, offset, dim1, dim2))
+    except Exception as _exc:
+        _args.explain(_exc, 'diagonal')
+        raise
 
 
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
-    return _call(_op_diagonal_scatter, (input, src, offset, dim1, dim2)) if _state.slow else _op_diagonal_scatter.runner(_op_diagonal_scatter, (input, src, offset, dim1, dim2))
+    if not (type(offset) is int):
+        offset = _args.int_(offset, ('diagonal_scatter', 'offset', 3))
+    if not (type(dim1) is int):
+        dim1 = _args.int_(dim1, ('diagonal_scatter', 'dim1', 4))
+    if not (type(dim2) is int):
+        dim2 = _args.int_(dim2, ('diagonal_scatter', 'dim2', 5))
+    try:
+        return _call(_op_diagonal_scatter, (input, src, offset, dim1, dim2)) if _state.slow else _op_diagonal_scatter.runner(_op_diagonal_scatter, (input, src, offset, dim1, dim2))
+    except Exception as _exc:
+        _args.explain(_exc, 'diagonal_scatter')
+        raise
 
 
 def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None, axis=None):
     if axis is not None:
         dim = axis
-    if out is None:
-        return _call(_op_diff, (input, n, dim, prepend, append)) if _state.slow else _op_diff.runner(_op_diff, (input, n, dim, prepend, append))
-    return _call_out(_op_diff, (input, n, dim, prepend, append), out)
+    if not (type(n) is int):
+        n = _args.int_(n, ('diff', 'n', 2))
+    if not (type(dim) is int):
+        dim = _args.int_(dim, ('diff', 'dim', 3))
+    try:
+        if out is None:
+            return _call(_op_diff, (input, n, dim, prepend, append)) if _state.slow else _op_diff.runner(_op_diff, (input, n, dim, prepend, append))
+        return _call_out(_op_diff, (input, n, dim, prepend, append), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'diff')
+        raise
 
 
 def digamma(input, *, out=None):
-    if out is None:
-        return _call(_op_digamma, (input,)) if _state.slow else _op_digamma.runner(_op_digamma, (input,))
-    return _call_out(_op_digamma, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_digamma, (input,)) if _state.slow else _op_digamma.runner(_op_digamma, (input,))
+        return _call_out(_op_digamma, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'digamma')
+        raise
 
 
 def dot(input, tensor, *, out=None):
-    if out is None:
-        return _call(_op_dot, (input, tensor)) if _state.slow else _op_dot.runner(_op_dot, (input, tensor))
-    return _call_out(_op_dot, (input, tensor), out)
+    try:
+        if out is None:
+            return _call(_op_dot, (input, tensor)) if _state.slow else _op_dot.runner(_op_dot, (input, tensor))
+        return _call_out(_op_dot, (input, tensor), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'dot')
+        raise
 
 
 def dstack(tensors, *, out=None):
-    if out is None:
-        return _call(_op_dstack, (tensors,)) if _state.slow else _op_dstack.runner(_op_dstack, (tensors,))
-    return _call_out(_op_dstack, (tensors,), out)
+    try:
+        if out is None:
+            return _call(_op_dstack, (tensors,)) if _state.slow else _op_dstack.runner(_op_dstack, (tensors,))
+        return _call_out(_op_dstack, (tensors,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'dstack')
+        raise
 
 
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False, *, out=None):
-    if out is None:
-        return _call(_op_embedding, (weight, indices, padding_idx, scale_grad_by_freq, sparse)) if _state.slow else _op_embedding.runner(_op_embedding, (weight, indices, padding_idx, scale_grad_by_freq, sparse))
-    return _call_out(_op_embedding, (weight, indices, padding_idx, scale_grad_by_freq, sparse), out)
+    if not (type(padding_idx) is int):
+        padding_idx = _args.int_(padding_idx, ('embedding', 'padding_idx', 3))
+    if not (scale_grad_by_freq is False or scale_grad_by_freq is True):
+        scale_grad_by_freq = _args.bool_(scale_grad_by_freq, ('embedding', 'scale_grad_by_freq', 4))
+    if not (sparse is False or sparse is True):
+        sparse = _args.bool_(sparse, ('embedding', 'sparse', 5))
+    try:
+        if out is None:
+            return _call(_op_embedding, (weight, indices, padding_idx, scale_grad_by_freq, sparse)) if _state.slow else _op_embedding.runner(_op_embedding, (weight, indices, padding_idx, scale_grad_by_freq, sparse))
+        return _call_out(_op_embedding, (weight, indices, padding_idx, scale_grad_by_freq, sparse), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'embedding')
+        raise
 
 
 def eq(input, other, *, out=None):
-    if out is None:
-        return _call(_op_eq_Tensor, (input, other)) if _state.slow else _op_eq_Tensor.runner(_op_eq_Tensor, (input, other))
-    return _call_out(_op_eq_Tensor, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_eq_Tensor, (input, other)) if _state.slow else _op_eq_Tensor.runner(_op_eq_Tensor, (input, other))
+        return _call_out(_op_eq_Tensor, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'eq')
+        raise
 
 
 def erf(input, *, out=None):
-    if out is None:
-        return _call(_op_erf, (input,)) if _state.slow else _op_erf.runner(_op_erf, (input,))
-    return _call_out(_op_erf, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_erf, (input,)) if _state.slow else _op_erf.runner(_op_erf, (input,))
+        return _call_out(_op_erf, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'erf')
+        raise
 
 
 def erfc(input, *, out=None):
-    if out is None:
-        return _call(_op_erfc, (input,)) if _state.slow else _op_erfc.runner(_op_erfc, (input,))
-    return _call_out(_op_erfc, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_erfc, (input,)) if _state.slow else _op_erfc.runner(_op_erfc, (input,))
+        return _call_out(_op_erfc, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'erfc')
+        raise
 
 
 def erfinv(input, *, out=None):
-    if out is None:
-        return _call(_op_erfinv, (input,)) if _state.slow else _op_erfinv.runner(_op_erfinv, (input,))
-    return _call_out(_op_erfinv, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_erfinv, (input,)) if _state.slow else _op_erfinv.runner(_op_erfinv, (input,))
+        return _call_out(_op_erfinv, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'erfinv')
+        raise
 
 
 def exp(input, *, out=None):
-    if out is None:
-        return _call(_op_exp, (input,)) if _state.slow else _op_exp.runner(_op_exp, (input,))
-    return _call_out(_op_exp, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_exp, (input,)) if _state.slow else _op_exp.runner(_op_exp, (input,))
+        return _call_out(_op_exp, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'exp')
+        raise
 
 
 def exp2(input, *, out=None):
-    if out is None:
-        return _call(_op_exp2, (input,)) if _state.slow else _op_exp2.runner(_op_exp2, (input,))
-    return _call_out(_op_exp2, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_exp2, (input,)) if _state.slow else _op_exp2.runner(_op_exp2, (input,))
+        return _call_out(_op_exp2, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'exp2')
+        raise
 
 
 def expm1(input, *, out=None):
-    if out is None:
-        return _call(_op_expm1, (input,)) if _state.slow else _op_expm1.runner(_op_expm1, (input,))
-    return _call_out(_op_expm1, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_expm1, (input,)) if _state.slow else _op_expm1.runner(_op_expm1, (input,))
+        return _call_out(_op_expm1, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'expm1')
+        raise
 
 
 def flatten(input, start_dim=0, end_dim=-1):
-    return _call(_op_flatten_using_ints, (input, start_dim, end_dim)) if _state.slow else _op_flatten_using_ints.runner(_op_flatten_using_ints, (input, start_dim, end_dim))
+    if not (type(start_dim) is int):
+        start_dim = _args.int_(start_dim, ('flatten', 'start_dim', 2))
+    if not (type(end_dim) is int):
+        end_dim = _args.int_(end_dim, ('flatten', 'end_dim', 3))
+    try:
+        return _call(_op_flatten_using_ints, (input, start_dim, end_dim)) if _state.slow else _op_flatten_using_ints.runner(_op_flatten_using_ints, (input, start_dim, end_dim))
+    except Exception as _exc:
+        _args.explain(_exc, 'flatten')
+        raise
 
 
 def flip(input, dims):
     if type(dims) is int:
         raise TypeError("flip(): argument 'dims' (position 2) must be tuple of ints, not int")
-    return _call(_op_flip, (input, dims)) if _state.slow else _op_flip.runner(_op_flip, (input, dims))
+    if not (type(dims) in _int_list_types):
+        dims = _args.int_list(dims, ('flip', 'dims', 2))
+    try:
+        return _call(_op_flip, (input, dims)) if _state.slow else _op_flip.runner(_op_flip, (input, dims))
+    except Exception as _exc:
+        _args.explain(_exc, 'flip')
+        raise
 
 
 def fliplr(input):
-    return _call(_op_fliplr, (input,)) if _state.slow else _op_fliplr.runner(_op_fliplr, (input,))
+    try:
+        return _call(_op_fliplr, (input,)) if _state.slow else _op_fliplr.runner(_op_fliplr, (input,))
+    except Exception as _exc:
+        _args.explain(_exc, 'fliplr')
+        raise
 
 
 def flipud(input):
-    return _call(_op_flipud, (input,)) if _state.slow else _op_flipud.runner(_op_flipud, (input,))
+    try:
+        return _call(_op_flipud, (input,)) if _state.slow else _op_flipud.runner(_op_flipud, (input,))
+    except Exception as _exc:
+        _args.explain(_exc, 'flipud')
+        raise
 
 
 def floor(input, *, out=None):
-    if out is None:
-        return _call(_op_floor, (input,)) if _state.slow else _op_floor.runner(_op_floor, (input,))
-    return _call_out(_op_floor, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_floor, (input,)) if _state.slow else _op_floor.runner(_op_floor, (input,))
+        return _call_out(_op_floor, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'floor')
+        raise
 
 
 def floor_divide(input, other, *, out=None):
-    if out is None:
-        return _call(_op_floor_divide, (input, other)) if _state.slow else _op_floor_divide.runner(_op_floor_divide, (input, other))
-    return _call_out(_op_floor_divide, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_floor_divide, (input, other)) if _state.slow else _op_floor_divide.runner(_op_floor_divide, (input, other))
+        return _call_out(_op_floor_divide, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'floor_divide')
+        raise
 
 
 def fmax(input, other, *, out=None):
-    if out is None:
-        return _call(_op_fmax, (input, other)) if _state.slow else _op_fmax.runner(_op_fmax, (input, other))
-    return _call_out(_op_fmax, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_fmax, (input, other)) if _state.slow else _op_fmax.runner(_op_fmax, (input, other))
+        return _call_out(_op_fmax, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'fmax')
+        raise
 
 
 def fmin(input, other, *, out=None):
-    if out is None:
-        return _call(_op_fmin, (input, other)) if _state.slow else _op_fmin.runner(_op_fmin, (input, other))
-    return _call_out(_op_fmin, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_fmin, (input, other)) if _state.slow else _op_fmin.runner(_op_fmin, (input, other))
+        return _call_out(_op_fmin, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'fmin')
+        raise
 
 
 def fmod(input, other, *, out=None):
-    if out is None:
-        return _call(_op_fmod_Tensor, (input, other)) if _state.slow else _op_fmod_Tensor.runner(_op_fmod_Tensor, (input, other))
-    return _call_out(_op_fmod_Tensor, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_fmod_Tensor, (input, other)) if _state.slow else _op_fmod_Tensor.runner(_op_fmod_Tensor, (input, other))
+        return _call_out(_op_fmod_Tensor, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'fmod')
+        raise
 
 
 def frac(input, *, out=None):
-    if out is None:
-        return _call(_op_frac, (input,)) if _state.slow else _op_frac.runner(_op_frac, (input,))
-    return _call_out(_op_frac, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_frac, (input,)) if _state.slow else _op_frac.runner(_op_frac, (input,))
+        return _call_out(_op_frac, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'frac')
+        raise
 
 
 def gather(input, dim, index, *, sparse_grad=False, out=None):
-    if out is None:
-        return _call(_op_gather, (input, dim, index, sparse_grad)) if _state.slow else _op_gather.runner(_op_gather, (input, dim, index, sparse_grad))
-    return _call_out(_op_gather, (input, dim, index, sparse_grad), out)
+    if not (type(dim) is int):
+        dim = _args.int_(dim, ('gather', 'dim', 2))
+    if not (sparse_grad is False or sparse_grad is True):
+        sparse_grad = _args.bool_(sparse_grad, ('gather', 'sparse_grad', None))
+    try:
+        if out is None:
+            return _call(_op_gather, (input, dim, index, sparse_grad)) if _state.slow else _op_gather.runner(_op_gather, (input, dim, index, sparse_grad))
+        return _call_out(_op_gather, (input, dim, index, sparse_grad), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'gather')
+        raise
 
 
 def gcd(input, other, *, out=None):
-    if out is None:
-        return _call(_op_gcd, (input, other)) if _state.slow else _op_gcd.runner(_op_gcd, (input, other))
-    return _call_out(_op_gcd, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_gcd, (input, other)) if _state.slow else _op_gcd.runner(_op_gcd, (input, other))
+        return _call_out(_op_gcd, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'gcd')
+        raise
 
 
 def ge(input, other, *, out=None):
-    if out is None:
-        return _call(_op_ge_Tensor, (input, other)) if _state.slow else _op_ge_Tensor.runner(_op_ge_Tensor, (input, other))
-    return _call_out(_op_ge_Tensor, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_ge_Tensor, (input, other)) if _state.slow else _op_ge_Tensor.runner(_op_ge_Tensor, (input, other))
+        return _call_out(_op_ge_Tensor, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'ge')
+        raise
 
 
 greater_equal = ge
 
 
 def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners, *, out=None):
-    if out is None:
-        return _call(_op_grid_sampler_2d, (input, grid, interpolation_mode, padding_mode, align_corners)) if _state.slow else _op_grid_sampler_2d.runner(_op_grid_sampler_2d, (input, grid, interpolation_mode, padding_mode, align_corners))
-    return _call_out(_op_grid_sampler_2d, (input, grid, interpolation_mode, padding_mode, align_corners), out)
+    if not (type(interpolation_mode) is int):
+        interpolation_mode = _args.int_(interpolation_mode, ('grid_sampler_2d', 'interpolation_mode', 3))
+    if not (type(padding_mode) is int):
+        padding_mode = _args.int_(padding_mode, ('grid_sampler_2d', 'padding_mode', 4))
+    if not (align_corners is True or align_corners is False):
+        align_corners = _args.bool_(align_corners, ('grid_sampler_2d', 'align_corners', 5))
+    try:
+        if out is None:
+            return _call(_op_grid_sampler_2d, (input, grid, interpolation_mode, padding_mode, align_corners)) if _state.slow else _op_grid_sampler_2d.runner(_op_grid_sampler_2d, (input, grid, interpolation_mode, padding_mode, align_corners))
+        return _call_out(_op_grid_sampler_2d, (input, grid, interpolation_mode, padding_mode, align_corners), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'grid_sampler_2d')
+        raise
 
 
 def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners, *, out=None):
-    if out is None:
-        return _call(_op_grid_sampler_3d, (input, grid, interpolation_mode, padding_mode, align_corners)) if _state.slow else _op_grid_sampler_3d.runner(_op_grid_sampler_3d, (input, grid, interpolation_mode, padding_mode, align_corners))
-    return _call_out(_op_grid_sampler_3d, (input, grid, interpolation_mode, padding_mode, align_corners), out)
+    if not (type(interpolation_mode) is int):
+        interpolation_mode = _args.int_(interpolation_mode, ('grid_sampler_3d', 'interpolation_mode', 3))
+    if not (type(padding_mode) is int):
+        padding_mode = _args.int_(padding_mode, ('grid_sampler_3d', 'padding_mode', 4))
+    if not (align_corners is True or align_corners is False):
+        align_corners = _args.bool_(align_corners, ('grid_sampler_3d', 'align_corners', 5))
+    try:
+        if out is None:
+            return _call(_op_grid_sampler_3d, (input, grid, interpolation_mode, padding_mode, align_corners)) if _state.slow else _op_grid_sampler_3d.runner(_op_grid_sampler_3d, (input, grid, interpolation_mode, padding_mode, align_corners))
+        return _call_out(_op_grid_sampler_3d, (input, grid, interpolation_mode, padding_mode, align_corners), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'grid_sampler_3d')
+        raise
 
 
 def gt(input, other, *, out=None):
-    if out is None:
-        return _call(_op_gt_Tensor, (input, other)) if _state.slow else _op_gt_Tensor.runner(_op_gt_Tensor, (input, other))
-    return _call_out(_op_gt_Tensor, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_gt_Tensor, (input, other)) if _state.slow else _op_gt_Tensor.runner(_op_gt_Tensor, (input, other))
+        return _call_out(_op_gt_Tensor, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'gt')
+        raise
 
 
 greater = gt
 
 
 def hardshrink(input, lambd=0.5, *, out=None):
-    if out is None:
-        return _call(_op_hardshrink, (input, lambd)) if _state.slow else _op_hardshrink.runner(_op_hardshrink, (input, lambd))
-    return _call_out(_op_hardshrink, (input, lambd), out)
+    if not (type(lambd) is float or type(lambd) is int):
+        lambd = _args.scalar(lambd, ('hardshrink', 'lambd', 2))
+    try:
+        if out is None:
+            return _call(_op_hardshrink, (input, lambd)) if _state.slow else _op_hardshrink.runner(_op_hardshrink, (input, lambd))
+        return _call_out(_op_hardshrink, (input, lambd), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'hardshrink')
+        raise
 
 
 def histc(input, bins=100, min=0, max=0, *, out=None):
-    if out is None:
-        return _call(_op_histc, (input, bins, min, max)) if _state.slow else _op_histc.runner(_op_histc, (input, bins, min, max))
-    return _call_out(_op_histc, (input, bins, min, max), out)
+    if not (type(bins) is int):
+        bins = _args.int_(bins, ('histc', 'bins', 2))
+    if not (type(min) is float or type(min) is int):
+        min = _args.scalar(min, ('histc', 'min', 3))
+    if not (type(max) is float or type(max) is int):
+        max = _args.scalar(max, ('histc', 'max', 4))
+    try:
+        if out is None:
+            return _call(_op_histc, (input, bins, min, max)) if _state.slow else _op_histc.runner(_op_histc, (input, bins, min, max))
+        return _call_out(_op_histc, (input, bins, min, max), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'histc')
+        raise
 
 
 def hstack(tensors, *, out=None):
-    if out is None:
-        return _call(_op_hstack, (tensors,)) if _state.slow else _op_hstack.runner(_op_hstack, (tensors,))
-    return _call_out(_op_hstack, (tensors,), out)
+    try:
+        if out is None:
+            return _call(_op_hstack, (tensors,)) if _state.slow else _op_hstack.runner(_op_hstack, (tensors,))
+        return _call_out(_op_hstack, (tensors,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'hstack')
+        raise
 
 
 def hypot(input, other, *, out=None):
-    if out is None:
-        return _call(_op_hypot, (input, other)) if _state.slow else _op_hypot.runner(_op_hypot, (input, other))
-    return _call_out(_op_hypot, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_hypot, (input, other)) if _state.slow else _op_hypot.runner(_op_hypot, (input, other))
+        return _call_out(_op_hypot, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'hypot')
+        raise
 
 
 def i0(input, *, out=None):
-    if out is None:
-        return _call(_op_i0, (input,)) if _state.slow else _op_i0.runner(_op_i0, (input,))
-    return _call_out(_op_i0, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_i0, (input,)) if _state.slow else _op_i0.runner(_op_i0, (input,))
+        return _call_out(_op_i0, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'i0')
+        raise
 
 
 def index_add(input, dim, index, source, *, alpha=1, out=None):
-    if out is None:
-        return _call(_op_index_add, (input, dim, index, source, alpha)) if _state.slow else _op_index_add.runner(_op_index_add, (input, dim, index, source, alpha))
-    return _call_out(_op_index_add, (input, dim, index, source, alpha), out)
+    if not (type(dim) is int):
+        dim = _args.int_(dim, ('index_add', 'dim', 2))
+    if not (type(alpha) is float or type(alpha) is int):
+        alpha = _args.scalar(alpha, ('index_add', 'alpha', None))
+    try:
+        if out is None:
+            return _call(_op_index_add, (input, dim, index, source, alpha)) if _state.slow else _op_index_add.runner(_op_index_add, (input, dim, index, source, alpha))
+        return _call_out(_op_index_add, (input, dim, index, source, alpha), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'index_add')
+        raise
 
 
 def index_copy(input, dim, index, source, *, out=None):
-    if out is None:
-        return _call(_op_index_copy, (input, dim, index, source)) if _state.slow else _op_index_copy.runner(_op_index_copy, (input, dim, index, source))
-    return _call_out(_op_index_copy, (input, dim, index, source), out)
+    if not (type(dim) is int):
+        dim = _args.int_(dim, ('index_copy', 'dim', 2))
+    try:
+        if out is None:
+            return _call(_op_index_copy, (input, dim, index, source)) if _state.slow else _op_index_copy.runner(_op_index_copy, (input, dim, index, source))
+        return _call_out(_op_index_copy, (input, dim, index, source), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'index_copy')
+        raise
 
 
 def index_put(input, indices, values, accumulate=False):
-    return _call(_op_index_put, (input, indices, values, accumulate)) if _state.slow else _op_index_put.runner(_op_index_put, (input, indices, values, accumulate))
+    if not (accumulate is False or accumulate is True):
+        accumulate = _args.bool_(accumulate, ('index_put', 'accumulate', 4))
+    try:
+        return _call(_op_index_put, (input, indices, values, accumulate)) if _state.slow else _op_index_put.runner(_op_index_put, (input, indices, values, accumulate))
+    except Exception as _exc:
+        _args.explain(_exc, 'index_put')
+        raise
 
 
 def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
-    if out is None:
-        return _call(_op_index_reduce, (input, dim, index, source, reduce, include_self)) if _state.slow else _op_index_reduce.runner(_op_index_reduce, (input, dim, index, source, reduce, include_self))
-    return _call_out(_op_index_reduce, (input, dim, index, source, reduce, include_self), out)
+    if not (type(dim) is int):
+        dim = _args.int_(dim, ('index_reduce', 'dim', 2))
+    if not (type(reduce) is str):
+        reduce = _args.str_(reduce, ('index_reduce', 'reduce', 5))
+    if not (include_self is True or include_self is False):
+        include_self = _args.bool_(include_self, ('index_reduce', 'include_self', None))
+    try:
+        if out is None:
+            return _call(_op_index_reduce, (input, dim, index, source, reduce, include_self)) if _state.slow else _op_index_reduce.runner(_op_index_reduce, (input, dim, index, source, reduce, include_self))
+        return _call_out(_op_index_reduce, (input, dim, index, source, reduce, include_self), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'index_reduce')
+        raise
 
 
 def index_select(input, dim, index, *, out=None):
-    if out is None:
-        return _call(_op_index_select, (input, dim, index)) if _state.slow else _op_index_select.runner(_op_index_select, (input, dim, index))
-    return _call_out(_op_index_select, (input, dim, index), out)
+    if not (type(dim) is int):
+        dim = _args.int_(dim, ('index_select', 'dim', 2))
+    try:
+        if out is None:
+            return _call(_op_index_select, (input, dim, index)) if _state.slow else _op_index_select.runner(_op_index_select, (input, dim, index))
+        return _call_out(_op_index_select, (input, dim, index), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'index_select')
+        raise
 
 
 def inner(input, other, *, out=None):
-    if out is None:
-        return _call(_op_inner, (input, other)) if _state.slow else _op_inner.runner(_op_inner, (input, other))
-    return _call_out(_op_inner, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_inner, (input, other)) if _state.slow else _op_inner.runner(_op_inner, (input, other))
+        return _call_out(_op_inner, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'inner')
+        raise
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return _call(_op_isclose, (input, other, rtol, atol, equal_nan)) if _state.slow else _op_isclose.runner(_op_isclose, (input, other, rtol, atol, equal_nan))
+    if not (type(rtol) is float or type(rtol) is int):
+        rtol = _args.float_(rtol, ('isclose', 'rtol', 3))
+    if not (type(atol) is float or type(atol) is int):
+        atol = _args.float_(atol, ('isclose', 'atol', 4))
+    if not (equal_nan is False or equal_nan is True):
+        equal_nan = _args.bool_(equal_nan, ('isclose', 'equal_nan', 5))
+    try:
+        return _call(_op_isclose, (input, other, rtol, atol, equal_nan)) if _state.slow else _op_isclose.runner(_op_isclose, (input, other, rtol, atol, equal_nan))
+    except Exception as _exc:
+        _args.explain(_exc, 'isclose')
+        raise
 
 
 def isfinite(input):
-    return _call(_op_isfinite, (input,)) if _state.slow else _op_isfinite.runner(_op_isfinite, (input,))
+    try:
+        return _call(_op_isfinite, (input,)) if _state.slow else _op_isfinite.runner(_op_isfinite, (input,))
+    except Exception as _exc:
+        _args.explain(_exc, 'isfinite')
+        raise
 
 
 def isinf(input):
-    return _call(_op_isinf, (input,)) if _state.slow else _op_isinf.runner(_op_isinf, (input,))
+    try:
+        return _call(_op_isinf, (input,)) if _state.slow else _op_isinf.runner(_op_isinf, (input,))
+    except Exception as _exc:
+        _args.explain(_exc, 'isinf')
+        raise
 
 
 def isnan(input):
-    return _call(_op_isnan, (input,)) if _state.slow else _op_isnan.runner(_op_isnan, (input,))
+    try:
+        return _call(_op_isnan, (input,)) if _state.slow else _op_isnan.runner(_op_isnan, (input,))
+    except Exception as _exc:
+        _args.explain(_exc, 'isnan')
+        raise
 
 
 def isneginf(input, *, out=None):
-    if out is None:
-        return _call(_op_isneginf, (input,)) if _state.slow else _op_isneginf.runner(_op_isneginf, (input,))
-    return _call_out(_op_isneginf, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_isneginf, (input,)) if _state.slow else _op_isneginf.runner(_op_isneginf, (input,))
+        return _call_out(_op_isneginf, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'isneginf')
+        raise
 
 
 def isposinf(input, *, out=None):
-    if out is None:
-        return _call(_op_isposinf, (input,)) if _state.slow else _op_isposinf.runner(_op_isposinf, (input,))
-    return _call_out(_op_isposinf, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_isposinf, (input,)) if _state.slow else _op_isposinf.runner(_op_isposinf, (input,))
+        return _call_out(_op_isposinf, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'isposinf')
+        raise
 
 
 def isreal(input):
-    return _call(_op_isreal, (input,)) if _state.slow else _op_isreal.runner(_op_isreal, (input,))
+    try:
+        return _call(_op_isreal, (input,)) if _state.slow else _op_isreal.runner(_op_isreal, (input,))
+    except Exception as _exc:
+        _args.explain(_exc, 'isreal')
+        raise
 
 
 def kron(input, other, *, out=None):
-    if out is None:
-        return _call(_op_kron, (input, other)) if _state.slow else _op_kron.runner(_op_kron, (input, other))
-    return _call_out(_op_kron, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_kron, (input, other)) if _state.slow else _op_kron.runner(_op_kron, (input, other))
+        return _call_out(_op_kron, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'kron')
+        raise
 
 
 def lcm(input, other, *, out=None):
-    if out is None:
-        return _call(_op_lcm, (input, other)) if _state.slow else _op_lcm.runner(_op_lcm, (input, other))
-    return _call_out(_op_lcm, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_lcm, (input, other)) if _state.slow else _op_lcm.runner(_op_lcm, (input, other))
+        return _call_out(_op_lcm, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'lcm')
+        raise
 
 
 def ldexp(input, other, *, out=None):
-    if out is None:
-        return _call(_op_ldexp_Tensor, (input, other)) if _state.slow else _op_ldexp_Tensor.runner(_op_ldexp_Tensor, (input, other))
-    return _call_out(_op_ldexp_Tensor, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_ldexp_Tensor, (input, other)) if _state.slow else _op_ldexp_Tensor.runner(_op_ldexp_Tensor, (input, other))
+        return _call_out(_op_ldexp_Tensor, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'ldexp')
+        raise
 
 
 def le(input, other, *, out=None):
-    if out is None:
-        return _call(_op_le_Tensor, (input, other)) if _state.slow else _op_le_Tensor.runner(_op_le_Tensor, (input, other))
-    return _call_out(_op_le_Tensor, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_le_Tensor, (input, other)) if _state.slow else _op_le_Tensor.runner(_op_le_Tensor, (input, other))
+        return _call_out(_op_le_Tensor, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'le')
+        raise
 
 
 less_equal = le
 
 
 def lgamma(input, *, out=None):
-    if out is None:
-        return _call(_op_lgamma, (input,)) if _state.slow else _op_lgamma.runner(_op_lgamma, (input,))
-    return _call_out(_op_lgamma, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_lgamma, (input,)) if _state.slow else _op_lgamma.runner(_op_lgamma, (input,))
+        return _call_out(_op_lgamma, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'lgamma')
+        raise
 
 
 def log(input, *, out=None):
-    if out is None:
-        return _call(_op_log, (input,)) if _state.slow else _op_log.runner(_op_log, (input,))
-    return _call_out(_op_log, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_log, (input,)) if _state.slow else _op_log.runner(_op_log, (input,))
+        return _call_out(_op_log, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'log')
+        raise
 
 
 def log10(input, *, out=None):
-    if out is None:
-        return _call(_op_log10, (input,)) if _state.slow else _op_log10.runner(_op_log10, (input,))
-    return _call_out(_op_log10, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_log10, (input,)) if _state.slow else _op_log10.runner(_op_log10, (input,))
+        return _call_out(_op_log10, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'log10')
+        raise
 
 
 def log1p(input, *, out=None):
-    if out is None:
-        return _call(_op_log1p, (input,)) if _state.slow else _op_log1p.runner(_op_log1p, (input,))
-    return _call_out(_op_log1p, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_log1p, (input,)) if _state.slow else _op_log1p.runner(_op_log1p, (input,))
+        return _call_out(_op_log1p, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'log1p')
+        raise
 
 
 def log2(input, *, out=None):
-    if out is None:
-        return _call(_op_log2, (input,)) if _state.slow else _op_log2.runner(_op_log2, (input,))
-    return _call_out(_op_log2, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_log2, (input,)) if _state.slow else _op_log2.runner(_op_log2, (input,))
+        return _call_out(_op_log2, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'log2')
+        raise
 
 
 def log_softmax(input, dim, dtype=None, *, out=None):
-    if out is None:
-        return _call(_op_log_softmax_int, (input, dim, dtype)) if _state.slow else _op_log_softmax_int.runner(_op_log_softmax_int, (input, dim, dtype))
-    return _call_out(_op_log_softmax_int, (input, dim, dtype), out)
+    if not (type(dim) is int):
+        dim = _args.int_(dim, ('log_softmax', 'dim', 2))
+    if not (dtype is None or type(dtype) is _dtype_class):
+        dtype = _args.dtype_(dtype, ('log_softmax', 'dtype', 3))
+    try:
+        if out is None:
+            return _call(_op_log_softmax_int, (input, dim, dtype)) if _state.slow else _op_log_softmax_int.runner(_op_log_softmax_int, (input, dim, dtype))
+        return _call_out(_op_log_softmax_int, (input, dim, dtype), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'log_softmax')
+        raise
 
 
 def logaddexp(input, other, *, out=None):
-    if out is None:
-        return _call(_op_logaddexp, (input, other)) if _state.slow else _op_logaddexp.runner(_op_logaddexp, (input, other))
-    return _call_out(_op_logaddexp, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_logaddexp, (input, other)) if _state.slow else _op_logaddexp.runner(_op_logaddexp, (input, other))
+        return _call_out(_op_logaddexp, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'logaddexp')
+        raise
 
 
 def logaddexp2(input, other, *, out=None):
-    if out is None:
-        return _call(_op_logaddexp2, (input, other)) if _state.slow else _op_logaddexp2.runner(_op_logaddexp2, (input, other))
-    return _call_out(_op_logaddexp2, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_logaddexp2, (input, other)) if _state.slow else _op_logaddexp2.runner(_op_logaddexp2, (input, other))
+        return _call_out(_op_logaddexp2, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'logaddexp2')
+        raise
 
 
 def logcumsumexp(input, dim, *, out=None):
-    if out is None:
-        return _call(_op_logcumsumexp, (input, dim)) if _state.slow else _op_logcumsumexp.runner(_op_logcumsumexp, (input, dim))
-    return _call_out(_op_logcumsumexp, (input, dim), out)
+    if not (type(dim) is int):
+        dim = _args.int_(dim, ('logcumsumexp', 'dim', 2))
+    try:
+        if out is None:
+            return _call(_op_logcumsumexp, (input, dim)) if _state.slow else _op_logcumsumexp.runner(_op_logcumsumexp, (input, dim))
+        return _call_out(_op_logcumsumexp, (input, dim), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'logcumsumexp')
+        raise
 
 
 def logical_and(input, other, *, out=None):
-    if out is None:
-        return _call(_op_logical_and, (input, other)) if _state.slow else _op_logical_and.runner(_op_logical_and, (input, other))
-    return _call_out(_op_logical_and, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_logical_and, (input, other)) if _state.slow else _op_logical_and.runner(_op_logical_and, (input, other))
+        return _call_out(_op_logical_and, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'logical_and')
+        raise
 
 
 def logical_not(input, *, out=None):
-    if out is None:
-        return _call(_op_logical_not, (input,)) if _state.slow else _op_logical_not.runner(_op_logical_not, (input,))
-    return _call_out(_op_logical_not, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_logical_not, (input,)) if _state.slow else _op_logical_not.runner(_op_logical_not, (input,))
+        return _call_out(_op_logical_not, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'logical_not')
+        raise
 
 
 def logical_or(input, other, *, out=None):
-    if out is None:
-        return _call(_op_logical_or, (input, other)) if _state.slow else _op_logical_or.runner(_op_logical_or, (input, other))
-    return _call_out(_op_logical_or, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_logical_or, (input, other)) if _state.slow else _op_logical_or.runner(_op_logical_or, (input, other))
+        return _call_out(_op_logical_or, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'logical_or')
+        raise
 
 
 def logical_xor(input, other, *, out=None):
-    if out is None:
-        return _call(_op_logical_xor, (input, other)) if _state.slow else _op_logical_xor.runner(_op_logical_xor, (input, other))
-    return _call_out(_op_logical_xor, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_logical_xor, (input, other)) if _state.slow else _op_logical_xor.runner(_op_logical_xor, (input, other))
+        return _call_out(_op_logical_xor, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'logical_xor')
+        raise
 
 
 def logit(input, eps=None, *, out=None):
-    if out is None:
-        return _call(_op_logit, (input, eps)) if _state.slow else _op_logit.runner(_op_logit, (input, eps))
-    return _call_out(_op_logit, (input, eps), out)
+    if not (eps is None or type(eps) is float or type(eps) is int):
+        eps = _args.float_(eps, ('logit', 'eps', 2))
+    try:
+        if out is None:
+            return _call(_op_logit, (input, eps)) if _state.slow else _op_logit.runner(_op_logit, (input, eps))
+        return _call_out(_op_logit, (input, eps), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'logit')
+        raise
 
 
 def logsumexp(input, dim, keepdim=False, *, out=None, keepdims=None):
     if keepdims is not None:
         keepdim = keepdims
-    if out is None:
-        return _call(_op_logsumexp, (input, dim, keepdim)) if _state.slow else _op_logsumexp.runner(_op_logsumexp, (input, dim, keepdim))
-    return _call_out(_op_logsumexp, (input, dim, keepdim), out)
+    if not (type(dim) in _int_list_types):
+        dim = _args.int_list(dim, ('logsumexp', 'dim', 2))
+    if not (keepdim is False or keepdim is True):
+        keepdim = _args.bool_(keepdim, ('logsumexp', 'keepdim', 3))
+    try:
+        if out is None:
+            return _call(_op_logsumexp, (input, dim, keepdim)) if _state.slow else _op_logsumexp.runner(_op_logsumexp, (input, dim, keepdim))
+        return _call_out(_op_logsumexp, (input, dim, keepdim), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'logsumexp')
+        raise
 
 
 def lt(input, other, *, out=None):
-    if out is None:
-        return _call(_op_lt_Tensor, (input, other)) if _state.slow else _op_lt_Tensor.runner(_op_lt_Tensor, (input, other))
-    return _call_out(_op_lt_Tensor, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_lt_Tensor, (input, other)) if _state.slow else _op_lt_Tensor.runner(_op_lt_Tensor, (input, other))
+        return _call_out(_op_lt_Tensor, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'lt')
+        raise
 
 
 less = lt
 
 
 def masked_scatter(input, mask, source):
-    return _call(_op_masked_scatter, (input, mask, source)) if _state.slow else _op_masked_scatter.runner(_op_masked_scatter, (input, mask, source))
+    try:
+        return _call(_op_masked_scatter, (input, mask, source)) if _state.slow else _op_masked_scatter.runner(_op_masked_scatter, (input, mask, source))
+    except Exception as _exc:
+        _args.explain(_exc, 'masked_scatter')
+        raise
 
 
 def masked_select(input, mask, *, out=None):
-    if out is None:
-        return _call(_op_masked_select, (input, mask)) if _state.slow else _op_masked_select.runner(_op_masked_select, (input, mask))
-    return _call_out(_op_masked_select, (input, mask), out)
+    try:
+        if out is None:
+            return _call(_op_masked_select, (input, mask)) if _state.slow else _op_masked_select.runner(_op_masked_select, (input, mask))
+        return _call_out(_op_masked_select, (input, mask), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'masked_select')
+        raise
 
 
 def matmul(input, other, *, out=None):
-    if out is None:
-        return _call(_op_matmul, (input, other)) if _state.slow else _op_matmul.runner(_op_matmul, (input, other))
-    return _call_out(_op_matmul, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_matmul, (input, other)) if _state.slow else _op_matmul.runner(_op_matmul, (input, other))
+        return _call_out(_op_matmul, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'matmul')
+        raise
 
 
 def maximum(input, other, *, out=None):
-    if out is None:
-        return _call(_op_maximum, (input, other)) if _state.slow else _op_maximum.runner(_op_maximum, (input, other))
-    return _call_out(_op_maximum, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_maximum, (input, other)) if _state.slow else _op_maximum.runner(_op_maximum, (input, other))
+        return _call_out(_op_maximum, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'maximum')
+        raise
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
@@ -1317,48 +2059,88 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
         dim = axis
     if keepdims is not None:
         keepdim = keepdims
-    if out is None:
-        return _call(_op_mean_dim, (input, dim, keepdim, dtype)) if _state.slow else _op_mean_dim.runner(_op_mean_dim, (input, dim, keepdim, dtype))
-    return _call_out(_op_mean_dim, (input, dim, keepdim, dtype), out)
+    if not (dim is None or type(dim) in _int_list_types):
+        dim = _args.int_list(dim, ('mean', 'dim', 2))
+    if not (keepdim is False or keepdim is True):
+        keepdim = _args.bool_(keepdim, ('mean', 'keepdim', 3))
+    if not (dtype is None or type(dtype) is _dtype_class):
+        dtype = _args.dtype_(dtype, ('mean', 'dtype', None))
+    try:
+        if out is None:
+            return _call(_op_mean_dim, (input, dim, keepdim, dtype)) if _state.slow else _op_mean_dim.runner(_op_mean_dim, (input, dim, keepdim, dtype))
+        return _call_out(_op_mean_dim, (input, dim, keepdim, dtype), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'mean')
+        raise
 
 
 def minimum(input, other, *, out=None):
-    if out is None:
-        return _call(_op_minimum, (input, other)) if _state.slow else _op_minimum.runner(_op_minimum, (input, other))
-    return _call_out(_op_minimum, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_minimum, (input, other)) if _state.slow else _op_minimum.runner(_op_minimum, (input, other))
+        return _call_out(_op_minimum, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'minimum')
+        raise
 
 
 def mm(input, mat2, *, out=None):
-    if out is None:
-        return _call(_op_mm, (input, mat2)) if _state.slow else _op_mm.runner(_op_mm, (input, mat2))
-    return _call_out(_op_mm, (input, mat2), out)
+    try:
+        if out is None:
+            return _call(_op_mm, (input, mat2)) if _state.slow else _op_mm.runner(_op_mm, (input, mat2))
+        return _call_out(_op_mm, (input, mat2), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'mm')
+        raise
 
 
 def msort(input, *, out=None):
-    if out is None:
-        return _call(_op_msort, (input,)) if _state.slow else _op_msort.runner(_op_msort, (input,))
-    return _call_out(_op_msort, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_msort, (input,)) if _state.slow else _op_msort.runner(_op_msort, (input,))
+        return _call_out(_op_msort, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'msort')
+        raise
 
 
 def mul(input, other, *, out=None):
-    if out is None:
-        return _call(_op_mul_Tensor, (input, other)) if _state.slow else _op_mul_Tensor.runner(_op_mul_Tensor, (input, other))
-    return _call_out(_op_mul_Tensor, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_mul_Tensor, (input, other)) if _state.slow else _op_mul_Tensor.runner(_op_mul_Tensor, (input, other))
+        return _call_out(_op_mul_Tensor, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'mul')
+        raise
 
 
 multiply = mul
 
 
 def mv(input, vec, *, out=None):
-    if out is None:
-        return _call(_op_mv, (input, vec)) if _state.slow else _op_mv.runner(_op_mv, (input, vec))
-    return _call_out(_op_mv, (input, vec), out)
+    try:
+        if out is None:
+            return _call(_op_mv, (input, vec)) if _state.slow else _op_mv.runner(_op_mv, (input, vec))
+        return _call_out(_op_mv, (input, vec), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'mv')
+        raise
 
 
 def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
-    if out is None:
-        return _call(_op_nan_to_num, (input, nan, posinf, neginf)) if _state.slow else _op_nan_to_num.runner(_op_nan_to_num, (input, nan, posinf, neginf))
-    return _call_out(_op_nan_to_num, (input, nan, posinf, neginf), out)
+    if not (nan is None or type(nan) is float or type(nan) is int):
+        nan = _args.float_(nan, ('nan_to_num', 'nan', 2))
+    if not (posinf is None or type(posinf) is float or type(posinf) is int):
+        posinf = _args.float_(posinf, ('nan_to_num', 'posinf', 3))
+    if not (neginf is None or type(neginf) is float or type(neginf) is int):
+        neginf = _args.float_(neginf, ('nan_to_num', 'neginf', 4))
+    try:
+        if out is None:
+            return _call(_op_nan_to_num, (input, nan, posinf, neginf)) if _state.slow else _op_nan_to_num.runner(_op_nan_to_num, (input, nan, posinf, neginf))
+        return _call_out(_op_nan_to_num, (input, nan, posinf, neginf), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'nan_to_num')
+        raise
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
@@ -1366,9 +2148,19 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, 
         dim = axis
     if keepdims is not None:
         keepdim = keepdims
-    if out is None:
-        return _call(_op_nanmean, (input, dim, keepdim, dtype)) if _state.slow else _op_nanmean.runner(_op_nanmean, (input, dim, keepdim, dtype))
-    return _call_out(_op_nanmean, (input, dim, keepdim, dtype), out)
+    if not (dim is None or type(dim) in _int_list_types):
+        dim = _args.int_list(dim, ('nanmean', 'dim', 2))
+    if not (keepdim is False or keepdim is True):
+        keepdim = _args.bool_(keepdim, ('nanmean', 'keepdim', 3))
+    if not (dtype is None or type(dtype) is _dtype_class):
+        dtype = _args.dtype_(dtype, ('nanmean', 'dtype', None))
+    try:
+        if out is None:
+            return _call(_op_nanmean, (input, dim, keepdim, dtype)) if _state.slow else _op_nanmean.runner(_op_nanmean, (input, dim, keepdim, dtype))
+        return _call_out(_op_nanmean, (input, dim, keepdim, dtype), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'nanmean')
+        raise
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
@@ -1376,59 +2168,123 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, k
         dim = axis
     if keepdims is not None:
         keepdim = keepdims
-    if out is None:
-        return _call(_op_nansum, (input, dim, keepdim, dtype)) if _state.slow else _op_nansum.runner(_op_nansum, (input, dim, keepdim, dtype))
-    return _call_out(_op_nansum, (input, dim, keepdim, dtype), out)
+    if not (dim is None or type(dim) in _int_list_types):
+        dim = _args.int_list(dim, ('nansum', 'dim', 2))
+    if not (keepdim is False or keepdim is True):
+        keepdim = _args.bool_(keepdim, ('nansum', 'keepdim', 3))
+    if not (dtype is None or type(dtype) is _dtype_class):
+        dtype = _args.dtype_(dtype, ('nansum', 'dtype', None))
+    try:
+        if out is None:
+            return _call(_op_nansum, (input, dim, keepdim, dtype)) if _state.slow else _op_nansum.runner(_op_nansum, (input, dim, keepdim, dtype))
+        return _call_out(_op_nansum, (input, dim, keepdim, dtype), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'nansum')
+        raise
 
 
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
-    return _call(_op_native_batch_norm, (input, weight, bias, running_mean, running_var, training, momentum, eps)) if _state.slow else _op_native_batch_norm.runner(_op_native_batch_norm, (input, weight, bias, running_mean, running_var, training, momentum, eps))
+    if not (training is True or training is False):
+        training = _args.bool_(training, ('native_batch_norm', 'training', 6))
+    if not (type(momentum) is float or type(momentum) is int):
+        momentum = _args.float_(momentum, ('native_batch_norm', 'momentum', 7))
+    if not (type(eps) is float or type(eps) is int):
+        eps = _args.float_(eps, ('native_batch_norm', 'eps', 8))
+    try:
+        return _call(_op_native_batch_norm, (input, weight, bias, running_mean, running_var, training, momentum, eps)) if _state.slow else _op_native_batch_norm.runner(_op_native_batch_norm, (input, weight, bias, running_mean, running_var, training, momentum, eps))
+    except Exception as _exc:
+        _args.explain(_exc, 'native_batch_norm')
+        raise
 
 
 def native_channel_shuffle(input, groups, *, out=None):
-    if out is None:
-        return _call(_op_native_channel_shuffle, (input, groups)) if _state.slow else _op_native_channel_shuffle.runner(_op_native_channel_shuffle, (input, groups))
-    return _call_out(_op_native_channel_shuffle, (input, groups), out)
+    if not (type(groups) is int):
+        groups = _args.int_(groups, ('native_channel_shuffle', 'groups', 2))
+    try:
+        if out is None:
+            return _call(_op_native_channel_shuffle, (input, groups)) if _state.slow else _op_native_channel_shuffle.runner(_op_native_channel_shuffle, (input, groups))
+        return _call_out(_op_native_channel_shuffle, (input, groups), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'native_channel_shuffle')
+        raise
 
 
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
-    return _call(_op_native_group_norm, (input, weight, bias, N, C, HxW, group, eps)) if _state.slow else _op_native_group_norm.runner(_op_native_group_norm, (input, weight, bias, N, C, HxW, group, eps))
+    if not (type(N) is int):
+        N = _args.int_(N, ('native_group_norm', 'N', 4))
+    if not (type(C) is int):
+        C = _args.int_(C, ('native_group_norm', 'C', 5))
+    if not (type(HxW) is int):
+        HxW = _args.int_(HxW, ('native_group_norm', 'HxW', 6))
+    if not (type(group) is int):
+        group = _args.int_(group, ('native_group_norm', 'group', 7))
+    if not (type(eps) is float or type(eps) is int):
+        eps = _args.float_(eps, ('native_group_norm', 'eps', 8))
+    try:
+        return _call(_op_native_group_norm, (input, weight, bias, N, C, HxW, group, eps)) if _state.slow else _op_native_group_norm.runner(_op_native_group_norm, (input, weight, bias, N, C, HxW, group, eps))
+    except Exception as _exc:
+        _args.explain(_exc, 'native_group_norm')
+        raise
 
 
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
     if type(normalized_shape) is int:
         raise TypeError("native_layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not int")
-    return _call(_op_native_layer_norm, (input, normalized_shape, weight, bias, eps)) if _state.slow else _op_native_layer_norm.runner(_op_native_layer_norm, (input, normalized_shape, weight, bias, eps))
+    if not (type(normalized_shape) in _int_list_types):
+        normalized_shape = _args.int_list(normalized_shape, ('native_layer_norm', 'normalized_shape', 2))
+    if not (type(eps) is float or type(eps) is int):
+        eps = _args.float_(eps, ('native_layer_norm', 'eps', 5))
+    try:
+        return _call(_op_native_layer_norm, (input, normalized_shape, weight, bias, eps)) if _state.slow else _op_native_layer_norm.runner(_op_native_layer_norm, (input, normalized_shape, weight, bias, eps))
+    except Exception as _exc:
+        _args.explain(_exc, 'native_layer_norm')
+        raise
 
 
 def ne(input, other, *, out=None):
-    if out is None:
-        return _call(_op_ne_Tensor, (input, other)) if _state.slow else _op_ne_Tensor.runner(_op_ne_Tensor, (input, other))
-    return _call_out(_op_ne_Tensor, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_ne_Tensor, (input, other)) if _state.slow else _op_ne_Tensor.runner(_op_ne_Tensor, (input, other))
+        return _call_out(_op_ne_Tensor, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'ne')
+        raise
 
 
 not_equal = ne
 
 
 def neg(input, *, out=None):
-    if out is None:
-        return _call(_op_neg, (input,)) if _state.slow else _op_neg.runner(_op_neg, (input,))
-    return _call_out(_op_neg, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_neg, (input,)) if _state.slow else _op_neg.runner(_op_neg, (input,))
+        return _call_out(_op_neg, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'neg')
+        raise
 
 
 negative = neg
 
 
 def nextafter(input, other, *, out=None):
-    if out is None:
-        return _call(_op_nextafter, (input, other)) if _state.slow else _op_nextafter.runner(_op_nextafter, (input, other))
-    return _call_out(_op_nextafter, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_nextafter, (input, other)) if _state.slow else _op_nextafter.runner(_op_nextafter, (input, other))
+        return _call_out(_op_nextafter, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'nextafter')
+        raise
 
 
 def outer(input, vec2, *, out=None):
-    if out is None:
-        return _call(_op_outer, (input, vec2)) if _state.slow else _op_outer.runner(_op_outer, (input, vec2))
-    return _call_out(_op_outer, (input, vec2), out)
+    try:
+        if out is None:
+            return _call(_op_outer, (input, vec2)) if _state.slow else _op_outer.runner(_op_outer, (input, vec2))
+        return _call_out(_op_outer, (input, vec2), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'outer')
+        raise
 
 
 ger = outer
@@ -1437,159 +2293,333 @@ ger = outer
 def permute(input, dims):
     if type(dims) is int:
         raise TypeError("permute(): argument 'dims' (position 2) must be tuple of ints, not int")
-    return _call(_op_permute, (input, dims)) if _state.slow else _op_permute.runner(_op_permute, (input, dims))
+    if not (type(dims) in _int_list_types):
+        dims = _args.int_list(dims, ('permute', 'dims', 2))
+    try:
+        return _call(_op_permute, (input, dims)) if _state.slow else _op_permute.runner(_op_permute, (input, dims))
+    except Exception as _exc:
+        _args.explain(_exc, 'permute')
+        raise
 
 
 def pixel_shuffle(input, upscale_factor, *, out=None):
-    if out is None:
-        return _call(_op_pixel_shuffle, (input, upscale_factor)) if _state.slow else _op_pixel_shuffle.runner(_op_pixel_shuffle, (input, upscale_factor))
-    return _call_out(_op_pixel_shuffle, (input, upscale_factor), out)
+    if not (type(upscale_factor) is int):
+        upscale_factor = _args.int_(upscale_factor, ('pixel_shuffle', 'upscale_factor', 2))
+    try:
+        if out is None:
+            return _call(_op_pixel_shuffle, (input, upscale_factor)) if _state.slow else _op_pixel_shuffle.runner(_op_pixel_shuffle, (input, upscale_factor))
+        return _call_out(_op_pixel_shuffle, (input, upscale_factor), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'pixel_shuffle')
+        raise
 
 
 def pixel_unshuffle(input, downscale_factor, *, out=None):
-    if out is None:
-        return _call(_op_pixel_unshuffle, (input, downscale_factor)) if _state.slow else _op_pixel_unshuffle.runner(_op_pixel_unshuffle, (input, downscale_factor))
-    return _call_out(_op_pixel_unshuffle, (input, downscale_factor), out)
+    if not (type(downscale_factor) is int):
+        downscale_factor = _args.int_(downscale_factor, ('pixel_unshuffle', 'downscale_factor', 2))
+    try:
+        if out is None:
+            return _call(_op_pixel_unshuffle, (input, downscale_factor)) if _state.slow else _op_pixel_unshuffle.runner(_op_pixel_unshuffle, (input, downscale_factor))
+        return _call_out(_op_pixel_unshuffle, (input, downscale_factor), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'pixel_unshuffle')
+        raise
 
 
 def poisson(input, generator=None):
-    return _call(_op_poisson, (input, generator)) if _state.slow else _op_poisson.runner(_op_poisson, (input, generator))
+    if not (generator is None or type(generator).__name__ == 'Generator'):
+        generator = _args.generator_(generator, ('poisson', 'generator', 2))
+    try:
+        return _call(_op_poisson, (input, generator)) if _state.slow else _op_poisson.runner(_op_poisson, (input, generator))
+    except Exception as _exc:
+        _args.explain(_exc, 'poisson')
+        raise
 
 
 def pow(input, exponent, *, out=None):
-    if out is None:
-        return _call(_op_pow_Tensor_Tensor, (input, exponent)) if _state.slow else _op_pow_Tensor_Tensor.runner(_op_pow_Tensor_Tensor, (input, exponent))
-    return _call_out(_op_pow_Tensor_Tensor, (input, exponent), out)
+    try:
+        if out is None:
+            return _call(_op_pow_Tensor_Tensor, (input, exponent)) if _state.slow else _op_pow_Tensor_Tensor.runner(_op_pow_Tensor_Tensor, (input, exponent))
+        return _call_out(_op_pow_Tensor_Tensor, (input, exponent), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'pow')
+        raise
 
 
 def put(input, index, source, accumulate=False):
-    return _call(_op_put, (input, index, source, accumulate)) if _state.slow else _op_put.runner(_op_put, (input, index, source, accumulate))
+    if not (accumulate is False or accumulate is True):
+        accumulate = _args.bool_(accumulate, ('put', 'accumulate', 4))
+    try:
+        return _call(_op_put, (input, index, source, accumulate)) if _state.slow else _op_put.runner(_op_put, (input, index, source, accumulate))
+    except Exception as _exc:
+        _args.explain(_exc, 'put')
+        raise
 
 
 def rad2deg(input, *, out=None):
-    if out is None:
-        return _call(_op_rad2deg, (input,)) if _state.slow else _op_rad2deg.runner(_op_rad2deg, (input,))
-    return _call_out(_op_rad2deg, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_rad2deg, (input,)) if _state.slow else _op_rad2deg.runner(_op_rad2deg, (input,))
+        return _call_out(_op_rad2deg, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'rad2deg')
+        raise
 
 
 def ravel(input):
-    return _call(_op_ravel, (input,)) if _state.slow else _op_ravel.runner(_op_ravel, (input,))
+    try:
+        return _call(_op_ravel, (input,)) if _state.slow else _op_ravel.runner(_op_ravel, (input,))
+    except Exception as _exc:
+        _args.explain(_exc, 'ravel')
+        raise
 
 
 def reciprocal(input, *, out=None):
-    if out is None:
-        return _call(_op_reciprocal, (input,)) if _state.slow else _op_reciprocal.runner(_op_reciprocal, (input,))
-    return _call_out(_op_reciprocal, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_reciprocal, (input,)) if _state.slow else _op_reciprocal.runner(_op_reciprocal, (input,))
+        return _call_out(_op_reciprocal, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'reciprocal')
+        raise
 
 
 def relu(input):
-    return _call(_op_relu, (input,)) if _state.slow else _op_relu.runner(_op_relu, (input,))
+    try:
+        return _call(_op_relu, (input,)) if _state.slow else _op_relu.runner(_op_relu, (input,))
+    except Exception as _exc:
+        _args.explain(_exc, 'relu')
+        raise
 
 
 def remainder(input, other, *, out=None):
-    if out is None:
-        return _call(_op_remainder_Tensor, (input, other)) if _state.slow else _op_remainder_Tensor.runner(_op_remainder_Tensor, (input, other))
-    return _call_out(_op_remainder_Tensor, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_remainder_Tensor, (input, other)) if _state.slow else _op_remainder_Tensor.runner(_op_remainder_Tensor, (input, other))
+        return _call_out(_op_remainder_Tensor, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'remainder')
+        raise
 
 
 def reshape(input, shape):
     if type(shape) is int:
         raise TypeError("reshape(): argument 'shape' (position 2) must be tuple of ints, not int")
-    return _call(_op_reshape, (input, shape)) if _state.slow else _op_reshape.runner(_op_reshape, (input, shape))
+    if not (type(shape) in _int_list_types):
+        shape = _args.int_list(shape, ('reshape', 'shape', 2))
+    try:
+        return _call(_op_reshape, (input, shape)) if _state.slow else _op_reshape.runner(_op_reshape, (input, shape))
+    except Exception as _exc:
+        _args.explain(_exc, 'reshape')
+        raise
 
 
 def roll(input, shifts, dims=()):
-    return _call(_op_roll, (input, shifts, dims)) if _state.slow else _op_roll.runner(_op_roll, (input, shifts, dims))
+    if not (type(shifts) in _int_list_types):
+        shifts = _args.int_list(shifts, ('roll', 'shifts', 2))
+    if not (type(dims) in _int_list_types):
+        dims = _args.int_list(dims, ('roll', 'dims', 3))
+    try:
+        return _call(_op_roll, (input, shifts, dims)) if _state.slow else _op_roll.runner(_op_roll, (input, shifts, dims))
+    except Exception as _exc:
+        _args.explain(_exc, 'roll')
+        raise
 
 
 def rot90(input, k=1, dims=(0, 1)):
     if type(dims) is int:
         raise TypeError("rot90(): argument 'dims' (position 3) must be tuple of ints, not int")
-    return _call(_op_rot90, (input, k, dims)) if _state.slow else _op_rot90.runner(_op_rot90, (input, k, dims))
+    if not (type(k) is int):
+        k = _args.int_(k, ('rot90', 'k', 2))
+    if not (type(dims) in _int_list_types):
+        dims = _args.int_list(dims, ('rot90', 'dims', 3))
+    try:
+        return _call(_op_rot90, (input, k, dims)) if _state.slow else _op_rot90.runner(_op_rot90, (input, k, dims))
+    except Exception as _exc:
+        _args.explain(_exc, 'rot90')
+        raise
 
 
 def rsqrt(input, *, out=None):
-    if out is None:
-        return _call(_op_rsqrt, (input,)) if _state.slow else _op_rsqrt.runner(_op_rsqrt, (input,))
-    return _call_out(_op_rsqrt, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_rsqrt, (input,)) if _state.slow else _op_rsqrt.runner(_op_rsqrt, (input,))
+        return _call_out(_op_rsqrt, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'rsqrt')
+        raise
 
 
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None):
-    return _call(_op_scalar_tensor, (s, dtype, layout, device, pin_memory)) if _state.slow else _op_scalar_tensor.runner(_op_scalar_tensor, (s, dtype, layout, device, pin_memory))
+    if not (type(s) is float or type(s) is int):
+        s = _args.scalar(s, ('scalar_tensor', 's', 1))
+    if not (dtype is None or type(dtype) is _dtype_class):
+        dtype = _args.dtype_(dtype, ('scalar_tensor', 'dtype', None))
+    if not (layout is None or type(layout).__name__ == 'layout'):
+        layout = _args.layout_(layout, ('scalar_tensor', 'layout', None))
+    if not (device is None or type(device) is str):
+        device = _args.device_(device, ('scalar_tensor', 'device', None))
+    if not (pin_memory is None or pin_memory is True or pin_memory is False):
+        pin_memory = _args.bool_(pin_memory, ('scalar_tensor', 'pin_memory', None))
+    try:
+        return _call(_op_scalar_tensor, (s, dtype, layout, device, pin_memory)) if _state.slow else _op_scalar_tensor.runner(_op_scalar_tensor, (s, dtype, layout, device, pin_memory))
+    except Exception as _exc:
+        _args.explain(_exc, 'scalar_tensor')
+        raise
 
 
 def scatter_add(input, dim, index, src, *, out=None):
-    if out is None:
-        return _call(_op_scatter_add, (input, dim, index, src)) if _state.slow else _op_scatter_add.runner(_op_scatter_add, (input, dim, index, src))
-    return _call_out(_op_scatter_add, (input, dim, index, src), out)
+    if not (type(dim) is int):
+        dim = _args.int_(dim, ('scatter_add', 'dim', 2))
+    try:
+        if out is None:
+            return _call(_op_scatter_add, (input, dim, index, src)) if _state.slow else _op_scatter_add.runner(_op_scatter_add, (input, dim, index, src))
+        return _call_out(_op_scatter_add, (input, dim, index, src), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'scatter_add')
+        raise
 
 
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
-    if out is None:
-        return _call(_op_scatter_reduce_two, (input, dim, index, src, reduce, include_self)) if _state.slow else _op_scatter_reduce_two.runner(_op_scatter_reduce_two, (input, dim, index, src, reduce, include_self))
-    return _call_out(_op_scatter_reduce_two, (input, dim, index, src, reduce, include_self), out)
+    if not (type(dim) is int):
+        dim = _args.int_(dim, ('scatter_reduce', 'dim', 2))
+    if not (type(reduce) is str):
+        reduce = _args.str_(reduce, ('scatter_reduce', 'reduce', 5))
+    if not (include_self is True or include_self is False):
+        include_self = _args.bool_(include_self, ('scatter_reduce', 'include_self', None))
+    try:
+        if out is None:
+            return _call(_op_scatter_reduce_two, (input, dim, index, src, reduce, include_self)) if _state.slow else _op_scatter_reduce_two.runner(_op_scatter_reduce_two, (input, dim, index, src, reduce, include_self))
+        return _call_out(_op_scatter_reduce_two, (input, dim, index, src, reduce, include_self), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'scatter_reduce')
+        raise
 
 
 def select(input, dim, index):
-    return _call(_op_select_int, (input, dim, index)) if _state.slow else _op_select_int.runner(_op_select_int, (input, dim, index))
+    if not (type(dim) is int):
+        dim = _args.int_(dim, ('select', 'dim', 2))
+    if not (type(index) is int):
+        index = _args.int_(index, ('select', 'index', 3))
+    try:
+        return _call(_op_select_int, (input, dim, index)) if _state.slow else _op_select_int.runner(_op_select_int, (input, dim, index))
+    except Exception as _exc:
+        _args.explain(_exc, 'select')
+        raise
 
 
 def select_scatter(input, src, dim, index):
-    return _call(_op_select_scatter, (input, src, dim, index)) if _state.slow else _op_select_scatter.runner(_op_select_scatter, (input, src, dim, index))
+    if not (type(dim) is int):
+        dim = _args.int_(dim, ('select_scatter', 'dim', 3))
+    if not (type(index) is int):
+        index = _args.int_(index, ('select_scatter', 'index', 4))
+    try:
+        return _call(_op_select_scatter, (input, src, dim, index)) if _state.slow else _op_select_scatter.runner(_op_select_scatter, (input, src, dim, index))
+    except Exception as _exc:
+        _args.explain(_exc, 'select_scatter')
+        raise
 
 
 def sgn(input, *, out=None):
-    if out is None:
-        return _call(_op_sgn, (input,)) if _state.slow else _op_sgn.runner(_op_sgn, (input,))
-    return _call_out(_op_sgn, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_sgn, (input,)) if _state.slow else _op_sgn.runner(_op_sgn, (input,))
+        return _call_out(_op_sgn, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'sgn')
+        raise
 
 
 def sigmoid(input, *, out=None):
-    if out is None:
-        return _call(_op_sigmoid, (input,)) if _state.slow else _op_sigmoid.runner(_op_sigmoid, (input,))
-    return _call_out(_op_sigmoid, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_sigmoid, (input,)) if _state.slow else _op_sigmoid.runner(_op_sigmoid, (input,))
+        return _call_out(_op_sigmoid, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'sigmoid')
+        raise
 
 
 def sign(input, *, out=None):
-    if out is None:
-        return _call(_op_sign, (input,)) if _state.slow else _op_sign.runner(_op_sign, (input,))
-    return _call_out(_op_sign, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_sign, (input,)) if _state.slow else _op_sign.runner(_op_sign, (input,))
+        return _call_out(_op_sign, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'sign')
+        raise
 
 
 def signbit(input, *, out=None):
-    if out is None:
-        return _call(_op_signbit, (input,)) if _state.slow else _op_signbit.runner(_op_signbit, (input,))
-    return _call_out(_op_signbit, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_signbit, (input,)) if _state.slow else _op_signbit.runner(_op_signbit, (input,))
+        return _call_out(_op_signbit, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'signbit')
+        raise
 
 
 def sin(input, *, out=None):
-    if out is None:
-        return _call(_op_sin, (input,)) if _state.slow else _op_sin.runner(_op_sin, (input,))
-    return _call_out(_op_sin, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_sin, (input,)) if _state.slow else _op_sin.runner(_op_sin, (input,))
+        return _call_out(_op_sin, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'sin')
+        raise
 
 
 def sinc(input, *, out=None):
-    if out is None:
-        return _call(_op_sinc, (input,)) if _state.slow else _op_sinc.runner(_op_sinc, (input,))
-    return _call_out(_op_sinc, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_sinc, (input,)) if _state.slow else _op_sinc.runner(_op_sinc, (input,))
+        return _call_out(_op_sinc, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'sinc')
+        raise
 
 
 def sinh(input, *, out=None):
-    if out is None:
-        return _call(_op_sinh, (input,)) if _state.slow else _op_sinh.runner(_op_sinh, (input,))
-    return _call_out(_op_sinh, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_sinh, (input,)) if _state.slow else _op_sinh.runner(_op_sinh, (input,))
+        return _call_out(_op_sinh, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'sinh')
+        raise
 
 
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, axis=None):
     if axis is not None:
         dim = axis
-    return _call(_op_slice_scatter, (input, src, dim, start, end, step)) if _state.slow else _op_slice_scatter.runner(_op_slice_scatter, (input, src, dim, start, end, step))
+    if not (type(dim) is int):
+        dim = _args.int_(dim, ('slice_scatter', 'dim', 3))
+    if not (start is None or type(start) is int):
+        start = _args.int_(start, ('slice_scatter', 'start', 4))
+    if not (end is None or type(end) is int):
+        end = _args.int_(end, ('slice_scatter', 'end', 5))
+    if not (type(step) is int):
+        step = _args.int_(step, ('slice_scatter', 'step', 6))
+    try:
+        return _call(_op_slice_scatter, (input, src, dim, start, end, step)) if _state.slow else _op_slice_scatter.runner(_op_slice_scatter, (input, src, dim, start, end, step))
+    except Exception as _exc:
+        _args.explain(_exc, 'slice_scatter')
+        raise
 
 
 def softmax(input, dim, dtype=None, *, out=None):
-    if out is None:
-        return _call(_op_softmax_int, (input, dim, dtype)) if _state.slow else _op_softmax_int.runner(_op_softmax_int, (input, dim, dtype))
-    return _call_out(_op_softmax_int, (input, dim, dtype), out)
+    if not (type(dim) is int):
+        dim = _args.int_(dim, ('softmax', 'dim', 2))
+    if not (dtype is None or type(dtype) is _dtype_class):
+        dtype = _args.dtype_(dtype, ('softmax', 'dtype', 3))
+    try:
+        if out is None:
+            return _call(_op_softmax_int, (input, dim, dtype)) if _state.slow else _op_softmax_int.runner(_op_softmax_int, (input, dim, dtype))
+        return _call_out(_op_softmax_int, (input, dim, dtype), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'softmax')
+        raise
 
 
 def split_with_sizes(input, split_sizes, dim=0, *, axis=None):
@@ -1597,27 +2627,49 @@ def split_with_sizes(input, split_sizes, dim=0, *, axis=None):
         raise TypeError("split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, not int")
     if axis is not None:
         dim = axis
-    return _call(_op_split_with_sizes, (input, split_sizes, dim)) if _state.slow else _op_split_with_sizes.runner(_op_split_with_sizes, (input, split_sizes, dim))
+    if not (type(split_sizes) in _int_list_types):
+        split_sizes = _args.int_list(split_sizes, ('split_with_sizes', 'split_sizes', 2))
+    if not (type(dim) is int):
+        dim = _args.int_(dim, ('split_with_sizes', 'dim', 3))
+    try:
+        return _call(_op_split_with_sizes, (input, split_sizes, dim)) if _state.slow else _op_split_with_sizes.runner(_op_split_with_sizes, (input, split_sizes, dim))
+    except Exception as _exc:
+        _args.explain(_exc, 'split_with_sizes')
+        raise
 
 
 def sqrt(input, *, out=None):
-    if out is None:
-        return _call(_op_sqrt, (input,)) if _state.slow else _op_sqrt.runner(_op_sqrt, (input,))
-    return _call_out(_op_sqrt, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_sqrt, (input,)) if _state.slow else _op_sqrt.runner(_op_sqrt, (input,))
+        return _call_out(_op_sqrt, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'sqrt')
+        raise
 
 
 def square(input, *, out=None):
-    if out is None:
-        return _call(_op_square, (input,)) if _state.slow else _op_square.runner(_op_square, (input,))
-    return _call_out(_op_square, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_square, (input,)) if _state.slow else _op_square.runner(_op_square, (input,))
+        return _call_out(_op_square, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'square')
+        raise
 
 
 def stack(tensors, dim=0, *, out=None, axis=None):
     if axis is not None:
         dim = axis
-    if out is None:
-        return _call(_op_stack, (tensors, dim)) if _state.slow else _op_stack.runner(_op_stack, (tensors, dim))
-    return _call_out(_op_stack, (tensors, dim), out)
+    if not (type(dim) is int):
+        dim = _args.int_(dim, ('stack', 'dim', 2))
+    try:
+        if out is None:
+            return _call(_op_stack, (tensors, dim)) if _state.slow else _op_stack.runner(_op_stack, (tensors, dim))
+        return _call_out(_op_stack, (tensors, dim), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'stack')
+        raise
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
@@ -1625,59 +2677,117 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keep
         dim = axis
     if keepdims is not None:
         keepdim = keepdims
-    if out is None:
-        return _call(_op_sum_dim_IntList, (input, dim, keepdim, dtype)) if _state.slow else _op_sum_dim_IntList.runner(_op_sum_dim_IntList, (input, dim, keepdim, dtype))
-    return _call_out(_op_sum_dim_IntList, (input, dim, keepdim, dtype), out)
+    if not (dim is None or type(dim) in _int_list_types):
+        dim = _args.int_list(dim, ('sum', 'dim', 2))
+    if not (keepdim is False or keepdim is True):
+        keepdim = _args.bool_(keepdim, ('sum', 'keepdim', 3))
+    if not (dtype is None or type(dtype) is _dtype_class):
+        dtype = _args.dtype_(dtype, ('sum', 'dtype', None))
+    try:
+        if out is None:
+            return _call(_op_sum_dim_IntList, (input, dim, keepdim, dtype)) if _state.slow else _op_sum_dim_IntList.runner(_op_sum_dim_IntList, (input, dim, keepdim, dtype))
+        return _call_out(_op_sum_dim_IntList, (input, dim, keepdim, dtype), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'sum')
+        raise
 
 
 def t(input):
-    return _call(_op_t, (input,)) if _state.slow else _op_t.runner(_op_t, (input,))
+    try:
+        return _call(_op_t, (input,)) if _state.slow else _op_t.runner(_op_t, (input,))
+    except Exception as _exc:
+        _args.explain(_exc, 't')
+        raise
 
 
 def take(input, index, *, out=None):
-    if out is None:
-        return _call(_op_take, (input, index)) if _state.slow else _op_take.runner(_op_take, (input, index))
-    return _call_out(_op_take, (input, index), out)
+    try:
+        if out is None:
+            return _call(_op_take, (input, index)) if _state.slow else _op_take.runner(_op_take, (input, index))
+        return _call_out(_op_take, (input, index), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'take')
+        raise
 
 
 def take_along_dim(input, indices, dim=None, *, out=None, axis=None):
     if axis is not None:
         dim = axis
-    if out is None:
-        return _call(_op_take_along_dim, (input, indices, dim)) if _state.slow else _op_take_along_dim.runner(_op_take_along_dim, (input, indices, dim))
-    return _call_out(_op_take_along_dim, (input, indices, dim), out)
+    if not (dim is None or type(dim) is int):
+        dim = _args.int_(dim, ('take_along_dim', 'dim', 3))
+    try:
+        if out is None:
+            return _call(_op_take_along_dim, (input, indices, dim)) if _state.slow else _op_take_along_dim.runner(_op_take_along_dim, (input, indices, dim))
+        return _call_out(_op_take_along_dim, (input, indices, dim), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'take_along_dim')
+        raise
 
 
 def tan(input, *, out=None):
-    if out is None:
-        return _call(_op_tan, (input,)) if _state.slow else _op_tan.runner(_op_tan, (input,))
-    return _call_out(_op_tan, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_tan, (input,)) if _state.slow else _op_tan.runner(_op_tan, (input,))
+        return _call_out(_op_tan, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'tan')
+        raise
 
 
 def tanh(input, *, out=None):
-    if out is None:
-        return _call(_op_tanh, (input,)) if _state.slow else _op_tanh.runner(_op_tanh, (input,))
-    return _call_out(_op_tanh, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_tanh, (input,)) if _state.slow else _op_tanh.runner(_op_tanh, (input,))
+        return _call_out(_op_tanh, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'tanh')
+        raise
 
 
 def threshold(input, threshold, value, *, out=None):
-    if out is None:
-        return _call(_op_threshold, (input, threshold, value)) if _state.slow else _op_threshold.runner(_op_threshold, (input, threshold, value))
-    return _call_out(_op_threshold, (input, threshold, value), out)
+    if not (type(threshold) is float or type(threshold) is int):
+        threshold = _args.scalar(threshold, ('threshold', 'threshold', 2))
+    if not (type(value) is float or type(value) is int):
+        value = _args.scalar(value, ('threshold', 'value', 3))
+    try:
+        if out is None:
+            return _call(_op_threshold, (input, threshold, value)) if _state.slow else _op_threshold.runner(_op_threshold, (input, threshold, value))
+        return _call_out(_op_threshold, (input, threshold, value), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'threshold')
+        raise
 
 
 def tile(input, dims):
     if type(dims) is int:
         raise TypeError("tile(): argument 'dims' (position 2) must be tuple of ints, not int")
-    return _call(_op_tile, (input, dims)) if _state.slow else _op_tile.runner(_op_tile, (input, dims))
+    if not (type(dims) in _int_list_types):
+        dims = _args.int_list(dims, ('tile', 'dims', 2))
+    try:
+        return _call(_op_tile, (input, dims)) if _state.slow else _op_tile.runner(_op_tile, (input, dims))
+    except Exception as _exc:
+        _args.explain(_exc, 'tile')
+        raise
 
 
 def trace(input):
-    return _call(_op_trace, (input,)) if _state.slow else _op_trace.runner(_op_trace, (input,))
+    try:
+        return _call(_op_trace, (input,)) if _state.slow else _op_trace.runner(_op_trace, (input,))
+    except Exception as _exc:
+        _args.explain(_exc, 'trace')
+        raise
 
 
 def transpose(input, dim0, dim1):
-    return _call(_op_transpose_int, (input, dim0, dim1)) if _state.slow else _op_transpose_int.runner(_op_transpose_int, (input, dim0, dim1))
+    if not (type(dim0) is int):
+        dim0 = _args.int_(dim0, ('transpose', 'dim0', 2))
+    if not (type(dim1) is int):
+        dim1 = _args.int_(dim1, ('transpose', 'dim1', 3))
+    try:
+        return _call(_op_transpose_int, (input, dim0, dim1)) if _state.slow else _op_transpose_int.runner(_op_transpose_int, (input, dim0, dim1))
+    except Exception as _exc:
+        _args.explain(_exc, 'transpose')
+        raise
 
 
 swapaxes = transpose
@@ -1687,29 +2797,81 @@ swapdims = transpose
 
 
 def tril(input, diagonal=0, *, out=None):
-    if out is None:
-        return _call(_op_tril, (input, diagonal)) if _state.slow else _op_tril.runner(_op_tril, (input, diagonal))
-    return _call_out(_op_tril, (input, diagonal), out)
+    if not (type(diagonal) is int):
+        diagonal = _args.int_(diagonal, ('tril', 'diagonal', 2))
+    try:
+        if out is None:
+            return _call(_op_tril, (input, diagonal)) if _state.slow else _op_tril.runner(_op_tril, (input, diagonal))
+        return _call_out(_op_tril, (input, diagonal), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'tril')
+        raise
 
 
 def tril_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, pin_memory=None):
-    return _call(_op_tril_indices, (row, col, offset, dtype, layout, device, pin_memory)) if _state.slow else _op_tril_indices.runner(_op_tril_indices, (row, col, offset, dtype, layout, device, pin_memory))
+    if not (type(row) is int):
+        row = _args.int_(row, ('tril_indices', 'row', 1))
+    if not (type(col) is int):
+        col = _args.int_(col, ('tril_indices', 'col', 2))
+    if not (type(offset) is int):
+        offset = _args.int_(offset, ('tril_indices', 'offset', 3))
+    if not (dtype == 'long' or dtype is None or type(dtype) is _dtype_class):
+        dtype = _args.dtype_(dtype, ('tril_indices', 'dtype', None))
+    if not (layout is None or type(layout).__name__ == 'layout'):
+        layout = _args.layout_(layout, ('tril_indices', 'layout', None))
+    if not (device is None or type(device) is str):
+        device = _args.device_(device, ('tril_indices', 'device', None))
+    if not (pin_memory is None or pin_memory is True or pin_memory is False):
+        pin_memory = _args.bool_(pin_memory, ('tril_indices', 'pin_memory', None))
+    try:
+        return _call(_op_tril_indices, (row, col, offset, dtype, layout, device, pin_memory)) if _state.slow else _op_tril_indices.runner(_op_tril_indices, (row, col, offset, dtype, layout, device, pin_memory))
+    except Exception as _exc:
+        _args.explain(_exc, 'tril_indices')
+        raise
 
 
 def triu(input, diagonal=0, *, out=None):
-    if out is None:
-        return _call(_op_triu, (input, diagonal)) if _state.slow else _op_triu.runner(_op_triu, (input, diagonal))
-    return _call_out(_op_triu, (input, diagonal), out)
+    if not (type(diagonal) is int):
+        diagonal = _args.int_(diagonal, ('triu', 'diagonal', 2))
+    try:
+        if out is None:
+            return _call(_op_triu, (input, diagonal)) if _state.slow else _op_triu.runner(_op_triu, (input, diagonal))
+        return _call_out(_op_triu, (input, diagonal), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'triu')
+        raise
 
 
 def triu_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, pin_memory=None):
-    return _call(_op_triu_indices, (row, col, offset, dtype, layout, device, pin_memory)) if _state.slow else _op_triu_indices.runner(_op_triu_indices, (row, col, offset, dtype, layout, device, pin_memory))
+    if not (type(row) is int):
+        row = _args.int_(row, ('triu_indices', 'row', 1))
+    if not (type(col) is int):
+        col = _args.int_(col, ('triu_indices', 'col', 2))
+    if not (type(offset) is int):
+        offset = _args.int_(offset, ('triu_indices', 'offset', 3))
+    if not (dtype == 'long' or dtype is None or type(dtype) is _dtype_class):
+        dtype = _args.dtype_(dtype, ('triu_indices', 'dtype', None))
+    if not (layout is None or type(layout).__name__ == 'layout'):
+        layout = _args.layout_(layout, ('triu_indices', 'layout', None))
+    if not (device is None or type(device) is str):
+        device = _args.device_(device, ('triu_indices', 'device', None))
+    if not (pin_memory is None or pin_memory is True or pin_memory is False):
+        pin_memory = _args.bool_(pin_memory, ('triu_indices', 'pin_memory', None))
+    try:
+        return _call(_op_triu_indices, (row, col, offset, dtype, layout, device, pin_memory)) if _state.slow else _op_triu_indices.runner(_op_triu_indices, (row, col, offset, dtype, layout, device, pin_memory))
+    except Exception as _exc:
+        _args.explain(_exc, 'triu_indices')
+        raise
 
 
 def trunc(input, *, out=None):
-    if out is None:
-        return _call(_op_trunc, (input,)) if _state.slow else _op_trunc.runner(_op_trunc, (input,))
-    return _call_out(_op_trunc, (input,), out)
+    try:
+        if out is None:
+            return _call(_op_trunc, (input,)) if _state.slow else _op_trunc.runner(_op_trunc, (input,))
+        return _call_out(_op_trunc, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'trunc')
+        raise
 
 
 fix = trunc
@@ -1718,46 +2880,86 @@ fix = trunc
 def unbind(input, dim=0, *, axis=None):
     if axis is not None:
         dim = axis
-    return _call(_op_unbind_int, (input, dim)) if _state.slow else _op_unbind_int.runner(_op_unbind_int, (input, dim))
+    if not (type(dim) is int):
+        dim = _args.int_(dim, ('unbind', 'dim', 2))
+    try:
+        return _call(_op_unbind_int, (input, dim)) if _state.slow else _op_unbind_int.runner(_op_unbind_int, (input, dim))
+    except Exception as _exc:
+        _args.explain(_exc, 'unbind')
+        raise
 
 
 def unflatten(input, dim, sizes):
     if type(sizes) is int:
         raise TypeError("unflatten(): argument 'sizes' (position 3) must be tuple of ints, not int")
-    return _call(_op_unflatten_int, (input, dim, sizes)) if _state.slow else _op_unflatten_int.runner(_op_unflatten_int, (input, dim, sizes))
+    if not (type(dim) is int):
+        dim = _args.int_(dim, ('unflatten', 'dim', 2))
+    if not (type(sizes) in _int_list_types):
+        sizes = _args.int_list(sizes, ('unflatten', 'sizes', 3))
+    try:
+        return _call(_op_unflatten_int, (input, dim, sizes)) if _state.slow else _op_unflatten_int.runner(_op_unflatten_int, (input, dim, sizes))
+    except Exception as _exc:
+        _args.explain(_exc, 'unflatten')
+        raise
 
 
 def unsqueeze(input, dim):
-    return _call(_op_unsqueeze, (input, dim)) if _state.slow else _op_unsqueeze.runner(_op_unsqueeze, (input, dim))
+    if not (type(dim) is int):
+        dim = _args.int_(dim, ('unsqueeze', 'dim', 2))
+    try:
+        return _call(_op_unsqueeze, (input, dim)) if _state.slow else _op_unsqueeze.runner(_op_unsqueeze, (input, dim))
+    except Exception as _exc:
+        _args.explain(_exc, 'unsqueeze')
+        raise
 
 
 def vdot(input, other, *, out=None):
-    if out is None:
-        return _call(_op_vdot, (input, other)) if _state.slow else _op_vdot.runner(_op_vdot, (input, other))
-    return _call_out(_op_vdot, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_vdot, (input, other)) if _state.slow else _op_vdot.runner(_op_vdot, (input, other))
+        return _call_out(_op_vdot, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'vdot')
+        raise
 
 
 def view_as_complex(input):
-    return _call(_op_view_as_complex, (input,)) if _state.slow else _op_view_as_complex.runner(_op_view_as_complex, (input,))
+    try:
+        return _call(_op_view_as_complex, (input,)) if _state.slow else _op_view_as_complex.runner(_op_view_as_complex, (input,))
+    except Exception as _exc:
+        _args.explain(_exc, 'view_as_complex')
+        raise
 
 
 def view_as_real(input):
-    return _call(_op_view_as_real, (input,)) if _state.slow else _op_view_as_real.runner(_op_view_as_real, (input,))
+    try:
+        return _call(_op_view_as_real, (input,)) if _state.slow else _op_view_as_real.runner(_op_view_as_real, (input,))
+    except Exception as _exc:
+        _args.explain(_exc, 'view_as_real')
+        raise
 
 
 def vstack(tensors, *, out=None):
-    if out is None:
-        return _call(_op_vstack, (tensors,)) if _state.slow else _op_vstack.runner(_op_vstack, (tensors,))
-    return _call_out(_op_vstack, (tensors,), out)
+    try:
+        if out is None:
+            return _call(_op_vstack, (tensors,)) if _state.slow else _op_vstack.runner(_op_vstack, (tensors,))
+        return _call_out(_op_vstack, (tensors,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'vstack')
+        raise
 
 
 row_stack = vstack
 
 
 def xlogy(input, other, *, out=None):
-    if out is None:
-        return _call(_op_xlogy_Tensor, (input, other)) if _state.slow else _op_xlogy_Tensor.runner(_op_xlogy_Tensor, (input, other))
-    return _call_out(_op_xlogy_Tensor, (input, other), out)
+    try:
+        if out is None:
+            return _call(_op_xlogy_Tensor, (input, other)) if _state.slow else _op_xlogy_Tensor.runner(_op_xlogy_Tensor, (input, other))
+        return _call_out(_op_xlogy_Tensor, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'xlogy')
+        raise
 
 
 adaptive_avg_pool1d = _FE['adaptive_avg_pool1d'].function
@@ -2277,986 +3479,2454 @@ class _Methods:
     __slots__ = ()
 
     def abs(self):
-        return _call(_op_abs, (self,)) if _state.slow else _op_abs.runner(_op_abs, (self,))
+        try:
+            return _call(_op_abs, (self,)) if _state.slow else _op_abs.runner(_op_abs, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'abs')
+            raise
 
     absolute = abs
 
     def acos(self):
-        return _call(_op_acos, (self,)) if _state.slow else _op_acos.runner(_op_acos, (self,))
+        try:
+            return _call(_op_acos, (self,)) if _state.slow else _op_acos.runner(_op_acos, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'acos')
+            raise
 
     arccos = acos
 
     def acos_(self):
-        return _call_inplace(_op_acos, (self,))
+        try:
+            return _call_inplace(_op_acos, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'acos_')
+            raise
 
     arccos_ = acos_
 
     def acosh(self):
-        return _call(_op_acosh, (self,)) if _state.slow else _op_acosh.runner(_op_acosh, (self,))
+        try:
+            return _call(_op_acosh, (self,)) if _state.slow else _op_acosh.runner(_op_acosh, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'acosh')
+            raise
 
     arccosh = acosh
 
     def acosh_(self):
-        return _call_inplace(_op_acosh, (self,))
+        try:
+            return _call_inplace(_op_acosh, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'acosh_')
+            raise
 
     arccosh_ = acosh_
 
     def add(self, other, *, alpha=1):
-        return _call(_op_add_Tensor, (self, other, alpha)) if _state.slow else _op_add_Tensor.runner(_op_add_Tensor, (self, other, alpha))
+        if not (type(alpha) is float or type(alpha) is int):
+            alpha = _args.scalar(alpha, ('add', 'alpha', None))
+        try:
+            return _call(_op_add_Tensor, (self, other, alpha)) if _state.slow else _op_add_Tensor.runner(_op_add_Tensor, (self, other, alpha))
+        except Exception as _exc:
+            _args.explain(_exc, 'add')
+            raise
 
     def add_(self, other, *, alpha=1):
-        return _call_inplace(_op_add_Tensor, (self, other, alpha))
+        if not (type(alpha) is float or type(alpha) is int):
+            alpha = _args.scalar(alpha, ('add_', 'alpha', None))
+        try:
+            return _call_inplace(_op_add_Tensor, (self, other, alpha))
+        except Exception as _exc:
+            _args.explain(_exc, 'add_')
+            raise
 
     def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
-        return _call(_op_addbmm, (self, batch1, batch2, beta, alpha)) if _state.slow else _op_addbmm.runner(_op_addbmm, (self, batch1, batch2, beta, alpha))
+        if not (type(beta) is float or type(beta) is int):
+            beta = _args.scalar(beta, ('addbmm', 'beta', None))
+        if not (type(alpha) is float or type(alpha) is int):
+            alpha = _args.scalar(alpha, ('addbmm', 'alpha', None))
+        try:
+            return _call(_op_addbmm, (self, batch1, batch2, beta, alpha)) if _state.slow else _op_addbmm.runner(_op_addbmm, (self, batch1, batch2, beta, alpha))
+        except Exception as _exc:
+            _args.explain(_exc, 'addbmm')
+            raise
 
     def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
-        return _call_inplace(_op_addbmm, (self, batch1, batch2, beta, alpha))
+        if not (type(beta) is float or type(beta) is int):
+            beta = _args.scalar(beta, ('addbmm_', 'beta', None))
+        if not (type(alpha) is float or type(alpha) is int):
+            alpha = _args.scalar(alpha, ('addbmm_', 'alpha', None))
+        try:
+            return _call_inplace(_op_addbmm, (self, batch1, batch2, beta, alpha))
+        except Exception as _exc:
+            _args.explain(_exc, 'addbmm_')
+            raise
 
     def addcmul(self, tensor1, tensor2, *, value=1):
-        return _call(_op_addcmul, (self, tensor1, tensor2, value)) if _state.slow else _op_addcmul.runner(_op_addcmul, (self, tensor1, tensor2, value))
+        if not (type(value) is float or type(value) is int):
+            value = _args.scalar(value, ('addcmul', 'value', None))
+        try:
+            return _call(_op_addcmul, (self, tensor1, tensor2, value)) if _state.slow else _op_addcmul.runner(_op_addcmul, (self, tensor1, tensor2, value))
+        except Exception as _exc:
+            _args.explain(_exc, 'addcmul')
+            raise
 
     def addcmul_(self, tensor1, tensor2, *, value=1):
-        return _call_inplace(_op_addcmul, (self, tensor1, tensor2, value))
+        if not (type(value) is float or type(value) is int):
+            value = _args.scalar(value, ('addcmul_', 'value', None))
+        try:
+            return _call_inplace(_op_addcmul, (self, tensor1, tensor2, value))
+        except Exception as _exc:
+            _args.explain(_exc, 'addcmul_')
+            raise
 
     def addmm(self, mat1, mat2, *, beta=1, alpha=1):
-        return _call(_op_addmm, (self, mat1, mat2, beta, alpha)) if _state.slow else _op_addmm.runner(_op_addmm, (self, mat1, mat2, beta, alpha))
+        if not (type(beta) is float or type(beta) is int):
+            beta = _args.scalar(beta, ('addmm', 'beta', None))
+        if not (type(alpha) is float or type(alpha) is int):
+            alpha = _args.scalar(alpha, ('addmm', 'alpha', None))
+        try:
+            return _call(_op_addmm, (self, mat1, mat2, beta, alpha)) if _state.slow else _op_addmm.runner(_op_addmm, (self, mat1, mat2, beta, alpha))
+        except Exception as _exc:
+            _args.explain(_exc, 'addmm')
+            raise
 
     def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
-        return _call_inplace(_op_addmm, (self, mat1, mat2, beta, alpha))
+        if not (type(beta) is float or type(beta) is int):
+            beta = _args.scalar(beta, ('addmm_', 'beta', None))
+        if not (type(alpha) is float or type(alpha) is int):
+            alpha = _args.scalar(alpha, ('addmm_', 'alpha', None))
+        try:
+            return _call_inplace(_op_addmm, (self, mat1, mat2, beta, alpha))
+        except Exception as _exc:
+            _args.explain(_exc, 'addmm_')
+            raise
 
     def addmv(self, mat, vec, *, beta=1, alpha=1):
-        return _call(_op_addmv, (self, mat, vec, beta, alpha)) if _state.slow else _op_addmv.runner(_op_addmv, (self, mat, vec, beta, alpha))
+        if not (type(beta) is float or type(beta) is int):
+            beta = _args.scalar(beta, ('addmv', 'beta', None))
+        if not (type(alpha) is float or type(alpha) is int):
+            alpha = _args.scalar(alpha, ('addmv', 'alpha', None))
+        try:
+            return _call(_op_addmv, (self, mat, vec, beta, alpha)) if _state.slow else _op_addmv.runner(_op_addmv, (self, mat, vec, beta, alpha))
+        except Exception as _exc:
+            _args.explain(_exc, 'addmv')
+            raise
 
     def addmv_(self, mat, vec, *, beta=1, alpha=1):
-        return _call_inplace(_op_addmv, (self, mat, vec, beta, alpha))
+        if not (type(beta) is float or type(beta) is int):
+            beta = _args.scalar(beta, ('addmv_', 'beta', None))
+        if not (type(alpha) is float or type(alpha) is int):
+            alpha = _args.scalar(alpha, ('addmv_', 'alpha', None))
+        try:
+            return _call_inplace(_op_addmv, (self, mat, vec, beta, alpha))
+        except Exception as _exc:
+            _args.explain(_exc, 'addmv_')
+            raise
 
     def addr(self, vec1, vec2, *, beta=1, alpha=1):
-        return _call(_op_addr, (self, vec1, vec2, beta, alpha)) if _state.slow else _op_addr.runner(_op_addr, (self, vec1, vec2, beta, alpha))
+        if not (type(beta) is float or type(beta) is int):
+            beta = _args.scalar(beta, ('addr', 'beta', None))
+        if not (type(alpha) is float or type(alpha) is int):
+            alpha = _args.scalar(alpha, ('addr', 'alpha', None))
+        try:
+            return _call(_op_addr, (self, vec1, vec2, beta, alpha)) if _state.slow else _op_addr.runner(_op_addr, (self, vec1, vec2, beta, alpha))
+        except Exception as _exc:
+            _args.explain(_exc, 'addr')
+            raise
 
     def addr_(self, vec1, vec2, *, beta=1, alpha=1):
-        return _call_inplace(_op_addr, (self, vec1, vec2, beta, alpha))
+        if not (type(beta) is float or type(beta) is int):
+            beta = _args.scalar(beta, ('addr_', 'beta', None))
+        if not (type(alpha) is float or type(alpha) is int):
+            alpha = _args.scalar(alpha, ('addr_', 'alpha', None))
+        try:
+            return _call_inplace(_op_addr, (self, vec1, vec2, beta, alpha))
+        except Exception as _exc:
+            _args.explain(_exc, 'addr_')
+            raise
 
     def all(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
         if axis is not None:
             dim = axis
         if keepdims is not None:
             keepdim = keepdims
-        return _call(_op_all_dims, (self, dim, keepdim)) if _state.slow else _op_all_dims.runner(_op_all_dims, (self, dim, keepdim))
+        if not (dim is None or type(dim) in _int_list_types):
+            dim = _args.int_list(dim, ('all', 'dim', 1))
+        if not (keepdim is False or keepdim is True):
+            keepdim = _args.bool_(keepdim, ('all', 'keepdim', 2))
+        try:
+            return _call(_op_all_dims, (self, dim, keepdim)) if _state.slow else _op_all_dims.runner(_op_all_dims, (self, dim, keepdim))
+        except Exception as _exc:
+            _args.explain(_exc, 'all')
+            raise
 
     def amax(self, dim=(), keepdim=False, *, axis=None, keepdims=None):
         if axis is not None:
             dim = axis
         if keepdims is not None:
             keepdim = keepdims
-        return _call(_op_amax, (self, dim, keepdim)) if _state.slow else _op_amax.runner(_op_amax, (self, dim, keepdim))
+        if not (type(dim) in _int_list_types):
+            dim = _args.int_list(dim, ('amax', 'dim', 1))
+        if not (keepdim is False or keepdim is True):
+            keepdim = _args.bool_(keepdim, ('amax', 'keepdim', 2))
+        try:
+            return _call(_op_amax, (self, dim, keepdim)) if _state.slow else _op_amax.runner(_op_amax, (self, dim, keepdim))
+        except Exception as _exc:
+            _args.explain(_exc, 'amax')
+            raise
 
     def amin(self, dim=(), keepdim=False, *, axis=None, keepdims=None):
         if axis is not None:
             dim = axis
         if keepdims is not None:
             keepdim = keepdims
-        return _call(_op_amin, (self, dim, keepdim)) if _state.slow else _op_amin.runner(_op_amin, (self, dim, keepdim))
+        if not (type(dim) in _int_list_types):
+            dim = _args.int_list(dim, ('amin', 'dim', 1))
+        if not (keepdim is False or keepdim is True):
+            keepdim = _args.bool_(keepdim, ('amin', 'keepdim', 2))
+        try:
+            return _call(_op_amin, (self, dim, keepdim)) if _state.slow else _op_amin.runner(_op_amin, (self, dim, keepdim))
+        except Exception as _exc:
+            _args.explain(_exc, 'amin')
+            raise
 
     def any(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
         if axis is not None:
             dim = axis
         if keepdims is not None:
             keepdim = keepdims
-        return _call(_op_any_dims, (self, dim, keepdim)) if _state.slow else _op_any_dims.runner(_op_any_dims, (self, dim, keepdim))
+        if not (dim is None or type(dim) in _int_list_types):
+            dim = _args.int_list(dim, ('any', 'dim', 1))
+        if not (keepdim is False or keepdim is True):
+            keepdim = _args.bool_(keepdim, ('any', 'keepdim', 2))
+        try:
+            return _call(_op_any_dims, (self, dim, keepdim)) if _state.slow else _op_any_dims.runner(_op_any_dims, (self, dim, keepdim))
+        except Exception as _exc:
+            _args.explain(_exc, 'any')
+            raise
 
     def argmax(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
         if axis is not None:
             dim = axis
         if keepdims is not None:
             keepdim = keepdims
-        return _call(_op_argmax, (self, dim, keepdim)) if _state.slow else _op_argmax.runner(_op_argmax, (self, dim, keepdim))
+        if not (dim is None or type(dim) is int):
+            dim = _args.int_(dim, ('argmax', 'dim', 1))
+        if not (keepdim is False or keepdim is True):
+            keepdim = _args.bool_(keepdim, ('argmax', 'keepdim', 2))
+        try:
+            return _call(_op_argmax, (self, dim, keepdim)) if _state.slow else _op_argmax.runner(_op_argmax, (self, dim, keepdim))
+        except Exception as _exc:
+            _args.explain(_exc, 'argmax')
+            raise
 
     def argmin(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
         if axis is not None:
             dim = axis
         if keepdims is not None:
             keepdim = keepdims
-        return _call(_op_argmin, (self, dim, keepdim)) if _state.slow else _op_argmin.runner(_op_argmin, (self, dim, keepdim))
+        if not (dim is None or type(dim) is int):
+            dim = _args.int_(dim, ('argmin', 'dim', 1))
+        if not (keepdim is False or keepdim is True):
+            keepdim = _args.bool_(keepdim, ('argmin', 'keepdim', 2))
+        try:
+            return _call(_op_argmin, (self, dim, keepdim)) if _state.slow else _op_argmin.runner(_op_argmin, (self, dim, keepdim))
+        except Exception as _exc:
+            _args.explain(_exc, 'argmin')
+            raise
 
     def argwhere(self):
-        return _call(_op_argwhere, (self,)) if _state.slow else _op_argwhere.runner(_op_argwhere, (self,))
+        try:
+            return _call(_op_argwhere, (self,)) if _state.slow else _op_argwhere.runner(_op_argwhere, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'argwhere')
+            raise
 
     def as_strided_scatter(self, src, size, stride, storage_offset=None):
-        return _call(_op_as_strided_scatter, (self, src, size, stride, storage_offset)) if _state.slow else _op_as_strided_scatter.runner(_op_as_strided_scatter, (self, src, size, stride, storage_offset))
+        if not (type(size) in _int_list_types):
+            size = _args.int_list(size, ('as_strided_scatter', 'size', 2))
+        if not (type(stride) in _int_list_types):
+            stride = _args.int_list(stride, ('as_strided_scatter', 'stride', 3))
+        if not (storage_offset is None or type(storage_offset) is int):
+            storage_offset = _args.int_(storage_offset, ('as_strided_scatter', 'storage_offset', 4))
+        try:
+            return _call(_op_as_strided_scatter, (self, src, size, stride, storage_offset)) if _state.slow else _op_as_strided_scatter.runner(_op_as_strided_scatter, (self, src, size, stride, storage_offset))
+        except Exception as _exc:
+            _args.explain(_exc, 'as_strided_scatter')
+            raise
 
     def asin(self):
-        return _call(_op_asin, (self,)) if _state.slow else _op_asin.runner(_op_asin, (self,))
+        try:
+            return _call(_op_asin, (self,)) if _state.slow else _op_asin.runner(_op_asin, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'asin')
+            raise
 
     arcsin = asin
 
     def asin_(self):
-        return _call_inplace(_op_asin, (self,))
+        try:
+            return _call_inplace(_op_asin, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'asin_')
+            raise
 
     arcsin_ = asin_
 
     def asinh(self):
-        return _call(_op_asinh, (self,)) if _state.slow else _op_asinh.runner(_op_asinh, (self,))
+        try:
+            return _call(_op_asinh, (self,)) if _state.slow else _op_asinh.runner(_op_asinh, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'asinh')
+            raise
 
     arcsinh = asinh
 
     def asinh_(self):
-        return _call_inplace(_op_asinh, (self,))
+        try:
+            return _call_inplace(_op_asinh, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'asinh_')
+            raise
 
     arcsinh_ = asinh_
 
     def atan(self):
-        return _call(_op_atan, (self,)) if _state.slow else _op_atan.runner(_op_atan, (self,))
+        try:
+            return _call(_op_atan, (self,)) if _state.slow else _op_atan.runner(_op_atan, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'atan')
+            raise
 
     arctan = atan
 
     def atan_(self):
-        return _call_inplace(_op_atan, (self,))
+        try:
+            return _call_inplace(_op_atan, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'atan_')
+            raise
 
     arctan_ = atan_
 
     def atan2(self, other):
-        return _call(_op_atan2, (self, other)) if _state.slow else _op_atan2.runner(_op_atan2, (self, other))
+        try:
+            return _call(_op_atan2, (self, other)) if _state.slow else _op_atan2.runner(_op_atan2, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'atan2')
+            raise
 
     arctan2 = atan2
 
     def atan2_(self, other):
-        return _call_inplace(_op_atan2, (self, other))
+        try:
+            return _call_inplace(_op_atan2, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'atan2_')
+            raise
 
     arctan2_ = atan2_
 
     def atanh(self):
-        return _call(_op_atanh, (self,)) if _state.slow else _op_atanh.runner(_op_atanh, (self,))
+        try:
+            return _call(_op_atanh, (self,)) if _state.slow else _op_atanh.runner(_op_atanh, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'atanh')
+            raise
 
     arctanh = atanh
 
     def atanh_(self):
-        return _call_inplace(_op_atanh, (self,))
+        try:
+            return _call_inplace(_op_atanh, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'atanh_')
+            raise
 
     arctanh_ = atanh_
 
     def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
-        return _call(_op_baddbmm, (self, batch1, batch2, beta, alpha)) if _state.slow else _op_baddbmm.runner(_op_baddbmm, (self, batch1, batch2, beta, alpha))
+        if not (type(beta) is float or type(beta) is int):
+            beta = _args.scalar(beta, ('baddbmm', 'beta', None))
+        if not (type(alpha) is float or type(alpha) is int):
+            alpha = _args.scalar(alpha, ('baddbmm', 'alpha', None))
+        try:
+            return _call(_op_baddbmm, (self, batch1, batch2, beta, alpha)) if _state.slow else _op_baddbmm.runner(_op_baddbmm, (self, batch1, batch2, beta, alpha))
+        except Exception as _exc:
+            _args.explain(_exc, 'baddbmm')
+            raise
 
     def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
-        return _call_inplace(_op_baddbmm, (self, batch1, batch2, beta, alpha))
+        if not (type(beta) is float or type(beta) is int):
+            beta = _args.scalar(beta, ('baddbmm_', 'beta', None))
+        if not (type(alpha) is float or type(alpha) is int):
+            alpha = _args.scalar(alpha, ('baddbmm_', 'alpha', None))
+        try:
+            return _call_inplace(_op_baddbmm, (self, batch1, batch2, beta, alpha))
+        except Exception as _exc:
+            _args.explain(_exc, 'baddbmm_')
+            raise
 
     def bincount(self, weights=None, minlength=0):
-        return _call(_op_bincount, (self, weights, minlength)) if _state.slow else _op_bincount.runner(_op_bincount, (self, weights, minlength))
+        if not (type(minlength) is int):
+            minlength = _args.int_(minlength, ('bincount', 'minlength', 2))
+        try:
+            return _call(_op_bincount, (self, weights, minlength)) if _state.slow else _op_bincount.runner(_op_bincount, (self, weights, minlength))
+        except Exception as _exc:
+            _args.explain(_exc, 'bincount')
+            raise
 
     def bitwise_and(self, other):
-        return _call(_op_bitwise_and_Tensor, (self, other)) if _state.slow else _op_bitwise_and_Tensor.runner(_op_bitwise_and_Tensor, (self, other))
+        try:
+            return _call(_op_bitwise_and_Tensor, (self, other)) if _state.slow else _op_bitwise_and_Tensor.runner(_op_bitwise_and_Tensor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'bitwise_and')
+            raise
 
     def bitwise_and_(self, other):
-        return _call_inplace(_op_bitwise_and_Tensor, (self, other))
+        try:
+            return _call_inplace(_op_bitwise_and_Tensor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'bitwise_and_')
+            raise
 
     def bitwise_left_shift(self, other):
-        return _call(_op_bitwise_left_shift_Tensor, (self, other)) if _state.slow else _op_bitwise_left_shift_Tensor.runner(_op_bitwise_left_shift_Tensor, (self, other))
+        try:
+            return _call(_op_bitwise_left_shift_Tensor, (self, other)) if _state.slow else _op_bitwise_left_shift_Tensor.runner(_op_bitwise_left_shift_Tensor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'bitwise_left_shift')
+            raise
 
     def bitwise_left_shift_(self, other):
-        return _call_inplace(_op_bitwise_left_shift_Tensor, (self, other))
+        try:
+            return _call_inplace(_op_bitwise_left_shift_Tensor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'bitwise_left_shift_')
+            raise
 
     def bitwise_not(self):
-        return _call(_op_bitwise_not, (self,)) if _state.slow else _op_bitwise_not.runner(_op_bitwise_not, (self,))
+        try:
+            return _call(_op_bitwise_not, (self,)) if _state.slow else _op_bitwise_not.runner(_op_bitwise_not, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'bitwise_not')
+            raise
 
     def bitwise_not_(self):
-        return _call_inplace(_op_bitwise_not, (self,))
+        try:
+            return _call_inplace(_op_bitwise_not, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'bitwise_not_')
+            raise
 
     def bitwise_or(self, other):
-        return _call(_op_bitwise_or_Tensor, (self, other)) if _state.slow else _op_bitwise_or_Tensor.runner(_op_bitwise_or_Tensor, (self, other))
+        try:
+            return _call(_op_bitwise_or_Tensor, (self, other)) if _state.slow else _op_bitwise_or_Tensor.runner(_op_bitwise_or_Tensor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'bitwise_or')
+            raise
 
     def bitwise_or_(self, other):
-        return _call_inplace(_op_bitwise_or_Tensor, (self, other))
+        try:
+            return _call_inplace(_op_bitwise_or_Tensor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'bitwise_or_')
+            raise
 
     def bitwise_right_shift(self, other):
-        return _call(_op_bitwise_right_shift_Tensor, (self, other)) if _state.slow else _op_bitwise_right_shift_Tensor.runner(_op_bitwise_right_shift_Tensor, (self, other))
+        try:
+            return _call(_op_bitwise_right_shift_Tensor, (self, other)) if _state.slow else _op_bitwise_right_shift_Tensor.runner(_op_bitwise_right_shift_Tensor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'bitwise_right_shift')
+            raise
 
     def bitwise_right_shift_(self, other):
-        return _call_inplace(_op_bitwise_right_shift_Tensor, (self, other))
+        try:
+            return _call_inplace(_op_bitwise_right_shift_Tensor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'bitwise_right_shift_')
+            raise
 
     def bitwise_xor(self, other):
-        return _call(_op_bitwise_xor_Tensor, (self, other)) if _state.slow else _op_bitwise_xor_Tensor.runner(_op_bitwise_xor_Tensor, (self, other))
+        try:
+            return _call(_op_bitwise_xor_Tensor, (self, other)) if _state.slow else _op_bitwise_xor_Tensor.runner(_op_bitwise_xor_Tensor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'bitwise_xor')
+            raise
 
     def bitwise_xor_(self, other):
-        return _call_inplace(_op_bitwise_xor_Tensor, (self, other))
+        try:
+            return _call_inplace(_op_bitwise_xor_Tensor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'bitwise_xor_')
+            raise
 
     def bmm(self, mat2):
-        return _call(_op_bmm, (self, mat2)) if _state.slow else _op_bmm.runner(_op_bmm, (self, mat2))
+        try:
+            return _call(_op_bmm, (self, mat2)) if _state.slow else _op_bmm.runner(_op_bmm, (self, mat2))
+        except Exception as _exc:
+            _args.explain(_exc, 'bmm')
+            raise
 
     def broadcast_to(self, *size):
         size = _shape(size)
-        return _call(_op_broadcast_to, (self, size)) if _state.slow else _op_broadcast_to.runner(_op_broadcast_to, (self, size))
+        if not (type(size) in _int_list_types):
+            size = _args.int_list(size, ('broadcast_to', 'size', 1))
+        try:
+            return _call(_op_broadcast_to, (self, size)) if _state.slow else _op_broadcast_to.runner(_op_broadcast_to, (self, size))
+        except Exception as _exc:
+            _args.explain(_exc, 'broadcast_to')
+            raise
 
     def ceil(self):
-        return _call(_op_ceil, (self,)) if _state.slow else _op_ceil.runner(_op_ceil, (self,))
+        try:
+            return _call(_op_ceil, (self,)) if _state.slow else _op_ceil.runner(_op_ceil, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'ceil')
+            raise
 
     def ceil_(self):
-        return _call_inplace(_op_ceil, (self,))
+        try:
+            return _call_inplace(_op_ceil, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'ceil_')
+            raise
 
     def chunk(self, chunks, dim=0, *, axis=None):
         if axis is not None:
             dim = axis
-        return _call(_op_chunk, (self, chunks, dim)) if _state.slow else _op_chunk.runner(_op_chunk, (self, chunks, dim))
+        if not (type(chunks) is int):
+            chunks = _args.int_(chunks, ('chunk', 'chunks', 1))
+        if not (type(dim) is int):
+            dim = _args.int_(dim, ('chunk', 'dim', 2))
+        try:
+            return _call(_op_chunk, (self, chunks, dim)) if _state.slow else _op_chunk.runner(_op_chunk, (self, chunks, dim))
+        except Exception as _exc:
+            _args.explain(_exc, 'chunk')
+            raise
 
     def clamp(self, min=None, max=None):
-        return _call(_op_clamp_Tensor, (self, min, max)) if _state.slow else _op_clamp_Tensor.runner(_op_clamp_Tensor, (self, min, max))
+        try:
+            return _call(_op_clamp_Tensor, (self, min, max)) if _state.slow else _op_clamp_Tensor.runner(_op_clamp_Tensor, (self, min, max))
+        except Exception as _exc:
+            _args.explain(_exc, 'clamp')
+            raise
 
     clip = clamp
 
     def clamp_(self, min=None, max=None):
-        return _call_inplace(_op_clamp_Tensor, (self, min, max))
+        try:
+            return _call_inplace(_op_clamp_Tensor, (self, min, max))
+        except Exception as _exc:
+            _args.explain(_exc, 'clamp_')
+            raise
 
     clip_ = clamp_
 
     def clamp_max(self, max):
-        return _call(_op_clamp_max_Tensor, (self, max)) if _state.slow else _op_clamp_max_Tensor.runner(_op_clamp_max_Tensor, (self, max))
+        try:
+            return _call(_op_clamp_max_Tensor, (self, max)) if _state.slow else _op_clamp_max_Tensor.runner(_op_clamp_max_Tensor, (self, max))
+        except Exception as _exc:
+            _args.explain(_exc, 'clamp_max')
+            raise
 
     def clamp_max_(self, max):
-        return _call_inplace(_op_clamp_max_Tensor, (self, max))
+        try:
+            return _call_inplace(_op_clamp_max_Tensor, (self, max))
+        except Exception as _exc:
+            _args.explain(_exc, 'clamp_max_')
+            raise
 
     def clamp_min(self, min):
-        return _call(_op_clamp_min_Tensor, (self, min)) if _state.slow else _op_clamp_min_Tensor.runner(_op_clamp_min_Tensor, (self, min))
+        try:
+            return _call(_op_clamp_min_Tensor, (self, min)) if _state.slow else _op_clamp_min_Tensor.runner(_op_clamp_min_Tensor, (self, min))
+        except Exception as _exc:
+            _args.explain(_exc, 'clamp_min')
+            raise
 
     def clamp_min_(self, min):
-        return _call_inplace(_op_clamp_min_Tensor, (self, min))
+        try:
+            return _call_inplace(_op_clamp_min_Tensor, (self, min))
+        except Exception as _exc:
+            _args.explain(_exc, 'clamp_min_')
+            raise
 
     def clone(self, *, memory_format=None):
-        return _call(_op_clone, (self, memory_format)) if _state.slow else _op_clone.runner(_op_clone, (self, memory_format))
+        if not (memory_format is None or type(memory_format).__name__ == 'memory_format'):
+            memory_format = _args.memory_format_(memory_format, ('clone', 'memory_format', None))
+        try:
+            return _call(_op_clone, (self, memory_format)) if _state.slow else _op_clone.runner(_op_clone, (self, memory_format))
+        except Exception as _exc:
+            _args.explain(_exc, 'clone')
+            raise
 
     def conj_physical(self):
-        return _call(_op_conj_physical, (self,)) if _state.slow else _op_conj_physical.runner(_op_conj_physical, (self,))
+        try:
+            return _call(_op_conj_physical, (self,)) if _state.slow else _op_conj_physical.runner(_op_conj_physical, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'conj_physical')
+            raise
 
     def conj_physical_(self):
-        return _call_inplace(_op_conj_physical, (self,))
+        try:
+            return _call_inplace(_op_conj_physical, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'conj_physical_')
+            raise
 
     def copysign(self, other):
-        return _call(_op_copysign_Tensor, (self, other)) if _state.slow else _op_copysign_Tensor.runner(_op_copysign_Tensor, (self, other))
+        try:
+            return _call(_op_copysign_Tensor, (self, other)) if _state.slow else _op_copysign_Tensor.runner(_op_copysign_Tensor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'copysign')
+            raise
 
     def copysign_(self, other):
-        return _call_inplace(_op_copysign_Tensor, (self, other))
+        try:
+            return _call_inplace(_op_copysign_Tensor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'copysign_')
+            raise
 
     def cos(self):
-        return _call(_op_cos, (self,)) if _state.slow else _op_cos.runner(_op_cos, (self,))
+        try:
+            return _call(_op_cos, (self,)) if _state.slow else _op_cos.runner(_op_cos, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'cos')
+            raise
 
     def cos_(self):
-        return _call_inplace(_op_cos, (self,))
+        try:
+            return _call_inplace(_op_cos, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'cos_')
+            raise
 
     def cosh(self):
-        return _call(_op_cosh, (self,)) if _state.slow else _op_cosh.runner(_op_cosh, (self,))
+        try:
+            return _call(_op_cosh, (self,)) if _state.slow else _op_cosh.runner(_op_cosh, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'cosh')
+            raise
 
     def cosh_(self):
-        return _call_inplace(_op_cosh, (self,))
+        try:
+            return _call_inplace(_op_cosh, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'cosh_')
+            raise
 
     def cross(self, other, dim=None, *, axis=None):
         if axis is not None:
             dim = axis
-        return _call(_op_cross, (self, other, dim)) if _state.slow else _op_cross.runner(_op_cross, (self, other, dim))
+        if not (dim is None or type(dim) is int):
+            dim = _args.int_(dim, ('cross', 'dim', 2))
+        try:
+            return _call(_op_cross, (self, other, dim)) if _state.slow else _op_cross.runner(_op_cross, (self, other, dim))
+        except Exception as _exc:
+            _args.explain(_exc, 'cross')
+            raise
 
     def cumprod(self, dim, *, dtype=None):
-        return _call(_op_cumprod, (self, dim, dtype)) if _state.slow else _op_cumprod.runner(_op_cumprod, (self, dim, dtype))
+        if not (type(dim) is int):
+            dim = _args.int_(dim, ('cumprod', 'dim', 1))
+        if not (dtype is None or type(dtype) is _dtype_class):
+            dtype = _args.dtype_(dtype, ('cumprod', 'dtype', None))
+        try:
+            return _call(_op_cumprod, (self, dim, dtype)) if _state.slow else _op_cumprod.runner(_op_cumprod, (self, dim, dtype))
+        except Exception as _exc:
+            _args.explain(_exc, 'cumprod')
+            raise
 
     def cumsum(self, dim, *, dtype=None):
-        return _call(_op_cumsum, (self, dim, dtype)) if _state.slow else _op_cumsum.runner(_op_cumsum, (self, dim, dtype))
+        if not (type(dim) is int):
+            dim = _args.int_(dim, ('cumsum', 'dim', 1))
+        if not (dtype is None or type(dtype) is _dtype_class):
+            dtype = _args.dtype_(dtype, ('cumsum', 'dtype', None))
+        try:
+            return _call(_op_cumsum, (self, dim, dtype)) if _state.slow else _op_cumsum.runner(_op_cumsum, (self, dim, dtype))
+        except Exception as _exc:
+            _args.explain(_exc, 'cumsum')
+            raise
 
     def deg2rad(self):
-        return _call(_op_deg2rad, (self,)) if _state.slow else _op_deg2rad.runner(_op_deg2rad, (self,))
+        try:
+            return _call(_op_deg2rad, (self,)) if _state.slow else _op_deg2rad.runner(_op_deg2rad, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'deg2rad')
+            raise
 
     def deg2rad_(self):
-        return _call_inplace(_op_deg2rad, (self,))
+        try:
+            return _call_inplace(_op_deg2rad, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'deg2rad_')
+            raise
 
     def diag(self, diagonal=0):
-        return _call(_op_diag, (self, diagonal)) if _state.slow else _op_diag.runner(_op_diag, (self, diagonal))
+        if not (type(diagonal) is int):
+            diagonal = _args.int_(diagonal, ('diag', 'diagonal', 1))
+        try:
+            return _call(_op_diag, (self, diagonal)) if _state.slow else _op_diag.runner(_op_diag, (self, diagonal))
+        except Exception as _exc:
+            _args.explain(_exc, 'diag')
+            raise
 
     def diag_embed(self, offset=0, dim1=-2, dim2=-1):
-        return _call(_op_diag_embed, (self, offset, dim1, dim2)) if _state.slow else _op_diag_embed.runner(_op_diag_embed, (self, offset, dim1, dim2))
+        if not (type(offset) is int):
+            offset = _args.int_(offset, ('diag_embed', 'offset', 1))
+        if not (type(dim1) is int):
+            dim1 = _args.int_(dim1, ('diag_embed', 'dim1', 2))
+        if not (type(dim2) is int):
+            dim2 = _args.int_(dim2, ('diag_embed', 'dim2', 3))
+        try:
+            return _call(_op_diag_embed, (self, offset, dim1, dim2)) if _state.slow else _op_diag_embed.runner(_op_diag_embed, (self, offset, dim1, dim2))
+        except Exception as _exc:
+            _args.explain(_exc, 'diag_embed')
+            raise
 
     def diagflat(self, offset=0):
-        return _call(_op_diagflat, (self, offset)) if _state.slow else _op_diagflat.runner(_op_diagflat, (self, offset))
+        if not (type(offset) is int):
+            offset = _args.int_(offset, ('diagflat', 'offset', 1))
+        try:
+            return _call(_op_diagflat, (self, offset)) if _state.slow else _op_diagflat.runner(_op_diagflat, (self, offset))
+        except Exception as _exc:
+            _args.explain(_exc, 'diagflat')
+            raise
 
     def diagonal(self, offset=0, dim1=0, dim2=1):
-        return _call(_op_diagonal, (self, offset, dim1, dim2)) if _state.slow else _op_diagonal.runner(_op_diagonal, (self, offset, dim1, dim2))
+        if not (type(offset) is int):
+            offset = _args.int_(offset, ('diagonal', 'offset', 1))
+        if not (type(dim1) is int):
+            dim1 = _args.int_(dim1, ('diagonal', 'dim1', 2))
+        if not (type(dim2) is int):
+            dim2 = _args.int_(dim2, ('diagonal', 'dim2', 3))
+        try:
+            return _call(_op_diagonal, (self, offset, dim1, dim2)) if _state.slow else _op_diagonal.runner(_op_diagonal, (self, offset, dim1, dim2))
+        except Exception as _exc:
+            _args.explain(_exc, 'diagonal')
+            raise
 
     def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
-        return _call(_op_diagonal_scatter, (self, src, offset, dim1, dim2)) if _state.slow else _op_diagonal_scatter.runner(_op_diagonal_scatter, (self, src, offset, dim1, dim2))
+        if not (type(offset) is int):
+            offset = _args.int_(offset, ('diagonal_scatter', 'offset', 2))
+        if not (type(dim1) is int):
+            dim1 = _args.int_(dim1, ('diagonal_scatter', 'dim1', 3))
+        if not (type(dim2) is int):
+            dim2 = _args.int_(dim2, ('diagonal_scatter', 'dim2', 4))
+        try:
+            return _call(_op_diagonal_scatter, (self, src, offset, dim1, dim2)) if _state.slow else _op_diagonal_scatter.runner(_op_diagonal_scatter, (self, src, offset, dim1, dim2))
+        except Exception as _exc:
+            _args.explain(_exc, 'diagonal_scatter')
+            raise
 
     def diff(self, n=1, dim=-1, prepend=None, append=None, *, axis=None):
         if axis is not None:
             dim = axis
-        return _call(_op_diff, (self, n, dim, prepend, append)) if _state.slow else _op_diff.runner(_op_diff, (self, n, dim, prepend, append))
+        if not (type(n) is int):
+            n = _args.int_(n, ('diff', 'n', 1))
+        if not (type(dim) is int):
+            dim = _args.int_(dim, ('diff', 'dim', 2))
+        try:
+            return _call(_op_diff, (self, n, dim, prepend, append)) if _state.slow else _op_diff.runner(_op_diff, (self, n, dim, prepend, append))
+        except Exception as _exc:
+            _args.explain(_exc, 'diff')
+            raise
 
     def digamma(self):
-        return _call(_op_digamma, (self,)) if _state.slow else _op_digamma.runner(_op_digamma, (self,))
+        try:
+            return _call(_op_digamma, (self,)) if _state.slow else _op_digamma.runner(_op_digamma, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'digamma')
+            raise
 
     def digamma_(self):
-        return _call_inplace(_op_digamma, (self,))
+        try:
+            return _call_inplace(_op_digamma, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'digamma_')
+            raise
 
     def dot(self, tensor):
-        return _call(_op_dot, (self, tensor)) if _state.slow else _op_dot.runner(_op_dot, (self, tensor))
+        try:
+            return _call(_op_dot, (self, tensor)) if _state.slow else _op_dot.runner(_op_dot, (self, tensor))
+        except Exception as _exc:
+            _args.explain(_exc, 'dot')
+            raise
 
     def elu_(self, alpha=1, scale=1, input_scale=1):
-        return _call_inplace(_op_elu, (self, alpha, scale, input_scale))
+        if not (type(alpha) is float or type(alpha) is int):
+            alpha = _args.scalar(alpha, ('elu_', 'alpha', 1))
+        if not (type(scale) is float or type(scale) is int):
+            scale = _args.scalar(scale, ('elu_', 'scale', 2))
+        if not (type(input_scale) is float or type(input_scale) is int):
+            input_scale = _args.scalar(input_scale, ('elu_', 'input_scale', 3))
+        try:
+            return _call_inplace(_op_elu, (self, alpha, scale, input_scale))
+        except Exception as _exc:
+            _args.explain(_exc, 'elu_')
+            raise
 
     def eq(self, other):
-        return _call(_op_eq_Tensor, (self, other)) if _state.slow else _op_eq_Tensor.runner(_op_eq_Tensor, (self, other))
+        try:
+            return _call(_op_eq_Tensor, (self, other)) if _state.slow else _op_eq_Tensor.runner(_op_eq_Tensor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'eq')
+            raise
 
     def eq_(self, other):
-        return _call_inplace(_op_eq_Tensor, (self, other))
+        try:
+            return _call_inplace(_op_eq_Tensor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'eq_')
+            raise
 
     def erf(self):
-        return _call(_op_erf, (self,)) if _state.slow else _op_erf.runner(_op_erf, (self,))
+        try:
+            return _call(_op_erf, (self,)) if _state.slow else _op_erf.runner(_op_erf, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'erf')
+            raise
 
     def erf_(self):
-        return _call_inplace(_op_erf, (self,))
+        try:
+            return _call_inplace(_op_erf, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'erf_')
+            raise
 
     def erfc(self):
-        return _call(_op_erfc, (self,)) if _state.slow else _op_erfc.runner(_op_erfc, (self,))
+        try:
+            return _call(_op_erfc, (self,)) if _state.slow else _op_erfc.runner(_op_erfc, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'erfc')
+            raise
 
     def erfc_(self):
-        return _call_inplace(_op_erfc, (self,))
+        try:
+            return _call_inplace(_op_erfc, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'erfc_')
+            raise
 
     def erfinv(self):
-        return _call(_op_erfinv, (self,)) if _state.slow else _op_erfinv.runner(_op_erfinv, (self,))
+        try:
+            return _call(_op_erfinv, (self,)) if _state.slow else _op_erfinv.runner(_op_erfinv, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'erfinv')
+            raise
 
     def erfinv_(self):
-        return _call_inplace(_op_erfinv, (self,))
+        try:
+            return _call_inplace(_op_erfinv, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'erfinv_')
+            raise
 
     def exp(self):
-        return _call(_op_exp, (self,)) if _state.slow else _op_exp.runner(_op_exp, (self,))
+        try:
+            return _call(_op_exp, (self,)) if _state.slow else _op_exp.runner(_op_exp, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'exp')
+            raise
 
     def exp_(self):
-        return _call_inplace(_op_exp, (self,))
+        try:
+            return _call_inplace(_op_exp, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'exp_')
+            raise
 
     def exp2(self):
-        return _call(_op_exp2, (self,)) if _state.slow else _op_exp2.runner(_op_exp2, (self,))
+        try:
+            return _call(_op_exp2, (self,)) if _state.slow else _op_exp2.runner(_op_exp2, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'exp2')
+            raise
 
     def exp2_(self):
-        return _call_inplace(_op_exp2, (self,))
+        try:
+            return _call_inplace(_op_exp2, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'exp2_')
+            raise
 
     def expand(self, *size, implicit=False):
         size = _shape(size)
-        return _call(_op_expand, (self, size, implicit)) if _state.slow else _op_expand.runner(_op_expand, (self, size, implicit))
+        if not (type(size) in _int_list_types):
+            size = _args.int_list(size, ('expand', 'size', 1))
+        if not (implicit is False or implicit is True):
+            implicit = _args.bool_(implicit, ('expand', 'implicit', None))
+        try:
+            return _call(_op_expand, (self, size, implicit)) if _state.slow else _op_expand.runner(_op_expand, (self, size, implicit))
+        except Exception as _exc:
+            _args.explain(_exc, 'expand')
+            raise
 
     def expand_as(self, other):
-        return _call(_op_expand_as, (self, other)) if _state.slow else _op_expand_as.runner(_op_expand_as, (self, other))
+        try:
+            return _call(_op_expand_as, (self, other)) if _state.slow else _op_expand_as.runner(_op_expand_as, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'expand_as')
+            raise
 
     def expm1(self):
-        return _call(_op_expm1, (self,)) if _state.slow else _op_expm1.runner(_op_expm1, (self,))
+        try:
+            return _call(_op_expm1, (self,)) if _state.slow else _op_expm1.runner(_op_expm1, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'expm1')
+            raise
 
     def expm1_(self):
-        return _call_inplace(_op_expm1, (self,))
+        try:
+            return _call_inplace(_op_expm1, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'expm1_')
+            raise
 
     def fill_diagonal_(self, fill_value, wrap=False):
-        return _call_inplace(_op_fill_diagonal, (self, fill_value, wrap))
+        if not (type(fill_value) is float or type(fill_value) is int):
+            fill_value = _args.scalar(fill_value, ('fill_diagonal_', 'fill_value', 1))
+        if not (wrap is False or wrap is True):
+            wrap = _args.bool_(wrap, ('fill_diagonal_', 'wrap', 2))
+        try:
+            return _call_inplace(_op_fill_diagonal, (self, fill_value, wrap))
+        except Exception as _exc:
+            _args.explain(_exc, 'fill_diagonal_')
+            raise
 
     def flatten(self, start_dim=0, end_dim=-1):
-        return _call(_op_flatten_using_ints, (self, start_dim, end_dim)) if _state.slow else _op_flatten_using_ints.runner(_op_flatten_using_ints, (self, start_dim, end_dim))
+        if not (type(start_dim) is int):
+            start_dim = _args.int_(start_dim, ('flatten', 'start_dim', 1))
+        if not (type(end_dim) is int):
+            end_dim = _args.int_(end_dim, ('flatten', 'end_dim', 2))
+        try:
+            return _call(_op_flatten_using_ints, (self, start_dim, end_dim)) if _state.slow else _op_flatten_using_ints.runner(_op_flatten_using_ints, (self, start_dim, end_dim))
+        except Exception as _exc:
+            _args.explain(_exc, 'flatten')
+            raise
 
     def flip(self, *dims):
         dims = _shape(dims)
-        return _call(_op_flip, (self, dims)) if _state.slow else _op_flip.runner(_op_flip, (self, dims))
+        if not (type(dims) in _int_list_types):
+            dims = _args.int_list(dims, ('flip', 'dims', 1))
+        try:
+            return _call(_op_flip, (self, dims)) if _state.slow else _op_flip.runner(_op_flip, (self, dims))
+        except Exception as _exc:
+            _args.explain(_exc, 'flip')
+            raise
 
     def fliplr(self):
-        return _call(_op_fliplr, (self,)) if _state.slow else _op_fliplr.runner(_op_fliplr, (self,))
+        try:
+            return _call(_op_fliplr, (self,)) if _state.slow else _op_fliplr.runner(_op_fliplr, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'fliplr')
+            raise
 
     def flipud(self):
-        return _call(_op_flipud, (self,)) if _state.slow else _op_flipud.runner(_op_flipud, (self,))
+        try:
+            return _call(_op_flipud, (self,)) if _state.slow else _op_flipud.runner(_op_flipud, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'flipud')
+            raise
 
     def floor(self):
-        return _call(_op_floor, (self,)) if _state.slow else _op_floor.runner(_op_floor, (self,))
+        try:
+            return _call(_op_floor, (self,)) if _state.slow else _op_floor.runner(_op_floor, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'floor')
+            raise
 
     def floor_(self):
-        return _call_inplace(_op_floor, (self,))
+        try:
+            return _call_inplace(_op_floor, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'floor_')
+            raise
 
     def floor_divide(self, other):
-        return _call(_op_floor_divide, (self, other)) if _state.slow else _op_floor_divide.runner(_op_floor_divide, (self, other))
+        try:
+            return _call(_op_floor_divide, (self, other)) if _state.slow else _op_floor_divide.runner(_op_floor_divide, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'floor_divide')
+            raise
 
     def floor_divide_(self, other):
-        return _call_inplace(_op_floor_divide, (self, other))
+        try:
+            return _call_inplace(_op_floor_divide, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'floor_divide_')
+            raise
 
     def fmax(self, other):
-        return _call(_op_fmax, (self, other)) if _state.slow else _op_fmax.runner(_op_fmax, (self, other))
+        try:
+            return _call(_op_fmax, (self, other)) if _state.slow else _op_fmax.runner(_op_fmax, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'fmax')
+            raise
 
     def fmin(self, other):
-        return _call(_op_fmin, (self, other)) if _state.slow else _op_fmin.runner(_op_fmin, (self, other))
+        try:
+            return _call(_op_fmin, (self, other)) if _state.slow else _op_fmin.runner(_op_fmin, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'fmin')
+            raise
 
     def fmod(self, other):
-        return _call(_op_fmod_Tensor, (self, other)) if _state.slow else _op_fmod_Tensor.runner(_op_fmod_Tensor, (self, other))
+        try:
+            return _call(_op_fmod_Tensor, (self, other)) if _state.slow else _op_fmod_Tensor.runner(_op_fmod_Tensor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'fmod')
+            raise
 
     def fmod_(self, other):
-        return _call_inplace(_op_fmod_Tensor, (self, other))
+        try:
+            return _call_inplace(_op_fmod_Tensor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'fmod_')
+            raise
 
     def frac(self):
-        return _call(_op_frac, (self,)) if _state.slow else _op_frac.runner(_op_frac, (self,))
+        try:
+            return _call(_op_frac, (self,)) if _state.slow else _op_frac.runner(_op_frac, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'frac')
+            raise
 
     def frac_(self):
-        return _call_inplace(_op_frac, (self,))
+        try:
+            return _call_inplace(_op_frac, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'frac_')
+            raise
 
     def gather(self, dim, index, *, sparse_grad=False):
-        return _call(_op_gather, (self, dim, index, sparse_grad)) if _state.slow else _op_gather.runner(_op_gather, (self, dim, index, sparse_grad))
+        if not (type(dim) is int):
+            dim = _args.int_(dim, ('gather', 'dim', 1))
+        if not (sparse_grad is False or sparse_grad is True):
+            sparse_grad = _args.bool_(sparse_grad, ('gather', 'sparse_grad', None))
+        try:
+            return _call(_op_gather, (self, dim, index, sparse_grad)) if _state.slow else _op_gather.runner(_op_gather, (self, dim, index, sparse_grad))
+        except Exception as _exc:
+            _args.explain(_exc, 'gather')
+            raise
 
     def gcd(self, other):
-        return _call(_op_gcd, (self, other)) if _state.slow else _op_gcd.runner(_op_gcd, (self, other))
+        try:
+            return _call(_op_gcd, (self, other)) if _state.slow else _op_gcd.runner(_op_gcd, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'gcd')
+            raise
 
     def gcd_(self, other):
-        return _call_inplace(_op_gcd, (self, other))
+        try:
+            return _call_inplace(_op_gcd, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'gcd_')
+            raise
 
     def ge(self, other):
-        return _call(_op_ge_Tensor, (self, other)) if _state.slow else _op_ge_Tensor.runner(_op_ge_Tensor, (self, other))
+        try:
+            return _call(_op_ge_Tensor, (self, other)) if _state.slow else _op_ge_Tensor.runner(_op_ge_Tensor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'ge')
+            raise
 
     greater_equal = ge
 
     def ge_(self, other):
-        return _call_inplace(_op_ge_Tensor, (self, other))
+        try:
+            return _call_inplace(_op_ge_Tensor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'ge_')
+            raise
 
     greater_equal_ = ge_
 
     def gt(self, other):
-        return _call(_op_gt_Tensor, (self, other)) if _state.slow else _op_gt_Tensor.runner(_op_gt_Tensor, (self, other))
+        try:
+            return _call(_op_gt_Tensor, (self, other)) if _state.slow else _op_gt_Tensor.runner(_op_gt_Tensor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'gt')
+            raise
 
     greater = gt
 
     def gt_(self, other):
-        return _call_inplace(_op_gt_Tensor, (self, other))
+        try:
+            return _call_inplace(_op_gt_Tensor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'gt_')
+            raise
 
     greater_ = gt_
 
     def hardshrink(self, lambd=0.5):
-        return _call(_op_hardshrink, (self, lambd)) if _state.slow else _op_hardshrink.runner(_op_hardshrink, (self, lambd))
+        if not (type(lambd) is float or type(lambd) is int):
+            lambd = _args.scalar(lambd, ('hardshrink', 'lambd', 1))
+        try:
+            return _call(_op_hardshrink, (self, lambd)) if _state.slow else _op_hardshrink.runner(_op_hardshrink, (self, lambd))
+        except Exception as _exc:
+            _args.explain(_exc, 'hardshrink')
+            raise
 
     def hardsigmoid_(self):
-        return _call_inplace(_op_hardsigmoid, (self,))
+        try:
+            return _call_inplace(_op_hardsigmoid, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'hardsigmoid_')
+            raise
 
     def hardswish_(self):
-        return _call_inplace(_op_hardswish, (self,))
+        try:
+            return _call_inplace(_op_hardswish, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'hardswish_')
+            raise
 
     def hardtanh_(self, min_val=-1, max_val=1):
-        return _call_inplace(_op_hardtanh, (self, min_val, max_val))
+        if not (type(min_val) is float or type(min_val) is int):
+            min_val = _args.scalar(min_val, ('hardtanh_', 'min_val', 1))
+        if not (type(max_val) is float or type(max_val) is int):
+            max_val = _args.scalar(max_val, ('hardtanh_', 'max_val', 2))
+        try:
+            return _call_inplace(_op_hardtanh, (self, min_val, max_val))
+        except Exception as _exc:
+            _args.explain(_exc, 'hardtanh_')
+            raise
 
     def histc(self, bins=100, min=0, max=0):
-        return _call(_op_histc, (self, bins, min, max)) if _state.slow else _op_histc.runner(_op_histc, (self, bins, min, max))
+        if not (type(bins) is int):
+            bins = _args.int_(bins, ('histc', 'bins', 1))
+        if not (type(min) is float or type(min) is int):
+            min = _args.scalar(min, ('histc', 'min', 2))
+        if not (type(max) is float or type(max) is int):
+            max = _args.scalar(max, ('histc', 'max', 3))
+        try:
+            return _call(_op_histc, (self, bins, min, max)) if _state.slow else _op_histc.runner(_op_histc, (self, bins, min, max))
+        except Exception as _exc:
+            _args.explain(_exc, 'histc')
+            raise
 
     def hypot(self, other):
-        return _call(_op_hypot, (self, other)) if _state.slow else _op_hypot.runner(_op_hypot, (self, other))
+        try:
+            return _call(_op_hypot, (self, other)) if _state.slow else _op_hypot.runner(_op_hypot, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'hypot')
+            raise
 
     def hypot_(self, other):
-        return _call_inplace(_op_hypot, (self, other))
+        try:
+            return _call_inplace(_op_hypot, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'hypot_')
+            raise
 
     def i0(self):
-        return _call(_op_i0, (self,)) if _state.slow else _op_i0.runner(_op_i0, (self,))
+        try:
+            return _call(_op_i0, (self,)) if _state.slow else _op_i0.runner(_op_i0, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'i0')
+            raise
 
     def i0_(self):
-        return _call_inplace(_op_i0, (self,))
+        try:
+            return _call_inplace(_op_i0, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'i0_')
+            raise
 
     def index_add(self, dim, index, source, *, alpha=1):
-        return _call(_op_index_add, (self, dim, index, source, alpha)) if _state.slow else _op_index_add.runner(_op_index_add, (self, dim, index, source, alpha))
+        if not (type(dim) is int):
+            dim = _args.int_(dim, ('index_add', 'dim', 1))
+        if not (type(alpha) is float or type(alpha) is int):
+            alpha = _args.scalar(alpha, ('index_add', 'alpha', None))
+        try:
+            return _call(_op_index_add, (self, dim, index, source, alpha)) if _state.slow else _op_index_add.runner(_op_index_add, (self, dim, index, source, alpha))
+        except Exception as _exc:
+            _args.explain(_exc, 'index_add')
+            raise
 
     def index_add_(self, dim, index, source, *, alpha=1):
-        return _call_inplace(_op_index_add, (self, dim, index, source, alpha))
+        if not (type(dim) is int):
+            dim = _args.int_(dim, ('index_add_', 'dim', 1))
+        if not (type(alpha) is float or type(alpha) is int):
+            alpha = _args.scalar(alpha, ('index_add_', 'alpha', None))
+        try:
+            return _call_inplace(_op_index_add, (self, dim, index, source, alpha))
+        except Exception as _exc:
+            _args.explain(_exc, 'index_add_')
+            raise
 
     def index_copy(self, dim, index, source):
-        return _call(_op_index_copy, (self, dim, index, source)) if _state.slow else _op_index_copy.runner(_op_index_copy, (self, dim, index, source))
+        if not (type(dim) is int):
+            dim = _args.int_(dim, ('index_copy', 'dim', 1))
+        try:
+            return _call(_op_index_copy, (self, dim, index, source)) if _state.slow else _op_index_copy.runner(_op_index_copy, (self, dim, index, source))
+        except Exception as _exc:
+            _args.explain(_exc, 'index_copy')
+            raise
 
     def index_copy_(self, dim, index, source):
-        return _call_inplace(_op_index_copy, (self, dim, index, source))
+        if not (type(dim) is int):
+            dim = _args.int_(dim, ('index_copy_', 'dim', 1))
+        try:
+            return _call_inplace(_op_index_copy, (self, dim, index, source))
+        except Exception as _exc:
+            _args.explain(_exc, 'index_copy_')
+            raise
 
     def index_put(self, indices, values, accumulate=False):
-        return _call(_op_index_put, (self, indices, values, accumulate)) if _state.slow else _op_index_put.runner(_op_index_put, (self, indices, values, accumulate))
+        if not (accumulate is False or accumulate is True):
+            accumulate = _args.bool_(accumulate, ('index_put', 'accumulate', 3))
+        try:
+            return _call(_op_index_put, (self, indices, values, accumulate)) if _state.slow else _op_index_put.runner(_op_index_put, (self, indices, values, accumulate))
+        except Exception as _exc:
+            _args.explain(_exc, 'index_put')
+            raise
 
     def index_put_(self, indices, values, accumulate=False):
-        return _call_inplace(_op_index_put, (self, indices, values, accumulate))
+        if not (accumulate is False or accumulate is True):
+            accumulate = _args.bool_(accumulate, ('index_put_', 'accumulate', 3))
+        try:
+            return _call_inplace(_op_index_put, (self, indices, values, accumulate))
+        except Exception as _exc:
+            _args.explain(_exc, 'index_put_')
+            raise
 
     def index_reduce(self, dim, index, source, reduce, *, include_self=True):
-        return _call(_op_index_reduce, (self, dim, index, source, reduce, include_self)) if _state.slow else _op_index_reduce.runner(_op_index_reduce, (self, dim, index, source, reduce, include_self))
+        if not (type(dim) is int):
+            dim = _args.int_(dim, ('index_reduce', 'dim', 1))
+        if not (type(reduce) is str):
+            reduce = _args.str_(reduce, ('index_reduce', 'reduce', 4))
+        if not (include_self is True or include_self is False):
+            include_self = _args.bool_(include_self, ('index_reduce', 'include_self', None))
+        try:
+            return _call(_op_index_reduce, (self, dim, index, source, reduce, include_self)) if _state.slow else _op_index_reduce.runner(_op_index_reduce, (self, dim, index, source, reduce, include_self))
+        except Exception as _exc:
+            _args.explain(_exc, 'index_reduce')
+            raise
 
     def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
-        return _call_inplace(_op_index_reduce, (self, dim, index, source, reduce, include_self))
+        if not (type(dim) is int):
+            dim = _args.int_(dim, ('index_reduce_', 'dim', 1))
+        if not (type(reduce) is str):
+            reduce = _args.str_(reduce, ('index_reduce_', 'reduce', 4))
+        if not (include_self is True or include_self is False):
+            include_self = _args.bool_(include_self, ('index_reduce_', 'include_self', None))
+        try:
+            return _call_inplace(_op_index_reduce, (self, dim, index, source, reduce, include_self))
+        except Exception as _exc:
+            _args.explain(_exc, 'index_reduce_')
+            raise
 
     def index_select(self, dim, index):
-        return _call(_op_index_select, (self, dim, index)) if _state.slow else _op_index_select.runner(_op_index_select, (self, dim, index))
+        if not (type(dim) is int):
+            dim = _args.int_(dim, ('index_select', 'dim', 1))
+        try:
+            return _call(_op_index_select, (self, dim, index)) if _state.slow else _op_index_select.runner(_op_index_select, (self, dim, index))
+        except Exception as _exc:
+            _args.explain(_exc, 'index_select')
+            raise
 
     def inner(self, other):
-        return _call(_op_inner, (self, other)) if _state.slow else _op_inner.runner(_op_inner, (self, other))
+        try:
+            return _call(_op_inner, (self, other)) if _state.slow else _op_inner.runner(_op_inner, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'inner')
+            raise
 
     def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-        return _call(_op_isclose, (self, other, rtol, atol, equal_nan)) if _state.slow else _op_isclose.runner(_op_isclose, (self, other, rtol, atol, equal_nan))
+        if not (type(rtol) is float or type(rtol) is int):
+            rtol = _args.float_(rtol, ('isclose', 'rtol', 2))
+        if not (type(atol) is float or type(atol) is int):
+            atol = _args.float_(atol, ('isclose', 'atol', 3))
+        if not (equal_nan is False or equal_nan is True):
+            equal_nan = _args.bool_(equal_nan, ('isclose', 'equal_nan', 4))
+        try:
+            return _call(_op_isclose, (self, other, rtol, atol, equal_nan)) if _state.slow else _op_isclose.runner(_op_isclose, (self, other, rtol, atol, equal_nan))
+        except Exception as _exc:
+            _args.explain(_exc, 'isclose')
+            raise
 
     def isfinite(self):
-        return _call(_op_isfinite, (self,)) if _state.slow else _op_isfinite.runner(_op_isfinite, (self,))
+        try:
+            return _call(_op_isfinite, (self,)) if _state.slow else _op_isfinite.runner(_op_isfinite, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'isfinite')
+            raise
 
     def isinf(self):
-        return _call(_op_isinf, (self,)) if _state.slow else _op_isinf.runner(_op_isinf, (self,))
+        try:
+            return _call(_op_isinf, (self,)) if _state.slow else _op_isinf.runner(_op_isinf, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'isinf')
+            raise
 
     def isnan(self):
-        return _call(_op_isnan, (self,)) if _state.slow else _op_isnan.runner(_op_isnan, (self,))
+        try:
+            return _call(_op_isnan, (self,)) if _state.slow else _op_isnan.runner(_op_isnan, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'isnan')
+            raise
 
     def isneginf(self):
-        return _call(_op_isneginf, (self,)) if _state.slow else _op_isneginf.runner(_op_isneginf, (self,))
+        try:
+            return _call(_op_isneginf, (self,)) if _state.slow else _op_isneginf.runner(_op_isneginf, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'isneginf')
+            raise
 
     def isposinf(self):
-        return _call(_op_isposinf, (self,)) if _state.slow else _op_isposinf.runner(_op_isposinf, (self,))
+        try:
+            return _call(_op_isposinf, (self,)) if _state.slow else _op_isposinf.runner(_op_isposinf, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'isposinf')
+            raise
 
     def isreal(self):
-        return _call(_op_isreal, (self,)) if _state.slow else _op_isreal.runner(_op_isreal, (self,))
+        try:
+            return _call(_op_isreal, (self,)) if _state.slow else _op_isreal.runner(_op_isreal, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'isreal')
+            raise
 
     def kron(self, other):
-        return _call(_op_kron, (self, other)) if _state.slow else _op_kron.runner(_op_kron, (self, other))
+        try:
+            return _call(_op_kron, (self, other)) if _state.slow else _op_kron.runner(_op_kron, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'kron')
+            raise
 
     def lcm(self, other):
-        return _call(_op_lcm, (self, other)) if _state.slow else _op_lcm.runner(_op_lcm, (self, other))
+        try:
+            return _call(_op_lcm, (self, other)) if _state.slow else _op_lcm.runner(_op_lcm, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'lcm')
+            raise
 
     def lcm_(self, other):
-        return _call_inplace(_op_lcm, (self, other))
+        try:
+            return _call_inplace(_op_lcm, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'lcm_')
+            raise
 
     def ldexp(self, other):
-        return _call(_op_ldexp_Tensor, (self, other)) if _state.slow else _op_ldexp_Tensor.runner(_op_ldexp_Tensor, (self, other))
+        try:
+            return _call(_op_ldexp_Tensor, (self, other)) if _state.slow else _op_ldexp_Tensor.runner(_op_ldexp_Tensor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'ldexp')
+            raise
 
     def ldexp_(self, other):
-        return _call_inplace(_op_ldexp_Tensor, (self, other))
+        try:
+            return _call_inplace(_op_ldexp_Tensor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'ldexp_')
+            raise
 
     def le(self, other):
-        return _call(_op_le_Tensor, (self, other)) if _state.slow else _op_le_Tensor.runner(_op_le_Tensor, (self, other))
+        try:
+            return _call(_op_le_Tensor, (self, other)) if _state.slow else _op_le_Tensor.runner(_op_le_Tensor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'le')
+            raise
 
     less_equal = le
 
     def le_(self, other):
-        return _call_inplace(_op_le_Tensor, (self, other))
+        try:
+            return _call_inplace(_op_le_Tensor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'le_')
+            raise
 
     less_equal_ = le_
 
     def leaky_relu_(self, negative_slope=0.01):
-        return _call_inplace(_op_leaky_relu, (self, negative_slope))
+        if not (type(negative_slope) is float or type(negative_slope) is int):
+            negative_slope = _args.scalar(negative_slope, ('leaky_relu_', 'negative_slope', 1))
+        try:
+            return _call_inplace(_op_leaky_relu, (self, negative_slope))
+        except Exception as _exc:
+            _args.explain(_exc, 'leaky_relu_')
+            raise
 
     def lgamma(self):
-        return _call(_op_lgamma, (self,)) if _state.slow else _op_lgamma.runner(_op_lgamma, (self,))
+        try:
+            return _call(_op_lgamma, (self,)) if _state.slow else _op_lgamma.runner(_op_lgamma, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'lgamma')
+            raise
 
     def lgamma_(self):
-        return _call_inplace(_op_lgamma, (self,))
+        try:
+            return _call_inplace(_op_lgamma, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'lgamma_')
+            raise
 
     def log(self):
-        return _call(_op_log, (self,)) if _state.slow else _op_log.runner(_op_log, (self,))
+        try:
+            return _call(_op_log, (self,)) if _state.slow else _op_log.runner(_op_log, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'log')
+            raise
 
     def log_(self):
-        return _call_inplace(_op_log, (self,))
+        try:
+            return _call_inplace(_op_log, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'log_')
+            raise
 
     def log10(self):
-        return _call(_op_log10, (self,)) if _state.slow else _op_log10.runner(_op_log10, (self,))
+        try:
+            return _call(_op_log10, (self,)) if _state.slow else _op_log10.runner(_op_log10, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'log10')
+            raise
 
     def log10_(self):
-        return _call_inplace(_op_log10, (self,))
+        try:
+            return _call_inplace(_op_log10, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'log10_')
+            raise
 
     def log1p(self):
-        return _call(_op_log1p, (self,)) if _state.slow else _op_log1p.runner(_op_log1p, (self,))
+        try:
+            return _call(_op_log1p, (self,)) if _state.slow else _op_log1p.runner(_op_log1p, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'log1p')
+            raise
 
     def log1p_(self):
-        return _call_inplace(_op_log1p, (self,))
+        try:
+            return _call_inplace(_op_log1p, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'log1p_')
+            raise
 
     def log2(self):
-        return _call(_op_log2, (self,)) if _state.slow else _op_log2.runner(_op_log2, (self,))
+        try:
+            return _call(_op_log2, (self,)) if _state.slow else _op_log2.runner(_op_log2, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'log2')
+            raise
 
     def log2_(self):
-        return _call_inplace(_op_log2, (self,))
+        try:
+            return _call_inplace(_op_log2, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'log2_')
+            raise
 
     def log_softmax(self, dim, dtype=None):
-        return _call(_op_log_softmax_int, (self, dim, dtype)) if _state.slow else _op_log_softmax_int.runner(_op_log_softmax_int, (self, dim, dtype))
+        if not (type(dim) is int):
+            dim = _args.int_(dim, ('log_softmax', 'dim', 1))
+        if not (dtype is None or type(dtype) is _dtype_class):
+            dtype = _args.dtype_(dtype, ('log_softmax', 'dtype', 2))
+        try:
+            return _call(_op_log_softmax_int, (self, dim, dtype)) if _state.slow else _op_log_softmax_int.runner(_op_log_softmax_int, (self, dim, dtype))
+        except Exception as _exc:
+            _args.explain(_exc, 'log_softmax')
+            raise
 
     def logaddexp(self, other):
-        return _call(_op_logaddexp, (self, other)) if _state.slow else _op_logaddexp.runner(_op_logaddexp, (self, other))
+        try:
+            return _call(_op_logaddexp, (self, other)) if _state.slow else _op_logaddexp.runner(_op_logaddexp, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'logaddexp')
+            raise
 
     def logaddexp2(self, other):
-        return _call(_op_logaddexp2, (self, other)) if _state.slow else _op_logaddexp2.runner(_op_logaddexp2, (self, other))
+        try:
+            return _call(_op_logaddexp2, (self, other)) if _state.slow else _op_logaddexp2.runner(_op_logaddexp2, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'logaddexp2')
+            raise
 
     def logcumsumexp(self, dim):
-        return _call(_op_logcumsumexp, (self, dim)) if _state.slow else _op_logcumsumexp.runner(_op_logcumsumexp, (self, dim))
+        if not (type(dim) is int):
+            dim = _args.int_(dim, ('logcumsumexp', 'dim', 1))
+        try:
+            return _call(_op_logcumsumexp, (self, dim)) if _state.slow else _op_logcumsumexp.runner(_op_logcumsumexp, (self, dim))
+        except Exception as _exc:
+            _args.explain(_exc, 'logcumsumexp')
+            raise
 
     def logical_and(self, other):
-        return _call(_op_logical_and, (self, other)) if _state.slow else _op_logical_and.runner(_op_logical_and, (self, other))
+        try:
+            return _call(_op_logical_and, (self, other)) if _state.slow else _op_logical_and.runner(_op_logical_and, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'logical_and')
+            raise
 
     def logical_and_(self, other):
-        return _call_inplace(_op_logical_and, (self, other))
+        try:
+            return _call_inplace(_op_logical_and, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'logical_and_')
+            raise
 
     def logical_not(self):
-        return _call(_op_logical_not, (self,)) if _state.slow else _op_logical_not.runner(_op_logical_not, (self,))
+        try:
+            return _call(_op_logical_not, (self,)) if _state.slow else _op_logical_not.runner(_op_logical_not, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'logical_not')
+            raise
 
     def logical_not_(self):
-        return _call_inplace(_op_logical_not, (self,))
+        try:
+            return _call_inplace(_op_logical_not, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'logical_not_')
+            raise
 
     def logical_or(self, other):
-        return _call(_op_logical_or, (self, other)) if _state.slow else _op_logical_or.runner(_op_logical_or, (self, other))
+        try:
+            return _call(_op_logical_or, (self, other)) if _state.slow else _op_logical_or.runner(_op_logical_or, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'logical_or')
+            raise
 
     def logical_or_(self, other):
-        return _call_inplace(_op_logical_or, (self, other))
+        try:
+            return _call_inplace(_op_logical_or, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'logical_or_')
+            raise
 
     def logical_xor(self, other):
-        return _call(_op_logical_xor, (self, other)) if _state.slow else _op_logical_xor.runner(_op_logical_xor, (self, other))
+        try:
+            return _call(_op_logical_xor, (self, other)) if _state.slow else _op_logical_xor.runner(_op_logical_xor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'logical_xor')
+            raise
 
     def logical_xor_(self, other):
-        return _call_inplace(_op_logical_xor, (self, other))
+        try:
+            return _call_inplace(_op_logical_xor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'logical_xor_')
+            raise
 
     def logit(self, eps=None):
-        return _call(_op_logit, (self, eps)) if _state.slow else _op_logit.runner(_op_logit, (self, eps))
+        if not (eps is None or type(eps) is float or type(eps) is int):
+            eps = _args.float_(eps, ('logit', 'eps', 1))
+        try:
+            return _call(_op_logit, (self, eps)) if _state.slow else _op_logit.runner(_op_logit, (self, eps))
+        except Exception as _exc:
+            _args.explain(_exc, 'logit')
+            raise
 
     def logit_(self, eps=None):
-        return _call_inplace(_op_logit, (self, eps))
+        if not (eps is None or type(eps) is float or type(eps) is int):
+            eps = _args.float_(eps, ('logit_', 'eps', 1))
+        try:
+            return _call_inplace(_op_logit, (self, eps))
+        except Exception as _exc:
+            _args.explain(_exc, 'logit_')
+            raise
 
     def logsumexp(self, dim, keepdim=False, *, keepdims=None):
         if keepdims is not None:
             keepdim = keepdims
-        return _call(_op_logsumexp, (self, dim, keepdim)) if _state.slow else _op_logsumexp.runner(_op_logsumexp, (self, dim, keepdim))
+        if not (type(dim) in _int_list_types):
+            dim = _args.int_list(dim, ('logsumexp', 'dim', 1))
+        if not (keepdim is False or keepdim is True):
+            keepdim = _args.bool_(keepdim, ('logsumexp', 'keepdim', 2))
+        try:
+            return _call(_op_logsumexp, (self, dim, keepdim)) if _state.slow else _op_logsumexp.runner(_op_logsumexp, (self, dim, keepdim))
+        except Exception as _exc:
+            _args.explain(_exc, 'logsumexp')
+            raise
 
     def lt(self, other):
-        return _call(_op_lt_Tensor, (self, other)) if _state.slow else _op_lt_Tensor.runner(_op_lt_Tensor, (self, other))
+        try:
+            return _call(_op_lt_Tensor, (self, other)) if _state.slow else _op_lt_Tensor.runner(_op_lt_Tensor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'lt')
+            raise
 
     less = lt
 
     def lt_(self, other):
-        return _call_inplace(_op_lt_Tensor, (self, other))
+        try:
+            return _call_inplace(_op_lt_Tensor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'lt_')
+            raise
 
     less_ = lt_
 
     def masked_scatter(self, mask, source):
-        return _call(_op_masked_scatter, (self, mask, source)) if _state.slow else _op_masked_scatter.runner(_op_masked_scatter, (self, mask, source))
+        try:
+            return _call(_op_masked_scatter, (self, mask, source)) if _state.slow else _op_masked_scatter.runner(_op_masked_scatter, (self, mask, source))
+        except Exception as _exc:
+            _args.explain(_exc, 'masked_scatter')
+            raise
 
     def masked_scatter_(self, mask, source):
-        return _call_inplace(_op_masked_scatter, (self, mask, source))
+        try:
+            return _call_inplace(_op_masked_scatter, (self, mask, source))
+        except Exception as _exc:
+            _args.explain(_exc, 'masked_scatter_')
+            raise
 
     def masked_select(self, mask):
-        return _call(_op_masked_select, (self, mask)) if _state.slow else _op_masked_select.runner(_op_masked_select, (self, mask))
+        try:
+            return _call(_op_masked_select, (self, mask)) if _state.slow else _op_masked_select.runner(_op_masked_select, (self, mask))
+        except Exception as _exc:
+            _args.explain(_exc, 'masked_select')
+            raise
 
     def matmul(self, other):
-        return _call(_op_matmul, (self, other)) if _state.slow else _op_matmul.runner(_op_matmul, (self, other))
+        try:
+            return _call(_op_matmul, (self, other)) if _state.slow else _op_matmul.runner(_op_matmul, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'matmul')
+            raise
 
     def maximum(self, other):
-        return _call(_op_maximum, (self, other)) if _state.slow else _op_maximum.runner(_op_maximum, (self, other))
+        try:
+            return _call(_op_maximum, (self, other)) if _state.slow else _op_maximum.runner(_op_maximum, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'maximum')
+            raise
 
     def mean(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
         if axis is not None:
             dim = axis
         if keepdims is not None:
             keepdim = keepdims
-        return _call(_op_mean_dim, (self, dim, keepdim, dtype)) if _state.slow else _op_mean_dim.runner(_op_mean_dim, (self, dim, keepdim, dtype))
+        if not (dim is None or type(dim) in _int_list_types):
+            dim = _args.int_list(dim, ('mean', 'dim', 1))
+        if not (keepdim is False or keepdim is True):
+            keepdim = _args.bool_(keepdim, ('mean', 'keepdim', 2))
+        if not (dtype is None or type(dtype) is _dtype_class):
+            dtype = _args.dtype_(dtype, ('mean', 'dtype', None))
+        try:
+            return _call(_op_mean_dim, (self, dim, keepdim, dtype)) if _state.slow else _op_mean_dim.runner(_op_mean_dim, (self, dim, keepdim, dtype))
+        except Exception as _exc:
+            _args.explain(_exc, 'mean')
+            raise
 
     def minimum(self, other):
-        return _call(_op_minimum, (self, other)) if _state.slow else _op_minimum.runner(_op_minimum, (self, other))
+        try:
+            return _call(_op_minimum, (self, other)) if _state.slow else _op_minimum.runner(_op_minimum, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'minimum')
+            raise
 
     def mish_(self):
-        return _call_inplace(_op_mish, (self,))
+        try:
+            return _call_inplace(_op_mish, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'mish_')
+            raise
 
     def mm(self, mat2):
-        return _call(_op_mm, (self, mat2)) if _state.slow else _op_mm.runner(_op_mm, (self, mat2))
+        try:
+            return _call(_op_mm, (self, mat2)) if _state.slow else _op_mm.runner(_op_mm, (self, mat2))
+        except Exception as _exc:
+            _args.explain(_exc, 'mm')
+            raise
 
     def msort(self):
-        return _call(_op_msort, (self,)) if _state.slow else _op_msort.runner(_op_msort, (self,))
+        try:
+            return _call(_op_msort, (self,)) if _state.slow else _op_msort.runner(_op_msort, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'msort')
+            raise
 
     def mul(self, other):
-        return _call(_op_mul_Tensor, (self, other)) if _state.slow else _op_mul_Tensor.runner(_op_mul_Tensor, (self, other))
+        try:
+            return _call(_op_mul_Tensor, (self, other)) if _state.slow else _op_mul_Tensor.runner(_op_mul_Tensor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'mul')
+            raise
 
     multiply = mul
 
     def mul_(self, other):
-        return _call_inplace(_op_mul_Tensor, (self, other))
+        try:
+            return _call_inplace(_op_mul_Tensor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'mul_')
+            raise
 
     multiply_ = mul_
 
     def mv(self, vec):
-        return _call(_op_mv, (self, vec)) if _state.slow else _op_mv.runner(_op_mv, (self, vec))
+        try:
+            return _call(_op_mv, (self, vec)) if _state.slow else _op_mv.runner(_op_mv, (self, vec))
+        except Exception as _exc:
+            _args.explain(_exc, 'mv')
+            raise
 
     def nan_to_num(self, nan=None, posinf=None, neginf=None):
-        return _call(_op_nan_to_num, (self, nan, posinf, neginf)) if _state.slow else _op_nan_to_num.runner(_op_nan_to_num, (self, nan, posinf, neginf))
+        if not (nan is None or type(nan) is float or type(nan) is int):
+            nan = _args.float_(nan, ('nan_to_num', 'nan', 1))
+        if not (posinf is None or type(posinf) is float or type(posinf) is int):
+            posinf = _args.float_(posinf, ('nan_to_num', 'posinf', 2))
+        if not (neginf is None or type(neginf) is float or type(neginf) is int):
+            neginf = _args.float_(neginf, ('nan_to_num', 'neginf', 3))
+        try:
+            return _call(_op_nan_to_num, (self, nan, posinf, neginf)) if _state.slow else _op_nan_to_num.runner(_op_nan_to_num, (self, nan, posinf, neginf))
+        except Exception as _exc:
+            _args.explain(_exc, 'nan_to_num')
+            raise
 
     def nan_to_num_(self, nan=None, posinf=None, neginf=None):
-        return _call_inplace(_op_nan_to_num, (self, nan, posinf, neginf))
+        if not (nan is None or type(nan) is float or type(nan) is int):
+            nan = _args.float_(nan, ('nan_to_num_', 'nan', 1))
+        if not (posinf is None or type(posinf) is float or type(posinf) is int):
+            posinf = _args.float_(posinf, ('nan_to_num_', 'posinf', 2))
+        if not (neginf is None or type(neginf) is float or type(neginf) is int):
+            neginf = _args.float_(neginf, ('nan_to_num_', 'neginf', 3))
+        try:
+            return _call_inplace(_op_nan_to_num, (self, nan, posinf, neginf))
+        except Exception as _exc:
+            _args.explain(_exc, 'nan_to_num_')
+            raise
 
     def nanmean(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
         if axis is not None:
             dim = axis
         if keepdims is not None:
             keepdim = keepdims
-        return _call(_op_nanmean, (self, dim, keepdim, dtype)) if _state.slow else _op_nanmean.runner(_op_nanmean, (self, dim, keepdim, dtype))
+        if not (dim is None or type(dim) in _int_list_types):
+            dim = _args.int_list(dim, ('nanmean', 'dim', 1))
+        if not (keepdim is False or keepdim is True):
+            keepdim = _args.bool_(keepdim, ('nanmean', 'keepdim', 2))
+        if not (dtype is None or type(dtype) is _dtype_class):
+            dtype = _args.dtype_(dtype, ('nanmean', 'dtype', None))
+        try:
+            return _call(_op_nanmean, (self, dim, keepdim, dtype)) if _state.slow else _op_nanmean.runner(_op_nanmean, (self, dim, keepdim, dtype))
+        except Exception as _exc:
+            _args.explain(_exc, 'nanmean')
+            raise
 
     def nansum(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
         if axis is not None:
             dim = axis
         if keepdims is not None:
             keepdim = keepdims
-        return _call(_op_nansum, (self, dim, keepdim, dtype)) if _state.slow else _op_nansum.runner(_op_nansum, (self, dim, keepdim, dtype))
+        if not (dim is None or type(dim) in _int_list_types):
+            dim = _args.int_list(dim, ('nansum', 'dim', 1))
+        if not (keepdim is False or keepdim is True):
+            keepdim = _args.bool_(keepdim, ('nansum', 'keepdim', 2))
+        if not (dtype is None or type(dtype) is _dtype_class):
+            dtype = _args.dtype_(dtype, ('nansum', 'dtype', None))
+        try:
+            return _call(_op_nansum, (self, dim, keepdim, dtype)) if _state.slow else _op_nansum.runner(_op_nansum, (self, dim, keepdim, dtype))
+        except Exception as _exc:
+            _args.explain(_exc, 'nansum')
+            raise
 
     def ne(self, other):
-        return _call(_op_ne_Tensor, (self, other)) if _state.slow else _op_ne_Tensor.runner(_op_ne_Tensor, (self, other))
+        try:
+            return _call(_op_ne_Tensor, (self, other)) if _state.slow else _op_ne_Tensor.runner(_op_ne_Tensor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'ne')
+            raise
 
     not_equal = ne
 
     def ne_(self, other):
-        return _call_inplace(_op_ne_Tensor, (self, other))
+        try:
+            return _call_inplace(_op_ne_Tensor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'ne_')
+            raise
 
     not_equal_ = ne_
 
     def neg(self):
-        return _call(_op_neg, (self,)) if _state.slow else _op_neg.runner(_op_neg, (self,))
+        try:
+            return _call(_op_neg, (self,)) if _state.slow else _op_neg.runner(_op_neg, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'neg')
+            raise
 
     negative = neg
 
     def neg_(self):
-        return _call_inplace(_op_neg, (self,))
+        try:
+            return _call_inplace(_op_neg, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'neg_')
+            raise
 
     negative_ = neg_
 
     def nextafter(self, other):
-        return _call(_op_nextafter, (self, other)) if _state.slow else _op_nextafter.runner(_op_nextafter, (self, other))
+        try:
+            return _call(_op_nextafter, (self, other)) if _state.slow else _op_nextafter.runner(_op_nextafter, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'nextafter')
+            raise
 
     def nextafter_(self, other):
-        return _call_inplace(_op_nextafter, (self, other))
+        try:
+            return _call_inplace(_op_nextafter, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'nextafter_')
+            raise
 
     def outer(self, vec2):
-        return _call(_op_outer, (self, vec2)) if _state.slow else _op_outer.runner(_op_outer, (self, vec2))
+        try:
+            return _call(_op_outer, (self, vec2)) if _state.slow else _op_outer.runner(_op_outer, (self, vec2))
+        except Exception as _exc:
+            _args.explain(_exc, 'outer')
+            raise
 
     ger = outer
 
     def permute(self, *dims):
         dims = _shape(dims)
-        return _call(_op_permute, (self, dims)) if _state.slow else _op_permute.runner(_op_permute, (self, dims))
+        if not (type(dims) in _int_list_types):
+            dims = _args.int_list(dims, ('permute', 'dims', 1))
+        try:
+            return _call(_op_permute, (self, dims)) if _state.slow else _op_permute.runner(_op_permute, (self, dims))
+        except Exception as _exc:
+            _args.explain(_exc, 'permute')
+            raise
 
     def pow(self, exponent):
-        return _call(_op_pow_Tensor_Tensor, (self, exponent)) if _state.slow else _op_pow_Tensor_Tensor.runner(_op_pow_Tensor_Tensor, (self, exponent))
+        try:
+            return _call(_op_pow_Tensor_Tensor, (self, exponent)) if _state.slow else _op_pow_Tensor_Tensor.runner(_op_pow_Tensor_Tensor, (self, exponent))
+        except Exception as _exc:
+            _args.explain(_exc, 'pow')
+            raise
 
     def pow_(self, exponent):
-        return _call_inplace(_op_pow_Tensor_Tensor, (self, exponent))
+        try:
+            return _call_inplace(_op_pow_Tensor_Tensor, (self, exponent))
+        except Exception as _exc:
+            _args.explain(_exc, 'pow_')
+            raise
 
     def put(self, index, source, accumulate=False):
-        return _call(_op_put, (self, index, source, accumulate)) if _state.slow else _op_put.runner(_op_put, (self, index, source, accumulate))
+        if not (accumulate is False or accumulate is True):
+            accumulate = _args.bool_(accumulate, ('put', 'accumulate', 3))
+        try:
+            return _call(_op_put, (self, index, source, accumulate)) if _state.slow else _op_put.runner(_op_put, (self, index, source, accumulate))
+        except Exception as _exc:
+            _args.explain(_exc, 'put')
+            raise
 
     def put_(self, index, source, accumulate=False):
-        return _call_inplace(_op_put, (self, index, source, accumulate))
+        if not (accumulate is False or accumulate is True):
+            accumulate = _args.bool_(accumulate, ('put_', 'accumulate', 3))
+        try:
+            return _call_inplace(_op_put, (self, index, source, accumulate))
+        except Exception as _exc:
+            _args.explain(_exc, 'put_')
+            raise
 
     def rad2deg(self):
-        return _call(_op_rad2deg, (self,)) if _state.slow else _op_rad2deg.runner(_op_rad2deg, (self,))
+        try:
+            return _call(_op_rad2deg, (self,)) if _state.slow else _op_rad2deg.runner(_op_rad2deg, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'rad2deg')
+            raise
 
     def rad2deg_(self):
-        return _call_inplace(_op_rad2deg, (self,))
+        try:
+            return _call_inplace(_op_rad2deg, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'rad2deg_')
+            raise
 
     def ravel(self):
-        return _call(_op_ravel, (self,)) if _state.slow else _op_ravel.runner(_op_ravel, (self,))
+        try:
+            return _call(_op_ravel, (self,)) if _state.slow else _op_ravel.runner(_op_ravel, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'ravel')
+            raise
 
     def reciprocal(self):
-        return _call(_op_reciprocal, (self,)) if _state.slow else _op_reciprocal.runner(_op_reciprocal, (self,))
+        try:
+            return _call(_op_reciprocal, (self,)) if _state.slow else _op_reciprocal.runner(_op_reciprocal, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'reciprocal')
+            raise
 
     def reciprocal_(self):
-        return _call_inplace(_op_reciprocal, (self,))
+        try:
+            return _call_inplace(_op_reciprocal, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'reciprocal_')
+            raise
 
     def relu(self):
-        return _call(_op_relu, (self,)) if _state.slow else _op_relu.runner(_op_relu, (self,))
+        try:
+            return _call(_op_relu, (self,)) if _state.slow else _op_relu.runner(_op_relu, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'relu')
+            raise
 
     def relu_(self):
-        return _call_inplace(_op_relu, (self,))
+        try:
+            return _call_inplace(_op_relu, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'relu_')
+            raise
 
     def remainder(self, other):
-        return _call(_op_remainder_Tensor, (self, other)) if _state.slow else _op_remainder_Tensor.runner(_op_remainder_Tensor, (self, other))
+        try:
+            return _call(_op_remainder_Tensor, (self, other)) if _state.slow else _op_remainder_Tensor.runner(_op_remainder_Tensor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'remainder')
+            raise
 
     def remainder_(self, other):
-        return _call_inplace(_op_remainder_Tensor, (self, other))
+        try:
+            return _call_inplace(_op_remainder_Tensor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'remainder_')
+            raise
 
     def repeat(self, *repeats):
         repeats = _shape(repeats)
-        return _call(_op_repeat, (self, repeats)) if _state.slow else _op_repeat.runner(_op_repeat, (self, repeats))
+        if not (type(repeats) in _int_list_types):
+            repeats = _args.int_list(repeats, ('repeat', 'repeats', 1))
+        try:
+            return _call(_op_repeat, (self, repeats)) if _state.slow else _op_repeat.runner(_op_repeat, (self, repeats))
+        except Exception as _exc:
+            _args.explain(_exc, 'repeat')
+            raise
 
     def reshape(self, *shape):
         shape = _shape(shape)
-        return _call(_op_reshape, (self, shape)) if _state.slow else _op_reshape.runner(_op_reshape, (self, shape))
+        if not (type(shape) in _int_list_types):
+            shape = _args.int_list(shape, ('reshape', 'shape', 1))
+        try:
+            return _call(_op_reshape, (self, shape)) if _state.slow else _op_reshape.runner(_op_reshape, (self, shape))
+        except Exception as _exc:
+            _args.explain(_exc, 'reshape')
+            raise
 
     def reshape_as(self, other):
-        return _call(_op_reshape_as, (self, other)) if _state.slow else _op_reshape_as.runner(_op_reshape_as, (self, other))
+        try:
+            return _call(_op_reshape_as, (self, other)) if _state.slow else _op_reshape_as.runner(_op_reshape_as, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'reshape_as')
+            raise
 
     def roll(self, shifts, dims=()):
-        return _call(_op_roll, (self, shifts, dims)) if _state.slow else _op_roll.runner(_op_roll, (self, shifts, dims))
+        if not (type(shifts) in _int_list_types):
+            shifts = _args.int_list(shifts, ('roll', 'shifts', 1))
+        if not (type(dims) in _int_list_types):
+            dims = _args.int_list(dims, ('roll', 'dims', 2))
+        try:
+            return _call(_op_roll, (self, shifts, dims)) if _state.slow else _op_roll.runner(_op_roll, (self, shifts, dims))
+        except Exception as _exc:
+            _args.explain(_exc, 'roll')
+            raise
 
     def rot90(self, k=1, dims=(0, 1)):
-        return _call(_op_rot90, (self, k, dims)) if _state.slow else _op_rot90.runner(_op_rot90, (self, k, dims))
+        if not (type(k) is int):
+            k = _args.int_(k, ('rot90', 'k', 1))
+        if not (type(dims) in _int_list_types):
+            dims = _args.int_list(dims, ('rot90', 'dims', 2))
+        try:
+            return _call(_op_rot90, (self, k, dims)) if _state.slow else _op_rot90.runner(_op_rot90, (self, k, dims))
+        except Exception as _exc:
+            _args.explain(_exc, 'rot90')
+            raise
 
     def rsqrt(self):
-        return _call(_op_rsqrt, (self,)) if _state.slow else _op_rsqrt.runner(_op_rsqrt, (self,))
+        try:
+            return _call(_op_rsqrt, (self,)) if _state.slow else _op_rsqrt.runner(_op_rsqrt, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'rsqrt')
+            raise
 
     def rsqrt_(self):
-        return _call_inplace(_op_rsqrt, (self,))
+        try:
+            return _call_inplace(_op_rsqrt, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'rsqrt_')
+            raise
 
     def scatter_add(self, dim, index, src):
-        return _call(_op_scatter_add, (self, dim, index, src)) if _state.slow else _op_scatter_add.runner(_op_scatter_add, (self, dim, index, src))
+        if not (type(dim) is int):
+            dim = _args.int_(dim, ('scatter_add', 'dim', 1))
+        try:
+            return _call(_op_scatter_add, (self, dim, index, src)) if _state.slow else _op_scatter_add.runner(_op_scatter_add, (self, dim, index, src))
+        except Exception as _exc:
+            _args.explain(_exc, 'scatter_add')
+            raise
 
     def scatter_add_(self, dim, index, src):
-        return _call_inplace(_op_scatter_add, (self, dim, index, src))
+        if not (type(dim) is int):
+            dim = _args.int_(dim, ('scatter_add_', 'dim', 1))
+        try:
+            return _call_inplace(_op_scatter_add, (self, dim, index, src))
+        except Exception as _exc:
+            _args.explain(_exc, 'scatter_add_')
+            raise
 
     def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
-        return _call(_op_scatter_reduce_two, (self, dim, index, src, reduce, include_self)) if _state.slow else _op_scatter_reduce_two.runner(_op_scatter_reduce_two, (self, dim, index, src, reduce, include_self))
+        if not (type(dim) is int):
+            dim = _args.int_(dim, ('scatter_reduce', 'dim', 1))
+        if not (type(reduce) is str):
+            reduce = _args.str_(reduce, ('scatter_reduce', 'reduce', 4))
+        if not (include_self is True or include_self is False):
+            include_self = _args.bool_(include_self, ('scatter_reduce', 'include_self', None))
+        try:
+            return _call(_op_scatter_reduce_two, (self, dim, index, src, reduce, include_self)) if _state.slow else _op_scatter_reduce_two.runner(_op_scatter_reduce_two, (self, dim, index, src, reduce, include_self))
+        except Exception as _exc:
+            _args.explain(_exc, 'scatter_reduce')
+            raise
 
     def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
-        return _call_inplace(_op_scatter_reduce_two, (self, dim, index, src, reduce, include_self))
+        if not (type(dim) is int):
+            dim = _args.int_(dim, ('scatter_reduce_', 'dim', 1))
+        if not (type(reduce) is str):
+            reduce = _args.str_(reduce, ('scatter_reduce_', 'reduce', 4))
+        if not (include_self is True or include_self is False):
+            include_self = _args.bool_(include_self, ('scatter_reduce_', 'include_self', None))
+        try:
+            return _call_inplace(_op_scatter_reduce_two, (self, dim, index, src, reduce, include_self))
+        except Exception as _exc:
+            _args.explain(_exc, 'scatter_reduce_')
+            raise
 
     def select(self, dim, index):
-        return _call(_op_select_int, (self, dim, index)) if _state.slow else _op_select_int.runner(_op_select_int, (self, dim, index))
+        if not (type(dim) is int):
+            dim = _args.int_(dim, ('select', 'dim', 1))
+        if not (type(index) is int):
+            index = _args.int_(index, ('select', 'index', 2))
+        try:
+            return _call(_op_select_int, (self, dim, index)) if _state.slow else _op_select_int.runner(_op_select_int, (self, dim, index))
+        except Exception as _exc:
+            _args.explain(_exc, 'select')
+            raise
 
     def select_scatter(self, src, dim, index):
-        return _call(_op_select_scatter, (self, src, dim, index)) if _state.slow else _op_select_scatter.runner(_op_select_scatter, (self, src, dim, index))
+        if not (type(dim) is int):
+            dim = _args.int_(dim, ('select_scatter', 'dim', 2))
+        if not (type(index) is int):
+            index = _args.int_(index, ('select_scatter', 'index', 3))
+        try:
+            return _call(_op_select_scatter, (self, src, dim, index)) if _state.slow else _op_select_scatter.runner(_op_select_scatter, (self, src, dim, index))
+        except Exception as _exc:
+            _args.explain(_exc, 'select_scatter')
+            raise
 
     def sgn(self):
-        return _call(_op_sgn, (self,)) if _state.slow else _op_sgn.runner(_op_sgn, (self,))
+        try:
+            return _call(_op_sgn, (self,)) if _state.slow else _op_sgn.runner(_op_sgn, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'sgn')
+            raise
 
     def sgn_(self):
-        return _call_inplace(_op_sgn, (self,))
+        try:
+            return _call_inplace(_op_sgn, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'sgn_')
+            raise
 
     def sigmoid(self):
-        return _call(_op_sigmoid, (self,)) if _state.slow else _op_sigmoid.runner(_op_sigmoid, (self,))
+        try:
+            return _call(_op_sigmoid, (self,)) if _state.slow else _op_sigmoid.runner(_op_sigmoid, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'sigmoid')
+            raise
 
     def sigmoid_(self):
-        return _call_inplace(_op_sigmoid, (self,))
+        try:
+            return _call_inplace(_op_sigmoid, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'sigmoid_')
+            raise
 
     def sign(self):
-        return _call(_op_sign, (self,)) if _state.slow else _op_sign.runner(_op_sign, (self,))
+        try:
+            return _call(_op_sign, (self,)) if _state.slow else _op_sign.runner(_op_sign, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'sign')
+            raise
 
     def sign_(self):
-        return _call_inplace(_op_sign, (self,))
+        try:
+            return _call_inplace(_op_sign, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'sign_')
+            raise
 
     def signbit(self):
-        return _call(_op_signbit, (self,)) if _state.slow else _op_signbit.runner(_op_signbit, (self,))
+        try:
+            return _call(_op_signbit, (self,)) if _state.slow else _op_signbit.runner(_op_signbit, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'signbit')
+            raise
 
     def silu_(self):
-        return _call_inplace(_op_silu, (self,))
+        try:
+            return _call_inplace(_op_silu, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'silu_')
+            raise
 
     def sin(self):
-        return _call(_op_sin, (self,)) if _state.slow else _op_sin.runner(_op_sin, (self,))
+        try:
+            return _call(_op_sin, (self,)) if _state.slow else _op_sin.runner(_op_sin, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'sin')
+            raise
 
     def sin_(self):
-        return _call_inplace(_op_sin, (self,))
+        try:
+            return _call_inplace(_op_sin, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'sin_')
+            raise
 
     def sinc(self):
-        return _call(_op_sinc, (self,)) if _state.slow else _op_sinc.runner(_op_sinc, (self,))
+        try:
+            return _call(_op_sinc, (self,)) if _state.slow else _op_sinc.runner(_op_sinc, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'sinc')
+            raise
 
     def sinc_(self):
-        return _call_inplace(_op_sinc, (self,))
+        try:
+            return _call_inplace(_op_sinc, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'sinc_')
+            raise
 
     def sinh(self):
-        return _call(_op_sinh, (self,)) if _state.slow else _op_sinh.runner(_op_sinh, (self,))
+        try:
+            return _call(_op_sinh, (self,)) if _state.slow else _op_sinh.runner(_op_sinh, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'sinh')
+            raise
 
     def sinh_(self):
-        return _call_inplace(_op_sinh, (self,))
+        try:
+            return _call_inplace(_op_sinh, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'sinh_')
+            raise
 
     def slice_scatter(self, src, dim=0, start=None, end=None, step=1, *, axis=None):
         if axis is not None:
             dim = axis
-        return _call(_op_slice_scatter, (self, src, dim, start, end, step)) if _state.slow else _op_slice_scatter.runner(_op_slice_scatter, (self, src, dim, start, end, step))
+        if not (type(dim) is int):
+            dim = _args.int_(dim, ('slice_scatter', 'dim', 2))
+        if not (start is None or type(start) is int):
+            start = _args.int_(start, ('slice_scatter', 'start', 3))
+        if not (end is None or type(end) is int):
+            end = _args.int_(end, ('slice_scatter', 'end', 4))
+        if not (type(step) is int):
+            step = _args.int_(step, ('slice_scatter', 'step', 5))
+        try:
+            return _call(_op_slice_scatter, (self, src, dim, start, end, step)) if _state.slow else _op_slice_scatter.runner(_op_slice_scatter, (self, src, dim, start, end, step))
+        except Exception as _exc:
+            _args.explain(_exc, 'slice_scatter')
+            raise
 
     def softmax(self, dim, dtype=None):
-        return _call(_op_softmax_int, (self, dim, dtype)) if _state.slow else _op_softmax_int.runner(_op_softmax_int, (self, dim, dtype))
+        if not (type(dim) is int):
+            dim = _args.int_(dim, ('softmax', 'dim', 1))
+        if not (dtype is None or type(dtype) is _dtype_class):
+            dtype = _args.dtype_(dtype, ('softmax', 'dtype', 2))
+        try:
+            return _call(_op_softmax_int, (self, dim, dtype)) if _state.slow else _op_softmax_int.runner(_op_softmax_int, (self, dim, dtype))
+        except Exception as _exc:
+            _args.explain(_exc, 'softmax')
+            raise
 
     def split_with_sizes(self, *split_sizes, dim=0, axis=None):
         split_sizes = _shape(split_sizes)
         if axis is not None:
             dim = axis
-        return _call(_op_split_with_sizes, (self, split_sizes, dim)) if _state.slow else _op_split_with_sizes.runner(_op_split_with_sizes, (self, split_sizes, dim))
+        if not (type(split_sizes) in _int_list_types):
+            split_sizes = _args.int_list(split_sizes, ('split_with_sizes', 'split_sizes', 1))
+        if not (type(dim) is int):
+            dim = _args.int_(dim, ('split_with_sizes', 'dim', 2))
+        try:
+            return _call(_op_split_with_sizes, (self, split_sizes, dim)) if _state.slow else _op_split_with_sizes.runner(_op_split_with_sizes, (self, split_sizes, dim))
+        except Exception as _exc:
+            _args.explain(_exc, 'split_with_sizes')
+            raise
 
     def sqrt(self):
-        return _call(_op_sqrt, (self,)) if _state.slow else _op_sqrt.runner(_op_sqrt, (self,))
+        try:
+            return _call(_op_sqrt, (self,)) if _state.slow else _op_sqrt.runner(_op_sqrt, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'sqrt')
+            raise
 
     def sqrt_(self):
-        return _call_inplace(_op_sqrt, (self,))
+        try:
+            return _call_inplace(_op_sqrt, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'sqrt_')
+            raise
 
     def square(self):
-        return _call(_op_square, (self,)) if _state.slow else _op_square.runner(_op_square, (self,))
+        try:
+            return _call(_op_square, (self,)) if _state.slow else _op_square.runner(_op_square, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'square')
+            raise
 
     def square_(self):
-        return _call_inplace(_op_square, (self,))
+        try:
+            return _call_inplace(_op_square, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'square_')
+            raise
 
     def sum(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
         if axis is not None:
             dim = axis
         if keepdims is not None:
             keepdim = keepdims
-        return _call(_op_sum_dim_IntList, (self, dim, keepdim, dtype)) if _state.slow else _op_sum_dim_IntList.runner(_op_sum_dim_IntList, (self, dim, keepdim, dtype))
+        if not (dim is None or type(dim) in _int_list_types):
+            dim = _args.int_list(dim, ('sum', 'dim', 1))
+        if not (keepdim is False or keepdim is True):
+            keepdim = _args.bool_(keepdim, ('sum', 'keepdim', 2))
+        if not (dtype is None or type(dtype) is _dtype_class):
+            dtype = _args.dtype_(dtype, ('sum', 'dtype', None))
+        try:
+            return _call(_op_sum_dim_IntList, (self, dim, keepdim, dtype)) if _state.slow else _op_sum_dim_IntList.runner(_op_sum_dim_IntList, (self, dim, keepdim, dtype))
+        except Exception as _exc:
+            _args.explain(_exc, 'sum')
+            raise
 
     def t(self):
-        return _call(_op_t, (self,)) if _state.slow else _op_t.runner(_op_t, (self,))
+        try:
+            return _call(_op_t, (self,)) if _state.slow else _op_t.runner(_op_t, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 't')
+            raise
 
     def take(self, index):
-        return _call(_op_take, (self, index)) if _state.slow else _op_take.runner(_op_take, (self, index))
+        try:
+            return _call(_op_take, (self, index)) if _state.slow else _op_take.runner(_op_take, (self, index))
+        except Exception as _exc:
+            _args.explain(_exc, 'take')
+            raise
 
     def take_along_dim(self, indices, dim=None, *, axis=None):
         if axis is not None:
             dim = axis
-        return _call(_op_take_along_dim, (self, indices, dim)) if _state.slow else _op_take_along_dim.runner(_op_take_along_dim, (self, indices, dim))
+        if not (dim is None or type(dim) is int):
+            dim = _args.int_(dim, ('take_along_dim', 'dim', 2))
+        try:
+            return _call(_op_take_along_dim, (self, indices, dim)) if _state.slow else _op_take_along_dim.runner(_op_take_along_dim, (self, indices, dim))
+        except Exception as _exc:
+            _args.explain(_exc, 'take_along_dim')
+            raise
 
     def tan(self):
-        return _call(_op_tan, (self,)) if _state.slow else _op_tan.runner(_op_tan, (self,))
+        try:
+            return _call(_op_tan, (self,)) if _state.slow else _op_tan.runner(_op_tan, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'tan')
+            raise
 
     def tan_(self):
-        return _call_inplace(_op_tan, (self,))
+        try:
+            return _call_inplace(_op_tan, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'tan_')
+            raise
 
     def tanh(self):
-        return _call(_op_tanh, (self,)) if _state.slow else _op_tanh.runner(_op_tanh, (self,))
+        try:
+            return _call(_op_tanh, (self,)) if _state.slow else _op_tanh.runner(_op_tanh, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'tanh')
+            raise
 
     def tanh_(self):
-        return _call_inplace(_op_tanh, (self,))
+        try:
+            return _call_inplace(_op_tanh, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'tanh_')
+            raise
 
     def threshold_(self, threshold, value):
-        return _call_inplace(_op_threshold, (self, threshold, value))
+        if not (type(threshold) is float or type(threshold) is int):
+            threshold = _args.scalar(threshold, ('threshold_', 'threshold', 1))
+        if not (type(value) is float or type(value) is int):
+            value = _args.scalar(value, ('threshold_', 'value', 2))
+        try:
+            return _call_inplace(_op_threshold, (self, threshold, value))
+        except Exception as _exc:
+            _args.explain(_exc, 'threshold_')
+            raise
 
     def tile(self, *dims):
         dims = _shape(dims)
-        return _call(_op_tile, (self, dims)) if _state.slow else _op_tile.runner(_op_tile, (self, dims))
+        if not (type(dims) in _int_list_types):
+            dims = _args.int_list(dims, ('tile', 'dims', 1))
+        try:
+            return _call(_op_tile, (self, dims)) if _state.slow else _op_tile.runner(_op_tile, (self, dims))
+        except Exception as _exc:
+            _args.explain(_exc, 'tile')
+            raise
 
     def trace(self):
-        return _call(_op_trace, (self,)) if _state.slow else _op_trace.runner(_op_trace, (self,))
+        try:
+            return _call(_op_trace, (self,)) if _state.slow else _op_trace.runner(_op_trace, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'trace')
+            raise
 
     def transpose(self, dim0, dim1):
-        return _call(_op_transpose_int, (self, dim0, dim1)) if _state.slow else _op_transpose_int.runner(_op_transpose_int, (self, dim0, dim1))
+        if not (type(dim0) is int):
+            dim0 = _args.int_(dim0, ('transpose', 'dim0', 1))
+        if not (type(dim1) is int):
+            dim1 = _args.int_(dim1, ('transpose', 'dim1', 2))
+        try:
+            return _call(_op_transpose_int, (self, dim0, dim1)) if _state.slow else _op_transpose_int.runner(_op_transpose_int, (self, dim0, dim1))
+        except Exception as _exc:
+            _args.explain(_exc, 'transpose')
+            raise
 
     swapaxes = transpose
 
     swapdims = transpose
 
     def tril(self, diagonal=0):
-        return _call(_op_tril, (self, diagonal)) if _state.slow else _op_tril.runner(_op_tril, (self, diagonal))
+        if not (type(diagonal) is int):
+            diagonal = _args.int_(diagonal, ('tril', 'diagonal', 1))
+        try:
+            return _call(_op_tril, (self, diagonal)) if _state.slow else _op_tril.runner(_op_tril, (self, diagonal))
+        except Exception as _exc:
+            _args.explain(_exc, 'tril')
+            raise
 
     def tril_(self, diagonal=0):
-        return _call_inplace(_op_tril, (self, diagonal))
+        if not (type(diagonal) is int):
+            diagonal = _args.int_(diagonal, ('tril_', 'diagonal', 1))
+        try:
+            return _call_inplace(_op_tril, (self, diagonal))
+        except Exception as _exc:
+            _args.explain(_exc, 'tril_')
+            raise
 
     def triu(self, diagonal=0):
-        return _call(_op_triu, (self, diagonal)) if _state.slow else _op_triu.runner(_op_triu, (self, diagonal))
+        if not (type(diagonal) is int):
+            diagonal = _args.int_(diagonal, ('triu', 'diagonal', 1))
+        try:
+            return _call(_op_triu, (self, diagonal)) if _state.slow else _op_triu.runner(_op_triu, (self, diagonal))
+        except Exception as _exc:
+            _args.explain(_exc, 'triu')
+            raise
 
     def triu_(self, diagonal=0):
-        return _call_inplace(_op_triu, (self, diagonal))
+        if not (type(diagonal) is int):
+            diagonal = _args.int_(diagonal, ('triu_', 'diagonal', 1))
+        try:
+            return _call_inplace(_op_triu, (self, diagonal))
+        except Exception as _exc:
+            _args.explain(_exc, 'triu_')
+            raise
 
     def trunc(self):
-        return _call(_op_trunc, (self,)) if _state.slow else _op_trunc.runner(_op_trunc, (self,))
+        try:
+            return _call(_op_trunc, (self,)) if _state.slow else _op_trunc.runner(_op_trunc, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'trunc')
+            raise
 
     fix = trunc
 
     def trunc_(self):
-        return _call_inplace(_op_trunc, (self,))
+        try:
+            return _call_inplace(_op_trunc, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'trunc_')
+            raise
 
     fix_ = trunc_
 
     def unbind(self, dim=0, *, axis=None):
         if axis is not None:
             dim = axis
-        return _call(_op_unbind_int, (self, dim)) if _state.slow else _op_unbind_int.runner(_op_unbind_int, (self, dim))
+        if not (type(dim) is int):
+            dim = _args.int_(dim, ('unbind', 'dim', 1))
+        try:
+            return _call(_op_unbind_int, (self, dim)) if _state.slow else _op_unbind_int.runner(_op_unbind_int, (self, dim))
+        except Exception as _exc:
+            _args.explain(_exc, 'unbind')
+            raise
 
     def unflatten(self, dim, sizes):
-        return _call(_op_unflatten_int, (self, dim, sizes)) if _state.slow else _op_unflatten_int.runner(_op_unflatten_int, (self, dim, sizes))
+        if not (type(dim) is int):
+            dim = _args.int_(dim, ('unflatten', 'dim', 1))
+        if not (type(sizes) in _int_list_types):
+            sizes = _args.int_list(sizes, ('unflatten', 'sizes', 2))
+        try:
+            return _call(_op_unflatten_int, (self, dim, sizes)) if _state.slow else _op_unflatten_int.runner(_op_unflatten_int, (self, dim, sizes))
+        except Exception as _exc:
+            _args.explain(_exc, 'unflatten')
+            raise
 
     def unfold(self, dimension, size, step):
-        return _call(_op_unfold, (self, dimension, size, step)) if _state.slow else _op_unfold.runner(_op_unfold, (self, dimension, size, step))
+        if not (type(dimension) is int):
+            dimension = _args.int_(dimension, ('unfold', 'dimension', 1))
+        if not (type(size) is int):
+            size = _args.int_(size, ('unfold', 'size', 2))
+        if not (type(step) is int):
+            step = _args.int_(step, ('unfold', 'step', 3))
+        try:
+            return _call(_op_unfold, (self, dimension, size, step)) if _state.slow else _op_unfold.runner(_op_unfold, (self, dimension, size, step))
+        except Exception as _exc:
+            _args.explain(_exc, 'unfold')
+            raise
 
     def unsqueeze(self, dim):
-        return _call(_op_unsqueeze, (self, dim)) if _state.slow else _op_unsqueeze.runner(_op_unsqueeze, (self, dim))
+        if not (type(dim) is int):
+            dim = _args.int_(dim, ('unsqueeze', 'dim', 1))
+        try:
+            return _call(_op_unsqueeze, (self, dim)) if _state.slow else _op_unsqueeze.runner(_op_unsqueeze, (self, dim))
+        except Exception as _exc:
+            _args.explain(_exc, 'unsqueeze')
+            raise
 
     def vdot(self, other):
-        return _call(_op_vdot, (self, other)) if _state.slow else _op_vdot.runner(_op_vdot, (self, other))
+        try:
+            return _call(_op_vdot, (self, other)) if _state.slow else _op_vdot.runner(_op_vdot, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'vdot')
+            raise
 
     def view_as(self, other):
-        return _call(_op_view_as, (self, other)) if _state.slow else _op_view_as.runner(_op_view_as, (self, other))
+        try:
+            return _call(_op_view_as, (self, other)) if _state.slow else _op_view_as.runner(_op_view_as, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'view_as')
+            raise
 
     def xlogy(self, other):
-        return _call(_op_xlogy_Tensor, (self, other)) if _state.slow else _op_xlogy_Tensor.runner(_op_xlogy_Tensor, (self, other))
+        try:
+            return _call(_op_xlogy_Tensor, (self, other)) if _state.slow else _op_xlogy_Tensor.runner(_op_xlogy_Tensor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'xlogy')
+            raise
 
     def xlogy_(self, other):
-        return _call_inplace(_op_xlogy_Tensor, (self, other))
+        try:
+            return _call_inplace(_op_xlogy_Tensor, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'xlogy_')
+            raise
 
     def __abs__(self):
         return _call(_op_abs, (self,)) if _state.slow else _op_abs.runner(_op_abs, (self,))

@@ -12,7 +12,7 @@ import numpy as np
 
 from ember._backends import get_backend
 from ember._backends.meta import MetaArray
-from ember._core import dispatch
+from ember._core import arguments, dispatch
 from ember._core import dtype as dt
 from ember._core import layout as memory_layout
 from ember._core.checks import _check
@@ -150,6 +150,8 @@ def _sized_frontend(op, name):
                 requires_grad=False):
         # ember.zeros(8): one int needs no normalising.
         shape = size if len(size) == 1 and type(size[0]) is int else normalize_shape(size)
+        if layout is not None:
+            arguments.layout_(layout, (name, "layout", None))
         if out is not None:
             dispatch.copy_into_out(out, _call(op, (shape, out._dtype, None, out._device,
                                                    pin_memory)))
@@ -206,6 +208,8 @@ def empty(*size, out=None, dtype=None, layout=None, device=None, pin_memory=Fals
     """empty(*size, *, out=None, dtype=None, device=None, requires_grad=False,
     memory_format=ember.contiguous_format) -> Tensor: an uninitialised tensor."""
     shape = normalize_shape(size)
+    if layout is not None:
+        arguments.layout_(layout, ("empty", "layout", None))
     if out is not None:
         _empty_format(memory_format)
         dispatch.copy_into_out(out, _call(_EMPTY, (shape, out._dtype, None, out._device,
@@ -246,6 +250,10 @@ def _full(xp, size, fill_value, dtype=None, layout=None, device=None, pin_memory
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
          requires_grad=False):
     shape = normalize_shape((size,))
+    if type(fill_value) is not float and type(fill_value) is not int:
+        fill_value = arguments.scalar(fill_value, ("full", "fill_value", 2))
+    if layout is not None:
+        arguments.layout_(layout, ("full", "layout", None))
     made = _call(OPS["full"], (shape, fill_value, dtype, layout, device, pin_memory))
     if requires_grad:
         made.requires_grad_(True)

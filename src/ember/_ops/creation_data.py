@@ -13,7 +13,7 @@ from ember._backends import get_backend
 from ember._backends.meta import MetaArray
 from ember._core import dispatch
 from ember._core import dtype as dt
-from ember._core.checks import _check_type, _check_value
+from ember._core.checks import _check, _check_type, _check_value
 from ember._core.device import META, as_device, get_default_device
 from ember._core.fp_errors import cast
 from ember._core.promotion import promote_types, scalar_type_of
@@ -67,7 +67,11 @@ def _nested_to_array(data):
     if array.dtype == object:
         _check_ragged(data, 0)
         bad = _first_non_number(data)
+        if bad is None:         # every leaf a number: an int beyond 64 bits made it object
+            raise ValueError("Overflow when unpacking long long")
         raise TypeError(f"new(): invalid data type '{type(bad).__name__}'")
+    if array.dtype == np.uint64:    # Python ints above int64's range
+        raise ValueError("Overflow when unpacking long long")
     return array
 
 
@@ -142,6 +146,10 @@ def _from_data(data, dtype, device, requires_grad, copy):
         array = data
     elif isinstance(data, (bool, int, float, complex, np.generic)):
         array = np.array(data)
+        if array.dtype == object or array.dtype == np.uint64 and type(data) is int:
+            raise ValueError("Overflow when unpacking long long")
+    elif isinstance(data, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     elif hasattr(data, "__array__") and not isinstance(data, (list, tuple)):
         array = np.asarray(data)
     else:
@@ -158,6 +166,8 @@ def _from_data(data, dtype, device, requires_grad, copy):
     _check_type(isinstance(target, dt.dtype), lambda: f"argument 'dtype' must be ember.dtype, "
                                                       f"not {type(target).__name__}")
     device = get_default_device() if device is None else as_device(device)
+    if not isinstance(data, np.ndarray) and not hasattr(data, "__array__"):
+        _check_python_values(array, target)
     array = _cast_data(array, target, copy)
     if device is META:
         array = MetaArray(array.shape, target._np)
@@ -201,7 +211,7 @@ def _leaf_dtype(item):
         raise ValueError(f"too many dimensions '{kind.__name__}'")
     if isinstance(item, (bool, int, float, complex)):
         return _leaf_dtype(kind.__mro__[1](item))
-    raise TypeError(f"new(): invalid data type '{kind.__name__}'")
+    raise RuntimeError(f"Could not infer dtype of {kind.__name__}")
 
 
 def _tensors_to_items(data):
@@ -225,6 +235,28 @@ def _first_tensor(data):
             if found is not None:
                 return found
     return None
+
+
+def _check_python_values(array, target):
+    """Python numbers going into `target` as PyTorch checks them (NumPy data wraps instead):
+    an integer type refuses NaN, infinities and values it can't hold (a negative int may
+    wrap into an unsigned type, a fraction may not); a real type refuses complex numbers."""
+    kind = array.dtype.kind
+    if kind == "c" and not target.is_complex:
+        _check_type(target is dt.bool_ or not array.size, "must be real number, not complex")
+    if target._category >= dt.FLOAT or target is dt.bool_ or kind not in "iuf" or \
+            not array.size:
+        return
+    info = np.iinfo(target._np)
+    if kind == "f":
+        finite = np.isfinite(array).all()
+        low, high = float(info.min) - 1, float(info.max) + 1
+        fits = finite and bool(((array > low) & (array < high)).all())
+    else:
+        low = -int(info.max) if info.min == 0 else int(info.min)
+        fits = bool(((array >= low) & (array <= int(info.max))).all())
+    _check(fits, lambda: f"value cannot be converted to type {np.dtype(target._np).name} "
+                         f"without overflow")
 
 
 def _cast_data(array, target, copy):

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from ember._core import dispatch
+from ember._core import arguments, dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type
 from ember._core.dispatch import UnsupportedOperand, call, call_inplace, call_out, scalar_as
@@ -244,6 +244,8 @@ def trunc_div(xp, a, b):
 
 
 def _check_rounding_mode(rounding_mode):
+    if rounding_mode is not None and type(rounding_mode) is not str:
+        arguments.refuse(("div", "rounding_mode", None), "str", rounding_mode)
     _check(rounding_mode in (None, "trunc", "floor"), lambda: (
         "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
         f"'{rounding_mode}'"))

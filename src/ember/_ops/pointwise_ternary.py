@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from ember._core import dispatch
+from ember._core import arguments, dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented
 from ember._core.dispatch import call, call_inplace, call_out
@@ -81,6 +81,9 @@ def where(condition, input=None, other=None, *, out=None):
     _check(condition._dtype is dt.bool_, lambda: (
         "where expected condition to be a boolean tensor, but got a tensor with dtype "
         f"{condition._dtype._cpp_name}"))
+    for position, name, value in ((2, "input", input), (3, "other", other)):
+        if not isinstance(value, (dispatch.Tensor, int, float, complex, np.number, np.bool_)):
+            arguments.refuse(("where", name, position), "Tensor", value)
     args = (condition, input, other)
     return call(_WHERE_OP, args) if out is None else call_out(_WHERE_OP, args, out)
 
@@ -198,6 +201,8 @@ def _check_lerp(input, end, weight):
     tensor_arg(end, "lerp", "end", 2)
     _check(end._dtype is input._dtype, lambda: (
         f"expected dtype {input._dtype} for `end` but got dtype {end._dtype}"))
+    if not isinstance(weight, (dispatch.Tensor, int, float, complex, np.number)):
+        arguments.refuse(("lerp", "weight", 3), "Tensor", weight)
     if isinstance(weight, dispatch.Tensor) and weight._data.ndim > 0:
         _check(weight._dtype is input._dtype, lambda: (
             f"expected dtype {input._dtype} for `weight` but got dtype {weight._dtype}"))

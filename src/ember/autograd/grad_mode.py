@@ -110,8 +110,11 @@ class set_grad_enabled(_DecoratorContextManager):
     """Set grad mode on or off: immediately when called, undone when used as a context."""
 
     def __init__(self, mode: bool):
+        if type(mode) is not bool:
+            from ember._core.arguments import bool_
+            mode = bool_(mode, ("set_grad_enabled", "enabled", 1))
         self.prev = _state.grad_enabled
-        self.mode = bool(mode)
+        self.mode = mode
         _state.grad_enabled = self.mode
 
     def __enter__(self):

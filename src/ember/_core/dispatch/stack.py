@@ -26,6 +26,7 @@ from __future__ import annotations
 import sys
 import threading
 
+from ember._core import arguments
 from ember._core.dispatch import inplace_out, pointwise, runners
 from ember._core.dispatch.process_state import state
 from ember._core.dispatch.subclasses import DISPATCH, FUNCTION
@@ -122,10 +123,15 @@ def refresh_slow_path() -> None:
 # --------------------------------------------------------------------------- entry points
 
 def call(op, args):
-    if state.slow:
-        return _call_slow(op, args)
-    runner = op.runner or _prepare(op)
-    return runner(op, args)
+    try:
+        if state.slow:
+            return _call_slow(op, args)
+        runner = op.runner or _prepare(op)
+        return runner(op, args)
+    except Exception as exc:
+        # Foreign exceptions become PyTorch's (NOTE [argument parsing]); free until one.
+        arguments.explain(exc, op.python_name, operand=False)
+        raise
 
 
 def _prepare(op):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import warnings
 
-from ember._core import dispatch
+from ember._core import arguments, dispatch
 from ember._core.checks import _check, _check_type
 from ember._core.dispatch import call, call_inplace
 from ember._core.registry import OPS
@@ -34,6 +34,9 @@ def _apply(op, args, inplace):
 
 def threshold(input, threshold, value, inplace=False):
     """Thresholds each element: input where input > threshold, else value."""
+    if type(threshold) not in (float, int) or type(value) not in (float, int):
+        threshold = arguments.scalar(threshold, ("threshold", "threshold", 2))
+        value = arguments.scalar(value, ("threshold", "value", 3))
     return _apply(_THRESHOLD, (input, threshold, value), inplace)
 
 
