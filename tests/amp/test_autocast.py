@@ -132,7 +132,7 @@ def test_gradients_flow_back_to_float32_leaves():
     values = [arr(4, 3), arr(5, 3), arr(5), arr(4, 5)]
     results = []
     for L in (torch, ember):
-        x, w, b, target = [L.tensor(v, requires_grad=i < 3) for i, v in enumerate(values)]
+        x, w, b, _ = [L.tensor(v, requires_grad=i < 3) for i, v in enumerate(values)]
         with L.autocast("cpu"):
             hidden = L.nn.functional.linear(x, w, b)
             out = L.mm(hidden, hidden.t())
@@ -186,7 +186,7 @@ def test_nesting_disabling_and_state_functions_follow_torch():
 def test_decorator_form():
     for L in (torch, ember):
         @L.autocast("cpu")
-        def run(a):
+        def run(a, L=L):
             return L.mm(a, a)
         assert run(L.ones(2, 2)).dtype == L.bfloat16
         assert L.mm(L.ones(2, 2), L.ones(2, 2)).dtype == L.float32
@@ -234,14 +234,14 @@ def test_custom_fwd_casts_inputs_and_bwd_restores_the_state():
         class Square(L.autograd.Function):
             @staticmethod
             @L.amp.custom_fwd(device_type="cpu", cast_inputs=L.float32)
-            def forward(ctx, x):
+            def forward(ctx, x, L=L):
                 ctx.save_for_backward(x)
                 seen[L.__name__, "fwd"] = (x.dtype, L.is_autocast_enabled("cpu"))
                 return x * x
 
             @staticmethod
             @L.amp.custom_bwd(device_type="cpu")
-            def backward(ctx, grad):
+            def backward(ctx, grad, L=L):
                 seen[L.__name__, "bwd"] = L.is_autocast_enabled("cpu")
                 (x,) = ctx.saved_tensors
                 return 2 * x * grad

@@ -123,7 +123,8 @@ class autocast:
     def __init__(self, device_type: str, dtype=None, enabled: bool = True,
                  cache_enabled: bool | None = None):
         if not isinstance(device_type, str):
-            raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+            raise ValueError(  # noqa: TRY004  (PyTorch raises ValueError here)
+                f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
         self.fast_dtype = get_autocast_dtype(device_type) if dtype is None else dtype
         self.device = device_type
         if not is_autocast_available(device_type):
@@ -199,7 +200,8 @@ def _cast(value, device_type: str, dtype):
 
 def _check_device_type(device_type) -> None:
     if not isinstance(device_type, str):
-        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+        raise ValueError(  # noqa: TRY004  (PyTorch raises ValueError here)
+                f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
 
 
 def custom_fwd(fwd=None, *, device_type: str, cast_inputs=None):
