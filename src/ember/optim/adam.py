@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ember.optim._foreach import flat_buckets, use_foreach
 from ember.optim.optimizer import (
     Optimizer,
     array_of,
@@ -54,38 +55,101 @@ class Adam(Optimizer):
     def step(self, closure=None):
         """One Adam update of every parameter that has a gradient; returns closure's loss."""
         loss = run_closure(closure)
-        for group in self.param_groups:
+        for index, group in enumerate(self.param_groups):
             params, grads = params_with_grad(group)
-            lr = as_float(group["lr"])
-            beta1, beta2 = (as_float(b) for b in group["betas"])
-            eps = group["eps"]
+            if not params:
+                continue
             amsgrad = group["amsgrad"]
-            for param, grad in zip(params, grads):
-                state = self.state[param]
+
+            def init_state(param, state, amsgrad=amsgrad):
                 if len(state) == 0:
                     state["step"] = scalar_step()
                     state["exp_avg"] = zeros_state(param)
                     state["exp_avg_sq"] = zeros_state(param)
-                    if amsgrad:
-                        state["max_exp_avg_sq"] = zeros_state(param)
-                p, g, step = begin_update(param, grad, group, state, lr,
-                                          group["decoupled_weight_decay"])
-                exp_avg = array_of(state["exp_avg"])
-                exp_avg_sq = array_of(state["exp_avg_sq"])
-                lerp_(exp_avg, g, 1 - beta1)
-                exp_avg_sq *= beta2
-                exp_avg_sq += (1 - beta2) * g * g
-                bias_correction1 = 1 - beta1 ** step
-                bias_correction2 = 1 - beta2 ** step
-                step_size = lr / bias_correction1
-                bias_correction2_sqrt = bias_correction2 ** 0.5
-                if amsgrad:
-                    max_sq = array_of(state["max_exp_avg_sq"])
-                    np.maximum(max_sq, exp_avg_sq, out=max_sq)
-                    denom = np.sqrt(max_sq) / bias_correction2_sqrt
-                else:
-                    denom = np.sqrt(exp_avg_sq) / bias_correction2_sqrt
-                denom += eps
-                p += (-step_size * exp_avg) / denom
-                bump_all(param, state)
+                if amsgrad and state.get("max_exp_avg_sq") is None:
+                    state["max_exp_avg_sq"] = zeros_state(param)
+
+            buckets = None
+            if use_foreach(group):
+                keys = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq") if amsgrad else \
+                    ("exp_avg", "exp_avg_sq")
+                buckets = flat_buckets(self, index, params, grads, keys, init_state)
+            if buckets is not None:
+                for bucket in buckets:
+                    _adam_flat(bucket, group)
+            else:
+                self._step_each(group, params, grads, init_state)
         return loss
+
+    def _step_each(self, group, params, grads, init_state):
+        """The per-parameter update (foreach=False, or parameters that can't go flat)."""
+        lr = as_float(group["lr"])
+        beta1, beta2 = (as_float(b) for b in group["betas"])
+        eps = group["eps"]
+        amsgrad = group["amsgrad"]
+        for param, grad in zip(params, grads):
+            state = self.state[param]
+            if len(state) == 0:
+                init_state(param, state)
+            p, g, step = begin_update(param, grad, group, state, lr,
+                                      group["decoupled_weight_decay"])
+            exp_avg = array_of(state["exp_avg"])
+            exp_avg_sq = array_of(state["exp_avg_sq"])
+            lerp_(exp_avg, g, 1 - beta1)
+            exp_avg_sq *= beta2
+            exp_avg_sq += (1 - beta2) * g * g
+            bias_correction1 = 1 - beta1 ** step
+            bias_correction2 = 1 - beta2 ** step
+            step_size = lr / bias_correction1
+            bias_correction2_sqrt = bias_correction2 ** 0.5
+            if amsgrad:
+                max_sq = array_of(state["max_exp_avg_sq"])
+                np.maximum(max_sq, exp_avg_sq, out=max_sq)
+                denom = np.sqrt(max_sq) / bias_correction2_sqrt
+            else:
+                denom = np.sqrt(exp_avg_sq) / bias_correction2_sqrt
+            denom += eps
+            p += (-step_size * exp_avg) / denom
+            bump_all(param, state)
+
+
+def _adam_flat(bucket, group) -> None:
+    """The update of `_step_each` on a bucket's flat buffers (NOTE [flat optimizer state]):
+    the same operations in the same order, so the same numbers."""
+    lr = as_float(group["lr"])
+    beta1, beta2 = (as_float(b) for b in group["betas"])
+    xp = bucket.xp
+    p, g = bucket.gather()
+    if group["maximize"]:
+        xp.negative(g, out=g)
+    steps = bucket.steps
+    steps += 1
+    weight_decay = group["weight_decay"]
+    if weight_decay != 0:
+        if group["decoupled_weight_decay"]:
+            p *= 1 - lr * weight_decay
+        else:
+            g += weight_decay * p
+    exp_avg = bucket.flat["exp_avg"]
+    exp_avg_sq = bucket.flat["exp_avg_sq"]
+    lerp_(exp_avg, g, 1 - beta1)
+    exp_avg_sq *= beta2
+    exp_avg_sq += (1 - beta2) * g * g
+    first = float(steps[0])
+    if steps.min() == steps.max():
+        step_size = lr / (1 - beta1 ** first)
+        bias_correction2_sqrt = (1 - beta2 ** first) ** 0.5
+    else:       # parameters that joined later have their own counts
+        counts = [float(s) for s in steps]
+        step_size = bucket.per_element([lr / (1 - beta1 ** c) for c in counts], p.dtype)
+        bias_correction2_sqrt = bucket.per_element(
+            [(1 - beta2 ** c) ** 0.5 for c in counts], p.dtype)
+    if group["amsgrad"]:
+        max_sq = bucket.flat["max_exp_avg_sq"]
+        xp.maximum(max_sq, exp_avg_sq, out=max_sq)
+        denom = xp.sqrt(max_sq) / bias_correction2_sqrt
+    else:
+        denom = xp.sqrt(exp_avg_sq) / bias_correction2_sqrt
+    denom += group["eps"]
+    p += (-step_size * exp_avg) / denom
+    bucket.scatter()

@@ -1,6 +1,7 @@
 """SGD with momentum, dampening, Nesterov momentum, weight decay and `maximize`."""
 from __future__ import annotations
 
+from ember.optim._foreach import flat_buckets, use_foreach
 from ember.optim.optimizer import (
     Optimizer,
     array_of,
@@ -10,6 +11,7 @@ from ember.optim.optimizer import (
     params_with_grad,
     run_closure,
     tensor_of,
+    zeros_state,
 )
 
 __all__ = ["SGD"]
@@ -43,32 +45,79 @@ class SGD(Optimizer):
     def step(self, closure=None):
         """One update of every parameter that has a gradient; returns closure's loss."""
         loss = run_closure(closure)
-        for group in self.param_groups:
+        for index, group in enumerate(self.param_groups):
             params, grads = params_with_grad(group)
-            lr = as_float(group["lr"])
-            momentum = group["momentum"]
-            dampening = group["dampening"]
-            weight_decay = group["weight_decay"]
-            for param, grad in zip(params, grads):
-                p = array_of(param)
-                g = array_of(grad)
-                if group["maximize"]:
-                    g = -g
-                if weight_decay != 0:
-                    g = g + weight_decay * p
-                if momentum != 0:
-                    state = self.state[param]
-                    buf = state.get("momentum_buffer")
-                    if buf is None:
-                        b = p.copy()      # an array even when p is 0-d (g may be a scalar)
-                        b[...] = g
-                        state["momentum_buffer"] = tensor_of(b, param)
-                    else:
-                        b = array_of(buf)
-                        b *= momentum
-                        b += (1 - dampening) * g
-                        bump(buf)
-                    g = g + momentum * b if group["nesterov"] else b
-                p -= lr * g
-                bump(param)
+            if not params:
+                continue
+            buckets = None
+            if use_foreach(group):
+                fresh = set()       # parameters whose momentum buffer starts this step
+
+                def init_state(param, state, fresh=fresh):
+                    state["momentum_buffer"] = zeros_state(param)
+                    fresh.add(id(param))
+
+                keys = ("momentum_buffer",) if group["momentum"] != 0 else ()
+                buckets = flat_buckets(self, index, params, grads, keys,
+                                       init_state if keys else _no_state)
+            if buckets is not None:
+                for bucket in buckets:
+                    _sgd_flat(bucket, group, fresh)
+            else:
+                self._step_each(group, params, grads)
         return loss
+
+    def _step_each(self, group, params, grads):
+        """The per-parameter update (foreach=False, or parameters that can't go flat)."""
+        lr = as_float(group["lr"])
+        momentum = group["momentum"]
+        dampening = group["dampening"]
+        weight_decay = group["weight_decay"]
+        for param, grad in zip(params, grads):
+            p = array_of(param)
+            g = array_of(grad)
+            if group["maximize"]:
+                g = -g
+            if weight_decay != 0:
+                g = g + weight_decay * p
+            if momentum != 0:
+                state = self.state[param]
+                buf = state.get("momentum_buffer")
+                if buf is None:
+                    b = p.copy()      # an array even when p is 0-d (g may be a scalar)
+                    b[...] = g
+                    state["momentum_buffer"] = tensor_of(b, param)
+                else:
+                    b = array_of(buf)
+                    b *= momentum
+                    b += (1 - dampening) * g
+                    bump(buf)
+                g = g + momentum * b if group["nesterov"] else b
+            p -= lr * g
+            bump(param)
+
+
+def _no_state(param, state) -> None:
+    """SGD without momentum keeps no state."""
+
+
+def _sgd_flat(bucket, group, fresh) -> None:
+    """The update of `_step_each` on a bucket's flat buffers (NOTE [flat optimizer state])."""
+    p, g = bucket.gather()
+    if group["maximize"]:
+        bucket.xp.negative(g, out=g)
+    weight_decay = group["weight_decay"]
+    if weight_decay != 0:
+        g += weight_decay * p
+    momentum = group["momentum"]
+    if momentum != 0:
+        b = bucket.flat["momentum_buffer"]
+        b *= momentum
+        b += (1 - group["dampening"]) * g
+        if fresh:       # a new buffer starts as the gradient itself, as PyTorch's does
+            for param, a, z in zip(bucket.params, bucket.offsets, bucket.offsets[1:]):
+                if id(param) in fresh:
+                    b[a:z] = g[a:z]
+        g = g + momentum * b if group["nesterov"] else b
+    p -= as_float(group["lr"]) * g
+    bucket.scatter()
