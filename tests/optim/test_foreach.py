@@ -85,6 +85,29 @@ def test_many_mixed_parameters_match_pytorch(name, kwargs, foreach):
     _steps(e_params, t_params, e_opt, t_opt, steps=6)
 
 
+@pytest.mark.parametrize("name,kwargs", CASES, ids=IDS)
+def test_blocks_smaller_than_parameters_give_the_same_steps(name, kwargs, monkeypatch):
+    from ember.optim import _foreach
+    monkeypatch.setattr(_foreach, "CHUNK", 5)      # blocks that cut through parameters
+    e_params, t_params = _params(ember), _params(torch)
+    e_opt = getattr(ember.optim, name)(e_params, **kwargs)
+    t_opt = getattr(torch.optim, name)(t_params, **kwargs)
+    _steps(e_params, t_params, e_opt, t_opt, steps=5)
+    assert any(len(b.chunks()[0]) > 2 for b in e_opt._flat_buckets[0][1])
+
+
+@pytest.mark.parametrize("name,kwargs", CASES, ids=IDS)
+def test_large_parameters_keep_the_loop_beside_flat_small_ones(name, kwargs, monkeypatch):
+    from ember.optim import _foreach
+    monkeypatch.setattr(_foreach, "LARGE", 6)      # (4, 3), (6, 2), (3, 3, 2) go per-parameter
+    e_params, t_params = _params(ember), _params(torch)
+    e_opt = getattr(ember.optim, name)(e_params, **kwargs)
+    t_opt = getattr(torch.optim, name)(t_params, **kwargs)
+    _steps(e_params, t_params, e_opt, t_opt, steps=5)
+    flat = {id(p) for b in e_opt._flat_buckets[0][1] for p in b.params}
+    assert id(e_params[0]) not in flat and id(e_params[2]) in flat
+
+
 def test_flat_path_is_taken_and_state_tensors_are_views_of_one_buffer():
     params = _params(ember)
     opt = ember.optim.Adam(params)

@@ -27,10 +27,18 @@ _UNAVAILABLE = frozenset(("meta", "lazy", "mkldnn", "opengl", "opencl", "ideep",
                           "fpga", "vulkan"))
 
 
+_parsed_types: dict = {}     # 'cuda:0' -> 'cuda', for the strings seen so far
+
+
 def _device_type(device_type) -> str:
     """The type in `device_type` ('cuda:0' -> 'cuda'), with PyTorch's error for an unknown one."""
-    from ember._core.device import device
-    return device(device_type).type
+    found = _parsed_types.get(device_type) if type(device_type) is str else None
+    if found is None:
+        from ember._core.device import device
+        found = device(device_type).type
+        if type(device_type) is str:
+            _parsed_types[device_type] = found
+    return found
 
 
 def is_autocast_available(device_type: str) -> bool:
