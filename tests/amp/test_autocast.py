@@ -159,6 +159,33 @@ def test_weight_cache_casts_a_parameter_once_per_region():
     assert fourth.grad_fn.next_functions[1][0] is not first.grad_fn.next_functions[1][0]
 
 
+def test_a_cast_made_under_no_grad_is_not_reused_with_grad_on():
+    for L in (torch, ember):
+        w = L.nn.Parameter(L.tensor(arr(3, 3)))
+        x = L.tensor(arr(2, 3))
+        with L.autocast("cpu"):
+            with L.no_grad():
+                L.mm(x, w)
+            out = L.mm(x, w)
+        out.float().sum().backward()
+        assert w.grad is not None and w.grad.dtype == L.float32
+
+
+def test_autocast_state_is_per_thread():
+    import threading
+    seen = []
+
+    def other():
+        seen.append((ember.is_autocast_enabled("cpu"), ember.mm(a, a).dtype))
+    a = ember.ones(2, 2)
+    with ember.autocast("cpu"):
+        thread = threading.Thread(target=other)
+        thread.start()
+        thread.join()
+        assert ember.mm(a, a).dtype == ember.bfloat16
+    assert seen == [(False, ember.float32)]
+
+
 def test_nesting_disabling_and_state_functions_follow_torch():
     for L in (torch, ember):
         assert not L.is_autocast_enabled("cpu")

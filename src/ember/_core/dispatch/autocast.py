@@ -166,9 +166,11 @@ def _cast(v, device_type, target, to_lower, below):
     if v._dtype is target or not _eligible(v, device_type):
         return v
     # The weight cache: a float32 leaf that requires grad (a parameter) is cast once per
-    # outermost autocast region, so its copies share one ToCopyBackward0 node.
+    # outermost autocast region, so its copies share one ToCopyBackward0 node. A copy made
+    # under no_grad has no node to share, so it is not kept.
     cacheable = to_lower and local.cache_enabled and v._dtype is dtypes.float32 and \
-        v._requires_grad and v._grad_fn is None and v._base is None
+        v._requires_grad and v._grad_fn is None and v._base is None and \
+        stack.state.grad_enabled()
     if cacheable:
         hit = local.cache.get(id(v))
         if hit is not None and hit[0] is v:
