@@ -42,14 +42,18 @@ def _device_type(device_type) -> str:
 
 
 def is_autocast_available(device_type: str) -> bool:
+    """Whether autocast can be used on `device_type` ('cpu', 'cuda' ...)."""
     return _device_type(device_type) not in _UNAVAILABLE
 
 
 def is_autocast_enabled(device_type: str | None = None) -> bool:
+    """Whether autocast is on for `device_type` in this thread (CUDA's when None)."""
     return _state.is_enabled("cuda" if device_type is None else _device_type(device_type))
 
 
 def set_autocast_enabled(device_type, enabled=None) -> None:
+    """Turn autocast on or off for `device_type` in this thread (the old one-argument form
+    sets CUDA's)."""
     if enabled is None:               # the old form: set_autocast_enabled(bool) is CUDA's
         device_type, enabled = "cuda", device_type
     if not isinstance(enabled, bool):
@@ -59,6 +63,7 @@ def set_autocast_enabled(device_type, enabled=None) -> None:
 
 
 def get_autocast_dtype(device_type: str):
+    """The lower-precision dtype autocast uses on `device_type` in this thread."""
     device_type = _device_type(device_type)
     if device_type in _UNAVAILABLE:
         raise RuntimeError("unsupported scalarType")
@@ -66,6 +71,7 @@ def get_autocast_dtype(device_type: str):
 
 
 def set_autocast_dtype(device_type: str, dtype) -> None:
+    """Set the lower-precision dtype autocast uses on `device_type` in this thread."""
     if not isinstance(dtype, dtypes.dtype):
         raise TypeError(f"set_autocast_dtype(): argument 'dtype' (position 2) must be "
                         f"torch.dtype, not {type(dtype).__name__}")
@@ -73,29 +79,35 @@ def set_autocast_dtype(device_type: str, dtype) -> None:
 
 
 def is_autocast_cache_enabled() -> bool:
+    """Whether autocast keeps the lower-precision copies of parameters (the weight cache)."""
     return _state.local.cache_enabled
 
 
 def set_autocast_cache_enabled(enabled: bool) -> None:
+    """Turn autocast's weight cache on or off in this thread."""
     _state.local.cache_enabled = bool(enabled)
 
 
 def clear_autocast_cache() -> None:
+    """Drop the lower-precision parameter copies kept by autocast in this thread."""
     _state.clear_cache()
 
 
 def autocast_increment_nesting() -> int:
+    """Count one more autocast region open in this thread; returns the new depth."""
     _state.local.nesting += 1
     return _state.local.nesting
 
 
 def autocast_decrement_nesting() -> int:
+    """Count one autocast region closed in this thread; returns the new depth."""
     _state.local.nesting -= 1
     return _state.local.nesting
 
 
 def _deprecated_getter(old, new, read):
     def getter():
+        """Deprecated: see the function named in its warning."""
         warnings.warn(f"torch.{old}() is deprecated. Please use torch.{new} instead.",
                       DeprecationWarning, stacklevel=2)
         return read()
@@ -112,14 +124,17 @@ get_autocast_gpu_dtype = _deprecated_getter(
 
 
 def set_autocast_cpu_enabled(enabled: bool) -> None:
+    """Deprecated spelling of `set_autocast_enabled('cpu', enabled)`."""
     set_autocast_enabled("cpu", enabled)
 
 
 def set_autocast_cpu_dtype(dtype) -> None:
+    """Deprecated spelling of `set_autocast_dtype('cpu', dtype)`."""
     set_autocast_dtype("cpu", dtype)
 
 
 def set_autocast_gpu_dtype(dtype) -> None:
+    """Deprecated spelling of `set_autocast_dtype('cuda', dtype)`."""
     set_autocast_dtype("cuda", dtype)
 
 
