@@ -3,7 +3,11 @@
 GPT of bench_nn_train.py, a DataLoader epoch over 60,000x784 float32 (batch 256) with 0 and 2
 workers, and save / load of the GPT's state_dict.
 
-    python benchmarks/bench_training_utils.py [--rounds N] [--threads 1,2]
+    python benchmarks/bench_training_utils.py [--rounds N] [--threads 1,2] [--only-optim]
+
+The optimizer rows time Adam and SGD (momentum) steps over the GPT's parameters and over 100
+parameters of 64x64, with foreach=None (ember: the batched update), True and False (ember: the
+per-parameter loop), in both libraries.
 """
 from __future__ import annotations
 
@@ -32,19 +36,39 @@ def _median_time(fn, repeat):
     return statistics.median(times) * 1e3
 
 
-def worker(lib_name: str) -> None:
+def _optimizer_steps(lib, out) -> None:
+    """Optimizer steps with the batched update (foreach=None in ember; PyTorch's CPU default
+    is its per-tensor loop, so it is timed with foreach=True too) and the per-parameter one."""
     import numpy as np
+    from bench_nn_train import _models
+    model, _inputs, _ = _models(lib)["char GPT 4x4x128, batch 16"]()
+    gpt = list(model.parameters())
+    rng = np.random.default_rng(0)
+    small = [lib.nn.Parameter(lib.tensor(rng.standard_normal((64, 64)).astype(np.float32)))
+             for _ in range(100)]
+    for params in (gpt, small):
+        for p in params:
+            p.grad = lib.ones_like(p) * 1e-3
+    for label, params in ((f"GPT ({len(gpt)} tensors)", gpt), ("100 params 64x64", small)):
+        for foreach in (None, True, False):
+            for name, make in (("Adam", lambda ps, f: lib.optim.Adam(ps, lr=1e-3, foreach=f)),
+                               ("SGD momentum", lambda ps, f: lib.optim.SGD(
+                                   ps, lr=1e-3, momentum=0.9, foreach=f))):
+                opt = make(params, foreach)
+                out[f"{name} step, {label}, foreach={foreach}"] = _median_time(opt.step, 20)
 
+
+def worker(lib_name: str, only_optim: bool = False) -> None:
+    import numpy as np
     from bench_nn_train import _models
     lib = __import__(lib_name)
     data_mod = __import__(f"{lib_name}.utils.data", fromlist=["DataLoader"])
     out = {}
-    model, inputs, _ = _models(lib)["char GPT 4x4x128, batch 16"]()
-    params = list(model.parameters())
-    for p in params:
-        p.grad = lib.ones_like(p) * 1e-3
-    opt = lib.optim.Adam(params, lr=1e-3)
-    out[f"Adam step, GPT ({len(params)} tensors)"] = _median_time(opt.step, 20)
+    _optimizer_steps(lib, out)
+    if only_optim:
+        print(json.dumps(out))
+        return
+    model, _inputs, _ = _models(lib)["char GPT 4x4x128, batch 16"]()
 
     x = lib.from_numpy(np.random.default_rng(0).standard_normal((60000, 784), np.float32))
     y = lib.from_numpy(np.arange(60000) % 10)
@@ -67,11 +91,12 @@ def worker(lib_name: str) -> None:
     print(json.dumps(out))
 
 
-def _run(lib_name, threads):
+def _run(lib_name, threads, only_optim=False):
     env = dict(os.environ, PYTHONPATH=str(SRC), OMP_NUM_THREADS=str(threads),
                OPENBLAS_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
-    done = subprocess.run([sys.executable, __file__, "--worker", lib_name], capture_output=True,
-                          text=True, env=env, check=True)
+    command = [sys.executable, __file__, "--worker", lib_name] + \
+        (["--only-optim"] if only_optim else [])
+    done = subprocess.run(command, capture_output=True, text=True, env=env, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -80,18 +105,20 @@ def main() -> None:
     parser.add_argument("--worker")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--only-optim", action="store_true",
+                        help="time only the optimizer steps")
     args = parser.parse_args()
     if args.worker:
         if args.worker == "torch":
             import torch
             torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))
-        worker(args.worker)
+        worker(args.worker, args.only_optim)
         return
     for threads in [int(t) for t in args.threads.split(",")]:
         runs = {"ember": [], "torch": []}
-        for _ in range(args.rounds):
-            for lib_name in ("ember", "torch"):
-                runs[lib_name].append(_run(lib_name, threads))
+        for k in range(args.rounds):
+            for lib_name in ("ember", "torch") if k % 2 == 0 else ("torch", "ember"):
+                runs[lib_name].append(_run(lib_name, threads, args.only_optim))
         print(f"\n## Training utilities, {threads} thread(s), medians over {args.rounds} "
               "rounds\n")
         print("| case | ember | PyTorch | ratio |")

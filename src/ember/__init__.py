@@ -143,6 +143,13 @@ _LAZY_ATTRIBUTES = {
     "is_anomaly_enabled": ("ember.autograd.anomaly_mode", "is_anomaly_enabled"),
     "is_anomaly_check_nan_enabled": ("ember.autograd.anomaly_mode",
                                      "is_anomaly_check_nan_enabled"),
+    "autocast": ("ember.amp.autocast_mode", "autocast"),
+    **{name: ("ember.amp.autocast_mode", name) for name in (
+        "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype",
+        "set_autocast_dtype", "is_autocast_cache_enabled", "set_autocast_cache_enabled",
+        "clear_autocast_cache", "autocast_increment_nesting", "autocast_decrement_nesting",
+        "is_autocast_cpu_enabled", "set_autocast_cpu_enabled", "get_autocast_cpu_dtype",
+        "set_autocast_cpu_dtype", "get_autocast_gpu_dtype", "set_autocast_gpu_dtype")},
     "get_default_device": ("ember._core.device", "get_default_device"),
     "set_default_device": ("ember._core.device", "set_default_device_global"),
 }

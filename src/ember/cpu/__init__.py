@@ -31,3 +31,12 @@ class device:
 
     def __exit__(self, *exc):
         return False
+
+
+def __getattr__(name: str):
+    if name == "amp":       # loaded on first use, as ember.amp is
+        import importlib
+        module = importlib.import_module(f"{__name__}.amp")
+        globals()["amp"] = module
+        return module
+    raise AttributeError(f"module '{__name__}' has no attribute '{name}'")

@@ -19,3 +19,12 @@ from ember._backends.cuda import (  # noqa: F401  (the public names of ember.cud
     set_device,
     synchronize,
 )
+
+
+def __getattr__(name: str):
+    if name == "amp":       # loaded on first use, as ember.amp is
+        import importlib
+        module = importlib.import_module(f"{__name__}.amp")
+        globals()["amp"] = module
+        return module
+    raise AttributeError(f"module '{__name__}' has no attribute '{name}'")
