@@ -146,6 +146,8 @@ def to_sparse(self, sparseDims=None, *, layout=None, blocksize=None, dense_dim=N
     sparse_dim = ndim if sparseDims is None else sparseDims
     if dense_dim is not None:
         sparse_dim = ndim - dense_dim
+    _check(sparse_dim > 0 or ndim == 0, "dense_to_sparse: sparse_dim argument must be in >0 "
+                                        "when self.dim()>0")
     _check(0 <= sparse_dim <= ndim, lambda: (
         f"sparse_dim argument must be in [0,{ndim}] range, but {sparse_dim} is given"))
     from ember.sparse._autograd import to_sparse_tracked

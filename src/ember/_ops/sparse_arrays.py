@@ -103,16 +103,20 @@ def to_array(t):
 def array_to_coo(array, sparse_dim, dtype):
     """A coalesced COO tensor of the nonzeros of `array` over its first `sparse_dim` dims."""
     ndim = array.ndim
+    if sparse_dim == 0:
+        # No sparse dim: the one entry is the whole array (PyTorch stores it even when zero).
+        return coo(np.zeros((0, 1), np.int64), np.ascontiguousarray(array[None]), array.shape,
+                   True, values_dtype=dtype)
     if sparse_dim == ndim:
         nonzero = np.nonzero(array)
-        indices = np.stack(nonzero) if ndim else np.zeros((0, 1 if array else 0), np.int64)
-        values = array[nonzero] if ndim else array.reshape(-1)[: indices.shape[1]]
+        indices = np.stack(nonzero)
+        values = array[nonzero]
     else:
         mask = array.reshape(array.shape[:sparse_dim] + (-1,)) != 0
         mask = mask.any(axis=-1)
         nonzero = np.nonzero(mask)
-        indices = np.stack(nonzero) if sparse_dim else np.zeros((0, 1), np.int64)
-        values = array[nonzero] if sparse_dim else array[None]
+        indices = np.stack(nonzero)
+        values = array[nonzero]
     return coo(indices.astype(np.int64).reshape(sparse_dim, -1), np.ascontiguousarray(values),
                array.shape, True, values_dtype=dtype)
 

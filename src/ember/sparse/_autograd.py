@@ -15,7 +15,9 @@ def sparse_mask_of(dense, sparse):
         else sparse.to_sparse()
     indices = pattern._data.indices._data
     picked = dense.detach().numpy()[tuple(indices)]
-    return arrays.coo(indices, np.ascontiguousarray(picked), pattern._data.shape, True)
+    # Flagged as `sparse` is (PyTorch's mask keeps the flag of the tensor it masks with).
+    return arrays.coo(indices, np.ascontiguousarray(picked), pattern._data.shape,
+                      bool(sparse._data.coalesced))
 
 
 class SparseAddmm(Function):
