@@ -111,9 +111,9 @@ def test_values_of_uncoalesced_tensor_raise_as_pytorch():
 
 
 @pytest.mark.parametrize("bad", [
-    dict(indices=[[0, 5]], values=[1.0, 2.0], size=(3,), check_invariants=True),
-    dict(indices=[[0, 1]], values=[1.0, 2.0, 3.0], size=(3,)),
-    dict(indices=[[0, 1]], values=[1.0, 2.0], size=(3, 3)),
+    {"indices": [[0, 5]], "values": [1.0, 2.0], "size": (3,), "check_invariants": True},
+    {"indices": [[0, 1]], "values": [1.0, 2.0, 3.0], "size": (3,)},
+    {"indices": [[0, 1]], "values": [1.0, 2.0], "size": (3, 3)},
 ], ids=["out_of_range", "nnz_mismatch", "size_mismatch"])
 def test_bad_construction_raises_as_pytorch(bad):
     with pytest.raises(RuntimeError) as t_error:
