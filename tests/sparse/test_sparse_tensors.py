@@ -158,3 +158,27 @@ def test_dense_calls_after_sparse_ones_are_unchanged():
     assert (a + b).dtype is ember.float64 and (a + 1).tolist() == [2.0, 2.0, 2.0]
     assert ember.tensor([[1.0, 2.0]]).layout is ember.strided
     assert not ember.ones(2).is_sparse
+
+
+@pytest.mark.parametrize("layout", ["coo", "csr"])
+def test_pickle_and_deepcopy_keep_sparse_tensors(layout):
+    import copy
+    import pickle
+    e, t = pair()
+    if layout == "csr":
+        e, t = e.to_sparse_csr(), t.to_sparse_csr()
+    same_text(pickle.loads(pickle.dumps(e)), t)
+    same_text(copy.deepcopy(e), t)      # (PyTorch can't deepcopy a CSR tensor)
+
+
+@pytest.mark.parametrize("layout", ["coo", "csr"])
+def test_checkpoints_of_sparse_tensors_pass_both_ways(tmp_path, layout):
+    e, t = pair()
+    if layout == "csr":
+        e, t = e.to_sparse_csr(), t.to_sparse_csr()
+    ember.save({"w": e}, tmp_path / "e.pt")
+    torch.save({"w": t}, tmp_path / "t.pt")
+    same_text(ember.load(tmp_path / "t.pt")["w"], t)
+    same_text(ember.load(tmp_path / "e.pt")["w"], t)
+    loaded = torch.load(tmp_path / "e.pt")["w"]
+    assert repr(loaded) == repr(t)

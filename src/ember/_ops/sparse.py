@@ -274,3 +274,24 @@ def spmm(input, mat2):
     """spmm(input, mat2) -> Tensor: sparse matrix times dense matrix (ember.mm)."""
     import ember
     return ember.mm(input, mat2)
+
+
+def rebuild_sparse(layout_name, components, size, coalesced=False, requires_grad=False):
+    """A sparse tensor from its pickled components (pickle, ember.save / ember.load)."""
+    if layout_name == "sparse_csr":
+        crow, col, values = components
+        out = sparse_csr_tensor(crow, col, values, size)
+    else:
+        indices, values = components
+        out = sparse_coo_tensor(indices, values, size, is_coalesced=bool(coalesced))
+    return out.requires_grad_(requires_grad) if requires_grad else out
+
+
+def sparse_parts(t):
+    """(layout name, components, size, coalesced) of a sparse tensor: what pickles it."""
+    data = t._data
+    if data.layout_name == "sparse_csr":
+        parts = (data.crow_indices, data.col_indices, data.values)
+    else:
+        parts = (data.indices, data.values)
+    return data.layout_name, parts, tuple(data.shape), bool(data.coalesced)
