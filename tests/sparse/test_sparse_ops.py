@@ -173,3 +173,21 @@ def test_gradient_through_to_sparse_matches():
         L.sparse.mm(x.to_sparse(), L.ones(3, 1)).sum().backward()
         grads.append(x.grad)
     check(*grads)
+
+
+@pytest.mark.parametrize("product", ["sparse_mm", "mm", "to_dense"])
+def test_gradient_reaches_the_values_of_a_new_sparse_tensor(product):
+    grads = []
+    for L in (ember, torch):
+        weights = L.tensor(VALUES).requires_grad_()
+        s = L.sparse_coo_tensor(INDICES, weights * 2, (3, 3))
+        d = L.arange(6.0).reshape(3, 2)
+        if product == "sparse_mm":
+            out = L.sparse.mm(s, d)
+        elif product == "mm":
+            out = L.mm(s, d)
+        else:
+            out = s.to_dense() @ d
+        (out * out).sum().backward()
+        grads.append(weights.grad)
+    check(*grads)

@@ -82,8 +82,19 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
         f"sparse_dim = {sparse_dim}, dense_dim = {value.ndim - 1}"))
     if check_invariants:
         _check_coo_invariants(index, size)
+    if _tracks_values(values):
+        from ember.sparse._autograd import from_values_tracked
+        return from_values_tracked(values, lambda v: arrays.coo(
+            index, v.numpy(), size, bool(is_coalesced), values_dtype=value_dtype))
     return arrays.coo(index, value, size, bool(is_coalesced), requires_grad,
                       values_dtype=value_dtype)
+
+
+def _tracks_values(values) -> bool:
+    """Whether a values tensor argument carries a gradient into the sparse tensor."""
+    import ember
+    return isinstance(values, ember.Tensor) and values.requires_grad and \
+        ember.is_grad_enabled()
 
 
 def _check_coo_invariants(index, size):

@@ -20,6 +20,55 @@ def sparse_mask_of(dense, sparse):
                       bool(sparse._data.coalesced))
 
 
+def _product_at_entries(grad, dense, sparse, alpha):
+    """(grad @ dense^T) read at `sparse`'s entries only, times alpha: one row dot product per
+    entry, never the dense product (of the sparse matrix's full size)."""
+    pattern = arrays.coalesced(sparse) if type(sparse._data).__name__ == "SparseCOO" \
+        else sparse.to_sparse()
+    indices = pattern._data.indices._data
+    left, right = grad.detach().numpy(), dense.detach().numpy()
+    if right.ndim == 1:
+        picked = left[indices[0]] * right[indices[1]]
+    else:
+        picked = np.einsum("ij,ij->i", left[indices[0]], right[indices[1]])
+    if alpha != 1:
+        picked = picked * np.asarray(alpha, dtype=picked.dtype)
+    return arrays.coo(indices, picked.astype(left.dtype, copy=False), pattern._data.shape,
+                      bool(sparse._data.coalesced))
+
+
+class FromValues(Function):
+    """sparse_coo_tensor(indices, values) with `values` requiring grad: its gradient is the
+    incoming gradient read at the indices (dense or sparse incoming)."""
+
+    @staticmethod
+    def forward(ctx, values, build):
+        out = build(values.detach())
+        ctx.indices = out._data.indices._data
+        ctx.sizes = out._data.shape[:out._data.sparse_dim]
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        if type(grad._data).__name__ == "SparseCSR":
+            grad = grad.to_sparse()
+        if type(grad._data).__name__ != "SparseCOO":
+            return arrays.dense_tensor(grad.detach().numpy()[tuple(ctx.indices)]), None
+        grad = arrays.coalesced(grad)
+        wanted = arrays.linear_index(ctx.indices, ctx.sizes)
+        have = arrays.linear_index(grad._data.indices._data, ctx.sizes)
+        values = grad._data.values._data
+        where = np.minimum(np.searchsorted(have, wanted), max(len(have) - 1, 0))
+        found = have[where] == wanted if len(have) else np.zeros(len(wanted), bool)
+        out = np.zeros((len(wanted),) + values.shape[1:], dtype=values.dtype)
+        out[found] = values[where[found]]
+        return arrays.dense_tensor(out), None
+
+
+def from_values_tracked(values, build):
+    return FromValues.apply(values, build)
+
+
 class SparseAddmm(Function):
     """beta * input + alpha * (sparse @ dense), dense input and result."""
 
@@ -40,9 +89,7 @@ class SparseAddmm(Function):
         if ctx.needs_input_grad[0]:
             grad_input = grad * ctx.beta if ctx.beta != 1 else grad
         if ctx.needs_input_grad[1]:
-            grad_sparse = sparse_mask_of(grad.mm(dense.t()), sparse)
-            if ctx.alpha != 1:
-                grad_sparse = grad_sparse * ctx.alpha
+            grad_sparse = _product_at_entries(grad, dense, sparse, ctx.alpha)
         if ctx.needs_input_grad[2]:
             grad_dense = sparse.t().mm(grad)
             if ctx.alpha != 1:
