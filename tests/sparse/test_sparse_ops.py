@@ -191,3 +191,22 @@ def test_gradient_reaches_the_values_of_a_new_sparse_tensor(product):
         (out * out).sum().backward()
         grads.append(weights.grad)
     check(*grads)
+
+
+@pytest.mark.parametrize("coalesce", [False, True])
+def test_sparse_mask_matches(coalesce):
+    out = []
+    for L in (ember, torch):
+        mask = L.sparse_coo_tensor(INDICES, VALUES, (3, 3))
+        mask = mask.coalesce() if coalesce else mask
+        out.append(L.arange(9.0).reshape(3, 3).sparse_mask(mask))
+    assert repr(out[0]) == repr(out[1]).replace("torch.", "ember.")
+
+
+def test_gradient_of_sparse_sum_is_sparse_as_pytorch():
+    grads = []
+    for L in (ember, torch):
+        s = L.sparse_coo_tensor(INDICES, VALUES, (3, 3), requires_grad=True)
+        (L.sparse.sum(s) * 3).backward()
+        grads.append(s.grad)
+    assert repr(grads[0]) == repr(grads[1]).replace("torch.", "ember.")

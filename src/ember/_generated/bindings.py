@@ -3644,6 +3644,8 @@ class _Methods:
 
     sparse_dim = _FE['sparse_dim'].method
 
+    sparse_mask = _FE['sparse_mask'].method
+
     split = _FE['split'].method
 
     squeeze = _FE['squeeze'].method

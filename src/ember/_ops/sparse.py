@@ -280,6 +280,20 @@ def _nnz(self):
     return data.nnz
 
 
+@register_frontend(function=False)
+def sparse_mask(self, mask):
+    """sparse_mask(mask) -> Tensor: this strided tensor's values at the entries of the sparse
+    COO tensor `mask`, as a sparse tensor with mask's indices."""
+    data = _need(mask, "coo", "sparse_mask")
+    _check(tuple(self.shape) == data.shape, lambda: (
+        f"sparse_mask(): the number of sizes provided ({self.dim()}) must be equal to the "
+        f"number of dimensions of the mask ({len(data.shape)})"))
+    indices = data.indices._data
+    picked = self.detach().numpy()[tuple(indices)]
+    return _arrays().coo(indices, picked.copy(), data.shape, data.coalesced,
+                         values_dtype=self.dtype)
+
+
 @register_frontend(method=False)
 def spmm(input, mat2):
     """spmm(input, mat2) -> Tensor: sparse matrix times dense matrix (ember.mm)."""

@@ -42,6 +42,9 @@ def sum(input, dim=None, dtype=None):
     import ember
     from ember._ops.sparse_math import sparse_sum_dims
     if dim is None:
+        if input.requires_grad and ember.is_grad_enabled() and input.is_sparse:
+            from ember.sparse._autograd import sparse_sum_tracked
+            return sparse_sum_tracked(input, dtype)
         return ember.sum(input, dtype=dtype)
     return sparse_sum_dims(input.coalesce() if not input.is_coalesced() else input, dim, dtype)
 

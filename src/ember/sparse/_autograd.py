@@ -130,6 +130,28 @@ class Coalesce(Function):
         return grad
 
 
+class SparseSum(Function):
+    """The sum of every entry: its gradient has the input's entries, each the incoming one."""
+
+    @staticmethod
+    def forward(ctx, sparse, dtype):
+        import ember
+        ctx.save_for_backward(sparse)
+        return ember.sum(sparse, dtype=dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (sparse,) = ctx.saved_tensors
+        data = sparse._data
+        values = np.broadcast_to(grad.detach().numpy().astype(data.dtype),
+                                 data.values._data.shape).copy()
+        return arrays.like_coo(sparse, values), None
+
+
+def sparse_sum_tracked(sparse, dtype):
+    return SparseSum.apply(sparse, dtype)
+
+
 def to_dense_tracked(sparse):
     return ToDense.apply(sparse)
 
