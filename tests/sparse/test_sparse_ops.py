@@ -210,3 +210,20 @@ def test_gradient_of_sparse_sum_is_sparse_as_pytorch():
         (L.sparse.sum(s) * 3).backward()
         grads.append(s.grad)
     assert repr(grads[0]) == repr(grads[1]).replace("torch.", "ember.")
+
+
+@pytest.mark.parametrize("name", ["mul_", "add_", "neg_", "div_"])
+def test_in_place_ops_match(name):
+    out = []
+    for L in (ember, torch):
+        s = L.sparse_coo_tensor(INDICES, VALUES, (3, 3)).coalesce()
+        if name == "add_":
+            s.add_(s * 2)
+        elif name == "neg_":
+            s.neg_()
+        else:
+            getattr(s, name)(4)
+        out.append(s)
+    # (Values and layout only: PyTorch's mul_ drops the coalesced flag that mul keeps.)
+    assert layout_name(out[0]) == layout_name(out[1])
+    np.testing.assert_allclose(out[0].to_dense().numpy(), out[1].to_dense().numpy())

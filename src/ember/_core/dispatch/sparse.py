@@ -187,3 +187,18 @@ def make_sparse(data, requires_grad=False):
     out._grad = None
     out._base = None
     return out
+
+
+def write_sparse_inplace(self, result) -> None:
+    """An in-place op on a sparse tensor (`s.mul_(2)`, `s.add_(t)`): its components become the
+    result's, cast to its dtype; the layout and shape must stay."""
+    from ember._core.dispatch.wrapping import bump_version
+    same = type(result._data) is type(self._data) and result._data.shape == self._data.shape
+    if not same:
+        raise RuntimeError(f"in-place op on a {self._data.layout_name} tensor of shape "
+                           f"{list(self._data.shape)} gave a result of another layout or shape")
+    data = result._data
+    if result._dtype is not self._dtype:
+        data.values = data.values.to(self._dtype)
+    self._data = data
+    bump_version(self)
