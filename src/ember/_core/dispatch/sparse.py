@@ -11,6 +11,14 @@ tensor is made, so a process that never makes one pays nothing) to send a call w
 operand to the kernel registered for its op here (`register`), or to raise PyTorch's
 "Could not run 'aten::op' with arguments from the 'SparseCPU' backend". Autograd records the
 call as usual, with the op's own derivative formulas, above the wrapped step.
+
+Why not elsewhere: a check in the runners' fast paths would cost every dense call; a Tensor
+subclass would make `type(t) is Tensor` false (PyTorch's sparse tensors are plain Tensors);
+another device type would print and compare differently. The few places that read `_data` as
+an array outside the dispatcher ask first: `_to_copy`'s own runner and `write_inplace` (the
+device), the gradient layout (autograd/grad_layout.py), printing, pickling and checkpoints.
+Sparse tensors are immutable in their components except through in-place ops, which swap in
+the result's components (`write_sparse_inplace`).
 """
 from __future__ import annotations
 
