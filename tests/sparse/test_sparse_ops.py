@@ -81,6 +81,11 @@ ELEMENTWISE = {
     "tanh": lambda L, s, d: s.tanh(),
     "relu": lambda L, s, d: L.relu(s),
     "transpose": lambda L, s, d: s.t(),
+    "T": lambda L, s, d: s.T,
+    "permute": lambda L, s, d: s.permute(1, 0),
+    "pow": lambda L, s, d: s.pow(2),
+    "pow_half": lambda L, s, d: s.abs() ** 0.5,
+    "zeros_like": lambda L, s, d: L.zeros_like(s),
 }
 
 

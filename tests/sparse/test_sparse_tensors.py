@@ -182,3 +182,15 @@ def test_checkpoints_of_sparse_tensors_pass_both_ways(tmp_path, layout):
     same_text(ember.load(tmp_path / "e.pt")["w"], t)
     loaded = torch.load(tmp_path / "e.pt")["w"]
     assert repr(loaded) == repr(t)
+
+
+def test_strides_and_data_access_as_pytorch():
+    e, t = pair()
+    assert e.stride() == t.stride() and e.is_contiguous() == t.is_contiguous()
+    with pytest.raises(RuntimeError) as t_error:
+        t.tolist()
+    with pytest.raises(RuntimeError) as e_error:
+        e.tolist()
+    assert str(e_error.value) == str(t_error.value)
+    with pytest.raises(RuntimeError, match="zeroth power"):
+        e.pow(0)

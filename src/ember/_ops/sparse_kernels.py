@@ -300,6 +300,44 @@ def _total(t, dtype):
 
 @register("zeros_like")
 def zeros_like(op, args):
+    """A sparse tensor of t's layout and shape with no entries."""
     t = args[0]
     dtype = args[1] or t._dtype
-    return dense_tensor(np.zeros(t._data.shape, dtype=dtype._np))
+    data = t._data
+    if type(data) is SparseCSR:
+        return csr(np.zeros(data.shape[0] + 1, np.int64), np.zeros(0, np.int64),
+                   np.zeros(0, dtype._np), data.shape, values_dtype=dtype)
+    dense_shape = data.shape[data.sparse_dim:]
+    return coo(np.zeros((data.sparse_dim, 0), np.int64), np.zeros((0,) + dense_shape, dtype._np),
+               data.shape, True, values_dtype=dtype)
+
+
+@register("permute")
+def permute(op, args):
+    """Permutes the sparse dims among themselves (dense dims stay where they are)."""
+    t, dims = args
+    data = t._data
+    _check(type(data) is SparseCOO, "permute: sparse CSR permutes are not supported")
+    ndim = data.ndim
+    dims = [d % max(ndim, 1) for d in dims]
+    _check(sorted(dims) == list(range(ndim)), "permute: dims must be a permutation")
+    sparse_dim = data.sparse_dim
+    _check(dims[sparse_dim:] == list(range(sparse_dim, ndim)),
+           "permute(sparse_coo): transpositions between sparse and dense dimensions are not "
+           "allowed. Only transpositions within sparse and dense dimensions are supported.")
+    indices = data.indices._data[dims[:sparse_dim]]
+    shape = [data.shape[d] for d in dims]
+    unchanged = dims == list(range(ndim))
+    return coo(indices, data.values._data, shape, unchanged and data.coalesced)
+
+
+@register("pow.Tensor_Tensor")
+def power(op, args):
+    """A sparse base to a positive scalar power (zero stays zero)."""
+    t, exponent = args
+    scalar = _scalar_of(exponent)
+    _check(_is_sparse(t) and scalar is not None,
+           "pow: sparse tensors can be raised only to a scalar power")
+    _check(scalar != 0, "pow: cannot raise to zeroth power on sparse tensor; it would make the "
+                        "result tensor dense")
+    return _values_map(lambda v: np.power(v, np.asarray(scalar, dtype=v.dtype)))(op, (t,))

@@ -82,6 +82,14 @@ class SparseCOO:
         return self.indices._data.shape[1]
 
     @property
+    def strides(self) -> tuple:
+        # PyTorch reports zero strides for a sparse tensor (so it is never contiguous).
+        return (0,) * len(self.shape)
+
+    def tolist(self):
+        raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
+
+    @property
     def sparse_dim(self) -> int:
         return self.indices._data.shape[0]
 
@@ -104,6 +112,8 @@ class SparseCSR:
     ndim = SparseCOO.ndim
     size = SparseCOO.size
     dtype = SparseCOO.dtype
+    strides = SparseCOO.strides
+    tolist = SparseCOO.tolist
 
     @property
     def nnz(self) -> int:
