@@ -232,3 +232,16 @@ def test_in_place_ops_match(name):
     # (Values and layout only: PyTorch's mul_ drops the coalesced flag that mul keeps.)
     assert layout_name(out[0]) == layout_name(out[1])
     np.testing.assert_allclose(out[0].to_dense().numpy(), out[1].to_dense().numpy())
+
+
+def test_gradient_nodes_are_named_as_pytorch():
+    names = []
+    for L in (ember, torch):
+        v = L.tensor(VALUES).requires_grad_()
+        s = L.sparse_coo_tensor(INDICES, v, (3, 3))
+        leaf = L.sparse_coo_tensor(INDICES, VALUES, (3, 3), requires_grad=True)
+        names.append([s.grad_fn.name(), leaf.to_dense().grad_fn.name(),
+                      leaf.coalesce().grad_fn.name(),
+                      L.sparse.mm(leaf, L.ones(3, 1)).grad_fn.name(),
+                      L.ones(2, 2, requires_grad=True).to_sparse().grad_fn.name()])
+    assert names[0] == names[1]

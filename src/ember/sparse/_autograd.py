@@ -168,3 +168,12 @@ def coalesce_tracked(sparse):
 
 def sparse_addmm(input, sparse, dense, beta=1, alpha=1):
     return SparseAddmm.apply(input, sparse, dense, beta, alpha)
+
+
+# The node names PyTorch gives these gradients (a Function's node is `<Class>Backward`).
+for _function, _node_name in ((SparseAddmm, "SparseAddmmBackward0"),
+                              (ToDense, "ToDenseBackward0"), (ToSparse, "ToSparseBackward1"),
+                              (Coalesce, "CoalesceBackward0"), (SparseSum, "SumBackward0"),
+                              (FromValues, "SparseCooTensorWithDimsAndTensorsBackward0")):
+    _function._backward_cls.__name__ = _node_name
+    _function._backward_cls.__qualname__ = _node_name
