@@ -194,3 +194,14 @@ def test_strides_and_data_access_as_pytorch():
     assert str(e_error.value) == str(t_error.value)
     with pytest.raises(RuntimeError, match="zeroth power"):
         e.pow(0)
+
+
+def test_invariant_checks_switch_on_in_a_block():
+    bad = {"indices": [[0, 5]], "values": [1.0, 2.0], "size": (3,)}
+    for L in (ember, torch):
+        L.sparse_coo_tensor(**bad)                      # unchecked by default
+        with L.sparse.check_sparse_tensor_invariants():
+            assert L.sparse.check_sparse_tensor_invariants.is_enabled()
+            with pytest.raises(RuntimeError, match="size is inconsistent with indices"):
+                L.sparse_coo_tensor(**bad)
+        assert not L.sparse.check_sparse_tensor_invariants.is_enabled()

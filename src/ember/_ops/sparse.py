@@ -11,6 +11,7 @@ from ember._core.checks import _check, _check_type
 from ember._core.registry import register_frontend
 
 _SPARSE_TYPES = None
+checking_invariants = [False]     # ember.sparse.check_sparse_tensor_invariants switches it
 
 
 def _layouts():
@@ -80,7 +81,7 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     _check(len(size) == sparse_dim + value.ndim - 1, lambda: (
         f"'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = {len(size)}, "
         f"sparse_dim = {sparse_dim}, dense_dim = {value.ndim - 1}"))
-    if check_invariants:
+    if check_invariants or check_invariants is None and checking_invariants[0]:
         _check_coo_invariants(index, size)
     if _tracks_values(values):
         from ember.sparse._autograd import from_values_tracked

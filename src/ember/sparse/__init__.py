@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from ember._core.checks import _check
 
-__all__ = ["addmm", "log_softmax", "mm", "softmax", "spdiags", "sum"]
+__all__ = ["addmm", "check_sparse_tensor_invariants", "log_softmax", "mm", "softmax", "spdiags",
+           "sum"]
 
 
 def _is_sparse(t) -> bool:
@@ -87,3 +88,46 @@ def spdiags(diagonals, offsets, shape, layout=None):
     if layout is ember.sparse_csr:
         return out.to_sparse_csr()
     return out
+
+
+class check_sparse_tensor_invariants:
+    """Turns the invariant checks of sparse constructors on (`check_invariants=None` then means
+    True) for a `with` block or a decorated function; `enable()` / `disable()` set it for the
+    process."""
+
+    def __init__(self, enable=True):
+        self.state = enable
+        self.saved = None
+
+    @staticmethod
+    def is_enabled() -> bool:
+        from ember._ops import sparse as frontends
+        return frontends.checking_invariants[0]
+
+    @staticmethod
+    def enable() -> None:
+        from ember._ops import sparse as frontends
+        frontends.checking_invariants[0] = True
+
+    @staticmethod
+    def disable() -> None:
+        from ember._ops import sparse as frontends
+        frontends.checking_invariants[0] = False
+
+    def __enter__(self):
+        self.saved = self.is_enabled()
+        (self.enable if self.state else self.disable)()
+        return self
+
+    def __exit__(self, *exc):
+        (self.enable if self.saved else self.disable)()
+        return False
+
+    def __call__(self, function):
+        import functools
+
+        @functools.wraps(function)
+        def checked(*args, **kwargs):
+            with check_sparse_tensor_invariants(self.state):
+                return function(*args, **kwargs)
+        return checked
