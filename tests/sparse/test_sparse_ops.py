@@ -153,6 +153,8 @@ GRADS = {
     "sparse_mm": lambda L, s, d: L.sparse.mm(s, d),
     "sparse_addmm": lambda L, s, d: L.sparse.addmm(L.ones(3, 2), s, d, beta=2.0, alpha=3.0),
     "to_dense": lambda L, s, d: s.to_dense() @ d,
+    "addmm": lambda L, s, d: L.addmm(L.ones(3, 2), s, d, alpha=2.0),
+    "scaled_sum": lambda L, s, d: (s * 3 + s).to_dense() @ d,
     "twice": lambda L, s, d: L.sparse.mm(s, d) + L.sparse.mm(s, d),
 }
 
