@@ -205,3 +205,11 @@ def test_invariant_checks_switch_on_in_a_block():
             with pytest.raises(RuntimeError, match="size is inconsistent with indices"):
                 L.sparse_coo_tensor(**bad)
         assert not L.sparse.check_sparse_tensor_invariants.is_enabled()
+
+
+def test_a_sparse_tensors_device_makes_dense_tensors_on_the_cpu():
+    e, _ = pair()
+    for made in (ember.zeros(3, device=e.device), ember.ones(2).to(e.device),
+                 ember.tensor([1.0], device=e.device), ember.arange(3, device=e.device)):
+        assert made.device is ember.device("cpu") and made.layout is ember.strided
+    assert ember.device(e.device) is ember.device("cpu")

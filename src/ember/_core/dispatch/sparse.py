@@ -40,6 +40,9 @@ class _SparseHost(device):
         return hash(CPU)
 
 
+# Named as its base: code that recognises a device by its class name (Tensor.to's argument
+# parsing) and users printing type(t.device) see `device`, as for any tensor.
+_SparseHost.__name__ = _SparseHost.__qualname__ = "device"
 SPARSE_CPU = object.__new__(_SparseHost)
 SPARSE_CPU.type = "cpu"
 SPARSE_CPU.index = None
