@@ -67,7 +67,7 @@ for _name in _bindings.FUNCTIONS:
 
 
 class layout:
-    """Memory layout of a tensor; ember has dense strided tensors only."""
+    """Memory layout of a tensor: strided (dense), sparse_coo or sparse_csr."""
 
     __slots__ = ("name",)
 
@@ -92,6 +92,10 @@ class memory_format:
 
 strided = layout("strided")
 sparse_coo = layout("sparse_coo")
+sparse_csr = layout("sparse_csr")
+sparse_csc = layout("sparse_csc")
+sparse_bsr = layout("sparse_bsr")
+sparse_bsc = layout("sparse_bsc")
 contiguous_format = memory_format("contiguous_format")
 preserve_format = memory_format("preserve_format")
 channels_last = memory_format("channels_last")
@@ -106,7 +110,7 @@ e = _math.e
 _LAZY_SUBMODULES = frozenset({
     "nn", "optim", "utils", "linalg", "fft", "special", "testing", "cuda", "cpu",
     "ops", "random", "accelerator", "backends", "amp", "fx", "distributed", "profiler", "func", "library",
-    "overrides", "types", "serialization", "jit", "hub", "onnx", "export", "version",
+    "overrides", "types", "sparse", "serialization", "jit", "hub", "onnx", "export", "version",
     "safetensors",
     "__config__",
 })

@@ -213,7 +213,12 @@ class Tensor:
 
     @property
     def is_sparse(self) -> bool:
-        return False
+        # NOTE [sparse layout] (_core/dispatch/sparse.py): the layout is the `_data`'s kind.
+        return getattr(self._data, "layout_name", None) == "sparse_coo"
+
+    @property
+    def is_sparse_csr(self) -> bool:
+        return getattr(self._data, "layout_name", None) == "sparse_csr"
 
     @property
     def is_quantized(self) -> bool:
@@ -222,7 +227,7 @@ class Tensor:
     @property
     def layout(self):
         import ember
-        return ember.strided
+        return getattr(ember, getattr(self._data, "layout_name", "strided"))
 
     def is_floating_point(self) -> bool:
         """Whether the dtype is a floating dtype."""
@@ -410,6 +415,8 @@ class Tensor:
             _check(not self._requires_grad, (
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."))
+            _check_type(not hasattr(self._data, "layout_name"), (
+                "can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first."))
             _check_type(self._device is CPU, lambda: (
                 f"can't convert {self._device.type} device type tensor to numpy. Use "
                 "Tensor.cpu() to copy the tensor to host memory first."))

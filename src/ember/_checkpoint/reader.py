@@ -9,6 +9,7 @@ from collections import OrderedDict
 import numpy as np
 
 from ember._checkpoint.writer import _STORAGE_DTYPES
+from ember._core.checks import _check_type
 
 _safe_globals: dict = {}
 
@@ -107,6 +108,24 @@ def _rebuild_parameter(data, requires_grad, backward_hooks, state=None):
     return param
 
 
+def _layout_named(name):
+    """`torch.serialization._get_layout("torch.sparse_coo")`: ember's layout of that name."""
+    import ember
+    layout = getattr(ember, name.rpartition(".")[2], None)
+    _check_type(isinstance(layout, ember.layout), lambda: f"unknown layout {name}")
+    return layout
+
+
+def _rebuild_sparse_tensor(layout, data):
+    """PyTorch's sparse record: (indices, values, size[, is_coalesced]) for COO,
+    (crow_indices, col_indices, values, size) for CSR."""
+    from ember._ops.sparse import rebuild_sparse
+    if layout.name == "sparse_csr":
+        return rebuild_sparse("sparse_csr", data[:3], data[3])
+    _check_type(layout.name == "sparse_coo", lambda: f"unsupported sparse layout {layout}")
+    return rebuild_sparse("sparse_coo", data[:2], data[2], data[3] if len(data) > 3 else False)
+
+
 class _StorageType:
     def __init__(self, dtype_name) -> None:
         self.dtype_name = dtype_name
@@ -118,19 +137,22 @@ def _torch_global(module: str, name: str):
     if module == "torch._utils":
         table = {"_rebuild_tensor_v2": _rebuild_tensor, "_rebuild_tensor_v3": _rebuild_tensor_v3,
                  "_rebuild_parameter": _rebuild_parameter,
-                 "_rebuild_parameter_with_state": _rebuild_parameter}
+                 "_rebuild_parameter_with_state": _rebuild_parameter,
+                 "_rebuild_sparse_tensor": _rebuild_sparse_tensor}
         return table.get(name)
     if module == "torch" and name in _STORAGE_DTYPES:
         return _StorageType(_STORAGE_DTYPES[name])
     if module == "torch.storage" and name == "UntypedStorage":
         return _StorageType("uint8")
+    if module == "torch.serialization" and name == "_get_layout":
+        return _layout_named
     if module == "torch" and name == "Size":
         return ember.Size
     if module == "torch" and name == "device":
         return ember.device
     if module == "torch":
         value = getattr(ember, name, None)
-        if isinstance(value, ember.dtype):
+        if isinstance(value, (ember.dtype, ember.layout)):
             return value
     return None
 

@@ -103,6 +103,8 @@ class _Pickler(pickle._Pickler):
         kind = type(obj)
         if kind in _PLAIN:
             return NotImplemented
+        if kind is _Reduced:
+            return (obj.function, obj.args)
         tensor, parameter, size, device = _classes()
         if isinstance(obj, parameter):
             return (_REBUILD_PARAMETER, (obj.detach(), obj.requires_grad, OrderedDict()))
@@ -118,6 +120,16 @@ class _Pickler(pickle._Pickler):
         from ember._core import dispatch
         if t.is_meta:
             raise NotImplementedError("Cannot save a meta tensor: it has no data")
+        if t.is_sparse or t.is_sparse_csr:
+            # PyTorch's record: the layout and its component tensors (NOTE [sparse layout]).
+            from ember._ops.sparse import sparse_parts
+            layout_name, parts, size, coalesced = sparse_parts(t)
+            data = (*parts, size, coalesced) if layout_name == "sparse_coo" else (*parts, size)
+            # The layout as PyTorch writes it: torch.serialization._get_layout("torch.<name>").
+            layout = (_global_for(("torch.serialization", "_get_layout")),
+                      (f"torch.{layout_name}",))
+            return (_global_for(("torch._utils", "_rebuild_sparse_tensor")),
+                    (_Reduced(*layout), data))
         if t.device.type != "cpu":
             t = t.cpu()
         storage = dispatch.storage_of(t)
@@ -137,6 +149,16 @@ class _Pickler(pickle._Pickler):
         if untyped:
             return (_REBUILD_V3, (*args, _global_for(("torch", dtype_name))))
         return (_REBUILD_V2, args)
+
+
+class _Reduced:
+    """An object written to the pickle as `function(*args)` (through reducer_override)."""
+
+    __slots__ = ("args", "function")
+
+    def __init__(self, function, args) -> None:
+        self.function = function
+        self.args = args
 
 
 def _row_major_strides(size) -> tuple:

@@ -26,6 +26,8 @@ class device:
         if isinstance(type_or_str, device):
             _check_type(index is None, "device(): argument 'type' (position 1) must be str, "
                                        "not ember.device")
+            if type(type_or_str) is not device:     # a sparse tensor's host: NOTE [sparse layout]
+                return _CACHE[(type_or_str.type, type_or_str.index)]
             return type_or_str
         if isinstance(type_or_str, int) and not isinstance(type_or_str, bool):
             index, type_or_str = type_or_str, _accelerator_type()

@@ -3409,7 +3409,16 @@ selu_ = _FE['selu_'].function
 sort = _FE['sort'].function
 
 
+sparse_coo_tensor = _FE['sparse_coo_tensor'].function
+
+
+sparse_csr_tensor = _FE['sparse_csr_tensor'].function
+
+
 split = _FE['split'].function
+
+
+spmm = _FE['spmm'].function
 
 
 squeeze = _FE['squeeze'].function
@@ -6184,7 +6193,13 @@ class _Methods:
 
     __setitem__ = _FE['_getitem'].dunders['__setitem__']
 
+    _indices = _FE['_indices'].method
+
+    _nnz = _FE['_nnz'].method
+
     __invert__ = _FE['_tensor_invert'].dunders['__invert__']
+
+    _values = _FE['_values'].method
 
     abs_ = _FE['abs'].inplace_method
 
@@ -6216,6 +6231,10 @@ class _Methods:
 
     cauchy_ = _FE['cauchy_'].method
 
+    coalesce = _FE['coalesce'].method
+
+    col_indices = _FE['col_indices'].method
+
     conj = _FE['conj'].method
 
     contiguous = _FE['contiguous'].method
@@ -6224,6 +6243,8 @@ class _Methods:
 
     count_nonzero = _FE['count_nonzero'].method
 
+    crow_indices = _FE['crow_indices'].method
+
     cummax = _FE['cummax'].method
 
     cummin = _FE['cummin'].method
@@ -6231,6 +6252,8 @@ class _Methods:
     cumprod_ = _FE['cumprod_'].method
 
     cumsum_ = _FE['cumsum_'].method
+
+    dense_dim = _FE['dense_dim'].method
 
     dim_order = _FE['dim_order'].method
 
@@ -6267,6 +6290,10 @@ class _Methods:
     index_fill = _FE['index_fill'].method
 
     index_fill_ = _FE['index_fill'].inplace_method
+
+    indices = _FE['indices'].method
+
+    is_coalesced = _FE['is_coalesced'].method
 
     is_conj = _FE['is_conj'].method
 
@@ -6366,6 +6393,10 @@ class _Methods:
 
     sort = _FE['sort'].method
 
+    sparse_dim = _FE['sparse_dim'].method
+
+    sparse_mask = _FE['sparse_mask'].method
+
     split = _FE['split'].method
 
     squeeze = _FE['squeeze'].method
@@ -6396,6 +6427,14 @@ class _Methods:
 
     tensor_split = _FE['tensor_split'].method
 
+    to_dense = _FE['to_dense'].method
+
+    to_sparse = _FE['to_sparse'].method
+
+    to_sparse_coo = _FE['to_sparse_coo'].method
+
+    to_sparse_csr = _FE['to_sparse_csr'].method
+
     topk = _FE['topk'].method
 
     transpose_ = _FE['transpose_'].method
@@ -6411,6 +6450,8 @@ class _Methods:
     unique_consecutive = _FE['unique_consecutive'].method
 
     unsqueeze_ = _FE['unsqueeze_'].method
+
+    values = _FE['values'].method
 
     var = _FE['var'].method
 
@@ -6779,8 +6820,11 @@ FUNCTIONS = (
     'slice_scatter',
     'softmax',
     'sort',
+    'sparse_coo_tensor',
+    'sparse_csr_tensor',
     'split',
     'split_with_sizes',
+    'spmm',
     'sqrt',
     'square',
     'squeeze',

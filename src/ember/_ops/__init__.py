@@ -47,6 +47,7 @@ from ember._ops import (  # noqa: F401
     shape,
     shape_join,
     sorting,
+    sparse,
     typing_ops,
     view,
     view_slicing,

@@ -66,6 +66,9 @@ def _run_to_copy(op, args):
     _check_type(isinstance(self, dispatch.Tensor), lambda: (
         f"_to_copy(): argument 'self' (position 1) must be Tensor, not {type(self).__name__}"))
     source = self._device
+    if source is not CPU and source == CPU:
+        # NOTE [sparse layout]: a sparse tensor's copy is its layout's kernel's.
+        return dispatch.stack.function_level(op, args)
     target = source if device is None else as_device(device)
     target_dtype = self._dtype if dtype is None else dtype
     if target is META:

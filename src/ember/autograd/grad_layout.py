@@ -84,6 +84,8 @@ def can_steal(grad, variable, refcount: int) -> bool:
 def copy_obeying_layout(grad, variable, create_graph: bool):
     """A copy of `grad` laid out as NOTE [the gradient layout contract] says."""
     target = variable._data
+    if hasattr(target, "layout_name") or hasattr(grad._data, "layout_name"):
+        return _sparse_copy(grad, create_graph)
     if type(grad) in OVERRIDING:
         # A subclass with its own dispatch (a wrapper tensor): its clone is its business.
         if create_graph:
@@ -111,9 +113,22 @@ def copy_obeying_layout(grad, variable, create_graph: bool):
     return dispatch.wrap(array, variable._dtype, CPU)
 
 
+def _sparse_copy(grad, create_graph):
+    """NOTE [sparse layout]: a sparse leaf keeps the gradient's own layout, as PyTorch's does
+    (dense from `mm`, sparse from `sparse.mm`); only copied, never re-laid out."""
+    if create_graph:
+        return grad.clone()
+    from ember.autograd.grad_mode import no_grad
+    with no_grad():
+        return grad.detach().clone()
+
+
 def add_in_place(current, grad) -> None:
     """current += grad, in place, without history (the accumulation of a later gradient)."""
     data = current._data
+    if hasattr(data, "layout_name") or hasattr(grad._data, "layout_name"):
+        _add_sparse_in_place(current, grad)
+        return
     if type(data) is _ndarray and current._device is CPU and data.flags.writeable \
             and (0 not in data.strides or data.size <= 1):
         np.add(data, grad._data, out=data, casting="unsafe")
@@ -122,3 +137,19 @@ def add_in_place(current, grad) -> None:
     from ember.autograd.grad_mode import no_grad
     with no_grad():
         current.add_(grad.detach())
+
+
+def _add_sparse_in_place(current, grad) -> None:
+    """current += grad where either is sparse: a sparse sum replaces a sparse `current`'s
+    components (NOTE [sparse layout]); a dense `current` takes the sparse entries in place."""
+    from ember.autograd.grad_mode import no_grad
+    with no_grad():
+        if hasattr(current._data, "layout_name"):
+            total = grad.detach() + current if not hasattr(grad._data, "layout_name") \
+                else current + grad.detach()
+            if hasattr(total._data, "layout_name"):
+                current._data = total._data
+                dispatch.bump_version(current)
+                return
+            raise RuntimeError("a dense gradient can't accumulate into a sparse .grad in place")
+        current.add_(grad.detach().to_dense())

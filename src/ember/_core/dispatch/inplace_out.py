@@ -16,6 +16,7 @@ from ember._backends.meta import MetaArray
 from ember._core.checks import _check, _check_type
 from ember._core.device import CPU, META
 from ember._core.dispatch.process_state import state
+from ember._core.dispatch.sparse import SPARSE_CPU, write_sparse_inplace
 from ember._core.dispatch.wrapping import bump_version
 from ember._core.fp_errors import cast, run_quietly
 
@@ -187,6 +188,9 @@ def inplace_op(op) -> InplaceOp:
 def write_inplace(op, self, result):
     """Copy an op's result into `self` with PyTorch's in-place checks; bump the version."""
     from ember._core.promotion import can_cast
+    if self._device is SPARSE_CPU:
+        write_sparse_inplace(self, result)
+        return
     if 0 in self._data.strides and self._data.size:
         _check_not_overlapping(self._data)
     rdt, sdt = result._dtype, self._dtype

@@ -1,0 +1,225 @@
+"""Sparse layouts (COO, CSR) in the dispatcher: what a sparse tensor holds, how calls on one
+find their sparse kernels, and PyTorch's error for an op that has none.
+
+NOTE [sparse layout]: a sparse tensor is an ordinary `Tensor` whose `_data` is a `SparseCOO`
+or `SparseCSR` (its component tensors) in place of an array, and whose `_device` is
+`SPARSE_CPU`: a `device` that prints, hashes and compares as `device('cpu')` but is not the
+interned `CPU` object. Every fast path already asks `t._device is CPU` before touching
+`t._data`, so a sparse operand falls to the layered path with no new check on the dense hot
+path. Below autograd, the back-end steps are wrapped (`install`, run when the first sparse
+tensor is made, so a process that never makes one pays nothing) to send a call with a sparse
+operand to the kernel registered for its op here (`register`), or to raise PyTorch's
+"Could not run 'aten::op' with arguments from the 'SparseCPU' backend". Autograd records the
+call as usual, with the op's own derivative formulas, above the wrapped step.
+
+Why not elsewhere: a check in the runners' fast paths would cost every dense call; a Tensor
+subclass would make `type(t) is Tensor` false (PyTorch's sparse tensors are plain Tensors);
+another device type would print and compare differently. The few places that read `_data` as
+an array outside the dispatcher ask first: `_to_copy`'s own runner and `write_inplace` (the
+device), the gradient layout (autograd/grad_layout.py), printing, pickling and checkpoints.
+Sparse tensors are immutable in their components except through in-place ops, which swap in
+the result's components (`write_sparse_inplace`).
+"""
+from __future__ import annotations
+
+from ember._core.device import CPU, device
+
+Tensor = None            # set on install (the dispatcher's Tensor class)
+
+
+class _SparseHost(device):
+    """The host as sparse tensors name it: equal to (and hashed as) `device('cpu')`; a
+    subclass, so `device('cpu') == t.device` asks this class's `__eq__` first."""
+
+    __slots__ = ()
+
+    def __eq__(self, other) -> bool:
+        return other is CPU or other is self
+
+    def __hash__(self) -> int:
+        return hash(CPU)
+
+
+# Named as its base: code that recognises a device by its class name (Tensor.to's argument
+# parsing) and users printing type(t.device) see `device`, as for any tensor.
+_SparseHost.__name__ = _SparseHost.__qualname__ = "device"
+SPARSE_CPU = object.__new__(_SparseHost)
+SPARSE_CPU.type = "cpu"
+SPARSE_CPU.index = None
+SPARSE_CPU._hash = CPU._hash
+SPARSE_CPU._prev_default = []
+
+
+class SparseCOO:
+    """The `_data` of a COO tensor: `indices` (int64, sparse_dim x nnz) and `values`
+    (nnz x dense dims) tensors, the shape, and whether the entries are coalesced."""
+
+    __slots__ = ("cache", "coalesced", "indices", "shape", "values")
+    layout_name = "sparse_coo"
+    backend_name = "SparseCPU"
+
+    def __init__(self, indices, values, shape, coalesced):
+        self.indices = indices
+        self.values = values
+        self.shape = tuple(shape)
+        self.coalesced = coalesced
+        self.cache = None           # a SciPy matrix of this tensor, made once (kernels)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        total = 1
+        for n in self.shape:
+            total *= n
+        return total
+
+    @property
+    def dtype(self):
+        return self.values._data.dtype
+
+    @property
+    def nnz(self) -> int:
+        return self.indices._data.shape[1]
+
+    @property
+    def strides(self) -> tuple:
+        # PyTorch reports zero strides for a sparse tensor (so it is never contiguous).
+        return (0,) * len(self.shape)
+
+    def tolist(self):
+        raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
+
+    @property
+    def sparse_dim(self) -> int:
+        return self.indices._data.shape[0]
+
+
+class SparseCSR:
+    """The `_data` of a CSR matrix: `crow_indices`, `col_indices` and `values` tensors."""
+
+    __slots__ = ("cache", "col_indices", "crow_indices", "shape", "values")
+    layout_name = "sparse_csr"
+    backend_name = "SparseCsrCPU"
+    coalesced = True
+
+    def __init__(self, crow_indices, col_indices, values, shape):
+        self.crow_indices = crow_indices
+        self.col_indices = col_indices
+        self.values = values
+        self.shape = tuple(shape)
+        self.cache = None
+
+    ndim = SparseCOO.ndim
+    size = SparseCOO.size
+    dtype = SparseCOO.dtype
+    strides = SparseCOO.strides
+    tolist = SparseCOO.tolist
+
+    @property
+    def nnz(self) -> int:
+        return self.col_indices._data.shape[0]
+
+    sparse_dim = 2
+
+
+SPARSE_TYPES = (SparseCOO, SparseCSR)
+KERNELS: dict = {}       # op name ("mm", "add.Tensor") -> kernel(op, args) on tensors
+
+
+def register(*names):
+    """Declare the sparse kernel of the ops `names`: `kernel(op, args)` gets the call's
+    arguments as tensors (sparse or dense) and returns the result tensor(s)."""
+    def decorate(fn):
+        for name in names:
+            KERNELS[name] = fn
+        return fn
+    return decorate
+
+
+def is_sparse(t) -> bool:
+    return isinstance(t, Tensor) and type(t._data) in SPARSE_TYPES
+
+
+def sparse_operand(op, args):
+    """The first sparse tensor among the call's tensor arguments, or None."""
+    for i in op.tensor_positions:
+        v = args[i]
+        if v is not None and v.__class__ is not int and v.__class__ is not float \
+                and type(getattr(v, "_data", None)) in SPARSE_TYPES:
+            return v
+    for i in op.list_positions:
+        for v in args[i] or ():
+            if type(getattr(v, "_data", None)) in SPARSE_TYPES:
+                return v
+    return None
+
+
+def run_sparse(op, args, sparse):
+    kernel = KERNELS.get(op.name)
+    if kernel is None:
+        raise NotImplementedError(
+            f"Could not run 'aten::{op.name.split('.')[0]}' with arguments from the "
+            f"'{sparse._data.backend_name}' backend. This could be because the operator "
+            "doesn't exist for this backend, or was omitted during the selective/custom build "
+            "process (if using custom build).")
+    return kernel(op, args)
+
+
+_installed = []
+
+
+def install() -> None:
+    """Wrap the back-end steps once so that calls with a sparse operand reach `run_sparse`
+    (NOTE [sparse layout]); dense calls pass straight through to the step they had."""
+    if _installed:
+        return
+    global Tensor
+    from ember._core.dispatch import stack
+    Tensor = stack.Tensor
+    steps = stack._BACKEND_STEPS
+    for kind, step in list(steps.items()):
+        steps[kind] = _with_layouts(step)
+    _installed.append(True)
+
+
+def _with_layouts(step):
+    def step_with_layouts(op, args):
+        sparse = sparse_operand(op, args)
+        if sparse is not None:
+            return run_sparse(op, args, sparse)
+        return step(op, args)
+    step_with_layouts.__name__ = step.__name__
+    return step_with_layouts
+
+
+def make_sparse(data, requires_grad=False):
+    """A sparse tensor holding `data` (a SparseCOO or SparseCSR)."""
+    install()
+    out = object.__new__(Tensor)
+    out._data = data
+    out._dtype = data.values._dtype
+    out._device = SPARSE_CPU
+    out._storage = None
+    out._requires_grad = requires_grad
+    out._grad_fn = None
+    out._grad = None
+    out._base = None
+    return out
+
+
+def write_sparse_inplace(self, result) -> None:
+    """An in-place op on a sparse tensor (`s.mul_(2)`, `s.add_(t)`): its components become the
+    result's, cast to its dtype; the layout and shape must stay."""
+    from ember._core.dispatch.wrapping import bump_version
+    same = type(result._data) is type(self._data) and result._data.shape == self._data.shape
+    if not same:
+        raise RuntimeError(f"in-place op on a {self._data.layout_name} tensor of shape "
+                           f"{list(self._data.shape)} gave a result of another layout or shape")
+    data = result._data
+    if result._dtype is not self._dtype:
+        data.values = data.values.to(self._dtype)
+    self._data = data
+    bump_version(self)

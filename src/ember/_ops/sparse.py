@@ -1,0 +1,323 @@
+"""Sparse tensors' constructors and methods: `ember.sparse_coo_tensor`, `sparse_csr_tensor`,
+`Tensor.to_sparse` / `to_sparse_csr` / `to_dense`, `coalesce`, the component accessors.
+
+NOTE [sparse layout] (_core/dispatch/sparse.py) says what a sparse tensor is; the kernels of
+registry ops on them are in sparse_kernels.py, their arrays in sparse_arrays.py. Nothing here
+imports SciPy or those modules before a sparse tensor is made.
+"""
+from __future__ import annotations
+
+from ember._core.checks import _check, _check_type
+from ember._core.registry import register_frontend
+
+_SPARSE_TYPES = None
+checking_invariants = [False]     # ember.sparse.check_sparse_tensor_invariants switches it
+
+
+def _layouts():
+    global _SPARSE_TYPES
+    if _SPARSE_TYPES is None:
+        from ember._core.dispatch.sparse import SPARSE_TYPES
+        from ember._ops import sparse_kernels  # noqa: F401  (registers the sparse kernels)
+        _SPARSE_TYPES = SPARSE_TYPES
+    return _SPARSE_TYPES
+
+
+def _arrays():
+    _layouts()
+    from ember._ops import sparse_arrays
+    return sparse_arrays
+
+
+def _is_sparse(t) -> bool:
+    return type(t._data) in _layouts()
+
+
+def _as_array(value, name, dtype=None):
+    """A host array of a tensor or nested list argument."""
+    import numpy as np
+
+    import ember
+    if not isinstance(value, ember.Tensor):
+        value = ember.tensor(value, dtype=dtype)
+    elif dtype is not None:
+        value = value.to(dtype)
+    _check(not _is_sparse(value), lambda: f"{name} must be a strided tensor")
+    return np.ascontiguousarray(value.detach().numpy()), value.dtype
+
+
+def _index_array(value, name):
+    import numpy as np
+
+    import ember
+    array, dtype = _as_array(value, name)
+    _check(dtype in (ember.int64, ember.int32) or array.size == 0, lambda: (
+        f"{name} must be an int64 tensor"))
+    return array.astype(np.int64, copy=False)
+
+
+@register_frontend(method=False)
+def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
+                      requires_grad=False, check_invariants=None, is_coalesced=None):
+    """sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None,
+    requires_grad=False, check_invariants=None, is_coalesced=None) -> Tensor: a sparse tensor
+    in COO format with `values` at `indices` (sparse_dim x nnz)."""
+    import numpy as np
+    arrays = _arrays()
+    _check(device is None or str(device) == "cpu", "sparse tensors live on the CPU in ember")
+    index = _index_array(indices, "indices")
+    value, value_dtype = _as_array(values, "values", dtype)
+    _check(index.ndim == 2, lambda: (
+        f"indices must be sparse_dim x nnz, but got: {list(index.shape)}"))
+    nnz = index.shape[1]
+    _check(value.ndim >= 1 and value.shape[0] == nnz, lambda: (
+        f"indices and values must have same nnz, but got nnz from indices: {nnz}, nnz from "
+        f"values: {value.shape[0] if value.ndim else 1}"))
+    sparse_dim = index.shape[0]
+    if size is None:
+        sizes = index.max(axis=1) + 1 if nnz else np.zeros(sparse_dim, np.int64)
+        size = tuple(int(n) for n in sizes) + tuple(value.shape[1:])
+    size = tuple(int(n) for n in size)
+    _check(len(size) == sparse_dim + value.ndim - 1, lambda: (
+        f"'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = {len(size)}, "
+        f"sparse_dim = {sparse_dim}, dense_dim = {value.ndim - 1}"))
+    if check_invariants or check_invariants is None and checking_invariants[0]:
+        _check_coo_invariants(index, size)
+    if _tracks_values(values):
+        from ember.sparse._autograd import from_values_tracked
+        return from_values_tracked(values, lambda v: arrays.coo(
+            index, v.numpy(), size, bool(is_coalesced), values_dtype=value_dtype))
+    return arrays.coo(index, value, size, bool(is_coalesced), requires_grad,
+                      values_dtype=value_dtype)
+
+
+def _tracks_values(values) -> bool:
+    """Whether a values tensor argument carries a gradient into the sparse tensor."""
+    import ember
+    return isinstance(values, ember.Tensor) and values.requires_grad and \
+        ember.is_grad_enabled()
+
+
+def _check_coo_invariants(index, size):
+    for dim in range(index.shape[0]):
+        if index.shape[1] == 0:
+            break
+        low, high = int(index[dim].min()), int(index[dim].max())
+        _check(low >= 0, f"found negative index {low} for dim {dim}")
+        _check(high < size[dim], f"size is inconsistent with indices: for dim {dim}, size is "
+                                 f"{size[dim]} but found index {high}")
+
+
+@register_frontend(method=False)
+def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=None,
+                      device=None, pin_memory=False, requires_grad=False,
+                      check_invariants=None):
+    """sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=None,
+    device=None, requires_grad=False, check_invariants=None) -> Tensor: a sparse matrix in CSR
+    format (compressed rows)."""
+    arrays = _arrays()
+    crow = _index_array(crow_indices, "crow_indices")
+    col = _index_array(col_indices, "col_indices")
+    value, value_dtype = _as_array(values, "values", dtype)
+    _check(crow.ndim == 1 and col.ndim == 1 and value.ndim == 1,
+           "ember's CSR tensors are 2-D with scalar values (no batch or dense dims)")
+    _check(col.shape[0] == value.shape[0], lambda: (
+        f"col_indices and values must have the same number of elements, but got "
+        f"col_indices.numel(): {col.shape[0]}, values.numel(): {value.shape[0]}"))
+    if size is None:
+        size = (len(crow) - 1, int(col.max()) + 1 if col.size else 0)
+    size = tuple(int(n) for n in size)
+    _check(len(crow) == size[0] + 1, lambda: (
+        f"crow_indices.size(-1) must be equal to size[-2] + 1 (that is {size[0] + 1}), but "
+        f"got: {len(crow)}"))
+    return arrays.csr(crow, col, value, size, requires_grad, values_dtype=value_dtype)
+
+
+@register_frontend(function=False)
+def to_dense(self, dtype=None, *, masked_grad=None):
+    """to_dense(dtype=None, *, masked_grad=True) -> Tensor: a strided copy (self when strided)."""
+    if not _is_sparse(self):
+        return self if dtype is None else self.to(dtype)
+    from ember.sparse._autograd import to_dense_tracked
+    out = to_dense_tracked(self)
+    return out if dtype is None else out.to(dtype)
+
+
+@register_frontend(function=False)
+def to_sparse(self, sparseDims=None, *, layout=None, blocksize=None, dense_dim=None):
+    """to_sparse(sparseDims) or to_sparse(*, layout=None, blocksize=None, dense_dim=None):
+    a sparse copy (COO unless `layout` says otherwise)."""
+    import ember
+    _check(blocksize is None, "to_sparse: block layouts are not supported")
+    if layout is not None and layout is not ember.sparse_coo:
+        _check(layout is ember.sparse_csr, lambda: f"to_sparse: unsupported layout {layout}")
+        return to_sparse_csr(self, dense_dim)
+    if _is_sparse(self):
+        return self if type(self._data).__name__ == "SparseCOO" else _csr_to_coo(self)
+    ndim = self.dim()
+    sparse_dim = ndim if sparseDims is None else sparseDims
+    if dense_dim is not None:
+        sparse_dim = ndim - dense_dim
+    _check(sparse_dim > 0 or ndim == 0, "dense_to_sparse: sparse_dim argument must be in >0 "
+                                        "when self.dim()>0")
+    _check(0 <= sparse_dim <= ndim, lambda: (
+        f"sparse_dim argument must be in [0,{ndim}] range, but {sparse_dim} is given"))
+    from ember.sparse._autograd import to_sparse_tracked
+    return to_sparse_tracked(self, sparse_dim)
+
+
+def _csr_to_coo(t):
+    from ember._ops.sparse_kernels import _csr_to_coo as convert
+    return convert(t)
+
+
+@register_frontend(function=False)
+def to_sparse_coo(self):
+    """to_sparse_coo() -> Tensor: a COO copy."""
+    return to_sparse(self)
+
+
+@register_frontend(function=False)
+def to_sparse_csr(self, dense_dim=None):
+    """to_sparse_csr(dense_dim=None) -> Tensor: a CSR copy of a matrix."""
+    arrays = _arrays()
+    if _is_sparse(self):
+        if type(self._data).__name__ == "SparseCSR":
+            return self
+        return arrays.coo_to_csr(self)
+    _check(self.dim() == 2 and not dense_dim,
+           lambda: f"to_sparse_csr: expected a 2-D tensor, got {self.dim()}-D")
+    return arrays.coo_to_csr(arrays.array_to_coo(self.detach().numpy(), 2, self.dtype))
+
+
+def _need(self, kind, what):
+    layouts = _layouts()
+    data = self._data
+    name = {"coo": "SparseCOO", "csr": "SparseCSR"}[kind]
+    _check_type(type(data) in layouts and type(data).__name__ == name, lambda: (
+        f"{what} expected sparse {'coordinate' if kind == 'coo' else 'row compressed'} "
+        f"tensor layout but got {'Strided' if type(data) not in layouts else 'Sparse'}"))
+    return data
+
+
+@register_frontend(function=False)
+def coalesce(self):
+    """coalesce() -> Tensor: duplicate entries summed, indices sorted (self when already)."""
+    _need(self, "coo", "coalesce")
+    from ember.sparse._autograd import coalesce_tracked
+    return coalesce_tracked(self)
+
+
+@register_frontend(function=False)
+def is_coalesced(self):
+    """is_coalesced() -> bool: whether the indices are unique and sorted."""
+    return bool(_need(self, "coo", "is_coalesced").coalesced)
+
+
+@register_frontend(function=False)
+def _indices(self):
+    """The indices tensor (sparse_dim x nnz), coalesced or not."""
+    return _need(self, "coo", "_indices").indices
+
+
+@register_frontend(function=False)
+def _values(self):
+    """The values tensor (nnz x dense dims), coalesced or not."""
+    data = self._data
+    _check(type(data) in _layouts(), "_values expected sparse tensor layout but got Strided")
+    return data.values
+
+
+@register_frontend(function=False)
+def indices(self):
+    """indices() -> Tensor: the indices of a coalesced COO tensor."""
+    data = _need(self, "coo", "indices")
+    _check(data.coalesced, "Cannot get indices on an uncoalesced tensor, please call "
+                           ".coalesce() first")
+    return data.indices
+
+
+@register_frontend(function=False)
+def values(self):
+    """values() -> Tensor: the stored values (of a coalesced tensor, for COO)."""
+    data = self._data
+    _check(type(data) in _layouts(), "values expected sparse tensor layout but got Strided")
+    _check(data.coalesced, "Cannot get values on an uncoalesced tensor, please call "
+                           ".coalesce() first")
+    return data.values
+
+
+@register_frontend(function=False)
+def crow_indices(self):
+    """crow_indices() -> Tensor: the compressed row indices of a CSR tensor."""
+    return _need(self, "csr", "crow_indices").crow_indices
+
+
+@register_frontend(function=False)
+def col_indices(self):
+    """col_indices() -> Tensor: the column indices of a CSR tensor."""
+    return _need(self, "csr", "col_indices").col_indices
+
+
+@register_frontend(function=False)
+def sparse_dim(self):
+    """sparse_dim() -> int: the number of sparse dimensions (0 for a strided tensor)."""
+    return self._data.sparse_dim if _is_sparse(self) else 0
+
+
+@register_frontend(function=False)
+def dense_dim(self):
+    """dense_dim() -> int: the number of dense dimensions (all of a strided tensor's)."""
+    if _is_sparse(self):
+        return self._data.ndim - self._data.sparse_dim
+    return self.dim()
+
+
+@register_frontend(function=False)
+def _nnz(self):
+    """_nnz() -> int: the number of stored entries."""
+    data = self._data
+    _check(type(data) in _layouts(), "_nnz expected sparse tensor layout but got Strided")
+    return data.nnz
+
+
+@register_frontend(function=False)
+def sparse_mask(self, mask):
+    """sparse_mask(mask) -> Tensor: this strided tensor's values at the entries of the sparse
+    COO tensor `mask`, as a sparse tensor with mask's indices."""
+    data = _need(mask, "coo", "sparse_mask")
+    _check(tuple(self.shape) == data.shape, lambda: (
+        f"sparse_mask(): the number of sizes provided ({self.dim()}) must be equal to the "
+        f"number of dimensions of the mask ({len(data.shape)})"))
+    indices = data.indices._data
+    picked = self.detach().numpy()[tuple(indices)]
+    return _arrays().coo(indices, picked.copy(), data.shape, data.coalesced,
+                         values_dtype=self.dtype)
+
+
+@register_frontend(method=False)
+def spmm(input, mat2):
+    """spmm(input, mat2) -> Tensor: sparse matrix times dense matrix (ember.mm)."""
+    import ember
+    return ember.mm(input, mat2)
+
+
+def rebuild_sparse(layout_name, components, size, coalesced=False, requires_grad=False):
+    """A sparse tensor from its pickled components (pickle, ember.save / ember.load)."""
+    if layout_name == "sparse_csr":
+        crow, col, values = components
+        out = sparse_csr_tensor(crow, col, values, size)
+    else:
+        indices, values = components
+        out = sparse_coo_tensor(indices, values, size, is_coalesced=bool(coalesced))
+    return out.requires_grad_(requires_grad) if requires_grad else out
+
+
+def sparse_parts(t):
+    """(layout name, components, size, coalesced) of a sparse tensor: what pickles it."""
+    data = t._data
+    if data.layout_name == "sparse_csr":
+        parts = (data.crow_indices, data.col_indices, data.values)
+    else:
+        parts = (data.indices, data.values)
+    return data.layout_name, parts, tuple(data.shape), bool(data.coalesced)
