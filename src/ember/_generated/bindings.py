@@ -16,6 +16,9 @@ _op__adaptive_avg_pool3d = _OPS['_adaptive_avg_pool3d']
 _op__adaptive_avg_pool3d_backward = _OPS['_adaptive_avg_pool3d_backward']
 _op__ctc_loss = _OPS['_ctc_loss']
 _op__ctc_loss_backward = _OPS['_ctc_loss_backward']
+_op__fft_c2c = _OPS['_fft_c2c']
+_op__fft_c2r = _OPS['_fft_c2r']
+_op__fft_r2c = _OPS['_fft_r2c']
 _op__fused_rnn_direction = _OPS['_fused_rnn_direction']
 _op__fused_rnn_direction_backward = _OPS['_fused_rnn_direction_backward']
 _op__to_copy = _OPS['_to_copy']
@@ -476,6 +479,30 @@ def _adaptive_avg_pool3d_backward(grad_output, self, *, out=None):
     if out is None:
         return _call(_op__adaptive_avg_pool3d_backward, (grad_output, self)) if _state.slow else _op__adaptive_avg_pool3d_backward.runner(_op__adaptive_avg_pool3d_backward, (grad_output, self))
     return _call_out(_op__adaptive_avg_pool3d_backward, (grad_output, self), out)
+
+
+def _fft_c2c(input, dim, normalization, forward, *, out=None):
+    if type(dim) is int:
+        raise TypeError("_fft_c2c(): argument 'dim' (position 2) must be tuple of ints, not int")
+    if out is None:
+        return _call(_op__fft_c2c, (input, dim, normalization, forward)) if _state.slow else _op__fft_c2c.runner(_op__fft_c2c, (input, dim, normalization, forward))
+    return _call_out(_op__fft_c2c, (input, dim, normalization, forward), out)
+
+
+def _fft_c2r(input, dim, normalization, last_dim_size, *, out=None):
+    if type(dim) is int:
+        raise TypeError("_fft_c2r(): argument 'dim' (position 2) must be tuple of ints, not int")
+    if out is None:
+        return _call(_op__fft_c2r, (input, dim, normalization, last_dim_size)) if _state.slow else _op__fft_c2r.runner(_op__fft_c2r, (input, dim, normalization, last_dim_size))
+    return _call_out(_op__fft_c2r, (input, dim, normalization, last_dim_size), out)
+
+
+def _fft_r2c(input, dim, normalization, onesided, *, out=None):
+    if type(dim) is int:
+        raise TypeError("_fft_r2c(): argument 'dim' (position 2) must be tuple of ints, not int")
+    if out is None:
+        return _call(_op__fft_r2c, (input, dim, normalization, onesided)) if _state.slow else _op__fft_r2c.runner(_op__fft_r2c, (input, dim, normalization, onesided))
+    return _call_out(_op__fft_r2c, (input, dim, normalization, onesided), out)
 
 
 def abs(input, *, out=None):
@@ -3682,6 +3709,9 @@ FUNCTIONS = (
     '_adaptive_avg_pool2d_backward',
     '_adaptive_avg_pool3d',
     '_adaptive_avg_pool3d_backward',
+    '_fft_c2c',
+    '_fft_c2r',
+    '_fft_r2c',
     'abs',
     'absolute',
     'acos',

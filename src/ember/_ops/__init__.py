@@ -8,6 +8,7 @@ from ember._ops import (  # noqa: F401
     creation_ranges,
     cumulative,
     decomposition,
+    fft,
     filling,
     indexing,
     indexing_masked,
