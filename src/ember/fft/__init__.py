@@ -25,6 +25,7 @@ from ember.fft._transforms import (  # noqa: F401  (hfft2 ... are public but not
 )
 
 # PyTorch's list, in its order (it leaves out hfft2, hfftn, ihfft2, ihfftn).
-__all__ = [  # noqa: RUF022"fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
-           "rfftn", "irfftn", "hfft", "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift",
-           "Tensor"]
+__all__ = [  # noqa: RUF022
+    "fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
+    "rfftn", "irfftn", "hfft", "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift", "Tensor",
+]
