@@ -2,7 +2,9 @@
 (`fftshift`, `ifftshift`)."""
 from __future__ import annotations
 
-from ember._core.checks import _check
+import math
+
+from ember._core.checks import _check, _check_not_implemented
 from ember._core.dispatch import call
 from ember._core.registry import OPS
 from ember.fft._args import check_int, finish
@@ -15,11 +17,15 @@ def _frequencies(name, n, d, count, dtype, layout, device, requires_grad, out):
         out.dtype if out is not None else ember.get_default_dtype())
     _check(dtype.is_floating_point or dtype.is_complex,
            f"{name} requires a floating point or complex dtype")
+    # PyTorch fills the frequencies with arange, which has no complex kernel.
+    _check_not_implemented(not dtype.is_complex, lambda: (
+        f'"arange_cpu" not implemented for \'{dtype._cpp_name}\''))
     values = ember.arange(count(n), dtype=dtype, device=device)
     if name == "fftfreq":
         # The second half counts the negative frequencies: -(n // 2) ... -1.
         values[(n + 1) // 2:] = ember.arange(-(n // 2), 0, dtype=dtype, device=device)
-    values = values.mul_(1.0 / (n * d)) if n > 0 else values
+    # As in C++, 1 / 0 is inf (so rfftfreq(0) is [nan]).
+    values = values.mul_(1.0 / (n * d) if n * d != 0 else math.inf)
     if requires_grad:
         values.requires_grad_(True)
     return finish(values, out, name)
