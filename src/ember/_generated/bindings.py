@@ -73,6 +73,7 @@ _op_avg_pool2d_backward = _OPS['avg_pool2d_backward']
 _op_avg_pool3d = _OPS['avg_pool3d']
 _op_avg_pool3d_backward = _OPS['avg_pool3d_backward']
 _op_baddbmm = _OPS['baddbmm']
+_op_bartlett_window_periodic = _OPS['bartlett_window.periodic']
 _op_bernoulli = _OPS['bernoulli']
 _op_bernoulli_Tensor = _OPS['bernoulli.Tensor']
 _op_bernoulli_p = _OPS['bernoulli.p']
@@ -84,6 +85,7 @@ _op_bitwise_not = _OPS['bitwise_not']
 _op_bitwise_or_Tensor = _OPS['bitwise_or.Tensor']
 _op_bitwise_right_shift_Tensor = _OPS['bitwise_right_shift.Tensor']
 _op_bitwise_xor_Tensor = _OPS['bitwise_xor.Tensor']
+_op_blackman_window_periodic = _OPS['blackman_window.periodic']
 _op_block_diag = _OPS['block_diag']
 _op_bmm = _OPS['bmm']
 _op_broadcast_to = _OPS['broadcast_to']
@@ -184,6 +186,8 @@ _op_grid_sampler_2d_backward = _OPS['grid_sampler_2d_backward']
 _op_grid_sampler_3d = _OPS['grid_sampler_3d']
 _op_grid_sampler_3d_backward = _OPS['grid_sampler_3d_backward']
 _op_gt_Tensor = _OPS['gt.Tensor']
+_op_hamming_window_periodic_alpha_beta = _OPS['hamming_window.periodic_alpha_beta']
+_op_hann_window_periodic = _OPS['hann_window.periodic']
 _op_hardshrink = _OPS['hardshrink']
 _op_hardsigmoid = _OPS['hardsigmoid']
 _op_hardswish = _OPS['hardswish']
@@ -214,6 +218,7 @@ _op_isnan = _OPS['isnan']
 _op_isneginf = _OPS['isneginf']
 _op_isposinf = _OPS['isposinf']
 _op_isreal = _OPS['isreal']
+_op_kaiser_window_beta = _OPS['kaiser_window.beta']
 _op_kron = _OPS['kron']
 _op_kthvalue = _OPS['kthvalue']
 _op_lcm = _OPS['lcm']
@@ -1831,10 +1836,16 @@ atleast_2d = _FE['atleast_2d'].function
 atleast_3d = _FE['atleast_3d'].function
 
 
+bartlett_window = _FE['bartlett_window'].function
+
+
 bernoulli = _FE['bernoulli'].function
 
 
 binary_cross_entropy_with_logits = _FE['binary_cross_entropy_with_logits'].function
+
+
+blackman_window = _FE['blackman_window'].function
 
 
 block_diag = _FE['block_diag'].function
@@ -1969,6 +1980,12 @@ full_like = _FE['full_like'].function
 gru_cell = _FE['gru_cell'].function
 
 
+hamming_window = _FE['hamming_window'].function
+
+
+hann_window = _FE['hann_window'].function
+
+
 heaviside = _FE['heaviside'].function
 
 
@@ -1997,6 +2014,9 @@ is_same_size = _FE['is_same_size'].function
 
 
 isin = _FE['isin'].function
+
+
+kaiser_window = _FE['kaiser_window'].function
 
 
 kl_div = _FE['kl_div'].function
@@ -3759,6 +3779,7 @@ FUNCTIONS = (
     'atleast_2d',
     'atleast_3d',
     'baddbmm',
+    'bartlett_window',
     'bernoulli',
     'bilinear',
     'binary_cross_entropy_with_logits',
@@ -3769,6 +3790,7 @@ FUNCTIONS = (
     'bitwise_or',
     'bitwise_right_shift',
     'bitwise_xor',
+    'blackman_window',
     'block_diag',
     'bmm',
     'broadcast_shapes',
@@ -3876,6 +3898,8 @@ FUNCTIONS = (
     'grid_sampler_3d',
     'gru_cell',
     'gt',
+    'hamming_window',
+    'hann_window',
     'hardshrink',
     'heaviside',
     'hinge_embedding_loss',
@@ -3904,6 +3928,7 @@ FUNCTIONS = (
     'isneginf',
     'isposinf',
     'isreal',
+    'kaiser_window',
     'kl_div',
     'kron',
     'kthvalue',

@@ -49,4 +49,5 @@ from ember._ops import (  # noqa: F401
     typing_ops,
     view,
     view_slicing,
+    windows,
 )
