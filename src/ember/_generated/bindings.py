@@ -2016,6 +2016,9 @@ is_same_size = _FE['is_same_size'].function
 isin = _FE['isin'].function
 
 
+istft = _FE['istft'].function
+
+
 kaiser_window = _FE['kaiser_window'].function
 
 
@@ -2188,6 +2191,9 @@ std = _FE['std'].function
 
 
 std_mean = _FE['std_mean'].function
+
+
+stft = _FE['stft'].function
 
 
 sub = _FE['sub'].function
@@ -3574,6 +3580,8 @@ class _Methods:
 
     is_same_size = _FE['is_same_size'].method
 
+    istft = _FE['istft'].method
+
     kthvalue = _FE['kthvalue'].method
 
     lerp = _FE['lerp'].method
@@ -3669,6 +3677,8 @@ class _Methods:
     squeeze_ = _FE['squeeze_'].method
 
     std = _FE['std'].method
+
+    stft = _FE['stft'].method
 
     sub = _FE['sub'].method
 
@@ -3928,6 +3938,7 @@ FUNCTIONS = (
     'isneginf',
     'isposinf',
     'isreal',
+    'istft',
     'kaiser_window',
     'kl_div',
     'kron',
@@ -4066,6 +4077,7 @@ FUNCTIONS = (
     'stack',
     'std',
     'std_mean',
+    'stft',
     'sub',
     'subtract',
     'sum',

@@ -9,6 +9,7 @@ from ember._ops import (  # noqa: F401
     cumulative,
     decomposition,
     fft,
+    fft_stft,
     filling,
     indexing,
     indexing_masked,
