@@ -32,6 +32,8 @@ def c2r_samples(make, d):
 
 
 def n_dim_samples(make, d, default_dims=None):
+    # Small enough for gradgradcheck (NOTE [finite-difference budget]).
+    yield Sample((_t(make, (2, 2), d),), {"norm": "ortho"}, name="small")
     for norm in NORMS:
         yield Sample((_t(make, (3, 4), d),), {"norm": norm}, name=f"3x4 norm={norm}")
     yield Sample((_t(make, (2, 3, 4), d),), {"s": (4, 2)}, name="s resizes")
@@ -47,6 +49,7 @@ def two_dim_samples(make, d):
 
 
 def c2r_n_dim_samples(make, d):
+    yield Sample((_t(make, (2, 2), d),), name="small")
     for norm in NORMS:
         yield Sample((_t(make, (3, 4), d),), {"norm": norm}, name=f"3x4 norm={norm}")
     yield Sample((_t(make, (2, 3, 4), d),), {"s": (4, 5)}, name="s odd last")
@@ -66,6 +69,7 @@ def shift_samples(make, d):
 
 
 def r2c_op_samples(make, d):
+    yield Sample((_t(make, (2, 3), d), [0, 1], 1, True), name="small")
     yield Sample((_t(make, (3, 6), d), [1], 0, True), name="onesided")
     yield Sample((_t(make, (3, 5), d), [0, 1], 2, True), name="2-d odd")
     yield Sample((_t(make, (3, 5), d), [1], 1, False), name="twosided")
