@@ -8,6 +8,8 @@ from ember._ops import (  # noqa: F401
     creation_ranges,
     cumulative,
     decomposition,
+    fft,
+    fft_stft,
     filling,
     indexing,
     indexing_masked,
@@ -51,4 +53,5 @@ from ember._ops import (  # noqa: F401
     typing_ops,
     view,
     view_slicing,
+    windows,
 )

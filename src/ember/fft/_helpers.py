@@ -1,0 +1,69 @@
+"""Sample frequencies (`fftfreq`, `rfftfreq`) and the half-swaps that centre a spectrum
+(`fftshift`, `ifftshift`)."""
+from __future__ import annotations
+
+import math
+
+from ember._core.checks import _check, _check_not_implemented
+from ember._core.dispatch import call
+from ember._core.registry import OPS
+from ember.fft._args import check_int, finish
+
+
+def _frequencies(name, n, d, count, dtype, layout, device, requires_grad, out):
+    import ember
+    n = check_int(n, "n", f"fft_{name}")
+    dtype = dtype if dtype is not None else (
+        out.dtype if out is not None else ember.get_default_dtype())
+    _check(dtype.is_floating_point or dtype.is_complex,
+           f"{name} requires a floating point or complex dtype")
+    # PyTorch fills the frequencies with arange, which has no complex kernel.
+    _check_not_implemented(not dtype.is_complex, lambda: (
+        f'"arange_cpu" not implemented for \'{dtype._cpp_name}\''))
+    values = ember.arange(count(n), dtype=dtype, device=device)
+    if name == "fftfreq":
+        # The second half counts the negative frequencies: -(n // 2) ... -1.
+        values[(n + 1) // 2:] = ember.arange(-(n // 2), 0, dtype=dtype, device=device)
+    # As in C++, 1 / 0 is inf (so rfftfreq(0) is [nan]).
+    values = values.mul_(1.0 / (n * d) if n * d != 0 else math.inf)
+    if requires_grad:
+        values.requires_grad_(True)
+    return finish(values, out, name)
+
+
+def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+            pin_memory=False):
+    """fftfreq(n, d=1.0, *, out=None, dtype=None, layout=torch.strided, device=None,
+    requires_grad=False) -> Tensor: the sample frequencies of a length-`n` transform with
+    sample spacing `d`: [0, 1, ..., (n - 1) // 2, -(n // 2), ..., -1] / (d * n)."""
+    return _frequencies("fftfreq", n, d, lambda k: k, dtype, layout, device, requires_grad, out)
+
+
+def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+             pin_memory=False):
+    """rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=torch.strided, device=None,
+    requires_grad=False) -> Tensor: the n // 2 + 1 non-negative sample frequencies of `rfft`."""
+    return _frequencies("rfftfreq", n, d, lambda k: k // 2 + 1, dtype, layout, device,
+                        requires_grad, out)
+
+
+def _shift(x, dim, inverse):
+    if dim is None:
+        dims = list(range(x.ndim))
+    else:
+        dims = [dim] if isinstance(dim, int) else list(dim)
+    sizes = x.shape
+    from ember._core.shape import wrap_dim
+    shifts = [(sizes[wrap_dim(d, x.ndim)] + inverse) // 2 for d in dims]
+    return call(OPS["roll"], (x, shifts, dims))
+
+
+def fftshift(input, dim=None):
+    """fftshift(input, dim=None) -> Tensor: move the zero frequency of an `fftn` result to the
+    centre of `dim` (every dim by default)."""
+    return _shift(input, dim, 0)
+
+
+def ifftshift(input, dim=None):
+    """ifftshift(input, dim=None) -> Tensor: the inverse of `fftshift`."""
+    return _shift(input, dim, 1)

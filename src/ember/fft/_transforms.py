@@ -1,0 +1,223 @@
+"""The public transforms, each a composite of `_fft_r2c`, `_fft_c2r` and `_fft_c2c`
+(`_ops/fft.py`) as in PyTorch: promote the input, cut or pad it to the requested sizes, pick
+the normalisation, run one or two of the three ops."""
+from __future__ import annotations
+
+from ember._core.checks import _check
+from ember.fft._args import (
+    c2c,
+    c2r,
+    check_points,
+    finish,
+    norm_mode,
+    one_dim,
+    promote,
+    r2c,
+    resize,
+    shape_and_dims,
+)
+
+# --------------------------------------------------------------------------- one dimension
+
+
+def _c2c_1d(name, x, n, dim, norm, forward, out):
+    aten = f"fft_{name}"
+    dim, n = one_dim(x, n, dim, aten)
+    if n is not None:
+        x = resize(x, [dim], [n])
+    return finish(c2c(x, [dim], norm_mode(norm, forward, aten), forward), out, name)
+
+
+def _r2c_1d(name, x, n, dim, norm, forward, onesided, out):
+    aten = f"fft_{name}"
+    _check(not x._dtype.is_complex, lambda: (
+        f"{name} expects a real input tensor, but got {x._dtype._cpp_name}"))
+    x = promote(x)
+    dim, n = one_dim(x, n, dim, aten)
+    if n is not None:
+        x = resize(x, [dim], [n])
+    result = r2c(x, [dim], norm_mode(norm, forward, aten), onesided)
+    return finish(result if forward else result.conj(), out, name)
+
+
+def _c2r_1d(name, x, n, dim, norm, forward, out):
+    aten = f"fft_{name}"
+    x = promote(x, require_complex=True)
+    dim, n = one_dim(x, n, dim, aten)
+    last = n if n is not None else 2 * (x.shape[dim] - 1)
+    check_points(last)
+    if n is not None:
+        x = resize(x, [dim], [last // 2 + 1])
+    if forward:
+        x = x.conj()
+    return finish(c2r(x, [dim], norm_mode(norm, forward, aten), last), out, name)
+
+
+def fft(input, n=None, dim=-1, norm=None, *, out=None):
+    """fft(input, n=None, dim=-1, norm=None, *, out=None) -> Tensor: the one-dimensional
+    discrete Fourier transform of `input` along `dim`."""
+    if input._dtype.is_complex:
+        return _c2c_1d("fft", input, n, dim, norm, True, out)
+    return _r2c_1d("fft", input, n, dim, norm, True, False, out)
+
+
+def ifft(input, n=None, dim=-1, norm=None, *, out=None):
+    """ifft(input, n=None, dim=-1, norm=None, *, out=None) -> Tensor: the inverse of `fft`."""
+    if input._dtype.is_complex:
+        return _c2c_1d("ifft", input, n, dim, norm, False, out)
+    return _r2c_1d("ifft", input, n, dim, norm, False, False, out)
+
+
+def rfft(input, n=None, dim=-1, norm=None, *, out=None):
+    """rfft(input, n=None, dim=-1, norm=None, *, out=None) -> Tensor: the transform of a real
+    signal, keeping the n // 2 + 1 non-negative frequencies."""
+    return _r2c_1d("rfft", input, n, dim, norm, True, True, out)
+
+
+def irfft(input, n=None, dim=-1, norm=None, *, out=None):
+    """irfft(input, n=None, dim=-1, norm=None, *, out=None) -> Tensor: the inverse of `rfft`;
+    `n` real values (default 2 * (input.size(dim) - 1))."""
+    return _c2r_1d("irfft", input, n, dim, norm, False, out)
+
+
+def hfft(input, n=None, dim=-1, norm=None, *, out=None):
+    """hfft(input, n=None, dim=-1, norm=None, *, out=None) -> Tensor: the transform of a
+    Hermitian-symmetric signal given by its first half; a real result."""
+    return _c2r_1d("hfft", input, n, dim, norm, True, out)
+
+
+def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
+    """ihfft(input, n=None, dim=-1, norm=None, *, out=None) -> Tensor: the inverse of `hfft`:
+    the first half of the Hermitian spectrum of a real signal."""
+    return _r2c_1d("ihfft", input, n, dim, norm, False, True, out)
+
+
+# --------------------------------------------------------------------------- n dimensions
+
+def _c2c_nd(name, x, s, dim, norm, forward, out):
+    aten = f"fft_{name}"
+    sizes, dims = shape_and_dims(x, s, dim, aten)
+    x = resize(promote(x, require_complex=True), dims, sizes)
+    return finish(c2c(x, dims, norm_mode(norm, forward, aten), forward), out, name)
+
+
+def _c2r_sizes(name, x, s, dim):
+    """(sizes, dims, last_dim_size) of an n-dimensional transform to real values: the last
+    dim's logical size defaults to 2 * (input size - 1), and the input keeps its half."""
+    sizes, dims = shape_and_dims(x, s, dim, f"fft_{name}")
+    _check(len(dims) > 0, lambda: f"{name} must transform at least one axis")
+    last = sizes[-1] if s is not None else 2 * (x.shape[dims[-1]] - 1)
+    check_points(last)
+    sizes[-1] = last // 2 + 1
+    return sizes, dims, last
+
+
+def fftn(input, s=None, dim=None, norm=None, *, out=None):
+    """fftn(input, s=None, dim=None, norm=None, *, out=None) -> Tensor: the N-dimensional
+    discrete Fourier transform over `dim` (every dim by default)."""
+    return _c2c_nd("fftn", input, s, dim, norm, True, out)
+
+
+def ifftn(input, s=None, dim=None, norm=None, *, out=None):
+    """ifftn(input, s=None, dim=None, norm=None, *, out=None) -> Tensor: the inverse of
+    `fftn`."""
+    return _c2c_nd("ifftn", input, s, dim, norm, False, out)
+
+
+def fft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+    """fft2(input, s=None, dim=(-2, -1), norm=None, *, out=None) -> Tensor: `fftn` over two
+    dims."""
+    return _c2c_nd("fft2", input, s, dim, norm, True, out)
+
+
+def ifft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+    """ifft2(input, s=None, dim=(-2, -1), norm=None, *, out=None) -> Tensor: the inverse of
+    `fft2`."""
+    return _c2c_nd("ifft2", input, s, dim, norm, False, out)
+
+
+def _rfftn(name, x, s, dim, norm, out):
+    aten = f"fft_{name}"
+    _check(not x._dtype.is_complex, lambda: (
+        f"rfftn expects a real-valued input tensor, but got {x._dtype._cpp_name}"))
+    sizes, dims = shape_and_dims(x, s, dim, aten)
+    _check(len(dims) > 0, "rfftn must transform at least one axis")
+    x = resize(promote(x), dims, sizes)
+    return finish(r2c(x, dims, norm_mode(norm, True, aten), True), out, name)
+
+
+def _irfftn(name, x, s, dim, norm, out):
+    sizes, dims, last = _c2r_sizes("irfftn", x, s, dim)
+    x = resize(promote(x, require_complex=True), dims, sizes)
+    return finish(c2r(x, dims, norm_mode(norm, False, f"fft_{name}"), last), out, name)
+
+
+def rfftn(input, s=None, dim=None, norm=None, *, out=None):
+    """rfftn(input, s=None, dim=None, norm=None, *, out=None) -> Tensor: `fftn` of a real
+    tensor, keeping the non-negative frequencies of the last dim."""
+    return _rfftn("rfftn", input, s, dim, norm, out)
+
+
+def rfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+    """rfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None) -> Tensor: `rfftn` over two
+    dims."""
+    return _rfftn("rfft2", input, s, dim, norm, out)
+
+
+def irfftn(input, s=None, dim=None, norm=None, *, out=None):
+    """irfftn(input, s=None, dim=None, norm=None, *, out=None) -> Tensor: the inverse of
+    `rfftn`."""
+    return _irfftn("irfftn", input, s, dim, norm, out)
+
+
+def irfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+    """irfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None) -> Tensor: the inverse of
+    `rfft2`."""
+    return _irfftn("irfft2", input, s, dim, norm, out)
+
+
+def _hfftn(name, x, s, dim, norm, out):
+    sizes, dims, last = _c2r_sizes("hfftn", x, s, dim)
+    mode = norm_mode(norm, True, f"fft_{name}")
+    x = resize(promote(x, require_complex=True), dims, sizes)
+    if len(dims) > 1:
+        x = c2c(x, dims[:-1], mode, True)
+    return finish(c2r(x.conj(), dims[-1:], mode, last), out, name)
+
+
+def _ihfftn(name, x, s, dim, norm, out):
+    aten = f"fft_{name}"
+    _check(not x._dtype.is_complex, lambda: (
+        f"Only supports floating-point dtypes, but found: {x._dtype._cpp_name}"))
+    sizes, dims = shape_and_dims(x, s, dim, aten)
+    _check(len(dims) > 0, "ihfftn must transform at least one axis")
+    mode = norm_mode(norm, False, aten)
+    x = resize(promote(x), dims, sizes)
+    half = r2c(x, dims[-1:], mode, True)
+    if len(dims) == 1:
+        return finish(half.conj(), out, name)
+    return finish(c2c(half.conj_physical(), dims[:-1], mode, False), out, name)
+
+
+def hfftn(input, s=None, dim=None, norm=None, *, out=None):
+    """hfftn(input, s=None, dim=None, norm=None, *, out=None) -> Tensor: the N-dimensional
+    transform of a Hermitian-symmetric signal given by the first half of its last dim."""
+    return _hfftn("hfftn", input, s, dim, norm, out)
+
+
+def hfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+    """hfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None) -> Tensor: `hfftn` over two
+    dims."""
+    return _hfftn("hfft2", input, s, dim, norm, out)
+
+
+def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
+    """ihfftn(input, s=None, dim=None, norm=None, *, out=None) -> Tensor: the inverse of
+    `hfftn`."""
+    return _ihfftn("ihfftn", input, s, dim, norm, out)
+
+
+def ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+    """ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None) -> Tensor: the inverse of
+    `hfft2`."""
+    return _ihfftn("ihfft2", input, s, dim, norm, out)
