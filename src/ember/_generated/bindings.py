@@ -16,8 +16,12 @@ _op__adaptive_avg_pool3d = _OPS['_adaptive_avg_pool3d']
 _op__adaptive_avg_pool3d_backward = _OPS['_adaptive_avg_pool3d_backward']
 _op__ctc_loss = _OPS['_ctc_loss']
 _op__ctc_loss_backward = _OPS['_ctc_loss_backward']
+_op__dirichlet_grad = _OPS['_dirichlet_grad']
 _op__fused_rnn_direction = _OPS['_fused_rnn_direction']
 _op__fused_rnn_direction_backward = _OPS['_fused_rnn_direction_backward']
+_op__sample_dirichlet = _OPS['_sample_dirichlet']
+_op__standard_gamma = _OPS['_standard_gamma']
+_op__standard_gamma_grad = _OPS['_standard_gamma_grad']
 _op__to_copy = _OPS['_to_copy']
 _op__unique2 = _OPS['_unique2']
 _op__upsample_bicubic2d_aa = _OPS['_upsample_bicubic2d_aa']
@@ -75,6 +79,7 @@ _op_bernoulli_Tensor = _OPS['bernoulli.Tensor']
 _op_bernoulli_p = _OPS['bernoulli.p']
 _op_bilinear = _OPS['bilinear']
 _op_bincount = _OPS['bincount']
+_op_binomial = _OPS['binomial']
 _op_bitwise_and_Tensor = _OPS['bitwise_and.Tensor']
 _op_bitwise_left_shift_Tensor = _OPS['bitwise_left_shift.Tensor']
 _op_bitwise_not = _OPS['bitwise_not']
@@ -478,6 +483,26 @@ def _adaptive_avg_pool3d_backward(grad_output, self, *, out=None):
     return _call_out(_op__adaptive_avg_pool3d_backward, (grad_output, self), out)
 
 
+def _dirichlet_grad(x, alpha, total, *, out=None):
+    if out is None:
+        return _call(_op__dirichlet_grad, (x, alpha, total)) if _state.slow else _op__dirichlet_grad.runner(_op__dirichlet_grad, (x, alpha, total))
+    return _call_out(_op__dirichlet_grad, (x, alpha, total), out)
+
+
+def _sample_dirichlet(input, generator=None):
+    return _call(_op__sample_dirichlet, (input, generator)) if _state.slow else _op__sample_dirichlet.runner(_op__sample_dirichlet, (input, generator))
+
+
+def _standard_gamma(input, generator=None):
+    return _call(_op__standard_gamma, (input, generator)) if _state.slow else _op__standard_gamma.runner(_op__standard_gamma, (input, generator))
+
+
+def _standard_gamma_grad(input, output, *, out=None):
+    if out is None:
+        return _call(_op__standard_gamma_grad, (input, output)) if _state.slow else _op__standard_gamma_grad.runner(_op__standard_gamma_grad, (input, output))
+    return _call_out(_op__standard_gamma_grad, (input, output), out)
+
+
 def abs(input, *, out=None):
     if out is None:
         return _call(_op_abs, (input,)) if _state.slow else _op_abs.runner(_op_abs, (input,))
@@ -680,6 +705,10 @@ def bilinear(input1, input2, weight, bias=None, *, out=None):
 
 def bincount(input, weights=None, minlength=0):
     return _call(_op_bincount, (input, weights, minlength)) if _state.slow else _op_bincount.runner(_op_bincount, (input, weights, minlength))
+
+
+def binomial(count, prob, generator=None):
+    return _call(_op_binomial, (count, prob, generator)) if _state.slow else _op_binomial.runner(_op_binomial, (count, prob, generator))
 
 
 def bitwise_and(input, other, *, out=None):
@@ -3682,6 +3711,10 @@ FUNCTIONS = (
     '_adaptive_avg_pool2d_backward',
     '_adaptive_avg_pool3d',
     '_adaptive_avg_pool3d_backward',
+    '_dirichlet_grad',
+    '_sample_dirichlet',
+    '_standard_gamma',
+    '_standard_gamma_grad',
     'abs',
     'absolute',
     'acos',
@@ -3733,6 +3766,7 @@ FUNCTIONS = (
     'bilinear',
     'binary_cross_entropy_with_logits',
     'bincount',
+    'binomial',
     'bitwise_and',
     'bitwise_left_shift',
     'bitwise_not',

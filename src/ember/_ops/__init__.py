@@ -39,6 +39,7 @@ from ember._ops import (  # noqa: F401
     pointwise_special,
     pointwise_ternary,
     random,
+    random_distributions,
     random_inplace,
     reduction,
     reduction_stats,
