@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember._core import dtype as dt
-from ember._core.checks import _check
+from ember._core.checks import _check, _check_value
 from ember._core.dispatch import call
 from ember._core.registry import OPS, register_op
 from ember._ops.grad_utils import zeros_grad
@@ -68,7 +68,7 @@ def _standard_gamma(xp, self, generator=None):
     """_standard_gamma(input, generator=None) -> Tensor: a Gamma(input, 1) draw per element;
     its gradient is the implicit reparameterisation one (NOTE [implicit
     reparameterisation])."""
-    _need_float_input(_NP_TO_DTYPE[self.dtype], "_standard_gamma")
+    _need_float_input(_NP_TO_DTYPE[self.dtype], "gamma_cpu")
     concentration = host(xp, self).astype(np.float64)
     draws = _gamma_draws(_seeded_numpy(generator), concentration)
     return _device_array(xp, _tiny_floor(np.asarray(draws), self.dtype))
@@ -112,7 +112,7 @@ def _dirichlet_derivative(c):
 def _sample_dirichlet(xp, self, generator=None):
     """_sample_dirichlet(concentration, generator=None) -> Tensor: a Dirichlet draw per row
     of the last dimension."""
-    _need_float_input(_NP_TO_DTYPE[self.dtype], "_sample_dirichlet")
+    _need_float_input(_NP_TO_DTYPE[self.dtype], "dirichlet")
     concentration = host(xp, self).astype(np.float64)
     gammas = np.asarray(_gamma_draws(_seeded_numpy(generator), concentration))
     gammas = np.maximum(gammas, np.finfo(np.float64).tiny)
@@ -145,7 +145,17 @@ def _dirichlet_grad(xp, x, alpha, total):
 
 # --------------------------------------------------------------------------- binomial
 
+def _check_binomial_dtypes(count_dtype, prob_dtype):
+    for name, dtype in (("count", count_dtype), ("prob", prob_dtype)):
+        _check_value(dtype.is_floating_point, lambda name=name, dtype=dtype: (
+            f"binomial only supports floating-point dtypes for {name}, got: "
+            f"{dtype._cpp_name}"))
+    _check(count_dtype == prob_dtype, lambda: (
+        f"Found dtype {prob_dtype._cpp_name} but expected {count_dtype._cpp_name}"))
+
+
 def _binomial_meta(count, prob, generator=None):
+    _check_binomial_dtypes(count._dtype, prob._dtype)
     shape = np.broadcast_shapes(tuple(count._data.shape), tuple(prob._data.shape))
     return (shape, count._dtype)
 
@@ -155,7 +165,7 @@ def _binomial_meta(count, prob, generator=None):
 def _binomial(xp, count, prob, generator=None):
     """binomial(count, prob, generator=None) -> Tensor: the number of successes in `count`
     trials of probability `prob`, per element."""
-    _need_float_input(_NP_TO_DTYPE[count.dtype], "binomial_cpu")
+    _check_binomial_dtypes(_NP_TO_DTYPE[count.dtype], _NP_TO_DTYPE[prob.dtype])
     trials, probs = host(xp, count).astype(np.float64), host(xp, prob).astype(np.float64)
     _check(bool((trials >= 0).all()), "binomial: count must be non-negative")
     draws = _seeded_numpy(generator).binomial(trials.astype(np.int64), np.clip(probs, 0, 1))

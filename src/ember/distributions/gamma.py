@@ -67,9 +67,10 @@ class Gamma(ExponentialFamily):
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
         value = ember._standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
-        # (a float32 division can underflow to 0, outside the support)
-        value.detach().clamp_(min=ember.finfo(value.dtype).tiny)
-        return value
+        # A float32 division can underflow to 0, outside the support: the value is raised to
+        # the smallest normal number, the gradient left as the division's.
+        floor = value.detach().clamp(min=ember.finfo(value.dtype).tiny)
+        return value + (floor - value.detach())
 
     def log_prob(self, value):
         value = ember.as_tensor(value, dtype=self.rate.dtype, device=self.rate.device)
