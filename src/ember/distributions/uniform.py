@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from numbers import Number
-from typing import ClassVar
 
 import ember
 from ember.distributions import constraints
@@ -16,9 +15,12 @@ __all__ = ["Uniform"]
 class Uniform(Distribution):
     """Uniform on [low, high)."""
 
-    arg_constraints: ClassVar[dict] = {"low": constraints.dependent(is_discrete=False, event_dim=0),
-                       "high": constraints.dependent(is_discrete=False, event_dim=0)}
     has_rsample = True
+
+    @property
+    def arg_constraints(self):
+        return {"low": constraints.less_than(self.high),
+                "high": constraints.greater_than(self.low)}
 
     def __init__(self, low, high, validate_args=None):
         self.low, self.high = broadcast_all(low, high)
@@ -27,8 +29,6 @@ class Uniform(Distribution):
         else:
             batch_shape = self.low.size()
         super().__init__(batch_shape, validate_args=validate_args)
-        if self._validate_args and not bool(ember.lt(self.low, self.high).all()):
-            raise ValueError("Uniform is not defined when low>= high")
 
     def expand(self, batch_shape, _instance=None):
         return expand_params(self, Uniform, batch_shape, ("low", "high"), _instance)
