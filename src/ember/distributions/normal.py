@@ -71,7 +71,10 @@ class Normal(ExponentialFamily):
             self._validate_sample(value)
         scale = self.scale
         log_scale = math.log(scale) if isinstance(scale, Real) else scale.log()
-        return -((value - self.loc) ** 2) / (2 * scale ** 2) - log_scale - _LOG_SQRT_2PI
+        # -z^2 / 2 - log(scale) - log(sqrt(2 pi)), z = (value - loc) / scale: seven passes
+        # over the data where the textbook form takes nine (and no pow, which is slow).
+        z = (value - self.loc) / scale
+        return -0.5 * (z * z) - (log_scale + _LOG_SQRT_2PI)
 
     def cdf(self, value):
         if self._validate_args:
