@@ -98,6 +98,7 @@ _op_cdist = _OPS['cdist']
 _op_ceil = _OPS['ceil']
 _op_chain_matmul = _OPS['chain_matmul']
 _op_channel_shuffle = _OPS['channel_shuffle']
+_op_cholesky_solve = _OPS['cholesky_solve']
 _op_chunk = _OPS['chunk']
 _op_clamp_Tensor = _OPS['clamp.Tensor']
 _op_clamp_max_Tensor = _OPS['clamp_max.Tensor']
@@ -125,6 +126,7 @@ _op_cummin = _OPS['cummin']
 _op_cumprod = _OPS['cumprod']
 _op_cumsum = _OPS['cumsum']
 _op_deg2rad = _OPS['deg2rad']
+_op_det = _OPS['det']
 _op_detach = _OPS['detach']
 _op_diag = _OPS['diag']
 _op_diag_embed = _OPS['diag_embed']
@@ -225,8 +227,13 @@ _op_leaky_relu = _OPS['leaky_relu']
 _op_lerp_Tensor = _OPS['lerp.Tensor']
 _op_lgamma = _OPS['lgamma']
 _op_lift_fresh = _OPS['lift_fresh']
+_op_linalg_cholesky_ex = _OPS['linalg_cholesky_ex']
+_op_linalg_eigh = _OPS['linalg_eigh']
+_op_linalg_inv_ex = _OPS['linalg_inv_ex']
 _op_linalg_multi_dot = _OPS['linalg_multi_dot']
 _op_linalg_qr = _OPS['linalg_qr']
+_op_linalg_solve_ex = _OPS['linalg_solve_ex']
+_op_linalg_solve_triangular = _OPS['linalg_solve_triangular']
 _op_linalg_svd = _OPS['linalg_svd']
 _op_linear = _OPS['linear']
 _op_linspace = _OPS['linspace']
@@ -386,6 +393,7 @@ _op_sinc = _OPS['sinc']
 _op_sinh = _OPS['sinh']
 _op_slice_Tensor = _OPS['slice.Tensor']
 _op_slice_scatter = _OPS['slice_scatter']
+_op_slogdet = _OPS['slogdet']
 _op_softmax_int = _OPS['softmax.int']
 _op_softplus = _OPS['softplus']
 _op_softshrink = _OPS['softshrink']
@@ -785,6 +793,12 @@ def channel_shuffle(input, groups, *, out=None):
     return _call_out(_op_channel_shuffle, (input, groups), out)
 
 
+def cholesky_solve(input, input2, upper=False, *, out=None):
+    if out is None:
+        return _call(_op_cholesky_solve, (input, input2, upper)) if _state.slow else _op_cholesky_solve.runner(_op_cholesky_solve, (input, input2, upper))
+    return _call_out(_op_cholesky_solve, (input, input2, upper), out)
+
+
 def chunk(input, chunks, dim=0, *, axis=None):
     if axis is not None:
         dim = axis
@@ -896,6 +910,12 @@ def deg2rad(input, *, out=None):
     if out is None:
         return _call(_op_deg2rad, (input,)) if _state.slow else _op_deg2rad.runner(_op_deg2rad, (input,))
     return _call_out(_op_deg2rad, (input,), out)
+
+
+def det(input, *, out=None):
+    if out is None:
+        return _call(_op_det, (input,)) if _state.slow else _op_det.runner(_op_det, (input,))
+    return _call_out(_op_det, (input,), out)
 
 
 def detach(input):
@@ -1860,6 +1880,12 @@ cdist = _FE['cdist'].function
 chain_matmul = _FE['chain_matmul'].function
 
 
+cholesky = _FE['cholesky'].function
+
+
+cholesky_inverse = _FE['cholesky_inverse'].function
+
+
 conj = _FE['conj'].function
 
 
@@ -1986,6 +2012,9 @@ imag = _FE['imag'].function
 index_fill = _FE['index_fill'].function
 
 
+inverse = _FE['inverse'].function
+
+
 is_conj = _FE['is_conj'].function
 
 
@@ -2011,6 +2040,9 @@ lerp = _FE['lerp'].function
 
 
 linspace = _FE['linspace'].function
+
+
+logdet = _FE['logdet'].function
 
 
 logspace = _FE['logspace'].function
@@ -2157,6 +2189,9 @@ scatter = _FE['scatter'].function
 searchsorted = _FE['searchsorted'].function
 
 
+slogdet = _FE['slogdet'].function
+
+
 sort = _FE['sort'].function
 
 
@@ -2188,6 +2223,9 @@ tensordot = _FE['tensordot'].function
 
 
 topk = _FE['topk'].function
+
+
+triangular_solve = _FE['triangular_solve'].function
 
 
 triplet_margin_loss = _FE['triplet_margin_loss'].function
@@ -2443,6 +2481,9 @@ class _Methods:
     def ceil_(self):
         return _call_inplace(_op_ceil, (self,))
 
+    def cholesky_solve(self, input2, upper=False):
+        return _call(_op_cholesky_solve, (self, input2, upper)) if _state.slow else _op_cholesky_solve.runner(_op_cholesky_solve, (self, input2, upper))
+
     def chunk(self, chunks, dim=0, *, axis=None):
         if axis is not None:
             dim = axis
@@ -2513,6 +2554,9 @@ class _Methods:
 
     def deg2rad_(self):
         return _call_inplace(_op_deg2rad, (self,))
+
+    def det(self):
+        return _call(_op_det, (self,)) if _state.slow else _op_det.runner(_op_det, (self,))
 
     def diag(self, diagonal=0):
         return _call(_op_diag, (self, diagonal)) if _state.slow else _op_diag.runner(_op_diag, (self, diagonal))
@@ -3496,6 +3540,10 @@ class _Methods:
 
     cauchy_ = _FE['cauchy_'].method
 
+    cholesky = _FE['cholesky'].method
+
+    cholesky_inverse = _FE['cholesky_inverse'].method
+
     conj = _FE['conj'].method
 
     contiguous = _FE['contiguous'].method
@@ -3548,6 +3596,8 @@ class _Methods:
 
     index_fill_ = _FE['index_fill'].inplace_method
 
+    inverse = _FE['inverse'].method
+
     is_conj = _FE['is_conj'].method
 
     is_neg = _FE['is_neg'].method
@@ -3563,6 +3613,8 @@ class _Methods:
     lerp_ = _FE['lerp'].inplace_method
 
     log_normal_ = _FE['log_normal_'].method
+
+    logdet = _FE['logdet'].method
 
     map_ = _FE['map_'].method
 
@@ -3642,6 +3694,8 @@ class _Methods:
 
     scatter_ = _FE['scatter'].inplace_method
 
+    slogdet = _FE['slogdet'].method
+
     sort = _FE['sort'].method
 
     split = _FE['split'].method
@@ -3677,6 +3731,8 @@ class _Methods:
     topk = _FE['topk'].method
 
     transpose_ = _FE['transpose_'].method
+
+    triangular_solve = _FE['triangular_solve'].method
 
     true_divide = _FE['true_divide'].method
 
@@ -3785,6 +3841,9 @@ FUNCTIONS = (
     'ceil',
     'chain_matmul',
     'channel_shuffle',
+    'cholesky',
+    'cholesky_inverse',
+    'cholesky_solve',
     'chunk',
     'clamp',
     'clamp_max',
@@ -3818,6 +3877,7 @@ FUNCTIONS = (
     'cumprod',
     'cumsum',
     'deg2rad',
+    'det',
     'detach',
     'diag',
     'diag_embed',
@@ -3896,6 +3956,7 @@ FUNCTIONS = (
     'index_reduce',
     'index_select',
     'inner',
+    'inverse',
     'is_conj',
     'is_neg',
     'is_nonzero',
@@ -3927,6 +3988,7 @@ FUNCTIONS = (
     'logaddexp',
     'logaddexp2',
     'logcumsumexp',
+    'logdet',
     'logical_and',
     'logical_not',
     'logical_or',
@@ -4035,6 +4097,7 @@ FUNCTIONS = (
     'sinc',
     'sinh',
     'slice_scatter',
+    'slogdet',
     'softmax',
     'sort',
     'split',
@@ -4063,6 +4126,7 @@ FUNCTIONS = (
     'topk',
     'trace',
     'transpose',
+    'triangular_solve',
     'tril',
     'tril_indices',
     'triplet_margin_loss',
