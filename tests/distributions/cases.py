@@ -82,6 +82,18 @@ def _affine_exp(lib, p):
                                      [T.AffineTransform(p["shift"], 2.0), T.ExpTransform()])
 
 
+def _spd(rng, *batch, n=3):
+    a = rng.normal(size=batch + (n, n))
+    return a @ np.swapaxes(a, -1, -2) + n * np.eye(n)
+
+
+def _corr_cholesky(rng, *batch, n=3):
+    out = np.empty(batch + (n, n))
+    for index in np.ndindex(*batch):
+        out[index] = np.linalg.cholesky(np.corrcoef(rng.normal(size=(n, 2 * n))))
+    return out
+
+
 def make_cases():
     rng = np.random.default_rng(1234)
     r = rng
@@ -167,6 +179,24 @@ def make_cases():
         Case("RelaxedOneHotCategorical", "RelaxedOneHotCategorical",
              {"temperature": np.array(0.7), "probs": _simplex(r, B, 4)},
              lambda g: _simplex(g, N, B, 4)),
+        Case("MultivariateNormal_cov", "MultivariateNormal",
+             {"loc": r.normal(size=(B, 3)), "covariance_matrix": _spd(r, B)},
+             lambda g: g.normal(size=(N, B, 3))),
+        Case("MultivariateNormal_precision", "MultivariateNormal",
+             {"loc": r.normal(size=3), "precision_matrix": _spd(r, B)},
+             lambda g: g.normal(size=(N, B, 3))),
+        Case("MultivariateNormal_tril", "MultivariateNormal",
+             {"loc": r.normal(size=(B, 3)),
+              "scale_tril": np.linalg.cholesky(_spd(r, B))},
+             lambda g: g.normal(size=(N, B, 3))),
+        Case("LowRankMultivariateNormal", "LowRankMultivariateNormal",
+             {"loc": r.normal(size=(B, 3)), "cov_factor": r.normal(size=(B, 3, 2)),
+              "cov_diag": _pos(r, B, 3)}, lambda g: g.normal(size=(N, B, 3))),
+        Case("LKJCholesky", "LKJCholesky", {"dim": 3, "concentration": _pos(r, B)},
+             lambda g: _corr_cholesky(g, N, B)),
+        Case("Wishart", "Wishart", {"df": _pos(r, B, low=3.5, high=6.0),
+                                    "covariance_matrix": _spd(r, B)},
+             lambda g: _spd(g, N, B)),
         Case("Independent", None, {"loc": r.normal(size=(B, 2)), "scale": _pos(r, B, 2)},
              lambda g: g.normal(size=(N, B, 2)), builder=_independent),
         Case("MixtureSameFamily", None, {"probs": _simplex(r, B), "loc": r.normal(size=B),

@@ -24,7 +24,9 @@ from ember.distributions.gumbel import Gumbel, Kumaraswamy, Pareto, Weibull
 from ember.distributions.half_normal import HalfNormal, LogNormal
 from ember.distributions.independent import Independent
 from ember.distributions.kl import kl_divergence, register_kl
+from ember.distributions.lkj_cholesky import LKJCholesky
 from ember.distributions.mixture_same_family import MixtureSameFamily
+from ember.distributions.multivariate_normal import LowRankMultivariateNormal, MultivariateNormal
 from ember.distributions.normal import Normal
 from ember.distributions.poisson import Poisson
 from ember.distributions.relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
@@ -53,6 +55,7 @@ from ember.distributions.transforms import (
 )
 from ember.distributions.uniform import Uniform
 from ember.distributions.von_mises import VonMises
+from ember.distributions.wishart import Wishart
 
 __all__ = [
     "AbsTransform",
@@ -83,12 +86,15 @@ __all__ = [
     "IndependentTransform",
     "InverseGamma",
     "Kumaraswamy",
+    "LKJCholesky",
     "Laplace",
     "LogNormal",
     "LogisticNormal",
+    "LowRankMultivariateNormal",
     "LowerCholeskyTransform",
     "MixtureSameFamily",
     "Multinomial",
+    "MultivariateNormal",
     "NegativeBinomial",
     "Normal",
     "OneHotCategorical",
@@ -112,6 +118,7 @@ __all__ = [
     "Uniform",
     "VonMises",
     "Weibull",
+    "Wishart",
     "biject_to",
     "constraints",
     "identity_transform",

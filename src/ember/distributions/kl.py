@@ -21,6 +21,13 @@ from ember.distributions.gamma import Gamma
 from ember.distributions.gumbel import Gumbel, Pareto
 from ember.distributions.half_normal import HalfNormal
 from ember.distributions.independent import Independent
+from ember.distributions.multivariate_normal import (
+    LowRankMultivariateNormal,
+    MultivariateNormal,
+    _batch_mahalanobis,
+    _batch_trace_XXT,
+    _linalg,
+)
 from ember.distributions.normal import Normal
 from ember.distributions.poisson import Poisson
 from ember.distributions.transformed_distribution import TransformedDistribution
@@ -530,6 +537,51 @@ def _kl_uniform_normal(p, q):
 def _kl_uniform_pareto(p, q):
     result = -p.entropy() + _pareto_cross_entropy(q, _uniform_mean_log(p.low, p.high))
     return _inf_where(p.low < q.support.lower_bound, result)
+
+
+# --------------------------------------------------------------------------- gaussians
+
+def _scale_tril_of(d):
+    if isinstance(d, MultivariateNormal):
+        return d._unbroadcasted_scale_tril
+    return d.scale_tril      # (a LowRankMultivariateNormal's, built on first use)
+
+
+def _kl_gaussian_gaussian(p, q, what):
+    """0.5 (tr(Sq^-1 Sp) + (mq - mp)^T Sq^-1 (mq - mp) - n + log det Sq - log det Sp), through
+    the lower Cholesky factors: tr(Sq^-1 Sp) = |Lq^-1 Lp|_F^2."""
+    if p.event_shape != q.event_shape:
+        raise ValueError(f"KL-divergence between two {what} with different event shapes "
+                         "cannot be computed")
+    p_tril, q_tril = _scale_tril_of(p), _scale_tril_of(q)
+    half_term1 = (q_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+                  - p_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1))
+    n = p.event_shape[0]
+    batch = ember.broadcast_shapes(q_tril.shape[:-2], p_tril.shape[:-2])
+    term2 = _batch_trace_XXT(_linalg().solve_triangular(
+        q_tril.expand(batch + (n, n)), p_tril.expand(batch + (n, n)), upper=False))
+    term3 = _batch_mahalanobis(q_tril, q.loc - p.loc)
+    return half_term1 + 0.5 * (term2 + term3 - n)
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_multivariatenormal_multivariatenormal(p, q):
+    return _kl_gaussian_gaussian(p, q, "Multivariate Normals")
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrankmultivariatenormal_lowrankmultivariatenormal(p, q):
+    return _kl_gaussian_gaussian(p, q, "Low Rank Multivariate Normals")
+
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_multivariatenormal_lowrankmultivariatenormal(p, q):
+    return _kl_gaussian_gaussian(p, q, "(Low Rank) Multivariate Normals")
+
+
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _kl_lowrankmultivariatenormal_multivariatenormal(p, q):
+    return _kl_gaussian_gaussian(p, q, "(Low Rank) Multivariate Normals")
 
 
 # --------------------------------------------------------------------------- infinite

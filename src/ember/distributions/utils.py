@@ -2,6 +2,7 @@
 cached derived parameters (`lazy_property`), and packing triangular matrices into vectors."""
 from __future__ import annotations
 
+import math
 from functools import update_wrapper
 from numbers import Number
 
@@ -115,3 +116,18 @@ def _empty(shape, like):
     """An uninitialised tensor of `shape` with the dtype and device of `like` (to fill with
     an in-place sampler)."""
     return ember.empty(shape, dtype=like.dtype, device=like.device)
+
+
+def _mvlgamma(x, p: int):
+    """The multivariate log-gamma: p (p - 1) / 4 log(pi) + sum_j lgamma(x - j / 2),
+    j = 0 .. p-1. (A local composite until ember.special.multigammaln exists.)"""
+    offsets = ember.arange(p, dtype=x.dtype, device=x.device) / 2
+    return p * (p - 1) / 4 * math.log(math.pi) + ember.lgamma(x.unsqueeze(-1) - offsets).sum(-1)
+
+
+def _mvdigamma(x, p: int):
+    """The derivative of _mvlgamma: sum_j digamma(x - j / 2)."""
+    if not bool(x.gt((p - 1) / 2).all()):
+        raise AssertionError("Wrong domain for multivariate digamma function.")
+    offsets = ember.arange(p, dtype=x.dtype, device=x.device) / 2
+    return ember.digamma(x.unsqueeze(-1) - offsets).sum(-1)
