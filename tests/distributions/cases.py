@@ -36,7 +36,8 @@ class Case:
     float64 tensors requiring grad unless named in `fixed`), `values(rng)` -> an array of
     valid values, `extra` other constructor arguments."""
 
-    def __init__(self, name, family, params, values, fixed=(), extra=None, builder=None):
+    def __init__(self, name, family, params, values, fixed=(), extra=None, builder=None,
+                 dtype="float64"):
         self.name = name
         self.family = family
         self.params = params
@@ -44,12 +45,13 @@ class Case:
         self.fixed = set(fixed)
         self.extra = extra or {}
         self.builder = builder
+        self.dtype = dtype
 
     def tensors(self, lib, grad=True):
         out = {}
         for key, value in self.params.items():
             if isinstance(value, np.ndarray):
-                t = lib.tensor(value, dtype=lib.float64)
+                t = lib.tensor(value, dtype=getattr(lib, self.dtype))
                 if grad and key not in self.fixed:
                     t.requires_grad_(True)
                 out[key] = t
@@ -179,6 +181,11 @@ def make_cases():
         Case("RelaxedOneHotCategorical", "RelaxedOneHotCategorical",
              {"temperature": np.array(0.7), "probs": _simplex(r, B, 4)},
              lambda g: _simplex(g, N, B, 4)),
+        Case("GeneralizedPareto", "GeneralizedPareto",
+             {"loc": np.array([0.0, -0.5, 0.2]), "scale": _pos(r, B),
+              "concentration": np.array([0.3, 0.0, -0.1])},
+             lambda g: g.uniform(0.25, 1.5, (N, B)).astype(np.float32),
+             dtype="float32"),      # (PyTorch's isclose against a float32 0 fails on float64)
         Case("MultivariateNormal_cov", "MultivariateNormal",
              {"loc": r.normal(size=(B, 3)), "covariance_matrix": _spd(r, B)},
              lambda g: g.normal(size=(N, B, 3))),

@@ -15,6 +15,8 @@ _PROPERTIES = ("mean", "mode", "variance", "stddev")
 def _close(mine, theirs, rtol=1e-6, atol=1e-8):
     assert isinstance(mine, ember.Tensor), type(mine)
     assert tuple(mine.shape) == tuple(theirs.shape)
+    if theirs.dtype == torch.float32:      # (float32 cases: a few units of rounding)
+        rtol, atol = max(rtol, 2e-5), max(atol, 1e-6)
     np.testing.assert_allclose(mine.detach().numpy(), theirs.detach().numpy(), rtol=rtol,
                                atol=atol, equal_nan=True)
 

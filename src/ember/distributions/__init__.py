@@ -20,6 +20,7 @@ from ember.distributions.exp_family import ExponentialFamily
 from ember.distributions.exponential import Exponential, Laplace
 from ember.distributions.fishersnedecor import FisherSnedecor, LogisticNormal
 from ember.distributions.gamma import Chi2, Gamma, InverseGamma
+from ember.distributions.generalized_pareto import GeneralizedPareto
 from ember.distributions.gumbel import Gumbel, Kumaraswamy, Pareto, Weibull
 from ember.distributions.half_normal import HalfNormal, LogNormal
 from ember.distributions.independent import Independent
@@ -78,6 +79,7 @@ __all__ = [
     "ExponentialFamily",
     "FisherSnedecor",
     "Gamma",
+    "GeneralizedPareto",
     "Geometric",
     "Gumbel",
     "HalfCauchy",
