@@ -3,6 +3,7 @@ batch shape (views, no copies), validation state carried over."""
 from __future__ import annotations
 
 import ember
+from ember.distributions.distribution import Distribution
 
 
 def expand_params(self, cls, batch_shape, names, _instance=None):
@@ -16,7 +17,6 @@ def expand_params(self, cls, batch_shape, names, _instance=None):
         if name in self.__dict__:
             value = self.__dict__[name]
             setattr(new, name, value.expand(batch_shape + value.shape[batch_ndim:]))
-    ember.distributions.distribution.Distribution.__init__(
-        new, batch_shape, self.event_shape, validate_args=False)
+    Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
     new._validate_args = self._validate_args
     return new

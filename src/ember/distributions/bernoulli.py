@@ -13,17 +13,13 @@ from ember.distributions.exp_family import ExponentialFamily
 from ember.distributions.utils import (
     _empty,
     broadcast_all,
+    check_probs_or_logits,
     lazy_property,
     logits_to_probs,
     probs_to_logits,
 )
 
 __all__ = ["Bernoulli", "Geometric"]
-
-
-def _one_of(probs, logits):
-    if (probs is None) == (logits is None):
-        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
 
 
 class Bernoulli(ExponentialFamily):
@@ -35,7 +31,7 @@ class Bernoulli(ExponentialFamily):
     _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        _one_of(probs, logits)
+        check_probs_or_logits(probs, logits)
         if probs is not None:
             is_scalar = isinstance(probs, Number)
             (self.probs,) = broadcast_all(probs)
@@ -115,7 +111,7 @@ class Geometric(Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        _one_of(probs, logits)
+        check_probs_or_logits(probs, logits)
         if probs is not None:
             (self.probs,) = broadcast_all(probs)
         else:

@@ -12,6 +12,7 @@ from ember.distributions.distribution import Distribution
 from ember.distributions.gamma import Gamma
 from ember.distributions.utils import (
     broadcast_all,
+    check_probs_or_logits,
     lazy_property,
     logits_to_probs,
     probs_to_logits,
@@ -25,11 +26,6 @@ def _clamp_by_zero(x):
     return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
 
 
-def _one_of(probs, logits):
-    if (probs is None) == (logits is None):
-        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-
-
 class Binomial(Distribution):
     """The number of successes in `total_count` Bernoulli(probs) trials."""
 
@@ -38,7 +34,7 @@ class Binomial(Distribution):
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        _one_of(probs, logits)
+        check_probs_or_logits(probs, logits)
         if probs is not None:
             self.total_count, self.probs = broadcast_all(total_count, probs)
             self.total_count = self.total_count.type_as(self.probs)
@@ -218,7 +214,7 @@ class NegativeBinomial(Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, total_count, probs=None, logits=None, validate_args=None):
-        _one_of(probs, logits)
+        check_probs_or_logits(probs, logits)
         if probs is not None:
             self.total_count, self.probs = broadcast_all(total_count, probs)
             self.total_count = self.total_count.type_as(self.probs)

@@ -7,7 +7,12 @@ import ember
 import ember.nn.functional as F
 from ember.distributions import constraints
 from ember.distributions.distribution import Distribution
-from ember.distributions.utils import lazy_property, logits_to_probs, probs_to_logits
+from ember.distributions.utils import (
+    check_probs_or_logits,
+    lazy_property,
+    logits_to_probs,
+    probs_to_logits,
+)
 
 __all__ = ["Categorical", "OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
@@ -21,8 +26,7 @@ class Categorical(Distribution):
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        check_probs_or_logits(probs, logits)
         if probs is not None:
             if probs.dim() < 1:
                 raise ValueError("`probs` parameter must be at least one-dimensional.")

@@ -14,6 +14,7 @@ from ember.distributions import constraints
 from ember.distributions.exp_family import ExponentialFamily
 from ember.distributions.utils import (
     broadcast_all,
+    check_probs_or_logits,
     clamp_probs,
     lazy_property,
     logits_to_probs,
@@ -32,8 +33,7 @@ class ContinuousBernoulli(ExponentialFamily):
     has_rsample = True
 
     def __init__(self, probs=None, logits=None, lims=(0.499, 0.501), validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        check_probs_or_logits(probs, logits)
         if probs is not None:
             is_scalar = isinstance(probs, Number)
             (self.probs,) = broadcast_all(probs)

@@ -14,6 +14,7 @@ from ember.distributions.transformed_distribution import TransformedDistribution
 from ember.distributions.transforms import ExpTransform, SigmoidTransform
 from ember.distributions.utils import (
     broadcast_all,
+    check_probs_or_logits,
     clamp_probs,
     lazy_property,
     logits_to_probs,
@@ -32,8 +33,7 @@ class LogitRelaxedBernoulli(Distribution):
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         self.temperature = temperature
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        check_probs_or_logits(probs, logits)
         if probs is not None:
             is_scalar = isinstance(probs, Number)
             (self.probs,) = broadcast_all(probs)

@@ -39,6 +39,12 @@ def _sum_rightmost(value, dim: int):
     return value.reshape(value.shape[:value.dim() - dim] + (-1,)).sum(-1)
 
 
+def check_probs_or_logits(probs, logits) -> None:
+    """Exactly one of the two parametrisations must be given."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+
+
 def logits_to_probs(logits, is_binary: bool = False):
     """Probabilities from logits: a sigmoid for binary events, a softmax over the last
     dimension otherwise."""
