@@ -474,7 +474,8 @@ class Tensor:
         return int(self.item())
 
     def __format__(self, spec: str) -> str:
-        if self._data.ndim == 0 and spec:
+        # A plain 0-d tensor formats as its number (f"{t}" gives "-1.0"), as in PyTorch.
+        if self._data.ndim == 0 and (spec or (type(self) is Tensor and not self.is_meta)):
             return format(self.item(), spec)
         return object.__format__(self.__str__(), spec)
 

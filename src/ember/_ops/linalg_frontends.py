@@ -1,0 +1,114 @@
+"""The `ember.*` forms of linear algebra that are composites of the linalg ops (logdet, inverse,
+cholesky, cholesky_inverse, triangular_solve ...), as functions and Tensor methods; and the
+named result tuples that `ember.linalg` shares with them.
+"""
+from __future__ import annotations
+
+from ember._core.checks import _check, _warn_once
+from ember._core.dispatch import call, copy_into_out
+from ember._core.registry import OPS, register_frontend
+from ember._ops.linalg_common import LinAlgError, batch_prefix, check_square
+from ember._ops.reduction import return_type
+
+CholeskyEx = return_type("linalg_cholesky_ex", ("L", "info"))
+InvEx = return_type("linalg_inv_ex", ("inverse", "info"))
+SolveEx = return_type("linalg_solve_ex", ("result", "info"))
+LinalgSlogdet = return_type("linalg_slogdet", ("sign", "logabsdet"))
+Slogdet = return_type("slogdet", ("sign", "logabsdet"))
+Eigh = return_type("linalg_eigh", ("eigenvalues", "eigenvectors"))
+TriangularSolve = return_type("triangular_solve", ("solution", "cloned_coefficient"))
+
+
+def into(out, result):
+    """`result` written into `out` (a tensor or a tuple of them) when given."""
+    if out is None:
+        return result
+    if isinstance(result, tuple):
+        _check(isinstance(out, (tuple, list)) and len(out) == len(result),
+               lambda: f"expected out= to hold {len(result)} tensors")
+        for o, r in zip(out, result):
+            copy_into_out(o, r)
+        return type(result)(*out) if hasattr(result, "_fields") else tuple(out)
+    copy_into_out(out, result)
+    return out
+
+
+@register_frontend("logdet")
+def logdet(input):
+    """logdet(input) -> Tensor: log of the determinant; NaN where a real determinant is
+    negative, log(det) of complex type for complex input."""
+    sign, logabsdet = call(OPS["slogdet"], (input,))
+    if input._dtype.is_complex:
+        return logabsdet + sign.log()
+    return call(OPS["where.self"], (sign < 0, float("nan"), logabsdet))
+
+
+@register_frontend("inverse")
+def inverse(input, *, out=None):
+    """inverse(input, *, out=None) -> Tensor: the inverse of each square matrix
+    (linalg.inv)."""
+    return into(out, call(OPS["linalg_inv_ex"], (input, True))[0])
+
+
+_CHOLESKY_DEPRECATED = (
+    "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a "
+    "future PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\n"
+    "L = torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, upper=True)\n"
+    "should be replaced with\nU = torch.linalg.cholesky(A).mH\n"
+    "This transform will produce equivalent results for all valid (symmetric positive "
+    "definite) inputs.")
+
+
+@register_frontend("cholesky")
+def cholesky(input, upper=False, *, out=None):
+    """cholesky(input, upper=False, *, out=None) -> Tensor (deprecated: linalg.cholesky)."""
+    _warn_once("cholesky", _CHOLESKY_DEPRECATED)
+    L, info = call(OPS["linalg_cholesky_ex"], (input, upper, False))
+    from ember._ops.linalg_common import raise_from_info
+    raise_from_info("cholesky", input._data, info._data, "cholesky")
+    return into(out, L)
+
+
+@register_frontend("cholesky_inverse")
+def cholesky_inverse(input, upper=False, *, out=None):
+    """cholesky_inverse(L, upper=False, *, out=None) -> Tensor: the inverse of A = L L^H
+    (U^H U with upper=True) from its Cholesky factor."""
+    check_square("cholesky_inverse", input._data, "input")
+    diagonal = input._data.diagonal(0, -2, -1)
+    zeros = diagonal == 0
+    if zeros.any():
+        flat = zeros.reshape(-1, zeros.shape[-1]) if zeros.ndim > 1 else zeros.reshape(1, -1)
+        matrix = int(flat.any(axis=1).argmax())
+        element = int(flat[matrix].argmax()) + 1
+        raise LinAlgError(f"cholesky_inverse: {batch_prefix(input._data, matrix)}The diagonal "
+                          f"element {element} is zero, the inversion could not be completed "
+                          "because the input matrix is singular.")
+    eye = input.new_ones(input.shape[-1]).diag_embed()
+    return into(out, call(OPS["cholesky_solve"], (eye, input, upper)))
+
+
+@register_frontend("triangular_solve")
+def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False, *, out=None):
+    """triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None)
+    -> (solution, cloned_coefficient): solves A X = b (A^T X = b with transpose=True)
+    (deprecated: linalg.solve_triangular)."""
+    _check(input.ndim >= 2, lambda: (
+        f"torch.triangular_solve: Expected b to have at least 2 dimensions, but it has "
+        f"{input.ndim} dimensions instead"))
+    _check(A.ndim >= 2, lambda: (
+        f"torch.triangular_solve: Expected A to have at least 2 dimensions, but it has "
+        f"{A.ndim} dimensions instead"))
+    coefficient = A.mT if transpose else A
+    solution = call(OPS["linalg_solve_triangular"],
+                    (coefficient, input, upper != transpose, True, unitriangular))
+    cloned = A.clone()
+    batch = solution.shape[:-2]
+    if tuple(cloned.shape[:-2]) != tuple(batch):
+        cloned = cloned.expand(tuple(batch) + tuple(A.shape[-2:])).clone()
+    return into(out, TriangularSolve(solution, cloned))
+
+
+@register_frontend("slogdet")
+def slogdet(input, *, out=None):
+    """slogdet(input, *, out=None) -> (sign, logabsdet) (linalg.slogdet)."""
+    return into(out, Slogdet(*call(OPS["slogdet"], (input,))))

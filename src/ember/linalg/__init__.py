@@ -1,0 +1,90 @@
+"""ember.linalg: PyTorch's torch.linalg. Each function is a registry op of the `_ops/linalg_*`
+families (or a composite of them); this module gives them PyTorch's names, signatures and
+named result tuples. Loaded on first use of `ember.linalg`.
+"""
+from __future__ import annotations
+
+from ember._core.dispatch import call
+from ember._core.registry import OPS
+from ember._ops.linalg_common import LinAlgError
+from ember._ops.linalg_frontends import (
+    CholeskyEx,
+    Eigh,
+    InvEx,
+    LinalgSlogdet,
+    SolveEx,
+    into,
+)
+
+__all__ = [
+    "LinAlgError",
+    "cholesky",
+    "cholesky_ex",
+    "det",
+    "eigh",
+    "eigvalsh",
+    "inv",
+    "inv_ex",
+    "slogdet",
+    "solve",
+    "solve_ex",
+    "solve_triangular",
+]
+
+
+def cholesky(A, *, upper=False, out=None):
+    """linalg.cholesky(A, *, upper=False, out=None) -> Tensor: the Cholesky factor of each
+    Hermitian positive-definite matrix; raises LinAlgError where one is not."""
+    return into(out, call(OPS["linalg_cholesky_ex"], (A, upper, True))[0])
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
+    """linalg.cholesky_ex(A, *, upper=False, check_errors=False, out=None) -> (L, info)."""
+    return into(out, CholeskyEx(*call(OPS["linalg_cholesky_ex"], (A, upper, check_errors))))
+
+
+def inv(A, *, out=None):
+    """linalg.inv(A, *, out=None) -> Tensor; raises LinAlgError for a singular matrix."""
+    return into(out, call(OPS["linalg_inv_ex"], (A, True))[0])
+
+
+def inv_ex(A, *, check_errors=False, out=None):
+    """linalg.inv_ex(A, *, check_errors=False, out=None) -> (inverse, info)."""
+    return into(out, InvEx(*call(OPS["linalg_inv_ex"], (A, check_errors))))
+
+
+def solve(A, B, *, left=True, out=None):
+    """linalg.solve(A, B, *, left=True, out=None) -> Tensor: X with A X = B (X A = B when
+    left=False); raises LinAlgError for a singular A."""
+    return into(out, call(OPS["linalg_solve_ex"], (A, B, left, True))[0])
+
+
+def solve_ex(A, B, *, left=True, check_errors=False, out=None):
+    """linalg.solve_ex(A, B, *, left=True, check_errors=False, out=None) -> (result, info)."""
+    return into(out, SolveEx(*call(OPS["linalg_solve_ex"], (A, B, left, check_errors))))
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
+    """linalg.solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None)."""
+    return into(out, call(OPS["linalg_solve_triangular"], (A, B, upper, left, unitriangular)))
+
+
+def det(A, *, out=None):
+    """linalg.det(A, *, out=None) -> Tensor."""
+    return into(out, call(OPS["det"], (A,)))
+
+
+def slogdet(A, *, out=None):
+    """linalg.slogdet(A, *, out=None) -> (sign, logabsdet)."""
+    return into(out, LinalgSlogdet(*call(OPS["slogdet"], (A,))))
+
+
+def eigh(A, UPLO="L", *, out=None):
+    """linalg.eigh(A, UPLO='L', *, out=None) -> (eigenvalues, eigenvectors) of Hermitian
+    matrices, eigenvalues ascending; only the UPLO triangle is read."""
+    return into(out, Eigh(*call(OPS["linalg_eigh"], (A, UPLO))))
+
+
+def eigvalsh(A, UPLO="L", *, out=None):
+    """linalg.eigvalsh(A, UPLO='L', *, out=None) -> Tensor: the eigenvalues of eigh."""
+    return into(out, call(OPS["linalg_eigh"], (A, UPLO))[0])
