@@ -20,8 +20,15 @@ _op__adaptive_avg_pool3d = _OPS['_adaptive_avg_pool3d']
 _op__adaptive_avg_pool3d_backward = _OPS['_adaptive_avg_pool3d_backward']
 _op__ctc_loss = _OPS['_ctc_loss']
 _op__ctc_loss_backward = _OPS['_ctc_loss_backward']
+_op__dirichlet_grad = _OPS['_dirichlet_grad']
+_op__fft_c2c = _OPS['_fft_c2c']
+_op__fft_c2r = _OPS['_fft_c2r']
+_op__fft_r2c = _OPS['_fft_r2c']
 _op__fused_rnn_direction = _OPS['_fused_rnn_direction']
 _op__fused_rnn_direction_backward = _OPS['_fused_rnn_direction_backward']
+_op__sample_dirichlet = _OPS['_sample_dirichlet']
+_op__standard_gamma = _OPS['_standard_gamma']
+_op__standard_gamma_grad = _OPS['_standard_gamma_grad']
 _op__to_copy = _OPS['_to_copy']
 _op__unique2 = _OPS['_unique2']
 _op__upsample_bicubic2d_aa = _OPS['_upsample_bicubic2d_aa']
@@ -74,17 +81,20 @@ _op_avg_pool2d_backward = _OPS['avg_pool2d_backward']
 _op_avg_pool3d = _OPS['avg_pool3d']
 _op_avg_pool3d_backward = _OPS['avg_pool3d_backward']
 _op_baddbmm = _OPS['baddbmm']
+_op_bartlett_window_periodic = _OPS['bartlett_window.periodic']
 _op_bernoulli = _OPS['bernoulli']
 _op_bernoulli_Tensor = _OPS['bernoulli.Tensor']
 _op_bernoulli_p = _OPS['bernoulli.p']
 _op_bilinear = _OPS['bilinear']
 _op_bincount = _OPS['bincount']
+_op_binomial = _OPS['binomial']
 _op_bitwise_and_Tensor = _OPS['bitwise_and.Tensor']
 _op_bitwise_left_shift_Tensor = _OPS['bitwise_left_shift.Tensor']
 _op_bitwise_not = _OPS['bitwise_not']
 _op_bitwise_or_Tensor = _OPS['bitwise_or.Tensor']
 _op_bitwise_right_shift_Tensor = _OPS['bitwise_right_shift.Tensor']
 _op_bitwise_xor_Tensor = _OPS['bitwise_xor.Tensor']
+_op_blackman_window_periodic = _OPS['blackman_window.periodic']
 _op_block_diag = _OPS['block_diag']
 _op_bmm = _OPS['bmm']
 _op_broadcast_to = _OPS['broadcast_to']
@@ -97,6 +107,7 @@ _op_cdist = _OPS['cdist']
 _op_ceil = _OPS['ceil']
 _op_chain_matmul = _OPS['chain_matmul']
 _op_channel_shuffle = _OPS['channel_shuffle']
+_op_cholesky_solve = _OPS['cholesky_solve']
 _op_chunk = _OPS['chunk']
 _op_clamp_Tensor = _OPS['clamp.Tensor']
 _op_clamp_max_Tensor = _OPS['clamp_max.Tensor']
@@ -124,6 +135,7 @@ _op_cummin = _OPS['cummin']
 _op_cumprod = _OPS['cumprod']
 _op_cumsum = _OPS['cumsum']
 _op_deg2rad = _OPS['deg2rad']
+_op_det = _OPS['det']
 _op_detach = _OPS['detach']
 _op_diag = _OPS['diag']
 _op_diag_embed = _OPS['diag_embed']
@@ -185,6 +197,8 @@ _op_grid_sampler_2d_backward = _OPS['grid_sampler_2d_backward']
 _op_grid_sampler_3d = _OPS['grid_sampler_3d']
 _op_grid_sampler_3d_backward = _OPS['grid_sampler_3d_backward']
 _op_gt_Tensor = _OPS['gt.Tensor']
+_op_hamming_window_periodic_alpha_beta = _OPS['hamming_window.periodic_alpha_beta']
+_op_hann_window_periodic = _OPS['hann_window.periodic']
 _op_hardshrink = _OPS['hardshrink']
 _op_hardsigmoid = _OPS['hardsigmoid']
 _op_hardswish = _OPS['hardswish']
@@ -215,6 +229,7 @@ _op_isnan = _OPS['isnan']
 _op_isneginf = _OPS['isneginf']
 _op_isposinf = _OPS['isposinf']
 _op_isreal = _OPS['isreal']
+_op_kaiser_window_beta = _OPS['kaiser_window.beta']
 _op_kron = _OPS['kron']
 _op_kthvalue = _OPS['kthvalue']
 _op_lcm = _OPS['lcm']
@@ -224,8 +239,13 @@ _op_leaky_relu = _OPS['leaky_relu']
 _op_lerp_Tensor = _OPS['lerp.Tensor']
 _op_lgamma = _OPS['lgamma']
 _op_lift_fresh = _OPS['lift_fresh']
+_op_linalg_cholesky_ex = _OPS['linalg_cholesky_ex']
+_op_linalg_eigh = _OPS['linalg_eigh']
+_op_linalg_inv_ex = _OPS['linalg_inv_ex']
 _op_linalg_multi_dot = _OPS['linalg_multi_dot']
 _op_linalg_qr = _OPS['linalg_qr']
+_op_linalg_solve_ex = _OPS['linalg_solve_ex']
+_op_linalg_solve_triangular = _OPS['linalg_solve_triangular']
 _op_linalg_svd = _OPS['linalg_svd']
 _op_linear = _OPS['linear']
 _op_linspace = _OPS['linspace']
@@ -386,6 +406,7 @@ _op_sinc = _OPS['sinc']
 _op_sinh = _OPS['sinh']
 _op_slice_Tensor = _OPS['slice.Tensor']
 _op_slice_scatter = _OPS['slice_scatter']
+_op_slogdet = _OPS['slogdet']
 _op_softmax_int = _OPS['softmax.int']
 _op_softplus = _OPS['softplus']
 _op_softshrink = _OPS['softshrink']
@@ -500,6 +521,100 @@ def _adaptive_avg_pool3d_backward(grad_output, self, *, out=None):
         return _call_out(_op__adaptive_avg_pool3d_backward, (grad_output, self), out)
     except Exception as _exc:
         _args.explain(_exc, '_adaptive_avg_pool3d_backward')
+        raise
+
+
+def _dirichlet_grad(x, alpha, total, *, out=None):
+    try:
+        if out is None:
+            return _call(_op__dirichlet_grad, (x, alpha, total)) if _state.slow else _op__dirichlet_grad.runner(_op__dirichlet_grad, (x, alpha, total))
+        return _call_out(_op__dirichlet_grad, (x, alpha, total), out)
+    except Exception as _exc:
+        _args.explain(_exc, '_dirichlet_grad')
+        raise
+
+
+def _fft_c2c(input, dim, normalization, forward, *, out=None):
+    if type(dim) is int:
+        raise TypeError("_fft_c2c(): argument 'dim' (position 2) must be tuple of ints, not int")
+    if not (type(dim) in _int_list_types):
+        dim = _args.int_list(dim, ('_fft_c2c', 'dim', 2))
+    if not (type(normalization) is int):
+        normalization = _args.int_(normalization, ('_fft_c2c', 'normalization', 3))
+    if not (forward is True or forward is False):
+        forward = _args.bool_(forward, ('_fft_c2c', 'forward', 4))
+    try:
+        if out is None:
+            return _call(_op__fft_c2c, (input, dim, normalization, forward)) if _state.slow else _op__fft_c2c.runner(_op__fft_c2c, (input, dim, normalization, forward))
+        return _call_out(_op__fft_c2c, (input, dim, normalization, forward), out)
+    except Exception as _exc:
+        _args.explain(_exc, '_fft_c2c')
+        raise
+
+
+def _fft_c2r(input, dim, normalization, last_dim_size, *, out=None):
+    if type(dim) is int:
+        raise TypeError("_fft_c2r(): argument 'dim' (position 2) must be tuple of ints, not int")
+    if not (type(dim) in _int_list_types):
+        dim = _args.int_list(dim, ('_fft_c2r', 'dim', 2))
+    if not (type(normalization) is int):
+        normalization = _args.int_(normalization, ('_fft_c2r', 'normalization', 3))
+    if not (type(last_dim_size) is int):
+        last_dim_size = _args.int_(last_dim_size, ('_fft_c2r', 'last_dim_size', 4))
+    try:
+        if out is None:
+            return _call(_op__fft_c2r, (input, dim, normalization, last_dim_size)) if _state.slow else _op__fft_c2r.runner(_op__fft_c2r, (input, dim, normalization, last_dim_size))
+        return _call_out(_op__fft_c2r, (input, dim, normalization, last_dim_size), out)
+    except Exception as _exc:
+        _args.explain(_exc, '_fft_c2r')
+        raise
+
+
+def _fft_r2c(input, dim, normalization, onesided, *, out=None):
+    if type(dim) is int:
+        raise TypeError("_fft_r2c(): argument 'dim' (position 2) must be tuple of ints, not int")
+    if not (type(dim) in _int_list_types):
+        dim = _args.int_list(dim, ('_fft_r2c', 'dim', 2))
+    if not (type(normalization) is int):
+        normalization = _args.int_(normalization, ('_fft_r2c', 'normalization', 3))
+    if not (onesided is True or onesided is False):
+        onesided = _args.bool_(onesided, ('_fft_r2c', 'onesided', 4))
+    try:
+        if out is None:
+            return _call(_op__fft_r2c, (input, dim, normalization, onesided)) if _state.slow else _op__fft_r2c.runner(_op__fft_r2c, (input, dim, normalization, onesided))
+        return _call_out(_op__fft_r2c, (input, dim, normalization, onesided), out)
+    except Exception as _exc:
+        _args.explain(_exc, '_fft_r2c')
+        raise
+
+
+def _sample_dirichlet(input, generator=None):
+    if not (generator is None or type(generator).__name__ == 'Generator'):
+        generator = _args.generator_(generator, ('_sample_dirichlet', 'generator', 2))
+    try:
+        return _call(_op__sample_dirichlet, (input, generator)) if _state.slow else _op__sample_dirichlet.runner(_op__sample_dirichlet, (input, generator))
+    except Exception as _exc:
+        _args.explain(_exc, '_sample_dirichlet')
+        raise
+
+
+def _standard_gamma(input, generator=None):
+    if not (generator is None or type(generator).__name__ == 'Generator'):
+        generator = _args.generator_(generator, ('_standard_gamma', 'generator', 2))
+    try:
+        return _call(_op__standard_gamma, (input, generator)) if _state.slow else _op__standard_gamma.runner(_op__standard_gamma, (input, generator))
+    except Exception as _exc:
+        _args.explain(_exc, '_standard_gamma')
+        raise
+
+
+def _standard_gamma_grad(input, output, *, out=None):
+    try:
+        if out is None:
+            return _call(_op__standard_gamma_grad, (input, output)) if _state.slow else _op__standard_gamma_grad.runner(_op__standard_gamma_grad, (input, output))
+        return _call_out(_op__standard_gamma_grad, (input, output), out)
+    except Exception as _exc:
+        _args.explain(_exc, '_standard_gamma_grad')
         raise
 
 
@@ -871,6 +986,16 @@ def bincount(input, weights=None, minlength=0):
         raise
 
 
+def binomial(count, prob, generator=None):
+    if not (generator is None or type(generator).__name__ == 'Generator'):
+        generator = _args.generator_(generator, ('binomial', 'generator', 3))
+    try:
+        return _call(_op_binomial, (count, prob, generator)) if _state.slow else _op_binomial.runner(_op_binomial, (count, prob, generator))
+    except Exception as _exc:
+        _args.explain(_exc, 'binomial')
+        raise
+
+
 def bitwise_and(input, other, *, out=None):
     try:
         if out is None:
@@ -992,6 +1117,18 @@ def channel_shuffle(input, groups, *, out=None):
         return _call_out(_op_channel_shuffle, (input, groups), out)
     except Exception as _exc:
         _args.explain(_exc, 'channel_shuffle')
+        raise
+
+
+def cholesky_solve(input, input2, upper=False, *, out=None):
+    if not (upper is False or upper is True):
+        upper = _args.bool_(upper, ('cholesky_solve', 'upper', 3))
+    try:
+        if out is None:
+            return _call(_op_cholesky_solve, (input, input2, upper)) if _state.slow else _op_cholesky_solve.runner(_op_cholesky_solve, (input, input2, upper))
+        return _call_out(_op_cholesky_solve, (input, input2, upper), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'cholesky_solve')
         raise
 
 
@@ -1209,6 +1346,16 @@ def deg2rad(input, *, out=None):
         return _call_out(_op_deg2rad, (input,), out)
     except Exception as _exc:
         _args.explain(_exc, 'deg2rad')
+        raise
+
+
+def det(input, *, out=None):
+    try:
+        if out is None:
+            return _call(_op_det, (input,)) if _state.slow else _op_det.runner(_op_det, (input,))
+        return _call_out(_op_det, (input,), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'det')
         raise
 
 
@@ -3016,6 +3163,9 @@ atleast_3d = _FE['atleast_3d'].function
 avg_pool1d = _FE['avg_pool1d'].function
 
 
+bartlett_window = _FE['bartlett_window'].function
+
+
 batch_norm = _FE['batch_norm'].function
 
 
@@ -3023,6 +3173,9 @@ bernoulli = _FE['bernoulli'].function
 
 
 binary_cross_entropy_with_logits = _FE['binary_cross_entropy_with_logits'].function
+
+
+blackman_window = _FE['blackman_window'].function
 
 
 block_diag = _FE['block_diag'].function
@@ -3050,6 +3203,12 @@ celu_ = _FE['celu_'].function
 
 
 chain_matmul = _FE['chain_matmul'].function
+
+
+cholesky = _FE['cholesky'].function
+
+
+cholesky_inverse = _FE['cholesky_inverse'].function
 
 
 conj = _FE['conj'].function
@@ -3175,6 +3334,12 @@ gru = _FE['gru'].function
 gru_cell = _FE['gru_cell'].function
 
 
+hamming_window = _FE['hamming_window'].function
+
+
+hann_window = _FE['hann_window'].function
+
+
 heaviside = _FE['heaviside'].function
 
 
@@ -3193,6 +3358,9 @@ index_fill = _FE['index_fill'].function
 instance_norm = _FE['instance_norm'].function
 
 
+inverse = _FE['inverse'].function
+
+
 is_conj = _FE['is_conj'].function
 
 
@@ -3208,6 +3376,12 @@ is_same_size = _FE['is_same_size'].function
 isin = _FE['isin'].function
 
 
+istft = _FE['istft'].function
+
+
+kaiser_window = _FE['kaiser_window'].function
+
+
 kl_div = _FE['kl_div'].function
 
 
@@ -3221,6 +3395,9 @@ lerp = _FE['lerp'].function
 
 
 linspace = _FE['linspace'].function
+
+
+logdet = _FE['logdet'].function
 
 
 logspace = _FE['logspace'].function
@@ -3406,6 +3583,9 @@ selu = _FE['selu'].function
 selu_ = _FE['selu_'].function
 
 
+slogdet = _FE['slogdet'].function
+
+
 sort = _FE['sort'].function
 
 
@@ -3430,6 +3610,9 @@ std = _FE['std'].function
 std_mean = _FE['std_mean'].function
 
 
+stft = _FE['stft'].function
+
+
 sub = _FE['sub'].function
 
 
@@ -3449,6 +3632,9 @@ threshold_ = _FE['threshold_'].function
 
 
 topk = _FE['topk'].function
+
+
+triangular_solve = _FE['triangular_solve'].function
 
 
 triplet_margin_loss = _FE['triplet_margin_loss'].function
@@ -4002,6 +4188,15 @@ class _Methods:
             _args.explain(_exc, 'ceil_')
             raise
 
+    def cholesky_solve(self, input2, upper=False):
+        if not (upper is False or upper is True):
+            upper = _args.bool_(upper, ('cholesky_solve', 'upper', 2))
+        try:
+            return _call(_op_cholesky_solve, (self, input2, upper)) if _state.slow else _op_cholesky_solve.runner(_op_cholesky_solve, (self, input2, upper))
+        except Exception as _exc:
+            _args.explain(_exc, 'cholesky_solve')
+            raise
+
     def chunk(self, chunks, dim=0, *, axis=None):
         if axis is not None:
             dim = axis
@@ -4171,6 +4366,13 @@ class _Methods:
             return _call_inplace(_op_deg2rad, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'deg2rad_')
+            raise
+
+    def det(self):
+        try:
+            return _call(_op_det, (self,)) if _state.slow else _op_det.runner(_op_det, (self,))
+        except Exception as _exc:
+            _args.explain(_exc, 'det')
             raise
 
     def diag(self, diagonal=0):
@@ -6231,6 +6433,10 @@ class _Methods:
 
     cauchy_ = _FE['cauchy_'].method
 
+    cholesky = _FE['cholesky'].method
+
+    cholesky_inverse = _FE['cholesky_inverse'].method
+
     coalesce = _FE['coalesce'].method
 
     col_indices = _FE['col_indices'].method
@@ -6293,6 +6499,8 @@ class _Methods:
 
     indices = _FE['indices'].method
 
+    inverse = _FE['inverse'].method
+
     is_coalesced = _FE['is_coalesced'].method
 
     is_conj = _FE['is_conj'].method
@@ -6303,6 +6511,8 @@ class _Methods:
 
     is_same_size = _FE['is_same_size'].method
 
+    istft = _FE['istft'].method
+
     kthvalue = _FE['kthvalue'].method
 
     lerp = _FE['lerp'].method
@@ -6310,6 +6520,8 @@ class _Methods:
     lerp_ = _FE['lerp'].inplace_method
 
     log_normal_ = _FE['log_normal_'].method
+
+    logdet = _FE['logdet'].method
 
     map_ = _FE['map_'].method
 
@@ -6391,6 +6603,8 @@ class _Methods:
 
     scatter_ = _FE['scatter'].inplace_method
 
+    slogdet = _FE['slogdet'].method
+
     sort = _FE['sort'].method
 
     sparse_dim = _FE['sparse_dim'].method
@@ -6404,6 +6618,8 @@ class _Methods:
     squeeze_ = _FE['squeeze_'].method
 
     std = _FE['std'].method
+
+    stft = _FE['stft'].method
 
     sub = _FE['sub'].method
 
@@ -6438,6 +6654,8 @@ class _Methods:
     topk = _FE['topk'].method
 
     transpose_ = _FE['transpose_'].method
+
+    triangular_solve = _FE['triangular_solve'].method
 
     true_divide = _FE['true_divide'].method
 
@@ -6474,6 +6692,13 @@ FUNCTIONS = (
     '_adaptive_avg_pool2d_backward',
     '_adaptive_avg_pool3d',
     '_adaptive_avg_pool3d_backward',
+    '_dirichlet_grad',
+    '_fft_c2c',
+    '_fft_c2r',
+    '_fft_r2c',
+    '_sample_dirichlet',
+    '_standard_gamma',
+    '_standard_gamma_grad',
     'abs',
     'absolute',
     'acos',
@@ -6524,17 +6749,20 @@ FUNCTIONS = (
     'atleast_3d',
     'avg_pool1d',
     'baddbmm',
+    'bartlett_window',
     'batch_norm',
     'bernoulli',
     'bilinear',
     'binary_cross_entropy_with_logits',
     'bincount',
+    'binomial',
     'bitwise_and',
     'bitwise_left_shift',
     'bitwise_not',
     'bitwise_or',
     'bitwise_right_shift',
     'bitwise_xor',
+    'blackman_window',
     'block_diag',
     'bmm',
     'broadcast_shapes',
@@ -6549,6 +6777,9 @@ FUNCTIONS = (
     'celu_',
     'chain_matmul',
     'channel_shuffle',
+    'cholesky',
+    'cholesky_inverse',
+    'cholesky_solve',
     'chunk',
     'clamp',
     'clamp_max',
@@ -6583,6 +6814,7 @@ FUNCTIONS = (
     'cumprod',
     'cumsum',
     'deg2rad',
+    'det',
     'detach',
     'diag',
     'diag_embed',
@@ -6648,6 +6880,8 @@ FUNCTIONS = (
     'gru',
     'gru_cell',
     'gt',
+    'hamming_window',
+    'hann_window',
     'hardshrink',
     'heaviside',
     'hinge_embedding_loss',
@@ -6665,6 +6899,7 @@ FUNCTIONS = (
     'index_select',
     'inner',
     'instance_norm',
+    'inverse',
     'is_conj',
     'is_neg',
     'is_nonzero',
@@ -6677,6 +6912,8 @@ FUNCTIONS = (
     'isneginf',
     'isposinf',
     'isreal',
+    'istft',
+    'kaiser_window',
     'kl_div',
     'kron',
     'kthvalue',
@@ -6697,6 +6934,7 @@ FUNCTIONS = (
     'logaddexp',
     'logaddexp2',
     'logcumsumexp',
+    'logdet',
     'logical_and',
     'logical_not',
     'logical_or',
@@ -6818,6 +7056,7 @@ FUNCTIONS = (
     'sinc',
     'sinh',
     'slice_scatter',
+    'slogdet',
     'softmax',
     'sort',
     'sparse_coo_tensor',
@@ -6831,6 +7070,7 @@ FUNCTIONS = (
     'stack',
     'std',
     'std_mean',
+    'stft',
     'sub',
     'subtract',
     'sum',
@@ -6850,6 +7090,7 @@ FUNCTIONS = (
     'topk',
     'trace',
     'transpose',
+    'triangular_solve',
     'tril',
     'tril_indices',
     'triplet_margin_loss',
