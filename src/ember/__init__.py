@@ -107,7 +107,7 @@ _LAZY_SUBMODULES = frozenset({
     "nn", "optim", "utils", "linalg", "fft", "special", "testing", "cuda", "cpu",
     "ops", "random", "accelerator", "backends", "amp", "fx", "distributed", "profiler", "func", "library",
     "overrides", "types", "serialization", "jit", "hub", "onnx", "export", "version",
-    "safetensors",
+    "safetensors", "masked",
     "__config__",
 })
 
