@@ -18,6 +18,7 @@ _op__ctc_loss = _OPS['_ctc_loss']
 _op__ctc_loss_backward = _OPS['_ctc_loss_backward']
 _op__fused_rnn_direction = _OPS['_fused_rnn_direction']
 _op__fused_rnn_direction_backward = _OPS['_fused_rnn_direction_backward']
+_op__histogramdd_from_bin_tensors = _OPS['_histogramdd_from_bin_tensors']
 _op__to_copy = _OPS['_to_copy']
 _op__unique2 = _OPS['_unique2']
 _op__upsample_bicubic2d_aa = _OPS['_upsample_bicubic2d_aa']
@@ -101,6 +102,7 @@ _op_clone = _OPS['clone']
 _op_col2im = _OPS['col2im']
 _op_column_stack = _OPS['column_stack']
 _op_combinations = _OPS['combinations']
+_op_complex = _OPS['complex']
 _op_conj = _OPS['conj']
 _op_conj_physical = _OPS['conj_physical']
 _op_constant_pad_nd = _OPS['constant_pad_nd']
@@ -313,6 +315,7 @@ _op_permute = _OPS['permute']
 _op_pixel_shuffle = _OPS['pixel_shuffle']
 _op_pixel_unshuffle = _OPS['pixel_unshuffle']
 _op_poisson = _OPS['poisson']
+_op_polar = _OPS['polar']
 _op_polygamma = _OPS['polygamma']
 _op_pow_Tensor_Tensor = _OPS['pow.Tensor_Tensor']
 _op_prod = _OPS['prod']
@@ -795,6 +798,12 @@ def column_stack(tensors, *, out=None):
 
 def combinations(input, r=2, with_replacement=False):
     return _call(_op_combinations, (input, r, with_replacement)) if _state.slow else _op_combinations.runner(_op_combinations, (input, r, with_replacement))
+
+
+def complex(real, imag, *, out=None):
+    if out is None:
+        return _call(_op_complex, (real, imag)) if _state.slow else _op_complex.runner(_op_complex, (real, imag))
+    return _call_out(_op_complex, (real, imag), out)
 
 
 def conj_physical(input, *, out=None):
@@ -1455,6 +1464,12 @@ def poisson(input, generator=None):
     return _call(_op_poisson, (input, generator)) if _state.slow else _op_poisson.runner(_op_poisson, (input, generator))
 
 
+def polar(abs, angle, *, out=None):
+    if out is None:
+        return _call(_op_polar, (abs, angle)) if _state.slow else _op_polar.runner(_op_polar, (abs, angle))
+    return _call_out(_op_polar, (abs, angle), out)
+
+
 def pow(input, exponent, *, out=None):
     if out is None:
         return _call(_op_pow_Tensor_Tensor, (input, exponent)) if _state.slow else _op_pow_Tensor_Tensor.runner(_op_pow_Tensor_Tensor, (input, exponent))
@@ -1852,6 +1867,9 @@ conv_transpose2d = _FE['conv_transpose2d'].function
 conv_transpose3d = _FE['conv_transpose3d'].function
 
 
+corrcoef = _FE['corrcoef'].function
+
+
 cosine_embedding_loss = _FE['cosine_embedding_loss'].function
 
 
@@ -1861,6 +1879,9 @@ cosine_similarity = _FE['cosine_similarity'].function
 count_nonzero = _FE['count_nonzero'].function
 
 
+cov = _FE['cov'].function
+
+
 ctc_loss = _FE['ctc_loss'].function
 
 
@@ -1868,6 +1889,12 @@ cummax = _FE['cummax'].function
 
 
 cummin = _FE['cummin'].function
+
+
+cumulative_trapezoid = _FE['cumulative_trapezoid'].function
+
+
+dist = _FE['dist'].function
 
 
 div = _FE['div'].function
@@ -1946,6 +1973,12 @@ heaviside = _FE['heaviside'].function
 
 
 hinge_embedding_loss = _FE['hinge_embedding_loss'].function
+
+
+histogram = _FE['histogram'].function
+
+
+histogramdd = _FE['histogramdd'].function
 
 
 hsplit = _FE['hsplit'].function
@@ -2161,6 +2194,12 @@ tensordot = _FE['tensordot'].function
 topk = _FE['topk'].function
 
 
+trapezoid = _FE['trapezoid'].function
+
+
+trapz = _FE['trapz'].function
+
+
 triplet_margin_loss = _FE['triplet_margin_loss'].function
 
 
@@ -2171,6 +2210,12 @@ unique = _FE['unique'].function
 
 
 unique_consecutive = _FE['unique_consecutive'].function
+
+
+unravel_index = _FE['unravel_index'].function
+
+
+vander = _FE['vander'].function
 
 
 var = _FE['var'].function
@@ -3431,6 +3476,8 @@ class _Methods:
         except _Unsupported:
             return NotImplemented
 
+    __reversed__ = _FE['__reversed__'].method
+
     __getitem__ = _FE['_getitem'].dunders['__getitem__']
 
     __setitem__ = _FE['_getitem'].dunders['__setitem__']
@@ -3473,7 +3520,11 @@ class _Methods:
 
     copy_ = _FE['copy_'].method
 
+    corrcoef = _FE['corrcoef'].method
+
     count_nonzero = _FE['count_nonzero'].method
+
+    cov = _FE['cov'].method
 
     cummax = _FE['cummax'].method
 
@@ -3484,6 +3535,8 @@ class _Methods:
     cumsum_ = _FE['cumsum_'].method
 
     dim_order = _FE['dim_order'].method
+
+    dist = _FE['dist'].method
 
     div = _FE['div'].method
 
@@ -3512,6 +3565,8 @@ class _Methods:
     heaviside = _FE['heaviside'].method
 
     heaviside_ = _FE['heaviside'].inplace_method
+
+    histogram = _FE['histogram'].method
 
     hsplit = _FE['hsplit'].method
 
@@ -3637,6 +3692,8 @@ class _Methods:
 
     subtract_ = _FE['subtract'].inplace_method
 
+    sum_to_size = _FE['sum_to_size'].method
+
     swapaxes_ = _FE['swapaxes_'].method
 
     swapdims_ = _FE['swapdims_'].method
@@ -3759,6 +3816,7 @@ FUNCTIONS = (
     'clone',
     'column_stack',
     'combinations',
+    'complex',
     'concat',
     'concatenate',
     'conj',
@@ -3772,17 +3830,20 @@ FUNCTIONS = (
     'conv_transpose3d',
     'convolution',
     'copysign',
+    'corrcoef',
     'cos',
     'cosh',
     'cosine_embedding_loss',
     'cosine_similarity',
     'count_nonzero',
+    'cov',
     'cross',
     'ctc_loss',
     'cummax',
     'cummin',
     'cumprod',
     'cumsum',
+    'cumulative_trapezoid',
     'deg2rad',
     'detach',
     'diag',
@@ -3792,6 +3853,7 @@ FUNCTIONS = (
     'diagonal_scatter',
     'diff',
     'digamma',
+    'dist',
     'div',
     'divide',
     'dot',
@@ -3850,6 +3912,8 @@ FUNCTIONS = (
     'heaviside',
     'hinge_embedding_loss',
     'histc',
+    'histogram',
+    'histogramdd',
     'hsplit',
     'hstack',
     'hypot',
@@ -3952,6 +4016,7 @@ FUNCTIONS = (
     'pixel_unshuffle',
     'poisson',
     'poisson_nll_loss',
+    'polar',
     'polygamma',
     'positive',
     'pow',
@@ -4029,6 +4094,8 @@ FUNCTIONS = (
     'topk',
     'trace',
     'transpose',
+    'trapezoid',
+    'trapz',
     'tril',
     'tril_indices',
     'triplet_margin_loss',
@@ -4040,7 +4107,9 @@ FUNCTIONS = (
     'unflatten',
     'unique',
     'unique_consecutive',
+    'unravel_index',
     'unsqueeze',
+    'vander',
     'var',
     'var_mean',
     'vdot',

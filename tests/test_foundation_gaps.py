@@ -1,0 +1,43 @@
+"""Checks of the foundation ops that the op table cannot make because PyTorch itself fails
+there: vander's gradient (PyTorch's backward trips over an in-place write) and dist with p=0
+(PyTorch's backward returns no tensor)."""
+import numpy as np
+import torch
+
+import ember
+from ember.autograd import gradcheck, gradgradcheck
+
+
+def test_vander_gradient_passes_gradcheck():
+    x = ember.tensor([0.5, -1.25, 2.0], dtype=ember.float64, requires_grad=True)
+    assert gradcheck(lambda t: ember.vander(t), (x,))
+    assert gradcheck(lambda t: ember.vander(t, N=5, increasing=True), (x,))
+    assert gradgradcheck(lambda t: ember.vander(t, N=4), (x,))
+
+
+def test_vander_gradient_matches_the_polynomial_derivative():
+    values = np.array([0.5, -1.25, 2.0])
+    x = ember.tensor(values, requires_grad=True)
+    ember.vander(x, N=4).sum().backward()
+    expected = 1 + 2 * values + 3 * values ** 2          # d/dx (1 + x + x^2 + x^3)
+    np.testing.assert_allclose(x.grad.numpy(), expected)
+    assert torch.vander(torch.tensor(values), N=4).tolist() == \
+        ember.vander(ember.tensor(values), N=4).tolist()
+
+
+def test_dist_p0_counts_differences_and_has_zero_gradient():
+    a, b = np.array([1.0, 2.0, 3.0]), np.array([1.0, 0.0, 5.0])
+    x = ember.tensor(a, requires_grad=True)
+    result = ember.dist(x, ember.tensor(b), 0)
+    assert result.item() == torch.dist(torch.tensor(a), torch.tensor(b), 0).item()
+    result.backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_reversed_flips_the_first_dimension_as_torch():
+    values = np.arange(6).reshape(3, 2)
+    assert [t.tolist() for t in reversed(ember.tensor(values))] == \
+        [t.tolist() for t in reversed(torch.tensor(values))]
+    assert ember.tensor(values).__reversed__().tolist() == \
+        torch.tensor(values).__reversed__().tolist()
+    assert ember.tensor(5).__reversed__().tolist() == torch.tensor(5).__reversed__().tolist()
