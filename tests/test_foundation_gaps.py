@@ -41,3 +41,17 @@ def test_reversed_flips_the_first_dimension_as_torch():
     assert ember.tensor(values).__reversed__().tolist() == \
         torch.tensor(values).__reversed__().tolist()
     assert ember.tensor(5).__reversed__().tolist() == torch.tensor(5).__reversed__().tolist()
+
+
+def test_inplace_function_forms_write_into_their_input_as_torch():
+    from ember._ops.inplace_functions import INPLACE_FUNCTIONS
+    assert all(hasattr(torch, name) for name in INPLACE_FUNCTIONS)
+    values = np.array([0.25, -0.5, 0.75])
+    for name, args in (("exp_", ()), ("clamp_", (-0.3, 0.3)), ("sigmoid_", ()),
+                       ("round_", ()), ("fill_", (2.5,)), ("xlogy_", (2.0,))):
+        t, e = torch.tensor(values), ember.tensor(values)
+        t_out, e_out = getattr(torch, name)(t, *args), getattr(ember, name)(e, *args)
+        assert e_out is e and t_out is t, name
+        np.testing.assert_allclose(e.numpy(), t.numpy(), err_msg=name)
+    x = ember.tensor(values, requires_grad=True) * 1
+    assert ember.detach_(x) is x and not x.requires_grad
