@@ -2,6 +2,7 @@
 there: vander's gradient (PyTorch's backward trips over an in-place write) and dist with p=0
 (PyTorch's backward returns no tensor)."""
 import numpy as np
+import pytest
 import torch
 
 import ember
@@ -55,3 +56,51 @@ def test_inplace_function_forms_write_into_their_input_as_torch():
         np.testing.assert_allclose(e.numpy(), t.numpy(), err_msg=name)
     x = ember.tensor(values, requires_grad=True) * 1
     assert ember.detach_(x) is x and not x.requires_grad
+
+
+_X = np.arange(24.0).reshape(2, 3, 4)
+_COPY_CASES = [
+    ("alias_copy", _X, ()), ("as_strided_copy", _X, ((2, 2), (1, 2), 1)),
+    ("detach_copy", _X, ()), ("diagonal_copy", _X, (0, 1, 2)),
+    ("expand_copy", _X, ((2, 2, 3, 4),)), ("narrow_copy", _X, (2, 1, 2)),
+    ("permute_copy", _X, ((2, 0, 1),)), ("select_copy", _X, (1, 2)),
+    ("slice_copy", _X, (2, 1, 4, 2)), ("split_copy", _X, (2, 2)),
+    ("split_with_sizes_copy", _X, ([1, 2], 1)), ("squeeze_copy", _X[:, :1], ()),
+    ("t_copy", _X[0], ()), ("transpose_copy", _X, (0, 2)), ("unbind_copy", _X, (1,)),
+    ("unfold_copy", _X, (2, 2, 1)), ("unsqueeze_copy", _X, (1,)), ("view_copy", _X, ((6, 4),)),
+    ("view_as_real_copy", _X[0] + 1j, ()), ("view_as_complex_copy", _X[..., :2].copy(), ()),
+]
+
+
+@pytest.mark.parametrize("name,values,args", _COPY_CASES, ids=[c[0] for c in _COPY_CASES])
+def test_copy_variants_match_torch_and_share_no_memory(name, values, args):
+    t_in, e_in = torch.tensor(values), ember.tensor(values)
+    expected, got = getattr(torch, name)(t_in, *args), getattr(ember, name)(e_in, *args)
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    got = got if isinstance(got, tuple) else (got,)
+    assert len(got) == len(expected)
+    for e, t in zip(got, expected):
+        assert e.dtype.__repr__().replace("ember", "torch") == repr(t.dtype)
+        np.testing.assert_array_equal(e.numpy(), t.numpy())
+        assert e.is_contiguous()
+        assert e.untyped_storage().data_ptr() != e_in.untyped_storage().data_ptr()
+
+
+@pytest.mark.parametrize("name,args", [("transpose_copy", (0, 2)), ("view_copy", ((6, 4),)),
+                                       ("slice_copy", (2, 1, 4, 2)), ("expand_copy", ((2, 2, 3, 4),))])
+def test_copy_variants_pass_gradients_as_torch(name, args):
+    t_in = torch.tensor(_X, requires_grad=True)
+    e_in = ember.tensor(_X, requires_grad=True)
+    t_out, e_out = getattr(torch, name)(t_in, *args), getattr(ember, name)(e_in, *args)
+    weights = np.linspace(-1.0, 1.0, t_out.numel()).reshape(tuple(t_out.shape))
+    (t_out * torch.tensor(weights)).sum().backward()
+    (e_out * ember.tensor(weights)).sum().backward()
+    np.testing.assert_allclose(e_in.grad.numpy(), t_in.grad.numpy())
+
+
+def test_unsafe_splits_give_the_split_pieces():
+    for name, args in (("unsafe_split", (2, 2)), ("unsafe_chunk", (2, 1)),
+                       ("unsafe_split_with_sizes", ([1, 3], 2))):
+        expected = getattr(torch, name)(torch.tensor(_X), *args)
+        got = getattr(ember, name)(ember.tensor(_X), *args)
+        assert [g.tolist() for g in got] == [t.tolist() for t in expected], name

@@ -1780,6 +1780,9 @@ addcdiv = _FE['addcdiv'].function
 adjoint = _FE['adjoint'].function
 
 
+alias_copy = _FE['alias_copy'].function
+
+
 allclose = _FE['allclose'].function
 
 
@@ -1802,6 +1805,9 @@ argsort = _FE['argsort'].function
 
 
 as_strided = _FE['as_strided'].function
+
+
+as_strided_copy = _FE['as_strided_copy'].function
 
 
 as_tensor = _FE['as_tensor'].function
@@ -1894,6 +1900,12 @@ cummin = _FE['cummin'].function
 cumulative_trapezoid = _FE['cumulative_trapezoid'].function
 
 
+detach_copy = _FE['detach_copy'].function
+
+
+diagonal_copy = _FE['diagonal_copy'].function
+
+
 dist = _FE['dist'].function
 
 
@@ -1928,6 +1940,9 @@ empty_strided = _FE['empty_strided'].function
 
 
 equal = _FE['equal'].function
+
+
+expand_copy = _FE['expand_copy'].function
 
 
 eye = _FE['eye'].function
@@ -2062,6 +2077,9 @@ nanquantile = _FE['nanquantile'].function
 narrow = _FE['narrow'].function
 
 
+narrow_copy = _FE['narrow_copy'].function
+
+
 native_dropout = _FE['native_dropout'].function
 
 
@@ -2084,6 +2102,9 @@ pairwise_distance = _FE['pairwise_distance'].function
 
 
 pdist = _FE['pdist'].function
+
+
+permute_copy = _FE['permute_copy'].function
 
 
 poisson_nll_loss = _FE['poisson_nll_loss'].function
@@ -2161,13 +2182,28 @@ scatter = _FE['scatter'].function
 searchsorted = _FE['searchsorted'].function
 
 
+select_copy = _FE['select_copy'].function
+
+
+slice_copy = _FE['slice_copy'].function
+
+
 sort = _FE['sort'].function
 
 
 split = _FE['split'].function
 
 
+split_copy = _FE['split_copy'].function
+
+
+split_with_sizes_copy = _FE['split_with_sizes_copy'].function
+
+
 squeeze = _FE['squeeze'].function
+
+
+squeeze_copy = _FE['squeeze_copy'].function
 
 
 std = _FE['std'].function
@@ -2182,6 +2218,9 @@ sub = _FE['sub'].function
 subtract = _FE['subtract'].function
 
 
+t_copy = _FE['t_copy'].function
+
+
 tensor = _FE['tensor'].function
 
 
@@ -2192,6 +2231,9 @@ tensordot = _FE['tensordot'].function
 
 
 topk = _FE['topk'].function
+
+
+transpose_copy = _FE['transpose_copy'].function
 
 
 trapezoid = _FE['trapezoid'].function
@@ -2206,6 +2248,12 @@ triplet_margin_loss = _FE['triplet_margin_loss'].function
 true_divide = _FE['true_divide'].function
 
 
+unbind_copy = _FE['unbind_copy'].function
+
+
+unfold_copy = _FE['unfold_copy'].function
+
+
 unique = _FE['unique'].function
 
 
@@ -2215,6 +2263,18 @@ unique_consecutive = _FE['unique_consecutive'].function
 unravel_index = _FE['unravel_index'].function
 
 
+unsafe_chunk = _FE['unsafe_chunk'].function
+
+
+unsafe_split = _FE['unsafe_split'].function
+
+
+unsafe_split_with_sizes = _FE['unsafe_split_with_sizes'].function
+
+
+unsqueeze_copy = _FE['unsqueeze_copy'].function
+
+
 vander = _FE['vander'].function
 
 
@@ -2222,6 +2282,15 @@ var = _FE['var'].function
 
 
 var_mean = _FE['var_mean'].function
+
+
+view_as_complex_copy = _FE['view_as_complex_copy'].function
+
+
+view_as_real_copy = _FE['view_as_real_copy'].function
+
+
+view_copy = _FE['view_copy'].function
 
 
 vsplit = _FE['vsplit'].function
@@ -3616,6 +3685,8 @@ class _Methods:
 
     narrow = _FE['narrow'].method
 
+    narrow_copy = _FE['narrow_copy'].method
+
     new = _FE['new'].method
 
     new_empty = _FE['new_empty'].method
@@ -3716,6 +3787,12 @@ class _Methods:
 
     unique_consecutive = _FE['unique_consecutive'].method
 
+    unsafe_chunk = _FE['unsafe_chunk'].method
+
+    unsafe_split = _FE['unsafe_split'].method
+
+    unsafe_split_with_sizes = _FE['unsafe_split_with_sizes'].method
+
     unsqueeze_ = _FE['unsqueeze_'].method
 
     var = _FE['var'].method
@@ -3760,6 +3837,7 @@ FUNCTIONS = (
     'addr',
     'adjoint',
     'affine_grid_generator',
+    'alias_copy',
     'all',
     'allclose',
     'alpha_dropout',
@@ -3789,6 +3867,7 @@ FUNCTIONS = (
     'argwhere',
     'as_strided',
     'as_strided_',
+    'as_strided_copy',
     'as_strided_scatter',
     'as_tensor',
     'asarray',
@@ -3875,10 +3954,12 @@ FUNCTIONS = (
     'deg2rad_',
     'detach',
     'detach_',
+    'detach_copy',
     'diag',
     'diag_embed',
     'diagflat',
     'diagonal',
+    'diagonal_copy',
     'diagonal_scatter',
     'diff',
     'digamma',
@@ -3907,6 +3988,7 @@ FUNCTIONS = (
     'exp2',
     'exp2_',
     'exp_',
+    'expand_copy',
     'expm1',
     'expm1_',
     'eye',
@@ -4042,6 +4124,7 @@ FUNCTIONS = (
     'nanquantile',
     'nansum',
     'narrow',
+    'narrow_copy',
     'native_batch_norm',
     'native_channel_shuffle',
     'native_dropout',
@@ -4063,6 +4146,7 @@ FUNCTIONS = (
     'pairwise_distance',
     'pdist',
     'permute',
+    'permute_copy',
     'pixel_shuffle',
     'pixel_unshuffle',
     'poisson',
@@ -4113,6 +4197,7 @@ FUNCTIONS = (
     'scatter_reduce',
     'searchsorted',
     'select',
+    'select_copy',
     'select_scatter',
     'sgn',
     'sigmoid',
@@ -4125,16 +4210,20 @@ FUNCTIONS = (
     'sinc_',
     'sinh',
     'sinh_',
+    'slice_copy',
     'slice_scatter',
     'softmax',
     'sort',
     'split',
+    'split_copy',
     'split_with_sizes',
+    'split_with_sizes_copy',
     'sqrt',
     'sqrt_',
     'square',
     'square_',
     'squeeze',
+    'squeeze_copy',
     'stack',
     'std',
     'std_mean',
@@ -4144,6 +4233,7 @@ FUNCTIONS = (
     'swapaxes',
     'swapdims',
     't',
+    't_copy',
     'take',
     'take_along_dim',
     'tan',
@@ -4159,6 +4249,7 @@ FUNCTIONS = (
     'topk',
     'trace',
     'transpose',
+    'transpose_copy',
     'trapezoid',
     'trapz',
     'tril',
@@ -4170,17 +4261,26 @@ FUNCTIONS = (
     'trunc',
     'trunc_',
     'unbind',
+    'unbind_copy',
     'unflatten',
+    'unfold_copy',
     'unique',
     'unique_consecutive',
     'unravel_index',
+    'unsafe_chunk',
+    'unsafe_split',
+    'unsafe_split_with_sizes',
     'unsqueeze',
+    'unsqueeze_copy',
     'vander',
     'var',
     'var_mean',
     'vdot',
     'view_as_complex',
+    'view_as_complex_copy',
     'view_as_real',
+    'view_as_real_copy',
+    'view_copy',
     'vsplit',
     'vstack',
     'where',

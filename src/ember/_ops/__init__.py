@@ -15,6 +15,7 @@ from ember._ops import (  # noqa: F401
     linalg,
     misc,
     misc_complex,
+    misc_copies,
     misc_numeric,
     misc_stats,
     nn_activation,
