@@ -104,3 +104,44 @@ def test_unsafe_splits_give_the_split_pieces():
         expected = getattr(torch, name)(torch.tensor(_X), *args)
         got = getattr(ember, name)(ember.tensor(_X), *args)
         assert [g.tolist() for g in got] == [t.tolist() for t in expected], name
+
+
+def _nn_form_cases():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 4, 6, 6))
+    w, b, mean = rng.standard_normal(4), rng.standard_normal(4), rng.standard_normal(4)
+    var = rng.random(4) + 0.5
+    x1 = x[:, :, 0]
+    return {
+        "celu": (x, 0.7), "selu": (x,), "rrelu": (x,), "prelu": (x, w),
+        "layer_norm": (x, (6, 6)), "rms_norm": (x, (6,)), "group_norm": (x, 2, w, b),
+        "batch_norm": (x, w, b, mean, var, False, 0.1, 1e-5, True),
+        "instance_norm": (x, w, b, None, None, True, 0.1, 1e-5, True),
+        "max_pool1d": (x1, 2), "max_pool2d": (x, 3, [], 1), "max_pool3d": (x, 2, 1),
+        "max_pool1d_with_indices": (x1, 3, 2), "avg_pool1d": (x1, 2),
+        "adaptive_avg_pool1d": (x1, 4), "adaptive_max_pool1d": (x1, 4),
+    }
+
+
+@pytest.mark.parametrize("name", list(_nn_form_cases()))
+def test_top_level_nn_forms_match_torch(name):
+    args = _nn_form_cases()[name]
+    expected = getattr(torch, name)(*[torch.tensor(a) if isinstance(a, np.ndarray) else a
+                                      for a in args])
+    got = getattr(ember, name)(*[ember.tensor(a) if isinstance(a, np.ndarray) else a
+                                 for a in args])
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    got = got if isinstance(got, tuple) else (got,)
+    assert len(got) == len(expected)
+    for e, t in zip(got, expected):
+        assert repr(e.dtype).replace("ember", "torch") == repr(t.dtype)
+        np.testing.assert_allclose(e.numpy(), t.numpy(), atol=1e-10)
+
+
+@pytest.mark.parametrize("name,args", [("celu_", (0.7,)), ("selu_", ()), ("rrelu_", ())])
+def test_top_level_inplace_activations_match_torch(name, args):
+    values = np.linspace(-2.0, 2.0, 9)
+    t, e = torch.tensor(values), ember.tensor(values)
+    getattr(torch, name)(t, *args)
+    assert getattr(ember, name)(e, *args) is e
+    np.testing.assert_allclose(e.numpy(), t.numpy())

@@ -117,9 +117,7 @@ TORCH_NOT_YET = (
     "Stream Tag FatalError GradScaler "
     "BoolStorage ByteStorage CharStorage DoubleStorage FloatStorage IntStorage LongStorage "
     "ShortStorage TypedStorage "
-    "adaptive_avg_pool1d adaptive_max_pool1d avg_pool1d max_pool1d max_pool1d_with_indices "
-    "max_pool2d max_pool3d batch_norm instance_norm layer_norm group_norm rms_norm "
-    "embedding_bag prelu celu celu_ selu selu_ rrelu rrelu_ conv_tbc grid_sampler gru lstm "
+    "embedding_bag conv_tbc grid_sampler gru lstm "
     "rnn_relu rnn_tanh binomial renorm native_norm norm_except_dim slice_inverse "
     "empty_permuted from_file gradient get_device hash_tensor is_distributed is_inference "
     "is_signed newaxis nonzero_static set_anomaly_enabled set_flush_denormal "
@@ -129,7 +127,7 @@ TENSOR_NOT_YET = (
     "not implemented yet (the next names to close)",
     ("chalf const_data_ptr grad_dtype hash_tensor index ipu is_distributed is_ipu is_maia "
     "is_mkldnn is_mps is_mtia is_nested is_pinned is_set_to is_shared is_xla is_xpu is_vulkan "
-    "map2_ module_load mtia name nonzero_static pin_memory prelu record_stream "
+    "map2_ module_load mtia name nonzero_static pin_memory record_stream "
     "renorm renorm_ resize resize_as set_ share_memory_ slice_inverse storage storage_type "
     "to_mkldnn to_padded_tensor xpu"))
 TENSOR_REMOVED = (

@@ -1774,6 +1774,12 @@ def xlogy(input, other, *, out=None):
     return _call_out(_op_xlogy_Tensor, (input, other), out)
 
 
+adaptive_avg_pool1d = _FE['adaptive_avg_pool1d'].function
+
+
+adaptive_max_pool1d = _FE['adaptive_max_pool1d'].function
+
+
 addcdiv = _FE['addcdiv'].function
 
 
@@ -1825,6 +1831,12 @@ atleast_2d = _FE['atleast_2d'].function
 atleast_3d = _FE['atleast_3d'].function
 
 
+avg_pool1d = _FE['avg_pool1d'].function
+
+
+batch_norm = _FE['batch_norm'].function
+
+
 bernoulli = _FE['bernoulli'].function
 
 
@@ -1847,6 +1859,12 @@ cartesian_prod = _FE['cartesian_prod'].function
 
 
 cdist = _FE['cdist'].function
+
+
+celu = _FE['celu'].function
+
+
+celu_ = _FE['celu_'].function
 
 
 chain_matmul = _FE['chain_matmul'].function
@@ -1981,6 +1999,9 @@ full = _FE['full'].function
 full_like = _FE['full_like'].function
 
 
+group_norm = _FE['group_norm'].function
+
+
 gru_cell = _FE['gru_cell'].function
 
 
@@ -2005,6 +2026,9 @@ imag = _FE['imag'].function
 index_fill = _FE['index_fill'].function
 
 
+instance_norm = _FE['instance_norm'].function
+
+
 is_conj = _FE['is_conj'].function
 
 
@@ -2026,6 +2050,9 @@ kl_div = _FE['kl_div'].function
 kthvalue = _FE['kthvalue'].function
 
 
+layer_norm = _FE['layer_norm'].function
+
+
 lerp = _FE['lerp'].function
 
 
@@ -2045,6 +2072,18 @@ masked_fill = _FE['masked_fill'].function
 
 
 max = _FE['max'].function
+
+
+max_pool1d = _FE['max_pool1d'].function
+
+
+max_pool1d_with_indices = _FE['max_pool1d_with_indices'].function
+
+
+max_pool2d = _FE['max_pool2d'].function
+
+
+max_pool3d = _FE['max_pool3d'].function
 
 
 median = _FE['median'].function
@@ -2116,6 +2155,9 @@ polygamma = _FE['polygamma'].function
 positive = _FE['positive'].function
 
 
+prelu = _FE['prelu'].function
+
+
 prod = _FE['prod'].function
 
 
@@ -2164,6 +2206,9 @@ resolve_neg = _FE['resolve_neg'].function
 result_type = _FE['result_type'].function
 
 
+rms_norm = _FE['rms_norm'].function
+
+
 rnn_relu_cell = _FE['rnn_relu_cell'].function
 
 
@@ -2171,6 +2216,12 @@ rnn_tanh_cell = _FE['rnn_tanh_cell'].function
 
 
 round = _FE['round'].function
+
+
+rrelu = _FE['rrelu'].function
+
+
+rrelu_ = _FE['rrelu_'].function
 
 
 rsub = _FE['rsub'].function
@@ -2183,6 +2234,12 @@ searchsorted = _FE['searchsorted'].function
 
 
 select_copy = _FE['select_copy'].function
+
+
+selu = _FE['selu'].function
+
+
+selu_ = _FE['selu_'].function
 
 
 slice_copy = _FE['slice_copy'].function
@@ -3715,6 +3772,8 @@ class _Methods:
 
     __pos__ = _FE['positive'].dunders['__pos__']
 
+    prelu = _FE['prelu'].method
+
     prod = _FE['prod'].method
 
     quantile = _FE['quantile'].method
@@ -3827,6 +3886,8 @@ FUNCTIONS = (
     'acos_',
     'acosh',
     'acosh_',
+    'adaptive_avg_pool1d',
+    'adaptive_max_pool1d',
     'add',
     'addbmm',
     'addcdiv',
@@ -3883,7 +3944,9 @@ FUNCTIONS = (
     'atleast_1d',
     'atleast_2d',
     'atleast_3d',
+    'avg_pool1d',
     'baddbmm',
+    'batch_norm',
     'bernoulli',
     'bilinear',
     'binary_cross_entropy_with_logits',
@@ -3905,6 +3968,8 @@ FUNCTIONS = (
     'cdist',
     'ceil',
     'ceil_',
+    'celu',
+    'celu_',
     'chain_matmul',
     'channel_shuffle',
     'chunk',
@@ -4027,6 +4092,7 @@ FUNCTIONS = (
     'greater_equal',
     'grid_sampler_2d',
     'grid_sampler_3d',
+    'group_norm',
     'gru_cell',
     'gt',
     'hardshrink',
@@ -4049,6 +4115,7 @@ FUNCTIONS = (
     'index_reduce',
     'index_select',
     'inner',
+    'instance_norm',
     'is_conj',
     'is_neg',
     'is_nonzero',
@@ -4064,6 +4131,7 @@ FUNCTIONS = (
     'kl_div',
     'kron',
     'kthvalue',
+    'layer_norm',
     'lcm',
     'lcm_',
     'ldexp',
@@ -4102,6 +4170,10 @@ FUNCTIONS = (
     'masked_select',
     'matmul',
     'max',
+    'max_pool1d',
+    'max_pool1d_with_indices',
+    'max_pool2d',
+    'max_pool3d',
     'maximum',
     'mean',
     'median',
@@ -4155,6 +4227,7 @@ FUNCTIONS = (
     'polygamma',
     'positive',
     'pow',
+    'prelu',
     'prod',
     'put',
     'quantile',
@@ -4181,6 +4254,7 @@ FUNCTIONS = (
     'resolve_conj',
     'resolve_neg',
     'result_type',
+    'rms_norm',
     'rnn_relu_cell',
     'rnn_tanh_cell',
     'roll',
@@ -4188,6 +4262,8 @@ FUNCTIONS = (
     'round',
     'round_',
     'row_stack',
+    'rrelu',
+    'rrelu_',
     'rsqrt',
     'rsqrt_',
     'rsub',
@@ -4199,6 +4275,8 @@ FUNCTIONS = (
     'select',
     'select_copy',
     'select_scatter',
+    'selu',
+    'selu_',
     'sgn',
     'sigmoid',
     'sigmoid_',

@@ -16,6 +16,7 @@ from ember._ops import (  # noqa: F401
     misc,
     misc_complex,
     misc_copies,
+    misc_nn_forms,
     misc_numeric,
     misc_stats,
     nn_activation,
