@@ -86,8 +86,9 @@ def test_copy_variants_match_torch_and_share_no_memory(name, values, args):
         assert e.untyped_storage().data_ptr() != e_in.untyped_storage().data_ptr()
 
 
-@pytest.mark.parametrize("name,args", [("transpose_copy", (0, 2)), ("view_copy", ((6, 4),)),
-                                       ("slice_copy", (2, 1, 4, 2)), ("expand_copy", ((2, 2, 3, 4),))])
+@pytest.mark.parametrize("name,args", [
+    ("transpose_copy", (0, 2)), ("view_copy", ((6, 4),)), ("slice_copy", (2, 1, 4, 2)),
+    ("expand_copy", ((2, 2, 3, 4),))])
 def test_copy_variants_pass_gradients_as_torch(name, args):
     t_in = torch.tensor(_X, requires_grad=True)
     e_in = ember.tensor(_X, requires_grad=True)
@@ -145,3 +146,88 @@ def test_top_level_inplace_activations_match_torch(name, args):
     getattr(torch, name)(t, *args)
     assert getattr(ember, name)(e, *args) is e
     np.testing.assert_allclose(e.numpy(), t.numpy())
+
+
+_X3 = [[3.0, 4.0], [0.0, 1.0], [6.0, 8.0]]
+
+
+def _set_to_answers(y):
+    return y.is_set_to(y), y.is_set_to(y.view(3, 2)), y.is_set_to(y[:])
+
+
+_SAME_AS_TORCH = {
+    "renorm": lambda m: m.renorm(m.tensor(_X3), 2, 0, 4.5),
+    "renorm method": lambda m: m.tensor(_X3).renorm(1, 1, 5),
+    "renorm_": lambda m: m.tensor(_X3).renorm_(1, 1, 5),
+    "nonzero_static pads": lambda m: m.nonzero_static(m.tensor([[1, 0], [1, 1]]), size=4),
+    "nonzero_static cuts": lambda m: m.tensor([1, 0, 1]).nonzero_static(size=1, fill_value=7),
+    "empty_permuted": lambda m: m.empty_permuted((2, 3, 4), (0, 2, 1)).stride(),
+    "norm_except_dim 0": lambda m: m.norm_except_dim(m.tensor(_X3), 2, 0),
+    "norm_except_dim 1": lambda m: m.norm_except_dim(m.tensor(_X3), 3, 1),
+    "norm_except_dim -1": lambda m: m.norm_except_dim(m.tensor(_X3), 2, -1),
+    "is_set_to": lambda m: _set_to_answers(m.ones(2, 3)),
+    "resize": lambda m: m.ones(2, 3).resize(3, 2).shape,
+    "resize error": lambda m: m.ones(2, 3).resize(4),
+    "resize_as": lambda m: m.ones(2, 3).resize_as(m.ones(6)).shape,
+    "gradient": lambda m: m.gradient(m.tensor([1.0, 4.0, 9.0, 16.0])),
+    "gradient dim spacing": lambda m: m.gradient(m.tensor([[1.0, 2, 4], [2, 5, 9]]),
+                                                 spacing=2.0, dim=1),
+    "gradient coordinates 2": lambda m: m.gradient(
+        m.tensor([1.0, 4.0, 9.0, 16.0]), spacing=(m.tensor([0.0, 1.0, 1.5, 3.0]),),
+        edge_order=2),
+    "gradient coordinates 1": lambda m: m.gradient(
+        m.tensor([1.0, 4.0, 9.0, 16.0]), spacing=(m.tensor([0.0, 1.0, 1.5, 3.0]),)),
+    "gradient 2-d": lambda m: m.gradient(m.tensor([[1.0, 4.0], [9.0, 16.0]])),
+    "gradient ints": lambda m: m.gradient(m.tensor([1, 2, 4]), spacing=2),
+    "gradient edge 2": lambda m: m.gradient(m.tensor([1.0, 2, 4, 7, 11]), edge_order=2),
+    "gradient spacings": lambda m: m.gradient(m.tensor([[1.0, 2, 4], [2, 5, 9]]),
+                                              spacing=[2.0, 3.0]),
+    "gradient too short": lambda m: m.gradient(m.tensor([1.0])),
+    "queries": lambda m: (m.get_device(m.ones(1)), m.is_signed(m.ones(1)),
+                          m.is_inference(m.ones(1)), m.is_distributed(m.ones(1)),
+                          m.ones(1).is_pinned(), m.ones(1).is_shared()),
+    "device flags": lambda m: (m.ones(1).is_xpu, m.ones(1).is_mps, m.ones(1).is_nested,
+                               m.ones(1).is_mkldnn),
+}
+
+
+def _outcome(make, lib):
+    try:
+        return repr(make(lib)).replace("ember", "torch")
+    except (RuntimeError, TypeError, ValueError, IndexError) as error:
+        # the class is compared; the messages differ in places
+        return type(error).__name__
+
+
+@pytest.mark.parametrize("case", list(_SAME_AS_TORCH))
+def test_small_functions_give_what_torch_gives(case):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert _outcome(_SAME_AS_TORCH[case], ember) == _outcome(_SAME_AS_TORCH[case], torch)
+
+
+def test_renorm_and_gradient_pass_gradients_as_torch():
+    values = np.array(_X3)
+    for lib_fn in (lambda m, x: m.renorm(x, 2, 0, 4.5),
+                   lambda m, x: m.gradient(x, dim=0, edge_order=2)[0]):
+        t_x, e_x = torch.tensor(values, requires_grad=True), ember.tensor(values,
+                                                                          requires_grad=True)
+        t_out, e_out = lib_fn(torch, t_x), lib_fn(ember, e_x)
+        weights = np.linspace(-1.0, 2.0, t_out.numel()).reshape(tuple(t_out.shape))
+        (t_out * torch.tensor(weights)).sum().backward()
+        (e_out * ember.tensor(weights)).sum().backward()
+        np.testing.assert_allclose(e_x.grad.numpy(), t_x.grad.numpy(), atol=1e-12)
+
+
+def test_from_file_reads_and_maps_raw_bytes(tmp_path):
+    path = str(tmp_path / "values.bin")
+    np.arange(6, dtype=np.float32).tofile(path)
+    assert ember.from_file(path, size=4, dtype=ember.float32).tolist() == \
+        torch.from_file(path, size=4, dtype=torch.float32).tolist()
+    with pytest.raises(RuntimeError):
+        ember.from_file(path, size=7, dtype=ember.float32)
+    mapped = ember.from_file(path, shared=True, size=6, dtype=ember.float32)
+    mapped[0] = 42
+    del mapped
+    assert np.fromfile(path, dtype=np.float32)[0] == 42

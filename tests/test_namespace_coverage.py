@@ -62,7 +62,11 @@ TORCHSCRIPT = (
     "import_ir_module_from_buffer parse_ir parse_schema parse_type_comment "
     "merge_type_from_type_comment unify_type_list BenchmarkConfig BenchmarkExecutionStats "
     "ThroughputBenchmark cpp PyTorchFileReader PyTorchFileWriter "
-    "SerializationStorageContext DeserializationStorageContext"))
+    "SerializationStorageContext DeserializationStorageContext ModuleDict ParameterDict "
+    "BufferDict"))
+DISPATCHER = (
+    "PyTorch's C++ dispatcher internals (ember's dispatcher is its own, in _core/dispatch)",
+    "DispatchKey DispatchKeySet ExcludeDispatchKeyGuard Tag")
 COMPILER = (
     ("the compiler stack (torch.compile, torch.export, control-flow operators): out of scope "
     "for an eager NumPy framework"),
@@ -112,23 +116,21 @@ AUTOCAST = (
     "set_autocast_ipu_enabled set_autocast_xla_dtype set_autocast_xla_enabled"))
 TORCH_NOT_YET = (
     "not implemented yet (the next names to close)",
-    ("AcceleratorError OutOfMemoryError BufferDict ModuleDict ParameterDict DisableTorchFunction "
-    "DisableTorchFunctionSubclass DispatchKey DispatchKeySet ExcludeDispatchKeyGuard Event "
-    "Stream Tag FatalError GradScaler "
+    ("AcceleratorError OutOfMemoryError DisableTorchFunction DisableTorchFunctionSubclass Event "
+    "Stream FatalError GradScaler "
     "BoolStorage ByteStorage CharStorage DoubleStorage FloatStorage IntStorage LongStorage "
     "ShortStorage TypedStorage "
     "embedding_bag conv_tbc grid_sampler gru lstm "
-    "rnn_relu rnn_tanh binomial renorm native_norm norm_except_dim slice_inverse "
-    "empty_permuted from_file gradient get_device hash_tensor is_distributed is_inference "
-    "is_signed newaxis nonzero_static set_anomaly_enabled set_flush_denormal "
+    "rnn_relu rnn_tanh binomial native_norm slice_inverse "
+    "hash_tensor "
+    "newaxis set_anomaly_enabled "
     "thread_safe_generator"))
 
 TENSOR_NOT_YET = (
     "not implemented yet (the next names to close)",
-    ("chalf const_data_ptr grad_dtype hash_tensor index ipu is_distributed is_ipu is_maia "
-    "is_mkldnn is_mps is_mtia is_nested is_pinned is_set_to is_shared is_xla is_xpu is_vulkan "
-    "map2_ module_load mtia name nonzero_static pin_memory record_stream "
-    "renorm renorm_ resize resize_as set_ share_memory_ slice_inverse storage storage_type "
+    ("chalf grad_dtype hash_tensor index ipu "
+    "map2_ module_load mtia name pin_memory record_stream "
+    "set_ share_memory_ slice_inverse storage storage_type "
     "to_mkldnn to_padded_tensor xpu"))
 TENSOR_REMOVED = (
     ("removed from PyTorch: the attribute only raises or warns (eig, lstsq, solve, symeig; "
@@ -167,7 +169,8 @@ FUNCTIONAL_NOT_YET = (
 NAMESPACES = {
     "torch": (lambda: torch, lambda: ember, (
         LINALG_IN_PROGRESS, FFT_IN_PROGRESS, SPECIAL_IN_PROGRESS, SPARSE_IN_PROGRESS,
-        TORCHSCRIPT, COMPILER, QUANTIZED, VENDOR, SYNC_BATCH_NORM, NO_NUMPY_DTYPE, AUTOCAST,
+        TORCHSCRIPT, DISPATCHER, COMPILER, QUANTIZED, VENDOR, SYNC_BATCH_NORM, NO_NUMPY_DTYPE,
+        AUTOCAST,
         TORCH_NOT_YET)),
     "Tensor": (lambda: torch.Tensor, lambda: ember.Tensor, (
         TENSOR_SPARSE, TENSOR_LINALG, TENSOR_FFT, TENSOR_SPECIAL, TENSOR_QUANTIZED,

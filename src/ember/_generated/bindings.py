@@ -1954,6 +1954,9 @@ empty = _FE['empty'].function
 empty_like = _FE['empty_like'].function
 
 
+empty_permuted = _FE['empty_permuted'].function
+
+
 empty_strided = _FE['empty_strided'].function
 
 
@@ -1987,6 +1990,9 @@ float_power = _FE['float_power'].function
 frexp = _FE['frexp'].function
 
 
+from_file = _FE['from_file'].function
+
+
 from_numpy = _FE['from_numpy'].function
 
 
@@ -1997,6 +2003,12 @@ full = _FE['full'].function
 
 
 full_like = _FE['full_like'].function
+
+
+get_device = _FE['get_device'].function
+
+
+gradient = _FE['gradient'].function
 
 
 group_norm = _FE['group_norm'].function
@@ -2032,6 +2044,12 @@ instance_norm = _FE['instance_norm'].function
 is_conj = _FE['is_conj'].function
 
 
+is_distributed = _FE['is_distributed'].function
+
+
+is_inference = _FE['is_inference'].function
+
+
 is_neg = _FE['is_neg'].function
 
 
@@ -2039,6 +2057,9 @@ is_nonzero = _FE['is_nonzero'].function
 
 
 is_same_size = _FE['is_same_size'].function
+
+
+is_signed = _FE['is_signed'].function
 
 
 isin = _FE['isin'].function
@@ -2125,7 +2146,13 @@ native_dropout = _FE['native_dropout'].function
 nonzero = _FE['nonzero'].function
 
 
+nonzero_static = _FE['nonzero_static'].function
+
+
 norm = _FE['norm'].function
+
+
+norm_except_dim = _FE['norm_except_dim'].function
 
 
 normal = _FE['normal'].function
@@ -2194,6 +2221,9 @@ real = _FE['real'].function
 relu_ = _FE['relu_'].function
 
 
+renorm = _FE['renorm'].function
+
+
 repeat_interleave = _FE['repeat_interleave'].function
 
 
@@ -2240,6 +2270,9 @@ selu = _FE['selu'].function
 
 
 selu_ = _FE['selu_'].function
+
+
+set_flush_denormal = _FE['set_flush_denormal'].function
 
 
 slice_copy = _FE['slice_copy'].function
@@ -3642,6 +3675,8 @@ class _Methods:
 
     conj = _FE['conj'].method
 
+    const_data_ptr = _FE['const_data_ptr'].method
+
     contiguous = _FE['contiguous'].method
 
     copy_ = _FE['copy_'].method
@@ -3702,11 +3737,37 @@ class _Methods:
 
     is_conj = _FE['is_conj'].method
 
+    is_distributed = _FE['is_distributed'].method
+
+    is_ipu = _FE['is_ipu'].method
+
+    is_maia = _FE['is_maia'].method
+
+    is_mkldnn = _FE['is_mkldnn'].method
+
+    is_mps = _FE['is_mps'].method
+
+    is_mtia = _FE['is_mtia'].method
+
     is_neg = _FE['is_neg'].method
+
+    is_nested = _FE['is_nested'].method
 
     is_nonzero = _FE['is_nonzero'].method
 
+    is_pinned = _FE['is_pinned'].method
+
     is_same_size = _FE['is_same_size'].method
+
+    is_set_to = _FE['is_set_to'].method
+
+    is_shared = _FE['is_shared'].method
+
+    is_vulkan = _FE['is_vulkan'].method
+
+    is_xla = _FE['is_xla'].method
+
+    is_xpu = _FE['is_xpu'].method
 
     kthvalue = _FE['kthvalue'].method
 
@@ -3760,6 +3821,8 @@ class _Methods:
 
     nonzero = _FE['nonzero'].method
 
+    nonzero_static = _FE['nonzero_static'].method
+
     norm = _FE['norm'].method
 
     normal_ = _FE['normal_'].method
@@ -3780,9 +3843,17 @@ class _Methods:
 
     random_ = _FE['random_'].method
 
+    renorm = _FE['renorm'].method
+
+    renorm_ = _FE['renorm_'].method
+
     repeat_interleave = _FE['repeat_interleave'].method
 
+    resize = _FE['resize'].method
+
     resize_ = _FE['resize_'].method
+
+    resize_as = _FE['resize_as'].method
 
     resize_as_ = _FE['resize_as_'].method
 
@@ -4041,6 +4112,7 @@ FUNCTIONS = (
     'embedding_renorm_',
     'empty',
     'empty_like',
+    'empty_permuted',
     'empty_strided',
     'eq',
     'equal',
@@ -4079,6 +4151,7 @@ FUNCTIONS = (
     'frac',
     'frac_',
     'frexp',
+    'from_file',
     'from_numpy',
     'frombuffer',
     'full',
@@ -4088,6 +4161,8 @@ FUNCTIONS = (
     'gcd_',
     'ge',
     'ger',
+    'get_device',
+    'gradient',
     'greater',
     'greater_equal',
     'grid_sampler_2d',
@@ -4117,9 +4192,12 @@ FUNCTIONS = (
     'inner',
     'instance_norm',
     'is_conj',
+    'is_distributed',
+    'is_inference',
     'is_neg',
     'is_nonzero',
     'is_same_size',
+    'is_signed',
     'isclose',
     'isfinite',
     'isin',
@@ -4209,7 +4287,9 @@ FUNCTIONS = (
     'negative_',
     'nextafter',
     'nonzero',
+    'nonzero_static',
     'norm',
+    'norm_except_dim',
     'normal',
     'not_equal',
     'ones',
@@ -4248,6 +4328,7 @@ FUNCTIONS = (
     'relu',
     'relu_',
     'remainder',
+    'renorm',
     'repeat_interleave',
     'reshape',
     'resize_as_',
@@ -4277,6 +4358,7 @@ FUNCTIONS = (
     'select_scatter',
     'selu',
     'selu_',
+    'set_flush_denormal',
     'sgn',
     'sigmoid',
     'sigmoid_',

@@ -19,6 +19,7 @@ from ember._ops import (  # noqa: F401
     misc_nn_forms,
     misc_numeric,
     misc_stats,
+    misc_tensor,
     nn_activation,
     nn_conv,
     nn_conv_api,

@@ -165,3 +165,117 @@ def reversed_(self):
 
 register_frontend("sum_to_size", function=False)(sum_to_size)
 register_frontend("__reversed__", function=False)(reversed_)
+
+
+# --------------------------------------------------------------------------- renorm, gradient
+
+def _norms_except(input, p, dim):
+    """The p-norm of each slice input.select(dim, i), shaped to broadcast against input."""
+    others = [d for d in range(input.ndim) if d != dim]
+    return dispatch.call(OPS["norm.ScalarOpt_dim_dtype"], (input, p, others, True, None))
+
+
+@register_frontend("renorm")
+def renorm(input, p, dim, maxnorm):
+    """renorm(input, p, dim, maxnorm) -> Tensor: each slice along `dim` whose p-norm exceeds
+    `maxnorm` scaled down to norm `maxnorm` (to within 1e-7), the others unchanged."""
+    _check(p > 0, lambda: f"renorm: non-positive-norm not supported, got p={p}")
+    _check(maxnorm >= 0, lambda: f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    _check(input.ndim > 1, lambda: (
+        f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions"))
+    axis = wrap_dim(dim, input.ndim)
+    norms = _norms_except(input, p, axis)
+    factor = (maxnorm / (norms + 1e-7)).where(norms > maxnorm, norms.new_ones(()))
+    return input * factor
+
+
+def renorm_(self, p, dim, maxnorm):
+    """Tensor.renorm_(p, dim, maxnorm) -> Tensor: renorm, in place."""
+    return self.copy_(renorm(self, p, dim, maxnorm))
+
+
+register_frontend("renorm_", function=False)(renorm_)
+
+
+@register_frontend("norm_except_dim", method=False)
+def norm_except_dim(v, pow=2, dim=0):
+    """norm_except_dim(v, pow=2, dim=0) -> Tensor: the pow-norm of each slice along `dim`
+    (keeping dims, so it broadcasts against v); dim=-1 means the norm of all of v."""
+    if dim == -1:
+        return v.norm(pow)
+    return _norms_except(v, pow, wrap_dim(dim, v.ndim))
+
+
+def _along(f, axis, start, stop):
+    return f.narrow(axis, start, stop - start)
+
+
+def _gradient_uniform(f, axis, h, edge_order):
+    n = f.shape[axis]
+    interior = (_along(f, axis, 2, n) - _along(f, axis, 0, n - 2)) / (2 * h)
+    if edge_order == 1:
+        first = (_along(f, axis, 1, 2) - _along(f, axis, 0, 1)) / h
+        last = (_along(f, axis, n - 1, n) - _along(f, axis, n - 2, n - 1)) / h
+    else:
+        first = (-1.5 * _along(f, axis, 0, 1) + 2 * _along(f, axis, 1, 2)
+                 - 0.5 * _along(f, axis, 2, 3)) / h
+        last = (0.5 * _along(f, axis, n - 3, n - 2) - 2 * _along(f, axis, n - 2, n - 1)
+                + 1.5 * _along(f, axis, n - 1, n)) / h
+    return dispatch.call(OPS["cat"], ([first, interior, last], axis))
+
+
+def _gradient_coordinates(f, axis, x, edge_order):
+    """Second-order differences at unevenly spaced coordinates x (a 1-D tensor)."""
+    n = f.shape[axis]
+    shape = [1] * f.ndim
+    shape[axis] = -1
+    dx = x.diff()
+    left, right = dx[:-1].reshape(shape), dx[1:].reshape(shape)
+    interior = (-right / (left * (left + right)) * _along(f, axis, 0, n - 2)
+                + (right - left) / (left * right) * _along(f, axis, 1, n - 1)
+                + left / (right * (left + right)) * _along(f, axis, 2, n))
+    if edge_order == 1:
+        first = (_along(f, axis, 1, 2) - _along(f, axis, 0, 1)) / dx[0]
+        last = (_along(f, axis, n - 1, n) - _along(f, axis, n - 2, n - 1)) / dx[-1]
+    else:
+        a, b = dx[0], dx[1]
+        first = (-(2 * a + b) / (a * (a + b)) * _along(f, axis, 0, 1)
+                 + (a + b) / (a * b) * _along(f, axis, 1, 2)
+                 - a / (b * (a + b)) * _along(f, axis, 2, 3))
+        a, b = dx[-2], dx[-1]
+        last = (b / (a * (a + b)) * _along(f, axis, n - 3, n - 2)
+                - (a + b) / (a * b) * _along(f, axis, n - 2, n - 1)
+                + (2 * b + a) / (b * (a + b)) * _along(f, axis, n - 1, n))
+    return dispatch.call(OPS["cat"], ([first, interior, last], axis))
+
+
+@register_frontend("gradient", method=False)
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    """gradient(input, *, spacing=1, dim=None, edge_order=1) -> tuple of Tensors: the derivative
+    of the samples along each dim by central differences inside and one-sided ones (of order
+    edge_order) at the ends; spacing is a number, one number per dim, or one coordinate tensor
+    per dim."""
+    _check(edge_order in (1, 2), lambda: (
+        f"torch.gradient only supports edge_order=1 and edge_order=2, got {edge_order}"))
+    dims = list(range(input.ndim)) if dim is None else \
+        [dim] if isinstance(dim, int) else list(dim)
+    dims = [wrap_dim(d, input.ndim) for d in dims]
+    spacings = list(spacing) if isinstance(spacing, (list, tuple)) else [spacing] * len(dims)
+    if len(spacings) == 1 and len(dims) > 1 and not isinstance(spacings[0], dispatch.Tensor):
+        spacings = spacings * len(dims)
+    _check(len(spacings) == len(dims), lambda: (
+        f"torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim "
+        f"arguments to have the same length, but got a spacing argument of length "
+        f"{len(spacings)} and a dim argument of length {len(dims)}."))
+    for d in dims:
+        _check(input.shape[d] >= edge_order + 1,
+               "torch.gradient expected each dimension size to be at least edge_order+1")
+    f = input if (input.dtype.is_floating_point or input.dtype.is_complex) else \
+        input.to(dt.float32)
+    results = []
+    for d, step in zip(dims, spacings):
+        if isinstance(step, dispatch.Tensor):
+            results.append(_gradient_coordinates(f, d, step, edge_order))
+        else:
+            results.append(_gradient_uniform(f, d, step, edge_order))
+    return tuple(results)
