@@ -231,3 +231,28 @@ def test_from_file_reads_and_maps_raw_bytes(tmp_path):
     mapped[0] = 42
     del mapped
     assert np.fromfile(path, dtype=np.float32)[0] == 42
+
+
+def test_typed_storage_reads_and_writes_the_tensor_as_torch():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # both warn that TypedStorage is deprecated
+        for lib in (torch, ember):
+            values = lib.tensor([[1.0, 2.0], [3.0, 4.0]])
+            view = values.t()
+            store = view.storage()
+            assert store.tolist() == [1.0, 2.0, 3.0, 4.0]
+            assert (store.size(), store.element_size(), store.nbytes()) == (4, 4, 16)
+            assert store.data_ptr() == values.data_ptr()
+            assert isinstance(store, lib.FloatStorage) and not isinstance(store, lib.IntStorage)
+            store[1] = 7.0
+            assert values.tolist() == [[1.0, 7.0], [3.0, 4.0]]
+            assert view.storage_type() is lib.FloatStorage
+            assert lib.tensor([1]).storage_type() is lib.LongStorage
+            assert lib.IntStorage([1, 2, 3]).tolist() == [1, 2, 3]
+            assert len(lib.FloatStorage(3)) == 3
+            assert lib.TypedStorage(2, dtype=lib.float64).dtype == lib.float64
+            with pytest.raises(IndexError):
+                store[4]
+            with pytest.raises(RuntimeError):
+                store[0:2]

@@ -118,8 +118,6 @@ TORCH_NOT_YET = (
     "not implemented yet (the next names to close)",
     ("AcceleratorError OutOfMemoryError DisableTorchFunction DisableTorchFunctionSubclass Event "
     "Stream FatalError GradScaler "
-    "BoolStorage ByteStorage CharStorage DoubleStorage FloatStorage IntStorage LongStorage "
-    "ShortStorage TypedStorage "
     "embedding_bag conv_tbc grid_sampler gru lstm "
     "rnn_relu rnn_tanh binomial native_norm slice_inverse "
     "hash_tensor "
@@ -130,7 +128,7 @@ TENSOR_NOT_YET = (
     "not implemented yet (the next names to close)",
     ("chalf grad_dtype hash_tensor index ipu "
     "map2_ module_load mtia name pin_memory record_stream "
-    "set_ share_memory_ slice_inverse storage storage_type "
+    "set_ share_memory_ slice_inverse "
     "to_mkldnn to_padded_tensor xpu"))
 TENSOR_REMOVED = (
     ("removed from PyTorch: the attribute only raises or warns (eig, lstsq, solve, symeig; "

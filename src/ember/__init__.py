@@ -143,6 +143,10 @@ _LAZY_ATTRIBUTES = {
     "is_anomaly_enabled": ("ember.autograd.anomaly_mode", "is_anomaly_enabled"),
     "is_anomaly_check_nan_enabled": ("ember.autograd.anomaly_mode",
                                      "is_anomaly_check_nan_enabled"),
+    **{name: ("ember._typed_storage", name) for name in (
+        "TypedStorage", "DoubleStorage", "FloatStorage", "HalfStorage", "BFloat16Storage",
+        "LongStorage", "IntStorage", "ShortStorage", "CharStorage", "ByteStorage", "BoolStorage",
+        "ComplexFloatStorage", "ComplexDoubleStorage")},
     "get_default_device": ("ember._core.device", "get_default_device"),
     "set_default_device": ("ember._core.device", "set_default_device_global"),
 }

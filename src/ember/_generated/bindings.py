@@ -3879,6 +3879,10 @@ class _Methods:
 
     std = _FE['std'].method
 
+    storage = _FE['storage'].method
+
+    storage_type = _FE['storage_type'].method
+
     sub = _FE['sub'].method
 
     sub_ = _FE['sub'].inplace_method

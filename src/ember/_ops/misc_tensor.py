@@ -179,3 +179,24 @@ def set_flush_denormal(mode):
     """set_flush_denormal(mode) -> bool: whether flushing denormal numbers to zero could be
     set; False, since NumPy's kernels have no such switch."""
     return False
+
+
+# --------------------------------------------------------------------------- typed storage
+
+def storage(self):
+    """Tensor.storage() -> TypedStorage (deprecated, as in PyTorch): the tensor's storage read
+    as elements of its dtype; use untyped_storage() instead."""
+    from ember._typed_storage import TypedStorage, warn_typed_storage_removal
+    warn_typed_storage_removal()
+    return TypedStorage(wrap_storage=self.untyped_storage(), dtype=self.dtype, _internal=True)
+
+
+def storage_type(self):
+    """Tensor.storage_type() -> type: the legacy storage class of the tensor's dtype
+    (ember.FloatStorage for float32)."""
+    from ember._typed_storage import legacy_class
+    return legacy_class(self.dtype)
+
+
+register_frontend("storage", function=False)(storage)
+register_frontend("storage_type", function=False)(storage_type)
