@@ -256,3 +256,13 @@ def test_typed_storage_reads_and_writes_the_tensor_as_torch():
                 store[4]
             with pytest.raises(RuntimeError):
                 store[0:2]
+
+
+def test_set_anomaly_enabled_switches_detection_as_torch():
+    for lib in (torch, ember):
+        lib.set_anomaly_enabled(True, False)
+        assert (lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled()) == (True, False)
+        lib.set_anomaly_enabled(False)
+        assert (lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled()) == (False, True)
+    assert ember.newaxis is torch.newaxis is None
+    assert ember.GradScaler is ember.amp.GradScaler

@@ -117,11 +117,10 @@ AUTOCAST = (
 TORCH_NOT_YET = (
     "not implemented yet (the next names to close)",
     ("AcceleratorError OutOfMemoryError DisableTorchFunction DisableTorchFunctionSubclass Event "
-    "Stream FatalError GradScaler "
+    "Stream FatalError "
     "embedding_bag conv_tbc grid_sampler gru lstm "
     "rnn_relu rnn_tanh binomial native_norm slice_inverse "
     "hash_tensor "
-    "newaxis set_anomaly_enabled "
     "thread_safe_generator"))
 
 TENSOR_NOT_YET = (

@@ -90,6 +90,7 @@ class memory_format:
         return "ember." + self.name
 
 
+newaxis = None           # x[:, ember.newaxis] adds a dim, as None does
 strided = layout("strided")
 sparse_coo = layout("sparse_coo")
 contiguous_format = memory_format("contiguous_format")
@@ -147,6 +148,7 @@ _LAZY_ATTRIBUTES = {
         "TypedStorage", "DoubleStorage", "FloatStorage", "HalfStorage", "BFloat16Storage",
         "LongStorage", "IntStorage", "ShortStorage", "CharStorage", "ByteStorage", "BoolStorage",
         "ComplexFloatStorage", "ComplexDoubleStorage")},
+    "GradScaler": ("ember.amp", "GradScaler"),
     "get_default_device": ("ember._core.device", "get_default_device"),
     "set_default_device": ("ember._core.device", "set_default_device_global"),
 }

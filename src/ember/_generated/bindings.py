@@ -2272,6 +2272,9 @@ selu = _FE['selu'].function
 selu_ = _FE['selu_'].function
 
 
+set_anomaly_enabled = _FE['set_anomaly_enabled'].function
+
+
 set_flush_denormal = _FE['set_flush_denormal'].function
 
 
@@ -4362,6 +4365,7 @@ FUNCTIONS = (
     'select_scatter',
     'selu',
     'selu_',
+    'set_anomaly_enabled',
     'set_flush_denormal',
     'sgn',
     'sigmoid',

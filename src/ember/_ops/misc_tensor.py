@@ -200,3 +200,11 @@ def storage_type(self):
 
 register_frontend("storage", function=False)(storage)
 register_frontend("storage_type", function=False)(storage_type)
+
+
+@register_frontend("set_anomaly_enabled", method=False)
+def set_anomaly_enabled(enabled, check_nan=True):
+    """set_anomaly_enabled(enabled, check_nan=True) -> None: switch anomaly detection on or off
+    for the process (what autograd.set_detect_anomaly does on entry)."""
+    from ember.autograd.anomaly_mode import _enable
+    _enable(bool(enabled), bool(check_nan))
