@@ -266,3 +266,28 @@ def test_set_anomaly_enabled_switches_detection_as_torch():
         assert (lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled()) == (False, True)
     assert ember.newaxis is torch.newaxis is None
     assert ember.GradScaler is ember.amp.GradScaler
+
+
+_NAN = float("nan")
+_NAN_SEARCHES = [
+    ([1.0, _NAN], [_NAN, 2.0], {}), ([1.0, _NAN], [_NAN, 2.0, 0.5], {"right": True}),
+    ([[1.0, 2.0, _NAN], [_NAN, _NAN, _NAN]], [[1.5, _NAN], [0.0, 3.0]], {}),
+    ([_NAN, 1.0, 2.0], [1.5, _NAN, -1.0], {"side": "right"}),
+    ([1.0, 2.0, 3.0], [_NAN, 2.0], {"out_int32": True}),
+]
+
+
+@pytest.mark.parametrize("boundaries,values,kwargs", _NAN_SEARCHES)
+def test_searchsorted_with_nans_follows_torchs_binary_search(boundaries, values, kwargs):
+    expected = torch.searchsorted(torch.tensor(boundaries), torch.tensor(values), **kwargs)
+    got = ember.searchsorted(ember.tensor(boundaries), ember.tensor(values), **kwargs)
+    assert got.tolist() == expected.tolist()
+    assert repr(got.dtype).replace("ember", "torch") == repr(expected.dtype)
+
+
+def test_bucketize_with_nans_follows_torch():
+    for values, boundaries, right in (([_NAN, 1.5], [1.0, 2.0], False),
+                                      ([[_NAN, 1.5]], [1.0, 2.0, _NAN], True)):
+        expected = torch.bucketize(torch.tensor(values), torch.tensor(boundaries), right=right)
+        got = ember.bucketize(ember.tensor(values), ember.tensor(boundaries), right=right)
+        assert got.tolist() == expected.tolist()
