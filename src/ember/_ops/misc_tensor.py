@@ -65,11 +65,21 @@ def _device_flag(kind):
 for _kind in ("xpu", "mps", "xla", "mtia", "ipu", "maia", "vulkan"):
     register_frontend(f"is_{_kind}", function=False,
                       method=_device_flag(_kind))(lambda self: None)
-# Layouts and tensor kinds ember does not have.
-register_frontend("is_mkldnn", function=False, method=property(lambda self: False))(
-    lambda self: None)
-register_frontend("is_nested", function=False, method=property(lambda self: False))(
-    lambda self: None)
+
+
+def _never(name, what):
+    """A flag for a layout or tensor kind ember does not have: always False."""
+    def flag(self):
+        return False
+    flag.__name__ = name
+    flag.__doc__ = f"Whether the tensor is {what} (ember has none: False)."
+    return property(flag)
+
+
+register_frontend("is_mkldnn", function=False,
+                  method=_never("is_mkldnn", "a oneDNN (mkldnn) tensor"))(lambda self: None)
+register_frontend("is_nested", function=False,
+                  method=_never("is_nested", "a nested tensor"))(lambda self: None)
 
 
 @register_frontend("get_device", method=False)
