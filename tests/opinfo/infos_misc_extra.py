@@ -33,6 +33,7 @@ def polar_samples(make, dtype):
     yield Sample((T(make((3, 4), dtype, low=0.1)), T(make((3, 4), dtype))), name="same shape")
     yield Sample((T(make((3, 1), dtype, low=0.1)), T(make((4,), dtype))), name="broadcast")
     yield Sample((T(np.zeros((2,), dtype)), T(make((2,), dtype))), name="zero abs")
+    yield Sample((T(make((3,), dtype, low=0.1)), T(make((3,), dtype))), name="small")
 
 
 # --------------------------------------------------------------------------- statistics
@@ -173,6 +174,7 @@ def sum_to_size_samples(make, dtype):
     yield Sample((T(x), (1, 3, 4)), name="first dim")
     yield Sample((T(x), 2, 3, 4), name="same size, varargs")
     yield Sample((T(x), 1), name="to one")
+    yield Sample((T(make((2, 3), dtype)), (1, 3)), name="small")
 
 
 def sum_to_size_errors(make):
