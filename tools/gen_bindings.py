@@ -265,6 +265,11 @@ def generate() -> str:
             fe_methods.append(f"    {dunder} = _FE[{name!r}].dunders[{dunder!r}]\n")
     out.append("\n\nclass _Methods:\n    __slots__ = ()\n\n")
     out.append("\n".join(methods + dunders + fe_methods) or "    pass\n")
+    # PyTorch's in-place function forms (torch.exp_(x)): the generated methods themselves.
+    from ember._ops.inplace_functions import INPLACE_FUNCTIONS
+    out.append("\n\nfrom ember._ops.inplace_functions import function_forms as _forms\n"
+               "globals().update(_forms(_Methods))\n")
+    functions.extend(INPLACE_FUNCTIONS)
     out.append("\n\n# Each op's docstring, from its registry entry (ember/_core/docs.py).\n")
     out.append("from ember._core.docs import attach as _attach_docs\n")
     out.append("_attach_docs(globals(), _Methods)\n")

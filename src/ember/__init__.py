@@ -90,6 +90,7 @@ class memory_format:
         return "ember." + self.name
 
 
+newaxis = None           # x[:, ember.newaxis] adds a dim, as None does
 strided = layout("strided")
 sparse_coo = layout("sparse_coo")
 sparse_csr = layout("sparse_csr")
@@ -111,7 +112,7 @@ _LAZY_SUBMODULES = frozenset({
     "nn", "optim", "utils", "linalg", "fft", "special", "testing", "cuda", "cpu",
     "ops", "random", "accelerator", "backends", "amp", "fx", "distributed", "profiler", "func", "library",
     "overrides", "types", "sparse", "serialization", "jit", "hub", "onnx", "export", "version",
-    "safetensors", "signal", "distributions",
+    "safetensors", "signal", "distributions", "masked",
     "__config__",
 })
 
@@ -154,6 +155,11 @@ _LAZY_ATTRIBUTES = {
         "clear_autocast_cache", "autocast_increment_nesting", "autocast_decrement_nesting",
         "is_autocast_cpu_enabled", "set_autocast_cpu_enabled", "get_autocast_cpu_dtype",
         "set_autocast_cpu_dtype", "get_autocast_gpu_dtype", "set_autocast_gpu_dtype")},
+    **{name: ("ember._typed_storage", name) for name in (
+        "TypedStorage", "DoubleStorage", "FloatStorage", "HalfStorage", "BFloat16Storage",
+        "LongStorage", "IntStorage", "ShortStorage", "CharStorage", "ByteStorage", "BoolStorage",
+        "ComplexFloatStorage", "ComplexDoubleStorage")},
+    "GradScaler": ("ember.amp", "GradScaler"),
     "get_default_device": ("ember._core.device", "get_default_device"),
     "set_default_device": ("ember._core.device", "set_default_device_global"),
 }

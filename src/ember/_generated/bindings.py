@@ -26,6 +26,7 @@ _op__fft_c2r = _OPS['_fft_c2r']
 _op__fft_r2c = _OPS['_fft_r2c']
 _op__fused_rnn_direction = _OPS['_fused_rnn_direction']
 _op__fused_rnn_direction_backward = _OPS['_fused_rnn_direction_backward']
+_op__histogramdd_from_bin_tensors = _OPS['_histogramdd_from_bin_tensors']
 _op__sample_dirichlet = _OPS['_sample_dirichlet']
 _op__standard_gamma = _OPS['_standard_gamma']
 _op__standard_gamma_grad = _OPS['_standard_gamma_grad']
@@ -116,6 +117,7 @@ _op_clone = _OPS['clone']
 _op_col2im = _OPS['col2im']
 _op_column_stack = _OPS['column_stack']
 _op_combinations = _OPS['combinations']
+_op_complex = _OPS['complex']
 _op_conj = _OPS['conj']
 _op_conj_physical = _OPS['conj_physical']
 _op_constant_pad_nd = _OPS['constant_pad_nd']
@@ -337,6 +339,7 @@ _op_permute = _OPS['permute']
 _op_pixel_shuffle = _OPS['pixel_shuffle']
 _op_pixel_unshuffle = _OPS['pixel_unshuffle']
 _op_poisson = _OPS['poisson']
+_op_polar = _OPS['polar']
 _op_polygamma = _OPS['polygamma']
 _op_pow_Tensor_Tensor = _OPS['pow.Tensor_Tensor']
 _op_prod = _OPS['prod']
@@ -1208,6 +1211,16 @@ def combinations(input, r=2, with_replacement=False):
         return _call(_op_combinations, (input, r, with_replacement)) if _state.slow else _op_combinations.runner(_op_combinations, (input, r, with_replacement))
     except Exception as _exc:
         _args.explain(_exc, 'combinations')
+        raise
+
+
+def complex(real, imag, *, out=None):
+    try:
+        if out is None:
+            return _call(_op_complex, (real, imag)) if _state.slow else _op_complex.runner(_op_complex, (real, imag))
+        return _call_out(_op_complex, (real, imag), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'complex')
         raise
 
 
@@ -2483,6 +2496,16 @@ def poisson(input, generator=None):
         raise
 
 
+def polar(abs, angle, *, out=None):
+    try:
+        if out is None:
+            return _call(_op_polar, (abs, angle)) if _state.slow else _op_polar.runner(_op_polar, (abs, angle))
+        return _call_out(_op_polar, (abs, angle), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'polar')
+        raise
+
+
 def pow(input, exponent, *, out=None):
     try:
         if out is None:
@@ -3121,6 +3144,9 @@ addcdiv = _FE['addcdiv'].function
 adjoint = _FE['adjoint'].function
 
 
+alias_copy = _FE['alias_copy'].function
+
+
 allclose = _FE['allclose'].function
 
 
@@ -3143,6 +3169,9 @@ argsort = _FE['argsort'].function
 
 
 as_strided = _FE['as_strided'].function
+
+
+as_strided_copy = _FE['as_strided_copy'].function
 
 
 as_tensor = _FE['as_tensor'].function
@@ -3235,6 +3264,9 @@ conv_transpose2d = _FE['conv_transpose2d'].function
 conv_transpose3d = _FE['conv_transpose3d'].function
 
 
+corrcoef = _FE['corrcoef'].function
+
+
 cosine_embedding_loss = _FE['cosine_embedding_loss'].function
 
 
@@ -3244,6 +3276,9 @@ cosine_similarity = _FE['cosine_similarity'].function
 count_nonzero = _FE['count_nonzero'].function
 
 
+cov = _FE['cov'].function
+
+
 ctc_loss = _FE['ctc_loss'].function
 
 
@@ -3251,6 +3286,18 @@ cummax = _FE['cummax'].function
 
 
 cummin = _FE['cummin'].function
+
+
+cumulative_trapezoid = _FE['cumulative_trapezoid'].function
+
+
+detach_copy = _FE['detach_copy'].function
+
+
+diagonal_copy = _FE['diagonal_copy'].function
+
+
+dist = _FE['dist'].function
 
 
 div = _FE['div'].function
@@ -3280,10 +3327,16 @@ empty = _FE['empty'].function
 empty_like = _FE['empty_like'].function
 
 
+empty_permuted = _FE['empty_permuted'].function
+
+
 empty_strided = _FE['empty_strided'].function
 
 
 equal = _FE['equal'].function
+
+
+expand_copy = _FE['expand_copy'].function
 
 
 eye = _FE['eye'].function
@@ -3310,6 +3363,9 @@ float_power = _FE['float_power'].function
 frexp = _FE['frexp'].function
 
 
+from_file = _FE['from_file'].function
+
+
 from_numpy = _FE['from_numpy'].function
 
 
@@ -3320,6 +3376,12 @@ full = _FE['full'].function
 
 
 full_like = _FE['full_like'].function
+
+
+get_device = _FE['get_device'].function
+
+
+gradient = _FE['gradient'].function
 
 
 grid_sampler = _FE['grid_sampler'].function
@@ -3346,6 +3408,12 @@ heaviside = _FE['heaviside'].function
 hinge_embedding_loss = _FE['hinge_embedding_loss'].function
 
 
+histogram = _FE['histogram'].function
+
+
+histogramdd = _FE['histogramdd'].function
+
+
 hsplit = _FE['hsplit'].function
 
 
@@ -3364,6 +3432,12 @@ inverse = _FE['inverse'].function
 is_conj = _FE['is_conj'].function
 
 
+is_distributed = _FE['is_distributed'].function
+
+
+is_inference = _FE['is_inference'].function
+
+
 is_neg = _FE['is_neg'].function
 
 
@@ -3371,6 +3445,9 @@ is_nonzero = _FE['is_nonzero'].function
 
 
 is_same_size = _FE['is_same_size'].function
+
+
+is_signed = _FE['is_signed'].function
 
 
 isin = _FE['isin'].function
@@ -3460,13 +3537,22 @@ nanquantile = _FE['nanquantile'].function
 narrow = _FE['narrow'].function
 
 
+narrow_copy = _FE['narrow_copy'].function
+
+
 native_dropout = _FE['native_dropout'].function
 
 
 nonzero = _FE['nonzero'].function
 
 
+nonzero_static = _FE['nonzero_static'].function
+
+
 norm = _FE['norm'].function
+
+
+norm_except_dim = _FE['norm_except_dim'].function
 
 
 normal = _FE['normal'].function
@@ -3482,6 +3568,9 @@ pairwise_distance = _FE['pairwise_distance'].function
 
 
 pdist = _FE['pdist'].function
+
+
+permute_copy = _FE['permute_copy'].function
 
 
 poisson_nll_loss = _FE['poisson_nll_loss'].function
@@ -3532,6 +3621,9 @@ real = _FE['real'].function
 relu_ = _FE['relu_'].function
 
 
+renorm = _FE['renorm'].function
+
+
 repeat_interleave = _FE['repeat_interleave'].function
 
 
@@ -3577,10 +3669,22 @@ scatter = _FE['scatter'].function
 searchsorted = _FE['searchsorted'].function
 
 
+select_copy = _FE['select_copy'].function
+
+
 selu = _FE['selu'].function
 
 
 selu_ = _FE['selu_'].function
+
+
+set_anomaly_enabled = _FE['set_anomaly_enabled'].function
+
+
+set_flush_denormal = _FE['set_flush_denormal'].function
+
+
+slice_copy = _FE['slice_copy'].function
 
 
 slogdet = _FE['slogdet'].function
@@ -3598,10 +3702,19 @@ sparse_csr_tensor = _FE['sparse_csr_tensor'].function
 split = _FE['split'].function
 
 
+split_copy = _FE['split_copy'].function
+
+
+split_with_sizes_copy = _FE['split_with_sizes_copy'].function
+
+
 spmm = _FE['spmm'].function
 
 
 squeeze = _FE['squeeze'].function
+
+
+squeeze_copy = _FE['squeeze_copy'].function
 
 
 std = _FE['std'].function
@@ -3619,6 +3732,9 @@ sub = _FE['sub'].function
 subtract = _FE['subtract'].function
 
 
+t_copy = _FE['t_copy'].function
+
+
 tensor = _FE['tensor'].function
 
 
@@ -3634,6 +3750,15 @@ threshold_ = _FE['threshold_'].function
 topk = _FE['topk'].function
 
 
+transpose_copy = _FE['transpose_copy'].function
+
+
+trapezoid = _FE['trapezoid'].function
+
+
+trapz = _FE['trapz'].function
+
+
 triangular_solve = _FE['triangular_solve'].function
 
 
@@ -3643,16 +3768,49 @@ triplet_margin_loss = _FE['triplet_margin_loss'].function
 true_divide = _FE['true_divide'].function
 
 
+unbind_copy = _FE['unbind_copy'].function
+
+
+unfold_copy = _FE['unfold_copy'].function
+
+
 unique = _FE['unique'].function
 
 
 unique_consecutive = _FE['unique_consecutive'].function
 
 
+unravel_index = _FE['unravel_index'].function
+
+
+unsafe_chunk = _FE['unsafe_chunk'].function
+
+
+unsafe_split = _FE['unsafe_split'].function
+
+
+unsafe_split_with_sizes = _FE['unsafe_split_with_sizes'].function
+
+
+unsqueeze_copy = _FE['unsqueeze_copy'].function
+
+
+vander = _FE['vander'].function
+
+
 var = _FE['var'].function
 
 
 var_mean = _FE['var_mean'].function
+
+
+view_as_complex_copy = _FE['view_as_complex_copy'].function
+
+
+view_as_real_copy = _FE['view_as_real_copy'].function
+
+
+view_copy = _FE['view_copy'].function
 
 
 vsplit = _FE['vsplit'].function
@@ -6391,6 +6549,8 @@ class _Methods:
         except _Unsupported:
             return NotImplemented
 
+    __reversed__ = _FE['__reversed__'].method
+
     __getitem__ = _FE['_getitem'].dunders['__getitem__']
 
     __setitem__ = _FE['_getitem'].dunders['__setitem__']
@@ -6443,11 +6603,17 @@ class _Methods:
 
     conj = _FE['conj'].method
 
+    const_data_ptr = _FE['const_data_ptr'].method
+
     contiguous = _FE['contiguous'].method
 
     copy_ = _FE['copy_'].method
 
+    corrcoef = _FE['corrcoef'].method
+
     count_nonzero = _FE['count_nonzero'].method
+
+    cov = _FE['cov'].method
 
     crow_indices = _FE['crow_indices'].method
 
@@ -6462,6 +6628,8 @@ class _Methods:
     dense_dim = _FE['dense_dim'].method
 
     dim_order = _FE['dim_order'].method
+
+    dist = _FE['dist'].method
 
     div = _FE['div'].method
 
@@ -6491,6 +6659,8 @@ class _Methods:
 
     heaviside_ = _FE['heaviside'].inplace_method
 
+    histogram = _FE['histogram'].method
+
     hsplit = _FE['hsplit'].method
 
     index_fill = _FE['index_fill'].method
@@ -6505,11 +6675,37 @@ class _Methods:
 
     is_conj = _FE['is_conj'].method
 
+    is_distributed = _FE['is_distributed'].method
+
+    is_ipu = _FE['is_ipu'].method
+
+    is_maia = _FE['is_maia'].method
+
+    is_mkldnn = _FE['is_mkldnn'].method
+
+    is_mps = _FE['is_mps'].method
+
+    is_mtia = _FE['is_mtia'].method
+
     is_neg = _FE['is_neg'].method
+
+    is_nested = _FE['is_nested'].method
 
     is_nonzero = _FE['is_nonzero'].method
 
+    is_pinned = _FE['is_pinned'].method
+
     is_same_size = _FE['is_same_size'].method
+
+    is_set_to = _FE['is_set_to'].method
+
+    is_shared = _FE['is_shared'].method
+
+    is_vulkan = _FE['is_vulkan'].method
+
+    is_xla = _FE['is_xla'].method
+
+    is_xpu = _FE['is_xpu'].method
 
     istft = _FE['istft'].method
 
@@ -6549,6 +6745,8 @@ class _Methods:
 
     narrow = _FE['narrow'].method
 
+    narrow_copy = _FE['narrow_copy'].method
+
     new = _FE['new'].method
 
     new_empty = _FE['new_empty'].method
@@ -6564,6 +6762,8 @@ class _Methods:
     new_zeros = _FE['new_zeros'].method
 
     nonzero = _FE['nonzero'].method
+
+    nonzero_static = _FE['nonzero_static'].method
 
     norm = _FE['norm'].method
 
@@ -6585,9 +6785,17 @@ class _Methods:
 
     random_ = _FE['random_'].method
 
+    renorm = _FE['renorm'].method
+
+    renorm_ = _FE['renorm_'].method
+
     repeat_interleave = _FE['repeat_interleave'].method
 
+    resize = _FE['resize'].method
+
     resize_ = _FE['resize_'].method
+
+    resize_as = _FE['resize_as'].method
 
     resize_as_ = _FE['resize_as_'].method
 
@@ -6621,6 +6829,10 @@ class _Methods:
 
     stft = _FE['stft'].method
 
+    storage = _FE['storage'].method
+
+    storage_type = _FE['storage_type'].method
+
     sub = _FE['sub'].method
 
     sub_ = _FE['sub'].inplace_method
@@ -6634,6 +6846,8 @@ class _Methods:
     subtract = _FE['subtract'].method
 
     subtract_ = _FE['subtract'].inplace_method
+
+    sum_to_size = _FE['sum_to_size'].method
 
     swapaxes_ = _FE['swapaxes_'].method
 
@@ -6667,6 +6881,12 @@ class _Methods:
 
     unique_consecutive = _FE['unique_consecutive'].method
 
+    unsafe_chunk = _FE['unsafe_chunk'].method
+
+    unsafe_split = _FE['unsafe_split'].method
+
+    unsafe_split_with_sizes = _FE['unsafe_split_with_sizes'].method
+
     unsqueeze_ = _FE['unsqueeze_'].method
 
     values = _FE['values'].method
@@ -6680,6 +6900,10 @@ class _Methods:
     where = _FE['where'].method
 
     zero_ = _FE['zero_'].method
+
+
+from ember._ops.inplace_functions import function_forms as _forms
+globals().update(_forms(_Methods))
 
 
 # Each op's docstring, from its registry entry (ember/_core/docs.py).
@@ -6700,9 +6924,12 @@ FUNCTIONS = (
     '_standard_gamma',
     '_standard_gamma_grad',
     'abs',
+    'abs_',
     'absolute',
     'acos',
+    'acos_',
     'acosh',
+    'acosh_',
     'adaptive_avg_pool1d',
     'adaptive_max_pool1d',
     'add',
@@ -6711,9 +6938,11 @@ FUNCTIONS = (
     'addcmul',
     'addmm',
     'addmv',
+    'addmv_',
     'addr',
     'adjoint',
     'affine_grid_generator',
+    'alias_copy',
     'all',
     'allclose',
     'alpha_dropout',
@@ -6725,25 +6954,37 @@ FUNCTIONS = (
     'any',
     'arange',
     'arccos',
+    'arccos_',
     'arccosh',
+    'arccosh_',
     'arcsin',
+    'arcsin_',
     'arcsinh',
+    'arcsinh_',
     'arctan',
     'arctan2',
+    'arctan_',
     'arctanh',
+    'arctanh_',
     'argmax',
     'argmin',
     'argsort',
     'argwhere',
     'as_strided',
+    'as_strided_',
+    'as_strided_copy',
     'as_strided_scatter',
     'as_tensor',
     'asarray',
     'asin',
+    'asin_',
     'asinh',
+    'asinh_',
     'atan',
     'atan2',
+    'atan_',
     'atanh',
+    'atanh_',
     'atleast_1d',
     'atleast_2d',
     'atleast_3d',
@@ -6773,6 +7014,7 @@ FUNCTIONS = (
     'cat',
     'cdist',
     'ceil',
+    'ceil_',
     'celu',
     'celu_',
     'chain_matmul',
@@ -6782,16 +7024,22 @@ FUNCTIONS = (
     'cholesky_solve',
     'chunk',
     'clamp',
+    'clamp_',
     'clamp_max',
+    'clamp_max_',
     'clamp_min',
+    'clamp_min_',
     'clip',
+    'clip_',
     'clone',
     'column_stack',
     'combinations',
+    'complex',
     'concat',
     'concatenate',
     'conj',
     'conj_physical',
+    'conj_physical_',
     'constant_pad_nd',
     'conv1d',
     'conv2d',
@@ -6802,27 +7050,37 @@ FUNCTIONS = (
     'conv_transpose3d',
     'convolution',
     'copysign',
+    'corrcoef',
     'cos',
+    'cos_',
     'cosh',
+    'cosh_',
     'cosine_embedding_loss',
     'cosine_similarity',
     'count_nonzero',
+    'cov',
     'cross',
     'ctc_loss',
     'cummax',
     'cummin',
     'cumprod',
     'cumsum',
+    'cumulative_trapezoid',
     'deg2rad',
+    'deg2rad_',
     'det',
     'detach',
+    'detach_',
+    'detach_copy',
     'diag',
     'diag_embed',
     'diagflat',
     'diagonal',
+    'diagonal_copy',
     'diagonal_scatter',
     'diff',
     'digamma',
+    'dist',
     'div',
     'divide',
     'dot',
@@ -6835,42 +7093,57 @@ FUNCTIONS = (
     'embedding_renorm_',
     'empty',
     'empty_like',
+    'empty_permuted',
     'empty_strided',
     'eq',
     'equal',
     'erf',
+    'erf_',
     'erfc',
+    'erfc_',
     'erfinv',
     'exp',
     'exp2',
+    'exp2_',
+    'exp_',
+    'expand_copy',
     'expm1',
+    'expm1_',
     'eye',
     'feature_alpha_dropout',
     'feature_alpha_dropout_',
     'feature_dropout',
     'feature_dropout_',
     'fill',
+    'fill_',
     'fix',
+    'fix_',
     'flatten',
     'flip',
     'fliplr',
     'flipud',
     'float_power',
     'floor',
+    'floor_',
     'floor_divide',
     'fmax',
     'fmin',
     'fmod',
     'frac',
+    'frac_',
     'frexp',
+    'from_file',
     'from_numpy',
     'frombuffer',
     'full',
     'full_like',
     'gather',
     'gcd',
+    'gcd_',
     'ge',
     'ger',
+    'get_device',
+    'gradient',
     'greater',
     'greater_equal',
     'grid_sampler',
@@ -6886,24 +7159,31 @@ FUNCTIONS = (
     'heaviside',
     'hinge_embedding_loss',
     'histc',
+    'histogram',
+    'histogramdd',
     'hsplit',
     'hstack',
     'hypot',
     'i0',
+    'i0_',
     'imag',
     'index_add',
     'index_copy',
     'index_fill',
     'index_put',
+    'index_put_',
     'index_reduce',
     'index_select',
     'inner',
     'instance_norm',
     'inverse',
     'is_conj',
+    'is_distributed',
+    'is_inference',
     'is_neg',
     'is_nonzero',
     'is_same_size',
+    'is_signed',
     'isclose',
     'isfinite',
     'isin',
@@ -6919,7 +7199,9 @@ FUNCTIONS = (
     'kthvalue',
     'layer_norm',
     'lcm',
+    'lcm_',
     'ldexp',
+    'ldexp_',
     'le',
     'lerp',
     'less',
@@ -6928,8 +7210,12 @@ FUNCTIONS = (
     'linspace',
     'log',
     'log10',
+    'log10_',
     'log1p',
+    'log1p_',
     'log2',
+    'log2_',
+    'log_',
     'log_softmax',
     'logaddexp',
     'logaddexp2',
@@ -6940,6 +7226,7 @@ FUNCTIONS = (
     'logical_or',
     'logical_xor',
     'logit',
+    'logit_',
     'logspace',
     'logsumexp',
     'lstm',
@@ -6971,11 +7258,13 @@ FUNCTIONS = (
     'multiply',
     'mv',
     'nan_to_num',
+    'nan_to_num_',
     'nanmean',
     'nanmedian',
     'nanquantile',
     'nansum',
     'narrow',
+    'narrow_copy',
     'native_batch_norm',
     'native_channel_shuffle',
     'native_dropout',
@@ -6983,10 +7272,14 @@ FUNCTIONS = (
     'native_layer_norm',
     'ne',
     'neg',
+    'neg_',
     'negative',
+    'negative_',
     'nextafter',
     'nonzero',
+    'nonzero_static',
     'norm',
+    'norm_except_dim',
     'normal',
     'not_equal',
     'ones',
@@ -6995,10 +7288,12 @@ FUNCTIONS = (
     'pairwise_distance',
     'pdist',
     'permute',
+    'permute_copy',
     'pixel_shuffle',
     'pixel_unshuffle',
     'poisson',
     'poisson_nll_loss',
+    'polar',
     'polygamma',
     'positive',
     'pow',
@@ -7007,6 +7302,7 @@ FUNCTIONS = (
     'put',
     'quantile',
     'rad2deg',
+    'rad2deg_',
     'rand',
     'rand_like',
     'randint',
@@ -7018,11 +7314,14 @@ FUNCTIONS = (
     'ravel',
     'real',
     'reciprocal',
+    'reciprocal_',
     'relu',
     'relu_',
     'remainder',
+    'renorm',
     'repeat_interleave',
     'reshape',
+    'resize_as_',
     'resolve_conj',
     'resolve_neg',
     'result_type',
@@ -7034,10 +7333,12 @@ FUNCTIONS = (
     'roll',
     'rot90',
     'round',
+    'round_',
     'row_stack',
     'rrelu',
     'rrelu_',
     'rsqrt',
+    'rsqrt_',
     'rsub',
     'scalar_tensor',
     'scatter',
@@ -7045,16 +7346,24 @@ FUNCTIONS = (
     'scatter_reduce',
     'searchsorted',
     'select',
+    'select_copy',
     'select_scatter',
     'selu',
     'selu_',
+    'set_anomaly_enabled',
+    'set_flush_denormal',
     'sgn',
     'sigmoid',
+    'sigmoid_',
     'sign',
     'signbit',
     'sin',
+    'sin_',
     'sinc',
+    'sinc_',
     'sinh',
+    'sinh_',
+    'slice_copy',
     'slice_scatter',
     'slogdet',
     'softmax',
@@ -7062,11 +7371,16 @@ FUNCTIONS = (
     'sparse_coo_tensor',
     'sparse_csr_tensor',
     'split',
+    'split_copy',
     'split_with_sizes',
+    'split_with_sizes_copy',
     'spmm',
     'sqrt',
+    'sqrt_',
     'square',
+    'square_',
     'squeeze',
+    'squeeze_copy',
     'stack',
     'std',
     'std_mean',
@@ -7077,10 +7391,13 @@ FUNCTIONS = (
     'swapaxes',
     'swapdims',
     't',
+    't_copy',
     'take',
     'take_along_dim',
     'tan',
+    'tan_',
     'tanh',
+    'tanh_',
     'tensor',
     'tensor_split',
     'tensordot',
@@ -7090,6 +7407,9 @@ FUNCTIONS = (
     'topk',
     'trace',
     'transpose',
+    'transpose_copy',
+    'trapezoid',
+    'trapz',
     'triangular_solve',
     'tril',
     'tril_indices',
@@ -7098,20 +7418,33 @@ FUNCTIONS = (
     'triu_indices',
     'true_divide',
     'trunc',
+    'trunc_',
     'unbind',
+    'unbind_copy',
     'unflatten',
+    'unfold_copy',
     'unique',
     'unique_consecutive',
+    'unravel_index',
+    'unsafe_chunk',
+    'unsafe_split',
+    'unsafe_split_with_sizes',
     'unsqueeze',
+    'unsqueeze_copy',
+    'vander',
     'var',
     'var_mean',
     'vdot',
     'view_as_complex',
+    'view_as_complex_copy',
     'view_as_real',
+    'view_as_real_copy',
+    'view_copy',
     'vsplit',
     'vstack',
     'where',
     'xlogy',
+    'xlogy_',
     'zero_',
     'zeros',
     'zeros_like',

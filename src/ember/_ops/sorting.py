@@ -413,6 +413,27 @@ def _batched_search(xp, boundaries, values, right):
     return found.reshape(values.shape)
 
 
+def _bisect_as_pytorch(xp, boundaries, values, right):
+    """PyTorch's own binary search, all values at once: it moves right past a boundary unless
+    `boundary >= value` (`>` for right), so a NaN on either side counts as smaller than
+    everything, where NumPy sorts NaN last. Used only when NaNs are present."""
+    m = boundaries.shape[-1]
+    rows = int(np.prod(boundaries.shape[:-1]))
+    table = boundaries.reshape(rows, m)
+    wanted = values.reshape(rows, -1) if boundaries.ndim > 1 else values.reshape(1, -1)
+    start = xp.zeros(wanted.shape, _INT64)
+    end = xp.full(wanted.shape, m, _INT64)
+    row = xp.arange(table.shape[0]).reshape(-1, 1)
+    while bool((start < end).any()):
+        active = start < end
+        middle = (start + end) // 2
+        pivot = table[row, xp.minimum(middle, m - 1)]
+        stays = (pivot > wanted) if right else (pivot >= wanted)
+        start = xp.where(active & ~stays, middle + 1, start)
+        end = xp.where(active & stays, middle, end)
+    return start.reshape(values.shape)
+
+
 def _search(xp, boundaries, value, out_int32, right, side, sorter, value_dtype):
     common = _check_search(boundaries, value, value_dtype, right, side, sorter)
     right = bool(right) or side == "right"
@@ -424,7 +445,9 @@ def _search(xp, boundaries, value, out_int32, right, side, sorter, value_dtype):
                                     and int(sorter.max()) < boundaries.shape[-1]),
                "torch.searchsorted(): sorter index out of range")
         boundaries = xp.take_along_axis(boundaries, sorter, axis=-1)
-    if boundaries.ndim == 1:
+    if boundaries.dtype.kind in "fc" and (xp.isnan(boundaries).any() or xp.isnan(value).any()):
+        found = _bisect_as_pytorch(xp, boundaries, value, right)
+    elif boundaries.ndim == 1:
         found = xp.searchsorted(boundaries, value, side="right" if right else "left")
     else:
         found = _batched_search(xp, boundaries, value, right)

@@ -1,0 +1,103 @@
+"""The `*_copy` forms of the view ops (view_copy, transpose_copy, ...) and the "unsafe" splits.
+
+A `<view>_copy` is the view's values in a fresh row-major tensor that shares no memory with its
+input (PyTorch's functionalization uses them); gradients are the view's, then the clone's.
+`unsafe_split`/`unsafe_chunk` are the splits whose pieces autograd does not track as views; the
+values are the same, so ember gives the plain split's pieces.
+"""
+from __future__ import annotations
+
+import ember
+from ember._core.registry import register_frontend
+
+
+def _fresh(result, out=None):
+    """A contiguous copy of a view (or of each view of a tuple), written into `out` if given."""
+    if isinstance(result, (tuple, list)):
+        copies = tuple(_fresh(piece) for piece in result)
+        if out is None:
+            return copies
+        for target, piece in zip(out, copies):
+            _into(target, piece)
+        return None
+    copy = result.clone(memory_format=ember.contiguous_format)
+    return copy if out is None else _into(out, copy)
+
+
+def _into(out, value):
+    out.resize_(value.shape)
+    out.copy_(value)
+    return out
+
+
+def _method(name):
+    return lambda input, *args, **kwargs: getattr(input, name)(*args, **kwargs)
+
+
+def _function(name):
+    return lambda input, *args, **kwargs: getattr(ember, name)(input, *args, **kwargs)
+
+
+def _slice(input, dim=0, start=None, end=None, step=1):
+    index = [slice(None)] * input.ndim
+    index[dim] = slice(start, end, step)
+    return input[tuple(index)]
+
+
+# name of the copy -> how to make the view it copies
+_VIEWS = {
+    "alias_copy": lambda input: input,
+    "as_strided_copy": _method("as_strided"),
+    "detach_copy": _method("detach"),
+    "diagonal_copy": _method("diagonal"),
+    "expand_copy": lambda input, size, *, implicit=False: input.expand(size),
+    "narrow_copy": _method("narrow"),
+    "permute_copy": _method("permute"),
+    "select_copy": _method("select"),
+    "slice_copy": _slice,
+    "split_copy": _method("split"),
+    "split_with_sizes_copy": lambda input, split_sizes, dim=0: input.split(list(split_sizes), dim),
+    "squeeze_copy": _method("squeeze"),
+    "t_copy": _method("t"),
+    "transpose_copy": _method("transpose"),
+    "unbind_copy": _method("unbind"),
+    "unfold_copy": _method("unfold"),
+    "unsqueeze_copy": _method("unsqueeze"),
+    "view_as_complex_copy": _function("view_as_complex"),
+    "view_as_real_copy": _function("view_as_real"),
+    "view_copy": _method("view"),
+}
+
+
+def _copy_variant(name, make_view):
+    def function(input, *args, out=None, **kwargs):
+        return _fresh(make_view(input, *args, **kwargs), out)
+    function.__name__ = function.__qualname__ = name
+    view = name.removesuffix("_copy")
+    function.__doc__ = (f"{name}(input, ...) -> Tensor: what `{view}` gives, as a fresh "
+                        "contiguous tensor that shares no memory with `input`.")
+    return function
+
+
+for _name, _make_view in _VIEWS.items():
+    # narrow_copy is also a Tensor method in PyTorch; the others are functions only.
+    register_frontend(_name, method=_name == "narrow_copy")(_copy_variant(_name, _make_view))
+
+
+@register_frontend("unsafe_split")
+def unsafe_split(input, split_size, dim=0):
+    """unsafe_split(input, split_size, dim=0) -> tuple of Tensors: split's pieces."""
+    return input.split(split_size, dim)
+
+
+@register_frontend("unsafe_split_with_sizes")
+def unsafe_split_with_sizes(input, split_sizes, dim=0):
+    """unsafe_split_with_sizes(input, split_sizes, dim=0) -> tuple of Tensors: split_with_sizes's
+    pieces."""
+    return input.split(list(split_sizes), dim)
+
+
+@register_frontend("unsafe_chunk")
+def unsafe_chunk(input, chunks, dim=0):
+    """unsafe_chunk(input, chunks, dim=0) -> tuple of Tensors: chunk's pieces."""
+    return input.chunk(chunks, dim)
