@@ -14,8 +14,8 @@ from ember._core import dtype as dt
 from ember._core.checks import _check
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim
-from ember._ops.grad_utils import where
 from ember._ops.pointwise import not_implemented_for
+from ember._ops.pointwise_ternary import keep_where
 from ember._ops.summation import accurate_sum
 
 _LOW_PRECISION = frozenset(np.dtype(d._np) for d in (dt.float16, dt.bfloat16))
@@ -23,8 +23,30 @@ _LOW_PRECISION = frozenset(np.dtype(d._np) for d in (dt.float16, dt.bfloat16))
 
 # --------------------------------------------------------------------------- relu
 
+@register_op("threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor",
+             kind="pointwise", function=False, method=False, saves=("self",),
+             derivatives={"grad_output": lambda c: threshold_backward_of(c.grad, c.self,
+                                                                          c.threshold),
+                          "self": lambda c: None},
+             tags=("no_fp_errors",))
+def threshold_backward(xp, grad_output, self, threshold):
+    """threshold_backward(grad_output, self, threshold) -> Tensor: 0 where self <= threshold,
+    else grad_output (the gradient of relu and threshold: one op and a branch-free select
+    instead of a comparison and a where)."""
+    keep = ~(self <= threshold)         # NaN keeps its gradient, as in PyTorch
+    if xp is np:
+        return keep_where(np.broadcast_to(keep, grad_output.shape) if keep.shape !=
+                          grad_output.shape else keep, grad_output)
+    return xp.where(keep, grad_output, grad_output.dtype.type(0))
+
+
+def threshold_backward_of(grad, self, threshold):
+    return dispatch.call(OPS["threshold_backward"], (grad, self, threshold))
+
+
 @register_op("relu(Tensor self) -> Tensor", kind="pointwise", inplace=True, out=False,
-             saves=("result",), derivatives={"self": lambda c: where(c.result <= 0, 0.0, c.grad)},
+             saves=("result",),
+             derivatives={"self": lambda c: threshold_backward_of(c.grad, c.result, 0)},
              tags=("no_fp_errors",))
 def relu(xp, self):
     """relu(input) -> Tensor: max(input, 0) elementwise (NaN stays NaN)."""

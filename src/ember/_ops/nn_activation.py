@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from ember._core.registry import OPS, register_op
+from ember._ops.activation import threshold_backward_of
 from ember._ops.grad_utils import where
 from ember._ops.pointwise import not_implemented_for
 
@@ -216,7 +217,8 @@ def softplus(xp, self, beta=1, threshold=20):
 
 @register_op("threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor",
              kind="pointwise", method=False, inplace=True, saves=_SELF,
-             derivatives={"self": lambda c: where(c.self <= c.threshold, 0.0, c.grad)})
+             derivatives={"self": lambda c: threshold_backward_of(c.grad, c.self,
+                                                                   c.threshold)})
 def threshold(xp, self, threshold, value):
     """threshold(input, threshold, value) -> Tensor: input where input > threshold, else
     value."""
