@@ -131,6 +131,9 @@ def conv_input_grad(xp, grad, weight, in_size, stride, padding, dilation, groups
             weight.shape, stride, dilation, groups, n, in_size):
         return winograd.conv3x3_input_grad(xp, grad, weight, in_size, padding)
     w = _weight_matrices(weight, groups)
+    if out_size[-1] <= _SHORT_ROWS:
+        return _input_grad_batch_last(xp, grad, w, weight, in_size, stride, padding, dilation,
+                                      groups)
     cols = xp.matmul(w.transpose(0, 2, 1), _by_group(xp, grad, groups))
     channels = weight.shape[1] * groups
     cols = cols.reshape((channels,) + kernel + (n,) + tuple(out_size))
@@ -144,6 +147,33 @@ def conv_input_grad(xp, grad, weight, in_size, stride, padding, dilation, groups
         acc[target] += cols[(slice(None),) + offset]
     crop = (slice(None), slice(None)) + tuple(slice(p, p + i) for p, i in zip(padding, in_size))
     return xp.ascontiguousarray(acc[crop].swapaxes(0, 1))
+
+
+# Output rows this short make the fold's slice additions mostly per-row overhead (LeNet's
+# 8-wide maps: 25 additions of 8-float runs); there the batch goes last instead, so each
+# addition runs over rows of width * N floats (measured in benchmarks/bench_conv.py).
+_SHORT_ROWS = 8
+
+
+def _input_grad_batch_last(xp, grad, w, weight, in_size, stride, padding, dilation, groups):
+    """conv_input_grad with the batch as the innermost axis of the column matrix and the
+    accumulator (N moved last once on the way in, and back once on the way out)."""
+    kernel = tuple(weight.shape[2:])
+    n, out_size, d = grad.shape[0], tuple(grad.shape[2:]), len(kernel)
+    g = grad.reshape((n, groups, grad.shape[1] // groups, math.prod(out_size)))
+    g = xp.ascontiguousarray(g.transpose(1, 2, 3, 0)).reshape(groups, grad.shape[1] // groups,
+                                                              -1)
+    channels = weight.shape[1] * groups
+    cols = xp.matmul(w.transpose(0, 2, 1), g).reshape((channels,) + kernel + out_size + (n,))
+    padded = tuple(i + 2 * p for i, p in zip(in_size, padding))
+    acc = xp.zeros((channels,) + padded + (n,), cols.dtype)
+    for offset in np.ndindex(*kernel):
+        target = (slice(None),) + tuple(
+            slice(k * dl, k * dl + s * (o - 1) + 1, s)
+            for k, dl, s, o in zip(offset, dilation, stride, out_size)) + (slice(None),)
+        acc[target] += cols[(slice(None),) + offset]
+    crop = (slice(None),) + tuple(slice(p, p + i) for p, i in zip(padding, in_size))
+    return xp.ascontiguousarray(acc[crop].transpose((d + 1,) + tuple(range(d + 1))))
 
 
 def conv_weight_grad(xp, x, grad, kernel, stride, padding, dilation, groups):
