@@ -223,8 +223,14 @@ _op_lerp_Tensor = _OPS['lerp.Tensor']
 _op_lgamma = _OPS['lgamma']
 _op_lift_fresh = _OPS['lift_fresh']
 _op_linalg_cholesky_ex = _OPS['linalg_cholesky_ex']
+_op_linalg_eig = _OPS['linalg_eig']
 _op_linalg_eigh = _OPS['linalg_eigh']
 _op_linalg_inv_ex = _OPS['linalg_inv_ex']
+_op_linalg_ldl_factor_ex = _OPS['linalg_ldl_factor_ex']
+_op_linalg_ldl_solve = _OPS['linalg_ldl_solve']
+_op_linalg_lu = _OPS['linalg_lu']
+_op_linalg_lu_factor_ex = _OPS['linalg_lu_factor_ex']
+_op_linalg_matrix_exp = _OPS['linalg_matrix_exp']
 _op_linalg_multi_dot = _OPS['linalg_multi_dot']
 _op_linalg_qr = _OPS['linalg_qr']
 _op_linalg_solve_ex = _OPS['linalg_solve_ex']
@@ -1965,6 +1971,9 @@ full = _FE['full'].function
 full_like = _FE['full_like'].function
 
 
+geqrf = _FE['geqrf'].function
+
+
 gru_cell = _FE['gru_cell'].function
 
 
@@ -2022,10 +2031,25 @@ logspace = _FE['logspace'].function
 lstm_cell = _FE['lstm_cell'].function
 
 
+lu = _FE['lu'].function
+
+
+lu_solve = _FE['lu_solve'].function
+
+
+lu_unpack = _FE['lu_unpack'].function
+
+
 margin_ranking_loss = _FE['margin_ranking_loss'].function
 
 
 masked_fill = _FE['masked_fill'].function
+
+
+matrix_exp = _FE['matrix_exp'].function
+
+
+matrix_power = _FE['matrix_power'].function
 
 
 max = _FE['max'].function
@@ -2079,10 +2103,19 @@ ones = _FE['ones'].function
 ones_like = _FE['ones_like'].function
 
 
+orgqr = _FE['orgqr'].function
+
+
+ormqr = _FE['ormqr'].function
+
+
 pairwise_distance = _FE['pairwise_distance'].function
 
 
 pdist = _FE['pdist'].function
+
+
+pinverse = _FE['pinverse'].function
 
 
 poisson_nll_loss = _FE['poisson_nll_loss'].function
@@ -2095,6 +2128,9 @@ positive = _FE['positive'].function
 
 
 prod = _FE['prod'].function
+
+
+qr = _FE['qr'].function
 
 
 quantile = _FE['quantile'].function
@@ -2182,6 +2218,9 @@ sub = _FE['sub'].function
 
 
 subtract = _FE['subtract'].function
+
+
+svd = _FE['svd'].function
 
 
 tensor = _FE['tensor'].function
@@ -3557,6 +3596,8 @@ class _Methods:
 
     geometric_ = _FE['geometric_'].method
 
+    geqrf = _FE['geqrf'].method
+
     heaviside = _FE['heaviside'].method
 
     heaviside_ = _FE['heaviside'].inplace_method
@@ -3587,11 +3628,19 @@ class _Methods:
 
     logdet = _FE['logdet'].method
 
+    lu = _FE['lu'].method
+
+    lu_solve = _FE['lu_solve'].method
+
     map_ = _FE['map_'].method
 
     masked_fill = _FE['masked_fill'].method
 
     masked_fill_ = _FE['masked_fill'].inplace_method
+
+    matrix_exp = _FE['matrix_exp'].method
+
+    matrix_power = _FE['matrix_power'].method
 
     max = _FE['max'].method
 
@@ -3633,6 +3682,12 @@ class _Methods:
 
     normal_ = _FE['normal_'].method
 
+    orgqr = _FE['orgqr'].method
+
+    ormqr = _FE['ormqr'].method
+
+    pinverse = _FE['pinverse'].method
+
     polygamma = _FE['polygamma'].method
 
     polygamma_ = _FE['polygamma'].inplace_method
@@ -3642,6 +3697,8 @@ class _Methods:
     __pos__ = _FE['positive'].dunders['__pos__']
 
     prod = _FE['prod'].method
+
+    qr = _FE['qr'].method
 
     quantile = _FE['quantile'].method
 
@@ -3690,6 +3747,8 @@ class _Methods:
     subtract = _FE['subtract'].method
 
     subtract_ = _FE['subtract'].inplace_method
+
+    svd = _FE['svd'].method
 
     swapaxes_ = _FE['swapaxes_'].method
 
@@ -3899,6 +3958,7 @@ FUNCTIONS = (
     'gather',
     'gcd',
     'ge',
+    'geqrf',
     'ger',
     'greater',
     'greater_equal',
@@ -3964,11 +4024,16 @@ FUNCTIONS = (
     'logsumexp',
     'lstm_cell',
     'lt',
+    'lu',
+    'lu_solve',
+    'lu_unpack',
     'margin_ranking_loss',
     'masked_fill',
     'masked_scatter',
     'masked_select',
     'matmul',
+    'matrix_exp',
+    'matrix_power',
     'max',
     'maximum',
     'mean',
@@ -4006,10 +4071,13 @@ FUNCTIONS = (
     'not_equal',
     'ones',
     'ones_like',
+    'orgqr',
+    'ormqr',
     'outer',
     'pairwise_distance',
     'pdist',
     'permute',
+    'pinverse',
     'pixel_shuffle',
     'pixel_unshuffle',
     'poisson',
@@ -4019,6 +4087,7 @@ FUNCTIONS = (
     'pow',
     'prod',
     'put',
+    'qr',
     'quantile',
     'rad2deg',
     'rand',
@@ -4077,6 +4146,7 @@ FUNCTIONS = (
     'sub',
     'subtract',
     'sum',
+    'svd',
     'swapaxes',
     'swapdims',
     't',
