@@ -87,6 +87,21 @@ def cholesky_solve_samples(make, d):
                  name="upper broadcast")
 
 
+def old_triangular_samples(make, d):
+    yield Sample((T(make((2, 1), d)), T(_lower(make, d, (2, 2)).T.copy())), name="2x2")
+    A = _lower(make, d, (2, 3, 3))
+    B = make((2, 3, 2), d)
+    yield Sample((T(B), T(A.swapaxes(-1, -2).copy())), name="upper")
+    yield Sample((T(B), T(A)), {"upper": False, "transpose": True}, name="lower transposed")
+    yield Sample((T(B), T(A)), {"upper": False, "unitriangular": True}, name="unit")
+
+
+def cholesky_inverse_samples(make, d):
+    L = np.linalg.cholesky(_positive_definite(make, d, (2, 3, 3)))
+    yield Sample((T(L),), name="lower")
+    yield Sample((T(np.conj(L).swapaxes(-1, -2).copy()), True), name="upper")
+
+
 # --------------------------------------------------------------------------- errors
 
 def _e(args, error, match, kwargs=None, name=""):
@@ -147,6 +162,14 @@ OPINFOS = [
            call=lambda lib, B, L, **kw: lib.cholesky_solve(B, L.tril() if not kw.get(
                "upper") else L.triu(), **kw),
            method=False, supports_out=False, supports_autograd=True, tolerances=TOL),
+    OpInfo("triangular_solve", old_triangular_samples, dtypes=FLOAT_AND_COMPLEX,
+           supports_out=False, supports_autograd=True, tolerances=TOL,
+           # PyTorch's forward AD of the deprecated triangular_solve reads all of A's tangent,
+           # its reverse mode only A's triangle; ember follows the reverse mode (and
+           # linalg.solve_triangular agrees with PyTorch in both).
+           forward_ad=False),
+    OpInfo("cholesky_inverse", cholesky_inverse_samples, dtypes=FLOAT_AND_COMPLEX,
+           supports_out=False, tolerances=TOL),
     OpInfo("linalg.eigh", eigh_samples, dtypes=FLOAT_AND_COMPLEX, method=False,
            call=lambda lib, A, **kw: _gauge_free(lib.linalg.eigh(_hermitian(lib, A), **kw)),
            supports_out=False, errors=eigh_errors, supports_autograd=True, tolerances=TOL),

@@ -242,8 +242,14 @@ _op_lerp_Tensor = _OPS['lerp.Tensor']
 _op_lgamma = _OPS['lgamma']
 _op_lift_fresh = _OPS['lift_fresh']
 _op_linalg_cholesky_ex = _OPS['linalg_cholesky_ex']
+_op_linalg_eig = _OPS['linalg_eig']
 _op_linalg_eigh = _OPS['linalg_eigh']
 _op_linalg_inv_ex = _OPS['linalg_inv_ex']
+_op_linalg_ldl_factor_ex = _OPS['linalg_ldl_factor_ex']
+_op_linalg_ldl_solve = _OPS['linalg_ldl_solve']
+_op_linalg_lu = _OPS['linalg_lu']
+_op_linalg_lu_factor_ex = _OPS['linalg_lu_factor_ex']
+_op_linalg_matrix_exp = _OPS['linalg_matrix_exp']
 _op_linalg_multi_dot = _OPS['linalg_multi_dot']
 _op_linalg_qr = _OPS['linalg_qr']
 _op_linalg_solve_ex = _OPS['linalg_solve_ex']
@@ -3379,6 +3385,9 @@ full = _FE['full'].function
 full_like = _FE['full_like'].function
 
 
+geqrf = _FE['geqrf'].function
+
+
 get_device = _FE['get_device'].function
 
 
@@ -3487,10 +3496,25 @@ lstm = _FE['lstm'].function
 lstm_cell = _FE['lstm_cell'].function
 
 
+lu = _FE['lu'].function
+
+
+lu_solve = _FE['lu_solve'].function
+
+
+lu_unpack = _FE['lu_unpack'].function
+
+
 margin_ranking_loss = _FE['margin_ranking_loss'].function
 
 
 masked_fill = _FE['masked_fill'].function
+
+
+matrix_exp = _FE['matrix_exp'].function
+
+
+matrix_power = _FE['matrix_power'].function
 
 
 max = _FE['max'].function
@@ -3565,6 +3589,12 @@ ones = _FE['ones'].function
 ones_like = _FE['ones_like'].function
 
 
+orgqr = _FE['orgqr'].function
+
+
+ormqr = _FE['ormqr'].function
+
+
 pairwise_distance = _FE['pairwise_distance'].function
 
 
@@ -3572,6 +3602,9 @@ pdist = _FE['pdist'].function
 
 
 permute_copy = _FE['permute_copy'].function
+
+
+pinverse = _FE['pinverse'].function
 
 
 poisson_nll_loss = _FE['poisson_nll_loss'].function
@@ -3587,6 +3620,9 @@ prelu = _FE['prelu'].function
 
 
 prod = _FE['prod'].function
+
+
+qr = _FE['qr'].function
 
 
 quantile = _FE['quantile'].function
@@ -3731,6 +3767,9 @@ sub = _FE['sub'].function
 
 
 subtract = _FE['subtract'].function
+
+
+svd = _FE['svd'].function
 
 
 t_copy = _FE['t_copy'].function
@@ -6656,6 +6695,8 @@ class _Methods:
 
     geometric_ = _FE['geometric_'].method
 
+    geqrf = _FE['geqrf'].method
+
     heaviside = _FE['heaviside'].method
 
     heaviside_ = _FE['heaviside'].inplace_method
@@ -6720,11 +6761,19 @@ class _Methods:
 
     logdet = _FE['logdet'].method
 
+    lu = _FE['lu'].method
+
+    lu_solve = _FE['lu_solve'].method
+
     map_ = _FE['map_'].method
 
     masked_fill = _FE['masked_fill'].method
 
     masked_fill_ = _FE['masked_fill'].inplace_method
+
+    matrix_exp = _FE['matrix_exp'].method
+
+    matrix_power = _FE['matrix_power'].method
 
     max = _FE['max'].method
 
@@ -6770,6 +6819,12 @@ class _Methods:
 
     normal_ = _FE['normal_'].method
 
+    orgqr = _FE['orgqr'].method
+
+    ormqr = _FE['ormqr'].method
+
+    pinverse = _FE['pinverse'].method
+
     polygamma = _FE['polygamma'].method
 
     polygamma_ = _FE['polygamma'].inplace_method
@@ -6781,6 +6836,8 @@ class _Methods:
     prelu = _FE['prelu'].method
 
     prod = _FE['prod'].method
+
+    qr = _FE['qr'].method
 
     quantile = _FE['quantile'].method
 
@@ -6849,6 +6906,8 @@ class _Methods:
     subtract_ = _FE['subtract'].inplace_method
 
     sum_to_size = _FE['sum_to_size'].method
+
+    svd = _FE['svd'].method
 
     swapaxes_ = _FE['swapaxes_'].method
 
@@ -7142,6 +7201,7 @@ FUNCTIONS = (
     'gcd',
     'gcd_',
     'ge',
+    'geqrf',
     'ger',
     'get_device',
     'gradient',
@@ -7233,11 +7293,16 @@ FUNCTIONS = (
     'lstm',
     'lstm_cell',
     'lt',
+    'lu',
+    'lu_solve',
+    'lu_unpack',
     'margin_ranking_loss',
     'masked_fill',
     'masked_scatter',
     'masked_select',
     'matmul',
+    'matrix_exp',
+    'matrix_power',
     'max',
     'max_pool1d',
     'max_pool1d_with_indices',
@@ -7285,11 +7350,14 @@ FUNCTIONS = (
     'not_equal',
     'ones',
     'ones_like',
+    'orgqr',
+    'ormqr',
     'outer',
     'pairwise_distance',
     'pdist',
     'permute',
     'permute_copy',
+    'pinverse',
     'pixel_shuffle',
     'pixel_unshuffle',
     'poisson',
@@ -7301,6 +7369,7 @@ FUNCTIONS = (
     'prelu',
     'prod',
     'put',
+    'qr',
     'quantile',
     'rad2deg',
     'rad2deg_',
@@ -7389,6 +7458,7 @@ FUNCTIONS = (
     'sub',
     'subtract',
     'sum',
+    'svd',
     'swapaxes',
     'swapdims',
     't',

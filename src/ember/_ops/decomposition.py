@@ -105,12 +105,46 @@ def _qr_meta(A, mode="reduced"):
     return [(batch + (m, q_cols), A._dtype), (batch + (r_rows, n), A._dtype)]
 
 
+def _qr_square_grad(Q, R, gQ, gR):
+    """A = Q R with R square (m >= n, reduced): M = R gR^H - gQ^H Q,
+    gA = (gQ + Q copyltu(M)) R^-H, copyltu(M) = tril(M) + tril(M, -1)^H (real diagonal for
+    complex input, whose R has a real diagonal)."""
+    M = R @ gR.mH - gQ.mH @ Q
+    lower = M.tril(-1)
+    diagonal = M.diagonal(0, -2, -1)
+    if M._dtype.is_complex:
+        diagonal = diagonal.real.to(M._dtype)
+    copied = lower + lower.mH + diagonal.diag_embed()
+    left = gQ + Q @ copied
+    return call(OPS["linalg_solve_triangular"], (R.mH, left, False, False, False))
+
+
+def _qr_grad(c):
+    """NOTE [qr derivative]: the square-R case above; for m < n, A = [X Y] with X = Q R1,
+    Y = Q R2: gY = Q gR2 and X takes the square case with gQ + Y gR2^H."""
+    _check(c.mode != "r", "The derivative of linalg.qr depends on Q, which is not computed "
+                          "when mode='r'. Please use linalg.qr(A, mode='reduced') if you are "
+                          "going to differentiate through linalg.qr.")
+    Q, R = c.results
+    gQ, gR = c.grads
+    m, n = c.A.shape[-2], c.A.shape[-1]
+    _check(c.mode == "reduced" or m <= n, "The QR decomposition is not differentiable when "
+                                          "mode='complete' and nrows > ncols.")
+    if m >= n:
+        return _qr_square_grad(Q, R, gQ, gR)
+    A = c.A
+    Y = A[..., :, m:]
+    gR1, gR2 = gR[..., :, :m], gR[..., :, m:]
+    gX = _qr_square_grad(Q, R[..., :, :m], gQ + Y @ gR2.mH, gR1)
+    return call(OPS["cat"], ([gX, Q @ gR2], -1))
+
+
 @register_op("linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)", kind="generic",
-             function=False, method=False, meta=_qr_meta, tags=("fp_errors",))
+             function=False, method=False, meta=_qr_meta, saves=("A", "result"),
+             derivatives={"A": _qr_grad}, node_name="LinalgQrBackward0", tags=("fp_errors",))
 def linalg_qr(xp, A, mode="reduced"):
     """linalg.qr(A, mode='reduced') -> (Q, R), by Householder reflections as in LAPACK
-    (so Q and R carry the signs PyTorch's do). No derivative yet: `nn.init.orthogonal_` needs
-    none."""
+    (so Q and R carry the signs PyTorch's do)."""
     _check(A.ndim >= 2, "linalg.qr: The input tensor A must have at least 2 dimensions.")
     kind = dt.NP_TO_DTYPE[A.dtype]
     _check(kind.is_floating_point or kind.is_complex, lambda: (

@@ -74,9 +74,8 @@ def cholesky_inverse(input, upper=False, *, out=None):
     """cholesky_inverse(L, upper=False, *, out=None) -> Tensor: the inverse of A = L L^H
     (U^H U with upper=True) from its Cholesky factor."""
     check_square("cholesky_inverse", input._data, "input")
-    diagonal = input._data.diagonal(0, -2, -1)
-    zeros = diagonal == 0
-    if zeros.any():
+    zeros = None if input.is_meta else input._data.diagonal(0, -2, -1) == 0
+    if zeros is not None and zeros.any():
         flat = zeros.reshape(-1, zeros.shape[-1]) if zeros.ndim > 1 else zeros.reshape(1, -1)
         matrix = int(flat.any(axis=1).argmax())
         element = int(flat[matrix].argmax()) + 1
@@ -112,3 +111,105 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False,
 def slogdet(input, *, out=None):
     """slogdet(input, *, out=None) -> (sign, logabsdet) (linalg.slogdet)."""
     return into(out, Slogdet(*call(OPS["slogdet"], (input,))))
+
+
+# --------------------------------------------------------------------------- older forms
+
+QrOld = return_type("qr", ("Q", "R"))
+SvdOld = return_type("svd", ("U", "S", "V"))
+Geqrf = return_type("geqrf", ("a", "tau"))
+
+
+@register_frontend("lu_unpack", method=False)
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
+    """lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None)
+    -> (P, L, U) from linalg.lu_factor's output."""
+    from ember._ops.linalg_composite import lu_unpack as unpack
+    return into(out, unpack(LU_data, LU_pivots, unpack_data, unpack_pivots))
+
+
+@register_frontend("qr")
+def qr(input, some=True, *, out=None):
+    """qr(input, some=True, *, out=None) -> (Q, R): reduced (some=True) or complete QR."""
+    Q, R = call(OPS["linalg_qr"], (input, "reduced" if some else "complete"))
+    return into(out, QrOld(Q, R))
+
+
+@register_frontend("svd")
+def svd(input, some=True, compute_uv=True, *, out=None):
+    """svd(input, some=True, compute_uv=True, *, out=None) -> (U, S, V): note V, not V^H;
+    without compute_uv, U and V are zero-filled."""
+    U, S, Vh = call(OPS["linalg_svd"], (input, not some, None))
+    if not compute_uv:
+        m, n = input.shape[-2:]
+        batch = tuple(input.shape[:-2])
+        U = input.new_zeros(batch + (m, m))
+        V = input.new_zeros(batch + (n, n))
+        return into(out, SvdOld(U, S.detach(), V))
+    return into(out, SvdOld(U, S, Vh.mH))
+
+
+@register_frontend("pinverse")
+def pinverse(input, rcond=1e-15):
+    """pinverse(input, rcond=1e-15) -> Tensor (linalg.pinv with rtol=rcond)."""
+    from ember._ops.linalg_composite import pinv
+    return pinv(input, rtol=rcond)
+
+
+@register_frontend("matrix_exp")
+def matrix_exp(A):
+    """matrix_exp(A) -> Tensor (linalg.matrix_exp)."""
+    return call(OPS["linalg_matrix_exp"], (A,))
+
+
+@register_frontend("matrix_power")
+def matrix_power(input, n, *, out=None):
+    """matrix_power(input, n, *, out=None) -> Tensor (linalg.matrix_power)."""
+    from ember._ops.linalg_composite import matrix_power as power
+    return into(out, power(input, n))
+
+
+@register_frontend("lu_solve")
+def lu_solve(b, LU_data, LU_pivots, *, out=None):
+    """lu_solve(b, LU_data, LU_pivots, *, out=None) -> Tensor (linalg.lu_solve, deprecated)."""
+    from ember._ops.linalg_composite import lu_solve as solve_lu
+    return into(out, solve_lu(LU_data, LU_pivots, b))
+
+
+_LU_DEPRECATED = (
+    "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and "
+    "will be removed in a future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\n"
+    "should be replaced with\nLU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\n"
+    "LU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\nshould be replaced with\n"
+    "LU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)")
+
+
+@register_frontend("lu")
+def lu(A, pivot=True, get_infos=False, out=None):
+    """lu(A, pivot=True, get_infos=False, out=None) -> (LU, pivots[, infos]) (deprecated:
+    linalg.lu_factor)."""
+    _warn_once("lu", _LU_DEPRECATED)
+    LU, pivots, info = call(OPS["linalg_lu_factor_ex"], (A, pivot, not get_infos))
+    return into(out, (LU, pivots, info) if get_infos else (LU, pivots))
+
+
+@register_frontend("orgqr")
+def orgqr(input, tau):
+    """orgqr(input, tau) -> Tensor (linalg.householder_product)."""
+    from ember._ops.linalg_composite import householder_product
+    return householder_product(input, tau)
+
+
+@register_frontend("ormqr")
+def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
+    """ormqr(input, tau, other, left=True, transpose=False, *, out=None) -> Tensor: `other`
+    multiplied by the Q of Householder reflectors (Q^H with transpose=True)."""
+    from ember._ops.linalg_composite import ormqr as multiply
+    return into(out, multiply(input, tau, other, left, transpose))
+
+
+@register_frontend("geqrf")
+def geqrf(input, *, out=None):
+    """geqrf(input, *, out=None) -> (a, tau): LAPACK's geqrf (QR as Householder reflectors)."""
+    from ember._ops.linalg_composite import geqrf as factor
+    return into(out, Geqrf(*factor(input)))

@@ -7,6 +7,37 @@ from __future__ import annotations
 from ember._core.dispatch import call
 from ember._core.registry import OPS
 from ember._ops.linalg_common import LinAlgError
+from ember._ops.linalg_composite import (
+    cond,
+    cross,
+    diagonal,
+    eig,
+    eigvals,
+    householder_product,
+    ldl_factor,
+    ldl_factor_ex,
+    ldl_solve,
+    lstsq,
+    lu,
+    lu_factor,
+    lu_factor_ex,
+    lu_solve,
+    matrix_exp,
+    matrix_norm,
+    matrix_power,
+    matrix_rank,
+    multi_dot,
+    norm,
+    pinv,
+    qr,
+    svd,
+    svdvals,
+    tensorinv,
+    tensorsolve,
+    vander,
+    vecdot,
+    vector_norm,
+)
 from ember._ops.linalg_frontends import (
     CholeskyEx,
     Eigh,
@@ -17,19 +48,18 @@ from ember._ops.linalg_frontends import (
 )
 
 __all__ = [
-    "LinAlgError",
-    "cholesky",
-    "cholesky_ex",
-    "det",
-    "eigh",
-    "eigvalsh",
-    "inv",
-    "inv_ex",
-    "slogdet",
-    "solve",
-    "solve_ex",
-    "solve_triangular",
+    "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh",
+    "eigvals", "eigvalsh", "householder_product", "inv", "inv_ex", "ldl_factor",
+    "ldl_factor_ex", "ldl_solve", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
+    "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm",
+    "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals",
+    "tensorinv", "tensorsolve", "vander", "vecdot", "vector_norm",
 ]
+
+
+def matmul(input, other, *, out=None):
+    """linalg.matmul(input, other, *, out=None) -> Tensor: the same as ember.matmul."""
+    return into(out, call(OPS["matmul"], (input, other)))
 
 
 def cholesky(A, *, upper=False, out=None):

@@ -1,15 +1,17 @@
 """Parametrizations built on parametrize.register_parametrization: weight_norm (the tensor as
 g * v / ||v||, kept as original0 = g and original1 = v) and spectral_norm (the tensor over its
-largest singular value, estimated by power iteration on buffers _u and _v)."""
+largest singular value, estimated by power iteration on buffers _u and _v); orthogonal lives in
+_orthogonal.py."""
 from __future__ import annotations
 
 import ember
 from ember.nn._functional.distance import normalize
 from ember.nn.modules.module import Module
 from ember.nn.utils import parametrize
+from ember.nn.utils._orthogonal import orthogonal
 from ember.nn.utils.weight_norm import _weight_norm, norm_except_dim
 
-__all__ = ["spectral_norm", "weight_norm"]
+__all__ = ["orthogonal", "spectral_norm", "weight_norm"]
 
 
 class _WeightNorm(Module):

@@ -1,0 +1,426 @@
+"""ember.linalg functions that are composites of registry ops (norms, rank, pinv, powers,
+Householder products, tensor solves, lu_solve/lu_unpack, lstsq ...), so their derivatives come
+from the ops they are made of. `ember.linalg` re-exports them; linalg_frontends.py builds the
+`ember.*` forms on them.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ember._core.checks import _check
+from ember._core.dispatch import call, wrap
+from ember._core.registry import OPS
+from ember._ops.linalg_factor import permutation_from_pivots, raise_lu_error
+from ember._ops.reduction import return_type
+
+Svd = return_type("linalg_svd", ("U", "S", "Vh"))
+Qr = return_type("linalg_qr", ("Q", "R"))
+Eig = return_type("linalg_eig", ("eigenvalues", "eigenvectors"))
+LuFactor = return_type("linalg_lu_factor", ("LU", "pivots"))
+LuFactorEx = return_type("linalg_lu_factor_ex", ("LU", "pivots", "info"))
+Lu = return_type("linalg_lu", ("P", "L", "U"))
+LuUnpack = return_type("lu_unpack", ("P", "L", "U"))
+LdlFactor = return_type("linalg_ldl_factor", ("LD", "pivots"))
+LdlFactorEx = return_type("linalg_ldl_factor_ex", ("LD", "pivots", "info"))
+Lstsq = return_type("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
+
+
+def _constant(array, like):
+    """A NumPy array as a tensor on `like`'s device (no gradient)."""
+    return wrap(np.ascontiguousarray(array), like._dtype if array.dtype.kind in "fc" else
+                _dtype_of(array), like._device)
+
+
+def _dtype_of(array):
+    from ember._core import dtype as dt
+    return dt.NP_TO_DTYPE[array.dtype]
+
+
+def _eye(m, n, like):
+    return _constant(np.eye(m, n, dtype=like._data.dtype), like)
+
+
+# --------------------------------------------------------------------------- norms
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    if isinstance(dim, int):
+        dim = (dim,)
+    return call(OPS["norm.ScalarOpt_dim_dtype"], (x, ord, dim, keepdim, dtype))
+
+
+def _squeeze_dims(t, dims, keepdim):
+    if keepdim:
+        return t
+    for d in sorted(dims, reverse=True):
+        t = t.squeeze(d)
+    return t
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    _check(A.ndim >= 2, lambda: (
+        "linalg.matrix_norm: The input tensor A must have at least 2 dimensions."))
+    dim = tuple(dim)
+    _check(len(dim) == 2, lambda: (
+        f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(str(d) for d in dim)}"))
+    dims = tuple(d % A.ndim for d in dim)
+    _check(dims[0] != dims[1], lambda: (
+        f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[1]})"))
+    if dtype is not None:
+        A = A.to(dtype)
+    if ord == "fro":
+        return vector_norm(A, 2, dims, keepdim)
+    if ord == "nuc":
+        return call(OPS["nuclear_norm.dim"], (A, list(dims), keepdim))
+    _check(ord in (1, -1, 2, -2, math.inf, -math.inf), lambda: (
+        f"linalg.matrix_norm: Order {ord} not supported."))
+    if abs(ord) == 2:
+        moved = A.movedim(dims, (-2, -1))
+        values = svdvals(moved)
+        result = values.amax(-1) if ord > 0 else values.amin(-1)
+        if keepdim:
+            for d in sorted(dims):
+                result = result.unsqueeze(d)
+        return result
+    summed, reduced = (dims[0], dims[1]) if abs(ord) == 1 else (dims[1], dims[0])
+    sums = A.abs().sum(summed, keepdim=True)
+    result = sums.amax(reduced, keepdim=True) if ord > 0 else sums.amin(reduced, keepdim=True)
+    return _squeeze_dims(result, dims, keepdim)
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+    if isinstance(dim, int):
+        dim = (dim,)
+    if dim is not None and len(dim) == 2 or isinstance(ord, str) or (
+            dim is None and ord is not None and A.ndim == 2):
+        return matrix_norm(A, "fro" if ord is None else ord, (-2, -1) if dim is None else dim,
+                           keepdim, dtype=dtype)
+    _check(dim is not None or ord is None or A.ndim == 1, lambda: (
+        f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
+        f"{A.ndim}D."))
+    return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    return A.diagonal(offset, dim1, dim2)
+
+
+def vecdot(x, y, *, dim=-1):
+    return (x.conj() * y).sum(dim) if x._dtype.is_complex else (x * y).sum(dim)
+
+
+def cross(input, other, *, dim=-1):
+    return call(OPS["cross"], (input, other, dim))
+
+
+def multi_dot(tensors):
+    return call(OPS["linalg_multi_dot"], (list(tensors),))
+
+
+# --------------------------------------------------------------------------- svd family
+
+def svd(A, full_matrices=True, *, driver=None):
+    return Svd(*call(OPS["linalg_svd"], (A, full_matrices, driver)))
+
+
+def svdvals(A, *, driver=None):
+    return call(OPS["linalg_svd"], (A, False, driver))[1]
+
+
+def _tolerance(S_max, A, atol, rtol):
+    """max(atol, rtol * largest singular value), PyTorch's defaults: rtol = eps * max(m, n)
+    when neither is given, 0 when only atol is."""
+    if rtol is None:
+        rtol = 0.0 if atol is not None and not (isinstance(atol, (int, float)) and atol == 0) \
+            else float(np.finfo(A._dtype.to_real()._np).eps) * max(A.shape[-2:])
+    if atol is None:
+        atol = 0.0
+    tol = S_max * rtol
+    if isinstance(atol, (int, float)):
+        return tol.clamp_min(atol) if atol else tol
+    return call(OPS["maximum"], (tol, atol))
+
+
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
+    S = eigvalsh(A).abs() if hermitian else svdvals(A)
+    if S.shape[-1] == 0:
+        return A.new_zeros(A.shape[:-2]).long()
+    tol = _tolerance(S.amax(-1, keepdim=True), A, atol, rtol)
+    return (S > tol).sum(-1)
+
+
+def eigvalsh(A, UPLO="L"):
+    return call(OPS["linalg_eigh"], (A, UPLO))[0]
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False):
+    if hermitian:
+        L, V = call(OPS["linalg_eigh"], (A, "L"))
+        magnitude = L.abs()
+        keep = magnitude > _tolerance(magnitude.amax(-1, keepdim=True), A, atol, rtol)
+        inverse = call(OPS["where.self"], (keep, 1 / call(OPS["where.self"], (keep, L, 1)), 0))
+        scale = inverse.to(V._dtype) if V._dtype.is_complex else inverse
+        return (V * scale.unsqueeze(-2)) @ V.mH
+    U, S, Vh = call(OPS["linalg_svd"], (A, False, None))
+    if S.shape[-1] == 0:
+        return A.new_zeros(A.shape[:-2] + (A.shape[-1], A.shape[-2]))
+    keep = S > _tolerance(S.amax(-1, keepdim=True), A, atol, rtol)
+    inverse = call(OPS["where.self"], (keep, 1 / call(OPS["where.self"], (keep, S, 1)), 0))
+    scale = inverse.to(U._dtype) if U._dtype.is_complex else inverse
+    return (Vh.mH * scale.unsqueeze(-2)) @ U.mH
+
+
+def cond(A, p=None):
+    if p is None or p in (2, -2):
+        S = svdvals(A)
+        return S[..., 0] / S[..., -1] if p != -2 else S[..., -1] / S[..., 0]
+    _check(A.ndim >= 2 and A.shape[-1] == A.shape[-2], lambda: (
+        f"linalg.cond: A must be batches of square matrices, but they are {A.shape[-2]} by "
+        f"{A.shape[-1]} matrices"))
+    inverse = call(OPS["linalg_inv_ex"], (A, False))[0]
+    return matrix_norm(A, p) * matrix_norm(inverse, p)
+
+
+# --------------------------------------------------------------------------- powers, exp
+
+def matrix_exp(A):
+    return call(OPS["linalg_matrix_exp"], (A,))
+
+
+def matrix_power(A, n):
+    _check(A.ndim >= 2 and A.shape[-1] == A.shape[-2], lambda: (
+        f"linalg.matrix_power: A must be batches of square matrices, but they are "
+        f"{A.shape[-2] if A.ndim >= 2 else A.shape[-1]} by {A.shape[-1]} matrices"))
+    if n == 0:
+        # The identity, still connected to A (a zero gradient), as PyTorch's is.
+        return A * 0 + _eye(A.shape[-1], A.shape[-1], A)
+    if n < 0:
+        A = call(OPS["linalg_inv_ex"], (A, True))[0]
+        n = -n
+    if n == 1:
+        return A.clone()
+    result, base = None, A
+    while n:
+        if n & 1:
+            result = base if result is None else result @ base
+        n >>= 1
+        if n:
+            base = base @ base
+    return result
+
+
+# --------------------------------------------------------------------------- Householder
+
+def householder_product(A, tau):
+    """Q = H_1 ... H_k (first n columns), H_i = I - tau_i v_i v_i^H, v_i the i-th column of A
+    below the diagonal with a unit i-th entry."""
+    _check(A.ndim >= 2, "torch.linalg.householder_product: input must have at least 2 "
+                        "dimensions.")
+    m, n = A.shape[-2:]
+    _check(m >= n, "torch.linalg.householder_product: input.shape[-2] must be greater than or "
+                   "equal to input.shape[-1]")
+    k = tau.shape[-1]
+    _check(n >= k, "torch.linalg.householder_product: input.shape[-1] must be greater than or "
+                   "equal to tau.shape[-1]")
+    return apply_reflectors(A, tau, _eye(m, n, A).expand(A.shape[:-2] + (m, n)))
+
+
+# --------------------------------------------------------------------------- tensor solves
+
+def tensorinv(A, ind=2):
+    _check(ind > 0, lambda: f"Expected a strictly positive integer for 'ind', but got {ind}")
+    out_shape, in_shape = tuple(A.shape[:ind]), tuple(A.shape[ind:])
+    rows, cols = math.prod(out_shape), math.prod(in_shape)
+    _check(rows == cols, lambda: (
+        f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+        f"prod(self.shape[:ind]), but got {cols} != {rows}"))
+    inverse = call(OPS["linalg_inv_ex"], (A.reshape(rows, cols), True))[0]
+    return inverse.reshape(in_shape + out_shape)
+
+
+def tensorsolve(A, B, dims=None):
+    if dims is not None:
+        dims = [d % A.ndim for d in dims]
+        A = A.movedim(dims, list(range(A.ndim - len(dims), A.ndim)))
+    result_shape = tuple(A.shape[B.ndim:])
+    rows = B.numel()
+    matrix = A.reshape(rows, math.prod(result_shape))
+    X = call(OPS["linalg_solve_ex"], (matrix, B.reshape(rows), True, True))[0]
+    return X.reshape(result_shape)
+
+
+def vander(x, *, N=None):
+    _check(x.ndim >= 1, "x must be at least 1-dimensional.")
+    n = x.shape[-1] if N is None else N
+    _check(n > 1, "N must be greater than 1.")
+    x = x.double() if not (x._dtype.is_floating_point or x._dtype.is_complex) and \
+        x._dtype.itemsize < 8 else x
+    ones = x.new_ones(x.shape).unsqueeze(-1)
+    repeated = x.unsqueeze(-1).expand(tuple(x.shape) + (n - 1,))
+    return call(OPS["cat"], ([ones, repeated], -1)).cumprod(-1)
+
+
+# --------------------------------------------------------------------------- LU family
+
+def lu_factor_ex(A, *, pivot=True, check_errors=False):
+    return LuFactorEx(*call(OPS["linalg_lu_factor_ex"], (A, pivot, check_errors)))
+
+
+def lu_factor(A, *, pivot=True):
+    LU, pivots, info = call(OPS["linalg_lu_factor_ex"], (A, pivot, False))
+    if not info.is_meta:
+        raise_lu_error("torch.linalg.lu_factor", A._data, info._data)
+    return LuFactor(LU, pivots)
+
+
+def lu(A, *, pivot=True):
+    P, L, U = call(OPS["linalg_lu"], (A, pivot))
+    return Lu(P.detach(), L, U)     # a permutation: no gradient flows through it
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+    m, n = LU_data.shape[-2:]
+    k = min(m, n)
+    batch = tuple(LU_data.shape[:-2])
+    if unpack_pivots:
+        perm = permutation_from_pivots(np.asarray(LU_pivots._data), m)
+        P_t = np.zeros(perm.shape + (m,), dtype=LU_data._data.dtype)
+        np.put_along_axis(P_t, perm[..., :, None], 1, axis=-1)
+        P = _constant(P_t.swapaxes(-1, -2), LU_data)
+    else:
+        P = LU_data.new_empty((0,))
+    if unpack_data:
+        L = LU_data[..., :, :k].tril(-1) + _eye(m, k, LU_data)
+        U = LU_data[..., :k, :].triu()
+    else:
+        L = U = LU_data.new_empty((0,))
+    del batch
+    return LuUnpack(P, L, U)
+
+
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
+    P, L, U = lu_unpack(LU, pivots)
+    triangular = OPS["linalg_solve_triangular"]
+    if left and not adjoint:        # X = U^-1 L^-1 P^T B
+        Y = call(triangular, (L, P.mT @ B, False, True, True))
+        return call(triangular, (U, Y, True, True, False))
+    if left:                        # A^H X = B: X = P L^-H U^-H B
+        Y = call(triangular, (U.mH, B, False, True, False))
+        return P @ call(triangular, (L.mH, Y, True, True, True))
+    if not adjoint:                 # X A = B: X = B U^-1 L^-1 P^T
+        Y = call(triangular, (U, B, True, False, False))
+        return call(triangular, (L, Y, False, False, True)) @ P.mT
+    # X A^H = B: X = B P L^-H U^-H
+    Y = call(triangular, (L.mH, B @ P, True, False, True))
+    return call(triangular, (U.mH, Y, False, False, False))
+
+
+def ldl_factor_ex(A, *, hermitian=False, check_errors=False):
+    return LdlFactorEx(*call(OPS["linalg_ldl_factor_ex"], (A, hermitian, check_errors)))
+
+
+def ldl_factor(A, *, hermitian=False):
+    LD, pivots, _ = call(OPS["linalg_ldl_factor_ex"], (A, hermitian, True))
+    return LdlFactor(LD, pivots)
+
+
+def ldl_solve(LD, pivots, B, *, hermitian=False):
+    return call(OPS["linalg_ldl_solve"], (LD, pivots, B, hermitian))
+
+
+# --------------------------------------------------------------------------- lstsq
+
+_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    driver = "gelsy" if driver is None else driver
+    _check(driver in _DRIVERS, lambda: (
+        "torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)"))
+    _check(A._dtype is B._dtype, lambda: (
+        f"torch.linalg.lstsq: Expected input and other to have the same dtype, but got "
+        f"input's dtype {A._dtype._cpp_name} and other's dtype {B._dtype._cpp_name}"))
+    vector = B.ndim == A.ndim - 1
+    B_matrix = B.unsqueeze(-1) if vector else B
+    m, n = A.shape[-2:]
+    solution = pinv(A, rtol=rcond) @ B_matrix
+    real = A._dtype.to_real()
+    empty = A.new_empty((0,), dtype=real)
+    # PyTorch's residuals are part of the graph even when empty.
+    empty_residuals = A.reshape(-1)[:0].abs()
+    rank = matrix_rank(A, rtol=rcond) if driver != "gels" else A.new_empty((0,)).long()
+    full_rank = bool((matrix_rank(A, rtol=rcond) == n).all()) if m > n else False
+    if m > n and driver != "gelsy" and full_rank:
+        residual = (A @ solution - B_matrix).abs().pow(2).sum(-2)
+        residuals = residual.squeeze(-1) if vector else residual
+    else:
+        residuals = empty_residuals
+    singular_values = svdvals(A).detach() if driver in ("gelsd", "gelss") else empty
+    if vector:
+        solution = solution.squeeze(-1)
+    return Lstsq(solution, residuals, rank, singular_values)
+
+
+# --------------------------------------------------------------------------- eig, qr
+
+def eig(A):
+    return Eig(*call(OPS["linalg_eig"], (A,)))
+
+
+def eigvals(A):
+    return call(OPS["linalg_eig"], (A,))[0]
+
+
+def qr(A, mode="reduced"):
+    return Qr(*call(OPS["linalg_qr"], (A, mode)))
+
+
+def _reflector(A, i):
+    m = A.shape[-2]
+    below = np.arange(m)
+    mask = _constant((below > i).astype(A._data.dtype), A)
+    unit = _constant((below == i).astype(A._data.dtype), A)
+    return (A[..., :, i] * mask + unit).unsqueeze(-1)
+
+
+def apply_reflectors(A, tau, C, left=True, transpose=False):
+    """Q C, Q^H C, C Q or C Q^H for Q = H_1 ... H_k (LAPACK's ormqr), in ember ops."""
+    k = tau.shape[-1]
+    # Q C = H_1 (H_2 (... H_k C)): the last reflector first; Q^H C applies H_1^H first.
+    order = range(k) if left == transpose else reversed(range(k))
+    for i in order:
+        v = _reflector(A, i)
+        t = tau[..., i].unsqueeze(-1).unsqueeze(-1)
+        t = t.conj() if transpose and t._dtype.is_complex else t
+        if left:
+            C = C - (t * v) @ (v.mH @ C)
+        else:
+            C = C - (C @ v) @ (t * v.mH)
+    return C
+
+
+def ormqr(A, tau, C, left=True, transpose=False):
+    other_rows = C.shape[-2] if left else C.shape[-1]
+    _check(tau.shape[-1] == min(other_rows, A.shape[-1]), lambda: (
+        f"torch.ormqr: tau.shape[-1] must be equal to min(other.shape[{-2 if left else -1}], "
+        "input.shape[-1])"))
+    return apply_reflectors(A, tau, C, left, transpose)
+
+
+def geqrf(A):
+    """(a, tau) from LAPACK's geqrf, matrix by matrix (not differentiable, as in PyTorch)."""
+    from scipy.linalg import get_lapack_funcs
+    data = np.asarray(A._data)
+    _check(data.ndim >= 2, lambda: (
+        "torch.geqrf: input must have at least 2 dimensions."))
+    m, n = data.shape[-2:]
+    flat = data.reshape((-1, m, n))
+    out = np.empty_like(flat)
+    tau = np.zeros((flat.shape[0], min(m, n)), dtype=data.dtype)
+    if flat.size:
+        routine = get_lapack_funcs("geqrf", (flat[0],))
+        for k in range(flat.shape[0]):
+            out[k], tau[k] = routine(flat[k])[:2]
+    return (_constant(out.reshape(data.shape), A),
+            _constant(tau.reshape(data.shape[:-2] + (min(m, n),)), A))
