@@ -191,6 +191,8 @@ _op_histc = _OPS['histc']
 _op_hstack = _OPS['hstack']
 _op_hypot = _OPS['hypot']
 _op_i0 = _OPS['i0']
+_op_igamma = _OPS['igamma']
+_op_igammac = _OPS['igammac']
 _op_im2col = _OPS['im2col']
 _op_imag = _OPS['imag']
 _op_index_Tensor = _OPS['index.Tensor']
@@ -273,6 +275,7 @@ _op_msort = _OPS['msort']
 _op_mul_Tensor = _OPS['mul.Tensor']
 _op_multinomial = _OPS['multinomial']
 _op_mv = _OPS['mv']
+_op_mvlgamma = _OPS['mvlgamma']
 _op_nan_to_num = _OPS['nan_to_num']
 _op_nanmean = _OPS['nanmean']
 _op_nanmedian = _OPS['nanmedian']
@@ -387,6 +390,40 @@ _op_softplus = _OPS['softplus']
 _op_softshrink = _OPS['softshrink']
 _op_sort = _OPS['sort']
 _op_sort_stable = _OPS['sort.stable']
+_op_special_airy_ai = _OPS['special_airy_ai']
+_op_special_bessel_j0 = _OPS['special_bessel_j0']
+_op_special_bessel_j1 = _OPS['special_bessel_j1']
+_op_special_bessel_y0 = _OPS['special_bessel_y0']
+_op_special_bessel_y1 = _OPS['special_bessel_y1']
+_op_special_chebyshev_polynomial_t = _OPS['special_chebyshev_polynomial_t']
+_op_special_chebyshev_polynomial_u = _OPS['special_chebyshev_polynomial_u']
+_op_special_chebyshev_polynomial_v = _OPS['special_chebyshev_polynomial_v']
+_op_special_chebyshev_polynomial_w = _OPS['special_chebyshev_polynomial_w']
+_op_special_entr = _OPS['special_entr']
+_op_special_erfcx = _OPS['special_erfcx']
+_op_special_hermite_polynomial_h = _OPS['special_hermite_polynomial_h']
+_op_special_hermite_polynomial_he = _OPS['special_hermite_polynomial_he']
+_op_special_i0e = _OPS['special_i0e']
+_op_special_i1 = _OPS['special_i1']
+_op_special_i1e = _OPS['special_i1e']
+_op_special_laguerre_polynomial_l = _OPS['special_laguerre_polynomial_l']
+_op_special_legendre_polynomial_p = _OPS['special_legendre_polynomial_p']
+_op_special_log_ndtr = _OPS['special_log_ndtr']
+_op_special_modified_bessel_i0 = _OPS['special_modified_bessel_i0']
+_op_special_modified_bessel_i1 = _OPS['special_modified_bessel_i1']
+_op_special_modified_bessel_k0 = _OPS['special_modified_bessel_k0']
+_op_special_modified_bessel_k1 = _OPS['special_modified_bessel_k1']
+_op_special_ndtr = _OPS['special_ndtr']
+_op_special_ndtri = _OPS['special_ndtri']
+_op_special_scaled_modified_bessel_k0 = _OPS['special_scaled_modified_bessel_k0']
+_op_special_scaled_modified_bessel_k1 = _OPS['special_scaled_modified_bessel_k1']
+_op_special_shifted_chebyshev_polynomial_t = _OPS['special_shifted_chebyshev_polynomial_t']
+_op_special_shifted_chebyshev_polynomial_u = _OPS['special_shifted_chebyshev_polynomial_u']
+_op_special_shifted_chebyshev_polynomial_v = _OPS['special_shifted_chebyshev_polynomial_v']
+_op_special_shifted_chebyshev_polynomial_w = _OPS['special_shifted_chebyshev_polynomial_w']
+_op_special_spherical_bessel_j0 = _OPS['special_spherical_bessel_j0']
+_op_special_xlog1py = _OPS['special_xlog1py']
+_op_special_zeta = _OPS['special_zeta']
 _op_split_Tensor = _OPS['split.Tensor']
 _op_split_with_sizes = _OPS['split_with_sizes']
 _op_sqrt = _OPS['sqrt']
@@ -1096,6 +1133,18 @@ def i0(input, *, out=None):
     return _call_out(_op_i0, (input,), out)
 
 
+def igamma(input, other, *, out=None):
+    if out is None:
+        return _call(_op_igamma, (input, other)) if _state.slow else _op_igamma.runner(_op_igamma, (input, other))
+    return _call_out(_op_igamma, (input, other), out)
+
+
+def igammac(input, other, *, out=None):
+    if out is None:
+        return _call(_op_igammac, (input, other)) if _state.slow else _op_igammac.runner(_op_igammac, (input, other))
+    return _call_out(_op_igammac, (input, other), out)
+
+
 def index_add(input, dim, index, source, *, alpha=1, out=None):
     if out is None:
         return _call(_op_index_add, (input, dim, index, source, alpha)) if _state.slow else _op_index_add.runner(_op_index_add, (input, dim, index, source, alpha))
@@ -1353,6 +1402,12 @@ def mv(input, vec, *, out=None):
     if out is None:
         return _call(_op_mv, (input, vec)) if _state.slow else _op_mv.runner(_op_mv, (input, vec))
     return _call_out(_op_mv, (input, vec), out)
+
+
+def mvlgamma(input, p, *, out=None):
+    if out is None:
+        return _call(_op_mvlgamma, (input, p)) if _state.slow else _op_mvlgamma.runner(_op_mvlgamma, (input, p))
+    return _call_out(_op_mvlgamma, (input, p), out)
 
 
 def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
@@ -2669,6 +2724,18 @@ class _Methods:
     def i0_(self):
         return _call_inplace(_op_i0, (self,))
 
+    def igamma(self, other):
+        return _call(_op_igamma, (self, other)) if _state.slow else _op_igamma.runner(_op_igamma, (self, other))
+
+    def igamma_(self, other):
+        return _call_inplace(_op_igamma, (self, other))
+
+    def igammac(self, other):
+        return _call(_op_igammac, (self, other)) if _state.slow else _op_igammac.runner(_op_igammac, (self, other))
+
+    def igammac_(self, other):
+        return _call_inplace(_op_igammac, (self, other))
+
     def index_add(self, dim, index, source, *, alpha=1):
         return _call(_op_index_add, (self, dim, index, source, alpha)) if _state.slow else _op_index_add.runner(_op_index_add, (self, dim, index, source, alpha))
 
@@ -2881,6 +2948,12 @@ class _Methods:
 
     def mv(self, vec):
         return _call(_op_mv, (self, vec)) if _state.slow else _op_mv.runner(_op_mv, (self, vec))
+
+    def mvlgamma(self, p):
+        return _call(_op_mvlgamma, (self, p)) if _state.slow else _op_mvlgamma.runner(_op_mvlgamma, (self, p))
+
+    def mvlgamma_(self, p):
+        return _call_inplace(_op_mvlgamma, (self, p))
 
     def nan_to_num(self, nan=None, posinf=None, neginf=None):
         return _call(_op_nan_to_num, (self, nan, posinf, neginf)) if _state.slow else _op_nan_to_num.runner(_op_nan_to_num, (self, nan, posinf, neginf))
@@ -3855,6 +3928,8 @@ FUNCTIONS = (
     'hstack',
     'hypot',
     'i0',
+    'igamma',
+    'igammac',
     'imag',
     'index_add',
     'index_copy',
@@ -3924,6 +3999,7 @@ FUNCTIONS = (
     'multinomial',
     'multiply',
     'mv',
+    'mvlgamma',
     'nan_to_num',
     'nanmean',
     'nanmedian',

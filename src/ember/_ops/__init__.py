@@ -45,6 +45,8 @@ from ember._ops import (  # noqa: F401
     shape,
     shape_join,
     sorting,
+    special_functions,
+    special_polynomials,
     typing_ops,
     view,
     view_slicing,
