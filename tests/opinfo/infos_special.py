@@ -6,12 +6,12 @@ import math
 
 import numpy as np
 
-from opinfo.core import ALL_FLOAT, BOOL, HALF, ErrorSample, OpInfo, Sample, T, XFail
+from opinfo.core import ALL_FLOAT, HALF, ErrorSample, OpInfo, Sample, T, XFail
 from opinfo.infos_pointwise_math import SPECIAL, binary, not_for, unary, values
 
 FLOATS = ALL_FLOAT + HALF
-HALF_OK = FLOATS + ("int64", "uint8") + BOOL          # integers compute in float32
-FLOAT_ONLY = ALL_FLOAT + ("int64",) + BOOL            # PyTorch has no half kernel
+HALF_OK = FLOATS + ("int64",)              # integers compute in float32
+FLOAT_ONLY = ALL_FLOAT + ("int64",)        # PyTorch has no half kernel
 FEW = ("float32", "int64")
 REFUSED_HALF = not_for(HALF + ("complex64",))
 REFUSED_COMPLEX = not_for(("complex64",))

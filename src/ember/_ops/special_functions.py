@@ -81,6 +81,7 @@ def _sign(x):
 
 
 @register_op("special_i0e(Tensor self) -> Tensor", **_HALF_OK, saves=("self", "result"),
+             node_name="SpecialI0EBackward0",
              derivatives={"self": lambda c: c.grad * (_op("special_i1e", c.self)
                                                       - _sign(c.self) * c.result)})
 def special_i0e(xp, self):
@@ -124,6 +125,7 @@ def _i1e_grad(c):
 
 
 @register_op("special_i1e(Tensor self) -> Tensor", **_HALF_OK, saves=("self", "result"),
+             node_name="SpecialI1EBackward0",
              derivatives={"self": _i1e_grad})
 def special_i1e(xp, self):
     """i1e(input, *, out=None) -> Tensor: exp(-|input|) * I1(input)."""
@@ -137,7 +139,9 @@ def _density(x):
     return (-0.5 * x * x).exp() * (1 / _SQRT_2PI)
 
 
+# PyTorch composes ndtr as (1 + erf(x / sqrt 2)) * 0.5: its node is that scalar multiply's.
 @register_op("special_ndtr(Tensor self) -> Tensor", **_HALF_OK, saves=_SELF,
+             node_name="MulBackward1",
              derivatives={"self": lambda c: c.grad * _density(c.self)})
 def special_ndtr(xp, self):
     """ndtr(input, *, out=None) -> Tensor: the standard normal distribution function."""

@@ -90,8 +90,6 @@ round = _ember.round
 logsumexp = _ember.logsumexp
 softmax = _ember.softmax
 log_softmax = _ember.log_softmax
-gammainc = _ember.igamma
-gammaincc = _ember.igammac
 multigammaln = _ember.mvlgamma
 
 
@@ -137,6 +135,21 @@ for _name in ("airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "en
               "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "spherical_bessel_j0"):
     globals()[_name] = _unary(_name, _name)
 
+def _tensors_only(name, op_name):
+    op = _OPS[op_name]
+
+    def function(input, other, *, out=None):
+        _tensor_argument(f"special_{name}", "input", "position 1", input)
+        _tensor_argument(f"special_{name}", "other", "position 2", other)
+        return _run(op, (input, other), out)
+    function.__name__ = function.__qualname__ = name
+    function.__module__ = __name__
+    function.__doc__ = op.doc
+    return function
+
+
+gammainc = _tensors_only("gammainc", "igamma")
+gammaincc = _tensors_only("gammaincc", "igammac")
 xlog1py = _binary("xlog1py", "xlog1py", "other")
 zeta = _binary("zeta", "zeta", "other")
 
