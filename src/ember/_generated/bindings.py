@@ -193,6 +193,7 @@ _op_gather = _OPS['gather']
 _op_gcd = _OPS['gcd']
 _op_ge_Tensor = _OPS['ge.Tensor']
 _op_gelu = _OPS['gelu']
+_op_gelu_backward = _OPS['gelu_backward']
 _op_geometric = _OPS['geometric']
 _op_grid_sampler_2d = _OPS['grid_sampler_2d']
 _op_grid_sampler_2d_backward = _OPS['grid_sampler_2d_backward']
@@ -210,6 +211,8 @@ _op_histc = _OPS['histc']
 _op_hstack = _OPS['hstack']
 _op_hypot = _OPS['hypot']
 _op_i0 = _OPS['i0']
+_op_igamma = _OPS['igamma']
+_op_igammac = _OPS['igammac']
 _op_im2col = _OPS['im2col']
 _op_imag = _OPS['imag']
 _op_index_Tensor = _OPS['index.Tensor']
@@ -304,6 +307,7 @@ _op_msort = _OPS['msort']
 _op_mul_Tensor = _OPS['mul.Tensor']
 _op_multinomial = _OPS['multinomial']
 _op_mv = _OPS['mv']
+_op_mvlgamma = _OPS['mvlgamma']
 _op_nan_to_num = _OPS['nan_to_num']
 _op_nanmean = _OPS['nanmean']
 _op_nanmedian = _OPS['nanmedian']
@@ -421,6 +425,40 @@ _op_softplus = _OPS['softplus']
 _op_softshrink = _OPS['softshrink']
 _op_sort = _OPS['sort']
 _op_sort_stable = _OPS['sort.stable']
+_op_special_airy_ai = _OPS['special_airy_ai']
+_op_special_bessel_j0 = _OPS['special_bessel_j0']
+_op_special_bessel_j1 = _OPS['special_bessel_j1']
+_op_special_bessel_y0 = _OPS['special_bessel_y0']
+_op_special_bessel_y1 = _OPS['special_bessel_y1']
+_op_special_chebyshev_polynomial_t = _OPS['special_chebyshev_polynomial_t']
+_op_special_chebyshev_polynomial_u = _OPS['special_chebyshev_polynomial_u']
+_op_special_chebyshev_polynomial_v = _OPS['special_chebyshev_polynomial_v']
+_op_special_chebyshev_polynomial_w = _OPS['special_chebyshev_polynomial_w']
+_op_special_entr = _OPS['special_entr']
+_op_special_erfcx = _OPS['special_erfcx']
+_op_special_hermite_polynomial_h = _OPS['special_hermite_polynomial_h']
+_op_special_hermite_polynomial_he = _OPS['special_hermite_polynomial_he']
+_op_special_i0e = _OPS['special_i0e']
+_op_special_i1 = _OPS['special_i1']
+_op_special_i1e = _OPS['special_i1e']
+_op_special_laguerre_polynomial_l = _OPS['special_laguerre_polynomial_l']
+_op_special_legendre_polynomial_p = _OPS['special_legendre_polynomial_p']
+_op_special_log_ndtr = _OPS['special_log_ndtr']
+_op_special_modified_bessel_i0 = _OPS['special_modified_bessel_i0']
+_op_special_modified_bessel_i1 = _OPS['special_modified_bessel_i1']
+_op_special_modified_bessel_k0 = _OPS['special_modified_bessel_k0']
+_op_special_modified_bessel_k1 = _OPS['special_modified_bessel_k1']
+_op_special_ndtr = _OPS['special_ndtr']
+_op_special_ndtri = _OPS['special_ndtri']
+_op_special_scaled_modified_bessel_k0 = _OPS['special_scaled_modified_bessel_k0']
+_op_special_scaled_modified_bessel_k1 = _OPS['special_scaled_modified_bessel_k1']
+_op_special_shifted_chebyshev_polynomial_t = _OPS['special_shifted_chebyshev_polynomial_t']
+_op_special_shifted_chebyshev_polynomial_u = _OPS['special_shifted_chebyshev_polynomial_u']
+_op_special_shifted_chebyshev_polynomial_v = _OPS['special_shifted_chebyshev_polynomial_v']
+_op_special_shifted_chebyshev_polynomial_w = _OPS['special_shifted_chebyshev_polynomial_w']
+_op_special_spherical_bessel_j0 = _OPS['special_spherical_bessel_j0']
+_op_special_xlog1py = _OPS['special_xlog1py']
+_op_special_zeta = _OPS['special_zeta']
 _op_split_Tensor = _OPS['split.Tensor']
 _op_split_with_sizes = _OPS['split_with_sizes']
 _op_sqrt = _OPS['sqrt']
@@ -1823,6 +1861,26 @@ def i0(input, *, out=None):
         raise
 
 
+def igamma(input, other, *, out=None):
+    try:
+        if out is None:
+            return _call(_op_igamma, (input, other)) if _state.slow else _op_igamma.runner(_op_igamma, (input, other))
+        return _call_out(_op_igamma, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'igamma')
+        raise
+
+
+def igammac(input, other, *, out=None):
+    try:
+        if out is None:
+            return _call(_op_igammac, (input, other)) if _state.slow else _op_igammac.runner(_op_igammac, (input, other))
+        return _call_out(_op_igammac, (input, other), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'igammac')
+        raise
+
+
 def index_add(input, dim, index, source, *, alpha=1, out=None):
     if not (type(dim) is int):
         dim = _args.int_(dim, ('index_add', 'dim', 2))
@@ -2291,6 +2349,18 @@ def mv(input, vec, *, out=None):
         return _call_out(_op_mv, (input, vec), out)
     except Exception as _exc:
         _args.explain(_exc, 'mv')
+        raise
+
+
+def mvlgamma(input, p, *, out=None):
+    if not (type(p) is int):
+        p = _args.int_(p, ('mvlgamma', 'p', 2))
+    try:
+        if out is None:
+            return _call(_op_mvlgamma, (input, p)) if _state.slow else _op_mvlgamma.runner(_op_mvlgamma, (input, p))
+        return _call_out(_op_mvlgamma, (input, p), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'mvlgamma')
         raise
 
 
@@ -5046,6 +5116,34 @@ class _Methods:
             _args.explain(_exc, 'i0_')
             raise
 
+    def igamma(self, other):
+        try:
+            return _call(_op_igamma, (self, other)) if _state.slow else _op_igamma.runner(_op_igamma, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'igamma')
+            raise
+
+    def igamma_(self, other):
+        try:
+            return _call_inplace(_op_igamma, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'igamma_')
+            raise
+
+    def igammac(self, other):
+        try:
+            return _call(_op_igammac, (self, other)) if _state.slow else _op_igammac.runner(_op_igammac, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'igammac')
+            raise
+
+    def igammac_(self, other):
+        try:
+            return _call_inplace(_op_igammac, (self, other))
+        except Exception as _exc:
+            _args.explain(_exc, 'igammac_')
+            raise
+
     def index_add(self, dim, index, source, *, alpha=1):
         if not (type(dim) is int):
             dim = _args.int_(dim, ('index_add', 'dim', 1))
@@ -5575,6 +5673,24 @@ class _Methods:
             return _call(_op_mv, (self, vec)) if _state.slow else _op_mv.runner(_op_mv, (self, vec))
         except Exception as _exc:
             _args.explain(_exc, 'mv')
+            raise
+
+    def mvlgamma(self, p):
+        if not (type(p) is int):
+            p = _args.int_(p, ('mvlgamma', 'p', 1))
+        try:
+            return _call(_op_mvlgamma, (self, p)) if _state.slow else _op_mvlgamma.runner(_op_mvlgamma, (self, p))
+        except Exception as _exc:
+            _args.explain(_exc, 'mvlgamma')
+            raise
+
+    def mvlgamma_(self, p):
+        if not (type(p) is int):
+            p = _args.int_(p, ('mvlgamma_', 'p', 1))
+        try:
+            return _call_inplace(_op_mvlgamma, (self, p))
+        except Exception as _exc:
+            _args.explain(_exc, 'mvlgamma_')
             raise
 
     def nan_to_num(self, nan=None, posinf=None, neginf=None):
@@ -7227,6 +7343,8 @@ FUNCTIONS = (
     'hypot',
     'i0',
     'i0_',
+    'igamma',
+    'igammac',
     'imag',
     'index_add',
     'index_copy',
@@ -7323,6 +7441,7 @@ FUNCTIONS = (
     'multinomial',
     'multiply',
     'mv',
+    'mvlgamma',
     'nan_to_num',
     'nan_to_num_',
     'nanmean',

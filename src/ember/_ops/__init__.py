@@ -60,6 +60,8 @@ from ember._ops import (  # noqa: F401
     shape_join,
     sorting,
     sparse,
+    special_functions,
+    special_polynomials,
     typing_ops,
     view,
     view_slicing,

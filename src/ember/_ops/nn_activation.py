@@ -14,10 +14,13 @@ import math
 
 import numpy as np
 
+from ember._core.checks import _check
+from ember._core.dispatch import call
 from ember._core.registry import OPS, register_op
 from ember._ops.activation import threshold_backward_of
 from ember._ops.grad_utils import where
 from ember._ops.pointwise import not_implemented_for
+from ember._ops.special_fast_erf import gelu_backward_float32, gelu_float32
 
 _SELF = ("self",)
 _RESULT = ("result",)
@@ -76,33 +79,83 @@ def elu(xp, self, alpha=1, scale=1, input_scale=1):
 
 # --------------------------------------------------------------------------- gelu
 
-def _gelu_grad(c):
+def _gelu_tanh_grad(c):
     x = c.self
+    inner = (x + _GELU_CUBIC * x * x * x) * _SQRT_2_OVER_PI
+    t = inner.tanh()
+    d_inner = (1 + 3 * _GELU_CUBIC * x * x) * _SQRT_2_OVER_PI
+    return c.grad * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * d_inner)
+
+
+def _gelu_grad(c):
     if c.approximate == "tanh":
-        inner = (x + _GELU_CUBIC * x * x * x) * _SQRT_2_OVER_PI
-        t = inner.tanh()
-        d_inner = (1 + 3 * _GELU_CUBIC * x * x) * _SQRT_2_OVER_PI
-        return c.grad * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * d_inner)
-    cdf = 0.5 * (1 + (x * _SQRT_HALF).erf())
-    pdf = (-0.5 * x * x).exp() * _INV_SQRT_2PI
-    return c.grad * (cdf + x * pdf)
+        return _gelu_tanh_grad(c)
+    return call(OPS["gelu_backward"], (c.grad, c.self, "none"))
 
 
+def _gelu_checks(self, approximate):
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    if self.dtype.name != "bfloat16":
+        _floating("GeluKernelImpl", self)
+
+
+# compute_in_float=False: the kernel widens half inputs itself, because PyTorch's float32 and
+# bfloat16 kernels (one vectorised loop) give NaN at +inf where its float16 and float64 ones
+# give inf (NOTE [gelu at +inf]).
 @register_op("gelu(Tensor self, *, str approximate='none') -> Tensor", **_options(),
-             saves=_SELF, derivatives={"self": _gelu_grad})
+             compute_in_float=False, saves=_SELF, derivatives={"self": _gelu_grad})
 def gelu(xp, self, approximate="none"):
     """gelu(input, approximate='none') -> Tensor: input * Phi(input), Phi the standard normal
     CDF; approximate='tanh' uses the tanh approximation."""
-    if approximate not in ("none", "tanh"):
-        raise RuntimeError("approximate argument must be either none or tanh.")
-    _floating("GeluKernelImpl", self)
-    half = _scalar(self, 0.5)
+    _gelu_checks(self, approximate)
+    x = self.astype(np.float32) if self.dtype.itemsize < 4 else self
     if approximate == "tanh":
-        inner = (self + _scalar(self, _GELU_CUBIC) * self * self * self) \
-            * _scalar(self, _SQRT_2_OVER_PI)
-        return half * self * (1 + xp.tanh(inner))
+        half = _scalar(x, 0.5)
+        inner = (x + _scalar(x, _GELU_CUBIC) * x * x * x) * _scalar(x, _SQRT_2_OVER_PI)
+        result = half * x * (1 + xp.tanh(inner))
+    elif xp is np and x.dtype == np.float32:
+        result = gelu_float32(x)
+        # NOTE [gelu at +inf]: PyTorch's vectorised float32 (and bfloat16) loop computes
+        # gelu(+inf) as NaN; its float16 and float64 kernels give inf. One sum finds whether
+        # there is anything to mend (it is finite unless an input is inf or NaN).
+        if self.dtype != np.float16 and not np.isfinite(result.sum()):
+            result[np.isposinf(x)] = np.nan
+    else:
+        erf = OPS["erf"].raw_kernel(xp, x * _scalar(x, _SQRT_HALF)).astype(x.dtype)
+        result = _scalar(x, 0.5) * x * (1 + erf)
+    return result.astype(self.dtype, copy=False)
+
+
+def _gelu_backward_grad_output(c):
+    x = c.self
+    cdf = 0.5 * (1 + (x * _SQRT_HALF).erf())
+    return c.grad * (cdf + x * (-0.5 * x * x).exp() * _INV_SQRT_2PI)
+
+
+def _gelu_backward_self(c):
+    # d/dx (Phi(x) + x phi(x)) = phi(x) (2 - x**2).
+    x = c.self
+    pdf = (-0.5 * x * x).exp() * _INV_SQRT_2PI
+    return c.grad * c.grad_output * pdf * (2 - x * x)
+
+
+@register_op("gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') "
+             "-> Tensor", **_options(), saves=("grad_output", "self"),
+             derivatives={"grad_output": _gelu_backward_grad_output,
+                          "self": _gelu_backward_self})
+def gelu_backward(xp, grad_output, self, approximate="none"):
+    """The exact GELU's gradient: grad_output * (Phi(self) + self * phi(self)), phi the
+    standard normal density (the tanh form differentiates in ember ops)."""
+    _gelu_checks(self, approximate)
+    _check(approximate == "none", "gelu_backward: only approximate='none' is an op here")
+    if xp is np and self.dtype == np.float32 and grad_output.dtype == np.float32:
+        if grad_output.shape != self.shape:
+            grad_output, self = np.broadcast_arrays(grad_output, self)
+        return gelu_backward_float32(grad_output, self)
     erf = OPS["erf"].raw_kernel(xp, self * _scalar(self, _SQRT_HALF)).astype(self.dtype)
-    return half * self * (1 + erf)
+    density = xp.exp(self * self * _scalar(self, -0.5)) * _scalar(self, _INV_SQRT_2PI)
+    return grad_output * (_scalar(self, 0.5) * (1 + erf) + self * density)
 
 
 # --------------------------------------------------------------------------- silu, mish

@@ -5,7 +5,9 @@ NOTE [special functions without SciPy]: SciPy is optional. When it can be import
 use, never at `import ember`) erf, erfc, erfinv, lgamma, digamma and polygamma use
 `scipy.special` (`cupyx.scipy.special` on CUDA); without it they fall back to the versions
 below, written with NumPy and Python's `math` module, which agree with SciPy to a few units in
-the last place. Either way the result is computed in float64 and cast to the result dtype.
+the last place. Either way the result is computed in float64 and cast to the result dtype,
+except float32 erf (and half erf through float32), which has its own few-pass kernel
+(NOTE [float32 erf as x / sqrt(x**2 + g)] in special_fast_erf.py).
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from ember._core.dispatch import call, call_out
 from ember._core.registry import INT_TO_FLOAT, OPS, register_frontend, register_op
 from ember._ops.grad_utils import conj, where
 from ember._ops.pointwise import not_implemented_for
+from ember._ops.special_fast_erf import erf_float32
 
 _FLOAT_UNARY = {"kind": "pointwise", "promotion": INT_TO_FLOAT, "inplace": True}
 _special_modules: dict = {}
@@ -64,6 +67,9 @@ _SELF = ("self",)
 def erf(xp, self):
     """erf(input, *, out=None) -> Tensor: the error function."""
     _real_only("erf_vml_cpu", self)
+    if xp is np and self.dtype == np.float32:
+        # Half inputs arrive here widened to float32 too.
+        return erf_float32(self)
     special = _special(xp)
     return special.erf(_wide(self)) if special else _elementwise_math(math.erf, self)
 
