@@ -31,19 +31,19 @@ def _names(text: str) -> frozenset:
 # it is removed here.
 LINALG_IN_PROGRESS = (
     "in progress on another branch (ember.linalg and its torch.* forms)",
-    ("cholesky cholesky_inverse cholesky_solve det logdet slogdet inverse pinverse matrix_power "
-    "matrix_exp qr svd lu_solve lu_unpack triangular_solve geqrf orgqr ormqr lobpcg "
+    (""
+    "lobpcg "
     "nuclear_norm frobenius_norm"))
 FFT_IN_PROGRESS = (
     "in progress on another branch (ember.fft: stft and the window functions)",
-    "stft istft hann_window hamming_window blackman_window bartlett_window kaiser_window")
+    "")
 SPECIAL_IN_PROGRESS = (
     "in progress on another branch (ember.special and its torch.* forms)",
-    "igamma igammac mvlgamma")
+    "")
 SPARSE_IN_PROGRESS = (
     "in progress on another branch (sparse COO/CSR tensors)",
-    ("sparse_coo_tensor sparse_csr_tensor sparse_csc_tensor sparse_bsr_tensor sparse_bsc_tensor "
-    "sparse_compressed_tensor spmm smm hsmm hspmm dsmm saddmm sspaddmm indices_copy values_copy "
+    ("sparse_csc_tensor sparse_bsr_tensor sparse_bsc_tensor "
+    "sparse_compressed_tensor smm hsmm hspmm dsmm saddmm sspaddmm indices_copy values_copy "
     "ccol_indices_copy col_indices_copy crow_indices_copy row_indices_copy resize_as_sparse_"))
 
 TORCHSCRIPT = (
@@ -107,19 +107,19 @@ NO_NUMPY_DTYPE = (
     "float8_e5m2fnuz float8_e8m0fnu"))
 AUTOCAST = (
     "autocast (automatic mixed-precision casting) is not implemented yet",
-    ("autocast autocast_decrement_nesting autocast_increment_nesting clear_autocast_cache "
-    "get_autocast_cpu_dtype get_autocast_dtype get_autocast_gpu_dtype get_autocast_ipu_dtype "
-    "get_autocast_xla_dtype is_autocast_cache_enabled is_autocast_cpu_enabled "
-    "is_autocast_enabled is_autocast_ipu_enabled is_autocast_xla_enabled "
-    "set_autocast_cache_enabled set_autocast_cpu_dtype set_autocast_cpu_enabled "
-    "set_autocast_dtype set_autocast_enabled set_autocast_gpu_dtype set_autocast_ipu_dtype "
+    (""
+    "get_autocast_ipu_dtype "
+    "get_autocast_xla_dtype "
+    "is_autocast_ipu_enabled is_autocast_xla_enabled "
+    ""
+    "set_autocast_ipu_dtype "
     "set_autocast_ipu_enabled set_autocast_xla_dtype set_autocast_xla_enabled"))
 TORCH_NOT_YET = (
     "not implemented yet (the next names to close)",
     ("AcceleratorError OutOfMemoryError DisableTorchFunction DisableTorchFunctionSubclass Event "
     "Stream FatalError "
-    "embedding_bag conv_tbc grid_sampler gru lstm "
-    "rnn_relu rnn_tanh binomial native_norm slice_inverse "
+    "embedding_bag "
+    "native_norm slice_inverse "
     "hash_tensor "
     "thread_safe_generator"))
 
@@ -135,17 +135,17 @@ TENSOR_REMOVED = (
     "eig lstsq solve symeig volatile reinforce")
 TENSOR_SPARSE = (
     "in progress on another branch (sparse tensors' methods)",
-    ("ccol_indices coalesce col_indices crow_indices dense_dim indices is_coalesced "
-    "is_sparse_csr row_indices sparse_dim sparse_mask sparse_resize_ sparse_resize_and_clear_ "
-    "to_dense to_sparse to_sparse_bsc to_sparse_bsr to_sparse_coo to_sparse_csc to_sparse_csr "
-    "values smm sspaddmm resize_as_sparse_"))
+    ("ccol_indices "
+    "row_indices sparse_resize_ sparse_resize_and_clear_ "
+    "to_sparse_bsc to_sparse_bsr to_sparse_csc "
+    "smm sspaddmm resize_as_sparse_"))
 TENSOR_LINALG = (
     "in progress on another branch (linalg methods)",
-    ("cholesky cholesky_inverse cholesky_solve det geqrf inverse logdet lu lu_solve matrix_exp "
-    "matrix_power orgqr ormqr pinverse qr slogdet svd triangular_solve"))
-TENSOR_FFT = ("in progress on another branch (ember.fft: stft)", "stft istft")
+    (""
+    ""))
+TENSOR_FFT = ("in progress on another branch (ember.fft: stft)", "")
 TENSOR_SPECIAL = ("in progress on another branch (special functions)",
-                  "igamma igamma_ igammac igammac_ mvlgamma mvlgamma_")
+                  "")
 TENSOR_QUANTIZED = (
     "quantized tensors (out of scope)",
     ("dequantize int_repr q_per_channel_axis q_per_channel_scales q_per_channel_zero_points "
@@ -159,7 +159,7 @@ IMPORTED_HELPERS = (
     "sparse_support_notes tf32_notes GRID_SAMPLE_INTERPOLATION_MODES GRID_SAMPLE_PADDING_MODES"))
 FUNCTIONAL_NOT_YET = (
     "not implemented yet",
-    ("conv_tbc grouped_mm gumbel_softmax linear_cross_entropy scaled_grouped_mm scaled_mm "
+    ("grouped_mm gumbel_softmax linear_cross_entropy scaled_grouped_mm scaled_mm "
     "ScalingType SwizzleType"))
 
 # namespace -> (how to reach PyTorch's, how to reach ember's, the lists of missing names)
@@ -190,6 +190,23 @@ NAMESPACES = {
         IMPORTED_HELPERS, FUNCTIONAL_NOT_YET)),
     "optim": (lambda: torch.optim, lambda: ember.optim, (
         ("not implemented yet", "Muon swap_in_optimizer_params_and_state"),)),
+    "linalg": (lambda: torch.linalg, lambda: ember.linalg, (
+        ("a dict of docstring fragments PyTorch's own docs use", "common_notes"),)),
+    "fft": (lambda: torch.fft, lambda: ember.fft, ()),
+    "special": (lambda: torch.special, lambda: ember.special, ()),
+    "distributions": (lambda: torch.distributions, lambda: ember.distributions, ()),
+    "sparse": (lambda: torch.sparse, lambda: ember.sparse, (
+        ("semi-structured (2:4) sparsity: CUDA kernels (cuSPARSELt, CUTLASS)",
+         ("SparseSemiStructuredTensor SparseSemiStructuredTensorCUSPARSELT "
+          "SparseSemiStructuredTensorCUTLASS to_sparse_semi_structured")),
+        ("not implemented yet", "as_sparse_gradcheck solve"))),
+    "masked": (lambda: importlib.import_module("torch.masked"), lambda: ember.masked, (
+        ("not implemented yet (MaskedTensor, a subclass with dispatch hooks)",
+         "MaskedTensor as_masked_tensor is_masked_tensor masked_tensor"),)),
+    "testing": (lambda: torch.testing, lambda: ember.testing, (
+        ("TorchScript's IR pattern checker", "FileCheck"),)),
+    "signal.windows": (lambda: importlib.import_module("torch.signal.windows"),
+                       lambda: importlib.import_module("ember.signal.windows"), ()),
 }
 
 
