@@ -307,3 +307,41 @@ def test_training_step_with_grad_scaler_matches_torch():
     for expected, got in zip(*runs):
         assert same_dtype(expected, got)
         close(expected, got)
+
+
+_LOSSES = {
+    "mse_loss": lambda F, a, b, y, t: F.mse_loss(a, b),
+    "l1_loss": lambda F, a, b, y, t: F.l1_loss(a, b),
+    "smooth_l1_loss": lambda F, a, b, y, t: F.smooth_l1_loss(a, b),
+    "huber_loss": lambda F, a, b, y, t: F.huber_loss(a, b),
+    "kl_div": lambda F, a, b, y, t: F.kl_div(a, b, reduction="batchmean"),
+    "binary_cross_entropy": lambda F, a, b, y, t: F.binary_cross_entropy(a, b),
+    "binary_cross_entropy_with_logits": lambda F, a, b, y, t:
+        F.binary_cross_entropy_with_logits(a, b),
+    "poisson_nll_loss": lambda F, a, b, y, t: F.poisson_nll_loss(a, b),
+    "cosine_embedding_loss": lambda F, a, b, y, t: F.cosine_embedding_loss(a, b, y),
+    "hinge_embedding_loss": lambda F, a, b, y, t: F.hinge_embedding_loss(a, b),
+    "margin_ranking_loss": lambda F, a, b, y, t: F.margin_ranking_loss(a[:, 0], b[:, 0], y),
+    "soft_margin_loss": lambda F, a, b, y, t: F.soft_margin_loss(a, b),
+    "triplet_margin_loss": lambda F, a, b, y, t: F.triplet_margin_loss(a, b, a),
+    "multi_margin_loss": lambda F, a, b, y, t: F.multi_margin_loss(a, t),
+    "multilabel_soft_margin_loss": lambda F, a, b, y, t: F.multilabel_soft_margin_loss(a, b),
+    "gaussian_nll_loss": lambda F, a, b, y, t: F.gaussian_nll_loss(a, b, a + 1),
+}
+
+
+@pytest.mark.parametrize("name", list(_LOSSES))
+def test_composite_losses_follow_the_policy(name):
+    """Losses ember composes from several ops run in float32 under autocast where PyTorch's
+    do (and stay in the lower dtype where PyTorch's do), gradients in the inputs' dtype."""
+    got = []
+    for lib in (torch, ember):
+        a = lib.tensor([[0.2, 0.7, 0.4], [0.9, 0.3, 0.5]]).bfloat16().requires_grad_()
+        b = lib.tensor([[0.1, 0.8, 0.6], [0.5, 0.2, 0.3]]).bfloat16()
+        y = lib.tensor([1.0, -1.0]).bfloat16()
+        t = lib.tensor([0, 2])
+        with lib.autocast("cpu", dtype=lib.bfloat16):
+            loss = _LOSSES[name](lib.nn.functional, a, b, y, t)
+        loss.backward()
+        got.append((str(loss.dtype).split(".")[1], str(a.grad.dtype).split(".")[1]))
+    assert got[1] == got[0]

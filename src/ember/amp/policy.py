@@ -7,9 +7,8 @@ attaches its policy to a composite function that ember runs as a single registry
 (`conv2d` -> ember's `convolution`, `einsum`/`tensordot`/`inner` which reach `mm` in PyTorch,
 `F.max_pool3d` -> `max_pool3d_with_indices`), the op carries what the public call does in
 PyTorch 2.13. Losses that ember composes from several ops (mse_loss, l1_loss, kl_div,
-binary_cross_entropy ...) have no single op to carry "fp32": given a float32 target they still
-compute in float32 (type promotion), given two lower-precision inputs they compute in that
-dtype where PyTorch would use float32. In-place ops and `out=` calls are cast too (PyTorch
+binary_cross_entropy ...) have no single op to carry "fp32": they cast their own arguments
+(`_float32_under_autocast` in nn/_functional/loss.py). In-place ops and `out=` calls are cast too (PyTorch
 leaves them alone): the dispatcher runs them through their out-of-place op.
 """
 from __future__ import annotations

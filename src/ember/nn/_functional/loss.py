@@ -7,11 +7,13 @@ given, override it (with PyTorch's deprecation warning, src/ember/nn/_reduction.
 """
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 
 import ember
-from ember._core.dispatch import call
+from ember._core import dispatch
+from ember._core.dispatch import autocast, call
 from ember._core.registry import OPS
 from ember.nn import _reduction
 
@@ -38,6 +40,29 @@ __all__ = [
     "triplet_margin_loss",
     "triplet_margin_with_distance_loss",
 ]
+
+
+
+def _float32_under_autocast(fn):
+    """PyTorch's autocast runs these losses in float32 (its CPU and CUDA "fp32" lists name
+    them; ember composes them from several ops, so no single op can carry the policy): under
+    an enabled autocast their float16/bfloat16 tensor arguments are cast up first (the casts
+    are recorded, so the gradients return in the inputs' dtypes). Free when autocast is off:
+    `state.slow` is False then."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if dispatch.state.slow and autocast.local.enabled:
+            args = tuple(_up(a) for a in args)
+            kwargs = {k: _up(v) for k, v in kwargs.items()}
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+def _up(value):
+    if isinstance(value, ember.Tensor) and value.dtype in (ember.float16, ember.bfloat16) \
+            and autocast.is_enabled(value.device.type):
+        return value.float()
+    return value
 
 
 def _reduction_name(size_average, reduce, reduction):
@@ -134,6 +159,7 @@ def _cross_entropy_probabilities(input, target, weight, enum, label_smoothing):
 
 # --------------------------------------------------------------------------- elementwise
 
+@_float32_under_autocast
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean (or sum, or none) of |input - target|, optionally weighted per element."""
     reduction = _reduction_name(size_average, reduce, reduction)
@@ -143,6 +169,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return _reduced(loss, reduction)
 
 
+@_float32_under_autocast
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean (or sum, or none) of (input - target)**2, optionally weighted per element."""
     reduction = _reduction_name(size_average, reduce, reduction)
@@ -164,6 +191,7 @@ def _huber(input, target, threshold, scale_quadratic):
     return ember.where(distance < threshold, quadratic, linear)
 
 
+@_float32_under_autocast
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """0.5 d**2 / beta where |d| < beta, else |d| - 0.5 beta (plain L1 for beta 0)."""
     reduction = _reduction_name(size_average, reduce, reduction)
@@ -174,6 +202,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     return _reduced(_huber(input, target, beta, True), reduction)
 
 
+@_float32_under_autocast
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """0.5 d**2 where |d| < delta, else delta (|d| - 0.5 delta)."""
     if delta <= 0:
@@ -190,6 +219,7 @@ def _log_sigmoid(x):
     return x.clamp_max(0) - x.abs().neg().exp().log1p()
 
 
+@_float32_under_autocast
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
     """-(t log(x) + (1 - t) log(1 - x)) with the logs clamped at -100, times weight."""
@@ -211,6 +241,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return _reduced(loss, reduction)
 
 
+@_float32_under_autocast
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
                                      reduce=None, reduction="mean", pos_weight=None):
     """binary_cross_entropy of sigmoid(input), computed from the logits without overflow;
@@ -235,6 +266,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     return _reduced(loss, reduction).to(target.dtype)
 
 
+@_float32_under_autocast
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """Pointwise KL divergence target * (log target - input) (input holds log-probabilities;
     `log_target`: so does target); 'batchmean' divides the sum by the batch size."""
@@ -261,6 +293,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     return _reduced(loss, reduction)
 
 
+@_float32_under_autocast
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
                      reduce=None, reduction="mean"):
     """exp(input) - target * input (or input - target * log(input + eps)), plus Stirling's
@@ -307,6 +340,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 # --------------------------------------------------------------------------- margins
 
+@_float32_under_autocast
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                         reduction="mean"):
     """max(0, -target * (input1 - input2) + margin)."""
@@ -320,6 +354,7 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
     return _reduced(loss, reduction)
 
 
+@_float32_under_autocast
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
                          reduction="mean"):
     """input where target is 1, max(0, margin - input) where target is -1."""
@@ -331,6 +366,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     return _reduced(below_margin + kept, reduction)
 
 
+@_float32_under_autocast
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """log(1 + exp(-target * input))."""
     reduction = _reduction_name(size_average, reduce, reduction)
@@ -352,6 +388,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     return _reduced(loss, reduction)
 
 
+@_float32_under_autocast
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
                       reduce=None, reduction="mean"):
     """Per sample, sum over classes i != y of max(0, margin - x[y] + x[i])**p * weight[y], over
@@ -388,6 +425,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     return _reduced(loss, ("none", "mean", "sum")[enum])
 
 
+@_float32_under_autocast
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Per sample, sum over its target classes j (the indices before the first -1) and its
     other classes i of max(0, 1 - (x[j] - x[i])), over the class count."""
@@ -416,6 +454,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     return _reduced(loss, ("none", "mean", "sum")[enum])
 
 
+@_float32_under_autocast
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                           reduction="mean"):
     """1 - cos(input1, input2) where target is 1, max(0, cos - margin) where it is -1."""
@@ -439,6 +478,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     return _reduced(similar + dissimilar, ("none", "mean", "sum")[enum])
 
 
+@_float32_under_autocast
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
                         size_average=None, reduce=None, reduction="mean"):
     """max(0, d(anchor, positive) - d(anchor, negative) + margin), d the p-norm distance."""
