@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember.optim.adam import check_adam_hypers
 from ember.optim._foreach import begin_block, block, lerp_block, split_update
+from ember.optim.adam import check_adam_hypers
 from ember.optim.optimizer import (
     Optimizer,
     array_of,
