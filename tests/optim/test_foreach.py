@@ -46,6 +46,10 @@ CASES = [
     ("Rprop", {"lr": 0.05, "etas": (0.3, 1.5), "step_sizes": (1e-3, 0.2), "maximize": True}),
 ]
 IDS = [f"{name}-{i}" for i, (name, _) in enumerate(CASES)]
+# PyTorch's foreach ASGD multiplies float64 parameters by its float32 `eta` tensors, so its
+# numbers differ (~1e-8) from its per-tensor ASGD, which ember's flat and looped paths both
+# follow: ember's foreach=True is compared with PyTorch's per-tensor loop there.
+TORCH_FOREACH_DIFFERS = {"ASGD"}
 
 
 def _values(shape, seed, dtype):
@@ -103,7 +107,8 @@ def _steps(e_params, t_params, e_opt, t_opt, steps, start=0):
 def test_many_mixed_parameters_match_pytorch(name, kwargs, foreach):
     e_params, t_params = _params(ember), _params(torch)
     e_opt = getattr(ember.optim, name)(e_params, foreach=foreach, **kwargs)
-    t_opt = getattr(torch.optim, name)(t_params, foreach=foreach, **kwargs)
+    t_foreach = False if name in TORCH_FOREACH_DIFFERS else foreach
+    t_opt = getattr(torch.optim, name)(t_params, foreach=t_foreach, **kwargs)
     _steps(e_params, t_params, e_opt, t_opt, steps=6)
 
 
