@@ -1,6 +1,8 @@
 """ASGD: averaged stochastic gradient descent (the average is kept in state 'ax')."""
 from __future__ import annotations
 
+import numpy as np
+
 from ember.optim._foreach import begin_block, block, split_update
 from ember.optim.optimizer import (
     Optimizer,
@@ -69,8 +71,9 @@ class ASGD(Optimizer):
                 ax += (p - ax) * mu
             else:
                 ax[...] = p
-            state["eta"]._data[...] = lr / ((1 + lambd * lr * step) ** alpha)
-            state["mu"]._data[...] = 1 / max(1, step - t0)
+            rounded = _scalar_dtype()
+            state["eta"]._data[...] = rounded(lr / ((1 + lambd * lr * step) ** alpha))
+            state["mu"]._data[...] = rounded(1 / max(1, step - t0))
             bump_all(param, state)
 
 
@@ -112,12 +115,21 @@ def _asgd_flat(bucket, group) -> None:
         else:
             xp.copyto(ax, pc)
     # the next step's eta and mu, computed per parameter as the loop does, written at once
+    rounded = _scalar_dtype()
     if steps.min() == steps.max():
         step = float(steps[0])
-        etas[...] = lr / ((1 + lambd * lr * step) ** alpha)
-        mus[...] = 1 / max(1, step - t0)
+        etas[...] = rounded(lr / ((1 + lambd * lr * step) ** alpha))
+        mus[...] = rounded(1 / max(1, step - t0))
     else:
         counts = [float(s) for s in steps]
-        etas[...] = [lr / ((1 + lambd * lr * step) ** alpha) for step in counts]
-        mus[...] = [1 / max(1, step - t0) for step in counts]
+        etas[...] = xp.asarray([lr / ((1 + lambd * lr * step) ** alpha) for step in counts],
+                               dtype=rounded)
+        mus[...] = xp.asarray([1 / max(1, step - t0) for step in counts], dtype=rounded)
     bucket.scatter("copy")
+
+
+def _scalar_dtype():
+    """The dtype a new eta or mu is rounded to before it is stored: PyTorch makes it a tensor
+    of its scalar dtype first, so an entry loaded as float64 still holds float32 values."""
+    import ember
+    return np.float64 if ember.get_default_dtype() == ember.float64 else np.float32
