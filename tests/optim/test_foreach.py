@@ -1,7 +1,8 @@
-"""The batched ("foreach") update of SGD, Adam and AdamW (optim/_foreach.py, NOTE [flat
-optimizer state]) against PyTorch's optimizers: many parameters of mixed shapes and dtypes,
-parameters without gradients, parameters joining late, state dicts crossing between the two
-libraries (also through files), `.data` replaced, and foreach=True/False both."""
+"""The batched ("foreach") update of SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, NAdam, RAdam,
+Adadelta, ASGD and Rprop (optim/_foreach.py, NOTE [flat optimizer state]) against PyTorch's
+optimizers: many parameters of mixed shapes and dtypes, parameters without gradients,
+parameters joining late, state dicts crossing between the two libraries (also through files),
+`.data` replaced, and foreach=True/False both."""
 import io
 
 import numpy as np

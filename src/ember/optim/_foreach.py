@@ -6,11 +6,14 @@ NOTE [flat optimizer state]: for each (param group, dtype, device) a `FlatBucket
 state buffer the algorithm names (exp_avg, momentum_buffer ...) as ONE flat array, and each
 parameter's state tensor is a view into it (its `_data` re-pointed, the tensor object kept, so
 `optimizer.state` and `state_dict()` still hold one tensor per parameter in PyTorch's layout).
-The `step` counts live in one flat array the same way. A step then gathers the gradients and
-the parameters into two persistent flat buffers (one concatenate each), runs the update on the
-flat arrays, and copies each parameter's slice back into the parameter's own array (so a
-parameter whose `.data` was replaced is simply read and written where it now lives). The
-parameters are never re-homed into a shared buffer: other views of them stay valid.
+The `step` counts, and the other 0-d entries an algorithm names (NAdam's mu_product, ASGD's eta
+and mu), live in one flat array each the same way; values computed from them per parameter in
+Python (bias corrections ...) become one float when every parameter's are equal and an array of
+one value per element otherwise (`per_parameter`). A step then gathers the gradients and the
+parameters into two persistent flat buffers (one concatenate each), runs the update on the flat
+arrays, and copies each parameter's slice back into the parameter's own array (so a parameter
+whose `.data` was replaced is simply read and written where it now lives). The parameters are
+never re-homed into a shared buffer: other views of them stay valid.
 
 The bucket is rebuilt when the set of parameters with gradients changes, or when a state
 tensor is no longer the view it made (load_state_dict, or a user assigning a state entry);
