@@ -133,18 +133,17 @@ def _radam_flat(bucket, group) -> None:
         xp.multiply(gc, 1 - beta2, out=t1)
         t1 *= gc
         exp_avg_sq += t1
-        xp.divide(exp_avg, block(bias_correction1, a, b), out=t2)
-        t2 *= lr
+        change = t2 if gather else pc
+        xp.divide(exp_avg, block(bias_correction1, a, b), out=change)
+        change *= lr
         if any(rectified):
             xp.sqrt(exp_avg_sq, out=t1)
             t1 += eps
             xp.divide(block(sqrt_bias_correction2, a, b), t1, out=t1)
             if mixed:
                 xp.copyto(t1, 1, where=unrectified[a:b])
-            t2 *= t1
-            t2 *= block(rect, a, b)
+            change *= t1
+            change *= block(rect, a, b)
         if gather:
-            pc -= t2
-        else:
-            xp.copyto(pc, t2)
+            pc -= change
     bucket.scatter("copy" if gather else "subtract")
