@@ -6,8 +6,12 @@ workers, and save / load of the GPT's state_dict.
     python benchmarks/bench_training_utils.py [--rounds N] [--threads 1,2] [--only-optim]
 
 The optimizer rows time Adam and SGD (momentum) steps over the GPT's parameters and over 100
-parameters of 64x64, with foreach=None (ember: the batched update), True and False (ember: the
-per-parameter loop), in both libraries.
+parameters of 64x64, and steps of RMSprop (plain, centered with momentum), Adagrad, Adamax,
+NAdam, RAdam, Adadelta, ASGD and Rprop over the 100 parameters, with foreach=None (ember: the
+batched update), True and False (ember: the per-parameter loop), in both libraries. Each
+optimizer row gives the median wall time of a step and, since the machine may be shared, a
+second "[CPU min]" row with the smallest process CPU time of a step (the minimum over steps
+and rounds: the least disturbed figure).
 """
 from __future__ import annotations
 
@@ -36,6 +40,31 @@ def _median_time(fn, repeat):
     return statistics.median(times) * 1e3
 
 
+def _step_times(fn, repeat):
+    """(median wall time, minimum process CPU time) of `fn` in ms."""
+    fn()
+    walls, cpus = [], []
+    for _ in range(repeat):
+        wall, cpu = time.perf_counter(), time.process_time()
+        fn()
+        cpus.append(time.process_time() - cpu)
+        walls.append(time.perf_counter() - wall)
+    return statistics.median(walls) * 1e3, min(cpus) * 1e3
+
+
+OPTIMIZERS = {   # name: keyword arguments (the rows over 100 parameters of 64x64 only)
+    "RMSprop": {"lr": 1e-3},
+    "RMSprop centered momentum": {"lr": 1e-3, "centered": True, "momentum": 0.9},
+    "Adagrad": {"lr": 1e-3},
+    "Adamax": {"lr": 1e-3},
+    "NAdam": {"lr": 1e-3},
+    "RAdam": {"lr": 1e-3},
+    "Adadelta": {},
+    "ASGD": {"lr": 1e-3},
+    "Rprop": {"lr": 1e-3},
+}
+
+
 def _optimizer_steps(lib, out) -> None:
     """Optimizer steps with the batched update (foreach=None in ember; PyTorch's CPU default
     is its per-tensor loop, so it is timed with foreach=True too) and the per-parameter one."""
@@ -55,7 +84,13 @@ def _optimizer_steps(lib, out) -> None:
                                ("SGD momentum", lambda ps, f: lib.optim.SGD(
                                    ps, lr=1e-3, momentum=0.9, foreach=f))):
                 opt = make(params, foreach)
-                out[f"{name} step, {label}, foreach={foreach}"] = _median_time(opt.step, 20)
+                key = f"{name} step, {label}, foreach={foreach}"
+                out[key], out[key + " [CPU min]"] = _step_times(opt.step, 20)
+    for name, kwargs in OPTIMIZERS.items():
+        for foreach in (None, True, False):
+            opt = getattr(lib.optim, name.split()[0])(small, foreach=foreach, **kwargs)
+            key = f"{name} step, 100 params 64x64, foreach={foreach}"
+            out[key], out[key + " [CPU min]"] = _step_times(opt.step, 20)
 
 
 def worker(lib_name: str, only_optim: bool = False) -> None:
@@ -124,8 +159,9 @@ def main() -> None:
         print("| case | ember | PyTorch | ratio |")
         print("| --- | ---: | ---: | ---: |")
         for name in runs["torch"][0]:
-            e = statistics.median(r[name] for r in runs["ember"])
-            t = statistics.median(r[name] for r in runs["torch"])
+            summary = min if name.endswith("[CPU min]") else statistics.median
+            e = summary(r[name] for r in runs["ember"])
+            t = summary(r[name] for r in runs["torch"])
             print(f"| {name} | {e:.2f} ms | {t:.2f} ms | {e / t:.2f}x |")
 
 

@@ -6,11 +6,14 @@ NOTE [flat optimizer state]: for each (param group, dtype, device) a `FlatBucket
 state buffer the algorithm names (exp_avg, momentum_buffer ...) as ONE flat array, and each
 parameter's state tensor is a view into it (its `_data` re-pointed, the tensor object kept, so
 `optimizer.state` and `state_dict()` still hold one tensor per parameter in PyTorch's layout).
-The `step` counts live in one flat array the same way. A step then gathers the gradients and
-the parameters into two persistent flat buffers (one concatenate each), runs the update on the
-flat arrays, and copies each parameter's slice back into the parameter's own array (so a
-parameter whose `.data` was replaced is simply read and written where it now lives). The
-parameters are never re-homed into a shared buffer: other views of them stay valid.
+The `step` counts, and the other 0-d entries an algorithm names (NAdam's mu_product, ASGD's eta
+and mu), live in one flat array each the same way; values computed from them per parameter in
+Python (bias corrections ...) become one float when every parameter's are equal and an array of
+one value per element otherwise (`per_parameter`). A step then gathers the gradients and the
+parameters into two persistent flat buffers (one concatenate each), runs the update on the flat
+arrays, and copies each parameter's slice back into the parameter's own array (so a parameter
+whose `.data` was replaced is simply read and written where it now lives). The parameters are
+never re-homed into a shared buffer: other views of them stay valid.
 
 The bucket is rebuilt when the set of parameters with gradients changes, or when a state
 tensor is no longer the view it made (load_state_dict, or a user assigning a state entry);
@@ -43,7 +46,7 @@ LARGE = 1 << 16
 class FlatBucket:
     """The parameters of one (group, dtype, device) with their state kept flat."""
 
-    def __init__(self, params, grads, states, keys, xp):
+    def __init__(self, params, grads, states, keys, xp, scalar_keys=()):
         self.params = params
         self.grads = grads
         self.states = states
@@ -66,15 +69,19 @@ class FlatBucket:
         for key in keys:
             self.flat[key] = self._adopt(key, xp.concatenate(
                 [array_of(s[key]).ravel() for s in states]))
-        self.steps = None
-        if states[0] is not None and "step" in states[0]:
-            steps = xp.array([float(s["step"]._data) for s in states],
-                             dtype=states[0]["step"]._data.dtype)
-            self.steps = steps
+        # the 0-d entries (`step`, and e.g. NAdam's mu_product) are one flat array each too
+        self.scalars = {}
+        for key in ("step",) + tuple(scalar_keys):
+            if states[0] is None or key not in states[0]:
+                continue
+            values = xp.array([float(s[key]._data) for s in states],
+                              dtype=states[0][key]._data.dtype)
+            self.scalars[key] = values
             for i, s in enumerate(states):
-                view = steps[i:i + 1].reshape(())
-                self._repoint(s["step"], view)
-                self._tensors.append((s, "step", s["step"], view))
+                view = values[i:i + 1].reshape(())
+                self._repoint(s[key], view)
+                self._tensors.append((s, key, s[key], view))
+        self.steps = self.scalars.get("step")
 
     def _views(self, flat):
         return [flat[a:b].reshape(shape)
@@ -151,8 +158,46 @@ class FlatBucket:
         sizes = [b - a for a, b in zip(self.offsets, self.offsets[1:])]
         return xp.repeat(xp.asarray(values, dtype=dtype), sizes)
 
+    def per_parameter(self, fn, *scalars, dtype):
+        """fn(*values) of each parameter's scalar state values (step counts ...): one float
+        when every parameter has the same values, else one value per element (in `dtype`,
+        as a Python float meets a `dtype` array in the per-parameter path)."""
+        if all(v.min() == v.max() for v in scalars):
+            return fn(*(float(v[0]) for v in scalars))
+        return self.per_element([fn(*map(float, values)) for values in zip(*scalars)], dtype)
 
-def split_update(optimizer, group_index, params, grads, keys, init_state):
+
+def block(value, a, b):
+    """A per-element value's block [a, b), or the value itself when it is one float."""
+    return value if isinstance(value, float) else value[a:b]
+
+
+def begin_block(xp, group, p, g, scratch, lr=0.0, decoupled=False) -> None:
+    """`begin_update` of optimizer.py on a block: the gradient negated under `maximize`, then
+    L2 weight decay added to it, or with `decoupled` the parameters shrunk."""
+    if group["maximize"]:
+        xp.negative(g, out=g)
+    weight_decay = group.get("weight_decay", 0)
+    if weight_decay != 0:
+        if decoupled:
+            p *= 1 - lr * weight_decay
+        else:
+            xp.multiply(p, weight_decay, out=scratch)
+            g += scratch
+
+
+def lerp_block(xp, start, end, weight, scratch) -> None:
+    """`lerp_` of optimizer.py on a block, through a scratch array."""
+    xp.subtract(end, start, out=scratch)
+    if abs(weight) < 0.5:
+        scratch *= weight
+        start += scratch
+    else:
+        scratch *= 1 - weight
+        xp.subtract(end, scratch, out=start)
+
+
+def split_update(optimizer, group_index, params, grads, keys, init_state, scalar_keys=()):
     """(buckets, params, grads): the group's parameters with gradients that go flat, in
     buckets (rebuilt when needed), and the rest, for the per-parameter path.
 
@@ -160,7 +205,8 @@ def split_update(optimizer, group_index, params, grads, keys, init_state):
     LARGE elements or more stay per-parameter too, since for them a loop's per-call cost is
     small and the flat path's copies are not; with foreach=True every parameter that can goes
     flat. Complex parameters, and gradients of another dtype, shape or device, never do.
-    `init_state(param, state)` fills a new parameter's state."""
+    `init_state(param, state)` fills a new parameter's state; `scalar_keys` names the 0-d
+    state entries besides `step` that go flat too."""
     foreach = optimizer.param_groups[group_index].get("foreach")
     if foreach is False:
         return (), params, grads
@@ -176,13 +222,14 @@ def split_update(optimizer, group_index, params, grads, keys, init_state):
             flat_grads.append(g)
     if not flat_params:
         return (), rest_params, rest_grads
-    return _buckets(optimizer, group_index, flat_params, flat_grads, keys, init_state), \
+    return _buckets(optimizer, group_index, flat_params, flat_grads, keys, init_state,
+                    scalar_keys), \
         rest_params, rest_grads
 
 
-def _buckets(optimizer, group_index, params, grads, keys, init_state):
+def _buckets(optimizer, group_index, params, grads, keys, init_state, scalar_keys):
     cache = optimizer.__dict__.setdefault("_flat_buckets", {})
-    signature = (keys, tuple(map(id, params)))
+    signature = (keys, scalar_keys, tuple(map(id, params)))
     found = cache.get(group_index)
     if found is not None and found[0] == signature:
         buckets = found[1]
@@ -207,7 +254,8 @@ def _buckets(optimizer, group_index, params, grads, keys, init_state):
                     init_state(p, state)
             states.append(state)
         xp = get_backend(device.type).xp
-        buckets.append(FlatBucket(bucket_params, [grads[i] for i in idx], states, keys, xp))
+        buckets.append(FlatBucket(bucket_params, [grads[i] for i in idx], states, keys, xp,
+                                  scalar_keys))
         by_bucket.append(idx)
     cache[group_index] = (signature, buckets, by_bucket)
     return buckets
