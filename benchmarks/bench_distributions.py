@@ -9,13 +9,9 @@ repeats). Target: at most 1.5x PyTorch.
 """
 from __future__ import annotations
 
-import json
-import os
-import statistics
-import subprocess
 import sys
-import timeit
 
+import common
 import numpy as np
 
 SIZE = 10 ** 6
@@ -42,46 +38,16 @@ def _cases(lib):
     }
 
 
-def _worker(name, threads, quick):
-    if name == "torch":
-        import torch as lib
-    else:
-        import ember as lib
-    lib.set_num_threads(threads)
-    results = {}
-    for case, (fn, number) in _cases(lib).items():
-        fn()
-        results[case] = min(timeit.repeat(fn, number=number, repeat=2 if quick else 3)) \
-            / number * 1e3
-    print(json.dumps(results))
-
-
 def main():
     args = sys.argv[1:]
-    if args and args[0] == "--worker":
-        _worker(args[1], int(args[2]), args[3] == "quick")
+    if args[:1] == ["--worker"]:
+        common.worker(_cases, args, scale=1e3)
         return
-    quick = "--quick" in args
-    threads = int(args[args.index("--threads") + 1]) if "--threads" in args else 1
-    here = os.path.dirname(os.path.abspath(__file__))
-    src = os.path.join(os.path.dirname(here), "src")
-    times = {"ember": [], "torch": []}
-    for _ in range(3 if quick else 5):
-        for label, runs in times.items():
-            env = dict(os.environ, PYTHONPATH=src, OMP_NUM_THREADS=str(threads),
-                       OPENBLAS_NUM_THREADS=str(threads))
-            done = subprocess.run([sys.executable, __file__, "--worker", label, str(threads),
-                                   "quick" if quick else "full"], capture_output=True,
-                                  text=True, check=True, env=env)
-            runs.append(json.loads(done.stdout))
-    print(f"\n## distributions on {SIZE} float32 elements, {threads} thread(s): median ms "
-          "over rounds (separate processes)\n")
-    print("| case | ember | torch | ember / torch |")
-    print("| --- | ---: | ---: | ---: |")
-    for case in times["ember"][0]:
-        e = statistics.median(r[case] for r in times["ember"])
-        t = statistics.median(r[case] for r in times["torch"])
-        print(f"| {case} | {e:.2f} | {t:.2f} | {e / t:.2f}x |")
+    quick, thread_counts, runs = common.options(args, "1")
+    for threads in thread_counts:
+        times = common.run_workers(__file__, runs, threads, quick)
+        common.print_medians(f"distributions on {SIZE} float32 elements, {threads} thread(s): "
+                             f"median ms over rounds (separate processes)", times)
 
 
 if __name__ == "__main__":

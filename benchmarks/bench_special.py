@@ -11,13 +11,9 @@ backward (its gradient through autograd).
 """
 from __future__ import annotations
 
-import json
-import os
-import statistics
-import subprocess
 import sys
-import timeit
 
+import common
 import numpy as np
 
 _SIZE = 1 << 19
@@ -52,56 +48,16 @@ def _cases(lib):
     return cases
 
 
-def _worker(name, threads, quick):
-    if name == "torch":
-        import torch as lib
-    else:
-        import ember as lib
-    lib.set_num_threads(threads)
-    results = {}
-    for case, (fn, number) in _cases(lib).items():
-        number = max(1, number // (4 if quick else 1))
-        fn()
-        results[case] = min(timeit.repeat(fn, number=number, repeat=3)) / number * 1e3
-    print(json.dumps(results))
-
-
 def main():
     args = sys.argv[1:]
-    if args and args[0] == "--worker":
-        _worker(args[1], int(args[2]), args[3] == "quick")
+    if args[:1] == ["--worker"]:
+        common.worker(_cases, args, scale=1e3)
         return
-    quick = "--quick" in args
-    threads = int(args[args.index("--threads") + 1]) if "--threads" in args else 1
-    here = os.path.dirname(os.path.abspath(__file__))
-    ember_src = os.path.join(os.path.dirname(here), "src")
-    runs = {"ember": ember_src, "torch": ember_src}
-    if "--baseline" in args:
-        runs = {"ember": ember_src, "ember (baseline)": args[args.index("--baseline") + 1],
-                "torch": ember_src}
-    times = {label: [] for label in runs}
-    for _ in range(3 if quick else 5):
-        for label, src in runs.items():
-            env = dict(os.environ, PYTHONPATH=src, OMP_NUM_THREADS=str(threads),
-                       OPENBLAS_NUM_THREADS=str(threads))
-            kind = "torch" if label == "torch" else "ember"
-            done = subprocess.run([sys.executable, __file__, "--worker", kind, str(threads),
-                                   "quick" if quick else "full"], capture_output=True,
-                                  text=True, check=True, env=env)
-            times[label].append(json.loads(done.stdout))
-    labels = list(runs)
-    print(f"\n## Special functions, {threads} thread(s), {_SIZE} float32 elements: "
-          "median ms over rounds (separate processes)\n")
-    print("| case | " + " | ".join(labels) + " | ember / torch |")
-    print("| --- |" + " ---: |" * (len(labels) + 1))
-    for case in times["torch"][0]:
-        if case not in times["ember"][0]:
-            continue
-        medians = {label: statistics.median(r[case] for r in times[label])
-                   for label in labels if case in times[label][0]}
-        cells = " | ".join(f"{medians[label]:.2f}" if label in medians else "-"
-                           for label in labels)
-        print(f"| {case} | {cells} | {medians['ember'] / medians['torch']:.2f}x |")
+    quick, thread_counts, runs = common.options(args, "1")
+    for threads in thread_counts:
+        times = common.run_workers(__file__, runs, threads, quick)
+        common.print_medians(f"Special functions, {threads} thread(s), {_SIZE} float32 elements: "
+                             f"median ms over rounds (separate processes)", times)
 
 
 if __name__ == "__main__":

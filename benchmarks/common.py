@@ -52,3 +52,76 @@ def print_table(title, results, limit=None):
         if limit:
             row += f" <= {limit}x |"
         print(row)
+
+
+# --------------------------------------------------------------------------- one process a run
+# The shape most benchmarks share: the script re-runs itself as `--worker KIND THREADS MODE`
+# (KIND ember or torch), once per library per round, interleaved, and prints a table of
+# medians. A benchmark supplies `cases(lib) -> {name: (fn, number)}` and a title.
+
+def worker(cases, args, scale=1e3, torch_setup=None) -> None:
+    """The worker side: time each case (min of 3 repeats after one warm-up call) in this
+    process and print {case: time} as JSON (`scale` 1e3: ms, 1e6: us)."""
+    import json
+    kind, threads, quick = args[1], int(args[2]), args[3] == "quick"
+    if kind == "torch":
+        import torch as lib
+        if torch_setup is not None:
+            torch_setup()
+    else:
+        import ember as lib
+    lib.set_num_threads(threads)
+    results = {}
+    for case, (fn, number) in cases(lib).items():
+        number = max(1, number // (4 if quick else 1))
+        fn()
+        results[case] = min(timeit.repeat(fn, number=number, repeat=3)) / number * scale
+    print(json.dumps(results))
+
+
+def options(args, default_threads="1"):
+    """(quick, [thread counts], {label: src}) from --quick, --threads 1,2, --baseline SRC."""
+    quick = "--quick" in args
+    threads = args[args.index("--threads") + 1] if "--threads" in args else default_threads
+    src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+    runs = {"ember": src}
+    if "--baseline" in args:
+        runs["ember (baseline)"] = args[args.index("--baseline") + 1]
+    runs["torch"] = src
+    return quick, [int(t) for t in threads.split(",")], runs
+
+
+def run_workers(script, runs, threads, quick):
+    """{label: [results of each round]}: every label's worker in its own process, the labels
+    interleaved within each round (3 rounds quick, else 5)."""
+    import json
+    times = {label: [] for label in runs}
+    for _ in range(3 if quick else 5):
+        for label, src in runs.items():
+            env = dict(os.environ, PYTHONPATH=src, OMP_NUM_THREADS=str(threads),
+                       OPENBLAS_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
+            kind = "torch" if label == "torch" else "ember"
+            done = subprocess.run([sys.executable, script, "--worker", kind, str(threads),
+                                   "quick" if quick else "full"], capture_output=True,
+                                  text=True, check=True, env=env)
+            times[label].append(json.loads(done.stdout.strip().splitlines()[-1]))
+    return times
+
+
+def print_medians(title, times, target=None) -> None:
+    """A markdown table of each case's median per label and the ember / torch ratio;
+    `target(case)` gives a target column's text."""
+    labels = list(times)
+    print(f"\n## {title}\n")
+    extra = " target |" if target else ""
+    print("| case | " + " | ".join(labels) + " | ember / torch |" + extra)
+    print("| --- |" + " ---: |" * (len(labels) + 1 + bool(target)))
+    for case in times["torch"][0]:
+        medians = {label: statistics.median(r[case] for r in times[label])
+                   for label in labels if case in times[label][0]}
+        if "ember" not in medians:
+            continue
+        cells = " | ".join(f"{medians[label]:.2f}" if label in medians else "-"
+                           for label in labels)
+        row = f"| {case} | {cells} | {medians['ember'] / medians['torch']:.2f}x |"
+        print(row + (f" {target(case)} |" if target else ""))
