@@ -14,6 +14,8 @@ unbiased one (n / (n - 1) times the biased variance used to normalise), as PyTor
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ember._core import dtype as dt
@@ -69,10 +71,6 @@ def _channel_shape(ndim, channels):
     return (1, channels) + (1,) * (ndim - 2)
 
 
-def _batch_axes(ndim):
-    return (0,) + tuple(range(2, ndim))
-
-
 def _batch_norm_checks(input, weight, bias, running_mean, running_var, training):
     _check(input.ndim >= 2, lambda: (
         f"batch_norm(): expected input with at least 2 dimensions, got {input.ndim}"))
@@ -120,13 +118,15 @@ def native_batch_norm(xp, input, weight, bias, running_mean, running_var, traini
     channels = _batch_norm_checks(input, weight, bias, running_mean, running_var, training)
     compute_dtype = _compute_dtype("batch_norm", input)
     x = input.astype(compute_dtype, copy=False)
-    shape = _channel_shape(x.ndim, channels)
     if training:
-        axes = _batch_axes(x.ndim)
-        count = x.size // channels if channels else 0
-        mean, var = _moments(xp, x, axes)
-        mean, var = mean.reshape(channels), var.reshape(channels)
-        centered = x - mean.reshape(shape)
+        # NOTE [batch norm by rows]: seen as (N, C, L) rows, the statistics are sums along
+        # contiguous rows, and the output is the centred input scaled in place.
+        rows = _as_rows(x)
+        count = rows.shape[0] * rows.shape[2]
+        scale_by = compute_dtype.type(1 / count) if count else compute_dtype.type(np.nan)
+        mean = _channel_sums(rows) * scale_by
+        out = rows - mean[:, None]
+        var = _channel_dots(xp, out, out) * scale_by
         invstd = 1 / xp.sqrt(var + compute_dtype.type(eps))
         if running_mean is not None:
             running_mean *= 1 - momentum
@@ -136,19 +136,41 @@ def native_batch_norm(xp, input, weight, bias, running_mean, running_var, traini
             running_var *= 1 - momentum
             running_var += (momentum * unbiased).astype(running_var.dtype)
         scale = invstd if weight is None else invstd * weight
-        out = centered * scale.reshape(shape).astype(compute_dtype, copy=False)
+        out *= scale.astype(compute_dtype, copy=False)[:, None]
+        if bias is not None:
+            out += bias.astype(compute_dtype, copy=False)[:, None]
+        out = out.reshape(x.shape)
         saved = (mean.astype(input.dtype), invstd.astype(input.dtype))
     else:
+        shape = _channel_shape(x.ndim, channels)
         invstd = 1 / xp.sqrt(running_var.astype(compute_dtype) + compute_dtype.type(eps))
         scale = invstd if weight is None else invstd * weight
         shift = -running_mean * scale
-        out = x * scale.reshape(shape).astype(compute_dtype, copy=False) \
-            + shift.reshape(shape).astype(compute_dtype, copy=False)
+        if bias is not None:
+            shift = shift + bias
+        out = x * scale.reshape(shape).astype(compute_dtype, copy=False)
+        out += shift.reshape(shape).astype(compute_dtype, copy=False)
         empty = xp.empty((0,), input.dtype)
         saved = (empty, empty.copy())
-    if bias is not None:
-        out += bias.reshape(shape).astype(compute_dtype, copy=False)
     return (out.astype(input.dtype, copy=False),) + saved
+
+
+def _as_rows(x):
+    """(N, C, *spatial) -> (N, C, L), a view where the layout allows."""
+    return x.reshape(x.shape[:2] + (math.prod(x.shape[2:]),))
+
+
+def _channel_sums(rows):
+    """(N, C, L) -> (C,): pairwise sums along the rows, then over N."""
+    return rows.sum(axis=2).sum(axis=0)
+
+
+def _channel_dots(xp, a, b):
+    """(N, C, L) twice -> (C,): the sum over N and L of a * b; rows of 32 or more go
+    through one BLAS dot each (no product array), shorter ones through the product."""
+    if a.shape[2] >= 32:
+        return xp.matmul(a[:, :, None, :], b[:, :, :, None]).reshape(a.shape[:2]).sum(axis=0)
+    return _channel_sums(a * b)
 
 
 def _batch_norm_backward_meta(grad_out, input, weight, running_mean, running_var, save_mean,
@@ -171,26 +193,33 @@ def native_batch_norm_backward(xp, grad_out, input, weight, running_mean, runnin
     compute_dtype = _compute_dtype("batch_norm_backward", input)
     x = input.astype(compute_dtype, copy=False)
     g = grad_out.astype(compute_dtype, copy=False)
-    channels = x.shape[1]
-    shape = _channel_shape(x.ndim, channels)
-    axes = _batch_axes(x.ndim)
     if train:
         mean, invstd = save_mean, save_invstd
     else:
         mean = running_mean
         invstd = 1 / xp.sqrt(running_var.astype(compute_dtype) + compute_dtype.type(eps))
-    mean = mean.reshape(shape).astype(compute_dtype, copy=False)
-    invstd = invstd.reshape(shape).astype(compute_dtype, copy=False)
-    x_hat = (x - mean) * invstd
-    dy = g if weight is None else g * weight.reshape(shape).astype(compute_dtype, copy=False)
+    mean = mean.astype(compute_dtype, copy=False)
+    invstd = invstd.astype(compute_dtype, copy=False)
+    # NOTE [normalisation gradient] by rows (NOTE [batch norm by rows]): with the per-channel
+    # sums Sg = sum(g) and S = sum(g * (x - mean)) over M = N * L values,
+    #   grad_weight = invstd * S,   grad_bias = Sg,
+    #   dx = k * g - k * Sg / M - k * invstd**2 * S / M * (x - mean),   k = invstd * weight.
+    rows = _as_rows(x)
+    grads = g.reshape(rows.shape)
+    count = rows.shape[0] * rows.shape[2]
+    centered = rows - mean[:, None]
+    sum_g = _channel_sums(grads)
+    sum_gx = _channel_dots(xp, grads, centered)
+    k = invstd if weight is None else invstd * weight.astype(compute_dtype, copy=False)
+    grad_input = grads * k[:, None]
     if train:
-        grad_input = _normalize_grad(xp, dy, x_hat, invstd, axes)
-    else:
-        grad_input = dy * invstd
-    grad_weight = (g * x_hat).sum(axis=axes)
-    grad_bias = g.sum(axis=axes)
-    return (grad_input.astype(input.dtype, copy=False), grad_weight.astype(input.dtype),
-            grad_bias.astype(input.dtype))
+        inv_count = compute_dtype.type(1 / count) if count else compute_dtype.type(np.nan)
+        centered *= (-k * invstd * invstd * sum_gx * inv_count)[:, None]
+        grad_input += centered
+        grad_input -= (k * sum_g * inv_count)[:, None]
+    grad_weight = invstd * sum_gx
+    return (grad_input.reshape(x.shape).astype(input.dtype, copy=False),
+            grad_weight.astype(input.dtype), sum_g.astype(input.dtype))
 
 
 # --------------------------------------------------------------------------- layer norm
@@ -239,17 +268,41 @@ def native_layer_norm(xp, input, normalized_shape, weight, bias, eps):
     count = _layer_norm_checks(input, normalized_shape, weight, bias)
     compute_dtype = _compute_dtype("LayerNormKernelImpl", input)
     x = input.astype(compute_dtype, copy=False)
-    axes = tuple(range(x.ndim - count, x.ndim))
-    mean, var = _moments(xp, x, axes)
+    lead = x.shape[:x.ndim - count]
+    # NOTE [layer norm by rows]: seen as (R, F) rows, the statistics are one BLAS product
+    # (the sums) and one row-wise dot (the squared deviations); the output is the centred
+    # input, scaled and shifted in place.
+    rows = x.reshape(math.prod(lead), math.prod(x.shape[x.ndim - count:]))
+    features = rows.shape[1]
+    scale_by = compute_dtype.type(1 / features) if features else compute_dtype.type(np.nan)
+    mean = _row_sums(xp, rows) * scale_by
+    out = rows - mean[:, None]
+    var = _row_dots(xp, out, out) * scale_by
     rstd = 1 / xp.sqrt(var + compute_dtype.type(eps))
-    out = x - mean
-    out *= rstd
+    out *= rstd[:, None]
     if weight is not None:
-        out *= weight.astype(compute_dtype, copy=False)
+        out *= weight.astype(compute_dtype, copy=False).reshape(-1)
     if bias is not None:
-        out += bias.astype(compute_dtype, copy=False)
-    return (out.astype(input.dtype, copy=False), mean.astype(input.dtype, copy=False),
-            rstd.astype(input.dtype, copy=False))
+        out += bias.astype(compute_dtype, copy=False).reshape(-1)
+    stats = lead + (1,) * count
+    return (out.reshape(x.shape).astype(input.dtype, copy=False),
+            mean.reshape(stats).astype(input.dtype, copy=False),
+            rstd.reshape(stats).astype(input.dtype, copy=False))
+
+
+def _row_sums(xp, rows):
+    """(R, F) -> (R,): one BLAS product with a vector of ones."""
+    return xp.matmul(rows, xp.ones(rows.shape[1], rows.dtype))
+
+
+def _row_dots(xp, a, b):
+    """(R, F) twice -> (R,): sum over F of a * b, without the product array."""
+    return xp.einsum("rf,rf->r", a, b)
+
+
+def _column_dots(xp, a, b):
+    """(R, F) twice -> (F,): sum over R of a * b, without the product array."""
+    return xp.einsum("rf,rf->f", a, b)
 
 
 def _layer_norm_backward_meta(grad_out, input, normalized_shape, mean, rstd, weight, bias,
@@ -271,16 +324,26 @@ def native_layer_norm_backward(xp, grad_out, input, normalized_shape, mean, rstd
     x = input.astype(compute_dtype, copy=False)
     g = grad_out.astype(compute_dtype, copy=False)
     count = len(normalized_shape)
-    axes = tuple(range(x.ndim - count, x.ndim))
-    lead = tuple(range(x.ndim - count))
-    rstd = rstd.astype(compute_dtype, copy=False)
-    x_hat = (x - mean.astype(compute_dtype, copy=False)) * rstd
-    dy = g if weight is None else g * weight.astype(compute_dtype, copy=False)
-    grad_input = _normalize_grad(xp, dy, x_hat, rstd, axes)
-    grad_weight = (g * x_hat).sum(axis=lead)
-    grad_bias = g.sum(axis=lead)
-    return (grad_input.astype(input.dtype, copy=False), grad_weight.astype(input.dtype),
-            grad_bias.astype(input.dtype))
+    features = math.prod(x.shape[x.ndim - count:])
+    rows = x.reshape(math.prod(x.shape[:x.ndim - count]), features)
+    grads = g.reshape(rows.shape)
+    rstd = rstd.astype(compute_dtype, copy=False).reshape(-1)
+    # NOTE [normalisation gradient] by rows (NOTE [layer norm by rows]), dy = g * weight:
+    #   dx = rstd * (dy - sum(dy) / F - x_hat * sum(dy * x_hat) / F).
+    x_hat = rows - mean.astype(compute_dtype, copy=False).reshape(-1, 1)
+    x_hat *= rstd[:, None]
+    grad_weight = _column_dots(xp, grads, x_hat)
+    grad_bias = xp.matmul(xp.ones(rows.shape[0], compute_dtype), grads)
+    dy = grads if weight is None else grads * weight.astype(compute_dtype, copy=False).reshape(-1)
+    inv_features = compute_dtype.type(1 / features) if features else compute_dtype.type(np.nan)
+    x_hat *= (_row_dots(xp, dy, x_hat) * inv_features)[:, None]
+    grad_input = dy - x_hat
+    grad_input -= (_row_sums(xp, dy) * inv_features)[:, None]
+    grad_input *= rstd[:, None]
+    weight_shape = tuple(normalized_shape)
+    return (grad_input.reshape(x.shape).astype(input.dtype, copy=False),
+            grad_weight.reshape(weight_shape).astype(input.dtype),
+            grad_bias.reshape(weight_shape).astype(input.dtype))
 
 
 # --------------------------------------------------------------------------- group norm
