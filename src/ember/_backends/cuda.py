@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 
 from ember._backends.registry import Backend, register_lazy_backend
+from ember._core.device import CURRENT_INDEX
 
 
 class CudaUnavailableError(RuntimeError, AssertionError):
@@ -94,6 +95,7 @@ def set_device(device) -> None:
     cupy = _require()
     cupy.cuda.Device(index).use()
     _current[0] = index
+    CURRENT_INDEX["cuda"] = index
 
 
 def synchronize(device=None) -> None:
