@@ -358,13 +358,22 @@ def test_cuda_device_module():
     assert ember.cuda.device_count() >= 1
     assert ember.cuda.current_device() == 0
     name = ember.cuda.get_device_name()
-    assert isinstance(name, str) and name and name == ember.cuda.get_device_name(0)
+    assert isinstance(name, str) and name
+    for spelling in (0, "cuda", "cuda:0", ember.device("cuda:0")):
+        assert ember.cuda.get_device_name(spelling) == name
+        ember.cuda.synchronize(spelling)
+        ember.cuda.set_device(spelling)
+        with ember.cuda.device(spelling):
+            assert ember.cuda.current_device() == 0
     ember.cuda.init()
     ember.cuda.synchronize()
-    ember.cuda.synchronize(0)
-    ember.cuda.set_device(0)
-    with ember.cuda.device(0):
-        assert ember.cuda.current_device() == 0
+    props = ember.cuda.get_device_properties(0)
+    assert props.name == name and props.total_memory > 1 << 30 and props.major >= 3
+    assert props.multi_processor_count > 0 and "total_memory=" in repr(props)
+    assert ember.cuda.get_device_capability() == (props.major, props.minor)
+    assert ember.cuda.is_bf16_supported() in (True, False)
+    free, total = ember.cuda.mem_get_info()
+    assert 0 < free <= total == props.total_memory
     assert ember.get_device_module("cuda") is ember.cuda
     assert ember.accelerator.current_accelerator() == ember.device("cuda")
 
@@ -384,6 +393,7 @@ def test_memory_allocated_grows_and_empty_cache():
     before = ember.cuda.memory_allocated()
     big = ember.ones(1 << 22, device="cuda")          # 16 MiB
     assert ember.cuda.memory_allocated() >= before + (1 << 24)
+    assert ember.cuda.memory_reserved() >= ember.cuda.memory_allocated()
     del big
     ember.cuda.empty_cache()
     assert ember.cuda.memory_allocated() <= before + (1 << 20)

@@ -56,7 +56,12 @@ class _Runtime:
 
     @staticmethod
     def getDeviceProperties(i):
-        return {"name": b"Fake NumPy GPU", "totalGlobalMem": 1 << 34}
+        return {"name": b"Fake NumPy GPU", "totalGlobalMem": 1 << 34, "major": 9, "minor": 0,
+                "multiProcessorCount": 1}
+
+    @staticmethod
+    def memGetInfo():
+        return (1 << 33, 1 << 34)
 
     @staticmethod
     def runtimeGetVersion():
