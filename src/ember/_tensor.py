@@ -14,7 +14,7 @@ from ember._C import (
 from ember._core import dispatch, layout
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type, _check_value
-from ember._core.device import CPU, META, as_device
+from ember._core.device import CPU, META, as_device, placed
 from ember._core.dispatch import storage_of
 from ember._core.registry import OPS
 from ember._core.shape import Size, wrap_dim
@@ -695,7 +695,7 @@ def _parse_to(self, args, kwargs):
                                   f"{tuple(type(a).__name__ for a in args)}")
     _check_value(dtype is None or isinstance(dtype, dt.dtype),
                  lambda: f"to(): dtype must be an ember.dtype, got {dtype!r}")
-    return dtype, as_device(device), copy, non_blocking
+    return dtype, (None if device is None else placed(as_device(device))), copy, non_blocking
 
 
 def _as_subclass_tree(result, cls):

@@ -18,7 +18,7 @@ from ember._backends import get_backend
 from ember._backends.meta import MetaArray
 from ember._core import dispatch
 from ember._core.checks import _check
-from ember._core.device import CPU, META, as_device
+from ember._core.device import CPU, META, as_device, placed
 from ember._core.storage import UntypedStorage, _data_ptr
 
 # Entries of `Tensor.__dict__` that belong to autograd (hooks, graph links): never copied.
@@ -74,7 +74,7 @@ def _make_tensor(cls, array, dtype, device, storage, requires_grad, state):
 
 
 def _rebuild(cls, payload, dtype, shape, offset, strides, device, requires_grad, state):
-    device = as_device(device)
+    device = placed(as_device(device))
     np_dtype = dtype._np
     if payload is None:
         return _make_tensor(cls, MetaArray(shape, np_dtype, strides), dtype, device, None,

@@ -94,7 +94,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
             # Storages of a file read whole are views of its bytes: no copy per record.
             result = read_archive(source, weights_only, pickle_load_args,
                                   mmap_path=os.fspath(f) if mmap else None,
-                                  whole=None if mmap else whole)
+                                  whole=None if mmap else whole,
+                                  restore_devices=map_location is None)
     except (zipfile.BadZipFile, EOFError, KeyError, ValueError, OSError) as exc:
         if isinstance(exc, (FileNotFoundError, IsADirectoryError, PermissionError)):
             raise

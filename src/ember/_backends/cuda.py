@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 
 from ember._backends.registry import Backend, register_lazy_backend
+from ember._core.device import CURRENT_INDEX
 
 
 class CudaUnavailableError(RuntimeError, AssertionError):
@@ -86,25 +87,80 @@ def current_device() -> int:
     return _current[0]
 
 
-def set_device(device) -> None:
+def _index(device) -> int:
+    """The index a device argument names (int, 'cuda:1', ember.device): the current device's
+    when it names none (None, 'cuda')."""
+    if device is None:
+        return _current[0]
+    if isinstance(device, int) and not isinstance(device, bool):
+        return device
     from ember._core.device import as_device
-    index = device if isinstance(device, int) else as_device(device).index or 0
+    index = as_device(device).index
+    return _current[0] if index is None else index
+
+
+def set_device(device) -> None:
+    index = _index(device)
     if index < 0:
         return
     cupy = _require()
     cupy.cuda.Device(index).use()
     _current[0] = index
+    CURRENT_INDEX["cuda"] = index
 
 
 def synchronize(device=None) -> None:
-    _require().cuda.Device(_current[0] if device is None else int(
-        device if isinstance(device, int) else (device.index or 0))).synchronize()
+    _require().cuda.Device(_index(device)).synchronize()
 
 
 def get_device_name(device=None) -> str:
+    return get_device_properties(device).name
+
+
+class _DeviceProperties:
+    """What `get_device_properties` reports (PyTorch's field names)."""
+
+    def __init__(self, props: dict) -> None:
+        name = props["name"]
+        self.name = name.decode() if isinstance(name, bytes) else str(name)
+        self.major = int(props.get("major", 0))
+        self.minor = int(props.get("minor", 0))
+        self.total_memory = int(props.get("totalGlobalMem", 0))
+        self.multi_processor_count = int(props.get("multiProcessorCount", 0))
+        self.is_integrated = bool(props.get("integrated", 0))
+        self.is_multi_gpu_board = bool(props.get("isMultiGpuBoard", 0))
+        self.L2_cache_size = int(props.get("l2CacheSize", 0))
+
+    def __repr__(self) -> str:
+        return (f"_CudaDeviceProperties(name='{self.name}', major={self.major}, "
+                f"minor={self.minor}, total_memory={self.total_memory // (1 << 20)}MB, "
+                f"multi_processor_count={self.multi_processor_count}, "
+                f"L2_cache_size={self.L2_cache_size // (1 << 20)}MB)")
+
+
+def get_device_properties(device=None) -> _DeviceProperties:
     cupy = _require()
-    index = _current[0] if device is None else int(getattr(device, "index", device) or 0)
-    return cupy.cuda.runtime.getDeviceProperties(index)["name"].decode()
+    return _DeviceProperties(cupy.cuda.runtime.getDeviceProperties(_index(device)))
+
+
+def get_device_capability(device=None) -> tuple:
+    props = get_device_properties(device)
+    return (props.major, props.minor)
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    """bfloat16 arithmetic is native from compute capability 8.0 (Ampere) on."""
+    if not is_available():
+        return False
+    return get_device_capability()[0] >= 8 or including_emulation
+
+
+def mem_get_info(device=None) -> tuple:
+    """(free, total) bytes of the device's memory."""
+    cupy = _require()
+    with cupy.cuda.Device(_index(device)):
+        free, total = cupy.cuda.runtime.memGetInfo()
+    return (int(free), int(total))
 
 
 def manual_seed(seed: int) -> None:
@@ -125,15 +181,22 @@ def empty_cache() -> None:
 
 
 def memory_allocated(device=None) -> int:
+    """Bytes held by tensors (CuPy's memory pool's used bytes)."""
     cupy = _cupy()
     return 0 if cupy is None else int(cupy.get_default_memory_pool().used_bytes())
+
+
+def memory_reserved(device=None) -> int:
+    """Bytes the memory pool holds from the device, used or cached."""
+    cupy = _cupy()
+    return 0 if cupy is None else int(cupy.get_default_memory_pool().total_bytes())
 
 
 class device:
     """Context manager that makes `device` the current CUDA device inside the block."""
 
     def __init__(self, device):
-        self.index = device if isinstance(device, int) else (getattr(device, "index", 0) or 0)
+        self.index = _index(device)
         self.previous = None
 
     def __enter__(self):

@@ -70,9 +70,23 @@ def _rebuild_tensor(storage, storage_offset, size, stride, requires_grad=False,
     t = dispatch.wrap(array, dtype_obj, CPU)
     if array.size:
         t._storage = storage.shared(flat)
+    if storage.location != "cpu":
+        t = _restored(t, storage.location)
     if requires_grad:
         t.requires_grad_(True)
     return t
+
+
+def _restored(t, location: str):
+    """`t` (read on the host) on the device it was saved from (load without map_location)."""
+    import ember
+    device = ember.device(location)
+    if device.type == "cuda" and not ember.cuda.is_available():
+        raise RuntimeError(
+            "Attempting to deserialize object on a CUDA device but ember.cuda.is_available() is "
+            "False. If you are running on a CPU-only machine, please use ember.load with "
+            "map_location=ember.device('cpu') to map your storages to the CPU.")
+    return t.to(device)
 
 
 class LoadedStorage:
@@ -80,12 +94,13 @@ class LoadedStorage:
     dtype, and the one `UntypedStorage` every tensor rebuilt over it shares (so views loaded
     together stay views). One per record per load: concurrent loads share nothing."""
 
-    __slots__ = ("dtype_name", "payload", "storage")
+    __slots__ = ("dtype_name", "location", "payload", "storage")
 
-    def __init__(self, payload, dtype_name: str) -> None:
+    def __init__(self, payload, dtype_name: str, location: str = "cpu") -> None:
         self.payload = payload
         self.dtype_name = dtype_name
         self.storage = None
+        self.location = location     # the device its tensors are restored to ("cpu": none)
 
     def shared(self, flat):
         if self.storage is None:
@@ -177,10 +192,12 @@ def _weights_only_error(module, name) -> pickle.UnpicklingError:
 
 
 class _Unpickler(pickle.Unpickler):
-    def __init__(self, file, records, weights_only: bool, **kwargs) -> None:
+    def __init__(self, file, records, weights_only: bool, restore_devices=False,
+                 **kwargs) -> None:
         super().__init__(file, **kwargs)
         self.records = records
         self.weights_only = weights_only
+        self.restore_devices = restore_devices   # put tensors back on their saved devices
         self.loaded: dict = {}
 
     def find_class(self, module, name):
@@ -211,12 +228,13 @@ class _Unpickler(pickle.Unpickler):
     def persistent_load(self, pid):
         if not (isinstance(pid, tuple) and pid and pid[0] == "storage"):
             raise pickle.UnpicklingError(f"Unknown persistent id {pid!r}")
-        _, storage_type, key, _location, _numel = pid
+        _, storage_type, key, location, _numel = pid
         found = self.loaded.get(key)
         if found is None:
             dtype_name = storage_type.dtype_name if isinstance(storage_type, _StorageType) \
                 else "uint8"
-            found = self.loaded[key] = LoadedStorage(self.records(key), dtype_name)
+            where = location if self.restore_devices and isinstance(location, str) else "cpu"
+            found = self.loaded[key] = LoadedStorage(self.records(key), dtype_name, where)
         return found
 
 
@@ -238,7 +256,7 @@ def _record_offsets(whole, zf) -> dict:
 
 
 def read_archive(source, weights_only: bool, pickle_load_args: dict, mmap_path=None,
-                 whole=None):
+                 whole=None, restore_devices=False):
     """Unpickle the checkpoint in the zip `source`. Storages are views of `whole` (the file's
     bytes, already in memory) when given, mapped copy-on-write from `mmap_path` with mmap=True,
     else read record by record."""
@@ -276,5 +294,5 @@ def read_archive(source, weights_only: bool, pickle_load_args: dict, mmap_path=N
             def record(key):
                 return bytearray(zf.read(f"{prefix}data/{key}"))
         unpickler = _Unpickler(io.BytesIO(zf.read(pickles[0])), record, weights_only,
-                               **pickle_load_args)
+                               restore_devices, **pickle_load_args)
         return unpickler.load()

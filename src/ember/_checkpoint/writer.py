@@ -51,10 +51,11 @@ _STORAGE_DTYPES = {v: k for k, v in _STORAGE_CLASSES.items()}
 class _StorageRef:
     """A storage as it appears in the pickle (its persistent id)."""
 
-    __slots__ = ("dtype_name", "key", "nbytes", "untyped")
+    __slots__ = ("dtype_name", "key", "location", "nbytes", "untyped")
 
-    def __init__(self, key, dtype_name, nbytes, untyped) -> None:
+    def __init__(self, key, dtype_name, nbytes, untyped, location="cpu") -> None:
         self.key = key
+        self.location = location        # where the tensor lived: "cpu", "cuda:0" ...
         self.dtype_name = dtype_name
         self.nbytes = nbytes
         self.untyped = untyped
@@ -92,10 +93,10 @@ class _Pickler(pickle._Pickler):
     def persistent_id(self, obj):
         if isinstance(obj, _StorageRef):
             if obj.untyped:
-                return ("storage", _UNTYPED_STORAGE, obj.key, "cpu", obj.nbytes)
+                return ("storage", _UNTYPED_STORAGE, obj.key, obj.location, obj.nbytes)
             itemsize = np.dtype(_np_dtype(obj.dtype_name)).itemsize
             storage_class = _global_for(("torch", _STORAGE_CLASSES[obj.dtype_name]))
-            return ("storage", storage_class, obj.key, "cpu", obj.nbytes // itemsize)
+            return ("storage", storage_class, obj.key, obj.location, obj.nbytes // itemsize)
         return None
 
     def reducer_override(self, obj):
@@ -130,7 +131,11 @@ class _Pickler(pickle._Pickler):
                       (f"torch.{layout_name}",))
             return (_global_for(("torch._utils", "_rebuild_sparse_tensor")),
                     (_Reduced(*layout), data))
+        location = "cpu"
         if t.device.type != "cpu":
+            # The bytes are saved from a host copy, under the device's name (as PyTorch's
+            # "cuda:0"), so that ember.load puts the tensor back there.
+            location = str(t.device)
             t = t.cpu()
         storage = dispatch.storage_of(t)
         entry = self.storages.get(id(storage))
@@ -142,7 +147,7 @@ class _Pickler(pickle._Pickler):
         offset_bytes = _byte_offset(t, storage)
         dtype_name = str(t.dtype).split(".")[1]
         untyped = dtype_name not in _STORAGE_CLASSES
-        ref = _StorageRef(key, dtype_name, len(payload), untyped)
+        ref = _StorageRef(key, dtype_name, len(payload), untyped, location)
         size = tuple(t.shape)
         stride = tuple(t.stride()) if t.numel() else _row_major_strides(size)
         args = (ref, offset_bytes // itemsize, size, stride, t.requires_grad, OrderedDict())

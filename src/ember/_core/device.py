@@ -117,6 +117,20 @@ def _accelerator_type() -> str:
     return "cuda"
 
 
+# NOTE [cuda means the current device]: a tensor always lives on an indexed CUDA device. A
+# 'cuda' without an index, wherever a tensor is placed (factories, `to`, `tensor(...)`, load),
+# means the current CUDA device, so `x.cuda()` and `y.to('cuda:0')` land on one device and mix.
+# The CUDA back-end keeps the current index here (`set_device`).
+CURRENT_INDEX = {"cuda": 0}
+
+
+def placed(value: device) -> device:
+    """The device a new tensor on `value` lives on (see NOTE [cuda means the current device])."""
+    if value.index is None and value.type == "cuda":
+        return device("cuda", CURRENT_INDEX["cuda"])
+    return value
+
+
 def as_device(value) -> device:
     """Normalize a device argument (str, int, device) to a device object; None stays None."""
     if value is None or type(value) is device:

@@ -13,7 +13,7 @@ from ember._backends.meta import MetaArray
 from ember._core import dispatch, layout
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented, _check_type
-from ember._core.device import CPU, META, as_device
+from ember._core.device import CPU, META, as_device, placed
 from ember._core.fp_errors import cast
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._ops.grad_utils import identity, zeros_grad
@@ -62,14 +62,27 @@ def to_copy(self, dtype, device):
 # another device copies through the host, so `_to_copy` has its own runner, and every copy
 # (same device or not) is one op that a TorchDispatchMode sees.
 def _run_to_copy(op, args):
-    self, dtype, device = args[0], args[1], args[3]
+    self = args[0]
     _check_type(isinstance(self, dispatch.Tensor), lambda: (
         f"_to_copy(): argument 'self' (position 1) must be Tensor, not {type(self).__name__}"))
     source = self._device
     if source is not CPU and source == CPU:
         # NOTE [sparse layout]: a sparse tensor's copy is its layout's kernel's.
         return dispatch.stack.function_level(op, args)
-    target = source if device is None else as_device(device)
+    out = _copy_step(op, args)
+    if self._requires_grad and dispatch.state.record is not None:
+        dispatch.state.record(op, args, out)
+    return out
+
+
+def _copy_step(op, args):
+    """`_to_copy`'s back-end step (no autograd), also on the layered path (modes, autocast):
+    the generic step would compute on the input's device and ignore `device`."""
+    self, dtype, device = args[0], args[1], args[3]
+    _check_type(isinstance(self, dispatch.Tensor), lambda: (
+        f"_to_copy(): argument 'self' (position 1) must be Tensor, not {type(self).__name__}"))
+    source = self._device
+    target = source if device is None else placed(as_device(device))
     target_dtype = self._dtype if dtype is None else dtype
     if target is META:
         out = dispatch.wrap(MetaArray(self._data.shape, target_dtype._np), target_dtype, META)
@@ -82,12 +95,11 @@ def _run_to_copy(op, args):
         host = cast_array(self._host(), target_dtype)
         array = get_backend(target.type).from_host(np.array(host, copy=True), target)
         out = dispatch.wrap(array, target_dtype, target)
-    if self._requires_grad and dispatch.state.record is not None:
-        dispatch.state.record(op, args, out)
     return out
 
 
 OPS["_to_copy"].runner = _run_to_copy
+dispatch.runners.OWN_STEPS[OPS["_to_copy"]] = _copy_step
 
 
 def _same_meta(self, memory_format=None):

@@ -14,7 +14,7 @@ from ember._backends.meta import MetaArray
 from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type, _check_value
-from ember._core.device import META, as_device, get_default_device
+from ember._core.device import META, as_device, get_default_device, placed
 from ember._core.fp_errors import cast
 from ember._core.promotion import promote_types, scalar_type_of
 from ember._core.registry import OPS, register_frontend, register_op
@@ -165,7 +165,7 @@ def _from_data(data, dtype, device, requires_grad, copy):
         target = _data_dtype(data, array)
     _check_type(isinstance(target, dt.dtype), lambda: f"argument 'dtype' must be ember.dtype, "
                                                       f"not {type(target).__name__}")
-    device = get_default_device() if device is None else as_device(device)
+    device = placed(get_default_device() if device is None else as_device(device))
     if not isinstance(data, np.ndarray) and not hasattr(data, "__array__"):
         _check_python_values(array, target)
     array = _cast_data(array, target, copy)

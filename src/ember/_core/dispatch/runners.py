@@ -18,6 +18,7 @@ from ember._core.device import CPU, META
 from ember._core.device import as_device as _as_device
 from ember._core.device import device as _Device
 from ember._core.device import get_default_device_or_none as _default_device_or_none
+from ember._core.device import placed as _placed
 from ember._core.dispatch.devices import common_device
 from ember._core.dispatch.pointwise import UnsupportedOperand, run_kernel
 from ember._core.dispatch.process_state import state
@@ -148,7 +149,14 @@ def run_generic(op, args):
     return general(op, args)
 
 
+# Ops whose back-end step is their own (op -> step(op, args)): `_to_copy`, which moves between
+# devices (NOTE [_to_copy crosses devices], conversion.py).
+OWN_STEPS: dict = {}
+
+
 def run_generic_general(op, args):
+    if OWN_STEPS and op in OWN_STEPS:
+        return OWN_STEPS[op](op, args)
     device, call_args = unwrap_args(op, args)
     if device is None:
         device = CPU
@@ -296,6 +304,7 @@ def run_factory_general(op, args):
             device = _default_device_or_none() or CPU
     elif type(device) is not _Device:
         device = _as_device(device)
+    device = _placed(device)
     if device is META:
         spec = op.meta(*args)
         if type(spec) is MetaArray:

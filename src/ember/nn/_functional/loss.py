@@ -536,7 +536,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if zero_infinity:
         loss = ember.where(loss == float("inf"), ember.zeros_like(loss), loss)
     if enum == 1:
-        divisor = ember.tensor(lengths, dtype=loss.dtype).clamp_min(1)
+        divisor = ember.tensor(lengths, dtype=loss.dtype, device=loss.device).clamp_min(1)
         return (loss / divisor).mean()
     if enum == 2:
         return loss.sum()
