@@ -68,9 +68,9 @@ DISPATCHER = (
     "PyTorch's C++ dispatcher internals (ember's dispatcher is its own, in _core/dispatch)",
     "DispatchKey DispatchKeySet ExcludeDispatchKeyGuard Tag")
 COMPILER = (
-    ("the compiler stack (torch.compile, torch.export, control-flow operators): out of scope "
-    "for an eager NumPy framework"),
-    ("compile export cond sym_constrain_range sym_constrain_range_for_size sym_fresh_size "
+    ("the compiler stack past torch.compile's front (torch.export, control-flow operators): "
+    "the compiler issues to come"),
+    ("export cond sym_constrain_range sym_constrain_range_for_size sym_fresh_size "
     "sym_sqrt vmap"))
 QUANTIZED = (
     "quantized tensors and their kernels (out of scope)",

@@ -37,7 +37,7 @@ def _same_output_as_torch(*args):
     "tensors_basics.py", "autograd_basics.py", "linear_regression.py", "views_indexing.py",
     "mlp_classifier.py", "func_and_checkpoint.py",
     "reductions.py", "custom_function.py", "nn_cnn_classifier.py", "nn_sequence_model.py",
-    "examples_mnist.py",
+    "examples_mnist.py", "gpt_training.py",
 ])
 def test_script_prints_what_pytorch_prints(script):
     out = _same_output_as_torch(SCRIPTS / script)

@@ -112,7 +112,7 @@ _LAZY_SUBMODULES = frozenset({
     "nn", "optim", "utils", "linalg", "fft", "special", "testing", "cuda", "cpu",
     "ops", "random", "accelerator", "backends", "amp", "fx", "distributed", "profiler", "func", "library",
     "overrides", "types", "sparse", "serialization", "jit", "hub", "onnx", "export", "version",
-    "safetensors", "signal", "distributions", "masked",
+    "safetensors", "signal", "distributions", "masked", "compiler", "_dynamo",
     "__config__",
 })
 
@@ -160,6 +160,7 @@ _LAZY_ATTRIBUTES = {
         "LongStorage", "IntStorage", "ShortStorage", "CharStorage", "ByteStorage", "BoolStorage",
         "ComplexFloatStorage", "ComplexDoubleStorage")},
     "GradScaler": ("ember.amp", "GradScaler"),
+    "compile": ("ember._dynamo.eval_frame", "compile_entry"),
     "get_default_device": ("ember._core.device", "get_default_device"),
     "set_default_device": ("ember._core.device", "set_default_device_global"),
 }

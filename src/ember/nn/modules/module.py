@@ -517,8 +517,10 @@ class Module:
         return replica
 
     def compile(self, *args, **kwargs) -> None:
-        """Accepted for compatibility: ember runs modules eagerly, so compiling changes
-        nothing."""
+        """Compile this module's call in place, with `ember.compile`'s arguments; ember runs
+        it eagerly (NOTE [compile runs eagerly]), so only the arguments are checked."""
+        from ember._dynamo.eval_frame import compile_entry
+        compile_entry(self._call_impl, *args, **kwargs)
 
     # ------------------------------------------------------------------ calling
     def _call_impl(self, *args, **kwargs):
