@@ -126,6 +126,45 @@ def lu_info(A):
     return _per_matrix(A, "getrf", lambda getrf, a: getrf(a)[2])
 
 
+# NOTE [what _ex returns for a failed matrix]: PyTorch's `_ex` forms return LAPACK's own output
+# for a matrix that failed: potrf's partial factor (the columns done before the failing pivot,
+# the rest of the lower triangle as the input left it, the other triangle zero), and for inv
+# and solve the getrf + getrs result of the singular factor (infinities and NaNs from its zero
+# pivot). The error path calls the same LAPACK routines, through SciPy, matrix by matrix.
+
+def partial_cholesky(A):
+    """potrf's (lower, cleaned) output for each matrix of A, whether or not it failed."""
+    return _per_matrix_array(A, "potrf", lambda potrf, a: potrf(a, lower=True, clean=True)[0])
+
+
+def singular_solve(A, B, transposed=False):
+    """getrs(getrf(A), B) for each matrix of A and of B (same batch), zero pivots included;
+    `transposed` solves A^T X = B with the same factor (PyTorch's way to X A = B)."""
+    from scipy.linalg import get_lapack_funcs
+    flat_a = A.reshape((-1,) + A.shape[-2:])
+    flat_b = B.reshape((-1,) + B.shape[-2:])
+    out = np.empty(flat_b.shape, np.result_type(A, B))
+    if flat_a.shape[0]:
+        getrf, getrs = get_lapack_funcs(("getrf", "getrs"), (flat_a[0], flat_b[0]))
+        with np.errstate(all="ignore"):
+            for k in range(flat_a.shape[0]):
+                lu, piv, _ = getrf(flat_a[k])
+                out[k] = getrs(lu, piv, flat_b[k], trans=1 if transposed else 0)[0]
+    return out.reshape(B.shape)
+
+
+def _per_matrix_array(A, lapack_name: str, call):
+    """An array result of a LAPACK routine for each matrix of a batch (the error path)."""
+    from scipy.linalg import get_lapack_funcs
+    flat = A.reshape((-1,) + A.shape[-2:])
+    out = np.empty(flat.shape, A.dtype)
+    if flat.shape[0]:
+        routine = get_lapack_funcs(lapack_name, (flat[0],))
+        for k in range(flat.shape[0]):
+            out[k] = call(routine, flat[k])
+    return out.reshape(A.shape)
+
+
 def eye_like(t):
     """An identity of t's matrix size, dtype and device (for derivative formulas)."""
     n = t.shape[-1]

@@ -32,7 +32,9 @@ from ember._ops.linalg_common import (
     check_square,
     cholesky_info,
     lu_info,
+    partial_cholesky,
     raise_from_info,
+    singular_solve,
 )
 
 _INT32 = np.dtype(np.int32)
@@ -91,7 +93,10 @@ def cholesky_factor(xp, A, upper):
         # NOTE [linalg errors from info]: the error path finds which matrices failed.
         info = xp.asarray(cholesky_info(np.asarray(lower_input)))
         good = info == 0
-        L = xp.zeros_like(lower_input)
+        if xp is np:    # NOTE [what _ex returns for a failed matrix]
+            L = partial_cholesky(lower_input)
+        else:
+            L = xp.zeros_like(lower_input)
         if good.any():
             L[good] = xp.linalg.cholesky(lower_input[good])
     if upper:
@@ -261,7 +266,10 @@ def _batched_or_info(xp, A, fn, fill_shape):
     except np.linalg.LinAlgError:
         info = xp.asarray(lu_info(np.asarray(A)))
     good = info == 0
-    result = xp.full(fill_shape, np.nan, dtype=A.dtype)
+    if xp is np:    # NOTE [what _ex returns for a failed matrix]
+        result = singular_solve(A, np.broadcast_to(np.eye(A.shape[-1], dtype=A.dtype), A.shape))
+    else:
+        result = xp.full(fill_shape, np.nan, dtype=A.dtype)
     if good.any():
         result[good] = fn(A[good])
     return result, info
@@ -337,6 +345,15 @@ def _solve_kernel(xp, A, B, left, vector):
     return xp.linalg.solve(A.swapaxes(-1, -2), B.swapaxes(-1, -2)).swapaxes(-1, -2)
 
 
+def _singular_solve_kernel(A, B, left, vector):
+    """_solve_kernel through getrf + getrs matrix by matrix, singular matrices included."""
+    if vector:
+        return singular_solve(A, B[..., None])[..., 0]
+    if left:
+        return singular_solve(A, B)
+    return singular_solve(A, B.swapaxes(-1, -2), transposed=True).swapaxes(-1, -2)
+
+
 @register_op("linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) "
              "-> (Tensor result, Tensor info)", kind="generic", function=False, method=False,
              meta=_solve_ex_meta, saves=("A", "B", "result0"), derivatives=_solve_grads(),
@@ -357,7 +374,10 @@ def linalg_solve_ex(xp, A, B, left=True, check_errors=False):
         # NOTE [linalg errors from info]: one info per matrix of A (not of the broadcast).
         info = xp.asarray(lu_info(np.ascontiguousarray(A)))
         good = xp.broadcast_to(info == 0, batch)
-        X = xp.full(shape, np.nan, dtype=A.dtype)
+        if xp is np:    # NOTE [what _ex returns for a failed matrix]
+            X = _singular_solve_kernel(A_b, B_b, left, vector)
+        else:
+            X = xp.full(shape, np.nan, dtype=A.dtype)
         if good.any():
             X[good] = _solve_kernel(xp, A_b[good], B_b[good], left, vector)
     if check_errors:
