@@ -15,7 +15,8 @@ Q, reweighted towards the minimax error of erf, on [0, 4]); `tools/fit_erf_float
 them. The argument is clamped to [-4, 4], where erf is +-1 in float32 (and 4 / sqrt(16 + g(16))
 rounds to exactly 1), which also gives erf(+-inf) = +-1; NaN passes through.
 
-Every step writes in place into one or two scratch arrays: about 28 passes over the data.
+Every step writes in place into scratch arrays of one block: about 28 passes over each block
+(NOTE [fast erf in blocks]).
 """
 from __future__ import annotations
 
@@ -47,54 +48,85 @@ def _horner(coefficients, t, out):
     return out
 
 
-def _sqrt_t_plus_g(t):
-    """sqrt(t + g(t)) for t = x**2 in [0, 16] (float32), and a free scratch array."""
-    g = _horner(_G_NUMERATOR, t, np.empty_like(t))
-    scratch = _horner(_G_DENOMINATOR, t, np.empty_like(t))
-    g /= scratch
-    g += t
-    return np.sqrt(g, out=g), scratch
+# NOTE [fast erf in blocks]: every function below runs its ~30 passes over blocks of BLOCK
+# elements with two or three scratch arrays of one block, allocated once per call and reused.
+# Whole-array scratch would be three fresh arrays of the input's size per call: once they pass
+# the allocator's trim threshold (a few MB) each call gets new pages from the kernel, and the
+# page faults cost more than the arithmetic (measured: the exact GELU of a (16, 64, 512) input
+# inside a GPT training step took 5.9 ms this way, 1.5 ms alone). A block also stays in the
+# processor's cache for all its passes. Only the result is an array of the input's size.
+BLOCK = 1 << 16
 
 
-# Each function below keeps at most three arrays of the input's size alive: a fresh array is
-# the dearest step when the allocator hands back new pages (they fault on first touch). Every
-# array is made with np.empty_like, so 0-d input gives 0-d arrays, not NumPy scalars.
+def _blocks(size):
+    return [(start, min(size, start + BLOCK)) for start in range(0, size, BLOCK)]
+
+
+def _scratch(size, count):
+    return [np.empty(min(size, BLOCK), _F32) for _ in range(count)]
+
+
+def _flat_result(x):
+    """A fresh C-ordered float32 array of x's shape and its flat view (0-d stays 0-d)."""
+    out = np.empty(x.shape, _F32)
+    return out, out.reshape(-1)
+
 
 def erf_float32(x: np.ndarray) -> np.ndarray:
     """erf of a float32 array (NOTE [float32 erf as x / sqrt(x**2 + g)])."""
-    t = np.clip(x, -_CLAMP, _CLAMP, out=np.empty_like(x))
-    t *= t
-    root, out = _sqrt_t_plus_g(t)
-    np.clip(x, -_CLAMP, _CLAMP, out=out)
-    out /= root
-    return out
-
-
-def _erf_of_scaled(x, scale):
-    """(erf(x * scale), a free scratch array) for a float32 array."""
-    t = np.multiply(x, scale, out=np.empty_like(x))
-    np.clip(t, -_CLAMP, _CLAMP, out=t)
-    t *= t
-    root, out = _sqrt_t_plus_g(t)
-    np.multiply(x, scale, out=out)
-    np.clip(out, -_CLAMP, _CLAMP, out=out)
-    out /= root
-    return out, t
+    return _map_blocks(x, None, lambda xb, gb, ob, s: _erf_block(xb, _F32(1), ob, s))
 
 
 def gelu_float32(x: np.ndarray) -> np.ndarray:
     """x * Phi(x) = x / 2 * (1 + erf(x / sqrt 2)) for a float32 array (Phi the standard normal
     distribution function)."""
-    out, _ = _erf_of_scaled(x, _SQRT_HALF)
-    out += 1
-    out *= x
-    out *= _HALF
-    return out
+    return _map_blocks(x, None, _gelu_block)
 
 
 def gelu_backward_float32(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
     """grad * (Phi(x) + x * phi(x)) for float32 arrays (phi the standard normal density)."""
-    out, density = _erf_of_scaled(x, _SQRT_HALF)
+    return _map_blocks(x, grad, _gelu_backward_block)
+
+
+def _map_blocks(x, grad, block_fn):
+    """block_fn over the blocks of x (and grad, of x's shape) into one fresh result."""
+    out, flat_out = _flat_result(x)
+    flat_x = np.ascontiguousarray(x).reshape(-1)
+    flat_grad = None if grad is None else np.ascontiguousarray(grad).reshape(-1)
+    scratch = _scratch(flat_x.size, 3)
+    for start, stop in _blocks(flat_x.size):
+        n = stop - start
+        block_fn(flat_x[start:stop], None if flat_grad is None else flat_grad[start:stop],
+                 flat_out[start:stop], [a[:n] for a in scratch])
+    return out
+
+
+def _erf_block(x, scale, out, scratch):
+    """out = erf(x * scale) for a 1-d float32 block (scratch: three arrays of its length)."""
+    t, g, spare = scratch
+    np.multiply(x, scale, out=t)
+    np.clip(t, -_CLAMP, _CLAMP, out=t)
+    np.multiply(t, t, out=g)
+    # t keeps the clamped argument; g becomes sqrt(t**2 + g(t**2)).
+    _horner(_G_NUMERATOR, g, out)
+    _horner(_G_DENOMINATOR, g, spare)
+    out /= spare
+    g += out
+    np.sqrt(g, out=g)
+    np.divide(t, g, out=out)
+    return out
+
+
+def _gelu_block(x, _grad, out, scratch):
+    _erf_block(x, _SQRT_HALF, out, scratch)
+    out += 1
+    out *= x
+    out *= _HALF
+
+
+def _gelu_backward_block(x, grad, out, scratch):
+    _erf_block(x, _SQRT_HALF, out, scratch)
+    density = scratch[0]
     # x * phi(x) = x * exp(-x**2 / 2) / sqrt(2 pi), from x itself (not clamped) so the tails
     # are right; inf * 0 gives NaN at the infinities, as in PyTorch.
     np.multiply(x, x, out=density)
@@ -106,4 +138,3 @@ def gelu_backward_float32(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
     out *= _HALF
     out += density
     out *= grad
-    return out
