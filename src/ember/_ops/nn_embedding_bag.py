@@ -98,8 +98,19 @@ def _segment_reduce(xp, name, values, bag, bags, fill):
     if xp is np:
         present, starts = _segments(xp, bag)
         out[present] = ufunc.reduceat(values, starts, axis=0)
-    else:
-        ufunc.at(out, bag, values)      # CuPy: no reduceat, but ufunc.at
+        return out
+    # CuPy has no reduceat, but ufunc.at: it starts from the reduction's identity, and bags
+    # with no rows get `fill` afterwards.
+    if name != "add":
+        if values.dtype.kind in "iu":
+            limits = np.iinfo(values.dtype)
+            out[...] = limits.min if name == "maximum" else limits.max
+        else:
+            out[...] = -np.inf if name == "maximum" else np.inf
+    ufunc.at(out, bag, values)
+    if name != "add":
+        counts = xp.bincount(bag, minlength=bags)[:bags]
+        out[counts == 0] = fill
     return out
 
 
@@ -122,6 +133,8 @@ def _kernel(xp, weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_
     if mode == MAX:
         kept = xp.flatnonzero(valid)
         rows = weight[indices[kept]]
+        if rows.dtype in _HALF:
+            rows = rows.astype(np.float32)    # (exact: the maxima are rows' own values)
         kept_bag = bag[kept]
         top = _segment_reduce(xp, "maximum", rows, kept_bag, bags, 0)
         # The first position holding each maximum (PyTorch keeps the first of equal ones).
