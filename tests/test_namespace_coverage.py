@@ -118,7 +118,6 @@ TORCH_NOT_YET = (
     "not implemented yet (the next names to close)",
     ("AcceleratorError OutOfMemoryError DisableTorchFunction DisableTorchFunctionSubclass Event "
     "Stream FatalError "
-    "embedding_bag "
     "native_norm slice_inverse "
     "hash_tensor "
     "thread_safe_generator"))

@@ -85,10 +85,18 @@ def test_values_match_cpu(info, dtype_name):
             else:
                 _assert_same_layout_only(got, expected, where)
         except AssertionError as error:
-            failures.append(str(error).strip().splitlines()[0][:240])
+            failures.append(f"{where}: {_first_line(error)}")
     if compared == 0:
         pytest.skip(REASON_EMPTY)
     assert not failures, f"{len(failures)} of {compared} samples differ; first: {failures[0]}"
+
+
+def _first_line(error):
+    """An assertion's message in one line: NumPy's starts with the tolerance, then the
+    mismatch counts on the following lines."""
+    lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
+    useful = [line for line in lines if line.startswith(("Mismatched", "Max abs"))]
+    return " ".join((lines[:1] if not useful else []) + useful)[:240]
 
 
 def _assert_same_layout_only(got, expected, where):
@@ -153,7 +161,7 @@ def test_grads_match_cpu(info, dtype_name):
                     assert g is not None, f"{where}: no gradient for input {k}"
                     assert_same(g, e, atol * 10, rtol * 10, f"{where} input {k}")
             except AssertionError as error:
-                failures.append(str(error).strip().splitlines()[0][:240])
+                failures.append(f"{where} input {k}: {_first_line(error)}")
     if compared == 0:
         pytest.skip("no sample has a gradient on the CPU")
     assert not failures, f"{len(failures)} of {compared} samples differ; first: {failures[0]}"

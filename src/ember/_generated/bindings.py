@@ -21,6 +21,8 @@ _op__adaptive_avg_pool3d_backward = _OPS['_adaptive_avg_pool3d_backward']
 _op__ctc_loss = _OPS['_ctc_loss']
 _op__ctc_loss_backward = _OPS['_ctc_loss_backward']
 _op__dirichlet_grad = _OPS['_dirichlet_grad']
+_op__embedding_bag = _OPS['_embedding_bag']
+_op__embedding_bag_forward_only = _OPS['_embedding_bag_forward_only']
 _op__fft_c2c = _OPS['_fft_c2c']
 _op__fft_c2r = _OPS['_fft_c2r']
 _op__fft_r2c = _OPS['_fft_r2c']
@@ -579,6 +581,42 @@ def _dirichlet_grad(x, alpha, total, *, out=None):
         return _call_out(_op__dirichlet_grad, (x, alpha, total), out)
     except Exception as _exc:
         _args.explain(_exc, '_dirichlet_grad')
+        raise
+
+
+def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=-1):
+    if not (scale_grad_by_freq is False or scale_grad_by_freq is True):
+        scale_grad_by_freq = _args.bool_(scale_grad_by_freq, ('_embedding_bag', 'scale_grad_by_freq', 4))
+    if not (type(mode) is int):
+        mode = _args.int_(mode, ('_embedding_bag', 'mode', 5))
+    if not (sparse is False or sparse is True):
+        sparse = _args.bool_(sparse, ('_embedding_bag', 'sparse', 6))
+    if not (include_last_offset is False or include_last_offset is True):
+        include_last_offset = _args.bool_(include_last_offset, ('_embedding_bag', 'include_last_offset', 8))
+    if not (type(padding_idx) is int):
+        padding_idx = _args.int_(padding_idx, ('_embedding_bag', 'padding_idx', 9))
+    try:
+        return _call(_op__embedding_bag, (weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)) if _state.slow else _op__embedding_bag.runner(_op__embedding_bag, (weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx))
+    except Exception as _exc:
+        _args.explain(_exc, '_embedding_bag')
+        raise
+
+
+def _embedding_bag_forward_only(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=-1):
+    if not (scale_grad_by_freq is False or scale_grad_by_freq is True):
+        scale_grad_by_freq = _args.bool_(scale_grad_by_freq, ('_embedding_bag_forward_only', 'scale_grad_by_freq', 4))
+    if not (type(mode) is int):
+        mode = _args.int_(mode, ('_embedding_bag_forward_only', 'mode', 5))
+    if not (sparse is False or sparse is True):
+        sparse = _args.bool_(sparse, ('_embedding_bag_forward_only', 'sparse', 6))
+    if not (include_last_offset is False or include_last_offset is True):
+        include_last_offset = _args.bool_(include_last_offset, ('_embedding_bag_forward_only', 'include_last_offset', 8))
+    if not (type(padding_idx) is int):
+        padding_idx = _args.int_(padding_idx, ('_embedding_bag_forward_only', 'padding_idx', 9))
+    try:
+        return _call(_op__embedding_bag_forward_only, (weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)) if _state.slow else _op__embedding_bag_forward_only.runner(_op__embedding_bag_forward_only, (weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx))
+    except Exception as _exc:
+        _args.explain(_exc, '_embedding_bag_forward_only')
         raise
 
 
@@ -3393,6 +3431,9 @@ dsplit = _FE['dsplit'].function
 
 
 einsum = _FE['einsum'].function
+
+
+embedding_bag = _FE['embedding_bag'].function
 
 
 embedding_renorm_ = _FE['embedding_renorm_'].function
@@ -7093,6 +7134,8 @@ FUNCTIONS = (
     '_adaptive_avg_pool3d',
     '_adaptive_avg_pool3d_backward',
     '_dirichlet_grad',
+    '_embedding_bag',
+    '_embedding_bag_forward_only',
     '_fft_c2c',
     '_fft_c2r',
     '_fft_r2c',
@@ -7266,6 +7309,7 @@ FUNCTIONS = (
     'dstack',
     'einsum',
     'embedding',
+    'embedding_bag',
     'embedding_renorm_',
     'empty',
     'empty_like',

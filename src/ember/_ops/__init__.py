@@ -32,6 +32,7 @@ from ember._ops import (  # noqa: F401
     nn_distance,
     nn_dropout,
     nn_embedding,
+    nn_embedding_bag,
     nn_fold,
     nn_fractional,
     nn_functions,

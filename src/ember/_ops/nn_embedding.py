@@ -90,11 +90,15 @@ def embedding_dense_backward(xp, grad_output, indices, num_weights, padding_idx,
     flat = indices.reshape(-1).astype(np.intp, copy=False)
     rows = grad_output.reshape(-1, dim)
     if scale_grad_by_freq and flat.size:
-        counts = np.bincount(flat, minlength=num_weights)
+        counts = xp.bincount(flat, minlength=num_weights)
         rows = rows / counts[flat].astype(rows.dtype)[:, None]
     if flat.size * num_weights <= _ONE_HOT_LIMIT:
-        one_hot = (np.arange(num_weights)[:, None] == flat[None, :]).astype(rows.dtype)
+        one_hot = (xp.arange(num_weights)[:, None] == flat[None, :]).astype(rows.dtype)
         result = one_hot @ rows
+    elif xp is not np:
+        # (CuPy has no reduceat; its ufunc.at adds on the device.)
+        result = xp.zeros((num_weights, dim), rows.dtype)
+        xp.add.at(result, flat, rows)
     else:
         result = np.zeros((num_weights, dim), rows.dtype)
         if flat.size:

@@ -1,13 +1,13 @@
 """Functional embeddings: embedding (the registry op in ember/_ops/nn_embedding.py, after the
-max_norm renormalisation) and embedding_bag (sums, means or maxima of bags of embeddings,
-written from embedding, index_add and scatter_reduce)."""
+max_norm renormalisation) and embedding_bag (sums, means or maxima of bags of embeddings: the
+registry ops of ember/_ops/nn_embedding_bag.py, through its `embedding_bag` frontend)."""
 from __future__ import annotations
 
-import numpy as np
-
+import ember
 from ember._core.dispatch import call
 from ember._core.registry import OPS
 from ember._ops.nn_embedding import embedding_renorm_
+from ember._ops.nn_embedding_bag import embedding_bag as _embedding_bag
 
 __all__ = ["embedding", "embedding_bag"]
 
@@ -45,7 +45,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                   include_last_offset=False, padding_idx=None):
     """Sums, means or maxima of bags of embeddings: a 2-D input is one bag per row; a 1-D
     input is cut into bags starting at `offsets`. padding_idx entries are left out of the bags
-    (and of the means' counts); empty bags give zeros. `sparse=True` gives a dense gradient."""
+    (and of the means' counts); empty bags give zeros. `sparse=True` gives a dense gradient.
+    The bags are the registry op `_embedding_bag` (ember/_ops/nn_embedding_bag.py)."""
     if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
         raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) "
                          f"is not None, then it must have the same shape as the input "
@@ -58,9 +59,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated "
                              "is a mini-batch of fixed length sequences. However, found "
                              f"offsets of type {offsets.type()}")
-        bags, length = input.shape
-        starts = np.arange(0, bags * length, length, dtype=np.int64) if length else \
-            np.zeros(bags, np.int64)
+        offsets = ember.arange(0, input.numel(), input.shape[1], dtype=input.dtype,
+                               device=input.device)
         input = input.reshape(-1)
         if per_sample_weights is not None:
             per_sample_weights = per_sample_weights.reshape(-1)
@@ -69,13 +69,11 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
             raise ValueError("offsets has to be a 1D Tensor but got None")
         if offsets.ndim != 1:
             raise ValueError("offsets has to be a 1D Tensor")
-        starts = offsets.detach().numpy().astype(np.int64)
-        if include_last_offset:
-            starts = starts[:-1]
     else:
         raise ValueError("input has to be 1D or 2D Tensor, but got Tensor of dimension "
                          f"{input.ndim}")
-    if mode not in ("sum", "mean", "max"):
+    modes = {"sum": 0, "mean": 1, "max": 2}
+    if mode not in modes:
         raise ValueError("mode has to be one of sum, mean or max")
     if max_norm is not None:
         embedding_renorm_(weight, input, max_norm, norm_type)
@@ -85,34 +83,5 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
             f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
             "the Pytorch GitHub.")
     padding_idx = _padding_index(padding_idx, weight.shape[0])
-    return _bags(input, weight, starts, mode, per_sample_weights, padding_idx,
-                 scale_grad_by_freq, include_last_offset, offsets)
-
-
-def _bags(input, weight, starts, mode, per_sample_weights, padding_idx, scale_grad_by_freq,
-          include_last_offset, offsets):
-    count = input.shape[0]
-    bags = starts.shape[0]
-    indices = input.detach().numpy()
-    positions = np.arange(count)
-    bag_of = np.searchsorted(starts, positions, side="right") - 1
-    keep = bag_of >= 0
-    if include_last_offset and offsets is not None and offsets.shape[0]:
-        keep &= positions < int(offsets[-1])
-    if padding_idx >= 0:
-        keep &= indices != padding_idx
-    kept = input.new_tensor(np.flatnonzero(keep))
-    bag_index = input.new_tensor(bag_of[keep])
-    rows = call(_EMBEDDING, (weight, input.index_select(0, kept), -1, scale_grad_by_freq,
-                             False))
-    if per_sample_weights is not None:
-        rows = rows * per_sample_weights.index_select(0, kept).unsqueeze(1)
-    out = weight.new_zeros((bags, weight.shape[1]))
-    if mode == "max":
-        spread = bag_index.unsqueeze(1).expand(rows.shape)
-        return out.scatter_reduce(0, spread, rows, "amax", include_self=False)
-    out = out.index_add(0, bag_index, rows)
-    if mode == "mean":
-        sizes = np.bincount(bag_of[keep], minlength=bags).clip(min=1)
-        out = out / out.new_tensor(sizes[:, None])
-    return out
+    return _embedding_bag(weight, input, offsets, scale_grad_by_freq, modes[mode], sparse,
+                          per_sample_weights, include_last_offset, padding_idx)[0]
