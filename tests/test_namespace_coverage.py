@@ -200,9 +200,7 @@ NAMESPACES = {
          ("SparseSemiStructuredTensor SparseSemiStructuredTensorCUSPARSELT "
           "SparseSemiStructuredTensorCUTLASS to_sparse_semi_structured")),
         ("not implemented yet", "as_sparse_gradcheck solve"))),
-    "masked": (lambda: importlib.import_module("torch.masked"), lambda: ember.masked, (
-        ("not implemented yet (MaskedTensor, a subclass with dispatch hooks)",
-         "MaskedTensor as_masked_tensor is_masked_tensor masked_tensor"),)),
+    "masked": (lambda: importlib.import_module("torch.masked"), lambda: ember.masked, ()),
     "testing": (lambda: torch.testing, lambda: ember.testing, (
         ("TorchScript's IR pattern checker", "FileCheck"),)),
     "signal.windows": (lambda: importlib.import_module("torch.signal.windows"),

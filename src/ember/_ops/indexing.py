@@ -232,7 +232,9 @@ def _nonzero_arrays(mask):
 def _data_for_walk(self):
     # Basic indexing only takes views: a meta stand-in with true strides (never read) gives
     # the view's true strides (NOTE [meta view strides] in dispatch/runners.py).
-    return self._data.stand_in(strided=True) if self._device is META else self._data
+    # A wrapper subclass's MetaArray is walked the same way (its ops are replayed, _wants_ops).
+    return self._data.stand_in(strided=True) if type(self._data) is dispatch.MetaArray \
+        else self._data
 
 
 def _view_of(self, array):
@@ -273,9 +275,11 @@ def _index_list(advanced, device):
 
 
 def _wants_ops(self):
-    # Autograd and dispatch modes must see registry ops; the plain path builds the view directly.
-    return (self._requires_grad or dispatch.state.slow) and "select.int" in OPS \
-        and "slice.Tensor" in OPS
+    # Autograd, dispatch modes and wrapper subclasses (a MetaArray of their own on a real
+    # device, answering ops in __torch_dispatch__) must see registry ops; the plain path builds
+    # the view directly.
+    return (self._requires_grad or dispatch.state.slow or type(self._data) is dispatch.MetaArray) \
+        and "select.int" in OPS and "slice.Tensor" in OPS
 
 
 def getitem(self, index):
