@@ -18,7 +18,8 @@ def _layouts():
     global _SPARSE_TYPES
     if _SPARSE_TYPES is None:
         from ember._core.dispatch.sparse import SPARSE_TYPES
-        from ember._ops import sparse_kernels  # noqa: F401  (registers the sparse kernels)
+        from ember._ops import sparse_indexing, sparse_kernels  # noqa: F401  (registers the
+        # sparse kernels)
         _SPARSE_TYPES = SPARSE_TYPES
     return _SPARSE_TYPES
 
