@@ -42,7 +42,7 @@ SPECIAL_IN_PROGRESS = (
     "")
 SPARSE_IN_PROGRESS = (
     "in progress on another branch (sparse COO/CSR tensors)",
-    ("sparse_csc_tensor sparse_bsr_tensor sparse_bsc_tensor "
+    ("sparse_bsr_tensor sparse_bsc_tensor "
     "sparse_compressed_tensor smm hsmm hspmm dsmm saddmm sspaddmm indices_copy values_copy "
     "ccol_indices_copy col_indices_copy crow_indices_copy row_indices_copy resize_as_sparse_"))
 
@@ -135,9 +135,8 @@ TENSOR_REMOVED = (
     "eig lstsq solve symeig volatile reinforce")
 TENSOR_SPARSE = (
     "in progress on another branch (sparse tensors' methods)",
-    ("ccol_indices "
-    "row_indices sparse_resize_ sparse_resize_and_clear_ "
-    "to_sparse_bsc to_sparse_bsr to_sparse_csc "
+    ("sparse_resize_ sparse_resize_and_clear_ "
+    "to_sparse_bsc to_sparse_bsr "
     "smm sspaddmm resize_as_sparse_"))
 TENSOR_LINALG = (
     "in progress on another branch (linalg methods)",
