@@ -236,6 +236,8 @@ def _data_for_walk(self):
     # A wrapper subclass's MetaArray and a sparse tensor's components are walked the same way
     # (their ops are replayed, _wants_ops).
     data = self._data
+    if type(data) is np.ndarray:
+        return data
     if type(data) is MetaArray:
         return data.stand_in(strided=True)
     if self._device is not CPU and self._device == CPU:      # NOTE [sparse layout]
@@ -286,7 +288,8 @@ def _wants_ops(self):
     # Autograd, dispatch modes, wrapper subclasses (a MetaArray of their own on a real device,
     # answering ops in __torch_dispatch__) and sparse tensors must see registry ops; the plain
     # path builds the view directly.
-    return (self._requires_grad or dispatch.state.slow or _stands_in(self)) \
+    return (self._requires_grad or dispatch.state.slow
+            or type(self._data) is not np.ndarray and _stands_in(self)) \
         and "select.int" in OPS and "slice.Tensor" in OPS
 
 
