@@ -20,6 +20,7 @@ import operator
 import warnings
 
 import numpy as np
+from numpy import ndarray
 
 from ember._backends.meta import MetaArray
 from ember._core import dispatch
@@ -236,7 +237,7 @@ def _data_for_walk(self):
     # A wrapper subclass's MetaArray and a sparse tensor's components are walked the same way
     # (their ops are replayed, _wants_ops).
     data = self._data
-    if type(data) is np.ndarray:
+    if type(data) is ndarray:
         return data
     if type(data) is MetaArray:
         return data.stand_in(strided=True)
@@ -289,7 +290,7 @@ def _wants_ops(self):
     # answering ops in __torch_dispatch__) and sparse tensors must see registry ops; the plain
     # path builds the view directly.
     return (self._requires_grad or dispatch.state.slow
-            or type(self._data) is not np.ndarray and _stands_in(self)) \
+            or type(self._data) is not ndarray and _stands_in(self)) \
         and "select.int" in OPS and "slice.Tensor" in OPS
 
 
