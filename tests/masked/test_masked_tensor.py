@@ -433,3 +433,13 @@ def test_nan_data_under_the_mask_is_ignored():
     data[~_MASK] = math.nan
     _compare(lambda lib: _inputs(lib, data=data)[0].sum(1))
     _compare(lambda lib: _inputs(lib, data=data)[0].amax(0))
+
+
+def test_gradients_accumulate_and_autograd_grad_as_pytorch():
+    def run(lib):
+        x = _inputs(lib, requires_grad=True)[0]
+        for _ in range(2):
+            (x * 2).sum().backward()
+        (grad,) = lib.autograd.grad(x.exp().sum(), x)
+        return x.grad, grad
+    _compare(run)

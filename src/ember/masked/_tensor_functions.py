@@ -1,6 +1,6 @@
 """What a MaskedTensor answers at the `__torch_function__` level (NOTE [masked tensor as a
-wrapper], `_tensor.py`): the reductions, softmax, `where` and the in-place forms of the
-element-wise ops; and the layout conversions MaskedTensor's methods call.
+wrapper], `_tensor.py`): the reductions, softmax and `where`; and the layout conversions
+MaskedTensor's methods call.
 
 A reduction runs `ember.masked.<name>` on the plain data with the mask (NOTE [masked identity])
 and wraps the result with the mask reduced by `any` over the same dims: an output element is
@@ -145,20 +145,10 @@ def to_sparse_csr(self):
     return MaskedTensor(coo._masked_data.to_sparse_csr(), coo._masked_mask.to_sparse_csr())
 
 
-def _inplace(name):
-    """`mt.exp_()`, `mt.add_(other)`: the out-of-place op, then its data and mask kept."""
-    def run(self, *args, **kwargs):
-        result = getattr(ember.Tensor, name)(self, *args, **kwargs)
-        self._set_data_mask(result._masked_data, result._masked_mask)
-        return self
-    return run
-
-
 _HANDLERS: dict = {}
 
 
 def _build_handlers() -> dict:
-    from ember.masked._tensor_ops import BINARY, UNARY
     Tensor = ember.Tensor
     handlers = {}
     for name in REDUCTIONS:
@@ -167,17 +157,6 @@ def _build_handlers() -> dict:
         handlers[getattr(Tensor, name)] = reduce
     handlers[ember.softmax] = handlers[Tensor.softmax] = _softmax
     handlers[ember.where] = handlers[Tensor.where] = _where
-    for name in UNARY | BINARY:
-        method = getattr(Tensor, name + "_", None)
-        if method is not None:
-            handlers[method] = _inplace(name)
-    for dunder, name in (("__iadd__", "add"), ("__isub__", "sub"), ("__imul__", "mul"),
-                         ("__itruediv__", "div"), ("__ifloordiv__", "floor_divide"),
-                         ("__imod__", "remainder"), ("__iand__", "bitwise_and"),
-                         ("__ior__", "bitwise_or"), ("__ixor__", "bitwise_xor")):
-        method = getattr(Tensor, dunder, None)
-        if method is not None:
-            handlers[method] = _inplace(name)
     return handlers
 
 

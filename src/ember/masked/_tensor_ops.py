@@ -6,7 +6,8 @@ wrapper], `_tensor.py`), keyed by the op's aten name:
   ValueError otherwise) and keep that mask, broadcast to the result;
 - shape and indexing ops ("passthrough") run on the data and on the mask alike;
 - a few ops with their own rule (copies, `where`, `ones_like`, reductions the autograd
-  formulas call on MaskedTensor gradients).
+  formulas call on MaskedTensor gradients);
+- the in-place forms of the element-wise ops (`add_` ...) replace the data and the mask.
 Any other op warns and is refused (TypeError), as PyTorch's prototype does.
 """
 from __future__ import annotations
@@ -191,9 +192,19 @@ _SPECIAL = {
 }
 
 
+def _inplace(func, self, *args, **kwargs):
+    """`mt.exp_()`, `mt.add_(other)` (and autograd accumulating a MaskedTensor gradient): the
+    op on the data, then this MaskedTensor holds the result's data and mask."""
+    result = dispatch_handler(func.op)(func.op, self, *args, **kwargs)
+    self._set_data_mask(result._masked_data, result._masked_mask)
+    return self
+
+
 def dispatch_handler(func):
     """The handler of an op entry for MaskedTensor arguments, or None."""
     name = func.__name__.split(".")[0]
+    if name.endswith("_") and (name[:-1] in UNARY or name[:-1] in BINARY):
+        return _inplace
     if name in UNARY:
         return _unary
     if name in BINARY:
