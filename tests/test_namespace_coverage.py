@@ -42,7 +42,7 @@ SPECIAL_IN_PROGRESS = (
     "")
 SPARSE_IN_PROGRESS = (
     "in progress on another branch (sparse COO/CSR tensors)",
-    ("sparse_csc_tensor sparse_bsr_tensor sparse_bsc_tensor "
+    ("sparse_bsr_tensor sparse_bsc_tensor "
     "sparse_compressed_tensor smm hsmm hspmm dsmm saddmm sspaddmm indices_copy values_copy "
     "ccol_indices_copy col_indices_copy crow_indices_copy row_indices_copy resize_as_sparse_"))
 
@@ -134,9 +134,8 @@ TENSOR_REMOVED = (
     "eig lstsq solve symeig volatile reinforce")
 TENSOR_SPARSE = (
     "in progress on another branch (sparse tensors' methods)",
-    ("ccol_indices "
-    "row_indices sparse_resize_ sparse_resize_and_clear_ "
-    "to_sparse_bsc to_sparse_bsr to_sparse_csc "
+    ("sparse_resize_ sparse_resize_and_clear_ "
+    "to_sparse_bsc to_sparse_bsr "
     "smm sspaddmm resize_as_sparse_"))
 TENSOR_LINALG = (
     "in progress on another branch (linalg methods)",
@@ -198,10 +197,11 @@ NAMESPACES = {
         ("semi-structured (2:4) sparsity: CUDA kernels (cuSPARSELt, CUTLASS)",
          ("SparseSemiStructuredTensor SparseSemiStructuredTensorCUSPARSELT "
           "SparseSemiStructuredTensorCUTLASS to_sparse_semi_structured")),
-        ("not implemented yet", "as_sparse_gradcheck solve"))),
-    "masked": (lambda: importlib.import_module("torch.masked"), lambda: ember.masked, (
-        ("not implemented yet (MaskedTensor, a subclass with dispatch hooks)",
-         "MaskedTensor as_masked_tensor is_masked_tensor masked_tensor"),)),
+        ("in PyTorch's __all__ but not defined there (torch.sparse.solve raises AttributeError)",
+         "solve"),
+        (("not implemented yet: needs autograd through CSR construction and COO/CSR "
+          "conversions, which ember's sparse layer does not record"), "as_sparse_gradcheck"))),
+    "masked": (lambda: importlib.import_module("torch.masked"), lambda: ember.masked, ()),
     "testing": (lambda: torch.testing, lambda: ember.testing, (
         ("TorchScript's IR pattern checker", "FileCheck"),)),
     "signal.windows": (lambda: importlib.import_module("torch.signal.windows"),

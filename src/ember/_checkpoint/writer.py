@@ -121,7 +121,7 @@ class _Pickler(pickle._Pickler):
         from ember._core import dispatch
         if t.is_meta:
             raise NotImplementedError("Cannot save a meta tensor: it has no data")
-        if t.is_sparse or t.is_sparse_csr:
+        if hasattr(t._data, "layout_name"):
             # PyTorch's record: the layout and its component tensors (NOTE [sparse layout]).
             from ember._ops.sparse import sparse_parts
             layout_name, parts, size, coalesced = sparse_parts(t)

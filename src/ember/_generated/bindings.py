@@ -3844,6 +3844,9 @@ sort = _FE['sort'].function
 sparse_coo_tensor = _FE['sparse_coo_tensor'].function
 
 
+sparse_csc_tensor = _FE['sparse_csc_tensor'].function
+
+
 sparse_csr_tensor = _FE['sparse_csr_tensor'].function
 
 
@@ -6790,6 +6793,8 @@ class _Methods:
 
     cauchy_ = _FE['cauchy_'].method
 
+    ccol_indices = _FE['ccol_indices'].method
+
     cholesky = _FE['cholesky'].method
 
     cholesky_inverse = _FE['cholesky_inverse'].method
@@ -7022,6 +7027,8 @@ class _Methods:
 
     round_ = _FE['round'].inplace_method
 
+    row_indices = _FE['row_indices'].method
+
     scatter = _FE['scatter'].method
 
     scatter_ = _FE['scatter'].inplace_method
@@ -7079,6 +7086,8 @@ class _Methods:
     to_sparse = _FE['to_sparse'].method
 
     to_sparse_coo = _FE['to_sparse_coo'].method
+
+    to_sparse_csc = _FE['to_sparse_csc'].method
 
     to_sparse_csr = _FE['to_sparse_csr'].method
 
@@ -7602,6 +7611,7 @@ FUNCTIONS = (
     'softmax',
     'sort',
     'sparse_coo_tensor',
+    'sparse_csc_tensor',
     'sparse_csr_tensor',
     'split',
     'split_copy',

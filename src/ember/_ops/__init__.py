@@ -61,6 +61,7 @@ from ember._ops import (  # noqa: F401
     shape_join,
     sorting,
     sparse,
+    sparse_csc,
     special_functions,
     special_polynomials,
     typing_ops,

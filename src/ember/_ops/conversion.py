@@ -66,8 +66,9 @@ def _run_to_copy(op, args):
     _check_type(isinstance(self, dispatch.Tensor), lambda: (
         f"_to_copy(): argument 'self' (position 1) must be Tensor, not {type(self).__name__}"))
     source = self._device
-    if source is not CPU and source == CPU:
-        # NOTE [sparse layout]: a sparse tensor's copy is its layout's kernel's.
+    if source is not CPU and source == CPU or type(self._data) is MetaArray and source is not META:
+        # NOTE [sparse layout]: a sparse tensor's copy is its layout's kernel's; a wrapper
+        # subclass (a MetaArray on a real device) answers it in __torch_dispatch__.
         return dispatch.stack.function_level(op, args)
     out = _copy_step(op, args)
     if self._requires_grad and dispatch.state.record is not None:
@@ -211,6 +212,8 @@ def _run_detach(op, args):
     self = args[0]
     _check_type(isinstance(self, dispatch.Tensor), lambda: (
         f"detach(): argument 'input' (position 1) must be Tensor, not {type(self).__name__}"))
+    if type(self._data) is MetaArray and self._device is not META:
+        return dispatch.stack.function_level(op, args)     # a wrapper subclass answers it
     return detached(self)
 
 

@@ -20,7 +20,9 @@ import operator
 import warnings
 
 import numpy as np
+from numpy import ndarray
 
+from ember._backends.meta import MetaArray
 from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_index, _check_not_implemented, _check_value
@@ -232,7 +234,16 @@ def _nonzero_arrays(mask):
 def _data_for_walk(self):
     # Basic indexing only takes views: a meta stand-in with true strides (never read) gives
     # the view's true strides (NOTE [meta view strides] in dispatch/runners.py).
-    return self._data.stand_in(strided=True) if self._device is META else self._data
+    # A wrapper subclass's MetaArray and a sparse tensor's components are walked the same way
+    # (their ops are replayed, _wants_ops).
+    data = self._data
+    if type(data) is ndarray:
+        return data
+    if type(data) is MetaArray:
+        return data.stand_in(strided=True)
+    if self._device is not CPU and self._device == CPU:      # NOTE [sparse layout]
+        return MetaArray(data.shape, data.dtype).stand_in(strided=True)
+    return data
 
 
 def _view_of(self, array):
@@ -252,6 +263,8 @@ def _replay(self, steps):
             size = result.shape[dim]
             start, stop, step = arg.indices(size)
             stop = max(stop, start)
+            if (start, stop, step) == (0, size, 1):
+                continue        # a whole dim: no op, as in PyTorch (sparse tensors have none)
             result = dispatch.call(OPS["slice.Tensor"], (result, dim, start, stop, step))
         else:
             result = dispatch.call(OPS["unsqueeze"], (result, dim))
@@ -273,9 +286,18 @@ def _index_list(advanced, device):
 
 
 def _wants_ops(self):
-    # Autograd and dispatch modes must see registry ops; the plain path builds the view directly.
-    return (self._requires_grad or dispatch.state.slow) and "select.int" in OPS \
-        and "slice.Tensor" in OPS
+    # Autograd, dispatch modes, wrapper subclasses (a MetaArray of their own on a real device,
+    # answering ops in __torch_dispatch__) and sparse tensors must see registry ops; the plain
+    # path builds the view directly.
+    return (self._requires_grad or dispatch.state.slow
+            or type(self._data) is not ndarray and _stands_in(self)) \
+        and "select.int" in OPS and "slice.Tensor" in OPS
+
+
+def _stands_in(self) -> bool:
+    """Whether `self._data` is no array of its device (a wrapper subclass, a sparse tensor)."""
+    data = self._data
+    return type(data) is MetaArray or self._device is not CPU and self._device == CPU
 
 
 def getitem(self, index):

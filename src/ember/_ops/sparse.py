@@ -18,7 +18,8 @@ def _layouts():
     global _SPARSE_TYPES
     if _SPARSE_TYPES is None:
         from ember._core.dispatch.sparse import SPARSE_TYPES
-        from ember._ops import sparse_kernels  # noqa: F401  (registers the sparse kernels)
+        from ember._ops import sparse_indexing, sparse_kernels  # noqa: F401  (registers the
+        # sparse kernels)
         _SPARSE_TYPES = SPARSE_TYPES
     return _SPARSE_TYPES
 
@@ -153,7 +154,11 @@ def to_sparse(self, sparseDims=None, *, layout=None, blocksize=None, dense_dim=N
         _check(layout is ember.sparse_csr, lambda: f"to_sparse: unsupported layout {layout}")
         return to_sparse_csr(self, dense_dim)
     if _is_sparse(self):
-        return self if type(self._data).__name__ == "SparseCOO" else _csr_to_coo(self)
+        kind = type(self._data).__name__
+        if kind == "SparseCSC":
+            from ember._ops.sparse_csc import csc_to_coo
+            return csc_to_coo(self)
+        return self if kind == "SparseCOO" else _csr_to_coo(self)
     ndim = self.dim()
     sparse_dim = ndim if sparseDims is None else sparseDims
     if dense_dim is not None:
@@ -184,7 +189,7 @@ def to_sparse_csr(self, dense_dim=None):
     if _is_sparse(self):
         if type(self._data).__name__ == "SparseCSR":
             return self
-        return arrays.coo_to_csr(self)
+        return arrays.coo_to_csr(to_sparse(self))
     _check(self.dim() == 2 and not dense_dim,
            lambda: f"to_sparse_csr: expected a 2-D tensor, got {self.dim()}-D")
     return arrays.coo_to_csr(arrays.array_to_coo(self.detach().numpy(), 2, self.dtype))
@@ -307,6 +312,9 @@ def rebuild_sparse(layout_name, components, size, coalesced=False, requires_grad
     if layout_name == "sparse_csr":
         crow, col, values = components
         out = sparse_csr_tensor(crow, col, values, size)
+    elif layout_name == "sparse_csc":
+        from ember._ops.sparse_csc import sparse_csc_tensor
+        out = sparse_csc_tensor(*components, size)
     else:
         indices, values = components
         out = sparse_coo_tensor(indices, values, size, is_coalesced=bool(coalesced))
@@ -318,6 +326,8 @@ def sparse_parts(t):
     data = t._data
     if data.layout_name == "sparse_csr":
         parts = (data.crow_indices, data.col_indices, data.values)
+    elif data.layout_name == "sparse_csc":
+        parts = (data.ccol_indices, data.row_indices, data.values)
     else:
         parts = (data.indices, data.values)
     return data.layout_name, parts, tuple(data.shape), bool(data.coalesced)

@@ -1,4 +1,4 @@
-"""Sparse COO and CSR tensors at the array level: building them, coalescing, converting between
+"""Sparse COO, CSR and CSC tensors at the array level: building them, coalescing, converting between
 layouts and to dense arrays, and SciPy matrices of them (SciPy imported on first use).
 
 NOTE [sparse layout] (_core/dispatch/sparse.py) says what a sparse tensor holds. Indices are
@@ -11,7 +11,7 @@ import numpy as np
 from ember._core import dtype as dt
 from ember._core.device import CPU
 from ember._core.dispatch import wrap
-from ember._core.dispatch.sparse import SparseCOO, SparseCSR, make_sparse
+from ember._core.dispatch.sparse import SparseCOO, SparseCSC, SparseCSR, make_sparse
 
 
 def dense_tensor(array):
@@ -31,6 +31,21 @@ def csr(crow, col, values, shape, requires_grad=False, values_dtype=None):
     values_tensor = wrap(values, values_dtype or dt.NP_TO_DTYPE[values.dtype], CPU)
     data = SparseCSR(dense_tensor(crow), dense_tensor(col), values_tensor, shape)
     return make_sparse(data, requires_grad)
+
+
+def csc(ccol, row, values, shape, requires_grad=False, values_dtype=None):
+    values_tensor = wrap(values, values_dtype or dt.NP_TO_DTYPE[values.dtype], CPU)
+    data = SparseCSC(dense_tensor(ccol), dense_tensor(row), values_tensor, shape)
+    return make_sparse(data, requires_grad)
+
+
+def csc_to_coo_arrays(data):
+    """(indices, values) of a CSC matrix, coalesced (row-major)."""
+    ccol = data.ccol_indices._data
+    cols = np.repeat(np.arange(len(ccol) - 1, dtype=np.int64), np.diff(ccol))
+    rows = data.row_indices._data.astype(np.int64)
+    order = np.lexsort((cols, rows))
+    return np.stack([rows[order], cols[order]]), data.values._data[order]
 
 
 def like_coo(t, values, indices=None, coalesced=None):
@@ -92,8 +107,9 @@ def csr_to_coo_arrays(data):
 def to_array(t):
     """The dense array of a sparse tensor."""
     data = t._data
-    if type(data) is SparseCSR:
-        indices, values = csr_to_coo_arrays(data)
+    if type(data) is SparseCSR or type(data) is SparseCSC:
+        convert = csr_to_coo_arrays if type(data) is SparseCSR else csc_to_coo_arrays
+        indices, values = convert(data)
         out = np.zeros(data.shape, dtype=values.dtype)
         out[tuple(indices)] = values
         return out
@@ -133,12 +149,17 @@ def coo_to_csr(t):
 
 
 def scipy_matrix(t):
-    """A SciPy CSR matrix of a 2-D sparse tensor with scalar values, made once per tensor (its
+    """A SciPy CSR (CSC for CSC) matrix of a 2-D sparse tensor with scalar values, made once per tensor (its
     arrays are the tensor's own, so in-place writes to the values show through)."""
     data = t._data
     if data.cache is not None:
         return data.cache
     import scipy.sparse
+    if type(data) is SparseCSC:
+        data.cache = scipy.sparse.csc_matrix(
+            (data.values._data, data.row_indices._data, data.ccol_indices._data),
+            shape=data.shape, copy=False)
+        return data.cache
     if type(data) is SparseCOO:
         t = coalesced(t)
         indices = t._data.indices._data

@@ -234,7 +234,9 @@ register("neg")(_values_map(np.negative, coalesce_first=False))
 def transpose(op, args):
     t = args[0]
     data = t._data
-    _check(type(data) is SparseCOO, "transpose: sparse CSR transposes are not supported")
+    if type(data) is SparseCSR:
+        from ember._ops.sparse_csc import compressed_transpose
+        return compressed_transpose(op, args)
     ndim = data.ndim
     dim0, dim1 = (0, 1) if op.name == "t" else (args[1] % max(ndim, 1), args[2] % max(ndim, 1))
     _check(dim0 < data.sparse_dim and dim1 < data.sparse_dim,

@@ -21,6 +21,10 @@ def sparse_repr(t) -> str:
     if data.layout_name == "sparse_coo":
         parts = [_component("indices", data.indices, indent),
                  _component("values", data.values, indent)]
+    elif data.layout_name == "sparse_csc":
+        parts = [_component("ccol_indices", data.ccol_indices, indent),
+                 _component("row_indices", data.row_indices, indent),
+                 _component("values", data.values, indent)]
     else:
         parts = [_component("crow_indices", data.crow_indices, indent),
                  _component("col_indices", data.col_indices, indent),

@@ -11,7 +11,9 @@ elements get zero gradient.
 """
 from __future__ import annotations
 
+import functools
 import math
+import sys
 
 import ember
 from ember._core import dtype as dt
@@ -19,6 +21,20 @@ from ember._core.checks import _check, _check_index, _check_not_implemented, _ch
 from ember._core.shape import wrap_dim
 
 _WIDENED_FOR_SUM = frozenset((dt.uint8, dt.bool_, dt.int8, dt.int16, dt.int32))
+
+
+def _takes_masked_tensor(reduction):
+    """A MaskedTensor input reduces over its data with its own mask (any `mask` argument is
+    ignored, as in PyTorch); the result is a plain tensor, and the data's gradient returns to
+    the MaskedTensor with its mask."""
+    @functools.wraps(reduction)
+    def run(input, *args, **kwargs):
+        module = sys.modules.get("ember.masked._tensor")    # loaded once one exists
+        if module is not None and isinstance(input, module.MaskedTensor):
+            kwargs["mask"] = input.get_mask()
+            input = input.get_data()
+        return reduction(input, *args, **kwargs)
+    return run
 
 
 def _canonical_dims(dim, ndim: int) -> tuple:
@@ -94,6 +110,7 @@ def _sum_dtype(input, dtype):
     return dt.int64 if input.dtype in _WIDENED_FOR_SUM else input.dtype
 
 
+@_takes_masked_tensor
 def sum(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     """sum(input, dim=None, *, keepdim=False, dtype=None, mask=None) -> Tensor: the sum of the
     elements `mask` keeps (0 where it keeps none)."""
@@ -102,6 +119,7 @@ def sum(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     return ember.sum(_fill_masked("sum", input, mask), dims, bool(keepdim), dtype=dtype)
 
 
+@_takes_masked_tensor
 def prod(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     """prod(input, dim=None, *, keepdim=False, dtype=None, mask=None) -> Tensor: the product of
     the elements `mask` keeps (1 where it keeps none)."""
@@ -112,6 +130,7 @@ def prod(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     return result
 
 
+@_takes_masked_tensor
 def cumsum(input, dim, *, dtype=None, mask=None):
     """cumsum(input, dim, *, dtype=None, mask=None) -> Tensor: running sums that skip masked-out
     elements (they contribute 0)."""
@@ -120,6 +139,7 @@ def cumsum(input, dim, *, dtype=None, mask=None):
     return ember.cumsum(_fill_masked("sum", input, mask), axis, dtype=dtype).to(dtype=dtype)
 
 
+@_takes_masked_tensor
 def cumprod(input, dim, *, dtype=None, mask=None):
     """cumprod(input, dim, *, dtype=None, mask=None) -> Tensor: running products that skip
     masked-out elements (they contribute 1)."""
@@ -128,6 +148,7 @@ def cumprod(input, dim, *, dtype=None, mask=None):
     return ember.cumprod(_fill_masked("prod", input, mask), axis, dtype=dtype).to(dtype=dtype)
 
 
+@_takes_masked_tensor
 def amax(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     """amax(input, dim=None, *, keepdim=False, dtype=None, mask=None) -> Tensor: the largest kept
     element (-inf, or the dtype's minimum, where none is kept)."""
@@ -136,6 +157,7 @@ def amax(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     return ember.amax(_fill_masked("max", input, mask), dims, bool(keepdim)).to(dtype=dtype)
 
 
+@_takes_masked_tensor
 def amin(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     """amin(input, dim=None, *, keepdim=False, dtype=None, mask=None) -> Tensor: the smallest kept
     element (+inf, or the dtype's maximum, where none is kept)."""
@@ -144,6 +166,7 @@ def amin(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     return ember.amin(_fill_masked("min", input, mask), dims, bool(keepdim)).to(dtype=dtype)
 
 
+@_takes_masked_tensor
 def argmax(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     """argmax(input, dim=None, *, keepdim=False, dtype=None, mask=None) -> Tensor: the index of
     the largest kept element, in `dtype` (the input's dtype by default, as PyTorch)."""
@@ -152,6 +175,7 @@ def argmax(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     return ember.argmax(filled, dim, bool(keepdim)).to(dtype=dtype)
 
 
+@_takes_masked_tensor
 def argmin(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     """argmin(input, dim=None, *, keepdim=False, dtype=None, mask=None) -> Tensor: the index of
     the smallest kept element, in `dtype` (the input's dtype by default, as PyTorch)."""
@@ -178,6 +202,7 @@ def _count(input, dim, keepdim, mask):
     return mask.sum(dim=dim, keepdim=bool(keepdim))
 
 
+@_takes_masked_tensor
 def mean(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     """mean(input, dim=None, *, keepdim=False, dtype=None, mask=None) -> Tensor: the mean of the
     kept elements (NaN where none is kept)."""
@@ -188,6 +213,7 @@ def mean(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     return total / count
 
 
+@_takes_masked_tensor
 def median(input, dim=-1, *, keepdim=False, dtype=None, mask=None):
     """median(input, dim=-1, *, keepdim=False, dtype=None, mask=None) -> Tensor: the median of the
     kept elements (NaN where none is kept; an error for integer input then)."""
@@ -207,6 +233,7 @@ def median(input, dim=-1, *, keepdim=False, dtype=None, mask=None):
     return output.to(dtype=dtype)
 
 
+@_takes_masked_tensor
 def logsumexp(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     """logsumexp(input, dim=None, *, keepdim=False, dtype=None, mask=None) -> Tensor: log of the
     sum of exp over the kept elements (-inf where none is kept)."""
@@ -225,6 +252,7 @@ def logaddexp(input, other, *, dtype=None, input_mask=None, other_mask=None):
     return ember.logaddexp(left, right).to(dtype=dtype)
 
 
+@_takes_masked_tensor
 def norm(input, ord=2.0, dim=None, *, keepdim=False, dtype=None, mask=None):
     """norm(input, ord=2.0, dim=None, *, keepdim=False, dtype=None, mask=None) -> Tensor: the
     vector `ord`-norm of the kept elements (0 where none is kept; +inf for ord=-inf)."""
@@ -259,6 +287,7 @@ def _var(input, dim, unbiased, correction, keepdim, dtype, mask, take_sqrt):
     return ember.sqrt(output) if take_sqrt else output
 
 
+@_takes_masked_tensor
 def var(input, dim=None, unbiased=None, *, correction=None, keepdim=False, dtype=None,
         mask=None):
     """var(input, dim=None, unbiased=None, *, correction=None, keepdim=False, dtype=None,
@@ -266,6 +295,7 @@ def var(input, dim=None, unbiased=None, *, correction=None, keepdim=False, dtype
     return _var(input, dim, unbiased, correction, keepdim, dtype, mask, take_sqrt=False)
 
 
+@_takes_masked_tensor
 def std(input, dim=None, unbiased=None, *, correction=None, keepdim=False, dtype=None,
         mask=None):
     """std(input, dim=None, unbiased=None, *, correction=None, keepdim=False, dtype=None,
@@ -273,6 +303,7 @@ def std(input, dim=None, unbiased=None, *, correction=None, keepdim=False, dtype
     return _var(input, dim, unbiased, correction, keepdim, dtype, mask, take_sqrt=True)
 
 
+@_takes_masked_tensor
 def softmax(input, dim, *, dtype=None, mask=None):
     """softmax(input, dim, *, dtype=None, mask=None) -> Tensor: softmax over the kept elements
     (masked-out ones get 0; a slice with none kept is NaN)."""
@@ -282,6 +313,7 @@ def softmax(input, dim, *, dtype=None, mask=None):
     return ember.nn.functional.softmax(filled, axis, dtype=dtype)
 
 
+@_takes_masked_tensor
 def log_softmax(input, dim, *, dtype=None, mask=None):
     """log_softmax(input, dim, *, dtype=None, mask=None) -> Tensor: log of the masked softmax
     (masked-out elements get -inf)."""
@@ -291,6 +323,7 @@ def log_softmax(input, dim, *, dtype=None, mask=None):
     return ember.nn.functional.log_softmax(filled, axis, dtype=dtype)
 
 
+@_takes_masked_tensor
 def softmin(input, dim, *, dtype=None, mask=None):
     """softmin(input, dim, *, dtype=None, mask=None) -> Tensor: softmax of -input over the kept
     elements."""
@@ -300,6 +333,7 @@ def softmin(input, dim, *, dtype=None, mask=None):
     return ember.nn.functional.softmin(filled, axis, dtype=dtype)
 
 
+@_takes_masked_tensor
 def normalize(input, ord, dim, *, eps=1e-12, dtype=None, mask=None):
     """normalize(input, ord, dim, *, eps=1e-12, dtype=None, mask=None) -> Tensor: the kept
     elements divided by their `ord`-norm along dim (at least eps); masked-out elements give 0."""

@@ -17,6 +17,7 @@ from ember._core.checks import _check, _check_type
 from ember._core.device import CPU, META
 from ember._core.dispatch.process_state import state
 from ember._core.dispatch.sparse import SPARSE_CPU, write_sparse_inplace
+from ember._core.dispatch.subclasses import DISPATCH
 from ember._core.dispatch.wrapping import bump_version
 from ember._core.fp_errors import cast, run_quietly
 
@@ -114,7 +115,9 @@ def _call_inplace_layered(op, args):
             return state.record_inplace(op, args)
         finally:
             modes.function_off -= 1
-    if modes.dispatch_modes:
+    if modes.dispatch_modes or state.overriding and type(self) in DISPATCH:
+        # A subclass with __torch_dispatch__ (a wrapper: no array to write into) answers the
+        # in-place form itself, as a mode does.
         return layered.dispatch_level(op, args, inplace_op(op))
     result = layered.autograd_level(op, args)    # forward AD's handler gives it a tangent
     write_inplace(op, self, result)

@@ -1,8 +1,8 @@
-"""Sparse layouts (COO, CSR) in the dispatcher: what a sparse tensor holds, how calls on one
+"""Sparse layouts (COO, CSR, CSC) in the dispatcher: what a sparse tensor holds, how calls on one
 find their sparse kernels, and PyTorch's error for an op that has none.
 
-NOTE [sparse layout]: a sparse tensor is an ordinary `Tensor` whose `_data` is a `SparseCOO`
-or `SparseCSR` (its component tensors) in place of an array, and whose `_device` is
+NOTE [sparse layout]: a sparse tensor is an ordinary `Tensor` whose `_data` is a `SparseCOO`,
+`SparseCSR` or `SparseCSC` (its component tensors) in place of an array, and whose `_device` is
 `SPARSE_CPU`: a `device` that prints, hashes and compares as `device('cpu')` but is not the
 interned `CPU` object. Every fast path already asks `t._device is CPU` before touching
 `t._data`, so a sparse operand falls to the layered path with no new check on the dense hot
@@ -125,16 +125,48 @@ class SparseCSR:
     sparse_dim = 2
 
 
-SPARSE_TYPES = (SparseCOO, SparseCSR)
+class SparseCSC:
+    """The `_data` of a CSC matrix (what a CSR transpose is): `ccol_indices`, `row_indices`
+    and `values` tensors; its arrays are those of the CSR matrix of its transpose."""
+
+    __slots__ = ("cache", "ccol_indices", "row_indices", "shape", "values")
+    layout_name = "sparse_csc"
+    backend_name = "SparseCsrCPU"
+    coalesced = True
+
+    def __init__(self, ccol_indices, row_indices, values, shape):
+        self.ccol_indices = ccol_indices
+        self.row_indices = row_indices
+        self.values = values
+        self.shape = tuple(shape)
+        self.cache = None
+
+    ndim = SparseCOO.ndim
+    size = SparseCOO.size
+    dtype = SparseCOO.dtype
+    strides = SparseCOO.strides
+    tolist = SparseCOO.tolist
+
+    @property
+    def nnz(self) -> int:
+        return self.row_indices._data.shape[0]
+
+    sparse_dim = 2
+
+
+SPARSE_TYPES = (SparseCOO, SparseCSR, SparseCSC)
 KERNELS: dict = {}       # op name ("mm", "add.Tensor") -> kernel(op, args) on tensors
+# A CSC operand runs only the kernels written for it (the others read COO or CSR components).
+CSC_KERNELS: dict = {}
 
 
-def register(*names):
+def register(*names, table=KERNELS):
     """Declare the sparse kernel of the ops `names`: `kernel(op, args)` gets the call's
-    arguments as tensors (sparse or dense) and returns the result tensor(s)."""
+    arguments as tensors (sparse or dense) and returns the result tensor(s). `table=
+    CSC_KERNELS` declares the kernel a CSC operand runs."""
     def decorate(fn):
         for name in names:
-            KERNELS[name] = fn
+            table[name] = fn
         return fn
     return decorate
 
@@ -151,14 +183,15 @@ def sparse_operand(op, args):
                 and type(getattr(v, "_data", None)) in SPARSE_TYPES:
             return v
     for i in op.list_positions:
-        for v in args[i] or ():
+        for v in args[i] if args[i] is not None else ():   # (a Tensor has no truth value)
             if type(getattr(v, "_data", None)) in SPARSE_TYPES:
                 return v
     return None
 
 
 def run_sparse(op, args, sparse):
-    kernel = KERNELS.get(op.name)
+    kernels = CSC_KERNELS if _has_csc(op, args) else KERNELS
+    kernel = kernels.get(op.name)
     if kernel is None:
         raise NotImplementedError(
             f"Could not run 'aten::{op.name.split('.')[0]}' with arguments from the "
@@ -166,6 +199,10 @@ def run_sparse(op, args, sparse):
             "doesn't exist for this backend, or was omitted during the selective/custom build "
             "process (if using custom build).")
     return kernel(op, args)
+
+
+def _has_csc(op, args) -> bool:
+    return any(type(getattr(args[i], "_data", None)) is SparseCSC for i in op.tensor_positions)
 
 
 _installed = []
