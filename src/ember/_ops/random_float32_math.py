@@ -18,6 +18,8 @@ plain float32 arithmetic. Outside the fill (other inputs) use `fma32`.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 _F32, _F64 = np.float32, np.float64
@@ -38,14 +40,18 @@ _FOUR_OVER_PI = _F32(1.27323954473516)
 _ONE, _HALF = _F32(1.0), _F32(0.5)
 
 
-def fma32(a, b, c):
+def fma32(a, b, c, grid=None):
     """a * b + c rounded once to float32, for any float32 inputs. The float32 product is exact
     in float64, so the float64 sum is one rounding; a second rounding to float32 can only go
     wrong when that sum lands exactly halfway between two floats and was itself rounded, and
-    there the exact remainder decides."""
+    there the exact remainder decides. With `grid`, every a is a multiple of 2**grid below 1
+    in magnitude and b, c are numbers: when such sums all fit in float64's 53 bits, the
+    float64 sum is exact and there is nothing to check."""
     total = np.multiply(a, b, dtype=_F64)
     total += c
     rounded = total.astype(_F32)
+    if grid is not None and _sums_are_exact(grid, float(b), float(c)):
+        return rounded
     halfway = np.flatnonzero((total.view(np.int64) & 0x1FFFFFFF) == 0x10000000)
     if halfway.size:
         def at_halfway(value):
@@ -61,6 +67,16 @@ def fma32(a, b, c):
             nudged = np.nextafter(near, np.where(error > 0, np.inf, -np.inf))
             rounded.reshape(-1)[halfway[inexact]] = nudged[inexact].astype(_F32)
     return rounded
+
+
+def _sums_are_exact(grid, b, c):
+    """Whether k * 2**grid * b + c is exact in float64 for every integer k < 2**-grid."""
+    lowest, top = [], abs(b) + abs(c)
+    if b:
+        lowest.append(grid + math.frexp(b)[1] - 24)     # (b has 24 significant bits)
+    if c:
+        lowest.append(math.frexp(c)[1] - 24)
+    return not lowest or math.frexp(top)[1] - min(lowest) <= 53
 
 
 class _Fused:
