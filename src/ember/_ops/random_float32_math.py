@@ -11,7 +11,7 @@ step a * b + c runs in float64 (the product of two floats is exact there) and is
 float32 once more; that second rounding could differ from one fused rounding only where the
 float64 sum lands exactly halfway between two floats. The fill's inputs are few: 1 - u and
 2 pi u for the 2**24 uniforms u = k / 2**24, and on every one of them `log` and `sincos` give
-what the halfway-checked `fma32` gives (tests/test_random_float32_math.py walks all of them),
+what the halfway-checked `fma32` gives (tests/test_random_fast_paths.py walks all of them),
 so they skip the check. The steps the compiled code does not fuse, or where fusing makes no
 difference on those inputs (the range reduction's first two parts, log's last two steps), are
 plain float32 arithmetic. Outside the fill (other inputs) use `fma32`.

@@ -275,13 +275,9 @@ def integers_default(generator, count, dtype):
 def permutation(generator, n):
     """randperm(n): PyTorch's Fisher-Yates, swapping i with i + word % (n - i)."""
     if n < (1 << 32) // 20:
-        # (each swap reads what the earlier ones left, so the swaps run one by one)
         targets = (generator.random32(max(n - 1, 0)).astype(np.int64) %
-                   np.arange(n, 1, -1, dtype=np.int64) + np.arange(n - 1)).tolist()
-        order = list(range(n))
-        for i, j in enumerate(targets):
-            order[i], order[j] = order[j], order[i]
-        return np.array(order, dtype=np.int64)
+                   np.arange(n, 1, -1, dtype=np.int64) + np.arange(n - 1))
+        return _swapped(targets, n)
     # Huge n: the inside-out variant with 64-bit draws.
     picks = (generator.random64(n) % np.arange(1, n + 1, dtype=np.uint64)).tolist()
     order = [0] * n
@@ -289,6 +285,45 @@ def permutation(generator, n):
         order[i] = order[j]
         order[j] = i
     return np.array(order, dtype=np.int64)
+
+
+def _swapped(targets, n):
+    """range(n) after swapping i with targets[i] (>= i) for i = 0, 1, ..., n - 2, in order,
+    without running the swaps one by one.
+
+    NOTE [Fisher-Yates without a loop]: position i is final once step i has run (later steps
+    touch only positions above i). Call v[k] the value at position k when step k comes (for
+    k = n - 1: its final value). The last step m < k that targeted position k left v[m] there,
+    so v[k] = v[m], or k itself when no earlier step targeted k: a chain of ever earlier
+    steps, followed to its end by pointer doubling. Step i then puts at position i the value
+    at targets[i]: v[i] when it targets itself, else v of the previous step with the same
+    target, or targets[i] when it is the first one."""
+    from ember._ops.sparse_arrays import stable_order
+    steps = n - 1
+    if steps <= 0:
+        return np.arange(n, dtype=np.int64)
+    by_target = stable_order(targets)                  # grouped by target, in step order
+    grouped = targets[by_target]
+    repeat = grouped[1:] == grouped[:-1]
+    earlier = np.full(steps, -1, np.int64)             # the previous step with that target
+    earlier[by_target[1:][repeat]] = by_target[:-1][repeat]
+    last = np.full(n, -1, np.int64)                    # the last step targeting a position
+    group_ends = np.append(~repeat, True)
+    last[grouped[group_ends]] = by_target[group_ends]
+    own = np.flatnonzero(last[:steps] == np.arange(steps))
+    last[own] = earlier[own]                           # (a step k targeting k comes too late)
+    source = np.where(last >= 0, last, np.arange(n))   # chains end where source[k] == k
+    pending = np.flatnonzero(last >= 0)
+    while pending.size:
+        hop = source[pending]
+        further = source[hop]
+        source[pending] = further
+        pending = pending[further != hop]
+    out = np.empty(n, np.int64)
+    previous = np.where(earlier >= 0, source[np.maximum(earlier, 0)], targets)
+    out[:steps] = np.where(targets == np.arange(steps), source[:steps], previous)
+    out[steps] = source[steps]
+    return out
 
 
 # --------------------------------------------------------------------------- others

@@ -1,7 +1,9 @@
-"""The float32 normal fill's fast log and sin/cos (NOTE [float32 normal fill]) on every input
-the fill can give them, against the same polynomials evaluated with a correctly rounded fused
-multiply-add at every step; and that fused multiply-add against exact rational arithmetic.
-(The fill itself is compared with PyTorch in tests/test_random_torch_stream.py.)"""
+"""ember's fast ways to PyTorch's random numbers, against the plain ways they replace: the
+float32 normal fill's log and sin/cos (NOTE [float32 normal fill]) on every input the fill can
+give them, against the same polynomials with a correctly rounded fused multiply-add at every
+step (and that multiply-add against exact rational arithmetic); randperm's Fisher-Yates without
+a loop against the loop. (The numbers themselves are compared with PyTorch's in
+tests/test_random_torch_stream.py.)"""
 from __future__ import annotations
 
 from fractions import Fraction
@@ -100,3 +102,18 @@ def test_fill_sincos_on_every_input():
                                    _F32(2.0 ** -24))
         for got, expected in zip(m.sincos(theta), _sincos_step_by_step(theta)):
             np.testing.assert_array_equal(got.view(np.int32), expected.view(np.int32))
+
+
+def test_fisher_yates_without_a_loop_is_the_loop():
+    """NOTE [Fisher-Yates without a loop]: the same permutation as running the swaps."""
+    from ember._ops.random_transforms import _swapped
+    rng = np.random.default_rng(1)
+    for n in [1, 2, 3, 5, 17, 1000, 50000]:
+        shapes = [rng.integers(0, 1 << 32, max(n - 1, 0)) % np.arange(n, 1, -1) +
+                  np.arange(n - 1) for _ in range(20 if n < 5000 else 2)]
+        shapes += [np.arange(n - 1), np.full(max(n - 1, 0), n - 1)]    # all fixed, all last
+        for targets in shapes:
+            order = list(range(n))
+            for i, j in enumerate(targets.tolist()):
+                order[i], order[j] = order[j], order[i]
+            np.testing.assert_array_equal(_swapped(targets.astype(np.int64), n), order)
