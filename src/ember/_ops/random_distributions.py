@@ -11,7 +11,8 @@ the stream depends on every rejection and every cached Box-Muller normal before 
 vectorised attempt, run the usual path in bulk and restart after each rejection, still costs a
 Python step per rejection, ~2-5% of elements, and ends near a Python loop per number.)
 tests/distributions/test_sampler_distributions.py checks the distributions against PyTorch's
-draws.
+draws; tests/distributions/test_gamma_stream_reference.py replays PyTorch's gamma loop one
+number at a time (bit for bit, float32 and float64), the reference for an exact sampler.
 
 NOTE [implicit reparameterisation]: a sample x of a distribution with CDF F(x; a) moves with
 its parameter as dx/da = -(dF/da) / (dF/dx) (differentiate F(x(a); a) = u at a fixed uniform
