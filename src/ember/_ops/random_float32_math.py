@@ -13,7 +13,7 @@ float64 sum lands exactly halfway between two floats. The fill's inputs are few:
 2 pi u for the 2**24 uniforms u = k / 2**24, and on every one of them `log` and `sincos` give
 what the halfway-checked `fma32` gives (tests/test_random_fast_paths.py walks all of them),
 so they skip the check. The steps the compiled code does not fuse, or where fusing makes no
-difference on those inputs (the range reduction's first two parts, log's last two steps), are
+difference on those inputs (the range reduction's first two parts, log's `- z / 2`), are
 plain float32 arithmetic. Outside the fill (other inputs) use `fma32`.
 """
 from __future__ import annotations
