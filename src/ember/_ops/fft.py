@@ -107,9 +107,28 @@ def _r2c_grad(c):
     # of the spectrum a onesided result drops has no gradient (zeros).
     dim = list(c.dim)
     grad = c.grad
+    if c.onesided and len(dim) == 1:
+        return _onesided_r2c_grad(grad, dim[0], c.normalization, c.self.shape[dim[0]])
     if c.onesided:
         grad = _pad_last(grad, dim[-1], c.self.shape[dim[-1]])
     return call(OPS["_fft_c2c"], (grad, dim, c.normalization, False)).real
+
+
+def _onesided_r2c_grad(grad, dim, normalization, size):
+    """Re(ifft(g padded with zeros to `size`)) for a onesided spectrum g along one dim, as a
+    c2r transform (half the work of the complex one): the real part of ifft(z) is the c2r
+    transform of the Hermitian (z_k + conj(z_-k)) / 2, and with the upper half of z zero that
+    is z_k / 2, except the bins that are their own mirror image (0 and, for an even size, the
+    last), where it is z_k's real part, all a c2r reads there."""
+    bins = grad.shape[dim]
+    weights = np.full(bins, 0.5, dtype=np.float32)
+    weights[0] = 1
+    if size % 2 == 0:
+        weights[-1] = 1
+    shape = [1] * grad.ndim
+    shape[dim] = bins
+    weight = grad.new_tensor(weights.reshape(shape), dtype=grad._dtype.to_real())
+    return call(OPS["_fft_c2r"], (grad * weight, [dim], normalization, size))
 
 
 def _c2r_grad(c):

@@ -13,9 +13,14 @@ the phase has Im diag(V^H gV) != 0 and raises PyTorch's error (the gauge check).
 """
 from __future__ import annotations
 
+import importlib.util
+
+import numpy as np
+
 from ember._core.checks import _check
 from ember._core.dispatch import call
 from ember._core.registry import OPS, register_op
+from ember._core.threads import intra_op_threads, parallel_map
 from ember._ops.linalg_common import (
     check_floating,
     check_kernel_dtype,
@@ -154,9 +159,44 @@ def linalg_eigh(xp, A, UPLO="L"):
     _eigh_checks(A, UPLO)
     if A.size == 0:
         return (xp.zeros(A.shape[:-1], dtype=real_dtype(A.dtype)), xp.zeros(A.shape, A.dtype))
-    values, vectors = xp.linalg.eigh(A, UPLO=UPLO.upper())
+    found = _lapack_eigh(A, UPLO.upper() == "L") if xp is np else None
+    values, vectors = found if found is not None else xp.linalg.eigh(A, UPLO=UPLO.upper())
     return (xp.asarray(values, dtype=real_dtype(A.dtype), order="C"),
             xp.asarray(vectors, dtype=A.dtype, order="C"))
+
+
+def _lapack_eigh(A, lower):
+    """(eigenvalues, eigenvectors) by LAPACK's divide-and-conquer syevd/heevd through SciPy,
+    one matrix at a time (on the intra-op threads), or None where SciPy is missing or LAPACK
+    reports a failure (NumPy's eigh then decides). NumPy's batched eigh runs the same
+    routine, ~1.5x slower for a batch of 128 x 128 float32 matrices (its bundled LAPACK)."""
+    if importlib.util.find_spec("scipy") is None:
+        return None
+    from scipy.linalg import lapack
+    n = A.shape[-1]
+    flat = A.reshape((-1, n, n))
+    hermitian = A.dtype.kind == "c"
+    prefix = {"f": "s", "d": "d", "F": "c", "D": "z"}[A.dtype.char]
+    routine = getattr(lapack, prefix + ("heevd" if hermitian else "syevd"))
+    sizes = getattr(lapack, prefix + ("heevd" if hermitian else "syevd") + "_lwork")(
+        n, compute_v=1, lower=int(lower))
+    workspace = {"lwork": int(sizes[0].real), "liwork": int(sizes[1])}
+    if hermitian:
+        workspace["lrwork"] = int(sizes[2])
+    values = np.empty(flat.shape[:2], dtype=real_dtype(A.dtype))
+    vectors = np.empty(flat.shape, dtype=A.dtype)
+
+    def one(k):
+        w, v, info = routine(flat[k], compute_v=1, lower=int(lower), **workspace)
+        values[k], vectors[k] = w, v
+        return info
+
+    batch = range(flat.shape[0])
+    infos = parallel_map(one, batch) if intra_op_threads() > 1 and len(batch) > 1 \
+        else [one(k) for k in batch]
+    if any(infos):
+        return None
+    return values.reshape(A.shape[:-1]), vectors.reshape(A.shape)
 
 
 def eigh(A, UPLO="L"):

@@ -301,8 +301,14 @@ def sgn(xp, self):
     kind = self.dtype.kind
     if kind == "c":
         modulus = xp.abs(self)
-        safe = xp.where(modulus == 0, modulus.dtype.type(1), modulus)
-        return xp.where(modulus == 0, self.dtype.type(0), self / safe)
+        zero = modulus == 0
+        safe = xp.where(zero, modulus.dtype.type(1), modulus)
+        # Each part divided by the real modulus (NumPy would divide by a complex one, ~10x
+        # slower and rounded twice).
+        out = xp.empty_like(self)
+        xp.divide(self.real, safe, out=out.real)
+        xp.divide(self.imag, safe, out=out.imag)
+        return xp.where(zero, self.dtype.type(0), out)
     return self.copy() if kind == "b" else _sign_of(xp, self)
 
 

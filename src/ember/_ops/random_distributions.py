@@ -6,6 +6,13 @@ NOTE [gamma's stream]: PyTorch's gamma, Dirichlet and binomial samplers are reje
 that draw a varying number of words per element; as for poisson (NOTE [poisson's stream],
 random.py) ember takes one 64-bit draw from the generator to seed NumPy's sampler. The numbers
 follow the distribution, and one seed gives the same numbers, but they are not PyTorch's.
+(Reproducing the stream would mean replaying PyTorch's serial loop: where element i starts in
+the stream depends on every rejection and every cached Box-Muller normal before it, so the
+vectorised attempt, run the usual path in bulk and restart after each rejection, still costs a
+Python step per rejection, ~2-5% of elements, and ends near a Python loop per number.)
+tests/distributions/test_sampler_distributions.py checks the distributions against PyTorch's
+draws; tests/distributions/test_gamma_stream_reference.py replays PyTorch's gamma loop one
+number at a time (bit for bit, float32 and float64), the reference for an exact sampler.
 
 NOTE [implicit reparameterisation]: a sample x of a distribution with CDF F(x; a) moves with
 its parameter as dx/da = -(dF/da) / (dF/dx) (differentiate F(x(a); a) = u at a fixed uniform

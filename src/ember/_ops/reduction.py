@@ -21,7 +21,7 @@ from ember._core.shape import wrap_dim, wrap_dims
 from ember._ops.creation_ranges import arange
 from ember._ops.grad_utils import by_dim, conj, unreduce, where
 from ember._ops.pointwise import not_implemented_for
-from ember._ops.summation import THREADED_SUM, accurate_sum, cast_for_sum
+from ember._ops.summation import THREADED_SUM, accurate_sum, cast_for_sum, widen_half
 
 _INT64 = dt.int64._np
 # NOTE [half reductions accumulate in float32]: PyTorch's CPU kernels sum, average and compare
@@ -193,7 +193,7 @@ def sum(xp, self, dim=None, keepdim=False, dtype=None):
     # Cast to the result dtype first (rounding as PyTorch), then widen halves to accumulate.
     x = self if self.dtype == result else cast_for_sum(self, result)
     if result in _LOW_PRECISION:
-        x = x.astype(np.float32)
+        x = widen_half(x) if result == np.float16 else x.astype(np.float32)
     return finish(xp, accurate_sum(xp, x, reduced_dims(dim, self.ndim), keepdim), result)
 
 

@@ -69,7 +69,40 @@ def cast_for_sum(x, np_dtype):
         return x
     if x.dtype.kind == "c" and np_dtype.kind != "c":
         x = x.real
+    if x.dtype == np.float16 and np_dtype == np.float32:
+        return widen_half(x)
     return x.astype(np_dtype)
+
+
+# NumPy converts float16 to float32 one element at a time (~3 ns each); by bits in chunks that
+# stay in cache it is several times faster. Below this size the plain cast is as quick.
+_WIDEN_BY_BITS = 1 << 14
+_WIDEN_CHUNK = 1 << 16
+_HALF_EXPONENT = 0x7C00
+
+
+def widen_half(x):
+    """A float16 NumPy array as float32, exactly (what x.astype(np.float32) gives): a float16's
+    bits shifted up by 13 are the float32 with the same sign and mantissa and an exponent 112
+    too small (subnormals included), so one multiply by 2**112 finishes the job; infinities
+    and NaNs (the top exponent) take the plain cast."""
+    if type(x) is not np.ndarray or x.size < _WIDEN_BY_BITS:
+        return x.astype(np.float32)
+    bits = np.ascontiguousarray(x).view(np.int16).reshape(-1)
+    out = np.empty(x.shape, np.float32)
+    words = out.view(np.int32).reshape(-1)
+    flat = out.reshape(-1)
+    for at in range(0, bits.size, _WIDEN_CHUNK):
+        half = bits[at:at + _WIDEN_CHUNK]
+        word = words[at:at + _WIDEN_CHUNK]
+        np.copyto(word, half)                        # (sign-extended: bits 16-31 copy the sign)
+        word <<= 13
+        word &= np.int32(-0x70002000)                # 0x8FFFE000: sign, exponent, mantissa
+        flat[at:at + _WIDEN_CHUNK] *= np.float32(2.0 ** 112)
+        special = (half & _HALF_EXPONENT) == _HALF_EXPONENT
+        if special.any():
+            flat[at:at + _WIDEN_CHUNK][special] = half[special].view(np.float16)
+    return out
 
 
 def _by_stride(x, dims):
