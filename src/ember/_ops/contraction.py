@@ -3,6 +3,7 @@ linalg.multi_dot. The plain matrix products live in linalg.py.
 """
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 
@@ -573,7 +574,10 @@ def _multi_dot_meta(tensors):
 
 def _chain(xp, arrays):
     check_kernel_dtype("addmm_impl_cpu_", arrays[0])
-    return xp.array(compute(xp, lambda *ops: xp.linalg.multi_dot(list(ops)), *arrays))
+    if xp is np:
+        return np.array(compute(xp, lambda *ops: np.linalg.multi_dot(list(ops)), *arrays))
+    # CuPy has no multi_dot: the products left to right (the same values up to rounding).
+    return compute(xp, lambda *ops: functools.reduce(xp.matmul, ops), *arrays)
 
 
 def _chain_grad(tensors, g, k):

@@ -125,11 +125,15 @@ def _lu_factor_grad(c):
 
 
 def _permutation_matrix(pivots, m, like):
-    perm = permutation_from_pivots(np.asarray(pivots._data), m)
+    perm = permutation_from_pivots(pivots._host(), m)
     P = np.zeros(perm.shape + (m,), dtype=like._data.dtype)
     np.put_along_axis(P, perm[..., :, None], 1, axis=-1)     # P^T[i, perm[i]] = 1
     from ember._core.dispatch import wrap
-    return wrap(np.ascontiguousarray(P.swapaxes(-1, -2)), like._dtype, like._device)
+    data = np.ascontiguousarray(P.swapaxes(-1, -2))
+    if like._device.type != "cpu":
+        from ember._backends import get_backend
+        data = get_backend(like._device.type).from_host(data, like._device)
+    return wrap(data, like._dtype, like._device)
 
 
 @register_op("linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> "

@@ -69,7 +69,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
             raise ValueError("offsets has to be a 1D Tensor but got None")
         if offsets.ndim != 1:
             raise ValueError("offsets has to be a 1D Tensor")
-        starts = offsets.detach().numpy().astype(np.int64)
+        starts = offsets.detach()._host().astype(np.int64)
         if include_last_offset:
             starts = starts[:-1]
     else:
@@ -93,7 +93,7 @@ def _bags(input, weight, starts, mode, per_sample_weights, padding_idx, scale_gr
           include_last_offset, offsets):
     count = input.shape[0]
     bags = starts.shape[0]
-    indices = input.detach().numpy()
+    indices = input.detach()._host()
     positions = np.arange(count)
     bag_of = np.searchsorted(starts, positions, side="right") - 1
     keep = bag_of >= 0
