@@ -150,13 +150,13 @@ def scatter_planes(xp, values, indices, shape, spatial):
     if values.size == 0 or plane == 0:
         return xp.zeros(shape, values.dtype)
     count = int(np.prod(indices.shape[len(shape) - spatial:]))
-    flat = indices.reshape(planes, count) + (np.arange(planes) * plane)[:, None]
+    flat = indices.reshape(planes, count) + (xp.arange(planes) * plane)[:, None]
     weights = values.reshape(planes, count)
     if weights.dtype.kind == "c":
-        out = (np.bincount(flat.ravel(), weights.real.ravel(), planes * plane)
-               + 1j * np.bincount(flat.ravel(), weights.imag.ravel(), planes * plane))
+        out = (xp.bincount(flat.ravel(), weights.real.ravel(), planes * plane)
+               + 1j * xp.bincount(flat.ravel(), weights.imag.ravel(), planes * plane))
     else:
-        out = np.bincount(flat.ravel(), weights.ravel().astype(np.float64, copy=False),
+        out = xp.bincount(flat.ravel(), weights.ravel().astype(np.float64, copy=False),
                           planes * plane)
     return out.astype(dtype, copy=False).reshape(shape).astype(values.dtype, copy=False)
 
@@ -181,6 +181,8 @@ def _max_pool_backward(xp, grad_output, self, kernel_size, stride, padding, dila
     padded_sizes = _padded_sizes(sizes, out, kernel, stride, padding, dilation)
     grad_input = xp.zeros(self.shape[:-spatial] + padded_sizes, dtype)
     origin, displacement = _plane_positions(sizes, out, kernel, stride, padding, dilation)
+    if xp is not np:
+        origin = xp.asarray(origin)
     for offset, shift in zip(itertools.product(*(range(k) for k in kernel)), displacement):
         grad_input[_window(offset, out, stride, dilation)] += grad * (indices == origin + shift)
     inside = (Ellipsis,) + tuple(slice(p, p + n) for p, n in zip(padding, sizes))
