@@ -205,6 +205,14 @@ def lcm(xp, self, other):
     _tensors_only("lcm", self, other)
     if self.dtype.kind not in "iu":
         not_implemented_for("lcm_cpu", self)
+    if xp is not np:
+        # CuPy's lcm wraps an overflowing int8 product otherwise than NumPy's: NumPy's formula
+        # |a| / gcd(a, b) * |b| in the dtype (wrapping), elementwise on the device.
+        divisor = xp.gcd(self, other)
+        none = divisor == 0
+        product = (xp.abs(self) // xp.where(none, 1, divisor).astype(divisor.dtype)) \
+            * xp.abs(other)
+        return xp.where(none, 0, product).astype(product.dtype, copy=False)
     return xp.lcm(self, other)
 
 
@@ -350,6 +358,9 @@ def frexp(xp, self):
         mantissa, exponent = xp.frexp(self.astype(np.float32))
         return mantissa.astype(self.dtype), exponent.astype(np.int32)
     mantissa, exponent = xp.frexp(self)
+    if xp is not np:
+        # CUDA's frexp leaves the exponent of inf and NaN unspecified; NumPy's is 0.
+        exponent = xp.where(xp.isfinite(self), exponent, 0)
     return mantissa, exponent.astype(np.int32)
 
 
