@@ -12,8 +12,12 @@ imports it. It is strict where CuPy is, so that kernels which would fail on a GP
   takes no `writeable`; `ufunc.at` works for add (CuPy's dtypes), maximum and minimum only;
   `ufunc.accumulate` for add and multiply only; reductions give 0-d arrays, not scalars.
 
-What it cannot show: CuPy's own numerical differences, dtype promotion quirks (bfloat16 in
-`where`), and cupyx's special functions (`cupyx` here is SciPy under the same strict rules).
+What it cannot show: CuPy's own numerical differences (float32 Bessel functions, lcm's int8
+overflow, frexp of inf), dtype promotion quirks (bfloat16 in `where`), argument rules of CuPy's
+own Python functions (tensordot's axes, einsum's ellipsis), and cupyx's special functions
+(`cupyx` here is SciPy under the same strict rules). Known failures that are the fake's own,
+passing on a GPU: the memory pool (it counts nothing), DLPack (NumPy's import is read-only),
+histogram and unravel_index (NumPy scalars where CuPy gives 0-d arrays).
 """
 import types
 
@@ -119,7 +123,7 @@ class ndarray(_np.ndarray):
             raise TypeError(f"fake cupy: CuPy has no {module}.{func.__name__}: {_IMPLICIT}")
         _refuse_host(args)
         _refuse_host(tuple(kwargs.values()))
-        return _device(func(*_plain(args), **_plain(kwargs)))
+        return _device(func(*_plain(args), **{k: _plain(v) for k, v in kwargs.items()}))
 
 
 class _Ufunc:
@@ -158,7 +162,7 @@ def _function(fn, qualified):
     def run(*args, **kwargs):
         _refuse_host(args)
         _refuse_host(tuple(kwargs.values()))
-        return _device(fn(*_plain(args), **_plain(kwargs)))
+        return _device(fn(*_plain(args), **{k: _plain(v) for k, v in kwargs.items()}))
     run.__name__ = getattr(fn, "__name__", qualified)
     run.__qualname__ = qualified
     return run

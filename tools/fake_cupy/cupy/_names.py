@@ -1,7 +1,12 @@
 """The names CuPy 14.2 defines (read off its wheel's __init__ files): the strict fake offers
 only these, as CuPy would."""
 
-CUPY = frozenset("""
+
+def _words(text):
+    return frozenset(text.split())
+
+
+CUPY = _words("""
 AxisError ComplexWarning ElementwiseKernel Inf Infinity ModuleDeprecationWarning NAN NINF NZERO
 NaN PINF PZERO RankWarning RawKernel RawModule ReductionKernel TooHardError
 VisibleDeprecationWarning abs absolute acos acosh add all allclose alltrue amax amin angle
@@ -48,14 +53,14 @@ tril_indices_from trim_zeros triu triu_indices triu_indices_from true_divide tru
 ubyte ufunc uint uint16 uint32 uint64 uint8 uintc uintp ulonglong union1d unique unique_all
 unique_counts unique_inverse unique_values unpackbits unravel_index unsignedinteger unwrap
 ushort vander var vdot vectorize vsplit vstack where who zeros zeros_like
-""".split())
+""")
 
-LINALG = frozenset("""
+LINALG = _words("""
 LinAlgError annotations cholesky cond cross det eig eigh eigvals eigvalsh inv lstsq matmul
 matrix_power matrix_rank matrix_transpose norm pinv qr slogdet solve svd tensorinv tensorsolve
-""".split())
+""")
 
-SPECIAL = frozenset("""
+SPECIAL = _words("""
 annotations bdtr bdtrc bdtri beta betainc betaincinv betaln binom boxcox boxcox1p btdtr btdtri
 cbrt chdtr chdtrc chdtri cosdg cosm1 cotdg digamma ellipeinc ellipj ellipk ellipkinc ellipkm1
 entr erf erfc erfcinv erfcx erfinv exp1 exp10 exp2 expi expit expm1 expn exprel fdtr fdtrc
@@ -64,9 +69,9 @@ i0e i1 i1e inv_boxcox inv_boxcox1p j0 j1 k0 k0e k1 k1e kl_div lambertw log1p log
 log_softmax loggamma logit logsumexp lpmv multigammaln nbdtr nbdtrc nbdtri ndtr ndtri pdtr
 pdtrc pdtri poch polygamma pseudo_huber psi radian rel_entr rgamma round shichi sici sinc sindg
 softmax sph_harm sph_harm_y spherical_yn tandg wright_bessel xlog1py xlogy y0 y1 yn zeta zetac
-""".split())
+""")
 
-FFT = frozenset("""
+FFT = _words("""
 config fft fft2 fftfreq fftn fftshift hfft ifft ifft2 ifftn ifftshift ihfft irfft irfft2 irfftn
 rfft rfft2 rfftfreq rfftn
-""".split())
+""")
