@@ -15,7 +15,13 @@ from ember._core.host_kernels import to_device, to_host
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim
 from ember._ops.grad_utils import conj, identity, where
-from ember._ops.indexing import accumulate_dtype, check_in_bounds, cpp_name, index_arg
+from ember._ops.indexing import (
+    accumulate_dtype,
+    check_in_bounds,
+    cpp_name,
+    device_at,
+    index_arg,
+)
 
 _FULL = slice(None)
 
@@ -66,27 +72,10 @@ def _identity(reduce, dtype):
     return -np.inf if reduce == "amax" else np.inf
 
 
-# NOTE [scatter reductions on CuPy]: CuPy has `ufunc.at` only for add (int32, int64, uint32,
-# uint64, float16, float32, float64) and maximum / minimum; the other reductions (prod) and
-# dtypes (int8, int16, uint8, bool, complex) reduce on the host (NOTE [host kernels]).
-_DEVICE_AT = {
-    "sum": frozenset(np.dtype(t) for t in ("int32", "int64", "uint32", "uint64", "float16",
-                                           "float32", "float64")),
-    "amax": frozenset(np.dtype(t) for t in ("int32", "int64", "uint32", "uint64", "float32",
-                                            "float64")),
-}
-_DEVICE_AT["mean"] = _DEVICE_AT["add"] = _DEVICE_AT["sum"]
-_DEVICE_AT["amin"] = _DEVICE_AT["amax"]
-
-
-def _device_at(reduce, compute) -> bool:
-    return np.dtype(compute) in _DEVICE_AT.get(reduce, ())
-
-
 def reduce_into(xp, self, position, src, reduce, include_self=True):
     """A copy of `self` with `src` reduced into `self[position]` (duplicates accumulate)."""
     compute = accumulate_dtype(self)
-    if xp is not np and not _device_at(reduce, compute):
+    if xp is not np and not device_at(reduce, compute):
         host = to_host(xp, (self, position, src))
         return to_device(xp, reduce_into(np, *host, reduce, include_self))
     out = self.astype(compute, copy=True)
