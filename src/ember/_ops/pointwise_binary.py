@@ -357,10 +357,14 @@ def frexp(xp, self):
         # bfloat16 has no frexp loop; its mantissas are exact in float32.
         mantissa, exponent = xp.frexp(self.astype(np.float32))
         return mantissa.astype(self.dtype), exponent.astype(np.int32)
-    mantissa, exponent = xp.frexp(self)
     if xp is not np:
-        # CUDA's frexp leaves the exponent of inf and NaN unspecified; NumPy's is 0.
+        # On the GPU: in float64, where float32's subnormals are normal numbers (a device's
+        # float32 frexp may flush them), and the mantissas exact in float32 again; CUDA leaves
+        # the exponent of inf and NaN unspecified, NumPy's is 0.
+        mantissa, exponent = xp.frexp(self.astype(np.float64))
         exponent = xp.where(xp.isfinite(self), exponent, 0)
+        return mantissa.astype(self.dtype), exponent.astype(np.int32)
+    mantissa, exponent = xp.frexp(self)
     return mantissa, exponent.astype(np.int32)
 
 
