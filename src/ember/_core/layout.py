@@ -109,6 +109,19 @@ def empty_strided_array(xp, shape, strides, np_dtype):
     return xp.lib.stride_tricks.as_strided(buffer, shape, tuple(s * itemsize for s in strides))
 
 
+def strided_window(xp, array, shape, strides):
+    """A view of `array` with byte `strides` whose elements overlap (sliding windows): read-only
+    on the CPU, so that no write can reach several elements at once.
+
+    NOTE [strided windows on every back-end]: NumPy's as_strided takes `writeable`, CuPy's does
+    not (CuPy arrays have no write flag). Every overlapping window is made here, so that the
+    kernels stay the same over `xp`; on CuPy the caller must only read the window.
+    """
+    if xp is np:
+        return np.lib.stride_tricks.as_strided(array, shape, strides, writeable=False)
+    return xp.lib.stride_tricks.as_strided(array, shape, strides)
+
+
 def relayout(xp, array, strides):
     """A copy of `array` with element `strides` (or `array` itself if it already has them)."""
     itemsize = array.dtype.itemsize

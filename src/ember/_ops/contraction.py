@@ -3,7 +3,9 @@ linalg.multi_dot. The plain matrix products live in linalg.py.
 """
 from __future__ import annotations
 
+import functools
 import math
+import string
 import warnings
 
 import numpy as np
@@ -209,6 +211,22 @@ def _einsum_grad(ctx, k):
     return out.expand([s if o == 1 else o for o, s in zip(out.shape, target.shape)])
 
 
+def _spelled_out(spec, ndims):
+    """`spec` with each '...' replaced by letters of its own (right-aligned, as the broadcast
+    dimensions are): CuPy's einsum refuses to sum over an ellipsis that the output omits."""
+    inputs, output = spec.split("->")
+    inputs = inputs.split(",")
+    spare = [c for c in string.ascii_letters if c not in spec]
+    counts = [n - (len(sub) - 3) for sub, n in zip(inputs, ndims) if "..." in sub]
+    longest = max(counts, default=0)
+    letters = "".join(spare[:longest])
+
+    def spell(sub, count):
+        return sub.replace("...", letters[longest - count:]) if "..." in sub else sub
+    inputs = [spell(sub, n - (len(sub) - 3)) for sub, n in zip(inputs, ndims)]
+    return ",".join(inputs) + "->" + spell(output, longest)
+
+
 @register_op("einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor",
              kind="generic", meta=_einsum_meta, function=False, method=False, out=False,
              derivatives={"tensors": _per_element(_einsum_grad)}, tags=("fp_errors",))
@@ -232,6 +250,8 @@ def einsum_kernel(xp, equation, tensors, path=None):
         operands.append(xp.broadcast_to(a, tuple(target)) if tuple(target) != a.shape else a)
     spec = ",".join("".join(t) for t in inputs) + "->" + "".join(output)
     work = [o.astype(result, copy=False) for o in operands]
+    if xp is not np and "..." in spec:
+        spec = _spelled_out(spec, [o.ndim for o in work])
     out = compute(xp, lambda *ops: xp.einsum(spec, *ops, optimize=len(ops) > 2), *work)
     return xp.array(out, dtype=result).reshape(shape)
 
@@ -330,7 +350,9 @@ def tensordot_kernel(xp, self, other, dims_self, dims_other):
             a_shape[da], b_shape[db]) else 0
     a = xp.broadcast_to(self, tuple(a_shape))
     b = xp.broadcast_to(other, tuple(b_shape))
-    result = compute(xp, lambda x, y: xp.tensordot(x, y, axes=(dims_a, dims_b)), a, b)
+    # Tuples: CuPy takes a 0-d operand only with axes ((), ()).
+    axes = (tuple(dims_a), tuple(dims_b))
+    result = compute(xp, lambda x, y: xp.tensordot(x, y, axes=axes), a, b)
     return xp.array(result).reshape(shape)
 
 
@@ -573,7 +595,10 @@ def _multi_dot_meta(tensors):
 
 def _chain(xp, arrays):
     check_kernel_dtype("addmm_impl_cpu_", arrays[0])
-    return xp.array(compute(xp, lambda *ops: xp.linalg.multi_dot(list(ops)), *arrays))
+    if xp is np:
+        return np.array(compute(xp, lambda *ops: np.linalg.multi_dot(list(ops)), *arrays))
+    # CuPy has no multi_dot: the products left to right (the same values up to rounding).
+    return compute(xp, lambda *ops: functools.reduce(xp.matmul, ops), *arrays)
 
 
 def _chain_grad(tensors, g, k):

@@ -18,6 +18,7 @@ import numpy as np
 from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type
+from ember._core.host_kernels import host_kernel
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim
 from ember._ops.grad_utils import conj, where
@@ -207,6 +208,7 @@ register_frontend("cumprod_", function=False)(_scan_inplace("cumprod"))
 
 # --------------------------------------------------------------------------- cummax / cummin
 
+@host_kernel
 def _running_extreme(xp, self, dim, ufunc_name, kernel_name):
     """Running max/min and the index where it was reached; a tie (and a NaN, which wins and
     sticks) takes the latest index, as PyTorch does."""
@@ -276,6 +278,7 @@ def cummin(input, dim, *, out=None):
 @register_op("logcumsumexp(Tensor self, int dim) -> Tensor", meta=_same_shape_meta,
              saves=("self", "result"), derivatives={"self": _logcumsumexp_grad},
              tags=("fp_errors",))
+@host_kernel
 def logcumsumexp(xp, self, dim):
     """logcumsumexp(input, dim, *, out=None) -> Tensor: log of the running sum of exp along
     `dim`, computed without overflow."""

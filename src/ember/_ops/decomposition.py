@@ -19,6 +19,7 @@ from __future__ import annotations
 from ember._core import dtype as dt
 from ember._core.checks import _check
 from ember._core.dispatch import call
+from ember._core.host_kernels import host_kernel
 from ember._core.registry import OPS, register_op
 
 
@@ -142,6 +143,7 @@ def _qr_grad(c):
 @register_op("linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)", kind="generic",
              function=False, method=False, meta=_qr_meta, saves=("A", "result"),
              derivatives={"A": _qr_grad}, node_name="LinalgQrBackward0", tags=("fp_errors",))
+@host_kernel
 def linalg_qr(xp, A, mode="reduced"):
     """linalg.qr(A, mode='reduced') -> (Q, R), by Householder reflections as in LAPACK
     (so Q and R carry the signs PyTorch's do)."""

@@ -28,6 +28,7 @@ from ember._core import dtype as dt
 from ember._core.checks import _check, _check_index, _check_not_implemented, _check_value
 from ember._core.device import CPU, META
 from ember._core.fp_errors import cast, run_quietly
+from ember._core.host_kernels import to_device, to_host
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._ops.view import unsqueeze as unsqueeze_kernel
 
@@ -54,6 +55,25 @@ def check_in_bounds(xp, index, size, dim, error=RuntimeError, negative=False, pr
 def accumulate_dtype(array):
     """Half types accumulate in float32 (as PyTorch's CPU kernels); others in their own dtype."""
     return np.float32 if array.dtype in (dt.float16._np, dt.bfloat16._np) else array.dtype
+
+
+# NOTE [scatter reductions on CuPy]: CuPy has `ufunc.at` only for add (int32, int64, uint32,
+# uint64, float16, float32, float64) and maximum / minimum; the other reductions (prod) and
+# dtypes (int8, int16, uint8, bool, complex) reduce on the host (NOTE [host kernels]).
+_DEVICE_AT = {
+    "sum": frozenset(np.dtype(t) for t in ("int32", "int64", "uint32", "uint64", "float16",
+                                           "float32", "float64")),
+    "amax": frozenset(np.dtype(t) for t in ("int32", "int64", "uint32", "uint64", "float32",
+                                            "float64")),
+}
+_DEVICE_AT["mean"] = _DEVICE_AT["add"] = _DEVICE_AT["sum"]
+_DEVICE_AT["amin"] = _DEVICE_AT["amax"]
+
+
+def device_at(reduce, compute) -> bool:
+    """Whether `xp.<ufunc>.at` of this reduction runs on CuPy in the dtype `compute`."""
+    return np.dtype(compute) in _DEVICE_AT.get(reduce, ())
+
 
 
 # --------------------------------------------------------------------------- index expressions
@@ -629,6 +649,10 @@ def index_put(xp, self, indices, values, accumulate=False):
         out[position] = values
         return out
     compute = accumulate_dtype(out)
+    if xp is not np and not device_at("sum", compute):
+        # NOTE [scatter reductions on CuPy]
+        return to_device(xp, index_put(np, *to_host(xp, (self, indices, values)),
+                                       accumulate))
     total = out.astype(compute)
     xp.add.at(total, position, xp.broadcast_to(values.astype(compute), target))
     return total.astype(self.dtype)

@@ -11,10 +11,17 @@ import numpy as np
 
 from ember._core import dispatch
 from ember._core.checks import _check, _check_index
+from ember._core.host_kernels import to_device, to_host
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim
 from ember._ops.grad_utils import conj, identity, where
-from ember._ops.indexing import accumulate_dtype, check_in_bounds, cpp_name, index_arg
+from ember._ops.indexing import (
+    accumulate_dtype,
+    check_in_bounds,
+    cpp_name,
+    device_at,
+    index_arg,
+)
 
 _FULL = slice(None)
 
@@ -68,6 +75,9 @@ def _identity(reduce, dtype):
 def reduce_into(xp, self, position, src, reduce, include_self=True):
     """A copy of `self` with `src` reduced into `self[position]` (duplicates accumulate)."""
     compute = accumulate_dtype(self)
+    if xp is not np and not device_at(reduce, compute):
+        host = to_host(xp, (self, position, src))
+        return to_device(xp, reduce_into(np, *host, reduce, include_self))
     out = self.astype(compute, copy=True)
     src = src.astype(compute, copy=False) if hasattr(src, "astype") else src
     if not include_self:

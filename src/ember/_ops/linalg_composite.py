@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from ember._backends import get_backend
 from ember._core.checks import _check
 from ember._core.dispatch import call, wrap
 from ember._core.registry import OPS
@@ -29,8 +30,11 @@ Lstsq = return_type("linalg_lstsq", ("solution", "residuals", "rank", "singular_
 
 def _constant(array, like):
     """A NumPy array as a tensor on `like`'s device (no gradient)."""
-    return wrap(np.ascontiguousarray(array), like._dtype if array.dtype.kind in "fc" else
-                _dtype_of(array), like._device)
+    data = np.ascontiguousarray(array)
+    if like._device.type != "cpu":
+        data = get_backend(like._device.type).from_host(data, like._device)
+    return wrap(data, like._dtype if array.dtype.kind in "fc" else _dtype_of(array),
+                like._device)
 
 
 def _dtype_of(array):
@@ -270,7 +274,7 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False):
 def lu_factor(A, *, pivot=True):
     LU, pivots, info = call(OPS["linalg_lu_factor_ex"], (A, pivot, False))
     if not info.is_meta:
-        raise_lu_error("torch.linalg.lu_factor", A._data, info._data)
+        raise_lu_error("torch.linalg.lu_factor", A._data, info._host())
     return LuFactor(LU, pivots)
 
 
@@ -284,7 +288,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     k = min(m, n)
     batch = tuple(LU_data.shape[:-2])
     if unpack_pivots:
-        perm = permutation_from_pivots(np.asarray(LU_pivots._data), m)
+        perm = permutation_from_pivots(LU_pivots._host(), m)
         P_t = np.zeros(perm.shape + (m,), dtype=LU_data._data.dtype)
         np.put_along_axis(P_t, perm[..., :, None], 1, axis=-1)
         P = _constant(P_t.swapaxes(-1, -2), LU_data)
@@ -411,7 +415,7 @@ def ormqr(A, tau, C, left=True, transpose=False):
 def geqrf(A):
     """(a, tau) from LAPACK's geqrf, matrix by matrix (not differentiable, as in PyTorch)."""
     from scipy.linalg import get_lapack_funcs
-    data = np.asarray(A._data)
+    data = A._host()
     _check(data.ndim >= 2, lambda: (
         "torch.geqrf: input must have at least 2 dimensions."))
     m, n = data.shape[-2:]

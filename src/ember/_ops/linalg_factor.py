@@ -22,6 +22,7 @@ import numpy as np
 from ember._core import dtype as dt
 from ember._core.checks import _check
 from ember._core.dispatch import call
+from ember._core.host_kernels import host_kernel
 from ember._core.registry import OPS, register_op
 from ember._ops.linalg_common import (
     check_floating,
@@ -124,11 +125,15 @@ def _lu_factor_grad(c):
 
 
 def _permutation_matrix(pivots, m, like):
-    perm = permutation_from_pivots(np.asarray(pivots._data), m)
+    perm = permutation_from_pivots(pivots._host(), m)
     P = np.zeros(perm.shape + (m,), dtype=like._data.dtype)
     np.put_along_axis(P, perm[..., :, None], 1, axis=-1)     # P^T[i, perm[i]] = 1
     from ember._core.dispatch import wrap
-    return wrap(np.ascontiguousarray(P.swapaxes(-1, -2)), like._dtype, like._device)
+    data = np.ascontiguousarray(P.swapaxes(-1, -2))
+    if like._device.type != "cpu":
+        from ember._backends import get_backend
+        data = get_backend(like._device.type).from_host(data, like._device)
+    return wrap(data, like._dtype, like._device)
 
 
 @register_op("linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> "
@@ -136,6 +141,7 @@ def _permutation_matrix(pivots, m, like):
              method=False, meta=_lu_factor_meta, saves=("A", "result0", "result1"),
              derivatives={"A": _lu_factor_grad}, node_name="LinalgLuFactorExBackward0",
              tags=("fp_errors",))
+@host_kernel
 def linalg_lu_factor_ex(xp, A, pivot=True, check_errors=False):
     """linalg.lu_factor_ex(A, *, pivot=True, check_errors=False) -> (LU, pivots, info)."""
     _lu_checks("torch.linalg.lu_factor_ex", A)
@@ -177,6 +183,7 @@ def _lu_grad(c):
              kind="generic", function=False, method=False, meta=_lu_meta,
              saves=("A", "result"), derivatives={"A": _lu_grad},
              node_name="LinalgLuBackward0", tags=("fp_errors",))
+@host_kernel
 def linalg_lu(xp, A, pivot=True):
     """linalg.lu(A, *, pivot=True) -> (P, L, U) with A = P L U."""
     _lu_checks("linalg.lu", A)
@@ -210,6 +217,7 @@ def _lapack(name, array):
              "False) -> (Tensor LD, Tensor pivots, Tensor info)", kind="generic",
              function=False, method=False, meta=_ldl_meta, differentiable=False,
              tags=("fp_errors",))
+@host_kernel
 def linalg_ldl_factor_ex(xp, self, hermitian=False, check_errors=False):
     """linalg.ldl_factor_ex(A, *, hermitian=False, check_errors=False) -> (LD, pivots, info):
     LAPACK's sytrf (hetrf) on the lower triangle, one matrix at a time (it has no batched
@@ -242,6 +250,7 @@ def _ldl_solve_meta(LD, pivots, B, hermitian=False):
 @register_op("linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) "
              "-> Tensor", kind="generic", function=False, method=False, meta=_ldl_solve_meta,
              differentiable=False, tags=("fp_errors",))
+@host_kernel
 def linalg_ldl_solve(xp, LD, pivots, B, hermitian=False):
     """linalg.ldl_solve(LD, pivots, B, *, hermitian=False) -> Tensor (sytrs per matrix)."""
     api = "torch.linalg.ldl_solve"
@@ -299,6 +308,7 @@ def _eig_grad(c):
              kind="generic", function=False, method=False, meta=_eig_meta,
              saves=("self", "result"), derivatives={"self": _eig_grad},
              node_name="LinalgEigBackward0", tags=("fp_errors",))
+@host_kernel
 def linalg_eig(xp, self):
     """linalg.eig(A) -> (eigenvalues, eigenvectors), complex, eigenvectors of unit norm."""
     check_square("linalg.eig", self)
@@ -334,6 +344,7 @@ def _matrix_exp_grad(c):
              function=False, meta=_matrix_exp_meta, saves=("self",),
              derivatives={"self": _matrix_exp_grad}, node_name="LinalgMatrixExpBackward0",
              tags=("fp_errors",))
+@host_kernel
 def linalg_matrix_exp(xp, self):
     """linalg.matrix_exp(A) -> Tensor: the matrix exponential (SciPy's batched expm)."""
     check_square("linalg.matrix_exp", self)

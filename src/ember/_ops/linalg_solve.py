@@ -21,6 +21,7 @@ import numpy as np
 from ember._core import dtype as dt
 from ember._core.checks import _check
 from ember._core.dispatch import call
+from ember._core.host_kernels import host_kernel
 from ember._core.promotion import promote_types
 from ember._core.registry import OPS, register_op
 from ember._ops.linalg import broadcast_batch
@@ -108,6 +109,7 @@ def cholesky_factor(xp, A, upper):
              "(Tensor L, Tensor info)", kind="generic", function=False, method=False,
              meta=_cholesky_ex_meta, saves=("result0",), derivatives={"self": _cholesky_grad},
              node_name="LinalgCholeskyExBackward0", tags=("fp_errors",))
+@host_kernel
 def linalg_cholesky_ex(xp, self, upper=False, check_errors=False):
     """linalg.cholesky_ex(A, *, upper=False, check_errors=False) -> (L, info)."""
     _cholesky_checks(self)
@@ -177,6 +179,7 @@ def triangular_kernel(xp, A, B, upper, left=True, unitriangular=False):
              "bool unitriangular=False) -> Tensor", kind="generic", function=False,
              method=False, meta=_triangular_meta, saves=("self", "result"),
              derivatives=_triangular_grads(), tags=("fp_errors",))
+@host_kernel
 def linalg_solve_triangular(xp, self, B, upper, left=True, unitriangular=False):
     """linalg.solve_triangular(A, B, *, upper, left=True, unitriangular=False) -> Tensor."""
     _, dtype = _triangular_checks(self, B, left)
@@ -227,6 +230,7 @@ def _cholesky_solve_grads():
 @register_op("cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor",
              kind="generic", meta=_cholesky_solve_meta, saves=("input2", "result"),
              derivatives=_cholesky_solve_grads(), tags=("fp_errors",))
+@host_kernel
 def cholesky_solve(xp, self, input2, upper=False):
     """cholesky_solve(B, L, upper=False, *, out=None) -> Tensor: solves A X = B given the
     Cholesky factor L of A (U with upper=True)."""
@@ -279,6 +283,7 @@ def _batched_or_info(xp, A, fn, fill_shape):
              "Tensor info)", kind="generic", function=False, method=False, meta=_inv_ex_meta,
              saves=("result0",), derivatives={"A": _inv_grad},
              node_name="LinalgInvExBackward0", tags=("fp_errors",))
+@host_kernel
 def linalg_inv_ex(xp, A, check_errors=False):
     """linalg.inv_ex(A, *, check_errors=False) -> (inverse, info)."""
     _inv_checks(A)
@@ -358,6 +363,7 @@ def _singular_solve_kernel(A, B, left, vector):
              "-> (Tensor result, Tensor info)", kind="generic", function=False, method=False,
              meta=_solve_ex_meta, saves=("A", "B", "result0"), derivatives=_solve_grads(),
              node_name="LinalgSolveExBackward0", tags=("fp_errors",))
+@host_kernel
 def linalg_solve_ex(xp, A, B, left=True, check_errors=False):
     """linalg.solve_ex(A, B, *, left=True, check_errors=False) -> (result, info)."""
     shape = _solve_checks(A, B, left)

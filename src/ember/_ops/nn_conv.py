@@ -21,6 +21,7 @@ import numpy as np
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented
 from ember._core.dispatch import call
+from ember._core.layout import strided_window
 from ember._core.registry import OPS, register_op
 from ember._core.threads import intra_op_threads
 from ember._ops import nn_conv_winograd as winograd
@@ -51,13 +52,12 @@ def _columns(xp, x_padded, kernel, stride, dilation, out_size, groups):
     n, c = x_padded.shape[:2]
     strides = x_padded.strides
     spatial = strides[2:]
-    window = xp.lib.stride_tricks.as_strided(
-        x_padded,
+    window = strided_window(
+        xp, x_padded,
         (n, groups, c // groups) + tuple(kernel) + tuple(out_size),
         (strides[0], strides[1] * (c // groups), strides[1])
         + tuple(s * d for s, d in zip(spatial, dilation))
-        + tuple(s * st for s, st in zip(spatial, stride)),
-        writeable=False)
+        + tuple(s * st for s, st in zip(spatial, stride)))
     d = len(kernel)
     # (g, C/g, *kernel, N, *out): rows are (channel, offset), columns (image, position).
     order = (1, 2) + tuple(range(3, 3 + d)) + (0,) + tuple(range(3 + d, 3 + 2 * d))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember._core.checks import _check
+from ember._core.host_kernels import host_kernel
 from ember._core.registry import register_op
 
 _NEG_INF = -np.inf
@@ -115,6 +116,7 @@ def _lengths(values):
              meta=lambda log_probs, *args, **kwargs: ((log_probs.shape[1],), log_probs._dtype),
              saves=("log_probs", "targets"),
              derivatives={"log_probs": lambda c: _ctc_grad(c)}, node_name="CtcLossBackward0")
+@host_kernel
 def _ctc_loss(xp, log_probs, targets, input_lengths, target_lengths, blank=0,
               zero_infinity=False):
     """The negative log-likelihood of each sample's target under log_probs (T, N, C)."""
@@ -138,6 +140,7 @@ def _ctc_grad(c):
              meta=lambda grad, log_probs, *args, **kwargs: (tuple(log_probs.shape),
                                                             log_probs._dtype),
              differentiable=False)
+@host_kernel
 def _ctc_loss_backward(xp, grad, log_probs, targets, input_lengths, target_lengths, blank,
                        zero_infinity=False):
     """The gradient of _ctc_loss (NOTE [ctc recursions])."""

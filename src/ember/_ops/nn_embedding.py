@@ -92,13 +92,14 @@ def embedding_dense_backward(xp, grad_output, indices, num_weights, padding_idx,
     if scale_grad_by_freq and flat.size:
         counts = xp.bincount(flat, minlength=num_weights)
         rows = rows / counts[flat].astype(rows.dtype)[:, None]
-    if flat.size * num_weights <= _ONE_HOT_LIMIT:
-        one_hot = (xp.arange(num_weights)[:, None] == flat[None, :]).astype(rows.dtype)
+    if xp is not np:
+        # On a device: one scatter-add (CuPy's add.at takes float32 and float64).
+        result = xp.zeros((num_weights, dim), np.float64 if rows.dtype == np.float64 else
+                          np.float32)
+        xp.add.at(result, flat, rows.astype(result.dtype, copy=False))
+    elif flat.size * num_weights <= _ONE_HOT_LIMIT:
+        one_hot = (np.arange(num_weights)[:, None] == flat[None, :]).astype(rows.dtype)
         result = one_hot @ rows
-    elif xp is not np:
-        # (CuPy has no reduceat; its ufunc.at adds on the device.)
-        result = xp.zeros((num_weights, dim), rows.dtype)
-        xp.add.at(result, flat, rows)
     else:
         result = np.zeros((num_weights, dim), rows.dtype)
         if flat.size:

@@ -12,6 +12,7 @@ import numpy as np
 
 from ember._core.checks import _check, _check_not_implemented
 from ember._core.dispatch import call
+from ember._core.layout import strided_window
 from ember._core.registry import OPS, register_op
 from ember._ops.linalg import cpp
 
@@ -89,10 +90,10 @@ def im2col(xp, self, kernel_size, dilation, padding, stride):
         padded[:, :, padding[0]:padding[0] + h, padding[1]:padding[1] + w] = x
         x = padded
     s = x.strides
-    window = xp.lib.stride_tricks.as_strided(
-        x, (n, c) + tuple(kernel_size) + blocks,
+    window = strided_window(
+        xp, x, (n, c) + tuple(kernel_size) + blocks,
         (s[0], s[1], s[2] * dilation[0], s[3] * dilation[1], s[2] * stride[0],
-         s[3] * stride[1]), writeable=False)
+         s[3] * stride[1]))
     return xp.ascontiguousarray(window).reshape(shape)
 
 

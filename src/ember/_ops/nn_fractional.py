@@ -14,6 +14,7 @@ import numpy as np
 from ember._core import dtype as dt
 from ember._core.checks import _check
 from ember._core.dispatch import call
+from ember._core.host_kernels import host_kernel
 from ember._core.registry import OPS, register_op
 from ember._ops.nn_pooling import gather_planes, scatter_planes
 from ember._ops.nn_windows import (
@@ -57,6 +58,7 @@ def _check_args(shape, samples_shape, spatial, kernel, out, name):
             f"relative to input {axis_name} {n}"))
 
 
+@host_kernel
 def _fractional(xp, x, spatial, kernel_size, output_size, random_samples, name):
     kernel = expand_arg(kernel_size, spatial, "kernel_size", name)
     out = expand_arg(output_size, spatial, "output_size", name)
@@ -85,8 +87,8 @@ def _fractional(xp, x, spatial, kernel_size, output_size, random_samples, name):
         for position, size in zip(positions, sizes):
             flat = flat * size + position
         indices.append(flat)
-    best, code = max_and_first_offset(views)
-    index = select_by_code(code, indices)
+    best, code = max_and_first_offset(xp, views)
+    index = select_by_code(xp, code, indices)
     if not batched:
         best, index = best[0], index[0]
     return best, index

@@ -16,6 +16,7 @@ import numpy as np
 
 from ember._core.checks import _check
 from ember._core.dispatch import call
+from ember._core.host_kernels import host_kernel
 from ember._core.registry import OPS, register_op
 from ember._ops.nn_windows import compute_dtype
 
@@ -153,6 +154,7 @@ def _combinations(taps, sizes):
         yield flat, valid, [w for _, w, _ in combo], [d for _, _, d in combo]
 
 
+@host_kernel
 def _grid_sample(xp, input, grid, mode, padding, align_corners, spatial):
     _check_grid(input, grid, spatial, mode)
     dtype = compute_dtype(input)
@@ -172,6 +174,7 @@ def _grid_sample(xp, input, grid, mode, padding, align_corners, spatial):
     return out.reshape(out_shape).astype(input.dtype, copy=False)
 
 
+@host_kernel
 def _grid_sample_backward(xp, grad_output, input, grid, mode, padding, align_corners,
                           output_mask, spatial):
     dtype = compute_dtype(input)
@@ -281,6 +284,7 @@ def _affine_check(theta, size):
              meta=lambda theta, size, align_corners: (
                  (size[0],) + tuple(size[2:]) + (len(size) - 2,), theta._dtype),
              derivatives={"theta": lambda c: _affine_grad(c)})
+@host_kernel
 def affine_grid_generator(xp, theta, size, align_corners):
     """affine_grid_generator(theta, size, align_corners) -> Tensor: the sampling grid of
     the affine maps theta (N, k, k + 1) over an output of size (N, C, *spatial)."""

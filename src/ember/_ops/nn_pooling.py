@@ -74,18 +74,21 @@ def _max_pool(xp, x, spatial, kernel_size, stride, padding, dilation, ceil_mode,
     # included) take their first offset inside the input, as PyTorch's loops do.
     offsets = list(itertools.product(*(range(k) for k in kernel)))
     views = [padded[_window(offset, out, stride, dilation)] for offset in offsets]
-    best, code = max_and_first_offset(views)
+    best, code = max_and_first_offset(xp, views)
     code_dtype = code.dtype.type
     if any(padding):
         first = []
         for o, s, p, d in zip(out, stride, padding, dilation):
             start = np.arange(o) * s - p
             first.append(np.maximum(0, -(start // d)))
-        code = np.where(best == _lowest(x.dtype), _broadcast_codes(first, kernel)
-                        .astype(code_dtype), code)
+        codes = _broadcast_codes(first, kernel).astype(code_dtype)
+        code = xp.where(best == _lowest(x.dtype), codes if xp is np else xp.asarray(codes),
+                        code)
     # Flat plane index = window origin + the offset's displacement, looked up by code
     # (fancy indexing; np.take with small integer indices is several times slower).
     origin, displacement = _plane_positions(sizes, out, kernel, stride, padding, dilation)
+    if xp is not np:
+        displacement, origin = xp.asarray(displacement), xp.asarray(origin)
     index = displacement[code] + origin
     return best, index
 
@@ -147,13 +150,13 @@ def scatter_planes(xp, values, indices, shape, spatial):
     if values.size == 0 or plane == 0:
         return xp.zeros(shape, values.dtype)
     count = int(np.prod(indices.shape[len(shape) - spatial:]))
-    flat = indices.reshape(planes, count) + (np.arange(planes) * plane)[:, None]
+    flat = indices.reshape(planes, count) + (xp.arange(planes) * plane)[:, None]
     weights = values.reshape(planes, count)
     if weights.dtype.kind == "c":
-        out = (np.bincount(flat.ravel(), weights.real.ravel(), planes * plane)
-               + 1j * np.bincount(flat.ravel(), weights.imag.ravel(), planes * plane))
+        out = (xp.bincount(flat.ravel(), weights.real.ravel(), planes * plane)
+               + 1j * xp.bincount(flat.ravel(), weights.imag.ravel(), planes * plane))
     else:
-        out = np.bincount(flat.ravel(), weights.ravel().astype(np.float64, copy=False),
+        out = xp.bincount(flat.ravel(), weights.ravel().astype(np.float64, copy=False),
                           planes * plane)
     return out.astype(dtype, copy=False).reshape(shape).astype(values.dtype, copy=False)
 
@@ -178,6 +181,8 @@ def _max_pool_backward(xp, grad_output, self, kernel_size, stride, padding, dila
     padded_sizes = _padded_sizes(sizes, out, kernel, stride, padding, dilation)
     grad_input = xp.zeros(self.shape[:-spatial] + padded_sizes, dtype)
     origin, displacement = _plane_positions(sizes, out, kernel, stride, padding, dilation)
+    if xp is not np:
+        origin = xp.asarray(origin)
     for offset, shift in zip(itertools.product(*(range(k) for k in kernel)), displacement):
         grad_input[_window(offset, out, stride, dilation)] += grad * (indices == origin + shift)
     inside = (Ellipsis,) + tuple(slice(p, p + n) for p, n in zip(padding, sizes))
@@ -427,11 +432,12 @@ def _adaptive_max(xp, x, spatial, output_size, name):
         positions = [np.minimum(s + i, s + le - 1) for s, le, i in zip(starts, lengths, offset)]
         values = x
         for axis, pos in enumerate(positions):
-            values = np.take(values, pos, axis=x.ndim - spatial + axis)
+            values = xp.take(values, pos if xp is np else xp.asarray(pos),
+                             axis=x.ndim - spatial + axis)
         views.append(values)
         indices.append(_plane_index(positions, sizes))
-    best, code = max_and_first_offset(views)
-    return best, select_by_code(code, indices)
+    best, code = max_and_first_offset(xp, views)
+    return best, select_by_code(xp, code, indices)
 
 
 def _plane_index(positions, sizes):

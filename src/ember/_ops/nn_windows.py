@@ -93,27 +93,28 @@ def _sizes(values):
 # times slower on random masks). Windows holding NaN take their last NaN's offset, as
 # PyTorch's `val > max || isnan(val)` loops do.
 
-def max_and_first_offset(views):
+def max_and_first_offset(xp, views):
     """(elementwise maximum of `views`, which view holds it first) -- see the NOTE above."""
     best = views[0].copy()
     for values in views[1:]:
-        np.maximum(best, values, out=best)
+        xp.maximum(best, values, out=best)
     code_dtype = np.int8 if len(views) < 128 else np.int32
-    code = np.full(best.shape, len(views) - 1, code_dtype)
+    code = xp.full(best.shape, len(views) - 1, code_dtype)
     for k in range(len(views) - 2, -1, -1):
         hit = (views[k] == best).view(np.int8).astype(code_dtype, copy=False)
         code += hit * (code_dtype(k) - code)
-    if best.dtype.kind not in "iub" and np.isnan(best).any():
+    if best.dtype.kind not in "iub" and xp.isnan(best).any():
         for k, values in enumerate(views):
-            code = np.where(np.isnan(values), code_dtype(k), code)
+            code = xp.where(xp.isnan(values), code_dtype(k), code)
     return best, code
 
 
-def select_by_code(code, choices):
-    """choices[code] elementwise (each choice broadcasts to code's shape), in int64."""
-    out = np.zeros(code.shape, np.int64)
+def select_by_code(xp, code, choices):
+    """choices[code] elementwise (each choice, a host array or number, broadcasts to code's
+    shape), in int64."""
+    out = xp.zeros(code.shape, np.int64)
     for k, choice in enumerate(choices):
-        out += (code == k) * choice
+        out += (code == k) * (choice if xp is np else xp.asarray(choice))
     return out
 
 
@@ -125,7 +126,7 @@ def apply_axes(xp, x, matrices):
     spatial = len(matrices)
     for i, matrix in enumerate(matrices):
         if matrix is not None:
-            x = _apply_axis(x, x.ndim - spatial + i, matrix)
+            x = _apply_axis(xp, x, x.ndim - spatial + i, matrix)
     return x
 
 
@@ -136,10 +137,13 @@ def apply_axes(xp, x, matrices):
 _DENSE_WORK = 64
 
 
-def _apply_axis(x, axis, matrix):
+def _apply_axis(xp, x, axis, matrix):
+    """`matrix`, a host array, applied along `axis` (on a device as a dense product)."""
     nonzero = matrix != 0
     taps = int(nonzero.sum(axis=1).max()) if matrix.size else 0
-    if matrix.shape[1] <= _DENSE_WORK * taps:
+    if xp is not np:
+        matrix = xp.asarray(matrix)
+    if xp is not np or matrix.shape[1] <= _DENSE_WORK * taps:
         if axis == x.ndim - 1:
             return x @ matrix.T
         lead, n, rest = x.shape[:axis], x.shape[axis], x.shape[axis + 1:]

@@ -20,6 +20,7 @@ import numpy as np
 from ember._core import dispatch
 from ember._core.checks import _check, _check_type
 from ember._core.dispatch import call, call_out
+from ember._core.host_kernels import HostModule, host_function
 from ember._core.registry import INT_TO_FLOAT, OPS, register_frontend, register_op
 from ember._ops.grad_utils import conj, where
 from ember._ops.pointwise import not_implemented_for
@@ -29,13 +30,30 @@ _FLOAT_UNARY = {"kind": "pointwise", "promotion": INT_TO_FLOAT, "inplace": True}
 _special_modules: dict = {}
 
 
+# NOTE [special functions on CUDA]: cupyx.scipy.special's functions of these names give the
+# CPU's values (checked on an H200 against ember on the CPU); the others differ (float32 Bessel
+# functions, i0e, i1e, k0e, k1e), lack a name (airy) or refuse ember's arguments (gammainc,
+# gammaincc and polygamma with a Python int n), so they run scipy.special on host copies
+# (NOTE [host kernels]).
+_CUPYX_SAME_AS_CPU = ("entr", "erf", "erfc", "erfcx", "erfinv", "gammaln", "k0", "k1",
+                      "log_ndtr", "ndtr", "ndtri", "psi", "zeta")
+
+
 def _special(xp):
-    """scipy.special for NumPy arrays (cupyx.scipy.special for CuPy), or None without SciPy."""
+    """scipy.special for NumPy arrays (for CuPy: cupyx.scipy.special where it gives the same
+    values, scipy.special on host copies elsewhere), or None without SciPy."""
     if xp not in _special_modules:
         # Imported here, on first use: SciPy is optional and `import ember` must stay light.
-        name = "scipy.special" if xp is np else "cupyx.scipy.special"
-        found = importlib.util.find_spec(name.split(".")[0]) is not None
-        _special_modules[xp] = importlib.import_module(name) if found else None
+        if importlib.util.find_spec("scipy") is None:
+            found = None
+        elif xp is np:
+            found = importlib.import_module("scipy.special")
+        else:
+            device = (importlib.import_module("cupyx.scipy.special")
+                      if importlib.util.find_spec("cupyx") is not None else None)
+            found = HostModule(xp, importlib.import_module("scipy.special"), device,
+                               _CUPYX_SAME_AS_CPU)
+        _special_modules[xp] = found
     return _special_modules[xp]
 
 
@@ -330,8 +348,9 @@ def _bessel_i1(x):
 def i0(xp, self):
     """i0(input, *, out=None) -> Tensor: the modified Bessel function of the first kind, order 0."""
     _real_only("i0_vml_cpu", self)
-    # NaN at the infinities, as in PyTorch.
-    return xp.i0(self)
+    # NaN at the infinities, as in PyTorch. CuPy's float32 i0 differs from NumPy's (NOTE
+    # [special functions on CUDA]).
+    return xp.i0(self) if xp is np else host_function(xp, np.i0)(self)
 
 
 @register_op("sigmoid(Tensor self) -> Tensor", **_FLOAT_UNARY, saves=("result",),

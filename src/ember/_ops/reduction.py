@@ -210,7 +210,9 @@ def nansum(xp, self, dim=None, keepdim=False, dtype=None):
     """nansum(input, dim=None, keepdim=False, *, dtype=None) -> Tensor: sum treating NaN as 0."""
     _check(self.dtype.kind != "c", "nansum on CPU does not support complex inputs")
     if self.dtype.kind not in "biu":
-        self = xp.where(xp.isnan(self), xp.zeros((), self.dtype), self)
+        # astype: CuPy's where widens bfloat16 to float32.
+        self = xp.where(xp.isnan(self), xp.zeros((), self.dtype), self).astype(self.dtype,
+                                                                              copy=False)
     return sum(xp, self, dim, keepdim, dtype)
 
 

@@ -13,6 +13,7 @@ import numpy as np
 from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type
+from ember._core.host_kernels import host_kernel
 from ember._core.promotion import promote_types
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim, wrap_dims
@@ -510,6 +511,7 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     return run(OPS["kthvalue"], (input, k, dim, keepdim), out, Kthvalue)
 
 
+@host_kernel
 def _mode_position(xp, values, d):
     """The end of the longest run of equal sorted values (the smallest value on a tie): a
     stable sort puts there the value's last occurrence, the index PyTorch reports."""

@@ -317,7 +317,8 @@ def tril(xp, self, diagonal=0):
     """tril(input, diagonal=0) -> Tensor: zero the elements above the `diagonal`."""
     _tri_meta("tril")(self)
     mask = _tri_mask(xp, self.shape, diagonal, lower=True)
-    return xp.where(mask, self, xp.zeros((), self.dtype))
+    # astype: CuPy's where widens bfloat16 to float32.
+    return xp.where(mask, self, xp.zeros((), self.dtype)).astype(self.dtype, copy=False)
 
 
 @register_op("triu(Tensor self, int diagonal=0) -> Tensor", inplace=True, meta=_tri_meta("triu"),
@@ -326,7 +327,8 @@ def triu(xp, self, diagonal=0):
     """triu(input, diagonal=0) -> Tensor: zero the elements below the `diagonal`."""
     _tri_meta("triu")(self)
     mask = _tri_mask(xp, self.shape, diagonal, lower=False)
-    return xp.where(mask, self, xp.zeros((), self.dtype))
+    # astype: CuPy's where widens bfloat16 to float32.
+    return xp.where(mask, self, xp.zeros((), self.dtype)).astype(self.dtype, copy=False)
 
 
 def _indices_dtype(name, dtype):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ember._core.host_kernels import host_kernel
 from ember._core.registry import INT_TO_FLOAT, register_op
 from ember._ops.pointwise import not_implemented_for
 
@@ -102,7 +103,7 @@ def _register_chebyshev(kind, shifted):
     kernel.__name__ = name
     kernel.__doc__ = (f"{prefix}chebyshev_polynomial_{kind}(input, n, *, out=None) -> Tensor: "
                       f"{what}(input){' (on [0, 1])' if shifted else ''}.")
-    register_op(f"{name}(Tensor x, Tensor n) -> Tensor", **_OPTIONS)(kernel)
+    register_op(f"{name}(Tensor x, Tensor n) -> Tensor", **_OPTIONS)(host_kernel(kernel))
 
 
 for _shifted in (False, True):
@@ -111,6 +112,7 @@ for _shifted in (False, True):
 
 
 @register_op("special_hermite_polynomial_h(Tensor x, Tensor n) -> Tensor", **_OPTIONS)
+@host_kernel
 def special_hermite_polynomial_h(xp, x, n):
     """hermite_polynomial_h(input, n, *, out=None) -> Tensor: the physicists' Hermite
     polynomial H_n(input)."""
@@ -122,6 +124,7 @@ def special_hermite_polynomial_h(xp, x, n):
 
 
 @register_op("special_hermite_polynomial_he(Tensor x, Tensor n) -> Tensor", **_OPTIONS)
+@host_kernel
 def special_hermite_polynomial_he(xp, x, n):
     """hermite_polynomial_he(input, n, *, out=None) -> Tensor: the probabilists' Hermite
     polynomial He_n(input)."""
@@ -132,6 +135,7 @@ def special_hermite_polynomial_he(xp, x, n):
 
 
 @register_op("special_laguerre_polynomial_l(Tensor x, Tensor n) -> Tensor", **_OPTIONS)
+@host_kernel
 def special_laguerre_polynomial_l(xp, x, n):
     """laguerre_polynomial_l(input, n, *, out=None) -> Tensor: the Laguerre polynomial
     L_n(input)."""
@@ -146,6 +150,7 @@ def special_laguerre_polynomial_l(xp, x, n):
 
 
 @register_op("special_legendre_polynomial_p(Tensor x, Tensor n) -> Tensor", **_OPTIONS)
+@host_kernel
 def special_legendre_polynomial_p(xp, x, n):
     """legendre_polynomial_p(input, n, *, out=None) -> Tensor: the Legendre polynomial
     P_n(input)."""

@@ -74,7 +74,7 @@ def _numerical_jacobian(func, inputs, index, output_sizes, eps):
 def _outputs_numpy(func, inputs):
     with grad_mode.no_grad():
         outputs = _as_tuple(func(*inputs))
-    return [np.array(o._data, dtype=np.complex128 if o._dtype.is_complex else np.float64)
+    return [np.array(o._host(), dtype=np.complex128 if o._dtype.is_complex else np.float64)
             for o in outputs if isinstance(o, dispatch.Tensor)
             and (o._dtype.is_floating_point or o._dtype.is_complex)]
 
@@ -99,7 +99,7 @@ def _analytical_jacobian(outputs, inputs, wrt):
                                       retain_graph=True, allow_unused=True)
                 for m, g in enumerate(grads):
                     if g is not None:
-                        per_input[m][part * size + i] = _real_vector(g._data)
+                        per_input[m][part * size + i] = _real_vector(g._host())
         jacobians.append(per_input)
     return jacobians
 
@@ -170,7 +170,7 @@ def _forward_jacobian(func, inputs, wrt, sizes):
                     for k, out in enumerate(outputs):
                         t = forward_ad.unpack_dual(out).tangent
                         if t is not None:
-                            jacobians[k][m][:, column] = _real_vector(t._data)
+                            jacobians[k][m][:, column] = _real_vector(t._host())
                 column += 1
     return jacobians
 
@@ -192,7 +192,8 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
             if o._dtype.is_complex:
                 values = values + 1j * rng.standard_normal(o._data.shape)
             # np.asarray: a 0-d draw is a NumPy scalar, whose reshape would copy.
-            g = dispatch.wrap(np.asarray(values, dtype=o._data.dtype), o._dtype, o._device)
+            g = dispatch.wrap(np.asarray(values, dtype=o._data.dtype), o._dtype,
+                              dispatch.CPU).to(o._device)
             g.requires_grad_(True)
             grad_outputs.append(g)
     grad_outputs = _as_tuple(grad_outputs)

@@ -263,6 +263,10 @@ def run_pointwise_general(op, args):
                 a = v._data
                 if v._dtype is not compute_dtype:     # the tensor's dtype names its array's
                     a = a.astype(np_compute)
+                if v._device is not device:
+                    # A zero-dim CPU tensor beside a device tensor (common_device): a scalar,
+                    # which CuPy takes where it refuses a NumPy array.
+                    a = a[()]
                 call_args[i] = a
             elif v is not None:
                 call_args[i] = scalar_as(v, np_compute)

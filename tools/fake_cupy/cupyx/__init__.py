@@ -1,0 +1,1 @@
+"""The fake CuPy's cupyx (test-only; see cupy/__init__.py): only `cupyx.scipy.special`."""
