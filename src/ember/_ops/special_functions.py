@@ -228,10 +228,14 @@ def _incomplete_gamma_edges(xp, a, x, computed, lower):
     can still give a number): negative -> NaN; a = 0; x = 0; a infinite; x infinite."""
     one, zero, nan = (a.dtype.type(v) for v in (1, 0, math.nan))
     full, empty = (one, zero) if lower else (zero, one)
-    return xp.select(
-        [(x < 0) | (a < 0), a == 0, x == 0, xp.isinf(a), xp.isinf(x)],
-        [nan, xp.where(x > 0, full, nan), empty, xp.where(xp.isinf(x), nan, empty), full],
-        computed)
+    cases = [((x < 0) | (a < 0), nan), (a == 0, xp.where(x > 0, full, nan)), (x == 0, empty),
+             (xp.isinf(a), xp.where(xp.isinf(x), nan, empty)), (xp.isinf(x), full)]
+    # Applied last to first, so the first case that holds wins (CuPy's select takes no array
+    # default, so this is the one spelling for both back-ends).
+    result = computed
+    for condition, value in reversed(cases):
+        result = xp.where(condition, value, result)
+    return result
 
 
 def _integer_refused(name, x):
