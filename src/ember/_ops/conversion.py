@@ -163,6 +163,8 @@ def copy_(self, src, non_blocking=False):
         from ember._ops.creation_data import tensor
         src = tensor(src)
     dispatch.check_broadcastable(None, (self._data.shape, src._data.shape))
+    if 0 in self._data.strides and self._data.size:
+        dispatch.check_not_overlapping(self._data)      # an expanded self: one cell, many writes
     _check(np.broadcast_shapes(self._data.shape, src._data.shape) == self._data.shape, lambda: (
         f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
         f"{list(np.broadcast_shapes(self._data.shape, src._data.shape))}"))

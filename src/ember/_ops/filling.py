@@ -73,7 +73,7 @@ def _value_grad(ctx):
 
 _FILL = {"function": False, "method": False, "meta": _same_meta,
          "node_name": by_kind(1, "FillBackward1", "FillBackward0"),
-         "tags": ("keeps_layout", "fp_errors")}
+         "tags": ("keeps_layout", "fp_errors", "writes_through_repeats")}
 
 
 @register_op("fill.Scalar(Tensor self, Scalar value) -> Tensor", **_FILL, saves=(),
@@ -119,7 +119,8 @@ def fill(input, value):
 
 @register_op("zero(Tensor self) -> Tensor", function=False, method=False,
              meta=lambda self: (tuple(self.shape), self.dtype), saves=(),
-             derivatives={"self": zeros_grad}, node_name="ZeroBackward0", tags=("keeps_layout",))
+             derivatives={"self": zeros_grad}, node_name="ZeroBackward0",
+             tags=("keeps_layout", "writes_through_repeats"))
 def _zero(xp, self):
     """A copy of input filled with zeros."""
     return xp.zeros_like(self)

@@ -31,7 +31,7 @@ _BINARY = {"kind": "pointwise", "inplace": True}
              derivatives={"condition": lambda c: None,
                           "self": lambda c: grad_where(c.condition, c.grad, 0.0),
                           "other": lambda c: grad_where(c.condition, 0.0, c.grad)},
-             tags=("no_fp_errors", "wide_unsigned"))
+             tags=("no_fp_errors", "wide_unsigned", "out_dtype_exact"))
 def where_self(xp, condition, self, other):
     """where(condition, input, other, *, out=None) -> Tensor: input where condition, else other."""
     if xp is np and self.dtype.itemsize in _SELECT_INT and self.dtype == other.dtype and \
