@@ -14,6 +14,7 @@ import numpy as np
 
 from ember._core import dispatch
 from ember._core.checks import _check, _check_type
+from ember._core.fp_errors import number_like
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._ops.grad_utils import by_kind, zeros_grad
 from ember._ops.pointwise import checked_scalar
@@ -36,6 +37,9 @@ def fill_value(value, np_dtype):
     """A Scalar `value` as a NumPy scalar of `np_dtype`, refusing what PyTorch refuses: an
     imaginary part for a real dtype, and finite numbers outside the dtype's range."""
     kind = np_dtype.kind
+    if not isinstance(value, _NUMBER) and not number_like(value):
+        # A string never reaches a scalar constructor (ml_dtypes' bfloat16 crashes on one).
+        raise TypeError(f"expected a number, not {type(value).__name__}")
     if isinstance(value, int) and not -(1 << 63) <= value < (1 << 64):
         raise OverflowError("Python int too large to convert to a 64-bit integer")
     if kind == "b":

@@ -44,7 +44,7 @@ def call_out(op, args, out):
         _check(isinstance(result, tuple) and len(out) == len(result),
                lambda: f"{op.schema.name}(): expected out= to hold {op.num_outputs} tensors")
         for o, r in zip(out, result):
-            _check_type(isinstance(o, Tensor), lambda: (
+            _check_type(isinstance(o, Tensor), lambda o=o: (
                 f"{op.schema.name}(): argument 'out' must be tuple of Tensors, not "
                 f"{type(o).__name__}"))
             check_exact_out_dtype(o, r)   # several results: NOTE [out dtypes]
