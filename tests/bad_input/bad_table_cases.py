@@ -1320,6 +1320,138 @@ SERIALIZATION = [
     ("save(x, dir)", lambda L: L.save(_x(L), "/"), None),
 ]
 
+
+def _read_only(array):
+    array.setflags(write=False)
+    return array
+
+
+def _scheduler_step_first(L):
+    optimizer = L.optim.SGD([L.nn.Parameter(L.ones(1))], lr=0.1)
+    L.optim.lr_scheduler.StepLR(optimizer, 1).step()
+    return optimizer.param_groups[0]["lr"]
+
+
+def _clip_infinite_grad(L):
+    parameter = L.nn.Parameter(L.ones(1))
+    parameter.grad = L.tensor([float("inf")])
+    return L.nn.utils.clip_grad_norm_([parameter], 1.0)
+
+
+# Calls PyTorch answers with a warning (and a result): the warnings' classes are compared.
+WARNINGS = [
+    (
+        "complex.float() warns",
+        lambda L: L.tensor([1 + 2j]).float().tolist(),
+        "Casting complex values to real discards the imaginary part",
+    ),
+    (
+        "complex.to(float32) warns",
+        lambda L: L.tensor([1 + 2j]).to(L.float32).tolist(),
+        "Casting complex values to real discards the imaginary part",
+    ),
+    (
+        "real.copy_(complex) warns",
+        lambda L: L.zeros(1).copy_(L.tensor([1 + 2j])).tolist(),
+        "discards the imaginary part",
+    ),
+    (
+        "as_tensor(read-only array) warns",
+        lambda L: L.as_tensor(_read_only(np.ones(2))).tolist(),
+        "The given NumPy array is not writable",
+    ),
+    (
+        "from_numpy(read-only array) warns",
+        lambda L: L.from_numpy(_read_only(np.ones(2))).tolist(),
+        "The given NumPy array is not writable",
+    ),
+    (
+        "tensor(tensor) warns",
+        lambda L: L.tensor(L.ones(2)).tolist(),
+        "To copy construct from a tensor",
+    ),
+    ("3-d .T warns", lambda L: L.ones(2, 3, 4).T.shape, None),
+    (
+        "std of one element warns",
+        lambda L: L.ones(1).std().isnan().tolist(),
+        "degrees of freedom is <= 0",
+    ),
+    (
+        "var correction > n warns",
+        lambda L: L.ones(2, 1).var(0, correction=3).isnan().tolist(),
+        "degrees of freedom is <= 0",
+    ),
+    ("range warns", lambda L: L.range(0, 3).tolist(), "is deprecated"),
+    (
+        "uint8 mask index warns",
+        lambda L: L.ones(3)[L.tensor([1, 0, 1], dtype=L.uint8)].tolist(),
+        "please use a dtype",
+    ),
+    (
+        "where(uint8 condition) warns",
+        lambda L: L.where(L.tensor([1, 0], dtype=L.uint8), L.ones(2), L.zeros(2)).tolist(),
+        "where received a uint8 condition tensor",
+    ),
+    (
+        "log_softmax without dim warns",
+        lambda L: L.nn.functional.log_softmax(L.ones(3)).tolist(),
+        "Implicit dimension choice for log_softmax has been deprecated",
+    ),
+    (
+        "l1_loss sizes warn",
+        lambda L: L.nn.functional.l1_loss(L.ones(2, 1), L.ones(2)).tolist(),
+        "Using a target size",
+    ),
+    (
+        "smooth_l1_loss sizes warn",
+        lambda L: L.nn.functional.smooth_l1_loss(L.ones(2, 1), L.ones(2)).tolist(),
+        "Using a target size",
+    ),
+    (
+        "binary_cross_entropy sizes (2, 1) and (2,)",
+        lambda L: L.nn.functional.binary_cross_entropy(L.full((2, 1), 0.5), L.ones(2)),
+        None,
+    ),
+    (
+        "upsample warns",
+        lambda L: L.nn.functional.upsample(L.ones(1, 1, 2), scale_factor=2.0).tolist(),
+        "upsample` is deprecated",
+    ),
+    (
+        "dropout2d on 3-d warns",
+        lambda L: L.nn.functional.dropout2d(L.ones(2, 2, 2), training=False).tolist(),
+        "dropout2d: Received a 3D input to dropout2d",
+    ),
+    (
+        "LSTM dropout with one layer warns",
+        lambda L: L.nn.LSTM(2, 2, dropout=0.5).dropout,
+        "dropout option adds dropout after all but last recurrent layer",
+    ),
+    (
+        "meshgrid without indexing",
+        lambda L: [t.tolist() for t in L.meshgrid(L.arange(2), L.arange(2))],
+        None,
+    ),
+    (
+        "scheduler step before optimizer warns",
+        _scheduler_step_first,
+        "Detected call of `lr_scheduler.step()` before `optimizer.step()`",
+    ),
+    ("clip_grad_norm_ of inf", lambda L: _clip_infinite_grad(L).tolist(), None),
+    ("resize_ of a non-empty tensor ok", lambda L: L.ones(2).resize_(3).shape, None),
+    ("tensor(1e300, float32) is inf", lambda L: L.tensor([1e300], dtype=L.float32).tolist(), None),
+    (
+        "xavier_uniform_ of 1-d",
+        lambda L: L.nn.init.xavier_uniform_(L.empty(3)),
+        "Fan in and fan out can not be computed for tensor with fewer than 2 dimensions",
+    ),
+    (
+        "kaiming_uniform_ of empty warns",
+        lambda L: L.nn.init.kaiming_uniform_(L.empty(0, 2)).shape,
+        "Initializing zero-element tensors is a no-op",
+    ),
+]
+
 CASES = (
     FACTORIES
     + VIEWS
@@ -1334,4 +1466,5 @@ CASES = (
     + DTYPES_DEVICES
     + AUTOGRAD
     + SERIALIZATION
+    + WARNINGS
 )

@@ -29,13 +29,18 @@ def _plain(value):
 
 
 def _outcome(lib, call):
-    """(class or "ok", message or plain result, [(warning class, message)])."""
+    """(class or "ok", message or plain result, [(warning class, message)]). Warn-once
+    warnings are given every time (warn-always), so the order the cases run in does not
+    matter."""
+    lib.set_warn_always(True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             result = "ok", _plain(call(lib))
         except Exception as exc:  # noqa: BLE001  (the class is what is compared)
             result = type(exc), str(exc)
+        finally:
+            lib.set_warn_always(False)
     ember.set_default_dtype(ember.float32)
     torch.set_default_dtype(torch.float32)
     torch.set_grad_enabled(True)

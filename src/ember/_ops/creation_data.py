@@ -336,6 +336,14 @@ def from_numpy(ndarray):
         "At least one stride in the given numpy array is negative, and tensors with negative "
         "strides are not currently supported. (You can probably work around this by making a "
         "copy of your array  with array.copy().) "))
+    if not ndarray.flags.writeable:
+        from ember._core.checks import _warn_once
+        _warn_once("from_numpy read-only", (
+            "The given NumPy array is not writable, and PyTorch does not support non-writable "
+            "tensors. This means writing to this tensor will result in undefined behavior. You "
+            "may want to copy the array to protect its data or make it writable before "
+            "converting it to a tensor. This type of warning will be suppressed for the rest "
+            "of this program."))
     return _call(_LIFT_FRESH, (dispatch.wrap(ndarray, dtype, as_device("cpu")),))
 
 
