@@ -26,6 +26,7 @@ _C_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "
             "float32": "float", "float64": "double", "complex64": "c10::complex<float>",
             "complex128": "c10::complex<double>"}
 _NUMBER = (bool, int, float, complex, np.bool_, np.number)
+_FLOAT16_MAX = 65504.0          # the largest float16: a number within it fits every float dtype
 
 
 def _overflow(np_dtype):
@@ -37,6 +38,11 @@ def fill_value(value, np_dtype):
     """A Scalar `value` as a NumPy scalar of `np_dtype`, refusing what PyTorch refuses: an
     imaginary part for a real dtype, and finite numbers outside the dtype's range."""
     kind = np_dtype.kind
+    # The common numbers first: these fit every dtype of their kind.
+    if type(value) is float and kind == "f" and -_FLOAT16_MAX <= value <= _FLOAT16_MAX or \
+            type(value) is int and (kind == "f" and -_FLOAT16_MAX <= value <= _FLOAT16_MAX or
+                                    kind in "iu" and 0 <= value <= 127):
+        return np_dtype.type(value)
     if not isinstance(value, _NUMBER) and not number_like(value):
         # A string never reaches a scalar constructor (ml_dtypes' bfloat16 crashes on one).
         raise TypeError(f"expected a number, not {type(value).__name__}")

@@ -34,10 +34,11 @@ def call_out(op, args, out):
                 layered.overloaded_args(op, args + (out,)):
             return layered.function_level(op, args, out)
     several = op.num_outputs > 1
-    _check_type(isinstance(out, (tuple, list)) if several else isinstance(out, Tensor), lambda: (
-        f"{op.schema.name}(): argument 'out' must be "
-        f"{'tuple of Tensors' if several else 'Tensor'}, not {type(out).__name__}"))
-    if "out_dtype_computes" in op.tags and not several:
+    if not (isinstance(out, (tuple, list)) if several else isinstance(out, Tensor)):
+        raise TypeError(f"{op.schema.name}(): argument 'out' must be "
+                        f"{'tuple of Tensors' if several else 'Tensor'}, not {type(out).__name__}")
+    tags = op.tags
+    if "out_dtype_computes" in tags and not several:
         args = _with_out_dtype(op, args, out)
     result = layered.call(op, args)
     if several:
@@ -50,7 +51,8 @@ def call_out(op, args, out):
             check_exact_out_dtype(o, r)   # several results: NOTE [out dtypes]
             copy_into_out(o, r, op, args)
         return tuple(out)
-    if op.kind == "generic" and "out_casts" not in op.tags or "out_dtype_exact" in op.tags:
+    if out._dtype is not result._dtype and (
+            op.kind == "generic" and "out_casts" not in tags or "out_dtype_exact" in tags):
         check_exact_out_dtype(out, result)
     copy_into_out(out, result, op, args)
     return out
@@ -86,12 +88,14 @@ def _cxx_name(dtype):
 def copy_into_out(out, result, op=None, inputs=()):
     """PyTorch's out= rules: dtype must be castable, no aliasing the inputs (NOTE [out
     aliasing]), shape resized when it differs."""
-    from ember._core.promotion import can_cast
-    _check(can_cast(result._dtype, out._dtype) or result._dtype is out._dtype,
-           lambda: f"result type {_dtype_name(result._dtype)} can't be cast to the desired "
-                   f"output type {_dtype_name(out._dtype)}")
-    _check(out._device is result._device, lambda: (
-        f"Expected out tensor to have device {result._device}, but got {out._device} instead"))
+    if result._dtype is not out._dtype:
+        from ember._core.promotion import can_cast
+        _check(can_cast(result._dtype, out._dtype), lambda: (
+            f"result type {_dtype_name(result._dtype)} can't be cast to the desired output "
+            f"type {_dtype_name(out._dtype)}"))
+    if out._device is not result._device:
+        raise RuntimeError(f"Expected out tensor to have device {result._device}, but got "
+                           f"{out._device} instead")
     resized = out._data.shape != result._data.shape
     if op is not None and out._device is CPU and op.kind != "reduction":
         if resized and "out_aliasing_after_resize" in op.tags:
@@ -120,7 +124,9 @@ def _check_out_aliasing(out, inputs, full_overlap_allowed):
         check_not_overlapping(out)
     for item in inputs:
         if isinstance(item, Tensor):
-            _check_no_partial_overlap(out, item._data, full_overlap_allowed)
+            array = item._data
+            if array is not out or not full_overlap_allowed:
+                _check_no_partial_overlap(out, array, full_overlap_allowed)
         elif isinstance(item, (tuple, list)):
             for element in item:
                 if isinstance(element, Tensor):
@@ -129,7 +135,7 @@ def _check_out_aliasing(out, inputs, full_overlap_allowed):
 
 def _check_no_partial_overlap(out, array, full_overlap_allowed):
     if not isinstance(array, np.ndarray) or array.size == 0 or \
-            not np.may_share_memory(out, array):
+            not may_share_memory(out, array):
         return
     if not (_dense(out) and _dense(array)):
         return
@@ -141,6 +147,9 @@ def _check_no_partial_overlap(out, array, full_overlap_allowed):
         "unsupported operation: some elements of the input tensor and the written-to tensor "
         "refer to a single memory location. Please clone() the tensor before performing the "
         "operation."))
+
+
+may_share_memory = np.may_share_memory
 
 
 def _dense(array):

@@ -266,8 +266,8 @@ def run_pointwise_general(op, args):
                     a = a.astype(np_compute)
                 call_args[i] = a
             elif v is not None:
-                call_args[i] = scalar_as(v, np_compute) if "range_checked_scalars" not in \
-                    op.tags else _range_checked(v, np_compute)
+                call_args[i] = _range_checked(v, np_compute) if np_compute.kind in "iu" and \
+                    "range_checked_scalars" in op.tags else scalar_as(v, np_compute)
         backend = BACKENDS.get(device.type) or get_backend(device.type)
         try:
             result = run_kernel(op, device, backend.xp, call_args)
