@@ -74,7 +74,7 @@ BAD_CALLS = [
     (lambda m: m.zeros(2).mean(dtype=m.int64), "mean"),
     (lambda m: m.promote_types(m.uint16, m.int8), "uint16"),
     (lambda m: len(m.tensor(1.0)), "0-d"),
-    (lambda m: m.zeros(-1), "-1"),
+    (lambda m: m.ones(-1), "-1"),
 ]
 
 

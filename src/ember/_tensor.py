@@ -5,6 +5,7 @@ class by `ember._generated.bindings`; this file holds what is about the tensor o
 """
 from __future__ import annotations
 
+import warnings
 import weakref as _weakref
 
 from ember._C import (
@@ -27,6 +28,15 @@ def detached(t):
     out = dispatch.wrap(t._data, t._dtype, t._device)
     out._storage = storage_of(t)
     return out
+
+
+def _warn_non_leaf_grad():
+    warnings.warn(
+        "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+        "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+        "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf "
+        "Tensor. If you access the non-leaf Tensor by mistake, make sure you access the leaf "
+        "Tensor instead.", UserWarning, stacklevel=3)
 
 
 class Tensor:
@@ -264,7 +274,7 @@ class Tensor:
         requires_grad = bool(requires_grad)
         if requires_grad:
             _check(self._dtype.is_floating_point or self._dtype.is_complex,
-                   "only Tensors of floating point and complex dtype can require gradients")
+                   "only Tensors of floating point dtype can require gradients")
             if "_inference" in self.__dict__:
                 grad_mode.check_requires_grad(self)
         else:
@@ -291,7 +301,10 @@ class Tensor:
 
     @property
     def grad(self):
-        return self._grad
+        grad = self._grad
+        if grad is None and self._grad_fn is not None and not self.retains_grad:
+            _warn_non_leaf_grad()
+        return grad
 
     @grad.setter
     def grad(self, value) -> None:
@@ -693,8 +706,9 @@ def _parse_to(self, args, kwargs):
         copy = rest.pop(0)
     _check_type(not rest, lambda: f"to() received an invalid combination of arguments - got "
                                   f"{tuple(type(a).__name__ for a in args)}")
-    _check_value(dtype is None or isinstance(dtype, dt.dtype),
-                 lambda: f"to(): dtype must be an ember.dtype, got {dtype!r}")
+    _check_type(dtype is None or isinstance(dtype, dt.dtype), lambda: (
+        f"to() received an invalid combination of arguments - got (dtype="
+        f"{type(dtype).__name__}, ), but expected a dtype"))
     return dtype, (None if device is None else placed(as_device(device))), copy, non_blocking
 
 

@@ -47,6 +47,8 @@ def save(obj, f, pickle_module=pickle, pickle_protocol: int = 2,
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise RuntimeError(f"Parent directory {directory} does not exist.")
+    if os.path.isdir(path):
+        raise RuntimeError(f"invalid file name: {path} (a directory)")
     # Written beside the target and renamed into place: a failed or interrupted save never
     # leaves a broken file where a good one stood.
     fd, temporary = tempfile.mkstemp(prefix=".ember-save-", dir=directory)
@@ -58,6 +60,16 @@ def save(obj, f, pickle_module=pickle, pickle_protocol: int = 2,
         if os.path.exists(temporary):
             os.unlink(temporary)
         raise
+
+
+# What PyTorch raises for a file that is no checkpoint (it hands it to pickle), and a
+# RuntimeError like ember's other unreadable checkpoints: either class catches them.
+class _EmptyCheckpoint(RuntimeError, EOFError):
+    pass
+
+
+class _NotACheckpoint(RuntimeError, pickle.UnpicklingError):
+    pass
 
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
@@ -87,7 +99,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         source.seek(start)
         if head[:2] != b"PK":
             if head[:1] != b"\x80":         # neither a zip nor a pickle
-                raise ValueError("it is neither a zip checkpoint nor a legacy one")
+                raise (_EmptyCheckpoint if not head else _NotACheckpoint)(
+                    f"ember.load could not read the checkpoint {name}: "
+                    f"{'it is empty' if not head else 'it is neither a zip nor a pickle'}")
             from ember._checkpoint.legacy import read_legacy
             result = read_legacy(source, weights_only, pickle_load_args)
         else:
@@ -97,7 +111,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
                                   whole=None if mmap else whole,
                                   restore_devices=map_location is None)
     except (zipfile.BadZipFile, EOFError, KeyError, ValueError, OSError) as exc:
-        if isinstance(exc, (FileNotFoundError, IsADirectoryError, PermissionError)):
+        if isinstance(exc, (FileNotFoundError, IsADirectoryError, PermissionError,
+                            _EmptyCheckpoint)):
             raise
         reason = "it is empty" if data is not None and len(data) == 0 else \
             f"{type(exc).__name__}: {exc}"

@@ -1,6 +1,7 @@
 """Wrong calls get PyTorch's exception class (and, where PyTorch's text is stable, its message
 fragment); right calls next to them still work. Each case runs on both libraries.
 NOTE [argument parsing] (ember/_core/arguments.py) is what most of these exercise."""
+
 import numpy as np
 import pytest
 import torch
@@ -47,8 +48,11 @@ CASES = [
     ("dropout(p='a')", lambda L: L.dropout(_x(L), "a", True), None),
     ("threshold(x, 'a', 0)", lambda L: L.nn.functional.threshold(_x(L), "a", 0.0), None),
     # Scalars: strings never reach a kernel (a bfloat16 constructor crashes on one)
-    ("masked_fill_ bf16 str", lambda L: L.ones(2, dtype=L.bfloat16).masked_fill_(
-        L.ones(2, dtype=L.bool), "a"), None),
+    (
+        "masked_fill_ bf16 str",
+        lambda L: L.ones(2, dtype=L.bfloat16).masked_fill_(L.ones(2, dtype=L.bool), "a"),
+        None,
+    ),
     ("masked_fill str", lambda L: _x(L).masked_fill(L.ones(2, 3, dtype=L.bool), "a"), None),
     ("fill_(str)", lambda L: _x(L).fill_("a"), None),
     ("fill_(None)", lambda L: _x(L).fill_(None), None),
@@ -71,8 +75,11 @@ CASES = [
     ("sum(dtype='float32')", lambda L: _x(L).sum(dtype="float32"), None),
     ("cumsum(0, dtype=np.float32)", lambda L: _x(L).cumsum(0, dtype=np.float32), None),
     ("byte(memory_format='a')", lambda L: _x(L).byte(memory_format="a"), "memory_format"),
-    ("float(memory_format=cl)", lambda L: L.ones(1, 2, 3, 4).double(
-        memory_format=L.channels_last).stride(), None),
+    (
+        "float(memory_format=cl)",
+        lambda L: L.ones(1, 2, 3, 4).double(memory_format=L.channels_last).stride(),
+        None,
+    ),
     ("clone(memory_format=1)", lambda L: _x(L).clone(memory_format=1), None),
     ("randn(2, generator=1)", lambda L: L.randn(2, generator=1), None),
     ("ones(2, device=1.5)", lambda L: L.ones(2, device=1.5), None),
@@ -98,28 +105,31 @@ CASES = [
     ("tensor([None])", lambda L: L.tensor([None]), "Could not infer dtype of NoneType"),
     ("tensor(object())", lambda L: L.tensor(object()), "Could not infer dtype of object"),
     ("tensor({1: 2})", lambda L: L.tensor({1: 2}), "Could not infer dtype of dict"),
-    ("tensor(2**70)", lambda L: L.tensor(2 ** 70), "Overflow when unpacking long long"),
-    ("tensor([2**63])", lambda L: L.tensor([2 ** 63]), "Overflow when unpacking long long"),
-    ("tensor(-2**63)", lambda L: L.tensor(-2 ** 63).item(), None),
+    ("tensor(2**70)", lambda L: L.tensor(2**70), "Overflow when unpacking long long"),
+    ("tensor([2**63])", lambda L: L.tensor([2**63]), "Overflow when unpacking long long"),
+    ("tensor(-2**63)", lambda L: L.tensor(-(2**63)).item(), None),
     ("tensor(300, int8)", lambda L: L.tensor(300, dtype=L.int8), "without overflow"),
     ("tensor([300.5], int8)", lambda L: L.tensor([300.5], dtype=L.int8), "without overflow"),
-    ("tensor([nan], int64)", lambda L: L.tensor([float("nan")], dtype=L.int64),
-     "without overflow"),
-    ("tensor([inf], int32)", lambda L: L.tensor([float("inf")], dtype=L.int32),
-     "without overflow"),
-    ("as_tensor([nan, inf], uint8)", lambda L: L.as_tensor([float("nan"), float("inf")],
-                                                           dtype=L.uint8), "without overflow"),
+    ("tensor([nan], int64)", lambda L: L.tensor([float("nan")], dtype=L.int64), "without overflow"),
+    ("tensor([inf], int32)", lambda L: L.tensor([float("inf")], dtype=L.int32), "without overflow"),
+    (
+        "as_tensor([nan, inf], uint8)",
+        lambda L: L.as_tensor([float("nan"), float("inf")], dtype=L.uint8),
+        "without overflow",
+    ),
     ("tensor([-1], uint8)", lambda L: L.tensor([-1], dtype=L.uint8).tolist(), None),
     ("tensor([1.5], int8)", lambda L: L.tensor([1.5], dtype=L.int8).tolist(), None),
-    ("tensor(np [300], int8)", lambda L: L.tensor(np.array([300]), dtype=L.int8).tolist(),
-     None),
-    ("tensor([1+2j], float32)", lambda L: L.tensor([1 + 2j], dtype=L.float32),
-     "must be real number, not complex"),
+    ("tensor(np [300], int8)", lambda L: L.tensor(np.array([300]), dtype=L.int8).tolist(), None),
+    (
+        "tensor([1+2j], float32)",
+        lambda L: L.tensor([1 + 2j], dtype=L.float32),
+        "must be real number, not complex",
+    ),
     ("tensor([[1], [2, 3]])", lambda L: L.tensor([[1], [2, 3]]), "expected sequence of length"),
     ("tensor([1e40], float32)", lambda L: L.tensor([1e40], dtype=L.float32).tolist(), None),
     # allocations that cannot be satisfied
-    ("zeros(2**40)", lambda L: L.zeros(2 ** 40), "can't allocate memory"),
-    ("empty(2**40, 8)", lambda L: L.empty(2 ** 40, 8), "can't allocate memory"),
+    ("zeros(2**40)", lambda L: L.zeros(2**40), "can't allocate memory"),
+    ("empty(2**40, 8)", lambda L: L.empty(2**40, 8), "can't allocate memory"),
 ]
 
 
@@ -136,10 +146,9 @@ def test_same_outcome_as_torch(label, call, fragment):
     got = _outcome(ember, call)
     if want[0] == "ok":
         assert got[0] == "ok", f"ember raised {got}"
-        assert got[1] == want[1] or (hasattr(want[1], "__len__") and
-                                     list(got[1]) == list(want[1]))
+        assert got[1] == want[1] or (hasattr(want[1], "__len__") and list(got[1]) == list(want[1]))
         return
     assert got[0] is want[0], f"ember: {got}, torch: {want}"
     if fragment is not None:
-        assert fragment in want[1], want[1]         # the fragment is PyTorch's text
+        assert fragment in want[1], want[1]  # the fragment is PyTorch's text
         assert fragment in got[1], got[1]

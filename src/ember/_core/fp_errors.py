@@ -122,7 +122,7 @@ def scalar_as(value, np_dtype):
             value == 0.0 or not -_FLOAT16_TINY < value < _FLOAT16_TINY)):
         return run_quietly(_scalar_as, value, np_dtype)   # huge, tiny, inf or NaN
     if type(value) is not int and type(value) is not float and \
-            not isinstance(value, (numbers.Number, np.generic)) and not _number_like(value):
+            not isinstance(value, (numbers.Number, np.generic)) and not number_like(value):
         # Never hand a string or an object to a NumPy/ml_dtypes scalar constructor: some
         # crash the process on one (bfloat16 on a str).
         raise TypeError(f"expected a number, not {type(value).__name__}")
@@ -132,7 +132,7 @@ def scalar_as(value, np_dtype):
         return np.array(value).astype(np_dtype)[()]
 
 
-def _number_like(value) -> bool:
+def number_like(value) -> bool:
     """A 0-d tensor or another object that converts itself to a number (not a str)."""
     cls = type(value)
     return hasattr(cls, "__float__") or hasattr(cls, "__index__") or \

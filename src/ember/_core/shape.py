@@ -65,8 +65,18 @@ def wrap_dims(dims, ndim: int) -> tuple:
 
 def normalize_shape(args) -> tuple:
     """Sizes given as varargs `(2, 3)` or as one sequence `((2, 3),)` -> `(2, 3)`."""
-    if len(args) == 1 and not isinstance(args[0], int):
-        args = args[0]
+    if len(args) == 1 and type(args[0]) is not int:
+        only = args[0]
+        if type(only) is tuple or type(only) is list:
+            args = only
+        else:
+            ndim = getattr(only, "ndim", None)
+            # A lone bool is no size (PyTorch's parser: "must be tuple of ints, not bool"); a
+            # NumPy integer or 0-d integer tensor is one; an array or tensor of sizes is not.
+            if type(only) is bool or (ndim is not None and ndim != 0):
+                raise TypeError(
+                    f"argument 'size' must be tuple of ints, not {type(only).__name__}")
+            args = (only,) if ndim == 0 else only
     try:
         shape = tuple(map(operator.index, args))
     except TypeError:

@@ -411,7 +411,8 @@ def _kron_grad(ctx, of_self):
 
 @register_op("kron(Tensor self, Tensor other) -> Tensor", kind="generic", meta=_kron_meta,
              derivatives={"self": lambda c: _kron_grad(c, True),
-                          "other": lambda c: _kron_grad(c, False)}, tags=("fp_errors",))
+                          "other": lambda c: _kron_grad(c, False)},
+             tags=("fp_errors", "out_casts"))
 def kron(xp, self, other):
     """kron(input, other, *, out=None) -> Tensor: the Kronecker product (types promote)."""
     result = promote_types(dt.NP_TO_DTYPE[self.dtype], dt.NP_TO_DTYPE[other.dtype])._np

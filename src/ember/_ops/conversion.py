@@ -12,7 +12,7 @@ from ember._backends import get_backend
 from ember._backends.meta import MetaArray
 from ember._core import dispatch, layout
 from ember._core import dtype as dt
-from ember._core.checks import _check, _check_not_implemented, _check_type
+from ember._core.checks import _check, _check_not_implemented, _check_type, _warn_once
 from ember._core.device import CPU, META, as_device, placed
 from ember._core.fp_errors import cast
 from ember._core.registry import OPS, register_frontend, register_op
@@ -24,6 +24,8 @@ def cast_array(array, target: dt.dtype):
     if array.dtype == target._np:
         return array
     if array.dtype.kind == "c" and target._category < dt.COMPLEX:
+        _warn_once("complex to real", "Casting complex values to real discards the imaginary "
+                                      "part")
         array = array.real
     return cast(array, target._np)   # overflow and NaN to integers: quietly, as PyTorch
 
@@ -176,6 +178,8 @@ def copy_(self, src, non_blocking=False):
         from ember._ops.creation_data import tensor
         src = tensor(src)
     dispatch.check_broadcastable(None, (self._data.shape, src._data.shape))
+    if 0 in self._data.strides and self._data.size:
+        dispatch.check_not_overlapping(self._data)      # an expanded self: one cell, many writes
     _check(np.broadcast_shapes(self._data.shape, src._data.shape) == self._data.shape, lambda: (
         f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
         f"{list(np.broadcast_shapes(self._data.shape, src._data.shape))}"))

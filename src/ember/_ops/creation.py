@@ -20,6 +20,7 @@ from ember._core.device import META
 from ember._core.fp_errors import run_quietly
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import normalize_shape
+from ember._ops import filling
 
 _call = dispatch.call
 _DTYPE = dt.dtype
@@ -120,9 +121,15 @@ def _meta_strided(shape, strides, dtype):
 
 # --------------------------------------------------------------------------- sized factories
 
+def _check_zeros_sizes(shape) -> None:
+    _check(not shape or min(shape) >= 0, "zeros: Dimension size must be non-negative.")
+
+
 def _sized_op(name, fill):
+    check_size = _check_zeros_sizes if name == "zeros" else check_sizes   # (PyTorch's texts)
+
     def meta(size, dtype=None, layout=None, device=None, pin_memory=None):
-        check_sizes(size)
+        check_size(size)
         return (size, option_dtype(dtype, _default_float[0]))
 
     # (The hot path of ember.zeros(8): written out rather than through filled_array.)
@@ -132,7 +139,7 @@ def _sized_op(name, fill):
         elif type(dtype) is not _DTYPE:
             _bad_dtype(dtype)
         if size and min(size) < 0:
-            check_sizes(size)
+            check_size(size)
         return xp.zeros(size, dtype._np) if fill == 0 else xp.ones(size, dtype._np)
     kernel.__doc__ = f"{name}(*size, *, dtype=None, device=None, requires_grad=False) -> " \
                      f"Tensor: a tensor of `size` filled with {fill}."
@@ -243,7 +250,8 @@ def _full_meta(size, fill_value, dtype=None, layout=None, device=None, pin_memor
              meta=_full_meta, **_FACTORY)
 def _full(xp, size, fill_value, dtype=None, layout=None, device=None, pin_memory=None):
     """full(size, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor."""
-    return filled_array(xp, size, fill_value, option_dtype(dtype, scalar_dtype(fill_value)))
+    dtype = option_dtype(dtype, scalar_dtype(fill_value))
+    return filled_array(xp, size, filling.fill_value(fill_value, dtype._np), dtype)
 
 
 @register_frontend(method=False)
@@ -365,13 +373,16 @@ def _full_like(xp, self, fill_value, dtype=None, layout=None, device=None, pin_m
     memory_format=ember.preserve_format) -> Tensor: a tensor like input filled with
     fill_value."""
     dtype = _NP_TO_DTYPE[self.dtype] if dtype is None else option_dtype(dtype, None)
-    return like_array(xp, self, fill_value, dtype, memory_format, "full_like")
+    return like_array(xp, self, filling.fill_value(fill_value, dtype._np), dtype, memory_format,
+                      "full_like")
 
 
 def _like_frontend(op, name, with_value):
     if with_value:
         def factory(input, fill_value, *, dtype=None, layout=None, device=None,
                     pin_memory=False, requires_grad=False, memory_format=None):
+            if type(fill_value) is not float and type(fill_value) is not int:
+                fill_value = arguments.scalar(fill_value, (name, "fill_value", 2))
             made = _call(op, (input, fill_value, dtype, layout, device, pin_memory,
                               memory_format))
             return made.requires_grad_(True) if requires_grad else made

@@ -134,11 +134,17 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     return _from_data(data, dtype, device, requires_grad, copy=True)
 
 
+def _requiring_grad(made):
+    _check(made._dtype.is_floating_point or made._dtype.is_complex,
+           "Only Tensors of floating point and complex dtype can require gradients")
+    return made.requires_grad_(True)
+
+
 def _copy_of(data, dtype, device, requires_grad):
     """A tensor given as data: detached, then copied (`detach` and `_to_copy`, as PyTorch)."""
     from ember._ops.conversion import to_copy
     made = to_copy(data.detach(), dtype, as_device(device))
-    return made.requires_grad_(True) if requires_grad else made
+    return _requiring_grad(made) if requires_grad else made
 
 
 def _from_data(data, dtype, device, requires_grad, copy):
@@ -174,7 +180,7 @@ def _from_data(data, dtype, device, requires_grad, copy):
     elif device.type != "cpu":
         array = get_backend(device.type).from_host(array, device)
     made = _call(_LIFT_FRESH, (dispatch.wrap(array, target, device),))
-    return made.requires_grad_(True) if requires_grad else made
+    return _requiring_grad(made) if requires_grad else made
 
 
 def _sequence_dtype(data):
@@ -187,9 +193,19 @@ def _sequence_dtype(data):
         if kind is list or kind is tuple:
             stack.extend(item)
             continue
+        if (kind is str or kind is bytes) and item is not _first_leaf(data):
+            # PyTorch reads the shape along the first elements: a string there is one more
+            # dimension (ValueError below), a string elsewhere a bad element.
+            raise TypeError(f"new(): invalid data type '{kind.__name__}'")
         leaf = _leaf_dtype(item)
         found = leaf if found is None or found is leaf else promote_types(found, leaf)
     return dt.get_default_dtype() if found is None else found
+
+
+def _first_leaf(data):
+    while type(data) in (list, tuple) and data:
+        data = data[0]
+    return data
 
 
 def _leaf_dtype(item):
@@ -285,6 +301,8 @@ def as_tensor(data, dtype=None, device=None):
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     """`obj` as a tensor, copying only when `copy` is true or a conversion needs it; with
     `copy=None` a NumPy array or a tensor is shared where dtype and device allow."""
+    if copy is False and dtype is not None:
+        _check_no_alias_cast(obj, dtype)
     if isinstance(obj, dispatch.Tensor):
         made = obj.to(dtype=dtype, device=device, copy=bool(copy)) if (dtype or device or copy) \
             else obj
@@ -292,7 +310,19 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
         made = as_tensor(obj, dtype=dtype, device=device)
     else:
         made = _from_data(obj, dtype, device, False, copy=True)
-    return made.requires_grad_(True) if requires_grad else made
+    return _requiring_grad(made) if requires_grad else made
+
+
+def _check_no_alias_cast(obj, dtype):
+    """asarray(copy=False) shares memory or fails: a dtype change would need a copy."""
+    if isinstance(obj, dispatch.Tensor):
+        have = obj._dtype
+    elif isinstance(obj, np.ndarray):
+        have = dt.from_numpy_dtype(obj.dtype)
+    else:
+        return
+    _check_value(have is dtype, lambda: (
+        f"can't alias tensor with dtype '{have._cpp_name}' into dtype '{dtype._cpp_name}'."))
 
 
 @register_frontend(method=False)
@@ -306,6 +336,14 @@ def from_numpy(ndarray):
         "At least one stride in the given numpy array is negative, and tensors with negative "
         "strides are not currently supported. (You can probably work around this by making a "
         "copy of your array  with array.copy().) "))
+    if not ndarray.flags.writeable:
+        from ember._core.checks import _warn_once
+        _warn_once("from_numpy read-only", (
+            "The given NumPy array is not writable, and PyTorch does not support non-writable "
+            "tensors. This means writing to this tensor will result in undefined behavior. You "
+            "may want to copy the array to protect its data or make it writable before "
+            "converting it to a tensor. This type of warning will be suppressed for the rest "
+            "of this program."))
     return _call(_LIFT_FRESH, (dispatch.wrap(ndarray, dtype, as_device("cpu")),))
 
 
@@ -339,7 +377,7 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
                   "type of warning will be suppressed for the rest of this program.")
         array = array.copy()
     made = _call(_LIFT_FRESH, (dispatch.wrap(array, dtype, as_device("cpu")),))
-    return made.requires_grad_(True) if requires_grad else made
+    return _requiring_grad(made) if requires_grad else made
 
 
 def legacy_tensor_new(cls, dtype, args, kwargs):

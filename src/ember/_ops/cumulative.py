@@ -170,7 +170,8 @@ def _accumulate(xp, self, dim, dtype, ufunc_name, kernel_name):
 
 
 @register_op("cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
-             meta=_scan_meta, saves=(), derivatives={"self": _cumsum_grad}, tags=("fp_errors",))
+             meta=_scan_meta, saves=(), derivatives={"self": _cumsum_grad},
+             tags=("fp_errors", "out_casts", "out_dtype_computes"))
 def cumsum(xp, self, dim, dtype=None):
     """cumsum(input, dim, *, dtype=None, out=None) -> Tensor: running sums along `dim`
     (integers and bools accumulate as int64 unless `dtype` is given)."""
@@ -179,7 +180,7 @@ def cumsum(xp, self, dim, dtype=None):
 
 @register_op("cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
              meta=_scan_meta, saves=("self", "result"), derivatives={"self": _cumprod_grad},
-             tags=("fp_errors",))
+             tags=("fp_errors", "out_casts", "out_dtype_computes"))
 def cumprod(xp, self, dim, dtype=None):
     """cumprod(input, dim, *, dtype=None, out=None) -> Tensor: running products along `dim`
     (integers and bools accumulate as int64 unless `dtype` is given)."""

@@ -14,6 +14,7 @@ import numpy as np
 
 from ember._core import dispatch
 from ember._core.checks import _check, _check_type
+from ember._core.fp_errors import number_like
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._ops.grad_utils import by_kind, zeros_grad
 from ember._ops.pointwise import checked_scalar
@@ -25,6 +26,7 @@ _C_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "
             "float32": "float", "float64": "double", "complex64": "c10::complex<float>",
             "complex128": "c10::complex<double>"}
 _NUMBER = (bool, int, float, complex, np.bool_, np.number)
+_FLOAT16_MAX = 65504.0          # the largest float16: a number within it fits every float dtype
 
 
 def _overflow(np_dtype):
@@ -36,6 +38,14 @@ def fill_value(value, np_dtype):
     """A Scalar `value` as a NumPy scalar of `np_dtype`, refusing what PyTorch refuses: an
     imaginary part for a real dtype, and finite numbers outside the dtype's range."""
     kind = np_dtype.kind
+    # The common numbers first: these fit every dtype of their kind.
+    if type(value) is float and kind == "f" and -_FLOAT16_MAX <= value <= _FLOAT16_MAX or \
+            type(value) is int and (kind == "f" and -_FLOAT16_MAX <= value <= _FLOAT16_MAX or
+                                    kind in "iu" and 0 <= value <= 127):
+        return np_dtype.type(value)
+    if not isinstance(value, _NUMBER) and not number_like(value):
+        # A string never reaches a scalar constructor (ml_dtypes' bfloat16 crashes on one).
+        raise TypeError(f"expected a number, not {type(value).__name__}")
     if isinstance(value, int) and not -(1 << 63) <= value < (1 << 64):
         raise OverflowError("Python int too large to convert to a 64-bit integer")
     if kind == "b":
@@ -73,7 +83,7 @@ def _value_grad(ctx):
 
 _FILL = {"function": False, "method": False, "meta": _same_meta,
          "node_name": by_kind(1, "FillBackward1", "FillBackward0"),
-         "tags": ("keeps_layout", "fp_errors")}
+         "tags": ("keeps_layout", "fp_errors", "writes_through_repeats")}
 
 
 @register_op("fill.Scalar(Tensor self, Scalar value) -> Tensor", **_FILL, saves=(),
@@ -119,7 +129,8 @@ def fill(input, value):
 
 @register_op("zero(Tensor self) -> Tensor", function=False, method=False,
              meta=lambda self: (tuple(self.shape), self.dtype), saves=(),
-             derivatives={"self": zeros_grad}, node_name="ZeroBackward0", tags=("keeps_layout",))
+             derivatives={"self": zeros_grad}, node_name="ZeroBackward0",
+             tags=("keeps_layout", "writes_through_repeats"))
 def _zero(xp, self):
     """A copy of input filled with zeros."""
     return xp.zeros_like(self)

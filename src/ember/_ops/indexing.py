@@ -30,6 +30,7 @@ from ember._core.device import CPU, META
 from ember._core.fp_errors import cast, run_quietly
 from ember._core.host_kernels import to_device, to_host
 from ember._core.registry import OPS, register_frontend, register_op
+from ember._ops.filling import fill_value
 from ember._ops.view import unsqueeze as unsqueeze_kernel
 
 _FULL = slice(None)
@@ -460,13 +461,18 @@ def _value_array(self, value):
                 array = array.real
             array = cast(array, dtype._np)
         return array.reshape(_strip_ones(array.shape))
-    if isinstance(value, (bool, int, float, complex, np.generic)):
-        _check(not isinstance(value, complex) or dtype.is_complex, lambda: (
-            f"value cannot be converted to type {dtype._name} without overflow"))
+    # Python numbers and NumPy integers (what PyTorch's parser takes for an int); not other
+    # NumPy scalars (np.float32, np.bool_), nor arrays. The number is converted as fill_ does.
+    if isinstance(value, (bool, int, float, complex, np.integer)):
+        # Integers are range-checked; a float too large for a float dtype becomes inf quietly.
+        value = dispatch.scalar_as(value, dtype._np) if dtype.is_floating_point and \
+            not isinstance(value, complex) else fill_value(value, dtype._np)
         if self._device is META:
             return dispatch.MetaArray((), dtype._np)
-        return np.asarray(dispatch.scalar_as(value, dtype._np))
-    raise TypeError(f"can't assign a {type(value).__name__} to a ember.{dtype._cpp_name}Tensor")
+        return np.asarray(value)
+    module = type(value).__module__
+    raise TypeError(f"can't assign a {'' if module == 'builtins' else module + '.'}"
+                    f"{type(value).__name__} to a ember.{dtype._cpp_name}Tensor")
 
 
 def _strip_ones(shape):

@@ -13,6 +13,7 @@ from ember._core.checks import _check, _check_index
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim
 from ember._ops.creation_ranges import arange
+from ember._ops.filling import fill_value
 from ember._ops.grad_utils import where
 from ember._ops.indexing import check_in_bounds, cpp_name, index_arg
 from ember._ops.indexing_scatter import _as_1d, _same_meta, reduce_into
@@ -85,7 +86,7 @@ def _masked_fill_value_grad(c):
              derivatives={"self": _unmasked_grad}, tags=("fp_errors",))
 def _masked_fill_scalar(xp, self, mask, value):
     """A copy of input with `value` where `mask` is True."""
-    return _masked_fill(xp, self, mask, dispatch.scalar_as(value, self.dtype))
+    return _masked_fill(xp, self, mask, fill_value(value, self.dtype))
 
 
 @register_op("masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor",

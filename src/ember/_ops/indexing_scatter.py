@@ -14,6 +14,7 @@ from ember._core.checks import _check, _check_index
 from ember._core.host_kernels import to_device, to_host
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim
+from ember._ops.filling import fill_value
 from ember._ops.grad_utils import conj, identity, where
 from ember._ops.indexing import (
     accumulate_dtype,
@@ -558,7 +559,7 @@ def _index_fill(xp, self, dim, index, value):
              tags=("fp_errors",))
 def _index_fill_scalar(xp, self, dim, index, value):
     """A copy of input with `value` in its slices `index` along `dim`."""
-    return _index_fill(xp, self, dim, index, dispatch.scalar_as(value, self.dtype))
+    return _index_fill(xp, self, dim, index, fill_value(value, self.dtype))
 
 
 @register_op("index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor",

@@ -5,7 +5,7 @@ named result tuples that `ember.linalg` shares with them.
 from __future__ import annotations
 
 from ember._core.checks import _check, _warn_once
-from ember._core.dispatch import call, copy_into_out
+from ember._core.dispatch import call, check_exact_out_dtype, copy_into_out
 from ember._core.registry import OPS, register_frontend
 from ember._ops.linalg_common import LinAlgError, batch_prefix, check_square
 from ember._ops.reduction import return_type
@@ -27,8 +27,10 @@ def into(out, result):
         _check(isinstance(out, (tuple, list)) and len(out) == len(result),
                lambda: f"expected out= to hold {len(result)} tensors")
         for o, r in zip(out, result):
+            check_exact_out_dtype(o, r)     # NOTE [out dtypes]
             copy_into_out(o, r)
         return type(result)(*out) if hasattr(result, "_fields") else tuple(out)
+    check_exact_out_dtype(out, result)
     copy_into_out(out, result)
     return out
 

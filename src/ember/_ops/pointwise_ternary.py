@@ -31,7 +31,7 @@ _BINARY = {"kind": "pointwise", "inplace": True}
              derivatives={"condition": lambda c: None,
                           "self": lambda c: grad_where(c.condition, c.grad, 0.0),
                           "other": lambda c: grad_where(c.condition, 0.0, c.grad)},
-             tags=("no_fp_errors", "wide_unsigned"))
+             tags=("no_fp_errors", "wide_unsigned", "out_dtype_exact", "range_checked_scalars"))
 def where_self(xp, condition, self, other):
     """where(condition, input, other, *, out=None) -> Tensor: input where condition, else other."""
     if xp is np and self.dtype.itemsize in _SELECT_INT and self.dtype == other.dtype and \
@@ -155,7 +155,7 @@ def _clamp_name(args, outputs):
 @register_op("clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor",
              **_BINARY, aliases=("clip",),
              derivatives={"self": _clamp_self, "min": _clamp_min, "max": _clamp_max},
-             node_name=_clamp_name, tags=("no_fp_errors",))
+             node_name=_clamp_name, tags=("no_fp_errors", "range_checked_scalars"))
 def clamp(xp, self, min=None, max=None):
     """clamp(input, min=None, max=None, *, out=None) -> Tensor: limit values to [min, max].
 
@@ -173,7 +173,8 @@ def clamp(xp, self, min=None, max=None):
 @register_op("clamp_min.Tensor(Tensor self, Tensor min) -> Tensor", **_BINARY,
              derivatives={"self": lambda c: grad_where(c.self >= c.min, c.grad, 0.0),
                           "min": lambda c: grad_where(c.self < c.min, c.grad, 0.0)},
-             node_name=by_kind(1, "ClampMinBackward1", "ClampMinBackward0"), tags=("no_fp_errors",))
+             node_name=by_kind(1, "ClampMinBackward1", "ClampMinBackward0"),
+             tags=("no_fp_errors", "range_checked_scalars"))
 def clamp_min(xp, self, min):
     """clamp_min(input, min, *, out=None) -> Tensor: max(input, min)."""
     _check_clamp(self)
@@ -183,7 +184,8 @@ def clamp_min(xp, self, min):
 @register_op("clamp_max.Tensor(Tensor self, Tensor max) -> Tensor", **_BINARY,
              derivatives={"self": lambda c: grad_where(c.self <= c.max, c.grad, 0.0),
                           "max": lambda c: grad_where(c.self > c.max, c.grad, 0.0)},
-             node_name=by_kind(1, "ClampMaxBackward1", "ClampMaxBackward0"), tags=("no_fp_errors",))
+             node_name=by_kind(1, "ClampMaxBackward1", "ClampMaxBackward0"),
+             tags=("no_fp_errors", "range_checked_scalars"))
 def clamp_max(xp, self, max):
     """clamp_max(input, max, *, out=None) -> Tensor: min(input, max)."""
     _check_clamp(self)

@@ -219,6 +219,7 @@ def randint(*args, low=None, high=None, size=None, generator=None, out=None, dty
 
 def _check_randperm(n, dtype):
     check_sizes((n,))
+    _check_not_implemented(dtype is not dt.bool_, "\"randperm\" not implemented for 'Bool'")
     if dtype._category == dt.INT and n > 0:
         _check(n - 1 <= np.iinfo(dtype._np).max, lambda: (
             f"value cannot be converted to type {cxx(dtype._np).replace('signed char', 'int8_t')}"

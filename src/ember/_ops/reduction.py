@@ -176,7 +176,7 @@ def select_back_formula(c):
              "ScalarType? dtype=None) -> Tensor", kind="reduction",
              meta=reduction_meta(sum_dtype), saves=(),
              derivatives={"self": lambda c: unreduce(c.grad, c.self.shape, c.dim, c.keepdim)},
-             node_name=by_dim("Sum"))
+             node_name=by_dim("Sum"), tags=("out_dtype_computes",))
 def sum(xp, self, dim=None, keepdim=False, dtype=None):
     """sum(input, dim=None, keepdim=False, *, dtype=None) -> Tensor.
 
@@ -205,7 +205,7 @@ def _nansum_grad(c):
 @register_op("nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, "
              "ScalarType? dtype=None) -> Tensor", kind="reduction",
              meta=reduction_meta(sum_dtype), saves=("self",),
-             derivatives={"self": _nansum_grad})
+             derivatives={"self": _nansum_grad}, tags=("out_dtype_computes",))
 def nansum(xp, self, dim=None, keepdim=False, dtype=None):
     """nansum(input, dim=None, keepdim=False, *, dtype=None) -> Tensor: sum treating NaN as 0."""
     _check(self.dtype.kind != "c", "nansum on CPU does not support complex inputs")
@@ -322,7 +322,8 @@ def _prod_grad(c, dim, keepdim):
 @register_op("prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", kind="reduction",
              meta=reduction_meta(sum_dtype, dim_at=None, keepdim_at=None, dtype_at=1),
              function=False, method=False, saves=("self", "result"),
-             derivatives={"self": lambda c: _prod_grad(c, None, False)})
+             derivatives={"self": lambda c: _prod_grad(c, None, False)},
+             tags=("out_dtype_computes",))
 def prod_all(xp, self, dtype=None):
     """The product of every element (bools and integers multiply in int64)."""
     return _prod(xp, self, None, False, dtype)
@@ -333,7 +334,7 @@ def prod_all(xp, self, dtype=None):
              meta=reduction_meta(sum_dtype), function=False, method=False,
              saves=("self", "result"),
              derivatives={"self": lambda c: _prod_grad(c, c.dim, c.keepdim)},
-             node_name="ProdBackward1")
+             node_name="ProdBackward1", tags=("out_dtype_computes",))
 def prod_dim(xp, self, dim, keepdim=False, dtype=None):
     """The product along one dim."""
     d = wrap_dim(dim, self.ndim)
@@ -392,7 +393,8 @@ def _amax_grad(c):
 
 @register_op("amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
              kind="reduction", meta=reduction_meta(same_dtype, dtype_at=None),
-             saves=("self", "result"), derivatives={"self": _amax_grad}, tags=("no_fp_errors",))
+             saves=("self", "result"), derivatives={"self": _amax_grad},
+             tags=("no_fp_errors", "out_dtype_exact"))
 def amax(xp, self, dim=(), keepdim=False):
     """amax(input, dim=(), keepdim=False, *, out=None) -> Tensor: the largest values
     (NaN propagates)."""
@@ -402,7 +404,8 @@ def amax(xp, self, dim=(), keepdim=False):
 
 @register_op("amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
              kind="reduction", meta=reduction_meta(same_dtype, dtype_at=None),
-             saves=("self", "result"), derivatives={"self": _amax_grad}, tags=("no_fp_errors",))
+             saves=("self", "result"), derivatives={"self": _amax_grad},
+             tags=("no_fp_errors", "out_dtype_exact"))
 def amin(xp, self, dim=(), keepdim=False):
     """amin(input, dim=(), keepdim=False, *, out=None) -> Tensor: the smallest values
     (NaN propagates)."""
@@ -527,7 +530,7 @@ def _arg_extreme(xp, self, dim, keepdim, name):
 
 @register_op("argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor",
              kind="reduction", meta=reduction_meta(long_dtype, dtype_at=None),
-             differentiable=False, tags=("no_fp_errors",))
+             differentiable=False, tags=("no_fp_errors", "out_dtype_exact"))
 def argmax(xp, self, dim=None, keepdim=False):
     """argmax(input, dim=None, keepdim=False) -> Tensor: the index of the first largest value
     (of the flattened input when dim is None); NaN counts as largest."""
@@ -536,7 +539,7 @@ def argmax(xp, self, dim=None, keepdim=False):
 
 @register_op("argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor",
              kind="reduction", meta=reduction_meta(long_dtype, dtype_at=None),
-             differentiable=False, tags=("no_fp_errors",))
+             differentiable=False, tags=("no_fp_errors", "out_dtype_exact"))
 def argmin(xp, self, dim=None, keepdim=False):
     """argmin(input, dim=None, keepdim=False) -> Tensor: the index of the first smallest value
     (of the flattened input when dim is None); NaN counts as smallest."""
@@ -567,7 +570,8 @@ def _logical(xp, self, dim, keepdim, reduce):
 
 
 @register_op("all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor",
-             kind="reduction", meta=_logical_meta, differentiable=False, tags=("no_fp_errors",))
+             kind="reduction", meta=_logical_meta, differentiable=False,
+             tags=("no_fp_errors", "out_dtype_exact"))
 def all(xp, self, dim=None, keepdim=False):
     """all(input, dim=None, keepdim=False, *, out=None) -> Tensor: whether every element is
     nonzero (bool; uint8 for uint8 input)."""
@@ -575,7 +579,8 @@ def all(xp, self, dim=None, keepdim=False):
 
 
 @register_op("any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor",
-             kind="reduction", meta=_logical_meta, differentiable=False, tags=("no_fp_errors",))
+             kind="reduction", meta=_logical_meta, differentiable=False,
+             tags=("no_fp_errors", "out_dtype_exact"))
 def any(xp, self, dim=None, keepdim=False):
     """any(input, dim=None, keepdim=False, *, out=None) -> Tensor: whether some element is
     nonzero (bool; uint8 for uint8 input)."""

@@ -108,7 +108,7 @@ def _join(xp, items, dim, result_dtype):
              aliases=("concat", "concatenate"), saves=(),
              derivatives={"tensors": _per_tensor(lambda c: _joined_grads(
                  c.grad, c.tensors, [tuple(t.shape) for t in c.tensors], c.dim))},
-                 tags=("fp_errors",))
+                 tags=("fp_errors", "out_aliasing_after_resize", "out_casts"))
 def cat(xp, tensors, dim=0):
     """cat(tensors, dim=0, *, out=None) -> Tensor: join tensors along an existing dim."""
     shape, dim, used = _cat_shape(tensors, dim)
@@ -137,7 +137,8 @@ def _stack_grads(c):
 
 @register_op("stack(Tensor[] tensors, int dim=0) -> Tensor", method=False,
              meta=lambda tensors, dim=0: (_stack_shape(tensors, dim)[0], _promoted(tensors)),
-             saves=(), derivatives={"tensors": _per_tensor(_stack_grads)}, tags=("fp_errors",))
+             saves=(), derivatives={"tensors": _per_tensor(_stack_grads)},
+             tags=("fp_errors", "out_casts"))
 def stack(xp, tensors, dim=0):
     """stack(tensors, dim=0, *, out=None) -> Tensor: join tensors along a new dim."""
     _, dim = _stack_shape(tensors, dim)

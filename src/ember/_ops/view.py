@@ -383,7 +383,9 @@ def permute(xp, self, dims):
         f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
         f"length of the desired ordering of dimensions i.e. input.dim() = {self.ndim} is not "
         f"equal to len(dims) = {len(dims)}"))
-    return xp.transpose(self, wrap_dims(dims, self.ndim))
+    order = tuple(wrap_dim(d, self.ndim) for d in dims)
+    _check(len(set(order)) == len(order), "permute(): duplicate dims are not allowed.")
+    return xp.transpose(self, order)
 
 
 def _movedim_order(ndim, source, destination):

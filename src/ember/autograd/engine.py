@@ -289,12 +289,12 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                             create_graph=create_graph, capture=targets, accumulate=False,
                             prune=True)
     result = []
-    for t in inputs:
+    for position, t in enumerate(inputs):
         g = captured.get(edge_of(t))
         if g is None:
-            _check(allow_unused, "One of the differentiated Tensors appears to not have been "
-                                 "used in the graph. Set allow_unused=True if this is the "
-                                 "desired behavior.")
+            _check(allow_unused, lambda position=position: (
+                f"The differentiated Tensor at index {position} appears to not have been used "
+                "in the graph. Set allow_unused=True if this is the desired behavior."))
             if materialize_grads:
                 from ember._ops.creation import zeros_like
                 g = zeros_like(t)

@@ -25,6 +25,8 @@ from ember._core.dispatch import inplace_out, pointwise, runners, stack, subclas
 from ember._core.dispatch.inplace_out import (  # noqa: F401
     call_inplace,
     call_out,
+    check_exact_out_dtype,
+    check_not_overlapping,
     copy_into_out,
     resize_out,
     write_array,

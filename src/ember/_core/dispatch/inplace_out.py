@@ -34,42 +34,150 @@ def call_out(op, args, out):
         if layered.modes.function_modes or state.overriding and \
                 layered.overloaded_args(op, args + (out,)):
             return layered.function_level(op, args, out)
+    several = op.num_outputs > 1
+    if not (isinstance(out, (tuple, list)) if several else isinstance(out, Tensor)):
+        raise TypeError(f"{op.schema.name}(): argument 'out' must be "
+                        f"{'tuple of Tensors' if several else 'Tensor'}, not {type(out).__name__}")
+    tags = op.tags
+    if "out_dtype_computes" in tags and not several:
+        args = _with_out_dtype(op, args, out)
     result = layered.call(op, args)
-    if isinstance(out, (tuple, list)):
+    if several:
         _check(isinstance(result, tuple) and len(out) == len(result),
                lambda: f"{op.schema.name}(): expected out= to hold {op.num_outputs} tensors")
         for o, r in zip(out, result):
-            copy_into_out(o, r)
+            _check_type(isinstance(o, Tensor), lambda o=o: (
+                f"{op.schema.name}(): argument 'out' must be tuple of Tensors, not "
+                f"{type(o).__name__}"))
+            check_exact_out_dtype(o, r)   # several results: NOTE [out dtypes]
+            copy_into_out(o, r, op, args)
         return tuple(out)
-    _check_type(isinstance(out, Tensor), lambda: (
-        f"{op.schema.name}(): argument 'out' must be Tensor, not {type(out).__name__}"))
-    copy_into_out(out, result)
+    if out._dtype is not result._dtype and (
+            op.kind == "generic" and "out_casts" not in tags or "out_dtype_exact" in tags):
+        check_exact_out_dtype(out, result)
+    copy_into_out(out, result, op, args)
     return out
 
 
-def copy_into_out(out, result):
-    """PyTorch's out= rules: dtype must be castable, shape resized when it differs."""
-    from ember._core.promotion import can_cast
-    _check(can_cast(result._dtype, out._dtype) or result._dtype is out._dtype,
-           lambda: f"result type {_dtype_name(result._dtype)} can't be cast to the desired "
-                   f"output type {_dtype_name(out._dtype)}")
-    _check(out._device is result._device, lambda: (
-        f"Expected out tensor to have device {result._device}, but got {out._device} instead"))
+# NOTE [out dtypes]: which dtypes an `out=` may have, as PyTorch 2.13: element-wise ops and
+# most reductions write their result cast to out's dtype when it can be cast ("result type
+# Float can't be cast to the desired output type Long" otherwise); the other ops (matrix
+# products, indexing, linear algebra: kind "generic") and ops with several results want out's
+# dtype to be the result's exactly, except those tagged "out_casts" (cat, stack, kron, cumsum,
+# cumprod); reductions tagged "out_dtype_exact" (amax, argmax ...) want it exactly too. Ops
+# tagged "out_dtype_computes" (sum, prod, cumsum ...) compute in out's dtype when their own
+# `dtype` argument is not given.
+def _with_out_dtype(op, args, out):
+    names = [argument.name for argument in op.schema.arguments]
+    position = names.index("dtype")
+    if position >= len(args) or args[position] is not None or not isinstance(out, Tensor):
+        return args
+    return args[:position] + (out._dtype,) + args[position + 1:]
+
+
+def check_exact_out_dtype(out, result):
+    _check(not isinstance(out, Tensor) or out._dtype is result._dtype, lambda: (
+        f"Expected out tensor to have dtype {_cxx_name(result._dtype)}, but got "
+        f"{_cxx_name(out._dtype)} instead"))
+
+
+def _cxx_name(dtype):
+    from ember._ops.linalg import _CXX_NAMES
+    return _CXX_NAMES.get(dtype._np.name, dtype._np.name)
+
+
+def copy_into_out(out, result, op=None, inputs=()):
+    """PyTorch's out= rules: dtype must be castable, no aliasing the inputs (NOTE [out
+    aliasing]), shape resized when it differs."""
+    if result._dtype is not out._dtype:
+        from ember._core.promotion import can_cast
+        _check(can_cast(result._dtype, out._dtype), lambda: (
+            f"result type {_dtype_name(result._dtype)} can't be cast to the desired output "
+            f"type {_dtype_name(out._dtype)}"))
+    if out._device is not result._device:
+        raise RuntimeError(f"Expected out tensor to have device {result._device}, but got "
+                           f"{out._device} instead")
+    resized = out._data.shape != result._data.shape
+    if op is not None and out._device is CPU and op.kind != "reduction":
+        if resized and "out_aliasing_after_resize" in op.tags:
+            _warn_resized(out._data.shape, result._data.shape)
+            _check_out_aliasing(out._data, inputs, full_overlap_allowed=False)
+            resize_out(out, result._data.shape, warn=False)
+        else:
+            _check_out_aliasing(out._data, inputs, full_overlap_allowed=True)
     if out._data.shape != result._data.shape:
         resize_out(out, result._data.shape)
     write_array(out, result)
 
 
-def resize_out(out, shape):
-    if out._data.size != 0:
-        import warnings
-        warnings.warn(
-            f"An output with one or more elements was resized since it had shape "
-            f"{list(out._data.shape)}, which does not match the required output shape "
-            f"{list(shape)}. This behavior is deprecated, and in a future PyTorch release outputs "
-            "will not be resized unless they have zero elements. You can explicitly reuse an "
-            "out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
-            UserWarning, stacklevel=4)
+# NOTE [out aliasing]: an `out=` tensor is checked against the call's tensor inputs as
+# PyTorch's TensorIterator does, before anything is written: an out that writes one memory
+# location through several elements (expanded: a zero stride) is refused, and so is an out
+# that partially overlaps an input (reading an element after it has been overwritten would
+# give an order-dependent answer). Exactly the same elements in the same order (out=x for an
+# input x) are fine; so is memory whose layout is not dense (PyTorch calls that "too hard" to
+# decide and lets it pass). Reductions are not checked (PyTorch's are not). `cat` refuses even
+# the full overlap, after the resize warning (tag "out_aliasing_after_resize").
+def _check_out_aliasing(out, inputs, full_overlap_allowed):
+    if out.size == 0:
+        return
+    if 0 in out.strides:
+        check_not_overlapping(out)
+    for item in inputs:
+        if isinstance(item, Tensor):
+            array = item._data
+            if array is not out or not full_overlap_allowed:
+                _check_no_partial_overlap(out, array, full_overlap_allowed)
+        elif isinstance(item, (tuple, list)):
+            for element in item:
+                if isinstance(element, Tensor):
+                    _check_no_partial_overlap(out, element._data, full_overlap_allowed)
+
+
+def _check_no_partial_overlap(out, array, full_overlap_allowed):
+    if not isinstance(array, np.ndarray) or array.size == 0 or \
+            not may_share_memory(out, array):
+        return
+    if not (_dense(out) and _dense(array)):
+        return
+    out_begin = out.__array_interface__["data"][0]
+    begin = array.__array_interface__["data"][0]
+    out_end, end = out_begin + out.nbytes, begin + array.nbytes
+    same = out_begin == begin and out_end == end and out.strides == array.strides
+    _check((same and full_overlap_allowed) or not (out_begin < end and begin < out_end), (
+        "unsupported operation: some elements of the input tensor and the written-to tensor "
+        "refer to a single memory location. Please clone() the tensor before performing the "
+        "operation."))
+
+
+may_share_memory = np.may_share_memory
+
+
+def _dense(array):
+    """Whether the array's elements fill a block of memory without gaps or repeats."""
+    expected = array.itemsize
+    for size, stride in sorted(zip(array.shape, array.strides), key=lambda pair: pair[1]):
+        if size != 1:
+            if stride != expected:
+                return False
+            expected *= size
+    return True
+
+
+def _warn_resized(old_shape, shape):
+    import warnings
+    warnings.warn(
+        f"An output with one or more elements was resized since it had shape "
+        f"{list(old_shape)}, which does not match the required output shape "
+        f"{list(shape)}. This behavior is deprecated, and in a future PyTorch release outputs "
+        "will not be resized unless they have zero elements. You can explicitly reuse an "
+        "out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
+        UserWarning, stacklevel=5)
+
+
+def resize_out(out, shape, warn=True):
+    if warn and out._data.size != 0:
+        _warn_resized(out._data.shape, shape)
     if out._device is META:
         out._data = MetaArray(shape, out._data.dtype)
     else:
@@ -194,8 +302,8 @@ def write_inplace(op, self, result):
     if self._device is SPARSE_CPU:
         write_sparse_inplace(self, result)
         return
-    if 0 in self._data.strides and self._data.size:
-        _check_not_overlapping(self._data)
+    if 0 in self._data.strides and self._data.size and "writes_through_repeats" not in op.tags:
+        check_not_overlapping(self._data)
     rdt, sdt = result._dtype, self._dtype
     if rdt is not sdt:
         _check(can_cast(rdt, sdt), lambda: (
@@ -208,7 +316,7 @@ def write_inplace(op, self, result):
     write_array(self, result)
 
 
-def _check_not_overlapping(array):
+def check_not_overlapping(array):
     for size, stride in zip(array.shape, array.strides):
         _check(stride != 0 or size <= 1, (
             "unsupported operation: more than one element of the written-to tensor refers to a "

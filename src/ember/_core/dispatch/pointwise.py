@@ -105,17 +105,18 @@ def clear_promotion_caches() -> None:
 
 def _fast_entry(op, key, operands):
     """The cache entry of `key`: (result np dtype, compute np dtype, result dtype, scalars,
-    compute dtype)."""
+    compute dtype, whether scalars are range-checked)."""
     result_dtype, compute_dtype = _pointwise_dtypes(op, operands)
     _check_wide_unsigned(op, compute_dtype)
     entry = _fast_cache[key] = (result_dtype._np, compute_dtype._np, result_dtype, {},
-                                compute_dtype)
+                                compute_dtype, "range_checked_scalars" in op.tags)
     return entry
 
 
 def _scalar_operand(entry, value):
-    """`value` (a Python int/float) as a NumPy scalar of the entry's compute dtype, kept."""
-    converted = scalar_as(value, entry[1])
+    """`value` (a Python int/float) as a NumPy scalar of the entry's compute dtype, kept (only
+    values that passed a range check are kept)."""
+    converted = _range_checked(value, entry[1]) if entry[5] else scalar_as(value, entry[1])
     scalars = entry[3]
     if value and len(scalars) < _SCALARS_KEPT:
         scalars[value] = converted
@@ -269,7 +270,8 @@ def run_pointwise_general(op, args):
                     a = a[()]
                 call_args[i] = a
             elif v is not None:
-                call_args[i] = scalar_as(v, np_compute)
+                call_args[i] = _range_checked(v, np_compute) if np_compute.kind in "iu" and \
+                    "range_checked_scalars" in op.tags else scalar_as(v, np_compute)
         backend = BACKENDS.get(device.type) or get_backend(device.type)
         try:
             result = run_kernel(op, device, backend.xp, call_args)
@@ -282,6 +284,14 @@ def run_pointwise_general(op, args):
             result = cast(result, result_dtype._np)
         out = wrap(result, result_dtype, device)
     return out
+
+
+def _range_checked(value, np_dtype):
+    """A Python number for an op that converts its Scalars as PyTorch's `to<T>()` does (clamp's
+    bounds, where's values): out of an integer dtype's range is an error, not a wrap-around.
+    (run_pointwise's fast path checks a number when it first meets it, `_scalar_operand`.)"""
+    from ember._ops.pointwise import checked_scalar
+    return checked_scalar(value, np_dtype)
 
 
 def run_kernel(op, device, xp, call_args):
