@@ -139,6 +139,9 @@ def generator_(value, where):
 
 
 def str_(value, where):
+    """A `str` argument that is not a str: PyTorch's parser decodes bytes."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
     if not isinstance(value, str):
         refuse(where, "str", value)
     return value
@@ -185,12 +188,19 @@ CHECKS = {
 
 # --------------------------------------------------------------------------- after a failure
 
-def explain(exc: BaseException, name: str, operand: bool = True):
+def explain(exc: BaseException, name: str, operand: bool = True, op=None, args=None,
+            method: bool = False):
     """Raise the exception PyTorch raises where a kernel of `name` raised `exc` (NOTE
     [argument parsing]); return to let the caller re-raise `exc` unchanged. `operand`: turn
     UnsupportedOperand into TypeError too (a public binding; inside the dispatcher it must
-    stay, the dunders return NotImplemented on it)."""
-    if operand and type(exc).__name__ == "UnsupportedOperand":
+    stay, the dunders return NotImplemented on it). With the op and its arguments (schema
+    order), an argument PyTorch's parser would have refused first is reported instead
+    (NOTE [the parser's errors come first])."""
+    is_operand = type(exc).__name__ == "UnsupportedOperand"
+    if op is not None and args is not None and (operand or not is_operand) and \
+            type(exc) is not TypeError:
+        parser_error(op, args, name, method)
+    if operand and is_operand:
         raise TypeError(str(exc)) from None
     if isinstance(exc, MemoryError):
         raise RuntimeError(_allocation_message(exc)) from None
@@ -209,6 +219,94 @@ def explain(exc: BaseException, name: str, operand: bool = True):
                                   f"{exc}") from None
     if type(exc).__name__ in ("_UFuncOutputCastingError", "_UFuncInputCastingError"):
         raise RuntimeError(str(exc)) from None
+
+
+# NOTE [the parser's errors come first]: PyTorch's argument parser looks at every argument
+# before any kernel runs: a wrong kind anywhere is its TypeError (a tensor argument given None,
+# a string, a list ...), and an int beyond 64 bits its "Overflow when unpacking long long",
+# whatever the kernel would have said about the other arguments. The generated bindings test
+# the non-tensor arguments up front (cheaply); the rest is checked here, after a kernel or the
+# dispatcher failed, so calls that work pay nothing for it.
+
+# The ops whose tensor arguments PyTorch's parser also takes as Python numbers (through a
+# Scalar overload or its numbers-as-tensors rule), read off PyTorch 2.13 by calling each op
+# with a number in each place: the first argument, and any other.
+NUMBERS_FIRST = frozenset((
+    "add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "pow",
+    "float_power", "xlogy", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+    "bitwise_right_shift", "isin", "bucketize", "normal", "special_xlog1py",
+    "special_zeta", "xlog1py", "zeta"))
+NUMBERS_BESIDE = NUMBERS_FIRST | frozenset((
+    "rsub", "fmod", "copysign", "eq", "ne", "lt", "le", "gt", "ge", "clamp_max", "clamp_min",
+    "clamp", "where", "fill", "quantile", "nanquantile", "bernoulli", "masked_fill", "index_fill",
+    "scatter", "scatter_add", "scatter_reduce", "diff", "tensordot", "fill_", "greater",
+    "greater_equal", "less", "less_equal", "not_equal", "subtract", "multiply", "divide",
+    "true_divide"))
+
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+_OVERFLOW = "Overflow when unpacking long long"
+_FAST_TESTS: dict = {}
+
+
+def _fast_test(base_type):
+    """CHECKS' fast test for a schema type as a function (compiled once)."""
+    found = _FAST_TESTS.get(base_type)
+    if found is None:
+        from ember._core.dtype import dtype as dtype_class
+        from ember._core.shape import Size
+        namespace = {"_dtype_class": dtype_class,
+                     "_int_list_types": frozenset((tuple, list, int, Size))}
+        fast, slow = CHECKS[base_type]
+        found = (eval("lambda v: " + fast.format(v="v"), namespace), globals()[slow])
+        _FAST_TESTS[base_type] = found
+    return found
+
+
+def parser_error(op, args, name: str, method: bool = False) -> None:
+    """Raise what PyTorch's parser raises for `args` (the schema's order) of `op` called as
+    `name`, if anything (NOTE [the parser's errors come first])."""
+    schema_args = op.schema.arguments
+    count = min(len(args), len(schema_args))
+    has_tensor = any(_is_tensor(args[i]) for i in op.tensor_positions if i < count)
+    for i in range(1 if method else 0, count):
+        arg, value = schema_args[i], args[i]
+        where = (name, "input" if i == 0 and not method and arg.name == "self" else arg.name,
+                 None if arg.kwarg_only else (i if method else i + 1))
+        base = arg.base_type
+        if value is None and base != "Tensor" or value is None and arg.optional:
+            continue        # (frontends pass None for a default the schema writes out)
+        if base == "Tensor":
+            if _is_tensor(value) or has_tensor and isinstance(value, (
+                    numbers.Number, np.generic)) and op.schema.name in (
+                    NUMBERS_FIRST if i == 0 else NUMBERS_BESIDE):
+                continue
+            refuse(where, "Tensor", value)
+        elif base in ("Tensor[]", "Tensor?[]"):
+            _tensor_list(value, where, i - 1 if method else i, base == "Tensor?[]")
+        elif base in CHECKS:
+            fast, slow = _fast_test(base)
+            if not fast(value):
+                slow(value, where)
+    for i in range(1 if method else 0, count):
+        base, value = schema_args[i].base_type, args[i]
+        if base in ("int", "SymInt") and type(value) is int and \
+                not _INT64_MIN <= value <= _INT64_MAX:
+            raise ValueError(_OVERFLOW)
+        if base in ("int[]", "SymInt[]") and isinstance(value, (tuple, list)):
+            for j, item in enumerate(value):
+                if type(item) is int and not _INT64_MIN <= item <= _INT64_MAX:
+                    raise TypeError(f"{name}(): argument '{schema_args[i].name}' failed to "
+                                    f"unpack the object at pos {j + 1} with error "
+                                    f'"{_OVERFLOW}"')
+
+
+def _tensor_list(value, where, index, none_allowed):
+    if not isinstance(value, (tuple, list)):
+        refuse(where, "tuple of Tensors", value)
+    for j, item in enumerate(value):
+        if not (_is_tensor(item) or none_allowed and item is None):
+            raise TypeError(f"expected Tensor as element {j} in argument {index}, but got "
+                            f"{type_name(item)}")
 
 
 def _allocation_message(exc) -> str:
