@@ -231,17 +231,22 @@ def explain(exc: BaseException, name: str, operand: bool = True, op=None, args=N
 # The ops whose tensor arguments PyTorch's parser also takes as Python numbers (through a
 # Scalar overload or its numbers-as-tensors rule), read off PyTorch 2.13 by calling each op
 # with a number in each place: the first argument, and any other.
+_SPECIAL_SCALAR_OVERLOADS = tuple(f"special_{name}" for name in (
+    "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+    "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
+    "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+    "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
+    "laguerre_polynomial_l", "legendre_polynomial_p", "xlog1py", "zeta"))
 NUMBERS_FIRST = frozenset((
     "add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "pow",
     "float_power", "xlogy", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
-    "bitwise_right_shift", "isin", "bucketize", "normal", "special_xlog1py",
-    "special_zeta", "xlog1py", "zeta"))
+    "bitwise_right_shift", "isin", "bucketize", "normal", "subtract", "multiply", "divide",
+    *_SPECIAL_SCALAR_OVERLOADS))
 NUMBERS_BESIDE = NUMBERS_FIRST | frozenset((
     "rsub", "fmod", "copysign", "eq", "ne", "lt", "le", "gt", "ge", "clamp_max", "clamp_min",
-    "clamp", "where", "fill", "quantile", "nanquantile", "bernoulli", "masked_fill", "index_fill",
-    "scatter", "scatter_add", "scatter_reduce", "diff", "tensordot", "fill_", "greater",
-    "greater_equal", "less", "less_equal", "not_equal", "subtract", "multiply", "divide",
-    "true_divide"))
+    "clamp", "where", "fill", "quantile", "nanquantile", "bernoulli", "masked_fill",
+    "index_fill", "scatter", "scatter_add", "scatter_reduce", "diff", "tensordot", "greater",
+    "greater_equal", "less", "less_equal", "not_equal"))
 
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 _OVERFLOW = "Overflow when unpacking long long"
@@ -273,8 +278,9 @@ def parser_error(op, args, name: str, method: bool = False) -> None:
         where = (name, "input" if i == 0 and not method and arg.name == "self" else arg.name,
                  None if arg.kwarg_only else (i if method else i + 1))
         base = arg.base_type
-        if value is None and base != "Tensor" or value is None and arg.optional:
-            continue        # (frontends pass None for a default the schema writes out)
+        if value is None and base != "Tensor" or value is None and arg.optional or \
+                arg.has_default and type(value) is type(arg.default) and value == arg.default:
+            continue        # (frontends pass None, or the default as written: dtype='long')
         if base == "Tensor":
             if _is_tensor(value) or has_tensor and isinstance(value, (
                     numbers.Number, np.generic)) and op.schema.name in (
