@@ -16,13 +16,8 @@ from fuzz_cli import collect, describe
 # Mismatches found and not fixed yet, by (form, name), with the reason; a mismatch of any other
 # op fails the test, and so does one of these once it is fixed (the entry must then go).
 KNOWN_MISMATCHES = {
-    ("method", "tensor_split"): "the frontend names its argument indices_or_sections only: "
-                                "PyTorch's overloads also take indices= and sections=",
-    ("method", "new_ones"): "new_* take their size as varargs only: size= as a keyword is "
-                            "refused where PyTorch takes it",
-    ("function", "repeat_interleave"): "dtype checked before the dimension; a NumPy float "
-                                       "taken for repeats",
-    ("function", "flatten"): "flatten of a 0-d tensor takes any start_dim == end_dim",
+    ("function", "repeat_interleave"): "the frontend takes a NumPy float for repeats, which "
+                                       "PyTorch's overloads refuse",
 }
 
 EXAMPLES = int(os.environ.get("EMBER_FUZZ_CI_EXAMPLES", "150"))

@@ -269,7 +269,18 @@ def _fast_test(base_type):
 
 def parser_error(op, args, name: str, method: bool = False) -> None:
     """Raise what PyTorch's parser raises for `args` (the schema's order) of `op` called as
-    `name`, if anything (NOTE [the parser's errors come first])."""
+    `name`, if anything (NOTE [the parser's errors come first]). For a name with several
+    overloads that is PyTorch's "invalid combination of arguments" TypeError."""
+    try:
+        _first_parser_error(op, args, name, method)
+    except TypeError:
+        overloads = _overloads(op)
+        if len(overloads) < 2:
+            raise
+        raise invalid_combination(name, op, args, overloads, method) from None
+
+
+def _first_parser_error(op, args, name, method):
     schema_args = op.schema.arguments
     count = min(len(args), len(schema_args))
     has_tensor = any(_is_tensor(args[i]) for i in op.tensor_positions if i < count)
@@ -304,6 +315,66 @@ def parser_error(op, args, name: str, method: bool = False) -> None:
                     raise TypeError(f"{name}(): argument '{schema_args[i].name}' failed to "
                                     f"unpack the object at pos {j + 1} with error "
                                     f'"{_OVERFLOW}"')
+
+
+_OVERLOADS: dict = {}
+
+
+def _overloads(op):
+    """The registry's schemas sharing `op`'s Python name (its overloads)."""
+    found = _OVERLOADS.get(op.python_name)
+    if found is None:
+        from ember._core.registry import OPS
+        found = tuple(o.schema for o in OPS.values() if o.python_name == op.python_name)
+        _OVERLOADS[op.python_name] = found
+    return found
+
+
+_SHOWN_TYPES = {"Scalar": "Number", "int[]": "tuple of ints", "SymInt[]": "tuple of ints",
+                "SymInt": "int", "Tensor[]": "tuple of Tensors", "Tensor?[]": "tuple of Tensors",
+                "ScalarType": "torch.dtype", "Layout": "torch.layout", "Device": "torch.device",
+                "MemoryFormat": "torch.memory_format", "Generator": "torch.Generator",
+                "bool[]": "tuple of bools"}
+
+
+def _signature_text(schema, method: bool) -> str:
+    """One overload as PyTorch's messages list it: (Tensor input, int dim = -1, *, ...)."""
+    parts, star = [], False
+    for i, arg in enumerate(schema.arguments):
+        if method and i == 0:
+            continue
+        if arg.kwarg_only and not star:
+            parts.append("*")
+            star = True
+        shown = _SHOWN_TYPES.get(arg.base_type, arg.base_type)
+        name = "input" if i == 0 and arg.name == "self" else arg.name
+        text = f"{shown} {name}"
+        if arg.has_default:
+            default = arg.default
+            text += f" = {default if not isinstance(default, (tuple, list)) else list(default)}"
+        parts.append(text)
+    return f"({', '.join(parts)})"
+
+
+def invalid_combination(name, op, args, overloads, method=False) -> TypeError:
+    """PyTorch's TypeError for a call that fits none of a function's overloads:
+
+        sort() received an invalid combination of arguments - got (Tensor, str), but
+        expected one of:
+         * (Tensor input, *, bool stable, int dim = -1, bool descending = False)
+         * (Tensor input, int dim = -1, bool descending = False)
+    """
+    got = []
+    for i, (arg, value) in enumerate(zip(op.schema.arguments, args)):
+        if method and i == 0 or arg.has_default and type(value) is type(arg.default) and \
+                value == arg.default or value is None and arg.has_default:
+            continue
+        shown = type_name(value)
+        got.append(f"{arg.name}={shown}" if arg.kwarg_only else shown)
+    signatures = [_signature_text(schema, method) for schema in overloads]
+    expected = "".join(f"\n * {text}" for text in signatures)
+    return TypeError(f"{name}() received an invalid combination of arguments - got "
+                     f"({', '.join(got)}), but expected one of:{expected}\n")
 
 
 def _tensor_list(value, where, index, none_allowed):
