@@ -148,13 +148,14 @@ def str_(value, where):
 
 
 def int_list(value, where):
-    """An `int[]` argument that is not a tuple, list, Size or int: a 1-d integer tensor
-    passes (as a tuple); anything else (a NumPy array too, as in PyTorch) is refused."""
+    """An `int[]` argument that is not a tuple, list, Size or int: an integer tensor of one
+    element passes (as a one-int tuple, as in PyTorch); anything else (a longer tensor, a
+    NumPy array) is refused."""
     if isinstance(value, (tuple, list)):
         return tuple(v if type(v) is int else int_(v, where) for v in value)
     if _is_tensor(value) and not value.dtype.is_floating_point and \
-            not value.dtype.is_complex and value.dim() <= 1:
-        return tuple(int(v) for v in value.reshape(-1).tolist())
+            not value.dtype.is_complex and value.numel() == 1:
+        return (int(value.item()),)
     if isinstance(value, (np.integer,)) and not isinstance(value, bool):
         return int(value)
     refuse(where, "tuple of ints", value)

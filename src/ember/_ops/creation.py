@@ -145,11 +145,25 @@ _ZEROS = _sized_op("zeros", 0)
 _ONES = _sized_op("ones", 1)
 
 
+def size_argument(name, sizes, size):
+    """The shape of zeros(2, 3), zeros((2, 3)) or zeros(size=(2, 3)); PyTorch's TypeError for
+    none, or for both forms at once."""
+    if size is not None:
+        _check_type(not sizes, lambda: f"{name}() got multiple values for argument 'size'")
+        sizes = (size,)
+    _check_type(len(sizes) > 0, lambda: (
+        f'{name}() missing 1 required positional arguments: "size"'))
+    return normalize_shape(sizes)
+
+
 def _sized_frontend(op, name):
-    def factory(*size, out=None, dtype=None, layout=None, device=None, pin_memory=False,
-                requires_grad=False):
+    def factory(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
+                pin_memory=False, requires_grad=False):
         # ember.zeros(8): one int needs no normalising.
-        shape = size if len(size) == 1 and type(size[0]) is int else normalize_shape(size)
+        if len(sizes) == 1 and type(sizes[0]) is int:
+            shape = sizes
+        else:
+            shape = size_argument(name, sizes, size)
         if layout is not None:
             arguments.layout_(layout, (name, "layout", None))
         if out is not None:
