@@ -305,6 +305,8 @@ def _first_parser_error(op, args, name, method):
             fast, slow = _fast_test(base)
             if not fast(value):
                 slow(value, where)
+            elif base in ("int[]", "SymInt[]") and type(value) is not int:
+                _int_list_items(value, where)     # (the fast test looks at the list only)
     for i in range(1 if method else 0, count):
         base, value = schema_args[i].base_type, args[i]
         if base in ("int", "SymInt") and type(value) is int and \
@@ -376,6 +378,17 @@ def invalid_combination(name, op, args, overloads, method=False) -> TypeError:
     expected = "".join(f"\n * {text}" for text in signatures)
     return TypeError(f"{name}() received an invalid combination of arguments - got "
                      f"({', '.join(got)}), but expected one of:{expected}\n")
+
+
+def _int_list_items(value, where):
+    for j, item in enumerate(value):
+        if type(item) is int or isinstance(item, np.integer) or _is_tensor(item) or \
+                type(item).__name__ == "SymInt":
+            continue
+        name, arg, position = where
+        at = f" (position {position})" if position is not None else ""
+        raise TypeError(f"{name}(): argument '{arg}'{at} must be tuple of ints, but found "
+                        f"element of type {type_name(item)} at pos {j}")
 
 
 def _tensor_list(value, where, index, none_allowed):
