@@ -29,7 +29,9 @@ import numpy as np
 from fuzz_values import FOREIGN_NAMES
 
 HERE = pathlib.Path(__file__).resolve().parent
-SRC = HERE.parents[1] / "src"
+# The ember under test: this tree's, or another checkout's (EMBER_FUZZ_SRC=/path/to/src) to
+# count an older version's mismatches with the same draw.
+SRC = os.environ.get("EMBER_FUZZ_SRC") or HERE.parents[1] / "src"
 
 
 class Worker:
