@@ -95,11 +95,12 @@ def bool_(value, where):
 
 def scalar(value, where):
     """A `Scalar` argument that is not a plain int or float: complex, NumPy numbers and 0-d
-    tensors pass (as PyTorch's Scalar does); strings, None, lists ... are refused."""
+    tensors pass (as PyTorch's Scalar does); strings, None, lists, tensors with dimensions ...
+    are refused."""
     if isinstance(value, (np.bool_, np.integer, np.floating, np.complexfloating)):
         return value.item()
-    if isinstance(value, numbers.Number) or _is_tensor(value):
-        return value
+    if isinstance(value, numbers.Number) or _is_tensor(value) and value.dim() == 0:
+        return value                    # (a tensor with dimensions is no Number in PyTorch)
     if type(value).__name__ in ("SymInt", "SymFloat", "SymBool"):
         return value
     refuse(where, "Number", value)
