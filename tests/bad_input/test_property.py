@@ -18,15 +18,21 @@ from fuzz_cli import collect, describe
 KNOWN_MISMATCHES = {
     ("function", "repeat_interleave"): "the frontend takes a NumPy float for repeats, which "
                                        "PyTorch's overloads refuse",
+    ("function", "binomial"): "a negative count: ember refuses it, PyTorch's kernel returns",
+    ("function", "std_mean"): "std_mean(x, int, int): PyTorch has no overload for it, ember's "
+                              "frontend reads the second int as the correction",
+    ("inplace", "ldexp_"): "PyTorch fails in pow on complex32 before it compares the shapes",
+    ("method", "softmax"): "softmax of a complex tensor: PyTorch's kernel returns for the drawn "
+                           "shape, ember refuses complex",
 }
 
-EXAMPLES = int(os.environ.get("EMBER_FUZZ_CI_EXAMPLES", "150"))
+EXAMPLES = int(os.environ.get("EMBER_FUZZ_CI_EXAMPLES", "600"))
 SECONDS = float(os.environ.get("EMBER_FUZZ_CI_SECONDS", "9"))
 
 
 def test_drawn_calls_get_pytorchs_class():
     report = collect(EXAMPLES, SECONDS, derandomize=True)
-    assert report.tried >= min(EXAMPLES, 20), report.text()
+    assert report.tried >= min(EXAMPLES, 50), report.text()
     hard = report.hard_failures()
     assert not hard, "\n".join(f"{verdict}: {describe(call)} -> {detail}"
                                for verdict, call, detail in hard)
