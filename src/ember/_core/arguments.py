@@ -269,12 +269,13 @@ def _fast_test(base_type):
     return found
 
 
-def parser_error(op, args, name: str, method: bool = False) -> None:
+def parser_error(op, args, name: str, method: bool = False) -> tuple:
     """Raise what PyTorch's parser raises for `args` (the schema's order) of `op` called as
     `name`, if anything (NOTE [the parser's errors come first]). For a name with several
-    overloads that is PyTorch's "invalid combination of arguments" TypeError."""
+    overloads that is PyTorch's "invalid combination of arguments" TypeError. Returns the
+    arguments as the parser converts them (dtype=int is int64)."""
     try:
-        _first_parser_error(op, args, name, method)
+        return _first_parser_error(op, args, name, method)
     except TypeError:
         overloads = _overloads(op)
         if len(overloads) < 2:
@@ -305,7 +306,9 @@ def _first_parser_error(op, args, name, method):
         elif base in CHECKS:
             fast, slow = _fast_test(base)
             if not fast(value):
-                slow(value, where)
+                converted = slow(value, where)
+                if converted is not value:
+                    args = (*args[:i], converted, *args[i + 1:])
             elif base in ("int[]", "SymInt[]") and type(value) is not int:
                 _int_list_items(value, where)     # (the fast test looks at the list only)
     for i in range(1 if method else 0, count):
@@ -319,6 +322,7 @@ def _first_parser_error(op, args, name, method):
                     raise TypeError(f"{name}(): argument '{schema_args[i].name}' failed to "
                                     f"unpack the object at pos {j + 1} with error "
                                     f'"{_OVERFLOW}"')
+    return args
 
 
 _OVERLOADS: dict = {}

@@ -255,7 +255,7 @@ def _cummin(xp, self, dim):
 
 def named_call(op, result_type, args, out):
     """Run a two-output op and return PyTorch's named tuple (writing into `out` if given)."""
-    parser_error(op, args, op.python_name)          # a frontend's arguments, checked first
+    args = parser_error(op, tuple(args), op.python_name)   # (the parser's errors first)
     if out is None:
         return result_type(*dispatch.call(op, args))
     return result_type(*dispatch.call_out(op, args, out))

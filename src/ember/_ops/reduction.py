@@ -131,7 +131,7 @@ def return_type(name, fields):
 def run(op, args, out, result_type=None):
     """Call `op` (or write into `out`), wrapping several outputs into `result_type`; a wrong
     argument first gets the parser's error (NOTE [the parser's errors come first])."""
-    parser_error(op, args, op.python_name)
+    args = parser_error(op, tuple(args), op.python_name)
     result = call(op, args) if out is None else call_out(op, args, out)
     return result if result_type is None else result_type(*result)
 

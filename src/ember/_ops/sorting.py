@@ -533,7 +533,7 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     index of the bucket of the 1-d `boundaries` each element of `input` falls in."""
     name = "bucketize.Tensor" if isinstance(input, dispatch.Tensor) else "bucketize.Scalar"
     args = (input, boundaries, out_int32, right)
-    parser_error(OPS[name], args, "bucketize")       # (NOTE [the parser's errors come first])
+    args = parser_error(OPS[name], args, "bucketize")  # (the parser's errors first)
     if out is None:
         return dispatch.call(OPS[name], args)
     return dispatch.call_out(OPS[name], args, out)
