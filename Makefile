@@ -13,7 +13,7 @@ $(VENV)/.test-deps: pyproject.toml tests/plugins/ember_npdev/pyproject.toml $(VE
 	$(VPY) -m pip install -q -e '.[test]' -e tests/plugins/ember_npdev
 	touch $@
 
-.PHONY: demo test bench generate check-generated
+.PHONY: demo test bench generate check-generated fuzz-bad-input
 demo: $(VENV)/.demo-deps
 	$(VPY) -m ember.demo
 
@@ -26,3 +26,8 @@ bench: $(VENV)/.test-deps
 
 generate: $(VENV)/.demo-deps
 	$(VPY) tools/gen_bindings.py
+
+# Many more drawn bad calls than CI's tests/bad_input/test_property.py: the counts by verdict.
+EMBER_FUZZ_EXAMPLES ?= 5000
+fuzz-bad-input: $(VENV)/.test-deps
+	EMBER_FUZZ_EXAMPLES=$(EMBER_FUZZ_EXAMPLES) $(VPY) tests/bad_input/fuzz_cli.py

@@ -176,7 +176,7 @@ def emit_op(op, var: str, lines: list, methods: list, dunders: list) -> None:
                     f"return _call_out({var}, {packed}, out)\n")
         else:
             call = f"return {_call_expr(var, packed)}\n"
-        lines.append(f"def {name}({sig}):\n{body}{_guarded(call, name)}")
+        lines.append(f"def {name}({sig}):\n{body}{_guarded(call, name, var, packed)}")
         for alias in op.aliases:
             lines.append(f"{alias} = {name}\n")
     if op.method:
@@ -184,7 +184,7 @@ def emit_op(op, var: str, lines: list, methods: list, dunders: list) -> None:
         call = f"return {_call_expr(var, packed)}\n"
         methods.append(f"    def {name}({sig}):\n"
                        f"{_indent(_body_prefix(op, varargs, method=True))}"
-                       f"{_indent(_guarded(call, name))}")
+                       f"{_indent(_guarded(call, name, var, packed, True))}")
         for alias in op.aliases:
             methods.append(f"    {alias} = {name}\n")
     if op.inplace:
@@ -192,19 +192,21 @@ def emit_op(op, var: str, lines: list, methods: list, dunders: list) -> None:
         call = f"return _call_inplace({var}, {packed})\n"
         methods.append(f"    def {name}_({sig}):\n"
                        f"{_indent(_body_prefix(op, varargs, label=name + '_', method=True))}"
-                       f"{_indent(_guarded(call, name + '_'))}")
+                       f"{_indent(_guarded(call, name + '_', var, packed, True))}")
         for alias in op.aliases:
             methods.append(f"    {alias}_ = {name}_\n")
     for dunder, how in sorted(op.dunders.items()):
         emit_dunder(op, var, dunder, how, dunders)
 
 
-def _guarded(call: str, label: str) -> str:
+def _guarded(call: str, label: str, var: str, packed: str, method: bool = False) -> str:
     """The call inside try: a failure goes through arguments.explain (NOTE [argument
-    parsing]), which turns foreign exceptions into PyTorch's; free while nothing raises."""
+    parsing]), which reports a wrong argument the way PyTorch's parser does and turns foreign
+    exceptions into PyTorch's; free while nothing raises."""
     inner = "".join("        " + line + "\n" for line in call.splitlines())
     return (f"    try:\n{inner}    except Exception as _exc:\n"
-            f"        _args.explain(_exc, {label!r})\n        raise\n")
+            f"        _args.explain(_exc, {label!r}, True, {var}, {packed}, {method})\n"
+            f"        raise\n")
 
 
 def _indent(text):

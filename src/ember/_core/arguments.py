@@ -95,11 +95,12 @@ def bool_(value, where):
 
 def scalar(value, where):
     """A `Scalar` argument that is not a plain int or float: complex, NumPy numbers and 0-d
-    tensors pass (as PyTorch's Scalar does); strings, None, lists ... are refused."""
+    tensors pass (as PyTorch's Scalar does); strings, None, lists, tensors with dimensions ...
+    are refused."""
     if isinstance(value, (np.bool_, np.integer, np.floating, np.complexfloating)):
         return value.item()
-    if isinstance(value, numbers.Number) or _is_tensor(value):
-        return value
+    if isinstance(value, numbers.Number) or _is_tensor(value) and value.dim() == 0:
+        return value                    # (a tensor with dimensions is no Number in PyTorch)
     if type(value).__name__ in ("SymInt", "SymFloat", "SymBool"):
         return value
     refuse(where, "Number", value)
@@ -139,19 +140,23 @@ def generator_(value, where):
 
 
 def str_(value, where):
+    """A `str` argument that is not a str: PyTorch's parser decodes bytes."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
     if not isinstance(value, str):
         refuse(where, "str", value)
     return value
 
 
 def int_list(value, where):
-    """An `int[]` argument that is not a tuple, list, Size or int: a 1-d integer tensor
-    passes (as a tuple); anything else (a NumPy array too, as in PyTorch) is refused."""
+    """An `int[]` argument that is not a tuple, list, Size or int: an integer tensor of one
+    element passes (as a one-int tuple, as in PyTorch); anything else (a longer tensor, a
+    NumPy array) is refused."""
     if isinstance(value, (tuple, list)):
         return tuple(v if type(v) is int else int_(v, where) for v in value)
     if _is_tensor(value) and not value.dtype.is_floating_point and \
-            not value.dtype.is_complex and value.dim() <= 1:
-        return tuple(int(v) for v in value.reshape(-1).tolist())
+            not value.dtype.is_complex and value.numel() == 1:
+        return (int(value.item()),)
     if isinstance(value, (np.integer,)) and not isinstance(value, bool):
         return int(value)
     refuse(where, "tuple of ints", value)
@@ -185,12 +190,19 @@ CHECKS = {
 
 # --------------------------------------------------------------------------- after a failure
 
-def explain(exc: BaseException, name: str, operand: bool = True):
+def explain(exc: BaseException, name: str, operand: bool = True, op=None, args=None,
+            method: bool = False):
     """Raise the exception PyTorch raises where a kernel of `name` raised `exc` (NOTE
     [argument parsing]); return to let the caller re-raise `exc` unchanged. `operand`: turn
     UnsupportedOperand into TypeError too (a public binding; inside the dispatcher it must
-    stay, the dunders return NotImplemented on it)."""
-    if operand and type(exc).__name__ == "UnsupportedOperand":
+    stay, the dunders return NotImplemented on it). With the op and its arguments (schema
+    order), an argument PyTorch's parser would have refused first is reported instead
+    (NOTE [the parser's errors come first])."""
+    is_operand = type(exc).__name__ == "UnsupportedOperand"
+    if op is not None and args is not None and (operand or not is_operand) and \
+            type(exc) is not TypeError:
+        parser_error(op, args, name, method)
+    if operand and is_operand:
         raise TypeError(str(exc)) from None
     if isinstance(exc, MemoryError):
         raise RuntimeError(_allocation_message(exc)) from None
@@ -209,6 +221,188 @@ def explain(exc: BaseException, name: str, operand: bool = True):
                                   f"{exc}") from None
     if type(exc).__name__ in ("_UFuncOutputCastingError", "_UFuncInputCastingError"):
         raise RuntimeError(str(exc)) from None
+
+
+# NOTE [the parser's errors come first]: PyTorch's argument parser looks at every argument
+# before any kernel runs: a wrong kind anywhere is its TypeError (a tensor argument given None,
+# a string, a list ...), and an int beyond 64 bits its "Overflow when unpacking long long",
+# whatever the kernel would have said about the other arguments. The generated bindings test
+# the non-tensor arguments up front (cheaply); the rest is checked here, after a kernel or the
+# dispatcher failed, so calls that work pay nothing for it.
+
+# The ops whose tensor arguments PyTorch's parser also takes as Python numbers (through a
+# Scalar overload or its numbers-as-tensors rule), read off PyTorch 2.13 by calling each op
+# with a number in each place: the first argument, and any other.
+_SPECIAL_SCALAR_OVERLOADS = tuple(f"special_{name}" for name in (
+    "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+    "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
+    "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+    "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
+    "laguerre_polynomial_l", "legendre_polynomial_p", "xlog1py", "zeta"))
+NUMBERS_FIRST = frozenset((
+    "add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "pow",
+    "float_power", "xlogy", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+    "bitwise_right_shift", "isin", "bucketize", "normal", "subtract", "multiply", "divide",
+    *_SPECIAL_SCALAR_OVERLOADS))
+NUMBERS_BESIDE = NUMBERS_FIRST | frozenset((
+    "rsub", "fmod", "copysign", "eq", "ne", "lt", "le", "gt", "ge", "clamp_max", "clamp_min",
+    "clamp", "where", "fill", "quantile", "nanquantile", "bernoulli", "masked_fill",
+    "index_fill", "scatter", "scatter_add", "scatter_reduce", "diff", "tensordot", "greater",
+    "greater_equal", "less", "less_equal", "not_equal"))
+
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+_OVERFLOW = "Overflow when unpacking long long"
+_FAST_TESTS: dict = {}
+
+
+def _fast_test(base_type):
+    """CHECKS' fast test for a schema type as a function (compiled once)."""
+    found = _FAST_TESTS.get(base_type)
+    if found is None:
+        from ember._core.dtype import dtype as dtype_class
+        from ember._core.shape import Size
+        namespace = {"_dtype_class": dtype_class,
+                     "_int_list_types": frozenset((tuple, list, int, Size))}
+        fast, slow = CHECKS[base_type]
+        found = (eval("lambda v: " + fast.format(v="v"), namespace), globals()[slow])
+        _FAST_TESTS[base_type] = found
+    return found
+
+
+def parser_error(op, args, name: str, method: bool = False) -> tuple:
+    """Raise what PyTorch's parser raises for `args` (the schema's order) of `op` called as
+    `name`, if anything (NOTE [the parser's errors come first]). For a name with several
+    overloads that is PyTorch's "invalid combination of arguments" TypeError. Returns the
+    arguments as the parser converts them (dtype=int is int64)."""
+    try:
+        return _first_parser_error(op, args, name, method)
+    except TypeError:
+        overloads = _overloads(op)
+        if len(overloads) < 2:
+            raise
+        raise invalid_combination(name, op, args, overloads, method) from None
+
+
+def _first_parser_error(op, args, name, method):
+    schema_args = op.schema.arguments
+    count = min(len(args), len(schema_args))
+    has_tensor = any(_is_tensor(args[i]) for i in op.tensor_positions if i < count)
+    for i in range(1 if method else 0, count):
+        arg, value = schema_args[i], args[i]
+        where = (name, "input" if i == 0 and not method and arg.name == "self" else arg.name,
+                 None if arg.kwarg_only else (i if method else i + 1))
+        base = arg.base_type
+        if value is None and base != "Tensor" or value is None and arg.optional or \
+                arg.has_default and type(value) is type(arg.default) and value == arg.default:
+            continue        # (frontends pass None, or the default as written: dtype='long')
+        if base == "Tensor":
+            if _is_tensor(value) or has_tensor and isinstance(value, (
+                    numbers.Number, np.generic)) and op.schema.name in (
+                    NUMBERS_FIRST if i == 0 else NUMBERS_BESIDE):
+                continue
+            refuse(where, "Tensor", value)
+        elif base in ("Tensor[]", "Tensor?[]"):
+            _tensor_list(value, where, i - 1 if method else i, base == "Tensor?[]")
+        elif base in CHECKS:
+            fast, slow = _fast_test(base)
+            if not fast(value):
+                converted = slow(value, where)
+                if converted is not value:
+                    args = (*args[:i], converted, *args[i + 1:])
+            elif base in ("int[]", "SymInt[]") and type(value) is not int:
+                _int_list_items(value, where)     # (the fast test looks at the list only)
+    for i in range(1 if method else 0, count):
+        base, value = schema_args[i].base_type, args[i]
+        if base in ("int", "SymInt") and type(value) is int and \
+                not _INT64_MIN <= value <= _INT64_MAX:
+            raise ValueError(_OVERFLOW)
+        if base in ("int[]", "SymInt[]") and isinstance(value, (tuple, list)):
+            for j, item in enumerate(value):
+                if type(item) is int and not _INT64_MIN <= item <= _INT64_MAX:
+                    raise TypeError(f"{name}(): argument '{schema_args[i].name}' failed to "
+                                    f"unpack the object at pos {j + 1} with error "
+                                    f'"{_OVERFLOW}"')
+    return args
+
+
+_OVERLOADS: dict = {}
+
+
+def _overloads(op):
+    """The registry's schemas sharing `op`'s Python name (its overloads)."""
+    found = _OVERLOADS.get(op.python_name)
+    if found is None:
+        from ember._core.registry import OPS
+        found = tuple(o.schema for o in OPS.values() if o.python_name == op.python_name)
+        _OVERLOADS[op.python_name] = found
+    return found
+
+
+_SHOWN_TYPES = {"Scalar": "Number", "int[]": "tuple of ints", "SymInt[]": "tuple of ints",
+                "SymInt": "int", "Tensor[]": "tuple of Tensors", "Tensor?[]": "tuple of Tensors",
+                "ScalarType": "torch.dtype", "Layout": "torch.layout", "Device": "torch.device",
+                "MemoryFormat": "torch.memory_format", "Generator": "torch.Generator",
+                "bool[]": "tuple of bools"}
+
+
+def _signature_text(schema, method: bool) -> str:
+    """One overload as PyTorch's messages list it: (Tensor input, int dim = -1, *, ...)."""
+    parts, star = [], False
+    for i, arg in enumerate(schema.arguments):
+        if method and i == 0:
+            continue
+        if arg.kwarg_only and not star:
+            parts.append("*")
+            star = True
+        shown = _SHOWN_TYPES.get(arg.base_type, arg.base_type)
+        name = "input" if i == 0 and arg.name == "self" else arg.name
+        text = f"{shown} {name}"
+        if arg.has_default:
+            default = arg.default
+            text += f" = {default if not isinstance(default, (tuple, list)) else list(default)}"
+        parts.append(text)
+    return f"({', '.join(parts)})"
+
+
+def invalid_combination(name, op, args, overloads, method=False) -> TypeError:
+    """PyTorch's TypeError for a call that fits none of a function's overloads:
+
+        sort() received an invalid combination of arguments - got (Tensor, str), but
+        expected one of:
+         * (Tensor input, *, bool stable, int dim = -1, bool descending = False)
+         * (Tensor input, int dim = -1, bool descending = False)
+    """
+    got = []
+    for i, (arg, value) in enumerate(zip(op.schema.arguments, args)):
+        if method and i == 0 or arg.has_default and type(value) is type(arg.default) and \
+                value == arg.default or value is None and arg.has_default:
+            continue
+        shown = type_name(value)
+        got.append(f"{arg.name}={shown}" if arg.kwarg_only else shown)
+    signatures = [_signature_text(schema, method) for schema in overloads]
+    expected = "".join(f"\n * {text}" for text in signatures)
+    return TypeError(f"{name}() received an invalid combination of arguments - got "
+                     f"({', '.join(got)}), but expected one of:{expected}\n")
+
+
+def _int_list_items(value, where):
+    for j, item in enumerate(value):
+        if type(item) is int or isinstance(item, np.integer) or _is_tensor(item) or \
+                type(item).__name__ == "SymInt":
+            continue
+        name, arg, position = where
+        at = f" (position {position})" if position is not None else ""
+        raise TypeError(f"{name}(): argument '{arg}'{at} must be tuple of ints, but found "
+                        f"element of type {type_name(item)} at pos {j}")
+
+
+def _tensor_list(value, where, index, none_allowed):
+    if not isinstance(value, (tuple, list)):
+        refuse(where, "tuple of Tensors", value)
+    for j, item in enumerate(value):
+        if not (_is_tensor(item) or none_allowed and item is None):
+            raise TypeError(f"expected Tensor as element {j} in argument {index}, but got "
+                            f"{type_name(item)}")
 
 
 def _allocation_message(exc) -> str:

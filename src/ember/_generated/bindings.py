@@ -538,7 +538,7 @@ def _adaptive_avg_pool2d(input, output_size, *, out=None):
             return _call(_op__adaptive_avg_pool2d, (input, output_size)) if _state.slow else _op__adaptive_avg_pool2d.runner(_op__adaptive_avg_pool2d, (input, output_size))
         return _call_out(_op__adaptive_avg_pool2d, (input, output_size), out)
     except Exception as _exc:
-        _args.explain(_exc, '_adaptive_avg_pool2d')
+        _args.explain(_exc, '_adaptive_avg_pool2d', True, _op__adaptive_avg_pool2d, (input, output_size), False)
         raise
 
 
@@ -548,7 +548,7 @@ def _adaptive_avg_pool2d_backward(grad_output, self, *, out=None):
             return _call(_op__adaptive_avg_pool2d_backward, (grad_output, self)) if _state.slow else _op__adaptive_avg_pool2d_backward.runner(_op__adaptive_avg_pool2d_backward, (grad_output, self))
         return _call_out(_op__adaptive_avg_pool2d_backward, (grad_output, self), out)
     except Exception as _exc:
-        _args.explain(_exc, '_adaptive_avg_pool2d_backward')
+        _args.explain(_exc, '_adaptive_avg_pool2d_backward', True, _op__adaptive_avg_pool2d_backward, (grad_output, self), False)
         raise
 
 
@@ -560,7 +560,7 @@ def _adaptive_avg_pool3d(input, output_size, *, out=None):
             return _call(_op__adaptive_avg_pool3d, (input, output_size)) if _state.slow else _op__adaptive_avg_pool3d.runner(_op__adaptive_avg_pool3d, (input, output_size))
         return _call_out(_op__adaptive_avg_pool3d, (input, output_size), out)
     except Exception as _exc:
-        _args.explain(_exc, '_adaptive_avg_pool3d')
+        _args.explain(_exc, '_adaptive_avg_pool3d', True, _op__adaptive_avg_pool3d, (input, output_size), False)
         raise
 
 
@@ -570,7 +570,7 @@ def _adaptive_avg_pool3d_backward(grad_output, self, *, out=None):
             return _call(_op__adaptive_avg_pool3d_backward, (grad_output, self)) if _state.slow else _op__adaptive_avg_pool3d_backward.runner(_op__adaptive_avg_pool3d_backward, (grad_output, self))
         return _call_out(_op__adaptive_avg_pool3d_backward, (grad_output, self), out)
     except Exception as _exc:
-        _args.explain(_exc, '_adaptive_avg_pool3d_backward')
+        _args.explain(_exc, '_adaptive_avg_pool3d_backward', True, _op__adaptive_avg_pool3d_backward, (grad_output, self), False)
         raise
 
 
@@ -580,7 +580,7 @@ def _dirichlet_grad(x, alpha, total, *, out=None):
             return _call(_op__dirichlet_grad, (x, alpha, total)) if _state.slow else _op__dirichlet_grad.runner(_op__dirichlet_grad, (x, alpha, total))
         return _call_out(_op__dirichlet_grad, (x, alpha, total), out)
     except Exception as _exc:
-        _args.explain(_exc, '_dirichlet_grad')
+        _args.explain(_exc, '_dirichlet_grad', True, _op__dirichlet_grad, (x, alpha, total), False)
         raise
 
 
@@ -634,7 +634,7 @@ def _fft_c2c(input, dim, normalization, forward, *, out=None):
             return _call(_op__fft_c2c, (input, dim, normalization, forward)) if _state.slow else _op__fft_c2c.runner(_op__fft_c2c, (input, dim, normalization, forward))
         return _call_out(_op__fft_c2c, (input, dim, normalization, forward), out)
     except Exception as _exc:
-        _args.explain(_exc, '_fft_c2c')
+        _args.explain(_exc, '_fft_c2c', True, _op__fft_c2c, (input, dim, normalization, forward), False)
         raise
 
 
@@ -652,7 +652,7 @@ def _fft_c2r(input, dim, normalization, last_dim_size, *, out=None):
             return _call(_op__fft_c2r, (input, dim, normalization, last_dim_size)) if _state.slow else _op__fft_c2r.runner(_op__fft_c2r, (input, dim, normalization, last_dim_size))
         return _call_out(_op__fft_c2r, (input, dim, normalization, last_dim_size), out)
     except Exception as _exc:
-        _args.explain(_exc, '_fft_c2r')
+        _args.explain(_exc, '_fft_c2r', True, _op__fft_c2r, (input, dim, normalization, last_dim_size), False)
         raise
 
 
@@ -670,7 +670,7 @@ def _fft_r2c(input, dim, normalization, onesided, *, out=None):
             return _call(_op__fft_r2c, (input, dim, normalization, onesided)) if _state.slow else _op__fft_r2c.runner(_op__fft_r2c, (input, dim, normalization, onesided))
         return _call_out(_op__fft_r2c, (input, dim, normalization, onesided), out)
     except Exception as _exc:
-        _args.explain(_exc, '_fft_r2c')
+        _args.explain(_exc, '_fft_r2c', True, _op__fft_r2c, (input, dim, normalization, onesided), False)
         raise
 
 
@@ -680,7 +680,7 @@ def _sample_dirichlet(input, generator=None):
     try:
         return _call(_op__sample_dirichlet, (input, generator)) if _state.slow else _op__sample_dirichlet.runner(_op__sample_dirichlet, (input, generator))
     except Exception as _exc:
-        _args.explain(_exc, '_sample_dirichlet')
+        _args.explain(_exc, '_sample_dirichlet', True, _op__sample_dirichlet, (input, generator), False)
         raise
 
 
@@ -690,7 +690,7 @@ def _standard_gamma(input, generator=None):
     try:
         return _call(_op__standard_gamma, (input, generator)) if _state.slow else _op__standard_gamma.runner(_op__standard_gamma, (input, generator))
     except Exception as _exc:
-        _args.explain(_exc, '_standard_gamma')
+        _args.explain(_exc, '_standard_gamma', True, _op__standard_gamma, (input, generator), False)
         raise
 
 
@@ -700,7 +700,7 @@ def _standard_gamma_grad(input, output, *, out=None):
             return _call(_op__standard_gamma_grad, (input, output)) if _state.slow else _op__standard_gamma_grad.runner(_op__standard_gamma_grad, (input, output))
         return _call_out(_op__standard_gamma_grad, (input, output), out)
     except Exception as _exc:
-        _args.explain(_exc, '_standard_gamma_grad')
+        _args.explain(_exc, '_standard_gamma_grad', True, _op__standard_gamma_grad, (input, output), False)
         raise
 
 
@@ -710,7 +710,7 @@ def abs(input, *, out=None):
             return _call(_op_abs, (input,)) if _state.slow else _op_abs.runner(_op_abs, (input,))
         return _call_out(_op_abs, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'abs')
+        _args.explain(_exc, 'abs', True, _op_abs, (input,), False)
         raise
 
 
@@ -723,7 +723,7 @@ def acos(input, *, out=None):
             return _call(_op_acos, (input,)) if _state.slow else _op_acos.runner(_op_acos, (input,))
         return _call_out(_op_acos, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'acos')
+        _args.explain(_exc, 'acos', True, _op_acos, (input,), False)
         raise
 
 
@@ -736,7 +736,7 @@ def acosh(input, *, out=None):
             return _call(_op_acosh, (input,)) if _state.slow else _op_acosh.runner(_op_acosh, (input,))
         return _call_out(_op_acosh, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'acosh')
+        _args.explain(_exc, 'acosh', True, _op_acosh, (input,), False)
         raise
 
 
@@ -751,7 +751,7 @@ def add(input, other, *, alpha=1, out=None):
             return _call(_op_add_Tensor, (input, other, alpha)) if _state.slow else _op_add_Tensor.runner(_op_add_Tensor, (input, other, alpha))
         return _call_out(_op_add_Tensor, (input, other, alpha), out)
     except Exception as _exc:
-        _args.explain(_exc, 'add')
+        _args.explain(_exc, 'add', True, _op_add_Tensor, (input, other, alpha), False)
         raise
 
 
@@ -765,7 +765,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
             return _call(_op_addbmm, (input, batch1, batch2, beta, alpha)) if _state.slow else _op_addbmm.runner(_op_addbmm, (input, batch1, batch2, beta, alpha))
         return _call_out(_op_addbmm, (input, batch1, batch2, beta, alpha), out)
     except Exception as _exc:
-        _args.explain(_exc, 'addbmm')
+        _args.explain(_exc, 'addbmm', True, _op_addbmm, (input, batch1, batch2, beta, alpha), False)
         raise
 
 
@@ -777,7 +777,7 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
             return _call(_op_addcmul, (input, tensor1, tensor2, value)) if _state.slow else _op_addcmul.runner(_op_addcmul, (input, tensor1, tensor2, value))
         return _call_out(_op_addcmul, (input, tensor1, tensor2, value), out)
     except Exception as _exc:
-        _args.explain(_exc, 'addcmul')
+        _args.explain(_exc, 'addcmul', True, _op_addcmul, (input, tensor1, tensor2, value), False)
         raise
 
 
@@ -791,7 +791,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
             return _call(_op_addmm, (input, mat1, mat2, beta, alpha)) if _state.slow else _op_addmm.runner(_op_addmm, (input, mat1, mat2, beta, alpha))
         return _call_out(_op_addmm, (input, mat1, mat2, beta, alpha), out)
     except Exception as _exc:
-        _args.explain(_exc, 'addmm')
+        _args.explain(_exc, 'addmm', True, _op_addmm, (input, mat1, mat2, beta, alpha), False)
         raise
 
 
@@ -805,7 +805,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
             return _call(_op_addmv, (input, mat, vec, beta, alpha)) if _state.slow else _op_addmv.runner(_op_addmv, (input, mat, vec, beta, alpha))
         return _call_out(_op_addmv, (input, mat, vec, beta, alpha), out)
     except Exception as _exc:
-        _args.explain(_exc, 'addmv')
+        _args.explain(_exc, 'addmv', True, _op_addmv, (input, mat, vec, beta, alpha), False)
         raise
 
 
@@ -819,7 +819,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
             return _call(_op_addr, (input, vec1, vec2, beta, alpha)) if _state.slow else _op_addr.runner(_op_addr, (input, vec1, vec2, beta, alpha))
         return _call_out(_op_addr, (input, vec1, vec2, beta, alpha), out)
     except Exception as _exc:
-        _args.explain(_exc, 'addr')
+        _args.explain(_exc, 'addr', True, _op_addr, (input, vec1, vec2, beta, alpha), False)
         raise
 
 
@@ -835,7 +835,7 @@ def affine_grid_generator(theta, size, align_corners, *, out=None):
             return _call(_op_affine_grid_generator, (theta, size, align_corners)) if _state.slow else _op_affine_grid_generator.runner(_op_affine_grid_generator, (theta, size, align_corners))
         return _call_out(_op_affine_grid_generator, (theta, size, align_corners), out)
     except Exception as _exc:
-        _args.explain(_exc, 'affine_grid_generator')
+        _args.explain(_exc, 'affine_grid_generator', True, _op_affine_grid_generator, (theta, size, align_corners), False)
         raise
 
 
@@ -853,7 +853,7 @@ def all(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
             return _call(_op_all_dims, (input, dim, keepdim)) if _state.slow else _op_all_dims.runner(_op_all_dims, (input, dim, keepdim))
         return _call_out(_op_all_dims, (input, dim, keepdim), out)
     except Exception as _exc:
-        _args.explain(_exc, 'all')
+        _args.explain(_exc, 'all', True, _op_all_dims, (input, dim, keepdim), False)
         raise
 
 
@@ -871,7 +871,7 @@ def amax(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
             return _call(_op_amax, (input, dim, keepdim)) if _state.slow else _op_amax.runner(_op_amax, (input, dim, keepdim))
         return _call_out(_op_amax, (input, dim, keepdim), out)
     except Exception as _exc:
-        _args.explain(_exc, 'amax')
+        _args.explain(_exc, 'amax', True, _op_amax, (input, dim, keepdim), False)
         raise
 
 
@@ -889,7 +889,7 @@ def amin(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
             return _call(_op_amin, (input, dim, keepdim)) if _state.slow else _op_amin.runner(_op_amin, (input, dim, keepdim))
         return _call_out(_op_amin, (input, dim, keepdim), out)
     except Exception as _exc:
-        _args.explain(_exc, 'amin')
+        _args.explain(_exc, 'amin', True, _op_amin, (input, dim, keepdim), False)
         raise
 
 
@@ -907,7 +907,7 @@ def any(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
             return _call(_op_any_dims, (input, dim, keepdim)) if _state.slow else _op_any_dims.runner(_op_any_dims, (input, dim, keepdim))
         return _call_out(_op_any_dims, (input, dim, keepdim), out)
     except Exception as _exc:
-        _args.explain(_exc, 'any')
+        _args.explain(_exc, 'any', True, _op_any_dims, (input, dim, keepdim), False)
         raise
 
 
@@ -925,7 +925,7 @@ def argmax(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None
             return _call(_op_argmax, (input, dim, keepdim)) if _state.slow else _op_argmax.runner(_op_argmax, (input, dim, keepdim))
         return _call_out(_op_argmax, (input, dim, keepdim), out)
     except Exception as _exc:
-        _args.explain(_exc, 'argmax')
+        _args.explain(_exc, 'argmax', True, _op_argmax, (input, dim, keepdim), False)
         raise
 
 
@@ -943,7 +943,7 @@ def argmin(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None
             return _call(_op_argmin, (input, dim, keepdim)) if _state.slow else _op_argmin.runner(_op_argmin, (input, dim, keepdim))
         return _call_out(_op_argmin, (input, dim, keepdim), out)
     except Exception as _exc:
-        _args.explain(_exc, 'argmin')
+        _args.explain(_exc, 'argmin', True, _op_argmin, (input, dim, keepdim), False)
         raise
 
 
@@ -951,7 +951,7 @@ def argwhere(input):
     try:
         return _call(_op_argwhere, (input,)) if _state.slow else _op_argwhere.runner(_op_argwhere, (input,))
     except Exception as _exc:
-        _args.explain(_exc, 'argwhere')
+        _args.explain(_exc, 'argwhere', True, _op_argwhere, (input,), False)
         raise
 
 
@@ -969,7 +969,7 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
     try:
         return _call(_op_as_strided_scatter, (input, src, size, stride, storage_offset)) if _state.slow else _op_as_strided_scatter.runner(_op_as_strided_scatter, (input, src, size, stride, storage_offset))
     except Exception as _exc:
-        _args.explain(_exc, 'as_strided_scatter')
+        _args.explain(_exc, 'as_strided_scatter', True, _op_as_strided_scatter, (input, src, size, stride, storage_offset), False)
         raise
 
 
@@ -979,7 +979,7 @@ def asin(input, *, out=None):
             return _call(_op_asin, (input,)) if _state.slow else _op_asin.runner(_op_asin, (input,))
         return _call_out(_op_asin, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'asin')
+        _args.explain(_exc, 'asin', True, _op_asin, (input,), False)
         raise
 
 
@@ -992,7 +992,7 @@ def asinh(input, *, out=None):
             return _call(_op_asinh, (input,)) if _state.slow else _op_asinh.runner(_op_asinh, (input,))
         return _call_out(_op_asinh, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'asinh')
+        _args.explain(_exc, 'asinh', True, _op_asinh, (input,), False)
         raise
 
 
@@ -1005,7 +1005,7 @@ def atan(input, *, out=None):
             return _call(_op_atan, (input,)) if _state.slow else _op_atan.runner(_op_atan, (input,))
         return _call_out(_op_atan, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'atan')
+        _args.explain(_exc, 'atan', True, _op_atan, (input,), False)
         raise
 
 
@@ -1018,7 +1018,7 @@ def atan2(input, other, *, out=None):
             return _call(_op_atan2, (input, other)) if _state.slow else _op_atan2.runner(_op_atan2, (input, other))
         return _call_out(_op_atan2, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'atan2')
+        _args.explain(_exc, 'atan2', True, _op_atan2, (input, other), False)
         raise
 
 
@@ -1031,7 +1031,7 @@ def atanh(input, *, out=None):
             return _call(_op_atanh, (input,)) if _state.slow else _op_atanh.runner(_op_atanh, (input,))
         return _call_out(_op_atanh, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'atanh')
+        _args.explain(_exc, 'atanh', True, _op_atanh, (input,), False)
         raise
 
 
@@ -1048,7 +1048,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
             return _call(_op_baddbmm, (input, batch1, batch2, beta, alpha)) if _state.slow else _op_baddbmm.runner(_op_baddbmm, (input, batch1, batch2, beta, alpha))
         return _call_out(_op_baddbmm, (input, batch1, batch2, beta, alpha), out)
     except Exception as _exc:
-        _args.explain(_exc, 'baddbmm')
+        _args.explain(_exc, 'baddbmm', True, _op_baddbmm, (input, batch1, batch2, beta, alpha), False)
         raise
 
 
@@ -1058,7 +1058,7 @@ def bilinear(input1, input2, weight, bias=None, *, out=None):
             return _call(_op_bilinear, (input1, input2, weight, bias)) if _state.slow else _op_bilinear.runner(_op_bilinear, (input1, input2, weight, bias))
         return _call_out(_op_bilinear, (input1, input2, weight, bias), out)
     except Exception as _exc:
-        _args.explain(_exc, 'bilinear')
+        _args.explain(_exc, 'bilinear', True, _op_bilinear, (input1, input2, weight, bias), False)
         raise
 
 
@@ -1068,7 +1068,7 @@ def bincount(input, weights=None, minlength=0):
     try:
         return _call(_op_bincount, (input, weights, minlength)) if _state.slow else _op_bincount.runner(_op_bincount, (input, weights, minlength))
     except Exception as _exc:
-        _args.explain(_exc, 'bincount')
+        _args.explain(_exc, 'bincount', True, _op_bincount, (input, weights, minlength), False)
         raise
 
 
@@ -1078,7 +1078,7 @@ def binomial(count, prob, generator=None):
     try:
         return _call(_op_binomial, (count, prob, generator)) if _state.slow else _op_binomial.runner(_op_binomial, (count, prob, generator))
     except Exception as _exc:
-        _args.explain(_exc, 'binomial')
+        _args.explain(_exc, 'binomial', True, _op_binomial, (count, prob, generator), False)
         raise
 
 
@@ -1088,7 +1088,7 @@ def bitwise_and(input, other, *, out=None):
             return _call(_op_bitwise_and_Tensor, (input, other)) if _state.slow else _op_bitwise_and_Tensor.runner(_op_bitwise_and_Tensor, (input, other))
         return _call_out(_op_bitwise_and_Tensor, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'bitwise_and')
+        _args.explain(_exc, 'bitwise_and', True, _op_bitwise_and_Tensor, (input, other), False)
         raise
 
 
@@ -1098,7 +1098,7 @@ def bitwise_left_shift(input, other, *, out=None):
             return _call(_op_bitwise_left_shift_Tensor, (input, other)) if _state.slow else _op_bitwise_left_shift_Tensor.runner(_op_bitwise_left_shift_Tensor, (input, other))
         return _call_out(_op_bitwise_left_shift_Tensor, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'bitwise_left_shift')
+        _args.explain(_exc, 'bitwise_left_shift', True, _op_bitwise_left_shift_Tensor, (input, other), False)
         raise
 
 
@@ -1108,7 +1108,7 @@ def bitwise_not(input, *, out=None):
             return _call(_op_bitwise_not, (input,)) if _state.slow else _op_bitwise_not.runner(_op_bitwise_not, (input,))
         return _call_out(_op_bitwise_not, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'bitwise_not')
+        _args.explain(_exc, 'bitwise_not', True, _op_bitwise_not, (input,), False)
         raise
 
 
@@ -1118,7 +1118,7 @@ def bitwise_or(input, other, *, out=None):
             return _call(_op_bitwise_or_Tensor, (input, other)) if _state.slow else _op_bitwise_or_Tensor.runner(_op_bitwise_or_Tensor, (input, other))
         return _call_out(_op_bitwise_or_Tensor, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'bitwise_or')
+        _args.explain(_exc, 'bitwise_or', True, _op_bitwise_or_Tensor, (input, other), False)
         raise
 
 
@@ -1128,7 +1128,7 @@ def bitwise_right_shift(input, other, *, out=None):
             return _call(_op_bitwise_right_shift_Tensor, (input, other)) if _state.slow else _op_bitwise_right_shift_Tensor.runner(_op_bitwise_right_shift_Tensor, (input, other))
         return _call_out(_op_bitwise_right_shift_Tensor, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'bitwise_right_shift')
+        _args.explain(_exc, 'bitwise_right_shift', True, _op_bitwise_right_shift_Tensor, (input, other), False)
         raise
 
 
@@ -1138,7 +1138,7 @@ def bitwise_xor(input, other, *, out=None):
             return _call(_op_bitwise_xor_Tensor, (input, other)) if _state.slow else _op_bitwise_xor_Tensor.runner(_op_bitwise_xor_Tensor, (input, other))
         return _call_out(_op_bitwise_xor_Tensor, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'bitwise_xor')
+        _args.explain(_exc, 'bitwise_xor', True, _op_bitwise_xor_Tensor, (input, other), False)
         raise
 
 
@@ -1148,7 +1148,7 @@ def bmm(input, mat2, *, out=None):
             return _call(_op_bmm, (input, mat2)) if _state.slow else _op_bmm.runner(_op_bmm, (input, mat2))
         return _call_out(_op_bmm, (input, mat2), out)
     except Exception as _exc:
-        _args.explain(_exc, 'bmm')
+        _args.explain(_exc, 'bmm', True, _op_bmm, (input, mat2), False)
         raise
 
 
@@ -1160,7 +1160,7 @@ def broadcast_to(input, size):
     try:
         return _call(_op_broadcast_to, (input, size)) if _state.slow else _op_broadcast_to.runner(_op_broadcast_to, (input, size))
     except Exception as _exc:
-        _args.explain(_exc, 'broadcast_to')
+        _args.explain(_exc, 'broadcast_to', True, _op_broadcast_to, (input, size), False)
         raise
 
 
@@ -1174,7 +1174,7 @@ def cat(tensors, dim=0, *, out=None, axis=None):
             return _call(_op_cat, (tensors, dim)) if _state.slow else _op_cat.runner(_op_cat, (tensors, dim))
         return _call_out(_op_cat, (tensors, dim), out)
     except Exception as _exc:
-        _args.explain(_exc, 'cat')
+        _args.explain(_exc, 'cat', True, _op_cat, (tensors, dim), False)
         raise
 
 
@@ -1190,7 +1190,7 @@ def ceil(input, *, out=None):
             return _call(_op_ceil, (input,)) if _state.slow else _op_ceil.runner(_op_ceil, (input,))
         return _call_out(_op_ceil, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'ceil')
+        _args.explain(_exc, 'ceil', True, _op_ceil, (input,), False)
         raise
 
 
@@ -1202,7 +1202,7 @@ def channel_shuffle(input, groups, *, out=None):
             return _call(_op_channel_shuffle, (input, groups)) if _state.slow else _op_channel_shuffle.runner(_op_channel_shuffle, (input, groups))
         return _call_out(_op_channel_shuffle, (input, groups), out)
     except Exception as _exc:
-        _args.explain(_exc, 'channel_shuffle')
+        _args.explain(_exc, 'channel_shuffle', True, _op_channel_shuffle, (input, groups), False)
         raise
 
 
@@ -1214,7 +1214,7 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
             return _call(_op_cholesky_solve, (input, input2, upper)) if _state.slow else _op_cholesky_solve.runner(_op_cholesky_solve, (input, input2, upper))
         return _call_out(_op_cholesky_solve, (input, input2, upper), out)
     except Exception as _exc:
-        _args.explain(_exc, 'cholesky_solve')
+        _args.explain(_exc, 'cholesky_solve', True, _op_cholesky_solve, (input, input2, upper), False)
         raise
 
 
@@ -1228,7 +1228,7 @@ def chunk(input, chunks, dim=0, *, axis=None):
     try:
         return _call(_op_chunk, (input, chunks, dim)) if _state.slow else _op_chunk.runner(_op_chunk, (input, chunks, dim))
     except Exception as _exc:
-        _args.explain(_exc, 'chunk')
+        _args.explain(_exc, 'chunk', True, _op_chunk, (input, chunks, dim), False)
         raise
 
 
@@ -1238,7 +1238,7 @@ def clamp(input, min=None, max=None, *, out=None):
             return _call(_op_clamp_Tensor, (input, min, max)) if _state.slow else _op_clamp_Tensor.runner(_op_clamp_Tensor, (input, min, max))
         return _call_out(_op_clamp_Tensor, (input, min, max), out)
     except Exception as _exc:
-        _args.explain(_exc, 'clamp')
+        _args.explain(_exc, 'clamp', True, _op_clamp_Tensor, (input, min, max), False)
         raise
 
 
@@ -1251,7 +1251,7 @@ def clamp_max(input, max, *, out=None):
             return _call(_op_clamp_max_Tensor, (input, max)) if _state.slow else _op_clamp_max_Tensor.runner(_op_clamp_max_Tensor, (input, max))
         return _call_out(_op_clamp_max_Tensor, (input, max), out)
     except Exception as _exc:
-        _args.explain(_exc, 'clamp_max')
+        _args.explain(_exc, 'clamp_max', True, _op_clamp_max_Tensor, (input, max), False)
         raise
 
 
@@ -1261,7 +1261,7 @@ def clamp_min(input, min, *, out=None):
             return _call(_op_clamp_min_Tensor, (input, min)) if _state.slow else _op_clamp_min_Tensor.runner(_op_clamp_min_Tensor, (input, min))
         return _call_out(_op_clamp_min_Tensor, (input, min), out)
     except Exception as _exc:
-        _args.explain(_exc, 'clamp_min')
+        _args.explain(_exc, 'clamp_min', True, _op_clamp_min_Tensor, (input, min), False)
         raise
 
 
@@ -1271,7 +1271,7 @@ def clone(input, *, memory_format=None):
     try:
         return _call(_op_clone, (input, memory_format)) if _state.slow else _op_clone.runner(_op_clone, (input, memory_format))
     except Exception as _exc:
-        _args.explain(_exc, 'clone')
+        _args.explain(_exc, 'clone', True, _op_clone, (input, memory_format), False)
         raise
 
 
@@ -1281,7 +1281,7 @@ def column_stack(tensors, *, out=None):
             return _call(_op_column_stack, (tensors,)) if _state.slow else _op_column_stack.runner(_op_column_stack, (tensors,))
         return _call_out(_op_column_stack, (tensors,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'column_stack')
+        _args.explain(_exc, 'column_stack', True, _op_column_stack, (tensors,), False)
         raise
 
 
@@ -1293,7 +1293,7 @@ def combinations(input, r=2, with_replacement=False):
     try:
         return _call(_op_combinations, (input, r, with_replacement)) if _state.slow else _op_combinations.runner(_op_combinations, (input, r, with_replacement))
     except Exception as _exc:
-        _args.explain(_exc, 'combinations')
+        _args.explain(_exc, 'combinations', True, _op_combinations, (input, r, with_replacement), False)
         raise
 
 
@@ -1303,7 +1303,7 @@ def complex(real, imag, *, out=None):
             return _call(_op_complex, (real, imag)) if _state.slow else _op_complex.runner(_op_complex, (real, imag))
         return _call_out(_op_complex, (real, imag), out)
     except Exception as _exc:
-        _args.explain(_exc, 'complex')
+        _args.explain(_exc, 'complex', True, _op_complex, (real, imag), False)
         raise
 
 
@@ -1313,7 +1313,7 @@ def conj_physical(input, *, out=None):
             return _call(_op_conj_physical, (input,)) if _state.slow else _op_conj_physical.runner(_op_conj_physical, (input,))
         return _call_out(_op_conj_physical, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'conj_physical')
+        _args.explain(_exc, 'conj_physical', True, _op_conj_physical, (input,), False)
         raise
 
 
@@ -1329,7 +1329,7 @@ def constant_pad_nd(input, pad, value=0, *, out=None):
             return _call(_op_constant_pad_nd, (input, pad, value)) if _state.slow else _op_constant_pad_nd.runner(_op_constant_pad_nd, (input, pad, value))
         return _call_out(_op_constant_pad_nd, (input, pad, value), out)
     except Exception as _exc:
-        _args.explain(_exc, 'constant_pad_nd')
+        _args.explain(_exc, 'constant_pad_nd', True, _op_constant_pad_nd, (input, pad, value), False)
         raise
 
 
@@ -1359,7 +1359,7 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
             return _call(_op_convolution, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)) if _state.slow else _op_convolution.runner(_op_convolution, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups))
         return _call_out(_op_convolution, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups), out)
     except Exception as _exc:
-        _args.explain(_exc, 'convolution')
+        _args.explain(_exc, 'convolution', True, _op_convolution, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups), False)
         raise
 
 
@@ -1369,7 +1369,7 @@ def copysign(input, other, *, out=None):
             return _call(_op_copysign_Tensor, (input, other)) if _state.slow else _op_copysign_Tensor.runner(_op_copysign_Tensor, (input, other))
         return _call_out(_op_copysign_Tensor, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'copysign')
+        _args.explain(_exc, 'copysign', True, _op_copysign_Tensor, (input, other), False)
         raise
 
 
@@ -1379,7 +1379,7 @@ def cos(input, *, out=None):
             return _call(_op_cos, (input,)) if _state.slow else _op_cos.runner(_op_cos, (input,))
         return _call_out(_op_cos, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'cos')
+        _args.explain(_exc, 'cos', True, _op_cos, (input,), False)
         raise
 
 
@@ -1389,7 +1389,7 @@ def cosh(input, *, out=None):
             return _call(_op_cosh, (input,)) if _state.slow else _op_cosh.runner(_op_cosh, (input,))
         return _call_out(_op_cosh, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'cosh')
+        _args.explain(_exc, 'cosh', True, _op_cosh, (input,), False)
         raise
 
 
@@ -1403,7 +1403,7 @@ def cross(input, other, dim=None, *, out=None, axis=None):
             return _call(_op_cross, (input, other, dim)) if _state.slow else _op_cross.runner(_op_cross, (input, other, dim))
         return _call_out(_op_cross, (input, other, dim), out)
     except Exception as _exc:
-        _args.explain(_exc, 'cross')
+        _args.explain(_exc, 'cross', True, _op_cross, (input, other, dim), False)
         raise
 
 
@@ -1417,7 +1417,7 @@ def cumprod(input, dim, *, dtype=None, out=None):
             return _call(_op_cumprod, (input, dim, dtype)) if _state.slow else _op_cumprod.runner(_op_cumprod, (input, dim, dtype))
         return _call_out(_op_cumprod, (input, dim, dtype), out)
     except Exception as _exc:
-        _args.explain(_exc, 'cumprod')
+        _args.explain(_exc, 'cumprod', True, _op_cumprod, (input, dim, dtype), False)
         raise
 
 
@@ -1431,7 +1431,7 @@ def cumsum(input, dim, *, dtype=None, out=None):
             return _call(_op_cumsum, (input, dim, dtype)) if _state.slow else _op_cumsum.runner(_op_cumsum, (input, dim, dtype))
         return _call_out(_op_cumsum, (input, dim, dtype), out)
     except Exception as _exc:
-        _args.explain(_exc, 'cumsum')
+        _args.explain(_exc, 'cumsum', True, _op_cumsum, (input, dim, dtype), False)
         raise
 
 
@@ -1441,7 +1441,7 @@ def deg2rad(input, *, out=None):
             return _call(_op_deg2rad, (input,)) if _state.slow else _op_deg2rad.runner(_op_deg2rad, (input,))
         return _call_out(_op_deg2rad, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'deg2rad')
+        _args.explain(_exc, 'deg2rad', True, _op_deg2rad, (input,), False)
         raise
 
 
@@ -1451,7 +1451,7 @@ def det(input, *, out=None):
             return _call(_op_det, (input,)) if _state.slow else _op_det.runner(_op_det, (input,))
         return _call_out(_op_det, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'det')
+        _args.explain(_exc, 'det', True, _op_det, (input,), False)
         raise
 
 
@@ -1459,7 +1459,7 @@ def detach(input):
     try:
         return _call(_op_detach, (input,)) if _state.slow else _op_detach.runner(_op_detach, (input,))
     except Exception as _exc:
-        _args.explain(_exc, 'detach')
+        _args.explain(_exc, 'detach', True, _op_detach, (input,), False)
         raise
 
 
@@ -1471,7 +1471,7 @@ def diag(input, diagonal=0, *, out=None):
             return _call(_op_diag, (input, diagonal)) if _state.slow else _op_diag.runner(_op_diag, (input, diagonal))
         return _call_out(_op_diag, (input, diagonal), out)
     except Exception as _exc:
-        _args.explain(_exc, 'diag')
+        _args.explain(_exc, 'diag', True, _op_diag, (input, diagonal), False)
         raise
 
 
@@ -1485,7 +1485,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     try:
         return _call(_op_diag_embed, (input, offset, dim1, dim2)) if _state.slow else _op_diag_embed.runner(_op_diag_embed, (input, offset, dim1, dim2))
     except Exception as _exc:
-        _args.explain(_exc, 'diag_embed')
+        _args.explain(_exc, 'diag_embed', True, _op_diag_embed, (input, offset, dim1, dim2), False)
         raise
 
 
@@ -1495,7 +1495,7 @@ def diagflat(input, offset=0):
     try:
         return _call(_op_diagflat, (input, offset)) if _state.slow else _op_diagflat.runner(_op_diagflat, (input, offset))
     except Exception as _exc:
-        _args.explain(_exc, 'diagflat')
+        _args.explain(_exc, 'diagflat', True, _op_diagflat, (input, offset), False)
         raise
 
 
@@ -1509,7 +1509,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     try:
         return _call(_op_diagonal, (input, offset, dim1, dim2)) if _state.slow else _op_diagonal.runner(_op_diagonal, (input, offset, dim1, dim2))
     except Exception as _exc:
-        _args.explain(_exc, 'diagonal')
+        _args.explain(_exc, 'diagonal', True, _op_diagonal, (input, offset, dim1, dim2), False)
         raise
 
 
@@ -1523,7 +1523,7 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     try:
         return _call(_op_diagonal_scatter, (input, src, offset, dim1, dim2)) if _state.slow else _op_diagonal_scatter.runner(_op_diagonal_scatter, (input, src, offset, dim1, dim2))
     except Exception as _exc:
-        _args.explain(_exc, 'diagonal_scatter')
+        _args.explain(_exc, 'diagonal_scatter', True, _op_diagonal_scatter, (input, src, offset, dim1, dim2), False)
         raise
 
 
@@ -1539,7 +1539,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None, axis=None):
             return _call(_op_diff, (input, n, dim, prepend, append)) if _state.slow else _op_diff.runner(_op_diff, (input, n, dim, prepend, append))
         return _call_out(_op_diff, (input, n, dim, prepend, append), out)
     except Exception as _exc:
-        _args.explain(_exc, 'diff')
+        _args.explain(_exc, 'diff', True, _op_diff, (input, n, dim, prepend, append), False)
         raise
 
 
@@ -1549,7 +1549,7 @@ def digamma(input, *, out=None):
             return _call(_op_digamma, (input,)) if _state.slow else _op_digamma.runner(_op_digamma, (input,))
         return _call_out(_op_digamma, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'digamma')
+        _args.explain(_exc, 'digamma', True, _op_digamma, (input,), False)
         raise
 
 
@@ -1559,7 +1559,7 @@ def dot(input, tensor, *, out=None):
             return _call(_op_dot, (input, tensor)) if _state.slow else _op_dot.runner(_op_dot, (input, tensor))
         return _call_out(_op_dot, (input, tensor), out)
     except Exception as _exc:
-        _args.explain(_exc, 'dot')
+        _args.explain(_exc, 'dot', True, _op_dot, (input, tensor), False)
         raise
 
 
@@ -1569,7 +1569,7 @@ def dstack(tensors, *, out=None):
             return _call(_op_dstack, (tensors,)) if _state.slow else _op_dstack.runner(_op_dstack, (tensors,))
         return _call_out(_op_dstack, (tensors,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'dstack')
+        _args.explain(_exc, 'dstack', True, _op_dstack, (tensors,), False)
         raise
 
 
@@ -1585,7 +1585,7 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
             return _call(_op_embedding, (weight, indices, padding_idx, scale_grad_by_freq, sparse)) if _state.slow else _op_embedding.runner(_op_embedding, (weight, indices, padding_idx, scale_grad_by_freq, sparse))
         return _call_out(_op_embedding, (weight, indices, padding_idx, scale_grad_by_freq, sparse), out)
     except Exception as _exc:
-        _args.explain(_exc, 'embedding')
+        _args.explain(_exc, 'embedding', True, _op_embedding, (weight, indices, padding_idx, scale_grad_by_freq, sparse), False)
         raise
 
 
@@ -1595,7 +1595,7 @@ def eq(input, other, *, out=None):
             return _call(_op_eq_Tensor, (input, other)) if _state.slow else _op_eq_Tensor.runner(_op_eq_Tensor, (input, other))
         return _call_out(_op_eq_Tensor, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'eq')
+        _args.explain(_exc, 'eq', True, _op_eq_Tensor, (input, other), False)
         raise
 
 
@@ -1605,7 +1605,7 @@ def erf(input, *, out=None):
             return _call(_op_erf, (input,)) if _state.slow else _op_erf.runner(_op_erf, (input,))
         return _call_out(_op_erf, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'erf')
+        _args.explain(_exc, 'erf', True, _op_erf, (input,), False)
         raise
 
 
@@ -1615,7 +1615,7 @@ def erfc(input, *, out=None):
             return _call(_op_erfc, (input,)) if _state.slow else _op_erfc.runner(_op_erfc, (input,))
         return _call_out(_op_erfc, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'erfc')
+        _args.explain(_exc, 'erfc', True, _op_erfc, (input,), False)
         raise
 
 
@@ -1625,7 +1625,7 @@ def erfinv(input, *, out=None):
             return _call(_op_erfinv, (input,)) if _state.slow else _op_erfinv.runner(_op_erfinv, (input,))
         return _call_out(_op_erfinv, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'erfinv')
+        _args.explain(_exc, 'erfinv', True, _op_erfinv, (input,), False)
         raise
 
 
@@ -1635,7 +1635,7 @@ def exp(input, *, out=None):
             return _call(_op_exp, (input,)) if _state.slow else _op_exp.runner(_op_exp, (input,))
         return _call_out(_op_exp, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'exp')
+        _args.explain(_exc, 'exp', True, _op_exp, (input,), False)
         raise
 
 
@@ -1645,7 +1645,7 @@ def exp2(input, *, out=None):
             return _call(_op_exp2, (input,)) if _state.slow else _op_exp2.runner(_op_exp2, (input,))
         return _call_out(_op_exp2, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'exp2')
+        _args.explain(_exc, 'exp2', True, _op_exp2, (input,), False)
         raise
 
 
@@ -1655,7 +1655,7 @@ def expm1(input, *, out=None):
             return _call(_op_expm1, (input,)) if _state.slow else _op_expm1.runner(_op_expm1, (input,))
         return _call_out(_op_expm1, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'expm1')
+        _args.explain(_exc, 'expm1', True, _op_expm1, (input,), False)
         raise
 
 
@@ -1667,7 +1667,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     try:
         return _call(_op_flatten_using_ints, (input, start_dim, end_dim)) if _state.slow else _op_flatten_using_ints.runner(_op_flatten_using_ints, (input, start_dim, end_dim))
     except Exception as _exc:
-        _args.explain(_exc, 'flatten')
+        _args.explain(_exc, 'flatten', True, _op_flatten_using_ints, (input, start_dim, end_dim), False)
         raise
 
 
@@ -1679,7 +1679,7 @@ def flip(input, dims):
     try:
         return _call(_op_flip, (input, dims)) if _state.slow else _op_flip.runner(_op_flip, (input, dims))
     except Exception as _exc:
-        _args.explain(_exc, 'flip')
+        _args.explain(_exc, 'flip', True, _op_flip, (input, dims), False)
         raise
 
 
@@ -1687,7 +1687,7 @@ def fliplr(input):
     try:
         return _call(_op_fliplr, (input,)) if _state.slow else _op_fliplr.runner(_op_fliplr, (input,))
     except Exception as _exc:
-        _args.explain(_exc, 'fliplr')
+        _args.explain(_exc, 'fliplr', True, _op_fliplr, (input,), False)
         raise
 
 
@@ -1695,7 +1695,7 @@ def flipud(input):
     try:
         return _call(_op_flipud, (input,)) if _state.slow else _op_flipud.runner(_op_flipud, (input,))
     except Exception as _exc:
-        _args.explain(_exc, 'flipud')
+        _args.explain(_exc, 'flipud', True, _op_flipud, (input,), False)
         raise
 
 
@@ -1705,7 +1705,7 @@ def floor(input, *, out=None):
             return _call(_op_floor, (input,)) if _state.slow else _op_floor.runner(_op_floor, (input,))
         return _call_out(_op_floor, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'floor')
+        _args.explain(_exc, 'floor', True, _op_floor, (input,), False)
         raise
 
 
@@ -1715,7 +1715,7 @@ def floor_divide(input, other, *, out=None):
             return _call(_op_floor_divide, (input, other)) if _state.slow else _op_floor_divide.runner(_op_floor_divide, (input, other))
         return _call_out(_op_floor_divide, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'floor_divide')
+        _args.explain(_exc, 'floor_divide', True, _op_floor_divide, (input, other), False)
         raise
 
 
@@ -1725,7 +1725,7 @@ def fmax(input, other, *, out=None):
             return _call(_op_fmax, (input, other)) if _state.slow else _op_fmax.runner(_op_fmax, (input, other))
         return _call_out(_op_fmax, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'fmax')
+        _args.explain(_exc, 'fmax', True, _op_fmax, (input, other), False)
         raise
 
 
@@ -1735,7 +1735,7 @@ def fmin(input, other, *, out=None):
             return _call(_op_fmin, (input, other)) if _state.slow else _op_fmin.runner(_op_fmin, (input, other))
         return _call_out(_op_fmin, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'fmin')
+        _args.explain(_exc, 'fmin', True, _op_fmin, (input, other), False)
         raise
 
 
@@ -1745,7 +1745,7 @@ def fmod(input, other, *, out=None):
             return _call(_op_fmod_Tensor, (input, other)) if _state.slow else _op_fmod_Tensor.runner(_op_fmod_Tensor, (input, other))
         return _call_out(_op_fmod_Tensor, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'fmod')
+        _args.explain(_exc, 'fmod', True, _op_fmod_Tensor, (input, other), False)
         raise
 
 
@@ -1755,7 +1755,7 @@ def frac(input, *, out=None):
             return _call(_op_frac, (input,)) if _state.slow else _op_frac.runner(_op_frac, (input,))
         return _call_out(_op_frac, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'frac')
+        _args.explain(_exc, 'frac', True, _op_frac, (input,), False)
         raise
 
 
@@ -1769,7 +1769,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
             return _call(_op_gather, (input, dim, index, sparse_grad)) if _state.slow else _op_gather.runner(_op_gather, (input, dim, index, sparse_grad))
         return _call_out(_op_gather, (input, dim, index, sparse_grad), out)
     except Exception as _exc:
-        _args.explain(_exc, 'gather')
+        _args.explain(_exc, 'gather', True, _op_gather, (input, dim, index, sparse_grad), False)
         raise
 
 
@@ -1779,7 +1779,7 @@ def gcd(input, other, *, out=None):
             return _call(_op_gcd, (input, other)) if _state.slow else _op_gcd.runner(_op_gcd, (input, other))
         return _call_out(_op_gcd, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'gcd')
+        _args.explain(_exc, 'gcd', True, _op_gcd, (input, other), False)
         raise
 
 
@@ -1789,7 +1789,7 @@ def ge(input, other, *, out=None):
             return _call(_op_ge_Tensor, (input, other)) if _state.slow else _op_ge_Tensor.runner(_op_ge_Tensor, (input, other))
         return _call_out(_op_ge_Tensor, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'ge')
+        _args.explain(_exc, 'ge', True, _op_ge_Tensor, (input, other), False)
         raise
 
 
@@ -1808,7 +1808,7 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
             return _call(_op_grid_sampler_2d, (input, grid, interpolation_mode, padding_mode, align_corners)) if _state.slow else _op_grid_sampler_2d.runner(_op_grid_sampler_2d, (input, grid, interpolation_mode, padding_mode, align_corners))
         return _call_out(_op_grid_sampler_2d, (input, grid, interpolation_mode, padding_mode, align_corners), out)
     except Exception as _exc:
-        _args.explain(_exc, 'grid_sampler_2d')
+        _args.explain(_exc, 'grid_sampler_2d', True, _op_grid_sampler_2d, (input, grid, interpolation_mode, padding_mode, align_corners), False)
         raise
 
 
@@ -1824,7 +1824,7 @@ def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners
             return _call(_op_grid_sampler_3d, (input, grid, interpolation_mode, padding_mode, align_corners)) if _state.slow else _op_grid_sampler_3d.runner(_op_grid_sampler_3d, (input, grid, interpolation_mode, padding_mode, align_corners))
         return _call_out(_op_grid_sampler_3d, (input, grid, interpolation_mode, padding_mode, align_corners), out)
     except Exception as _exc:
-        _args.explain(_exc, 'grid_sampler_3d')
+        _args.explain(_exc, 'grid_sampler_3d', True, _op_grid_sampler_3d, (input, grid, interpolation_mode, padding_mode, align_corners), False)
         raise
 
 
@@ -1834,7 +1834,7 @@ def gt(input, other, *, out=None):
             return _call(_op_gt_Tensor, (input, other)) if _state.slow else _op_gt_Tensor.runner(_op_gt_Tensor, (input, other))
         return _call_out(_op_gt_Tensor, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'gt')
+        _args.explain(_exc, 'gt', True, _op_gt_Tensor, (input, other), False)
         raise
 
 
@@ -1849,7 +1849,7 @@ def hardshrink(input, lambd=0.5, *, out=None):
             return _call(_op_hardshrink, (input, lambd)) if _state.slow else _op_hardshrink.runner(_op_hardshrink, (input, lambd))
         return _call_out(_op_hardshrink, (input, lambd), out)
     except Exception as _exc:
-        _args.explain(_exc, 'hardshrink')
+        _args.explain(_exc, 'hardshrink', True, _op_hardshrink, (input, lambd), False)
         raise
 
 
@@ -1865,7 +1865,7 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
             return _call(_op_histc, (input, bins, min, max)) if _state.slow else _op_histc.runner(_op_histc, (input, bins, min, max))
         return _call_out(_op_histc, (input, bins, min, max), out)
     except Exception as _exc:
-        _args.explain(_exc, 'histc')
+        _args.explain(_exc, 'histc', True, _op_histc, (input, bins, min, max), False)
         raise
 
 
@@ -1875,7 +1875,7 @@ def hstack(tensors, *, out=None):
             return _call(_op_hstack, (tensors,)) if _state.slow else _op_hstack.runner(_op_hstack, (tensors,))
         return _call_out(_op_hstack, (tensors,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'hstack')
+        _args.explain(_exc, 'hstack', True, _op_hstack, (tensors,), False)
         raise
 
 
@@ -1885,7 +1885,7 @@ def hypot(input, other, *, out=None):
             return _call(_op_hypot, (input, other)) if _state.slow else _op_hypot.runner(_op_hypot, (input, other))
         return _call_out(_op_hypot, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'hypot')
+        _args.explain(_exc, 'hypot', True, _op_hypot, (input, other), False)
         raise
 
 
@@ -1895,7 +1895,7 @@ def i0(input, *, out=None):
             return _call(_op_i0, (input,)) if _state.slow else _op_i0.runner(_op_i0, (input,))
         return _call_out(_op_i0, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'i0')
+        _args.explain(_exc, 'i0', True, _op_i0, (input,), False)
         raise
 
 
@@ -1905,7 +1905,7 @@ def igamma(input, other, *, out=None):
             return _call(_op_igamma, (input, other)) if _state.slow else _op_igamma.runner(_op_igamma, (input, other))
         return _call_out(_op_igamma, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'igamma')
+        _args.explain(_exc, 'igamma', True, _op_igamma, (input, other), False)
         raise
 
 
@@ -1915,7 +1915,7 @@ def igammac(input, other, *, out=None):
             return _call(_op_igammac, (input, other)) if _state.slow else _op_igammac.runner(_op_igammac, (input, other))
         return _call_out(_op_igammac, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'igammac')
+        _args.explain(_exc, 'igammac', True, _op_igammac, (input, other), False)
         raise
 
 
@@ -1929,7 +1929,7 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
             return _call(_op_index_add, (input, dim, index, source, alpha)) if _state.slow else _op_index_add.runner(_op_index_add, (input, dim, index, source, alpha))
         return _call_out(_op_index_add, (input, dim, index, source, alpha), out)
     except Exception as _exc:
-        _args.explain(_exc, 'index_add')
+        _args.explain(_exc, 'index_add', True, _op_index_add, (input, dim, index, source, alpha), False)
         raise
 
 
@@ -1941,7 +1941,7 @@ def index_copy(input, dim, index, source, *, out=None):
             return _call(_op_index_copy, (input, dim, index, source)) if _state.slow else _op_index_copy.runner(_op_index_copy, (input, dim, index, source))
         return _call_out(_op_index_copy, (input, dim, index, source), out)
     except Exception as _exc:
-        _args.explain(_exc, 'index_copy')
+        _args.explain(_exc, 'index_copy', True, _op_index_copy, (input, dim, index, source), False)
         raise
 
 
@@ -1951,7 +1951,7 @@ def index_put(input, indices, values, accumulate=False):
     try:
         return _call(_op_index_put, (input, indices, values, accumulate)) if _state.slow else _op_index_put.runner(_op_index_put, (input, indices, values, accumulate))
     except Exception as _exc:
-        _args.explain(_exc, 'index_put')
+        _args.explain(_exc, 'index_put', True, _op_index_put, (input, indices, values, accumulate), False)
         raise
 
 
@@ -1967,7 +1967,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
             return _call(_op_index_reduce, (input, dim, index, source, reduce, include_self)) if _state.slow else _op_index_reduce.runner(_op_index_reduce, (input, dim, index, source, reduce, include_self))
         return _call_out(_op_index_reduce, (input, dim, index, source, reduce, include_self), out)
     except Exception as _exc:
-        _args.explain(_exc, 'index_reduce')
+        _args.explain(_exc, 'index_reduce', True, _op_index_reduce, (input, dim, index, source, reduce, include_self), False)
         raise
 
 
@@ -1979,7 +1979,7 @@ def index_select(input, dim, index, *, out=None):
             return _call(_op_index_select, (input, dim, index)) if _state.slow else _op_index_select.runner(_op_index_select, (input, dim, index))
         return _call_out(_op_index_select, (input, dim, index), out)
     except Exception as _exc:
-        _args.explain(_exc, 'index_select')
+        _args.explain(_exc, 'index_select', True, _op_index_select, (input, dim, index), False)
         raise
 
 
@@ -1989,7 +1989,7 @@ def inner(input, other, *, out=None):
             return _call(_op_inner, (input, other)) if _state.slow else _op_inner.runner(_op_inner, (input, other))
         return _call_out(_op_inner, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'inner')
+        _args.explain(_exc, 'inner', True, _op_inner, (input, other), False)
         raise
 
 
@@ -2003,7 +2003,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     try:
         return _call(_op_isclose, (input, other, rtol, atol, equal_nan)) if _state.slow else _op_isclose.runner(_op_isclose, (input, other, rtol, atol, equal_nan))
     except Exception as _exc:
-        _args.explain(_exc, 'isclose')
+        _args.explain(_exc, 'isclose', True, _op_isclose, (input, other, rtol, atol, equal_nan), False)
         raise
 
 
@@ -2011,7 +2011,7 @@ def isfinite(input):
     try:
         return _call(_op_isfinite, (input,)) if _state.slow else _op_isfinite.runner(_op_isfinite, (input,))
     except Exception as _exc:
-        _args.explain(_exc, 'isfinite')
+        _args.explain(_exc, 'isfinite', True, _op_isfinite, (input,), False)
         raise
 
 
@@ -2019,7 +2019,7 @@ def isinf(input):
     try:
         return _call(_op_isinf, (input,)) if _state.slow else _op_isinf.runner(_op_isinf, (input,))
     except Exception as _exc:
-        _args.explain(_exc, 'isinf')
+        _args.explain(_exc, 'isinf', True, _op_isinf, (input,), False)
         raise
 
 
@@ -2027,7 +2027,7 @@ def isnan(input):
     try:
         return _call(_op_isnan, (input,)) if _state.slow else _op_isnan.runner(_op_isnan, (input,))
     except Exception as _exc:
-        _args.explain(_exc, 'isnan')
+        _args.explain(_exc, 'isnan', True, _op_isnan, (input,), False)
         raise
 
 
@@ -2037,7 +2037,7 @@ def isneginf(input, *, out=None):
             return _call(_op_isneginf, (input,)) if _state.slow else _op_isneginf.runner(_op_isneginf, (input,))
         return _call_out(_op_isneginf, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'isneginf')
+        _args.explain(_exc, 'isneginf', True, _op_isneginf, (input,), False)
         raise
 
 
@@ -2047,7 +2047,7 @@ def isposinf(input, *, out=None):
             return _call(_op_isposinf, (input,)) if _state.slow else _op_isposinf.runner(_op_isposinf, (input,))
         return _call_out(_op_isposinf, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'isposinf')
+        _args.explain(_exc, 'isposinf', True, _op_isposinf, (input,), False)
         raise
 
 
@@ -2055,7 +2055,7 @@ def isreal(input):
     try:
         return _call(_op_isreal, (input,)) if _state.slow else _op_isreal.runner(_op_isreal, (input,))
     except Exception as _exc:
-        _args.explain(_exc, 'isreal')
+        _args.explain(_exc, 'isreal', True, _op_isreal, (input,), False)
         raise
 
 
@@ -2065,7 +2065,7 @@ def kron(input, other, *, out=None):
             return _call(_op_kron, (input, other)) if _state.slow else _op_kron.runner(_op_kron, (input, other))
         return _call_out(_op_kron, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'kron')
+        _args.explain(_exc, 'kron', True, _op_kron, (input, other), False)
         raise
 
 
@@ -2075,7 +2075,7 @@ def lcm(input, other, *, out=None):
             return _call(_op_lcm, (input, other)) if _state.slow else _op_lcm.runner(_op_lcm, (input, other))
         return _call_out(_op_lcm, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'lcm')
+        _args.explain(_exc, 'lcm', True, _op_lcm, (input, other), False)
         raise
 
 
@@ -2085,7 +2085,7 @@ def ldexp(input, other, *, out=None):
             return _call(_op_ldexp_Tensor, (input, other)) if _state.slow else _op_ldexp_Tensor.runner(_op_ldexp_Tensor, (input, other))
         return _call_out(_op_ldexp_Tensor, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'ldexp')
+        _args.explain(_exc, 'ldexp', True, _op_ldexp_Tensor, (input, other), False)
         raise
 
 
@@ -2095,7 +2095,7 @@ def le(input, other, *, out=None):
             return _call(_op_le_Tensor, (input, other)) if _state.slow else _op_le_Tensor.runner(_op_le_Tensor, (input, other))
         return _call_out(_op_le_Tensor, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'le')
+        _args.explain(_exc, 'le', True, _op_le_Tensor, (input, other), False)
         raise
 
 
@@ -2108,7 +2108,7 @@ def lgamma(input, *, out=None):
             return _call(_op_lgamma, (input,)) if _state.slow else _op_lgamma.runner(_op_lgamma, (input,))
         return _call_out(_op_lgamma, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'lgamma')
+        _args.explain(_exc, 'lgamma', True, _op_lgamma, (input,), False)
         raise
 
 
@@ -2118,7 +2118,7 @@ def log(input, *, out=None):
             return _call(_op_log, (input,)) if _state.slow else _op_log.runner(_op_log, (input,))
         return _call_out(_op_log, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'log')
+        _args.explain(_exc, 'log', True, _op_log, (input,), False)
         raise
 
 
@@ -2128,7 +2128,7 @@ def log10(input, *, out=None):
             return _call(_op_log10, (input,)) if _state.slow else _op_log10.runner(_op_log10, (input,))
         return _call_out(_op_log10, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'log10')
+        _args.explain(_exc, 'log10', True, _op_log10, (input,), False)
         raise
 
 
@@ -2138,7 +2138,7 @@ def log1p(input, *, out=None):
             return _call(_op_log1p, (input,)) if _state.slow else _op_log1p.runner(_op_log1p, (input,))
         return _call_out(_op_log1p, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'log1p')
+        _args.explain(_exc, 'log1p', True, _op_log1p, (input,), False)
         raise
 
 
@@ -2148,7 +2148,7 @@ def log2(input, *, out=None):
             return _call(_op_log2, (input,)) if _state.slow else _op_log2.runner(_op_log2, (input,))
         return _call_out(_op_log2, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'log2')
+        _args.explain(_exc, 'log2', True, _op_log2, (input,), False)
         raise
 
 
@@ -2162,7 +2162,7 @@ def log_softmax(input, dim, dtype=None, *, out=None):
             return _call(_op_log_softmax_int, (input, dim, dtype)) if _state.slow else _op_log_softmax_int.runner(_op_log_softmax_int, (input, dim, dtype))
         return _call_out(_op_log_softmax_int, (input, dim, dtype), out)
     except Exception as _exc:
-        _args.explain(_exc, 'log_softmax')
+        _args.explain(_exc, 'log_softmax', True, _op_log_softmax_int, (input, dim, dtype), False)
         raise
 
 
@@ -2172,7 +2172,7 @@ def logaddexp(input, other, *, out=None):
             return _call(_op_logaddexp, (input, other)) if _state.slow else _op_logaddexp.runner(_op_logaddexp, (input, other))
         return _call_out(_op_logaddexp, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'logaddexp')
+        _args.explain(_exc, 'logaddexp', True, _op_logaddexp, (input, other), False)
         raise
 
 
@@ -2182,7 +2182,7 @@ def logaddexp2(input, other, *, out=None):
             return _call(_op_logaddexp2, (input, other)) if _state.slow else _op_logaddexp2.runner(_op_logaddexp2, (input, other))
         return _call_out(_op_logaddexp2, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'logaddexp2')
+        _args.explain(_exc, 'logaddexp2', True, _op_logaddexp2, (input, other), False)
         raise
 
 
@@ -2194,7 +2194,7 @@ def logcumsumexp(input, dim, *, out=None):
             return _call(_op_logcumsumexp, (input, dim)) if _state.slow else _op_logcumsumexp.runner(_op_logcumsumexp, (input, dim))
         return _call_out(_op_logcumsumexp, (input, dim), out)
     except Exception as _exc:
-        _args.explain(_exc, 'logcumsumexp')
+        _args.explain(_exc, 'logcumsumexp', True, _op_logcumsumexp, (input, dim), False)
         raise
 
 
@@ -2204,7 +2204,7 @@ def logical_and(input, other, *, out=None):
             return _call(_op_logical_and, (input, other)) if _state.slow else _op_logical_and.runner(_op_logical_and, (input, other))
         return _call_out(_op_logical_and, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'logical_and')
+        _args.explain(_exc, 'logical_and', True, _op_logical_and, (input, other), False)
         raise
 
 
@@ -2214,7 +2214,7 @@ def logical_not(input, *, out=None):
             return _call(_op_logical_not, (input,)) if _state.slow else _op_logical_not.runner(_op_logical_not, (input,))
         return _call_out(_op_logical_not, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'logical_not')
+        _args.explain(_exc, 'logical_not', True, _op_logical_not, (input,), False)
         raise
 
 
@@ -2224,7 +2224,7 @@ def logical_or(input, other, *, out=None):
             return _call(_op_logical_or, (input, other)) if _state.slow else _op_logical_or.runner(_op_logical_or, (input, other))
         return _call_out(_op_logical_or, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'logical_or')
+        _args.explain(_exc, 'logical_or', True, _op_logical_or, (input, other), False)
         raise
 
 
@@ -2234,7 +2234,7 @@ def logical_xor(input, other, *, out=None):
             return _call(_op_logical_xor, (input, other)) if _state.slow else _op_logical_xor.runner(_op_logical_xor, (input, other))
         return _call_out(_op_logical_xor, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'logical_xor')
+        _args.explain(_exc, 'logical_xor', True, _op_logical_xor, (input, other), False)
         raise
 
 
@@ -2246,7 +2246,7 @@ def logit(input, eps=None, *, out=None):
             return _call(_op_logit, (input, eps)) if _state.slow else _op_logit.runner(_op_logit, (input, eps))
         return _call_out(_op_logit, (input, eps), out)
     except Exception as _exc:
-        _args.explain(_exc, 'logit')
+        _args.explain(_exc, 'logit', True, _op_logit, (input, eps), False)
         raise
 
 
@@ -2262,7 +2262,7 @@ def logsumexp(input, dim, keepdim=False, *, out=None, keepdims=None):
             return _call(_op_logsumexp, (input, dim, keepdim)) if _state.slow else _op_logsumexp.runner(_op_logsumexp, (input, dim, keepdim))
         return _call_out(_op_logsumexp, (input, dim, keepdim), out)
     except Exception as _exc:
-        _args.explain(_exc, 'logsumexp')
+        _args.explain(_exc, 'logsumexp', True, _op_logsumexp, (input, dim, keepdim), False)
         raise
 
 
@@ -2272,7 +2272,7 @@ def lt(input, other, *, out=None):
             return _call(_op_lt_Tensor, (input, other)) if _state.slow else _op_lt_Tensor.runner(_op_lt_Tensor, (input, other))
         return _call_out(_op_lt_Tensor, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'lt')
+        _args.explain(_exc, 'lt', True, _op_lt_Tensor, (input, other), False)
         raise
 
 
@@ -2283,7 +2283,7 @@ def masked_scatter(input, mask, source):
     try:
         return _call(_op_masked_scatter, (input, mask, source)) if _state.slow else _op_masked_scatter.runner(_op_masked_scatter, (input, mask, source))
     except Exception as _exc:
-        _args.explain(_exc, 'masked_scatter')
+        _args.explain(_exc, 'masked_scatter', True, _op_masked_scatter, (input, mask, source), False)
         raise
 
 
@@ -2293,7 +2293,7 @@ def masked_select(input, mask, *, out=None):
             return _call(_op_masked_select, (input, mask)) if _state.slow else _op_masked_select.runner(_op_masked_select, (input, mask))
         return _call_out(_op_masked_select, (input, mask), out)
     except Exception as _exc:
-        _args.explain(_exc, 'masked_select')
+        _args.explain(_exc, 'masked_select', True, _op_masked_select, (input, mask), False)
         raise
 
 
@@ -2303,7 +2303,7 @@ def matmul(input, other, *, out=None):
             return _call(_op_matmul, (input, other)) if _state.slow else _op_matmul.runner(_op_matmul, (input, other))
         return _call_out(_op_matmul, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'matmul')
+        _args.explain(_exc, 'matmul', True, _op_matmul, (input, other), False)
         raise
 
 
@@ -2313,7 +2313,7 @@ def maximum(input, other, *, out=None):
             return _call(_op_maximum, (input, other)) if _state.slow else _op_maximum.runner(_op_maximum, (input, other))
         return _call_out(_op_maximum, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'maximum')
+        _args.explain(_exc, 'maximum', True, _op_maximum, (input, other), False)
         raise
 
 
@@ -2333,7 +2333,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
             return _call(_op_mean_dim, (input, dim, keepdim, dtype)) if _state.slow else _op_mean_dim.runner(_op_mean_dim, (input, dim, keepdim, dtype))
         return _call_out(_op_mean_dim, (input, dim, keepdim, dtype), out)
     except Exception as _exc:
-        _args.explain(_exc, 'mean')
+        _args.explain(_exc, 'mean', True, _op_mean_dim, (input, dim, keepdim, dtype), False)
         raise
 
 
@@ -2343,7 +2343,7 @@ def minimum(input, other, *, out=None):
             return _call(_op_minimum, (input, other)) if _state.slow else _op_minimum.runner(_op_minimum, (input, other))
         return _call_out(_op_minimum, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'minimum')
+        _args.explain(_exc, 'minimum', True, _op_minimum, (input, other), False)
         raise
 
 
@@ -2353,7 +2353,7 @@ def mm(input, mat2, *, out=None):
             return _call(_op_mm, (input, mat2)) if _state.slow else _op_mm.runner(_op_mm, (input, mat2))
         return _call_out(_op_mm, (input, mat2), out)
     except Exception as _exc:
-        _args.explain(_exc, 'mm')
+        _args.explain(_exc, 'mm', True, _op_mm, (input, mat2), False)
         raise
 
 
@@ -2363,7 +2363,7 @@ def msort(input, *, out=None):
             return _call(_op_msort, (input,)) if _state.slow else _op_msort.runner(_op_msort, (input,))
         return _call_out(_op_msort, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'msort')
+        _args.explain(_exc, 'msort', True, _op_msort, (input,), False)
         raise
 
 
@@ -2373,7 +2373,7 @@ def mul(input, other, *, out=None):
             return _call(_op_mul_Tensor, (input, other)) if _state.slow else _op_mul_Tensor.runner(_op_mul_Tensor, (input, other))
         return _call_out(_op_mul_Tensor, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'mul')
+        _args.explain(_exc, 'mul', True, _op_mul_Tensor, (input, other), False)
         raise
 
 
@@ -2386,7 +2386,7 @@ def mv(input, vec, *, out=None):
             return _call(_op_mv, (input, vec)) if _state.slow else _op_mv.runner(_op_mv, (input, vec))
         return _call_out(_op_mv, (input, vec), out)
     except Exception as _exc:
-        _args.explain(_exc, 'mv')
+        _args.explain(_exc, 'mv', True, _op_mv, (input, vec), False)
         raise
 
 
@@ -2398,7 +2398,7 @@ def mvlgamma(input, p, *, out=None):
             return _call(_op_mvlgamma, (input, p)) if _state.slow else _op_mvlgamma.runner(_op_mvlgamma, (input, p))
         return _call_out(_op_mvlgamma, (input, p), out)
     except Exception as _exc:
-        _args.explain(_exc, 'mvlgamma')
+        _args.explain(_exc, 'mvlgamma', True, _op_mvlgamma, (input, p), False)
         raise
 
 
@@ -2414,7 +2414,7 @@ def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
             return _call(_op_nan_to_num, (input, nan, posinf, neginf)) if _state.slow else _op_nan_to_num.runner(_op_nan_to_num, (input, nan, posinf, neginf))
         return _call_out(_op_nan_to_num, (input, nan, posinf, neginf), out)
     except Exception as _exc:
-        _args.explain(_exc, 'nan_to_num')
+        _args.explain(_exc, 'nan_to_num', True, _op_nan_to_num, (input, nan, posinf, neginf), False)
         raise
 
 
@@ -2434,7 +2434,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, 
             return _call(_op_nanmean, (input, dim, keepdim, dtype)) if _state.slow else _op_nanmean.runner(_op_nanmean, (input, dim, keepdim, dtype))
         return _call_out(_op_nanmean, (input, dim, keepdim, dtype), out)
     except Exception as _exc:
-        _args.explain(_exc, 'nanmean')
+        _args.explain(_exc, 'nanmean', True, _op_nanmean, (input, dim, keepdim, dtype), False)
         raise
 
 
@@ -2454,7 +2454,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, k
             return _call(_op_nansum, (input, dim, keepdim, dtype)) if _state.slow else _op_nansum.runner(_op_nansum, (input, dim, keepdim, dtype))
         return _call_out(_op_nansum, (input, dim, keepdim, dtype), out)
     except Exception as _exc:
-        _args.explain(_exc, 'nansum')
+        _args.explain(_exc, 'nansum', True, _op_nansum, (input, dim, keepdim, dtype), False)
         raise
 
 
@@ -2468,7 +2468,7 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     try:
         return _call(_op_native_batch_norm, (input, weight, bias, running_mean, running_var, training, momentum, eps)) if _state.slow else _op_native_batch_norm.runner(_op_native_batch_norm, (input, weight, bias, running_mean, running_var, training, momentum, eps))
     except Exception as _exc:
-        _args.explain(_exc, 'native_batch_norm')
+        _args.explain(_exc, 'native_batch_norm', True, _op_native_batch_norm, (input, weight, bias, running_mean, running_var, training, momentum, eps), False)
         raise
 
 
@@ -2480,7 +2480,7 @@ def native_channel_shuffle(input, groups, *, out=None):
             return _call(_op_native_channel_shuffle, (input, groups)) if _state.slow else _op_native_channel_shuffle.runner(_op_native_channel_shuffle, (input, groups))
         return _call_out(_op_native_channel_shuffle, (input, groups), out)
     except Exception as _exc:
-        _args.explain(_exc, 'native_channel_shuffle')
+        _args.explain(_exc, 'native_channel_shuffle', True, _op_native_channel_shuffle, (input, groups), False)
         raise
 
 
@@ -2498,7 +2498,7 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     try:
         return _call(_op_native_group_norm, (input, weight, bias, N, C, HxW, group, eps)) if _state.slow else _op_native_group_norm.runner(_op_native_group_norm, (input, weight, bias, N, C, HxW, group, eps))
     except Exception as _exc:
-        _args.explain(_exc, 'native_group_norm')
+        _args.explain(_exc, 'native_group_norm', True, _op_native_group_norm, (input, weight, bias, N, C, HxW, group, eps), False)
         raise
 
 
@@ -2512,7 +2512,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     try:
         return _call(_op_native_layer_norm, (input, normalized_shape, weight, bias, eps)) if _state.slow else _op_native_layer_norm.runner(_op_native_layer_norm, (input, normalized_shape, weight, bias, eps))
     except Exception as _exc:
-        _args.explain(_exc, 'native_layer_norm')
+        _args.explain(_exc, 'native_layer_norm', True, _op_native_layer_norm, (input, normalized_shape, weight, bias, eps), False)
         raise
 
 
@@ -2522,7 +2522,7 @@ def ne(input, other, *, out=None):
             return _call(_op_ne_Tensor, (input, other)) if _state.slow else _op_ne_Tensor.runner(_op_ne_Tensor, (input, other))
         return _call_out(_op_ne_Tensor, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'ne')
+        _args.explain(_exc, 'ne', True, _op_ne_Tensor, (input, other), False)
         raise
 
 
@@ -2535,7 +2535,7 @@ def neg(input, *, out=None):
             return _call(_op_neg, (input,)) if _state.slow else _op_neg.runner(_op_neg, (input,))
         return _call_out(_op_neg, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'neg')
+        _args.explain(_exc, 'neg', True, _op_neg, (input,), False)
         raise
 
 
@@ -2548,7 +2548,7 @@ def nextafter(input, other, *, out=None):
             return _call(_op_nextafter, (input, other)) if _state.slow else _op_nextafter.runner(_op_nextafter, (input, other))
         return _call_out(_op_nextafter, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'nextafter')
+        _args.explain(_exc, 'nextafter', True, _op_nextafter, (input, other), False)
         raise
 
 
@@ -2558,7 +2558,7 @@ def outer(input, vec2, *, out=None):
             return _call(_op_outer, (input, vec2)) if _state.slow else _op_outer.runner(_op_outer, (input, vec2))
         return _call_out(_op_outer, (input, vec2), out)
     except Exception as _exc:
-        _args.explain(_exc, 'outer')
+        _args.explain(_exc, 'outer', True, _op_outer, (input, vec2), False)
         raise
 
 
@@ -2573,7 +2573,7 @@ def permute(input, dims):
     try:
         return _call(_op_permute, (input, dims)) if _state.slow else _op_permute.runner(_op_permute, (input, dims))
     except Exception as _exc:
-        _args.explain(_exc, 'permute')
+        _args.explain(_exc, 'permute', True, _op_permute, (input, dims), False)
         raise
 
 
@@ -2585,7 +2585,7 @@ def pixel_shuffle(input, upscale_factor, *, out=None):
             return _call(_op_pixel_shuffle, (input, upscale_factor)) if _state.slow else _op_pixel_shuffle.runner(_op_pixel_shuffle, (input, upscale_factor))
         return _call_out(_op_pixel_shuffle, (input, upscale_factor), out)
     except Exception as _exc:
-        _args.explain(_exc, 'pixel_shuffle')
+        _args.explain(_exc, 'pixel_shuffle', True, _op_pixel_shuffle, (input, upscale_factor), False)
         raise
 
 
@@ -2597,7 +2597,7 @@ def pixel_unshuffle(input, downscale_factor, *, out=None):
             return _call(_op_pixel_unshuffle, (input, downscale_factor)) if _state.slow else _op_pixel_unshuffle.runner(_op_pixel_unshuffle, (input, downscale_factor))
         return _call_out(_op_pixel_unshuffle, (input, downscale_factor), out)
     except Exception as _exc:
-        _args.explain(_exc, 'pixel_unshuffle')
+        _args.explain(_exc, 'pixel_unshuffle', True, _op_pixel_unshuffle, (input, downscale_factor), False)
         raise
 
 
@@ -2607,7 +2607,7 @@ def poisson(input, generator=None):
     try:
         return _call(_op_poisson, (input, generator)) if _state.slow else _op_poisson.runner(_op_poisson, (input, generator))
     except Exception as _exc:
-        _args.explain(_exc, 'poisson')
+        _args.explain(_exc, 'poisson', True, _op_poisson, (input, generator), False)
         raise
 
 
@@ -2617,7 +2617,7 @@ def polar(abs, angle, *, out=None):
             return _call(_op_polar, (abs, angle)) if _state.slow else _op_polar.runner(_op_polar, (abs, angle))
         return _call_out(_op_polar, (abs, angle), out)
     except Exception as _exc:
-        _args.explain(_exc, 'polar')
+        _args.explain(_exc, 'polar', True, _op_polar, (abs, angle), False)
         raise
 
 
@@ -2627,7 +2627,7 @@ def pow(input, exponent, *, out=None):
             return _call(_op_pow_Tensor_Tensor, (input, exponent)) if _state.slow else _op_pow_Tensor_Tensor.runner(_op_pow_Tensor_Tensor, (input, exponent))
         return _call_out(_op_pow_Tensor_Tensor, (input, exponent), out)
     except Exception as _exc:
-        _args.explain(_exc, 'pow')
+        _args.explain(_exc, 'pow', True, _op_pow_Tensor_Tensor, (input, exponent), False)
         raise
 
 
@@ -2637,7 +2637,7 @@ def put(input, index, source, accumulate=False):
     try:
         return _call(_op_put, (input, index, source, accumulate)) if _state.slow else _op_put.runner(_op_put, (input, index, source, accumulate))
     except Exception as _exc:
-        _args.explain(_exc, 'put')
+        _args.explain(_exc, 'put', True, _op_put, (input, index, source, accumulate), False)
         raise
 
 
@@ -2647,7 +2647,7 @@ def rad2deg(input, *, out=None):
             return _call(_op_rad2deg, (input,)) if _state.slow else _op_rad2deg.runner(_op_rad2deg, (input,))
         return _call_out(_op_rad2deg, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'rad2deg')
+        _args.explain(_exc, 'rad2deg', True, _op_rad2deg, (input,), False)
         raise
 
 
@@ -2655,7 +2655,7 @@ def ravel(input):
     try:
         return _call(_op_ravel, (input,)) if _state.slow else _op_ravel.runner(_op_ravel, (input,))
     except Exception as _exc:
-        _args.explain(_exc, 'ravel')
+        _args.explain(_exc, 'ravel', True, _op_ravel, (input,), False)
         raise
 
 
@@ -2665,7 +2665,7 @@ def reciprocal(input, *, out=None):
             return _call(_op_reciprocal, (input,)) if _state.slow else _op_reciprocal.runner(_op_reciprocal, (input,))
         return _call_out(_op_reciprocal, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'reciprocal')
+        _args.explain(_exc, 'reciprocal', True, _op_reciprocal, (input,), False)
         raise
 
 
@@ -2673,7 +2673,7 @@ def relu(input):
     try:
         return _call(_op_relu, (input,)) if _state.slow else _op_relu.runner(_op_relu, (input,))
     except Exception as _exc:
-        _args.explain(_exc, 'relu')
+        _args.explain(_exc, 'relu', True, _op_relu, (input,), False)
         raise
 
 
@@ -2683,7 +2683,7 @@ def remainder(input, other, *, out=None):
             return _call(_op_remainder_Tensor, (input, other)) if _state.slow else _op_remainder_Tensor.runner(_op_remainder_Tensor, (input, other))
         return _call_out(_op_remainder_Tensor, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'remainder')
+        _args.explain(_exc, 'remainder', True, _op_remainder_Tensor, (input, other), False)
         raise
 
 
@@ -2695,7 +2695,7 @@ def reshape(input, shape):
     try:
         return _call(_op_reshape, (input, shape)) if _state.slow else _op_reshape.runner(_op_reshape, (input, shape))
     except Exception as _exc:
-        _args.explain(_exc, 'reshape')
+        _args.explain(_exc, 'reshape', True, _op_reshape, (input, shape), False)
         raise
 
 
@@ -2707,7 +2707,7 @@ def roll(input, shifts, dims=()):
     try:
         return _call(_op_roll, (input, shifts, dims)) if _state.slow else _op_roll.runner(_op_roll, (input, shifts, dims))
     except Exception as _exc:
-        _args.explain(_exc, 'roll')
+        _args.explain(_exc, 'roll', True, _op_roll, (input, shifts, dims), False)
         raise
 
 
@@ -2721,7 +2721,7 @@ def rot90(input, k=1, dims=(0, 1)):
     try:
         return _call(_op_rot90, (input, k, dims)) if _state.slow else _op_rot90.runner(_op_rot90, (input, k, dims))
     except Exception as _exc:
-        _args.explain(_exc, 'rot90')
+        _args.explain(_exc, 'rot90', True, _op_rot90, (input, k, dims), False)
         raise
 
 
@@ -2731,7 +2731,7 @@ def rsqrt(input, *, out=None):
             return _call(_op_rsqrt, (input,)) if _state.slow else _op_rsqrt.runner(_op_rsqrt, (input,))
         return _call_out(_op_rsqrt, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'rsqrt')
+        _args.explain(_exc, 'rsqrt', True, _op_rsqrt, (input,), False)
         raise
 
 
@@ -2749,7 +2749,7 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None):
     try:
         return _call(_op_scalar_tensor, (s, dtype, layout, device, pin_memory)) if _state.slow else _op_scalar_tensor.runner(_op_scalar_tensor, (s, dtype, layout, device, pin_memory))
     except Exception as _exc:
-        _args.explain(_exc, 'scalar_tensor')
+        _args.explain(_exc, 'scalar_tensor', True, _op_scalar_tensor, (s, dtype, layout, device, pin_memory), False)
         raise
 
 
@@ -2761,7 +2761,7 @@ def scatter_add(input, dim, index, src, *, out=None):
             return _call(_op_scatter_add, (input, dim, index, src)) if _state.slow else _op_scatter_add.runner(_op_scatter_add, (input, dim, index, src))
         return _call_out(_op_scatter_add, (input, dim, index, src), out)
     except Exception as _exc:
-        _args.explain(_exc, 'scatter_add')
+        _args.explain(_exc, 'scatter_add', True, _op_scatter_add, (input, dim, index, src), False)
         raise
 
 
@@ -2777,7 +2777,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
             return _call(_op_scatter_reduce_two, (input, dim, index, src, reduce, include_self)) if _state.slow else _op_scatter_reduce_two.runner(_op_scatter_reduce_two, (input, dim, index, src, reduce, include_self))
         return _call_out(_op_scatter_reduce_two, (input, dim, index, src, reduce, include_self), out)
     except Exception as _exc:
-        _args.explain(_exc, 'scatter_reduce')
+        _args.explain(_exc, 'scatter_reduce', True, _op_scatter_reduce_two, (input, dim, index, src, reduce, include_self), False)
         raise
 
 
@@ -2789,7 +2789,7 @@ def select(input, dim, index):
     try:
         return _call(_op_select_int, (input, dim, index)) if _state.slow else _op_select_int.runner(_op_select_int, (input, dim, index))
     except Exception as _exc:
-        _args.explain(_exc, 'select')
+        _args.explain(_exc, 'select', True, _op_select_int, (input, dim, index), False)
         raise
 
 
@@ -2801,7 +2801,7 @@ def select_scatter(input, src, dim, index):
     try:
         return _call(_op_select_scatter, (input, src, dim, index)) if _state.slow else _op_select_scatter.runner(_op_select_scatter, (input, src, dim, index))
     except Exception as _exc:
-        _args.explain(_exc, 'select_scatter')
+        _args.explain(_exc, 'select_scatter', True, _op_select_scatter, (input, src, dim, index), False)
         raise
 
 
@@ -2811,7 +2811,7 @@ def sgn(input, *, out=None):
             return _call(_op_sgn, (input,)) if _state.slow else _op_sgn.runner(_op_sgn, (input,))
         return _call_out(_op_sgn, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'sgn')
+        _args.explain(_exc, 'sgn', True, _op_sgn, (input,), False)
         raise
 
 
@@ -2821,7 +2821,7 @@ def sigmoid(input, *, out=None):
             return _call(_op_sigmoid, (input,)) if _state.slow else _op_sigmoid.runner(_op_sigmoid, (input,))
         return _call_out(_op_sigmoid, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'sigmoid')
+        _args.explain(_exc, 'sigmoid', True, _op_sigmoid, (input,), False)
         raise
 
 
@@ -2831,7 +2831,7 @@ def sign(input, *, out=None):
             return _call(_op_sign, (input,)) if _state.slow else _op_sign.runner(_op_sign, (input,))
         return _call_out(_op_sign, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'sign')
+        _args.explain(_exc, 'sign', True, _op_sign, (input,), False)
         raise
 
 
@@ -2841,7 +2841,7 @@ def signbit(input, *, out=None):
             return _call(_op_signbit, (input,)) if _state.slow else _op_signbit.runner(_op_signbit, (input,))
         return _call_out(_op_signbit, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'signbit')
+        _args.explain(_exc, 'signbit', True, _op_signbit, (input,), False)
         raise
 
 
@@ -2851,7 +2851,7 @@ def sin(input, *, out=None):
             return _call(_op_sin, (input,)) if _state.slow else _op_sin.runner(_op_sin, (input,))
         return _call_out(_op_sin, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'sin')
+        _args.explain(_exc, 'sin', True, _op_sin, (input,), False)
         raise
 
 
@@ -2861,7 +2861,7 @@ def sinc(input, *, out=None):
             return _call(_op_sinc, (input,)) if _state.slow else _op_sinc.runner(_op_sinc, (input,))
         return _call_out(_op_sinc, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'sinc')
+        _args.explain(_exc, 'sinc', True, _op_sinc, (input,), False)
         raise
 
 
@@ -2871,7 +2871,7 @@ def sinh(input, *, out=None):
             return _call(_op_sinh, (input,)) if _state.slow else _op_sinh.runner(_op_sinh, (input,))
         return _call_out(_op_sinh, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'sinh')
+        _args.explain(_exc, 'sinh', True, _op_sinh, (input,), False)
         raise
 
 
@@ -2889,7 +2889,7 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, axis=None)
     try:
         return _call(_op_slice_scatter, (input, src, dim, start, end, step)) if _state.slow else _op_slice_scatter.runner(_op_slice_scatter, (input, src, dim, start, end, step))
     except Exception as _exc:
-        _args.explain(_exc, 'slice_scatter')
+        _args.explain(_exc, 'slice_scatter', True, _op_slice_scatter, (input, src, dim, start, end, step), False)
         raise
 
 
@@ -2903,7 +2903,7 @@ def softmax(input, dim, dtype=None, *, out=None):
             return _call(_op_softmax_int, (input, dim, dtype)) if _state.slow else _op_softmax_int.runner(_op_softmax_int, (input, dim, dtype))
         return _call_out(_op_softmax_int, (input, dim, dtype), out)
     except Exception as _exc:
-        _args.explain(_exc, 'softmax')
+        _args.explain(_exc, 'softmax', True, _op_softmax_int, (input, dim, dtype), False)
         raise
 
 
@@ -2919,7 +2919,7 @@ def split_with_sizes(input, split_sizes, dim=0, *, axis=None):
     try:
         return _call(_op_split_with_sizes, (input, split_sizes, dim)) if _state.slow else _op_split_with_sizes.runner(_op_split_with_sizes, (input, split_sizes, dim))
     except Exception as _exc:
-        _args.explain(_exc, 'split_with_sizes')
+        _args.explain(_exc, 'split_with_sizes', True, _op_split_with_sizes, (input, split_sizes, dim), False)
         raise
 
 
@@ -2929,7 +2929,7 @@ def sqrt(input, *, out=None):
             return _call(_op_sqrt, (input,)) if _state.slow else _op_sqrt.runner(_op_sqrt, (input,))
         return _call_out(_op_sqrt, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'sqrt')
+        _args.explain(_exc, 'sqrt', True, _op_sqrt, (input,), False)
         raise
 
 
@@ -2939,7 +2939,7 @@ def square(input, *, out=None):
             return _call(_op_square, (input,)) if _state.slow else _op_square.runner(_op_square, (input,))
         return _call_out(_op_square, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'square')
+        _args.explain(_exc, 'square', True, _op_square, (input,), False)
         raise
 
 
@@ -2953,7 +2953,7 @@ def stack(tensors, dim=0, *, out=None, axis=None):
             return _call(_op_stack, (tensors, dim)) if _state.slow else _op_stack.runner(_op_stack, (tensors, dim))
         return _call_out(_op_stack, (tensors, dim), out)
     except Exception as _exc:
-        _args.explain(_exc, 'stack')
+        _args.explain(_exc, 'stack', True, _op_stack, (tensors, dim), False)
         raise
 
 
@@ -2973,7 +2973,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keep
             return _call(_op_sum_dim_IntList, (input, dim, keepdim, dtype)) if _state.slow else _op_sum_dim_IntList.runner(_op_sum_dim_IntList, (input, dim, keepdim, dtype))
         return _call_out(_op_sum_dim_IntList, (input, dim, keepdim, dtype), out)
     except Exception as _exc:
-        _args.explain(_exc, 'sum')
+        _args.explain(_exc, 'sum', True, _op_sum_dim_IntList, (input, dim, keepdim, dtype), False)
         raise
 
 
@@ -2981,7 +2981,7 @@ def t(input):
     try:
         return _call(_op_t, (input,)) if _state.slow else _op_t.runner(_op_t, (input,))
     except Exception as _exc:
-        _args.explain(_exc, 't')
+        _args.explain(_exc, 't', True, _op_t, (input,), False)
         raise
 
 
@@ -2991,7 +2991,7 @@ def take(input, index, *, out=None):
             return _call(_op_take, (input, index)) if _state.slow else _op_take.runner(_op_take, (input, index))
         return _call_out(_op_take, (input, index), out)
     except Exception as _exc:
-        _args.explain(_exc, 'take')
+        _args.explain(_exc, 'take', True, _op_take, (input, index), False)
         raise
 
 
@@ -3005,7 +3005,7 @@ def take_along_dim(input, indices, dim=None, *, out=None, axis=None):
             return _call(_op_take_along_dim, (input, indices, dim)) if _state.slow else _op_take_along_dim.runner(_op_take_along_dim, (input, indices, dim))
         return _call_out(_op_take_along_dim, (input, indices, dim), out)
     except Exception as _exc:
-        _args.explain(_exc, 'take_along_dim')
+        _args.explain(_exc, 'take_along_dim', True, _op_take_along_dim, (input, indices, dim), False)
         raise
 
 
@@ -3015,7 +3015,7 @@ def tan(input, *, out=None):
             return _call(_op_tan, (input,)) if _state.slow else _op_tan.runner(_op_tan, (input,))
         return _call_out(_op_tan, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'tan')
+        _args.explain(_exc, 'tan', True, _op_tan, (input,), False)
         raise
 
 
@@ -3025,7 +3025,7 @@ def tanh(input, *, out=None):
             return _call(_op_tanh, (input,)) if _state.slow else _op_tanh.runner(_op_tanh, (input,))
         return _call_out(_op_tanh, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'tanh')
+        _args.explain(_exc, 'tanh', True, _op_tanh, (input,), False)
         raise
 
 
@@ -3039,7 +3039,7 @@ def threshold(input, threshold, value, *, out=None):
             return _call(_op_threshold, (input, threshold, value)) if _state.slow else _op_threshold.runner(_op_threshold, (input, threshold, value))
         return _call_out(_op_threshold, (input, threshold, value), out)
     except Exception as _exc:
-        _args.explain(_exc, 'threshold')
+        _args.explain(_exc, 'threshold', True, _op_threshold, (input, threshold, value), False)
         raise
 
 
@@ -3051,7 +3051,7 @@ def tile(input, dims):
     try:
         return _call(_op_tile, (input, dims)) if _state.slow else _op_tile.runner(_op_tile, (input, dims))
     except Exception as _exc:
-        _args.explain(_exc, 'tile')
+        _args.explain(_exc, 'tile', True, _op_tile, (input, dims), False)
         raise
 
 
@@ -3059,7 +3059,7 @@ def trace(input):
     try:
         return _call(_op_trace, (input,)) if _state.slow else _op_trace.runner(_op_trace, (input,))
     except Exception as _exc:
-        _args.explain(_exc, 'trace')
+        _args.explain(_exc, 'trace', True, _op_trace, (input,), False)
         raise
 
 
@@ -3071,7 +3071,7 @@ def transpose(input, dim0, dim1):
     try:
         return _call(_op_transpose_int, (input, dim0, dim1)) if _state.slow else _op_transpose_int.runner(_op_transpose_int, (input, dim0, dim1))
     except Exception as _exc:
-        _args.explain(_exc, 'transpose')
+        _args.explain(_exc, 'transpose', True, _op_transpose_int, (input, dim0, dim1), False)
         raise
 
 
@@ -3089,7 +3089,7 @@ def tril(input, diagonal=0, *, out=None):
             return _call(_op_tril, (input, diagonal)) if _state.slow else _op_tril.runner(_op_tril, (input, diagonal))
         return _call_out(_op_tril, (input, diagonal), out)
     except Exception as _exc:
-        _args.explain(_exc, 'tril')
+        _args.explain(_exc, 'tril', True, _op_tril, (input, diagonal), False)
         raise
 
 
@@ -3111,7 +3111,7 @@ def tril_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, 
     try:
         return _call(_op_tril_indices, (row, col, offset, dtype, layout, device, pin_memory)) if _state.slow else _op_tril_indices.runner(_op_tril_indices, (row, col, offset, dtype, layout, device, pin_memory))
     except Exception as _exc:
-        _args.explain(_exc, 'tril_indices')
+        _args.explain(_exc, 'tril_indices', True, _op_tril_indices, (row, col, offset, dtype, layout, device, pin_memory), False)
         raise
 
 
@@ -3123,7 +3123,7 @@ def triu(input, diagonal=0, *, out=None):
             return _call(_op_triu, (input, diagonal)) if _state.slow else _op_triu.runner(_op_triu, (input, diagonal))
         return _call_out(_op_triu, (input, diagonal), out)
     except Exception as _exc:
-        _args.explain(_exc, 'triu')
+        _args.explain(_exc, 'triu', True, _op_triu, (input, diagonal), False)
         raise
 
 
@@ -3145,7 +3145,7 @@ def triu_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, 
     try:
         return _call(_op_triu_indices, (row, col, offset, dtype, layout, device, pin_memory)) if _state.slow else _op_triu_indices.runner(_op_triu_indices, (row, col, offset, dtype, layout, device, pin_memory))
     except Exception as _exc:
-        _args.explain(_exc, 'triu_indices')
+        _args.explain(_exc, 'triu_indices', True, _op_triu_indices, (row, col, offset, dtype, layout, device, pin_memory), False)
         raise
 
 
@@ -3155,7 +3155,7 @@ def trunc(input, *, out=None):
             return _call(_op_trunc, (input,)) if _state.slow else _op_trunc.runner(_op_trunc, (input,))
         return _call_out(_op_trunc, (input,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'trunc')
+        _args.explain(_exc, 'trunc', True, _op_trunc, (input,), False)
         raise
 
 
@@ -3170,7 +3170,7 @@ def unbind(input, dim=0, *, axis=None):
     try:
         return _call(_op_unbind_int, (input, dim)) if _state.slow else _op_unbind_int.runner(_op_unbind_int, (input, dim))
     except Exception as _exc:
-        _args.explain(_exc, 'unbind')
+        _args.explain(_exc, 'unbind', True, _op_unbind_int, (input, dim), False)
         raise
 
 
@@ -3184,7 +3184,7 @@ def unflatten(input, dim, sizes):
     try:
         return _call(_op_unflatten_int, (input, dim, sizes)) if _state.slow else _op_unflatten_int.runner(_op_unflatten_int, (input, dim, sizes))
     except Exception as _exc:
-        _args.explain(_exc, 'unflatten')
+        _args.explain(_exc, 'unflatten', True, _op_unflatten_int, (input, dim, sizes), False)
         raise
 
 
@@ -3194,7 +3194,7 @@ def unsqueeze(input, dim):
     try:
         return _call(_op_unsqueeze, (input, dim)) if _state.slow else _op_unsqueeze.runner(_op_unsqueeze, (input, dim))
     except Exception as _exc:
-        _args.explain(_exc, 'unsqueeze')
+        _args.explain(_exc, 'unsqueeze', True, _op_unsqueeze, (input, dim), False)
         raise
 
 
@@ -3204,7 +3204,7 @@ def vdot(input, other, *, out=None):
             return _call(_op_vdot, (input, other)) if _state.slow else _op_vdot.runner(_op_vdot, (input, other))
         return _call_out(_op_vdot, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'vdot')
+        _args.explain(_exc, 'vdot', True, _op_vdot, (input, other), False)
         raise
 
 
@@ -3212,7 +3212,7 @@ def view_as_complex(input):
     try:
         return _call(_op_view_as_complex, (input,)) if _state.slow else _op_view_as_complex.runner(_op_view_as_complex, (input,))
     except Exception as _exc:
-        _args.explain(_exc, 'view_as_complex')
+        _args.explain(_exc, 'view_as_complex', True, _op_view_as_complex, (input,), False)
         raise
 
 
@@ -3220,7 +3220,7 @@ def view_as_real(input):
     try:
         return _call(_op_view_as_real, (input,)) if _state.slow else _op_view_as_real.runner(_op_view_as_real, (input,))
     except Exception as _exc:
-        _args.explain(_exc, 'view_as_real')
+        _args.explain(_exc, 'view_as_real', True, _op_view_as_real, (input,), False)
         raise
 
 
@@ -3230,7 +3230,7 @@ def vstack(tensors, *, out=None):
             return _call(_op_vstack, (tensors,)) if _state.slow else _op_vstack.runner(_op_vstack, (tensors,))
         return _call_out(_op_vstack, (tensors,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'vstack')
+        _args.explain(_exc, 'vstack', True, _op_vstack, (tensors,), False)
         raise
 
 
@@ -3243,7 +3243,7 @@ def xlogy(input, other, *, out=None):
             return _call(_op_xlogy_Tensor, (input, other)) if _state.slow else _op_xlogy_Tensor.runner(_op_xlogy_Tensor, (input, other))
         return _call_out(_op_xlogy_Tensor, (input, other), out)
     except Exception as _exc:
-        _args.explain(_exc, 'xlogy')
+        _args.explain(_exc, 'xlogy', True, _op_xlogy_Tensor, (input, other), False)
         raise
 
 
@@ -3989,7 +3989,7 @@ class _Methods:
         try:
             return _call(_op_abs, (self,)) if _state.slow else _op_abs.runner(_op_abs, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'abs')
+            _args.explain(_exc, 'abs', True, _op_abs, (self,), True)
             raise
 
     absolute = abs
@@ -3998,7 +3998,7 @@ class _Methods:
         try:
             return _call(_op_acos, (self,)) if _state.slow else _op_acos.runner(_op_acos, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'acos')
+            _args.explain(_exc, 'acos', True, _op_acos, (self,), True)
             raise
 
     arccos = acos
@@ -4007,7 +4007,7 @@ class _Methods:
         try:
             return _call_inplace(_op_acos, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'acos_')
+            _args.explain(_exc, 'acos_', True, _op_acos, (self,), True)
             raise
 
     arccos_ = acos_
@@ -4016,7 +4016,7 @@ class _Methods:
         try:
             return _call(_op_acosh, (self,)) if _state.slow else _op_acosh.runner(_op_acosh, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'acosh')
+            _args.explain(_exc, 'acosh', True, _op_acosh, (self,), True)
             raise
 
     arccosh = acosh
@@ -4025,7 +4025,7 @@ class _Methods:
         try:
             return _call_inplace(_op_acosh, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'acosh_')
+            _args.explain(_exc, 'acosh_', True, _op_acosh, (self,), True)
             raise
 
     arccosh_ = acosh_
@@ -4036,7 +4036,7 @@ class _Methods:
         try:
             return _call(_op_add_Tensor, (self, other, alpha)) if _state.slow else _op_add_Tensor.runner(_op_add_Tensor, (self, other, alpha))
         except Exception as _exc:
-            _args.explain(_exc, 'add')
+            _args.explain(_exc, 'add', True, _op_add_Tensor, (self, other, alpha), True)
             raise
 
     def add_(self, other, *, alpha=1):
@@ -4045,7 +4045,7 @@ class _Methods:
         try:
             return _call_inplace(_op_add_Tensor, (self, other, alpha))
         except Exception as _exc:
-            _args.explain(_exc, 'add_')
+            _args.explain(_exc, 'add_', True, _op_add_Tensor, (self, other, alpha), True)
             raise
 
     def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
@@ -4056,7 +4056,7 @@ class _Methods:
         try:
             return _call(_op_addbmm, (self, batch1, batch2, beta, alpha)) if _state.slow else _op_addbmm.runner(_op_addbmm, (self, batch1, batch2, beta, alpha))
         except Exception as _exc:
-            _args.explain(_exc, 'addbmm')
+            _args.explain(_exc, 'addbmm', True, _op_addbmm, (self, batch1, batch2, beta, alpha), True)
             raise
 
     def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
@@ -4067,7 +4067,7 @@ class _Methods:
         try:
             return _call_inplace(_op_addbmm, (self, batch1, batch2, beta, alpha))
         except Exception as _exc:
-            _args.explain(_exc, 'addbmm_')
+            _args.explain(_exc, 'addbmm_', True, _op_addbmm, (self, batch1, batch2, beta, alpha), True)
             raise
 
     def addcmul(self, tensor1, tensor2, *, value=1):
@@ -4076,7 +4076,7 @@ class _Methods:
         try:
             return _call(_op_addcmul, (self, tensor1, tensor2, value)) if _state.slow else _op_addcmul.runner(_op_addcmul, (self, tensor1, tensor2, value))
         except Exception as _exc:
-            _args.explain(_exc, 'addcmul')
+            _args.explain(_exc, 'addcmul', True, _op_addcmul, (self, tensor1, tensor2, value), True)
             raise
 
     def addcmul_(self, tensor1, tensor2, *, value=1):
@@ -4085,7 +4085,7 @@ class _Methods:
         try:
             return _call_inplace(_op_addcmul, (self, tensor1, tensor2, value))
         except Exception as _exc:
-            _args.explain(_exc, 'addcmul_')
+            _args.explain(_exc, 'addcmul_', True, _op_addcmul, (self, tensor1, tensor2, value), True)
             raise
 
     def addmm(self, mat1, mat2, *, beta=1, alpha=1):
@@ -4096,7 +4096,7 @@ class _Methods:
         try:
             return _call(_op_addmm, (self, mat1, mat2, beta, alpha)) if _state.slow else _op_addmm.runner(_op_addmm, (self, mat1, mat2, beta, alpha))
         except Exception as _exc:
-            _args.explain(_exc, 'addmm')
+            _args.explain(_exc, 'addmm', True, _op_addmm, (self, mat1, mat2, beta, alpha), True)
             raise
 
     def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
@@ -4107,7 +4107,7 @@ class _Methods:
         try:
             return _call_inplace(_op_addmm, (self, mat1, mat2, beta, alpha))
         except Exception as _exc:
-            _args.explain(_exc, 'addmm_')
+            _args.explain(_exc, 'addmm_', True, _op_addmm, (self, mat1, mat2, beta, alpha), True)
             raise
 
     def addmv(self, mat, vec, *, beta=1, alpha=1):
@@ -4118,7 +4118,7 @@ class _Methods:
         try:
             return _call(_op_addmv, (self, mat, vec, beta, alpha)) if _state.slow else _op_addmv.runner(_op_addmv, (self, mat, vec, beta, alpha))
         except Exception as _exc:
-            _args.explain(_exc, 'addmv')
+            _args.explain(_exc, 'addmv', True, _op_addmv, (self, mat, vec, beta, alpha), True)
             raise
 
     def addmv_(self, mat, vec, *, beta=1, alpha=1):
@@ -4129,7 +4129,7 @@ class _Methods:
         try:
             return _call_inplace(_op_addmv, (self, mat, vec, beta, alpha))
         except Exception as _exc:
-            _args.explain(_exc, 'addmv_')
+            _args.explain(_exc, 'addmv_', True, _op_addmv, (self, mat, vec, beta, alpha), True)
             raise
 
     def addr(self, vec1, vec2, *, beta=1, alpha=1):
@@ -4140,7 +4140,7 @@ class _Methods:
         try:
             return _call(_op_addr, (self, vec1, vec2, beta, alpha)) if _state.slow else _op_addr.runner(_op_addr, (self, vec1, vec2, beta, alpha))
         except Exception as _exc:
-            _args.explain(_exc, 'addr')
+            _args.explain(_exc, 'addr', True, _op_addr, (self, vec1, vec2, beta, alpha), True)
             raise
 
     def addr_(self, vec1, vec2, *, beta=1, alpha=1):
@@ -4151,7 +4151,7 @@ class _Methods:
         try:
             return _call_inplace(_op_addr, (self, vec1, vec2, beta, alpha))
         except Exception as _exc:
-            _args.explain(_exc, 'addr_')
+            _args.explain(_exc, 'addr_', True, _op_addr, (self, vec1, vec2, beta, alpha), True)
             raise
 
     def all(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
@@ -4166,7 +4166,7 @@ class _Methods:
         try:
             return _call(_op_all_dims, (self, dim, keepdim)) if _state.slow else _op_all_dims.runner(_op_all_dims, (self, dim, keepdim))
         except Exception as _exc:
-            _args.explain(_exc, 'all')
+            _args.explain(_exc, 'all', True, _op_all_dims, (self, dim, keepdim), True)
             raise
 
     def amax(self, dim=(), keepdim=False, *, axis=None, keepdims=None):
@@ -4181,7 +4181,7 @@ class _Methods:
         try:
             return _call(_op_amax, (self, dim, keepdim)) if _state.slow else _op_amax.runner(_op_amax, (self, dim, keepdim))
         except Exception as _exc:
-            _args.explain(_exc, 'amax')
+            _args.explain(_exc, 'amax', True, _op_amax, (self, dim, keepdim), True)
             raise
 
     def amin(self, dim=(), keepdim=False, *, axis=None, keepdims=None):
@@ -4196,7 +4196,7 @@ class _Methods:
         try:
             return _call(_op_amin, (self, dim, keepdim)) if _state.slow else _op_amin.runner(_op_amin, (self, dim, keepdim))
         except Exception as _exc:
-            _args.explain(_exc, 'amin')
+            _args.explain(_exc, 'amin', True, _op_amin, (self, dim, keepdim), True)
             raise
 
     def any(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
@@ -4211,7 +4211,7 @@ class _Methods:
         try:
             return _call(_op_any_dims, (self, dim, keepdim)) if _state.slow else _op_any_dims.runner(_op_any_dims, (self, dim, keepdim))
         except Exception as _exc:
-            _args.explain(_exc, 'any')
+            _args.explain(_exc, 'any', True, _op_any_dims, (self, dim, keepdim), True)
             raise
 
     def argmax(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
@@ -4226,7 +4226,7 @@ class _Methods:
         try:
             return _call(_op_argmax, (self, dim, keepdim)) if _state.slow else _op_argmax.runner(_op_argmax, (self, dim, keepdim))
         except Exception as _exc:
-            _args.explain(_exc, 'argmax')
+            _args.explain(_exc, 'argmax', True, _op_argmax, (self, dim, keepdim), True)
             raise
 
     def argmin(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
@@ -4241,14 +4241,14 @@ class _Methods:
         try:
             return _call(_op_argmin, (self, dim, keepdim)) if _state.slow else _op_argmin.runner(_op_argmin, (self, dim, keepdim))
         except Exception as _exc:
-            _args.explain(_exc, 'argmin')
+            _args.explain(_exc, 'argmin', True, _op_argmin, (self, dim, keepdim), True)
             raise
 
     def argwhere(self):
         try:
             return _call(_op_argwhere, (self,)) if _state.slow else _op_argwhere.runner(_op_argwhere, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'argwhere')
+            _args.explain(_exc, 'argwhere', True, _op_argwhere, (self,), True)
             raise
 
     def as_strided_scatter(self, src, size, stride, storage_offset=None):
@@ -4261,14 +4261,14 @@ class _Methods:
         try:
             return _call(_op_as_strided_scatter, (self, src, size, stride, storage_offset)) if _state.slow else _op_as_strided_scatter.runner(_op_as_strided_scatter, (self, src, size, stride, storage_offset))
         except Exception as _exc:
-            _args.explain(_exc, 'as_strided_scatter')
+            _args.explain(_exc, 'as_strided_scatter', True, _op_as_strided_scatter, (self, src, size, stride, storage_offset), True)
             raise
 
     def asin(self):
         try:
             return _call(_op_asin, (self,)) if _state.slow else _op_asin.runner(_op_asin, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'asin')
+            _args.explain(_exc, 'asin', True, _op_asin, (self,), True)
             raise
 
     arcsin = asin
@@ -4277,7 +4277,7 @@ class _Methods:
         try:
             return _call_inplace(_op_asin, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'asin_')
+            _args.explain(_exc, 'asin_', True, _op_asin, (self,), True)
             raise
 
     arcsin_ = asin_
@@ -4286,7 +4286,7 @@ class _Methods:
         try:
             return _call(_op_asinh, (self,)) if _state.slow else _op_asinh.runner(_op_asinh, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'asinh')
+            _args.explain(_exc, 'asinh', True, _op_asinh, (self,), True)
             raise
 
     arcsinh = asinh
@@ -4295,7 +4295,7 @@ class _Methods:
         try:
             return _call_inplace(_op_asinh, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'asinh_')
+            _args.explain(_exc, 'asinh_', True, _op_asinh, (self,), True)
             raise
 
     arcsinh_ = asinh_
@@ -4304,7 +4304,7 @@ class _Methods:
         try:
             return _call(_op_atan, (self,)) if _state.slow else _op_atan.runner(_op_atan, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'atan')
+            _args.explain(_exc, 'atan', True, _op_atan, (self,), True)
             raise
 
     arctan = atan
@@ -4313,7 +4313,7 @@ class _Methods:
         try:
             return _call_inplace(_op_atan, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'atan_')
+            _args.explain(_exc, 'atan_', True, _op_atan, (self,), True)
             raise
 
     arctan_ = atan_
@@ -4322,7 +4322,7 @@ class _Methods:
         try:
             return _call(_op_atan2, (self, other)) if _state.slow else _op_atan2.runner(_op_atan2, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'atan2')
+            _args.explain(_exc, 'atan2', True, _op_atan2, (self, other), True)
             raise
 
     arctan2 = atan2
@@ -4331,7 +4331,7 @@ class _Methods:
         try:
             return _call_inplace(_op_atan2, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'atan2_')
+            _args.explain(_exc, 'atan2_', True, _op_atan2, (self, other), True)
             raise
 
     arctan2_ = atan2_
@@ -4340,7 +4340,7 @@ class _Methods:
         try:
             return _call(_op_atanh, (self,)) if _state.slow else _op_atanh.runner(_op_atanh, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'atanh')
+            _args.explain(_exc, 'atanh', True, _op_atanh, (self,), True)
             raise
 
     arctanh = atanh
@@ -4349,7 +4349,7 @@ class _Methods:
         try:
             return _call_inplace(_op_atanh, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'atanh_')
+            _args.explain(_exc, 'atanh_', True, _op_atanh, (self,), True)
             raise
 
     arctanh_ = atanh_
@@ -4362,7 +4362,7 @@ class _Methods:
         try:
             return _call(_op_baddbmm, (self, batch1, batch2, beta, alpha)) if _state.slow else _op_baddbmm.runner(_op_baddbmm, (self, batch1, batch2, beta, alpha))
         except Exception as _exc:
-            _args.explain(_exc, 'baddbmm')
+            _args.explain(_exc, 'baddbmm', True, _op_baddbmm, (self, batch1, batch2, beta, alpha), True)
             raise
 
     def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
@@ -4373,7 +4373,7 @@ class _Methods:
         try:
             return _call_inplace(_op_baddbmm, (self, batch1, batch2, beta, alpha))
         except Exception as _exc:
-            _args.explain(_exc, 'baddbmm_')
+            _args.explain(_exc, 'baddbmm_', True, _op_baddbmm, (self, batch1, batch2, beta, alpha), True)
             raise
 
     def bincount(self, weights=None, minlength=0):
@@ -4382,98 +4382,98 @@ class _Methods:
         try:
             return _call(_op_bincount, (self, weights, minlength)) if _state.slow else _op_bincount.runner(_op_bincount, (self, weights, minlength))
         except Exception as _exc:
-            _args.explain(_exc, 'bincount')
+            _args.explain(_exc, 'bincount', True, _op_bincount, (self, weights, minlength), True)
             raise
 
     def bitwise_and(self, other):
         try:
             return _call(_op_bitwise_and_Tensor, (self, other)) if _state.slow else _op_bitwise_and_Tensor.runner(_op_bitwise_and_Tensor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'bitwise_and')
+            _args.explain(_exc, 'bitwise_and', True, _op_bitwise_and_Tensor, (self, other), True)
             raise
 
     def bitwise_and_(self, other):
         try:
             return _call_inplace(_op_bitwise_and_Tensor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'bitwise_and_')
+            _args.explain(_exc, 'bitwise_and_', True, _op_bitwise_and_Tensor, (self, other), True)
             raise
 
     def bitwise_left_shift(self, other):
         try:
             return _call(_op_bitwise_left_shift_Tensor, (self, other)) if _state.slow else _op_bitwise_left_shift_Tensor.runner(_op_bitwise_left_shift_Tensor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'bitwise_left_shift')
+            _args.explain(_exc, 'bitwise_left_shift', True, _op_bitwise_left_shift_Tensor, (self, other), True)
             raise
 
     def bitwise_left_shift_(self, other):
         try:
             return _call_inplace(_op_bitwise_left_shift_Tensor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'bitwise_left_shift_')
+            _args.explain(_exc, 'bitwise_left_shift_', True, _op_bitwise_left_shift_Tensor, (self, other), True)
             raise
 
     def bitwise_not(self):
         try:
             return _call(_op_bitwise_not, (self,)) if _state.slow else _op_bitwise_not.runner(_op_bitwise_not, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'bitwise_not')
+            _args.explain(_exc, 'bitwise_not', True, _op_bitwise_not, (self,), True)
             raise
 
     def bitwise_not_(self):
         try:
             return _call_inplace(_op_bitwise_not, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'bitwise_not_')
+            _args.explain(_exc, 'bitwise_not_', True, _op_bitwise_not, (self,), True)
             raise
 
     def bitwise_or(self, other):
         try:
             return _call(_op_bitwise_or_Tensor, (self, other)) if _state.slow else _op_bitwise_or_Tensor.runner(_op_bitwise_or_Tensor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'bitwise_or')
+            _args.explain(_exc, 'bitwise_or', True, _op_bitwise_or_Tensor, (self, other), True)
             raise
 
     def bitwise_or_(self, other):
         try:
             return _call_inplace(_op_bitwise_or_Tensor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'bitwise_or_')
+            _args.explain(_exc, 'bitwise_or_', True, _op_bitwise_or_Tensor, (self, other), True)
             raise
 
     def bitwise_right_shift(self, other):
         try:
             return _call(_op_bitwise_right_shift_Tensor, (self, other)) if _state.slow else _op_bitwise_right_shift_Tensor.runner(_op_bitwise_right_shift_Tensor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'bitwise_right_shift')
+            _args.explain(_exc, 'bitwise_right_shift', True, _op_bitwise_right_shift_Tensor, (self, other), True)
             raise
 
     def bitwise_right_shift_(self, other):
         try:
             return _call_inplace(_op_bitwise_right_shift_Tensor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'bitwise_right_shift_')
+            _args.explain(_exc, 'bitwise_right_shift_', True, _op_bitwise_right_shift_Tensor, (self, other), True)
             raise
 
     def bitwise_xor(self, other):
         try:
             return _call(_op_bitwise_xor_Tensor, (self, other)) if _state.slow else _op_bitwise_xor_Tensor.runner(_op_bitwise_xor_Tensor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'bitwise_xor')
+            _args.explain(_exc, 'bitwise_xor', True, _op_bitwise_xor_Tensor, (self, other), True)
             raise
 
     def bitwise_xor_(self, other):
         try:
             return _call_inplace(_op_bitwise_xor_Tensor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'bitwise_xor_')
+            _args.explain(_exc, 'bitwise_xor_', True, _op_bitwise_xor_Tensor, (self, other), True)
             raise
 
     def bmm(self, mat2):
         try:
             return _call(_op_bmm, (self, mat2)) if _state.slow else _op_bmm.runner(_op_bmm, (self, mat2))
         except Exception as _exc:
-            _args.explain(_exc, 'bmm')
+            _args.explain(_exc, 'bmm', True, _op_bmm, (self, mat2), True)
             raise
 
     def broadcast_to(self, *size):
@@ -4483,21 +4483,21 @@ class _Methods:
         try:
             return _call(_op_broadcast_to, (self, size)) if _state.slow else _op_broadcast_to.runner(_op_broadcast_to, (self, size))
         except Exception as _exc:
-            _args.explain(_exc, 'broadcast_to')
+            _args.explain(_exc, 'broadcast_to', True, _op_broadcast_to, (self, size), True)
             raise
 
     def ceil(self):
         try:
             return _call(_op_ceil, (self,)) if _state.slow else _op_ceil.runner(_op_ceil, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'ceil')
+            _args.explain(_exc, 'ceil', True, _op_ceil, (self,), True)
             raise
 
     def ceil_(self):
         try:
             return _call_inplace(_op_ceil, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'ceil_')
+            _args.explain(_exc, 'ceil_', True, _op_ceil, (self,), True)
             raise
 
     def cholesky_solve(self, input2, upper=False):
@@ -4506,7 +4506,7 @@ class _Methods:
         try:
             return _call(_op_cholesky_solve, (self, input2, upper)) if _state.slow else _op_cholesky_solve.runner(_op_cholesky_solve, (self, input2, upper))
         except Exception as _exc:
-            _args.explain(_exc, 'cholesky_solve')
+            _args.explain(_exc, 'cholesky_solve', True, _op_cholesky_solve, (self, input2, upper), True)
             raise
 
     def chunk(self, chunks, dim=0, *, axis=None):
@@ -4519,14 +4519,14 @@ class _Methods:
         try:
             return _call(_op_chunk, (self, chunks, dim)) if _state.slow else _op_chunk.runner(_op_chunk, (self, chunks, dim))
         except Exception as _exc:
-            _args.explain(_exc, 'chunk')
+            _args.explain(_exc, 'chunk', True, _op_chunk, (self, chunks, dim), True)
             raise
 
     def clamp(self, min=None, max=None):
         try:
             return _call(_op_clamp_Tensor, (self, min, max)) if _state.slow else _op_clamp_Tensor.runner(_op_clamp_Tensor, (self, min, max))
         except Exception as _exc:
-            _args.explain(_exc, 'clamp')
+            _args.explain(_exc, 'clamp', True, _op_clamp_Tensor, (self, min, max), True)
             raise
 
     clip = clamp
@@ -4535,7 +4535,7 @@ class _Methods:
         try:
             return _call_inplace(_op_clamp_Tensor, (self, min, max))
         except Exception as _exc:
-            _args.explain(_exc, 'clamp_')
+            _args.explain(_exc, 'clamp_', True, _op_clamp_Tensor, (self, min, max), True)
             raise
 
     clip_ = clamp_
@@ -4544,28 +4544,28 @@ class _Methods:
         try:
             return _call(_op_clamp_max_Tensor, (self, max)) if _state.slow else _op_clamp_max_Tensor.runner(_op_clamp_max_Tensor, (self, max))
         except Exception as _exc:
-            _args.explain(_exc, 'clamp_max')
+            _args.explain(_exc, 'clamp_max', True, _op_clamp_max_Tensor, (self, max), True)
             raise
 
     def clamp_max_(self, max):
         try:
             return _call_inplace(_op_clamp_max_Tensor, (self, max))
         except Exception as _exc:
-            _args.explain(_exc, 'clamp_max_')
+            _args.explain(_exc, 'clamp_max_', True, _op_clamp_max_Tensor, (self, max), True)
             raise
 
     def clamp_min(self, min):
         try:
             return _call(_op_clamp_min_Tensor, (self, min)) if _state.slow else _op_clamp_min_Tensor.runner(_op_clamp_min_Tensor, (self, min))
         except Exception as _exc:
-            _args.explain(_exc, 'clamp_min')
+            _args.explain(_exc, 'clamp_min', True, _op_clamp_min_Tensor, (self, min), True)
             raise
 
     def clamp_min_(self, min):
         try:
             return _call_inplace(_op_clamp_min_Tensor, (self, min))
         except Exception as _exc:
-            _args.explain(_exc, 'clamp_min_')
+            _args.explain(_exc, 'clamp_min_', True, _op_clamp_min_Tensor, (self, min), True)
             raise
 
     def clone(self, *, memory_format=None):
@@ -4574,63 +4574,63 @@ class _Methods:
         try:
             return _call(_op_clone, (self, memory_format)) if _state.slow else _op_clone.runner(_op_clone, (self, memory_format))
         except Exception as _exc:
-            _args.explain(_exc, 'clone')
+            _args.explain(_exc, 'clone', True, _op_clone, (self, memory_format), True)
             raise
 
     def conj_physical(self):
         try:
             return _call(_op_conj_physical, (self,)) if _state.slow else _op_conj_physical.runner(_op_conj_physical, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'conj_physical')
+            _args.explain(_exc, 'conj_physical', True, _op_conj_physical, (self,), True)
             raise
 
     def conj_physical_(self):
         try:
             return _call_inplace(_op_conj_physical, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'conj_physical_')
+            _args.explain(_exc, 'conj_physical_', True, _op_conj_physical, (self,), True)
             raise
 
     def copysign(self, other):
         try:
             return _call(_op_copysign_Tensor, (self, other)) if _state.slow else _op_copysign_Tensor.runner(_op_copysign_Tensor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'copysign')
+            _args.explain(_exc, 'copysign', True, _op_copysign_Tensor, (self, other), True)
             raise
 
     def copysign_(self, other):
         try:
             return _call_inplace(_op_copysign_Tensor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'copysign_')
+            _args.explain(_exc, 'copysign_', True, _op_copysign_Tensor, (self, other), True)
             raise
 
     def cos(self):
         try:
             return _call(_op_cos, (self,)) if _state.slow else _op_cos.runner(_op_cos, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'cos')
+            _args.explain(_exc, 'cos', True, _op_cos, (self,), True)
             raise
 
     def cos_(self):
         try:
             return _call_inplace(_op_cos, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'cos_')
+            _args.explain(_exc, 'cos_', True, _op_cos, (self,), True)
             raise
 
     def cosh(self):
         try:
             return _call(_op_cosh, (self,)) if _state.slow else _op_cosh.runner(_op_cosh, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'cosh')
+            _args.explain(_exc, 'cosh', True, _op_cosh, (self,), True)
             raise
 
     def cosh_(self):
         try:
             return _call_inplace(_op_cosh, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'cosh_')
+            _args.explain(_exc, 'cosh_', True, _op_cosh, (self,), True)
             raise
 
     def cross(self, other, dim=None, *, axis=None):
@@ -4641,7 +4641,7 @@ class _Methods:
         try:
             return _call(_op_cross, (self, other, dim)) if _state.slow else _op_cross.runner(_op_cross, (self, other, dim))
         except Exception as _exc:
-            _args.explain(_exc, 'cross')
+            _args.explain(_exc, 'cross', True, _op_cross, (self, other, dim), True)
             raise
 
     def cumprod(self, dim, *, dtype=None):
@@ -4652,7 +4652,7 @@ class _Methods:
         try:
             return _call(_op_cumprod, (self, dim, dtype)) if _state.slow else _op_cumprod.runner(_op_cumprod, (self, dim, dtype))
         except Exception as _exc:
-            _args.explain(_exc, 'cumprod')
+            _args.explain(_exc, 'cumprod', True, _op_cumprod, (self, dim, dtype), True)
             raise
 
     def cumsum(self, dim, *, dtype=None):
@@ -4663,28 +4663,28 @@ class _Methods:
         try:
             return _call(_op_cumsum, (self, dim, dtype)) if _state.slow else _op_cumsum.runner(_op_cumsum, (self, dim, dtype))
         except Exception as _exc:
-            _args.explain(_exc, 'cumsum')
+            _args.explain(_exc, 'cumsum', True, _op_cumsum, (self, dim, dtype), True)
             raise
 
     def deg2rad(self):
         try:
             return _call(_op_deg2rad, (self,)) if _state.slow else _op_deg2rad.runner(_op_deg2rad, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'deg2rad')
+            _args.explain(_exc, 'deg2rad', True, _op_deg2rad, (self,), True)
             raise
 
     def deg2rad_(self):
         try:
             return _call_inplace(_op_deg2rad, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'deg2rad_')
+            _args.explain(_exc, 'deg2rad_', True, _op_deg2rad, (self,), True)
             raise
 
     def det(self):
         try:
             return _call(_op_det, (self,)) if _state.slow else _op_det.runner(_op_det, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'det')
+            _args.explain(_exc, 'det', True, _op_det, (self,), True)
             raise
 
     def diag(self, diagonal=0):
@@ -4693,7 +4693,7 @@ class _Methods:
         try:
             return _call(_op_diag, (self, diagonal)) if _state.slow else _op_diag.runner(_op_diag, (self, diagonal))
         except Exception as _exc:
-            _args.explain(_exc, 'diag')
+            _args.explain(_exc, 'diag', True, _op_diag, (self, diagonal), True)
             raise
 
     def diag_embed(self, offset=0, dim1=-2, dim2=-1):
@@ -4706,7 +4706,7 @@ class _Methods:
         try:
             return _call(_op_diag_embed, (self, offset, dim1, dim2)) if _state.slow else _op_diag_embed.runner(_op_diag_embed, (self, offset, dim1, dim2))
         except Exception as _exc:
-            _args.explain(_exc, 'diag_embed')
+            _args.explain(_exc, 'diag_embed', True, _op_diag_embed, (self, offset, dim1, dim2), True)
             raise
 
     def diagflat(self, offset=0):
@@ -4715,7 +4715,7 @@ class _Methods:
         try:
             return _call(_op_diagflat, (self, offset)) if _state.slow else _op_diagflat.runner(_op_diagflat, (self, offset))
         except Exception as _exc:
-            _args.explain(_exc, 'diagflat')
+            _args.explain(_exc, 'diagflat', True, _op_diagflat, (self, offset), True)
             raise
 
     def diagonal(self, offset=0, dim1=0, dim2=1):
@@ -4728,7 +4728,7 @@ class _Methods:
         try:
             return _call(_op_diagonal, (self, offset, dim1, dim2)) if _state.slow else _op_diagonal.runner(_op_diagonal, (self, offset, dim1, dim2))
         except Exception as _exc:
-            _args.explain(_exc, 'diagonal')
+            _args.explain(_exc, 'diagonal', True, _op_diagonal, (self, offset, dim1, dim2), True)
             raise
 
     def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
@@ -4741,7 +4741,7 @@ class _Methods:
         try:
             return _call(_op_diagonal_scatter, (self, src, offset, dim1, dim2)) if _state.slow else _op_diagonal_scatter.runner(_op_diagonal_scatter, (self, src, offset, dim1, dim2))
         except Exception as _exc:
-            _args.explain(_exc, 'diagonal_scatter')
+            _args.explain(_exc, 'diagonal_scatter', True, _op_diagonal_scatter, (self, src, offset, dim1, dim2), True)
             raise
 
     def diff(self, n=1, dim=-1, prepend=None, append=None, *, axis=None):
@@ -4754,28 +4754,28 @@ class _Methods:
         try:
             return _call(_op_diff, (self, n, dim, prepend, append)) if _state.slow else _op_diff.runner(_op_diff, (self, n, dim, prepend, append))
         except Exception as _exc:
-            _args.explain(_exc, 'diff')
+            _args.explain(_exc, 'diff', True, _op_diff, (self, n, dim, prepend, append), True)
             raise
 
     def digamma(self):
         try:
             return _call(_op_digamma, (self,)) if _state.slow else _op_digamma.runner(_op_digamma, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'digamma')
+            _args.explain(_exc, 'digamma', True, _op_digamma, (self,), True)
             raise
 
     def digamma_(self):
         try:
             return _call_inplace(_op_digamma, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'digamma_')
+            _args.explain(_exc, 'digamma_', True, _op_digamma, (self,), True)
             raise
 
     def dot(self, tensor):
         try:
             return _call(_op_dot, (self, tensor)) if _state.slow else _op_dot.runner(_op_dot, (self, tensor))
         except Exception as _exc:
-            _args.explain(_exc, 'dot')
+            _args.explain(_exc, 'dot', True, _op_dot, (self, tensor), True)
             raise
 
     def elu_(self, alpha=1, scale=1, input_scale=1):
@@ -4788,91 +4788,91 @@ class _Methods:
         try:
             return _call_inplace(_op_elu, (self, alpha, scale, input_scale))
         except Exception as _exc:
-            _args.explain(_exc, 'elu_')
+            _args.explain(_exc, 'elu_', True, _op_elu, (self, alpha, scale, input_scale), True)
             raise
 
     def eq(self, other):
         try:
             return _call(_op_eq_Tensor, (self, other)) if _state.slow else _op_eq_Tensor.runner(_op_eq_Tensor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'eq')
+            _args.explain(_exc, 'eq', True, _op_eq_Tensor, (self, other), True)
             raise
 
     def eq_(self, other):
         try:
             return _call_inplace(_op_eq_Tensor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'eq_')
+            _args.explain(_exc, 'eq_', True, _op_eq_Tensor, (self, other), True)
             raise
 
     def erf(self):
         try:
             return _call(_op_erf, (self,)) if _state.slow else _op_erf.runner(_op_erf, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'erf')
+            _args.explain(_exc, 'erf', True, _op_erf, (self,), True)
             raise
 
     def erf_(self):
         try:
             return _call_inplace(_op_erf, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'erf_')
+            _args.explain(_exc, 'erf_', True, _op_erf, (self,), True)
             raise
 
     def erfc(self):
         try:
             return _call(_op_erfc, (self,)) if _state.slow else _op_erfc.runner(_op_erfc, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'erfc')
+            _args.explain(_exc, 'erfc', True, _op_erfc, (self,), True)
             raise
 
     def erfc_(self):
         try:
             return _call_inplace(_op_erfc, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'erfc_')
+            _args.explain(_exc, 'erfc_', True, _op_erfc, (self,), True)
             raise
 
     def erfinv(self):
         try:
             return _call(_op_erfinv, (self,)) if _state.slow else _op_erfinv.runner(_op_erfinv, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'erfinv')
+            _args.explain(_exc, 'erfinv', True, _op_erfinv, (self,), True)
             raise
 
     def erfinv_(self):
         try:
             return _call_inplace(_op_erfinv, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'erfinv_')
+            _args.explain(_exc, 'erfinv_', True, _op_erfinv, (self,), True)
             raise
 
     def exp(self):
         try:
             return _call(_op_exp, (self,)) if _state.slow else _op_exp.runner(_op_exp, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'exp')
+            _args.explain(_exc, 'exp', True, _op_exp, (self,), True)
             raise
 
     def exp_(self):
         try:
             return _call_inplace(_op_exp, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'exp_')
+            _args.explain(_exc, 'exp_', True, _op_exp, (self,), True)
             raise
 
     def exp2(self):
         try:
             return _call(_op_exp2, (self,)) if _state.slow else _op_exp2.runner(_op_exp2, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'exp2')
+            _args.explain(_exc, 'exp2', True, _op_exp2, (self,), True)
             raise
 
     def exp2_(self):
         try:
             return _call_inplace(_op_exp2, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'exp2_')
+            _args.explain(_exc, 'exp2_', True, _op_exp2, (self,), True)
             raise
 
     def expand(self, *size, implicit=False):
@@ -4884,28 +4884,28 @@ class _Methods:
         try:
             return _call(_op_expand, (self, size, implicit)) if _state.slow else _op_expand.runner(_op_expand, (self, size, implicit))
         except Exception as _exc:
-            _args.explain(_exc, 'expand')
+            _args.explain(_exc, 'expand', True, _op_expand, (self, size, implicit), True)
             raise
 
     def expand_as(self, other):
         try:
             return _call(_op_expand_as, (self, other)) if _state.slow else _op_expand_as.runner(_op_expand_as, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'expand_as')
+            _args.explain(_exc, 'expand_as', True, _op_expand_as, (self, other), True)
             raise
 
     def expm1(self):
         try:
             return _call(_op_expm1, (self,)) if _state.slow else _op_expm1.runner(_op_expm1, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'expm1')
+            _args.explain(_exc, 'expm1', True, _op_expm1, (self,), True)
             raise
 
     def expm1_(self):
         try:
             return _call_inplace(_op_expm1, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'expm1_')
+            _args.explain(_exc, 'expm1_', True, _op_expm1, (self,), True)
             raise
 
     def fill_diagonal_(self, fill_value, wrap=False):
@@ -4916,7 +4916,7 @@ class _Methods:
         try:
             return _call_inplace(_op_fill_diagonal, (self, fill_value, wrap))
         except Exception as _exc:
-            _args.explain(_exc, 'fill_diagonal_')
+            _args.explain(_exc, 'fill_diagonal_', True, _op_fill_diagonal, (self, fill_value, wrap), True)
             raise
 
     def flatten(self, start_dim=0, end_dim=-1):
@@ -4927,7 +4927,7 @@ class _Methods:
         try:
             return _call(_op_flatten_using_ints, (self, start_dim, end_dim)) if _state.slow else _op_flatten_using_ints.runner(_op_flatten_using_ints, (self, start_dim, end_dim))
         except Exception as _exc:
-            _args.explain(_exc, 'flatten')
+            _args.explain(_exc, 'flatten', True, _op_flatten_using_ints, (self, start_dim, end_dim), True)
             raise
 
     def flip(self, *dims):
@@ -4937,91 +4937,91 @@ class _Methods:
         try:
             return _call(_op_flip, (self, dims)) if _state.slow else _op_flip.runner(_op_flip, (self, dims))
         except Exception as _exc:
-            _args.explain(_exc, 'flip')
+            _args.explain(_exc, 'flip', True, _op_flip, (self, dims), True)
             raise
 
     def fliplr(self):
         try:
             return _call(_op_fliplr, (self,)) if _state.slow else _op_fliplr.runner(_op_fliplr, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'fliplr')
+            _args.explain(_exc, 'fliplr', True, _op_fliplr, (self,), True)
             raise
 
     def flipud(self):
         try:
             return _call(_op_flipud, (self,)) if _state.slow else _op_flipud.runner(_op_flipud, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'flipud')
+            _args.explain(_exc, 'flipud', True, _op_flipud, (self,), True)
             raise
 
     def floor(self):
         try:
             return _call(_op_floor, (self,)) if _state.slow else _op_floor.runner(_op_floor, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'floor')
+            _args.explain(_exc, 'floor', True, _op_floor, (self,), True)
             raise
 
     def floor_(self):
         try:
             return _call_inplace(_op_floor, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'floor_')
+            _args.explain(_exc, 'floor_', True, _op_floor, (self,), True)
             raise
 
     def floor_divide(self, other):
         try:
             return _call(_op_floor_divide, (self, other)) if _state.slow else _op_floor_divide.runner(_op_floor_divide, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'floor_divide')
+            _args.explain(_exc, 'floor_divide', True, _op_floor_divide, (self, other), True)
             raise
 
     def floor_divide_(self, other):
         try:
             return _call_inplace(_op_floor_divide, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'floor_divide_')
+            _args.explain(_exc, 'floor_divide_', True, _op_floor_divide, (self, other), True)
             raise
 
     def fmax(self, other):
         try:
             return _call(_op_fmax, (self, other)) if _state.slow else _op_fmax.runner(_op_fmax, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'fmax')
+            _args.explain(_exc, 'fmax', True, _op_fmax, (self, other), True)
             raise
 
     def fmin(self, other):
         try:
             return _call(_op_fmin, (self, other)) if _state.slow else _op_fmin.runner(_op_fmin, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'fmin')
+            _args.explain(_exc, 'fmin', True, _op_fmin, (self, other), True)
             raise
 
     def fmod(self, other):
         try:
             return _call(_op_fmod_Tensor, (self, other)) if _state.slow else _op_fmod_Tensor.runner(_op_fmod_Tensor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'fmod')
+            _args.explain(_exc, 'fmod', True, _op_fmod_Tensor, (self, other), True)
             raise
 
     def fmod_(self, other):
         try:
             return _call_inplace(_op_fmod_Tensor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'fmod_')
+            _args.explain(_exc, 'fmod_', True, _op_fmod_Tensor, (self, other), True)
             raise
 
     def frac(self):
         try:
             return _call(_op_frac, (self,)) if _state.slow else _op_frac.runner(_op_frac, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'frac')
+            _args.explain(_exc, 'frac', True, _op_frac, (self,), True)
             raise
 
     def frac_(self):
         try:
             return _call_inplace(_op_frac, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'frac_')
+            _args.explain(_exc, 'frac_', True, _op_frac, (self,), True)
             raise
 
     def gather(self, dim, index, *, sparse_grad=False):
@@ -5032,28 +5032,28 @@ class _Methods:
         try:
             return _call(_op_gather, (self, dim, index, sparse_grad)) if _state.slow else _op_gather.runner(_op_gather, (self, dim, index, sparse_grad))
         except Exception as _exc:
-            _args.explain(_exc, 'gather')
+            _args.explain(_exc, 'gather', True, _op_gather, (self, dim, index, sparse_grad), True)
             raise
 
     def gcd(self, other):
         try:
             return _call(_op_gcd, (self, other)) if _state.slow else _op_gcd.runner(_op_gcd, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'gcd')
+            _args.explain(_exc, 'gcd', True, _op_gcd, (self, other), True)
             raise
 
     def gcd_(self, other):
         try:
             return _call_inplace(_op_gcd, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'gcd_')
+            _args.explain(_exc, 'gcd_', True, _op_gcd, (self, other), True)
             raise
 
     def ge(self, other):
         try:
             return _call(_op_ge_Tensor, (self, other)) if _state.slow else _op_ge_Tensor.runner(_op_ge_Tensor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'ge')
+            _args.explain(_exc, 'ge', True, _op_ge_Tensor, (self, other), True)
             raise
 
     greater_equal = ge
@@ -5062,7 +5062,7 @@ class _Methods:
         try:
             return _call_inplace(_op_ge_Tensor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'ge_')
+            _args.explain(_exc, 'ge_', True, _op_ge_Tensor, (self, other), True)
             raise
 
     greater_equal_ = ge_
@@ -5071,7 +5071,7 @@ class _Methods:
         try:
             return _call(_op_gt_Tensor, (self, other)) if _state.slow else _op_gt_Tensor.runner(_op_gt_Tensor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'gt')
+            _args.explain(_exc, 'gt', True, _op_gt_Tensor, (self, other), True)
             raise
 
     greater = gt
@@ -5080,7 +5080,7 @@ class _Methods:
         try:
             return _call_inplace(_op_gt_Tensor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'gt_')
+            _args.explain(_exc, 'gt_', True, _op_gt_Tensor, (self, other), True)
             raise
 
     greater_ = gt_
@@ -5091,21 +5091,21 @@ class _Methods:
         try:
             return _call(_op_hardshrink, (self, lambd)) if _state.slow else _op_hardshrink.runner(_op_hardshrink, (self, lambd))
         except Exception as _exc:
-            _args.explain(_exc, 'hardshrink')
+            _args.explain(_exc, 'hardshrink', True, _op_hardshrink, (self, lambd), True)
             raise
 
     def hardsigmoid_(self):
         try:
             return _call_inplace(_op_hardsigmoid, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'hardsigmoid_')
+            _args.explain(_exc, 'hardsigmoid_', True, _op_hardsigmoid, (self,), True)
             raise
 
     def hardswish_(self):
         try:
             return _call_inplace(_op_hardswish, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'hardswish_')
+            _args.explain(_exc, 'hardswish_', True, _op_hardswish, (self,), True)
             raise
 
     def hardtanh_(self, min_val=-1, max_val=1):
@@ -5116,7 +5116,7 @@ class _Methods:
         try:
             return _call_inplace(_op_hardtanh, (self, min_val, max_val))
         except Exception as _exc:
-            _args.explain(_exc, 'hardtanh_')
+            _args.explain(_exc, 'hardtanh_', True, _op_hardtanh, (self, min_val, max_val), True)
             raise
 
     def histc(self, bins=100, min=0, max=0):
@@ -5129,63 +5129,63 @@ class _Methods:
         try:
             return _call(_op_histc, (self, bins, min, max)) if _state.slow else _op_histc.runner(_op_histc, (self, bins, min, max))
         except Exception as _exc:
-            _args.explain(_exc, 'histc')
+            _args.explain(_exc, 'histc', True, _op_histc, (self, bins, min, max), True)
             raise
 
     def hypot(self, other):
         try:
             return _call(_op_hypot, (self, other)) if _state.slow else _op_hypot.runner(_op_hypot, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'hypot')
+            _args.explain(_exc, 'hypot', True, _op_hypot, (self, other), True)
             raise
 
     def hypot_(self, other):
         try:
             return _call_inplace(_op_hypot, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'hypot_')
+            _args.explain(_exc, 'hypot_', True, _op_hypot, (self, other), True)
             raise
 
     def i0(self):
         try:
             return _call(_op_i0, (self,)) if _state.slow else _op_i0.runner(_op_i0, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'i0')
+            _args.explain(_exc, 'i0', True, _op_i0, (self,), True)
             raise
 
     def i0_(self):
         try:
             return _call_inplace(_op_i0, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'i0_')
+            _args.explain(_exc, 'i0_', True, _op_i0, (self,), True)
             raise
 
     def igamma(self, other):
         try:
             return _call(_op_igamma, (self, other)) if _state.slow else _op_igamma.runner(_op_igamma, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'igamma')
+            _args.explain(_exc, 'igamma', True, _op_igamma, (self, other), True)
             raise
 
     def igamma_(self, other):
         try:
             return _call_inplace(_op_igamma, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'igamma_')
+            _args.explain(_exc, 'igamma_', True, _op_igamma, (self, other), True)
             raise
 
     def igammac(self, other):
         try:
             return _call(_op_igammac, (self, other)) if _state.slow else _op_igammac.runner(_op_igammac, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'igammac')
+            _args.explain(_exc, 'igammac', True, _op_igammac, (self, other), True)
             raise
 
     def igammac_(self, other):
         try:
             return _call_inplace(_op_igammac, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'igammac_')
+            _args.explain(_exc, 'igammac_', True, _op_igammac, (self, other), True)
             raise
 
     def index_add(self, dim, index, source, *, alpha=1):
@@ -5196,7 +5196,7 @@ class _Methods:
         try:
             return _call(_op_index_add, (self, dim, index, source, alpha)) if _state.slow else _op_index_add.runner(_op_index_add, (self, dim, index, source, alpha))
         except Exception as _exc:
-            _args.explain(_exc, 'index_add')
+            _args.explain(_exc, 'index_add', True, _op_index_add, (self, dim, index, source, alpha), True)
             raise
 
     def index_add_(self, dim, index, source, *, alpha=1):
@@ -5207,7 +5207,7 @@ class _Methods:
         try:
             return _call_inplace(_op_index_add, (self, dim, index, source, alpha))
         except Exception as _exc:
-            _args.explain(_exc, 'index_add_')
+            _args.explain(_exc, 'index_add_', True, _op_index_add, (self, dim, index, source, alpha), True)
             raise
 
     def index_copy(self, dim, index, source):
@@ -5216,7 +5216,7 @@ class _Methods:
         try:
             return _call(_op_index_copy, (self, dim, index, source)) if _state.slow else _op_index_copy.runner(_op_index_copy, (self, dim, index, source))
         except Exception as _exc:
-            _args.explain(_exc, 'index_copy')
+            _args.explain(_exc, 'index_copy', True, _op_index_copy, (self, dim, index, source), True)
             raise
 
     def index_copy_(self, dim, index, source):
@@ -5225,7 +5225,7 @@ class _Methods:
         try:
             return _call_inplace(_op_index_copy, (self, dim, index, source))
         except Exception as _exc:
-            _args.explain(_exc, 'index_copy_')
+            _args.explain(_exc, 'index_copy_', True, _op_index_copy, (self, dim, index, source), True)
             raise
 
     def index_put(self, indices, values, accumulate=False):
@@ -5234,7 +5234,7 @@ class _Methods:
         try:
             return _call(_op_index_put, (self, indices, values, accumulate)) if _state.slow else _op_index_put.runner(_op_index_put, (self, indices, values, accumulate))
         except Exception as _exc:
-            _args.explain(_exc, 'index_put')
+            _args.explain(_exc, 'index_put', True, _op_index_put, (self, indices, values, accumulate), True)
             raise
 
     def index_put_(self, indices, values, accumulate=False):
@@ -5243,7 +5243,7 @@ class _Methods:
         try:
             return _call_inplace(_op_index_put, (self, indices, values, accumulate))
         except Exception as _exc:
-            _args.explain(_exc, 'index_put_')
+            _args.explain(_exc, 'index_put_', True, _op_index_put, (self, indices, values, accumulate), True)
             raise
 
     def index_reduce(self, dim, index, source, reduce, *, include_self=True):
@@ -5256,7 +5256,7 @@ class _Methods:
         try:
             return _call(_op_index_reduce, (self, dim, index, source, reduce, include_self)) if _state.slow else _op_index_reduce.runner(_op_index_reduce, (self, dim, index, source, reduce, include_self))
         except Exception as _exc:
-            _args.explain(_exc, 'index_reduce')
+            _args.explain(_exc, 'index_reduce', True, _op_index_reduce, (self, dim, index, source, reduce, include_self), True)
             raise
 
     def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
@@ -5269,7 +5269,7 @@ class _Methods:
         try:
             return _call_inplace(_op_index_reduce, (self, dim, index, source, reduce, include_self))
         except Exception as _exc:
-            _args.explain(_exc, 'index_reduce_')
+            _args.explain(_exc, 'index_reduce_', True, _op_index_reduce, (self, dim, index, source, reduce, include_self), True)
             raise
 
     def index_select(self, dim, index):
@@ -5278,14 +5278,14 @@ class _Methods:
         try:
             return _call(_op_index_select, (self, dim, index)) if _state.slow else _op_index_select.runner(_op_index_select, (self, dim, index))
         except Exception as _exc:
-            _args.explain(_exc, 'index_select')
+            _args.explain(_exc, 'index_select', True, _op_index_select, (self, dim, index), True)
             raise
 
     def inner(self, other):
         try:
             return _call(_op_inner, (self, other)) if _state.slow else _op_inner.runner(_op_inner, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'inner')
+            _args.explain(_exc, 'inner', True, _op_inner, (self, other), True)
             raise
 
     def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -5298,91 +5298,91 @@ class _Methods:
         try:
             return _call(_op_isclose, (self, other, rtol, atol, equal_nan)) if _state.slow else _op_isclose.runner(_op_isclose, (self, other, rtol, atol, equal_nan))
         except Exception as _exc:
-            _args.explain(_exc, 'isclose')
+            _args.explain(_exc, 'isclose', True, _op_isclose, (self, other, rtol, atol, equal_nan), True)
             raise
 
     def isfinite(self):
         try:
             return _call(_op_isfinite, (self,)) if _state.slow else _op_isfinite.runner(_op_isfinite, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'isfinite')
+            _args.explain(_exc, 'isfinite', True, _op_isfinite, (self,), True)
             raise
 
     def isinf(self):
         try:
             return _call(_op_isinf, (self,)) if _state.slow else _op_isinf.runner(_op_isinf, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'isinf')
+            _args.explain(_exc, 'isinf', True, _op_isinf, (self,), True)
             raise
 
     def isnan(self):
         try:
             return _call(_op_isnan, (self,)) if _state.slow else _op_isnan.runner(_op_isnan, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'isnan')
+            _args.explain(_exc, 'isnan', True, _op_isnan, (self,), True)
             raise
 
     def isneginf(self):
         try:
             return _call(_op_isneginf, (self,)) if _state.slow else _op_isneginf.runner(_op_isneginf, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'isneginf')
+            _args.explain(_exc, 'isneginf', True, _op_isneginf, (self,), True)
             raise
 
     def isposinf(self):
         try:
             return _call(_op_isposinf, (self,)) if _state.slow else _op_isposinf.runner(_op_isposinf, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'isposinf')
+            _args.explain(_exc, 'isposinf', True, _op_isposinf, (self,), True)
             raise
 
     def isreal(self):
         try:
             return _call(_op_isreal, (self,)) if _state.slow else _op_isreal.runner(_op_isreal, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'isreal')
+            _args.explain(_exc, 'isreal', True, _op_isreal, (self,), True)
             raise
 
     def kron(self, other):
         try:
             return _call(_op_kron, (self, other)) if _state.slow else _op_kron.runner(_op_kron, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'kron')
+            _args.explain(_exc, 'kron', True, _op_kron, (self, other), True)
             raise
 
     def lcm(self, other):
         try:
             return _call(_op_lcm, (self, other)) if _state.slow else _op_lcm.runner(_op_lcm, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'lcm')
+            _args.explain(_exc, 'lcm', True, _op_lcm, (self, other), True)
             raise
 
     def lcm_(self, other):
         try:
             return _call_inplace(_op_lcm, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'lcm_')
+            _args.explain(_exc, 'lcm_', True, _op_lcm, (self, other), True)
             raise
 
     def ldexp(self, other):
         try:
             return _call(_op_ldexp_Tensor, (self, other)) if _state.slow else _op_ldexp_Tensor.runner(_op_ldexp_Tensor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'ldexp')
+            _args.explain(_exc, 'ldexp', True, _op_ldexp_Tensor, (self, other), True)
             raise
 
     def ldexp_(self, other):
         try:
             return _call_inplace(_op_ldexp_Tensor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'ldexp_')
+            _args.explain(_exc, 'ldexp_', True, _op_ldexp_Tensor, (self, other), True)
             raise
 
     def le(self, other):
         try:
             return _call(_op_le_Tensor, (self, other)) if _state.slow else _op_le_Tensor.runner(_op_le_Tensor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'le')
+            _args.explain(_exc, 'le', True, _op_le_Tensor, (self, other), True)
             raise
 
     less_equal = le
@@ -5391,7 +5391,7 @@ class _Methods:
         try:
             return _call_inplace(_op_le_Tensor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'le_')
+            _args.explain(_exc, 'le_', True, _op_le_Tensor, (self, other), True)
             raise
 
     less_equal_ = le_
@@ -5402,77 +5402,77 @@ class _Methods:
         try:
             return _call_inplace(_op_leaky_relu, (self, negative_slope))
         except Exception as _exc:
-            _args.explain(_exc, 'leaky_relu_')
+            _args.explain(_exc, 'leaky_relu_', True, _op_leaky_relu, (self, negative_slope), True)
             raise
 
     def lgamma(self):
         try:
             return _call(_op_lgamma, (self,)) if _state.slow else _op_lgamma.runner(_op_lgamma, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'lgamma')
+            _args.explain(_exc, 'lgamma', True, _op_lgamma, (self,), True)
             raise
 
     def lgamma_(self):
         try:
             return _call_inplace(_op_lgamma, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'lgamma_')
+            _args.explain(_exc, 'lgamma_', True, _op_lgamma, (self,), True)
             raise
 
     def log(self):
         try:
             return _call(_op_log, (self,)) if _state.slow else _op_log.runner(_op_log, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'log')
+            _args.explain(_exc, 'log', True, _op_log, (self,), True)
             raise
 
     def log_(self):
         try:
             return _call_inplace(_op_log, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'log_')
+            _args.explain(_exc, 'log_', True, _op_log, (self,), True)
             raise
 
     def log10(self):
         try:
             return _call(_op_log10, (self,)) if _state.slow else _op_log10.runner(_op_log10, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'log10')
+            _args.explain(_exc, 'log10', True, _op_log10, (self,), True)
             raise
 
     def log10_(self):
         try:
             return _call_inplace(_op_log10, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'log10_')
+            _args.explain(_exc, 'log10_', True, _op_log10, (self,), True)
             raise
 
     def log1p(self):
         try:
             return _call(_op_log1p, (self,)) if _state.slow else _op_log1p.runner(_op_log1p, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'log1p')
+            _args.explain(_exc, 'log1p', True, _op_log1p, (self,), True)
             raise
 
     def log1p_(self):
         try:
             return _call_inplace(_op_log1p, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'log1p_')
+            _args.explain(_exc, 'log1p_', True, _op_log1p, (self,), True)
             raise
 
     def log2(self):
         try:
             return _call(_op_log2, (self,)) if _state.slow else _op_log2.runner(_op_log2, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'log2')
+            _args.explain(_exc, 'log2', True, _op_log2, (self,), True)
             raise
 
     def log2_(self):
         try:
             return _call_inplace(_op_log2, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'log2_')
+            _args.explain(_exc, 'log2_', True, _op_log2, (self,), True)
             raise
 
     def log_softmax(self, dim, dtype=None):
@@ -5483,21 +5483,21 @@ class _Methods:
         try:
             return _call(_op_log_softmax_int, (self, dim, dtype)) if _state.slow else _op_log_softmax_int.runner(_op_log_softmax_int, (self, dim, dtype))
         except Exception as _exc:
-            _args.explain(_exc, 'log_softmax')
+            _args.explain(_exc, 'log_softmax', True, _op_log_softmax_int, (self, dim, dtype), True)
             raise
 
     def logaddexp(self, other):
         try:
             return _call(_op_logaddexp, (self, other)) if _state.slow else _op_logaddexp.runner(_op_logaddexp, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'logaddexp')
+            _args.explain(_exc, 'logaddexp', True, _op_logaddexp, (self, other), True)
             raise
 
     def logaddexp2(self, other):
         try:
             return _call(_op_logaddexp2, (self, other)) if _state.slow else _op_logaddexp2.runner(_op_logaddexp2, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'logaddexp2')
+            _args.explain(_exc, 'logaddexp2', True, _op_logaddexp2, (self, other), True)
             raise
 
     def logcumsumexp(self, dim):
@@ -5506,63 +5506,63 @@ class _Methods:
         try:
             return _call(_op_logcumsumexp, (self, dim)) if _state.slow else _op_logcumsumexp.runner(_op_logcumsumexp, (self, dim))
         except Exception as _exc:
-            _args.explain(_exc, 'logcumsumexp')
+            _args.explain(_exc, 'logcumsumexp', True, _op_logcumsumexp, (self, dim), True)
             raise
 
     def logical_and(self, other):
         try:
             return _call(_op_logical_and, (self, other)) if _state.slow else _op_logical_and.runner(_op_logical_and, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'logical_and')
+            _args.explain(_exc, 'logical_and', True, _op_logical_and, (self, other), True)
             raise
 
     def logical_and_(self, other):
         try:
             return _call_inplace(_op_logical_and, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'logical_and_')
+            _args.explain(_exc, 'logical_and_', True, _op_logical_and, (self, other), True)
             raise
 
     def logical_not(self):
         try:
             return _call(_op_logical_not, (self,)) if _state.slow else _op_logical_not.runner(_op_logical_not, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'logical_not')
+            _args.explain(_exc, 'logical_not', True, _op_logical_not, (self,), True)
             raise
 
     def logical_not_(self):
         try:
             return _call_inplace(_op_logical_not, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'logical_not_')
+            _args.explain(_exc, 'logical_not_', True, _op_logical_not, (self,), True)
             raise
 
     def logical_or(self, other):
         try:
             return _call(_op_logical_or, (self, other)) if _state.slow else _op_logical_or.runner(_op_logical_or, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'logical_or')
+            _args.explain(_exc, 'logical_or', True, _op_logical_or, (self, other), True)
             raise
 
     def logical_or_(self, other):
         try:
             return _call_inplace(_op_logical_or, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'logical_or_')
+            _args.explain(_exc, 'logical_or_', True, _op_logical_or, (self, other), True)
             raise
 
     def logical_xor(self, other):
         try:
             return _call(_op_logical_xor, (self, other)) if _state.slow else _op_logical_xor.runner(_op_logical_xor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'logical_xor')
+            _args.explain(_exc, 'logical_xor', True, _op_logical_xor, (self, other), True)
             raise
 
     def logical_xor_(self, other):
         try:
             return _call_inplace(_op_logical_xor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'logical_xor_')
+            _args.explain(_exc, 'logical_xor_', True, _op_logical_xor, (self, other), True)
             raise
 
     def logit(self, eps=None):
@@ -5571,7 +5571,7 @@ class _Methods:
         try:
             return _call(_op_logit, (self, eps)) if _state.slow else _op_logit.runner(_op_logit, (self, eps))
         except Exception as _exc:
-            _args.explain(_exc, 'logit')
+            _args.explain(_exc, 'logit', True, _op_logit, (self, eps), True)
             raise
 
     def logit_(self, eps=None):
@@ -5580,7 +5580,7 @@ class _Methods:
         try:
             return _call_inplace(_op_logit, (self, eps))
         except Exception as _exc:
-            _args.explain(_exc, 'logit_')
+            _args.explain(_exc, 'logit_', True, _op_logit, (self, eps), True)
             raise
 
     def logsumexp(self, dim, keepdim=False, *, keepdims=None):
@@ -5593,14 +5593,14 @@ class _Methods:
         try:
             return _call(_op_logsumexp, (self, dim, keepdim)) if _state.slow else _op_logsumexp.runner(_op_logsumexp, (self, dim, keepdim))
         except Exception as _exc:
-            _args.explain(_exc, 'logsumexp')
+            _args.explain(_exc, 'logsumexp', True, _op_logsumexp, (self, dim, keepdim), True)
             raise
 
     def lt(self, other):
         try:
             return _call(_op_lt_Tensor, (self, other)) if _state.slow else _op_lt_Tensor.runner(_op_lt_Tensor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'lt')
+            _args.explain(_exc, 'lt', True, _op_lt_Tensor, (self, other), True)
             raise
 
     less = lt
@@ -5609,7 +5609,7 @@ class _Methods:
         try:
             return _call_inplace(_op_lt_Tensor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'lt_')
+            _args.explain(_exc, 'lt_', True, _op_lt_Tensor, (self, other), True)
             raise
 
     less_ = lt_
@@ -5618,35 +5618,35 @@ class _Methods:
         try:
             return _call(_op_masked_scatter, (self, mask, source)) if _state.slow else _op_masked_scatter.runner(_op_masked_scatter, (self, mask, source))
         except Exception as _exc:
-            _args.explain(_exc, 'masked_scatter')
+            _args.explain(_exc, 'masked_scatter', True, _op_masked_scatter, (self, mask, source), True)
             raise
 
     def masked_scatter_(self, mask, source):
         try:
             return _call_inplace(_op_masked_scatter, (self, mask, source))
         except Exception as _exc:
-            _args.explain(_exc, 'masked_scatter_')
+            _args.explain(_exc, 'masked_scatter_', True, _op_masked_scatter, (self, mask, source), True)
             raise
 
     def masked_select(self, mask):
         try:
             return _call(_op_masked_select, (self, mask)) if _state.slow else _op_masked_select.runner(_op_masked_select, (self, mask))
         except Exception as _exc:
-            _args.explain(_exc, 'masked_select')
+            _args.explain(_exc, 'masked_select', True, _op_masked_select, (self, mask), True)
             raise
 
     def matmul(self, other):
         try:
             return _call(_op_matmul, (self, other)) if _state.slow else _op_matmul.runner(_op_matmul, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'matmul')
+            _args.explain(_exc, 'matmul', True, _op_matmul, (self, other), True)
             raise
 
     def maximum(self, other):
         try:
             return _call(_op_maximum, (self, other)) if _state.slow else _op_maximum.runner(_op_maximum, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'maximum')
+            _args.explain(_exc, 'maximum', True, _op_maximum, (self, other), True)
             raise
 
     def mean(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
@@ -5663,42 +5663,42 @@ class _Methods:
         try:
             return _call(_op_mean_dim, (self, dim, keepdim, dtype)) if _state.slow else _op_mean_dim.runner(_op_mean_dim, (self, dim, keepdim, dtype))
         except Exception as _exc:
-            _args.explain(_exc, 'mean')
+            _args.explain(_exc, 'mean', True, _op_mean_dim, (self, dim, keepdim, dtype), True)
             raise
 
     def minimum(self, other):
         try:
             return _call(_op_minimum, (self, other)) if _state.slow else _op_minimum.runner(_op_minimum, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'minimum')
+            _args.explain(_exc, 'minimum', True, _op_minimum, (self, other), True)
             raise
 
     def mish_(self):
         try:
             return _call_inplace(_op_mish, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'mish_')
+            _args.explain(_exc, 'mish_', True, _op_mish, (self,), True)
             raise
 
     def mm(self, mat2):
         try:
             return _call(_op_mm, (self, mat2)) if _state.slow else _op_mm.runner(_op_mm, (self, mat2))
         except Exception as _exc:
-            _args.explain(_exc, 'mm')
+            _args.explain(_exc, 'mm', True, _op_mm, (self, mat2), True)
             raise
 
     def msort(self):
         try:
             return _call(_op_msort, (self,)) if _state.slow else _op_msort.runner(_op_msort, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'msort')
+            _args.explain(_exc, 'msort', True, _op_msort, (self,), True)
             raise
 
     def mul(self, other):
         try:
             return _call(_op_mul_Tensor, (self, other)) if _state.slow else _op_mul_Tensor.runner(_op_mul_Tensor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'mul')
+            _args.explain(_exc, 'mul', True, _op_mul_Tensor, (self, other), True)
             raise
 
     multiply = mul
@@ -5707,7 +5707,7 @@ class _Methods:
         try:
             return _call_inplace(_op_mul_Tensor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'mul_')
+            _args.explain(_exc, 'mul_', True, _op_mul_Tensor, (self, other), True)
             raise
 
     multiply_ = mul_
@@ -5716,7 +5716,7 @@ class _Methods:
         try:
             return _call(_op_mv, (self, vec)) if _state.slow else _op_mv.runner(_op_mv, (self, vec))
         except Exception as _exc:
-            _args.explain(_exc, 'mv')
+            _args.explain(_exc, 'mv', True, _op_mv, (self, vec), True)
             raise
 
     def mvlgamma(self, p):
@@ -5725,7 +5725,7 @@ class _Methods:
         try:
             return _call(_op_mvlgamma, (self, p)) if _state.slow else _op_mvlgamma.runner(_op_mvlgamma, (self, p))
         except Exception as _exc:
-            _args.explain(_exc, 'mvlgamma')
+            _args.explain(_exc, 'mvlgamma', True, _op_mvlgamma, (self, p), True)
             raise
 
     def mvlgamma_(self, p):
@@ -5734,7 +5734,7 @@ class _Methods:
         try:
             return _call_inplace(_op_mvlgamma, (self, p))
         except Exception as _exc:
-            _args.explain(_exc, 'mvlgamma_')
+            _args.explain(_exc, 'mvlgamma_', True, _op_mvlgamma, (self, p), True)
             raise
 
     def nan_to_num(self, nan=None, posinf=None, neginf=None):
@@ -5747,7 +5747,7 @@ class _Methods:
         try:
             return _call(_op_nan_to_num, (self, nan, posinf, neginf)) if _state.slow else _op_nan_to_num.runner(_op_nan_to_num, (self, nan, posinf, neginf))
         except Exception as _exc:
-            _args.explain(_exc, 'nan_to_num')
+            _args.explain(_exc, 'nan_to_num', True, _op_nan_to_num, (self, nan, posinf, neginf), True)
             raise
 
     def nan_to_num_(self, nan=None, posinf=None, neginf=None):
@@ -5760,7 +5760,7 @@ class _Methods:
         try:
             return _call_inplace(_op_nan_to_num, (self, nan, posinf, neginf))
         except Exception as _exc:
-            _args.explain(_exc, 'nan_to_num_')
+            _args.explain(_exc, 'nan_to_num_', True, _op_nan_to_num, (self, nan, posinf, neginf), True)
             raise
 
     def nanmean(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
@@ -5777,7 +5777,7 @@ class _Methods:
         try:
             return _call(_op_nanmean, (self, dim, keepdim, dtype)) if _state.slow else _op_nanmean.runner(_op_nanmean, (self, dim, keepdim, dtype))
         except Exception as _exc:
-            _args.explain(_exc, 'nanmean')
+            _args.explain(_exc, 'nanmean', True, _op_nanmean, (self, dim, keepdim, dtype), True)
             raise
 
     def nansum(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
@@ -5794,14 +5794,14 @@ class _Methods:
         try:
             return _call(_op_nansum, (self, dim, keepdim, dtype)) if _state.slow else _op_nansum.runner(_op_nansum, (self, dim, keepdim, dtype))
         except Exception as _exc:
-            _args.explain(_exc, 'nansum')
+            _args.explain(_exc, 'nansum', True, _op_nansum, (self, dim, keepdim, dtype), True)
             raise
 
     def ne(self, other):
         try:
             return _call(_op_ne_Tensor, (self, other)) if _state.slow else _op_ne_Tensor.runner(_op_ne_Tensor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'ne')
+            _args.explain(_exc, 'ne', True, _op_ne_Tensor, (self, other), True)
             raise
 
     not_equal = ne
@@ -5810,7 +5810,7 @@ class _Methods:
         try:
             return _call_inplace(_op_ne_Tensor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'ne_')
+            _args.explain(_exc, 'ne_', True, _op_ne_Tensor, (self, other), True)
             raise
 
     not_equal_ = ne_
@@ -5819,7 +5819,7 @@ class _Methods:
         try:
             return _call(_op_neg, (self,)) if _state.slow else _op_neg.runner(_op_neg, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'neg')
+            _args.explain(_exc, 'neg', True, _op_neg, (self,), True)
             raise
 
     negative = neg
@@ -5828,7 +5828,7 @@ class _Methods:
         try:
             return _call_inplace(_op_neg, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'neg_')
+            _args.explain(_exc, 'neg_', True, _op_neg, (self,), True)
             raise
 
     negative_ = neg_
@@ -5837,21 +5837,21 @@ class _Methods:
         try:
             return _call(_op_nextafter, (self, other)) if _state.slow else _op_nextafter.runner(_op_nextafter, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'nextafter')
+            _args.explain(_exc, 'nextafter', True, _op_nextafter, (self, other), True)
             raise
 
     def nextafter_(self, other):
         try:
             return _call_inplace(_op_nextafter, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'nextafter_')
+            _args.explain(_exc, 'nextafter_', True, _op_nextafter, (self, other), True)
             raise
 
     def outer(self, vec2):
         try:
             return _call(_op_outer, (self, vec2)) if _state.slow else _op_outer.runner(_op_outer, (self, vec2))
         except Exception as _exc:
-            _args.explain(_exc, 'outer')
+            _args.explain(_exc, 'outer', True, _op_outer, (self, vec2), True)
             raise
 
     ger = outer
@@ -5863,21 +5863,21 @@ class _Methods:
         try:
             return _call(_op_permute, (self, dims)) if _state.slow else _op_permute.runner(_op_permute, (self, dims))
         except Exception as _exc:
-            _args.explain(_exc, 'permute')
+            _args.explain(_exc, 'permute', True, _op_permute, (self, dims), True)
             raise
 
     def pow(self, exponent):
         try:
             return _call(_op_pow_Tensor_Tensor, (self, exponent)) if _state.slow else _op_pow_Tensor_Tensor.runner(_op_pow_Tensor_Tensor, (self, exponent))
         except Exception as _exc:
-            _args.explain(_exc, 'pow')
+            _args.explain(_exc, 'pow', True, _op_pow_Tensor_Tensor, (self, exponent), True)
             raise
 
     def pow_(self, exponent):
         try:
             return _call_inplace(_op_pow_Tensor_Tensor, (self, exponent))
         except Exception as _exc:
-            _args.explain(_exc, 'pow_')
+            _args.explain(_exc, 'pow_', True, _op_pow_Tensor_Tensor, (self, exponent), True)
             raise
 
     def put(self, index, source, accumulate=False):
@@ -5886,7 +5886,7 @@ class _Methods:
         try:
             return _call(_op_put, (self, index, source, accumulate)) if _state.slow else _op_put.runner(_op_put, (self, index, source, accumulate))
         except Exception as _exc:
-            _args.explain(_exc, 'put')
+            _args.explain(_exc, 'put', True, _op_put, (self, index, source, accumulate), True)
             raise
 
     def put_(self, index, source, accumulate=False):
@@ -5895,70 +5895,70 @@ class _Methods:
         try:
             return _call_inplace(_op_put, (self, index, source, accumulate))
         except Exception as _exc:
-            _args.explain(_exc, 'put_')
+            _args.explain(_exc, 'put_', True, _op_put, (self, index, source, accumulate), True)
             raise
 
     def rad2deg(self):
         try:
             return _call(_op_rad2deg, (self,)) if _state.slow else _op_rad2deg.runner(_op_rad2deg, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'rad2deg')
+            _args.explain(_exc, 'rad2deg', True, _op_rad2deg, (self,), True)
             raise
 
     def rad2deg_(self):
         try:
             return _call_inplace(_op_rad2deg, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'rad2deg_')
+            _args.explain(_exc, 'rad2deg_', True, _op_rad2deg, (self,), True)
             raise
 
     def ravel(self):
         try:
             return _call(_op_ravel, (self,)) if _state.slow else _op_ravel.runner(_op_ravel, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'ravel')
+            _args.explain(_exc, 'ravel', True, _op_ravel, (self,), True)
             raise
 
     def reciprocal(self):
         try:
             return _call(_op_reciprocal, (self,)) if _state.slow else _op_reciprocal.runner(_op_reciprocal, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'reciprocal')
+            _args.explain(_exc, 'reciprocal', True, _op_reciprocal, (self,), True)
             raise
 
     def reciprocal_(self):
         try:
             return _call_inplace(_op_reciprocal, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'reciprocal_')
+            _args.explain(_exc, 'reciprocal_', True, _op_reciprocal, (self,), True)
             raise
 
     def relu(self):
         try:
             return _call(_op_relu, (self,)) if _state.slow else _op_relu.runner(_op_relu, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'relu')
+            _args.explain(_exc, 'relu', True, _op_relu, (self,), True)
             raise
 
     def relu_(self):
         try:
             return _call_inplace(_op_relu, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'relu_')
+            _args.explain(_exc, 'relu_', True, _op_relu, (self,), True)
             raise
 
     def remainder(self, other):
         try:
             return _call(_op_remainder_Tensor, (self, other)) if _state.slow else _op_remainder_Tensor.runner(_op_remainder_Tensor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'remainder')
+            _args.explain(_exc, 'remainder', True, _op_remainder_Tensor, (self, other), True)
             raise
 
     def remainder_(self, other):
         try:
             return _call_inplace(_op_remainder_Tensor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'remainder_')
+            _args.explain(_exc, 'remainder_', True, _op_remainder_Tensor, (self, other), True)
             raise
 
     def repeat(self, *repeats):
@@ -5968,7 +5968,7 @@ class _Methods:
         try:
             return _call(_op_repeat, (self, repeats)) if _state.slow else _op_repeat.runner(_op_repeat, (self, repeats))
         except Exception as _exc:
-            _args.explain(_exc, 'repeat')
+            _args.explain(_exc, 'repeat', True, _op_repeat, (self, repeats), True)
             raise
 
     def reshape(self, *shape):
@@ -5978,14 +5978,14 @@ class _Methods:
         try:
             return _call(_op_reshape, (self, shape)) if _state.slow else _op_reshape.runner(_op_reshape, (self, shape))
         except Exception as _exc:
-            _args.explain(_exc, 'reshape')
+            _args.explain(_exc, 'reshape', True, _op_reshape, (self, shape), True)
             raise
 
     def reshape_as(self, other):
         try:
             return _call(_op_reshape_as, (self, other)) if _state.slow else _op_reshape_as.runner(_op_reshape_as, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'reshape_as')
+            _args.explain(_exc, 'reshape_as', True, _op_reshape_as, (self, other), True)
             raise
 
     def roll(self, shifts, dims=()):
@@ -5996,7 +5996,7 @@ class _Methods:
         try:
             return _call(_op_roll, (self, shifts, dims)) if _state.slow else _op_roll.runner(_op_roll, (self, shifts, dims))
         except Exception as _exc:
-            _args.explain(_exc, 'roll')
+            _args.explain(_exc, 'roll', True, _op_roll, (self, shifts, dims), True)
             raise
 
     def rot90(self, k=1, dims=(0, 1)):
@@ -6007,21 +6007,21 @@ class _Methods:
         try:
             return _call(_op_rot90, (self, k, dims)) if _state.slow else _op_rot90.runner(_op_rot90, (self, k, dims))
         except Exception as _exc:
-            _args.explain(_exc, 'rot90')
+            _args.explain(_exc, 'rot90', True, _op_rot90, (self, k, dims), True)
             raise
 
     def rsqrt(self):
         try:
             return _call(_op_rsqrt, (self,)) if _state.slow else _op_rsqrt.runner(_op_rsqrt, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'rsqrt')
+            _args.explain(_exc, 'rsqrt', True, _op_rsqrt, (self,), True)
             raise
 
     def rsqrt_(self):
         try:
             return _call_inplace(_op_rsqrt, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'rsqrt_')
+            _args.explain(_exc, 'rsqrt_', True, _op_rsqrt, (self,), True)
             raise
 
     def scatter_add(self, dim, index, src):
@@ -6030,7 +6030,7 @@ class _Methods:
         try:
             return _call(_op_scatter_add, (self, dim, index, src)) if _state.slow else _op_scatter_add.runner(_op_scatter_add, (self, dim, index, src))
         except Exception as _exc:
-            _args.explain(_exc, 'scatter_add')
+            _args.explain(_exc, 'scatter_add', True, _op_scatter_add, (self, dim, index, src), True)
             raise
 
     def scatter_add_(self, dim, index, src):
@@ -6039,7 +6039,7 @@ class _Methods:
         try:
             return _call_inplace(_op_scatter_add, (self, dim, index, src))
         except Exception as _exc:
-            _args.explain(_exc, 'scatter_add_')
+            _args.explain(_exc, 'scatter_add_', True, _op_scatter_add, (self, dim, index, src), True)
             raise
 
     def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
@@ -6052,7 +6052,7 @@ class _Methods:
         try:
             return _call(_op_scatter_reduce_two, (self, dim, index, src, reduce, include_self)) if _state.slow else _op_scatter_reduce_two.runner(_op_scatter_reduce_two, (self, dim, index, src, reduce, include_self))
         except Exception as _exc:
-            _args.explain(_exc, 'scatter_reduce')
+            _args.explain(_exc, 'scatter_reduce', True, _op_scatter_reduce_two, (self, dim, index, src, reduce, include_self), True)
             raise
 
     def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
@@ -6065,7 +6065,7 @@ class _Methods:
         try:
             return _call_inplace(_op_scatter_reduce_two, (self, dim, index, src, reduce, include_self))
         except Exception as _exc:
-            _args.explain(_exc, 'scatter_reduce_')
+            _args.explain(_exc, 'scatter_reduce_', True, _op_scatter_reduce_two, (self, dim, index, src, reduce, include_self), True)
             raise
 
     def select(self, dim, index):
@@ -6076,7 +6076,7 @@ class _Methods:
         try:
             return _call(_op_select_int, (self, dim, index)) if _state.slow else _op_select_int.runner(_op_select_int, (self, dim, index))
         except Exception as _exc:
-            _args.explain(_exc, 'select')
+            _args.explain(_exc, 'select', True, _op_select_int, (self, dim, index), True)
             raise
 
     def select_scatter(self, src, dim, index):
@@ -6087,105 +6087,105 @@ class _Methods:
         try:
             return _call(_op_select_scatter, (self, src, dim, index)) if _state.slow else _op_select_scatter.runner(_op_select_scatter, (self, src, dim, index))
         except Exception as _exc:
-            _args.explain(_exc, 'select_scatter')
+            _args.explain(_exc, 'select_scatter', True, _op_select_scatter, (self, src, dim, index), True)
             raise
 
     def sgn(self):
         try:
             return _call(_op_sgn, (self,)) if _state.slow else _op_sgn.runner(_op_sgn, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'sgn')
+            _args.explain(_exc, 'sgn', True, _op_sgn, (self,), True)
             raise
 
     def sgn_(self):
         try:
             return _call_inplace(_op_sgn, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'sgn_')
+            _args.explain(_exc, 'sgn_', True, _op_sgn, (self,), True)
             raise
 
     def sigmoid(self):
         try:
             return _call(_op_sigmoid, (self,)) if _state.slow else _op_sigmoid.runner(_op_sigmoid, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'sigmoid')
+            _args.explain(_exc, 'sigmoid', True, _op_sigmoid, (self,), True)
             raise
 
     def sigmoid_(self):
         try:
             return _call_inplace(_op_sigmoid, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'sigmoid_')
+            _args.explain(_exc, 'sigmoid_', True, _op_sigmoid, (self,), True)
             raise
 
     def sign(self):
         try:
             return _call(_op_sign, (self,)) if _state.slow else _op_sign.runner(_op_sign, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'sign')
+            _args.explain(_exc, 'sign', True, _op_sign, (self,), True)
             raise
 
     def sign_(self):
         try:
             return _call_inplace(_op_sign, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'sign_')
+            _args.explain(_exc, 'sign_', True, _op_sign, (self,), True)
             raise
 
     def signbit(self):
         try:
             return _call(_op_signbit, (self,)) if _state.slow else _op_signbit.runner(_op_signbit, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'signbit')
+            _args.explain(_exc, 'signbit', True, _op_signbit, (self,), True)
             raise
 
     def silu_(self):
         try:
             return _call_inplace(_op_silu, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'silu_')
+            _args.explain(_exc, 'silu_', True, _op_silu, (self,), True)
             raise
 
     def sin(self):
         try:
             return _call(_op_sin, (self,)) if _state.slow else _op_sin.runner(_op_sin, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'sin')
+            _args.explain(_exc, 'sin', True, _op_sin, (self,), True)
             raise
 
     def sin_(self):
         try:
             return _call_inplace(_op_sin, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'sin_')
+            _args.explain(_exc, 'sin_', True, _op_sin, (self,), True)
             raise
 
     def sinc(self):
         try:
             return _call(_op_sinc, (self,)) if _state.slow else _op_sinc.runner(_op_sinc, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'sinc')
+            _args.explain(_exc, 'sinc', True, _op_sinc, (self,), True)
             raise
 
     def sinc_(self):
         try:
             return _call_inplace(_op_sinc, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'sinc_')
+            _args.explain(_exc, 'sinc_', True, _op_sinc, (self,), True)
             raise
 
     def sinh(self):
         try:
             return _call(_op_sinh, (self,)) if _state.slow else _op_sinh.runner(_op_sinh, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'sinh')
+            _args.explain(_exc, 'sinh', True, _op_sinh, (self,), True)
             raise
 
     def sinh_(self):
         try:
             return _call_inplace(_op_sinh, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'sinh_')
+            _args.explain(_exc, 'sinh_', True, _op_sinh, (self,), True)
             raise
 
     def slice_scatter(self, src, dim=0, start=None, end=None, step=1, *, axis=None):
@@ -6202,7 +6202,7 @@ class _Methods:
         try:
             return _call(_op_slice_scatter, (self, src, dim, start, end, step)) if _state.slow else _op_slice_scatter.runner(_op_slice_scatter, (self, src, dim, start, end, step))
         except Exception as _exc:
-            _args.explain(_exc, 'slice_scatter')
+            _args.explain(_exc, 'slice_scatter', True, _op_slice_scatter, (self, src, dim, start, end, step), True)
             raise
 
     def softmax(self, dim, dtype=None):
@@ -6213,7 +6213,7 @@ class _Methods:
         try:
             return _call(_op_softmax_int, (self, dim, dtype)) if _state.slow else _op_softmax_int.runner(_op_softmax_int, (self, dim, dtype))
         except Exception as _exc:
-            _args.explain(_exc, 'softmax')
+            _args.explain(_exc, 'softmax', True, _op_softmax_int, (self, dim, dtype), True)
             raise
 
     def split_with_sizes(self, *split_sizes, dim=0, axis=None):
@@ -6227,35 +6227,35 @@ class _Methods:
         try:
             return _call(_op_split_with_sizes, (self, split_sizes, dim)) if _state.slow else _op_split_with_sizes.runner(_op_split_with_sizes, (self, split_sizes, dim))
         except Exception as _exc:
-            _args.explain(_exc, 'split_with_sizes')
+            _args.explain(_exc, 'split_with_sizes', True, _op_split_with_sizes, (self, split_sizes, dim), True)
             raise
 
     def sqrt(self):
         try:
             return _call(_op_sqrt, (self,)) if _state.slow else _op_sqrt.runner(_op_sqrt, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'sqrt')
+            _args.explain(_exc, 'sqrt', True, _op_sqrt, (self,), True)
             raise
 
     def sqrt_(self):
         try:
             return _call_inplace(_op_sqrt, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'sqrt_')
+            _args.explain(_exc, 'sqrt_', True, _op_sqrt, (self,), True)
             raise
 
     def square(self):
         try:
             return _call(_op_square, (self,)) if _state.slow else _op_square.runner(_op_square, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'square')
+            _args.explain(_exc, 'square', True, _op_square, (self,), True)
             raise
 
     def square_(self):
         try:
             return _call_inplace(_op_square, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'square_')
+            _args.explain(_exc, 'square_', True, _op_square, (self,), True)
             raise
 
     def sum(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
@@ -6272,21 +6272,21 @@ class _Methods:
         try:
             return _call(_op_sum_dim_IntList, (self, dim, keepdim, dtype)) if _state.slow else _op_sum_dim_IntList.runner(_op_sum_dim_IntList, (self, dim, keepdim, dtype))
         except Exception as _exc:
-            _args.explain(_exc, 'sum')
+            _args.explain(_exc, 'sum', True, _op_sum_dim_IntList, (self, dim, keepdim, dtype), True)
             raise
 
     def t(self):
         try:
             return _call(_op_t, (self,)) if _state.slow else _op_t.runner(_op_t, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 't')
+            _args.explain(_exc, 't', True, _op_t, (self,), True)
             raise
 
     def take(self, index):
         try:
             return _call(_op_take, (self, index)) if _state.slow else _op_take.runner(_op_take, (self, index))
         except Exception as _exc:
-            _args.explain(_exc, 'take')
+            _args.explain(_exc, 'take', True, _op_take, (self, index), True)
             raise
 
     def take_along_dim(self, indices, dim=None, *, axis=None):
@@ -6297,35 +6297,35 @@ class _Methods:
         try:
             return _call(_op_take_along_dim, (self, indices, dim)) if _state.slow else _op_take_along_dim.runner(_op_take_along_dim, (self, indices, dim))
         except Exception as _exc:
-            _args.explain(_exc, 'take_along_dim')
+            _args.explain(_exc, 'take_along_dim', True, _op_take_along_dim, (self, indices, dim), True)
             raise
 
     def tan(self):
         try:
             return _call(_op_tan, (self,)) if _state.slow else _op_tan.runner(_op_tan, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'tan')
+            _args.explain(_exc, 'tan', True, _op_tan, (self,), True)
             raise
 
     def tan_(self):
         try:
             return _call_inplace(_op_tan, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'tan_')
+            _args.explain(_exc, 'tan_', True, _op_tan, (self,), True)
             raise
 
     def tanh(self):
         try:
             return _call(_op_tanh, (self,)) if _state.slow else _op_tanh.runner(_op_tanh, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'tanh')
+            _args.explain(_exc, 'tanh', True, _op_tanh, (self,), True)
             raise
 
     def tanh_(self):
         try:
             return _call_inplace(_op_tanh, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'tanh_')
+            _args.explain(_exc, 'tanh_', True, _op_tanh, (self,), True)
             raise
 
     def threshold_(self, threshold, value):
@@ -6336,7 +6336,7 @@ class _Methods:
         try:
             return _call_inplace(_op_threshold, (self, threshold, value))
         except Exception as _exc:
-            _args.explain(_exc, 'threshold_')
+            _args.explain(_exc, 'threshold_', True, _op_threshold, (self, threshold, value), True)
             raise
 
     def tile(self, *dims):
@@ -6346,14 +6346,14 @@ class _Methods:
         try:
             return _call(_op_tile, (self, dims)) if _state.slow else _op_tile.runner(_op_tile, (self, dims))
         except Exception as _exc:
-            _args.explain(_exc, 'tile')
+            _args.explain(_exc, 'tile', True, _op_tile, (self, dims), True)
             raise
 
     def trace(self):
         try:
             return _call(_op_trace, (self,)) if _state.slow else _op_trace.runner(_op_trace, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'trace')
+            _args.explain(_exc, 'trace', True, _op_trace, (self,), True)
             raise
 
     def transpose(self, dim0, dim1):
@@ -6364,7 +6364,7 @@ class _Methods:
         try:
             return _call(_op_transpose_int, (self, dim0, dim1)) if _state.slow else _op_transpose_int.runner(_op_transpose_int, (self, dim0, dim1))
         except Exception as _exc:
-            _args.explain(_exc, 'transpose')
+            _args.explain(_exc, 'transpose', True, _op_transpose_int, (self, dim0, dim1), True)
             raise
 
     swapaxes = transpose
@@ -6377,7 +6377,7 @@ class _Methods:
         try:
             return _call(_op_tril, (self, diagonal)) if _state.slow else _op_tril.runner(_op_tril, (self, diagonal))
         except Exception as _exc:
-            _args.explain(_exc, 'tril')
+            _args.explain(_exc, 'tril', True, _op_tril, (self, diagonal), True)
             raise
 
     def tril_(self, diagonal=0):
@@ -6386,7 +6386,7 @@ class _Methods:
         try:
             return _call_inplace(_op_tril, (self, diagonal))
         except Exception as _exc:
-            _args.explain(_exc, 'tril_')
+            _args.explain(_exc, 'tril_', True, _op_tril, (self, diagonal), True)
             raise
 
     def triu(self, diagonal=0):
@@ -6395,7 +6395,7 @@ class _Methods:
         try:
             return _call(_op_triu, (self, diagonal)) if _state.slow else _op_triu.runner(_op_triu, (self, diagonal))
         except Exception as _exc:
-            _args.explain(_exc, 'triu')
+            _args.explain(_exc, 'triu', True, _op_triu, (self, diagonal), True)
             raise
 
     def triu_(self, diagonal=0):
@@ -6404,14 +6404,14 @@ class _Methods:
         try:
             return _call_inplace(_op_triu, (self, diagonal))
         except Exception as _exc:
-            _args.explain(_exc, 'triu_')
+            _args.explain(_exc, 'triu_', True, _op_triu, (self, diagonal), True)
             raise
 
     def trunc(self):
         try:
             return _call(_op_trunc, (self,)) if _state.slow else _op_trunc.runner(_op_trunc, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'trunc')
+            _args.explain(_exc, 'trunc', True, _op_trunc, (self,), True)
             raise
 
     fix = trunc
@@ -6420,7 +6420,7 @@ class _Methods:
         try:
             return _call_inplace(_op_trunc, (self,))
         except Exception as _exc:
-            _args.explain(_exc, 'trunc_')
+            _args.explain(_exc, 'trunc_', True, _op_trunc, (self,), True)
             raise
 
     fix_ = trunc_
@@ -6433,7 +6433,7 @@ class _Methods:
         try:
             return _call(_op_unbind_int, (self, dim)) if _state.slow else _op_unbind_int.runner(_op_unbind_int, (self, dim))
         except Exception as _exc:
-            _args.explain(_exc, 'unbind')
+            _args.explain(_exc, 'unbind', True, _op_unbind_int, (self, dim), True)
             raise
 
     def unflatten(self, dim, sizes):
@@ -6444,7 +6444,7 @@ class _Methods:
         try:
             return _call(_op_unflatten_int, (self, dim, sizes)) if _state.slow else _op_unflatten_int.runner(_op_unflatten_int, (self, dim, sizes))
         except Exception as _exc:
-            _args.explain(_exc, 'unflatten')
+            _args.explain(_exc, 'unflatten', True, _op_unflatten_int, (self, dim, sizes), True)
             raise
 
     def unfold(self, dimension, size, step):
@@ -6457,7 +6457,7 @@ class _Methods:
         try:
             return _call(_op_unfold, (self, dimension, size, step)) if _state.slow else _op_unfold.runner(_op_unfold, (self, dimension, size, step))
         except Exception as _exc:
-            _args.explain(_exc, 'unfold')
+            _args.explain(_exc, 'unfold', True, _op_unfold, (self, dimension, size, step), True)
             raise
 
     def unsqueeze(self, dim):
@@ -6466,35 +6466,35 @@ class _Methods:
         try:
             return _call(_op_unsqueeze, (self, dim)) if _state.slow else _op_unsqueeze.runner(_op_unsqueeze, (self, dim))
         except Exception as _exc:
-            _args.explain(_exc, 'unsqueeze')
+            _args.explain(_exc, 'unsqueeze', True, _op_unsqueeze, (self, dim), True)
             raise
 
     def vdot(self, other):
         try:
             return _call(_op_vdot, (self, other)) if _state.slow else _op_vdot.runner(_op_vdot, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'vdot')
+            _args.explain(_exc, 'vdot', True, _op_vdot, (self, other), True)
             raise
 
     def view_as(self, other):
         try:
             return _call(_op_view_as, (self, other)) if _state.slow else _op_view_as.runner(_op_view_as, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'view_as')
+            _args.explain(_exc, 'view_as', True, _op_view_as, (self, other), True)
             raise
 
     def xlogy(self, other):
         try:
             return _call(_op_xlogy_Tensor, (self, other)) if _state.slow else _op_xlogy_Tensor.runner(_op_xlogy_Tensor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'xlogy')
+            _args.explain(_exc, 'xlogy', True, _op_xlogy_Tensor, (self, other), True)
             raise
 
     def xlogy_(self, other):
         try:
             return _call_inplace(_op_xlogy_Tensor, (self, other))
         except Exception as _exc:
-            _args.explain(_exc, 'xlogy_')
+            _args.explain(_exc, 'xlogy_', True, _op_xlogy_Tensor, (self, other), True)
             raise
 
     def __abs__(self):

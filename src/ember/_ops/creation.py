@@ -15,7 +15,7 @@ from ember._backends.meta import MetaArray
 from ember._core import arguments, dispatch
 from ember._core import dtype as dt
 from ember._core import layout as memory_layout
-from ember._core.checks import _check
+from ember._core.checks import _check, _check_type
 from ember._core.device import META
 from ember._core.fp_errors import run_quietly
 from ember._core.registry import OPS, register_frontend, register_op
@@ -152,11 +152,25 @@ _ZEROS = _sized_op("zeros", 0)
 _ONES = _sized_op("ones", 1)
 
 
+def size_argument(name, sizes, size):
+    """The shape of zeros(2, 3), zeros((2, 3)) or zeros(size=(2, 3)); PyTorch's TypeError for
+    none, or for both forms at once."""
+    if size is not None:
+        _check_type(not sizes, lambda: f"{name}() got multiple values for argument 'size'")
+        sizes = (size,)
+    _check_type(len(sizes) > 0, lambda: (
+        f'{name}() missing 1 required positional arguments: "size"'))
+    return normalize_shape(sizes)
+
+
 def _sized_frontend(op, name):
-    def factory(*size, out=None, dtype=None, layout=None, device=None, pin_memory=False,
-                requires_grad=False):
+    def factory(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
+                pin_memory=False, requires_grad=False):
         # ember.zeros(8): one int needs no normalising.
-        shape = size if len(size) == 1 and type(size[0]) is int else normalize_shape(size)
+        if len(sizes) == 1 and type(sizes[0]) is int:
+            shape = sizes
+        else:
+            shape = size_argument(name, sizes, size)
         if layout is not None:
             arguments.layout_(layout, (name, "layout", None))
         if out is not None:
@@ -438,9 +452,14 @@ def _new_frontend(op, name, with_value):
                               pin_memory))
             return made.requires_grad_(True) if requires_grad else made
     else:
-        def factory(self, *size, dtype=None, layout=None, device=None, pin_memory=False,
-                    requires_grad=False):
-            made = _call(op, (self, normalize_shape(size), dtype, layout, device, pin_memory))
+        # x.new_zeros(2, 3), x.new_zeros((2, 3)) or, as in PyTorch, x.new_zeros(size=(2, 3)).
+        def factory(self, *sizes, size=None, dtype=None, layout=None, device=None,
+                    pin_memory=False, requires_grad=False):
+            if size is not None:
+                _check_type(not sizes, lambda: f"{name}() got multiple values for argument "
+                                               "'size'")
+                sizes = (size,)
+            made = _call(op, (self, normalize_shape(sizes), dtype, layout, device, pin_memory))
             return made.requires_grad_(True) if requires_grad else made
     factory.__name__ = factory.__qualname__ = name
     return register_frontend(name, function=False)(factory)

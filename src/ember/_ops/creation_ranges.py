@@ -154,7 +154,8 @@ def _range_step(xp, start, end, step=1, dtype=None, layout=None, device=None, pi
 
 @register_frontend("range", method=False)
 def range_(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
-           pin_memory=False, requires_grad=False):
+           requires_grad=False):
+    # (no pin_memory: PyTorch's range takes none)
     warnings.warn("torch.range is deprecated and will be removed in a future release because "
                   "its behavior is inconsistent with Python's range builtin. Instead, use "
                   "torch.arange, which produces values in [start, end).", UserWarning,
@@ -166,7 +167,7 @@ def range_(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     dtype = dtype or (out._dtype if out is not None else dt.get_default_dtype())
     if out is not None:
         device = out._device
-    return run_factory_op(OPS["range.step"], (start, end, step, dtype, layout, device, pin_memory),
+    return run_factory_op(OPS["range.step"], (start, end, step, dtype, layout, device, False),
                           requires_grad, out)
 
 

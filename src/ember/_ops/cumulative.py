@@ -17,6 +17,7 @@ import numpy as np
 
 from ember._core import dispatch
 from ember._core import dtype as dt
+from ember._core.arguments import parser_error
 from ember._core.checks import _check, _check_type
 from ember._core.host_kernels import host_kernel
 from ember._core.registry import OPS, register_frontend, register_op
@@ -257,6 +258,7 @@ def _cummin(xp, self, dim):
 
 def named_call(op, result_type, args, out):
     """Run a two-output op and return PyTorch's named tuple (writing into `out` if given)."""
+    args = parser_error(op, tuple(args), op.python_name)   # (the parser's errors first)
     if out is None:
         return result_type(*dispatch.call(op, args))
     return result_type(*dispatch.call_out(op, args, out))
@@ -283,6 +285,7 @@ def cummin(input, dim, *, out=None):
 def logcumsumexp(xp, self, dim):
     """logcumsumexp(input, dim, *, out=None) -> Tensor: log of the running sum of exp along
     `dim`, computed without overflow."""
+    wrap_dim(dim, self.ndim)                 # (PyTorch checks the dimension first)
     if self.dtype.kind in "biu":
         not_implemented("logcumsumexp_out_cpu", self.dtype)
     x, axis = scan_axis(self, dim)

@@ -510,6 +510,15 @@ register_frontend("_getitem", function=False, method=False,
 
 # --------------------------------------------------------------------------- index / index_put
 
+def _check_index_dtype(index):
+    if index.dtype not in _INDEX_DTYPES:
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+
+
+_INDEX_DTYPES = frozenset((np.dtype(np.int64), np.dtype(np.int32), np.dtype(np.uint8),
+                           np.dtype(np.bool_)))
+
+
 def _expand_masks(xp, shape, indices):
     """Replace boolean / uint8 masks by their nonzero index arrays; check index dtypes."""
     found = []
@@ -521,10 +530,9 @@ def _expand_masks(xp, shape, indices):
         if kind == "b" or index.dtype == np.uint8:
             _check_mask_shape(index.shape, shape, len(found))
             found.extend(index.nonzero())
-        elif kind in "iu":
-            found.append(index)
         else:
-            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            _check_index_dtype(index)
+            found.append(index)
     _check_index(len(found) <= len(shape), lambda: (
         f"too many indices for tensor of dimension {len(shape)} (got {len(found)})"))
     return found
@@ -642,6 +650,9 @@ def _index_put_meta(self, indices, values, accumulate=False):
 def index_put(xp, self, indices, values, accumulate=False):
     """index_put(input, indices, values, accumulate=False) -> Tensor: a copy with
     input[indices] = values (or += values when `accumulate`)."""
+    for index in indices:                    # (PyTorch checks the indices' dtypes first)
+        if index is not None:
+            _check_index_dtype(index)
     _check(values.dtype == self.dtype, lambda: (
         f"Index put requires the source and destination dtypes match, got {cpp_name(self)} for "
         f"the destination and {cpp_name(values)} for the source."))

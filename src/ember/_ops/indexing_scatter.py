@@ -264,8 +264,8 @@ def _gather_meta(self, dim, index, sparse_grad=False):
              meta=_gather_meta, saves=("index",), derivatives={"self": _gather_self_grad})
 def gather(xp, self, dim, index, sparse_grad=False):
     """gather(input, dim, index) -> Tensor: out[i][j] = input[index[i][j]][j] (for dim=0)."""
+    dim = wrap_dim(dim, self.ndim)           # (PyTorch checks the dimension first)
     _check_int_index(index, "gather(): Expected dtype int32/int64 for index")
-    dim = wrap_dim(dim, self.ndim)
     source, positions = _as_1d(self), _as_1d(index)
     _check(source.ndim == positions.ndim,
            "Index tensor must have the same number of dimensions as input tensor")
@@ -430,9 +430,9 @@ def _index_select_meta(self, dim, index):
              derivatives={"self": _index_select_self_grad})
 def index_select(xp, self, dim, index):
     """index_select(input, dim, index) -> Tensor: the entries `index` of input along `dim`."""
-    _check_int_index(index, "index_select(): Expected dtype int32 or int64 for index")
+    dim = wrap_dim(dim, self.ndim)           # (PyTorch's order of the checks)
     _check_index(index.ndim <= 1, "index_select(): Index is supposed to be a vector")
-    dim = wrap_dim(dim, self.ndim)
+    _check_int_index(index, "index_select(): Expected dtype int32 or int64 for index")
     if self.ndim == 0:
         _check(index.size == 1, lambda: (
             f"index_select(): Index to scalar can have only 1 value, got {index.size} value(s)"))
@@ -514,10 +514,10 @@ def index_reduce(xp, self, dim, index, source, reduce, include_self=True):
 def index_copy(xp, self, dim, index, source):
     """index_copy(input, dim, index, source) -> Tensor: input with its slices `index` along
     `dim` replaced by source's slices."""
-    _check(index.dtype == np.int64, lambda: (
-        f"index_copy_(): Expected a long tensor for index, but got {cpp_name(index)}"))
     _check_index(index.ndim <= 1, lambda: (
         f"index_copy_(): Index should have dimension 1 or 0 (got {index.ndim})"))
+    _check(index.dtype == np.int64, lambda: (
+        f"index_copy_(): Expected a long tensor for index, but got {cpp_name(index)}"))
     _check(source.dtype == self.dtype, lambda: (
         "index_copy_(): self and source expected to have the same dtype, but got (self) "
         f"{cpp_name(self)} and (source) {cpp_name(source)}"))

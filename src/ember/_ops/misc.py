@@ -16,6 +16,7 @@ from numpy.lib.array_utils import byte_bounds
 from ember._backends import get_backend
 from ember._core import dispatch
 from ember._core import dtype as dt
+from ember._core.arguments import parser_error
 from ember._core.checks import _check, _check_type
 from ember._core.device import CPU, META
 from ember._core.promotion import promote_types, result_type_from, scalar_type_of
@@ -207,6 +208,7 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False, out=None
             " * (Number element, Tensor test_elements)\n"
             " * (Tensor elements, Number test_element)")
     args = (elements, test_elements, assume_unique, invert)
+    args = parser_error(op, args, "isin")            # (NOTE [the parser's errors come first])
     if out is None:
         return dispatch.call(op, args)
     return dispatch.call_out(op, args, out)

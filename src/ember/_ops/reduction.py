@@ -14,6 +14,7 @@ import numpy as np
 
 from ember._core import dispatch
 from ember._core import dtype as dt
+from ember._core.arguments import parser_error
 from ember._core.checks import _check, _check_index, _check_type
 from ember._core.dispatch import call, call_out
 from ember._core.registry import OPS, register_frontend, register_op
@@ -128,7 +129,9 @@ def return_type(name, fields):
 
 
 def run(op, args, out, result_type=None):
-    """Call `op` (or write into `out`), wrapping several outputs into `result_type`."""
+    """Call `op` (or write into `out`), wrapping several outputs into `result_type`; a wrong
+    argument first gets the parser's error (NOTE [the parser's errors come first])."""
+    args = parser_error(op, tuple(args), op.python_name)
     result = call(op, args) if out is None else call_out(op, args, out)
     return result if result_type is None else result_type(*result)
 
@@ -463,7 +466,8 @@ def _max_min_frontend(name, elementwise, result_type):
         if dim is None:
             _check_type(keepdim is None, lambda: f"{name}(): keepdim needs a dim")
             return run(all_op, (input,), out)
-        return run(dim_op, (input, dim, bool(keepdim)), out, result_type)
+        return run(dim_op, (input, dim, False if keepdim is None else keepdim), out,
+                   result_type)
     frontend.__name__ = frontend.__qualname__ = name
     frontend.__doc__ = (
         f"{name}(input) -> Tensor; {name}(input, dim, keepdim=False) -> (values, indices); "

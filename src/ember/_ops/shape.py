@@ -263,11 +263,11 @@ def repeat_interleave_indices(xp, repeats, output_size=None):
              derivatives={"self": _interleave_tensor_grad, "repeats": lambda c: None})
 def repeat_interleave_tensor(xp, self, repeats, dim=None, output_size=None):
     """Repeat element i of `dim` repeats[i] times (a 0-d `repeats` repeats every element)."""
+    if dim is not None and self.ndim == 0:        # (checked before the repeats, as PyTorch)
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     _check_repeats(repeats)
     if dim is None:
         self, dim = self.reshape(-1), 0
-    elif self.ndim == 0:
-        self = self.reshape(1)
     dim = wrap_dim(dim, self.ndim)
     if repeats.ndim == 1 and repeats.shape[0] != 1:
         _check(repeats.shape[0] == self.shape[dim], lambda: (

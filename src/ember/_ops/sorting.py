@@ -21,6 +21,7 @@ import numpy as np
 
 from ember._core import dispatch
 from ember._core import dtype as dt
+from ember._core.arguments import parser_error
 from ember._core.checks import _check, _check_index, _check_type
 from ember._core.promotion import promote_types, result_type_from, scalar_type_of
 from ember._core.registry import OPS, register_frontend, register_op
@@ -532,6 +533,7 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     index of the bucket of the 1-d `boundaries` each element of `input` falls in."""
     name = "bucketize.Tensor" if isinstance(input, dispatch.Tensor) else "bucketize.Scalar"
     args = (input, boundaries, out_int32, right)
+    args = parser_error(OPS[name], args, "bucketize")  # (the parser's errors first)
     if out is None:
         return dispatch.call(OPS[name], args)
     return dispatch.call_out(OPS[name], args, out)

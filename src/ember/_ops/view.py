@@ -242,9 +242,9 @@ def reshape_as(xp, self, other):
              node_name=view_or_copy)
 def flatten(xp, self, start_dim=0, end_dim=-1):
     """flatten(input, start_dim=0, end_dim=-1) -> Tensor: merge a range of dims into one."""
+    start, end = wrap_dim(start_dim, self.ndim), wrap_dim(end_dim, self.ndim)
     if self.ndim == 0:
         return _reshape_to(xp, self, (1,))
-    start, end = wrap_dim(start_dim, self.ndim), wrap_dim(end_dim, self.ndim)
     _check(start <= end, "flatten() has invalid args: start_dim cannot come after end_dim")
     if start == end:
         return self

@@ -315,9 +315,15 @@ def tensor_split_indices(xp, self, indices, dim=0):
 
 
 @register_frontend()
-def tensor_split(input, indices_or_sections, dim=0):
+def tensor_split(input, tensor_indices_or_sections=None, dim=0, *, indices=None,
+                 sections=None):
     """tensor_split(input, indices_or_sections, dim=0) -> tuple of views."""
-    chosen = indices_or_sections
+    # PyTorch's three overloads name the second argument differently; one of them is given.
+    given = [v for v in (tensor_indices_or_sections, indices, sections) if v is not None]
+    _check_type(len(given) == 1, lambda: (
+        "tensor_split() received an invalid combination of arguments: expected one of "
+        "tensor_indices_or_sections, indices or sections"))
+    chosen = given[0]
     if isinstance(chosen, dispatch.Tensor):
         _check(chosen._device.type == "cpu", lambda: (
             "tensor_split expected tensor_indices_or_sections to be on cpu, but it's on "

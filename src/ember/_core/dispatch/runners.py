@@ -12,6 +12,7 @@ import numpy as np
 
 from ember._backends import BACKENDS, get_backend
 from ember._backends.meta import MetaArray
+from ember._core import arguments
 from ember._core import dtype as dt
 from ember._core.checks import _check_not_implemented
 from ember._core.device import CPU, META
@@ -242,7 +243,20 @@ _factory_device_positions: dict = {}
 def _factory_device_position(op):
     names = [arg.name for arg in op.schema.arguments]
     position = _factory_device_positions[op] = names.index("device")
+    _factory_pin_positions[op] = names.index("pin_memory") if "pin_memory" in names else None
     return position
+
+
+# A CPU-only build has no pinned memory: PyTorch's RuntimeError for pin_memory=True, its
+# TypeError for a value that is not a bool (set with the device position, read per call).
+_factory_pin_positions: dict = {}
+
+
+def _check_pin_memory(op, value):
+    if value is True:
+        raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; no "
+                           "pinned memory allocator is available on this system.")
+    arguments.bool_(value, (op.python_name, "pin_memory", None))
 
 
 def _not_a_tensor(op, position, value):
@@ -265,6 +279,9 @@ def run_factory(op, args):
         where = _factory_device_positions.get(op)
         if where is None:
             where = _factory_device_position(op)
+        pin = _factory_pin_positions[op]
+        if pin is not None and args[pin] is not None and args[pin] is not False:
+            _check_pin_memory(op, args[pin])
         device = args[where]
         if device is not None and type(device) is not _Device:
             device = _as_device(device)
@@ -292,6 +309,9 @@ def run_factory_general(op, args):
     where = _factory_device_positions.get(op)
     if where is None:
         where = _factory_device_position(op)
+    pin = _factory_pin_positions[op]
+    if pin is not None and args[pin] is not None and args[pin] is not False:
+        _check_pin_memory(op, args[pin])
     device = args[where]
     tensor_positions = op.tensor_positions
     if device is None:

@@ -130,7 +130,7 @@ def call(op, args):
         return runner(op, args)
     except Exception as exc:
         # Foreign exceptions become PyTorch's (NOTE [argument parsing]); free until one.
-        arguments.explain(exc, op.python_name, operand=False)
+        arguments.explain(exc, op.python_name, False, op, args)
         raise
 
 
