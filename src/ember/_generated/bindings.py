@@ -598,7 +598,7 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
     try:
         return _call(_op__embedding_bag, (weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)) if _state.slow else _op__embedding_bag.runner(_op__embedding_bag, (weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx))
     except Exception as _exc:
-        _args.explain(_exc, '_embedding_bag')
+        _args.explain(_exc, '_embedding_bag', True, _op__embedding_bag, (weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx), False)
         raise
 
 
@@ -616,7 +616,7 @@ def _embedding_bag_forward_only(weight, indices, offsets, scale_grad_by_freq=Fal
     try:
         return _call(_op__embedding_bag_forward_only, (weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)) if _state.slow else _op__embedding_bag_forward_only.runner(_op__embedding_bag_forward_only, (weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx))
     except Exception as _exc:
-        _args.explain(_exc, '_embedding_bag_forward_only')
+        _args.explain(_exc, '_embedding_bag_forward_only', True, _op__embedding_bag_forward_only, (weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx), False)
         raise
 
 
