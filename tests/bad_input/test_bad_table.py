@@ -55,11 +55,7 @@ def _outcome(lib, call):
 
 
 # Cases where ember still differs, each with the reason; strict, so a fix shows up as XPASS.
-KNOWN_DIFFERENT = {
-    "min(0, keepdim=2)": "hand-written min/max frontends take an int for a bool argument",
-    "var(0, unbiased=1, keepdim=1)": "var's frontend does not refuse (int, int, int) as PyTorch's "
-    "overload resolution does",
-}
+KNOWN_DIFFERENT: dict = {}
 
 
 def _params():
