@@ -19,7 +19,7 @@ from ember._core.checks import _check
 from ember._core.device import META
 from ember._core.fp_errors import run_quietly
 from ember._core.registry import OPS, register_frontend, register_op
-from ember._core.shape import normalize_shape
+from ember._core.shape import normalize_shape, sizes_or_keyword
 
 _call = dispatch.call
 _DTYPE = dt.dtype
@@ -146,10 +146,15 @@ _ONES = _sized_op("ones", 1)
 
 
 def _sized_frontend(op, name):
-    def factory(*size, out=None, dtype=None, layout=None, device=None, pin_memory=False,
-                requires_grad=False):
+    def factory(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
+                pin_memory=False, requires_grad=False):
         # ember.zeros(8): one int needs no normalising.
-        shape = size if len(size) == 1 and type(size[0]) is int else normalize_shape(size)
+        if size is not None:
+            shape = sizes_or_keyword(sizes, size, name, "size")
+        elif len(sizes) == 1 and type(sizes[0]) is int:
+            shape = sizes
+        else:
+            shape = normalize_shape(sizes)
         if layout is not None:
             arguments.layout_(layout, (name, "layout", None))
         if out is not None:
@@ -203,11 +208,11 @@ _EMPTY = OPS["empty.memory_format"]
 
 
 @register_frontend(method=False)
-def empty(*size, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+def empty(*sizes, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
           requires_grad=False, memory_format=None):
     """empty(*size, *, out=None, dtype=None, device=None, requires_grad=False,
     memory_format=ember.contiguous_format) -> Tensor: an uninitialised tensor."""
-    shape = normalize_shape(size)
+    shape = sizes_or_keyword(sizes, size, "empty", "size")
     if layout is not None:
         arguments.layout_(layout, ("empty", "layout", None))
     if out is not None:
@@ -427,9 +432,10 @@ def _new_frontend(op, name, with_value):
                               pin_memory))
             return made.requires_grad_(True) if requires_grad else made
     else:
-        def factory(self, *size, dtype=None, layout=None, device=None, pin_memory=False,
-                    requires_grad=False):
-            made = _call(op, (self, normalize_shape(size), dtype, layout, device, pin_memory))
+        def factory(self, *sizes, size=None, dtype=None, layout=None, device=None,
+                    pin_memory=False, requires_grad=False):
+            shape = sizes_or_keyword(sizes, size, name, "size")
+            made = _call(op, (self, shape, dtype, layout, device, pin_memory))
             return made.requires_grad_(True) if requires_grad else made
     factory.__name__ = factory.__qualname__ = name
     return register_frontend(name, function=False)(factory)
