@@ -41,7 +41,7 @@ def _same_output_as_torch(*args):
     "examples_dcgan.py", "examples_vae.py", "examples_word_language_model.py",
     "examples_time_sequence_prediction.py", "examples_reinforce.py",
     "mingpt_sort.py", "examples_super_resolution.py", "examples_fast_neural_style.py",
-    "examples_gcn_gat.py",
+    "examples_gcn_gat.py", "examples_translation.py", "examples_imagenet.py",
 ])
 def test_script_prints_what_pytorch_prints(script):
     out = _same_output_as_torch(SCRIPTS / script)
