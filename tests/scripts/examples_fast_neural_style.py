@@ -11,7 +11,6 @@ from collections import namedtuple
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 from torch.optim import Adam
 
 

@@ -4,7 +4,6 @@ eps = np.finfo(np.float32).eps.item(), saved log-probabilities and rewards on th
 Adam. Gym's CartPole is replaced by a toy corridor environment written here, seeded with
 NumPy; the running reward is printed each episode."""
 import argparse
-from itertools import count
 
 import numpy as np
 import torch
