@@ -194,3 +194,34 @@ def test_legacy_new_matches_torch(case):
         assert str(fn(ember)).replace("ember", "torch") == str(expected)
         return
     same(fn)
+
+
+# The sizes by keyword, as pytorch/examples' GAT writes `torch.empty(size=(n, m))`; the keyword
+# wants a sequence and may not come with varargs sizes.
+SIZE_KEYWORD_CASES = [
+    lambda L: L.zeros(size=(2, 3)), lambda L: L.ones(size=[2], dtype=L.int32),
+    lambda L: L.ones(size=L.Size([2, 1])), lambda L: L.empty(size=(2, 3)).fill_(1),
+    lambda L: L.empty(size=[0, 4], dtype=L.float64),
+    lambda L: L.rand(size=(3,), generator=L.Generator().manual_seed(5)),
+    lambda L: L.randn(size=(2, 2), generator=L.Generator().manual_seed(5)),
+    lambda L: L.zeros(size=3), lambda L: L.empty(size=2), lambda L: L.zeros(2, size=(3,)),
+    lambda L: L.randn(2, size=(3,)),
+    lambda L: L.ones(2, 3).new_zeros(size=(1, 2)), lambda L: L.ones(2).new_ones(size=[3]),
+    lambda L: L.ones(2).new_empty(size=(2,)).fill_(2), lambda L: L.ones(2).new_zeros(2, size=(2,)),
+    lambda L: L.ones(2).new_ones(size=2),
+]
+
+
+@pytest.mark.parametrize("case", range(len(SIZE_KEYWORD_CASES)))
+def test_sizes_by_keyword_match_torch(case):
+    same(SIZE_KEYWORD_CASES[case])
+
+
+def test_size_keyword_errors_read_as_torch():
+    for call in (lambda L: L.zeros(2, size=(3,)), lambda L: L.zeros(size=3)):
+        messages = []
+        for lib in (torch, ember):
+            with pytest.raises(TypeError) as info:
+                call(lib)
+            messages.append(str(info.value))
+        assert messages[0] == messages[1]

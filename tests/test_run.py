@@ -26,7 +26,9 @@ def _run(*args, cwd=None):
 def _same_output_as_torch(*args):
     pytest.importorskip("torch")
     ours = _run(*args)
-    theirs = _python(*args)
+    # One OpenMP thread for the oracle: on a busy machine PyTorch's spinning workers make the
+    # small scripts several times slower, and at these sizes its results do not depend on it.
+    theirs = _python(*args, OMP_NUM_THREADS="1")
     assert theirs.returncode == 0, theirs.stderr
     assert ours.returncode == 0, ours.stderr
     assert ours.stdout.replace("ember.", "torch.") == theirs.stdout
@@ -38,6 +40,11 @@ def _same_output_as_torch(*args):
     "mlp_classifier.py", "func_and_checkpoint.py",
     "reductions.py", "custom_function.py", "nn_cnn_classifier.py", "nn_sequence_model.py",
     "examples_mnist.py", "gpt_training.py",
+    "examples_dcgan.py", "examples_vae.py", "examples_word_language_model.py",
+    "examples_time_sequence_prediction.py", "examples_reinforce.py",
+    "mingpt_sort.py", "examples_super_resolution.py", "examples_fast_neural_style.py",
+    "examples_gcn_gat.py", "examples_translation.py", "examples_imagenet.py",
+    "examples_vision_transformer.py", "examples_small_programs.py",
 ])
 def test_script_prints_what_pytorch_prints(script):
     out = _same_output_as_torch(SCRIPTS / script)

@@ -183,3 +183,28 @@ def test_meta_views_have_shapes():
     assert x.unfold(2, 2, 1).shape == torch.empty(2, 3, 4).unfold(2, 2, 1).shape
     assert x.as_strided((3, 3), (1, 2), 4).shape == (3, 3)
     assert ember.view_as_complex(x.view(2, 3, 2, 2)).shape == (2, 3, 2)
+
+
+# The methods that take their int list as varargs take it by name too (x.reshape(shape=...)).
+KEYWORD_LIST_CASES = [
+    ("reshape", {"shape": (3, 2)}), ("expand", {"size": (2, 2, 3)}),
+    ("permute", {"dims": (1, 0)}), ("repeat", {"repeats": (2, 1)}), ("flip", {"dims": (0,)}),
+    ("tile", {"dims": (1, 2)}), ("view", {"size": (6,)}), ("expand", {"size": 4}),
+    ("permute", {"dims": [1, 0]}),
+]
+
+
+@pytest.mark.parametrize("name,kwargs", KEYWORD_LIST_CASES)
+def test_int_list_methods_take_the_list_by_keyword(name, kwargs):
+    torch = pytest.importorskip("torch")
+    results = []
+    for lib in (torch, ember):
+        x = lib.arange(6.0).reshape(2, 3)
+        try:
+            results.append(getattr(x, name)(**kwargs).tolist())
+        except TypeError as exc:
+            results.append(str(exc))
+    assert results[0] == results[1]
+    for lib in (torch, ember):   # not both forms at once
+        with pytest.raises(TypeError):
+            getattr(lib.arange(6.0).reshape(2, 3), name)(2, **kwargs)

@@ -36,6 +36,7 @@ from ember._core.dispatch.process_state import state as _state
 from ember._core.dispatch.stack import prepare_runners as _prepare_runners
 from ember._core.registry import OPS as _OPS
 from ember._core.shape import normalize_shape as _shape
+from ember._core.shape import sizes_or_keyword as _sizes_or_keyword
 from ember._core import arguments as _args
 from ember._core.dtype import dtype as _dtype_class
 from ember._core.shape import Size as _Size
@@ -80,7 +81,8 @@ def _params(op, *, method: bool, with_out: bool):
             params.append("*")
             star_done = True
         if method and varargs == arg.name:
-            params.append("*" + pyname)
+            # The list comes as varargs (x.reshape(2, 3)) or by its name (x.reshape(shape=...)).
+            params.append(f"*_{pyname}_varargs, {pyname}=None")
             star_done = True
         elif arg.has_default:
             params.append(f"{pyname}={_literal(arg.default)}")
@@ -143,7 +145,11 @@ def _python_name(name):
 
 
 def _body_prefix(op, varargs, function=False, label=None, method=False):
-    text = f"    {varargs} = _shape({varargs})\n" if varargs else ""
+    text = ""
+    if varargs:
+        packed = f"_{varargs}_varargs"
+        text = (f"    {varargs} = _shape({packed}) if {varargs} is None else "
+                f"_sizes_or_keyword({packed}, {varargs}, {op.python_name!r}, {varargs!r})\n")
     if function:
         # A list argument of no fixed size (int[], not int[1]) refuses a bare int, as
         # PyTorch's parser does: torch.flip(x, 0) is a TypeError, x.flip(0) is fine.

@@ -84,6 +84,20 @@ def normalize_shape(args) -> tuple:
     return shape
 
 
+def sizes_or_keyword(sizes: tuple, keyword, label: str, name: str) -> tuple:
+    """The sizes of a call that takes them as varargs or as one keyword list, as PyTorch's
+    parser does: `zeros(2, 3)`, `zeros((2, 3))` and `zeros(size=(2, 3))` are one call, while
+    the keyword form wants a sequence (`zeros(size=3)` is a TypeError) and not both forms."""
+    if keyword is None:
+        return normalize_shape(sizes)
+    if sizes:
+        raise TypeError(f"{label}() got multiple values for argument '{name}'")
+    if isinstance(keyword, int) or not hasattr(keyword, "__len__"):
+        raise TypeError(f"{label}(): argument '{name}' must be tuple of ints, "
+                        f"not {type(keyword).__name__}")
+    return normalize_shape((keyword,))
+
+
 def check_shape(shape) -> None:
     for s in shape:
         _check(s >= 0, lambda: f"Trying to create tensor with negative dimension {s}: "

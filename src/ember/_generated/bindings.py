@@ -7,6 +7,7 @@ from ember._core.dispatch.process_state import state as _state
 from ember._core.dispatch.stack import prepare_runners as _prepare_runners
 from ember._core.registry import OPS as _OPS
 from ember._core.shape import normalize_shape as _shape
+from ember._core.shape import sizes_or_keyword as _sizes_or_keyword
 from ember._core import arguments as _args
 from ember._core.dtype import dtype as _dtype_class
 from ember._core.shape import Size as _Size
@@ -4476,8 +4477,8 @@ class _Methods:
             _args.explain(_exc, 'bmm', True, _op_bmm, (self, mat2), True)
             raise
 
-    def broadcast_to(self, *size):
-        size = _shape(size)
+    def broadcast_to(self, *_size_varargs, size=None):
+        size = _shape(_size_varargs) if size is None else _sizes_or_keyword(_size_varargs, size, 'broadcast_to', 'size')
         if not (type(size) in _int_list_types):
             size = _args.int_list(size, ('broadcast_to', 'size', 1))
         try:
@@ -4875,8 +4876,8 @@ class _Methods:
             _args.explain(_exc, 'exp2_', True, _op_exp2, (self,), True)
             raise
 
-    def expand(self, *size, implicit=False):
-        size = _shape(size)
+    def expand(self, *_size_varargs, size=None, implicit=False):
+        size = _shape(_size_varargs) if size is None else _sizes_or_keyword(_size_varargs, size, 'expand', 'size')
         if not (type(size) in _int_list_types):
             size = _args.int_list(size, ('expand', 'size', 1))
         if not (implicit is False or implicit is True):
@@ -4930,8 +4931,8 @@ class _Methods:
             _args.explain(_exc, 'flatten', True, _op_flatten_using_ints, (self, start_dim, end_dim), True)
             raise
 
-    def flip(self, *dims):
-        dims = _shape(dims)
+    def flip(self, *_dims_varargs, dims=None):
+        dims = _shape(_dims_varargs) if dims is None else _sizes_or_keyword(_dims_varargs, dims, 'flip', 'dims')
         if not (type(dims) in _int_list_types):
             dims = _args.int_list(dims, ('flip', 'dims', 1))
         try:
@@ -5856,8 +5857,8 @@ class _Methods:
 
     ger = outer
 
-    def permute(self, *dims):
-        dims = _shape(dims)
+    def permute(self, *_dims_varargs, dims=None):
+        dims = _shape(_dims_varargs) if dims is None else _sizes_or_keyword(_dims_varargs, dims, 'permute', 'dims')
         if not (type(dims) in _int_list_types):
             dims = _args.int_list(dims, ('permute', 'dims', 1))
         try:
@@ -5961,8 +5962,8 @@ class _Methods:
             _args.explain(_exc, 'remainder_', True, _op_remainder_Tensor, (self, other), True)
             raise
 
-    def repeat(self, *repeats):
-        repeats = _shape(repeats)
+    def repeat(self, *_repeats_varargs, repeats=None):
+        repeats = _shape(_repeats_varargs) if repeats is None else _sizes_or_keyword(_repeats_varargs, repeats, 'repeat', 'repeats')
         if not (type(repeats) in _int_list_types):
             repeats = _args.int_list(repeats, ('repeat', 'repeats', 1))
         try:
@@ -5971,8 +5972,8 @@ class _Methods:
             _args.explain(_exc, 'repeat', True, _op_repeat, (self, repeats), True)
             raise
 
-    def reshape(self, *shape):
-        shape = _shape(shape)
+    def reshape(self, *_shape_varargs, shape=None):
+        shape = _shape(_shape_varargs) if shape is None else _sizes_or_keyword(_shape_varargs, shape, 'reshape', 'shape')
         if not (type(shape) in _int_list_types):
             shape = _args.int_list(shape, ('reshape', 'shape', 1))
         try:
@@ -6216,8 +6217,8 @@ class _Methods:
             _args.explain(_exc, 'softmax', True, _op_softmax_int, (self, dim, dtype), True)
             raise
 
-    def split_with_sizes(self, *split_sizes, dim=0, axis=None):
-        split_sizes = _shape(split_sizes)
+    def split_with_sizes(self, *_split_sizes_varargs, split_sizes=None, dim=0, axis=None):
+        split_sizes = _shape(_split_sizes_varargs) if split_sizes is None else _sizes_or_keyword(_split_sizes_varargs, split_sizes, 'split_with_sizes', 'split_sizes')
         if axis is not None:
             dim = axis
         if not (type(split_sizes) in _int_list_types):
@@ -6339,8 +6340,8 @@ class _Methods:
             _args.explain(_exc, 'threshold_', True, _op_threshold, (self, threshold, value), True)
             raise
 
-    def tile(self, *dims):
-        dims = _shape(dims)
+    def tile(self, *_dims_varargs, dims=None):
+        dims = _shape(_dims_varargs) if dims is None else _sizes_or_keyword(_dims_varargs, dims, 'tile', 'dims')
         if not (type(dims) in _int_list_types):
             dims = _args.int_list(dims, ('tile', 'dims', 1))
         try:

@@ -19,7 +19,7 @@ from ember._core.checks import _check, _check_type
 from ember._core.device import META
 from ember._core.fp_errors import run_quietly
 from ember._core.registry import OPS, register_frontend, register_op
-from ember._core.shape import normalize_shape
+from ember._core.shape import normalize_shape, sizes_or_keyword
 from ember._ops import filling
 
 _call = dispatch.call
@@ -155,22 +155,21 @@ _ONES = _sized_op("ones", 1)
 def size_argument(name, sizes, size):
     """The shape of zeros(2, 3), zeros((2, 3)) or zeros(size=(2, 3)); PyTorch's TypeError for
     none, or for both forms at once."""
-    if size is not None:
-        _check_type(not sizes, lambda: f"{name}() got multiple values for argument 'size'")
-        sizes = (size,)
-    _check_type(len(sizes) > 0, lambda: (
+    _check_type(size is not None or len(sizes) > 0, lambda: (
         f'{name}() missing 1 required positional arguments: "size"'))
-    return normalize_shape(sizes)
+    return sizes_or_keyword(sizes, size, name, "size")
 
 
 def _sized_frontend(op, name):
     def factory(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
                 pin_memory=False, requires_grad=False):
         # ember.zeros(8): one int needs no normalising.
-        if len(sizes) == 1 and type(sizes[0]) is int:
+        if size is not None:
+            shape = sizes_or_keyword(sizes, size, name, "size")
+        elif len(sizes) == 1 and type(sizes[0]) is int:
             shape = sizes
         else:
-            shape = size_argument(name, sizes, size)
+            shape = size_argument(name, sizes, None)
         if layout is not None:
             arguments.layout_(layout, (name, "layout", None))
         if out is not None:
@@ -224,11 +223,11 @@ _EMPTY = OPS["empty.memory_format"]
 
 
 @register_frontend(method=False)
-def empty(*size, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+def empty(*sizes, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
           requires_grad=False, memory_format=None):
     """empty(*size, *, out=None, dtype=None, device=None, requires_grad=False,
     memory_format=ember.contiguous_format) -> Tensor: an uninitialised tensor."""
-    shape = normalize_shape(size)
+    shape = sizes_or_keyword(sizes, size, "empty", "size")
     if layout is not None:
         arguments.layout_(layout, ("empty", "layout", None))
     if out is not None:
@@ -452,14 +451,10 @@ def _new_frontend(op, name, with_value):
                               pin_memory))
             return made.requires_grad_(True) if requires_grad else made
     else:
-        # x.new_zeros(2, 3), x.new_zeros((2, 3)) or, as in PyTorch, x.new_zeros(size=(2, 3)).
         def factory(self, *sizes, size=None, dtype=None, layout=None, device=None,
                     pin_memory=False, requires_grad=False):
-            if size is not None:
-                _check_type(not sizes, lambda: f"{name}() got multiple values for argument "
-                                               "'size'")
-                sizes = (size,)
-            made = _call(op, (self, normalize_shape(sizes), dtype, layout, device, pin_memory))
+            shape = sizes_or_keyword(sizes, size, name, "size")
+            made = _call(op, (self, shape, dtype, layout, device, pin_memory))
             return made.requires_grad_(True) if requires_grad else made
     factory.__name__ = factory.__qualname__ = name
     return register_frontend(name, function=False)(factory)

@@ -22,7 +22,7 @@ from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented, _check_type
 from ember._core.promotion import promote_types
 from ember._core.registry import OPS, register_frontend, register_op
-from ember._core.shape import normalize_shape
+from ember._core.shape import normalize_shape, sizes_or_keyword
 from ember._ops import random_transforms as rt
 from ember._ops.creation import (
     _FACTORY,
@@ -139,20 +139,20 @@ _RAND, _RANDN = OPS["rand"], OPS["randn"]
 
 
 @register_frontend(method=False)
-def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
          pin_memory=False, requires_grad=False):
     if out is not None:
         dtype, device = dtype or out._dtype, out._device
-    return run_factory_op(_RAND, (normalize_shape(size), generator, dtype, layout,
-                                  device, pin_memory), requires_grad, out)
+    return run_factory_op(_RAND, (sizes_or_keyword(sizes, size, "rand", "size"), generator,
+                                  dtype, layout, device, pin_memory), requires_grad, out)
 
 
 @register_frontend(method=False)
-def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
           pin_memory=False, requires_grad=False):
     if out is not None:
         dtype, device = dtype or out._dtype, out._device
-    shape = normalize_shape(size)
+    shape = sizes_or_keyword(sizes, size, "randn", "size")
     made = _call(_RANDN, (shape, generator, dtype, layout, device, pin_memory))
     if out is not None:
         dispatch.copy_into_out(out, made)

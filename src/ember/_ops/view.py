@@ -21,7 +21,7 @@ from ember._core import dtype as dt
 from ember._core.checks import _check
 from ember._core.device import CPU
 from ember._core.registry import OPS, register_frontend, register_op
-from ember._core.shape import normalize_shape, wrap_dim, wrap_dims
+from ember._core.shape import normalize_shape, sizes_or_keyword, wrap_dim, wrap_dims
 from ember._ops.grad_utils import view_or_copy
 
 # Derivatives shared by the reshaping views: the gradient takes the input's shape back.
@@ -197,7 +197,7 @@ def view(self, *args, size=None, dtype=None):
     if dtype is not None or (len(args) == 1 and isinstance(args[0], dt.dtype)):
         chosen = dtype if dtype is not None else args[0]
         return dispatch.call(OPS["view.dtype"], (self, chosen))
-    shape = normalize_shape(args if size is None else (size,))
+    shape = normalize_shape(args) if size is None else sizes_or_keyword(args, size, "view", "size")
     data = self._data
     if type(self) is dispatch.Tensor and self._device is CPU and not self._requires_grad \
             and not dispatch.state.slow and data.flags.c_contiguous and data.size:
