@@ -225,3 +225,26 @@ def test_size_keyword_errors_read_as_torch():
                 call(lib)
             messages.append(str(info.value))
         assert messages[0] == messages[1]
+
+
+# NOTE [arange into integers]: PyTorch truncates the bounds and step for integer dtypes (int64
+# counts with the truncated numbers, the narrow types with the numbers as given).
+ARANGE_INTO_INTEGERS = [
+    ((0, 5, 1.5), "int64"), ((0, 5, 1.5), "int8"), ((0.5, 5.5, 2.5), "int64"),
+    ((0.5, 5.5, 2.5), "int8"), ((-2.5, 3, 1.2), "int32"), ((0, 5.5, 1), "int64"),
+    ((0, 5.5, 1), "int16"), ((1.7, 9.2, 2.9), "uint8"), ((0.5, 2.5, 0.5), "int32"),
+    ((0.5, 2.5, 0.5), "int64"), ((5, 0, -1.5), "int64"), ((5, 0, -1.5), "int16"),
+    ((2.9, 0.5, -0.5), "int32"), ((-3.7, -0.2, 0.9), "int64"), ((0.5, 0.7, 1), "int64"),
+]
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+@pytest.mark.parametrize("bounds,dtype", ARANGE_INTO_INTEGERS)
+def test_arange_into_integers_as_pytorch(bounds, dtype, device):
+    def run(lib):
+        try:
+            made = lib.arange(*bounds, dtype=getattr(lib, dtype), device=device)
+        except (RuntimeError, ValueError) as exc:
+            return type(exc).__name__, str(exc)
+        return tuple(made.shape), None if device == "meta" else made.tolist()
+    assert run(ember) == run(torch)

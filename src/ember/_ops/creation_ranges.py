@@ -84,7 +84,20 @@ def _arange_size(start, end, step, dtype):
         _real(v, dtype)
     _check_range(start, end, step)
     _check_not_implemented(dtype is not dt.bool_, "\"arange_cpu\" not implemented for 'Bool'")
+    if dtype is dt.int64 and not _all_integers(start, end, step):
+        # NOTE [arange into integers]: for int64 PyTorch counts with the bounds and step cast
+        # to int64 first (truncated), so arange(0, 5.5, 1) has 5 elements and a step below 1
+        # is an error; the other integer dtypes count with the numbers as given.
+        first, last, stride = (int(v) for v in (start, end, step))
+        if stride == 0:
+            raise ValueError("step must be nonzero")
+        sign = 1 if stride > 0 else -1
+        return max(0, (abs(last - first + stride - sign)) // abs(stride))
     return math.ceil((end - start) / step)
+
+
+def _all_integers(*values):
+    return all(isinstance(v, (int, np.integer)) for v in values)
 
 
 def _range_dtype(start, end, step):
@@ -105,12 +118,19 @@ def _arange(xp, start, end, step=1, dtype=None, layout=None, device=None, pin_me
         return xp.arange(start, end, step, dtype=np.int64)     # (the common arange(n))
     dtype = option_dtype(dtype, _range_dtype(start, end, step))
     size = _arange_size(start, end, step, dtype)
+    if dtype._category == dt.INT and not _all_integers(start, end, step):
+        # NOTE [arange into integers]: the values are int(start) + i * int(step) in int64.
+        start, end, step = int(start), int(end), int(step)
     return on_device(xp, _range_values(start, end, step, dtype, size), device)
 
 
 def _arange_meta(start, end, step, dtype):
     dtype = option_dtype(dtype, _range_dtype(start, end, step))
-    return ((_arange_size(start, end, step, dtype),), dtype)
+    size = _arange_size(start, end, step, dtype)
+    # (PyTorch's meta kernel also refuses a step that truncates to 0 for the narrow integers.)
+    _check(dtype._category != dt.INT or _all_integers(start, end, step) or int(step) != 0,
+           "step must be nonzero")
+    return ((size,), dtype)
 
 
 _ARANGE = OPS["arange.start_step"]
