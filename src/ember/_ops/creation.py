@@ -308,6 +308,10 @@ def scalar_tensor(xp, s, dtype=None, layout=None, device=None, pin_memory=None):
     """scalar_tensor(s, *, dtype=None, device=None) -> Tensor: the number s as a 0-d tensor of
     the default float dtype (or `dtype`)."""
     dtype = option_dtype(dtype, _default_float[0])
+    if isinstance(s, complex) and not dtype.is_complex:
+        _check(not s.imag, lambda: (
+            f"value cannot be converted to type {dtype._cpp_name.lower()} without overflow"))
+        s = s.real
     return on_device(xp, np.array(s).astype(dtype._np), device)
 
 

@@ -277,6 +277,7 @@ def _nanmean_grad(c):
              derivatives={"self": _nanmean_grad})
 def nanmean(xp, self, dim=None, keepdim=False, dtype=None):
     """nanmean(input, dim=None, keepdim=False, *, dtype=None) -> Tensor: mean of non-NaNs."""
+    _check(self.dtype.kind != "c", "nansum on CPU does not support complex inputs")
     result = nanmean_dtype(dt.NP_TO_DTYPE[self.dtype], dtype)._np
     dims = reduced_dims(dim, self.ndim)
     x = self.astype(accumulate_type(result), copy=False)

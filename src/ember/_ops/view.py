@@ -18,7 +18,7 @@ import math
 from ember._backends.meta import StandIn
 from ember._core import dispatch
 from ember._core import dtype as dt
-from ember._core.checks import _check
+from ember._core.checks import _check, _warn_once
 from ember._core.device import CPU
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import normalize_shape, sizes_or_keyword, wrap_dim, wrap_dims
@@ -367,7 +367,12 @@ def _adjoint_view(xp, self):
 
 @register_frontend()
 def adjoint(input):
-    """adjoint(input) -> Tensor: the conjugate transpose of the last two dims."""
+    """adjoint(input) -> Tensor: the conjugate transpose of the last two dims (on a 0-d
+    tensor, deprecated, its conjugate)."""
+    if input.ndim == 0:
+        _warn_once("adjoint_0d", "adjoint() is deprecated on 0-D tensors. Consider using "
+                   "x.conj().")
+        return input.conj()
     result = dispatch.call(OPS["adjoint"], (input,))
     if input._dtype.is_complex:
         import ember
