@@ -18,6 +18,9 @@ CASES = {
     "adjoint of a 0-d tensor": lambda L: L.adjoint(L.tensor(1.0 + 2j)),
     "adjoint method of a 0-d tensor": lambda L: L.tensor(3.0).adjoint(),
     "adjoint of a 1-d tensor": lambda L: L.adjoint(L.tensor([1.0, 2.0])),
+    "adjoint of a list": lambda L: L.adjoint([1.0, 2.0]),
+    "mvlgamma_ with p past int64 (was a hang)": lambda L: L.ones(3).mvlgamma_(1 << 63),
+    "mvlgamma with p too large to count": lambda L: L.mvlgamma(L.ones(3), 1 << 62),
 }
 
 

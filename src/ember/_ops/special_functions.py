@@ -287,12 +287,15 @@ def mvlgamma(xp, self, p):
     _check_type(isinstance(p, int) and not isinstance(p, bool), lambda: (
         f"mvlgamma(): argument 'p' (position 2) must be int, not {type(p).__name__}"))
     _check(p >= 1, "p has to be greater than or equal to 1")
+    if p >= 1 << 63:
+        raise ValueError("Overflow when unpacking long long")
+    # As PyTorch: the p shifted copies of the input side by side, so a p too large to count
+    # is its storage-size error (not a loop that never ends).
+    _check(p * 8 < 1 << 63, lambda: f"Storage size calculation overflowed with sizes=[{p}]")
     _refuse("mvlgamma", self)
-    gammaln = _scipy(xp).gammaln
-    total = xp.full_like(self, p * (p - 1) / 4 * math.log(math.pi))
-    for j in range(p):
-        total += gammaln(self - self.dtype.type(j / 2))
-    return total
+    shifts = xp.arange(p, dtype=self.dtype) / self.dtype.type(2)
+    terms = _scipy(xp).gammaln(self[..., None] - shifts)
+    return terms.sum(axis=-1) + self.dtype.type(p * (p - 1) / 4 * math.log(math.pi))
 
 
 # --------------------------------------------------------------------------- Bessel, Airy

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 
 from ember._backends.meta import StandIn
-from ember._core import dispatch
+from ember._core import arguments, dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _warn_once
 from ember._core.device import CPU
@@ -369,6 +369,8 @@ def _adjoint_view(xp, self):
 def adjoint(input):
     """adjoint(input) -> Tensor: the conjugate transpose of the last two dims (on a 0-d
     tensor, deprecated, its conjugate)."""
+    if not isinstance(input, dispatch.Tensor):
+        arguments.refuse(("adjoint", "input", 1), "Tensor", input)
     if input.ndim == 0:
         _warn_once("adjoint_0d", "adjoint() is deprecated on 0-D tensors. Consider using "
                    "x.conj().")
