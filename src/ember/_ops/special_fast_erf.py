@@ -74,7 +74,7 @@ def _flat_result(x):
 
 def erf_float32(x: np.ndarray) -> np.ndarray:
     """erf of a float32 array (NOTE [float32 erf as x / sqrt(x**2 + g)])."""
-    return _map_blocks(x, None, lambda xb, gb, ob, s: _erf_block(xb, _F32(1), ob, s))
+    return _map_blocks(x, None, _plain_erf_block)
 
 
 def gelu_float32(x: np.ndarray) -> np.ndarray:
@@ -101,11 +101,15 @@ def _map_blocks(x, grad, block_fn):
     return out
 
 
+def _plain_erf_block(x, _grad, out, scratch):
+    _erf_block(x, None, out, scratch)
+
+
 def _erf_block(x, scale, out, scratch):
-    """out = erf(x * scale) for a 1-d float32 block (scratch: three arrays of its length)."""
+    """out = erf(x * scale) (erf(x) for scale None) for a 1-d float32 block (scratch: three
+    arrays of its length)."""
     t, g, spare = scratch
-    np.multiply(x, scale, out=t)
-    np.clip(t, -_CLAMP, _CLAMP, out=t)
+    np.clip(x if scale is None else np.multiply(x, scale, out=t), -_CLAMP, _CLAMP, out=t)
     np.multiply(t, t, out=g)
     # t keeps the clamped argument; g becomes sqrt(t**2 + g(t**2)).
     _horner(_G_NUMERATOR, g, out)
