@@ -178,7 +178,11 @@ def __getattr__(name: str):
                                  "not implemented yet)") from None
         globals()[name] = module
         return module
-    found = _LAZY_ATTRIBUTES.get(name)
+    if name.startswith("_foreach_"):
+        found = ("ember._foreach", name) if name in _importlib.import_module(
+            "ember._foreach").FUNCTIONS else None
+    else:
+        found = _LAZY_ATTRIBUTES.get(name)
     if found is not None:
         value = getattr(_importlib.import_module(found[0]), found[1])
         globals()[name] = value
