@@ -204,6 +204,7 @@ NAMESPACES = {
     "masked": (lambda: importlib.import_module("torch.masked"), lambda: ember.masked, ()),
     "testing": (lambda: torch.testing, lambda: ember.testing, (
         ("TorchScript's IR pattern checker", "FileCheck"),)),
+    "jit": (lambda: torch.jit, lambda: ember.jit, ()),
     "signal.windows": (lambda: importlib.import_module("torch.signal.windows"),
                        lambda: importlib.import_module("ember.signal.windows"), ()),
 }
