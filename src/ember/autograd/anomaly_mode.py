@@ -7,6 +7,7 @@ in a node's backward is preceded by a warning that shows where that node was mad
 """
 from __future__ import annotations
 
+import os
 import traceback
 import warnings
 
@@ -78,9 +79,20 @@ class set_detect_anomaly:
         _enable(self.prev, self.prev_check_nan)
 
 
+_EMBER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _user_frame(frame) -> bool:
+    """A frame of the user's program: not ember's own (bindings, dispatch, `ember.run`) nor
+    runpy's, so the stack reads as PyTorch's does, from the script's own lines."""
+    return not (frame.filename.startswith(_EMBER_DIR) or frame.filename.endswith("runpy.py")
+                or frame.filename == "<frozen runpy>")
+
+
 def remember_forward_stack(node) -> None:
     """Called by the recorder when anomaly mode is on."""
-    node.metadata["traceback_"] = traceback.format_stack()[:-3]
+    frames = [f for f in traceback.extract_stack() if _user_frame(f)]
+    node.metadata["traceback_"] = traceback.format_list(frames)
 
 
 def warn_forward_stack(node) -> None:
