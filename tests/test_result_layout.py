@@ -92,3 +92,23 @@ def test_large_full_sum_matches_pytorch(dtype):
     assert tuple(got.shape) == tuple(expected.shape) and str(got.dtype)[6:] == \
         str(expected.dtype)[6:]
     np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-5)
+
+
+def test_return_types_print_and_pickle_as_torch():
+    import pickle
+
+    import torch
+
+    for T in (torch, ember):
+        x = T.tensor([[3.0, 1.0], [2.0, 5.0]])
+        results = [T.max(x, 0), T.sort(x), T.topk(x, 1), T.cummax(x, 1), T.frexp(x),
+                   T.linalg.eigh(x @ x.T)]
+        texts = [repr(r).replace("ember.", "torch.") for r in results]
+        if T is torch:
+            expected = texts
+        else:
+            assert texts == expected
+        for r in results:
+            again = pickle.loads(pickle.dumps(r))
+            assert type(again) is type(r) and repr(again) == repr(r)
+    assert ember.return_types.sort is type(ember.sort(ember.ones(2)))

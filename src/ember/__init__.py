@@ -112,7 +112,7 @@ _LAZY_SUBMODULES = frozenset({
     "nn", "optim", "utils", "linalg", "fft", "special", "testing", "cuda", "cpu",
     "ops", "random", "accelerator", "backends", "amp", "fx", "distributed", "profiler", "func", "library",
     "overrides", "types", "sparse", "serialization", "jit", "hub", "onnx", "export", "version",
-    "safetensors", "signal", "distributions", "masked", "compiler", "_dynamo",
+    "safetensors", "signal", "distributions", "masked", "compiler", "_dynamo", "return_types",
     "__config__",
 })
 

@@ -11,8 +11,6 @@ sends the gradient of output j to every input i <= j, so most of them are scans 
 """
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numpy as np
 
 from ember._core import dispatch
@@ -21,6 +19,7 @@ from ember._core.arguments import parser_error
 from ember._core.checks import _check, _check_type
 from ember._core.host_kernels import host_kernel
 from ember._core.registry import OPS, register_frontend, register_op
+from ember._core.return_types import return_type
 from ember._core.shape import wrap_dim
 from ember._ops.grad_utils import conj, where
 from ember._ops.reduction import sum_dtype
@@ -29,9 +28,8 @@ _HALF = (np.dtype(dt.float16._np), np.dtype(dt.bfloat16._np))
 _INT64 = np.dtype(np.int64)
 
 # PyTorch returns these as `torch.return_types.cummax` / `cummin`: tuples with named fields.
-cummax_result = namedtuple("cummax", ("values", "indices"))
-cummin_result = namedtuple("cummin", ("values", "indices"))
-cummax_result.__module__ = cummin_result.__module__ = "ember.return_types"
+cummax_result = return_type("cummax", ("values", "indices"))
+cummin_result = return_type("cummin", ("values", "indices"))
 
 
 def not_implemented(kernel_name: str, np_dtype) -> None:

@@ -13,8 +13,8 @@ from ember._backends import get_backend
 from ember._core.checks import _check
 from ember._core.dispatch import call, wrap
 from ember._core.registry import OPS
+from ember._core.return_types import return_type
 from ember._ops.linalg_factor import permutation_from_pivots, raise_lu_error
-from ember._ops.reduction import return_type
 
 Svd = return_type("linalg_svd", ("U", "S", "Vh"))
 Qr = return_type("linalg_qr", ("Q", "R"))

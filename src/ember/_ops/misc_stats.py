@@ -14,8 +14,8 @@ import numpy as np
 from ember._core import dispatch
 from ember._core.checks import _check, _check_not_implemented, _check_type
 from ember._core.registry import OPS, register_frontend, register_op
+from ember._core.return_types import return_type
 from ember._ops.creation_ranges import linspace
-from ember._ops.reduction import return_type
 
 Histogram = return_type("histogram", ("hist", "bin_edges"))
 Histogramdd = return_type("histogramdd", ("hist", "bin_edges"))

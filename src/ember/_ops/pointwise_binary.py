@@ -8,7 +8,6 @@ kernels refuse numbers with `_tensors_only` (a number arrives as a NumPy scalar,
 """
 from __future__ import annotations
 
-import collections
 import math
 
 import numpy as np
@@ -18,6 +17,7 @@ from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type
 from ember._core.dispatch import call, call_out
 from ember._core.registry import INT_TO_FLOAT, OPS, register_frontend, register_op
+from ember._core.return_types import return_type
 from ember._ops.grad_utils import by_kind, conj, pow_name, where, zeros_grad
 from ember._ops.pointwise import not_implemented_for, pow_exponent_grad, pow_self_grad
 
@@ -329,7 +329,7 @@ register_frontend("float_power", inplace=float_power_inplace)(float_power_functi
 
 # --------------------------------------------------------------------------- frexp
 
-frexp_result = collections.namedtuple("frexp", ["mantissa", "exponent"])
+frexp_result = return_type("frexp", ["mantissa", "exponent"])
 
 
 def _frexp_meta(self):

@@ -7,7 +7,6 @@ reduced shape comes from `dim`/`keepdim` the same way for all of them.
 """
 from __future__ import annotations
 
-import collections
 import math
 
 import numpy as np
@@ -18,6 +17,7 @@ from ember._core.arguments import parser_error
 from ember._core.checks import _check, _check_index, _check_type
 from ember._core.dispatch import call, call_out
 from ember._core.registry import OPS, register_frontend, register_op
+from ember._core.return_types import return_type
 from ember._core.shape import wrap_dim, wrap_dims
 from ember._ops.creation_ranges import arange
 from ember._ops.grad_utils import by_dim, conj, unreduce, where
@@ -119,13 +119,6 @@ def check_nonempty(name, shape, dims, specified=True, unspecified_error=RuntimeE
 def no_complex(kernel_name, x):
     if x.dtype.kind == "c":
         not_implemented_for(kernel_name, x)
-
-
-def return_type(name, fields):
-    """A named tuple class like torch.return_types.<name>."""
-    cls = collections.namedtuple(name, fields)
-    cls.__module__ = "ember.return_types"
-    return cls
 
 
 def run(op, args, out, result_type=None):

@@ -15,8 +15,6 @@ unique_consecutive and bincount (PyTorch records them and fails only at backward
 """
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numpy as np
 
 from ember._core import dispatch
@@ -25,15 +23,15 @@ from ember._core.arguments import parser_error
 from ember._core.checks import _check, _check_index, _check_type
 from ember._core.promotion import promote_types, result_type_from, scalar_type_of
 from ember._core.registry import OPS, register_frontend, register_op
+from ember._core.return_types import return_type
 from ember._core.shape import wrap_dim
 from ember._ops.cumulative import named_call, not_implemented, scan_axis, selection_grad
 
 _HALF = (np.dtype(dt.float16._np), np.dtype(dt.bfloat16._np))
 _INT64 = np.dtype(np.int64)
 
-sort_result = namedtuple("sort", ("values", "indices"))
-topk_result = namedtuple("topk", ("values", "indices"))
-sort_result.__module__ = topk_result.__module__ = "ember.return_types"
+sort_result = return_type("sort", ("values", "indices"))
+topk_result = return_type("topk", ("values", "indices"))
 
 
 def sort_keys(x):

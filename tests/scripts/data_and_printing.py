@@ -1,0 +1,53 @@
+"""Data preparation and printing as notebooks do it: from_numpy sharing memory, interpolate /
+pad / affine_grid / grid_sample / unfold / fold, unique and bucketize, einsum, quantile, topk and
+a stable sort (their return types printed), scatter_reduce / index_add_, stft and rfft, and
+tensors printed under several print options, dtypes and shapes."""
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+a = np.arange(12, dtype=np.float32).reshape(3, 4)
+t = torch.from_numpy(a)
+a[0, 0] = 100
+print(t[0, 0].item(), t.numpy() is not None, t.dtype)
+x = torch.randn(2, 3, 8, 8)
+print(F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=False).shape)
+print(F.interpolate(x, size=(5, 7), mode="bicubic", align_corners=True)[0, 0, 0, :3])
+print(F.interpolate(x, size=(4, 4), mode="area")[0, 0, 0])
+print(F.pad(x, (1, 2, 3, 0), mode="reflect").shape, F.pad(x, (1, 1, 1, 1), mode="replicate")[0, 0, 0, :3])
+theta = torch.tensor([[[0.9, 0.1, 0.0], [-0.1, 0.9, 0.1]]]).repeat(2, 1, 1)
+grid = F.affine_grid(theta, x.shape, align_corners=False)
+print(F.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)[1, 2, 3, :4])
+u = F.unfold(x, kernel_size=3, padding=1, stride=2)
+print(u.shape, F.fold(u, (8, 8), kernel_size=3, padding=1, stride=2)[0, 0, 0, :4])
+v = torch.tensor([3, 1, 2, 3, 1, 7])
+print(torch.unique(v, sorted=True, return_inverse=True, return_counts=True))
+print(torch.unique_consecutive(torch.tensor([1, 1, 2, 2, 3, 1]), return_counts=True))
+print(F.one_hot(v, num_classes=8).sum(0))
+print(torch.bucketize(torch.tensor([0.1, 2.5, 7.0]), torch.tensor([1.0, 2.0, 3.0]), right=True))
+print(torch.einsum("bij,bjk->bik", torch.ones(2, 2, 3), torch.ones(2, 3, 2)))
+print(torch.einsum("ii->i", torch.arange(9.).reshape(3, 3)))
+s = torch.tensor([[0.5, 2.0, -1.0], [3.0, float("nan"), 1.0]])
+print(torch.nan_to_num(s, nan=0.0), torch.quantile(torch.arange(10.), torch.tensor([0.1, 0.5])))
+print(torch.topk(torch.tensor([1, 5, 3, 5, 2]), 2), torch.sort(torch.tensor([2, 1, 2, 1]), stable=True))
+print(torch.histc(torch.tensor([1., 2, 1, 4]), bins=4, min=0, max=4), torch.diff(torch.tensor([1, 4, 9, 16])))
+print(torch.cdist(torch.ones(1, 2, 3), torch.zeros(1, 4, 3)).shape)
+src = torch.tensor([1., 2, 3, 4, 5])
+print(torch.zeros(3).scatter_reduce(0, torch.tensor([0, 1, 0, 2, 1]), src, reduce="amax", include_self=False))
+print(torch.zeros(3).index_add_(0, torch.tensor([0, 2, 0]), torch.tensor([1., 2, 3]), alpha=2))
+print(torch.stft(torch.arange(32.), n_fft=8, hop_length=4, window=torch.hann_window(8), return_complex=True).shape)
+print(torch.fft.rfft(torch.arange(8.)))
+torch.set_printoptions(precision=2, sci_mode=False, linewidth=60)
+print(torch.randn(3, 5) * 1000)
+torch.set_printoptions(profile="default")
+print(torch.tensor([1e-8, 1.0, 1e8]), torch.tensor([1.5, float("inf"), -float("inf")]))
+print(torch.arange(2000.).reshape(40, 50))
+print(torch.tensor([[True, False]]), torch.tensor([1, 2], dtype=torch.uint8), torch.tensor(3.5, dtype=torch.float16))
+print(torch.tensor([1 + 2j, 3 - 4j]), torch.zeros(2, 0, 3), torch.tensor([], dtype=torch.int64))
+print(torch.randn(2, 2, dtype=torch.float64, requires_grad=True).sum())
+print(torch.as_strided(torch.arange(9), (2, 2), (3, 1), 1), torch.arange(6).view(2, 3).t().is_contiguous())
+print(torch.where(torch.tensor([1, 0, 2]) > 0), torch.nonzero(torch.eye(2)), torch.argwhere(torch.eye(2)))
+print(torch.tensor([[1, 2], [3, 4]]).flip(0).roll(1, 1).tril(), torch.block_diag(torch.ones(1, 1), 2 * torch.ones(2, 2)))
+print(torch.cumsum(torch.tensor([1, 2, 3]), 0, dtype=torch.float32), torch.logcumsumexp(torch.tensor([0., 1.]), 0))
+print(torch.bfloat16, torch.finfo(torch.bfloat16), torch.iinfo(torch.int16))
