@@ -5,6 +5,7 @@ class by `ember._generated.bindings`; this file holds what is about the tensor o
 """
 from __future__ import annotations
 
+import numbers
 import warnings
 import weakref as _weakref
 
@@ -73,6 +74,8 @@ class Tensor:
             return NotImplemented
         with DisableTorchFunctionSubclass():
             result = func(*args, **(kwargs or {}))
+        if getattr(func, "__self__", None) is _GRAD_PROPERTY:
+            return result       # PyTorch hands back .grad as it is stored
         return _as_subclass_tree(result, cls)
 
     __torch_dispatch__ = classmethod(_disabled_torch_dispatch_impl)
@@ -109,15 +112,17 @@ class Tensor:
         t._grad = None
         t._base = None
         if requires_grad:
-            t.requires_grad_(True)
+            Tensor.requires_grad_(t, True)
         return t
 
     @staticmethod
     def _make_subclass(cls, data, require_grad=False, *args, **kwargs):
         """`data`'s values as a leaf of class `cls` sharing its storage (nn.Parameter's way)."""
-        t = data.detach().as_subclass(cls)
+        # Tensor's own methods: construction offers nothing to __torch_function__ (NOTE
+        # [subclass methods reach __torch_function__]).
+        t = Tensor.as_subclass(Tensor.detach(data), cls)
         if require_grad:
-            t.requires_grad_(True)
+            Tensor.requires_grad_(t, True)
         return t
 
     # ------------------------------------------------------------------ metadata
@@ -458,8 +463,15 @@ class Tensor:
         return self._data.shape[0]
 
     def __iter__(self):
-        _check_type(self._data.ndim > 0, "iteration over a 0-d tensor")
+        _check_type(self.dim() > 0, "iteration over a 0-d tensor")
         return iter(self.unbind(0))
+
+    def __contains__(self, element) -> bool:
+        """`element in t`: whether any element equals it (a tensor or a number)."""
+        _check(isinstance(element, (Tensor, numbers.Number)), lambda: (
+            f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+            f"{type(element)}."))
+        return bool((element == self).any().item())
 
     def __bool__(self) -> bool:
         _check(self._data.size == 1, lambda: (
@@ -725,5 +737,7 @@ def _to_copy(self, **kwargs):
     from ember._ops.conversion import to_copy
     return to_copy(self, kwargs.get("dtype"), kwargs.get("device"))
 
+
+_GRAD_PROPERTY = Tensor.__dict__["grad"]
 
 dispatch.set_tensor_class(Tensor)

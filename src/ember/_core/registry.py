@@ -230,6 +230,19 @@ def register_frontend(name=None, *, method=True, function=True, inplace=None, du
         method_fn = fn if method is True else (method or None)
         FRONTENDS[python_name] = Frontend(python_name, fn, method_fn, function, inplace,
                                           dunders or {}, fn.__module__)
+        if function or method:
+            _name_as_public(fn, python_name)
+        _name_as_public(inplace, python_name + "_")
+        for dunder, dunder_fn in (dunders or {}).items():
+            _name_as_public(dunder_fn, dunder)
         return fn
     return decorate
+
+
+def _name_as_public(fn, public_name) -> None:
+    """Name a hand-written function as users reach it (`sub`, not `sub_function`), as
+    __torch_function__ and tracebacks show it; the first public name a function gets stays."""
+    if callable(fn) and hasattr(fn, "__code__") and not getattr(fn, "_public_named", False):
+        fn.__name__ = fn.__qualname__ = public_name
+        fn._public_named = True
 

@@ -6615,6 +6615,12 @@ class _Methods:
         except _Unsupported:
             return NotImplemented
 
+    def __rdiv__(self, other):
+        try:
+            return _call(_op_div_Tensor, (other, self)) if _state.slow else _op_div_Tensor.runner(_op_div_Tensor, (other, self))
+        except _Unsupported:
+            return NotImplemented
+
     def __rtruediv__(self, other):
         try:
             return _call(_op_div_Tensor, (other, self)) if _state.slow else _op_div_Tensor.runner(_op_div_Tensor, (other, self))

@@ -216,7 +216,7 @@ def mul(xp, self, other):
                           "other": lambda c: -c.grad * conj(c.result / c.other)},
              saves=("other", "result"),
              dunders={"__truediv__": "forward", "__rtruediv__": "reflect",
-                      "__itruediv__": "inplace"})
+                      "__rdiv__": "reflect", "__itruediv__": "inplace"})
 def div(xp, self, other):
     """div(input, other, *, rounding_mode=None, out=None) -> Tensor: true division."""
     return xp.true_divide(self, other)

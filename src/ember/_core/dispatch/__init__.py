@@ -13,6 +13,7 @@
     inplace_out.py    out= and in-place writes
     wrapping.py       kernel results as tensors
     subclasses.py     which Tensor subclasses act plain
+    subclass_hooks.py Tensor's own methods on subclasses that see their calls
     devices.py        the common device of a call
     process_state.py  the process-wide switches (`dispatch.state`)
 """
@@ -21,7 +22,15 @@ from __future__ import annotations
 from ember._backends import get_backend  # noqa: F401  (re-exported; registers the back-ends)
 from ember._backends.meta import MetaArray  # noqa: F401  (re-exported)
 from ember._core.device import CPU  # noqa: F401  (re-exported)
-from ember._core.dispatch import inplace_out, pointwise, runners, stack, subclasses, wrapping
+from ember._core.dispatch import (
+    inplace_out,
+    pointwise,
+    runners,
+    stack,
+    subclass_hooks,
+    subclasses,
+    wrapping,
+)
 from ember._core.dispatch.inplace_out import (  # noqa: F401
     call_inplace,
     call_out,
@@ -70,3 +79,5 @@ def classify_subclass(cls) -> None:
     """A new Tensor subclass: plain-acting or overriding (NOTE [plain-acting subclasses])."""
     subclasses.classify(cls, Tensor)
     state.overriding = bool(subclasses.OVERRIDING)
+    # NOTE [subclass methods reach __torch_function__]
+    subclass_hooks.install(cls, Tensor, stack.torch_function_wanted, stack.handle_torch_function)

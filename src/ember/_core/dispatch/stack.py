@@ -266,11 +266,37 @@ def _func_name(func):
 
 
 _public_codes: dict = {}
+_dunder_codes: dict = {}    # code of a hand-written dunder (a frontend's) -> the dunder's name
+_frontend_codes: set = set()    # codes of hand-written frontends (which dunders may call)
+
+# NOTE [the function __torch_function__ sees]: for an operator PyTorch hands __torch_function__
+# the Tensor method the operator stands for, with the tensor first: `t * 2` and `2 * t` are
+# Tensor.mul(t, 2), `2 < t` is Tensor.gt(t, 2), `t -= 1` is Tensor.sub_(t, 1). These keep their
+# own dunder: __eq__, __floordiv__, __and__/__or__/__xor__ and their in-place forms, the shifts,
+# __invert__, and the reflected forms not listed here (__rsub__, __rpow__ ...).
+REPORTED_AS = {
+    "__add__": "add", "__radd__": "add", "__sub__": "sub", "__mul__": "mul", "__rmul__": "mul",
+    "__truediv__": "div", "__rtruediv__": "__rdiv__", "__mod__": "remainder", "__pow__": "pow",
+    "__matmul__": "matmul", "__rand__": "bitwise_and", "__ror__": "bitwise_or",
+    "__rxor__": "bitwise_xor", "__ne__": "ne", "__lt__": "lt", "__le__": "le", "__gt__": "gt",
+    "__ge__": "ge", "__iadd__": "add_", "__isub__": "sub_", "__imul__": "mul_",
+    "__itruediv__": "div_", "__ifloordiv__": "floor_divide_", "__imod__": "remainder_",
+    "__ipow__": "pow_", "__neg__": "neg", "__pos__": "positive", "__abs__": "abs",
+}
 
 
 def _binding_codes():
-    """code object -> public function, for every generated binding (found once)."""
+    """code object -> public function, for every generated binding and hand-written dunder
+    (found once)."""
     if not _public_codes:
+        from ember._core.registry import FRONTENDS
+        for frontend in FRONTENDS.values():
+            for dunder, fn in frontend.dunders.items():
+                if hasattr(fn, "__code__"):
+                    _dunder_codes[fn.__code__] = dunder
+            for fn in (frontend.function, frontend.method, frontend.inplace_method):
+                if hasattr(fn, "__code__"):
+                    _frontend_codes.add(fn.__code__)
         bindings = sys.modules["ember._generated.bindings"]
         for name in bindings.FUNCTIONS:
             fn = getattr(bindings, name, None)
@@ -293,6 +319,7 @@ def _public_call(op, args, out, inplace=False):
     if func is None:
         func = _default_public(op, inplace)
     how = op.dunders.get(func.__name__)
+    func = _reported(func, frame)
     if how == "reflect":
         return func, (args[1], args[0]), {}
     if how == "unary":
@@ -303,6 +330,23 @@ def _public_call(op, args, out, inplace=False):
     if out is not None:
         fkwargs["out"] = out
     return func, fargs, fkwargs
+
+
+def _reported(func, frame):
+    """The function __torch_function__ is handed for a call whose first frame outside dispatch
+    is `frame` (NOTE [the function __torch_function__ sees]): an operator's dunder, whether
+    generated, hand-written or a frontend a hand-written dunder called, is reported as
+    PyTorch reports it."""
+    dunder = None
+    if frame is not None:
+        dunder = _dunder_codes.get(frame.f_code)
+        if dunder is None and frame.f_code in _frontend_codes and frame.f_back is not None:
+            dunder = _dunder_codes.get(frame.f_back.f_code)
+    if dunder is None:
+        dunder = getattr(func, "__name__", None)
+        if dunder not in REPORTED_AS:
+            return func
+    return getattr(Tensor, REPORTED_AS.get(dunder, dunder), func)
 
 
 def _default_public(op, inplace):

@@ -1,0 +1,83 @@
+"""Tensor's own methods and properties on subclasses that see their calls.
+
+NOTE [subclass methods reach __torch_function__]: registry ops reach `__torch_function__`
+through the dispatcher, but Tensor's hand-written methods and properties (`t[0]`, `t.detach()`,
+`t.shape`, `t.tolist()`, `len(t)`, `t.grad = g` ...) do not pass through it. PyTorch offers
+those to `__torch_function__` too, so a subclass that overrides it sees them and its default
+re-wraps their tensor results (`t[0]` of a subclass is that subclass). ember does this without a
+cost on plain tensors: when a subclass in FUNCTION is defined, each such attribute it would
+inherit from Tensor itself is shadowed on the subclass by a hook that hands the call to
+`handle_torch_function` (with Tensor's own method, or a property's `__get__` / `__set__`, as
+the function) unless that is switched off (`DisableTorchFunctionSubclass`, the default
+`__torch_function__` running it), and otherwise calls Tensor's attribute. Subclasses of a
+hooked subclass inherit its hooks; an attribute a subclass defines itself is left alone.
+"""
+from __future__ import annotations
+
+import functools
+
+from ember._core.dispatch import subclasses
+from ember._core.dispatch.stack import REPORTED_AS
+
+GENERATED = "ember._generated.bindings"
+
+# Tensor attributes that stay as they are: the subclass machinery itself, construction,
+# pickling (the subclass's own reduce logic), and what PyTorch leaves in Python without the
+# hand-off (`__iter__`, which reaches __torch_function__ through the ops it calls).
+NEVER = frozenset({
+    "__init_subclass__", "__torch_function__", "__torch_dispatch__", "as_subclass",
+    "_make_subclass", "_make_wrapper_subclass", "__new__", "__init__", "__reduce_ex__",
+    "__reduce__", "__getstate__", "__setstate__", "__iter__", "__class_getitem__", "_host",
+    "__dlpack__", "__dlpack_device__", "__hash__", "__str__", "__setattr__", "__getattr__",
+    "__getattribute__", "__delattr__", "__sizeof__", "__dir__",
+    "_version", "__class__", "__dict__", "__weakref__", "__doc__", "__module__",
+})
+
+
+def _hook_method(fn, reported, wanted, handle):
+    """`fn` offered to __torch_function__ as `reported` (the Tensor method an operator stands
+    for, NOTE [the function __torch_function__ sees], else `fn` itself)."""
+    @functools.wraps(fn)
+    def method(self, *args, **kwargs):
+        if wanted((self, *args)):
+            return handle(reported, (self, *args), (self, *args), kwargs)
+        return fn(self, *args, **kwargs)
+    method._ember_hook = True
+    return method
+
+
+def _hook_property(prop, wanted, handle):
+    def get(self):
+        if wanted((self,)):
+            return handle(prop.__get__, (self,), (self,), {})
+        return prop.fget(self)
+
+    def put(self, value):
+        if wanted((self, value)):
+            return handle(prop.__set__, (self, value), (self, value), {})
+        return prop.fset(self, value)
+
+    hooked = property(get, put if prop.fset is not None else None, prop.fdel, prop.__doc__)
+    return hooked
+
+
+def install(cls, base, wanted, handle) -> None:
+    """Shadow on `cls` (a subclass in FUNCTION) the attributes it inherits from `base`
+    (Tensor) itself, so that calls to them reach __torch_function__."""
+    if cls not in subclasses.FUNCTION:
+        return
+    for name, attr in vars(base).items():
+        if name in NEVER:
+            continue
+        owner = next(k for k in cls.__mro__ if name in vars(k))
+        if owner is not base:
+            continue            # the subclass (or a hooked parent) defines it
+        if isinstance(attr, property):
+            setattr(cls, name, _hook_property(attr, wanted, handle))
+            continue
+        module = getattr(attr, "__module__", None) or ""
+        if not callable(attr) or isinstance(attr, (staticmethod, classmethod, type)) or \
+                not module.startswith("ember.") or module == GENERATED:
+            continue        # generated bindings reach __torch_function__ through dispatch
+        reported = vars(base).get(REPORTED_AS.get(name, name), attr)
+        setattr(cls, name, _hook_method(attr, reported, wanted, handle))
