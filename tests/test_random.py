@@ -267,3 +267,24 @@ def test_randint_takes_low_and_high_by_keyword_as_pytorch():
         ours = ember.randint(*args, generator=ember.Generator().manual_seed(3), **kwargs)
         theirs = torch.randint(*args, generator=torch.Generator().manual_seed(3), **kwargs)
         assert ours.tolist() == theirs.tolist()
+
+
+def test_random_module_and_fork_rng_as_torch():
+    import torch
+
+    draws = []
+    for T in (torch, ember):
+        T.random.manual_seed(3)
+        assert T.random.initial_seed() == 3
+        outside_before = T.rand(2)
+        with T.random.fork_rng():
+            inside = T.rand(3)
+        outside_after = T.rand(2)
+        with T.random.fork_rng(enabled=False):
+            T.rand(1)
+        state = T.random.get_rng_state()
+        T.random.set_rng_state(state)
+        draws.append([outside_before.tolist(), inside.tolist(), outside_after.tolist(),
+                      T.rand(2).tolist(), state.dtype == T.uint8, tuple(state.shape)])
+    assert draws[1] == draws[0]
+    assert ember.random.default_generator is ember.default_generator
