@@ -141,3 +141,11 @@ def test_fusion_switches_store_values():
         assert T.jit.onednn_fusion_enabled() is False
         with T.jit.strict_fusion():
             pass
+
+
+def test_onnx_front_answers_and_refuses(tmp_path):
+    assert ember.onnx.is_in_onnx_export() is torch.onnx.is_in_onnx_export() is False
+    assert issubclass(ember.onnx.OnnxExporterError, RuntimeError)
+    with pytest.raises(ember.onnx.OnnxExporterError, match="cannot export to ONNX"):
+        ember.onnx.export(ember.nn.Linear(2, 2), (ember.ones(1, 2),), str(tmp_path / "m.onnx"))
+    assert not (tmp_path / "m.onnx").exists()
