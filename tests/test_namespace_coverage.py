@@ -205,6 +205,8 @@ NAMESPACES = {
     "testing": (lambda: torch.testing, lambda: ember.testing, (
         ("TorchScript's IR pattern checker", "FileCheck"),)),
     "jit": (lambda: torch.jit, lambda: ember.jit, ()),
+    "multiprocessing": (lambda: importlib.import_module("torch.multiprocessing"),
+                        lambda: ember.multiprocessing, ()),
     "random": (lambda: torch.random, lambda: ember.random, (
         ("not implemented yet", "thread_safe_generator"),)),
     "signal.windows": (lambda: importlib.import_module("torch.signal.windows"),

@@ -48,11 +48,14 @@ _finder = _TorchAliasFinder()
 
 def alias_torch() -> None:
     """From now on in this process, `import torch` gives ember. A real torch already imported
-    stays as it is only if it was imported before (its modules are replaced here)."""
+    stays as it is only if it was imported before (its modules are replaced here). Processes
+    started from this one with the 'spawn' or 'forkserver' method alias too (NOTE [children
+    alias torch too])."""
     for name in [m for m in sys.modules if m == "torch" or m.startswith("torch.")]:
         del sys.modules[name]
     if _finder not in sys.meta_path:
         sys.meta_path.insert(0, _finder)
+    _children_alias(True)
 
 
 def unalias_torch() -> None:
@@ -61,3 +64,35 @@ def unalias_torch() -> None:
         sys.meta_path.remove(_finder)
     for name in [m for m in sys.modules if m == "torch" or m.startswith("torch.")]:
         del sys.modules[name]
+    _children_alias(False)
+
+
+# NOTE [children alias torch too]: a process started with 'spawn' (torch.multiprocessing.spawn,
+# a DataLoader with a spawn context) or 'forkserver' begins a fresh interpreter that imports the
+# parent's main script, whose `import torch` would find the real PyTorch. The preparation data
+# multiprocessing sends such a child first is unpickled before the script is imported, so one
+# more entry whose unpickling calls alias_torch() aliases the child in time (multiprocessing
+# ignores keys it does not know). Only aliasing processes (ember.run, alias_torch()) add it.
+
+class _AliasInChild:
+    def __reduce__(self):
+        return alias_torch, ()
+
+
+def _preparation_data_with_alias(name, _original=None):
+    data = _original(name)
+    data["ember_alias_torch"] = _AliasInChild()
+    return data
+
+
+def _children_alias(on: bool) -> None:
+    import functools
+    from multiprocessing import spawn
+    current = spawn.get_preparation_data
+    wrapped = getattr(current, "_ember_original", None)
+    if on and wrapped is None:
+        patched = functools.partial(_preparation_data_with_alias, _original=current)
+        patched._ember_original = current
+        spawn.get_preparation_data = patched
+    elif not on and wrapped is not None:
+        spawn.get_preparation_data = wrapped
