@@ -173,9 +173,7 @@ NAMESPACES = {
     "autograd": (lambda: torch.autograd, lambda: ember.autograd, (
         ("not implemented yet", ("NestedIOFunction enforce_grad_layout_policy "
                                 "set_multithreading_enabled")),)),
-    "func": (lambda: torch.func, lambda: ember.func, (
-        ("not implemented yet", ("debug_unwrap functionalize linearize rearrange "
-                                "replace_all_batch_norm_modules_ stack_module_state")),)),
+    "func": (lambda: torch.func, lambda: ember.func, ()),
     "utils.checkpoint": (lambda: importlib.import_module("torch.utils.checkpoint"),
                          lambda: importlib.import_module("ember.utils.checkpoint"), (
         (("not implemented yet (selective activation checkpointing and the device-state "
