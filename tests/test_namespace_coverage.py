@@ -175,13 +175,7 @@ NAMESPACES = {
                                 "set_multithreading_enabled")),)),
     "func": (lambda: torch.func, lambda: ember.func, ()),
     "utils.checkpoint": (lambda: importlib.import_module("torch.utils.checkpoint"),
-                         lambda: importlib.import_module("ember.utils.checkpoint"), (
-        (("not implemented yet (selective activation checkpointing and the device-state "
-         "helpers)"),
-         ("CheckpointError CheckpointPolicy DefaultDeviceType GraphExecGroup SAC_IGNORED_OPS "
-         "SelectiveCheckpointContext check_backward_validity create_selective_checkpoint_contexts "
-         "detach_variable get_device_states set_checkpoint_debug_enabled "
-         "set_checkpoint_early_stop set_device_states")),)),
+                         lambda: importlib.import_module("ember.utils.checkpoint"), ()),
     "nn.functional": (lambda: torch.nn.functional, lambda: ember.nn.functional, (
         IMPORTED_HELPERS, FUNCTIONAL_NOT_YET)),
     "optim": (lambda: torch.optim, lambda: ember.optim, (
