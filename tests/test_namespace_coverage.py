@@ -42,8 +42,7 @@ SPECIAL_IN_PROGRESS = (
     "")
 SPARSE_IN_PROGRESS = (
     "in progress on another branch (sparse COO/CSR tensors)",
-    ("sparse_bsr_tensor sparse_bsc_tensor "
-    "sparse_compressed_tensor smm hsmm hspmm dsmm saddmm sspaddmm indices_copy values_copy "
+    ("smm hsmm hspmm dsmm saddmm sspaddmm indices_copy values_copy "
     "ccol_indices_copy col_indices_copy crow_indices_copy row_indices_copy resize_as_sparse_"))
 
 TORCHSCRIPT = (
@@ -135,7 +134,6 @@ TENSOR_REMOVED = (
 TENSOR_SPARSE = (
     "in progress on another branch (sparse tensors' methods)",
     ("sparse_resize_ sparse_resize_and_clear_ "
-    "to_sparse_bsc to_sparse_bsr "
     "smm sspaddmm resize_as_sparse_"))
 TENSOR_LINALG = (
     "in progress on another branch (linalg methods)",

@@ -3842,6 +3842,15 @@ slogdet = _FE['slogdet'].function
 sort = _FE['sort'].function
 
 
+sparse_bsc_tensor = _FE['sparse_bsc_tensor'].function
+
+
+sparse_bsr_tensor = _FE['sparse_bsr_tensor'].function
+
+
+sparse_compressed_tensor = _FE['sparse_compressed_tensor'].function
+
+
 sparse_coo_tensor = _FE['sparse_coo_tensor'].function
 
 
@@ -7086,6 +7095,10 @@ class _Methods:
 
     to_sparse = _FE['to_sparse'].method
 
+    to_sparse_bsc = _FE['to_sparse_bsc'].method
+
+    to_sparse_bsr = _FE['to_sparse_bsr'].method
+
     to_sparse_coo = _FE['to_sparse_coo'].method
 
     to_sparse_csc = _FE['to_sparse_csc'].method
@@ -7611,6 +7624,9 @@ FUNCTIONS = (
     'slogdet',
     'softmax',
     'sort',
+    'sparse_bsc_tensor',
+    'sparse_bsr_tensor',
+    'sparse_compressed_tensor',
     'sparse_coo_tensor',
     'sparse_csc_tensor',
     'sparse_csr_tensor',

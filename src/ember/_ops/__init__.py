@@ -61,6 +61,7 @@ from ember._ops import (  # noqa: F401
     shape_join,
     sorting,
     sparse,
+    sparse_blocked,
     sparse_csc,
     special_functions,
     special_polynomials,

@@ -134,13 +134,12 @@ def sparse_csc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=Non
     return arrays.csc(ccol, row, value, size, requires_grad, values_dtype=value_dtype)
 
 
-_LAYOUT_NAMES = {"sparse_coo": "Sparse", "sparse_csr": "SparseCsr"}
-
-
 def _need_csc(self, what):
-    _check(_is_csc(self), lambda: (
+    """self's components, when it is CSC or BSC."""
+    from ember._ops.sparse_blocked import layout_display_name
+    _check(getattr(self._data, "layout_name", None) in ("sparse_csc", "sparse_bsc"), lambda: (
         f"{what} expected sparse column compressed tensor layout but got "
-        f"{_LAYOUT_NAMES.get(getattr(self._data, 'layout_name', None), 'Strided')}"))
+        f"{layout_display_name(self)}"))
     return self._data
 
 
