@@ -168,9 +168,7 @@ NAMESPACES = {
     "Tensor": (lambda: torch.Tensor, lambda: ember.Tensor, (
         TENSOR_SPARSE, TENSOR_LINALG, TENSOR_FFT, TENSOR_SPECIAL, TENSOR_QUANTIZED,
         TENSOR_REMOVED, TENSOR_NOT_YET)),
-    "autograd": (lambda: torch.autograd, lambda: ember.autograd, (
-        ("not implemented yet", ("NestedIOFunction enforce_grad_layout_policy "
-                                "set_multithreading_enabled")),)),
+    "autograd": (lambda: torch.autograd, lambda: ember.autograd, ()),
     "func": (lambda: torch.func, lambda: ember.func, ()),
     "utils.checkpoint": (lambda: importlib.import_module("torch.utils.checkpoint"),
                          lambda: importlib.import_module("ember.utils.checkpoint"), ()),
