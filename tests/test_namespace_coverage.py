@@ -42,8 +42,7 @@ SPECIAL_IN_PROGRESS = (
     "")
 SPARSE_IN_PROGRESS = (
     "in progress on another branch (sparse COO/CSR tensors)",
-    ("smm hsmm hspmm dsmm saddmm sspaddmm indices_copy values_copy "
-    "ccol_indices_copy col_indices_copy crow_indices_copy row_indices_copy resize_as_sparse_"))
+    "")
 
 TORCHSCRIPT = (
     "TorchScript / JIT IR types and entry points (ember has no TorchScript)",
@@ -131,10 +130,7 @@ TENSOR_REMOVED = (
     ("removed from PyTorch: the attribute only raises or warns (eig, lstsq, solve, symeig; "
     "Variable's volatile and reinforce)"),
     "eig lstsq solve symeig volatile reinforce")
-TENSOR_SPARSE = (
-    "in progress on another branch (sparse tensors' methods)",
-    ("sparse_resize_ sparse_resize_and_clear_ "
-    "smm sspaddmm resize_as_sparse_"))
+TENSOR_SPARSE = ("in progress on another branch (sparse tensors' methods)", "")
 TENSOR_LINALG = (
     "in progress on another branch (linalg methods)",
     (""

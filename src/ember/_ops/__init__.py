@@ -63,6 +63,7 @@ from ember._ops import (  # noqa: F401
     sparse,
     sparse_blocked,
     sparse_csc,
+    sparse_legacy,
     special_functions,
     special_polynomials,
     typing_ops,
