@@ -182,9 +182,7 @@ NAMESPACES = {
          ("SparseSemiStructuredTensor SparseSemiStructuredTensorCUSPARSELT "
           "SparseSemiStructuredTensorCUTLASS to_sparse_semi_structured")),
         ("in PyTorch's __all__ but not defined there (torch.sparse.solve raises AttributeError)",
-         "solve"),
-        (("not implemented yet: needs autograd through CSR construction and COO/CSR "
-          "conversions, which ember's sparse layer does not record"), "as_sparse_gradcheck"))),
+         "solve"))),
     "masked": (lambda: importlib.import_module("torch.masked"), lambda: ember.masked, ()),
     "testing": (lambda: torch.testing, lambda: ember.testing, (
         ("TorchScript's IR pattern checker", "FileCheck"),)),

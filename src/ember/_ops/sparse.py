@@ -131,6 +131,10 @@ def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
     _check(len(crow) == size[0] + 1, lambda: (
         f"crow_indices.size(-1) must be equal to size[-2] + 1 (that is {size[0] + 1}), but "
         f"got: {len(crow)}"))
+    if _tracks_values(values):
+        from ember.sparse._gradcheck import compressed_from_values_tracked
+        return compressed_from_values_tracked(values, lambda v: arrays.csr(
+            crow, col, v.numpy(), size, values_dtype=value_dtype))
     return arrays.csr(crow, col, value, size, requires_grad, values_dtype=value_dtype)
 
 
@@ -167,13 +171,16 @@ def to_sparse(self, sparseDims=None, *, layout=None, blocksize=None, dense_dim=N
         return to_sparse_csr(self, dense_dim)
     if _is_sparse(self):
         kind = type(self._data).__name__
+        if kind == "SparseCOO":
+            return self
+        from ember.sparse._gradcheck import convert_tracked
         if kind == "SparseCSC":
             from ember._ops.sparse_csc import csc_to_coo
-            return csc_to_coo(self)
+            return convert_tracked(self, csc_to_coo)
         if kind in ("SparseBSR", "SparseBSC"):
             from ember._ops.sparse_blocked import blocked_to_coo
-            return blocked_to_coo(self)
-        return self if kind == "SparseCOO" else _csr_to_coo(self)
+            return convert_tracked(self, blocked_to_coo)
+        return convert_tracked(self, _csr_to_coo)
     ndim = self.dim()
     sparse_dim = ndim if sparseDims is None else sparseDims
     if dense_dim is not None:
@@ -207,10 +214,13 @@ def to_sparse_csr(self, dense_dim=None):
         _check(type(self._data).__name__ not in ("SparseBSR", "SparseBSC"), lambda: (
             "sparse_compressed_to_sparse_csr: expected SparseCsr or SparseCsc layout but got "
             f"{_layout_display(self)}"))
-        return arrays.coo_to_csr(to_sparse(self))
+        from ember.sparse._gradcheck import convert_tracked
+        return convert_tracked(self, lambda t: arrays.coo_to_csr(to_sparse(t)))
     _check(self.dim() == 2 and not dense_dim,
            lambda: f"to_sparse_csr: expected a 2-D tensor, got {self.dim()}-D")
-    return arrays.coo_to_csr(arrays.array_to_coo(self.detach().numpy(), 2, self.dtype))
+    from ember.sparse._gradcheck import convert_tracked
+    return convert_tracked(self, lambda t: arrays.coo_to_csr(
+        arrays.array_to_coo(t.numpy(), 2, t.dtype)))
 
 
 def _layout_display(t):

@@ -136,14 +136,20 @@ def _convert(self, blocksize, dense_dim, by_rows):
 def to_sparse_bsr(self, blocksize, dense_dim=None):
     """to_sparse_bsr(blocksize, dense_dim=None) -> Tensor: a BSR copy of a matrix, cut into
     blocks of `blocksize` (rows, columns); the blocks holding a nonzero are stored."""
-    return _convert(self, blocksize, dense_dim, by_rows=True)
+    if _kind(self) == "sparse_bsr" and self._data.blocksize == _blocksize(blocksize):
+        return self
+    from ember.sparse._gradcheck import convert_tracked
+    return convert_tracked(self, lambda t: _convert(t, blocksize, dense_dim, by_rows=True))
 
 
 @register_frontend(function=False)
 def to_sparse_bsc(self, blocksize, dense_dim=None):
     """to_sparse_bsc(blocksize, dense_dim=None) -> Tensor: a BSC copy of a matrix, cut into
     blocks of `blocksize` (rows, columns); the blocks holding a nonzero are stored."""
-    return _convert(self, blocksize, dense_dim, by_rows=False)
+    if _kind(self) == "sparse_bsc" and self._data.blocksize == _blocksize(blocksize):
+        return self
+    from ember.sparse._gradcheck import convert_tracked
+    return convert_tracked(self, lambda t: _convert(t, blocksize, dense_dim, by_rows=False))
 
 
 def blocked_to_coo(t):
@@ -195,6 +201,11 @@ def _blocked_tensor(compressed_indices, plain_indices, values, size, dtype, requ
         f"blocksize[{0 if by_rows else 1}] + 1 (that is {major_size + 1}), but got: "
         f"{len(compressed)}"))
     block_rows_cols = _block_coordinates_of(compressed, plain, by_rows)
+    from ember._ops.sparse import _tracks_values
+    if _tracks_values(values):
+        from ember.sparse._gradcheck import compressed_from_values_tracked
+        return compressed_from_values_tracked(values, lambda v: _build(
+            by_rows, *block_rows_cols, v.numpy(), size, values_dtype))
     out = _build(by_rows, *block_rows_cols, blocks, size, values_dtype)
     return out.requires_grad_(True) if requires_grad else out
 
