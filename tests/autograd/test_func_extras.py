@@ -87,6 +87,45 @@ def test_functionalize_keeps_results_and_input_mutations(rng):
         ef.functionalize(f, remove="views")
 
 
+def _mutate_then_view(x):
+    x.add_(1)
+    return x
+
+
+def _view_then_mutate(x):
+    y = x.view(2, 2)
+    y.add_(1)
+    return y
+
+
+def _fresh_and_its_view(x):
+    y = x * 1
+    return y, y.view(2, 2)
+
+
+ALIASING = {
+    "identity": lambda x: x,
+    "view": lambda x: x.view(2, 2),
+    "pair_with_view": lambda x: (x * 2, x[:2]),
+    "mutated_identity": _mutate_then_view,
+    "mutated_view": _view_then_mutate,
+    "outputs_alias_each_other": _fresh_and_its_view,
+}
+
+
+@pytest.mark.parametrize("remove", ["mutations", "mutations_and_views"])
+@pytest.mark.parametrize("case", list(ALIASING))
+def test_functionalize_aliasing_as_torch(case, remove):
+    def aliasing(lib, f):
+        x = lib.zeros(4)
+        outs = f.functionalize(ALIASING[case], remove=remove)(x)
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        shares = [[a.data_ptr() == b.data_ptr() for b in (x,) + outs] for a in outs]
+        return [o is x for o in outs], shares, x.tolist(), [o.tolist() for o in outs]
+
+    assert aliasing(ember, ef) == aliasing(torch, tf)
+
+
 # --------------------------------------------------------------------------- ensembles
 
 def _net_class(lib):

@@ -76,9 +76,16 @@ def linearize(func, *primals):
 # --------------------------------------------------------------------------- functionalize
 
 def functionalize(func, *, remove="mutations"):
-    """func with its mutations removed, same results: ember runs eagerly without functional
-    wrappers, so the function is called as is (in-place ops on the inputs stay visible to the
-    caller, as PyTorch's functionalize copies them back at the end)."""
+    """func with its mutations (and, for remove="mutations_and_views", its aliasing) removed,
+    same results.
+
+    NOTE [functionalize in eager ember]: ember has no functional tensor wrappers, so func runs
+    as is: its in-place ops on the inputs stay visible to the caller, as PyTorch's
+    functionalize copies them back at the end. What a caller can see besides values is which
+    outputs alias what, and that follows PyTorch: an output aliasing an input that func
+    mutated is a fresh tensor (PyTorch regenerates it from the updated input); with
+    "mutations_and_views" no output aliases an input or an earlier output.
+    """
     if remove not in ("mutations", "mutations_and_views"):
         raise RuntimeError(
             f"functionalize(f, remove='mutations'): received invalid argument for "
@@ -88,12 +95,41 @@ def functionalize(func, *, remove="mutations"):
             "     remove='mutations_and_views': In addition to the above, all aliasing "
             "operators {view} will be replaced with their non-aliasing counterparts, "
             "{view}_copy.\n")
+    no_views = remove == "mutations_and_views"
 
     @functools.wraps(func)
     def wrapped(*args, **kwargs):
-        return func(*args, **kwargs)
+        inputs = [t for t in _flatten((args, kwargs))[0] if _is_tensor(t)]
+        versions = [t._version for t in inputs]
+        outputs = func(*args, **kwargs)
+        flat, spec = _flatten(outputs)
+        seen = []
+        for k, out in enumerate(flat):
+            if not _is_tensor(out):
+                continue
+            fresh = False
+            for inp, version in zip(inputs, versions):
+                if out is inp or _shares_memory(out, inp):
+                    mutated = inp._version != version
+                    fresh = mutated or (no_views and out is not inp)
+                    break
+            else:
+                fresh = no_views and any(_shares_memory(out, earlier) for earlier in seen)
+            if fresh:
+                flat[k] = out = out.clone()
+            seen.append(out)
+        return _unflatten(flat, spec)
 
     return wrapped
+
+
+def _shares_memory(a, b) -> bool:
+    import numpy as np
+    if a is b:
+        return True
+    if type(a._data) is np.ndarray and type(b._data) is np.ndarray:
+        return np.may_share_memory(a._data, b._data)
+    return False
 
 
 # --------------------------------------------------------------------------- model ensembles
