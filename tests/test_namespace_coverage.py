@@ -42,9 +42,7 @@ SPECIAL_IN_PROGRESS = (
     "")
 SPARSE_IN_PROGRESS = (
     "in progress on another branch (sparse COO/CSR tensors)",
-    ("sparse_bsr_tensor sparse_bsc_tensor "
-    "sparse_compressed_tensor smm hsmm hspmm dsmm saddmm sspaddmm indices_copy values_copy "
-    "ccol_indices_copy col_indices_copy crow_indices_copy row_indices_copy resize_as_sparse_"))
+    "")
 
 TORCHSCRIPT = (
     "TorchScript / JIT IR types and entry points (ember has no TorchScript)",
@@ -132,11 +130,7 @@ TENSOR_REMOVED = (
     ("removed from PyTorch: the attribute only raises or warns (eig, lstsq, solve, symeig; "
     "Variable's volatile and reinforce)"),
     "eig lstsq solve symeig volatile reinforce")
-TENSOR_SPARSE = (
-    "in progress on another branch (sparse tensors' methods)",
-    ("sparse_resize_ sparse_resize_and_clear_ "
-    "to_sparse_bsc to_sparse_bsr "
-    "smm sspaddmm resize_as_sparse_"))
+TENSOR_SPARSE = ("in progress on another branch (sparse tensors' methods)", "")
 TENSOR_LINALG = (
     "in progress on another branch (linalg methods)",
     (""
@@ -170,20 +164,10 @@ NAMESPACES = {
     "Tensor": (lambda: torch.Tensor, lambda: ember.Tensor, (
         TENSOR_SPARSE, TENSOR_LINALG, TENSOR_FFT, TENSOR_SPECIAL, TENSOR_QUANTIZED,
         TENSOR_REMOVED, TENSOR_NOT_YET)),
-    "autograd": (lambda: torch.autograd, lambda: ember.autograd, (
-        ("not implemented yet", ("NestedIOFunction enforce_grad_layout_policy "
-                                "set_multithreading_enabled")),)),
-    "func": (lambda: torch.func, lambda: ember.func, (
-        ("not implemented yet", ("debug_unwrap functionalize linearize rearrange "
-                                "replace_all_batch_norm_modules_ stack_module_state")),)),
+    "autograd": (lambda: torch.autograd, lambda: ember.autograd, ()),
+    "func": (lambda: torch.func, lambda: ember.func, ()),
     "utils.checkpoint": (lambda: importlib.import_module("torch.utils.checkpoint"),
-                         lambda: importlib.import_module("ember.utils.checkpoint"), (
-        (("not implemented yet (selective activation checkpointing and the device-state "
-         "helpers)"),
-         ("CheckpointError CheckpointPolicy DefaultDeviceType GraphExecGroup SAC_IGNORED_OPS "
-         "SelectiveCheckpointContext check_backward_validity create_selective_checkpoint_contexts "
-         "detach_variable get_device_states set_checkpoint_debug_enabled "
-         "set_checkpoint_early_stop set_device_states")),)),
+                         lambda: importlib.import_module("ember.utils.checkpoint"), ()),
     "nn.functional": (lambda: torch.nn.functional, lambda: ember.nn.functional, (
         IMPORTED_HELPERS, FUNCTIONAL_NOT_YET)),
     "optim": (lambda: torch.optim, lambda: ember.optim, (
@@ -198,9 +182,7 @@ NAMESPACES = {
          ("SparseSemiStructuredTensor SparseSemiStructuredTensorCUSPARSELT "
           "SparseSemiStructuredTensorCUTLASS to_sparse_semi_structured")),
         ("in PyTorch's __all__ but not defined there (torch.sparse.solve raises AttributeError)",
-         "solve"),
-        (("not implemented yet: needs autograd through CSR construction and COO/CSR "
-          "conversions, which ember's sparse layer does not record"), "as_sparse_gradcheck"))),
+         "solve"))),
     "masked": (lambda: importlib.import_module("torch.masked"), lambda: ember.masked, ()),
     "testing": (lambda: torch.testing, lambda: ember.testing, (
         ("TorchScript's IR pattern checker", "FileCheck"),)),

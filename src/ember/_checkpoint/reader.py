@@ -135,7 +135,7 @@ def _rebuild_sparse_tensor(layout, data):
     """PyTorch's sparse record: (indices, values, size[, is_coalesced]) for COO,
     (crow_indices, col_indices, values, size) for CSR (ccol_indices, row_indices for CSC)."""
     from ember._ops.sparse import rebuild_sparse
-    if layout.name in ("sparse_csr", "sparse_csc"):
+    if layout.name in ("sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc"):
         return rebuild_sparse(layout.name, data[:3], data[3])
     _check_type(layout.name == "sparse_coo", lambda: f"unsupported sparse layout {layout}")
     return rebuild_sparse("sparse_coo", data[:2], data[2], data[3] if len(data) > 3 else False)

@@ -3338,6 +3338,9 @@ bucketize = _FE['bucketize'].function
 cartesian_prod = _FE['cartesian_prod'].function
 
 
+ccol_indices_copy = _FE['ccol_indices_copy'].function
+
+
 cdist = _FE['cdist'].function
 
 
@@ -3354,6 +3357,9 @@ cholesky = _FE['cholesky'].function
 
 
 cholesky_inverse = _FE['cholesky_inverse'].function
+
+
+col_indices_copy = _FE['col_indices_copy'].function
 
 
 conj = _FE['conj'].function
@@ -3395,6 +3401,9 @@ count_nonzero = _FE['count_nonzero'].function
 cov = _FE['cov'].function
 
 
+crow_indices_copy = _FE['crow_indices_copy'].function
+
+
 ctc_loss = _FE['ctc_loss'].function
 
 
@@ -3426,6 +3435,9 @@ dropout = _FE['dropout'].function
 
 
 dropout_ = _FE['dropout_'].function
+
+
+dsmm = _FE['dsmm'].function
 
 
 dsplit = _FE['dsplit'].function
@@ -3536,13 +3548,22 @@ histogram = _FE['histogram'].function
 histogramdd = _FE['histogramdd'].function
 
 
+hsmm = _FE['hsmm'].function
+
+
 hsplit = _FE['hsplit'].function
+
+
+hspmm = _FE['hspmm'].function
 
 
 imag = _FE['imag'].function
 
 
 index_fill = _FE['index_fill'].function
+
+
+indices_copy = _FE['indices_copy'].function
 
 
 instance_norm = _FE['instance_norm'].function
@@ -3776,6 +3797,9 @@ renorm = _FE['renorm'].function
 repeat_interleave = _FE['repeat_interleave'].function
 
 
+resize_as_sparse_ = _FE['resize_as_sparse_'].function
+
+
 resolve_conj = _FE['resolve_conj'].function
 
 
@@ -3803,6 +3827,9 @@ rnn_tanh_cell = _FE['rnn_tanh_cell'].function
 round = _FE['round'].function
 
 
+row_indices_copy = _FE['row_indices_copy'].function
+
+
 rrelu = _FE['rrelu'].function
 
 
@@ -3810,6 +3837,9 @@ rrelu_ = _FE['rrelu_'].function
 
 
 rsub = _FE['rsub'].function
+
+
+saddmm = _FE['saddmm'].function
 
 
 scatter = _FE['scatter'].function
@@ -3839,7 +3869,19 @@ slice_copy = _FE['slice_copy'].function
 slogdet = _FE['slogdet'].function
 
 
+smm = _FE['smm'].function
+
+
 sort = _FE['sort'].function
+
+
+sparse_bsc_tensor = _FE['sparse_bsc_tensor'].function
+
+
+sparse_bsr_tensor = _FE['sparse_bsr_tensor'].function
+
+
+sparse_compressed_tensor = _FE['sparse_compressed_tensor'].function
 
 
 sparse_coo_tensor = _FE['sparse_coo_tensor'].function
@@ -3867,6 +3909,9 @@ squeeze = _FE['squeeze'].function
 
 
 squeeze_copy = _FE['squeeze_copy'].function
+
+
+sspaddmm = _FE['sspaddmm'].function
 
 
 std = _FE['std'].function
@@ -3948,6 +3993,9 @@ unsafe_split_with_sizes = _FE['unsafe_split_with_sizes'].function
 
 
 unsqueeze_copy = _FE['unsqueeze_copy'].function
+
+
+values_copy = _FE['values_copy'].function
 
 
 vander = _FE['vander'].function
@@ -7026,6 +7074,8 @@ class _Methods:
 
     resize_as_ = _FE['resize_as_'].method
 
+    resize_as_sparse_ = _FE['resize_as_sparse_'].method
+
     resolve_conj = _FE['resolve_conj'].method
 
     resolve_neg = _FE['resolve_neg'].method
@@ -7042,17 +7092,25 @@ class _Methods:
 
     slogdet = _FE['slogdet'].method
 
+    smm = _FE['smm'].method
+
     sort = _FE['sort'].method
 
     sparse_dim = _FE['sparse_dim'].method
 
     sparse_mask = _FE['sparse_mask'].method
 
+    sparse_resize_ = _FE['sparse_resize_'].method
+
+    sparse_resize_and_clear_ = _FE['sparse_resize_and_clear_'].method
+
     split = _FE['split'].method
 
     squeeze = _FE['squeeze'].method
 
     squeeze_ = _FE['squeeze_'].method
+
+    sspaddmm = _FE['sspaddmm'].method
 
     std = _FE['std'].method
 
@@ -7091,6 +7149,10 @@ class _Methods:
     to_dense = _FE['to_dense'].method
 
     to_sparse = _FE['to_sparse'].method
+
+    to_sparse_bsc = _FE['to_sparse_bsc'].method
+
+    to_sparse_bsr = _FE['to_sparse_bsr'].method
 
     to_sparse_coo = _FE['to_sparse_coo'].method
 
@@ -7247,6 +7309,7 @@ FUNCTIONS = (
     'bucketize',
     'cartesian_prod',
     'cat',
+    'ccol_indices_copy',
     'cdist',
     'ceil',
     'ceil_',
@@ -7267,6 +7330,7 @@ FUNCTIONS = (
     'clip',
     'clip_',
     'clone',
+    'col_indices_copy',
     'column_stack',
     'combinations',
     'complex',
@@ -7295,6 +7359,7 @@ FUNCTIONS = (
     'count_nonzero',
     'cov',
     'cross',
+    'crow_indices_copy',
     'ctc_loss',
     'cummax',
     'cummin',
@@ -7321,6 +7386,7 @@ FUNCTIONS = (
     'dot',
     'dropout',
     'dropout_',
+    'dsmm',
     'dsplit',
     'dstack',
     'einsum',
@@ -7398,7 +7464,9 @@ FUNCTIONS = (
     'histc',
     'histogram',
     'histogramdd',
+    'hsmm',
     'hsplit',
+    'hspmm',
     'hstack',
     'hypot',
     'i0',
@@ -7413,6 +7481,7 @@ FUNCTIONS = (
     'index_put_',
     'index_reduce',
     'index_select',
+    'indices_copy',
     'inner',
     'instance_norm',
     'inverse',
@@ -7571,6 +7640,7 @@ FUNCTIONS = (
     'repeat_interleave',
     'reshape',
     'resize_as_',
+    'resize_as_sparse_',
     'resolve_conj',
     'resolve_neg',
     'result_type',
@@ -7583,12 +7653,14 @@ FUNCTIONS = (
     'rot90',
     'round',
     'round_',
+    'row_indices_copy',
     'row_stack',
     'rrelu',
     'rrelu_',
     'rsqrt',
     'rsqrt_',
     'rsub',
+    'saddmm',
     'scalar_tensor',
     'scatter',
     'scatter_add',
@@ -7615,8 +7687,12 @@ FUNCTIONS = (
     'slice_copy',
     'slice_scatter',
     'slogdet',
+    'smm',
     'softmax',
     'sort',
+    'sparse_bsc_tensor',
+    'sparse_bsr_tensor',
+    'sparse_compressed_tensor',
     'sparse_coo_tensor',
     'sparse_csc_tensor',
     'sparse_csr_tensor',
@@ -7631,6 +7707,7 @@ FUNCTIONS = (
     'square_',
     'squeeze',
     'squeeze_copy',
+    'sspaddmm',
     'stack',
     'std',
     'std_mean',
@@ -7682,6 +7759,7 @@ FUNCTIONS = (
     'unsafe_split_with_sizes',
     'unsqueeze',
     'unsqueeze_copy',
+    'values_copy',
     'vander',
     'var',
     'var_mean',

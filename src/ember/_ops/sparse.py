@@ -7,7 +7,7 @@ imports SciPy or those modules before a sparse tensor is made.
 """
 from __future__ import annotations
 
-from ember._core.checks import _check, _check_type
+from ember._core.checks import _check
 from ember._core.registry import register_frontend
 
 _SPARSE_TYPES = None
@@ -131,6 +131,10 @@ def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
     _check(len(crow) == size[0] + 1, lambda: (
         f"crow_indices.size(-1) must be equal to size[-2] + 1 (that is {size[0] + 1}), but "
         f"got: {len(crow)}"))
+    if _tracks_values(values):
+        from ember.sparse._gradcheck import compressed_from_values_tracked
+        return compressed_from_values_tracked(values, lambda v: arrays.csr(
+            crow, col, v.numpy(), size, values_dtype=value_dtype))
     return arrays.csr(crow, col, value, size, requires_grad, values_dtype=value_dtype)
 
 
@@ -149,16 +153,34 @@ def to_sparse(self, sparseDims=None, *, layout=None, blocksize=None, dense_dim=N
     """to_sparse(sparseDims) or to_sparse(*, layout=None, blocksize=None, dense_dim=None):
     a sparse copy (COO unless `layout` says otherwise)."""
     import ember
-    _check(blocksize is None, "to_sparse: block layouts are not supported")
+    if layout in (ember.sparse_bsr, ember.sparse_bsc):
+        from ember._ops.sparse_blocked import to_sparse_bsc, to_sparse_bsr
+        _check(blocksize is not None, lambda: (
+            f"dense_to_sparse: conversion from Strided to "
+            f"{'SparseBsr' if layout is ember.sparse_bsr else 'SparseBsc'} without blocksize "
+            "argument given is not supported"))
+        convert = to_sparse_bsr if layout is ember.sparse_bsr else to_sparse_bsc
+        return convert(self, blocksize, dense_dim)
+    _check(blocksize is None, "to_sparse: a blocksize is for the blocked layouts (sparse_bsr, "
+                              "sparse_bsc)")
     if layout is not None and layout is not ember.sparse_coo:
+        if layout is ember.sparse_csc:
+            from ember._ops.sparse_csc import to_sparse_csc
+            return to_sparse_csc(self, dense_dim)
         _check(layout is ember.sparse_csr, lambda: f"to_sparse: unsupported layout {layout}")
         return to_sparse_csr(self, dense_dim)
     if _is_sparse(self):
         kind = type(self._data).__name__
+        if kind == "SparseCOO":
+            return self
+        from ember.sparse._gradcheck import convert_tracked
         if kind == "SparseCSC":
             from ember._ops.sparse_csc import csc_to_coo
-            return csc_to_coo(self)
-        return self if kind == "SparseCOO" else _csr_to_coo(self)
+            return convert_tracked(self, csc_to_coo)
+        if kind in ("SparseBSR", "SparseBSC"):
+            from ember._ops.sparse_blocked import blocked_to_coo
+            return convert_tracked(self, blocked_to_coo)
+        return convert_tracked(self, _csr_to_coo)
     ndim = self.dim()
     sparse_dim = ndim if sparseDims is None else sparseDims
     if dense_dim is not None:
@@ -189,19 +211,31 @@ def to_sparse_csr(self, dense_dim=None):
     if _is_sparse(self):
         if type(self._data).__name__ == "SparseCSR":
             return self
-        return arrays.coo_to_csr(to_sparse(self))
+        _check(type(self._data).__name__ not in ("SparseBSR", "SparseBSC"), lambda: (
+            "sparse_compressed_to_sparse_csr: expected SparseCsr or SparseCsc layout but got "
+            f"{_layout_display(self)}"))
+        from ember.sparse._gradcheck import convert_tracked
+        return convert_tracked(self, lambda t: arrays.coo_to_csr(to_sparse(t)))
     _check(self.dim() == 2 and not dense_dim,
            lambda: f"to_sparse_csr: expected a 2-D tensor, got {self.dim()}-D")
-    return arrays.coo_to_csr(arrays.array_to_coo(self.detach().numpy(), 2, self.dtype))
+    from ember.sparse._gradcheck import convert_tracked
+    return convert_tracked(self, lambda t: arrays.coo_to_csr(
+        arrays.array_to_coo(t.numpy(), 2, t.dtype)))
+
+
+def _layout_display(t):
+    from ember._ops.sparse_blocked import layout_display_name
+    return layout_display_name(t)
 
 
 def _need(self, kind, what):
+    """self's components, when its layout is one of `kind`'s ("coo"; "csr": CSR or BSR)."""
     layouts = _layouts()
     data = self._data
-    name = {"coo": "SparseCOO", "csr": "SparseCSR"}[kind]
-    _check_type(type(data) in layouts and type(data).__name__ == name, lambda: (
+    names = {"coo": ("SparseCOO",), "csr": ("SparseCSR", "SparseBSR")}[kind]
+    _check(type(data) in layouts and type(data).__name__ in names, lambda: (
         f"{what} expected sparse {'coordinate' if kind == 'coo' else 'row compressed'} "
-        f"tensor layout but got {'Strided' if type(data) not in layouts else 'Sparse'}"))
+        f"tensor layout but got {_layout_display(self)}"))
     return data
 
 
@@ -312,6 +346,9 @@ def rebuild_sparse(layout_name, components, size, coalesced=False, requires_grad
     if layout_name == "sparse_csr":
         crow, col, values = components
         out = sparse_csr_tensor(crow, col, values, size)
+    elif layout_name in ("sparse_bsr", "sparse_bsc"):
+        from ember._ops import sparse_blocked
+        out = getattr(sparse_blocked, layout_name + "_tensor")(*components, size)
     elif layout_name == "sparse_csc":
         from ember._ops.sparse_csc import sparse_csc_tensor
         out = sparse_csc_tensor(*components, size)
@@ -324,9 +361,9 @@ def rebuild_sparse(layout_name, components, size, coalesced=False, requires_grad
 def sparse_parts(t):
     """(layout name, components, size, coalesced) of a sparse tensor: what pickles it."""
     data = t._data
-    if data.layout_name == "sparse_csr":
+    if data.layout_name in ("sparse_csr", "sparse_bsr"):
         parts = (data.crow_indices, data.col_indices, data.values)
-    elif data.layout_name == "sparse_csc":
+    elif data.layout_name in ("sparse_csc", "sparse_bsc"):
         parts = (data.ccol_indices, data.row_indices, data.values)
     else:
         parts = (data.indices, data.values)

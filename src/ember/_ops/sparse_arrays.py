@@ -1,5 +1,6 @@
-"""Sparse COO, CSR and CSC tensors at the array level: building them, coalescing, converting between
-layouts and to dense arrays, and SciPy matrices of them (SciPy imported on first use).
+"""Sparse COO, CSR and CSC tensors at the array level: building them, coalescing, converting
+between layouts and to dense arrays, and SciPy matrices of them (SciPy imported on first use).
+The blocked layouts (BSR, BSC) have theirs in sparse_blocked.py.
 
 NOTE [sparse layout] (_core/dispatch/sparse.py) says what a sparse tensor holds. Indices are
 int64 arrays; a COO tensor is coalesced when its indices are unique and sorted row-major.
@@ -11,7 +12,14 @@ import numpy as np
 from ember._core import dtype as dt
 from ember._core.device import CPU
 from ember._core.dispatch import wrap
-from ember._core.dispatch.sparse import SparseCOO, SparseCSC, SparseCSR, make_sparse
+from ember._core.dispatch.sparse import (
+    SparseBSC,
+    SparseBSR,
+    SparseCOO,
+    SparseCSC,
+    SparseCSR,
+    make_sparse,
+)
 
 
 def dense_tensor(array):
@@ -123,6 +131,9 @@ def csr_to_coo_arrays(data):
 def to_array(t):
     """The dense array of a sparse tensor."""
     data = t._data
+    if type(data) is SparseBSR or type(data) is SparseBSC:
+        from ember._ops.sparse_blocked import blocked_to_array
+        return blocked_to_array(data)
     if type(data) is SparseCSR or type(data) is SparseCSC:
         convert = csr_to_coo_arrays if type(data) is SparseCSR else csc_to_coo_arrays
         indices, values = convert(data)
@@ -171,6 +182,10 @@ def scipy_matrix(t):
     if data.cache is not None:
         return data.cache
     import scipy.sparse
+    if type(data) is SparseBSR or type(data) is SparseBSC:
+        from ember._ops.sparse_blocked import blocked_scipy_matrix
+        data.cache = blocked_scipy_matrix(data)
+        return data.cache
     if type(data) is SparseCSC:
         data.cache = scipy.sparse.csc_matrix(
             (data.values._data, data.row_indices._data, data.ccol_indices._data),

@@ -115,7 +115,7 @@ def sparse_csc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=Non
     """sparse_csc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=None,
     device=None, requires_grad=False, check_invariants=None) -> Tensor: a sparse matrix in CSC
     format (compressed columns)."""
-    from ember._ops.sparse import _as_array, _index_array
+    from ember._ops.sparse import _as_array, _index_array, _tracks_values
     arrays = _arrays()
     ccol = _index_array(ccol_indices, "ccol_indices")
     row = _index_array(row_indices, "row_indices")
@@ -131,16 +131,19 @@ def sparse_csc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=Non
     _check(len(ccol) == size[1] + 1, lambda: (
         f"ccol_indices.size(-1) must be equal to size[-1] + 1 (that is {size[1] + 1}), but "
         f"got: {len(ccol)}"))
+    if _tracks_values(values):
+        from ember.sparse._gradcheck import compressed_from_values_tracked
+        return compressed_from_values_tracked(values, lambda v: arrays.csc(
+            ccol, row, v.numpy(), size, values_dtype=value_dtype))
     return arrays.csc(ccol, row, value, size, requires_grad, values_dtype=value_dtype)
 
 
-_LAYOUT_NAMES = {"sparse_coo": "Sparse", "sparse_csr": "SparseCsr"}
-
-
 def _need_csc(self, what):
-    _check(_is_csc(self), lambda: (
+    """self's components, when it is CSC or BSC."""
+    from ember._ops.sparse_blocked import layout_display_name
+    _check(getattr(self._data, "layout_name", None) in ("sparse_csc", "sparse_bsc"), lambda: (
         f"{what} expected sparse column compressed tensor layout but got "
-        f"{_LAYOUT_NAMES.get(getattr(self._data, 'layout_name', None), 'Strided')}"))
+        f"{layout_display_name(self)}"))
     return self._data
 
 
@@ -164,4 +167,5 @@ def to_sparse_csc(self, dense_dim=None):
     _check(not dense_dim, "to_sparse_csc: dense dims are not supported")
     _check(self.dim() == 2, lambda: f"to_sparse_csc: expected a 2-D tensor, got {self.dim()}-D")
     # The CSC of a matrix is the transpose of the CSR of its transpose.
-    return self.t().to_sparse_csr().t()
+    from ember.sparse._gradcheck import convert_tracked
+    return convert_tracked(self, lambda t: t.t().to_sparse_csr().t())

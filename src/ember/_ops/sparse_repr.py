@@ -21,7 +21,7 @@ def sparse_repr(t) -> str:
     if data.layout_name == "sparse_coo":
         parts = [_component("indices", data.indices, indent),
                  _component("values", data.values, indent)]
-    elif data.layout_name == "sparse_csc":
+    elif data.layout_name in ("sparse_csc", "sparse_bsc"):
         parts = [_component("ccol_indices", data.ccol_indices, indent),
                  _component("row_indices", data.row_indices, indent),
                  _component("values", data.values, indent)]

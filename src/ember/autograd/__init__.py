@@ -4,14 +4,16 @@ from ember.autograd import graph  # noqa: F401  (installs the recorder)
 from ember.autograd import inplace  # noqa: F401  (installs the in-place recorder)
 from ember.autograd.engine import backward, grad
 from ember.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
-from ember.autograd.function import Function, FunctionCtx, once_differentiable
+from ember.autograd.function import (
+    Function, FunctionCtx, NestedIOFunction, once_differentiable,
+)
 from ember.autograd.variable import Variable
 from ember.autograd.anomaly_mode import (
     detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly,
 )
 from ember.autograd.grad_mode import (
-    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
-    set_grad_enabled,
+    enable_grad, enforce_grad_layout_policy, inference_mode, is_grad_enabled,
+    is_inference_mode_enabled, no_grad, set_grad_enabled, set_multithreading_enabled,
 )
 
 __all__ = [
@@ -19,7 +21,8 @@ __all__ = [
     "FunctionCtx", "once_differentiable", "Variable", "no_grad", "enable_grad",
     "set_grad_enabled", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled",
     "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
-    "forward_ad", "functional", "graph",
+    "forward_ad", "functional", "graph", "NestedIOFunction", "set_multithreading_enabled",
+    "enforce_grad_layout_policy",
 ]
 
 

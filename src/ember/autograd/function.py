@@ -264,4 +264,48 @@ class InplaceFunction(Function):
 
 
 class NestedIOFunction(Function):
-    pass
+    """The legacy Function whose subclasses define `forward_extended` / `backward_extended`
+    on nested inputs, kept for old code that names it. As in PyTorch, the legacy instance call
+    it was made for is gone (calling an instance raises Function's legacy error); what is left
+    is its bookkeeping: which tensors it saves, marks dirty or non-differentiable."""
+
+    def save_for_backward(self, *args) -> None:
+        self.to_save = tuple(_tensors_in(args))
+        self._to_save_nested = args
+
+    @property
+    def saved_tensors(self):
+        return self._to_save_nested
+
+    def mark_dirty(self, *args, **kwargs) -> None:
+        self.dirty_tensors = tuple(_tensors_in((args, kwargs)))
+
+    def mark_non_differentiable(self, *args, **kwargs) -> None:
+        self.non_differentiable = tuple(_tensors_in((args, kwargs)))
+
+    def forward_extended(self, *input):
+        raise NotImplementedError
+
+    def backward_extended(self, *grad_output):
+        raise NotImplementedError
+
+
+def _tensors_in(nested):
+    """The tensors of nested tuples, lists and dicts, in order (None skipped; anything else is
+    PyTorch's ValueError)."""
+    if isinstance(nested, dispatch.Tensor):
+        yield nested
+    elif nested is None:
+        return
+    elif isinstance(nested, (list, tuple)):
+        for item in nested:
+            yield from _tensors_in(item)
+    elif isinstance(nested, dict):
+        for item in nested.values():
+            yield from _tensors_in(item)
+    else:
+        kind = type(nested)
+        name = kind.__name__ if kind.__module__ == "builtins" else \
+            f"{kind.__module__}.{kind.__qualname__}"
+        raise ValueError("Auto nesting doesn't know how to process an input object of type "
+                         f"{name}. Accepted types: Tensors, or lists/tuples of them")

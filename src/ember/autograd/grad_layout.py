@@ -24,6 +24,7 @@ import numpy as np
 from ember._core import dispatch
 from ember._core.device import CPU
 from ember._core.dispatch.subclasses import OVERRIDING
+from ember.autograd.grad_mode import _state as _modes
 
 _ndarray = np.ndarray
 
@@ -78,7 +79,7 @@ def can_steal(grad, variable, refcount: int) -> bool:
             and grad._grad_fn is None and not grad._requires_grad
             and grad._dtype is variable._dtype and grad._device is variable._device
             and data.shape == variable._data.shape and data.flags.writeable
-            and _obeys_layout(data, variable._data))
+            and (_obeys_layout(data, variable._data) or not _modes.grad_layout_enforced))
 
 
 def copy_obeying_layout(grad, variable, create_graph: bool):

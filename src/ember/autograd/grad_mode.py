@@ -1,4 +1,5 @@
-"""Grad modes: `no_grad`, `enable_grad`, `set_grad_enabled`, `inference_mode`.
+"""Grad modes: `no_grad`, `enable_grad`, `set_grad_enabled`, `inference_mode`, and the
+engine switches `set_multithreading_enabled` and `enforce_grad_layout_policy`.
 
 Each is a context manager and a decorator, and each is thread-local as in PyTorch: a mode set
 in one thread does not leak into another.
@@ -17,6 +18,9 @@ class _ThreadState(threading.local):
         self.grad_enabled = True
         self.inference = False
         self.marking_depth = 0     # open inference_mode blocks (the marking handler's users)
+        self.multithreading = True         # set_multithreading_enabled (read by nothing:
+        # ember's backward always runs on the calling thread)
+        self.grad_layout_enforced = True   # enforce_grad_layout_policy (grad_layout.py)
 
 
 _state = _ThreadState()
@@ -227,3 +231,48 @@ def _mark_handler(op, args, default):
 
 
 _marker = _Marker()
+
+
+class set_multithreading_enabled(_DecoratorContextManager):
+    """Whether backward may run on per-device worker threads (this thread's switch; set when
+    made, put back on leaving the block). ember's engine always runs backward on the calling
+    thread, which is what False asks for, so the switch changes nothing else."""
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = _state.multithreading
+        _state.multithreading = bool(mode)
+        self.mode = mode
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc) -> None:
+        _state.multithreading = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class enforce_grad_layout_policy(_DecoratorContextManager):
+    """Whether a leaf's first gradient is made to follow NOTE [the gradient layout contract]
+    (grad_layout.py). With False, a gradient the engine may steal is stolen whatever its
+    strides; a gradient that must be copied is still copied in the contract's layout. This
+    thread's switch: set when made, put back on leaving the block."""
+
+    def __init__(self, enable: bool = True) -> None:
+        self.prev = _state.grad_layout_enforced
+        _state.grad_layout_enforced = bool(enable)
+        self.mode = enable
+
+    def __call__(self, func):
+        _state.grad_layout_enforced = self.prev     # as a decorator: only while func runs
+        return super().__call__(func)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc) -> None:
+        _state.grad_layout_enforced = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)

@@ -1,13 +1,15 @@
-"""ember.sparse: products, sums and softmaxes of sparse COO/CSR tensors (torch.sparse).
+"""ember.sparse: products, sums and softmaxes of sparse COO/CSR tensors (torch.sparse), and
+as_sparse_gradcheck (_gradcheck.py).
 
 The layout itself: NOTE [sparse layout] (_core/dispatch/sparse.py); constructors and methods:
 _ops/sparse.py; kernels: _ops/sparse_kernels.py (SciPy on first use)."""
 from __future__ import annotations
 
 from ember._core.checks import _check
+from ember.sparse._gradcheck import as_sparse_gradcheck
 
-__all__ = ["addmm", "check_sparse_tensor_invariants", "log_softmax", "mm", "softmax", "spdiags",
-           "sum"]
+__all__ = ["addmm", "as_sparse_gradcheck", "check_sparse_tensor_invariants", "log_softmax", "mm",
+           "softmax", "spdiags", "sum"]
 
 
 def _is_sparse(t) -> bool:

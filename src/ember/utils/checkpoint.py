@@ -8,10 +8,14 @@ Two variants, chosen by `use_reentrant`:
   whose edges are the graph's boundary (the arguments and any leaf it reads, such as module
   parameters), so the intermediate nodes are freed at once. Works with autograd.grad,
   keyword arguments and higher-order gradients.
+
+Selective checkpointing (which ops' outputs to save) is _checkpoint_selective.py; the error
+class, switches, device RNG helpers and GraphExecGroup are _checkpoint_state.py.
 """
 from __future__ import annotations
 
 import contextlib
+import functools
 import warnings
 
 from ember._core import dispatch
@@ -20,8 +24,31 @@ from ember.autograd.engine import backward as _backward
 from ember.autograd.engine import run_backward
 from ember.autograd.function import Function
 from ember.autograd.graph import AccumulateGrad, Node, edge_of
+from ember.utils._checkpoint_selective import (
+    SAC_IGNORED_OPS,
+    CheckpointPolicy,
+    SelectiveCheckpointContext,
+    create_selective_checkpoint_contexts,
+)
+from ember.utils._checkpoint_state import (
+    CheckpointError,
+    DefaultDeviceType,
+    GraphExecGroup,
+    check_backward_validity,
+    detach_variable,
+    get_device_states,
+    set_checkpoint_debug_enabled,
+    set_checkpoint_early_stop,
+    set_device_states,
+    switches,
+)
 
-__all__ = ["checkpoint", "checkpoint_sequential", "noop_context_fn"]
+__all__ = ["SAC_IGNORED_OPS", "CheckpointError", "CheckpointFunction", "CheckpointPolicy",
+           "DefaultDeviceType", "GraphExecGroup", "SelectiveCheckpointContext",
+           "check_backward_validity", "checkpoint", "checkpoint_sequential",
+           "create_selective_checkpoint_contexts", "detach_variable", "get_device_states",
+           "noop_context_fn", "set_checkpoint_debug_enabled", "set_checkpoint_early_stop",
+           "set_device_states"]
 
 _DETERMINISM_CHECKS = ("default", "none")
 
@@ -127,17 +154,58 @@ class CheckpointRecomputeBackward(Node):
     __slots__ = ("__dict__",)
 
     def apply(self, grad_outputs):
-        from ember._ops.creation import zeros
-        from ember.utils._pytree import _flatten, _unflatten
-        if self._function is None:
+        from ember.utils._pytree import _flatten
+        reached = {k for k, g in enumerate(grad_outputs) if g is not None}
+        if self._function is None or reached & self._released_outputs:
             from ember.autograd.graph import _FREED
             raise RuntimeError(_FREED)
+        self._last_reached = reached
+        # Outputs no gradient reached are left out of the rerun's backward (not fed zeros),
+        # so their branches cost nothing.
         grads = list(grad_outputs) + [None] * (len(self._output_meta) - len(grad_outputs))
-        for k, g in enumerate(grads):
-            if g is None:
-                shape, dtype, device = self._output_meta[k]
-                grads[k] = zeros(shape, dtype=dtype, device=device)
         flat, spec = _flatten((self._args, self._kwargs))
+        group = switches.graph_exec_group
+        kept = self.__dict__.get("_group_rerun")
+        if group is not None and kept is not None and kept[0] is group:
+            _, recomputed, copies = kept     # recomputed once in this group already
+        else:
+            copies, recomputed = self._rerun(flat, spec)
+            if group is not None:
+                self._group_rerun = (group, recomputed, copies)
+                group.__dict__.setdefault("_reran", []).append(self)
+        # Boundary edges of the arguments map to their detached copies' edges.
+        edge_map = {}
+        for t in flat:
+            if _is_tensor(t) and t.requires_grad:
+                edge_map.setdefault(edge_of(t), edge_of(copies[id(t)]))
+        targets = [edge_map.get(e, e) for e in self.next_functions]
+        roots, root_grads = [], []
+        for out, g in zip(recomputed, grads):
+            if g is not None and out.requires_grad:
+                roots.append(out)
+                root_grads.append(g)
+        if not roots:
+            return [None] * len(targets)
+        # The engine runs a node with grad mode on exactly when the outer call has
+        # create_graph; then the gradients we return reference the rerun's graph: keep it.
+        create_graph = grad_mode.is_grad_enabled()
+        for t in flat:       # a rerun kept for the group is cut off from the arguments again
+            if _is_tensor(t) and t.requires_grad:
+                copies[id(t)]._grad_fn.next_functions = ()
+        captured = run_backward(roots, root_grads,
+                                retain_graph=create_graph or group is not None,
+                                create_graph=create_graph,
+                                capture=dict.fromkeys(targets), accumulate=False)
+        # NOTE [checkpoint stubs]: only now connect each copy to its argument, so that
+        # gradients built with create_graph lead back to the arguments for double backward.
+        for t in flat:
+            if _is_tensor(t) and t.requires_grad:
+                copies[id(t)]._grad_fn.next_functions = (edge_of(t),)
+        return [captured.get(e) for e in targets]
+
+    def _rerun(self, flat, spec):
+        """(the arguments' copies by id, the rerun's outputs at the checkpointed positions)."""
+        from ember.utils._pytree import _flatten, _unflatten
         copies = {}
         for t in flat:
             if _is_tensor(t) and id(t) not in copies:
@@ -149,44 +217,32 @@ class CheckpointRecomputeBackward(Node):
         flat_out = _flatten(outputs)[0]
         recomputed = [flat_out[i] if i < len(flat_out) else None for i in self._positions]
         if self._check:
-            _check_same_metadata(recomputed, self._output_meta)
-        # Boundary edges of the arguments map to their detached copies' edges.
-        edge_map = {}
-        for t in flat:
-            if _is_tensor(t) and t.requires_grad:
-                edge_map.setdefault(edge_of(t), edge_of(copies[id(t)]))
-        targets = [edge_map.get(e, e) for e in self.next_functions]
-        roots, root_grads = [], []
-        for out, g in zip(recomputed, grads):
-            if out.requires_grad:
-                roots.append(out)
-                root_grads.append(g)
-        if not roots:
-            return [None] * len(targets)
-        # The engine runs a node with grad mode on exactly when the outer call has
-        # create_graph; then the gradients we return reference the rerun's graph: keep it.
-        create_graph = grad_mode.is_grad_enabled()
-        captured = run_backward(roots, root_grads, retain_graph=create_graph,
-                                create_graph=create_graph,
-                                capture=dict.fromkeys(targets), accumulate=False)
-        # NOTE [checkpoint stubs]: only now connect each copy to its argument, so that
-        # gradients built with create_graph lead back to the arguments for double backward.
-        for t in flat:
-            if _is_tensor(t) and t.requires_grad:
-                copies[id(t)]._grad_fn.next_functions = (edge_of(t),)
-        return [captured.get(e) for e in targets]
+            _check_same_metadata(recomputed, self._output_meta, self._debug_log)
+        return copies, recomputed
 
     def release(self) -> None:
+        """NOTE [a region is freed output by output]: in PyTorch each output of a region has a
+        graph of its own, so backward calls from different outputs each recompute it. Here
+        the outputs share this node, so it stays usable until every output has been
+        backpropagated once; backward again from an output already used is the usual error."""
+        group = switches.graph_exec_group
+        if group is not None:        # kept for the group's later backward calls
+            group.__dict__.setdefault("_held", []).append(self)
+            return
+        self._released_outputs |= self.__dict__.pop("_last_reached", set())
+        if len(self._released_outputs) < len(self._positions):
+            return
         self._function = None
         self._args = None
         self._kwargs = None
+        self.__dict__.pop("_group_rerun", None)
 
 
 def _metadata(t):
     return {"shape": tuple(t.shape), "dtype": t.dtype, "device": t.device}
 
 
-def _check_same_metadata(recomputed, expected):
+def _check_same_metadata(recomputed, expected, debug_log=None):
     mismatches = []
     for k, (out, (shape, dtype, device)) in enumerate(zip(recomputed, expected)):
         saved = {"shape": shape, "dtype": dtype, "device": device}
@@ -195,16 +251,33 @@ def _check_same_metadata(recomputed, expected):
             mismatches.append(f"tensor at position {k}:\nsaved metadata: {saved}\n"
                               f"recomputed metadata: {found}\n")
     if mismatches:
-        raise RuntimeError("torch.utils.checkpoint: Recomputed values for the following tensors "
-                           "have different metadata than during the forward pass.\n" +
-                           "".join(mismatches))
+        trace = ""
+        if debug_log is not None:
+            forward_ops, recompute_ops = debug_log
+            trace = ("\nOperators run during the original forward pass:\n" +
+                     "\n".join(forward_ops) + "\n\nOperators run during the recomputation:\n" +
+                     "\n".join(recompute_ops) + "\n")
+        else:
+            trace = ("\nTip: To see a more detailed error message, either pass `debug=True` to "
+                     "`torch.utils.checkpoint.checkpoint(...)` or wrap the code block with "
+                     "`with torch.utils.checkpoint.set_checkpoint_debug_enabled(True):` to "
+                     "enable checkpoint-debug mode globally.\n")
+        raise CheckpointError("torch.utils.checkpoint: Recomputed values for the following "
+                              "tensors have different metadata than during the forward pass.\n"
+                              + "".join(mismatches) + trace)
 
 
 def _checkpoint_without_reentrant(function, preserve_rng_state, context_fn, determinism_check,
                                   debug, args, kwargs):
     from ember.utils._pytree import _flatten
-    if debug and context_fn is not noop_context_fn:
-        raise ValueError("debug=True is incompatible with non-default context_fn")
+    if switches.debug is not None:
+        debug = switches.debug
+    debug_log = None
+    if debug:
+        if context_fn is not noop_context_fn:
+            raise ValueError("debug=True is incompatible with non-default context_fn")
+        debug_log = ([], [])
+        context_fn = functools.partial(_op_logging_contexts, debug_log)
     if determinism_check not in _DETERMINISM_CHECKS:
         raise ValueError(f"determinism_check should be one of {list(_DETERMINISM_CHECKS)}, "
                          f"but got {determinism_check}")
@@ -238,7 +311,9 @@ def _checkpoint_without_reentrant(function, preserve_rng_state, context_fn, dete
     node._rng_state = rng_state
     node._recompute_context = recompute_context
     node._check = determinism_check == "default"
+    node._debug_log = debug_log
     node._positions = positions
+    node._released_outputs = set()
     node._output_meta = [(tuple(flat_out[i].shape), flat_out[i].dtype, flat_out[i].device)
                          for i in positions]
     # Re-home the outputs on the recompute node: the region's own nodes become unreachable.
@@ -250,6 +325,22 @@ def _checkpoint_without_reentrant(function, preserve_rng_state, context_fn, dete
         else:
             out.__dict__.pop("_output_nr", None)
     return outputs
+
+
+def _op_logging_contexts(debug_log):
+    """checkpoint(debug=True): list the ops run in the forward pass and in the recompute."""
+    from ember.utils._python_dispatch import TorchDispatchMode
+
+    class _OpLog(TorchDispatchMode):
+        def __init__(self, names):
+            super().__init__()
+            self.names = names
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.names.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    return _OpLog(debug_log[0]), _OpLog(debug_log[1])
 
 
 def _boundary_edges(roots, first_inside):

@@ -1,4 +1,4 @@
-"""Sparse layouts (COO, CSR, CSC) in the dispatcher: what a sparse tensor holds, how calls on one
+"""Sparse layouts (COO, CSR, CSC, BSR, BSC) in the dispatcher: what a sparse tensor holds, how calls on one
 find their sparse kernels, and PyTorch's error for an op that has none.
 
 NOTE [sparse layout]: a sparse tensor is an ordinary `Tensor` whose `_data` is a `SparseCOO`,
@@ -154,10 +154,35 @@ class SparseCSC:
     sparse_dim = 2
 
 
-SPARSE_TYPES = (SparseCOO, SparseCSR, SparseCSC)
+class SparseBSR(SparseCSR):
+    """The `_data` of a BSR matrix (blocked compressed rows): `crow_indices` and
+    `col_indices` count and place blocks, `values` holds them (nnz blocks x R x C)."""
+
+    __slots__ = ()
+    layout_name = "sparse_bsr"
+
+    @property
+    def blocksize(self) -> tuple:
+        return tuple(self.values._data.shape[1:3])
+
+
+class SparseBSC(SparseCSC):
+    """The `_data` of a BSC matrix (blocked compressed columns): `ccol_indices` and
+    `row_indices` count and place blocks, `values` holds them (nnz blocks x R x C, each
+    block row-major as in BSR)."""
+
+    __slots__ = ()
+    layout_name = "sparse_bsc"
+    blocksize = SparseBSR.blocksize
+
+
+SPARSE_TYPES = (SparseCOO, SparseCSR, SparseCSC, SparseBSR, SparseBSC)
 KERNELS: dict = {}       # op name ("mm", "add.Tensor") -> kernel(op, args) on tensors
-# A CSC operand runs only the kernels written for it (the others read COO or CSR components).
+# A CSC operand runs only the kernels written for it (the others read COO or CSR components),
+# and so do the blocked layouts (BLOCK_KERNELS, filled by _ops/sparse_blocked.py).
 CSC_KERNELS: dict = {}
+BLOCK_KERNELS: dict = {}
+_LAYOUT_KERNELS = {SparseCSC: CSC_KERNELS, SparseBSR: BLOCK_KERNELS, SparseBSC: BLOCK_KERNELS}
 
 
 def register(*names, table=KERNELS):
@@ -190,7 +215,7 @@ def sparse_operand(op, args):
 
 
 def run_sparse(op, args, sparse):
-    kernels = CSC_KERNELS if _has_csc(op, args) else KERNELS
+    kernels = _kernel_table(op, args)
     kernel = kernels.get(op.name)
     if kernel is None:
         raise NotImplementedError(
@@ -201,8 +226,14 @@ def run_sparse(op, args, sparse):
     return kernel(op, args)
 
 
-def _has_csc(op, args) -> bool:
-    return any(type(getattr(args[i], "_data", None)) is SparseCSC for i in op.tensor_positions)
+def _kernel_table(op, args) -> dict:
+    """The kernels of the first operand with a layout of its own (CSC, BSR, BSC), else the
+    COO/CSR ones."""
+    for i in op.tensor_positions:
+        table = _LAYOUT_KERNELS.get(type(getattr(args[i], "_data", None)))
+        if table is not None:
+            return table
+    return KERNELS
 
 
 _installed = []
