@@ -298,7 +298,6 @@ def inplace_op(op) -> InplaceOp:
 
 def write_inplace(op, self, result):
     """Copy an op's result into `self` with PyTorch's in-place checks; bump the version."""
-    from ember._core.promotion import can_cast
     if self._device is SPARSE_CPU:
         write_sparse_inplace(self, result)
         return
@@ -306,6 +305,7 @@ def write_inplace(op, self, result):
         check_not_overlapping(self._data)
     rdt, sdt = result._dtype, self._dtype
     if rdt is not sdt:
+        from ember._core.promotion import can_cast
         _check(can_cast(rdt, sdt), lambda: (
             f"result type {_dtype_name(rdt)} can't be cast to the desired output type "
             f"{_dtype_name(sdt)}"))
@@ -328,7 +328,10 @@ def write_array(dst, src):
     """Copy `src`'s values into `dst`'s memory (casting, broadcasting) and bump its version."""
     if dst._device is not META:
         if dst._device is CPU:
-            run_quietly(np.copyto, dst._data, src._data, "unsafe")
+            if dst._data.dtype == src._data.dtype:
+                np.copyto(dst._data, src._data)     # no cast: nothing to overflow
+            else:
+                run_quietly(np.copyto, dst._data, src._data, "unsafe")
         else:
             dst._data[...] = cast(src._data, dst._data.dtype)
     bump_version(dst)
