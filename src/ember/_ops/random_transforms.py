@@ -23,7 +23,10 @@ numbers bit for bit. The rules, each checked against torch in tests/test_random_
 - the double-valued samplers (exponential, cauchy, log-normal, geometric, bernoulli_(p) and
   bernoulli with float64 probabilities, multinomial) use 53-bit double uniforms; bernoulli with
   other probabilities uses float uniforms.
-Not PyTorch's numbers: poisson (NOTE [poisson's stream], random.py), the order of tied
+- gamma, Dirichlet, poisson and binomial run PyTorch's rejection loops on blocks of the stream
+  (NOTE [rejection samplers on PyTorch's stream], random_chain.py).
+Not PyTorch's numbers: those four samplers for parameters too varied to tabulate (NOTE
+[gamma's stream], random_distributions.py), the order of tied
 multinomial draws (NOTE [multinomial ties]), random_ on float dtypes with bounds beyond what
 the dtype holds exactly (PyTorch moves the bounds, with a warning). The float32 fill and the
 glibc calls were matched on x86-64 Linux, where the tests run.

@@ -1,0 +1,177 @@
+"""PyTorch's rejection samplers (gamma, poisson, binomial) without a Python step per number.
+
+NOTE [rejection samplers on PyTorch's stream]: PyTorch's CPU gamma, Dirichlet, poisson and
+binomial kernels run a serial loop: each element draws as many 53-bit double uniforms (one
+64-bit draw each) and scalar Box-Muller normals (two draws for a pair, the second one cached in
+the generator) as its rejection loop needs, so where element i starts depends on every element
+before it. ember gets the same numbers in bulk:
+- draw a block of the stream ahead (`_Block`; the generator's state is kept, and once the
+  numbers are known the generator is put back and moved on by exactly the draws PyTorch's loop
+  used, with the cached normal it would leave);
+- a state of the loop between elements is an offset in the block plus, for gamma, whether a
+  normal is cached (it is then the second half of the pair drawn three draws back: a pair, the
+  acceptance uniform, end of the element). For one parameter value the sampler's code, run in
+  NumPy from EVERY state at once, gives each state's number and the state after it
+  (random_rejection.py);
+- the elements' states are then the path from the first state through that table: listed by
+  pointer doubling when the parameters repeat with a short period (one value, or a parameter
+  expanded over a sample shape), else by a walk over the tables of the distinct values, one
+  list look-up per element.
+A path that runs past the block ends the pass; the next block continues from where it
+stopped. Parameters with more than `_MAX_DISTINCT` distinct values and no short period keep
+NumPy's sampler seeded from the stream (numbers that follow the distribution but are not
+PyTorch's: the tables would cost a pass over the block per value).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ember._ops import random_transforms as rt
+
+# Virtual slots before a block's first draw: slot 0 holds a normal cached before the block
+# (as the second half of a pair "drawn" at slot 0, three draws before the block's start).
+LEAD = 3
+_MAX_PERIOD = 64
+_MAX_DISTINCT = 64
+_LOW53 = np.uint64((1 << 53) - 1)
+_TWO_PI = 2.0 * math.pi
+_glibc_log1p = np.frompyfunc(math.log1p, 1, 1)
+
+
+class Block:
+    """`count` 64-bit draws of the generator's stream ahead, as double uniforms at slots
+    LEAD.., and (normals=True) the Box-Muller pair a normal request would draw at every slot."""
+
+    def __init__(self, generator, count, normals):
+        self.generator = generator
+        self.saved = (generator._bits.state, generator._exhausted_index,
+                      generator.next_double_normal)
+        self.size = count + LEAD
+        uniform = np.zeros(self.size)
+        uniform[LEAD:] = rt.uniform_double(generator, count)
+        self.uniform = uniform
+        self.cached = generator.next_double_normal is not None
+        if normals:
+            u1, u2 = uniform[:-1], uniform[1:]
+            radius = np.sqrt(-2.0 * rt.glibc(_glibc_log1p, -u2))
+            theta = _TWO_PI * u1
+            self.cos = np.append(radius * np.cos(theta), 0.0)
+            self.sin = np.append(radius * np.sin(theta), 0.0)
+            if self.cached:
+                self.sin[0] = generator.next_double_normal
+
+    def settle(self, slot, cached):
+        """Put the generator where PyTorch's loop leaves it: `slot - LEAD` draws into the
+        block, with the second normal of the pair at slot - 3 cached when `cached`."""
+        generator = self.generator
+        generator._bits.state, generator._exhausted_index, _ = self.saved
+        if slot > LEAD:
+            generator.random64(slot - LEAD)
+        generator.next_double_normal = float(self.sin[slot - 3]) if cached else None
+
+
+def _period(params):
+    """The shortest period (<= _MAX_PERIOD, dividing the length) with which the rows of
+    `params` repeat, or None."""
+    count = params.shape[0]
+    for period in range(1, min(_MAX_PERIOD, count) + 1):
+        if count % period == 0 and (params[period:] == params[:-period]).all():
+            return period
+    return None
+
+
+def _orbit(jump, start, count):
+    """start, jump[start], jump[jump[start]], ...: `count` nodes, by pointer doubling."""
+    path = np.array([start], np.int64)
+    while path.size < count:
+        path = np.concatenate([path, jump[path]])
+        if path.size < count:
+            jump = jump[jump]
+    return path[:count]
+
+
+def _path(tables, phases, start, count, sink):
+    """The start node of each of `count` elements whose phase (index into `tables`, a list of
+    next-node arrays) is phases[i]; `phases` repeats with period len(phases) or is given in
+    full."""
+    period = len(phases)
+    if period < count:                       # periodic: double over whole periods
+        composite = tables[phases[0]]
+        for phase in phases[1:]:
+            composite = tables[phase][composite]
+        composite[sink] = sink
+        cycle_starts = _orbit(composite, start, -(-count // period))
+        nodes = np.empty((cycle_starts.size, period), np.int64)
+        nodes[:, 0] = cycle_starts
+        for at in range(1, period):
+            nodes[:, at] = tables[phases[at - 1]][nodes[:, at - 1]]
+        return nodes.reshape(-1)[:count]
+    lists = [table.tolist() for table in tables]
+    nodes = [0] * count
+    node = start
+    for index, phase in enumerate(phases.tolist()):
+        nodes[index] = node
+        node = lists[phase][node]
+        if node == sink:
+            nodes[index + 1:] = [sink] * (count - index - 1)
+            break
+    return np.array(nodes, np.int64)
+
+
+def sample(generator, params, sampler, out_dtype):
+    """PyTorch's numbers for the rows of `params` (one row of parameters per element), or
+    None where the parameters are too varied (NOTE [rejection samplers on PyTorch's stream]).
+    `sampler` gives draws_per_element(distinct rows), normals (bool), and
+    step(block, slots, cached, row) -> (values, end slots, end cached, in_block)."""
+    count = params.shape[0]
+    if count == 0:
+        return np.empty(0, out_dtype)
+    period = _period(params)
+    distinct, phases = np.unique(params if period is None else params[:period], axis=0,
+                                 return_inverse=True)
+    if distinct.shape[0] > _MAX_DISTINCT:
+        return None
+    phases = phases.reshape(-1)
+    if period is not None:
+        phases = np.resize(phases, count)
+    states = 2 if sampler.normals else 1
+    out = np.empty(count, out_dtype)
+    done = 0
+    per_element = sampler.draws_per_element(distinct)
+    factor = 1.1
+    while done < count:
+        left = count - done
+        expected = left * per_element
+        block = Block(generator, int(factor * expected + 8 * math.sqrt(expected) + 64),
+                      sampler.normals)
+        slots = np.repeat(np.arange(block.size), states)
+        cached = np.tile(np.arange(states) == 1, block.size)
+        sink = slots.size
+        tables, values = [], []
+        for row in distinct:
+            value, end, end_cached, inside = sampler.step(block, slots, cached, row)
+            following = end * states + end_cached
+            following[~inside | (end >= block.size)] = sink
+            tables.append(np.append(following, sink))
+            values.append(value)
+        start = LEAD * states + int(block.cached and states == 2)
+        element_phases = phases[done:]
+        walked = element_phases[:period] if period is not None and period < left else \
+            element_phases
+        nodes = _path(tables, walked, start, left, sink)
+        following = np.empty(left, np.int64)
+        gathered = np.empty(left, values[0].dtype)
+        for index, (table, value) in enumerate(zip(tables, values)):
+            mine = element_phases == index
+            following[mine] = table[nodes[mine]]
+            gathered[mine] = np.append(value, 0)[nodes[mine]]
+        finished = np.flatnonzero(following == sink)
+        produced = int(finished[0]) if finished.size else left
+        out[done:done + produced] = gathered[:produced]
+        last = int(following[produced - 1]) if produced else start
+        block.settle(last // states, bool(last % states))
+        done += produced
+        factor = 1.25 if produced else factor * 2
+    return out

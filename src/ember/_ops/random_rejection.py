@@ -1,0 +1,354 @@
+"""The loops of PyTorch's CPU gamma, poisson and binomial samplers, run in NumPy from every
+state of a block of the stream at once (NOTE [rejection samplers on PyTorch's stream],
+random_chain.py). Each `step(block, slots, cached, row)` gives, for one parameter row and every
+start state (slot, cached normal), the element's number, the state after it and whether the
+element stayed inside the block.
+
+Comparisons go through NumPy's log and SciPy's gammaln, which may differ from glibc's in the
+last bit: a comparison closer than that could tip is redone with glibc's functions (Python's
+math.log; lgamma from the C library, as CPython's math.lgamma is its own).
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import math
+
+import numpy as np
+
+_F32, _F64 = np.float32, np.float64
+# Marsaglia and Tsang's constants as PyTorch writes them: float literals.
+_THIRD = _F32(1.0) / _F32(3.0)
+_SQUEEZE = float(_F32(0.0331))
+_TIE = 1e-12
+
+
+def _near(left, right, size):
+    """Where `left` and `right` are close enough that last-bit differences could swap them."""
+    return np.abs(left - right) <= _TIE * size + 1e-300
+
+
+def _glibc_pow(base, exponent):
+    """glibc's pow (within 0.52 ulp) of doubles: the long double result rounded, math.pow where
+    it lies near a midpoint (NOTE on glibc_log, random_transforms.py)."""
+    precise = np.power(base.astype(np.longdouble), np.longdouble(exponent))
+    nearest = precise.astype(_F64)
+    with np.errstate(all="ignore"):
+        offset = np.abs((precise - nearest).astype(_F64)) / np.spacing(np.abs(nearest))
+    risky = ~(offset <= 0.45) | (np.frexp(nearest)[0] == 0.5) | ~np.isfinite(nearest)
+    if risky.any():
+        nearest[risky] = [math.pow(b, exponent) for b in base[risky].tolist()]
+    return nearest
+
+
+_libm = None
+
+
+def _glibc_lgamma(value):
+    global _libm
+    if _libm is None:
+        _libm = ctypes.CDLL(ctypes.util.find_library("m"))
+        _libm.lgamma.restype = ctypes.c_double
+        _libm.lgamma.argtypes = [ctypes.c_double]
+    return _libm.lgamma(value)
+
+
+def _log(values):
+    with np.errstate(divide="ignore"):
+        return np.log(values)
+
+
+class Gamma:
+    """sample_gamma with double accumulation; alpha's own arithmetic in `own` (the tensor's
+    dtype for _standard_gamma, double for Dirichlet)."""
+    normals = True
+
+    def __init__(self, own):
+        self.own = own
+
+    def draws_per_element(self, distinct):
+        return float(np.where(distinct[:, 0] < 1, 3.3, 2.3).max())
+
+    def step(self, block, slots, cached, row):
+        own, size = self.own, block.size
+        alpha = own(row[0])
+        slot = slots.copy()
+        lag = np.where(cached, 1, -1)           # draws since the cached normal's pair + 2
+        values = np.zeros(slot.size, own)
+        inside = np.ones(slot.size, bool)
+        if alpha == 0:
+            values[:] = np.finfo(own).tiny
+            return values, slot, cached, inside
+        scale = None
+        if alpha < 1:
+            inside = slot < size
+            u = block.uniform[np.minimum(slot, size - 1)]
+            scale = _glibc_pow(1 - u, float(own(1) / alpha))
+            slot = slot + 1
+            lag = np.where(lag >= 0, lag + 1, lag)
+            alpha = own(alpha + own(1))
+        d = float(alpha - own(_THIRD))
+        c = 1.0 / math.sqrt(9.0 * d)
+        pending = np.flatnonzero(inside)
+        while pending.size:
+            at, state = slot[pending], lag[pending]
+            x = np.empty(pending.size)
+            y = np.empty(pending.size)
+            redraw = np.arange(pending.size)
+            while redraw.size:              # normals until y > 0
+                now, now_lag = at[redraw], state[redraw]
+                from_cache = now_lag >= 0
+                pair = np.minimum(np.where(from_cache, now - 2 - now_lag, now), size - 2)
+                x[redraw] = np.where(from_cache, block.sin[pair], block.cos[pair])
+                at[redraw] = np.where(from_cache, now, now + 2)
+                state[redraw] = np.where(from_cache, -1, 0)
+                y[redraw] = 1.0 + c * x[redraw]
+                redraw = redraw[y[redraw] <= 0]
+            ok = at < size
+            u = 1 - block.uniform[np.minimum(at, size - 1)]
+            at = at + 1
+            state = np.where(state >= 0, state + 1, state)
+            v = y * y * y
+            xx = x * x
+            accept = u < 1.0 - _SQUEEZE * xx * xx
+            test = np.flatnonzero(~accept)
+            if test.size:
+                accept[test] = self._log_test(u[test], xx[test], v[test], d)
+            slot[pending], lag[pending] = at, state
+            inside[pending[~ok]] = False
+            done = accept & ok
+            chosen = pending[done]
+            result = d * v[done] if scale is None else scale[chosen] * d * v[done]
+            values[chosen] = result.astype(own)
+            pending = pending[~accept & ok]
+        # (std::max(min, value): a NaN gives min)
+        values = np.fmax(values, np.finfo(own).tiny)
+        return values, slot, lag == 1, inside
+
+    @staticmethod
+    def _log_test(u, xx, v, d):
+        log_u, log_v = _log(u), _log(v)
+        right = 0.5 * xx + d * (1.0 - v + log_v)
+        accept = log_u < right
+        near = np.flatnonzero(_near(log_u, right, np.abs(log_u) + 0.5 * xx
+                                    + d * (np.abs(1.0 - v) + np.abs(log_v))))
+        for i in near.tolist():
+            accept[i] = math.log(u[i]) < 0.5 * xx[i] + d * (1.0 - v[i] + math.log(v[i]))
+        return accept
+
+
+class Poisson:
+    """sample_poisson: a product of uniforms below exp(-rate) for rates under 10, Hoermann's
+    transformed rejection from 10 on (double arithmetic)."""
+    normals = False
+
+    def draws_per_element(self, distinct):
+        rates = distinct[:, 0]
+        return float(np.where(rates >= 10, 2.6, rates + 1.2).max())
+
+    def step(self, block, slots, cached, row):
+        rate = float(row[0])
+        if rate == 0:
+            return np.zeros(slots.size, np.int64), slots, cached, np.ones(slots.size, bool)
+        if rate >= 10:
+            return self._rejection(block, slots, cached, rate)
+        return self._product(block, slots, cached, rate)
+
+    @staticmethod
+    def _product(block, slots, cached, rate):
+        size, uniform = block.size, block.uniform
+        limit = math.exp(-rate)
+        values = np.zeros(slots.size, np.int64)
+        slot = slots.copy()
+        inside = np.ones(slots.size, bool)
+        product = np.ones(slots.size)
+        pending = np.arange(slots.size)
+        while pending.size:
+            at = slot[pending]
+            ok = at < size
+            product[pending] *= uniform[np.minimum(at, size - 1)]
+            slot[pending] = at + 1
+            inside[pending[~ok]] = False
+            more = product[pending] > limit
+            values[pending[more]] += 1
+            pending = pending[more & ok]
+        return values, slot, cached, inside
+
+    @staticmethod
+    def _rejection(block, slots, cached, rate):
+        size, uniform = block.size, block.uniform
+        root, log_rate = math.sqrt(rate), math.log(rate)
+        b = 0.931 + 2.53 * root
+        a = -0.059 + 0.02483 * b
+        log_inv_alpha = math.log(1.1239 + 1.1328 / (b - 3.4))
+        vr = 0.9277 - 3.6224 / (b - 2)
+        values = np.zeros(slots.size, np.int64)
+        slot = slots.copy()
+        inside = np.ones(slots.size, bool)
+        pending = np.arange(slots.size)
+        while pending.size:
+            at = slot[pending]
+            ok = at + 1 < size
+            u = uniform[np.minimum(at, size - 2)] - 0.5
+            v = uniform[np.minimum(at + 1, size - 1)]
+            slot[pending] = at + 2
+            us = 0.5 - np.abs(u)
+            with np.errstate(divide="ignore"):
+                k = np.floor((2 * a / us + b) * u + rate + 0.43)
+            accept = (us >= 0.07) & (v <= vr)
+            test = np.flatnonzero(~accept & (k >= 0) & ~((us < 0.013) & (v > us)))
+            if test.size:
+                vt, ust, kt = v[test], us[test], k[test]
+                with np.errstate(divide="ignore"):
+                    left = _log(vt) + log_inv_alpha - np.log(a / (ust * ust) + b)
+                from scipy.special import gammaln
+                right = -rate + kt * log_rate - gammaln(kt + 1)
+                passed = left <= right
+                near = np.flatnonzero(_near(left, right, np.abs(left) + rate + np.abs(
+                    kt * log_rate) + np.abs(right) + 10))
+                for i in near.tolist():
+                    exact_left = (math.log(vt[i]) if vt[i] > 0 else -math.inf) \
+                        + log_inv_alpha - math.log(a / (ust[i] * ust[i]) + b)
+                    passed[i] = exact_left <= (-rate + kt[i] * log_rate
+                                               - _glibc_lgamma(kt[i] + 1))
+                accept[test] = passed
+            done = accept & ok
+            values[pending[done]] = k[done].astype(np.int64)
+            inside[pending[~ok]] = False
+            pending = pending[~accept & ok]
+        return values, slot, cached, inside
+
+
+# stirling_approx_tail's table (PyTorch's constants).
+_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509,
+         0.0166446911898211, 0.0138761288230707, 0.0118967099458917, 0.0104112652619720,
+         0.00925546218271273, 0.00833056343336287)
+
+
+def _stirling_tail(k):
+    k = np.asarray(k, _F64)
+    small = k < 10
+    kp1sq = (k + 1) * (k + 1)
+    with np.errstate(all="ignore"):
+        formula = (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+    return np.where(small, np.array(_TAIL)[np.clip(k, 0, 9).astype(np.int64)], formula)
+
+
+class Binomial:
+    """sample_binomial: inversion by geometric jumps below count * p = 10, BTRS above, on
+    p <= 1/2 (count minus the draw for the complement otherwise); count and p arithmetic in the
+    tensor's dtype `own`, the rest in double."""
+    normals = False
+
+    def __init__(self, own):
+        self.own = own
+
+    def draws_per_element(self, distinct):
+        mean = np.minimum(distinct[:, 1], 1 - distinct[:, 1]) * distinct[:, 0]
+        return float(np.where(mean >= 10, 2.8, mean + 1.2).max())
+
+    def step(self, block, slots, cached, row):
+        own = self.own
+        count, prob = own(row[0]), own(row[1])
+        inside = np.ones(slots.size, bool)
+        if count <= 0 or prob <= 0 or prob >= 1 or math.isnan(prob):
+            value = own(0) if count <= 0 or prob <= 0 else (
+                count if prob >= 1 else own(np.nan))
+            return np.full(slots.size, value, own), slots, cached, inside
+        small = prob <= 0.5
+        p = prob if small else own(1.0 - float(prob))
+        if count * p >= 10.0:
+            values, slot, inside = self._btrs(block, slots, count, p)
+        else:
+            values, slot, inside = self._inversion(block, slots, count, p)
+        values = values.astype(own)
+        return (values if small else count - values), slot, cached, inside
+
+    def _inversion(self, block, slots, count, prob):
+        size, uniform = block.size, block.uniform
+        own = self.own
+        log_prob = float(own(math.log1p(-float(prob)))) if own is _F64 else \
+            float(_F32(math.log1p(-float(prob))))
+        total = np.zeros(slots.size)
+        values = np.zeros(slots.size, np.int64)
+        slot = slots.copy()
+        inside = np.ones(slots.size, bool)
+        pending = np.arange(slots.size)
+        bound = float(count)
+        while pending.size:
+            at = slot[pending]
+            ok = at < size
+            u = uniform[np.minimum(at, size - 1)]
+            slot[pending] = at + 1
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratio = _log(u) / log_prob
+                near = np.flatnonzero(np.abs(ratio - np.round(ratio)) <= 1e-12 * np.abs(ratio))
+            geom = np.ceil(ratio)
+            for i in near.tolist():
+                geom[i] = math.ceil(math.log(u[i]) / log_prob) if u[i] > 0 else math.inf
+            total[pending] += geom
+            more = total[pending] <= bound
+            values[pending[more]] += 1
+            inside[pending[~ok]] = False
+            pending = pending[more & ok]
+        return values, slot, inside
+
+    def _btrs(self, block, slots, count, prob):
+        size, uniform, own = block.size, block.uniform, self.own
+        stddev = float(np.sqrt(count * prob * (own(1) - prob)))
+        b = 1.15 + 2.53 * stddev
+        a = -0.0873 + 0.0248 * b + 0.01 * float(prob)
+        c = float(count * prob) + 0.5
+        v_r = 0.92 - 4.2 / b
+        r = float(prob / (own(1) - prob))
+        alpha = (2.83 + 5.1 / b) * stddev
+        m = float(np.floor((count + own(1)) * prob))
+        n = float(count)
+        tails = (float(_stirling_tail(m)), float(_stirling_tail(n - m)))
+        values = np.zeros(slots.size, np.int64)
+        slot = slots.copy()
+        inside = np.ones(slots.size, bool)
+        pending = np.arange(slots.size)
+        while pending.size:
+            at = slot[pending]
+            ok = at + 1 < size
+            u = uniform[np.minimum(at, size - 2)] - 0.5
+            v = uniform[np.minimum(at + 1, size - 1)]
+            slot[pending] = at + 2
+            us = 0.5 - np.abs(u)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                k = np.floor((2 * a / us + b) * u + c).astype(own).astype(_F64)
+            sensible = (k >= 0) & (k <= n)
+            accept = sensible & (us >= 0.07) & (v <= v_r)
+            test = np.flatnonzero(sensible & ~accept)
+            if test.size:
+                accept[test] = self._btrs_test(v[test], us[test], k[test], a, b, alpha, r, n,
+                                               m, tails)
+            done = accept & ok
+            values[pending[done]] = k[done].astype(np.int64)
+            inside[pending[~ok]] = False
+            pending = pending[~accept & ok]
+        return values, slot, inside
+
+    @staticmethod
+    def _btrs_test(v, us, k, a, b, alpha, r, n, m, tails):
+        with np.errstate(divide="ignore"):
+            left = np.log(v * alpha / (a / (us * us) + b))
+        first = (m + 0.5) * math.log((m + 1) / (r * (n - m + 1)))
+        second = (n + 1) * np.log((n - m + 1) / (n - k + 1))
+        third = (k + 0.5) * np.log(r * (n - k + 1) / (k + 1))
+        right = (first + second + third + tails[0] + tails[1] - _stirling_tail(k)
+                 - _stirling_tail(n - k))
+        accept = left <= right
+        near = np.flatnonzero(_near(left, right, np.abs(left) + abs(first) + np.abs(second)
+                                    + np.abs(third) + 1))
+        for i in near.tolist():
+            ki = float(k[i])
+            left_i = math.log(v[i] * alpha / (a / (us[i] * us[i]) + b)) if v[i] > 0 \
+                else -math.inf
+            right_i = (first + (n + 1) * math.log((n - m + 1) / (n - ki + 1))
+                       + (ki + 0.5) * math.log(r * (n - ki + 1) / (ki + 1))
+                       + tails[0] + tails[1]
+                       - float(_stirling_tail(ki)) - float(_stirling_tail(n - ki)))
+            accept[i] = left_i <= right_i
+        return accept
