@@ -35,6 +35,8 @@ from ember._ops import random_transforms as rt
 LEAD = 3
 _MAX_PERIOD = 64
 _MAX_DISTINCT = 64
+_STRIDE = 64
+_PAD = 8
 _LOW53 = np.uint64((1 << 53) - 1)
 _TWO_PI = 2.0 * math.pi
 _glibc_log1p = np.frompyfunc(math.log1p, 1, 1)
@@ -42,25 +44,40 @@ _glibc_log1p = np.frompyfunc(math.log1p, 1, 1)
 
 class Block:
     """`count` 64-bit draws of the generator's stream ahead, as double uniforms at slots
-    LEAD.., and (normals=True) the Box-Muller pair a normal request would draw at every slot."""
+    LEAD.. (padded with zeros past the end), and (normals=True) the Box-Muller pair a normal
+    request would draw at every slot: cos and sin halves close to glibc's (NumPy's log1p is
+    within an ulp or two of it; a sampler's comparisons allow for that), `exact` the same
+    numbers bit for bit where needed."""
 
     def __init__(self, generator, count, normals):
         self.generator = generator
         self.saved = (generator._bits.state, generator._exhausted_index,
                       generator.next_double_normal)
         self.size = count + LEAD
-        uniform = np.zeros(self.size)
-        uniform[LEAD:] = rt.uniform_double(generator, count)
+        uniform = np.zeros(self.size + _PAD)
+        uniform[LEAD:self.size] = rt.uniform_double(generator, count)
         self.uniform = uniform
         self.cached = generator.next_double_normal is not None
         if normals:
             u1, u2 = uniform[:-1], uniform[1:]
-            radius = np.sqrt(-2.0 * rt.glibc(_glibc_log1p, -u2))
+            radius = np.sqrt(-2.0 * np.log1p(-u2))
             theta = _TWO_PI * u1
             self.cos = np.append(radius * np.cos(theta), 0.0)
             self.sin = np.append(radius * np.sin(theta), 0.0)
             if self.cached:
                 self.sin[0] = generator.next_double_normal
+
+    def exact(self, pairs, halves):
+        """glibc's normals: the cos (halves 0) or sin (1) half of the pairs at `pairs`."""
+        unique, where = np.unique(pairs, return_inverse=True)
+        u1, u2 = self.uniform[unique], self.uniform[unique + 1]
+        radius = np.sqrt(-2.0 * rt.glibc(_glibc_log1p, -u2))
+        theta = _TWO_PI * u1
+        values = np.where(halves == 0, (radius * np.cos(theta))[where],
+                          (radius * np.sin(theta))[where])
+        if self.cached:
+            values[(pairs == 0) & (halves == 1)] = self.sin[0]
+        return values
 
     def settle(self, slot, cached):
         """Put the generator where PyTorch's loop leaves it: `slot - LEAD` draws into the
@@ -69,7 +86,8 @@ class Block:
         generator._bits.state, generator._exhausted_index, _ = self.saved
         if slot > LEAD:
             generator.random64(slot - LEAD)
-        generator.next_double_normal = float(self.sin[slot - 3]) if cached else None
+        generator.next_double_normal = float(self.exact(np.array([slot - 3]), np.array([1]))[0]) \
+            if cached else None
 
 
 def _period(params):
@@ -83,13 +101,24 @@ def _period(params):
 
 
 def _orbit(jump, start, count):
-    """start, jump[start], jump[jump[start]], ...: `count` nodes, by pointer doubling."""
-    path = np.array([start], np.int64)
-    while path.size < count:
-        path = np.concatenate([path, jump[path]])
-        if path.size < count:
-            jump = jump[jump]
-    return path[:count]
+    """start, jump[start], jump[jump[start]], ...: `count` nodes. Tables of 2, 4, ... up to
+    _STRIDE steps (pointer doubling) give every _STRIDE-th node by a short walk; the tables,
+    coarsest first, then fill in the nodes between."""
+    levels = [jump]
+    while 2 ** len(levels) <= min(_STRIDE, count):
+        jump = jump[jump]
+        levels.append(jump)
+    stride = 2 ** (len(levels) - 1)
+    coarse = levels[-1]
+    starts = np.empty(-(-count // stride), jump.dtype)
+    node = start
+    for index in range(starts.size):
+        starts[index] = node
+        node = coarse[node]
+    path = starts[:, None]
+    for level in reversed(levels[:-1]):
+        path = np.stack([path, level[path]], axis=-1).reshape(starts.size, -1)
+    return path.reshape(-1)[:count]
 
 
 def _path(tables, phases, start, count, sink):
@@ -101,30 +130,30 @@ def _path(tables, phases, start, count, sink):
         composite = tables[phases[0]]
         for phase in phases[1:]:
             composite = tables[phase][composite]
-        composite[sink] = sink
         cycle_starts = _orbit(composite, start, -(-count // period))
-        nodes = np.empty((cycle_starts.size, period), np.int64)
+        nodes = np.empty((cycle_starts.size, period), composite.dtype)
         nodes[:, 0] = cycle_starts
         for at in range(1, period):
             nodes[:, at] = tables[phases[at - 1]][nodes[:, at - 1]]
         return nodes.reshape(-1)[:count]
     lists = [table.tolist() for table in tables]
-    nodes = [0] * count
+    nodes = [sink] * count
     node = start
     for index, phase in enumerate(phases.tolist()):
         nodes[index] = node
         node = lists[phase][node]
         if node == sink:
-            nodes[index + 1:] = [sink] * (count - index - 1)
             break
-    return np.array(nodes, np.int64)
+    return np.array(nodes, tables[0].dtype)
 
 
 def sample(generator, params, sampler, out_dtype):
     """PyTorch's numbers for the rows of `params` (one row of parameters per element), or
     None where the parameters are too varied (NOTE [rejection samplers on PyTorch's stream]).
-    `sampler` gives draws_per_element(distinct rows), normals (bool), and
-    step(block, slots, cached, row) -> (values, end slots, end cached, in_block)."""
+    `sampler` gives `normals` (whether it draws normals: then a state is a slot and whether a
+    normal is cached), draws_per_element(distinct rows), table(block, row) -> (following
+    slot, following cached, stays in the block, record) for every state and values(block,
+    row, states, record) -> the numbers of elements starting at those states."""
     count = params.shape[0]
     if count == 0:
         return np.empty(0, out_dtype)
@@ -135,7 +164,7 @@ def sample(generator, params, sampler, out_dtype):
         return None
     phases = phases.reshape(-1)
     if period is not None:
-        phases = np.resize(phases, count)
+        phases = np.tile(phases, count // period)
     states = 2 if sampler.normals else 1
     out = np.empty(count, out_dtype)
     done = 0
@@ -146,30 +175,29 @@ def sample(generator, params, sampler, out_dtype):
         expected = left * per_element
         block = Block(generator, int(factor * expected + 8 * math.sqrt(expected) + 64),
                       sampler.normals)
-        slots = np.repeat(np.arange(block.size), states)
-        cached = np.tile(np.arange(states) == 1, block.size)
-        sink = slots.size
-        tables, values = [], []
+        sink = block.size * states
+        tables, records = [], []
         for row in distinct:
-            value, end, end_cached, inside = sampler.step(block, slots, cached, row)
-            following = end * states + end_cached
-            following[~inside | (end >= block.size)] = sink
-            tables.append(np.append(following, sink))
-            values.append(value)
+            slot, cached, inside, record = sampler.table(block, row)
+            following = slot * states + cached if states == 2 else slot.copy()
+            following[~inside | (slot >= block.size)] = sink
+            tables.append(np.append(following, sink).astype(np.int32 if sink < 2 ** 31
+                                                            else np.int64))
+            records.append(record)
         start = LEAD * states + int(block.cached and states == 2)
         element_phases = phases[done:]
         walked = element_phases[:period] if period is not None and period < left else \
             element_phases
         nodes = _path(tables, walked, start, left, sink)
         following = np.empty(left, np.int64)
-        gathered = np.empty(left, values[0].dtype)
-        for index, (table, value) in enumerate(zip(tables, values)):
+        for index, table in enumerate(tables):
             mine = element_phases == index
             following[mine] = table[nodes[mine]]
-            gathered[mine] = np.append(value, 0)[nodes[mine]]
         finished = np.flatnonzero(following == sink)
         produced = int(finished[0]) if finished.size else left
-        out[done:done + produced] = gathered[:produced]
+        for index, (row, record) in enumerate(zip(distinct, records)):
+            mine = np.flatnonzero(element_phases[:produced] == index)
+            out[done + mine] = sampler.values(block, row, nodes[mine], record)
         last = int(following[produced - 1]) if produced else start
         block.settle(last // states, bool(last % states))
         done += produced

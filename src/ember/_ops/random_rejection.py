@@ -21,6 +21,8 @@ _F32, _F64 = np.float32, np.float64
 _THIRD = _F32(1.0) / _F32(3.0)
 _SQUEEZE = float(_F32(0.0331))
 _TIE = 1e-12
+# Room for the block's normals being an ulp or two off glibc's in the sure acceptances.
+_SQUEEZE_ROOM, _Y_ROOM = 1e-12, 1e-9
 
 
 def _near(left, right, size):
@@ -60,7 +62,9 @@ def _log(values):
 
 class Gamma:
     """sample_gamma with double accumulation; alpha's own arithmetic in `own` (the tensor's
-    dtype for _standard_gamma, double for Dirichlet)."""
+    dtype for _standard_gamma, double for Dirichlet). Decisions are taken on the block's
+    close-to-glibc normals wherever they hold with room to spare for an ulp or two, else
+    again on glibc's normals; the numbers on the path are made from glibc's normals."""
     normals = True
 
     def __init__(self, own):
@@ -69,37 +73,81 @@ class Gamma:
     def draws_per_element(self, distinct):
         return float(np.where(distinct[:, 0] < 1, 3.3, 2.3).max())
 
-    def step(self, block, slots, cached, row):
-        own, size = self.own, block.size
+    def _constants(self, row):
+        own = self.own
         alpha = own(row[0])
-        slot = slots.copy()
-        lag = np.where(cached, 1, -1)           # draws since the cached normal's pair + 2
-        values = np.zeros(slot.size, own)
-        inside = np.ones(slot.size, bool)
-        if alpha == 0:
-            values[:] = np.finfo(own).tiny
-            return values, slot, cached, inside
-        scale = None
-        if alpha < 1:
-            inside = slot < size
-            u = block.uniform[np.minimum(slot, size - 1)]
-            scale = _glibc_pow(1 - u, float(own(1) / alpha))
-            slot = slot + 1
-            lag = np.where(lag >= 0, lag + 1, lag)
+        boost = bool(alpha < 1)
+        exponent = float(own(1) / alpha) if boost else 1.0
+        if boost:
             alpha = own(alpha + own(1))
         d = float(alpha - own(_THIRD))
-        c = 1.0 / math.sqrt(9.0 * d)
+        return boost, exponent, d, 1.0 / math.sqrt(9.0 * d)
+
+    def table(self, block, row):
+        size = block.size
+        nodes = np.arange(2 * size)
+        if self.own(row[0]) == 0:                    # nothing drawn
+            return nodes // 2, nodes % 2 == 1, np.ones(2 * size, bool), None
+        boost, _, d, c = self._constants(row)
+        shift = int(boost)
+        # The first attempt from every state at once: with no cached normal the pair at
+        # k (+1 after the boost uniform) and the uniform after it, ending at k + 3 (+1) with
+        # the pair's sin cached; with one cached (the sin of the pair at k - 3) that normal and
+        # the uniform at k (+1), ending at k + 1 (+1). Only the sure acceptances are taken
+        # here; every other state runs the whole loop in _run.
+        x = np.zeros((size, 2))
+        u = np.empty((size, 2))
+        x[:, 0] = block.cos[shift:shift + size]
+        x[3:, 1] = block.sin[:size - 3]
+        u[:, 0] = block.uniform[shift + 2:shift + 2 + size]
+        u[:, 1] = block.uniform[shift:shift + size]
+        x, u = x.reshape(-1), u.reshape(-1)
+        y = 1.0 + c * x
+        xx = x * x
+        sure = (1 - u < (1.0 - _SQUEEZE * xx * xx) - _SQUEEZE_ROOM) & (y > _Y_ROOM)
+        slot = nodes // 2 + np.tile([shift + 3, shift + 1], size)
+        cached = nodes % 2 == 0
+        inside = slot <= size
+        inside[1:6:2] = False                       # (no cached normal before slot 3)
+        again = np.flatnonzero(inside & ~sure)
+        start_slot, start_lag = again // 2, np.where(again % 2 == 1, 1, -1)
+        result = self._run(block, start_slot, start_lag, shift, d, c, exact=False)
+        redo = np.flatnonzero(result[-1])
+        if redo.size:
+            exact = self._run(block, start_slot[redo], start_lag[redo], shift, d, c,
+                              exact=True)
+            for part, fixed in zip(result, exact):
+                part[redo] = fixed
+        end_slot, end_lag, pair, half, end_inside, _ = result
+        slot[again], cached[again], inside[again] = end_slot, end_lag == 1, end_inside
+        return slot, cached, inside, (again, pair, half)
+
+    @staticmethod
+    def _run(block, slot, lag, shift, d, c, exact):
+        """Whole elements from states (slot, lag: draws since the cached normal's pair + 2,
+        -1 for none): (end slot, end lag, pair and half of the accepted normal, stayed in the
+        block, fragile: a decision too close to call on the block's normals)."""
+        size = block.size
+        inside = slot + shift <= size
+        slot = slot + shift
+        lag = np.where(lag >= 0, lag + shift, lag)
+        pair_of = np.zeros(slot.size, np.int64)
+        half_of = np.zeros(slot.size, np.int64)
+        fragile = np.zeros(slot.size, bool)
         pending = np.flatnonzero(inside)
         while pending.size:
             at, state = slot[pending], lag[pending]
-            x = np.empty(pending.size)
-            y = np.empty(pending.size)
+            x, y = np.empty(pending.size), np.empty(pending.size)
+            pair, half = np.empty(pending.size, np.int64), np.empty(pending.size, np.int64)
             redraw = np.arange(pending.size)
             while redraw.size:              # normals until y > 0
                 now, now_lag = at[redraw], state[redraw]
                 from_cache = now_lag >= 0
-                pair = np.minimum(np.where(from_cache, now - 2 - now_lag, now), size - 2)
-                x[redraw] = np.where(from_cache, block.sin[pair], block.cos[pair])
+                pair[redraw] = np.clip(np.where(from_cache, now - 2 - now_lag, now), 0,
+                                       size - 1)
+                half[redraw] = from_cache
+                x[redraw] = block.exact(pair[redraw], half[redraw]) if exact else np.where(
+                    from_cache, block.sin[pair[redraw]], block.cos[pair[redraw]])
                 at[redraw] = np.where(from_cache, now, now + 2)
                 state[redraw] = np.where(from_cache, -1, 0)
                 y[redraw] = 1.0 + c * x[redraw]
@@ -108,33 +156,67 @@ class Gamma:
             u = 1 - block.uniform[np.minimum(at, size - 1)]
             at = at + 1
             state = np.where(state >= 0, state + 1, state)
-            v = y * y * y
-            xx = x * x
-            accept = u < 1.0 - _SQUEEZE * xx * xx
-            test = np.flatnonzero(~accept)
-            if test.size:
-                accept[test] = self._log_test(u[test], xx[test], v[test], d)
+            accept, unsure = _marsaglia_tsang(x, y, u, c, d, exact)
             slot[pending], lag[pending] = at, state
             inside[pending[~ok]] = False
-            done = accept & ok
-            chosen = pending[done]
-            result = d * v[done] if scale is None else scale[chosen] * d * v[done]
-            values[chosen] = result.astype(own)
-            pending = pending[~accept & ok]
-        # (std::max(min, value): a NaN gives min)
-        values = np.fmax(values, np.finfo(own).tiny)
-        return values, slot, lag == 1, inside
+            fragile[pending[unsure]] = True
+            chosen = accept & ok
+            pair_of[pending[chosen]], half_of[pending[chosen]] = pair[chosen], half[chosen]
+            pending = pending[~accept & ok & ~unsure]
+        return slot, lag, pair_of, half_of, inside, fragile
 
-    @staticmethod
-    def _log_test(u, xx, v, d):
-        log_u, log_v = _log(u), _log(v)
-        right = 0.5 * xx + d * (1.0 - v + log_v)
-        accept = log_u < right
-        near = np.flatnonzero(_near(log_u, right, np.abs(log_u) + 0.5 * xx
-                                    + d * (np.abs(1.0 - v) + np.abs(log_v))))
-        for i in near.tolist():
-            accept[i] = math.log(u[i]) < 0.5 * xx[i] + d * (1.0 - v[i] + math.log(v[i]))
-        return accept
+    def values(self, block, row, nodes, record):
+        own = self.own
+        if own(row[0]) == 0:
+            return np.full(nodes.size, np.finfo(own).tiny, own)
+        boost, exponent, d, c = self._constants(row)
+        # The accepted normal: the first one drawn from the state unless the state ran the
+        # whole loop (`again`, with its pair and half).
+        again, again_pair, again_half = record
+        slot = nodes // 2
+        cached = nodes % 2 == 1
+        pair = np.where(cached, slot - 3, slot + int(boost))
+        half = cached.astype(np.int64)
+        at = np.minimum(np.searchsorted(again, nodes), max(again.size - 1, 0))
+        looped = again[at] == nodes if again.size else np.zeros(nodes.size, bool)
+        pair[looped], half[looped] = again_pair[at[looped]], again_half[at[looped]]
+        x = block.exact(pair, half)
+        y = 1.0 + c * x
+        v = y * y * y
+        if boost:
+            values = _glibc_pow(1 - block.uniform[nodes // 2], exponent) * d * v
+        else:
+            values = d * v
+        # (std::max(min, value): a NaN gives min)
+        return np.fmax(values.astype(own), np.finfo(own).tiny)
+
+
+def _marsaglia_tsang(x, y, u, c, d, exact):
+    """The acceptance test of an attempt (y > 0 where it matters), and where it is too close
+    to call on normals an ulp or two off glibc's (exact=False)."""
+    v = y * y * y
+    xx = x * x
+    squeeze = 1.0 - _SQUEEZE * xx * xx
+    accept = u < squeeze
+    unsure = np.zeros(x.size, bool)
+    if not exact:
+        unsure = (np.abs(y) <= _Y_ROOM) | (np.abs(u - squeeze) <= _SQUEEZE_ROOM)
+    test = np.flatnonzero(~accept & (y > 0))
+    if test.size:
+        ut, xxt, vt, yt = u[test], xx[test], v[test], y[test]
+        log_u, log_v = _log(ut), _log(vt)
+        right = 0.5 * xxt + d * (1.0 - vt + log_v)
+        accept[test] = log_u < right
+        size = np.abs(log_u) + 0.5 * xxt + d * (np.abs(1.0 - vt) + np.abs(log_v))
+        if exact:
+            for i in np.flatnonzero(_near(log_u, right, size)).tolist():
+                accept[test[i]] = math.log(ut[i]) < 0.5 * xxt[i] + d * (
+                    1.0 - vt[i] + math.log(vt[i]))
+        else:
+            swing = 1.0 + np.abs(c * x[test]) / np.abs(yt)
+            unsure[test] |= np.abs(log_u - right) <= 1e-11 * size * swing
+    accept &= y > 0
+    return accept, unsure
 
 
 class Poisson:
@@ -146,13 +228,20 @@ class Poisson:
         rates = distinct[:, 0]
         return float(np.where(rates >= 10, 2.6, rates + 1.2).max())
 
-    def step(self, block, slots, cached, row):
-        rate = float(row[0])
+    def table(self, block, row):
+        rate, slots = float(row[0]), np.arange(block.size)
+        cached = np.zeros(slots.size, bool)
         if rate == 0:
-            return np.zeros(slots.size, np.int64), slots, cached, np.ones(slots.size, bool)
+            return slots, cached, np.ones(slots.size, bool), np.zeros(slots.size, np.int64)
         if rate >= 10:
-            return self._rejection(block, slots, cached, rate)
-        return self._product(block, slots, cached, rate)
+            values, slot, _, inside = self._rejection(block, slots, cached, rate)
+        else:
+            values, slot, _, inside = self._product(block, slots, cached, rate)
+        return slot, cached, inside, values
+
+    @staticmethod
+    def values(block, row, nodes, record):
+        return record[nodes]
 
     @staticmethod
     def _product(block, slots, cached, rate):
@@ -247,14 +336,19 @@ class Binomial:
         mean = np.minimum(distinct[:, 1], 1 - distinct[:, 1]) * distinct[:, 0]
         return float(np.where(mean >= 10, 2.8, mean + 1.2).max())
 
-    def step(self, block, slots, cached, row):
+    @staticmethod
+    def values(block, row, nodes, record):
+        return record[nodes]
+
+    def table(self, block, row):
+        slots, inside = np.arange(block.size), np.ones(block.size, bool)
+        cached = np.zeros(block.size, bool)
         own = self.own
         count, prob = own(row[0]), own(row[1])
-        inside = np.ones(slots.size, bool)
         if count <= 0 or prob <= 0 or prob >= 1 or math.isnan(prob):
             value = own(0) if count <= 0 or prob <= 0 else (
                 count if prob >= 1 else own(np.nan))
-            return np.full(slots.size, value, own), slots, cached, inside
+            return slots, cached, inside, np.full(slots.size, value, own)
         small = prob <= 0.5
         p = prob if small else own(1.0 - float(prob))
         if count * p >= 10.0:
@@ -262,7 +356,7 @@ class Binomial:
         else:
             values, slot, inside = self._inversion(block, slots, count, p)
         values = values.astype(own)
-        return (values if small else count - values), slot, cached, inside
+        return slot, cached, inside, (values if small else count - values)
 
     def _inversion(self, block, slots, count, prob):
         size, uniform = block.size, block.uniform
