@@ -175,6 +175,14 @@ def sample(generator, params, sampler, out_dtype):
         expected = left * per_element
         block = Block(generator, int(factor * expected + 8 * math.sqrt(expected) + 64),
                       sampler.normals)
+        start = LEAD * states + int(block.cached and states == 2)
+        if distinct.shape[0] == 1 and hasattr(sampler, "walk"):
+            values, last = sampler.walk(block, distinct[0], start, left)
+            out[done:done + values.size] = values
+            block.settle(last // states, bool(last % states))
+            done += values.size
+            factor = 1.25 if values.size else factor * 2
+            continue
         sink = block.size * states
         tables, records = [], []
         for row in distinct:
@@ -184,7 +192,6 @@ def sample(generator, params, sampler, out_dtype):
             tables.append(np.append(following, sink).astype(np.int32 if sink < 2 ** 31
                                                             else np.int64))
             records.append(record)
-        start = LEAD * states + int(block.cached and states == 2)
         element_phases = phases[done:]
         walked = element_phases[:period] if period is not None and period < left else \
             element_phases

@@ -83,34 +83,34 @@ class Gamma:
         d = float(alpha - own(_THIRD))
         return boost, exponent, d, 1.0 / math.sqrt(9.0 * d)
 
-    def table(self, block, row):
+    def _first_attempts(self, block, row):
+        """Whether the first attempt from each state surely accepts (by slot: states without
+        and with a cached normal), with the constants. From no cached normal the attempt
+        takes the pair at k (+1 after the boost uniform) and the uniform after it, ending at
+        k + 3 (+1) with the pair's sin cached; from a cached one (the sin of the pair at k - 3)
+        that normal and the uniform at k (+1), ending at k + 1 (+1)."""
         size = block.size
-        nodes = np.arange(2 * size)
-        if self.own(row[0]) == 0:                    # nothing drawn
-            return nodes // 2, nodes % 2 == 1, np.ones(2 * size, bool), None
         boost, _, d, c = self._constants(row)
         shift = int(boost)
-        # The first attempt from every state at once: with no cached normal the pair at
-        # k (+1 after the boost uniform) and the uniform after it, ending at k + 3 (+1) with
-        # the pair's sin cached; with one cached (the sin of the pair at k - 3) that normal and
-        # the uniform at k (+1), ending at k + 1 (+1). Only the sure acceptances are taken
-        # here; every other state runs the whole loop in _run.
-        x = np.zeros((size, 2))
-        u = np.empty((size, 2))
-        x[:, 0] = block.cos[shift:shift + size]
-        x[3:, 1] = block.sin[:size - 3]
-        u[:, 0] = block.uniform[shift + 2:shift + 2 + size]
-        u[:, 1] = block.uniform[shift:shift + size]
-        x, u = x.reshape(-1), u.reshape(-1)
-        y = 1.0 + c * x
-        xx = x * x
-        sure = (1 - u < (1.0 - _SQUEEZE * xx * xx) - _SQUEEZE_ROOM) & (y > _Y_ROOM)
-        slot = nodes // 2 + np.tile([shift + 3, shift + 1], size)
-        cached = nodes % 2 == 0
-        inside = slot <= size
-        inside[1:6:2] = False                       # (no cached normal before slot 3)
-        again = np.flatnonzero(inside & ~sure)
-        start_slot, start_lag = again // 2, np.where(again % 2 == 1, 1, -1)
+        sure = []
+        for normal, uniform in ((block.cos[shift:shift + size],
+                                 block.uniform[shift + 2:shift + 2 + size]),
+                                (np.concatenate([np.zeros(3), block.sin[:size - 3]]),
+                                 block.uniform[shift:shift + size])):
+            y = 1.0 + c * normal
+            xx = normal * normal
+            sure.append((1 - uniform < (1.0 - _SQUEEZE * xx * xx) - _SQUEEZE_ROOM)
+                        & (y > _Y_ROOM))
+        ends = np.arange(size)
+        sure[0] &= ends + shift + 3 <= size
+        sure[1] &= ends + shift + 1 <= size
+        sure[1][:3] = False                         # (no cached normal before slot 3)
+        return sure, shift, d, c
+
+    def _loop(self, block, nodes, shift, d, c):
+        """Whole elements from `nodes`, by the loop (exactly where NumPy's normals leave a
+        decision in doubt): end slot, end cached, stayed inside, pair and half accepted."""
+        start_slot, start_lag = nodes // 2, np.where(nodes % 2 == 1, 1, -1)
         result = self._run(block, start_slot, start_lag, shift, d, c, exact=False)
         redo = np.flatnonzero(result[-1])
         if redo.size:
@@ -118,9 +118,120 @@ class Gamma:
                               exact=True)
             for part, fixed in zip(result, exact):
                 part[redo] = fixed
-        end_slot, end_lag, pair, half, end_inside, _ = result
-        slot[again], cached[again], inside[again] = end_slot, end_lag == 1, end_inside
+        end_slot, end_lag, pair, half, inside, _ = result
+        return end_slot, end_lag == 1, inside & (end_slot <= block.size), pair, half
+
+    def table(self, block, row):
+        size = block.size
+        nodes = np.arange(2 * size)
+        if self.own(row[0]) == 0:                    # nothing drawn
+            return nodes // 2, nodes % 2 == 1, np.ones(2 * size, bool), None
+        sure, shift, d, c = self._first_attempts(block, row)
+        slot = nodes // 2 + np.tile([shift + 3, shift + 1], size)
+        cached = nodes % 2 == 0
+        inside = np.stack(sure, 1).reshape(-1)
+        again = np.flatnonzero(~inside)
+        end_slot, end_cached, end_inside, pair, half = self._loop(block, again, shift, d, c)
+        slot[again], cached[again], inside[again] = end_slot, end_cached, end_inside
         return slot, cached, inside, (again, pair, half)
+
+    def walk(self, block, row, start, count):
+        """The numbers of up to `count` elements of one alpha from state `start`, and the
+        state after the last: the states whose first attempt surely accepts step by a fixed
+        pattern (no cached normal at k -> cached at k + 3 (+1) -> none at k + 4 (+2) ...), so
+        they lie on chains, one per residue of k; along each chain the next state that
+        doesn't (an exception) is found at once, and the path alternates runs along a chain
+        with exceptions, which run the whole loop."""
+        size = block.size
+        if self.own(row[0]) == 0:
+            return np.full(count, np.finfo(self.own).tiny, self.own), start
+        sure, shift, d, c = self._first_attempts(block, row)
+        period = 4 + 2 * shift
+        width = -(-size // period) + 2             # chain positions (two states each)
+        # Chain r, position 2m: no cached normal at slot r + (m - 1) * period; 2m + 1: cached
+        # at that slot + 3 + shift.
+        flags = np.ones((2, width * period), bool)
+        slots = np.empty((2, width * period), np.int64)
+        slots[0] = np.arange(width * period) - period
+        slots[1] = slots[0] + 3 + shift
+        for kind in range(2):
+            valid = (slots[kind] >= 0) & (slots[kind] < size)
+            flags[kind, valid] = ~sure[kind][slots[kind, valid]]
+        exception = np.stack([flags[0].reshape(width, period).T,
+                              flags[1].reshape(width, period).T], 2).reshape(period, -1)
+        node = np.stack([(2 * slots[0]).reshape(width, period).T,
+                         (2 * slots[1] + 1).reshape(width, period).T], 2).reshape(period, -1)
+        positions = np.arange(2 * width)
+        upcoming = np.where(exception, positions, 2 * width)
+        upcoming = np.minimum.accumulate(upcoming[:, ::-1], axis=1)[:, ::-1]
+
+        def place(nodes):
+            slot, kind = nodes // 2, nodes % 2
+            base = slot - kind * (3 + shift) + period
+            return base % period, 2 * (base // period) + kind
+
+        exceptions = node[exception]
+        exceptions = exceptions[(exceptions >= 0) & (exceptions < 2 * size)]
+        exceptions.sort()
+        end_slot, end_cached, inside, pair, half = self._loop(block, exceptions, shift, d, c)
+        after = 2 * end_slot + end_cached
+        chain, at = place(np.where(inside, after, 0))
+        reach = upcoming[chain, np.minimum(at, 2 * width - 1)]
+        steps = (reach - at).tolist()
+        following = np.searchsorted(exceptions, node[chain, np.minimum(reach, 2 * width - 1)])
+        chain0, at0 = (int(v) for v in place(np.int64(start)))
+        reach0 = int(upcoming[chain0, at0])
+        runs = [(chain0, at0, reach0 - at0)]
+        passed = []
+        produced = reach0 - at0
+        index = int(np.searchsorted(exceptions, node[chain0, reach0]))
+        ins, chains, ats, nexts = inside.tolist(), chain.tolist(), at.tolist(), \
+            following.tolist()
+        while produced < count and ins[index]:
+            passed.append(index)
+            runs.append((chains[index], ats[index], steps[index]))
+            produced += 1 + steps[index]
+            index = nexts[index]
+        runs = np.array(runs, np.int64)
+        lengths = np.empty(2 * len(runs) - 1, np.int64)
+        lengths[0::2] = runs[:, 2]
+        lengths[1::2] = 1
+        total = int(min(lengths.sum(), count))
+        segment = np.repeat(np.arange(lengths.size), lengths)[:total]
+        offset = np.arange(total) - np.repeat(np.cumsum(lengths) - lengths, lengths)[:total]
+        on_run = segment % 2 == 0
+        run_of = segment // 2
+        passed = np.array(passed, np.int64)
+        nodes = np.empty(total, np.int64)
+        nodes[on_run] = node[runs[run_of[on_run], 0], runs[run_of[on_run], 1] + offset[on_run]]
+        looped = passed[run_of[~on_run]]
+        nodes[~on_run] = exceptions[looped]
+        # The accepted normal: the first one drawn unless the element ran the loop.
+        slot_of, cached_of = nodes // 2, nodes % 2
+        pairs = np.where(cached_of == 1, slot_of - 3, slot_of + shift)
+        halves = cached_of.copy()
+        pairs[~on_run], halves[~on_run] = pair[looped], half[looped]
+        values = self._numbers(block, nodes, pairs, halves, row)
+        if total == 0:
+            return values, start
+        last = int(nodes[-1])
+        if on_run[-1]:
+            last_slot = last // 2 + (1 + shift if last % 2 else 3 + shift)
+            return values, 2 * last_slot + (0 if last % 2 else 1)
+        return values, int(after[looped[-1]])
+
+    def _numbers(self, block, nodes, pairs, halves, row):
+        own = self.own
+        boost, exponent, d, c = self._constants(row)
+        x = block.exact(pairs, halves)
+        y = 1.0 + c * x
+        v = y * y * y
+        if boost:
+            values = _glibc_pow(1 - block.uniform[nodes // 2], exponent) * d * v
+        else:
+            values = d * v
+        # (std::max(min, value): a NaN gives min)
+        return np.fmax(values.astype(own), np.finfo(own).tiny)
 
     @staticmethod
     def _run(block, slot, lag, shift, d, c, exact):
@@ -169,26 +280,16 @@ class Gamma:
         own = self.own
         if own(row[0]) == 0:
             return np.full(nodes.size, np.finfo(own).tiny, own)
-        boost, exponent, d, c = self._constants(row)
         # The accepted normal: the first one drawn from the state unless the state ran the
         # whole loop (`again`, with its pair and half).
         again, again_pair, again_half = record
-        slot = nodes // 2
-        cached = nodes % 2 == 1
-        pair = np.where(cached, slot - 3, slot + int(boost))
-        half = cached.astype(np.int64)
+        slot, cached = nodes // 2, nodes % 2
+        pair = np.where(cached == 1, slot - 3, slot + int(self.own(row[0]) < 1))
+        half = cached.copy()
         at = np.minimum(np.searchsorted(again, nodes), max(again.size - 1, 0))
         looped = again[at] == nodes if again.size else np.zeros(nodes.size, bool)
         pair[looped], half[looped] = again_pair[at[looped]], again_half[at[looped]]
-        x = block.exact(pair, half)
-        y = 1.0 + c * x
-        v = y * y * y
-        if boost:
-            values = _glibc_pow(1 - block.uniform[nodes // 2], exponent) * d * v
-        else:
-            values = d * v
-        # (std::max(min, value): a NaN gives min)
-        return np.fmax(values.astype(own), np.finfo(own).tiny)
+        return self._numbers(block, nodes, pair, half, row)
 
 
 def _marsaglia_tsang(x, y, u, c, d, exact):
@@ -245,23 +346,35 @@ class Poisson:
 
     @staticmethod
     def _product(block, slots, cached, rate):
+        """From every slot k at once: multiply U[k], U[k+1], ... until the product drops to
+        exp(-rate) or below; the count of factors before that is the number. While most
+        states are still multiplying, whole shifted slices; then only those left."""
         size, uniform = block.size, block.uniform
         limit = math.exp(-rate)
-        values = np.zeros(slots.size, np.int64)
-        slot = slots.copy()
-        inside = np.ones(slots.size, bool)
-        product = np.ones(slots.size)
-        pending = np.arange(slots.size)
+        product = np.ones(size)
+        values = np.zeros(size, np.int64)
+        active = np.ones(size, bool)
+        factor = 0
+        while active.any() and factor < size:
+            if 4 * np.count_nonzero(active) < size:
+                break
+            product *= np.concatenate([uniform[factor:factor + size],
+                                       np.zeros(max(0, factor + size - uniform.size))])
+            ended = active & ~(product > limit)
+            values[ended] = factor
+            active &= ~ended
+            factor += 1
+        pending = np.flatnonzero(active)
+        values[pending] = factor
         while pending.size:
-            at = slot[pending]
-            ok = at < size
-            product[pending] *= uniform[np.minimum(at, size - 1)]
-            slot[pending] = at + 1
-            inside[pending[~ok]] = False
+            at = pending + factor
+            product[pending] *= uniform[np.minimum(at, size)]
             more = product[pending] > limit
-            values[pending[more]] += 1
-            pending = pending[more & ok]
-        return values, slot, cached, inside
+            pending = pending[more]
+            factor += 1
+            values[pending] = factor
+        slot = slots + values + 1
+        return values, slot, cached, slot <= size
 
     @staticmethod
     def _rejection(block, slots, cached, rate):
@@ -359,33 +472,26 @@ class Binomial:
         return slot, cached, inside, (values if small else count - values)
 
     def _inversion(self, block, slots, count, prob):
-        size, uniform = block.size, block.uniform
-        own = self.own
+        """From every slot at once: the geometric jumps ceil(log U / log(1 - p)) of all
+        slots, summed (integers: exact, as PyTorch's running sum), give where each start's sum
+        first passes count; the number is the jumps before that one. (A jump past count ends
+        the element whatever its size: clipped to count + 1 to keep the sums exact.)"""
+        size, uniform, own = block.size, block.uniform, self.own
         log_prob = float(own(math.log1p(-float(prob)))) if own is _F64 else \
             float(_F32(math.log1p(-float(prob))))
-        total = np.zeros(slots.size)
-        values = np.zeros(slots.size, np.int64)
-        slot = slots.copy()
-        inside = np.ones(slots.size, bool)
-        pending = np.arange(slots.size)
         bound = float(count)
-        while pending.size:
-            at = slot[pending]
-            ok = at < size
-            u = uniform[np.minimum(at, size - 1)]
-            slot[pending] = at + 1
-            with np.errstate(divide="ignore", invalid="ignore"):
-                ratio = _log(u) / log_prob
-                near = np.flatnonzero(np.abs(ratio - np.round(ratio)) <= 1e-12 * np.abs(ratio))
-            geom = np.ceil(ratio)
-            for i in near.tolist():
-                geom[i] = math.ceil(math.log(u[i]) / log_prob) if u[i] > 0 else math.inf
-            total[pending] += geom
-            more = total[pending] <= bound
-            values[pending[more]] += 1
-            inside[pending[~ok]] = False
-            pending = pending[more & ok]
-        return values, slot, inside
+        u = uniform[:size]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = _log(u) / log_prob
+            near = np.flatnonzero(np.abs(ratio - np.round(ratio)) <= 1e-12 * np.abs(ratio))
+        jumps = np.ceil(ratio)
+        for i in near.tolist():
+            jumps[i] = math.ceil(math.log(u[i]) / log_prob) if u[i] > 0 else math.inf
+        jumps = np.minimum(jumps, bound + 1)
+        sums = np.cumsum(jumps)
+        before = np.concatenate([[0.0], sums[:-1]])
+        last = np.searchsorted(sums, before + bound, side="right")
+        return last - slots, last + 1, last < size
 
     def _btrs(self, block, slots, count, prob):
         size, uniform, own = block.size, block.uniform, self.own
