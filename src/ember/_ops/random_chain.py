@@ -39,7 +39,6 @@ _STRIDE = 64
 _PAD = 8
 _LOW53 = np.uint64((1 << 53) - 1)
 _TWO_PI = 2.0 * math.pi
-_glibc_log1p = np.frompyfunc(math.log1p, 1, 1)
 
 
 class Block:
@@ -71,7 +70,7 @@ class Block:
         """glibc's normals: the cos (halves 0) or sin (1) half of the pairs at `pairs`."""
         unique, where = np.unique(pairs, return_inverse=True)
         u1, u2 = self.uniform[unique], self.uniform[unique + 1]
-        radius = np.sqrt(-2.0 * rt.glibc(_glibc_log1p, -u2))
+        radius = np.sqrt(-2.0 * rt.glibc(math.log1p, -u2))
         theta = _TWO_PI * u1
         values = np.where(halves == 0, (radius * np.cos(theta))[where],
                           (radius * np.sin(theta))[where])
