@@ -135,62 +135,118 @@ class Gamma:
         slot[again], cached[again], inside[again] = end_slot, end_cached, end_inside
         return slot, cached, inside, (again, pair, half)
 
-    def walk(self, block, row, start, count):
-        """The numbers of up to `count` elements of one alpha from state `start`, and the
-        state after the last: the states whose first attempt surely accepts step by a fixed
-        pattern (no cached normal at k -> cached at k + 3 (+1) -> none at k + 4 (+2) ...), so
-        they lie on chains, one per residue of k; along each chain the next state that
-        doesn't (an exception) is found at once, and the path alternates runs along a chain
-        with exceptions, which run the whole loop."""
-        size = block.size
-        if self.own(row[0]) == 0:
-            return np.full(count, np.finfo(self.own).tiny, self.own), start
-        sure, shift, d, c = self._first_attempts(block, row)
-        period = 4 + 2 * shift
-        width = -(-size // period) + 2             # chain positions (two states each)
-        # Chain r, position 2m: no cached normal at slot r + (m - 1) * period; 2m + 1: cached
-        # at that slot + 3 + shift.
-        flags = np.ones((2, width * period), bool)
-        slots = np.empty((2, width * period), np.int64)
-        slots[0] = np.arange(width * period) - period
-        slots[1] = slots[0] + 3 + shift
-        for kind in range(2):
-            valid = (slots[kind] >= 0) & (slots[kind] < size)
-            flags[kind, valid] = ~sure[kind][slots[kind, valid]]
-        exception = np.stack([flags[0].reshape(width, period).T,
-                              flags[1].reshape(width, period).T], 2).reshape(period, -1)
-        node = np.stack([(2 * slots[0]).reshape(width, period).T,
-                         (2 * slots[1] + 1).reshape(width, period).T], 2).reshape(period, -1)
-        positions = np.arange(2 * width)
-        upcoming = np.where(exception, positions, 2 * width)
-        upcoming = np.minimum.accumulate(upcoming[:, ::-1], axis=1)[:, ::-1]
+    def walk(self, block, rows, start, count):
+        """The numbers of up to `count` elements whose alphas cycle through `rows` (the first
+        element takes rows[0]) from state `start` (slot, cached), and the state after the
+        last.
 
-        def place(nodes):
-            slot, kind = nodes // 2, nodes % 2
-            base = slot - kind * (3 + shift) + period
-            return base % period, 2 * (base // period) + kind
+        A state whose first attempt surely accepts steps by a fixed pattern: no cached normal
+        at slot k -> cached at k + 3 (+1 after a boost uniform), cached -> none at k + 1 (+1);
+        an alpha of 0 draws nothing. Following the pattern through the cycle of alphas (one
+        cycle, or two where it flips the cached normal an odd number of times) advances the
+        slot by a fixed amount A, so those states lie on chains, one per residue of the slot
+        modulo A; along each chain the next state that doesn't surely accept (an exception)
+        is found at once, and the path alternates runs along a chain with exceptions, which
+        run the whole loop (_loop)."""
+        own, size, phases = self.own, block.size, len(rows)
+        constants = [None if own(row[0]) == 0 else self._first_attempts(block, row)
+                     for row in rows]
+        flips = sum(phase is not None for phase in constants)
+        if flips == 0:
+            return np.full(count, np.finfo(own).tiny, own), start
+        length = phases if flips % 2 == 0 else 2 * phases
+        kinds = []                                  # per chain kind: phase, cached, offset
+        for first_cached in ((False, True) if flips % 2 == 0 else (False,)):
+            cached, offset, steps = first_cached, 0, []
+            for position in range(length):
+                phase = position % phases
+                steps.append((phase, cached, offset))
+                if constants[phase] is not None:
+                    offset += (1 if cached else 3) + constants[phase][1]
+                    cached = not cached
+            kinds.append((np.array(steps, np.int64), offset))
+        cycles = -(-size // min(advance for _, advance in kinds)) + 2
+        total_rows = sum(advance for _, advance in kinds)
+        # Chain r of a kind, position m * length + j: the state (phase_j, cached_j) at slot
+        # r + (m - 1) * A + offset_j, for r < A: along m and r those slots are consecutive, so
+        # each (kind, j) block is a slice of the states' flags.
+        exception = np.ones((total_rows, cycles, length), bool)
+        node = np.full((total_rows, cycles, length), -1, np.int64)
+        key_position, key_offset = np.zeros(2 * phases, np.int64), np.zeros(2 * phases, np.int64)
+        key_advance, key_row = np.ones(2 * phases, np.int64), np.zeros(2 * phases, np.int64)
+        first_row = 0
+        for steps, advance in kinds:
+            span = cycles * advance
+            for position, (phase, cached, offset) in enumerate(steps.tolist()):
+                key = 2 * phase + cached
+                key_position[key], key_offset[key] = position, offset
+                key_advance[key], key_row[key] = advance, first_row
+                low, high = max(0, advance - offset), min(span, size + advance - offset)
+                flags = np.ones(span, bool)
+                ids = np.full(span, -1, np.int64)
+                if high > low:
+                    slots = np.arange(low - advance + offset, high - advance + offset)
+                    ids[low:high] = (phase * size + slots) * 2 + cached
+                    flags[low:high] = False if constants[phase] is None else \
+                        ~constants[phase][0][cached][slots]
+                band = slice(first_row, first_row + advance)
+                exception[band, :, position] = flags.reshape(cycles, advance).T
+                node[band, :, position] = ids.reshape(cycles, advance).T
+            first_row += advance
+        exception = exception.reshape(total_rows, -1)
+        node = node.reshape(total_rows, -1)
+        width = node.shape[1]
+        # (every chain ends in states past the block: exceptions)
+        flat_exceptions = np.flatnonzero(exception)
 
-        exceptions = node[exception]
-        exceptions = exceptions[(exceptions >= 0) & (exceptions < 2 * size)]
-        exceptions.sort()
-        end_slot, end_cached, inside, pair, half = self._loop(block, exceptions, shift, d, c)
-        after = 2 * end_slot + end_cached
-        chain, at = place(np.where(inside, after, 0))
-        reach = upcoming[chain, np.minimum(at, 2 * width - 1)]
-        steps = (reach - at).tolist()
-        following = np.searchsorted(exceptions, node[chain, np.minimum(reach, 2 * width - 1)])
-        chain0, at0 = (int(v) for v in place(np.int64(start)))
-        reach0 = int(upcoming[chain0, at0])
-        runs = [(chain0, at0, reach0 - at0)]
+        def upcoming(row, at):
+            """The position of the first exception at or after `at` on chain `row`."""
+            flat = np.asarray(row) * width + np.asarray(at)
+            return flat_exceptions[np.searchsorted(flat_exceptions, flat)] - np.asarray(
+                row) * width
+
+        def place(phase, slot, cached):
+            key = 2 * np.asarray(phase) + np.asarray(cached, np.int64)
+            advance = key_advance[key]
+            shifted = np.asarray(slot) - key_offset[key] + advance
+            return key_row[key] + shifted % advance, \
+                (shifted // advance) * length + key_position[key]
+
+        exceptions = np.sort(node[exception & (node >= 0)])
+        ends = np.empty((exceptions.size, 2), np.int64)
+        inside = np.zeros(exceptions.size, bool)
+        pair, half = np.zeros(exceptions.size, np.int64), np.zeros(exceptions.size, np.int64)
+        for phase, constant in enumerate(constants):
+            mine = np.flatnonzero((exceptions // 2) // size == phase)
+            if constant is None or not mine.size:
+                continue
+            _, shift, d, c = constant
+            states = (exceptions[mine] // 2 % size) * 2 + exceptions[mine] % 2
+            end_slot, end_cached, end_inside, pair[mine], half[mine] = self._loop(
+                block, states, shift, d, c)
+            ends[mine, 0], ends[mine, 1], inside[mine] = end_slot, end_cached, end_inside
+        next_phase = ((exceptions // 2) // size + 1) % phases
+        row, at = place(next_phase, np.where(inside, ends[:, 0], 0), ends[:, 1])
+        in_layout = inside & (at < width)
+        at = np.minimum(at, width - 1)
+        reach = upcoming(row, at)
+        target = node[row, reach]
+        following = np.where(target >= 0, np.searchsorted(exceptions, target), exceptions.size)
+        inside &= in_layout
+        row0, at0 = (int(v) for v in place(0, start[0], int(start[1])))
+        reach0 = int(upcoming(row0, at0))
+        runs = [(row0, at0, reach0 - at0)]
         passed = []
         produced = reach0 - at0
-        index = int(np.searchsorted(exceptions, node[chain0, reach0]))
-        ins, chains, ats, nexts = inside.tolist(), chain.tolist(), at.tolist(), \
+        target0 = int(node[row0, reach0])
+        index = int(np.searchsorted(exceptions, target0)) if target0 >= 0 else exceptions.size
+        flags = np.append(inside, False).tolist()
+        rows_of, ats, steps_of, nexts = row.tolist(), at.tolist(), (reach - at).tolist(), \
             following.tolist()
-        while produced < count and ins[index]:
+        while produced < count and flags[index]:
             passed.append(index)
-            runs.append((chains[index], ats[index], steps[index]))
-            produced += 1 + steps[index]
+            runs.append((rows_of[index], ats[index], steps_of[index]))
+            produced += 1 + steps_of[index]
             index = nexts[index]
         runs = np.array(runs, np.int64)
         lengths = np.empty(2 * len(runs) - 1, np.int64)
@@ -201,33 +257,44 @@ class Gamma:
         offset = np.arange(total) - np.repeat(np.cumsum(lengths) - lengths, lengths)[:total]
         on_run = segment % 2 == 0
         run_of = segment // 2
-        passed = np.array(passed, np.int64)
+        looped = np.array(passed, np.int64)[run_of[~on_run]]
         nodes = np.empty(total, np.int64)
         nodes[on_run] = node[runs[run_of[on_run], 0], runs[run_of[on_run], 1] + offset[on_run]]
-        looped = passed[run_of[~on_run]]
         nodes[~on_run] = exceptions[looped]
-        # The accepted normal: the first one drawn unless the element ran the loop.
-        slot_of, cached_of = nodes // 2, nodes % 2
-        pairs = np.where(cached_of == 1, slot_of - 3, slot_of + shift)
-        halves = cached_of.copy()
-        pairs[~on_run], halves[~on_run] = pair[looped], half[looped]
-        values = self._numbers(block, nodes, pairs, halves, row)
+        slot_of, cached_of, phase_of = nodes // 2 % size, nodes % 2, nodes // 2 // size
+        values = np.empty(total, own)
+        for phase, (row, constant) in enumerate(zip(rows, constants)):
+            mine = np.flatnonzero(phase_of == phase)
+            if constant is None:
+                values[mine] = np.finfo(own).tiny
+                continue
+            # The accepted normal: the first one drawn unless the element ran the loop.
+            pairs = np.where(cached_of[mine] == 1, slot_of[mine] - 3,
+                             slot_of[mine] + constant[1])
+            halves = cached_of[mine].copy()
+            loop = ~on_run[mine]
+            records = looped[_looped_rank(on_run, mine)]
+            pairs[loop], halves[loop] = pair[records], half[records]
+            values[mine] = self._numbers(block, slot_of[mine], pairs, halves, row)
         if total == 0:
             return values, start
-        last = int(nodes[-1])
         if on_run[-1]:
-            last_slot = last // 2 + (1 + shift if last % 2 else 3 + shift)
-            return values, 2 * last_slot + (0 if last % 2 else 1)
-        return values, int(after[looped[-1]])
+            last_phase, last_slot, last_cached = int(phase_of[-1]), int(slot_of[-1]), \
+                bool(cached_of[-1])
+            if constants[last_phase] is None:
+                return values, (last_slot, last_cached)
+            step = (1 if last_cached else 3) + constants[last_phase][1]
+            return values, (last_slot + step, not last_cached)
+        return values, (int(ends[looped[-1], 0]), bool(ends[looped[-1], 1]))
 
-    def _numbers(self, block, nodes, pairs, halves, row):
+    def _numbers(self, block, slots, pairs, halves, row):
         own = self.own
         boost, exponent, d, c = self._constants(row)
         x = block.exact(pairs, halves)
         y = 1.0 + c * x
         v = y * y * y
         if boost:
-            values = _glibc_pow(1 - block.uniform[nodes // 2], exponent) * d * v
+            values = _glibc_pow(1 - block.uniform[slots], exponent) * d * v
         else:
             values = d * v
         # (std::max(min, value): a NaN gives min)
@@ -289,7 +356,13 @@ class Gamma:
         at = np.minimum(np.searchsorted(again, nodes), max(again.size - 1, 0))
         looped = again[at] == nodes if again.size else np.zeros(nodes.size, bool)
         pair[looped], half[looped] = again_pair[at[looped]], again_half[at[looped]]
-        return self._numbers(block, nodes, pair, half, row)
+        return self._numbers(block, slot, pair, half, row)
+
+
+def _looped_rank(on_run, mine):
+    """Where the looped elements among `mine` come among all looped elements."""
+    rank = np.cumsum(~on_run) - 1
+    return rank[mine][~on_run[mine]]
 
 
 def _marsaglia_tsang(x, y, u, c, d, exact):
