@@ -125,3 +125,15 @@ def test_paths_continue_across_blocks():
     got = random_chain.sample(eg, alpha[:, None], _ShortBlocks(np.float64), np.float64)
     np.testing.assert_array_equal(got, expected)
     assert bytes(eg.get_state().numpy()) == bytes(tg.get_state().numpy())
+
+
+def test_too_varied_parameters_take_numpys_sampler():
+    """More distinct rates than the tables take (NOTE [rejection samplers on PyTorch's
+    stream]): NumPy's sampler seeded by one 64-bit draw, numbers that follow the rates."""
+    rates = np.linspace(1.0, 50.0, 20_000)
+    eg, tg = ember.Generator().manual_seed(4), torch.Generator().manual_seed(4)
+    got = ember.poisson(ember.tensor(rates), generator=eg).numpy()
+    torch.empty(1, dtype=torch.float64).uniform_(generator=tg)   # one 64-bit draw
+    assert bytes(eg.get_state().numpy()) == bytes(tg.get_state().numpy())
+    assert abs(got.mean() - rates.mean()) < 0.2
+    assert abs(((got - rates) ** 2 / rates).mean() - 1) < 0.1

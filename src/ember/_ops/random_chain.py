@@ -23,9 +23,9 @@ before it. ember gets the same numbers in bulk:
 - decisions may use NumPy's log and normals (an ulp or two off glibc's) where they hold with
   room to spare; the rest, and every number on the path, use glibc's functions.
 A path that runs past the block ends the pass; the next block continues from where it
-stopped. Parameters with more than `_MAX_DISTINCT` distinct values and no short period keep
-NumPy's sampler seeded from the stream (numbers that follow the distribution but are not
-PyTorch's: the tables would cost a pass over the block per value).
+stopped. Parameters with more than `_MAX_DISTINCT` distinct values and no short period, or
+with so many phases that a pass over the block per phase passes `_BUDGET`, keep NumPy's
+sampler seeded from the stream (numbers that follow the distribution but are not PyTorch's).
 """
 from __future__ import annotations
 
@@ -40,6 +40,9 @@ from ember._ops import random_transforms as rt
 LEAD = 3
 _MAX_PERIOD = 64
 _MAX_DISTINCT = 64
+# Phases times block states the samplers may evaluate (each phase runs its loop from every
+# state of the block): past this, NumPy's sampler.
+_BUDGET = 3e7
 _STRIDE = 64
 _PAD = 8
 _LOW53 = np.uint64((1 << 53) - 1)
@@ -164,7 +167,9 @@ def sample(generator, params, sampler, out_dtype):
     period = _period(params)
     distinct, phases = np.unique(params if period is None else params[:period], axis=0,
                                  return_inverse=True)
-    if distinct.shape[0] > _MAX_DISTINCT:
+    per_element = sampler.draws_per_element(distinct)
+    phase_count = period if period is not None else distinct.shape[0]
+    if distinct.shape[0] > _MAX_DISTINCT or phase_count * count * per_element > _BUDGET:
         return None
     phases = phases.reshape(-1)
     if period is not None:
@@ -172,7 +177,6 @@ def sample(generator, params, sampler, out_dtype):
     states = 2 if sampler.normals else 1
     out = np.empty(count, out_dtype)
     done = 0
-    per_element = sampler.draws_per_element(distinct)
     factor = 1.1
     while done < count:
         left = count - done
