@@ -137,3 +137,18 @@ def test_too_varied_parameters_take_numpys_sampler():
     assert bytes(eg.get_state().numpy()) == bytes(tg.get_state().numpy())
     assert abs(got.mean() - rates.mean()) < 0.2
     assert abs(((got - rates) ** 2 / rates).mean() - 1) < 0.1
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("alpha", [float("nan"), float("inf"), 1e-30, 1e30])
+def test_standard_gamma_edge_alphas(dtype, alpha):
+    e, t = _pair([alpha, 2.0], dtype, (40, 2))
+    _same_stream(lambda g: ember._standard_gamma(e, generator=g),
+                 lambda g: torch._standard_gamma(t, generator=g), 1)
+
+
+def test_binomial_nan_probability():
+    counts, probs = _pair([5.0, 30.0], "float64", (20, 2)), _pair([float("nan"), 0.4],
+                                                                   "float64", (20, 2))
+    _same_stream(lambda g: ember.binomial(counts[0], probs[0], generator=g),
+                 lambda g: torch.binomial(counts[1], probs[1], generator=g), 6)

@@ -155,6 +155,12 @@ def _path(tables, phases, start, count, sink):
 
 
 def sample(generator, params, sampler, out_dtype):
+    # (infinite or NaN parameters run the loops as PyTorch's do, without NumPy's warnings)
+    with np.errstate(all="ignore"):
+        return _sample(generator, params, sampler, out_dtype)
+
+
+def _sample(generator, params, sampler, out_dtype):
     """PyTorch's numbers for the rows of `params` (one row of parameters per element), or
     None where the parameters are too varied (NOTE [rejection samplers on PyTorch's stream]).
     `sampler` gives `normals` (whether it draws normals: then a state is a slot and whether a
@@ -164,9 +170,12 @@ def sample(generator, params, sampler, out_dtype):
     count = params.shape[0]
     if count == 0:
         return np.empty(0, out_dtype)
-    period = _period(params)
-    distinct, phases = np.unique(params if period is None else params[:period], axis=0,
+    # (rows compared by their bits, so that a NaN parameter repeats like any other)
+    keys = np.ascontiguousarray(params, np.float64).view(np.int64)
+    period = _period(keys)
+    distinct, phases = np.unique(keys if period is None else keys[:period], axis=0,
                                  return_inverse=True)
+    distinct = distinct.view(np.float64)
     per_element = sampler.draws_per_element(distinct)
     phase_count = period if period is not None else distinct.shape[0]
     if distinct.shape[0] > _MAX_DISTINCT or phase_count * count * per_element > _BUDGET:

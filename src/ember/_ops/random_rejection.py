@@ -389,7 +389,6 @@ def _marsaglia_tsang(x, y, u, c, d, exact):
         else:
             swing = 1.0 + np.abs(c * x[test]) / np.abs(yt)
             unsure[test] |= np.abs(log_u - right) <= 1e-11 * size * swing
-    accept &= y > 0
     return accept, unsure
 
 
@@ -519,7 +518,7 @@ class Binomial:
         self.own = own
 
     def draws_per_element(self, distinct):
-        mean = np.minimum(distinct[:, 1], 1 - distinct[:, 1]) * distinct[:, 0]
+        mean = np.nan_to_num(np.minimum(distinct[:, 1], 1 - distinct[:, 1]) * distinct[:, 0])
         return float(np.where(mean >= 10, 2.8, mean + 1.2).max())
 
     @staticmethod
