@@ -16,10 +16,8 @@ before it. ember gets the same numbers in bulk:
 - the elements' states are then the path from the first state through that table: listed by
   pointer doubling when the parameters repeat with a short period (one value, or a parameter
   expanded over a sample shape), else by a walk over the tables of the distinct values, one
-  list look-up per element. Gamma with periodic parameters skips the full table: most states
-  surely accept their first attempt and then step by a fixed pattern, so the path runs along
-  chains of such states between the few exceptions (Gamma.walk), the exceptions alone running
-  the whole loop;
+  list look-up per element. (Gamma's table takes the states whose first attempt surely
+  accepts from shifted slices of the block; only the others run the whole loop.)
 - decisions may use NumPy's log and normals (an ulp or two off glibc's) where they hold with
   room to spare; the rest, and every number on the path, use glibc's functions.
 A path that runs past the block ends the pass; the next block continues from where it
@@ -193,14 +191,6 @@ def _sample(generator, params, sampler, out_dtype):
         block = Block(generator, int(factor * expected + 8 * math.sqrt(expected) + 64),
                       sampler.normals)
         start = LEAD * states + int(block.cached and states == 2)
-        if period is not None and hasattr(sampler, "walk"):
-            rows = distinct[np.roll(phases[:period], -(done % period))]
-            values, (slot, cached) = sampler.walk(block, rows, (LEAD, block.cached), left)
-            out[done:done + values.size] = values
-            block.settle(slot, cached)
-            done += values.size
-            factor = 1.25 if values.size else factor * 2
-            continue
         sink = block.size * states
         tables, records = [], []
         for row in distinct:
