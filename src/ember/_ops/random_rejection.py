@@ -1,8 +1,10 @@
 """The loops of PyTorch's CPU gamma, poisson and binomial samplers, run in NumPy from every
 state of a block of the stream at once (NOTE [rejection samplers on PyTorch's stream],
-random_chain.py). Each `step(block, slots, cached, row)` gives, for one parameter row and every
-start state (slot, cached normal), the element's number, the state after it and whether the
-element stayed inside the block.
+random_chain.py). For one parameter row, `table(block, row)` gives for every start state (slot,
+and for gamma whether a normal is cached) the state after the element, whether the element
+stayed inside the block and a record; `values(block, row, states, record)` the numbers of the
+elements that start at the given states (gamma makes them only for the path, from glibc's
+normals).
 
 Comparisons go through NumPy's log and SciPy's gammaln, which may differ from glibc's in the
 last bit: a comparison closer than that could tip is redone with glibc's functions (Python's
