@@ -1,9 +1,9 @@
 """How PyTorch's CPU gamma sampler walks the generator, pinned down against torch: a serial,
 one-number-at-a-time replica built on ember's own stream primitives (53-bit double uniforms and
 the scalar Box-Muller sampler with its cached second normal) gives torch's draws bit for bit and
-leaves the generator in torch's state. ember's `_standard_gamma` does not run this loop (NOTE
-[gamma's stream]: a Python step per number); the replica is the reference a vectorised exact
-sampler would be checked against, and it checks the primitives it uses."""
+leaves the generator in torch's state. ember's `_standard_gamma` runs this loop on blocks of the
+stream instead (NOTE [rejection samplers on PyTorch's stream], checked against torch in
+test_rejection_streams.py); the replica documents the loop and checks the primitives it uses."""
 import math
 
 import numpy as np

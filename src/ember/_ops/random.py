@@ -8,7 +8,8 @@ kernel). So a TorchDispatchMode sees the generator among the op's arguments, and
 with a generator in the same state gives the same numbers. Numbers are drawn on the host from
 the generator's stream and then placed on the target device, so one seed gives the same
 numbers on every device: PyTorch's CPU numbers (NOTE [ember draws PyTorch's CPU stream],
-random_transforms.py). Values are drawn in the order PyTorch's kernel visits the elements: the
+random_transforms.py; the rejection samplers: NOTE [rejection samplers on PyTorch's stream],
+random_chain.py). Values are drawn in the order PyTorch's kernel visits the elements: the
 output's memory order (`in_memory_order`).
 """
 from __future__ import annotations
@@ -590,10 +591,17 @@ def _poisson(xp, self, generator=None):
     _need_float_input(_NP_TO_DTYPE[self.dtype], "poisson_cpu")
     rates = host(xp, self).astype(np.float64)
     _check(bool((rates >= 0).all()), "invalid Poisson rate, expected rate to be non-negative")
-    # NOTE [poisson's stream]: PyTorch's rejection sampler draws a varying number of words per
-    # element; ember takes one 64-bit draw from the generator to seed NumPy's Poisson sampler,
-    # so the numbers follow the distribution but are not PyTorch's.
-    seed = int(cpu_generator(generator).random64(1)[0])
-    # (asarray: NumPy's samplers give a Python number for a 0-d input.)
-    values = np.asarray(np.random.default_rng(seed).poisson(rates)).astype(self.dtype)
+    # NOTE [poisson's stream]: PyTorch's sampler (a product of uniforms below rates of 10, a
+    # transformed rejection from 10 on) runs on blocks of the stream as the gamma sampler does
+    # (NOTE [gamma's stream], random_distributions.py): PyTorch's numbers for one seed, or,
+    # for parameters too varied for that, NumPy's sampler seeded by one 64-bit draw.
+    from ember._ops import random_chain, random_rejection
+    generator = cpu_generator(generator)
+    values = random_chain.sample(generator, np.ascontiguousarray(rates).reshape(-1, 1),
+                                 random_rejection.Poisson(), np.float64)
+    if values is None:
+        seed = int(generator.random64(1)[0])
+        # (asarray: NumPy's samplers give a Python number for a 0-d input.)
+        values = np.asarray(np.random.default_rng(seed).poisson(rates))
+    values = values.reshape(rates.shape).astype(self.dtype)
     return values if xp is np else xp.asarray(values)

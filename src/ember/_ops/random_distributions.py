@@ -3,16 +3,14 @@ reparameterisation gradient `_standard_gamma_grad`), `_sample_dirichlet` (with
 `_dirichlet_grad`) and `binomial`.
 
 NOTE [gamma's stream]: PyTorch's gamma, Dirichlet and binomial samplers are rejection samplers
-that draw a varying number of words per element; as for poisson (NOTE [poisson's stream],
-random.py) ember takes one 64-bit draw from the generator to seed NumPy's sampler. The numbers
-follow the distribution, and one seed gives the same numbers, but they are not PyTorch's.
-(Reproducing the stream would mean replaying PyTorch's serial loop: where element i starts in
-the stream depends on every rejection and every cached Box-Muller normal before it, so the
-vectorised attempt, run the usual path in bulk and restart after each rejection, still costs a
-Python step per rejection, ~2-5% of elements, and ends near a Python loop per number.)
-tests/distributions/test_sampler_distributions.py checks the distributions against PyTorch's
-draws; tests/distributions/test_gamma_stream_reference.py replays PyTorch's gamma loop one
-number at a time (bit for bit, float32 and float64), the reference for an exact sampler.
+that draw a varying number of words per element; ember runs their loops on blocks of the
+stream (NOTE [rejection samplers on PyTorch's stream], random_chain.py), so one seed gives
+PyTorch's numbers and leaves the generator as PyTorch does. Parameters too varied for that
+(more than a few dozen distinct values without a short period) take one 64-bit draw from the
+generator to seed NumPy's sampler instead: numbers that follow the distribution, not PyTorch's.
+tests/distributions/test_rejection_streams.py checks the numbers and the generator's state
+against PyTorch; tests/distributions/test_gamma_stream_reference.py replays PyTorch's gamma
+loop one number at a time.
 
 NOTE [implicit reparameterisation]: a sample x of a distribution with CDF F(x; a) moves with
 its parameter as dx/da = -(dF/da) / (dF/dx) (differentiate F(x(a); a) = u at a fixed uniform
@@ -26,12 +24,13 @@ from __future__ import annotations
 import numpy as np
 
 from ember._core import dtype as dt
-from ember._core.checks import _check, _check_value
+from ember._core.checks import _check, _check_not_implemented, _check_value
 from ember._core.dispatch import call
 from ember._core.registry import OPS, register_op
+from ember._ops import random_chain, random_rejection
 from ember._ops.grad_utils import zeros_grad
 from ember._ops.pointwise_special import _special
-from ember._ops.random import _GEN, _SAMPLER, _need_float_input, host
+from ember._ops.random import _GEN, _SAMPLER, host
 from ember._random import cpu_generator
 
 _NP_TO_DTYPE = dt.NP_TO_DTYPE
@@ -62,6 +61,20 @@ def _gamma_draws(rng, concentration):
         return rng.standard_gamma(concentration)
 
 
+def _need_float_or_double(dtype, kernel):
+    _check_not_implemented(dtype in (dt.float32, dt.float64), lambda: (
+        f'"{kernel}" not implemented for \'{dtype._cpp_name}\''))
+
+
+def _exact_gammas(generator, concentration, own):
+    """PyTorch's gamma draws for `concentration` (visited in row-major order), alpha's own
+    arithmetic in `own`; None where the parameters are too varied (NOTE [gamma's stream])."""
+    flat = np.ascontiguousarray(concentration).reshape(-1, 1).astype(np.float64)
+    values = random_chain.sample(cpu_generator(generator), flat, random_rejection.Gamma(own),
+                                 own)
+    return None if values is None else values.reshape(concentration.shape)
+
+
 # --------------------------------------------------------------------------- gamma
 
 def _standard_gamma_derivative(c):
@@ -75,10 +88,14 @@ def _standard_gamma(xp, self, generator=None):
     """_standard_gamma(input, generator=None) -> Tensor: a Gamma(input, 1) draw per element;
     its gradient is the implicit reparameterisation one (NOTE [implicit
     reparameterisation])."""
-    _need_float_input(_NP_TO_DTYPE[self.dtype], "gamma_cpu")
-    concentration = host(xp, self).astype(np.float64)
-    draws = _gamma_draws(_seeded_numpy(generator), concentration)
-    return _device_array(xp, _tiny_floor(np.asarray(draws), self.dtype))
+    _need_float_or_double(_NP_TO_DTYPE[self.dtype], "gamma_cpu")
+    concentration = host(xp, self)
+    draws = _exact_gammas(generator, concentration, concentration.dtype.type)
+    if draws is None:
+        draws = _tiny_floor(np.asarray(_gamma_draws(_seeded_numpy(generator),
+                                                    concentration.astype(np.float64))),
+                            self.dtype)
+    return _device_array(xp, draws)
 
 
 def _gamma_cdf_by_concentration(special, alpha, x):
@@ -119,12 +136,44 @@ def _dirichlet_derivative(c):
 def _sample_dirichlet(xp, self, generator=None):
     """_sample_dirichlet(concentration, generator=None) -> Tensor: a Dirichlet draw per row
     of the last dimension."""
-    _need_float_input(_NP_TO_DTYPE[self.dtype], "dirichlet")
+    _need_float_or_double(_NP_TO_DTYPE[self.dtype], "dirichlet")
+    # PyTorch draws the gammas in double (alpha converted first), then divides each by its
+    # row's sum and keeps the result in [smallest normal, largest number below 1].
     concentration = host(xp, self).astype(np.float64)
-    gammas = np.asarray(_gamma_draws(_seeded_numpy(generator), concentration))
-    gammas = np.maximum(gammas, np.finfo(np.float64).tiny)
-    values = gammas / gammas.sum(-1, keepdims=True)
-    return _device_array(xp, _tiny_floor(values, self.dtype))
+    gammas = _exact_gammas(generator, concentration, np.float64)
+    if gammas is None:
+        gammas = np.asarray(_gamma_draws(_seeded_numpy(generator), concentration))
+        gammas = np.maximum(gammas, np.finfo(np.float64).tiny)
+    values = (gammas / _row_sums(gammas)).astype(self.dtype)
+    below_one = np.nextafter(self.dtype.type(1), self.dtype.type(0))
+    return _device_array(xp, np.minimum(below_one, np.fmax(values, np.finfo(self.dtype).tiny)))
+
+
+# PyTorch's double sum of a contiguous row of up to 256 numbers: four accumulators of four
+# lanes take the blocks of 16, the first accumulator the blocks of 4 left over, the first lane
+# the numbers left after that; accumulators, then lanes, summed in order. (Longer rows: its
+# cascade, not reproduced: NumPy's sum.)
+_ROW_SUM_EXACT = 256
+
+
+def _row_sums(values):
+    width = values.shape[-1]
+    if width > _ROW_SUM_EXACT or values.size == 0:
+        return values.sum(-1, keepdims=True)
+    rows = values.reshape(-1, width)
+    blocks = width // 4
+    grouped = blocks - blocks % 4
+    accumulators = np.zeros((4, rows.shape[0], 4))
+    for block in range(blocks):
+        at = block % 4 if block < grouped else 0
+        accumulators[at] += rows[:, 4 * block:4 * block + 4]
+    lanes = ((accumulators[0] + accumulators[1]) + accumulators[2]) + accumulators[3]
+    rest = np.zeros(rows.shape[0])
+    for column in range(4 * blocks, width):
+        rest += rows[:, column]
+    lanes[:, 0] += rest
+    total = ((lanes[:, 0] + lanes[:, 1]) + lanes[:, 2]) + lanes[:, 3]
+    return total.reshape(values.shape[:-1] + (1,))
 
 
 @register_op("_dirichlet_grad(Tensor x, Tensor alpha, Tensor total) -> Tensor", kind="generic",
@@ -173,7 +222,16 @@ def _binomial(xp, count, prob, generator=None):
     """binomial(count, prob, generator=None) -> Tensor: the number of successes in `count`
     trials of probability `prob`, per element."""
     _check_binomial_dtypes(_NP_TO_DTYPE[count.dtype], _NP_TO_DTYPE[prob.dtype])
+    _need_float_or_double(_NP_TO_DTYPE[count.dtype], "binomial_cpu")
     trials, probs = host(xp, count).astype(np.float64), host(xp, prob).astype(np.float64)
     _check(bool((trials >= 0).all()), "binomial: count must be non-negative")
-    draws = _seeded_numpy(generator).binomial(trials.astype(np.int64), np.clip(probs, 0, 1))
-    return _device_array(xp, np.asarray(draws).astype(count.dtype))
+    own = count.dtype.type
+    shape = np.broadcast_shapes(count.shape, prob.shape)
+    rows = np.stack([np.broadcast_to(host(xp, count), shape).reshape(-1),
+                     np.broadcast_to(host(xp, prob), shape).reshape(-1)], 1).astype(np.float64)
+    draws = random_chain.sample(cpu_generator(generator), rows,
+                                random_rejection.Binomial(own), own)
+    if draws is None:       # NOTE [gamma's stream]
+        draws = _seeded_numpy(generator).binomial(np.broadcast_to(trials, shape).astype(
+            np.int64), np.clip(np.broadcast_to(probs, shape), 0, 1))
+    return _device_array(xp, np.asarray(draws).astype(count.dtype).reshape(shape))

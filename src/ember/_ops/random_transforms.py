@@ -23,7 +23,10 @@ numbers bit for bit. The rules, each checked against torch in tests/test_random_
 - the double-valued samplers (exponential, cauchy, log-normal, geometric, bernoulli_(p) and
   bernoulli with float64 probabilities, multinomial) use 53-bit double uniforms; bernoulli with
   other probabilities uses float uniforms.
-Not PyTorch's numbers: poisson (NOTE [poisson's stream], random.py), the order of tied
+- gamma, Dirichlet, poisson and binomial run PyTorch's rejection loops on blocks of the stream
+  (NOTE [rejection samplers on PyTorch's stream], random_chain.py).
+Not PyTorch's numbers: those four samplers for parameters too varied to tabulate (NOTE
+[gamma's stream], random_distributions.py), the order of tied
 multinomial draws (NOTE [multinomial ties]), random_ on float dtypes with bounds beyond what
 the dtype holds exactly (PyTorch moves the bounds, with a warning). The float32 fill and the
 glibc calls were matched on x86-64 Linux, where the tests run.
@@ -43,27 +46,39 @@ _TWO_PI = 2.0 * math.pi
 
 # glibc's double functions, element by element: PyTorch's CPU kernels call them, and NumPy's
 # own SIMD log, log1p, exp and tan differ from them in the last bit now and then.
-_glibc_log = np.frompyfunc(math.log, 1, 1)
-_glibc_log1p = np.frompyfunc(math.log1p, 1, 1)
-_glibc_exp = np.frompyfunc(math.exp, 1, 1)
-_glibc_tan = np.frompyfunc(math.tan, 1, 1)
+_glibc_log = math.log
+_glibc_log1p = math.log1p
+_glibc_tan = math.tan
 
 
 def glibc(function, values):
-    return function(values).astype(_F64) if values.size else values.astype(_F64)
+    """`function` (a math-module function: glibc's) of each double in `values`."""
+    return np.fromiter(map(function, values.ravel().tolist()), _F64,
+                       values.size).reshape(values.shape)
+
+
+def _nearest_or_glibc(precise, values, function):
+    """The doubles nearest the long double results `precise` where those lie within 0.45 ulp
+    of a double (glibc's result there, for functions within 0.52 ulp), glibc's `function`
+    elsewhere (near a midpoint, at a power of two, not finite)."""
+    nearest = precise.astype(_F64)
+    with np.errstate(invalid="ignore"):
+        offset = np.abs((precise - nearest).astype(_F64)) / np.spacing(np.abs(nearest))
+    risky = ~(offset <= 0.45) | (np.frexp(nearest)[0] == 0.5)
+    if risky.any():
+        nearest[risky] = glibc(function, values[risky])
+    return nearest
 
 
 def glibc_log(values):
-    """glibc's log of positive doubles, fast: glibc's log is within 0.52 ulp, so wherever the
-    exact value (long double) lies within 0.45 ulp of a double, that double is glibc's answer;
-    only the few near a midpoint (or at a power of two) go through math.log."""
-    precise = np.log(values.astype(np.longdouble))
-    nearest = precise.astype(_F64)
-    offset = np.abs((precise - nearest).astype(_F64)) / np.spacing(np.abs(nearest))
-    risky = (offset > 0.45) | (np.frexp(nearest)[0] == 0.5) | ~np.isfinite(nearest)
-    if risky.any():
-        nearest[risky] = glibc(_glibc_log, values[risky])
-    return nearest
+    """glibc's log of positive doubles (within 0.52 ulp), fast: only the few long double
+    results near a midpoint go through math.log."""
+    return _nearest_or_glibc(np.log(values.astype(np.longdouble)), values, math.log)
+
+
+def glibc_exp(values):
+    """glibc's exp (within 0.52 ulp) of doubles below exp's overflow, as glibc_log."""
+    return _nearest_or_glibc(np.exp(values.astype(np.longdouble)), values, math.exp)
 
 
 def fma(a, b, c):
@@ -348,8 +363,15 @@ def exponential(generator, count, lambd):
 
 def cauchy(generator, count, median, sigma):
     u = uniform_double(generator, count)
-    return fma(np.full(count, float(sigma)), glibc(_glibc_tan, math.pi * (u - 0.5)),
-               float(median))
+    tangents = glibc(_glibc_tan, math.pi * (u - 0.5))
+    median, sigma = float(median), float(sigma)
+    # fma(sigma, t, median) rounds once: with sigma 1 that is the sum, with median 0 the
+    # product (+ 0.0 for fma's +0 where the product is -0).
+    if sigma == 1.0:
+        return tangents + median
+    if median == 0.0:
+        return sigma * tangents + 0.0
+    return fma(np.full(count, sigma), tangents, median)
 
 
 _EXP_OVERFLOWS = 709.782712893384        # math.exp raises above this; C's exp gives inf
@@ -358,11 +380,19 @@ _EXP_OVERFLOWS = 709.782712893384        # math.exp raises above this; C's exp g
 def log_normal(generator, count, mean, std):
     values = fma(normal_scalar(generator, count), float(std), float(mean))
     big = values > _EXP_OVERFLOWS
-    return np.where(big, np.inf, glibc(_glibc_exp, np.where(big, 0.0, values)))
+    return np.where(big, np.inf, glibc_exp(np.where(big, 0.0, values)))
 
 
 def geometric(generator, count, p):
     u = uniform_double(generator, count)
-    # u == 0 (chance 2**-53): C's log gives -inf where math.log raises.
-    logs = np.where(u == 0, -np.inf, glibc_log(np.where(u == 0, 1.0, u)))
-    return np.ceil(logs / math.log1p(-p))
+    # Only ceil(log u / log1p(-p)) is kept, so NumPy's log (within an ulp or two of glibc's)
+    # does, but where the ratio lies that close to a whole number: there glibc's.
+    # (u == 0, chance 2**-53: C's log gives -inf where math.log raises.)
+    scale = math.log1p(-p)
+    with np.errstate(divide="ignore"):
+        ratios = np.log(u) / scale
+    near = np.flatnonzero(np.abs(ratios - np.round(ratios)) <= 1e-12 * np.abs(ratios))
+    if near.size:
+        ratios[near] = [math.log(value) / scale if value > 0 else math.inf
+                        for value in u[near].tolist()]
+    return np.ceil(ratios)
