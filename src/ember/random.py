@@ -17,6 +17,21 @@ __all__ = ["default_generator", "fork_rng", "get_rng_state", "initial_seed", "ma
            "seed", "set_rng_state"]
 
 
+def set_exact_rejection_sampling(enabled: bool) -> None:
+    """ember's own switch: with it on, the CPU gamma, Dirichlet, poisson and binomial samplers
+    (and the Gamma, Beta, Chi2, StudentT, Dirichlet, Poisson, Binomial distributions) give
+    PyTorch's numbers for a seed and leave the generator where PyTorch leaves it, at many times
+    the cost; off (the default) they give NumPy's samples seeded from the stream (NOTE [exact
+    rejection streams are opt-in])."""
+    from ember._ops import random_chain
+    random_chain.EXACT[0] = bool(enabled)
+
+
+def is_exact_rejection_sampling_enabled() -> bool:
+    from ember._ops import random_chain
+    return random_chain.EXACT[0]
+
+
 @contextlib.contextmanager
 def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices",
              device_type=None):

@@ -9,6 +9,15 @@ import ember
 from ember._ops import random_chain, random_rejection
 
 
+@pytest.fixture(autouse=True)
+def _exact_rejection_sampling():
+    """These tests compare the numbers, so they run with ember's exact samplers on (NOTE
+    [exact rejection streams are opt-in])."""
+    ember.random.set_exact_rejection_sampling(True)
+    yield
+    ember.random.set_exact_rejection_sampling(False)
+
+
 def _same_stream(ember_draw, torch_draw, seed, warm_up=0):
     """Both libraries from `seed`, after `warm_up` scalar normals (randn of that many numbers:
     an odd count leaves a normal cached), then the draw twice (the second continues from the
@@ -152,3 +161,15 @@ def test_binomial_nan_probability():
                                                                    "float64", (20, 2))
     _same_stream(lambda g: ember.binomial(counts[0], probs[0], generator=g),
                  lambda g: torch.binomial(counts[1], probs[1], generator=g), 6)
+
+
+def test_exact_sampling_is_off_by_default_and_still_reproducible():
+    ember.random.set_exact_rejection_sampling(False)
+    assert not ember.random.is_exact_rejection_sampling_enabled()
+    draws = []
+    for _ in range(2):
+        ember.manual_seed(5)
+        draws.append(ember._standard_gamma(ember.full((50,), 2.5)).tolist())
+    assert draws[0] == draws[1]
+    torch.manual_seed(5)
+    assert draws[0] != torch._standard_gamma(torch.full((50,), 2.5)).tolist()

@@ -593,8 +593,9 @@ def _poisson(xp, self, generator=None):
     _check(bool((rates >= 0).all()), "invalid Poisson rate, expected rate to be non-negative")
     # NOTE [poisson's stream]: PyTorch's sampler (a product of uniforms below rates of 10, a
     # transformed rejection from 10 on) runs on blocks of the stream as the gamma sampler does
-    # (NOTE [gamma's stream], random_distributions.py): PyTorch's numbers for one seed, or,
-    # for parameters too varied for that, NumPy's sampler seeded by one 64-bit draw.
+    # (NOTE [gamma's stream], random_distributions.py) when exact rejection sampling is on:
+    # PyTorch's numbers for one seed; otherwise (the default, NOTE [exact rejection streams
+    # are opt-in]) or for parameters too varied, NumPy's sampler seeded by one 64-bit draw.
     from ember._ops import random_chain, random_rejection
     generator = cpu_generator(generator)
     values = random_chain.sample(generator, np.ascontiguousarray(rates).reshape(-1, 1),

@@ -3,11 +3,13 @@ reparameterisation gradient `_standard_gamma_grad`), `_sample_dirichlet` (with
 `_dirichlet_grad`) and `binomial`.
 
 NOTE [gamma's stream]: PyTorch's gamma, Dirichlet and binomial samplers are rejection samplers
-that draw a varying number of words per element; ember runs their loops on blocks of the
-stream (NOTE [rejection samplers on PyTorch's stream], random_chain.py), so one seed gives
-PyTorch's numbers and leaves the generator as PyTorch does. Parameters too varied for that
-(more than a few dozen distinct values without a short period) take one 64-bit draw from the
-generator to seed NumPy's sampler instead: numbers that follow the distribution, not PyTorch's.
+that draw a varying number of words per element. With exact rejection sampling on (NOTE
+[exact rejection streams are opt-in]) ember runs their loops on blocks of the stream (NOTE
+[rejection samplers on PyTorch's stream], random_chain.py), so one seed gives PyTorch's
+numbers and leaves the generator as PyTorch does. By default, and for parameters too varied
+(more than a few dozen distinct values without a short period), they take one 64-bit draw
+from the generator to seed NumPy's sampler instead: numbers that follow the distribution, not
+PyTorch's.
 tests/distributions/test_rejection_streams.py checks the numbers and the generator's state
 against PyTorch; tests/distributions/test_gamma_stream_reference.py replays PyTorch's gamma
 loop one number at a time.
