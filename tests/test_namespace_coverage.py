@@ -69,7 +69,7 @@ COMPILER = (
     ("the compiler stack past torch.compile's front (torch.export, control-flow operators): "
     "the compiler issues to come"),
     ("export cond sym_constrain_range sym_constrain_range_for_size sym_fresh_size "
-    "sym_sqrt vmap"))
+    "sym_sqrt"))
 QUANTIZED = (
     "quantized tensors and their kernels (out of scope)",
     ("qint8 qint32 quint8 quint4x2 quint2x4 qscheme quantize_per_channel quantize_per_tensor "
@@ -187,6 +187,8 @@ NAMESPACES = {
     "testing": (lambda: torch.testing, lambda: ember.testing, (
         ("TorchScript's IR pattern checker", "FileCheck"),)),
     "jit": (lambda: torch.jit, lambda: ember.jit, ()),
+    "utils._pytree": (lambda: importlib.import_module("torch.utils._pytree"),
+                      lambda: importlib.import_module("ember.utils._pytree"), ()),
     "multiprocessing": (lambda: importlib.import_module("torch.multiprocessing"),
                         lambda: ember.multiprocessing, ()),
     "random": (lambda: torch.random, lambda: ember.random, (

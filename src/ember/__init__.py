@@ -162,6 +162,7 @@ _LAZY_ATTRIBUTES = {
         "ComplexFloatStorage", "ComplexDoubleStorage")},
     "GradScaler": ("ember.amp", "GradScaler"),
     "compile": ("ember._dynamo.eval_frame", "compile_entry"),
+    "vmap": ("ember.func", "vmap"),
     "get_default_device": ("ember._core.device", "get_default_device"),
     "set_default_device": ("ember._core.device", "set_default_device_global"),
 }

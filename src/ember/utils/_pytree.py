@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from ember._core import dispatch
 
-
 _LEAF = ("leaf",)
 
 
@@ -92,3 +91,8 @@ def _tree_map(fn, tree):
 
 def _is_tensor(x):
     return isinstance(x, dispatch.Tensor)
+
+
+# torch.utils._pytree's public functions (_pytree_api.py).
+from ember.utils._pytree_api import *
+from ember.utils._pytree_api import __all__  # noqa: F401
