@@ -105,29 +105,16 @@ NO_NUMPY_DTYPE = (
     ("chalf complex32 bit bits16 bits1x8 bits2x4 bits4x2 bits8 int1 int2 int3 int4 int5 int6 "
     "int7 uint1 uint2 uint3 uint4 uint5 uint6 uint7 float4_e2m1fn_x2 float8_e4m3fnuz "
     "float8_e5m2fnuz float8_e8m0fnu"))
-AUTOCAST = (
-    "autocast (automatic mixed-precision casting) is not implemented yet",
-    (""
-    "get_autocast_ipu_dtype "
-    "get_autocast_xla_dtype "
-    "is_autocast_ipu_enabled is_autocast_xla_enabled "
-    ""
-    "set_autocast_ipu_dtype "
-    "set_autocast_ipu_enabled set_autocast_xla_dtype set_autocast_xla_enabled"))
 TORCH_NOT_YET = (
     "not implemented yet (the next names to close)",
-    ("AcceleratorError OutOfMemoryError DisableTorchFunction DisableTorchFunctionSubclass Event "
-    "Stream FatalError "
-    "native_norm slice_inverse "
-    "hash_tensor "
-    "thread_safe_generator"))
+    ("native_norm slice_inverse "
+    "hash_tensor"))
 
 TENSOR_NOT_YET = (
     "not implemented yet (the next names to close)",
-    ("chalf grad_dtype hash_tensor index ipu "
-    "map2_ module_load mtia name pin_memory record_stream "
-    "set_ share_memory_ slice_inverse "
-    "to_mkldnn to_padded_tensor xpu"))
+    ("chalf grad_dtype hash_tensor index "
+    "map2_ module_load name slice_inverse "
+    "to_mkldnn to_padded_tensor"))
 TENSOR_REMOVED = (
     ("removed from PyTorch: the attribute only raises or warns (eig, lstsq, solve, symeig; "
     "Variable's volatile and reinforce)"),
@@ -165,7 +152,6 @@ NAMESPACES = {
     "torch": (lambda: torch, lambda: ember, (
         LINALG_IN_PROGRESS, FFT_IN_PROGRESS, SPECIAL_IN_PROGRESS, SPARSE_IN_PROGRESS,
         TORCHSCRIPT, DISPATCHER, COMPILER, QUANTIZED, VENDOR, SYNC_BATCH_NORM, NO_NUMPY_DTYPE,
-        AUTOCAST,
         TORCH_NOT_YET)),
     "Tensor": (lambda: torch.Tensor, lambda: ember.Tensor, (
         TENSOR_SPARSE, TENSOR_LINALG, TENSOR_FFT, TENSOR_SPECIAL, TENSOR_QUANTIZED,

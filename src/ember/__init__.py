@@ -154,7 +154,17 @@ _LAZY_ATTRIBUTES = {
         "set_autocast_dtype", "is_autocast_cache_enabled", "set_autocast_cache_enabled",
         "clear_autocast_cache", "autocast_increment_nesting", "autocast_decrement_nesting",
         "is_autocast_cpu_enabled", "set_autocast_cpu_enabled", "get_autocast_cpu_dtype",
-        "set_autocast_cpu_dtype", "get_autocast_gpu_dtype", "set_autocast_gpu_dtype")},
+        "set_autocast_cpu_dtype", "get_autocast_gpu_dtype", "set_autocast_gpu_dtype",
+        "is_autocast_ipu_enabled", "is_autocast_xla_enabled", "get_autocast_ipu_dtype",
+        "get_autocast_xla_dtype", "set_autocast_ipu_enabled", "set_autocast_xla_enabled",
+        "set_autocast_ipu_dtype", "set_autocast_xla_dtype")},
+    "Stream": ("ember._streams", "Stream"),
+    "Event": ("ember._streams", "Event"),
+    "DisableTorchFunction": ("ember._C", "DisableTorchFunction"),
+    "DisableTorchFunctionSubclass": ("ember._C", "DisableTorchFunctionSubclass"),
+    **{name: ("ember._errors", name) for name in (
+        "AcceleratorError", "OutOfMemoryError", "FatalError")},
+    "thread_safe_generator": ("ember._random", "thread_safe_generator"),
     **{name: ("ember._typed_storage", name) for name in (
         "TypedStorage", "DoubleStorage", "FloatStorage", "HalfStorage", "BFloat16Storage",
         "LongStorage", "IntStorage", "ShortStorage", "CharStorage", "ByteStorage", "BoolStorage",

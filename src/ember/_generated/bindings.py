@@ -6876,6 +6876,8 @@ class _Methods:
 
     inverse = _FE['inverse'].method
 
+    ipu = _FE['ipu'].method
+
     is_coalesced = _FE['is_coalesced'].method
 
     is_conj = _FE['is_conj'].method
@@ -6950,6 +6952,8 @@ class _Methods:
 
     movedim = _FE['movedim'].method
 
+    mtia = _FE['mtia'].method
+
     multinomial = _FE['multinomial'].method
 
     nanmedian = _FE['nanmedian'].method
@@ -6986,6 +6990,8 @@ class _Methods:
 
     ormqr = _FE['ormqr'].method
 
+    pin_memory = _FE['pin_memory'].method
+
     pinverse = _FE['pinverse'].method
 
     polygamma = _FE['polygamma'].method
@@ -7005,6 +7011,8 @@ class _Methods:
     quantile = _FE['quantile'].method
 
     random_ = _FE['random_'].method
+
+    record_stream = _FE['record_stream'].method
 
     renorm = _FE['renorm'].method
 
@@ -7033,6 +7041,10 @@ class _Methods:
     scatter = _FE['scatter'].method
 
     scatter_ = _FE['scatter'].inplace_method
+
+    set_ = _FE['set_'].method
+
+    share_memory_ = _FE['share_memory_'].method
 
     slogdet = _FE['slogdet'].method
 
@@ -7125,6 +7137,8 @@ class _Methods:
     vsplit = _FE['vsplit'].method
 
     where = _FE['where'].method
+
+    xpu = _FE['xpu'].method
 
     zero_ = _FE['zero_'].method
 

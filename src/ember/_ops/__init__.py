@@ -64,6 +64,7 @@ from ember._ops import (  # noqa: F401
     sparse_csc,
     special_functions,
     special_polynomials,
+    tensor_storage,
     typing_ops,
     view,
     view_slicing,
