@@ -144,7 +144,7 @@ IMPORTED_HELPERS = (
     "sparse_support_notes tf32_notes GRID_SAMPLE_INTERPOLATION_MODES GRID_SAMPLE_PADDING_MODES"))
 FUNCTIONAL_NOT_YET = (
     "not implemented yet",
-    ("grouped_mm gumbel_softmax linear_cross_entropy scaled_grouped_mm scaled_mm "
+    ("grouped_mm linear_cross_entropy scaled_grouped_mm scaled_mm "
     "ScalingType SwizzleType"))
 
 # namespace -> (how to reach PyTorch's, how to reach ember's, the lists of missing names)
@@ -172,8 +172,7 @@ NAMESPACES = {
          "set_checkpoint_early_stop set_device_states")),)),
     "nn.functional": (lambda: torch.nn.functional, lambda: ember.nn.functional, (
         IMPORTED_HELPERS, FUNCTIONAL_NOT_YET)),
-    "optim": (lambda: torch.optim, lambda: ember.optim, (
-        ("not implemented yet", "Muon swap_in_optimizer_params_and_state"),)),
+    "optim": (lambda: torch.optim, lambda: ember.optim, ()),
     "linalg": (lambda: torch.linalg, lambda: ember.linalg, (
         ("a dict of docstring fragments PyTorch's own docs use", "common_notes"),)),
     "fft": (lambda: torch.fft, lambda: ember.fft, ()),
