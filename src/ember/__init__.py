@@ -165,6 +165,7 @@ _LAZY_ATTRIBUTES = {
     **{name: ("ember._errors", name) for name in (
         "AcceleratorError", "OutOfMemoryError", "FatalError")},
     "thread_safe_generator": ("ember._random", "thread_safe_generator"),
+    "lobpcg": ("ember._lobpcg", "lobpcg"),
     **{name: ("ember._typed_storage", name) for name in (
         "TypedStorage", "DoubleStorage", "FloatStorage", "HalfStorage", "BFloat16Storage",
         "LongStorage", "IntStorage", "ShortStorage", "CharStorage", "ByteStorage", "BoolStorage",

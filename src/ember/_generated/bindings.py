@@ -3482,6 +3482,9 @@ float_power = _FE['float_power'].function
 frexp = _FE['frexp'].function
 
 
+frobenius_norm = _FE['frobenius_norm'].function
+
+
 from_file = _FE['from_file'].function
 
 
@@ -3693,6 +3696,9 @@ norm_except_dim = _FE['norm_except_dim'].function
 
 
 normal = _FE['normal'].function
+
+
+nuclear_norm = _FE['nuclear_norm'].function
 
 
 ones = _FE['ones'].function
@@ -7376,6 +7382,7 @@ FUNCTIONS = (
     'frac',
     'frac_',
     'frexp',
+    'frobenius_norm',
     'from_file',
     'from_numpy',
     'frombuffer',
@@ -7535,6 +7542,7 @@ FUNCTIONS = (
     'norm_except_dim',
     'normal',
     'not_equal',
+    'nuclear_norm',
     'ones',
     'ones_like',
     'orgqr',

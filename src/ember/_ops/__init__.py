@@ -15,6 +15,7 @@ from ember._ops import (  # noqa: F401
     indexing_masked,
     indexing_scatter,
     linalg,
+    linalg_deprecated,
     linalg_factor,
     linalg_frontends,
     linalg_solve,
