@@ -142,7 +142,7 @@ IMPORTED_HELPERS = (
     "sparse_support_notes tf32_notes GRID_SAMPLE_INTERPOLATION_MODES GRID_SAMPLE_PADDING_MODES"))
 FUNCTIONAL_NOT_YET = (
     "not implemented yet",
-    ("grouped_mm linear_cross_entropy scaled_grouped_mm scaled_mm "
+    ("grouped_mm scaled_grouped_mm scaled_mm "
     "ScalingType SwizzleType"))
 
 # namespace -> (how to reach PyTorch's, how to reach ember's, the lists of missing names)
