@@ -103,16 +103,14 @@ NO_NUMPY_DTYPE = (
     ("chalf complex32 bit bits16 bits1x8 bits2x4 bits4x2 bits8 int1 int2 int3 int4 int5 int6 "
     "int7 uint1 uint2 uint3 uint4 uint5 uint6 uint7 float4_e2m1fn_x2 float8_e4m3fnuz "
     "float8_e5m2fnuz float8_e8m0fnu"))
-TORCH_NOT_YET = (
-    "not implemented yet (the next names to close)",
-    ("native_norm slice_inverse "
-    "hash_tensor"))
 
 TENSOR_NOT_YET = (
     "not implemented yet (the next names to close)",
-    ("chalf grad_dtype hash_tensor index "
-    "map2_ module_load name slice_inverse "
-    "to_mkldnn to_padded_tensor"))
+    "chalf")
+TENSOR_ELSEWHERE = (
+    ("first-class dimensions (functorch.dim, which Tensor.index binds) and oneDNN's own "
+     "tensor layout (to_mkldnn): neither exists in ember"),
+    "index to_mkldnn")
 TENSOR_REMOVED = (
     ("removed from PyTorch: the attribute only raises or warns (eig, lstsq, solve, symeig; "
     "Variable's volatile and reinforce)"),
@@ -149,11 +147,11 @@ FUNCTIONAL_NOT_YET = (
 NAMESPACES = {
     "torch": (lambda: torch, lambda: ember, (
         LINALG_IN_PROGRESS, FFT_IN_PROGRESS, SPECIAL_IN_PROGRESS, SPARSE_IN_PROGRESS,
-        TORCHSCRIPT, DISPATCHER, COMPILER, QUANTIZED, VENDOR, SYNC_BATCH_NORM, NO_NUMPY_DTYPE,
-        TORCH_NOT_YET)),
+        TORCHSCRIPT, DISPATCHER, COMPILER, QUANTIZED, VENDOR, SYNC_BATCH_NORM,
+        NO_NUMPY_DTYPE)),
     "Tensor": (lambda: torch.Tensor, lambda: ember.Tensor, (
         TENSOR_SPARSE, TENSOR_LINALG, TENSOR_FFT, TENSOR_SPECIAL, TENSOR_QUANTIZED,
-        TENSOR_REMOVED, TENSOR_NOT_YET)),
+        TENSOR_REMOVED, TENSOR_NOT_YET, TENSOR_ELSEWHERE)),
     "autograd": (lambda: torch.autograd, lambda: ember.autograd, (
         ("not implemented yet", ("NestedIOFunction enforce_grad_layout_policy "
                                 "set_multithreading_enabled")),)),

@@ -209,6 +209,7 @@ _op_hardshrink = _OPS['hardshrink']
 _op_hardsigmoid = _OPS['hardsigmoid']
 _op_hardswish = _OPS['hardswish']
 _op_hardtanh = _OPS['hardtanh']
+_op_hash_tensor = _OPS['hash_tensor']
 _op_heaviside = _OPS['heaviside']
 _op_histc = _OPS['histc']
 _op_hstack = _OPS['hstack']
@@ -1851,6 +1852,26 @@ def hardshrink(input, lambd=0.5, *, out=None):
         return _call_out(_op_hardshrink, (input, lambd), out)
     except Exception as _exc:
         _args.explain(_exc, 'hardshrink', True, _op_hardshrink, (input, lambd), False)
+        raise
+
+
+def hash_tensor(input, dim=(), *, keepdim=False, mode=0, out=None, axis=None, keepdims=None):
+    if axis is not None:
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
+    if not (type(dim) in _int_list_types):
+        dim = _args.int_list(dim, ('hash_tensor', 'dim', 2))
+    if not (keepdim is False or keepdim is True):
+        keepdim = _args.bool_(keepdim, ('hash_tensor', 'keepdim', None))
+    if not (type(mode) is int):
+        mode = _args.int_(mode, ('hash_tensor', 'mode', None))
+    try:
+        if out is None:
+            return _call(_op_hash_tensor, (input, dim, keepdim, mode)) if _state.slow else _op_hash_tensor.runner(_op_hash_tensor, (input, dim, keepdim, mode))
+        return _call_out(_op_hash_tensor, (input, dim, keepdim, mode), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'hash_tensor', True, _op_hash_tensor, (input, dim, keepdim, mode), False)
         raise
 
 
@@ -3683,6 +3704,9 @@ narrow_copy = _FE['narrow_copy'].function
 native_dropout = _FE['native_dropout'].function
 
 
+native_norm = _FE['native_norm'].function
+
+
 nonzero = _FE['nonzero'].function
 
 
@@ -3840,6 +3864,9 @@ set_flush_denormal = _FE['set_flush_denormal'].function
 
 
 slice_copy = _FE['slice_copy'].function
+
+
+slice_inverse = _FE['slice_inverse'].function
 
 
 slogdet = _FE['slogdet'].function
@@ -5124,6 +5151,23 @@ class _Methods:
             return _call_inplace(_op_hardtanh, (self, min_val, max_val))
         except Exception as _exc:
             _args.explain(_exc, 'hardtanh_', True, _op_hardtanh, (self, min_val, max_val), True)
+            raise
+
+    def hash_tensor(self, dim=(), *, keepdim=False, mode=0, axis=None, keepdims=None):
+        if axis is not None:
+            dim = axis
+        if keepdims is not None:
+            keepdim = keepdims
+        if not (type(dim) in _int_list_types):
+            dim = _args.int_list(dim, ('hash_tensor', 'dim', 1))
+        if not (keepdim is False or keepdim is True):
+            keepdim = _args.bool_(keepdim, ('hash_tensor', 'keepdim', None))
+        if not (type(mode) is int):
+            mode = _args.int_(mode, ('hash_tensor', 'mode', None))
+        try:
+            return _call(_op_hash_tensor, (self, dim, keepdim, mode)) if _state.slow else _op_hash_tensor.runner(_op_hash_tensor, (self, dim, keepdim, mode))
+        except Exception as _exc:
+            _args.explain(_exc, 'hash_tensor', True, _op_hash_tensor, (self, dim, keepdim, mode), True)
             raise
 
     def histc(self, bins=100, min=0, max=0):
@@ -6866,6 +6910,8 @@ class _Methods:
 
     geqrf = _FE['geqrf'].method
 
+    grad_dtype = _FE['grad_dtype'].method
+
     heaviside = _FE['heaviside'].method
 
     heaviside_ = _FE['heaviside'].inplace_method
@@ -6936,6 +6982,8 @@ class _Methods:
 
     lu_solve = _FE['lu_solve'].method
 
+    map2_ = _FE['map2_'].method
+
     map_ = _FE['map_'].method
 
     masked_fill = _FE['masked_fill'].method
@@ -6954,6 +7002,8 @@ class _Methods:
 
     mode = _FE['mode'].method
 
+    module_load = _FE['module_load'].method
+
     moveaxis = _FE['moveaxis'].method
 
     movedim = _FE['movedim'].method
@@ -6961,6 +7011,8 @@ class _Methods:
     mtia = _FE['mtia'].method
 
     multinomial = _FE['multinomial'].method
+
+    name = _FE['name'].method
 
     nanmedian = _FE['nanmedian'].method
 
@@ -7052,6 +7104,8 @@ class _Methods:
 
     share_memory_ = _FE['share_memory_'].method
 
+    slice_inverse = _FE['slice_inverse'].method
+
     slogdet = _FE['slogdet'].method
 
     sort = _FE['sort'].method
@@ -7101,6 +7155,8 @@ class _Methods:
     tensor_split = _FE['tensor_split'].method
 
     to_dense = _FE['to_dense'].method
+
+    to_padded_tensor = _FE['to_padded_tensor'].method
 
     to_sparse = _FE['to_sparse'].method
 
@@ -7408,6 +7464,7 @@ FUNCTIONS = (
     'hamming_window',
     'hann_window',
     'hardshrink',
+    'hash_tensor',
     'heaviside',
     'hinge_embedding_loss',
     'histc',
@@ -7530,6 +7587,7 @@ FUNCTIONS = (
     'native_dropout',
     'native_group_norm',
     'native_layer_norm',
+    'native_norm',
     'ne',
     'neg',
     'neg_',
@@ -7629,6 +7687,7 @@ FUNCTIONS = (
     'sinh',
     'sinh_',
     'slice_copy',
+    'slice_inverse',
     'slice_scatter',
     'slogdet',
     'softmax',
