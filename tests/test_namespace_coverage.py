@@ -138,11 +138,6 @@ IMPORTED_HELPERS = (
     "boolean_dispatch assert_int_or_pair handle_torch_function has_torch_function "
     "has_torch_function_unary has_torch_function_variadic grad reproducibility_notes "
     "sparse_support_notes tf32_notes GRID_SAMPLE_INTERPOLATION_MODES GRID_SAMPLE_PADDING_MODES"))
-FUNCTIONAL_NOT_YET = (
-    "not implemented yet",
-    ("grouped_mm scaled_grouped_mm scaled_mm "
-    "ScalingType SwizzleType"))
-
 # namespace -> (how to reach PyTorch's, how to reach ember's, the lists of missing names)
 NAMESPACES = {
     "torch": (lambda: torch, lambda: ember, (
@@ -167,7 +162,7 @@ NAMESPACES = {
          "detach_variable get_device_states set_checkpoint_debug_enabled "
          "set_checkpoint_early_stop set_device_states")),)),
     "nn.functional": (lambda: torch.nn.functional, lambda: ember.nn.functional, (
-        IMPORTED_HELPERS, FUNCTIONAL_NOT_YET)),
+        IMPORTED_HELPERS,)),
     "optim": (lambda: torch.optim, lambda: ember.optim, ()),
     "linalg": (lambda: torch.linalg, lambda: ember.linalg, (
         ("a dict of docstring fragments PyTorch's own docs use", "common_notes"),)),
