@@ -31,9 +31,7 @@ def _names(text: str) -> frozenset:
 # it is removed here.
 LINALG_IN_PROGRESS = (
     "in progress on another branch (ember.linalg and its torch.* forms)",
-    (""
-    "lobpcg "
-    "nuclear_norm frobenius_norm"))
+    "")
 FFT_IN_PROGRESS = (
     "in progress on another branch (ember.fft: stft and the window functions)",
     "")
@@ -103,29 +101,14 @@ NO_NUMPY_DTYPE = (
     ("chalf complex32 bit bits16 bits1x8 bits2x4 bits4x2 bits8 int1 int2 int3 int4 int5 int6 "
     "int7 uint1 uint2 uint3 uint4 uint5 uint6 uint7 float4_e2m1fn_x2 float8_e4m3fnuz "
     "float8_e5m2fnuz float8_e8m0fnu"))
-AUTOCAST = (
-    "autocast (automatic mixed-precision casting) is not implemented yet",
-    (""
-    "get_autocast_ipu_dtype "
-    "get_autocast_xla_dtype "
-    "is_autocast_ipu_enabled is_autocast_xla_enabled "
-    ""
-    "set_autocast_ipu_dtype "
-    "set_autocast_ipu_enabled set_autocast_xla_dtype set_autocast_xla_enabled"))
-TORCH_NOT_YET = (
-    "not implemented yet (the next names to close)",
-    ("AcceleratorError OutOfMemoryError DisableTorchFunction DisableTorchFunctionSubclass Event "
-    "Stream FatalError "
-    "native_norm slice_inverse "
-    "hash_tensor "
-    "thread_safe_generator"))
 
 TENSOR_NOT_YET = (
     "not implemented yet (the next names to close)",
-    ("chalf grad_dtype hash_tensor index ipu "
-    "map2_ module_load mtia name pin_memory record_stream "
-    "set_ share_memory_ slice_inverse "
-    "to_mkldnn to_padded_tensor xpu"))
+    "chalf")
+TENSOR_ELSEWHERE = (
+    ("first-class dimensions (functorch.dim, which Tensor.index binds) and oneDNN's own "
+     "tensor layout (to_mkldnn): neither exists in ember"),
+    "index to_mkldnn")
 TENSOR_REMOVED = (
     ("removed from PyTorch: the attribute only raises or warns (eig, lstsq, solve, symeig; "
     "Variable's volatile and reinforce)"),
@@ -149,29 +132,23 @@ IMPORTED_HELPERS = (
     "boolean_dispatch assert_int_or_pair handle_torch_function has_torch_function "
     "has_torch_function_unary has_torch_function_variadic grad reproducibility_notes "
     "sparse_support_notes tf32_notes GRID_SAMPLE_INTERPOLATION_MODES GRID_SAMPLE_PADDING_MODES"))
-FUNCTIONAL_NOT_YET = (
-    "not implemented yet",
-    ("grouped_mm gumbel_softmax linear_cross_entropy scaled_grouped_mm scaled_mm "
-    "ScalingType SwizzleType"))
 
 # namespace -> (how to reach PyTorch's, how to reach ember's, the lists of missing names)
 NAMESPACES = {
     "torch": (lambda: torch, lambda: ember, (
         LINALG_IN_PROGRESS, FFT_IN_PROGRESS, SPECIAL_IN_PROGRESS, SPARSE_IN_PROGRESS,
-        TORCHSCRIPT, DISPATCHER, COMPILER, QUANTIZED, VENDOR, SYNC_BATCH_NORM, NO_NUMPY_DTYPE,
-        AUTOCAST,
-        TORCH_NOT_YET)),
+        TORCHSCRIPT, DISPATCHER, COMPILER, QUANTIZED, VENDOR, SYNC_BATCH_NORM,
+        NO_NUMPY_DTYPE)),
     "Tensor": (lambda: torch.Tensor, lambda: ember.Tensor, (
         TENSOR_SPARSE, TENSOR_LINALG, TENSOR_FFT, TENSOR_SPECIAL, TENSOR_QUANTIZED,
-        TENSOR_REMOVED, TENSOR_NOT_YET)),
+        TENSOR_REMOVED, TENSOR_NOT_YET, TENSOR_ELSEWHERE)),
     "autograd": (lambda: torch.autograd, lambda: ember.autograd, ()),
     "func": (lambda: torch.func, lambda: ember.func, ()),
     "utils.checkpoint": (lambda: importlib.import_module("torch.utils.checkpoint"),
                          lambda: importlib.import_module("ember.utils.checkpoint"), ()),
     "nn.functional": (lambda: torch.nn.functional, lambda: ember.nn.functional, (
-        IMPORTED_HELPERS, FUNCTIONAL_NOT_YET)),
-    "optim": (lambda: torch.optim, lambda: ember.optim, (
-        ("not implemented yet", "Muon swap_in_optimizer_params_and_state"),)),
+        IMPORTED_HELPERS,)),
+    "optim": (lambda: torch.optim, lambda: ember.optim, ()),
     "linalg": (lambda: torch.linalg, lambda: ember.linalg, (
         ("a dict of docstring fragments PyTorch's own docs use", "common_notes"),)),
     "fft": (lambda: torch.fft, lambda: ember.fft, ()),
@@ -191,8 +168,7 @@ NAMESPACES = {
                       lambda: importlib.import_module("ember.utils._pytree"), ()),
     "multiprocessing": (lambda: importlib.import_module("torch.multiprocessing"),
                         lambda: ember.multiprocessing, ()),
-    "random": (lambda: torch.random, lambda: ember.random, (
-        ("not implemented yet", "thread_safe_generator"),)),
+    "random": (lambda: torch.random, lambda: ember.random, ()),
     "signal.windows": (lambda: importlib.import_module("torch.signal.windows"),
                        lambda: importlib.import_module("ember.signal.windows"), ()),
 }

@@ -317,7 +317,9 @@ class Tensor:
             _check_type(isinstance(value, Tensor), lambda: (
                 f"assigned grad expected to be a Tensor or None but got grad of type "
                 f"{type(value).__name__}"))
-            _check(value._dtype is self._dtype, "assigned grad has data of a different type")
+            if value._dtype is not self._dtype or "_grad_dtype" in self.__dict__:
+                from ember._ops.tensor_attributes import check_assigned_grad_dtype
+                check_assigned_grad_dtype(self, value)
             _check(value._data.shape == self._data.shape,
                    "assigned grad has data of a different size")
         self._grad = value

@@ -11,10 +11,11 @@ from ember._random import (
     manual_seed,
     seed,
     set_rng_state,
+    thread_safe_generator,
 )
 
 __all__ = ["default_generator", "fork_rng", "get_rng_state", "initial_seed", "manual_seed",
-           "seed", "set_rng_state"]
+           "seed", "set_rng_state", "thread_safe_generator"]
 
 
 def set_exact_rejection_sampling(enabled: bool) -> None:

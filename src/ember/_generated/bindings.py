@@ -209,6 +209,7 @@ _op_hardshrink = _OPS['hardshrink']
 _op_hardsigmoid = _OPS['hardsigmoid']
 _op_hardswish = _OPS['hardswish']
 _op_hardtanh = _OPS['hardtanh']
+_op_hash_tensor = _OPS['hash_tensor']
 _op_heaviside = _OPS['heaviside']
 _op_histc = _OPS['histc']
 _op_hstack = _OPS['hstack']
@@ -1854,6 +1855,26 @@ def hardshrink(input, lambd=0.5, *, out=None):
         raise
 
 
+def hash_tensor(input, dim=(), *, keepdim=False, mode=0, out=None, axis=None, keepdims=None):
+    if axis is not None:
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
+    if not (type(dim) in _int_list_types):
+        dim = _args.int_list(dim, ('hash_tensor', 'dim', 2))
+    if not (keepdim is False or keepdim is True):
+        keepdim = _args.bool_(keepdim, ('hash_tensor', 'keepdim', None))
+    if not (type(mode) is int):
+        mode = _args.int_(mode, ('hash_tensor', 'mode', None))
+    try:
+        if out is None:
+            return _call(_op_hash_tensor, (input, dim, keepdim, mode)) if _state.slow else _op_hash_tensor.runner(_op_hash_tensor, (input, dim, keepdim, mode))
+        return _call_out(_op_hash_tensor, (input, dim, keepdim, mode), out)
+    except Exception as _exc:
+        _args.explain(_exc, 'hash_tensor', True, _op_hash_tensor, (input, dim, keepdim, mode), False)
+        raise
+
+
 def histc(input, bins=100, min=0, max=0, *, out=None):
     if not (type(bins) is int):
         bins = _args.int_(bins, ('histc', 'bins', 2))
@@ -3494,6 +3515,9 @@ float_power = _FE['float_power'].function
 frexp = _FE['frexp'].function
 
 
+frobenius_norm = _FE['frobenius_norm'].function
+
+
 from_file = _FE['from_file'].function
 
 
@@ -3701,6 +3725,9 @@ narrow_copy = _FE['narrow_copy'].function
 native_dropout = _FE['native_dropout'].function
 
 
+native_norm = _FE['native_norm'].function
+
+
 nonzero = _FE['nonzero'].function
 
 
@@ -3714,6 +3741,9 @@ norm_except_dim = _FE['norm_except_dim'].function
 
 
 normal = _FE['normal'].function
+
+
+nuclear_norm = _FE['nuclear_norm'].function
 
 
 ones = _FE['ones'].function
@@ -3864,6 +3894,9 @@ set_flush_denormal = _FE['set_flush_denormal'].function
 
 
 slice_copy = _FE['slice_copy'].function
+
+
+slice_inverse = _FE['slice_inverse'].function
 
 
 slogdet = _FE['slogdet'].function
@@ -5166,6 +5199,23 @@ class _Methods:
             return _call_inplace(_op_hardtanh, (self, min_val, max_val))
         except Exception as _exc:
             _args.explain(_exc, 'hardtanh_', True, _op_hardtanh, (self, min_val, max_val), True)
+            raise
+
+    def hash_tensor(self, dim=(), *, keepdim=False, mode=0, axis=None, keepdims=None):
+        if axis is not None:
+            dim = axis
+        if keepdims is not None:
+            keepdim = keepdims
+        if not (type(dim) in _int_list_types):
+            dim = _args.int_list(dim, ('hash_tensor', 'dim', 1))
+        if not (keepdim is False or keepdim is True):
+            keepdim = _args.bool_(keepdim, ('hash_tensor', 'keepdim', None))
+        if not (type(mode) is int):
+            mode = _args.int_(mode, ('hash_tensor', 'mode', None))
+        try:
+            return _call(_op_hash_tensor, (self, dim, keepdim, mode)) if _state.slow else _op_hash_tensor.runner(_op_hash_tensor, (self, dim, keepdim, mode))
+        except Exception as _exc:
+            _args.explain(_exc, 'hash_tensor', True, _op_hash_tensor, (self, dim, keepdim, mode), True)
             raise
 
     def histc(self, bins=100, min=0, max=0):
@@ -6914,6 +6964,8 @@ class _Methods:
 
     geqrf = _FE['geqrf'].method
 
+    grad_dtype = _FE['grad_dtype'].method
+
     heaviside = _FE['heaviside'].method
 
     heaviside_ = _FE['heaviside'].inplace_method
@@ -6929,6 +6981,8 @@ class _Methods:
     indices = _FE['indices'].method
 
     inverse = _FE['inverse'].method
+
+    ipu = _FE['ipu'].method
 
     is_coalesced = _FE['is_coalesced'].method
 
@@ -6982,6 +7036,8 @@ class _Methods:
 
     lu_solve = _FE['lu_solve'].method
 
+    map2_ = _FE['map2_'].method
+
     map_ = _FE['map_'].method
 
     masked_fill = _FE['masked_fill'].method
@@ -7000,11 +7056,17 @@ class _Methods:
 
     mode = _FE['mode'].method
 
+    module_load = _FE['module_load'].method
+
     moveaxis = _FE['moveaxis'].method
 
     movedim = _FE['movedim'].method
 
+    mtia = _FE['mtia'].method
+
     multinomial = _FE['multinomial'].method
+
+    name = _FE['name'].method
 
     nanmedian = _FE['nanmedian'].method
 
@@ -7040,6 +7102,8 @@ class _Methods:
 
     ormqr = _FE['ormqr'].method
 
+    pin_memory = _FE['pin_memory'].method
+
     pinverse = _FE['pinverse'].method
 
     polygamma = _FE['polygamma'].method
@@ -7059,6 +7123,8 @@ class _Methods:
     quantile = _FE['quantile'].method
 
     random_ = _FE['random_'].method
+
+    record_stream = _FE['record_stream'].method
 
     renorm = _FE['renorm'].method
 
@@ -7089,6 +7155,12 @@ class _Methods:
     scatter = _FE['scatter'].method
 
     scatter_ = _FE['scatter'].inplace_method
+
+    set_ = _FE['set_'].method
+
+    share_memory_ = _FE['share_memory_'].method
+
+    slice_inverse = _FE['slice_inverse'].method
 
     slogdet = _FE['slogdet'].method
 
@@ -7148,6 +7220,8 @@ class _Methods:
 
     to_dense = _FE['to_dense'].method
 
+    to_padded_tensor = _FE['to_padded_tensor'].method
+
     to_sparse = _FE['to_sparse'].method
 
     to_sparse_bsc = _FE['to_sparse_bsc'].method
@@ -7193,6 +7267,8 @@ class _Methods:
     vsplit = _FE['vsplit'].method
 
     where = _FE['where'].method
+
+    xpu = _FE['xpu'].method
 
     zero_ = _FE['zero_'].method
 
@@ -7434,6 +7510,7 @@ FUNCTIONS = (
     'frac',
     'frac_',
     'frexp',
+    'frobenius_norm',
     'from_file',
     'from_numpy',
     'frombuffer',
@@ -7459,6 +7536,7 @@ FUNCTIONS = (
     'hamming_window',
     'hann_window',
     'hardshrink',
+    'hash_tensor',
     'heaviside',
     'hinge_embedding_loss',
     'histc',
@@ -7584,6 +7662,7 @@ FUNCTIONS = (
     'native_dropout',
     'native_group_norm',
     'native_layer_norm',
+    'native_norm',
     'ne',
     'neg',
     'neg_',
@@ -7596,6 +7675,7 @@ FUNCTIONS = (
     'norm_except_dim',
     'normal',
     'not_equal',
+    'nuclear_norm',
     'ones',
     'ones_like',
     'orgqr',
@@ -7685,6 +7765,7 @@ FUNCTIONS = (
     'sinh',
     'sinh_',
     'slice_copy',
+    'slice_inverse',
     'slice_scatter',
     'slogdet',
     'smm',

@@ -457,6 +457,8 @@ def _new_frontend(op, name, with_value):
     else:
         def factory(self, *sizes, size=None, dtype=None, layout=None, device=None,
                     pin_memory=False, requires_grad=False):
+            if not sizes and size is None:       # (as PyTorch's parser: `new_ones(())` is 0-d)
+                raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
             shape = sizes_or_keyword(sizes, size, name, "size")
             made = _call(op, (self, shape, dtype, layout, device, pin_memory))
             return made.requires_grad_(True) if requires_grad else made

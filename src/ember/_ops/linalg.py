@@ -19,6 +19,7 @@ from ember._core.dispatch import call
 from ember._core.promotion import promote_types
 from ember._core.registry import OPS, register_op
 from ember._ops.grad_utils import conj
+from ember._ops.random_float32_math import fma32
 
 # The C++ type names PyTorch prints in "expected m1 and m2 to have the same dtype".
 _CXX_NAMES = {
@@ -65,6 +66,19 @@ def compute(xp, fn, *arrays):
     if result.dtype != out_dtype:
         result = result.astype(out_dtype)
     return result
+
+
+def compute_wide(xp, fn, *arrays):
+    """`compute` without the final rounding: half types give their float32 product.
+
+    NOTE [addmm rounds once]: PyTorch's CPU addmm and baddbmm in float16/bfloat16 keep the
+    product in float32, scale it by alpha (one float32 rounding), add beta * input in one fused
+    multiply-add and round to the half type once. Rounding the product to the half type first
+    moves some elements by one ulp, and Muon's Newton-Schulz iteration (all addmm in bfloat16)
+    magnifies such ulps into different updates."""
+    if arrays[0].dtype in _HALF or arrays[0].dtype.kind == "V":
+        return xp.asarray(fn(*(a.astype(np.float32) for a in arrays)))
+    return compute(xp, fn, *arrays)
 
 
 def expand_check(shape, target, dtype_np) -> None:
@@ -473,10 +487,11 @@ def outer(xp, self, vec2):
 
 # --------------------------------------------------------------------------- beta * input + ...
 
-def fused(xp, input, product, beta, alpha):
-    """beta * input + alpha * product in the product's dtype. beta == 0 ignores `input`
-    entirely (NaN and inf in it do not propagate), as PyTorch documents."""
-    np_dtype = product.dtype
+def fused(xp, input, product, beta, alpha, np_dtype=None):
+    """beta * input + alpha * product in the product's dtype (or `np_dtype`, when the product
+    comes unrounded in float32 from `compute_wide`). beta == 0 ignores `input` entirely (NaN
+    and inf in it do not propagate), as PyTorch documents."""
+    np_dtype = product.dtype if np_dtype is None else np_dtype
     work = np.dtype(np.float32) if np_dtype in _HALF else np_dtype
     b = scalar_for(beta, np_dtype)
     a = scalar_for(alpha, np_dtype)
@@ -485,6 +500,11 @@ def fused(xp, input, product, beta, alpha):
         result = result * a
     if b != 0:
         scaled = input.astype(work, copy=False)
+        if b != 1 and xp is np and product.dtype != np_dtype:
+            # NOTE [addmm rounds once]: the half types' beta * input joins alpha * product in
+            # one fused multiply-add.
+            return np.array(fma32(np.float32(b), np.broadcast_to(scaled, product.shape),
+                                  np.broadcast_to(result, product.shape)), dtype=np_dtype)
         if b != 1:
             scaled = scaled * b
         result = result + scaled
@@ -517,7 +537,7 @@ def addmm(xp, self, mat1, mat2, beta=1, alpha=1):
     beta * input + alpha * (mat1 @ mat2)."""
     _addmm_checks(self, mat1, mat2)
     check_kernel_dtype("addmm_impl_cpu_", self)
-    return fused(xp, self, compute(xp, xp.matmul, mat1, mat2), beta, alpha)
+    return fused(xp, self, compute_wide(xp, xp.matmul, mat1, mat2), beta, alpha, mat1.dtype)
 
 
 def _addmv_checks(self, mat, vec):
@@ -591,7 +611,8 @@ def baddbmm(xp, self, batch1, batch2, beta=1, alpha=1):
     beta * input + alpha * (batch1 @ batch2), batch by batch."""
     _baddbmm_checks(self, batch1, batch2)
     check_kernel_dtype("baddbmm", self)
-    return fused(xp, self, compute(xp, xp.matmul, batch1, batch2), beta, alpha)
+    return fused(xp, self, compute_wide(xp, xp.matmul, batch1, batch2), beta, alpha,
+                 batch1.dtype)
 
 
 def _addr_scalar(value, np_dtype, name):

@@ -503,15 +503,23 @@ def map_(self, other, callable):
     _python_callable_checks(self, "map_", (other,))
     _check_type(other._dtype is self._dtype, lambda: (
         f"map_: expected {self.type()} for 'other' (got {other.type()})"))
+    return map_elements(self, (other,), callable)
+
+
+def map_elements(self, others, callable):
+    """self[i] = callable(self[i], *(o[i] for o in others)), the others broadcast to self's
+    shape (the loop of map_ and map2_, after their checks)."""
     if self._device is META:
         return self
     data = self._data
-    expanded = other.expand(tuple(data.shape))._data
-    pairs = zip(_flatten(data.tolist() if data.ndim else [data.item()], data.ndim),
-                _flatten(expanded.tolist() if data.ndim else [expanded.item()], data.ndim))
+    columns = [_flatten(data.tolist() if data.ndim else [data.item()], data.ndim)]
+    for other in others:
+        expanded = other.expand(tuple(data.shape))._data
+        columns.append(_flatten(expanded.tolist() if data.ndim else [expanded.item()],
+                                data.ndim))
     flat = np.empty(data.size, data.dtype)
-    for i, (a, b) in enumerate(pairs):
-        flat[i] = _element_value(callable(a, b), data.dtype)
+    for i, values in enumerate(zip(*columns)):
+        flat[i] = _element_value(callable(*values), data.dtype)
     data[...] = flat.reshape(data.shape)
     return self
 

@@ -24,8 +24,10 @@ def is_pinned(self, device=None):
 
 
 def is_shared(self):
-    """Tensor.is_shared() -> bool: False (ember's storages live in the process's own memory)."""
-    return False
+    """Tensor.is_shared() -> bool: whether share_memory_ moved the storage into memory that
+    forked processes share."""
+    from ember._ops.tensor_storage import is_shared as storage_is_shared
+    return storage_is_shared(self)
 
 
 def is_distributed(self):

@@ -12,6 +12,7 @@ from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented
 from ember._core.dispatch import call, call_inplace, call_out
 from ember._core.registry import FRONTENDS, OPS, register_frontend, register_op
+from ember._ops.fused_multiply_add import fma
 from ember._ops.grad_utils import by_kind, conj, identity
 from ember._ops.grad_utils import where as grad_where  # (`where` is the frontend here)
 from ember._ops.pointwise import checked_scalar, not_implemented_for
@@ -152,6 +153,14 @@ def _clamp_name(args, outputs):
     return "ClampBackward0" if tensors else "ClampBackward1"
 
 
+def _bound_kind(xp, value) -> str:
+    """The type name PyTorch's parser prints for a clamp bound."""
+    if type(value) is xp.ndarray:
+        return "Tensor"
+    kind = np.asarray(value).dtype.kind
+    return {"b": "bool", "i": "int", "u": "int", "c": "complex"}.get(kind, "float")
+
+
 @register_op("clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor",
              **_BINARY, aliases=("clip",),
              derivatives={"self": _clamp_self, "min": _clamp_min, "max": _clamp_max},
@@ -165,6 +174,14 @@ def clamp(xp, self, min=None, max=None):
     if min is None:
         _check(max is not None, "torch.clamp: At least one of 'min' or 'max' must not be None")
         return xp.minimum(self, max)
+    if max is not None and (type(min) is xp.ndarray) != (type(max) is xp.ndarray):
+        # A tensor bound beside a number matches neither overload (NOTE [the parser's errors
+        # come first]).
+        raise TypeError(
+            f"clamp() received an invalid combination of arguments - got (Tensor, "
+            f"{_bound_kind(xp, min)}, {_bound_kind(xp, max)}), but expected one of:\n"
+            " * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+            " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
     if max is None:
         return xp.maximum(self, min)
     return xp.minimum(xp.maximum(self, min), max)
@@ -194,6 +211,8 @@ def clamp_max(xp, self, max):
 
 # --------------------------------------------------------------------------- lerp / addc*
 
+_FUSED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
 @register_op("lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor",
              kind="pointwise", function=False, method=False,
              derivatives={"self": lambda c: c.grad * conj(1 - c.weight),
@@ -203,8 +222,16 @@ def clamp_max(xp, self, max):
 def lerp_tensor(xp, self, end, weight):
     """lerp(input, end, weight, *, out=None) -> Tensor: input + weight * (end - input)."""
     diff = end - self
-    # Two forms, each exact at its own end (weight 0 gives input, weight 1 gives end).
-    small = (weight < 0.5) if self.dtype.kind != "c" else (xp.abs(weight) < 0.5)
+    # Two forms, each exact at its own end (weight 0 gives input, weight 1 gives end); the
+    # first where |weight| < 0.5, as PyTorch picks.
+    small = xp.abs(weight) < 0.5
+    if xp is np and self.dtype in _FUSED_DTYPES:
+        # PyTorch fuses each form into one multiply-add (NOTE [fused multiply-add]).
+        weight = np.asarray(weight, self.dtype)
+        if weight.ndim == 0:
+            return fma(weight, diff, self) if small else fma(-diff, 1 - weight, end)
+        return np.where(small, fma(np.broadcast_to(weight, diff.shape), diff, self),
+                        fma(-diff, 1 - weight, end))
     return xp.where(small, self + weight * diff, end - diff * (1 - weight))
 
 

@@ -139,11 +139,18 @@ def _randn(xp, size, generator=None, dtype=None, layout=None, device=None, pin_m
 _RAND, _RANDN = OPS["rand"], OPS["randn"]
 
 
+def _require_size(name, sizes, size) -> None:
+    """PyTorch's parser wants the size (`randn()` is a TypeError, `randn(())` a 0-d tensor)."""
+    if not sizes and size is None:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+
+
 @register_frontend(method=False)
 def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
          pin_memory=False, requires_grad=False):
     if out is not None:
         dtype, device = dtype or out._dtype, out._device
+    _require_size("rand", sizes, size)
     return run_factory_op(_RAND, (sizes_or_keyword(sizes, size, "rand", "size"), generator,
                                   dtype, layout, device, pin_memory), requires_grad, out)
 
@@ -153,6 +160,7 @@ def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, 
           pin_memory=False, requires_grad=False):
     if out is not None:
         dtype, device = dtype or out._dtype, out._device
+    _require_size("randn", sizes, size)
     shape = sizes_or_keyword(sizes, size, "randn", "size")
     made = _call(_RANDN, (shape, generator, dtype, layout, device, pin_memory))
     if out is not None:

@@ -437,6 +437,12 @@ def movedim(input, source, destination):
     """movedim(input, source, destination) -> Tensor: move dims (int or tuple) to new places."""
     if isinstance(source, int) and isinstance(destination, int):
         return dispatch.call(OPS["movedim.int"], (input, source, destination))
+    if isinstance(source, int) or isinstance(destination, int):
+        # An int beside a sequence matches neither overload (NOTE [the parser's errors come
+        # first]).
+        op = OPS["movedim.intlist"]
+        raise arguments.invalid_combination("movedim", op, (input, source, destination),
+                                            arguments._overloads(op))
     source = (source,) if isinstance(source, int) else tuple(source)
     destination = (destination,) if isinstance(destination, int) else tuple(destination)
     return dispatch.call(OPS["movedim.intlist"], (input, source, destination))

@@ -76,10 +76,17 @@ def narrow_tensor(xp, self, dim, start, length):
     return narrow_int(xp, self, dim, int(start), length)
 
 
+def _invalid_narrow(op, args):
+    from ember._core.arguments import _overloads, invalid_combination
+    return invalid_combination("narrow", op, args, _overloads(op))
+
+
 @register_frontend()
 def narrow(input, dim, start, length):
     """narrow(input, dim, start, length) -> Tensor: a slice of `dim` (a view)."""
     if isinstance(start, dispatch.Tensor):
+        if length is None:          # NOTE [the parser's errors come first]
+            raise _invalid_narrow(OPS["narrow.Tensor"], (input, dim, start, length))
         return dispatch.call(OPS["narrow.Tensor"], (input, dim, start, length))
     return dispatch.call(OPS["narrow"], (input, dim, start, length))
 

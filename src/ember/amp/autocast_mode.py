@@ -123,6 +123,40 @@ get_autocast_gpu_dtype = _deprecated_getter(
     "get_autocast_gpu_dtype", "get_autocast_dtype('cuda')", lambda: _state.get_dtype("cuda"))
 
 
+is_autocast_ipu_enabled = _deprecated_getter(
+    "is_autocast_ipu_enabled", "is_autocast_enabled('ipu')", lambda: _state.is_enabled("ipu"))
+is_autocast_xla_enabled = _deprecated_getter(
+    "is_autocast_xla_enabled", "is_autocast_enabled('xla')", lambda: _state.is_enabled("xla"))
+get_autocast_ipu_dtype = _deprecated_getter(
+    "get_autocast_ipu_dtype", "get_autocast_dtype('ipu')", lambda: _state.get_dtype("ipu"))
+get_autocast_xla_dtype = _deprecated_getter(
+    "get_autocast_xla_dtype", "get_autocast_dtype('xla')", lambda: _state.get_dtype("xla"))
+
+
+def _deprecated_setter(old, argument, new, write):
+    def setter(value):
+        """Deprecated: see the function named in its warning."""
+        warnings.warn(f"torch.{old}({argument}) is deprecated. Please use torch.{new} instead.",
+                      DeprecationWarning, stacklevel=2)
+        write(value)
+    setter.__name__ = old
+    return setter
+
+
+set_autocast_ipu_enabled = _deprecated_setter(
+    "set_autocast_ipu_enabled", "enabled", "set_autocast_enabled('ipu', enabled)",
+    lambda enabled: set_autocast_enabled("ipu", enabled))
+set_autocast_xla_enabled = _deprecated_setter(
+    "set_autocast_xla_enabled", "enabled", "set_autocast_enabled('xla', enabled)",
+    lambda enabled: set_autocast_enabled("xla", enabled))
+set_autocast_ipu_dtype = _deprecated_setter(
+    "set_autocast_ipu_dtype", "dtype", "set_autocast_dtype('ipu', dtype)",
+    lambda dtype: set_autocast_dtype("ipu", dtype))
+set_autocast_xla_dtype = _deprecated_setter(
+    "set_autocast_xla_dtype", "dtype", "set_autocast_dtype('xla', dtype)",
+    lambda dtype: set_autocast_dtype("xla", dtype))
+
+
 def set_autocast_cpu_enabled(enabled: bool) -> None:
     """Deprecated spelling of `set_autocast_enabled('cpu', enabled)`."""
     set_autocast_enabled("cpu", enabled)

@@ -200,6 +200,7 @@ def _accumulate(variable, grad, create_graph, fresh=True):
 
     A gradient the user passed in may still be held by the user: it is copied, never stored
     by reference (`fresh` is False for those)."""
+    grad = in_grad_dtype(variable, grad)
     hooks = variable.__dict__.get("_hooks")
     if hooks:
         for hook in list(hooks.values()):
@@ -210,7 +211,9 @@ def _accumulate(variable, grad, create_graph, fresh=True):
     current = variable._grad
     if current is None:
         refs = sys.getrefcount(grad)    # measured alone: NOTE [stealing gradients]
-        if create_graph:
+        if grad._dtype is not variable._dtype:     # a grad_dtype of its own: NOTE [grad_dtype]
+            variable._grad = grad if fresh and not create_graph else grad.clone()
+        elif create_graph:
             variable._grad = grad_layout.copy_obeying_layout(grad, variable, create_graph)
         elif fresh and grad_layout.can_steal(grad, variable, refs):
             variable._grad = grad
@@ -252,6 +255,15 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
                     _set_nonleaf_grad(t, g)
         return
     run_backward(tensors, grad_tensors, retain_graph=retain_graph, create_graph=create_graph)
+
+
+def in_grad_dtype(leaf, grad):
+    """`grad` cast to the dtype a leaf's `grad_dtype` asks for, when one was set (None, or
+    nothing set, keeps the gradient's own dtype: the leaf's by construction)."""
+    wanted = leaf.__dict__.get("_grad_dtype")
+    if wanted is None or grad._dtype is wanted:
+        return grad
+    return grad.to(wanted)
 
 
 def _set_nonleaf_grad(t, g):
@@ -298,8 +310,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             if materialize_grads:
                 from ember._ops.creation import zeros_like
                 g = zeros_like(t)
-        elif not create_graph:
-            g = g.detach()
+        else:
+            if t._grad_fn is None:
+                g = in_grad_dtype(t, g)
+            if not create_graph:
+                g = g.detach()
         result.append(g)
     return tuple(result)
 

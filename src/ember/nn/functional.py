@@ -8,7 +8,9 @@ from ember.nn._functional.distance import *
 from ember.nn._functional.dropout import *
 from ember.nn._functional.embedding import *
 from ember.nn._functional.fold import *
+from ember.nn._functional.grouped import *
 from ember.nn._functional.linear import *
+from ember.nn._functional.linear_loss import *
 from ember.nn._functional.loss import *
 from ember.nn._functional.normalization import *
 from ember.nn._functional.padding import *

@@ -23,7 +23,8 @@ import threading
 from ember._core import dtype as dtypes
 from ember._core.dispatch import stack
 
-DEFAULT_DTYPES = {"cpu": dtypes.bfloat16, "hpu": dtypes.bfloat16}   # others: float16
+# others: float16
+DEFAULT_DTYPES = {"cpu": dtypes.bfloat16, "hpu": dtypes.bfloat16, "xla": dtypes.bfloat16}
 policies: dict = {}      # device type -> {OpDef: kind}; "cuda"'s table serves accelerators
 to_copy = None           # the `_to_copy` entry (set with the policies)
 _dtype_positions: dict = {}   # OpDef -> index of its `dtype` argument ("fp32_dtype" ops)

@@ -11,11 +11,11 @@ from ember._core.dispatch import call, call_inplace
 from ember._core.registry import OPS
 
 __all__ = [
-    "celu", "celu_", "elu", "elu_", "gelu", "glu", "hardshrink", "hardsigmoid", "hardswish",
-    "hardtanh", "hardtanh_", "leaky_relu", "leaky_relu_", "log_softmax", "logsigmoid", "mish",
-    "prelu", "relu", "relu6", "relu_", "rrelu", "rrelu_", "selu", "selu_", "sigmoid", "silu",
-    "softmax", "softmin", "softplus", "softshrink", "softsign", "tanh", "tanhshrink",
-    "threshold", "threshold_",
+    "celu", "celu_", "elu", "elu_", "gelu", "glu", "gumbel_softmax", "hardshrink", "hardsigmoid",
+    "hardswish", "hardtanh", "hardtanh_", "leaky_relu", "leaky_relu_", "log_softmax",
+    "logsigmoid", "mish", "prelu", "relu", "relu6", "relu_", "rrelu", "rrelu_", "selu", "selu_",
+    "sigmoid", "silu", "softmax", "softmin", "softplus", "softshrink", "softsign", "tanh",
+    "tanhshrink", "threshold", "threshold_",
 ]
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -254,3 +254,24 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _get_softmax_dim("log_softmax", input.ndim, _stacklevel)
     return call(OPS["log_softmax.int"], (input, dim, dtype))
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """A sample of the Gumbel-softmax (concrete) relaxation of the categorical distribution
+    with unnormalised log-probabilities `logits` at temperature `tau`: softmax((logits + g) /
+    tau) along `dim`, g standard Gumbel noise. With `hard`, the one-hot of the sample's argmax
+    whose gradient is the soft sample's (straight-through). `eps` is unused (deprecated).
+
+    The noise is -log(e), e drawn by `exponential_` into a contiguous tensor as PyTorch draws
+    it, so a seed gives PyTorch's sample."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    import ember
+    noise = ember.empty_like(logits, memory_format=ember.contiguous_format).exponential_()
+    y_soft = ((logits - noise.log()) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = ember.zeros_like(logits, memory_format=ember.contiguous_format).scatter_(
+        dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
