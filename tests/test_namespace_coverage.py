@@ -100,9 +100,8 @@ SYNC_BATCH_NORM = (
     "batch_norm_gather_stats batch_norm_gather_stats_with_counts batch_norm_stats "
     "batch_norm_update_stats"))
 NO_NUMPY_DTYPE = (
-    ("dtypes NumPy and ml_dtypes cannot hold (complex32, sub-byte and bit types): not yet "
-    "emulated"),
-    ("chalf complex32 bit bits16 bits1x8 bits2x4 bits4x2 bits8 int1 int2 int3 int4 int5 int6 "
+    "dtypes NumPy and ml_dtypes cannot hold (sub-byte and bit types): not yet emulated",
+    ("bit bits16 bits1x8 bits2x4 bits4x2 bits8 int1 int2 int3 int4 int5 int6 "
     "int7 uint1 uint2 uint3 uint4 uint5 uint6 uint7 float4_e2m1fn_x2 float8_e4m3fnuz "
     "float8_e5m2fnuz float8_e8m0fnu"))
 AUTOCAST = (
@@ -124,7 +123,7 @@ TORCH_NOT_YET = (
 
 TENSOR_NOT_YET = (
     "not implemented yet (the next names to close)",
-    ("chalf grad_dtype hash_tensor index ipu "
+    ("grad_dtype hash_tensor index ipu "
     "map2_ module_load mtia name pin_memory record_stream "
     "set_ share_memory_ slice_inverse "
     "to_mkldnn to_padded_tensor xpu"))

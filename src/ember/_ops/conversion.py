@@ -23,10 +23,11 @@ def cast_array(array, target: dt.dtype):
     """`array` as `target`'s dtype, with PyTorch's conversions (float -> int truncates)."""
     if array.dtype == target._np:
         return array
-    if array.dtype.kind == "c" and target._category < dt.COMPLEX:
+    chalf = array.dtype.names is not None         # complex32: NOTE [complex32 storage]
+    if (array.dtype.kind == "c" or chalf) and target._category < dt.COMPLEX:
         _warn_once("complex to real", "Casting complex values to real discards the imaginary "
                                       "part")
-        array = array.real
+        array = array["real"] if chalf else array.real
     return cast(array, target._np)   # overflow and NaN to integers: quietly, as PyTorch
 
 

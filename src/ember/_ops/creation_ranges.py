@@ -59,7 +59,7 @@ def _cast(values, dtype):
     if dtype._category <= dt.INT and values.dtype.kind == "f":
         values = np.trunc(values)
     if dtype._category == dt.INT and values.dtype.kind == "f":
-        values = cast(values, np.int64)   # wraps like a C cast for the narrow types
+        values = cast(values, np.dtype(np.int64))   # wraps like a C cast for the narrow types
     return cast(values, dtype._np)
 
 
@@ -207,7 +207,7 @@ def _spaced(start, end, steps, dtype, kernel_name):
     index = np.arange(steps, dtype=np.float64)
     half = steps // 2
     values = np.where(index < half, start + index * step, end - (steps - 1 - index) * step)
-    return cast(values, work)
+    return cast(values, np.dtype(work))
 
 
 def _spaced_dtype(start, end, dtype):
