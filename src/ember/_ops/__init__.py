@@ -69,3 +69,6 @@ from ember._ops import (  # noqa: F401
     view_slicing,
     windows,
 )
+
+# Last: it wraps kernels registered above (NOTE [complex32 storage]).
+from ember._ops import complex_half_ops  # noqa: E402, F401

@@ -1,0 +1,137 @@
+"""complex32 in the ops that are not element-wise (NOTE [complex32 storage]).
+
+Shape, view, copy and indexing kernels move complex32 elements as they are (NumPy copies a
+structured element whole). The kernels that compute get their complex32 arrays through one of
+two wrappers, installed at import on the ops named below and nowhere else (every other op's
+kernel runs untouched):
+- `_widened`: the ops PyTorch's CPU runs for ComplexHalf. Complex32 arguments are widened to
+  complex64; complex64 results narrow back to complex32 and float32 ones to float16 (what the op
+  gives for complex32, the real type of complex32), unless a dtype argument asked for the result
+  type.
+- `_refused`: the ops whose NumPy kernel would compute something for the structured array (a
+  lexicographic sort, a gather) or fail with a NumPy error, where PyTorch has no ComplexHalf
+  kernel: NotImplementedError with PyTorch's message. With a dtype argument (`sum(dtype=...)`)
+  the reductions run widened, as PyTorch's do.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ember._core import complex_half
+from ember._core import dtype as dt
+from ember._core.checks import _check_not_implemented
+from ember._core.registry import OPS
+
+_COMPLEX64 = np.dtype(np.complex64)
+_FLOAT32 = np.dtype(np.float32)
+
+WIDENED = ("norm", "std", "var", "std_mean", "var_mean", "outer", "kron", "diff", "isclose",
+           "nonzero", "count_nonzero", "any", "all", "linalg_vector_norm", "conj",
+           "argmax", "argmin")           # (these two refuse complex input themselves)
+# Op name -> the kernel name PyTorch's refusal names.
+REFUSED = {
+    "sum": "sum_cpu", "mean": "sum_cpu", "nansum": "nansum_cpu", "nanmean": "sum_cpu",
+    "prod": "prod_out_cpu", "cumsum": "cumsum_out_cpu", "cumprod": "cumprod_out_cpu",
+    "max": "max_all", "min": "min_all", "amax": "max_values_cpu", "amin": "min_values_cpu",
+    "aminmax": "aminmax_cpu", "sort": "sort", "argsort": "sort", "msort": "sort",
+    "topk": "topk_cpu", "kthvalue": "kthvalue_cpu", "median": "median_cpu", "mode": "mode_cpu",
+    "_unique2": "unique", "unique_dim": "unique_dim", "trace": "trace",
+    "matmul": "addmm_impl_cpu_", "mm": "addmm_impl_cpu_", "bmm": "bmm", "dot": "dot",
+    "vdot": "vdot", "inner": "dot", "cross": "cross", "gather": "scatter_gather_tensor_cpu",
+    "scatter": "scatter_gather_tensor_cpu", "take": "take_cpu", "logsumexp": "logsumexp",
+    "cummax": "cummax_cpu", "cummin": "cummin_cpu", "logcumsumexp": "logcumsumexp_cpu",
+    "histc": "aminmax_cpu",
+}
+FACTORIES_REFUSED = {"arange": "arange_cpu", "linspace": "linspace_cpu",
+                     "logspace": "logspace_cpu", "eye": "eye"}
+_WITH_DTYPE = ("sum", "mean", "nansum", "prod", "cumsum", "cumprod")
+
+
+def _is_chalf(value):
+    return isinstance(value, np.ndarray) and value.dtype.names is not None
+
+
+def _any_chalf(args):
+    for a in args:
+        if _is_chalf(a) or type(a) in (list, tuple) and any(_is_chalf(v) for v in a):
+            return True
+    return False
+
+
+def _widen(value):
+    if _is_chalf(value):
+        return complex_half.widen(value)
+    if type(value) in (list, tuple):
+        return type(value)(_widen(v) for v in value)
+    return value
+
+
+def _narrow(result):
+    if isinstance(result, np.ndarray):
+        if result.dtype == _COMPLEX64:
+            return complex_half.narrow(result)
+        if result.dtype == _FLOAT32:
+            return result.astype(np.float16)
+        return result
+    if type(result) in (list, tuple):
+        return type(result)(_narrow(r) for r in result)
+    return result
+
+
+def _asks_dtype(args, kwargs):
+    return any(isinstance(v, dt.dtype) for v in args) or \
+        any(isinstance(v, dt.dtype) for v in kwargs.values())
+
+
+def _widened(kernel):
+    @functools.wraps(kernel)
+    def run(xp, *args, **kwargs):
+        if not _any_chalf(args):
+            return kernel(xp, *args, **kwargs)
+        result = kernel(xp, *_widen(args), **kwargs)
+        return result if _asks_dtype(args, kwargs) else _narrow(result)
+    return run
+
+
+def _refused(kernel, name, with_dtype):
+    @functools.wraps(kernel)
+    def run(xp, *args, **kwargs):
+        if not _any_chalf(args):
+            return kernel(xp, *args, **kwargs)
+        _check_not_implemented(with_dtype and _asks_dtype(args, kwargs), lambda: (
+            f"\"{name}\" not implemented for 'ComplexHalf'"))
+        return kernel(xp, *_widen(args), **kwargs)
+    return run
+
+
+def _refused_factory(kernel, name):
+    @functools.wraps(kernel)
+    def run(xp, *args, **kwargs):
+        _check_not_implemented(
+            dt.complex32 not in args and dt.complex32 not in kwargs.values(),
+            lambda: f"\"{name}\" not implemented for 'ComplexHalf'")
+        return kernel(xp, *args, **kwargs)
+    return run
+
+
+def _install():
+    for op in OPS.values():
+        name = op.schema.name
+        if name in FACTORIES_REFUSED:
+            wrap = functools.partial(_refused_factory, name=FACTORIES_REFUSED[name])
+        elif name in WIDENED:
+            wrap = _widened
+        elif name in REFUSED:
+            wrap = functools.partial(_refused, name=REFUSED[name], with_dtype=name in _WITH_DTYPE)
+        else:
+            continue
+        if op.raw_kernel is None:
+            continue
+        op.raw_kernel = wrap(op.raw_kernel)
+        op.kernel = wrap(op.kernel)
+        op.kernels = {device: wrap(kernel) for device, kernel in op.kernels.items()}
+
+
+_install()
