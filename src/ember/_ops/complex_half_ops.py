@@ -1,17 +1,17 @@
 """complex32 in the ops that are not element-wise (NOTE [complex32 storage]).
 
 Shape, view, copy and indexing kernels move complex32 elements as they are (NumPy copies a
-structured element whole). The kernels that compute get their complex32 arrays through one of
-two wrappers, installed at import on the ops named below and nowhere else (every other op's
-kernel runs untouched):
-- `_widened`: the ops PyTorch's CPU runs for ComplexHalf. Complex32 arguments are widened to
+structured element whole). The kernels that compute are wrapped at import, the ops named below
+and no other (every other op's kernel runs untouched); a wrapped kernel called without complex32
+only pays a look at its tensors' dtypes:
+- WIDENED: the ops PyTorch's CPU runs for ComplexHalf. Complex32 arguments are widened to
   complex64; complex64 results narrow back to complex32 and float32 ones to float16 (what the op
   gives for complex32, the real type of complex32), unless a dtype argument asked for the result
   type.
-- `_refused`: the ops whose NumPy kernel would compute something for the structured array (a
-  lexicographic sort, a gather) or fail with a NumPy error, where PyTorch has no ComplexHalf
-  kernel: NotImplementedError with PyTorch's message. With a dtype argument (`sum(dtype=...)`)
-  the reductions run widened, as PyTorch's do.
+- REFUSED: the ops PyTorch has no ComplexHalf kernel for, whose NumPy kernel would compute
+  something for the structured array (a lexicographic sort, a gather) or fail with one of NumPy's
+  errors: NotImplementedError with PyTorch's message. The reductions given a dtype
+  (`sum(dtype=ember.cfloat)`) compute widened, as PyTorch's do.
 """
 from __future__ import annotations
 
@@ -42,10 +42,9 @@ REFUSED = {
     "vdot": "vdot", "inner": "dot", "cross": "cross", "gather": "scatter_gather_tensor_cpu",
     "scatter": "scatter_gather_tensor_cpu", "take": "take_cpu", "logsumexp": "logsumexp",
     "cummax": "cummax_cpu", "cummin": "cummin_cpu", "logcumsumexp": "logcumsumexp_cpu",
-    "histc": "aminmax_cpu",
+    "histc": "aminmax_cpu", "arange": "arange_cpu", "linspace": "linspace_cpu",
+    "logspace": "logspace_cpu", "eye": "eye",
 }
-FACTORIES_REFUSED = {"arange": "arange_cpu", "linspace": "linspace_cpu",
-                     "logspace": "logspace_cpu", "eye": "eye"}
 _WITH_DTYPE = ("sum", "mean", "nansum", "prod", "cumsum", "cumprod")
 
 
@@ -85,33 +84,51 @@ def _asks_dtype(args, kwargs):
         any(isinstance(v, dt.dtype) for v in kwargs.values())
 
 
-def _widened(kernel):
+def _computed(kernel, args, kwargs):
+    """The kernel on widened arguments; its results narrowed unless a dtype was asked for."""
+    result = kernel(*_widen(args), **kwargs)
+    return result if _asks_dtype(args, kwargs) else _narrow(result)
+
+
+def _refuse(name, args, kwargs):
+    """PyTorch's refusal, except for the reductions given a dtype (`sum(dtype=cfloat)`),
+    which compute in it."""
+    _check_not_implemented(name in _WITH_DTYPE and _asks_dtype(args, kwargs), lambda: (
+        f"\"{REFUSED[name]}\" not implemented for 'ComplexHalf'"))
+
+
+def _wrap_leading(kernel, name, widened):
+    """For ops of one leading tensor argument: a look at its dtype, and nothing else, on the
+    calls without complex32 (sum and the other hot reductions are among them)."""
+    @functools.wraps(kernel)
+    def run(xp, self, *args, **kwargs):
+        if self.dtype.names is None:
+            return kernel(xp, self, *args, **kwargs)
+        args = (xp, self, *args)
+        if not widened:
+            _refuse(name, args, kwargs)
+        return _computed(kernel, args, kwargs)
+    return run
+
+
+def _wrap_any(kernel, name, widened):
     @functools.wraps(kernel)
     def run(xp, *args, **kwargs):
         if not _any_chalf(args):
             return kernel(xp, *args, **kwargs)
-        result = kernel(xp, *_widen(args), **kwargs)
-        return result if _asks_dtype(args, kwargs) else _narrow(result)
+        args = (xp, *args)
+        if not widened:
+            _refuse(name, args, kwargs)
+        return _computed(kernel, args, kwargs)
     return run
 
 
-def _refused(kernel, name, with_dtype):
-    @functools.wraps(kernel)
-    def run(xp, *args, **kwargs):
-        if not _any_chalf(args):
-            return kernel(xp, *args, **kwargs)
-        _check_not_implemented(with_dtype and _asks_dtype(args, kwargs), lambda: (
-            f"\"{name}\" not implemented for 'ComplexHalf'"))
-        return kernel(xp, *_widen(args), **kwargs)
-    return run
-
-
-def _refused_factory(kernel, name):
+def _wrap_factory(kernel, name, widened):
     @functools.wraps(kernel)
     def run(xp, *args, **kwargs):
         _check_not_implemented(
             dt.complex32 not in args and dt.complex32 not in kwargs.values(),
-            lambda: f"\"{name}\" not implemented for 'ComplexHalf'")
+            lambda: f"\"{REFUSED[name]}\" not implemented for 'ComplexHalf'")
         return kernel(xp, *args, **kwargs)
     return run
 
@@ -119,19 +136,19 @@ def _refused_factory(kernel, name):
 def _install():
     for op in OPS.values():
         name = op.schema.name
-        if name in FACTORIES_REFUSED:
-            wrap = functools.partial(_refused_factory, name=FACTORIES_REFUSED[name])
-        elif name in WIDENED:
-            wrap = _widened
-        elif name in REFUSED:
-            wrap = functools.partial(_refused, name=REFUSED[name], with_dtype=name in _WITH_DTYPE)
+        widened = name in WIDENED
+        if op.raw_kernel is None or not widened and name not in REFUSED:
+            continue
+        if op.kind == "factory":
+            wrap = _wrap_factory
+        elif tuple(op.tensor_positions) == (0,) and not op.list_positions:
+            wrap = _wrap_leading
         else:
-            continue
-        if op.raw_kernel is None:
-            continue
-        op.raw_kernel = wrap(op.raw_kernel)
-        op.kernel = wrap(op.kernel)
-        op.kernels = {device: wrap(kernel) for device, kernel in op.kernels.items()}
+            wrap = _wrap_any
+        op.raw_kernel = wrap(op.raw_kernel, name, widened)
+        op.kernel = wrap(op.kernel, name, widened)
+        op.kernels = {device: wrap(kernel, name, widened)
+                      for device, kernel in op.kernels.items()}
 
 
 _install()
