@@ -72,6 +72,20 @@ POINTWISE_OWN_COMPLEX_ERROR = frozenset((
 ))
 
 
+# The kernel names PyTorch's refusals give where they are not "<op>_cpu".
+_KERNEL_NAMES = {
+    "mean": "sum_cpu", "nanmean": "sum_cpu", "prod": "prod_out_cpu", "cumsum": "cumsum_out_cpu",
+    "cumprod": "cumprod_out_cpu", "max": "max_all", "min": "min_all", "amax": "max_values_cpu",
+    "amin": "min_values_cpu", "sort": "sort", "argsort": "sort", "msort": "sort",
+    "unique": "unique", "trace": "trace", "matmul": "addmm_impl_cpu_", "mm": "addmm_impl_cpu_",
+    "addmm": "addmm_impl_cpu_", "bmm": "bmm", "dot": "dot", "vdot": "vdot", "inner": "dot",
+    "mv": "addmv_impl_cpu", "cross": "cross", "gather": "scatter_gather_tensor_cpu",
+    "scatter": "scatter_gather_tensor_cpu", "logsumexp": "logsumexp", "histc": "aminmax_cpu",
+    "eye": "eye", "pow": "pow", "square": "pow", "exp2": "exp2",
+}
+
+
 def refusal(name):
-    """PyTorch's message for an element-wise op it has no ComplexHalf kernel for."""
-    return f'"{name}_cpu" not implemented for \'ComplexHalf\''
+    """PyTorch's message for an op it has no ComplexHalf kernel for."""
+    kernel = _KERNEL_NAMES.get(name, f"{name}_cpu")
+    return f'"{kernel}" not implemented for \'ComplexHalf\''
