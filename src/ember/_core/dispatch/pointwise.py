@@ -81,12 +81,14 @@ def _pointwise_dtypes(op, operands):
         compute = dt.float32
     if op.compute_in_float and compute in (dt.float8_e4m3fn, dt.float8_e5m2):
         compute = dt.float32
-    if compute is dt.complex32:      # NOTE [complex32 storage]: computed in complex64
+    if compute is dt.complex32:
+        # NOTE [complex32 storage]: computed in complex64, where PyTorch has a kernel. (Not
+        # cached: the key names the promotion kind, not the op, and ops of one kind differ.)
         name = op.schema.name
         _check_not_implemented(name in complex_half.POINTWISE_SUPPORTED or
                                name in complex_half.POINTWISE_OWN_COMPLEX_ERROR,
                                lambda: complex_half.refusal(name))
-        compute = dt.complex64
+        return result, dt.complex64
     found = _pointwise_cache[key] = (result, compute)
     return found
 
