@@ -297,3 +297,14 @@ def test_every_method_without_arguments_as_torch(name):
     if got64 != expected64:
         pytest.skip(f"complex64 already differs: torch {expected64}, ember {got64}")
     assert _outcome(ember, "complex32", name) == _outcome(torch, "complex32", name)
+
+
+def test_typed_storage_matches_torch():
+    results = []
+    for lib in (torch, ember):
+        x = lib.tensor(X, dtype=lib.chalf)
+        storage = x.storage()
+        storage[1] = 2 - 3j
+        results.append((str(storage.dtype).split(".")[-1], storage.size(), storage.tolist(),
+                        storage[4], x.cfloat().numpy().tolist(), x.untyped_storage().nbytes()))
+    assert results[0] == results[1]

@@ -1,6 +1,7 @@
 """Op entries, one family a file. Importing this package fills the op registry."""
 from ember._ops import (  # noqa: F401
     activation,
+    complex_half_ops,
     contraction,
     conversion,
     creation,
@@ -70,5 +71,5 @@ from ember._ops import (  # noqa: F401
     windows,
 )
 
-# Last: it wraps kernels registered above (NOTE [complex32 storage]).
-from ember._ops import complex_half_ops  # noqa: E402, F401
+# Last, over every kernel registered above: the complex32 wrappers (NOTE [complex32 storage]).
+complex_half_ops.install()

@@ -122,7 +122,8 @@ def _wrap_factory(kernel, name, widened):
     return run
 
 
-def _install():
+def install():
+    """Wrap the kernels of the ops named above (once, after every op family registered)."""
     for op in OPS.values():
         name = op.schema.name
         widened = name in WIDENED
@@ -139,5 +140,3 @@ def _install():
         op.kernels = {device: wrap(kernel, name, widened)
                       for device, kernel in op.kernels.items()}
 
-
-_install()
