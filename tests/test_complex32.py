@@ -113,6 +113,13 @@ SHAPES_AND_INDEXING = [
     "x.clone().copy_(y.cfloat())", "h.clone().copy_(x)", "x.diff()",
     "x.index_put_((index,), L.tensor(1j, dtype=L.chalf))", "x.__setitem__(0, 5j) or x",
     "x.__setitem__((1, 2), y[0, 0]) or x", "x.__setitem__(0, 1) or x",
+    "x.index_fill(0, index, 2j)", "x.index_copy(0, index, y)", "x.index_add(0, index, y)",
+    "x.index_add(0, index, y, alpha=2)", "x.masked_scatter(x.abs() > 1, y)",
+    "x.scatter_add(0, L.tensor([[1, 0, 1]]), y)", "L.block_diag(x, y)", "x.H.contiguous()", "x.mT",
+    "L.nn.functional.pad(x, (1, 1))", "L.broadcast_tensors(x, y[0])", "x.unfold(1, 2, 1)",
+    "L.combinations(x[0])", "L.cartesian_prod(x[0], y[0])", "L.atleast_3d(x)", "x.flip(1)",
+    "x.flip(0)", "x.fliplr()", "x.flipud()", "x.rot90()", "x.rot90(3)", "x.rot90(1, (1, 0))",
+    "L.zeros(0, dtype=L.chalf).flip(0)", "x.sum_to_size(1, 1)",
 ]
 REDUCTIONS_AND_LINALG = [
     "x.sum()", "x.sum(0)", "x.mean()", "x.prod()", "x.sum(dtype=L.cfloat)", "x.cumsum(0)",

@@ -29,13 +29,14 @@ _FLOAT32 = np.dtype(np.float32)
 
 WIDENED = ("norm", "std", "var", "std_mean", "var_mean", "outer", "kron", "diff", "isclose",
            "nonzero", "count_nonzero", "any", "all", "linalg_vector_norm", "conj", "argwhere",
+           "index_add",
            # (these refuse complex input themselves, with PyTorch's RuntimeError)
            "argmax", "argmin", "sort", "argsort", "msort", "nansum", "nanmean")
 # Refused by name. (Most ops PyTorch has no ComplexHalf kernel for need nothing here: NumPy
 # finds no loop or cast for the structured array, and `arguments.explain` turns its TypeError
 # into PyTorch's NotImplementedError. These are the ones NumPy would compute something for --
 # a lexicographic sort, a gather -- and the factories.)
-REFUSED = ("aminmax", "unique_consecutive", "topk", "kthvalue", "median", "mode",
+REFUSED = ("aminmax", "unique_consecutive", "masked_scatter", "topk", "kthvalue", "median", "mode",
            "_unique2", "unique_dim", "gather", "scatter", "take", "cummax", "cummin",
            "logcumsumexp", "histc", "arange", "linspace", "logspace", "eye")
 
