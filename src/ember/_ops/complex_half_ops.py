@@ -8,10 +8,14 @@ only pays a look at its tensors' dtypes:
   complex64; complex64 results narrow back to complex32 and float32 ones to float16 (what the op
   gives for complex32, the real type of complex32), unless a dtype argument asked for the result
   type.
-- REFUSED: the ops PyTorch has no ComplexHalf kernel for, whose NumPy kernel would compute
-  something for the structured array (a lexicographic sort, a gather) or fail with one of NumPy's
-  errors: NotImplementedError with PyTorch's message. The reductions given a dtype
-  (`sum(dtype=ember.cfloat)`) compute widened, as PyTorch's do.
+- REFUSED: the ops PyTorch has no ComplexHalf kernel for whose NumPy kernel would compute
+  something for the structured array (a lexicographic sort, a gather): NotImplementedError with
+  PyTorch's message.
+The rest needs no wrapper (the hot reductions and products among them): where NumPy finds no loop
+or cast for the structured array, `arguments.explain` turns its TypeError into PyTorch's
+NotImplementedError; the kernels' own dtype checks refuse complex32 where PyTorch's message is
+another (sort, argmax, nansum, matmul, flip, arange, eye ...); sum, mean and cumsum given a dtype
+widen where they cast (`summation.cast_for_sum`, `cumulative`).
 """
 from __future__ import annotations
 
@@ -29,16 +33,10 @@ _FLOAT32 = np.dtype(np.float32)
 
 WIDENED = ("norm", "std", "var", "std_mean", "var_mean", "outer", "kron", "diff", "isclose",
            "nonzero", "count_nonzero", "any", "all", "linalg_vector_norm", "conj", "argwhere",
-           "index_add",
-           # (these refuse complex input themselves, with PyTorch's RuntimeError)
-           "argmax", "argmin", "sort", "argsort", "msort", "nansum", "nanmean")
-# Refused by name. (Most ops PyTorch has no ComplexHalf kernel for need nothing here: NumPy
-# finds no loop or cast for the structured array, and `arguments.explain` turns its TypeError
-# into PyTorch's NotImplementedError. These are the ones NumPy would compute something for --
-# a lexicographic sort, a gather -- and the factories.)
+           "index_add")
 REFUSED = ("aminmax", "unique_consecutive", "masked_scatter", "topk", "kthvalue", "median", "mode",
            "_unique2", "unique_dim", "gather", "scatter", "take", "cummax", "cummin",
-           "logcumsumexp", "histc", "arange", "linspace", "logspace", "eye")
+           "logcumsumexp", "histc")
 
 
 def _is_chalf(value):
@@ -83,21 +81,15 @@ def _computed(kernel, args, kwargs):
     return result if _asks_dtype(args, kwargs) else _narrow(result)
 
 
-def _refuse(name, args, kwargs):
-    _check_not_implemented(False, lambda: complex_half.refusal(name))
-
-
 def _wrap_leading(kernel, name, widened):
     """For ops of one leading tensor argument: a look at its dtype, and nothing else, on the
-    calls without complex32 (sum and the other hot reductions are among them)."""
+    calls without complex32."""
     @functools.wraps(kernel)
     def run(xp, self, *args, **kwargs):
         if self.dtype.names is None:
             return kernel(xp, self, *args, **kwargs)
-        args = (xp, self, *args)
-        if not widened:
-            _refuse(name, args, kwargs)
-        return _computed(kernel, args, kwargs)
+        _check_not_implemented(widened, lambda: complex_half.refusal(name))
+        return _computed(kernel, (xp, self, *args), kwargs)
     return run
 
 
@@ -106,20 +98,8 @@ def _wrap_any(kernel, name, widened):
     def run(xp, *args, **kwargs):
         if not _any_chalf(args):
             return kernel(xp, *args, **kwargs)
-        args = (xp, *args)
-        if not widened:
-            _refuse(name, args, kwargs)
-        return _computed(kernel, args, kwargs)
-    return run
-
-
-def _wrap_factory(kernel, name, widened):
-    @functools.wraps(kernel)
-    def run(xp, *args, **kwargs):
-        _check_not_implemented(
-            dt.complex32 not in args and dt.complex32 not in kwargs.values(),
-            lambda: complex_half.refusal(name))
-        return kernel(xp, *args, **kwargs)
+        _check_not_implemented(widened, lambda: complex_half.refusal(name))
+        return _computed(kernel, (xp, *args), kwargs)
     return run
 
 
@@ -130,9 +110,7 @@ def install():
         widened = name in WIDENED
         if op.raw_kernel is None or not widened and name not in REFUSED:
             continue
-        if op.kind == "factory":
-            wrap = _wrap_factory
-        elif tuple(op.tensor_positions) == (0,) and not op.list_positions:
+        if tuple(op.tensor_positions) == (0,) and not op.list_positions:
             wrap = _wrap_leading
         else:
             wrap = _wrap_any
