@@ -32,7 +32,7 @@ _COMPLEX64 = np.dtype(np.complex64)
 _FLOAT32 = np.dtype(np.float32)
 
 WIDENED = ("norm", "std", "var", "std_mean", "var_mean", "outer", "kron", "diff", "isclose",
-           "nonzero", "count_nonzero", "any", "all", "linalg_vector_norm", "conj", "argwhere",
+           "nonzero", "count_nonzero", "any", "all", "linalg_vector_norm", "argwhere",
            "index_add")
 REFUSED = ("aminmax", "unique_consecutive", "masked_scatter", "topk", "kthvalue", "median", "mode",
            "_unique2", "unique_dim", "gather", "scatter", "take", "cummax", "cummin",

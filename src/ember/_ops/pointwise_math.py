@@ -443,7 +443,13 @@ def _conj_meta(self):
              function=False, method=False, derivatives={"self": _conj_grad}, saves=())
 def conj(xp, self):
     """conj(input) -> Tensor: the complex conjugate (input itself when it is real)."""
-    return xp.conj(self) if self.dtype.kind == "c" else self.copy()
+    if self.dtype.kind == "c":
+        return xp.conj(self)
+    if self.dtype.names is not None:     # complex32: NOTE [complex32 storage]
+        out = self.copy()
+        out["imag"] = -out["imag"]
+        return out
+    return self.copy()
 
 
 _CONJ_OP = OPS["conj"]
