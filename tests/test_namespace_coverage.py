@@ -96,15 +96,14 @@ SYNC_BATCH_NORM = (
     "batch_norm_gather_stats batch_norm_gather_stats_with_counts batch_norm_stats "
     "batch_norm_update_stats"))
 NO_NUMPY_DTYPE = (
-    ("dtypes NumPy and ml_dtypes cannot hold (complex32, sub-byte and bit types): not yet "
-    "emulated"),
-    ("chalf complex32 bit bits16 bits1x8 bits2x4 bits4x2 bits8 int1 int2 int3 int4 int5 int6 "
+    "dtypes NumPy and ml_dtypes cannot hold (sub-byte and bit types): not yet emulated",
+    ("bit bits16 bits1x8 bits2x4 bits4x2 bits8 int1 int2 int3 int4 int5 int6 "
     "int7 uint1 uint2 uint3 uint4 uint5 uint6 uint7 float4_e2m1fn_x2 float8_e4m3fnuz "
     "float8_e5m2fnuz float8_e8m0fnu"))
 
 TENSOR_NOT_YET = (
     "not implemented yet (the next names to close)",
-    "chalf")
+    "")
 TENSOR_ELSEWHERE = (
     ("first-class dimensions (functorch.dim, which Tensor.index binds) and oneDNN's own "
      "tensor layout (to_mkldnn): neither exists in ember"),

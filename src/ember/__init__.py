@@ -23,6 +23,7 @@ from ember._core.checks import (  # noqa: F401  (the error taxonomy, public as i
 from ember._core.device import device  # noqa: F401
 from ember._core.dtype import (  # noqa: F401  # noqa: F401
     bfloat16,
+    complex32,
     complex64,
     complex128,
     dtype,

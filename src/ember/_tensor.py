@@ -13,7 +13,7 @@ from ember._C import (
     DisableTorchFunctionSubclass,
     _disabled_torch_dispatch_impl,
 )
-from ember._core import dispatch, layout
+from ember._core import complex_half, dispatch, layout
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type, _check_value
 from ember._core.device import CPU, META, as_device, placed
@@ -421,12 +421,12 @@ class Tensor:
         _check(self._data.size == 1, lambda: (
             f"a Tensor with {self._data.size} elements cannot be converted to Scalar"))
         _check_not_meta(self, "item")
-        return self._host().reshape(()).item()
+        return self._host_numbers().reshape(()).item()
 
     def tolist(self):
         """The data as nested Python lists of numbers."""
         _check_not_meta(self, "tolist")
-        return self._host().tolist()
+        return self._host_numbers().tolist()
 
     def numpy(self, *, force=False):
         """A NumPy array sharing this CPU tensor's memory. `force=True` skips the checks: a
@@ -440,6 +440,14 @@ class Tensor:
             _check_type(self._device is CPU, lambda: (
                 f"can't convert {self._device.type} device type tensor to numpy. Use "
                 "Tensor.cpu() to copy the tensor to host memory first."))
+        _check_type(self._dtype is not dt.complex32, "Got unsupported ScalarType ComplexHalf")
+        return self._host()
+
+    def _host_numbers(self):
+        """The data as a host NumPy array whose items are Python numbers (complex32 widened,
+        NOTE [complex32 storage])."""
+        if self._dtype is dt.complex32:
+            return complex_half.widen(self._host())
         return self._host()
 
     def _host(self):
@@ -615,6 +623,11 @@ class Tensor:
         """`self.to(ember.complex64)`."""
         return self.to(dt.complex64) if memory_format is None else \
             self.to(dt.complex64, memory_format=memory_format)
+
+    def chalf(self, memory_format=None):
+        """`self.to(ember.complex32)`."""
+        return self.to(dt.complex32) if memory_format is None else \
+            self.to(dt.complex32, memory_format=memory_format)
 
     def cdouble(self, memory_format=None):
         """`self.to(ember.complex128)`."""

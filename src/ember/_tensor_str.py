@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ember._core import complex_half
 from ember._core import dtype as dt
 from ember._core.device import get_default_device
 
@@ -203,6 +204,8 @@ def _host_values(t) -> np.ndarray:
     values = np.asarray(t._host())
     if t._dtype.is_floating_point and t._dtype.itemsize < 4:
         values = values.astype(np.float32)
+    elif t._dtype is dt.complex32:                 # NOTE [complex32 storage]
+        values = complex_half.widen(values)
     return values
 
 

@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 
+from ember._core import complex_half
 from ember._core import dtype as dt
 from ember._core.checks import _check_index, _check_type, _check_with
 from ember._core.device import CPU
@@ -62,7 +63,7 @@ class TypedStorage:
         elif isinstance(args[0], (int, np.integer)):
             elements = np.zeros(int(args[0]), item)
         else:
-            elements = np.array(list(args[0]), dtype=item)
+            elements = self._as_elements(list(args[0]))
         _check_type(device is None or str(device) == "cpu",
                     "TypedStorage(): ember makes new storages on the CPU only")
         self._untyped_storage = UntypedStorage(elements, CPU)
@@ -71,6 +72,20 @@ class TypedStorage:
 
     def _elements(self) -> np.ndarray:
         return _bytes_of(self._untyped_storage._array).view(self.dtype._np)
+
+    def _values(self) -> np.ndarray:
+        """The elements with Python numbers for items (complex32 widened)."""
+        elements = self._elements()
+        return complex_half.widen(elements) if self.dtype is dt.complex32 else elements
+
+    def _as_elements(self, values) -> np.ndarray:
+        """Numbers as an array of this storage's dtype (complex32: NOTE [complex32 storage])."""
+        if self.dtype is dt.complex32:
+            return complex_half.narrow(np.asarray(values, np.complex64))
+        return np.asarray(values, dtype=self.dtype._np)
+
+    def _item(self, value):
+        return self._as_elements(value) if self.dtype is dt.complex32 else value
 
     def size(self) -> int:
         return self._untyped_storage.nbytes() // self.element_size()
@@ -103,26 +118,26 @@ class TypedStorage:
         return int(index) % size
 
     def __getitem__(self, index):
-        return self._elements()[self._check_position(index)].item()
+        return self._values()[self._check_position(index)].item()
 
     def __setitem__(self, index, value):
         elements = self._elements()
-        elements[self._check_position(index)] = value
+        elements[self._check_position(index)] = self._item(value)
         self._untyped_storage._version += 1
 
     def __iter__(self):
         return iter(self.tolist())
 
     def tolist(self) -> list:
-        return self._elements().tolist()
+        return self._values().tolist()
 
     def fill_(self, value):
-        self._elements()[...] = value
+        self._elements()[...] = self._item(value)
         self._untyped_storage._version += 1
         return self
 
     def copy_(self, source, non_blocking=None):
-        self._elements()[...] = np.asarray(source.tolist(), dtype=self.dtype._np)
+        self._elements()[...] = self._as_elements(source.tolist())
         self._untyped_storage._version += 1
         return self
 

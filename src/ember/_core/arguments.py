@@ -24,6 +24,7 @@ import numbers
 
 import numpy as np
 
+from ember._core import complex_half
 from ember._core import dtype as dt
 
 _PYTHON_TYPE_DTYPES = {int: dt.int64, float: dt.float64, bool: dt.bool_,
@@ -204,6 +205,10 @@ def explain(exc: BaseException, name: str, operand: bool = True, op=None, args=N
         parser_error(op, args, name, method)
     if operand and is_operand:
         raise TypeError(str(exc)) from None
+    if isinstance(exc, TypeError) and args is not None and _holds_complex32(args):
+        # NumPy found no loop or cast for a complex32 array: an op PyTorch has no ComplexHalf
+        # kernel for (NOTE [complex32 storage])
+        raise NotImplementedError(complex_half.refusal(name)) from None
     if isinstance(exc, MemoryError):
         raise RuntimeError(_allocation_message(exc)) from None
     axis_error = getattr(np.exceptions, "AxisError", None)
@@ -221,6 +226,14 @@ def explain(exc: BaseException, name: str, operand: bool = True, op=None, args=N
                                   f"{exc}") from None
     if type(exc).__name__ in ("_UFuncOutputCastingError", "_UFuncInputCastingError"):
         raise RuntimeError(str(exc)) from None
+
+
+def _holds_complex32(args) -> bool:
+    for value in args:
+        if getattr(value, "_dtype", None) is dt.complex32 or type(value) in (list, tuple) and \
+                any(getattr(v, "_dtype", None) is dt.complex32 for v in value):
+            return True
+    return False
 
 
 # NOTE [the parser's errors come first]: PyTorch's argument parser looks at every argument

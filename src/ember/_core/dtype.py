@@ -5,6 +5,7 @@ import ml_dtypes
 import numpy as np
 
 from ember._core.checks import _check_type
+from ember._core.complex_half import CHALF_NP
 
 # Categories, ordered: a dtype of a higher category wins in type promotion.
 BOOL, INT, FLOAT, COMPLEX = 0, 1, 2, 3
@@ -88,19 +89,21 @@ float64 = _make("float64", np.float64, FLOAT, True, "f64", "Double", ("double",)
 complex64 = _make("complex64", np.complex64, COMPLEX, True, "c64", "ComplexFloat", ("cfloat",))
 complex128 = _make("complex128", np.complex128, COMPLEX, True, "c128", "ComplexDouble",
                    ("cdouble",))
-complex32 = None  # no NumPy equivalent; not supported
+# NOTE [complex32 storage] (complex_half.py): NumPy has no complex half type.
+complex32 = _make("complex32", CHALF_NP, COMPLEX, True, "c32", "ComplexHalf", ("chalf",))
 float8_e4m3fn = _make("float8_e4m3fn", ml_dtypes.float8_e4m3fn, FLOAT, True, "f8e4m3fn",
                       "Float8_e4m3fn")
 float8_e5m2 = _make("float8_e5m2", ml_dtypes.float8_e5m2, FLOAT, True, "f8e5m2", "Float8_e5m2")
 
 ALL_DTYPES = (
     bool_, uint8, uint16, uint32, uint64, int8, int16, int32, int64,
-    float16, bfloat16, float32, float64, complex64, complex128, float8_e4m3fn, float8_e5m2,
+    float16, bfloat16, float32, float64, complex32, complex64, complex128, float8_e4m3fn,
+    float8_e5m2,
 )
 
-_TO_COMPLEX = {float16: complex64, bfloat16: complex64, float32: complex64,
+_TO_COMPLEX = {float16: complex32, bfloat16: complex64, float32: complex64,
                float64: complex128}
-_TO_REAL = {complex64: float32, complex128: float64}
+_TO_REAL = {complex32: float16, complex64: float32, complex128: float64}
 
 # NumPy dtype -> ember dtype; keyed by np.dtype (hash of np.dtype is cheap).
 NP_TO_DTYPE = {d._np: d for d in ALL_DTYPES}
@@ -149,4 +152,4 @@ DEFAULT_DTYPE_LISTENERS: list = []  # caches that depend on the default dtype re
 
 
 def default_complex_dtype() -> dtype:
-    return complex128 if _default_float[0] is float64 else complex64
+    return _TO_COMPLEX[_default_float[0]]

@@ -29,6 +29,8 @@ import threading
 
 import numpy as np
 
+from ember._core import complex_half
+
 _ufunc_config = getattr(getattr(np, "_core", None), "_ufunc_config", None)
 _state_variable = getattr(_ufunc_config, "_extobj_contextvar", None)
 
@@ -107,6 +109,9 @@ def nested(error) -> bool:
 
 def cast(array, np_dtype):
     """array.astype(np_dtype), quietly: overflow to inf and NaN to an integer, as PyTorch."""
+    if np_dtype.names is not None or array.dtype.names is not None:  # complex32 (NOTE [complex32
+        # storage]): the only structured dtype
+        return run_quietly(complex_half.astype, array, np_dtype)
     return run_quietly(array.astype, np_dtype)
 
 

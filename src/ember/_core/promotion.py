@@ -33,8 +33,9 @@ def _promote_uncached(a: d.dtype, b: d.dtype) -> d.dtype:
         return other
     if a._category != b._category:
         high, low = (a, b) if a._category > b._category else (b, a)
-        if high.is_complex and low.is_floating_point and low is d.float64:
-            return d.complex128
+        if high.is_complex and low.is_floating_point and low.to_complex().itemsize > \
+                high.itemsize:
+            return low.to_complex()    # complex32 with float32 or bfloat16: complex64
         return high
     category = a._category
     if category == d.INT:

@@ -1,6 +1,7 @@
 """Op entries, one family a file. Importing this package fills the op registry."""
 from ember._ops import (  # noqa: F401
     activation,
+    complex_half_ops,
     contraction,
     conversion,
     creation,
@@ -75,3 +76,6 @@ from ember._ops import (  # noqa: F401
     view_slicing,
     windows,
 )
+
+# Last, over every kernel registered above: the complex32 wrappers (NOTE [complex32 storage]).
+complex_half_ops.install()

@@ -10,7 +10,7 @@ import numpy as np
 
 from ember._backends import get_backend
 from ember._backends.meta import MetaArray
-from ember._core import dispatch, layout
+from ember._core import complex_half, dispatch, layout
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented, _check_type, _warn_once
 from ember._core.device import CPU, META, as_device, placed
@@ -23,6 +23,11 @@ def cast_array(array, target: dt.dtype):
     """`array` as `target`'s dtype, with PyTorch's conversions (float -> int truncates)."""
     if array.dtype == target._np:
         return array
+    if array.dtype.names is not None and target is not dt.complex32:
+        # complex32 (NOTE [complex32 storage]) converts as its complex64 values do
+        return cast_array(complex_half.widen(array), target)
+    if array.dtype.kind == "c" and target is dt.bool_:
+        return array != 0                   # either part nonzero, as PyTorch
     if array.dtype.kind == "c" and target._category < dt.COMPLEX:
         _warn_once("complex to real", "Casting complex values to real discards the imaginary "
                                       "part")

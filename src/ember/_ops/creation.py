@@ -12,7 +12,7 @@ import numpy as np
 
 from ember._backends import get_backend
 from ember._backends.meta import MetaArray
-from ember._core import arguments, dispatch
+from ember._core import arguments, complex_half, dispatch
 from ember._core import dtype as dt
 from ember._core import layout as memory_layout
 from ember._core.checks import _check, _check_type
@@ -24,6 +24,7 @@ from ember._ops import filling
 
 _call = dispatch.call
 _DTYPE = dt.dtype
+_COMPLEX32 = dt.complex32
 _NP_TO_DTYPE = dt.NP_TO_DTYPE
 _default_float = dt._default_float
 _OPTIONS = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None"
@@ -69,6 +70,8 @@ def filled_array(xp, shape, fill, dtype):
         fill = uninitialized_fill(dtype)
         if fill is None:
             return xp.empty(shape, dtype._np)
+    if dtype is _COMPLEX32:     # NOTE [complex32 storage]: NumPy would fill both parts
+        return xp.full(shape, complex_half.scalar(fill), dtype._np)
     if fill == 0:
         return xp.zeros(shape, dtype._np)
     return run_quietly(xp.full, shape, fill, dtype._np)   # 1e10 in float16 is inf, quietly
@@ -111,7 +114,7 @@ def strided_array(xp, shape, strides, fill, dtype):
     if fill is None:
         fill = uninitialized_fill(dtype)
     if fill is not None:
-        array[...] = fill
+        array[...] = complex_half.scalar(fill) if dtype is _COMPLEX32 else fill
     return array
 
 
@@ -140,7 +143,10 @@ def _sized_op(name, fill):
             _bad_dtype(dtype)
         if size and min(size) < 0:
             check_size(size)
-        return xp.zeros(size, dtype._np) if fill == 0 else xp.ones(size, dtype._np)
+        if fill == 0:
+            return xp.zeros(size, dtype._np)
+        return xp.ones(size, dtype._np) if dtype is not _COMPLEX32 else \
+            filled_array(xp, size, 1, dtype)
     kernel.__doc__ = f"{name}(*size, *, dtype=None, device=None, requires_grad=False) -> " \
                      f"Tensor: a tensor of `size` filled with {fill}."
     register_op(f"{name}(SymInt[] size, *, {_OPTIONS}) -> Tensor", meta=meta,
@@ -367,7 +373,9 @@ def _like_op(name, fill):
         dtype = _NP_TO_DTYPE[self.dtype] if dtype is None else option_dtype(dtype, None)
         if fill is not None and memory_format is None and type(self) is np.ndarray and \
                 self.flags.c_contiguous:          # (the common zeros_like(x), ones_like(x))
-            return (xp.zeros if fill == 0 else xp.ones)(self.shape, dtype._np)
+            if fill == 0 or dtype is _COMPLEX32:
+                return filled_array(xp, self.shape, fill, dtype)
+            return xp.ones(self.shape, dtype._np)
         return like_array(xp, self, fill, dtype, memory_format, name)
     kernel.__doc__ = f"{name}(input, *, dtype=None, device=None, requires_grad=False, " \
                      "memory_format=ember.preserve_format) -> Tensor: a tensor with input's " \

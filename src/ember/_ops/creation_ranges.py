@@ -59,7 +59,7 @@ def _cast(values, dtype):
     if dtype._category <= dt.INT and values.dtype.kind == "f":
         values = np.trunc(values)
     if dtype._category == dt.INT and values.dtype.kind == "f":
-        values = cast(values, np.int64)   # wraps like a C cast for the narrow types
+        values = cast(values, np.dtype(np.int64))   # wraps like a C cast for the narrow types
     return cast(values, dtype._np)
 
 
@@ -83,7 +83,8 @@ def _arange_size(start, end, step, dtype):
     for v in (start, end, step):
         _real(v, dtype)
     _check_range(start, end, step)
-    _check_not_implemented(dtype is not dt.bool_, "\"arange_cpu\" not implemented for 'Bool'")
+    _check_not_implemented(dtype is not dt.bool_ and dtype is not dt.complex32, lambda: (
+        f"\"arange_cpu\" not implemented for '{dtype._cpp_name}'"))
     if dtype is dt.int64 and not _all_integers(start, end, step):
         # NOTE [arange into integers]: for int64 PyTorch counts with the bounds and step cast
         # to int64 first (truncated), so arange(0, 5.5, 1) has 5 elements and a step below 1
@@ -197,8 +198,8 @@ def _spaced(start, end, steps, dtype, kernel_name):
     _check_type(isinstance(steps, (int, np.integer)) and not isinstance(steps, bool), lambda: (
         f"linspace(): argument 'steps' must be int, not {type(steps).__name__}"))
     _check(steps >= 0, "number of steps must be non-negative")
-    _check_not_implemented(dtype is not dt.bool_, lambda: (
-        f"\"{kernel_name}\" not implemented for 'Bool'"))
+    _check_not_implemented(dtype is not dt.bool_ and dtype is not dt.complex32, lambda: (
+        f"\"{kernel_name}\" not implemented for '{dtype._cpp_name}'"))
     work = np.complex128 if dtype.is_complex or isinstance(start, complex) or isinstance(
         end, complex) else np.float64
     if steps == 1:
@@ -207,7 +208,7 @@ def _spaced(start, end, steps, dtype, kernel_name):
     index = np.arange(steps, dtype=np.float64)
     half = steps // 2
     values = np.where(index < half, start + index * step, end - (steps - 1 - index) * step)
-    return cast(values, work)
+    return cast(values, np.dtype(work))
 
 
 def _spaced_dtype(start, end, dtype):
@@ -290,7 +291,9 @@ def _eye_check(n, m):
 def _eye(xp, n, m, dtype=None, layout=None, device=None, pin_memory=None):
     """eye(n, m=None, *, dtype=None, device=None) -> Tensor: ones on the diagonal."""
     _eye_check(n, m)
-    return xp.eye(n, m, dtype=option_dtype(dtype, dt.get_default_dtype())._np)
+    dtype = option_dtype(dtype, dt.get_default_dtype())
+    _check_not_implemented(dtype is not dt.complex32, "\"eye\" not implemented for 'ComplexHalf'")
+    return xp.eye(n, m, dtype=dtype._np)
 
 
 @register_frontend(method=False)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember._core import dispatch
+from ember._core import complex_half, dispatch
 from ember._core import dtype as dt
 from ember._core.arguments import parser_error
 from ember._core.checks import _check, _check_type
@@ -163,6 +163,8 @@ def _accumulate(xp, self, dim, dtype, ufunc_name, kernel_name):
         # (0-d and empty inputs are copied before PyTorch looks for a kernel)
         not_implemented(kernel_name, result)
     compute = np.float32 if result in _HALF else result
+    if x.dtype.names is not None:    # complex32 with a dtype asked for: NOTE [complex32 storage]
+        x = complex_half.widen(x)
     x = x.astype(compute, copy=False)
     out = getattr(xp, ufunc_name).accumulate(x, axis=axis, dtype=compute)
     return out.reshape(self.shape).astype(result, copy=False)

@@ -47,13 +47,14 @@ def dims_text(shape) -> str:
 
 
 def check_kernel_dtype(kernel_name: str, *arrays, skip_empty=True) -> None:
-    """Bool and the wide unsigned types have no matrix kernels in PyTorch (whose empty-input
-    early exits come before the kernel is chosen, so empty products pass)."""
+    """Bool, complex32 and the wide unsigned types have no matrix kernels in PyTorch (whose
+    empty-input early exits come before the kernel is chosen, so empty products pass)."""
     if skip_empty and any(a.size == 0 for a in arrays):
         return
     for a in arrays:
         kind = a.dtype.kind
-        _check_not_implemented(kind != "b" and (kind != "u" or a.dtype.itemsize == 1), lambda: (
+        _check_not_implemented(kind != "b" and (kind != "u" or a.dtype.itemsize == 1) and
+                               a.dtype.names is None, lambda: (
             f'"{kernel_name}" not implemented for \'{cpp(a.dtype)}\''))
 
 

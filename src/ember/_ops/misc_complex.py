@@ -1,7 +1,7 @@
 """Building complex tensors from real ones: complex(real, imag) and polar(abs, angle).
 
-Both take two real tensors of one floating dtype (float32 or float64; PyTorch's float16 gives
-complex32, a dtype NumPy lacks and ember does not have) and broadcast them. Gradients follow the
+Both take two real tensors of one floating dtype (float16, float32 or float64; float16 gives
+complex32, NOTE [complex32 storage], and polar refuses it as PyTorch) and broadcast them. Gradients follow the
 convention of a real input feeding a complex output: the real part of conj(d out / d in) * grad.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ from ember._core.checks import _check, _check_not_implemented
 from ember._core.dispatch.pointwise import check_broadcastable
 from ember._core.registry import OPS, register_op
 
-_COMPLEX_OF = {dt.float32: dt.complex64, dt.float64: dt.complex128}
+_COMPLEX_OF = {dt.float16: dt.complex32, dt.float32: dt.complex64, dt.float64: dt.complex128}
 _ACCEPTED = (dt.float16, dt.float32, dt.float64)
 
 
@@ -33,8 +33,6 @@ def _complex_dtype(first, second) -> dt.dtype:
     _check(a == b, lambda: (
         f"Expected object of scalar type {a._cpp_name} but got scalar type {b._cpp_name} for "
         "second argument"))
-    _check_not_implemented(a is not dt.float16, "complex32 (ComplexHalf) results are not "
-                           "supported by ember: NumPy has no complex half-precision dtype")
     return _COMPLEX_OF[a]
 
 
@@ -56,6 +54,9 @@ def _assemble(xp, real, imag, dtype):
     check_broadcastable(None, (real.shape, imag.shape))
     shape = np.broadcast_shapes(real.shape, imag.shape)
     out = xp.empty(shape, dtype=dtype._np)
+    if dtype is dt.complex32:                 # NOTE [complex32 storage]
+        out["real"], out["imag"] = real, imag
+        return out
     out.real = real
     out.imag = imag
     return out
@@ -87,4 +88,5 @@ def polar(xp, abs, angle):
     """polar(abs, angle, *, out=None) -> Tensor: the complex tensor abs * (cos(angle) +
     sin(angle) * 1j)."""
     dtype = _complex_dtype(abs, angle)
+    _check_not_implemented(dtype is not dt.complex32, "\"polar_cpu\" not implemented for 'Half'")
     return _assemble(xp, abs * xp.cos(angle), abs * xp.sin(angle), dtype)

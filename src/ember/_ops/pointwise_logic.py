@@ -99,6 +99,8 @@ def equal(input, other) -> bool:
         return False
     xp = get_backend(input._device.type).xp
     a, b = input._data, other._data
+    _check_not_implemented(dt.complex32 not in (input._dtype, other._dtype),
+                           "\"equal_cpu\" not implemented for 'ComplexHalf'")
     if input._dtype is not other._dtype:
         common = promote_types(input._dtype, other._dtype)._np
         a, b = a.astype(common), b.astype(common)

@@ -443,7 +443,13 @@ def _conj_meta(self):
              function=False, method=False, derivatives={"self": _conj_grad}, saves=())
 def conj(xp, self):
     """conj(input) -> Tensor: the complex conjugate (input itself when it is real)."""
-    return xp.conj(self) if self.dtype.kind == "c" else self.copy()
+    if self.dtype.kind == "c":
+        return xp.conj(self)
+    if self.dtype.names is not None:     # complex32: NOTE [complex32 storage]
+        out = self.copy()
+        out["imag"] = -out["imag"]
+        return out
+    return self.copy()
 
 
 _CONJ_OP = OPS["conj"]
@@ -490,6 +496,8 @@ def resolve_neg(input):
              derivatives={"self": identity}, saves=())
 def real(xp, self):
     """The real part of a complex tensor, as a view."""
+    if self.dtype.names is not None:     # complex32: NOTE [complex32 storage]
+        return self["real"]
     return xp.real(self)
 
 
@@ -497,7 +505,10 @@ def real(xp, self):
              derivatives={"self": lambda c: c.grad * 1j}, saves=())
 def imag(xp, self):
     """The imaginary part of a complex tensor, as a view."""
-    _check(self.dtype.kind == "c", "imag is not implemented for tensors with non-complex dtypes.")
+    _check(self.dtype.kind == "c" or self.dtype.names is not None,
+           "imag is not implemented for tensors with non-complex dtypes.")
+    if self.dtype.names is not None:     # complex32: NOTE [complex32 storage]
+        return self["imag"]
     return xp.imag(self)
 
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from ember._core import dispatch
 from ember._core import dtype as dt
-from ember._core.checks import _check, _check_type
+from ember._core.checks import _check, _check_not_implemented, _check_type
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._ops import random_transforms as rt
 from ember._ops.grad_utils import zeros_grad
@@ -147,6 +147,7 @@ def _bernoulli_tensor(xp, self, p, generator=None):
 def bernoulli_(self, p=0.5, *, generator=None):
     """Fill `self` in place with 1 with probability `p` (a number or a tensor broadcast to
     self's shape), else 0; returns `self`."""
+    _no_complex32(self._dtype, "bernoulli_scalar_cpu_")
     if isinstance(p, dispatch.Tensor):
         return _sample_into(OPS["bernoulli.Tensor"], (self, p, generator))
     return _sample_into(OPS["bernoulli.p"], (self, p, generator))
@@ -166,7 +167,14 @@ def _random_bounds(dtype, low, high):
     return low or 0, (int(info.max) + 1) if high is None else high
 
 
+def _no_complex32(dtype, kernel):
+    """The samplers PyTorch has no ComplexHalf kernel for (NOTE [complex32 storage])."""
+    _check_not_implemented(dtype is not dt.complex32,
+                           lambda: f"\"{kernel}\" not implemented for 'ComplexHalf'")
+
+
 def _random_check(dtype, low, high):
+    _no_complex32(dtype, "random_from_to")
     _check_int_range(*_random_bounds(dtype, low, high), dtype)
 
 
@@ -179,7 +187,8 @@ _RANDOM = _sampler(f"random.from(Tensor self, int from, int? to, *, {_GEN}) -> T
                    _random_check, _random_draw, "RandomBackward0", check_on_meta=False)
 
 
-_RANDOM_ALL = _sampler(f"random(Tensor self, *, {_GEN}) -> Tensor", lambda dtype: None,
+_RANDOM_ALL = _sampler(f"random(Tensor self, *, {_GEN}) -> Tensor",
+                       lambda dtype: _no_complex32(dtype, "random_kernel_cpu"),
                        lambda generator, count, dtype, contiguous: rt.integers_default(
                            generator, count, dtype), "RandomBackward2", check_on_meta=False)
 
@@ -220,6 +229,7 @@ def exponential_(self, lambd=1.0, *, generator=None):
 
 
 def _geometric_check(dtype, p):
+    _no_complex32(dtype, "geometric_cpu")
     _check(0 < p < 1, lambda: f"geometric_ expects p to be in (0, 1), but got p={_g(p)}")
 
 
@@ -238,6 +248,7 @@ def geometric_(self, p, *, generator=None):
 
 def _log_normal_check(dtype, mean=1.0, std=2.0):
     _need_float(dtype, "log_normal_cpu")
+    _no_complex32(dtype, "log_normal_cpu")
     _check(std > 0, lambda: f"log_normal_ expects std > 0.0, but found std={_g(std)}")
 
 

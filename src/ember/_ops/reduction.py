@@ -204,7 +204,8 @@ def _nansum_grad(c):
              derivatives={"self": _nansum_grad}, tags=("out_dtype_computes",))
 def nansum(xp, self, dim=None, keepdim=False, dtype=None):
     """nansum(input, dim=None, keepdim=False, *, dtype=None) -> Tensor: sum treating NaN as 0."""
-    _check(self.dtype.kind != "c", "nansum on CPU does not support complex inputs")
+    _check(self.dtype.kind != "c" and self.dtype.names is None,   # (names: complex32)
+           "nansum on CPU does not support complex inputs")
     if self.dtype.kind not in "biu":
         # astype: CuPy's where widens bfloat16 to float32.
         self = xp.where(xp.isnan(self), xp.zeros((), self.dtype), self).astype(self.dtype,
@@ -270,7 +271,8 @@ def _nanmean_grad(c):
              derivatives={"self": _nanmean_grad})
 def nanmean(xp, self, dim=None, keepdim=False, dtype=None):
     """nanmean(input, dim=None, keepdim=False, *, dtype=None) -> Tensor: mean of non-NaNs."""
-    _check(self.dtype.kind != "c", "nansum on CPU does not support complex inputs")
+    _check(self.dtype.kind != "c" and self.dtype.names is None,   # (names: complex32)
+           "nansum on CPU does not support complex inputs")
     result = nanmean_dtype(dt.NP_TO_DTYPE[self.dtype], dtype)._np
     dims = reduced_dims(dim, self.ndim)
     x = self.astype(accumulate_type(result), copy=False)
@@ -511,7 +513,8 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
 
 def _arg_extreme(xp, self, dim, keepdim, name):
     _check(self.dtype.kind != "b", lambda: f"{name}(): does not support bool input")
-    _check(self.dtype.kind != "c", lambda: f"{name}(): does not support complex input")
+    _check(self.dtype.kind != "c" and self.dtype.names is None,   # (names: complex32)
+           lambda: f"{name}(): does not support complex input")
     pick = xp.argmax if name == "argmax" else xp.argmin
     if dim is None:
         _check_index(self.size != 0, lambda: (

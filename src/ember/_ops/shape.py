@@ -41,7 +41,15 @@ def flip(xp, self, dims):
     axes = wrap_dims(dims, self.ndim) if self.ndim else wrap_dims(dims, 0)
     if self.ndim == 0 or not axes:
         return _fresh(xp, self)
+    _check_flip_kernel(self, axes)
     return _fresh(xp, xp.flip(self, axes))
+
+
+def _check_flip_kernel(self, axes):
+    """PyTorch's CPU flip of complex32 moves whole rows only: flipping the last dim of a
+    non-empty complex32 tensor is its NotImplementedError (NOTE [complex32 storage])."""
+    _check_not_implemented(self.dtype.names is None or self.ndim - 1 not in axes or
+                           self.size == 0, "\"flip_cpu\" not implemented for 'ComplexHalf'")
 
 
 def _check_min_dims(a, ndim):
@@ -53,6 +61,7 @@ def _check_min_dims(a, ndim):
 def fliplr(xp, self):
     """fliplr(input) -> Tensor: reverse the columns (dim 1)."""
     _check_min_dims(self, 2)
+    _check_flip_kernel(self, (1,))
     return _fresh(xp, xp.flip(self, 1))
 
 
@@ -122,6 +131,7 @@ def _rot90_meta(self, k=1, dims=(0, 1)):
 def rot90(xp, self, k=1, dims=(0, 1)):
     """rot90(input, k=1, dims=[0, 1]) -> Tensor: rotate by k quarter turns in the dims plane."""
     k, d0, d1 = _rot90_args(self.ndim, k, dims)
+    _check_flip_kernel(self, ((), (d1,), (d0, d1), (d0,))[k % 4])   # the dims it flips
     return _fresh(xp, xp.rot90(self, k, (d0, d1)))
 
 

@@ -15,6 +15,7 @@ import warnings
 from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type, _check_value
+from ember._core.fp_errors import cast
 from ember._core.promotion import promote_types
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import Size, wrap_dim
@@ -101,7 +102,8 @@ def _cat_meta(tensors, dim=0):
 
 def _join(xp, items, dim, result_dtype):
     np_dtype = result_dtype._np
-    return xp.concatenate([a.astype(np_dtype, copy=False) for a in items], axis=dim)
+    return xp.concatenate([cast(a, np_dtype) if a.dtype != np_dtype else a for a in items],
+                          axis=dim)
 
 
 @register_op("cat(Tensor[] tensors, int dim=0) -> Tensor", method=False, meta=_cat_meta,
@@ -143,7 +145,8 @@ def stack(xp, tensors, dim=0):
     """stack(tensors, dim=0, *, out=None) -> Tensor: join tensors along a new dim."""
     _, dim = _stack_shape(tensors, dim)
     np_dtype = _promoted(tensors)._np
-    return xp.stack([a.astype(np_dtype, copy=False) for a in tensors], axis=dim)
+    return xp.stack([cast(a, np_dtype) if a.dtype != np_dtype else a for a in tensors],
+                    axis=dim)
 
 
 def _at_least(a, ndim):

@@ -50,7 +50,8 @@ def sort_order(xp, x, axis, descending):
 
 
 def _check_sortable(x, op_name):
-    _check(x.dtype.kind != "c", lambda: f" {op_name} does not support complex dtypes on CPU")
+    _check(x.dtype.kind != "c" and x.dtype.names is None,   # (names: complex32)
+           lambda: f" {op_name} does not support complex dtypes on CPU")
 
 
 # --------------------------------------------------------------------------- sort / argsort

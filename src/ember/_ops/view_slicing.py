@@ -447,7 +447,10 @@ def unfold(xp, self, dimension, size, step):
              derivatives={"self": lambda c: _call("view_as_complex", c.grad.contiguous())})
 def view_as_real(xp, self):
     """view_as_real(input) -> Tensor: a complex tensor as (..., 2) of its real type."""
-    _check(self.dtype.kind == "c", "view_as_real is only supported for complex tensors")
+    chalf = self.dtype.names is not None     # complex32: NOTE [complex32 storage]
+    _check(self.dtype.kind == "c" or chalf, "view_as_real is only supported for complex tensors")
+    if chalf:
+        return self[..., None].view(dt.float16._np)
     real = self.real
     strides = tuple(2 * s for s in element_strides(self))
     return strided_view(xp, real, self.shape + (2,), strides + (1,))
@@ -459,7 +462,7 @@ def view_as_real(xp, self):
 def view_as_complex(xp, self):
     """view_as_complex(input) -> Tensor: a (..., 2) float tensor read as complex numbers."""
     name = dt.NP_TO_DTYPE[self.dtype]._cpp_name
-    _check(self.dtype in (dt.float32._np, dt.float64._np), lambda: (
+    _check(self.dtype in (dt.float16._np, dt.float32._np, dt.float64._np), lambda: (
         "view_as_complex is only supported for half, float and double tensors, but got a "
         f"tensor of scalar type: {name}"))
     _check(self.ndim > 0 and self.shape[-1] == 2, "Tensor must have a last dimension of size 2")

@@ -11,6 +11,7 @@ import numpy as np
 
 from ember._backends import BACKENDS, get_backend
 from ember._backends.meta import MetaArray
+from ember._core import complex_half
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented
 from ember._core.device import CPU, META
@@ -80,6 +81,14 @@ def _pointwise_dtypes(op, operands):
         compute = dt.float32
     if op.compute_in_float and compute in (dt.float8_e4m3fn, dt.float8_e5m2):
         compute = dt.float32
+    if compute is dt.complex32:
+        # NOTE [complex32 storage]: computed in complex64, where PyTorch has a kernel. (Not
+        # cached: the key names the promotion kind, not the op, and ops of one kind differ.)
+        name = op.schema.name
+        _check_not_implemented(name in complex_half.POINTWISE_SUPPORTED or
+                               name in complex_half.POINTWISE_OWN_COMPLEX_ERROR,
+                               lambda: complex_half.refusal(name))
+        return result, dt.complex64
     found = _pointwise_cache[key] = (result, compute)
     return found
 
@@ -108,6 +117,8 @@ def _fast_entry(op, key, operands):
     compute dtype, whether scalars are range-checked)."""
     result_dtype, compute_dtype = _pointwise_dtypes(op, operands)
     _check_wide_unsigned(op, compute_dtype)
+    if operands[0]._dtype is dt.complex32:
+        return None     # complex32 takes the general path (NOTE [complex32 storage])
     entry = _fast_cache[key] = (result_dtype._np, compute_dtype._np, result_dtype, {},
                                 compute_dtype, "range_checked_scalars" in op.tags)
     return entry
@@ -144,6 +155,8 @@ def run_pointwise(op, args):
                     entry = _fast_cache[op, a._dtype]
                 except KeyError:
                     entry = _fast_entry(op, (op, a._dtype), (a,))
+                    if entry is None:
+                        return general(op, args)
                 x = a._data
                 if a._dtype is not entry[4]:
                     x = x.astype(entry[1])
@@ -159,6 +172,8 @@ def run_pointwise(op, args):
                         entry = _fast_cache[op, a._dtype]
                     except KeyError:
                         entry = _fast_entry(op, (op, a._dtype), (a, b))
+                        if entry is None:
+                            return general(op, args)
                     x, y = a._data, b._data
                     if a._dtype is not entry[4]:
                         x = x.astype(entry[1])
@@ -169,6 +184,8 @@ def run_pointwise(op, args):
                         entry = _fast_cache[op, a._dtype, tb]
                     except KeyError:
                         entry = _fast_entry(op, (op, a._dtype, tb), (a, b))
+                        if entry is None:
+                            return general(op, args)
                     x = a._data
                     if a._dtype is not entry[4]:
                         x = x.astype(entry[1])
@@ -257,13 +274,15 @@ def run_pointwise_general(op, args):
         out = wrap(MetaArray(shape, result_dtype._np), result_dtype, META)
     else:
         np_compute = compute_dtype._np
+        backend = BACKENDS.get(device.type) or get_backend(device.type)
         call_args = list(args)
         for i in positions:
             v = args[i]
             if isinstance(v, Tensor):
                 a = v._data
                 if v._dtype is not compute_dtype:     # the tensor's dtype names its array's
-                    a = a.astype(np_compute)
+                    a = a.astype(np_compute) if v._dtype is not dt.complex32 else \
+                        complex_half.widen(a, backend.xp).astype(np_compute, copy=False)
                 if v._device is not device:
                     # A zero-dim CPU tensor beside a device tensor (common_device): a scalar,
                     # which CuPy takes where it refuses a NumPy array.
@@ -272,7 +291,6 @@ def run_pointwise_general(op, args):
             elif v is not None:
                 call_args[i] = _range_checked(v, np_compute) if np_compute.kind in "iu" and \
                     "range_checked_scalars" in op.tags else scalar_as(v, np_compute)
-        backend = BACKENDS.get(device.type) or get_backend(device.type)
         try:
             result = run_kernel(op, device, backend.xp, call_args)
         except ValueError:
