@@ -6,6 +6,7 @@ that ember's message must contain too."""
 import io
 
 import numpy as np
+from tests.bad_input.bad_table_indexing_shapes import INDEXING_AND_SHAPES
 
 
 def _x(L):
@@ -1467,4 +1468,5 @@ CASES = (
     + AUTOGRAD
     + SERIALIZATION
     + WARNINGS
+    + INDEXING_AND_SHAPES
 )

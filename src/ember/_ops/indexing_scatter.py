@@ -451,11 +451,11 @@ def index_select(xp, self, dim, index):
 
 def _check_index_source(name, self, dim, index, source):
     """index_add / index_reduce checks: vector index of int32/int64, matching source shape."""
-    _check(index.dtype in (np.int32, np.int64), lambda: (
-        f"{name}(): Expected dtype int32/int64 for index but got: {cpp_name(index)}"))
     _check_index(index.ndim <= 1, lambda: (
         f"{name}(): Index is supposed to be a vector, but got dim: {index.ndim} with type: "
         f"{cpp_name(index)} and size: {list(index.shape)}"))
+    _check(index.dtype in (np.int32, np.int64), lambda: (
+        f"{name}(): Expected dtype int32/int64 for index but got: {cpp_name(index)}"))
     _check(source.dtype == self.dtype, lambda: (
         f"{name}(): self ({cpp_name(self)}) and source ({cpp_name(source)}) must have the same "
         "scalar type"))
@@ -514,28 +514,33 @@ def index_reduce(xp, self, dim, index, source, reduce, include_self=True):
 def index_copy(xp, self, dim, index, source):
     """index_copy(input, dim, index, source) -> Tensor: input with its slices `index` along
     `dim` replaced by source's slices."""
+    # PyTorch's order: the dimension, the index's and source's dimensions (IndexError), the
+    # dtypes, the slice shapes, the count of indices.
+    dim = wrap_dim(dim, self.ndim)
     _check_index(index.ndim <= 1, lambda: (
         f"index_copy_(): Index should have dimension 1 or 0 (got {index.ndim})"))
+    _check_index(source.ndim != 0 or index.size == 1, lambda: (
+        f"index_copy_(): When source is scalar, index should have one element (got "
+        f"{index.size})"))
+    _check_index(source.ndim == self.ndim or source.ndim == 0 or self.ndim == 0, lambda: (
+        "index_copy_(): When source and destination are not scalars, their dimensionality "
+        f"must match. Source dimensionality ({source.ndim}), destination dimensionality "
+        f"({self.ndim})"))
     _check(index.dtype == np.int64, lambda: (
         f"index_copy_(): Expected a long tensor for index, but got {cpp_name(index)}"))
     _check(source.dtype == self.dtype, lambda: (
         "index_copy_(): self and source expected to have the same dtype, but got (self) "
         f"{cpp_name(self)} and (source) {cpp_name(source)}"))
-    dim = wrap_dim(dim, self.ndim)
+    self_slice = self.shape[:dim] + self.shape[dim + 1:]
+    source_slice = source.shape[:dim] + source.shape[dim + 1:]
+    _check(self_slice == source_slice, lambda: (
+        "index_copy_(): Source/destination tensor must have same slice shapes. Destination "
+        f"slice shape: {' '.join(map(str, self_slice))} at dimension {dim} and source slice "
+        f"shape: {' '.join(map(str, source_slice))} at dimension 0."))
     target, src, positions = _as_1d(self), _as_1d(source), index.reshape(-1)
-    _check(src.ndim == target.ndim, lambda: (
-        "index_copy_(): When source and destination are not scalars, their dimensionality "
-        f"must match. Source dimensionality ({source.ndim}), destination dimensionality "
-        f"({self.ndim})"))
     _check_index(positions.size == src.shape[dim], lambda: (
         f"index_copy_(): Number of indices ({positions.size}) should be equal to "
         f"source.size(dim) ({src.shape[dim]})"))
-    for d in range(target.ndim):
-        if d != dim and target.shape[d] != src.shape[d]:
-            raise RuntimeError(
-                "index_copy_(): Source/destination tensor must have same slice shapes. "
-                f"Destination slice shape: {target.shape[d]} at dimension {d} and source slice "
-                f"shape: {src.shape[d]} at dimension {d}.")
     check_in_bounds(xp, positions, target.shape[dim], dim, error=IndexError,
                     prefix="index_copy_(): ")
     out = target.copy()
@@ -543,10 +548,15 @@ def index_copy(xp, self, dim, index, source):
     return out.reshape(self.shape)
 
 
-def _index_fill(xp, self, dim, index, value):
+def _index_fill(xp, self, dim, index, value, value_is_complex, convert):
+    # PyTorch's order: the index's dtype, a complex value into a real self, the index's
+    # dimensions, the dimension, and last the value's range (when it is converted).
     _check_index(index.dtype == np.int64, "index_fill_(): Expected dtype int64 for index.")
+    _check(not value_is_complex or self.dtype.kind == "c",
+           "index_fill_(): Converting complex Scalar to non-complex type is not supported")
     _check(index.ndim <= 1, "Index has to be a vector/scalar")
     dim = wrap_dim(dim, self.ndim)
+    value = convert(value)
     target, positions = _as_1d(self), index.reshape(-1)
     check_in_bounds(xp, positions, target.shape[dim], dim, error=IndexError, negative=True)
     out = target.copy()
@@ -559,7 +569,8 @@ def _index_fill(xp, self, dim, index, value):
              tags=("fp_errors",))
 def _index_fill_scalar(xp, self, dim, index, value):
     """A copy of input with `value` in its slices `index` along `dim`."""
-    return _index_fill(xp, self, dim, index, fill_value(value, self.dtype))
+    return _index_fill(xp, self, dim, index, value, isinstance(value, complex),
+                       lambda v: fill_value(v, self.dtype))
 
 
 @register_op("index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor",
@@ -571,9 +582,8 @@ def _index_fill_tensor(xp, self, dim, index, value):
     _check(value.ndim == 0, lambda: (
         "index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
         f"{value.ndim} dimension(s)."))
-    if value.dtype.kind == "c" and self.dtype.kind != "c":
-        value = value.real
-    return _index_fill(xp, self, dim, index, xp.asarray(value).astype(self.dtype))
+    return _index_fill(xp, self, dim, index, value, value.dtype.kind == "c",
+                       lambda v: xp.asarray(v).astype(self.dtype))
 
 
 def _index_fill_op(value):

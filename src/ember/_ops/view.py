@@ -215,7 +215,7 @@ _VIEW_OP = OPS["view"]
              node_name="ViewBackward0")
 def view_as(xp, self, other):
     """view_as(other) -> Tensor: self viewed with other's shape."""
-    return _view_as_shape(xp, self, tuple(other.shape))
+    return _view_as_shape(xp, self, infer_size(tuple(other.shape), self.size))
 
 
 @register_op("reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", kind="view",
@@ -233,7 +233,7 @@ def reshape(xp, self, shape):
              node_name=view_or_copy)
 def reshape_as(xp, self, other):
     """reshape_as(other) -> Tensor: reshape to other's shape."""
-    return _reshape_to(xp, self, tuple(other.shape))
+    return _reshape_to(xp, self, infer_size(tuple(other.shape), self.size))
 
 
 @register_op("flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)",

@@ -1,0 +1,44 @@
+"""More cases of test_bad_table.py (same form as bad_table_cases.py: label, call(lib), PyTorch's
+message fragment or None): indexing, scatter/gather, shape and view ops, sampling grids and
+sorting, as the fuzzer (tests/bad_input/fuzz_*.py) found them answered differently."""
+
+INDEXING_AND_SHAPES = [
+    ("view_as another numel", lambda L: L.ones(2, 3).view_as(L.ones(5)),
+     "shape '[5]' is invalid for input of size 6"),
+    ("view_as a 0-d of an empty", lambda L: L.ones(0).view_as(L.ones(())),
+     "shape '[]' is invalid for input of size 0"),
+    ("reshape_as from a 0-d", lambda L: L.ones(()).reshape_as(L.ones(2, 3)),
+     "shape '[2, 3]' is invalid for input of size 1"),
+    ("reshape_as ok", lambda L: L.ones(2, 0).reshape_as(L.ones(0, 5)), None),
+    # index_add / index_reduce: the index's dimensions (IndexError) before its dtype.
+    ("index_add 2-d float index", lambda L: L.ones(2, 3).index_add(1, L.ones(2, 3), L.ones(2, 3)),
+     "Index is supposed to be a vector, but got dim: 2"),
+    ("index_reduce_ 2-d float index", lambda L: L.ones(0, dtype=L.int32).index_reduce_(
+        0, L.ones(2, 3), L.ones(2, 3, dtype=L.uint8), "mean"), "Index is supposed to be a vector"),
+    # index_copy: dimension, index and source dimensions, dtypes, slice shapes, index count.
+    ("index_copy scalar source, 3 indices", lambda L: L.ones(2, 3).index_copy(
+        1, L.ones(3), L.ones(())), "When source is scalar, index should have one element"),
+    ("index_copy source of other dims", lambda L: L.ones(2, 3).index_copy(
+        1, L.ones(3), L.ones(2, 2, 2, dtype=L.long)), "their dimensionality must match"),
+    ("index_copy dim before index dtype", lambda L: L.ones(3).index_copy(
+        5, L.ones(3), L.ones(2, 3)), "Dimension out of range"),
+    ("index_copy slice shapes", lambda L: L.ones(2, 3).index_copy(
+        1, L.zeros(3, dtype=L.long), L.ones(3, 3)), "Destination slice shape: 2 at dimension 1"),
+    ("index_copy scalar into a matrix", lambda L: L.ones(2, 3).index_copy(
+        0, L.zeros((), dtype=L.long), L.ones(())), "must have same slice shapes"),
+    ("index_copy_ ok", lambda L: L.ones(2, 3).index_copy_(1, L.tensor([2, 0]), L.ones(2, 2)),
+     None),
+    # index_fill: the index's dtype, a complex value, the index's dims, dim, the value's range.
+    ("index_fill float index, complex value", lambda L: L.ones(2, 3).index_fill(
+        -2, L.ones(2, 2), 1j), "index_fill_(): Expected dtype int64 for index."),
+    ("index_fill float index, value out of range", lambda L: L.ones(
+        2, 3, dtype=L.int8).index_fill(0, L.ones(2, 2), 1000), "Expected dtype int64 for index"),
+    ("index_fill complex into float", lambda L: L.ones(3).index_fill(0, L.tensor([0]), 1 + 0j),
+     "Converting complex Scalar to non-complex type is not supported"),
+    ("index_fill complex tensor into float", lambda L: L.ones(3).index_fill(
+        0, L.tensor([0]), L.tensor(1 + 0j)), "Converting complex Scalar"),
+    ("index_fill 2-d index before range", lambda L: L.ones(2, 3, dtype=L.int8).index_fill(
+        0, L.ones(2, 2, dtype=L.long), 1000), "Index has to be a vector/scalar"),
+    ("index_fill dim before range", lambda L: L.ones(2, 3, dtype=L.int8).index_fill(
+        5, L.ones(2, dtype=L.long), 1000), "Dimension out of range"),
+]
