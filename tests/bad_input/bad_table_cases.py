@@ -6,7 +6,7 @@ that ember's message must contain too."""
 import io
 
 import numpy as np
-from tests.bad_input.bad_table_indexing_shapes import INDEXING_AND_SHAPES
+from tests.bad_input.bad_table_indexing_shapes import GRID_SAMPLING, INDEXING_AND_SHAPES
 
 
 def _x(L):
@@ -1469,4 +1469,5 @@ CASES = (
     + SERIALIZATION
     + WARNINGS
     + INDEXING_AND_SHAPES
+    + GRID_SAMPLING
 )

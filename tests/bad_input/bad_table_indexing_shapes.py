@@ -42,3 +42,22 @@ INDEXING_AND_SHAPES = [
     ("index_fill dim before range", lambda L: L.ones(2, 3, dtype=L.int8).index_fill(
         5, L.ones(2, dtype=L.long), 1000), "Dimension out of range"),
 ]
+
+GRID_SAMPLING = [
+    # The common checks first: size(0) of a 0-d input or grid is PyTorch's IndexError.
+    ("grid_sampler_3d 0-d grid", lambda L: L.grid_sampler_3d(L.ones(3), L.ones(()), 0, 0, False),
+     "Dimension specified as 0 but tensor has no dimensions"),
+    ("grid_sampler_2d 0-d input", lambda L: L.grid_sampler_2d(
+        L.ones(()), L.ones(1, 2, 2, 2), 0, 0, False), "Dimension specified as 0"),
+    ("grid_sample 0-d input", lambda L: L.nn.functional.grid_sample(
+        L.ones(()), L.ones(1, 2, 2, 2), align_corners=False), "Dimension specified as 0"),
+    ("grid_sampler_2d batch before dims", lambda L: L.grid_sampler_2d(
+        L.ones(3), L.ones(2, 3), 0, 0, False), "expected grid and input to have same batch size"),
+    ("grid_sampler_3d grid's last size", lambda L: L.grid_sampler_3d(
+        L.ones(3), L.ones(3), 0, 0, False), "expected grid to have size -1 in last dimension"),
+    ("grid_sampler_2d empty spatial dim", lambda L: L.grid_sampler_2d(
+        L.ones(1, 2, 0, 2), L.ones(1, 2, 2, 2), 0, 0, False), "with dimension 2 being empty"),
+    ("grid_sampler_2d grid dtype", lambda L: L.grid_sampler_2d(
+        L.ones(1, 2, 2, 2), L.ones(1, 2, 2, 2, dtype=L.float64), 0, 0, False),
+     "expected scalar type Float but found Double"),
+]
