@@ -41,6 +41,26 @@ INDEXING_AND_SHAPES = [
         0, L.ones(2, 2, dtype=L.long), 1000), "Index has to be a vector/scalar"),
     ("index_fill dim before range", lambda L: L.ones(2, 3, dtype=L.int8).index_fill(
         5, L.ones(2, dtype=L.long), 1000), "Dimension out of range"),
+    # gather / scatter look at the index's dtype only when it has elements.
+    ("scatter_add empty float index", lambda L: L.ones(2, 3).scatter_add(
+        -2, L.ones(2, 0), L.ones(2, 3)), None),
+    ("scatter_add empty 3-d float index", lambda L: L.ones(2, 3).scatter_add(
+        1, L.ones(2, 0, 1), L.ones(2, 3)), None),
+    ("scatter empty float index", lambda L: L.ones(2, 3).scatter(-2, L.ones(2, 0), 1.0), None),
+    ("gather empty float index", lambda L: L.ones(2, 3).gather(-2, L.ones(2, 0, 5)), None),
+    ("scatter_add empty index, src dtype", lambda L: L.ones(2, 3).scatter_add(
+        -2, L.ones(2, 0), L.ones(2, 3, dtype=L.long)), "Expected self.dtype to be equal to src"),
+    # scatter_reduce: the dimension, the index, the shapes, then the reduction's name.
+    ("scatter_reduce dim before reduce", lambda L: L.ones(2, 3, dtype=L.int8).scatter_reduce(
+        3, L.ones(2, 3), L.ones(3, dtype=L.int8), "midpoint"), "Dimension out of range"),
+    ("scatter_reduce index dtype before reduce", lambda L: L.ones(2, 3).scatter_reduce(
+        1, L.ones(2, 3), L.ones(3), "midpoint"), "Expected dtype int32/int64 for index"),
+    ("scatter_reduce reduce before bounds", lambda L: L.ones(2, 3).scatter_reduce(
+        1, L.ones(2, 3, dtype=L.long) * 7, L.ones(2, 3), "midpoint"),
+     "reduce argument must be either sum, prod, mean, amax or amin, got midpoint"),
+    ("scatter reduce before bounds", lambda L: L.ones(2, 3).scatter(
+        1, L.ones(2, 3, dtype=L.long) * 7, 1.0, reduce="foo"),
+     "reduce argument must be either add or multiply"),
 ]
 
 GRID_SAMPLING = [

@@ -32,7 +32,9 @@ def _as_1d(array):
 
 
 def _check_int_index(index, message):
-    _check(index.dtype == np.int64 or index.dtype == np.int32, message)
+    # (An empty index may have any dtype: PyTorch's gather and scatter look at it only when
+    # it has elements.)
+    _check(index.dtype == np.int64 or index.dtype == np.int32 or index.size == 0, message)
 
 
 def _along(dim, index):
@@ -266,6 +268,8 @@ def gather(xp, self, dim, index, sparse_grad=False):
     """gather(input, dim, index) -> Tensor: out[i][j] = input[index[i][j]][j] (for dim=0)."""
     dim = wrap_dim(dim, self.ndim)           # (PyTorch checks the dimension first)
     _check_int_index(index, "gather(): Expected dtype int32/int64 for index")
+    if index.size == 0:
+        return xp.empty(index.shape, self.dtype)      # (no more checks, as in PyTorch)
     source, positions = _as_1d(self), _as_1d(index)
     _check(source.ndim == positions.ndim,
            "Index tensor must have the same number of dimensions as input tensor")
@@ -280,8 +284,9 @@ def gather(xp, self, dim, index, sparse_grad=False):
     return xp.take_along_axis(source[window], positions, axis=dim).reshape(index.shape)
 
 
-def _check_scatter(self, dim, index, src):
-    """PyTorch's scatter argument checks; returns (self, index, src) viewed as >= 1-d."""
+def _check_scatter(self, dim, index, src, check_reduce=None):
+    """PyTorch's scatter argument checks; returns (self, index, src) viewed as >= 1-d.
+    `check_reduce` checks the reduction's name: after the shapes, before the bounds."""
     _check_int_index(index, "scatter(): Expected dtype int32/int64 for index")
     target, positions = _as_1d(self), _as_1d(index)
     has_src = hasattr(src, "shape")
@@ -289,6 +294,8 @@ def _check_scatter(self, dim, index, src):
         _check(src.dtype == self.dtype, "scatter(): Expected self.dtype to be equal to src.dtype")
         src = _as_1d(src)
     if positions.size == 0:
+        if check_reduce is not None:
+            check_reduce()
         return target, positions, src
     _check(target.ndim == positions.ndim,
            "Index tensor must have the same number of dimensions as self tensor")
@@ -302,6 +309,8 @@ def _check_scatter(self, dim, index, src):
             f"Expected index {list(index.shape)} to be no larger than self {list(self.shape)} "
             f"apart from dimension {dim}"
             + (f" and to be no larger size than src {list(src.shape)}" if has_src else "")))
+    if check_reduce is not None:
+        check_reduce()
     check_in_bounds(np, positions, target.shape[dim], dim)
     return target, positions, src
 
@@ -312,7 +321,11 @@ def _src_window(src, index):
 
 def _scatter(xp, self, dim, index, src, reduce=None):
     dim = wrap_dim(dim, self.ndim)
-    target, positions, src = _check_scatter(self, dim, index, src)
+    target, positions, src = _check_scatter(self, dim, index, src, None if reduce is None else (
+        lambda: _check(reduce in ("add", "multiply"),
+                       "reduce argument must be either add or multiply.")))
+    if positions.size == 0:
+        return target.copy().reshape(self.shape)
     values = _src_window(src, positions) if hasattr(src, "shape") else \
         dispatch.scalar_as(src, self.dtype)
     position = _coordinates(xp, dim, positions)
@@ -320,7 +333,6 @@ def _scatter(xp, self, dim, index, src, reduce=None):
         out = target.copy()
         out[position] = values
     else:
-        _check(reduce in ("add", "multiply"), "reduce argument must be either add or multiply.")
         out = reduce_into(xp, target, position, values, reduce)
     return out.reshape(self.shape)
 
@@ -407,10 +419,12 @@ _SCATTER_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
 def scatter_reduce(xp, self, dim, index, src, reduce, include_self=True):
     """scatter_reduce(input, dim, index, src, reduce, *, include_self=True) -> Tensor:
     src's values reduced (sum, prod, mean, amax, amin) into input at `index`."""
-    _check(reduce in _SCATTER_REDUCTIONS, lambda: (
-        f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}"))
     dim = wrap_dim(dim, self.ndim)
-    target, positions, src = _check_scatter(self, dim, index, src)
+    target, positions, src = _check_scatter(self, dim, index, src, lambda: _check(
+        reduce in _SCATTER_REDUCTIONS,
+        lambda: f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}"))
+    if positions.size == 0:
+        return target.copy().reshape(self.shape)
     out = reduce_into(xp, target, _coordinates(xp, dim, positions),
                       _src_window(src, positions), reduce, include_self)
     return out.reshape(self.shape)
