@@ -269,13 +269,15 @@ def _fast_test(base_type):
     return found
 
 
-def parser_error(op, args, name: str, method: bool = False) -> tuple:
+def parser_error(op, args, name: str, method: bool = False, none_refused: bool = False) -> tuple:
     """Raise what PyTorch's parser raises for `args` (the schema's order) of `op` called as
     `name`, if anything (NOTE [the parser's errors come first]). For a name with several
     overloads that is PyTorch's "invalid combination of arguments" TypeError. Returns the
-    arguments as the parser converts them (dtype=int is int64)."""
+    arguments as the parser converts them (dtype=int is int64). `none_refused`: None is
+    refused where the schema does not allow it (as PyTorch's parser does), for a frontend that
+    passes the user's values as they came; otherwise None passes (a frontend's "not given")."""
     try:
-        return _first_parser_error(op, args, name, method)
+        return _first_parser_error(op, args, name, method, none_refused)
     except TypeError:
         overloads = _overloads(op)
         if len(overloads) < 2:
@@ -283,7 +285,7 @@ def parser_error(op, args, name: str, method: bool = False) -> tuple:
         raise invalid_combination(name, op, args, overloads, method) from None
 
 
-def _first_parser_error(op, args, name, method):
+def _first_parser_error(op, args, name, method, none_refused=False):
     schema_args = op.schema.arguments
     count = min(len(args), len(schema_args))
     has_tensor = any(_is_tensor(args[i]) for i in op.tensor_positions if i < count)
@@ -292,7 +294,7 @@ def _first_parser_error(op, args, name, method):
         where = (name, "input" if i == 0 and not method and arg.name == "self" else arg.name,
                  None if arg.kwarg_only else (i if method else i + 1))
         base = arg.base_type
-        if value is None and base != "Tensor" or value is None and arg.optional or \
+        if value is None and (arg.optional or base != "Tensor" and not none_refused) or \
                 arg.has_default and type(value) is type(arg.default) and value == arg.default:
             continue        # (frontends pass None, or the default as written: dtype='long')
         if base == "Tensor":
@@ -379,6 +381,18 @@ def invalid_combination(name, op, args, overloads, method=False) -> TypeError:
             continue
         shown = type_name(value)
         got.append(f"{arg.name}={shown}" if arg.kwarg_only else shown)
+    return _combination_error(name, got, overloads, method)
+
+
+def combination_error(name, op, positional, keywords, method=False) -> TypeError:
+    """invalid_combination for a frontend that knows how the call was made: its positional
+    values and its keywords ({name: value}) as they came."""
+    got = [type_name(v) for v in positional] + [f"{k}={type_name(v)}"
+                                                for k, v in keywords.items()]
+    return _combination_error(name, got, _overloads(op), method)
+
+
+def _combination_error(name, got, overloads, method) -> TypeError:
     signatures = [_signature_text(schema, method) for schema in overloads]
     expected = "".join(f"\n * {text}" for text in signatures)
     return TypeError(f"{name}() received an invalid combination of arguments - got "
