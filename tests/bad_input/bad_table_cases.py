@@ -6,7 +6,11 @@ that ember's message must contain too."""
 import io
 
 import numpy as np
-from tests.bad_input.bad_table_indexing_shapes import GRID_SAMPLING, INDEXING_AND_SHAPES
+from tests.bad_input.bad_table_indexing_shapes import (
+    GRID_SAMPLING,
+    INDEXING_AND_SHAPES,
+    SORTING,
+)
 
 
 def _x(L):
@@ -1470,4 +1474,5 @@ CASES = (
     + WARNINGS
     + INDEXING_AND_SHAPES
     + GRID_SAMPLING
+    + SORTING
 )

@@ -81,3 +81,29 @@ GRID_SAMPLING = [
         L.ones(1, 2, 2, 2), L.ones(1, 2, 2, 2, dtype=L.float64), 0, 0, False),
      "expected scalar type Float but found Double"),
 ]
+
+SORTING = [
+    # sort / argsort: `stable` picks the overload whose dim and descending are keywords only.
+    ("argsort positional dim with stable", lambda L: L.argsort(L.ones(2, 3), 1, stable=True),
+     "argsort() received an invalid combination of arguments - got (Tensor, int, stable=bool)"),
+    ("sort positional dim with stable", lambda L: L.sort(L.ones(2, 3), 1, stable=True),
+     "sort() received an invalid combination of arguments"),
+    ("argsort stable=None", lambda L: L.argsort(L.ones(2, 3), stable=None),
+     "invalid combination of arguments"),
+    ("argsort stable=0", lambda L: L.ones(2, 3).argsort(stable=0), "invalid combination"),
+    ("argsort descending=None", lambda L: L.ones(2, 3).argsort(descending=None),
+     "invalid combination"),
+    ("argsort dim=True", lambda L: L.argsort(L.ones(2, 3), dim=True), "invalid combination"),
+    ("argsort out= without stable", lambda L: L.argsort(
+        L.ones(2, 3), out=L.empty(2, 3, dtype=L.long)), "invalid combination"),
+    ("argsort dim twice", lambda L: L.argsort(L.ones(2, 3), 1, dim=1), "invalid combination"),
+    ("argsort dim past int64", lambda L: L.argsort(L.ones(2, 3), 2**63),
+     "Overflow when unpacking long long"),
+    ("argsort complex, dim first", lambda L: L.ones(2, 3, dtype=L.complex64).argsort(dim=3),
+     "Dimension out of range"),
+    ("argsort stable with out ok", lambda L: L.argsort(
+        L.tensor([3.0, 1.0]), stable=True, out=L.empty(2, dtype=L.long)), None),
+    ("argsort 0-d int tensor dim ok", lambda L: L.argsort(L.tensor([[3.0, 1.0]]), L.tensor(1)),
+     None),
+    ("sort stable=None ok", lambda L: L.sort(L.tensor([3.0, 1.0]), stable=None), None),
+]

@@ -21,7 +21,7 @@ import numpy as np
 
 from ember._core import dispatch
 from ember._core import dtype as dt
-from ember._core.arguments import parser_error
+from ember._core.arguments import combination_error, parser_error
 from ember._core.checks import _check, _check_index, _check_type
 from ember._core.promotion import promote_types, result_type_from, scalar_type_of
 from ember._core.registry import OPS, register_frontend, register_op
@@ -58,6 +58,7 @@ def _check_sortable(x, op_name):
 # --------------------------------------------------------------------------- sort / argsort
 
 def _sort(xp, self, dim, descending):
+    wrap_dim(dim, self.ndim)                 # (PyTorch checks the dimension first)
     _check_sortable(self, "Sort")
     x, axis = scan_axis(self, dim)
     order = sort_order(xp, x, axis, descending)
@@ -91,11 +92,51 @@ def _sort_stable(xp, self, stable, dim=-1, descending=False):
     return _sort(xp, self, dim, descending)
 
 
+_INT64_LIMIT = 1 << 63
+_UNSET = object()        # an argument not given (told apart from one given as its default)
+
+
+def sort_overload(name, plain, stable_form, input, positional, dim, descending, stable):
+    """PyTorch's choice between `plain` (input, dim=-1, descending=False) and `stable_form`
+    (input, *, stable, dim=-1, descending=False) of sort or argsort: `stable` given picks the
+    stable form, whose dim and descending are keywords only. Returns (op, arguments in its
+    schema's order), the parser's checks done."""
+    if positional:
+        if stable is not _UNSET or len(positional) > 2 or dim is not _UNSET or \
+                len(positional) == 2 and descending is not _UNSET:
+            keywords = {key: value for key, value in (
+                ("dim", dim), ("descending", descending), ("stable", stable))
+                if value is not _UNSET}
+            raise combination_error(name, OPS[plain], (input, *positional), keywords)
+        dim = positional[0]
+        if len(positional) == 2:
+            descending = positional[1]
+    if dim is _UNSET:
+        dim = -1
+    if descending is _UNSET:
+        descending = False
+    if type(dim) is int and -_INT64_LIMIT <= dim < _INT64_LIMIT and (
+            descending is False or descending is True) and (
+            stable is _UNSET or stable is False or stable is True) and \
+            isinstance(input, dispatch.Tensor):
+        return OPS[stable_form], (input, stable is True, dim, descending)   # (all plain)
+    if stable is _UNSET:
+        input, dim, descending = parser_error(OPS[plain], (input, dim, descending), name,
+                                              none_refused=True)
+        return OPS[stable_form], (input, False, dim, descending)
+    op = OPS[stable_form]
+    return op, parser_error(op, (input, stable, dim, descending), name, none_refused=True)
+
+
 @register_frontend("sort")
-def sort(input, dim=-1, descending=False, *, stable=False, out=None):
+def sort(input, *positional, dim=_UNSET, descending=_UNSET, stable=_UNSET, out=None):
     """sort(input, dim=-1, descending=False, *, stable=False, out=None) -> (values, indices):
     the elements along `dim` in order, and where each came from."""
-    return named_call(OPS["sort.stable"], sort_result, (input, stable, dim, descending), out)
+    op, args = sort_overload("sort", "sort", "sort.stable", input, positional, dim, descending,
+                             stable)
+    if out is None:
+        return sort_result(*dispatch.call(op, args))
+    return sort_result(*dispatch.call_out(op, args, out))
 
 
 def _argsort_meta(self, *args):
@@ -111,14 +152,28 @@ def _argsort(xp, self, stable, dim=-1, descending=False):
     return _sort(xp, self, dim, descending)[1]
 
 
+# (The form without `stable`: the frontend runs the stable one; this entry gives the parser
+# PyTorch's two overloads to check against and list.)
+@register_op("argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor",
+             function=False, method=False, meta=_argsort_meta, differentiable=False)
+def _argsort_default(xp, self, dim=-1, descending=False):
+    """argsort(input, dim=-1, descending=False) -> Tensor: the indices that sort `input`
+    along `dim`."""
+    return _sort(xp, self, dim, descending)[1]
+
+
 @register_frontend("argsort")
-def argsort(input, dim=-1, descending=False, *, stable=False, out=None):
+def argsort(input, *positional, dim=_UNSET, descending=_UNSET, stable=_UNSET, out=None):
     """argsort(input, dim=-1, descending=False, *, stable=False) -> Tensor: the indices that
     sort `input` along `dim`."""
-    args = (input, stable, dim, descending)
+    if out is not None and stable is _UNSET:    # (only the stable form has an out=)
+        keywords = {"out": out} if dim is _UNSET else {"dim": dim, "out": out}
+        raise combination_error("argsort", OPS["argsort"], (input, *positional), keywords)
+    op, args = sort_overload("argsort", "argsort", "argsort.stable", input, positional, dim,
+                             descending, stable)
     if out is None:
-        return dispatch.call(OPS["argsort.stable"], args)
-    return dispatch.call_out(OPS["argsort.stable"], args, out)
+        return dispatch.call(op, args)
+    return dispatch.call_out(op, args, out)
 
 
 def _msort_grad(c):
