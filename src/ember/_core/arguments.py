@@ -285,6 +285,19 @@ def parser_error(op, args, name: str, method: bool = False, none_refused: bool =
         raise invalid_combination(name, op, args, overloads, method) from None
 
 
+def fitting_overload(ops, args, name: str):
+    """(op, converted arguments) for the first of `ops` (overloads sharing one frontend, in
+    the order PyTorch's parser tries them) whose schema `args` fit; None where none does.
+    None is refused where a schema does not allow it. (For a frontend's slow path: its
+    plain calls pick their overload with a type test.)"""
+    for op in ops:
+        try:
+            return op, _first_parser_error(op, args, name, False, True)
+        except TypeError:
+            continue
+    return None
+
+
 def _first_parser_error(op, args, name, method, none_refused=False):
     schema_args = op.schema.arguments
     count = min(len(args), len(schema_args))
