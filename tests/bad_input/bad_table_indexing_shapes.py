@@ -2,6 +2,8 @@
 message fragment or None): indexing, scatter/gather, shape and view ops, sampling grids and
 sorting, as the fuzzer (tests/bad_input/fuzz_*.py) found them answered differently."""
 
+import numpy as np
+
 INDEXING_AND_SHAPES = [
     ("view_as another numel", lambda L: L.ones(2, 3).view_as(L.ones(5)),
      "shape '[5]' is invalid for input of size 6"),
@@ -61,6 +63,18 @@ INDEXING_AND_SHAPES = [
     ("scatter reduce before bounds", lambda L: L.ones(2, 3).scatter(
         1, L.ones(2, 3, dtype=L.long) * 7, 1.0, reduce="foo"),
      "reduce argument must be either add or multiply"),
+    # movedim: (int, int) or (int[], int[]); a bool, a list beside an int, a longer tensor fit
+    # neither; NumPy integers and 0-d integer tensors are ints.
+    ("movedim bool source", lambda L: L.ones(2, 3).movedim(False, -1),
+     "movedim() received an invalid combination of arguments"),
+    ("movedim list and int", lambda L: L.ones(2, 3).movedim([0], 1), "invalid combination"),
+    ("movedim 1-d tensor source", lambda L: L.ones(2, 3).movedim(L.tensor([0, 1]), 1),
+     "invalid combination"),
+    ("movedim None destination", lambda L: L.ones(2, 3).movedim(0, None), "invalid combination"),
+    ("movedim numpy int ok", lambda L: L.ones(2, 3).movedim(np.int64(0), 1), None),
+    ("movedim 0-d tensor ok", lambda L: L.ones(2, 3).movedim(L.tensor(0), 1), None),
+    ("movedim lengths before dims", lambda L: L.ones(2, 3).movedim((1,) * 7, (2, 2, 1)),
+     "should contain the same number of dims as destination"),
 ]
 
 GRID_SAMPLING = [

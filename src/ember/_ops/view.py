@@ -21,7 +21,7 @@ from ember._core import dtype as dt
 from ember._core.checks import _check, _warn_once
 from ember._core.device import CPU
 from ember._core.registry import OPS, register_frontend, register_op
-from ember._core.shape import normalize_shape, sizes_or_keyword, wrap_dim, wrap_dims
+from ember._core.shape import Size, normalize_shape, sizes_or_keyword, wrap_dim, wrap_dims
 from ember._ops.grad_utils import view_or_copy
 
 # Derivatives shared by the reshaping views: the gradient takes the input's shape back.
@@ -396,11 +396,11 @@ def permute(xp, self, dims):
 
 
 def _movedim_order(ndim, source, destination):
-    source = [wrap_dim(d, ndim) for d in source]
-    destination = [wrap_dim(d, ndim) for d in destination]
     _check(len(source) == len(destination), lambda: (
         f"movedim: Invalid source or destination dims: source ({list(source)} dims) should "
         f"contain the same number of dims as destination ({list(destination)} dims)"))
+    source = [wrap_dim(d, ndim) for d in source]
+    destination = [wrap_dim(d, ndim) for d in destination]
     _check(len(set(source)) == len(source),
            lambda: f"movedim: repeated dim in `source` ({list(source)})")
     _check(len(set(destination)) == len(destination),
@@ -432,14 +432,23 @@ def movedim_int(xp, self, source, destination):
     return xp.transpose(self, _movedim_order(self.ndim, (source,), (destination,)))
 
 
+_INT_LISTS = (tuple, list, Size)
+
+
 @register_frontend()
 def movedim(input, source, destination):
     """movedim(input, source, destination) -> Tensor: move dims (int or tuple) to new places."""
-    if isinstance(source, int) and isinstance(destination, int):
+    if type(source) is int and type(destination) is int:
         return dispatch.call(OPS["movedim.int"], (input, source, destination))
-    source = (source,) if isinstance(source, int) else tuple(source)
-    destination = (destination,) if isinstance(destination, int) else tuple(destination)
-    return dispatch.call(OPS["movedim.intlist"], (input, source, destination))
+    if type(source) in _INT_LISTS and type(destination) in _INT_LISTS:
+        return dispatch.call(OPS["movedim.intlist"], (input, tuple(source), tuple(destination)))
+    # Else only (int, int) may fit (NumPy integers, 0-d integer tensors): PyTorch's (int[],
+    # int[]) takes no bare int.
+    args = (input, source, destination)
+    fitting = arguments.fitting_overload((OPS["movedim.int"],), args, "movedim")
+    if fitting is None:
+        raise arguments.combination_error("movedim", OPS["movedim.int"], args, {})
+    return dispatch.call(*fitting)
 
 
 register_frontend("moveaxis")(movedim)
