@@ -75,6 +75,27 @@ INDEXING_AND_SHAPES = [
     ("movedim 0-d tensor ok", lambda L: L.ones(2, 3).movedim(L.tensor(0), 1), None),
     ("movedim lengths before dims", lambda L: L.ones(2, 3).movedim((1,) * 7, (2, 2, 1)),
      "should contain the same number of dims as destination"),
+    # repeat_interleave: the overload by the kind of `repeats`, the parser's checks on it.
+    ("repeat_interleave numpy float repeats", lambda L: L.ones(2, 3).repeat_interleave(
+        repeats=np.float64(2), output_size=2), "repeat_interleave() received an invalid"),
+    ("repeat_interleave numpy bool repeats", lambda L: L.ones(2, 3).repeat_interleave(
+        np.bool_(True)), "invalid combination"),
+    ("repeat_interleave output_size=True", lambda L: L.ones(2, 3).repeat_interleave(
+        1, -1, output_size=True), "invalid combination"),
+    ("repeat_interleave None repeats", lambda L: L.ones(3).repeat_interleave(
+        None, 0, output_size=1), "invalid combination"),
+    ("repeat_interleave int, wrong output_size", lambda L: L.ones(2, 3).repeat_interleave(
+        2, 1, output_size=2), "repeat_interleave: Invalid output_size, expected 6 but got 2"),
+    ("repeat_interleave int, output_size ok", lambda L: L.ones(2, 3).repeat_interleave(
+        2, 1, output_size=6), None),
+    ("repeat_interleave int along a dim of a 0-d", lambda L: L.ones(()).repeat_interleave(2, 0),
+     "Dimension out of range (expected to be in range of [-1, 0], but got 1)"),
+    ("repeat_interleave(bool 2-d repeats)", lambda L: L.repeat_interleave(
+        L.ones(2, 3, dtype=L.bool)), "not implemented for 'Bool'"),
+    ("repeat_interleave(0-d repeats)", lambda L: L.repeat_interleave(
+        L.ones((), dtype=L.long)), "repeat_interleave only accept 1D vector as repeat"),
+    ("repeat_interleave 2-d tensor repeats", lambda L: L.ones(3).repeat_interleave(
+        L.tensor([[2.0]]), 0), "repeats must be 0-dim or 1-dim tensor"),
 ]
 
 GRID_SAMPLING = [
