@@ -96,6 +96,22 @@ INDEXING_AND_SHAPES = [
         L.ones((), dtype=L.long)), "repeat_interleave only accept 1D vector as repeat"),
     ("repeat_interleave 2-d tensor repeats", lambda L: L.ones(3).repeat_interleave(
         L.tensor([[2.0]]), 0), "repeats must be 0-dim or 1-dim tensor"),
+    # tensor_split: a tensor, a list of indices or a number of sections, by name or by kind.
+    ("tensor_split list and bool dim", lambda L: L.ones(2, 3).tensor_split([1, 2, 1], False),
+     "tensor_split() received an invalid combination of arguments"),
+    ("tensor_split float indices", lambda L: L.ones(2, 3).tensor_split((1.5,)),
+     "invalid combination"),
+    ("tensor_split sections=list", lambda L: L.tensor_split(L.ones(2, 3), dim=3, sections=[1]),
+     "invalid combination"),
+    ("tensor_split bool sections", lambda L: L.tensor_split(L.ones(2, 3), True),
+     "invalid combination"),
+    ("tensor_split None", lambda L: L.tensor_split(L.ones(2, 3), None), "invalid combination"),
+    ("tensor_split dim=None", lambda L: L.tensor_split(L.ones(2, 3), 2, dim=None),
+     "invalid combination"),
+    ("tensor_split float tensor", lambda L: L.tensor_split(L.ones(2, 3), L.tensor([1.0, 2])),
+     "tensor_split expected tensor_indices_or_sections to have dtype of long, but got Float"),
+    ("tensor_split sections=0-d tensor ok", lambda L: L.tensor_split(
+        L.ones(2, 3), sections=L.tensor(2)), None),
 ]
 
 GRID_SAMPLING = [

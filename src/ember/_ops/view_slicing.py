@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ember._backends import get_backend
 from ember._backends.meta import MetaArray
-from ember._core import dispatch
+from ember._core import arguments, dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_index, _check_type
 from ember._core.device import META
@@ -314,31 +314,44 @@ def tensor_split_indices(xp, self, indices, dim=0):
     return _by_bounds(self, dim, _index_bounds(self.shape[dim], indices))
 
 
+_UNSET = object()        # an argument not given (told apart from None)
+
+
 @register_frontend()
-def tensor_split(input, tensor_indices_or_sections=None, dim=0, *, indices=None,
-                 sections=None):
+def tensor_split(input, tensor_indices_or_sections=_UNSET, dim=0, *, indices=_UNSET,
+                 sections=_UNSET):
     """tensor_split(input, indices_or_sections, dim=0) -> tuple of views."""
-    # PyTorch's three overloads name the second argument differently; one of them is given.
-    given = [v for v in (tensor_indices_or_sections, indices, sections) if v is not None]
-    _check_type(len(given) == 1, lambda: (
-        "tensor_split() received an invalid combination of arguments: expected one of "
-        "tensor_indices_or_sections, indices or sections"))
-    chosen = given[0]
-    if isinstance(chosen, dispatch.Tensor):
+    # PyTorch's three overloads name the second argument differently; one of them is given:
+    # a tensor, a list of indices or a number of sections.
+    given = {name: value for name, value in (
+        ("tensor_indices_or_sections", tensor_indices_or_sections), ("indices", indices),
+        ("sections", sections)) if value is not _UNSET}
+    if len(given) != 1:
+        raise arguments.combination_error("tensor_split", OPS["tensor_split.sections"],
+                                          (input,), {**given, "dim": dim})
+    (name, chosen), = given.items()
+    if name == "tensor_indices_or_sections" and isinstance(chosen, dispatch.Tensor):
         _check(chosen._device.type == "cpu", lambda: (
             "tensor_split expected tensor_indices_or_sections to be on cpu, but it's on "
             f"{chosen._device}"))
-        _check(not chosen._dtype.is_floating_point and not chosen._dtype.is_complex
-               and chosen._dtype is not dt.bool_, lambda: (
-            "tensor_split expected tensor_indices_or_sections to have integer dtype, but got "
+        _check(chosen._dtype is dt.int64, lambda: (
+            "tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
             f"{chosen._dtype._cpp_name}"))
         _check(chosen.ndim <= 1, lambda: (
             "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
             f"one-dimensional tensor, but got a tensor with {chosen.ndim} dims"))
         chosen = int(chosen.item()) if chosen.ndim == 0 else tuple(chosen.tolist())
-    if isinstance(chosen, (list, tuple)):
-        return dispatch.call(OPS["tensor_split.indices"], (input, tuple(chosen), dim))
-    return dispatch.call(OPS["tensor_split.sections"], (input, chosen, dim))
+    by_indices = name == "indices" or name != "sections" and type(chosen) in (list, tuple)
+    op = OPS["tensor_split.indices" if by_indices else "tensor_split.sections"]
+    if by_indices and type(chosen) not in (list, tuple) or \
+            not by_indices and type(chosen) is not int or type(dim) is not int:
+        if by_indices and not isinstance(chosen, (list, tuple)):    # (a bare int is no list)
+            raise arguments.combination_error("tensor_split", op, (input,), {name: chosen})
+        input, chosen, dim = arguments.parser_error(op, (input, chosen, dim), "tensor_split",
+                                                    none_refused=True)
+    elif by_indices:
+        input, chosen, dim = arguments.parser_error(op, (input, chosen, dim), "tensor_split")
+    return dispatch.call(op, (input, tuple(chosen) if by_indices else chosen, dim))
 
 
 def _make_hvd_split(name, dim, min_dims):
