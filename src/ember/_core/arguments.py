@@ -149,11 +149,16 @@ def str_(value, where):
 
 
 def int_list(value, where):
-    """An `int[]` argument that is not a tuple, list, Size or int: an integer tensor of one
-    element passes (as a one-int tuple, as in PyTorch); anything else (a longer tensor, a
-    NumPy array) is refused."""
+    """An `int[]` argument that is not a tuple, list, Size or int, or whose first item is no
+    plain int: an integer tensor of one element passes (as a one-int tuple, as in PyTorch);
+    anything else (a longer tensor, a NumPy array) is refused. NOTE [int lists]: PyTorch's
+    parser tells an int list by its first item, which must be an int (a bool, float, string
+    ... there is a TypeError); the later items are only converted (a bool is 0 or 1)."""
     if isinstance(value, (tuple, list)):
-        return tuple(v if type(v) is int else int_(v, where) for v in value)
+        if value:
+            _int_list_items(value[:1], where)
+        return tuple(v if type(v) is int else _later_item(v, j + 1, where)
+                     for j, v in enumerate(value))
     if _is_tensor(value) and not value.dtype.is_floating_point and \
             not value.dtype.is_complex and value.numel() == 1:
         return (int(value.item()),)
@@ -169,6 +174,10 @@ def bool_list(value, where):
            .replace("of  ", "of "), value)
 
 
+# (NOTE [int lists]: a list's first item decides.)
+_INT_LIST_TEST = ("type({v}) is int or type({v}) in _int_list_types and (not {v} or "
+                  "type({v}[0]) is int)")
+
 # The generated bindings' checks, by the schema's base type: (fast test as Python source over
 # the argument's name `v` and the module names the bindings import, the slow function's name).
 CHECKS = {
@@ -183,8 +192,8 @@ CHECKS = {
     "Device": ("type({v}) is str", "device_"),
     "Generator": ("type({v}).__name__ == 'Generator'", "generator_"),
     "str": ("type({v}) is str", "str_"),
-    "int[]": ("type({v}) in _int_list_types", "int_list"),
-    "SymInt[]": ("type({v}) in _int_list_types", "int_list"),
+    "int[]": (_INT_LIST_TEST, "int_list"),
+    "SymInt[]": (_INT_LIST_TEST, "int_list"),
 }
 
 
@@ -412,11 +421,25 @@ def _combination_error(name, got, overloads, method) -> TypeError:
                      f"({', '.join(got)}), but expected one of:{expected}\n")
 
 
+def _later_item(item, position, where):
+    """An int list's item after the first, converted as PyTorch's parser converts it (NOTE
+    [int lists]); `position` counts from 1, as its message does."""
+    if isinstance(item, (bool, np.bool_, np.integer)):
+        return int(item)
+    if _is_tensor(item) or type(item).__name__ == "SymInt":
+        return int_(item, where)
+    raise TypeError(f"{where[0]}(): argument '{where[1]}' failed to unpack the object at pos "
+                    f"{position} with error \"type must be tuple of ints,but got "
+                    f"{type_name(item)}\"")
+
+
 def _int_list_items(value, where):
     for j, item in enumerate(value):
         if type(item) is int or isinstance(item, np.integer) or _is_tensor(item) or \
-                type(item).__name__ == "SymInt":
+                type(item).__name__ == "SymInt" or j > 0 and isinstance(item, np.bool_):
             continue
+        if j > 0 and type(item) is bool:
+            continue                          # (NOTE [int lists]: only the first is checked)
         name, arg, position = where
         at = f" (position {position})" if position is not None else ""
         raise TypeError(f"{name}(): argument '{arg}'{at} must be tuple of ints, but found "

@@ -73,10 +73,15 @@ def normalize_shape(args) -> tuple:
             ndim = getattr(only, "ndim", None)
             # A lone bool is no size (PyTorch's parser: "must be tuple of ints, not bool"); a
             # NumPy integer or 0-d integer tensor is one; an array or tensor of sizes is not.
-            if type(only) is bool or (ndim is not None and ndim != 0):
+            if type(only) is bool or (ndim is not None and ndim != 0) or \
+                    isinstance(only, (str, bytes)):
                 raise TypeError(
                     f"argument 'size' must be tuple of ints, not {type(only).__name__}")
             args = (only,) if ndim == 0 else only
+    if args and (args[0] is True or args[0] is False):
+        # NOTE [int lists] (_core/arguments.py): the first item decides, and a bool is no int.
+        raise TypeError("argument 'size' must be tuple of ints, but found element of type bool "
+                        "at pos 0")
     try:
         shape = tuple(map(operator.index, args))
     except TypeError:
