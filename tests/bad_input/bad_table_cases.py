@@ -9,6 +9,7 @@ import numpy as np
 from tests.bad_input.bad_table_indexing_shapes import (
     GRID_SAMPLING,
     INDEXING_AND_SHAPES,
+    INT_LISTS,
     SORTING,
 )
 
@@ -1475,4 +1476,5 @@ CASES = (
     + INDEXING_AND_SHAPES
     + GRID_SAMPLING
     + SORTING
+    + INT_LISTS
 )

@@ -158,3 +158,39 @@ SORTING = [
      None),
     ("sort stable=None ok", lambda L: L.sort(L.tensor([3.0, 1.0]), stable=None), None),
 ]
+
+INT_LISTS = [
+    # NOTE [int lists]: the first item decides (a bool there is a TypeError); later items are
+    # converted (a bool is 0 or 1, a float is refused).
+    ("flip (True, 0)", lambda L: L.ones(2, 3).flip((True, 0)),
+     "must be tuple of ints, but found element of type bool at pos 0"),
+    ("flip (0, True) ok", lambda L: L.ones(2, 3).flip((0, True)), None),
+    ("permute (True, 0)", lambda L: L.ones(2, 3).permute((True, 0)),
+     "found element of type bool at pos 0"),
+    ("permute(True, 0) varargs", lambda L: L.ones(2, 3).permute(True, 0), None),
+    ("permute(1, False) ok", lambda L: L.ones(2, 3).permute(1, False), None),
+    ("zeros((True, 2))", lambda L: L.zeros((True, 2)), "found element of type bool at pos 0"),
+    ("zeros((2, True)) ok", lambda L: L.zeros((2, True)), None),
+    ("zeros(b'x')", lambda L: L.zeros(b"x"), "must be tuple of ints, not bytes"),
+    ("flip(b'x')", lambda L: L.ones(2, 3).flip(b"x"), "must be tuple of ints, not bytes"),
+    ("view(True, 6)", lambda L: L.ones(1, 6).view(True, 6), None),
+    ("roll dims (True,)", lambda L: L.ones(2, 3).roll((1,), (True,)),
+     "found element of type bool at pos 0"),
+    ("amax dim (True,)", lambda L: L.ones(2, 3).amax((True,)),
+     "found element of type bool at pos 0"),
+    ("movedim (True,)", lambda L: L.ones(2, 3).movedim((True,), (0,)), "invalid combination"),
+    ("zeros((2, 3.0))", lambda L: L.zeros((2, 3.0)), None),
+    ("flip((0, 1.5))", lambda L: L.flip(L.ones(2, 3), (0, 1.5)), None),
+    ("zeros((2, 3.0)) message", lambda L: L.ones((2, 3.0)), None),
+    # An int list beside another positional argument takes no varargs and no bare int.
+    ("split_with_sizes(1, 1)", lambda L: L.ones(2).split_with_sizes(1, 1),
+     "split_with_sizes(): argument 'split_sizes' (position 1) must be tuple of ints, not int"),
+    ("split_with_sizes((1, True), 0) ok", lambda L: L.ones(2).split_with_sizes((1, True), 0),
+     None),
+    ("rot90 method bare int dims", lambda L: L.ones(2, 3).rot90(1, 0),
+     "must be tuple of ints, not int"),
+    ("split of a 0-d", lambda L: L.ones(()).split(1, 5),
+     "split expects at least a 1-dimensional tensor"),
+    ("split_with_sizes of a 0-d", lambda L: L.ones(()).split_with_sizes([1], 0),
+     "split expects at least a 1-dimensional tensor"),
+]

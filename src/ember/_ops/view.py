@@ -440,12 +440,15 @@ def movedim(input, source, destination):
     """movedim(input, source, destination) -> Tensor: move dims (int or tuple) to new places."""
     if type(source) is int and type(destination) is int:
         return dispatch.call(OPS["movedim.int"], (input, source, destination))
-    if type(source) in _INT_LISTS and type(destination) in _INT_LISTS:
+    lists = type(source) in _INT_LISTS and type(destination) in _INT_LISTS
+    if lists and (not source or type(source[0]) is int) and (
+            not destination or type(destination[0]) is int):
         return dispatch.call(OPS["movedim.intlist"], (input, tuple(source), tuple(destination)))
-    # Else only (int, int) may fit (NumPy integers, 0-d integer tensors): PyTorch's (int[],
-    # int[]) takes no bare int.
+    # Else (int, int) (NumPy integers, 0-d integer tensors) or lists whose first items are
+    # no plain ints (NOTE [int lists]): PyTorch's (int[], int[]) takes no bare int.
     args = (input, source, destination)
-    fitting = arguments.fitting_overload((OPS["movedim.int"],), args, "movedim")
+    fitting = arguments.fitting_overload(
+        (OPS["movedim.intlist"],) if lists else (OPS["movedim.int"],), args, "movedim")
     if fitting is None:
         raise arguments.combination_error("movedim", OPS["movedim.int"], args, {})
     return dispatch.call(*fitting)

@@ -197,7 +197,7 @@ def _chunk_bounds(chunks):
 
 
 def _check_has_dims(a):
-    _check_index(a.ndim > 0, "Dimension specified as 0 but tensor has no dimensions")
+    _check(a.ndim > 0, "split expects at least a 1-dimensional tensor")
 
 
 @register_op("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]",
