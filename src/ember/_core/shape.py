@@ -65,8 +65,10 @@ def wrap_dims(dims, ndim: int) -> tuple:
 
 def normalize_shape(args) -> tuple:
     """Sizes given as varargs `(2, 3)` or as one sequence `((2, 3),)` -> `(2, 3)`."""
-    if len(args) == 1 and type(args[0]) is not int:
+    if len(args) == 1:
         only = args[0]
+        if type(only) is int:
+            return args if type(args) is tuple else (only,)    # x.view(-1): nothing to do
         if type(only) is tuple or type(only) is list:
             args = only
         else:
@@ -94,6 +96,8 @@ def sizes_or_keyword(sizes: tuple, keyword, label: str, name: str) -> tuple:
     parser does: `zeros(2, 3)`, `zeros((2, 3))` and `zeros(size=(2, 3))` are one call, while
     the keyword form wants a sequence (`zeros(size=3)` is a TypeError) and not both forms."""
     if keyword is None:
+        if not sizes:
+            raise TypeError(f'{label}() missing 1 required positional arguments: "{name}"')
         return normalize_shape(sizes)
     if sizes:
         raise TypeError(f"{label}() got multiple values for argument '{name}'")
