@@ -150,7 +150,7 @@ def _body_prefix(op, varargs, function=False, label=None, method=False):
     text = ""
     if varargs:
         packed = f"_{varargs}_varargs"
-        text = (f"    {varargs} = _shape({packed}) if {varargs} is None else "
+        text = (f"    {varargs} = _shape({packed}) if {varargs} is None and {packed} else "
                 f"_sizes_or_keyword({packed}, {varargs}, {op.python_name!r}, {varargs!r})\n")
     if function or method:
         # A list argument of no fixed size (int[], not int[1]) refuses a bare int, as

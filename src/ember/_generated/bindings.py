@@ -4483,7 +4483,7 @@ class _Methods:
             raise
 
     def broadcast_to(self, *_size_varargs, size=None):
-        size = _shape(_size_varargs) if size is None else _sizes_or_keyword(_size_varargs, size, 'broadcast_to', 'size')
+        size = _shape(_size_varargs) if size is None and _size_varargs else _sizes_or_keyword(_size_varargs, size, 'broadcast_to', 'size')
         if not (type(size) is int or type(size) in _int_list_types and (not size or type(size[0]) is int)):
             size = _args.int_list(size, ('broadcast_to', 'size', 1))
         try:
@@ -4882,7 +4882,7 @@ class _Methods:
             raise
 
     def expand(self, *_size_varargs, size=None, implicit=False):
-        size = _shape(_size_varargs) if size is None else _sizes_or_keyword(_size_varargs, size, 'expand', 'size')
+        size = _shape(_size_varargs) if size is None and _size_varargs else _sizes_or_keyword(_size_varargs, size, 'expand', 'size')
         if not (type(size) is int or type(size) in _int_list_types and (not size or type(size[0]) is int)):
             size = _args.int_list(size, ('expand', 'size', 1))
         if not (implicit is False or implicit is True):
@@ -4937,7 +4937,7 @@ class _Methods:
             raise
 
     def flip(self, *_dims_varargs, dims=None):
-        dims = _shape(_dims_varargs) if dims is None else _sizes_or_keyword(_dims_varargs, dims, 'flip', 'dims')
+        dims = _shape(_dims_varargs) if dims is None and _dims_varargs else _sizes_or_keyword(_dims_varargs, dims, 'flip', 'dims')
         if not (type(dims) is int or type(dims) in _int_list_types and (not dims or type(dims[0]) is int)):
             dims = _args.int_list(dims, ('flip', 'dims', 1))
         try:
@@ -5863,7 +5863,7 @@ class _Methods:
     ger = outer
 
     def permute(self, *_dims_varargs, dims=None):
-        dims = _shape(_dims_varargs) if dims is None else _sizes_or_keyword(_dims_varargs, dims, 'permute', 'dims')
+        dims = _shape(_dims_varargs) if dims is None and _dims_varargs else _sizes_or_keyword(_dims_varargs, dims, 'permute', 'dims')
         if not (type(dims) is int or type(dims) in _int_list_types and (not dims or type(dims[0]) is int)):
             dims = _args.int_list(dims, ('permute', 'dims', 1))
         try:
@@ -5968,7 +5968,7 @@ class _Methods:
             raise
 
     def repeat(self, *_repeats_varargs, repeats=None):
-        repeats = _shape(_repeats_varargs) if repeats is None else _sizes_or_keyword(_repeats_varargs, repeats, 'repeat', 'repeats')
+        repeats = _shape(_repeats_varargs) if repeats is None and _repeats_varargs else _sizes_or_keyword(_repeats_varargs, repeats, 'repeat', 'repeats')
         if not (type(repeats) is int or type(repeats) in _int_list_types and (not repeats or type(repeats[0]) is int)):
             repeats = _args.int_list(repeats, ('repeat', 'repeats', 1))
         try:
@@ -5978,7 +5978,7 @@ class _Methods:
             raise
 
     def reshape(self, *_shape_varargs, shape=None):
-        shape = _shape(_shape_varargs) if shape is None else _sizes_or_keyword(_shape_varargs, shape, 'reshape', 'shape')
+        shape = _shape(_shape_varargs) if shape is None and _shape_varargs else _sizes_or_keyword(_shape_varargs, shape, 'reshape', 'shape')
         if not (type(shape) is int or type(shape) in _int_list_types and (not shape or type(shape[0]) is int)):
             shape = _args.int_list(shape, ('reshape', 'shape', 1))
         try:
@@ -6349,7 +6349,7 @@ class _Methods:
             raise
 
     def tile(self, *_dims_varargs, dims=None):
-        dims = _shape(_dims_varargs) if dims is None else _sizes_or_keyword(_dims_varargs, dims, 'tile', 'dims')
+        dims = _shape(_dims_varargs) if dims is None and _dims_varargs else _sizes_or_keyword(_dims_varargs, dims, 'tile', 'dims')
         if not (type(dims) is int or type(dims) in _int_list_types and (not dims or type(dims[0]) is int)):
             dims = _args.int_list(dims, ('tile', 'dims', 1))
         try:
