@@ -193,4 +193,14 @@ INT_LISTS = [
      "split expects at least a 1-dimensional tensor"),
     ("split_with_sizes of a 0-d", lambda L: L.ones(()).split_with_sizes([1], 0),
      "split expects at least a 1-dimensional tensor"),
+    # A required size list given as no varargs at all is missing (or, for view, no overload).
+    ("view()", lambda L: L.ones(2, 3).view(), "view() received an invalid combination"),
+    ("view() of one element", lambda L: L.ones(1).view(), "invalid combination"),
+    ("reshape()", lambda L: L.ones(2, 3).reshape(),
+     'reshape() missing 1 required positional arguments: "shape"'),
+    ("flip()", lambda L: L.ones(()).flip(), 'flip() missing 1 required positional arguments'),
+    ("permute() of a 0-d", lambda L: L.ones(()).permute(), "missing 1 required positional"),
+    ("new_zeros()", lambda L: L.ones(2).new_zeros(), "missing 1 required positional"),
+    ("permute(()) of a 0-d ok", lambda L: L.ones(()).permute(()), None),
+    ("view(np.int64(6)) ok", lambda L: L.ones(2, 3).view(np.int64(6)), None),
 ]

@@ -197,7 +197,12 @@ def view(self, *args, size=None, dtype=None):
     if dtype is not None or (len(args) == 1 and isinstance(args[0], dt.dtype)):
         chosen = dtype if dtype is not None else args[0]
         return dispatch.call(OPS["view.dtype"], (self, chosen))
-    shape = normalize_shape(args) if size is None else sizes_or_keyword(args, size, "view", "size")
+    if size is None and args:
+        shape = normalize_shape(args)
+    elif size is None:
+        raise arguments.combination_error("view", _VIEW_OP, (), {})
+    else:
+        shape = sizes_or_keyword(args, size, "view", "size")
     data = self._data
     if type(self) is dispatch.Tensor and self._device is CPU and not self._requires_grad \
             and not dispatch.state.slow and data.flags.c_contiguous and data.size:
