@@ -157,6 +157,19 @@ SORTING = [
     ("argsort 0-d int tensor dim ok", lambda L: L.argsort(L.tensor([[3.0, 1.0]]), L.tensor(1)),
      None),
     ("sort stable=None ok", lambda L: L.sort(L.tensor([3.0, 1.0]), stable=None), None),
+    # unique / unique_consecutive: the flags tested for truth first, then the op's parser.
+    ("unique_consecutive int flag", lambda L: L.ones(2, 3).unique_consecutive(1),
+     "argument 'return_inverse'"),
+    ("unique_consecutive tensor flag", lambda L: L.ones(3).unique_consecutive(L.tensor(True)),
+     "must be bool, not Tensor"),
+    ("unique_consecutive array of two", lambda L: L.ones(3).unique_consecutive(
+        False, np.array([1, 2])), "The truth value of an array with more than one element"),
+    ("unique_consecutive numpy bool", lambda L: L.unique_consecutive(
+        L.ones(3), return_counts=np.bool_(True)), "must be bool, not numpy.bool"),
+    ("unique sorted=None", lambda L: L.unique(L.ones(3), None), "argument 'sorted'"),
+    ("unique dim=1.5", lambda L: L.unique(L.ones(2, 3), dim=1.5), "must be int, not float"),
+    ("unique_consecutive numpy dim ok", lambda L: L.unique_consecutive(
+        L.ones(2, 3), dim=np.int64(0)), None),
 ]
 
 INT_LISTS = [

@@ -342,20 +342,37 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     distinct elements (or slices along `dim`) in ascending order; a tuple adds the inverse
     indices and the counts when asked for."""
     if dim is None:
-        results = dispatch.call(OPS["_unique2"], (input, sorted, return_inverse, return_counts))
+        op, args = OPS["_unique2"], (input, sorted, return_inverse, return_counts)
     else:
-        results = dispatch.call(OPS["unique_dim"],
-                                (input, dim, sorted, return_inverse, return_counts))
-    return _pick(results, return_inverse, return_counts)
+        op, args = OPS["unique_dim"], (input, dim, sorted, return_inverse, return_counts)
+    if not _plain_flags(sorted, return_inverse, return_counts, dim):
+        args = _unique_arguments(op, args, return_inverse, return_counts)
+    return _pick(dispatch.call(op, args), return_inverse, return_counts)
 
 
 @register_frontend("unique_consecutive")
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """unique_consecutive(input, return_inverse=False, return_counts=False, dim=None): `input`
     with each run of equal consecutive elements (or slices along `dim`) kept once."""
-    results = dispatch.call(OPS["unique_consecutive"],
-                            (input, return_inverse, return_counts, dim))
-    return _pick(results, return_inverse, return_counts)
+    op, args = OPS["unique_consecutive"], (input, return_inverse, return_counts, dim)
+    if not _plain_flags(True, return_inverse, return_counts, dim):
+        args = _unique_arguments(op, args, return_inverse, return_counts)
+    return _pick(dispatch.call(op, args), return_inverse, return_counts)
+
+
+def _plain_flags(sorted, return_inverse, return_counts, dim):
+    return (sorted is True or sorted is False) and (
+        return_inverse is False or return_inverse is True) and (
+        return_counts is False or return_counts is True) and (dim is None or type(dim) is int)
+
+
+def _unique_arguments(op, args, return_inverse, return_counts):
+    """PyTorch's unique and unique_consecutive are Python functions that pick their result by
+    testing return_counts, then return_inverse, for truth (an array of several values is
+    NumPy's ValueError there), then call the op, whose parser checks every argument."""
+    bool(return_counts)
+    bool(return_inverse)
+    return parser_error(op, args, op.python_name, none_refused=True)
 
 
 # --------------------------------------------------------------------------- histograms
