@@ -170,6 +170,23 @@ SORTING = [
     ("unique dim=1.5", lambda L: L.unique(L.ones(2, 3), dim=1.5), "must be int, not float"),
     ("unique_consecutive numpy dim ok", lambda L: L.unique_consecutive(
         L.ones(2, 3), dim=np.int64(0)), None),
+    # narrow, squeeze, multinomial: the parser's checks before the kernel's.
+    ("narrow bool start", lambda L: L.ones(2, 3).narrow(1, False, 1),
+     "narrow() received an invalid combination of arguments"),
+    ("narrow bool length", lambda L: L.ones(2, 3).narrow(1, 0, True), "invalid combination"),
+    ("narrow numpy start ok", lambda L: L.ones(2, 3).narrow(1, np.int64(0), 1), None),
+    ("squeeze(True)", lambda L: L.ones(2, 3).squeeze(True), "invalid combination"),
+    ("squeeze(None) function", lambda L: L.squeeze(L.ones(2, 3), None), "invalid combination"),
+    ("squeeze varargs ok", lambda L: L.ones(1, 2, 1).squeeze(0, 2), None),
+    ("squeeze [1] of a 0-d", lambda L: L.ones(()).squeeze([1]), "Dimension out of range"),
+    ("squeeze (-1, -1) of a 0-d", lambda L: L.ones(()).squeeze((-1, -1)),
+     "dim 0 appears multiple times in the list of dims"),
+    ("squeeze 5 of a 0-d", lambda L: L.ones(()).squeeze(5), "Dimension out of range"),
+    ("multinomial replacement=None", lambda L: L.ones(1, 2, 2, 2).multinomial(1, None),
+     "argument 'replacement'"),
+    ("multinomial num_samples=None", lambda L: L.ones(1, 2, 2, 2).multinomial(None),
+     "argument 'num_samples'"),
+    ("multinomial replacement=1", lambda L: L.ones(2, 2).multinomial(1, 1), "must be bool"),
 ]
 
 INT_LISTS = [

@@ -304,7 +304,8 @@ def squeeze_all(xp, self):
              node_name="SqueezeBackward1")
 def squeeze_dim(xp, self, dim):
     """squeeze(input, dim) -> Tensor: drop `dim` if it has size 1."""
-    return _squeezed(xp, self, wrap_dims((dim,), self.ndim) if self.ndim else ())
+    dims = wrap_dims((dim,), max(self.ndim, 1))    # (a 0-d tensor's dim checked as 1-d's)
+    return _squeezed(xp, self, dims if self.ndim else ())
 
 
 @register_op("squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)", kind="view",
@@ -313,17 +314,40 @@ def squeeze_dim(xp, self, dim):
              node_name="SqueezeBackward2")
 def squeeze_dims(xp, self, dim):
     """squeeze(input, dims) -> Tensor: drop those of `dims` that have size 1."""
-    return _squeezed(xp, self, wrap_dims(dim, self.ndim) if self.ndim else ())
+    dims = wrap_dims(dim, max(self.ndim, 1))       # (a 0-d tensor's dims checked as 1-d's)
+    return _squeezed(xp, self, dims if self.ndim else ())
 
 
-@register_frontend()
-def squeeze(input, dim=None):
+_UNSET = object()        # an argument not given (told apart from None)
+
+
+def _squeeze_method(self, *dims, dim=_UNSET):
+    # (The method takes the dims as varargs too: x.squeeze(0, 1), as PyTorch's does.)
+    if len(dims) == 1 and dim is _UNSET:
+        dim = dims[0]
+    elif dims:
+        if dim is not _UNSET:
+            raise TypeError("squeeze() got multiple values for argument 'dim'")
+        dim = dims
+    return squeeze(self, dim)
+
+
+@register_frontend(method=_squeeze_method)
+def squeeze(input, dim=_UNSET):
     """squeeze(input, dim=None) -> Tensor: remove size-1 dims (all, one, or a tuple of them)."""
-    if dim is None:
+    if dim is _UNSET:
         return dispatch.call(OPS["squeeze"], (input,))
-    if isinstance(dim, (tuple, list)):
+    if type(dim) is int:
+        return dispatch.call(OPS["squeeze.dim"], (input, dim))
+    if type(dim) in _INT_LISTS and (not dim or type(dim[0]) is int):
         return dispatch.call(OPS["squeeze.dims"], (input, tuple(dim)))
-    return dispatch.call(OPS["squeeze.dim"], (input, dim))
+    # NumPy integers, 0-d integer tensors; anything else fits no overload (NOTE [int lists]).
+    fitting = arguments.fitting_overload((OPS["squeeze.dim"], OPS["squeeze.dims"]),
+                                         (input, dim), "squeeze")
+    if fitting is None:
+        raise arguments.combination_error("squeeze", OPS["squeeze.dim"], (input, dim), {})
+    op, args = fitting
+    return dispatch.call(op, (args[0], tuple(args[1])) if op is OPS["squeeze.dims"] else args)
 
 
 @register_op("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", kind="view",

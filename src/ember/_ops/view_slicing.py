@@ -79,9 +79,15 @@ def narrow_tensor(xp, self, dim, start, length):
 @register_frontend()
 def narrow(input, dim, start, length):
     """narrow(input, dim, start, length) -> Tensor: a slice of `dim` (a view)."""
-    if isinstance(start, dispatch.Tensor):
-        return dispatch.call(OPS["narrow.Tensor"], (input, dim, start, length))
-    return dispatch.call(OPS["narrow"], (input, dim, start, length))
+    op = OPS["narrow.Tensor" if isinstance(start, dispatch.Tensor) else "narrow"]
+    args = (input, dim, start, length)
+    if type(dim) is not int or type(length) is not int or \
+            type(start) is not int and op is not _NARROW_TENSOR:
+        args = arguments.parser_error(op, args, "narrow", none_refused=True)
+    return dispatch.call(op, args)
+
+
+_NARROW_TENSOR = OPS["narrow.Tensor"]
 
 
 @register_op("select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", kind="view",
