@@ -187,6 +187,19 @@ SORTING = [
     ("multinomial num_samples=None", lambda L: L.ones(1, 2, 2, 2).multinomial(None),
      "argument 'num_samples'"),
     ("multinomial replacement=1", lambda L: L.ones(2, 2).multinomial(1, 1), "must be bool"),
+    # as_strided: the parser's checks first; a negative size is PyTorch's overflow message.
+    ("as_strided tensor size", lambda L: L.ones(2, 3, 4).as_strided(L.ones(2), (2, 1, 2), 2),
+     "must be tuple of ints, not Tensor"),
+    ("as_strided bool offset", lambda L: L.as_strided(L.ones(2, 3), (2,), (1,), True),
+     "argument 'storage_offset'"),
+    ("as_strided bare int size", lambda L: L.ones(2, 3).as_strided(2, 3),
+     "must be tuple of ints, not int"),
+    ("as_strided ndarray stride", lambda L: L.ones(2, 3).as_strided((2, 3), np.array([0, 1])),
+     "must be tuple of ints, not numpy.ndarray"),
+    ("as_strided negative size", lambda L: L.ones(2, 3).as_strided((2, -1), (2, 1)),
+     "Storage size calculation overflowed with sizes=[2, -1] and strides=[2, 1]"),
+    ("as_strided numpy offset ok", lambda L: L.ones(2, 3).as_strided(
+        (2, 3), (3, 1), np.int64(0)), None),
 ]
 
 INT_LISTS = [

@@ -88,6 +88,7 @@ def narrow(input, dim, start, length):
 
 
 _NARROW_TENSOR = OPS["narrow.Tensor"]
+_LISTS = (tuple, list)
 
 
 @register_op("select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", kind="view",
@@ -495,6 +496,9 @@ def _check_fits(size, stride, offset, available, itemsize):
         _check(s >= 0, "as_strided: Negative strides are not supported at the moment, got "
                        f"strides: {list(stride)}")
     _check(offset >= 0, lambda: f"Tensor: invalid storage offset {offset}")
+    _check(min(size, default=0) >= 0, lambda: (
+        f"Storage size calculation overflowed with sizes={list(size)} and strides="
+        f"{list(stride)}"))
     needed = 0 if 0 in size else offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
     _check(needed <= available, lambda: (
         f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and "
@@ -613,6 +617,15 @@ def as_strided(input, size, stride, storage_offset=None):
     element strides, measured from the start of input's storage."""
     _check_type(isinstance(input, dispatch.Tensor), lambda: (
         f"as_strided(): argument 'input' must be Tensor, not {type(input).__name__}"))
+    if not (type(size) in _LISTS and type(stride) in _LISTS and (
+            storage_offset is None or type(storage_offset) is int)) or \
+            size and type(size[0]) is not int or stride and type(stride[0]) is not int:
+        for name, value in (("size", size), ("stride", stride)):
+            _check_type(type(value) is not int, lambda name=name: (   # (no bare int)
+                f"as_strided(): argument '{name}' must be tuple of ints, not int"))
+        _, size, stride, storage_offset = arguments.parser_error(
+            OPS["as_strided"], (input, size, stride, storage_offset), "as_strided",
+            none_refused=True)                  # (the parser's errors first)
     if storage_offset is None:
         storage_offset = input.storage_offset()
     # The op reads the whole storage; under autograd its gradient reaches `input` through
