@@ -200,6 +200,28 @@ SORTING = [
      "Storage size calculation overflowed with sizes=[2, -1] and strides=[2, 1]"),
     ("as_strided numpy offset ok", lambda L: L.ones(2, 3).as_strided(
         (2, 3), (3, 1), np.int64(0)), None),
+    # scatter: the fourth argument by position (tensor or number), `src=` a tensor, `value=` a
+    # number, `reduce` a keyword string.
+    ("scatter 5 positional", lambda L: L.ones(2, 3).scatter(
+        1, L.zeros(2, 3, dtype=L.long), L.ones(2, 3), 1), "scatter() received an invalid"),
+    ("scatter_ 5 positional", lambda L: L.ones(2, 3).scatter_(
+        1, L.zeros(2, 3, dtype=L.long), L.ones(2, 3), 1), "scatter_() received an invalid"),
+    ("scatter value twice", lambda L: L.ones(2, 3).scatter(
+        1, L.zeros(2, 3, dtype=L.long), 1, value=2.5), "invalid combination"),
+    ("scatter reduce=None", lambda L: L.ones(2, 3).scatter(
+        1, L.zeros(2, 3, dtype=L.long), 0.5, reduce=None), "invalid combination"),
+    ("scatter src=number", lambda L: L.ones(2, 3).scatter(
+        1, L.zeros(2, 3, dtype=L.long), src=0.5), "invalid combination"),
+    ("scatter value=tensor", lambda L: L.ones(2, 3).scatter(
+        1, L.zeros(2, 3, dtype=L.long), value=L.ones(2, 3)), "invalid combination"),
+    ("scatter dim=None", lambda L: L.ones(2, 3).scatter(
+        None, L.zeros(2, 3, dtype=L.long), 0.5), "invalid combination"),
+    ("scatter complex into float", lambda L: L.ones(2, 3).scatter(
+        1, L.zeros(2, 3, dtype=L.long), 1j), "value cannot be converted to type float"),
+    ("scatter 1000 into int8", lambda L: L.ones(2, 3, dtype=L.int8).scatter(
+        1, L.zeros(2, 3, dtype=L.long), 1000), "value cannot be converted to type int8_t"),
+    ("scatter value=, reduce= ok", lambda L: L.ones(2, 3).scatter(
+        1, L.tensor([[0], [2]]), value=5, reduce="multiply"), None),
 ]
 
 INT_LISTS = [

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember._core import dispatch
+from ember._core import arguments, dispatch
 from ember._core.checks import _check, _check_index
 from ember._core.host_kernels import to_device, to_host
 from ember._core.registry import OPS, register_frontend, register_op
@@ -327,7 +327,7 @@ def _scatter(xp, self, dim, index, src, reduce=None):
     if positions.size == 0:
         return target.copy().reshape(self.shape)
     values = _src_window(src, positions) if hasattr(src, "shape") else \
-        dispatch.scalar_as(src, self.dtype)
+        fill_value(src, self.dtype)             # (range-checked, as PyTorch converts it)
     position = _coordinates(xp, dim, positions)
     if reduce is None:
         out = target.copy()
@@ -376,27 +376,44 @@ def _scatter_value_reduce(xp, self, dim, index, value, reduce):
     return _scatter(xp, self, dim, index, value, reduce)
 
 
-def _scatter_call(input, dim, index, src, value, reduce):
-    if src is None and value is None:
-        raise TypeError("scatter() missing required argument 'src' or 'value'")
-    given = src if src is not None else value
-    if isinstance(given, dispatch.Tensor):
-        name = "scatter.src" if reduce is None else "scatter.reduce"
+_UNSET = object()        # an argument not given (told apart from None)
+
+
+def _scatter_call(name, input, dim, index, positional, src, value, reduce):
+    """PyTorch's choice among scatter's overloads: the fourth argument a tensor (`src`, by
+    position or name) or a number (`value`, by position or name), `reduce` a keyword; the
+    parser's checks on the rest. Returns (op, arguments)."""
+    given = [v for v in (*positional, src, value) if v is not _UNSET]
+    if len(positional) > 1 or len(given) != 1 or src is not _UNSET and not isinstance(
+            src, dispatch.Tensor) or value is not _UNSET and isinstance(value, dispatch.Tensor):
+        keywords = {k: v for k, v in (("src", src), ("value", value), ("reduce", reduce))
+                    if v is not _UNSET}
+        raise arguments.combination_error(name, OPS["scatter.src"],
+                                          (input, dim, index, *positional), keywords)
+    given = given[0]
+    tensor = isinstance(given, dispatch.Tensor)
+    if reduce is _UNSET:
+        op, args = OPS["scatter.src" if tensor else "scatter.value"], (input, dim, index, given)
     else:
-        name = "scatter.value" if reduce is None else "scatter.value_reduce"
-    args = (input, dim, index, given) if reduce is None else (input, dim, index, given, reduce)
-    return OPS[name], args
+        op = OPS["scatter.reduce" if tensor else "scatter.value_reduce"]
+        args = (input, dim, index, given, reduce)
+    if type(dim) is not int or not isinstance(index, dispatch.Tensor) or not tensor and \
+            type(given) is not float and type(given) is not int or \
+            reduce is not _UNSET and type(reduce) is not str:
+        args = arguments.parser_error(op, args, name, none_refused=True)
+    return op, args
 
 
-def scatter_(self, dim, index, src=None, value=None, *, reduce=None):
+def scatter_(self, dim, index, *positional, src=_UNSET, value=_UNSET, reduce=_UNSET):
     """Write src (or value) into self at `index` along `dim`, in place."""
-    return dispatch.call_inplace(*_scatter_call(self, dim, index, src, value, reduce))
+    return dispatch.call_inplace(*_scatter_call("scatter_", self, dim, index, positional, src,
+                                                value, reduce))
 
 
 @register_frontend("scatter", inplace=scatter_)
-def scatter(input, dim, index, src=None, value=None, *, reduce=None, out=None):
+def scatter(input, dim, index, *positional, src=_UNSET, value=_UNSET, reduce=_UNSET, out=None):
     """scatter(input, dim, index, src | value, *, reduce=None) -> Tensor."""
-    op, args = _scatter_call(input, dim, index, src, value, reduce)
+    op, args = _scatter_call("scatter", input, dim, index, positional, src, value, reduce)
     return dispatch.call(op, args) if out is None else dispatch.call_out(op, args, out)
 
 
