@@ -260,6 +260,7 @@ NUMBERS_BESIDE = NUMBERS_FIRST | frozenset((
     "greater_equal", "less", "less_equal", "not_equal"))
 
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+_UINT64_MAX = (1 << 64) - 1
 _OVERFLOW = "Overflow when unpacking long long"
 _FAST_TESTS: dict = {}
 
@@ -340,6 +341,10 @@ def _first_parser_error(op, args, name, method, none_refused=False):
         if base in ("int", "SymInt") and type(value) is int and \
                 not _INT64_MIN <= value <= _INT64_MAX:
             raise ValueError(_OVERFLOW)
+        if base == "Scalar" and type(value) is int and not _INT64_MIN <= value <= _UINT64_MAX:
+            # (A Scalar takes a Python int as int64 or, past that, uint64.)
+            raise OverflowError("int too big to convert" if value > 0 else
+                                "can't convert negative int to unsigned")
         if base in ("int[]", "SymInt[]") and isinstance(value, (tuple, list)):
             for j, item in enumerate(value):
                 if type(item) is int and not _INT64_MIN <= item <= _INT64_MAX:
