@@ -10,6 +10,7 @@ from tests.bad_input.bad_table_indexing_shapes import (
     GRID_SAMPLING,
     INDEXING_AND_SHAPES,
     INT_LISTS,
+    SEARCHING,
     SORTING,
 )
 
@@ -1477,4 +1478,5 @@ CASES = (
     + GRID_SAMPLING
     + SORTING
     + INT_LISTS
+    + SEARCHING
 )

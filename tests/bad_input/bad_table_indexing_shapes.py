@@ -224,6 +224,28 @@ SORTING = [
         1, L.tensor([[0], [2]]), value=5, reduce="multiply"), None),
 ]
 
+SEARCHING = [
+    # A Scalar takes an int as int64 or uint64; past that PyTorch's parser overflows first.
+    ("index_add alpha 2**64", lambda L: L.ones(2, 3).index_add(
+        0, L.ones(2, 2), L.ones(2, 3), alpha=2**64), "int too big to convert"),
+    ("index_add alpha below int64", lambda L: L.ones(2, 3).index_add(
+        0, L.ones(2, 2), L.ones(2, 3), alpha=-2**63 - 1), "can't convert negative int"),
+    ("index_fill value 2**70", lambda L: L.ones(2, 3).index_fill(
+        0, L.ones(2, 2, dtype=L.long), 2**70), "int too big to convert"),
+    ("isin 2**70", lambda L: L.isin(2**70, L.ones(3)), "int too big to convert"),
+    # None where the schema takes none.
+    ("bucketize right=None", lambda L: L.bucketize(L.ones(2, 3), L.ones(3), right=None),
+     "bucketize() received an invalid combination of arguments"),
+    ("isin assume_unique=None", lambda L: L.isin(L.ones(3), L.ones(3), assume_unique=None),
+     "isin() received an invalid combination of arguments"),
+    ("searchsorted out_int32=None", lambda L: L.searchsorted(
+        L.ones(3), L.ones(2), out_int32=None), "searchsorted() received an invalid"),
+    ("searchsorted out_int32='a'", lambda L: L.searchsorted(
+        L.ones(3), L.ones(2), out_int32="a"), "invalid combination"),
+    ("searchsorted side=None ok", lambda L: L.searchsorted(L.ones(3), L.ones(2), side=None),
+     None),
+]
+
 INT_LISTS = [
     # NOTE [int lists]: the first item decides (a bool there is a TypeError); later items are
     # converted (a bool is 0 or 1, a float is refused).

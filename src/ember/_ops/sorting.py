@@ -566,6 +566,10 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     dim of `sorted_sequence` to keep it sorted."""
     name = "searchsorted.Tensor" if isinstance(input, dispatch.Tensor) else "searchsorted.Scalar"
     args = (sorted_sequence, input, out_int32, right, side, sorter)
+    if not (out_int32 is False or out_int32 is True) or not (right is False or right is True) \
+            or not isinstance(sorted_sequence, dispatch.Tensor) or \
+            side is not None and type(side) is not str:
+        args = parser_error(OPS[name], args, "searchsorted", none_refused=True)
     if out is None:
         return dispatch.call(OPS[name], args)
     return dispatch.call_out(OPS[name], args, out)
@@ -605,7 +609,7 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     index of the bucket of the 1-d `boundaries` each element of `input` falls in."""
     name = "bucketize.Tensor" if isinstance(input, dispatch.Tensor) else "bucketize.Scalar"
     args = (input, boundaries, out_int32, right)
-    args = parser_error(OPS[name], args, "bucketize")  # (the parser's errors first)
+    args = parser_error(OPS[name], args, "bucketize", none_refused=True)  # (parser first)
     if out is None:
         return dispatch.call(OPS[name], args)
     return dispatch.call_out(OPS[name], args, out)
