@@ -112,6 +112,14 @@ INDEXING_AND_SHAPES = [
      "tensor_split expected tensor_indices_or_sections to have dtype of long, but got Float"),
     ("tensor_split sections=0-d tensor ok", lambda L: L.tensor_split(
         L.ones(2, 3), sections=L.tensor(2)), None),
+    # index_put: masks and index shapes, the values' shape, then their dtype, then bounds.
+    ("index_put mask shape before dtype", lambda L: L.ones(2, 3, 4, dtype=L.bool).index_put(
+        [L.ones(2, 3, dtype=L.bool), L.ones(2, 3, dtype=L.bool)], L.ones(3, dtype=L.uint8)),
+     "The shape of the mask [2, 3] at index 0 does not match"),
+    ("index_put values' shape before dtype", lambda L: L.ones(2, 3).index_put(
+        [L.tensor([0, 5])], L.ones(4, dtype=L.float64)), "shape mismatch: value tensor"),
+    ("index_put dtype before bounds", lambda L: L.ones(2, 3).index_put(
+        [L.tensor([0, 5])], L.ones(3, dtype=L.float64)), "Index put requires the source"),
 ]
 
 GRID_SAMPLING = [
