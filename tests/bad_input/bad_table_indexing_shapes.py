@@ -120,6 +120,16 @@ INDEXING_AND_SHAPES = [
         [L.tensor([0, 5])], L.ones(4, dtype=L.float64)), "shape mismatch: value tensor"),
     ("index_put dtype before bounds", lambda L: L.ones(2, 3).index_put(
         [L.tensor([0, 5])], L.ones(3, dtype=L.float64)), "Index put requires the source"),
+    ("masked_select shapes", lambda L: L.ones(2, 0, 3).masked_select(L.ones(2, 3, dtype=L.bool)),
+     "The size of tensor a (2) must match the size of tensor b (0) at non-singleton dimension 1"),
+    ("unflatten of a 0-d", lambda L: L.ones(()).unflatten(0, (1,)),
+     "unflatten got an unexpected error"),
+    ("view(float) is view(float64)", lambda L: L.ones(1, 2, 3, 2, dtype=L.bfloat16).view(float),
+     "self.size(-1) must be divisible by 4 to view BFloat16 as Double (different element sizes)"
+     ", but got 2"),
+    ("view(bool) ok", lambda L: L.ones(2, 3).view(bool), None),
+    ("view(float64) of a transpose", lambda L: L.ones(2, 3).t().view(L.float64),
+     "self.stride(-1) must be 1 to view Float as Double (different element sizes), but got 3"),
 ]
 
 GRID_SAMPLING = [
@@ -139,6 +149,12 @@ GRID_SAMPLING = [
     ("grid_sampler_2d grid dtype", lambda L: L.grid_sampler_2d(
         L.ones(1, 2, 2, 2), L.ones(1, 2, 2, 2, dtype=L.float64), 0, 0, False),
      "expected scalar type Float but found Double"),
+    ("grid_sampler_2d complex", lambda L: L.grid_sampler_2d(
+        L.ones(1, 2, 2, 2, dtype=L.complex64), L.ones(1, 2, 2, 2, dtype=L.complex64), 0, 0,
+        False), "\"grid_sampler_2d_cpu_kernel_impl\" not implemented for 'ComplexFloat'"),
+    ("grid_sampler_3d long", lambda L: L.grid_sampler_3d(
+        L.ones(1, 2, 2, 2, 2, dtype=L.long), L.ones(1, 2, 2, 2, 3, dtype=L.long), 0, 0, False),
+     "not implemented for 'Long'"),
 ]
 
 SORTING = [
@@ -298,4 +314,8 @@ INT_LISTS = [
     ("new_zeros()", lambda L: L.ones(2).new_zeros(), "missing 1 required positional"),
     ("permute(()) of a 0-d ok", lambda L: L.ones(()).permute(()), None),
     ("view(np.int64(6)) ok", lambda L: L.ones(2, 3).view(np.int64(6)), None),
+    ("bincount uint16", lambda L: L.bincount(L.ones(2, 3, dtype=L.uint16)),
+     "\"bincount_cpu\" not implemented for 'UInt16'"),
+    ("kthvalue bool, dim first", lambda L: L.ones(3, dtype=L.bool).kthvalue(1, 5),
+     "Dimension out of range"),
 ]

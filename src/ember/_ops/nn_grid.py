@@ -14,7 +14,7 @@ import itertools
 
 import numpy as np
 
-from ember._core.checks import _check, _check_index
+from ember._core.checks import _check, _check_index, _check_not_implemented
 from ember._core.dispatch import call
 from ember._core.host_kernels import host_kernel
 from ember._core.registry import OPS, register_op
@@ -136,7 +136,19 @@ def _check_grid(input, grid, spatial, mode):
     _check(mode != _BICUBIC or spatial == 2,
            "grid_sampler(): bicubic interpolation only supports 4D input")
     _check(input.dtype == grid.dtype, lambda: (
-        f"expected scalar type {cpp_name(input)} but found {cpp_name(grid)}"))
+        f"expected scalar type {_cpp(input)} but found {_cpp(grid)}"))
+    kernel = "grid_sampler_2d_cpu_kernel_impl" if spatial == 2 else "grid_sampler3d_cpu"
+    _check_not_implemented(_cpp(input) in _FLOATING, lambda: (
+        f'"{kernel}" not implemented for \'{_cpp(input)}\''))
+
+
+_FLOATING = ("Float", "Double", "Half", "BFloat16")
+
+
+def _cpp(array_or_tensor):
+    """The C++ dtype name of a kernel's array or a meta rule's tensor."""
+    dtype = getattr(array_or_tensor, "_dtype", None)
+    return dtype._cpp_name if dtype is not None else cpp_name(array_or_tensor)
 
 
 def _taps(input, grid, mode, padding, align_corners):

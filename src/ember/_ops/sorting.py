@@ -30,6 +30,7 @@ from ember._ops.cumulative import named_call, not_implemented, scan_axis, select
 
 _HALF = (np.dtype(dt.float16._np), np.dtype(dt.bfloat16._np))
 _INT64 = np.dtype(np.int64)
+_WIDE_UNSIGNED = (np.dtype(np.uint16), np.dtype(np.uint32), np.dtype(np.uint64))
 
 sort_result = namedtuple("sort", ("values", "indices"))
 topk_result = namedtuple("topk", ("values", "indices"))
@@ -412,7 +413,7 @@ def histc(xp, self, bins=100, min=0, max=0):
 def bincount(xp, self, weights=None, minlength=0):
     """bincount(input, weights=None, minlength=0) -> Tensor: how often each non-negative
     integer occurs in the 1-d `input` (summing `weights` instead of counting ones)."""
-    if self.dtype.kind not in "iu":
+    if self.dtype.kind not in "iu" or self.dtype in _WIDE_UNSIGNED:   # (PyTorch's kernels)
         not_implemented("bincount_cpu", self.dtype)
     _check(minlength >= 0, "minlength should be >= 0")
     _check(self.ndim == 1 and (self.size == 0 or int(xp.min(self)) >= 0),

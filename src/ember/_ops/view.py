@@ -178,13 +178,14 @@ def view_dtype(xp, self, dtype):
     how = f"to view {old._cpp_name} as {dtype._cpp_name} (different element sizes)"
     _check(self.ndim > 0, lambda: f"self.dim() cannot be 0 {how}")
     _check(element_strides(self)[-1] == 1 or self.shape[-1] == 1,
-           lambda: f"self.stride(-1) must be 1 {how}")
+           lambda: f"self.stride(-1) must be 1 {how}, but got {element_strides(self)[-1]}")
     if dtype.itemsize > old.itemsize:
         ratio = dtype.itemsize // old.itemsize
         _check(self.shape[-1] % ratio == 0, lambda: (
-            f"self.size(-1) must be divisible by {ratio} {how}"))
-        for s in element_strides(self)[:-1]:
-            _check(s % ratio == 0, lambda: f"self.stride(i) must be divisible by {ratio} {how}")
+            f"self.size(-1) must be divisible by {ratio} {how}, but got {self.shape[-1]}"))
+        for i, s in enumerate(element_strides(self)[:-1]):
+            _check(s % ratio == 0, lambda i=i, s=s: (
+                f"self.stride({i}) must be divisible by {ratio} {how}, but got {s}"))
     # A size-1 last dim may have any stride; NumPy wants it contiguous (so does the stand-in).
     strides = element_strides(self)
     self = strided_view(xp, self, self.shape, strides[:-1] + (1,))
@@ -194,8 +195,11 @@ def view_dtype(xp, self, dtype):
 @register_frontend(function=False)
 def view(self, *args, size=None, dtype=None):
     """view(*shape) / view(dtype) -> Tensor: another shape or dtype over the same data."""
-    if dtype is not None or (len(args) == 1 and isinstance(args[0], dt.dtype)):
+    if dtype is not None or (len(args) == 1 and (isinstance(args[0], dt.dtype) or
+                                                 args[0] in _PYTHON_TYPES)):
         chosen = dtype if dtype is not None else args[0]
+        if not isinstance(chosen, dt.dtype):
+            chosen = arguments.dtype_(chosen, ("view", "dtype", 1))   # (float is float64)
         return dispatch.call(OPS["view.dtype"], (self, chosen))
     if size is None and args:
         shape = normalize_shape(args)
@@ -213,6 +217,7 @@ def view(self, *args, size=None, dtype=None):
 
 
 _VIEW_OP = OPS["view"]
+_PYTHON_TYPES = (int, float, bool, complex)
 
 
 @register_op("view_as(Tensor(a) self, Tensor other) -> Tensor(a)", kind="view", function=False,
@@ -271,6 +276,9 @@ def ravel(xp, self):
 def unflatten(xp, self, dim, sizes):
     """unflatten(input, dim, sizes) -> Tensor: split one dim into `sizes`."""
     dim = wrap_dim(dim, self.ndim)
+    # (PyTorch wraps the dim as a 1-d tensor's, then fails reading a 0-d tensor's size.)
+    _check(self.ndim > 0, "unflatten got an unexpected error:\nDimension specified as 0 but "
+                          "tensor has no dimensions")
     _check(len(sizes) > 0, "unflatten: sizes must be non-empty")
     size = self.shape[dim]
     if -1 in tuple(sizes):
