@@ -318,4 +318,12 @@ INT_LISTS = [
      "\"bincount_cpu\" not implemented for 'UInt16'"),
     ("kthvalue bool, dim first", lambda L: L.ones(3, dtype=L.bool).kthvalue(1, 5),
      "Dimension out of range"),
+    ("histc complex max", lambda L: L.ones(3).histc(1, max=1 + 1j),
+     "value cannot be converted to type double without overflow"),
+    ("repeat_interleave(repeats=) ok", lambda L: L.repeat_interleave(repeats=L.tensor([1, 2])),
+     None),
+    ("repeat_interleave() of nothing", lambda L: L.repeat_interleave(),
+     "repeat_interleave() received an invalid combination of arguments"),
+    ("repeat_interleave no repeats, output_size", lambda L: L.repeat_interleave(
+        L.zeros(0, dtype=L.long), output_size=1), None),
 ]

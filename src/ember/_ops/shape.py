@@ -263,7 +263,8 @@ def repeat_interleave_indices(xp, repeats, output_size=None):
     """Each index i repeated repeats[i] times."""
     _check_repeats(repeats)
     repeats = repeats.reshape(-1)
-    _check_output_size(repeats, output_size)
+    if repeats.size:                          # (PyTorch checks nothing more for no repeats)
+        _check_output_size(repeats, output_size)
     return _fresh(xp, xp.repeat(xp.arange(repeats.shape[0], dtype=repeats.dtype), repeats))
 
 
@@ -298,9 +299,14 @@ _UNSET = object()        # an argument not given (told apart from None)
 
 
 @register_frontend(method=_repeat_interleave_method)
-def repeat_interleave(input, repeats=_UNSET, dim=None, *, output_size=None):
+def repeat_interleave(input=_UNSET, repeats=_UNSET, dim=None, *, output_size=None):
     """repeat_interleave(input, repeats, dim=None, *, output_size=None) -> Tensor, or
     repeat_interleave(repeats) -> the indices repeated."""
+    if input is _UNSET:                       # (repeat_interleave(repeats=...): the indices)
+        if repeats is _UNSET:
+            raise combination_error("repeat_interleave", OPS["repeat_interleave.Tensor"], (),
+                                    {})
+        input, repeats = repeats, _UNSET
     if repeats is _UNSET:
         op, args = OPS["repeat_interleave.Tensor"], (input, output_size)
         if dim is not None:

@@ -390,6 +390,8 @@ def histc(xp, self, bins=100, min=0, max=0):
         not_implemented("histogram_cpu", self.dtype)
     _check(bins > 0, lambda: f"torch.histogram(): bins must be > 0, but got {bins} for "
                              "dimension 0")
+    _check(not isinstance(min, complex) and not isinstance(max, complex),
+           "value cannot be converted to type double without overflow")
     # PyTorch computes the bin of each element in the input's own dtype: so do we.
     kind = self.dtype.type
     low, high = kind(min), kind(max)
