@@ -53,14 +53,16 @@ def _literal(value) -> str:
 
 
 def _varargs_name(op):
-    """A method may take a required int list as varargs: x.view(2, 3) like x.view((2, 3))."""
+    """A method may take a required int list as varargs: x.view(2, 3) like x.view((2, 3)),
+    where it is the only positional argument, as in PyTorch's parser (x.split_with_sizes(1, 1)
+    is a TypeError)."""
     if op.varargs is False:
         return None
     if isinstance(op.varargs, str):
         return op.varargs
     args = op.schema.arguments
     if len(args) >= 2 and args[1].is_int_list and not args[1].has_default \
-            and not args[1].kwarg_only:
+            and not args[1].kwarg_only and all(a.kwarg_only for a in args[2:]):
         return args[1].name
     return None
 
@@ -148,16 +150,18 @@ def _body_prefix(op, varargs, function=False, label=None, method=False):
     text = ""
     if varargs:
         packed = f"_{varargs}_varargs"
-        text = (f"    {varargs} = _shape({packed}) if {varargs} is None else "
+        text = (f"    {varargs} = _shape({packed}) if {varargs} is None and {packed} else "
                 f"_sizes_or_keyword({packed}, {varargs}, {op.python_name!r}, {varargs!r})\n")
-    if function:
+    if function or method:
         # A list argument of no fixed size (int[], not int[1]) refuses a bare int, as
-        # PyTorch's parser does: torch.flip(x, 0) is a TypeError, x.flip(0) is fine.
+        # PyTorch's parser does: torch.flip(x, 0) is a TypeError, x.flip(0) is fine (varargs),
+        # x.split_with_sizes(1, 0) is not (no varargs beside another positional argument).
         for i, arg in enumerate(op.schema.arguments):
-            if arg.type in ("int[]", "SymInt[]") and not arg.kwarg_only:
+            if arg.type in ("int[]", "SymInt[]") and not arg.kwarg_only and \
+                    arg.name != varargs and (function or i > 0):
                 text += (f"    if type({arg.name}) is int:\n        raise TypeError("
-                         f"\"{op.python_name}(): argument '{arg.name}' (position {i + 1}) must "
-                         f"be tuple of ints, not int\")\n")
+                         f"\"{op.python_name}(): argument '{arg.name}' (position "
+                         f"{i + 1 if function else i}) must be tuple of ints, not int\")\n")
     names = {a.name for a in op.schema.arguments}
     for numpy_name, name in _NUMPY_ALIASES.items():
         if name in _optional_names(op) and numpy_name not in names:

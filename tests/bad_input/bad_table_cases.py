@@ -6,6 +6,13 @@ that ember's message must contain too."""
 import io
 
 import numpy as np
+from tests.bad_input.bad_table_indexing_shapes import (
+    GRID_SAMPLING,
+    INDEXING_AND_SHAPES,
+    INT_LISTS,
+    SEARCHING,
+    SORTING,
+)
 
 
 def _x(L):
@@ -1467,4 +1474,9 @@ CASES = (
     + AUTOGRAD
     + SERIALIZATION
     + WARNINGS
+    + INDEXING_AND_SHAPES
+    + GRID_SAMPLING
+    + SORTING
+    + INT_LISTS
+    + SEARCHING
 )

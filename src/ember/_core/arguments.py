@@ -150,11 +150,16 @@ def str_(value, where):
 
 
 def int_list(value, where):
-    """An `int[]` argument that is not a tuple, list, Size or int: an integer tensor of one
-    element passes (as a one-int tuple, as in PyTorch); anything else (a longer tensor, a
-    NumPy array) is refused."""
+    """An `int[]` argument that is not a tuple, list, Size or int, or whose first item is no
+    plain int: an integer tensor of one element passes (as a one-int tuple, as in PyTorch);
+    anything else (a longer tensor, a NumPy array) is refused. NOTE [int lists]: PyTorch's
+    parser tells an int list by its first item, which must be an int (a bool, float, string
+    ... there is a TypeError); the later items are only converted (a bool is 0 or 1)."""
     if isinstance(value, (tuple, list)):
-        return tuple(v if type(v) is int else int_(v, where) for v in value)
+        if value:
+            _int_list_items(value[:1], where)
+        return tuple(v if type(v) is int else _later_item(v, j + 1, where)
+                     for j, v in enumerate(value))
     if _is_tensor(value) and not value.dtype.is_floating_point and \
             not value.dtype.is_complex and value.numel() == 1:
         return (int(value.item()),)
@@ -170,6 +175,10 @@ def bool_list(value, where):
            .replace("of  ", "of "), value)
 
 
+# (NOTE [int lists]: a list's first item decides.)
+_INT_LIST_TEST = ("type({v}) is int or type({v}) in _int_list_types and (not {v} or "
+                  "type({v}[0]) is int)")
+
 # The generated bindings' checks, by the schema's base type: (fast test as Python source over
 # the argument's name `v` and the module names the bindings import, the slow function's name).
 CHECKS = {
@@ -184,8 +193,8 @@ CHECKS = {
     "Device": ("type({v}) is str", "device_"),
     "Generator": ("type({v}).__name__ == 'Generator'", "generator_"),
     "str": ("type({v}) is str", "str_"),
-    "int[]": ("type({v}) in _int_list_types", "int_list"),
-    "SymInt[]": ("type({v}) in _int_list_types", "int_list"),
+    "int[]": (_INT_LIST_TEST, "int_list"),
+    "SymInt[]": (_INT_LIST_TEST, "int_list"),
 }
 
 
@@ -264,6 +273,7 @@ NUMBERS_BESIDE = NUMBERS_FIRST | frozenset((
     "greater_equal", "less", "less_equal", "not_equal"))
 
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+_UINT64_MAX = (1 << 64) - 1
 _OVERFLOW = "Overflow when unpacking long long"
 _FAST_TESTS: dict = {}
 
@@ -282,13 +292,15 @@ def _fast_test(base_type):
     return found
 
 
-def parser_error(op, args, name: str, method: bool = False) -> tuple:
+def parser_error(op, args, name: str, method: bool = False, none_refused: bool = False) -> tuple:
     """Raise what PyTorch's parser raises for `args` (the schema's order) of `op` called as
     `name`, if anything (NOTE [the parser's errors come first]). For a name with several
     overloads that is PyTorch's "invalid combination of arguments" TypeError. Returns the
-    arguments as the parser converts them (dtype=int is int64)."""
+    arguments as the parser converts them (dtype=int is int64). `none_refused`: None is
+    refused where the schema does not allow it (as PyTorch's parser does), for a frontend that
+    passes the user's values as they came; otherwise None passes (a frontend's "not given")."""
     try:
-        return _first_parser_error(op, args, name, method)
+        return _first_parser_error(op, args, name, method, none_refused)
     except TypeError:
         overloads = _overloads(op)
         if len(overloads) < 2:
@@ -296,7 +308,20 @@ def parser_error(op, args, name: str, method: bool = False) -> tuple:
         raise invalid_combination(name, op, args, overloads, method) from None
 
 
-def _first_parser_error(op, args, name, method):
+def fitting_overload(ops, args, name: str):
+    """(op, converted arguments) for the first of `ops` (overloads sharing one frontend, in
+    the order PyTorch's parser tries them) whose schema `args` fit; None where none does.
+    None is refused where a schema does not allow it. (For a frontend's slow path: its
+    plain calls pick their overload with a type test.)"""
+    for op in ops:
+        try:
+            return op, _first_parser_error(op, args, name, False, True)
+        except TypeError:
+            continue
+    return None
+
+
+def _first_parser_error(op, args, name, method, none_refused=False):
     schema_args = op.schema.arguments
     count = min(len(args), len(schema_args))
     has_tensor = any(_is_tensor(args[i]) for i in op.tensor_positions if i < count)
@@ -305,7 +330,7 @@ def _first_parser_error(op, args, name, method):
         where = (name, "input" if i == 0 and not method and arg.name == "self" else arg.name,
                  None if arg.kwarg_only else (i if method else i + 1))
         base = arg.base_type
-        if value is None and base != "Tensor" or value is None and arg.optional or \
+        if value is None and (arg.optional or base != "Tensor" and not none_refused) or \
                 arg.has_default and type(value) is type(arg.default) and value == arg.default:
             continue        # (frontends pass None, or the default as written: dtype='long')
         if base == "Tensor":
@@ -329,6 +354,10 @@ def _first_parser_error(op, args, name, method):
         if base in ("int", "SymInt") and type(value) is int and \
                 not _INT64_MIN <= value <= _INT64_MAX:
             raise ValueError(_OVERFLOW)
+        if base == "Scalar" and type(value) is int and not _INT64_MIN <= value <= _UINT64_MAX:
+            # (A Scalar takes a Python int as int64 or, past that, uint64.)
+            raise OverflowError("int too big to convert" if value > 0 else
+                                "can't convert negative int to unsigned")
         if base in ("int[]", "SymInt[]") and isinstance(value, (tuple, list)):
             for j, item in enumerate(value):
                 if type(item) is int and not _INT64_MIN <= item <= _INT64_MAX:
@@ -392,17 +421,43 @@ def invalid_combination(name, op, args, overloads, method=False) -> TypeError:
             continue
         shown = type_name(value)
         got.append(f"{arg.name}={shown}" if arg.kwarg_only else shown)
+    return _combination_error(name, got, overloads, method)
+
+
+def combination_error(name, op, positional, keywords, method=False) -> TypeError:
+    """invalid_combination for a frontend that knows how the call was made: its positional
+    values and its keywords ({name: value}) as they came."""
+    got = [type_name(v) for v in positional] + [f"{k}={type_name(v)}"
+                                                for k, v in keywords.items()]
+    return _combination_error(name, got, _overloads(op), method)
+
+
+def _combination_error(name, got, overloads, method) -> TypeError:
     signatures = [_signature_text(schema, method) for schema in overloads]
     expected = "".join(f"\n * {text}" for text in signatures)
     return TypeError(f"{name}() received an invalid combination of arguments - got "
                      f"({', '.join(got)}), but expected one of:{expected}\n")
 
 
+def _later_item(item, position, where):
+    """An int list's item after the first, converted as PyTorch's parser converts it (NOTE
+    [int lists]); `position` counts from 1, as its message does."""
+    if isinstance(item, (bool, np.bool_, np.integer)):
+        return int(item)
+    if _is_tensor(item) or type(item).__name__ == "SymInt":
+        return int_(item, where)
+    raise TypeError(f"{where[0]}(): argument '{where[1]}' failed to unpack the object at pos "
+                    f"{position} with error \"type must be tuple of ints,but got "
+                    f"{type_name(item)}\"")
+
+
 def _int_list_items(value, where):
     for j, item in enumerate(value):
         if type(item) is int or isinstance(item, np.integer) or _is_tensor(item) or \
-                type(item).__name__ == "SymInt":
+                type(item).__name__ == "SymInt" or j > 0 and isinstance(item, np.bool_):
             continue
+        if j > 0 and type(item) is bool:
+            continue                          # (NOTE [int lists]: only the first is checked)
         name, arg, position = where
         at = f" (position {position})" if position is not None else ""
         raise TypeError(f"{name}(): argument '{arg}'{at} must be tuple of ints, but found "

@@ -65,18 +65,25 @@ def wrap_dims(dims, ndim: int) -> tuple:
 
 def normalize_shape(args) -> tuple:
     """Sizes given as varargs `(2, 3)` or as one sequence `((2, 3),)` -> `(2, 3)`."""
-    if len(args) == 1 and type(args[0]) is not int:
+    if len(args) == 1:
         only = args[0]
+        if type(only) is int:
+            return args if type(args) is tuple else (only,)    # x.view(-1): nothing to do
         if type(only) is tuple or type(only) is list:
             args = only
         else:
             ndim = getattr(only, "ndim", None)
             # A lone bool is no size (PyTorch's parser: "must be tuple of ints, not bool"); a
             # NumPy integer or 0-d integer tensor is one; an array or tensor of sizes is not.
-            if type(only) is bool or (ndim is not None and ndim != 0):
+            if type(only) is bool or (ndim is not None and ndim != 0) or \
+                    isinstance(only, (str, bytes)):
                 raise TypeError(
                     f"argument 'size' must be tuple of ints, not {type(only).__name__}")
             args = (only,) if ndim == 0 else only
+    if args and (args[0] is True or args[0] is False):
+        # NOTE [int lists] (_core/arguments.py): the first item decides, and a bool is no int.
+        raise TypeError("argument 'size' must be tuple of ints, but found element of type bool "
+                        "at pos 0")
     try:
         shape = tuple(map(operator.index, args))
     except TypeError:
@@ -89,6 +96,8 @@ def sizes_or_keyword(sizes: tuple, keyword, label: str, name: str) -> tuple:
     parser does: `zeros(2, 3)`, `zeros((2, 3))` and `zeros(size=(2, 3))` are one call, while
     the keyword form wants a sequence (`zeros(size=3)` is a TypeError) and not both forms."""
     if keyword is None:
+        if not sizes:
+            raise TypeError(f'{label}() missing 1 required positional arguments: "{name}"')
         return normalize_shape(sizes)
     if sizes:
         raise TypeError(f"{label}() got multiple values for argument '{name}'")

@@ -71,6 +71,7 @@ _op_any_dims = _OPS['any.dims']
 _op_arange_start_step = _OPS['arange.start_step']
 _op_argmax = _OPS['argmax']
 _op_argmin = _OPS['argmin']
+_op_argsort = _OPS['argsort']
 _op_argsort_stable = _OPS['argsort.stable']
 _op_argwhere = _OPS['argwhere']
 _op_as_strided = _OPS['as_strided']
@@ -533,7 +534,7 @@ _prepare_runners(_OPS.values())  # the bindings call op.runner directly
 
 
 def _adaptive_avg_pool2d(input, output_size, *, out=None):
-    if not (type(output_size) in _int_list_types):
+    if not (type(output_size) is int or type(output_size) in _int_list_types and (not output_size or type(output_size[0]) is int)):
         output_size = _args.int_list(output_size, ('_adaptive_avg_pool2d', 'output_size', 2))
     try:
         if out is None:
@@ -555,7 +556,7 @@ def _adaptive_avg_pool2d_backward(grad_output, self, *, out=None):
 
 
 def _adaptive_avg_pool3d(input, output_size, *, out=None):
-    if not (type(output_size) in _int_list_types):
+    if not (type(output_size) is int or type(output_size) in _int_list_types and (not output_size or type(output_size[0]) is int)):
         output_size = _args.int_list(output_size, ('_adaptive_avg_pool3d', 'output_size', 2))
     try:
         if out is None:
@@ -625,7 +626,7 @@ def _embedding_bag_forward_only(weight, indices, offsets, scale_grad_by_freq=Fal
 def _fft_c2c(input, dim, normalization, forward, *, out=None):
     if type(dim) is int:
         raise TypeError("_fft_c2c(): argument 'dim' (position 2) must be tuple of ints, not int")
-    if not (type(dim) in _int_list_types):
+    if not (type(dim) is int or type(dim) in _int_list_types and (not dim or type(dim[0]) is int)):
         dim = _args.int_list(dim, ('_fft_c2c', 'dim', 2))
     if not (type(normalization) is int):
         normalization = _args.int_(normalization, ('_fft_c2c', 'normalization', 3))
@@ -643,7 +644,7 @@ def _fft_c2c(input, dim, normalization, forward, *, out=None):
 def _fft_c2r(input, dim, normalization, last_dim_size, *, out=None):
     if type(dim) is int:
         raise TypeError("_fft_c2r(): argument 'dim' (position 2) must be tuple of ints, not int")
-    if not (type(dim) in _int_list_types):
+    if not (type(dim) is int or type(dim) in _int_list_types and (not dim or type(dim[0]) is int)):
         dim = _args.int_list(dim, ('_fft_c2r', 'dim', 2))
     if not (type(normalization) is int):
         normalization = _args.int_(normalization, ('_fft_c2r', 'normalization', 3))
@@ -661,7 +662,7 @@ def _fft_c2r(input, dim, normalization, last_dim_size, *, out=None):
 def _fft_r2c(input, dim, normalization, onesided, *, out=None):
     if type(dim) is int:
         raise TypeError("_fft_r2c(): argument 'dim' (position 2) must be tuple of ints, not int")
-    if not (type(dim) in _int_list_types):
+    if not (type(dim) is int or type(dim) in _int_list_types and (not dim or type(dim[0]) is int)):
         dim = _args.int_list(dim, ('_fft_r2c', 'dim', 2))
     if not (type(normalization) is int):
         normalization = _args.int_(normalization, ('_fft_r2c', 'normalization', 3))
@@ -828,7 +829,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
 def affine_grid_generator(theta, size, align_corners, *, out=None):
     if type(size) is int:
         raise TypeError("affine_grid_generator(): argument 'size' (position 2) must be tuple of ints, not int")
-    if not (type(size) in _int_list_types):
+    if not (type(size) is int or type(size) in _int_list_types and (not size or type(size[0]) is int)):
         size = _args.int_list(size, ('affine_grid_generator', 'size', 2))
     if not (align_corners is True or align_corners is False):
         align_corners = _args.bool_(align_corners, ('affine_grid_generator', 'align_corners', 3))
@@ -846,7 +847,7 @@ def all(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
         dim = axis
     if keepdims is not None:
         keepdim = keepdims
-    if not (dim is None or type(dim) in _int_list_types):
+    if not (dim is None or type(dim) is int or type(dim) in _int_list_types and (not dim or type(dim[0]) is int)):
         dim = _args.int_list(dim, ('all', 'dim', 2))
     if not (keepdim is False or keepdim is True):
         keepdim = _args.bool_(keepdim, ('all', 'keepdim', 3))
@@ -864,7 +865,7 @@ def amax(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
         dim = axis
     if keepdims is not None:
         keepdim = keepdims
-    if not (type(dim) in _int_list_types):
+    if not (type(dim) is int or type(dim) in _int_list_types and (not dim or type(dim[0]) is int)):
         dim = _args.int_list(dim, ('amax', 'dim', 2))
     if not (keepdim is False or keepdim is True):
         keepdim = _args.bool_(keepdim, ('amax', 'keepdim', 3))
@@ -882,7 +883,7 @@ def amin(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
         dim = axis
     if keepdims is not None:
         keepdim = keepdims
-    if not (type(dim) in _int_list_types):
+    if not (type(dim) is int or type(dim) in _int_list_types and (not dim or type(dim[0]) is int)):
         dim = _args.int_list(dim, ('amin', 'dim', 2))
     if not (keepdim is False or keepdim is True):
         keepdim = _args.bool_(keepdim, ('amin', 'keepdim', 3))
@@ -900,7 +901,7 @@ def any(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
         dim = axis
     if keepdims is not None:
         keepdim = keepdims
-    if not (dim is None or type(dim) in _int_list_types):
+    if not (dim is None or type(dim) is int or type(dim) in _int_list_types and (not dim or type(dim[0]) is int)):
         dim = _args.int_list(dim, ('any', 'dim', 2))
     if not (keepdim is False or keepdim is True):
         keepdim = _args.bool_(keepdim, ('any', 'keepdim', 3))
@@ -962,9 +963,9 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
         raise TypeError("as_strided_scatter(): argument 'size' (position 3) must be tuple of ints, not int")
     if type(stride) is int:
         raise TypeError("as_strided_scatter(): argument 'stride' (position 4) must be tuple of ints, not int")
-    if not (type(size) in _int_list_types):
+    if not (type(size) is int or type(size) in _int_list_types and (not size or type(size[0]) is int)):
         size = _args.int_list(size, ('as_strided_scatter', 'size', 3))
-    if not (type(stride) in _int_list_types):
+    if not (type(stride) is int or type(stride) in _int_list_types and (not stride or type(stride[0]) is int)):
         stride = _args.int_list(stride, ('as_strided_scatter', 'stride', 4))
     if not (storage_offset is None or type(storage_offset) is int):
         storage_offset = _args.int_(storage_offset, ('as_strided_scatter', 'storage_offset', 5))
@@ -1157,7 +1158,7 @@ def bmm(input, mat2, *, out=None):
 def broadcast_to(input, size):
     if type(size) is int:
         raise TypeError("broadcast_to(): argument 'size' (position 2) must be tuple of ints, not int")
-    if not (type(size) in _int_list_types):
+    if not (type(size) is int or type(size) in _int_list_types and (not size or type(size[0]) is int)):
         size = _args.int_list(size, ('broadcast_to', 'size', 2))
     try:
         return _call(_op_broadcast_to, (input, size)) if _state.slow else _op_broadcast_to.runner(_op_broadcast_to, (input, size))
@@ -1322,7 +1323,7 @@ def conj_physical(input, *, out=None):
 def constant_pad_nd(input, pad, value=0, *, out=None):
     if type(pad) is int:
         raise TypeError("constant_pad_nd(): argument 'pad' (position 2) must be tuple of ints, not int")
-    if not (type(pad) in _int_list_types):
+    if not (type(pad) is int or type(pad) in _int_list_types and (not pad or type(pad[0]) is int)):
         pad = _args.int_list(pad, ('constant_pad_nd', 'pad', 2))
     if not (type(value) is float or type(value) is int):
         value = _args.scalar(value, ('constant_pad_nd', 'value', 3))
@@ -1344,15 +1345,15 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         raise TypeError("convolution(): argument 'dilation' (position 6) must be tuple of ints, not int")
     if type(output_padding) is int:
         raise TypeError("convolution(): argument 'output_padding' (position 8) must be tuple of ints, not int")
-    if not (type(stride) in _int_list_types):
+    if not (type(stride) is int or type(stride) in _int_list_types and (not stride or type(stride[0]) is int)):
         stride = _args.int_list(stride, ('convolution', 'stride', 4))
-    if not (type(padding) in _int_list_types):
+    if not (type(padding) is int or type(padding) in _int_list_types and (not padding or type(padding[0]) is int)):
         padding = _args.int_list(padding, ('convolution', 'padding', 5))
-    if not (type(dilation) in _int_list_types):
+    if not (type(dilation) is int or type(dilation) in _int_list_types and (not dilation or type(dilation[0]) is int)):
         dilation = _args.int_list(dilation, ('convolution', 'dilation', 6))
     if not (transposed is True or transposed is False):
         transposed = _args.bool_(transposed, ('convolution', 'transposed', 7))
-    if not (type(output_padding) in _int_list_types):
+    if not (type(output_padding) is int or type(output_padding) in _int_list_types and (not output_padding or type(output_padding[0]) is int)):
         output_padding = _args.int_list(output_padding, ('convolution', 'output_padding', 8))
     if not (type(groups) is int):
         groups = _args.int_(groups, ('convolution', 'groups', 9))
@@ -1676,7 +1677,7 @@ def flatten(input, start_dim=0, end_dim=-1):
 def flip(input, dims):
     if type(dims) is int:
         raise TypeError("flip(): argument 'dims' (position 2) must be tuple of ints, not int")
-    if not (type(dims) in _int_list_types):
+    if not (type(dims) is int or type(dims) in _int_list_types and (not dims or type(dims[0]) is int)):
         dims = _args.int_list(dims, ('flip', 'dims', 2))
     try:
         return _call(_op_flip, (input, dims)) if _state.slow else _op_flip.runner(_op_flip, (input, dims))
@@ -1860,7 +1861,7 @@ def hash_tensor(input, dim=(), *, keepdim=False, mode=0, out=None, axis=None, ke
         dim = axis
     if keepdims is not None:
         keepdim = keepdims
-    if not (type(dim) in _int_list_types):
+    if not (type(dim) is int or type(dim) in _int_list_types and (not dim or type(dim[0]) is int)):
         dim = _args.int_list(dim, ('hash_tensor', 'dim', 2))
     if not (keepdim is False or keepdim is True):
         keepdim = _args.bool_(keepdim, ('hash_tensor', 'keepdim', None))
@@ -2275,7 +2276,7 @@ def logit(input, eps=None, *, out=None):
 def logsumexp(input, dim, keepdim=False, *, out=None, keepdims=None):
     if keepdims is not None:
         keepdim = keepdims
-    if not (type(dim) in _int_list_types):
+    if not (type(dim) is int or type(dim) in _int_list_types and (not dim or type(dim[0]) is int)):
         dim = _args.int_list(dim, ('logsumexp', 'dim', 2))
     if not (keepdim is False or keepdim is True):
         keepdim = _args.bool_(keepdim, ('logsumexp', 'keepdim', 3))
@@ -2344,7 +2345,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
         dim = axis
     if keepdims is not None:
         keepdim = keepdims
-    if not (dim is None or type(dim) in _int_list_types):
+    if not (dim is None or type(dim) is int or type(dim) in _int_list_types and (not dim or type(dim[0]) is int)):
         dim = _args.int_list(dim, ('mean', 'dim', 2))
     if not (keepdim is False or keepdim is True):
         keepdim = _args.bool_(keepdim, ('mean', 'keepdim', 3))
@@ -2445,7 +2446,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, 
         dim = axis
     if keepdims is not None:
         keepdim = keepdims
-    if not (dim is None or type(dim) in _int_list_types):
+    if not (dim is None or type(dim) is int or type(dim) in _int_list_types and (not dim or type(dim[0]) is int)):
         dim = _args.int_list(dim, ('nanmean', 'dim', 2))
     if not (keepdim is False or keepdim is True):
         keepdim = _args.bool_(keepdim, ('nanmean', 'keepdim', 3))
@@ -2465,7 +2466,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, k
         dim = axis
     if keepdims is not None:
         keepdim = keepdims
-    if not (dim is None or type(dim) in _int_list_types):
+    if not (dim is None or type(dim) is int or type(dim) in _int_list_types and (not dim or type(dim[0]) is int)):
         dim = _args.int_list(dim, ('nansum', 'dim', 2))
     if not (keepdim is False or keepdim is True):
         keepdim = _args.bool_(keepdim, ('nansum', 'keepdim', 3))
@@ -2527,7 +2528,7 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
     if type(normalized_shape) is int:
         raise TypeError("native_layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not int")
-    if not (type(normalized_shape) in _int_list_types):
+    if not (type(normalized_shape) is int or type(normalized_shape) in _int_list_types and (not normalized_shape or type(normalized_shape[0]) is int)):
         normalized_shape = _args.int_list(normalized_shape, ('native_layer_norm', 'normalized_shape', 2))
     if not (type(eps) is float or type(eps) is int):
         eps = _args.float_(eps, ('native_layer_norm', 'eps', 5))
@@ -2590,7 +2591,7 @@ ger = outer
 def permute(input, dims):
     if type(dims) is int:
         raise TypeError("permute(): argument 'dims' (position 2) must be tuple of ints, not int")
-    if not (type(dims) in _int_list_types):
+    if not (type(dims) is int or type(dims) in _int_list_types and (not dims or type(dims[0]) is int)):
         dims = _args.int_list(dims, ('permute', 'dims', 2))
     try:
         return _call(_op_permute, (input, dims)) if _state.slow else _op_permute.runner(_op_permute, (input, dims))
@@ -2712,7 +2713,7 @@ def remainder(input, other, *, out=None):
 def reshape(input, shape):
     if type(shape) is int:
         raise TypeError("reshape(): argument 'shape' (position 2) must be tuple of ints, not int")
-    if not (type(shape) in _int_list_types):
+    if not (type(shape) is int or type(shape) in _int_list_types and (not shape or type(shape[0]) is int)):
         shape = _args.int_list(shape, ('reshape', 'shape', 2))
     try:
         return _call(_op_reshape, (input, shape)) if _state.slow else _op_reshape.runner(_op_reshape, (input, shape))
@@ -2722,9 +2723,9 @@ def reshape(input, shape):
 
 
 def roll(input, shifts, dims=()):
-    if not (type(shifts) in _int_list_types):
+    if not (type(shifts) is int or type(shifts) in _int_list_types and (not shifts or type(shifts[0]) is int)):
         shifts = _args.int_list(shifts, ('roll', 'shifts', 2))
-    if not (type(dims) in _int_list_types):
+    if not (type(dims) is int or type(dims) in _int_list_types and (not dims or type(dims[0]) is int)):
         dims = _args.int_list(dims, ('roll', 'dims', 3))
     try:
         return _call(_op_roll, (input, shifts, dims)) if _state.slow else _op_roll.runner(_op_roll, (input, shifts, dims))
@@ -2738,7 +2739,7 @@ def rot90(input, k=1, dims=(0, 1)):
         raise TypeError("rot90(): argument 'dims' (position 3) must be tuple of ints, not int")
     if not (type(k) is int):
         k = _args.int_(k, ('rot90', 'k', 2))
-    if not (type(dims) in _int_list_types):
+    if not (type(dims) is int or type(dims) in _int_list_types and (not dims or type(dims[0]) is int)):
         dims = _args.int_list(dims, ('rot90', 'dims', 3))
     try:
         return _call(_op_rot90, (input, k, dims)) if _state.slow else _op_rot90.runner(_op_rot90, (input, k, dims))
@@ -2934,7 +2935,7 @@ def split_with_sizes(input, split_sizes, dim=0, *, axis=None):
         raise TypeError("split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, not int")
     if axis is not None:
         dim = axis
-    if not (type(split_sizes) in _int_list_types):
+    if not (type(split_sizes) is int or type(split_sizes) in _int_list_types and (not split_sizes or type(split_sizes[0]) is int)):
         split_sizes = _args.int_list(split_sizes, ('split_with_sizes', 'split_sizes', 2))
     if not (type(dim) is int):
         dim = _args.int_(dim, ('split_with_sizes', 'dim', 3))
@@ -2984,7 +2985,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keep
         dim = axis
     if keepdims is not None:
         keepdim = keepdims
-    if not (dim is None or type(dim) in _int_list_types):
+    if not (dim is None or type(dim) is int or type(dim) in _int_list_types and (not dim or type(dim[0]) is int)):
         dim = _args.int_list(dim, ('sum', 'dim', 2))
     if not (keepdim is False or keepdim is True):
         keepdim = _args.bool_(keepdim, ('sum', 'keepdim', 3))
@@ -3068,7 +3069,7 @@ def threshold(input, threshold, value, *, out=None):
 def tile(input, dims):
     if type(dims) is int:
         raise TypeError("tile(): argument 'dims' (position 2) must be tuple of ints, not int")
-    if not (type(dims) in _int_list_types):
+    if not (type(dims) is int or type(dims) in _int_list_types and (not dims or type(dims[0]) is int)):
         dims = _args.int_list(dims, ('tile', 'dims', 2))
     try:
         return _call(_op_tile, (input, dims)) if _state.slow else _op_tile.runner(_op_tile, (input, dims))
@@ -3201,7 +3202,7 @@ def unflatten(input, dim, sizes):
         raise TypeError("unflatten(): argument 'sizes' (position 3) must be tuple of ints, not int")
     if not (type(dim) is int):
         dim = _args.int_(dim, ('unflatten', 'dim', 2))
-    if not (type(sizes) in _int_list_types):
+    if not (type(sizes) is int or type(sizes) in _int_list_types and (not sizes or type(sizes[0]) is int)):
         sizes = _args.int_list(sizes, ('unflatten', 'sizes', 3))
     try:
         return _call(_op_unflatten_int, (input, dim, sizes)) if _state.slow else _op_unflatten_int.runner(_op_unflatten_int, (input, dim, sizes))
@@ -4241,7 +4242,7 @@ class _Methods:
             dim = axis
         if keepdims is not None:
             keepdim = keepdims
-        if not (dim is None or type(dim) in _int_list_types):
+        if not (dim is None or type(dim) is int or type(dim) in _int_list_types and (not dim or type(dim[0]) is int)):
             dim = _args.int_list(dim, ('all', 'dim', 1))
         if not (keepdim is False or keepdim is True):
             keepdim = _args.bool_(keepdim, ('all', 'keepdim', 2))
@@ -4256,7 +4257,7 @@ class _Methods:
             dim = axis
         if keepdims is not None:
             keepdim = keepdims
-        if not (type(dim) in _int_list_types):
+        if not (type(dim) is int or type(dim) in _int_list_types and (not dim or type(dim[0]) is int)):
             dim = _args.int_list(dim, ('amax', 'dim', 1))
         if not (keepdim is False or keepdim is True):
             keepdim = _args.bool_(keepdim, ('amax', 'keepdim', 2))
@@ -4271,7 +4272,7 @@ class _Methods:
             dim = axis
         if keepdims is not None:
             keepdim = keepdims
-        if not (type(dim) in _int_list_types):
+        if not (type(dim) is int or type(dim) in _int_list_types and (not dim or type(dim[0]) is int)):
             dim = _args.int_list(dim, ('amin', 'dim', 1))
         if not (keepdim is False or keepdim is True):
             keepdim = _args.bool_(keepdim, ('amin', 'keepdim', 2))
@@ -4286,7 +4287,7 @@ class _Methods:
             dim = axis
         if keepdims is not None:
             keepdim = keepdims
-        if not (dim is None or type(dim) in _int_list_types):
+        if not (dim is None or type(dim) is int or type(dim) in _int_list_types and (not dim or type(dim[0]) is int)):
             dim = _args.int_list(dim, ('any', 'dim', 1))
         if not (keepdim is False or keepdim is True):
             keepdim = _args.bool_(keepdim, ('any', 'keepdim', 2))
@@ -4334,9 +4335,13 @@ class _Methods:
             raise
 
     def as_strided_scatter(self, src, size, stride, storage_offset=None):
-        if not (type(size) in _int_list_types):
+        if type(size) is int:
+            raise TypeError("as_strided_scatter(): argument 'size' (position 2) must be tuple of ints, not int")
+        if type(stride) is int:
+            raise TypeError("as_strided_scatter(): argument 'stride' (position 3) must be tuple of ints, not int")
+        if not (type(size) is int or type(size) in _int_list_types and (not size or type(size[0]) is int)):
             size = _args.int_list(size, ('as_strided_scatter', 'size', 2))
-        if not (type(stride) in _int_list_types):
+        if not (type(stride) is int or type(stride) in _int_list_types and (not stride or type(stride[0]) is int)):
             stride = _args.int_list(stride, ('as_strided_scatter', 'stride', 3))
         if not (storage_offset is None or type(storage_offset) is int):
             storage_offset = _args.int_(storage_offset, ('as_strided_scatter', 'storage_offset', 4))
@@ -4559,8 +4564,8 @@ class _Methods:
             raise
 
     def broadcast_to(self, *_size_varargs, size=None):
-        size = _shape(_size_varargs) if size is None else _sizes_or_keyword(_size_varargs, size, 'broadcast_to', 'size')
-        if not (type(size) in _int_list_types):
+        size = _shape(_size_varargs) if size is None and _size_varargs else _sizes_or_keyword(_size_varargs, size, 'broadcast_to', 'size')
+        if not (type(size) is int or type(size) in _int_list_types and (not size or type(size[0]) is int)):
             size = _args.int_list(size, ('broadcast_to', 'size', 1))
         try:
             return _call(_op_broadcast_to, (self, size)) if _state.slow else _op_broadcast_to.runner(_op_broadcast_to, (self, size))
@@ -4958,8 +4963,8 @@ class _Methods:
             raise
 
     def expand(self, *_size_varargs, size=None, implicit=False):
-        size = _shape(_size_varargs) if size is None else _sizes_or_keyword(_size_varargs, size, 'expand', 'size')
-        if not (type(size) in _int_list_types):
+        size = _shape(_size_varargs) if size is None and _size_varargs else _sizes_or_keyword(_size_varargs, size, 'expand', 'size')
+        if not (type(size) is int or type(size) in _int_list_types and (not size or type(size[0]) is int)):
             size = _args.int_list(size, ('expand', 'size', 1))
         if not (implicit is False or implicit is True):
             implicit = _args.bool_(implicit, ('expand', 'implicit', None))
@@ -5013,8 +5018,8 @@ class _Methods:
             raise
 
     def flip(self, *_dims_varargs, dims=None):
-        dims = _shape(_dims_varargs) if dims is None else _sizes_or_keyword(_dims_varargs, dims, 'flip', 'dims')
-        if not (type(dims) in _int_list_types):
+        dims = _shape(_dims_varargs) if dims is None and _dims_varargs else _sizes_or_keyword(_dims_varargs, dims, 'flip', 'dims')
+        if not (type(dims) is int or type(dims) in _int_list_types and (not dims or type(dims[0]) is int)):
             dims = _args.int_list(dims, ('flip', 'dims', 1))
         try:
             return _call(_op_flip, (self, dims)) if _state.slow else _op_flip.runner(_op_flip, (self, dims))
@@ -5206,7 +5211,7 @@ class _Methods:
             dim = axis
         if keepdims is not None:
             keepdim = keepdims
-        if not (type(dim) in _int_list_types):
+        if not (type(dim) is int or type(dim) in _int_list_types and (not dim or type(dim[0]) is int)):
             dim = _args.int_list(dim, ('hash_tensor', 'dim', 1))
         if not (keepdim is False or keepdim is True):
             keepdim = _args.bool_(keepdim, ('hash_tensor', 'keepdim', None))
@@ -5685,7 +5690,7 @@ class _Methods:
     def logsumexp(self, dim, keepdim=False, *, keepdims=None):
         if keepdims is not None:
             keepdim = keepdims
-        if not (type(dim) in _int_list_types):
+        if not (type(dim) is int or type(dim) in _int_list_types and (not dim or type(dim[0]) is int)):
             dim = _args.int_list(dim, ('logsumexp', 'dim', 1))
         if not (keepdim is False or keepdim is True):
             keepdim = _args.bool_(keepdim, ('logsumexp', 'keepdim', 2))
@@ -5753,7 +5758,7 @@ class _Methods:
             dim = axis
         if keepdims is not None:
             keepdim = keepdims
-        if not (dim is None or type(dim) in _int_list_types):
+        if not (dim is None or type(dim) is int or type(dim) in _int_list_types and (not dim or type(dim[0]) is int)):
             dim = _args.int_list(dim, ('mean', 'dim', 1))
         if not (keepdim is False or keepdim is True):
             keepdim = _args.bool_(keepdim, ('mean', 'keepdim', 2))
@@ -5867,7 +5872,7 @@ class _Methods:
             dim = axis
         if keepdims is not None:
             keepdim = keepdims
-        if not (dim is None or type(dim) in _int_list_types):
+        if not (dim is None or type(dim) is int or type(dim) in _int_list_types and (not dim or type(dim[0]) is int)):
             dim = _args.int_list(dim, ('nanmean', 'dim', 1))
         if not (keepdim is False or keepdim is True):
             keepdim = _args.bool_(keepdim, ('nanmean', 'keepdim', 2))
@@ -5884,7 +5889,7 @@ class _Methods:
             dim = axis
         if keepdims is not None:
             keepdim = keepdims
-        if not (dim is None or type(dim) in _int_list_types):
+        if not (dim is None or type(dim) is int or type(dim) in _int_list_types and (not dim or type(dim[0]) is int)):
             dim = _args.int_list(dim, ('nansum', 'dim', 1))
         if not (keepdim is False or keepdim is True):
             keepdim = _args.bool_(keepdim, ('nansum', 'keepdim', 2))
@@ -5956,8 +5961,8 @@ class _Methods:
     ger = outer
 
     def permute(self, *_dims_varargs, dims=None):
-        dims = _shape(_dims_varargs) if dims is None else _sizes_or_keyword(_dims_varargs, dims, 'permute', 'dims')
-        if not (type(dims) in _int_list_types):
+        dims = _shape(_dims_varargs) if dims is None and _dims_varargs else _sizes_or_keyword(_dims_varargs, dims, 'permute', 'dims')
+        if not (type(dims) is int or type(dims) in _int_list_types and (not dims or type(dims[0]) is int)):
             dims = _args.int_list(dims, ('permute', 'dims', 1))
         try:
             return _call(_op_permute, (self, dims)) if _state.slow else _op_permute.runner(_op_permute, (self, dims))
@@ -6061,8 +6066,8 @@ class _Methods:
             raise
 
     def repeat(self, *_repeats_varargs, repeats=None):
-        repeats = _shape(_repeats_varargs) if repeats is None else _sizes_or_keyword(_repeats_varargs, repeats, 'repeat', 'repeats')
-        if not (type(repeats) in _int_list_types):
+        repeats = _shape(_repeats_varargs) if repeats is None and _repeats_varargs else _sizes_or_keyword(_repeats_varargs, repeats, 'repeat', 'repeats')
+        if not (type(repeats) is int or type(repeats) in _int_list_types and (not repeats or type(repeats[0]) is int)):
             repeats = _args.int_list(repeats, ('repeat', 'repeats', 1))
         try:
             return _call(_op_repeat, (self, repeats)) if _state.slow else _op_repeat.runner(_op_repeat, (self, repeats))
@@ -6071,8 +6076,8 @@ class _Methods:
             raise
 
     def reshape(self, *_shape_varargs, shape=None):
-        shape = _shape(_shape_varargs) if shape is None else _sizes_or_keyword(_shape_varargs, shape, 'reshape', 'shape')
-        if not (type(shape) in _int_list_types):
+        shape = _shape(_shape_varargs) if shape is None and _shape_varargs else _sizes_or_keyword(_shape_varargs, shape, 'reshape', 'shape')
+        if not (type(shape) is int or type(shape) in _int_list_types and (not shape or type(shape[0]) is int)):
             shape = _args.int_list(shape, ('reshape', 'shape', 1))
         try:
             return _call(_op_reshape, (self, shape)) if _state.slow else _op_reshape.runner(_op_reshape, (self, shape))
@@ -6088,9 +6093,9 @@ class _Methods:
             raise
 
     def roll(self, shifts, dims=()):
-        if not (type(shifts) in _int_list_types):
+        if not (type(shifts) is int or type(shifts) in _int_list_types and (not shifts or type(shifts[0]) is int)):
             shifts = _args.int_list(shifts, ('roll', 'shifts', 1))
-        if not (type(dims) in _int_list_types):
+        if not (type(dims) is int or type(dims) in _int_list_types and (not dims or type(dims[0]) is int)):
             dims = _args.int_list(dims, ('roll', 'dims', 2))
         try:
             return _call(_op_roll, (self, shifts, dims)) if _state.slow else _op_roll.runner(_op_roll, (self, shifts, dims))
@@ -6099,9 +6104,11 @@ class _Methods:
             raise
 
     def rot90(self, k=1, dims=(0, 1)):
+        if type(dims) is int:
+            raise TypeError("rot90(): argument 'dims' (position 2) must be tuple of ints, not int")
         if not (type(k) is int):
             k = _args.int_(k, ('rot90', 'k', 1))
-        if not (type(dims) in _int_list_types):
+        if not (type(dims) is int or type(dims) in _int_list_types and (not dims or type(dims[0]) is int)):
             dims = _args.int_list(dims, ('rot90', 'dims', 2))
         try:
             return _call(_op_rot90, (self, k, dims)) if _state.slow else _op_rot90.runner(_op_rot90, (self, k, dims))
@@ -6315,11 +6322,12 @@ class _Methods:
             _args.explain(_exc, 'softmax', True, _op_softmax_int, (self, dim, dtype), True)
             raise
 
-    def split_with_sizes(self, *_split_sizes_varargs, split_sizes=None, dim=0, axis=None):
-        split_sizes = _shape(_split_sizes_varargs) if split_sizes is None else _sizes_or_keyword(_split_sizes_varargs, split_sizes, 'split_with_sizes', 'split_sizes')
+    def split_with_sizes(self, split_sizes, dim=0, *, axis=None):
+        if type(split_sizes) is int:
+            raise TypeError("split_with_sizes(): argument 'split_sizes' (position 1) must be tuple of ints, not int")
         if axis is not None:
             dim = axis
-        if not (type(split_sizes) in _int_list_types):
+        if not (type(split_sizes) is int or type(split_sizes) in _int_list_types and (not split_sizes or type(split_sizes[0]) is int)):
             split_sizes = _args.int_list(split_sizes, ('split_with_sizes', 'split_sizes', 1))
         if not (type(dim) is int):
             dim = _args.int_(dim, ('split_with_sizes', 'dim', 2))
@@ -6362,7 +6370,7 @@ class _Methods:
             dim = axis
         if keepdims is not None:
             keepdim = keepdims
-        if not (dim is None or type(dim) in _int_list_types):
+        if not (dim is None or type(dim) is int or type(dim) in _int_list_types and (not dim or type(dim[0]) is int)):
             dim = _args.int_list(dim, ('sum', 'dim', 1))
         if not (keepdim is False or keepdim is True):
             keepdim = _args.bool_(keepdim, ('sum', 'keepdim', 2))
@@ -6439,8 +6447,8 @@ class _Methods:
             raise
 
     def tile(self, *_dims_varargs, dims=None):
-        dims = _shape(_dims_varargs) if dims is None else _sizes_or_keyword(_dims_varargs, dims, 'tile', 'dims')
-        if not (type(dims) in _int_list_types):
+        dims = _shape(_dims_varargs) if dims is None and _dims_varargs else _sizes_or_keyword(_dims_varargs, dims, 'tile', 'dims')
+        if not (type(dims) is int or type(dims) in _int_list_types and (not dims or type(dims[0]) is int)):
             dims = _args.int_list(dims, ('tile', 'dims', 1))
         try:
             return _call(_op_tile, (self, dims)) if _state.slow else _op_tile.runner(_op_tile, (self, dims))
@@ -6536,9 +6544,11 @@ class _Methods:
             raise
 
     def unflatten(self, dim, sizes):
+        if type(sizes) is int:
+            raise TypeError("unflatten(): argument 'sizes' (position 2) must be tuple of ints, not int")
         if not (type(dim) is int):
             dim = _args.int_(dim, ('unflatten', 'dim', 1))
-        if not (type(sizes) in _int_list_types):
+        if not (type(sizes) is int or type(sizes) in _int_list_types and (not sizes or type(sizes[0]) is int)):
             sizes = _args.int_list(sizes, ('unflatten', 'sizes', 2))
         try:
             return _call(_op_unflatten_int, (self, dim, sizes)) if _state.slow else _op_unflatten_int.runner(_op_unflatten_int, (self, dim, sizes))

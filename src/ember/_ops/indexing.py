@@ -653,13 +653,16 @@ def index_put(xp, self, indices, values, accumulate=False):
     for index in indices:                    # (PyTorch checks the indices' dtypes first)
         if index is not None:
             _check_index_dtype(index)
+    # Then, as PyTorch: the masks and the indices' shapes (IndexError), the values' shape, the
+    # values' dtype, and last the bounds.
+    indices = _expand_masks(xp, self.shape, indices)
+    _broadcast_index_shapes([index.shape for index in indices if index is not None])
+    target = advanced_shape(self.shape, indices)
+    _check_value_shape(_strip_ones(values.shape), target, advanced=True)
     _check(values.dtype == self.dtype, lambda: (
         f"Index put requires the source and destination dtypes match, got {cpp_name(self)} for "
         f"the destination and {cpp_name(values)} for the source."))
-    indices = _expand_masks(xp, self.shape, indices)
     position = prepare_indices(xp, self.shape, indices)
-    target = advanced_shape(self.shape, indices)
-    _check_value_shape(_strip_ones(values.shape), target, advanced=True)
     values = values.reshape(_strip_ones(values.shape))
     out = self.copy()
     if not accumulate:

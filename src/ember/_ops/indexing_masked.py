@@ -139,6 +139,7 @@ def _masked_scatter_source_grad(c):
 def masked_select(xp, self, mask):
     """masked_select(input, mask, *, out=None) -> Tensor: the 1-D elements where `mask`."""
     _check(mask.dtype.kind == "b", "masked_select: expected BoolTensor for mask")
+    dispatch.check_broadcastable(OPS["masked_select"], [mask.shape, self.shape])  # (its order)
     shape = np.broadcast_shapes(self.shape, mask.shape)
     return xp.broadcast_to(self, shape)[xp.broadcast_to(mask, shape)]
 

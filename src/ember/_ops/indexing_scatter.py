@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember._core import dispatch
+from ember._core import arguments, dispatch
 from ember._core.checks import _check, _check_index
 from ember._core.host_kernels import to_device, to_host
 from ember._core.registry import OPS, register_frontend, register_op
@@ -32,7 +32,9 @@ def _as_1d(array):
 
 
 def _check_int_index(index, message):
-    _check(index.dtype == np.int64 or index.dtype == np.int32, message)
+    # (An empty index may have any dtype: PyTorch's gather and scatter look at it only when
+    # it has elements.)
+    _check(index.dtype == np.int64 or index.dtype == np.int32 or index.size == 0, message)
 
 
 def _along(dim, index):
@@ -266,6 +268,8 @@ def gather(xp, self, dim, index, sparse_grad=False):
     """gather(input, dim, index) -> Tensor: out[i][j] = input[index[i][j]][j] (for dim=0)."""
     dim = wrap_dim(dim, self.ndim)           # (PyTorch checks the dimension first)
     _check_int_index(index, "gather(): Expected dtype int32/int64 for index")
+    if index.size == 0:
+        return xp.empty(index.shape, self.dtype)      # (no more checks, as in PyTorch)
     source, positions = _as_1d(self), _as_1d(index)
     _check(source.ndim == positions.ndim,
            "Index tensor must have the same number of dimensions as input tensor")
@@ -280,8 +284,9 @@ def gather(xp, self, dim, index, sparse_grad=False):
     return xp.take_along_axis(source[window], positions, axis=dim).reshape(index.shape)
 
 
-def _check_scatter(self, dim, index, src):
-    """PyTorch's scatter argument checks; returns (self, index, src) viewed as >= 1-d."""
+def _check_scatter(self, dim, index, src, check_reduce=None):
+    """PyTorch's scatter argument checks; returns (self, index, src) viewed as >= 1-d.
+    `check_reduce` checks the reduction's name: after the shapes, before the bounds."""
     _check_int_index(index, "scatter(): Expected dtype int32/int64 for index")
     target, positions = _as_1d(self), _as_1d(index)
     has_src = hasattr(src, "shape")
@@ -289,6 +294,8 @@ def _check_scatter(self, dim, index, src):
         _check(src.dtype == self.dtype, "scatter(): Expected self.dtype to be equal to src.dtype")
         src = _as_1d(src)
     if positions.size == 0:
+        if check_reduce is not None:
+            check_reduce()
         return target, positions, src
     _check(target.ndim == positions.ndim,
            "Index tensor must have the same number of dimensions as self tensor")
@@ -302,6 +309,8 @@ def _check_scatter(self, dim, index, src):
             f"Expected index {list(index.shape)} to be no larger than self {list(self.shape)} "
             f"apart from dimension {dim}"
             + (f" and to be no larger size than src {list(src.shape)}" if has_src else "")))
+    if check_reduce is not None:
+        check_reduce()
     check_in_bounds(np, positions, target.shape[dim], dim)
     return target, positions, src
 
@@ -312,15 +321,18 @@ def _src_window(src, index):
 
 def _scatter(xp, self, dim, index, src, reduce=None):
     dim = wrap_dim(dim, self.ndim)
-    target, positions, src = _check_scatter(self, dim, index, src)
+    target, positions, src = _check_scatter(self, dim, index, src, None if reduce is None else (
+        lambda: _check(reduce in ("add", "multiply"),
+                       "reduce argument must be either add or multiply.")))
+    if positions.size == 0:
+        return target.copy().reshape(self.shape)
     values = _src_window(src, positions) if hasattr(src, "shape") else \
-        dispatch.scalar_as(src, self.dtype)
+        fill_value(src, self.dtype)             # (range-checked, as PyTorch converts it)
     position = _coordinates(xp, dim, positions)
     if reduce is None:
         out = target.copy()
         out[position] = values
     else:
-        _check(reduce in ("add", "multiply"), "reduce argument must be either add or multiply.")
         out = reduce_into(xp, target, position, values, reduce)
     return out.reshape(self.shape)
 
@@ -364,27 +376,44 @@ def _scatter_value_reduce(xp, self, dim, index, value, reduce):
     return _scatter(xp, self, dim, index, value, reduce)
 
 
-def _scatter_call(input, dim, index, src, value, reduce):
-    if src is None and value is None:
-        raise TypeError("scatter() missing required argument 'src' or 'value'")
-    given = src if src is not None else value
-    if isinstance(given, dispatch.Tensor):
-        name = "scatter.src" if reduce is None else "scatter.reduce"
+_UNSET = object()        # an argument not given (told apart from None)
+
+
+def _scatter_call(name, input, dim, index, positional, src, value, reduce):
+    """PyTorch's choice among scatter's overloads: the fourth argument a tensor (`src`, by
+    position or name) or a number (`value`, by position or name), `reduce` a keyword; the
+    parser's checks on the rest. Returns (op, arguments)."""
+    given = [v for v in (*positional, src, value) if v is not _UNSET]
+    if len(positional) > 1 or len(given) != 1 or src is not _UNSET and not isinstance(
+            src, dispatch.Tensor) or value is not _UNSET and isinstance(value, dispatch.Tensor):
+        keywords = {k: v for k, v in (("src", src), ("value", value), ("reduce", reduce))
+                    if v is not _UNSET}
+        raise arguments.combination_error(name, OPS["scatter.src"],
+                                          (input, dim, index, *positional), keywords)
+    given = given[0]
+    tensor = isinstance(given, dispatch.Tensor)
+    if reduce is _UNSET:
+        op, args = OPS["scatter.src" if tensor else "scatter.value"], (input, dim, index, given)
     else:
-        name = "scatter.value" if reduce is None else "scatter.value_reduce"
-    args = (input, dim, index, given) if reduce is None else (input, dim, index, given, reduce)
-    return OPS[name], args
+        op = OPS["scatter.reduce" if tensor else "scatter.value_reduce"]
+        args = (input, dim, index, given, reduce)
+    if type(dim) is not int or not isinstance(index, dispatch.Tensor) or not tensor and \
+            type(given) is not float and type(given) is not int or \
+            reduce is not _UNSET and type(reduce) is not str:
+        args = arguments.parser_error(op, args, name, none_refused=True)
+    return op, args
 
 
-def scatter_(self, dim, index, src=None, value=None, *, reduce=None):
+def scatter_(self, dim, index, *positional, src=_UNSET, value=_UNSET, reduce=_UNSET):
     """Write src (or value) into self at `index` along `dim`, in place."""
-    return dispatch.call_inplace(*_scatter_call(self, dim, index, src, value, reduce))
+    return dispatch.call_inplace(*_scatter_call("scatter_", self, dim, index, positional, src,
+                                                value, reduce))
 
 
 @register_frontend("scatter", inplace=scatter_)
-def scatter(input, dim, index, src=None, value=None, *, reduce=None, out=None):
+def scatter(input, dim, index, *positional, src=_UNSET, value=_UNSET, reduce=_UNSET, out=None):
     """scatter(input, dim, index, src | value, *, reduce=None) -> Tensor."""
-    op, args = _scatter_call(input, dim, index, src, value, reduce)
+    op, args = _scatter_call("scatter", input, dim, index, positional, src, value, reduce)
     return dispatch.call(op, args) if out is None else dispatch.call_out(op, args, out)
 
 
@@ -407,10 +436,12 @@ _SCATTER_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
 def scatter_reduce(xp, self, dim, index, src, reduce, include_self=True):
     """scatter_reduce(input, dim, index, src, reduce, *, include_self=True) -> Tensor:
     src's values reduced (sum, prod, mean, amax, amin) into input at `index`."""
-    _check(reduce in _SCATTER_REDUCTIONS, lambda: (
-        f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}"))
     dim = wrap_dim(dim, self.ndim)
-    target, positions, src = _check_scatter(self, dim, index, src)
+    target, positions, src = _check_scatter(self, dim, index, src, lambda: _check(
+        reduce in _SCATTER_REDUCTIONS,
+        lambda: f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}"))
+    if positions.size == 0:
+        return target.copy().reshape(self.shape)
     out = reduce_into(xp, target, _coordinates(xp, dim, positions),
                       _src_window(src, positions), reduce, include_self)
     return out.reshape(self.shape)
@@ -451,11 +482,11 @@ def index_select(xp, self, dim, index):
 
 def _check_index_source(name, self, dim, index, source):
     """index_add / index_reduce checks: vector index of int32/int64, matching source shape."""
-    _check(index.dtype in (np.int32, np.int64), lambda: (
-        f"{name}(): Expected dtype int32/int64 for index but got: {cpp_name(index)}"))
     _check_index(index.ndim <= 1, lambda: (
         f"{name}(): Index is supposed to be a vector, but got dim: {index.ndim} with type: "
         f"{cpp_name(index)} and size: {list(index.shape)}"))
+    _check(index.dtype in (np.int32, np.int64), lambda: (
+        f"{name}(): Expected dtype int32/int64 for index but got: {cpp_name(index)}"))
     _check(source.dtype == self.dtype, lambda: (
         f"{name}(): self ({cpp_name(self)}) and source ({cpp_name(source)}) must have the same "
         "scalar type"))
@@ -514,28 +545,33 @@ def index_reduce(xp, self, dim, index, source, reduce, include_self=True):
 def index_copy(xp, self, dim, index, source):
     """index_copy(input, dim, index, source) -> Tensor: input with its slices `index` along
     `dim` replaced by source's slices."""
+    # PyTorch's order: the dimension, the index's and source's dimensions (IndexError), the
+    # dtypes, the slice shapes, the count of indices.
+    dim = wrap_dim(dim, self.ndim)
     _check_index(index.ndim <= 1, lambda: (
         f"index_copy_(): Index should have dimension 1 or 0 (got {index.ndim})"))
+    _check_index(source.ndim != 0 or index.size == 1, lambda: (
+        f"index_copy_(): When source is scalar, index should have one element (got "
+        f"{index.size})"))
+    _check_index(source.ndim == self.ndim or source.ndim == 0 or self.ndim == 0, lambda: (
+        "index_copy_(): When source and destination are not scalars, their dimensionality "
+        f"must match. Source dimensionality ({source.ndim}), destination dimensionality "
+        f"({self.ndim})"))
     _check(index.dtype == np.int64, lambda: (
         f"index_copy_(): Expected a long tensor for index, but got {cpp_name(index)}"))
     _check(source.dtype == self.dtype, lambda: (
         "index_copy_(): self and source expected to have the same dtype, but got (self) "
         f"{cpp_name(self)} and (source) {cpp_name(source)}"))
-    dim = wrap_dim(dim, self.ndim)
+    self_slice = self.shape[:dim] + self.shape[dim + 1:]
+    source_slice = source.shape[:dim] + source.shape[dim + 1:]
+    _check(self_slice == source_slice, lambda: (
+        "index_copy_(): Source/destination tensor must have same slice shapes. Destination "
+        f"slice shape: {' '.join(map(str, self_slice))} at dimension {dim} and source slice "
+        f"shape: {' '.join(map(str, source_slice))} at dimension 0."))
     target, src, positions = _as_1d(self), _as_1d(source), index.reshape(-1)
-    _check(src.ndim == target.ndim, lambda: (
-        "index_copy_(): When source and destination are not scalars, their dimensionality "
-        f"must match. Source dimensionality ({source.ndim}), destination dimensionality "
-        f"({self.ndim})"))
     _check_index(positions.size == src.shape[dim], lambda: (
         f"index_copy_(): Number of indices ({positions.size}) should be equal to "
         f"source.size(dim) ({src.shape[dim]})"))
-    for d in range(target.ndim):
-        if d != dim and target.shape[d] != src.shape[d]:
-            raise RuntimeError(
-                "index_copy_(): Source/destination tensor must have same slice shapes. "
-                f"Destination slice shape: {target.shape[d]} at dimension {d} and source slice "
-                f"shape: {src.shape[d]} at dimension {d}.")
     check_in_bounds(xp, positions, target.shape[dim], dim, error=IndexError,
                     prefix="index_copy_(): ")
     out = target.copy()
@@ -543,10 +579,15 @@ def index_copy(xp, self, dim, index, source):
     return out.reshape(self.shape)
 
 
-def _index_fill(xp, self, dim, index, value):
+def _index_fill(xp, self, dim, index, value, value_is_complex, convert):
+    # PyTorch's order: the index's dtype, a complex value into a real self, the index's
+    # dimensions, the dimension, and last the value's range (when it is converted).
     _check_index(index.dtype == np.int64, "index_fill_(): Expected dtype int64 for index.")
+    _check(not value_is_complex or self.dtype.kind == "c",
+           "index_fill_(): Converting complex Scalar to non-complex type is not supported")
     _check(index.ndim <= 1, "Index has to be a vector/scalar")
     dim = wrap_dim(dim, self.ndim)
+    value = convert(value)
     target, positions = _as_1d(self), index.reshape(-1)
     check_in_bounds(xp, positions, target.shape[dim], dim, error=IndexError, negative=True)
     out = target.copy()
@@ -559,7 +600,8 @@ def _index_fill(xp, self, dim, index, value):
              tags=("fp_errors",))
 def _index_fill_scalar(xp, self, dim, index, value):
     """A copy of input with `value` in its slices `index` along `dim`."""
-    return _index_fill(xp, self, dim, index, fill_value(value, self.dtype))
+    return _index_fill(xp, self, dim, index, value, isinstance(value, complex),
+                       lambda v: fill_value(v, self.dtype))
 
 
 @register_op("index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor",
@@ -571,9 +613,8 @@ def _index_fill_tensor(xp, self, dim, index, value):
     _check(value.ndim == 0, lambda: (
         "index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
         f"{value.ndim} dimension(s)."))
-    if value.dtype.kind == "c" and self.dtype.kind != "c":
-        value = value.real
-    return _index_fill(xp, self, dim, index, xp.asarray(value).astype(self.dtype))
+    return _index_fill(xp, self, dim, index, value, value.dtype.kind == "c",
+                       lambda v: xp.asarray(v).astype(self.dtype))
 
 
 def _index_fill_op(value):

@@ -208,7 +208,7 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False, out=None
             " * (Number element, Tensor test_elements)\n"
             " * (Tensor elements, Number test_element)")
     args = (elements, test_elements, assume_unique, invert)
-    args = parser_error(op, args, "isin")            # (NOTE [the parser's errors come first])
+    args = parser_error(op, args, "isin", none_refused=True)  # (the parser's errors first)
     if out is None:
         return dispatch.call(op, args)
     return dispatch.call_out(op, args, out)

@@ -14,10 +14,11 @@ import itertools
 
 import numpy as np
 
-from ember._core.checks import _check
+from ember._core.checks import _check, _check_index, _check_not_implemented
 from ember._core.dispatch import call
 from ember._core.host_kernels import host_kernel
 from ember._core.registry import OPS, register_op
+from ember._ops.indexing import cpp_name
 from ember._ops.nn_windows import compute_dtype
 
 _BILINEAR, _NEAREST, _BICUBIC = 0, 1, 2
@@ -113,23 +114,41 @@ def _axis_taps(coord, size, mode, padding, align_corners):
 # --------------------------------------------------------------------------- kernels
 
 def _check_grid(input, grid, spatial, mode):
+    # PyTorch's order: the common checks (batch sizes, which read size(0) and so refuse a
+    # 0-d tensor with an IndexError; the grid's last size against input's dims; non-empty
+    # spatial dims), then the ones of the 2-d or 3-d sampler.
+    for tensor in (input, grid):
+        _check_index(tensor.ndim > 0, "Dimension specified as 0 but tensor has no dimensions")
+    _check(input.shape[0] == grid.shape[0], lambda: (
+        f"grid_sampler(): expected grid and input to have same batch size, but got input "
+        f"with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}"))
+    _check(grid.shape[-1] == input.ndim - 2, lambda: (
+        f"grid_sampler(): expected grid to have size {input.ndim - 2} in last dimension, but "
+        f"got grid with sizes {list(grid.shape)}"))
+    for d in range(2, input.ndim):
+        _check(input.shape[d] > 0, lambda d=d: (
+            f"grid_sampler(): expected input to have non-empty spatial dimensions, but input "
+            f"has sizes {list(input.shape)} with dimension {d} being empty"))
     _check(input.ndim == spatial + 2 and grid.ndim == spatial + 2, lambda: (
         f"grid_sampler(): expected {spatial + 2}D input and grid with same number of "
         f"dimensions, but got input with sizes {list(input.shape)} and grid with sizes "
         f"{list(grid.shape)}"))
-    _check(input.shape[0] == grid.shape[0], lambda: (
-        f"grid_sampler(): expected grid and input to have same batch size, but got input "
-        f"with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}"))
-    _check(grid.shape[-1] == spatial, lambda: (
-        f"grid_sampler(): expected grid to have size {spatial} in last dimension, but got "
-        f"grid with sizes {list(grid.shape)}"))
-    _check(all(s > 0 for s in input.shape[2:]), lambda: (
-        f"grid_sampler(): expected input to have non-empty spatial dimensions, but input has "
-        f"sizes {list(input.shape)}"))
     _check(mode != _BICUBIC or spatial == 2,
            "grid_sampler(): bicubic interpolation only supports 4D input")
     _check(input.dtype == grid.dtype, lambda: (
-        f"expected scalar type {input.dtype} but found {grid.dtype}"))
+        f"expected scalar type {_cpp(input)} but found {_cpp(grid)}"))
+    kernel = "grid_sampler_2d_cpu_kernel_impl" if spatial == 2 else "grid_sampler3d_cpu"
+    _check_not_implemented(_cpp(input) in _FLOATING, lambda: (
+        f'"{kernel}" not implemented for \'{_cpp(input)}\''))
+
+
+_FLOATING = ("Float", "Double", "Half", "BFloat16")
+
+
+def _cpp(array_or_tensor):
+    """The C++ dtype name of a kernel's array or a meta rule's tensor."""
+    dtype = getattr(array_or_tensor, "_dtype", None)
+    return dtype._cpp_name if dtype is not None else cpp_name(array_or_tensor)
 
 
 def _taps(input, grid, mode, padding, align_corners):

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from ember._core import dispatch
+from ember._core import arguments, dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented, _check_type
 from ember._core.promotion import promote_types
@@ -583,6 +583,10 @@ def _multinomial(xp, self, num_samples, replacement=False, generator=None):
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     """multinomial(input, num_samples, replacement=False): category indices drawn with the
     (unnormalised) weights in each row of `input`."""
+    if type(num_samples) is not int or not (replacement is False or replacement is True):
+        input, num_samples, replacement, generator = arguments.parser_error(
+            OPS["multinomial"], (input, num_samples, replacement, generator), "multinomial",
+            none_refused=True)              # (the parser's errors first)
     return run_factory_op(OPS["multinomial"], (input, num_samples, replacement,
                                                generator), False, out)
 

@@ -496,8 +496,8 @@ nanmedian = register_frontend("nanmedian")(_median_frontend("nanmedian", Nanmedi
              saves=("result1",), derivatives={"self": select_back_formula})
 def kthvalue_kernel(xp, self, k, dim=-1, keepdim=False):
     """The k-th smallest value along `dim` (k counts from 1) and an index where it occurs."""
+    d = wrap_dim(dim, self.ndim)             # (PyTorch checks the dimension first)
     _no_kind("kthvalue_cpu", self, "bc")
-    d = wrap_dim(dim, self.ndim)
     size = self.shape[d] if self.ndim else 1
     _check(1 <= k <= size or size == 0, lambda: (
         f"kthvalue(): selected number k out of range for dimension {d}"))

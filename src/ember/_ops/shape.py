@@ -13,6 +13,7 @@ import math
 
 from ember._core import dispatch
 from ember._core import dtype as dt
+from ember._core.arguments import combination_error, parser_error
 from ember._core.checks import _check, _check_not_implemented
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim, wrap_dims
@@ -236,6 +237,15 @@ def _interleave_tensor_grad(c):
 def repeat_interleave_int(xp, self, repeats, dim=None, output_size=None):
     """Repeat each element `repeats` times along `dim` (the flattened input if None)."""
     _interleave_int_meta(self, repeats, dim)
+    if dim is not None and self.ndim == 0:
+        # (PyTorch refuses a dim of a 0-d input here, naming the dim after the one wrapped.)
+        raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], but got "
+                         f"{wrap_dim(dim, 0) + 1})")
+    if output_size is not None:
+        expected = (self.size if dim is None else self.shape[wrap_dim(dim, self.ndim)]) * repeats
+        _check(output_size == expected, lambda: (
+            f"repeat_interleave: Invalid output_size, expected {expected} but got "
+            f"{output_size}"))
     if dim is None:
         return _fresh(xp, xp.repeat(self.reshape(-1), repeats))
     if self.ndim == 0:
@@ -244,10 +254,10 @@ def repeat_interleave_int(xp, self, repeats, dim=None, output_size=None):
 
 
 def _check_repeats(repeats):
-    _check(repeats.ndim <= 1, "repeat_interleave only accept 1D vector as repeat")
     _check_not_implemented(repeats.dtype.kind in "iu", lambda: (
         f"\"repeat_interleave_cpu\" not implemented for "
         f"'{dt.NP_TO_DTYPE[repeats.dtype]._cpp_name}'"))
+    _check(repeats.ndim == 1, "repeat_interleave only accept 1D vector as repeat")
     _check(not (repeats < 0).any(), "repeats can not be negative")
 
 
@@ -263,7 +273,8 @@ def repeat_interleave_indices(xp, repeats, output_size=None):
     """Each index i repeated repeats[i] times."""
     _check_repeats(repeats)
     repeats = repeats.reshape(-1)
-    _check_output_size(repeats, output_size)
+    if repeats.size:                          # (PyTorch checks nothing more for no repeats)
+        _check_output_size(repeats, output_size)
     return _fresh(xp, xp.repeat(xp.arange(repeats.shape[0], dtype=repeats.dtype), repeats))
 
 
@@ -275,7 +286,8 @@ def repeat_interleave_tensor(xp, self, repeats, dim=None, output_size=None):
     """Repeat element i of `dim` repeats[i] times (a 0-d `repeats` repeats every element)."""
     if dim is not None and self.ndim == 0:        # (checked before the repeats, as PyTorch)
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
-    _check_repeats(repeats)
+    _check(repeats.ndim <= 1, "repeats must be 0-dim or 1-dim tensor")
+    _check_repeats(repeats.reshape(-1))
     if dim is None:
         self, dim = self.reshape(-1), 0
     dim = wrap_dim(dim, self.ndim)
@@ -293,16 +305,31 @@ def _repeat_interleave_method(self, repeats, dim=None, *, output_size=None):
     return repeat_interleave(self, repeats, dim, output_size=output_size)
 
 
+_UNSET = object()        # an argument not given (told apart from None)
+
+
 @register_frontend(method=_repeat_interleave_method)
-def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+def repeat_interleave(input=_UNSET, repeats=_UNSET, dim=None, *, output_size=None):
     """repeat_interleave(input, repeats, dim=None, *, output_size=None) -> Tensor, or
     repeat_interleave(repeats) -> the indices repeated."""
-    if repeats is None:
-        return dispatch.call(OPS["repeat_interleave.Tensor"], (input, output_size))
-    if isinstance(repeats, dispatch.Tensor):
-        return dispatch.call(OPS["repeat_interleave.self_Tensor"],
-                             (input, repeats, dim, output_size))
-    return dispatch.call(OPS["repeat_interleave.self_int"], (input, repeats, dim, output_size))
+    if input is _UNSET:                       # (repeat_interleave(repeats=...): the indices)
+        if repeats is _UNSET:
+            raise combination_error("repeat_interleave", OPS["repeat_interleave.Tensor"], (),
+                                    {})
+        input, repeats = repeats, _UNSET
+    if repeats is _UNSET:
+        op, args = OPS["repeat_interleave.Tensor"], (input, output_size)
+        if dim is not None:
+            raise combination_error("repeat_interleave", op, (input,), {
+                "dim": dim, **({} if output_size is None else {"output_size": output_size})})
+    elif isinstance(repeats, dispatch.Tensor):
+        op, args = OPS["repeat_interleave.self_Tensor"], (input, repeats, dim, output_size)
+    else:
+        op, args = OPS["repeat_interleave.self_int"], (input, repeats, dim, output_size)
+    if not (type(repeats) is int or repeats is _UNSET or isinstance(repeats, dispatch.Tensor)) \
+            or not (dim is None or type(dim) is int) or output_size is not None:
+        args = parser_error(op, args, "repeat_interleave", none_refused=True)
+    return dispatch.call(op, args)
 
 
 # --------------------------------------------------------------------------- triangles

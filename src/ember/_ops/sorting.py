@@ -19,7 +19,7 @@ import numpy as np
 
 from ember._core import dispatch
 from ember._core import dtype as dt
-from ember._core.arguments import parser_error
+from ember._core.arguments import combination_error, parser_error
 from ember._core.checks import _check, _check_index, _check_type
 from ember._core.promotion import promote_types, result_type_from, scalar_type_of
 from ember._core.registry import OPS, register_frontend, register_op
@@ -29,6 +29,7 @@ from ember._ops.cumulative import named_call, not_implemented, scan_axis, select
 
 _HALF = (np.dtype(dt.float16._np), np.dtype(dt.bfloat16._np))
 _INT64 = np.dtype(np.int64)
+_WIDE_UNSIGNED = (np.dtype(np.uint16), np.dtype(np.uint32), np.dtype(np.uint64))
 
 sort_result = return_type("sort", ("values", "indices"))
 topk_result = return_type("topk", ("values", "indices"))
@@ -57,6 +58,7 @@ def _check_sortable(x, op_name):
 # --------------------------------------------------------------------------- sort / argsort
 
 def _sort(xp, self, dim, descending):
+    wrap_dim(dim, self.ndim)                 # (PyTorch checks the dimension first)
     _check_sortable(self, "Sort")
     x, axis = scan_axis(self, dim)
     order = sort_order(xp, x, axis, descending)
@@ -90,11 +92,51 @@ def _sort_stable(xp, self, stable, dim=-1, descending=False):
     return _sort(xp, self, dim, descending)
 
 
+_INT64_LIMIT = 1 << 63
+_UNSET = object()        # an argument not given (told apart from one given as its default)
+
+
+def sort_overload(name, plain, stable_form, input, positional, dim, descending, stable):
+    """PyTorch's choice between `plain` (input, dim=-1, descending=False) and `stable_form`
+    (input, *, stable, dim=-1, descending=False) of sort or argsort: `stable` given picks the
+    stable form, whose dim and descending are keywords only. Returns (op, arguments in its
+    schema's order), the parser's checks done."""
+    if positional:
+        if stable is not _UNSET or len(positional) > 2 or dim is not _UNSET or \
+                len(positional) == 2 and descending is not _UNSET:
+            keywords = {key: value for key, value in (
+                ("dim", dim), ("descending", descending), ("stable", stable))
+                if value is not _UNSET}
+            raise combination_error(name, OPS[plain], (input, *positional), keywords)
+        dim = positional[0]
+        if len(positional) == 2:
+            descending = positional[1]
+    if dim is _UNSET:
+        dim = -1
+    if descending is _UNSET:
+        descending = False
+    if type(dim) is int and -_INT64_LIMIT <= dim < _INT64_LIMIT and (
+            descending is False or descending is True) and (
+            stable is _UNSET or stable is False or stable is True) and \
+            isinstance(input, dispatch.Tensor):
+        return OPS[stable_form], (input, stable is True, dim, descending)   # (all plain)
+    if stable is _UNSET:
+        input, dim, descending = parser_error(OPS[plain], (input, dim, descending), name,
+                                              none_refused=True)
+        return OPS[stable_form], (input, False, dim, descending)
+    op = OPS[stable_form]
+    return op, parser_error(op, (input, stable, dim, descending), name, none_refused=True)
+
+
 @register_frontend("sort")
-def sort(input, dim=-1, descending=False, *, stable=False, out=None):
+def sort(input, *positional, dim=_UNSET, descending=_UNSET, stable=_UNSET, out=None):
     """sort(input, dim=-1, descending=False, *, stable=False, out=None) -> (values, indices):
     the elements along `dim` in order, and where each came from."""
-    return named_call(OPS["sort.stable"], sort_result, (input, stable, dim, descending), out)
+    op, args = sort_overload("sort", "sort", "sort.stable", input, positional, dim, descending,
+                             stable)
+    if out is None:
+        return sort_result(*dispatch.call(op, args))
+    return sort_result(*dispatch.call_out(op, args, out))
 
 
 def _argsort_meta(self, *args):
@@ -110,14 +152,28 @@ def _argsort(xp, self, stable, dim=-1, descending=False):
     return _sort(xp, self, dim, descending)[1]
 
 
+# (The form without `stable`: the frontend runs the stable one; this entry gives the parser
+# PyTorch's two overloads to check against and list.)
+@register_op("argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor",
+             function=False, method=False, meta=_argsort_meta, differentiable=False)
+def _argsort_default(xp, self, dim=-1, descending=False):
+    """argsort(input, dim=-1, descending=False) -> Tensor: the indices that sort `input`
+    along `dim`."""
+    return _sort(xp, self, dim, descending)[1]
+
+
 @register_frontend("argsort")
-def argsort(input, dim=-1, descending=False, *, stable=False, out=None):
+def argsort(input, *positional, dim=_UNSET, descending=_UNSET, stable=_UNSET, out=None):
     """argsort(input, dim=-1, descending=False, *, stable=False) -> Tensor: the indices that
     sort `input` along `dim`."""
-    args = (input, stable, dim, descending)
+    if out is not None and stable is _UNSET:    # (only the stable form has an out=)
+        keywords = {"out": out} if dim is _UNSET else {"dim": dim, "out": out}
+        raise combination_error("argsort", OPS["argsort"], (input, *positional), keywords)
+    op, args = sort_overload("argsort", "argsort", "argsort.stable", input, positional, dim,
+                             descending, stable)
     if out is None:
-        return dispatch.call(OPS["argsort.stable"], args)
-    return dispatch.call_out(OPS["argsort.stable"], args, out)
+        return dispatch.call(op, args)
+    return dispatch.call_out(op, args, out)
 
 
 def _msort_grad(c):
@@ -286,20 +342,37 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     distinct elements (or slices along `dim`) in ascending order; a tuple adds the inverse
     indices and the counts when asked for."""
     if dim is None:
-        results = dispatch.call(OPS["_unique2"], (input, sorted, return_inverse, return_counts))
+        op, args = OPS["_unique2"], (input, sorted, return_inverse, return_counts)
     else:
-        results = dispatch.call(OPS["unique_dim"],
-                                (input, dim, sorted, return_inverse, return_counts))
-    return _pick(results, return_inverse, return_counts)
+        op, args = OPS["unique_dim"], (input, dim, sorted, return_inverse, return_counts)
+    if not _plain_flags(sorted, return_inverse, return_counts, dim):
+        args = _unique_arguments(op, args, return_inverse, return_counts)
+    return _pick(dispatch.call(op, args), return_inverse, return_counts)
 
 
 @register_frontend("unique_consecutive")
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """unique_consecutive(input, return_inverse=False, return_counts=False, dim=None): `input`
     with each run of equal consecutive elements (or slices along `dim`) kept once."""
-    results = dispatch.call(OPS["unique_consecutive"],
-                            (input, return_inverse, return_counts, dim))
-    return _pick(results, return_inverse, return_counts)
+    op, args = OPS["unique_consecutive"], (input, return_inverse, return_counts, dim)
+    if not _plain_flags(True, return_inverse, return_counts, dim):
+        args = _unique_arguments(op, args, return_inverse, return_counts)
+    return _pick(dispatch.call(op, args), return_inverse, return_counts)
+
+
+def _plain_flags(sorted, return_inverse, return_counts, dim):
+    return (sorted is True or sorted is False) and (
+        return_inverse is False or return_inverse is True) and (
+        return_counts is False or return_counts is True) and (dim is None or type(dim) is int)
+
+
+def _unique_arguments(op, args, return_inverse, return_counts):
+    """PyTorch's unique and unique_consecutive are Python functions that pick their result by
+    testing return_counts, then return_inverse, for truth (an array of several values is
+    NumPy's ValueError there), then call the op, whose parser checks every argument."""
+    bool(return_counts)
+    bool(return_inverse)
+    return parser_error(op, args, op.python_name, none_refused=True)
 
 
 # --------------------------------------------------------------------------- histograms
@@ -316,6 +389,8 @@ def histc(xp, self, bins=100, min=0, max=0):
         not_implemented("histogram_cpu", self.dtype)
     _check(bins > 0, lambda: f"torch.histogram(): bins must be > 0, but got {bins} for "
                              "dimension 0")
+    _check(not isinstance(min, complex) and not isinstance(max, complex),
+           "value cannot be converted to type double without overflow")
     # PyTorch computes the bin of each element in the input's own dtype: so do we.
     kind = self.dtype.type
     low, high = kind(min), kind(max)
@@ -339,7 +414,7 @@ def histc(xp, self, bins=100, min=0, max=0):
 def bincount(xp, self, weights=None, minlength=0):
     """bincount(input, weights=None, minlength=0) -> Tensor: how often each non-negative
     integer occurs in the 1-d `input` (summing `weights` instead of counting ones)."""
-    if self.dtype.kind not in "iu":
+    if self.dtype.kind not in "iu" or self.dtype in _WIDE_UNSIGNED:   # (PyTorch's kernels)
         not_implemented("bincount_cpu", self.dtype)
     _check(minlength >= 0, "minlength should be >= 0")
     _check(self.ndim == 1 and (self.size == 0 or int(xp.min(self)) >= 0),
@@ -493,6 +568,10 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     dim of `sorted_sequence` to keep it sorted."""
     name = "searchsorted.Tensor" if isinstance(input, dispatch.Tensor) else "searchsorted.Scalar"
     args = (sorted_sequence, input, out_int32, right, side, sorter)
+    if not (out_int32 is False or out_int32 is True) or not (right is False or right is True) \
+            or not isinstance(sorted_sequence, dispatch.Tensor) or \
+            side is not None and type(side) is not str:
+        args = parser_error(OPS[name], args, "searchsorted", none_refused=True)
     if out is None:
         return dispatch.call(OPS[name], args)
     return dispatch.call_out(OPS[name], args, out)
@@ -532,7 +611,7 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     index of the bucket of the 1-d `boundaries` each element of `input` falls in."""
     name = "bucketize.Tensor" if isinstance(input, dispatch.Tensor) else "bucketize.Scalar"
     args = (input, boundaries, out_int32, right)
-    args = parser_error(OPS[name], args, "bucketize")  # (the parser's errors first)
+    args = parser_error(OPS[name], args, "bucketize", none_refused=True)  # (parser first)
     if out is None:
         return dispatch.call(OPS[name], args)
     return dispatch.call_out(OPS[name], args, out)

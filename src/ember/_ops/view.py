@@ -21,7 +21,7 @@ from ember._core import dtype as dt
 from ember._core.checks import _check, _warn_once
 from ember._core.device import CPU
 from ember._core.registry import OPS, register_frontend, register_op
-from ember._core.shape import normalize_shape, sizes_or_keyword, wrap_dim, wrap_dims
+from ember._core.shape import Size, normalize_shape, sizes_or_keyword, wrap_dim, wrap_dims
 from ember._ops.grad_utils import view_or_copy
 
 # Derivatives shared by the reshaping views: the gradient takes the input's shape back.
@@ -178,13 +178,14 @@ def view_dtype(xp, self, dtype):
     how = f"to view {old._cpp_name} as {dtype._cpp_name} (different element sizes)"
     _check(self.ndim > 0, lambda: f"self.dim() cannot be 0 {how}")
     _check(element_strides(self)[-1] == 1 or self.shape[-1] == 1,
-           lambda: f"self.stride(-1) must be 1 {how}")
+           lambda: f"self.stride(-1) must be 1 {how}, but got {element_strides(self)[-1]}")
     if dtype.itemsize > old.itemsize:
         ratio = dtype.itemsize // old.itemsize
         _check(self.shape[-1] % ratio == 0, lambda: (
-            f"self.size(-1) must be divisible by {ratio} {how}"))
-        for s in element_strides(self)[:-1]:
-            _check(s % ratio == 0, lambda: f"self.stride(i) must be divisible by {ratio} {how}")
+            f"self.size(-1) must be divisible by {ratio} {how}, but got {self.shape[-1]}"))
+        for i, s in enumerate(element_strides(self)[:-1]):
+            _check(s % ratio == 0, lambda i=i, s=s: (
+                f"self.stride({i}) must be divisible by {ratio} {how}, but got {s}"))
     # A size-1 last dim may have any stride; NumPy wants it contiguous (so does the stand-in).
     strides = element_strides(self)
     self = strided_view(xp, self, self.shape, strides[:-1] + (1,))
@@ -194,10 +195,18 @@ def view_dtype(xp, self, dtype):
 @register_frontend(function=False)
 def view(self, *args, size=None, dtype=None):
     """view(*shape) / view(dtype) -> Tensor: another shape or dtype over the same data."""
-    if dtype is not None or (len(args) == 1 and isinstance(args[0], dt.dtype)):
+    if dtype is not None or (len(args) == 1 and (isinstance(args[0], dt.dtype) or
+                                                 args[0] in _PYTHON_TYPES)):
         chosen = dtype if dtype is not None else args[0]
+        if not isinstance(chosen, dt.dtype):
+            chosen = arguments.dtype_(chosen, ("view", "dtype", 1))   # (float is float64)
         return dispatch.call(OPS["view.dtype"], (self, chosen))
-    shape = normalize_shape(args) if size is None else sizes_or_keyword(args, size, "view", "size")
+    if size is None and args:
+        shape = normalize_shape(args)
+    elif size is None:
+        raise arguments.combination_error("view", _VIEW_OP, (), {})
+    else:
+        shape = sizes_or_keyword(args, size, "view", "size")
     data = self._data
     if type(self) is dispatch.Tensor and self._device is CPU and not self._requires_grad \
             and not dispatch.state.slow and data.flags.c_contiguous and data.size:
@@ -208,6 +217,7 @@ def view(self, *args, size=None, dtype=None):
 
 
 _VIEW_OP = OPS["view"]
+_PYTHON_TYPES = (int, float, bool, complex)
 
 
 @register_op("view_as(Tensor(a) self, Tensor other) -> Tensor(a)", kind="view", function=False,
@@ -215,7 +225,7 @@ _VIEW_OP = OPS["view"]
              node_name="ViewBackward0")
 def view_as(xp, self, other):
     """view_as(other) -> Tensor: self viewed with other's shape."""
-    return _view_as_shape(xp, self, tuple(other.shape))
+    return _view_as_shape(xp, self, infer_size(tuple(other.shape), self.size))
 
 
 @register_op("reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", kind="view",
@@ -233,7 +243,7 @@ def reshape(xp, self, shape):
              node_name=view_or_copy)
 def reshape_as(xp, self, other):
     """reshape_as(other) -> Tensor: reshape to other's shape."""
-    return _reshape_to(xp, self, tuple(other.shape))
+    return _reshape_to(xp, self, infer_size(tuple(other.shape), self.size))
 
 
 @register_op("flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)",
@@ -266,6 +276,9 @@ def ravel(xp, self):
 def unflatten(xp, self, dim, sizes):
     """unflatten(input, dim, sizes) -> Tensor: split one dim into `sizes`."""
     dim = wrap_dim(dim, self.ndim)
+    # (PyTorch wraps the dim as a 1-d tensor's, then fails reading a 0-d tensor's size.)
+    _check(self.ndim > 0, "unflatten got an unexpected error:\nDimension specified as 0 but "
+                          "tensor has no dimensions")
     _check(len(sizes) > 0, "unflatten: sizes must be non-empty")
     size = self.shape[dim]
     if -1 in tuple(sizes):
@@ -299,7 +312,8 @@ def squeeze_all(xp, self):
              node_name="SqueezeBackward1")
 def squeeze_dim(xp, self, dim):
     """squeeze(input, dim) -> Tensor: drop `dim` if it has size 1."""
-    return _squeezed(xp, self, wrap_dims((dim,), self.ndim) if self.ndim else ())
+    dims = wrap_dims((dim,), max(self.ndim, 1))    # (a 0-d tensor's dim checked as 1-d's)
+    return _squeezed(xp, self, dims if self.ndim else ())
 
 
 @register_op("squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)", kind="view",
@@ -308,17 +322,40 @@ def squeeze_dim(xp, self, dim):
              node_name="SqueezeBackward2")
 def squeeze_dims(xp, self, dim):
     """squeeze(input, dims) -> Tensor: drop those of `dims` that have size 1."""
-    return _squeezed(xp, self, wrap_dims(dim, self.ndim) if self.ndim else ())
+    dims = wrap_dims(dim, max(self.ndim, 1))       # (a 0-d tensor's dims checked as 1-d's)
+    return _squeezed(xp, self, dims if self.ndim else ())
 
 
-@register_frontend()
-def squeeze(input, dim=None):
+_UNSET = object()        # an argument not given (told apart from None)
+
+
+def _squeeze_method(self, *dims, dim=_UNSET):
+    # (The method takes the dims as varargs too: x.squeeze(0, 1), as PyTorch's does.)
+    if len(dims) == 1 and dim is _UNSET:
+        dim = dims[0]
+    elif dims:
+        if dim is not _UNSET:
+            raise TypeError("squeeze() got multiple values for argument 'dim'")
+        dim = dims
+    return squeeze(self, dim)
+
+
+@register_frontend(method=_squeeze_method)
+def squeeze(input, dim=_UNSET):
     """squeeze(input, dim=None) -> Tensor: remove size-1 dims (all, one, or a tuple of them)."""
-    if dim is None:
+    if dim is _UNSET:
         return dispatch.call(OPS["squeeze"], (input,))
-    if isinstance(dim, (tuple, list)):
+    if type(dim) is int:
+        return dispatch.call(OPS["squeeze.dim"], (input, dim))
+    if type(dim) in _INT_LISTS and (not dim or type(dim[0]) is int):
         return dispatch.call(OPS["squeeze.dims"], (input, tuple(dim)))
-    return dispatch.call(OPS["squeeze.dim"], (input, dim))
+    # NumPy integers, 0-d integer tensors; anything else fits no overload (NOTE [int lists]).
+    fitting = arguments.fitting_overload((OPS["squeeze.dim"], OPS["squeeze.dims"]),
+                                         (input, dim), "squeeze")
+    if fitting is None:
+        raise arguments.combination_error("squeeze", OPS["squeeze.dim"], (input, dim), {})
+    op, args = fitting
+    return dispatch.call(op, (args[0], tuple(args[1])) if op is OPS["squeeze.dims"] else args)
 
 
 @register_op("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", kind="view",
@@ -396,11 +433,11 @@ def permute(xp, self, dims):
 
 
 def _movedim_order(ndim, source, destination):
-    source = [wrap_dim(d, ndim) for d in source]
-    destination = [wrap_dim(d, ndim) for d in destination]
     _check(len(source) == len(destination), lambda: (
         f"movedim: Invalid source or destination dims: source ({list(source)} dims) should "
         f"contain the same number of dims as destination ({list(destination)} dims)"))
+    source = [wrap_dim(d, ndim) for d in source]
+    destination = [wrap_dim(d, ndim) for d in destination]
     _check(len(set(source)) == len(source),
            lambda: f"movedim: repeated dim in `source` ({list(source)})")
     _check(len(set(destination)) == len(destination),
@@ -432,20 +469,26 @@ def movedim_int(xp, self, source, destination):
     return xp.transpose(self, _movedim_order(self.ndim, (source,), (destination,)))
 
 
+_INT_LISTS = (tuple, list, Size)
+
+
 @register_frontend()
 def movedim(input, source, destination):
     """movedim(input, source, destination) -> Tensor: move dims (int or tuple) to new places."""
-    if isinstance(source, int) and isinstance(destination, int):
+    if type(source) is int and type(destination) is int:
         return dispatch.call(OPS["movedim.int"], (input, source, destination))
-    if isinstance(source, int) or isinstance(destination, int):
-        # An int beside a sequence matches neither overload (NOTE [the parser's errors come
-        # first]).
-        op = OPS["movedim.intlist"]
-        raise arguments.invalid_combination("movedim", op, (input, source, destination),
-                                            arguments._overloads(op))
-    source = (source,) if isinstance(source, int) else tuple(source)
-    destination = (destination,) if isinstance(destination, int) else tuple(destination)
-    return dispatch.call(OPS["movedim.intlist"], (input, source, destination))
+    lists = type(source) in _INT_LISTS and type(destination) in _INT_LISTS
+    if lists and (not source or type(source[0]) is int) and (
+            not destination or type(destination[0]) is int):
+        return dispatch.call(OPS["movedim.intlist"], (input, tuple(source), tuple(destination)))
+    # Else (int, int) (NumPy integers, 0-d integer tensors) or lists whose first items are
+    # no plain ints (NOTE [int lists]): PyTorch's (int[], int[]) takes no bare int.
+    args = (input, source, destination)
+    fitting = arguments.fitting_overload(
+        (OPS["movedim.intlist"],) if lists else (OPS["movedim.int"],), args, "movedim")
+    if fitting is None:
+        raise arguments.combination_error("movedim", OPS["movedim.int"], args, {})
+    return dispatch.call(*fitting)
 
 
 register_frontend("moveaxis")(movedim)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ember._backends import get_backend
 from ember._backends.meta import MetaArray
-from ember._core import dispatch
+from ember._core import arguments, dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_index, _check_type
 from ember._core.device import META
@@ -76,19 +76,19 @@ def narrow_tensor(xp, self, dim, start, length):
     return narrow_int(xp, self, dim, int(start), length)
 
 
-def _invalid_narrow(op, args):
-    from ember._core.arguments import _overloads, invalid_combination
-    return invalid_combination("narrow", op, args, _overloads(op))
-
-
 @register_frontend()
 def narrow(input, dim, start, length):
     """narrow(input, dim, start, length) -> Tensor: a slice of `dim` (a view)."""
-    if isinstance(start, dispatch.Tensor):
-        if length is None:          # NOTE [the parser's errors come first]
-            raise _invalid_narrow(OPS["narrow.Tensor"], (input, dim, start, length))
-        return dispatch.call(OPS["narrow.Tensor"], (input, dim, start, length))
-    return dispatch.call(OPS["narrow"], (input, dim, start, length))
+    op = OPS["narrow.Tensor" if isinstance(start, dispatch.Tensor) else "narrow"]
+    args = (input, dim, start, length)
+    if type(dim) is not int or type(length) is not int or \
+            type(start) is not int and op is not _NARROW_TENSOR:
+        args = arguments.parser_error(op, args, "narrow", none_refused=True)
+    return dispatch.call(op, args)
+
+
+_NARROW_TENSOR = OPS["narrow.Tensor"]
+_LISTS = (tuple, list)
 
 
 @register_op("select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", kind="view",
@@ -204,7 +204,7 @@ def _chunk_bounds(chunks):
 
 
 def _check_has_dims(a):
-    _check_index(a.ndim > 0, "Dimension specified as 0 but tensor has no dimensions")
+    _check(a.ndim > 0, "split expects at least a 1-dimensional tensor")
 
 
 @register_op("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]",
@@ -321,31 +321,44 @@ def tensor_split_indices(xp, self, indices, dim=0):
     return _by_bounds(self, dim, _index_bounds(self.shape[dim], indices))
 
 
+_UNSET = object()        # an argument not given (told apart from None)
+
+
 @register_frontend()
-def tensor_split(input, tensor_indices_or_sections=None, dim=0, *, indices=None,
-                 sections=None):
+def tensor_split(input, tensor_indices_or_sections=_UNSET, dim=0, *, indices=_UNSET,
+                 sections=_UNSET):
     """tensor_split(input, indices_or_sections, dim=0) -> tuple of views."""
-    # PyTorch's three overloads name the second argument differently; one of them is given.
-    given = [v for v in (tensor_indices_or_sections, indices, sections) if v is not None]
-    _check_type(len(given) == 1, lambda: (
-        "tensor_split() received an invalid combination of arguments: expected one of "
-        "tensor_indices_or_sections, indices or sections"))
-    chosen = given[0]
-    if isinstance(chosen, dispatch.Tensor):
+    # PyTorch's three overloads name the second argument differently; one of them is given:
+    # a tensor, a list of indices or a number of sections.
+    given = {name: value for name, value in (
+        ("tensor_indices_or_sections", tensor_indices_or_sections), ("indices", indices),
+        ("sections", sections)) if value is not _UNSET}
+    if len(given) != 1:
+        raise arguments.combination_error("tensor_split", OPS["tensor_split.sections"],
+                                          (input,), {**given, "dim": dim})
+    (name, chosen), = given.items()
+    if name == "tensor_indices_or_sections" and isinstance(chosen, dispatch.Tensor):
         _check(chosen._device.type == "cpu", lambda: (
             "tensor_split expected tensor_indices_or_sections to be on cpu, but it's on "
             f"{chosen._device}"))
-        _check(not chosen._dtype.is_floating_point and not chosen._dtype.is_complex
-               and chosen._dtype is not dt.bool_, lambda: (
-            "tensor_split expected tensor_indices_or_sections to have integer dtype, but got "
+        _check(chosen._dtype is dt.int64, lambda: (
+            "tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
             f"{chosen._dtype._cpp_name}"))
         _check(chosen.ndim <= 1, lambda: (
             "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
             f"one-dimensional tensor, but got a tensor with {chosen.ndim} dims"))
         chosen = int(chosen.item()) if chosen.ndim == 0 else tuple(chosen.tolist())
-    if isinstance(chosen, (list, tuple)):
-        return dispatch.call(OPS["tensor_split.indices"], (input, tuple(chosen), dim))
-    return dispatch.call(OPS["tensor_split.sections"], (input, chosen, dim))
+    by_indices = name == "indices" or name != "sections" and type(chosen) in (list, tuple)
+    op = OPS["tensor_split.indices" if by_indices else "tensor_split.sections"]
+    if by_indices and type(chosen) not in (list, tuple) or \
+            not by_indices and type(chosen) is not int or type(dim) is not int:
+        if by_indices and not isinstance(chosen, (list, tuple)):    # (a bare int is no list)
+            raise arguments.combination_error("tensor_split", op, (input,), {name: chosen})
+        input, chosen, dim = arguments.parser_error(op, (input, chosen, dim), "tensor_split",
+                                                    none_refused=True)
+    elif by_indices:
+        input, chosen, dim = arguments.parser_error(op, (input, chosen, dim), "tensor_split")
+    return dispatch.call(op, (input, tuple(chosen) if by_indices else chosen, dim))
 
 
 def _make_hvd_split(name, dim, min_dims):
@@ -486,6 +499,9 @@ def _check_fits(size, stride, offset, available, itemsize):
         _check(s >= 0, "as_strided: Negative strides are not supported at the moment, got "
                        f"strides: {list(stride)}")
     _check(offset >= 0, lambda: f"Tensor: invalid storage offset {offset}")
+    _check(min(size, default=0) >= 0, lambda: (
+        f"Storage size calculation overflowed with sizes={list(size)} and strides="
+        f"{list(stride)}"))
     needed = 0 if 0 in size else offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
     _check(needed <= available, lambda: (
         f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and "
@@ -604,6 +620,15 @@ def as_strided(input, size, stride, storage_offset=None):
     element strides, measured from the start of input's storage."""
     _check_type(isinstance(input, dispatch.Tensor), lambda: (
         f"as_strided(): argument 'input' must be Tensor, not {type(input).__name__}"))
+    if not (type(size) in _LISTS and type(stride) in _LISTS and (
+            storage_offset is None or type(storage_offset) is int)) or \
+            size and type(size[0]) is not int or stride and type(stride[0]) is not int:
+        for name, value in (("size", size), ("stride", stride)):
+            _check_type(type(value) is not int, lambda name=name: (   # (no bare int)
+                f"as_strided(): argument '{name}' must be tuple of ints, not int"))
+        _, size, stride, storage_offset = arguments.parser_error(
+            OPS["as_strided"], (input, size, stride, storage_offset), "as_strided",
+            none_refused=True)                  # (the parser's errors first)
     if storage_offset is None:
         storage_offset = input.storage_offset()
     # The op reads the whole storage; under autograd its gradient reaches `input` through
