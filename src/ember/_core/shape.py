@@ -53,6 +53,14 @@ def wrap_dim(dim, ndim: int) -> int:
     return dim
 
 
+def size_at(shape, dim: int) -> int:
+    """`tensor.size(dim)` as PyTorch's kernels read it, with its IndexError for a dim the
+    tensor lacks (a 0-d tensor has none at all)."""
+    _check_index(len(shape) > 0, lambda: (
+        f"Dimension specified as {dim} but tensor has no dimensions"))
+    return shape[wrap_dim(dim, len(shape))]
+
+
 def wrap_dims(dims, ndim: int) -> tuple:
     """Wrap a dim or a sequence of dims; repeated dims raise as in PyTorch."""
     if isinstance(dims, int):
