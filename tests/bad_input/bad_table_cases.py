@@ -1452,6 +1452,63 @@ WARNINGS = [
     ),
 ]
 
+# Found by the fuzzer (tests/bad_input/fuzz_cli.py) in the pointwise, BLAS and factory ops.
+FUZZ_POINTWISE_BLAS_FACTORIES = [
+    ("addcdiv(x, x, 2): a number for tensor2", lambda L: L.addcdiv(_x(L), _x(L), 2),
+     "must be Tensor, not int"),
+    ("addcmul(x, 1.5, x): a number for tensor1", lambda L: L.addcmul(_x(L), 1.5, _x(L)),
+     "must be Tensor, not float"),
+    ("igamma method with a NumPy number", lambda L: _x(L).igamma(np.float32(2.0)),
+     "must be Tensor"),
+    ("igammac(1, x): a number for input", lambda L: L.igammac(1, _x(L)), "must be Tensor"),
+    ("atan2(x, 2)", lambda L: L.atan2(_x(L), 2), "must be Tensor"),
+    ("clamp_max(2.0, x): a number for input", lambda L: L.clamp_max(2.0, _x(L)), None),
+    ("eq(1, x): a number for input", lambda L: L.eq(1, _x(L)), None),
+    ("rsub(2, x)", lambda L: L.rsub(2, _x(L)), None),
+    ("dist(2, x)", lambda L: L.dist(2, _x(L)), "must be Tensor"),
+    ("where(cond, x): two arguments", lambda L: L.where(_x(L) > 0, _x(L)),
+     "received an invalid combination of arguments"),
+    ("clamp(x, tensor, number)", lambda L: L.clamp(_x(L), _x(L), 1),
+     "received an invalid combination of arguments"),
+    ("x.clamp_(number, max=tensor)", lambda L: _x(L).clamp_(1, max=_x(L)),
+     "received an invalid combination of arguments"),
+    ("clamp(x, 0-d tensor, number) ok", lambda L: L.clamp(_a(L), L.tensor(1.0), 4).tolist(),
+     None),
+    ("clamp(bool, bool tensor, bool tensor)",
+     lambda L: L.clamp(L.ones(2, dtype=L.bool), L.ones(2, dtype=L.bool), L.ones(2, dtype=L.bool)),
+     '"clamp_cpu" not implemented'),
+    ("clamp_max(bool, bool tensor) ok",
+     lambda L: L.ones(2, dtype=L.bool).clamp_max(L.zeros(2, dtype=L.bool)).tolist(), None),
+    ("clamp(bool, max=True)", lambda L: L.clamp(L.ones(2, dtype=L.bool), max=True),
+     '"clamp_max_scalar_cpu" not implemented'),
+    ("clamp(bool, 0, 1) computes in long", lambda L: L.clamp(L.ones(2, dtype=L.bool), 0,
+                                                            1).tolist(), None),
+    ("clamp(complex, max=None)", lambda L: L.ones(2, dtype=L.complex64).clamp(max=None),
+     "At least one of 'min' or 'max' must not be None"),
+    ("hardshrink(x, 2**70)", lambda L: L.hardshrink(_x(L), 2 ** 70), "int too big to convert"),
+    ("add(x, x, alpha=-2**64)", lambda L: L.add(_x(L), _x(L), alpha=-2 ** 64),
+     "can't convert negative int to unsigned"),
+    ("add(int, int, alpha=2**70)", lambda L: L.add(L.ones(2, dtype=L.int64), L.ones(
+        2, dtype=L.int64), alpha=2 ** 70), "int too big to convert"),
+    ("hardshrink(float16, 1+1j)", lambda L: L.hardshrink(L.ones(2, dtype=L.float16), 1 + 1j),
+     "without overflow"),
+    ("threshold(x, 1+1j, 1)", lambda L: L.threshold(_x(L), 1 + 1j, 1.0), "without overflow"),
+    ("add alpha NumPy complex64: its real part", lambda L: L.add(
+        _x(L), _x(L), alpha=np.complex64(2 + 1j)).tolist(), None),
+    ("addcdiv value 1+1j", lambda L: L.addcdiv(_x(L), _x(L), _x(L), value=1 + 1j),
+     "without overflow"),
+    ("logit(int, eps=1e300)", lambda L: L.ones(2, dtype=L.int32).logit(1e300),
+     "without overflow"),
+    ("chain_matmul([x]): a list is no tensor", lambda L: L.chain_matmul([_x(L)]),
+     "expected Tensor as element 0 in argument 0, but got list"),
+    ("rand((2,), layout='a')", lambda L: L.rand((2,), layout="a"), None),
+    ("eye(2, layout='a')", lambda L: L.eye(2, layout="a"), None),
+    ("full_like(x, 1, layout=1)", lambda L: L.full_like(_x(L), 1, layout=1),
+     "must be torch.layout, not int"),
+    ("new_zeros((2,), layout=object())", lambda L: _x(L).new_zeros((2,), layout=object()),
+     "must be torch.layout, not object"),
+]
+
 CASES = (
     FACTORIES
     + VIEWS
@@ -1467,4 +1524,5 @@ CASES = (
     + AUTOGRAD
     + SERIALIZATION
     + WARNINGS
+    + FUZZ_POINTWISE_BLAS_FACTORIES
 )

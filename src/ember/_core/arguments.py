@@ -97,8 +97,12 @@ def scalar(value, where):
     """A `Scalar` argument that is not a plain int or float: complex, NumPy numbers and 0-d
     tensors pass (as PyTorch's Scalar does); strings, None, lists, tensors with dimensions ...
     are refused."""
-    if isinstance(value, (np.bool_, np.integer, np.floating, np.complexfloating)):
+    if isinstance(value, (np.bool_, np.integer, np.floating)):
         return value.item()
+    if isinstance(value, np.complexfloating) and not isinstance(value, complex):
+        # PyTorch's parser reads a NumPy complex64 through float(): its real part, with
+        # NumPy's ComplexWarning (complex128 is a Python complex and stays one).
+        return float(value)
     if isinstance(value, numbers.Number) or _is_tensor(value) and value.dim() == 0:
         return value                    # (a tensor with dimensions is no Number in PyTorch)
     if type(value).__name__ in ("SymInt", "SymFloat", "SymBool"):
@@ -250,7 +254,7 @@ NUMBERS_BESIDE = NUMBERS_FIRST | frozenset((
     "index_fill", "scatter", "scatter_add", "scatter_reduce", "diff", "tensordot", "greater",
     "greater_equal", "less", "less_equal", "not_equal"))
 
-_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+_INT64_MIN, _INT64_MAX, _UINT64_MAX = -(1 << 63), (1 << 63) - 1, (1 << 64) - 1
 _OVERFLOW = "Overflow when unpacking long long"
 _FAST_TESTS: dict = {}
 
@@ -316,6 +320,8 @@ def _first_parser_error(op, args, name, method):
         if base in ("int", "SymInt") and type(value) is int and \
                 not _INT64_MIN <= value <= _INT64_MAX:
             raise ValueError(_OVERFLOW)
+        if base in ("Scalar", "Tensor") and type(value) is int:
+            check_scalar_int(value)
         if base in ("int[]", "SymInt[]") and isinstance(value, (tuple, list)):
             for j, item in enumerate(value):
                 if type(item) is int and not _INT64_MIN <= item <= _INT64_MAX:
@@ -323,6 +329,14 @@ def _first_parser_error(op, args, name, method):
                                     f"unpack the object at pos {j + 1} with error "
                                     f'"{_OVERFLOW}"')
     return args
+
+
+def check_scalar_int(value) -> None:
+    """A Python int as PyTorch's Scalar: int64, or uint64 above it; anything wider is the
+    OverflowError of its conversion."""
+    if not _INT64_MIN <= value <= _UINT64_MAX:
+        raise OverflowError("int too big to convert" if value > 0 else
+                            "can't convert negative int to unsigned")
 
 
 _OVERLOADS: dict = {}

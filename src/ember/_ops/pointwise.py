@@ -65,6 +65,36 @@ def checked_scalar(value, np_dtype):
     return scalar_as(value, np_dtype)
 
 
+_REAL_C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+                      "bfloat16": "c10::BFloat16"}
+
+
+def scalar_into(value, np_dtype):
+    """A Scalar argument (lambd, threshold, eps ...) in a kernel's dtype, as PyTorch's
+    `to<T>()` converts it: a complex value with an imaginary part into a real type, or a finite
+    value beyond a float type's range, is an overflow error; an int wider than 64 bits is its
+    parser's OverflowError (scalar_as)."""
+    if isinstance(value, (complex, np.complexfloating)) and np_dtype.kind != "c":
+        # (A NumPy complex64 reaches a kernel only past a frontend; PyTorch's parser reads it
+        # through float(), keeping its real part: arguments.scalar.)
+        _check(value.imag == 0 or not isinstance(value, complex),
+               lambda: _overflow_message(np_dtype))
+        value = value.real
+    limit = _FLOAT_LIMITS.get(np_dtype.name)
+    if limit is not None and not isinstance(value, (bool, np.bool_)) and math.isfinite(value):
+        _check(-limit <= value <= limit, lambda: _overflow_message(np_dtype))
+    return checked_scalar(value, np_dtype)
+
+
+_FLOAT_LIMITS = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38,
+                 "float32": 3.4028234663852886e38}
+
+
+def _overflow_message(np_dtype) -> str:
+    name = _REAL_C_TYPE_NAMES.get(np_dtype.name, _C_TYPE_NAMES.get(np_dtype.name, np_dtype.name))
+    return f"value cannot be converted to type {name} without overflow"
+
+
 # --------------------------------------------------------------------------- add / sub / mul
 
 def _scaled(other, alpha, like):
@@ -193,6 +223,8 @@ register_frontend("subtract", inplace=sub_inplace)(sub_function)
 @register_frontend("rsub", method=False)
 def rsub_function(input, other, *, alpha=1):
     """rsub(input, other, *, alpha=1) -> Tensor: other - alpha * input."""
+    if not isinstance(input, dispatch.Tensor):         # (its parser's error comes first)
+        arguments.parser_error(_RSUB_OP, (input, other, alpha), "rsub")
     _check_sub(input, other)
     return call(_RSUB_OP, (input, other, alpha))
 
