@@ -26,7 +26,7 @@ import numpy as np
 
 from ember._core import dtype as dt
 
-_PYTHON_TYPE_DTYPES = {int: dt.int64, float: dt.float64, bool: dt.bool_,
+PYTHON_TYPE_DTYPES = {int: dt.int64, float: dt.float64, bool: dt.bool_,
                        complex: dt.complex128}
 
 
@@ -112,7 +112,7 @@ def scalar(value, where):
 
 def dtype_(value, where):
     """A `ScalarType` argument that is not an ember.dtype: Python's own types name one."""
-    found = _PYTHON_TYPE_DTYPES.get(value) if isinstance(value, type) else None
+    found = PYTHON_TYPE_DTYPES.get(value) if isinstance(value, type) else None
     if found is None:
         refuse(where, "torch.dtype", value)
     return found

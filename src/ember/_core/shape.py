@@ -42,8 +42,9 @@ class Size(tuple):
 
 def wrap_dim(dim, ndim: int) -> int:
     """A dim in [-ndim, ndim) as a non-negative index (a 0-d tensor accepts -1 and 0)."""
-    _check_type(isinstance(dim, int) or hasattr(dim, "__index__"),
-                lambda: f"dim must be an int, not {type(dim).__name__}")
+    # (A bool is no dim: PyTorch's parser refuses it in an int or an int list.)
+    _check_type((isinstance(dim, int) or hasattr(dim, "__index__")) and dim is not True and
+                dim is not False, lambda: f"dim must be an int, not {type(dim).__name__}")
     dim = int(dim.__index__())
     low, high = (-ndim, ndim - 1) if ndim > 0 else (-1, 0)
     _check_index(low <= dim <= high, lambda: (
@@ -81,7 +82,9 @@ def normalize_shape(args) -> tuple:
             ndim = getattr(only, "ndim", None)
             # A lone bool is no size (PyTorch's parser: "must be tuple of ints, not bool"); a
             # NumPy integer or 0-d integer tensor is one; an array or tensor of sizes is not.
-            if type(only) is bool or (ndim is not None and ndim != 0):
+            # Bytes and str are no sequence of sizes either.
+            if type(only) is bool or isinstance(only, (bytes, str)) or (
+                    ndim is not None and ndim != 0):
                 raise TypeError(
                     f"argument 'size' must be tuple of ints, not {type(only).__name__}")
             args = (only,) if ndim == 0 else only
@@ -97,6 +100,8 @@ def sizes_or_keyword(sizes: tuple, keyword, label: str, name: str) -> tuple:
     parser does: `zeros(2, 3)`, `zeros((2, 3))` and `zeros(size=(2, 3))` are one call, while
     the keyword form wants a sequence (`zeros(size=3)` is a TypeError) and not both forms."""
     if keyword is None:
+        _check_type(len(sizes) > 0, lambda: (
+            f'{label}() missing 1 required positional arguments: "{name}"'))
         return normalize_shape(sizes)
     if sizes:
         raise TypeError(f"{label}() got multiple values for argument '{name}'")

@@ -304,9 +304,18 @@ _DIV_OP = OPS["div.Tensor"]
 _DIV_MODE_OP = OPS["div.Tensor_mode"]
 
 
+_NUMBER_TYPES = (int, float, complex, np.generic)
+
+
 def _div_call(input, other, rounding_mode):
     if rounding_mode is None:
         return _DIV_OP, (input, other)
+    if not (isinstance(input, (dispatch.Tensor, *_NUMBER_TYPES)) and
+            isinstance(other, (dispatch.Tensor, *_NUMBER_TYPES))):
+        # (the parser's error comes before the mode's)
+        arguments.parser_error(_DIV_MODE_OP, (input, other, rounding_mode), "div")
+    if type(rounding_mode) is bytes:       # (PyTorch's parser reads bytes as a str)
+        rounding_mode = rounding_mode.decode("utf-8", "replace")
     _check_rounding_mode(rounding_mode)
     return _DIV_MODE_OP, (input, other, rounding_mode)
 

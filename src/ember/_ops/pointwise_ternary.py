@@ -236,10 +236,10 @@ _LERP_OP = OPS["lerp.Tensor"]
 def _check_lerp(input, end, weight):
     tensor_arg(input, "lerp", "input", 1)
     tensor_arg(end, "lerp", "end", 2)
+    if not isinstance(weight, (dispatch.Tensor, int, float, complex, np.number)):
+        arguments.refuse(("lerp", "weight", 3), "Tensor", weight)   # (the parser's, first)
     _check(end._dtype is input._dtype, lambda: (
         f"expected dtype {input._dtype} for `end` but got dtype {end._dtype}"))
-    if not isinstance(weight, (dispatch.Tensor, int, float, complex, np.number)):
-        arguments.refuse(("lerp", "weight", 3), "Tensor", weight)
     if isinstance(weight, dispatch.Tensor) and weight._data.ndim > 0:
         _check(weight._dtype is input._dtype, lambda: (
             f"expected dtype {input._dtype} for `weight` but got dtype {weight._dtype}"))
@@ -316,13 +316,15 @@ def addcdiv_kernel(xp, self, tensor1, tensor2, value=1):
 _ADDCDIV_OP = OPS["addcdiv"]
 
 
-def _check_addcdiv(input, tensor1, tensor2, name="addcdiv", method=False):
+def _check_addcdiv(input, tensor1, tensor2, name="addcdiv", method=False, value=1):
     # Tensors only (PyTorch's parser takes no numbers here), checked before promotion: a float
     # input does not make integer operands acceptable.
     if not method:
         tensor_arg(input, name, "input", 1)
     tensor_arg(tensor1, name, "tensor1", 1 if method else 2)
     tensor_arg(tensor2, name, "tensor2", 2 if method else 3)
+    if type(value) is int:
+        arguments.check_scalar_int(value)
     _check(tensor1._dtype._category > dt.INT or tensor2._dtype._category > dt.INT,
            _ADDCDIV_INTEGER)
 
@@ -338,7 +340,7 @@ def addcdiv(_input=NOT_GIVEN, _tensor1=NOT_GIVEN, _tensor2=NOT_GIVEN, /, *_more,
             {"input": input, "tensor1": tensor1, "tensor2": tensor2, "value": value})
     else:
         input, tensor1, tensor2 = _input, _tensor1, _tensor2
-    _check_addcdiv(input, tensor1, tensor2)
+    _check_addcdiv(input, tensor1, tensor2, value=value)
     args = (input, tensor1, tensor2, value)
     return call(_ADDCDIV_OP, args) if out is None else call_out(_ADDCDIV_OP, args, out)
 
@@ -352,7 +354,7 @@ def _method_args(name, self, positional, tensor1, tensor2, value):
             {"tensor1": tensor1, "tensor2": tensor2, "value": value})
     else:
         tensor1, tensor2 = positional
-    _check_addcdiv(self, tensor1, tensor2, name, True)
+    _check_addcdiv(self, tensor1, tensor2, name, True, value)
     return self, tensor1, tensor2, value
 
 
