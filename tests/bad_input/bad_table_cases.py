@@ -1549,6 +1549,17 @@ FUZZ_POINTWISE_BLAS_FACTORIES = [
     ("addcdiv(int tensors, value=2**70): the parser first", lambda L: L.ones(1).addcdiv(
         L.ones(1, dtype=L.int32), L.ones(1, dtype=L.int64), value=2 ** 70),
      "int too big to convert"),
+    ("normal(None, std=tensor): a float mean (was an AttributeError)",
+     lambda L: L.normal(None, std=_x(L)), "must be float, not NoneType"),
+    ("normal(tensor, 2.0, 1): no size beside a tensor", lambda L: L.normal(_x(L), 2.0, 1),
+     None),
+    ("bernoulli(x, None)", lambda L: L.bernoulli(_x(L), None), None),
+    ("bernoulli of an empty int8 tensor", lambda L: L.ones(2, 0, dtype=L.int8).bernoulli(
+        ).shape == (2, 0), None),
+    ("bernoulli(complex, p=1.0)", lambda L: L.bernoulli(L.ones(2, dtype=L.complex64), p=1.0),
+     '"bernoulli_scalar_cpu_" not implemented'),
+    ("native_batch_norm of a 1-d input reads size(1)", lambda L: L.native_batch_norm(
+        L.ones(3), None, None, None, None, True, 0.1, 1e-5), "Dimension out of range"),
 ]
 
 CASES = (
