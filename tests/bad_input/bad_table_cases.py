@@ -1558,6 +1558,12 @@ FUZZ_POINTWISE_BLAS_FACTORIES = [
         ).shape == (2, 0), None),
     ("bernoulli(complex, p=1.0)", lambda L: L.bernoulli(L.ones(2, dtype=L.complex64), p=1.0),
      '"bernoulli_scalar_cpu_" not implemented'),
+    ("randint_like(x, 3, device=b'x'): bytes read as a device string",
+     lambda L: L.randint_like(_x(L), 3, device=b"x"), None),
+    ("isclose of shapes that don't broadcast", lambda L: L.isclose(L.ones(2, 3, 4), L.ones(3)),
+     "must match the size of tensor b"),
+    ("mv of a 0-d input sizes its result first", lambda L: L.ones(()).mv(L.ones(4, 1)),
+     "Dimension specified as 0 but tensor has no dimensions"),
     ("native_batch_norm of a 1-d input reads size(1)", lambda L: L.native_batch_norm(
         L.ones(3), None, None, None, None, True, 0.1, 1e-5), "Dimension out of range"),
 ]

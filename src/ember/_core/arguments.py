@@ -131,6 +131,8 @@ def memory_format_(value, where):
 
 
 def device_(value, where):
+    if isinstance(value, bytes):           # (PyTorch's parser reads bytes as a string)
+        return value.decode("utf-8", "replace")
     if isinstance(value, (str, int)) and not isinstance(value, bool) or \
             type(value).__name__ == "device":
         return value

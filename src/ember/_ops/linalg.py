@@ -379,6 +379,7 @@ def bmm(xp, self, mat2):
              derivatives=_mv_grads("self", "vec"), tags=("fp_errors",))
 def mv(xp, self, vec):
     """mv(input, vec, *, out=None) -> Tensor: matrix-vector product."""
+    size_at(self.shape, 0)                  # (PyTorch sizes its result first)
     mv_shape(self, vec)
     check_kernel_dtype("addmv_impl_cpu", self, vec)
     return compute(xp, xp.matmul, self, vec)
