@@ -1564,6 +1564,9 @@ FUZZ_POINTWISE_BLAS_FACTORIES = [
      "must match the size of tensor b"),
     ("mv of a 0-d input sizes its result first", lambda L: L.ones(()).mv(L.ones(4, 1)),
      "Dimension specified as 0 but tensor has no dimensions"),
+    ("rsub(x, 0-d tensor, 3): alpha by position in the Scalar overload",
+     lambda L: L.rsub(_x(L), L.tensor(2.0), 3).tolist(), None),
+    ("rsub(x, x, 3)", lambda L: L.rsub(_x(L), _x(L), 3), None),
     ("native_batch_norm of a 1-d input reads size(1)", lambda L: L.native_batch_norm(
         L.ones(3), None, None, None, None, True, 0.1, 1e-5), "Dimension out of range"),
 ]

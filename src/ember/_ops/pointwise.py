@@ -221,8 +221,18 @@ register_frontend("subtract", inplace=sub_inplace)(sub_function)
 
 
 @register_frontend("rsub", method=False)
-def rsub_function(input, other, *, alpha=1):
+def rsub_function(input, other, *more, alpha=1):
     """rsub(input, other, *, alpha=1) -> Tensor: other - alpha * input."""
+    if more:
+        # PyTorch's Scalar overload rsub(input, Number other, Number alpha) takes alpha by
+        # position; a 0-d tensor that needs no grad is a Number there.
+        _check_type(len(more) == 1 and alpha == 1 and (
+            isinstance(other, _NUMBER_TYPES) or isinstance(other, dispatch.Tensor) and
+            other.ndim == 0 and not other.requires_grad), lambda: (
+            "rsub() received an invalid combination of arguments - got "
+            f"{len(more) + 2} positional arguments, but expected (Tensor input, Tensor other, *, "
+            "Number alpha = 1) or (Tensor input, Number other, Number alpha = 1)"))
+        alpha = more[0]
     if not isinstance(input, dispatch.Tensor):         # (its parser's error comes first)
         arguments.parser_error(_RSUB_OP, (input, other, alpha), "rsub")
     _check_sub(input, other)
