@@ -100,8 +100,8 @@ def sizes_or_keyword(sizes: tuple, keyword, label: str, name: str) -> tuple:
     parser does: `zeros(2, 3)`, `zeros((2, 3))` and `zeros(size=(2, 3))` are one call, while
     the keyword form wants a sequence (`zeros(size=3)` is a TypeError) and not both forms."""
     if keyword is None:
-        _check_type(len(sizes) > 0, lambda: (
-            f'{label}() missing 1 required positional arguments: "{name}"'))
+        if not sizes:
+            raise TypeError(f'{label}() missing 1 required positional arguments: "{name}"')
         return normalize_shape(sizes)
     if sizes:
         raise TypeError(f"{label}() got multiple values for argument '{name}'")
