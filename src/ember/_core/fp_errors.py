@@ -121,10 +121,6 @@ def scalar_as(value, np_dtype):
     if type(value) is float and not (-_FLOAT16_MAX <= value <= _FLOAT16_MAX and (
             value == 0.0 or not -_FLOAT16_TINY < value < _FLOAT16_TINY)):
         return run_quietly(_scalar_as, value, np_dtype)   # huge, tiny, inf or NaN
-    if type(value) is int and not -0x8000000000000000 <= value <= 0xFFFFFFFFFFFFFFFF:
-        # PyTorch's Scalar holds int64 or uint64: a wider int is its parser's OverflowError.
-        raise OverflowError("int too big to convert" if value > 0 else
-                            "can't convert negative int to unsigned")
     if type(value) is not int and type(value) is not float and \
             not isinstance(value, (numbers.Number, np.generic)) and not number_like(value):
         # Never hand a string or an object to a NumPy/ml_dtypes scalar constructor: some

@@ -52,7 +52,10 @@ _C_TYPE_NAMES = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int3
 
 def checked_scalar(value, np_dtype):
     """A Scalar argument (alpha, value) as a NumPy scalar of an integer compute dtype, refusing
-    numbers out of its range as PyTorch does (ordinary operands wrap around instead)."""
+    numbers out of its range as PyTorch does (ordinary operands wrap around instead); an int
+    wider than PyTorch's Scalar (int64 or uint64) is its parser's OverflowError."""
+    if type(value) is int:
+        arguments.check_scalar_int(value)
     if np_dtype.kind in "iu" and isinstance(value, (int, float, np.integer, np.floating)) \
             and not isinstance(value, (bool, np.bool_)):
         info = np.iinfo(np_dtype)

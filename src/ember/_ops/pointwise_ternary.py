@@ -182,8 +182,8 @@ def clamp(xp, self, min=None, max=None):
 
     Where min > max every element becomes max; NaN in input or bounds propagates.
     """
-    _check(min is not None or max is not None,
-           "torch.clamp: At least one of 'min' or 'max' must not be None")
+    if min is None and max is None:
+        _check(False, "torch.clamp: At least one of 'min' or 'max' must not be None")
     _check_clamp(self, min, max)
     if min is None:
         return xp.minimum(self, max)
