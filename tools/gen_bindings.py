@@ -40,6 +40,7 @@ from ember._core.shape import sizes_or_keyword as _sizes_or_keyword
 from ember._core import arguments as _args
 from ember._core.dtype import dtype as _dtype_class
 from ember._core.shape import Size as _Size
+from ember._core.deprecated_forms import NOT_GIVEN as _NO, bind as _old_forms
 _int_list_types = frozenset((tuple, list, int, _Size))
 '''
 
@@ -69,6 +70,8 @@ def _varargs_name(op):
 
 def _params(op, *, method: bool, with_out: bool):
     """(signature text, the tuple expression passing every argument in schema order)."""
+    if op.deprecated_forms:
+        return _params_with_old_forms(op, method, with_out)
     params, names, star_done = [], [], False
     args = op.schema.arguments
     varargs = _varargs_name(op) if method else None
@@ -106,6 +109,52 @@ def _params(op, *, method: bool, with_out: bool):
     if len(names) == 1:
         call_args += ","
     return ", ".join(params), f"({call_args})", varargs
+
+
+def _leading(op, method):
+    """The schema's positional (not keyword-only) arguments a binding takes, self left out of
+    a method's."""
+    args = op.schema.arguments[1:] if method else op.schema.arguments
+    return [a for a in args if not a.kwarg_only]
+
+
+def _params_with_old_forms(op, method, with_out):
+    """NOTE [deprecated argument orders] (ember/_core/deprecated_forms.py): the positional
+    arguments positional-only (`_vec1`), the same names keyword-only (`vec1`), any further
+    positional arguments in `_more`."""
+    leading = _leading(op, method)
+    params = ["self"] if method else []
+    params += [f"_{_python_name(_public_name(op, a, method))}=_NO" for a in leading]
+    params += ["/", "*_more"]
+    params += [f"{_python_name(_public_name(op, a, method))}=_NO" for a in leading]
+    names = [_python_name(_public_name(op, a, method)) for a in op.schema.arguments]
+    for arg in op.schema.arguments:
+        if arg.kwarg_only:
+            params.append(f"{_python_name(arg.name)}={_literal(arg.default)}")
+    if with_out:
+        params.append("out=None")
+    return ", ".join(params), f"({', '.join(names)},)", None
+
+
+def _public_name(op, arg, method):
+    return "input" if arg is op.schema.arguments[0] and not method and arg.name == "self" \
+        else arg.name
+
+
+def _old_forms_prefix(op, var, label, method):
+    """The binding's first lines with old argument orders: the plain positional call takes
+    its arguments as they come; any other goes through deprecated_forms.bind."""
+    leading = [_python_name(_public_name(op, a, method)) for a in _leading(op, method)]
+    if not leading:
+        return ""
+    plain = " or ".join(["_more", f"_{leading[-1]} is _NO"] +
+                        [f"{n} is not _NO" for n in leading])
+    names = [_python_name(_public_name(op, a, method)) for a in op.schema.arguments]
+    given = ", ".join((["self"] if method else []) + [f"_{n}" for n in leading] + ["*_more"])
+    keywords = ", ".join(f"{n!r}: {n}" for n in names[1 if method else 0:])
+    assign = "".join(f"        {n} = _{n}\n" for n in leading)
+    return (f"    if {plain}:\n        {', '.join(names)}, = _old_forms({var}, {label!r}, "
+            f"{method}, ({given},), {{{keywords}}})\n    else:\n{assign}")
 
 
 # PyTorch also takes NumPy's keyword names: x.sum(axis=0, keepdims=True) (where the argument
@@ -146,8 +195,10 @@ def _python_name(name):
     return name if name not in ("from", "lambda", "global") else name + "_"
 
 
-def _body_prefix(op, varargs, function=False, label=None, method=False):
+def _body_prefix(op, varargs, function=False, label=None, method=False, var=None):
     text = ""
+    if op.deprecated_forms:
+        text = _old_forms_prefix(op, var, label or op.python_name, method)
     if varargs:
         packed = f"_{varargs}_varargs"
         text = (f"    {varargs} = _shape({packed}) if {varargs} is None and {packed} else "
@@ -180,7 +231,7 @@ def emit_op(op, var: str, lines: list, methods: list, dunders: list) -> None:
     name = op.python_name
     if op.function:
         sig, packed, _ = _params(op, method=False, with_out=op.out)
-        body = _body_prefix(op, None, function=True)
+        body = _body_prefix(op, None, function=True, var=var)
         if op.out:
             call = (f"if out is None:\n    return {_call_expr(var, packed)}\n"
                     f"return _call_out({var}, {packed}, out)\n")
@@ -193,7 +244,7 @@ def emit_op(op, var: str, lines: list, methods: list, dunders: list) -> None:
         sig, packed, varargs = _params(op, method=True, with_out=False)
         call = f"return {_call_expr(var, packed)}\n"
         methods.append(f"    def {name}({sig}):\n"
-                       f"{_indent(_body_prefix(op, varargs, method=True))}"
+                       f"{_indent(_body_prefix(op, varargs, method=True, var=var))}"
                        f"{_indent(_guarded(call, name, var, packed, True))}")
         for alias in op.aliases:
             methods.append(f"    {alias} = {name}\n")
@@ -201,7 +252,7 @@ def emit_op(op, var: str, lines: list, methods: list, dunders: list) -> None:
         sig, packed, varargs = _params(op, method=True, with_out=False)
         call = f"return _call_inplace({var}, {packed})\n"
         methods.append(f"    def {name}_({sig}):\n"
-                       f"{_indent(_body_prefix(op, varargs, label=name + '_', method=True))}"
+                       f"{_indent(_body_prefix(op, varargs, label=name + '_', method=True, var=var))}"
                        f"{_indent(_guarded(call, name + '_', var, packed, True))}")
         for alias in op.aliases:
             methods.append(f"    {alias}_ = {name}_\n")

@@ -21,6 +21,40 @@ CASES = {
     "adjoint of a list": lambda L: L.adjoint([1.0, 2.0]),
     "mvlgamma_ with p past int64 (was a hang)": lambda L: L.ones(3).mvlgamma_(1 << 63),
     "mvlgamma with p too large to count": lambda L: L.mvlgamma(L.ones(3), 1 << 62),
+    # NOTE [deprecated argument orders]: the Scalars first, as PyTorch's parser still takes.
+    "addr in the old order (beta, input, alpha, vec1, vec2)": lambda L: L.addr(
+        2, L.ones(2, 3), 3, L.arange(2.0), L.arange(3.0)),
+    "addmm with beta first": lambda L: L.addmm(2, L.ones(2, 3), L.ones(2, 4), L.ones(4, 3)),
+    "addmv_ with beta and alpha first": lambda L: L.ones(2).addmv_(
+        2, 3, L.ones(2, 3), L.arange(3.0)),
+    "addr_ with beta first and the vectors by name (was a collision)": lambda L: L.ones(
+        2, 3).addr_(2, vec1=L.arange(2.0), vec2=L.arange(3.0)),
+    "addr_ with beta first and a 2-d vec2": lambda L: L.ones(2, 3).addr_(
+        1, vec1=L.ones(3), vec2=L.ones(2, 3)),
+    "addbmm in the old order, with out": lambda L: L.addbmm(
+        2, L.ones(2, 3), L.ones(4, 2, 5), L.ones(4, 5, 3), out=L.empty(2, 3)),
+    "baddbmm method with beta first": lambda L: L.ones(4, 2, 3).baddbmm(
+        0.5, L.ones(4, 2, 5), L.ones(4, 5, 3)),
+    "addcdiv with value second": lambda L: L.addcdiv(L.ones(3), 2, L.ones(3), L.full((3,), 4.0)),
+    "addcdiv_ with value first, tensors by name": lambda L: L.ones(3).addcdiv_(
+        2, tensor1=L.ones(3), tensor2=L.full((3,), 4.0)),
+    "addcmul_ with value first": lambda L: L.ones(3).addcmul_(2, L.ones(3), L.full((3,), 4.0)),
+    "addcmul by keywords only": lambda L: L.addcmul(input=L.ones(3), tensor1=L.ones(3),
+                                                    tensor2=L.ones(3), value=3),
+    "addr with beta first and beta by name too": lambda L: L.ones(2, 3).addr(
+        2, vec1=L.ones(2), vec2=L.ones(3), beta=3),
+    "addr with too many arguments": lambda L: L.ones(2, 3).addr(1, 2, 3, 4, 5),
+    "addr missing vec2": lambda L: L.ones(2, 3).addr(L.ones(2)),
+    "addcdiv with a bool for tensor1 and value by name": lambda L: L.ones(3).addcdiv(
+        True, L.ones(3), value=0.5),
+    # PyTorch reads the result's sizes (batch1.size(1), batch2.size(2)) first.
+    "addbmm with a 2-d batch2": lambda L: L.addbmm(L.ones(2, 3), L.ones(2, 3), L.ones(2, 3)),
+    "addbmm_ with a 0-d batch1": lambda L: L.ones(3, 4).addbmm_(L.tensor(1.0), L.ones(2, 3, 4)),
+    "baddbmm with a 1-d batch1": lambda L: L.baddbmm(L.ones(2, 3, 4), L.ones(3), L.ones(2, 3, 4)),
+    "addmv_ into a 0-d input": lambda L: L.tensor(1.0).addmv_(
+        L.ones(2, 3, dtype=L.complex64), L.ones(3)),
+    "addmv with a 0-d input and a size mismatch": lambda L: L.addmv(
+        L.tensor(1.0), L.ones(2, 3), L.ones(2)),
 }
 
 

@@ -27,7 +27,7 @@ import numpy as np
 from ember._core import complex_half
 from ember._core import dtype as dt
 
-_PYTHON_TYPE_DTYPES = {int: dt.int64, float: dt.float64, bool: dt.bool_,
+PYTHON_TYPE_DTYPES = {int: dt.int64, float: dt.float64, bool: dt.bool_,
                        complex: dt.complex128}
 
 
@@ -98,8 +98,12 @@ def scalar(value, where):
     """A `Scalar` argument that is not a plain int or float: complex, NumPy numbers and 0-d
     tensors pass (as PyTorch's Scalar does); strings, None, lists, tensors with dimensions ...
     are refused."""
-    if isinstance(value, (np.bool_, np.integer, np.floating, np.complexfloating)):
+    if isinstance(value, (np.bool_, np.integer, np.floating)):
         return value.item()
+    if isinstance(value, np.complexfloating) and not isinstance(value, complex):
+        # PyTorch's parser reads a NumPy complex64 through float(): its real part, with
+        # NumPy's ComplexWarning (complex128 is a Python complex and stays one).
+        return float(value)
     if isinstance(value, numbers.Number) or _is_tensor(value) and value.dim() == 0:
         return value                    # (a tensor with dimensions is no Number in PyTorch)
     if type(value).__name__ in ("SymInt", "SymFloat", "SymBool"):
@@ -109,7 +113,7 @@ def scalar(value, where):
 
 def dtype_(value, where):
     """A `ScalarType` argument that is not an ember.dtype: Python's own types name one."""
-    found = _PYTHON_TYPE_DTYPES.get(value) if isinstance(value, type) else None
+    found = PYTHON_TYPE_DTYPES.get(value) if isinstance(value, type) else None
     if found is None:
         refuse(where, "torch.dtype", value)
     return found
@@ -128,6 +132,8 @@ def memory_format_(value, where):
 
 
 def device_(value, where):
+    if isinstance(value, bytes):           # (PyTorch's parser reads bytes as a string)
+        return value.decode("utf-8", "replace")
     if isinstance(value, (str, int)) and not isinstance(value, bool) or \
             type(value).__name__ == "device":
         return value
@@ -272,8 +278,7 @@ NUMBERS_BESIDE = NUMBERS_FIRST | frozenset((
     "index_fill", "scatter", "scatter_add", "scatter_reduce", "diff", "tensordot", "greater",
     "greater_equal", "less", "less_equal", "not_equal"))
 
-_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
-_UINT64_MAX = (1 << 64) - 1
+_INT64_MIN, _INT64_MAX, _UINT64_MAX = -(1 << 63), (1 << 63) - 1, (1 << 64) - 1
 _OVERFLOW = "Overflow when unpacking long long"
 _FAST_TESTS: dict = {}
 
@@ -354,10 +359,8 @@ def _first_parser_error(op, args, name, method, none_refused=False):
         if base in ("int", "SymInt") and type(value) is int and \
                 not _INT64_MIN <= value <= _INT64_MAX:
             raise ValueError(_OVERFLOW)
-        if base == "Scalar" and type(value) is int and not _INT64_MIN <= value <= _UINT64_MAX:
-            # (A Scalar takes a Python int as int64 or, past that, uint64.)
-            raise OverflowError("int too big to convert" if value > 0 else
-                                "can't convert negative int to unsigned")
+        if base in ("Scalar", "Tensor") and type(value) is int:
+            check_scalar_int(value)
         if base in ("int[]", "SymInt[]") and isinstance(value, (tuple, list)):
             for j, item in enumerate(value):
                 if type(item) is int and not _INT64_MIN <= item <= _INT64_MAX:
@@ -365,6 +368,14 @@ def _first_parser_error(op, args, name, method, none_refused=False):
                                     f"unpack the object at pos {j + 1} with error "
                                     f'"{_OVERFLOW}"')
     return args
+
+
+def check_scalar_int(value) -> None:
+    """A Python int as PyTorch's Scalar: int64, or uint64 above it; anything wider is the
+    OverflowError of its conversion."""
+    if not _INT64_MIN <= value <= _UINT64_MAX:
+        raise OverflowError("int too big to convert" if value > 0 else
+                            "can't convert negative int to unsigned")
 
 
 _OVERLOADS: dict = {}

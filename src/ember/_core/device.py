@@ -135,6 +135,8 @@ def as_device(value) -> device:
     """Normalize a device argument (str, int, device) to a device object; None stays None."""
     if value is None or type(value) is device:
         return value
+    if type(value) is bytes:            # (PyTorch's parser reads bytes as a string here)
+        value = value.decode("utf-8", "replace")
     return device(value)
 
 

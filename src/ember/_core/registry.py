@@ -42,6 +42,7 @@ class OpDef:
     __slots__ = (
         "aliases",
         "compute_in_float",
+        "deprecated_forms",
         "derivatives",
         "differentiable",
         "doc",
@@ -74,7 +75,7 @@ class OpDef:
                  meta=None, derivatives=None, doc=None, method=True, function=True,
                  inplace=False, out=None, dunders=None, python_name=None, varargs=None,
                  aliases=(), compute_in_float=True, differentiable=True, saves=None,
-                 node_name=None):
+                 node_name=None, deprecated_forms=()):
         if kind not in KINDS:
             raise ValueError(f"register_op: unknown kind {kind!r}")
         self.schema = parse_schema(schema)
@@ -114,6 +115,10 @@ class OpDef:
         # string, or f(args, outputs) -> string when it depends on the call (x.sum() is
         # SumBackward0, x.sum(0) SumBackward1).
         self.node_name = node_name
+        # The old argument orders PyTorch's parser still takes, as argument names: NOTE
+        # [deprecated argument orders] (deprecated_forms.py).
+        self.deprecated_forms = tuple(tuple(n.strip() for n in form.split(","))
+                                      for form in deprecated_forms)
         args = self.schema.arguments
         self.tensor_positions = tuple(i for i, a in enumerate(args) if a.is_tensor)
         self.list_positions = tuple(i for i, a in enumerate(args) if a.is_tensor_list)

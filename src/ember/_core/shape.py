@@ -1,9 +1,8 @@
 """`ember.Size` and the shape helpers every op family uses (dim wrapping, broadcasting)."""
 from __future__ import annotations
 
-import operator
-
 import math
+import operator
 
 from ember._core.checks import _check, _check_index, _check_type
 
@@ -42,8 +41,9 @@ class Size(tuple):
 
 def wrap_dim(dim, ndim: int) -> int:
     """A dim in [-ndim, ndim) as a non-negative index (a 0-d tensor accepts -1 and 0)."""
-    _check_type(isinstance(dim, int) or hasattr(dim, "__index__"),
-                lambda: f"dim must be an int, not {type(dim).__name__}")
+    # (A bool is no dim: PyTorch's parser refuses it in an int or an int list.)
+    _check_type((isinstance(dim, int) or hasattr(dim, "__index__")) and dim is not True and
+                dim is not False, lambda: f"dim must be an int, not {type(dim).__name__}")
     dim = int(dim.__index__())
     low, high = (-ndim, ndim - 1) if ndim > 0 else (-1, 0)
     _check_index(low <= dim <= high, lambda: (
@@ -51,6 +51,14 @@ def wrap_dim(dim, ndim: int) -> int:
     if dim < 0:
         dim += max(ndim, 1)
     return dim
+
+
+def size_at(shape, dim: int) -> int:
+    """`tensor.size(dim)` as PyTorch's kernels read it, with its IndexError for a dim the
+    tensor lacks (a 0-d tensor has none at all)."""
+    _check_index(len(shape) > 0, lambda: (
+        f"Dimension specified as {dim} but tensor has no dimensions"))
+    return shape[wrap_dim(dim, len(shape))]
 
 
 def wrap_dims(dims, ndim: int) -> tuple:
@@ -75,8 +83,9 @@ def normalize_shape(args) -> tuple:
             ndim = getattr(only, "ndim", None)
             # A lone bool is no size (PyTorch's parser: "must be tuple of ints, not bool"); a
             # NumPy integer or 0-d integer tensor is one; an array or tensor of sizes is not.
-            if type(only) is bool or (ndim is not None and ndim != 0) or \
-                    isinstance(only, (str, bytes)):
+            # Bytes and str are no sequence of sizes either.
+            if type(only) is bool or isinstance(only, (bytes, str)) or (
+                    ndim is not None and ndim != 0):
                 raise TypeError(
                     f"argument 'size' must be tuple of ints, not {type(only).__name__}")
             args = (only,) if ndim == 0 else only

@@ -11,6 +11,7 @@ from ember._core.shape import sizes_or_keyword as _sizes_or_keyword
 from ember._core import arguments as _args
 from ember._core.dtype import dtype as _dtype_class
 from ember._core.shape import Size as _Size
+from ember._core.deprecated_forms import NOT_GIVEN as _NO, bind as _old_forms
 _int_list_types = frozenset((tuple, list, int, _Size))
 import ember._ops  # fills the registry
 from ember._core.registry import FRONTENDS as _FE
@@ -758,71 +759,101 @@ def add(input, other, *, alpha=1, out=None):
         raise
 
 
-def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+def addbmm(_input=_NO, _batch1=_NO, _batch2=_NO, /, *_more, input=_NO, batch1=_NO, batch2=_NO, beta=1, alpha=1, out=None):
+    if _more or _batch2 is _NO or input is not _NO or batch1 is not _NO or batch2 is not _NO:
+        input, batch1, batch2, beta, alpha, = _old_forms(_op_addbmm, 'addbmm', False, (_input, _batch1, _batch2, *_more,), {'input': input, 'batch1': batch1, 'batch2': batch2, 'beta': beta, 'alpha': alpha})
+    else:
+        input = _input
+        batch1 = _batch1
+        batch2 = _batch2
     if not (type(beta) is float or type(beta) is int):
         beta = _args.scalar(beta, ('addbmm', 'beta', None))
     if not (type(alpha) is float or type(alpha) is int):
         alpha = _args.scalar(alpha, ('addbmm', 'alpha', None))
     try:
         if out is None:
-            return _call(_op_addbmm, (input, batch1, batch2, beta, alpha)) if _state.slow else _op_addbmm.runner(_op_addbmm, (input, batch1, batch2, beta, alpha))
-        return _call_out(_op_addbmm, (input, batch1, batch2, beta, alpha), out)
+            return _call(_op_addbmm, (input, batch1, batch2, beta, alpha,)) if _state.slow else _op_addbmm.runner(_op_addbmm, (input, batch1, batch2, beta, alpha,))
+        return _call_out(_op_addbmm, (input, batch1, batch2, beta, alpha,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'addbmm', True, _op_addbmm, (input, batch1, batch2, beta, alpha), False)
+        _args.explain(_exc, 'addbmm', True, _op_addbmm, (input, batch1, batch2, beta, alpha,), False)
         raise
 
 
-def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+def addcmul(_input=_NO, _tensor1=_NO, _tensor2=_NO, /, *_more, input=_NO, tensor1=_NO, tensor2=_NO, value=1, out=None):
+    if _more or _tensor2 is _NO or input is not _NO or tensor1 is not _NO or tensor2 is not _NO:
+        input, tensor1, tensor2, value, = _old_forms(_op_addcmul, 'addcmul', False, (_input, _tensor1, _tensor2, *_more,), {'input': input, 'tensor1': tensor1, 'tensor2': tensor2, 'value': value})
+    else:
+        input = _input
+        tensor1 = _tensor1
+        tensor2 = _tensor2
     if not (type(value) is float or type(value) is int):
         value = _args.scalar(value, ('addcmul', 'value', None))
     try:
         if out is None:
-            return _call(_op_addcmul, (input, tensor1, tensor2, value)) if _state.slow else _op_addcmul.runner(_op_addcmul, (input, tensor1, tensor2, value))
-        return _call_out(_op_addcmul, (input, tensor1, tensor2, value), out)
+            return _call(_op_addcmul, (input, tensor1, tensor2, value,)) if _state.slow else _op_addcmul.runner(_op_addcmul, (input, tensor1, tensor2, value,))
+        return _call_out(_op_addcmul, (input, tensor1, tensor2, value,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'addcmul', True, _op_addcmul, (input, tensor1, tensor2, value), False)
+        _args.explain(_exc, 'addcmul', True, _op_addcmul, (input, tensor1, tensor2, value,), False)
         raise
 
 
-def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+def addmm(_input=_NO, _mat1=_NO, _mat2=_NO, /, *_more, input=_NO, mat1=_NO, mat2=_NO, beta=1, alpha=1, out=None):
+    if _more or _mat2 is _NO or input is not _NO or mat1 is not _NO or mat2 is not _NO:
+        input, mat1, mat2, beta, alpha, = _old_forms(_op_addmm, 'addmm', False, (_input, _mat1, _mat2, *_more,), {'input': input, 'mat1': mat1, 'mat2': mat2, 'beta': beta, 'alpha': alpha})
+    else:
+        input = _input
+        mat1 = _mat1
+        mat2 = _mat2
     if not (type(beta) is float or type(beta) is int):
         beta = _args.scalar(beta, ('addmm', 'beta', None))
     if not (type(alpha) is float or type(alpha) is int):
         alpha = _args.scalar(alpha, ('addmm', 'alpha', None))
     try:
         if out is None:
-            return _call(_op_addmm, (input, mat1, mat2, beta, alpha)) if _state.slow else _op_addmm.runner(_op_addmm, (input, mat1, mat2, beta, alpha))
-        return _call_out(_op_addmm, (input, mat1, mat2, beta, alpha), out)
+            return _call(_op_addmm, (input, mat1, mat2, beta, alpha,)) if _state.slow else _op_addmm.runner(_op_addmm, (input, mat1, mat2, beta, alpha,))
+        return _call_out(_op_addmm, (input, mat1, mat2, beta, alpha,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'addmm', True, _op_addmm, (input, mat1, mat2, beta, alpha), False)
+        _args.explain(_exc, 'addmm', True, _op_addmm, (input, mat1, mat2, beta, alpha,), False)
         raise
 
 
-def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+def addmv(_input=_NO, _mat=_NO, _vec=_NO, /, *_more, input=_NO, mat=_NO, vec=_NO, beta=1, alpha=1, out=None):
+    if _more or _vec is _NO or input is not _NO or mat is not _NO or vec is not _NO:
+        input, mat, vec, beta, alpha, = _old_forms(_op_addmv, 'addmv', False, (_input, _mat, _vec, *_more,), {'input': input, 'mat': mat, 'vec': vec, 'beta': beta, 'alpha': alpha})
+    else:
+        input = _input
+        mat = _mat
+        vec = _vec
     if not (type(beta) is float or type(beta) is int):
         beta = _args.scalar(beta, ('addmv', 'beta', None))
     if not (type(alpha) is float or type(alpha) is int):
         alpha = _args.scalar(alpha, ('addmv', 'alpha', None))
     try:
         if out is None:
-            return _call(_op_addmv, (input, mat, vec, beta, alpha)) if _state.slow else _op_addmv.runner(_op_addmv, (input, mat, vec, beta, alpha))
-        return _call_out(_op_addmv, (input, mat, vec, beta, alpha), out)
+            return _call(_op_addmv, (input, mat, vec, beta, alpha,)) if _state.slow else _op_addmv.runner(_op_addmv, (input, mat, vec, beta, alpha,))
+        return _call_out(_op_addmv, (input, mat, vec, beta, alpha,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'addmv', True, _op_addmv, (input, mat, vec, beta, alpha), False)
+        _args.explain(_exc, 'addmv', True, _op_addmv, (input, mat, vec, beta, alpha,), False)
         raise
 
 
-def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+def addr(_input=_NO, _vec1=_NO, _vec2=_NO, /, *_more, input=_NO, vec1=_NO, vec2=_NO, beta=1, alpha=1, out=None):
+    if _more or _vec2 is _NO or input is not _NO or vec1 is not _NO or vec2 is not _NO:
+        input, vec1, vec2, beta, alpha, = _old_forms(_op_addr, 'addr', False, (_input, _vec1, _vec2, *_more,), {'input': input, 'vec1': vec1, 'vec2': vec2, 'beta': beta, 'alpha': alpha})
+    else:
+        input = _input
+        vec1 = _vec1
+        vec2 = _vec2
     if not (type(beta) is float or type(beta) is int):
         beta = _args.scalar(beta, ('addr', 'beta', None))
     if not (type(alpha) is float or type(alpha) is int):
         alpha = _args.scalar(alpha, ('addr', 'alpha', None))
     try:
         if out is None:
-            return _call(_op_addr, (input, vec1, vec2, beta, alpha)) if _state.slow else _op_addr.runner(_op_addr, (input, vec1, vec2, beta, alpha))
-        return _call_out(_op_addr, (input, vec1, vec2, beta, alpha), out)
+            return _call(_op_addr, (input, vec1, vec2, beta, alpha,)) if _state.slow else _op_addr.runner(_op_addr, (input, vec1, vec2, beta, alpha,))
+        return _call_out(_op_addr, (input, vec1, vec2, beta, alpha,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'addr', True, _op_addr, (input, vec1, vec2, beta, alpha), False)
+        _args.explain(_exc, 'addr', True, _op_addr, (input, vec1, vec2, beta, alpha,), False)
         raise
 
 
@@ -1041,17 +1072,23 @@ def atanh(input, *, out=None):
 arctanh = atanh
 
 
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+def baddbmm(_input=_NO, _batch1=_NO, _batch2=_NO, /, *_more, input=_NO, batch1=_NO, batch2=_NO, beta=1, alpha=1, out=None):
+    if _more or _batch2 is _NO or input is not _NO or batch1 is not _NO or batch2 is not _NO:
+        input, batch1, batch2, beta, alpha, = _old_forms(_op_baddbmm, 'baddbmm', False, (_input, _batch1, _batch2, *_more,), {'input': input, 'batch1': batch1, 'batch2': batch2, 'beta': beta, 'alpha': alpha})
+    else:
+        input = _input
+        batch1 = _batch1
+        batch2 = _batch2
     if not (type(beta) is float or type(beta) is int):
         beta = _args.scalar(beta, ('baddbmm', 'beta', None))
     if not (type(alpha) is float or type(alpha) is int):
         alpha = _args.scalar(alpha, ('baddbmm', 'alpha', None))
     try:
         if out is None:
-            return _call(_op_baddbmm, (input, batch1, batch2, beta, alpha)) if _state.slow else _op_baddbmm.runner(_op_baddbmm, (input, batch1, batch2, beta, alpha))
-        return _call_out(_op_baddbmm, (input, batch1, batch2, beta, alpha), out)
+            return _call(_op_baddbmm, (input, batch1, batch2, beta, alpha,)) if _state.slow else _op_baddbmm.runner(_op_baddbmm, (input, batch1, batch2, beta, alpha,))
+        return _call_out(_op_baddbmm, (input, batch1, batch2, beta, alpha,), out)
     except Exception as _exc:
-        _args.explain(_exc, 'baddbmm', True, _op_baddbmm, (input, batch1, batch2, beta, alpha), False)
+        _args.explain(_exc, 'baddbmm', True, _op_baddbmm, (input, batch1, batch2, beta, alpha,), False)
         raise
 
 
@@ -4131,110 +4168,160 @@ class _Methods:
             _args.explain(_exc, 'add_', True, _op_add_Tensor, (self, other, alpha), True)
             raise
 
-    def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    def addbmm(self, _batch1=_NO, _batch2=_NO, /, *_more, batch1=_NO, batch2=_NO, beta=1, alpha=1):
+        if _more or _batch2 is _NO or batch1 is not _NO or batch2 is not _NO:
+            self, batch1, batch2, beta, alpha, = _old_forms(_op_addbmm, 'addbmm', True, (self, _batch1, _batch2, *_more,), {'batch1': batch1, 'batch2': batch2, 'beta': beta, 'alpha': alpha})
+        else:
+            batch1 = _batch1
+            batch2 = _batch2
         if not (type(beta) is float or type(beta) is int):
             beta = _args.scalar(beta, ('addbmm', 'beta', None))
         if not (type(alpha) is float or type(alpha) is int):
             alpha = _args.scalar(alpha, ('addbmm', 'alpha', None))
         try:
-            return _call(_op_addbmm, (self, batch1, batch2, beta, alpha)) if _state.slow else _op_addbmm.runner(_op_addbmm, (self, batch1, batch2, beta, alpha))
+            return _call(_op_addbmm, (self, batch1, batch2, beta, alpha,)) if _state.slow else _op_addbmm.runner(_op_addbmm, (self, batch1, batch2, beta, alpha,))
         except Exception as _exc:
-            _args.explain(_exc, 'addbmm', True, _op_addbmm, (self, batch1, batch2, beta, alpha), True)
+            _args.explain(_exc, 'addbmm', True, _op_addbmm, (self, batch1, batch2, beta, alpha,), True)
             raise
 
-    def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    def addbmm_(self, _batch1=_NO, _batch2=_NO, /, *_more, batch1=_NO, batch2=_NO, beta=1, alpha=1):
+        if _more or _batch2 is _NO or batch1 is not _NO or batch2 is not _NO:
+            self, batch1, batch2, beta, alpha, = _old_forms(_op_addbmm, 'addbmm_', True, (self, _batch1, _batch2, *_more,), {'batch1': batch1, 'batch2': batch2, 'beta': beta, 'alpha': alpha})
+        else:
+            batch1 = _batch1
+            batch2 = _batch2
         if not (type(beta) is float or type(beta) is int):
             beta = _args.scalar(beta, ('addbmm_', 'beta', None))
         if not (type(alpha) is float or type(alpha) is int):
             alpha = _args.scalar(alpha, ('addbmm_', 'alpha', None))
         try:
-            return _call_inplace(_op_addbmm, (self, batch1, batch2, beta, alpha))
+            return _call_inplace(_op_addbmm, (self, batch1, batch2, beta, alpha,))
         except Exception as _exc:
-            _args.explain(_exc, 'addbmm_', True, _op_addbmm, (self, batch1, batch2, beta, alpha), True)
+            _args.explain(_exc, 'addbmm_', True, _op_addbmm, (self, batch1, batch2, beta, alpha,), True)
             raise
 
-    def addcmul(self, tensor1, tensor2, *, value=1):
+    def addcmul(self, _tensor1=_NO, _tensor2=_NO, /, *_more, tensor1=_NO, tensor2=_NO, value=1):
+        if _more or _tensor2 is _NO or tensor1 is not _NO or tensor2 is not _NO:
+            self, tensor1, tensor2, value, = _old_forms(_op_addcmul, 'addcmul', True, (self, _tensor1, _tensor2, *_more,), {'tensor1': tensor1, 'tensor2': tensor2, 'value': value})
+        else:
+            tensor1 = _tensor1
+            tensor2 = _tensor2
         if not (type(value) is float or type(value) is int):
             value = _args.scalar(value, ('addcmul', 'value', None))
         try:
-            return _call(_op_addcmul, (self, tensor1, tensor2, value)) if _state.slow else _op_addcmul.runner(_op_addcmul, (self, tensor1, tensor2, value))
+            return _call(_op_addcmul, (self, tensor1, tensor2, value,)) if _state.slow else _op_addcmul.runner(_op_addcmul, (self, tensor1, tensor2, value,))
         except Exception as _exc:
-            _args.explain(_exc, 'addcmul', True, _op_addcmul, (self, tensor1, tensor2, value), True)
+            _args.explain(_exc, 'addcmul', True, _op_addcmul, (self, tensor1, tensor2, value,), True)
             raise
 
-    def addcmul_(self, tensor1, tensor2, *, value=1):
+    def addcmul_(self, _tensor1=_NO, _tensor2=_NO, /, *_more, tensor1=_NO, tensor2=_NO, value=1):
+        if _more or _tensor2 is _NO or tensor1 is not _NO or tensor2 is not _NO:
+            self, tensor1, tensor2, value, = _old_forms(_op_addcmul, 'addcmul_', True, (self, _tensor1, _tensor2, *_more,), {'tensor1': tensor1, 'tensor2': tensor2, 'value': value})
+        else:
+            tensor1 = _tensor1
+            tensor2 = _tensor2
         if not (type(value) is float or type(value) is int):
             value = _args.scalar(value, ('addcmul_', 'value', None))
         try:
-            return _call_inplace(_op_addcmul, (self, tensor1, tensor2, value))
+            return _call_inplace(_op_addcmul, (self, tensor1, tensor2, value,))
         except Exception as _exc:
-            _args.explain(_exc, 'addcmul_', True, _op_addcmul, (self, tensor1, tensor2, value), True)
+            _args.explain(_exc, 'addcmul_', True, _op_addcmul, (self, tensor1, tensor2, value,), True)
             raise
 
-    def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+    def addmm(self, _mat1=_NO, _mat2=_NO, /, *_more, mat1=_NO, mat2=_NO, beta=1, alpha=1):
+        if _more or _mat2 is _NO or mat1 is not _NO or mat2 is not _NO:
+            self, mat1, mat2, beta, alpha, = _old_forms(_op_addmm, 'addmm', True, (self, _mat1, _mat2, *_more,), {'mat1': mat1, 'mat2': mat2, 'beta': beta, 'alpha': alpha})
+        else:
+            mat1 = _mat1
+            mat2 = _mat2
         if not (type(beta) is float or type(beta) is int):
             beta = _args.scalar(beta, ('addmm', 'beta', None))
         if not (type(alpha) is float or type(alpha) is int):
             alpha = _args.scalar(alpha, ('addmm', 'alpha', None))
         try:
-            return _call(_op_addmm, (self, mat1, mat2, beta, alpha)) if _state.slow else _op_addmm.runner(_op_addmm, (self, mat1, mat2, beta, alpha))
+            return _call(_op_addmm, (self, mat1, mat2, beta, alpha,)) if _state.slow else _op_addmm.runner(_op_addmm, (self, mat1, mat2, beta, alpha,))
         except Exception as _exc:
-            _args.explain(_exc, 'addmm', True, _op_addmm, (self, mat1, mat2, beta, alpha), True)
+            _args.explain(_exc, 'addmm', True, _op_addmm, (self, mat1, mat2, beta, alpha,), True)
             raise
 
-    def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
+    def addmm_(self, _mat1=_NO, _mat2=_NO, /, *_more, mat1=_NO, mat2=_NO, beta=1, alpha=1):
+        if _more or _mat2 is _NO or mat1 is not _NO or mat2 is not _NO:
+            self, mat1, mat2, beta, alpha, = _old_forms(_op_addmm, 'addmm_', True, (self, _mat1, _mat2, *_more,), {'mat1': mat1, 'mat2': mat2, 'beta': beta, 'alpha': alpha})
+        else:
+            mat1 = _mat1
+            mat2 = _mat2
         if not (type(beta) is float or type(beta) is int):
             beta = _args.scalar(beta, ('addmm_', 'beta', None))
         if not (type(alpha) is float or type(alpha) is int):
             alpha = _args.scalar(alpha, ('addmm_', 'alpha', None))
         try:
-            return _call_inplace(_op_addmm, (self, mat1, mat2, beta, alpha))
+            return _call_inplace(_op_addmm, (self, mat1, mat2, beta, alpha,))
         except Exception as _exc:
-            _args.explain(_exc, 'addmm_', True, _op_addmm, (self, mat1, mat2, beta, alpha), True)
+            _args.explain(_exc, 'addmm_', True, _op_addmm, (self, mat1, mat2, beta, alpha,), True)
             raise
 
-    def addmv(self, mat, vec, *, beta=1, alpha=1):
+    def addmv(self, _mat=_NO, _vec=_NO, /, *_more, mat=_NO, vec=_NO, beta=1, alpha=1):
+        if _more or _vec is _NO or mat is not _NO or vec is not _NO:
+            self, mat, vec, beta, alpha, = _old_forms(_op_addmv, 'addmv', True, (self, _mat, _vec, *_more,), {'mat': mat, 'vec': vec, 'beta': beta, 'alpha': alpha})
+        else:
+            mat = _mat
+            vec = _vec
         if not (type(beta) is float or type(beta) is int):
             beta = _args.scalar(beta, ('addmv', 'beta', None))
         if not (type(alpha) is float or type(alpha) is int):
             alpha = _args.scalar(alpha, ('addmv', 'alpha', None))
         try:
-            return _call(_op_addmv, (self, mat, vec, beta, alpha)) if _state.slow else _op_addmv.runner(_op_addmv, (self, mat, vec, beta, alpha))
+            return _call(_op_addmv, (self, mat, vec, beta, alpha,)) if _state.slow else _op_addmv.runner(_op_addmv, (self, mat, vec, beta, alpha,))
         except Exception as _exc:
-            _args.explain(_exc, 'addmv', True, _op_addmv, (self, mat, vec, beta, alpha), True)
+            _args.explain(_exc, 'addmv', True, _op_addmv, (self, mat, vec, beta, alpha,), True)
             raise
 
-    def addmv_(self, mat, vec, *, beta=1, alpha=1):
+    def addmv_(self, _mat=_NO, _vec=_NO, /, *_more, mat=_NO, vec=_NO, beta=1, alpha=1):
+        if _more or _vec is _NO or mat is not _NO or vec is not _NO:
+            self, mat, vec, beta, alpha, = _old_forms(_op_addmv, 'addmv_', True, (self, _mat, _vec, *_more,), {'mat': mat, 'vec': vec, 'beta': beta, 'alpha': alpha})
+        else:
+            mat = _mat
+            vec = _vec
         if not (type(beta) is float or type(beta) is int):
             beta = _args.scalar(beta, ('addmv_', 'beta', None))
         if not (type(alpha) is float or type(alpha) is int):
             alpha = _args.scalar(alpha, ('addmv_', 'alpha', None))
         try:
-            return _call_inplace(_op_addmv, (self, mat, vec, beta, alpha))
+            return _call_inplace(_op_addmv, (self, mat, vec, beta, alpha,))
         except Exception as _exc:
-            _args.explain(_exc, 'addmv_', True, _op_addmv, (self, mat, vec, beta, alpha), True)
+            _args.explain(_exc, 'addmv_', True, _op_addmv, (self, mat, vec, beta, alpha,), True)
             raise
 
-    def addr(self, vec1, vec2, *, beta=1, alpha=1):
+    def addr(self, _vec1=_NO, _vec2=_NO, /, *_more, vec1=_NO, vec2=_NO, beta=1, alpha=1):
+        if _more or _vec2 is _NO or vec1 is not _NO or vec2 is not _NO:
+            self, vec1, vec2, beta, alpha, = _old_forms(_op_addr, 'addr', True, (self, _vec1, _vec2, *_more,), {'vec1': vec1, 'vec2': vec2, 'beta': beta, 'alpha': alpha})
+        else:
+            vec1 = _vec1
+            vec2 = _vec2
         if not (type(beta) is float or type(beta) is int):
             beta = _args.scalar(beta, ('addr', 'beta', None))
         if not (type(alpha) is float or type(alpha) is int):
             alpha = _args.scalar(alpha, ('addr', 'alpha', None))
         try:
-            return _call(_op_addr, (self, vec1, vec2, beta, alpha)) if _state.slow else _op_addr.runner(_op_addr, (self, vec1, vec2, beta, alpha))
+            return _call(_op_addr, (self, vec1, vec2, beta, alpha,)) if _state.slow else _op_addr.runner(_op_addr, (self, vec1, vec2, beta, alpha,))
         except Exception as _exc:
-            _args.explain(_exc, 'addr', True, _op_addr, (self, vec1, vec2, beta, alpha), True)
+            _args.explain(_exc, 'addr', True, _op_addr, (self, vec1, vec2, beta, alpha,), True)
             raise
 
-    def addr_(self, vec1, vec2, *, beta=1, alpha=1):
+    def addr_(self, _vec1=_NO, _vec2=_NO, /, *_more, vec1=_NO, vec2=_NO, beta=1, alpha=1):
+        if _more or _vec2 is _NO or vec1 is not _NO or vec2 is not _NO:
+            self, vec1, vec2, beta, alpha, = _old_forms(_op_addr, 'addr_', True, (self, _vec1, _vec2, *_more,), {'vec1': vec1, 'vec2': vec2, 'beta': beta, 'alpha': alpha})
+        else:
+            vec1 = _vec1
+            vec2 = _vec2
         if not (type(beta) is float or type(beta) is int):
             beta = _args.scalar(beta, ('addr_', 'beta', None))
         if not (type(alpha) is float or type(alpha) is int):
             alpha = _args.scalar(alpha, ('addr_', 'alpha', None))
         try:
-            return _call_inplace(_op_addr, (self, vec1, vec2, beta, alpha))
+            return _call_inplace(_op_addr, (self, vec1, vec2, beta, alpha,))
         except Exception as _exc:
-            _args.explain(_exc, 'addr_', True, _op_addr, (self, vec1, vec2, beta, alpha), True)
+            _args.explain(_exc, 'addr_', True, _op_addr, (self, vec1, vec2, beta, alpha,), True)
             raise
 
     def all(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
@@ -4441,26 +4528,36 @@ class _Methods:
 
     arctanh_ = atanh_
 
-    def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    def baddbmm(self, _batch1=_NO, _batch2=_NO, /, *_more, batch1=_NO, batch2=_NO, beta=1, alpha=1):
+        if _more or _batch2 is _NO or batch1 is not _NO or batch2 is not _NO:
+            self, batch1, batch2, beta, alpha, = _old_forms(_op_baddbmm, 'baddbmm', True, (self, _batch1, _batch2, *_more,), {'batch1': batch1, 'batch2': batch2, 'beta': beta, 'alpha': alpha})
+        else:
+            batch1 = _batch1
+            batch2 = _batch2
         if not (type(beta) is float or type(beta) is int):
             beta = _args.scalar(beta, ('baddbmm', 'beta', None))
         if not (type(alpha) is float or type(alpha) is int):
             alpha = _args.scalar(alpha, ('baddbmm', 'alpha', None))
         try:
-            return _call(_op_baddbmm, (self, batch1, batch2, beta, alpha)) if _state.slow else _op_baddbmm.runner(_op_baddbmm, (self, batch1, batch2, beta, alpha))
+            return _call(_op_baddbmm, (self, batch1, batch2, beta, alpha,)) if _state.slow else _op_baddbmm.runner(_op_baddbmm, (self, batch1, batch2, beta, alpha,))
         except Exception as _exc:
-            _args.explain(_exc, 'baddbmm', True, _op_baddbmm, (self, batch1, batch2, beta, alpha), True)
+            _args.explain(_exc, 'baddbmm', True, _op_baddbmm, (self, batch1, batch2, beta, alpha,), True)
             raise
 
-    def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    def baddbmm_(self, _batch1=_NO, _batch2=_NO, /, *_more, batch1=_NO, batch2=_NO, beta=1, alpha=1):
+        if _more or _batch2 is _NO or batch1 is not _NO or batch2 is not _NO:
+            self, batch1, batch2, beta, alpha, = _old_forms(_op_baddbmm, 'baddbmm_', True, (self, _batch1, _batch2, *_more,), {'batch1': batch1, 'batch2': batch2, 'beta': beta, 'alpha': alpha})
+        else:
+            batch1 = _batch1
+            batch2 = _batch2
         if not (type(beta) is float or type(beta) is int):
             beta = _args.scalar(beta, ('baddbmm_', 'beta', None))
         if not (type(alpha) is float or type(alpha) is int):
             alpha = _args.scalar(alpha, ('baddbmm_', 'alpha', None))
         try:
-            return _call_inplace(_op_baddbmm, (self, batch1, batch2, beta, alpha))
+            return _call_inplace(_op_baddbmm, (self, batch1, batch2, beta, alpha,))
         except Exception as _exc:
-            _args.explain(_exc, 'baddbmm_', True, _op_baddbmm, (self, batch1, batch2, beta, alpha), True)
+            _args.explain(_exc, 'baddbmm_', True, _op_baddbmm, (self, batch1, batch2, beta, alpha,), True)
             raise
 
     def bincount(self, weights=None, minlength=0):

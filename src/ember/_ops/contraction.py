@@ -18,6 +18,7 @@ from ember._core.checks import (
     _check_not_implemented,
     _check_type,
     _check_value,
+    _warn_once,
 )
 from ember._core.promotion import promote_types
 from ember._core.registry import OPS, register_frontend, register_op
@@ -660,9 +661,14 @@ def chain_matmul_kernel(xp, matrices):
 
 @register_frontend(method=False)
 def chain_matmul(*matrices, out=None):
-    warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch "
-                  "release. Use torch.linalg.multi_dot instead, which accepts a list of two or "
-                  "more tensors rather than multiple parameters.", UserWarning, stacklevel=2)
-    if len(matrices) == 1 and isinstance(matrices[0], (list, tuple)):
-        matrices = matrices[0]
+    # The matrices come as arguments only: a list of them is no tensor (PyTorch's TypeError,
+    # "expected Tensor as element 0 in argument 0, but got list"), found before its warning,
+    # which PyTorch gives once per process.
+    for i, matrix in enumerate(matrices):
+        _check_type(isinstance(matrix, dispatch.Tensor), lambda: (
+            f"expected Tensor as element {i} in argument 0, but got "
+            f"{type(matrix).__name__}"))
+    _warn_once("chain_matmul", "torch.chain_matmul is deprecated and will be removed in a "
+               "future PyTorch release. Use torch.linalg.multi_dot instead, which accepts a "
+               "list of two or more tensors rather than multiple parameters.")
     return _call("chain_matmul", (list(matrices),), out)

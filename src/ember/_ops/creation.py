@@ -45,12 +45,17 @@ def option_dtype(dtype, default):
     if dtype is None:
         return default
     if type(dtype) is not _DTYPE:
-        _bad_dtype(dtype)
+        return _bad_dtype(dtype)
     return dtype
 
 
 def _bad_dtype(dtype):
-    raise TypeError(f"argument 'dtype' must be ember.dtype, not {type(dtype).__name__}")
+    """Python's own number types name a dtype (dtype=float is float64), as in PyTorch's
+    parser; anything else is refused."""
+    found = arguments.PYTHON_TYPE_DTYPES.get(dtype) if isinstance(dtype, type) else None
+    if found is None:
+        raise TypeError(f"argument 'dtype' must be ember.dtype, not {type(dtype).__name__}")
+    return found
 
 
 def run_factory_op(op, args, requires_grad, out):
@@ -140,7 +145,7 @@ def _sized_op(name, fill):
         if dtype is None:
             dtype = _default_float[0]
         elif type(dtype) is not _DTYPE:
-            _bad_dtype(dtype)
+            dtype = _bad_dtype(dtype)
         if size and min(size) < 0:
             check_size(size)
         if fill == 0:

@@ -80,11 +80,12 @@ def _check_range(start, end, step):
 
 
 def _arange_size(start, end, step, dtype):
+    # The kernel is picked by dtype before the numbers are looked at (none for bool, complex).
+    _check_not_implemented(dtype is not dt.bool_ and not dtype.is_complex, lambda: (
+        f"\"arange_cpu\" not implemented for '{dtype._cpp_name}'"))
     for v in (start, end, step):
         _real(v, dtype)
     _check_range(start, end, step)
-    _check_not_implemented(dtype is not dt.bool_ and dtype is not dt.complex32, lambda: (
-        f"\"arange_cpu\" not implemented for '{dtype._cpp_name}'"))
     if dtype is dt.int64 and not _all_integers(start, end, step):
         # NOTE [arange into integers]: for int64 PyTorch counts with the bounds and step cast
         # to int64 first (truncated), so arange(0, 5.5, 1) has 5 elements and a step below 1
@@ -157,19 +158,23 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
                           requires_grad, out)
 
 
-def _range_step_size(start, end, step):
+def _range_step_size(start, end, step, dtype=None):
+    if dtype is not None:
+        _check_not_implemented(dtype is not dt.bool_ and not dtype.is_complex, lambda: (
+            f"\"range_cpu\" not implemented for '{dtype._cpp_name}'"))
     _check_range(start, end, step)
     return math.floor((end - start) / step) + 1
 
 
 @register_op(f"range.step(Scalar start, Scalar end, Scalar step=1, *, {_OPTIONS}) -> Tensor",
              **_FACTORY, meta=lambda start, end, step=1, dtype=None, layout=None, device=None,
-             pin_memory=None: ((_range_step_size(start, end, step),),
-                               option_dtype(dtype, dt.get_default_dtype())))
+             pin_memory=None: ((_range_step_size(
+                 start, end, step, option_dtype(dtype, dt.get_default_dtype())),),
+                 option_dtype(dtype, dt.get_default_dtype())))
 def _range_step(xp, start, end, step=1, dtype=None, layout=None, device=None, pin_memory=None):
     """range(start=0, end, step=1) -> Tensor (deprecated): like arange, end included."""
     dtype = option_dtype(dtype, dt.get_default_dtype())
-    size = _range_step_size(start, end, step)
+    size = _range_step_size(start, end, step, dtype)
     return on_device(xp, _range_values(start, end, step, dtype, size), device)
 
 

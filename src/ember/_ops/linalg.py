@@ -18,6 +18,7 @@ from ember._core.checks import _check, _check_not_implemented
 from ember._core.dispatch import call
 from ember._core.promotion import promote_types
 from ember._core.registry import OPS, register_op
+from ember._core.shape import size_at
 from ember._ops.grad_utils import conj
 from ember._ops.random_float32_math import fma32
 
@@ -152,16 +153,19 @@ def mv_shape(mat, vec, input_shape=None, input_dtype=None):
     _check(mat.ndim == 2 and vec.ndim == 1 and (input_shape is None or len(input_shape) <= 1),
            lambda: (f"vector + matrix @ vector expected, got "
                     f"{1 if input_shape is None else len(input_shape)}, {mat.ndim}, {vec.ndim}"))
-    shape_in = (mat.shape[0],) if input_shape is None else tuple(input_shape)
-    _check(mat.shape[1] == vec.shape[0] and (
-        shape_in[0] == mat.shape[0] or (input_shape is not None and shape_in[0] == 1)),
-        lambda: (f"size mismatch, got input ({shape_in[0] if shape_in else 1}), mat "
-                 f"({dims_text(mat.shape)}), vec ({vec.shape[0]})"))
+    rows = mat.shape[0]
+    # addmv's input has rows elements or one (a 0-d input, too); the message reads its
+    # size(0), an IndexError of its own for a 0-d input, as in PyTorch.
+    numel = rows if input_shape is None else math.prod(input_shape)
+    if not (mat.shape[1] == vec.shape[0] and (numel == rows or numel == 1)):
+        first = rows if input_shape is None else size_at(input_shape, 0)
+        _check(False, f"size mismatch, got input ({first}), mat ({dims_text(mat.shape)}), vec "
+                      f"({vec.shape[0]})")
     in_dtype = vec.dtype if input_dtype is None else input_dtype
     _check(in_dtype == mat.dtype == vec.dtype, lambda: (
         f"addmv input tensors must have the same dtype, but got {cpp(in_dtype)}, "
         f"{cpp(mat.dtype)}, and {cpp(vec.dtype)}"))
-    return (mat.shape[0],)
+    return (rows,)
 
 
 def bmm_shape(a, b):
@@ -390,6 +394,7 @@ def bmm(xp, self, mat2):
              derivatives=_mv_grads("self", "vec"), tags=("fp_errors",))
 def mv(xp, self, vec):
     """mv(input, vec, *, out=None) -> Tensor: matrix-vector product."""
+    size_at(self.shape, 0)                  # (PyTorch sizes its result first)
     mv_shape(self, vec)
     check_kernel_dtype("addmv_impl_cpu", self, vec)
     return compute(xp, xp.matmul, self, vec)
@@ -513,6 +518,11 @@ def fused(xp, input, product, beta, alpha, np_dtype=None):
     return xp.array(result, dtype=np_dtype)
 
 
+def _old_forms(first, second):
+    """The fused products' old argument orders (NOTE [deprecated argument orders])."""
+    return (f"beta, self, alpha, {first}, {second}", f"beta, self, {first}, {second}")
+
+
 _ADD_SCHEMA = "(Tensor self, Tensor {1}, Tensor {2}, *, Scalar beta=1, Scalar alpha=1) -> Tensor"
 
 
@@ -529,7 +539,8 @@ def _addmm_checks(self, mat1, mat2):
     return target
 
 
-@register_op("addmm" + _ADD_SCHEMA.format(0, "mat1", "mat2"), kind="generic", inplace=True,
+@register_op("addmm" + _ADD_SCHEMA.format(0, "mat1", "mat2"), kind="generic",
+             deprecated_forms=_old_forms("mat1", "mat2"), inplace=True,
              tags=("fp_errors",),
              meta=_meta(_addmm_checks), saves=("mat1", "mat2"),
              derivatives=_fused_grads("mat1", "mat2", _product_grads("mat1", "mat2", _mm)))
@@ -545,7 +556,8 @@ def _addmv_checks(self, mat, vec):
     return mv_shape(mat, vec, self.shape, self.dtype)
 
 
-@register_op("addmv" + _ADD_SCHEMA.format(0, "mat", "vec"), kind="generic", inplace=True,
+@register_op("addmv" + _ADD_SCHEMA.format(0, "mat", "vec"), kind="generic",
+             deprecated_forms=_old_forms("mat", "vec"), inplace=True,
              tags=("fp_errors",),
              meta=_meta(_addmv_checks), saves=("mat", "vec"),
              derivatives=_fused_grads("mat", "vec", _mv_grads("mat", "vec")))
@@ -558,6 +570,9 @@ def addmv(xp, self, mat, vec, beta=1, alpha=1):
 
 
 def _addbmm_checks(self, batch1, batch2):
+    # PyTorch reads the result's sizes and expands `self` to them before it looks further.
+    target = (size_at(batch1.shape, 1), size_at(batch2.shape, 2))
+    expand_check(self.shape, target, self.dtype)
     _check(batch1.ndim == 3, "batch1 must be a 3D tensor")
     _check(batch2.ndim == 3, "batch2 must be a 3D tensor")
     _check(batch1.shape[0] == batch2.shape[0], lambda: (
@@ -566,8 +581,6 @@ def _addbmm_checks(self, batch1, batch2):
     _check(batch1.shape[2] == batch2.shape[1], lambda: (
         f"Incompatible matrix sizes for bmm ({batch1.shape[1]}x{batch1.shape[2]} and "
         f"{batch2.shape[1]}x{batch2.shape[2]})"))
-    target = (batch1.shape[1], batch2.shape[2])
-    expand_check(self.shape, target, self.dtype)
     _check(self.dtype == batch2.dtype, lambda: (
         f"self and mat2 must have the same dtype, but got {cpp(self.dtype)} and "
         f"{cpp(batch2.dtype)}"))
@@ -575,7 +588,8 @@ def _addbmm_checks(self, batch1, batch2):
     return target
 
 
-@register_op("addbmm" + _ADD_SCHEMA.format(0, "batch1", "batch2"), kind="generic", inplace=True,
+@register_op("addbmm" + _ADD_SCHEMA.format(0, "batch1", "batch2"), kind="generic",
+             deprecated_forms=_old_forms("batch1", "batch2"), inplace=True,
              tags=("fp_errors",),
              meta=_meta(_addbmm_checks), saves=("batch1", "batch2"),
              # The batch of products is summed: each gets the whole (broadcast) gradient.
@@ -591,18 +605,20 @@ def addbmm(xp, self, batch1, batch2, beta=1, alpha=1):
 
 
 def _baddbmm_checks(self, batch1, batch2):
+    # As addbmm: the result's sizes read and `self` expanded to them first.
+    target = (size_at(batch1.shape, 0), size_at(batch1.shape, 1), size_at(batch2.shape, 2))
+    expand_check(self.shape, target, self.dtype)
     _check(batch1.ndim == 3, "batch1 must be a 3D tensor")
     _check(batch2.ndim == 3, "batch2 must be a 3D tensor")
     _check(self.dtype == batch1.dtype == batch2.dtype, lambda: (
         f"Input dtypes must be the same, got: input {cxx(self.dtype)}, batch1: "
         f"{cxx(batch1.dtype)}, batch2: {cxx(batch2.dtype)}"))
-    target = (batch1.shape[0], batch1.shape[1], batch2.shape[2])
-    expand_check(self.shape, target, self.dtype)
     bmm_shape(batch1, batch2)
     return target
 
 
 @register_op("baddbmm" + _ADD_SCHEMA.format(0, "batch1", "batch2"), kind="generic",
+             deprecated_forms=_old_forms("batch1", "batch2"),
              tags=("fp_errors",), inplace=True, meta=_meta(_baddbmm_checks),
              saves=("batch1", "batch2"),
              derivatives=_fused_grads("batch1", "batch2",
@@ -639,7 +655,8 @@ def _addr_meta(self, vec1, vec2, beta=1, alpha=1):
     return (shape, promote_types(promote_types(self._dtype, vec1._dtype), vec2._dtype))
 
 
-@register_op("addr" + _ADD_SCHEMA.format(0, "vec1", "vec2"), kind="generic", inplace=True,
+@register_op("addr" + _ADD_SCHEMA.format(0, "vec1", "vec2"), kind="generic",
+             deprecated_forms=_old_forms("vec1", "vec2"), inplace=True,
              tags=("fp_errors",),
              meta=_addr_meta, saves=("vec1", "vec2"),
              derivatives=_fused_grads("vec1", "vec2", _outer_grads("vec1", "vec2")))

@@ -255,6 +255,8 @@ def corrcoef(input):
 @register_frontend("dist")
 def dist(input, other, p=2):
     """dist(input, other, p=2) -> Tensor: the p-norm of input - other (broadcast)."""
+    _check_type(isinstance(input, dispatch.Tensor), lambda: (
+        f"dist(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"))
     _check_type(isinstance(other, dispatch.Tensor), lambda: (
         f"dist(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}"))
     difference = input - other

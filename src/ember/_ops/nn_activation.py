@@ -19,7 +19,7 @@ from ember._core.dispatch import call
 from ember._core.registry import OPS, register_op
 from ember._ops.activation import threshold_backward_of
 from ember._ops.grad_utils import where
-from ember._ops.pointwise import not_implemented_for
+from ember._ops.pointwise import not_implemented_for, scalar_into
 from ember._ops.special_fast_erf import gelu_backward_float32, gelu_float32
 
 _SELF = ("self",)
@@ -36,7 +36,7 @@ def _floating(name, x):
 
 
 def _scalar(x, value):
-    return x.dtype.type(value)
+    return scalar_into(value, x.dtype)
 
 
 def _options(**extra):
@@ -277,7 +277,8 @@ def threshold(xp, self, threshold, value):
     value."""
     if self.dtype.kind == "b":
         not_implemented_for("threshold_cpu", self)
-    return xp.where(self <= threshold, xp.asarray(value).astype(self.dtype), self)
+    # Both Scalars in the input's dtype first, as PyTorch's kernel takes them (checked).
+    return xp.where(self <= _scalar(self, threshold), _scalar(self, value), self)
 
 
 # --------------------------------------------------------------------------- log_sigmoid

@@ -22,6 +22,7 @@ from ember._core import dtype as dt
 from ember._core.checks import _check
 from ember._core.dispatch import call
 from ember._core.registry import OPS, register_op
+from ember._core.shape import size_at
 from ember._ops import nn_norm_double as double
 from ember._ops.pointwise import not_implemented_for
 
@@ -72,9 +73,9 @@ def _channel_shape(ndim, channels):
 
 
 def _batch_norm_checks(input, weight, bias, running_mean, running_var, training):
-    _check(input.ndim >= 2, lambda: (
+    _check(input.ndim >= 1, lambda: (
         f"batch_norm(): expected input with at least 2 dimensions, got {input.ndim}"))
-    channels = input.shape[1]
+    channels = size_at(input.shape, 1)      # (PyTorch reads size(1): a 1-d input's IndexError)
     for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
                     ("running_var", running_var)):
         _check(t is None or t.size == channels, lambda name=name, t=t: (

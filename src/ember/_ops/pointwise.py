@@ -52,7 +52,10 @@ _C_TYPE_NAMES = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int3
 
 def checked_scalar(value, np_dtype):
     """A Scalar argument (alpha, value) as a NumPy scalar of an integer compute dtype, refusing
-    numbers out of its range as PyTorch does (ordinary operands wrap around instead)."""
+    numbers out of its range as PyTorch does (ordinary operands wrap around instead); an int
+    wider than PyTorch's Scalar (int64 or uint64) is its parser's OverflowError."""
+    if type(value) is int:
+        arguments.check_scalar_int(value)
     if np_dtype.kind in "iu" and isinstance(value, (int, float, np.integer, np.floating)) \
             and not isinstance(value, (bool, np.bool_)):
         info = np.iinfo(np_dtype)
@@ -63,6 +66,36 @@ def checked_scalar(value, np_dtype):
             f"value cannot be converted to type {_C_TYPE_NAMES.get(np_dtype.name, np_dtype.name)}"
             " without overflow"))
     return scalar_as(value, np_dtype)
+
+
+_REAL_C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+                      "bfloat16": "c10::BFloat16"}
+
+
+def scalar_into(value, np_dtype):
+    """A Scalar argument (lambd, threshold, eps ...) in a kernel's dtype, as PyTorch's
+    `to<T>()` converts it: a complex value with an imaginary part into a real type, or a finite
+    value beyond a float type's range, is an overflow error; an int wider than 64 bits is its
+    parser's OverflowError (scalar_as)."""
+    if isinstance(value, (complex, np.complexfloating)) and np_dtype.kind != "c":
+        # (A NumPy complex64 reaches a kernel only past a frontend; PyTorch's parser reads it
+        # through float(), keeping its real part: arguments.scalar.)
+        _check(value.imag == 0 or not isinstance(value, complex),
+               lambda: _overflow_message(np_dtype))
+        value = value.real
+    limit = _FLOAT_LIMITS.get(np_dtype.name)
+    if limit is not None and not isinstance(value, (bool, np.bool_)) and math.isfinite(value):
+        _check(-limit <= value <= limit, lambda: _overflow_message(np_dtype))
+    return checked_scalar(value, np_dtype)
+
+
+_FLOAT_LIMITS = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38,
+                 "float32": 3.4028234663852886e38}
+
+
+def _overflow_message(np_dtype) -> str:
+    name = _REAL_C_TYPE_NAMES.get(np_dtype.name, _C_TYPE_NAMES.get(np_dtype.name, np_dtype.name))
+    return f"value cannot be converted to type {name} without overflow"
 
 
 # --------------------------------------------------------------------------- add / sub / mul
@@ -191,8 +224,20 @@ register_frontend("subtract", inplace=sub_inplace)(sub_function)
 
 
 @register_frontend("rsub", method=False)
-def rsub_function(input, other, *, alpha=1):
+def rsub_function(input, other, *more, alpha=1):
     """rsub(input, other, *, alpha=1) -> Tensor: other - alpha * input."""
+    if more:
+        # PyTorch's Scalar overload rsub(input, Number other, Number alpha) takes alpha by
+        # position; a 0-d tensor that needs no grad is a Number there.
+        _check_type(len(more) == 1 and alpha == 1 and (
+            isinstance(other, _NUMBER_TYPES) or isinstance(other, dispatch.Tensor) and
+            other.ndim == 0 and not other.requires_grad), lambda: (
+            "rsub() received an invalid combination of arguments - got "
+            f"{len(more) + 2} positional arguments, but expected (Tensor input, Tensor other, *, "
+            "Number alpha = 1) or (Tensor input, Number other, Number alpha = 1)"))
+        alpha = more[0]
+    if not isinstance(input, dispatch.Tensor):         # (its parser's error comes first)
+        arguments.parser_error(_RSUB_OP, (input, other, alpha), "rsub")
     _check_sub(input, other)
     return call(_RSUB_OP, (input, other, alpha))
 
@@ -272,9 +317,18 @@ _DIV_OP = OPS["div.Tensor"]
 _DIV_MODE_OP = OPS["div.Tensor_mode"]
 
 
+_NUMBER_TYPES = (int, float, complex, np.generic)
+
+
 def _div_call(input, other, rounding_mode):
     if rounding_mode is None:
         return _DIV_OP, (input, other)
+    if not (isinstance(input, (dispatch.Tensor, *_NUMBER_TYPES)) and
+            isinstance(other, (dispatch.Tensor, *_NUMBER_TYPES))):
+        # (the parser's error comes before the mode's)
+        arguments.parser_error(_DIV_MODE_OP, (input, other, rounding_mode), "div")
+    if type(rounding_mode) is bytes:       # (PyTorch's parser reads bytes as a str)
+        rounding_mode = rounding_mode.decode("utf-8", "replace")
     _check_rounding_mode(rounding_mode)
     return _DIV_MODE_OP, (input, other, rounding_mode)
 

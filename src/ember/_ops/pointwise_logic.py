@@ -12,6 +12,7 @@ from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented, _check_type
 from ember._core.device import META
 from ember._core.dispatch import call
+from ember._core.dispatch.pointwise import check_broadcastable
 from ember._core.promotion import promote_types
 from ember._core.registry import ALWAYS_BOOL, OPS, register_frontend, register_op
 from ember._ops.grad_utils import where
@@ -123,6 +124,7 @@ def isclose(xp, self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     _check(self.dtype == other.dtype, lambda: (
         f"{dt.NP_TO_DTYPE[self.dtype]._cpp_name} did not match "
         f"{dt.NP_TO_DTYPE[other.dtype]._cpp_name}"))
+    check_broadcastable(None, [self.shape, other.shape])      # (PyTorch's message)
     _check(rtol >= 0, lambda: f"rtol must be greater than or equal to zero, but got {rtol}")
     _check(atol >= 0, lambda: f"atol must be greater than or equal to zero, but got {atol}")
     close = self == other

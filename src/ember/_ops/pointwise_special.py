@@ -23,7 +23,7 @@ from ember._core.dispatch import call, call_out
 from ember._core.host_kernels import HostModule, host_function
 from ember._core.registry import INT_TO_FLOAT, OPS, register_frontend, register_op
 from ember._ops.grad_utils import conj, where
-from ember._ops.pointwise import not_implemented_for
+from ember._ops.pointwise import not_implemented_for, scalar_into
 from ember._ops.special_fast_erf import erf_float32
 
 _FLOAT_UNARY = {"kind": "pointwise", "promotion": INT_TO_FLOAT, "inplace": True}
@@ -385,7 +385,8 @@ def logit(xp, self, eps=None):
     _real_only("logit_cpu", self)
     p = self
     if eps is not None:
-        low, high = self.dtype.type(eps), self.dtype.type(1 - eps)
+        eps = float(eps)                     # (a float argument: no Scalar's int range)
+        low, high = scalar_into(eps, self.dtype), scalar_into(1 - eps, self.dtype)
         # NaN passes through the clamp, as in PyTorch.
         p = xp.where(p < low, low, xp.where(p > high, high, p))
     if p.dtype.kind != "f" or p.dtype.itemsize < 4:

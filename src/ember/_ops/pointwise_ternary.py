@@ -7,15 +7,17 @@ import warnings
 
 import numpy as np
 
-from ember._core import arguments, dispatch
+from ember._core import arguments, deprecated_forms, dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented
+from ember._core.deprecated_forms import NOT_GIVEN
 from ember._core.dispatch import call, call_inplace, call_out
 from ember._core.registry import FRONTENDS, OPS, register_frontend, register_op
+from ember._core.schema import parse_schema
 from ember._ops.fused_multiply_add import fma
 from ember._ops.grad_utils import by_kind, conj, identity
 from ember._ops.grad_utils import where as grad_where  # (`where` is the frontend here)
-from ember._ops.pointwise import checked_scalar, not_implemented_for
+from ember._ops.pointwise import not_implemented_for, scalar_into
 from ember._ops.pointwise_logic import tensor_arg
 
 _BINARY = {"kind": "pointwise", "inplace": True}
@@ -87,6 +89,9 @@ def where(condition, input=None, other=None, *, out=None):
     tensor_arg(condition, "where", "condition", 1)
     if input is None and other is None:
         return FRONTENDS["nonzero"].function(condition, as_tuple=True)
+    if input is None or other is None:         # where(condition) or all three
+        raise arguments.invalid_combination("where", _WHERE_OP, (condition, input, other), (
+            parse_schema("where(Tensor condition) -> Tensor[]"), _WHERE_OP.schema))
     if condition._dtype is dt.uint8:
         warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and "
                       "will be removed in a future version of ember. Use a boolean condition "
@@ -110,10 +115,26 @@ def _where_method(self, condition, other):
 register_frontend("where", method=_where_method)(where)
 
 
-def _check_clamp(self):
+def _check_clamp(self, low=None, high=None, name="clamp"):
+    """PyTorch's clamp has a Tensor overload and a Scalar one (a 0-d tensor fits either):
+    a number beside a tensor with dimensions fits neither (its parser's TypeError). Bool
+    has neither the Scalar kernels nor the two-tensor one. The kernels see tensors as arrays
+    and numbers as NumPy scalars."""
+    if type(low) is not type(high) and low is not None and high is not None and (
+            isinstance(low, np.generic) and high.ndim or isinstance(high, np.generic) and
+            low.ndim):
+        raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, "
+                        f"Tensor, Number), but expected one of:\n * (Tensor input, Tensor min "
+                        f"= None, Tensor max = None, *, Tensor out = None)\n * (Tensor input, "
+                        f"Number min = None, Number max = None, *, Tensor out = None)\n")
     kind = self.dtype.kind
     if kind == "b":
-        not_implemented_for("clamp_cpu", self)
+        if isinstance(low, np.generic) or isinstance(high, np.generic):
+            which = name if name != "clamp" or (low is not None and high is not None) else \
+                "clamp_min" if high is None else "clamp_max"
+            not_implemented_for(f"{which}_scalar_cpu", self)
+        if low is not None and high is not None:
+            not_implemented_for("clamp_cpu", self)
     _check_not_implemented(kind != "c", "clamp is not supported for complex types")
 
 
@@ -170,9 +191,10 @@ def clamp(xp, self, min=None, max=None):
 
     Where min > max every element becomes max; NaN in input or bounds propagates.
     """
-    _check_clamp(self)
+    if min is None and max is None:
+        _check(False, "torch.clamp: At least one of 'min' or 'max' must not be None")
+    _check_clamp(self, min, max)
     if min is None:
-        _check(max is not None, "torch.clamp: At least one of 'min' or 'max' must not be None")
         return xp.minimum(self, max)
     if max is not None and (type(min) is xp.ndarray) != (type(max) is xp.ndarray):
         # A tensor bound beside a number matches neither overload (NOTE [the parser's errors
@@ -194,7 +216,7 @@ def clamp(xp, self, min=None, max=None):
              tags=("no_fp_errors", "range_checked_scalars"))
 def clamp_min(xp, self, min):
     """clamp_min(input, min, *, out=None) -> Tensor: max(input, min)."""
-    _check_clamp(self)
+    _check_clamp(self, min, None, "clamp_min")
     return xp.maximum(self, min)
 
 
@@ -205,7 +227,7 @@ def clamp_min(xp, self, min):
              tags=("no_fp_errors", "range_checked_scalars"))
 def clamp_max(xp, self, max):
     """clamp_max(input, max, *, out=None) -> Tensor: min(input, max)."""
-    _check_clamp(self)
+    _check_clamp(self, None, max, "clamp_max")
     return xp.minimum(self, max)
 
 
@@ -241,10 +263,10 @@ _LERP_OP = OPS["lerp.Tensor"]
 def _check_lerp(input, end, weight):
     tensor_arg(input, "lerp", "input", 1)
     tensor_arg(end, "lerp", "end", 2)
+    if not isinstance(weight, (dispatch.Tensor, int, float, complex, np.number)):
+        arguments.refuse(("lerp", "weight", 3), "Tensor", weight)   # (the parser's, first)
     _check(end._dtype is input._dtype, lambda: (
         f"expected dtype {input._dtype} for `end` but got dtype {end._dtype}"))
-    if not isinstance(weight, (dispatch.Tensor, int, float, complex, np.number)):
-        arguments.refuse(("lerp", "weight", 3), "Tensor", weight)
     if isinstance(weight, dispatch.Tensor) and weight._data.ndim > 0:
         _check(weight._dtype is input._dtype, lambda: (
             f"expected dtype {input._dtype} for `weight` but got dtype {weight._dtype}"))
@@ -268,8 +290,11 @@ def lerp_inplace(self, end, weight):
 register_frontend("lerp", inplace=lerp_inplace)(lerp)
 
 
+_ADDC_OLD_FORMS = ("self, value, tensor1, tensor2",)   # NOTE [deprecated argument orders]
+
+
 @register_op("addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
-             **_BINARY, saves=("tensor1", "tensor2"),
+             **_BINARY, saves=("tensor1", "tensor2"), deprecated_forms=_ADDC_OLD_FORMS,
              derivatives={"self": identity,
                           "tensor1": lambda c: c.grad * conj(c.tensor2 * c.value),
                           "tensor2": lambda c: c.grad * conj(c.tensor1 * c.value)})
@@ -282,7 +307,7 @@ def addcmul(xp, self, tensor1, tensor2, value=1):
         not_implemented_for("addcmul_cpu_out", self)
     product = xp.multiply(tensor1, tensor2)
     if type(value) is not int or value != 1:
-        product = product * checked_scalar(value, product.dtype)
+        product = product * scalar_into(value, product.dtype)
     return xp.add(self, product)
 
 
@@ -297,6 +322,7 @@ _ADDCDIV_INTEGER = (
 
 @register_op("addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
              kind="pointwise", function=False, method=False, saves=("tensor1", "tensor2"),
+             deprecated_forms=_ADDC_OLD_FORMS,
              derivatives={"self": identity,
                           "tensor1": lambda c: c.grad * conj(c.value / c.tensor2),
                           "tensor2": lambda c: -c.grad * conj(
@@ -310,30 +336,65 @@ def addcdiv_kernel(xp, self, tensor1, tensor2, value=1):
     _check(tensor1.dtype.kind not in "biu", _ADDCDIV_INTEGER)
     quotient = xp.true_divide(tensor1, tensor2)
     if type(value) is not int or value != 1:
-        quotient = quotient * checked_scalar(value, quotient.dtype)
+        quotient = quotient * scalar_into(value, quotient.dtype)
     return xp.add(self, quotient)
 
 
 _ADDCDIV_OP = OPS["addcdiv"]
 
 
-def _check_addcdiv(tensor1, tensor2):
-    # Checked before promotion: a float input does not make integer operands acceptable.
-    if isinstance(tensor1, dispatch.Tensor) and isinstance(tensor2, dispatch.Tensor):
-        _check(tensor1._dtype._category > dt.INT or tensor2._dtype._category > dt.INT,
-               _ADDCDIV_INTEGER)
+def _check_addcdiv(input, tensor1, tensor2, name="addcdiv", method=False, value=1):
+    # Tensors only (PyTorch's parser takes no numbers here), checked before promotion: a float
+    # input does not make integer operands acceptable.
+    if not method:
+        tensor_arg(input, name, "input", 1)
+    tensor_arg(tensor1, name, "tensor1", 1 if method else 2)
+    tensor_arg(tensor2, name, "tensor2", 2 if method else 3)
+    if type(value) is int:
+        arguments.check_scalar_int(value)
+    _check(tensor1._dtype._category > dt.INT or tensor2._dtype._category > dt.INT,
+           _ADDCDIV_INTEGER)
 
 
-def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+def addcdiv(_input=NOT_GIVEN, _tensor1=NOT_GIVEN, _tensor2=NOT_GIVEN, /, *_more,
+            input=NOT_GIVEN, tensor1=NOT_GIVEN, tensor2=NOT_GIVEN, value=1, out=None):
     """addcdiv(input, tensor1, tensor2, *, value=1, out=None) -> Tensor."""
-    _check_addcdiv(tensor1, tensor2)
+    # (NOTE [deprecated argument orders]: the parameters as the generated bindings have them.)
+    if _more or _tensor2 is NOT_GIVEN or input is not NOT_GIVEN or \
+            tensor1 is not NOT_GIVEN or tensor2 is not NOT_GIVEN:
+        input, tensor1, tensor2, value = deprecated_forms.bind(
+            _ADDCDIV_OP, "addcdiv", False, (_input, _tensor1, _tensor2, *_more),
+            {"input": input, "tensor1": tensor1, "tensor2": tensor2, "value": value})
+    else:
+        input, tensor1, tensor2 = _input, _tensor1, _tensor2
+    _check_addcdiv(input, tensor1, tensor2, value=value)
     args = (input, tensor1, tensor2, value)
     return call(_ADDCDIV_OP, args) if out is None else call_out(_ADDCDIV_OP, args, out)
 
 
-def addcdiv_inplace(self, tensor1, tensor2, *, value=1):
-    _check_addcdiv(tensor1, tensor2)
-    return call_inplace(_ADDCDIV_OP, (self, tensor1, tensor2, value))
+def _method_args(name, self, positional, tensor1, tensor2, value):
+    """Tensor.addcdiv's and addcdiv_'s arguments (NOTE [deprecated argument orders])."""
+    if len(positional) != 2 or positional[1] is NOT_GIVEN or tensor1 is not NOT_GIVEN or \
+            tensor2 is not NOT_GIVEN:
+        self, tensor1, tensor2, value = deprecated_forms.bind(
+            _ADDCDIV_OP, name, True, (self, *positional),
+            {"tensor1": tensor1, "tensor2": tensor2, "value": value})
+    else:
+        tensor1, tensor2 = positional
+    _check_addcdiv(self, tensor1, tensor2, name, True, value)
+    return self, tensor1, tensor2, value
 
 
-register_frontend("addcdiv", inplace=addcdiv_inplace)(addcdiv)
+def addcdiv_method(self, _tensor1=NOT_GIVEN, _tensor2=NOT_GIVEN, /, *_more,
+                   tensor1=NOT_GIVEN, tensor2=NOT_GIVEN, value=1):
+    args = _method_args("addcdiv", self, (_tensor1, _tensor2, *_more), tensor1, tensor2, value)
+    return call(_ADDCDIV_OP, args)
+
+
+def addcdiv_inplace(self, _tensor1=NOT_GIVEN, _tensor2=NOT_GIVEN, /, *_more,
+                    tensor1=NOT_GIVEN, tensor2=NOT_GIVEN, value=1):
+    args = _method_args("addcdiv_", self, (_tensor1, _tensor2, *_more), tensor1, tensor2, value)
+    return call_inplace(_ADDCDIV_OP, args)
+
+
+register_frontend("addcdiv", method=addcdiv_method, inplace=addcdiv_inplace)(addcdiv)

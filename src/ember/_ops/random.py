@@ -21,6 +21,7 @@ import numpy as np
 from ember._core import arguments, dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented, _check_type
+from ember._core.deprecated_forms import NOT_GIVEN
 from ember._core.promotion import promote_types
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import normalize_shape, sizes_or_keyword
@@ -455,6 +456,13 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
         return run_factory_op(OPS["normal.float_float"], (
             mean, std, normalize_shape((size,)), generator, dtype, layout, device, pin_memory),
             requires_grad, out)
+    # With a tensor, PyTorch's overloads take no size, and a number beside it is a float.
+    _check_type(size is None, "normal() received an invalid combination of arguments - got a "
+                              "size beside a tensor mean or std")
+    if not mean_t and type(mean) is not float and type(mean) is not int:
+        mean = arguments.float_(mean, ("normal", "mean", 1))
+    if not std_t and type(std) is not float and type(std) is not int:
+        std = arguments.float_(std, ("normal", "std", 2))
     name = "normal.Tensor_Tensor" if mean_t and std_t else (
         "normal.Tensor_float" if mean_t else "normal.float_Tensor")
     return run_factory_op(OPS[name], (mean, std, generator), False, out)
@@ -474,7 +482,8 @@ def _need_float_input(dtype, kernel):
 
 
 def _bernoulli_meta(self, generator=None):
-    _need_float_input(self._dtype, "bernoulli_tensor_cpu_p_")
+    if self._data.size:                 # (an empty input is never looked at)
+        _need_float_input(self._dtype, "bernoulli_tensor_cpu_p_")
     return (self._data.shape, self._dtype)
 
 
@@ -501,7 +510,8 @@ def _draw_below(xp, generator, like, probs):
              derivatives={"self": zeros_grad}, node_name="BernoulliBackward0")
 def _bernoulli(xp, self, generator=None):
     """bernoulli(input, *, generator=None) -> Tensor: 1 with probability input, else 0."""
-    _need_float_input(_NP_TO_DTYPE[self.dtype], "bernoulli_tensor_cpu_p_")
+    if self.size:                       # (an empty input is never looked at)
+        _need_float_input(_NP_TO_DTYPE[self.dtype], "bernoulli_tensor_cpu_p_")
     probs = host(xp, self)
     _check(bool(((probs >= 0) & (probs <= 1)).all()),
            "Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
@@ -515,14 +525,20 @@ def _bernoulli(xp, self, generator=None):
 def _bernoulli_p(xp, self, p, generator=None):
     """bernoulli(input, p, *, generator=None) -> Tensor: 1 with probability p, else 0, in
     input's shape and dtype (also Tensor.bernoulli_(p))."""
+    _check_not_implemented(self.dtype.kind != "c", lambda: (
+        f"\"bernoulli_scalar_cpu_\" not implemented for '{_NP_TO_DTYPE[self.dtype]._cpp_name}'"))
     _check_p(p)
     return _draw_below(xp, generator, self, p)
 
 
 @register_frontend()
-def bernoulli(input, p=None, *, generator=None, out=None):
+def bernoulli(input, p=NOT_GIVEN, *, generator=None, out=None):
     """bernoulli(input, p=None): 1 with probability `input` (or `p`), else 0."""
-    if p is None:
+    # (PyTorch's overloads: bernoulli(input, *, generator) and bernoulli(input, float p ...);
+    # p=None fits neither.)
+    _check_type(p is not None, "bernoulli() received an invalid combination of arguments - "
+                               "got p=None, but expected a float p or none")
+    if p is NOT_GIVEN:
         return run_factory_op(OPS["bernoulli"], (input, generator), False, out)
     return run_factory_op(OPS["bernoulli.p"], (input, p, generator), False, out)
 

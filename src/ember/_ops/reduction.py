@@ -254,6 +254,9 @@ def nanmean_dtype(self_dtype, dtype=None):
     _check(self_dtype.is_floating_point or self_dtype.is_complex, lambda: (
         "nanmean(): expected input to have floating point or complex dtype but got "
         f"{self_dtype._cpp_name}"))
+    _check(dtype is None or dtype.is_floating_point or dtype.is_complex, lambda: (
+        "nanmean(): could not infer output dtype. Optional dtype must be either a floating "
+        f"point or complex dtype. Got: {dtype._cpp_name}"))
     return self_dtype if dtype is None else dtype
 
 
@@ -612,12 +615,25 @@ def count_nonzero_dim(xp, self, dim=None):
     return _count_nonzero(xp, self, dim)
 
 
-@register_frontend("count_nonzero")
+def _count_nonzero_method(self, *dims, dim=None):
+    """Tensor.count_nonzero(dim=None): the dims may also come as arguments (x.count_nonzero(0,
+    1)), as PyTorch's int[] overload takes them."""
+    if len(dims) > 1 or dims and dim is not None:
+        if dim is not None:
+            raise TypeError("count_nonzero() received an invalid combination of arguments")
+        return count_nonzero(self, dims)
+    return count_nonzero(self, dims[0] if dims else dim)
+
+
+@register_frontend("count_nonzero", method=_count_nonzero_method)
 def count_nonzero(input, dim=None):
     """count_nonzero(input, dim=None) -> Tensor: int64 counts; dim is an int or a tuple."""
-    if dim is None or isinstance(dim, int):
+    if dim is None or type(dim) is int:
         return call(OPS["count_nonzero"], (input, dim))
-    return call(OPS["count_nonzero.dim_IntList"], (input, dim))
+    # Anything else as PyTorch's parser takes it: a list of ints (no bools), a NumPy integer
+    # or a 0-d integer tensor for the one dim (NOTE [the parser's errors come first]).
+    op = OPS["count_nonzero.dim_IntList" if isinstance(dim, (tuple, list)) else "count_nonzero"]
+    return call(op, parser_error(op, (input, dim), "count_nonzero"))
 
 
 # --------------------------------------------------------------------------- logsumexp

@@ -16,7 +16,9 @@ import math
 import numpy as np
 
 from ember._core import dtype as dt
+from ember._core.arguments import parser_error
 from ember._core.checks import _check, _check_not_implemented
+from ember._core.deprecated_forms import NOT_GIVEN
 from ember._core.fp_errors import run_quietly
 from ember._core.registry import OPS, register_frontend
 from ember._core.registry import register_op as _register_op
@@ -32,9 +34,7 @@ def _window_dtype(name, window_length, dtype, layout):
     dtype = option_dtype(dtype, dt.get_default_dtype())
     _check(_is_strided(layout), lambda: (
         f"{name} is not implemented for sparse types, got: {_options_text(dtype, layout)}"))
-    _check_not_implemented(not dtype.is_complex, lambda: (
-        f"\"arange_cpu\" not implemented for '{dtype._cpp_name}'"))
-    _check(dtype.is_floating_point, lambda: (
+    _check(dtype.is_floating_point or dtype.is_complex, lambda: (
         f"{name} expects floating point dtypes, got: {_options_text(dtype, layout)}"))
     _check(window_length >= 0, lambda: (
         f"{name} requires non-negative window_length, got window_length={window_length}"))
@@ -80,6 +80,9 @@ def _trivial(window_length, dtype):
         return np.empty(0, dtype._np)
     if window_length == 1:
         return np.ones(1, dtype._np)
+    # Longer windows start from an arange, which has no complex kernel.
+    _check_not_implemented(not dtype.is_complex, lambda: (
+        f"\"arange_cpu\" not implemented for '{dtype._cpp_name}'"))
     return None
 
 
@@ -177,7 +180,20 @@ _register("kaiser_window.beta(int window_length, bool periodic, float beta, *, "
 # --------------------------------------------------------------------------- frontends
 
 def _run(op_name, args, requires_grad):
-    return run_factory_op(OPS[op_name], args, requires_grad, None)
+    op = OPS[op_name]
+    args = parser_error(op, args, op.python_name)      # (the parser's errors come first)
+    return run_factory_op(op, args, requires_grad, None)
+
+
+def _given(name, values, defaults):
+    """PyTorch's overloads of a window take periodic, alpha and beta in turn, each only after
+    the one before it: one given after one left out fits none of them, nor does None."""
+    for i in range(len(values)):
+        if values[i] is None or i and values[i] is not NOT_GIVEN and \
+                values[i - 1] is NOT_GIVEN:
+            raise TypeError(f"{name}() received an invalid combination of arguments - "
+                            f"{', '.join(defaults)} must be given in turn")
+    return tuple(d if v is NOT_GIVEN else v for v, d in zip(values, defaults.values()))
 
 
 @register_frontend(method=False)
@@ -188,8 +204,11 @@ def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device
 
 
 @register_frontend(method=False)
-def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None,
-                   layout=None, device=None, pin_memory=False, requires_grad=False):
+def hamming_window(window_length, periodic=NOT_GIVEN, alpha=NOT_GIVEN, beta=NOT_GIVEN, *,
+                   dtype=None, layout=None, device=None, pin_memory=False,
+                   requires_grad=False):
+    periodic, alpha, beta = _given("hamming_window", (periodic, alpha, beta),
+                                   {"periodic": True, "alpha": 0.54, "beta": 0.46})
     return _run("hamming_window.periodic_alpha_beta", (window_length, periodic, alpha, beta,
                                                        dtype, layout, device, pin_memory),
                 requires_grad)
@@ -210,8 +229,9 @@ def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, de
 
 
 @register_frontend(method=False)
-def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None,
-                  device=None, pin_memory=False, requires_grad=False):
+def kaiser_window(window_length, periodic=NOT_GIVEN, beta=NOT_GIVEN, *, dtype=None,
+                  layout=None, device=None, pin_memory=False, requires_grad=False):
+    periodic, beta = _given("kaiser_window", (periodic, beta), {"periodic": True, "beta": 12.0})
     return _run("kaiser_window.beta",
                 (window_length, periodic, beta, dtype, layout, device, pin_memory),
                 requires_grad)

@@ -11,7 +11,7 @@ import numpy as np
 
 from ember._backends import BACKENDS, get_backend
 from ember._backends.meta import MetaArray
-from ember._core import complex_half
+from ember._core import arguments, complex_half
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented
 from ember._core.device import CPU, META
@@ -22,6 +22,7 @@ from ember._core.dispatch.wrapping import wrap
 from ember._core.fp_errors import _threads as _quiet_threads
 from ember._core.fp_errors import cast, nested, quiet_runner, run_plainly, scalar_as
 from ember._core.promotion import result_type_from, scalar_type_of
+from ember._core.registry import FRONTENDS
 
 Tensor = None            # set by ember._tensor once the class exists (set_tensor_class)
 _new = object.__new__
@@ -115,6 +116,8 @@ def clear_promotion_caches() -> None:
 def _fast_entry(op, key, operands):
     """The cache entry of `key`: (result np dtype, compute np dtype, result dtype, scalars,
     compute dtype, whether scalars are range-checked)."""
+    if len(key) == 3:                       # (op, dtype, the type of a number operand)
+        check_number_operand(op, 1, operands[1])
     result_dtype, compute_dtype = _pointwise_dtypes(op, operands)
     _check_wide_unsigned(op, compute_dtype)
     if operands[0]._dtype is dt.complex32:
@@ -256,6 +259,8 @@ def run_pointwise_general(op, args):
         elif v is None and op.schema.arguments[i].optional:
             continue
         elif isinstance(v, (int, float, complex, np.generic)):
+            if op not in NUMBERS_OK[i == 0]:
+                check_number_operand(op, i, v)
             operands.append(v)
         else:
             raise UnsupportedOperand(
@@ -302,6 +307,25 @@ def run_pointwise_general(op, args):
             result = cast(result, result_dtype._np)
         out = wrap(result, result_dtype, device)
     return out
+
+
+def check_number_operand(op, i, value) -> None:
+    """A Python or NumPy number in the place of tensor argument `i` of an op whose public
+    form is its generated binding: only where PyTorch's parser takes one (NOTE [the parser's
+    errors come first], arguments.NUMBERS_FIRST/_BESIDE). Checked when a number is first met
+    (the fast path makes its cache entry for the number's type once) and on the general path
+    (where the ops found to take numbers are remembered, NUMBERS_OK). A hand-written frontend
+    parses its own numbers (lerp's Scalar weight, where's values)."""
+    if op.python_name in FRONTENDS or op.schema.name in (
+            arguments.NUMBERS_FIRST if i == 0 else arguments.NUMBERS_BESIDE):
+        NUMBERS_OK[i == 0].add(op)
+        return
+    raise UnsupportedOperand(
+        f"{op.schema.name}(): argument '{op.schema.arguments[i].name}' (position {i + 1}) "
+        f"must be Tensor, not {type(value).__name__}")
+
+
+NUMBERS_OK = (set(), set())     # [first argument?] -> the ops found to take a number there
 
 
 def _range_checked(value, np_dtype):

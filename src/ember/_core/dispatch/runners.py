@@ -244,12 +244,23 @@ def _factory_device_position(op):
     names = [arg.name for arg in op.schema.arguments]
     position = _factory_device_positions[op] = names.index("device")
     _factory_pin_positions[op] = names.index("pin_memory") if "pin_memory" in names else None
+    _factory_layout_positions[op] = names.index("layout") if "layout" in names else None
     return position
 
 
 # A CPU-only build has no pinned memory: PyTorch's RuntimeError for pin_memory=True, its
 # TypeError for a value that is not a bool (set with the device position, read per call).
 _factory_pin_positions: dict = {}
+
+
+# A factory's `layout`, checked as its parser does (a str or an int is no layout); set with
+# the device position, read per call only where a layout is given.
+_factory_layout_positions: dict = {}
+
+
+def _check_layout(op, value):
+    if type(value).__name__ != "layout":
+        arguments.layout_(value, (op.python_name, "layout", None))
 
 
 def _check_pin_memory(op, value):
@@ -282,6 +293,9 @@ def run_factory(op, args):
         pin = _factory_pin_positions[op]
         if pin is not None and args[pin] is not None and args[pin] is not False:
             _check_pin_memory(op, args[pin])
+        layout = _factory_layout_positions[op]
+        if layout is not None and args[layout] is not None:
+            _check_layout(op, args[layout])
         device = args[where]
         if device is not None and type(device) is not _Device:
             device = _as_device(device)
@@ -312,6 +326,9 @@ def run_factory_general(op, args):
     pin = _factory_pin_positions[op]
     if pin is not None and args[pin] is not None and args[pin] is not False:
         _check_pin_memory(op, args[pin])
+    layout = _factory_layout_positions[op]
+    if layout is not None and args[layout] is not None:
+        _check_layout(op, args[layout])
     device = args[where]
     tensor_positions = op.tensor_positions
     if device is None:

@@ -43,6 +43,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     """Normalise each channel (dim 1) over the batch and the other dimensions; in training
     with the batch's statistics (updating running_mean/running_var in place), otherwise with
     the running ones."""
+    # (PyTorch's composite takes no channels from a 1-d input, a RuntimeError on its checks;
+    # the op itself reads size(1), an IndexError.)
+    _check(input.ndim >= 2, lambda: (
+        f"batch_norm(): expected input with at least 2 dimensions, got {input.ndim}"))
     if training:
         _verify_batch_size(input.shape)
     for name, stats in (("running_mean", running_mean), ("running_var", running_var)):
