@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember._core import arguments, dispatch
+from ember._core import arguments, complex_half, dispatch
 from ember._core.checks import _check, _check_index
 from ember._core.host_kernels import to_device, to_host
 from ember._core.registry import OPS, register_frontend, register_op
@@ -583,7 +583,7 @@ def _index_fill(xp, self, dim, index, value, value_is_complex, convert):
     # PyTorch's order: the index's dtype, a complex value into a real self, the index's
     # dimensions, the dimension, and last the value's range (when it is converted).
     _check_index(index.dtype == np.int64, "index_fill_(): Expected dtype int64 for index.")
-    _check(not value_is_complex or self.dtype.kind == "c",
+    _check(not value_is_complex or self.dtype.kind == "c" or complex_half.is_chalf(self.dtype),
            "index_fill_(): Converting complex Scalar to non-complex type is not supported")
     _check(index.ndim <= 1, "Index has to be a vector/scalar")
     dim = wrap_dim(dim, self.ndim)

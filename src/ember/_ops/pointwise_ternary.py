@@ -174,14 +174,6 @@ def _clamp_name(args, outputs):
     return "ClampBackward0" if tensors else "ClampBackward1"
 
 
-def _bound_kind(xp, value) -> str:
-    """The type name PyTorch's parser prints for a clamp bound."""
-    if type(value) is xp.ndarray:
-        return "Tensor"
-    kind = np.asarray(value).dtype.kind
-    return {"b": "bool", "i": "int", "u": "int", "c": "complex"}.get(kind, "float")
-
-
 @register_op("clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor",
              **_BINARY, aliases=("clip",),
              derivatives={"self": _clamp_self, "min": _clamp_min, "max": _clamp_max},
@@ -196,14 +188,6 @@ def clamp(xp, self, min=None, max=None):
     _check_clamp(self, min, max)
     if min is None:
         return xp.minimum(self, max)
-    if max is not None and (type(min) is xp.ndarray) != (type(max) is xp.ndarray):
-        # A tensor bound beside a number matches neither overload (NOTE [the parser's errors
-        # come first]).
-        raise TypeError(
-            f"clamp() received an invalid combination of arguments - got (Tensor, "
-            f"{_bound_kind(xp, min)}, {_bound_kind(xp, max)}), but expected one of:\n"
-            " * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
-            " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
     if max is None:
         return xp.maximum(self, min)
     return xp.minimum(xp.maximum(self, min), max)
