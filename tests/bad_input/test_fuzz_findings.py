@@ -84,3 +84,16 @@ def warn_always():
 @pytest.mark.parametrize("label", list(CASES))
 def test_same_outcome_and_warnings_as_pytorch(label, warn_always):
     assert _outcome(ember, CASES[label]) == _outcome(torch, CASES[label])
+
+
+def test_triangular_solves_of_a_singular_matrix_give_infinities_as_torch():
+    import numpy as np
+    results = []
+    for T in (torch, ember):
+        A = T.tensor([[[1.0, 0.0], [2.0, 0.0]], [[2.0, 0.0], [1.0, 3.0]]])
+        B = T.tensor([[[1.0], [1.0]], [[4.0], [5.0]]])
+        results.append([T.linalg.solve_triangular(A, B, upper=False).numpy(),
+                        T.linalg.solve_triangular(A, B.mT, upper=False, left=False).numpy(),
+                        T.cholesky_solve(B, A).numpy()])
+    for got, want in zip(results[1], results[0]):
+        np.testing.assert_allclose(got, want, rtol=1e-6)

@@ -155,7 +155,30 @@ def _triangular_grads():
 
 
 def triangular_kernel(xp, A, B, upper, left=True, unitriangular=False):
-    """Solve with SciPy's (batched) triangular solver; shapes already checked, dtypes equal."""
+    """Solve with SciPy's (batched) triangular solver; shapes already checked, dtypes equal.
+    A zero on the diagonal gives infinities and NaNs, as PyTorch's trsm does (SciPy's solver
+    refuses such a matrix: BLAS's trsm, which does not look, solves it then)."""
+    from scipy.linalg import LinAlgError
+    try:
+        return _triangular_solve(A, B, upper, left, unitriangular)
+    except LinAlgError:
+        return _trsm(A, B, upper, left, unitriangular)
+
+
+def _trsm(A, B, upper, left, unitriangular):
+    from scipy.linalg.blas import get_blas_funcs
+    batch = broadcast_batch(A.shape[:-2], B.shape[:-2])
+    A_b = np.broadcast_to(A, batch + A.shape[-2:]).reshape((-1,) + A.shape[-2:])
+    B_b = np.broadcast_to(B, batch + B.shape[-2:]).reshape((-1,) + B.shape[-2:])
+    trsm = get_blas_funcs("trsm", (A_b, B_b))
+    out = np.empty(B_b.shape, B.dtype)
+    for i in range(A_b.shape[0]):
+        out[i] = trsm(1.0, A_b[i], B_b[i], side=0 if left else 1, lower=not upper,
+                      diag=1 if unitriangular else 0)
+    return out.reshape(batch + B.shape[-2:])
+
+
+def _triangular_solve(A, B, upper, left, unitriangular):
     from scipy.linalg import solve_triangular as scipy_solve
     batch = broadcast_batch(A.shape[:-2], B.shape[:-2])
     if left:
