@@ -25,23 +25,6 @@ def _names(text: str) -> frozenset:
     return frozenset(text.split())
 
 
-# NOTE [in progress on other branches]: names that the helpers working beside this branch are
-# adding (torch.linalg / fft / special / distributions / sparse / testing and their top-level
-# forms). The lead prunes these after merging; a name that appears makes this test fail until
-# it is removed here.
-LINALG_IN_PROGRESS = (
-    "in progress on another branch (ember.linalg and its torch.* forms)",
-    "")
-FFT_IN_PROGRESS = (
-    "in progress on another branch (ember.fft: stft and the window functions)",
-    "")
-SPECIAL_IN_PROGRESS = (
-    "in progress on another branch (ember.special and its torch.* forms)",
-    "")
-SPARSE_IN_PROGRESS = (
-    "in progress on another branch (sparse COO/CSR tensors)",
-    "")
-
 TORCHSCRIPT = (
     "TorchScript / JIT IR types and entry points (ember has no TorchScript)",
     ("AliasDb AnyType Argument ArgumentSpec AwaitType Block BoolType CallStack Capsule ClassType "
@@ -101,9 +84,6 @@ NO_NUMPY_DTYPE = (
     "int7 uint1 uint2 uint3 uint4 uint5 uint6 uint7 float4_e2m1fn_x2 float8_e4m3fnuz "
     "float8_e5m2fnuz float8_e8m0fnu"))
 
-TENSOR_NOT_YET = (
-    "not implemented yet (the next names to close)",
-    "")
 TENSOR_ELSEWHERE = (
     ("first-class dimensions (functorch.dim, which Tensor.index binds) and oneDNN's own "
      "tensor layout (to_mkldnn): neither exists in ember"),
@@ -112,14 +92,6 @@ TENSOR_REMOVED = (
     ("removed from PyTorch: the attribute only raises or warns (eig, lstsq, solve, symeig; "
     "Variable's volatile and reinforce)"),
     "eig lstsq solve symeig volatile reinforce")
-TENSOR_SPARSE = ("in progress on another branch (sparse tensors' methods)", "")
-TENSOR_LINALG = (
-    "in progress on another branch (linalg methods)",
-    (""
-    ""))
-TENSOR_FFT = ("in progress on another branch (ember.fft: stft)", "")
-TENSOR_SPECIAL = ("in progress on another branch (special functions)",
-                  "")
 TENSOR_QUANTIZED = (
     "quantized tensors (out of scope)",
     ("dequantize int_repr q_per_channel_axis q_per_channel_scales q_per_channel_zero_points "
@@ -135,12 +107,10 @@ IMPORTED_HELPERS = (
 # namespace -> (how to reach PyTorch's, how to reach ember's, the lists of missing names)
 NAMESPACES = {
     "torch": (lambda: torch, lambda: ember, (
-        LINALG_IN_PROGRESS, FFT_IN_PROGRESS, SPECIAL_IN_PROGRESS, SPARSE_IN_PROGRESS,
         TORCHSCRIPT, DISPATCHER, COMPILER, QUANTIZED, VENDOR, SYNC_BATCH_NORM,
         NO_NUMPY_DTYPE)),
     "Tensor": (lambda: torch.Tensor, lambda: ember.Tensor, (
-        TENSOR_SPARSE, TENSOR_LINALG, TENSOR_FFT, TENSOR_SPECIAL, TENSOR_QUANTIZED,
-        TENSOR_REMOVED, TENSOR_NOT_YET, TENSOR_ELSEWHERE)),
+        TENSOR_QUANTIZED, TENSOR_REMOVED, TENSOR_ELSEWHERE)),
     "autograd": (lambda: torch.autograd, lambda: ember.autograd, ()),
     "func": (lambda: torch.func, lambda: ember.func, ()),
     "utils.checkpoint": (lambda: importlib.import_module("torch.utils.checkpoint"),
