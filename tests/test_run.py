@@ -47,7 +47,7 @@ def _same_output_as_torch(*args):
     "examples_vision_transformer.py", "examples_small_programs.py", "seq2seq_resume.py",
     "mixture_density_swa.py", "transformer_stream_loader.py", "gradient_penalty_func.py",
     "data_and_printing.py", "kv_cache_generation.py", "multiprocessing_spawn.py",
-    "library_idioms.py", "examples_mnist_hogwild.py",
+    "library_idioms.py", "examples_mnist_hogwild.py", "multiprocessing_queue_sharing.py",
 ])
 def test_script_prints_what_pytorch_prints(script):
     out = _same_output_as_torch(SCRIPTS / script)

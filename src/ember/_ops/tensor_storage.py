@@ -6,6 +6,7 @@ that forked processes share), pin_memory, and the moves to devices ember has no 
 from __future__ import annotations
 
 import mmap
+import os
 import weakref
 
 import numpy as np
@@ -187,14 +188,48 @@ register_frontend("set_", function=False)(set_)
 
 # --------------------------------------------------------------------------- share_memory_
 
-# Storages moved into shared memory by share_memory_ (Tensor.is_shared reads this).
+# Storages moved into shared memory by share_memory_ (Tensor.is_shared reads this), each with
+# the file descriptor of its memory where it has one (NOTE [shared tensors]).
 _SHARED_STORAGES: weakref.WeakSet = weakref.WeakSet()
+_SHARED_FDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def shared_buffer(nbytes: int):
+    """(mmap, file descriptor) of `nbytes` of fresh shared memory.
+
+    NOTE [shared tensors]: share_memory_ puts a storage in a memfd (a file in memory) mapped
+    MAP_SHARED: processes forked afterwards share it as they inherit the mapping, and the
+    descriptor lets ember.multiprocessing hand the same memory to any other process (a Queue,
+    a spawned child: multiprocessing duplicates the descriptor into the receiver, which maps
+    it). The descriptor is closed when the storage goes. Without memfd (not Linux), anonymous
+    shared memory: shared with forked children only."""
+    size = max(nbytes, 1)
+    create = getattr(os, "memfd_create", None)
+    if create is None:
+        return mmap.mmap(-1, size), None
+    fd = create("ember-shared", getattr(os, "MFD_CLOEXEC", 0))
+    os.ftruncate(fd, size)
+    return mmap.mmap(fd, size), fd
+
+
+def register_shared(storage, fd) -> None:
+    """Mark `storage` as living in shared memory (with its descriptor, closed with it)."""
+    _SHARED_STORAGES.add(storage)
+    if fd is not None:
+        _SHARED_FDS[storage] = fd
+        weakref.finalize(storage, os.close, fd)
+
+
+def shared_fd(storage):
+    """The descriptor of a shared storage's memory, or None."""
+    return _SHARED_FDS.get(storage)
 
 
 def share_memory_(self):
-    """Tensor.share_memory_() -> Tensor: move self's storage into shared anonymous memory, so
-    processes forked afterwards (multiprocessing, DataLoader workers) read and write the same
-    elements. A no-op when it is shared already, and on devices other than the CPU.
+    """Tensor.share_memory_() -> Tensor: move self's storage into shared memory (NOTE [shared
+    tensors]), so processes forked afterwards (multiprocessing, DataLoader workers), and those
+    it is sent to through ember.multiprocessing, read and write the same elements. A no-op
+    when it is shared already, and on devices other than the CPU.
 
     As with set_ (NOTE [set_ rebinds one tensor]), views made of self before the call keep the
     old memory; views made after it share."""
@@ -204,7 +239,7 @@ def share_memory_(self):
     root = storage._array
     from ember._typed_storage import _bytes_of
     old_bytes = _bytes_of(root)
-    buffer = mmap.mmap(-1, max(old_bytes.size, 1))      # MAP_SHARED | MAP_ANONYMOUS
+    buffer, fd = shared_buffer(old_bytes.size)      # NOTE [shared tensors]
     np.frombuffer(buffer, np.uint8, count=old_bytes.size)[...] = old_bytes
     new_root = np.ndarray(root.shape, root.dtype, buffer=buffer, strides=root.strides)
     data = self._data
@@ -215,7 +250,7 @@ def share_memory_(self):
     shared = UntypedStorage(new_root, CPU)
     shared._version = storage._version
     self._storage = shared
-    _SHARED_STORAGES.add(shared)
+    register_shared(shared, fd)
     return self
 
 

@@ -50,3 +50,7 @@ def set_sharing_strategy(new_strategy: str) -> None:
         raise AssertionError(f"unknown sharing strategy {new_strategy!r}")
     _sharing_strategy[0] = new_strategy
 
+
+from ember.multiprocessing.reductions import init_reductions
+
+init_reductions()
