@@ -76,6 +76,7 @@ def einsum_plan(equation, shapes):
     _check(len(terms) >= len(shapes),
            "einsum(): more operands were provided than specified in the equation")
     inputs, sizes, ellipsis, counts, start = [], {}, (), {}, 0
+    occurrences = {}     # every appearance of a label, a repeat within one operand included
     for k, (term, shape) in enumerate(zip(terms, shapes)):
         labels = _parse_term(term, start, k, len(shape))
         start += len(term) + 1
@@ -94,6 +95,7 @@ def einsum_plan(equation, shapes):
         for lab, size in dims:
             if lab == "...":
                 continue
+            occurrences[lab] = occurrences.get(lab, 0) + 1
             if lab in seen:
                 _check(seen[lab] == size, lambda: (
                     f"einsum(): subscript {lab} is repeated for operand {k} but the sizes don't "
@@ -120,7 +122,9 @@ def einsum_plan(equation, shapes):
                 f"einsum(): output subscript {lab} does not appear in the equation for any "
                 "input operand"))
     else:
-        once = sorted(lab for lab, n in counts.items() if n == 1)
+        # Without '->' the output keeps the labels written exactly once, in order: 'ii' is the
+        # trace, 'ij,jk' the matrix product.
+        once = sorted(lab for lab, n in occurrences.items() if n == 1)
         output = (["..."] if ellipsis or any("..." in t for t in inputs) else []) + once
     return inputs, output, sizes, ellipsis, counts
 
