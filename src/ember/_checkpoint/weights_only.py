@@ -138,9 +138,15 @@ def _load_reduce(self) -> None:
     stack[-1] = func(*args)
 
 
-def _refuse_allocation(cls, args) -> None:
+@lru_cache(maxsize=1)
+def _tensor_classes() -> tuple:
     import ember
-    if cls is ember.Tensor or isinstance(cls, type) and issubclass(cls, ember.Tensor):
+    from ember.nn.parameter import Parameter
+    return ember.Tensor, Parameter
+
+
+def _refuse_allocation(cls, args) -> None:
+    if cls in _tensor_classes():
         if any(type(a) is int for a in args):
             raise pickle.UnpicklingError(f"{cls.__name__}(sizes) in a checkpoint would allocate "
                                          "memory the file does not hold")
