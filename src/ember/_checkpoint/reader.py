@@ -299,8 +299,8 @@ def make_unpickler(file, persistent, weights_only: bool, pickle_load_args: dict)
     `weights_only`, else the C unpickler with `pickle_load_args`."""
     if weights_only:
         from ember._checkpoint.weights_only import WeightsOnlyUnpickler
-        return WeightsOnlyUnpickler(file, persistent,
-                                    pickle_load_args.get("encoding", "utf-8"))
+        # Only `encoding` applies (others are a TypeError, as PyTorch's).
+        return WeightsOnlyUnpickler(file, persistent, **pickle_load_args)
     return _Unpickler(file, persistent, **pickle_load_args)
 
 
