@@ -89,8 +89,8 @@ def _seeds() -> dict:
     ours = ember.nn.Parameter(ember.ones(2))
     base = ember.arange(6.0).view(2, 3)
     buffer = io.BytesIO()
-    ember.save({"base": base, "view": base[:, 1:], "p": ours, "u16": ember.ones(2, dtype=ember.uint16),
-                "meta": OrderedDict(a=1)}, buffer)
+    ember.save({"base": base, "view": base[:, 1:], "p": ours,
+                "u16": ember.ones(2, dtype=ember.uint16), "meta": OrderedDict(a=1)}, buffer)
     seeds = {"zip_ember": buffer.getvalue()}
     buffer = io.BytesIO()
     torch.save(_state(), buffer)

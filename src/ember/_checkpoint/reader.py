@@ -1,14 +1,13 @@
-"""Reading checkpoints: the unpickler that maps PyTorch's global names to ember's (refusing
-everything else under weights_only), storages read from the zip records (or mapped from the
-file with mmap=True), and the weights-only allow-list."""
+"""Reading checkpoints: storage records checked and read from the zip (or mapped from the file
+with mmap=True), tensors rebuilt over them inside their bounds, the user's safe globals, and the
+unpickler of `weights_only=False` (PyTorch's global names mapped to ember's). The weights-only
+unpickler and PyTorch's allow-list: weights_only.py."""
 from __future__ import annotations
 
 import pickle
-from collections import OrderedDict
 
 import numpy as np
 
-from ember._checkpoint.writer import _STORAGE_DTYPES
 from ember._core.checks import _check, _check_type
 
 _safe_globals: dict = {}

@@ -10,6 +10,7 @@ from collections import Counter, OrderedDict
 from functools import lru_cache
 
 from ember._checkpoint import reader
+from ember._checkpoint.writer import _STORAGE_DTYPES
 
 # NOTE [weights-only unpickling]: the C unpickler lets a file run BUILD (set any attribute of
 # anything on the stack, classes and interned objects such as dtypes and devices included),
@@ -29,10 +30,11 @@ _UNSUPPORTED_PREFIXES = ("torch.cuda.sparse.", "torch.sparse.", "torch.per_", "t
                          "torch.QInt", "torch.QUInt", "torch.bits", "torch.float8_e8m0fnu",
                          "torch.float4_")
 _UNSUPPORTED = {
-    "torch._tensor._rebuild_from_type_v2", "torch._utils._rebuild_device_tensor_from_cpu_tensor",
-    "torch._utils._rebuild_device_tensor_from_numpy", "torch._utils._rebuild_meta_tensor_no_storage",
-    "torch._utils._rebuild_nested_tensor", "torch._utils._rebuild_qtensor",
-    "torch._utils._rebuild_wrapper_subclass", "torch.storage.TypedStorage",
+    "torch._tensor._rebuild_from_type_v2", "torch.storage.TypedStorage",
+    "torch._utils._rebuild_device_tensor_from_cpu_tensor",
+    "torch._utils._rebuild_device_tensor_from_numpy",
+    "torch._utils._rebuild_meta_tensor_no_storage", "torch._utils._rebuild_nested_tensor",
+    "torch._utils._rebuild_qtensor", "torch._utils._rebuild_wrapper_subclass",
 }
 _TENSOR_CLASSES = ("Byte", "Char", "Short", "Int", "Long", "Half", "Float", "Double", "BFloat16",
                    "Bool")
@@ -74,7 +76,7 @@ def allowed_globals() -> dict:
     for name in _DTYPE_NAMES:
         if isinstance(getattr(ember, name, None), ember.dtype):
             table[f"torch.{name}"] = getattr(ember, name)
-    for storage_class, dtype_name in reader._STORAGE_DTYPES.items():
+    for storage_class, dtype_name in _STORAGE_DTYPES.items():
         table[f"torch.{storage_class}"] = reader._StorageType(dtype_name)
         table[f"torch.cuda.{storage_class}"] = reader._StorageType(dtype_name)
     return table
