@@ -126,15 +126,11 @@ def _allowed_ids() -> frozenset:
     return frozenset(id(v) for v in allowed_globals().values())
 
 
-def _is_allowed(obj, user_globals: dict) -> bool:
-    return id(obj) in _allowed_ids() or any(obj is v for v in user_globals.values())
-
-
 def _load_reduce(self) -> None:
     stack = self.stack
     args = stack.pop()
     func = stack[-1]
-    if not _is_allowed(func, self.user_globals):
+    if id(func) not in self.allowed_ids:
         raise pickle.UnpicklingError(f"Trying to call reduce for unrecognized function {func!r}")
     _refuse_allocation(func, args)
     stack[-1] = func(*args)
@@ -148,7 +144,7 @@ def _tensor_classes() -> tuple:
 
 
 def _refuse_allocation(cls, args) -> None:
-    if cls in _tensor_classes():
+    if isinstance(cls, type) and cls in _tensor_classes():
         if any(type(a) is int for a in args):
             raise pickle.UnpicklingError(f"{cls.__name__}(sizes) in a checkpoint would allocate "
                                          "memory the file does not hold")
@@ -161,7 +157,7 @@ def _load_newobj(self) -> None:
     if cls is Parameter:
         self.append(Parameter(*args))
         return
-    if not (isinstance(cls, type) and _is_allowed(cls, self.user_globals)):
+    if not (isinstance(cls, type) and id(cls) in self.allowed_ids):
         raise pickle.UnpicklingError("Can only create new object for nn.Parameter or classes "
                                      f"allowlisted via `add_safe_globals` but got {cls!r}")
     _refuse_allocation(cls, args)
@@ -310,6 +306,8 @@ class WeightsOnlyUnpickler(pickle._Unpickler):
         super().__init__(file, encoding=encoding)
         self._persistent = persistent
         self.user_globals = dict(reader._safe_globals)     # fixed for this load
+        # What REDUCE may call and NEWOBJ create; all alive for the load, so ids are theirs.
+        self.allowed_ids = _allowed_ids() | {id(v) for v in self.user_globals.values()}
 
     def find_class(self, module, name):
         module, name = reader._python3_name(module, name)
