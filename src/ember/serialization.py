@@ -15,7 +15,6 @@ import io
 import os
 import pickle
 import tempfile
-import warnings
 import zipfile
 from collections import OrderedDict
 
@@ -73,62 +72,14 @@ class _NotACheckpoint(RuntimeError, pickle.UnpicklingError):
     pass
 
 
-_TRUE_VALUES = ("1", "y", "yes", "true")
-
-
-def _env_flag(name: str) -> bool:
-    return any(os.getenv(prefix + name, "0").lower() in _TRUE_VALUES
-               for prefix in ("TORCH_", "EMBER_"))
-
-
-def _resolve_weights_only(weights_only, pickle_module) -> bool:
-    """`weights_only` after its default and the FORCE_(NO_)WEIGHTS_ONLY_LOAD environment
-    variables (TORCH_ or EMBER_ prefixed), with PyTorch's precedence."""
-    not_set = weights_only is None
-    if not_set:
-        weights_only = pickle_module is None
-    force, force_no = _env_flag("FORCE_WEIGHTS_ONLY_LOAD"), _env_flag("FORCE_NO_WEIGHTS_ONLY_LOAD")
-    if force and force_no:
-        raise RuntimeError("Only one of `TORCH_FORCE_WEIGHTS_ONLY_LOAD` or "
-                           "`TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD` should be set, but both were set.")
-    if force:
-        weights_only = True
-    elif force_no and not_set:
-        # Only a call that did not choose is overridden.
-        warnings.warn("Environment variable TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD detected, since "
-                      "the `weights_only` argument was not explicitly passed to `ember.load`, "
-                      "forcing weights_only=False.", UserWarning, stacklevel=3)
-        weights_only = False
-    if weights_only and pickle_module is not None:
-        raise RuntimeError("Can not safely load weights when explicit pickle_module is "
-                           "specified")
-    return bool(weights_only)
-
-
-def _weights_only_message(message: str) -> str:
-    # What PyTorch tells the user; the unpickler's own message last.
-    if "was not an allowed global by default" in message:
-        return ("Weights only load failed. This file can still be loaded, to do so you have two "
-                "options, do those steps only if you trust the source of the checkpoint. \n\t(1) "
-                f"Re-running `ember.load` with `weights_only` set to `False` will likely "
-                "succeed, but it can result in arbitrary code execution. \n\t(2) Alternatively, "
-                "to load with `weights_only=True` please check the recommended steps in the "
-                f"following error message.\n\tWeightsUnpickler error: {message}")
-    return ("Weights only load failed. Re-running `ember.load` with `weights_only` set to "
-            "`False` will likely succeed, but it can result in arbitrary code execution. Do it "
-            "only if you got the file from a trusted source.\n\nWeightsUnpickler error: "
-            f"{message}")
-
-
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
          **pickle_load_args):
     """Load an object saved by `ember.save` or `torch.save`. `weights_only` (default True)
     refuses any global but tensors, containers and plain values (NOTE [weights-only
     unpickling]); `mmap=True` maps the storages from the file instead of reading them."""
     import ember
-    weights_only = _resolve_weights_only(weights_only, pickle_module)
-    if pickle_load_args and weights_only:
-        warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
+    from ember._checkpoint.weights_only import failure_message, resolve_weights_only
+    weights_only = resolve_weights_only(weights_only, pickle_module, pickle_load_args)
     pickle_load_args.setdefault("encoding", "utf-8")
     is_path = isinstance(f, (str, os.PathLike))
     name = os.fspath(f) if is_path else getattr(f, "name", repr(f))
@@ -167,7 +118,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     except pickle.UnpicklingError as exc:
         if not weights_only or isinstance(exc, _NotACheckpoint):
             raise
-        raise pickle.UnpicklingError(_weights_only_message(str(exc))) from None
+        raise pickle.UnpicklingError(failure_message(str(exc))) from None
     except (zipfile.BadZipFile, EOFError, KeyError, ValueError, OSError) as exc:
         if isinstance(exc, (FileNotFoundError, IsADirectoryError, PermissionError,
                             _EmptyCheckpoint)):

@@ -4,6 +4,7 @@ that builds only tensors, containers and plain values. Every pickle `ember.load`
 from __future__ import annotations
 
 import codecs
+import os
 import pickle
 import warnings
 from collections import Counter, OrderedDict
@@ -315,3 +316,52 @@ class WeightsOnlyUnpickler(pickle._Unpickler):
 
     def persistent_load(self, pid):
         return self._persistent(pid)
+
+
+_TRUE_VALUES = ("1", "y", "yes", "true")
+
+
+def _env_flag(name: str) -> bool:
+    return any(os.getenv(prefix + name, "0").lower() in _TRUE_VALUES
+               for prefix in ("TORCH_", "EMBER_"))
+
+
+def resolve_weights_only(weights_only, pickle_module, pickle_load_args: dict) -> bool:
+    """`ember.load`'s `weights_only` after its default and the FORCE_(NO_)WEIGHTS_ONLY_LOAD
+    environment variables (TORCH_ or EMBER_ prefixed), with PyTorch's precedence and warnings."""
+    not_set = weights_only is None
+    if not_set:
+        weights_only = pickle_module is None
+    force, force_no = _env_flag("FORCE_WEIGHTS_ONLY_LOAD"), _env_flag("FORCE_NO_WEIGHTS_ONLY_LOAD")
+    if force and force_no:
+        raise RuntimeError("Only one of `TORCH_FORCE_WEIGHTS_ONLY_LOAD` or "
+                           "`TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD` should be set, but both were set.")
+    if force:
+        weights_only = True
+    elif force_no and not_set:
+        # Only a call that did not choose is overridden.
+        warnings.warn("Environment variable TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD detected, since "
+                      "the `weights_only` argument was not explicitly passed to `ember.load`, "
+                      "forcing weights_only=False.", UserWarning, stacklevel=3)
+        weights_only = False
+    if weights_only and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is "
+                           "specified")
+    if pickle_load_args and weights_only:
+        warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=3)
+    return bool(weights_only)
+
+
+def failure_message(message: str) -> str:
+    """What `ember.load` says when the weights-only unpickler refuses a file (as PyTorch)."""
+    if "was not an allowed global by default" in message:
+        return ("Weights only load failed. This file can still be loaded, to do so you have two "
+                "options, do those steps only if you trust the source of the checkpoint. \n\t(1) "
+                "Re-running `ember.load` with `weights_only` set to `False` will likely "
+                "succeed, but it can result in arbitrary code execution. \n\t(2) Alternatively, "
+                "to load with `weights_only=True` please check the recommended steps in the "
+                f"following error message.\n\tWeightsUnpickler error: {message}")
+    return ("Weights only load failed. Re-running `ember.load` with `weights_only` set to "
+            "`False` will likely succeed, but it can result in arbitrary code execution. Do it "
+            "only if you got the file from a trusted source.\n\nWeightsUnpickler error: "
+            f"{message}")
