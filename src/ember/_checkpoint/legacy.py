@@ -9,7 +9,12 @@ import os
 import pickle
 import struct
 
-from ember._checkpoint.reader import LoadedStorage, _check_storage_id, make_unpickler
+from ember._checkpoint.reader import (
+    LoadedStorage,
+    _ascii,
+    _check_storage_id,
+    make_unpickler,
+)
 from ember._core.checks import _check
 
 MAGIC_NUMBER = 0x1950A86A20F9469CFC6C
@@ -30,7 +35,7 @@ class _LegacyStorages:
         self.buffers: dict = {}          # key -> (LoadedStorage, itemsize, numel)
 
     def __call__(self, pid):
-        if not (isinstance(pid, tuple) and pid and pid[0] in ("storage", b"storage")):
+        if not (isinstance(pid, tuple) and pid and _ascii(pid[0]) == "storage"):
             raise pickle.UnpicklingError(f"Unknown persistent id {pid!r}")
         storage_type, key, _location, numel = _check_storage_id(pid, 6)
         if pid[5] is not None:
@@ -50,6 +55,7 @@ class _LegacyStorages:
 
     def fill(self, key, source) -> None:
         """Read storage `key`'s element count and bytes from `source` into its buffer."""
+        key = _ascii(key)
         _check(isinstance(key, str) and key in self.buffers,
                lambda: f"storage key {key!r} not found in the checkpoint's object")
         loaded, itemsize, numel = self.buffers[key]

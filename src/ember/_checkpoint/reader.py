@@ -212,15 +212,14 @@ def _check_storage_id(pid, length: int):
     if len(pid) != length:
         raise pickle.UnpicklingError(f"storage persistent id has {len(pid)} fields, "
                                      f"expected {length}")
-    storage_type, key, location, numel = pid[1:5]
+    storage_type, key, location, numel = pid[1], _ascii(pid[2]), _ascii(pid[3]), pid[4]
     if type(storage_type) is not _StorageType:
         raise pickle.UnpicklingError(f"storage persistent id names {storage_type!r}, not a "
                                      "storage class")
-    _check_type(isinstance(key, str) and isinstance(_ascii(location), str)
-                and type(numel) is int,
+    _check_type(isinstance(key, str) and isinstance(location, str) and type(numel) is int,
                 lambda: f"storage persistent id {pid!r} has a malformed key, location or size")
     _check(numel >= 0, lambda: f"storage {key} declares {numel} elements")
-    return storage_type, key, _ascii(location), numel
+    return storage_type, key, location, numel
 
 
 def _check_record(record_size: int, nbytes: int) -> None:
@@ -316,7 +315,7 @@ def _record_offsets(whole, zf) -> dict:
         if info.compress_type != 0:
             continue
         start = info.header_offset
-        if start + 30 > len(whole):
+        if start < 0 or start + 30 > len(whole):
             raise EOFError(f"record {info.filename} is truncated")
         name_len, extra_len = struct.unpack("<HH", bytes(whole[start + 26:start + 30]))
         data_start = start + 30 + name_len + extra_len
