@@ -397,3 +397,33 @@ def test_mmap_of_a_legacy_file_is_refused(tmp_path):
         with pytest.raises(RuntimeError, match="mmap can only be used with files saved with"):
             load(path, mmap=True)
     assert ember.load(path).tolist() == torch.load(path).tolist() == [0.0] * 4
+
+
+def _parameter_with_state(**state):
+    return glob("torch._utils", "_rebuild_parameter_with_state") + tup(
+        tensor((4,), (1,)), b"\x88", empty_ordered_dict(), _dict_state(**state)) + b"R"
+
+
+def test_parameter_attributes_load_as_pytorch():
+    data = zip_checkpoint(PROTO + _parameter_with_state(note=num(3)) + b".",
+                          {"0": b"\0" * 16})
+    ours, theirs = ember.load(io.BytesIO(data)), torch.load(io.BytesIO(data))
+    assert ours.note == theirs.note == 3 and ours.requires_grad and theirs.requires_grad
+
+
+@pytest.mark.parametrize("build", [False, True])
+@pytest.mark.parametrize("name", ["_dtype", "_version", "sum", "shape"])
+def test_a_file_cannot_set_a_parameters_own_attributes(name, build):
+    # ember's internals (storage, dtype, version counter) and methods are not a file's to set,
+    # as state of _rebuild_parameter_with_state or through BUILD.
+    if build:
+        param = glob("torch._utils", "_rebuild_parameter") + tup(
+            tensor((4,), (1,)), b"\x88", empty_ordered_dict()) + b"R"
+        data = zip_checkpoint(PROTO + param + _dict_state(**{name: num(1)}) + b"b.",
+                              {"0": b"\0" * 16})
+    else:
+        data = zip_checkpoint(PROTO + _parameter_with_state(**{name: num(1)}) + b".",
+                              {"0": b"\0" * 16})
+    with pytest.raises(pickle.UnpicklingError, match=f"may not set the attribute '{name}'"):
+        ember.load(io.BytesIO(data))
+    assert_ember_intact()

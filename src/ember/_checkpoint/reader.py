@@ -161,8 +161,23 @@ def _rebuild_parameter(data, requires_grad, backward_hooks, state=None):
     from ember.nn.parameter import Parameter
     param = Parameter(data, requires_grad)
     if state:
-        param.__dict__.update(state)
+        set_loaded_attributes(param, state)
     return param
+
+
+def set_loaded_attributes(param, state) -> None:
+    """A loaded Parameter's extra attributes (PyTorch saves them as its state). Names starting
+    with `_` and names the class defines are refused: they are ember's own (its storage, dtype,
+    version counter, methods), and a file setting them could make the tensor lie about its
+    bytes."""
+    if not isinstance(state, dict):
+        raise pickle.UnpicklingError(f"Parameter state must be a dict, not "
+                                     f"{type(state).__name__}")
+    for key, value in state.items():
+        if not isinstance(key, str) or key.startswith("_") or hasattr(type(param), key):
+            raise pickle.UnpicklingError(f"a checkpoint may not set the attribute {key!r} of "
+                                         "a Parameter")
+        param.__dict__[key] = value
 
 
 def _layout_named(name):

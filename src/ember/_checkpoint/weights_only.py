@@ -171,27 +171,25 @@ def _load_build(self) -> None:
     state = self.stack.pop()
     inst = self.stack[-1]
     kind = type(inst)
-    if kind is OrderedDict or kind is Parameter:
-        # Fresh objects of this load: their instance dict is theirs to fill.
+    if kind is OrderedDict or kind is Counter:
+        # Fresh containers of this load: their instance dict is theirs to fill.
         _check_state(isinstance(state, dict), kind, state)
         inst.__dict__.update(state)
-        return
-    user_types = [v for v in self.user_globals.values() if isinstance(v, type)]
-    if any(kind is t for t in user_types):
+    elif kind is Parameter:
+        reader.set_loaded_attributes(inst, state)
+    elif any(kind is t for t in self.user_globals.values()):
         _build_as_pickle_does(inst, state)       # the user vouched for this type
-        return
-    if kind is not ember.device and any(kind is v for v in allowed_globals().values()) \
-            and hasattr(inst, "__dict__"):
-        # PyTorch's other allowed types (Counter): a fresh instance's dict only, never slots.
-        _check_state(isinstance(state, dict), kind, state)
-        inst.__dict__.update(state)
-        return
-    if kind is ember.device or any(kind is v for v in allowed_globals().values()):
-        # Devices are interned: changing one would change every tensor's device.
+    elif kind is ember.Tensor:
+        raise pickle.UnpicklingError("ember cannot load a Tensor rebuilt from BUILD state "
+                                     "(PyTorch's pre-0.4 set_ form)")
+    elif any(kind is v for v in allowed_globals().values()):
+        # set, complex, bytearray, Size, device: no instance dict, and the slots of interned
+        # devices are shared by every tensor, so nothing is set (PyTorch fails here too).
         raise AttributeError(f"'{kind.__module__}.{kind.__name__}' object has no attribute "
                              "'__dict__' and its attributes are not writable")
-    raise pickle.UnpicklingError("Can only build Tensor, Parameter, OrderedDict or types "
-                                 f"allowlisted via `add_safe_globals`, but got {kind}")
+    else:
+        raise pickle.UnpicklingError("Can only build Tensor, Parameter, OrderedDict or types "
+                                     f"allowlisted via `add_safe_globals`, but got {kind}")
 
 
 def _check_state(ok: bool, kind, state) -> None:
