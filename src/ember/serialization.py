@@ -75,11 +75,12 @@ class _NotACheckpoint(RuntimeError, pickle.UnpicklingError):
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
          **pickle_load_args):
     """Load an object saved by `ember.save` or `torch.save`. `weights_only` (default True)
-    refuses any global but tensors, containers and plain values; `mmap=True` maps the
-    storages from the file instead of reading them."""
+    refuses any global but tensors, containers and plain values (NOTE [weights-only
+    unpickling]); `mmap=True` maps the storages from the file instead of reading them."""
     import ember
-    if weights_only is None:
-        weights_only = True
+    from ember._checkpoint.weights_only import failure_message, resolve_weights_only
+    weights_only = resolve_weights_only(weights_only, pickle_module, pickle_load_args)
+    pickle_load_args.setdefault("encoding", "utf-8")
     is_path = isinstance(f, (str, os.PathLike))
     name = os.fspath(f) if is_path else getattr(f, "name", repr(f))
     if mmap and not is_path:
@@ -102,6 +103,10 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
                 raise (_EmptyCheckpoint if not head else _NotACheckpoint)(
                     f"ember.load could not read the checkpoint {name}: "
                     f"{'it is empty' if not head else 'it is neither a zip nor a pickle'}")
+            if mmap:
+                raise RuntimeError("mmap can only be used with files saved with `ember.save("
+                                   f"{name}, _use_new_zipfile_serialization=True)`, please "
+                                   "save your checkpoint with this option in order to use mmap.")
             from ember._checkpoint.legacy import read_legacy
             result = read_legacy(source, weights_only, pickle_load_args)
         else:
@@ -110,6 +115,10 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
                                   mmap_path=os.fspath(f) if mmap else None,
                                   whole=None if mmap else whole,
                                   restore_devices=map_location is None)
+    except pickle.UnpicklingError as exc:
+        if not weights_only or isinstance(exc, _NotACheckpoint):
+            raise
+        raise pickle.UnpicklingError(failure_message(str(exc))) from None
     except (zipfile.BadZipFile, EOFError, KeyError, ValueError, OSError) as exc:
         if isinstance(exc, (FileNotFoundError, IsADirectoryError, PermissionError,
                             _EmptyCheckpoint)):

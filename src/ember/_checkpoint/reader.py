@@ -1,15 +1,14 @@
-"""Reading checkpoints: the unpickler that maps PyTorch's global names to ember's (refusing
-everything else under weights_only), storages read from the zip records (or mapped from the
-file with mmap=True), and the weights-only allow-list."""
+"""Reading checkpoints: storage records checked and read from the zip (or mapped from the file
+with mmap=True), tensors rebuilt over them inside their bounds, the user's safe globals, and the
+unpickler of `weights_only=False` (PyTorch's global names mapped to ember's). The weights-only
+unpickler and PyTorch's allow-list: weights_only.py."""
 from __future__ import annotations
 
 import pickle
-from collections import OrderedDict
 
 import numpy as np
 
-from ember._checkpoint.writer import _STORAGE_DTYPES
-from ember._core.checks import _check_type
+from ember._core.checks import _check, _check_type
 
 _safe_globals: dict = {}
 
@@ -49,22 +48,65 @@ class safe_globals:
         _safe_globals.update(self.saved)
 
 
+# NOTE [checked tensor extents]: a file's size, stride and offset become an `as_strided` view of
+# the record's bytes, which NumPy does not bound: every element a tensor can reach must lie inside
+# its storage record, checked in Python ints (no overflow) before any view or array is built.
+# Records themselves are checked against the bytes the file holds before they are read or
+# allocated (zip: `_record_offsets` and `_check_record`; legacy: `legacy._LegacyStorages`).
+_INT64_MAX = 2**63 - 1
+
+
+def _check_extent(size, stride, storage_offset, itemsize: int, nbytes: int) -> int:
+    """The element count of a tensor over a storage of `nbytes` bytes, after checking that
+    every element it reaches is in the storage (RuntimeError as PyTorch's when not)."""
+    _check_type(type(size) in (tuple, list) and type(stride) in (tuple, list)
+                and all(type(n) is int for n in (*size, *stride))
+                and type(storage_offset) is int,
+                lambda: f"tensor record has size {size!r}, stride {stride!r} and offset "
+                        f"{storage_offset!r}; expected tuples of ints and an int")
+    _check(len(size) == len(stride),
+           lambda: f"unequal size length ({len(size)}) and stride length ({len(stride)})")
+    _check(storage_offset >= 0, lambda: f"Tensor: invalid storage offset {storage_offset}")
+    numel = 1
+    for n in size:
+        numel *= n
+        _check(n >= 0 and numel <= _INT64_MAX, "numel: integer multiplication overflow")
+    if numel == 0:
+        return 0
+    last = storage_offset
+    for n, step in zip(size, stride):
+        _check(step >= 0, lambda: "Storage size calculation overflowed with "
+                                  f"sizes={list(size)} and strides={list(stride)}")
+        last += (n - 1) * step
+    _check((last + 1) * itemsize <= _INT64_MAX,
+           lambda: f"Storage size calculation overflowed with sizes={list(size)} and "
+                   f"strides={list(stride)}")
+    _check((last + 1) * itemsize <= nbytes, "Trying to resize storage that is not resizable")
+    return numel
+
+
 def _rebuild_tensor(storage, storage_offset, size, stride, requires_grad=False,
                     backward_hooks=None, metadata=None, dtype=None):
     import ember
     from ember._core import dispatch
     from ember._core.device import CPU
+    _check_type(type(storage) is LoadedStorage,
+                lambda: f"tensor record has storage {type(storage).__name__}, not a storage")
+    dtype_obj = getattr(ember, storage.dtype_name) if dtype is None else dtype
+    _check_type(isinstance(dtype_obj, ember.dtype),
+                lambda: f"tensor record has dtype {dtype_obj!r}, not an ember.dtype")
     payload = storage.payload
-    dtype_obj = getattr(ember, dtype if dtype is not None else storage.dtype_name)
     np_dtype = np.dtype(dtype_obj._np)
-    flat = np.frombuffer(payload, dtype=np.uint8).view(np_dtype) if len(payload) else \
-        np.zeros(0, np_dtype)
     itemsize = np_dtype.itemsize
-    if not size or all(s > 0 for s in size):
+    usable = len(payload) - len(payload) % itemsize
+    numel = _check_extent(size, stride, storage_offset, itemsize, usable)
+    # NOTE [checked tensor extents]: from here on the view stays inside `payload`.
+    flat = np.frombuffer(payload, dtype=np.uint8)[:usable].view(np_dtype) if usable else \
+        np.zeros(0, np_dtype)
+    if numel:
         array = np.lib.stride_tricks.as_strided(
             flat[storage_offset:], shape=tuple(size),
-            strides=tuple(s * itemsize for s in stride)) if flat.size else \
-            np.zeros(tuple(size), np_dtype)
+            strides=tuple(s * itemsize for s in stride))
     else:
         array = np.zeros(tuple(size), np_dtype)
     t = dispatch.wrap(array, dtype_obj, CPU)
@@ -112,15 +154,30 @@ class LoadedStorage:
 def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks,
                        dtype, metadata=None):
     return _rebuild_tensor(storage, storage_offset, size, stride, requires_grad,
-                           backward_hooks, metadata, dtype=str(dtype).split(".")[1])
+                           backward_hooks, metadata, dtype=dtype)
 
 
 def _rebuild_parameter(data, requires_grad, backward_hooks, state=None):
     from ember.nn.parameter import Parameter
     param = Parameter(data, requires_grad)
     if state:
-        param.__dict__.update(state)
+        set_loaded_attributes(param, state)
     return param
+
+
+def set_loaded_attributes(param, state) -> None:
+    """A loaded Parameter's extra attributes (PyTorch saves them as its state). Names starting
+    with `_` and names the class defines are refused: they are ember's own (its storage, dtype,
+    version counter, methods), and a file setting them could make the tensor lie about its
+    bytes."""
+    if not isinstance(state, dict):
+        raise pickle.UnpicklingError(f"Parameter state must be a dict, not "
+                                     f"{type(state).__name__}")
+    for key, value in state.items():
+        if not isinstance(key, str) or key.startswith("_") or hasattr(type(param), key):
+            raise pickle.UnpicklingError(f"a checkpoint may not set the attribute {key!r} of "
+                                         "a Parameter")
+        param.__dict__[key] = value
 
 
 def _layout_named(name):
@@ -142,29 +199,82 @@ def _rebuild_sparse_tensor(layout, data):
 
 
 class _StorageType:
+    """A storage class of the file (`torch.FloatStorage` ...): the dtype its records hold."""
+
     def __init__(self, dtype_name) -> None:
         self.dtype_name = dtype_name
 
+    def itemsize(self) -> int:
+        import ember
+        return getattr(ember, self.dtype_name).itemsize
+
+
+def _ascii(text):
+    """A persistent id's tag as text (files read with encoding="bytes" give bytes)."""
+    return text.decode("ascii", "replace") if isinstance(text, bytes) else text
+
+
+def _python3_name(module: str, name: str):
+    """Python 2's module and global names (protocol 2 writes `__builtin__`) as Python 3's."""
+    import _compat_pickle
+    if (module, name) in _compat_pickle.NAME_MAPPING:
+        return _compat_pickle.NAME_MAPPING[(module, name)]
+    return _compat_pickle.IMPORT_MAPPING.get(module, module), name
+
+
+def _check_storage_id(pid, length: int):
+    """The fields of a storage persistent id, checked: (storage type, key, location, numel)."""
+    if len(pid) != length:
+        raise pickle.UnpicklingError(f"storage persistent id has {len(pid)} fields, "
+                                     f"expected {length}")
+    storage_type, key, location, numel = pid[1], _ascii(pid[2]), _ascii(pid[3]), pid[4]
+    if type(storage_type) is not _StorageType:
+        raise pickle.UnpicklingError(f"storage persistent id names {storage_type!r}, not a "
+                                     "storage class")
+    _check_type(isinstance(key, str) and isinstance(location, str) and type(numel) is int,
+                lambda: f"storage persistent id {pid!r} has a malformed key, location or size")
+    _check(numel >= 0, lambda: f"storage {key} declares {numel} elements")
+    return storage_type, key, location, numel
+
+
+def _check_record(record_size: int, nbytes: int) -> None:
+    # PyTorch's words; its records are untyped, hence "1 bytes/element".
+    _check(record_size == nbytes,
+           lambda: f"record size ({record_size} bytes) does not match expected size ({nbytes} "
+                   f"bytes = {nbytes} elements * 1 bytes/element) for dtype Byte")
+
+
+class _ZipStorages:
+    """The storages of one zip checkpoint, as the unpickler asks for them (persistent ids);
+    a record's size is checked against the one its id declares before it is read."""
+
+    def __init__(self, record_size, record, restore_devices: bool) -> None:
+        self.record_size = record_size
+        self.record = record
+        self.restore_devices = restore_devices
+        self.loaded: dict = {}
+
+    def __call__(self, pid):
+        if not (isinstance(pid, tuple) and pid and _ascii(pid[0]) == "storage"):
+            raise pickle.UnpicklingError(f"Unknown persistent id {pid!r}")
+        storage_type, key, location, numel = _check_storage_id(pid, 5)
+        found = self.loaded.get(key)
+        if found is None:
+            _check_record(self.record_size(key), numel * storage_type.itemsize())
+            where = location if self.restore_devices else "cpu"
+            found = self.loaded[key] = LoadedStorage(self.record(key), storage_type.dtype_name,
+                                                     where)
+        return found
+
 
 def _torch_global(module: str, name: str):
-    """What a `torch.*` global of a checkpoint means in ember (None when unknown)."""
+    """What a `torch.*` global means in ember with weights_only=False: PyTorch's allowed names
+    first, then the `ember.*` object of the same path (None when there is none)."""
     import ember
-    if module == "torch._utils":
-        table = {"_rebuild_tensor_v2": _rebuild_tensor, "_rebuild_tensor_v3": _rebuild_tensor_v3,
-                 "_rebuild_parameter": _rebuild_parameter,
-                 "_rebuild_parameter_with_state": _rebuild_parameter,
-                 "_rebuild_sparse_tensor": _rebuild_sparse_tensor}
-        return table.get(name)
-    if module == "torch" and name in _STORAGE_DTYPES:
-        return _StorageType(_STORAGE_DTYPES[name])
-    if module == "torch.storage" and name == "UntypedStorage":
-        return _StorageType("uint8")
-    if module == "torch.serialization" and name == "_get_layout":
-        return _layout_named
-    if module == "torch" and name == "Size":
-        return ember.Size
-    if module == "torch" and name == "device":
-        return ember.device
+    from ember._checkpoint.weights_only import allowed_globals
+    found = allowed_globals().get(f"{module}.{name}")
+    if found is not None:
+        return found
     if module == "torch":
         value = getattr(ember, name, None)
         if isinstance(value, (ember.dtype, ember.layout)):
@@ -172,70 +282,43 @@ def _torch_global(module: str, name: str):
     return None
 
 
-_SAFE_BUILTINS = {("collections", "OrderedDict"): OrderedDict,
-                  ("builtins", "set"): set, ("builtins", "frozenset"): frozenset,
-                  ("builtins", "complex"): complex, ("builtins", "bytearray"): bytearray,
-                  ("builtins", "slice"): slice}
-
-
-def _weights_only_error(module, name) -> pickle.UnpicklingError:
-    return pickle.UnpicklingError(
-        "Weights only load failed. In PyTorch 2.6, we changed the default value of the "
-        "`weights_only` argument in `torch.load` from `False` to `True`. Re-running `torch.load` "
-        "with `weights_only` set to `False` will likely succeed, but it can result in arbitrary "
-        "code execution. Do it only if you got the file from a trusted source.\n Please file an "
-        f"issue with the following so that we can make `weights_only=True` compatible with your "
-        f"use case: WeightsUnpickler error: Unsupported global: GLOBAL {module}.{name} was not "
-        "an allowed global by default. Please use `torch.serialization.add_safe_globals"
-        f"([{name}])` or the `torch.serialization.safe_globals([{name}])` context manager to "
-        "allowlist this global if you trust this class/function.")
-
-
 class _Unpickler(pickle.Unpickler):
-    def __init__(self, file, records, weights_only: bool, restore_devices=False,
-                 **kwargs) -> None:
+    """The unpickler of `weights_only=False`: any global (the file is trusted), `torch.*` names
+    mapped to ember's."""
+
+    def __init__(self, file, persistent, **kwargs) -> None:
         super().__init__(file, **kwargs)
-        self.records = records
-        self.weights_only = weights_only
-        self.restore_devices = restore_devices   # put tensors back on their saved devices
-        self.loaded: dict = {}
+        self._persistent = persistent
 
     def find_class(self, module, name):
-        if module == "__builtin__":        # protocol 2 writes Python 2's module name
-            module = "builtins"
+        module, name = _python3_name(module, name)
         if module.startswith("torch"):
             found = _torch_global(module, name)
             if found is not None:
                 return found
-        if module == "_codecs" and name == "encode":
-            import codecs
-            return codecs.encode
-        safe = _SAFE_BUILTINS.get((module, name))
-        if safe is not None:
-            return safe
         allowed = _safe_globals.get(f"{module}.{name}")
         if allowed is not None:
             return allowed
-        if module == "collections" and name == "Counter":
-            from collections import Counter
-            return Counter
-        if self.weights_only:
-            raise _weights_only_error(module, name)
         if module == "torch" or module.startswith("torch."):
             module = "ember" + module[len("torch"):]
         return super().find_class(module, name)
 
     def persistent_load(self, pid):
-        if not (isinstance(pid, tuple) and pid and pid[0] == "storage"):
-            raise pickle.UnpicklingError(f"Unknown persistent id {pid!r}")
-        _, storage_type, key, location, _numel = pid
-        found = self.loaded.get(key)
-        if found is None:
-            dtype_name = storage_type.dtype_name if isinstance(storage_type, _StorageType) \
-                else "uint8"
-            where = location if self.restore_devices and isinstance(location, str) else "cpu"
-            found = self.loaded[key] = LoadedStorage(self.records(key), dtype_name, where)
-        return found
+        return self._persistent(pid)
+
+
+def make_unpickler(file, persistent, weights_only: bool, pickle_load_args: dict):
+    """The unpickler for one pickle of a checkpoint: NOTE [weights-only unpickling] when
+    `weights_only`, else the C unpickler with `pickle_load_args`."""
+    if weights_only:
+        from ember._checkpoint.weights_only import WeightsOnlyUnpickler
+        # Only `encoding` applies (others are a TypeError, as PyTorch's).
+        return WeightsOnlyUnpickler(file, persistent, **pickle_load_args)
+    return _Unpickler(file, persistent, **pickle_load_args)
+
+
+# Deflate expands at most about 1032 to 1: a compressed record may not claim more.
+_MAX_DEFLATE_RATIO = 1032
 
 
 def _record_offsets(whole, zf) -> dict:
@@ -247,6 +330,8 @@ def _record_offsets(whole, zf) -> dict:
         if info.compress_type != 0:
             continue
         start = info.header_offset
+        if start < 0 or start + 30 > len(whole):
+            raise EOFError(f"record {info.filename} is truncated")
         name_len, extra_len = struct.unpack("<HH", bytes(whole[start + 26:start + 30]))
         data_start = start + 30 + name_len + extra_len
         if data_start + info.file_size > len(whole):
@@ -279,20 +364,30 @@ def read_archive(source, weights_only: bool, pickle_load_args: dict, mmap_path=N
                 mapped = mmap.mmap(stream.fileno(), 0, flags=mmap.MAP_PRIVATE,
                                    prot=mmap.PROT_READ | mmap.PROT_WRITE)
             whole = mapped
-        if whole is not None:
-            offsets = _record_offsets(whole, zf)
-            view = memoryview(whole)
+        offsets = _record_offsets(whole, zf) if whole is not None else {}
+        view = memoryview(whole) if whole is not None else None
 
-            def record(key):
-                name = f"{prefix}data/{key}"
-                found = offsets.get(name)
-                if found is None:
-                    return bytearray(zf.read(name))
-                start, size = found
-                return view[start:start + size]
-        else:
-            def record(key):
-                return bytearray(zf.read(f"{prefix}data/{key}"))
-        unpickler = _Unpickler(io.BytesIO(zf.read(pickles[0])), record, weights_only,
-                               restore_devices, **pickle_load_args)
-        return unpickler.load()
+        def info_of(key):
+            return zf.getinfo(f"{prefix}data/{key}")      # KeyError: named by ember.load
+
+        def record_size(key):
+            info = info_of(key)
+            # NOTE [checked tensor extents]: a compressed record may not claim more bytes
+            # than its compressed ones can expand to; a stored one lies inside the file.
+            _check(info.compress_type == 0
+                   or info.file_size <= _MAX_DEFLATE_RATIO * max(info.compress_size, 1),
+                   lambda: f"record data/{key} claims {info.file_size} bytes from "
+                           f"{info.compress_size} compressed ones")
+            return info.file_size
+
+        def record(key):
+            found = offsets.get(f"{prefix}data/{key}")
+            if found is None:
+                return bytearray(zf.read(info_of(key)))
+            start, size = found
+            return view[start:start + size]
+
+        pickled = zf.read(pickles[0])
+        storages = _ZipStorages(record_size, record, restore_devices)
+        return make_unpickler(io.BytesIO(pickled), storages, weights_only,
+                              pickle_load_args).load()
