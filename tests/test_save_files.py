@@ -182,3 +182,24 @@ def test_a_killed_save_through_a_named_temporary_leaves_the_old_file(tmp_path):
     assert path.read_bytes() == old
     leftovers = [name for name in os.listdir(tmp_path) if name != "ckpt.pt"]
     assert len(leftovers) == 1 and leftovers[0].startswith(".ember-save-")
+
+
+@pytest.mark.parametrize("existing", [False, True])
+def test_a_refused_link_of_the_unnamed_file_copies_it_into_place(tmp_path, monkeypatch, umask,
+                                                                 existing):
+    # A /proc that refuses linkat (some sandboxes): the finished file is copied instead.
+    if not atomic_write._HAS_TMPFILE:
+        pytest.skip("no O_TMPFILE here")
+    umask(0o022)
+    path = tmp_path / "ckpt.pt"
+    if existing:
+        path.write_bytes(b"old")
+        os.chmod(path, 0o600)
+
+    def link(*args, **kwargs):
+        raise PermissionError(1, "Operation not permitted")
+    monkeypatch.setattr(os, "link", link)
+    ember.save({"a": ember.arange(1000)}, path)
+    assert ember.load(path)["a"].tolist() == list(range(1000))
+    assert os.listdir(tmp_path) == ["ckpt.pt"]
+    assert _mode(path) == (0o600 if existing else 0o644)

@@ -21,7 +21,8 @@ truncated one. The side effects of that rename are made to match a plain `open(p
   `.ember-save-*` name that the very next call renames over the target; a kill can leave a
   named file only in that window of two system calls. Where O_TMPFILE or /proc is missing
   (other systems, some filesystems) a named `.ember-save-*` temporary is written instead and
-  removed on failure; a kill while writing leaves it.
+  removed on failure; a kill while writing leaves it. Where /proc refuses the link, the
+  finished unnamed file is copied into such a named temporary.
 """
 from __future__ import annotations
 
@@ -59,7 +60,9 @@ def replace_file(path: str, write: Callable[[BinaryIO], None]) -> None:
         else:
             try:
                 _write_and_sync(fd, existing, write)
-                _link_into_place(fd, directory_fd, name, existing is None)
+                if not _link_into_place(fd, directory_fd, name, existing is None):
+                    _replace_through_named_temporary(directory_fd, name, existing,
+                                                     _copy_of(fd))
             finally:
                 os.close(fd)
         os.fsync(directory_fd)      # makes the rename itself durable
@@ -73,7 +76,7 @@ def _open_unnamed(directory_fd: int) -> int | None:
     if not _HAS_TMPFILE:
         return None
     try:
-        return os.open(".", os.O_TMPFILE | os.O_WRONLY | os.O_CLOEXEC, 0o666,
+        return os.open(".", os.O_TMPFILE | os.O_RDWR | os.O_CLOEXEC, 0o666,
                        dir_fd=directory_fd)
     except OSError as exc:
         # The filesystem has no O_TMPFILE (the named temporary works there); any other error
@@ -91,29 +94,47 @@ def _write_and_sync(fd: int, existing, write) -> None:
     os.fsync(fd)
 
 
-def _link_into_place(fd: int, directory_fd: int, name: str, target_missing: bool) -> None:
+# What linkat() of /proc/self/fd/N answers where that is refused (a restricted /proc, a
+# sandbox): the contents are then copied to a named temporary instead.
+_LINK_REFUSED = (errno.EPERM, errno.ENOENT, errno.EXDEV, errno.EOPNOTSUPP, errno.EINVAL)
+
+
+def _link_into_place(fd: int, directory_fd: int, name: str, target_missing: bool) -> bool:
+    """Give the unnamed inode `fd` the name `name`; False where linking it is refused."""
     # Linking /proc/self/fd/N with AT_SYMLINK_FOLLOW names the unnamed inode; os.link makes
     # that linkat() call only when given a directory fd (plain link() would try to link the
     # /proc symlink itself).
     source = f"/proc/self/fd/{fd}"
-    if target_missing:
-        try:
-            os.link(source, name, dst_dir_fd=directory_fd, follow_symlinks=True)
-            return
-        except FileExistsError:
-            pass            # created meanwhile by someone else: replace it as any other
+    names = [name] if target_missing else []
     while True:
-        temporary = _PREFIX + secrets.token_hex(8)
+        temporary = names.pop() if names else _PREFIX + secrets.token_hex(8)
         try:
             os.link(source, temporary, dst_dir_fd=directory_fd, follow_symlinks=True)
-            break
         except FileExistsError:
-            continue
+            continue        # the target, created meanwhile by someone else, or a name taken
+        except OSError as exc:
+            if exc.errno in _LINK_REFUSED:
+                return False
+            raise
+        if temporary == name:
+            return True
+        break
     try:
         os.replace(temporary, name, src_dir_fd=directory_fd, dst_dir_fd=directory_fd)
     except BaseException:
         os.unlink(temporary, dir_fd=directory_fd)
         raise
+    return True
+
+
+def _copy_of(fd: int):
+    """A `write` that copies the file `fd` into its stream."""
+    def write(stream):
+        stream.flush()
+        size, offset = os.fstat(fd).st_size, 0
+        while offset < size:
+            offset += os.sendfile(stream.fileno(), fd, offset, size - offset)
+    return write
 
 
 def _replace_through_named_temporary(directory_fd: int, name: str, existing, write) -> None:
