@@ -28,8 +28,16 @@ def _sleeps(rank):
     time.sleep(30)
 
 
+@pytest.fixture(autouse=True)
+def _private_tmp(tmp_path, monkeypatch):
+    # Other processes on the machine may run spawn at the same time: watch a temporary
+    # directory of this test's own.
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+
+
 def _spawn_dirs():
-    return set(glob.glob(os.path.join(tempfile.gettempdir(), "ember-spawn-*")))
+    return set(glob.glob(os.path.join(tempfile.gettempdir(), "*")))
 
 
 @pytest.mark.parametrize("start_method", ["spawn", "fork"])
