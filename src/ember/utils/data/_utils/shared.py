@@ -100,18 +100,18 @@ def to_shared(data, channel_end, worker_id: int, parent: int):
         if t.device.type != "cpu" or t.is_meta or (t.requires_grad and not t.is_leaf):
             return t
         array = np.ascontiguousarray(t.detach()._data)
-        arrays.append(array)
-        return SharedTensor(None, 0, str(t.dtype).split(".")[-1], tuple(array.shape),
-                            t.requires_grad)
+        descriptor = SharedTensor(None, 0, str(t.dtype).split(".")[-1], tuple(array.shape),
+                                  t.requires_grad)
+        arrays.append((array, descriptor))
+        return descriptor
     converted = _walk(data, ember.Tensor, convert)
     if not arrays:
         return data
-    descriptors = []
-    _walk(converted, SharedTensor, descriptors.append)
-    # Which file and offset each tensor goes to (NOTE [batches through shared memory]).
+    # A file per tensor, or one for all when there are many (NOTE [batches through shared
+    # memory]): descriptors in flight are limited.
     files = []          # per file: [(array, offset)]
     packed = len(arrays) > _FILES_PER_BATCH
-    for array, descriptor in zip(arrays, descriptors):
+    for array, descriptor in arrays:
         if array.nbytes == 0:
             continue
         if packed and files:
