@@ -10,7 +10,8 @@ truncated one. The side effects of that rename are made to match a plain `open(p
   os.umask() round trip, which would race with other threads). When a regular file is
   replaced, its permission bits are kept, as truncating it in place would keep them. Its owner
   and group are not (the new inode belongs to the writer, as with any rename-based save), and
-  hard links to the old file keep the old contents.
+  hard links to the old file keep the old contents. A writable file in a directory the writer
+  may not write to cannot be replaced (PermissionError) where open() would truncate it.
 - symlinks: the path is resolved and the link's target replaced, so the link stays; a dangling
   link creates its target, as open() would.
 - something other than a regular file (/dev/null, a FIFO) cannot be renamed over: it is opened
