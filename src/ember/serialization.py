@@ -7,17 +7,18 @@ The format, and how ember writes PyTorch's global names without importing torch:
 `load` defaults to `weights_only=True`, as PyTorch 2.6+ does: only tensors, containers, numbers,
 strings, dtypes, sizes and devices (plus `add_safe_globals`) may be unpickled. With
 `weights_only=False`, other `torch.*` globals resolve to the `ember.*` objects of the same path.
-Files are written to a temporary name beside the target and renamed into place.
+A path is written atomically (NOTE [atomic save] in _checkpoint/atomic_write.py): the old file
+or the whole new one, with open()'s mode, through symlinks, leaving nothing after a kill.
 """
 from __future__ import annotations
 
 import io
 import os
 import pickle
-import tempfile
 import zipfile
 from collections import OrderedDict
 
+from ember._checkpoint.atomic_write import replace_file
 from ember._checkpoint.reader import (
     add_safe_globals,
     clear_safe_globals,
@@ -49,17 +50,9 @@ def save(obj, f, pickle_module=pickle, pickle_protocol: int = 2,
         raise RuntimeError(f"Parent directory {directory} does not exist.")
     if os.path.isdir(path):
         raise RuntimeError(f"invalid file name: {path} (a directory)")
-    # Written beside the target and renamed into place: a failed or interrupted save never
-    # leaves a broken file where a good one stood.
-    fd, temporary = tempfile.mkstemp(prefix=".ember-save-", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as stream:
-            write_archive(obj, stream, archive, pickle_protocol)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+    # A failed, interrupted or killed save leaves the old file whole and nothing beside it
+    # (NOTE [atomic save] in _checkpoint/atomic_write.py).
+    replace_file(path, lambda stream: write_archive(obj, stream, archive, pickle_protocol))
 
 
 # What PyTorch raises for a file that is no checkpoint (it hands it to pickle), and a

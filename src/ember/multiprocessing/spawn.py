@@ -1,14 +1,19 @@
 """`spawn(fn, args, nprocs)`: run `fn(i, *args)` in `nprocs` processes, wait for them, and
 raise in the parent what went wrong in a child: its exception with the child's traceback
 (ProcessRaisedException) or its exit code or signal (ProcessExitedException). When one child
-fails the others are terminated. `join=False` returns the ProcessContext to join later."""
+fails the others are terminated. `join=False` returns the ProcessContext to join later.
+
+NOTE [spawn writes no files]: a child's traceback travels to the parent through a one-way pipe
+per child, not through an error file, so no call leaves anything on disk, whether the children
+succeed, raise, are killed or are still running when the parent gives up. The parent waits on
+the pipes together with the process sentinels: a traceback bigger than the pipe's buffer is
+read while the child is still writing it, so the child never blocks in its last act.
+"""
 from __future__ import annotations
 
 import multiprocessing
 import multiprocessing.connection
-import os
 import signal
-import tempfile
 import time
 import traceback
 
@@ -47,25 +52,29 @@ class ProcessExitedException(ProcessException):
                             self.signal_name)
 
 
-def _run(fn, index, args, error_file):
-    """A child's body: `fn(index, *args)`; a failure's traceback goes to `error_file`."""
+def _run(fn, index, args, error_pipe):
+    """A child's body: `fn(index, *args)`; a failure's traceback goes to `error_pipe`."""
     try:
         fn(index, *args)
     except KeyboardInterrupt:
         pass                        # the parent is going down too
     except Exception:   # noqa: BLE001 (reported to the parent, which raises it)
-        with open(error_file, "w") as f:
-            f.write(traceback.format_exc())
+        error_pipe.send(traceback.format_exc())
         raise SystemExit(1) from None
+    finally:
+        error_pipe.close()
 
 
 class ProcessContext:
-    """The processes `start_processes` started, and their error files."""
+    """The processes `start_processes` started, and the read ends of their error pipes
+    (NOTE [spawn writes no files])."""
 
-    def __init__(self, processes, error_files):
+    def __init__(self, processes, error_pipes):
         self.processes = processes
-        self.error_files = error_files
+        self.error_pipes = error_pipes
+        self.errors = [None] * len(processes)
         self.sentinels = {p.sentinel: i for i, p in enumerate(processes)}
+        self._pipes_open = {pipe: i for i, pipe in enumerate(error_pipes)}
 
     def pids(self):
         return [int(p.pid) for p in self.processes]
@@ -75,9 +84,19 @@ class ProcessContext:
         False when some still run, and raise when one failed (after ending the others)."""
         if not self.sentinels:
             return True
-        ready = multiprocessing.connection.wait(self.sentinels.keys(), timeout=timeout)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            ready = multiprocessing.connection.wait(
+                list(self.sentinels) + list(self._pipes_open), timeout=left)
+            exited = [r for r in ready if r in self.sentinels]
+            for pipe in ready:
+                if pipe in self._pipes_open:
+                    self._read_error(pipe)
+            if exited or not ready or (deadline is not None and time.monotonic() >= deadline):
+                break
         failed = None
-        for sentinel in ready:
+        for sentinel in exited:
             index = self.sentinels.pop(sentinel)
             process = self.processes[index]
             process.join()
@@ -89,6 +108,16 @@ class ProcessContext:
         self._end_others(grace_period)
         self._raise(failed)
         return False
+
+    def _read_error(self, pipe):
+        """Take the traceback a child sent, or the end of its pipe (a child that did not
+        raise)."""
+        index = self._pipes_open.pop(pipe)
+        try:
+            self.errors[index] = pipe.recv()
+        except EOFError:
+            pass
+        pipe.close()
 
     def _end_others(self, grace_period):
         alive = [p for p in self.processes if p.is_alive()]
@@ -104,10 +133,11 @@ class ProcessContext:
     def _raise(self, index):
         process = self.processes[index]
         pid, code = process.pid, process.exitcode
-        error_file = self.error_files[index]
-        if os.path.exists(error_file) and os.path.getsize(error_file) > 0:
-            with open(error_file) as f:
-                original = f.read()
+        pipe = self.error_pipes[index]
+        if pipe in self._pipes_open:
+            self._read_error(pipe)          # the child has ended: this cannot block
+        original = self.errors[index]
+        if original:
             raise ProcessRaisedException(
                 f"\n\n-- Process {index} terminated with the following error:\n{original}",
                 index, pid)
@@ -123,16 +153,16 @@ def start_processes(fn, args=(), nprocs=1, join=True, daemon=False, start_method
     """Start `nprocs` processes running `fn(i, *args)` with `start_method`; join them (and
     return None) or return their ProcessContext."""
     context = multiprocessing.get_context(start_method)
-    error_dir = tempfile.mkdtemp(prefix="ember-spawn-")
-    processes, error_files = [], []
+    processes, error_pipes = [], []
     for index in range(nprocs):
-        error_file = os.path.join(error_dir, f"{index}.err")
-        process = context.Process(target=_run, args=(fn, index, args, error_file),
+        reader, writer = context.Pipe(duplex=False)
+        process = context.Process(target=_run, args=(fn, index, args, writer),
                                   daemon=daemon)
         process.start()
+        writer.close()      # the child holds its own copy: its exit ends the pipe
         processes.append(process)
-        error_files.append(error_file)
-    process_context = ProcessContext(processes, error_files)
+        error_pipes.append(reader)
+    process_context = ProcessContext(processes, error_pipes)
     if not join:
         return process_context
     while not process_context.join():

@@ -11,7 +11,6 @@ program exits.
 """
 from __future__ import annotations
 
-import atexit
 import itertools
 import multiprocessing
 import os
@@ -271,47 +270,37 @@ class _SingleProcessIter(_BaseIter):
         return self._fetcher.fetch(index)
 
 
-_live_prefixes: set = set()
-
-
-@atexit.register
-def _remove_all_leftovers() -> None:
-    for prefix in list(_live_prefixes):
-        shared.remove_leftovers(prefix)
-
-
-_loader_ids = itertools.count()
-
-
 class _MultiProcessIter(_BaseIter):
     def __init__(self, loader) -> None:
         super().__init__(loader)
         self._prefetch_factor = loader.prefetch_factor
         self._in_order = loader.in_order
         context = loader.multiprocessing_context or multiprocessing
-        self._shared_prefix = f"ember_dl_{os.getpid()}_{next(_loader_ids)}_"
-        _live_prefixes.add(self._shared_prefix)
         self._worker_result_queue = context.Queue()
         self._workers_done_event = context.Event()
-        self._index_queues, self._workers = [], []
+        self._index_queues, self._workers, self._channels = [], [], []
         for worker_id in range(self._num_workers):
             index_queue = context.Queue()
             index_queue.cancel_join_thread()
+            channel, worker_end = shared.channel() if shared.AVAILABLE else (None, None)
             worker = context.Process(
                 target=worker_loop,
                 args=(self._dataset_kind, self._dataset, index_queue,
                       self._worker_result_queue, self._workers_done_event,
                       self._auto_collation, self._collate_fn, self._drop_last,
                       self._base_seed, loader.worker_init_fn, worker_id, self._num_workers,
-                      self._persistent_workers, self._shared_prefix))
+                      self._persistent_workers, worker_end))
             worker.daemon = True
             worker.start()
+            if worker_end is not None:
+                worker_end.close()      # the worker has its own copy
             self._index_queues.append(index_queue)
             self._workers.append(worker)
+            self._channels.append(channel)
         self._shutdown = False
         self._finalizer = weakref.finalize(self, _shutdown_workers, self._workers,
                                            self._index_queues, self._worker_result_queue,
-                                           self._workers_done_event, self._shared_prefix)
+                                           self._workers_done_event, self._channels)
         self._reset(loader, first_iter=True)
 
     def _reset(self, loader, first_iter: bool = False) -> None:
@@ -369,11 +358,16 @@ class _MultiProcessIter(_BaseIter):
             ok, data = self._try_get_data(self._timeout)
             if not ok:
                 raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds")
-            return data
-        while True:
-            ok, data = self._try_get_data(STATUS_CHECK_INTERVAL)
-            if ok:
-                return data
+        else:
+            ok = False
+            while not ok:
+                ok, data = self._try_get_data(STATUS_CHECK_INTERVAL)
+        index_id, batch = data
+        if isinstance(batch, shared.SharedBatch):
+            # Its files are taken off the channel now, in the order the worker sent them,
+            # whether the batch is yielded now, kept for later, or dropped (a stale epoch).
+            batch = shared.from_shared(batch, self._channels)
+        return index_id, batch
 
     def _next_data(self):
         while True:
@@ -410,7 +404,7 @@ class _MultiProcessIter(_BaseIter):
         self._try_put_index()
         if isinstance(data, ExceptionWrapper):
             data.reraise()
-        return shared.from_shared(data)
+        return data
 
     def _shutdown_workers(self) -> None:
         if not self._shutdown:
@@ -422,8 +416,9 @@ class _MultiProcessIter(_BaseIter):
             self._finalizer()
 
 
-def _shutdown_workers(workers, index_queues, result_queue, done_event, prefix) -> None:
-    """Stop every worker (politely, then by force), close the queues, remove unread batches."""
+def _shutdown_workers(workers, index_queues, result_queue, done_event, channels) -> None:
+    """Stop every worker (politely, then by force), close the queues and channels (the files
+    of unread batches go with them)."""
     done_event.set()
     for worker, index_queue in zip(workers, index_queues):
         if worker.is_alive():
@@ -441,5 +436,6 @@ def _shutdown_workers(workers, index_queues, result_queue, done_event, prefix) -
         index_queue.close()
     result_queue.cancel_join_thread()
     result_queue.close()
-    shared.remove_leftovers(prefix)
-    _live_prefixes.discard(prefix)
+    for channel in channels:
+        if channel is not None:
+            channel.close()

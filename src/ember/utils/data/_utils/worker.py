@@ -90,12 +90,16 @@ def _seed_worker(seed: int) -> None:
 
 def worker_loop(dataset_kind, dataset, index_queue, data_queue, done_event, auto_collation,
                 collate_fn, drop_last, base_seed, init_fn, worker_id, num_workers,
-                persistent_workers, shared_prefix) -> None:
-    """The body of a worker process."""
+                persistent_workers, channel_end) -> None:
+    """The body of a worker process; `channel_end` carries the batches' shared-memory files
+    to the main process (NOTE [batches through shared memory] in shared.py)."""
     global _worker_info
     from ember.utils.data._utils.fetch import create_fetcher
     from ember.utils.data._utils.shared import to_shared
     parent = os.getppid()
+    # A blocked send checks now and then that someone is still there to read it.
+    if channel_end is not None:
+        channel_end.settimeout(STATUS_CHECK_INTERVAL)
     try:
         seed = base_seed + worker_id
         _seed_worker(seed)
@@ -143,7 +147,7 @@ def worker_loop(dataset_kind, dataset, index_queue, data_queue, done_event, auto
                             where=f"in DataLoader worker process {worker_id}")
             if not isinstance(data, (ExceptionWrapper, IterableDatasetStopIteration)):
                 try:
-                    data = to_shared(data, shared_prefix)
+                    data = to_shared(data, channel_end, worker_id, parent)
                 except Exception:  # noqa: BLE001 - reported to the main process
                     data = ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")
             data_queue.put((index_id, data))
@@ -153,3 +157,5 @@ def worker_loop(dataset_kind, dataset, index_queue, data_queue, done_event, auto
         if done_event.is_set():
             data_queue.cancel_join_thread()
             data_queue.close()
+        if channel_end is not None:
+            channel_end.close()
