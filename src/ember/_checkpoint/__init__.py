@@ -1,5 +1,7 @@
 """Checkpoint files in PyTorch's format, for `ember.save` / `ember.load` (serialization.py):
-writer.py pickles and zips, reader.py unzips and unpickles (legacy.py: the pre-1.6 format).
+writer.py pickles and zips, reader.py unzips and unpickles (legacy.py: the pre-1.6 format),
+weights_only.py is the unpickler and allow-list of `weights_only=True` (NOTE [weights-only
+unpickling]), atomic_write.py puts a saved file in place (NOTE [atomic save]).
 
 NOTE [checkpoint format]: a checkpoint is an uncompressed zip archive `<name>/...` holding
 `data.pkl` (the object, pickled with protocol 2), one `data/<key>` record per storage (its raw
