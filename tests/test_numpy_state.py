@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 import pytest
-from opinfo.core import raises_torch_class, tolerance
+from opinfo.core import HALF_INTERMEDIATES, raises_torch_class, tolerance
 
 import ember
 from ember._core.registry import OPS
@@ -195,10 +195,13 @@ KNOWN_OUTCOME_DIFFERENCES = {
         "integer inputs are refused by the frontend (ember.lerp), not by the registry op")),
     "float_power.Tensor_Tensor": ({torch.int64},
                                   KNOWN_VALUE_DIFFERENCES["float_power.Tensor_Tensor"]),
-    "gelu_backward": ({torch.int64}, (
-        "PyTorch's oneDNN kernel fails on int64 ('could not create a primitive descriptor'); "
-        "ember computes")),
+    "gelu_backward": (None, (
+        "PyTorch's oneDNN kernel fails on these shapes ('could not create a primitive "
+        "descriptor'; on int64, and on float32 on some runs); ember computes")),
 }
+# Ops whose float16 values PyTorch computes with half intermediates (ember: float32, rounded
+# once), compared at HALF_INTERMEDIATES (NOTE [tolerances by dtype]).
+HALF_INTERMEDIATE_OPS = {"special_ndtr"}
 
 
 def _known_outcome_difference(name, dtype):
@@ -250,7 +253,9 @@ def _compare(name, got, expected):
     have = got.detach()
     have = (have.double() if have.dtype.is_floating_point else have).numpy()
     # PyTorch's tolerances for the result's dtype (NOTE [tolerances by dtype]).
-    atol, rtol = tolerance(str(expected.dtype).split(".")[-1])
+    dtype_name = str(expected.dtype).split(".")[-1]
+    atol, rtol = (HALF_INTERMEDIATES.get(dtype_name) if name in HALF_INTERMEDIATE_OPS else
+                  None) or tolerance(dtype_name)
     np.testing.assert_allclose(have, want, rtol=rtol, atol=atol, equal_nan=True, err_msg=name)
 
 

@@ -369,7 +369,9 @@ OPINFOS = [
            errors=dim_errors(REPEATED, FLOAT_DIM)),
     # PyTorch's half kernels sum in an order of their own, rounding partial sums to half.
     OpInfo("nansum", nan_dim_samples, dtypes=EVERYTHING,
-           tolerances={**HALF_INTERMEDIATES, "bfloat16": (0.1, 0.05)},
+           # (sums of magnitude ~10 whose partial sums round to 11 or 8 bits, in an order that
+           # differs between PyTorch's CPU capabilities)
+           tolerances={"float16": (1.6e-2, 5e-3), "bfloat16": (0.1, 0.05)},
            supports_autograd=True,
            errors=dim_errors((_complex_input, RuntimeError, "complex"))),
     OpInfo("mean", mean_samples, dtypes=FLOATS + COMPLEX,

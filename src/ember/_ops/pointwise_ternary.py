@@ -237,8 +237,9 @@ def lerp_tensor(xp, self, end, weight):
         weight = np.asarray(weight, self.dtype)
         if weight.ndim == 0:
             return fma(weight, diff, self) if small else fma(-diff, 1 - weight, end)
+        # fma takes operands of one shape: every one broadcast to the result's.
         shape = np.broadcast_shapes(weight.shape, diff.shape)
-        weight, diff = np.broadcast_to(weight, shape), np.broadcast_to(diff, shape)
+        weight, diff, self, end = (np.broadcast_to(v, shape) for v in (weight, diff, self, end))
         return np.where(small, fma(weight, diff, self), fma(-diff, 1 - weight, end))
     return xp.where(small, self + weight * diff, end - diff * (1 - weight))
 

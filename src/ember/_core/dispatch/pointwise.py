@@ -104,25 +104,31 @@ def _pointwise_dtypes(op, operands):
 # float32 (their kernels' reduced-float scalar path), "unrounded_scalar_other"; they and lerp
 # read a Python number unrounded (mul's through __rmul__, lerp's as its Scalar overload's
 # weight), "unrounded_numbers". add, sub and rsub round a float alpha too, "rounded_alpha".
-def _operand(op, position, value, operand_dtype, np_compute):
-    """A number or array operand as the kernel takes it: through `operand_dtype` (where not
-    None) to the compute dtype."""
-    array = isinstance(value, np.ndarray)
-    if operand_dtype is None or (position == 1 and "unrounded_scalar_other" in op.tags) or (
-            not array and "unrounded_numbers" in op.tags):
-        if array:
-            return value.astype(np_compute)
+def _number_operand(op, value, operand_dtype, np_compute):
+    """A number operand as the kernel takes it: through `operand_dtype` (where not None) to the
+    compute dtype."""
+    if operand_dtype is None or "unrounded_numbers" in op.tags:
         return scalar_as(value, np_compute)
-    if array:
-        return value.astype(operand_dtype._np).astype(np_compute)
+    if type(value) is int:
+        value = float(value)    # (scalar_as converts a float past half's range quietly)
     return np_compute.type(scalar_as(value, operand_dtype._np))
+
+
+def _array_operand(op, position, array, operand_dtype, np_compute):
+    """A tensor operand's array (NumPy's or a device library's) in the compute dtype, through
+    `operand_dtype` (where not None)."""
+    if operand_dtype is None or (position == 1 and "unrounded_scalar_other" in op.tags):
+        return array.astype(np_compute)
+    return cast(array, operand_dtype._np).astype(np_compute)
 
 
 def _alpha(op, alpha, operand_dtype):
     """add's / sub's alpha as the kernel takes it (NOTE [half operands round first])."""
     if operand_dtype is not None and (type(alpha) is float or type(alpha) is int) and \
             "rounded_alpha" in op.tags:
-        return float(scalar_as(alpha, operand_dtype._np))
+        # (scalar_into raises PyTorch's overflow error for an alpha past the half range)
+        from ember._ops.pointwise import scalar_into
+        return float(scalar_into(float(alpha), operand_dtype._np))
     return alpha
 
 
@@ -164,7 +170,7 @@ def _scalar_operand(entry, value):
     """`value` (a Python int/float) as a NumPy scalar of the entry's compute dtype, kept (only
     values that passed a range check are kept)."""
     converted = _range_checked(value, entry[1]) if entry[5] else \
-        _operand(entry[6], 1, value, entry[7], entry[1])
+        _number_operand(entry[6], value, entry[7], entry[1])
     scalars = entry[3]
     if value and len(scalars) < _SCALARS_KEPT:
         scalars[value] = converted
@@ -326,7 +332,7 @@ def run_pointwise_general(op, args):
                     elif v._dtype is operand_dtype or operand_dtype is None:
                         a = a.astype(np_compute)
                     else:
-                        a = _operand(op, i, a, operand_dtype, np_compute)
+                        a = _array_operand(op, i, a, operand_dtype, np_compute)
                 if v._device is not device:
                     # A zero-dim CPU tensor beside a device tensor (common_device): a scalar,
                     # which CuPy takes where it refuses a NumPy array.
@@ -335,7 +341,7 @@ def run_pointwise_general(op, args):
             elif v is not None:
                 call_args[i] = _range_checked(v, np_compute) if np_compute.kind in "iu" and \
                     "range_checked_scalars" in op.tags else \
-                    _operand(op, i, v, operand_dtype, np_compute)
+                    _number_operand(op, v, operand_dtype, np_compute)
         if operand_dtype is not None and len(call_args) == 3:
             call_args[2] = _alpha(op, call_args[2], operand_dtype)
         try:
