@@ -153,7 +153,8 @@ def clear_promotion_caches() -> None:
 
 def _fast_entry(op, key, operands):
     """The cache entry of `key`: (result np dtype, compute np dtype, result dtype, scalars,
-    compute dtype, whether scalars are range-checked)."""
+    compute dtype, whether scalars are range-checked, the op, the operand dtype of NOTE [half
+    operands round first])."""
     if len(key) == 3:                       # (op, dtype, the type of a number operand)
         check_number_operand(op, 1, operands[1])
     result_dtype, compute_dtype, operand_dtype = _pointwise_dtypes(op, operands)
