@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
-from opinfo.core import assert_same
+from opinfo.core import assert_same, tolerance
 
 import ember
 
@@ -22,7 +22,7 @@ def _run(fn, lib):
             return None, exc
 
 
-def same(fn, compare_values=True, atol=1e-6, rtol=1e-6):
+def same(fn, compare_values=True):
     """Run fn(torch) and fn(ember); both raise the same class or give the same tensor."""
     expected, torch_error = _run(fn, torch)
     got, ember_error = _run(fn, ember)
@@ -33,7 +33,8 @@ def same(fn, compare_values=True, atol=1e-6, rtol=1e-6):
             f"{ember_error}")
         return
     assert ember_error is None, f"ember raised {ember_error!r}"
-    assert_same(got, expected, atol, rtol, "", compare_values)
+    # PyTorch's tolerances for the result's dtype (NOTE [tolerances by dtype]).
+    assert_same(got, expected, where="", compare_values=compare_values, tolerance=tolerance)
     assert got.requires_grad == expected.requires_grad
     assert got.device.type == expected.device.type
 

@@ -6,7 +6,7 @@ import operator
 
 import numpy as np
 import pytest
-from opinfo.core import assert_same
+from opinfo.core import assert_same, tolerance
 
 import ember
 
@@ -63,7 +63,7 @@ def _check_same(fn, *values, where):
             f"{where}: torch raised {type(torch_error).__name__}, ember {ember_error!r}")
         return
     assert ember_error is None, f"{where}: ember raised {ember_error!r}"
-    assert_same(got, expected, 1e-5, 1e-5, where)
+    assert_same(got, expected, where=where, tolerance=tolerance)
 
 
 @pytest.mark.parametrize("name", sorted(BINARY))
@@ -96,7 +96,7 @@ def test_inplace_keeps_identity_and_bumps_version(name, dtype):
         assert torch_error is None, f"{where}: torch raised {torch_error!r}; ember did not"
         assert result is target, f"{where}: in-place dunder must return the same object"
         assert target._version > version, f"{where}: version counter not bumped"
-        assert_same(result, expected, 1e-5, 1e-5, where)
+        assert_same(result, expected, where=where, tolerance=tolerance)
 
 
 @pytest.mark.parametrize("name", sorted(UNARY))

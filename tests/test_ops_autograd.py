@@ -42,8 +42,7 @@ def _differentiable_outputs(result, lib):
 def _assert_same_error(ember_error, torch_error, where):
     assert ember_error is not None, (
         f"{where}: torch raised {type(torch_error).__name__}: {torch_error}; ember did not")
-    assert isinstance(ember_error, type(torch_error)) or issubclass(
-        type(torch_error), type(ember_error)), (
+    assert core.raises_torch_class(ember_error, torch_error), (
         f"{where}: torch raised {type(torch_error).__name__}, ember "
         f"{type(ember_error).__name__}: {ember_error}")
 
@@ -51,7 +50,7 @@ def _assert_same_error(ember_error, torch_error, where):
 @pytest.mark.parametrize("info,dtype_name", GRAD_CASES)
 def test_grad(info, dtype_name):
     """ember.autograd.grad against torch.autograd.grad, same inputs and grad_outputs."""
-    atol, rtol = info.tol(dtype_name)
+    tolerance = info.tolerance_for(dtype_name, factor=core.GRAD_FACTOR)
     rng = np.random.default_rng(1)
     compared = 0
     for sample in collect.samples(info, dtype_name):
@@ -59,11 +58,11 @@ def test_grad(info, dtype_name):
         where = f"grad {info.name}[{dtype_name}] {sample.name}"
         seeds_rng = np.random.default_rng(rng.integers(1 << 30))
         compared += bool(collect.run_declared(info, "grad", sample.name, where, lambda: _check_grad(
-            info, sample, seeds_rng, atol, rtol, where)))
+            info, sample, seeds_rng, tolerance, where)))
     assert compared > 0, f"grad {info.name}[{dtype_name}]: no sample has a differentiable output"
 
 
-def _check_grad(info, sample, rng, atol, rtol, where):
+def _check_grad(info, sample, rng, tolerance, where):
     t_out, t_error, (t_args, _) = collect.run(info.function(torch), torch, sample)
     e_out, e_error, (e_args, _) = collect.run(info.function(ember), ember, sample)
     if t_error is not None:
@@ -85,7 +84,7 @@ def _check_grad(info, sample, rng, atol, rtol, where):
             assert g is None or not np.any(core.to_numpy(g)), f"{where}: input {k}"
             continue
         assert g is not None, f"{where}: no gradient for input {k}"
-        core.assert_same(g, e, atol * 10, rtol * 10, f"{where} input {k}")
+        core.assert_same(g, e, where=f"{where} input {k}", tolerance=tolerance)
     return True
 
 

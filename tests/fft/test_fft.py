@@ -7,6 +7,7 @@ import sys
 
 import numpy as np
 import pytest
+from opinfo.core import tolerance
 
 import ember
 
@@ -17,9 +18,11 @@ def _pair(array):
     return ember.tensor(array), torch.tensor(array)
 
 
-def _close(got, expected, atol=1e-5, rtol=1e-5):
-    assert str(got.dtype).split(".")[-1] == str(expected.dtype).split(".")[-1]
+def _close(got, expected):
+    dtype_name = str(expected.dtype).split(".")[-1]
+    assert str(got.dtype).split(".")[-1] == dtype_name
     assert tuple(got.shape) == tuple(expected.shape)
+    atol, rtol = tolerance(dtype_name)      # PyTorch's for the dtype (NOTE [tolerances by dtype])
     np.testing.assert_allclose(got.detach().numpy(), expected.detach().resolve_conj().numpy(),
                                atol=atol, rtol=rtol, equal_nan=True)
 

@@ -92,3 +92,19 @@ def test_old_cholesky_warns_and_uses_its_own_name():
     with pytest.warns(UserWarning, match="torch.cholesky is deprecated"):
         error = _error(ember.cholesky, A)
     assert str(error).startswith("cholesky: The factorization could not be completed")
+
+
+@pytest.mark.parametrize("name,call", [
+    ("linalg.svd", lambda lib, A: lib.linalg.svd(A)),
+    ("linalg.svdvals", lambda lib, A: lib.linalg.svdvals(A)),
+    ("linalg.matrix_norm nuc", lambda lib, A: lib.linalg.matrix_norm(A, "nuc")),
+    ("linalg.matrix_norm 2", lambda lib, A: lib.linalg.matrix_norm(A, 2)),
+    ("linalg.pinv", lambda lib, A: lib.linalg.pinv(A)),
+    ("linalg.matrix_rank", lambda lib, A: lib.linalg.matrix_rank(A)),
+])
+def test_svd_of_non_finite_input_raises_torchs_linalg_error(name, call):
+    A = np.array([[1.0, np.inf], [np.nan, 2.0]])
+    expected, got = (_error(call, lib, lib.tensor(A)) for lib in (torch, ember))
+    assert isinstance(expected, torch.linalg.LinAlgError), name
+    assert isinstance(got, ember.linalg.LinAlgError), f"{name}: {got!r}"
+    assert str(got) == str(expected)

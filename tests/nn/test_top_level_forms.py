@@ -3,6 +3,7 @@ PyTorch's positional signatures, against the oracle."""
 import numpy as np
 import pytest
 import torch
+from opinfo.core import tolerance
 
 import ember
 
@@ -11,15 +12,17 @@ def _e(t):
     return ember.tensor(t.detach().numpy())
 
 
-def _close(got, want, atol=1e-5):
+def _close(got, want):
     if isinstance(want, (tuple, list)):
         assert isinstance(got, (tuple, list)) and len(got) == len(want)
         for g, w in zip(got, want):
-            _close(g, w, atol)
+            _close(g, w)
         return
     assert tuple(got.shape) == tuple(want.shape)
-    assert str(got.dtype).split(".")[1] == str(want.dtype).split(".")[1]
-    np.testing.assert_allclose(got.numpy(), want.detach().numpy(), atol=atol, rtol=1e-5)
+    dtype_name = str(want.dtype).split(".")[1]
+    assert str(got.dtype).split(".")[1] == dtype_name
+    atol, rtol = tolerance(dtype_name)      # PyTorch's for the dtype (NOTE [tolerances by dtype])
+    np.testing.assert_allclose(got.numpy(), want.detach().numpy(), atol=atol, rtol=rtol)
 
 
 def _randn(*shape, seed=0):

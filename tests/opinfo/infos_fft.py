@@ -125,7 +125,7 @@ def real_only_errors(name, n_dim=False, match="real"):
 
 def _info(name, samples, errors, dtypes=FFT_TYPES, **options):
     return OpInfo(f"fft.{name}", samples, dtypes=dtypes, method=False, errors=errors,
-                  supports_autograd=True, atol=1e-4, rtol=1e-5, **options)
+                  supports_autograd=True, **options)
 
 
 REAL_TYPES = ALL_FLOAT + ("int64",)
@@ -154,9 +154,9 @@ OPINFOS = [
     OpInfo("fft.ifftshift", shift_samples, dtypes=ALL_FLOAT + ("int64", "complex64"),
            method=False, supports_out=False, supports_autograd=True),
     OpInfo("_fft_r2c", r2c_op_samples, dtypes=ALL_FLOAT, method=False, supports_out=True,
-           supports_autograd=True, atol=1e-4),
+           supports_autograd=True),
     OpInfo("_fft_c2r", c2r_op_samples, dtypes=COMPLEX, method=False, supports_out=True,
-           supports_autograd=True, atol=1e-4),
+           supports_autograd=True),
     OpInfo("_fft_c2c", c2c_op_samples, dtypes=COMPLEX, method=False, supports_out=True,
-           supports_autograd=True, atol=1e-4),
+           supports_autograd=True),
 ]

@@ -5,6 +5,8 @@ from opinfo.core import ALL_FLOAT, HALF, ErrorSample, OpInfo, Sample, Skip, T
 MATMUL_TYPES = ALL_FLOAT + ("int64", "int32", "int8", "uint8", "complex64") + HALF + ("bool",)
 FLOAT_TYPES = ALL_FLOAT + HALF
 FEW = ("float32", "float64", "int64")
+# Products summed in another order than PyTorch's half GEMM (which may round partial sums to
+# the half dtype): results of magnitude ~10 differ by a few of their last places.
 HALF_TOL = {"float16": (3e-2, 2e-2), "bfloat16": (0.3, 3e-2)}
 
 
@@ -401,7 +403,7 @@ OPINFOS = [
     OpInfo("cross", cross_samples, dtypes=ALL_FLOAT + ("int64", "int8") + HALF,
            errors=cross_errors, tolerances=HALF_TOL, supports_autograd=True),
     OpInfo("cdist", cdist_samples, dtypes=ALL_FLOAT, method=False, supports_out=False,
-           errors=cdist_errors, atol=1e-4, rtol=1e-4, supports_autograd=True),
+           errors=cdist_errors, supports_autograd=True),
     OpInfo("chain_matmul", chain_samples, dtypes=FEW, method=False, errors=chain_errors,
            supports_autograd=True),
 ]

@@ -3,7 +3,7 @@ nn_sampling.py, nn_grid.py, nn_fractional.py): values, meta, gradients and float
 gradcheck / gradgradcheck against PyTorch on small samples."""
 import numpy as np
 
-from opinfo.core import ALL_FLOAT, HALF, ErrorSample, OpInfo, Sample, T
+from opinfo.core import ALL_FLOAT, HALF, HALF_INTERMEDIATES, ErrorSample, OpInfo, Sample, T
 
 FLOATS = ALL_FLOAT + HALF
 # Small first: gradcheck takes the first samples. Random uniform values have no ties.
@@ -217,7 +217,8 @@ OPINFOS = [
     _entry("avg_pool3d", avg_pool3d_samples),
     _entry("adaptive_avg_pool1d", adaptive_samples(1)),
     _entry("adaptive_avg_pool2d", adaptive_samples(2)),
-    _entry("adaptive_avg_pool3d", adaptive_samples(3)),
+    # PyTorch's half kernel sums a window in half.
+    _entry("adaptive_avg_pool3d", adaptive_samples(3), tolerances=HALF_INTERMEDIATES),
     _entry("adaptive_max_pool1d", adaptive_max_samples(1)),
     _entry("adaptive_max_pool2d", adaptive_max_samples(2)),
     _entry("adaptive_max_pool3d", adaptive_max_samples(3)),
@@ -227,7 +228,9 @@ OPINFOS = [
     _entry("max_unpool2d", max_unpool2d_samples, grad_args=FIRST,
            call=lambda lib, values, indices, *args, **kwargs: lib.nn.functional.max_unpool2d(
                values, indices.contiguous(), *args, **kwargs)),
-    _entry("interpolate", interpolate_samples, errors=interpolate_errors),
+    # PyTorch's half bicubic kernel rounds its weights and partial sums to half.
+    _entry("interpolate", interpolate_samples, errors=interpolate_errors,
+           tolerances=HALF_INTERMEDIATES),
     _entry("pixel_shuffle", pixel_shuffle_samples, errors=pixel_shuffle_errors),
     _entry("pixel_unshuffle", pixel_unshuffle_samples),
     _entry("channel_shuffle", channel_shuffle_samples),

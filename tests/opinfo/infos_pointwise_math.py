@@ -7,7 +7,17 @@ import math
 import ml_dtypes
 import numpy as np
 
-from opinfo.core import ALL_FLOAT, BOOL, HALF, ErrorSample, OpInfo, Sample, Skip, T
+from opinfo.core import (
+    ALL_FLOAT,
+    BOOL,
+    HALF,
+    HALF_INTERMEDIATES,
+    ErrorSample,
+    OpInfo,
+    Sample,
+    Skip,
+    T,
+)
 
 FLOATS = ALL_FLOAT + HALF
 # Integer and bool input to a float function gives the default float dtype.
@@ -320,7 +330,9 @@ OPINFOS = [
            supports_out=False, supports_autograd=True),
     _unary_info("i0", unary(-5, 5), MATH, errors=not_for(("complex64",))),
     _unary_info("sigmoid", unary(-10, 10, specials=SPECIAL + (-100.0, 100.0)), MATH_C),
-    _unary_info("logit", logit_samples, MATH, errors=not_for(("complex64",))),
+    # PyTorch's half kernel rounds x / (1 - x) to half before the log.
+    _unary_info("logit", logit_samples, MATH, errors=not_for(("complex64",)),
+                tolerances=HALF_INTERMEDIATES),
     # rounding and sign
     _unary_info("floor", unary(-10, 10), ROUNDING, errors=not_for(BOOL + ("complex64",))),
     _unary_info("ceil", unary(-10, 10), ROUNDING, errors=not_for(BOOL + ("complex64",))),

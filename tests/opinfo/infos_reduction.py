@@ -7,6 +7,7 @@ from opinfo.core import (
     BOOL,
     COMPLEX,
     HALF,
+    HALF_INTERMEDIATES,
     INTS,
     DType,
     ErrorSample,
@@ -366,13 +367,18 @@ def values_only(name):
 OPINFOS = [
     OpInfo("sum", sum_samples, dtypes=EVERYTHING + COMPLEX,
            errors=dim_errors(REPEATED, FLOAT_DIM)),
-    OpInfo("nansum", nan_dim_samples, dtypes=EVERYTHING, tolerances={"bfloat16": (0.1, 0.05)},
+    # PyTorch's half kernels sum in an order of their own, rounding partial sums to half.
+    OpInfo("nansum", nan_dim_samples, dtypes=EVERYTHING,
+           # (sums of magnitude ~10 whose partial sums round to 11 or 8 bits, in an order that
+           # differs between PyTorch's CPU capabilities)
+           tolerances={"float16": (1.6e-2, 5e-3), "bfloat16": (0.1, 0.05)},
            supports_autograd=True,
            errors=dim_errors((_complex_input, RuntimeError, "complex"))),
     OpInfo("mean", mean_samples, dtypes=FLOATS + COMPLEX,
            errors=dim_errors((_int_input, RuntimeError, "could not infer output dtype"),
                              (_bool_input, RuntimeError, "Bool"), REPEATED)),
     OpInfo("nanmean", nanmean_samples, dtypes=FLOATS, supports_autograd=True,
+           tolerances=HALF_INTERMEDIATES,
            errors=dim_errors((_int_input, RuntimeError, "floating point"))),
     OpInfo("prod", prod_samples, dtypes=EVERYTHING + COMPLEX, supports_autograd=True,
            errors=dim_errors(

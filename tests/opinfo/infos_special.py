@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from opinfo.core import ALL_FLOAT, HALF, ErrorSample, OpInfo, Sample, T, XFail
+from opinfo.core import ALL_FLOAT, HALF, HALF_INTERMEDIATES, ErrorSample, OpInfo, Sample, T, XFail
 from opinfo.infos_pointwise_math import SPECIAL, binary, not_for, unary, values
 
 FLOATS = ALL_FLOAT + HALF
@@ -117,10 +117,13 @@ _NO_GRAD_UNARY = [
 OPINFOS = [
     # With half kernels and gradients.
     _special("entr", unary(0.1, 5), HALF_OK, errors=REFUSED_COMPLEX, **_AUTOGRAD),
-    _special("i0e", unary(-5, 5), HALF_OK, errors=REFUSED_COMPLEX, **_AUTOGRAD),
+    # PyTorch's half kernels of i0e and ndtr compute in half (ember: float32, rounded once).
+    _special("i0e", unary(-5, 5), HALF_OK, errors=REFUSED_COMPLEX,
+             tolerances=HALF_INTERMEDIATES, **_AUTOGRAD),
     _special("i1", unary(-5, 5), HALF_OK, errors=REFUSED_COMPLEX, **_AUTOGRAD),
     _special("i1e", unary(-5, 5), HALF_OK, errors=REFUSED_COMPLEX, **_AUTOGRAD),
-    _special("ndtr", unary(-5, 5), HALF_OK, errors=REFUSED_COMPLEX, **_AUTOGRAD),
+    _special("ndtr", unary(-5, 5), HALF_OK, errors=REFUSED_COMPLEX,
+             tolerances=HALF_INTERMEDIATES, **_AUTOGRAD),
     _special("xlog1py", binary(-3, 3, -0.9, 4, scalars=(2.0,)), HALF_OK, known=(XFail(
         "forward_ad", "ember's forward AD gives NaN where the formula's where() picks 0 "
         "(input 0, other <= -1); xlogy's does the same", ("special values",)),), **_AUTOGRAD),
@@ -158,7 +161,12 @@ OPINFOS = [
     _special("log_softmax", softmax_samples, ("float32",), supports_out=False),
     _special("logsumexp", logsumexp_samples, ("float32",)),
 ]
-OPINFOS += [_special(name, unary(lo, hi), FLOAT_ONLY, errors=REFUSED_HALF)
+# PyTorch's float64 kernels of these (Cephes' rational approximations) are good to about 3e-6
+# absolute on the sampled ranges (measured against mpmath); ember's (SciPy's) to 1e-15.
+_CEPHES_FLOAT64 = {"float64": (1e-5, 1e-7)}
+_CEPHES_INACCURATE = ("bessel_j0", "bessel_j1", "bessel_y1", "airy_ai")
+OPINFOS += [_special(name, unary(lo, hi), FLOAT_ONLY, errors=REFUSED_HALF,
+                     tolerances=_CEPHES_FLOAT64 if name in _CEPHES_INACCURATE else {})
             for name, lo, hi in _NO_GRAD_UNARY]
 OPINFOS += [_special(name, polynomial_samples, ALL_FLOAT + ("int64",), errors=not_for(
     HALF + ("complex64",), args=(3,))) for name in _POLYNOMIALS]

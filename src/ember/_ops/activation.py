@@ -35,8 +35,10 @@ def threshold_backward(xp, grad_output, self, threshold):
     instead of a comparison and a where)."""
     keep = ~(self <= threshold)         # NaN keeps its gradient, as in PyTorch
     if xp is np:
-        return keep_where(np.broadcast_to(keep, grad_output.shape) if keep.shape !=
-                          grad_output.shape else keep, grad_output)
+        if keep.shape != grad_output.shape and np.broadcast_shapes(
+                keep.shape, grad_output.shape) == grad_output.shape:
+            keep = np.broadcast_to(keep, grad_output.shape)
+        return keep_where(keep, grad_output)     # (shapes that differ still: NumPy's where)
     return xp.where(keep, grad_output, grad_output.dtype.type(0))
 
 

@@ -21,6 +21,7 @@ from ember._core.checks import _check
 from ember._core.dispatch import call
 from ember._core.host_kernels import host_kernel
 from ember._core.registry import OPS, register_op
+from ember._ops.linalg_common import svd_arrays
 
 
 def _svd_meta(A, full_matrices=True, driver=None):
@@ -87,7 +88,7 @@ def linalg_svd(xp, A, full_matrices=True, driver=None):
     _check(kind.is_floating_point or kind.is_complex, lambda: (
         f"linalg.svd: Expected a floating point or complex tensor as input. Got "
         f"{kind._cpp_name}"))
-    U, S, Vh = xp.linalg.svd(A, full_matrices=full_matrices)
+    U, S, Vh = svd_arrays(xp, A, full_matrices=full_matrices)
     return U.astype(A.dtype), S.astype(kind.to_real()._np), Vh.astype(A.dtype)
 
 

@@ -31,6 +31,18 @@ LinAlgError.__module__ = "ember._C"
 _LOW_PRECISION = frozenset(("float16", "bfloat16"))
 
 
+def svd_arrays(xp, A, **options):
+    """xp.linalg.svd(A, **options), raising PyTorch's LinAlgError (not NumPy's, a ValueError)
+    where LAPACK does not converge."""
+    try:
+        return xp.linalg.svd(A, **options)
+    except np.linalg.LinAlgError:
+        reason = ("contained non-finite values" if not np.isfinite(A).all() else
+                  "is ill-conditioned or has too many repeated singular values")
+        raise LinAlgError(f"linalg.svd: The algorithm failed to converge because the input "
+                          f"matrix {reason}.") from None
+
+
 def cpp_name(np_dtype) -> str:
     return dt.NP_TO_DTYPE[np.dtype(np_dtype)]._cpp_name
 

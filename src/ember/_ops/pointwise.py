@@ -116,7 +116,8 @@ def _scaled(other, alpha, like):
 
 @register_op("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", **_BINARY,
              derivatives={"self": identity, "other": lambda c: c.grad * conj(c.alpha)}, saves=(),
-             dunders={"__add__": "forward", "__radd__": "reflect", "__iadd__": "inplace"})
+             dunders={"__add__": "forward", "__radd__": "reflect", "__iadd__": "inplace"},
+             tags=("rounded_alpha",))
 def add(xp, self, other, alpha=1):
     """add(input, other, *, alpha=1, out=None) -> Tensor: input + alpha * other."""
     if type(alpha) is not int or alpha != 1:
@@ -132,7 +133,8 @@ _SUB_ONE_BOOL = ("Subtraction, the `-` operator, with a bool tensor is not suppo
 
 @register_op("sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
              kind="pointwise", function=False, method=False, saves=(),
-             derivatives={"self": identity, "other": lambda c: c.grad * -conj(c.alpha)})
+             derivatives={"self": identity, "other": lambda c: c.grad * -conj(c.alpha)},
+             tags=("rounded_alpha",))
 def sub(xp, self, other, alpha=1):
     """sub(input, other, *, alpha=1, out=None) -> Tensor: input - alpha * other."""
     # The frontend has rejected bool operands; this catches direct calls of the overload.
@@ -145,7 +147,8 @@ def sub(xp, self, other, alpha=1):
 @register_op("rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
              kind="pointwise", function=False, method=False, out=False, saves=(),
              derivatives={"self": lambda c: c.grad * -conj(c.alpha), "other": identity},
-             node_name=by_kind(1, "RsubBackward0", "RsubBackward1"))
+             node_name=by_kind(1, "RsubBackward0", "RsubBackward1"),
+             tags=("rounded_alpha",))
 def rsub(xp, self, other, alpha=1):
     """rsub(input, other, *, alpha=1) -> Tensor: other - alpha * input."""
     _check(self.dtype.kind != "b", _SUB_TWO_BOOLS)
@@ -247,7 +250,7 @@ def rsub_function(input, other, *more, alpha=1):
                           "other": lambda c: c.grad * conj(c.self)},
              dunders={"__mul__": "forward", "__rmul__": "reflect", "__imul__": "inplace"},
              aliases=("multiply",),
-             tags=("wide_unsigned",))
+             tags=("wide_unsigned", "unrounded_scalar_other", "unrounded_numbers"))
 def mul(xp, self, other):
     """mul(input, other, *, out=None) -> Tensor: elementwise product (logical and for bool)."""
     return xp.multiply(self, other)
@@ -261,7 +264,8 @@ def mul(xp, self, other):
                           "other": lambda c: -c.grad * conj(c.result / c.other)},
              saves=("other", "result"),
              dunders={"__truediv__": "forward", "__rtruediv__": "reflect",
-                      "__rdiv__": "reflect", "__itruediv__": "inplace"})
+                      "__rdiv__": "reflect", "__itruediv__": "inplace"},
+             tags=("unrounded_scalar_other", "unrounded_numbers"))
 def div(xp, self, other):
     """div(input, other, *, rounding_mode=None, out=None) -> Tensor: true division."""
     return xp.true_divide(self, other)
@@ -300,7 +304,7 @@ def _check_rounding_mode(rounding_mode):
              kind="pointwise", function=False, method=False, saves=(),
              derivatives={"self": zeros_grad, "other": zeros_grad},
              node_name="DivBackward2",
-             tags=("wide_unsigned",))
+             tags=("wide_unsigned", "unrounded_scalar_other", "unrounded_numbers"))
 def div_mode(xp, self, other, rounding_mode):
     """div with rounding_mode 'trunc' or 'floor': integer inputs keep their dtype."""
     if rounding_mode == "floor":
@@ -380,7 +384,8 @@ def _no_derivative(name):
              derivatives={"self": _no_derivative("floor_divide"),
                           "other": _no_derivative("floor_divide")}, saves=(),
              dunders={"__floordiv__": "forward", "__rfloordiv__": "reflect",
-                      "__ifloordiv__": "inplace"})
+                      "__ifloordiv__": "inplace"},
+             tags=("unrounded_scalar_other", "unrounded_numbers"))
 def floor_divide(xp, self, other):
     """floor_divide(input, other, *, out=None) -> Tensor: division rounded toward -inf."""
     return floor_div(xp, self, other)

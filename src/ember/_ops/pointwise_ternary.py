@@ -224,7 +224,8 @@ _FUSED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
              derivatives={"self": lambda c: c.grad * conj(1 - c.weight),
                           "end": lambda c: c.grad * conj(c.weight),
                           "weight": lambda c: c.grad * conj(c.end - c.self)},
-             node_name=by_kind(2, "LerpBackward1", "LerpBackward0"))
+             node_name=by_kind(2, "LerpBackward1", "LerpBackward0"),
+             tags=("unrounded_numbers",))
 def lerp_tensor(xp, self, end, weight):
     """lerp(input, end, weight, *, out=None) -> Tensor: input + weight * (end - input)."""
     diff = end - self
@@ -236,8 +237,10 @@ def lerp_tensor(xp, self, end, weight):
         weight = np.asarray(weight, self.dtype)
         if weight.ndim == 0:
             return fma(weight, diff, self) if small else fma(-diff, 1 - weight, end)
-        return np.where(small, fma(np.broadcast_to(weight, diff.shape), diff, self),
-                        fma(-diff, 1 - weight, end))
+        # fma takes operands of one shape: every one broadcast to the result's.
+        shape = np.broadcast_shapes(weight.shape, diff.shape)
+        weight, diff, self, end = (np.broadcast_to(v, shape) for v in (weight, diff, self, end))
+        return np.where(small, fma(weight, diff, self), fma(-diff, 1 - weight, end))
     return xp.where(small, self + weight * diff, end - diff * (1 - weight))
 
 

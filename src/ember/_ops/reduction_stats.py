@@ -18,6 +18,7 @@ from ember._core.promotion import promote_types
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim, wrap_dims
 from ember._ops.grad_utils import unreduce, where
+from ember._ops.linalg_common import svd_arrays
 from ember._ops.pointwise import not_implemented_for
 from ember._ops.reduction import (
     accumulate_type,
@@ -325,7 +326,7 @@ def nuclear_norm(xp, self, dim, keepdim=False):
     _check(len(dims) == 2, lambda: (
         f"{where}: dim must be a 2-tuple. Got {' '.join(str(d) for d in dim)}"))
     matrices = xp.moveaxis(self, dims, (-2, -1))
-    out = xp.sum(xp.linalg.svd(matrices, compute_uv=False), axis=-1)
+    out = xp.sum(svd_arrays(xp, matrices, compute_uv=False), axis=-1)
     if keepdim:
         out = out.reshape(reduced_shape(self.shape, dims, True))
     return finish(xp, out, kind.to_real()._np)

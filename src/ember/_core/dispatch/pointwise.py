@@ -51,7 +51,9 @@ def _check_wide_unsigned(op, compute) -> None:
 
 
 def _pointwise_dtypes(op, operands):
-    """(result dtype, compute dtype) for the operands (tensors and Python scalars)."""
+    """(result dtype, compute dtype, operand dtype) for the operands (tensors and Python
+    scalars). The operand dtype is not None where a half type computes in float32: operands of
+    other dtypes round to it first (NOTE [half operands round first])."""
     key = (op.promotion, op.compute_in_float,
            tuple([(v._dtype, v._data.ndim == 0) if isinstance(v, Tensor) else type(v)
                   for v in operands]), dt._default_float[0])
@@ -78,8 +80,9 @@ def _pointwise_dtypes(op, operands):
         result = common.to_real()
     elif kind == "bool_to_long" and common is dt.bool_:
         compute = result = dt.int64
+    operand = None
     if op.compute_in_float and compute in (dt.float16, dt.bfloat16):
-        compute = dt.float32
+        operand, compute = compute, dt.float32
     if op.compute_in_float and compute in (dt.float8_e4m3fn, dt.float8_e5m2):
         compute = dt.float32
     if compute is dt.complex32:
@@ -89,9 +92,44 @@ def _pointwise_dtypes(op, operands):
         _check_not_implemented(name in complex_half.POINTWISE_SUPPORTED or
                                name in complex_half.POINTWISE_OWN_COMPLEX_ERROR,
                                lambda: complex_half.refusal(name))
-        return result, dt.complex64
-    found = _pointwise_cache[key] = (result, compute)
+        return result, dt.complex64, None
+    found = _pointwise_cache[key] = (result, compute, operand)
     return found
+
+
+# NOTE [half operands round first]: PyTorch casts every operand to the common dtype before its
+# kernel widens a float16 / bfloat16 element to float32 to compute: a number or a 0-d float64
+# tensor beside a half tensor is rounded to half first (x_half + 0.3 adds half(0.3)). The
+# exceptions, by tag: mul and div (all rounding modes) read a 0-d second operand unrounded, in
+# float32 (their kernels' reduced-float scalar path), "unrounded_scalar_other"; they and lerp
+# read a Python number unrounded (mul's through __rmul__, lerp's as its Scalar overload's
+# weight), "unrounded_numbers". add, sub and rsub round a float alpha too, "rounded_alpha".
+def _number_operand(op, value, operand_dtype, np_compute):
+    """A number operand as the kernel takes it: through `operand_dtype` (where not None) to the
+    compute dtype."""
+    if operand_dtype is None or "unrounded_numbers" in op.tags:
+        return scalar_as(value, np_compute)
+    if type(value) is int:
+        value = float(value)    # (scalar_as converts a float past half's range quietly)
+    return np_compute.type(scalar_as(value, operand_dtype._np))
+
+
+def _array_operand(op, position, array, operand_dtype, np_compute):
+    """A tensor operand's array (NumPy's or a device library's) in the compute dtype, through
+    `operand_dtype` (where not None)."""
+    if operand_dtype is None or (position == 1 and "unrounded_scalar_other" in op.tags):
+        return array.astype(np_compute)
+    return cast(array, operand_dtype._np).astype(np_compute)
+
+
+def _alpha(op, alpha, operand_dtype):
+    """add's / sub's alpha as the kernel takes it (NOTE [half operands round first])."""
+    if operand_dtype is not None and (type(alpha) is float or type(alpha) is int) and \
+            "rounded_alpha" in op.tags:
+        # (scalar_into raises PyTorch's overflow error for an alpha past the half range)
+        from ember._ops.pointwise import scalar_into
+        return float(scalar_into(float(alpha), operand_dtype._np))
+    return alpha
 
 
 # NOTE [pointwise fast path]: the common call -- plain CPU tensors of one dtype (or one tensor
@@ -115,22 +153,25 @@ def clear_promotion_caches() -> None:
 
 def _fast_entry(op, key, operands):
     """The cache entry of `key`: (result np dtype, compute np dtype, result dtype, scalars,
-    compute dtype, whether scalars are range-checked)."""
+    compute dtype, whether scalars are range-checked, the op, the operand dtype of NOTE [half
+    operands round first])."""
     if len(key) == 3:                       # (op, dtype, the type of a number operand)
         check_number_operand(op, 1, operands[1])
-    result_dtype, compute_dtype = _pointwise_dtypes(op, operands)
+    result_dtype, compute_dtype, operand_dtype = _pointwise_dtypes(op, operands)
     _check_wide_unsigned(op, compute_dtype)
     if operands[0]._dtype is dt.complex32:
         return None     # complex32 takes the general path (NOTE [complex32 storage])
     entry = _fast_cache[key] = (result_dtype._np, compute_dtype._np, result_dtype, {},
-                                compute_dtype, "range_checked_scalars" in op.tags)
+                                compute_dtype, "range_checked_scalars" in op.tags, op,
+                                operand_dtype)
     return entry
 
 
 def _scalar_operand(entry, value):
     """`value` (a Python int/float) as a NumPy scalar of the entry's compute dtype, kept (only
     values that passed a range check are kept)."""
-    converted = _range_checked(value, entry[1]) if entry[5] else scalar_as(value, entry[1])
+    converted = _range_checked(value, entry[1]) if entry[5] else \
+        _number_operand(entry[6], value, entry[7], entry[1])
     scalars = entry[3]
     if value and len(scalars) < _SCALARS_KEPT:
         scalars[value] = converted
@@ -212,7 +253,8 @@ def run_pointwise(op, args):
                 elif nargs == 1:
                     result = run(kernel, np, x)
                 elif nargs == 3:
-                    result = run(kernel, np, x, y, args[2])
+                    result = run(kernel, np, x, y, args[2] if entry[7] is None else
+                                 _alpha(op, args[2], entry[7]))
                 else:
                     result = run(kernel, np, x, y, *args[2:])
             except ValueError:
@@ -268,7 +310,7 @@ def run_pointwise_general(op, args):
                 f"not {type(v).__name__}")
     if not tensors:
         _check(False, lambda: f"{op.schema.name}(): expected at least one Tensor argument")
-    result_dtype, compute_dtype = _pointwise_dtypes(op, operands)
+    result_dtype, compute_dtype, operand_dtype = _pointwise_dtypes(op, operands)
     if compute_dtype in _WIDE_UNSIGNED:
         _check_wide_unsigned(op, compute_dtype)
     device = tensors[0]._device
@@ -286,8 +328,12 @@ def run_pointwise_general(op, args):
             if isinstance(v, Tensor):
                 a = v._data
                 if v._dtype is not compute_dtype:     # the tensor's dtype names its array's
-                    a = a.astype(np_compute) if v._dtype is not dt.complex32 else \
-                        complex_half.widen(a, backend.xp).astype(np_compute, copy=False)
+                    if v._dtype is dt.complex32:
+                        a = complex_half.widen(a, backend.xp).astype(np_compute, copy=False)
+                    elif v._dtype is operand_dtype or operand_dtype is None:
+                        a = a.astype(np_compute)
+                    else:
+                        a = _array_operand(op, i, a, operand_dtype, np_compute)
                 if v._device is not device:
                     # A zero-dim CPU tensor beside a device tensor (common_device): a scalar,
                     # which CuPy takes where it refuses a NumPy array.
@@ -295,7 +341,10 @@ def run_pointwise_general(op, args):
                 call_args[i] = a
             elif v is not None:
                 call_args[i] = _range_checked(v, np_compute) if np_compute.kind in "iu" and \
-                    "range_checked_scalars" in op.tags else scalar_as(v, np_compute)
+                    "range_checked_scalars" in op.tags else \
+                    _number_operand(op, v, operand_dtype, np_compute)
+        if operand_dtype is not None and len(call_args) == 3:
+            call_args[2] = _alpha(op, call_args[2], operand_dtype)
         try:
             result = run_kernel(op, device, backend.xp, call_args)
         except ValueError:
