@@ -17,7 +17,7 @@ from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type
 from ember._core.device import CPU, META
 from ember._core.registry import register_frontend
-from ember._core.storage import UntypedStorage
+from ember._core.storage import UntypedStorage, memory_owner
 from ember.autograd import grad_mode
 
 # The C++ element type names PyTorch's set_ messages print ("long int", "c10::Half").
@@ -236,7 +236,7 @@ def register_shared(storage, fd) -> None:
 
 def shared_fd(storage):
     """The descriptor of a shared storage's memory, or None."""
-    return _SHARED_FDS.get(storage)
+    return _SHARED_FDS.get(memory_owner(storage))
 
 
 def share_memory_(self):
@@ -272,7 +272,7 @@ def is_shared(self) -> bool:
     """Whether share_memory_ moved the tensor's storage into shared memory (Tensor.is_shared,
     misc_tensor.py, asks this)."""
     storage = self._storage
-    return storage is not None and storage in _SHARED_STORAGES
+    return storage is not None and memory_owner(storage) in _SHARED_STORAGES
 
 
 register_frontend("share_memory_", function=False)(share_memory_)
