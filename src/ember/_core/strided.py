@@ -9,7 +9,8 @@ or writes memory the tensor does not own and can crash the process. Every such p
 asks `storage_nbytes` for the bytes the geometry needs, which refuses what PyTorch refuses:
 a count past int64, and a negative stride or size over more than one element (PyTorch's count
 is unsigned, so those overflow too). Any size 0 needs no storage at all. The meta device
-allocates nothing and PyTorch checks nothing there beyond the offset and the sizes.
+allocates nothing: there PyTorch checks only the offset, the sizes and as_strided's negative
+strides, and ember does the same.
 """
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ gradient of a scatter reads the view back, so both differentiate again (double b
 from __future__ import annotations
 
 from ember._backends import get_backend
-from ember._backends.meta import MetaArray
+from ember._backends.meta import MetaArray, StandIn
 from ember._core import arguments, dispatch, strided
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_index, _check_type
@@ -491,13 +491,15 @@ def view_as_complex(xp, self):
 
 # --------------------------------------------------------------------------- as_strided
 
-def _check_fits(size, stride, offset, available, itemsize):
+def _check_fits(size, stride, offset, available, itemsize, meta=False):
     """PyTorch's checks that the geometry (size, stride, offset) stays inside `available`
-    elements (NOTE [strided views are checked against their storage])."""
+    elements (NOTE [strided views are checked against their storage]); on meta (nothing
+    allocated) PyTorch checks only the strides, the offset and the element count."""
     _check(len(size) == len(stride), "mismatch in length of strides and shape")
     strided.refuse_negative_strides(stride)
     strided.check_offset(offset)
-    strided.check_in_storage(size, stride, offset, itemsize, available * itemsize)
+    if not meta:
+        strided.check_in_storage(size, stride, offset, itemsize, available * itemsize)
     strided.check_numel(size)
     strided.byte_strides(stride, itemsize)
 
@@ -555,7 +557,8 @@ def _as_strided_grad(c):
 def as_strided_storage(xp, self, size, stride, storage_offset=None):
     """A view with explicit element strides into `self`, taken as a flat storage (1-d)."""
     size, stride, offset = _geometry(size, stride, storage_offset)
-    _check_fits(size, stride, offset, self.shape[0] if self.ndim else 1, self.itemsize)
+    _check_fits(size, stride, offset, self.shape[0] if self.ndim else 1, self.itemsize,
+                meta=type(self) is StandIn)
     return strided_view(xp, self, size, stride, offset)
 
 
