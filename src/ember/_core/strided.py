@@ -29,12 +29,13 @@ def storage_nbytes(size, stride, offset: int, itemsize: int) -> int:
     overflowed = False
     for n, s in zip(size, stride):
         step = s * (n - 1)
-        overflowed = overflowed or step < 0
+        if step < 0:
+            overflowed = True
         needed += step
     nbytes = needed * itemsize
-    _check(not overflowed and nbytes <= INT64_MAX, lambda: (
-        f"Storage size calculation overflowed with sizes={list(size)} and strides="
-        f"{list(stride)}"))
+    if overflowed or nbytes > INT64_MAX:       # (tested inline: empty_strided is called often)
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and "
+                           f"strides={list(stride)}")
     return nbytes
 
 
@@ -71,8 +72,8 @@ def replace_negative_strides(size, stride) -> tuple:
     """The strides PyTorch stores for a geometry given negative strides that passed the
     storage check (on size-1 dims, or in an empty tensor; or anywhere on meta): each negative
     stride becomes the one a contiguous layout would give it over the dims after it."""
-    if min(stride, default=0) >= 0:
-        return tuple(stride)
+    if not stride or min(stride) >= 0:
+        return stride
     fixed = list(stride)
     for d in range(len(fixed) - 1, -1, -1):
         if fixed[d] < 0:
@@ -83,8 +84,8 @@ def replace_negative_strides(size, stride) -> tuple:
 def byte_strides(stride, itemsize: int) -> tuple:
     """Element strides as NumPy's byte strides, which must fit 64 bits. PyTorch keeps any
     stride of a size-1 dim or of an empty tensor; ember refuses the ones NumPy cannot hold."""
-    strides = tuple(s * itemsize for s in stride)
-    _check(max(strides, default=0) <= INT64_MAX, lambda: (
-        f"ember: strides {list(stride)} with itemsize {itemsize} do not fit NumPy's 64-bit "
-        "byte strides"))
+    strides = tuple([s * itemsize for s in stride])
+    if strides and max(strides) > INT64_MAX:
+        raise RuntimeError(f"ember: strides {list(stride)} with itemsize {itemsize} do not fit "
+                           "NumPy's 64-bit byte strides")
     return strides
