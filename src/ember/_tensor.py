@@ -17,7 +17,7 @@ from ember._core import complex_half, dispatch, layout
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type, _check_value
 from ember._core.device import CPU, META, as_device, placed
-from ember._core.dispatch import storage_of
+from ember._core.dispatch import storage_of, wrap_data
 from ember._core.registry import OPS
 from ember._core.shape import Size, wrap_dim
 from ember._core.storage import _data_ptr
@@ -326,7 +326,9 @@ class Tensor:
 
     @property
     def data(self):
-        return dispatch.wrap_view(self._data, self, self._dtype)
+        """This tensor's memory outside the graph, counting its writes apart (NOTE [.data has
+        its own version counter])."""
+        return wrap_data(self)
 
     @data.setter
     def data(self, value) -> None:

@@ -19,7 +19,7 @@ from ember._backends.meta import MetaArray
 from ember._core import dispatch
 from ember._core.checks import _check
 from ember._core.device import CPU, META, as_device, placed
-from ember._core.storage import UntypedStorage, _data_ptr
+from ember._core.storage import UntypedStorage, _data_ptr, memory_owner
 
 # Entries of `Tensor.__dict__` that belong to autograd (hooks, graph links): never copied.
 _AUTOGRAD_STATE = frozenset({"_retains_grad", "_hooks", "_post_accumulate_hooks", "_output_nr"})
@@ -119,7 +119,7 @@ def deepcopy_tensor(t, memo):
         new = _rebuild(type(t), payload, t._dtype, tuple(t._data.shape), offset, strides,
                        str(t._device), t._requires_grad, state)
     else:
-        storage = dispatch.storage_of(t)
+        storage = memory_owner(dispatch.storage_of(t))      # (t.data's storage is t's)
         key = ("ember.UntypedStorage", id(storage))
         found = memo.get(key)
         if found is None:

@@ -225,7 +225,7 @@ def explain(exc: BaseException, name: str, operand: bool = True, op=None, args=N
         # kernel for (NOTE [complex32 storage])
         raise NotImplementedError(complex_half.refusal(name)) from None
     if isinstance(exc, MemoryError):
-        raise RuntimeError(_allocation_message(exc)) from None
+        raise RuntimeError(allocation_message(exc)) from None
     axis_error = getattr(np.exceptions, "AxisError", None)
     if axis_error is not None and isinstance(exc, axis_error):
         ndim, axis = getattr(exc, "ndim", None), getattr(exc, "axis", None)
@@ -484,13 +484,13 @@ def _tensor_list(value, where, index, none_allowed):
                             f"{type_name(item)}")
 
 
-def _allocation_message(exc) -> str:
+def allocation_message(exc) -> str:
     shape, np_dtype = getattr(exc, "shape", None), getattr(exc, "dtype", None)
     if shape is not None and np_dtype is not None:
         count = 1
         for size in shape:
             count *= int(size)
-        return (f"[enforce fail at alloc_cpu.cpp:117] err == 0. DefaultCPUAllocator: can't "
+        return (f"[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't "
                 f"allocate memory: you tried to allocate {count * np_dtype.itemsize} bytes. "
                 f"Error code 12 (Cannot allocate memory)")
     return f"DefaultCPUAllocator: can't allocate memory ({exc})"

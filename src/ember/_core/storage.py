@@ -4,6 +4,12 @@ NOTE [views share one version counter]: a fresh op result owns its array and cre
 `UntypedStorage` lazily, the first time something needs it (a view, an in-place write, saving
 for backward). Every view made from a tensor points at the same storage object, so an in-place
 write through any of them bumps the one `_version` that autograd checks.
+
+NOTE [.data has its own version counter]: as in PyTorch, `t.data` reads and writes t's memory
+but counts its writes apart (from 0), so writing through it (or through views of it) never
+makes autograd refuse t's saved values; `t.detach()` shares t's counter. Its storage is an
+`AliasStorage`: the same memory under another counter, which names the storage it aliases so
+that sharing (`is_shared`, ember.multiprocessing) and deepcopy see one storage.
 """
 from __future__ import annotations
 
@@ -35,6 +41,32 @@ class UntypedStorage:
 
     def __repr__(self) -> str:
         return f"<ember.UntypedStorage of {self.nbytes()} bytes on {self.device}>"
+
+
+class AliasStorage(UntypedStorage):
+    """Another storage's memory with a version counter of its own (NOTE [.data has its own
+    version counter]); `alias_of` makes one."""
+
+    __slots__ = ("_owner",)
+
+
+_new_storage = object.__new__
+
+
+def alias_of(storage) -> AliasStorage:
+    """A storage over `storage`'s memory whose version counter starts at 0. (Filled in here
+    rather than through __init__: Tensor.data, called in optimizer loops, makes one a call.)"""
+    alias = _new_storage(AliasStorage)
+    alias._array = storage._array
+    alias._version = 0
+    alias.device = storage.device
+    alias._owner = storage._owner if type(storage) is AliasStorage else storage
+    return alias
+
+
+def memory_owner(storage):
+    """The storage whose memory `storage` is: itself, or what an AliasStorage aliases."""
+    return storage._owner if type(storage) is AliasStorage else storage
 
 
 def _data_ptr(array) -> int:

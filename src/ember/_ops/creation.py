@@ -12,7 +12,7 @@ import numpy as np
 
 from ember._backends import get_backend
 from ember._backends.meta import MetaArray
-from ember._core import arguments, complex_half, dispatch
+from ember._core import arguments, complex_half, dispatch, strided
 from ember._core import dtype as dt
 from ember._core import layout as memory_layout
 from ember._core.checks import _check, _check_type
@@ -297,18 +297,21 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pi
 
 @register_op(f"empty_strided(SymInt[] size, SymInt[] stride, *, {_OPTIONS}) -> Tensor",
              meta=lambda size, stride, dtype=None, layout=None, device=None, pin_memory=None:
-             _meta_strided(size, stride, option_dtype(dtype, _default_float[0])), **_FACTORY)
+             _meta_strided(size, strided.replace_negative_strides(size, stride),
+                           option_dtype(dtype, _default_float[0])), **_FACTORY)
 def _empty_strided(xp, size, stride, dtype=None, layout=None, device=None, pin_memory=None):
     """empty_strided(size, stride, *, dtype=None, device=None) -> Tensor: uninitialised, with
     the given element strides (which may overlap or leave gaps)."""
     dtype = option_dtype(dtype, _default_float[0])
-    extent = 0 if 0 in size else 1 + sum((n - 1) * s for n, s in zip(size, stride))
-    buffer = xp.empty(max(extent, 1) if size else 1, dtype._np)
+    # NOTE [strided views are checked against their storage]
+    nbytes = strided.storage_nbytes(size, stride, 0, dtype.itemsize)
+    stride = strided.replace_negative_strides(size, stride)
+    buffer = xp.empty(max(nbytes // dtype.itemsize, 1), dtype._np)
     fill = uninitialized_fill(dtype)
     if fill is not None:
         buffer[...] = fill
     return xp.lib.stride_tricks.as_strided(buffer, size,
-                                           tuple(s * dtype.itemsize for s in stride))
+                                           strided.byte_strides(stride, dtype.itemsize))
 
 
 @register_op(f"scalar_tensor(Scalar s, *, {_OPTIONS}) -> Tensor", kind="factory", out=False,

@@ -11,12 +11,13 @@ import weakref
 
 import numpy as np
 
-from ember._core import dispatch
+from ember._backends.meta import MetaArray
+from ember._core import arguments, dispatch, strided
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type
 from ember._core.device import CPU, META
 from ember._core.registry import register_frontend
-from ember._core.storage import UntypedStorage
+from ember._core.storage import UntypedStorage, memory_owner
 from ember.autograd import grad_mode
 
 # The C++ element type names PyTorch's set_ messages print ("long int", "c10::Half").
@@ -140,31 +141,44 @@ def _set_to_storage(self, source, storage, offset, size, stride):
         strides = (1,)
     else:
         offset, shape = int(offset), tuple(int(s) for s in size)
-        _check(offset >= 0, lambda: f"Tensor: invalid storage offset {offset}")
-        _check(all(s >= 0 for s in shape), "numel: integer multiplication overflow")
+        strided.check_offset(offset)
+        strided.check_numel(shape)
         strides = _contiguous_strides(shape) if stride is None else tuple(int(s) for s in stride)
         _check(len(strides) == len(shape), lambda: (
             f"unequal size length ({len(shape)}) and stride length ({len(strides)})"))
     if self._device is META:
-        self._data = type(self._data)(shape, self._data.dtype)
+        # (PyTorch checks no storage bounds on meta: nothing is allocated.)
+        strides = strided.replace_negative_strides(shape, strides)
+        self._data = MetaArray(shape, self._data.dtype, strided.byte_strides(strides, itemsize))
         self._storage = storage
         self._base = None
         return self
     _check_type(self._device is CPU, "set_: a storage source is supported on CPU tensors only")
-    needed = 0 if 0 in shape else offset + 1 + sum((n - 1) * s for n, s in zip(shape, strides))
+    # NOTE [strided views are checked against their storage]
+    needed = strided.storage_nbytes(shape, strides, offset, itemsize) // itemsize
+    strides = strided.replace_negative_strides(shape, strides)
+    byte_strides = strided.byte_strides(strides, itemsize)
     elements = _storage_elements(storage, self._dtype)
     if needed > elements.size:
         # PyTorch grows the storage itself; ember gives self a grown copy (NOTE [resize_
         # allocates apart from other views]).
-        grown = np.zeros(needed, elements.dtype)
+        grown = _allocate_zeros(needed, elements.dtype)
         grown[:elements.size] = elements
         elements, storage = grown, UntypedStorage(grown, CPU)
     self._data = np.lib.stride_tricks.as_strided(
-        elements[offset:] if elements.size else elements, shape,
-        tuple(s * itemsize for s in strides))
+        elements[offset:] if elements.size else elements, shape, byte_strides)
     self._storage = storage
     self._base = None
     return self
+
+
+def _allocate_zeros(count, np_dtype) -> np.ndarray:
+    """`count` zeros, or PyTorch's allocator error where the memory is not there (set_ is
+    not called through a binding, which would turn NumPy's MemoryError into it)."""
+    try:
+        return np.zeros(count, np_dtype)
+    except MemoryError as exc:
+        raise RuntimeError(arguments.allocation_message(exc)) from None
 
 
 def _contiguous_strides(shape) -> tuple:
@@ -222,7 +236,7 @@ def register_shared(storage, fd) -> None:
 
 def shared_fd(storage):
     """The descriptor of a shared storage's memory, or None."""
-    return _SHARED_FDS.get(storage)
+    return _SHARED_FDS.get(memory_owner(storage))
 
 
 def share_memory_(self):
@@ -258,7 +272,7 @@ def is_shared(self) -> bool:
     """Whether share_memory_ moved the tensor's storage into shared memory (Tensor.is_shared,
     misc_tensor.py, asks this)."""
     storage = self._storage
-    return storage is not None and storage in _SHARED_STORAGES
+    return storage is not None and memory_owner(storage) in _SHARED_STORAGES
 
 
 register_frontend("share_memory_", function=False)(share_memory_)

@@ -12,8 +12,8 @@ gradient of a scatter reads the view back, so both differentiate again (double b
 from __future__ import annotations
 
 from ember._backends import get_backend
-from ember._backends.meta import MetaArray
-from ember._core import arguments, dispatch
+from ember._backends.meta import MetaArray, StandIn
+from ember._core import arguments, dispatch, strided
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_index, _check_type
 from ember._core.device import META
@@ -491,22 +491,17 @@ def view_as_complex(xp, self):
 
 # --------------------------------------------------------------------------- as_strided
 
-def _check_fits(size, stride, offset, available, itemsize):
+def _check_fits(size, stride, offset, available, itemsize, meta=False):
     """PyTorch's checks that the geometry (size, stride, offset) stays inside `available`
-    elements."""
+    elements (NOTE [strided views are checked against their storage]); on meta (nothing
+    allocated) PyTorch checks only the strides, the offset and the element count."""
     _check(len(size) == len(stride), "mismatch in length of strides and shape")
-    for s in stride:
-        _check(s >= 0, "as_strided: Negative strides are not supported at the moment, got "
-                       f"strides: {list(stride)}")
-    _check(offset >= 0, lambda: f"Tensor: invalid storage offset {offset}")
-    _check(min(size, default=0) >= 0, lambda: (
-        f"Storage size calculation overflowed with sizes={list(size)} and strides="
-        f"{list(stride)}"))
-    needed = 0 if 0 in size else offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
-    _check(needed <= available, lambda: (
-        f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and "
-        f"itemsize {itemsize} requiring a storage size of {needed * itemsize} are out of "
-        f"bounds for storage of size {available * itemsize}"))
+    strided.refuse_negative_strides(stride)
+    strided.check_offset(offset)
+    if not meta:
+        strided.check_in_storage(size, stride, offset, itemsize, available * itemsize)
+    strided.check_numel(size)
+    strided.byte_strides(stride, itemsize)
 
 
 def _geometry(size, stride, storage_offset):
@@ -562,7 +557,8 @@ def _as_strided_grad(c):
 def as_strided_storage(xp, self, size, stride, storage_offset=None):
     """A view with explicit element strides into `self`, taken as a flat storage (1-d)."""
     size, stride, offset = _geometry(size, stride, storage_offset)
-    _check_fits(size, stride, offset, self.shape[0] if self.ndim else 1, self.itemsize)
+    _check_fits(size, stride, offset, self.shape[0] if self.ndim else 1, self.itemsize,
+                meta=type(self) is StandIn)
     return strided_view(xp, self, size, stride, offset)
 
 

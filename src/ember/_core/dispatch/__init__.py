@@ -61,6 +61,7 @@ from ember._core.dispatch.wrapping import (  # noqa: F401
     storage_of,
     wrap,
     wrap_array,
+    wrap_data,
     wrap_view,
 )
 

@@ -11,7 +11,7 @@ import numpy as np
 from ember._backends.meta import MetaArray
 from ember._core import dtype as dt
 from ember._core.device import CPU, META
-from ember._core.storage import UntypedStorage
+from ember._core.storage import UntypedStorage, alias_of
 
 Tensor = None            # set by ember._tensor once the class exists (set_tensor_class)
 _new = object.__new__
@@ -53,6 +53,23 @@ def wrap_view(array, base, dtype=None):
     t._grad_fn = None
     t._grad = None
     t._base = base if base._base is None else base._base
+    return t
+
+
+def wrap_data(base):
+    """`base.data`: a Tensor on base's memory with its own version counter, outside the graph
+    (NOTE [.data has its own version counter]). A base without a storage object yet owns its
+    array outright, so the new tensor's storage, made lazily on it, is that same memory."""
+    t = _new(Tensor)
+    t._data = base._data
+    t._dtype = base._dtype
+    t._device = base._device
+    storage = base._storage
+    t._storage = None if storage is None else alias_of(storage)
+    t._requires_grad = False
+    t._grad_fn = None
+    t._grad = None
+    t._base = None
     return t
 
 
