@@ -119,6 +119,7 @@ class _Pickler(pickle._Pickler):
 
     def _reduce_tensor(self, t):
         from ember._core import dispatch
+        from ember._core.storage import memory_owner
         if t.is_meta:
             raise NotImplementedError("Cannot save a meta tensor: it has no data")
         if hasattr(t._data, "layout_name"):
@@ -137,7 +138,9 @@ class _Pickler(pickle._Pickler):
             # "cuda:0"), so that ember.load puts the tensor back there.
             location = str(t.device)
             t = t.cpu()
-        storage = dispatch.storage_of(t)
+        # `.data` aliases its tensor's memory under a version counter of its own (NOTE [.data
+        # has its own version counter]): one record for both, as PyTorch writes them.
+        storage = memory_owner(dispatch.storage_of(t))
         entry = self.storages.get(id(storage))
         if entry is None:
             entry = (str(len(self.storages)), _storage_payload(t, storage), storage)

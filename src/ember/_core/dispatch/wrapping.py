@@ -58,14 +58,16 @@ def wrap_view(array, base, dtype=None):
 
 def wrap_data(base):
     """`base.data`: a Tensor on base's memory with its own version counter, outside the graph
-    (NOTE [.data has its own version counter]). A base without a storage object yet owns its
-    array outright, so the new tensor's storage, made lazily on it, is that same memory."""
+    (NOTE [.data has its own version counter]). The base's storage object is made first where
+    it has none yet, so both name one memory (a checkpoint writes it once)."""
     t = _new(Tensor)
     t._data = base._data
     t._dtype = base._dtype
     t._device = base._device
     storage = base._storage
-    t._storage = None if storage is None else alias_of(storage)
+    if storage is None:
+        storage = base._storage = UntypedStorage(base._data, base._device)
+    t._storage = alias_of(storage)
     t._requires_grad = False
     t._grad_fn = None
     t._grad = None
