@@ -19,7 +19,7 @@ from ember._core.checks import _check, _check_type, _check_value
 from ember._core.device import CPU, META, as_device, placed
 from ember._core.dispatch import storage_of, wrap_data
 from ember._core.registry import OPS
-from ember._core.shape import Size, wrap_dim
+from ember._core.shape import Size, trusted_size, wrap_dim
 from ember._core.storage import _data_ptr
 from ember.autograd import grad_mode, graph
 
@@ -128,12 +128,12 @@ class Tensor:
     # ------------------------------------------------------------------ metadata
     @property
     def shape(self) -> Size:
-        return Size(self._data.shape)
+        return trusted_size(Size, self._data.shape)
 
     def size(self, dim=None):
         """The shape as an `ember.Size`, or the size of `dim`."""
         if dim is None:
-            return Size(self._data.shape)
+            return trusted_size(Size, self._data.shape)
         return self._data.shape[wrap_dim(dim, self._data.ndim)]
 
     @property

@@ -8,12 +8,23 @@ from ember._core.checks import _check, _check_index, _check_type
 
 
 class Size(tuple):
-    """A tensor's shape: a tuple of ints that prints as `ember.Size([2, 3])`."""
+    """A tensor's shape: a tuple of ints that prints as `ember.Size([2, 3])`.
+
+    Built from user data it converts its items as PyTorch's does (`size_item`); ember's own
+    shapes, ints already, are made with `trusted_size`, which skips the check."""
 
     __slots__ = ()
 
+    def __new__(cls, sizes=()):
+        items = tuple(sizes)
+        for item in items:
+            if type(item) is not int or not _INT64_MIN <= item <= _INT64_MAX:
+                items = tuple([size_item(v, i) for i, v in enumerate(items)])
+                break
+        return tuple.__new__(cls, items)
+
     def __repr__(self) -> str:
-        return f"ember.Size({list(self)})"
+        return f"ember.Size([{', '.join(map(str, self))}])"
 
     __str__ = __repr__
 
@@ -22,7 +33,7 @@ class Size(tuple):
 
     def __getitem__(self, index):
         found = tuple.__getitem__(self, index)
-        return Size(found) if isinstance(index, slice) else found
+        return trusted_size(Size, found) if isinstance(index, slice) else found
 
     def __add__(self, other):
         return Size(tuple.__add__(self, tuple(other)))
@@ -31,12 +42,41 @@ class Size(tuple):
         return Size(tuple(other) + tuple(self))
 
     def __mul__(self, times):
-        return Size(tuple.__mul__(self, times))
+        return trusted_size(Size, tuple.__mul__(self, times))
 
     __rmul__ = __mul__
 
     def __reduce__(self):
         return (Size, (tuple(self),))
+
+
+# trusted_size(Size, ints): a Size of items known to be ints (tuple's constructor, no check).
+trusted_size = tuple.__new__
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def size_item(value, position):
+    """One item of `Size(...)` as PyTorch's constructor takes it: ints (bools as ints) within
+    64 bits, NumPy integers as they are, SymInts, and one-element integer or bool tensors as
+    their int; anything else is a TypeError naming the item's type."""
+    kind = type(value)
+    if kind is bool:
+        return int(value)
+    if kind is int or isinstance(value, int):
+        if not _INT64_MIN <= value <= _INT64_MAX:
+            raise ValueError("Overflow when unpacking long long")
+        return value
+    module = getattr(kind, "__module__", "")
+    if module == "numpy" and hasattr(value, "__index__") and kind.__name__ != "bool":
+        return value
+    if kind.__name__ == "SymInt":
+        return value
+    dtype = getattr(value, "_dtype", None)
+    if dtype is not None and hasattr(value, "numel") and value.numel() == 1 and (
+            not (dtype.is_floating_point or dtype.is_complex)):
+        return int(value.item())
+    name = f"numpy.{kind.__name__}" if module == "numpy" else kind.__name__
+    raise TypeError(f"ember.Size() takes an iterable of 'int' (item {position} is '{name}')")
 
 
 def wrap_dim(dim, ndim: int) -> int:

@@ -11,6 +11,7 @@ one bincount. Average pooling and adaptive average pooling are separable linear 
 """
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
@@ -22,16 +23,17 @@ from ember._core.registry import OPS, register_op
 from ember._ops.nn_windows import (
     LOW_PRECISION,
     adaptive_bounds,
-    adaptive_matrix,
+    adaptive_taps,
     check_batch_dims,
     check_float,
     compute_dtype,
     expand_arg,
     max_and_first_offset,
+    outer_divisor,
     pool_geometry,
     run_separable,
     select_by_code,
-    window_matrix,
+    window_taps,
 )
 
 _CPP_NAMES = {np.dtype(d._np): d._cpp_name for d in (dt.int64, dt.int32, dt.int16, dt.int8,
@@ -253,40 +255,39 @@ def _avg_args(shape, spatial, kernel_size, stride, padding, ceil_mode, divisor_o
     return kernel, stride, padding, out
 
 
-def _avg_matrices(shape, spatial, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                  divisor_override, name):
-    """Per axis: the 0/1 window matrix and the window counts its rows divide by (None with
-    divisor_override, which divides once)."""
+def _avg_plan(shape, spatial, kernel_size, stride, padding, ceil_mode, count_include_pad,
+              divisor_override, name):
+    """Per axis the windows' taps, and the divisor of the window sums over the output's
+    spatial dims."""
     kernel, stride, padding, out = _avg_args(shape, spatial, kernel_size, stride, padding,
                                              ceil_mode, divisor_override, name)
-    matrices, counts = [], []
-    for n, o, k, s, p in zip(shape[-spatial:], out, kernel, stride, padding):
-        matrix, with_pad, without_pad = window_matrix(n, o, k, s, p, ceil_mode)
-        matrices.append(matrix)
+    return _avg_plan_of(tuple(shape[-spatial:]), out, kernel, stride, padding,
+                        count_include_pad, divisor_override)
+
+
+@functools.lru_cache(maxsize=256)
+def _avg_plan_of(sizes, out, kernel, stride, padding, count_include_pad, divisor_override):
+    maps, counts = [], []
+    for n, o, k, s, p in zip(sizes, out, kernel, stride, padding):
+        taps, with_pad, without_pad = window_taps(n, o, k, s, p)
+        maps.append(taps)
         counts.append(None if divisor_override is not None else
                       with_pad if count_include_pad else without_pad)
-    return matrices, counts
+    return maps, outer_divisor(counts) * (divisor_override or 1)
 
 
 def _avg_pool(xp, x, spatial, kernel_size, stride, padding, ceil_mode, count_include_pad,
               divisor_override, name, transpose_of=None):
     shape = x.shape if transpose_of is None else transpose_of
-    matrices, counts = _avg_matrices(shape, spatial, kernel_size, stride, padding, ceil_mode,
-                                     count_include_pad, divisor_override, name)
+    maps, divisor = _avg_plan(shape, spatial, kernel_size, stride, padding, ceil_mode,
+                              count_include_pad, divisor_override, name)
     if x.dtype.kind in "iub":
         # Integer inputs: exact window sums in float64, then one division truncated toward
         # zero as C++ integer division does (dividing axis by axis could land at 0.999...).
-        sums = run_separable(xp, x.astype(np.float64), matrices)
-        divisor = np.ones((1,) * spatial) * (divisor_override or 1)
-        for axis, count in enumerate(counts):
-            if count is not None:
-                divisor = divisor * count.reshape([-1 if a == axis else 1
-                                                   for a in range(spatial)])
+        sums = run_separable(xp, x.astype(np.float64), maps)
         return np.trunc(sums / divisor).astype(x.dtype)
-    scaled = [m if c is None else m / c[:, None] for m, c in zip(matrices, counts)]
-    if divisor_override is not None:
-        scaled[0] = scaled[0] / divisor_override
-    return run_separable(xp, x, scaled, transpose_of is not None)
+    # A window's sum, then one division (a float32 sum may overflow, as PyTorch's does).
+    return run_separable(xp, x, maps, transpose_of is not None, divisor)
 
 
 def _avg_meta(spatial, name):
@@ -336,7 +337,7 @@ for _d in (2, 3):
         "int? divisor_override=None) -> Tensor",
         function=False, method=False, meta=_avg_meta(_d, _name), saves=("self",),
         node_name=f"AvgPool{_d}DBackward0",
-        derivatives={"self": _avg_grad(f"{_name}_backward")})(_forward)
+        derivatives={"self": _avg_grad(f"{_name}_backward")}, tags=("fp_errors",))(_forward)
 
     def _backward(xp, grad_output, self, kernel_size, stride, padding, ceil_mode,
                   count_include_pad, divisor_override, _d=_d, _name=_name):
@@ -351,7 +352,7 @@ for _d in (2, 3):
         function=False, method=False, meta=_pool_backward_meta, saves=(),
         node_name=f"AvgPool{_d}DBackwardBackward0",
         derivatives={"grad_output": _avg_backward_grad(_name),
-                     "self": lambda c: None})(_backward)
+                     "self": lambda c: None}, tags=("fp_errors",))(_backward)
 
 
 # --------------------------------------------------------------------------- adaptive pooling
@@ -375,8 +376,14 @@ def _adaptive_avg(xp, x, spatial, output_size, name, transpose_of=None):
     shape = x.shape if transpose_of is None else transpose_of
     check_float(x, name, _CPP_NAMES.get(x.dtype, str(x.dtype)))
     out = _adaptive_sizes(shape, spatial, output_size, name)
-    matrices = [adaptive_matrix(n, o) for n, o in zip(shape[-spatial:], out)]
-    return run_separable(xp, x, matrices, transpose_of is not None)
+    maps, divisor = _adaptive_plan(tuple(shape[-spatial:]), tuple(out))
+    return run_separable(xp, x, maps, transpose_of is not None, divisor)
+
+
+@functools.lru_cache(maxsize=256)
+def _adaptive_plan(sizes, out):
+    maps, counts = zip(*(adaptive_taps(n, o) for n, o in zip(sizes, out)))
+    return maps, outer_divisor(counts)
 
 
 for _d in (2, 3):
@@ -397,7 +404,7 @@ for _d in (2, 3):
         f"{_name}(Tensor self, SymInt[{_d}] output_size) -> Tensor", method=False, meta=_meta,
         saves=("self",), node_name=f"AdaptiveAvgPool{_d}DBackward0",
         derivatives={"self": lambda c, _name=_name: call(
-            OPS[f"{_name}_backward"], (c.grad, c.self))})(_forward)
+            OPS[f"{_name}_backward"], (c.grad, c.self))}, tags=("fp_errors",))(_forward)
 
     def _backward(xp, grad_output, self, _d=_d, _public=_public):
         return _adaptive_avg(xp, grad_output, _d, grad_output.shape[-_d:], _public,
@@ -410,7 +417,7 @@ for _d in (2, 3):
         node_name=f"AdaptiveAvgPool{_d}DBackwardBackward0",
         derivatives={"grad_output": lambda c, _name=_name, _d=_d: call(
             OPS[_name], (c.grad, tuple(c.grad_output.shape[-_d:]))),
-            "self": lambda c: None})(_backward)
+            "self": lambda c: None}, tags=("fp_errors",))(_backward)
 
 
 def _adaptive_max(xp, x, spatial, output_size, name):

@@ -3,18 +3,21 @@ trilinear, and the antialiased bilinear / bicubic), their backward ops, pixel_sh
 pixel_unshuffle and channel_shuffle. Grid sampling lives in nn_grid.py.
 
 Every upsample mode is a separable linear map (NOTE [separable linear maps] in nn_windows.py):
-each axis gets an (out, in) matrix of interpolation weights built from PyTorch's source-index
-rules, and the backward op applies the transposed matrices. The entries are generated from one
+each axis gets the taps PyTorch's loops read, with their interpolation weights, built from its
+source-index rules (NOTE [taps, not matrices]), and the backward op applies the transposed
+taps. The entries are generated from one
 table (`_MODES`) so that every one of them reads the same.
 """
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
 from ember._core.checks import _check, _check_not_implemented
 from ember._core.dispatch import call
 from ember._core.registry import OPS, register_op
-from ember._ops.nn_windows import LOW_PRECISION, check_float, run_separable
+from ember._ops.nn_windows import LOW_PRECISION, Taps, check_float, run_separable
 
 _AXES = {1: ("",), 2: ("_h", "_w"), 3: ("_d", "_h", "_w")}
 _CUBIC_A = -0.75        # PyTorch's bicubic kernel coefficient
@@ -47,9 +50,7 @@ def _nearest(size_in, size_out, scale, exact):
     if exact:
         o = o + np.float32(0.5)
     index = np.minimum(np.floor(o * step).astype(np.int64), size_in - 1)
-    matrix = np.zeros((size_out, size_in))
-    matrix[np.arange(size_out), index] = 1.0
-    return matrix
+    return Taps(index[:, None], np.ones((size_out, 1)), size_in)
 
 
 def _linear(size_in, size_out, align_corners, scale):
@@ -57,11 +58,8 @@ def _linear(size_in, size_out, align_corners, scale):
     low = np.minimum(np.floor(src).astype(np.int64), size_in - 1)
     high = np.minimum(low + 1, size_in - 1)
     weight_high = src - low
-    matrix = np.zeros((size_out, size_in))
-    rows = np.arange(size_out)
-    np.add.at(matrix, (rows, low), 1.0 - weight_high)
-    np.add.at(matrix, (rows, high), weight_high)
-    return matrix
+    return Taps(np.stack([low, high], axis=1), np.stack([1.0 - weight_high, weight_high], axis=1),
+                size_in)
 
 
 def _cubic_weights(t, a):
@@ -78,11 +76,8 @@ def _cubic(size_in, size_out, align_corners, scale):
     src = _source(size_in, size_out, align_corners, scale, cubic=True)
     base = np.floor(src).astype(np.int64)
     weights = _cubic_weights(src - base, _CUBIC_A)
-    matrix = np.zeros((size_out, size_in))
-    rows = np.arange(size_out)
-    for tap, weight in zip(range(-1, 3), weights):
-        np.add.at(matrix, (rows, np.clip(base + tap, 0, size_in - 1)), weight)
-    return matrix
+    index = np.clip(base[:, None] + np.arange(-1, 3), 0, size_in - 1)
+    return Taps(index, np.stack(weights, axis=1), size_in)
 
 
 def _aa_filter(x, cubic):
@@ -105,14 +100,17 @@ def _antialiased(size_in, size_out, align_corners, scale, cubic):
     center = step * (o + 0.5)
     low = np.maximum(np.trunc(center - support + 0.5).astype(np.int64), 0)
     high = np.minimum(np.trunc(center + support + 0.5).astype(np.int64), size_in)
-    positions = np.arange(size_in)
-    inside = (positions >= low[:, None]) & (positions < high[:, None])
-    weights = _aa_filter((positions - center[:, None] + 0.5) * inverse, cubic) * inside
+    taps = Taps.ranges(low, np.maximum(high, low), size_in)
+    weights = _aa_filter((taps.index - center[:, None] + 0.5) * inverse, cubic)
+    if taps.valid is not None:
+        weights *= taps.valid
     total = weights.sum(axis=1, keepdims=True)
-    return np.divide(weights, total, out=np.zeros_like(weights), where=total != 0)
+    taps.weight = np.divide(weights, total, out=np.zeros_like(weights), where=total != 0)
+    return taps
 
 
-def _matrix(mode, size_in, size_out, align_corners, scale, spatial):
+@functools.lru_cache(maxsize=256)
+def _taps(mode, size_in, size_out, align_corners, scale, spatial):
     # PyTorch's 2-d nearest kernel ignores the scale where an axis keeps its size or doubles
     # it; its linear and antialiased kernels copy an axis that keeps its size.
     if size_in == size_out and (mode in ("linear", "linear_aa", "cubic_aa")
@@ -163,9 +161,9 @@ def _resample(xp, x, mode, spatial, output_size, align_corners, scales, name,
     _check_not_implemented(not mode.endswith("_aa") or x.dtype not in LOW_PRECISION, lambda: (
         "\"compute_index_ranges_weights\" not implemented for "
         f"'{'Half' if x.dtype == np.float16 else 'BFloat16'}'"))
-    matrices = [_matrix(mode, n, o, align_corners, s, spatial)
+    maps = [_taps(mode, n, o, align_corners, s, spatial)
                 for n, o, s in zip(shape_in[2:], output_size, scales)]
-    return run_separable(xp, x, matrices, transpose=not forward)
+    return run_separable(xp, x, maps, transpose=not forward)
 
 
 # (aten name, spatial dims, mode, takes align_corners, node name)
@@ -229,12 +227,13 @@ def _register(name, spatial, mode, aligns, node):
     backward.__doc__ = f"The gradient of {name} with respect to its input."
     register_op(f"{name}(Tensor self, {sizes}, {corners}{scales}) -> Tensor", function=False,
                 method=False, meta=forward_meta, saves=(), node_name=node,
-                derivatives={"self": forward_grad})(forward)
+                derivatives={"self": forward_grad}, tags=("fp_errors",))(forward)
     register_op(f"{name}_backward(Tensor grad_output, {sizes}, SymInt[{spatial}] input_size, "
                 f"{corners}{scales}) -> Tensor", function=False, method=False,
                 meta=backward_meta, saves=(), node_name=node.replace("Backward0",
                                                                      "BackwardBackward0"),
-                derivatives={"grad_output": backward_grad})(backward)
+                derivatives={"grad_output": backward_grad},
+                tags=("fp_errors",))(backward)
 
 
 for _entry in _MODES:

@@ -3,12 +3,15 @@ normalisation, output sizes, and separable linear maps applied one spatial axis 
 
 NOTE [separable linear maps]: average pooling, adaptive average pooling and every interpolation
 mode except grid sampling are linear maps that act on each spatial axis independently: the
-result is the input multiplied along axis d by a small (out_d, in_d) matrix, for each d in
-turn. So one routine (`apply_axes`) runs them all as BLAS matmuls over the whole batch, and
-their backward is the same routine with the matrices transposed. A window's divisor (the count
-of elements it covers) is a product of per-axis counts, so it folds into the matrices too.
+result is the input multiplied along axis d by a small sparse (out_d, in_d) map, for each d in
+turn. So one routine (`apply_axes`) runs them all over the whole batch (as a gather, or a BLAS
+matmul where that gives the same result, NOTE [taps, not matrices]), and their backward is the
+same routine with the maps transposed. A window's divisor (the count of elements it covers) is
+a product of per-axis counts, applied once to the window sums (`run_separable`'s divisor).
 """
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
@@ -120,45 +123,128 @@ def select_by_code(xp, code, choices):
 
 # --------------------------------------------------------------------------- separable maps
 
-def apply_axes(xp, x, matrices):
-    """`x` with matrices[i] (out_i, in_i) applied along its i-th of the last len(matrices)
-    axes (None: that axis unchanged). See NOTE [separable linear maps]."""
-    spatial = len(matrices)
-    for i, matrix in enumerate(matrices):
-        if matrix is not None:
-            x = _apply_axis(xp, x, x.ndim - spatial + i, matrix)
+# NOTE [taps, not matrices]: a map is stored as the taps PyTorch's loops read -- output o reads
+# input index[o, k] with weight[o, k] -- zero weights included (a linear interpolation at an
+# exact source pixel still reads its neighbour, with weight 0), and nothing else. A dense
+# product multiplies every input of a row by the row's weights, so one inf or NaN would turn
+# every output of the row into NaN (0 * inf); the product is used only where it is proven to
+# give the taps' result: when every input it reads is finite. Every input of a row enters every
+# output of that row, so the check is the sum of each row's first output (finite exactly when
+# all the row's inputs are); a non-finite sum (or an overflow) recomputes the axis from the
+# taps. Rows with fewer taps than the widest are padded with `valid` False. Taps are built per
+# geometry once (the builders are cached) and hold their dense and transposed forms.
+
+class Taps:
+    """A sparse (len(index), size) map as its taps: index and weight (out, width), valid
+    (out, width) bool or None (all taps real). See NOTE [taps, not matrices]."""
+
+    __slots__ = ("index", "weight", "valid", "size", "_dense", "_transposed", "_gather")
+
+    def __init__(self, index, weight, size, valid=None):
+        self.index = index
+        self.weight = weight
+        self.size = size
+        self.valid = None if valid is None or valid.all() else valid
+        self._dense = {}
+        self._transposed = None
+        self._gather = None
+
+    def is_gather(self):
+        """Whether each output copies one input (nearest): a take, never a product."""
+        if self._gather is None:
+            self._gather = bool(self.index.shape[1] == 1 and self.valid is None
+                                and (self.weight == 1).all())
+        return self._gather
+
+    @classmethod
+    def ranges(cls, starts, ends, size):
+        """Windows [starts[o], ends[o]) of weight 1 (empty windows allowed)."""
+        width = int((ends - starts).max()) if len(starts) else 0
+        index = starts[:, None] + np.arange(width)
+        valid = index < ends[:, None]
+        index = np.where(valid, index, 0)
+        return cls(index, np.ones(index.shape), size, valid)
+
+    @property
+    def out(self):
+        return self.index.shape[0]
+
+    def dense(self, dtype):
+        """The (out, size) matrix in `dtype` (repeated taps add up)."""
+        matrix = self._dense.get(dtype)
+        if matrix is None:
+            weight = self.weight if self.valid is None else self.weight * self.valid
+            flat = np.arange(self.out)[:, None] * self.size + self.index
+            matrix = np.bincount(flat.ravel(), weight.ravel(), minlength=self.out * self.size)
+            matrix = self._dense[dtype] = matrix.reshape(self.out, self.size).astype(dtype)
+        return matrix
+
+    def transposed(self):
+        """The taps of the transposed map: input i's row lists each (o, weight) that reads it."""
+        if self._transposed is None:
+            self._transposed = self._transpose()
+        return self._transposed
+
+    def _transpose(self):
+        rows = np.broadcast_to(np.arange(self.out)[:, None], self.index.shape)
+        keep = np.ones(self.index.shape, bool) if self.valid is None else self.valid
+        columns, rows, weights = self.index[keep], rows[keep], self.weight[keep]
+        order = np.argsort(columns, kind="stable")
+        columns, rows, weights = columns[order], rows[order], weights[order]
+        counts = np.bincount(columns, minlength=self.size)
+        width = int(counts.max()) if counts.size else 0
+        first = np.cumsum(counts) - counts
+        slot = np.arange(len(columns)) - first[columns]
+        index = np.zeros((self.size, width), np.int64)
+        weight = np.zeros((self.size, width))
+        valid = np.zeros((self.size, width), bool)
+        index[columns, slot] = rows
+        weight[columns, slot] = weights
+        valid[columns, slot] = True
+        return Taps(index, weight, self.out, valid)
+
+
+def apply_axes(xp, x, maps):
+    """`x` with maps[i] (Taps, or None: that axis unchanged) applied along its i-th of the
+    last len(maps) axes. See NOTE [separable linear maps]."""
+    spatial = len(maps)
+    for i, taps in enumerate(maps):
+        if taps is not None:
+            x = _apply_axis(xp, x, x.ndim - spatial + i, taps)
     return x
 
 
-# A matrix is applied as a dense matmul while its input size is at most this many times its
-# most nonzeros in a row (BLAS multiply-adds are that much cheaper than gathered ones, measured
-# on (N, C, 32..224, 32..224) float32); sparser ones gather their few nonzeros per row, which
-# keeps the cost linear in the size (a 2x bilinear of a 224-pixel axis is 2 taps, not 224).
+# A map is applied as a dense matmul while its input size is at most this many times its
+# taps per row (BLAS multiply-adds are that much cheaper than gathered ones, measured on
+# (N, C, 32..224, 32..224) float32); wider ones gather their taps, which keeps the cost linear
+# in the size (a 2x bilinear of a 224-pixel axis is 2 taps, not 224).
 _DENSE_WORK = 64
 
 
-def _apply_axis(xp, x, axis, matrix):
-    """`matrix`, a host array, applied along `axis` (on a device as a dense product)."""
-    nonzero = matrix != 0
-    taps = int(nonzero.sum(axis=1).max()) if matrix.size else 0
-    if xp is not np:
-        matrix = xp.asarray(matrix)
-    if xp is not np or matrix.shape[1] <= _DENSE_WORK * taps:
-        if axis == x.ndim - 1:
-            return x @ matrix.T
-        lead, n, rest = x.shape[:axis], x.shape[axis], x.shape[axis + 1:]
-        flat = x.reshape(lead + (n, int(np.prod(rest))))
-        return (matrix @ flat).reshape(lead + (matrix.shape[0],) + rest)
-    # Each row's nonzero columns first (padded with weight-0 columns up to `taps`).
-    columns = np.argsort(~nonzero, axis=1, kind="stable")[:, :taps]
-    weights = np.take_along_axis(matrix, columns, axis=1)
+def _apply_axis(xp, x, axis, taps):
+    """`taps` applied along `axis` (weights in x's dtype)."""
+    width = taps.index.shape[1]
+    if width == 0:
+        shape = list(x.shape)
+        shape[axis] = taps.out
+        return xp.zeros(shape, x.dtype)
+    if taps.is_gather():
+        return xp.take(x, _device(xp, taps.index[:, 0]), axis=axis)
+    if xp is not np or taps.size <= _DENSE_WORK * width:
+        out = _dense_product(xp, x, axis, taps)
+        first = out[(slice(None),) * axis + (slice(0, 1),)]
+        if out.size == 0 or bool(xp.isfinite(first.sum())):
+            return out
     shape = [1] * x.ndim
-    shape[axis] = matrix.shape[0]
+    shape[axis] = taps.out
     out = None
-    for k in range(taps):
-        term = np.take(x, columns[:, k], axis=axis)
-        if not (weights[:, k] == 1).all():
-            term *= weights[:, k].reshape(shape)
+    for k in range(width):
+        term = xp.take(x, _device(xp, taps.index[:, k]), axis=axis)
+        weight = taps.weight[:, k]
+        if not (weight == 1).all():
+            term *= _device(xp, weight.astype(x.dtype).reshape(shape))
+        if taps.valid is not None and not taps.valid[:, k].all():
+            xp.copyto(term, 0, where=_device(xp, ~taps.valid[:, k].reshape(shape)))
         if out is None:
             out = term
         else:
@@ -166,33 +252,54 @@ def _apply_axis(xp, x, axis, matrix):
     return out
 
 
-def run_separable(xp, x, matrices, transpose=False):
-    """The kernel shared by the separable entries: half types in float32, matrices built in
-    float64 and cast to the compute dtype once."""
+def _device(xp, array):
+    return array if xp is np else xp.asarray(array)
+
+
+def _dense_product(xp, x, axis, taps):
+    matrix = _device(xp, taps.dense(x.dtype))
+    if axis == x.ndim - 1:
+        return x @ matrix.T
+    lead, n, rest = x.shape[:axis], x.shape[axis], x.shape[axis + 1:]
+    flat = x.reshape(lead + (n, int(np.prod(rest))))
+    return (matrix @ flat).reshape(lead + (matrix.shape[0],) + rest)
+
+
+def run_separable(xp, x, maps, transpose=False, divisor=None):
+    """The kernel shared by the separable entries: half types in float32. `divisor` (a host
+    array broadcasting over the spatial dims of the result, or None) divides the forward
+    map's sums, as PyTorch's pooling loops divide a window's sum; the transposed map (the
+    backward) divides the gradient before spreading it."""
     dtype = compute_dtype(x)
-    mats = [None if m is None else (m.T if transpose else m).astype(dtype) for m in matrices]
+    if transpose:
+        maps = [None if m is None else m.transposed() for m in maps]
+    spatial = len(maps)
     if x.size == 0:
-        shape = x.shape[:x.ndim - len(mats)] + tuple(
-            (x.shape[x.ndim - len(mats) + i] if m is None else m.shape[0])
-            for i, m in enumerate(mats))
+        shape = x.shape[:x.ndim - spatial] + tuple(
+            (x.shape[x.ndim - spatial + i] if m is None else m.out) for i, m in enumerate(maps))
         return xp.zeros(shape, x.dtype)
-    out = apply_axes(xp, x.astype(dtype, copy=False), mats)
+    values = x.astype(dtype, copy=False)
+    if transpose and divisor is not None:
+        values = values / _device(xp, divisor.astype(dtype))
+    out = apply_axes(xp, values, maps)
+    if not transpose and divisor is not None:
+        out = out / _device(xp, divisor.astype(dtype))
     if out is x:
         return x.copy()
     return xp.ascontiguousarray(out.astype(x.dtype, copy=False))
 
 
-def window_matrix(size, out, kernel, stride, pad, ceil_count_include_pad):
-    """Average pooling along one axis: (out, size) with 1 where window o covers an input
-    element, and the per-axis window counts (with padding, without)."""
+@functools.lru_cache(maxsize=256)
+def window_taps(size, out, kernel, stride, pad):
+    """Average pooling along one axis: the windows' taps (weight 1), and the per-axis window
+    counts (with padding, without)."""
     starts = np.arange(out) * stride - pad
     ends_padded = np.minimum(starts + kernel, size + pad)
     counts_padded = ends_padded - starts
     lo = np.maximum(starts, 0)
     hi = np.minimum(ends_padded, size)
-    positions = np.arange(size)
-    matrix = ((positions >= lo[:, None]) & (positions < hi[:, None])).astype(np.float64)
-    return matrix, counts_padded.astype(np.float64), (hi - lo).astype(np.float64)
+    return (Taps.ranges(lo, np.maximum(hi, lo), size), counts_padded.astype(np.float64),
+            (hi - lo).astype(np.float64))
 
 
 def adaptive_bounds(size, out):
@@ -204,8 +311,18 @@ def adaptive_bounds(size, out):
     return starts, ends
 
 
-def adaptive_matrix(size, out):
+@functools.lru_cache(maxsize=256)
+def adaptive_taps(size, out):
+    """Adaptive average pooling along one axis: the windows' taps and their counts."""
     starts, ends = adaptive_bounds(size, out)
-    positions = np.arange(size)
-    matrix = ((positions >= starts[:, None]) & (positions < ends[:, None])).astype(np.float64)
-    return matrix / (ends - starts)[:, None]
+    return Taps.ranges(starts, ends, size), (ends - starts).astype(np.float64)
+
+
+def outer_divisor(counts):
+    """The product of per-axis counts (None: 1) as an array over the spatial dims."""
+    spatial = len(counts)
+    divisor = np.ones((1,) * spatial)
+    for axis, count in enumerate(counts):
+        if count is not None:
+            divisor = divisor * count.reshape([-1 if a == axis else 1 for a in range(spatial)])
+    return divisor

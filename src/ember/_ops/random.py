@@ -22,7 +22,6 @@ from ember._core import arguments, dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented, _check_type
 from ember._core.deprecated_forms import NOT_GIVEN
-from ember._core.promotion import promote_types
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import normalize_shape, sizes_or_keyword
 from ember._ops import random_transforms as rt
@@ -381,7 +380,10 @@ def _normal_float_float(xp, mean, std, size, generator=None, dtype=None, layout=
 
 
 def _normal_dtype(*dtypes):
-    dtype = dtypes[0] if len(dtypes) == 1 else promote_types(*dtypes)
+    """The result dtype of normal with tensor operands (mean's, then std's dtypes): mean's
+    dtype where mean is a tensor, std's otherwise -- PyTorch does not promote the two (a
+    float32 mean beside a float64 std gives float32)."""
+    dtype = dtypes[0]
     _need_float(dtype, "normal_kernel_cpu")
     return dtype
 

@@ -48,6 +48,17 @@ def _moment_dtype(self_dtype, requested=None):
     return self_dtype.to_real()
 
 
+# NOTE [moments accumulate in float64]: PyTorch's CPU var/std accumulate real inputs in double,
+# so the squares of float32 (or bfloat16) deviations neither overflow (std([2.39, 1e30]) is
+# 7.07e29; var is inf only when the variance itself passes float32's range) nor underflow, and
+# the mean of values near float32's largest stays finite. Computing everything in float64 would
+# cost a cast and twice the memory traffic on every call, so the float32 pass runs first and is
+# kept when its sums of squares all lie where float32 squares are exact enough and cannot have
+# overflowed ([1e-30, 1e38]: an overflowed or NaN mean makes them inf or NaN too); otherwise
+# (overflow, underflow, constant rows, inf or NaN inputs) the sums are redone in float64.
+_SAFE_SQUARES = (1e-30, 1e38)
+
+
 def _variance(xp, self, dim, correction, keepdim, name):
     """(variance with the given correction, mean with keepdims) in the compute dtype."""
     _moment_dtype(dt.NP_TO_DTYPE[self.dtype])
@@ -55,13 +66,11 @@ def _variance(xp, self, dim, correction, keepdim, name):
     dims = reduced_dims(dim, self.ndim)
     count = math.prod(self.shape[d] for d in dims)
     correction = 1 if correction is None else correction
-    mean = accurate_sum(xp, x, dims, True) / max(count, 1)
-    deviation = x - mean
-    if x.dtype.kind == "c":
-        squares = deviation.real * deviation.real + deviation.imag * deviation.imag
-    else:
-        squares = deviation * deviation
-    total = accurate_sum(xp, squares, dims, keepdim)
+    total, mean = _squares_and_mean(xp, x, dims, keepdim, count)
+    if x.dtype == np.float32:
+        low, high = _SAFE_SQUARES
+        if not bool(((total >= low) & (total <= high)).all()):
+            total, mean = _squares_and_mean(xp, self.astype(np.float64), dims, keepdim, count)
     dof = count - correction
     if dof > 0:
         return total / dof, mean
@@ -70,6 +79,17 @@ def _variance(xp, self, dim, correction, keepdim, name):
                   UserWarning, stacklevel=5)
     with np.errstate(divide="ignore", invalid="ignore"):
         return total / 0.0, mean
+
+
+def _squares_and_mean(xp, x, dims, keepdim, count):
+    """(sum of squared deviations from the mean, mean with keepdims), in x's dtype."""
+    mean = accurate_sum(xp, x, dims, True) / max(count, 1)
+    deviation = x - mean
+    if x.dtype.kind == "c":
+        squares = deviation.real * deviation.real + deviation.imag * deviation.imag
+    else:
+        squares = deviation * deviation
+    return accurate_sum(xp, squares, dims, keepdim), mean
 
 
 def _squeeze_mean(mean, self, dim, keepdim):

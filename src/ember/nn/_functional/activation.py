@@ -123,6 +123,7 @@ def prelu(input, weight):
     _check_type(isinstance(weight, dispatch.Tensor), "prelu(): weight must be a Tensor")
     channels = input.shape[1] if input.ndim >= 2 else 1
     count = weight.numel()
+    _check(input.ndim > 0 or count == 1, "Not allow zero-dim input tensor.")
     _check(count == 1 or count == channels, lambda: (
         f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
         f"{count} and channel size = {channels}."))
@@ -130,6 +131,8 @@ def prelu(input, weight):
         f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}"))
     if count > 1 and input.ndim > 2:
         weight = weight.reshape((channels,) + (1,) * (input.ndim - 2))
+    elif count == 1 and weight.ndim > input.ndim:
+        weight = weight.reshape(())         # a 0-d input keeps its shape
     return input.where(input > 0, weight * input)
 
 

@@ -119,10 +119,12 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         eps = finfo(x.dtype).eps
     dims = list(range(input.ndim - count, input.ndim))
     out = x * (x * x).mean(dims, keepdim=True).add(eps).rsqrt()
-    if wide:
-        out = out.to(input.dtype)
     if weight is not None:
         out = out * weight
+    # The result keeps the input's dtype whatever the weight's (PyTorch: a float16 input with a
+    # float32 weight is float16, scaled by the weight before the one rounding).
+    if out.dtype != input.dtype:
+        out = out.to(input.dtype)
     return out
 
 

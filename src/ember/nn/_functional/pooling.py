@@ -3,6 +3,8 @@ pooling and max unpooling. The 2-d and 3-d forms call the registry ops of
 `ember._ops.nn_pooling`; the 1-d forms run the 2-d ops on a height-1 view, as PyTorch does."""
 from __future__ import annotations
 
+import math
+
 from ember._core.checks import _check, _check_value
 from ember._core.dispatch import call
 from ember._core.registry import OPS
@@ -212,8 +214,14 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
 
 # --------------------------------------------------------------------------- power average
 
-def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, expand, pool):
+def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, expand, pool, max_pool):
     kernel = expand(kernel_size)
+    # The limits p = +-inf are the largest and smallest |x| of a window, as in PyTorch (the
+    # power formula would give 1 or 0 ** 0).
+    if isinstance(norm_type, (int, float)) and abs(norm_type) == math.inf:
+        if norm_type > 0:
+            return max_pool(input.abs(), kernel, stride, 0, 1, ceil_mode)
+        return -max_pool(-input.abs(), kernel, stride, 0, 1, ceil_mode)
     stride = kernel if stride is None else stride
     out = pool(input.pow(norm_type), kernel, stride, 0, ceil_mode)
     count = 1
@@ -225,17 +233,20 @@ def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, expand, pool):
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """(sum over each window of x**p) ** (1/p) along the last dim."""
-    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, _single, avg_pool1d)
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, _single, avg_pool1d,
+                    max_pool1d)
 
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """(sum over each 2-d window of x**p) ** (1/p)."""
-    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, _pair, avg_pool2d)
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, _pair, avg_pool2d,
+                    max_pool2d)
 
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """(sum over each 3-d window of x**p) ** (1/p)."""
-    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, _triple, avg_pool3d)
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, _triple, avg_pool3d,
+                    max_pool3d)
 
 
 # --------------------------------------------------------------------------- unpooling
