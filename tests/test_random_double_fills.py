@@ -1,13 +1,36 @@
 """The double-valued fills on many numbers give PyTorch's numbers bit for bit (each path of
 random_transforms.py: glibc's functions by element, the long double rounding of log and exp,
-geometric's ratio near a whole number, cauchy's fma shortcuts)."""
+geometric's ratio near a whole number, cauchy's fma shortcuts). Where the fma is one PyTorch's
+DEFAULT CPU capability does not make, within a stated bound there (NOTE [kernels by CPU
+capability], tests/_capability.py)."""
 import numpy as np
 import pytest
 import torch
+from tests._capability import assert_matches_vectorised_kernel
 
 import ember
 
 COUNT = 100_003
+
+
+# The float64 fills whose multiply-add PyTorch's DEFAULT build rounds twice (a sigma of 1, a
+# std of 2 or a median of 0 leaves nothing to fuse; float32 rounds the difference away).
+_FUSED = {("cauchy_", (2.0, 3.0)), ("log_normal_", (3.0, 2.5))}
+
+
+def _assert_matches(got, expected, name, args):
+    """Bit for bit under AVX2/AVX-512 (and where nothing is fused). Elsewhere cauchy's
+    median + sigma * t within 1.5 ulp of the larger of sigma * t and the value (half an ulp
+    of the product, the sum's rounding in each); log-normal's exp turns its argument's
+    difference (an ulp or so of |mean + std * z|, up to about 17 here) into up to 32 ulps of
+    the value (16 seen)."""
+    if got.dtype != np.float64 or (name, args) not in _FUSED:
+        np.testing.assert_array_equal(got, expected)
+    elif name == "cauchy_":
+        scale = np.maximum(np.abs(expected - args[0]), np.abs(expected))
+        assert_matches_vectorised_kernel(got, expected, 1.5, scale)
+    else:
+        assert_matches_vectorised_kernel(got, expected, 32, np.abs(expected))
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -22,7 +45,7 @@ def test_fill_matches_pytorch(dtype, name, args):
         *args, generator=tg).numpy()
     got = getattr(ember.empty(COUNT, dtype=getattr(ember, dtype)), name)(
         *args, generator=eg).numpy()
-    np.testing.assert_array_equal(got, expected)
+    _assert_matches(got, expected, name, args)
     assert bytes(eg.get_state().numpy()) == bytes(tg.get_state().numpy())
 
 

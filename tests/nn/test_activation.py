@@ -3,6 +3,7 @@ in-place forms and errors."""
 import numpy as np
 import pytest
 import torch
+from tests._capability import NORMAL_FILL_ULPS, assert_same_draws
 from tests.nn.compare import assert_close, check_module, to_ember
 
 import ember
@@ -102,8 +103,10 @@ def test_rrelu_training_draws_torchs_slopes(dtype, seed):
         w = lib.randn(4, 6, dtype=getattr(lib, dtype))
         lib.nn.functional.rrelu(w, training=True, inplace=True)
         results.append([t.detach().float().numpy() for t in (y, x.grad, module(z), w)])
+    # The float32 normals (a fill of 16 or more) are exact under AVX2/AVX-512 only.
+    ulps = NORMAL_FILL_ULPS if dtype == "float32" else 0
     for got, want in zip(results[1], results[0]):
-        assert np.array_equal(got, want)
+        assert_same_draws(got, want, ulps)
 
 
 @pytest.mark.parametrize("dtype", ["int64", "float16"])

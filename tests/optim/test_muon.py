@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from tests._capability import MATCHED
 
 import ember
 
@@ -38,9 +39,14 @@ def test_steps_match_torch(kwargs, dtype):
     expected_params, expected_buffers = _run_steps(torch, kwargs, dtype=dtype)
     for got, expected in zip(got_buffers, expected_buffers):
         np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-7)
-    # The Newton-Schulz iteration in bfloat16 gives PyTorch's bits (NOTE [addmm rounds once]).
+    # The Newton-Schulz iteration in bfloat16 gives PyTorch's bits (NOTE [addmm rounds once])
+    # where PyTorch's addmm fuses (AVX2/AVX-512, tests/_capability.py). Elsewhere an element of
+    # an update (below 2: a bfloat16 ulp of at most 2**-7) may round the other way, and each
+    # of the 4 steps moves a parameter by the update times lr * max(1, rows / cols) ** 0.5
+    # (at most lr * 1.25 here).
+    drift = 0 if MATCHED else 4 * kwargs.get("lr", 1e-3) * 1.25 * 2.0 ** -7
     for got, expected in zip(got_params, expected_params):
-        np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-7 + drift)
 
 
 @pytest.mark.parametrize("shape", [(6, 4), (3, 8), (40, 30)])

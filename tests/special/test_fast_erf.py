@@ -64,12 +64,21 @@ def test_exact_gelu_forward_and_backward_match_pytorch():
     assert type(ey.grad_fn).__name__ == type(ty.grad_fn).__name__
 
 
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
-def test_gelu_at_the_infinities_matches_pytorch(dtype):
-    values = [math.inf, -math.inf, math.nan, 1.0, -30.0]
-    got = ember.nn.functional.gelu(ember.tensor(values, dtype=getattr(ember, dtype)))
-    expected = torch.nn.functional.gelu(torch.tensor(values, dtype=getattr(torch, dtype)))
-    np.testing.assert_array_equal(got.float().numpy(), expected.float().numpy())
+def test_gelu_at_the_infinities_matches_pytorch(dtype, approximate):
+    """NOTE [gelu at +inf]: ember's gelu(+inf) is inf. PyTorch's vectorised float32 and
+    bfloat16 loop gives NaN there on some CPUs and inf on others, so only that element accepts
+    either; the rest (gelu(-inf) NaN in every kernel included) match exactly."""
+    values = [math.inf, -math.inf, math.nan, 1.0, -30.0] * 7     # past one vector's width
+    got = ember.nn.functional.gelu(ember.tensor(values, dtype=getattr(ember, dtype)),
+                                   approximate=approximate).float().numpy()
+    expected = torch.nn.functional.gelu(torch.tensor(values, dtype=getattr(torch, dtype)),
+                                        approximate=approximate).float().numpy()
+    at_inf = np.isposinf(np.array(values))
+    assert np.isposinf(got[at_inf]).all(), got
+    assert (np.isposinf(expected[at_inf]) | np.isnan(expected[at_inf])).all(), expected
+    np.testing.assert_array_equal(got[~at_inf], expected[~at_inf])
 
 
 def test_gelu_gradient_at_the_infinities_matches_pytorch():

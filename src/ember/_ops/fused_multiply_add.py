@@ -1,5 +1,6 @@
 """a * b + c rounded once, as the fused multiply-adds of PyTorch's vectorised CPU kernels
-round it (lerp), for float32 and float64 NumPy arrays.
+round it (lerp), for float32 and float64 NumPy arrays. (Its portable DEFAULT-capability kernel
+rounds the product first; ember rounds once on every machine, the nearer value.)
 
 NOTE [fused multiply-add]: NumPy has no fma. float32 runs in float64, where the product is
 exact, with the halfway check of `fma32` (random_float32_math.py). float64 splits the product

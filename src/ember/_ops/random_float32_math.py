@@ -6,10 +6,12 @@ polynomial around 1), compiled with fused multiply-adds. NumPy's float32 log/sin
 differently in the last bit, so ember evaluates the same polynomials step by step.
 
 NOTE [float32 normal fill]: the fused steps were matched against torch 2.13 on x86 by
-experiment (tests/test_random_torch_stream.py compares millions of values exactly). A fused
-step a * b + c runs in float64 (the product of two floats is exact there) and is rounded to
-float32 once more; that second rounding could differ from one fused rounding only where the
-float64 sum lands exactly halfway between two floats. The fill's inputs are few: 1 - u and
+experiment (tests/test_random_torch_stream.py compares millions of values exactly), against
+its AVX2 and AVX-512 kernels; its DEFAULT-capability kernel calls libm's float32 functions
+instead, a few ulps away (tests/_capability.py). A fused step a * b + c runs in float64
+(the product of two floats is exact there) and is rounded to float32 once more; that second
+rounding could differ from one fused rounding only where the float64 sum lands exactly
+halfway between two floats. The fill's inputs are few: 1 - u and
 2 pi u for the 2**24 uniforms u = k / 2**24, and on every one of them `log` and `sincos` give
 what the halfway-checked `fma32` gives (tests/test_random_fast_paths.py walks all of them),
 so they skip the check. The steps the compiled code does not fuse, or where fusing makes no

@@ -29,7 +29,11 @@ Not PyTorch's numbers: those four samplers for parameters too varied to tabulate
 [gamma's stream], random_distributions.py), the order of tied
 multinomial draws (NOTE [multinomial ties]), random_ on float dtypes with bounds beyond what
 the dtype holds exactly (PyTorch moves the bounds, with a warning). The float32 fill and the
-glibc calls were matched on x86-64 Linux, where the tests run.
+glibc calls were matched on x86-64 Linux, where the tests run, against PyTorch's AVX2 and
+AVX-512 kernels (which agree). Its portable DEFAULT-capability kernels (ATEN_CPU_CAPABILITY=
+default, or a CPU without AVX2) round `x * scale + shift` twice and fill float32 normals with
+libm's logf/sinf/cosf: a few ulps away. ember cannot see which kernel a PyTorch would pick, and
+computes the one way everywhere (tests/_capability.py, NOTE [kernels by CPU capability]).
 """
 from __future__ import annotations
 
