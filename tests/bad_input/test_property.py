@@ -3,9 +3,9 @@ exception class in ember (or both libraries return equal results); it never cras
 raises a class PyTorch does not (AttributeError, KeyError, NumPy's errors ...).
 
 Each call runs in an ember worker and a PyTorch worker process (fuzz_runner.py), so a crash
-is counted rather than fatal. CI draws a fixed number of calls within a time budget (about
-5 s alone, at most ~15 s on two busy cores); `make fuzz-bad-input` runs many more and prints
-the counts grouped by op (fuzz_cli.py).
+is counted rather than fatal. CI draws a fixed number of calls (about 6 s alone); the time
+limit is only a guard against a hang, so a slow or busy machine judges the same calls.
+`make fuzz-bad-input` runs many more and prints the counts grouped by op (fuzz_cli.py).
 
 Crashes, hangs and foreign exceptions fail the test one by one. Mismatched classes are held
 to a rate: the draw's exact sequence may differ between processes, and the mismatches left
@@ -18,8 +18,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from fuzz_cli import collect, describe
 
-EXAMPLES = int(os.environ.get("EMBER_FUZZ_CI_EXAMPLES", "600"))
-SECONDS = float(os.environ.get("EMBER_FUZZ_CI_SECONDS", "9"))
+EXAMPLES = int(os.environ.get("EMBER_FUZZ_CI_EXAMPLES", "300"))
+SECONDS = float(os.environ.get("EMBER_FUZZ_CI_SECONDS", "600"))
 # The share of drawn calls whose class may still differ from PyTorch's (measured: 1.4% of
 # the fixed 3000-call draw, 4.0% of a random 5000-call one; the aim is under 1%).
 MISMATCH_RATE_LIMIT = 0.05
