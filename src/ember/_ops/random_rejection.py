@@ -12,8 +12,6 @@ math.log; lgamma from the C library, as CPython's math.lgamma is its own).
 """
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import math
 
 import numpy as np
@@ -51,6 +49,8 @@ _libm = None
 def _glibc_lgamma(value):
     global _libm
     if _libm is None:
+        import ctypes    # (on first use: ctypes.util brings subprocess and tempfile with it)
+        import ctypes.util
         _libm = ctypes.CDLL(ctypes.util.find_library("m"))
         _libm.lgamma.restype = ctypes.c_double
         _libm.lgamma.argtypes = [ctypes.c_double]
