@@ -12,11 +12,12 @@ or the whole new one, with open()'s mode, through symlinks, leaving nothing afte
 """
 from __future__ import annotations
 
-import io
 import os
 import pickle
 import zipfile
 from collections import OrderedDict
+
+import numpy as np
 
 from ember._checkpoint.atomic_write import replace_file
 from ember._checkpoint.reader import (
@@ -78,16 +79,23 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     name = os.fspath(f) if is_path else getattr(f, "name", repr(f))
     if mmap and not is_path:
         raise ValueError("f must be a file path in order to use the mmap argument")
+    opened = None
     try:
-        whole = None
+        whole = data = None
         if is_path:
-            with open(os.fspath(f), "rb") as stream:
-                whole = data = bytearray(os.fstat(stream.fileno()).st_size)
-                stream.readinto(whole)
-            source = io.BytesIO(whole)
+            source = opened = open(os.fspath(f), "rb")
+            if not mmap:
+                # The file's bytes, read once into memory the storages then view: an
+                # uninitialised buffer (bytearray(n) would write zeros first), and the zip's
+                # directory and pickle read from the file itself (a BytesIO of the buffer
+                # would copy it).
+                size = os.fstat(opened.fileno()).st_size
+                whole = data = np.empty(size, np.uint8)
+                if opened.readinto(memoryview(whole)) != size:
+                    raise EOFError("the file changed size while it was read")
+                opened.seek(0)
         else:
             source = f
-            data = None
         start = source.tell()
         head = source.read(4)
         source.seek(start)
@@ -120,6 +128,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
             f"{type(exc).__name__}: {exc}"
         raise RuntimeError(f"ember.load could not read the checkpoint {name}: {reason} (the "
                            "file is truncated, corrupt, or not a checkpoint)") from exc
+    finally:
+        if opened is not None:
+            opened.close()
     if map_location is not None:
         result = _map_location(result, map_location, ember)
     return result
