@@ -61,9 +61,20 @@ class Generator:
         device = as_device(device)
         _check(device.type != "meta", "META device type not an accelerator.")
         self._device = device
-        self._bits = np.random.MT19937()
-        self._numpy = np.random.Generator(self._bits)
         self.manual_seed(DEFAULT_SEED)
+
+    def __getattr__(self, name):
+        # NOTE [NumPy's random module on first draw]: NumPy's bit generators live in
+        # numpy.random (~12 ms to import), which `import ember` need not pay for: a generator
+        # keeps its key as a pending state until the first draw or state read asks for
+        # `_bits`, then makes them (later lookups find the attributes and never come here).
+        if name in ("_bits", "_numpy"):
+            import numpy.random
+            bits = self._bits = numpy.random.MT19937()
+            bits.state = self.__dict__.pop("_pending_state")
+            self._numpy = numpy.random.Generator(bits)
+            return self.__dict__[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     @property
     def device(self):
@@ -72,8 +83,11 @@ class Generator:
     # ----------------------------------------------------------------- seeding
 
     def _set_key(self, key, position, word_index_if_exhausted=0):
-        self._bits.state = {"bit_generator": "MT19937",
-                            "state": {"key": key, "pos": position}}
+        state = {"bit_generator": "MT19937", "state": {"key": key, "pos": position}}
+        if "_bits" in self.__dict__:
+            self._bits.state = state
+        else:
+            self._pending_state = state     # NOTE [NumPy's random module on first draw]
         # NumPy keeps one position where PyTorch keeps (words left, next index): at position
         # 624 PyTorch's index is 0 right after seeding but 624 after a full block; remember
         # which until the next draw so get_state gives PyTorch's bytes exactly.

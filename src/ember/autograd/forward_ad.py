@@ -142,10 +142,13 @@ def _forward_handler(op, args, default):
     return result
 
 
-_seed_rng = np.random.default_rng(0)
+_seed_rng = None      # made on first use (NOTE [NumPy's random module on first draw])
 
 
 def _seed(o):
+    global _seed_rng
+    if _seed_rng is None:
+        _seed_rng = np.random.default_rng(0)
     values = dispatch.wrap_array(_seed_rng.uniform(0.5, 1.5, size=tuple(o.shape)))
     return values.to(device=o._device, dtype=o._dtype).requires_grad_(True)
 
