@@ -19,20 +19,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 HERE = pathlib.Path(__file__).resolve().parent
 SRC = HERE.parent / "src"
+sys.path.insert(0, str(HERE))
 
-
-def _median_ms(fn, repeat):
-    fn()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e3
+from common import median_ms  # noqa: E402
 
 
 def _state_dicts(lib):
@@ -51,11 +43,11 @@ def worker(lib_name: str) -> None:
     with tempfile.TemporaryDirectory() as folder:
         for name, state in _state_dicts(lib).items():
             path = os.path.join(folder, "state.pt")
-            out[f"save, {name}"] = _median_ms(lambda: lib.save(state, path), 7)
-            out[f"load, {name}"] = _median_ms(lambda: lib.load(path), 7)
-            out[f"load weights_only=False, {name}"] = _median_ms(
+            out[f"save, {name}"] = median_ms(lambda: lib.save(state, path), 7)
+            out[f"load, {name}"] = median_ms(lambda: lib.load(path), 7)
+            out[f"load weights_only=False, {name}"] = median_ms(
                 lambda: lib.load(path, weights_only=False), 7)
-            out[f"load mmap=True, {name}"] = _median_ms(lambda: lib.load(path, mmap=True), 7)
+            out[f"load mmap=True, {name}"] = median_ms(lambda: lib.load(path, mmap=True), 7)
     print(json.dumps(out))
 
 

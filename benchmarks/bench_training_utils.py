@@ -29,15 +29,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 SRC = HERE.parent / "src"
 sys.path.insert(0, str(HERE))
 
-
-def _median_time(fn, repeat):
-    fn()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e3
+from common import median_ms  # noqa: E402
 
 
 def _step_times(fn, repeat):
@@ -116,13 +108,13 @@ def worker(lib_name: str, only_optim: bool = False) -> None:
             for _batch in loader:
                 pass
         out[f"DataLoader epoch 60000x784, batch 256, {workers} workers"] = \
-            _median_time(epoch, 3)
+            median_ms(epoch, 3)
 
     state = model.state_dict()
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "gpt.pt")
-        out["save GPT state_dict"] = _median_time(lambda: lib.save(state, path), 10)
-        out["load GPT state_dict"] = _median_time(lambda: lib.load(path), 10)
+        out["save GPT state_dict"] = median_ms(lambda: lib.save(state, path), 10)
+        out["load GPT state_dict"] = median_ms(lambda: lib.load(path), 10)
     print(json.dumps(out))
 
 

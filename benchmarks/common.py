@@ -8,6 +8,18 @@ import sys
 import timeit
 
 
+def median_ms(fn, repeat: int) -> float:
+    """Median wall time of `fn()` in milliseconds over `repeat` calls, after one warm-up."""
+    import time
+    fn()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1e3
+
+
 def per_call_us(fn, number: int) -> float:
     return timeit.timeit(fn, number=number) / number * 1e6
 
