@@ -134,14 +134,14 @@ _CHILD = textwrap.dedent("""
     if sys.argv[2] == "pickling":
         obj["blocker"] = Blocker()
     else:
-        real_write_record, records = writer._write_record, []
+        real_write_record, records = writer._ZipWriter.write_record, []
 
-        def write_record(*args):
-            real_write_record(*args)
+        def write_record(self, *args):
+            real_write_record(self, *args)
             records.append(args)
             if len(records) == 5:
                 block()
-        writer._write_record = write_record
+        writer._ZipWriter.write_record = write_record
     ember.save(obj, sys.argv[1])
 """)
 

@@ -7,7 +7,7 @@ import io
 import os
 import pickle
 import struct
-import zipfile
+import zlib
 from collections import OrderedDict
 
 import numpy as np
@@ -224,19 +224,82 @@ def _byte_offset(t, storage) -> int:
 
 
 # ---------------------------------------------------------------------------- saving
-def _aligned_extra(zf, name: str) -> bytes:
-    """A local-header extra field that puts the record's data on a 64-byte boundary."""
-    start = zf.fp.tell() + 30 + len(name.encode())
-    pad = (-(start + 4)) % _ALIGNMENT
-    return b"FB" + struct.pack("<H", pad) + b"Z" * pad
+# NOTE [zip records written in one pass]: the archive is written front to back, each record's
+# header with its CRC and size already known (zipfile writes a header, the data, then seeks back
+# to rewrite the header: three system calls a record on a file). The bytes are those zipfile
+# writes for a `ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))` stored record: version 2.0
+# (4.5 with zip64), Unix, mode 0o600, DOS date 1980-01-01, the 64-byte alignment padding as the
+# local extra field (repeated in the central directory), and zip64 fields where sizes, offsets
+# or the record count overflow the classic ones.
+_ZIP64_LIMIT = (1 << 31) - 1
+_LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")
+_CENTRAL_HEADER = struct.Struct("<4s4B4HL2L5H2L")
+_DOS_DATE = 33          # 1980-01-01
+_MODE_0600 = 0o600 << 16
 
 
-def _write_record(zf, name: str, data: bytes) -> None:
-    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
-    info.compress_type = zipfile.ZIP_STORED
-    info.extra = _aligned_extra(zf, name)
-    with zf.open(info, "w", force_zip64=len(data) > 0x7FFFFFFF) as out:
-        out.write(data)
+class _ZipWriter:
+    """Stored records appended to `stream` (NOTE [zip records written in one pass])."""
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+        try:
+            self.position = stream.tell()
+        except (AttributeError, OSError):
+            self.position = 0       # a pipe or socket: offsets count from here, as zipfile's
+        self.central: list = []
+
+    def write_record(self, name: str, data) -> None:
+        try:
+            encoded, flags = name.encode("ascii"), 0
+        except UnicodeEncodeError:
+            encoded, flags = name.encode("utf-8"), 0x800
+        start = self.position + _LOCAL_HEADER.size + len(encoded)
+        pad = (-(start + 4)) % _ALIGNMENT
+        extra = b"FB" + struct.pack("<H", pad) + b"Z" * pad
+        size = memoryview(data).nbytes
+        crc = zlib.crc32(data)
+        zip64 = size > _ZIP64_LIMIT
+        version = 45 if zip64 else 20
+        local_extra = extra + struct.pack("<HHQQ", 1, 16, size, size) if zip64 else extra
+        local_size = 0xFFFFFFFF if zip64 else size
+        header = _LOCAL_HEADER.pack(b"PK\003\004", version, 0, flags, 0, 0, _DOS_DATE, crc,
+                                    local_size, local_size, len(encoded), len(local_extra))
+        self.stream.write(header + encoded + local_extra)
+        self.stream.write(data)
+        self.central.append((encoded, flags, extra, size, crc, self.position))
+        self.position += len(header) + len(encoded) + len(local_extra) + size
+
+    def close(self) -> None:
+        """Write the central directory and the end records."""
+        start = self.position
+        parts = []
+        for encoded, flags, extra, size, crc, offset in self.central:
+            zip64_fields = [size, size] if size > _ZIP64_LIMIT else []
+            if offset > _ZIP64_LIMIT:
+                zip64_fields.append(offset)
+            if zip64_fields:
+                extra = struct.pack(f"<HH{len(zip64_fields)}Q", 1, 8 * len(zip64_fields),
+                                    *zip64_fields) + extra
+            version = 45 if zip64_fields else 20
+            stored_size = 0xFFFFFFFF if size > _ZIP64_LIMIT else size
+            stored_offset = 0xFFFFFFFF if offset > _ZIP64_LIMIT else offset
+            parts.append(_CENTRAL_HEADER.pack(
+                b"PK\001\002", version, 3, version, 0, flags, 0, 0, _DOS_DATE, crc,
+                stored_size, stored_size, len(encoded), len(extra), 0, 0, 0, _MODE_0600,
+                stored_offset))
+            parts.append(encoded)
+            parts.append(extra)
+        directory = b"".join(parts)
+        end = start + len(directory)
+        count, size = len(self.central), len(directory)
+        if count > 0xFFFF or start > _ZIP64_LIMIT or size > _ZIP64_LIMIT:
+            directory += struct.pack("<4sQ2H2L4Q", b"PK\006\006", 44, 45, 45, 0, 0, count,
+                                     count, size, start)
+            directory += struct.pack("<4sLQL", b"PK\006\007", 0, end, 1)
+            count, size, start = min(count, 0xFFFF), min(size, 0xFFFFFFFF), min(start, 0xFFFFFFFF)
+        directory += struct.pack("<4s4H2LH", b"PK\005\006", 0, 0, count, count, size, start, 0)
+        self.stream.write(directory)
 
 
 def write_archive(obj, stream, archive: str, protocol: int) -> None:
@@ -244,13 +307,14 @@ def write_archive(obj, stream, archive: str, protocol: int) -> None:
     buffer = io.BytesIO()
     pickler = _Pickler(buffer, protocol)
     pickler.dump(obj)
-    with zipfile.ZipFile(stream, "w", zipfile.ZIP_STORED) as zf:
-        _write_record(zf, f"{archive}/data.pkl", buffer.getvalue())
-        _write_record(zf, f"{archive}/.format_version", b"1")
-        _write_record(zf, f"{archive}/.storage_alignment", str(_ALIGNMENT).encode())
-        _write_record(zf, f"{archive}/byteorder", b"little")
-        for key, payload, _ in sorted(pickler.storages.values(), key=lambda e: int(e[0])):
-            _write_record(zf, f"{archive}/data/{key}", payload)
-        _write_record(zf, f"{archive}/version", _FORMAT_VERSION.encode())
-        serial = str(int.from_bytes(os.urandom(16), "little")).zfill(40)[:40]
-        _write_record(zf, f"{archive}/.data/serialization_id", serial.encode())
+    zf = _ZipWriter(stream)
+    zf.write_record(f"{archive}/data.pkl", buffer.getvalue())
+    zf.write_record(f"{archive}/.format_version", b"1")
+    zf.write_record(f"{archive}/.storage_alignment", str(_ALIGNMENT).encode())
+    zf.write_record(f"{archive}/byteorder", b"little")
+    for key, payload, _ in sorted(pickler.storages.values(), key=lambda e: int(e[0])):
+        zf.write_record(f"{archive}/data/{key}", payload)
+    zf.write_record(f"{archive}/version", _FORMAT_VERSION.encode())
+    serial = str(int.from_bytes(os.urandom(16), "little")).zfill(40)[:40]
+    zf.write_record(f"{archive}/.data/serialization_id", serial.encode())
+    zf.close()
