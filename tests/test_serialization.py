@@ -277,3 +277,27 @@ def test_loads_in_threads_do_not_mix_their_storages(tmp_path):
         assert state["base"][0, 0].item() == 100 * k
         state["base"][1, 0] = -1.0
         assert state["view"][0, 0].item() == -1.0
+
+
+@pytest.mark.filterwarnings("ignore:Detected pickle protocol 3")
+@pytest.mark.filterwarnings("ignore:ComplexHalf support is experimental")
+@pytest.mark.parametrize("protocol", [2, 3])
+def test_dtypes_and_views_saved_at_each_protocol_load_in_pytorch(protocol):
+    # Protocol 2 goes through the C pickler, others through the pure-Python one; a dtype met
+    # twice is written once and fetched from the memo after.
+    base = ember.arange(12.0).reshape(3, 4)
+    state = {"base": base, "view": base[1:, ::2], "dtype": ember.float64,
+             "again": ember.float64, "half": ember.ones(3, dtype=ember.complex32),
+             "size": ember.Size([2, 3])}
+    buffer = io.BytesIO()
+    ember.save(state, buffer, pickle_protocol=protocol)
+    buffer.seek(0)
+    loaded = torch.load(buffer)
+    assert loaded["dtype"] is torch.float64 and loaded["again"] is torch.float64
+    shared = loaded["base"].untyped_storage().data_ptr()
+    assert loaded["view"].untyped_storage().data_ptr() == shared
+    assert loaded["view"].tolist() == [[4.0, 6.0], [8.0, 10.0]]
+    assert loaded["half"].dtype == torch.complex32 and loaded["size"] == torch.Size([2, 3])
+    buffer.seek(0)
+    again = ember.load(buffer)
+    assert again["dtype"] is ember.float64 and again["view"].tolist() == [[4.0, 6.0], [8.0, 10.0]]

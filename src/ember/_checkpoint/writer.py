@@ -91,7 +91,7 @@ class _Pickler(pickle._Pickler):
     dispatch[_dtype_class] = save_dtype
 
     def persistent_id(self, obj):
-        if isinstance(obj, _StorageRef):
+        if type(obj) is _StorageRef:
             if obj.untyped:
                 return ("storage", _UNTYPED_STORAGE, obj.key, obj.location, obj.nbytes)
             itemsize = np.dtype(_np_dtype(obj.dtype_name)).itemsize
@@ -210,6 +210,8 @@ def _storage_payload(t, storage):
     root = storage._array
     if root.size == 0:
         return b""
+    if root.flags.c_contiguous:
+        return memoryview(root.reshape(-1).view(np.uint8))
     span = sum((n - 1) * s for n, s in zip(root.shape, root.strides)) + root.dtype.itemsize
     flat = np.lib.stride_tricks.as_strided(root, shape=(span // root.dtype.itemsize,),
                                            strides=(root.dtype.itemsize,))
