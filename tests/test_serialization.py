@@ -283,8 +283,7 @@ def test_loads_in_threads_do_not_mix_their_storages(tmp_path):
 @pytest.mark.filterwarnings("ignore:ComplexHalf support is experimental")
 @pytest.mark.parametrize("protocol", [2, 3])
 def test_dtypes_and_views_saved_at_each_protocol_load_in_pytorch(protocol):
-    # Protocol 2 goes through the C pickler, others through the pure-Python one; a dtype met
-    # twice is written once and fetched from the memo after.
+    # A dtype met twice is written once and fetched from the memo after.
     base = ember.arange(12.0).reshape(3, 4)
     state = {"base": base, "view": base[1:, ::2], "dtype": ember.float64,
              "again": ember.float64, "half": ember.ones(3, dtype=ember.complex32),

@@ -86,7 +86,9 @@ class _Pickler(pickle._Pickler):
     dispatch[_Global] = save_standin
 
     def save_dtype(self, obj) -> None:
-        self.save_standin(_global_for(("torch", str(obj).split(".")[1])))
+        # Through save(): a dtype met again is fetched from the memo, not written twice (which
+        # trips pickle's memo check).
+        self.save(_global_for(("torch", str(obj).split(".")[1])))
 
     dispatch[_dtype_class] = save_dtype
 
