@@ -3,6 +3,7 @@ between ember and PyTorch, storage sharing, weights-only loading, atomic writes.
 import io
 import os
 import pickle
+import struct
 from collections import OrderedDict
 
 import numpy as np
@@ -300,3 +301,28 @@ def test_dtypes_and_views_saved_at_each_protocol_load_in_pytorch(protocol):
     buffer.seek(0)
     again = ember.load(buffer)
     assert again["dtype"] is ember.float64 and again["view"].tolist() == [[4.0, 6.0], [8.0, 10.0]]
+
+
+def test_records_past_the_zip64_limit_stay_aligned_and_load(tmp_path, monkeypatch):
+    # The large-record path (zip64 sizes and offsets) with the limit lowered, so that a small
+    # file takes it: Python's zipfile, torch.load and ember.load (mmap too) read it, and every
+    # record's data starts 64-byte aligned.
+    import zipfile
+
+    from ember._checkpoint import writer
+    monkeypatch.setattr(writer, "_ZIP64_LIMIT", 1000)
+    base = ember.arange(600.0)
+    path = tmp_path / "big.pt"
+    ember.save({"base": base, "view": base[100:400:3]}, path)
+    with zipfile.ZipFile(path) as archive:
+        assert archive.testzip() is None
+        raw = path.read_bytes()
+        for info in archive.infolist():
+            header = info.header_offset
+            name_len, extra_len = struct.unpack("<HH", raw[header + 26:header + 30])
+            assert (header + 30 + name_len + extra_len) % 64 == 0, info.filename
+    theirs = torch.load(path)
+    assert theirs["view"].tolist() == base[100:400:3].tolist()
+    for mmap in (False, True):
+        ours = ember.load(path, mmap=mmap)
+        assert ours["view"].tolist() == base[100:400:3].tolist()

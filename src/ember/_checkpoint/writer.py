@@ -258,14 +258,16 @@ class _ZipWriter:
             encoded, flags = name.encode("ascii"), 0
         except UnicodeEncodeError:
             encoded, flags = name.encode("utf-8"), 0x800
-        start = self.position + _LOCAL_HEADER.size + len(encoded)
-        pad = (-(start + 4)) % _ALIGNMENT
-        extra = b"FB" + struct.pack("<H", pad) + b"Z" * pad
         size = memoryview(data).nbytes
         crc = zlib.crc32(data)
         zip64 = size > _ZIP64_LIMIT
         version = 45 if zip64 else 20
-        local_extra = extra + struct.pack("<HHQQ", 1, 16, size, size) if zip64 else extra
+        # The zip64 sizes come first, so that the padding field aligns the data after both.
+        zip64_extra = struct.pack("<HHQQ", 1, 16, size, size) if zip64 else b""
+        start = self.position + _LOCAL_HEADER.size + len(encoded) + len(zip64_extra)
+        pad = (-(start + 4)) % _ALIGNMENT
+        extra = b"FB" + struct.pack("<H", pad) + b"Z" * pad
+        local_extra = zip64_extra + extra
         local_size = 0xFFFFFFFF if zip64 else size
         header = _LOCAL_HEADER.pack(b"PK\003\004", version, 0, flags, 0, 0, _DOS_DATE, crc,
                                     local_size, local_size, len(encoded), len(local_extra))
