@@ -360,8 +360,10 @@ def _reflected_div(self, other):
     return dispatch.Tensor.__mul__(self.reciprocal(), other)
 
 
+# (__rdiv__ first: the first name is the one __torch_function__ is shown, as in PyTorch)
 register_frontend("div", inplace=div_inplace,
-                  dunders={"__rtruediv__": _reflected_div, "__rdiv__": _reflected_div})(div_function)
+                  dunders={"__rdiv__": _reflected_div,
+                           "__rtruediv__": _reflected_div})(div_function)
 register_frontend("divide", inplace=div_inplace)(div_function)
 
 
