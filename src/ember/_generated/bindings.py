@@ -6820,18 +6820,6 @@ class _Methods:
         except _Unsupported:
             return NotImplemented
 
-    def __rdiv__(self, other):
-        try:
-            return _call(_op_div_Tensor, (other, self)) if _state.slow else _op_div_Tensor.runner(_op_div_Tensor, (other, self))
-        except _Unsupported:
-            return NotImplemented
-
-    def __rtruediv__(self, other):
-        try:
-            return _call(_op_div_Tensor, (other, self)) if _state.slow else _op_div_Tensor.runner(_op_div_Tensor, (other, self))
-        except _Unsupported:
-            return NotImplemented
-
     def __truediv__(self, other):
         try:
             return _call(_op_div_Tensor, (self, other)) if _state.slow else _op_div_Tensor.runner(_op_div_Tensor, (self, other))
@@ -7048,6 +7036,10 @@ class _Methods:
     div = _FE['div'].method
 
     div_ = _FE['div'].inplace_method
+
+    __rdiv__ = _FE['div'].dunders['__rdiv__']
+
+    __rtruediv__ = _FE['div'].dunders['__rtruediv__']
 
     divide = _FE['divide'].method
 

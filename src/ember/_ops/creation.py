@@ -77,8 +77,8 @@ def filled_array(xp, shape, fill, dtype):
             return xp.empty(shape, dtype._np)
     if dtype is _COMPLEX32:     # NOTE [complex32 storage]: NumPy would fill both parts
         return xp.full(shape, complex_half.scalar(fill), dtype._np)
-    if fill == 0:
-        return xp.zeros(shape, dtype._np)
+    if fill == 0 and (isinstance(fill, (complex, np.complexfloating)) or not np.signbit(fill)):
+        return xp.zeros(shape, dtype._np)       # (-0.0 fills with -0.0, as in PyTorch)
     return run_quietly(xp.full, shape, fill, dtype._np)   # 1e10 in float16 is inf, quietly
 
 

@@ -263,8 +263,7 @@ def mul(xp, self, other):
              derivatives={"self": lambda c: c.grad / conj(c.other),
                           "other": lambda c: -c.grad * conj(c.result / c.other)},
              saves=("other", "result"),
-             dunders={"__truediv__": "forward", "__rtruediv__": "reflect",
-                      "__rdiv__": "reflect", "__itruediv__": "inplace"},
+             dunders={"__truediv__": "forward", "__itruediv__": "inplace"},
              tags=("unrounded_scalar_other", "unrounded_numbers"))
 def div(xp, self, other):
     """div(input, other, *, rounding_mode=None, out=None) -> Tensor: true division."""
@@ -352,7 +351,19 @@ def div_inplace(self, other, *, rounding_mode=None):
     return call_inplace(op, args)
 
 
-register_frontend("div", inplace=div_inplace)(div_function)
+# NOTE [number / tensor is reciprocal times number]: PyTorch's `number / x` is
+# `x.reciprocal() * number`, not a division: the reciprocal is rounded to x's dtype (to half for
+# a half x) before the product is, so its last bit can differ from `div(number, x)`'s, and its
+# graph is MulBackward0 over ReciprocalBackward0. `div(number, x)` itself divides.
+def _reflected_div(self, other):
+    """`other / self` for an `other` that is not a tensor."""
+    return dispatch.Tensor.__mul__(self.reciprocal(), other)
+
+
+# (__rdiv__ first: the first name is the one __torch_function__ is shown, as in PyTorch)
+register_frontend("div", inplace=div_inplace,
+                  dunders={"__rdiv__": _reflected_div,
+                           "__rtruediv__": _reflected_div})(div_function)
 register_frontend("divide", inplace=div_inplace)(div_function)
 
 
@@ -406,7 +417,15 @@ def remainder(xp, self, other):
     if self.dtype.kind in "bc":
         not_implemented_for("remainder_cpu", self)
     check_divisor(other)
-    return xp.remainder(self, other)
+    result = xp.remainder(self, other)
+    if result.dtype.kind == "f":
+        # NOTE [remainder's zero takes the dividend's sign]: PyTorch's remainder is fmod
+        # adjusted toward the divisor's sign, and a zero fmod is left as is (-4 % 2 is -0.0);
+        # NumPy gives a zero the divisor's sign.
+        zero = result == 0
+        if zero.any():
+            result = xp.where(zero, xp.copysign(result, self), result)
+    return result
 
 
 @register_op("fmod.Tensor(Tensor self, Tensor other) -> Tensor", **_BINARY,
@@ -464,7 +483,7 @@ def pow_exponent_grad(c):
              derivatives={"self": pow_self_grad, "exponent": pow_exponent_grad},
              saves=("self", "exponent", "result"),
              dunders={"__pow__": "forward", "__rpow__": "reflect", "__ipow__": "inplace"},
-             node_name=pow_name)
+             node_name=pow_name, tags=("range_checked_half_other",))
 def pow(xp, self, exponent):
     """pow(input, exponent, *, out=None) -> Tensor: input ** exponent.
 

@@ -215,6 +215,23 @@ def minimum(xp, self, other):
     return xp.minimum(self, other)
 
 
+def keep_self_at_ties(xp, self, result, bound):
+    """`result` (self clamped at `bound`) with `self` wherever the two compare equal.
+
+    NOTE [ties keep self]: PyTorch's clamp, clamp_min and clamp_max return the input itself
+    where it equals a bound, so a -0.0 input beside a +0.0 bound stays -0.0; NumPy's maximum /
+    minimum pick either zero by dtype. (maximum, minimum, fmax and fmin are left alone:
+    PyTorch's own pick of a zero there differs between its vectorised and scalar loops, its
+    CPU capabilities and float16 / bfloat16.)"""
+    if result.dtype.kind in "biu" or isinstance(bound, np.generic) and bound != 0:
+        return result       # (bfloat16's NumPy kind is "V"; a nonzero bound makes no zero)
+    # Equal values other than zeros have equal bits: only a zero result may need self's sign.
+    zero = result == 0
+    if not zero.any():
+        return result
+    return xp.where(zero & (self == 0), self, result)
+
+
 @register_op("fmax(Tensor self, Tensor other) -> Tensor", kind="pointwise",
              derivatives={"self": lambda c: where(_fmax_self_wins(c), c.grad, 0.0),
                           "other": lambda c: where(_fmax_self_wins(c), 0.0, c.grad)},

@@ -18,7 +18,7 @@ from ember._ops.fused_multiply_add import fma
 from ember._ops.grad_utils import by_kind, conj, identity
 from ember._ops.grad_utils import where as grad_where  # (`where` is the frontend here)
 from ember._ops.pointwise import not_implemented_for, scalar_into
-from ember._ops.pointwise_logic import tensor_arg
+from ember._ops.pointwise_logic import keep_self_at_ties, tensor_arg
 
 _BINARY = {"kind": "pointwise", "inplace": True}
 
@@ -186,11 +186,13 @@ def clamp(xp, self, min=None, max=None):
     if min is None and max is None:
         _check(False, "torch.clamp: At least one of 'min' or 'max' must not be None")
     _check_clamp(self, min, max)
+    # NOTE [ties keep self]; each step keeps its own input: clamp(-1, -0.0, 0.0) is -0.0.
     if min is None:
-        return xp.minimum(self, max)
+        return keep_self_at_ties(xp, self, xp.minimum(self, max), max)
+    low = keep_self_at_ties(xp, self, xp.maximum(self, min), min)
     if max is None:
-        return xp.maximum(self, min)
-    return xp.minimum(xp.maximum(self, min), max)
+        return low
+    return keep_self_at_ties(xp, low, xp.minimum(low, max), max)
 
 
 @register_op("clamp_min.Tensor(Tensor self, Tensor min) -> Tensor", **_BINARY,
@@ -201,7 +203,7 @@ def clamp(xp, self, min=None, max=None):
 def clamp_min(xp, self, min):
     """clamp_min(input, min, *, out=None) -> Tensor: max(input, min)."""
     _check_clamp(self, min, None, "clamp_min")
-    return xp.maximum(self, min)
+    return keep_self_at_ties(xp, self, xp.maximum(self, min), min)
 
 
 @register_op("clamp_max.Tensor(Tensor self, Tensor max) -> Tensor", **_BINARY,
@@ -212,7 +214,7 @@ def clamp_min(xp, self, min):
 def clamp_max(xp, self, max):
     """clamp_max(input, max, *, out=None) -> Tensor: min(input, max)."""
     _check_clamp(self, None, max, "clamp_max")
-    return xp.minimum(self, max)
+    return keep_self_at_ties(xp, self, xp.minimum(self, max), max)
 
 
 # --------------------------------------------------------------------------- lerp / addc*

@@ -104,13 +104,18 @@ def _pointwise_dtypes(op, operands):
 # float32 (their kernels' reduced-float scalar path), "unrounded_scalar_other"; they and lerp
 # read a Python number unrounded (mul's through __rmul__, lerp's as its Scalar overload's
 # weight), "unrounded_numbers". add, sub and rsub round a float alpha too, "rounded_alpha".
-def _number_operand(op, value, operand_dtype, np_compute):
-    """A number operand as the kernel takes it: through `operand_dtype` (where not None) to the
-    compute dtype."""
+# pow refuses a number exponent past the half type's range (its overflow error),
+# "range_checked_half_other"; a number base, or other ops' numbers, become inf quietly.
+def _number_operand(op, value, operand_dtype, np_compute, position=1):
+    """A number operand (argument `position`) as the kernel takes it: through `operand_dtype`
+    (where not None) to the compute dtype."""
     if operand_dtype is None or "unrounded_numbers" in op.tags:
         return scalar_as(value, np_compute)
     if type(value) is int:
         value = float(value)    # (scalar_as converts a float past half's range quietly)
+    if position == 1 and "range_checked_half_other" in op.tags:
+        from ember._ops.pointwise import scalar_into
+        return np_compute.type(scalar_into(value, operand_dtype._np))
     return np_compute.type(scalar_as(value, operand_dtype._np))
 
 
@@ -342,7 +347,7 @@ def run_pointwise_general(op, args):
             elif v is not None:
                 call_args[i] = _range_checked(v, np_compute) if np_compute.kind in "iu" and \
                     "range_checked_scalars" in op.tags else \
-                    _number_operand(op, v, operand_dtype, np_compute)
+                    _number_operand(op, v, operand_dtype, np_compute, i)
         if operand_dtype is not None and len(call_args) == 3:
             call_args[2] = _alpha(op, call_args[2], operand_dtype)
         try:
