@@ -146,20 +146,25 @@ _CHILD = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("where", ["pickling", "writing"])
-def test_a_save_killed_midway_leaves_the_old_file_and_nothing_else(tmp_path, where):
-    path = tmp_path / "ckpt.pt"
-    ember.save({"step": 1, "weight": ember.zeros(3)}, path)
-    old = path.read_bytes()
-    before = sorted(os.listdir(tmp_path))
+def _kill_a_blocked_save(path, where, temporary):
+    """Start a child saving to `path` that blocks at `where`, and SIGKILL it there."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    child = subprocess.Popen([sys.executable, "-c", _CHILD, str(path), where, "unnamed"],
+    child = subprocess.Popen([sys.executable, "-c", _CHILD, str(path), where, temporary],
                              stdout=subprocess.PIPE, env=env)
     try:
         assert child.stdout.readline().strip() == b"blocked"
     finally:
         child.send_signal(signal.SIGKILL)
         child.wait()
+
+
+@pytest.mark.parametrize("where", ["pickling", "writing"])
+def test_a_save_killed_midway_leaves_the_old_file_and_nothing_else(tmp_path, where):
+    path = tmp_path / "ckpt.pt"
+    ember.save({"step": 1, "weight": ember.zeros(3)}, path)
+    old = path.read_bytes()
+    before = sorted(os.listdir(tmp_path))
+    _kill_a_blocked_save(path, where, "unnamed")
     assert sorted(os.listdir(tmp_path)) == before
     assert path.read_bytes() == old
     assert ember.load(path)["step"] == 1
@@ -171,14 +176,7 @@ def test_a_killed_save_through_a_named_temporary_leaves_the_old_file(tmp_path):
     path = tmp_path / "ckpt.pt"
     ember.save({"step": 1}, path)
     old = path.read_bytes()
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    child = subprocess.Popen([sys.executable, "-c", _CHILD, str(path), "writing", "named"],
-                             stdout=subprocess.PIPE, env=env)
-    try:
-        assert child.stdout.readline().strip() == b"blocked"
-    finally:
-        child.send_signal(signal.SIGKILL)
-        child.wait()
+    _kill_a_blocked_save(path, "writing", "named")
     assert path.read_bytes() == old
     leftovers = [name for name in os.listdir(tmp_path) if name != "ckpt.pt"]
     assert len(leftovers) == 1 and leftovers[0].startswith(".ember-save-")
