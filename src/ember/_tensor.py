@@ -21,14 +21,8 @@ from ember._core.dispatch import storage_of, wrap_data
 from ember._core.registry import OPS
 from ember._core.shape import Size, trusted_size, wrap_dim
 from ember._core.storage import _data_ptr
+from ember._ops.conversion import detached
 from ember.autograd import grad_mode, graph
-
-
-def detached(t):
-    """`t` cut off from the graph: a new tensor on its storage (the kernel of `detach`)."""
-    out = dispatch.wrap(t._data, t._dtype, t._device)
-    out._storage = storage_of(t)
-    return out
 
 
 def _warn_non_leaf_grad():

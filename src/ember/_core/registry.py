@@ -178,7 +178,7 @@ class OpDef:
 
     @property
     def overloadpacket(self):
-        from ember.ops import aten
+        from ember._core.aten import aten
         return getattr(aten, self.schema.name)
 
     def __str__(self) -> str:

@@ -141,7 +141,6 @@ def clone(xp, self, memory_format=None):
 def contiguous(self, memory_format=None):
     """contiguous(memory_format=ember.contiguous_format) -> Tensor: the tensor itself if its
     layout already is `memory_format`, else a copy in that layout."""
-    import ember
     name = layout.format_name(memory_format, "contiguous", layout.CONTIGUOUS)
     if name in (layout.CHANNELS_LAST, layout.CHANNELS_LAST_3D):
         layout.format_strides(self.shape, name)        # the rank check
@@ -149,7 +148,7 @@ def contiguous(self, memory_format=None):
         return self
     _check(name != layout.PRESERVE,
            "preserve memory format is unsupported by the contiguous operator")
-    return self.clone(memory_format=memory_format or ember.contiguous_format)
+    return self.clone(memory_format=memory_format or layout.contiguous_format)
 
 
 def _copy_meta(self, src, non_blocking=False):
@@ -206,7 +205,7 @@ def copy_(self, src, non_blocking=False):
 # version counter, no `_base`: it is not a view to autograd) with no history. It is a registry
 # op so that a TorchDispatchMode sees it (a mode recording ops must not take the result for
 # self); it
-# runs as its own runner (`ember._tensor.detached`), and `Tensor.detach` calls that directly
+# runs as its own runner (`detached` below), and `Tensor.detach` calls that directly
 # when no mode is watching (see NOTE [the slow path]).
 @register_op("detach(Tensor(a) self) -> Tensor(a)", kind="view", out=False, method=False,
              differentiable=False, meta=lambda self: (self._data.shape, self._dtype))
@@ -216,8 +215,14 @@ def _detach(xp, self):
     return self
 
 
+def detached(t):
+    """`t` cut off from the graph: a new tensor on its storage (the kernel of `detach`)."""
+    out = dispatch.wrap(t._data, t._dtype, t._device)
+    out._storage = dispatch.storage_of(t)
+    return out
+
+
 def _run_detach(op, args):
-    from ember._tensor import detached
     self = args[0]
     _check_type(isinstance(self, dispatch.Tensor), lambda: (
         f"detach(): argument 'input' (position 1) must be Tensor, not {type(self).__name__}"))

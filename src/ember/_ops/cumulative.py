@@ -17,6 +17,7 @@ from ember._core import complex_half, dispatch
 from ember._core import dtype as dt
 from ember._core.arguments import parser_error
 from ember._core.checks import _check, _check_type
+from ember._core.finfo import finfo
 from ember._core.host_kernels import host_kernel
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.return_types import return_type
@@ -58,11 +59,11 @@ def _scan_meta(self, dim, dtype=None):
 
 def _reversed(x, dim):
     """`x` in reverse order along `dim`."""
-    import ember
+    from ember._ops.creation_ranges import arange
     # (index_select rather than flip: flip has no derivative yet, and these formulas must be
     # differentiable themselves.)
     n = x.shape[dim]
-    return x.index_select(dim, ember.arange(n - 1, -1, -1, device=x.device))
+    return x.index_select(dim, arange(n - 1, -1, -1, device=x.device))
 
 
 def reverse_cumsum(x, dim):
@@ -109,9 +110,9 @@ def _cumprod_grad(c):
 def _cumprod_grad_quadratic(x, grad, dim):
     """The cumprod gradient without divisions: a (n, n) table per slice along dim whose row i
     is the running product of x with x_i taken as 1."""
-    import ember
+    from ember._ops.creation_ranges import arange
     n = x.shape[dim]
-    positions = ember.arange(n, device=x.device)
+    positions = arange(n, device=x.device)
     same = positions.unsqueeze(-1) == positions       # [i, m]: m == i
     later = positions.unsqueeze(-1) <= positions      # [i, j]: j >= i
     rows = where(same, 1, x.movedim(dim, -1).unsqueeze(-2))
@@ -143,10 +144,9 @@ def _logcumsumexp_grad(c):
     dim = wrap_dim(c.dim, x.ndim)
     if x._dtype.is_complex:
         return (_reverse_logcumsumexp(grad.log() - conj(result), dim) + conj(x)).exp()
-    import ember
     # Positive and negative parts go through separate logs; a zero part is the lowest finite
     # number rather than -inf, so that -inf - -inf never makes a NaN.
-    lowest = ember.finfo(grad.dtype).min
+    lowest = finfo(grad.dtype).min
     log_size = grad.abs().log()
     up = where(grad > 0, log_size, lowest)
     down = where(grad < 0, log_size, lowest)

@@ -9,6 +9,7 @@ the summed squared window (the envelope), which must not vanish anywhere.
 """
 from __future__ import annotations
 
+from ember._core import upcalls
 from ember._core.checks import _check, _warn_once
 from ember._core.dispatch import call
 from ember._core.registry import OPS, register_frontend
@@ -53,7 +54,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     if center:
         _check(align_to_window is None,
                "stft align_to_window should only be set when center = false")
-        import ember.nn.functional as F
+        F = upcalls.nn_module("functional")
         signal_dim = input.ndim
         pad = n_fft // 2
         extended = input.view([1] * (3 - signal_dim) + list(input.shape))
@@ -206,7 +207,7 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
 
 def _overlap_add(frames, total, n_fft, hop):
     """(channel, n_frames, n_fft) frames summed into (channel, total) at multiples of hop."""
-    import ember.nn.functional as F
+    F = upcalls.nn_module("functional")
     columns = frames.transpose(1, 2)                    # (channel, n_fft, n_frames)
     summed = F.fold(columns, output_size=(1, total), kernel_size=(1, n_fft), stride=(1, hop))
     return summed.reshape(summed.shape[0], total)

@@ -7,7 +7,8 @@ values are the same, so ember gives the plain split's pieces.
 """
 from __future__ import annotations
 
-import ember
+from ember._core import upcalls
+from ember._core.layout import contiguous_format
 from ember._core.registry import register_frontend
 
 
@@ -20,7 +21,7 @@ def _fresh(result, out=None):
         for target, piece in zip(out, copies):
             _into(target, piece)
         return None
-    copy = result.clone(memory_format=ember.contiguous_format)
+    copy = result.clone(memory_format=contiguous_format)
     return copy if out is None else _into(out, copy)
 
 
@@ -35,7 +36,7 @@ def _method(name):
 
 
 def _function(name):
-    return lambda input, *args, **kwargs: getattr(ember, name)(input, *args, **kwargs)
+    return lambda input, *args, **kwargs: upcalls.public(name)(input, *args, **kwargs)
 
 
 def _slice(input, dim=0, start=None, end=None, step=1):

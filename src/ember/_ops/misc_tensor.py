@@ -10,10 +10,11 @@ import math
 
 import numpy as np
 
-import ember
-from ember._core import dispatch
+from ember._core import dispatch, upcalls
 from ember._core.checks import _check, _check_type
-from ember._core.registry import register_frontend
+from ember._core.device import CPU
+from ember._core.dtype import get_default_dtype
+from ember._core.registry import OPS, register_frontend
 
 # --------------------------------------------------------------------------- queries
 
@@ -142,7 +143,7 @@ def nonzero_static(input, *, size, fill_value=-1):
     if rows >= size:
         return found[:size].clone()
     padding = found.new_full((size - rows, found.shape[1]), fill_value)
-    return ember.cat([found, padding])
+    return dispatch.call(OPS["cat"], ([found, padding], 0))
 
 
 @register_frontend("empty_permuted", method=False)
@@ -151,11 +152,12 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
     """empty_permuted(size, physical_layout, *, dtype=None, device=None, requires_grad=False) ->
     Tensor: an uninitialized tensor of `size` whose dims lie in memory in the order
     `physical_layout` (outermost first)."""
+    from ember._ops.creation import empty
     size, order = tuple(size), tuple(physical_layout)
     _check(sorted(order) == list(range(len(size))), lambda: (
         f"Dimension mismatch: physical_layout {list(order)} is not a permutation of the "
         f"{len(size)} dims"))
-    physical = ember.empty([size[d] for d in order], dtype=dtype, device=device)
+    physical = empty([size[d] for d in order], dtype=dtype, device=device)
     inverse = [order.index(d) for d in range(len(size))]
     return physical.permute(inverse).requires_grad_(requires_grad)
 
@@ -166,7 +168,7 @@ def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=
     """from_file(filename, shared=None, size=0, *, dtype=None, device=None) -> Tensor: `size`
     elements read from the file as raw bytes of `dtype`; with shared=True the tensor maps the
     file, so writes to it reach the file."""
-    dtype = dtype if dtype is not None else ember.get_default_dtype()
+    dtype = dtype if dtype is not None else get_default_dtype()
     _check_type(isinstance(size, int), lambda: (
         f"from_file(): argument 'size' must be int, not {type(size).__name__}"))
     item = np.dtype(dtype._np)
@@ -181,8 +183,7 @@ def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=
         array = np.memmap(filename, dtype=item, mode="r+", shape=(size,))
     else:
         array = np.fromfile(filename, dtype=item, count=size)
-    result = dispatch.wrap(np.asarray(array) if not shared else array, dtype,
-                           ember.device("cpu"))
+    result = dispatch.wrap(np.asarray(array) if not shared else array, dtype, CPU)
     return result if device is None else result.to(device)
 
 
@@ -218,5 +219,4 @@ register_frontend("storage_type", function=False)(storage_type)
 def set_anomaly_enabled(enabled, check_nan=True):
     """set_anomaly_enabled(enabled, check_nan=True) -> None: switch anomaly detection on or off
     for the process (what autograd.set_detect_anomaly does on entry)."""
-    from ember.autograd.anomaly_mode import _enable
-    _enable(bool(enabled), bool(check_nan))
+    upcalls.set_anomaly_enabled(bool(enabled), bool(check_nan))

@@ -1,16 +1,17 @@
 """The losses and distances PyTorch also has at the top level (torch.kl_div, torch.pdist ...):
 `reduction` as the enum (0 none, 1 mean, 2 sum). Each runs the ember.nn.functional form (loaded
-on first call: ember.nn builds on the registry)."""
+on first call: ember.nn builds on the registry, so it is reached through NOTE [upcalls])."""
 from __future__ import annotations
 
-from ember._core.registry import register_frontend
+from ember._core import upcalls
+from ember._core.dispatch import call
+from ember._core.registry import OPS, register_frontend
 
 _NAMES = ("none", "mean", "sum")
 
 
 def _functional():
-    from ember.nn import functional
-    return functional
+    return upcalls.nn_module("functional")
 
 
 def _name(reduction: int) -> str:
@@ -34,8 +35,7 @@ def kl_div(input, target, reduction=1, *, log_target=False):
     if log_target:
         loss = target.exp() * (target - input)
     else:
-        import ember
-        loss = ember.xlogy(target, target) - target * input
+        loss = call(OPS["xlogy.Tensor"], (target, target)) - target * input
     name = _name(reduction)
     return loss if name == "none" else (loss.mean() if name == "mean" else loss.sum())
 

@@ -1,20 +1,20 @@
 """The `ember.*` forms of layers that PyTorch also exposes at the top level, with PyTorch's
 positional signatures (`torch.max_pool1d(x, 2)`, `torch.batch_norm(...)` with all nine
 arguments, `torch.lstm(input, hx, params, ...)` over a flat parameter list). Each is a thin
-composite of `ember.nn.functional` (loaded on first call, as nn_functions.py does).
+composite of `ember.nn.functional` (loaded on first call, through NOTE [upcalls]).
 """
 from __future__ import annotations
 
 import types
 
+from ember._core import dispatch, upcalls
 from ember._core.checks import _check
 from ember._core.dispatch import call
 from ember._core.registry import OPS, register_frontend
 
 
 def _functional():
-    from ember.nn import functional
-    return functional
+    return upcalls.nn_module("functional")
 
 
 def _stride(stride):
@@ -202,8 +202,7 @@ def _run_rnn(mode, input, hx, params, has_biases, num_layers, dropout, train, bi
              batch_first, batch_sizes=None):
     """The recurrent layers over a flat parameter list in nn.RNN's order (w_ih, w_hh[, b_ih,
     b_hh][, w_hr] per layer and direction): returns (output, [final state per hx entry])."""
-    import ember
-    from ember.nn.modules import _rnn_steps
+    _rnn_steps = upcalls.nn_module("modules._rnn_steps")
     hx = list(hx)
     directions = 2 if bidirectional else 1
     per_direction = len(params) // (num_layers * directions)
@@ -229,7 +228,7 @@ def _run_rnn(mode, input, hx, params, has_biases, num_layers, dropout, train, bi
         out = out.reshape(steps, batch, out.shape[1])
         if batch_first:
             out = out.transpose(0, 1)
-    return out, [ember.stack([f[i] for f in finals], 0) for i in range(len(hx))]
+    return out, [call(OPS["stack"], ([f[i] for f in finals], 0)) for i in range(len(hx))]
 
 
 def _recurrent(mode, name):
@@ -237,8 +236,7 @@ def _recurrent(mode, name):
         """input form: (input, hx, params, has_biases, num_layers, dropout, train,
         bidirectional, batch_first); packed form: (data, batch_sizes, hx, params, has_biases,
         num_layers, dropout, train, bidirectional)."""
-        import ember
-        packed = len(args) == 9 and isinstance(args[1], ember.Tensor) and \
+        packed = len(args) == 9 and isinstance(args[1], dispatch.Tensor) and \
             isinstance(args[3], (list, tuple))
         if packed:
             data, batch_sizes, hx, params, *rest = args

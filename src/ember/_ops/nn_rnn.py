@@ -20,7 +20,7 @@ Sigmoids are computed as 0.5 * tanh(x / 2) + 0.5, which neither overflows nor wa
 """
 from __future__ import annotations
 
-from ember._core import dispatch
+from ember._core import dispatch, upcalls
 from ember._core.registry import OPS, register_frontend, register_op
 
 _MODES = ("LSTM", "GRU", "RNN_TANH", "RNN_RELU")
@@ -96,7 +96,6 @@ STEPS = {"RNN_TANH": rnn_tanh_step, "RNN_RELU": rnn_relu_step, "LSTM": lstm_step
 
 def _recorded_grads(ctx):
     """NOTE [fused rnn second order]: the gradients through the steps rerun as recorded ops."""
-    from ember.autograd import grad
     gates = ctx.input_gates
     mode, reverse = ctx.mode, ctx.reverse
     inputs = [gates, ctx.hx, ctx.cx, ctx.weight_hh, ctx.bias_hh]
@@ -108,7 +107,7 @@ def _recorded_grads(ctx):
         outputs[t] = state[0]
     results = [dispatch.call(OPS["stack"], (outputs, 0)), *state]
     wanted = [k for k, x in enumerate(inputs) if x is not None and x.requires_grad]
-    found = grad(results, [inputs[k] for k in wanted], list(ctx.grads[:len(results)]),
+    found = upcalls.grad(results, [inputs[k] for k in wanted], list(ctx.grads[:len(results)]),
                  create_graph=True, allow_unused=True)
     grads = [None] * len(inputs)
     for k, g in zip(wanted, found):
@@ -119,8 +118,7 @@ def _recorded_grads(ctx):
 def _grads(ctx):
     """Every input's gradient from one call of the backward op (shared through ctx.memo)."""
     if ctx.memo is None:
-        from ember.autograd import grad_mode
-        if grad_mode.is_grad_enabled():
+        if dispatch.state.grad_enabled():
             ctx.memo = _recorded_grads(ctx)
             return ctx.memo
         output, _, _, workspace = ctx.results

@@ -19,7 +19,7 @@ import numpy as np
 from ember._core import arguments, dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type
-from ember._core.dispatch import UnsupportedOperand, call, call_inplace, call_out, scalar_as
+from ember._core.dispatch import UnsupportedOperand, call, call_inplace, call_out
 from ember._core.registry import (
     BOOL_TO_LONG,
     COMPLEX_TO_FLOAT,
@@ -28,6 +28,7 @@ from ember._core.registry import (
     register_frontend,
     register_op,
 )
+from ember._core.scalars import checked_scalar, scalar_into  # noqa: F401  (re-exported)
 from ember._ops.grad_utils import by_kind, conj, identity, negated, pow_name, where, zeros_grad
 
 _BINARY = {"kind": "pointwise", "inplace": True}
@@ -44,58 +45,6 @@ def check_divisor(divisor) -> None:
     """Integer division by zero is an error in PyTorch (floats give inf/nan instead)."""
     if divisor.dtype.kind in "iu":
         _check(not (divisor == 0).any(), "ZeroDivisionError")
-
-
-_C_TYPE_NAMES = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int32": "int",
-                 "int64": "int64_t"}
-
-
-def checked_scalar(value, np_dtype):
-    """A Scalar argument (alpha, value) as a NumPy scalar of an integer compute dtype, refusing
-    numbers out of its range as PyTorch does (ordinary operands wrap around instead); an int
-    wider than PyTorch's Scalar (int64 or uint64) is its parser's OverflowError."""
-    if type(value) is int:
-        arguments.check_scalar_int(value)
-    if np_dtype.kind in "iu" and isinstance(value, (int, float, np.integer, np.floating)) \
-            and not isinstance(value, (bool, np.bool_)):
-        info = np.iinfo(np_dtype)
-        # An integer may be negative for an unsigned type (it wraps), a fraction may not.
-        low = -int(info.max) if isinstance(value, (int, np.integer)) and info.min == 0 \
-            else info.min
-        _check(low <= value <= info.max, lambda: (
-            f"value cannot be converted to type {_C_TYPE_NAMES.get(np_dtype.name, np_dtype.name)}"
-            " without overflow"))
-    return scalar_as(value, np_dtype)
-
-
-_REAL_C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
-                      "bfloat16": "c10::BFloat16"}
-
-
-def scalar_into(value, np_dtype):
-    """A Scalar argument (lambd, threshold, eps ...) in a kernel's dtype, as PyTorch's
-    `to<T>()` converts it: a complex value with an imaginary part into a real type, or a finite
-    value beyond a float type's range, is an overflow error; an int wider than 64 bits is its
-    parser's OverflowError (scalar_as)."""
-    if isinstance(value, (complex, np.complexfloating)) and np_dtype.kind != "c":
-        # (A NumPy complex64 reaches a kernel only past a frontend; PyTorch's parser reads it
-        # through float(), keeping its real part: arguments.scalar.)
-        _check(value.imag == 0 or not isinstance(value, complex),
-               lambda: _overflow_message(np_dtype))
-        value = value.real
-    limit = _FLOAT_LIMITS.get(np_dtype.name)
-    if limit is not None and not isinstance(value, (bool, np.bool_)) and math.isfinite(value):
-        _check(-limit <= value <= limit, lambda: _overflow_message(np_dtype))
-    return checked_scalar(value, np_dtype)
-
-
-_FLOAT_LIMITS = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38,
-                 "float32": 3.4028234663852886e38}
-
-
-def _overflow_message(np_dtype) -> str:
-    name = _REAL_C_TYPE_NAMES.get(np_dtype.name, _C_TYPE_NAMES.get(np_dtype.name, np_dtype.name))
-    return f"value cannot be converted to type {name} without overflow"
 
 
 # --------------------------------------------------------------------------- add / sub / mul

@@ -7,6 +7,9 @@ imports SciPy or those modules before a sparse tensor is made.
 """
 from __future__ import annotations
 
+from ember._core import dispatch, upcalls
+from ember._core import dtype as dt
+from ember._core import layout as _tags
 from ember._core.checks import _check
 from ember._core.registry import register_frontend
 
@@ -38,9 +41,9 @@ def _as_array(value, name, dtype=None):
     """A host array of a tensor or nested list argument."""
     import numpy as np
 
-    import ember
-    if not isinstance(value, ember.Tensor):
-        value = ember.tensor(value, dtype=dtype)
+    from ember._ops.creation_data import tensor
+    if not isinstance(value, dispatch.Tensor):
+        value = tensor(value, dtype=dtype)
     elif dtype is not None:
         value = value.to(dtype)
     _check(not _is_sparse(value), lambda: f"{name} must be a strided tensor")
@@ -50,9 +53,8 @@ def _as_array(value, name, dtype=None):
 def _index_array(value, name):
     import numpy as np
 
-    import ember
     array, dtype = _as_array(value, name)
-    _check(dtype in (ember.int64, ember.int32) or array.size == 0, lambda: (
+    _check(dtype in (dt.int64, dt.int32) or array.size == 0, lambda: (
         f"{name} must be an int64 tensor"))
     return array.astype(np.int64, copy=False)
 
@@ -85,7 +87,7 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     if check_invariants or check_invariants is None and checking_invariants[0]:
         _check_coo_invariants(index, size)
     if _tracks_values(values):
-        from ember.sparse._autograd import from_values_tracked
+        from ember._ops.sparse_autograd import from_values_tracked
         return from_values_tracked(values, lambda v: arrays.coo(
             index, v.numpy(), size, bool(is_coalesced), values_dtype=value_dtype))
     return arrays.coo(index, value, size, bool(is_coalesced), requires_grad,
@@ -94,9 +96,8 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
 
 def _tracks_values(values) -> bool:
     """Whether a values tensor argument carries a gradient into the sparse tensor."""
-    import ember
-    return isinstance(values, ember.Tensor) and values.requires_grad and \
-        ember.is_grad_enabled()
+    return isinstance(values, dispatch.Tensor) and values.requires_grad and \
+        dispatch.state.grad_enabled()
 
 
 def _check_coo_invariants(index, size):
@@ -132,7 +133,7 @@ def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
         f"crow_indices.size(-1) must be equal to size[-2] + 1 (that is {size[0] + 1}), but "
         f"got: {len(crow)}"))
     if _tracks_values(values):
-        from ember.sparse._gradcheck import compressed_from_values_tracked
+        from ember._ops.sparse_autograd import compressed_from_values_tracked
         return compressed_from_values_tracked(values, lambda v: arrays.csr(
             crow, col, v.numpy(), size, values_dtype=value_dtype))
     return arrays.csr(crow, col, value, size, requires_grad, values_dtype=value_dtype)
@@ -143,7 +144,7 @@ def to_dense(self, dtype=None, *, masked_grad=None):
     """to_dense(dtype=None, *, masked_grad=True) -> Tensor: a strided copy (self when strided)."""
     if not _is_sparse(self):
         return self if dtype is None else self.to(dtype)
-    from ember.sparse._autograd import to_dense_tracked
+    from ember._ops.sparse_autograd import to_dense_tracked
     out = to_dense_tracked(self)
     return out if dtype is None else out.to(dtype)
 
@@ -152,28 +153,27 @@ def to_dense(self, dtype=None, *, masked_grad=None):
 def to_sparse(self, sparseDims=None, *, layout=None, blocksize=None, dense_dim=None):
     """to_sparse(sparseDims) or to_sparse(*, layout=None, blocksize=None, dense_dim=None):
     a sparse copy (COO unless `layout` says otherwise)."""
-    import ember
-    if layout in (ember.sparse_bsr, ember.sparse_bsc):
+    if layout in (_tags.sparse_bsr, _tags.sparse_bsc):
         from ember._ops.sparse_blocked import to_sparse_bsc, to_sparse_bsr
         _check(blocksize is not None, lambda: (
             f"dense_to_sparse: conversion from Strided to "
-            f"{'SparseBsr' if layout is ember.sparse_bsr else 'SparseBsc'} without blocksize "
+            f"{'SparseBsr' if layout is _tags.sparse_bsr else 'SparseBsc'} without blocksize "
             "argument given is not supported"))
-        convert = to_sparse_bsr if layout is ember.sparse_bsr else to_sparse_bsc
+        convert = to_sparse_bsr if layout is _tags.sparse_bsr else to_sparse_bsc
         return convert(self, blocksize, dense_dim)
     _check(blocksize is None, "to_sparse: a blocksize is for the blocked layouts (sparse_bsr, "
                               "sparse_bsc)")
-    if layout is not None and layout is not ember.sparse_coo:
-        if layout is ember.sparse_csc:
+    if layout is not None and layout is not _tags.sparse_coo:
+        if layout is _tags.sparse_csc:
             from ember._ops.sparse_csc import to_sparse_csc
             return to_sparse_csc(self, dense_dim)
-        _check(layout is ember.sparse_csr, lambda: f"to_sparse: unsupported layout {layout}")
+        _check(layout is _tags.sparse_csr, lambda: f"to_sparse: unsupported layout {layout}")
         return to_sparse_csr(self, dense_dim)
     if _is_sparse(self):
         kind = type(self._data).__name__
         if kind == "SparseCOO":
             return self
-        from ember.sparse._gradcheck import convert_tracked
+        from ember._ops.sparse_autograd import convert_tracked
         if kind == "SparseCSC":
             from ember._ops.sparse_csc import csc_to_coo
             return convert_tracked(self, csc_to_coo)
@@ -189,7 +189,7 @@ def to_sparse(self, sparseDims=None, *, layout=None, blocksize=None, dense_dim=N
                                         "when self.dim()>0")
     _check(0 <= sparse_dim <= ndim, lambda: (
         f"sparse_dim argument must be in [0,{ndim}] range, but {sparse_dim} is given"))
-    from ember.sparse._autograd import to_sparse_tracked
+    from ember._ops.sparse_autograd import to_sparse_tracked
     return to_sparse_tracked(self, sparse_dim)
 
 
@@ -214,11 +214,11 @@ def to_sparse_csr(self, dense_dim=None):
         _check(type(self._data).__name__ not in ("SparseBSR", "SparseBSC"), lambda: (
             "sparse_compressed_to_sparse_csr: expected SparseCsr or SparseCsc layout but got "
             f"{_layout_display(self)}"))
-        from ember.sparse._gradcheck import convert_tracked
+        from ember._ops.sparse_autograd import convert_tracked
         return convert_tracked(self, lambda t: arrays.coo_to_csr(to_sparse(t)))
     _check(self.dim() == 2 and not dense_dim,
            lambda: f"to_sparse_csr: expected a 2-D tensor, got {self.dim()}-D")
-    from ember.sparse._gradcheck import convert_tracked
+    from ember._ops.sparse_autograd import convert_tracked
     return convert_tracked(self, lambda t: arrays.coo_to_csr(
         arrays.array_to_coo(t.numpy(), 2, t.dtype)))
 
@@ -243,7 +243,7 @@ def _need(self, kind, what):
 def coalesce(self):
     """coalesce() -> Tensor: duplicate entries summed, indices sorted (self when already)."""
     _need(self, "coo", "coalesce")
-    from ember.sparse._autograd import coalesce_tracked
+    from ember._ops.sparse_autograd import coalesce_tracked
     return coalesce_tracked(self)
 
 
@@ -337,8 +337,7 @@ def sparse_mask(self, mask):
 @register_frontend(method=False)
 def spmm(input, mat2):
     """spmm(input, mat2) -> Tensor: sparse matrix times dense matrix (ember.mm)."""
-    import ember
-    return ember.mm(input, mat2)
+    return upcalls.public("mm")(input, mat2)
 
 
 def rebuild_sparse(layout_name, components, size, coalesced=False, requires_grad=False):

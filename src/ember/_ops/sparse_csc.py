@@ -132,7 +132,7 @@ def sparse_csc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=Non
         f"ccol_indices.size(-1) must be equal to size[-1] + 1 (that is {size[1] + 1}), but "
         f"got: {len(ccol)}"))
     if _tracks_values(values):
-        from ember.sparse._gradcheck import compressed_from_values_tracked
+        from ember._ops.sparse_autograd import compressed_from_values_tracked
         return compressed_from_values_tracked(values, lambda v: arrays.csc(
             ccol, row, v.numpy(), size, values_dtype=value_dtype))
     return arrays.csc(ccol, row, value, size, requires_grad, values_dtype=value_dtype)
@@ -167,5 +167,5 @@ def to_sparse_csc(self, dense_dim=None):
     _check(not dense_dim, "to_sparse_csc: dense dims are not supported")
     _check(self.dim() == 2, lambda: f"to_sparse_csc: expected a 2-D tensor, got {self.dim()}-D")
     # The CSC of a matrix is the transpose of the CSR of its transpose.
-    from ember.sparse._gradcheck import convert_tracked
+    from ember._ops.sparse_autograd import convert_tracked
     return convert_tracked(self, lambda t: t.t().to_sparse_csr().t())

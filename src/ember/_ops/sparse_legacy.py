@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ember._core import upcalls
 from ember._core.checks import _check
 from ember._core.registry import register_frontend
 
@@ -139,8 +140,7 @@ register_frontend("smm")(smm)
 @register_frontend(method=False)
 def dsmm(input, mat2):
     """dsmm(input, mat2) -> Tensor: input @ mat2 as a dense matrix (input sparse or dense)."""
-    import ember
-    return ember.mm(input, mat2)
+    return upcalls.public("mm")(input, mat2)
 
 
 # --------------------------------------------------------------------------- *_copy

@@ -12,13 +12,12 @@ import weakref
 import numpy as np
 
 from ember._backends.meta import MetaArray
-from ember._core import arguments, dispatch, strided
+from ember._core import arguments, dispatch, strided, upcalls
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type
-from ember._core.device import CPU, META
+from ember._core.device import CPU, META, as_device
 from ember._core.registry import register_frontend
 from ember._core.storage import UntypedStorage, memory_owner
-from ember.autograd import grad_mode
 
 # The C++ element type names PyTorch's set_ messages print ("long int", "c10::Half").
 _CPP_ELEMENT_NAMES = {
@@ -52,7 +51,7 @@ def set_(self, source=None, storage_offset=None, size=None, stride=None):
             and not _set_arguments_match(source, tensor_source, storage_source, storage_offset,
                                          size, stride):
         raise parser_error_for_set(source, storage_offset, size, stride)
-    _check(not (self._requires_grad and self._grad_fn is None and grad_mode.is_grad_enabled()),
+    _check(not (self._requires_grad and self._grad_fn is None and dispatch.state.grad_enabled()),
            "a leaf Variable that requires grad is being used in an in-place operation.")
     if tensor_source:
         _check(source._dtype is self._dtype, lambda: (
@@ -285,12 +284,11 @@ def pin_memory(self, device=None):
     copies to an accelerator. Without one, PyTorch's RuntimeError."""
     import warnings
 
-    import ember
     if device is not None:
         warnings.warn("The argument 'device' of Tensor.pin_memory() is deprecated. Please do "
                       "not pass this argument.", DeprecationWarning, stacklevel=2)
-        _check(ember.device(device).type != "cpu", "CPU device type not an accelerator.")
-    _check(ember.accelerator.is_available(),
+        _check(as_device(device).type != "cpu", "CPU device type not an accelerator.")
+    _check(upcalls.accelerator_available(),
            "Cannot access accelerator device when none is available.")
     _check(self._device is CPU, lambda: (
         f"cannot pin '{self.type()}' only dense CPU tensors can be pinned"))
@@ -323,9 +321,9 @@ def mtia(self, device=None, non_blocking=False, memory_format=None):
 def record_stream(self, stream):
     """Tensor.record_stream(stream): mark the memory as used by a CUDA stream. A CPU tensor has
     no streams: PyTorch's errors."""
-    from ember._streams import Stream
-    _check(isinstance(stream, Stream) or type(stream).__name__ == "Stream",
-           "unknown parameter type")
+    # (a Stream, ember's or a device module's, or a subclass: known by name, since the class
+    # lives in the facade above the op families)
+    _check(any(c.__name__ == "Stream" for c in type(stream).__mro__), "unknown parameter type")
     if self._device.type == "cuda":
         return
     raise NotImplementedError(

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 
 from ember._backends.meta import StandIn
-from ember._core import arguments, dispatch
+from ember._core import arguments, dispatch, upcalls
 from ember._core import dtype as dt
 from ember._core.checks import _check, _warn_once
 from ember._core.device import CPU
@@ -414,8 +414,8 @@ def adjoint(input):
         return input.conj()
     result = dispatch.call(OPS["adjoint"], (input,))
     if input._dtype.is_complex:
-        import ember
-        result = ember.conj(result)
+        from ember._ops.pointwise_math import conj
+        result = conj(result)
     return result
 
 
@@ -574,8 +574,7 @@ def restride_in_place(self, make_view, *args, **kwargs):
     """Give `self` the shape and strides of the view `make_view(self, ...)` (squeeze_, t_,
     as_strided_ ...). Under autograd `self`'s history becomes the view's node, fed by its old
     history, as PyTorch records an in-place view op; the version moves as for any in-place op."""
-    from ember.autograd import grad_mode, graph
-    _check(not (self._requires_grad and self._grad_fn is None and grad_mode.is_grad_enabled()),
+    _check(not (self._requires_grad and self._grad_fn is None and dispatch.state.grad_enabled()),
            "a leaf Variable that requires grad is being used in an in-place operation.")
     result = make_view(self, *args, **kwargs)
     self._data = result._data
@@ -584,7 +583,7 @@ def restride_in_place(self, make_view, *args, **kwargs):
     if fn is not None and result._requires_grad:
         name = _IN_PLACE_NODE_NAMES.get(type(fn).__name__)
         if name is not None:
-            fn.__class__ = graph.node_class_named(name)
+            fn.__class__ = upcalls.node_class_named(name)
         self._grad_fn = fn
         self._requires_grad = True
         self.__dict__.pop("_output_nr", None)

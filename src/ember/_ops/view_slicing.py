@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ember._backends import get_backend
 from ember._backends.meta import MetaArray, StandIn
-from ember._core import arguments, dispatch, strided
+from ember._core import arguments, dispatch, strided, upcalls
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_index, _check_type
 from ember._core.device import META
@@ -592,11 +592,9 @@ _storage_function = []
 
 def _storage_of():
     """A custom Function giving `_flat_storage` a gradient edge to its input (made on first
-    use: ember.autograd imports the op families)."""
+    use; its base class comes from above, NOTE [upcalls])."""
     if not _storage_function:
-        from ember.autograd.function import Function
-
-        class StorageOf(Function):
+        class StorageOf(upcalls.Function):
             @staticmethod
             def forward(ctx, input):
                 ctx.geometry = (tuple(input.shape), tuple(input.stride()),

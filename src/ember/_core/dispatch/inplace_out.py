@@ -20,6 +20,7 @@ from ember._core.dispatch.sparse import SPARSE_CPU, write_sparse_inplace
 from ember._core.dispatch.subclasses import DISPATCH
 from ember._core.dispatch.wrapping import bump_version
 from ember._core.fp_errors import cast, run_quietly
+from ember._core.scalars import CXX_NAMES
 
 Tensor = None            # set by ember._tensor once the class exists (set_tensor_class)
 layered = None           # the stack module (set by stack.py; it imports this one)
@@ -82,8 +83,7 @@ def check_exact_out_dtype(out, result):
 
 
 def _cxx_name(dtype):
-    from ember._ops.linalg import _CXX_NAMES
-    return _CXX_NAMES.get(dtype._np.name, dtype._np.name)
+    return CXX_NAMES.get(dtype._np.name, dtype._np.name)
 
 
 def copy_into_out(out, result, op=None, inputs=()):

@@ -23,6 +23,7 @@ from ember._core.fp_errors import _threads as _quiet_threads
 from ember._core.fp_errors import cast, nested, quiet_runner, run_plainly, scalar_as
 from ember._core.promotion import result_type_from, scalar_type_of
 from ember._core.registry import FRONTENDS
+from ember._core.scalars import checked_scalar, scalar_into
 
 Tensor = None            # set by ember._tensor once the class exists (set_tensor_class)
 _new = object.__new__
@@ -114,7 +115,6 @@ def _number_operand(op, value, operand_dtype, np_compute, position=1):
     if type(value) is int:
         value = float(value)    # (scalar_as converts a float past half's range quietly)
     if position == 1 and "range_checked_half_other" in op.tags:
-        from ember._ops.pointwise import scalar_into
         return np_compute.type(scalar_into(value, operand_dtype._np))
     return np_compute.type(scalar_as(value, operand_dtype._np))
 
@@ -132,7 +132,6 @@ def _alpha(op, alpha, operand_dtype):
     if operand_dtype is not None and (type(alpha) is float or type(alpha) is int) and \
             "rounded_alpha" in op.tags:
         # (scalar_into raises PyTorch's overflow error for an alpha past the half range)
-        from ember._ops.pointwise import scalar_into
         return float(scalar_into(float(alpha), operand_dtype._np))
     return alpha
 
@@ -386,7 +385,6 @@ def _range_checked(value, np_dtype):
     """A Python number for an op that converts its Scalars as PyTorch's `to<T>()` does (clamp's
     bounds, where's values): out of an integer dtype's range is an error, not a wrap-around.
     (run_pointwise's fast path checks a number when it first meets it, `_scalar_operand`.)"""
-    from ember._ops.pointwise import checked_scalar
     return checked_scalar(value, np_dtype)
 
 
