@@ -80,7 +80,8 @@ for _alias, _d in _dt.ALIASES.items():
 _bindings.install(Tensor)
 # NOTE [upcalls]: the op families reach ember.nn (loaded on first use) through this.
 _upcalls.nn_module = lambda name: _importlib.import_module(f"ember.nn.{name}")
-_upcalls.accelerator_available = lambda: _importlib.import_module("ember.accelerator").is_available()
+_upcalls.accelerator_available = \
+    lambda: _importlib.import_module("ember.accelerator").is_available()
 _upcalls.public = lambda name: getattr(_bindings, name)
 for _name in _bindings.FUNCTIONS:
     globals()[_name] = getattr(_bindings, _name)
@@ -209,7 +210,8 @@ def get_device_module(device=None):  # noqa: F811  (PyTorch's argument name)
         from ember import accelerator
         found = accelerator.current_accelerator()
         accelerator_type = "cpu" if found is None else found.type
-    return find(device, accelerator_type)
+    return find(device, accelerator_type,
+                lambda name: _importlib.import_module(f"ember.{name}"))
 
 
 def is_tensor(obj) -> bool:

@@ -6,8 +6,9 @@ NOTE [upcalls]: `_core` and `_ops` never import `ember.autograd`, `ember.nn` or 
 needs one of them (a custom Function, `autograd.grad` inside a second derivative, a grad-mode
 block, the nn.functional composite behind a top-level `ember.*` loss), it calls the name here.
 ember.autograd sets its names at the end of its import (autograd/__init__.py) and the facade
-sets `nn_module`, `accelerator_available` and `public` (ember/__init__.py); `import ember` does both before any op can run, so none
-is None when an op reads it. Grad mode itself is read through `dispatch.state.grad_enabled`.
+sets `nn_module`, `accelerator_available` and `public` (ember/__init__.py); `import ember` does
+both before any op can run, so none is None when an op reads it (`worker_info` is the one that
+may stay None, see below). Grad mode itself is read through `dispatch.state.grad_enabled`.
 """
 from __future__ import annotations
 

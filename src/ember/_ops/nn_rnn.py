@@ -108,7 +108,7 @@ def _recorded_grads(ctx):
     results = [dispatch.call(OPS["stack"], (outputs, 0)), *state]
     wanted = [k for k, x in enumerate(inputs) if x is not None and x.requires_grad]
     found = upcalls.grad(results, [inputs[k] for k in wanted], list(ctx.grads[:len(results)]),
-                 create_graph=True, allow_unused=True)
+                         create_graph=True, allow_unused=True)
     grads = [None] * len(inputs)
     for k, g in zip(wanted, found):
         grads[k] = g
