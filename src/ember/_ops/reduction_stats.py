@@ -92,6 +92,29 @@ def _squares_and_mean(xp, x, dims, keepdim, count):
     return accurate_sum(xp, squares, dims, keepdim), mean
 
 
+def _running_mean(xp, self, dim, mean):
+    """The mean var_mean and std_mean return, with PyTorch's running-mean infinities.
+
+    NOTE [a running mean meets infinity]: PyTorch computes var_mean's mean by Welford's
+    update, in index order along the reduced elements: once the running mean is infinite, the
+    next element x gives x - inf and the mean becomes NaN. So a slice holding a NaN or an
+    infinity has mean NaN, unless its only non-finite element is an infinity in the last place,
+    which is then the mean. (`mean()` itself sums and divides: [inf, 1] has mean inf there, NaN
+    here.) Finite slices keep the accurate sum's mean.
+    """
+    if self.dtype.kind == "c" or bool(xp.isfinite(mean).all()):
+        return mean
+    dims = reduced_dims(dim, self.ndim)
+    kept = [d for d in range(self.ndim) if d not in dims]
+    rows = xp.transpose(self, kept + list(dims)).reshape(
+        [self.shape[d] for d in kept] + [-1])
+    finite = xp.isfinite(rows)
+    last = rows[..., -1]
+    only_last = xp.isinf(last) & finite[..., :-1].all(-1)
+    running = xp.where(only_last, last, xp.nan).astype(mean.dtype)
+    return xp.where(finite.all(-1), mean.reshape(running.shape), running).reshape(mean.shape)
+
+
 def _squeeze_mean(mean, self, dim, keepdim):
     if keepdim:
         return mean
@@ -172,6 +195,7 @@ def std_kernel(xp, self, dim=None, correction=None, keepdim=False):
 def var_mean_kernel(xp, self, dim=None, correction=None, keepdim=False):
     """(var, mean) in one pass over the data."""
     out, mean = _variance(xp, self, dim, correction, keepdim, "var_mean")
+    mean = _running_mean(xp, self, dim, mean)
     real = _moment_dtype(dt.NP_TO_DTYPE[self.dtype])._np
     return finish(xp, out, real), finish(xp, _squeeze_mean(mean, self, dim, keepdim),
                                          self.dtype)
@@ -184,6 +208,7 @@ def var_mean_kernel(xp, self, dim=None, correction=None, keepdim=False):
 def std_mean_kernel(xp, self, dim=None, correction=None, keepdim=False):
     """(std, mean) in one pass over the data."""
     out, mean = _variance(xp, self, dim, correction, keepdim, "std_mean")
+    mean = _running_mean(xp, self, dim, mean)
     real = _moment_dtype(dt.NP_TO_DTYPE[self.dtype])._np
     return finish(xp, xp.sqrt(out), real), finish(xp, _squeeze_mean(mean, self, dim, keepdim),
                                                   self.dtype)
