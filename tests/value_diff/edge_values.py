@@ -9,6 +9,7 @@ and its layout is one of
     transposed   the transpose of a fresh tensor of the reversed shape (not contiguous)
     sliced       every other element of a fresh tensor twice as long in the last dimension
     expanded     a fresh tensor of size 1 in the first dimension, expanded (stride 0)
+    sorted       a fresh tensor sorted along its last dimension (NaNs last)
 
 Both workers build the same NumPy array from the description and turn it into their library's
 tensor the same way, so ember and PyTorch see the same bits.
@@ -76,6 +77,9 @@ def build_edge(desc, lib):
     elif layout == "expanded" and shape:
         made[0] = 1
     values = edge_array(tuple(made), dtype_name, seed)
+    if layout == "sorted" and shape and dtype_name != "bool" and \
+            not dtype_name.startswith("complex"):
+        values = np.sort(values, axis=-1)
     if dtype_name in _DIRECT:
         with np.errstate(all="ignore"):
             tensor = lib.tensor(values.astype(dtype_name))
@@ -88,3 +92,20 @@ def build_edge(desc, lib):
     elif layout == "expanded" and shape:
         tensor = tensor.expand(*shape)
     return tensor
+
+
+def build_probabilities(desc, lib):
+    """("probs", shape, dtype, seed): values in [0, 1], the ends included."""
+    _, shape, dtype_name, seed = desc
+    rng = np.random.default_rng(seed)
+    values = np.round(rng.random(shape), 3)
+    ends = rng.random(shape) < 0.2
+    values[ends] = rng.integers(0, 2, int(ends.sum()))
+    return lib.tensor(values).to(getattr(lib, dtype_name))
+
+
+def build_labels(desc, lib):
+    """("labels", shape, classes, seed): int64 class indices below `classes`."""
+    _, shape, classes, seed = desc
+    rng = np.random.default_rng(seed)
+    return lib.tensor(rng.integers(0, max(classes, 1), shape).astype(np.int64))

@@ -14,8 +14,9 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "bad_input"))
 
 import fuzz_values  # noqa: E402
+import numpy as np  # noqa: E402
 import fuzz_worker  # noqa: E402
-from edge_values import build_edge  # noqa: E402
+from edge_values import build_edge, build_labels, build_probabilities  # noqa: E402
 
 _plain_build = fuzz_values.build
 _plain_summarize = fuzz_values.summarize
@@ -24,6 +25,10 @@ _plain_summarize = fuzz_values.summarize
 def build(desc, lib):
     if desc[0] == "edge":
         return build_edge(desc, lib)
+    if desc[0] == "probs":
+        return build_probabilities(desc, lib)
+    if desc[0] == "labels":
+        return build_labels(desc, lib)
     if desc[0] in ("list", "tuple"):
         items = [build(item, lib) for item in desc[1]]
         return items if desc[0] == "list" else tuple(items)
@@ -41,8 +46,46 @@ def summarize(value, lib):
     return summary
 
 
+def run(lib, call):
+    """fuzz_worker's call, with `nn.functional` entries (form "functional") besides; an answer
+    carries the largest finite magnitude among the inputs (the judge's scale for sums that
+    cancel)."""
+    args = [build(desc, lib) for desc in call["args"]]
+    kwargs = {name: build(desc, lib) for name, desc in call["kwargs"].items()}
+    if call["form"] == "functional":
+        target = getattr(lib.nn.functional, call["name"])
+    elif call["form"] == "function":
+        target = getattr(lib, call["name"])
+    else:
+        target = getattr(args[0], call["name"])
+        args = args[1:]
+    scale = _magnitude(lib, list(args) + list(kwargs.values()))
+    try:
+        result = target(*args, **kwargs)
+    except Exception as exc:  # noqa: BLE001  (the class is what the parent compares)
+        return ("raised", fuzz_values.describe_error(exc))
+    try:
+        return ("ok", summarize(result, lib), scale)
+    except Exception as exc:  # noqa: BLE001
+        return ("raised", ("SummaryFailed",) + fuzz_values.describe_error(exc)[1:])
+
+
+def _magnitude(lib, values):
+    largest = 0.0
+    for value in values:
+        if isinstance(value, (list, tuple)):
+            largest = max(largest, _magnitude(lib, value))
+        elif isinstance(value, lib.Tensor) and value.is_floating_point() and value.numel():
+            array = np.abs(np.array(value.detach().double().tolist(), dtype=np.float64))
+            finite = array[np.isfinite(array)]
+            if finite.size:
+                largest = max(largest, float(finite.max()))
+    return largest
+
+
 fuzz_worker.build = build
 fuzz_worker.summarize = summarize
+fuzz_worker._run = run
 
 if __name__ == "__main__":
     fuzz_worker.main()

@@ -83,7 +83,8 @@ def _variance(xp, self, dim, correction, keepdim, name):
 
 def _squares_and_mean(xp, x, dims, keepdim, count):
     """(sum of squared deviations from the mean, mean with keepdims), in x's dtype."""
-    mean = accurate_sum(xp, x, dims, True) / max(count, 1)
+    total = accurate_sum(xp, x, dims, True)
+    mean = total / count if count else xp.full_like(total, xp.nan)   # (an empty mean is NaN)
     deviation = x - mean
     if x.dtype.kind == "c":
         squares = deviation.real * deviation.real + deviation.imag * deviation.imag
@@ -102,7 +103,7 @@ def _running_mean(xp, self, dim, mean):
     which is then the mean. (`mean()` itself sums and divides: [inf, 1] has mean inf there, NaN
     here.) Finite slices keep the accurate sum's mean.
     """
-    if self.dtype.kind == "c" or bool(xp.isfinite(mean).all()):
+    if self.dtype.kind == "c" or self.size == 0 or bool(xp.isfinite(mean).all()):
         return mean
     dims = reduced_dims(dim, self.ndim)
     kept = [d for d in range(self.ndim) if d not in dims]
@@ -318,7 +319,12 @@ def vector_norm(xp, self, p, dim, keepdim, dtype=None):
                 f"{d}because this dimension is empty and the operation does not have an "
                 "identity"))
     magnitude = xp.abs(x)
-    if p == 2:
+    if p != 0 and self.size and all(self.shape[d] == 1 for d in dims):
+        # NOTE [a norm of one element]: where every output reduces a single element PyTorch
+        # returns |x| itself (no square to overflow or underflow: |3e38| stays 3e38).
+        out = magnitude if keepdim else magnitude.reshape(
+            [n for d, n in enumerate(self.shape) if d not in dims])
+    elif p == 2:
         out = xp.sqrt(accurate_sum(xp, magnitude * magnitude, dims, keepdim))
     elif p == 1:
         out = accurate_sum(xp, magnitude, dims, keepdim)
