@@ -71,6 +71,8 @@ def _variance(xp, self, dim, correction, keepdim, name):
         low, high = _SAFE_SQUARES
         if not bool(((total >= low) & (total <= high)).all()):
             total, mean = _squares_and_mean(xp, self.astype(np.float64), dims, keepdim, count)
+    if count == 0:                  # (an empty slice's variance is NaN whatever the correction)
+        total = xp.full_like(total, xp.nan)
     dof = count - correction
     if dof > 0:
         return total / dof, mean
