@@ -210,7 +210,7 @@ class Report:
 def describe(call) -> str:
     args = ", ".join(_show(v) for v in call["args"])
     kwargs = ", ".join(f"{k}={_show(v)}" for k, v in call["kwargs"].items())
-    where = {"function": "torch.", "functional": "F."}.get(call["form"], "Tensor.")
+    where = {"function": "torch.", "path": "torch."}.get(call["form"], "Tensor.")
     return f"{where}{call['name']}({', '.join(p for p in (args, kwargs) if p)})"
 
 

@@ -35,8 +35,8 @@ BOOL = st.sampled_from([("bool", True), ("bool", False)])
 EDGE_FLOATS = _f(0.0, -0.0, 0.5, 1.0, 2.0, -1.5, float("inf"), 1e30, 1e-30)
 REDUCTION = _s("mean", "sum", "none")
 
-# name -> (positional tensor kinds, {keyword: strategy}); keywords are drawn or left out.
-TEMPLATES = {
+# name -> (positional argument kinds, {keyword: strategy}); keywords are drawn or left out.
+FUNCTIONAL = {
     "relu": (("x",), {}), "relu6": (("x",), {}), "selu": (("x",), {}), "silu": (("x",), {}),
     "mish": (("x",), {}), "sigmoid": (("x",), {}), "tanh": (("x",), {}),
     "hardsigmoid": (("x",), {}), "hardswish": (("x",), {}), "logsigmoid": (("x",), {}),
@@ -97,13 +97,65 @@ TEMPLATES = {
     "linear": (("x2", "weight"), {}),
 }
 
+LINALG = {
+    "vector_norm": (("x",), {"ord": _f(2.0, 1.0, float("inf"), 0.0, 3.0, -1.0)}),
+    "matrix_norm": (("sq",), {"ord": st.sampled_from([("str", "fro"), ("float", 1.0),
+                                                      ("float", float("inf"))])}),
+    "norm": (("x",), {}), "det": (("sq",), {}), "slogdet": (("sq",), {}),
+    "inv": (("sq",), {}), "solve": (("sq", "sq_rhs"), {}), "svdvals": (("sq",), {}),
+    "eigvalsh": (("sq",), {}), "pinv": (("sq",), {}), "matrix_power": (("sq", "small"), {}),
+    "cross": (("last3", "last3"), {}), "vecdot": (("x", "same"), {}),
+    "diagonal": (("sq",), {}), "matrix_rank": (("sq",), {}), "cond": (("sq",), {}),
+    "cholesky_ex": (("sq",), {}), "lu_factor_ex": (("sq",), {}),
+}
+FFT = {
+    "fft": (("x",), {"norm": _s("backward", "ortho", "forward")}),
+    "ifft": (("complex",), {}), "rfft": (("x",), {"n": _i(2, 5)}),
+    "irfft": (("complex",), {}), "hfft": (("complex",), {}), "ihfft": (("x",), {}),
+    "fftn": (("x",), {}), "rfftn": (("x",), {}), "fftshift": (("x",), {}),
+}
+SPECIAL = {name: (("x",), {}) for name in (
+    "expit", "logit", "erf", "erfc", "erfcx", "erfinv", "ndtr", "ndtri", "log_ndtr", "i0",
+    "i0e", "i1", "i1e", "sinc", "entr", "gammaln", "digamma", "expm1", "exp2", "log1p",
+    "bessel_j0", "bessel_j1")}
+SPECIAL.update({
+    "xlogy": (("x", "same"), {}), "xlog1py": (("x", "same"), {}), "zeta": (("x", "same"), {}),
+    "polygamma": (("small", "x"), {}), "logsumexp": (("x", "dim0"), {}),
+    "softmax": (("x", "dim0"), {}), "log_softmax": (("x", "dim0"), {}),
+})
+# Modules: built after the generator is seeded alike in both libraries (NOTE [initialisers
+# draw as PyTorch draws]), then called. The key is the constructor call.
+MODULES = {
+    "Linear(4, 3)": (("x_last4",), {}), "Conv1d(2, 3, 3)": (("x3_2",), {}),
+    "Conv2d(3, 2, 3, padding=1)": (("x4_3",), {}), "ConvTranspose2d(3, 2, 2)": (("x4_3",), {}),
+    "BatchNorm1d(2)": (("x3_2",), {}), "BatchNorm2d(3)": (("x4_3",), {}),
+    "LayerNorm(4)": (("x_last4",), {}), "GroupNorm(1, 3)": (("x4_3",), {}),
+    "InstanceNorm2d(3)": (("x4_3",), {}), "LSTM(4, 3)": (("seq",), {}),
+    "GRU(4, 3)": (("seq",), {}), "RNN(4, 3)": (("seq",), {}), "PReLU()": (("x",), {}),
+    "MultiheadAttention(4, 2)": (("seq", "same", "same"), {}),
+    "AvgPool2d(2)": (("x4_3",), {}), "MaxPool2d(2)": (("x4_3",), {}),
+    "Upsample(scale_factor=2, mode='bilinear')": (("x4_3",), {}),
+    "Softmax(dim=-1)": (("x",), {}), "GELU()": (("x",), {}), "SiLU()": (("x",), {}),
+    "TransformerEncoderLayer(4, 2, 8, dropout=0.0)": (("seq",), {}),
+}
+
+TEMPLATES = {f"nn.functional.{k}": v for k, v in FUNCTIONAL.items()}
+TEMPLATES.update({f"linalg.{k}": v for k, v in LINALG.items()})
+TEMPLATES.update({f"fft.{k}": v for k, v in FFT.items()})
+TEMPLATES.update({f"special.{k}": v for k, v in SPECIAL.items()})
+TEMPLATES.update({f"nn.{k}": v for k, v in MODULES.items()})
+
 
 @st.composite
-def functional_calls(draw, edge_tensor):
-    """A call description of `nn.functional.<name>` (form "functional")."""
+def template_calls(draw, edge_tensor):
+    """A call description of a templated entry (form "path": the name is a dotted path from
+    the library, e.g. "relu", "linalg.inv", "nn.Linear(4, 3)" for a module
+    built with the library's generator seeded to `seed` and called on the arguments)."""
     name = draw(st.sampled_from(sorted(TEMPLATES)))
     kinds, keywords = TEMPLATES[name]
-    dtype = draw(st.sampled_from(FLOATS))
+    seed = draw(st.integers(0, 2 ** 16))
+    module = name.startswith("nn.") and not name.startswith("nn.functional.")
+    dtype = "float32" if module else draw(st.sampled_from(FLOATS))
     shape = draw(st.sampled_from(SHAPE_X))
     if "x4" in kinds:
         shape = draw(st.sampled_from(SHAPE_X4))
@@ -111,14 +163,30 @@ def functional_calls(draw, edge_tensor):
         shape = draw(st.sampled_from(SHAPE_X3))
     elif "x2" in kinds:
         shape = draw(st.sampled_from(((3, 4), (2, 5), (1, 3))))
+    elif "sq" in kinds:
+        shape = draw(st.sampled_from(((3, 3), (2, 2, 2), (1, 4, 4), (2, 1, 1))))
+    elif "seq" in kinds:
+        shape = draw(st.sampled_from(((5, 2, 4), (3, 1, 4))))
+    elif "x_last4" in kinds:
+        shape = draw(st.sampled_from(((2, 4), (4,), (3, 2, 4), (0, 4))))
+    elif "x3_2" in kinds:
+        shape = draw(st.sampled_from(((2, 2, 7), (1, 2, 5), (4, 2, 3))))
+    elif "x4_3" in kinds:
+        shape = draw(st.sampled_from(((2, 3, 5, 5), (1, 3, 4, 6), (2, 3, 2, 2))))
 
     def tensor(the_shape, the_dtype=dtype):
         return draw(edge_tensor(the_shape, the_dtype, LAYOUTS, exact_shape=True))
 
     args = []
     for kind in kinds:
-        if kind in ("x", "x4", "x3", "x2", "same"):
+        if kind in ("x", "x4", "x3", "x2", "sq", "seq", "same", "x_last4", "x3_2", "x4_3"):
             args.append(tensor(shape))
+        elif kind == "complex":
+            args.append(tensor(shape, "complex64" if dtype != "float64" else "complex128"))
+        elif kind == "sq_rhs":
+            args.append(tensor(shape[:-1] + (2,)))
+        elif kind == "last3":
+            args.append(tensor(shape[:-1] + (3,)) if shape else tensor((3,)))
         elif kind == "probs":
             args.append(("probs", shape, dtype, draw(st.integers(0, 2 ** 31))))
         elif kind == "labels":
@@ -137,6 +205,10 @@ def functional_calls(draw, edge_tensor):
             args.append(("int", draw(st.sampled_from([1, 2, 3, 4]))))
         elif kind == "one":
             args.append(("int", 1))
+        elif kind == "dim0":
+            args.append(("int", draw(st.sampled_from([0, -1])) if shape else 0))
+        elif kind == "small":
+            args.append(("int", draw(st.sampled_from([0, 1, 2, 3]))))
         elif kind == "pads":
             args.append(("tuple", [("int", v) for v in draw(st.sampled_from(
                 [(1, 1), (0, 2), (1, 0, 0, 1), (2, 1, 1, 0)]))]))
@@ -148,5 +220,5 @@ def functional_calls(draw, edge_tensor):
     for keyword, strategy in keywords.items():
         if draw(st.booleans()):
             kwargs[keyword] = draw(strategy)
-    return {"key": f"F.{name}", "form": "functional", "name": name, "args": args,
-            "kwargs": kwargs, "random": False}
+    return {"key": name, "form": "path", "name": name, "args": args, "kwargs": kwargs,
+            "random": False, "seed": seed}

@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 from fuzz_strategies import _schema, good_value, is_random, op_pool  # noqa: E402
 
 from edge_values import LAYOUTS  # noqa: E402
-from vd_functional import functional_calls  # noqa: E402
+from vd_functional import template_calls  # noqa: E402
 
 FLOAT_DTYPES = ("float32", "float32", "float32", "float64", "float16", "bfloat16")
 OTHER_DTYPES = ("int64", "int32", "int8", "uint8", "bool", "complex64")
@@ -57,9 +57,10 @@ def _tensor_dtype(draw, first):
 @st.composite
 def valid_calls(draw):
     """A call description: {'key', 'form', 'name', 'args', 'kwargs', 'random'}: a registry
-    op's, or one in four an `nn.functional` entry's (vd_functional.py)."""
+    op's, or one in four a templated entry's (vd_functional.py: nn.functional, linalg, fft,
+    special, modules)."""
     if draw(st.integers(0, 3)) == 0:
-        return draw(functional_calls(edge_tensor))
+        return draw(template_calls(edge_tensor))
     key, form, name = draw(st.sampled_from(op_pool()))
     arguments = _schema(key).arguments
     base_shape = draw(st.sampled_from(SHAPES))

@@ -47,13 +47,13 @@ def summarize(value, lib):
 
 
 def run(lib, call):
-    """fuzz_worker's call, with `nn.functional` entries (form "functional") besides; an answer
+    """fuzz_worker's call, with templated entries (form "path") besides; an answer
     carries the largest finite magnitude among the inputs (the judge's scale for sums that
     cancel)."""
     args = [build(desc, lib) for desc in call["args"]]
     kwargs = {name: build(desc, lib) for name, desc in call["kwargs"].items()}
-    if call["form"] == "functional":
-        target = getattr(lib.nn.functional, call["name"])
+    if call["form"] == "path":
+        target = _resolve(lib, call["name"], call["seed"])
     elif call["form"] == "function":
         target = getattr(lib, call["name"])
     else:
@@ -68,6 +68,18 @@ def run(lib, call):
         return ("ok", summarize(result, lib), scale)
     except Exception as exc:  # noqa: BLE001
         return ("raised", ("SummaryFailed",) + fuzz_values.describe_error(exc)[1:])
+
+
+def _resolve(lib, path, seed):
+    """lib.<path>; a module's constructor call ("nn.Linear(4, 3)") is made with the library's
+    generator seeded to `seed`, so both libraries draw the same weights."""
+    if "(" not in path:
+        target = lib
+        for part in path.split("."):
+            target = getattr(target, part)
+        return target
+    lib.manual_seed(seed)
+    return eval(path[len("nn."):], {}, vars(lib.nn))  # noqa: S307  (the template's own text)
 
 
 def _magnitude(lib, values):
