@@ -59,13 +59,13 @@ def run(lib, call):
     else:
         target = getattr(args[0], call["name"])
         args = args[1:]
-    scale = _magnitude(lib, list(args) + list(kwargs.values()))
+    scale, nonfinite = _magnitude(lib, list(args) + list(kwargs.values()))
     try:
         result = target(*args, **kwargs)
     except Exception as exc:  # noqa: BLE001  (the class is what the parent compares)
         return ("raised", fuzz_values.describe_error(exc))
     try:
-        return ("ok", summarize(result, lib), scale)
+        return ("ok", summarize(result, lib), scale, nonfinite)
     except Exception as exc:  # noqa: BLE001
         return ("raised", ("SummaryFailed",) + fuzz_values.describe_error(exc)[1:])
 
@@ -83,16 +83,23 @@ def _resolve(lib, path, seed):
 
 
 def _magnitude(lib, values):
-    largest = 0.0
+    """(the largest finite magnitude, whether a NaN or an infinity is present) over the float
+    and complex tensors in `values`."""
+    largest, nonfinite = 0.0, False
     for value in values:
         if isinstance(value, (list, tuple)):
-            largest = max(largest, _magnitude(lib, value))
-        elif isinstance(value, lib.Tensor) and value.is_floating_point() and value.numel():
-            array = np.abs(np.array(value.detach().double().tolist(), dtype=np.float64))
-            finite = array[np.isfinite(array)]
-            if finite.size:
-                largest = max(largest, float(finite.max()))
-    return largest
+            inner, inner_nonfinite = _magnitude(lib, value)
+            largest, nonfinite = max(largest, inner), nonfinite or inner_nonfinite
+        elif isinstance(value, lib.Tensor) and value.numel() and (
+                value.is_floating_point() or value.is_complex()):
+            plain = value.detach()
+            plain = plain.abs() if plain.is_complex() else plain
+            array = np.abs(np.array(plain.double().tolist(), dtype=np.float64))
+            finite = np.isfinite(array)
+            nonfinite = nonfinite or not finite.all()
+            if finite.any():
+                largest = max(largest, float(array[finite].max()))
+    return largest, nonfinite
 
 
 fuzz_worker.build = build
