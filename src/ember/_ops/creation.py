@@ -8,6 +8,8 @@ PyTorch's calling conventions (sizes as varargs, `out=`, `requires_grad=`) and c
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ember._backends import get_backend
@@ -275,7 +277,8 @@ def _full_meta(size, fill_value, dtype=None, layout=None, device=None, pin_memor
 def _full(xp, size, fill_value, dtype=None, layout=None, device=None, pin_memory=None):
     """full(size, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor."""
     dtype = option_dtype(dtype, scalar_dtype(fill_value))
-    return filled_array(xp, size, filling.fill_value(fill_value, dtype._np), dtype)
+    value = filling.fill_value(fill_value, dtype._np, half_rounds=math.prod(size) == 1)
+    return filled_array(xp, size, value, dtype)
 
 
 @register_frontend(method=False)
@@ -406,8 +409,8 @@ def _full_like(xp, self, fill_value, dtype=None, layout=None, device=None, pin_m
     memory_format=ember.preserve_format) -> Tensor: a tensor like input filled with
     fill_value."""
     dtype = _NP_TO_DTYPE[self.dtype] if dtype is None else option_dtype(dtype, None)
-    return like_array(xp, self, filling.fill_value(fill_value, dtype._np), dtype, memory_format,
-                      "full_like")
+    value = filling.fill_value(fill_value, dtype._np, half_rounds=self.size == 1)
+    return like_array(xp, self, value, dtype, memory_format, "full_like")
 
 
 def _like_frontend(op, name, with_value):
@@ -460,7 +463,8 @@ def _new_full(xp, self, size, fill_value, dtype=None, layout=None, device=None,
     Tensor: a tensor of `size` filled with fill_value, with this tensor's dtype and device
     unless others are given."""
     dtype = _NP_TO_DTYPE[self.dtype] if dtype is None else option_dtype(dtype, None)
-    return filled_array(xp, size, fill_value, dtype)
+    value = filling.fill_value(fill_value, dtype._np, half_rounds=math.prod(size) == 1)
+    return filled_array(xp, size, value, dtype)
 
 
 def _new_frontend(op, name, with_value):

@@ -166,6 +166,12 @@ def _accumulate(xp, self, dim, dtype, ufunc_name, kernel_name):
     if x.dtype.names is not None:    # complex32 with a dtype asked for: NOTE [complex32 storage]
         x = complex_half.widen(x)
     x = x.astype(compute, copy=False)
+    if ufunc_name == "multiply" and x.dtype.kind == "c" and x.shape[axis]:
+        # PyTorch's running product starts from 1: (1+0j) * x[0] is a complex product, so a
+        # NaN or infinity in one part of x[0] reaches both (NOTE [complex alpha multiplies]).
+        x = x.copy()
+        first = (slice(None),) * axis + (slice(0, 1),)
+        x[first] = xp.multiply(x.dtype.type(1), x[first])
     out = getattr(xp, ufunc_name).accumulate(x, axis=axis, dtype=compute)
     return out.reshape(self.shape).astype(result, copy=False)
 

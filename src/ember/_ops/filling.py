@@ -34,9 +34,19 @@ def _overflow(np_dtype):
                     f"{_C_NAMES.get(np_dtype.name, np_dtype.name)} without overflow")
 
 
-def fill_value(value, np_dtype):
+_HALF_NAMES = frozenset(("float16", "bfloat16"))
+
+
+def fill_value(value, np_dtype, half_rounds=False):
     """A Scalar `value` as a NumPy scalar of `np_dtype`, refusing what PyTorch refuses: an
-    imaginary part for a real dtype, and finite numbers outside the dtype's range."""
+    imaginary part for a real dtype, and finite numbers outside the dtype's range.
+
+    NOTE [fills round into half types]: with `half_rounds`, a number past float16's or
+    bfloat16's range becomes inf instead of an error. PyTorch converts unchecked where it
+    copies a one-element scalar tensor: `t[i] = number` always, and the fills (full,
+    full_like, new_full, fill_) of exactly one element; a fill of any other size runs the
+    checked fill kernel. float32, complex64 and the integers are checked everywhere, as are
+    masked_fill and index_fill."""
     kind = np_dtype.kind
     # The common numbers first: these fit every dtype of their kind.
     if type(value) is float and kind == "f" and -_FLOAT16_MAX <= value <= _FLOAT16_MAX or \
@@ -55,6 +65,8 @@ def fill_value(value, np_dtype):
     if isinstance(value, (complex, np.complexfloating)) and kind != "c":
         _check(value.imag == 0, _overflow(np_dtype))
         value = value.real
+    if half_rounds and np_dtype.name in _HALF_NAMES:
+        return dispatch.scalar_as(float(value), np_dtype)
     if kind in "iu":
         _check(not isinstance(value, (float, np.floating)) or math.isfinite(value),
                _overflow(np_dtype))
@@ -96,7 +108,7 @@ def _fill_scalar(xp, self, value):
         f"fill_() received an invalid combination of arguments - got "
         f"({type(value).__name__}), but expected one of:\n * (Tensor value)\n"
         " * (Number value)"))
-    return _filled(xp, self, fill_value(value, self.dtype))
+    return _filled(xp, self, fill_value(value, self.dtype, half_rounds=self.size == 1))
 
 
 @register_op("fill.Tensor(Tensor self, Tensor value) -> Tensor", **_FILL, saves=(),

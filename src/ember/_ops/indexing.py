@@ -464,9 +464,8 @@ def _value_array(self, value):
     # Python numbers and NumPy integers (what PyTorch's parser takes for an int); not other
     # NumPy scalars (np.float32, np.bool_), nor arrays. The number is converted as fill_ does.
     if isinstance(value, (bool, int, float, complex, np.integer)):
-        # Integers are range-checked; a float too large for a float dtype becomes inf quietly.
-        value = dispatch.scalar_as(value, dtype._np) if dtype.is_floating_point and \
-            not isinstance(value, complex) else fill_value(value, dtype._np)
+        # Converted as fill_ converts (NOTE [fills round into half types]).
+        value = fill_value(value, dtype._np, half_rounds=True)
         if self._device is META:
             return dispatch.MetaArray((), dtype._np)
         return np.asarray(value)

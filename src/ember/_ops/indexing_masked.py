@@ -21,10 +21,14 @@ from ember._ops.indexing_scatter import _as_1d, _same_meta, reduce_into
 # --------------------------------------------------------------------------- nonzero
 
 @register_op("nonzero(Tensor self) -> Tensor", function=False, method=False,
-             differentiable=False)
+             differentiable=False, tags=("keeps_layout",))
 def _nonzero(xp, self):
-    """The (n, ndim) int64 coordinates of the nonzero elements."""
-    return xp.argwhere(self != 0 if self.dtype.kind != "b" else self).astype(np.int64)
+    """The (n, ndim) int64 coordinates of the nonzero elements, column-major as PyTorch's
+    (strides (1, n): each dim's coordinates lie together)."""
+    mask = self != 0 if self.dtype.kind != "b" else self
+    if self.ndim == 0:
+        return xp.argwhere(mask).astype(np.int64)
+    return xp.stack(xp.nonzero(mask)).astype(np.int64).T
 
 
 @register_frontend("nonzero")
@@ -42,7 +46,8 @@ def nonzero(input, *, out=None, as_tuple=False):
     return dispatch.call_out(OPS["nonzero"], (input,), out)
 
 
-@register_op("argwhere(Tensor self) -> Tensor", out=False, differentiable=False)
+@register_op("argwhere(Tensor self) -> Tensor", out=False, differentiable=False,
+             tags=("keeps_layout",))
 def argwhere(xp, self):
     """argwhere(input) -> Tensor: the (n, ndim) coordinates of the nonzero elements."""
     return _nonzero(xp, self)

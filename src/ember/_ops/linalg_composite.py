@@ -197,8 +197,9 @@ def matrix_power(A, n):
         f"linalg.matrix_power: A must be batches of square matrices, but they are "
         f"{A.shape[-2] if A.ndim >= 2 else A.shape[-1]} by {A.shape[-1]} matrices"))
     if n == 0:
-        # The identity, still connected to A (a zero gradient), as PyTorch's is.
-        return A * 0 + _eye(A.shape[-1], A.shape[-1], A)
+        # The identity, still connected to A (a zero gradient), as PyTorch's is; NaN and
+        # infinite entries of A leave no trace.
+        return (A * 0).nan_to_num(0.0, 0.0, 0.0) + _eye(A.shape[-1], A.shape[-1], A)
     if n < 0:
         A = call(OPS["linalg_inv_ex"], (A, True))[0]
         n = -n

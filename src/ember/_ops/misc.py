@@ -125,6 +125,8 @@ def diff(xp, self, n=1, dim=-1, prepend=None, append=None):
     _check_type(isinstance(n, int), lambda: (
         f"diff(): argument 'n' (position 2) must be int, not {type(n).__name__}"))
     axis = _diff_checks(self, n, dim, prepend, append)
+    if n == 0:                      # (a copy of the input: prepend and append are not joined)
+        return self.copy()
     result = _diff_dtype(_dtype_of(self), prepend, append)._np
     parts = [t.astype(result, copy=False) for t in (prepend, self, append) if t is not None]
     z = xp.concatenate(parts, axis=axis) if len(parts) > 1 else parts[0].copy()

@@ -50,7 +50,12 @@ def check_divisor(divisor) -> None:
 # --------------------------------------------------------------------------- add / sub / mul
 
 def _scaled(other, alpha, like):
-    """alpha * other with PyTorch's checks on alpha against the result dtype `like`."""
+    """alpha * other with PyTorch's checks on alpha against the result dtype `like`.
+
+    NOTE [complex alpha multiplies]: PyTorch computes add and sub as self + alpha * other with
+    a complex product even when alpha is 1, so a NaN or infinity in one part of `other` reaches
+    both parts of the result ((1+0j) * (nan+1j) is nan+nanj). Complex operands always take it.
+    """
     kind = like.dtype.kind
     if isinstance(alpha, (bool, np.bool_)):
         _check(kind == "b", "Boolean alpha only supported for Boolean results.")
@@ -63,13 +68,24 @@ def _scaled(other, alpha, like):
     return other * checked_scalar(alpha, like.dtype)
 
 
+def _scales(alpha, like) -> bool:
+    """Whether alpha * other is formed: not for an alpha of 1 (a float 1.0 beside floating
+    operands too, as half operands' rounded alpha is, so the operand keeps its layout), except
+    for complex operands (NOTE [complex alpha multiplies])."""
+    kind = like.dtype.kind
+    if type(alpha) is int and alpha == 1 or type(alpha) is float and alpha == 1.0 and \
+            kind == "f":
+        return kind == "c"
+    return True
+
+
 @register_op("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", **_BINARY,
              derivatives={"self": identity, "other": lambda c: c.grad * conj(c.alpha)}, saves=(),
              dunders={"__add__": "forward", "__radd__": "reflect", "__iadd__": "inplace"},
              tags=("rounded_alpha",))
 def add(xp, self, other, alpha=1):
     """add(input, other, *, alpha=1, out=None) -> Tensor: input + alpha * other."""
-    if type(alpha) is not int or alpha != 1:
+    if _scales(alpha, self):
         other = _scaled(other, alpha, self)
     return xp.add(self, other)
 
@@ -88,7 +104,7 @@ def sub(xp, self, other, alpha=1):
     """sub(input, other, *, alpha=1, out=None) -> Tensor: input - alpha * other."""
     # The frontend has rejected bool operands; this catches direct calls of the overload.
     _check(self.dtype.kind != "b", _SUB_TWO_BOOLS)
-    if type(alpha) is not int or alpha != 1:
+    if _scales(alpha, self):
         other = _scaled(other, alpha, self)
     return xp.subtract(self, other)
 
@@ -101,7 +117,7 @@ def sub(xp, self, other, alpha=1):
 def rsub(xp, self, other, alpha=1):
     """rsub(input, other, *, alpha=1) -> Tensor: other - alpha * input."""
     _check(self.dtype.kind != "b", _SUB_TWO_BOOLS)
-    if type(alpha) is not int or alpha != 1:
+    if _scales(alpha, self):
         self = _scaled(self, alpha, self)
     return xp.subtract(other, self)
 

@@ -152,7 +152,11 @@ def lgamma(xp, self):
     _real_only("lgamma_vml_cpu", self)
     special = _special(xp)
     result = special.gammaln(_wide(self)) if special else _elementwise_math(_lgamma_scalar, self)
-    # +inf at both zeros and both infinities, as in PyTorch (SciPy gives -0.0 and -inf -inf).
+    # +inf at both zeros and both infinities, as in PyTorch (SciPy gives -0.0 and -inf -inf);
+    # near zero log|Gamma(x)| is -log|x| (SciPy overflows to inf at float64's denormals).
+    tiny = (xp.abs(self) < 1e-300) & (self != 0)
+    if tiny.any():
+        result = xp.where(tiny, -xp.log(xp.abs(_wide(self))), result)
     return xp.where((self == 0) | xp.isinf(self), xp.inf, result)
 
 

@@ -294,10 +294,11 @@ def addcmul(xp, self, tensor1, tensor2, value=1):
     """
     if self.dtype.kind == "b":
         not_implemented_for("addcmul_cpu_out", self)
-    product = xp.multiply(tensor1, tensor2)
+    # (value * tensor1) * tensor2, in PyTorch's order: a product that overflows (or a zero
+    # value beside an infinity) gives what PyTorch's gives.
     if type(value) is not int or value != 1:
-        product = product * scalar_into(value, product.dtype)
-    return xp.add(self, product)
+        tensor1 = xp.multiply(tensor1, scalar_into(value, xp.result_type(tensor1, tensor2)))
+    return xp.add(self, xp.multiply(tensor1, tensor2))
 
 
 _ADDCDIV_INTEGER = (
@@ -323,10 +324,12 @@ def addcdiv_kernel(xp, self, tensor1, tensor2, value=1):
     input + value * tensor1 / tensor2 (true division; integer tensor1 and tensor2 are refused).
     """
     _check(tensor1.dtype.kind not in "biu", _ADDCDIV_INTEGER)
-    quotient = xp.true_divide(tensor1, tensor2)
+    # (value * tensor1) / tensor2, in PyTorch's order (a zero value beside a zero or denormal
+    # tensor2 adds zero, not NaN).
     if type(value) is not int or value != 1:
-        quotient = quotient * scalar_into(value, quotient.dtype)
-    return xp.add(self, quotient)
+        quotient_dtype = xp.result_type(tensor1, tensor2, np.float32)
+        tensor1 = xp.multiply(tensor1, scalar_into(value, quotient_dtype))
+    return xp.add(self, xp.true_divide(tensor1, tensor2))
 
 
 _ADDCDIV_OP = OPS["addcdiv"]

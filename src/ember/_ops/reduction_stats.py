@@ -71,6 +71,8 @@ def _variance(xp, self, dim, correction, keepdim, name):
         low, high = _SAFE_SQUARES
         if not bool(((total >= low) & (total <= high)).all()):
             total, mean = _squares_and_mean(xp, self.astype(np.float64), dims, keepdim, count)
+    if count == 0:                  # (an empty slice's variance is NaN whatever the correction)
+        total = xp.full_like(total, xp.nan)
     dof = count - correction
     if dof > 0:
         return total / dof, mean
@@ -83,13 +85,37 @@ def _variance(xp, self, dim, correction, keepdim, name):
 
 def _squares_and_mean(xp, x, dims, keepdim, count):
     """(sum of squared deviations from the mean, mean with keepdims), in x's dtype."""
-    mean = accurate_sum(xp, x, dims, True) / max(count, 1)
+    total = accurate_sum(xp, x, dims, True)
+    mean = total / count if count else xp.full_like(total, xp.nan)   # (an empty mean is NaN)
     deviation = x - mean
     if x.dtype.kind == "c":
         squares = deviation.real * deviation.real + deviation.imag * deviation.imag
     else:
         squares = deviation * deviation
     return accurate_sum(xp, squares, dims, keepdim), mean
+
+
+def _running_mean(xp, self, dim, mean):
+    """The mean var_mean and std_mean return, with PyTorch's running-mean infinities.
+
+    NOTE [a running mean meets infinity]: PyTorch computes var_mean's mean by Welford's
+    update, in index order along the reduced elements: once the running mean is infinite, the
+    next element x gives x - inf and the mean becomes NaN. So a slice holding a NaN or an
+    infinity has mean NaN, unless its only non-finite element is an infinity in the last place,
+    which is then the mean. (`mean()` itself sums and divides: [inf, 1] has mean inf there, NaN
+    here.) Finite slices keep the accurate sum's mean.
+    """
+    if self.dtype.kind == "c" or self.size == 0 or bool(xp.isfinite(mean).all()):
+        return mean
+    dims = reduced_dims(dim, self.ndim)
+    kept = [d for d in range(self.ndim) if d not in dims]
+    rows = xp.transpose(self, kept + list(dims)).reshape(
+        [self.shape[d] for d in kept] + [-1])
+    finite = xp.isfinite(rows)
+    last = rows[..., -1]
+    only_last = xp.isinf(last) & finite[..., :-1].all(-1)
+    running = xp.where(only_last, last, xp.nan).astype(mean.dtype)
+    return xp.where(finite.all(-1), mean.reshape(running.shape), running).reshape(mean.shape)
 
 
 def _squeeze_mean(mean, self, dim, keepdim):
@@ -172,6 +198,7 @@ def std_kernel(xp, self, dim=None, correction=None, keepdim=False):
 def var_mean_kernel(xp, self, dim=None, correction=None, keepdim=False):
     """(var, mean) in one pass over the data."""
     out, mean = _variance(xp, self, dim, correction, keepdim, "var_mean")
+    mean = _running_mean(xp, self, dim, mean)
     real = _moment_dtype(dt.NP_TO_DTYPE[self.dtype])._np
     return finish(xp, out, real), finish(xp, _squeeze_mean(mean, self, dim, keepdim),
                                          self.dtype)
@@ -184,6 +211,7 @@ def var_mean_kernel(xp, self, dim=None, correction=None, keepdim=False):
 def std_mean_kernel(xp, self, dim=None, correction=None, keepdim=False):
     """(std, mean) in one pass over the data."""
     out, mean = _variance(xp, self, dim, correction, keepdim, "std_mean")
+    mean = _running_mean(xp, self, dim, mean)
     real = _moment_dtype(dt.NP_TO_DTYPE[self.dtype])._np
     return finish(xp, xp.sqrt(out), real), finish(xp, _squeeze_mean(mean, self, dim, keepdim),
                                                   self.dtype)
@@ -293,7 +321,12 @@ def vector_norm(xp, self, p, dim, keepdim, dtype=None):
                 f"{d}because this dimension is empty and the operation does not have an "
                 "identity"))
     magnitude = xp.abs(x)
-    if p == 2:
+    if p != 0 and self.size and all(self.shape[d] == 1 for d in dims):
+        # NOTE [a norm of one element]: where every output reduces a single element PyTorch
+        # returns |x| itself (no square to overflow or underflow: |3e38| stays 3e38).
+        out = magnitude if keepdim else magnitude.reshape(
+            [n for d, n in enumerate(self.shape) if d not in dims])
+    elif p == 2:
         out = xp.sqrt(accurate_sum(xp, magnitude * magnitude, dims, keepdim))
     elif p == 1:
         out = accurate_sum(xp, magnitude, dims, keepdim)

@@ -404,8 +404,9 @@ def histc(xp, self, bins=100, min=0, max=0):
     x = self.reshape(-1)
     x = x[(x >= low) & (x <= high)]
     position = ((x - low) * kind(bins) / (high - low)).astype(_INT64)
-    # The right edge belongs to the last bin.
-    position = xp.minimum(position, bins - 1)
+    # The right edge belongs to the last bin; a position whose product overflowed (a range
+    # near the dtype's largest value) is counted in the first, as PyTorch's kernel counts it.
+    position = xp.clip(position, 0, bins - 1)
     return xp.bincount(position, minlength=bins).astype(self.dtype)
 
 

@@ -442,6 +442,8 @@ def _movedim_order(ndim, source, destination):
            lambda: f"movedim: repeated dim in `source` ({list(source)})")
     _check(len(set(destination)) == len(destination),
            lambda: f"movedim: repeated dim in `destination` ({list(destination)})")
+    if ndim == 0:                   # (a 0-d tensor's dim 0 / -1 is itself: nothing moves)
+        return ()
     order = [-1] * ndim
     for s, d in zip(source, destination):
         order[d] = s

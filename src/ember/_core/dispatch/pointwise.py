@@ -119,12 +119,28 @@ def _number_operand(op, value, operand_dtype, np_compute, position=1):
     return np_compute.type(scalar_as(value, operand_dtype._np))
 
 
-def _array_operand(op, position, array, operand_dtype, np_compute):
+def _array_operand(op, position, array, operand_dtype, np_compute, xp):
     """A tensor operand's array (NumPy's or a device library's) in the compute dtype, through
     `operand_dtype` (where not None)."""
     if operand_dtype is None or (position == 1 and "unrounded_scalar_other" in op.tags):
-        return array.astype(np_compute)
-    return cast(array, operand_dtype._np).astype(np_compute)
+        return cast_operand(array, np_compute, xp)
+    return cast_operand(cast(array, operand_dtype._np), np_compute, xp)
+
+
+def cast_operand(array, np_dtype, xp=np):
+    """array.astype(np_dtype), an expanded (stride 0) dimension kept expanded.
+
+    NOTE [casts keep expanded dimensions]: NumPy's astype lays a copy out in the order of the
+    strides, so an expanded operand's stride-0 dimensions become its fastest, and the kernel's
+    result follows that order: float16 or int operands of an expanded tensor gave results with
+    strides PyTorch never gives ((1, 8, 2) for (12, 4, 1)). The compact values are cast and
+    expanded again, so the kernel sees the layout an operand of the compute dtype would have
+    (and casts fewer elements)."""
+    if 0 in array.strides and array.size > 1:
+        compact = array[tuple(slice(0, 1) if step == 0 else slice(None)
+                              for step in array.strides)]
+        return xp.broadcast_to(compact.astype(np_dtype), array.shape)
+    return array.astype(np_dtype)
 
 
 def _alpha(op, alpha, operand_dtype):
@@ -207,7 +223,7 @@ def run_pointwise(op, args):
                         return general(op, args)
                 x = a._data
                 if a._dtype is not entry[4]:
-                    x = x.astype(entry[1])
+                    x = cast_operand(x, entry[1])
                 y = args[1] if len(args) > 1 else None
                 needs_grad = a._requires_grad
             elif positions[1] == 1:
@@ -224,8 +240,8 @@ def run_pointwise(op, args):
                             return general(op, args)
                     x, y = a._data, b._data
                     if a._dtype is not entry[4]:
-                        x = x.astype(entry[1])
-                        y = y.astype(entry[1])
+                        x = cast_operand(x, entry[1])
+                        y = cast_operand(y, entry[1])
                     needs_grad = a._requires_grad or b._requires_grad
                 elif tb is int or tb is float:
                     try:
@@ -236,7 +252,7 @@ def run_pointwise(op, args):
                             return general(op, args)
                     x = a._data
                     if a._dtype is not entry[4]:
-                        x = x.astype(entry[1])
+                        x = cast_operand(x, entry[1])
                     y = entry[3].get(b)
                     if y is None:
                         y = _scalar_operand(entry, b)
@@ -335,9 +351,9 @@ def run_pointwise_general(op, args):
                     if v._dtype is dt.complex32:
                         a = complex_half.widen(a, backend.xp).astype(np_compute, copy=False)
                     elif v._dtype is operand_dtype or operand_dtype is None:
-                        a = a.astype(np_compute)
+                        a = cast_operand(a, np_compute, backend.xp)
                     else:
-                        a = _array_operand(op, i, a, operand_dtype, np_compute)
+                        a = _array_operand(op, i, a, operand_dtype, np_compute, backend.xp)
                 if v._device is not device:
                     # A zero-dim CPU tensor beside a device tensor (common_device): a scalar,
                     # which CuPy takes where it refuses a NumPy array.

@@ -27,7 +27,8 @@ def _clamped_norm(x, dim, eps):
     """x's 2-norm along dim (kept) with its value clamped at eps but its gradient that of the
     plain norm: PyTorch clamps the norm in place under no_grad."""
     norm = x.norm(2, dim, True)
-    return norm + (norm.detach().clamp_min(eps) - norm.detach())
+    # (an infinite norm stays itself: inf - inf would make it NaN)
+    return ember.where(norm.detach() < eps, norm + (eps - norm.detach()), norm)
 
 
 def pdist(input, p=2):
