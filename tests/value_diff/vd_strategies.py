@@ -34,6 +34,9 @@ EDGE_NUMBERS = [("float", v) for v in (float("inf"), float("-inf"), -0.0, 1e30, 
 # median / nanmedian along a dim of an expanded tensor return values from the wrong places
 # (torch 2.13: x = t.expand(2, 3, 4) from (1, 3, 4); x.median(0).values != x[0]).
 EXPANDED_WRONG_IN_TORCH = {"median.dim", "nanmedian.dim"}
+# Ops PyTorch's CPU kernels run without a bounds check on the drawn indices (take_along_dim
+# reads past its input for an index of -5 in a dim of 3): left out of the value draw.
+UNCHECKED_IN_TORCH = {"take_along_dim"}
 # Arguments that must be sorted for the call to mean anything (searchsorted's results on an
 # unsorted sequence are undefined).
 SORTED_ARGUMENTS = {"boundaries", "sorted_sequence"}
@@ -54,6 +57,10 @@ def _tensor_dtype(draw, first):
     return draw(st.sampled_from(FLOAT_DTYPES * 2 + OTHER_DTYPES))
 
 
+def _value_pool():
+    return tuple(entry for entry in op_pool() if entry[2] not in UNCHECKED_IN_TORCH)
+
+
 @st.composite
 def valid_calls(draw):
     """A call description: {'key', 'form', 'name', 'args', 'kwargs', 'random'}: a registry
@@ -61,7 +68,7 @@ def valid_calls(draw):
     special, modules)."""
     if draw(st.integers(0, 3)) == 0:
         return draw(template_calls(edge_tensor))
-    key, form, name = draw(st.sampled_from(op_pool()))
+    key, form, name = draw(st.sampled_from(_value_pool()))
     arguments = _schema(key).arguments
     base_shape = draw(st.sampled_from(SHAPES))
     first_dtype = None
