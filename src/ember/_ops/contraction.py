@@ -18,6 +18,7 @@ from ember._core.checks import (
     _check_not_implemented,
     _check_type,
     _check_value,
+    _user_stacklevel,
     _warn_once,
 )
 from ember._core.promotion import promote_types
@@ -433,7 +434,7 @@ def _cross_checks(a, b, dim):
             "Using torch.cross without specifying the dim arg is deprecated.\nPlease either "
             "pass the dim explicitly or simply use torch.linalg.cross.\nThe default value of dim "
             "will change to agree with that of linalg.cross in a future release.",
-            UserWarning, stacklevel=5)
+            UserWarning, stacklevel=_user_stacklevel())
         found = [i for i, s in enumerate(a.shape) if s == 3]
         _check(found, "no dimension of size 3 in input")
         dim = found[0]

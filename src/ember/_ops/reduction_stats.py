@@ -12,7 +12,7 @@ import numpy as np
 
 from ember._core import dispatch
 from ember._core import dtype as dt
-from ember._core.checks import _check, _check_type
+from ember._core.checks import _check, _check_type, _user_stacklevel
 from ember._core.host_kernels import host_kernel
 from ember._core.promotion import promote_types
 from ember._core.registry import OPS, register_frontend, register_op
@@ -78,7 +78,7 @@ def _variance(xp, self, dim, correction, keepdim, name):
         return total / dof, mean
     warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
                   "than the reduction factor (input numel divided by output numel).",
-                  UserWarning, stacklevel=5)
+                  UserWarning, stacklevel=_user_stacklevel())
     with np.errstate(divide="ignore", invalid="ignore"):
         return total / 0.0, mean
 
