@@ -23,12 +23,13 @@ from __future__ import annotations
 
 from ember._C import DisableTorchFunctionSubclass
 from ember._backends.meta import MetaArray
-from ember._core.checks import _check
+from ember._core.checks import _check, _check_not_implemented
 from ember._core.dispatch import stack as _dispatch_stack
 from ember._core.dispatch.inplace_out import InplaceOp
 from ember._core.registry import OPS, OpDef
 from ember._subclasses import functional_views as views
 from ember._tensor import Tensor
+from ember.autograd import grad_mode
 from ember.utils._python_dispatch import TorchDispatchMode
 
 __all__ = ["FunctionalTensor", "FunctionalTensorMode", "mb_unwrap_functional_tensor"]
@@ -85,6 +86,13 @@ class FunctionalTensor(Tensor):
             return _call_with_out(func, args, kwargs)
         if func in _READS_VALUES:
             return func(*[_unwrap(a) for a in args], **kwargs)
+        name = getattr(func, "__name__", "")
+        _check_not_implemented(
+            not (name.endswith("_") and not name.endswith("__") and args
+                 and type(args[0]) is FunctionalTensor and args[0]._requires_grad
+                 and grad_mode.is_grad_enabled()),
+            lambda: f"functionalization: in-place {name} on a FunctionalTensor that requires "
+                    "grad (a transform such as grad inside functionalize) is not supported")
         with DisableTorchFunctionSubclass():
             return func(*args, **kwargs)
 
@@ -104,6 +112,27 @@ class FunctionalTensor(Tensor):
             return
         from ember._ops.indexing import _setitem_with_grad
         _setitem_with_grad(self, index, value)
+
+    # The in-place view ops (t_, squeeze_ ...) give a tensor the view's shape and strides: a
+    # FunctionalTensor becomes that view of its base (its steps and value).
+    def _become(self, view):
+        self._fn_steps = view._fn_steps
+        self._fn_set(view.elem)
+        return self
+
+    def t_(self):
+        return self._become(Tensor.t(self))
+
+    def transpose_(self, dim0, dim1):
+        return self._become(Tensor.transpose(self, dim0, dim1))
+
+    swapaxes_ = swapdims_ = transpose_
+
+    def squeeze_(self, *dim):
+        return self._become(Tensor.squeeze(self, *dim))
+
+    def unsqueeze_(self, dim):
+        return self._become(Tensor.unsqueeze(self, dim))
 
     def storage_offset(self) -> int:
         return self.elem.storage_offset()
@@ -166,12 +195,19 @@ class FunctionalTensorMode(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if isinstance(func, InplaceOp):
-            return self._inplace(func.op, args, kwargs)
-        if isinstance(func, OpDef) and func.kind == "view":
-            return self._view(func, args, kwargs)
-        result = func(*_unwrap(args), **_unwrap(kwargs))
-        return self._wrap_results(result)
+        # The functional ops run through autograd again: values that require grad (inputs
+        # that do) get their graph, and so do a functionalized function's outputs.
+        modes = _dispatch_stack.modes
+        below, modes.below_autograd = modes.below_autograd, 0
+        try:
+            if isinstance(func, InplaceOp):
+                return self._inplace(func.op, args, kwargs)
+            if isinstance(func, OpDef) and func.kind == "view":
+                return self._view(func, args, kwargs)
+            result = func(*_unwrap(args), **_unwrap(kwargs))
+            return self._wrap_results(result)
+        finally:
+            modes.below_autograd = below
 
     def _wrap_results(self, result):
         if isinstance(result, Tensor):
@@ -185,11 +221,6 @@ class FunctionalTensorMode(TorchDispatchMode):
         _check(type(self_arg) is FunctionalTensor, lambda: (
             f"functionalization: {op.schema.name}_ writes into a tensor that is not a "
             "FunctionalTensor (one made outside the functionalized function)"))
-        if op.kind == "view":       # t_, transpose_, squeeze_ ...: self becomes the view
-            view = self._view(op, args, kwargs)
-            self_arg._fn_steps = view._fn_steps
-            self_arg._fn_set(view._fn_value)
-            return self_arg
         result = op(*_unwrap(args), **_unwrap(kwargs))
         commit(self_arg, result, op.schema.name + "_")
         return self_arg

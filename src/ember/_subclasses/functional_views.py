@@ -68,7 +68,11 @@ class ViewStep:
             dim, start, end = self.piece
             return OPS["slice_scatter"](base, new, dim, start, end)
         if how == "reshape":
-            if self.func.schema.overload == "dtype":
+            overload = self.func.schema.overload
+            if name == "squeeze" and overload == "dim" and \
+                    base.shape[wrap_dim(args[0], base.ndim)] == 1:
+                return _view(OPS["unsqueeze"], copies)(new, wrap_dim(args[0], base.ndim))
+            if overload == "dtype":
                 return _view(OPS["view.dtype"], copies)(new, base.dtype)
             return _view(OPS["view"], copies)(new, list(base.shape))
         if how == "same":
