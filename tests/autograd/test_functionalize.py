@@ -15,8 +15,8 @@ from ember._subclasses.functional_tensor import FunctionalTensor, FunctionalTens
 from ember.utils._python_dispatch import TorchDispatchMode
 
 torch = pytest.importorskip("torch")
-import torch.func as tf  # noqa: E402
-from torch.fx.experimental.proxy_tensor import make_fx  # noqa: E402
+import torch.func as tf
+from torch.fx.experimental.proxy_tensor import make_fx
 
 REMOVES = ["mutations", "mutations_and_views"]
 
@@ -106,7 +106,7 @@ def input_through_views(lib, x):
 
 def split_and_unbind(lib, x):
     y = x.clone()
-    a, b = y.split(1, 0)
+    a, _ = y.split(1, 0)
     a.add_(5)
     c, d = y.unbind(1)
     d.mul_(-1)
@@ -331,3 +331,55 @@ def test_functional_tensor_mode_keeps_values_apart():
     assert original.tolist() == [[0.0] * 3] * 2     # never written
     with pytest.raises(RuntimeError, match="FunctionalTensor on its own"):
         a + 1
+
+
+# In-place forms beyond the op-list cases, each on a clone of a 2x3 input: values as torch's.
+MORE_INPLACE = {
+    "normal_": lambda lib, y: y.normal_(),
+    "uniform_": lambda lib, y: y.uniform_(),
+    "bernoulli_": lambda lib, y: y.bernoulli_(0.5),
+    "random_": lambda lib, y: y.random_(0, 5),
+    "masked_fill_": lambda lib, y: y.masked_fill_(y > 0, 7.0),
+    "index_add_": lambda lib, y: y.index_add_(0, lib.tensor([1]), lib.ones(1, 3)),
+    "scatter_": lambda lib, y: y.scatter_(1, lib.tensor([[0], [1]]), 9.0),
+    "clamp_": lambda lib, y: y.clamp_(0, 1),
+    "resize_": lambda lib, y: y.resize_(6),
+    "resize_larger_then_written": lambda lib, y: y.resize_(2, 4)[1, 2:].fill_(1.0),
+    "addmm_": lambda lib, y: y.addmm_(lib.ones(2, 2), lib.ones(2, 3)),
+    "setitem_mask": lambda lib, y: y.__setitem__(y > 0, 1.0),
+    "setitem_list": lambda lib, y: y.__setitem__([0, 1], 2.0),
+    "setitem_tensor_value": lambda lib, y: y.__setitem__((slice(None), 1), lib.tensor([5.0, 6.0])),
+    "strided_slice_zero_": lambda lib, y: y[:, ::2].zero_(),
+    "lerp_": lambda lib, y: y.lerp_(lib.ones(2, 3), 0.5),
+    "div_floor": lambda lib, y: y.div_(2, rounding_mode="floor"),
+    "max_out_pair": lambda lib, y: lib.max(y, 1, out=(y[0, :2], lib.empty(2, dtype=lib.long))),
+    "detach_": lambda lib, y: y.detach_(),
+    "unsqueeze_": lambda lib, y: y.unsqueeze_(0).mul_(2),
+    "swapaxes_": lambda lib, y: y.swapaxes_(0, 1)[0].add_(1),
+    "as_strided_": lambda lib, y: y.as_strided_((2,), (1,)).sub_(1),
+    "as_strided_written": lambda lib, y: y.as_strided((2,), (3,)).add_(1),
+    "getitem_mask_read": lambda lib, y: y.add_(y[y > 0].sum()),
+    "getitem_list_read": lambda lib, y: y.mul_(y[[1, 0]]),
+    "chunk_tensor_split": lambda lib, y: (y.chunk(3, 1)[2].add_(1), y.tensor_split(2, 1)[0].neg_()),
+    "movedim_flatten": lambda lib, y: (y.movedim(0, 1)[1].add_(10), y.flatten()[2:].mul_(3)),
+}
+
+
+@pytest.mark.parametrize("remove", REMOVES)
+@pytest.mark.parametrize("name", list(MORE_INPLACE))
+def test_more_inplace_forms_as_torch(name, remove):
+    write = MORE_INPLACE[name]
+
+    def f(lib, x):
+        y = x.clone()
+        lib.manual_seed(0)
+        write(lib, y)
+        return y
+
+    values = np.arange(6.0, dtype=np.float32).reshape(2, 3) - 2
+    ember.manual_seed(0)
+    plain = f(ember, ember.tensor(values))
+    ours = ef.functionalize(functools.partial(f, ember), remove=remove)(ember.tensor(values))
+    theirs = tf.functionalize(functools.partial(f, torch), remove=remove)(torch.tensor(values))
+    _close(ours, theirs)
+    _close(plain, theirs)

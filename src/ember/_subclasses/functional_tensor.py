@@ -21,8 +21,8 @@ the end (`ember.func.functionalize`).
 """
 from __future__ import annotations
 
-from ember._C import DisableTorchFunctionSubclass
 from ember._backends.meta import MetaArray
+from ember._C import DisableTorchFunctionSubclass
 from ember._core.checks import _check, _check_not_implemented
 from ember._core.dispatch import stack as _dispatch_stack
 from ember._core.dispatch.inplace_out import InplaceOp
@@ -39,7 +39,7 @@ class FunctionalStorage:
     """What a base and all its views share: the base's current value and a generation that
     counts the writes to it (a view whose generation is older regenerates itself)."""
 
-    __slots__ = ("value", "generation", "mutated", "copies")
+    __slots__ = ("copies", "generation", "mutated", "value")
 
     def __init__(self, value, copies):
         self.value = value
@@ -70,6 +70,21 @@ class FunctionalTensor(Tensor):
     @property
     def elem(self):
         """The current value, a plain tensor (regenerated from the base when it is stale)."""
+        return self._fn_sync()
+
+    @staticmethod
+    def to_functional(x):
+        """`x` (a plain tensor) wrapped by the innermost FunctionalTensorMode open."""
+        modes = [m for m in _dispatch_stack.modes.dispatch_modes
+                 if isinstance(m, FunctionalTensorMode)]
+        _check(bool(modes), "FunctionalTensor.to_functional: no FunctionalTensorMode is open")
+        return modes[-1].wrap(x)
+
+    def from_functional(self):
+        """The current value (a plain tensor)."""
+        return self._fn_sync()
+
+    def _fn_sync(self):
         storage = self._fn_storage
         if self._fn_generation != storage.generation:
             with _BelowFunctionalization():
@@ -86,6 +101,8 @@ class FunctionalTensor(Tensor):
             return _call_with_out(func, args, kwargs)
         if func in _READS_VALUES:
             return func(*[_unwrap(a) for a in args], **kwargs)
+        if func is _GETITEM:        # index tensors are read (masks, lists): their values
+            args = (args[0], _plain_index(args[1]))
         name = getattr(func, "__name__", "")
         _check_not_implemented(
             not (name.endswith("_") and not name.endswith("__") and args
@@ -104,6 +121,7 @@ class FunctionalTensor(Tensor):
     def __setitem__(self, index, value):
         # PyTorch's setitem: the indexed view, then copy_ into it (a number lifted to a
         # tensor first); advanced indices go through index_put_.
+        index = _plain_index(index)
         if _basic_index(index):
             if not isinstance(value, Tensor):
                 from ember._ops.creation_data import tensor
@@ -134,11 +152,48 @@ class FunctionalTensor(Tensor):
     def unsqueeze_(self, dim):
         return self._become(Tensor.unsqueeze(self, dim))
 
+    def as_strided(self, size, stride, storage_offset=None):
+        # ember's as_strided op reads a flat storage (its frontend flattens the real one); a
+        # FunctionalTensor's storage is its base's value, flattened here by a view.
+        _check_not_implemented(not self._fn_steps and self.is_contiguous(), (
+            "functionalization: as_strided of a view or of a non-contiguous tensor"))
+        flat = self if self.ndim == 1 else self.view(-1)
+        return OPS["as_strided"](flat, size, stride, storage_offset)
+
+    def as_strided_(self, size, stride, storage_offset=None):
+        return self._become(self.as_strided(size, stride, storage_offset))
+
+    def resize_(self, *sizes, memory_format=None):
+        """The first elements of the value (then uninitialized ones) in the new shape."""
+        sizes = tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) \
+            else sizes
+        _check_not_implemented(not self._fn_steps, "functionalization: resize_ of a view")
+        count = 1
+        for size in sizes:
+            count *= size
+        with _BelowFunctionalization():
+            flat = self.elem.reshape(-1)
+            if count > flat.numel():
+                flat = OPS["cat"]([flat, flat.new_empty(count - flat.numel())])
+            new = flat[:count].view(sizes).clone()
+        storage = self._fn_storage
+        storage.value = new
+        storage.generation += 1
+        storage.mutated = True
+        self._fn_set(new)
+        return self
+
     def storage_offset(self) -> int:
         return self.elem.storage_offset()
 
     def __repr__(self, *, tensor_contents=None) -> str:
         return f"FunctionalTensor({self.elem!r})"
+
+
+def _plain_index(index):
+    if isinstance(index, tuple):
+        return tuple(_unwrap(item) for item in index)
+    return _unwrap(index)
 
 
 def _basic_index(index) -> bool:
@@ -150,6 +205,9 @@ def _basic_index(index) -> bool:
 # Tensor methods that read values (not tensors): answered from the current value.
 _READS_VALUES = frozenset((Tensor.tolist, Tensor.item, Tensor.numpy, Tensor.__bool__,
                            Tensor.__float__, Tensor.__int__, Tensor.__array__))
+
+
+_GETITEM = Tensor.__getitem__
 
 
 class _BelowFunctionalization:
@@ -175,6 +233,8 @@ def _unwrap(value):
         return value.elem
     if type(value) in (list, tuple):
         return type(value)(_unwrap(v) for v in value)
+    if type(value) is dict:
+        return {k: _unwrap(v) for k, v in value.items()}
     return value
 
 
@@ -222,7 +282,7 @@ class FunctionalTensorMode(TorchDispatchMode):
             f"functionalization: {op.schema.name}_ writes into a tensor that is not a "
             "FunctionalTensor (one made outside the functionalized function)"))
         result = op(*_unwrap(args), **_unwrap(kwargs))
-        commit(self_arg, result, op.schema.name + "_")
+        commit(self_arg, result)
         return self_arg
 
     def _view(self, func, args, kwargs):
@@ -249,7 +309,7 @@ class FunctionalTensorMode(TorchDispatchMode):
                                       steps + (views.ViewStep(func, rest, kwargs),))
 
 
-def commit(t, result, what):
+def commit(t, result):
     """Make `result` the new value of `t` (a FunctionalTensor): cast to t's dtype as an
     in-place write casts, written back into t's base through t's view steps, and t regenerated
     from the new base (NOTE [functionalization])."""
@@ -278,7 +338,7 @@ def commit(t, result, what):
     storage.generation += 1
     storage.mutated = True
     if steps:
-        t.elem      # regenerated from the new base, as PyTorch does after a write
+        t._fn_sync()        # regenerated from the new base, as PyTorch does after a write
     else:
         t._fn_set(result)
 
@@ -300,7 +360,7 @@ def replace_value(t, result):
         storage.mutated = True
         t._fn_set(result)
         return
-    commit(t, result, "out=")
+    commit(t, result)
 
 
 def _call_with_out(func, args, kwargs):

@@ -32,7 +32,7 @@ _SCATTERS = {
 class ViewStep:
     """`func(value, *args, **kwargs)` (its `index`-th result for ops giving several views)."""
 
-    __slots__ = ("func", "args", "kwargs", "index", "piece")
+    __slots__ = ("args", "func", "index", "kwargs", "piece")
 
     def __init__(self, func, args, kwargs, index=None, piece=None):
         self.func = func            # the view op entry (an OpDef)
