@@ -383,3 +383,31 @@ def test_more_inplace_forms_as_torch(name, remove):
     theirs = tf.functionalize(functools.partial(f, torch), remove=remove)(torch.tensor(values))
     _close(ours, theirs)
     _close(plain, theirs)
+
+
+_SCRIPT = '''
+import torch
+from torch._subclasses.functional_tensor import FunctionalTensor, FunctionalTensorMode
+print(FunctionalTensor.__name__, FunctionalTensorMode.__name__)
+x = torch.arange(4.0)
+def f(a):
+    a[1:].mul_(3)
+    return a.view(2, 2).t()
+print(torch.func.functionalize(f)(x).tolist(), x.tolist())
+'''
+
+
+def test_functional_tensor_module_under_ember_run(tmp_path):
+    import os
+    import subprocess
+    import sys
+    script = tmp_path / "functional.py"
+    script.write_text(_SCRIPT)
+
+    def output(*command):
+        done = subprocess.run([sys.executable, *command, str(script)], capture_output=True,
+                              text=True, check=False, env={**os.environ})
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert output("-m", "ember.run") == output()
