@@ -317,6 +317,17 @@ def test_bad_inplace_writes_raise_as_torch():
             ef.functionalize(functools.partial(case, ember))(ember.tensor(values))
 
 
+
+def test_writing_a_tensor_from_outside_raises_as_torch():
+    for lib, func in ((torch, tf), (ember, ef)):
+        outside = lib.zeros(3)
+        with pytest.raises(RuntimeError):
+            func.functionalize(lambda x, c=outside: c.add_(x))(lib.ones(3))
+        with pytest.raises(RuntimeError):
+            func.functionalize(lambda x, c=outside, lib=lib: lib.add(x, 1, out=c))(lib.ones(3))
+        assert outside.tolist() == [0.0, 0.0, 0.0]
+
+
 def test_functional_tensor_mode_keeps_values_apart():
     original = ember.zeros(2, 3)
     with FunctionalTensorMode() as mode:

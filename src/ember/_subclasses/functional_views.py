@@ -141,6 +141,10 @@ class CopyOp:
     def name(self) -> str:
         return f"aten::{self.__name__}"
 
+    @property
+    def overloadpacket(self):
+        return _Packet(f"{self.op.schema.name}_copy")
+
     def __str__(self) -> str:
         return f"aten.{self.__name__}"
 
@@ -154,6 +158,14 @@ class CopyOp:
         if isinstance(result, (tuple, list)):
             return tuple(OPS["clone"](piece) for piece in result)
         return OPS["clone"](result)
+
+
+class _Packet:
+    def __init__(self, name):
+        self.__name__ = name
+
+    def __str__(self) -> str:
+        return f"aten.{self.__name__}"
 
 
 _copy_ops: dict = {}
