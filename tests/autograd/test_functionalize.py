@@ -422,3 +422,20 @@ def test_functional_tensor_module_under_ember_run(tmp_path):
         return done.stdout
 
     assert output("-m", "ember.run") == output()
+
+
+@pytest.mark.parametrize("remove", REMOVES)
+def test_writes_through_complex_views_as_torch(remove):
+    def f(lib, x):
+        y = x.clone()
+        y.real.mul_(2)
+        y.imag[1:].add_(5)
+        lib.view_as_real(y)[0, 1].fill_(-1)
+        return y, y.imag
+
+    results = []
+    for lib, func in ((ember, ef), (torch, tf)):
+        x = lib.complex(lib.arange(3.0), lib.ones(3))
+        results.append([t.tolist() for t in func.functionalize(
+            functools.partial(f, lib), remove=remove)(x)])
+    assert results[0] == results[1]

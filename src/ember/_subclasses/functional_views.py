@@ -26,6 +26,7 @@ _SCATTERS = {
     "permute": "permute", "movedim": "movedim",
     "alias": "identity", "detach": "identity",
     "view_as_real": "view_as_complex", "view_as_complex": "view_as_real",
+    "real": "part", "imag": "part",
 }
 
 
@@ -87,6 +88,11 @@ class ViewStep:
             return _view(OPS["squeeze.dim"], copies)(new, wrap_dim(args[0], new.ndim))
         if how == "identity":
             return new
+        if how == "part":           # real/imag: one component of view_as_real
+            pairs = _view(OPS["view_as_real"], copies)(base)
+            part = 0 if name == "real" else 1
+            pairs = OPS["select_scatter"](pairs, new, -1, part)
+            return _view(OPS["view_as_complex"], copies)(pairs)
         return _view(OPS[how], copies)(new)
 
 
