@@ -439,3 +439,25 @@ def test_writes_through_complex_views_as_torch(remove):
         results.append([t.tolist() for t in func.functionalize(
             functools.partial(f, lib), remove=remove)(x)])
     assert results[0] == results[1]
+
+
+def test_reshape_that_copies_is_no_view():
+    # y.t().flatten() copies in eager, so writing to it leaves y alone. PyTorch's
+    # "mutations_and_views" (reshape as view_copy) writes it back into y; ember follows eager
+    # in both modes, and so PyTorch in "mutations".
+    def f(lib, x):
+        y = x.clone()
+        z = y.t().flatten()
+        z.add_(100)
+        w = y.flatten()
+        w[0] = -5
+        return y, z
+
+    values = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    plain = f(ember, ember.tensor(values))
+    theirs = tf.functionalize(functools.partial(f, torch))(torch.tensor(values))
+    for remove in REMOVES:
+        ours = ef.functionalize(functools.partial(f, ember), remove=remove)(ember.tensor(values))
+        for mine, eager, their in zip(ours, plain, theirs):
+            _close(mine, their)
+            _close(eager, their)

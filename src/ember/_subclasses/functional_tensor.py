@@ -27,6 +27,7 @@ from ember._core.checks import _check, _check_not_implemented
 from ember._core.dispatch import stack as _dispatch_stack
 from ember._core.dispatch.inplace_out import InplaceOp
 from ember._core.registry import OPS, OpDef
+from ember._ops.view import view_strides
 from ember._subclasses import functional_views as views
 from ember._tensor import Tensor
 from ember.autograd import grad_mode
@@ -208,6 +209,9 @@ _READS_VALUES = frozenset((Tensor.tolist, Tensor.item, Tensor.numpy, Tensor.__bo
 
 
 _GETITEM = Tensor.__getitem__
+# Views that copy when the layout can't be viewed (decided from the tensor's strides, which
+# are its value's: eager's in "mutations", the *_copy results' in "mutations_and_views").
+_MAY_COPY = frozenset(("reshape", "reshape_as", "flatten", "ravel"))
 
 
 class _BelowFunctionalization:
@@ -298,6 +302,9 @@ class FunctionalTensorMode(TorchDispatchMode):
             return self._wrap_results((views.copy_op(func) if self.copies else func)(
                 value, *rest, **kwargs))
         result = (views.copy_op(func) if self.copies else func)(value, *rest, **kwargs)
+        if name in _MAY_COPY and view_strides(
+                tuple(base.shape), base.stride(), tuple(result.shape)) is None:
+            return self.wrap(result)    # reshape copied: a tensor of its own, as in eager
         steps = base._fn_steps
         if isinstance(result, (tuple, list)):
             return type(result)(
