@@ -62,11 +62,16 @@ class FunctionalTensor(Tensor):
         t._fn_set(value)
         return t
 
-    def _fn_set(self, value):
+    def _fn_set(self, value, layout=True):
+        # The shape and strides the tensor reports are eager's: taken from its value when it
+        # is made (or reshaped: t_, resize_), kept when a write or a regeneration replaces the
+        # value (a scatter's result may be laid out otherwise; eager writes keep the layout).
         self._fn_value = value
         self._fn_generation = self._fn_storage.generation
-        data = value._data
-        self._data = MetaArray(tuple(data.shape), data.dtype, getattr(data, "strides", None))
+        if layout:
+            data = value._data
+            self._data = MetaArray(tuple(data.shape), data.dtype,
+                                   getattr(data, "strides", None))
 
     @property
     def elem(self):
@@ -92,7 +97,7 @@ class FunctionalTensor(Tensor):
                 value = storage.value
                 for step in self._fn_steps:
                     value = step.replay(value, storage.copies)
-            self._fn_set(value)
+            self._fn_set(value, layout=False)
         return self._fn_value
 
     @classmethod
@@ -136,7 +141,8 @@ class FunctionalTensor(Tensor):
     # FunctionalTensor becomes that view of its base (its steps and value).
     def _become(self, view):
         self._fn_steps = view._fn_steps
-        self._fn_set(view.elem)
+        self._fn_set(view.elem, layout=False)
+        self._data = view._data
         return self
 
     def t_(self):
@@ -347,7 +353,7 @@ def commit(t, result):
     if steps:
         t._fn_sync()        # regenerated from the new base, as PyTorch does after a write
     else:
-        t._fn_set(result)
+        t._fn_set(result, layout=False)
 
 
 def replace_value(t, result):
