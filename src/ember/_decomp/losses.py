@@ -1,0 +1,1 @@
+"""losses decompositions (filled below)."""

@@ -1,0 +1,1 @@
+"""norms decompositions (filled below)."""

@@ -1,0 +1,1 @@
+"""shapes decompositions (filled below)."""
