@@ -13,7 +13,8 @@ from ember._decomp.registry import (
     register_decomposition,
     remove_decompositions,
 )
-from ember._decomp import activations, composite, losses, norms, pointwise, shapes  # noqa: F401
+from ember._decomp import (  # noqa: F401
+    activations, composite, factories, norms, pointwise, products, shapes)
 
 __all__ = [
     "core_aten_decompositions",

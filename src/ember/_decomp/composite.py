@@ -77,7 +77,9 @@ def _reshape(self, shape):
     shape = list(shape)
     if _viewable(self, shape):
         return aten.view.default(self, shape)
-    return aten._unsafe_view.default(aten.clone.default(self), shape)
+    import ember
+    copy = aten.clone.default(self, memory_format=ember.contiguous_format)
+    return aten._unsafe_view.default(copy, shape)
 
 
 @composite(aten.reshape.default)
@@ -132,7 +134,9 @@ def narrow(self, dim, start, length):
 @composite(aten.chunk.default)
 def chunk(self, chunks, dim=0):
     size = self.shape[dim]
-    return aten.split.Tensor(self, -(-size // chunks) if size else 1, dim)
+    if size == 0:
+        return aten.split_with_sizes.default(self, [0] * chunks, dim)
+    return aten.split.Tensor(self, -(-size // chunks), dim)
 
 
 @composite(aten.movedim.int)

@@ -3,12 +3,34 @@ from __future__ import annotations
 
 import math
 
+import ember
 from ember._decomp.registry import decomposes
 from ember.ops import aten
 
 
+def _operands(dtype, *values):
+    """`values` as tensors of `dtype` (numbers made 0-d tensors on the tensors' device)."""
+    device = next(v.device for v in values if isinstance(v, ember.Tensor))
+    return [(v if v.dtype == dtype else aten._to_copy.default(v, dtype=dtype))
+            if isinstance(v, ember.Tensor) else
+            aten.scalar_tensor.default(v, dtype=dtype, device=device) for v in values]
+
+
+def _float_result(*values):
+    """The dtype an int-to-float op computes in for these operands."""
+    dtype = ember.result_type(*values)
+    return dtype if dtype.is_floating_point or dtype.is_complex else \
+        ember.get_default_dtype()
+
+
+def _integral(t):
+    return not (t.is_floating_point() or t.is_complex())
+
+
 @decomposes(aten.addcmul.default)
 def addcmul(self, tensor1, tensor2, value=1):
+    if _integral(self):
+        value = int(value)      # the kernel converts value to the tensors' integer type
     return aten.add.Tensor(self, aten.mul.Tensor(aten.mul.Tensor(tensor1, value), tensor2))
 
 
@@ -20,6 +42,8 @@ def addcdiv(self, tensor1, tensor2, value=1):
 @decomposes(aten.lerp.Tensor)
 def lerp(self, end, weight):
     # Two forms, each exact at its end of the interval (weight 0 gives self, 1 gives end).
+    if not isinstance(weight, ember.Tensor):
+        weight = aten.scalar_tensor.default(weight, dtype=self.dtype, device=self.device)
     diff = aten.sub.Tensor(end, self)
     small = aten.lt.Tensor(aten.abs.default(weight), 0.5)
     near_self = aten.add.Tensor(self, aten.mul.Tensor(weight, diff))
@@ -34,16 +58,17 @@ def rsub(self, other, alpha=1):
 
 @decomposes(aten.clamp_min.Tensor)
 def clamp_min(self, min):
-    return aten.maximum.default(self, min)
+    return aten.maximum.default(*_operands(ember.result_type(self, min), self, min))
 
 
 @decomposes(aten.clamp_max.Tensor)
 def clamp_max(self, max):
-    return aten.minimum.default(self, max)
+    return aten.minimum.default(*_operands(ember.result_type(self, max), self, max))
 
 
 @decomposes(aten.xlogy.Tensor)
 def xlogy(self, other):
+    self, other = _operands(_float_result(self, other), self, other)
     product = aten.mul.Tensor(self, aten.log.default(other))
     zero_self = aten.where.self(aten.eq.Tensor(self, 0), 0.0, product)
     return aten.where.self(aten.isnan.default(other), other, zero_self)
@@ -51,6 +76,7 @@ def xlogy(self, other):
 
 @decomposes(aten.special_xlog1py.default)
 def special_xlog1py(self, other):
+    self, other = _operands(_float_result(self, other), self, other)
     product = aten.mul.Tensor(self, aten.log1p.default(other))
     zero_self = aten.where.self(aten.eq.Tensor(self, 0), 0.0, product)
     return aten.where.self(aten.isnan.default(other), other, zero_self)
@@ -129,7 +155,6 @@ def heaviside(self, values):
 
 
 def _promoted(a, b):
-    import ember
     return ember.result_type(a, b)
 
 
@@ -150,15 +175,14 @@ def floor_divide(self, other):
 
 @decomposes(aten.float_power.Tensor_Tensor)
 def float_power(self, other):
-    import ember
-    wide = ember.complex128 if self.is_complex() or other.is_complex() else ember.float64
-    return aten.pow.Tensor_Tensor(aten._to_copy.default(self, dtype=wide),
-                                  aten._to_copy.default(other, dtype=wide))
+    complex_ = any(v.is_complex() if isinstance(v, ember.Tensor) else isinstance(v, complex)
+                   for v in (self, other))
+    return aten.pow.Tensor_Tensor(*_operands(ember.complex128 if complex_ else ember.float64,
+                                             self, other))
 
 
 @decomposes(aten.nan_to_num.default)
 def nan_to_num(self, nan=None, posinf=None, neginf=None):
-    import ember
     if not self.is_floating_point():
         return aten.clone.default(self)
     info = ember.finfo(self.dtype)

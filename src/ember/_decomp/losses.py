@@ -1,1 +1,0 @@
-"""losses decompositions (filled below)."""
