@@ -29,16 +29,20 @@ def _overloads(aten_op) -> list:
         return [getattr(aten_op, name) for name in aten_op.overloads()]
     if isinstance(aten_op, (list, tuple)):
         return [op for item in aten_op for op in _overloads(item)]
-    raise TypeError(f"expected an op overload, an overload packet or a list of them, got "
-                    f"{type(aten_op).__name__}")
+    # (PyTorch's checks here are assertions.)
+    raise AssertionError(f"expected OpOverloadPacket, got {type(aten_op)}")
+
+
+def _check_type(type) -> None:
+    if type not in global_decomposition_table:
+        raise AssertionError(f"type must be one of post_autograd, pre_autograd, or meta, got "
+                             f"{type}")
 
 
 def register_decomposition(aten_op, registry=None, *, type="post_autograd", unsafe=False):
     """Decorator: `fn` decomposes `aten_op` (an overload, a packet: every overload, or a list
     of them) in `registry` (default: the global table of `type`)."""
-    if type not in global_decomposition_table:
-        raise ValueError(f"register_decomposition: unknown type {type!r}, expected one of "
-                         f"{sorted(global_decomposition_table)}")
+    _check_type(type)
     table = global_decomposition_table[type] if registry is None else registry
 
     def decorate(fn):
@@ -53,8 +57,7 @@ def register_decomposition(aten_op, registry=None, *, type="post_autograd", unsa
 def get_decompositions(aten_ops, type="post_autograd") -> dict:
     """{overload: decomposition} for the registered decompositions of `aten_ops` (overloads or
     packets; a packet brings every overload of it that has one)."""
-    if type not in global_decomposition_table:
-        raise ValueError(f"get_decompositions: unknown type {type!r}")
+    _check_type(type)
     table = global_decomposition_table[type]
     return {op: table[op] for op in _overloads(list(aten_ops)) if op in table}
 

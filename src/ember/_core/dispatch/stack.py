@@ -428,8 +428,8 @@ def _autograd(op, args):
     out = dispatch_level(op, args)
     if state.record is not None and needs_grad(op, args):
         state.record(op, args, out)
-        if modes.dispatch_modes and op.saves is not None and "result" in op.saves and \
-                op.name not in _RESULT_SAVED_BY_EMBER_ONLY:
+        if (modes.dispatch_modes or state.overriding) and op.saves is not None and \
+                "result" in op.saves and op.name not in _RESULT_SAVED_BY_EMBER_ONLY:
             _detach_saved_outputs(op, out)
     return out
 
@@ -437,8 +437,8 @@ def _autograd(op, args):
 # NOTE [saved outputs are detached under modes]: PyTorch's autograd keeps an op's output for the
 # backward formula (relu, sigmoid, _softmax, linalg_qr: the ops whose derivative reads "result")
 # as a detached alias, which a TorchDispatchMode sees as `aten.detach.default` right after the
-# op, one per floating output. ember's record keeps the output itself; under a mode the
-# detach is run for the mode to see (ops that save only some outputs, "result1", save ones
+# op, one per floating output. ember's record keeps the output itself; under a mode (or on a
+# `__torch_dispatch__` subclass's output) the detach is run for it to see (ops that save only some outputs, "result1", save ones
 # PyTorch marks non-differentiable, and PyTorch runs no detach for them either).
 
 # Ops whose ember formulas read the output where PyTorch's read the inputs (no detach there).
@@ -451,7 +451,8 @@ def _detach_saved_outputs(op, out):
         return
     detach = _detach_op()
     for v in (out if type(out) is tuple else (out,)):
-        if isinstance(v, Tensor) and (v._dtype.is_floating_point or v._dtype.is_complex):
+        if isinstance(v, Tensor) and (v._dtype.is_floating_point or v._dtype.is_complex) and \
+                (modes.dispatch_modes or type(v) in DISPATCH):
             dispatch_level(detach, (v,))
 
 
