@@ -44,7 +44,7 @@ def _dtype_of(args):
     return "none"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def captured():
     """{op: [(args, kwargs), ...]} over the whole OpInfo table."""
     calls: dict = {}

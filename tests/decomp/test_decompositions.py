@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from decomp.samples import captured
 from opinfo import core
 
 import ember
+from decomp.samples import captured
 from ember._decomp import decomposition_table
 from ember.ops import aten
 

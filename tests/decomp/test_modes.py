@@ -10,7 +10,7 @@ import ember
 from ember.utils._python_dispatch import TorchDispatchMode
 
 torch = pytest.importorskip("torch")
-from torch.utils._python_dispatch import TorchDispatchMode as TorchTDMode  # noqa: E402
+from torch.utils._python_dispatch import TorchDispatchMode as TorchTDMode
 
 
 def _logger(base):

@@ -3,6 +3,7 @@ entries of `ember.ops.aten`. `registry.py` holds the tables and the public funct
 decompositions live one family a file; `composite.py` gives PyTorch's CompositeImplicit ops
 theirs, which run above autograd under dispatch modes (NOTE [composites decompose under modes]).
 """
+from ember._decomp import activations, composite, factories, norms, pointwise, products, shapes  # noqa: F401
 from ember._decomp.registry import (
     core_aten_decompositions,
     decomposition_table,
@@ -13,8 +14,6 @@ from ember._decomp.registry import (
     register_decomposition,
     remove_decompositions,
 )
-from ember._decomp import (  # noqa: F401
-    activations, composite, factories, norms, pointwise, products, shapes)
 
 __all__ = [
     "core_aten_decompositions",

@@ -37,8 +37,8 @@ def ones_like(self, dtype=None, layout=None, device=None, pin_memory=None,
 
 
 def _new_options(self, dtype, layout, device, pin_memory):
-    return dict(dtype=self.dtype if dtype is None else dtype, layout=layout,
-                device=self.device if device is None else device, pin_memory=pin_memory)
+    return {"dtype": self.dtype if dtype is None else dtype, "layout": layout,
+            "device": self.device if device is None else device, "pin_memory": pin_memory}
 
 
 @decomposes(aten.new_zeros.default)

@@ -187,7 +187,7 @@ def nll_loss_forward(xp, self, target, weight, reduction, ignore_index):
     if reduction == NONE:
         return output, xp.zeros((), self.dtype)
     classes = self.shape[-1]
-    scores, targets = _layout(self, target)
+    _, targets = _layout(self, target)
     _, picked, _ = _picked_weights(xp, targets, weight, ignore_index, classes, self.dtype)
     return output, xp.asarray(picked.sum(), self.dtype)
 
