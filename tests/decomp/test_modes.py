@@ -182,3 +182,79 @@ def _wrapped_linear(lib):
 
 def test_wrapper_subclass_sees_the_decomposition():
     assert _wrapped_linear(ember) == _wrapped_linear(torch)
+
+
+def _matmul(a, b):
+    return lambda lib: (lambda x, y: lambda: lib.matmul(x, y))(lib.randn(*a), lib.randn(*b))
+
+
+def _linear(shape, bias, transposed=False):
+    def make(lib):
+        x = lib.randn(*shape)
+        if transposed:
+            x = x.transpose(0, 1)
+        w, b = lib.randn(3, shape[-1]), lib.randn(3) if bias else None
+        return lambda: lib.nn.functional.linear(x, w, b)
+    return make
+
+
+def _on(shape, call):
+    def make(lib):
+        x = lib.randn(*shape)
+        return lambda: call(lib, x)
+    return make
+
+
+# One call each of the composites whose decompositions run under modes; inputs are made
+# before the mode opens.
+CALLS = {
+    # (Not a vector without bias: PyTorch's matmul squeezes its product in place there,
+    # `squeeze_.dim`, and ember's in-place view ops reach a mode as their out-of-place op.)
+    **{f"linear {s} bias={b}": _linear(s, b)
+       for s in [(4,), (2, 4), (2, 5, 4), (2, 2, 5, 4)] for b in (True, False)
+       if s != (4,) or b},
+    "linear, non-contiguous 3-d": _linear((5, 2, 4), True, transposed=True),
+    **{f"matmul {a} @ {b}": _matmul(a, b)
+       for a, b in [((3,), (3,)), ((2, 3), (3,)), ((2, 3), (3, 2)), ((4, 2, 3), (3,)),
+                    ((4, 2, 3), (3, 5)), ((5, 4, 2, 3), (3, 5)), ((3,), (4, 3, 2)),
+                    ((2, 3), (4, 3, 2)), ((4, 2, 3), (4, 3, 5)), ((2, 1, 2, 3), (4, 3, 5))]},
+    "reshape": _on((2, 3, 4), lambda lib, x: x.reshape(6, 4)),
+    "reshape, non-contiguous": _on((2, 3, 4), lambda lib, x: x.transpose(0, 1).reshape(6, 4)),
+    "flatten": _on((2, 3, 4), lambda lib, x: lib.flatten(x, 1)),
+    "flatten, non-contiguous": _on((2, 3, 4), lambda lib, x: lib.flatten(x.transpose(0, 2), 1)),
+    "flatten, one dim": _on((2, 3, 4), lambda lib, x: lib.flatten(x, 1, 1)),
+    "ravel": _on((2, 3), lambda lib, x: x.ravel()),
+    "view_as": _on((2, 3), lambda lib, x: x.view_as(x)),
+    "reshape_as": _on((2, 3), lambda lib, x: x.reshape_as(x)),
+    "expand_as": _on((3,), lambda lib, x: x.expand_as(lib.ones(2, 3))),
+    "broadcast_to": _on((3,), lambda lib, x: lib.broadcast_to(x, (2, 3))),
+    "narrow": _on((2, 5), lambda lib, x: x.narrow(1, 1, 3)),
+    "chunk": _on((2, 5), lambda lib, x: x.chunk(2, 1)),
+    "movedim": _on((2, 3, 4), lambda lib, x: x.movedim(0, 2)),
+    "outer": _on((3,), lambda lib, x: lib.outer(x, x)),
+    "softmax": _on((2, 3), lambda lib, x: lib.softmax(x, 1)),
+    "softmax to float64": _on((2, 3), lambda lib, x: lib.softmax(x, 1, dtype=lib.float64)),
+    "log_softmax": _on((2, 3), lambda lib, x: lib.log_softmax(x, -1)),
+    "hstack": _on((2, 3), lambda lib, x: lib.hstack([x, x])),
+    "vstack of vectors": _on((3,), lambda lib, x: lib.vstack([x, x])),
+    "dstack": _on((2, 3), lambda lib, x: lib.dstack([x, x])),
+    "column_stack": _on((3,), lambda lib, x: lib.column_stack([x, x])),
+    "fliplr": _on((2, 3), lambda lib, x: x.fliplr()),
+    "flipud": _on((2, 3), lambda lib, x: x.flipud()),
+    "tile": _on((2, 3), lambda lib, x: x.tile((2,))),
+    "nll_loss": _on((4, 3), lambda lib, x: lib.nn.functional.nll_loss(
+        x, lib.tensor([0, 2, 1, 0]))),
+}
+
+
+@pytest.mark.parametrize("case", CALLS)
+def test_composite_call_lists_pytorchs_aten_ops(case):
+    logged = []
+    for lib, base in ((ember, TorchDispatchMode), (torch, TorchTDMode)):
+        lib.manual_seed(0)
+        call = CALLS[case](lib)
+        mode = _logger(base)()
+        with mode:
+            call()
+        logged.append(mode.names)
+    assert logged[0] == logged[1]

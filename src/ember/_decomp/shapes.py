@@ -1,7 +1,8 @@
 """Decompositions of shape ops into views (view, permute, slice, select, expand), cat, flip and
-where."""
+where; those of PyTorch's CompositeImplicit ones (hstack, tile ...) also run under modes."""
 from __future__ import annotations
 
+from ember._decomp.composite import composite
 from ember._decomp.registry import decomposes
 from ember.ops import aten
 
@@ -66,48 +67,52 @@ def stack(tensors, dim=0):
 
 
 def _at_least(t, ndim):
+    """atleast_1d/2d/3d as PyTorch's composites do it (a 0-d tensor is reshaped, a 1-d one
+    unsqueezed), so a mode sees the same ops."""
     if t.ndim >= ndim:
         return t
-    if ndim == 3 and t.ndim == 2:
-        return aten.unsqueeze.default(t, -1)
-    if ndim == 3 and t.ndim == 1:
-        return aten.view.default(t, [1, t.shape[0], 1])
-    return aten.view.default(t, [1] * (ndim - t.ndim) + list(t.shape))
+    if t.ndim == 0:
+        return aten.view.default(t, [1] * ndim)
+    if ndim == 2:
+        return aten.unsqueeze.default(t, 0)
+    if t.ndim == 1:
+        return aten.unsqueeze.default(aten.unsqueeze.default(t, 0), -1)
+    return aten.unsqueeze.default(t, -1)
 
 
-@decomposes(aten.hstack.default)
+@composite(aten.hstack.default, core=True)
 def hstack(tensors):
     parts = [_at_least(t, 1) for t in tensors]
     return aten.cat.default(parts, 0 if parts[0].ndim == 1 else 1)
 
 
-@decomposes(aten.vstack.default)
+@composite(aten.vstack.default, core=True)
 def vstack(tensors):
     return aten.cat.default([_at_least(t, 2) for t in tensors], 0)
 
 
-@decomposes(aten.dstack.default)
+@composite(aten.dstack.default, core=True)
 def dstack(tensors):
     return aten.cat.default([_at_least(t, 3) for t in tensors], 2)
 
 
-@decomposes(aten.column_stack.default)
+@composite(aten.column_stack.default, core=True)
 def column_stack(tensors):
     parts = [aten.view.default(t, [t.numel(), 1]) if t.ndim <= 1 else t for t in tensors]
     return aten.cat.default(parts, 1)
 
 
-@decomposes(aten.fliplr.default)
+@composite(aten.fliplr.default, core=True)
 def fliplr(self):
     return aten.flip.default(self, [1])
 
 
-@decomposes(aten.flipud.default)
+@composite(aten.flipud.default, core=True)
 def flipud(self):
     return aten.flip.default(self, [0])
 
 
-@decomposes(aten.tile.default)
+@composite(aten.tile.default, core=True)
 def tile(self, dims):
     dims = list(dims)
     if len(dims) < self.ndim:
