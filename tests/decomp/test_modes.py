@@ -185,7 +185,10 @@ def test_wrapper_subclass_sees_the_decomposition():
 
 
 def _matmul(a, b):
-    return lambda lib: (lambda x, y: lambda: lib.matmul(x, y))(lib.randn(*a), lib.randn(*b))
+    def make(lib):
+        x, y = lib.randn(*a), lib.randn(*b)
+        return lambda: lib.matmul(x, y)
+    return make
 
 
 def _linear(shape, bias, transposed=False):
