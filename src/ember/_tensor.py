@@ -59,6 +59,8 @@ class Tensor:
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         dispatch.classify_subclass(cls)     # NOTE [plain-acting subclasses]
+        if "__torch_dispatch__" in vars(cls):
+            import ember._decomp  # noqa: F401 -- NOTE [composites decompose under modes]
 
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):

@@ -42,6 +42,7 @@ class OpDef:
     __slots__ = (
         "aliases",
         "compute_in_float",
+        "decomposition",
         "deprecated_forms",
         "derivatives",
         "differentiable",
@@ -124,6 +125,10 @@ class OpDef:
         self.list_positions = tuple(i for i, a in enumerate(args) if a.is_tensor_list)
         self.num_outputs = len(self.schema.returns)
         self.runner = None             # set by the dispatcher when first called
+        # PyTorch's CompositeImplicitAutograd ops: f(*args) in other ops, run above autograd
+        # when a dispatch mode or subclass is active (NOTE [composites decompose under
+        # modes]); set by ember._decomp, None for every other op.
+        self.decomposition = None
 
     def __repr__(self) -> str:
         return f"<OpDef {self.name} ({self.kind})>"

@@ -31,11 +31,14 @@ _op__fft_r2c = _OPS['_fft_r2c']
 _op__fused_rnn_direction = _OPS['_fused_rnn_direction']
 _op__fused_rnn_direction_backward = _OPS['_fused_rnn_direction_backward']
 _op__histogramdd_from_bin_tensors = _OPS['_histogramdd_from_bin_tensors']
+_op__log_softmax = _OPS['_log_softmax']
 _op__sample_dirichlet = _OPS['_sample_dirichlet']
+_op__softmax = _OPS['_softmax']
 _op__standard_gamma = _OPS['_standard_gamma']
 _op__standard_gamma_grad = _OPS['_standard_gamma_grad']
 _op__to_copy = _OPS['_to_copy']
 _op__unique2 = _OPS['_unique2']
+_op__unsafe_view = _OPS['_unsafe_view']
 _op__upsample_bicubic2d_aa = _OPS['_upsample_bicubic2d_aa']
 _op__upsample_bicubic2d_aa_backward = _OPS['_upsample_bicubic2d_aa_backward']
 _op__upsample_bilinear2d_aa = _OPS['_upsample_bilinear2d_aa']
@@ -338,6 +341,7 @@ _op_new_ones = _OPS['new_ones']
 _op_new_zeros = _OPS['new_zeros']
 _op_nextafter = _OPS['nextafter']
 _op_nll_loss_backward = _OPS['nll_loss_backward']
+_op_nll_loss_forward = _OPS['nll_loss_forward']
 _op_nll_loss_nd = _OPS['nll_loss_nd']
 _op_nonzero = _OPS['nonzero']
 _op_norm_ScalarOpt_dim_dtype = _OPS['norm.ScalarOpt_dim_dtype']
@@ -678,6 +682,20 @@ def _fft_r2c(input, dim, normalization, onesided, *, out=None):
         raise
 
 
+def _log_softmax(input, dim, half_to_float, *, out=None):
+    if not (type(dim) is int):
+        dim = _args.int_(dim, ('_log_softmax', 'dim', 2))
+    if not (half_to_float is True or half_to_float is False):
+        half_to_float = _args.bool_(half_to_float, ('_log_softmax', 'half_to_float', 3))
+    try:
+        if out is None:
+            return _call(_op__log_softmax, (input, dim, half_to_float)) if _state.slow else _op__log_softmax.runner(_op__log_softmax, (input, dim, half_to_float))
+        return _call_out(_op__log_softmax, (input, dim, half_to_float), out)
+    except Exception as _exc:
+        _args.explain(_exc, '_log_softmax', True, _op__log_softmax, (input, dim, half_to_float), False)
+        raise
+
+
 def _sample_dirichlet(input, generator=None):
     if not (generator is None or type(generator).__name__ == 'Generator'):
         generator = _args.generator_(generator, ('_sample_dirichlet', 'generator', 2))
@@ -685,6 +703,20 @@ def _sample_dirichlet(input, generator=None):
         return _call(_op__sample_dirichlet, (input, generator)) if _state.slow else _op__sample_dirichlet.runner(_op__sample_dirichlet, (input, generator))
     except Exception as _exc:
         _args.explain(_exc, '_sample_dirichlet', True, _op__sample_dirichlet, (input, generator), False)
+        raise
+
+
+def _softmax(input, dim, half_to_float, *, out=None):
+    if not (type(dim) is int):
+        dim = _args.int_(dim, ('_softmax', 'dim', 2))
+    if not (half_to_float is True or half_to_float is False):
+        half_to_float = _args.bool_(half_to_float, ('_softmax', 'half_to_float', 3))
+    try:
+        if out is None:
+            return _call(_op__softmax, (input, dim, half_to_float)) if _state.slow else _op__softmax.runner(_op__softmax, (input, dim, half_to_float))
+        return _call_out(_op__softmax, (input, dim, half_to_float), out)
+    except Exception as _exc:
+        _args.explain(_exc, '_softmax', True, _op__softmax, (input, dim, half_to_float), False)
         raise
 
 
@@ -7392,7 +7424,9 @@ FUNCTIONS = (
     '_fft_c2c',
     '_fft_c2r',
     '_fft_r2c',
+    '_log_softmax',
     '_sample_dirichlet',
+    '_softmax',
     '_standard_gamma',
     '_standard_gamma_grad',
     'abs',

@@ -167,6 +167,18 @@ def view_size(xp, self, size):
     return _view_as_shape(xp, self, shape)
 
 
+def _unsafe_view_meta(self, size):
+    return infer_size(size, math.prod(self.shape)), self._dtype
+
+
+@register_op("_unsafe_view(Tensor self, SymInt[] size) -> Tensor", function=False,
+             method=False, meta=_unsafe_view_meta, saves=(), derivatives=_RESHAPE_BACK)
+def _unsafe_view(xp, self, size):
+    """A view's shape change whose result autograd does not treat as a view (what matmul's
+    and reshape's decompositions end with); ember gives it its own storage."""
+    return view_size(xp, self, size).copy()
+
+
 # PyTorch records no history for a dtype view (even to the same dtype).
 @register_op("view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)", kind="view",
              function=False, method=False, differentiable=False)

@@ -177,7 +177,7 @@ def function_level(op, args, out=None):
         if state.overriding:
             if overloaded_args(op, args):
                 return _to_torch_function(op, args, out)
-            return _autograd(op, args)
+            return autograd_level(op, args)
         result = _BACKEND_STEPS[op.kind](op, args)
         if state.record is not None:
             for i in op.tensor_positions:
@@ -385,7 +385,18 @@ def _is_default(param, value):
 
 # --------------------------------------------------------------------------- 2. autograd
 
+# NOTE [composites decompose under modes]: the ops PyTorch implements as CompositeImplicitAutograd
+# (linear, matmul, softmax.int, flatten ...) never reach a TorchDispatchMode or a
+# `__torch_dispatch__` subclass there: they decompose above autograd, so a mode sees
+# `t` + `addmm` for a linear and autograd records the pieces. ember keeps such ops as single
+# entries with their own kernel and derivative (the fast path is unchanged); when a dispatch
+# mode or subclass is active, `op.decomposition` (set by ember._decomp.composite) runs instead,
+# here at the autograd level's top. A mode whose `_sees_composites` is True (the profiler) gets
+# the op itself. ember._decomp is loaded when a dispatch mode class or subclass is defined.
+
 def autograd_level(op, args):
+    if op.decomposition is not None and _decomposes(op, args):
+        return op.decomposition(*args)
     if modes.below_autograd:
         return dispatch_level(op, args)
     handlers = modes.handlers
@@ -394,6 +405,15 @@ def autograd_level(op, args):
     if handlers:
         return _call_handlers(op, args, handlers, len(handlers) - 1)
     return _autograd(op, args)
+
+
+def _decomposes(op, args):
+    """Whether a composite op runs its decomposition (NOTE [composites decompose under
+    modes])."""
+    stack = modes.dispatch_modes
+    if stack:
+        return not stack[-1]._sees_composites
+    return bool(state.overriding and _dispatch_subclass_args(op, args))
 
 
 def _call_handlers(op, args, handlers, index):
@@ -408,7 +428,37 @@ def _autograd(op, args):
     out = dispatch_level(op, args)
     if state.record is not None and needs_grad(op, args):
         state.record(op, args, out)
+        if (modes.dispatch_modes or state.overriding) and op.saves is not None and \
+                "result" in op.saves and op.name not in _RESULT_SAVED_BY_EMBER_ONLY:
+            _detach_saved_outputs(op, out)
     return out
+
+
+# NOTE [saved outputs are detached under modes]: PyTorch's autograd keeps an op's output for the
+# backward formula (relu, sigmoid, _softmax, linalg_qr: the ops whose derivative reads "result")
+# as a detached alias, which a TorchDispatchMode sees as `aten.detach.default` right after the
+# op, one per floating output. ember's record keeps the output itself; under a mode (or on a
+# `__torch_dispatch__` subclass's output) the detach is run for it to see (ops that save only some outputs, "result1", save ones
+# PyTorch marks non-differentiable, and PyTorch runs no detach for them either).
+
+# Ops whose ember formulas read the output where PyTorch's read the inputs (no detach there).
+_RESULT_SAVED_BY_EMBER_ONLY = frozenset((
+    "div.Tensor", "hardtanh", "leaky_relu", "elu", "erfinv", "frexp.Tensor"))
+
+
+def _detach_saved_outputs(op, out):
+    if not op.differentiable or not state.grad_enabled():
+        return
+    detach = _detach_op()
+    for v in (out if type(out) is tuple else (out,)):
+        if isinstance(v, Tensor) and (v._dtype.is_floating_point or v._dtype.is_complex) and \
+                (modes.dispatch_modes or type(v) in DISPATCH):
+            dispatch_level(detach, (v,))
+
+
+def _detach_op():
+    from ember._core.registry import OPS
+    return OPS["detach"]
 
 
 def needs_grad(op, args):

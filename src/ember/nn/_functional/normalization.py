@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ember._core import dtype as dt
 from ember._core.checks import _check
-from ember._core.dispatch import call
+from ember._core.dispatch import call, stack
 from ember._core.finfo import finfo
 from ember._core.registry import OPS
 from ember.autograd.grad_mode import is_grad_enabled
@@ -53,6 +53,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         _check(stats is None or not stats.requires_grad or not is_grad_enabled(), lambda name=name: (
             f"The function 'native_batch_norm' is not differentiable with respect to argument "
             f"'{name}'. This input cannot have requires_grad True."))
+    if stack.modes.dispatch_modes:
+        # PyTorch's batch_norm composite allocates an empty reserve buffer before the op,
+        # which its dispatch modes see (NOTE [composites decompose under modes]).
+        call(OPS["empty.memory_format"], ([0], dt.uint8, None, input.device, None, None))
     return call(_BATCH_NORM, (input, weight, bias, running_mean, running_var, training,
                               momentum, eps))[0]
 

@@ -168,12 +168,19 @@ def adaptive_avg_pool1d(input, output_size):
 
 def adaptive_avg_pool2d(input, output_size):
     """Mean over windows that split the last two dims evenly into output_size cells."""
-    return call(OPS["_adaptive_avg_pool2d"], (input, _output_size(input, output_size, 2)))
+    size = _output_size(input, output_size, 2)
+    if size == (1, 1) and input.ndim in (3, 4):
+        # PyTorch's composite takes the mean for one cell (its grad_fn is MeanBackward1).
+        return call(OPS["mean.dim"], (input, [-1, -2], True, None))
+    return call(OPS["_adaptive_avg_pool2d"], (input, size))
 
 
 def adaptive_avg_pool3d(input, output_size):
     """Mean over windows that split the last three dims evenly into output_size cells."""
-    return call(OPS["_adaptive_avg_pool3d"], (input, _output_size(input, output_size, 3)))
+    size = _output_size(input, output_size, 3)
+    if size == (1, 1, 1) and input.ndim in (4, 5):
+        return call(OPS["mean.dim"], (input, [-1, -2, -3], True, None))
+    return call(OPS["_adaptive_avg_pool3d"], (input, size))
 
 
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
