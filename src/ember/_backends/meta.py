@@ -148,3 +148,38 @@ def _dense_in(shape, strides, order):
 def _non_overlapping_and_dense(shape, strides):
     dims = sorted((d for d in range(len(shape)) if shape[d] != 1), key=lambda d: strides[d])
     return _dense_in(shape, strides, dims)
+
+
+def suggested_strides(shape, like, itemsize: int):
+    """NOTE [meta memory format]: the byte strides PyTorch gives a result of `shape` that it
+    allocates in `like`'s suggested memory format (batch norm, pooling, and convolution off the
+    meta device): channels-last when `like` (4-D or 5-D) has channels-last-like strides, else
+    None (row-major)."""
+    order = _CHANNELS_LAST.get(like.ndim)
+    if order is None or len(shape) != like.ndim:
+        return None
+    strides = [s // like.itemsize for s in like.strides]
+    if not _strides_like_channels_last(like.shape, strides, order):
+        return None
+    return _dense_strides(shape, order, itemsize)
+
+
+def _strides_like_channels_last(shape, strides, order):
+    if strides[1] == 0:
+        return False
+    smallest = 0
+    for dim in order:
+        if shape[dim] == 0 or strides[dim] < smallest:
+            return False
+        if dim == 0 and smallest == strides[1]:
+            return False
+        smallest = strides[dim]
+        if shape[dim] > 1:
+            smallest *= shape[dim]
+    return True
+
+
+def device_hint(t):
+    """The device a meta computation stands for: a fake tensor's `fake_device` (NOTE [a fake
+    tensor is a meta tensor inside], _subclasses/fake_tensor.py), else the tensor's own."""
+    return getattr(t, "fake_device", t._device)
