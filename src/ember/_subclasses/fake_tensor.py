@@ -187,7 +187,11 @@ class FakeTensor(Tensor):
         parts.append(f"size={tuple(self._data.shape)}")
         if self._dtype is not dt.get_default_dtype():
             parts.append(f"dtype={self._dtype}")
-        if self._requires_grad:
+        grad_fn = self._grad_fn
+        if grad_fn is not None:
+            name = grad_fn.name() if hasattr(grad_fn, "name") else type(grad_fn).__name__
+            parts.append(f"grad_fn=<{name}>")
+        elif self._requires_grad:
             parts.append("requires_grad=True")
         return f"FakeTensor({', '.join(parts)})"
 
@@ -228,11 +232,7 @@ class FakeTensorConverter:
 
     def from_real_tensor(self, fake_mode, t, make_constant=False, shape_env=None, *,
                          source=None, symbolic_context=None, trace=True):
-        if isinstance(t, FakeTensor):
-            if t.fake_mode is not fake_mode:
-                raise AssertionError(f"Mixing fake modes NYI x.fake_mode={t.fake_mode!r} vs "
-                                     f"self={fake_mode!r}")
-            return t
+        # (A fake tensor, of this mode or another, is converted like a real one: a new fake.)
         if not isinstance(t, Tensor):
             raise TypeError(f"from_tensor(): expected a Tensor, got {type(t).__name__}")
         key = id(t)
@@ -251,7 +251,7 @@ class FakeTensorConverter:
         constant = None
         if make_constant and data.size <= CONSTANT_NUMEL_LIMIT:
             constant = t.detach().clone()
-        fake = FakeTensor(fake_mode, elem, t.device, constant)
+        fake = FakeTensor(fake_mode, elem, _public_device(t), constant)
         if getattr(t, "_is_param", False) or _is_parameter(t):
             fake.__dict__["_is_param"] = True
         if t._requires_grad:
@@ -266,6 +266,10 @@ class FakeTensorConverter:
 
     def _forget(self, key):
         self.tensor_memo.pop(key, None)
+
+
+def _public_device(t):
+    return t.fake_device if isinstance(t, FakeTensor) else t.device
 
 
 def _is_parameter(t) -> bool:
