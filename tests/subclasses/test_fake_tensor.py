@@ -8,12 +8,12 @@ import tracemalloc
 import pytest
 
 torch = pytest.importorskip("torch")
-from torch._subclasses import fake_tensor as torch_fake  # noqa: E402
+from tests.subclasses.fake_models import MODELS
+from tests.subclasses.fake_runner import describe, run_fake
+from torch._subclasses import fake_tensor as torch_fake
 
-import ember  # noqa: E402
-from ember._subclasses import fake_tensor as ember_fake  # noqa: E402
-from tests.subclasses.fake_models import MODELS  # noqa: E402
-from tests.subclasses.fake_runner import describe, run_fake  # noqa: E402
+import ember
+from ember._subclasses import fake_tensor as ember_fake
 
 LIBS = {"torch": (torch, torch_fake), "ember": (ember, ember_fake)}
 
