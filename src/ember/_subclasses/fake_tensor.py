@@ -365,6 +365,11 @@ class FakeTensorMode(TorchDispatchMode):
                 raise AssertionError(f"Mixing fake modes NYI x.fake_mode={v.fake_mode!r} vs "
                                      f"self={self!r}")
             return v
+        base = v._base
+        if v._device is META and type(base) is FakeTensor and base.fake_mode is self:
+            # A view of one of ours that ember made outside an op (as_strided's flat
+            # storage): a fake view.
+            return FakeTensor(self, v, base.fake_device)
         if not self.allow_non_fake_inputs:
             raise AssertionError(
                 "Please convert all Tensors to FakeTensors first or instantiate "

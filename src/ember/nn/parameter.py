@@ -31,11 +31,11 @@ def _rebuild_parameter(data, requires_grad, state):
 class _ParameterMeta(type(Tensor)):
     # `isinstance(t, Parameter)` is also true of a tensor of a dispatching subclass marked as
     # a parameter (a FakeTensor made a Parameter keeps its class), as in PyTorch.
+    # Only instances of such subclasses pay more than the C check.
     def __instancecheck__(cls, instance):
-        if super().__instancecheck__(instance):
-            return True
-        return cls is Parameter and isinstance(instance, Tensor) and \
-            getattr(instance, "_is_param", False)
+        if type(instance) in DISPATCH and cls is Parameter:
+            return getattr(instance, "_is_param", False) or type.__instancecheck__(cls, instance)
+        return type.__instancecheck__(cls, instance)
 
 
 class Parameter(Tensor, metaclass=_ParameterMeta):
