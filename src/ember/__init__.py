@@ -100,7 +100,7 @@ _LAZY_SUBMODULES = frozenset({
     "ops", "random", "accelerator", "backends", "amp", "fx", "distributed", "profiler", "func", "library",
     "overrides", "types", "sparse", "serialization", "jit", "hub", "onnx", "export", "version",
     "safetensors", "signal", "distributions", "masked", "compiler", "_dynamo", "return_types",
-    "multiprocessing",
+    "multiprocessing", "_subclasses",
     "__config__",
 })
 

@@ -93,7 +93,8 @@ def _copy_step(op, args):
     target = source if device is None else placed(as_device(device))
     target_dtype = self._dtype if dtype is None else dtype
     if target is META:
-        out = dispatch.wrap(MetaArray(self._data.shape, target_dtype._np), target_dtype, META)
+        shape, _, strides = _copy_spec(self, target_dtype, args[6], "to")
+        out = dispatch.wrap(MetaArray(shape, target_dtype._np, strides), target_dtype, META)
     elif target is source:
         kernel = op.kernels.get(source.type, op.kernel) if op.kernels else op.kernel
         out = dispatch.wrap(kernel(get_backend(source.type).xp, self._data, *args[1:]),
@@ -111,7 +112,18 @@ dispatch.runners.OWN_STEPS[OPS["_to_copy"]] = _copy_step
 
 
 def _same_meta(self, memory_format=None):
-    return (self._data.shape, self._dtype)
+    # A copy is laid out as the kernel lays it: preserve keeps a dense layout (NOTE
+    # [preserve_format in *_like], creation.py).
+    return _copy_spec(self, self._dtype, memory_format, "clone")
+
+
+def _copy_spec(self, dtype, memory_format, where):
+    """(shape, dtype, byte strides) of a copy of `self` in `dtype` and `memory_format`."""
+    from ember._ops.creation import like_strides
+    strides = like_strides(self._data, memory_format, where)
+    if strides is not None:
+        strides = tuple(s * dtype.itemsize for s in strides)
+    return (self._data.shape, dtype, strides)
 
 
 @register_op("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor",

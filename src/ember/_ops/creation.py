@@ -93,6 +93,15 @@ def full_array(shape, fill, dtype, device):
     return filled_array(get_backend(device.type).xp, shape, fill, dtype)
 
 
+def zero_gradient(shape, dtype, device):
+    """A materialised zero gradient (autograd's, for an output that got none): through the
+    `zeros` op while a mode is open, so a TorchDispatchMode or FakeTensorMode sees and makes it
+    (as PyTorch's engine calls at::zeros), else made directly."""
+    if dispatch.state.slow:
+        return dispatch.call(_ZEROS, (shape, dtype, None, device, None))
+    return dispatch.wrap(full_array(shape, 0, dtype, device), dtype, device)
+
+
 def on_device(xp, values, device):
     """Host-computed `values` on the kernel's device (the factory runner resolved `device`
     wherever `xp` is not NumPy, see NOTE [factory device])."""

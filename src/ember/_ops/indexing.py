@@ -227,6 +227,10 @@ def _walk(self, array, items, consumed, steps):
         else:
             mask = item._data
             _check_mask_shape(mask.shape, array.shape, dim)
+            if item._device is META:
+                # The mask's nonzero, as PyTorch's index runs it: no meta rule (its shape is
+                # the data's), so a FakeTensorMode raises DynamicOutputShapeException.
+                dispatch.call(OPS["nonzero"], (item,))
             _check_not_implemented(item._device is not META and self._device is not META,
                                    "indexing with a boolean mask on the meta device: the "
                                    "result shape depends on the data")

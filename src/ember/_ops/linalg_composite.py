@@ -30,11 +30,15 @@ Lstsq = return_type("linalg_lstsq", ("solution", "residuals", "rank", "singular_
 
 def _constant(array, like):
     """A NumPy array as a tensor on `like`'s device (no gradient)."""
+    dtype = like._dtype if array.dtype.kind in "fc" else _dtype_of(array)
+    if like._device.type == "meta":
+        # No values to carry: a factory call, which a FakeTensorMode makes fake (on
+        # `like.device`, NOTE [a fake tensor is a meta tensor inside]).
+        return call(OPS["zeros"], (array.shape, dtype, None, like.device, None))
     data = np.ascontiguousarray(array)
     if like._device.type != "cpu":
         data = get_backend(like._device.type).from_host(data, like._device)
-    return wrap(data, like._dtype if array.dtype.kind in "fc" else _dtype_of(array),
-                like._device)
+    return wrap(data, dtype, like._device)
 
 
 def _dtype_of(array):

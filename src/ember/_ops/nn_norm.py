@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 
+from ember._backends.meta import suggested_strides
 from ember._core import dtype as dt
 from ember._core.checks import _check
 from ember._core.dispatch import call
@@ -126,8 +127,9 @@ def _batch_norm_meta(input, weight, bias, running_mean, running_var, training, m
               for a in (input, weight, bias, running_mean, running_var)]
     channels = _batch_norm_checks(*arrays, training)
     stats = (channels,) if training else (0,)
-    return [(tuple(input.shape), input._dtype), (stats, input._dtype),
-            (stats, input._dtype)]
+    shape = tuple(input.shape)
+    strides = suggested_strides(shape, input._data, input._dtype.itemsize)
+    return [(shape, input._dtype, strides), (stats, input._dtype), (stats, input._dtype)]
 
 
 def _batch_norm_backward(c):

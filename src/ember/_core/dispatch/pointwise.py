@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember._backends import BACKENDS, get_backend
-from ember._backends.meta import MetaArray
+from ember._backends.meta import MetaArray, elementwise_strides
 from ember._core import arguments, complex_half
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented
@@ -338,7 +338,9 @@ def run_pointwise_general(op, args):
         device = common_device(op, tensors)
     if device is META:
         shape = np.broadcast_shapes(*[t._data.shape for t in tensors])
-        out = wrap(MetaArray(shape, result_dtype._np), result_dtype, META)
+        np_dtype = result_dtype._np
+        strides = elementwise_strides(shape, [t._data for t in tensors], np_dtype.itemsize)
+        out = wrap(MetaArray(shape, np_dtype, strides), result_dtype, META)
     else:
         np_compute = compute_dtype._np
         backend = BACKENDS.get(device.type) or get_backend(device.type)

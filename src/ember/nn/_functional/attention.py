@@ -92,7 +92,19 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     weights = _safe_softmax(scores, masked)
     if dropout_p > 0.0:
         weights = _dropout(weights, dropout_p)
-    return ember.matmul(weights, value)
+    return _in_query_order(ember.matmul(weights, value), query, value)
+
+
+def _in_query_order(out, query, value):
+    """PyTorch's CPU kernel (flash attention: 4-D inputs of one head size) lays its output out
+    in the query's order of dims, where the matmul gives row-major; on the meta device it runs
+    the matmuls (row-major)."""
+    if query.dim() != 4 or value.size(-1) != query.size(-1) or query.is_contiguous() or \
+            query.device.type == "meta":
+        return out
+    order = sorted(range(4), key=lambda d: -query.stride(d))      # slowest dim first
+    inverse = [order.index(d) for d in range(4)]
+    return out.permute(order).contiguous().permute(inverse)
 
 
 # --------------------------------------------------------------------------- masks
