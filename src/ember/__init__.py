@@ -83,6 +83,7 @@ _upcalls.nn_module = lambda name: _importlib.import_module(f"ember.nn.{name}")
 _upcalls.accelerator_available = \
     lambda: _importlib.import_module("ember.accelerator").is_available()
 _upcalls.public = lambda name: getattr(_bindings, name)
+_upcalls.load_decompositions = lambda: _importlib.import_module("ember._decomp")
 for _name in _bindings.FUNCTIONS:
     globals()[_name] = getattr(_bindings, _name)
 

@@ -13,7 +13,7 @@ from ember._C import (
     DisableTorchFunctionSubclass,
     _disabled_torch_dispatch_impl,
 )
-from ember._core import complex_half, dispatch, layout
+from ember._core import complex_half, dispatch, layout, upcalls
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type, _check_value
 from ember._core.device import CPU, META, as_device, placed
@@ -59,8 +59,8 @@ class Tensor:
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         dispatch.classify_subclass(cls)     # NOTE [plain-acting subclasses]
-        if "__torch_dispatch__" in vars(cls):
-            import ember._decomp  # noqa: F401 -- NOTE [composites decompose under modes]
+        if "__torch_dispatch__" in vars(cls) and upcalls.load_decompositions is not None:
+            upcalls.load_decompositions()   # NOTE [composites decompose under modes]
 
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):

@@ -28,6 +28,9 @@ accelerator_available = None    # () -> ember.accelerator.is_available() (pin_me
 # name -> the public function ember.<name> (its generated binding, which parses the arguments
 # as PyTorch's parser does), for frontends that hand a user's call on to another public one.
 public = None
+# () -> None: loads ember._decomp (a `__torch_dispatch__` subclass is being defined, so the
+# composites' decompositions must be in place: NOTE [composites decompose under modes]).
+load_decompositions = None
 
 # Set by ember.utils.data's worker module when it loads: () -> the calling DataLoader worker's
 # WorkerInfo or None. Still None means no DataLoader was ever made, so no worker exists

@@ -93,7 +93,7 @@ def copy_obeying_layout(grad, variable, create_graph: bool):
         # keeps the layout the gradient was computed in).
         fmt = None
         if variable.is_contiguous() and not grad.is_contiguous():
-            from ember import contiguous_format as fmt
+            from ember._core.layout import contiguous_format as fmt
         if create_graph:
             return grad.clone(memory_format=fmt)
         from ember.autograd.grad_mode import no_grad

@@ -438,8 +438,9 @@ def _autograd(op, args):
 # backward formula (relu, sigmoid, _softmax, linalg_qr: the ops whose derivative reads "result")
 # as a detached alias, which a TorchDispatchMode sees as `aten.detach.default` right after the
 # op, one per floating output. ember's record keeps the output itself; under a mode (or on a
-# `__torch_dispatch__` subclass's output) the detach is run for it to see (ops that save only some outputs, "result1", save ones
-# PyTorch marks non-differentiable, and PyTorch runs no detach for them either).
+# `__torch_dispatch__` subclass's output) the detach is run for it to see (ops that save only
+# some outputs, "result1", save ones PyTorch marks non-differentiable, and PyTorch runs no
+# detach for them either).
 
 # Ops whose ember formulas read the output where PyTorch's read the inputs (no detach there).
 _RESULT_SAVED_BY_EMBER_ONLY = frozenset((
