@@ -254,6 +254,11 @@ class FunctionalTensorMode(TorchDispatchMode):
     """Inside `with FunctionalTensorMode(remove=...)`, ops on FunctionalTensors run
     functionalized (NOTE [functionalization]); the modes below see functional ops only."""
 
+    # The composites (reshape, flatten ...) arrive whole (NOTE [composites decompose under
+    # modes]): their decompositions choose view or copy from the FunctionalTensor's strides,
+    # which after a write need not be its value's, and a view that does not fit would fail.
+    _sees_composites = True
+
     def __init__(self, pre_dispatch=False, export=False, _allow_token_discovery=False, *,
                  remove="mutations"):
         super().__init__()
