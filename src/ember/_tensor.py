@@ -18,6 +18,8 @@ from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type, _check_value
 from ember._core.device import CPU, META, as_device, placed
 from ember._core.dispatch import storage_of, wrap_data
+from ember._core.dispatch.entry import handle as _handle, wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS
 from ember._core.shape import Size, trusted_size, wrap_dim
 from ember._core.storage import _data_ptr
@@ -150,6 +152,8 @@ class Tensor:
 
     def dim(self) -> int:
         """The number of dimensions."""
+        if _state.entry and _wants(locals()):       # NOTE [the public entry]
+            return _handle(Tensor.dim, locals())
         return self._data.ndim
 
     ndimension = dim

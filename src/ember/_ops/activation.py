@@ -17,6 +17,8 @@ from ember._core.shape import wrap_dim
 from ember._ops.pointwise import not_implemented_for
 from ember._ops.pointwise_ternary import keep_where
 from ember._ops.summation import accurate_sum
+from ember._core.dispatch.entry import handle as _handle, wants as _wants
+from ember._core.dispatch.process_state import state as _state
 
 _LOW_PRECISION = frozenset(np.dtype(d._np) for d in (dt.float16, dt.bfloat16))
 
@@ -61,6 +63,8 @@ def relu(xp, self):
 @register_frontend("relu_", method=False)
 def relu_(input):
     """relu_(input) -> Tensor: relu written into input."""
+    if _state.entry and _wants(locals()):
+        return _handle(relu_, locals())
     return dispatch.call_inplace(OPS["relu"], (input,))
 
 

@@ -26,6 +26,8 @@ from ember._core.shape import wrap_dim
 from ember._ops.creation_ranges import eye
 from ember._ops.grad_utils import conj
 from ember._ops.linalg import broadcast_batch, check_kernel_dtype, compute, cpp, cxx
+from ember._core.dispatch.entry import handle as _handle, wants as _wants
+from ember._core.dispatch.process_state import state as _state
 
 
 def _call(name, args, out=None):
@@ -265,6 +267,8 @@ def einsum_kernel(xp, equation, tensors, path=None):
 def einsum(*args):
     """einsum(equation, *operands) or einsum(equation, [operands]) or the sublist form
     einsum(op1, sublist1, op2, sublist2, ..., [out_sublist])."""
+    if _state.entry and _wants(locals()):
+        return _handle(einsum, locals())
     _check_value(len(args) >= 2, (
         "einsum(): must specify the equation string and at least one operand, or at least one "
         "operand and its subscripts list"))
@@ -363,6 +367,8 @@ def tensordot_kernel(xp, self, other, dims_self, dims_other):
 
 @register_frontend(method=False)
 def tensordot(a, b, dims=2, out=None):
+    if _state.entry and _wants(locals()):
+        return _handle(tensordot, locals())
     if isinstance(dims, dispatch.Tensor):
         dims = dims.tolist()
     if isinstance(dims, (list, tuple)):
@@ -564,6 +570,8 @@ def cdist_kernel(xp, x1, x2, p=2.0, compute_mode=None):
 
 @register_frontend(method=False)
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    if _state.entry and _wants(locals()):
+        return _handle(cdist, locals())
     _check_value(compute_mode in _USE_MM, lambda: (
         f"{compute_mode} is not a valid value for compute_mode"))
     return dispatch.call(OPS["cdist"], (x1, x2, p, _USE_MM[compute_mode]))
@@ -668,6 +676,8 @@ def chain_matmul(*matrices, out=None):
     # The matrices come as arguments only: a list of them is no tensor (PyTorch's TypeError,
     # "expected Tensor as element 0 in argument 0, but got list"), found before its warning,
     # which PyTorch gives once per process.
+    if _state.entry and _wants(locals()):
+        return _handle(chain_matmul, locals())
     for i, matrix in enumerate(matrices):
         _check_type(isinstance(matrix, dispatch.Tensor), lambda: (
             f"expected Tensor as element {i} in argument 0, but got "

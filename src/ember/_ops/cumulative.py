@@ -23,6 +23,8 @@ from ember._core.return_types import return_type
 from ember._core.shape import wrap_dim
 from ember._ops.grad_utils import conj, where
 from ember._ops.reduction import sum_dtype
+from ember._core.dispatch.entry import handle as _handle, wants as _wants
+from ember._core.dispatch.process_state import state as _state
 
 _HALF = (np.dtype(dt.float16._np), np.dtype(dt.bfloat16._np))
 _INT64 = np.dtype(np.int64)
@@ -193,6 +195,8 @@ def _scan_inplace(name):
 
     def scan_(self, dim, *, dtype=None):
         # In place the scan runs in self's own dtype (a bool self has no such kernel).
+        if _state.entry and _wants(locals()):
+            return _handle(scan_, locals())
         _check_type(isinstance(self, dispatch.Tensor), lambda: (
             f"{name}_(): self must be a Tensor, not {type(self).__name__}"))
         _check(dtype is None or dtype is self._dtype, lambda: (
@@ -267,12 +271,16 @@ def named_call(op, result_type, args, out):
 @register_frontend("cummax")
 def cummax(input, dim, *, out=None):
     """cummax(input, dim, *, out=None) -> (values, indices): running maximum along `dim`."""
+    if _state.entry and _wants(locals()):
+        return _handle(cummax, locals())
     return named_call(OPS["cummax"], cummax_result, (input, dim), out)
 
 
 @register_frontend("cummin")
 def cummin(input, dim, *, out=None):
     """cummin(input, dim, *, out=None) -> (values, indices): running minimum along `dim`."""
+    if _state.entry and _wants(locals()):
+        return _handle(cummin, locals())
     return named_call(OPS["cummin"], cummin_result, (input, dim), out)
 
 

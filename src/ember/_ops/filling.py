@@ -18,6 +18,8 @@ from ember._core.fp_errors import number_like
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._ops.grad_utils import by_kind, zeros_grad
 from ember._ops.pointwise import checked_scalar
+from ember._core.dispatch.entry import handle as _handle, wants as _wants
+from ember._core.dispatch.process_state import state as _state
 
 # The C++ type names PyTorch's "cannot be converted ... without overflow" message uses.
 _C_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
@@ -120,12 +122,16 @@ def _fill_op(value):
 def fill_(self, value):
     """Tensor.fill_(value) -> Tensor: set every element of self to `value` (a number or a 0-d
     tensor), in place."""
+    if _state.entry and _wants(locals()):
+        return _handle(fill_, locals())
     return dispatch.call_inplace(_fill_op(value), (self, value))
 
 
 @register_frontend("fill", method=False, inplace=fill_)
 def fill(input, value):
     """fill(input, value) -> Tensor: a tensor like input with every element set to `value`."""
+    if _state.entry and _wants(locals()):
+        return _handle(fill, locals())
     return dispatch.call(_fill_op(value), (input, value))
 
 
@@ -141,4 +147,6 @@ def _zero(xp, self):
 @register_frontend("zero_")
 def zero_(input):
     """zero_(input) -> Tensor: set every element of input to zero, in place."""
+    if _state.entry and _wants(locals()):
+        return _handle(zero_, locals())
     return dispatch.call_inplace(OPS["zero"], (input,))

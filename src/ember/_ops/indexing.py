@@ -32,6 +32,8 @@ from ember._core.host_kernels import to_device, to_host
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._ops.filling import fill_value
 from ember._ops.view import unsqueeze as unsqueeze_kernel
+from ember._core.dispatch.entry import handle as _handle, wants as _wants
+from ember._core.dispatch.process_state import state as _state
 
 _FULL = slice(None)
 
@@ -323,6 +325,8 @@ def _stands_in(self) -> bool:
 
 def getitem(self, index):
     """self[index]: basic indexing gives a view, advanced indexing a copy (PyTorch's rules)."""
+    if _state.entry and _wants(locals()):
+        return _handle(getitem, locals())
     items, consumed = _normalize(self, index)
     steps = [] if _wants_ops(self) else None
     data = _data_for_walk(self)
@@ -341,6 +345,8 @@ def getitem(self, index):
 
 def setitem(self, index, value):
     """self[index] = value: write through `index` in place (value broadcast and cast)."""
+    if _state.entry and _wants(locals()):
+        return _handle(setitem, locals())
     if type(index) is bool:
         # PyTorch: x[False] = v does nothing (no checks); x[True] = v writes all of x.
         if not index:

@@ -17,6 +17,8 @@ from ember._ops.filling import fill_value
 from ember._ops.grad_utils import where
 from ember._ops.indexing import check_in_bounds, cpp_name, index_arg
 from ember._ops.indexing_scatter import _as_1d, _same_meta, reduce_into
+from ember._core.dispatch.entry import handle as _handle, wants as _wants
+from ember._core.dispatch.process_state import state as _state
 
 # --------------------------------------------------------------------------- nonzero
 
@@ -30,6 +32,8 @@ def _nonzero(xp, self):
 @register_frontend("nonzero")
 def nonzero(input, *, out=None, as_tuple=False):
     """nonzero(input, *, out=None, as_tuple=False): indices of the nonzero elements."""
+    if _state.entry and _wants(locals()):
+        return _handle(nonzero, locals())
     if as_tuple:
         _check(out is None, "nonzero(): as_tuple=True does not take out=")
         flat = input.reshape((1,)) if input.dim() == 0 else input
@@ -110,12 +114,16 @@ def _masked_fill_overload(value):
 
 def masked_fill_(self, mask, value):
     """Fill self with `value` where `mask` is True, in place."""
+    if _state.entry and _wants(locals()):
+        return _handle(masked_fill_, locals())
     return dispatch.call_inplace(_masked_fill_overload(value), (self, mask, value))
 
 
 @register_frontend("masked_fill", inplace=masked_fill_)
 def masked_fill(input, mask, value):
     """masked_fill(input, mask, value) -> Tensor: `value` where `mask`, else input."""
+    if _state.entry and _wants(locals()):
+        return _handle(masked_fill, locals())
     return dispatch.call(_masked_fill_overload(value), (input, mask, value))
 
 

@@ -23,6 +23,8 @@ from ember._ops.indexing import (
     device_at,
     index_arg,
 )
+from ember._core.dispatch.entry import handle as _handle, wants as _wants
+from ember._core.dispatch.process_state import state as _state
 
 _FULL = slice(None)
 
@@ -406,6 +408,8 @@ def _scatter_call(name, input, dim, index, positional, src, value, reduce):
 
 def scatter_(self, dim, index, *positional, src=_UNSET, value=_UNSET, reduce=_UNSET):
     """Write src (or value) into self at `index` along `dim`, in place."""
+    if _state.entry and _wants(locals()):
+        return _handle(scatter_, locals())
     return dispatch.call_inplace(*_scatter_call("scatter_", self, dim, index, positional, src,
                                                 value, reduce))
 
@@ -413,6 +417,8 @@ def scatter_(self, dim, index, *positional, src=_UNSET, value=_UNSET, reduce=_UN
 @register_frontend("scatter", inplace=scatter_)
 def scatter(input, dim, index, *positional, src=_UNSET, value=_UNSET, reduce=_UNSET, out=None):
     """scatter(input, dim, index, src | value, *, reduce=None) -> Tensor."""
+    if _state.entry and _wants(locals()):
+        return _handle(scatter, locals())
     op, args = _scatter_call("scatter", input, dim, index, positional, src, value, reduce)
     return dispatch.call(op, args) if out is None else dispatch.call_out(op, args, out)
 
@@ -624,6 +630,8 @@ def _index_fill_op(value):
 
 def index_fill_(self, dim, index, value):
     """Fill self's slices `index` along `dim` with `value`, in place."""
+    if _state.entry and _wants(locals()):
+        return _handle(index_fill_, locals())
     return dispatch.call_inplace(_index_fill_op(value), (self, dim, index, value))
 
 
@@ -631,4 +639,6 @@ def index_fill_(self, dim, index, value):
 def index_fill(input, dim, index, value):
     """index_fill(input, dim, index, value) -> Tensor: input with `value` in its slices `index`
     along `dim`."""
+    if _state.entry and _wants(locals()):
+        return _handle(index_fill, locals())
     return dispatch.call(_index_fill_op(value), (input, dim, index, value))

@@ -24,6 +24,8 @@ from ember._core.dispatch import call
 from ember._core.promotion import promote_types
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._ops.nn_embedding import _check_indices
+from ember._core.dispatch.entry import handle as _handle, wants as _wants
+from ember._core.dispatch.process_state import state as _state
 
 SUM, MEAN, MAX = 0, 1, 2
 _FAST_SUM_DTYPES = frozenset(np.dtype(d._np) for d in (dt.float32, dt.float16, dt.bfloat16))
@@ -286,6 +288,8 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
     per_sample_weights=None, include_last_offset=False, padding_idx=None) -> (Tensor, Tensor,
     Tensor, Tensor): `_embedding_bag`, or its forward-only form when neither weight nor
     per_sample_weights requires grad (as PyTorch's)."""
+    if _state.entry and _wants(locals()):
+        return _handle(embedding_bag, locals())
     from ember.autograd import grad_mode
     needs_grad = grad_mode._state.grad_enabled and (
         getattr(weight, "requires_grad", False) or

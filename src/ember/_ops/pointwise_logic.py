@@ -17,6 +17,8 @@ from ember._core.promotion import promote_types
 from ember._core.registry import ALWAYS_BOOL, OPS, register_frontend, register_op
 from ember._ops.grad_utils import where
 from ember._ops.pointwise import not_implemented_for
+from ember._core.dispatch.entry import handle as _handle, wants as _wants
+from ember._core.dispatch.process_state import state as _state
 
 _ndarray = np.ndarray
 # Bitwise ops take only integers and bool, which never require grad.
@@ -89,6 +91,8 @@ def ge(xp, self, other):
 @register_frontend()
 def equal(input, other) -> bool:
     """equal(input, other) -> bool: same shape and same values (NaN is not equal to NaN)."""
+    if _state.entry and _wants(locals()):
+        return _handle(equal, locals())
     tensor_arg(input, "equal", "input", 1)
     tensor_arg(other, "equal", "other", 2)
     _check(input._device is other._device, lambda: (
@@ -145,6 +149,8 @@ def isclose(xp, self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 @register_frontend()
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
     """allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool."""
+    if _state.entry and _wants(locals()):
+        return _handle(allclose, locals())
     tensor_arg(input, "allclose", "input", 1)
     tensor_arg(other, "allclose", "other", 2)
     close = call(OPS["isclose"], (input, other, rtol, atol, equal_nan))
@@ -330,6 +336,8 @@ _BITWISE_NOT_OP = OPS["bitwise_not"]
 def _invert(self):
     """`~self`: bitwise NOT of an integer tensor, logical NOT of a bool tensor (float is a
     TypeError)."""
+    if _state.entry and _wants(locals()):
+        return _handle(_invert, locals())
     # `~` on a float tensor is a TypeError (bitwise_not() itself raises NotImplementedError).
     _check_type(self._dtype._category <= dt.INT, (
         "~ (operator.invert) is only implemented on integer and Boolean-type tensors"))

@@ -25,6 +25,8 @@ from ember._core.registry import INT_TO_FLOAT, OPS, register_frontend, register_
 from ember._ops.grad_utils import conj, where
 from ember._ops.pointwise import not_implemented_for, scalar_into
 from ember._ops.special_fast_erf import erf_float32
+from ember._core.dispatch.entry import handle as _handle, wants as _wants
+from ember._core.dispatch.process_state import state as _state
 
 _FLOAT_UNARY = {"kind": "pointwise", "promotion": INT_TO_FLOAT, "inplace": True}
 _special_modules: dict = {}
@@ -271,17 +273,23 @@ def _polygamma_args(n, input):
 
 def polygamma_function(n, input, *, out=None):
     """polygamma(n, input, *, out=None) -> Tensor: the n-th derivative of digamma."""
+    if _state.entry and _wants(locals()):
+        return _handle(polygamma_function, locals())
     args = _polygamma_args(n, input)
     return call(_POLYGAMMA_OP, args) if out is None else call_out(_POLYGAMMA_OP, args, out)
 
 
 def polygamma_method(self, n):
+    if _state.entry and _wants(locals()):
+        return _handle(polygamma_method, locals())
     return call(_POLYGAMMA_OP, _polygamma_args(n, self))
 
 
 def polygamma_inplace(self, n):
     # The tensor comes second in the schema, so call_inplace (which writes into the first
     # argument) does not fit; write the result into self here.
+    if _state.entry and _wants(locals()):
+        return _handle(polygamma_inplace, locals())
     args = _polygamma_args(n, self)
     if self._requires_grad and dispatch.state.grad_enabled():
         # The derivative reads self's old value, which the write replaces: compute from a copy

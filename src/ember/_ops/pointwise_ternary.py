@@ -19,6 +19,8 @@ from ember._ops.grad_utils import by_kind, conj, identity
 from ember._ops.grad_utils import where as grad_where  # (`where` is the frontend here)
 from ember._ops.pointwise import not_implemented_for, scalar_into
 from ember._ops.pointwise_logic import keep_self_at_ties, tensor_arg
+from ember._core.dispatch.entry import handle as _handle, wants as _wants
+from ember._core.dispatch.process_state import state as _state
 
 _BINARY = {"kind": "pointwise", "inplace": True}
 
@@ -86,6 +88,8 @@ def where(condition, input=None, other=None, *, out=None):
 
     `input` and `other` may be Python numbers. The one-argument form is nonzero(as_tuple=True).
     """
+    if _state.entry and _wants(locals()):
+        return _handle(where, locals())
     tensor_arg(condition, "where", "condition", 1)
     if input is None and other is None:
         return FRONTENDS["nonzero"].function(condition, as_tuple=True)
@@ -109,6 +113,8 @@ def where(condition, input=None, other=None, *, out=None):
 
 def _where_method(self, condition, other):
     """Tensor.where(condition, other): where(condition, self, other)."""
+    if _state.entry and _wants(locals()):
+        return _handle(_where_method, locals())
     return where(condition, self, other)
 
 
@@ -266,12 +272,16 @@ def _check_lerp(input, end, weight):
 
 def lerp(input, end, weight, *, out=None):
     """lerp(input, end, weight, *, out=None) -> Tensor: input + weight * (end - input)."""
+    if _state.entry and _wants(locals()):
+        return _handle(lerp, locals())
     _check_lerp(input, end, weight)
     args = (input, end, weight)
     return call(_LERP_OP, args) if out is None else call_out(_LERP_OP, args, out)
 
 
 def lerp_inplace(self, end, weight):
+    if _state.entry and _wants(locals()):
+        return _handle(lerp_inplace, locals())
     _check_lerp(self, end, weight)
     return call_inplace(_LERP_OP, (self, end, weight))
 
@@ -348,6 +358,8 @@ def _check_addcdiv(input, tensor1, tensor2, name="addcdiv", method=False, value=
 def addcdiv(_input=NOT_GIVEN, _tensor1=NOT_GIVEN, _tensor2=NOT_GIVEN, /, *_more,
             input=NOT_GIVEN, tensor1=NOT_GIVEN, tensor2=NOT_GIVEN, value=1, out=None):
     """addcdiv(input, tensor1, tensor2, *, value=1, out=None) -> Tensor."""
+    if _state.entry and _wants(locals()):
+        return _handle(addcdiv, locals())
     # (NOTE [deprecated argument orders]: the parameters as the generated bindings have them.)
     if _more or _tensor2 is NOT_GIVEN or input is not NOT_GIVEN or \
             tensor1 is not NOT_GIVEN or tensor2 is not NOT_GIVEN:
@@ -376,12 +388,16 @@ def _method_args(name, self, positional, tensor1, tensor2, value):
 
 def addcdiv_method(self, _tensor1=NOT_GIVEN, _tensor2=NOT_GIVEN, /, *_more,
                    tensor1=NOT_GIVEN, tensor2=NOT_GIVEN, value=1):
+    if _state.entry and _wants(locals()):
+        return _handle(addcdiv_method, locals())
     args = _method_args("addcdiv", self, (_tensor1, _tensor2, *_more), tensor1, tensor2, value)
     return call(_ADDCDIV_OP, args)
 
 
 def addcdiv_inplace(self, _tensor1=NOT_GIVEN, _tensor2=NOT_GIVEN, /, *_more,
                     tensor1=NOT_GIVEN, tensor2=NOT_GIVEN, value=1):
+    if _state.entry and _wants(locals()):
+        return _handle(addcdiv_inplace, locals())
     args = _method_args("addcdiv_", self, (_tensor1, _tensor2, *_more), tensor1, tensor2, value)
     return call_inplace(_ADDCDIV_OP, args)
 

@@ -36,6 +36,8 @@ from ember._ops.reduction import (
     split_evenly,
 )
 from ember._ops.summation import accurate_sum
+from ember._core.dispatch.entry import handle as _handle, wants as _wants
+from ember._core.dispatch.process_state import state as _state
 
 _INT64 = np.dtype(np.int64)
 
@@ -193,6 +195,8 @@ def _moment_frontend(name, with_out):
     op = OPS[f"{name}.correction"]
 
     def frontend(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+        if _state.entry and _wants(locals()):
+            return _handle(frontend, locals())
         if isinstance(dim, bool):
             # The legacy overload std(input, unbiased): a bool in dim's place.
             _check_type(unbiased is None, lambda: f"{name}(): unbiased given twice")
@@ -359,6 +363,8 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     A number p (or 'fro' over at most two dims) gives the vector p-norm of the entries;
     'nuc' gives the nuclear norm of the matrices over two dims.
     """
+    if _state.entry and _wants(locals()):
+        return _handle(norm, locals())
     if isinstance(dim, int):
         dim = (dim,)
     if isinstance(p, str):
@@ -497,6 +503,8 @@ def _median_frontend(name, result_type):
     all_op, dim_op = OPS[name], OPS[f"{name}.dim"]
 
     def frontend(input, dim=None, keepdim=False, *, out=None):
+        if _state.entry and _wants(locals()):
+            return _handle(frontend, locals())
         if dim is None:
             return run(all_op, (input,), out)
         return run(dim_op, (input, dim, keepdim), out, result_type)
@@ -529,6 +537,8 @@ def kthvalue_kernel(xp, self, k, dim=-1, keepdim=False):
 @register_frontend("kthvalue")
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     """kthvalue(input, k, dim=-1, keepdim=False, *, out=None) -> (values, indices)."""
+    if _state.entry and _wants(locals()):
+        return _handle(kthvalue, locals())
     return run(OPS["kthvalue"], (input, k, dim, keepdim), out, Kthvalue)
 
 
@@ -571,6 +581,8 @@ def mode_kernel(xp, self, dim=-1, keepdim=False):
 @register_frontend("mode")
 def mode(input, dim=-1, keepdim=False, *, out=None):
     """mode(input, dim=-1, keepdim=False, *, out=None) -> (values, indices)."""
+    if _state.entry and _wants(locals()):
+        return _handle(mode, locals())
     return run(OPS["mode"], (input, dim, keepdim), out, Mode)
 
 
@@ -737,6 +749,8 @@ for _name, _ignore_nan in (("quantile", False), ("nanquantile", True)):
 
 def _quantile_frontend(name):
     def frontend(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+        if _state.entry and _wants(locals()):
+            return _handle(frontend, locals())
         if isinstance(q, dispatch.Tensor):
             return run(OPS[name], (input, q, dim, keepdim, interpolation), out)
         _check_type(isinstance(q, (int, float)), lambda: (

@@ -23,6 +23,8 @@ from ember._core.fp_errors import run_quietly
 from ember._core.registry import OPS, register_frontend
 from ember._core.registry import register_op as _register_op
 from ember._ops.creation import _FACTORY, _OPTIONS, on_device, option_dtype, run_factory_op
+from ember._core.dispatch.entry import handle as _handle, wants as _wants
+from ember._core.dispatch.process_state import state as _state
 
 _CXX = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
         "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
@@ -199,6 +201,8 @@ def _given(name, values, defaults):
 @register_frontend(method=False)
 def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
                 pin_memory=False, requires_grad=False):
+    if _state.entry and _wants(locals()):
+        return _handle(hann_window, locals())
     return _run("hann_window.periodic",
                 (window_length, periodic, dtype, layout, device, pin_memory), requires_grad)
 
@@ -207,6 +211,8 @@ def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device
 def hamming_window(window_length, periodic=NOT_GIVEN, alpha=NOT_GIVEN, beta=NOT_GIVEN, *,
                    dtype=None, layout=None, device=None, pin_memory=False,
                    requires_grad=False):
+    if _state.entry and _wants(locals()):
+        return _handle(hamming_window, locals())
     periodic, alpha, beta = _given("hamming_window", (periodic, alpha, beta),
                                    {"periodic": True, "alpha": 0.54, "beta": 0.46})
     return _run("hamming_window.periodic_alpha_beta", (window_length, periodic, alpha, beta,
@@ -217,6 +223,8 @@ def hamming_window(window_length, periodic=NOT_GIVEN, alpha=NOT_GIVEN, beta=NOT_
 @register_frontend(method=False)
 def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
                     pin_memory=False, requires_grad=False):
+    if _state.entry and _wants(locals()):
+        return _handle(blackman_window, locals())
     return _run("blackman_window.periodic",
                 (window_length, periodic, dtype, layout, device, pin_memory), requires_grad)
 
@@ -224,6 +232,8 @@ def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, de
 @register_frontend(method=False)
 def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
                     pin_memory=False, requires_grad=False):
+    if _state.entry and _wants(locals()):
+        return _handle(bartlett_window, locals())
     return _run("bartlett_window.periodic",
                 (window_length, periodic, dtype, layout, device, pin_memory), requires_grad)
 
@@ -231,6 +241,8 @@ def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, de
 @register_frontend(method=False)
 def kaiser_window(window_length, periodic=NOT_GIVEN, beta=NOT_GIVEN, *, dtype=None,
                   layout=None, device=None, pin_memory=False, requires_grad=False):
+    if _state.entry and _wants(locals()):
+        return _handle(kaiser_window, locals())
     periodic, beta = _given("kaiser_window", (periodic, beta), {"periodic": True, "beta": 12.0})
     return _run("kaiser_window.beta",
                 (window_length, periodic, beta, dtype, layout, device, pin_memory),

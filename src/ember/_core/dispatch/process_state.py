@@ -10,6 +10,7 @@ from __future__ import annotations
 class _State:
     __slots__ = (
         "deterministic",
+        "entry",
         "grad_enabled",
         "inplace_guard",
         "on_inplace",
@@ -32,6 +33,10 @@ class _State:
         # True once a Tensor subclass that overrides __torch_function__ exists (subclasses.py)
         self.overriding = False
         self.on_inplace = None       # (self, result) after a layered in-place op (forward AD)
+        # NOTE [the public entry] (entry.py): `slow or overriding`, the one test a public
+        # function makes before it looks for __torch_function__; the bindings pass their
+        # public function to the dispatcher only while it is True.
+        self.entry = False
 
 
 state = _State()

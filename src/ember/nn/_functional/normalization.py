@@ -9,6 +9,8 @@ from ember._core.dispatch import call
 from ember._core.finfo import finfo
 from ember._core.registry import OPS
 from ember.autograd.grad_mode import is_grad_enabled
+from ember._core.dispatch.entry import handle as _handle, wants as _wants
+from ember._core.dispatch.process_state import state as _state
 
 __all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm", "local_response_norm",
            "rms_norm"]
@@ -43,6 +45,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     """Normalise each channel (dim 1) over the batch and the other dimensions; in training
     with the batch's statistics (updating running_mean/running_var in place), otherwise with
     the running ones."""
+    if _state.entry and _wants(locals()):
+        return _handle(batch_norm, locals())
     # (PyTorch's composite takes no channels from a 1-d input, a RuntimeError on its checks;
     # the op itself reads size(1), an IndexError.)
     _check(input.ndim >= 2, lambda: (
@@ -60,6 +64,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.1, eps=1e-5):
     """Normalise each channel of each sample over its other dimensions."""
+    if _state.entry and _wants(locals()):
+        return _handle(instance_norm, locals())
     if use_input_stats:
         _verify_spatial_size(input.shape)
     batch, channels = input.shape[0], input.shape[1]
@@ -79,6 +85,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Normalise over the last len(normalized_shape) dimensions."""
+    if _state.entry and _wants(locals()):
+        return _handle(layer_norm, locals())
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     return call(_LAYER_NORM, (input, list(normalized_shape), weight, bias, eps))[0]
@@ -86,6 +94,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Normalise each group of channels of each sample."""
+    if _state.entry and _wants(locals()):
+        return _handle(group_norm, locals())
     if input.ndim < 2:
         raise RuntimeError("Expected at least 2 dimensions for input tensor but received "
                            f"{input.ndim}")
@@ -101,6 +111,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """input / sqrt(mean(input**2) + eps) over the last len(normalized_shape) dimensions,
     times weight; eps None means the dtype's machine epsilon."""
+    if _state.entry and _wants(locals()):
+        return _handle(rms_norm, locals())
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     normalized_shape = tuple(normalized_shape)
@@ -131,6 +143,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     """input / (k + alpha * mean of input**2 over `size` neighbouring channels) ** beta (the
     window zero-padded at the ends and always divided by size)."""
+    if _state.entry and _wants(locals()):
+        return _handle(local_response_norm, locals())
     if input.ndim < 3:
         raise ValueError("Expected 3D or higher dimensionality input (got "
                          f"{input.ndim} dimensions)")
