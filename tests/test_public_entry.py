@@ -231,3 +231,37 @@ def test_plain_calls_take_the_fast_path():
     with _logger(ember):
         assert state.entry is True
     assert state.entry is (state.slow or overriding)
+
+
+METHOD_CALLS = {
+    "operators": lambda i, f: (f + 1, 2 - f, 2 / f, +f, -f, abs(f), ~i, f @ f, 2 ** f, i // 2,
+                               f == f, 1 < f),
+    "indexing": lambda i, f: (f[0], f[1:], f.__setitem__(0, 1.0)),
+    "sizes": lambda i, f: (len(f), f.size(), f.size(0), f.dim(), f.numel(), f.nelement(),
+                           f.ndimension(), f.stride(), f.element_size(), f.is_contiguous()),
+    "conversions": lambda i, f: (f.sum().item(), f.tolist(), f.numpy(), np.asarray(f), bool(f[0]),
+                                 int(f[0]), float(f[0]), [0, 1, 2, 3][i[0]], format(f[0], ".2f"),
+                                 repr(f)),
+    "casts": lambda i, f: (f.to(T_float64(f)), f.double(), f.float(), f.half(), f.int(),
+                           f.long(), f.bool(), f.cpu(), f.type(), f.requires_grad_(False)),
+    "iteration": lambda i, f: (list(f), 2.0 in f),
+    "views": lambda i, f: (f.squeeze(), f.unsqueeze(0), f.view(-1), f.flatten(), f.t(),
+                           f.detach(), f.clone(), f.contiguous()),
+}
+
+
+def T_float64(t):
+    return ember.float64 if isinstance(t, ember.Tensor) else torch.float64
+
+
+@pytest.mark.parametrize("group", sorted(METHOD_CALLS))
+def test_tensor_methods_and_operators_reach_the_mode_as_in_torch(group):
+    seen = {}
+    for lib in (ember, torch):
+        mode = _logger(lib)
+        i, f = lib.tensor([1, 2, 3]), lib.tensor([1.0, 2.0, 3.0])
+        with mode:
+            METHOD_CALLS[group](i, f)
+        seen[lib.__name__] = [_name(func) for func in mode.log]
+    assert seen["ember"] == seen["torch"]
+    assert seen["ember"]
