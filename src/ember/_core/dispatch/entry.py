@@ -50,24 +50,33 @@ def _relevant(given):
 
 
 def _split(func, given):
-    """(args, kwargs) that call `func` with the values in `given`: required positional
-    parameters by position, defaulted ones and keyword-only ones by name (as PyTorch's Python
-    functions hand them on), all by position where `*args` follows."""
+    """(args, kwargs) that call `func` with the values in `given`, as the user could have
+    written the call: positional parameters by position (trailing ones left at their default
+    left off), keyword-only ones by name where they differ from their default."""
     code = func.__code__
     names = code.co_varnames
     positional = names[:code.co_argcount]
     keyword_only = names[code.co_argcount:code.co_argcount + code.co_kwonlyargcount]
     rest = code.co_argcount + code.co_kwonlyargcount
-    defaults = len(func.__defaults__ or ())
+    args = [given[n] for n in positional]
     if code.co_flags & _CO_VARARGS:
-        args = [given[n] for n in positional] + list(given[names[rest]])
+        args.extend(given[names[rest]])
         rest += 1
-        kwargs = {}
     else:
-        required = max(len(positional) - defaults, code.co_posonlyargcount)
-        args = [given[n] for n in positional[:required]]
-        kwargs = {n: given[n] for n in positional[required:]}
-    kwargs.update((n, given[n]) for n in keyword_only)
+        defaults = func.__defaults__ or ()
+        first = len(positional) - len(defaults)
+        while len(args) > max(first, 0) and _is_default(args[-1], defaults[len(args) - 1 - first]):
+            args.pop()
+    keyword_defaults = func.__kwdefaults__ or {}
+    kwargs = {n: given[n] for n in keyword_only
+              if n not in keyword_defaults or not _is_default(given[n], keyword_defaults[n])}
     if code.co_flags & _CO_VARKEYWORDS:
         kwargs.update(given[names[rest]])
     return tuple(args), kwargs
+
+
+def _is_default(value, default):
+    if value is default:
+        return True
+    kind = type(value)
+    return kind is type(default) and kind in (int, float, bool, str) and value == default
