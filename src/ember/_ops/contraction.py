@@ -20,14 +20,15 @@ from ember._core.checks import (
     _check_value,
     _warn_once,
 )
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.promotion import promote_types
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim
 from ember._ops.creation_ranges import eye
 from ember._ops.grad_utils import conj
 from ember._ops.linalg import broadcast_batch, check_kernel_dtype, compute, cpp, cxx
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
-from ember._core.dispatch.process_state import state as _state
 
 
 def _call(name, args, out=None):

@@ -17,12 +17,13 @@ from ember._core import dtype as dt
 from ember._core import layout as memory_layout
 from ember._core.checks import _check, _check_type
 from ember._core.device import META
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.fp_errors import run_quietly
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import normalize_shape, sizes_or_keyword
 from ember._ops import filling
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
-from ember._core.dispatch.process_state import state as _state
 
 _call = dispatch.call
 _DTYPE = dt.dtype

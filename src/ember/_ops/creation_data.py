@@ -15,13 +15,14 @@ from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type, _check_value
 from ember._core.device import META, as_device, get_default_device, placed
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.fp_errors import cast
 from ember._core.promotion import promote_types, scalar_type_of
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import normalize_shape
 from ember._ops.creation import _EMPTY
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
-from ember._core.dispatch.process_state import state as _state
 
 _call = dispatch.call
 

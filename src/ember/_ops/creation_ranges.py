@@ -16,6 +16,9 @@ import numpy as np
 from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented, _check_type
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.fp_errors import cast
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import normalize_shape
@@ -27,8 +30,6 @@ from ember._ops.creation import (
     option_dtype,
     run_factory_op,
 )
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
-from ember._core.dispatch.process_state import state as _state
 
 _call = dispatch.call
 

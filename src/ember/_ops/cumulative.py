@@ -17,14 +17,15 @@ from ember._core import complex_half, dispatch
 from ember._core import dtype as dt
 from ember._core.arguments import parser_error
 from ember._core.checks import _check, _check_type
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.host_kernels import host_kernel
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.return_types import return_type
 from ember._core.shape import wrap_dim
 from ember._ops.grad_utils import conj, where
 from ember._ops.reduction import sum_dtype
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
-from ember._core.dispatch.process_state import state as _state
 
 _HALF = (np.dtype(dt.float16._np), np.dtype(dt.bfloat16._np))
 _INT64 = np.dtype(np.int64)

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from ember._core.checks import _check, _warn_once
 from ember._core.dispatch import call
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS, register_frontend
 from ember._ops.fft import NORM_BY_N, NORM_BY_ROOT_N, NORM_NONE
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
-from ember._core.dispatch.process_state import state as _state
 
 
 def _flag(value):

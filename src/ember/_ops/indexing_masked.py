@@ -10,6 +10,9 @@ import numpy as np
 from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_index
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim
 from ember._ops.creation_ranges import arange
@@ -17,8 +20,6 @@ from ember._ops.filling import fill_value
 from ember._ops.grad_utils import where
 from ember._ops.indexing import check_in_bounds, cpp_name, index_arg
 from ember._ops.indexing_scatter import _as_1d, _same_meta, reduce_into
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
-from ember._core.dispatch.process_state import state as _state
 
 # --------------------------------------------------------------------------- nonzero
 

@@ -11,6 +11,9 @@ import numpy as np
 
 from ember._core import arguments, complex_half, dispatch
 from ember._core.checks import _check, _check_index
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.host_kernels import to_device, to_host
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim
@@ -23,8 +26,6 @@ from ember._ops.indexing import (
     device_at,
     index_arg,
 )
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
-from ember._core.dispatch.process_state import state as _state
 
 _FULL = slice(None)
 

@@ -3,10 +3,11 @@ frobenius_norm, each a warned-once call of the torch.linalg norm that replaces i
 from __future__ import annotations
 
 from ember._core.checks import _check, _check_type, _warn_once
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import register_frontend
 from ember._ops.linalg_frontends import into
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
-from ember._core.dispatch.process_state import state as _state
 
 
 def _linalg():

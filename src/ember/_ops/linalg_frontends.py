@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from ember._core.checks import _check, _warn_once
 from ember._core.dispatch import call, check_exact_out_dtype, copy_into_out
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS, register_frontend
 from ember._core.return_types import return_type
 from ember._ops.linalg_common import LinAlgError, batch_prefix, check_square
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
-from ember._core.dispatch.process_state import state as _state
 
 CholeskyEx = return_type("linalg_cholesky_ex", ("L", "info"))
 InvEx = return_type("linalg_inv_ex", ("inverse", "info"))

@@ -8,9 +8,10 @@ values are the same, so ember gives the plain split's pieces.
 from __future__ import annotations
 
 import ember
-from ember._core.registry import register_frontend
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
+from ember._core.registry import register_frontend
 
 
 def _fresh(result, out=None):

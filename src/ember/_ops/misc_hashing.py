@@ -7,10 +7,11 @@ import numpy as np
 
 from ember._core import dispatch
 from ember._core.checks import _check, _check_index, _check_not_implemented
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import register_frontend, register_op
 from ember._ops.reduction import is_all_dims, reduced_dims, reduction_meta
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
-from ember._core.dispatch.process_state import state as _state
 
 _UINT64 = np.dtype(np.uint64)
 

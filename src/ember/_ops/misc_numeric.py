@@ -12,12 +12,13 @@ import operator
 from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type, _check_value
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.promotion import promote_types
 from ember._core.registry import OPS, register_frontend
 from ember._core.shape import wrap_dim
 from ember._ops.creation_data import as_tensor
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
-from ember._core.dispatch.process_state import state as _state
 
 # --------------------------------------------------------------------------- vander
 

@@ -13,11 +13,12 @@ import numpy as np
 
 from ember._core import dispatch
 from ember._core.checks import _check, _check_not_implemented, _check_type
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.return_types import return_type
 from ember._ops.creation_ranges import linspace
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
-from ember._core.dispatch.process_state import state as _state
 
 Histogram = return_type("histogram", ("hist", "bin_edges"))
 Histogramdd = return_type("histogramdd", ("hist", "bin_edges"))

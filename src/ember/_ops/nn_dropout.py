@@ -14,9 +14,10 @@ import math
 
 from ember._core import dispatch
 from ember._core.checks import _check
-from ember._core.registry import register_frontend
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
+from ember._core.registry import register_frontend
 
 # The SELU fixed point that alpha dropout keeps (-alpha' = -scale * alpha of SELU).
 _SELU_NEGATIVE = 1.7580993408473766

@@ -15,9 +15,10 @@ import numpy as np
 from ember._core import dispatch
 from ember._core.checks import _check, _check_index
 from ember._core.dispatch import call
-from ember._core.registry import OPS, register_frontend, register_op
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
+from ember._core.registry import OPS, register_frontend, register_op
 
 # Below this many (lookups x rows) the one-hot product beats sorting.
 _ONE_HOT_LIMIT = 1 << 14

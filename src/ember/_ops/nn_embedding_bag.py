@@ -21,11 +21,12 @@ import numpy as np
 from ember._core import dtype as dt
 from ember._core.checks import _check
 from ember._core.dispatch import call
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.promotion import promote_types
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._ops.nn_embedding import _check_indices
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
-from ember._core.dispatch.process_state import state as _state
 
 SUM, MEAN, MAX = 0, 1, 2
 _FAST_SUM_DTYPES = frozenset(np.dtype(d._np) for d in (dt.float32, dt.float16, dt.bfloat16))

@@ -3,9 +3,10 @@
 on first call: ember.nn builds on the registry)."""
 from __future__ import annotations
 
-from ember._core.registry import register_frontend
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
+from ember._core.registry import register_frontend
 
 _NAMES = ("none", "mean", "sum")
 

@@ -9,9 +9,10 @@ import types
 
 from ember._core.checks import _check
 from ember._core.dispatch import call
-from ember._core.registry import OPS, register_frontend
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
+from ember._core.registry import OPS, register_frontend
 
 
 def _functional():

@@ -21,9 +21,10 @@ Sigmoids are computed as 0.5 * tanh(x / 2) + 0.5, which neither overflows nor wa
 from __future__ import annotations
 
 from ember._core import dispatch
-from ember._core.registry import OPS, register_frontend, register_op
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
+from ember._core.registry import OPS, register_frontend, register_op
 
 _MODES = ("LSTM", "GRU", "RNN_TANH", "RNN_RELU")
 

@@ -20,6 +20,9 @@ from ember._core import arguments, dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type
 from ember._core.dispatch import UnsupportedOperand, call, call_inplace, call_out, scalar_as
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import (
     BOOL_TO_LONG,
     COMPLEX_TO_FLOAT,
@@ -29,8 +32,6 @@ from ember._core.registry import (
     register_op,
 )
 from ember._ops.grad_utils import by_kind, conj, identity, negated, pow_name, where, zeros_grad
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
-from ember._core.dispatch.process_state import state as _state
 
 _BINARY = {"kind": "pointwise", "inplace": True}
 _BOOL = dt.bool_

@@ -16,12 +16,13 @@ from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type
 from ember._core.dispatch import call, call_out
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import INT_TO_FLOAT, OPS, register_frontend, register_op
 from ember._core.return_types import return_type
 from ember._ops.grad_utils import by_kind, conj, pow_name, where, zeros_grad
 from ember._ops.pointwise import not_implemented_for, pow_exponent_grad, pow_self_grad
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
-from ember._core.dispatch.process_state import state as _state
 
 _ndarray = np.ndarray
 _BINARY = {"kind": "pointwise", "inplace": True}

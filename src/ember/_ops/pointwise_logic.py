@@ -12,13 +12,14 @@ from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented, _check_type
 from ember._core.device import META
 from ember._core.dispatch import call
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.pointwise import check_broadcastable
+from ember._core.dispatch.process_state import state as _state
 from ember._core.promotion import promote_types
 from ember._core.registry import ALWAYS_BOOL, OPS, register_frontend, register_op
 from ember._ops.grad_utils import where
 from ember._ops.pointwise import not_implemented_for
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
-from ember._core.dispatch.process_state import state as _state
 
 _ndarray = np.ndarray
 # Bitwise ops take only integers and bool, which never require grad.

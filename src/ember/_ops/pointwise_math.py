@@ -19,6 +19,9 @@ from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented, _check_type
 from ember._core.dispatch import call, call_out
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import (
     ALWAYS_BOOL,
     COMPLEX_TO_FLOAT,
@@ -30,8 +33,6 @@ from ember._core.registry import (
 from ember._ops import grad_utils
 from ember._ops.grad_utils import identity, where, zeros_grad
 from ember._ops.pointwise import not_implemented_for
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
-from ember._core.dispatch.process_state import state as _state
 
 _FLOAT_UNARY = {"kind": "pointwise", "promotion": INT_TO_FLOAT, "inplace": True}
 _PREDICATE = {"kind": "pointwise", "promotion": ALWAYS_BOOL, "differentiable": False,

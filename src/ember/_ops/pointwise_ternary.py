@@ -12,6 +12,9 @@ from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented
 from ember._core.deprecated_forms import NOT_GIVEN
 from ember._core.dispatch import call, call_inplace, call_out
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import FRONTENDS, OPS, register_frontend, register_op
 from ember._core.schema import parse_schema
 from ember._ops.fused_multiply_add import fma
@@ -19,8 +22,6 @@ from ember._ops.grad_utils import by_kind, conj, identity
 from ember._ops.grad_utils import where as grad_where  # (`where` is the frontend here)
 from ember._ops.pointwise import not_implemented_for, scalar_into
 from ember._ops.pointwise_logic import keep_self_at_ties, tensor_arg
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
-from ember._core.dispatch.process_state import state as _state
 
 _BINARY = {"kind": "pointwise", "inplace": True}
 

@@ -22,6 +22,9 @@ from ember._core import arguments, dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented, _check_type
 from ember._core.deprecated_forms import NOT_GIVEN
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import normalize_shape, sizes_or_keyword
 from ember._ops import random_transforms as rt
@@ -38,8 +41,6 @@ from ember._ops.creation import (
 from ember._ops.grad_utils import zeros_grad
 from ember._ops.linalg import broadcast_batch, cxx
 from ember._random import cpu_generator
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
-from ember._core.dispatch.process_state import state as _state
 
 _call = dispatch.call
 _NP_TO_DTYPE = dt.NP_TO_DTYPE

@@ -19,6 +19,9 @@ import numpy as np
 from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented, _check_type
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._ops import random_transforms as rt
 from ember._ops.grad_utils import zeros_grad
@@ -35,8 +38,6 @@ from ember._ops.random import (
     in_memory_order,
 )
 from ember._random import cpu_generator
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
-from ember._core.dispatch.process_state import state as _state
 
 _NP_TO_DTYPE = dt.NP_TO_DTYPE
 _GEN = "Generator? generator=None"

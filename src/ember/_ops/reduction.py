@@ -16,6 +16,9 @@ from ember._core import dtype as dt
 from ember._core.arguments import parser_error
 from ember._core.checks import _check, _check_index, _check_type
 from ember._core.dispatch import call, call_out
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.return_types import return_type
 from ember._core.shape import wrap_dim, wrap_dims
@@ -23,8 +26,6 @@ from ember._ops.creation_ranges import arange
 from ember._ops.grad_utils import by_dim, conj, unreduce, where
 from ember._ops.pointwise import not_implemented_for
 from ember._ops.summation import THREADED_SUM, accurate_sum, cast_for_sum, widen_half
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
-from ember._core.dispatch.process_state import state as _state
 
 _INT64 = dt.int64._np
 # NOTE [half reductions accumulate in float32]: PyTorch's CPU kernels sum, average and compare

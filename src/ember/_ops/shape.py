@@ -15,10 +15,11 @@ from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.arguments import combination_error, parser_error
 from ember._core.checks import _check, _check_not_implemented
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim, wrap_dims
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
-from ember._core.dispatch.process_state import state as _state
 
 
 def _call(name, *args):

@@ -8,9 +8,10 @@ imports SciPy or those modules before a sparse tensor is made.
 from __future__ import annotations
 
 from ember._core.checks import _check
-from ember._core.registry import register_frontend
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
+from ember._core.registry import register_frontend
 
 _SPARSE_TYPES = None
 checking_invariants = [False]     # ember.sparse.check_sparse_tensor_invariants switches it

@@ -16,9 +16,10 @@ import numpy as np
 
 from ember._core.checks import _check
 from ember._core.device import CPU
-from ember._core.registry import register_frontend
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
+from ember._core.registry import register_frontend
 
 _DISPLAY = {"sparse_coo": "Sparse", "sparse_csr": "SparseCsr", "sparse_csc": "SparseCsc",
             "sparse_bsr": "SparseBsr", "sparse_bsc": "SparseBsc"}

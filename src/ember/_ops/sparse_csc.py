@@ -9,9 +9,10 @@ from __future__ import annotations
 import numpy as np
 
 from ember._core.checks import _check, _check_index
-from ember._core.registry import register_frontend
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
+from ember._core.registry import register_frontend
 
 
 def _arrays():

@@ -7,10 +7,11 @@ from __future__ import annotations
 from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import register_frontend
 from ember._ops.tensor_storage import _element_name
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
-from ember._core.dispatch.process_state import state as _state
 
 # --------------------------------------------------------------------------- grad_dtype
 

@@ -16,11 +16,12 @@ from ember._core import arguments, dispatch, strided
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type
 from ember._core.device import CPU, META
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import register_frontend
 from ember._core.storage import UntypedStorage, memory_owner
 from ember.autograd import grad_mode
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
-from ember._core.dispatch.process_state import state as _state
 
 # The C++ element type names PyTorch's set_ messages print ("long int", "c10::Half").
 _CPP_ELEMENT_NAMES = {

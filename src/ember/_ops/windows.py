@@ -19,12 +19,13 @@ from ember._core import dtype as dt
 from ember._core.arguments import parser_error
 from ember._core.checks import _check, _check_not_implemented
 from ember._core.deprecated_forms import NOT_GIVEN
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.fp_errors import run_quietly
 from ember._core.registry import OPS, register_frontend
 from ember._core.registry import register_op as _register_op
 from ember._ops.creation import _FACTORY, _OPTIONS, on_device, option_dtype, run_factory_op
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
-from ember._core.dispatch.process_state import state as _state
 
 _CXX = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
         "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",

@@ -16,6 +16,7 @@
     subclass_hooks.py Tensor's own methods on subclasses that see their calls
     devices.py        the common device of a call
     process_state.py  the process-wide switches (`dispatch.state`)
+    entry.py          the public entry of hand-written public functions (__torch_function__)
 """
 from __future__ import annotations
 

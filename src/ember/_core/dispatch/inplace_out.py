@@ -32,10 +32,9 @@ def _dtype_name(d):
 def call_out(op, args, out, public=None):
     """`public`: the public function making the call (NOTE [the public function reaches
     level 1], stack.py)."""
-    if state.entry:
-        if layered.modes.function_modes or state.overriding and \
-                layered.overloaded_args(op, args + (out,)):
-            return layered.function_level(op, args, out, public)
+    if state.entry and (layered.modes.function_modes or state.overriding and
+                        layered.overloaded_args(op, args + (out,))):
+        return layered.function_level(op, args, out, public)
     several = op.num_outputs > 1
     if not (isinstance(out, (tuple, list)) if several else isinstance(out, Tensor)):
         raise TypeError(f"{op.schema.name}(): argument 'out' must be "

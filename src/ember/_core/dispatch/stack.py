@@ -2,7 +2,9 @@
 
     1. __torch_function__: TorchFunctionModes (innermost first), then Tensor subclasses that
        ask for it (subclasses.py). They see the public call (`ember.add`, `Tensor.add`,
-       `Tensor.__add__` ...) with the arguments as the user could have written them.
+       `Tensor.__add__` ...) with the arguments as the user could have written them; the
+       caller names it (NOTE [the public function reaches level 1]; hand-written functions:
+       NOTE [the public entry], entry.py).
     2. autograd: handlers (forward-AD tangents, process-wide; inference-tensor marking, per
        thread), then `record` when grad mode is on and an input requires grad.
     3. __torch_dispatch__: TorchDispatchModes see the op entry itself (`OpDef`, which looks
@@ -13,7 +15,9 @@ NOTE [the plain call]: with no mode anywhere (`state.slow` False) and plain-acti
 the op's runner does the whole stack itself: kernel, wrap, and autograd's `record` when an
 input requires grad. Any call it can't serve goes to `function_level` and down the levels.
 The generated bindings take `call`'s first step inline (`op.runner(op, args)` unless
-`state.slow`), so every op has its runner from import on (`prepare_runners`).
+`state.entry`, which is `state.slow or state.overriding`), so every op has its runner from
+import on (`prepare_runners`); otherwise they call `call(op, args, fn)` with their own public
+function (NOTE [the public function reaches level 1]).
 
 NOTE [mode state is per thread]: modes, handlers and the below-autograd depth live in `modes`
 (a threading.local), as PyTorch keeps them per thread; the one exception is forward AD, whose
@@ -145,7 +149,7 @@ def _prepare(op):
 
 def prepare_runners(ops) -> None:
     """Give each op without one its runner now: the generated bindings do `call`'s first step
-    themselves and call `op.runner` directly when `state.slow` is False."""
+    themselves and call `op.runner` directly when `state.entry` is False."""
     for op in ops:
         if op.runner is None:
             _prepare(op)

@@ -8,9 +8,10 @@ import warnings
 from ember._core import arguments, dispatch
 from ember._core.checks import _check, _check_type
 from ember._core.dispatch import call, call_inplace
-from ember._core.registry import OPS
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
+from ember._core.registry import OPS
 
 __all__ = [
     "celu", "celu_", "elu", "elu_", "gelu", "glu", "gumbel_softmax", "hardshrink", "hardsigmoid",

@@ -12,9 +12,10 @@ import math
 import warnings
 
 import ember
-from ember._tensor import Tensor
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
+from ember._tensor import Tensor
 
 __all__ = ["multi_head_attention_forward", "scaled_dot_product_attention"]
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import ember
 from ember._core.dispatch import call
-from ember._core.registry import OPS
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
+from ember._core.registry import OPS
 
 __all__ = ["cosine_similarity", "normalize", "one_hot", "pairwise_distance", "pdist"]
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import warnings
 
-from ember._ops import nn_dropout as _ops
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
+from ember._ops import nn_dropout as _ops
 
 __all__ = ["alpha_dropout", "dropout", "dropout1d", "dropout2d", "dropout3d",
            "feature_alpha_dropout"]

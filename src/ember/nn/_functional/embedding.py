@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import ember
 from ember._core.dispatch import call
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS
 from ember._ops.nn_embedding import embedding_renorm_
 from ember._ops.nn_embedding_bag import embedding_bag as _embedding_bag
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
-from ember._core.dispatch.process_state import state as _state
 
 __all__ = ["embedding", "embedding_bag"]
 

@@ -3,9 +3,10 @@ image, aten col2im); the kernels are in ember/_ops/nn_fold.py."""
 from __future__ import annotations
 
 from ember._core.dispatch import call
-from ember._core.registry import OPS
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
+from ember._core.registry import OPS
 
 __all__: list[str] = ["fold", "unfold"]
 

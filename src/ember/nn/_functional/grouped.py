@@ -7,7 +7,8 @@ from __future__ import annotations
 import enum
 
 from ember._core.checks import _check
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
 
 __all__ = ["ScalingType", "SwizzleType", "grouped_mm", "scaled_grouped_mm", "scaled_mm"]

@@ -14,10 +14,11 @@ import warnings
 import ember
 from ember._core import dispatch
 from ember._core.dispatch import autocast, call
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS
 from ember.nn import _reduction
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
-from ember._core.dispatch.process_state import state as _state
 
 __all__ = [
     "binary_cross_entropy",

@@ -7,9 +7,10 @@ import math
 
 from ember._core.checks import _check, _check_value
 from ember._core.dispatch import call
-from ember._core.registry import OPS
-from ember._core.dispatch.entry import handle as _handle, wants as _wants
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
+from ember._core.registry import OPS
 
 __all__ = [
     "adaptive_avg_pool1d",
