@@ -125,6 +125,36 @@ def test_each_frontend_reaches_the_mode_under_its_own_function(name, function):
     assert seen[0] is function
 
 
+def _methods():
+    """(public name, function) for every hand-written method, in-place method and dunder of a
+    frontend (a dunder is handed over as the method it stands for)."""
+    found = {}
+    for name, frontend in sorted(FRONTENDS.items()):
+        forms = {name: frontend.method, name + "_": frontend.inplace_method,
+                 **frontend.dunders}
+        for public, fn in forms.items():
+            if callable(fn) and hasattr(fn, "__code__") and fn is not frontend.function:
+                found[public] = fn
+    return sorted(found.items())
+
+
+@pytest.mark.parametrize("name, method", _methods(), ids=lambda v: v
+                         if isinstance(v, str) else "")
+def test_each_frontend_method_reaches_the_mode_under_its_own_function(name, method):
+    from ember._core.dispatch.stack import reported
+    seen = []
+
+    class Stop(ember.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            seen.append(func)
+            raise _Stop
+    args, kwargs = _some_arguments(method, ember.ones(2))
+    with Stop(), pytest.raises(_Stop):
+        method(*args, **kwargs)
+    assert seen[0] is reported(method)
+    assert len(_methods()) > 20
+
+
 def _some_arguments(function, value):
     """`value` for every required parameter of `function`."""
     inner = getattr(function, "__wrapped__", function)
