@@ -60,8 +60,9 @@ def _net(lib):
 
 
 def _training_step(lib):
-    """Factories, random ops, model, losses and backward under a logging mode: the names it
-    saw per phase, and the loss (so the step is known to have run the same)."""
+    """Factories, random ops, model, losses, backward and Module.zero_grad (property reads
+    and writes of `.grad` included) under a logging mode: the names it saw per phase, and the
+    loss. (The optimizer's step is left out: its updates are being rewritten as ops.)"""
     F = lib.nn.functional
     lib.manual_seed(0)
     model = _net(lib)
@@ -82,13 +83,16 @@ def _training_step(lib):
         phases["loss"], mode.log[:] = [_name(f) for f in mode.log], []
         loss.backward()
         phases["backward"], mode.log[:] = [_name(f) for f in mode.log], []
+        model.zero_grad(set_to_none=False)
+        model.zero_grad()
+        phases["zero_grad"], mode.log[:] = [_name(f) for f in mode.log], []
     return phases, float(loss.detach())
 
 
 def test_training_step_reaches_the_mode_as_in_torch():
     ember_phases, ember_loss = _training_step(ember)
     torch_phases, torch_loss = _training_step(torch)
-    for phase in ("factories", "model", "loss", "backward"):
+    for phase in ("factories", "model", "loss", "backward", "zero_grad"):
         assert ember_phases[phase] == torch_phases[phase], phase
     assert "kl_div" in ember_phases["loss"] and "zeros" in ember_phases["factories"]
     assert np.isfinite(ember_loss) and np.isfinite(torch_loss)

@@ -19,6 +19,8 @@ from ember._core.checks import _check, _check_type, _check_value
 from ember._core.device import CPU, META, as_device, placed
 from ember._core.dispatch import storage_of, wrap_data
 from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import handle_get as _handle_get
+from ember._core.dispatch.entry import handle_set as _handle_set
 from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS
@@ -315,6 +317,8 @@ class Tensor:
 
     @property
     def grad_fn(self):
+        if _state.entry and _wants(locals()):       # NOTE [the public entry]
+            return _handle_get(Tensor.grad_fn, self)
         if self._base is not None:
             graph.stale_view_check(self)    # NOTE [stale views]
         return self._grad_fn
@@ -325,6 +329,8 @@ class Tensor:
 
     @property
     def grad(self):
+        if _state.entry and _wants(locals()):       # NOTE [the public entry]
+            return _handle_get(Tensor.grad, self)
         grad = self._grad
         if grad is None and self._grad_fn is not None and not self.retains_grad:
             _warn_non_leaf_grad()
@@ -332,6 +338,8 @@ class Tensor:
 
     @grad.setter
     def grad(self, value) -> None:
+        if _state.entry and _wants(locals()):
+            return _handle_set(Tensor.grad, self, value)
         if value is not None:
             _check_type(isinstance(value, Tensor), lambda: (
                 f"assigned grad expected to be a Tensor or None but got grad of type "

@@ -39,6 +39,16 @@ def handle(func, given: dict):
     return stack.handle_torch_function(stack.reported(func), _relevant(given), args, kwargs)
 
 
+def handle_get(prop, self):
+    """A property read offered as PyTorch offers it: `Tensor.<name>.__get__(self)`."""
+    return stack.handle_torch_function(prop.__get__, (self,), (self,), {})
+
+
+def handle_set(prop, self, value):
+    """A property write offered as `Tensor.<name>.__set__(self, value)`."""
+    return stack.handle_torch_function(prop.__set__, (self, value), (self, value), {})
+
+
 def _relevant(given):
     values = []
     for value in given.values():
