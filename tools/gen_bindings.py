@@ -221,15 +221,15 @@ def _body_prefix(op, varargs, function=False, label=None, method=False, var=None
 
 
 def _call_expr(var, packed, public) -> str:
-    """`dispatch.call(op, args)` with its first step inline: when no mode or overriding subclass
-    exists (`state.entry` False) the op's runner directly (NOTE [the plain call], stack.py); a
+    """`dispatch.call(op, args)` with its first step inline: when nothing is open (`state.slow`
+    False) the op's runner directly (NOTE [the plain call], stack.py); a
     Python frame less on every call. Otherwise `call` is told the public function `public`
     (NOTE [the public function reaches level 1])."""
-    return f"_call({var}, {packed}, {public}) if _state.entry else {var}.runner({var}, {packed})"
+    return f"_call({var}, {packed}, {public}) if _state.slow else {var}.runner({var}, {packed})"
 
 
 def _inplace_expr(var, packed, public) -> str:
-    return (f"_call_inplace({var}, {packed}, {public}) if _state.entry else "
+    return (f"_call_inplace({var}, {packed}, {public}) if _state.slow else "
             f"_call_inplace({var}, {packed})")
 
 

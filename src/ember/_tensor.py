@@ -127,7 +127,8 @@ class Tensor:
         # [subclass methods reach __torch_function__]).
         t = Tensor.as_subclass(Tensor.detach(data), cls)
         if require_grad:
-            Tensor.requires_grad_(t, True)
+            with DisableTorchFunctionSubclass():
+                Tensor.requires_grad_(t, True)
         return t
 
     # ------------------------------------------------------------------ metadata

@@ -81,6 +81,8 @@ def classify_subclass(cls) -> None:
     """A new Tensor subclass: plain-acting or overriding (NOTE [plain-acting subclasses])."""
     subclasses.classify(cls, Tensor)
     state.overriding = bool(subclasses.OVERRIDING)
-    stack.refresh_slow_path()       # state.entry follows state.overriding
+    state.entry_subclass = any(not getattr(k, "_entry_exempt", False)
+                               for k in subclasses.FUNCTION)
+    stack.refresh_slow_path()       # state.entry follows state.entry_subclass
     # NOTE [subclass methods reach __torch_function__]
     subclass_hooks.install(cls, Tensor, stack.torch_function_wanted, stack.handle_torch_function)

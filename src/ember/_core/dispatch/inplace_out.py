@@ -32,7 +32,7 @@ def _dtype_name(d):
 def call_out(op, args, out, public=None):
     """`public`: the public function making the call (NOTE [the public function reaches
     level 1], stack.py)."""
-    if state.entry and (layered.modes.function_modes or state.overriding and
+    if (state.slow or state.overriding) and (layered.modes.function_modes or state.overriding and
                         layered.overloaded_args(op, args + (out,))):
         return layered.function_level(op, args, out, public)
     several = op.num_outputs > 1
@@ -188,9 +188,9 @@ def resize_out(out, shape, warn=True):
 
 
 def call_inplace(op, args, public=None):
-    """`public`: the in-place method making the call, passed while `state.entry` is True
+    """`public`: the in-place method making the call, passed while `state.slow` is True
     (NOTE [the public function reaches level 1], stack.py)."""
-    if state.entry:
+    if state.slow or state.overriding:
         return _call_inplace_layered(op, args, public)
     self = args[0]
     _check_type(isinstance(self, Tensor), lambda: (

@@ -11,6 +11,7 @@ class _State:
     __slots__ = (
         "deterministic",
         "entry",
+        "entry_subclass",
         "grad_enabled",
         "inplace_guard",
         "on_inplace",
@@ -33,10 +34,12 @@ class _State:
         # True once a Tensor subclass that overrides __torch_function__ exists (subclasses.py)
         self.overriding = False
         self.on_inplace = None       # (self, result) after a layered in-place op (forward AD)
-        # NOTE [the public entry] (entry.py): `slow or overriding`, the one test a public
-        # function makes before it looks for __torch_function__; the bindings pass their
-        # public function to the dispatcher only while it is True.
+        # NOTE [the public entry] (entry.py): `slow or entry_subclass`, the one test a
+        # hand-written public function makes before it looks for __torch_function__.
         self.entry = False
+        # True once a subclass exists whose __torch_function__ must see hand-written public
+        # functions (every overriding one but the lazy placeholders, which refuse ops only)
+        self.entry_subclass = False
 
 
 state = _State()

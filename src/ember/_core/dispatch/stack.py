@@ -15,9 +15,9 @@ NOTE [the plain call]: with no mode anywhere (`state.slow` False) and plain-acti
 the op's runner does the whole stack itself: kernel, wrap, and autograd's `record` when an
 input requires grad. Any call it can't serve goes to `function_level` and down the levels.
 The generated bindings take `call`'s first step inline (`op.runner(op, args)` unless
-`state.entry`, which is `state.slow or state.overriding`), so every op has its runner from
-import on (`prepare_runners`); otherwise they call `call(op, args, fn)` with their own public
-function (NOTE [the public function reaches level 1]).
+`state.slow`), so every op has its runner from import on (`prepare_runners`); otherwise they
+call `call(op, args, fn)` with their own public function (NOTE [the public function reaches
+level 1]).
 
 NOTE [mode state is per thread]: modes, handlers and the below-autograd depth live in `modes`
 (a threading.local), as PyTorch keeps them per thread; the one exception is forward AD, whose
@@ -123,17 +123,17 @@ def close_entry(process_wide=False) -> None:
 def refresh_slow_path() -> None:
     """Recompute `state.slow` after a switch or mode changes (see NOTE [the slow path])."""
     state.slow = _open_total > 0 or state.deterministic is not None
-    state.entry = state.slow or state.overriding
+    state.entry = state.slow or state.entry_subclass
 
 
 # --------------------------------------------------------------------------- entry points
 
 def call(op, args, public=None):
     """Run `op` on `args`. `public` is the public function the caller is (NOTE [the public
-    function reaches level 1]); the bindings pass it only while `state.entry` is True."""
+    function reaches level 1]); the bindings pass it only while `state.slow` is True."""
     try:
-        if state.entry:
-            return _call_entry(op, args, public)
+        if state.slow:
+            return _call_slow(op, args, public)
         runner = op.runner or _prepare(op)
         return runner(op, args)
     except Exception as exc:
@@ -149,20 +149,13 @@ def _prepare(op):
 
 def prepare_runners(ops) -> None:
     """Give each op without one its runner now: the generated bindings do `call`'s first step
-    themselves and call `op.runner` directly when `state.entry` is False."""
+    themselves and call `op.runner` directly when `state.slow` is False."""
     for op in ops:
         if op.runner is None:
             _prepare(op)
 
 
-def _call_entry(op, args, public):
-    if not state.slow:
-        # Only an overriding subclass can ask for a level: offer it the public call here,
-        # where the public function is known (the runner's fallback would not know it).
-        if overloaded_args(op, args):
-            return _to_torch_function(op, args, None, public)
-        runner = op.runner or _prepare(op)
-        return runner(op, args)
+def _call_slow(op, args, public):
     if state.deterministic is not None and "nondeterministic" in op.tags:
         state.deterministic(op)
     if not modes.active and not global_handlers:
@@ -299,10 +292,12 @@ REPORTED_AS = {
 
 # NOTE [the public function reaches level 1]: nothing finds a caller by walking frames. The
 # generated bindings pass themselves (`call(op, args, fn)`; a method or dunder passes its
-# `_Methods` entry) when `state.entry` is True, and only then: the plain call stays
-# `op.runner(op, args)`. Hand-written dunders pass themselves the same way. A call that names
-# no function (an op called from a composite's body, or a frontend without its own entry,
-# NOTE [the public entry] in entry.py) is reported as the op's `ember.*` function or method.
+# `_Methods` entry) when `state.slow` is True, and only then: the plain call stays
+# `op.runner(op, args)`. Hand-written functions hand themselves over at their entry (NOTE [the
+# public entry], entry.py). With no mode open, an overriding subclass reaches its methods' and
+# operators' calls through the hooks on the subclass (NOTE [subclass methods reach
+# __torch_function__]); a call that names no function (a function form, or an op called from a
+# composite's body) is reported as the op's `ember.*` function or method.
 def _public_call(op, args, out, public, inplace=False):
     """(public function, args, kwargs) for an op call: `public` (the binding or dunder that
     made it), else the op's `ember.*` function or method; an operator's dunder is reported as

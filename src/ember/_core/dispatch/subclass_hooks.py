@@ -19,7 +19,6 @@ import functools
 from ember._core.dispatch import subclasses
 from ember._core.dispatch.stack import REPORTED_AS
 
-GENERATED = "ember._generated.bindings"
 
 # Tensor attributes that stay as they are: the subclass machinery itself, construction,
 # pickling (the subclass's own reduce logic), and what PyTorch leaves in Python without the
@@ -77,7 +76,9 @@ def install(cls, base, wanted, handle) -> None:
             continue
         module = getattr(attr, "__module__", None) or ""
         if not callable(attr) or isinstance(attr, (staticmethod, classmethod, type)) or \
-                not module.startswith("ember.") or module == GENERATED:
-            continue        # generated bindings reach __torch_function__ through dispatch
+                not module.startswith("ember."):
+            continue
+        # (generated methods too: with no mode open the bindings don't name themselves to the
+        # dispatcher, NOTE [the public function reaches level 1])
         reported = vars(base).get(REPORTED_AS.get(name, name), attr)
         setattr(cls, name, _hook_method(attr, reported, wanted, handle))
