@@ -8,8 +8,9 @@ frontend of `register_frontend`, a factory, a hand-written dunder) starts with
         return _handle(public_function, locals())
 
 `state.entry` (process_state.py) is False unless a mode, handler or guard is open or a Tensor
-subclass that overrides `__torch_function__` exists, so the plain call pays one attribute test
-and no wrapper frame. Otherwise, when a TorchFunctionMode is active or an argument's class
+subclass that overrides `__torch_function__` exists (`entry_subclass`; the lazy placeholders,
+which only refuse ops, are exempt), so the plain call pays one attribute test and no wrapper
+frame. Otherwise, when a TorchFunctionMode is active or an argument's class
 overrides `__torch_function__`, the call is handed to it as `public_function(*args, **kwargs)`
 (`handle_torch_function` in stack.py: the mode is popped while its handler runs, so the body's
 own calls don't reach it; the default `Tensor.__torch_function__` runs the body with subclass
