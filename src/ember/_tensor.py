@@ -126,9 +126,11 @@ class Tensor:
         # Tensor's own methods: construction offers nothing to __torch_function__ (NOTE
         # [subclass methods reach __torch_function__]).
         t = Tensor.as_subclass(Tensor.detach(data), cls)
-        if require_grad:
-            with DisableTorchFunctionSubclass():
+        if require_grad and _state.entry:
+            with DisableTorchFunctionSubclass():      # (not offered: NOTE [the public entry])
                 Tensor.requires_grad_(t, True)
+        elif require_grad:
+            Tensor.requires_grad_(t, True)
         return t
 
     # ------------------------------------------------------------------ metadata
