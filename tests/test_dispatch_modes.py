@@ -76,7 +76,7 @@ def _ember_names(funcs):
 
 
 def _torch_names(funcs):
-    skip = {"__get__", "_set_grad_enabled"}     # a property and no_grad: ember doesn't log them
+    skip = {"_set_grad_enabled"}     # no_grad: ember doesn't log it
     names = [_DUNDERS.get(f.__name__, f.__name__) for f in funcs]
     return [n for n in names if n not in skip]
 

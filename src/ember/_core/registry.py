@@ -242,6 +242,8 @@ def register_frontend(name=None, *, method=True, function=True, inplace=None, du
                                           dunders or {}, fn.__module__)
         if function or method:
             _name_as_public(fn, python_name)
+        if method_fn is not None:
+            _name_as_public(method_fn, python_name)     # (a method of its own: squeeze's)
         _name_as_public(inplace, python_name + "_")
         for dunder, dunder_fn in (dunders or {}).items():
             _name_as_public(dunder_fn, dunder)

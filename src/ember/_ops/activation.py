@@ -12,6 +12,9 @@ import numpy as np
 from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim
 from ember._ops.pointwise import not_implemented_for
@@ -61,6 +64,8 @@ def relu(xp, self):
 @register_frontend("relu_", method=False)
 def relu_(input):
     """relu_(input) -> Tensor: relu written into input."""
+    if _state.entry and _wants(locals()):
+        return _handle(relu_, locals())
     return dispatch.call_inplace(OPS["relu"], (input,))
 
 

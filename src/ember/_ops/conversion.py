@@ -14,6 +14,9 @@ from ember._core import complex_half, dispatch, layout
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented, _check_type, _warn_once
 from ember._core.device import CPU, META, as_device, placed
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.fp_errors import cast
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._ops.grad_utils import identity, zeros_grad
@@ -153,6 +156,8 @@ def clone(xp, self, memory_format=None):
 def contiguous(self, memory_format=None):
     """contiguous(memory_format=ember.contiguous_format) -> Tensor: the tensor itself if its
     layout already is `memory_format`, else a copy in that layout."""
+    if _state.entry and _wants(locals()):
+        return _handle(contiguous, locals())
     name = layout.format_name(memory_format, "contiguous", layout.CONTIGUOUS)
     if name in (layout.CHANNELS_LAST, layout.CHANNELS_LAST_3D):
         layout.format_strides(self.shape, name)        # the rank check
@@ -184,6 +189,8 @@ def _copy(xp, self, src, non_blocking=False):
 @register_frontend(function=False)
 def copy_(self, src, non_blocking=False):
     """Copy `src` (broadcast to self's shape, cast to self's dtype) into self, in place."""
+    if _state.entry and _wants(locals()):
+        return _handle(copy_, locals())
     from ember._core.checks import _check
     if not isinstance(src, dispatch.Tensor):
         # A number is taken (as PyTorch does); a list or NumPy array is not.

@@ -19,6 +19,9 @@ from ember._core import dtype as dt
 from ember._core import layout as memory_layout
 from ember._core.checks import _check, _check_type
 from ember._core.device import META
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.fp_errors import run_quietly
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import normalize_shape, sizes_or_keyword
@@ -186,6 +189,8 @@ def _sized_frontend(op, name):
     def factory(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
                 pin_memory=False, requires_grad=False):
         # ember.zeros(8): one int needs no normalising.
+        if _state.entry and _wants(locals()):
+            return _handle(factory, locals())
         if size is not None:
             shape = sizes_or_keyword(sizes, size, name, "size")
         elif len(sizes) == 1 and type(sizes[0]) is int:
@@ -249,6 +254,8 @@ def empty(*sizes, size=None, out=None, dtype=None, layout=None, device=None, pin
           requires_grad=False, memory_format=None):
     """empty(*size, *, out=None, dtype=None, device=None, requires_grad=False,
     memory_format=ember.contiguous_format) -> Tensor: an uninitialised tensor."""
+    if _state.entry and _wants(locals()):
+        return _handle(empty, locals())
     shape = sizes_or_keyword(sizes, size, "empty", "size")
     if layout is not None:
         arguments.layout_(layout, ("empty", "layout", None))
@@ -293,6 +300,8 @@ def _full(xp, size, fill_value, dtype=None, layout=None, device=None, pin_memory
 @register_frontend(method=False)
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
          requires_grad=False):
+    if _state.entry and _wants(locals()):
+        return _handle(full, locals())
     shape = normalize_shape((size,))
     if type(fill_value) is not float and type(fill_value) is not int:
         fill_value = arguments.scalar(fill_value, ("full", "fill_value", 2))
@@ -426,6 +435,8 @@ def _like_frontend(op, name, with_value):
     if with_value:
         def factory(input, fill_value, *, dtype=None, layout=None, device=None,
                     pin_memory=False, requires_grad=False, memory_format=None):
+            if _state.entry and _wants(locals()):
+                return _handle(factory, locals())
             if type(fill_value) is not float and type(fill_value) is not int:
                 fill_value = arguments.scalar(fill_value, (name, "fill_value", 2))
             made = _call(op, (input, fill_value, dtype, layout, device, pin_memory,
@@ -434,6 +445,8 @@ def _like_frontend(op, name, with_value):
     else:
         def factory(input, *, dtype=None, layout=None, device=None, pin_memory=False,
                     requires_grad=False, memory_format=None):
+            if _state.entry and _wants(locals()):
+                return _handle(factory, locals())
             made = _call(op, (input, dtype, layout, device, pin_memory, memory_format))
             return made.requires_grad_(True) if requires_grad else made
     factory.__name__ = factory.__qualname__ = name
@@ -480,12 +493,16 @@ def _new_frontend(op, name, with_value):
     if with_value:
         def factory(self, size, fill_value, *, dtype=None, layout=None, device=None,
                     pin_memory=False, requires_grad=False):
+            if _state.entry and _wants(locals()):
+                return _handle(factory, locals())
             made = _call(op, (self, normalize_shape((size,)), fill_value, dtype, layout, device,
                               pin_memory))
             return made.requires_grad_(True) if requires_grad else made
     else:
         def factory(self, *sizes, size=None, dtype=None, layout=None, device=None,
                     pin_memory=False, requires_grad=False):
+            if _state.entry and _wants(locals()):
+                return _handle(factory, locals())
             if not sizes and size is None:       # (as PyTorch's parser: `new_ones(())` is 0-d)
                 raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
             shape = sizes_or_keyword(sizes, size, name, "size")

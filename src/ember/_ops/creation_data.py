@@ -15,6 +15,9 @@ from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type, _check_value
 from ember._core.device import META, as_device, get_default_device, placed
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.fp_errors import cast
 from ember._core.promotion import promote_types, scalar_type_of
 from ember._core.registry import OPS, register_frontend, register_op
@@ -124,6 +127,8 @@ def _all_tensors(data):
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of `data` (nested sequences of numbers, a NumPy array or
     a tensor); the dtype is inferred from the data unless given."""
+    if _state.entry and _wants(locals()):
+        return _handle(tensor, locals())
     if isinstance(data, dispatch.Tensor):
         import warnings
         warnings.warn("To copy construct from a tensor, it is recommended to use "
@@ -288,6 +293,8 @@ def _cast_data(array, target, copy):
 def as_tensor(data, dtype=None, device=None):
     """`data` as a tensor, sharing memory where it can: a tensor of matching dtype and device
     comes back as it is, a CPU NumPy array of matching dtype is wrapped without a copy."""
+    if _state.entry and _wants(locals()):
+        return _handle(as_tensor, locals())
     if isinstance(data, dispatch.Tensor):
         return data.to(dtype=dtype, device=device) if (dtype or device) else data
     if isinstance(data, np.ndarray) and (device is None or as_device(device).type == "cpu"):
@@ -301,6 +308,8 @@ def as_tensor(data, dtype=None, device=None):
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     """`obj` as a tensor, copying only when `copy` is true or a conversion needs it; with
     `copy=None` a NumPy array or a tensor is shared where dtype and device allow."""
+    if _state.entry and _wants(locals()):
+        return _handle(asarray, locals())
     if copy is False and dtype is not None:
         _check_no_alias_cast(obj, dtype)
     if isinstance(obj, dispatch.Tensor):
@@ -329,6 +338,8 @@ def _check_no_alias_cast(obj, dtype):
 def from_numpy(ndarray):
     """A CPU tensor sharing memory with `ndarray` (writes show through both ways); arrays
     with negative strides are refused."""
+    if _state.entry and _wants(locals()):
+        return _handle(from_numpy, locals())
     _check_type(isinstance(ndarray, np.ndarray), lambda: (
         f"expected np.ndarray (got {type(ndarray).__name__})"))
     dtype = dt.from_numpy_dtype(ndarray.dtype)
@@ -351,6 +362,8 @@ def from_numpy(ndarray):
 def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     """frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False) -> Tensor: a 1-D
     CPU tensor over the bytes of an object with the buffer protocol (shared when writable)."""
+    if _state.entry and _wants(locals()):
+        return _handle(frombuffer, locals())
     view = memoryview(buffer).cast("B")
     size = np.dtype(dtype._np).itemsize
     length = len(view)
@@ -405,6 +418,8 @@ def legacy_tensor_new(cls, dtype, args, kwargs):
 def new(self, *args, **kwargs):
     """Tensor.new(*sizes or data, device=None) -> Tensor (legacy): an uninitialised tensor of
     `sizes`, or a copy of `data`, with self's dtype and (by default) device."""
+    if _state.entry and _wants(locals()):
+        return _handle(new, locals())
     if kwargs.get("device") is None:
         kwargs["device"] = self._device
     return legacy_tensor_new(dispatch.Tensor, self._dtype, args, kwargs)
@@ -423,6 +438,8 @@ def _as_subclass(t, cls):
 def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None,
                pin_memory=False):
     """A copy of `data` with this tensor's dtype and device unless others are given."""
+    if _state.entry and _wants(locals()):
+        return _handle(new_tensor, locals())
     if isinstance(data, dispatch.Tensor):
         return _copy_of(data, dtype or self._dtype, device or self._device, requires_grad)
     return _from_data(data, dtype or self._dtype, device or self._device, requires_grad,

@@ -17,6 +17,9 @@ from ember._core import complex_half, dispatch
 from ember._core import dtype as dt
 from ember._core.arguments import parser_error
 from ember._core.checks import _check, _check_type
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.finfo import finfo
 from ember._core.host_kernels import host_kernel
 from ember._core.registry import OPS, register_frontend, register_op
@@ -199,6 +202,8 @@ def _scan_inplace(name):
 
     def scan_(self, dim, *, dtype=None):
         # In place the scan runs in self's own dtype (a bool self has no such kernel).
+        if _state.entry and _wants(locals()):
+            return _handle(scan_, locals())
         _check_type(isinstance(self, dispatch.Tensor), lambda: (
             f"{name}_(): self must be a Tensor, not {type(self).__name__}"))
         _check(dtype is None or dtype is self._dtype, lambda: (
@@ -273,12 +278,16 @@ def named_call(op, result_type, args, out):
 @register_frontend("cummax")
 def cummax(input, dim, *, out=None):
     """cummax(input, dim, *, out=None) -> (values, indices): running maximum along `dim`."""
+    if _state.entry and _wants(locals()):
+        return _handle(cummax, locals())
     return named_call(OPS["cummax"], cummax_result, (input, dim), out)
 
 
 @register_frontend("cummin")
 def cummin(input, dim, *, out=None):
     """cummin(input, dim, *, out=None) -> (values, indices): running minimum along `dim`."""
+    if _state.entry and _wants(locals()):
+        return _handle(cummin, locals())
     return named_call(OPS["cummin"], cummin_result, (input, dim), out)
 
 

@@ -14,6 +14,9 @@ import numpy as np
 
 from ember._core import complex_half, dispatch
 from ember._core.checks import _check, _check_type
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.fp_errors import number_like
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._ops.grad_utils import by_kind, zeros_grad
@@ -132,12 +135,16 @@ def _fill_op(value):
 def fill_(self, value):
     """Tensor.fill_(value) -> Tensor: set every element of self to `value` (a number or a 0-d
     tensor), in place."""
+    if _state.entry and _wants(locals()):
+        return _handle(fill_, locals())
     return dispatch.call_inplace(_fill_op(value), (self, value))
 
 
 @register_frontend("fill", method=False, inplace=fill_)
 def fill(input, value):
     """fill(input, value) -> Tensor: a tensor like input with every element set to `value`."""
+    if _state.entry and _wants(locals()):
+        return _handle(fill, locals())
     return dispatch.call(_fill_op(value), (input, value))
 
 
@@ -153,4 +160,6 @@ def _zero(xp, self):
 @register_frontend("zero_")
 def zero_(input):
     """zero_(input) -> Tensor: set every element of input to zero, in place."""
+    if _state.entry and _wants(locals()):
+        return _handle(zero_, locals())
     return dispatch.call_inplace(OPS["zero"], (input,))

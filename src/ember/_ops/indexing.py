@@ -27,6 +27,9 @@ from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_index, _check_not_implemented, _check_value
 from ember._core.device import CPU, META
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.fp_errors import cast, run_quietly
 from ember._core.host_kernels import to_device, to_host
 from ember._core.registry import OPS, register_frontend, register_op
@@ -327,6 +330,8 @@ def _stands_in(self) -> bool:
 
 def getitem(self, index):
     """self[index]: basic indexing gives a view, advanced indexing a copy (PyTorch's rules)."""
+    if _state.entry and _wants(locals()):
+        return _handle(getitem, locals())
     items, consumed = _normalize(self, index)
     steps = [] if _wants_ops(self) else None
     data = _data_for_walk(self)
@@ -345,6 +350,8 @@ def getitem(self, index):
 
 def setitem(self, index, value):
     """self[index] = value: write through `index` in place (value broadcast and cast)."""
+    if _state.entry and _wants(locals()):
+        return _handle(setitem, locals())
     if type(index) is bool:
         # PyTorch: x[False] = v does nothing (no checks); x[True] = v writes all of x.
         if not index:

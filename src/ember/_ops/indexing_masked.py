@@ -10,6 +10,9 @@ import numpy as np
 from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_index
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim
 from ember._ops.creation_ranges import arange
@@ -34,6 +37,8 @@ def _nonzero(xp, self):
 @register_frontend("nonzero")
 def nonzero(input, *, out=None, as_tuple=False):
     """nonzero(input, *, out=None, as_tuple=False): indices of the nonzero elements."""
+    if _state.entry and _wants(locals()):
+        return _handle(nonzero, locals())
     if as_tuple:
         _check(out is None, "nonzero(): as_tuple=True does not take out=")
         flat = input.reshape((1,)) if input.dim() == 0 else input
@@ -115,12 +120,16 @@ def _masked_fill_overload(value):
 
 def masked_fill_(self, mask, value):
     """Fill self with `value` where `mask` is True, in place."""
+    if _state.entry and _wants(locals()):
+        return _handle(masked_fill_, locals())
     return dispatch.call_inplace(_masked_fill_overload(value), (self, mask, value))
 
 
 @register_frontend("masked_fill", inplace=masked_fill_)
 def masked_fill(input, mask, value):
     """masked_fill(input, mask, value) -> Tensor: `value` where `mask`, else input."""
+    if _state.entry and _wants(locals()):
+        return _handle(masked_fill, locals())
     return dispatch.call(_masked_fill_overload(value), (input, mask, value))
 
 

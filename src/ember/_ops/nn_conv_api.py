@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from ember._core.checks import _check
 from ember._core.dispatch import call
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS, register_frontend
 
 _CONVOLUTION = OPS["convolution"]
@@ -78,6 +81,8 @@ def _conv_transpose(name, d, input, weight, bias, stride, padding, output_paddin
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
     a 1-d convolution over (N, C, L) or (C, L); `padding` may be 'valid' or 'same'."""
+    if _state.entry and _wants(locals()):
+        return _handle(conv1d, locals())
     return _conv("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -85,6 +90,8 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
     a 2-d convolution over (N, C, H, W) or (C, H, W); `padding` may be 'valid' or 'same'."""
+    if _state.entry and _wants(locals()):
+        return _handle(conv2d, locals())
     return _conv("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -93,6 +100,8 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
     a 3-d convolution over (N, C, D, H, W) or (C, D, H, W); `padding` may be 'valid' or
     'same'."""
+    if _state.entry and _wants(locals()):
+        return _handle(conv3d, locals())
     return _conv("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -101,6 +110,8 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
                      dilation=1):
     """conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
     groups=1, dilation=1) -> Tensor: the transposed 1-d convolution ("deconvolution")."""
+    if _state.entry and _wants(locals()):
+        return _handle(conv_transpose1d, locals())
     return _conv_transpose("conv_transpose1d", 1, input, weight, bias, stride, padding,
                            output_padding, groups, dilation)
 
@@ -110,6 +121,8 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
                      dilation=1):
     """conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
     groups=1, dilation=1) -> Tensor: the transposed 2-d convolution ("deconvolution")."""
+    if _state.entry and _wants(locals()):
+        return _handle(conv_transpose2d, locals())
     return _conv_transpose("conv_transpose2d", 2, input, weight, bias, stride, padding,
                            output_padding, groups, dilation)
 
@@ -119,5 +132,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
                      dilation=1):
     """conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
     groups=1, dilation=1) -> Tensor: the transposed 3-d convolution ("deconvolution")."""
+    if _state.entry and _wants(locals()):
+        return _handle(conv_transpose3d, locals())
     return _conv_transpose("conv_transpose3d", 3, input, weight, bias, stride, padding,
                            output_padding, groups, dilation)

@@ -14,6 +14,9 @@ import math
 
 from ember._core import dispatch
 from ember._core.checks import _check
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import register_frontend
 
 # The SELU fixed point that alpha dropout keeps (-alpha' = -scale * alpha of SELU).
@@ -59,12 +62,16 @@ def _dropout_impl(input, p, train, feature, alpha, inplace):
 def dropout(input, p, train):
     """dropout(input, p, train) -> Tensor: in training, each element zeroed with probability
     p and the rest scaled by 1 / (1 - p) (NOTE [dropout noise])."""
+    if _state.entry and _wants(locals()):
+        return _handle(dropout, locals())
     return _dropout_impl(input, p, train, False, False, False)
 
 
 @register_frontend(method=False)
 def dropout_(input, p, train):
     """dropout_(input, p, train) -> Tensor: dropout written into input."""
+    if _state.entry and _wants(locals()):
+        return _handle(dropout_, locals())
     return _dropout_impl(input, p, train, False, False, True)
 
 
@@ -72,12 +79,16 @@ def dropout_(input, p, train):
 def feature_dropout(input, p, train):
     """feature_dropout(input, p, train) -> Tensor: whole channels (dim 1) zeroed with
     probability p, the rest scaled by 1 / (1 - p)."""
+    if _state.entry and _wants(locals()):
+        return _handle(feature_dropout, locals())
     return _dropout_impl(input, p, train, True, False, False)
 
 
 @register_frontend(method=False)
 def feature_dropout_(input, p, train):
     """feature_dropout_(input, p, train) -> Tensor: feature_dropout written into input."""
+    if _state.entry and _wants(locals()):
+        return _handle(feature_dropout_, locals())
     return _dropout_impl(input, p, train, True, False, True)
 
 
@@ -86,18 +97,24 @@ def alpha_dropout(input, p, train):
     """alpha_dropout(input, p, train) -> Tensor: dropout that keeps zero mean and unit
     variance for SELU activations (dropped elements set to SELU's negative saturation, then an
     affine correction)."""
+    if _state.entry and _wants(locals()):
+        return _handle(alpha_dropout, locals())
     return _dropout_impl(input, p, train, False, True, False)
 
 
 @register_frontend(method=False)
 def alpha_dropout_(input, p, train):
     """alpha_dropout_(input, p, train) -> Tensor: alpha_dropout written into input."""
+    if _state.entry and _wants(locals()):
+        return _handle(alpha_dropout_, locals())
     return _dropout_impl(input, p, train, False, True, True)
 
 
 @register_frontend(method=False)
 def feature_alpha_dropout(input, p, train):
     """feature_alpha_dropout(input, p, train) -> Tensor: alpha dropout of whole channels."""
+    if _state.entry and _wants(locals()):
+        return _handle(feature_alpha_dropout, locals())
     return _dropout_impl(input, p, train, True, True, False)
 
 
@@ -105,6 +122,8 @@ def feature_alpha_dropout(input, p, train):
 def feature_alpha_dropout_(input, p, train):
     """feature_alpha_dropout_(input, p, train) -> Tensor: feature_alpha_dropout written into
     input."""
+    if _state.entry and _wants(locals()):
+        return _handle(feature_alpha_dropout_, locals())
     return _dropout_impl(input, p, train, True, True, True)
 
 
@@ -112,6 +131,8 @@ def feature_alpha_dropout_(input, p, train):
 def native_dropout(input, p, train):
     """native_dropout(input, p, train) -> (Tensor, Tensor): the dropout output and the
     boolean keep-mask (all True out of training)."""
+    if _state.entry and _wants(locals()):
+        return _handle(native_dropout, locals())
     _check_p(p)
     if train is False:
         return input.clone(), input.new_ones(input.shape, dtype=_bool())

@@ -22,6 +22,9 @@ from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check
 from ember._core.dispatch import call
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.promotion import promote_types
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._ops.nn_embedding import _check_indices
@@ -288,6 +291,8 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
     per_sample_weights=None, include_last_offset=False, padding_idx=None) -> (Tensor, Tensor,
     Tensor, Tensor): `_embedding_bag`, or its forward-only form when neither weight nor
     per_sample_weights requires grad (as PyTorch's)."""
+    if _state.entry and _wants(locals()):
+        return _handle(embedding_bag, locals())
     needs_grad = dispatch.state.grad_enabled() and (
         getattr(weight, "requires_grad", False) or
         getattr(per_sample_weights, "requires_grad", False))

@@ -21,6 +21,9 @@ Sigmoids are computed as 0.5 * tanh(x / 2) + 0.5, which neither overflows nor wa
 from __future__ import annotations
 
 from ember._core import dispatch, upcalls
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS, register_frontend, register_op
 
 _MODES = ("LSTM", "GRU", "RNN_TANH", "RNN_RELU")
@@ -323,6 +326,8 @@ def _cell_input_gates(input, w_ih, b_ih, b_hh, fold_hidden_bias):
 def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> (hy, cy): one LSTM step
     from hx = (h, c)."""
+    if _state.entry and _wants(locals()):
+        return _handle(lstm_cell, locals())
     if len(hx) != 2:
         raise RuntimeError("lstm_cell expects two hidden states")
     _check_cell(input, hx, w_ih, w_hh)
@@ -333,6 +338,8 @@ def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
 @register_frontend("gru_cell", method=False)
 def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> Tensor: one GRU step."""
+    if _state.entry and _wants(locals()):
+        return _handle(gru_cell, locals())
     _check_cell(input, (hx,), w_ih, w_hh)
     return gru_step(_cell_input_gates(input, w_ih, b_ih, b_hh, False), (hx,), w_hh.t(), b_hh,
                     None)[0]
@@ -342,6 +349,8 @@ def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
 def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> Tensor: one tanh RNN
     step."""
+    if _state.entry and _wants(locals()):
+        return _handle(rnn_tanh_cell, locals())
     _check_cell(input, (hx,), w_ih, w_hh)
     return rnn_tanh_step(_cell_input_gates(input, w_ih, b_ih, b_hh, True), (hx,), w_hh.t(),
                          None, None)[0]
@@ -351,6 +360,8 @@ def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
 def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> Tensor: one relu RNN
     step."""
+    if _state.entry and _wants(locals()):
+        return _handle(rnn_relu_cell, locals())
     _check_cell(input, (hx,), w_ih, w_hh)
     return rnn_relu_step(_cell_input_gates(input, w_ih, b_ih, b_hh, True), (hx,), w_hh.t(),
                          None, None)[0]

@@ -20,6 +20,9 @@ from ember._core import arguments, dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type
 from ember._core.dispatch import UnsupportedOperand, call, call_inplace, call_out
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import (
     BOOL_TO_LONG,
     COMPLEX_TO_FLOAT,
@@ -148,6 +151,8 @@ _RSUB_OP = OPS["rsub.Tensor"]
 
 def sub_function(input, other, *, alpha=1, out=None):
     """sub(input, other, *, alpha=1, out=None) -> Tensor: input - alpha * other."""
+    if _state.entry and _wants(locals()):
+        return _handle(sub_function, locals())
     _check_sub(input, other)
     if out is None:
         return call(_SUB_OP, (input, other, alpha))
@@ -155,11 +160,15 @@ def sub_function(input, other, *, alpha=1, out=None):
 
 
 def sub_inplace(self, other, *, alpha=1):
+    if _state.entry and _wants(locals()):
+        return _handle(sub_inplace, locals())
     _check_sub(self, other)
     return call_inplace(_SUB_OP, (self, other, alpha))
 
 
 def _sub_dunder(self, other):
+    if _state.entry and _wants(locals()):
+        return _handle(_sub_dunder, locals())
     if self._dtype is _BOOL or type(other) in _BOOL_NUMBERS or \
             getattr(other, "_dtype", None) is _BOOL:
         _refuse_bool_sub(self, other)
@@ -170,6 +179,8 @@ def _sub_dunder(self, other):
 
 
 def _rsub_dunder(self, other):
+    if _state.entry and _wants(locals()):
+        return _handle(_rsub_dunder, locals())
     if self._dtype is _BOOL or type(other) in _BOOL_NUMBERS:
         _refuse_bool_sub(other, self)
     try:
@@ -179,6 +190,8 @@ def _rsub_dunder(self, other):
 
 
 def _isub_dunder(self, other):
+    if _state.entry and _wants(locals()):
+        return _handle(_isub_dunder, locals())
     _check_sub(self, other)
     try:
         return call_inplace(_SUB_OP, (self, other, 1))
@@ -194,6 +207,8 @@ register_frontend("subtract", inplace=sub_inplace)(sub_function)
 @register_frontend("rsub", method=False)
 def rsub_function(input, other, *more, alpha=1):
     """rsub(input, other, *, alpha=1) -> Tensor: other - alpha * input."""
+    if _state.entry and _wants(locals()):
+        return _handle(rsub_function, locals())
     if more:
         # PyTorch's Scalar overload rsub(input, Number other, Number alpha) takes alpha by
         # position; a 0-d tensor that needs no grad is a Number there.
@@ -307,11 +322,15 @@ def div_function(input, other, *, rounding_mode=None, out=None):
     rounding_mode None: true division (integers give the default float dtype); 'trunc' rounds
     toward zero and 'floor' toward -inf, both keeping integer dtypes.
     """
+    if _state.entry and _wants(locals()):
+        return _handle(div_function, locals())
     op, args = _div_call(input, other, rounding_mode)
     return call(op, args) if out is None else call_out(op, args, out)
 
 
 def div_inplace(self, other, *, rounding_mode=None):
+    if _state.entry and _wants(locals()):
+        return _handle(div_inplace, locals())
     op, args = _div_call(self, other, rounding_mode)
     return call_inplace(op, args)
 
@@ -322,6 +341,8 @@ def div_inplace(self, other, *, rounding_mode=None):
 # graph is MulBackward0 over ReciprocalBackward0. `div(number, x)` itself divides.
 def _reflected_div(self, other):
     """`other / self` for an `other` that is not a tensor."""
+    if _state.entry and _wants(locals()):
+        return _handle(_reflected_div, locals())
     return dispatch.Tensor.__mul__(self.reciprocal(), other)
 
 
@@ -334,6 +355,8 @@ register_frontend("divide", inplace=div_inplace)(div_function)
 
 def true_divide(input, other, *, out=None):
     """true_divide(input, other, *, out=None) -> Tensor: div without rounding."""
+    if _state.entry and _wants(locals()):
+        return _handle(true_divide, locals())
     args = (input, other)
     return call(_DIV_OP, args) if out is None else call_out(_DIV_OP, args, out)
 
@@ -341,6 +364,8 @@ def true_divide(input, other, *, out=None):
 def true_divide_inplace(self, other):
     """In-place form of `Tensor.true_divide`: divides `self` by `other` (true division) and
     returns `self`."""
+    if _state.entry and _wants(locals()):
+        return _handle(true_divide_inplace, locals())
     return call_inplace(_DIV_OP, (self, other))
 
 
@@ -496,6 +521,8 @@ def neg(xp, self):
 
 def positive(input):
     """positive(input) -> Tensor: `input` itself (bool tensors are refused)."""
+    if _state.entry and _wants(locals()):
+        return _handle(positive, locals())
     _check_type(isinstance(input, dispatch.Tensor), lambda: (
         f"positive(): argument 'input' (position 1) must be Tensor, not "
         f"{type(input).__name__}"))
@@ -518,6 +545,8 @@ def abs(xp, self):
 
 def abs_inplace(self):
     # The real modulus would fit in a complex tensor, but PyTorch refuses it.
+    if _state.entry and _wants(locals()):
+        return _handle(abs_inplace, locals())
     _check(not self._dtype.is_complex, "In-place abs is not supported for complex tensors.")
     return call_inplace(_ABS_OP, (self,))
 

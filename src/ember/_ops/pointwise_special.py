@@ -20,6 +20,9 @@ import numpy as np
 from ember._core import dispatch
 from ember._core.checks import _check, _check_type
 from ember._core.dispatch import call, call_out
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.host_kernels import HostModule, host_function
 from ember._core.registry import INT_TO_FLOAT, OPS, register_frontend, register_op
 from ember._ops.grad_utils import conj, where
@@ -275,17 +278,23 @@ def _polygamma_args(n, input):
 
 def polygamma_function(n, input, *, out=None):
     """polygamma(n, input, *, out=None) -> Tensor: the n-th derivative of digamma."""
+    if _state.entry and _wants(locals()):
+        return _handle(polygamma_function, locals())
     args = _polygamma_args(n, input)
     return call(_POLYGAMMA_OP, args) if out is None else call_out(_POLYGAMMA_OP, args, out)
 
 
 def polygamma_method(self, n):
+    if _state.entry and _wants(locals()):
+        return _handle(polygamma_method, locals())
     return call(_POLYGAMMA_OP, _polygamma_args(n, self))
 
 
 def polygamma_inplace(self, n):
     # The tensor comes second in the schema, so call_inplace (which writes into the first
     # argument) does not fit; write the result into self here.
+    if _state.entry and _wants(locals()):
+        return _handle(polygamma_inplace, locals())
     args = _polygamma_args(n, self)
     if self._requires_grad and dispatch.state.grad_enabled():
         # The derivative reads self's old value, which the write replaces: compute from a copy

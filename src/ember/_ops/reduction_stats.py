@@ -13,6 +13,9 @@ import numpy as np
 from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type, _user_stacklevel
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.host_kernels import host_kernel
 from ember._core.promotion import promote_types
 from ember._core.registry import OPS, register_frontend, register_op
@@ -221,6 +224,8 @@ def _moment_frontend(name, with_out):
     op = OPS[f"{name}.correction"]
 
     def frontend(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+        if _state.entry and _wants(locals()):
+            return _handle(frontend, locals())
         if isinstance(dim, bool):
             # The legacy overload std(input, unbiased): a bool in dim's place.
             _check_type(unbiased is None, lambda: f"{name}(): unbiased given twice")
@@ -392,6 +397,8 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     A number p (or 'fro' over at most two dims) gives the vector p-norm of the entries;
     'nuc' gives the nuclear norm of the matrices over two dims.
     """
+    if _state.entry and _wants(locals()):
+        return _handle(norm, locals())
     if isinstance(dim, int):
         dim = (dim,)
     if isinstance(p, str):
@@ -530,6 +537,8 @@ def _median_frontend(name, result_type):
     all_op, dim_op = OPS[name], OPS[f"{name}.dim"]
 
     def frontend(input, dim=None, keepdim=False, *, out=None):
+        if _state.entry and _wants(locals()):
+            return _handle(frontend, locals())
         if dim is None:
             return run(all_op, (input,), out)
         return run(dim_op, (input, dim, keepdim), out, result_type)
@@ -562,6 +571,8 @@ def kthvalue_kernel(xp, self, k, dim=-1, keepdim=False):
 @register_frontend("kthvalue")
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     """kthvalue(input, k, dim=-1, keepdim=False, *, out=None) -> (values, indices)."""
+    if _state.entry and _wants(locals()):
+        return _handle(kthvalue, locals())
     return run(OPS["kthvalue"], (input, k, dim, keepdim), out, Kthvalue)
 
 
@@ -604,6 +615,8 @@ def mode_kernel(xp, self, dim=-1, keepdim=False):
 @register_frontend("mode")
 def mode(input, dim=-1, keepdim=False, *, out=None):
     """mode(input, dim=-1, keepdim=False, *, out=None) -> (values, indices)."""
+    if _state.entry and _wants(locals()):
+        return _handle(mode, locals())
     return run(OPS["mode"], (input, dim, keepdim), out, Mode)
 
 
@@ -770,6 +783,8 @@ for _name, _ignore_nan in (("quantile", False), ("nanquantile", True)):
 
 def _quantile_frontend(name):
     def frontend(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+        if _state.entry and _wants(locals()):
+            return _handle(frontend, locals())
         if isinstance(q, dispatch.Tensor):
             return run(OPS[name], (input, q, dim, keepdim, interpolation), out)
         _check_type(isinstance(q, (int, float)), lambda: (

@@ -11,6 +11,9 @@ from ember._core import dispatch, upcalls
 from ember._core import dtype as dt
 from ember._core import layout as _tags
 from ember._core.checks import _check
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import register_frontend
 
 _SPARSE_TYPES = None
@@ -65,6 +68,8 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     """sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None,
     requires_grad=False, check_invariants=None, is_coalesced=None) -> Tensor: a sparse tensor
     in COO format with `values` at `indices` (sparse_dim x nnz)."""
+    if _state.entry and _wants(locals()):
+        return _handle(sparse_coo_tensor, locals())
     import numpy as np
     arrays = _arrays()
     _check(device is None or str(device) == "cpu", "sparse tensors live on the CPU in ember")
@@ -117,6 +122,8 @@ def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
     """sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=None,
     device=None, requires_grad=False, check_invariants=None) -> Tensor: a sparse matrix in CSR
     format (compressed rows)."""
+    if _state.entry and _wants(locals()):
+        return _handle(sparse_csr_tensor, locals())
     arrays = _arrays()
     crow = _index_array(crow_indices, "crow_indices")
     col = _index_array(col_indices, "col_indices")
@@ -142,6 +149,8 @@ def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
 @register_frontend(function=False)
 def to_dense(self, dtype=None, *, masked_grad=None):
     """to_dense(dtype=None, *, masked_grad=True) -> Tensor: a strided copy (self when strided)."""
+    if _state.entry and _wants(locals()):
+        return _handle(to_dense, locals())
     if not _is_sparse(self):
         return self if dtype is None else self.to(dtype)
     from ember._ops.sparse_autograd import to_dense_tracked
@@ -153,6 +162,8 @@ def to_dense(self, dtype=None, *, masked_grad=None):
 def to_sparse(self, sparseDims=None, *, layout=None, blocksize=None, dense_dim=None):
     """to_sparse(sparseDims) or to_sparse(*, layout=None, blocksize=None, dense_dim=None):
     a sparse copy (COO unless `layout` says otherwise)."""
+    if _state.entry and _wants(locals()):
+        return _handle(to_sparse, locals())
     if layout in (_tags.sparse_bsr, _tags.sparse_bsc):
         from ember._ops.sparse_blocked import to_sparse_bsc, to_sparse_bsr
         _check(blocksize is not None, lambda: (
@@ -201,12 +212,16 @@ def _csr_to_coo(t):
 @register_frontend(function=False)
 def to_sparse_coo(self):
     """to_sparse_coo() -> Tensor: a COO copy."""
+    if _state.entry and _wants(locals()):
+        return _handle(to_sparse_coo, locals())
     return to_sparse(self)
 
 
 @register_frontend(function=False)
 def to_sparse_csr(self, dense_dim=None):
     """to_sparse_csr(dense_dim=None) -> Tensor: a CSR copy of a matrix."""
+    if _state.entry and _wants(locals()):
+        return _handle(to_sparse_csr, locals())
     arrays = _arrays()
     if _is_sparse(self):
         if type(self._data).__name__ == "SparseCSR":
@@ -242,6 +257,8 @@ def _need(self, kind, what):
 @register_frontend(function=False)
 def coalesce(self):
     """coalesce() -> Tensor: duplicate entries summed, indices sorted (self when already)."""
+    if _state.entry and _wants(locals()):
+        return _handle(coalesce, locals())
     _need(self, "coo", "coalesce")
     from ember._ops.sparse_autograd import coalesce_tracked
     return coalesce_tracked(self)
@@ -250,18 +267,24 @@ def coalesce(self):
 @register_frontend(function=False)
 def is_coalesced(self):
     """is_coalesced() -> bool: whether the indices are unique and sorted."""
+    if _state.entry and _wants(locals()):
+        return _handle(is_coalesced, locals())
     return bool(_need(self, "coo", "is_coalesced").coalesced)
 
 
 @register_frontend(function=False)
 def _indices(self):
     """The indices tensor (sparse_dim x nnz), coalesced or not."""
+    if _state.entry and _wants(locals()):
+        return _handle(_indices, locals())
     return _need(self, "coo", "_indices").indices
 
 
 @register_frontend(function=False)
 def _values(self):
     """The values tensor (nnz x dense dims), coalesced or not."""
+    if _state.entry and _wants(locals()):
+        return _handle(_values, locals())
     data = self._data
     _check(type(data) in _layouts(), "_values expected sparse tensor layout but got Strided")
     return data.values
@@ -270,6 +293,8 @@ def _values(self):
 @register_frontend(function=False)
 def indices(self):
     """indices() -> Tensor: the indices of a coalesced COO tensor."""
+    if _state.entry and _wants(locals()):
+        return _handle(indices, locals())
     data = _need(self, "coo", "indices")
     _check(data.coalesced, "Cannot get indices on an uncoalesced tensor, please call "
                            ".coalesce() first")
@@ -279,6 +304,8 @@ def indices(self):
 @register_frontend(function=False)
 def values(self):
     """values() -> Tensor: the stored values (of a coalesced tensor, for COO)."""
+    if _state.entry and _wants(locals()):
+        return _handle(values, locals())
     data = self._data
     _check(type(data) in _layouts(), "values expected sparse tensor layout but got Strided")
     _check(data.coalesced, "Cannot get values on an uncoalesced tensor, please call "
@@ -289,24 +316,32 @@ def values(self):
 @register_frontend(function=False)
 def crow_indices(self):
     """crow_indices() -> Tensor: the compressed row indices of a CSR tensor."""
+    if _state.entry and _wants(locals()):
+        return _handle(crow_indices, locals())
     return _need(self, "csr", "crow_indices").crow_indices
 
 
 @register_frontend(function=False)
 def col_indices(self):
     """col_indices() -> Tensor: the column indices of a CSR tensor."""
+    if _state.entry and _wants(locals()):
+        return _handle(col_indices, locals())
     return _need(self, "csr", "col_indices").col_indices
 
 
 @register_frontend(function=False)
 def sparse_dim(self):
     """sparse_dim() -> int: the number of sparse dimensions (0 for a strided tensor)."""
+    if _state.entry and _wants(locals()):
+        return _handle(sparse_dim, locals())
     return self._data.sparse_dim if _is_sparse(self) else 0
 
 
 @register_frontend(function=False)
 def dense_dim(self):
     """dense_dim() -> int: the number of dense dimensions (all of a strided tensor's)."""
+    if _state.entry and _wants(locals()):
+        return _handle(dense_dim, locals())
     if _is_sparse(self):
         return self._data.ndim - self._data.sparse_dim
     return self.dim()
@@ -315,6 +350,8 @@ def dense_dim(self):
 @register_frontend(function=False)
 def _nnz(self):
     """_nnz() -> int: the number of stored entries."""
+    if _state.entry and _wants(locals()):
+        return _handle(_nnz, locals())
     data = self._data
     _check(type(data) in _layouts(), "_nnz expected sparse tensor layout but got Strided")
     return data.nnz
@@ -324,6 +361,8 @@ def _nnz(self):
 def sparse_mask(self, mask):
     """sparse_mask(mask) -> Tensor: this strided tensor's values at the entries of the sparse
     COO tensor `mask`, as a sparse tensor with mask's indices."""
+    if _state.entry and _wants(locals()):
+        return _handle(sparse_mask, locals())
     data = _need(mask, "coo", "sparse_mask")
     _check(tuple(self.shape) == data.shape, lambda: (
         f"sparse_mask(): the number of sizes provided ({self.dim()}) must be equal to the "
@@ -337,6 +376,8 @@ def sparse_mask(self, mask):
 @register_frontend(method=False)
 def spmm(input, mat2):
     """spmm(input, mat2) -> Tensor: sparse matrix times dense matrix (ember.mm)."""
+    if _state.entry and _wants(locals()):
+        return _handle(spmm, locals())
     return upcalls.public("mm")(input, mat2)
 
 

@@ -20,6 +20,9 @@ from ember._core import arguments, dispatch, upcalls
 from ember._core import dtype as dt
 from ember._core.checks import _check, _warn_once
 from ember._core.device import CPU
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import Size, normalize_shape, sizes_or_keyword, wrap_dim, wrap_dims
 from ember._ops.grad_utils import view_or_copy
@@ -207,6 +210,8 @@ def view_dtype(xp, self, dtype):
 @register_frontend(function=False)
 def view(self, *args, size=None, dtype=None):
     """view(*shape) / view(dtype) -> Tensor: another shape or dtype over the same data."""
+    if _state.entry and _wants(locals()):
+        return _handle(view, locals())
     if dtype is not None or (len(args) == 1 and (isinstance(args[0], dt.dtype) or
                                                  args[0] in _PYTHON_TYPES)):
         chosen = dtype if dtype is not None else args[0]
@@ -343,6 +348,8 @@ _UNSET = object()        # an argument not given (told apart from None)
 
 def _squeeze_method(self, *dims, dim=_UNSET):
     # (The method takes the dims as varargs too: x.squeeze(0, 1), as PyTorch's does.)
+    if _state.entry and _wants(locals()):
+        return _handle(_squeeze_method, locals())
     if len(dims) == 1 and dim is _UNSET:
         dim = dims[0]
     elif dims:
@@ -355,6 +362,8 @@ def _squeeze_method(self, *dims, dim=_UNSET):
 @register_frontend(method=_squeeze_method)
 def squeeze(input, dim=_UNSET):
     """squeeze(input, dim=None) -> Tensor: remove size-1 dims (all, one, or a tuple of them)."""
+    if _state.entry and _wants(locals()):
+        return _handle(squeeze, locals())
     if dim is _UNSET:
         return dispatch.call(OPS["squeeze"], (input,))
     if type(dim) is int:
@@ -418,6 +427,8 @@ def _adjoint_view(xp, self):
 def adjoint(input):
     """adjoint(input) -> Tensor: the conjugate transpose of the last two dims (on a 0-d
     tensor, deprecated, its conjugate)."""
+    if _state.entry and _wants(locals()):
+        return _handle(adjoint, locals())
     if not isinstance(input, dispatch.Tensor):
         arguments.refuse(("adjoint", "input", 1), "Tensor", input)
     if input.ndim == 0:
@@ -489,6 +500,8 @@ _INT_LISTS = (tuple, list, Size)
 @register_frontend()
 def movedim(input, source, destination):
     """movedim(input, source, destination) -> Tensor: move dims (int or tuple) to new places."""
+    if _state.entry and _wants(locals()):
+        return _handle(movedim, locals())
     if type(source) is int and type(destination) is int:
         return dispatch.call(OPS["movedim.int"], (input, source, destination))
     lists = type(source) in _INT_LISTS and type(destination) in _INT_LISTS
@@ -608,6 +621,8 @@ def restride_in_place(self, make_view, *args, **kwargs):
 
 def _in_place(name, op_for):
     def method(self, *args, **kwargs):
+        if _state.entry and _wants(locals()):
+            return _handle(method, locals())
         return restride_in_place(self, op_for, *args, **kwargs)
     method.__name__ = name
     method.__doc__ = f"{name}(...) -> Tensor: {name[:-1]} changing this tensor's own shape."

@@ -123,6 +123,10 @@ class UninitializedTensorMixin:
     Only `materialize(shape)`, casts, moves and a few queries work; any other op raises
     ValueError (from `__torch_function__`), `.shape` RuntimeError."""
 
+    # Its __torch_function__ only refuses: ops refuse it at the dispatcher, and hand-written
+    # public functions need not look for it at their entry (NOTE [the public entry]).
+    _entry_exempt = True
+
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
         if getattr(func, "__name__", None) in _ALLOWED_ON_UNINITIALIZED or \

@@ -30,11 +30,12 @@ def _dtype_name(d):
     return d._cpp_name
 
 
-def call_out(op, args, out):
-    if state.slow or state.overriding:
-        if layered.modes.function_modes or state.overriding and \
-                layered.overloaded_args(op, args + (out,)):
-            return layered.function_level(op, args, out)
+def call_out(op, args, out, public=None):
+    """`public`: the public function making the call (NOTE [the public function reaches
+    level 1], stack.py)."""
+    if (state.slow or state.overriding) and (layered.modes.function_modes or state.overriding and
+                        layered.overloaded_args(op, args + (out,))):
+        return layered.function_level(op, args, out, public)
     several = op.num_outputs > 1
     if not (isinstance(out, (tuple, list)) if several else isinstance(out, Tensor)):
         raise TypeError(f"{op.schema.name}(): argument 'out' must be "
@@ -186,9 +187,11 @@ def resize_out(out, shape, warn=True):
     out._storage = None
 
 
-def call_inplace(op, args):
+def call_inplace(op, args, public=None):
+    """`public`: the in-place method making the call, passed while `state.slow` is True
+    (NOTE [the public function reaches level 1], stack.py)."""
     if state.slow or state.overriding:
-        return _call_inplace_layered(op, args)
+        return _call_inplace_layered(op, args, public)
     self = args[0]
     _check_type(isinstance(self, Tensor), lambda: (
         f"{op.schema.name}_(): self must be a Tensor, not {type(self).__name__}"))
@@ -201,7 +204,7 @@ def call_inplace(op, args):
     return self
 
 
-def _call_inplace_layered(op, args):
+def _call_inplace_layered(op, args, public):
     """call_inplace through the levels (see stack.py): __torch_function__ sees the in-place
     method, autograd records it, a TorchDispatchMode sees its in-place form."""
     modes = layered.modes
@@ -209,7 +212,7 @@ def _call_inplace_layered(op, args):
         state.deterministic(op)
     if not modes.function_off and (modes.function_modes or (
             state.overriding and layered.overloaded_args(op, args))):
-        func, fargs, fkwargs = layered._public_call(op, args, None, inplace=True)
+        func, fargs, fkwargs = layered._public_call(op, args, None, public, inplace=True)
         return layered.handle_torch_function(func, fargs, fargs, fkwargs)
     self = args[0]
     _check_type(isinstance(self, Tensor), lambda: (

@@ -2,7 +2,9 @@
 
     1. __torch_function__: TorchFunctionModes (innermost first), then Tensor subclasses that
        ask for it (subclasses.py). They see the public call (`ember.add`, `Tensor.add`,
-       `Tensor.__add__` ...) with the arguments as the user could have written them.
+       `Tensor.__add__` ...) with the arguments as the user could have written them; the
+       caller names it (NOTE [the public function reaches level 1]; hand-written functions:
+       NOTE [the public entry], entry.py).
     2. autograd: handlers (forward-AD tangents, process-wide; inference-tensor marking, per
        thread), then `record` when grad mode is on and an input requires grad.
     3. __torch_dispatch__: TorchDispatchModes see the op entry itself (`OpDef`, which looks
@@ -13,7 +15,9 @@ NOTE [the plain call]: with no mode anywhere (`state.slow` False) and plain-acti
 the op's runner does the whole stack itself: kernel, wrap, and autograd's `record` when an
 input requires grad. Any call it can't serve goes to `function_level` and down the levels.
 The generated bindings take `call`'s first step inline (`op.runner(op, args)` unless
-`state.slow`), so every op has its runner from import on (`prepare_runners`).
+`state.slow`), so every op has its runner from import on (`prepare_runners`); otherwise they
+call `call(op, args, fn)` with their own public function (NOTE [the public function reaches
+level 1]).
 
 NOTE [mode state is per thread]: modes, handlers and the below-autograd depth live in `modes`
 (a threading.local), as PyTorch keeps them per thread; the one exception is forward AD, whose
@@ -27,7 +31,7 @@ import sys
 import threading
 
 from ember._core import arguments
-from ember._core.dispatch import inplace_out, pointwise, runners
+from ember._core.dispatch import inplace_out, pointwise, runners, subclasses
 from ember._core.dispatch.process_state import state
 from ember._core.dispatch.subclasses import DISPATCH, FUNCTION
 
@@ -62,6 +66,7 @@ class _ThreadModes(threading.local):
 
 
 modes = _ThreadModes()
+subclasses.modes = modes
 _open_lock = threading.Lock()
 _open_total = 0                 # entries open across all threads
 # Handlers for every thread: forward AD's dual levels are process-wide in PyTorch.
@@ -118,14 +123,17 @@ def close_entry(process_wide=False) -> None:
 def refresh_slow_path() -> None:
     """Recompute `state.slow` after a switch or mode changes (see NOTE [the slow path])."""
     state.slow = _open_total > 0 or state.deterministic is not None
+    state.entry = state.slow or state.entry_subclass
 
 
 # --------------------------------------------------------------------------- entry points
 
-def call(op, args):
+def call(op, args, public=None):
+    """Run `op` on `args`. `public` is the public function the caller is (NOTE [the public
+    function reaches level 1]); the bindings pass it only while `state.slow` is True."""
     try:
         if state.slow:
-            return _call_slow(op, args)
+            return _call_slow(op, args, public)
         runner = op.runner or _prepare(op)
         return runner(op, args)
     except Exception as exc:
@@ -147,13 +155,13 @@ def prepare_runners(ops) -> None:
             _prepare(op)
 
 
-def _call_slow(op, args):
+def _call_slow(op, args, public):
     if state.deterministic is not None and "nondeterministic" in op.tags:
         state.deterministic(op)
     if not modes.active and not global_handlers:
         runner = op.runner or _prepare(op)
         return runner(op, args)
-    return function_level(op, args)
+    return function_level(op, args, None, public)
 
 
 def call_aten(op, args):
@@ -169,14 +177,15 @@ def call_aten(op, args):
 
 # --------------------------------------------------------------------------- 1. __torch_function__
 
-def function_level(op, args, out=None):
+def function_level(op, args, out=None, public=None):
     """The layered path's top: hand the public call to __torch_function__ when a mode or an
-    argument asks for it, else go on to autograd."""
+    argument asks for it, else go on to autograd. `public`: the caller's public function, or
+    None for the op's own (`_default_public`)."""
     if not state.slow:
         # Nothing is open in any thread: only a subclass argument can ask for a level.
         if state.overriding:
             if overloaded_args(op, args):
-                return _to_torch_function(op, args, out)
+                return _to_torch_function(op, args, out, public)
             return autograd_level(op, args)
         result = _BACKEND_STEPS[op.kind](op, args)
         if state.record is not None:
@@ -194,12 +203,12 @@ def function_level(op, args, out=None):
     if modes.function_off:
         return autograd_level(op, args)
     if modes.function_modes or (state.overriding and overloaded_args(op, args)):
-        return _to_torch_function(op, args, out)
+        return _to_torch_function(op, args, out, public)
     return autograd_level(op, args)
 
 
-def _to_torch_function(op, args, out):
-    func, fargs, fkwargs = _public_call(op, args, out)
+def _to_torch_function(op, args, out, public):
+    func, fargs, fkwargs = _public_call(op, args, out, public)
     relevant = fargs if out is None else fargs + (out,)
     return handle_torch_function(func, relevant, fargs, fkwargs)
 
@@ -265,10 +274,6 @@ def _func_name(func):
     return getattr(func, "__qualname__", None) or getattr(func, "__name__", repr(func))
 
 
-_public_codes: dict = {}
-_dunder_codes: dict = {}    # code of a hand-written dunder (a frontend's) -> the dunder's name
-_frontend_codes: set = set()    # codes of hand-written frontends (which dunders may call)
-
 # NOTE [the function __torch_function__ sees]: for an operator PyTorch hands __torch_function__
 # the Tensor method the operator stands for, with the tensor first: `t * 2` and `2 * t` are
 # Tensor.mul(t, 2), `2 < t` is Tensor.gt(t, 2), `t -= 1` is Tensor.sub_(t, 1). These keep their
@@ -285,41 +290,21 @@ REPORTED_AS = {
 }
 
 
-def _binding_codes():
-    """code object -> public function, for every generated binding and hand-written dunder
-    (found once)."""
-    if not _public_codes:
-        from ember._core.registry import FRONTENDS
-        for frontend in FRONTENDS.values():
-            for dunder, fn in frontend.dunders.items():
-                if hasattr(fn, "__code__"):
-                    _dunder_codes[fn.__code__] = dunder
-            for fn in (frontend.function, frontend.method, frontend.inplace_method):
-                if hasattr(fn, "__code__"):
-                    _frontend_codes.add(fn.__code__)
-        bindings = sys.modules["ember._generated.bindings"]
-        for name in bindings.FUNCTIONS:
-            fn = getattr(bindings, name, None)
-            if getattr(fn, "__module__", None) == bindings.__name__:
-                _public_codes[fn.__code__] = fn
-        for fn in vars(bindings._Methods).values():
-            if getattr(fn, "__module__", None) == bindings.__name__ and \
-                    hasattr(fn, "__code__"):
-                _public_codes[fn.__code__] = fn
-    return _public_codes
-
-
-def _public_call(op, args, out, inplace=False):
-    """(public function, args, kwargs) for an op call: the generated binding that made it when
-    it was one (read off the caller's frame), else the op's `ember.*` function or method."""
-    frame = sys._getframe(1)
-    while frame is not None and frame.f_globals.get("__name__", "").startswith(__package__):
-        frame = frame.f_back
-    func = _binding_codes().get(frame.f_code) if frame is not None else None
-    if func is None:
-        func = _default_public(op, inplace)
+# NOTE [the public function reaches level 1]: nothing finds a caller by walking frames. The
+# generated bindings pass themselves (`call(op, args, fn)`; a method or dunder passes its
+# `_Methods` entry) when `state.slow` is True, and only then: the plain call stays
+# `op.runner(op, args)`. Hand-written functions hand themselves over at their entry (NOTE [the
+# public entry], entry.py). With no mode open, an overriding subclass reaches its methods' and
+# operators' calls through the hooks on the subclass (NOTE [subclass methods reach
+# __torch_function__]); a call that names no function (a function form, or an op called from a
+# composite's body) is reported as the op's `ember.*` function or method.
+def _public_call(op, args, out, public, inplace=False):
+    """(public function, args, kwargs) for an op call: `public` (the binding or dunder that
+    made it), else the op's `ember.*` function or method; an operator's dunder is reported as
+    PyTorch reports it (NOTE [the function __torch_function__ sees])."""
+    func = public if public is not None else _default_public(op, inplace)
     how = op.dunders.get(func.__name__)
-    func = _reported(func, frame)
+    func = reported(func)
     if how == "reflect":
         return func, (args[1], args[0]), {}
     if how == "unary":
@@ -332,21 +317,13 @@ def _public_call(op, args, out, inplace=False):
     return func, fargs, fkwargs
 
 
-def _reported(func, frame):
-    """The function __torch_function__ is handed for a call whose first frame outside dispatch
-    is `frame` (NOTE [the function __torch_function__ sees]): an operator's dunder, whether
-    generated, hand-written or a frontend a hand-written dunder called, is reported as
-    PyTorch reports it."""
-    dunder = None
-    if frame is not None:
-        dunder = _dunder_codes.get(frame.f_code)
-        if dunder is None and frame.f_code in _frontend_codes and frame.f_back is not None:
-            dunder = _dunder_codes.get(frame.f_back.f_code)
-    if dunder is None:
-        dunder = getattr(func, "__name__", None)
-        if dunder not in REPORTED_AS:
-            return func
-    return getattr(Tensor, REPORTED_AS.get(dunder, dunder), func)
+def reported(func):
+    """The function __torch_function__ is handed for `func`: an operator's dunder as PyTorch
+    reports it (NOTE [the function __torch_function__ sees]), anything else as it is."""
+    name = getattr(func, "__name__", None)
+    if name not in REPORTED_AS:
+        return func
+    return getattr(Tensor, REPORTED_AS[name], func)
 
 
 def _default_public(op, inplace):

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import ember
 from ember._core.dispatch import call
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS
 
 __all__ = ["cosine_similarity", "normalize", "one_hot", "pairwise_distance", "pdist"]
@@ -11,6 +14,8 @@ __all__ = ["cosine_similarity", "normalize", "one_hot", "pairwise_distance", "pd
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """The p-norm of x1 - x2 + eps along the last dim (of the broadcast shape)."""
+    if _state.entry and _wants(locals()):
+        return _handle(pairwise_distance, locals())
     last = max(x1.ndim, x2.ndim) - 1
     if last < 0:
         raise RuntimeError("pairwise_distance: input must be at least 1-D")
@@ -19,6 +24,8 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """The cosine of the angle between x1 and x2 along dim, each norm clamped at eps."""
+    if _state.entry and _wants(locals()):
+        return _handle(cosine_similarity, locals())
     x1, x2 = ember.broadcast_tensors(x1, x2)
     return ((x1 / _clamped_norm(x1, dim, eps)) * (x2 / _clamped_norm(x2, dim, eps))).sum(dim)
 
@@ -34,6 +41,8 @@ def _clamped_norm(x, dim, eps):
 def pdist(input, p=2):
     """The p-norm distances between the rows of an (N, M) input: the upper triangle of
     cdist(input, input) read row by row, N (N - 1) / 2 values."""
+    if _state.entry and _wants(locals()):
+        return _handle(pdist, locals())
     if input.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
     if p < 0:
@@ -44,6 +53,8 @@ def pdist(input, p=2):
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """input divided by its p-norm along dim (the norm clamped at eps)."""
+    if _state.entry and _wants(locals()):
+        return _handle(normalize, locals())
     denominator = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
     if out is None:
         return input / denominator
@@ -52,4 +63,6 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 
 def one_hot(tensor, num_classes=-1):
     """A trailing dim of num_classes 0/1 values (int64): 1 at each entry's class."""
+    if _state.entry and _wants(locals()):
+        return _handle(one_hot, locals())
     return call(OPS["one_hot"], (tensor, num_classes))

@@ -14,6 +14,9 @@ import warnings
 import ember
 from ember._core import dispatch
 from ember._core.dispatch import autocast, call
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS
 from ember.nn import _reduction
 
@@ -51,6 +54,8 @@ def _float32_under_autocast(fn):
     `state.slow` is False then."""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        if _state.entry and _wants(locals()):
+            return _handle(wrapper, locals())
         if dispatch.state.slow and autocast.local.enabled:
             args = tuple(_up(a) for a in args)
             kwargs = {k: _up(v) for k, v in kwargs.items()}
@@ -114,6 +119,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
              reduction="mean"):
     """The negative log-likelihood of class-index targets (input holds log-probabilities,
     class dim 1): -weight[target] * input[target] per position, reduced."""
+    if _state.entry and _wants(locals()):
+        return _handle(nll_loss, locals())
     reduction = _reduction_name(size_average, reduce, reduction)
     return call(OPS["nll_loss_nd"], (input, target, weight, _reduction.get_enum(reduction),
                                       ignore_index))
@@ -123,6 +130,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                   reduce=None, reduction="mean", label_smoothing=0.0):
     """Cross-entropy between softmax(input) along dim 1 and the target: class indices (with
     `weight`, `ignore_index`, `label_smoothing`) or class probabilities of input's shape."""
+    if _state.entry and _wants(locals()):
+        return _handle(cross_entropy, locals())
     reduction = _reduction_name(size_average, reduce, reduction)
     enum = _reduction.get_enum(reduction)
     if not 0.0 <= label_smoothing <= 1.0:
@@ -317,6 +326,8 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
     """0.5 (log(var) + (input - target)**2 / var) (+ 0.5 log(2 pi) when `full`), with var
     clamped at eps (the clamp passes no gradient)."""
+    if _state.entry and _wants(locals()):
+        return _handle(gaussian_nll_loss, locals())
     if isinstance(var, (int, float)):
         if var < 0:
             raise ValueError("var has negative entry/entries")
@@ -380,6 +391,8 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
                                 reduction="mean"):
     """Per sample, the mean over classes of the logistic loss of each class (target 0 or 1)."""
+    if _state.entry and _wants(locals()):
+        return _handle(multilabel_soft_margin_loss, locals())
     reduction = _reduction_name(size_average, reduce, reduction)
     loss = (target * _log_sigmoid(input) + (1 - target) * _log_sigmoid(input.neg())).neg()
     if weight is not None:
@@ -508,6 +521,8 @@ def _check_triplet_dims(anchor, positive, negative):
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
                                       margin=1.0, swap=False, reduction="mean"):
     """triplet_margin_loss with any distance function (pairwise_distance by default)."""
+    if _state.entry and _wants(locals()):
+        return _handle(triplet_margin_with_distance_loss, locals())
     from ember.nn._functional.distance import pairwise_distance
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
@@ -527,6 +542,8 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     """The connectionist temporal classification loss of log_probs (T, N, C), or (T, C)
     unbatched, against padded (N, S) or concatenated targets: 'mean' divides each sample's
     loss by its target length before averaging."""
+    if _state.entry and _wants(locals()):
+        return _handle(ctc_loss, locals())
     enum = _reduction.get_enum(reduction)
     unbatched = log_probs.ndim == 2
     if unbatched:

@@ -6,6 +6,9 @@ import numpy as np
 
 from ember._core.checks import _check
 from ember._core.dispatch import call
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS
 from ember._ops.nn_padding import pairs_by_dim
 
@@ -39,6 +42,8 @@ def pad(input, pad, mode="constant", value=None):
     lists (left, right) amounts for the last dim first. Modes: 'constant' (any number of
     dims, negative amounts crop), 'reflect', 'replicate' and 'circular' (the last 1, 2 or 3
     dims of a batched or unbatched input)."""
+    if _state.entry and _wants(locals()):
+        return _handle(globals()["pad"], locals())
     pad = list(pad)
     _check(len(pad) % 2 == 0, "Padding length must be divisible by 2")
     _check(len(pad) // 2 <= input.ndim, lambda: (

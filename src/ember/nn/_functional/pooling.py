@@ -7,6 +7,9 @@ import math
 
 from ember._core.checks import _check, _check_value
 from ember._core.dispatch import call
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS
 
 __all__ = [
@@ -72,6 +75,8 @@ def _stride(stride, kernel, expand):
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
     """max_pool1d returning (values, indices)."""
+    if _state.entry and _wants(locals()):
+        return _handle(max_pool1d_with_indices, locals())
     _check_1d(input, "max_pool1d", "pool")
     stride = _stride(stride, kernel_size, _single)
     values, indices = call(OPS["max_pool2d_with_indices"], (
@@ -83,6 +88,8 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """Max over sliding windows of the last dim of (N, C, L) or (C, L)."""
+    if _state.entry and _wants(locals()):
+        return _handle(max_pool1d, locals())
     values, indices = max_pool1d_with_indices(input, kernel_size, stride, padding, dilation,
                                               ceil_mode)
     return (values, indices) if return_indices else values
@@ -91,6 +98,8 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
     """max_pool2d returning (values, indices)."""
+    if _state.entry and _wants(locals()):
+        return _handle(max_pool2d_with_indices, locals())
     return call(OPS["max_pool2d_with_indices"], (
         input, _pair(kernel_size), _stride(stride, kernel_size, _pair), _pair(padding),
         _pair(dilation), ceil_mode))
@@ -99,6 +108,8 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """Max over sliding 2-d windows of (N, C, H, W) or (C, H, W)."""
+    if _state.entry and _wants(locals()):
+        return _handle(max_pool2d, locals())
     values, indices = max_pool2d_with_indices(input, kernel_size, stride, padding, dilation,
                                               ceil_mode)
     return (values, indices) if return_indices else values
@@ -107,6 +118,8 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
     """max_pool3d returning (values, indices)."""
+    if _state.entry and _wants(locals()):
+        return _handle(max_pool3d_with_indices, locals())
     return call(OPS["max_pool3d_with_indices"], (
         input, _triple(kernel_size), _stride(stride, kernel_size, _triple), _triple(padding),
         _triple(dilation), ceil_mode))
@@ -115,6 +128,8 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """Max over sliding 3-d windows of (N, C, D, H, W) or (C, D, H, W)."""
+    if _state.entry and _wants(locals()):
+        return _handle(max_pool3d, locals())
     values, indices = max_pool3d_with_indices(input, kernel_size, stride, padding, dilation,
                                               ceil_mode)
     return (values, indices) if return_indices else values
@@ -125,6 +140,8 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True):
     """Mean over sliding windows of the last dim of (N, C, L) or (C, L)."""
+    if _state.entry and _wants(locals()):
+        return _handle(avg_pool1d, locals())
     _check_1d(input, "avg_pool1d", "shape")
     stride = _stride(stride, kernel_size, _single)
     out = call(OPS["avg_pool2d"], (
@@ -136,6 +153,8 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """Mean over sliding 2-d windows (divided by divisor_override when given)."""
+    if _state.entry and _wants(locals()):
+        return _handle(avg_pool2d, locals())
     return call(OPS["avg_pool2d"], (input, _pair(kernel_size), _stride(stride, kernel_size, _pair),
                                     _pair(padding), ceil_mode, count_include_pad,
                                     divisor_override))
@@ -144,6 +163,8 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """Mean over sliding 3-d windows (divided by divisor_override when given)."""
+    if _state.entry and _wants(locals()):
+        return _handle(avg_pool3d, locals())
     return call(OPS["avg_pool3d"], (input, _triple(kernel_size),
                                     _stride(stride, kernel_size, _triple), _triple(padding),
                                     ceil_mode, count_include_pad, divisor_override))
@@ -160,6 +181,8 @@ def _output_size(input, output_size, spatial):
 
 def adaptive_avg_pool1d(input, output_size):
     """Mean over output_size windows that split the last dim evenly."""
+    if _state.entry and _wants(locals()):
+        return _handle(adaptive_avg_pool1d, locals())
     _check_1d(input, "adaptive_avg_pool1d", "shape")
     size = _single(output_size)
     out = call(OPS["_adaptive_avg_pool2d"], (input.unsqueeze(-2), (1,) + size))
@@ -168,6 +191,8 @@ def adaptive_avg_pool1d(input, output_size):
 
 def adaptive_avg_pool2d(input, output_size):
     """Mean over windows that split the last two dims evenly into output_size cells."""
+    if _state.entry and _wants(locals()):
+        return _handle(adaptive_avg_pool2d, locals())
     size = _output_size(input, output_size, 2)
     if size == (1, 1) and input.ndim in (3, 4):
         # PyTorch's composite takes the mean for one cell (its grad_fn is MeanBackward1).
@@ -177,6 +202,8 @@ def adaptive_avg_pool2d(input, output_size):
 
 def adaptive_avg_pool3d(input, output_size):
     """Mean over windows that split the last three dims evenly into output_size cells."""
+    if _state.entry and _wants(locals()):
+        return _handle(adaptive_avg_pool3d, locals())
     size = _output_size(input, output_size, 3)
     if size == (1, 1, 1) and input.ndim in (4, 5):
         return call(OPS["mean.dim"], (input, [-1, -2, -3], True, None))
@@ -185,6 +212,8 @@ def adaptive_avg_pool3d(input, output_size):
 
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
     """adaptive_max_pool1d returning (values, indices)."""
+    if _state.entry and _wants(locals()):
+        return _handle(adaptive_max_pool1d_with_indices, locals())
     _check_1d(input, "adaptive_max_pool1d", "shape")
     values, indices = call(OPS["adaptive_max_pool2d"], (input.unsqueeze(-2),
                                                          (1,) + _single(output_size)))
@@ -193,28 +222,38 @@ def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     """Max over output_size windows that split the last dim evenly."""
+    if _state.entry and _wants(locals()):
+        return _handle(adaptive_max_pool1d, locals())
     values, indices = adaptive_max_pool1d_with_indices(input, output_size)
     return (values, indices) if return_indices else values
 
 
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
     """adaptive_max_pool2d returning (values, indices)."""
+    if _state.entry and _wants(locals()):
+        return _handle(adaptive_max_pool2d_with_indices, locals())
     return call(OPS["adaptive_max_pool2d"], (input, _output_size(input, output_size, 2)))
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     """Max over windows that split the last two dims evenly into output_size cells."""
+    if _state.entry and _wants(locals()):
+        return _handle(adaptive_max_pool2d, locals())
     values, indices = adaptive_max_pool2d_with_indices(input, output_size)
     return (values, indices) if return_indices else values
 
 
 def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
     """adaptive_max_pool3d returning (values, indices)."""
+    if _state.entry and _wants(locals()):
+        return _handle(adaptive_max_pool3d_with_indices, locals())
     return call(OPS["adaptive_max_pool3d"], (input, _output_size(input, output_size, 3)))
 
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     """Max over windows that split the last three dims evenly into output_size cells."""
+    if _state.entry and _wants(locals()):
+        return _handle(adaptive_max_pool3d, locals())
     values, indices = adaptive_max_pool3d_with_indices(input, output_size)
     return (values, indices) if return_indices else values
 
@@ -240,18 +279,24 @@ def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, expand, pool, max
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """(sum over each window of x**p) ** (1/p) along the last dim."""
+    if _state.entry and _wants(locals()):
+        return _handle(lp_pool1d, locals())
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, _single, avg_pool1d,
                     max_pool1d)
 
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """(sum over each 2-d window of x**p) ** (1/p)."""
+    if _state.entry and _wants(locals()):
+        return _handle(lp_pool2d, locals())
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, _pair, avg_pool2d,
                     max_pool2d)
 
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """(sum over each 3-d window of x**p) ** (1/p)."""
+    if _state.entry and _wants(locals()):
+        return _handle(lp_pool3d, locals())
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, _triple, avg_pool3d,
                     max_pool3d)
 
@@ -279,6 +324,8 @@ def _unpool_output_size(input, kernel_size, stride, padding, output_size, spatia
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """max_pool1d's partial inverse: zeros with each value at its index."""
+    if _state.entry and _wants(locals()):
+        return _handle(max_unpool1d, locals())
     kernel = _single(kernel_size)
     stride = kernel if stride is None else _single(stride)
     size = _unpool_output_size(input, kernel, stride, _single(padding), output_size, 1)
@@ -288,6 +335,8 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """max_pool2d's partial inverse: zeros with each value at its flat plane index."""
+    if _state.entry and _wants(locals()):
+        return _handle(max_unpool2d, locals())
     kernel = _pair(kernel_size)
     stride = kernel if stride is None else _pair(stride)
     size = _unpool_output_size(input, kernel, stride, _pair(padding), output_size, 2)
@@ -296,6 +345,8 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """max_pool3d's partial inverse: zeros with each value at its flat volume index."""
+    if _state.entry and _wants(locals()):
+        return _handle(max_unpool3d, locals())
     kernel = _triple(kernel_size)
     stride = kernel if stride is None else _triple(stride)
     padding = _triple(padding)
@@ -330,6 +381,8 @@ def _fractional(input, kernel_size, output_size, output_ratio, random_samples, s
 def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
                                        return_indices=False, _random_samples=None):
     """fractional_max_pool2d returning (values, indices)."""
+    if _state.entry and _wants(locals()):
+        return _handle(fractional_max_pool2d_with_indices, locals())
     return _fractional(input, kernel_size, output_size, output_ratio, _random_samples, 2)
 
 
@@ -337,6 +390,8 @@ def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=Non
                           return_indices=False, _random_samples=None):
     """Max over 2-d windows at pseudo-random starts that shrink the input to output_size
     (or by output_ratio)."""
+    if _state.entry and _wants(locals()):
+        return _handle(fractional_max_pool2d, locals())
     values, indices = fractional_max_pool2d_with_indices(input, kernel_size, output_size,
                                                          output_ratio,
                                                          _random_samples=_random_samples)
@@ -346,6 +401,8 @@ def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=Non
 def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
                                        return_indices=False, _random_samples=None):
     """fractional_max_pool3d returning (values, indices)."""
+    if _state.entry and _wants(locals()):
+        return _handle(fractional_max_pool3d_with_indices, locals())
     return _fractional(input, kernel_size, output_size, output_ratio, _random_samples, 3)
 
 
@@ -353,6 +410,8 @@ def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=Non
                           return_indices=False, _random_samples=None):
     """Max over 3-d windows at pseudo-random starts that shrink the input to output_size
     (or by output_ratio)."""
+    if _state.entry and _wants(locals()):
+        return _handle(fractional_max_pool3d, locals())
     values, indices = fractional_max_pool3d_with_indices(input, kernel_size, output_size,
                                                          output_ratio,
                                                          _random_samples=_random_samples)

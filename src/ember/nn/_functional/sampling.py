@@ -8,6 +8,9 @@ import warnings
 
 from ember._core.checks import _check_not_implemented, _check_value
 from ember._core.dispatch import call
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS
 from ember.nn._functional.pooling import (
     adaptive_avg_pool1d,
@@ -88,6 +91,8 @@ def _sizes_and_scales(input, size, scale_factor, recompute_scale_factor, mode):
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Resample the spatial dims of (N, C, *spatial) to `size` or by `scale_factor`."""
+    if _state.entry and _wants(locals()):
+        return _handle(interpolate, locals())
     if mode in ("nearest", "area", "nearest-exact"):
         _check_value(align_corners is None, (
             "align_corners option can only be set with the interpolating modes: "
@@ -116,6 +121,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
     """Deprecated alias of interpolate."""
+    if _state.entry and _wants(locals()):
+        return _handle(upsample, locals())
     warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` "
                   "instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode, align_corners)
@@ -123,6 +130,8 @@ def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=
 
 def upsample_nearest(input, size=None, scale_factor=None):
     """Deprecated: interpolate(..., mode='nearest')."""
+    if _state.entry and _wants(locals()):
+        return _handle(upsample_nearest, locals())
     warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use "
                   "`nn.functional.interpolate` instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode="nearest")
@@ -130,6 +139,8 @@ def upsample_nearest(input, size=None, scale_factor=None):
 
 def upsample_bilinear(input, size=None, scale_factor=None):
     """Deprecated: interpolate(..., mode='bilinear', align_corners=True)."""
+    if _state.entry and _wants(locals()):
+        return _handle(upsample_bilinear, locals())
     warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
                   "`nn.functional.interpolate` instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
@@ -137,21 +148,29 @@ def upsample_bilinear(input, size=None, scale_factor=None):
 
 def pixel_shuffle(input, upscale_factor):
     """(*, C*r*r, H, W) -> (*, C, H*r, W*r)."""
+    if _state.entry and _wants(locals()):
+        return _handle(pixel_shuffle, locals())
     return call(OPS["pixel_shuffle"], (input, upscale_factor))
 
 
 def pixel_unshuffle(input, downscale_factor):
     """(*, C, H*r, W*r) -> (*, C*r*r, H, W)."""
+    if _state.entry and _wants(locals()):
+        return _handle(pixel_unshuffle, locals())
     return call(OPS["pixel_unshuffle"], (input, downscale_factor))
 
 
 def channel_shuffle(input, groups):
     """Interleave `groups` groups of channels of (N, C, *)."""
+    if _state.entry and _wants(locals()):
+        return _handle(channel_shuffle, locals())
     return call(OPS["channel_shuffle"], (input, groups))
 
 
 def native_channel_shuffle(input, groups):
     """channel_shuffle's kernel, as torch.nn.functional.native_channel_shuffle."""
+    if _state.entry and _wants(locals()):
+        return _handle(native_channel_shuffle, locals())
     return call(OPS["native_channel_shuffle"], (input, groups))
 
 
@@ -167,6 +186,8 @@ _ALIGN_WARNING = (
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """input (N, C, *spatial) read at grid's normalised positions (N, *out, k)."""
+    if _state.entry and _wants(locals()):
+        return _handle(grid_sample, locals())
     _check_value(mode in _GRID_MODES, lambda: (
         "nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or "
         f"'bicubic', but got: '{mode}'"))
@@ -183,6 +204,8 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
 
 def affine_grid(theta, size, align_corners=None):
     """The sampling grid (N, *spatial, k) of the affine maps theta (N, k, k + 1)."""
+    if _state.entry and _wants(locals()):
+        return _handle(affine_grid, locals())
     if align_corners is None:
         warnings.warn(_ALIGN_WARNING, stacklevel=2)
         align_corners = False
