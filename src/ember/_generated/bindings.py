@@ -689,8 +689,8 @@ def _log_softmax(input, dim, half_to_float, *, out=None):
         half_to_float = _args.bool_(half_to_float, ('_log_softmax', 'half_to_float', 3))
     try:
         if out is None:
-            return _call(_op__log_softmax, (input, dim, half_to_float)) if _state.slow else _op__log_softmax.runner(_op__log_softmax, (input, dim, half_to_float))
-        return _call_out(_op__log_softmax, (input, dim, half_to_float), out)
+            return _call(_op__log_softmax, (input, dim, half_to_float), _log_softmax) if _state.slow else _op__log_softmax.runner(_op__log_softmax, (input, dim, half_to_float))
+        return _call_out(_op__log_softmax, (input, dim, half_to_float), out, _log_softmax)
     except Exception as _exc:
         _args.explain(_exc, '_log_softmax', True, _op__log_softmax, (input, dim, half_to_float), False)
         raise
@@ -713,8 +713,8 @@ def _softmax(input, dim, half_to_float, *, out=None):
         half_to_float = _args.bool_(half_to_float, ('_softmax', 'half_to_float', 3))
     try:
         if out is None:
-            return _call(_op__softmax, (input, dim, half_to_float)) if _state.slow else _op__softmax.runner(_op__softmax, (input, dim, half_to_float))
-        return _call_out(_op__softmax, (input, dim, half_to_float), out)
+            return _call(_op__softmax, (input, dim, half_to_float), _softmax) if _state.slow else _op__softmax.runner(_op__softmax, (input, dim, half_to_float))
+        return _call_out(_op__softmax, (input, dim, half_to_float), out, _softmax)
     except Exception as _exc:
         _args.explain(_exc, '_softmax', True, _op__softmax, (input, dim, half_to_float), False)
         raise
