@@ -56,6 +56,14 @@ def refuse(where, expected: str, value):
                     f"{type_name(value)}")
 
 
+def tensor_(value, where):
+    """A `Tensor` argument of a hand-written function (nn.functional's composites): anything
+    else gets the TypeError PyTorch's parser gives, before any attribute of it is read."""
+    if not _is_tensor(value):
+        refuse(where, "Tensor", value)
+    return value
+
+
 # --------------------------------------------------------------------------- by schema type
 
 def int_(value, where):

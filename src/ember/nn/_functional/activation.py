@@ -120,7 +120,8 @@ def leaky_relu_(input, negative_slope=0.01):
 
 def prelu(input, weight):
     """leaky_relu with a learned slope per channel (dim 1), or one shared slope."""
-    _check_type(isinstance(weight, dispatch.Tensor), "prelu(): weight must be a Tensor")
+    arguments.tensor_(input, ("prelu", "input", 1))
+    arguments.tensor_(weight, ("prelu", "weight", 2))
     channels = input.shape[1] if input.ndim >= 2 else 1
     count = weight.numel()
     _check(input.ndim > 0 or count == 1, "Not allow zero-dim input tensor.")

@@ -3,14 +3,26 @@ normalize and one_hot: composites of registry ops (one_hot is one, in _ops/nn_di
 from __future__ import annotations
 
 import ember
+from ember._core import arguments
 from ember._core.dispatch import call
 from ember._core.registry import OPS
 
 __all__ = ["cosine_similarity", "normalize", "one_hot", "pairwise_distance", "pdist"]
 
 
+def _parse(name, values, names, kinds):
+    """PyTorch's parser's TypeError for these functions' arguments: T a tensor, f a float,
+    b a bool."""
+    check = {"T": arguments.tensor_, "f": arguments.float_, "b": arguments.bool_}
+    for position, (value, arg, kind) in enumerate(zip(values, names, kinds), 1):
+        if not (kind == "b" and (value is True or value is False)):
+            check[kind](value, (name, arg, position))
+
+
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """The p-norm of x1 - x2 + eps along the last dim (of the broadcast shape)."""
+    _parse("pairwise_distance", (x1, x2, p, eps, keepdim),
+           ("x1", "x2", "p", "eps", "keepdim"), "TTffb")
     last = max(x1.ndim, x2.ndim) - 1
     if last < 0:
         raise RuntimeError("pairwise_distance: input must be at least 1-D")
@@ -33,6 +45,7 @@ def _clamped_norm(x, dim, eps):
 def pdist(input, p=2):
     """The p-norm distances between the rows of an (N, M) input: the upper triangle of
     cdist(input, input) read row by row, N (N - 1) / 2 values."""
+    _parse("pdist", (input, p), ("input", "p"), "Tf")
     if input.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
     if p < 0:

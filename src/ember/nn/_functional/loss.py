@@ -12,7 +12,7 @@ import math
 import warnings
 
 import ember
-from ember._core import dispatch
+from ember._core import arguments, dispatch
 from ember._core.dispatch import autocast, call
 from ember._core.registry import OPS
 from ember.nn import _reduction
@@ -63,6 +63,13 @@ def _up(value):
             and autocast.is_enabled(value.device.type):
         return value.float()
     return value
+
+
+def _tensors(name, *named):
+    """PyTorch's parser's TypeError for a tensor argument given something else; each loss
+    checks after reading its reduction, as PyTorch's Python wrappers read it first."""
+    for position, (arg, value) in enumerate(named, 1):
+        arguments.tensor_(value, (name, arg, position))
 
 
 def _reduction_name(size_average, reduce, reduction):
@@ -125,6 +132,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     `weight`, `ignore_index`, `label_smoothing`) or class probabilities of input's shape."""
     reduction = _reduction_name(size_average, reduce, reduction)
     enum = _reduction.get_enum(reduction)
+    _tensors("cross_entropy_loss", ("input", input), ("target", target))
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     if input.shape == target.shape:
@@ -280,6 +288,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
             "major release.", stacklevel=2)
     if reduction not in ("batchmean", "none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    _tensors("kl_div", ("input", input), ("target", target))
     if not (input.dtype.is_floating_point or input.dtype.is_complex) or not (
             target.dtype.is_floating_point or target.dtype.is_complex):
         raise RuntimeError("kl_div: Integral inputs not supported.")
@@ -301,6 +310,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     reduction = _reduction_name(size_average, reduce, reduction)
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    _tensors("poisson_nll_loss", ("input", input), ("target", target))
     if log_input:
         loss = input.exp() - target * input
     else:
@@ -371,6 +381,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     """log(1 + exp(-target * input))."""
     reduction = _reduction_name(size_average, reduce, reduction)
     _reduction.get_enum(reduction)
+    _tensors("soft_margin_loss", ("input", input), ("target", target))
     return _reduced((target.neg() * input).exp().log1p().to(input.dtype), reduction)
 
 
@@ -378,6 +389,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
                                 reduction="mean"):
     """Per sample, the mean over classes of the logistic loss of each class (target 0 or 1)."""
     reduction = _reduction_name(size_average, reduce, reduction)
+    _tensors("multilabel_soft_margin_loss", ("input", input), ("target", target))
     loss = (target * _log_sigmoid(input) + (1 - target) * _log_sigmoid(input.neg())).neg()
     if weight is not None:
         loss = loss * weight
@@ -395,6 +407,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     the class count."""
     reduction = _reduction_name(size_average, reduce, reduction)
     enum = _reduction.get_enum(reduction)
+    _tensors("multi_margin_loss", ("input", input), ("target", target))
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.ndim != 1:
@@ -431,6 +444,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     other classes i of max(0, 1 - (x[j] - x[i])), over the class count."""
     reduction = _reduction_name(size_average, reduce, reduction)
     enum = _reduction.get_enum(reduction)
+    _tensors("multilabel_margin_loss", ("input", input), ("target", target))
     if input.ndim > 2 or input.shape != target.shape:
         raise RuntimeError(
             f"inconsistent target size: {list(target.shape)} for input of size: "
@@ -460,6 +474,8 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     """1 - cos(input1, input2) where target is 1, max(0, cos - margin) where it is -1."""
     reduction = _reduction_name(size_average, reduce, reduction)
     enum = _reduction.get_enum(reduction)
+    _tensors("cosine_embedding_loss", ("input1", input1), ("input2", input2),
+             ("target", target))
     if target.ndim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     expected = target.ndim + 1
@@ -485,6 +501,8 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     from ember.nn._functional.distance import pairwise_distance
     reduction = _reduction_name(size_average, reduce, reduction)
     enum = _reduction.get_enum(reduction)
+    _tensors("triplet_margin_loss", ("anchor", anchor), ("positive", positive),
+             ("negative", negative))
     _check_triplet_dims(anchor, positive, negative)
     close = pairwise_distance(anchor, positive, p, eps)
     far = pairwise_distance(anchor, negative, p, eps)
@@ -525,6 +543,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     unbatched, against padded (N, S) or concatenated targets: 'mean' divides each sample's
     loss by its target length before averaging."""
     enum = _reduction.get_enum(reduction)
+    _tensors("ctc_loss", ("log_probs", log_probs), ("targets", targets))
     unbatched = log_probs.ndim == 2
     if unbatched:
         log_probs = log_probs.unsqueeze(1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from ember._core import arguments
 from ember._core.checks import _check, _check_value
 from ember._core.dispatch import call
 from ember._core.registry import OPS
@@ -51,7 +52,15 @@ def _ntuple(n):
 _single, _pair, _triple = _ntuple(1), _ntuple(2), _ntuple(3)
 
 
+def _parsed_call(key, name, args):
+    """The op `key` called on `args` once PyTorch's parser has checked them, under the name the
+    public function has (NOTE [the parser's errors come first])."""
+    op = OPS[key]
+    return call(op, arguments.parser_error(op, args, name))
+
+
 def _check_1d(input, name, message_kind):
+    arguments.tensor_(input, (name, "input", 1))
     if message_kind == "pool":
         _check(input.ndim in (2, 3) and all(s != 0 for s in input.shape[-2:]), lambda: (
             f"{name}: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
@@ -74,7 +83,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     """max_pool1d returning (values, indices)."""
     _check_1d(input, "max_pool1d", "pool")
     stride = _stride(stride, kernel_size, _single)
-    values, indices = call(OPS["max_pool2d_with_indices"], (
+    values, indices = _parsed_call("max_pool2d_with_indices", "max_pool1d", (
         input.unsqueeze(-2), (1,) + _single(kernel_size), (1,) + stride if stride else (),
         (0,) + _single(padding), (1,) + _single(dilation), ceil_mode))
     return values.squeeze(-2), indices.squeeze(-2)
@@ -91,7 +100,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
     """max_pool2d returning (values, indices)."""
-    return call(OPS["max_pool2d_with_indices"], (
+    return _parsed_call("max_pool2d_with_indices", "max_pool2d_with_indices", (
         input, _pair(kernel_size), _stride(stride, kernel_size, _pair), _pair(padding),
         _pair(dilation), ceil_mode))
 
@@ -107,7 +116,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
     """max_pool3d returning (values, indices)."""
-    return call(OPS["max_pool3d_with_indices"], (
+    return _parsed_call("max_pool3d_with_indices", "max_pool3d_with_indices", (
         input, _triple(kernel_size), _stride(stride, kernel_size, _triple), _triple(padding),
         _triple(dilation), ceil_mode))
 
@@ -127,7 +136,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     """Mean over sliding windows of the last dim of (N, C, L) or (C, L)."""
     _check_1d(input, "avg_pool1d", "shape")
     stride = _stride(stride, kernel_size, _single)
-    out = call(OPS["avg_pool2d"], (
+    out = _parsed_call("avg_pool2d", "avg_pool1d", (
         input.unsqueeze(-2), (1,) + _single(kernel_size), (1,) + stride if stride else (),
         (0,) + _single(padding), ceil_mode, count_include_pad, None))
     return out.squeeze(-2)
@@ -136,7 +145,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """Mean over sliding 2-d windows (divided by divisor_override when given)."""
-    return call(OPS["avg_pool2d"], (input, _pair(kernel_size), _stride(stride, kernel_size, _pair),
+    return _parsed_call("avg_pool2d", "avg_pool2d", (input, _pair(kernel_size), _stride(stride, kernel_size, _pair),
                                     _pair(padding), ceil_mode, count_include_pad,
                                     divisor_override))
 
@@ -144,7 +153,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """Mean over sliding 3-d windows (divided by divisor_override when given)."""
-    return call(OPS["avg_pool3d"], (input, _triple(kernel_size),
+    return _parsed_call("avg_pool3d", "avg_pool3d", (input, _triple(kernel_size),
                                     _stride(stride, kernel_size, _triple), _triple(padding),
                                     ceil_mode, count_include_pad, divisor_override))
 
@@ -152,34 +161,40 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 # --------------------------------------------------------------------------- adaptive pooling
 
 def _output_size(input, output_size, spatial):
-    """output_size as a tuple; None entries keep the input's size there (as PyTorch)."""
-    sizes = _ntuple(spatial)(output_size)
-    return tuple(input.shape[input.ndim - spatial + i] if s is None else int(s)
-                 for i, s in enumerate(sizes))
+    """output_size as PyTorch's functions make it: an int is the size of every dim, None items
+    keep the input's size there. As in PyTorch, the input's sizes are read first (a
+    non-tensor gets its AttributeError) and the items are left to the parser."""
+    defaults = input.size()
+    if isinstance(output_size, int):
+        return (output_size,) * spatial if type(output_size) is int else output_size
+    if len(defaults) <= len(output_size):
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+    return tuple(d if v is None else v
+                 for v, d in zip(output_size, defaults[len(defaults) - len(output_size):]))
 
 
 def adaptive_avg_pool1d(input, output_size):
     """Mean over output_size windows that split the last dim evenly."""
     _check_1d(input, "adaptive_avg_pool1d", "shape")
     size = _single(output_size)
-    out = call(OPS["_adaptive_avg_pool2d"], (input.unsqueeze(-2), (1,) + size))
+    out = _parsed_call("_adaptive_avg_pool2d", "adaptive_avg_pool1d", (input.unsqueeze(-2), (1,) + size))
     return out.squeeze(-2)
 
 
 def adaptive_avg_pool2d(input, output_size):
     """Mean over windows that split the last two dims evenly into output_size cells."""
-    return call(OPS["_adaptive_avg_pool2d"], (input, _output_size(input, output_size, 2)))
+    return _parsed_call("_adaptive_avg_pool2d", "adaptive_avg_pool2d", (input, _output_size(input, output_size, 2)))
 
 
 def adaptive_avg_pool3d(input, output_size):
     """Mean over windows that split the last three dims evenly into output_size cells."""
-    return call(OPS["_adaptive_avg_pool3d"], (input, _output_size(input, output_size, 3)))
+    return _parsed_call("_adaptive_avg_pool3d", "adaptive_avg_pool3d", (input, _output_size(input, output_size, 3)))
 
 
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
     """adaptive_max_pool1d returning (values, indices)."""
     _check_1d(input, "adaptive_max_pool1d", "shape")
-    values, indices = call(OPS["adaptive_max_pool2d"], (input.unsqueeze(-2),
+    values, indices = _parsed_call("adaptive_max_pool2d", "adaptive_max_pool1d", (input.unsqueeze(-2),
                                                          (1,) + _single(output_size)))
     return values.squeeze(-2), indices.squeeze(-2)
 
@@ -192,7 +207,7 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
 
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
     """adaptive_max_pool2d returning (values, indices)."""
-    return call(OPS["adaptive_max_pool2d"], (input, _output_size(input, output_size, 2)))
+    return _parsed_call("adaptive_max_pool2d", "adaptive_max_pool2d", (input, _output_size(input, output_size, 2)))
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
@@ -203,7 +218,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
 
 def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
     """adaptive_max_pool3d returning (values, indices)."""
-    return call(OPS["adaptive_max_pool3d"], (input, _output_size(input, output_size, 3)))
+    return _parsed_call("adaptive_max_pool3d", "adaptive_max_pool3d", (input, _output_size(input, output_size, 3)))
 
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):
@@ -216,6 +231,10 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
 
 def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, expand, pool, max_pool):
     kernel = expand(kernel_size)
+    # PyTorch multiplies by the kernel as given in 1-d (a tuple is refused by `mul`) and
+    # unpacks it into its sizes in 2-d and 3-d (Python's ValueError for another length).
+    spatial = len(expand(0))
+    count = kernel_size if spatial == 1 else _unpacked(kernel, spatial)
     # The limits p = +-inf are the largest and smallest |x| of a window, as in PyTorch (the
     # power formula would give 1 or 0 ** 0).
     if isinstance(norm_type, (int, float)) and abs(norm_type) == math.inf:
@@ -224,11 +243,17 @@ def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, expand, pool, max
         return -max_pool(-input.abs(), kernel, stride, 0, 1, ceil_mode)
     stride = kernel if stride is None else stride
     out = pool(input.pow(norm_type), kernel, stride, 0, ceil_mode)
-    count = 1
-    for k in kernel:
-        count *= k
     # sign * relu(|x|) keeps the (rounding-)negative means at their sign, as PyTorch does.
     return (out.sign() * out.abs().relu()).mul(count).pow(1.0 / norm_type)
+
+
+def _unpacked(kernel, spatial):
+    """The product of the `spatial` sizes of `kernel`, unpacked as Python unpacks them."""
+    if len(kernel) != spatial:
+        raise ValueError(f"not enough values to unpack (expected {spatial}, got {len(kernel)})"
+                         if len(kernel) < spatial else
+                         f"too many values to unpack (expected {spatial})")
+    return math.prod(kernel)
 
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
