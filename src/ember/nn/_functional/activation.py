@@ -42,6 +42,9 @@ def threshold(input, threshold, value, inplace=False):
 
 def threshold_(input, threshold, value):
     """In-place threshold."""
+    if type(threshold) not in (float, int) or type(value) not in (float, int):
+        threshold = arguments.scalar(threshold, ("threshold_", "threshold", 2))
+        value = arguments.scalar(value, ("threshold_", "value", 3))
     return call_inplace(_THRESHOLD, (input, threshold, value))
 
 
@@ -141,6 +144,13 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Randomized leaky ReLU: in training each non-positive element's slope is drawn
     uniformly from [lower, upper) in PyTorch's order (NOTE [rrelu's stream]); otherwise the
     slope is (lower + upper) / 2."""
+    name = "rrelu_" if inplace else "rrelu"
+    arguments.tensor_(input, (name, "input", 1))
+    lower = arguments.scalar(lower, (name, "lower", 2))
+    upper = arguments.scalar(upper, (name, "upper", 3))
+    if training is not True and training is not False:
+        arguments.bool_(training, (name, "training", 4))
+    _check(lower <= upper, "Lower bound should be less than or equal to the upper bound")
     if not training:
         return leaky_relu(input, (lower + upper) / 2, inplace)
     result, _ = call(OPS["rrelu_with_noise_functional"], (
@@ -165,7 +175,7 @@ def glu(input, dim=-1):
     return first * second.sigmoid()
 
 
-def gelu(input, approximate="none"):
+def gelu(input, *, approximate="none"):
     """input * Phi(input), Phi the standard normal CDF (approximate='tanh': its tanh
     approximation)."""
     return call(OPS["gelu"], (input, approximate))

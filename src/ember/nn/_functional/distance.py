@@ -31,6 +31,11 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """The cosine of the angle between x1 and x2 along dim, each norm clamped at eps."""
+    _parse("cosine_similarity", (x1, x2, eps), ("x1", "x2", "eps"), "TTf")
+    if type(dim) is not int:
+        arguments.int_(dim, ("cosine_similarity", "dim", 3))
+    if eps < 0:
+        raise RuntimeError(f"eps must be non-negative, got: {eps:g}")
     x1, x2 = ember.broadcast_tensors(x1, x2)
     return ((x1 / _clamped_norm(x1, dim, eps)) * (x2 / _clamped_norm(x2, dim, eps))).sum(dim)
 

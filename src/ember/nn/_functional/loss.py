@@ -72,6 +72,17 @@ def _tensors(name, *named):
         arguments.tensor_(value, (name, arg, position))
 
 
+def _floats_and_bools(name, *checked):
+    """PyTorch's parser's TypeError for (position, name, value) arguments that are floats
+    (a name other than the bools') or bools (`log_target`, `log_input`, `full`, `swap`)."""
+    for position, arg, value in checked:
+        if arg in ("log_target", "log_input", "full", "swap"):
+            if value is not True and value is not False:
+                arguments.bool_(value, (name, arg, position))
+        elif type(value) is not float and type(value) is not int:
+            arguments.float_(value, (name, arg, position))
+
+
 def _reduction_name(size_average, reduce, reduction):
     if size_average is not None or reduce is not None:
         return _reduction.legacy_get_string(size_average, reduce)
@@ -256,6 +267,9 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     pos_weight scales the positive term per class."""
     reduction = _reduction_name(size_average, reduce, reduction)
     _reduction.get_enum(reduction)
+    _tensors("binary_cross_entropy_with_logits", ("input", input), ("target", target),
+             *[(arg, value) for arg, value in (("weight", weight), ("pos_weight", pos_weight))
+               if value is not None])
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")
@@ -289,6 +303,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if reduction not in ("batchmean", "none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     _tensors("kl_div", ("input", input), ("target", target))
+    _floats_and_bools("kl_div", (4, "log_target", log_target))
     if not (input.dtype.is_floating_point or input.dtype.is_complex) or not (
             target.dtype.is_floating_point or target.dtype.is_complex):
         raise RuntimeError("kl_div: Integral inputs not supported.")
@@ -311,6 +326,8 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     _tensors("poisson_nll_loss", ("input", input), ("target", target))
+    _floats_and_bools("poisson_nll_loss", (3, "log_input", log_input), (4, "full", full),
+                      (5, "eps", eps))
     if log_input:
         loss = input.exp() - target * input
     else:
@@ -501,8 +518,12 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     from ember.nn._functional.distance import pairwise_distance
     reduction = _reduction_name(size_average, reduce, reduction)
     enum = _reduction.get_enum(reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
     _tensors("triplet_margin_loss", ("anchor", anchor), ("positive", positive),
              ("negative", negative))
+    _floats_and_bools("triplet_margin_loss", (4, "margin", margin), (5, "p", p),
+                      (6, "eps", eps), (7, "swap", swap))
     _check_triplet_dims(anchor, positive, negative)
     close = pairwise_distance(anchor, positive, p, eps)
     far = pairwise_distance(anchor, negative, p, eps)
