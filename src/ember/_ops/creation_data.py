@@ -172,6 +172,8 @@ def _copy_of(data, dtype, device, requires_grad):
 def _from_data(data, dtype, device, requires_grad, copy):
     if isinstance(data, np.ndarray):
         array = data
+        if dtype is not None:
+            dt.from_numpy_dtype(array.dtype)        # (its TypeError for strings, objects ...)
     elif isinstance(data, (bool, int, float, complex, np.generic)):
         array = np.array(data)
         if array.dtype == object or array.dtype == np.uint64 and type(data) is int:
@@ -184,7 +186,7 @@ def _from_data(data, dtype, device, requires_grad, copy):
         if type(data) is not list and type(data) is not tuple and isinstance(
                 data, (list, tuple, range, bytearray, memoryview, array_module.array)):
             data = list(data)           # (other sequences: their items, as PyTorch reads them)
-        inferred = _sequence_dtype(data)
+        inferred = _sequence_dtype(data) if dtype is None else _check_leaves(data, dtype)
         if _has_tensors(data):
             data = _tensors_to_items(data)
         array = _nested_to_array(data)
@@ -225,6 +227,36 @@ def _sequence_dtype(data):
         leaf = _leaf_dtype(item)
         found = leaf if found is None or found is leaf else promote_types(found, leaf)
     return dt.get_default_dtype() if found is None else found
+
+
+def _check_leaves(data, dtype):
+    """The leaves of `data` (nested sequences, or one object) as PyTorch converts each into
+    a given `dtype`, in order: an integral dtype takes what Python can read as an integer, a
+    floating or complex one (or bool) what it can read as a number; anything else is a
+    TypeError.
+    (Shape errors, strings first, are _nested_to_array's and _leaf_dtype's.)"""
+    integral = not (dtype.is_floating_point or dtype.is_complex)
+    first, stack = _first_leaf(data), [data]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is list or kind is tuple:
+            stack.extend(reversed(item))
+            continue
+        if item is first and isinstance(item, (str, bytes)):
+            raise ValueError(f"too many dimensions '{kind.__name__}'")
+        if isinstance(item, dispatch.Tensor):
+            _check_type(not integral or not (item._dtype.is_floating_point or
+                                             item._dtype.is_complex),
+                        "only integer tensors of a single element can be converted to an index")
+            _leaf_dtype(item)                   # (one element)
+        elif integral and not isinstance(item, (int, float, np.integer, np.bool_)) and not (
+                dtype is dt.bool_ and isinstance(item, (complex, np.number))):
+            raise TypeError(f"'{arguments.type_name(item)}' object cannot be interpreted as an "
+                            f"integer")
+        elif not integral and not isinstance(item, (int, float, complex, np.number, np.bool_)):
+            raise TypeError(f"must be real number, not {arguments.type_name(item)}")
+    return dtype
 
 
 def _first_leaf(data):
@@ -328,7 +360,8 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     `copy=None` a NumPy array or a tensor is shared where dtype and device allow."""
     dtype, device = _parsed_options("asarray", dtype, device, (
         ("copy", copy), ("requires_grad", requires_grad)), optional=("copy", "requires_grad"))
-    if copy is False and isinstance(obj, (list, tuple, range)):
+    if copy is False and not isinstance(obj, (dispatch.Tensor, np.ndarray, bytes, bytearray,
+                                              memoryview, array_module.array)):
         raise ValueError("can't alias arbitrary sequence into a tensor.")
     if copy is False and dtype is not None:
         _check_no_alias_cast(obj, dtype)
@@ -450,8 +483,8 @@ def legacy_tensor_new(cls, dtype, args, kwargs, form="Tensor", default_device=No
     device = kwargs.pop("device", None)
     _check_type(not kwargs, lambda: f"new() got an unexpected keyword argument "
                                     f"'{next(iter(kwargs))}'")
-    if device is not None and type(device) is not str:
-        device = arguments.device_(device, ("new", "device", None))
+    if device is not None:
+        device = as_device(arguments.device_(device, ("new", "device", None)))
     if len(args) == 1 and isinstance(args[0], dispatch.Tensor):
         _check(device is None, "Legacy tensor new of the form tensor.new(tensor, device=device) "
                "is not supported.  Use torch.as_tensor(...) instead." if form == "new" else
