@@ -103,39 +103,68 @@ def _sequence_as_tuple(seq) -> bool:
 
 
 def _index_tensor(value):
-    """A list / ndarray index as an int64 or bool tensor on the CPU."""
-    array = np.asarray(value)
-    if array.size == 0 and array.dtype.kind == "f":
-        array = array.astype(np.int64)
-    if array.dtype.kind in "iu" and array.dtype != np.uint8:
+    """A sequence index (list, ndarray, str ...) as PyTorch makes it: its data read as
+    `tensor(value)` reads it (with that function's errors), then int64 unless bool or uint8."""
+    from ember._ops.creation_data import _from_data
+    array = _from_data(value, None, "cpu", False, copy=True)._data
+    if array.dtype.kind != "b" and array.dtype != np.uint8:
         array = array.astype(np.int64)
     return dispatch.wrap_array(array)
 
 
 def _bad_item(item):
-    if isinstance(item, str):
-        raise TypeError(f"invalid index of type str: {item!r}")
     raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
                      f"Variables are valid indices (got {type(item).__name__})")
 
 
+def _specified_dims(items) -> int:
+    """The input dims an index names, counted before any item is converted, as PyTorch counts
+    them: a bool or uint8 tensor its dims, None, Ellipsis and True/False none, the rest one."""
+    count = 0
+    for item in items:
+        if isinstance(item, dispatch.Tensor):
+            count += item._data.ndim if _is_mask(item) else 1
+        elif not (item is None or item is Ellipsis or type(item) is bool):
+            count += 1
+    return count
+
+
+def _checked_slice(item):
+    """A slice whose parts are None or integers (Python's TypeError for others)."""
+    for part in (item.start, item.stop, item.step):
+        if part is not None and type(part) is not int and (
+                isinstance(part, (float, complex, str, np.floating)) or
+                not hasattr(type(part), "__index__")):
+            raise TypeError("slice indices must be integers or None or have an __index__ "
+                            "method")
+    return item
+
+
 def _normalize(self, index):
-    """(items, number of input dims they consume); tensors classified, ints made plain."""
+    """(items, number of input dims they consume); tensors classified, ints made plain. As in
+    PyTorch, too many indices are refused before any item is converted."""
     items = []
     consumed = 0
-    for item in _as_items(index):
+    given = _as_items(index)
+    ndim = self._data.ndim
+    if _specified_dims(given) > ndim:
+        _too_many(ndim)
+    for item in given:
         kind = type(item)
-        if kind is int or kind is slice:
+        if kind is int:
+            consumed += 1
+        elif kind is slice:
+            item = _checked_slice(item)
             consumed += 1
         elif item is None or item is Ellipsis:
             pass
-        elif kind is bool or kind is np.bool_:
-            item = bool(item)
+        elif kind is bool:
+            pass
         else:
-            if isinstance(item, (list, tuple, np.ndarray, range)):
+            if isinstance(item, (list, tuple, np.ndarray, range, str, bytes, bytearray)):
                 item = _index_tensor(item)
             elif not isinstance(item, dispatch.Tensor):
-                if isinstance(item, (float, complex, str, np.floating)) \
+                if isinstance(item, (float, complex, np.floating, np.bool_)) \
                         or not hasattr(item, "__index__"):
                     _bad_item(item)
                 item = operator.index(item)
@@ -159,12 +188,15 @@ def _normalize(self, index):
                 raise IndexError("tensors used as indices must be long, int, byte or bool "
                                  "tensors")
         items.append(item)
-    ndim = self._data.ndim
     if consumed > ndim:
-        _check_index(ndim != 0, "invalid index of a 0-dim tensor. Use `tensor.item()` in "
-                     "Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
-        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+        _too_many(ndim)
     return items, consumed
+
+
+def _too_many(ndim):
+    _check_index(ndim != 0, "invalid index of a 0-dim tensor. Use `tensor.item()` in "
+                 "Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    raise IndexError(f"too many indices for tensor of dimension {ndim}")
 
 
 def _check_step(item):
@@ -349,6 +381,8 @@ def setitem(self, index, value):
     if _setitem_needs_grad(self, value):
         _setitem_with_grad(self, index, value)
         return
+    if not isinstance(value, dispatch.Tensor):
+        value = _value_array(self, value)       # (PyTorch converts a number before the index)
     items, consumed = _normalize(self, index)
     array, advanced = _walk(self, _data_for_walk(self), items, consumed, None)
     if advanced and isinstance(value, dispatch.Tensor):
@@ -357,7 +391,8 @@ def setitem(self, index, value):
             "Index put requires the source and destination dtypes match, got "
             f"{self._dtype._cpp_name} for the destination and {value._dtype._cpp_name} for "
             "the source."))
-    value = _value_array(self, value)
+    if isinstance(value, dispatch.Tensor):
+        value = _value_array(self, value)
     if advanced:
         indices = _index_list(advanced, self._device)
         arrays = [None if t is None else t._data for t in indices]
