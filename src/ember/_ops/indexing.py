@@ -16,6 +16,7 @@ advanced indices here, unlike NumPy: `x[0, :, [1, 2]]` selects dim 0 first.
 """
 from __future__ import annotations
 
+import math
 import operator
 import warnings
 
@@ -102,6 +103,10 @@ def _sequence_as_tuple(seq) -> bool:
     return False
 
 
+_INT64_LIMIT = 1 << 63
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
 def _index_tensor(value):
     """A sequence index (list, ndarray, str ...) as PyTorch makes it: its data read as
     `tensor(value)` reads it (with that function's errors), then int64 unless bool or uint8."""
@@ -130,13 +135,15 @@ def _specified_dims(items) -> int:
 
 
 def _checked_slice(item):
-    """A slice whose parts are None or integers (Python's TypeError for others)."""
+    """A slice whose parts are None or integers (Python's TypeError for others) and whose step
+    is positive (PyTorch's ValueError), checked as the slice is read."""
     for part in (item.start, item.stop, item.step):
         if part is not None and type(part) is not int and (
                 isinstance(part, (float, complex, str, np.floating)) or
                 not hasattr(type(part), "__index__")):
             raise TypeError("slice indices must be integers or None or have an __index__ "
                             "method")
+    _check_step(item)
     return item
 
 
@@ -147,11 +154,14 @@ def _normalize(self, index):
     consumed = 0
     given = _as_items(index)
     ndim = self._data.ndim
+    if type(index) is slice:
+        _checked_slice(index)               # (a lone slice is read before the dims count)
     if _specified_dims(given) > ndim:
         _too_many(ndim)
     for item in given:
         kind = type(item)
         if kind is int:
+            _check_value(-_INT64_LIMIT <= item < _INT64_LIMIT, "Overflow when unpacking long long")
             consumed += 1
         elif kind is slice:
             item = _checked_slice(item)
@@ -499,6 +509,11 @@ def _value_array(self, value):
     # Python numbers and NumPy integers (what PyTorch's parser takes for an int); not other
     # NumPy scalars (np.float32, np.bool_), nor arrays. The number is converted as fill_ does.
     if isinstance(value, (bool, int, float, complex, np.integer)):
+        _check_value(type(value) is not int or -_INT64_LIMIT <= value < _INT64_LIMIT,
+                     "Overflow when unpacking long long")
+        _check(dtype is not dt.float32 or type(value) is not float or not math.isfinite(value)
+               or abs(value) <= _FLOAT32_MAX,
+               "value cannot be converted to type float without overflow")
         # Integers are range-checked; a float too large for a float dtype becomes inf quietly.
         value = dispatch.scalar_as(value, dtype._np) if dtype.is_floating_point and \
             not isinstance(value, complex) else fill_value(value, dtype._np)
