@@ -113,26 +113,32 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         start = source.tell()
         head = source.read(4)
         source.seek(start)
-        _check_pickle_arguments(pickle_module, weights_only, pickle_load_args)
         if head != b"PK\x03\x04":       # (a zip starts with a local file header, as PyTorch tests)
-            if head[:1] != b"\x80":         # neither a zip nor a pickle
-                raise (_EmptyCheckpoint if not head else _NotACheckpoint)(
-                    f"ember.load could not read the checkpoint {name}: "
-                    f"{'it is empty' if not head else 'it is neither a zip nor a pickle'}")
+            # PyTorch's order: mmap's refusal, the unpickler's keywords, then the bytes.
             if mmap:
                 raise RuntimeError("mmap can only be used with files saved with `ember.save("
                                    f"{name}, _use_new_zipfile_serialization=True)`, please "
                                    "save your checkpoint with this option in order to use mmap.")
+            _check_pickle_arguments(pickle_module, weights_only, pickle_load_args)
+            if head[:1] != b"\x80":         # neither a zip nor a pickle
+                raise (_EmptyCheckpoint if not head else _NotACheckpoint)(
+                    f"ember.load could not read the checkpoint {name}: "
+                    f"{'it is empty' if not head else 'it is neither a zip nor a pickle'}")
             from ember._checkpoint.legacy import read_legacy
             result = read_legacy(source, weights_only, pickle_load_args)
         else:
-            if mmap and not is_path:
-                raise _MmapNeedsPath("f must be a file path in order to use the mmap argument")
+            def zip_open():                 # (what PyTorch checks once the zip is open)
+                if mmap and not is_path:
+                    raise _MmapNeedsPath("f must be a file path in order to use the mmap "
+                                         "argument")
+                _check_pickle_arguments(pickle_module, weights_only, pickle_load_args)
+
             # Storages of a file read whole are views of its bytes: no copy per record.
             result = read_archive(source, weights_only, pickle_load_args,
-                                  mmap_path=os.fspath(f) if mmap else None,
+                                  mmap_path=os.fspath(f) if mmap and is_path else None,
                                   whole=None if mmap else whole,
-                                  restore_devices=map_location is None)
+                                  restore_devices=map_location is None,
+                                  opened=zip_open)
     except pickle.UnpicklingError as exc:
         if not weights_only or isinstance(exc, _NotACheckpoint):
             raise

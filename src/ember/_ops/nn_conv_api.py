@@ -9,6 +9,7 @@ from ember._core.dispatch import call
 from ember._core.registry import OPS, register_frontend
 
 _CONVOLUTION = OPS["convolution"]
+_INT64 = 1 << 63
 
 
 def _tuple(value, d, name):
@@ -27,10 +28,10 @@ def _tuple(value, d, name):
 def _plain(input, weight, bias, groups, *int_lists):
     """The cheap test that the arguments need no parsing (tensors, plain ints and int tuples)."""
     tensor = dispatch.Tensor
-    return type(groups) is int and isinstance(input, tensor) and isinstance(weight, tensor) \
-        and (bias is None or isinstance(bias, tensor)) and all(
-            type(v) is int or type(v) in (tuple, list) and all(type(i) is int for i in v)
-            for v in int_lists)
+    return type(groups) is int and -_INT64 <= groups < _INT64 and isinstance(input, tensor) \
+        and isinstance(weight, tensor) and (bias is None or isinstance(bias, tensor)) and all(
+            type(v) is int and -_INT64 <= v < _INT64 or type(v) in (tuple, list) and
+            all(type(i) is int and -_INT64 <= i < _INT64 for i in v) for v in int_lists)
 
 
 def _parse(name, values, names, overloaded):

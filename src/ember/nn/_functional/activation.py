@@ -6,6 +6,7 @@ from __future__ import annotations
 import warnings
 
 from ember._core import arguments, dispatch
+from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type
 from ember._core.dispatch import call, call_inplace
 from ember._core.registry import OPS
@@ -247,10 +248,22 @@ def _get_softmax_dim(name, ndim, stacklevel):
     return 0 if ndim in (0, 1, 3) else 1
 
 
+def _method_arguments(method, input, dtype):
+    """PyTorch's softmax functions call the input's method: a non-tensor has no such attribute
+    (PyTorch's AttributeError, raised here on purpose); a Python type names a dtype."""
+    if not isinstance(input, dispatch.Tensor):
+        raise AttributeError(f"'{type(input).__name__}' object has no attribute '{method}'")
+    if dtype is not None and not isinstance(dtype, dt.dtype):
+        dtype = arguments.dtype_(dtype, (method, "dtype", None))
+    return dtype
+
+
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     """exp(input) / sum(exp(input)) along dim (dtype: cast to it first)."""
     if dim is None:
         dim = _get_softmax_dim("softmax", input.ndim, _stacklevel)
+    if not isinstance(input, dispatch.Tensor) or dtype is not None:
+        dtype = _method_arguments("softmax", input, dtype)
     return call(OPS["softmax.int"], (input, dim, dtype))
 
 
@@ -260,13 +273,18 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
         dim = _get_softmax_dim("softmin", input.ndim, _stacklevel)
     if dtype is not None:
         input = input.to(dtype)
-    return call(OPS["softmax.int"], (-input, dim, None))
+    input = -input
+    if not isinstance(input, dispatch.Tensor):
+        _method_arguments("softmax", input, None)
+    return call(OPS["softmax.int"], (input, dim, None))
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """log(softmax(input)) along dim, computed stably."""
     if dim is None:
         dim = _get_softmax_dim("log_softmax", input.ndim, _stacklevel)
+    if not isinstance(input, dispatch.Tensor) or dtype is not None:
+        dtype = _method_arguments("log_softmax", input, dtype)
     return call(OPS["log_softmax.int"], (input, dim, dtype))
 
 

@@ -276,31 +276,36 @@ def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 # --------------------------------------------------------------------------- unpooling
 
-def _unpool_output_size(input, kernel_size, stride, padding, output_size, spatial):
-    sizes = [(input.shape[input.ndim - spatial + d] - 1) * stride[d] + kernel_size[d]
-             - 2 * padding[d] for d in range(spatial)]
+def _unpool_output_size(input, kernel_size, stride, padding, output_size):
+    """The unpooled sizes as PyTorch's functional computes them: one per kernel entry, from
+    the input's trailing sizes (Python's IndexError when it has too few dims, TypeError for an
+    output_size that is no sequence), `spatial` or `spatial + 2` given sizes checked against
+    them."""
+    input_size = input.size()
+    count = len(kernel_size)
+    sizes = [(input_size[-count + d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d]
+             for d in range(count)]
     if output_size is None:
         return tuple(sizes)
-    output_size = tuple(int(s) for s in output_size)
-    if len(output_size) == spatial + 2 or len(output_size) == input.ndim:
-        output_size = output_size[len(output_size) - spatial:]
-    _check_value(len(output_size) == spatial, lambda: (
-        f"output_size should be a sequence containing {spatial} or {spatial + 2} elements, "
-        f"but it has a length of '{len(output_size)}'"))
-    for d in range(spatial):
+    if len(output_size) == count + 2:
+        output_size = output_size[2:]
+    _check_value(len(output_size) == count, lambda: (
+        f"output_size should be a sequence containing {count} or {count + 2} elements, but it "
+        f"has a length of '{len(output_size)}'"))
+    for d in range(count):
         low, high = sizes[d] - stride[d], sizes[d] + stride[d]
         _check_value(low < output_size[d] < high, lambda d=d, low=low, high=high: (
-            f'invalid output_size "{list(output_size)}" (dim {d} must be between {low} '
-            f"and {high})"))
-    return output_size
+            f'invalid output_size "{output_size}" (dim {d} must be between {low} and {high})'))
+    return tuple(output_size)
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """max_pool1d's partial inverse: zeros with each value at its index."""
     kernel = _single(kernel_size)
     stride = kernel if stride is None else _single(stride)
-    size = _unpool_output_size(input, kernel, stride, _single(padding), output_size, 1)
-    out = call(OPS["max_unpool2d"], (input.unsqueeze(-1), indices.unsqueeze(-1), size + (1,)))
+    size = _unpool_output_size(input, kernel, stride, _single(padding), output_size)
+    out = _parsed_call("max_unpool2d", "max_unpool2d", (input.unsqueeze(-1),
+                                                         indices.unsqueeze(-1), size + (1,)))
     return out.squeeze(-1)
 
 
@@ -308,8 +313,8 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
     """max_pool2d's partial inverse: zeros with each value at its flat plane index."""
     kernel = _pair(kernel_size)
     stride = kernel if stride is None else _pair(stride)
-    size = _unpool_output_size(input, kernel, stride, _pair(padding), output_size, 2)
-    return call(OPS["max_unpool2d"], (input, indices, size))
+    size = _unpool_output_size(input, kernel, stride, _pair(padding), output_size)
+    return _parsed_call("max_unpool2d", "max_unpool2d", (input, indices, size))
 
 
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
@@ -317,8 +322,8 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
     kernel = _triple(kernel_size)
     stride = kernel if stride is None else _triple(stride)
     padding = _triple(padding)
-    size = _unpool_output_size(input, kernel, stride, padding, output_size, 3)
-    return call(OPS["max_unpool3d"], (input, indices, size, stride, padding))
+    size = _unpool_output_size(input, kernel, stride, padding, output_size)
+    return _parsed_call("max_unpool3d", "max_unpool3d", (input, indices, size, stride, padding))
 
 
 # --------------------------------------------------------------------------- fractional
