@@ -17,7 +17,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from fuzz_cli import Report, collect, describe
 
-EXAMPLES = int(os.environ.get("EMBER_FUZZ_CI_ENTRY_EXAMPLES", "250"))
+EXAMPLES = int(os.environ.get("EMBER_FUZZ_CI_ENTRY_EXAMPLES", "200"))
 SECONDS = float(os.environ.get("EMBER_FUZZ_CI_SECONDS", "600"))
 FAMILIES = ("functional", "module", "tensor", "asarray", "frombuffer", "legacy", "indexing",
             "load")
