@@ -85,8 +85,8 @@ class Report:
 
 
     def family_table(self) -> str:
-        lines = ["family       tried  torch refused  same class (%)      accepted  foreign"
-                 "  crash  hang  other mismatches"]
+        lines = [("family       tried  torch refused  same class (%)      accepted  foreign"
+                  "  crash  hang  other mismatches")]
         for name, c in sorted(self.by_family.items()):
             refused = c["refused"]
             share = 100 * c["refused, same class"] / refused if refused else 100.0

@@ -137,7 +137,6 @@ def _temporary_file(data: bytes) -> str:
         stream.write(data)
     TEMPORARY_FILES.append(path)
     return path
-    raise ValueError(f"unknown value kind {kind!r}")
 
 
 _SUMMARY_LIMIT = 20000      # elements: beyond this only shape and dtype are compared

@@ -166,9 +166,7 @@ def _normalize(self, index):
         elif kind is slice:
             item = _checked_slice(item)
             consumed += 1
-        elif item is None or item is Ellipsis:
-            pass
-        elif kind is bool:
+        elif item is None or item is Ellipsis or kind is bool:
             pass
         else:
             if isinstance(item, (list, tuple, np.ndarray, range, str, bytes, bytearray)):

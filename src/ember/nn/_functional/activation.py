@@ -7,7 +7,7 @@ import warnings
 
 from ember._core import arguments, dispatch
 from ember._core import dtype as dt
-from ember._core.checks import _check, _check_type
+from ember._core.checks import _check
 from ember._core.dispatch import call, call_inplace
 from ember._core.registry import OPS
 
@@ -252,7 +252,8 @@ def _method_arguments(method, input, dtype):
     """PyTorch's softmax functions call the input's method: a non-tensor has no such attribute
     (PyTorch's AttributeError, raised here on purpose); a Python type names a dtype."""
     if not isinstance(input, dispatch.Tensor):
-        raise AttributeError(f"'{type(input).__name__}' object has no attribute '{method}'")
+        raise AttributeError(  # noqa: TRY004  (PyTorch's class here)
+            f"'{type(input).__name__}' object has no attribute '{method}'")
     if dtype is not None and not isinstance(dtype, dt.dtype):
         dtype = arguments.dtype_(dtype, (method, "dtype", None))
     return dtype
