@@ -156,7 +156,7 @@ def _normalize(self, index):
     ndim = self._data.ndim
     if type(index) is slice:
         _checked_slice(index)               # (a lone slice is read before the dims count)
-    if _specified_dims(given) > ndim:
+    if len(given) > ndim and _specified_dims(given) > ndim:     # (free for short indices)
         _too_many(ndim)
     for item in given:
         kind = type(item)
