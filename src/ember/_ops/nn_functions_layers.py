@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import types
 
+from ember._core import arguments
 from ember._core.checks import _check
 from ember._core.dispatch import call
 from ember._core.registry import OPS, register_frontend
@@ -187,6 +188,9 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
 def conv_tbc(input, weight, bias, pad=0):
     """conv_tbc(input, weight, bias, pad=0) -> Tensor: a 1-d convolution of a (time, batch,
     channels) input with a (kernel, in, out) weight."""
+    for position, (arg, value) in enumerate((("self", input), ("weight", weight),
+                                             ("bias", bias)), 1):
+        arguments.tensor_(value, ("conv_tbc", arg, position))
     _check(input.dim() == 3, "Input must have 3 dims: time, batch, in_channel")
     _check(weight.dim() == 3, "Weight tensor must have 3 dims: kernel_width, in_channels, "
                               "out_channels.")

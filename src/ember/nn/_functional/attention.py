@@ -12,6 +12,7 @@ import math
 import warnings
 
 import ember
+from ember._core import arguments
 from ember._tensor import Tensor
 
 __all__ = ["multi_head_attention_forward", "scaled_dot_product_attention"]
@@ -58,6 +59,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     `attn_mask` is boolean (True keeps a position) or a float added to the scores; `is_causal`
     masks keys after the query's position; `scale` defaults to 1/sqrt(E); `enable_gqa` lets
     query have a multiple of key/value's heads (dim -3)."""
+    for position, (arg, value_) in enumerate((("query", query), ("key", key),
+                                              ("value", value), ("attn_mask", attn_mask)), 1):
+        if value_ is not None or position < 4:
+            arguments.tensor_(value_, ("scaled_dot_product_attention", arg, position))
     if not (query.dtype == key.dtype == value.dtype):
         raise RuntimeError(
             "Expected query, key, and value to have the same dtype, but got query.dtype: "

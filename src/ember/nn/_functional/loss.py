@@ -101,7 +101,8 @@ def _reduced(loss, reduction):
 
 
 def _warn_if_broadcast(input, target):
-    if target.shape != input.shape:
+    # (size() as PyTorch calls it: a non-tensor fails here with PyTorch's class)
+    if target.size() != input.size():
         warnings.warn(
             f"Using a target size ({target.shape}) that is different to the input size "
             f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "

@@ -201,6 +201,10 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if align_corners is None:
         warnings.warn(_ALIGN_WARNING, stacklevel=2)
         align_corners = False
+    arguments.tensor_(input, ("grid_sampler", "input", 1))
+    arguments.tensor_(grid, ("grid_sampler", "grid", 2))
+    if align_corners is not True and align_corners is not False:
+        arguments.bool_(align_corners, ("grid_sampler", "align_corners", 5))
     name = "grid_sampler_3d" if input.ndim == 5 else "grid_sampler_2d"
     return call(OPS[name], (input, grid, _GRID_MODES[mode], _GRID_PADDING[padding_mode],
                             bool(align_corners)))
