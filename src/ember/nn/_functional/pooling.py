@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from ember._core import arguments
+from ember._core import arguments, dispatch
 from ember._core.checks import _check, _check_value
 from ember._core.dispatch import call
 from ember._core.registry import OPS
@@ -54,9 +54,26 @@ _single, _pair, _triple = _ntuple(1), _ntuple(2), _ntuple(3)
 
 def _parsed_call(key, name, args):
     """The op `key` called on `args` once PyTorch's parser has checked them, under the name the
-    public function has (NOTE [the parser's errors come first])."""
+    public function has (NOTE [the parser's errors come first]); plain arguments (a tensor,
+    then int tuples, ints, bools and None) skip the parser."""
     op = OPS[key]
-    return call(op, arguments.parser_error(op, args, name))
+    if not _plain(args):
+        args = arguments.parser_error(op, args, name)
+    return call(op, args)
+
+
+def _plain(args) -> bool:
+    if not isinstance(args[0], dispatch.Tensor):
+        return False
+    for value in args[1:]:
+        kind = type(value)
+        if kind is tuple:
+            if any(type(item) is not int for item in value):
+                return False
+        elif not (kind is int or kind is bool or value is None or
+                  isinstance(value, dispatch.Tensor)):
+            return False
+    return True
 
 
 def _check_1d(input, name, message_kind):
