@@ -27,7 +27,8 @@ bench: $(VENV)/.test-deps
 generate: $(VENV)/.demo-deps
 	$(VPY) tools/gen_bindings.py
 
-# Many more drawn bad calls than CI's tests/bad_input/test_property.py: the counts by verdict.
+# Many more drawn bad calls than CI's tests/bad_input/test_property*.py: the counts by verdict,
+# per family (EMBER_FUZZ_FAMILIES="functional module ..." picks some; all by default).
 EMBER_FUZZ_EXAMPLES ?= 5000
 fuzz-bad-input: $(VENV)/.test-deps
 	EMBER_FUZZ_EXAMPLES=$(EMBER_FUZZ_EXAMPLES) $(VPY) tests/bad_input/fuzz_cli.py

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from ember._core import dispatch
+from ember._core import arguments, dispatch
 from ember._core.checks import _check
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
@@ -38,8 +38,22 @@ def _noise(input, p, feature):
     return noise.bernoulli_(1 - p)
 
 
+def _parsed_p(input, p, train, feature, alpha, inplace):
+    """p as PyTorch's parser takes it, or its TypeError for a non-tensor input, a p that is
+    no float or a train flag that is no bool."""
+    name = f"{'feature_' if feature else ''}{'alpha_' if alpha else ''}dropout" \
+        f"{'_' if inplace else ''}"
+    arguments.tensor_(input, (name, "input", 1))
+    p = arguments.float_(p, (name, "p", 2))
+    if train is not True and train is not False:
+        arguments.bool_(train, (name, "train", 3))
+    return p
+
+
 def _dropout_impl(input, p, train, feature, alpha, inplace):
-    _check(isinstance(input, dispatch.Tensor), "dropout(): input must be a Tensor")
+    if not isinstance(input, dispatch.Tensor) or train is not True and train is not False or \
+            type(p) is not float and type(p) is not int:
+        p = _parsed_p(input, p, train, feature, alpha, inplace)
     _check_p(p)
     if p == 0 or not train or input.numel() == 0:
         return input

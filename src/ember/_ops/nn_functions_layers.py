@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import types
 
-from ember._core import dispatch, upcalls
+from ember._core import arguments, dispatch, upcalls
 from ember._core.checks import _check
 from ember._core.dispatch import call
 from ember._core.dispatch.entry import handle as _handle
@@ -234,6 +234,9 @@ def conv_tbc(input, weight, bias, pad=0):
     channels) input with a (kernel, in, out) weight."""
     if _state.entry and _wants(locals()):
         return _handle(conv_tbc, locals())
+    for position, (arg, value) in enumerate((("self", input), ("weight", weight),
+                                             ("bias", bias)), 1):
+        arguments.tensor_(value, ("conv_tbc", arg, position))
     _check(input.dim() == 3, "Input must have 3 dims: time, batch, in_channel")
     _check(weight.dim() == 3, "Weight tensor must have 3 dims: kernel_width, in_channels, "
                               "out_channels.")

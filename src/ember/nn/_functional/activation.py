@@ -6,7 +6,8 @@ from __future__ import annotations
 import warnings
 
 from ember._core import arguments, dispatch
-from ember._core.checks import _check, _check_type
+from ember._core import dtype as dt
+from ember._core.checks import _check
 from ember._core.dispatch import call, call_inplace
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
@@ -49,6 +50,9 @@ def threshold_(input, threshold, value):
     """In-place threshold."""
     if _state.entry and _wants(locals()):
         return _handle(threshold_, locals())
+    if type(threshold) not in (float, int) or type(value) not in (float, int):
+        threshold = arguments.scalar(threshold, ("threshold_", "threshold", 2))
+        value = arguments.scalar(value, ("threshold_", "value", 3))
     return call_inplace(_THRESHOLD, (input, threshold, value))
 
 
@@ -155,7 +159,8 @@ def prelu(input, weight):
     """leaky_relu with a learned slope per channel (dim 1), or one shared slope."""
     if _state.entry and _wants(locals()):
         return _handle(prelu, locals())
-    _check_type(isinstance(weight, dispatch.Tensor), "prelu(): weight must be a Tensor")
+    arguments.tensor_(input, ("prelu", "input", 1))
+    arguments.tensor_(weight, ("prelu", "weight", 2))
     channels = input.shape[1] if input.ndim >= 2 else 1
     count = weight.numel()
     _check(input.ndim > 0 or count == 1, "Not allow zero-dim input tensor.")
@@ -177,6 +182,13 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     slope is (lower + upper) / 2."""
     if _state.entry and _wants(locals()):
         return _handle(rrelu, locals())
+    name = "rrelu_" if inplace else "rrelu"
+    arguments.tensor_(input, (name, "input", 1))
+    lower = arguments.scalar(lower, (name, "lower", 2))
+    upper = arguments.scalar(upper, (name, "upper", 3))
+    if training is not True and training is not False:
+        arguments.bool_(training, (name, "training", 4))
+    _check(lower <= upper, "Lower bound should be less than or equal to the upper bound")
     if not training:
         return leaky_relu(input, (lower + upper) / 2, inplace)
     result, _ = call(OPS["rrelu_with_noise_functional"], (
@@ -205,7 +217,7 @@ def glu(input, dim=-1):
     return first * second.sigmoid()
 
 
-def gelu(input, approximate="none"):
+def gelu(input, *, approximate="none"):
     """input * Phi(input), Phi the standard normal CDF (approximate='tanh': its tanh
     approximation)."""
     if _state.entry and _wants(locals()):
@@ -303,12 +315,25 @@ def _get_softmax_dim(name, ndim, stacklevel):
     return 0 if ndim in (0, 1, 3) else 1
 
 
+def _method_arguments(method, input, dtype):
+    """PyTorch's softmax functions call the input's method: a non-tensor has no such attribute
+    (PyTorch's AttributeError, raised here on purpose); a Python type names a dtype."""
+    if not isinstance(input, dispatch.Tensor):
+        raise AttributeError(  # noqa: TRY004  (PyTorch's class here)
+            f"'{type(input).__name__}' object has no attribute '{method}'")
+    if dtype is not None and not isinstance(dtype, dt.dtype):
+        dtype = arguments.dtype_(dtype, (method, "dtype", None))
+    return dtype
+
+
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     """exp(input) / sum(exp(input)) along dim (dtype: cast to it first)."""
     if _state.entry and _wants(locals()):
         return _handle(softmax, locals())
     if dim is None:
         dim = _get_softmax_dim("softmax", input.ndim, _stacklevel)
+    if not isinstance(input, dispatch.Tensor) or dtype is not None:
+        dtype = _method_arguments("softmax", input, dtype)
     return call(OPS["softmax.int"], (input, dim, dtype))
 
 
@@ -320,7 +345,10 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
         dim = _get_softmax_dim("softmin", input.ndim, _stacklevel)
     if dtype is not None:
         input = input.to(dtype)
-    return call(OPS["softmax.int"], (-input, dim, None))
+    input = -input
+    if not isinstance(input, dispatch.Tensor):
+        _method_arguments("softmax", input, None)
+    return call(OPS["softmax.int"], (input, dim, None))
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
@@ -329,6 +357,8 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
         return _handle(log_softmax, locals())
     if dim is None:
         dim = _get_softmax_dim("log_softmax", input.ndim, _stacklevel)
+    if not isinstance(input, dispatch.Tensor) or dtype is not None:
+        dtype = _method_arguments("log_softmax", input, dtype)
     return call(OPS["log_softmax.int"], (input, dim, dtype))
 
 

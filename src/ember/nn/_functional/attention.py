@@ -12,6 +12,7 @@ import math
 import warnings
 
 import ember
+from ember._core import arguments
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
@@ -63,6 +64,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     query have a multiple of key/value's heads (dim -3)."""
     if _state.entry and _wants(locals()):
         return _handle(scaled_dot_product_attention, locals())
+    for position, (arg, value_) in enumerate((("query", query), ("key", key),
+                                              ("value", value), ("attn_mask", attn_mask)), 1):
+        if value_ is not None or position < 4:
+            arguments.tensor_(value_, ("scaled_dot_product_attention", arg, position))
     if not (query.dtype == key.dtype == value.dtype):
         raise RuntimeError(
             "Expected query, key, and value to have the same dtype, but got query.dtype: "

@@ -3,6 +3,7 @@ normalize and one_hot: composites of registry ops (one_hot is one, in _ops/nn_di
 from __future__ import annotations
 
 import ember
+from ember._core import arguments
 from ember._core.dispatch import call
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
@@ -12,10 +13,21 @@ from ember._core.registry import OPS
 __all__ = ["cosine_similarity", "normalize", "one_hot", "pairwise_distance", "pdist"]
 
 
+def _parse(name, values, names, kinds):
+    """PyTorch's parser's TypeError for these functions' arguments: T a tensor, f a float,
+    b a bool."""
+    check = {"T": arguments.tensor_, "f": arguments.float_, "b": arguments.bool_}
+    for position, (value, arg, kind) in enumerate(zip(values, names, kinds), 1):
+        if not (kind == "b" and (value is True or value is False)):
+            check[kind](value, (name, arg, position))
+
+
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """The p-norm of x1 - x2 + eps along the last dim (of the broadcast shape)."""
     if _state.entry and _wants(locals()):
         return _handle(pairwise_distance, locals())
+    _parse("pairwise_distance", (x1, x2, p, eps, keepdim),
+           ("x1", "x2", "p", "eps", "keepdim"), "TTffb")
     last = max(x1.ndim, x2.ndim) - 1
     if last < 0:
         raise RuntimeError("pairwise_distance: input must be at least 1-D")
@@ -26,6 +38,11 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """The cosine of the angle between x1 and x2 along dim, each norm clamped at eps."""
     if _state.entry and _wants(locals()):
         return _handle(cosine_similarity, locals())
+    _parse("cosine_similarity", (x1, x2, eps), ("x1", "x2", "eps"), "TTf")
+    if type(dim) is not int:
+        arguments.int_(dim, ("cosine_similarity", "dim", 3))
+    if eps < 0:
+        raise RuntimeError(f"eps must be non-negative, got: {eps:g}")
     x1, x2 = ember.broadcast_tensors(x1, x2)
     return ((x1 / _clamped_norm(x1, dim, eps)) * (x2 / _clamped_norm(x2, dim, eps))).sum(dim)
 
@@ -43,6 +60,7 @@ def pdist(input, p=2):
     cdist(input, input) read row by row, N (N - 1) / 2 values."""
     if _state.entry and _wants(locals()):
         return _handle(pdist, locals())
+    _parse("pdist", (input, p), ("input", "p"), "Tf")
     if input.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
     if p < 0:

@@ -3,6 +3,7 @@ layer_norm, group_norm (registry ops in ember/_ops/nn_norm.py), rms_norm and
 local_response_norm (composites, as in PyTorch)."""
 from __future__ import annotations
 
+from ember._core import arguments
 from ember._core import dtype as dt
 from ember._core.checks import _check
 from ember._core.dispatch import call, stack
@@ -118,9 +119,13 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     times weight; eps None means the dtype's machine epsilon."""
     if _state.entry and _wants(locals()):
         return _handle(rms_norm, locals())
-    if isinstance(normalized_shape, int):
-        normalized_shape = (normalized_shape,)
-    normalized_shape = tuple(normalized_shape)
+    arguments.tensor_(input, ("rms_norm", "input", 1))
+    normalized_shape = tuple(arguments.int_list(normalized_shape, ("rms_norm",
+                                                                   "normalized_shape", 2)))
+    if weight is not None:
+        arguments.tensor_(weight, ("rms_norm", "weight", 3))
+    if eps is not None:
+        arguments.float_(eps, ("rms_norm", "eps", 4))
     count = len(normalized_shape)
     _check(input.ndim >= count and tuple(input.shape[input.ndim - count:]) == normalized_shape,
            lambda: (f"Given normalized_shape={list(normalized_shape)}, expected input with "

@@ -6,8 +6,11 @@ from __future__ import annotations
 import math
 import warnings
 
-from ember._core.checks import _check_not_implemented, _check_value
-from ember._core.dispatch import call
+import numpy as np
+
+from ember._core import arguments
+from ember._core.checks import _check_not_implemented, _check_type, _check_value
+from ember._core.dispatch import Tensor, call
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
@@ -46,6 +49,24 @@ _NEEDS = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
 _AREA = {3: adaptive_avg_pool1d, 4: adaptive_avg_pool2d, 5: adaptive_avg_pool3d}
 
 
+def _is_integer(value) -> bool:
+    return isinstance(value, (int, np.integer)) or isinstance(value, Tensor) and \
+        not value.dtype.is_floating_point and not value.dtype.is_complex and value.numel() == 1
+
+
+def _integer(value):
+    """A size as the resampling ops' parser takes it (an int; TypeError for anything else)."""
+    return arguments.int_list((value,), ("upsample", "output_size", 2))[0]
+
+
+def _floating(value):
+    """A scale as the resampling ops' parser takes it (a float; TypeError otherwise, for a
+    tensor too: the ops take a list of floats)."""
+    if isinstance(value, Tensor):
+        arguments.refuse(("upsample", "scale_factors", 3), "tuple of floats", value)
+    return arguments.float_(value, ("upsample", "scale_factors", 3))
+
+
 def _sizes_and_scales(input, size, scale_factor, recompute_scale_factor, mode):
     dim = input.ndim - 2
     spatial = list(input.shape[2:])
@@ -58,9 +79,12 @@ def _sizes_and_scales(input, size, scale_factor, recompute_scale_factor, mode):
                 f"input with spatial dimensions of {spatial} and output size of {size}. Please "
                 "provide input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, "
                 "o2, ...,oK) format."))
+            _check_type(all(_is_integer(s) for s in size), lambda: (
+                f"expected size to be one of int or Tuple[int] or Tuple[int, int] or "
+                f"Tuple[int, int, int], but got size with types {[type(s) for s in size]}"))
             output_size = [int(s) for s in size]
         else:
-            output_size = [int(size)] * dim
+            output_size = [_integer(size)] * dim
         scales = None
     elif scale_factor is not None:
         if isinstance(scale_factor, (list, tuple)):
@@ -69,9 +93,9 @@ def _sizes_and_scales(input, size, scale_factor, recompute_scale_factor, mode):
                 f"got input with spatial dimensions of {spatial} and scale_factor of shape "
                 f"{scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) format "
                 "and scale_factor in (s1, s2, ...,sK) format."))
-            scales = [float(s) for s in scale_factor]
+            scales = [_floating(s) for s in scale_factor]
         else:
-            scales = [float(scale_factor)] * dim
+            scales = [_floating(scale_factor)] * dim
         output_size = None
     else:
         raise ValueError("either size or scale_factor should be defined")
@@ -99,16 +123,17 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             "linear | bilinear | bicubic | trilinear"))
     elif align_corners is None:
         align_corners = False
-    known = mode in _OPS or mode == "area"
-    _check_not_implemented(known and input.ndim in (3, 4, 5), lambda: (
-        f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for the "
-        "modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
-        f"nearest-exact (got {mode})"))
+    # (PyTorch reads the sizes and the antialias flag before it looks at the rank and mode.)
     output_size, scales = _sizes_and_scales(input, size, scale_factor, recompute_scale_factor,
                                             mode)
     _check_value(not antialias or (mode in _ANTIALIASED and input.ndim == 4), (
         "Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires "
         "a 4-D tensor as input"))
+    known = mode in _OPS or mode == "area"
+    _check_not_implemented(known and input.ndim in (3, 4, 5), lambda: (
+        f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for the "
+        "modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
+        f"nearest-exact (got {mode})"))
     if mode == "area":
         return _AREA[input.ndim](input, output_size)
     if mode in _NEEDS:
@@ -197,6 +222,10 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if align_corners is None:
         warnings.warn(_ALIGN_WARNING, stacklevel=2)
         align_corners = False
+    arguments.tensor_(input, ("grid_sampler", "input", 1))
+    arguments.tensor_(grid, ("grid_sampler", "grid", 2))
+    if align_corners is not True and align_corners is not False:
+        arguments.bool_(align_corners, ("grid_sampler", "align_corners", 5))
     name = "grid_sampler_3d" if input.ndim == 5 else "grid_sampler_2d"
     return call(OPS[name], (input, grid, _GRID_MODES[mode], _GRID_PADDING[padding_mode],
                             bool(align_corners)))
