@@ -162,3 +162,17 @@ def test_binary_ops_of_expanded_and_transposed_half_tensors():
         return a + b, a - b, b + a, a * b, L.hypot(a, b)
     for got, want in zip(*both(run)):
         same(got, want)
+
+
+@pytest.mark.parametrize("module", ["BatchNorm1d", "InstanceNorm1d"])
+def test_batch_statistics_near_float32s_largest(module):
+    # Values that cancel (3.4e38 - 3.4e38 ...): a finite mean where PyTorch finds one, and
+    # the output as x * scale + shift (zeros where the variance overflowed, not NaN).
+    rows = [[-1e30, 1.07, -3.4e38, -1e30, 0.0, -3.55, 3.4e38, -3.4e38, 3.4e38, 0.75],
+            [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0],
+            [3.4e38, 3.4e38, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]]
+
+    def run(L):
+        x = L.tensor([rows])
+        return getattr(L.nn, module)(3, affine=False)(x)
+    same(*both(run))

@@ -175,6 +175,14 @@ def _copy_of(data, dtype, device, requires_grad):
 
 
 def _from_data(data, dtype, device, requires_grad, copy):
+    array, target, device = data_array(data, dtype, device, copy)
+    made = _call(_LIFT_FRESH, (dispatch.wrap(array, target, device),))
+    return _requiring_grad(made) if requires_grad else made
+
+
+def data_array(data, dtype, device, copy):
+    """(array, dtype, device) of Python or NumPy data as `tensor(data)` reads it (its
+    checks and errors), before it becomes a tensor."""
     if isinstance(data, np.ndarray):
         array = data
         if dtype is not None:
@@ -211,8 +219,7 @@ def _from_data(data, dtype, device, requires_grad, copy):
         array = MetaArray(array.shape, target._np)
     elif device.type != "cpu":
         array = get_backend(device.type).from_host(array, device)
-    made = _call(_LIFT_FRESH, (dispatch.wrap(array, target, device),))
-    return _requiring_grad(made) if requires_grad else made
+    return array, target, device
 
 
 def _sequence_dtype(data):

@@ -111,8 +111,8 @@ _INT64_LIMIT = 1 << 63
 def _index_tensor(value):
     """A sequence index (list, ndarray, str ...) as PyTorch makes it: its data read as
     `tensor(value)` reads it (with that function's errors), then int64 unless bool or uint8."""
-    from ember._ops.creation_data import _from_data
-    array = _from_data(value, None, "cpu", False, copy=True)._data
+    from ember._ops.creation_data import data_array
+    array = data_array(value, None, "cpu", copy=True)[0]
     if array.dtype.kind != "b" and array.dtype != np.uint8:
         array = array.astype(np.int64)
     return dispatch.wrap_array(array)

@@ -164,6 +164,13 @@ def native_batch_norm(xp, input, weight, bias, running_mean, running_var, traini
         count = rows.shape[0] * rows.shape[2]
         scale_by = compute_dtype.type(1 / count) if count else compute_dtype.type(np.nan)
         mean = _channel_sums(rows) * scale_by
+        if rows.dtype == np.float32 and xp is np and not bool(np.isfinite(mean).all()):
+            # A float32 sum of values near its largest that cancel (3e38 - 3e38 ...) may
+            # overflow in one order and not in another (PyTorch's cascade): a finite mean is
+            # taken where float64 sums find one.
+            wide = rows.sum(axis=(0, 2), dtype=np.float64) * (1 / count if count else np.nan)
+            mean = np.where(np.isfinite(mean) | ~np.isfinite(wide.astype(np.float32)), mean,
+                            wide.astype(np.float32))
         out = rows - mean[:, None]
         var = _channel_dots(xp, out, out) * scale_by
         invstd = 1 / xp.sqrt(var + compute_dtype.type(eps))
@@ -174,10 +181,16 @@ def native_batch_norm(xp, input, weight, bias, running_mean, running_var, traini
             unbiased = var * (count / (count - 1)) if count > 1 else var * np.inf
             running_var *= 1 - momentum
             running_var += (momentum * unbiased).astype(running_var.dtype)
-        scale = invstd if weight is None else invstd * weight
-        out *= scale.astype(compute_dtype, copy=False)[:, None]
+        # The output is x * scale + shift (shift = bias - mean * scale), as PyTorch's kernel
+        # forms it: where the variance overflowed, scale is 0 and every finite x gives 0;
+        # (x - mean) * scale would give NaN where x - mean overflowed.
+        scale = (invstd if weight is None else invstd * weight).astype(compute_dtype,
+                                                                       copy=False)
+        shift = -mean * scale
         if bias is not None:
-            out += bias.astype(compute_dtype, copy=False)[:, None]
+            shift += bias.astype(compute_dtype, copy=False)
+        xp.multiply(rows, scale[:, None], out=out)
+        out += shift[:, None]
         out = out.reshape(x.shape)
         saved = (mean.astype(input.dtype), invstd.astype(input.dtype))
     else:
