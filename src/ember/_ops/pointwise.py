@@ -71,6 +71,9 @@ def _scaled(other, alpha, like):
     return other * checked_scalar(alpha, like.dtype)
 
 
+_COMPLEX = frozenset(np.dtype(name) for name in ("complex64", "complex128"))
+
+
 def _scales(alpha, like) -> bool:
     """Whether alpha * other is formed: not for an alpha of 1 (a float 1.0 beside floating
     operands too, as half operands' rounded alpha is, so the operand keeps its layout), except
@@ -88,7 +91,10 @@ def _scales(alpha, like) -> bool:
              tags=("rounded_alpha",))
 def add(xp, self, other, alpha=1):
     """add(input, other, *, alpha=1, out=None) -> Tensor: input + alpha * other."""
-    if _scales(alpha, self):
+    if type(alpha) is not int or alpha != 1:
+        if _scales(alpha, self):
+            other = _scaled(other, alpha, self)
+    elif self.dtype in _COMPLEX:     # NOTE [complex alpha multiplies]
         other = _scaled(other, alpha, self)
     return xp.add(self, other)
 
@@ -107,7 +113,10 @@ def sub(xp, self, other, alpha=1):
     """sub(input, other, *, alpha=1, out=None) -> Tensor: input - alpha * other."""
     # The frontend has rejected bool operands; this catches direct calls of the overload.
     _check(self.dtype.kind != "b", _SUB_TWO_BOOLS)
-    if _scales(alpha, self):
+    if type(alpha) is not int or alpha != 1:
+        if _scales(alpha, self):
+            other = _scaled(other, alpha, self)
+    elif self.dtype in _COMPLEX:     # NOTE [complex alpha multiplies]
         other = _scaled(other, alpha, self)
     return xp.subtract(self, other)
 
@@ -120,7 +129,10 @@ def sub(xp, self, other, alpha=1):
 def rsub(xp, self, other, alpha=1):
     """rsub(input, other, *, alpha=1) -> Tensor: other - alpha * input."""
     _check(self.dtype.kind != "b", _SUB_TWO_BOOLS)
-    if _scales(alpha, self):
+    if type(alpha) is not int or alpha != 1:
+        if _scales(alpha, self):
+            self = _scaled(self, alpha, self)
+    elif self.dtype in _COMPLEX:     # NOTE [complex alpha multiplies]
         self = _scaled(self, alpha, self)
     return xp.subtract(other, self)
 

@@ -136,7 +136,7 @@ def cast_operand(array, np_dtype, xp=np):
     strides PyTorch never gives ((1, 8, 2) for (12, 4, 1)). The compact values are cast and
     expanded again, so the kernel sees the layout an operand of the compute dtype would have
     (and casts fewer elements)."""
-    if 0 in array.strides and array.size > 1:
+    if array.base is not None and 0 in array.strides and array.size > 1:   # (fresh: no base)
         compact = array[tuple(slice(0, 1) if step == 0 else slice(None)
                               for step in array.strides)]
         return xp.broadcast_to(compact.astype(np_dtype), array.shape)
