@@ -23,9 +23,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from fuzz_entries_data import DATA_FAMILIES
 from fuzz_entries_nn import functional_calls, module_calls
-from fuzz_runner import Pair, judge
+from fuzz_runner import Pair, draw, judge
 from fuzz_strategies import calls
-from hypothesis import HealthCheck, given, seed, settings
 
 FAMILIES = dict({"registry": calls, "functional": functional_calls, "module": module_calls},
                 **DATA_FAMILIES)
@@ -149,19 +148,12 @@ def collect(examples: int, seconds: float, derandomize: bool = True, seed_value=
 
 
 def _collect_family(strategy, pair, report, examples, stop_at, derandomize, seed_value):
-    @settings(max_examples=examples, deadline=None, derandomize=derandomize, database=None,
-              suppress_health_check=list(HealthCheck), phases=["generate"])
-    @given(strategy())
-    def draw_and_judge(call):
-        if time.monotonic() > stop_at:
-            return
+    def each(call):
         got, want = pair.run(call)
         verdict, detail = judge(got, want, loose=call["random"])
         report.add(call, verdict, detail, torch_refused=want[0] == "raised")
 
-    if seed_value is not None and not derandomize:
-        draw_and_judge = seed(seed_value)(draw_and_judge)
-    draw_and_judge()
+    draw(strategy(), examples, stop_at, derandomize, seed_value, each)
 
 
 def main(argv=None) -> int:

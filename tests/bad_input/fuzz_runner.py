@@ -203,3 +203,21 @@ def _short(summary) -> str:
     if summary[0] == "tensor":
         return f"tensor{summary[1]} {summary[2]}"
     return repr(summary)[:120]
+
+
+def draw(strategy, examples, stop_at, derandomize, seed_value, each):
+    """Call `each(call)` for up to `examples` calls drawn from `strategy` (a hypothesis
+    strategy), none after the monotonic time `stop_at`: the fixed draw when `derandomize`, else
+    the one `seed_value` picks (shared by the bad-input and the value-differential fuzzers)."""
+    from hypothesis import HealthCheck, given, seed, settings
+
+    @settings(max_examples=examples, deadline=None, derandomize=derandomize, database=None,
+              suppress_health_check=list(HealthCheck), phases=["generate"])
+    @given(strategy)
+    def draw_one(call):
+        if time.monotonic() <= stop_at:
+            each(call)
+
+    if seed_value is not None and not derandomize:
+        draw_one = seed(seed_value)(draw_one)
+    draw_one()

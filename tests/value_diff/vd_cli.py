@@ -32,8 +32,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "bad_input"))
 
-from fuzz_runner import Pair  # noqa: E402
-from hypothesis import HealthCheck, given, seed, settings  # noqa: E402
+from fuzz_runner import Pair, draw  # noqa: E402
 from vd_strategies import valid_calls  # noqa: E402
 
 # What fails a run: a silent wrong result, a crash or a hang. A valid call ember refuses is
@@ -286,20 +285,13 @@ def collect(examples: int, seconds: float, derandomize: bool = True, seed_value=
     pair.start()
     stop_at = time.monotonic() + seconds
 
-    @settings(max_examples=examples, deadline=None, derandomize=derandomize, database=None,
-              suppress_health_check=list(HealthCheck), phases=["generate"])
-    @given(valid_calls())
-    def draw_and_judge(call):
-        if time.monotonic() > stop_at:
-            return
+    def each(call):
         got, want = pair.run(call)
         verdict, detail = judge(got, want, loose=call["random"], key=call["key"])
         report.add(call, verdict, detail)
 
-    if seed_value is not None and not derandomize:
-        draw_and_judge = seed(seed_value)(draw_and_judge)
     try:
-        draw_and_judge()
+        draw(valid_calls(), examples, stop_at, derandomize, seed_value, each)
     finally:
         pair.close()
     return report

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ember._core.checks import _check_not_implemented
 from ember._core.dispatch import stack as _stack
+from ember._core.dispatch.inplace_out import OpForm
 from ember._core.registry import OPS
 from ember._core.shape import wrap_dim
 
@@ -126,35 +127,13 @@ def narrow_as_slice(args, base_shape):
 
 # --------------------------------------------------------------------------- *_copy forms
 
-class CopyOp:
+class CopyOp(OpForm):
     """The `*_copy` form of a view op as dispatch modes below functionalization see it
     (`aten.view_copy.default`): the view's values in a fresh tensor. Calling it offers it to
     the next TorchDispatchMode down, and with none left computes the view and clones it."""
 
-    __slots__ = ("op",)
-
-    def __init__(self, op):
-        self.op = op
-
-    @property
-    def __name__(self) -> str:
-        return f"{self.op.schema.name}_copy.{self.op.schema.overload or 'default'}"
-
-    @property
-    def _overloadname(self) -> str:
-        return self.op.schema.overload or "default"
-
-    def name(self) -> str:
-        return f"aten::{self.__name__}"
-
-    @property
-    def overloadpacket(self):
-        return _Packet(f"{self.op.schema.name}_copy")
-
-    def __str__(self) -> str:
-        return f"aten.{self.__name__}"
-
-    __repr__ = __str__
+    __slots__ = ()
+    SUFFIX = "_copy"
 
     def __call__(self, *args, **kwargs):
         return forward_below(self, args, kwargs, self._run)
@@ -164,14 +143,6 @@ class CopyOp:
         if isinstance(result, (tuple, list)):
             return tuple(OPS["clone"](piece) for piece in result)
         return OPS["clone"](result)
-
-
-class _Packet:
-    def __init__(self, name):
-        self.__name__ = name
-
-    def __str__(self) -> str:
-        return f"aten.{self.__name__}"
 
 
 _copy_ops: dict = {}

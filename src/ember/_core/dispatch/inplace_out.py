@@ -244,18 +244,20 @@ def run_inplace_below_modes(op, args):
     return args[0]
 
 
-class InplaceOp:
-    """The in-place form of an op entry as a TorchDispatchMode sees it (`aten.add_.Tensor`);
-    calling it runs the in-place op below the current mode."""
+class OpForm:
+    """Another form of an op entry as a TorchDispatchMode sees it: `SUFFIX` added to the op's
+    name (`aten.add_.Tensor` for the in-place form, `aten.view_copy.default` for a view's copy
+    form in functionalization); a subclass says what calling it does."""
 
     __slots__ = ("op",)
+    SUFFIX = ""
 
     def __init__(self, op):
         self.op = op
 
     @property
     def __name__(self) -> str:
-        return f"{self.op.schema.name}_.{self.op.schema.overload or 'default'}"
+        return f"{self.op.schema.name}{self.SUFFIX}.{self.op.schema.overload or 'default'}"
 
     @property
     def _overloadname(self) -> str:
@@ -265,15 +267,8 @@ class InplaceOp:
         return f"aten::{self.__name__}"
 
     @property
-    def _schema(self):
-        return self.op.schema
-
-    @property
     def overloadpacket(self):
-        return _InplacePacket(self.op.schema.name + "_")
-
-    def __call__(self, *args, **kwargs):
-        return layered.dispatch_level(self.op, self.op.bind(args, kwargs), self)
+        return OpPacketName(self.op.schema.name + self.SUFFIX)
 
     def __str__(self) -> str:
         return f"aten.{self.__name__}"
@@ -281,12 +276,29 @@ class InplaceOp:
     __repr__ = __str__
 
 
-class _InplacePacket:
+class OpPacketName:
+    """The `overloadpacket` of an OpForm: its name only."""
+
     def __init__(self, name):
         self.__name__ = name
 
     def __str__(self) -> str:
         return f"aten.{self.__name__}"
+
+
+class InplaceOp(OpForm):
+    """The in-place form of an op entry (`aten.add_.Tensor`); calling it runs the in-place op
+    below the current mode."""
+
+    __slots__ = ()
+    SUFFIX = "_"
+
+    @property
+    def _schema(self):
+        return self.op.schema
+
+    def __call__(self, *args, **kwargs):
+        return layered.dispatch_level(self.op, self.op.bind(args, kwargs), self)
 
 
 _inplace_ops: dict = {}
