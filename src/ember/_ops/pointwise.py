@@ -256,7 +256,7 @@ def mul(xp, self, other):
                           "other": lambda c: -c.grad * conj(c.result / c.other)},
              saves=("other", "result"),
              dunders={"__truediv__": "forward", "__itruediv__": "inplace"},
-             tags=("unrounded_scalar_other", "unrounded_numbers"))
+             tags=("unrounded_scalar_other", "unrounded_numbers", "output_saved_by_ember_only"))
 def div(xp, self, other):
     """div(input, other, *, rounding_mode=None, out=None) -> Tensor: true division."""
     return xp.true_divide(self, other)

@@ -360,7 +360,8 @@ def _frexp_grad(c):
 
 @register_op("frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)",
              kind="generic", meta=_frexp_meta, function=False, method=False,
-             derivatives={"self": _frexp_grad}, saves=("result",), tags=("fp_errors",))
+             derivatives={"self": _frexp_grad}, saves=("result",),
+             tags=("fp_errors", "output_saved_by_ember_only"))
 def frexp(xp, self):
     """frexp as (mantissa, exponent): the frontend wraps the pair in a named tuple."""
     _check_frexp_dtype(dt.NP_TO_DTYPE[np.dtype(self.dtype)])

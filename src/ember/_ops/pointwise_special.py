@@ -130,6 +130,7 @@ def _erfinv_fallback(xp, y):
 
 # The inverse function's derivative: 1 / erf'(erfinv(y)) = sqrt(pi) / 2 * exp(erfinv(y)**2).
 @register_op("erfinv(Tensor self) -> Tensor", **_FLOAT_UNARY, saves=("result",),
+             tags=("output_saved_by_ember_only",),
              derivatives={"self": lambda c: c.grad * (_SQRT_PI_OVER_TWO
                                                       * (c.result * c.result).exp())})
 def erfinv(xp, self):

@@ -406,7 +406,7 @@ def _autograd(op, args):
     if state.record is not None and needs_grad(op, args):
         state.record(op, args, out)
         if (modes.dispatch_modes or state.overriding) and op.saves is not None and \
-                "result" in op.saves and op.name not in _RESULT_SAVED_BY_EMBER_ONLY:
+                "result" in op.saves and "output_saved_by_ember_only" not in op.tags:
             _detach_saved_outputs(op, out)
     return out
 
@@ -417,12 +417,8 @@ def _autograd(op, args):
 # op, one per floating output. ember's record keeps the output itself; under a mode (or on a
 # `__torch_dispatch__` subclass's output) the detach is run for it to see (ops that save only
 # some outputs, "result1", save ones PyTorch marks non-differentiable, and PyTorch runs no
-# detach for them either).
-
-# Ops whose ember formulas read the output where PyTorch's read the inputs (no detach there).
-_RESULT_SAVED_BY_EMBER_ONLY = frozenset((
-    "div.Tensor", "hardtanh", "leaky_relu", "elu", "erfinv", "frexp.Tensor"))
-
+# detach for them either). Ops whose ember formulas read the output where PyTorch's read the
+# inputs are tagged "output_saved_by_ember_only" (no detach there).
 
 def _detach_saved_outputs(op, out):
     if not op.differentiable or not state.grad_enabled():
