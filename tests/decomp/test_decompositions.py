@@ -51,6 +51,10 @@ VALUES_ONLY = {
     # but the division at the clamped ends differs; and 0, 1 are limits as above.
     aten.logit.default: lambda args, kwargs: _special(args) or len(args) > 1
     or kwargs.get("eps") is not None,
+    # Where the input is NaN, clamp_min/clamp_max's derivative passes nothing; minimum's and
+    # maximum's (the decompositions) pass the gradient, as PyTorch's formulas do.
+    aten.clamp_min.Tensor: lambda args, kwargs: _special(args),
+    aten.clamp_max.Tensor: lambda args, kwargs: _special(args),
 }
 
 # Ops without a derivative in PyTorch (and ember): no gradient to compare.

@@ -176,3 +176,33 @@ def test_batch_statistics_near_float32s_largest(module):
         x = L.tensor([rows])
         return getattr(L.nn, module)(3, affine=False)(x)
     same(*both(run))
+
+
+@pytest.mark.parametrize("name", ["cumprod", "cumsum"])
+def test_float32_scans_carry_a_double(name):
+    # NOTE [running sums in double]: -inf * 0 is the double's -0.0 there, not NaN.
+    values = [9223372036854775807, 9223372036854775807, -8, 0, 3]
+    got, want = both(lambda L: getattr(L, name)(L.tensor(values), 0, dtype=L.float32))
+    same(got, want)
+    x = np.random.default_rng(1).standard_normal(1000).astype(np.float32) * 1e3
+    got, want = both(lambda L: getattr(L, name)(L.tensor(x), 0))
+    assert got.tolist() == want.tolist()     # (rounded once per output: the same bits)
+
+
+def test_rank_of_a_matrix_with_an_infinity_returns():
+    # NOTE [no LAPACK on infinite input]: NumPy's LAPACK iterated for ever on this matrix.
+    rows = [[1e-40, -inf, 3.78], [3.4e38, 0.72, 2.7], [-inf, -0.23, 1.21]]
+    got, want = both(lambda L: L.linalg.matrix_rank(L.tensor(rows)))
+    assert got.item() == want.item()
+    got, want = both(lambda L: L.linalg.svdvals(L.tensor(rows)))
+    same(got, want)
+
+
+def test_hardswish_gradient_at_its_corners():
+    x = [-3.0, -2.9, 0.0, 2.9, 3.0, 3.1, inf, -inf, nan]
+
+    def run(L):
+        t = L.tensor(x, requires_grad=True)
+        L.nn.functional.hardswish(t).backward(L.ones(len(x)))
+        return t.grad
+    same(*both(run))

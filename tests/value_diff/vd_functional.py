@@ -146,6 +146,13 @@ TEMPLATES.update({f"special.{k}": v for k, v in SPECIAL.items()})
 TEMPLATES.update({f"nn.{k}": v for k, v in MODULES.items()})
 
 
+# Entries whose PyTorch result on an expanded (stride 0) input depends on that layout: batch
+# norm's statistics of a non-contiguous input are summed in float32 by another kernel (a sum
+# past float32's range is -inf there, NaN out; contiguous and channels-last inputs holding the
+# same values give a finite mean, as ember does for every layout).
+EXPANDED_WRONG_IN_TORCH = {"nn.BatchNorm1d(2)", "nn.BatchNorm2d(3)"}
+
+
 @st.composite
 def template_calls(draw, edge_tensor):
     """A call description of a templated entry (form "path": the name is a dotted path from
@@ -174,8 +181,11 @@ def template_calls(draw, edge_tensor):
     elif "x4_3" in kinds:
         shape = draw(st.sampled_from(((2, 3, 5, 5), (1, 3, 4, 6), (2, 3, 2, 2))))
 
+    layouts = LAYOUTS if name not in EXPANDED_WRONG_IN_TORCH else \
+        tuple(v for v in LAYOUTS if v != "expanded")
+
     def tensor(the_shape, the_dtype=dtype):
-        return draw(edge_tensor(the_shape, the_dtype, LAYOUTS, exact_shape=True))
+        return draw(edge_tensor(the_shape, the_dtype, layouts, exact_shape=True))
 
     args = []
     for kind in kinds:

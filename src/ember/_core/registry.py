@@ -48,6 +48,7 @@ class OpDef:
         "differentiable",
         "doc",
         "dunders",
+        "forms",
         "function",
         "inplace",
         "kernel",
@@ -64,6 +65,7 @@ class OpDef:
         "python_name",
         "quiet",
         "raw_kernel",
+        "redirect",
         "runner",
         "saves",
         "schema",
@@ -129,6 +131,10 @@ class OpDef:
         # when a dispatch mode or subclass is active (NOTE [composites decompose under
         # modes]); set by ember._decomp, None for every other op.
         self.decomposition = None
+        # ((numbers, when, form), ...) and, on a form, (base op, to_base): NOTE [overload
+        # forms].
+        self.forms = ()
+        self.redirect = None
 
     def __repr__(self) -> str:
         return f"<OpDef {self.name} ({self.kind})>"
@@ -199,6 +205,7 @@ class Frontend:
 
     __slots__ = (
         "dunders",
+        "forms",
         "function",
         "inplace_method",
         "is_function",
@@ -226,6 +233,36 @@ def register_op(schema: str, **options):
         OPS[op.name] = op
         return kernel
     return decorate
+
+
+# NOTE [overload forms]: PyTorch's parser sends `x == 0`, `x ** 2`, `1 - x`, `lerp(a, b, 0.5)`
+# to an overload taking a Scalar (eq.Scalar, pow.Tensor_Scalar, rsub.Scalar, lerp.Scalar), and
+# `x.mean()` / `x.sum()` to the overloads without a dim (mean.default, sum.default); ember runs
+# all of them on one op (eq.Tensor, mean.dim), whose kernels take a number operand or no dim as
+# they are. A form is such an overload as an op entry of its own, under PyTorch's schema, offered
+# to a TorchDispatchMode or `__torch_dispatch__` subclass in place of the base op when the call
+# fits it (`numbers`: the arguments at these positions are all numbers; or `when(args)`):
+# stack.dispatch_level. Called (by the mode, or as ember.ops.aten.eq.Scalar), a form runs its
+# base op on the base's arguments (`to_base(args)`, the same ones when None), so it has no
+# kernel, rule or formula to keep in step. Modes, fake tensors and traced graphs see PyTorch's
+# overload; the plain path never looks.
+
+def register_form(base: str, schema: str, *, numbers: tuple = (), when=None,
+                  to_base=None, saves=None) -> OpDef:
+    """Declare `schema` as a form of the op `base` (NOTE [overload forms]); `saves`: what
+    PyTorch's formulas for the form read, where that is its "result"."""
+    op = OPS[base]
+    form = OpDef(schema, None, kind=op.kind, promotion=op.promotion, tags=op.tags,
+                 meta=op.meta, method=False, function=False, out=False,
+                 differentiable=op.differentiable, saves=saves,
+                 doc=f"{schema.split('(')[0]}: {op.name} as PyTorch names the call "
+                     "(NOTE [overload forms]).")
+    form.redirect = (op, to_base)
+    if form.name in OPS:
+        raise ValueError(f"register_form: {form.name} is declared twice")
+    OPS[form.name] = form
+    op.forms += ((tuple(numbers), when, form),)
+    return form
 
 
 def register_frontend(name=None, *, method=True, function=True, inplace=None, dunders=None):

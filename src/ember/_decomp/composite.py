@@ -19,13 +19,13 @@ COMPOSITE_IMPLICIT = (
     "einsum", "expand_as", "flatten.using_ints", "fliplr", "flipud", "float_power.Tensor_Tensor",
     "hstack", "imag", "inner", "isclose", "isfinite", "isreal", "kron", "linalg_eigh",
     "linalg_multi_dot", "linalg_solve_ex", "linalg_svd", "linear", "log_sigmoid",
-    "log_softmax.int", "matmul", "movedim.int", "movedim.intlist", "msort", "nanmean",
-    "nanquantile", "nanquantile.scalar", "narrow", "narrow.Tensor", "native_channel_shuffle",
-    "nll_loss_nd", "nuclear_norm.dim", "one_hot", "outer", "quantile", "quantile.scalar",
-    "ravel", "real", "repeat_interleave.self_Tensor", "repeat_interleave.self_int", "reshape",
-    "reshape_as", "slogdet", "softmax.int", "special_ndtr", "square", "take_along_dim",
-    "tensor_split.indices", "tensor_split.sections", "tensordot", "tile", "unflatten.int",
-    "view_as", "vstack",
+    "log_softmax.int", "matmul", "mish_backward", "movedim.int", "movedim.intlist", "msort",
+    "nanmean", "nanquantile", "nanquantile.scalar", "narrow", "narrow.Tensor",
+    "native_channel_shuffle", "nll_loss_nd", "nuclear_norm.dim", "one_hot", "outer", "quantile",
+    "quantile.scalar", "ravel", "real", "repeat_interleave.self_Tensor",
+    "repeat_interleave.self_int", "reshape", "reshape_as", "silu_backward", "slogdet",
+    "softmax.int", "special_ndtr", "square", "take_along_dim", "tensor_split.indices",
+    "tensor_split.sections", "tensordot", "tile", "unflatten.int", "view_as", "vstack",
 )
 
 

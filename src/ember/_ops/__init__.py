@@ -31,6 +31,7 @@ from ember._ops import (  # noqa: F401
     misc_stats,
     misc_tensor,
     nn_activation,
+    nn_activation_backward,
     nn_conv,
     nn_conv_api,
     nn_ctc,
@@ -75,6 +76,7 @@ from ember._ops import (  # noqa: F401
     tensor_storage,
     typing_ops,
     view,
+    view_backward,
     view_slicing,
     windows,
 )

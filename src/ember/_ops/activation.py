@@ -107,8 +107,8 @@ def _shifted(xp, self, dim, dtype, kernel_name):
 
 
 def _softmax_grad(c):
-    y, g = c.result, c.grad
-    return y * (g - (g * y).sum(c.dim, keepdim=True))
+    y = c.result
+    return dispatch.call(OPS["_softmax_backward_data"], (c.grad, y, c.dim, y.dtype))
 
 
 @register_op("softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
@@ -159,8 +159,8 @@ _SHORT_ROW = 1024
 
 
 def _log_softmax_grad(c):
-    y, g = c.result, c.grad
-    return g - y.exp() * g.sum(c.dim, keepdim=True)
+    y = c.result
+    return dispatch.call(OPS["_log_softmax_backward_data"], (c.grad, y, c.dim, y.dtype))
 
 
 @register_op("log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
@@ -184,3 +184,66 @@ def _log_softmax(xp, self, dim, half_to_float):
     _check(not half_to_float, lambda: "softmax with half to float conversion is not "
            "supported on CPU")
     return log_softmax(xp, self, dim)
+
+
+# --------------------------------------------------------------------------- their backwards
+# The kernels softmax's and log_softmax's formulas call, as PyTorch's do (a mode sees one op):
+# softmax: y * (g - sum(g * y)); log_softmax: g - exp(y) * sum(g), along `dim`, in float32 for
+# half types and rounded once to `input_dtype`. Their own formulas (double backward), with G the
+# incoming gradient: softmax's is itself in grad_output and G * (g - sum(g * y)) - g * sum(G * y)
+# in output; log_softmax's is G - sum(G * exp(y)) in grad_output and -G * exp(y) * sum(g) in
+# output.
+
+def _backward_data_meta(grad_output, output, dim, input_dtype):
+    wrap_dim(dim, output.ndim)
+    return tuple(output.shape), input_dtype
+
+
+def _softmax_backward_output_grad(c):
+    G, g, y = c.grad, c.grad_output, c.output
+    return G * (g - (g * y).sum(c.dim, keepdim=True)) - g * (G * y).sum(c.dim, keepdim=True)
+
+
+def _backward_operands(xp, grad_output, output, dim):
+    axis = wrap_dim(dim, output.ndim)
+    g, y = grad_output, output
+    if g.dtype in _LOW_PRECISION:
+        g, y = g.astype(np.float32), y.astype(np.float32)
+    if y.ndim == 0:
+        g, y, axis = g.reshape(1), y.reshape(1), 0
+    return g, y, axis
+
+
+@register_op("_softmax_backward_data(Tensor grad_output, Tensor output, int dim, "
+             "ScalarType input_dtype) -> Tensor", function=False, method=False,
+             meta=_backward_data_meta, saves=("grad_output", "output"),
+             derivatives={"grad_output": lambda c: _softmax_grad_of(c.grad, c.output, c.dim),
+                          "output": _softmax_backward_output_grad},
+             tags=("fp_errors",))
+def _softmax_backward_data(xp, grad_output, output, dim, input_dtype):
+    """The gradient of softmax with output `output`: output * (grad - sum(grad * output))."""
+    g, y, axis = _backward_operands(xp, grad_output, output, dim)
+    with np.errstate(invalid="ignore", over="ignore"):
+        gy = g * y
+        out = y * (g - accurate_sum(xp, gy, (axis,), True)) if gy.size else gy
+    return out.reshape(output.shape).astype(input_dtype._np, copy=False)
+
+
+def _softmax_grad_of(grad, output, dim):
+    return dispatch.call(OPS["_softmax_backward_data"], (grad, output, dim, output.dtype))
+
+
+@register_op("_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, "
+             "ScalarType input_dtype) -> Tensor", function=False, method=False,
+             meta=_backward_data_meta, saves=("grad_output", "output"),
+             derivatives={"grad_output": lambda c: c.grad - (c.grad * c.output.exp()).sum(
+                              c.dim, keepdim=True),
+                          "output": lambda c: -c.grad * c.output.exp() * c.grad_output.sum(
+                              c.dim, keepdim=True)},
+             tags=("fp_errors",))
+def _log_softmax_backward_data(xp, grad_output, output, dim, input_dtype):
+    """The gradient of log_softmax with output `output`: grad - exp(output) * sum(grad)."""
+    g, y, axis = _backward_operands(xp, grad_output, output, dim)
+    with np.errstate(invalid="ignore", over="ignore"):
+        out = g - xp.exp(y) * accurate_sum(xp, g, (axis,), True) if g.size else g
+    return out.reshape(output.shape).astype(input_dtype._np, copy=False)

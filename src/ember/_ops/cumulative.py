@@ -128,7 +128,7 @@ def selection_grad(c):
     """For ops whose values are the input gathered at `indices` along `dim`: scatter back,
     adding where one element was picked more than once. Its ops save only the indices
     (saves=("result1",)): PyTorch lets the values output be changed in place."""
-    grad, indices = c.grads[0], c.results[1]
+    grad, indices = c.grad, c.results[1]
     if c.self.ndim == 0:
         return grad
     return grad.new_zeros(c.self.shape).scatter_add(c.dim, indices, grad)
@@ -175,8 +175,15 @@ def _accumulate(xp, self, dim, dtype, ufunc_name, kernel_name):
         x = x.copy()
         first = (slice(None),) * axis + (slice(0, 1),)
         x[first] = xp.multiply(x.dtype.type(1), x[first])
-    out = getattr(xp, ufunc_name).accumulate(x, axis=axis, dtype=compute)
+    # NOTE [running sums in double]: PyTorch's CPU scan carries a float32 (complex64) running
+    # value in double (its accumulate type) and rounds each output once: -inf * 0 later in a
+    # float32 product is the double's -0.0, not NaN; float16/bfloat16 carry float32.
+    carry = _WIDER_CARRY.get(np.dtype(compute), compute)
+    out = getattr(xp, ufunc_name).accumulate(x, axis=axis, dtype=carry)
     return out.reshape(self.shape).astype(result, copy=False)
+
+
+_WIDER_CARRY = {np.dtype(np.float32): np.float64, np.dtype(np.complex64): np.complex128}
 
 
 @register_op("cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",

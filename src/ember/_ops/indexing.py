@@ -366,10 +366,29 @@ def _stands_in(self) -> bool:
     return type(data) is MetaArray or self._device is not CPU and self._device == CPU
 
 
+def _lone_slice(self, index):
+    """x[a:b:c] alone is one slice.Tensor with the bounds as written (PyTorch's, a whole
+    dimension included: `x[:]` is slice(x, 0, 0, INT64_MAX)), where the bounds are plain ints
+    and the step positive; None otherwise (the general walk checks and reports)."""
+    bounds = (0 if index.start is None else index.start,
+              _INT64_MAX if index.stop is None else index.stop,
+              1 if index.step is None else index.step)
+    if self.ndim == 0 or any(type(b) is not int for b in bounds) or bounds[2] <= 0:
+        return None
+    return (self, 0) + bounds
+
+
+_INT64_MAX = (1 << 63) - 1
+
+
 def getitem(self, index):
     """self[index]: basic indexing gives a view, advanced indexing a copy (PyTorch's rules)."""
     if _state.entry and _wants(locals()):
         return _handle(getitem, locals())
+    if type(index) is slice and _wants_ops(self):
+        lone = _lone_slice(self, index)
+        if lone is not None:
+            return dispatch.call(OPS["slice.Tensor"], lone)
     items, consumed = _normalize(self, index)
     steps = [] if _wants_ops(self) else None
     data = _data_for_walk(self)

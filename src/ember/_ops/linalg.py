@@ -310,13 +310,39 @@ def _product_grads(left, right, product):
             right: lambda c: product(getattr(c, left).mH, c.grad)}
 
 
+def _column_major(t):
+    """A matrix laid out column by column (a transposed row-major one)."""
+    strides = t.stride()
+    return strides[0] == 1 and strides[1] == t.shape[0]
+
+
+def _mm_grads(left, right):
+    """mm's formulas as PyTorch writes them: d left = grad @ right^H and d right = left^H @
+    grad, each computed transposed when that input was column-major, so the gradient comes
+    out in the input's layout (a mode sees `t`, `mm`, `t` there)."""
+    def left_grad(c):
+        a, b, g = getattr(c, left), getattr(c, right), c.grad
+        if _column_major(a):
+            return conj(b).mm(g.t()).t()
+        return g.mm(conj(b.t()))
+
+    def right_grad(c):
+        a, b, g = getattr(c, left), getattr(c, right), c.grad
+        if _column_major(b):
+            return g.t().mm(conj(a)).t()
+        return conj(a.t()).mm(g)
+    return {left: left_grad, right: right_grad}
+
+
+def _mm_grads_right_first(left, right):
+    """mm's formulas, the right operand's first (PyTorch's MmBackward0 order)."""
+    grads = _mm_grads(left, right)
+    return {right: grads[right], left: grads[left]}
+
+
 def _mv_grads(mat, vec):
     return {mat: lambda c: c.grad.unsqueeze(-1) * conj(getattr(c, vec)),
             vec: lambda c: getattr(c, mat).mH.mv(c.grad)}
-
-
-def _mm(a, b):
-    return a.mm(b)
 
 
 def _bmm(a, b):
@@ -367,7 +393,7 @@ def matmul(xp, self, other):
 
 
 @register_op("mm(Tensor self, Tensor mat2) -> Tensor", kind="generic", meta=_meta(mm_shape),
-             derivatives=_product_grads("self", "mat2", _mm), tags=("fp_errors",))
+             derivatives=_mm_grads_right_first("self", "mat2"), tags=("fp_errors",))
 def mm(xp, self, mat2):
     """mm(input, mat2, *, out=None) -> Tensor: product of two matrices."""
     mm_shape(self, mat2)
@@ -537,7 +563,7 @@ def _addmm_checks(self, mat1, mat2):
              deprecated_forms=_old_forms("mat1", "mat2"), inplace=True,
              tags=("fp_errors",),
              meta=_meta(_addmm_checks), saves=("mat1", "mat2"),
-             derivatives=_fused_grads("mat1", "mat2", _product_grads("mat1", "mat2", _mm)))
+             derivatives=_fused_grads("mat1", "mat2", _mm_grads("mat1", "mat2")))
 def addmm(xp, self, mat1, mat2, beta=1, alpha=1):
     """addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None) -> Tensor:
     beta * input + alpha * (mat1 @ mat2)."""

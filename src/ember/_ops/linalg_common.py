@@ -33,7 +33,19 @@ _LOW_PRECISION = frozenset(("float16", "bfloat16"))
 
 def svd_arrays(xp, A, **options):
     """xp.linalg.svd(A, **options), raising PyTorch's LinAlgError (not NumPy's, a ValueError)
-    where LAPACK does not converge."""
+    where LAPACK does not converge. NOTE [no LAPACK on infinite input]: a matrix holding an
+    infinity can keep LAPACK's SVD iterating for ever; such matrices are not handed to it and
+    their factors are NaN, as PyTorch's are (a NaN input is refused as PyTorch's LAPACK refuses
+    it, below)."""
+    if A.size and A.dtype.kind in "fc" and not bool(xp.isnan(A).any()):
+        finite = xp.isfinite(A).all(axis=(-2, -1))
+        if not bool(finite.all()):
+            stand_in = xp.where(finite[..., None, None], A, A.dtype.type(0))
+            factors = xp.linalg.svd(stand_in, **options)
+            bad = ~finite
+            for part in factors if isinstance(factors, tuple) else (factors,):
+                part[bad] = np.nan
+            return factors
     try:
         return xp.linalg.svd(A, **options)
     except np.linalg.LinAlgError:

@@ -120,7 +120,7 @@ def _lu_factor_grad(c):
     n = A.shape[-1]
     L, U = _unpack(LU, n, n)
     P = _permutation_matrix(pivots, n, A)
-    gLU = c.grads[0]
+    gLU = c.grad
     return _lu_grad_square(P, L, U, gLU.tril(-1), gLU.triu())
 
 

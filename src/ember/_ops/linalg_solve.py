@@ -74,7 +74,7 @@ def _cholesky_ex_meta(self, upper=False, check_errors=False):
 
 def _cholesky_grad(c):
     L = c.results[0]
-    gL = c.grads[0]
+    gL = c.grad
     if c.upper:
         L, gL = L.mH, gL.mH
     phi = (L.mH @ gL).tril()
@@ -282,7 +282,7 @@ def _inv_ex_meta(A, check_errors=False):
 
 def _inv_grad(c):
     X = c.results[0]
-    return -(X.mH @ c.grads[0] @ X.mH)
+    return -(X.mH @ c.grad @ X.mH)
 
 
 def _batched_or_info(xp, A, fn, fill_shape):
@@ -350,7 +350,7 @@ def _solve_ex_meta(A, B, left=True, check_errors=False):
 
 def _solve_grads():
     def grad_B(c):
-        A, g = c.A, c.grads[0]
+        A, g = c.A, c.grad
         if is_vector_rhs(A, c.B):
             return solve(A.mH, g.unsqueeze(-1)).squeeze(-1)
         return solve(A.mH, g, c.left)

@@ -18,7 +18,7 @@ from ember._core.checks import _check
 from ember._core.dispatch import call
 from ember._core.registry import OPS, register_op
 from ember._ops.activation import threshold_backward_of
-from ember._ops.grad_utils import where
+from ember._ops.nn_activation_backward import backward_of
 from ember._ops.pointwise import not_implemented_for, scalar_into
 from ember._ops.special_fast_erf import gelu_backward_float32, gelu_float32
 
@@ -49,8 +49,8 @@ def _options(**extra):
 
 @register_op("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor",
              **_options(inplace=True, tags=("output_saved_by_ember_only",)), saves=_RESULT,
-             derivatives={"self": lambda c: where(c.result > 0, c.grad,
-                                                  c.grad * c.negative_slope)})
+             derivatives={"self": lambda c: backward_of(
+                 "leaky_relu_backward", c.grad, c.result, c.negative_slope, True)})
 def leaky_relu(xp, self, negative_slope=0.01):
     """leaky_relu(input, negative_slope=0.01) -> Tensor: input where positive, else
     negative_slope * input."""
@@ -63,8 +63,7 @@ def leaky_relu(xp, self, negative_slope=0.01):
 def _elu_grad(c):
     # From the result, which elu_ leaves in place of the input: below zero,
     # d/dx alpha*scale*(exp(x*input_scale) - 1) = input_scale * (result + alpha*scale).
-    negative = c.grad * c.input_scale * (c.result + c.alpha * c.scale)
-    return where(c.result > 0, c.grad * c.scale, negative)
+    return backward_of("elu_backward", c.grad, c.alpha, c.scale, c.input_scale, True, c.result)
 
 
 @register_op("elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor",
@@ -160,8 +159,7 @@ def gelu_backward(xp, grad_output, self, approximate="none"):
 # --------------------------------------------------------------------------- silu, mish
 
 def _silu_grad(c):
-    s = c.self.sigmoid()
-    return c.grad * s * (1 + c.self * (1 - s))
+    return backward_of("silu_backward", c.grad, c.self)
 
 
 @register_op("silu(Tensor self) -> Tensor", **_options(inplace=True), saves=_SELF,
@@ -174,9 +172,7 @@ def silu(xp, self):
 
 
 def _mish_grad(c):
-    x = c.self
-    t = OPS["softplus"](x, 1, 20).tanh()
-    return c.grad * (t + x * x.sigmoid() * (1 - t * t))
+    return backward_of("mish_backward", c.grad, c.self)
 
 
 @register_op("mish(Tensor self) -> Tensor", **_options(inplace=True), saves=_SELF,
@@ -191,8 +187,8 @@ def mish(xp, self):
 
 @register_op("hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor",
              **_options(inplace=True, tags=("output_saved_by_ember_only",)), saves=_RESULT,
-             derivatives={"self": lambda c: where((c.result <= c.min_val)
-                                                  | (c.result >= c.max_val), 0.0, c.grad)})
+             derivatives={"self": lambda c: backward_of(
+                 "hardtanh_backward", c.grad, c.result, c.min_val, c.max_val)})
 def hardtanh(xp, self, min_val=-1, max_val=1):
     """hardtanh(input, min_val=-1., max_val=1.) -> Tensor: input clamped to [min_val,
     max_val]."""
@@ -203,8 +199,8 @@ def hardtanh(xp, self, min_val=-1, max_val=1):
 
 
 @register_op("hardsigmoid(Tensor self) -> Tensor", **_options(inplace=True), saves=_SELF,
-             derivatives={"self": lambda c: where((c.self > -3) & (c.self < 3),
-                                                  c.grad / 6, 0.0)})
+             derivatives={"self": lambda c: backward_of("hardsigmoid_backward", c.grad,
+                                                        c.self)})
 def hardsigmoid(xp, self):
     """hardsigmoid(input) -> Tensor: clamp(input / 6 + 1/2, 0, 1)."""
     _floating("hardsigmoid_cpu", self)
@@ -212,8 +208,7 @@ def hardsigmoid(xp, self):
 
 
 def _hardswish_grad(c):
-    x = c.self
-    return where(x < -3, 0.0, where(x <= 3, c.grad * (x / 3 + 0.5), c.grad))
+    return backward_of("hardswish_backward", c.grad, c.self)
 
 
 @register_op("hardswish(Tensor self) -> Tensor", **_options(inplace=True), saves=_SELF,
@@ -225,8 +220,8 @@ def hardswish(xp, self):
 
 
 @register_op("hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor", kind="pointwise",
-             saves=_SELF, derivatives={"self": lambda c: where(
-                 (c.self >= -c.lambd) & (c.self <= c.lambd), 0.0, c.grad)})
+             saves=_SELF, derivatives={"self": lambda c: backward_of(
+                 "hardshrink_backward", c.grad, c.self, c.lambd)})
 def hardshrink(xp, self, lambd=0.5):
     """hardshrink(input, lambd=0.5) -> Tensor: input where |input| > lambd, else 0."""
     _floating("hardshrink_cpu", self)
@@ -235,8 +230,8 @@ def hardshrink(xp, self, lambd=0.5):
 
 
 @register_op("softshrink(Tensor self, Scalar lambd=0.5) -> Tensor", **_options(),
-             saves=_SELF, derivatives={"self": lambda c: where(
-                 (c.self >= -c.lambd) & (c.self <= c.lambd), 0.0, c.grad)})
+             saves=_SELF, derivatives={"self": lambda c: backward_of(
+                 "softshrink_backward", c.grad, c.self, c.lambd)})
 def softshrink(xp, self, lambd=0.5):
     """softshrink(input, lambd=0.5) -> Tensor: input shrunk towards 0 by lambd (0 within
     [-lambd, lambd])."""
@@ -250,8 +245,7 @@ def softshrink(xp, self, lambd=0.5):
 # --------------------------------------------------------------------------- softplus
 
 def _softplus_grad(c):
-    scaled = c.self * c.beta
-    return where(scaled > c.threshold, c.grad, c.grad * scaled.sigmoid())
+    return backward_of("softplus_backward", c.grad, c.self, c.beta, c.threshold)
 
 
 @register_op("softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor",

@@ -17,7 +17,8 @@ from ember._core.checks import _check
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
-from ember._core.registry import register_frontend
+from ember._core.registry import OPS, register_frontend
+from ember._ops.creation import empty_like
 
 # The SELU fixed point that alpha dropout keeps (-alpha' = -scale * alpha of SELU).
 _SELU_NEGATIVE = 1.7580993408473766
@@ -34,7 +35,7 @@ def _noise(input, p, feature):
         shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
         noise = input.new_empty(shape)
     else:
-        noise = input.new_empty(input.shape)
+        noise = empty_like(input)
     return noise.bernoulli_(1 - p)
 
 
@@ -68,7 +69,7 @@ def _dropout_impl(input, p, train, feature, alpha, inplace):
         if inplace:
             return input.mul_(noise).add_(shift)
         return input * noise + shift
-    noise = noise / (1 - p)
+    dispatch.call_inplace(OPS["div.Scalar"], (noise, 1 - p))
     return input.mul_(noise) if inplace else input * noise
 
 

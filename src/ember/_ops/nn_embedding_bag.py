@@ -216,7 +216,7 @@ def _bags_of_positions(c):
 
 
 def _weight_grad(c):
-    grad, weight, indices = c.grads[0], c.weight, c.indices
+    grad, weight, indices = c.grad, c.weight, c.indices
     num_weights = weight.shape[0]
     if grad.shape[0] == 0 or indices.shape[0] == 0:
         return grad.new_zeros(tuple(weight.shape))
@@ -240,7 +240,7 @@ def _weight_grad(c):
 
 
 def _per_sample_weights_grad(c):
-    grad, indices = c.grads[0], c.indices
+    grad, indices = c.grad, c.indices
     if grad.shape[0] == 0 or indices.shape[0] == 0:
         return c.per_sample_weights.new_zeros(tuple(indices.shape))
     bag, in_sum = _bags_of_positions(c)

@@ -121,7 +121,7 @@ for _d in (2, 3):
         meta=_meta(_d, _name), saves=("self", "result1"),
         node_name=f"FractionalMaxPool{_d}DBackward0",
         derivatives={"self": lambda c, _name=_name: call(OPS[f"{_name}_backward"], (
-            c.grads[0], c.self, c.kernel_size, c.output_size, c.results[1])),
+            c.grad, c.self, c.kernel_size, c.output_size, c.results[1])),
             "random_samples": lambda c: None})(_forward)
 
     def _backward(xp, grad_output, self, kernel_size, output_size, indices, _d=_d):

@@ -167,7 +167,7 @@ def _nll_forward_meta(self, target, weight, reduction, ignore_index):
 def _nll_forward_grad(c):
     from ember._core.dispatch import call
     from ember._core.registry import OPS
-    grad = c.grads[0]
+    grad = c.grad
     if grad is None:
         return None
     return call(OPS["nll_loss_backward"], (grad, c.self, c.target, c.weight, c.reduction,

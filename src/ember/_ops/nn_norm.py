@@ -134,7 +134,7 @@ def _batch_norm_meta(input, weight, bias, running_mean, running_var, training, m
 
 def _batch_norm_backward(c):
     return call(OPS["native_batch_norm_backward"], (
-        c.grads[0], c.input, c.weight, c.running_mean, c.running_var, c.results[1],
+        c.grad, c.input, c.weight, c.running_mean, c.running_var, c.results[1],
         c.results[2], c.training, c.eps, [True, c.weight is not None, True]))
 
 
@@ -302,7 +302,7 @@ def _layer_norm_meta(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 
 def _layer_norm_backward(c):
     return call(OPS["native_layer_norm_backward"], (
-        c.grads[0], c.input, c.normalized_shape, c.results[1], c.results[2], c.weight,
+        c.grad, c.input, c.normalized_shape, c.results[1], c.results[2], c.weight,
         c.bias, [True, c.weight is not None, c.bias is not None]))
 
 
@@ -426,7 +426,7 @@ def _group_norm_meta(input, weight, bias, n, c, hxw, group, eps):
 
 def _group_norm_backward(c):
     return call(OPS["native_group_norm_backward"], (
-        c.grads[0], c.input, c.results[1], c.results[2], c.weight, c.N, c.C, c.HxW, c.group,
+        c.grad, c.input, c.results[1], c.results[2], c.weight, c.N, c.C, c.HxW, c.group,
         [True, c.weight is not None, True]))
 
 

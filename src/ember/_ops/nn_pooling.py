@@ -199,7 +199,7 @@ def _pool_backward_meta(grad_output, self, *args):
 
 def _max_grad(op_name):
     def formula(c):
-        return call(OPS[op_name], (c.grads[0], c.self, c.kernel_size, c.stride, c.padding,
+        return call(OPS[op_name], (c.grad, c.self, c.kernel_size, c.stride, c.padding,
                                    c.dilation, c.ceil_mode, c.results[1]))
     return formula
 
@@ -481,7 +481,7 @@ for _d in (2, 3):
         method=False, meta=_meta, saves=("self", "result1"),
         node_name=f"AdaptiveMaxPool{_d}DBackward0",
         derivatives={"self": lambda c, _name=_name: call(
-            OPS[f"{_name}_backward"], (c.grads[0], c.self, c.results[1]))})(_forward)
+            OPS[f"{_name}_backward"], (c.grad, c.self, c.results[1]))})(_forward)
 
     def _backward(xp, grad_output, self, indices, _d=_d):
         return scatter_planes(xp, grad_output, indices, self.shape, _d)

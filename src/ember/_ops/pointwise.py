@@ -28,6 +28,7 @@ from ember._core.registry import (
     COMPLEX_TO_FLOAT,
     INT_TO_FLOAT,
     OPS,
+    register_form,
     register_frontend,
     register_op,
 )
@@ -85,8 +86,13 @@ def _scales(alpha, like) -> bool:
     return True
 
 
+def _times_alpha(grad, c):
+    """grad * conj(alpha), with no product for alpha 1 (a mode sees none, as in PyTorch)."""
+    return grad if c.alpha == 1 else grad * conj(c.alpha)
+
+
 @register_op("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", **_BINARY,
-             derivatives={"self": identity, "other": lambda c: c.grad * conj(c.alpha)}, saves=(),
+             derivatives={"self": identity, "other": lambda c: _times_alpha(c.grad, c)}, saves=(),
              dunders={"__add__": "forward", "__radd__": "reflect", "__iadd__": "inplace"},
              tags=("rounded_alpha",))
 def add(xp, self, other, alpha=1):
@@ -107,7 +113,7 @@ _SUB_ONE_BOOL = ("Subtraction, the `-` operator, with a bool tensor is not suppo
 
 @register_op("sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
              kind="pointwise", function=False, method=False, saves=(),
-             derivatives={"self": identity, "other": lambda c: c.grad * -conj(c.alpha)},
+             derivatives={"self": identity, "other": lambda c: _times_alpha(-c.grad, c)},
              tags=("rounded_alpha",))
 def sub(xp, self, other, alpha=1):
     """sub(input, other, *, alpha=1, out=None) -> Tensor: input - alpha * other."""
@@ -123,7 +129,7 @@ def sub(xp, self, other, alpha=1):
 
 @register_op("rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
              kind="pointwise", function=False, method=False, out=False, saves=(),
-             derivatives={"self": lambda c: c.grad * -conj(c.alpha), "other": identity},
+             derivatives={"self": lambda c: _times_alpha(-c.grad, c), "other": identity},
              node_name=by_kind(1, "RsubBackward0", "RsubBackward1"),
              tags=("rounded_alpha",))
 def rsub(xp, self, other, alpha=1):
@@ -260,6 +266,42 @@ def mul(xp, self, other):
 def div(xp, self, other):
     """div(input, other, *, rounding_mode=None, out=None) -> Tensor: true division."""
     return xp.true_divide(self, other)
+
+
+@register_op("div.Scalar(Tensor self, Scalar other) -> Tensor", kind="pointwise",
+             promotion=INT_TO_FLOAT, function=False, method=False,
+             derivatives={"self": lambda c: div_by_number(c.grad, conj(c.other))}, saves=(),
+             tags=("unrounded_scalar_other", "unrounded_numbers"))
+def div_scalar(xp, self, other):
+    """A tensor divided by a number: the overload derivative formulas call (`x / 2.0` from
+    Python is div.Tensor, as in PyTorch)."""
+    return xp.true_divide(self, other)
+
+
+@register_op("mul.Scalar(Tensor self, Scalar other) -> Tensor", kind="pointwise",
+             function=False, method=False,
+             derivatives={"self": lambda c: mul_by_number(c.grad, conj(c.other))}, saves=(),
+             tags=("wide_unsigned", "unrounded_scalar_other", "unrounded_numbers"))
+def mul_scalar(xp, self, other):
+    """A tensor times a number: the overload derivative formulas call (`x * 2` from Python is
+    mul.Tensor, as in PyTorch)."""
+    return xp.multiply(self, other)
+
+
+def mul_by_number(t, number):
+    """t * number through mul.Scalar (what PyTorch's formulas' `n * grad` is)."""
+    return dispatch.call(OPS["mul.Scalar"], (t, number))
+
+
+# The number operand of mul.Scalar and div.Scalar takes part in type promotion as a wrapped
+# number, as it does in the Tensor overloads: the runners read operands at these positions.
+for _name in ("mul.Scalar", "div.Scalar"):
+    OPS[_name].tensor_positions = (0, 1)
+
+
+def div_by_number(t, number):
+    """t / number through div.Scalar (what PyTorch's formulas' `grad / n` is)."""
+    return dispatch.call(OPS["div.Scalar"], (t, number))
 
 
 def floor_div(xp, a, b):
@@ -448,10 +490,10 @@ def pow_self_grad(c):
     if not isinstance(exponent, dispatch.Tensor) and exponent == 0:
         return zeros_grad(c)
     # NOTE: where exponent is 0 the derivative is 0 even at self == 0 (no 0 * inf).
-    grad = c.grad * conj(exponent * c.self ** (exponent - 1))
     if isinstance(exponent, dispatch.Tensor):
-        grad = where(exponent == 0, 0.0, grad)
-    return grad
+        grad = c.grad * conj(exponent * c.self ** (exponent - 1))
+        return where(exponent == 0, 0.0, grad)
+    return c.grad * conj(mul_by_number(c.self ** (exponent - 1), exponent))
 
 
 def _nonnegative(exponent):
@@ -589,3 +631,17 @@ def square(xp, self):
 def exp(xp, self):
     """exp(input, *, out=None) -> Tensor: e raised to each element."""
     return xp.exp(self)
+
+
+# PyTorch's Scalar overloads, offered to modes for a number operand (NOTE [overload forms]).
+register_form("rsub.Tensor", "rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
+              numbers=(1,))
+register_form("pow.Tensor_Tensor", "pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor",
+              numbers=(1,))
+register_form("pow.Tensor_Tensor", "pow.Scalar(Scalar self, Tensor exponent) -> Tensor",
+              numbers=(0,), saves=("result",))
+for _name in ("remainder", "fmod"):
+    register_form(f"{_name}.Tensor", f"{_name}.Scalar(Tensor self, Scalar other) -> Tensor",
+                  numbers=(1,))
+register_form("remainder.Tensor",
+              "remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor", numbers=(0,))

@@ -19,7 +19,13 @@ from ember._core.dispatch import call, call_out
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
-from ember._core.registry import INT_TO_FLOAT, OPS, register_frontend, register_op
+from ember._core.registry import (
+    INT_TO_FLOAT,
+    OPS,
+    register_form,
+    register_frontend,
+    register_op,
+)
 from ember._core.return_types import return_type
 from ember._ops.grad_utils import by_kind, conj, pow_name, where, zeros_grad
 from ember._ops.pointwise import not_implemented_for, pow_exponent_grad, pow_self_grad
@@ -354,7 +360,7 @@ def _check_frexp_dtype(dtype):
 
 def _frexp_grad(c):
     # mantissa = x * 2 ** -exponent, with the exponent piecewise constant.
-    grad = c.grads[0]
+    grad = c.grad
     return grad / c.results[1].to(grad.dtype).exp2()
 
 
@@ -396,3 +402,10 @@ def frexp_function(input, *, out=None):
     _check_type(isinstance(out, (tuple, list)) and len(out) == 2, lambda: (
         "frexp(): argument 'out' must be tuple of Tensors (mantissa, exponent)"))
     return frexp_result(*call_out(_FREXP_OP, (input,), out))
+
+
+# PyTorch's Scalar overloads, offered to modes for a number operand (NOTE [overload forms]).
+register_form("xlogy.Tensor", "xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor",
+              numbers=(1,))
+register_form("xlogy.Tensor", "xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor",
+              numbers=(0,))

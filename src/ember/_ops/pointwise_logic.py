@@ -17,7 +17,13 @@ from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.pointwise import check_broadcastable
 from ember._core.dispatch.process_state import state as _state
 from ember._core.promotion import promote_types
-from ember._core.registry import ALWAYS_BOOL, OPS, register_frontend, register_op
+from ember._core.registry import (
+    ALWAYS_BOOL,
+    OPS,
+    register_form,
+    register_frontend,
+    register_op,
+)
 from ember._ops.grad_utils import where
 from ember._ops.pointwise import not_implemented_for
 
@@ -373,3 +379,12 @@ def bitwise_right_shift(xp, self, other):
     if self.dtype.kind not in "iu":
         not_implemented_for("rshift_cpu", self)
     return xp.right_shift(self, other)
+
+
+# PyTorch's Scalar overloads, offered to modes for a number operand (NOTE [overload forms]).
+for _name in ("eq", "ne", "lt", "le", "gt", "ge", "bitwise_and", "bitwise_or", "bitwise_xor"):
+    register_form(f"{_name}.Tensor", f"{_name}.Scalar(Tensor self, Scalar other) -> Tensor",
+                  numbers=(1,))
+for _name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+    register_form(f"{_name}.Tensor",
+                  f"{_name}.Scalar_Tensor(Scalar self, Tensor other) -> Tensor", numbers=(0,))

@@ -86,7 +86,7 @@ _UNARY_GRADS = {
     "atan": (lambda c: c.grad / _conj(c.self * c.self + 1), _SELF),
     "sinh": (lambda c: c.grad * _conj(c.self.cosh()), _SELF),
     "cosh": (lambda c: c.grad * _conj(c.self.sinh()), _SELF),
-    "tanh": (lambda c: c.grad * _conj(1 - c.result * c.result), _RESULT),
+    "tanh": (lambda c: call(OPS["tanh_backward"], (c.grad, c.result)), _RESULT),
     "asinh": (lambda c: c.grad * _conj((c.self * c.self + 1).rsqrt()), _SELF),
     "acosh": (_acosh_grad, _SELF),
     "atanh": (lambda c: c.grad / _conj(1 - c.self * c.self), _SELF),

@@ -25,7 +25,7 @@ from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
 from ember._core.host_kernels import HostModule, host_function
 from ember._core.registry import INT_TO_FLOAT, OPS, register_frontend, register_op
-from ember._ops.grad_utils import conj, where
+from ember._ops.grad_utils import where
 from ember._ops.pointwise import not_implemented_for, scalar_into
 from ember._ops.special_fast_erf import erf_float32
 
@@ -368,7 +368,7 @@ def i0(xp, self):
 
 
 @register_op("sigmoid(Tensor self) -> Tensor", **_FLOAT_UNARY, saves=("result",),
-             derivatives={"self": lambda c: c.grad * conj(c.result * (1 - c.result))})
+             derivatives={"self": lambda c: call(OPS["sigmoid_backward"], (c.grad, c.result))})
 def sigmoid(xp, self):
     """sigmoid(input, *, out=None) -> Tensor: 1 / (1 + exp(-input))."""
     one = self.dtype.type(1)

@@ -15,7 +15,13 @@ from ember._core.dispatch import call, call_inplace, call_out
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
-from ember._core.registry import FRONTENDS, OPS, register_frontend, register_op
+from ember._core.registry import (
+    FRONTENDS,
+    OPS,
+    register_form,
+    register_frontend,
+    register_op,
+)
 from ember._core.schema import parse_schema
 from ember._ops.fused_multiply_add import fma
 from ember._ops.grad_utils import by_kind, conj, identity
@@ -407,3 +413,12 @@ def addcdiv_inplace(self, _tensor1=NOT_GIVEN, _tensor2=NOT_GIVEN, /, *_more,
 
 
 register_frontend("addcdiv", method=addcdiv_method, inplace=addcdiv_inplace)(addcdiv)
+
+
+# PyTorch's Scalar overloads, offered to modes for number operands (NOTE [overload forms]).
+register_form("clamp.Tensor", "clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor",
+              numbers=(1, 2))
+register_form("clamp_min.Tensor", "clamp_min(Tensor self, Scalar min) -> Tensor", numbers=(1,))
+register_form("clamp_max.Tensor", "clamp_max(Tensor self, Scalar max) -> Tensor", numbers=(1,))
+register_form("lerp.Tensor", "lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor",
+              numbers=(2,))

@@ -19,12 +19,12 @@ from ember._core.dispatch import call, call_out
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
-from ember._core.registry import OPS, register_frontend, register_op
+from ember._core.registry import OPS, register_form, register_frontend, register_op
 from ember._core.return_types import return_type
 from ember._core.shape import wrap_dim, wrap_dims
 from ember._ops.creation_ranges import arange
 from ember._ops.grad_utils import by_dim, conj, unreduce, where
-from ember._ops.pointwise import not_implemented_for
+from ember._ops.pointwise import div_by_number, not_implemented_for
 from ember._ops.summation import THREADED_SUM, accurate_sum, cast_for_sum, widen_half
 
 _INT64 = dt.int64._np
@@ -166,7 +166,7 @@ def select_back(grad, indices, shape, dim, keepdim):
 
 def select_back_formula(c):
     self = c.self
-    return select_back(c.grads[0], c.results[1], self.shape, c.dim, c.keepdim)
+    return select_back(c.grad, c.results[1], self.shape, c.dim, c.keepdim)
 
 
 # --------------------------------------------------------------------------- sum, mean, prod
@@ -234,7 +234,7 @@ def _mean_grad(c):
     count = 1
     for d in reduced_dims(c.dim, len(shape)):
         count *= shape[d]
-    return unreduce(c.grad, shape, c.dim, c.keepdim) / count
+    return div_by_number(unreduce(c.grad, shape, c.dim, c.keepdim), count)
 
 
 @register_op("mean.dim(Tensor self, int[1]? dim=None, bool keepdim=False, *, "
@@ -488,7 +488,7 @@ min = register_frontend("min")(_max_min_frontend("min", "minimum", Min))
 def _aminmax_grad(c):
     self, dim, keepdim = c.self, c.dim, c.keepdim
     low, high = c.results
-    return (split_by_count(c.grads[0], self, low, dim, keepdim)
+    return (split_by_count(c.grad, self, low, dim, keepdim)
             + split_by_count(c.grads[1], self, high, dim, keepdim))
 
 
@@ -681,3 +681,18 @@ def logsumexp(xp, self, dim, keepdim=False):
     if not keepdim:
         out = out.reshape(reduced_shape(self.shape, dim, False))
     return finish(xp, out, result)
+
+
+# x.sum() and x.mean() as PyTorch's overloads without a dim (NOTE [overload forms]).
+def _whole(args):
+    return args[1] is None and not args[2]
+
+
+def _over_all(self, dtype=None):
+    return (self, None, False, dtype)
+
+
+for _name in ("sum", "mean"):
+    register_form(f"{_name}.dim_IntList" if _name == "sum" else "mean.dim",
+                  f"{_name}(Tensor self, *, ScalarType? dtype=None) -> Tensor",
+                  when=_whole, to_base=_over_all)

@@ -164,12 +164,12 @@ def _std_grad(c):
 
 
 def _var_mean_grad(c):
-    return (_var_back(c.grads[0], c.self, c.dim, c.correction, c.keepdim)
+    return (_var_back(c.grad, c.self, c.dim, c.correction, c.keepdim)
             + _mean_back(c.grads[1], c.self, c.dim, c.keepdim))
 
 
 def _std_mean_grad(c):
-    var_grad = _std_to_var_grad(c.grads[0], c.results[0])
+    var_grad = _std_to_var_grad(c.grad, c.results[0])
     return (_var_back(var_grad, c.self, c.dim, c.correction, c.keepdim)
             + _mean_back(c.grads[1], c.self, c.dim, c.keepdim))
 

@@ -24,6 +24,7 @@ from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim
 from ember._ops import grad_utils
 from ember._ops.view import element_strides, strided_view
+from ember._ops.view_backward import select_backward_of, slice_backward_of
 
 
 def _call(name, *args):
@@ -44,8 +45,7 @@ def _narrow_grad(c, start):
     dim = wrap_dim(c.dim, c.self.ndim)
     if start < 0:
         start += c.self.shape[dim]
-    return _call("slice_scatter", _zeros(c.grad, c.self.shape), c.grad, dim, start,
-                 start + c.length, 1)
+    return slice_backward_of(c.grad, c.self.shape, dim, start, start + c.length, 1)
 
 
 @register_op("narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)",
@@ -97,8 +97,8 @@ _LISTS = (tuple, list)
 
 
 @register_op("select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", kind="view",
-             saves=(), derivatives={"self": lambda c: _call(
-                 "select_scatter", _zeros(c.grad, c.self.shape), c.grad, c.dim, c.index)})
+             saves=(), derivatives={"self": lambda c: select_backward_of(
+                 c.grad, c.self.shape, c.dim, c.index)})
 def select(xp, self, dim, index):
     """select(input, dim, index) -> Tensor: the slice at `index` of `dim`, without that dim."""
     return self[_select_where(self, dim, index)]
@@ -120,11 +120,15 @@ def _select_where(self, dim, index):
     return (*where, Ellipsis)
 
 
+def _slice_grad(c):
+    size = c.self.shape[wrap_dim(c.dim, len(c.self.shape))]
+    start, end, step = slice(c.start, c.end, c.step).indices(size)
+    return slice_backward_of(c.grad, c.self.shape, c.dim, start, max(end, start), step)
+
+
 @register_op("slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, "
              "SymInt step=1) -> Tensor(a)", kind="view", function=False, method=False,
-             saves=(), derivatives={"self": lambda c: _call(
-                 "slice_scatter", _zeros(c.grad, c.self.shape), c.grad, c.dim, c.start, c.end,
-                 c.step)})
+             saves=(), derivatives={"self": lambda c: _slice_grad(c)})
 def slice_view(xp, self, dim=0, start=None, end=None, step=1):
     """self[start:end:step] along `dim` (what basic indexing records)."""
     dim = wrap_dim(dim, self.ndim)

@@ -7,6 +7,7 @@ chain of 100,000 ops backpropagates in constant Python stack depth.
 """
 from __future__ import annotations
 
+import heapq
 import sys
 
 from ember._core import dispatch
@@ -33,8 +34,8 @@ def _make_grads(outputs, grad_outputs, create_graph):
             _check(tuple(g.shape) == tuple(out.shape), lambda: (
                 f"Mismatch in shape: grad_output[0] has a shape of {tuple(g.shape)} and "
                 f"output[0] has a shape of {tuple(out.shape)}."))
-            if not create_graph:
-                g = g.detach()
+            if not create_graph and g._requires_grad:
+                g = g.detach()      # (one without history is used as it is, as in PyTorch)
         grads.append(g)
     return grads
 
@@ -111,14 +112,20 @@ def run_backward(outputs, grad_outputs, *, retain_graph, create_graph, capture=N
         slot[nr] = _add(slot.get(nr), g)
     captured = {}
     needed = _needed_nodes(roots, capture) if prune and capture else None
-    ready = [node for node, _ in roots if counts.get(node, 0) == 0]
-    ready = list(dict.fromkeys(ready))
+    # NOTE [ready order]: of the nodes whose gradients are complete, an AccumulateGrad runs
+    # first, then the one made last in the forward (the highest sequence number), as in
+    # PyTorch's ready queue; a mode logging the backward sees PyTorch's order of ATen ops.
+    ready, pushes = [], 0
+    for node in dict.fromkeys(node for node, _ in roots):
+        if counts.get(node, 0) == 0:
+            heapq.heappush(ready, (_priority(node), pushes, node))
+            pushes += 1
     prev_mode = grad_mode._state.grad_enabled
     grad_mode._state.grad_enabled = bool(create_graph)
     dispatch.modes.function_off += 1     # the formulas' ops are not the user's calls
     try:
         while ready:
-            node = ready.pop()
+            node = heapq.heappop(ready)[2]
             slot = buffers.pop(node, {})
             if capture:
                 for nr, g in slot.items():
@@ -143,12 +150,21 @@ def run_backward(outputs, grad_outputs, *, retain_graph, create_graph, capture=N
                     nslot[nr] = _add(nslot.get(nr), g)
                 counts[nxt] -= 1
                 if counts[nxt] == 0:
-                    ready.append(nxt)
+                    heapq.heappush(ready, (_priority(nxt), pushes, nxt))
+                    pushes += 1
             grad_in = g = None      # hold no gradient past its node (NOTE [stealing gradients])
     finally:
         grad_mode._state.grad_enabled = prev_mode
         dispatch.modes.function_off -= 1
     return captured
+
+
+def _priority(node):
+    """The heap key of NOTE [ready order] (smallest first)."""
+    return _FIRST if type(node) is AccumulateGrad else -node._sequence_nr
+
+
+_FIRST = -(1 << 62)
 
 
 def _run_node(node, slot, retain_graph):
@@ -215,6 +231,10 @@ def _accumulate(variable, grad, create_graph, fresh=True):
             variable._grad = grad if fresh and not create_graph else grad.clone()
         elif create_graph:
             variable._grad = grad_layout.copy_obeying_layout(grad, variable, create_graph)
+        elif dispatch.modes.dispatch_modes and fresh and grad_layout.can_alias(grad, variable,
+                                                                              refs):
+            # A mode sees the detach PyTorch's AccumulateGrad makes of a gradient it keeps.
+            variable._grad = dispatch.detach_for_modes(grad)
         elif fresh and grad_layout.can_steal(grad, variable, refs):
             variable._grad = grad
         else:

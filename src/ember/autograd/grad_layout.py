@@ -82,6 +82,18 @@ def can_steal(grad, variable, refcount: int) -> bool:
             and (_obeys_layout(data, variable._data) or not _modes.grad_layout_enforced))
 
 
+def can_alias(grad, variable, refcount: int) -> bool:
+    """Under a mode: whether the leaf takes `grad` as a detached alias, as PyTorch's
+    AccumulateGrad does for a gradient only the engine holds, a view of another gradient
+    included (`can_steal` asks more of the plain path, where the alias would be a raw
+    array's)."""
+    return (refcount <= _SOLE_TENSOR and grad._grad_fn is None and not grad._requires_grad
+            and grad._dtype is variable._dtype and tuple(grad.shape) == tuple(variable.shape)
+            and grad.device == variable.device and not hasattr(grad._data, "layout_name")
+            and (grad.is_contiguous() if not _dense_strides(variable._data) else
+                 grad.stride() == variable.stride() or grad.numel() <= 1))
+
+
 def copy_obeying_layout(grad, variable, create_graph: bool):
     """A copy of `grad` laid out as NOTE [the gradient layout contract] says."""
     target = variable._data

@@ -193,17 +193,40 @@ class GradContext:
     every piece of the gradient once). Tensors come from the node's saved set (NOTE [saved
     tensors]): an argument the entry does not save reads as its `TensorInfo`."""
 
-    __slots__ = ("_node", "grads", "list_index", "memo")
+    __slots__ = ("_grads", "_node", "list_index", "memo")
 
     def __init__(self, node, grads):
         self._node = node
-        self.grads = grads
+        self._grads = grads
         self.list_index = None
         self.memo = None
 
+    # NOTE [zero gradients on demand]: an output no gradient reached reads as zeros, made
+    # when a formula first reads it: PyTorch's formulas see such a gradient as undefined and
+    # most never read it, so a mode sees no `zeros` for them (nll_loss's total weight,
+    # batch norm's saved statistics).
+    @property
+    def grads(self):
+        grads = self._grads
+        for k, g in enumerate(grads):
+            if g is None:
+                grads[k] = self._zero(k)
+        return grads
+
     @property
     def grad(self):
-        return self.grads[0]
+        g = self._grads[0]
+        if g is None:
+            g = self._grads[0] = self._zero(0)
+        return g
+
+    def _zero(self, k):
+        meta = self._node._output_meta[k]
+        if meta is None:
+            return None
+        shape, dtype, device = meta
+        from ember._ops.creation import zero_gradient
+        return zero_gradient(shape, dtype, device)
 
     @property
     def result(self):
@@ -254,28 +277,27 @@ class OpNode(Node):
             _check(not self._freed, FREED)
             for s in saved:
                 s.check_version(self)
-        grads = list(grad_outputs)
-        for k, g in enumerate(grads):
-            if g is None and self._output_meta[k] is not None:
-                shape, dtype, device = self._output_meta[k]
-                from ember._ops.creation import zero_gradient
-                grads[k] = zero_gradient(shape, dtype, device)
-        ctx = GradContext(self, grads)
+        ctx = GradContext(self, list(grad_outputs))
         op = self._op
         derivatives = op.derivatives or {}
-        out = []
-        for (name, meta, element), edge in zip(self._input_meta, self.next_functions):
-            if edge is None:
-                out.append(None)
+        input_meta, edges = self._input_meta, self.next_functions
+        out = [None] * len(input_meta)
+        for k in _formula_order(op, input_meta):
+            if edges[k] is None:
                 continue
+            name, _, element = input_meta[k]
             ctx.list_index = element
             formula = derivatives.get(name)
             if formula is None:
                 raise NotImplementedError(
                     f"the derivative for '{op.schema.name}' with respect to '{name}' is not "
                     "implemented.")
-            g = formula(ctx)
-            out.append(fit_gradient(g, meta, self, len(out)) if g is not None else None)
+            out[k] = formula(ctx)
+        # Fitted once every formula has run (PyTorch's validate_outputs), so a mode sees the
+        # formulas' ops first and then the reductions to the inputs' shapes.
+        for k, ((name, meta, element), g) in enumerate(zip(self._input_meta, out)):
+            if g is not None:
+                out[k] = fit_gradient(g, meta, self, k)
         return out
 
     def release(self) -> None:
@@ -284,6 +306,24 @@ class OpNode(Node):
             self._freed = True
             for s in self._saved:
                 s.release()
+
+
+_in_schema_order: dict = {}
+
+
+def _formula_order(op, input_meta):
+    """The order the formulas run in: the entry's `derivatives=` order where it differs from
+    the schema's (mm computes mat2's gradient first, as PyTorch's MmBackward0 does, so a mode
+    sees PyTorch's sequence), else the inputs' order."""
+    plain = _in_schema_order.get(op)
+    if plain is None:
+        names = [a.name for a in op.schema.arguments]
+        listed = [n for n in (op.derivatives or ()) if n in names]
+        plain = _in_schema_order[op] = listed == sorted(listed, key=names.index)
+    if plain:
+        return range(len(input_meta))
+    rank = {name: i for i, name in enumerate(op.derivatives)}
+    return sorted(range(len(input_meta)), key=lambda k: rank.get(input_meta[k][0], 0))
 
 
 def fit_gradient(grad, meta, node, index):

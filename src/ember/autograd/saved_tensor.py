@@ -19,6 +19,8 @@ import math
 
 from ember._core import dispatch
 from ember._core.checks import _check
+from ember._core.dispatch import modes as _modes
+from ember._core.dispatch import state as _state
 from ember._core.dispatch import storage_of
 from ember._core.shape import Size, wrap_dim
 from ember.autograd.saved_hooks import _saved_hooks, pack_with_hooks
@@ -80,6 +82,8 @@ class SavedOutput(SavedTensor):
         t = self._as_tensor(node)
         if self.storage._version != self.version:
             _raise_modified(t, self.version, self.storage._version)
+        if (_modes.dispatch_modes or _state.overriding) and hasattr(node, "_op"):
+            dispatch.detach_for_modes(t, node._op, node._args)  # an op's node only
         return t
 
     def _as_tensor(self, node):

@@ -53,6 +53,7 @@ from ember._core.dispatch.stack import (  # noqa: F401
     call,
     call_aten,
     close_entry,
+    detach_for_modes,
     modes,
     open_entry,
     refresh_slow_path,

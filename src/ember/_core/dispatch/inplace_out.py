@@ -9,6 +9,8 @@ TorchDispatchMode sees the in-place form of the op (`InplaceOp`, named like
 """
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from ember._backends import get_backend
@@ -251,17 +253,21 @@ class OpForm:
 
     __slots__ = ("op",)
     SUFFIX = ""
+    # Overloads this form names differently from its op ({"bernoulli.p": "float"}: PyTorch's
+    # in-place bernoulli with a number is `bernoulli_.float`).
+    OVERLOADS: ClassVar[dict] = {}
 
     def __init__(self, op):
         self.op = op
 
     @property
     def __name__(self) -> str:
-        return f"{self.op.schema.name}{self.SUFFIX}.{self.op.schema.overload or 'default'}"
+        return f"{self.op.schema.name}{self.SUFFIX}.{self._overloadname}"
 
     @property
     def _overloadname(self) -> str:
-        return self.op.schema.overload or "default"
+        overload = self.op.schema.overload or "default"
+        return self.OVERLOADS.get(f"{self.op.schema.name}.{overload}", overload)
 
     def name(self) -> str:
         return f"aten::{self.__name__}"
@@ -292,6 +298,7 @@ class InplaceOp(OpForm):
 
     __slots__ = ()
     SUFFIX = "_"
+    OVERLOADS: ClassVar[dict] = {"bernoulli.p": "float"}
 
     @property
     def _schema(self):

@@ -30,6 +30,8 @@ from __future__ import annotations
 import sys
 import threading
 
+import numpy as np
+
 from ember._core import arguments
 from ember._core.dispatch import inplace_out, pointwise, runners, subclasses
 from ember._core.dispatch.process_state import state
@@ -167,6 +169,9 @@ def _call_slow(op, args, public):
 def call_aten(op, args):
     """An op entry called directly (`ember.ops.aten.add.Tensor(...)`, or a dispatch mode's
     `func(...)`): it enters below the __torch_function__ level, as in PyTorch."""
+    if op.redirect is not None:             # a form runs its base (NOTE [overload forms])
+        base, to_base = op.redirect
+        op, args = base, (args if to_base is None else to_base(*args))
     if not state.slow and not state.overriding:
         runner = op.runner or _prepare(op)
         return runner(op, args)
@@ -405,8 +410,7 @@ def _autograd(op, args):
     out = dispatch_level(op, args)
     if state.record is not None and needs_grad(op, args):
         state.record(op, args, out)
-        if (modes.dispatch_modes or state.overriding) and op.saves is not None and \
-                "result" in op.saves and "output_saved_by_ember_only" not in op.tags:
+        if (modes.dispatch_modes or state.overriding) and result_saved(op, args):
             _detach_saved_outputs(op, out)
     return out
 
@@ -430,9 +434,52 @@ def _detach_saved_outputs(op, out):
             dispatch_level(detach, (v,))
 
 
+def result_saved(op, args) -> bool:
+    """Whether PyTorch's autograd keeps this call's output: the op's (or the overload form's
+    the call reaches a mode as, NOTE [overload forms]) formulas read "result". `args` may be a
+    node's saved arguments (a tensor's stand-in is no number)."""
+    form = offered(op, args)
+    if form is not op:
+        return form.saves is not None and "result" in form.saves
+    return op.saves is not None and "result" in op.saves and \
+        "output_saved_by_ember_only" not in op.tags
+
+
+def detach_for_modes(t, op=None, args=None):
+    """The `aten.detach` PyTorch's autograd runs on a tensor it keeps or hands over, run for
+    an active mode (or subclass) to see: a saved output unpacked for `op`'s formula, called
+    with `args` (NOTE [saved outputs are detached under modes]), or a gradient a leaf takes as
+    its `.grad`. The mode's result is returned; without a mode, `t` itself."""
+    if not (modes.dispatch_modes or (state.overriding and type(t) in DISPATCH)):
+        return t
+    if op is not None and not result_saved(op, args):
+        return t
+    return dispatch_level(_detach_op(), (t,))
+
+
 def _detach_op():
     from ember._core.registry import OPS
     return OPS["detach"]
+
+
+def offered(op, args):
+    """The op a mode is offered for this call: the form of it the call fits (NOTE [overload
+    forms], registry.py), else the op itself."""
+    for numbers, when, form in op.forms:
+        if when is not None:
+            if when(args):
+                return form
+            continue
+        for i in numbers:
+            a = args[i]
+            if a is not None and not isinstance(a, _NUMBERS):
+                break
+        else:
+            return form
+    return op
+
+
+_NUMBERS = (int, float, complex, np.generic)
 
 
 def needs_grad(op, args):
@@ -460,14 +507,15 @@ def dispatch_level(op, args, func=None):
         mode = stack.pop()
         modes.below_autograd += 1
         try:
-            return mode.__torch_dispatch__(func or op, types, fargs, fkwargs)
+            return mode.__torch_dispatch__(func or offered(op, args), types, fargs,
+                                           fkwargs)
         finally:
             modes.below_autograd -= 1
             stack.append(mode)
     if state.overriding:
         subclassed = _dispatch_subclass_args(op, args)
         if subclassed:
-            return _to_subclass_dispatch(func or op, op, args, subclassed)
+            return _to_subclass_dispatch(func or offered(op, args), op, args, subclassed)
     if func is not None:          # an in-place op with no mode left: run it here
         return inplace_out.run_inplace_below_modes(op, args)
     return _BACKEND_STEPS[op.kind](op, args)
