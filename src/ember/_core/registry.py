@@ -8,7 +8,7 @@ methods into `ember/_generated/`; `ember/_core/docs.py` gives them the entries' 
 """
 from __future__ import annotations
 
-from ember._core.fp_errors import quiet
+from ember._core.kernel_table import STRIDED, DispatchKey, KernelTable
 from ember._core.schema import parse_schema
 
 # Elementwise type-promotion kinds (as in PyTorch's ELEMENTWISE_TYPE_PROMOTION_KIND).
@@ -67,6 +67,7 @@ class OpDef:
         "runner",
         "saves",
         "schema",
+        "table",
         "tags",
         "tensor_positions",
         "varargs",
@@ -92,9 +93,6 @@ class OpDef:
         # NOTE [floating-point warnings]: `kernel` runs quietly wherever it is called; the
         # dispatcher's fast paths call `raw_kernel` through the thread's quiet runner inline.
         self.quiet = kernel is not None and "fp_errors" in tags
-        self.raw_kernel = kernel
-        self.kernel = quiet(kernel) if self.quiet else kernel
-        self.kernels = {}              # device type -> kernel overriding the shared one
         self.meta = meta
         self.derivatives = derivatives
         self.doc = doc if doc is not None else (kernel.__doc__ if kernel else None)
@@ -129,6 +127,14 @@ class OpDef:
         # when a dispatch mode or subclass is active (NOTE [composites decompose under
         # modes]); set by ember._decomp, None for every other op.
         self.decomposition = None
+        # NOTE [the kernel table]: the kernel as written is the shared strided entry (every
+        # device); back-ends, layouts and dtype extensions add theirs (`register_kernel`).
+        # `raw_kernel` / `kernel` (the CPU entry) and `kernels` (device type -> strided kernel
+        # as run) are the table's caches, kept current by `_refresh_kernels`.
+        self.table = KernelTable(self)
+        if kernel is not None:
+            self.table.entries[DispatchKey(STRIDED, None)] = kernel
+        self._refresh_kernels()
 
     def __repr__(self) -> str:
         return f"<OpDef {self.name} ({self.kind})>"
@@ -189,9 +195,34 @@ class OpDef:
     def __str__(self) -> str:
         return f"aten.{self.__name__}"
 
-    def register_kernel(self, device_type: str, kernel) -> None:
-        """Let a back-end (in-tree or plug-in) run this op with its own kernel."""
-        self.kernels[device_type] = quiet(kernel) if "fp_errors" in self.tags else kernel
+    def register_kernel(self, key, kernel) -> None:
+        """Enter `kernel` in this op's table under `key`: a `DispatchKey`, a name as
+        torch.library's ('CPU', 'CUDA', 'Meta', 'SparseCPU', 'PrivateUse1' ...) or a device
+        type ('npdev'). NOTE [the kernel table] says what each kind of entry is called with."""
+        self.table.register(key, kernel)
+
+    def impl(self, key):
+        """Decorator form of `register_kernel`, as torch.library's `impl`."""
+        def decorate(kernel):
+            self.register_kernel(key, kernel)
+            return kernel
+        return decorate
+
+    def kernel_for(self, device_type: str):
+        """The strided kernel a call on `device_type` runs (as run: quiet where the op
+        computes), or None; cached in `kernels`."""
+        found = self.kernels.get(device_type)
+        if found is None:
+            found = self.table.running(device_type)
+            if found is not None:
+                self.kernels[device_type] = found
+        return found
+
+    def _refresh_kernels(self) -> None:
+        """The table's caches after a registration (NOTE [the kernel table])."""
+        self.raw_kernel = self.table.resolve(STRIDED, "cpu")
+        self.kernel = self.table.running("cpu")
+        self.kernels = {}
 
 
 class Frontend:
