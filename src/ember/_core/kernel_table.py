@@ -35,8 +35,6 @@ from __future__ import annotations
 import functools
 from typing import NamedTuple
 
-from ember._core.fp_errors import quiet
-
 STRIDED = "strided"
 SPARSE_LAYOUTS = ("sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc")
 LAYOUTS = (STRIDED, *SPARSE_LAYOUTS)
@@ -136,7 +134,8 @@ class KernelTable:
             return kernel
         found = self._running.get(kernel)
         if found is None:
-            found = self._running[kernel] = quiet(kernel)
+            from ember._core.fp_errors import quiet     # (fp_errors imports complex_half, which
+            found = self._running[kernel] = quiet(kernel)   # registers its extension here)
         return found
 
     def _find(self, layout, device, extension):

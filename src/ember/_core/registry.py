@@ -255,8 +255,25 @@ def register_op(schema: str, **options):
         if op.name in OPS:
             raise ValueError(f"register_op: {op.name} is declared twice")
         OPS[op.name] = op
+        for key, entry in _PENDING_KERNELS.pop(op.name, ()):
+            op.register_kernel(key, entry)
         return kernel
     return decorate
+
+
+# Entries for ops not declared yet (a family file may register a kernel for an op of a family
+# imported after it): name -> [(key, kernel)], entered when the op is declared.
+_PENDING_KERNELS: dict = {}
+
+
+def register_kernel(op_name: str, key, kernel) -> None:
+    """Enter `kernel` in the kernel table of op `op_name` ("add.Tensor") under `key` (NOTE [the
+    kernel table]); an op not declared yet gets it when it is."""
+    op = OPS.get(op_name)
+    if op is None:
+        _PENDING_KERNELS.setdefault(op_name, []).append((key, kernel))
+    else:
+        op.register_kernel(key, kernel)
 
 
 def register_frontend(name=None, *, method=True, function=True, inplace=None, dunders=None):
