@@ -52,7 +52,7 @@ def impl(op_name: str, key: str = "PrivateUse1"):
     in the op's kernel table under `key` (a torch.library dispatch key name or a
     `DispatchKey`), as torch.library's `impl` does. `op_name` is "add.Tensor" or
     "aten::add.Tensor"; a name without an overload is its default overload."""
-    name = op_name[len("aten::"):] if op_name.startswith("aten::") else op_name
+    name = op_name.removeprefix("aten::")
     _check(name in OPS, lambda: f"impl: no op named '{op_name}'")
     return OPS[name].impl(key)
 

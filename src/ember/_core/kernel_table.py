@@ -134,8 +134,9 @@ class KernelTable:
             return kernel
         found = self._running.get(kernel)
         if found is None:
-            from ember._core.fp_errors import quiet     # (fp_errors imports complex_half, which
-            found = self._running[kernel] = quiet(kernel)   # registers its extension here)
+            # (imported here: fp_errors imports complex_half, which registers its extension)
+            from ember._core.fp_errors import quiet
+            found = self._running[kernel] = quiet(kernel)
         return found
 
     def _find(self, layout, device, extension):

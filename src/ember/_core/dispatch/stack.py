@@ -32,9 +32,9 @@ import threading
 
 from ember._core import arguments
 from ember._core.dispatch import inplace_out, pointwise, runners, subclasses
+from ember._core.dispatch.process_state import state
 from ember._core.dispatch.sparse import made as _sparse_made
 from ember._core.dispatch.sparse import run_sparse, sparse_operand
-from ember._core.dispatch.process_state import state
 from ember._core.dispatch.subclasses import DISPATCH, FUNCTION
 
 Tensor = None            # set by ember._tensor once the class exists (set_tensor_class)
