@@ -92,6 +92,21 @@ def test_in_tree_device_entries():
     assert where.table.resolve("strided", "cuda") is where.table.entries[DispatchKey()]
 
 
+def test_cuda_entries_compute_torchs_values_with_numpy_standing_in_for_cupy():
+    """The CUDA entries' formulas (lcm's wrapping product, frexp's float64 detour) run on any
+    NumPy-like module: NumPy stands in for CuPy here, PyTorch's CPU is the oracle."""
+    a = np.array([3, -4, 0, 100, 127, -128], np.int8)
+    b = np.array([5, 6, 0, 7, 3, 3], np.int8)
+    lcm_cuda = OPS["lcm"].table.resolve("strided", "cuda")
+    np.testing.assert_array_equal(lcm_cuda(np, a, b),
+                                  torch.lcm(torch.tensor(a), torch.tensor(b)).numpy())
+    x = np.array([1.5, -0.0, np.inf, -np.inf, np.nan, 1e-40, 3e38], np.float32)
+    mantissa, exponent = OPS["frexp.Tensor"].table.resolve("strided", "cuda")(np, x)
+    expected = torch.frexp(torch.tensor(x))
+    np.testing.assert_array_equal(mantissa, expected.mantissa.numpy())
+    np.testing.assert_array_equal(exponent, expected.exponent.numpy())
+
+
 def test_sparse_layout_entries_have_no_shared_fallback():
     ember.sparse_coo_tensor([[0]], [1.0], (1,))      # (the sparse kernels load with the first)
     mm = OPS["mm"]

@@ -43,13 +43,6 @@ def _is_chalf(value):
     return isinstance(value, np.ndarray) and value.dtype.names is not None
 
 
-def _any_chalf(args):
-    for a in args:
-        if _is_chalf(a) or type(a) in (list, tuple) and any(_is_chalf(v) for v in a):
-            return True
-    return False
-
-
 def _widen(value):
     if _is_chalf(value):
         return complex_half.widen(value)
