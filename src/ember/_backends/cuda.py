@@ -1,5 +1,9 @@
 """The CUDA back-end: kernels run on CuPy arrays, loaded on first use of a 'cuda' device; and
 the functions of the `ember.cuda` device module (which re-exports them), CuPy found lazily too.
+
+Which kernel a 'cuda' call runs is its op's kernel-table entry for (strided, "cuda") (NOTE [the
+kernel table], _core/kernel_table.py): a CUDA entry where the op has one, registered beside the
+op with `@OPS[name].impl("CUDA")` (lcm, frexp), else the op's shared `xp` kernel on CuPy.
 """
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
 """Registering an out-of-tree back-end (a "privateuse1" device) and its kernels; the public
 face is `ember.utils.backend_registration`, which re-exports these functions.
 
-How a plug-in uses them is shown there. Ops without a registered kernel run the shared `xp`
-kernel on the back-end's array module.
+How a plug-in uses them is shown there. A plug-in's kernels are entries of the ops' kernel
+tables (NOTE [the kernel table], key (strided, its device type)); ops without one run their
+shared `xp` kernel on the back-end's array module.
 """
 from __future__ import annotations
 
@@ -39,9 +40,21 @@ def register_device_backend(name: str, xp, to_host, from_host) -> Backend:
 
 
 def register_kernel(op_name: str, device_type: str, kernel) -> None:
-    """Run `kernel(xp, *args)` for op `op_name` ("add.Tensor") on `device_type` tensors."""
+    """Run `kernel(xp, *args)` for op `op_name` ("add.Tensor") on `device_type` tensors: its
+    entry in the op's kernel table (NOTE [the kernel table]); `device_type` may also be a
+    dispatch key ('PrivateUse1', 'CPU' ...)."""
     _check(op_name in OPS, lambda: f"register_kernel: no op named '{op_name}'")
     OPS[op_name].register_kernel(device_type, kernel)
+
+
+def impl(op_name: str, key: str = "PrivateUse1"):
+    """Decorator: `@impl("aten::neg", "PrivateUse1")` enters the decorated `kernel(xp, *args)`
+    in the op's kernel table under `key` (a torch.library dispatch key name or a
+    `DispatchKey`), as torch.library's `impl` does. `op_name` is "add.Tensor" or
+    "aten::add.Tensor"; a name without an overload is its default overload."""
+    name = op_name.removeprefix("aten::")
+    _check(name in OPS, lambda: f"impl: no op named '{op_name}'")
+    return OPS[name].impl(key)
 
 
 def generate_methods_for_privateuse1_backend(for_tensor=True, for_module=True,

@@ -12,12 +12,32 @@ from __future__ import annotations
 
 import numpy as np
 
+from ember._core.kernel_table import register_extension
+
 CHALF_NP = np.dtype([("real", np.float16), ("imag", np.float16)])
 _COMPLEX64 = np.dtype(np.complex64)
 
 
 def is_chalf(np_dtype) -> bool:
     return np_dtype == CHALF_NP
+
+
+def _leading_is_chalf(array) -> bool:
+    return array.dtype.names is not None
+
+
+def _any_chalf(args) -> bool:
+    for a in args:
+        if isinstance(a, np.ndarray) and a.dtype.names is not None or \
+                type(a) in (list, tuple) and any(isinstance(v, np.ndarray) and
+                                                 v.dtype.names is not None for v in a):
+            return True
+    return False
+
+
+# NOTE [the kernel table]: complex32 is a dtype extension; its entries run around the plain
+# kernel (widen, compute, narrow), chosen where the leading (or any) operand is complex32.
+register_extension("complex32", _leading_is_chalf, _any_chalf)
 
 
 def widen(array, xp=np):

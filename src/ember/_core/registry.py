@@ -8,7 +8,7 @@ methods into `ember/_generated/`; `ember/_core/docs.py` gives them the entries' 
 """
 from __future__ import annotations
 
-from ember._core.fp_errors import quiet
+from ember._core.kernel_table import STRIDED, DispatchKey, KernelTable
 from ember._core.schema import parse_schema
 
 # Elementwise type-promotion kinds (as in PyTorch's ELEMENTWISE_TYPE_PROMOTION_KIND).
@@ -69,6 +69,7 @@ class OpDef:
         "runner",
         "saves",
         "schema",
+        "table",
         "tags",
         "tensor_positions",
         "varargs",
@@ -94,9 +95,6 @@ class OpDef:
         # NOTE [floating-point warnings]: `kernel` runs quietly wherever it is called; the
         # dispatcher's fast paths call `raw_kernel` through the thread's quiet runner inline.
         self.quiet = kernel is not None and "fp_errors" in tags
-        self.raw_kernel = kernel
-        self.kernel = quiet(kernel) if self.quiet else kernel
-        self.kernels = {}              # device type -> kernel overriding the shared one
         self.meta = meta
         self.derivatives = derivatives
         self.doc = doc if doc is not None else (kernel.__doc__ if kernel else None)
@@ -135,6 +133,14 @@ class OpDef:
         # forms].
         self.forms = ()
         self.redirect = None
+        # NOTE [the kernel table]: the kernel as written is the shared strided entry (every
+        # device); back-ends, layouts and dtype extensions add theirs (`register_kernel`).
+        # `raw_kernel` / `kernel` (the CPU entry) and `kernels` (device type -> strided kernel
+        # as run) are the table's caches, kept current by `_refresh_kernels`.
+        self.table = KernelTable(self)
+        if kernel is not None:
+            self.table.entries[DispatchKey(STRIDED, None)] = kernel
+        self._refresh_kernels()
 
     def __repr__(self) -> str:
         return f"<OpDef {self.name} ({self.kind})>"
@@ -195,9 +201,34 @@ class OpDef:
     def __str__(self) -> str:
         return f"aten.{self.__name__}"
 
-    def register_kernel(self, device_type: str, kernel) -> None:
-        """Let a back-end (in-tree or plug-in) run this op with its own kernel."""
-        self.kernels[device_type] = quiet(kernel) if "fp_errors" in self.tags else kernel
+    def register_kernel(self, key, kernel) -> None:
+        """Enter `kernel` in this op's table under `key`: a `DispatchKey`, a name as
+        torch.library's ('CPU', 'CUDA', 'Meta', 'SparseCPU', 'PrivateUse1' ...) or a device
+        type ('npdev'). NOTE [the kernel table] says what each kind of entry is called with."""
+        self.table.register(key, kernel)
+
+    def impl(self, key):
+        """Decorator form of `register_kernel`, as torch.library's `impl`."""
+        def decorate(kernel):
+            self.register_kernel(key, kernel)
+            return kernel
+        return decorate
+
+    def kernel_for(self, device_type: str):
+        """The strided kernel a call on `device_type` runs (as run: quiet where the op
+        computes), or None; cached in `kernels`."""
+        found = self.kernels.get(device_type)
+        if found is None:
+            found = self.table.running(device_type)
+            if found is not None:
+                self.kernels[device_type] = found
+        return found
+
+    def _refresh_kernels(self) -> None:
+        """The table's caches after a registration (NOTE [the kernel table])."""
+        self.raw_kernel = self.table.resolve(STRIDED, "cpu")
+        self.kernel = self.table.running("cpu")
+        self.kernels = {}
 
 
 class Frontend:
@@ -231,6 +262,8 @@ def register_op(schema: str, **options):
         if op.name in OPS:
             raise ValueError(f"register_op: {op.name} is declared twice")
         OPS[op.name] = op
+        for key, entry in _PENDING_KERNELS.pop(op.name, ()):
+            op.register_kernel(key, entry)
         return kernel
     return decorate
 
@@ -263,6 +296,21 @@ def register_form(base: str, schema: str, *, numbers: tuple = (), when=None,
     OPS[form.name] = form
     op.forms += ((tuple(numbers), when, form),)
     return form
+
+
+# Entries for ops not declared yet (a family file may register a kernel for an op of a family
+# imported after it): name -> [(key, kernel)], entered when the op is declared.
+_PENDING_KERNELS: dict = {}
+
+
+def register_kernel(op_name: str, key, kernel) -> None:
+    """Enter `kernel` in the kernel table of op `op_name` ("add.Tensor") under `key` (NOTE [the
+    kernel table]); an op not declared yet gets it when it is."""
+    op = OPS.get(op_name)
+    if op is None:
+        _PENDING_KERNELS.setdefault(op_name, []).append((key, kernel))
+    else:
+        op.register_kernel(key, kernel)
 
 
 def register_frontend(name=None, *, method=True, function=True, inplace=None, dunders=None):

@@ -1,9 +1,10 @@
 """complex32 in the ops that are not element-wise (NOTE [complex32 storage]).
 
 Shape, view, copy and indexing kernels move complex32 elements as they are (NumPy copies a
-structured element whole). The kernels that compute are wrapped at import, the ops named below
-and no other (every other op's kernel runs untouched); a wrapped kernel called without complex32
-only pays a look at its tensors' dtypes:
+structured element whole). The ops named below that compute have a complex32 entry in their kernel
+table (NOTE [the kernel table], key (strided, any device, "complex32")), and no other op (every
+other op's kernel runs untouched); the table's guard in front of their plain entry costs a call
+without complex32 only a look at its tensors' dtypes:
 - WIDENED: the ops PyTorch's CPU runs for ComplexHalf. Complex32 arguments are widened to
   complex64; complex64 results narrow back to complex32 and float32 ones to float16 (what the op
   gives for complex32, the real type of complex32), unless a dtype argument asked for the result
@@ -19,13 +20,12 @@ widen where they cast (`summation.cast_for_sum`, `cumulative`).
 """
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from ember._core import complex_half
 from ember._core import dtype as dt
 from ember._core.checks import _check_not_implemented
+from ember._core.kernel_table import STRIDED, DispatchKey
 from ember._core.registry import OPS
 
 _COMPLEX64 = np.dtype(np.complex64)
@@ -41,13 +41,6 @@ REFUSED = ("aminmax", "unique_consecutive", "masked_scatter", "topk", "kthvalue"
 
 def _is_chalf(value):
     return isinstance(value, np.ndarray) and value.dtype.names is not None
-
-
-def _any_chalf(args):
-    for a in args:
-        if _is_chalf(a) or type(a) in (list, tuple) and any(_is_chalf(v) for v in a):
-            return True
-    return False
 
 
 def _widen(value):
@@ -81,41 +74,27 @@ def _computed(kernel, args, kwargs):
     return result if _asks_dtype(args, kwargs) else _narrow(result)
 
 
-def _wrap_leading(kernel, name, widened):
-    """For ops of one leading tensor argument: a look at its dtype, and nothing else, on the
-    calls without complex32."""
-    @functools.wraps(kernel)
-    def run(xp, self, *args, **kwargs):
-        if self.dtype.names is None:
-            return kernel(xp, self, *args, **kwargs)
-        _check_not_implemented(widened, lambda: complex_half.refusal(name))
-        return _computed(kernel, (xp, self, *args), kwargs)
-    return run
+def _widened(plain, xp, *args, **kwargs):
+    """The complex32 entry of a WIDENED op: its plain kernel on widened arguments."""
+    return _computed(plain, (xp, *args), kwargs)
 
 
-def _wrap_any(kernel, name, widened):
-    @functools.wraps(kernel)
-    def run(xp, *args, **kwargs):
-        if not _any_chalf(args):
-            return kernel(xp, *args, **kwargs)
-        _check_not_implemented(widened, lambda: complex_half.refusal(name))
-        return _computed(kernel, (xp, *args), kwargs)
-    return run
+def _refused(name):
+    def refuse(plain, xp, *args, **kwargs):
+        _check_not_implemented(False, lambda: complex_half.refusal(name))
+    refuse.__name__ = f"{name}_complex32_refused"
+    return refuse
+
+
+COMPLEX32 = DispatchKey(STRIDED, None, "complex32")
 
 
 def install():
-    """Wrap the kernels of the ops named above (once, after every op family registered)."""
+    """Enter the complex32 entries of the ops named above in their kernel tables (NOTE [the
+    kernel table]), once every op family has registered."""
     for op in OPS.values():
         name = op.schema.name
         widened = name in WIDENED
         if op.raw_kernel is None or not widened and name not in REFUSED:
             continue
-        if tuple(op.tensor_positions) == (0,) and not op.list_positions:
-            wrap = _wrap_leading
-        else:
-            wrap = _wrap_any
-        op.raw_kernel = wrap(op.raw_kernel, name, widened)
-        op.kernel = wrap(op.kernel, name, widened)
-        op.kernels = {device: wrap(kernel, name, widened)
-                      for device, kernel in op.kernels.items()}
-
+        op.register_kernel(COMPLEX32, _widened if widened else _refused(name))

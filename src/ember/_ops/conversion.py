@@ -99,7 +99,7 @@ def _copy_step(op, args):
         shape, _, strides = _copy_spec(self, target_dtype, args[6], "to")
         out = dispatch.wrap(MetaArray(shape, target_dtype._np, strides), target_dtype, META)
     elif target is source:
-        kernel = op.kernels.get(source.type, op.kernel) if op.kernels else op.kernel
+        kernel = op.kernels.get(source.type) or op.kernel_for(source.type)
         out = dispatch.wrap(kernel(get_backend(source.type).xp, self._data, *args[1:]),
                             target_dtype, target)
     else:

@@ -159,10 +159,22 @@ def linalg_eigh(xp, A, UPLO="L"):
     _eigh_checks(A, UPLO)
     if A.size == 0:
         return (xp.zeros(A.shape[:-1], dtype=real_dtype(A.dtype)), xp.zeros(A.shape, A.dtype))
-    found = _lapack_eigh(A, UPLO.upper() == "L") if xp is np else None
-    values, vectors = found if found is not None else xp.linalg.eigh(A, UPLO=UPLO.upper())
+    values, vectors = xp.linalg.eigh(A, UPLO=UPLO.upper())
     return (xp.asarray(values, dtype=real_dtype(A.dtype), order="C"),
             xp.asarray(vectors, dtype=A.dtype, order="C"))
+
+
+@OPS["linalg_eigh"].impl("CPU")
+def _linalg_eigh_cpu(xp, A, UPLO="L"):
+    """linalg_eigh's CPU entry (NOTE [the kernel table]): LAPACK's divide and conquer through
+    SciPy (`_lapack_eigh`), the array library's eigh where that finds nothing."""
+    _eigh_checks(A, UPLO)
+    found = _lapack_eigh(A, UPLO.upper() == "L") if A.size else None
+    if found is None:
+        return linalg_eigh(np, A, UPLO)
+    values, vectors = found
+    return (np.asarray(values, dtype=real_dtype(A.dtype), order="C"),
+            np.asarray(vectors, dtype=A.dtype, order="C"))
 
 
 def _lapack_eigh(A, lower):

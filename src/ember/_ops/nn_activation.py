@@ -113,16 +113,35 @@ def gelu(xp, self, approximate="none"):
         half = _scalar(x, 0.5)
         inner = (x + _scalar(x, _GELU_CUBIC) * x * x * x) * _scalar(x, _SQRT_2_OVER_PI)
         result = half * x * (1 + xp.tanh(inner))
-    elif xp is np and x.dtype == np.float32:
-        # NOTE [gelu at +inf]: gelu(+inf) is +inf, the limit of x * Phi(x), in every dtype;
-        # gelu(-inf) is NaN (-inf * 0), as in every PyTorch kernel. PyTorch's vectorised float32
-        # and bfloat16 loop gives NaN at +inf on some CPUs and inf on others (its float16 and
-        # float64 kernels give inf): an accident of the CPU, which ember does not copy.
-        result = gelu_float32(x)
     else:
-        erf = OPS["erf"].raw_kernel(xp, x * _scalar(x, _SQRT_HALF)).astype(x.dtype)
+        erf = _erf(xp, x * _scalar(x, _SQRT_HALF)).astype(x.dtype)
         result = _scalar(x, 0.5) * x * (1 + erf)
     return result.astype(self.dtype, copy=False)
+
+
+def _erf(xp, x):
+    """erf's shared kernel (any device): the shared kernels here run on every back-end, so they
+    call no CPU entry; float32 on the CPU takes gelu's own CPU entries below (NOTE [the kernel
+    table]). (Looked up per call: pointwise_special registers erf after this family.)"""
+    return OPS["erf"].table.resolve("strided", None)(xp, x)
+
+
+@OPS["gelu"].impl("CPU")
+def _gelu_cpu(xp, self, approximate="none"):
+    """gelu's CPU entry (NOTE [the kernel table]): the exact form in float32 (half inputs
+    widened to it) through gelu_float32, PyTorch's CPU values.
+
+    NOTE [gelu at +inf]: gelu(+inf) is +inf, the limit of x * Phi(x), in every dtype;
+    gelu(-inf) is NaN (-inf * 0), as in every PyTorch kernel. PyTorch's vectorised float32
+    and bfloat16 loop gives NaN at +inf on some CPUs and inf on others (its float16 and
+    float64 kernels give inf): an accident of the CPU, which ember does not copy."""
+    if approximate == "tanh" or self.dtype.itemsize > 4 or self.dtype.kind == "c":
+        return gelu(np, self, approximate)
+    _gelu_checks(self, approximate)
+    x = self.astype(np.float32) if self.dtype.itemsize < 4 else self
+    if x.dtype != np.float32:
+        return gelu(np, self, approximate)
+    return gelu_float32(x).astype(self.dtype, copy=False)
 
 
 def _gelu_backward_grad_output(c):
@@ -147,13 +166,22 @@ def gelu_backward(xp, grad_output, self, approximate="none"):
     standard normal density (the tanh form differentiates in ember ops)."""
     _gelu_checks(self, approximate)
     _check(approximate == "none", "gelu_backward: only approximate='none' is an op here")
-    if xp is np and self.dtype == np.float32 and grad_output.dtype == np.float32:
-        if grad_output.shape != self.shape:
-            grad_output, self = np.broadcast_arrays(grad_output, self)
-        return gelu_backward_float32(grad_output, self)
-    erf = OPS["erf"].raw_kernel(xp, self * _scalar(self, _SQRT_HALF)).astype(self.dtype)
+    erf = _erf(xp, self * _scalar(self, _SQRT_HALF)).astype(self.dtype)
     density = xp.exp(self * self * _scalar(self, -0.5)) * _scalar(self, _INV_SQRT_2PI)
     return grad_output * (_scalar(self, 0.5) * (1 + erf) + self * density)
+
+
+@OPS["gelu_backward"].impl("CPU")
+def _gelu_backward_cpu(xp, grad_output, self, approximate="none"):
+    """gelu_backward's CPU entry (NOTE [the kernel table]): float32 through
+    gelu_backward_float32, PyTorch's CPU values."""
+    if self.dtype != np.float32 or grad_output.dtype != np.float32:
+        return gelu_backward(np, grad_output, self, approximate)
+    _gelu_checks(self, approximate)
+    _check(approximate == "none", "gelu_backward: only approximate='none' is an op here")
+    if grad_output.shape != self.shape:
+        grad_output, self = np.broadcast_arrays(grad_output, self)
+    return gelu_backward_float32(grad_output, self)
 
 
 # --------------------------------------------------------------------------- silu, mish

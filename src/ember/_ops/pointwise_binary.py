@@ -214,15 +214,21 @@ def lcm(xp, self, other):
     _tensors_only("lcm", self, other)
     if self.dtype.kind not in "iu":
         not_implemented_for("lcm_cpu", self)
-    if xp is not np:
-        # CuPy's lcm wraps an overflowing int8 product otherwise than NumPy's: NumPy's formula
-        # |a| / gcd(a, b) * |b| in the dtype (wrapping), elementwise on the device.
-        divisor = xp.gcd(self, other)
-        none = divisor == 0
-        product = (xp.abs(self) // xp.where(none, 1, divisor).astype(divisor.dtype)) \
-            * xp.abs(other)
-        return xp.where(none, 0, product).astype(product.dtype, copy=False)
     return xp.lcm(self, other)
+
+
+@OPS["lcm"].impl("CUDA")
+def _lcm_cuda(xp, self, other):
+    """lcm's CUDA entry (NOTE [the kernel table]): CuPy's lcm wraps an overflowing int8 product
+    otherwise than NumPy's, so NumPy's formula |a| / gcd(a, b) * |b| in the dtype (wrapping),
+    elementwise on the device."""
+    _tensors_only("lcm", self, other)
+    if self.dtype.kind not in "iu":
+        not_implemented_for("lcm_cpu", self)
+    divisor = xp.gcd(self, other)
+    none = divisor == 0
+    product = (xp.abs(self) // xp.where(none, 1, divisor).astype(divisor.dtype)) * xp.abs(other)
+    return xp.where(none, 0, product).astype(product.dtype, copy=False)
 
 
 # compute_in_float=False: PyTorch forms 2 ** other in the result dtype, so for half types the
@@ -375,15 +381,20 @@ def frexp(xp, self):
         # bfloat16 has no frexp loop; its mantissas are exact in float32.
         mantissa, exponent = xp.frexp(self.astype(np.float32))
         return mantissa.astype(self.dtype), exponent.astype(np.int32)
-    if xp is not np:
-        # On the GPU: in float64, where float32's subnormals are normal numbers (a device's
-        # float32 frexp may flush them), and the mantissas exact in float32 again; CUDA leaves
-        # the exponent of inf and NaN unspecified, NumPy's is 0.
-        mantissa, exponent = xp.frexp(self.astype(np.float64))
-        exponent = xp.where(xp.isfinite(self), exponent, 0)
-        return mantissa.astype(self.dtype), exponent.astype(np.int32)
     mantissa, exponent = xp.frexp(self)
     return mantissa, exponent.astype(np.int32)
+
+
+@OPS["frexp.Tensor"].impl("CUDA")
+def _frexp_cuda(xp, self):
+    """frexp's CUDA entry (NOTE [the kernel table]): in float64, where float32's subnormals are
+    normal numbers (a device's float32 frexp may flush them), and the mantissas exact in float32
+    again; CUDA leaves the exponent of inf and NaN unspecified, NumPy's is 0."""
+    if self.dtype.kind != "f":
+        return frexp(xp, self)
+    mantissa, exponent = xp.frexp(self.astype(np.float64))
+    exponent = xp.where(xp.isfinite(self), exponent, 0)
+    return mantissa.astype(self.dtype), exponent.astype(np.int32)
 
 
 _FREXP_OP = OPS["frexp.Tensor"]

@@ -88,11 +88,17 @@ _SELF = ("self",)
 def erf(xp, self):
     """erf(input, *, out=None) -> Tensor: the error function."""
     _real_only("erf_vml_cpu", self)
-    if xp is np and self.dtype == np.float32:
-        # Half inputs arrive here widened to float32 too.
-        return erf_float32(self)
     special = _special(xp)
     return special.erf(_wide(self)) if special else _elementwise_math(math.erf, self)
+
+
+@OPS["erf"].impl("CPU")
+def _erf_cpu(xp, self):
+    """erf's CPU entry (NOTE [the kernel table]): float32 (half inputs arrive widened to it)
+    through erf_float32, PyTorch's CPU values; other dtypes as the shared kernel."""
+    if self.dtype == np.float32:
+        return erf_float32(self)
+    return erf(np, self)
 
 
 @register_op("erfc(Tensor self) -> Tensor", **_FLOAT_UNARY, saves=_SELF,
@@ -363,8 +369,15 @@ def i0(xp, self):
     """i0(input, *, out=None) -> Tensor: the modified Bessel function of the first kind, order 0."""
     _real_only("i0_vml_cpu", self)
     # NaN at the infinities, as in PyTorch. CuPy's float32 i0 differs from NumPy's (NOTE
-    # [special functions on CUDA]).
-    return xp.i0(self) if xp is np else host_function(xp, np.i0)(self)
+    # [special functions on CUDA]): on any back-end but the CPU, NumPy's on host copies.
+    return host_function(xp, np.i0)(self)
+
+
+@OPS["i0"].impl("CPU")
+def _i0_cpu(xp, self):
+    """i0's CPU entry (NOTE [the kernel table]): NumPy's i0 in place."""
+    _real_only("i0_vml_cpu", self)
+    return np.i0(self)
 
 
 @register_op("sigmoid(Tensor self) -> Tensor", **_FLOAT_UNARY, saves=("result",),

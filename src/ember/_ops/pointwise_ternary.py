@@ -46,9 +46,6 @@ _BINARY = {"kind": "pointwise", "inplace": True}
              tags=("no_fp_errors", "wide_unsigned", "out_dtype_exact", "range_checked_scalars"))
 def where_self(xp, condition, self, other):
     """where(condition, input, other, *, out=None) -> Tensor: input where condition, else other."""
-    if xp is np and self.dtype.itemsize in _SELECT_INT and self.dtype == other.dtype and \
-            max(condition.size, self.size, other.size) >= _SELECT_MIN_SIZE:
-        return _bitwise_select(condition, self, other)
     return xp.where(condition, self, other)
 
 
@@ -60,6 +57,15 @@ def where_self(xp, condition, self, other):
 # -0.0), so the result is where's.
 _SELECT_INT = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
 _SELECT_MIN_SIZE = 4096
+
+
+@OPS["where.self"].impl("CPU")
+def _where_self_cpu(xp, condition, self, other):
+    """where's CPU entry (NOTE [the kernel table]): NOTE [branch-free where] on larger arrays."""
+    if self.dtype.itemsize in _SELECT_INT and self.dtype == other.dtype and \
+            max(condition.size, self.size, other.size) >= _SELECT_MIN_SIZE:
+        return _bitwise_select(condition, self, other)
+    return np.where(condition, self, other)
 
 
 def keep_where(keep, values):
@@ -247,19 +253,27 @@ def lerp_tensor(xp, self, end, weight):
     # Two forms, each exact at its own end (weight 0 gives input, weight 1 gives end); the
     # first where |weight| < 0.5, as PyTorch picks.
     small = xp.abs(weight) < 0.5
-    if xp is np and self.dtype in _FUSED_DTYPES:
-        # PyTorch fuses each form into one multiply-add (NOTE [fused multiply-add]).
-        weight = np.asarray(weight, self.dtype)
-        if weight.ndim == 0:
-            return fma(weight, diff, self) if small else fma(-diff, 1 - weight, end)
-        # fma takes operands of one shape: every one broadcast to the result's.
-        shape = np.broadcast_shapes(weight.shape, diff.shape)
-        weight, diff, self, end = (np.broadcast_to(v, shape) for v in (weight, diff, self, end))
-        return np.where(small, fma(weight, diff, self), fma(-diff, 1 - weight, end))
     return xp.where(small, self + weight * diff, end - diff * (1 - weight))
 
 
 _LERP_OP = OPS["lerp.Tensor"]
+
+
+@_LERP_OP.impl("CPU")
+def _lerp_tensor_cpu(xp, self, end, weight):
+    """lerp's CPU entry (NOTE [the kernel table]): PyTorch's CPU kernel fuses each form into
+    one multiply-add (NOTE [fused multiply-add]) for float32 and float64."""
+    if self.dtype not in _FUSED_DTYPES:
+        return lerp_tensor(np, self, end, weight)
+    diff = end - self
+    small = np.abs(weight) < 0.5
+    weight = np.asarray(weight, self.dtype)
+    if weight.ndim == 0:
+        return fma(weight, diff, self) if small else fma(-diff, 1 - weight, end)
+    # fma takes operands of one shape: every one broadcast to the result's.
+    shape = np.broadcast_shapes(weight.shape, diff.shape)
+    weight, diff, self, end = (np.broadcast_to(v, shape) for v in (weight, diff, self, end))
+    return np.where(small, fma(weight, diff, self), fma(-diff, 1 - weight, end))
 
 
 def _check_lerp(input, end, weight):

@@ -351,13 +351,13 @@ def _product(op, args):
 
 
 def _register_kernels():
-    from ember._core.dispatch.sparse import BLOCK_KERNELS, register
-    register("clone", "detach", "alias", table=BLOCK_KERNELS)(_copy)
-    register("_to_copy", table=BLOCK_KERNELS)(_to_copy)
-    register("t", "transpose.int", table=BLOCK_KERNELS)(_transpose)
-    register("mul.Tensor", table=BLOCK_KERNELS)(_mul)
-    register("neg", table=BLOCK_KERNELS)(_neg)
-    register("mm", "matmul", "mv", "addmm", table=BLOCK_KERNELS)(_product)
+    from ember._core.dispatch.sparse import BLOCKED, register
+    register("clone", "detach", "alias", layouts=BLOCKED)(_copy)
+    register("_to_copy", layouts=BLOCKED)(_to_copy)
+    register("t", "transpose.int", layouts=BLOCKED)(_transpose)
+    register("mul.Tensor", layouts=BLOCKED)(_mul)
+    register("neg", layouts=BLOCKED)(_neg)
+    register("mm", "matmul", "mv", "addmm", layouts=BLOCKED)(_product)
 
 
 _register_kernels()

@@ -98,12 +98,12 @@ def _mul_csc(op, args):
 
 
 def _register_kernels():
-    from ember._core.dispatch.sparse import CSC_KERNELS, register
-    register("t", "transpose.int", table=CSC_KERNELS)(compressed_transpose)
-    register("clone", "detach", "alias", table=CSC_KERNELS)(clone_csc)
-    register("_to_copy", table=CSC_KERNELS)(_to_copy_csc)
-    register("mm", "matmul", "mv", table=CSC_KERNELS)(_product_csc)
-    register("mul.Tensor", table=CSC_KERNELS)(_mul_csc)
+    from ember._core.dispatch.sparse import CSC, register
+    register("t", "transpose.int", layouts=CSC)(compressed_transpose)
+    register("clone", "detach", "alias", layouts=CSC)(clone_csc)
+    register("_to_copy", layouts=CSC)(_to_copy_csc)
+    register("mm", "matmul", "mv", layouts=CSC)(_product_csc)
+    register("mul.Tensor", layouts=CSC)(_mul_csc)
 
 
 _register_kernels()

@@ -328,7 +328,7 @@ class FakeTensorMode(TorchDispatchMode):
             device = _common_device(op, fakes)
         constant = _constant_result(op, inplace, args, fakes)
         args = tuple(args)
-        step = stack._BACKEND_STEPS[op.kind]
+        step = stack.backend_step
         self.in_kernel_invocation, previous = True, self.in_kernel_invocation
         try:
             if inplace:
@@ -443,7 +443,7 @@ def _constant_result(op, inplace, args, fakes):
             any(isinstance(x, Tensor) for x in v) else v for v in args]
     if inplace:
         real[0] = real[0].clone()
-    result = stack._BACKEND_STEPS[op.kind](op, tuple(real))
+    result = stack.backend_step(op, tuple(real))
     if isinstance(result, Tensor) and result._data.size <= CONSTANT_NUMEL_LIMIT:
         return result
     return None

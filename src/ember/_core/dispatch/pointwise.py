@@ -407,10 +407,10 @@ def _range_checked(value, np_dtype):
 
 
 def run_kernel(op, device, xp, call_args):
-    """The op's kernel for `device` on `call_args`. The shared kernel of a quiet op runs through
-    the quiet runner here (NOTE [floating-point warnings]), not through its `quiet` wrapper: a
+    """The op's kernel for `device` (its table's entry, NOTE [the kernel table]) on `call_args`.
+    The CPU entry of a quiet op runs through the quiet runner here (NOTE [floating-point warnings]), not through its `quiet` wrapper: a
     Python frame and a star-call less."""
-    kernel = op.kernels.get(device.type, op.kernel) if op.kernels else op.kernel
+    kernel = op.kernels.get(device.type) or op.kernel_for(device.type)
     if kernel is not op.kernel or not op.quiet:
         return kernel(xp, *call_args)
     run = _quiet_threads.__dict__.get("run") or quiet_runner()

@@ -89,9 +89,9 @@ def check_tensor_list(op, i, seq):
 
 def run_generic(op, args):
     positions = op.tensor_positions
-    if not op.list_positions and "cpu" not in op.kernels and len(positions) <= 2 and positions \
-            and positions[0] == 0:
-        # NOTE [generic fast path]: one or two leading CPU tensors (sum, matmul, gather ...).
+    if not op.list_positions and len(positions) <= 2 and positions and positions[0] == 0:
+        # NOTE [generic fast path]: one or two leading CPU tensors (sum, matmul, gather ...),
+        # the op's CPU entry (NOTE [the kernel table]: `raw_kernel` is its cached entry).
         # As on the pointwise fast path (NOTE [pointwise fast path]), the kernel is called with
         # its arguments spelled out (up to four) and a single array result is wrapped inline.
         a = args[0]
@@ -166,7 +166,7 @@ def run_generic_general(op, args):
     xp = (BACKENDS.get(device.type) or get_backend(device.type)).xp
     if op.quiet:
         return generic_out(op, run_kernel(op, device, xp, call_args), xp, device)
-    kernel = op.kernels.get(device.type, op.kernel) if op.kernels else op.kernel
+    kernel = op.kernels.get(device.type) or op.kernel_for(device.type)
     return generic_out(op, kernel(xp, *call_args), xp, device)
 
 
@@ -176,8 +176,9 @@ def run_view(op, args):
     base = args[0]
     tb = type(base)
     if (tb is Tensor or tb in PLAIN) and base._device is CPU and len(op.tensor_positions) == 1 \
-            and not op.list_positions and "cpu" not in op.kernels:
-        # NOTE [view fast path]: one CPU tensor and plain arguments (view, select, permute ...).
+            and not op.list_positions:
+        # NOTE [view fast path]: one CPU tensor and plain arguments (view, select, permute ...),
+        # the op's cached CPU entry (NOTE [the kernel table]).
         # As on the other fast paths, the kernel is called with its arguments spelled out (up
         # to three) and a single array viewing the base is wrapped inline (`wrap_view`).
         kernel = op.kernel
@@ -219,7 +220,7 @@ def run_view_general(op, args):
         # a contiguous stand-in instead (view.py, StandIn).
         call_args[0] = base._data.stand_in(strided=True)
         return meta_like_views(op.kernel(np, *call_args), base)
-    kernel = op.kernels.get(device.type, op.kernel) if op.kernels else op.kernel
+    kernel = op.kernels.get(device.type) or op.kernel_for(device.type)
     xp = (BACKENDS.get(device.type) or get_backend(device.type)).xp
     return view_out(op, kernel(xp, *call_args), base, device)
 
@@ -286,33 +287,33 @@ def run_factory(op, args):
     """Factories on the plain path: CPU results straight from the kernel (NOTE [factory
     device]); a tensor argument of a subclass or on another device takes the layered path."""
     tensor_positions = op.tensor_positions
-    if not op.kernels:
-        where = _factory_device_positions.get(op)
-        if where is None:
-            where = _factory_device_position(op)
-        pin = _factory_pin_positions[op]
-        if pin is not None and args[pin] is not None and args[pin] is not False:
-            _check_pin_memory(op, args[pin])
-        layout = _factory_layout_positions[op]
-        if layout is not None and args[layout] is not None:
-            _check_layout(op, args[layout])
-        device = args[where]
-        if device is not None and type(device) is not _Device:
-            device = _as_device(device)
-        if not tensor_positions:
-            if device is None:
-                device = _default_device_or_none() or CPU
-            if device is CPU:
-                return _wrap_host(op.kernel(np, *args))
-        elif tensor_positions == (0,) and (device is None or device is CPU):
-            source = args[0]
-            ts = type(source)
-            if (ts is Tensor or ts in PLAIN) and source._device is CPU:
-                # zeros_like(x), rand_like(x), x.new_zeros(...), bernoulli(p) ...
-                out = _wrap_host(op.kernel(np, source._data, *args[1:]))
-                if source._requires_grad and state.record is not None:
-                    state.record(op, args, out)
-                return out
+    where = _factory_device_positions.get(op)
+    if where is None:
+        where = _factory_device_position(op)
+    pin = _factory_pin_positions[op]
+    if pin is not None and args[pin] is not None and args[pin] is not False:
+        _check_pin_memory(op, args[pin])
+    layout = _factory_layout_positions[op]
+    if layout is not None and args[layout] is not None:
+        _check_layout(op, args[layout])
+    device = args[where]
+    if device is not None and type(device) is not _Device:
+        device = _as_device(device)
+    # The CPU results come from the op's cached CPU entry (NOTE [the kernel table]).
+    if not tensor_positions:
+        if device is None:
+            device = _default_device_or_none() or CPU
+        if device is CPU:
+            return _wrap_host(op.kernel(np, *args))
+    elif tensor_positions == (0,) and (device is None or device is CPU):
+        source = args[0]
+        ts = type(source)
+        if (ts is Tensor or ts in PLAIN) and source._device is CPU:
+            # zeros_like(x), rand_like(x), x.new_zeros(...), bernoulli(p) ...
+            out = _wrap_host(op.kernel(np, source._data, *args[1:]))
+            if source._requires_grad and state.record is not None:
+                state.record(op, args, out)
+            return out
     if tensor_positions:
         return general(op, args)
     return run_factory_general(op, args)
@@ -351,6 +352,6 @@ def run_factory_general(op, args):
     for i in tensor_positions:
         call_args[i] = args[i]._data
     call_args[where] = device
-    kernel = op.kernels.get(device.type, op.kernel) if op.kernels else op.kernel
+    kernel = op.kernels.get(device.type) or op.kernel_for(device.type)
     backend = BACKENDS.get(device.type) or get_backend(device.type)
     return wrap_result(kernel(backend.xp, *call_args), device)

@@ -6,11 +6,12 @@ NOTE [sparse layout]: a sparse tensor is an ordinary `Tensor` whose `_data` is a
 `SPARSE_CPU`: a `device` that prints, hashes and compares as `device('cpu')` but is not the
 interned `CPU` object. Every fast path already asks `t._device is CPU` before touching
 `t._data`, so a sparse operand falls to the layered path with no new check on the dense hot
-path. Below autograd, the back-end steps are wrapped (`install`, run when the first sparse
-tensor is made, so a process that never makes one pays nothing) to send a call with a sparse
-operand to the kernel registered for its op here (`register`), or to raise PyTorch's
-"Could not run 'aten::op' with arguments from the 'SparseCPU' backend". Autograd records the
-call as usual, with the op's own derivative formulas, above the wrapped step.
+path. Below autograd, once a sparse tensor was made (`made`, so a process that never makes
+one pays nothing), the dispatcher reads the call's layout before the back-end step
+(stack.backend_step) and runs the op's kernel-table entry for it (NOTE [the kernel table]:
+key (layout, "cpu"), filled by `register`), or raises PyTorch's "Could not run 'aten::op' with
+arguments from the 'SparseCPU' backend". Autograd records the call as usual, with the op's
+own derivative formulas, above the back-end step.
 
 Why not elsewhere: a check in the runners' fast paths would cost every dense call; a Tensor
 subclass would make `type(t) is Tensor` false (PyTorch's sparse tensors are plain Tensors);
@@ -23,6 +24,8 @@ the result's components (`write_sparse_inplace`).
 from __future__ import annotations
 
 from ember._core.device import CPU, device
+from ember._core.kernel_table import DispatchKey
+from ember._core.registry import register_kernel
 
 Tensor = None            # set on install (the dispatcher's Tensor class)
 
@@ -177,21 +180,27 @@ class SparseBSC(SparseCSC):
 
 
 SPARSE_TYPES = (SparseCOO, SparseCSR, SparseCSC, SparseBSR, SparseBSC)
-KERNELS: dict = {}       # op name ("mm", "add.Tensor") -> kernel(op, args) on tensors
-# A CSC operand runs only the kernels written for it (the others read COO or CSR components),
-# and so do the blocked layouts (BLOCK_KERNELS, filled by _ops/sparse_blocked.py).
-CSC_KERNELS: dict = {}
-BLOCK_KERNELS: dict = {}
-_LAYOUT_KERNELS = {SparseCSC: CSC_KERNELS, SparseBSR: BLOCK_KERNELS, SparseBSC: BLOCK_KERNELS}
+# The layouts a sparse kernel serves (keys of its entries, NOTE [the kernel table]): COO and CSR
+# share their kernels (they read the components they find); a CSC operand runs only the kernels
+# written for it, and so do the blocked layouts (filled by _ops/sparse_blocked.py).
+COO_CSR = ("sparse_coo", "sparse_csr")
+CSC = ("sparse_csc",)
+BLOCKED = ("sparse_bsr", "sparse_bsc")
+_OWN_LAYOUT = (SparseCSC, SparseBSR, SparseBSC)
+
+# Non-empty once a sparse tensor was made: the dispatcher reads a call's layout only then
+# (stack.py), so a process that never makes one pays nothing.
+made: list = []
 
 
-def register(*names, table=KERNELS):
-    """Declare the sparse kernel of the ops `names`: `kernel(op, args)` gets the call's
-    arguments as tensors (sparse or dense) and returns the result tensor(s). `table=
-    CSC_KERNELS` declares the kernel a CSC operand runs."""
+def register(*names, layouts=COO_CSR):
+    """Declare the sparse kernel of the ops `names` for `layouts`: `kernel(op, args)` gets the
+    call's arguments as tensors (sparse or dense) and returns the result tensor(s). It is the
+    ops' (layout, "cpu") entry in their kernel tables (NOTE [the kernel table])."""
     def decorate(fn):
         for name in names:
-            table[name] = fn
+            for layout in layouts:
+                register_kernel(name, DispatchKey(layout, "cpu"), fn)
         return fn
     return decorate
 
@@ -215,8 +224,8 @@ def sparse_operand(op, args):
 
 
 def run_sparse(op, args, sparse):
-    kernels = _kernel_table(op, args)
-    kernel = kernels.get(op.name)
+    """A call with a sparse operand: the op's entry for the call's layout, or PyTorch's error."""
+    kernel = op.table.resolve(_call_layout(op, args, sparse), sparse._device.type)
     if kernel is None:
         raise NotImplementedError(
             f"Could not run 'aten::{op.name.split('.')[0]}' with arguments from the "
@@ -226,41 +235,24 @@ def run_sparse(op, args, sparse):
     return kernel(op, args)
 
 
-def _kernel_table(op, args) -> dict:
-    """The kernels of the first operand with a layout of its own (CSC, BSR, BSC), else the
-    COO/CSR ones."""
+def _call_layout(op, args, sparse) -> str:
+    """The layout of the key: the first operand's with a layout of its own (CSC, BSR, BSC),
+    else the first sparse operand's (COO or CSR)."""
     for i in op.tensor_positions:
-        table = _LAYOUT_KERNELS.get(type(getattr(args[i], "_data", None)))
-        if table is not None:
-            return table
-    return KERNELS
-
-
-_installed = []
+        data = getattr(args[i], "_data", None)
+        if type(data) in _OWN_LAYOUT:
+            return data.layout_name
+    return sparse._data.layout_name
 
 
 def install() -> None:
-    """Wrap the back-end steps once so that calls with a sparse operand reach `run_sparse`
-    (NOTE [sparse layout]); dense calls pass straight through to the step they had."""
-    if _installed:
+    """Note that a sparse tensor exists (the dispatcher reads call layouts from now on)."""
+    if made:
         return
     global Tensor
     from ember._core.dispatch import stack
     Tensor = stack.Tensor
-    steps = stack._BACKEND_STEPS
-    for kind, step in list(steps.items()):
-        steps[kind] = _with_layouts(step)
-    _installed.append(True)
-
-
-def _with_layouts(step):
-    def step_with_layouts(op, args):
-        sparse = sparse_operand(op, args)
-        if sparse is not None:
-            return run_sparse(op, args, sparse)
-        return step(op, args)
-    step_with_layouts.__name__ = step.__name__
-    return step_with_layouts
+    made.append(True)
 
 
 def make_sparse(data, requires_grad=False):

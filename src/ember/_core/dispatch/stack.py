@@ -35,6 +35,8 @@ import numpy as np
 from ember._core import arguments
 from ember._core.dispatch import inplace_out, pointwise, runners, subclasses
 from ember._core.dispatch.process_state import state
+from ember._core.dispatch.sparse import made as _sparse_made
+from ember._core.dispatch.sparse import run_sparse, sparse_operand
 from ember._core.dispatch.subclasses import DISPATCH, FUNCTION
 
 Tensor = None            # set by ember._tensor once the class exists (set_tensor_class)
@@ -53,6 +55,18 @@ _BACKEND_STEPS = {
     "generic": runners.run_generic_general,
     "factory": runners.run_factory_general,
 }
+
+
+def backend_step(op, args):
+    """Level 4: the call's layout (read only once a sparse tensor exists: NOTE [sparse layout])
+    picks a sparse entry of the op's kernel table, else the strided step of the op's kind
+    resolves its kernel from the table (NOTE [the kernel table]). Inlined in `function_level`
+    and `dispatch_level`."""
+    if _sparse_made:
+        sparse = sparse_operand(op, args)
+        if sparse is not None:
+            return run_sparse(op, args, sparse)
+    return _BACKEND_STEPS[op.kind](op, args)
 
 
 class _ThreadModes(threading.local):
@@ -192,7 +206,9 @@ def function_level(op, args, out=None, public=None):
             if overloaded_args(op, args):
                 return _to_torch_function(op, args, out, public)
             return autograd_level(op, args)
-        result = _BACKEND_STEPS[op.kind](op, args)
+        sparse = sparse_operand(op, args) if _sparse_made else None   # (backend_step, inline)
+        result = _BACKEND_STEPS[op.kind](op, args) if sparse is None else \
+            run_sparse(op, args, sparse)
         if state.record is not None:
             for i in op.tensor_positions:
                 v = args[i]
@@ -518,6 +534,10 @@ def dispatch_level(op, args, func=None):
             return _to_subclass_dispatch(func or offered(op, args), op, args, subclassed)
     if func is not None:          # an in-place op with no mode left: run it here
         return inplace_out.run_inplace_below_modes(op, args)
+    if _sparse_made:                                            # (backend_step, inline)
+        sparse = sparse_operand(op, args)
+        if sparse is not None:
+            return run_sparse(op, args, sparse)
     return _BACKEND_STEPS[op.kind](op, args)
 
 
