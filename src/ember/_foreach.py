@@ -2,9 +2,12 @@
 `_foreach_norm` ...), which optimizers, EMA helpers and gradient clippers written against
 PyTorch call directly.
 
-Each is a composite of the per-tensor op, applied element by element: the values, the dtypes,
-the errors of a single tensor and the autograd graph are the op's own. What is foreach's own is
-the argument handling, as PyTorch's overloads have it:
+The element-wise ones (unary, binary, addcmul/addcdiv, lerp) parse their arguments here, offer
+the call to `__torch_function__` under their public name, and run the registry op of the
+overload they chose (`_ops/foreach.py`, NOTE [foreach ops]); when an input needs grad they run
+the per-tensor ops instead, so autograd records each. The others (norm, powsum, max, mm, clone,
+copy_, zero_) are composites of the per-tensor ops. Values, dtypes and errors are the per-tensor
+op's. What is foreach's own is the argument handling, as PyTorch's overloads have it:
 - the first argument is a non-empty list or tuple of tensors;
 - a second operand is a tensor list (elementwise), a number (to every tensor), a list of
   numbers (one per tensor) or, for add/mul/div, one 0-d tensor; a 0-d tensor stands for a number
@@ -19,6 +22,9 @@ import numbers
 import numpy as np
 
 import ember
+from ember._core.dispatch.process_state import state
+from ember._core.dispatch.stack import call_aten, handle_torch_function, torch_function_wanted
+from ember._core.registry import OPS
 from ember._tensor import Tensor
 
 UNARY = ["abs", "acos", "asin", "atan", "ceil", "cos", "cosh", "erf", "erfc", "exp", "expm1", "floor", "frac", "lgamma", "log", "log10", "log1p", "log2", "neg", "reciprocal", "round", "rsqrt", "sigmoid", "sign", "sin", "sinh", "sqrt", "tan", "tanh", "trunc"]
@@ -126,18 +132,63 @@ def _type_name(dtype):
             "complex128": "ComplexDouble"}.get(str(dtype).split(".")[-1], str(dtype))
 
 
+def _needs_grad(lists) -> bool:
+    if not state.grad_enabled():
+        return False
+    for values in lists:
+        for t in values:
+            if isinstance(t, Tensor) and t.requires_grad:
+                return True
+    return False
+
+
+def _plain_floats(op_args) -> bool:
+    """Whether the op's tensors share one floating dtype and its numbers are real (not bool):
+    the calls the registry op serves; others (integer or mixed dtypes, bool or complex numbers)
+    keep the per-tensor frontends, whose checks the per-tensor ops leave to them."""
+    dtype = None
+    for value in op_args:
+        values = value if isinstance(value, list) else (value,)
+        for v in values:
+            if isinstance(v, Tensor):
+                if dtype is None:
+                    dtype = v.dtype
+                    if not dtype.is_floating_point:
+                        return False
+                elif v.dtype is not dtype:
+                    return False
+            elif type(v) is not int and type(v) is not float:
+                return False
+    return True
+
+
+def _through_op(public, key, op_args, relevant, call_args, call_kwargs, composite):
+    """The call's common end: `__torch_function__` under the public name, the per-tensor
+    composite when an input needs grad, else the registry op `key`."""
+    if torch_function_wanted(relevant):
+        return handle_torch_function(public, relevant, call_args, call_kwargs)
+    lists = [v for v in op_args if isinstance(v, (list, tuple))]
+    if _needs_grad(lists) or not _plain_floats(op_args):
+        return composite()
+    result = call_aten(OPS[key], op_args)
+    return call_args[0] if result is None else tuple(result)
+
+
 def _make_unary(op_name, inplace):
     name = f"_foreach_{op_name}{'_' if inplace else ''}"
 
     def foreach(self):
         tensors = _tensors(self, name, 0)
         _nonempty(tensors)
-        if inplace:
-            for t in tensors:
-                getattr(t, op_name + "_")()
-            return self
-        function = getattr(ember, op_name)
-        return tuple(function(t) for t in tensors)
+
+        def composite():
+            if inplace:
+                for t in tensors:
+                    getattr(t, op_name + "_")()
+                return self
+            function = getattr(ember, op_name)
+            return tuple(function(t) for t in tensors)
+        return _through_op(foreach, name, (list(tensors),), (self,), (self,), {}, composite)
 
     foreach.__name__ = foreach.__qualname__ = name
     foreach.__doc__ = f"`{op_name}` of every tensor of a list{' in place' if inplace else ''}."
@@ -166,21 +217,39 @@ def _make_binary(op_name, inplace):
                                   alpha is not None)
         extra = {"alpha": alpha} if alpha is not None else {}
         function = getattr(ember, tensor_fn if kind == "tensor" else number_fn)
-        if not inplace:
-            return tuple(function(t, o, **extra) for t, o in zip(tensors, operands))
-        method = (tensor_fn if kind == "tensor" else number_fn) + "_"
-        for t, o in zip(tensors, operands):
-            if hasattr(Tensor, method):
-                getattr(t, method)(o, **extra)
-            else:
-                _inplace_result(t, function(t, o, **extra))
-        return self
+
+        def composite():
+            if not inplace:
+                return tuple(function(t, o, **extra) for t, o in zip(tensors, operands))
+            method = (tensor_fn if kind == "tensor" else number_fn) + "_"
+            for t, o in zip(tensors, operands):
+                if hasattr(Tensor, method):
+                    getattr(t, method)(o, **extra)
+                else:
+                    _inplace_result(t, function(t, o, **extra))
+            return self
+        overload, op_args = _binary_overload(op_name, tensors, other, kind, operands, alpha)
+        return _through_op(foreach, f"{name}.{overload}", op_args, (self, other), args, kwargs,
+                           composite)
 
     foreach.__name__ = foreach.__qualname__ = name
     foreach.__doc__ = (f"`{op_name}` of every tensor of a list with a tensor list, a number, a "
                        f"list of numbers{' or a 0-d tensor' if 'Tensor' in overloads else ''}"
                        f"{' (in place)' if inplace else ''}.")
     return foreach
+
+
+def _binary_overload(op_name, tensors, other, kind, operands, alpha):
+    """(overload name, the registry op's arguments) of a parsed binary call."""
+    alpha_arg = (1 if alpha is None else alpha,) if op_name in ("add", "sub") else ()
+    tensors = list(tensors)
+    if kind == "tensor":
+        if isinstance(other, Tensor):
+            return "Tensor", (tensors, other) + alpha_arg
+        return "List", (tensors, list(operands)) + alpha_arg
+    if isinstance(other, (list, tuple)):
+        return "ScalarList", (tensors, list(operands))
+    return "Scalar", (tensors, operands[0])
 
 
 def _packed_scalars(scalars, count):
@@ -211,13 +280,26 @@ def _make_pointwise(op_name, inplace):
             values = _scalar_list(tensors, value, name, 3)
         else:
             values = [value] * len(tensors)
-        if inplace:
-            for t, a, b, v in zip(tensors, firsts, seconds, values):
-                getattr(t, op_name + "_")(a, b, value=v)
-            return self
-        function = getattr(ember, op_name)
-        return tuple(function(t, a, b, value=v)
-                     for t, a, b, v in zip(tensors, firsts, seconds, values))
+
+        def composite():
+            if inplace:
+                for t, a, b, v in zip(tensors, firsts, seconds, values):
+                    getattr(t, op_name + "_")(a, b, value=v)
+                return self
+            function = getattr(ember, op_name)
+            return tuple(function(t, a, b, value=v)
+                         for t, a, b, v in zip(tensors, firsts, seconds, values))
+        lists = [list(tensors), list(firsts), list(seconds)]
+        if isinstance(value, Tensor):
+            key, last = "Tensor", value
+        elif isinstance(value, (list, tuple)):
+            key, last = "ScalarList", list(values)
+        else:
+            key, last = "Scalar", value
+        return _through_op(foreach, f"{name}.{key}", (*lists, last),
+                           (self, tensor1, tensor2, value), (self, tensor1, tensor2),
+                           {} if value is None or (type(value) is int and value == 1)
+                           else {"value": value}, composite)
 
     foreach.__name__ = foreach.__qualname__ = name
     foreach.__doc__ = f"`{op_name}` over lists of tensors{' in place' if inplace else ''}."
@@ -244,11 +326,21 @@ def _make_lerp(inplace):
         else:
             raise TypeError(f"{name}(): argument 'weight' must be Number or tuple of Tensors, "
                             f"not {type(weight).__name__}")
-        if inplace:
-            for t, e, w in zip(tensors, ends, weights):
-                t.lerp_(e, w)
-            return self
-        return tuple(ember.lerp(t, e, w) for t, e, w in zip(tensors, ends, weights))
+
+        def composite():
+            if inplace:
+                for t, e, w in zip(tensors, ends, weights):
+                    t.lerp_(e, w)
+                return self
+            return tuple(ember.lerp(t, e, w) for t, e, w in zip(tensors, ends, weights))
+        if isinstance(weight, (list, tuple)) and weight and isinstance(weight[0], Tensor):
+            key, last = "List", list(weights)
+        elif isinstance(weight, (list, tuple)):
+            key, last = "ScalarList", list(weights)
+        else:
+            key, last = "Scalar", weights[0]
+        return _through_op(foreach, f"{name}.{key}", (list(tensors), list(ends), last),
+                           (self, tensors1, weight), (self, tensors1, weight), {}, composite)
 
     foreach.__name__ = foreach.__qualname__ = name
     foreach.__doc__ = "`lerp` over lists of tensors" + (" in place." if inplace else ".")

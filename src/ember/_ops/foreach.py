@@ -1,0 +1,374 @@
+"""The `_foreach_*` list ops as registry entries (`ember.ops.aten._foreach_add_.List` ...), with
+PyTorch's schemas: the element-wise families (unary, add/sub/mul/div, clamp_min/clamp_max,
+maximum/minimum, pow, addcmul/addcdiv, lerp), each out of place (`-> Tensor[]`) and in place
+(`Tensor(a!)[] self ... -> ()`). The public `ember._foreach_*` functions (`_foreach.py`) parse
+their arguments and call these.
+
+NOTE [foreach ops]: each overload is the per-tensor op (`add.Tensor`, `lerp.Tensor` ...) applied
+to every position of its lists, so its values, dtypes and errors are that op's. Its own back-end
+step (`foreach_step`, also the op's runner) has two ways to run it:
+- the array path, for plain CPU tensors of one float32/float64 dtype (in place: a `self` not
+  needing grad): the per-tensor op's kernel called on flat buffers, one NumPy call per list op
+  when its lists are laid out flat or can be gathered (NOTE [flat foreach layouts],
+  foreach_layout.py), else once per position; a `self` that is not flat, written with an
+  increment (add/sub of a list, addcmul, addcdiv: the optimizers' parameter updates), takes
+  the increment computed flat and adds each slice in place (the per-tensor kernels' own last
+  operation, so the numbers are the same);
+- the loop, for everything else (meta and other devices, subclasses below a mode, other dtypes,
+  mixed dtypes): the per-tensor op's back-end step at each position, and for in-place ops
+  the in-place write with its checks. Meta tensors thus get the per-tensor meta rules.
+The ops are not differentiable: the public functions run the per-tensor composite when an input
+needs grad (as PyTorch's foreach falls back to its per-tensor path), so they are recorded op by
+op. A dispatch mode sees the foreach op itself (`aten._foreach_add_.List`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ember._core import dtype as dt
+from ember._core.device import CPU
+from ember._core.dispatch import runners
+from ember._core.dispatch.inplace_out import write_inplace
+from ember._core.dispatch.pointwise import run_pointwise_general
+from ember._core.dispatch.process_state import state
+from ember._core.dispatch.subclasses import PLAIN
+from ember._core.dispatch.wrapping import bump_version, wrap
+from ember._core.fp_errors import scalar_as
+from ember._core.registry import OPS, OpDef
+from ember._ops.foreach_layout import GATHER_MIN, flat_of, flat_views, gathered
+from ember._ops.pointwise import _scaled, scalar_into
+
+Tensor = None          # ember.Tensor, read at first use (the class is made after the ops)
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+UNARY = ["abs", "acos", "asin", "atan", "ceil", "cos", "cosh", "erf", "erfc", "exp", "expm1",
+         "floor", "frac", "lgamma", "log", "log10", "log1p", "log2", "neg", "reciprocal",
+         "round", "rsqrt", "sigmoid", "sign", "sin", "sinh", "sqrt", "tan", "tanh", "trunc"]
+# name -> (per-tensor op with a tensor operand, with a number operand, overloads, takes alpha)
+BINARY = {
+    "add": ("add.Tensor", "add.Tensor", "Scalar List ScalarList Tensor", True),
+    "sub": ("sub.Tensor", "sub.Tensor", "Scalar List ScalarList", True),
+    "mul": ("mul.Tensor", "mul.Tensor", "Scalar List ScalarList Tensor", False),
+    "div": ("div.Tensor", "div.Tensor", "Scalar List ScalarList Tensor", False),
+    "clamp_min": ("clamp_min.Tensor", "clamp_min.Tensor", "Scalar List ScalarList", False),
+    "clamp_max": ("clamp_max.Tensor", "clamp_max.Tensor", "Scalar List ScalarList", False),
+    "maximum": ("maximum", "clamp_min.Tensor", "Scalar List ScalarList", False),
+    "minimum": ("minimum", "clamp_max.Tensor", "Scalar List ScalarList", False),
+    "pow": ("pow.Tensor_Tensor", "pow.Tensor_Tensor", "List Scalar ScalarList", False),
+}
+
+
+class ForeachSpec:
+    """How a foreach overload maps onto its per-tensor op: `pattern` gives, for each of the
+    per-tensor op's arguments, where it comes from: ("list", j) position i of the list argument
+    j, ("scalar", j) the number argument j, ("scalars", j) item i of the number list j,
+    ("tensor", j) the tensor argument j, ("packed", j) item i of the 1-D tensor j,
+    ("const", value). `increment` names the in-place form the update path knows."""
+
+    __slots__ = ("increment", "inplace", "lists", "pattern", "single")
+
+    def __init__(self, single, pattern, inplace, increment=None):
+        self.single = OPS[single]
+        self.pattern = tuple(pattern)
+        self.inplace = inplace
+        self.lists = tuple(j for kind, j in pattern if kind == "list")
+        self.increment = increment
+
+
+SPECS: dict = {}        # OpDef -> ForeachSpec
+
+
+def _declare(schema, single, pattern, inplace, doc, increment=None):
+    op = OpDef(schema, None, kind="generic", method=False, function=False,
+               differentiable=False, doc=doc, out=False)
+    if op.name in OPS:
+        raise ValueError(f"foreach: {op.name} is declared twice")
+    OPS[op.name] = op
+    SPECS[op] = ForeachSpec(single, pattern, inplace, increment)
+    op.runner = foreach_step
+    runners.OWN_STEPS[op] = foreach_step
+
+
+def _both(name, overload, arguments, single, pattern, doc, increment=None):
+    """Declare the out-of-place and the in-place form of one overload."""
+    suffix = f".{overload}" if overload else ""
+    _declare(f"_foreach_{name}{suffix}(Tensor[] self{arguments}) -> Tensor[]", single, pattern,
+             False, f"`{single}` at every position of the lists{doc}.")
+    _declare(f"_foreach_{name}_{suffix}(Tensor(a!)[] self{arguments}) -> ()", single, pattern,
+             True, f"`{single}` at every position of the lists, written into `self`{doc}.",
+             increment)
+
+
+def _declare_all() -> None:
+    for name in UNARY:
+        _both(name, "", "", name, [("list", 0)], "")
+    for name, (tensor_op, number_op, overloads, alpha) in BINARY.items():
+        other = "exponent" if name == "pow" else "other"
+        number = "exponent" if name == "pow" else "scalar"
+        numbers = "exponent" if name == "pow" else "scalars"
+        tail = [("const", 1)] if alpha else []
+        for overload in overloads.split():
+            if overload == "Scalar":
+                _both(name, overload, f", Scalar {number}", number_op,
+                      [("list", 0), ("scalar", 1)] + tail, " and a number")
+            elif overload == "ScalarList":
+                _both(name, overload, f", Scalar[] {numbers}", number_op,
+                      [("list", 0), ("scalars", 1)] + tail, " and a list of numbers")
+            elif overload == "List":
+                _both(name, overload, f", Tensor[] {other}" + (", *, Scalar alpha=1" if alpha
+                                                                else ""),
+                      tensor_op, [("list", 0), ("list", 1)] + ([("scalar", 2)] if alpha else []),
+                      " and a list of tensors", increment=name if alpha else None)
+            else:   # Tensor: one 0-d tensor for every position
+                _both(name, overload, ", Tensor other" + (", *, Scalar alpha=1" if alpha else ""),
+                      tensor_op, [("list", 0), ("tensor", 1)] + ([("scalar", 2)] if alpha else []),
+                      " and one 0-d tensor", increment=name if alpha else None)
+    for name in ("addcmul", "addcdiv"):
+        lists = [("list", 0), ("list", 1), ("list", 2)]
+        _both(name, "Scalar", ", Tensor[] tensor1, Tensor[] tensor2, Scalar value=1", name,
+              lists + [("scalar", 3)], " with one value", increment=name)
+        _both(name, "ScalarList", ", Tensor[] tensor1, Tensor[] tensor2, Scalar[] scalars", name,
+              lists + [("scalars", 3)], " with a value per position", increment=name)
+        _both(name, "Tensor", ", Tensor[] tensor1, Tensor[] tensor2, Tensor scalars", name,
+              lists + [("packed", 3)], " with a value per position (a 1-D tensor)",
+              increment=name)
+    ends = [("list", 0), ("list", 1)]
+    _both("lerp", "List", ", Tensor[] tensors1, Tensor[] weights", "lerp.Tensor",
+          ends + [("list", 2)], " with a weight tensor per position")
+    _both("lerp", "Scalar", ", Tensor[] tensors1, Scalar weight", "lerp.Tensor",
+          ends + [("scalar", 2)], " with one weight")
+    _both("lerp", "ScalarList", ", Tensor[] tensors1, Scalar[] weight", "lerp.Tensor",
+          ends + [("scalars", 2)], " with a weight per position")
+
+
+# --------------------------------------------------------------------------- the back-end step
+
+def _check_lists(op, spec, args):
+    """PyTorch's list checks: tensor lists of one length, not empty; number lists as long."""
+    first = args[spec.lists[0]]
+    for j in spec.lists:
+        runners.check_tensor_list(op, j, args[j])
+    count = len(first)
+    if count == 0:
+        raise RuntimeError("Tensor list must have at least one tensor.")
+    for j in spec.lists[1:]:
+        if len(args[j]) != count:
+            raise RuntimeError(f"Tensor lists must have the same number of tensors, got "
+                               f"{count} and {len(args[j])}")
+    for kind, j in spec.pattern:
+        if kind == "scalars" and len(args[j]) != count:
+            raise RuntimeError("Tensor list must have same number of elements as scalar list.")
+        if kind == "packed":
+            packed = args[j]
+            if packed.dim() != 1:
+                raise RuntimeError(f"Expected packed scalar Tensor to be of dimension 1. Got "
+                                   f"{packed.dim()} instead.")
+            if packed.numel() != count:
+                raise RuntimeError(f"Expected length of scalars to match input of length "
+                                   f"{count} but got {packed.numel()} instead.")
+    return count
+
+
+def _per_tensor(spec, args, i, packed_values):
+    out = []
+    for kind, j in spec.pattern:
+        if kind == "list":
+            out.append(args[j][i])
+        elif kind == "scalars":
+            out.append(args[j][i])
+        elif kind == "packed":
+            out.append(packed_values[i])
+        elif kind == "const":
+            out.append(j)
+        else:
+            out.append(args[j])
+    return tuple(out)
+
+
+def foreach_step(op, args):
+    """Run a foreach overload (NOTE [foreach ops]): the array path or the per-tensor loop."""
+    global Tensor
+    if Tensor is None:
+        from ember._tensor import Tensor
+    spec = SPECS[op]
+    count = _check_lists(op, spec, args)
+    dtype = _array_path_dtype(spec, args)
+    if dtype is not None:
+        return _array_path(spec, args, count, dtype)
+    return _loop(spec, args, count)
+
+
+def _loop(spec, args, count):
+    single = spec.single
+    packed = None
+    for kind, j in spec.pattern:
+        if kind == "packed":
+            packed = args[j].tolist()
+    step = run_pointwise_general
+    if spec.inplace:
+        for i in range(count):
+            per = _per_tensor(spec, args, i, packed)
+            write_inplace(single, per[0], step(single, per))
+        return None
+    return [step(single, _per_tensor(spec, args, i, packed)) for i in range(count)]
+
+
+def _array_path_dtype(spec, args):
+    """The one NumPy dtype of every tensor when the call can take the array path, else None."""
+    if state.slow:          # below a mode: the loop (it runs the same arithmetic)
+        return None
+    grad_on = state.grad_enabled()
+    dtype = None
+    for kind, j in spec.pattern:
+        if kind == "list":
+            values = args[j]
+        elif kind == "tensor":
+            values = (args[j],)
+            if args[j].dim() != 0:
+                return None
+        elif kind == "packed":
+            return None
+        elif kind == "scalars":
+            for v in args[j]:
+                if type(v) is not float and type(v) is not int:
+                    return None
+            continue
+        elif kind == "scalar":
+            v = args[j]
+            if type(v) is not float and type(v) is not int:
+                return None
+            continue
+        else:
+            continue
+        selves = args[0] if kind == "list" and j != 0 else None
+        for i, t in enumerate(values):
+            tt = type(t)
+            if (tt is not Tensor and tt not in PLAIN) or t._device is not CPU:
+                return None
+            if selves is not None and t._data.shape != selves[i]._data.shape:
+                return None     # broadcasting (or its errors): the per-tensor op's
+            if j == 0 and spec.inplace and (grad_on and t._requires_grad or
+                                              0 in t._data.strides and t._data.size > 1):
+                return None     # the in-place write's own checks (write_inplace)
+            array_dtype = t._data.dtype
+            if dtype is None:
+                if array_dtype not in _FLOATS:
+                    return None
+                dtype = array_dtype
+            elif array_dtype != dtype:
+                return None
+    return dtype
+
+
+def _kernel_args(spec, args, operands, np_dtype, scalar_of):
+    """The per-tensor kernel's arguments: list operands from `operands`, numbers converted as
+    the pointwise runner converts them (at the per-tensor op's tensor positions)."""
+    single = spec.single
+    tensor_positions = single.tensor_positions
+    out = []
+    for k, (kind, j) in enumerate(spec.pattern):
+        if kind == "list":
+            out.append(operands[j])
+        elif kind == "tensor":
+            out.append(args[j]._data)
+        elif kind == "const":
+            out.append(j)
+        else:
+            value = args[j] if kind == "scalar" else scalar_of[j]
+            out.append(scalar_as(value, np_dtype) if k in tensor_positions else value)
+    return out
+
+
+def _uniform(values):
+    first = values[0]
+    for v in values:
+        if v != first or type(v) is not type(first):
+            return None
+    return first
+
+
+def _array_path(spec, args, count, np_dtype):
+    single = spec.single
+    kernel = single.kernels.get("cpu", single.kernel) if single.kernels else single.kernel
+    scalar_of = {}
+    uniform = True
+    for kind, j in spec.pattern:
+        if kind == "scalars":
+            value = _uniform(args[j])
+            if value is None:
+                uniform = False
+            scalar_of[j] = value
+    flats = {}
+    if uniform:
+        for j in spec.lists:
+            arrays = [t._data for t in args[j]]
+            flat = flat_of(arrays)
+            if flat is None and count >= GATHER_MIN and not (spec.inplace and j == 0):
+                flat = gathered(args[j])
+            flats[j] = flat
+    selves = args[0]
+    others_flat = uniform and all(flats[j] is not None for j in spec.lists[1:])
+    if uniform and others_flat and flats[0] is not None:
+        result = kernel(np, *_kernel_args(spec, args, flats, np_dtype, scalar_of))
+        if spec.inplace:
+            np.copyto(flats[0], result, casting="unsafe")
+            for t in selves:
+                bump_version(t)
+            return None
+        if result.dtype != np_dtype:
+            result = result.astype(np_dtype)
+        views = flat_views(result, [t._data.shape for t in selves])
+        return [wrap(v, dt.NP_TO_DTYPE[v.dtype], CPU) for v in views]
+    if spec.inplace and spec.increment is not None and others_flat and count >= GATHER_MIN:
+        _add_increment(spec, args, flats, np_dtype, scalar_of)
+        return None
+    # once per position
+    per_scalars = {j: args[j] for kind, j in spec.pattern if kind == "scalars"}
+    results = []
+    for i in range(count):
+        operands = {j: args[j][i]._data for j in spec.lists}
+        scalars = {j: values[i] for j, values in per_scalars.items()}
+        result = kernel(np, *_kernel_args(spec, args, operands, np_dtype, scalars))
+        if spec.inplace:
+            np.copyto(operands[0], result, casting="unsafe")
+            bump_version(selves[i])
+        else:
+            if result.dtype != np_dtype:
+                result = result.astype(np_dtype)
+            results.append(wrap(result, dt.NP_TO_DTYPE[result.dtype], CPU))
+    return None if spec.inplace else results
+
+
+def _add_increment(spec, args, flats, np_dtype, scalar_of):
+    """self[i] += increment for a `self` that is not laid out flat: the increment computed once
+    on the flat operands as the per-tensor kernel computes it (add/sub: other * alpha;
+    addcmul: tensor1 * tensor2 * value; addcdiv: tensor1 / tensor2 * value), then added to (or
+    for sub subtracted from) each tensor in place, the kernels' last operation."""
+    name = spec.increment
+    if name in ("add", "sub"):
+        other = flats[1] if spec.pattern[1][0] == "list" else args[1]._data
+        alpha = args[2]
+        increment = other if type(alpha) is int and alpha == 1 else _scaled(other, alpha, other)
+    else:
+        value = args[3] if spec.pattern[3][0] == "scalar" else scalar_of[3]
+        if name == "addcmul":
+            increment = np.multiply(flats[1], flats[2])
+        else:
+            increment = np.true_divide(flats[1], flats[2])
+        if type(value) is not int or value != 1:
+            increment = increment * scalar_into(value, increment.dtype)
+    combine = np.subtract if name == "sub" else np.add
+    start = 0
+    one_value = increment.ndim == 0
+    for t in args[0]:
+        array = t._data
+        if one_value:
+            combine(array, increment, out=array)
+        else:
+            size = array.size
+            combine(array, increment[start:start + size].reshape(array.shape), out=array)
+            start += size
+        bump_version(t)
+
+
+_declare_all()

@@ -1,0 +1,94 @@
+"""Flat layouts for the `_foreach_*` kernels: which lists of arrays are views laid out, in
+order, over one flat buffer, and flat copies of lists that are not.
+
+NOTE [flat foreach layouts]: a `_foreach_*` kernel on the plain CPU path runs ONE NumPy call on a
+flat buffer when each list operand is either
+- laid out flat: its arrays are the views `flat_views` made (or the results a flat kernel
+  returned), in order, covering the whole buffer (`flat_of`, one identity test per array); or
+- gathered: a copy of its arrays concatenated into one buffer (`gathered`), kept while none of
+  its tensors is written (their versions are checked), so a list read by several ops in a row
+  (an optimizer's gradients) is copied once.
+Lists that are neither (too short to gather, mixed layouts) run per tensor. The layouts are
+known by identity only: nothing here changes what a kernel computes, so a flat call and the
+per-tensor loop give the same numbers. The optimizers keep their state in such buffers
+(optim/_lists.py), which is where the speed of their steps comes from.
+"""
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+# id(flat buffer) -> (weak reference to it, weak references to its views in order)
+_LAYOUTS: dict = {}
+# Lists shorter than this run per tensor rather than being gathered.
+GATHER_MIN = 4
+
+
+def _forget(key) -> None:
+    _LAYOUTS.pop(key, None)
+
+
+def register(flat, views) -> None:
+    """Record that `views` (in order) cover the 1-D buffer `flat`."""
+    key = id(flat)
+    _LAYOUTS[key] = (weakref.ref(flat), tuple(weakref.ref(v) for v in views))
+    weakref.finalize(flat, _forget, key)
+
+
+def flat_views(flat, shapes) -> list:
+    """Views of `flat` with `shapes`, one after the other, registered as its layout."""
+    views, start = [], 0
+    for shape in shapes:
+        size = 1
+        for n in shape:
+            size *= n
+        views.append(flat[start:start + size].reshape(shape))
+        start += size
+    register(flat, views)
+    return views
+
+
+def flat_of(arrays):
+    """The flat buffer `arrays` are laid out over (NOTE [flat foreach layouts]), or None."""
+    base = arrays[0].base
+    if base is None:
+        return None
+    entry = _LAYOUTS.get(id(base))
+    if entry is None or entry[0]() is not base:
+        return None
+    refs = entry[1]
+    if len(refs) != len(arrays):
+        return None
+    for array, ref in zip(arrays, refs):
+        if array is not ref():
+            return None
+    return base
+
+
+# id(first array) -> (weak references to the arrays, their versions, the flat copy)
+_GATHERED: dict = {}
+
+
+def _version(t) -> int:
+    storage = t._storage
+    return 0 if storage is None else storage._version
+
+
+def gathered(tensors):
+    """A flat copy of the tensors' arrays (they share one dtype), reused while the same arrays
+    hold the same versions."""
+    arrays = [t._data for t in tensors]
+    key = id(arrays[0])
+    found = _GATHERED.get(key)
+    versions = [_version(t) for t in tensors]
+    if found is not None:
+        refs, kept_versions, flat = found
+        if len(refs) == len(arrays) and kept_versions == versions and \
+                all(a is r() for a, r in zip(arrays, refs)):
+            return flat
+    if len(_GATHERED) > 8:
+        _GATHERED.clear()
+    flat = np.concatenate([a.ravel() for a in arrays])
+    _GATHERED[key] = ([weakref.ref(a) for a in arrays], versions, flat)
+    return flat
