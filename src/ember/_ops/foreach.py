@@ -333,6 +333,8 @@ def _array_path(spec, args, count, np_dtype):
             np.copyto(operands[0], result, casting="unsafe")
             bump_version(selves[i])
         else:
+            if type(result) is not np.ndarray:
+                result = np.asarray(result)         # (a 0-d kernel result may be a scalar)
             if result.dtype != np_dtype:
                 result = result.astype(np_dtype)
             results.append(wrap(result, dt.NP_TO_DTYPE[result.dtype], CPU))

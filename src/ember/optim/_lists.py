@@ -1,0 +1,237 @@
+"""List arithmetic for the optimizers: each algorithm (sgd.py, adam.py, rmsprop.py) writes its
+update ONCE, over lists of tensors, against one of two implementations of this interface.
+
+NOTE [optimizer updates as ops]: an update is a sequence of list operations (`mul_`, `lerp_`,
+`addcdiv_` ...). `FOREACH` runs each as the `_foreach_*` op (ember._foreach_*, registry ops:
+NOTE [foreach ops]); `EACH` runs each as the Tensor op on a one-element list, and the step
+calls the algorithm once per parameter, so its ops come in PyTorch's single-tensor order. Which
+one a step takes (`use_foreach`):
+- foreach=True: FOREACH over each (device, dtype) group, as PyTorch's multi-tensor path;
+- foreach=False or None (PyTorch's default on CPU and meta is its single-tensor path):
+  EACH whenever something can observe the ops (a mode is open, a parameter is a subclass that
+  overrides __torch_function__ / __torch_dispatch__, or `differentiable`); on the plain path,
+  where nothing can tell, FOREACH, whose flat kernels are where the speed lives. The two give
+  the same numbers: a foreach op applies the per-tensor op's kernel.
+On the plain CPU path the step keeps each state entry of a group laid out flat (`keep_flat`:
+one buffer per key, the state tensors re-pointed at its views, NOTE [flat foreach layouts]),
+so the foreach kernels run one NumPy call per op.
+Where PyTorch's two paths differ beyond the list-vs-tensor form, the algorithm reads
+`lists.foreach` (e.g. the foreach path divides its fresh `denom` in place, the single-tensor
+path out of place).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import ember
+from ember._core.device import CPU
+from ember._core.dispatch import bump_version
+from ember._core.dispatch.process_state import state as _dispatch_state
+from ember._core.dispatch.subclasses import PLAIN
+from ember._ops.foreach_layout import flat_of, flat_views
+from ember._tensor import Tensor
+
+
+class _Foreach:
+    """The list operations as `_foreach_*` ops."""
+
+    foreach = True
+
+    def neg(self, xs):
+        return list(ember._foreach_neg(xs))
+
+    def add(self, xs, ys, alpha=1):
+        return list(ember._foreach_add(xs, ys, alpha=alpha))
+
+    def add_(self, xs, ys, alpha=1):
+        ember._foreach_add_(xs, ys, alpha=alpha)
+
+    def add_scalar_(self, xs, value):
+        ember._foreach_add_(xs, value)
+
+    def mul_(self, xs, value):
+        ember._foreach_mul_(xs, value)
+
+    def lerp_(self, xs, ends, weight):
+        ember._foreach_lerp_(xs, ends, weight)
+
+    def addcmul_(self, xs, t1, t2, value=1):
+        ember._foreach_addcmul_(xs, t1, t2, value)
+
+    def addcmul(self, xs, t1, t2, value=1):
+        return list(ember._foreach_addcmul(xs, t1, t2, value))
+
+    def addcdiv_(self, xs, t1, t2, value=1):
+        ember._foreach_addcdiv_(xs, t1, t2, value)
+
+    def sqrt(self, xs):
+        return list(ember._foreach_sqrt(xs))
+
+    def sqrt_(self, xs):
+        ember._foreach_sqrt_(xs)
+
+    def maximum_(self, xs, ys):
+        ember._foreach_maximum_(xs, ys)
+
+    def div_fresh(self, xs, values):
+        """Divide a fresh list by one number per tensor (in place, as the foreach path)."""
+        ember._foreach_div_(xs, values)
+        return xs
+
+    def increment(self, steps):
+        """Add one to the `step` counts (a CPU tensor as the operand, as PyTorch's)."""
+        ember._foreach_add_(steps, ember.tensor(1.0), alpha=1.0)
+
+    def values(self, steps):
+        """The step counts as numbers."""
+        if not _dispatch_state.slow:
+            flat = flat_of([s._data for s in steps])
+            if flat is not None:
+                return flat.tolist()
+        return [s.item() for s in steps]
+
+
+class _Each:
+    """The list operations as Tensor ops on one-element lists (PyTorch's single-tensor path)."""
+
+    foreach = False
+
+    def neg(self, xs):
+        return [-xs[0]]
+
+    def add(self, xs, ys, alpha=1):
+        return [xs[0].add(ys[0], alpha=alpha)]
+
+    def add_(self, xs, ys, alpha=1):
+        xs[0].add_(ys[0], alpha=alpha)
+
+    def add_scalar_(self, xs, value):
+        xs[0].add_(value)
+
+    def mul_(self, xs, value):
+        xs[0].mul_(value)
+
+    def lerp_(self, xs, ends, weight):
+        xs[0].lerp_(ends[0], weight)
+
+    def addcmul_(self, xs, t1, t2, value=1):
+        xs[0].addcmul_(t1[0], t2[0], value=value)
+
+    def addcmul(self, xs, t1, t2, value=1):
+        return [xs[0].addcmul(t1[0], t2[0], value=value)]
+
+    def addcdiv_(self, xs, t1, t2, value=1):
+        if type(value) is list:
+            value = value[0]
+        xs[0].addcdiv_(t1[0], t2[0], value=value)
+
+    def sqrt(self, xs):
+        return [xs[0].sqrt()]
+
+    def sqrt_(self, xs):
+        xs[0].sqrt_()
+
+    def maximum_(self, xs, ys):
+        ember.maximum(xs[0], ys[0], out=xs[0])
+
+    def div_fresh(self, xs, values):
+        return [xs[0] / values[0]]
+
+    def increment(self, steps):
+        steps[0] += 1
+
+    def values(self, steps):
+        return [steps[0].item()]
+
+
+FOREACH = _Foreach()
+EACH = _Each()
+
+
+def _observed(params) -> bool:
+    """Whether a mode or a parameter's class can see the ops a step runs."""
+    if _dispatch_state.slow:
+        return True
+    if _dispatch_state.overriding:
+        for p in params:
+            if type(p) is not Tensor and type(p) not in PLAIN:
+                return True
+    return False
+
+
+def use_foreach(group, params) -> bool:
+    """FOREACH or EACH for this step (NOTE [optimizer updates as ops])."""
+    foreach = group.get("foreach")
+    if foreach:
+        return True
+    if group.get("differentiable"):
+        return False
+    return not _observed(params)
+
+
+def by_device_and_dtype(params):
+    """Index lists of the parameters grouped by (device, dtype), in order of appearance."""
+    groups: dict = {}
+    for i, p in enumerate(params):
+        groups.setdefault((p._device, p._dtype), []).append(i)
+    return list(groups.values())
+
+
+def run(group, params, update, *lists, **hyper) -> None:
+    """Run `update(lists_impl, params, *lists, **hyper)` the way NOTE [optimizer updates as
+    ops] says: once per (device, dtype) group over FOREACH, or once per parameter over EACH."""
+    if use_foreach(group, params):
+        for index in by_device_and_dtype(params):
+            if len(index) == len(params):
+                update(FOREACH, params, *lists, **hyper)
+            else:
+                update(FOREACH, [params[i] for i in index],
+                       *[[values[i] for i in index] for values in lists], **hyper)
+    else:
+        for i, p in enumerate(params):
+            update(EACH, [p], *[[values[i]] for values in lists], **hyper)
+
+
+def keep_flat(params, states, keys) -> None:
+    """Lay out each state entry named in `keys` flat over one buffer per (dtype) run of the
+    group, on the plain CPU path only (NOTE [optimizer updates as ops]); an entry already laid
+    out so is left alone (one identity test per tensor)."""
+    if _dispatch_state.slow or len(params) < 2:
+        return
+    for p in params:
+        if p._device is not CPU:
+            return
+    for index in by_device_and_dtype(params):
+        if len(index) < 2:
+            continue
+        for key in keys:
+            tensors = [states[i].get(key) for i in index]
+            if any(t is None or type(t) is not Tensor or t._device is not CPU or
+                   t._dtype.is_complex for t in tensors):
+                continue
+            arrays = [t._data for t in tensors]
+            dtype = arrays[0].dtype
+            if any(a.dtype != dtype for a in arrays) or flat_of(arrays) is not None:
+                continue
+            flat = np.concatenate([a.ravel() for a in arrays])
+            for t, view in zip(tensors, flat_views(flat, [a.shape for a in arrays])):
+                _repoint(t, view)
+
+
+def _repoint(t, view) -> None:
+    """Make `t` hold `view` (same values): the tensor object stays, so `optimizer.state` and
+    state dicts keep it; its version goes on counting up."""
+    old = t._storage
+    t._data = view
+    t._storage = None
+    bump_version(t)
+    if old is not None:
+        t._storage._version = old._version + 1
+
+
+def view_as_real_if_complex(t):
+    """A complex tensor as pairs of reals (PyTorch's optimizers update those), others as they
+    are."""
+    if t._dtype.is_complex:
+        return ember.view_as_real(t)
+    return t
