@@ -18,14 +18,23 @@ op's. What is foreach's own is the argument handling, as PyTorch's overloads hav
 from __future__ import annotations
 
 import numbers
+import operator
 
 import numpy as np
 
 import ember
 from ember._core.dispatch.process_state import state
 from ember._core.dispatch.stack import call_aten, handle_torch_function, torch_function_wanted
+from ember._core.dispatch.subclasses import PLAIN
 from ember._core.registry import OPS
 from ember._tensor import Tensor
+
+
+def _all_plain(values) -> bool:
+    """Whether every item is a Tensor or a plain-acting subclass (one C-level pass)."""
+    types = set(map(type, values))
+    types.discard(Tensor)
+    return types <= PLAIN
 
 UNARY = ["abs", "acos", "asin", "atan", "ceil", "cos", "cosh", "erf", "erfc", "exp", "expm1", "floor", "frac", "lgamma", "log", "log10", "log1p", "log2", "neg", "reciprocal", "round", "rsqrt", "sigmoid", "sign", "sin", "sinh", "sqrt", "tan", "tanh", "trunc"]
 # name -> (per-tensor function with a tensor operand, with a number operand, overloads)
@@ -68,6 +77,8 @@ def _tensors(value, name, position, args=(), kwargs=None, overloads=None):
         raise TypeError(f"{name}(): argument '{'self' if position == 0 else 'other'}' "
                         f"(position {position + 1}) must be tuple of Tensors, not "
                         f"{type(value).__name__}")
+    if _all_plain(value):     # (one C-level pass: the common call)
+        return value
     for index, item in enumerate(value):
         if not isinstance(item, Tensor):
             raise TypeError(f"expected Tensor as element {index} in argument {position}, but "
@@ -132,45 +143,59 @@ def _type_name(dtype):
             "complex128": "ComplexDouble"}.get(str(dtype).split(".")[-1], str(dtype))
 
 
-def _needs_grad(lists) -> bool:
-    if not state.grad_enabled():
-        return False
-    for values in lists:
-        for t in values:
-            if isinstance(t, Tensor) and t.requires_grad:
-                return True
-    return False
+_DTYPE_OF = operator.attrgetter("_dtype")
+_REQUIRES_GRAD_OF = operator.attrgetter("_requires_grad")
 
 
-def _plain_floats(op_args) -> bool:
-    """Whether the op's tensors share one floating dtype and its numbers are real (not bool):
-    the calls the registry op serves; others (integer or mixed dtypes, bool or complex numbers)
-    keep the per-tensor frontends, whose checks the per-tensor ops leave to them."""
-    dtype = None
+def _kind_of_call(op_args):
+    """"plain": every tensor a plain (or plain-acting) Tensor sharing one floating dtype, the
+    numbers real (not bool), none needing grad: the registry op serves it, on its array path
+    when no mode is open. "composite": integer or mixed dtypes, bool or complex numbers, an
+    input needing grad: the per-tensor frontends (whose checks the per-tensor ops leave to
+    them; autograd records each). "layered": a subclass that may ask for __torch_function__.
+    (The lists are read with C-level passes: this runs on every call.)"""
+    grad_on = state.grad_enabled()
+    kind = "plain"
+    dtypes = set()
     for value in op_args:
-        values = value if isinstance(value, list) else (value,)
-        for v in values:
-            if isinstance(v, Tensor):
-                if dtype is None:
-                    dtype = v.dtype
-                    if not dtype.is_floating_point:
-                        return False
-                elif v.dtype is not dtype:
-                    return False
-            elif type(v) is not int and type(v) is not float:
-                return False
-    return True
+        tv = type(value)
+        if tv is list:
+            if not _all_plain(value):
+                if not all(isinstance(v, Tensor) for v in value):
+                    return "composite"
+                kind = "layered"
+            dtypes.update(map(_DTYPE_OF, value))
+            if grad_on and any(map(_REQUIRES_GRAD_OF, value)):
+                return "composite"
+        elif tv is int or tv is float:
+            continue
+        elif isinstance(value, Tensor):
+            if tv is not Tensor and tv not in PLAIN:
+                kind = "layered"
+            dtypes.add(value._dtype)
+            if grad_on and value._requires_grad:
+                return "composite"
+        else:
+            return "composite"
+    if len(dtypes) != 1 or not next(iter(dtypes)).is_floating_point:
+        return "composite"
+    return kind
 
 
 def _through_op(public, key, op_args, relevant, call_args, call_kwargs, composite):
     """The call's common end: `__torch_function__` under the public name, the per-tensor
-    composite when an input needs grad, else the registry op `key`."""
-    if torch_function_wanted(relevant):
+    composite where the registry op does not serve the call, else the registry op `key` (its
+    runner straight away when nothing can observe it: NOTE [the plain call])."""
+    kind = _kind_of_call(op_args)
+    if kind == "plain" and not state.slow:
+        op = OPS[key]
+        result = op.runner(op, op_args)
+    elif torch_function_wanted(relevant):
         return handle_torch_function(public, relevant, call_args, call_kwargs)
-    lists = [v for v in op_args if isinstance(v, (list, tuple))]
-    if _needs_grad(lists) or not _plain_floats(op_args):
+    elif kind == "composite":
         return composite()
-    result = call_aten(OPS[key], op_args)
+    else:
+        result = call_aten(OPS[key], op_args)
     return call_args[0] if result is None else tuple(result)
 
 

@@ -23,6 +23,9 @@ op. A dispatch mode sees the foreach op itself (`aten._foreach_add_.List`).
 """
 from __future__ import annotations
 
+import operator
+from itertools import repeat
+
 import numpy as np
 
 from ember._core import dtype as dt
@@ -147,7 +150,10 @@ def _check_lists(op, spec, args):
     """PyTorch's list checks: tensor lists of one length, not empty; number lists as long."""
     first = args[spec.lists[0]]
     for j in spec.lists:
-        runners.check_tensor_list(op, j, args[j])
+        seq = args[j]
+        if type(seq) is not list or not all(issubclass(kind, Tensor)
+                                            for kind in set(map(type, seq))):
+            runners.check_tensor_list(op, j, seq)
     count = len(first)
     if count == 0:
         raise RuntimeError("Tensor list must have at least one tensor.")
@@ -213,12 +219,20 @@ def _loop(spec, args, count):
     return [step(single, _per_tensor(spec, args, i, packed)) for i in range(count)]
 
 
+_DATA_OF = operator.attrgetter("_data")
+_DEVICE_OF = operator.attrgetter("_device")
+_SHAPE_OF = operator.attrgetter("shape")
+_STRIDES_OF = operator.attrgetter("strides")
+_REQUIRES_GRAD_OF = operator.attrgetter("_requires_grad")
+
+
 def _array_path_dtype(spec, args):
-    """The one NumPy dtype of every tensor when the call can take the array path, else None."""
+    """The one NumPy dtype of every tensor when the call can take the array path, else None.
+    (C-level passes over the lists: this runs on every call.)"""
     if state.slow:          # below a mode: the loop (it runs the same arithmetic)
         return None
-    grad_on = state.grad_enabled()
-    dtype = None
+    dtypes = set()
+    shapes = None
     for kind, j in spec.pattern:
         if kind == "list":
             values = args[j]
@@ -226,38 +240,44 @@ def _array_path_dtype(spec, args):
             values = (args[j],)
             if args[j].dim() != 0:
                 return None
-        elif kind == "packed":
-            return None
         elif kind == "scalars":
-            for v in args[j]:
-                if type(v) is not float and type(v) is not int:
-                    return None
+            if not {float, int}.issuperset(map(type, args[j])):
+                return None
             continue
         elif kind == "scalar":
             v = args[j]
             if type(v) is not float and type(v) is not int:
                 return None
             continue
+        elif kind == "packed":
+            return None
         else:
             continue
-        selves = args[0] if kind == "list" and j != 0 else None
-        for i, t in enumerate(values):
-            tt = type(t)
-            if (tt is not Tensor and tt not in PLAIN) or t._device is not CPU:
-                return None
-            if selves is not None and t._data.shape != selves[i]._data.shape:
+        types = set(map(type, values))
+        types.discard(Tensor)
+        if not types <= PLAIN or list(map(_DEVICE_OF, values)).count(CPU) != len(values):
+            return None
+        arrays = list(map(_DATA_OF, values))
+        dtypes.update(a.dtype for a in arrays[:1])
+        if len(set(map(_ARRAY_DTYPE_OF, arrays))) != 1:
+            return None
+        if kind == "list":
+            if shapes is None:
+                shapes = list(map(_SHAPE_OF, arrays))
+                if spec.inplace:
+                    if state.grad_enabled() and any(map(_REQUIRES_GRAD_OF, values)):
+                        return None     # the in-place write's own checks (write_inplace)
+                    if any(map(operator.contains, map(_STRIDES_OF, arrays), repeat(0))):
+                        return None     # (a zero stride may repeat memory: write_inplace)
+            elif list(map(_SHAPE_OF, arrays)) != shapes:
                 return None     # broadcasting (or its errors): the per-tensor op's
-            if j == 0 and spec.inplace and (grad_on and t._requires_grad or
-                                              0 in t._data.strides and t._data.size > 1):
-                return None     # the in-place write's own checks (write_inplace)
-            array_dtype = t._data.dtype
-            if dtype is None:
-                if array_dtype not in _FLOATS:
-                    return None
-                dtype = array_dtype
-            elif array_dtype != dtype:
-                return None
-    return dtype
+    if len(dtypes) != 1:
+        return None
+    dtype = dtypes.pop()
+    return dtype if dtype in _FLOATS else None
+
+
+_ARRAY_DTYPE_OF = operator.attrgetter("dtype")
 
 
 def _kernel_args(spec, args, operands, np_dtype, scalar_of):
@@ -301,7 +321,7 @@ def _array_path(spec, args, count, np_dtype):
     flats = {}
     if uniform:
         for j in spec.lists:
-            arrays = [t._data for t in args[j]]
+            arrays = list(map(_DATA_OF, args[j]))
             flat = flat_of(arrays)
             if flat is None and count >= GATHER_MIN and not (spec.inplace and j == 0):
                 flat = gathered(args[j])
@@ -312,8 +332,7 @@ def _array_path(spec, args, count, np_dtype):
         result = kernel(np, *_kernel_args(spec, args, flats, np_dtype, scalar_of))
         if spec.inplace:
             np.copyto(flats[0], result, casting="unsafe")
-            for t in selves:
-                bump_version(t)
+            _bump_all(selves)
             return None
         if result.dtype != np_dtype:
             result = result.astype(np_dtype)
@@ -339,6 +358,15 @@ def _array_path(spec, args, count, np_dtype):
                 result = result.astype(np_dtype)
             results.append(wrap(result, dt.NP_TO_DTYPE[result.dtype], CPU))
     return None if spec.inplace else results
+
+
+def _bump_all(tensors) -> None:
+    for t in tensors:
+        storage = t._storage
+        if storage is None:
+            bump_version(t)
+        else:
+            storage._version += 1
 
 
 def _add_increment(spec, args, flats, np_dtype, scalar_of):

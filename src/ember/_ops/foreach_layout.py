@@ -15,10 +15,12 @@ per-tensor loop give the same numbers. The optimizers keep their state in such b
 """
 from __future__ import annotations
 
+import operator
 import weakref
 
 import numpy as np
 
+_deref = weakref.ref.__call__
 # id(flat buffer) -> (weak reference to it, weak references to its views in order)
 _LAYOUTS: dict = {}
 # Lists shorter than this run per tensor rather than being gathered.
@@ -58,11 +60,8 @@ def flat_of(arrays):
     if entry is None or entry[0]() is not base:
         return None
     refs = entry[1]
-    if len(refs) != len(arrays):
+    if len(refs) != len(arrays) or not all(map(operator.is_, arrays, map(_deref, refs))):
         return None
-    for array, ref in zip(arrays, refs):
-        if array is not ref():
-            return None
     return base
 
 
@@ -70,22 +69,22 @@ def flat_of(arrays):
 _GATHERED: dict = {}
 
 
-def _version(t) -> int:
-    storage = t._storage
-    return 0 if storage is None else storage._version
+_DATA_OF = operator.attrgetter("_data")
+_STORAGE_OF = operator.attrgetter("_storage")
 
 
 def gathered(tensors):
     """A flat copy of the tensors' arrays (they share one dtype), reused while the same arrays
     hold the same versions."""
-    arrays = [t._data for t in tensors]
+    arrays = list(map(_DATA_OF, tensors))
     key = id(arrays[0])
     found = _GATHERED.get(key)
-    versions = [_version(t) for t in tensors]
+    versions = [0 if storage is None else storage._version
+                for storage in map(_STORAGE_OF, tensors)]
     if found is not None:
         refs, kept_versions, flat = found
         if len(refs) == len(arrays) and kept_versions == versions and \
-                all(a is r() for a, r in zip(arrays, refs)):
+                all(map(operator.is_, arrays, map(_deref, refs))):
             return flat
     if len(_GATHERED) > 8:
         _GATHERED.clear()

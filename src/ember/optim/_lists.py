@@ -21,6 +21,8 @@ path out of place).
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 import ember
@@ -30,6 +32,11 @@ from ember._core.dispatch.process_state import state as _dispatch_state
 from ember._core.dispatch.subclasses import PLAIN
 from ember._ops.foreach_layout import flat_of, flat_views
 from ember._tensor import Tensor
+
+
+_DEVICE_OF = operator.attrgetter("_device")
+_DATA_OF = operator.attrgetter("_data")
+_DTYPE_OF = operator.attrgetter("_dtype")
 
 
 class _Foreach:
@@ -171,6 +178,11 @@ def use_foreach(group, params) -> bool:
 
 def by_device_and_dtype(params):
     """Index lists of the parameters grouped by (device, dtype), in order of appearance."""
+    first = params[0]
+    count = len(params)
+    if list(map(_DEVICE_OF, params)).count(first._device) == count and \
+            list(map(_DTYPE_OF, params)).count(first._dtype) == count:
+        return [range(count)]       # (one group: C-level passes, the common case)
     groups: dict = {}
     for i, p in enumerate(params):
         groups.setdefault((p._device, p._dtype), []).append(i)
@@ -206,12 +218,16 @@ def keep_flat(params, states, keys) -> None:
             continue
         for key in keys:
             tensors = [states[i].get(key) for i in index]
-            if any(t is None or type(t) is not Tensor or t._device is not CPU or
-                   t._dtype.is_complex for t in tensors):
+            if None in tensors:
                 continue
-            arrays = [t._data for t in tensors]
+            arrays = list(map(_DATA_OF, tensors))
+            if flat_of(arrays) is not None:
+                continue        # (the common case: laid out at an earlier step)
+            if any(type(t) is not Tensor or t._device is not CPU or t._dtype.is_complex
+                   for t in tensors):
+                continue
             dtype = arrays[0].dtype
-            if any(a.dtype != dtype for a in arrays) or flat_of(arrays) is not None:
+            if any(a.dtype != dtype for a in arrays):
                 continue
             flat = np.concatenate([a.ravel() for a in arrays])
             for t, view in zip(tensors, flat_views(flat, [a.shape for a in arrays])):
@@ -227,6 +243,16 @@ def _repoint(t, view) -> None:
     bump_version(t)
     if old is not None:
         t._storage._version = old._version + 1
+
+
+def as_real(tensors) -> list:
+    """The tensors with complex ones seen as pairs of reals (`view_as_real_if_complex`)."""
+    if not any(map(_IS_COMPLEX, map(_DTYPE_OF, tensors))):
+        return tensors
+    return [view_as_real_if_complex(t) for t in tensors]
+
+
+_IS_COMPLEX = operator.attrgetter("is_complex")
 
 
 def view_as_real_if_complex(t):

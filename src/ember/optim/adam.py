@@ -3,7 +3,7 @@ decoupled weight decay on by default (adamw.py)."""
 from __future__ import annotations
 
 from ember.autograd.grad_mode import set_grad_enabled
-from ember.optim._lists import keep_flat, run, view_as_real_if_complex
+from ember.optim._lists import as_real, keep_flat, run
 from ember.optim.optimizer import (
     Optimizer,
     as_float,
@@ -67,10 +67,8 @@ class Adam(Optimizer):
                         state["max_exp_avg_sq"] = zeros_state(param)
                     states.append(state)
                 keep_flat(params, states, _KEYS[amsgrad])
-                real = [view_as_real_if_complex(p) for p in params]
-                run(group, real, adam_update, [view_as_real_if_complex(g) for g in grads],
-                    *[[view_as_real_if_complex(s[key]) for s in states]
-                      for key in _KEYS[amsgrad]],
+                run(group, as_real(params), adam_update, as_real(grads),
+                    *[as_real([s[key] for s in states]) for key in _KEYS[amsgrad]],
                     amsgrad=amsgrad, lr=as_float(group["lr"]),
                     betas=tuple(as_float(b) for b in group["betas"]), eps=group["eps"],
                     weight_decay=group["weight_decay"], maximize=group["maximize"],

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ember.autograd.grad_mode import set_grad_enabled
-from ember.optim._lists import keep_flat, run, view_as_real_if_complex
+from ember.optim._lists import as_real, keep_flat, run
 from ember.optim.optimizer import (
     Optimizer,
     as_float,
@@ -56,10 +56,9 @@ class RMSprop(Optimizer):
                             state["grad_avg"] = zeros_state(param)
                     states.append(state)
                 keep_flat(params, states, keys)
-                columns = {key: [view_as_real_if_complex(s[key]) for s in states] for key in keys}
+                columns = {key: as_real([s[key] for s in states]) for key in keys}
                 none = [None] * len(params)
-                run(group, [view_as_real_if_complex(p) for p in params], rmsprop_update,
-                    [view_as_real_if_complex(g) for g in grads], columns["step"],
+                run(group, as_real(params), rmsprop_update, as_real(grads), columns["step"],
                     columns["square_avg"], columns.get("grad_avg", none),
                     columns.get("momentum_buffer", none),
                     lr=as_float(group["lr"]), alpha=group["alpha"], eps=group["eps"],
