@@ -144,6 +144,7 @@ def _type_name(dtype):
 
 
 _DTYPE_OF = operator.attrgetter("_dtype")
+_NUMBER_TYPES = frozenset((int, float))
 _REQUIRES_GRAD_OF = operator.attrgetter("_requires_grad")
 
 
@@ -160,6 +161,10 @@ def _kind_of_call(op_args):
     for value in op_args:
         tv = type(value)
         if tv is list:
+            if value and not isinstance(value[0], Tensor):      # a list of numbers
+                if not _NUMBER_TYPES.issuperset(map(type, value)):
+                    return "composite"
+                continue
             if not _all_plain(value):
                 if not all(isinstance(v, Tensor) for v in value):
                     return "composite"

@@ -22,6 +22,7 @@ path out of place).
 from __future__ import annotations
 
 import operator
+from itertools import repeat
 
 import numpy as np
 
@@ -208,7 +209,7 @@ def keep_flat(params, states, keys) -> None:
     """Lay out each state entry named in `keys` flat over one buffer per (dtype) run of the
     group, on the plain CPU path only (NOTE [optimizer updates as ops]); an entry already laid
     out so is left alone (one identity test per tensor)."""
-    if _dispatch_state.slow or len(params) < 2:
+    if len(params) < 2 or _observed(params):
         return
     for p in params:
         if p._device is not CPU:
@@ -218,7 +219,7 @@ def keep_flat(params, states, keys) -> None:
             continue
         for key in keys:
             tensors = [states[i].get(key) for i in index]
-            if None in tensors:
+            if any(map(operator.is_, tensors, repeat(None))):
                 continue
             arrays = list(map(_DATA_OF, tensors))
             if flat_of(arrays) is not None:
