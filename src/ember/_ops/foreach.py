@@ -113,10 +113,12 @@ def _declare_all() -> None:
         for overload in overloads.split():
             if overload == "Scalar":
                 _both(name, overload, f", Scalar {number}", number_op,
-                      [("list", 0), ("scalar", 1)] + tail, " and a number")
+                      [("list", 0), ("scalar", 1)] + tail, " and a number",
+                      increment=name if alpha else None)
             elif overload == "ScalarList":
                 _both(name, overload, f", Scalar[] {numbers}", number_op,
-                      [("list", 0), ("scalars", 1)] + tail, " and a list of numbers")
+                      [("list", 0), ("scalars", 1)] + tail, " and a list of numbers",
+                      increment=name if alpha else None)
             elif overload == "List":
                 _both(name, overload, f", Tensor[] {other}" + (", *, Scalar alpha=1" if alpha
                                                                 else ""),
@@ -329,11 +331,11 @@ def _array_path(spec, args, count, np_dtype):
     selves = args[0]
     others_flat = uniform and all(flats[j] is not None for j in spec.lists[1:])
     if uniform and others_flat and flats[0] is not None:
-        result = kernel(np, *_kernel_args(spec, args, flats, np_dtype, scalar_of))
         if spec.inplace:
-            np.copyto(flats[0], result, casting="unsafe")
+            _write_flat(spec, args, flats, np_dtype, scalar_of, kernel)
             _bump_all(selves)
             return None
+        result = kernel(np, *_kernel_args(spec, args, flats, np_dtype, scalar_of))
         if result.dtype != np_dtype:
             result = result.astype(np_dtype)
         views = flat_views(result, [t._data.shape for t in selves])
@@ -369,27 +371,63 @@ def _bump_all(tensors) -> None:
             storage._version += 1
 
 
-def _add_increment(spec, args, flats, np_dtype, scalar_of):
-    """self[i] += increment for a `self` that is not laid out flat: the increment computed once
-    on the flat operands as the per-tensor kernel computes it (add/sub: other * alpha;
-    addcmul: tensor1 * tensor2 * value; addcdiv: tensor1 / tensor2 * value), then added to (or
-    for sub subtracted from) each tensor in place, the kernels' last operation."""
+# Per-tensor ops whose kernel is exactly one ufunc over its arguments: in place, the ufunc
+# writes into `self` (`out=`), the same numbers without a temporary.
+_UFUNCS = {"mul.Tensor": np.multiply, "div.Tensor": np.true_divide, "sqrt": np.sqrt,
+           "neg": np.negative}
+
+
+def _write_flat(spec, args, flats, np_dtype, scalar_of, kernel) -> None:
+    """An in-place op on a flat `self`: its increment added (add/sub/addcmul/addcdiv), its
+    ufunc written in place, or the kernel's result copied in."""
+    target = flats[0]
+    if spec.increment is not None:
+        combine = np.subtract if spec.increment == "sub" else np.add
+        combine(target, _increment(spec, args, flats, np_dtype, scalar_of, target), out=target)
+        return
+    kernel_args = _kernel_args(spec, args, flats, np_dtype, scalar_of)
+    ufunc = _UFUNCS.get(spec.single.name)
+    if ufunc is not None:
+        ufunc(*kernel_args, out=target)
+    else:
+        np.copyto(target, kernel(np, *kernel_args), casting="unsafe")
+
+
+def _increment(spec, args, flats, np_dtype, scalar_of, like):
+    """What the per-tensor kernel adds to (sub: subtracts from) `self`, computed as it
+    computes it: add/sub: other * alpha (other a list, a 0-d tensor or a number); addcmul:
+    tensor1 * tensor2 * value; addcdiv: tensor1 / tensor2 * value."""
     name = spec.increment
     if name in ("add", "sub"):
-        other = flats[1] if spec.pattern[1][0] == "list" else args[1]._data
-        alpha = args[2]
-        increment = other if type(alpha) is int and alpha == 1 else _scaled(other, alpha, other)
-    else:
-        value = args[3] if spec.pattern[3][0] == "scalar" else scalar_of[3]
-        if name == "addcmul":
-            increment = np.multiply(flats[1], flats[2])
+        kind, j = spec.pattern[1]
+        if kind == "list":
+            other = flats[1]
+        elif kind == "tensor":
+            other = args[1]._data
         else:
-            increment = np.true_divide(flats[1], flats[2])
-        if type(value) is not int or value != 1:
-            increment = increment * scalar_into(value, increment.dtype)
-    combine = np.subtract if name == "sub" else np.add
+            other = scalar_as(args[j] if kind == "scalar" else scalar_of[j], np_dtype)
+        kind, j = spec.pattern[2]
+        alpha = j if kind == "const" else args[j]
+        return other if type(alpha) is int and alpha == 1 else _scaled(other, alpha, like)
+    kind, j = spec.pattern[3]
+    value = args[j] if kind == "scalar" else scalar_of[j]
+    if name == "addcmul":
+        increment = np.multiply(flats[1], flats[2])
+    else:
+        increment = np.true_divide(flats[1], flats[2])
+    if type(value) is not int or value != 1:
+        increment = increment * scalar_into(value, increment.dtype)
+    return increment
+
+
+def _add_increment(spec, args, flats, np_dtype, scalar_of):
+    """self[i] += increment for a `self` that is not laid out flat: the increment computed once
+    on the flat operands (`_increment`), then added to (or for sub subtracted from) each
+    tensor in place, the per-tensor kernels' last operation."""
+    increment = _increment(spec, args, flats, np_dtype, scalar_of, args[0][0]._data)
+    combine = np.subtract if spec.increment == "sub" else np.add
     start = 0
-    one_value = increment.ndim == 0
+    one_value = np.ndim(increment) == 0
     for t in args[0]:
         array = t._data
         if one_value:
@@ -398,7 +436,11 @@ def _add_increment(spec, args, flats, np_dtype, scalar_of):
             size = array.size
             combine(array, increment[start:start + size].reshape(array.shape), out=array)
             start += size
-        bump_version(t)
+        storage = t._storage
+        if storage is None:
+            bump_version(t)
+        else:
+            storage._version += 1
 
 
 _declare_all()
