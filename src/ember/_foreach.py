@@ -98,7 +98,8 @@ def _same_length(tensors, others):
 
 
 def _scalar_list(tensors, scalars, name, position):
-    for index, item in enumerate(scalars):
+    for index, item in enumerate(() if _NUMBER_TYPES.issuperset(map(type, scalars))
+                                 else scalars):
         if not _is_number(item):
             raise TypeError(f"expected Tensor as element {index} in argument {position}, but "
                             f"got {type(item).__name__}")

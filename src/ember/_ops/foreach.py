@@ -24,6 +24,7 @@ op. A dispatch mode sees the foreach op itself (`aten._foreach_add_.List`).
 from __future__ import annotations
 
 import operator
+import threading
 from itertools import repeat
 
 import numpy as np
@@ -39,7 +40,7 @@ from ember._core.dispatch.wrapping import bump_version, wrap
 from ember._core.fp_errors import scalar_as
 from ember._core.registry import OPS, OpDef
 from ember._ops.foreach_layout import GATHER_MIN, flat_of, flat_views, gathered
-from ember._ops.pointwise import _scaled, scalar_into
+from ember._ops.pointwise import _scaled, checked_scalar, scalar_into
 
 Tensor = None          # ember.Tensor, read at first use (the class is made after the ops)
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
@@ -335,9 +336,13 @@ def _array_path(spec, args, count, np_dtype):
             _write_flat(spec, args, flats, np_dtype, scalar_of, kernel)
             _bump_all(selves)
             return None
-        result = kernel(np, *_kernel_args(spec, args, flats, np_dtype, scalar_of))
-        if result.dtype != np_dtype:
-            result = result.astype(np_dtype)
+        kernel_args = _kernel_args(spec, args, flats, np_dtype, scalar_of)
+        result = np.empty(flats[0].size, np_dtype)
+        ufunc = _UFUNCS.get(single.name)
+        if ufunc is not None:
+            ufunc(*kernel_args, out=result)
+        else:
+            _blockwise(spec, kernel, kernel_args, result)
         views = flat_views(result, [t._data.shape for t in selves])
         return [wrap(v, dt.NP_TO_DTYPE[v.dtype], CPU) for v in views]
     if spec.inplace and spec.increment is not None and others_flat and count >= GATHER_MIN:
@@ -390,7 +395,41 @@ def _write_flat(spec, args, flats, np_dtype, scalar_of, kernel) -> None:
     if ufunc is not None:
         ufunc(*kernel_args, out=target)
     else:
-        np.copyto(target, kernel(np, *kernel_args), casting="unsafe")
+        _blockwise(spec, kernel, kernel_args, target)
+
+
+# Elements per block of a kernel run over flat buffers: its temporaries (lerp's float64 ones
+# included) stay small enough to be reused from cache rather than freshly mapped each call.
+CHUNK = 1 << 15
+
+
+def _blockwise(spec, kernel, kernel_args, out) -> None:
+    """out[a:b] = kernel(the arguments' blocks [a:b]), block by block: the kernels are
+    element-wise, so the numbers are the whole call's."""
+    lists = [k for k, (kind, _) in enumerate(spec.pattern) if kind == "list"]
+    size = out.size
+    for start in range(0, size, CHUNK):
+        stop = min(start + CHUNK, size)
+        block = list(kernel_args)
+        for k in lists:
+            block[k] = kernel_args[k][start:stop]
+        np.copyto(out[start:stop], kernel(np, *block), casting="unsafe")
+
+
+class _Scratch(threading.local):
+    def __init__(self):
+        self.buffers = {}       # dtype -> a reusable buffer for increments (this thread's)
+
+
+_SCRATCH = _Scratch()
+
+
+def _scratch(size, np_dtype):
+    buffers = _SCRATCH.buffers
+    found = buffers.get(np_dtype)
+    if found is None or found.size < size:
+        found = buffers[np_dtype] = np.empty(size, np_dtype)
+    return found[:size]
 
 
 def _increment(spec, args, flats, np_dtype, scalar_of, like):
@@ -408,15 +447,22 @@ def _increment(spec, args, flats, np_dtype, scalar_of, like):
             other = scalar_as(args[j] if kind == "scalar" else scalar_of[j], np_dtype)
         kind, j = spec.pattern[2]
         alpha = j if kind == "const" else args[j]
-        return other if type(alpha) is int and alpha == 1 else _scaled(other, alpha, like)
+        if type(alpha) is int and alpha == 1:
+            return other
+        if np.ndim(other) == 0 or (type(alpha) is not float and type(alpha) is not int):
+            return _scaled(other, alpha, like)
+        # _scaled's product, into a reusable buffer (its checks pass for a float alpha)
+        return np.multiply(other, checked_scalar(alpha, other.dtype),
+                           out=_scratch(other.size, other.dtype))
     kind, j = spec.pattern[3]
     value = args[j] if kind == "scalar" else scalar_of[j]
+    increment = _scratch(flats[1].size, flats[1].dtype)
     if name == "addcmul":
-        increment = np.multiply(flats[1], flats[2])
+        np.multiply(flats[1], flats[2], out=increment)
     else:
-        increment = np.true_divide(flats[1], flats[2])
+        np.true_divide(flats[1], flats[2], out=increment)
     if type(value) is not int or value != 1:
-        increment = increment * scalar_into(value, increment.dtype)
+        np.multiply(increment, scalar_into(value, increment.dtype), out=increment)
     return increment
 
 
