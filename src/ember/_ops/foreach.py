@@ -181,9 +181,7 @@ def _check_lists(op, spec, args):
 def _per_tensor(spec, args, i, packed_values):
     out = []
     for kind, j in spec.pattern:
-        if kind == "list":
-            out.append(args[j][i])
-        elif kind == "scalars":
+        if kind in ("list", "scalars"):
             out.append(args[j][i])
         elif kind == "packed":
             out.append(packed_values[i])

@@ -34,7 +34,6 @@ from ember._core.dispatch.subclasses import PLAIN
 from ember._ops.foreach_layout import flat_of, flat_views
 from ember._tensor import Tensor
 
-
 _DEVICE_OF = operator.attrgetter("_device")
 _DATA_OF = operator.attrgetter("_data")
 _DTYPE_OF = operator.attrgetter("_dtype")
