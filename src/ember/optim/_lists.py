@@ -224,8 +224,9 @@ def keep_flat(params, states, keys) -> None:
             if flat_of(arrays) is not None:
                 continue        # (the common case: laid out at an earlier step)
             if any(type(t) is not Tensor or t._device is not CPU or t._dtype.is_complex
-                   for t in tensors):
-                continue
+                   or t._base is not None for t in tensors) or \
+                    len(set(map(id, tensors))) != len(tensors):
+                continue        # (views of other tensors, and shared entries, stay as they are)
             dtype = arrays[0].dtype
             if any(a.dtype != dtype for a in arrays):
                 continue
