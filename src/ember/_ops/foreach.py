@@ -23,8 +23,10 @@ op. A dispatch mode sees the foreach op itself (`aten._foreach_add_.List`).
 """
 from __future__ import annotations
 
+import math
 import operator
 import threading
+from collections import deque
 from itertools import repeat
 
 import numpy as np
@@ -39,7 +41,7 @@ from ember._core.dispatch.subclasses import PLAIN
 from ember._core.dispatch.wrapping import bump_version, wrap
 from ember._core.fp_errors import scalar_as
 from ember._core.registry import OPS, OpDef
-from ember._ops.foreach_layout import GATHER_MIN, flat_of, flat_views, gathered
+from ember._ops.foreach_layout import GATHER_MIN, flat_views, gathered, layout_of
 from ember._ops.pointwise import _scaled, checked_scalar, scalar_into
 
 Tensor = None          # ember.Tensor, read at first use (the class is made after the ops)
@@ -199,9 +201,9 @@ def foreach_step(op, args):
         from ember._tensor import Tensor
     spec = SPECS[op]
     count = _check_lists(op, spec, args)
-    dtype = _array_path_dtype(spec, args)
-    if dtype is not None:
-        return _array_path(spec, args, count, dtype)
+    plan = _array_plan(spec, args)
+    if plan is not None:
+        return _array_path(spec, args, count, *plan)
     return _loop(spec, args, count)
 
 
@@ -227,13 +229,16 @@ _STRIDES_OF = operator.attrgetter("strides")
 _REQUIRES_GRAD_OF = operator.attrgetter("_requires_grad")
 
 
-def _array_path_dtype(spec, args):
-    """The one NumPy dtype of every tensor when the call can take the array path, else None.
-    (C-level passes over the lists: this runs on every call.)"""
+def _array_plan(spec, args):
+    """(the one NumPy dtype of every tensor, {list position: its flat buffer or None}) when the
+    call can take the array path, else None. A list laid out flat (`layout_of`) tells its
+    dtype, shapes and strides by the layout; the others are read with C-level passes (this
+    runs on every call)."""
     if state.slow:          # below a mode: the loop (it runs the same arithmetic)
         return None
     dtypes = set()
     shapes = None
+    flats = {}
     for kind, j in spec.pattern:
         if kind == "list":
             values = args[j]
@@ -259,23 +264,34 @@ def _array_path_dtype(spec, args):
         if not types <= PLAIN or list(map(_DEVICE_OF, values)).count(CPU) != len(values):
             return None
         arrays = list(map(_DATA_OF, values))
-        dtypes.update(a.dtype for a in arrays[:1])
-        if len(set(map(_ARRAY_DTYPE_OF, arrays))) != 1:
-            return None
-        if kind == "list":
-            if shapes is None:
-                shapes = list(map(_SHAPE_OF, arrays))
-                if spec.inplace:
-                    if state.grad_enabled() and any(map(_REQUIRES_GRAD_OF, values)):
-                        return None     # the in-place write's own checks (write_inplace)
-                    if any(map(operator.contains, map(_STRIDES_OF, arrays), repeat(0))):
-                        return None     # (a zero stride may repeat memory: write_inplace)
-            elif list(map(_SHAPE_OF, arrays)) != shapes:
-                return None     # broadcasting (or its errors): the per-tensor op's
+        if kind != "list":
+            dtypes.add(arrays[0].dtype)
+            continue
+        layout = layout_of(arrays)
+        if layout is not None:
+            flat, list_shapes = layout
+            flats[j] = flat
+            dtypes.add(flat.dtype)
+        else:
+            flats[j] = None
+            dtypes.add(arrays[0].dtype)
+            if len(set(map(_ARRAY_DTYPE_OF, arrays))) != 1:
+                return None
+            list_shapes = list(map(_SHAPE_OF, arrays))
+        if shapes is None:
+            shapes = list_shapes
+            if spec.inplace:
+                if state.grad_enabled() and any(map(_REQUIRES_GRAD_OF, values)):
+                    return None     # the in-place write's own checks (write_inplace)
+                if layout is None and \
+                        any(map(operator.contains, map(_STRIDES_OF, arrays), repeat(0))):
+                    return None     # (a zero stride may repeat memory: write_inplace)
+        elif shapes is not list_shapes and tuple(list_shapes) != tuple(shapes):
+            return None     # broadcasting (or its errors): the per-tensor op's
     if len(dtypes) != 1:
         return None
     dtype = dtypes.pop()
-    return dtype if dtype in _FLOATS else None
+    return (dtype, flats) if dtype in _FLOATS else None
 
 
 _ARRAY_DTYPE_OF = operator.attrgetter("dtype")
@@ -308,7 +324,7 @@ def _uniform(values):
     return first
 
 
-def _array_path(spec, args, count, np_dtype):
+def _array_path(spec, args, count, np_dtype, known):
     single = spec.single
     kernel = single.kernels.get("cpu", single.kernel) if single.kernels else single.kernel
     scalar_of = {}
@@ -322,8 +338,7 @@ def _array_path(spec, args, count, np_dtype):
     flats = {}
     if uniform:
         for j in spec.lists:
-            arrays = list(map(_DATA_OF, args[j]))
-            flat = flat_of(arrays)
+            flat = known[j]
             if flat is None and count >= GATHER_MIN and not (spec.inplace and j == 0):
                 flat = gathered(args[j])
             flats[j] = flat
@@ -396,9 +411,10 @@ def _write_flat(spec, args, flats, np_dtype, scalar_of, kernel) -> None:
         _blockwise(spec, kernel, kernel_args, target)
 
 
-# Elements per block of a kernel run over flat buffers: its temporaries (lerp's float64 ones
-# included) stay small enough to be reused from cache rather than freshly mapped each call.
-CHUNK = 1 << 15
+# Elements per block of a kernel run over flat buffers: its temporaries stay small (lerp's
+# float64 ones are reused: random_float32_math.KEEP), and few blocks keep the per-block
+# Python cost small.
+CHUNK = 1 << 18
 
 
 def _blockwise(spec, kernel, kernel_args, out) -> None:
@@ -468,23 +484,41 @@ def _add_increment(spec, args, flats, np_dtype, scalar_of):
     """self[i] += increment for a `self` that is not laid out flat: the increment computed once
     on the flat operands (`_increment`), then added to (or for sub subtracted from) each
     tensor in place, the per-tensor kernels' last operation."""
-    increment = _increment(spec, args, flats, np_dtype, scalar_of, args[0][0]._data)
+    selves = args[0]
+    increment = _increment(spec, args, flats, np_dtype, scalar_of, selves[0]._data)
     combine = np.subtract if spec.increment == "sub" else np.add
-    start = 0
-    one_value = np.ndim(increment) == 0
-    for t in args[0]:
-        array = t._data
-        if one_value:
-            combine(array, increment, out=array)
-        else:
-            size = array.size
-            combine(array, increment[start:start + size].reshape(array.shape), out=array)
-            start += size
-        storage = t._storage
-        if storage is None:
-            bump_version(t)
-        else:
-            storage._version += 1
+    arrays = list(map(_DATA_OF, selves))
+    if np.ndim(increment) == 0:
+        pieces = repeat(increment, len(arrays))
+    else:
+        pieces = _pieces(increment, tuple(map(_SHAPE_OF, arrays)))
+    deque(map(combine, arrays, pieces, arrays), 0)     # (a C-level loop over the tensors)
+    _bump_all(selves)
+
+
+# (id(buffer), shapes) -> (the buffer, views of its start with those shapes in order)
+_PIECES: dict = {}
+
+
+def _pieces(increment, shapes):
+    """Views of the 1-D `increment` with `shapes`, one after the other; kept for a buffer seen
+    again (the reusable increment buffers, a gathered list), as `increment` starts where its
+    buffer starts."""
+    base = increment if increment.base is None else increment.base
+    key = (id(base), shapes)
+    found = _PIECES.get(key)
+    if found is not None and found[0] is base and increment.size == found[2] and \
+            increment.__array_interface__["data"][0] == found[3]:
+        return found[1]
+    views, start = [], 0
+    for shape in shapes:
+        size = math.prod(shape)
+        views.append(increment[start:start + size].reshape(shape))
+        start += size
+    if len(_PIECES) > 8:
+        _PIECES.clear()
+    _PIECES[key] = (base, views, increment.size, increment.__array_interface__["data"][0])
+    return views
 
 
 _declare_all()

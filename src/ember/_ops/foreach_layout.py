@@ -21,7 +21,7 @@ import weakref
 import numpy as np
 
 _deref = weakref.ref.__call__
-# id(flat buffer) -> (weak reference to it, weak references to its views in order)
+# id(flat buffer) -> (weak reference to it, weak references to its views in order, their shapes)
 _LAYOUTS: dict = {}
 # Lists shorter than this run per tensor rather than being gathered.
 GATHER_MIN = 4
@@ -34,7 +34,8 @@ def _forget(key) -> None:
 def register(flat, views) -> None:
     """Record that `views` (in order) cover the 1-D buffer `flat`."""
     key = id(flat)
-    _LAYOUTS[key] = (weakref.ref(flat), tuple(weakref.ref(v) for v in views))
+    _LAYOUTS[key] = (weakref.ref(flat), tuple(weakref.ref(v) for v in views),
+                     tuple(v.shape for v in views))
     weakref.finalize(flat, _forget, key)
 
 
@@ -53,6 +54,14 @@ def flat_views(flat, shapes) -> list:
 
 def flat_of(arrays):
     """The flat buffer `arrays` are laid out over (NOTE [flat foreach layouts]), or None."""
+    layout = layout_of(arrays)
+    return None if layout is None else layout[0]
+
+
+def layout_of(arrays):
+    """(flat buffer, the arrays' shapes) when `arrays` are laid out flat, else None: the views
+    of one buffer share its dtype, do not overlap and have no zero strides, so a caller
+    that knows this needs no pass of its own over those."""
     base = arrays[0].base
     if base is None:
         return None
@@ -62,7 +71,7 @@ def flat_of(arrays):
     refs = entry[1]
     if len(refs) != len(arrays) or not all(map(operator.is_, arrays, map(_deref, refs))):
         return None
-    return base
+    return base, entry[2]
 
 
 # id(first array) -> (weak references to the arrays, their versions, the flat copy)

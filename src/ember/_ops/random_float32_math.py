@@ -97,9 +97,15 @@ class _Buffers(threading.local):
 _BUFFERS = _Buffers()
 
 
+# Calls larger than this (elements) get fresh buffers rather than keeping ones this large.
+KEEP = 1 << 18
+
+
 def _buffer(slot, size, dtype):
     """The first `size` elements of this thread's reusable buffer `slot` of `dtype` (contents
     left over from earlier calls: write before reading)."""
+    if size > KEEP:
+        return np.empty(size, dtype)
     arrays = _BUFFERS.arrays
     found = arrays.get((slot, dtype))
     if found is None or found.size < size:
