@@ -15,6 +15,7 @@ per-tensor loop give the same numbers. The optimizers keep their state in such b
 """
 from __future__ import annotations
 
+import math
 import operator
 import weakref
 
@@ -34,22 +35,33 @@ def _forget(key) -> None:
 def register(flat, views) -> None:
     """Record that `views` (in order) cover the 1-D buffer `flat`."""
     key = id(flat)
-    _LAYOUTS[key] = (weakref.ref(flat), tuple(weakref.ref(v) for v in views),
-                     tuple(v.shape for v in views))
+    _LAYOUTS[key] = (weakref.ref(flat), tuple(map(weakref.ref, views)),
+                     tuple(map(_SHAPE_OF, views)))
     weakref.finalize(flat, _forget, key)
 
 
 def flat_views(flat, shapes) -> list:
-    """Views of `flat` with `shapes`, one after the other, registered as its layout."""
-    views, start = [], 0
-    for shape in shapes:
-        size = 1
-        for n in shape:
-            size *= n
-        views.append(flat[start:start + size].reshape(shape))
-        start += size
+    """Views of `flat` with `shapes`, one after the other, registered as its layout. (A run of
+    equal shapes, not 0-d, is cut at once: the rows of one reshape, each a view of `flat`.)"""
+    views, start, count = [], 0, len(shapes)
+    i = 0
+    while i < count:
+        shape = tuple(shapes[i])
+        stop = i + 1
+        while shape and stop < count and shapes[stop] == shape:
+            stop += 1
+        size = math.prod(shape)
+        if stop - i > 1:     # (not 0-d shapes: rows of a 1-D array would be scalars)
+            views.extend(flat[start:start + size * (stop - i)].reshape((stop - i,) + shape))
+        else:
+            views.append(flat[start:start + size].reshape(shape))
+        start += size * (stop - i)
+        i = stop
     register(flat, views)
     return views
+
+
+_SHAPE_OF = operator.attrgetter("shape")
 
 
 def flat_of(arrays):
