@@ -69,7 +69,8 @@ class ForeachSpec:
     per-tensor op's arguments, where it comes from: ("list", j) position i of the list argument
     j, ("scalar", j) the number argument j, ("scalars", j) item i of the number list j,
     ("tensor", j) the tensor argument j, ("packed", j) item i of the 1-D tensor j,
-    ("const", value). `increment` names the in-place form the update path knows."""
+    ("const", value). `increment` names the form the increment path knows (the kernel's last
+    step adds, or subtracts, an increment to `self`)."""
 
     __slots__ = ("increment", "inplace", "lists", "pattern", "single")
 
@@ -99,7 +100,7 @@ def _both(name, overload, arguments, single, pattern, doc, increment=None):
     """Declare the out-of-place and the in-place form of one overload."""
     suffix = f".{overload}" if overload else ""
     _declare(f"_foreach_{name}{suffix}(Tensor[] self{arguments}) -> Tensor[]", single, pattern,
-             False, f"`{single}` at every position of the lists{doc}.")
+             False, f"`{single}` at every position of the lists{doc}.", increment)
     _declare(f"_foreach_{name}_{suffix}(Tensor(a!)[] self{arguments}) -> ()", single, pattern,
              True, f"`{single}` at every position of the lists, written into `self`{doc}.",
              increment)
@@ -352,7 +353,11 @@ def _array_path(spec, args, count, np_dtype, known):
         kernel_args = _kernel_args(spec, args, flats, np_dtype, scalar_of)
         result = np.empty(flats[0].size, np_dtype)
         ufunc = _UFUNCS.get(single.name)
-        if ufunc is not None:
+        if spec.increment is not None:      # self + increment, as the kernel ends
+            combine = np.subtract if spec.increment == "sub" else np.add
+            combine(flats[0], _increment(spec, args, flats, np_dtype, scalar_of, flats[0]),
+                    out=result)
+        elif ufunc is not None:
             ufunc(*kernel_args, out=result)
         else:
             _blockwise(spec, kernel, kernel_args, result)
