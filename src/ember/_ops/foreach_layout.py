@@ -8,6 +8,8 @@ flat buffer when each list operand is either
 - gathered: a copy of its arrays concatenated into one buffer (`gathered`), kept while none of
   its tensors is written (their versions are checked), so a list read by several ops in a row
   (an optimizer's gradients) is copied once.
+A list laid out flat also tells the kernel its dtype, shapes and strides (`layout_of`: the
+views one buffer registered), so the array path reads nothing else from its arrays.
 Lists that are neither (too short to gather, mixed layouts) run per tensor. The layouts are
 known by identity only: nothing here changes what a kernel computes, so a flat call and the
 per-tensor loop give the same numbers. The optimizers keep their state in such buffers
