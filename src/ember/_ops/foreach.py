@@ -23,7 +23,6 @@ op. A dispatch mode sees the foreach op itself (`aten._foreach_add_.List`).
 """
 from __future__ import annotations
 
-import math
 import operator
 import threading
 from collections import deque
@@ -41,7 +40,7 @@ from ember._core.dispatch.subclasses import PLAIN
 from ember._core.dispatch.wrapping import bump_version, wrap
 from ember._core.fp_errors import scalar_as
 from ember._core.registry import OPS, OpDef
-from ember._ops.foreach_layout import GATHER_MIN, flat_views, gathered, layout_of
+from ember._ops.foreach_layout import GATHER_MIN, cut, flat_views, gathered, layout_of
 from ember._ops.pointwise import _scaled, checked_scalar, scalar_into
 
 Tensor = None          # ember.Tensor, read at first use (the class is made after the ops)
@@ -438,6 +437,7 @@ def _blockwise(spec, kernel, kernel_args, out) -> None:
 class _Scratch(threading.local):
     def __init__(self):
         self.buffers = {}       # dtype -> a reusable buffer for increments (this thread's)
+        self.pieces = {}        # views of those buffers (`_pieces`)
 
 
 _SCRATCH = _Scratch()
@@ -501,29 +501,24 @@ def _add_increment(spec, args, flats, np_dtype, scalar_of):
     _bump_all(selves)
 
 
-# (id(buffer), shapes) -> (the buffer, views of its start with those shapes in order)
-_PIECES: dict = {}
-
-
 def _pieces(increment, shapes):
-    """Views of the 1-D `increment` with `shapes`, one after the other; kept for a buffer seen
-    again (the reusable increment buffers, a gathered list), as `increment` starts where its
-    buffer starts."""
-    base = increment if increment.base is None else increment.base
-    key = (id(base), shapes)
-    found = _PIECES.get(key)
-    if found is not None and found[0] is base and increment.size == found[2] and \
-            increment.__array_interface__["data"][0] == found[3]:
-        return found[1]
-    views, start = [], 0
-    for shape in shapes:
-        size = math.prod(shape)
-        views.append(increment[start:start + size].reshape(shape))
-        start += size
-    if len(_PIECES) > 8:
-        _PIECES.clear()
-    _PIECES[key] = (base, views, increment.size, increment.__array_interface__["data"][0])
-    return views
+    """Views of the 1-D `increment` with `shapes`, one after the other; kept while the
+    increment is the start of the same reusable buffer (`_scratch`: this thread's), cut
+    afresh for other increments (a list operand itself, a fresh product)."""
+    buffer = _SCRATCH.buffers.get(increment.dtype)
+    if buffer is None or increment.base is not buffer or \
+            increment.__array_interface__["data"][0] != buffer.__array_interface__["data"][0]:
+        return cut(increment, shapes)
+    pieces = _SCRATCH.pieces
+    key = (increment.dtype, shapes)
+    found = pieces.get(key)
+    if found is not None and found[0] is buffer and found[1] == increment.size:
+        return found[2]
+    if len(pieces) > 8:
+        pieces.clear()
+    # (dtype, shapes) -> (the buffer, the size cut, the views)
+    views = pieces[key] = (buffer, increment.size, cut(increment, shapes))
+    return views[2]
 
 
 _declare_all()

@@ -43,8 +43,15 @@ def register(flat, views) -> None:
 
 
 def flat_views(flat, shapes) -> list:
-    """Views of `flat` with `shapes`, one after the other, registered as its layout. (A run of
-    equal shapes, not 0-d, is cut at once: the rows of one reshape, each a view of `flat`.)"""
+    """Views of `flat` with `shapes`, one after the other, registered as its layout."""
+    views = cut(flat, shapes)
+    register(flat, views)
+    return views
+
+
+def cut(flat, shapes) -> list:
+    """Views of the start of the 1-D `flat` with `shapes`, one after the other. (A run of equal
+    shapes, not 0-d, is cut at once: the rows of one reshape, each a view of `flat`'s base.)"""
     views, start, count = [], 0, len(shapes)
     i = 0
     while i < count:
@@ -59,7 +66,6 @@ def flat_views(flat, shapes) -> list:
             views.append(flat[start:start + size].reshape(shape))
         start += size * (stop - i)
         i = stop
-    register(flat, views)
     return views
 
 
