@@ -13,7 +13,7 @@ $(VENV)/.test-deps: pyproject.toml tests/plugins/ember_npdev/pyproject.toml $(VE
 	$(VPY) -m pip install -q -e '.[test]' -e tests/plugins/ember_npdev
 	touch $@
 
-.PHONY: demo test bench generate check-generated fuzz-bad-input
+.PHONY: demo test bench generate check-generated fuzz-bad-input fuzz-values
 demo: $(VENV)/.demo-deps
 	$(VPY) -m ember.demo
 
@@ -27,7 +27,13 @@ bench: $(VENV)/.test-deps
 generate: $(VENV)/.demo-deps
 	$(VPY) tools/gen_bindings.py
 
-# Many more drawn bad calls than CI's tests/bad_input/test_property.py: the counts by verdict.
+# Many more drawn bad calls than CI's tests/bad_input/test_property*.py: the counts by verdict,
+# per family (EMBER_FUZZ_FAMILIES="functional module ..." picks some; all by default).
 EMBER_FUZZ_EXAMPLES ?= 5000
 fuzz-bad-input: $(VENV)/.test-deps
 	EMBER_FUZZ_EXAMPLES=$(EMBER_FUZZ_EXAMPLES) $(VPY) tests/bad_input/fuzz_cli.py
+
+# Valid calls on edge tensors (inf, NaN, +-0, denormals, non-contiguous, expanded, empty)
+# against PyTorch's results; a random draw each run (tests/value_diff/vd_cli.py).
+fuzz-values: $(VENV)/.test-deps
+	EMBER_FUZZ_EXAMPLES=$(EMBER_FUZZ_EXAMPLES) $(VPY) tests/value_diff/vd_cli.py --seed $$RANDOM

@@ -2,6 +2,10 @@
 each library in its own process, interleaved (A B A B ...), medians and ratios.
 
     python benchmarks/bench_nn_train.py [--rounds N] [--steps N] [--threads 1,2] [--only NAME]
+                                        [--also SRC_DIR]
+
+`--also` times another ember tree (its `src` folder, e.g. a checkout of an earlier commit)
+beside this one, in the same interleaved rounds.
 
 The models are the issue's: a 784-512-512-10 MLP (batch 256), a LeNet-style CNN on 1x28x28
 (batch 64), a small ResNet of BasicBlocks with BatchNorm on 3x32x32 (batch 32), a 2-layer LSTM
@@ -191,8 +195,8 @@ def worker(lib_name: str, only: str | None, steps: int) -> None:
     print(json.dumps(out))
 
 
-def _run(lib_name, threads, only, steps):
-    env = dict(os.environ, PYTHONPATH=str(SRC), OMP_NUM_THREADS=str(threads),
+def _run(lib_name, threads, only, steps, src=SRC):
+    env = dict(os.environ, PYTHONPATH=str(src), OMP_NUM_THREADS=str(threads),
                OPENBLAS_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
     cmd = [sys.executable, __file__, "--worker", lib_name, "--steps", str(steps)]
     if only:
@@ -208,6 +212,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--only")
+    parser.add_argument("--also")
     args = parser.parse_args()
     if args.worker:
         if args.worker == "torch":
@@ -216,20 +221,28 @@ def main() -> None:
         worker(args.worker, args.only, args.steps)
         return
     for threads in [int(t) for t in args.threads.split(",")]:
-        runs = {"ember": [], "torch": []}
+        labels = {"ember": ("ember", SRC), "torch": ("torch", SRC)}
+        if args.also:
+            labels["ember (--also)"] = ("ember", pathlib.Path(args.also).resolve())
+        runs = {label: [] for label in labels}
         for _ in range(args.rounds):
-            for lib_name in ("ember", "torch"):
-                runs[lib_name].append(_run(lib_name, threads, args.only, args.steps))
+            for label, (lib_name, src) in labels.items():
+                runs[label].append(_run(lib_name, threads, args.only, args.steps, src))
         print(f"\n## Training steps, {threads} thread(s), median ms over {args.rounds} rounds "
               f"x {args.steps} steps\n")
-        print("| model | ember | PyTorch | ratio |")
-        print("| --- | ---: | ---: | ---: |")
+        also = " ember (--also) |" if args.also else ""
+        print(f"| model | ember |{also} PyTorch | ratio |")
+        print("| --- | ---: |" + (" ---: |" if args.also else "") + " ---: | ---: |")
         for name in runs["torch"][0]:
             e = statistics.median(r[name] for r in runs["ember"])
             t = statistics.median(r[name] for r in runs["torch"])
             unit = "us" if "no_grad" in name else "ms"
             scale = 1e3 if unit == "us" else 1
-            print(f"| {name} | {e * scale:.2f} {unit} | {t * scale:.2f} {unit} | "
+            cell = ""
+            if args.also:
+                b = statistics.median(r[name] for r in runs["ember (--also)"])
+                cell = f" {b * scale:.2f} {unit} |"
+            print(f"| {name} | {e * scale:.2f} {unit} |{cell} {t * scale:.2f} {unit} | "
                   f"{e / t:.2f}x |")
 
 

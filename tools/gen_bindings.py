@@ -220,11 +220,17 @@ def _body_prefix(op, varargs, function=False, label=None, method=False, var=None
     return text + _argument_checks(op, label or op.python_name, method)
 
 
-def _call_expr(var, packed) -> str:
+def _call_expr(var, packed, public) -> str:
     """`dispatch.call(op, args)` with its first step inline: when nothing is open (`state.slow`
-    False) the op's runner directly (NOTE [the plain call], stack.py); a Python frame less on
-    every call."""
-    return f"_call({var}, {packed}) if _state.slow else {var}.runner({var}, {packed})"
+    False) the op's runner directly (NOTE [the plain call], stack.py); a
+    Python frame less on every call. Otherwise `call` is told the public function `public`
+    (NOTE [the public function reaches level 1])."""
+    return f"_call({var}, {packed}, {public}) if _state.slow else {var}.runner({var}, {packed})"
+
+
+def _inplace_expr(var, packed, public) -> str:
+    return (f"_call_inplace({var}, {packed}, {public}) if _state.slow else "
+            f"_call_inplace({var}, {packed})")
 
 
 def emit_op(op, var: str, lines: list, methods: list, dunders: list) -> None:
@@ -232,17 +238,21 @@ def emit_op(op, var: str, lines: list, methods: list, dunders: list) -> None:
     if op.function:
         sig, packed, _ = _params(op, method=False, with_out=op.out)
         body = _body_prefix(op, None, function=True, var=var)
+        # The function names itself; where an argument has its name (threshold), by an alias.
+        public = name if name not in packed.strip("(),").split(", ") else f"_public_{name}"
         if op.out:
-            call = (f"if out is None:\n    return {_call_expr(var, packed)}\n"
-                    f"return _call_out({var}, {packed}, out)\n")
+            call = (f"if out is None:\n    return {_call_expr(var, packed, public)}\n"
+                    f"return _call_out({var}, {packed}, out, {public})\n")
         else:
-            call = f"return {_call_expr(var, packed)}\n"
+            call = f"return {_call_expr(var, packed, public)}\n"
         lines.append(f"def {name}({sig}):\n{body}{_guarded(call, name, var, packed)}")
+        if public != name:
+            lines.append(f"{public} = {name}\n")
         for alias in op.aliases:
             lines.append(f"{alias} = {name}\n")
     if op.method:
         sig, packed, varargs = _params(op, method=True, with_out=False)
-        call = f"return {_call_expr(var, packed)}\n"
+        call = f"return {_call_expr(var, packed, '_Methods.' + name)}\n"
         methods.append(f"    def {name}({sig}):\n"
                        f"{_indent(_body_prefix(op, varargs, method=True, var=var))}"
                        f"{_indent(_guarded(call, name, var, packed, True))}")
@@ -250,7 +260,7 @@ def emit_op(op, var: str, lines: list, methods: list, dunders: list) -> None:
             methods.append(f"    {alias} = {name}\n")
     if op.inplace:
         sig, packed, varargs = _params(op, method=True, with_out=False)
-        call = f"return _call_inplace({var}, {packed})\n"
+        call = f"return {_inplace_expr(var, packed, '_Methods.' + name + '_')}\n"
         methods.append(f"    def {name}_({sig}):\n"
                        f"{_indent(_body_prefix(op, varargs, label=name + '_', method=True, var=var))}"
                        f"{_indent(_guarded(call, name + '_', var, packed, True))}")
@@ -278,15 +288,16 @@ def emit_dunder(op, var, dunder, how, dunders):
     extra = [a for a in op.schema.arguments[2:]]
     defaults = ", ".join(_literal(a.default) for a in extra)
     tail = (", " + defaults) if defaults else ""
+    public = "_Methods." + dunder
     if how == "forward":
-        expr = _call_expr(var, f"(self, other{tail})")
+        expr = _call_expr(var, f"(self, other{tail})", public)
     elif how == "reflect":
-        expr = _call_expr(var, f"(other, self{tail})")
+        expr = _call_expr(var, f"(other, self{tail})", public)
     elif how == "inplace":
-        expr = f"_call_inplace({var}, (self, other{tail}))"
+        expr = _inplace_expr(var, f"(self, other{tail})", public)
     elif how == "unary":
         dunders.append(f"    def {dunder}(self):\n"
-                       f"        return {_call_expr(var, f'(self{tail},)')}\n")
+                       f"        return {_call_expr(var, f'(self{tail},)', public)}\n")
         return
     else:
         raise ValueError(f"unknown dunder kind {how!r} for {op.name}")

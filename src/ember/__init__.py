@@ -12,6 +12,7 @@ import sys as _sys
 
 from ember import autograd  # noqa: F401  (connects the autograd recorder to the dispatcher)
 from ember._core import dtype as _dt
+from ember._core import upcalls as _upcalls
 from ember._core.checks import (  # noqa: F401  (the error taxonomy, public as in PyTorch)
     _check,
     _check_index,
@@ -43,6 +44,20 @@ from ember._core.dtype import (  # noqa: F401  # noqa: F401
     uint32,
     uint64,
 )
+from ember._core.layout import (  # noqa: F401  (the layout and memory-format tags)
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    layout,
+    memory_format,
+    preserve_format,
+    sparse_bsc,
+    sparse_bsr,
+    sparse_coo,
+    sparse_csc,
+    sparse_csr,
+    strided,
+)
 from ember._core.promotion import can_cast, promote_types  # noqa: F401
 from ember._core.shape import Size  # noqa: F401
 from ember._core.storage import UntypedStorage
@@ -63,45 +78,17 @@ for _alias, _d in _dt.ALIASES.items():
     globals()[_alias] = _d
 
 _bindings.install(Tensor)
+# NOTE [upcalls]: the op families reach ember.nn (loaded on first use) through this.
+_upcalls.nn_module = lambda name: _importlib.import_module(f"ember.nn.{name}")
+_upcalls.accelerator_available = \
+    lambda: _importlib.import_module("ember.accelerator").is_available()
+_upcalls.public = lambda name: getattr(_bindings, name)
+_upcalls.load_decompositions = lambda: _importlib.import_module("ember._decomp")
 for _name in _bindings.FUNCTIONS:
     globals()[_name] = getattr(_bindings, _name)
 
 
-class layout:
-    """Memory layout of a tensor: strided (dense), sparse_coo or sparse_csr."""
-
-    __slots__ = ("name",)
-
-    def __init__(self, name):
-        self.name = name
-
-    def __repr__(self):
-        return "ember." + self.name
-
-
-class memory_format:
-    """A memory-format tag (accepted for compatibility; ember tensors are row-major)."""
-
-    __slots__ = ("name",)
-
-    def __init__(self, name):
-        self.name = name
-
-    def __repr__(self):
-        return "ember." + self.name
-
-
 newaxis = None           # x[:, ember.newaxis] adds a dim, as None does
-strided = layout("strided")
-sparse_coo = layout("sparse_coo")
-sparse_csr = layout("sparse_csr")
-sparse_csc = layout("sparse_csc")
-sparse_bsr = layout("sparse_bsr")
-sparse_bsc = layout("sparse_bsc")
-contiguous_format = memory_format("contiguous_format")
-preserve_format = memory_format("preserve_format")
-channels_last = memory_format("channels_last")
-channels_last_3d = memory_format("channels_last_3d")
 
 inf = _math.inf
 nan = _math.nan
@@ -114,7 +101,7 @@ _LAZY_SUBMODULES = frozenset({
     "ops", "random", "accelerator", "backends", "amp", "fx", "distributed", "profiler", "func", "library",
     "overrides", "types", "sparse", "serialization", "jit", "hub", "onnx", "export", "version",
     "safetensors", "signal", "distributions", "masked", "compiler", "_dynamo", "return_types",
-    "multiprocessing",
+    "multiprocessing", "_subclasses",
     "__config__",
 })
 
@@ -224,7 +211,8 @@ def get_device_module(device=None):  # noqa: F811  (PyTorch's argument name)
         from ember import accelerator
         found = accelerator.current_accelerator()
         accelerator_type = "cpu" if found is None else found.type
-    return find(device, accelerator_type)
+    return find(device, accelerator_type,
+                lambda name: _importlib.import_module(f"ember.{name}"))
 
 
 def is_tensor(obj) -> bool:

@@ -85,7 +85,7 @@ class LegacyTensorType(type):
         from ember._tensor import Tensor
         if cls._device is not CPU:
             kwargs.setdefault("device", cls._device)
-        return legacy_tensor_new(Tensor, cls.dtype, args, kwargs)
+        return legacy_tensor_new(Tensor, cls.dtype, args, kwargs, "typed")
 
     def __repr__(cls) -> str:
         return f"<class '{cls.__module__}.{cls.__name__}'>"

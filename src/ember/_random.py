@@ -225,8 +225,8 @@ def set_rng_state(new_state) -> None:
 def thread_safe_generator():
     """The generator a DataLoader thread worker keeps for itself, or None (the default
     generator) in the main process and in process workers, which are all ember's workers."""
-    from ember.utils.data._utils.worker import get_worker_info
-    info = get_worker_info()
+    from ember._core import upcalls
+    info = None if upcalls.worker_info is None else upcalls.worker_info()
     if info is not None and getattr(info, "worker_method", None) == "thread":
         rng = getattr(info, "rng", None)
         return None if rng is None else rng.torch_generator

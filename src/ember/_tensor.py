@@ -13,22 +13,21 @@ from ember._C import (
     DisableTorchFunctionSubclass,
     _disabled_torch_dispatch_impl,
 )
-from ember._core import complex_half, dispatch, layout
+from ember._core import complex_half, dispatch, layout, upcalls
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type, _check_value
 from ember._core.device import CPU, META, as_device, placed
 from ember._core.dispatch import storage_of, wrap_data
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import handle_get as _handle_get
+from ember._core.dispatch.entry import handle_set as _handle_set
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS
 from ember._core.shape import Size, trusted_size, wrap_dim
 from ember._core.storage import _data_ptr
+from ember._ops.conversion import detached
 from ember.autograd import grad_mode, graph
-
-
-def detached(t):
-    """`t` cut off from the graph: a new tensor on its storage (the kernel of `detach`)."""
-    out = dispatch.wrap(t._data, t._dtype, t._device)
-    out._storage = storage_of(t)
-    return out
 
 
 def _warn_non_leaf_grad():
@@ -65,6 +64,8 @@ class Tensor:
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         dispatch.classify_subclass(cls)     # NOTE [plain-acting subclasses]
+        if "__torch_dispatch__" in vars(cls) and upcalls.load_decompositions is not None:
+            upcalls.load_decompositions()   # NOTE [composites decompose under modes]
 
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
@@ -121,7 +122,10 @@ class Tensor:
         # Tensor's own methods: construction offers nothing to __torch_function__ (NOTE
         # [subclass methods reach __torch_function__]).
         t = Tensor.as_subclass(Tensor.detach(data), cls)
-        if require_grad:
+        if require_grad and _state.entry:
+            with DisableTorchFunctionSubclass():      # (not offered: NOTE [the public entry])
+                Tensor.requires_grad_(t, True)
+        elif require_grad:
             Tensor.requires_grad_(t, True)
         return t
 
@@ -132,6 +136,8 @@ class Tensor:
 
     def size(self, dim=None):
         """The shape as an `ember.Size`, or the size of `dim`."""
+        if _state.entry and _wants(locals()):
+            return _handle(Tensor.size, locals())
         if dim is None:
             return trusted_size(Size, self._data.shape)
         return self._data.shape[wrap_dim(dim, self._data.ndim)]
@@ -150,18 +156,24 @@ class Tensor:
 
     def dim(self) -> int:
         """The number of dimensions."""
+        if _state.entry and _wants(locals()):       # NOTE [the public entry]
+            return _handle(Tensor.dim, locals())
         return self._data.ndim
 
     ndimension = dim
 
     def numel(self) -> int:
         """The number of elements."""
+        if _state.entry and _wants(locals()):
+            return _handle(Tensor.numel, locals())
         return int(self._data.size)
 
     nelement = numel
 
     def element_size(self) -> int:
         """The size of one element in bytes."""
+        if _state.entry and _wants(locals()):
+            return _handle(Tensor.element_size, locals())
         return self._dtype.itemsize
 
     @property
@@ -174,6 +186,8 @@ class Tensor:
 
     def stride(self, dim=None):
         """The strides in elements, or the stride of `dim`."""
+        if _state.entry and _wants(locals()):
+            return _handle(Tensor.stride, locals())
         itemsize = self._dtype.itemsize
         strides = tuple(s // itemsize for s in self._data.strides)
         if dim is None:
@@ -189,6 +203,8 @@ class Tensor:
 
     def data_ptr(self) -> int:
         """The address of the first element (0 on the meta device)."""
+        if _state.entry and _wants(locals()):
+            return _handle(Tensor.data_ptr, locals())
         if self._device is META:
             return 0
         return _data_ptr(self._data)
@@ -200,6 +216,8 @@ class Tensor:
     def is_contiguous(self, memory_format=None) -> bool:
         """Whether the elements lie in memory in the order of `memory_format` (row-major by
         default), with no gaps."""
+        if _state.entry and _wants(locals()):
+            return _handle(Tensor.is_contiguous, locals())
         shape, strides = self._data.shape, self.stride()
         if memory_format is not None:
             name = layout.format_name(memory_format, "is_contiguous", layout.CONTIGUOUS)
@@ -276,6 +294,8 @@ class Tensor:
 
     def requires_grad_(self, requires_grad=True):
         """Set whether autograd records operations on this tensor (a leaf); returns self."""
+        if _state.entry and _wants(locals()):
+            return _handle(Tensor.requires_grad_, locals())
         requires_grad = bool(requires_grad)
         if requires_grad:
             _check(self._dtype.is_floating_point or self._dtype.is_complex,
@@ -296,6 +316,8 @@ class Tensor:
 
     @property
     def grad_fn(self):
+        if _state.entry and _wants(locals()):       # NOTE [the public entry]
+            return _handle_get(Tensor.grad_fn, self)
         if self._base is not None:
             graph.stale_view_check(self)    # NOTE [stale views]
         return self._grad_fn
@@ -306,6 +328,8 @@ class Tensor:
 
     @property
     def grad(self):
+        if _state.entry and _wants(locals()):       # NOTE [the public entry]
+            return _handle_get(Tensor.grad, self)
         grad = self._grad
         if grad is None and self._grad_fn is not None and not self.retains_grad:
             _warn_non_leaf_grad()
@@ -313,6 +337,8 @@ class Tensor:
 
     @grad.setter
     def grad(self, value) -> None:
+        if _state.entry and _wants(locals()):
+            return _handle_set(Tensor.grad, self, value)
         if value is not None:
             _check_type(isinstance(value, Tensor), lambda: (
                 f"assigned grad expected to be a Tensor or None but got grad of type "
@@ -420,6 +446,8 @@ class Tensor:
     # ------------------------------------------------------------------ conversion
     def item(self):
         """The value of a one-element tensor as a Python number."""
+        if _state.entry and _wants(locals()):
+            return _handle(Tensor.item, locals())
         _check(self._data.size == 1, lambda: (
             f"a Tensor with {self._data.size} elements cannot be converted to Scalar"))
         _check_not_meta(self, "item")
@@ -427,12 +455,16 @@ class Tensor:
 
     def tolist(self):
         """The data as nested Python lists of numbers."""
+        if _state.entry and _wants(locals()):
+            return _handle(Tensor.tolist, locals())
         _check_not_meta(self, "tolist")
         return self._host_numbers().tolist()
 
     def numpy(self, *, force=False):
         """A NumPy array sharing this CPU tensor's memory. `force=True` skips the checks: a
         tensor that requires grad gives its data, one on another device a host copy."""
+        if _state.entry and _wants(locals()):
+            return _handle(Tensor.numpy, locals())
         if not force:
             _check(not self._requires_grad, (
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
@@ -461,6 +493,8 @@ class Tensor:
         return get_backend(self._device.type).to_host(self._data)
 
     def __array__(self, dtype=None, copy=None):
+        if _state.entry and _wants(locals()):
+            return _handle(Tensor.__array__, locals())
         array = self.numpy(force=False) if not self._requires_grad else self._host()
         return array if dtype is None else array.astype(dtype, copy=False)
 
@@ -471,6 +505,8 @@ class Tensor:
         return self._data.__dlpack_device__()
 
     def __len__(self) -> int:
+        if _state.entry and _wants(locals()):
+            return _handle(Tensor.__len__, locals())
         _check_type(self._data.ndim > 0, "len() of a 0-d tensor")
         return self._data.shape[0]
 
@@ -480,12 +516,16 @@ class Tensor:
 
     def __contains__(self, element) -> bool:
         """`element in t`: whether any element equals it (a tensor or a number)."""
+        if _state.entry and _wants(locals()):
+            return _handle(Tensor.__contains__, locals())
         _check(isinstance(element, (Tensor, numbers.Number)), lambda: (
             f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
             f"{type(element)}."))
         return bool((element == self).any().item())
 
     def __bool__(self) -> bool:
+        if _state.entry and _wants(locals()):
+            return _handle(Tensor.__bool__, locals())
         _check(self._data.size == 1, lambda: (
             "Boolean value of Tensor with more than one value is ambiguous"
             if self._data.size > 1 else
@@ -493,10 +533,14 @@ class Tensor:
         return bool(self.item())
 
     def __int__(self) -> int:
+        if _state.entry and _wants(locals()):
+            return _handle(Tensor.__int__, locals())
         _check_value(self._data.size == 1, _ONE_ELEMENT)
         return int(self.item())
 
     def __float__(self) -> float:
+        if _state.entry and _wants(locals()):
+            return _handle(Tensor.__float__, locals())
         _check_value(self._data.size == 1, _ONE_ELEMENT)
         return float(self.item())
 
@@ -505,6 +549,8 @@ class Tensor:
         return complex(self.item())
 
     def __index__(self) -> int:
+        if _state.entry and _wants(locals()):
+            return _handle(Tensor.__index__, locals())
         _check_type(self._data.size == 1 and not self._dtype.is_floating_point
                     and not self._dtype.is_complex,
                     "only integer tensors of a single element can be converted to an index")
@@ -512,11 +558,15 @@ class Tensor:
 
     def __format__(self, spec: str) -> str:
         # A plain 0-d tensor formats as its number (f"{t}" gives "-1.0"), as in PyTorch.
+        if _state.entry and _wants(locals()):
+            return _handle(Tensor.__format__, locals())
         if self._data.ndim == 0 and (spec or (type(self) is Tensor and not self.is_meta)):
             return format(self.item(), spec)
         return object.__format__(self.__str__(), spec)
 
     def __repr__(self, *, tensor_contents=None) -> str:
+        if _state.entry and _wants(locals()):
+            return _handle(Tensor.__repr__, locals())
         from ember._tensor_str import tensor_repr
         return tensor_repr(self)
 
@@ -536,6 +586,8 @@ class Tensor:
 
     # ------------------------------------------------------------------ device / dtype moves
     def to(self, *args, **kwargs):
+        if _state.entry and _wants(locals()):
+            return _handle(Tensor.to, locals())
         memory_format = kwargs.pop("memory_format", None)
         dtype, device, copy, non_blocking = _parse_to(self, args, kwargs)
         name = layout.format_name(memory_format, "to")
@@ -551,6 +603,8 @@ class Tensor:
         return result
 
     def cpu(self, memory_format=None):
+        if _state.entry and _wants(locals()):
+            return _handle(Tensor.cpu, locals())
         return self.to(CPU)
 
     def cuda(self, device=None, non_blocking=False, memory_format=None):
@@ -561,6 +615,8 @@ class Tensor:
 
     def type(self, dtype=None, non_blocking=False, **kwargs):
         """The legacy type string ('torch.FloatTensor'), or this tensor converted to a type."""
+        if _state.entry and _wants(locals()):
+            return _handle(Tensor.type, locals())
         from ember._legacy_types import tensor_type
         return tensor_type(self, dtype, non_blocking)
 
@@ -573,51 +629,71 @@ class Tensor:
 
     def double(self, memory_format=None):
         """`self.to(ember.float64)`."""
+        if _state.entry and _wants(locals()):
+            return _handle(Tensor.double, locals())
         return self.to(dt.float64) if memory_format is None else \
             self.to(dt.float64, memory_format=memory_format)
 
     def float(self, memory_format=None):
         """`self.to(ember.float32)`."""
+        if _state.entry and _wants(locals()):
+            return _handle(Tensor.float, locals())
         return self.to(dt.float32) if memory_format is None else \
             self.to(dt.float32, memory_format=memory_format)
 
     def half(self, memory_format=None):
         """`self.to(ember.float16)`."""
+        if _state.entry and _wants(locals()):
+            return _handle(Tensor.half, locals())
         return self.to(dt.float16) if memory_format is None else \
             self.to(dt.float16, memory_format=memory_format)
 
     def bfloat16(self, memory_format=None):
         """`self.to(ember.bfloat16)`."""
+        if _state.entry and _wants(locals()):
+            return _handle(Tensor.bfloat16, locals())
         return self.to(dt.bfloat16) if memory_format is None else \
             self.to(dt.bfloat16, memory_format=memory_format)
 
     def long(self, memory_format=None):
         """`self.to(ember.int64)`."""
+        if _state.entry and _wants(locals()):
+            return _handle(Tensor.long, locals())
         return self.to(dt.int64) if memory_format is None else \
             self.to(dt.int64, memory_format=memory_format)
 
     def int(self, memory_format=None):
         """`self.to(ember.int32)`."""
+        if _state.entry and _wants(locals()):
+            return _handle(Tensor.int, locals())
         return self.to(dt.int32) if memory_format is None else \
             self.to(dt.int32, memory_format=memory_format)
 
     def short(self, memory_format=None):
         """`self.to(ember.int16)`."""
+        if _state.entry and _wants(locals()):
+            return _handle(Tensor.short, locals())
         return self.to(dt.int16) if memory_format is None else \
             self.to(dt.int16, memory_format=memory_format)
 
     def char(self, memory_format=None):
         """`self.to(ember.int8)`."""
+        if _state.entry and _wants(locals()):
+            return _handle(Tensor.char, locals())
         return self.to(dt.int8) if memory_format is None else \
             self.to(dt.int8, memory_format=memory_format)
 
     def byte(self, memory_format=None):
         """`self.to(ember.uint8)`."""
+        if _state.entry and _wants(locals()):
+            return _handle(Tensor.byte, locals())
         return self.to(dt.uint8) if memory_format is None else \
             self.to(dt.uint8, memory_format=memory_format)
 
     def bool(self, memory_format=None):
         """`self.to(ember.bool)`."""
+        if _state.entry and _wants(locals()):
+            return _handle(Tensor.bool, locals())
         return self.to(dt.bool_) if memory_format is None else \
             self.to(dt.bool_, memory_format=memory_format)
 

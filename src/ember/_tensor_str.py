@@ -243,7 +243,7 @@ def _with_suffixes(text: str, suffixes, indent: int) -> str:
 def tensor_repr(t, prefix: str = "tensor(") -> str:
     """PyTorch's text for a tensor, with `ember.` where PyTorch writes `torch.`."""
     if hasattr(t._data, "layout_name"):       # NOTE [sparse layout]
-        from ember._ops.sparse_repr import sparse_repr
+        from ember._tensor_str_sparse import sparse_repr
         return sparse_repr(t)
     indent = len(prefix)
     suffixes = []

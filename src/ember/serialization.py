@@ -66,6 +66,22 @@ class _NotACheckpoint(RuntimeError, pickle.UnpicklingError):
     pass
 
 
+class _MmapNeedsPath(ValueError):
+    pass
+
+
+def _check_pickle_arguments(pickle_module, weights_only, pickle_load_args):
+    """The TypeError the unpickler PyTorch hands `pickle_load_args` to gives for a keyword it
+    does not take (the weights-only one takes only `encoding`, pickle's also `fix_imports`,
+    `errors` and `buffers`); raised where PyTorch first unpickles, after the file is open."""
+    if pickle_module not in (None, pickle):
+        return
+    allowed = ("encoding",) if weights_only else ("encoding", "fix_imports", "errors", "buffers")
+    for name in pickle_load_args:
+        if name not in allowed:
+            raise TypeError(f"load() got an unexpected keyword argument '{name}'")
+
+
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
          **pickle_load_args):
     """Load an object saved by `ember.save` or `torch.save`. `weights_only` (default True)
@@ -77,8 +93,6 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     pickle_load_args.setdefault("encoding", "utf-8")
     is_path = isinstance(f, (str, os.PathLike))
     name = os.fspath(f) if is_path else getattr(f, "name", repr(f))
-    if mmap and not is_path:
-        raise ValueError("f must be a file path in order to use the mmap argument")
     opened = None
     try:
         whole = data = None
@@ -99,31 +113,40 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         start = source.tell()
         head = source.read(4)
         source.seek(start)
-        if head[:2] != b"PK":
-            if head[:1] != b"\x80":         # neither a zip nor a pickle
-                raise (_EmptyCheckpoint if not head else _NotACheckpoint)(
-                    f"ember.load could not read the checkpoint {name}: "
-                    f"{'it is empty' if not head else 'it is neither a zip nor a pickle'}")
+        if head != b"PK\x03\x04":       # (a zip starts with a local file header, as PyTorch tests)
+            # PyTorch's order: mmap's refusal, the unpickler's keywords, then the bytes.
             if mmap:
                 raise RuntimeError("mmap can only be used with files saved with `ember.save("
                                    f"{name}, _use_new_zipfile_serialization=True)`, please "
                                    "save your checkpoint with this option in order to use mmap.")
+            _check_pickle_arguments(pickle_module, weights_only, pickle_load_args)
+            if head[:1] != b"\x80":         # neither a zip nor a pickle
+                raise (_EmptyCheckpoint if not head else _NotACheckpoint)(
+                    f"ember.load could not read the checkpoint {name}: "
+                    f"{'it is empty' if not head else 'it is neither a zip nor a pickle'}")
             from ember._checkpoint.legacy import read_legacy
             result = read_legacy(source, weights_only, pickle_load_args)
         else:
+            def zip_open():                 # (what PyTorch checks once the zip is open)
+                if mmap and not is_path:
+                    raise _MmapNeedsPath("f must be a file path in order to use the mmap "
+                                         "argument")
+                _check_pickle_arguments(pickle_module, weights_only, pickle_load_args)
+
             # Storages of a file read whole are views of its bytes: no copy per record.
             result = read_archive(source, weights_only, pickle_load_args,
-                                  mmap_path=os.fspath(f) if mmap else None,
+                                  mmap_path=os.fspath(f) if mmap and is_path else None,
                                   whole=None if mmap else whole,
-                                  restore_devices=map_location is None)
+                                  restore_devices=map_location is None,
+                                  opened=zip_open)
     except pickle.UnpicklingError as exc:
         if not weights_only or isinstance(exc, _NotACheckpoint):
             raise
         raise pickle.UnpicklingError(failure_message(str(exc))) from None
     except (zipfile.BadZipFile, EOFError, KeyError, ValueError, OSError) as exc:
         if isinstance(exc, (FileNotFoundError, IsADirectoryError, PermissionError,
-                            _EmptyCheckpoint)):
-            raise
+                            _EmptyCheckpoint, _MmapNeedsPath)) or is_path and opened is None:
+            raise                       # (and open()'s own errors: a path with a NUL byte)
         reason = "it is empty" if data is not None and len(data) == 0 else \
             f"{type(exc).__name__}: {exc}"
         raise RuntimeError(f"ember.load could not read the checkpoint {name}: {reason} (the "

@@ -37,8 +37,9 @@ SRC = os.environ.get("EMBER_FUZZ_SRC") or HERE.parents[1] / "src"
 class Worker:
     """One library's worker process; `call` returns (status, payload)."""
 
-    def __init__(self, library: str, timeout: float):
+    def __init__(self, library: str, timeout: float, script=None):
         self.library = library
+        self.script = script or HERE / "fuzz_worker.py"
         self.timeout = timeout
         self.process = None
         self.log = None
@@ -51,7 +52,7 @@ class Worker:
             p for p in (str(SRC), env.get("PYTHONPATH")) if p)
         self.log = tempfile.TemporaryFile()  # noqa: SIM115  (kept open while it runs)
         self.process = subprocess.Popen(
-            [sys.executable, str(HERE / "fuzz_worker.py"), self.library],
+            [sys.executable, str(self.script), self.library],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, env=env)
         line = self._read(60.0, line=True)
         if line != b"ready\n":
@@ -118,9 +119,9 @@ class Worker:
 class Pair:
     """An ember worker and a PyTorch worker fed the same calls."""
 
-    def __init__(self, timeout: float = 10.0):
-        self.ember = Worker("ember", timeout)
-        self.torch = Worker("torch", timeout)
+    def __init__(self, timeout: float = 10.0, script=None):
+        self.ember = Worker("ember", timeout, script)
+        self.torch = Worker("torch", timeout, script)
 
     def start(self):
         for worker in (self.torch, self.ember):
@@ -202,3 +203,21 @@ def _short(summary) -> str:
     if summary[0] == "tensor":
         return f"tensor{summary[1]} {summary[2]}"
     return repr(summary)[:120]
+
+
+def draw(strategy, examples, stop_at, derandomize, seed_value, each):
+    """Call `each(call)` for up to `examples` calls drawn from `strategy` (a hypothesis
+    strategy), none after the monotonic time `stop_at`: the fixed draw when `derandomize`, else
+    the one `seed_value` picks (shared by the bad-input and the value-differential fuzzers)."""
+    from hypothesis import HealthCheck, given, seed, settings
+
+    @settings(max_examples=examples, deadline=None, derandomize=derandomize, database=None,
+              suppress_health_check=list(HealthCheck), phases=["generate"])
+    @given(strategy)
+    def draw_one(call):
+        if time.monotonic() <= stop_at:
+            each(call)
+
+    if seed_value is not None and not derandomize:
+        draw_one = seed(seed_value)(draw_one)
+    draw_one()

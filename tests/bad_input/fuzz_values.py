@@ -81,7 +81,62 @@ def build(desc, lib):
         return generator
     if kind == "object":
         return object()
+    return _build_more(desc, lib)
+
+
+def _build_more(desc, lib):
+    """The kinds only the entry-point families draw (fuzz_entries_*.py)."""
+    import array
+    import io
+    kind = desc[0]
+    if kind == "ellipsis":
+        return Ellipsis
+    if kind == "slice":
+        return slice(*(build(part, lib) for part in desc[1:]))
+    if kind in ("bytearray", "memoryview"):
+        return (bytearray if kind == "bytearray" else memoryview)(desc[1])
+    if kind == "memoryview_strided":
+        return memoryview(bytearray(desc[1]))[::2]
+    if kind == "array":
+        return array.array(desc[1], desc[2])
+    if kind == "ndarray_obj":
+        return np.array(desc[1], dtype=object)
+    if kind == "ndarray_dtype":
+        return np.array(desc[1], dtype=getattr(np, desc[2], None) or desc[2])
+    if kind == "dict":
+        return {1: 2}
+    if kind == "set":
+        return {1, 2}
+    if kind == "range":
+        return range(desc[1])
+    if kind == "generator_expr":
+        return (i for i in range(desc[1]))
+    if kind == "path":
+        return desc[1]
+    if kind == "bytesio":
+        return io.BytesIO(desc[1])
+    if kind == "tmpfile":
+        return _temporary_file(desc[1])
+    if kind in ("saved", "saved_file"):       # the library's own save of a tensor, maybe cut
+        stream = io.BytesIO()
+        lib.save({"w": lib.arange(6.0).reshape(2, 3), "n": 3}, stream)
+        data = stream.getvalue()
+        if desc[1] is not None:
+            data = data[:desc[1]]
+        return io.BytesIO(data) if kind == "saved" else _temporary_file(data)
     raise ValueError(f"unknown value kind {kind!r}")
+
+
+TEMPORARY_FILES = []       # removed by the worker after each call
+
+
+def _temporary_file(data: bytes) -> str:
+    import tempfile
+    handle, path = tempfile.mkstemp(suffix=".pt")
+    with open(handle, "wb") as stream:
+        stream.write(data)
+    TEMPORARY_FILES.append(path)
+    return path
 
 
 _SUMMARY_LIMIT = 20000      # elements: beyond this only shape and dtype are compared
@@ -101,6 +156,9 @@ def summarize(value, lib):
         return ("tensor", shape, dtype_name, np.array(plain.tolist()))
     if isinstance(value, (tuple, list)):
         return ("sequence", [summarize(item, lib) for item in value])
+    if isinstance(value, dict):
+        return ("sequence", [("plain", repr(k)) for k in value] +
+                [summarize(item, lib) for item in value.values()])
     if isinstance(value, (bool, int, float, complex, str)) or value is None:
         return ("plain", value)
     if isinstance(value, lib.dtype):

@@ -18,7 +18,8 @@ import sys
 import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fuzz_values import build, describe_error, summarize
+import fuzz_entry_calls
+from fuzz_values import TEMPORARY_FILES, build, describe_error, summarize
 
 ADDRESS_SPACE_LIMIT = 4 << 30
 
@@ -34,12 +35,15 @@ def _read_exactly(stream, count):
 
 
 def _run(lib, call):
-    args = [build(desc, lib) for desc in call["args"]]
-    kwargs = {name: build(desc, lib) for name, desc in call["kwargs"].items()}
-    if call["form"] == "function":
-        target = getattr(lib, call["name"])
-    else:
-        target = getattr(args.pop(0), call["name"])
+    if call["form"] in ("function", "method", "inplace"):       # a registry op
+        args = [build(desc, lib) for desc in call["args"]]
+        kwargs = {name: build(desc, lib) for name, desc in call["kwargs"].items()}
+        if call["form"] == "function":
+            target = getattr(lib, call["name"])
+        else:
+            target = getattr(args.pop(0), call["name"])
+    else:                                                       # another entry point
+        target, args, kwargs = fuzz_entry_calls.target(lib, call)
     try:
         result = target(*args, **kwargs)
     except Exception as exc:  # noqa: BLE001  (the class is what the parent compares)
@@ -73,6 +77,8 @@ def main():
             answer = _run(lib, call)
         except Exception as exc:  # noqa: BLE001  (building a value failed: reported as such)
             answer = ("setup", describe_error(exc))
+        while TEMPORARY_FILES:
+            os.unlink(TEMPORARY_FILES.pop())
         data = pickle.dumps(answer)
         answers.write(struct.pack("<I", len(data)) + data)
         answers.flush()

@@ -55,6 +55,15 @@ CASES = {
         L.ones(2, 3, dtype=L.complex64), L.ones(3)),
     "addmv with a 0-d input and a size mismatch": lambda L: L.addmv(
         L.tensor(1.0), L.ones(2, 3), L.ones(2)),
+    # The entry-point fuzzer (fuzz_entries_*.py): each library's own LinAlgError, same text.
+    "pinverse of a NaN matrix": lambda L: L.pinverse(L.full((2, 2), float("nan"))),
+    "PReLU of a 0-d tensor keeps it 0-d": lambda L: L.nn.PReLU()(L.tensor(-2.0)).detach(),
+    "adaptive_avg_pool1d to size 0": lambda L: L.nn.functional.adaptive_avg_pool1d(
+        L.ones(1, 3, 4), 0),
+    "lp_pool1d with a one-tuple stride": lambda L: L.nn.functional.lp_pool1d(
+        L.ones(1, 3, 4), 2, 2, (2,)),
+    "pad with a bytes mode": lambda L: L.nn.functional.pad(L.ones(2, 3), (1, 1),
+                                                           mode=b"reflect"),
 }
 
 

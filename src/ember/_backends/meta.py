@@ -66,3 +66,120 @@ class MetaArray:
 
 
 register_backend(Backend("meta", None))
+
+
+def elementwise_strides(shape, operands, itemsize: int):
+    """NOTE [elementwise meta strides]: the byte strides PyTorch's TensorIterator gives the
+    result of an element-wise op of `shape` over `operands` (arrays, inputs in order): the
+    dims are ordered by the operands' strides, the first operand deciding and later ones only
+    breaking its ties (a broadcast dim, stride 0, decides nothing); the result is dense in
+    that order. Contiguous inputs give a contiguous result, a transposed or channels-last
+    input a result laid out like it."""
+    ndim = len(shape)
+    if ndim <= 1:
+        return contiguous_strides(shape, itemsize)
+    if all(a.shape == shape for a in operands):
+        # TensorIterator's fast set-up: inputs of one shape and one layout give it exactly.
+        elements = [tuple(s // a.itemsize for s in a.strides) for a in operands]
+        if all(_dense_in(shape, e, range(ndim - 1, -1, -1)) for e in elements):
+            return contiguous_strides(shape, itemsize)
+        last = _CHANNELS_LAST.get(ndim)
+        if last is not None and all(_dense_in(shape, e, last) for e in elements):
+            return _dense_strides(shape, last, itemsize)
+        first = elements[0]
+        if all(e == first for e in elements) and _non_overlapping_and_dense(shape, first):
+            return tuple(s * itemsize for s in first)
+    expanded = []
+    for a in operands:
+        offset = ndim - a.ndim
+        expanded.append(tuple(
+            0 if d < offset or (a.shape[d - offset] == 1 and shape[d] != 1)
+            else a.strides[d - offset] for d in range(ndim)))
+
+    def should_swap(dim0, dim1):
+        for strides in expanded:
+            stride0, stride1 = strides[dim0], strides[dim1]
+            if stride0 == 0 or stride1 == 0:
+                continue
+            if stride0 != stride1:
+                return -1 if stride0 < stride1 else 1
+            if shape[dim0] > shape[dim1]:
+                return 1
+        return 0
+
+    perm = list(range(ndim - 1, -1, -1))     # perm[0] is the fastest-moving dim
+    for i in range(1, ndim):
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            comparison = should_swap(perm[dim0], perm[dim1])
+            if comparison > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif comparison < 0:
+                break
+    return _dense_strides(shape, perm, itemsize)
+
+
+_CHANNELS_LAST = {4: (1, 3, 2, 0), 5: (1, 4, 3, 2, 0)}     # dims, fastest first
+
+
+def _dense_strides(shape, order, itemsize):
+    """Byte strides of a dense layout whose dims move fastest to slowest in `order`."""
+    strides = [0] * len(shape)
+    step = itemsize
+    for dim in order:
+        strides[dim] = step
+        step *= max(shape[dim], 1)
+    return tuple(strides)
+
+
+def _dense_in(shape, strides, order):
+    """Whether element `strides` are dense in `order` (size-1 dims' strides don't count)."""
+    if 0 in shape:
+        return True
+    expected = 1
+    for dim in order:
+        if shape[dim] != 1 and strides[dim] != expected:
+            return False
+        expected *= shape[dim]
+    return True
+
+
+def _non_overlapping_and_dense(shape, strides):
+    dims = sorted((d for d in range(len(shape)) if shape[d] != 1), key=lambda d: strides[d])
+    return _dense_in(shape, strides, dims)
+
+
+def suggested_strides(shape, like, itemsize: int):
+    """NOTE [meta memory format]: the byte strides PyTorch gives a result of `shape` that it
+    allocates in `like`'s suggested memory format (batch norm, pooling, and convolution off the
+    meta device): channels-last when `like` (4-D or 5-D) has channels-last-like strides, else
+    None (row-major)."""
+    order = _CHANNELS_LAST.get(like.ndim)
+    if order is None or len(shape) != like.ndim:
+        return None
+    strides = [s // like.itemsize for s in like.strides]
+    if not _strides_like_channels_last(like.shape, strides, order):
+        return None
+    return _dense_strides(shape, order, itemsize)
+
+
+def _strides_like_channels_last(shape, strides, order):
+    if strides[1] == 0:
+        return False
+    smallest = 0
+    for dim in order:
+        if shape[dim] == 0 or strides[dim] < smallest:
+            return False
+        if dim == 0 and smallest == strides[1]:
+            return False
+        smallest = strides[dim]
+        if shape[dim] > 1:
+            smallest *= shape[dim]
+    return True
+
+
+def device_hint(t):
+    """The device a meta computation stands for: a fake tensor's `fake_device` (NOTE [a fake
+    tensor is a meta tensor inside], _subclasses/fake_tensor.py), else the tensor's own."""
+    return getattr(t, "fake_device", t._device)

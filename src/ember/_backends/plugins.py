@@ -37,9 +37,10 @@ def _is_module(value) -> bool:
     return type(value).__name__ == "module"
 
 
-def get_device_module(device, accelerator_type: str):
+def get_device_module(device, accelerator_type: str, load_builtin):
     """The module for a device type (`ember.cuda` for 'cuda'); `accelerator_type`'s (the
-    caller finds the current accelerator, or 'cpu') when `device` is None."""
+    caller finds the current accelerator, or 'cpu') when `device` is None. The facade's own
+    device modules (cpu, cuda) come from `load_builtin(name)`: they sit above the back-ends."""
     from ember._core.device import device as device_class
     if device is None:
         name = accelerator_type
@@ -55,7 +56,7 @@ def get_device_module(device, accelerator_type: str):
         if name == "meta":
             raise RuntimeError("Device 'meta' does not have a corresponding module registered "
                                "as 'torch.meta'.")
-        module = importlib.import_module(f"ember.{name}")
+        module = load_builtin(name)
     _check(module is not None, lambda: (
         f"Device '{name}' does not have a corresponding module registered as 'ember.{name}'."))
     return module

@@ -50,7 +50,8 @@ def generate_methods_for_privateuse1_backend(for_tensor=True, for_module=True,
     """Add `Tensor.<name>()` (move there) and `Tensor.is_<name>` for the renamed device."""
     name = _device.privateuse1_name()
     _check(name != "privateuseone", "rename the privateuse1 backend first")
-    from ember._tensor import Tensor
+    from ember._core import dispatch
+    Tensor = dispatch.Tensor        # (the class ember._tensor defines and hands the dispatcher)
     if for_tensor:
         def to_backend(self, device=None, non_blocking=False, **kwargs):
             index = device if isinstance(device, int) else None

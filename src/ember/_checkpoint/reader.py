@@ -341,13 +341,15 @@ def _record_offsets(whole, zf) -> dict:
 
 
 def read_archive(source, weights_only: bool, pickle_load_args: dict, mmap_path=None,
-                 whole=None, restore_devices=False):
+                 whole=None, restore_devices=False, opened=None):
     """Unpickle the checkpoint in the zip `source`. Storages are views of `whole` (the file's
     bytes, already in memory) when given, mapped copy-on-write from `mmap_path` with mmap=True,
-    else read record by record."""
+    else read record by record. `opened` runs once the zip's directory has been read."""
     import io
     import zipfile
     zf = zipfile.ZipFile(source)
+    if opened is not None:
+        opened()
     with zf:
         names = zf.namelist()
         pickles = [n for n in names if n.endswith("data.pkl")]

@@ -56,6 +56,14 @@ def refuse(where, expected: str, value):
                     f"{type_name(value)}")
 
 
+def tensor_(value, where):
+    """A `Tensor` argument of a hand-written function (nn.functional's composites): anything
+    else gets the TypeError PyTorch's parser gives, before any attribute of it is read."""
+    if not _is_tensor(value):
+        refuse(where, "Tensor", value)
+    return value
+
+
 # --------------------------------------------------------------------------- by schema type
 
 def int_(value, where):
@@ -236,6 +244,11 @@ def explain(exc: BaseException, name: str, operand: bool = True, op=None, args=N
         raise IndexError(str(exc)) from None
     if isinstance(exc, ZeroDivisionError):
         raise RuntimeError("ZeroDivisionError") from None
+    if isinstance(exc, ValueError) and str(exc).startswith("array is too big"):
+        # NumPy could not count the bytes of an allocation: PyTorch's overflow check
+        sizes = args[0] if args and isinstance(args[0], (tuple, list)) else ()
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(sizes)}") \
+            from None
     if type(exc).__name__ == "_UFuncNoLoopError":
         raise NotImplementedError(f'"{name}" not implemented for the given dtypes: '
                                   f"{exc}") from None

@@ -2,7 +2,8 @@
 for, the checks behind `is_contiguous(memory_format=...)`, and the layout a new tensor made
 "like" another one gets (`preserve_format`).
 
-A memory format is recognised by its `name` (the tag objects live in ember/__init__.py).
+Also the tag objects themselves (`ember.strided`, `ember.sparse_coo` ..., `ember.contiguous_format`
+...), public through ember/__init__.py. A memory format is recognised by its `name`.
 Strides here count elements, as `Tensor.stride()` does; arrays count bytes.
 """
 from __future__ import annotations
@@ -16,6 +17,47 @@ PRESERVE = "preserve_format"
 CHANNELS_LAST = "channels_last"
 CHANNELS_LAST_3D = "channels_last_3d"
 _RANK = {CHANNELS_LAST: 4, CHANNELS_LAST_3D: 5}
+
+
+class layout:
+    """Memory layout of a tensor: strided (dense), sparse_coo or sparse_csr."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return "ember." + self.name
+
+
+layout.__module__ = "ember"      # public as ember.layout (reprs and pickles name it so)
+
+
+class memory_format:
+    """A memory-format tag (accepted for compatibility; ember tensors are row-major)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return "ember." + self.name
+
+
+memory_format.__module__ = "ember"
+
+strided = layout("strided")
+sparse_coo = layout("sparse_coo")
+sparse_csr = layout("sparse_csr")
+sparse_csc = layout("sparse_csc")
+sparse_bsr = layout("sparse_bsr")
+sparse_bsc = layout("sparse_bsc")
+contiguous_format = memory_format("contiguous_format")
+preserve_format = memory_format("preserve_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
 
 
 def format_name(memory_format, where="memory_format", default=PRESERVE) -> str:

@@ -42,6 +42,7 @@ class OpDef:
     __slots__ = (
         "aliases",
         "compute_in_float",
+        "decomposition",
         "deprecated_forms",
         "derivatives",
         "differentiable",
@@ -124,6 +125,10 @@ class OpDef:
         self.list_positions = tuple(i for i, a in enumerate(args) if a.is_tensor_list)
         self.num_outputs = len(self.schema.returns)
         self.runner = None             # set by the dispatcher when first called
+        # PyTorch's CompositeImplicitAutograd ops: f(*args) in other ops, run above autograd
+        # when a dispatch mode or subclass is active (NOTE [composites decompose under
+        # modes]); set by ember._decomp, None for every other op.
+        self.decomposition = None
 
     def __repr__(self) -> str:
         return f"<OpDef {self.name} ({self.kind})>"
@@ -178,7 +183,7 @@ class OpDef:
 
     @property
     def overloadpacket(self):
-        from ember.ops import aten
+        from ember._core.aten import aten
         return getattr(aten, self.schema.name)
 
     def __str__(self) -> str:
@@ -237,6 +242,8 @@ def register_frontend(name=None, *, method=True, function=True, inplace=None, du
                                           dunders or {}, fn.__module__)
         if function or method:
             _name_as_public(fn, python_name)
+        if method_fn is not None:
+            _name_as_public(method_fn, python_name)     # (a method of its own: squeeze's)
         _name_as_public(inplace, python_name + "_")
         for dunder, dunder_fn in (dunders or {}).items():
             _name_as_public(dunder_fn, dunder)

@@ -169,11 +169,14 @@ _op__foreach_trunc_ = _OPS['_foreach_trunc_']
 _op__fused_rnn_direction = _OPS['_fused_rnn_direction']
 _op__fused_rnn_direction_backward = _OPS['_fused_rnn_direction_backward']
 _op__histogramdd_from_bin_tensors = _OPS['_histogramdd_from_bin_tensors']
+_op__log_softmax = _OPS['_log_softmax']
 _op__sample_dirichlet = _OPS['_sample_dirichlet']
+_op__softmax = _OPS['_softmax']
 _op__standard_gamma = _OPS['_standard_gamma']
 _op__standard_gamma_grad = _OPS['_standard_gamma_grad']
 _op__to_copy = _OPS['_to_copy']
 _op__unique2 = _OPS['_unique2']
+_op__unsafe_view = _OPS['_unsafe_view']
 _op__upsample_bicubic2d_aa = _OPS['_upsample_bicubic2d_aa']
 _op__upsample_bicubic2d_aa_backward = _OPS['_upsample_bicubic2d_aa_backward']
 _op__upsample_bilinear2d_aa = _OPS['_upsample_bilinear2d_aa']
@@ -476,6 +479,7 @@ _op_new_ones = _OPS['new_ones']
 _op_new_zeros = _OPS['new_zeros']
 _op_nextafter = _OPS['nextafter']
 _op_nll_loss_backward = _OPS['nll_loss_backward']
+_op_nll_loss_forward = _OPS['nll_loss_forward']
 _op_nll_loss_nd = _OPS['nll_loss_nd']
 _op_nonzero = _OPS['nonzero']
 _op_norm_ScalarOpt_dim_dtype = _OPS['norm.ScalarOpt_dim_dtype']
@@ -677,8 +681,8 @@ def _adaptive_avg_pool2d(input, output_size, *, out=None):
         output_size = _args.int_list(output_size, ('_adaptive_avg_pool2d', 'output_size', 2))
     try:
         if out is None:
-            return _call(_op__adaptive_avg_pool2d, (input, output_size)) if _state.slow else _op__adaptive_avg_pool2d.runner(_op__adaptive_avg_pool2d, (input, output_size))
-        return _call_out(_op__adaptive_avg_pool2d, (input, output_size), out)
+            return _call(_op__adaptive_avg_pool2d, (input, output_size), _adaptive_avg_pool2d) if _state.slow else _op__adaptive_avg_pool2d.runner(_op__adaptive_avg_pool2d, (input, output_size))
+        return _call_out(_op__adaptive_avg_pool2d, (input, output_size), out, _adaptive_avg_pool2d)
     except Exception as _exc:
         _args.explain(_exc, '_adaptive_avg_pool2d', True, _op__adaptive_avg_pool2d, (input, output_size), False)
         raise
@@ -687,8 +691,8 @@ def _adaptive_avg_pool2d(input, output_size, *, out=None):
 def _adaptive_avg_pool2d_backward(grad_output, self, *, out=None):
     try:
         if out is None:
-            return _call(_op__adaptive_avg_pool2d_backward, (grad_output, self)) if _state.slow else _op__adaptive_avg_pool2d_backward.runner(_op__adaptive_avg_pool2d_backward, (grad_output, self))
-        return _call_out(_op__adaptive_avg_pool2d_backward, (grad_output, self), out)
+            return _call(_op__adaptive_avg_pool2d_backward, (grad_output, self), _adaptive_avg_pool2d_backward) if _state.slow else _op__adaptive_avg_pool2d_backward.runner(_op__adaptive_avg_pool2d_backward, (grad_output, self))
+        return _call_out(_op__adaptive_avg_pool2d_backward, (grad_output, self), out, _adaptive_avg_pool2d_backward)
     except Exception as _exc:
         _args.explain(_exc, '_adaptive_avg_pool2d_backward', True, _op__adaptive_avg_pool2d_backward, (grad_output, self), False)
         raise
@@ -699,8 +703,8 @@ def _adaptive_avg_pool3d(input, output_size, *, out=None):
         output_size = _args.int_list(output_size, ('_adaptive_avg_pool3d', 'output_size', 2))
     try:
         if out is None:
-            return _call(_op__adaptive_avg_pool3d, (input, output_size)) if _state.slow else _op__adaptive_avg_pool3d.runner(_op__adaptive_avg_pool3d, (input, output_size))
-        return _call_out(_op__adaptive_avg_pool3d, (input, output_size), out)
+            return _call(_op__adaptive_avg_pool3d, (input, output_size), _adaptive_avg_pool3d) if _state.slow else _op__adaptive_avg_pool3d.runner(_op__adaptive_avg_pool3d, (input, output_size))
+        return _call_out(_op__adaptive_avg_pool3d, (input, output_size), out, _adaptive_avg_pool3d)
     except Exception as _exc:
         _args.explain(_exc, '_adaptive_avg_pool3d', True, _op__adaptive_avg_pool3d, (input, output_size), False)
         raise
@@ -709,8 +713,8 @@ def _adaptive_avg_pool3d(input, output_size, *, out=None):
 def _adaptive_avg_pool3d_backward(grad_output, self, *, out=None):
     try:
         if out is None:
-            return _call(_op__adaptive_avg_pool3d_backward, (grad_output, self)) if _state.slow else _op__adaptive_avg_pool3d_backward.runner(_op__adaptive_avg_pool3d_backward, (grad_output, self))
-        return _call_out(_op__adaptive_avg_pool3d_backward, (grad_output, self), out)
+            return _call(_op__adaptive_avg_pool3d_backward, (grad_output, self), _adaptive_avg_pool3d_backward) if _state.slow else _op__adaptive_avg_pool3d_backward.runner(_op__adaptive_avg_pool3d_backward, (grad_output, self))
+        return _call_out(_op__adaptive_avg_pool3d_backward, (grad_output, self), out, _adaptive_avg_pool3d_backward)
     except Exception as _exc:
         _args.explain(_exc, '_adaptive_avg_pool3d_backward', True, _op__adaptive_avg_pool3d_backward, (grad_output, self), False)
         raise
@@ -719,8 +723,8 @@ def _adaptive_avg_pool3d_backward(grad_output, self, *, out=None):
 def _dirichlet_grad(x, alpha, total, *, out=None):
     try:
         if out is None:
-            return _call(_op__dirichlet_grad, (x, alpha, total)) if _state.slow else _op__dirichlet_grad.runner(_op__dirichlet_grad, (x, alpha, total))
-        return _call_out(_op__dirichlet_grad, (x, alpha, total), out)
+            return _call(_op__dirichlet_grad, (x, alpha, total), _dirichlet_grad) if _state.slow else _op__dirichlet_grad.runner(_op__dirichlet_grad, (x, alpha, total))
+        return _call_out(_op__dirichlet_grad, (x, alpha, total), out, _dirichlet_grad)
     except Exception as _exc:
         _args.explain(_exc, '_dirichlet_grad', True, _op__dirichlet_grad, (x, alpha, total), False)
         raise
@@ -738,7 +742,7 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
     if not (type(padding_idx) is int):
         padding_idx = _args.int_(padding_idx, ('_embedding_bag', 'padding_idx', 9))
     try:
-        return _call(_op__embedding_bag, (weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)) if _state.slow else _op__embedding_bag.runner(_op__embedding_bag, (weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx))
+        return _call(_op__embedding_bag, (weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx), _embedding_bag) if _state.slow else _op__embedding_bag.runner(_op__embedding_bag, (weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx))
     except Exception as _exc:
         _args.explain(_exc, '_embedding_bag', True, _op__embedding_bag, (weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx), False)
         raise
@@ -756,7 +760,7 @@ def _embedding_bag_forward_only(weight, indices, offsets, scale_grad_by_freq=Fal
     if not (type(padding_idx) is int):
         padding_idx = _args.int_(padding_idx, ('_embedding_bag_forward_only', 'padding_idx', 9))
     try:
-        return _call(_op__embedding_bag_forward_only, (weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)) if _state.slow else _op__embedding_bag_forward_only.runner(_op__embedding_bag_forward_only, (weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx))
+        return _call(_op__embedding_bag_forward_only, (weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx), _embedding_bag_forward_only) if _state.slow else _op__embedding_bag_forward_only.runner(_op__embedding_bag_forward_only, (weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx))
     except Exception as _exc:
         _args.explain(_exc, '_embedding_bag_forward_only', True, _op__embedding_bag_forward_only, (weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx), False)
         raise
@@ -773,8 +777,8 @@ def _fft_c2c(input, dim, normalization, forward, *, out=None):
         forward = _args.bool_(forward, ('_fft_c2c', 'forward', 4))
     try:
         if out is None:
-            return _call(_op__fft_c2c, (input, dim, normalization, forward)) if _state.slow else _op__fft_c2c.runner(_op__fft_c2c, (input, dim, normalization, forward))
-        return _call_out(_op__fft_c2c, (input, dim, normalization, forward), out)
+            return _call(_op__fft_c2c, (input, dim, normalization, forward), _fft_c2c) if _state.slow else _op__fft_c2c.runner(_op__fft_c2c, (input, dim, normalization, forward))
+        return _call_out(_op__fft_c2c, (input, dim, normalization, forward), out, _fft_c2c)
     except Exception as _exc:
         _args.explain(_exc, '_fft_c2c', True, _op__fft_c2c, (input, dim, normalization, forward), False)
         raise
@@ -791,8 +795,8 @@ def _fft_c2r(input, dim, normalization, last_dim_size, *, out=None):
         last_dim_size = _args.int_(last_dim_size, ('_fft_c2r', 'last_dim_size', 4))
     try:
         if out is None:
-            return _call(_op__fft_c2r, (input, dim, normalization, last_dim_size)) if _state.slow else _op__fft_c2r.runner(_op__fft_c2r, (input, dim, normalization, last_dim_size))
-        return _call_out(_op__fft_c2r, (input, dim, normalization, last_dim_size), out)
+            return _call(_op__fft_c2r, (input, dim, normalization, last_dim_size), _fft_c2r) if _state.slow else _op__fft_c2r.runner(_op__fft_c2r, (input, dim, normalization, last_dim_size))
+        return _call_out(_op__fft_c2r, (input, dim, normalization, last_dim_size), out, _fft_c2r)
     except Exception as _exc:
         _args.explain(_exc, '_fft_c2r', True, _op__fft_c2r, (input, dim, normalization, last_dim_size), False)
         raise
@@ -809,10 +813,24 @@ def _fft_r2c(input, dim, normalization, onesided, *, out=None):
         onesided = _args.bool_(onesided, ('_fft_r2c', 'onesided', 4))
     try:
         if out is None:
-            return _call(_op__fft_r2c, (input, dim, normalization, onesided)) if _state.slow else _op__fft_r2c.runner(_op__fft_r2c, (input, dim, normalization, onesided))
-        return _call_out(_op__fft_r2c, (input, dim, normalization, onesided), out)
+            return _call(_op__fft_r2c, (input, dim, normalization, onesided), _fft_r2c) if _state.slow else _op__fft_r2c.runner(_op__fft_r2c, (input, dim, normalization, onesided))
+        return _call_out(_op__fft_r2c, (input, dim, normalization, onesided), out, _fft_r2c)
     except Exception as _exc:
         _args.explain(_exc, '_fft_r2c', True, _op__fft_r2c, (input, dim, normalization, onesided), False)
+        raise
+
+
+def _log_softmax(input, dim, half_to_float, *, out=None):
+    if not (type(dim) is int):
+        dim = _args.int_(dim, ('_log_softmax', 'dim', 2))
+    if not (half_to_float is True or half_to_float is False):
+        half_to_float = _args.bool_(half_to_float, ('_log_softmax', 'half_to_float', 3))
+    try:
+        if out is None:
+            return _call(_op__log_softmax, (input, dim, half_to_float), _log_softmax) if _state.slow else _op__log_softmax.runner(_op__log_softmax, (input, dim, half_to_float))
+        return _call_out(_op__log_softmax, (input, dim, half_to_float), out, _log_softmax)
+    except Exception as _exc:
+        _args.explain(_exc, '_log_softmax', True, _op__log_softmax, (input, dim, half_to_float), False)
         raise
 
 
@@ -820,9 +838,23 @@ def _sample_dirichlet(input, generator=None):
     if not (generator is None or type(generator).__name__ == 'Generator'):
         generator = _args.generator_(generator, ('_sample_dirichlet', 'generator', 2))
     try:
-        return _call(_op__sample_dirichlet, (input, generator)) if _state.slow else _op__sample_dirichlet.runner(_op__sample_dirichlet, (input, generator))
+        return _call(_op__sample_dirichlet, (input, generator), _sample_dirichlet) if _state.slow else _op__sample_dirichlet.runner(_op__sample_dirichlet, (input, generator))
     except Exception as _exc:
         _args.explain(_exc, '_sample_dirichlet', True, _op__sample_dirichlet, (input, generator), False)
+        raise
+
+
+def _softmax(input, dim, half_to_float, *, out=None):
+    if not (type(dim) is int):
+        dim = _args.int_(dim, ('_softmax', 'dim', 2))
+    if not (half_to_float is True or half_to_float is False):
+        half_to_float = _args.bool_(half_to_float, ('_softmax', 'half_to_float', 3))
+    try:
+        if out is None:
+            return _call(_op__softmax, (input, dim, half_to_float), _softmax) if _state.slow else _op__softmax.runner(_op__softmax, (input, dim, half_to_float))
+        return _call_out(_op__softmax, (input, dim, half_to_float), out, _softmax)
+    except Exception as _exc:
+        _args.explain(_exc, '_softmax', True, _op__softmax, (input, dim, half_to_float), False)
         raise
 
 
@@ -830,7 +862,7 @@ def _standard_gamma(input, generator=None):
     if not (generator is None or type(generator).__name__ == 'Generator'):
         generator = _args.generator_(generator, ('_standard_gamma', 'generator', 2))
     try:
-        return _call(_op__standard_gamma, (input, generator)) if _state.slow else _op__standard_gamma.runner(_op__standard_gamma, (input, generator))
+        return _call(_op__standard_gamma, (input, generator), _standard_gamma) if _state.slow else _op__standard_gamma.runner(_op__standard_gamma, (input, generator))
     except Exception as _exc:
         _args.explain(_exc, '_standard_gamma', True, _op__standard_gamma, (input, generator), False)
         raise
@@ -839,8 +871,8 @@ def _standard_gamma(input, generator=None):
 def _standard_gamma_grad(input, output, *, out=None):
     try:
         if out is None:
-            return _call(_op__standard_gamma_grad, (input, output)) if _state.slow else _op__standard_gamma_grad.runner(_op__standard_gamma_grad, (input, output))
-        return _call_out(_op__standard_gamma_grad, (input, output), out)
+            return _call(_op__standard_gamma_grad, (input, output), _standard_gamma_grad) if _state.slow else _op__standard_gamma_grad.runner(_op__standard_gamma_grad, (input, output))
+        return _call_out(_op__standard_gamma_grad, (input, output), out, _standard_gamma_grad)
     except Exception as _exc:
         _args.explain(_exc, '_standard_gamma_grad', True, _op__standard_gamma_grad, (input, output), False)
         raise
@@ -849,8 +881,8 @@ def _standard_gamma_grad(input, output, *, out=None):
 def abs(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_abs, (input,)) if _state.slow else _op_abs.runner(_op_abs, (input,))
-        return _call_out(_op_abs, (input,), out)
+            return _call(_op_abs, (input,), abs) if _state.slow else _op_abs.runner(_op_abs, (input,))
+        return _call_out(_op_abs, (input,), out, abs)
     except Exception as _exc:
         _args.explain(_exc, 'abs', True, _op_abs, (input,), False)
         raise
@@ -862,8 +894,8 @@ absolute = abs
 def acos(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_acos, (input,)) if _state.slow else _op_acos.runner(_op_acos, (input,))
-        return _call_out(_op_acos, (input,), out)
+            return _call(_op_acos, (input,), acos) if _state.slow else _op_acos.runner(_op_acos, (input,))
+        return _call_out(_op_acos, (input,), out, acos)
     except Exception as _exc:
         _args.explain(_exc, 'acos', True, _op_acos, (input,), False)
         raise
@@ -875,8 +907,8 @@ arccos = acos
 def acosh(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_acosh, (input,)) if _state.slow else _op_acosh.runner(_op_acosh, (input,))
-        return _call_out(_op_acosh, (input,), out)
+            return _call(_op_acosh, (input,), acosh) if _state.slow else _op_acosh.runner(_op_acosh, (input,))
+        return _call_out(_op_acosh, (input,), out, acosh)
     except Exception as _exc:
         _args.explain(_exc, 'acosh', True, _op_acosh, (input,), False)
         raise
@@ -890,8 +922,8 @@ def add(input, other, *, alpha=1, out=None):
         alpha = _args.scalar(alpha, ('add', 'alpha', None))
     try:
         if out is None:
-            return _call(_op_add_Tensor, (input, other, alpha)) if _state.slow else _op_add_Tensor.runner(_op_add_Tensor, (input, other, alpha))
-        return _call_out(_op_add_Tensor, (input, other, alpha), out)
+            return _call(_op_add_Tensor, (input, other, alpha), add) if _state.slow else _op_add_Tensor.runner(_op_add_Tensor, (input, other, alpha))
+        return _call_out(_op_add_Tensor, (input, other, alpha), out, add)
     except Exception as _exc:
         _args.explain(_exc, 'add', True, _op_add_Tensor, (input, other, alpha), False)
         raise
@@ -910,8 +942,8 @@ def addbmm(_input=_NO, _batch1=_NO, _batch2=_NO, /, *_more, input=_NO, batch1=_N
         alpha = _args.scalar(alpha, ('addbmm', 'alpha', None))
     try:
         if out is None:
-            return _call(_op_addbmm, (input, batch1, batch2, beta, alpha,)) if _state.slow else _op_addbmm.runner(_op_addbmm, (input, batch1, batch2, beta, alpha,))
-        return _call_out(_op_addbmm, (input, batch1, batch2, beta, alpha,), out)
+            return _call(_op_addbmm, (input, batch1, batch2, beta, alpha,), addbmm) if _state.slow else _op_addbmm.runner(_op_addbmm, (input, batch1, batch2, beta, alpha,))
+        return _call_out(_op_addbmm, (input, batch1, batch2, beta, alpha,), out, addbmm)
     except Exception as _exc:
         _args.explain(_exc, 'addbmm', True, _op_addbmm, (input, batch1, batch2, beta, alpha,), False)
         raise
@@ -928,8 +960,8 @@ def addcmul(_input=_NO, _tensor1=_NO, _tensor2=_NO, /, *_more, input=_NO, tensor
         value = _args.scalar(value, ('addcmul', 'value', None))
     try:
         if out is None:
-            return _call(_op_addcmul, (input, tensor1, tensor2, value,)) if _state.slow else _op_addcmul.runner(_op_addcmul, (input, tensor1, tensor2, value,))
-        return _call_out(_op_addcmul, (input, tensor1, tensor2, value,), out)
+            return _call(_op_addcmul, (input, tensor1, tensor2, value,), addcmul) if _state.slow else _op_addcmul.runner(_op_addcmul, (input, tensor1, tensor2, value,))
+        return _call_out(_op_addcmul, (input, tensor1, tensor2, value,), out, addcmul)
     except Exception as _exc:
         _args.explain(_exc, 'addcmul', True, _op_addcmul, (input, tensor1, tensor2, value,), False)
         raise
@@ -948,8 +980,8 @@ def addmm(_input=_NO, _mat1=_NO, _mat2=_NO, /, *_more, input=_NO, mat1=_NO, mat2
         alpha = _args.scalar(alpha, ('addmm', 'alpha', None))
     try:
         if out is None:
-            return _call(_op_addmm, (input, mat1, mat2, beta, alpha,)) if _state.slow else _op_addmm.runner(_op_addmm, (input, mat1, mat2, beta, alpha,))
-        return _call_out(_op_addmm, (input, mat1, mat2, beta, alpha,), out)
+            return _call(_op_addmm, (input, mat1, mat2, beta, alpha,), addmm) if _state.slow else _op_addmm.runner(_op_addmm, (input, mat1, mat2, beta, alpha,))
+        return _call_out(_op_addmm, (input, mat1, mat2, beta, alpha,), out, addmm)
     except Exception as _exc:
         _args.explain(_exc, 'addmm', True, _op_addmm, (input, mat1, mat2, beta, alpha,), False)
         raise
@@ -968,8 +1000,8 @@ def addmv(_input=_NO, _mat=_NO, _vec=_NO, /, *_more, input=_NO, mat=_NO, vec=_NO
         alpha = _args.scalar(alpha, ('addmv', 'alpha', None))
     try:
         if out is None:
-            return _call(_op_addmv, (input, mat, vec, beta, alpha,)) if _state.slow else _op_addmv.runner(_op_addmv, (input, mat, vec, beta, alpha,))
-        return _call_out(_op_addmv, (input, mat, vec, beta, alpha,), out)
+            return _call(_op_addmv, (input, mat, vec, beta, alpha,), addmv) if _state.slow else _op_addmv.runner(_op_addmv, (input, mat, vec, beta, alpha,))
+        return _call_out(_op_addmv, (input, mat, vec, beta, alpha,), out, addmv)
     except Exception as _exc:
         _args.explain(_exc, 'addmv', True, _op_addmv, (input, mat, vec, beta, alpha,), False)
         raise
@@ -988,8 +1020,8 @@ def addr(_input=_NO, _vec1=_NO, _vec2=_NO, /, *_more, input=_NO, vec1=_NO, vec2=
         alpha = _args.scalar(alpha, ('addr', 'alpha', None))
     try:
         if out is None:
-            return _call(_op_addr, (input, vec1, vec2, beta, alpha,)) if _state.slow else _op_addr.runner(_op_addr, (input, vec1, vec2, beta, alpha,))
-        return _call_out(_op_addr, (input, vec1, vec2, beta, alpha,), out)
+            return _call(_op_addr, (input, vec1, vec2, beta, alpha,), addr) if _state.slow else _op_addr.runner(_op_addr, (input, vec1, vec2, beta, alpha,))
+        return _call_out(_op_addr, (input, vec1, vec2, beta, alpha,), out, addr)
     except Exception as _exc:
         _args.explain(_exc, 'addr', True, _op_addr, (input, vec1, vec2, beta, alpha,), False)
         raise
@@ -1004,8 +1036,8 @@ def affine_grid_generator(theta, size, align_corners, *, out=None):
         align_corners = _args.bool_(align_corners, ('affine_grid_generator', 'align_corners', 3))
     try:
         if out is None:
-            return _call(_op_affine_grid_generator, (theta, size, align_corners)) if _state.slow else _op_affine_grid_generator.runner(_op_affine_grid_generator, (theta, size, align_corners))
-        return _call_out(_op_affine_grid_generator, (theta, size, align_corners), out)
+            return _call(_op_affine_grid_generator, (theta, size, align_corners), affine_grid_generator) if _state.slow else _op_affine_grid_generator.runner(_op_affine_grid_generator, (theta, size, align_corners))
+        return _call_out(_op_affine_grid_generator, (theta, size, align_corners), out, affine_grid_generator)
     except Exception as _exc:
         _args.explain(_exc, 'affine_grid_generator', True, _op_affine_grid_generator, (theta, size, align_corners), False)
         raise
@@ -1022,8 +1054,8 @@ def all(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
         keepdim = _args.bool_(keepdim, ('all', 'keepdim', 3))
     try:
         if out is None:
-            return _call(_op_all_dims, (input, dim, keepdim)) if _state.slow else _op_all_dims.runner(_op_all_dims, (input, dim, keepdim))
-        return _call_out(_op_all_dims, (input, dim, keepdim), out)
+            return _call(_op_all_dims, (input, dim, keepdim), all) if _state.slow else _op_all_dims.runner(_op_all_dims, (input, dim, keepdim))
+        return _call_out(_op_all_dims, (input, dim, keepdim), out, all)
     except Exception as _exc:
         _args.explain(_exc, 'all', True, _op_all_dims, (input, dim, keepdim), False)
         raise
@@ -1040,8 +1072,8 @@ def amax(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
         keepdim = _args.bool_(keepdim, ('amax', 'keepdim', 3))
     try:
         if out is None:
-            return _call(_op_amax, (input, dim, keepdim)) if _state.slow else _op_amax.runner(_op_amax, (input, dim, keepdim))
-        return _call_out(_op_amax, (input, dim, keepdim), out)
+            return _call(_op_amax, (input, dim, keepdim), amax) if _state.slow else _op_amax.runner(_op_amax, (input, dim, keepdim))
+        return _call_out(_op_amax, (input, dim, keepdim), out, amax)
     except Exception as _exc:
         _args.explain(_exc, 'amax', True, _op_amax, (input, dim, keepdim), False)
         raise
@@ -1058,8 +1090,8 @@ def amin(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
         keepdim = _args.bool_(keepdim, ('amin', 'keepdim', 3))
     try:
         if out is None:
-            return _call(_op_amin, (input, dim, keepdim)) if _state.slow else _op_amin.runner(_op_amin, (input, dim, keepdim))
-        return _call_out(_op_amin, (input, dim, keepdim), out)
+            return _call(_op_amin, (input, dim, keepdim), amin) if _state.slow else _op_amin.runner(_op_amin, (input, dim, keepdim))
+        return _call_out(_op_amin, (input, dim, keepdim), out, amin)
     except Exception as _exc:
         _args.explain(_exc, 'amin', True, _op_amin, (input, dim, keepdim), False)
         raise
@@ -1076,8 +1108,8 @@ def any(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
         keepdim = _args.bool_(keepdim, ('any', 'keepdim', 3))
     try:
         if out is None:
-            return _call(_op_any_dims, (input, dim, keepdim)) if _state.slow else _op_any_dims.runner(_op_any_dims, (input, dim, keepdim))
-        return _call_out(_op_any_dims, (input, dim, keepdim), out)
+            return _call(_op_any_dims, (input, dim, keepdim), any) if _state.slow else _op_any_dims.runner(_op_any_dims, (input, dim, keepdim))
+        return _call_out(_op_any_dims, (input, dim, keepdim), out, any)
     except Exception as _exc:
         _args.explain(_exc, 'any', True, _op_any_dims, (input, dim, keepdim), False)
         raise
@@ -1094,8 +1126,8 @@ def argmax(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None
         keepdim = _args.bool_(keepdim, ('argmax', 'keepdim', 3))
     try:
         if out is None:
-            return _call(_op_argmax, (input, dim, keepdim)) if _state.slow else _op_argmax.runner(_op_argmax, (input, dim, keepdim))
-        return _call_out(_op_argmax, (input, dim, keepdim), out)
+            return _call(_op_argmax, (input, dim, keepdim), argmax) if _state.slow else _op_argmax.runner(_op_argmax, (input, dim, keepdim))
+        return _call_out(_op_argmax, (input, dim, keepdim), out, argmax)
     except Exception as _exc:
         _args.explain(_exc, 'argmax', True, _op_argmax, (input, dim, keepdim), False)
         raise
@@ -1112,8 +1144,8 @@ def argmin(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None
         keepdim = _args.bool_(keepdim, ('argmin', 'keepdim', 3))
     try:
         if out is None:
-            return _call(_op_argmin, (input, dim, keepdim)) if _state.slow else _op_argmin.runner(_op_argmin, (input, dim, keepdim))
-        return _call_out(_op_argmin, (input, dim, keepdim), out)
+            return _call(_op_argmin, (input, dim, keepdim), argmin) if _state.slow else _op_argmin.runner(_op_argmin, (input, dim, keepdim))
+        return _call_out(_op_argmin, (input, dim, keepdim), out, argmin)
     except Exception as _exc:
         _args.explain(_exc, 'argmin', True, _op_argmin, (input, dim, keepdim), False)
         raise
@@ -1121,7 +1153,7 @@ def argmin(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None
 
 def argwhere(input):
     try:
-        return _call(_op_argwhere, (input,)) if _state.slow else _op_argwhere.runner(_op_argwhere, (input,))
+        return _call(_op_argwhere, (input,), argwhere) if _state.slow else _op_argwhere.runner(_op_argwhere, (input,))
     except Exception as _exc:
         _args.explain(_exc, 'argwhere', True, _op_argwhere, (input,), False)
         raise
@@ -1139,7 +1171,7 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
     if not (storage_offset is None or type(storage_offset) is int):
         storage_offset = _args.int_(storage_offset, ('as_strided_scatter', 'storage_offset', 5))
     try:
-        return _call(_op_as_strided_scatter, (input, src, size, stride, storage_offset)) if _state.slow else _op_as_strided_scatter.runner(_op_as_strided_scatter, (input, src, size, stride, storage_offset))
+        return _call(_op_as_strided_scatter, (input, src, size, stride, storage_offset), as_strided_scatter) if _state.slow else _op_as_strided_scatter.runner(_op_as_strided_scatter, (input, src, size, stride, storage_offset))
     except Exception as _exc:
         _args.explain(_exc, 'as_strided_scatter', True, _op_as_strided_scatter, (input, src, size, stride, storage_offset), False)
         raise
@@ -1148,8 +1180,8 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
 def asin(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_asin, (input,)) if _state.slow else _op_asin.runner(_op_asin, (input,))
-        return _call_out(_op_asin, (input,), out)
+            return _call(_op_asin, (input,), asin) if _state.slow else _op_asin.runner(_op_asin, (input,))
+        return _call_out(_op_asin, (input,), out, asin)
     except Exception as _exc:
         _args.explain(_exc, 'asin', True, _op_asin, (input,), False)
         raise
@@ -1161,8 +1193,8 @@ arcsin = asin
 def asinh(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_asinh, (input,)) if _state.slow else _op_asinh.runner(_op_asinh, (input,))
-        return _call_out(_op_asinh, (input,), out)
+            return _call(_op_asinh, (input,), asinh) if _state.slow else _op_asinh.runner(_op_asinh, (input,))
+        return _call_out(_op_asinh, (input,), out, asinh)
     except Exception as _exc:
         _args.explain(_exc, 'asinh', True, _op_asinh, (input,), False)
         raise
@@ -1174,8 +1206,8 @@ arcsinh = asinh
 def atan(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_atan, (input,)) if _state.slow else _op_atan.runner(_op_atan, (input,))
-        return _call_out(_op_atan, (input,), out)
+            return _call(_op_atan, (input,), atan) if _state.slow else _op_atan.runner(_op_atan, (input,))
+        return _call_out(_op_atan, (input,), out, atan)
     except Exception as _exc:
         _args.explain(_exc, 'atan', True, _op_atan, (input,), False)
         raise
@@ -1187,8 +1219,8 @@ arctan = atan
 def atan2(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_atan2, (input, other)) if _state.slow else _op_atan2.runner(_op_atan2, (input, other))
-        return _call_out(_op_atan2, (input, other), out)
+            return _call(_op_atan2, (input, other), atan2) if _state.slow else _op_atan2.runner(_op_atan2, (input, other))
+        return _call_out(_op_atan2, (input, other), out, atan2)
     except Exception as _exc:
         _args.explain(_exc, 'atan2', True, _op_atan2, (input, other), False)
         raise
@@ -1200,8 +1232,8 @@ arctan2 = atan2
 def atanh(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_atanh, (input,)) if _state.slow else _op_atanh.runner(_op_atanh, (input,))
-        return _call_out(_op_atanh, (input,), out)
+            return _call(_op_atanh, (input,), atanh) if _state.slow else _op_atanh.runner(_op_atanh, (input,))
+        return _call_out(_op_atanh, (input,), out, atanh)
     except Exception as _exc:
         _args.explain(_exc, 'atanh', True, _op_atanh, (input,), False)
         raise
@@ -1223,8 +1255,8 @@ def baddbmm(_input=_NO, _batch1=_NO, _batch2=_NO, /, *_more, input=_NO, batch1=_
         alpha = _args.scalar(alpha, ('baddbmm', 'alpha', None))
     try:
         if out is None:
-            return _call(_op_baddbmm, (input, batch1, batch2, beta, alpha,)) if _state.slow else _op_baddbmm.runner(_op_baddbmm, (input, batch1, batch2, beta, alpha,))
-        return _call_out(_op_baddbmm, (input, batch1, batch2, beta, alpha,), out)
+            return _call(_op_baddbmm, (input, batch1, batch2, beta, alpha,), baddbmm) if _state.slow else _op_baddbmm.runner(_op_baddbmm, (input, batch1, batch2, beta, alpha,))
+        return _call_out(_op_baddbmm, (input, batch1, batch2, beta, alpha,), out, baddbmm)
     except Exception as _exc:
         _args.explain(_exc, 'baddbmm', True, _op_baddbmm, (input, batch1, batch2, beta, alpha,), False)
         raise
@@ -1233,8 +1265,8 @@ def baddbmm(_input=_NO, _batch1=_NO, _batch2=_NO, /, *_more, input=_NO, batch1=_
 def bilinear(input1, input2, weight, bias=None, *, out=None):
     try:
         if out is None:
-            return _call(_op_bilinear, (input1, input2, weight, bias)) if _state.slow else _op_bilinear.runner(_op_bilinear, (input1, input2, weight, bias))
-        return _call_out(_op_bilinear, (input1, input2, weight, bias), out)
+            return _call(_op_bilinear, (input1, input2, weight, bias), bilinear) if _state.slow else _op_bilinear.runner(_op_bilinear, (input1, input2, weight, bias))
+        return _call_out(_op_bilinear, (input1, input2, weight, bias), out, bilinear)
     except Exception as _exc:
         _args.explain(_exc, 'bilinear', True, _op_bilinear, (input1, input2, weight, bias), False)
         raise
@@ -1244,7 +1276,7 @@ def bincount(input, weights=None, minlength=0):
     if not (type(minlength) is int):
         minlength = _args.int_(minlength, ('bincount', 'minlength', 3))
     try:
-        return _call(_op_bincount, (input, weights, minlength)) if _state.slow else _op_bincount.runner(_op_bincount, (input, weights, minlength))
+        return _call(_op_bincount, (input, weights, minlength), bincount) if _state.slow else _op_bincount.runner(_op_bincount, (input, weights, minlength))
     except Exception as _exc:
         _args.explain(_exc, 'bincount', True, _op_bincount, (input, weights, minlength), False)
         raise
@@ -1254,7 +1286,7 @@ def binomial(count, prob, generator=None):
     if not (generator is None or type(generator).__name__ == 'Generator'):
         generator = _args.generator_(generator, ('binomial', 'generator', 3))
     try:
-        return _call(_op_binomial, (count, prob, generator)) if _state.slow else _op_binomial.runner(_op_binomial, (count, prob, generator))
+        return _call(_op_binomial, (count, prob, generator), binomial) if _state.slow else _op_binomial.runner(_op_binomial, (count, prob, generator))
     except Exception as _exc:
         _args.explain(_exc, 'binomial', True, _op_binomial, (count, prob, generator), False)
         raise
@@ -1263,8 +1295,8 @@ def binomial(count, prob, generator=None):
 def bitwise_and(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_bitwise_and_Tensor, (input, other)) if _state.slow else _op_bitwise_and_Tensor.runner(_op_bitwise_and_Tensor, (input, other))
-        return _call_out(_op_bitwise_and_Tensor, (input, other), out)
+            return _call(_op_bitwise_and_Tensor, (input, other), bitwise_and) if _state.slow else _op_bitwise_and_Tensor.runner(_op_bitwise_and_Tensor, (input, other))
+        return _call_out(_op_bitwise_and_Tensor, (input, other), out, bitwise_and)
     except Exception as _exc:
         _args.explain(_exc, 'bitwise_and', True, _op_bitwise_and_Tensor, (input, other), False)
         raise
@@ -1273,8 +1305,8 @@ def bitwise_and(input, other, *, out=None):
 def bitwise_left_shift(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_bitwise_left_shift_Tensor, (input, other)) if _state.slow else _op_bitwise_left_shift_Tensor.runner(_op_bitwise_left_shift_Tensor, (input, other))
-        return _call_out(_op_bitwise_left_shift_Tensor, (input, other), out)
+            return _call(_op_bitwise_left_shift_Tensor, (input, other), bitwise_left_shift) if _state.slow else _op_bitwise_left_shift_Tensor.runner(_op_bitwise_left_shift_Tensor, (input, other))
+        return _call_out(_op_bitwise_left_shift_Tensor, (input, other), out, bitwise_left_shift)
     except Exception as _exc:
         _args.explain(_exc, 'bitwise_left_shift', True, _op_bitwise_left_shift_Tensor, (input, other), False)
         raise
@@ -1283,8 +1315,8 @@ def bitwise_left_shift(input, other, *, out=None):
 def bitwise_not(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_bitwise_not, (input,)) if _state.slow else _op_bitwise_not.runner(_op_bitwise_not, (input,))
-        return _call_out(_op_bitwise_not, (input,), out)
+            return _call(_op_bitwise_not, (input,), bitwise_not) if _state.slow else _op_bitwise_not.runner(_op_bitwise_not, (input,))
+        return _call_out(_op_bitwise_not, (input,), out, bitwise_not)
     except Exception as _exc:
         _args.explain(_exc, 'bitwise_not', True, _op_bitwise_not, (input,), False)
         raise
@@ -1293,8 +1325,8 @@ def bitwise_not(input, *, out=None):
 def bitwise_or(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_bitwise_or_Tensor, (input, other)) if _state.slow else _op_bitwise_or_Tensor.runner(_op_bitwise_or_Tensor, (input, other))
-        return _call_out(_op_bitwise_or_Tensor, (input, other), out)
+            return _call(_op_bitwise_or_Tensor, (input, other), bitwise_or) if _state.slow else _op_bitwise_or_Tensor.runner(_op_bitwise_or_Tensor, (input, other))
+        return _call_out(_op_bitwise_or_Tensor, (input, other), out, bitwise_or)
     except Exception as _exc:
         _args.explain(_exc, 'bitwise_or', True, _op_bitwise_or_Tensor, (input, other), False)
         raise
@@ -1303,8 +1335,8 @@ def bitwise_or(input, other, *, out=None):
 def bitwise_right_shift(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_bitwise_right_shift_Tensor, (input, other)) if _state.slow else _op_bitwise_right_shift_Tensor.runner(_op_bitwise_right_shift_Tensor, (input, other))
-        return _call_out(_op_bitwise_right_shift_Tensor, (input, other), out)
+            return _call(_op_bitwise_right_shift_Tensor, (input, other), bitwise_right_shift) if _state.slow else _op_bitwise_right_shift_Tensor.runner(_op_bitwise_right_shift_Tensor, (input, other))
+        return _call_out(_op_bitwise_right_shift_Tensor, (input, other), out, bitwise_right_shift)
     except Exception as _exc:
         _args.explain(_exc, 'bitwise_right_shift', True, _op_bitwise_right_shift_Tensor, (input, other), False)
         raise
@@ -1313,8 +1345,8 @@ def bitwise_right_shift(input, other, *, out=None):
 def bitwise_xor(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_bitwise_xor_Tensor, (input, other)) if _state.slow else _op_bitwise_xor_Tensor.runner(_op_bitwise_xor_Tensor, (input, other))
-        return _call_out(_op_bitwise_xor_Tensor, (input, other), out)
+            return _call(_op_bitwise_xor_Tensor, (input, other), bitwise_xor) if _state.slow else _op_bitwise_xor_Tensor.runner(_op_bitwise_xor_Tensor, (input, other))
+        return _call_out(_op_bitwise_xor_Tensor, (input, other), out, bitwise_xor)
     except Exception as _exc:
         _args.explain(_exc, 'bitwise_xor', True, _op_bitwise_xor_Tensor, (input, other), False)
         raise
@@ -1323,8 +1355,8 @@ def bitwise_xor(input, other, *, out=None):
 def bmm(input, mat2, *, out=None):
     try:
         if out is None:
-            return _call(_op_bmm, (input, mat2)) if _state.slow else _op_bmm.runner(_op_bmm, (input, mat2))
-        return _call_out(_op_bmm, (input, mat2), out)
+            return _call(_op_bmm, (input, mat2), bmm) if _state.slow else _op_bmm.runner(_op_bmm, (input, mat2))
+        return _call_out(_op_bmm, (input, mat2), out, bmm)
     except Exception as _exc:
         _args.explain(_exc, 'bmm', True, _op_bmm, (input, mat2), False)
         raise
@@ -1336,7 +1368,7 @@ def broadcast_to(input, size):
     if not (type(size) is int or type(size) in _int_list_types and (not size or type(size[0]) is int)):
         size = _args.int_list(size, ('broadcast_to', 'size', 2))
     try:
-        return _call(_op_broadcast_to, (input, size)) if _state.slow else _op_broadcast_to.runner(_op_broadcast_to, (input, size))
+        return _call(_op_broadcast_to, (input, size), broadcast_to) if _state.slow else _op_broadcast_to.runner(_op_broadcast_to, (input, size))
     except Exception as _exc:
         _args.explain(_exc, 'broadcast_to', True, _op_broadcast_to, (input, size), False)
         raise
@@ -1349,8 +1381,8 @@ def cat(tensors, dim=0, *, out=None, axis=None):
         dim = _args.int_(dim, ('cat', 'dim', 2))
     try:
         if out is None:
-            return _call(_op_cat, (tensors, dim)) if _state.slow else _op_cat.runner(_op_cat, (tensors, dim))
-        return _call_out(_op_cat, (tensors, dim), out)
+            return _call(_op_cat, (tensors, dim), cat) if _state.slow else _op_cat.runner(_op_cat, (tensors, dim))
+        return _call_out(_op_cat, (tensors, dim), out, cat)
     except Exception as _exc:
         _args.explain(_exc, 'cat', True, _op_cat, (tensors, dim), False)
         raise
@@ -1365,8 +1397,8 @@ concatenate = cat
 def ceil(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_ceil, (input,)) if _state.slow else _op_ceil.runner(_op_ceil, (input,))
-        return _call_out(_op_ceil, (input,), out)
+            return _call(_op_ceil, (input,), ceil) if _state.slow else _op_ceil.runner(_op_ceil, (input,))
+        return _call_out(_op_ceil, (input,), out, ceil)
     except Exception as _exc:
         _args.explain(_exc, 'ceil', True, _op_ceil, (input,), False)
         raise
@@ -1377,8 +1409,8 @@ def channel_shuffle(input, groups, *, out=None):
         groups = _args.int_(groups, ('channel_shuffle', 'groups', 2))
     try:
         if out is None:
-            return _call(_op_channel_shuffle, (input, groups)) if _state.slow else _op_channel_shuffle.runner(_op_channel_shuffle, (input, groups))
-        return _call_out(_op_channel_shuffle, (input, groups), out)
+            return _call(_op_channel_shuffle, (input, groups), channel_shuffle) if _state.slow else _op_channel_shuffle.runner(_op_channel_shuffle, (input, groups))
+        return _call_out(_op_channel_shuffle, (input, groups), out, channel_shuffle)
     except Exception as _exc:
         _args.explain(_exc, 'channel_shuffle', True, _op_channel_shuffle, (input, groups), False)
         raise
@@ -1389,8 +1421,8 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
         upper = _args.bool_(upper, ('cholesky_solve', 'upper', 3))
     try:
         if out is None:
-            return _call(_op_cholesky_solve, (input, input2, upper)) if _state.slow else _op_cholesky_solve.runner(_op_cholesky_solve, (input, input2, upper))
-        return _call_out(_op_cholesky_solve, (input, input2, upper), out)
+            return _call(_op_cholesky_solve, (input, input2, upper), cholesky_solve) if _state.slow else _op_cholesky_solve.runner(_op_cholesky_solve, (input, input2, upper))
+        return _call_out(_op_cholesky_solve, (input, input2, upper), out, cholesky_solve)
     except Exception as _exc:
         _args.explain(_exc, 'cholesky_solve', True, _op_cholesky_solve, (input, input2, upper), False)
         raise
@@ -1404,7 +1436,7 @@ def chunk(input, chunks, dim=0, *, axis=None):
     if not (type(dim) is int):
         dim = _args.int_(dim, ('chunk', 'dim', 3))
     try:
-        return _call(_op_chunk, (input, chunks, dim)) if _state.slow else _op_chunk.runner(_op_chunk, (input, chunks, dim))
+        return _call(_op_chunk, (input, chunks, dim), chunk) if _state.slow else _op_chunk.runner(_op_chunk, (input, chunks, dim))
     except Exception as _exc:
         _args.explain(_exc, 'chunk', True, _op_chunk, (input, chunks, dim), False)
         raise
@@ -1413,8 +1445,8 @@ def chunk(input, chunks, dim=0, *, axis=None):
 def clamp(input, min=None, max=None, *, out=None):
     try:
         if out is None:
-            return _call(_op_clamp_Tensor, (input, min, max)) if _state.slow else _op_clamp_Tensor.runner(_op_clamp_Tensor, (input, min, max))
-        return _call_out(_op_clamp_Tensor, (input, min, max), out)
+            return _call(_op_clamp_Tensor, (input, min, max), clamp) if _state.slow else _op_clamp_Tensor.runner(_op_clamp_Tensor, (input, min, max))
+        return _call_out(_op_clamp_Tensor, (input, min, max), out, clamp)
     except Exception as _exc:
         _args.explain(_exc, 'clamp', True, _op_clamp_Tensor, (input, min, max), False)
         raise
@@ -1426,8 +1458,8 @@ clip = clamp
 def clamp_max(input, max, *, out=None):
     try:
         if out is None:
-            return _call(_op_clamp_max_Tensor, (input, max)) if _state.slow else _op_clamp_max_Tensor.runner(_op_clamp_max_Tensor, (input, max))
-        return _call_out(_op_clamp_max_Tensor, (input, max), out)
+            return _call(_op_clamp_max_Tensor, (input, max), clamp_max) if _state.slow else _op_clamp_max_Tensor.runner(_op_clamp_max_Tensor, (input, max))
+        return _call_out(_op_clamp_max_Tensor, (input, max), out, clamp_max)
     except Exception as _exc:
         _args.explain(_exc, 'clamp_max', True, _op_clamp_max_Tensor, (input, max), False)
         raise
@@ -1436,8 +1468,8 @@ def clamp_max(input, max, *, out=None):
 def clamp_min(input, min, *, out=None):
     try:
         if out is None:
-            return _call(_op_clamp_min_Tensor, (input, min)) if _state.slow else _op_clamp_min_Tensor.runner(_op_clamp_min_Tensor, (input, min))
-        return _call_out(_op_clamp_min_Tensor, (input, min), out)
+            return _call(_op_clamp_min_Tensor, (input, min), clamp_min) if _state.slow else _op_clamp_min_Tensor.runner(_op_clamp_min_Tensor, (input, min))
+        return _call_out(_op_clamp_min_Tensor, (input, min), out, clamp_min)
     except Exception as _exc:
         _args.explain(_exc, 'clamp_min', True, _op_clamp_min_Tensor, (input, min), False)
         raise
@@ -1447,7 +1479,7 @@ def clone(input, *, memory_format=None):
     if not (memory_format is None or type(memory_format).__name__ == 'memory_format'):
         memory_format = _args.memory_format_(memory_format, ('clone', 'memory_format', None))
     try:
-        return _call(_op_clone, (input, memory_format)) if _state.slow else _op_clone.runner(_op_clone, (input, memory_format))
+        return _call(_op_clone, (input, memory_format), clone) if _state.slow else _op_clone.runner(_op_clone, (input, memory_format))
     except Exception as _exc:
         _args.explain(_exc, 'clone', True, _op_clone, (input, memory_format), False)
         raise
@@ -1456,8 +1488,8 @@ def clone(input, *, memory_format=None):
 def column_stack(tensors, *, out=None):
     try:
         if out is None:
-            return _call(_op_column_stack, (tensors,)) if _state.slow else _op_column_stack.runner(_op_column_stack, (tensors,))
-        return _call_out(_op_column_stack, (tensors,), out)
+            return _call(_op_column_stack, (tensors,), column_stack) if _state.slow else _op_column_stack.runner(_op_column_stack, (tensors,))
+        return _call_out(_op_column_stack, (tensors,), out, column_stack)
     except Exception as _exc:
         _args.explain(_exc, 'column_stack', True, _op_column_stack, (tensors,), False)
         raise
@@ -1469,7 +1501,7 @@ def combinations(input, r=2, with_replacement=False):
     if not (with_replacement is False or with_replacement is True):
         with_replacement = _args.bool_(with_replacement, ('combinations', 'with_replacement', 3))
     try:
-        return _call(_op_combinations, (input, r, with_replacement)) if _state.slow else _op_combinations.runner(_op_combinations, (input, r, with_replacement))
+        return _call(_op_combinations, (input, r, with_replacement), combinations) if _state.slow else _op_combinations.runner(_op_combinations, (input, r, with_replacement))
     except Exception as _exc:
         _args.explain(_exc, 'combinations', True, _op_combinations, (input, r, with_replacement), False)
         raise
@@ -1478,8 +1510,8 @@ def combinations(input, r=2, with_replacement=False):
 def complex(real, imag, *, out=None):
     try:
         if out is None:
-            return _call(_op_complex, (real, imag)) if _state.slow else _op_complex.runner(_op_complex, (real, imag))
-        return _call_out(_op_complex, (real, imag), out)
+            return _call(_op_complex, (real, imag), complex) if _state.slow else _op_complex.runner(_op_complex, (real, imag))
+        return _call_out(_op_complex, (real, imag), out, complex)
     except Exception as _exc:
         _args.explain(_exc, 'complex', True, _op_complex, (real, imag), False)
         raise
@@ -1488,8 +1520,8 @@ def complex(real, imag, *, out=None):
 def conj_physical(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_conj_physical, (input,)) if _state.slow else _op_conj_physical.runner(_op_conj_physical, (input,))
-        return _call_out(_op_conj_physical, (input,), out)
+            return _call(_op_conj_physical, (input,), conj_physical) if _state.slow else _op_conj_physical.runner(_op_conj_physical, (input,))
+        return _call_out(_op_conj_physical, (input,), out, conj_physical)
     except Exception as _exc:
         _args.explain(_exc, 'conj_physical', True, _op_conj_physical, (input,), False)
         raise
@@ -1504,8 +1536,8 @@ def constant_pad_nd(input, pad, value=0, *, out=None):
         value = _args.scalar(value, ('constant_pad_nd', 'value', 3))
     try:
         if out is None:
-            return _call(_op_constant_pad_nd, (input, pad, value)) if _state.slow else _op_constant_pad_nd.runner(_op_constant_pad_nd, (input, pad, value))
-        return _call_out(_op_constant_pad_nd, (input, pad, value), out)
+            return _call(_op_constant_pad_nd, (input, pad, value), constant_pad_nd) if _state.slow else _op_constant_pad_nd.runner(_op_constant_pad_nd, (input, pad, value))
+        return _call_out(_op_constant_pad_nd, (input, pad, value), out, constant_pad_nd)
     except Exception as _exc:
         _args.explain(_exc, 'constant_pad_nd', True, _op_constant_pad_nd, (input, pad, value), False)
         raise
@@ -1534,8 +1566,8 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         groups = _args.int_(groups, ('convolution', 'groups', 9))
     try:
         if out is None:
-            return _call(_op_convolution, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)) if _state.slow else _op_convolution.runner(_op_convolution, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups))
-        return _call_out(_op_convolution, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups), out)
+            return _call(_op_convolution, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups), convolution) if _state.slow else _op_convolution.runner(_op_convolution, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups))
+        return _call_out(_op_convolution, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups), out, convolution)
     except Exception as _exc:
         _args.explain(_exc, 'convolution', True, _op_convolution, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups), False)
         raise
@@ -1544,8 +1576,8 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
 def copysign(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_copysign_Tensor, (input, other)) if _state.slow else _op_copysign_Tensor.runner(_op_copysign_Tensor, (input, other))
-        return _call_out(_op_copysign_Tensor, (input, other), out)
+            return _call(_op_copysign_Tensor, (input, other), copysign) if _state.slow else _op_copysign_Tensor.runner(_op_copysign_Tensor, (input, other))
+        return _call_out(_op_copysign_Tensor, (input, other), out, copysign)
     except Exception as _exc:
         _args.explain(_exc, 'copysign', True, _op_copysign_Tensor, (input, other), False)
         raise
@@ -1554,8 +1586,8 @@ def copysign(input, other, *, out=None):
 def cos(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_cos, (input,)) if _state.slow else _op_cos.runner(_op_cos, (input,))
-        return _call_out(_op_cos, (input,), out)
+            return _call(_op_cos, (input,), cos) if _state.slow else _op_cos.runner(_op_cos, (input,))
+        return _call_out(_op_cos, (input,), out, cos)
     except Exception as _exc:
         _args.explain(_exc, 'cos', True, _op_cos, (input,), False)
         raise
@@ -1564,8 +1596,8 @@ def cos(input, *, out=None):
 def cosh(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_cosh, (input,)) if _state.slow else _op_cosh.runner(_op_cosh, (input,))
-        return _call_out(_op_cosh, (input,), out)
+            return _call(_op_cosh, (input,), cosh) if _state.slow else _op_cosh.runner(_op_cosh, (input,))
+        return _call_out(_op_cosh, (input,), out, cosh)
     except Exception as _exc:
         _args.explain(_exc, 'cosh', True, _op_cosh, (input,), False)
         raise
@@ -1578,8 +1610,8 @@ def cross(input, other, dim=None, *, out=None, axis=None):
         dim = _args.int_(dim, ('cross', 'dim', 3))
     try:
         if out is None:
-            return _call(_op_cross, (input, other, dim)) if _state.slow else _op_cross.runner(_op_cross, (input, other, dim))
-        return _call_out(_op_cross, (input, other, dim), out)
+            return _call(_op_cross, (input, other, dim), cross) if _state.slow else _op_cross.runner(_op_cross, (input, other, dim))
+        return _call_out(_op_cross, (input, other, dim), out, cross)
     except Exception as _exc:
         _args.explain(_exc, 'cross', True, _op_cross, (input, other, dim), False)
         raise
@@ -1592,8 +1624,8 @@ def cumprod(input, dim, *, dtype=None, out=None):
         dtype = _args.dtype_(dtype, ('cumprod', 'dtype', None))
     try:
         if out is None:
-            return _call(_op_cumprod, (input, dim, dtype)) if _state.slow else _op_cumprod.runner(_op_cumprod, (input, dim, dtype))
-        return _call_out(_op_cumprod, (input, dim, dtype), out)
+            return _call(_op_cumprod, (input, dim, dtype), cumprod) if _state.slow else _op_cumprod.runner(_op_cumprod, (input, dim, dtype))
+        return _call_out(_op_cumprod, (input, dim, dtype), out, cumprod)
     except Exception as _exc:
         _args.explain(_exc, 'cumprod', True, _op_cumprod, (input, dim, dtype), False)
         raise
@@ -1606,8 +1638,8 @@ def cumsum(input, dim, *, dtype=None, out=None):
         dtype = _args.dtype_(dtype, ('cumsum', 'dtype', None))
     try:
         if out is None:
-            return _call(_op_cumsum, (input, dim, dtype)) if _state.slow else _op_cumsum.runner(_op_cumsum, (input, dim, dtype))
-        return _call_out(_op_cumsum, (input, dim, dtype), out)
+            return _call(_op_cumsum, (input, dim, dtype), cumsum) if _state.slow else _op_cumsum.runner(_op_cumsum, (input, dim, dtype))
+        return _call_out(_op_cumsum, (input, dim, dtype), out, cumsum)
     except Exception as _exc:
         _args.explain(_exc, 'cumsum', True, _op_cumsum, (input, dim, dtype), False)
         raise
@@ -1616,8 +1648,8 @@ def cumsum(input, dim, *, dtype=None, out=None):
 def deg2rad(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_deg2rad, (input,)) if _state.slow else _op_deg2rad.runner(_op_deg2rad, (input,))
-        return _call_out(_op_deg2rad, (input,), out)
+            return _call(_op_deg2rad, (input,), deg2rad) if _state.slow else _op_deg2rad.runner(_op_deg2rad, (input,))
+        return _call_out(_op_deg2rad, (input,), out, deg2rad)
     except Exception as _exc:
         _args.explain(_exc, 'deg2rad', True, _op_deg2rad, (input,), False)
         raise
@@ -1626,8 +1658,8 @@ def deg2rad(input, *, out=None):
 def det(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_det, (input,)) if _state.slow else _op_det.runner(_op_det, (input,))
-        return _call_out(_op_det, (input,), out)
+            return _call(_op_det, (input,), det) if _state.slow else _op_det.runner(_op_det, (input,))
+        return _call_out(_op_det, (input,), out, det)
     except Exception as _exc:
         _args.explain(_exc, 'det', True, _op_det, (input,), False)
         raise
@@ -1635,7 +1667,7 @@ def det(input, *, out=None):
 
 def detach(input):
     try:
-        return _call(_op_detach, (input,)) if _state.slow else _op_detach.runner(_op_detach, (input,))
+        return _call(_op_detach, (input,), detach) if _state.slow else _op_detach.runner(_op_detach, (input,))
     except Exception as _exc:
         _args.explain(_exc, 'detach', True, _op_detach, (input,), False)
         raise
@@ -1646,8 +1678,8 @@ def diag(input, diagonal=0, *, out=None):
         diagonal = _args.int_(diagonal, ('diag', 'diagonal', 2))
     try:
         if out is None:
-            return _call(_op_diag, (input, diagonal)) if _state.slow else _op_diag.runner(_op_diag, (input, diagonal))
-        return _call_out(_op_diag, (input, diagonal), out)
+            return _call(_op_diag, (input, diagonal), diag) if _state.slow else _op_diag.runner(_op_diag, (input, diagonal))
+        return _call_out(_op_diag, (input, diagonal), out, diag)
     except Exception as _exc:
         _args.explain(_exc, 'diag', True, _op_diag, (input, diagonal), False)
         raise
@@ -1661,7 +1693,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     if not (type(dim2) is int):
         dim2 = _args.int_(dim2, ('diag_embed', 'dim2', 4))
     try:
-        return _call(_op_diag_embed, (input, offset, dim1, dim2)) if _state.slow else _op_diag_embed.runner(_op_diag_embed, (input, offset, dim1, dim2))
+        return _call(_op_diag_embed, (input, offset, dim1, dim2), diag_embed) if _state.slow else _op_diag_embed.runner(_op_diag_embed, (input, offset, dim1, dim2))
     except Exception as _exc:
         _args.explain(_exc, 'diag_embed', True, _op_diag_embed, (input, offset, dim1, dim2), False)
         raise
@@ -1671,7 +1703,7 @@ def diagflat(input, offset=0):
     if not (type(offset) is int):
         offset = _args.int_(offset, ('diagflat', 'offset', 2))
     try:
-        return _call(_op_diagflat, (input, offset)) if _state.slow else _op_diagflat.runner(_op_diagflat, (input, offset))
+        return _call(_op_diagflat, (input, offset), diagflat) if _state.slow else _op_diagflat.runner(_op_diagflat, (input, offset))
     except Exception as _exc:
         _args.explain(_exc, 'diagflat', True, _op_diagflat, (input, offset), False)
         raise
@@ -1685,7 +1717,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     if not (type(dim2) is int):
         dim2 = _args.int_(dim2, ('diagonal', 'dim2', 4))
     try:
-        return _call(_op_diagonal, (input, offset, dim1, dim2)) if _state.slow else _op_diagonal.runner(_op_diagonal, (input, offset, dim1, dim2))
+        return _call(_op_diagonal, (input, offset, dim1, dim2), diagonal) if _state.slow else _op_diagonal.runner(_op_diagonal, (input, offset, dim1, dim2))
     except Exception as _exc:
         _args.explain(_exc, 'diagonal', True, _op_diagonal, (input, offset, dim1, dim2), False)
         raise
@@ -1699,7 +1731,7 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     if not (type(dim2) is int):
         dim2 = _args.int_(dim2, ('diagonal_scatter', 'dim2', 5))
     try:
-        return _call(_op_diagonal_scatter, (input, src, offset, dim1, dim2)) if _state.slow else _op_diagonal_scatter.runner(_op_diagonal_scatter, (input, src, offset, dim1, dim2))
+        return _call(_op_diagonal_scatter, (input, src, offset, dim1, dim2), diagonal_scatter) if _state.slow else _op_diagonal_scatter.runner(_op_diagonal_scatter, (input, src, offset, dim1, dim2))
     except Exception as _exc:
         _args.explain(_exc, 'diagonal_scatter', True, _op_diagonal_scatter, (input, src, offset, dim1, dim2), False)
         raise
@@ -1714,8 +1746,8 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None, axis=None):
         dim = _args.int_(dim, ('diff', 'dim', 3))
     try:
         if out is None:
-            return _call(_op_diff, (input, n, dim, prepend, append)) if _state.slow else _op_diff.runner(_op_diff, (input, n, dim, prepend, append))
-        return _call_out(_op_diff, (input, n, dim, prepend, append), out)
+            return _call(_op_diff, (input, n, dim, prepend, append), diff) if _state.slow else _op_diff.runner(_op_diff, (input, n, dim, prepend, append))
+        return _call_out(_op_diff, (input, n, dim, prepend, append), out, diff)
     except Exception as _exc:
         _args.explain(_exc, 'diff', True, _op_diff, (input, n, dim, prepend, append), False)
         raise
@@ -1724,8 +1756,8 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None, axis=None):
 def digamma(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_digamma, (input,)) if _state.slow else _op_digamma.runner(_op_digamma, (input,))
-        return _call_out(_op_digamma, (input,), out)
+            return _call(_op_digamma, (input,), digamma) if _state.slow else _op_digamma.runner(_op_digamma, (input,))
+        return _call_out(_op_digamma, (input,), out, digamma)
     except Exception as _exc:
         _args.explain(_exc, 'digamma', True, _op_digamma, (input,), False)
         raise
@@ -1734,8 +1766,8 @@ def digamma(input, *, out=None):
 def dot(input, tensor, *, out=None):
     try:
         if out is None:
-            return _call(_op_dot, (input, tensor)) if _state.slow else _op_dot.runner(_op_dot, (input, tensor))
-        return _call_out(_op_dot, (input, tensor), out)
+            return _call(_op_dot, (input, tensor), dot) if _state.slow else _op_dot.runner(_op_dot, (input, tensor))
+        return _call_out(_op_dot, (input, tensor), out, dot)
     except Exception as _exc:
         _args.explain(_exc, 'dot', True, _op_dot, (input, tensor), False)
         raise
@@ -1744,8 +1776,8 @@ def dot(input, tensor, *, out=None):
 def dstack(tensors, *, out=None):
     try:
         if out is None:
-            return _call(_op_dstack, (tensors,)) if _state.slow else _op_dstack.runner(_op_dstack, (tensors,))
-        return _call_out(_op_dstack, (tensors,), out)
+            return _call(_op_dstack, (tensors,), dstack) if _state.slow else _op_dstack.runner(_op_dstack, (tensors,))
+        return _call_out(_op_dstack, (tensors,), out, dstack)
     except Exception as _exc:
         _args.explain(_exc, 'dstack', True, _op_dstack, (tensors,), False)
         raise
@@ -1760,8 +1792,8 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
         sparse = _args.bool_(sparse, ('embedding', 'sparse', 5))
     try:
         if out is None:
-            return _call(_op_embedding, (weight, indices, padding_idx, scale_grad_by_freq, sparse)) if _state.slow else _op_embedding.runner(_op_embedding, (weight, indices, padding_idx, scale_grad_by_freq, sparse))
-        return _call_out(_op_embedding, (weight, indices, padding_idx, scale_grad_by_freq, sparse), out)
+            return _call(_op_embedding, (weight, indices, padding_idx, scale_grad_by_freq, sparse), embedding) if _state.slow else _op_embedding.runner(_op_embedding, (weight, indices, padding_idx, scale_grad_by_freq, sparse))
+        return _call_out(_op_embedding, (weight, indices, padding_idx, scale_grad_by_freq, sparse), out, embedding)
     except Exception as _exc:
         _args.explain(_exc, 'embedding', True, _op_embedding, (weight, indices, padding_idx, scale_grad_by_freq, sparse), False)
         raise
@@ -1770,8 +1802,8 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
 def eq(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_eq_Tensor, (input, other)) if _state.slow else _op_eq_Tensor.runner(_op_eq_Tensor, (input, other))
-        return _call_out(_op_eq_Tensor, (input, other), out)
+            return _call(_op_eq_Tensor, (input, other), eq) if _state.slow else _op_eq_Tensor.runner(_op_eq_Tensor, (input, other))
+        return _call_out(_op_eq_Tensor, (input, other), out, eq)
     except Exception as _exc:
         _args.explain(_exc, 'eq', True, _op_eq_Tensor, (input, other), False)
         raise
@@ -1780,8 +1812,8 @@ def eq(input, other, *, out=None):
 def erf(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_erf, (input,)) if _state.slow else _op_erf.runner(_op_erf, (input,))
-        return _call_out(_op_erf, (input,), out)
+            return _call(_op_erf, (input,), erf) if _state.slow else _op_erf.runner(_op_erf, (input,))
+        return _call_out(_op_erf, (input,), out, erf)
     except Exception as _exc:
         _args.explain(_exc, 'erf', True, _op_erf, (input,), False)
         raise
@@ -1790,8 +1822,8 @@ def erf(input, *, out=None):
 def erfc(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_erfc, (input,)) if _state.slow else _op_erfc.runner(_op_erfc, (input,))
-        return _call_out(_op_erfc, (input,), out)
+            return _call(_op_erfc, (input,), erfc) if _state.slow else _op_erfc.runner(_op_erfc, (input,))
+        return _call_out(_op_erfc, (input,), out, erfc)
     except Exception as _exc:
         _args.explain(_exc, 'erfc', True, _op_erfc, (input,), False)
         raise
@@ -1800,8 +1832,8 @@ def erfc(input, *, out=None):
 def erfinv(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_erfinv, (input,)) if _state.slow else _op_erfinv.runner(_op_erfinv, (input,))
-        return _call_out(_op_erfinv, (input,), out)
+            return _call(_op_erfinv, (input,), erfinv) if _state.slow else _op_erfinv.runner(_op_erfinv, (input,))
+        return _call_out(_op_erfinv, (input,), out, erfinv)
     except Exception as _exc:
         _args.explain(_exc, 'erfinv', True, _op_erfinv, (input,), False)
         raise
@@ -1810,8 +1842,8 @@ def erfinv(input, *, out=None):
 def exp(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_exp, (input,)) if _state.slow else _op_exp.runner(_op_exp, (input,))
-        return _call_out(_op_exp, (input,), out)
+            return _call(_op_exp, (input,), exp) if _state.slow else _op_exp.runner(_op_exp, (input,))
+        return _call_out(_op_exp, (input,), out, exp)
     except Exception as _exc:
         _args.explain(_exc, 'exp', True, _op_exp, (input,), False)
         raise
@@ -1820,8 +1852,8 @@ def exp(input, *, out=None):
 def exp2(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_exp2, (input,)) if _state.slow else _op_exp2.runner(_op_exp2, (input,))
-        return _call_out(_op_exp2, (input,), out)
+            return _call(_op_exp2, (input,), exp2) if _state.slow else _op_exp2.runner(_op_exp2, (input,))
+        return _call_out(_op_exp2, (input,), out, exp2)
     except Exception as _exc:
         _args.explain(_exc, 'exp2', True, _op_exp2, (input,), False)
         raise
@@ -1830,8 +1862,8 @@ def exp2(input, *, out=None):
 def expm1(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_expm1, (input,)) if _state.slow else _op_expm1.runner(_op_expm1, (input,))
-        return _call_out(_op_expm1, (input,), out)
+            return _call(_op_expm1, (input,), expm1) if _state.slow else _op_expm1.runner(_op_expm1, (input,))
+        return _call_out(_op_expm1, (input,), out, expm1)
     except Exception as _exc:
         _args.explain(_exc, 'expm1', True, _op_expm1, (input,), False)
         raise
@@ -1843,7 +1875,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     if not (type(end_dim) is int):
         end_dim = _args.int_(end_dim, ('flatten', 'end_dim', 3))
     try:
-        return _call(_op_flatten_using_ints, (input, start_dim, end_dim)) if _state.slow else _op_flatten_using_ints.runner(_op_flatten_using_ints, (input, start_dim, end_dim))
+        return _call(_op_flatten_using_ints, (input, start_dim, end_dim), flatten) if _state.slow else _op_flatten_using_ints.runner(_op_flatten_using_ints, (input, start_dim, end_dim))
     except Exception as _exc:
         _args.explain(_exc, 'flatten', True, _op_flatten_using_ints, (input, start_dim, end_dim), False)
         raise
@@ -1855,7 +1887,7 @@ def flip(input, dims):
     if not (type(dims) is int or type(dims) in _int_list_types and (not dims or type(dims[0]) is int)):
         dims = _args.int_list(dims, ('flip', 'dims', 2))
     try:
-        return _call(_op_flip, (input, dims)) if _state.slow else _op_flip.runner(_op_flip, (input, dims))
+        return _call(_op_flip, (input, dims), flip) if _state.slow else _op_flip.runner(_op_flip, (input, dims))
     except Exception as _exc:
         _args.explain(_exc, 'flip', True, _op_flip, (input, dims), False)
         raise
@@ -1863,7 +1895,7 @@ def flip(input, dims):
 
 def fliplr(input):
     try:
-        return _call(_op_fliplr, (input,)) if _state.slow else _op_fliplr.runner(_op_fliplr, (input,))
+        return _call(_op_fliplr, (input,), fliplr) if _state.slow else _op_fliplr.runner(_op_fliplr, (input,))
     except Exception as _exc:
         _args.explain(_exc, 'fliplr', True, _op_fliplr, (input,), False)
         raise
@@ -1871,7 +1903,7 @@ def fliplr(input):
 
 def flipud(input):
     try:
-        return _call(_op_flipud, (input,)) if _state.slow else _op_flipud.runner(_op_flipud, (input,))
+        return _call(_op_flipud, (input,), flipud) if _state.slow else _op_flipud.runner(_op_flipud, (input,))
     except Exception as _exc:
         _args.explain(_exc, 'flipud', True, _op_flipud, (input,), False)
         raise
@@ -1880,8 +1912,8 @@ def flipud(input):
 def floor(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_floor, (input,)) if _state.slow else _op_floor.runner(_op_floor, (input,))
-        return _call_out(_op_floor, (input,), out)
+            return _call(_op_floor, (input,), floor) if _state.slow else _op_floor.runner(_op_floor, (input,))
+        return _call_out(_op_floor, (input,), out, floor)
     except Exception as _exc:
         _args.explain(_exc, 'floor', True, _op_floor, (input,), False)
         raise
@@ -1890,8 +1922,8 @@ def floor(input, *, out=None):
 def floor_divide(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_floor_divide, (input, other)) if _state.slow else _op_floor_divide.runner(_op_floor_divide, (input, other))
-        return _call_out(_op_floor_divide, (input, other), out)
+            return _call(_op_floor_divide, (input, other), floor_divide) if _state.slow else _op_floor_divide.runner(_op_floor_divide, (input, other))
+        return _call_out(_op_floor_divide, (input, other), out, floor_divide)
     except Exception as _exc:
         _args.explain(_exc, 'floor_divide', True, _op_floor_divide, (input, other), False)
         raise
@@ -1900,8 +1932,8 @@ def floor_divide(input, other, *, out=None):
 def fmax(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_fmax, (input, other)) if _state.slow else _op_fmax.runner(_op_fmax, (input, other))
-        return _call_out(_op_fmax, (input, other), out)
+            return _call(_op_fmax, (input, other), fmax) if _state.slow else _op_fmax.runner(_op_fmax, (input, other))
+        return _call_out(_op_fmax, (input, other), out, fmax)
     except Exception as _exc:
         _args.explain(_exc, 'fmax', True, _op_fmax, (input, other), False)
         raise
@@ -1910,8 +1942,8 @@ def fmax(input, other, *, out=None):
 def fmin(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_fmin, (input, other)) if _state.slow else _op_fmin.runner(_op_fmin, (input, other))
-        return _call_out(_op_fmin, (input, other), out)
+            return _call(_op_fmin, (input, other), fmin) if _state.slow else _op_fmin.runner(_op_fmin, (input, other))
+        return _call_out(_op_fmin, (input, other), out, fmin)
     except Exception as _exc:
         _args.explain(_exc, 'fmin', True, _op_fmin, (input, other), False)
         raise
@@ -1920,8 +1952,8 @@ def fmin(input, other, *, out=None):
 def fmod(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_fmod_Tensor, (input, other)) if _state.slow else _op_fmod_Tensor.runner(_op_fmod_Tensor, (input, other))
-        return _call_out(_op_fmod_Tensor, (input, other), out)
+            return _call(_op_fmod_Tensor, (input, other), fmod) if _state.slow else _op_fmod_Tensor.runner(_op_fmod_Tensor, (input, other))
+        return _call_out(_op_fmod_Tensor, (input, other), out, fmod)
     except Exception as _exc:
         _args.explain(_exc, 'fmod', True, _op_fmod_Tensor, (input, other), False)
         raise
@@ -1930,8 +1962,8 @@ def fmod(input, other, *, out=None):
 def frac(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_frac, (input,)) if _state.slow else _op_frac.runner(_op_frac, (input,))
-        return _call_out(_op_frac, (input,), out)
+            return _call(_op_frac, (input,), frac) if _state.slow else _op_frac.runner(_op_frac, (input,))
+        return _call_out(_op_frac, (input,), out, frac)
     except Exception as _exc:
         _args.explain(_exc, 'frac', True, _op_frac, (input,), False)
         raise
@@ -1944,8 +1976,8 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
         sparse_grad = _args.bool_(sparse_grad, ('gather', 'sparse_grad', None))
     try:
         if out is None:
-            return _call(_op_gather, (input, dim, index, sparse_grad)) if _state.slow else _op_gather.runner(_op_gather, (input, dim, index, sparse_grad))
-        return _call_out(_op_gather, (input, dim, index, sparse_grad), out)
+            return _call(_op_gather, (input, dim, index, sparse_grad), gather) if _state.slow else _op_gather.runner(_op_gather, (input, dim, index, sparse_grad))
+        return _call_out(_op_gather, (input, dim, index, sparse_grad), out, gather)
     except Exception as _exc:
         _args.explain(_exc, 'gather', True, _op_gather, (input, dim, index, sparse_grad), False)
         raise
@@ -1954,8 +1986,8 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
 def gcd(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_gcd, (input, other)) if _state.slow else _op_gcd.runner(_op_gcd, (input, other))
-        return _call_out(_op_gcd, (input, other), out)
+            return _call(_op_gcd, (input, other), gcd) if _state.slow else _op_gcd.runner(_op_gcd, (input, other))
+        return _call_out(_op_gcd, (input, other), out, gcd)
     except Exception as _exc:
         _args.explain(_exc, 'gcd', True, _op_gcd, (input, other), False)
         raise
@@ -1964,8 +1996,8 @@ def gcd(input, other, *, out=None):
 def ge(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_ge_Tensor, (input, other)) if _state.slow else _op_ge_Tensor.runner(_op_ge_Tensor, (input, other))
-        return _call_out(_op_ge_Tensor, (input, other), out)
+            return _call(_op_ge_Tensor, (input, other), ge) if _state.slow else _op_ge_Tensor.runner(_op_ge_Tensor, (input, other))
+        return _call_out(_op_ge_Tensor, (input, other), out, ge)
     except Exception as _exc:
         _args.explain(_exc, 'ge', True, _op_ge_Tensor, (input, other), False)
         raise
@@ -1983,8 +2015,8 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
         align_corners = _args.bool_(align_corners, ('grid_sampler_2d', 'align_corners', 5))
     try:
         if out is None:
-            return _call(_op_grid_sampler_2d, (input, grid, interpolation_mode, padding_mode, align_corners)) if _state.slow else _op_grid_sampler_2d.runner(_op_grid_sampler_2d, (input, grid, interpolation_mode, padding_mode, align_corners))
-        return _call_out(_op_grid_sampler_2d, (input, grid, interpolation_mode, padding_mode, align_corners), out)
+            return _call(_op_grid_sampler_2d, (input, grid, interpolation_mode, padding_mode, align_corners), grid_sampler_2d) if _state.slow else _op_grid_sampler_2d.runner(_op_grid_sampler_2d, (input, grid, interpolation_mode, padding_mode, align_corners))
+        return _call_out(_op_grid_sampler_2d, (input, grid, interpolation_mode, padding_mode, align_corners), out, grid_sampler_2d)
     except Exception as _exc:
         _args.explain(_exc, 'grid_sampler_2d', True, _op_grid_sampler_2d, (input, grid, interpolation_mode, padding_mode, align_corners), False)
         raise
@@ -1999,8 +2031,8 @@ def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners
         align_corners = _args.bool_(align_corners, ('grid_sampler_3d', 'align_corners', 5))
     try:
         if out is None:
-            return _call(_op_grid_sampler_3d, (input, grid, interpolation_mode, padding_mode, align_corners)) if _state.slow else _op_grid_sampler_3d.runner(_op_grid_sampler_3d, (input, grid, interpolation_mode, padding_mode, align_corners))
-        return _call_out(_op_grid_sampler_3d, (input, grid, interpolation_mode, padding_mode, align_corners), out)
+            return _call(_op_grid_sampler_3d, (input, grid, interpolation_mode, padding_mode, align_corners), grid_sampler_3d) if _state.slow else _op_grid_sampler_3d.runner(_op_grid_sampler_3d, (input, grid, interpolation_mode, padding_mode, align_corners))
+        return _call_out(_op_grid_sampler_3d, (input, grid, interpolation_mode, padding_mode, align_corners), out, grid_sampler_3d)
     except Exception as _exc:
         _args.explain(_exc, 'grid_sampler_3d', True, _op_grid_sampler_3d, (input, grid, interpolation_mode, padding_mode, align_corners), False)
         raise
@@ -2009,8 +2041,8 @@ def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners
 def gt(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_gt_Tensor, (input, other)) if _state.slow else _op_gt_Tensor.runner(_op_gt_Tensor, (input, other))
-        return _call_out(_op_gt_Tensor, (input, other), out)
+            return _call(_op_gt_Tensor, (input, other), gt) if _state.slow else _op_gt_Tensor.runner(_op_gt_Tensor, (input, other))
+        return _call_out(_op_gt_Tensor, (input, other), out, gt)
     except Exception as _exc:
         _args.explain(_exc, 'gt', True, _op_gt_Tensor, (input, other), False)
         raise
@@ -2024,8 +2056,8 @@ def hardshrink(input, lambd=0.5, *, out=None):
         lambd = _args.scalar(lambd, ('hardshrink', 'lambd', 2))
     try:
         if out is None:
-            return _call(_op_hardshrink, (input, lambd)) if _state.slow else _op_hardshrink.runner(_op_hardshrink, (input, lambd))
-        return _call_out(_op_hardshrink, (input, lambd), out)
+            return _call(_op_hardshrink, (input, lambd), hardshrink) if _state.slow else _op_hardshrink.runner(_op_hardshrink, (input, lambd))
+        return _call_out(_op_hardshrink, (input, lambd), out, hardshrink)
     except Exception as _exc:
         _args.explain(_exc, 'hardshrink', True, _op_hardshrink, (input, lambd), False)
         raise
@@ -2044,8 +2076,8 @@ def hash_tensor(input, dim=(), *, keepdim=False, mode=0, out=None, axis=None, ke
         mode = _args.int_(mode, ('hash_tensor', 'mode', None))
     try:
         if out is None:
-            return _call(_op_hash_tensor, (input, dim, keepdim, mode)) if _state.slow else _op_hash_tensor.runner(_op_hash_tensor, (input, dim, keepdim, mode))
-        return _call_out(_op_hash_tensor, (input, dim, keepdim, mode), out)
+            return _call(_op_hash_tensor, (input, dim, keepdim, mode), hash_tensor) if _state.slow else _op_hash_tensor.runner(_op_hash_tensor, (input, dim, keepdim, mode))
+        return _call_out(_op_hash_tensor, (input, dim, keepdim, mode), out, hash_tensor)
     except Exception as _exc:
         _args.explain(_exc, 'hash_tensor', True, _op_hash_tensor, (input, dim, keepdim, mode), False)
         raise
@@ -2060,8 +2092,8 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
         max = _args.scalar(max, ('histc', 'max', 4))
     try:
         if out is None:
-            return _call(_op_histc, (input, bins, min, max)) if _state.slow else _op_histc.runner(_op_histc, (input, bins, min, max))
-        return _call_out(_op_histc, (input, bins, min, max), out)
+            return _call(_op_histc, (input, bins, min, max), histc) if _state.slow else _op_histc.runner(_op_histc, (input, bins, min, max))
+        return _call_out(_op_histc, (input, bins, min, max), out, histc)
     except Exception as _exc:
         _args.explain(_exc, 'histc', True, _op_histc, (input, bins, min, max), False)
         raise
@@ -2070,8 +2102,8 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
 def hstack(tensors, *, out=None):
     try:
         if out is None:
-            return _call(_op_hstack, (tensors,)) if _state.slow else _op_hstack.runner(_op_hstack, (tensors,))
-        return _call_out(_op_hstack, (tensors,), out)
+            return _call(_op_hstack, (tensors,), hstack) if _state.slow else _op_hstack.runner(_op_hstack, (tensors,))
+        return _call_out(_op_hstack, (tensors,), out, hstack)
     except Exception as _exc:
         _args.explain(_exc, 'hstack', True, _op_hstack, (tensors,), False)
         raise
@@ -2080,8 +2112,8 @@ def hstack(tensors, *, out=None):
 def hypot(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_hypot, (input, other)) if _state.slow else _op_hypot.runner(_op_hypot, (input, other))
-        return _call_out(_op_hypot, (input, other), out)
+            return _call(_op_hypot, (input, other), hypot) if _state.slow else _op_hypot.runner(_op_hypot, (input, other))
+        return _call_out(_op_hypot, (input, other), out, hypot)
     except Exception as _exc:
         _args.explain(_exc, 'hypot', True, _op_hypot, (input, other), False)
         raise
@@ -2090,8 +2122,8 @@ def hypot(input, other, *, out=None):
 def i0(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_i0, (input,)) if _state.slow else _op_i0.runner(_op_i0, (input,))
-        return _call_out(_op_i0, (input,), out)
+            return _call(_op_i0, (input,), i0) if _state.slow else _op_i0.runner(_op_i0, (input,))
+        return _call_out(_op_i0, (input,), out, i0)
     except Exception as _exc:
         _args.explain(_exc, 'i0', True, _op_i0, (input,), False)
         raise
@@ -2100,8 +2132,8 @@ def i0(input, *, out=None):
 def igamma(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_igamma, (input, other)) if _state.slow else _op_igamma.runner(_op_igamma, (input, other))
-        return _call_out(_op_igamma, (input, other), out)
+            return _call(_op_igamma, (input, other), igamma) if _state.slow else _op_igamma.runner(_op_igamma, (input, other))
+        return _call_out(_op_igamma, (input, other), out, igamma)
     except Exception as _exc:
         _args.explain(_exc, 'igamma', True, _op_igamma, (input, other), False)
         raise
@@ -2110,8 +2142,8 @@ def igamma(input, other, *, out=None):
 def igammac(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_igammac, (input, other)) if _state.slow else _op_igammac.runner(_op_igammac, (input, other))
-        return _call_out(_op_igammac, (input, other), out)
+            return _call(_op_igammac, (input, other), igammac) if _state.slow else _op_igammac.runner(_op_igammac, (input, other))
+        return _call_out(_op_igammac, (input, other), out, igammac)
     except Exception as _exc:
         _args.explain(_exc, 'igammac', True, _op_igammac, (input, other), False)
         raise
@@ -2124,8 +2156,8 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
         alpha = _args.scalar(alpha, ('index_add', 'alpha', None))
     try:
         if out is None:
-            return _call(_op_index_add, (input, dim, index, source, alpha)) if _state.slow else _op_index_add.runner(_op_index_add, (input, dim, index, source, alpha))
-        return _call_out(_op_index_add, (input, dim, index, source, alpha), out)
+            return _call(_op_index_add, (input, dim, index, source, alpha), index_add) if _state.slow else _op_index_add.runner(_op_index_add, (input, dim, index, source, alpha))
+        return _call_out(_op_index_add, (input, dim, index, source, alpha), out, index_add)
     except Exception as _exc:
         _args.explain(_exc, 'index_add', True, _op_index_add, (input, dim, index, source, alpha), False)
         raise
@@ -2136,8 +2168,8 @@ def index_copy(input, dim, index, source, *, out=None):
         dim = _args.int_(dim, ('index_copy', 'dim', 2))
     try:
         if out is None:
-            return _call(_op_index_copy, (input, dim, index, source)) if _state.slow else _op_index_copy.runner(_op_index_copy, (input, dim, index, source))
-        return _call_out(_op_index_copy, (input, dim, index, source), out)
+            return _call(_op_index_copy, (input, dim, index, source), index_copy) if _state.slow else _op_index_copy.runner(_op_index_copy, (input, dim, index, source))
+        return _call_out(_op_index_copy, (input, dim, index, source), out, index_copy)
     except Exception as _exc:
         _args.explain(_exc, 'index_copy', True, _op_index_copy, (input, dim, index, source), False)
         raise
@@ -2147,7 +2179,7 @@ def index_put(input, indices, values, accumulate=False):
     if not (accumulate is False or accumulate is True):
         accumulate = _args.bool_(accumulate, ('index_put', 'accumulate', 4))
     try:
-        return _call(_op_index_put, (input, indices, values, accumulate)) if _state.slow else _op_index_put.runner(_op_index_put, (input, indices, values, accumulate))
+        return _call(_op_index_put, (input, indices, values, accumulate), index_put) if _state.slow else _op_index_put.runner(_op_index_put, (input, indices, values, accumulate))
     except Exception as _exc:
         _args.explain(_exc, 'index_put', True, _op_index_put, (input, indices, values, accumulate), False)
         raise
@@ -2162,8 +2194,8 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
         include_self = _args.bool_(include_self, ('index_reduce', 'include_self', None))
     try:
         if out is None:
-            return _call(_op_index_reduce, (input, dim, index, source, reduce, include_self)) if _state.slow else _op_index_reduce.runner(_op_index_reduce, (input, dim, index, source, reduce, include_self))
-        return _call_out(_op_index_reduce, (input, dim, index, source, reduce, include_self), out)
+            return _call(_op_index_reduce, (input, dim, index, source, reduce, include_self), index_reduce) if _state.slow else _op_index_reduce.runner(_op_index_reduce, (input, dim, index, source, reduce, include_self))
+        return _call_out(_op_index_reduce, (input, dim, index, source, reduce, include_self), out, index_reduce)
     except Exception as _exc:
         _args.explain(_exc, 'index_reduce', True, _op_index_reduce, (input, dim, index, source, reduce, include_self), False)
         raise
@@ -2174,8 +2206,8 @@ def index_select(input, dim, index, *, out=None):
         dim = _args.int_(dim, ('index_select', 'dim', 2))
     try:
         if out is None:
-            return _call(_op_index_select, (input, dim, index)) if _state.slow else _op_index_select.runner(_op_index_select, (input, dim, index))
-        return _call_out(_op_index_select, (input, dim, index), out)
+            return _call(_op_index_select, (input, dim, index), index_select) if _state.slow else _op_index_select.runner(_op_index_select, (input, dim, index))
+        return _call_out(_op_index_select, (input, dim, index), out, index_select)
     except Exception as _exc:
         _args.explain(_exc, 'index_select', True, _op_index_select, (input, dim, index), False)
         raise
@@ -2184,8 +2216,8 @@ def index_select(input, dim, index, *, out=None):
 def inner(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_inner, (input, other)) if _state.slow else _op_inner.runner(_op_inner, (input, other))
-        return _call_out(_op_inner, (input, other), out)
+            return _call(_op_inner, (input, other), inner) if _state.slow else _op_inner.runner(_op_inner, (input, other))
+        return _call_out(_op_inner, (input, other), out, inner)
     except Exception as _exc:
         _args.explain(_exc, 'inner', True, _op_inner, (input, other), False)
         raise
@@ -2199,7 +2231,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if not (equal_nan is False or equal_nan is True):
         equal_nan = _args.bool_(equal_nan, ('isclose', 'equal_nan', 5))
     try:
-        return _call(_op_isclose, (input, other, rtol, atol, equal_nan)) if _state.slow else _op_isclose.runner(_op_isclose, (input, other, rtol, atol, equal_nan))
+        return _call(_op_isclose, (input, other, rtol, atol, equal_nan), isclose) if _state.slow else _op_isclose.runner(_op_isclose, (input, other, rtol, atol, equal_nan))
     except Exception as _exc:
         _args.explain(_exc, 'isclose', True, _op_isclose, (input, other, rtol, atol, equal_nan), False)
         raise
@@ -2207,7 +2239,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def isfinite(input):
     try:
-        return _call(_op_isfinite, (input,)) if _state.slow else _op_isfinite.runner(_op_isfinite, (input,))
+        return _call(_op_isfinite, (input,), isfinite) if _state.slow else _op_isfinite.runner(_op_isfinite, (input,))
     except Exception as _exc:
         _args.explain(_exc, 'isfinite', True, _op_isfinite, (input,), False)
         raise
@@ -2215,7 +2247,7 @@ def isfinite(input):
 
 def isinf(input):
     try:
-        return _call(_op_isinf, (input,)) if _state.slow else _op_isinf.runner(_op_isinf, (input,))
+        return _call(_op_isinf, (input,), isinf) if _state.slow else _op_isinf.runner(_op_isinf, (input,))
     except Exception as _exc:
         _args.explain(_exc, 'isinf', True, _op_isinf, (input,), False)
         raise
@@ -2223,7 +2255,7 @@ def isinf(input):
 
 def isnan(input):
     try:
-        return _call(_op_isnan, (input,)) if _state.slow else _op_isnan.runner(_op_isnan, (input,))
+        return _call(_op_isnan, (input,), isnan) if _state.slow else _op_isnan.runner(_op_isnan, (input,))
     except Exception as _exc:
         _args.explain(_exc, 'isnan', True, _op_isnan, (input,), False)
         raise
@@ -2232,8 +2264,8 @@ def isnan(input):
 def isneginf(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_isneginf, (input,)) if _state.slow else _op_isneginf.runner(_op_isneginf, (input,))
-        return _call_out(_op_isneginf, (input,), out)
+            return _call(_op_isneginf, (input,), isneginf) if _state.slow else _op_isneginf.runner(_op_isneginf, (input,))
+        return _call_out(_op_isneginf, (input,), out, isneginf)
     except Exception as _exc:
         _args.explain(_exc, 'isneginf', True, _op_isneginf, (input,), False)
         raise
@@ -2242,8 +2274,8 @@ def isneginf(input, *, out=None):
 def isposinf(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_isposinf, (input,)) if _state.slow else _op_isposinf.runner(_op_isposinf, (input,))
-        return _call_out(_op_isposinf, (input,), out)
+            return _call(_op_isposinf, (input,), isposinf) if _state.slow else _op_isposinf.runner(_op_isposinf, (input,))
+        return _call_out(_op_isposinf, (input,), out, isposinf)
     except Exception as _exc:
         _args.explain(_exc, 'isposinf', True, _op_isposinf, (input,), False)
         raise
@@ -2251,7 +2283,7 @@ def isposinf(input, *, out=None):
 
 def isreal(input):
     try:
-        return _call(_op_isreal, (input,)) if _state.slow else _op_isreal.runner(_op_isreal, (input,))
+        return _call(_op_isreal, (input,), isreal) if _state.slow else _op_isreal.runner(_op_isreal, (input,))
     except Exception as _exc:
         _args.explain(_exc, 'isreal', True, _op_isreal, (input,), False)
         raise
@@ -2260,8 +2292,8 @@ def isreal(input):
 def kron(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_kron, (input, other)) if _state.slow else _op_kron.runner(_op_kron, (input, other))
-        return _call_out(_op_kron, (input, other), out)
+            return _call(_op_kron, (input, other), kron) if _state.slow else _op_kron.runner(_op_kron, (input, other))
+        return _call_out(_op_kron, (input, other), out, kron)
     except Exception as _exc:
         _args.explain(_exc, 'kron', True, _op_kron, (input, other), False)
         raise
@@ -2270,8 +2302,8 @@ def kron(input, other, *, out=None):
 def lcm(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_lcm, (input, other)) if _state.slow else _op_lcm.runner(_op_lcm, (input, other))
-        return _call_out(_op_lcm, (input, other), out)
+            return _call(_op_lcm, (input, other), lcm) if _state.slow else _op_lcm.runner(_op_lcm, (input, other))
+        return _call_out(_op_lcm, (input, other), out, lcm)
     except Exception as _exc:
         _args.explain(_exc, 'lcm', True, _op_lcm, (input, other), False)
         raise
@@ -2280,8 +2312,8 @@ def lcm(input, other, *, out=None):
 def ldexp(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_ldexp_Tensor, (input, other)) if _state.slow else _op_ldexp_Tensor.runner(_op_ldexp_Tensor, (input, other))
-        return _call_out(_op_ldexp_Tensor, (input, other), out)
+            return _call(_op_ldexp_Tensor, (input, other), ldexp) if _state.slow else _op_ldexp_Tensor.runner(_op_ldexp_Tensor, (input, other))
+        return _call_out(_op_ldexp_Tensor, (input, other), out, ldexp)
     except Exception as _exc:
         _args.explain(_exc, 'ldexp', True, _op_ldexp_Tensor, (input, other), False)
         raise
@@ -2290,8 +2322,8 @@ def ldexp(input, other, *, out=None):
 def le(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_le_Tensor, (input, other)) if _state.slow else _op_le_Tensor.runner(_op_le_Tensor, (input, other))
-        return _call_out(_op_le_Tensor, (input, other), out)
+            return _call(_op_le_Tensor, (input, other), le) if _state.slow else _op_le_Tensor.runner(_op_le_Tensor, (input, other))
+        return _call_out(_op_le_Tensor, (input, other), out, le)
     except Exception as _exc:
         _args.explain(_exc, 'le', True, _op_le_Tensor, (input, other), False)
         raise
@@ -2303,8 +2335,8 @@ less_equal = le
 def lgamma(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_lgamma, (input,)) if _state.slow else _op_lgamma.runner(_op_lgamma, (input,))
-        return _call_out(_op_lgamma, (input,), out)
+            return _call(_op_lgamma, (input,), lgamma) if _state.slow else _op_lgamma.runner(_op_lgamma, (input,))
+        return _call_out(_op_lgamma, (input,), out, lgamma)
     except Exception as _exc:
         _args.explain(_exc, 'lgamma', True, _op_lgamma, (input,), False)
         raise
@@ -2313,8 +2345,8 @@ def lgamma(input, *, out=None):
 def log(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_log, (input,)) if _state.slow else _op_log.runner(_op_log, (input,))
-        return _call_out(_op_log, (input,), out)
+            return _call(_op_log, (input,), log) if _state.slow else _op_log.runner(_op_log, (input,))
+        return _call_out(_op_log, (input,), out, log)
     except Exception as _exc:
         _args.explain(_exc, 'log', True, _op_log, (input,), False)
         raise
@@ -2323,8 +2355,8 @@ def log(input, *, out=None):
 def log10(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_log10, (input,)) if _state.slow else _op_log10.runner(_op_log10, (input,))
-        return _call_out(_op_log10, (input,), out)
+            return _call(_op_log10, (input,), log10) if _state.slow else _op_log10.runner(_op_log10, (input,))
+        return _call_out(_op_log10, (input,), out, log10)
     except Exception as _exc:
         _args.explain(_exc, 'log10', True, _op_log10, (input,), False)
         raise
@@ -2333,8 +2365,8 @@ def log10(input, *, out=None):
 def log1p(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_log1p, (input,)) if _state.slow else _op_log1p.runner(_op_log1p, (input,))
-        return _call_out(_op_log1p, (input,), out)
+            return _call(_op_log1p, (input,), log1p) if _state.slow else _op_log1p.runner(_op_log1p, (input,))
+        return _call_out(_op_log1p, (input,), out, log1p)
     except Exception as _exc:
         _args.explain(_exc, 'log1p', True, _op_log1p, (input,), False)
         raise
@@ -2343,8 +2375,8 @@ def log1p(input, *, out=None):
 def log2(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_log2, (input,)) if _state.slow else _op_log2.runner(_op_log2, (input,))
-        return _call_out(_op_log2, (input,), out)
+            return _call(_op_log2, (input,), log2) if _state.slow else _op_log2.runner(_op_log2, (input,))
+        return _call_out(_op_log2, (input,), out, log2)
     except Exception as _exc:
         _args.explain(_exc, 'log2', True, _op_log2, (input,), False)
         raise
@@ -2357,8 +2389,8 @@ def log_softmax(input, dim, dtype=None, *, out=None):
         dtype = _args.dtype_(dtype, ('log_softmax', 'dtype', 3))
     try:
         if out is None:
-            return _call(_op_log_softmax_int, (input, dim, dtype)) if _state.slow else _op_log_softmax_int.runner(_op_log_softmax_int, (input, dim, dtype))
-        return _call_out(_op_log_softmax_int, (input, dim, dtype), out)
+            return _call(_op_log_softmax_int, (input, dim, dtype), log_softmax) if _state.slow else _op_log_softmax_int.runner(_op_log_softmax_int, (input, dim, dtype))
+        return _call_out(_op_log_softmax_int, (input, dim, dtype), out, log_softmax)
     except Exception as _exc:
         _args.explain(_exc, 'log_softmax', True, _op_log_softmax_int, (input, dim, dtype), False)
         raise
@@ -2367,8 +2399,8 @@ def log_softmax(input, dim, dtype=None, *, out=None):
 def logaddexp(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_logaddexp, (input, other)) if _state.slow else _op_logaddexp.runner(_op_logaddexp, (input, other))
-        return _call_out(_op_logaddexp, (input, other), out)
+            return _call(_op_logaddexp, (input, other), logaddexp) if _state.slow else _op_logaddexp.runner(_op_logaddexp, (input, other))
+        return _call_out(_op_logaddexp, (input, other), out, logaddexp)
     except Exception as _exc:
         _args.explain(_exc, 'logaddexp', True, _op_logaddexp, (input, other), False)
         raise
@@ -2377,8 +2409,8 @@ def logaddexp(input, other, *, out=None):
 def logaddexp2(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_logaddexp2, (input, other)) if _state.slow else _op_logaddexp2.runner(_op_logaddexp2, (input, other))
-        return _call_out(_op_logaddexp2, (input, other), out)
+            return _call(_op_logaddexp2, (input, other), logaddexp2) if _state.slow else _op_logaddexp2.runner(_op_logaddexp2, (input, other))
+        return _call_out(_op_logaddexp2, (input, other), out, logaddexp2)
     except Exception as _exc:
         _args.explain(_exc, 'logaddexp2', True, _op_logaddexp2, (input, other), False)
         raise
@@ -2389,8 +2421,8 @@ def logcumsumexp(input, dim, *, out=None):
         dim = _args.int_(dim, ('logcumsumexp', 'dim', 2))
     try:
         if out is None:
-            return _call(_op_logcumsumexp, (input, dim)) if _state.slow else _op_logcumsumexp.runner(_op_logcumsumexp, (input, dim))
-        return _call_out(_op_logcumsumexp, (input, dim), out)
+            return _call(_op_logcumsumexp, (input, dim), logcumsumexp) if _state.slow else _op_logcumsumexp.runner(_op_logcumsumexp, (input, dim))
+        return _call_out(_op_logcumsumexp, (input, dim), out, logcumsumexp)
     except Exception as _exc:
         _args.explain(_exc, 'logcumsumexp', True, _op_logcumsumexp, (input, dim), False)
         raise
@@ -2399,8 +2431,8 @@ def logcumsumexp(input, dim, *, out=None):
 def logical_and(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_logical_and, (input, other)) if _state.slow else _op_logical_and.runner(_op_logical_and, (input, other))
-        return _call_out(_op_logical_and, (input, other), out)
+            return _call(_op_logical_and, (input, other), logical_and) if _state.slow else _op_logical_and.runner(_op_logical_and, (input, other))
+        return _call_out(_op_logical_and, (input, other), out, logical_and)
     except Exception as _exc:
         _args.explain(_exc, 'logical_and', True, _op_logical_and, (input, other), False)
         raise
@@ -2409,8 +2441,8 @@ def logical_and(input, other, *, out=None):
 def logical_not(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_logical_not, (input,)) if _state.slow else _op_logical_not.runner(_op_logical_not, (input,))
-        return _call_out(_op_logical_not, (input,), out)
+            return _call(_op_logical_not, (input,), logical_not) if _state.slow else _op_logical_not.runner(_op_logical_not, (input,))
+        return _call_out(_op_logical_not, (input,), out, logical_not)
     except Exception as _exc:
         _args.explain(_exc, 'logical_not', True, _op_logical_not, (input,), False)
         raise
@@ -2419,8 +2451,8 @@ def logical_not(input, *, out=None):
 def logical_or(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_logical_or, (input, other)) if _state.slow else _op_logical_or.runner(_op_logical_or, (input, other))
-        return _call_out(_op_logical_or, (input, other), out)
+            return _call(_op_logical_or, (input, other), logical_or) if _state.slow else _op_logical_or.runner(_op_logical_or, (input, other))
+        return _call_out(_op_logical_or, (input, other), out, logical_or)
     except Exception as _exc:
         _args.explain(_exc, 'logical_or', True, _op_logical_or, (input, other), False)
         raise
@@ -2429,8 +2461,8 @@ def logical_or(input, other, *, out=None):
 def logical_xor(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_logical_xor, (input, other)) if _state.slow else _op_logical_xor.runner(_op_logical_xor, (input, other))
-        return _call_out(_op_logical_xor, (input, other), out)
+            return _call(_op_logical_xor, (input, other), logical_xor) if _state.slow else _op_logical_xor.runner(_op_logical_xor, (input, other))
+        return _call_out(_op_logical_xor, (input, other), out, logical_xor)
     except Exception as _exc:
         _args.explain(_exc, 'logical_xor', True, _op_logical_xor, (input, other), False)
         raise
@@ -2441,8 +2473,8 @@ def logit(input, eps=None, *, out=None):
         eps = _args.float_(eps, ('logit', 'eps', 2))
     try:
         if out is None:
-            return _call(_op_logit, (input, eps)) if _state.slow else _op_logit.runner(_op_logit, (input, eps))
-        return _call_out(_op_logit, (input, eps), out)
+            return _call(_op_logit, (input, eps), logit) if _state.slow else _op_logit.runner(_op_logit, (input, eps))
+        return _call_out(_op_logit, (input, eps), out, logit)
     except Exception as _exc:
         _args.explain(_exc, 'logit', True, _op_logit, (input, eps), False)
         raise
@@ -2457,8 +2489,8 @@ def logsumexp(input, dim, keepdim=False, *, out=None, keepdims=None):
         keepdim = _args.bool_(keepdim, ('logsumexp', 'keepdim', 3))
     try:
         if out is None:
-            return _call(_op_logsumexp, (input, dim, keepdim)) if _state.slow else _op_logsumexp.runner(_op_logsumexp, (input, dim, keepdim))
-        return _call_out(_op_logsumexp, (input, dim, keepdim), out)
+            return _call(_op_logsumexp, (input, dim, keepdim), logsumexp) if _state.slow else _op_logsumexp.runner(_op_logsumexp, (input, dim, keepdim))
+        return _call_out(_op_logsumexp, (input, dim, keepdim), out, logsumexp)
     except Exception as _exc:
         _args.explain(_exc, 'logsumexp', True, _op_logsumexp, (input, dim, keepdim), False)
         raise
@@ -2467,8 +2499,8 @@ def logsumexp(input, dim, keepdim=False, *, out=None, keepdims=None):
 def lt(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_lt_Tensor, (input, other)) if _state.slow else _op_lt_Tensor.runner(_op_lt_Tensor, (input, other))
-        return _call_out(_op_lt_Tensor, (input, other), out)
+            return _call(_op_lt_Tensor, (input, other), lt) if _state.slow else _op_lt_Tensor.runner(_op_lt_Tensor, (input, other))
+        return _call_out(_op_lt_Tensor, (input, other), out, lt)
     except Exception as _exc:
         _args.explain(_exc, 'lt', True, _op_lt_Tensor, (input, other), False)
         raise
@@ -2479,7 +2511,7 @@ less = lt
 
 def masked_scatter(input, mask, source):
     try:
-        return _call(_op_masked_scatter, (input, mask, source)) if _state.slow else _op_masked_scatter.runner(_op_masked_scatter, (input, mask, source))
+        return _call(_op_masked_scatter, (input, mask, source), masked_scatter) if _state.slow else _op_masked_scatter.runner(_op_masked_scatter, (input, mask, source))
     except Exception as _exc:
         _args.explain(_exc, 'masked_scatter', True, _op_masked_scatter, (input, mask, source), False)
         raise
@@ -2488,8 +2520,8 @@ def masked_scatter(input, mask, source):
 def masked_select(input, mask, *, out=None):
     try:
         if out is None:
-            return _call(_op_masked_select, (input, mask)) if _state.slow else _op_masked_select.runner(_op_masked_select, (input, mask))
-        return _call_out(_op_masked_select, (input, mask), out)
+            return _call(_op_masked_select, (input, mask), masked_select) if _state.slow else _op_masked_select.runner(_op_masked_select, (input, mask))
+        return _call_out(_op_masked_select, (input, mask), out, masked_select)
     except Exception as _exc:
         _args.explain(_exc, 'masked_select', True, _op_masked_select, (input, mask), False)
         raise
@@ -2498,8 +2530,8 @@ def masked_select(input, mask, *, out=None):
 def matmul(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_matmul, (input, other)) if _state.slow else _op_matmul.runner(_op_matmul, (input, other))
-        return _call_out(_op_matmul, (input, other), out)
+            return _call(_op_matmul, (input, other), matmul) if _state.slow else _op_matmul.runner(_op_matmul, (input, other))
+        return _call_out(_op_matmul, (input, other), out, matmul)
     except Exception as _exc:
         _args.explain(_exc, 'matmul', True, _op_matmul, (input, other), False)
         raise
@@ -2508,8 +2540,8 @@ def matmul(input, other, *, out=None):
 def maximum(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_maximum, (input, other)) if _state.slow else _op_maximum.runner(_op_maximum, (input, other))
-        return _call_out(_op_maximum, (input, other), out)
+            return _call(_op_maximum, (input, other), maximum) if _state.slow else _op_maximum.runner(_op_maximum, (input, other))
+        return _call_out(_op_maximum, (input, other), out, maximum)
     except Exception as _exc:
         _args.explain(_exc, 'maximum', True, _op_maximum, (input, other), False)
         raise
@@ -2528,8 +2560,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
         dtype = _args.dtype_(dtype, ('mean', 'dtype', None))
     try:
         if out is None:
-            return _call(_op_mean_dim, (input, dim, keepdim, dtype)) if _state.slow else _op_mean_dim.runner(_op_mean_dim, (input, dim, keepdim, dtype))
-        return _call_out(_op_mean_dim, (input, dim, keepdim, dtype), out)
+            return _call(_op_mean_dim, (input, dim, keepdim, dtype), mean) if _state.slow else _op_mean_dim.runner(_op_mean_dim, (input, dim, keepdim, dtype))
+        return _call_out(_op_mean_dim, (input, dim, keepdim, dtype), out, mean)
     except Exception as _exc:
         _args.explain(_exc, 'mean', True, _op_mean_dim, (input, dim, keepdim, dtype), False)
         raise
@@ -2538,8 +2570,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
 def minimum(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_minimum, (input, other)) if _state.slow else _op_minimum.runner(_op_minimum, (input, other))
-        return _call_out(_op_minimum, (input, other), out)
+            return _call(_op_minimum, (input, other), minimum) if _state.slow else _op_minimum.runner(_op_minimum, (input, other))
+        return _call_out(_op_minimum, (input, other), out, minimum)
     except Exception as _exc:
         _args.explain(_exc, 'minimum', True, _op_minimum, (input, other), False)
         raise
@@ -2548,8 +2580,8 @@ def minimum(input, other, *, out=None):
 def mm(input, mat2, *, out=None):
     try:
         if out is None:
-            return _call(_op_mm, (input, mat2)) if _state.slow else _op_mm.runner(_op_mm, (input, mat2))
-        return _call_out(_op_mm, (input, mat2), out)
+            return _call(_op_mm, (input, mat2), mm) if _state.slow else _op_mm.runner(_op_mm, (input, mat2))
+        return _call_out(_op_mm, (input, mat2), out, mm)
     except Exception as _exc:
         _args.explain(_exc, 'mm', True, _op_mm, (input, mat2), False)
         raise
@@ -2558,8 +2590,8 @@ def mm(input, mat2, *, out=None):
 def msort(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_msort, (input,)) if _state.slow else _op_msort.runner(_op_msort, (input,))
-        return _call_out(_op_msort, (input,), out)
+            return _call(_op_msort, (input,), msort) if _state.slow else _op_msort.runner(_op_msort, (input,))
+        return _call_out(_op_msort, (input,), out, msort)
     except Exception as _exc:
         _args.explain(_exc, 'msort', True, _op_msort, (input,), False)
         raise
@@ -2568,8 +2600,8 @@ def msort(input, *, out=None):
 def mul(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_mul_Tensor, (input, other)) if _state.slow else _op_mul_Tensor.runner(_op_mul_Tensor, (input, other))
-        return _call_out(_op_mul_Tensor, (input, other), out)
+            return _call(_op_mul_Tensor, (input, other), mul) if _state.slow else _op_mul_Tensor.runner(_op_mul_Tensor, (input, other))
+        return _call_out(_op_mul_Tensor, (input, other), out, mul)
     except Exception as _exc:
         _args.explain(_exc, 'mul', True, _op_mul_Tensor, (input, other), False)
         raise
@@ -2581,8 +2613,8 @@ multiply = mul
 def mv(input, vec, *, out=None):
     try:
         if out is None:
-            return _call(_op_mv, (input, vec)) if _state.slow else _op_mv.runner(_op_mv, (input, vec))
-        return _call_out(_op_mv, (input, vec), out)
+            return _call(_op_mv, (input, vec), mv) if _state.slow else _op_mv.runner(_op_mv, (input, vec))
+        return _call_out(_op_mv, (input, vec), out, mv)
     except Exception as _exc:
         _args.explain(_exc, 'mv', True, _op_mv, (input, vec), False)
         raise
@@ -2593,8 +2625,8 @@ def mvlgamma(input, p, *, out=None):
         p = _args.int_(p, ('mvlgamma', 'p', 2))
     try:
         if out is None:
-            return _call(_op_mvlgamma, (input, p)) if _state.slow else _op_mvlgamma.runner(_op_mvlgamma, (input, p))
-        return _call_out(_op_mvlgamma, (input, p), out)
+            return _call(_op_mvlgamma, (input, p), mvlgamma) if _state.slow else _op_mvlgamma.runner(_op_mvlgamma, (input, p))
+        return _call_out(_op_mvlgamma, (input, p), out, mvlgamma)
     except Exception as _exc:
         _args.explain(_exc, 'mvlgamma', True, _op_mvlgamma, (input, p), False)
         raise
@@ -2609,8 +2641,8 @@ def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
         neginf = _args.float_(neginf, ('nan_to_num', 'neginf', 4))
     try:
         if out is None:
-            return _call(_op_nan_to_num, (input, nan, posinf, neginf)) if _state.slow else _op_nan_to_num.runner(_op_nan_to_num, (input, nan, posinf, neginf))
-        return _call_out(_op_nan_to_num, (input, nan, posinf, neginf), out)
+            return _call(_op_nan_to_num, (input, nan, posinf, neginf), nan_to_num) if _state.slow else _op_nan_to_num.runner(_op_nan_to_num, (input, nan, posinf, neginf))
+        return _call_out(_op_nan_to_num, (input, nan, posinf, neginf), out, nan_to_num)
     except Exception as _exc:
         _args.explain(_exc, 'nan_to_num', True, _op_nan_to_num, (input, nan, posinf, neginf), False)
         raise
@@ -2629,8 +2661,8 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, 
         dtype = _args.dtype_(dtype, ('nanmean', 'dtype', None))
     try:
         if out is None:
-            return _call(_op_nanmean, (input, dim, keepdim, dtype)) if _state.slow else _op_nanmean.runner(_op_nanmean, (input, dim, keepdim, dtype))
-        return _call_out(_op_nanmean, (input, dim, keepdim, dtype), out)
+            return _call(_op_nanmean, (input, dim, keepdim, dtype), nanmean) if _state.slow else _op_nanmean.runner(_op_nanmean, (input, dim, keepdim, dtype))
+        return _call_out(_op_nanmean, (input, dim, keepdim, dtype), out, nanmean)
     except Exception as _exc:
         _args.explain(_exc, 'nanmean', True, _op_nanmean, (input, dim, keepdim, dtype), False)
         raise
@@ -2649,8 +2681,8 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, k
         dtype = _args.dtype_(dtype, ('nansum', 'dtype', None))
     try:
         if out is None:
-            return _call(_op_nansum, (input, dim, keepdim, dtype)) if _state.slow else _op_nansum.runner(_op_nansum, (input, dim, keepdim, dtype))
-        return _call_out(_op_nansum, (input, dim, keepdim, dtype), out)
+            return _call(_op_nansum, (input, dim, keepdim, dtype), nansum) if _state.slow else _op_nansum.runner(_op_nansum, (input, dim, keepdim, dtype))
+        return _call_out(_op_nansum, (input, dim, keepdim, dtype), out, nansum)
     except Exception as _exc:
         _args.explain(_exc, 'nansum', True, _op_nansum, (input, dim, keepdim, dtype), False)
         raise
@@ -2664,7 +2696,7 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     if not (type(eps) is float or type(eps) is int):
         eps = _args.float_(eps, ('native_batch_norm', 'eps', 8))
     try:
-        return _call(_op_native_batch_norm, (input, weight, bias, running_mean, running_var, training, momentum, eps)) if _state.slow else _op_native_batch_norm.runner(_op_native_batch_norm, (input, weight, bias, running_mean, running_var, training, momentum, eps))
+        return _call(_op_native_batch_norm, (input, weight, bias, running_mean, running_var, training, momentum, eps), native_batch_norm) if _state.slow else _op_native_batch_norm.runner(_op_native_batch_norm, (input, weight, bias, running_mean, running_var, training, momentum, eps))
     except Exception as _exc:
         _args.explain(_exc, 'native_batch_norm', True, _op_native_batch_norm, (input, weight, bias, running_mean, running_var, training, momentum, eps), False)
         raise
@@ -2675,8 +2707,8 @@ def native_channel_shuffle(input, groups, *, out=None):
         groups = _args.int_(groups, ('native_channel_shuffle', 'groups', 2))
     try:
         if out is None:
-            return _call(_op_native_channel_shuffle, (input, groups)) if _state.slow else _op_native_channel_shuffle.runner(_op_native_channel_shuffle, (input, groups))
-        return _call_out(_op_native_channel_shuffle, (input, groups), out)
+            return _call(_op_native_channel_shuffle, (input, groups), native_channel_shuffle) if _state.slow else _op_native_channel_shuffle.runner(_op_native_channel_shuffle, (input, groups))
+        return _call_out(_op_native_channel_shuffle, (input, groups), out, native_channel_shuffle)
     except Exception as _exc:
         _args.explain(_exc, 'native_channel_shuffle', True, _op_native_channel_shuffle, (input, groups), False)
         raise
@@ -2694,7 +2726,7 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     if not (type(eps) is float or type(eps) is int):
         eps = _args.float_(eps, ('native_group_norm', 'eps', 8))
     try:
-        return _call(_op_native_group_norm, (input, weight, bias, N, C, HxW, group, eps)) if _state.slow else _op_native_group_norm.runner(_op_native_group_norm, (input, weight, bias, N, C, HxW, group, eps))
+        return _call(_op_native_group_norm, (input, weight, bias, N, C, HxW, group, eps), native_group_norm) if _state.slow else _op_native_group_norm.runner(_op_native_group_norm, (input, weight, bias, N, C, HxW, group, eps))
     except Exception as _exc:
         _args.explain(_exc, 'native_group_norm', True, _op_native_group_norm, (input, weight, bias, N, C, HxW, group, eps), False)
         raise
@@ -2708,7 +2740,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     if not (type(eps) is float or type(eps) is int):
         eps = _args.float_(eps, ('native_layer_norm', 'eps', 5))
     try:
-        return _call(_op_native_layer_norm, (input, normalized_shape, weight, bias, eps)) if _state.slow else _op_native_layer_norm.runner(_op_native_layer_norm, (input, normalized_shape, weight, bias, eps))
+        return _call(_op_native_layer_norm, (input, normalized_shape, weight, bias, eps), native_layer_norm) if _state.slow else _op_native_layer_norm.runner(_op_native_layer_norm, (input, normalized_shape, weight, bias, eps))
     except Exception as _exc:
         _args.explain(_exc, 'native_layer_norm', True, _op_native_layer_norm, (input, normalized_shape, weight, bias, eps), False)
         raise
@@ -2717,8 +2749,8 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
 def ne(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_ne_Tensor, (input, other)) if _state.slow else _op_ne_Tensor.runner(_op_ne_Tensor, (input, other))
-        return _call_out(_op_ne_Tensor, (input, other), out)
+            return _call(_op_ne_Tensor, (input, other), ne) if _state.slow else _op_ne_Tensor.runner(_op_ne_Tensor, (input, other))
+        return _call_out(_op_ne_Tensor, (input, other), out, ne)
     except Exception as _exc:
         _args.explain(_exc, 'ne', True, _op_ne_Tensor, (input, other), False)
         raise
@@ -2730,8 +2762,8 @@ not_equal = ne
 def neg(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_neg, (input,)) if _state.slow else _op_neg.runner(_op_neg, (input,))
-        return _call_out(_op_neg, (input,), out)
+            return _call(_op_neg, (input,), neg) if _state.slow else _op_neg.runner(_op_neg, (input,))
+        return _call_out(_op_neg, (input,), out, neg)
     except Exception as _exc:
         _args.explain(_exc, 'neg', True, _op_neg, (input,), False)
         raise
@@ -2743,8 +2775,8 @@ negative = neg
 def nextafter(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_nextafter, (input, other)) if _state.slow else _op_nextafter.runner(_op_nextafter, (input, other))
-        return _call_out(_op_nextafter, (input, other), out)
+            return _call(_op_nextafter, (input, other), nextafter) if _state.slow else _op_nextafter.runner(_op_nextafter, (input, other))
+        return _call_out(_op_nextafter, (input, other), out, nextafter)
     except Exception as _exc:
         _args.explain(_exc, 'nextafter', True, _op_nextafter, (input, other), False)
         raise
@@ -2753,8 +2785,8 @@ def nextafter(input, other, *, out=None):
 def outer(input, vec2, *, out=None):
     try:
         if out is None:
-            return _call(_op_outer, (input, vec2)) if _state.slow else _op_outer.runner(_op_outer, (input, vec2))
-        return _call_out(_op_outer, (input, vec2), out)
+            return _call(_op_outer, (input, vec2), outer) if _state.slow else _op_outer.runner(_op_outer, (input, vec2))
+        return _call_out(_op_outer, (input, vec2), out, outer)
     except Exception as _exc:
         _args.explain(_exc, 'outer', True, _op_outer, (input, vec2), False)
         raise
@@ -2769,7 +2801,7 @@ def permute(input, dims):
     if not (type(dims) is int or type(dims) in _int_list_types and (not dims or type(dims[0]) is int)):
         dims = _args.int_list(dims, ('permute', 'dims', 2))
     try:
-        return _call(_op_permute, (input, dims)) if _state.slow else _op_permute.runner(_op_permute, (input, dims))
+        return _call(_op_permute, (input, dims), permute) if _state.slow else _op_permute.runner(_op_permute, (input, dims))
     except Exception as _exc:
         _args.explain(_exc, 'permute', True, _op_permute, (input, dims), False)
         raise
@@ -2780,8 +2812,8 @@ def pixel_shuffle(input, upscale_factor, *, out=None):
         upscale_factor = _args.int_(upscale_factor, ('pixel_shuffle', 'upscale_factor', 2))
     try:
         if out is None:
-            return _call(_op_pixel_shuffle, (input, upscale_factor)) if _state.slow else _op_pixel_shuffle.runner(_op_pixel_shuffle, (input, upscale_factor))
-        return _call_out(_op_pixel_shuffle, (input, upscale_factor), out)
+            return _call(_op_pixel_shuffle, (input, upscale_factor), pixel_shuffle) if _state.slow else _op_pixel_shuffle.runner(_op_pixel_shuffle, (input, upscale_factor))
+        return _call_out(_op_pixel_shuffle, (input, upscale_factor), out, pixel_shuffle)
     except Exception as _exc:
         _args.explain(_exc, 'pixel_shuffle', True, _op_pixel_shuffle, (input, upscale_factor), False)
         raise
@@ -2792,8 +2824,8 @@ def pixel_unshuffle(input, downscale_factor, *, out=None):
         downscale_factor = _args.int_(downscale_factor, ('pixel_unshuffle', 'downscale_factor', 2))
     try:
         if out is None:
-            return _call(_op_pixel_unshuffle, (input, downscale_factor)) if _state.slow else _op_pixel_unshuffle.runner(_op_pixel_unshuffle, (input, downscale_factor))
-        return _call_out(_op_pixel_unshuffle, (input, downscale_factor), out)
+            return _call(_op_pixel_unshuffle, (input, downscale_factor), pixel_unshuffle) if _state.slow else _op_pixel_unshuffle.runner(_op_pixel_unshuffle, (input, downscale_factor))
+        return _call_out(_op_pixel_unshuffle, (input, downscale_factor), out, pixel_unshuffle)
     except Exception as _exc:
         _args.explain(_exc, 'pixel_unshuffle', True, _op_pixel_unshuffle, (input, downscale_factor), False)
         raise
@@ -2803,7 +2835,7 @@ def poisson(input, generator=None):
     if not (generator is None or type(generator).__name__ == 'Generator'):
         generator = _args.generator_(generator, ('poisson', 'generator', 2))
     try:
-        return _call(_op_poisson, (input, generator)) if _state.slow else _op_poisson.runner(_op_poisson, (input, generator))
+        return _call(_op_poisson, (input, generator), poisson) if _state.slow else _op_poisson.runner(_op_poisson, (input, generator))
     except Exception as _exc:
         _args.explain(_exc, 'poisson', True, _op_poisson, (input, generator), False)
         raise
@@ -2812,8 +2844,8 @@ def poisson(input, generator=None):
 def polar(abs, angle, *, out=None):
     try:
         if out is None:
-            return _call(_op_polar, (abs, angle)) if _state.slow else _op_polar.runner(_op_polar, (abs, angle))
-        return _call_out(_op_polar, (abs, angle), out)
+            return _call(_op_polar, (abs, angle), polar) if _state.slow else _op_polar.runner(_op_polar, (abs, angle))
+        return _call_out(_op_polar, (abs, angle), out, polar)
     except Exception as _exc:
         _args.explain(_exc, 'polar', True, _op_polar, (abs, angle), False)
         raise
@@ -2822,8 +2854,8 @@ def polar(abs, angle, *, out=None):
 def pow(input, exponent, *, out=None):
     try:
         if out is None:
-            return _call(_op_pow_Tensor_Tensor, (input, exponent)) if _state.slow else _op_pow_Tensor_Tensor.runner(_op_pow_Tensor_Tensor, (input, exponent))
-        return _call_out(_op_pow_Tensor_Tensor, (input, exponent), out)
+            return _call(_op_pow_Tensor_Tensor, (input, exponent), pow) if _state.slow else _op_pow_Tensor_Tensor.runner(_op_pow_Tensor_Tensor, (input, exponent))
+        return _call_out(_op_pow_Tensor_Tensor, (input, exponent), out, pow)
     except Exception as _exc:
         _args.explain(_exc, 'pow', True, _op_pow_Tensor_Tensor, (input, exponent), False)
         raise
@@ -2833,7 +2865,7 @@ def put(input, index, source, accumulate=False):
     if not (accumulate is False or accumulate is True):
         accumulate = _args.bool_(accumulate, ('put', 'accumulate', 4))
     try:
-        return _call(_op_put, (input, index, source, accumulate)) if _state.slow else _op_put.runner(_op_put, (input, index, source, accumulate))
+        return _call(_op_put, (input, index, source, accumulate), put) if _state.slow else _op_put.runner(_op_put, (input, index, source, accumulate))
     except Exception as _exc:
         _args.explain(_exc, 'put', True, _op_put, (input, index, source, accumulate), False)
         raise
@@ -2842,8 +2874,8 @@ def put(input, index, source, accumulate=False):
 def rad2deg(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_rad2deg, (input,)) if _state.slow else _op_rad2deg.runner(_op_rad2deg, (input,))
-        return _call_out(_op_rad2deg, (input,), out)
+            return _call(_op_rad2deg, (input,), rad2deg) if _state.slow else _op_rad2deg.runner(_op_rad2deg, (input,))
+        return _call_out(_op_rad2deg, (input,), out, rad2deg)
     except Exception as _exc:
         _args.explain(_exc, 'rad2deg', True, _op_rad2deg, (input,), False)
         raise
@@ -2851,7 +2883,7 @@ def rad2deg(input, *, out=None):
 
 def ravel(input):
     try:
-        return _call(_op_ravel, (input,)) if _state.slow else _op_ravel.runner(_op_ravel, (input,))
+        return _call(_op_ravel, (input,), ravel) if _state.slow else _op_ravel.runner(_op_ravel, (input,))
     except Exception as _exc:
         _args.explain(_exc, 'ravel', True, _op_ravel, (input,), False)
         raise
@@ -2860,8 +2892,8 @@ def ravel(input):
 def reciprocal(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_reciprocal, (input,)) if _state.slow else _op_reciprocal.runner(_op_reciprocal, (input,))
-        return _call_out(_op_reciprocal, (input,), out)
+            return _call(_op_reciprocal, (input,), reciprocal) if _state.slow else _op_reciprocal.runner(_op_reciprocal, (input,))
+        return _call_out(_op_reciprocal, (input,), out, reciprocal)
     except Exception as _exc:
         _args.explain(_exc, 'reciprocal', True, _op_reciprocal, (input,), False)
         raise
@@ -2869,7 +2901,7 @@ def reciprocal(input, *, out=None):
 
 def relu(input):
     try:
-        return _call(_op_relu, (input,)) if _state.slow else _op_relu.runner(_op_relu, (input,))
+        return _call(_op_relu, (input,), relu) if _state.slow else _op_relu.runner(_op_relu, (input,))
     except Exception as _exc:
         _args.explain(_exc, 'relu', True, _op_relu, (input,), False)
         raise
@@ -2878,8 +2910,8 @@ def relu(input):
 def remainder(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_remainder_Tensor, (input, other)) if _state.slow else _op_remainder_Tensor.runner(_op_remainder_Tensor, (input, other))
-        return _call_out(_op_remainder_Tensor, (input, other), out)
+            return _call(_op_remainder_Tensor, (input, other), remainder) if _state.slow else _op_remainder_Tensor.runner(_op_remainder_Tensor, (input, other))
+        return _call_out(_op_remainder_Tensor, (input, other), out, remainder)
     except Exception as _exc:
         _args.explain(_exc, 'remainder', True, _op_remainder_Tensor, (input, other), False)
         raise
@@ -2891,7 +2923,7 @@ def reshape(input, shape):
     if not (type(shape) is int or type(shape) in _int_list_types and (not shape or type(shape[0]) is int)):
         shape = _args.int_list(shape, ('reshape', 'shape', 2))
     try:
-        return _call(_op_reshape, (input, shape)) if _state.slow else _op_reshape.runner(_op_reshape, (input, shape))
+        return _call(_op_reshape, (input, shape), reshape) if _state.slow else _op_reshape.runner(_op_reshape, (input, shape))
     except Exception as _exc:
         _args.explain(_exc, 'reshape', True, _op_reshape, (input, shape), False)
         raise
@@ -2903,7 +2935,7 @@ def roll(input, shifts, dims=()):
     if not (type(dims) is int or type(dims) in _int_list_types and (not dims or type(dims[0]) is int)):
         dims = _args.int_list(dims, ('roll', 'dims', 3))
     try:
-        return _call(_op_roll, (input, shifts, dims)) if _state.slow else _op_roll.runner(_op_roll, (input, shifts, dims))
+        return _call(_op_roll, (input, shifts, dims), roll) if _state.slow else _op_roll.runner(_op_roll, (input, shifts, dims))
     except Exception as _exc:
         _args.explain(_exc, 'roll', True, _op_roll, (input, shifts, dims), False)
         raise
@@ -2917,7 +2949,7 @@ def rot90(input, k=1, dims=(0, 1)):
     if not (type(dims) is int or type(dims) in _int_list_types and (not dims or type(dims[0]) is int)):
         dims = _args.int_list(dims, ('rot90', 'dims', 3))
     try:
-        return _call(_op_rot90, (input, k, dims)) if _state.slow else _op_rot90.runner(_op_rot90, (input, k, dims))
+        return _call(_op_rot90, (input, k, dims), rot90) if _state.slow else _op_rot90.runner(_op_rot90, (input, k, dims))
     except Exception as _exc:
         _args.explain(_exc, 'rot90', True, _op_rot90, (input, k, dims), False)
         raise
@@ -2926,8 +2958,8 @@ def rot90(input, k=1, dims=(0, 1)):
 def rsqrt(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_rsqrt, (input,)) if _state.slow else _op_rsqrt.runner(_op_rsqrt, (input,))
-        return _call_out(_op_rsqrt, (input,), out)
+            return _call(_op_rsqrt, (input,), rsqrt) if _state.slow else _op_rsqrt.runner(_op_rsqrt, (input,))
+        return _call_out(_op_rsqrt, (input,), out, rsqrt)
     except Exception as _exc:
         _args.explain(_exc, 'rsqrt', True, _op_rsqrt, (input,), False)
         raise
@@ -2945,7 +2977,7 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None):
     if not (pin_memory is None or pin_memory is True or pin_memory is False):
         pin_memory = _args.bool_(pin_memory, ('scalar_tensor', 'pin_memory', None))
     try:
-        return _call(_op_scalar_tensor, (s, dtype, layout, device, pin_memory)) if _state.slow else _op_scalar_tensor.runner(_op_scalar_tensor, (s, dtype, layout, device, pin_memory))
+        return _call(_op_scalar_tensor, (s, dtype, layout, device, pin_memory), scalar_tensor) if _state.slow else _op_scalar_tensor.runner(_op_scalar_tensor, (s, dtype, layout, device, pin_memory))
     except Exception as _exc:
         _args.explain(_exc, 'scalar_tensor', True, _op_scalar_tensor, (s, dtype, layout, device, pin_memory), False)
         raise
@@ -2956,8 +2988,8 @@ def scatter_add(input, dim, index, src, *, out=None):
         dim = _args.int_(dim, ('scatter_add', 'dim', 2))
     try:
         if out is None:
-            return _call(_op_scatter_add, (input, dim, index, src)) if _state.slow else _op_scatter_add.runner(_op_scatter_add, (input, dim, index, src))
-        return _call_out(_op_scatter_add, (input, dim, index, src), out)
+            return _call(_op_scatter_add, (input, dim, index, src), scatter_add) if _state.slow else _op_scatter_add.runner(_op_scatter_add, (input, dim, index, src))
+        return _call_out(_op_scatter_add, (input, dim, index, src), out, scatter_add)
     except Exception as _exc:
         _args.explain(_exc, 'scatter_add', True, _op_scatter_add, (input, dim, index, src), False)
         raise
@@ -2972,8 +3004,8 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
         include_self = _args.bool_(include_self, ('scatter_reduce', 'include_self', None))
     try:
         if out is None:
-            return _call(_op_scatter_reduce_two, (input, dim, index, src, reduce, include_self)) if _state.slow else _op_scatter_reduce_two.runner(_op_scatter_reduce_two, (input, dim, index, src, reduce, include_self))
-        return _call_out(_op_scatter_reduce_two, (input, dim, index, src, reduce, include_self), out)
+            return _call(_op_scatter_reduce_two, (input, dim, index, src, reduce, include_self), scatter_reduce) if _state.slow else _op_scatter_reduce_two.runner(_op_scatter_reduce_two, (input, dim, index, src, reduce, include_self))
+        return _call_out(_op_scatter_reduce_two, (input, dim, index, src, reduce, include_self), out, scatter_reduce)
     except Exception as _exc:
         _args.explain(_exc, 'scatter_reduce', True, _op_scatter_reduce_two, (input, dim, index, src, reduce, include_self), False)
         raise
@@ -2985,7 +3017,7 @@ def select(input, dim, index):
     if not (type(index) is int):
         index = _args.int_(index, ('select', 'index', 3))
     try:
-        return _call(_op_select_int, (input, dim, index)) if _state.slow else _op_select_int.runner(_op_select_int, (input, dim, index))
+        return _call(_op_select_int, (input, dim, index), select) if _state.slow else _op_select_int.runner(_op_select_int, (input, dim, index))
     except Exception as _exc:
         _args.explain(_exc, 'select', True, _op_select_int, (input, dim, index), False)
         raise
@@ -2997,7 +3029,7 @@ def select_scatter(input, src, dim, index):
     if not (type(index) is int):
         index = _args.int_(index, ('select_scatter', 'index', 4))
     try:
-        return _call(_op_select_scatter, (input, src, dim, index)) if _state.slow else _op_select_scatter.runner(_op_select_scatter, (input, src, dim, index))
+        return _call(_op_select_scatter, (input, src, dim, index), select_scatter) if _state.slow else _op_select_scatter.runner(_op_select_scatter, (input, src, dim, index))
     except Exception as _exc:
         _args.explain(_exc, 'select_scatter', True, _op_select_scatter, (input, src, dim, index), False)
         raise
@@ -3006,8 +3038,8 @@ def select_scatter(input, src, dim, index):
 def sgn(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_sgn, (input,)) if _state.slow else _op_sgn.runner(_op_sgn, (input,))
-        return _call_out(_op_sgn, (input,), out)
+            return _call(_op_sgn, (input,), sgn) if _state.slow else _op_sgn.runner(_op_sgn, (input,))
+        return _call_out(_op_sgn, (input,), out, sgn)
     except Exception as _exc:
         _args.explain(_exc, 'sgn', True, _op_sgn, (input,), False)
         raise
@@ -3016,8 +3048,8 @@ def sgn(input, *, out=None):
 def sigmoid(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_sigmoid, (input,)) if _state.slow else _op_sigmoid.runner(_op_sigmoid, (input,))
-        return _call_out(_op_sigmoid, (input,), out)
+            return _call(_op_sigmoid, (input,), sigmoid) if _state.slow else _op_sigmoid.runner(_op_sigmoid, (input,))
+        return _call_out(_op_sigmoid, (input,), out, sigmoid)
     except Exception as _exc:
         _args.explain(_exc, 'sigmoid', True, _op_sigmoid, (input,), False)
         raise
@@ -3026,8 +3058,8 @@ def sigmoid(input, *, out=None):
 def sign(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_sign, (input,)) if _state.slow else _op_sign.runner(_op_sign, (input,))
-        return _call_out(_op_sign, (input,), out)
+            return _call(_op_sign, (input,), sign) if _state.slow else _op_sign.runner(_op_sign, (input,))
+        return _call_out(_op_sign, (input,), out, sign)
     except Exception as _exc:
         _args.explain(_exc, 'sign', True, _op_sign, (input,), False)
         raise
@@ -3036,8 +3068,8 @@ def sign(input, *, out=None):
 def signbit(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_signbit, (input,)) if _state.slow else _op_signbit.runner(_op_signbit, (input,))
-        return _call_out(_op_signbit, (input,), out)
+            return _call(_op_signbit, (input,), signbit) if _state.slow else _op_signbit.runner(_op_signbit, (input,))
+        return _call_out(_op_signbit, (input,), out, signbit)
     except Exception as _exc:
         _args.explain(_exc, 'signbit', True, _op_signbit, (input,), False)
         raise
@@ -3046,8 +3078,8 @@ def signbit(input, *, out=None):
 def sin(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_sin, (input,)) if _state.slow else _op_sin.runner(_op_sin, (input,))
-        return _call_out(_op_sin, (input,), out)
+            return _call(_op_sin, (input,), sin) if _state.slow else _op_sin.runner(_op_sin, (input,))
+        return _call_out(_op_sin, (input,), out, sin)
     except Exception as _exc:
         _args.explain(_exc, 'sin', True, _op_sin, (input,), False)
         raise
@@ -3056,8 +3088,8 @@ def sin(input, *, out=None):
 def sinc(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_sinc, (input,)) if _state.slow else _op_sinc.runner(_op_sinc, (input,))
-        return _call_out(_op_sinc, (input,), out)
+            return _call(_op_sinc, (input,), sinc) if _state.slow else _op_sinc.runner(_op_sinc, (input,))
+        return _call_out(_op_sinc, (input,), out, sinc)
     except Exception as _exc:
         _args.explain(_exc, 'sinc', True, _op_sinc, (input,), False)
         raise
@@ -3066,8 +3098,8 @@ def sinc(input, *, out=None):
 def sinh(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_sinh, (input,)) if _state.slow else _op_sinh.runner(_op_sinh, (input,))
-        return _call_out(_op_sinh, (input,), out)
+            return _call(_op_sinh, (input,), sinh) if _state.slow else _op_sinh.runner(_op_sinh, (input,))
+        return _call_out(_op_sinh, (input,), out, sinh)
     except Exception as _exc:
         _args.explain(_exc, 'sinh', True, _op_sinh, (input,), False)
         raise
@@ -3085,7 +3117,7 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, axis=None)
     if not (type(step) is int):
         step = _args.int_(step, ('slice_scatter', 'step', 6))
     try:
-        return _call(_op_slice_scatter, (input, src, dim, start, end, step)) if _state.slow else _op_slice_scatter.runner(_op_slice_scatter, (input, src, dim, start, end, step))
+        return _call(_op_slice_scatter, (input, src, dim, start, end, step), slice_scatter) if _state.slow else _op_slice_scatter.runner(_op_slice_scatter, (input, src, dim, start, end, step))
     except Exception as _exc:
         _args.explain(_exc, 'slice_scatter', True, _op_slice_scatter, (input, src, dim, start, end, step), False)
         raise
@@ -3098,8 +3130,8 @@ def softmax(input, dim, dtype=None, *, out=None):
         dtype = _args.dtype_(dtype, ('softmax', 'dtype', 3))
     try:
         if out is None:
-            return _call(_op_softmax_int, (input, dim, dtype)) if _state.slow else _op_softmax_int.runner(_op_softmax_int, (input, dim, dtype))
-        return _call_out(_op_softmax_int, (input, dim, dtype), out)
+            return _call(_op_softmax_int, (input, dim, dtype), softmax) if _state.slow else _op_softmax_int.runner(_op_softmax_int, (input, dim, dtype))
+        return _call_out(_op_softmax_int, (input, dim, dtype), out, softmax)
     except Exception as _exc:
         _args.explain(_exc, 'softmax', True, _op_softmax_int, (input, dim, dtype), False)
         raise
@@ -3115,7 +3147,7 @@ def split_with_sizes(input, split_sizes, dim=0, *, axis=None):
     if not (type(dim) is int):
         dim = _args.int_(dim, ('split_with_sizes', 'dim', 3))
     try:
-        return _call(_op_split_with_sizes, (input, split_sizes, dim)) if _state.slow else _op_split_with_sizes.runner(_op_split_with_sizes, (input, split_sizes, dim))
+        return _call(_op_split_with_sizes, (input, split_sizes, dim), split_with_sizes) if _state.slow else _op_split_with_sizes.runner(_op_split_with_sizes, (input, split_sizes, dim))
     except Exception as _exc:
         _args.explain(_exc, 'split_with_sizes', True, _op_split_with_sizes, (input, split_sizes, dim), False)
         raise
@@ -3124,8 +3156,8 @@ def split_with_sizes(input, split_sizes, dim=0, *, axis=None):
 def sqrt(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_sqrt, (input,)) if _state.slow else _op_sqrt.runner(_op_sqrt, (input,))
-        return _call_out(_op_sqrt, (input,), out)
+            return _call(_op_sqrt, (input,), sqrt) if _state.slow else _op_sqrt.runner(_op_sqrt, (input,))
+        return _call_out(_op_sqrt, (input,), out, sqrt)
     except Exception as _exc:
         _args.explain(_exc, 'sqrt', True, _op_sqrt, (input,), False)
         raise
@@ -3134,8 +3166,8 @@ def sqrt(input, *, out=None):
 def square(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_square, (input,)) if _state.slow else _op_square.runner(_op_square, (input,))
-        return _call_out(_op_square, (input,), out)
+            return _call(_op_square, (input,), square) if _state.slow else _op_square.runner(_op_square, (input,))
+        return _call_out(_op_square, (input,), out, square)
     except Exception as _exc:
         _args.explain(_exc, 'square', True, _op_square, (input,), False)
         raise
@@ -3148,8 +3180,8 @@ def stack(tensors, dim=0, *, out=None, axis=None):
         dim = _args.int_(dim, ('stack', 'dim', 2))
     try:
         if out is None:
-            return _call(_op_stack, (tensors, dim)) if _state.slow else _op_stack.runner(_op_stack, (tensors, dim))
-        return _call_out(_op_stack, (tensors, dim), out)
+            return _call(_op_stack, (tensors, dim), stack) if _state.slow else _op_stack.runner(_op_stack, (tensors, dim))
+        return _call_out(_op_stack, (tensors, dim), out, stack)
     except Exception as _exc:
         _args.explain(_exc, 'stack', True, _op_stack, (tensors, dim), False)
         raise
@@ -3168,8 +3200,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keep
         dtype = _args.dtype_(dtype, ('sum', 'dtype', None))
     try:
         if out is None:
-            return _call(_op_sum_dim_IntList, (input, dim, keepdim, dtype)) if _state.slow else _op_sum_dim_IntList.runner(_op_sum_dim_IntList, (input, dim, keepdim, dtype))
-        return _call_out(_op_sum_dim_IntList, (input, dim, keepdim, dtype), out)
+            return _call(_op_sum_dim_IntList, (input, dim, keepdim, dtype), sum) if _state.slow else _op_sum_dim_IntList.runner(_op_sum_dim_IntList, (input, dim, keepdim, dtype))
+        return _call_out(_op_sum_dim_IntList, (input, dim, keepdim, dtype), out, sum)
     except Exception as _exc:
         _args.explain(_exc, 'sum', True, _op_sum_dim_IntList, (input, dim, keepdim, dtype), False)
         raise
@@ -3177,7 +3209,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keep
 
 def t(input):
     try:
-        return _call(_op_t, (input,)) if _state.slow else _op_t.runner(_op_t, (input,))
+        return _call(_op_t, (input,), t) if _state.slow else _op_t.runner(_op_t, (input,))
     except Exception as _exc:
         _args.explain(_exc, 't', True, _op_t, (input,), False)
         raise
@@ -3186,8 +3218,8 @@ def t(input):
 def take(input, index, *, out=None):
     try:
         if out is None:
-            return _call(_op_take, (input, index)) if _state.slow else _op_take.runner(_op_take, (input, index))
-        return _call_out(_op_take, (input, index), out)
+            return _call(_op_take, (input, index), take) if _state.slow else _op_take.runner(_op_take, (input, index))
+        return _call_out(_op_take, (input, index), out, take)
     except Exception as _exc:
         _args.explain(_exc, 'take', True, _op_take, (input, index), False)
         raise
@@ -3200,8 +3232,8 @@ def take_along_dim(input, indices, dim=None, *, out=None, axis=None):
         dim = _args.int_(dim, ('take_along_dim', 'dim', 3))
     try:
         if out is None:
-            return _call(_op_take_along_dim, (input, indices, dim)) if _state.slow else _op_take_along_dim.runner(_op_take_along_dim, (input, indices, dim))
-        return _call_out(_op_take_along_dim, (input, indices, dim), out)
+            return _call(_op_take_along_dim, (input, indices, dim), take_along_dim) if _state.slow else _op_take_along_dim.runner(_op_take_along_dim, (input, indices, dim))
+        return _call_out(_op_take_along_dim, (input, indices, dim), out, take_along_dim)
     except Exception as _exc:
         _args.explain(_exc, 'take_along_dim', True, _op_take_along_dim, (input, indices, dim), False)
         raise
@@ -3210,8 +3242,8 @@ def take_along_dim(input, indices, dim=None, *, out=None, axis=None):
 def tan(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_tan, (input,)) if _state.slow else _op_tan.runner(_op_tan, (input,))
-        return _call_out(_op_tan, (input,), out)
+            return _call(_op_tan, (input,), tan) if _state.slow else _op_tan.runner(_op_tan, (input,))
+        return _call_out(_op_tan, (input,), out, tan)
     except Exception as _exc:
         _args.explain(_exc, 'tan', True, _op_tan, (input,), False)
         raise
@@ -3220,8 +3252,8 @@ def tan(input, *, out=None):
 def tanh(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_tanh, (input,)) if _state.slow else _op_tanh.runner(_op_tanh, (input,))
-        return _call_out(_op_tanh, (input,), out)
+            return _call(_op_tanh, (input,), tanh) if _state.slow else _op_tanh.runner(_op_tanh, (input,))
+        return _call_out(_op_tanh, (input,), out, tanh)
     except Exception as _exc:
         _args.explain(_exc, 'tanh', True, _op_tanh, (input,), False)
         raise
@@ -3234,11 +3266,14 @@ def threshold(input, threshold, value, *, out=None):
         value = _args.scalar(value, ('threshold', 'value', 3))
     try:
         if out is None:
-            return _call(_op_threshold, (input, threshold, value)) if _state.slow else _op_threshold.runner(_op_threshold, (input, threshold, value))
-        return _call_out(_op_threshold, (input, threshold, value), out)
+            return _call(_op_threshold, (input, threshold, value), _public_threshold) if _state.slow else _op_threshold.runner(_op_threshold, (input, threshold, value))
+        return _call_out(_op_threshold, (input, threshold, value), out, _public_threshold)
     except Exception as _exc:
         _args.explain(_exc, 'threshold', True, _op_threshold, (input, threshold, value), False)
         raise
+
+
+_public_threshold = threshold
 
 
 def tile(input, dims):
@@ -3247,7 +3282,7 @@ def tile(input, dims):
     if not (type(dims) is int or type(dims) in _int_list_types and (not dims or type(dims[0]) is int)):
         dims = _args.int_list(dims, ('tile', 'dims', 2))
     try:
-        return _call(_op_tile, (input, dims)) if _state.slow else _op_tile.runner(_op_tile, (input, dims))
+        return _call(_op_tile, (input, dims), tile) if _state.slow else _op_tile.runner(_op_tile, (input, dims))
     except Exception as _exc:
         _args.explain(_exc, 'tile', True, _op_tile, (input, dims), False)
         raise
@@ -3255,7 +3290,7 @@ def tile(input, dims):
 
 def trace(input):
     try:
-        return _call(_op_trace, (input,)) if _state.slow else _op_trace.runner(_op_trace, (input,))
+        return _call(_op_trace, (input,), trace) if _state.slow else _op_trace.runner(_op_trace, (input,))
     except Exception as _exc:
         _args.explain(_exc, 'trace', True, _op_trace, (input,), False)
         raise
@@ -3267,7 +3302,7 @@ def transpose(input, dim0, dim1):
     if not (type(dim1) is int):
         dim1 = _args.int_(dim1, ('transpose', 'dim1', 3))
     try:
-        return _call(_op_transpose_int, (input, dim0, dim1)) if _state.slow else _op_transpose_int.runner(_op_transpose_int, (input, dim0, dim1))
+        return _call(_op_transpose_int, (input, dim0, dim1), transpose) if _state.slow else _op_transpose_int.runner(_op_transpose_int, (input, dim0, dim1))
     except Exception as _exc:
         _args.explain(_exc, 'transpose', True, _op_transpose_int, (input, dim0, dim1), False)
         raise
@@ -3284,8 +3319,8 @@ def tril(input, diagonal=0, *, out=None):
         diagonal = _args.int_(diagonal, ('tril', 'diagonal', 2))
     try:
         if out is None:
-            return _call(_op_tril, (input, diagonal)) if _state.slow else _op_tril.runner(_op_tril, (input, diagonal))
-        return _call_out(_op_tril, (input, diagonal), out)
+            return _call(_op_tril, (input, diagonal), tril) if _state.slow else _op_tril.runner(_op_tril, (input, diagonal))
+        return _call_out(_op_tril, (input, diagonal), out, tril)
     except Exception as _exc:
         _args.explain(_exc, 'tril', True, _op_tril, (input, diagonal), False)
         raise
@@ -3307,7 +3342,7 @@ def tril_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, 
     if not (pin_memory is None or pin_memory is True or pin_memory is False):
         pin_memory = _args.bool_(pin_memory, ('tril_indices', 'pin_memory', None))
     try:
-        return _call(_op_tril_indices, (row, col, offset, dtype, layout, device, pin_memory)) if _state.slow else _op_tril_indices.runner(_op_tril_indices, (row, col, offset, dtype, layout, device, pin_memory))
+        return _call(_op_tril_indices, (row, col, offset, dtype, layout, device, pin_memory), tril_indices) if _state.slow else _op_tril_indices.runner(_op_tril_indices, (row, col, offset, dtype, layout, device, pin_memory))
     except Exception as _exc:
         _args.explain(_exc, 'tril_indices', True, _op_tril_indices, (row, col, offset, dtype, layout, device, pin_memory), False)
         raise
@@ -3318,8 +3353,8 @@ def triu(input, diagonal=0, *, out=None):
         diagonal = _args.int_(diagonal, ('triu', 'diagonal', 2))
     try:
         if out is None:
-            return _call(_op_triu, (input, diagonal)) if _state.slow else _op_triu.runner(_op_triu, (input, diagonal))
-        return _call_out(_op_triu, (input, diagonal), out)
+            return _call(_op_triu, (input, diagonal), triu) if _state.slow else _op_triu.runner(_op_triu, (input, diagonal))
+        return _call_out(_op_triu, (input, diagonal), out, triu)
     except Exception as _exc:
         _args.explain(_exc, 'triu', True, _op_triu, (input, diagonal), False)
         raise
@@ -3341,7 +3376,7 @@ def triu_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, 
     if not (pin_memory is None or pin_memory is True or pin_memory is False):
         pin_memory = _args.bool_(pin_memory, ('triu_indices', 'pin_memory', None))
     try:
-        return _call(_op_triu_indices, (row, col, offset, dtype, layout, device, pin_memory)) if _state.slow else _op_triu_indices.runner(_op_triu_indices, (row, col, offset, dtype, layout, device, pin_memory))
+        return _call(_op_triu_indices, (row, col, offset, dtype, layout, device, pin_memory), triu_indices) if _state.slow else _op_triu_indices.runner(_op_triu_indices, (row, col, offset, dtype, layout, device, pin_memory))
     except Exception as _exc:
         _args.explain(_exc, 'triu_indices', True, _op_triu_indices, (row, col, offset, dtype, layout, device, pin_memory), False)
         raise
@@ -3350,8 +3385,8 @@ def triu_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, 
 def trunc(input, *, out=None):
     try:
         if out is None:
-            return _call(_op_trunc, (input,)) if _state.slow else _op_trunc.runner(_op_trunc, (input,))
-        return _call_out(_op_trunc, (input,), out)
+            return _call(_op_trunc, (input,), trunc) if _state.slow else _op_trunc.runner(_op_trunc, (input,))
+        return _call_out(_op_trunc, (input,), out, trunc)
     except Exception as _exc:
         _args.explain(_exc, 'trunc', True, _op_trunc, (input,), False)
         raise
@@ -3366,7 +3401,7 @@ def unbind(input, dim=0, *, axis=None):
     if not (type(dim) is int):
         dim = _args.int_(dim, ('unbind', 'dim', 2))
     try:
-        return _call(_op_unbind_int, (input, dim)) if _state.slow else _op_unbind_int.runner(_op_unbind_int, (input, dim))
+        return _call(_op_unbind_int, (input, dim), unbind) if _state.slow else _op_unbind_int.runner(_op_unbind_int, (input, dim))
     except Exception as _exc:
         _args.explain(_exc, 'unbind', True, _op_unbind_int, (input, dim), False)
         raise
@@ -3380,7 +3415,7 @@ def unflatten(input, dim, sizes):
     if not (type(sizes) is int or type(sizes) in _int_list_types and (not sizes or type(sizes[0]) is int)):
         sizes = _args.int_list(sizes, ('unflatten', 'sizes', 3))
     try:
-        return _call(_op_unflatten_int, (input, dim, sizes)) if _state.slow else _op_unflatten_int.runner(_op_unflatten_int, (input, dim, sizes))
+        return _call(_op_unflatten_int, (input, dim, sizes), unflatten) if _state.slow else _op_unflatten_int.runner(_op_unflatten_int, (input, dim, sizes))
     except Exception as _exc:
         _args.explain(_exc, 'unflatten', True, _op_unflatten_int, (input, dim, sizes), False)
         raise
@@ -3390,7 +3425,7 @@ def unsqueeze(input, dim):
     if not (type(dim) is int):
         dim = _args.int_(dim, ('unsqueeze', 'dim', 2))
     try:
-        return _call(_op_unsqueeze, (input, dim)) if _state.slow else _op_unsqueeze.runner(_op_unsqueeze, (input, dim))
+        return _call(_op_unsqueeze, (input, dim), unsqueeze) if _state.slow else _op_unsqueeze.runner(_op_unsqueeze, (input, dim))
     except Exception as _exc:
         _args.explain(_exc, 'unsqueeze', True, _op_unsqueeze, (input, dim), False)
         raise
@@ -3399,8 +3434,8 @@ def unsqueeze(input, dim):
 def vdot(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_vdot, (input, other)) if _state.slow else _op_vdot.runner(_op_vdot, (input, other))
-        return _call_out(_op_vdot, (input, other), out)
+            return _call(_op_vdot, (input, other), vdot) if _state.slow else _op_vdot.runner(_op_vdot, (input, other))
+        return _call_out(_op_vdot, (input, other), out, vdot)
     except Exception as _exc:
         _args.explain(_exc, 'vdot', True, _op_vdot, (input, other), False)
         raise
@@ -3408,7 +3443,7 @@ def vdot(input, other, *, out=None):
 
 def view_as_complex(input):
     try:
-        return _call(_op_view_as_complex, (input,)) if _state.slow else _op_view_as_complex.runner(_op_view_as_complex, (input,))
+        return _call(_op_view_as_complex, (input,), view_as_complex) if _state.slow else _op_view_as_complex.runner(_op_view_as_complex, (input,))
     except Exception as _exc:
         _args.explain(_exc, 'view_as_complex', True, _op_view_as_complex, (input,), False)
         raise
@@ -3416,7 +3451,7 @@ def view_as_complex(input):
 
 def view_as_real(input):
     try:
-        return _call(_op_view_as_real, (input,)) if _state.slow else _op_view_as_real.runner(_op_view_as_real, (input,))
+        return _call(_op_view_as_real, (input,), view_as_real) if _state.slow else _op_view_as_real.runner(_op_view_as_real, (input,))
     except Exception as _exc:
         _args.explain(_exc, 'view_as_real', True, _op_view_as_real, (input,), False)
         raise
@@ -3425,8 +3460,8 @@ def view_as_real(input):
 def vstack(tensors, *, out=None):
     try:
         if out is None:
-            return _call(_op_vstack, (tensors,)) if _state.slow else _op_vstack.runner(_op_vstack, (tensors,))
-        return _call_out(_op_vstack, (tensors,), out)
+            return _call(_op_vstack, (tensors,), vstack) if _state.slow else _op_vstack.runner(_op_vstack, (tensors,))
+        return _call_out(_op_vstack, (tensors,), out, vstack)
     except Exception as _exc:
         _args.explain(_exc, 'vstack', True, _op_vstack, (tensors,), False)
         raise
@@ -3438,8 +3473,8 @@ row_stack = vstack
 def xlogy(input, other, *, out=None):
     try:
         if out is None:
-            return _call(_op_xlogy_Tensor, (input, other)) if _state.slow else _op_xlogy_Tensor.runner(_op_xlogy_Tensor, (input, other))
-        return _call_out(_op_xlogy_Tensor, (input, other), out)
+            return _call(_op_xlogy_Tensor, (input, other), xlogy) if _state.slow else _op_xlogy_Tensor.runner(_op_xlogy_Tensor, (input, other))
+        return _call_out(_op_xlogy_Tensor, (input, other), out, xlogy)
     except Exception as _exc:
         _args.explain(_exc, 'xlogy', True, _op_xlogy_Tensor, (input, other), False)
         raise
@@ -4245,7 +4280,7 @@ class _Methods:
 
     def abs(self):
         try:
-            return _call(_op_abs, (self,)) if _state.slow else _op_abs.runner(_op_abs, (self,))
+            return _call(_op_abs, (self,), _Methods.abs) if _state.slow else _op_abs.runner(_op_abs, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'abs', True, _op_abs, (self,), True)
             raise
@@ -4254,7 +4289,7 @@ class _Methods:
 
     def acos(self):
         try:
-            return _call(_op_acos, (self,)) if _state.slow else _op_acos.runner(_op_acos, (self,))
+            return _call(_op_acos, (self,), _Methods.acos) if _state.slow else _op_acos.runner(_op_acos, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'acos', True, _op_acos, (self,), True)
             raise
@@ -4263,7 +4298,7 @@ class _Methods:
 
     def acos_(self):
         try:
-            return _call_inplace(_op_acos, (self,))
+            return _call_inplace(_op_acos, (self,), _Methods.acos_) if _state.slow else _call_inplace(_op_acos, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'acos_', True, _op_acos, (self,), True)
             raise
@@ -4272,7 +4307,7 @@ class _Methods:
 
     def acosh(self):
         try:
-            return _call(_op_acosh, (self,)) if _state.slow else _op_acosh.runner(_op_acosh, (self,))
+            return _call(_op_acosh, (self,), _Methods.acosh) if _state.slow else _op_acosh.runner(_op_acosh, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'acosh', True, _op_acosh, (self,), True)
             raise
@@ -4281,7 +4316,7 @@ class _Methods:
 
     def acosh_(self):
         try:
-            return _call_inplace(_op_acosh, (self,))
+            return _call_inplace(_op_acosh, (self,), _Methods.acosh_) if _state.slow else _call_inplace(_op_acosh, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'acosh_', True, _op_acosh, (self,), True)
             raise
@@ -4292,7 +4327,7 @@ class _Methods:
         if not (type(alpha) is float or type(alpha) is int):
             alpha = _args.scalar(alpha, ('add', 'alpha', None))
         try:
-            return _call(_op_add_Tensor, (self, other, alpha)) if _state.slow else _op_add_Tensor.runner(_op_add_Tensor, (self, other, alpha))
+            return _call(_op_add_Tensor, (self, other, alpha), _Methods.add) if _state.slow else _op_add_Tensor.runner(_op_add_Tensor, (self, other, alpha))
         except Exception as _exc:
             _args.explain(_exc, 'add', True, _op_add_Tensor, (self, other, alpha), True)
             raise
@@ -4301,7 +4336,7 @@ class _Methods:
         if not (type(alpha) is float or type(alpha) is int):
             alpha = _args.scalar(alpha, ('add_', 'alpha', None))
         try:
-            return _call_inplace(_op_add_Tensor, (self, other, alpha))
+            return _call_inplace(_op_add_Tensor, (self, other, alpha), _Methods.add_) if _state.slow else _call_inplace(_op_add_Tensor, (self, other, alpha))
         except Exception as _exc:
             _args.explain(_exc, 'add_', True, _op_add_Tensor, (self, other, alpha), True)
             raise
@@ -4317,7 +4352,7 @@ class _Methods:
         if not (type(alpha) is float or type(alpha) is int):
             alpha = _args.scalar(alpha, ('addbmm', 'alpha', None))
         try:
-            return _call(_op_addbmm, (self, batch1, batch2, beta, alpha,)) if _state.slow else _op_addbmm.runner(_op_addbmm, (self, batch1, batch2, beta, alpha,))
+            return _call(_op_addbmm, (self, batch1, batch2, beta, alpha,), _Methods.addbmm) if _state.slow else _op_addbmm.runner(_op_addbmm, (self, batch1, batch2, beta, alpha,))
         except Exception as _exc:
             _args.explain(_exc, 'addbmm', True, _op_addbmm, (self, batch1, batch2, beta, alpha,), True)
             raise
@@ -4333,7 +4368,7 @@ class _Methods:
         if not (type(alpha) is float or type(alpha) is int):
             alpha = _args.scalar(alpha, ('addbmm_', 'alpha', None))
         try:
-            return _call_inplace(_op_addbmm, (self, batch1, batch2, beta, alpha,))
+            return _call_inplace(_op_addbmm, (self, batch1, batch2, beta, alpha,), _Methods.addbmm_) if _state.slow else _call_inplace(_op_addbmm, (self, batch1, batch2, beta, alpha,))
         except Exception as _exc:
             _args.explain(_exc, 'addbmm_', True, _op_addbmm, (self, batch1, batch2, beta, alpha,), True)
             raise
@@ -4347,7 +4382,7 @@ class _Methods:
         if not (type(value) is float or type(value) is int):
             value = _args.scalar(value, ('addcmul', 'value', None))
         try:
-            return _call(_op_addcmul, (self, tensor1, tensor2, value,)) if _state.slow else _op_addcmul.runner(_op_addcmul, (self, tensor1, tensor2, value,))
+            return _call(_op_addcmul, (self, tensor1, tensor2, value,), _Methods.addcmul) if _state.slow else _op_addcmul.runner(_op_addcmul, (self, tensor1, tensor2, value,))
         except Exception as _exc:
             _args.explain(_exc, 'addcmul', True, _op_addcmul, (self, tensor1, tensor2, value,), True)
             raise
@@ -4361,7 +4396,7 @@ class _Methods:
         if not (type(value) is float or type(value) is int):
             value = _args.scalar(value, ('addcmul_', 'value', None))
         try:
-            return _call_inplace(_op_addcmul, (self, tensor1, tensor2, value,))
+            return _call_inplace(_op_addcmul, (self, tensor1, tensor2, value,), _Methods.addcmul_) if _state.slow else _call_inplace(_op_addcmul, (self, tensor1, tensor2, value,))
         except Exception as _exc:
             _args.explain(_exc, 'addcmul_', True, _op_addcmul, (self, tensor1, tensor2, value,), True)
             raise
@@ -4377,7 +4412,7 @@ class _Methods:
         if not (type(alpha) is float or type(alpha) is int):
             alpha = _args.scalar(alpha, ('addmm', 'alpha', None))
         try:
-            return _call(_op_addmm, (self, mat1, mat2, beta, alpha,)) if _state.slow else _op_addmm.runner(_op_addmm, (self, mat1, mat2, beta, alpha,))
+            return _call(_op_addmm, (self, mat1, mat2, beta, alpha,), _Methods.addmm) if _state.slow else _op_addmm.runner(_op_addmm, (self, mat1, mat2, beta, alpha,))
         except Exception as _exc:
             _args.explain(_exc, 'addmm', True, _op_addmm, (self, mat1, mat2, beta, alpha,), True)
             raise
@@ -4393,7 +4428,7 @@ class _Methods:
         if not (type(alpha) is float or type(alpha) is int):
             alpha = _args.scalar(alpha, ('addmm_', 'alpha', None))
         try:
-            return _call_inplace(_op_addmm, (self, mat1, mat2, beta, alpha,))
+            return _call_inplace(_op_addmm, (self, mat1, mat2, beta, alpha,), _Methods.addmm_) if _state.slow else _call_inplace(_op_addmm, (self, mat1, mat2, beta, alpha,))
         except Exception as _exc:
             _args.explain(_exc, 'addmm_', True, _op_addmm, (self, mat1, mat2, beta, alpha,), True)
             raise
@@ -4409,7 +4444,7 @@ class _Methods:
         if not (type(alpha) is float or type(alpha) is int):
             alpha = _args.scalar(alpha, ('addmv', 'alpha', None))
         try:
-            return _call(_op_addmv, (self, mat, vec, beta, alpha,)) if _state.slow else _op_addmv.runner(_op_addmv, (self, mat, vec, beta, alpha,))
+            return _call(_op_addmv, (self, mat, vec, beta, alpha,), _Methods.addmv) if _state.slow else _op_addmv.runner(_op_addmv, (self, mat, vec, beta, alpha,))
         except Exception as _exc:
             _args.explain(_exc, 'addmv', True, _op_addmv, (self, mat, vec, beta, alpha,), True)
             raise
@@ -4425,7 +4460,7 @@ class _Methods:
         if not (type(alpha) is float or type(alpha) is int):
             alpha = _args.scalar(alpha, ('addmv_', 'alpha', None))
         try:
-            return _call_inplace(_op_addmv, (self, mat, vec, beta, alpha,))
+            return _call_inplace(_op_addmv, (self, mat, vec, beta, alpha,), _Methods.addmv_) if _state.slow else _call_inplace(_op_addmv, (self, mat, vec, beta, alpha,))
         except Exception as _exc:
             _args.explain(_exc, 'addmv_', True, _op_addmv, (self, mat, vec, beta, alpha,), True)
             raise
@@ -4441,7 +4476,7 @@ class _Methods:
         if not (type(alpha) is float or type(alpha) is int):
             alpha = _args.scalar(alpha, ('addr', 'alpha', None))
         try:
-            return _call(_op_addr, (self, vec1, vec2, beta, alpha,)) if _state.slow else _op_addr.runner(_op_addr, (self, vec1, vec2, beta, alpha,))
+            return _call(_op_addr, (self, vec1, vec2, beta, alpha,), _Methods.addr) if _state.slow else _op_addr.runner(_op_addr, (self, vec1, vec2, beta, alpha,))
         except Exception as _exc:
             _args.explain(_exc, 'addr', True, _op_addr, (self, vec1, vec2, beta, alpha,), True)
             raise
@@ -4457,7 +4492,7 @@ class _Methods:
         if not (type(alpha) is float or type(alpha) is int):
             alpha = _args.scalar(alpha, ('addr_', 'alpha', None))
         try:
-            return _call_inplace(_op_addr, (self, vec1, vec2, beta, alpha,))
+            return _call_inplace(_op_addr, (self, vec1, vec2, beta, alpha,), _Methods.addr_) if _state.slow else _call_inplace(_op_addr, (self, vec1, vec2, beta, alpha,))
         except Exception as _exc:
             _args.explain(_exc, 'addr_', True, _op_addr, (self, vec1, vec2, beta, alpha,), True)
             raise
@@ -4472,7 +4507,7 @@ class _Methods:
         if not (keepdim is False or keepdim is True):
             keepdim = _args.bool_(keepdim, ('all', 'keepdim', 2))
         try:
-            return _call(_op_all_dims, (self, dim, keepdim)) if _state.slow else _op_all_dims.runner(_op_all_dims, (self, dim, keepdim))
+            return _call(_op_all_dims, (self, dim, keepdim), _Methods.all) if _state.slow else _op_all_dims.runner(_op_all_dims, (self, dim, keepdim))
         except Exception as _exc:
             _args.explain(_exc, 'all', True, _op_all_dims, (self, dim, keepdim), True)
             raise
@@ -4487,7 +4522,7 @@ class _Methods:
         if not (keepdim is False or keepdim is True):
             keepdim = _args.bool_(keepdim, ('amax', 'keepdim', 2))
         try:
-            return _call(_op_amax, (self, dim, keepdim)) if _state.slow else _op_amax.runner(_op_amax, (self, dim, keepdim))
+            return _call(_op_amax, (self, dim, keepdim), _Methods.amax) if _state.slow else _op_amax.runner(_op_amax, (self, dim, keepdim))
         except Exception as _exc:
             _args.explain(_exc, 'amax', True, _op_amax, (self, dim, keepdim), True)
             raise
@@ -4502,7 +4537,7 @@ class _Methods:
         if not (keepdim is False or keepdim is True):
             keepdim = _args.bool_(keepdim, ('amin', 'keepdim', 2))
         try:
-            return _call(_op_amin, (self, dim, keepdim)) if _state.slow else _op_amin.runner(_op_amin, (self, dim, keepdim))
+            return _call(_op_amin, (self, dim, keepdim), _Methods.amin) if _state.slow else _op_amin.runner(_op_amin, (self, dim, keepdim))
         except Exception as _exc:
             _args.explain(_exc, 'amin', True, _op_amin, (self, dim, keepdim), True)
             raise
@@ -4517,7 +4552,7 @@ class _Methods:
         if not (keepdim is False or keepdim is True):
             keepdim = _args.bool_(keepdim, ('any', 'keepdim', 2))
         try:
-            return _call(_op_any_dims, (self, dim, keepdim)) if _state.slow else _op_any_dims.runner(_op_any_dims, (self, dim, keepdim))
+            return _call(_op_any_dims, (self, dim, keepdim), _Methods.any) if _state.slow else _op_any_dims.runner(_op_any_dims, (self, dim, keepdim))
         except Exception as _exc:
             _args.explain(_exc, 'any', True, _op_any_dims, (self, dim, keepdim), True)
             raise
@@ -4532,7 +4567,7 @@ class _Methods:
         if not (keepdim is False or keepdim is True):
             keepdim = _args.bool_(keepdim, ('argmax', 'keepdim', 2))
         try:
-            return _call(_op_argmax, (self, dim, keepdim)) if _state.slow else _op_argmax.runner(_op_argmax, (self, dim, keepdim))
+            return _call(_op_argmax, (self, dim, keepdim), _Methods.argmax) if _state.slow else _op_argmax.runner(_op_argmax, (self, dim, keepdim))
         except Exception as _exc:
             _args.explain(_exc, 'argmax', True, _op_argmax, (self, dim, keepdim), True)
             raise
@@ -4547,14 +4582,14 @@ class _Methods:
         if not (keepdim is False or keepdim is True):
             keepdim = _args.bool_(keepdim, ('argmin', 'keepdim', 2))
         try:
-            return _call(_op_argmin, (self, dim, keepdim)) if _state.slow else _op_argmin.runner(_op_argmin, (self, dim, keepdim))
+            return _call(_op_argmin, (self, dim, keepdim), _Methods.argmin) if _state.slow else _op_argmin.runner(_op_argmin, (self, dim, keepdim))
         except Exception as _exc:
             _args.explain(_exc, 'argmin', True, _op_argmin, (self, dim, keepdim), True)
             raise
 
     def argwhere(self):
         try:
-            return _call(_op_argwhere, (self,)) if _state.slow else _op_argwhere.runner(_op_argwhere, (self,))
+            return _call(_op_argwhere, (self,), _Methods.argwhere) if _state.slow else _op_argwhere.runner(_op_argwhere, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'argwhere', True, _op_argwhere, (self,), True)
             raise
@@ -4571,14 +4606,14 @@ class _Methods:
         if not (storage_offset is None or type(storage_offset) is int):
             storage_offset = _args.int_(storage_offset, ('as_strided_scatter', 'storage_offset', 4))
         try:
-            return _call(_op_as_strided_scatter, (self, src, size, stride, storage_offset)) if _state.slow else _op_as_strided_scatter.runner(_op_as_strided_scatter, (self, src, size, stride, storage_offset))
+            return _call(_op_as_strided_scatter, (self, src, size, stride, storage_offset), _Methods.as_strided_scatter) if _state.slow else _op_as_strided_scatter.runner(_op_as_strided_scatter, (self, src, size, stride, storage_offset))
         except Exception as _exc:
             _args.explain(_exc, 'as_strided_scatter', True, _op_as_strided_scatter, (self, src, size, stride, storage_offset), True)
             raise
 
     def asin(self):
         try:
-            return _call(_op_asin, (self,)) if _state.slow else _op_asin.runner(_op_asin, (self,))
+            return _call(_op_asin, (self,), _Methods.asin) if _state.slow else _op_asin.runner(_op_asin, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'asin', True, _op_asin, (self,), True)
             raise
@@ -4587,7 +4622,7 @@ class _Methods:
 
     def asin_(self):
         try:
-            return _call_inplace(_op_asin, (self,))
+            return _call_inplace(_op_asin, (self,), _Methods.asin_) if _state.slow else _call_inplace(_op_asin, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'asin_', True, _op_asin, (self,), True)
             raise
@@ -4596,7 +4631,7 @@ class _Methods:
 
     def asinh(self):
         try:
-            return _call(_op_asinh, (self,)) if _state.slow else _op_asinh.runner(_op_asinh, (self,))
+            return _call(_op_asinh, (self,), _Methods.asinh) if _state.slow else _op_asinh.runner(_op_asinh, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'asinh', True, _op_asinh, (self,), True)
             raise
@@ -4605,7 +4640,7 @@ class _Methods:
 
     def asinh_(self):
         try:
-            return _call_inplace(_op_asinh, (self,))
+            return _call_inplace(_op_asinh, (self,), _Methods.asinh_) if _state.slow else _call_inplace(_op_asinh, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'asinh_', True, _op_asinh, (self,), True)
             raise
@@ -4614,7 +4649,7 @@ class _Methods:
 
     def atan(self):
         try:
-            return _call(_op_atan, (self,)) if _state.slow else _op_atan.runner(_op_atan, (self,))
+            return _call(_op_atan, (self,), _Methods.atan) if _state.slow else _op_atan.runner(_op_atan, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'atan', True, _op_atan, (self,), True)
             raise
@@ -4623,7 +4658,7 @@ class _Methods:
 
     def atan_(self):
         try:
-            return _call_inplace(_op_atan, (self,))
+            return _call_inplace(_op_atan, (self,), _Methods.atan_) if _state.slow else _call_inplace(_op_atan, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'atan_', True, _op_atan, (self,), True)
             raise
@@ -4632,7 +4667,7 @@ class _Methods:
 
     def atan2(self, other):
         try:
-            return _call(_op_atan2, (self, other)) if _state.slow else _op_atan2.runner(_op_atan2, (self, other))
+            return _call(_op_atan2, (self, other), _Methods.atan2) if _state.slow else _op_atan2.runner(_op_atan2, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'atan2', True, _op_atan2, (self, other), True)
             raise
@@ -4641,7 +4676,7 @@ class _Methods:
 
     def atan2_(self, other):
         try:
-            return _call_inplace(_op_atan2, (self, other))
+            return _call_inplace(_op_atan2, (self, other), _Methods.atan2_) if _state.slow else _call_inplace(_op_atan2, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'atan2_', True, _op_atan2, (self, other), True)
             raise
@@ -4650,7 +4685,7 @@ class _Methods:
 
     def atanh(self):
         try:
-            return _call(_op_atanh, (self,)) if _state.slow else _op_atanh.runner(_op_atanh, (self,))
+            return _call(_op_atanh, (self,), _Methods.atanh) if _state.slow else _op_atanh.runner(_op_atanh, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'atanh', True, _op_atanh, (self,), True)
             raise
@@ -4659,7 +4694,7 @@ class _Methods:
 
     def atanh_(self):
         try:
-            return _call_inplace(_op_atanh, (self,))
+            return _call_inplace(_op_atanh, (self,), _Methods.atanh_) if _state.slow else _call_inplace(_op_atanh, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'atanh_', True, _op_atanh, (self,), True)
             raise
@@ -4677,7 +4712,7 @@ class _Methods:
         if not (type(alpha) is float or type(alpha) is int):
             alpha = _args.scalar(alpha, ('baddbmm', 'alpha', None))
         try:
-            return _call(_op_baddbmm, (self, batch1, batch2, beta, alpha,)) if _state.slow else _op_baddbmm.runner(_op_baddbmm, (self, batch1, batch2, beta, alpha,))
+            return _call(_op_baddbmm, (self, batch1, batch2, beta, alpha,), _Methods.baddbmm) if _state.slow else _op_baddbmm.runner(_op_baddbmm, (self, batch1, batch2, beta, alpha,))
         except Exception as _exc:
             _args.explain(_exc, 'baddbmm', True, _op_baddbmm, (self, batch1, batch2, beta, alpha,), True)
             raise
@@ -4693,7 +4728,7 @@ class _Methods:
         if not (type(alpha) is float or type(alpha) is int):
             alpha = _args.scalar(alpha, ('baddbmm_', 'alpha', None))
         try:
-            return _call_inplace(_op_baddbmm, (self, batch1, batch2, beta, alpha,))
+            return _call_inplace(_op_baddbmm, (self, batch1, batch2, beta, alpha,), _Methods.baddbmm_) if _state.slow else _call_inplace(_op_baddbmm, (self, batch1, batch2, beta, alpha,))
         except Exception as _exc:
             _args.explain(_exc, 'baddbmm_', True, _op_baddbmm, (self, batch1, batch2, beta, alpha,), True)
             raise
@@ -4702,98 +4737,98 @@ class _Methods:
         if not (type(minlength) is int):
             minlength = _args.int_(minlength, ('bincount', 'minlength', 2))
         try:
-            return _call(_op_bincount, (self, weights, minlength)) if _state.slow else _op_bincount.runner(_op_bincount, (self, weights, minlength))
+            return _call(_op_bincount, (self, weights, minlength), _Methods.bincount) if _state.slow else _op_bincount.runner(_op_bincount, (self, weights, minlength))
         except Exception as _exc:
             _args.explain(_exc, 'bincount', True, _op_bincount, (self, weights, minlength), True)
             raise
 
     def bitwise_and(self, other):
         try:
-            return _call(_op_bitwise_and_Tensor, (self, other)) if _state.slow else _op_bitwise_and_Tensor.runner(_op_bitwise_and_Tensor, (self, other))
+            return _call(_op_bitwise_and_Tensor, (self, other), _Methods.bitwise_and) if _state.slow else _op_bitwise_and_Tensor.runner(_op_bitwise_and_Tensor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'bitwise_and', True, _op_bitwise_and_Tensor, (self, other), True)
             raise
 
     def bitwise_and_(self, other):
         try:
-            return _call_inplace(_op_bitwise_and_Tensor, (self, other))
+            return _call_inplace(_op_bitwise_and_Tensor, (self, other), _Methods.bitwise_and_) if _state.slow else _call_inplace(_op_bitwise_and_Tensor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'bitwise_and_', True, _op_bitwise_and_Tensor, (self, other), True)
             raise
 
     def bitwise_left_shift(self, other):
         try:
-            return _call(_op_bitwise_left_shift_Tensor, (self, other)) if _state.slow else _op_bitwise_left_shift_Tensor.runner(_op_bitwise_left_shift_Tensor, (self, other))
+            return _call(_op_bitwise_left_shift_Tensor, (self, other), _Methods.bitwise_left_shift) if _state.slow else _op_bitwise_left_shift_Tensor.runner(_op_bitwise_left_shift_Tensor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'bitwise_left_shift', True, _op_bitwise_left_shift_Tensor, (self, other), True)
             raise
 
     def bitwise_left_shift_(self, other):
         try:
-            return _call_inplace(_op_bitwise_left_shift_Tensor, (self, other))
+            return _call_inplace(_op_bitwise_left_shift_Tensor, (self, other), _Methods.bitwise_left_shift_) if _state.slow else _call_inplace(_op_bitwise_left_shift_Tensor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'bitwise_left_shift_', True, _op_bitwise_left_shift_Tensor, (self, other), True)
             raise
 
     def bitwise_not(self):
         try:
-            return _call(_op_bitwise_not, (self,)) if _state.slow else _op_bitwise_not.runner(_op_bitwise_not, (self,))
+            return _call(_op_bitwise_not, (self,), _Methods.bitwise_not) if _state.slow else _op_bitwise_not.runner(_op_bitwise_not, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'bitwise_not', True, _op_bitwise_not, (self,), True)
             raise
 
     def bitwise_not_(self):
         try:
-            return _call_inplace(_op_bitwise_not, (self,))
+            return _call_inplace(_op_bitwise_not, (self,), _Methods.bitwise_not_) if _state.slow else _call_inplace(_op_bitwise_not, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'bitwise_not_', True, _op_bitwise_not, (self,), True)
             raise
 
     def bitwise_or(self, other):
         try:
-            return _call(_op_bitwise_or_Tensor, (self, other)) if _state.slow else _op_bitwise_or_Tensor.runner(_op_bitwise_or_Tensor, (self, other))
+            return _call(_op_bitwise_or_Tensor, (self, other), _Methods.bitwise_or) if _state.slow else _op_bitwise_or_Tensor.runner(_op_bitwise_or_Tensor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'bitwise_or', True, _op_bitwise_or_Tensor, (self, other), True)
             raise
 
     def bitwise_or_(self, other):
         try:
-            return _call_inplace(_op_bitwise_or_Tensor, (self, other))
+            return _call_inplace(_op_bitwise_or_Tensor, (self, other), _Methods.bitwise_or_) if _state.slow else _call_inplace(_op_bitwise_or_Tensor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'bitwise_or_', True, _op_bitwise_or_Tensor, (self, other), True)
             raise
 
     def bitwise_right_shift(self, other):
         try:
-            return _call(_op_bitwise_right_shift_Tensor, (self, other)) if _state.slow else _op_bitwise_right_shift_Tensor.runner(_op_bitwise_right_shift_Tensor, (self, other))
+            return _call(_op_bitwise_right_shift_Tensor, (self, other), _Methods.bitwise_right_shift) if _state.slow else _op_bitwise_right_shift_Tensor.runner(_op_bitwise_right_shift_Tensor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'bitwise_right_shift', True, _op_bitwise_right_shift_Tensor, (self, other), True)
             raise
 
     def bitwise_right_shift_(self, other):
         try:
-            return _call_inplace(_op_bitwise_right_shift_Tensor, (self, other))
+            return _call_inplace(_op_bitwise_right_shift_Tensor, (self, other), _Methods.bitwise_right_shift_) if _state.slow else _call_inplace(_op_bitwise_right_shift_Tensor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'bitwise_right_shift_', True, _op_bitwise_right_shift_Tensor, (self, other), True)
             raise
 
     def bitwise_xor(self, other):
         try:
-            return _call(_op_bitwise_xor_Tensor, (self, other)) if _state.slow else _op_bitwise_xor_Tensor.runner(_op_bitwise_xor_Tensor, (self, other))
+            return _call(_op_bitwise_xor_Tensor, (self, other), _Methods.bitwise_xor) if _state.slow else _op_bitwise_xor_Tensor.runner(_op_bitwise_xor_Tensor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'bitwise_xor', True, _op_bitwise_xor_Tensor, (self, other), True)
             raise
 
     def bitwise_xor_(self, other):
         try:
-            return _call_inplace(_op_bitwise_xor_Tensor, (self, other))
+            return _call_inplace(_op_bitwise_xor_Tensor, (self, other), _Methods.bitwise_xor_) if _state.slow else _call_inplace(_op_bitwise_xor_Tensor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'bitwise_xor_', True, _op_bitwise_xor_Tensor, (self, other), True)
             raise
 
     def bmm(self, mat2):
         try:
-            return _call(_op_bmm, (self, mat2)) if _state.slow else _op_bmm.runner(_op_bmm, (self, mat2))
+            return _call(_op_bmm, (self, mat2), _Methods.bmm) if _state.slow else _op_bmm.runner(_op_bmm, (self, mat2))
         except Exception as _exc:
             _args.explain(_exc, 'bmm', True, _op_bmm, (self, mat2), True)
             raise
@@ -4803,21 +4838,21 @@ class _Methods:
         if not (type(size) is int or type(size) in _int_list_types and (not size or type(size[0]) is int)):
             size = _args.int_list(size, ('broadcast_to', 'size', 1))
         try:
-            return _call(_op_broadcast_to, (self, size)) if _state.slow else _op_broadcast_to.runner(_op_broadcast_to, (self, size))
+            return _call(_op_broadcast_to, (self, size), _Methods.broadcast_to) if _state.slow else _op_broadcast_to.runner(_op_broadcast_to, (self, size))
         except Exception as _exc:
             _args.explain(_exc, 'broadcast_to', True, _op_broadcast_to, (self, size), True)
             raise
 
     def ceil(self):
         try:
-            return _call(_op_ceil, (self,)) if _state.slow else _op_ceil.runner(_op_ceil, (self,))
+            return _call(_op_ceil, (self,), _Methods.ceil) if _state.slow else _op_ceil.runner(_op_ceil, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'ceil', True, _op_ceil, (self,), True)
             raise
 
     def ceil_(self):
         try:
-            return _call_inplace(_op_ceil, (self,))
+            return _call_inplace(_op_ceil, (self,), _Methods.ceil_) if _state.slow else _call_inplace(_op_ceil, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'ceil_', True, _op_ceil, (self,), True)
             raise
@@ -4826,7 +4861,7 @@ class _Methods:
         if not (upper is False or upper is True):
             upper = _args.bool_(upper, ('cholesky_solve', 'upper', 2))
         try:
-            return _call(_op_cholesky_solve, (self, input2, upper)) if _state.slow else _op_cholesky_solve.runner(_op_cholesky_solve, (self, input2, upper))
+            return _call(_op_cholesky_solve, (self, input2, upper), _Methods.cholesky_solve) if _state.slow else _op_cholesky_solve.runner(_op_cholesky_solve, (self, input2, upper))
         except Exception as _exc:
             _args.explain(_exc, 'cholesky_solve', True, _op_cholesky_solve, (self, input2, upper), True)
             raise
@@ -4839,14 +4874,14 @@ class _Methods:
         if not (type(dim) is int):
             dim = _args.int_(dim, ('chunk', 'dim', 2))
         try:
-            return _call(_op_chunk, (self, chunks, dim)) if _state.slow else _op_chunk.runner(_op_chunk, (self, chunks, dim))
+            return _call(_op_chunk, (self, chunks, dim), _Methods.chunk) if _state.slow else _op_chunk.runner(_op_chunk, (self, chunks, dim))
         except Exception as _exc:
             _args.explain(_exc, 'chunk', True, _op_chunk, (self, chunks, dim), True)
             raise
 
     def clamp(self, min=None, max=None):
         try:
-            return _call(_op_clamp_Tensor, (self, min, max)) if _state.slow else _op_clamp_Tensor.runner(_op_clamp_Tensor, (self, min, max))
+            return _call(_op_clamp_Tensor, (self, min, max), _Methods.clamp) if _state.slow else _op_clamp_Tensor.runner(_op_clamp_Tensor, (self, min, max))
         except Exception as _exc:
             _args.explain(_exc, 'clamp', True, _op_clamp_Tensor, (self, min, max), True)
             raise
@@ -4855,7 +4890,7 @@ class _Methods:
 
     def clamp_(self, min=None, max=None):
         try:
-            return _call_inplace(_op_clamp_Tensor, (self, min, max))
+            return _call_inplace(_op_clamp_Tensor, (self, min, max), _Methods.clamp_) if _state.slow else _call_inplace(_op_clamp_Tensor, (self, min, max))
         except Exception as _exc:
             _args.explain(_exc, 'clamp_', True, _op_clamp_Tensor, (self, min, max), True)
             raise
@@ -4864,28 +4899,28 @@ class _Methods:
 
     def clamp_max(self, max):
         try:
-            return _call(_op_clamp_max_Tensor, (self, max)) if _state.slow else _op_clamp_max_Tensor.runner(_op_clamp_max_Tensor, (self, max))
+            return _call(_op_clamp_max_Tensor, (self, max), _Methods.clamp_max) if _state.slow else _op_clamp_max_Tensor.runner(_op_clamp_max_Tensor, (self, max))
         except Exception as _exc:
             _args.explain(_exc, 'clamp_max', True, _op_clamp_max_Tensor, (self, max), True)
             raise
 
     def clamp_max_(self, max):
         try:
-            return _call_inplace(_op_clamp_max_Tensor, (self, max))
+            return _call_inplace(_op_clamp_max_Tensor, (self, max), _Methods.clamp_max_) if _state.slow else _call_inplace(_op_clamp_max_Tensor, (self, max))
         except Exception as _exc:
             _args.explain(_exc, 'clamp_max_', True, _op_clamp_max_Tensor, (self, max), True)
             raise
 
     def clamp_min(self, min):
         try:
-            return _call(_op_clamp_min_Tensor, (self, min)) if _state.slow else _op_clamp_min_Tensor.runner(_op_clamp_min_Tensor, (self, min))
+            return _call(_op_clamp_min_Tensor, (self, min), _Methods.clamp_min) if _state.slow else _op_clamp_min_Tensor.runner(_op_clamp_min_Tensor, (self, min))
         except Exception as _exc:
             _args.explain(_exc, 'clamp_min', True, _op_clamp_min_Tensor, (self, min), True)
             raise
 
     def clamp_min_(self, min):
         try:
-            return _call_inplace(_op_clamp_min_Tensor, (self, min))
+            return _call_inplace(_op_clamp_min_Tensor, (self, min), _Methods.clamp_min_) if _state.slow else _call_inplace(_op_clamp_min_Tensor, (self, min))
         except Exception as _exc:
             _args.explain(_exc, 'clamp_min_', True, _op_clamp_min_Tensor, (self, min), True)
             raise
@@ -4894,63 +4929,63 @@ class _Methods:
         if not (memory_format is None or type(memory_format).__name__ == 'memory_format'):
             memory_format = _args.memory_format_(memory_format, ('clone', 'memory_format', None))
         try:
-            return _call(_op_clone, (self, memory_format)) if _state.slow else _op_clone.runner(_op_clone, (self, memory_format))
+            return _call(_op_clone, (self, memory_format), _Methods.clone) if _state.slow else _op_clone.runner(_op_clone, (self, memory_format))
         except Exception as _exc:
             _args.explain(_exc, 'clone', True, _op_clone, (self, memory_format), True)
             raise
 
     def conj_physical(self):
         try:
-            return _call(_op_conj_physical, (self,)) if _state.slow else _op_conj_physical.runner(_op_conj_physical, (self,))
+            return _call(_op_conj_physical, (self,), _Methods.conj_physical) if _state.slow else _op_conj_physical.runner(_op_conj_physical, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'conj_physical', True, _op_conj_physical, (self,), True)
             raise
 
     def conj_physical_(self):
         try:
-            return _call_inplace(_op_conj_physical, (self,))
+            return _call_inplace(_op_conj_physical, (self,), _Methods.conj_physical_) if _state.slow else _call_inplace(_op_conj_physical, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'conj_physical_', True, _op_conj_physical, (self,), True)
             raise
 
     def copysign(self, other):
         try:
-            return _call(_op_copysign_Tensor, (self, other)) if _state.slow else _op_copysign_Tensor.runner(_op_copysign_Tensor, (self, other))
+            return _call(_op_copysign_Tensor, (self, other), _Methods.copysign) if _state.slow else _op_copysign_Tensor.runner(_op_copysign_Tensor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'copysign', True, _op_copysign_Tensor, (self, other), True)
             raise
 
     def copysign_(self, other):
         try:
-            return _call_inplace(_op_copysign_Tensor, (self, other))
+            return _call_inplace(_op_copysign_Tensor, (self, other), _Methods.copysign_) if _state.slow else _call_inplace(_op_copysign_Tensor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'copysign_', True, _op_copysign_Tensor, (self, other), True)
             raise
 
     def cos(self):
         try:
-            return _call(_op_cos, (self,)) if _state.slow else _op_cos.runner(_op_cos, (self,))
+            return _call(_op_cos, (self,), _Methods.cos) if _state.slow else _op_cos.runner(_op_cos, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'cos', True, _op_cos, (self,), True)
             raise
 
     def cos_(self):
         try:
-            return _call_inplace(_op_cos, (self,))
+            return _call_inplace(_op_cos, (self,), _Methods.cos_) if _state.slow else _call_inplace(_op_cos, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'cos_', True, _op_cos, (self,), True)
             raise
 
     def cosh(self):
         try:
-            return _call(_op_cosh, (self,)) if _state.slow else _op_cosh.runner(_op_cosh, (self,))
+            return _call(_op_cosh, (self,), _Methods.cosh) if _state.slow else _op_cosh.runner(_op_cosh, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'cosh', True, _op_cosh, (self,), True)
             raise
 
     def cosh_(self):
         try:
-            return _call_inplace(_op_cosh, (self,))
+            return _call_inplace(_op_cosh, (self,), _Methods.cosh_) if _state.slow else _call_inplace(_op_cosh, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'cosh_', True, _op_cosh, (self,), True)
             raise
@@ -4961,7 +4996,7 @@ class _Methods:
         if not (dim is None or type(dim) is int):
             dim = _args.int_(dim, ('cross', 'dim', 2))
         try:
-            return _call(_op_cross, (self, other, dim)) if _state.slow else _op_cross.runner(_op_cross, (self, other, dim))
+            return _call(_op_cross, (self, other, dim), _Methods.cross) if _state.slow else _op_cross.runner(_op_cross, (self, other, dim))
         except Exception as _exc:
             _args.explain(_exc, 'cross', True, _op_cross, (self, other, dim), True)
             raise
@@ -4972,7 +5007,7 @@ class _Methods:
         if not (dtype is None or type(dtype) is _dtype_class):
             dtype = _args.dtype_(dtype, ('cumprod', 'dtype', None))
         try:
-            return _call(_op_cumprod, (self, dim, dtype)) if _state.slow else _op_cumprod.runner(_op_cumprod, (self, dim, dtype))
+            return _call(_op_cumprod, (self, dim, dtype), _Methods.cumprod) if _state.slow else _op_cumprod.runner(_op_cumprod, (self, dim, dtype))
         except Exception as _exc:
             _args.explain(_exc, 'cumprod', True, _op_cumprod, (self, dim, dtype), True)
             raise
@@ -4983,28 +5018,28 @@ class _Methods:
         if not (dtype is None or type(dtype) is _dtype_class):
             dtype = _args.dtype_(dtype, ('cumsum', 'dtype', None))
         try:
-            return _call(_op_cumsum, (self, dim, dtype)) if _state.slow else _op_cumsum.runner(_op_cumsum, (self, dim, dtype))
+            return _call(_op_cumsum, (self, dim, dtype), _Methods.cumsum) if _state.slow else _op_cumsum.runner(_op_cumsum, (self, dim, dtype))
         except Exception as _exc:
             _args.explain(_exc, 'cumsum', True, _op_cumsum, (self, dim, dtype), True)
             raise
 
     def deg2rad(self):
         try:
-            return _call(_op_deg2rad, (self,)) if _state.slow else _op_deg2rad.runner(_op_deg2rad, (self,))
+            return _call(_op_deg2rad, (self,), _Methods.deg2rad) if _state.slow else _op_deg2rad.runner(_op_deg2rad, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'deg2rad', True, _op_deg2rad, (self,), True)
             raise
 
     def deg2rad_(self):
         try:
-            return _call_inplace(_op_deg2rad, (self,))
+            return _call_inplace(_op_deg2rad, (self,), _Methods.deg2rad_) if _state.slow else _call_inplace(_op_deg2rad, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'deg2rad_', True, _op_deg2rad, (self,), True)
             raise
 
     def det(self):
         try:
-            return _call(_op_det, (self,)) if _state.slow else _op_det.runner(_op_det, (self,))
+            return _call(_op_det, (self,), _Methods.det) if _state.slow else _op_det.runner(_op_det, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'det', True, _op_det, (self,), True)
             raise
@@ -5013,7 +5048,7 @@ class _Methods:
         if not (type(diagonal) is int):
             diagonal = _args.int_(diagonal, ('diag', 'diagonal', 1))
         try:
-            return _call(_op_diag, (self, diagonal)) if _state.slow else _op_diag.runner(_op_diag, (self, diagonal))
+            return _call(_op_diag, (self, diagonal), _Methods.diag) if _state.slow else _op_diag.runner(_op_diag, (self, diagonal))
         except Exception as _exc:
             _args.explain(_exc, 'diag', True, _op_diag, (self, diagonal), True)
             raise
@@ -5026,7 +5061,7 @@ class _Methods:
         if not (type(dim2) is int):
             dim2 = _args.int_(dim2, ('diag_embed', 'dim2', 3))
         try:
-            return _call(_op_diag_embed, (self, offset, dim1, dim2)) if _state.slow else _op_diag_embed.runner(_op_diag_embed, (self, offset, dim1, dim2))
+            return _call(_op_diag_embed, (self, offset, dim1, dim2), _Methods.diag_embed) if _state.slow else _op_diag_embed.runner(_op_diag_embed, (self, offset, dim1, dim2))
         except Exception as _exc:
             _args.explain(_exc, 'diag_embed', True, _op_diag_embed, (self, offset, dim1, dim2), True)
             raise
@@ -5035,7 +5070,7 @@ class _Methods:
         if not (type(offset) is int):
             offset = _args.int_(offset, ('diagflat', 'offset', 1))
         try:
-            return _call(_op_diagflat, (self, offset)) if _state.slow else _op_diagflat.runner(_op_diagflat, (self, offset))
+            return _call(_op_diagflat, (self, offset), _Methods.diagflat) if _state.slow else _op_diagflat.runner(_op_diagflat, (self, offset))
         except Exception as _exc:
             _args.explain(_exc, 'diagflat', True, _op_diagflat, (self, offset), True)
             raise
@@ -5048,7 +5083,7 @@ class _Methods:
         if not (type(dim2) is int):
             dim2 = _args.int_(dim2, ('diagonal', 'dim2', 3))
         try:
-            return _call(_op_diagonal, (self, offset, dim1, dim2)) if _state.slow else _op_diagonal.runner(_op_diagonal, (self, offset, dim1, dim2))
+            return _call(_op_diagonal, (self, offset, dim1, dim2), _Methods.diagonal) if _state.slow else _op_diagonal.runner(_op_diagonal, (self, offset, dim1, dim2))
         except Exception as _exc:
             _args.explain(_exc, 'diagonal', True, _op_diagonal, (self, offset, dim1, dim2), True)
             raise
@@ -5061,7 +5096,7 @@ class _Methods:
         if not (type(dim2) is int):
             dim2 = _args.int_(dim2, ('diagonal_scatter', 'dim2', 4))
         try:
-            return _call(_op_diagonal_scatter, (self, src, offset, dim1, dim2)) if _state.slow else _op_diagonal_scatter.runner(_op_diagonal_scatter, (self, src, offset, dim1, dim2))
+            return _call(_op_diagonal_scatter, (self, src, offset, dim1, dim2), _Methods.diagonal_scatter) if _state.slow else _op_diagonal_scatter.runner(_op_diagonal_scatter, (self, src, offset, dim1, dim2))
         except Exception as _exc:
             _args.explain(_exc, 'diagonal_scatter', True, _op_diagonal_scatter, (self, src, offset, dim1, dim2), True)
             raise
@@ -5074,28 +5109,28 @@ class _Methods:
         if not (type(dim) is int):
             dim = _args.int_(dim, ('diff', 'dim', 2))
         try:
-            return _call(_op_diff, (self, n, dim, prepend, append)) if _state.slow else _op_diff.runner(_op_diff, (self, n, dim, prepend, append))
+            return _call(_op_diff, (self, n, dim, prepend, append), _Methods.diff) if _state.slow else _op_diff.runner(_op_diff, (self, n, dim, prepend, append))
         except Exception as _exc:
             _args.explain(_exc, 'diff', True, _op_diff, (self, n, dim, prepend, append), True)
             raise
 
     def digamma(self):
         try:
-            return _call(_op_digamma, (self,)) if _state.slow else _op_digamma.runner(_op_digamma, (self,))
+            return _call(_op_digamma, (self,), _Methods.digamma) if _state.slow else _op_digamma.runner(_op_digamma, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'digamma', True, _op_digamma, (self,), True)
             raise
 
     def digamma_(self):
         try:
-            return _call_inplace(_op_digamma, (self,))
+            return _call_inplace(_op_digamma, (self,), _Methods.digamma_) if _state.slow else _call_inplace(_op_digamma, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'digamma_', True, _op_digamma, (self,), True)
             raise
 
     def dot(self, tensor):
         try:
-            return _call(_op_dot, (self, tensor)) if _state.slow else _op_dot.runner(_op_dot, (self, tensor))
+            return _call(_op_dot, (self, tensor), _Methods.dot) if _state.slow else _op_dot.runner(_op_dot, (self, tensor))
         except Exception as _exc:
             _args.explain(_exc, 'dot', True, _op_dot, (self, tensor), True)
             raise
@@ -5108,91 +5143,91 @@ class _Methods:
         if not (type(input_scale) is float or type(input_scale) is int):
             input_scale = _args.scalar(input_scale, ('elu_', 'input_scale', 3))
         try:
-            return _call_inplace(_op_elu, (self, alpha, scale, input_scale))
+            return _call_inplace(_op_elu, (self, alpha, scale, input_scale), _Methods.elu_) if _state.slow else _call_inplace(_op_elu, (self, alpha, scale, input_scale))
         except Exception as _exc:
             _args.explain(_exc, 'elu_', True, _op_elu, (self, alpha, scale, input_scale), True)
             raise
 
     def eq(self, other):
         try:
-            return _call(_op_eq_Tensor, (self, other)) if _state.slow else _op_eq_Tensor.runner(_op_eq_Tensor, (self, other))
+            return _call(_op_eq_Tensor, (self, other), _Methods.eq) if _state.slow else _op_eq_Tensor.runner(_op_eq_Tensor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'eq', True, _op_eq_Tensor, (self, other), True)
             raise
 
     def eq_(self, other):
         try:
-            return _call_inplace(_op_eq_Tensor, (self, other))
+            return _call_inplace(_op_eq_Tensor, (self, other), _Methods.eq_) if _state.slow else _call_inplace(_op_eq_Tensor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'eq_', True, _op_eq_Tensor, (self, other), True)
             raise
 
     def erf(self):
         try:
-            return _call(_op_erf, (self,)) if _state.slow else _op_erf.runner(_op_erf, (self,))
+            return _call(_op_erf, (self,), _Methods.erf) if _state.slow else _op_erf.runner(_op_erf, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'erf', True, _op_erf, (self,), True)
             raise
 
     def erf_(self):
         try:
-            return _call_inplace(_op_erf, (self,))
+            return _call_inplace(_op_erf, (self,), _Methods.erf_) if _state.slow else _call_inplace(_op_erf, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'erf_', True, _op_erf, (self,), True)
             raise
 
     def erfc(self):
         try:
-            return _call(_op_erfc, (self,)) if _state.slow else _op_erfc.runner(_op_erfc, (self,))
+            return _call(_op_erfc, (self,), _Methods.erfc) if _state.slow else _op_erfc.runner(_op_erfc, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'erfc', True, _op_erfc, (self,), True)
             raise
 
     def erfc_(self):
         try:
-            return _call_inplace(_op_erfc, (self,))
+            return _call_inplace(_op_erfc, (self,), _Methods.erfc_) if _state.slow else _call_inplace(_op_erfc, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'erfc_', True, _op_erfc, (self,), True)
             raise
 
     def erfinv(self):
         try:
-            return _call(_op_erfinv, (self,)) if _state.slow else _op_erfinv.runner(_op_erfinv, (self,))
+            return _call(_op_erfinv, (self,), _Methods.erfinv) if _state.slow else _op_erfinv.runner(_op_erfinv, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'erfinv', True, _op_erfinv, (self,), True)
             raise
 
     def erfinv_(self):
         try:
-            return _call_inplace(_op_erfinv, (self,))
+            return _call_inplace(_op_erfinv, (self,), _Methods.erfinv_) if _state.slow else _call_inplace(_op_erfinv, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'erfinv_', True, _op_erfinv, (self,), True)
             raise
 
     def exp(self):
         try:
-            return _call(_op_exp, (self,)) if _state.slow else _op_exp.runner(_op_exp, (self,))
+            return _call(_op_exp, (self,), _Methods.exp) if _state.slow else _op_exp.runner(_op_exp, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'exp', True, _op_exp, (self,), True)
             raise
 
     def exp_(self):
         try:
-            return _call_inplace(_op_exp, (self,))
+            return _call_inplace(_op_exp, (self,), _Methods.exp_) if _state.slow else _call_inplace(_op_exp, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'exp_', True, _op_exp, (self,), True)
             raise
 
     def exp2(self):
         try:
-            return _call(_op_exp2, (self,)) if _state.slow else _op_exp2.runner(_op_exp2, (self,))
+            return _call(_op_exp2, (self,), _Methods.exp2) if _state.slow else _op_exp2.runner(_op_exp2, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'exp2', True, _op_exp2, (self,), True)
             raise
 
     def exp2_(self):
         try:
-            return _call_inplace(_op_exp2, (self,))
+            return _call_inplace(_op_exp2, (self,), _Methods.exp2_) if _state.slow else _call_inplace(_op_exp2, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'exp2_', True, _op_exp2, (self,), True)
             raise
@@ -5204,28 +5239,28 @@ class _Methods:
         if not (implicit is False or implicit is True):
             implicit = _args.bool_(implicit, ('expand', 'implicit', None))
         try:
-            return _call(_op_expand, (self, size, implicit)) if _state.slow else _op_expand.runner(_op_expand, (self, size, implicit))
+            return _call(_op_expand, (self, size, implicit), _Methods.expand) if _state.slow else _op_expand.runner(_op_expand, (self, size, implicit))
         except Exception as _exc:
             _args.explain(_exc, 'expand', True, _op_expand, (self, size, implicit), True)
             raise
 
     def expand_as(self, other):
         try:
-            return _call(_op_expand_as, (self, other)) if _state.slow else _op_expand_as.runner(_op_expand_as, (self, other))
+            return _call(_op_expand_as, (self, other), _Methods.expand_as) if _state.slow else _op_expand_as.runner(_op_expand_as, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'expand_as', True, _op_expand_as, (self, other), True)
             raise
 
     def expm1(self):
         try:
-            return _call(_op_expm1, (self,)) if _state.slow else _op_expm1.runner(_op_expm1, (self,))
+            return _call(_op_expm1, (self,), _Methods.expm1) if _state.slow else _op_expm1.runner(_op_expm1, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'expm1', True, _op_expm1, (self,), True)
             raise
 
     def expm1_(self):
         try:
-            return _call_inplace(_op_expm1, (self,))
+            return _call_inplace(_op_expm1, (self,), _Methods.expm1_) if _state.slow else _call_inplace(_op_expm1, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'expm1_', True, _op_expm1, (self,), True)
             raise
@@ -5236,7 +5271,7 @@ class _Methods:
         if not (wrap is False or wrap is True):
             wrap = _args.bool_(wrap, ('fill_diagonal_', 'wrap', 2))
         try:
-            return _call_inplace(_op_fill_diagonal, (self, fill_value, wrap))
+            return _call_inplace(_op_fill_diagonal, (self, fill_value, wrap), _Methods.fill_diagonal_) if _state.slow else _call_inplace(_op_fill_diagonal, (self, fill_value, wrap))
         except Exception as _exc:
             _args.explain(_exc, 'fill_diagonal_', True, _op_fill_diagonal, (self, fill_value, wrap), True)
             raise
@@ -5247,7 +5282,7 @@ class _Methods:
         if not (type(end_dim) is int):
             end_dim = _args.int_(end_dim, ('flatten', 'end_dim', 2))
         try:
-            return _call(_op_flatten_using_ints, (self, start_dim, end_dim)) if _state.slow else _op_flatten_using_ints.runner(_op_flatten_using_ints, (self, start_dim, end_dim))
+            return _call(_op_flatten_using_ints, (self, start_dim, end_dim), _Methods.flatten) if _state.slow else _op_flatten_using_ints.runner(_op_flatten_using_ints, (self, start_dim, end_dim))
         except Exception as _exc:
             _args.explain(_exc, 'flatten', True, _op_flatten_using_ints, (self, start_dim, end_dim), True)
             raise
@@ -5257,91 +5292,91 @@ class _Methods:
         if not (type(dims) is int or type(dims) in _int_list_types and (not dims or type(dims[0]) is int)):
             dims = _args.int_list(dims, ('flip', 'dims', 1))
         try:
-            return _call(_op_flip, (self, dims)) if _state.slow else _op_flip.runner(_op_flip, (self, dims))
+            return _call(_op_flip, (self, dims), _Methods.flip) if _state.slow else _op_flip.runner(_op_flip, (self, dims))
         except Exception as _exc:
             _args.explain(_exc, 'flip', True, _op_flip, (self, dims), True)
             raise
 
     def fliplr(self):
         try:
-            return _call(_op_fliplr, (self,)) if _state.slow else _op_fliplr.runner(_op_fliplr, (self,))
+            return _call(_op_fliplr, (self,), _Methods.fliplr) if _state.slow else _op_fliplr.runner(_op_fliplr, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'fliplr', True, _op_fliplr, (self,), True)
             raise
 
     def flipud(self):
         try:
-            return _call(_op_flipud, (self,)) if _state.slow else _op_flipud.runner(_op_flipud, (self,))
+            return _call(_op_flipud, (self,), _Methods.flipud) if _state.slow else _op_flipud.runner(_op_flipud, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'flipud', True, _op_flipud, (self,), True)
             raise
 
     def floor(self):
         try:
-            return _call(_op_floor, (self,)) if _state.slow else _op_floor.runner(_op_floor, (self,))
+            return _call(_op_floor, (self,), _Methods.floor) if _state.slow else _op_floor.runner(_op_floor, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'floor', True, _op_floor, (self,), True)
             raise
 
     def floor_(self):
         try:
-            return _call_inplace(_op_floor, (self,))
+            return _call_inplace(_op_floor, (self,), _Methods.floor_) if _state.slow else _call_inplace(_op_floor, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'floor_', True, _op_floor, (self,), True)
             raise
 
     def floor_divide(self, other):
         try:
-            return _call(_op_floor_divide, (self, other)) if _state.slow else _op_floor_divide.runner(_op_floor_divide, (self, other))
+            return _call(_op_floor_divide, (self, other), _Methods.floor_divide) if _state.slow else _op_floor_divide.runner(_op_floor_divide, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'floor_divide', True, _op_floor_divide, (self, other), True)
             raise
 
     def floor_divide_(self, other):
         try:
-            return _call_inplace(_op_floor_divide, (self, other))
+            return _call_inplace(_op_floor_divide, (self, other), _Methods.floor_divide_) if _state.slow else _call_inplace(_op_floor_divide, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'floor_divide_', True, _op_floor_divide, (self, other), True)
             raise
 
     def fmax(self, other):
         try:
-            return _call(_op_fmax, (self, other)) if _state.slow else _op_fmax.runner(_op_fmax, (self, other))
+            return _call(_op_fmax, (self, other), _Methods.fmax) if _state.slow else _op_fmax.runner(_op_fmax, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'fmax', True, _op_fmax, (self, other), True)
             raise
 
     def fmin(self, other):
         try:
-            return _call(_op_fmin, (self, other)) if _state.slow else _op_fmin.runner(_op_fmin, (self, other))
+            return _call(_op_fmin, (self, other), _Methods.fmin) if _state.slow else _op_fmin.runner(_op_fmin, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'fmin', True, _op_fmin, (self, other), True)
             raise
 
     def fmod(self, other):
         try:
-            return _call(_op_fmod_Tensor, (self, other)) if _state.slow else _op_fmod_Tensor.runner(_op_fmod_Tensor, (self, other))
+            return _call(_op_fmod_Tensor, (self, other), _Methods.fmod) if _state.slow else _op_fmod_Tensor.runner(_op_fmod_Tensor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'fmod', True, _op_fmod_Tensor, (self, other), True)
             raise
 
     def fmod_(self, other):
         try:
-            return _call_inplace(_op_fmod_Tensor, (self, other))
+            return _call_inplace(_op_fmod_Tensor, (self, other), _Methods.fmod_) if _state.slow else _call_inplace(_op_fmod_Tensor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'fmod_', True, _op_fmod_Tensor, (self, other), True)
             raise
 
     def frac(self):
         try:
-            return _call(_op_frac, (self,)) if _state.slow else _op_frac.runner(_op_frac, (self,))
+            return _call(_op_frac, (self,), _Methods.frac) if _state.slow else _op_frac.runner(_op_frac, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'frac', True, _op_frac, (self,), True)
             raise
 
     def frac_(self):
         try:
-            return _call_inplace(_op_frac, (self,))
+            return _call_inplace(_op_frac, (self,), _Methods.frac_) if _state.slow else _call_inplace(_op_frac, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'frac_', True, _op_frac, (self,), True)
             raise
@@ -5352,28 +5387,28 @@ class _Methods:
         if not (sparse_grad is False or sparse_grad is True):
             sparse_grad = _args.bool_(sparse_grad, ('gather', 'sparse_grad', None))
         try:
-            return _call(_op_gather, (self, dim, index, sparse_grad)) if _state.slow else _op_gather.runner(_op_gather, (self, dim, index, sparse_grad))
+            return _call(_op_gather, (self, dim, index, sparse_grad), _Methods.gather) if _state.slow else _op_gather.runner(_op_gather, (self, dim, index, sparse_grad))
         except Exception as _exc:
             _args.explain(_exc, 'gather', True, _op_gather, (self, dim, index, sparse_grad), True)
             raise
 
     def gcd(self, other):
         try:
-            return _call(_op_gcd, (self, other)) if _state.slow else _op_gcd.runner(_op_gcd, (self, other))
+            return _call(_op_gcd, (self, other), _Methods.gcd) if _state.slow else _op_gcd.runner(_op_gcd, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'gcd', True, _op_gcd, (self, other), True)
             raise
 
     def gcd_(self, other):
         try:
-            return _call_inplace(_op_gcd, (self, other))
+            return _call_inplace(_op_gcd, (self, other), _Methods.gcd_) if _state.slow else _call_inplace(_op_gcd, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'gcd_', True, _op_gcd, (self, other), True)
             raise
 
     def ge(self, other):
         try:
-            return _call(_op_ge_Tensor, (self, other)) if _state.slow else _op_ge_Tensor.runner(_op_ge_Tensor, (self, other))
+            return _call(_op_ge_Tensor, (self, other), _Methods.ge) if _state.slow else _op_ge_Tensor.runner(_op_ge_Tensor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'ge', True, _op_ge_Tensor, (self, other), True)
             raise
@@ -5382,7 +5417,7 @@ class _Methods:
 
     def ge_(self, other):
         try:
-            return _call_inplace(_op_ge_Tensor, (self, other))
+            return _call_inplace(_op_ge_Tensor, (self, other), _Methods.ge_) if _state.slow else _call_inplace(_op_ge_Tensor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'ge_', True, _op_ge_Tensor, (self, other), True)
             raise
@@ -5391,7 +5426,7 @@ class _Methods:
 
     def gt(self, other):
         try:
-            return _call(_op_gt_Tensor, (self, other)) if _state.slow else _op_gt_Tensor.runner(_op_gt_Tensor, (self, other))
+            return _call(_op_gt_Tensor, (self, other), _Methods.gt) if _state.slow else _op_gt_Tensor.runner(_op_gt_Tensor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'gt', True, _op_gt_Tensor, (self, other), True)
             raise
@@ -5400,7 +5435,7 @@ class _Methods:
 
     def gt_(self, other):
         try:
-            return _call_inplace(_op_gt_Tensor, (self, other))
+            return _call_inplace(_op_gt_Tensor, (self, other), _Methods.gt_) if _state.slow else _call_inplace(_op_gt_Tensor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'gt_', True, _op_gt_Tensor, (self, other), True)
             raise
@@ -5411,21 +5446,21 @@ class _Methods:
         if not (type(lambd) is float or type(lambd) is int):
             lambd = _args.scalar(lambd, ('hardshrink', 'lambd', 1))
         try:
-            return _call(_op_hardshrink, (self, lambd)) if _state.slow else _op_hardshrink.runner(_op_hardshrink, (self, lambd))
+            return _call(_op_hardshrink, (self, lambd), _Methods.hardshrink) if _state.slow else _op_hardshrink.runner(_op_hardshrink, (self, lambd))
         except Exception as _exc:
             _args.explain(_exc, 'hardshrink', True, _op_hardshrink, (self, lambd), True)
             raise
 
     def hardsigmoid_(self):
         try:
-            return _call_inplace(_op_hardsigmoid, (self,))
+            return _call_inplace(_op_hardsigmoid, (self,), _Methods.hardsigmoid_) if _state.slow else _call_inplace(_op_hardsigmoid, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'hardsigmoid_', True, _op_hardsigmoid, (self,), True)
             raise
 
     def hardswish_(self):
         try:
-            return _call_inplace(_op_hardswish, (self,))
+            return _call_inplace(_op_hardswish, (self,), _Methods.hardswish_) if _state.slow else _call_inplace(_op_hardswish, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'hardswish_', True, _op_hardswish, (self,), True)
             raise
@@ -5436,7 +5471,7 @@ class _Methods:
         if not (type(max_val) is float or type(max_val) is int):
             max_val = _args.scalar(max_val, ('hardtanh_', 'max_val', 2))
         try:
-            return _call_inplace(_op_hardtanh, (self, min_val, max_val))
+            return _call_inplace(_op_hardtanh, (self, min_val, max_val), _Methods.hardtanh_) if _state.slow else _call_inplace(_op_hardtanh, (self, min_val, max_val))
         except Exception as _exc:
             _args.explain(_exc, 'hardtanh_', True, _op_hardtanh, (self, min_val, max_val), True)
             raise
@@ -5453,7 +5488,7 @@ class _Methods:
         if not (type(mode) is int):
             mode = _args.int_(mode, ('hash_tensor', 'mode', None))
         try:
-            return _call(_op_hash_tensor, (self, dim, keepdim, mode)) if _state.slow else _op_hash_tensor.runner(_op_hash_tensor, (self, dim, keepdim, mode))
+            return _call(_op_hash_tensor, (self, dim, keepdim, mode), _Methods.hash_tensor) if _state.slow else _op_hash_tensor.runner(_op_hash_tensor, (self, dim, keepdim, mode))
         except Exception as _exc:
             _args.explain(_exc, 'hash_tensor', True, _op_hash_tensor, (self, dim, keepdim, mode), True)
             raise
@@ -5466,63 +5501,63 @@ class _Methods:
         if not (type(max) is float or type(max) is int):
             max = _args.scalar(max, ('histc', 'max', 3))
         try:
-            return _call(_op_histc, (self, bins, min, max)) if _state.slow else _op_histc.runner(_op_histc, (self, bins, min, max))
+            return _call(_op_histc, (self, bins, min, max), _Methods.histc) if _state.slow else _op_histc.runner(_op_histc, (self, bins, min, max))
         except Exception as _exc:
             _args.explain(_exc, 'histc', True, _op_histc, (self, bins, min, max), True)
             raise
 
     def hypot(self, other):
         try:
-            return _call(_op_hypot, (self, other)) if _state.slow else _op_hypot.runner(_op_hypot, (self, other))
+            return _call(_op_hypot, (self, other), _Methods.hypot) if _state.slow else _op_hypot.runner(_op_hypot, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'hypot', True, _op_hypot, (self, other), True)
             raise
 
     def hypot_(self, other):
         try:
-            return _call_inplace(_op_hypot, (self, other))
+            return _call_inplace(_op_hypot, (self, other), _Methods.hypot_) if _state.slow else _call_inplace(_op_hypot, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'hypot_', True, _op_hypot, (self, other), True)
             raise
 
     def i0(self):
         try:
-            return _call(_op_i0, (self,)) if _state.slow else _op_i0.runner(_op_i0, (self,))
+            return _call(_op_i0, (self,), _Methods.i0) if _state.slow else _op_i0.runner(_op_i0, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'i0', True, _op_i0, (self,), True)
             raise
 
     def i0_(self):
         try:
-            return _call_inplace(_op_i0, (self,))
+            return _call_inplace(_op_i0, (self,), _Methods.i0_) if _state.slow else _call_inplace(_op_i0, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'i0_', True, _op_i0, (self,), True)
             raise
 
     def igamma(self, other):
         try:
-            return _call(_op_igamma, (self, other)) if _state.slow else _op_igamma.runner(_op_igamma, (self, other))
+            return _call(_op_igamma, (self, other), _Methods.igamma) if _state.slow else _op_igamma.runner(_op_igamma, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'igamma', True, _op_igamma, (self, other), True)
             raise
 
     def igamma_(self, other):
         try:
-            return _call_inplace(_op_igamma, (self, other))
+            return _call_inplace(_op_igamma, (self, other), _Methods.igamma_) if _state.slow else _call_inplace(_op_igamma, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'igamma_', True, _op_igamma, (self, other), True)
             raise
 
     def igammac(self, other):
         try:
-            return _call(_op_igammac, (self, other)) if _state.slow else _op_igammac.runner(_op_igammac, (self, other))
+            return _call(_op_igammac, (self, other), _Methods.igammac) if _state.slow else _op_igammac.runner(_op_igammac, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'igammac', True, _op_igammac, (self, other), True)
             raise
 
     def igammac_(self, other):
         try:
-            return _call_inplace(_op_igammac, (self, other))
+            return _call_inplace(_op_igammac, (self, other), _Methods.igammac_) if _state.slow else _call_inplace(_op_igammac, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'igammac_', True, _op_igammac, (self, other), True)
             raise
@@ -5533,7 +5568,7 @@ class _Methods:
         if not (type(alpha) is float or type(alpha) is int):
             alpha = _args.scalar(alpha, ('index_add', 'alpha', None))
         try:
-            return _call(_op_index_add, (self, dim, index, source, alpha)) if _state.slow else _op_index_add.runner(_op_index_add, (self, dim, index, source, alpha))
+            return _call(_op_index_add, (self, dim, index, source, alpha), _Methods.index_add) if _state.slow else _op_index_add.runner(_op_index_add, (self, dim, index, source, alpha))
         except Exception as _exc:
             _args.explain(_exc, 'index_add', True, _op_index_add, (self, dim, index, source, alpha), True)
             raise
@@ -5544,7 +5579,7 @@ class _Methods:
         if not (type(alpha) is float or type(alpha) is int):
             alpha = _args.scalar(alpha, ('index_add_', 'alpha', None))
         try:
-            return _call_inplace(_op_index_add, (self, dim, index, source, alpha))
+            return _call_inplace(_op_index_add, (self, dim, index, source, alpha), _Methods.index_add_) if _state.slow else _call_inplace(_op_index_add, (self, dim, index, source, alpha))
         except Exception as _exc:
             _args.explain(_exc, 'index_add_', True, _op_index_add, (self, dim, index, source, alpha), True)
             raise
@@ -5553,7 +5588,7 @@ class _Methods:
         if not (type(dim) is int):
             dim = _args.int_(dim, ('index_copy', 'dim', 1))
         try:
-            return _call(_op_index_copy, (self, dim, index, source)) if _state.slow else _op_index_copy.runner(_op_index_copy, (self, dim, index, source))
+            return _call(_op_index_copy, (self, dim, index, source), _Methods.index_copy) if _state.slow else _op_index_copy.runner(_op_index_copy, (self, dim, index, source))
         except Exception as _exc:
             _args.explain(_exc, 'index_copy', True, _op_index_copy, (self, dim, index, source), True)
             raise
@@ -5562,7 +5597,7 @@ class _Methods:
         if not (type(dim) is int):
             dim = _args.int_(dim, ('index_copy_', 'dim', 1))
         try:
-            return _call_inplace(_op_index_copy, (self, dim, index, source))
+            return _call_inplace(_op_index_copy, (self, dim, index, source), _Methods.index_copy_) if _state.slow else _call_inplace(_op_index_copy, (self, dim, index, source))
         except Exception as _exc:
             _args.explain(_exc, 'index_copy_', True, _op_index_copy, (self, dim, index, source), True)
             raise
@@ -5571,7 +5606,7 @@ class _Methods:
         if not (accumulate is False or accumulate is True):
             accumulate = _args.bool_(accumulate, ('index_put', 'accumulate', 3))
         try:
-            return _call(_op_index_put, (self, indices, values, accumulate)) if _state.slow else _op_index_put.runner(_op_index_put, (self, indices, values, accumulate))
+            return _call(_op_index_put, (self, indices, values, accumulate), _Methods.index_put) if _state.slow else _op_index_put.runner(_op_index_put, (self, indices, values, accumulate))
         except Exception as _exc:
             _args.explain(_exc, 'index_put', True, _op_index_put, (self, indices, values, accumulate), True)
             raise
@@ -5580,7 +5615,7 @@ class _Methods:
         if not (accumulate is False or accumulate is True):
             accumulate = _args.bool_(accumulate, ('index_put_', 'accumulate', 3))
         try:
-            return _call_inplace(_op_index_put, (self, indices, values, accumulate))
+            return _call_inplace(_op_index_put, (self, indices, values, accumulate), _Methods.index_put_) if _state.slow else _call_inplace(_op_index_put, (self, indices, values, accumulate))
         except Exception as _exc:
             _args.explain(_exc, 'index_put_', True, _op_index_put, (self, indices, values, accumulate), True)
             raise
@@ -5593,7 +5628,7 @@ class _Methods:
         if not (include_self is True or include_self is False):
             include_self = _args.bool_(include_self, ('index_reduce', 'include_self', None))
         try:
-            return _call(_op_index_reduce, (self, dim, index, source, reduce, include_self)) if _state.slow else _op_index_reduce.runner(_op_index_reduce, (self, dim, index, source, reduce, include_self))
+            return _call(_op_index_reduce, (self, dim, index, source, reduce, include_self), _Methods.index_reduce) if _state.slow else _op_index_reduce.runner(_op_index_reduce, (self, dim, index, source, reduce, include_self))
         except Exception as _exc:
             _args.explain(_exc, 'index_reduce', True, _op_index_reduce, (self, dim, index, source, reduce, include_self), True)
             raise
@@ -5606,7 +5641,7 @@ class _Methods:
         if not (include_self is True or include_self is False):
             include_self = _args.bool_(include_self, ('index_reduce_', 'include_self', None))
         try:
-            return _call_inplace(_op_index_reduce, (self, dim, index, source, reduce, include_self))
+            return _call_inplace(_op_index_reduce, (self, dim, index, source, reduce, include_self), _Methods.index_reduce_) if _state.slow else _call_inplace(_op_index_reduce, (self, dim, index, source, reduce, include_self))
         except Exception as _exc:
             _args.explain(_exc, 'index_reduce_', True, _op_index_reduce, (self, dim, index, source, reduce, include_self), True)
             raise
@@ -5615,14 +5650,14 @@ class _Methods:
         if not (type(dim) is int):
             dim = _args.int_(dim, ('index_select', 'dim', 1))
         try:
-            return _call(_op_index_select, (self, dim, index)) if _state.slow else _op_index_select.runner(_op_index_select, (self, dim, index))
+            return _call(_op_index_select, (self, dim, index), _Methods.index_select) if _state.slow else _op_index_select.runner(_op_index_select, (self, dim, index))
         except Exception as _exc:
             _args.explain(_exc, 'index_select', True, _op_index_select, (self, dim, index), True)
             raise
 
     def inner(self, other):
         try:
-            return _call(_op_inner, (self, other)) if _state.slow else _op_inner.runner(_op_inner, (self, other))
+            return _call(_op_inner, (self, other), _Methods.inner) if _state.slow else _op_inner.runner(_op_inner, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'inner', True, _op_inner, (self, other), True)
             raise
@@ -5635,91 +5670,91 @@ class _Methods:
         if not (equal_nan is False or equal_nan is True):
             equal_nan = _args.bool_(equal_nan, ('isclose', 'equal_nan', 4))
         try:
-            return _call(_op_isclose, (self, other, rtol, atol, equal_nan)) if _state.slow else _op_isclose.runner(_op_isclose, (self, other, rtol, atol, equal_nan))
+            return _call(_op_isclose, (self, other, rtol, atol, equal_nan), _Methods.isclose) if _state.slow else _op_isclose.runner(_op_isclose, (self, other, rtol, atol, equal_nan))
         except Exception as _exc:
             _args.explain(_exc, 'isclose', True, _op_isclose, (self, other, rtol, atol, equal_nan), True)
             raise
 
     def isfinite(self):
         try:
-            return _call(_op_isfinite, (self,)) if _state.slow else _op_isfinite.runner(_op_isfinite, (self,))
+            return _call(_op_isfinite, (self,), _Methods.isfinite) if _state.slow else _op_isfinite.runner(_op_isfinite, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'isfinite', True, _op_isfinite, (self,), True)
             raise
 
     def isinf(self):
         try:
-            return _call(_op_isinf, (self,)) if _state.slow else _op_isinf.runner(_op_isinf, (self,))
+            return _call(_op_isinf, (self,), _Methods.isinf) if _state.slow else _op_isinf.runner(_op_isinf, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'isinf', True, _op_isinf, (self,), True)
             raise
 
     def isnan(self):
         try:
-            return _call(_op_isnan, (self,)) if _state.slow else _op_isnan.runner(_op_isnan, (self,))
+            return _call(_op_isnan, (self,), _Methods.isnan) if _state.slow else _op_isnan.runner(_op_isnan, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'isnan', True, _op_isnan, (self,), True)
             raise
 
     def isneginf(self):
         try:
-            return _call(_op_isneginf, (self,)) if _state.slow else _op_isneginf.runner(_op_isneginf, (self,))
+            return _call(_op_isneginf, (self,), _Methods.isneginf) if _state.slow else _op_isneginf.runner(_op_isneginf, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'isneginf', True, _op_isneginf, (self,), True)
             raise
 
     def isposinf(self):
         try:
-            return _call(_op_isposinf, (self,)) if _state.slow else _op_isposinf.runner(_op_isposinf, (self,))
+            return _call(_op_isposinf, (self,), _Methods.isposinf) if _state.slow else _op_isposinf.runner(_op_isposinf, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'isposinf', True, _op_isposinf, (self,), True)
             raise
 
     def isreal(self):
         try:
-            return _call(_op_isreal, (self,)) if _state.slow else _op_isreal.runner(_op_isreal, (self,))
+            return _call(_op_isreal, (self,), _Methods.isreal) if _state.slow else _op_isreal.runner(_op_isreal, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'isreal', True, _op_isreal, (self,), True)
             raise
 
     def kron(self, other):
         try:
-            return _call(_op_kron, (self, other)) if _state.slow else _op_kron.runner(_op_kron, (self, other))
+            return _call(_op_kron, (self, other), _Methods.kron) if _state.slow else _op_kron.runner(_op_kron, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'kron', True, _op_kron, (self, other), True)
             raise
 
     def lcm(self, other):
         try:
-            return _call(_op_lcm, (self, other)) if _state.slow else _op_lcm.runner(_op_lcm, (self, other))
+            return _call(_op_lcm, (self, other), _Methods.lcm) if _state.slow else _op_lcm.runner(_op_lcm, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'lcm', True, _op_lcm, (self, other), True)
             raise
 
     def lcm_(self, other):
         try:
-            return _call_inplace(_op_lcm, (self, other))
+            return _call_inplace(_op_lcm, (self, other), _Methods.lcm_) if _state.slow else _call_inplace(_op_lcm, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'lcm_', True, _op_lcm, (self, other), True)
             raise
 
     def ldexp(self, other):
         try:
-            return _call(_op_ldexp_Tensor, (self, other)) if _state.slow else _op_ldexp_Tensor.runner(_op_ldexp_Tensor, (self, other))
+            return _call(_op_ldexp_Tensor, (self, other), _Methods.ldexp) if _state.slow else _op_ldexp_Tensor.runner(_op_ldexp_Tensor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'ldexp', True, _op_ldexp_Tensor, (self, other), True)
             raise
 
     def ldexp_(self, other):
         try:
-            return _call_inplace(_op_ldexp_Tensor, (self, other))
+            return _call_inplace(_op_ldexp_Tensor, (self, other), _Methods.ldexp_) if _state.slow else _call_inplace(_op_ldexp_Tensor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'ldexp_', True, _op_ldexp_Tensor, (self, other), True)
             raise
 
     def le(self, other):
         try:
-            return _call(_op_le_Tensor, (self, other)) if _state.slow else _op_le_Tensor.runner(_op_le_Tensor, (self, other))
+            return _call(_op_le_Tensor, (self, other), _Methods.le) if _state.slow else _op_le_Tensor.runner(_op_le_Tensor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'le', True, _op_le_Tensor, (self, other), True)
             raise
@@ -5728,7 +5763,7 @@ class _Methods:
 
     def le_(self, other):
         try:
-            return _call_inplace(_op_le_Tensor, (self, other))
+            return _call_inplace(_op_le_Tensor, (self, other), _Methods.le_) if _state.slow else _call_inplace(_op_le_Tensor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'le_', True, _op_le_Tensor, (self, other), True)
             raise
@@ -5739,77 +5774,77 @@ class _Methods:
         if not (type(negative_slope) is float or type(negative_slope) is int):
             negative_slope = _args.scalar(negative_slope, ('leaky_relu_', 'negative_slope', 1))
         try:
-            return _call_inplace(_op_leaky_relu, (self, negative_slope))
+            return _call_inplace(_op_leaky_relu, (self, negative_slope), _Methods.leaky_relu_) if _state.slow else _call_inplace(_op_leaky_relu, (self, negative_slope))
         except Exception as _exc:
             _args.explain(_exc, 'leaky_relu_', True, _op_leaky_relu, (self, negative_slope), True)
             raise
 
     def lgamma(self):
         try:
-            return _call(_op_lgamma, (self,)) if _state.slow else _op_lgamma.runner(_op_lgamma, (self,))
+            return _call(_op_lgamma, (self,), _Methods.lgamma) if _state.slow else _op_lgamma.runner(_op_lgamma, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'lgamma', True, _op_lgamma, (self,), True)
             raise
 
     def lgamma_(self):
         try:
-            return _call_inplace(_op_lgamma, (self,))
+            return _call_inplace(_op_lgamma, (self,), _Methods.lgamma_) if _state.slow else _call_inplace(_op_lgamma, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'lgamma_', True, _op_lgamma, (self,), True)
             raise
 
     def log(self):
         try:
-            return _call(_op_log, (self,)) if _state.slow else _op_log.runner(_op_log, (self,))
+            return _call(_op_log, (self,), _Methods.log) if _state.slow else _op_log.runner(_op_log, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'log', True, _op_log, (self,), True)
             raise
 
     def log_(self):
         try:
-            return _call_inplace(_op_log, (self,))
+            return _call_inplace(_op_log, (self,), _Methods.log_) if _state.slow else _call_inplace(_op_log, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'log_', True, _op_log, (self,), True)
             raise
 
     def log10(self):
         try:
-            return _call(_op_log10, (self,)) if _state.slow else _op_log10.runner(_op_log10, (self,))
+            return _call(_op_log10, (self,), _Methods.log10) if _state.slow else _op_log10.runner(_op_log10, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'log10', True, _op_log10, (self,), True)
             raise
 
     def log10_(self):
         try:
-            return _call_inplace(_op_log10, (self,))
+            return _call_inplace(_op_log10, (self,), _Methods.log10_) if _state.slow else _call_inplace(_op_log10, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'log10_', True, _op_log10, (self,), True)
             raise
 
     def log1p(self):
         try:
-            return _call(_op_log1p, (self,)) if _state.slow else _op_log1p.runner(_op_log1p, (self,))
+            return _call(_op_log1p, (self,), _Methods.log1p) if _state.slow else _op_log1p.runner(_op_log1p, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'log1p', True, _op_log1p, (self,), True)
             raise
 
     def log1p_(self):
         try:
-            return _call_inplace(_op_log1p, (self,))
+            return _call_inplace(_op_log1p, (self,), _Methods.log1p_) if _state.slow else _call_inplace(_op_log1p, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'log1p_', True, _op_log1p, (self,), True)
             raise
 
     def log2(self):
         try:
-            return _call(_op_log2, (self,)) if _state.slow else _op_log2.runner(_op_log2, (self,))
+            return _call(_op_log2, (self,), _Methods.log2) if _state.slow else _op_log2.runner(_op_log2, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'log2', True, _op_log2, (self,), True)
             raise
 
     def log2_(self):
         try:
-            return _call_inplace(_op_log2, (self,))
+            return _call_inplace(_op_log2, (self,), _Methods.log2_) if _state.slow else _call_inplace(_op_log2, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'log2_', True, _op_log2, (self,), True)
             raise
@@ -5820,21 +5855,21 @@ class _Methods:
         if not (dtype is None or type(dtype) is _dtype_class):
             dtype = _args.dtype_(dtype, ('log_softmax', 'dtype', 2))
         try:
-            return _call(_op_log_softmax_int, (self, dim, dtype)) if _state.slow else _op_log_softmax_int.runner(_op_log_softmax_int, (self, dim, dtype))
+            return _call(_op_log_softmax_int, (self, dim, dtype), _Methods.log_softmax) if _state.slow else _op_log_softmax_int.runner(_op_log_softmax_int, (self, dim, dtype))
         except Exception as _exc:
             _args.explain(_exc, 'log_softmax', True, _op_log_softmax_int, (self, dim, dtype), True)
             raise
 
     def logaddexp(self, other):
         try:
-            return _call(_op_logaddexp, (self, other)) if _state.slow else _op_logaddexp.runner(_op_logaddexp, (self, other))
+            return _call(_op_logaddexp, (self, other), _Methods.logaddexp) if _state.slow else _op_logaddexp.runner(_op_logaddexp, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'logaddexp', True, _op_logaddexp, (self, other), True)
             raise
 
     def logaddexp2(self, other):
         try:
-            return _call(_op_logaddexp2, (self, other)) if _state.slow else _op_logaddexp2.runner(_op_logaddexp2, (self, other))
+            return _call(_op_logaddexp2, (self, other), _Methods.logaddexp2) if _state.slow else _op_logaddexp2.runner(_op_logaddexp2, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'logaddexp2', True, _op_logaddexp2, (self, other), True)
             raise
@@ -5843,63 +5878,63 @@ class _Methods:
         if not (type(dim) is int):
             dim = _args.int_(dim, ('logcumsumexp', 'dim', 1))
         try:
-            return _call(_op_logcumsumexp, (self, dim)) if _state.slow else _op_logcumsumexp.runner(_op_logcumsumexp, (self, dim))
+            return _call(_op_logcumsumexp, (self, dim), _Methods.logcumsumexp) if _state.slow else _op_logcumsumexp.runner(_op_logcumsumexp, (self, dim))
         except Exception as _exc:
             _args.explain(_exc, 'logcumsumexp', True, _op_logcumsumexp, (self, dim), True)
             raise
 
     def logical_and(self, other):
         try:
-            return _call(_op_logical_and, (self, other)) if _state.slow else _op_logical_and.runner(_op_logical_and, (self, other))
+            return _call(_op_logical_and, (self, other), _Methods.logical_and) if _state.slow else _op_logical_and.runner(_op_logical_and, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'logical_and', True, _op_logical_and, (self, other), True)
             raise
 
     def logical_and_(self, other):
         try:
-            return _call_inplace(_op_logical_and, (self, other))
+            return _call_inplace(_op_logical_and, (self, other), _Methods.logical_and_) if _state.slow else _call_inplace(_op_logical_and, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'logical_and_', True, _op_logical_and, (self, other), True)
             raise
 
     def logical_not(self):
         try:
-            return _call(_op_logical_not, (self,)) if _state.slow else _op_logical_not.runner(_op_logical_not, (self,))
+            return _call(_op_logical_not, (self,), _Methods.logical_not) if _state.slow else _op_logical_not.runner(_op_logical_not, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'logical_not', True, _op_logical_not, (self,), True)
             raise
 
     def logical_not_(self):
         try:
-            return _call_inplace(_op_logical_not, (self,))
+            return _call_inplace(_op_logical_not, (self,), _Methods.logical_not_) if _state.slow else _call_inplace(_op_logical_not, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'logical_not_', True, _op_logical_not, (self,), True)
             raise
 
     def logical_or(self, other):
         try:
-            return _call(_op_logical_or, (self, other)) if _state.slow else _op_logical_or.runner(_op_logical_or, (self, other))
+            return _call(_op_logical_or, (self, other), _Methods.logical_or) if _state.slow else _op_logical_or.runner(_op_logical_or, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'logical_or', True, _op_logical_or, (self, other), True)
             raise
 
     def logical_or_(self, other):
         try:
-            return _call_inplace(_op_logical_or, (self, other))
+            return _call_inplace(_op_logical_or, (self, other), _Methods.logical_or_) if _state.slow else _call_inplace(_op_logical_or, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'logical_or_', True, _op_logical_or, (self, other), True)
             raise
 
     def logical_xor(self, other):
         try:
-            return _call(_op_logical_xor, (self, other)) if _state.slow else _op_logical_xor.runner(_op_logical_xor, (self, other))
+            return _call(_op_logical_xor, (self, other), _Methods.logical_xor) if _state.slow else _op_logical_xor.runner(_op_logical_xor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'logical_xor', True, _op_logical_xor, (self, other), True)
             raise
 
     def logical_xor_(self, other):
         try:
-            return _call_inplace(_op_logical_xor, (self, other))
+            return _call_inplace(_op_logical_xor, (self, other), _Methods.logical_xor_) if _state.slow else _call_inplace(_op_logical_xor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'logical_xor_', True, _op_logical_xor, (self, other), True)
             raise
@@ -5908,7 +5943,7 @@ class _Methods:
         if not (eps is None or type(eps) is float or type(eps) is int):
             eps = _args.float_(eps, ('logit', 'eps', 1))
         try:
-            return _call(_op_logit, (self, eps)) if _state.slow else _op_logit.runner(_op_logit, (self, eps))
+            return _call(_op_logit, (self, eps), _Methods.logit) if _state.slow else _op_logit.runner(_op_logit, (self, eps))
         except Exception as _exc:
             _args.explain(_exc, 'logit', True, _op_logit, (self, eps), True)
             raise
@@ -5917,7 +5952,7 @@ class _Methods:
         if not (eps is None or type(eps) is float or type(eps) is int):
             eps = _args.float_(eps, ('logit_', 'eps', 1))
         try:
-            return _call_inplace(_op_logit, (self, eps))
+            return _call_inplace(_op_logit, (self, eps), _Methods.logit_) if _state.slow else _call_inplace(_op_logit, (self, eps))
         except Exception as _exc:
             _args.explain(_exc, 'logit_', True, _op_logit, (self, eps), True)
             raise
@@ -5930,14 +5965,14 @@ class _Methods:
         if not (keepdim is False or keepdim is True):
             keepdim = _args.bool_(keepdim, ('logsumexp', 'keepdim', 2))
         try:
-            return _call(_op_logsumexp, (self, dim, keepdim)) if _state.slow else _op_logsumexp.runner(_op_logsumexp, (self, dim, keepdim))
+            return _call(_op_logsumexp, (self, dim, keepdim), _Methods.logsumexp) if _state.slow else _op_logsumexp.runner(_op_logsumexp, (self, dim, keepdim))
         except Exception as _exc:
             _args.explain(_exc, 'logsumexp', True, _op_logsumexp, (self, dim, keepdim), True)
             raise
 
     def lt(self, other):
         try:
-            return _call(_op_lt_Tensor, (self, other)) if _state.slow else _op_lt_Tensor.runner(_op_lt_Tensor, (self, other))
+            return _call(_op_lt_Tensor, (self, other), _Methods.lt) if _state.slow else _op_lt_Tensor.runner(_op_lt_Tensor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'lt', True, _op_lt_Tensor, (self, other), True)
             raise
@@ -5946,7 +5981,7 @@ class _Methods:
 
     def lt_(self, other):
         try:
-            return _call_inplace(_op_lt_Tensor, (self, other))
+            return _call_inplace(_op_lt_Tensor, (self, other), _Methods.lt_) if _state.slow else _call_inplace(_op_lt_Tensor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'lt_', True, _op_lt_Tensor, (self, other), True)
             raise
@@ -5955,35 +5990,35 @@ class _Methods:
 
     def masked_scatter(self, mask, source):
         try:
-            return _call(_op_masked_scatter, (self, mask, source)) if _state.slow else _op_masked_scatter.runner(_op_masked_scatter, (self, mask, source))
+            return _call(_op_masked_scatter, (self, mask, source), _Methods.masked_scatter) if _state.slow else _op_masked_scatter.runner(_op_masked_scatter, (self, mask, source))
         except Exception as _exc:
             _args.explain(_exc, 'masked_scatter', True, _op_masked_scatter, (self, mask, source), True)
             raise
 
     def masked_scatter_(self, mask, source):
         try:
-            return _call_inplace(_op_masked_scatter, (self, mask, source))
+            return _call_inplace(_op_masked_scatter, (self, mask, source), _Methods.masked_scatter_) if _state.slow else _call_inplace(_op_masked_scatter, (self, mask, source))
         except Exception as _exc:
             _args.explain(_exc, 'masked_scatter_', True, _op_masked_scatter, (self, mask, source), True)
             raise
 
     def masked_select(self, mask):
         try:
-            return _call(_op_masked_select, (self, mask)) if _state.slow else _op_masked_select.runner(_op_masked_select, (self, mask))
+            return _call(_op_masked_select, (self, mask), _Methods.masked_select) if _state.slow else _op_masked_select.runner(_op_masked_select, (self, mask))
         except Exception as _exc:
             _args.explain(_exc, 'masked_select', True, _op_masked_select, (self, mask), True)
             raise
 
     def matmul(self, other):
         try:
-            return _call(_op_matmul, (self, other)) if _state.slow else _op_matmul.runner(_op_matmul, (self, other))
+            return _call(_op_matmul, (self, other), _Methods.matmul) if _state.slow else _op_matmul.runner(_op_matmul, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'matmul', True, _op_matmul, (self, other), True)
             raise
 
     def maximum(self, other):
         try:
-            return _call(_op_maximum, (self, other)) if _state.slow else _op_maximum.runner(_op_maximum, (self, other))
+            return _call(_op_maximum, (self, other), _Methods.maximum) if _state.slow else _op_maximum.runner(_op_maximum, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'maximum', True, _op_maximum, (self, other), True)
             raise
@@ -6000,42 +6035,42 @@ class _Methods:
         if not (dtype is None or type(dtype) is _dtype_class):
             dtype = _args.dtype_(dtype, ('mean', 'dtype', None))
         try:
-            return _call(_op_mean_dim, (self, dim, keepdim, dtype)) if _state.slow else _op_mean_dim.runner(_op_mean_dim, (self, dim, keepdim, dtype))
+            return _call(_op_mean_dim, (self, dim, keepdim, dtype), _Methods.mean) if _state.slow else _op_mean_dim.runner(_op_mean_dim, (self, dim, keepdim, dtype))
         except Exception as _exc:
             _args.explain(_exc, 'mean', True, _op_mean_dim, (self, dim, keepdim, dtype), True)
             raise
 
     def minimum(self, other):
         try:
-            return _call(_op_minimum, (self, other)) if _state.slow else _op_minimum.runner(_op_minimum, (self, other))
+            return _call(_op_minimum, (self, other), _Methods.minimum) if _state.slow else _op_minimum.runner(_op_minimum, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'minimum', True, _op_minimum, (self, other), True)
             raise
 
     def mish_(self):
         try:
-            return _call_inplace(_op_mish, (self,))
+            return _call_inplace(_op_mish, (self,), _Methods.mish_) if _state.slow else _call_inplace(_op_mish, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'mish_', True, _op_mish, (self,), True)
             raise
 
     def mm(self, mat2):
         try:
-            return _call(_op_mm, (self, mat2)) if _state.slow else _op_mm.runner(_op_mm, (self, mat2))
+            return _call(_op_mm, (self, mat2), _Methods.mm) if _state.slow else _op_mm.runner(_op_mm, (self, mat2))
         except Exception as _exc:
             _args.explain(_exc, 'mm', True, _op_mm, (self, mat2), True)
             raise
 
     def msort(self):
         try:
-            return _call(_op_msort, (self,)) if _state.slow else _op_msort.runner(_op_msort, (self,))
+            return _call(_op_msort, (self,), _Methods.msort) if _state.slow else _op_msort.runner(_op_msort, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'msort', True, _op_msort, (self,), True)
             raise
 
     def mul(self, other):
         try:
-            return _call(_op_mul_Tensor, (self, other)) if _state.slow else _op_mul_Tensor.runner(_op_mul_Tensor, (self, other))
+            return _call(_op_mul_Tensor, (self, other), _Methods.mul) if _state.slow else _op_mul_Tensor.runner(_op_mul_Tensor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'mul', True, _op_mul_Tensor, (self, other), True)
             raise
@@ -6044,7 +6079,7 @@ class _Methods:
 
     def mul_(self, other):
         try:
-            return _call_inplace(_op_mul_Tensor, (self, other))
+            return _call_inplace(_op_mul_Tensor, (self, other), _Methods.mul_) if _state.slow else _call_inplace(_op_mul_Tensor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'mul_', True, _op_mul_Tensor, (self, other), True)
             raise
@@ -6053,7 +6088,7 @@ class _Methods:
 
     def mv(self, vec):
         try:
-            return _call(_op_mv, (self, vec)) if _state.slow else _op_mv.runner(_op_mv, (self, vec))
+            return _call(_op_mv, (self, vec), _Methods.mv) if _state.slow else _op_mv.runner(_op_mv, (self, vec))
         except Exception as _exc:
             _args.explain(_exc, 'mv', True, _op_mv, (self, vec), True)
             raise
@@ -6062,7 +6097,7 @@ class _Methods:
         if not (type(p) is int):
             p = _args.int_(p, ('mvlgamma', 'p', 1))
         try:
-            return _call(_op_mvlgamma, (self, p)) if _state.slow else _op_mvlgamma.runner(_op_mvlgamma, (self, p))
+            return _call(_op_mvlgamma, (self, p), _Methods.mvlgamma) if _state.slow else _op_mvlgamma.runner(_op_mvlgamma, (self, p))
         except Exception as _exc:
             _args.explain(_exc, 'mvlgamma', True, _op_mvlgamma, (self, p), True)
             raise
@@ -6071,7 +6106,7 @@ class _Methods:
         if not (type(p) is int):
             p = _args.int_(p, ('mvlgamma_', 'p', 1))
         try:
-            return _call_inplace(_op_mvlgamma, (self, p))
+            return _call_inplace(_op_mvlgamma, (self, p), _Methods.mvlgamma_) if _state.slow else _call_inplace(_op_mvlgamma, (self, p))
         except Exception as _exc:
             _args.explain(_exc, 'mvlgamma_', True, _op_mvlgamma, (self, p), True)
             raise
@@ -6084,7 +6119,7 @@ class _Methods:
         if not (neginf is None or type(neginf) is float or type(neginf) is int):
             neginf = _args.float_(neginf, ('nan_to_num', 'neginf', 3))
         try:
-            return _call(_op_nan_to_num, (self, nan, posinf, neginf)) if _state.slow else _op_nan_to_num.runner(_op_nan_to_num, (self, nan, posinf, neginf))
+            return _call(_op_nan_to_num, (self, nan, posinf, neginf), _Methods.nan_to_num) if _state.slow else _op_nan_to_num.runner(_op_nan_to_num, (self, nan, posinf, neginf))
         except Exception as _exc:
             _args.explain(_exc, 'nan_to_num', True, _op_nan_to_num, (self, nan, posinf, neginf), True)
             raise
@@ -6097,7 +6132,7 @@ class _Methods:
         if not (neginf is None or type(neginf) is float or type(neginf) is int):
             neginf = _args.float_(neginf, ('nan_to_num_', 'neginf', 3))
         try:
-            return _call_inplace(_op_nan_to_num, (self, nan, posinf, neginf))
+            return _call_inplace(_op_nan_to_num, (self, nan, posinf, neginf), _Methods.nan_to_num_) if _state.slow else _call_inplace(_op_nan_to_num, (self, nan, posinf, neginf))
         except Exception as _exc:
             _args.explain(_exc, 'nan_to_num_', True, _op_nan_to_num, (self, nan, posinf, neginf), True)
             raise
@@ -6114,7 +6149,7 @@ class _Methods:
         if not (dtype is None or type(dtype) is _dtype_class):
             dtype = _args.dtype_(dtype, ('nanmean', 'dtype', None))
         try:
-            return _call(_op_nanmean, (self, dim, keepdim, dtype)) if _state.slow else _op_nanmean.runner(_op_nanmean, (self, dim, keepdim, dtype))
+            return _call(_op_nanmean, (self, dim, keepdim, dtype), _Methods.nanmean) if _state.slow else _op_nanmean.runner(_op_nanmean, (self, dim, keepdim, dtype))
         except Exception as _exc:
             _args.explain(_exc, 'nanmean', True, _op_nanmean, (self, dim, keepdim, dtype), True)
             raise
@@ -6131,14 +6166,14 @@ class _Methods:
         if not (dtype is None or type(dtype) is _dtype_class):
             dtype = _args.dtype_(dtype, ('nansum', 'dtype', None))
         try:
-            return _call(_op_nansum, (self, dim, keepdim, dtype)) if _state.slow else _op_nansum.runner(_op_nansum, (self, dim, keepdim, dtype))
+            return _call(_op_nansum, (self, dim, keepdim, dtype), _Methods.nansum) if _state.slow else _op_nansum.runner(_op_nansum, (self, dim, keepdim, dtype))
         except Exception as _exc:
             _args.explain(_exc, 'nansum', True, _op_nansum, (self, dim, keepdim, dtype), True)
             raise
 
     def ne(self, other):
         try:
-            return _call(_op_ne_Tensor, (self, other)) if _state.slow else _op_ne_Tensor.runner(_op_ne_Tensor, (self, other))
+            return _call(_op_ne_Tensor, (self, other), _Methods.ne) if _state.slow else _op_ne_Tensor.runner(_op_ne_Tensor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'ne', True, _op_ne_Tensor, (self, other), True)
             raise
@@ -6147,7 +6182,7 @@ class _Methods:
 
     def ne_(self, other):
         try:
-            return _call_inplace(_op_ne_Tensor, (self, other))
+            return _call_inplace(_op_ne_Tensor, (self, other), _Methods.ne_) if _state.slow else _call_inplace(_op_ne_Tensor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'ne_', True, _op_ne_Tensor, (self, other), True)
             raise
@@ -6156,7 +6191,7 @@ class _Methods:
 
     def neg(self):
         try:
-            return _call(_op_neg, (self,)) if _state.slow else _op_neg.runner(_op_neg, (self,))
+            return _call(_op_neg, (self,), _Methods.neg) if _state.slow else _op_neg.runner(_op_neg, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'neg', True, _op_neg, (self,), True)
             raise
@@ -6165,7 +6200,7 @@ class _Methods:
 
     def neg_(self):
         try:
-            return _call_inplace(_op_neg, (self,))
+            return _call_inplace(_op_neg, (self,), _Methods.neg_) if _state.slow else _call_inplace(_op_neg, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'neg_', True, _op_neg, (self,), True)
             raise
@@ -6174,21 +6209,21 @@ class _Methods:
 
     def nextafter(self, other):
         try:
-            return _call(_op_nextafter, (self, other)) if _state.slow else _op_nextafter.runner(_op_nextafter, (self, other))
+            return _call(_op_nextafter, (self, other), _Methods.nextafter) if _state.slow else _op_nextafter.runner(_op_nextafter, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'nextafter', True, _op_nextafter, (self, other), True)
             raise
 
     def nextafter_(self, other):
         try:
-            return _call_inplace(_op_nextafter, (self, other))
+            return _call_inplace(_op_nextafter, (self, other), _Methods.nextafter_) if _state.slow else _call_inplace(_op_nextafter, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'nextafter_', True, _op_nextafter, (self, other), True)
             raise
 
     def outer(self, vec2):
         try:
-            return _call(_op_outer, (self, vec2)) if _state.slow else _op_outer.runner(_op_outer, (self, vec2))
+            return _call(_op_outer, (self, vec2), _Methods.outer) if _state.slow else _op_outer.runner(_op_outer, (self, vec2))
         except Exception as _exc:
             _args.explain(_exc, 'outer', True, _op_outer, (self, vec2), True)
             raise
@@ -6200,21 +6235,21 @@ class _Methods:
         if not (type(dims) is int or type(dims) in _int_list_types and (not dims or type(dims[0]) is int)):
             dims = _args.int_list(dims, ('permute', 'dims', 1))
         try:
-            return _call(_op_permute, (self, dims)) if _state.slow else _op_permute.runner(_op_permute, (self, dims))
+            return _call(_op_permute, (self, dims), _Methods.permute) if _state.slow else _op_permute.runner(_op_permute, (self, dims))
         except Exception as _exc:
             _args.explain(_exc, 'permute', True, _op_permute, (self, dims), True)
             raise
 
     def pow(self, exponent):
         try:
-            return _call(_op_pow_Tensor_Tensor, (self, exponent)) if _state.slow else _op_pow_Tensor_Tensor.runner(_op_pow_Tensor_Tensor, (self, exponent))
+            return _call(_op_pow_Tensor_Tensor, (self, exponent), _Methods.pow) if _state.slow else _op_pow_Tensor_Tensor.runner(_op_pow_Tensor_Tensor, (self, exponent))
         except Exception as _exc:
             _args.explain(_exc, 'pow', True, _op_pow_Tensor_Tensor, (self, exponent), True)
             raise
 
     def pow_(self, exponent):
         try:
-            return _call_inplace(_op_pow_Tensor_Tensor, (self, exponent))
+            return _call_inplace(_op_pow_Tensor_Tensor, (self, exponent), _Methods.pow_) if _state.slow else _call_inplace(_op_pow_Tensor_Tensor, (self, exponent))
         except Exception as _exc:
             _args.explain(_exc, 'pow_', True, _op_pow_Tensor_Tensor, (self, exponent), True)
             raise
@@ -6223,7 +6258,7 @@ class _Methods:
         if not (accumulate is False or accumulate is True):
             accumulate = _args.bool_(accumulate, ('put', 'accumulate', 3))
         try:
-            return _call(_op_put, (self, index, source, accumulate)) if _state.slow else _op_put.runner(_op_put, (self, index, source, accumulate))
+            return _call(_op_put, (self, index, source, accumulate), _Methods.put) if _state.slow else _op_put.runner(_op_put, (self, index, source, accumulate))
         except Exception as _exc:
             _args.explain(_exc, 'put', True, _op_put, (self, index, source, accumulate), True)
             raise
@@ -6232,70 +6267,70 @@ class _Methods:
         if not (accumulate is False or accumulate is True):
             accumulate = _args.bool_(accumulate, ('put_', 'accumulate', 3))
         try:
-            return _call_inplace(_op_put, (self, index, source, accumulate))
+            return _call_inplace(_op_put, (self, index, source, accumulate), _Methods.put_) if _state.slow else _call_inplace(_op_put, (self, index, source, accumulate))
         except Exception as _exc:
             _args.explain(_exc, 'put_', True, _op_put, (self, index, source, accumulate), True)
             raise
 
     def rad2deg(self):
         try:
-            return _call(_op_rad2deg, (self,)) if _state.slow else _op_rad2deg.runner(_op_rad2deg, (self,))
+            return _call(_op_rad2deg, (self,), _Methods.rad2deg) if _state.slow else _op_rad2deg.runner(_op_rad2deg, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'rad2deg', True, _op_rad2deg, (self,), True)
             raise
 
     def rad2deg_(self):
         try:
-            return _call_inplace(_op_rad2deg, (self,))
+            return _call_inplace(_op_rad2deg, (self,), _Methods.rad2deg_) if _state.slow else _call_inplace(_op_rad2deg, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'rad2deg_', True, _op_rad2deg, (self,), True)
             raise
 
     def ravel(self):
         try:
-            return _call(_op_ravel, (self,)) if _state.slow else _op_ravel.runner(_op_ravel, (self,))
+            return _call(_op_ravel, (self,), _Methods.ravel) if _state.slow else _op_ravel.runner(_op_ravel, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'ravel', True, _op_ravel, (self,), True)
             raise
 
     def reciprocal(self):
         try:
-            return _call(_op_reciprocal, (self,)) if _state.slow else _op_reciprocal.runner(_op_reciprocal, (self,))
+            return _call(_op_reciprocal, (self,), _Methods.reciprocal) if _state.slow else _op_reciprocal.runner(_op_reciprocal, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'reciprocal', True, _op_reciprocal, (self,), True)
             raise
 
     def reciprocal_(self):
         try:
-            return _call_inplace(_op_reciprocal, (self,))
+            return _call_inplace(_op_reciprocal, (self,), _Methods.reciprocal_) if _state.slow else _call_inplace(_op_reciprocal, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'reciprocal_', True, _op_reciprocal, (self,), True)
             raise
 
     def relu(self):
         try:
-            return _call(_op_relu, (self,)) if _state.slow else _op_relu.runner(_op_relu, (self,))
+            return _call(_op_relu, (self,), _Methods.relu) if _state.slow else _op_relu.runner(_op_relu, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'relu', True, _op_relu, (self,), True)
             raise
 
     def relu_(self):
         try:
-            return _call_inplace(_op_relu, (self,))
+            return _call_inplace(_op_relu, (self,), _Methods.relu_) if _state.slow else _call_inplace(_op_relu, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'relu_', True, _op_relu, (self,), True)
             raise
 
     def remainder(self, other):
         try:
-            return _call(_op_remainder_Tensor, (self, other)) if _state.slow else _op_remainder_Tensor.runner(_op_remainder_Tensor, (self, other))
+            return _call(_op_remainder_Tensor, (self, other), _Methods.remainder) if _state.slow else _op_remainder_Tensor.runner(_op_remainder_Tensor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'remainder', True, _op_remainder_Tensor, (self, other), True)
             raise
 
     def remainder_(self, other):
         try:
-            return _call_inplace(_op_remainder_Tensor, (self, other))
+            return _call_inplace(_op_remainder_Tensor, (self, other), _Methods.remainder_) if _state.slow else _call_inplace(_op_remainder_Tensor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'remainder_', True, _op_remainder_Tensor, (self, other), True)
             raise
@@ -6305,7 +6340,7 @@ class _Methods:
         if not (type(repeats) is int or type(repeats) in _int_list_types and (not repeats or type(repeats[0]) is int)):
             repeats = _args.int_list(repeats, ('repeat', 'repeats', 1))
         try:
-            return _call(_op_repeat, (self, repeats)) if _state.slow else _op_repeat.runner(_op_repeat, (self, repeats))
+            return _call(_op_repeat, (self, repeats), _Methods.repeat) if _state.slow else _op_repeat.runner(_op_repeat, (self, repeats))
         except Exception as _exc:
             _args.explain(_exc, 'repeat', True, _op_repeat, (self, repeats), True)
             raise
@@ -6315,14 +6350,14 @@ class _Methods:
         if not (type(shape) is int or type(shape) in _int_list_types and (not shape or type(shape[0]) is int)):
             shape = _args.int_list(shape, ('reshape', 'shape', 1))
         try:
-            return _call(_op_reshape, (self, shape)) if _state.slow else _op_reshape.runner(_op_reshape, (self, shape))
+            return _call(_op_reshape, (self, shape), _Methods.reshape) if _state.slow else _op_reshape.runner(_op_reshape, (self, shape))
         except Exception as _exc:
             _args.explain(_exc, 'reshape', True, _op_reshape, (self, shape), True)
             raise
 
     def reshape_as(self, other):
         try:
-            return _call(_op_reshape_as, (self, other)) if _state.slow else _op_reshape_as.runner(_op_reshape_as, (self, other))
+            return _call(_op_reshape_as, (self, other), _Methods.reshape_as) if _state.slow else _op_reshape_as.runner(_op_reshape_as, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'reshape_as', True, _op_reshape_as, (self, other), True)
             raise
@@ -6333,7 +6368,7 @@ class _Methods:
         if not (type(dims) is int or type(dims) in _int_list_types and (not dims or type(dims[0]) is int)):
             dims = _args.int_list(dims, ('roll', 'dims', 2))
         try:
-            return _call(_op_roll, (self, shifts, dims)) if _state.slow else _op_roll.runner(_op_roll, (self, shifts, dims))
+            return _call(_op_roll, (self, shifts, dims), _Methods.roll) if _state.slow else _op_roll.runner(_op_roll, (self, shifts, dims))
         except Exception as _exc:
             _args.explain(_exc, 'roll', True, _op_roll, (self, shifts, dims), True)
             raise
@@ -6346,21 +6381,21 @@ class _Methods:
         if not (type(dims) is int or type(dims) in _int_list_types and (not dims or type(dims[0]) is int)):
             dims = _args.int_list(dims, ('rot90', 'dims', 2))
         try:
-            return _call(_op_rot90, (self, k, dims)) if _state.slow else _op_rot90.runner(_op_rot90, (self, k, dims))
+            return _call(_op_rot90, (self, k, dims), _Methods.rot90) if _state.slow else _op_rot90.runner(_op_rot90, (self, k, dims))
         except Exception as _exc:
             _args.explain(_exc, 'rot90', True, _op_rot90, (self, k, dims), True)
             raise
 
     def rsqrt(self):
         try:
-            return _call(_op_rsqrt, (self,)) if _state.slow else _op_rsqrt.runner(_op_rsqrt, (self,))
+            return _call(_op_rsqrt, (self,), _Methods.rsqrt) if _state.slow else _op_rsqrt.runner(_op_rsqrt, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'rsqrt', True, _op_rsqrt, (self,), True)
             raise
 
     def rsqrt_(self):
         try:
-            return _call_inplace(_op_rsqrt, (self,))
+            return _call_inplace(_op_rsqrt, (self,), _Methods.rsqrt_) if _state.slow else _call_inplace(_op_rsqrt, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'rsqrt_', True, _op_rsqrt, (self,), True)
             raise
@@ -6369,7 +6404,7 @@ class _Methods:
         if not (type(dim) is int):
             dim = _args.int_(dim, ('scatter_add', 'dim', 1))
         try:
-            return _call(_op_scatter_add, (self, dim, index, src)) if _state.slow else _op_scatter_add.runner(_op_scatter_add, (self, dim, index, src))
+            return _call(_op_scatter_add, (self, dim, index, src), _Methods.scatter_add) if _state.slow else _op_scatter_add.runner(_op_scatter_add, (self, dim, index, src))
         except Exception as _exc:
             _args.explain(_exc, 'scatter_add', True, _op_scatter_add, (self, dim, index, src), True)
             raise
@@ -6378,7 +6413,7 @@ class _Methods:
         if not (type(dim) is int):
             dim = _args.int_(dim, ('scatter_add_', 'dim', 1))
         try:
-            return _call_inplace(_op_scatter_add, (self, dim, index, src))
+            return _call_inplace(_op_scatter_add, (self, dim, index, src), _Methods.scatter_add_) if _state.slow else _call_inplace(_op_scatter_add, (self, dim, index, src))
         except Exception as _exc:
             _args.explain(_exc, 'scatter_add_', True, _op_scatter_add, (self, dim, index, src), True)
             raise
@@ -6391,7 +6426,7 @@ class _Methods:
         if not (include_self is True or include_self is False):
             include_self = _args.bool_(include_self, ('scatter_reduce', 'include_self', None))
         try:
-            return _call(_op_scatter_reduce_two, (self, dim, index, src, reduce, include_self)) if _state.slow else _op_scatter_reduce_two.runner(_op_scatter_reduce_two, (self, dim, index, src, reduce, include_self))
+            return _call(_op_scatter_reduce_two, (self, dim, index, src, reduce, include_self), _Methods.scatter_reduce) if _state.slow else _op_scatter_reduce_two.runner(_op_scatter_reduce_two, (self, dim, index, src, reduce, include_self))
         except Exception as _exc:
             _args.explain(_exc, 'scatter_reduce', True, _op_scatter_reduce_two, (self, dim, index, src, reduce, include_self), True)
             raise
@@ -6404,7 +6439,7 @@ class _Methods:
         if not (include_self is True or include_self is False):
             include_self = _args.bool_(include_self, ('scatter_reduce_', 'include_self', None))
         try:
-            return _call_inplace(_op_scatter_reduce_two, (self, dim, index, src, reduce, include_self))
+            return _call_inplace(_op_scatter_reduce_two, (self, dim, index, src, reduce, include_self), _Methods.scatter_reduce_) if _state.slow else _call_inplace(_op_scatter_reduce_two, (self, dim, index, src, reduce, include_self))
         except Exception as _exc:
             _args.explain(_exc, 'scatter_reduce_', True, _op_scatter_reduce_two, (self, dim, index, src, reduce, include_self), True)
             raise
@@ -6415,7 +6450,7 @@ class _Methods:
         if not (type(index) is int):
             index = _args.int_(index, ('select', 'index', 2))
         try:
-            return _call(_op_select_int, (self, dim, index)) if _state.slow else _op_select_int.runner(_op_select_int, (self, dim, index))
+            return _call(_op_select_int, (self, dim, index), _Methods.select) if _state.slow else _op_select_int.runner(_op_select_int, (self, dim, index))
         except Exception as _exc:
             _args.explain(_exc, 'select', True, _op_select_int, (self, dim, index), True)
             raise
@@ -6426,105 +6461,105 @@ class _Methods:
         if not (type(index) is int):
             index = _args.int_(index, ('select_scatter', 'index', 3))
         try:
-            return _call(_op_select_scatter, (self, src, dim, index)) if _state.slow else _op_select_scatter.runner(_op_select_scatter, (self, src, dim, index))
+            return _call(_op_select_scatter, (self, src, dim, index), _Methods.select_scatter) if _state.slow else _op_select_scatter.runner(_op_select_scatter, (self, src, dim, index))
         except Exception as _exc:
             _args.explain(_exc, 'select_scatter', True, _op_select_scatter, (self, src, dim, index), True)
             raise
 
     def sgn(self):
         try:
-            return _call(_op_sgn, (self,)) if _state.slow else _op_sgn.runner(_op_sgn, (self,))
+            return _call(_op_sgn, (self,), _Methods.sgn) if _state.slow else _op_sgn.runner(_op_sgn, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'sgn', True, _op_sgn, (self,), True)
             raise
 
     def sgn_(self):
         try:
-            return _call_inplace(_op_sgn, (self,))
+            return _call_inplace(_op_sgn, (self,), _Methods.sgn_) if _state.slow else _call_inplace(_op_sgn, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'sgn_', True, _op_sgn, (self,), True)
             raise
 
     def sigmoid(self):
         try:
-            return _call(_op_sigmoid, (self,)) if _state.slow else _op_sigmoid.runner(_op_sigmoid, (self,))
+            return _call(_op_sigmoid, (self,), _Methods.sigmoid) if _state.slow else _op_sigmoid.runner(_op_sigmoid, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'sigmoid', True, _op_sigmoid, (self,), True)
             raise
 
     def sigmoid_(self):
         try:
-            return _call_inplace(_op_sigmoid, (self,))
+            return _call_inplace(_op_sigmoid, (self,), _Methods.sigmoid_) if _state.slow else _call_inplace(_op_sigmoid, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'sigmoid_', True, _op_sigmoid, (self,), True)
             raise
 
     def sign(self):
         try:
-            return _call(_op_sign, (self,)) if _state.slow else _op_sign.runner(_op_sign, (self,))
+            return _call(_op_sign, (self,), _Methods.sign) if _state.slow else _op_sign.runner(_op_sign, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'sign', True, _op_sign, (self,), True)
             raise
 
     def sign_(self):
         try:
-            return _call_inplace(_op_sign, (self,))
+            return _call_inplace(_op_sign, (self,), _Methods.sign_) if _state.slow else _call_inplace(_op_sign, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'sign_', True, _op_sign, (self,), True)
             raise
 
     def signbit(self):
         try:
-            return _call(_op_signbit, (self,)) if _state.slow else _op_signbit.runner(_op_signbit, (self,))
+            return _call(_op_signbit, (self,), _Methods.signbit) if _state.slow else _op_signbit.runner(_op_signbit, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'signbit', True, _op_signbit, (self,), True)
             raise
 
     def silu_(self):
         try:
-            return _call_inplace(_op_silu, (self,))
+            return _call_inplace(_op_silu, (self,), _Methods.silu_) if _state.slow else _call_inplace(_op_silu, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'silu_', True, _op_silu, (self,), True)
             raise
 
     def sin(self):
         try:
-            return _call(_op_sin, (self,)) if _state.slow else _op_sin.runner(_op_sin, (self,))
+            return _call(_op_sin, (self,), _Methods.sin) if _state.slow else _op_sin.runner(_op_sin, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'sin', True, _op_sin, (self,), True)
             raise
 
     def sin_(self):
         try:
-            return _call_inplace(_op_sin, (self,))
+            return _call_inplace(_op_sin, (self,), _Methods.sin_) if _state.slow else _call_inplace(_op_sin, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'sin_', True, _op_sin, (self,), True)
             raise
 
     def sinc(self):
         try:
-            return _call(_op_sinc, (self,)) if _state.slow else _op_sinc.runner(_op_sinc, (self,))
+            return _call(_op_sinc, (self,), _Methods.sinc) if _state.slow else _op_sinc.runner(_op_sinc, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'sinc', True, _op_sinc, (self,), True)
             raise
 
     def sinc_(self):
         try:
-            return _call_inplace(_op_sinc, (self,))
+            return _call_inplace(_op_sinc, (self,), _Methods.sinc_) if _state.slow else _call_inplace(_op_sinc, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'sinc_', True, _op_sinc, (self,), True)
             raise
 
     def sinh(self):
         try:
-            return _call(_op_sinh, (self,)) if _state.slow else _op_sinh.runner(_op_sinh, (self,))
+            return _call(_op_sinh, (self,), _Methods.sinh) if _state.slow else _op_sinh.runner(_op_sinh, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'sinh', True, _op_sinh, (self,), True)
             raise
 
     def sinh_(self):
         try:
-            return _call_inplace(_op_sinh, (self,))
+            return _call_inplace(_op_sinh, (self,), _Methods.sinh_) if _state.slow else _call_inplace(_op_sinh, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'sinh_', True, _op_sinh, (self,), True)
             raise
@@ -6541,7 +6576,7 @@ class _Methods:
         if not (type(step) is int):
             step = _args.int_(step, ('slice_scatter', 'step', 5))
         try:
-            return _call(_op_slice_scatter, (self, src, dim, start, end, step)) if _state.slow else _op_slice_scatter.runner(_op_slice_scatter, (self, src, dim, start, end, step))
+            return _call(_op_slice_scatter, (self, src, dim, start, end, step), _Methods.slice_scatter) if _state.slow else _op_slice_scatter.runner(_op_slice_scatter, (self, src, dim, start, end, step))
         except Exception as _exc:
             _args.explain(_exc, 'slice_scatter', True, _op_slice_scatter, (self, src, dim, start, end, step), True)
             raise
@@ -6552,7 +6587,7 @@ class _Methods:
         if not (dtype is None or type(dtype) is _dtype_class):
             dtype = _args.dtype_(dtype, ('softmax', 'dtype', 2))
         try:
-            return _call(_op_softmax_int, (self, dim, dtype)) if _state.slow else _op_softmax_int.runner(_op_softmax_int, (self, dim, dtype))
+            return _call(_op_softmax_int, (self, dim, dtype), _Methods.softmax) if _state.slow else _op_softmax_int.runner(_op_softmax_int, (self, dim, dtype))
         except Exception as _exc:
             _args.explain(_exc, 'softmax', True, _op_softmax_int, (self, dim, dtype), True)
             raise
@@ -6567,35 +6602,35 @@ class _Methods:
         if not (type(dim) is int):
             dim = _args.int_(dim, ('split_with_sizes', 'dim', 2))
         try:
-            return _call(_op_split_with_sizes, (self, split_sizes, dim)) if _state.slow else _op_split_with_sizes.runner(_op_split_with_sizes, (self, split_sizes, dim))
+            return _call(_op_split_with_sizes, (self, split_sizes, dim), _Methods.split_with_sizes) if _state.slow else _op_split_with_sizes.runner(_op_split_with_sizes, (self, split_sizes, dim))
         except Exception as _exc:
             _args.explain(_exc, 'split_with_sizes', True, _op_split_with_sizes, (self, split_sizes, dim), True)
             raise
 
     def sqrt(self):
         try:
-            return _call(_op_sqrt, (self,)) if _state.slow else _op_sqrt.runner(_op_sqrt, (self,))
+            return _call(_op_sqrt, (self,), _Methods.sqrt) if _state.slow else _op_sqrt.runner(_op_sqrt, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'sqrt', True, _op_sqrt, (self,), True)
             raise
 
     def sqrt_(self):
         try:
-            return _call_inplace(_op_sqrt, (self,))
+            return _call_inplace(_op_sqrt, (self,), _Methods.sqrt_) if _state.slow else _call_inplace(_op_sqrt, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'sqrt_', True, _op_sqrt, (self,), True)
             raise
 
     def square(self):
         try:
-            return _call(_op_square, (self,)) if _state.slow else _op_square.runner(_op_square, (self,))
+            return _call(_op_square, (self,), _Methods.square) if _state.slow else _op_square.runner(_op_square, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'square', True, _op_square, (self,), True)
             raise
 
     def square_(self):
         try:
-            return _call_inplace(_op_square, (self,))
+            return _call_inplace(_op_square, (self,), _Methods.square_) if _state.slow else _call_inplace(_op_square, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'square_', True, _op_square, (self,), True)
             raise
@@ -6612,21 +6647,21 @@ class _Methods:
         if not (dtype is None or type(dtype) is _dtype_class):
             dtype = _args.dtype_(dtype, ('sum', 'dtype', None))
         try:
-            return _call(_op_sum_dim_IntList, (self, dim, keepdim, dtype)) if _state.slow else _op_sum_dim_IntList.runner(_op_sum_dim_IntList, (self, dim, keepdim, dtype))
+            return _call(_op_sum_dim_IntList, (self, dim, keepdim, dtype), _Methods.sum) if _state.slow else _op_sum_dim_IntList.runner(_op_sum_dim_IntList, (self, dim, keepdim, dtype))
         except Exception as _exc:
             _args.explain(_exc, 'sum', True, _op_sum_dim_IntList, (self, dim, keepdim, dtype), True)
             raise
 
     def t(self):
         try:
-            return _call(_op_t, (self,)) if _state.slow else _op_t.runner(_op_t, (self,))
+            return _call(_op_t, (self,), _Methods.t) if _state.slow else _op_t.runner(_op_t, (self,))
         except Exception as _exc:
             _args.explain(_exc, 't', True, _op_t, (self,), True)
             raise
 
     def take(self, index):
         try:
-            return _call(_op_take, (self, index)) if _state.slow else _op_take.runner(_op_take, (self, index))
+            return _call(_op_take, (self, index), _Methods.take) if _state.slow else _op_take.runner(_op_take, (self, index))
         except Exception as _exc:
             _args.explain(_exc, 'take', True, _op_take, (self, index), True)
             raise
@@ -6637,35 +6672,35 @@ class _Methods:
         if not (dim is None or type(dim) is int):
             dim = _args.int_(dim, ('take_along_dim', 'dim', 2))
         try:
-            return _call(_op_take_along_dim, (self, indices, dim)) if _state.slow else _op_take_along_dim.runner(_op_take_along_dim, (self, indices, dim))
+            return _call(_op_take_along_dim, (self, indices, dim), _Methods.take_along_dim) if _state.slow else _op_take_along_dim.runner(_op_take_along_dim, (self, indices, dim))
         except Exception as _exc:
             _args.explain(_exc, 'take_along_dim', True, _op_take_along_dim, (self, indices, dim), True)
             raise
 
     def tan(self):
         try:
-            return _call(_op_tan, (self,)) if _state.slow else _op_tan.runner(_op_tan, (self,))
+            return _call(_op_tan, (self,), _Methods.tan) if _state.slow else _op_tan.runner(_op_tan, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'tan', True, _op_tan, (self,), True)
             raise
 
     def tan_(self):
         try:
-            return _call_inplace(_op_tan, (self,))
+            return _call_inplace(_op_tan, (self,), _Methods.tan_) if _state.slow else _call_inplace(_op_tan, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'tan_', True, _op_tan, (self,), True)
             raise
 
     def tanh(self):
         try:
-            return _call(_op_tanh, (self,)) if _state.slow else _op_tanh.runner(_op_tanh, (self,))
+            return _call(_op_tanh, (self,), _Methods.tanh) if _state.slow else _op_tanh.runner(_op_tanh, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'tanh', True, _op_tanh, (self,), True)
             raise
 
     def tanh_(self):
         try:
-            return _call_inplace(_op_tanh, (self,))
+            return _call_inplace(_op_tanh, (self,), _Methods.tanh_) if _state.slow else _call_inplace(_op_tanh, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'tanh_', True, _op_tanh, (self,), True)
             raise
@@ -6676,7 +6711,7 @@ class _Methods:
         if not (type(value) is float or type(value) is int):
             value = _args.scalar(value, ('threshold_', 'value', 2))
         try:
-            return _call_inplace(_op_threshold, (self, threshold, value))
+            return _call_inplace(_op_threshold, (self, threshold, value), _Methods.threshold_) if _state.slow else _call_inplace(_op_threshold, (self, threshold, value))
         except Exception as _exc:
             _args.explain(_exc, 'threshold_', True, _op_threshold, (self, threshold, value), True)
             raise
@@ -6686,14 +6721,14 @@ class _Methods:
         if not (type(dims) is int or type(dims) in _int_list_types and (not dims or type(dims[0]) is int)):
             dims = _args.int_list(dims, ('tile', 'dims', 1))
         try:
-            return _call(_op_tile, (self, dims)) if _state.slow else _op_tile.runner(_op_tile, (self, dims))
+            return _call(_op_tile, (self, dims), _Methods.tile) if _state.slow else _op_tile.runner(_op_tile, (self, dims))
         except Exception as _exc:
             _args.explain(_exc, 'tile', True, _op_tile, (self, dims), True)
             raise
 
     def trace(self):
         try:
-            return _call(_op_trace, (self,)) if _state.slow else _op_trace.runner(_op_trace, (self,))
+            return _call(_op_trace, (self,), _Methods.trace) if _state.slow else _op_trace.runner(_op_trace, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'trace', True, _op_trace, (self,), True)
             raise
@@ -6704,7 +6739,7 @@ class _Methods:
         if not (type(dim1) is int):
             dim1 = _args.int_(dim1, ('transpose', 'dim1', 2))
         try:
-            return _call(_op_transpose_int, (self, dim0, dim1)) if _state.slow else _op_transpose_int.runner(_op_transpose_int, (self, dim0, dim1))
+            return _call(_op_transpose_int, (self, dim0, dim1), _Methods.transpose) if _state.slow else _op_transpose_int.runner(_op_transpose_int, (self, dim0, dim1))
         except Exception as _exc:
             _args.explain(_exc, 'transpose', True, _op_transpose_int, (self, dim0, dim1), True)
             raise
@@ -6717,7 +6752,7 @@ class _Methods:
         if not (type(diagonal) is int):
             diagonal = _args.int_(diagonal, ('tril', 'diagonal', 1))
         try:
-            return _call(_op_tril, (self, diagonal)) if _state.slow else _op_tril.runner(_op_tril, (self, diagonal))
+            return _call(_op_tril, (self, diagonal), _Methods.tril) if _state.slow else _op_tril.runner(_op_tril, (self, diagonal))
         except Exception as _exc:
             _args.explain(_exc, 'tril', True, _op_tril, (self, diagonal), True)
             raise
@@ -6726,7 +6761,7 @@ class _Methods:
         if not (type(diagonal) is int):
             diagonal = _args.int_(diagonal, ('tril_', 'diagonal', 1))
         try:
-            return _call_inplace(_op_tril, (self, diagonal))
+            return _call_inplace(_op_tril, (self, diagonal), _Methods.tril_) if _state.slow else _call_inplace(_op_tril, (self, diagonal))
         except Exception as _exc:
             _args.explain(_exc, 'tril_', True, _op_tril, (self, diagonal), True)
             raise
@@ -6735,7 +6770,7 @@ class _Methods:
         if not (type(diagonal) is int):
             diagonal = _args.int_(diagonal, ('triu', 'diagonal', 1))
         try:
-            return _call(_op_triu, (self, diagonal)) if _state.slow else _op_triu.runner(_op_triu, (self, diagonal))
+            return _call(_op_triu, (self, diagonal), _Methods.triu) if _state.slow else _op_triu.runner(_op_triu, (self, diagonal))
         except Exception as _exc:
             _args.explain(_exc, 'triu', True, _op_triu, (self, diagonal), True)
             raise
@@ -6744,14 +6779,14 @@ class _Methods:
         if not (type(diagonal) is int):
             diagonal = _args.int_(diagonal, ('triu_', 'diagonal', 1))
         try:
-            return _call_inplace(_op_triu, (self, diagonal))
+            return _call_inplace(_op_triu, (self, diagonal), _Methods.triu_) if _state.slow else _call_inplace(_op_triu, (self, diagonal))
         except Exception as _exc:
             _args.explain(_exc, 'triu_', True, _op_triu, (self, diagonal), True)
             raise
 
     def trunc(self):
         try:
-            return _call(_op_trunc, (self,)) if _state.slow else _op_trunc.runner(_op_trunc, (self,))
+            return _call(_op_trunc, (self,), _Methods.trunc) if _state.slow else _op_trunc.runner(_op_trunc, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'trunc', True, _op_trunc, (self,), True)
             raise
@@ -6760,7 +6795,7 @@ class _Methods:
 
     def trunc_(self):
         try:
-            return _call_inplace(_op_trunc, (self,))
+            return _call_inplace(_op_trunc, (self,), _Methods.trunc_) if _state.slow else _call_inplace(_op_trunc, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'trunc_', True, _op_trunc, (self,), True)
             raise
@@ -6773,7 +6808,7 @@ class _Methods:
         if not (type(dim) is int):
             dim = _args.int_(dim, ('unbind', 'dim', 1))
         try:
-            return _call(_op_unbind_int, (self, dim)) if _state.slow else _op_unbind_int.runner(_op_unbind_int, (self, dim))
+            return _call(_op_unbind_int, (self, dim), _Methods.unbind) if _state.slow else _op_unbind_int.runner(_op_unbind_int, (self, dim))
         except Exception as _exc:
             _args.explain(_exc, 'unbind', True, _op_unbind_int, (self, dim), True)
             raise
@@ -6786,7 +6821,7 @@ class _Methods:
         if not (type(sizes) is int or type(sizes) in _int_list_types and (not sizes or type(sizes[0]) is int)):
             sizes = _args.int_list(sizes, ('unflatten', 'sizes', 2))
         try:
-            return _call(_op_unflatten_int, (self, dim, sizes)) if _state.slow else _op_unflatten_int.runner(_op_unflatten_int, (self, dim, sizes))
+            return _call(_op_unflatten_int, (self, dim, sizes), _Methods.unflatten) if _state.slow else _op_unflatten_int.runner(_op_unflatten_int, (self, dim, sizes))
         except Exception as _exc:
             _args.explain(_exc, 'unflatten', True, _op_unflatten_int, (self, dim, sizes), True)
             raise
@@ -6799,7 +6834,7 @@ class _Methods:
         if not (type(step) is int):
             step = _args.int_(step, ('unfold', 'step', 3))
         try:
-            return _call(_op_unfold, (self, dimension, size, step)) if _state.slow else _op_unfold.runner(_op_unfold, (self, dimension, size, step))
+            return _call(_op_unfold, (self, dimension, size, step), _Methods.unfold) if _state.slow else _op_unfold.runner(_op_unfold, (self, dimension, size, step))
         except Exception as _exc:
             _args.explain(_exc, 'unfold', True, _op_unfold, (self, dimension, size, step), True)
             raise
@@ -6808,282 +6843,282 @@ class _Methods:
         if not (type(dim) is int):
             dim = _args.int_(dim, ('unsqueeze', 'dim', 1))
         try:
-            return _call(_op_unsqueeze, (self, dim)) if _state.slow else _op_unsqueeze.runner(_op_unsqueeze, (self, dim))
+            return _call(_op_unsqueeze, (self, dim), _Methods.unsqueeze) if _state.slow else _op_unsqueeze.runner(_op_unsqueeze, (self, dim))
         except Exception as _exc:
             _args.explain(_exc, 'unsqueeze', True, _op_unsqueeze, (self, dim), True)
             raise
 
     def vdot(self, other):
         try:
-            return _call(_op_vdot, (self, other)) if _state.slow else _op_vdot.runner(_op_vdot, (self, other))
+            return _call(_op_vdot, (self, other), _Methods.vdot) if _state.slow else _op_vdot.runner(_op_vdot, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'vdot', True, _op_vdot, (self, other), True)
             raise
 
     def view_as(self, other):
         try:
-            return _call(_op_view_as, (self, other)) if _state.slow else _op_view_as.runner(_op_view_as, (self, other))
+            return _call(_op_view_as, (self, other), _Methods.view_as) if _state.slow else _op_view_as.runner(_op_view_as, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'view_as', True, _op_view_as, (self, other), True)
             raise
 
     def xlogy(self, other):
         try:
-            return _call(_op_xlogy_Tensor, (self, other)) if _state.slow else _op_xlogy_Tensor.runner(_op_xlogy_Tensor, (self, other))
+            return _call(_op_xlogy_Tensor, (self, other), _Methods.xlogy) if _state.slow else _op_xlogy_Tensor.runner(_op_xlogy_Tensor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'xlogy', True, _op_xlogy_Tensor, (self, other), True)
             raise
 
     def xlogy_(self, other):
         try:
-            return _call_inplace(_op_xlogy_Tensor, (self, other))
+            return _call_inplace(_op_xlogy_Tensor, (self, other), _Methods.xlogy_) if _state.slow else _call_inplace(_op_xlogy_Tensor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'xlogy_', True, _op_xlogy_Tensor, (self, other), True)
             raise
 
     def __abs__(self):
-        return _call(_op_abs, (self,)) if _state.slow else _op_abs.runner(_op_abs, (self,))
+        return _call(_op_abs, (self,), _Methods.__abs__) if _state.slow else _op_abs.runner(_op_abs, (self,))
 
     def __add__(self, other):
         try:
-            return _call(_op_add_Tensor, (self, other, 1)) if _state.slow else _op_add_Tensor.runner(_op_add_Tensor, (self, other, 1))
+            return _call(_op_add_Tensor, (self, other, 1), _Methods.__add__) if _state.slow else _op_add_Tensor.runner(_op_add_Tensor, (self, other, 1))
         except _Unsupported:
             return NotImplemented
 
     def __iadd__(self, other):
         try:
-            return _call_inplace(_op_add_Tensor, (self, other, 1))
+            return _call_inplace(_op_add_Tensor, (self, other, 1), _Methods.__iadd__) if _state.slow else _call_inplace(_op_add_Tensor, (self, other, 1))
         except _Unsupported:
             return NotImplemented
 
     def __radd__(self, other):
         try:
-            return _call(_op_add_Tensor, (other, self, 1)) if _state.slow else _op_add_Tensor.runner(_op_add_Tensor, (other, self, 1))
+            return _call(_op_add_Tensor, (other, self, 1), _Methods.__radd__) if _state.slow else _op_add_Tensor.runner(_op_add_Tensor, (other, self, 1))
         except _Unsupported:
             return NotImplemented
 
     def __and__(self, other):
         try:
-            return _call(_op_bitwise_and_Tensor, (self, other)) if _state.slow else _op_bitwise_and_Tensor.runner(_op_bitwise_and_Tensor, (self, other))
+            return _call(_op_bitwise_and_Tensor, (self, other), _Methods.__and__) if _state.slow else _op_bitwise_and_Tensor.runner(_op_bitwise_and_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __iand__(self, other):
         try:
-            return _call_inplace(_op_bitwise_and_Tensor, (self, other))
+            return _call_inplace(_op_bitwise_and_Tensor, (self, other), _Methods.__iand__) if _state.slow else _call_inplace(_op_bitwise_and_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __rand__(self, other):
         try:
-            return _call(_op_bitwise_and_Tensor, (other, self)) if _state.slow else _op_bitwise_and_Tensor.runner(_op_bitwise_and_Tensor, (other, self))
+            return _call(_op_bitwise_and_Tensor, (other, self), _Methods.__rand__) if _state.slow else _op_bitwise_and_Tensor.runner(_op_bitwise_and_Tensor, (other, self))
         except _Unsupported:
             return NotImplemented
 
     def __ilshift__(self, other):
         try:
-            return _call_inplace(_op_bitwise_left_shift_Tensor, (self, other))
+            return _call_inplace(_op_bitwise_left_shift_Tensor, (self, other), _Methods.__ilshift__) if _state.slow else _call_inplace(_op_bitwise_left_shift_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __lshift__(self, other):
         try:
-            return _call(_op_bitwise_left_shift_Tensor, (self, other)) if _state.slow else _op_bitwise_left_shift_Tensor.runner(_op_bitwise_left_shift_Tensor, (self, other))
+            return _call(_op_bitwise_left_shift_Tensor, (self, other), _Methods.__lshift__) if _state.slow else _op_bitwise_left_shift_Tensor.runner(_op_bitwise_left_shift_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __rlshift__(self, other):
         try:
-            return _call(_op_bitwise_left_shift_Tensor, (other, self)) if _state.slow else _op_bitwise_left_shift_Tensor.runner(_op_bitwise_left_shift_Tensor, (other, self))
+            return _call(_op_bitwise_left_shift_Tensor, (other, self), _Methods.__rlshift__) if _state.slow else _op_bitwise_left_shift_Tensor.runner(_op_bitwise_left_shift_Tensor, (other, self))
         except _Unsupported:
             return NotImplemented
 
     def __ior__(self, other):
         try:
-            return _call_inplace(_op_bitwise_or_Tensor, (self, other))
+            return _call_inplace(_op_bitwise_or_Tensor, (self, other), _Methods.__ior__) if _state.slow else _call_inplace(_op_bitwise_or_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __or__(self, other):
         try:
-            return _call(_op_bitwise_or_Tensor, (self, other)) if _state.slow else _op_bitwise_or_Tensor.runner(_op_bitwise_or_Tensor, (self, other))
+            return _call(_op_bitwise_or_Tensor, (self, other), _Methods.__or__) if _state.slow else _op_bitwise_or_Tensor.runner(_op_bitwise_or_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __ror__(self, other):
         try:
-            return _call(_op_bitwise_or_Tensor, (other, self)) if _state.slow else _op_bitwise_or_Tensor.runner(_op_bitwise_or_Tensor, (other, self))
+            return _call(_op_bitwise_or_Tensor, (other, self), _Methods.__ror__) if _state.slow else _op_bitwise_or_Tensor.runner(_op_bitwise_or_Tensor, (other, self))
         except _Unsupported:
             return NotImplemented
 
     def __irshift__(self, other):
         try:
-            return _call_inplace(_op_bitwise_right_shift_Tensor, (self, other))
+            return _call_inplace(_op_bitwise_right_shift_Tensor, (self, other), _Methods.__irshift__) if _state.slow else _call_inplace(_op_bitwise_right_shift_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __rrshift__(self, other):
         try:
-            return _call(_op_bitwise_right_shift_Tensor, (other, self)) if _state.slow else _op_bitwise_right_shift_Tensor.runner(_op_bitwise_right_shift_Tensor, (other, self))
+            return _call(_op_bitwise_right_shift_Tensor, (other, self), _Methods.__rrshift__) if _state.slow else _op_bitwise_right_shift_Tensor.runner(_op_bitwise_right_shift_Tensor, (other, self))
         except _Unsupported:
             return NotImplemented
 
     def __rshift__(self, other):
         try:
-            return _call(_op_bitwise_right_shift_Tensor, (self, other)) if _state.slow else _op_bitwise_right_shift_Tensor.runner(_op_bitwise_right_shift_Tensor, (self, other))
+            return _call(_op_bitwise_right_shift_Tensor, (self, other), _Methods.__rshift__) if _state.slow else _op_bitwise_right_shift_Tensor.runner(_op_bitwise_right_shift_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __ixor__(self, other):
         try:
-            return _call_inplace(_op_bitwise_xor_Tensor, (self, other))
+            return _call_inplace(_op_bitwise_xor_Tensor, (self, other), _Methods.__ixor__) if _state.slow else _call_inplace(_op_bitwise_xor_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __rxor__(self, other):
         try:
-            return _call(_op_bitwise_xor_Tensor, (other, self)) if _state.slow else _op_bitwise_xor_Tensor.runner(_op_bitwise_xor_Tensor, (other, self))
+            return _call(_op_bitwise_xor_Tensor, (other, self), _Methods.__rxor__) if _state.slow else _op_bitwise_xor_Tensor.runner(_op_bitwise_xor_Tensor, (other, self))
         except _Unsupported:
             return NotImplemented
 
     def __xor__(self, other):
         try:
-            return _call(_op_bitwise_xor_Tensor, (self, other)) if _state.slow else _op_bitwise_xor_Tensor.runner(_op_bitwise_xor_Tensor, (self, other))
+            return _call(_op_bitwise_xor_Tensor, (self, other), _Methods.__xor__) if _state.slow else _op_bitwise_xor_Tensor.runner(_op_bitwise_xor_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __itruediv__(self, other):
         try:
-            return _call_inplace(_op_div_Tensor, (self, other))
+            return _call_inplace(_op_div_Tensor, (self, other), _Methods.__itruediv__) if _state.slow else _call_inplace(_op_div_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __truediv__(self, other):
         try:
-            return _call(_op_div_Tensor, (self, other)) if _state.slow else _op_div_Tensor.runner(_op_div_Tensor, (self, other))
+            return _call(_op_div_Tensor, (self, other), _Methods.__truediv__) if _state.slow else _op_div_Tensor.runner(_op_div_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __eq__(self, other):
         try:
-            return _call(_op_eq_Tensor, (self, other)) if _state.slow else _op_eq_Tensor.runner(_op_eq_Tensor, (self, other))
+            return _call(_op_eq_Tensor, (self, other), _Methods.__eq__) if _state.slow else _op_eq_Tensor.runner(_op_eq_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __floordiv__(self, other):
         try:
-            return _call(_op_floor_divide, (self, other)) if _state.slow else _op_floor_divide.runner(_op_floor_divide, (self, other))
+            return _call(_op_floor_divide, (self, other), _Methods.__floordiv__) if _state.slow else _op_floor_divide.runner(_op_floor_divide, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __ifloordiv__(self, other):
         try:
-            return _call_inplace(_op_floor_divide, (self, other))
+            return _call_inplace(_op_floor_divide, (self, other), _Methods.__ifloordiv__) if _state.slow else _call_inplace(_op_floor_divide, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __rfloordiv__(self, other):
         try:
-            return _call(_op_floor_divide, (other, self)) if _state.slow else _op_floor_divide.runner(_op_floor_divide, (other, self))
+            return _call(_op_floor_divide, (other, self), _Methods.__rfloordiv__) if _state.slow else _op_floor_divide.runner(_op_floor_divide, (other, self))
         except _Unsupported:
             return NotImplemented
 
     def __ge__(self, other):
         try:
-            return _call(_op_ge_Tensor, (self, other)) if _state.slow else _op_ge_Tensor.runner(_op_ge_Tensor, (self, other))
+            return _call(_op_ge_Tensor, (self, other), _Methods.__ge__) if _state.slow else _op_ge_Tensor.runner(_op_ge_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __gt__(self, other):
         try:
-            return _call(_op_gt_Tensor, (self, other)) if _state.slow else _op_gt_Tensor.runner(_op_gt_Tensor, (self, other))
+            return _call(_op_gt_Tensor, (self, other), _Methods.__gt__) if _state.slow else _op_gt_Tensor.runner(_op_gt_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __le__(self, other):
         try:
-            return _call(_op_le_Tensor, (self, other)) if _state.slow else _op_le_Tensor.runner(_op_le_Tensor, (self, other))
+            return _call(_op_le_Tensor, (self, other), _Methods.__le__) if _state.slow else _op_le_Tensor.runner(_op_le_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __lt__(self, other):
         try:
-            return _call(_op_lt_Tensor, (self, other)) if _state.slow else _op_lt_Tensor.runner(_op_lt_Tensor, (self, other))
+            return _call(_op_lt_Tensor, (self, other), _Methods.__lt__) if _state.slow else _op_lt_Tensor.runner(_op_lt_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __matmul__(self, other):
         try:
-            return _call(_op_matmul, (self, other)) if _state.slow else _op_matmul.runner(_op_matmul, (self, other))
+            return _call(_op_matmul, (self, other), _Methods.__matmul__) if _state.slow else _op_matmul.runner(_op_matmul, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __rmatmul__(self, other):
         try:
-            return _call(_op_matmul, (other, self)) if _state.slow else _op_matmul.runner(_op_matmul, (other, self))
+            return _call(_op_matmul, (other, self), _Methods.__rmatmul__) if _state.slow else _op_matmul.runner(_op_matmul, (other, self))
         except _Unsupported:
             return NotImplemented
 
     def __imul__(self, other):
         try:
-            return _call_inplace(_op_mul_Tensor, (self, other))
+            return _call_inplace(_op_mul_Tensor, (self, other), _Methods.__imul__) if _state.slow else _call_inplace(_op_mul_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __mul__(self, other):
         try:
-            return _call(_op_mul_Tensor, (self, other)) if _state.slow else _op_mul_Tensor.runner(_op_mul_Tensor, (self, other))
+            return _call(_op_mul_Tensor, (self, other), _Methods.__mul__) if _state.slow else _op_mul_Tensor.runner(_op_mul_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __rmul__(self, other):
         try:
-            return _call(_op_mul_Tensor, (other, self)) if _state.slow else _op_mul_Tensor.runner(_op_mul_Tensor, (other, self))
+            return _call(_op_mul_Tensor, (other, self), _Methods.__rmul__) if _state.slow else _op_mul_Tensor.runner(_op_mul_Tensor, (other, self))
         except _Unsupported:
             return NotImplemented
 
     def __ne__(self, other):
         try:
-            return _call(_op_ne_Tensor, (self, other)) if _state.slow else _op_ne_Tensor.runner(_op_ne_Tensor, (self, other))
+            return _call(_op_ne_Tensor, (self, other), _Methods.__ne__) if _state.slow else _op_ne_Tensor.runner(_op_ne_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __neg__(self):
-        return _call(_op_neg, (self,)) if _state.slow else _op_neg.runner(_op_neg, (self,))
+        return _call(_op_neg, (self,), _Methods.__neg__) if _state.slow else _op_neg.runner(_op_neg, (self,))
 
     def __ipow__(self, other):
         try:
-            return _call_inplace(_op_pow_Tensor_Tensor, (self, other))
+            return _call_inplace(_op_pow_Tensor_Tensor, (self, other), _Methods.__ipow__) if _state.slow else _call_inplace(_op_pow_Tensor_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __pow__(self, other):
         try:
-            return _call(_op_pow_Tensor_Tensor, (self, other)) if _state.slow else _op_pow_Tensor_Tensor.runner(_op_pow_Tensor_Tensor, (self, other))
+            return _call(_op_pow_Tensor_Tensor, (self, other), _Methods.__pow__) if _state.slow else _op_pow_Tensor_Tensor.runner(_op_pow_Tensor_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __rpow__(self, other):
         try:
-            return _call(_op_pow_Tensor_Tensor, (other, self)) if _state.slow else _op_pow_Tensor_Tensor.runner(_op_pow_Tensor_Tensor, (other, self))
+            return _call(_op_pow_Tensor_Tensor, (other, self), _Methods.__rpow__) if _state.slow else _op_pow_Tensor_Tensor.runner(_op_pow_Tensor_Tensor, (other, self))
         except _Unsupported:
             return NotImplemented
 
     def __imod__(self, other):
         try:
-            return _call_inplace(_op_remainder_Tensor, (self, other))
+            return _call_inplace(_op_remainder_Tensor, (self, other), _Methods.__imod__) if _state.slow else _call_inplace(_op_remainder_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __mod__(self, other):
         try:
-            return _call(_op_remainder_Tensor, (self, other)) if _state.slow else _op_remainder_Tensor.runner(_op_remainder_Tensor, (self, other))
+            return _call(_op_remainder_Tensor, (self, other), _Methods.__mod__) if _state.slow else _op_remainder_Tensor.runner(_op_remainder_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 
     def __rmod__(self, other):
         try:
-            return _call(_op_remainder_Tensor, (other, self)) if _state.slow else _op_remainder_Tensor.runner(_op_remainder_Tensor, (other, self))
+            return _call(_op_remainder_Tensor, (other, self), _Methods.__rmod__) if _state.slow else _op_remainder_Tensor.runner(_op_remainder_Tensor, (other, self))
         except _Unsupported:
             return NotImplemented
 
@@ -7530,7 +7565,9 @@ FUNCTIONS = (
     '_fft_c2c',
     '_fft_c2r',
     '_fft_r2c',
+    '_log_softmax',
     '_sample_dirichlet',
+    '_softmax',
     '_standard_gamma',
     '_standard_gamma_grad',
     'abs',

@@ -1,4 +1,6 @@
-"""Op entries, one family a file. Importing this package fills the op registry."""
+"""Op entries, one family a file. Importing this package fills the op registry. The families
+import only the core, the back-ends, the generator, typed storage and each other; autograd, nn
+and the facade are reached through NOTE [upcalls] (_core/upcalls.py)."""
 from ember._ops import (  # noqa: F401
     activation,
     complex_half_ops,

@@ -12,6 +12,9 @@ import numpy as np
 from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim
 from ember._ops.pointwise import not_implemented_for
@@ -61,6 +64,8 @@ def relu(xp, self):
 @register_frontend("relu_", method=False)
 def relu_(input):
     """relu_(input) -> Tensor: relu written into input."""
+    if _state.entry and _wants(locals()):
+        return _handle(relu_, locals())
     return dispatch.call_inplace(OPS["relu"], (input,))
 
 
@@ -127,6 +132,27 @@ def softmax(xp, self, dim, dtype=None):
     return out.reshape(self.shape).astype(result, copy=False)
 
 
+def _half_to_float_meta(kernel_name):
+    meta = _softmax_meta(kernel_name)
+
+    def half_meta(self, dim, half_to_float):
+        _check(not half_to_float, lambda: "softmax with half to float conversion is not "
+               "supported on CPU")
+        return meta(self, dim)
+    return half_meta
+
+
+@register_op("_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", method=False,
+             meta=_half_to_float_meta("softmax_lastdim_kernel_impl"), saves=("result",),
+             derivatives={"self": _softmax_grad}, tags=("fp_errors",))
+def _softmax(xp, self, dim, half_to_float):
+    """_softmax(input, dim, half_to_float) -> Tensor: softmax in the input's dtype (what
+    softmax.int decomposes into)."""
+    _check(not half_to_float, lambda: "softmax with half to float conversion is not "
+           "supported on CPU")
+    return softmax(xp, self, dim)
+
+
 # Rows up to this length are summed in float32 by BLAS (its blocked sum is as accurate as
 # the pairwise one at this length); longer rows go through accurate_sum.
 _SHORT_ROW = 1024
@@ -147,3 +173,14 @@ def log_softmax(xp, self, dim, dtype=None):
     with np.errstate(invalid="ignore", divide="ignore"):
         out = x - xp.log(accurate_sum(xp, xp.exp(x), (axis,), True))
     return out.reshape(self.shape).astype(result, copy=False)
+
+
+@register_op("_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", method=False,
+             meta=_half_to_float_meta("log_softmax_lastdim_kernel_impl"), saves=("result",),
+             derivatives={"self": _log_softmax_grad}, tags=("fp_errors",))
+def _log_softmax(xp, self, dim, half_to_float):
+    """_log_softmax(input, dim, half_to_float) -> Tensor: log_softmax in the input's dtype
+    (what log_softmax.int decomposes into)."""
+    _check(not half_to_float, lambda: "softmax with half to float conversion is not "
+           "supported on CPU")
+    return log_softmax(xp, self, dim)

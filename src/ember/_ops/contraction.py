@@ -18,8 +18,12 @@ from ember._core.checks import (
     _check_not_implemented,
     _check_type,
     _check_value,
+    _user_stacklevel,
     _warn_once,
 )
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.promotion import promote_types
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim
@@ -265,6 +269,8 @@ def einsum_kernel(xp, equation, tensors, path=None):
 def einsum(*args):
     """einsum(equation, *operands) or einsum(equation, [operands]) or the sublist form
     einsum(op1, sublist1, op2, sublist2, ..., [out_sublist])."""
+    if _state.entry and _wants(locals()):
+        return _handle(einsum, locals())
     _check_value(len(args) >= 2, (
         "einsum(): must specify the equation string and at least one operand, or at least one "
         "operand and its subscripts list"))
@@ -363,6 +369,8 @@ def tensordot_kernel(xp, self, other, dims_self, dims_other):
 
 @register_frontend(method=False)
 def tensordot(a, b, dims=2, out=None):
+    if _state.entry and _wants(locals()):
+        return _handle(tensordot, locals())
     if isinstance(dims, dispatch.Tensor):
         dims = dims.tolist()
     if isinstance(dims, (list, tuple)):
@@ -433,7 +441,7 @@ def _cross_checks(a, b, dim):
             "Using torch.cross without specifying the dim arg is deprecated.\nPlease either "
             "pass the dim explicitly or simply use torch.linalg.cross.\nThe default value of dim "
             "will change to agree with that of linalg.cross in a future release.",
-            UserWarning, stacklevel=5)
+            UserWarning, stacklevel=_user_stacklevel())
         found = [i for i, s in enumerate(a.shape) if s == 3]
         _check(found, "no dimension of size 3 in input")
         dim = found[0]
@@ -564,6 +572,8 @@ def cdist_kernel(xp, x1, x2, p=2.0, compute_mode=None):
 
 @register_frontend(method=False)
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    if _state.entry and _wants(locals()):
+        return _handle(cdist, locals())
     _check_value(compute_mode in _USE_MM, lambda: (
         f"{compute_mode} is not a valid value for compute_mode"))
     return dispatch.call(OPS["cdist"], (x1, x2, p, _USE_MM[compute_mode]))
@@ -668,6 +678,8 @@ def chain_matmul(*matrices, out=None):
     # The matrices come as arguments only: a list of them is no tensor (PyTorch's TypeError,
     # "expected Tensor as element 0 in argument 0, but got list"), found before its warning,
     # which PyTorch gives once per process.
+    if _state.entry and _wants(locals()):
+        return _handle(chain_matmul, locals())
     for i, matrix in enumerate(matrices):
         _check_type(isinstance(matrix, dispatch.Tensor), lambda: (
             f"expected Tensor as element {i} in argument 0, but got "

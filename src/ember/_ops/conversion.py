@@ -14,6 +14,9 @@ from ember._core import complex_half, dispatch, layout
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented, _check_type, _warn_once
 from ember._core.device import CPU, META, as_device, placed
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.fp_errors import cast
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._ops.grad_utils import identity, zeros_grad
@@ -93,7 +96,8 @@ def _copy_step(op, args):
     target = source if device is None else placed(as_device(device))
     target_dtype = self._dtype if dtype is None else dtype
     if target is META:
-        out = dispatch.wrap(MetaArray(self._data.shape, target_dtype._np), target_dtype, META)
+        shape, _, strides = _copy_spec(self, target_dtype, args[6], "to")
+        out = dispatch.wrap(MetaArray(shape, target_dtype._np, strides), target_dtype, META)
     elif target is source:
         kernel = op.kernels.get(source.type, op.kernel) if op.kernels else op.kernel
         out = dispatch.wrap(kernel(get_backend(source.type).xp, self._data, *args[1:]),
@@ -111,7 +115,18 @@ dispatch.runners.OWN_STEPS[OPS["_to_copy"]] = _copy_step
 
 
 def _same_meta(self, memory_format=None):
-    return (self._data.shape, self._dtype)
+    # A copy is laid out as the kernel lays it: preserve keeps a dense layout (NOTE
+    # [preserve_format in *_like], creation.py).
+    return _copy_spec(self, self._dtype, memory_format, "clone")
+
+
+def _copy_spec(self, dtype, memory_format, where):
+    """(shape, dtype, byte strides) of a copy of `self` in `dtype` and `memory_format`."""
+    from ember._ops.creation import like_strides
+    strides = like_strides(self._data, memory_format, where)
+    if strides is not None:
+        strides = tuple(s * dtype.itemsize for s in strides)
+    return (self._data.shape, dtype, strides)
 
 
 @register_op("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor",
@@ -141,7 +156,8 @@ def clone(xp, self, memory_format=None):
 def contiguous(self, memory_format=None):
     """contiguous(memory_format=ember.contiguous_format) -> Tensor: the tensor itself if its
     layout already is `memory_format`, else a copy in that layout."""
-    import ember
+    if _state.entry and _wants(locals()):
+        return _handle(contiguous, locals())
     name = layout.format_name(memory_format, "contiguous", layout.CONTIGUOUS)
     if name in (layout.CHANNELS_LAST, layout.CHANNELS_LAST_3D):
         layout.format_strides(self.shape, name)        # the rank check
@@ -149,7 +165,7 @@ def contiguous(self, memory_format=None):
         return self
     _check(name != layout.PRESERVE,
            "preserve memory format is unsupported by the contiguous operator")
-    return self.clone(memory_format=memory_format or ember.contiguous_format)
+    return self.clone(memory_format=memory_format or layout.contiguous_format)
 
 
 def _copy_meta(self, src, non_blocking=False):
@@ -173,6 +189,8 @@ def _copy(xp, self, src, non_blocking=False):
 @register_frontend(function=False)
 def copy_(self, src, non_blocking=False):
     """Copy `src` (broadcast to self's shape, cast to self's dtype) into self, in place."""
+    if _state.entry and _wants(locals()):
+        return _handle(copy_, locals())
     from ember._core.checks import _check
     if not isinstance(src, dispatch.Tensor):
         # A number is taken (as PyTorch does); a list or NumPy array is not.
@@ -206,7 +224,7 @@ def copy_(self, src, non_blocking=False):
 # version counter, no `_base`: it is not a view to autograd) with no history. It is a registry
 # op so that a TorchDispatchMode sees it (a mode recording ops must not take the result for
 # self); it
-# runs as its own runner (`ember._tensor.detached`), and `Tensor.detach` calls that directly
+# runs as its own runner (`detached` below), and `Tensor.detach` calls that directly
 # when no mode is watching (see NOTE [the slow path]).
 @register_op("detach(Tensor(a) self) -> Tensor(a)", kind="view", out=False, method=False,
              differentiable=False, meta=lambda self: (self._data.shape, self._dtype))
@@ -216,8 +234,14 @@ def _detach(xp, self):
     return self
 
 
+def detached(t):
+    """`t` cut off from the graph: a new tensor on its storage (the kernel of `detach`)."""
+    out = dispatch.wrap(t._data, t._dtype, t._device)
+    out._storage = dispatch.storage_of(t)
+    return out
+
+
 def _run_detach(op, args):
-    from ember._tensor import detached
     self = args[0]
     _check_type(isinstance(self, dispatch.Tensor), lambda: (
         f"detach(): argument 'input' (position 1) must be Tensor, not {type(self).__name__}"))

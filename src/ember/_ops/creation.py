@@ -8,6 +8,8 @@ PyTorch's calling conventions (sizes as varargs, `out=`, `requires_grad=`) and c
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ember._backends import get_backend
@@ -17,6 +19,9 @@ from ember._core import dtype as dt
 from ember._core import layout as memory_layout
 from ember._core.checks import _check, _check_type
 from ember._core.device import META
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.fp_errors import run_quietly
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import normalize_shape, sizes_or_keyword
@@ -89,6 +94,15 @@ def full_array(shape, fill, dtype, device):
     if device is META:
         return MetaArray(shape, dtype._np)
     return filled_array(get_backend(device.type).xp, shape, fill, dtype)
+
+
+def zero_gradient(shape, dtype, device):
+    """A materialised zero gradient (autograd's, for an output that got none): through the
+    `zeros` op while a mode is open, so a TorchDispatchMode or FakeTensorMode sees and makes it
+    (as PyTorch's engine calls at::zeros), else made directly."""
+    if dispatch.state.slow:
+        return dispatch.call(_ZEROS, (shape, dtype, None, device, None))
+    return dispatch.wrap(full_array(shape, 0, dtype, device), dtype, device)
 
 
 def on_device(xp, values, device):
@@ -175,6 +189,8 @@ def _sized_frontend(op, name):
     def factory(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
                 pin_memory=False, requires_grad=False):
         # ember.zeros(8): one int needs no normalising.
+        if _state.entry and _wants(locals()):
+            return _handle(factory, locals())
         if size is not None:
             shape = sizes_or_keyword(sizes, size, name, "size")
         elif len(sizes) == 1 and type(sizes[0]) is int:
@@ -238,6 +254,8 @@ def empty(*sizes, size=None, out=None, dtype=None, layout=None, device=None, pin
           requires_grad=False, memory_format=None):
     """empty(*size, *, out=None, dtype=None, device=None, requires_grad=False,
     memory_format=ember.contiguous_format) -> Tensor: an uninitialised tensor."""
+    if _state.entry and _wants(locals()):
+        return _handle(empty, locals())
     shape = sizes_or_keyword(sizes, size, "empty", "size")
     if layout is not None:
         arguments.layout_(layout, ("empty", "layout", None))
@@ -275,12 +293,15 @@ def _full_meta(size, fill_value, dtype=None, layout=None, device=None, pin_memor
 def _full(xp, size, fill_value, dtype=None, layout=None, device=None, pin_memory=None):
     """full(size, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor."""
     dtype = option_dtype(dtype, scalar_dtype(fill_value))
-    return filled_array(xp, size, filling.fill_value(fill_value, dtype._np), dtype)
+    value = filling.fill_value(fill_value, dtype._np, half_rounds=math.prod(size) == 1)
+    return filled_array(xp, size, value, dtype)
 
 
 @register_frontend(method=False)
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
          requires_grad=False):
+    if _state.entry and _wants(locals()):
+        return _handle(full, locals())
     shape = normalize_shape((size,))
     if type(fill_value) is not float and type(fill_value) is not int:
         fill_value = arguments.scalar(fill_value, ("full", "fill_value", 2))
@@ -406,14 +427,16 @@ def _full_like(xp, self, fill_value, dtype=None, layout=None, device=None, pin_m
     memory_format=ember.preserve_format) -> Tensor: a tensor like input filled with
     fill_value."""
     dtype = _NP_TO_DTYPE[self.dtype] if dtype is None else option_dtype(dtype, None)
-    return like_array(xp, self, filling.fill_value(fill_value, dtype._np), dtype, memory_format,
-                      "full_like")
+    value = filling.fill_value(fill_value, dtype._np, half_rounds=self.size == 1)
+    return like_array(xp, self, value, dtype, memory_format, "full_like")
 
 
 def _like_frontend(op, name, with_value):
     if with_value:
         def factory(input, fill_value, *, dtype=None, layout=None, device=None,
                     pin_memory=False, requires_grad=False, memory_format=None):
+            if _state.entry and _wants(locals()):
+                return _handle(factory, locals())
             if type(fill_value) is not float and type(fill_value) is not int:
                 fill_value = arguments.scalar(fill_value, (name, "fill_value", 2))
             made = _call(op, (input, fill_value, dtype, layout, device, pin_memory,
@@ -422,6 +445,8 @@ def _like_frontend(op, name, with_value):
     else:
         def factory(input, *, dtype=None, layout=None, device=None, pin_memory=False,
                     requires_grad=False, memory_format=None):
+            if _state.entry and _wants(locals()):
+                return _handle(factory, locals())
             made = _call(op, (input, dtype, layout, device, pin_memory, memory_format))
             return made.requires_grad_(True) if requires_grad else made
     factory.__name__ = factory.__qualname__ = name
@@ -460,19 +485,24 @@ def _new_full(xp, self, size, fill_value, dtype=None, layout=None, device=None,
     Tensor: a tensor of `size` filled with fill_value, with this tensor's dtype and device
     unless others are given."""
     dtype = _NP_TO_DTYPE[self.dtype] if dtype is None else option_dtype(dtype, None)
-    return filled_array(xp, size, fill_value, dtype)
+    value = filling.fill_value(fill_value, dtype._np, half_rounds=math.prod(size) == 1)
+    return filled_array(xp, size, value, dtype)
 
 
 def _new_frontend(op, name, with_value):
     if with_value:
         def factory(self, size, fill_value, *, dtype=None, layout=None, device=None,
                     pin_memory=False, requires_grad=False):
+            if _state.entry and _wants(locals()):
+                return _handle(factory, locals())
             made = _call(op, (self, normalize_shape((size,)), fill_value, dtype, layout, device,
                               pin_memory))
             return made.requires_grad_(True) if requires_grad else made
     else:
         def factory(self, *sizes, size=None, dtype=None, layout=None, device=None,
                     pin_memory=False, requires_grad=False):
+            if _state.entry and _wants(locals()):
+                return _handle(factory, locals())
             if not sizes and size is None:       # (as PyTorch's parser: `new_ones(())` is 0-d)
                 raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
             shape = sizes_or_keyword(sizes, size, name, "size")

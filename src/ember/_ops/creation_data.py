@@ -7,14 +7,19 @@ lift_fresh]); a tensor given as data is copied through `detach` and `_to_copy`.
 """
 from __future__ import annotations
 
+import array as array_module
+
 import numpy as np
 
 from ember._backends import get_backend
 from ember._backends.meta import MetaArray
-from ember._core import dispatch
+from ember._core import arguments, dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type, _check_value
 from ember._core.device import META, as_device, get_default_device, placed
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.fp_errors import cast
 from ember._core.promotion import promote_types, scalar_type_of
 from ember._core.registry import OPS, register_frontend, register_op
@@ -120,10 +125,32 @@ def _all_tensors(data):
                (isinstance(x, (list, tuple)) and x and _all_tensors(x)) for x in data)
 
 
+def _parsed_options(name, dtype, device, flags, optional=()):
+    """(dtype, device) as PyTorch's parser converts them, after its checks of the keyword
+    arguments in its order: first every type (TypeError; `flags` are (name, value) of the
+    bool ones, those in `optional` may be None), then the device's value (RuntimeError)."""
+    if dtype is not None and not isinstance(dtype, dt.dtype):
+        dtype = arguments.dtype_(dtype, (name, "dtype", None))
+    if device is not None and type(device) is not str:
+        device = arguments.device_(device, (name, "device", None))
+    for arg, value in flags:
+        if value is not True and value is not False and not (value is None and arg in optional):
+            arguments.bool_(value, (name, arg, None))
+    if device is not None:
+        as_device(device)
+    return dtype, device
+
+
 @register_frontend(method=False)
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of `data` (nested sequences of numbers, a NumPy array or
     a tensor); the dtype is inferred from the data unless given."""
+    if _state.entry and _wants(locals()):
+        return _handle(tensor, locals())
+    if dtype is not None or device is not None or requires_grad is not False or \
+            pin_memory is not False:
+        dtype, device = _parsed_options("tensor", dtype, device, (
+            ("pin_memory", pin_memory), ("requires_grad", requires_grad)))
     if isinstance(data, dispatch.Tensor):
         import warnings
         warnings.warn("To copy construct from a tensor, it is recommended to use "
@@ -148,8 +175,18 @@ def _copy_of(data, dtype, device, requires_grad):
 
 
 def _from_data(data, dtype, device, requires_grad, copy):
+    array, target, device = data_array(data, dtype, device, copy)
+    made = _call(_LIFT_FRESH, (dispatch.wrap(array, target, device),))
+    return _requiring_grad(made) if requires_grad else made
+
+
+def data_array(data, dtype, device, copy):
+    """(array, dtype, device) of Python or NumPy data as `tensor(data)` reads it (its
+    checks and errors), before it becomes a tensor."""
     if isinstance(data, np.ndarray):
         array = data
+        if dtype is not None:
+            dt.from_numpy_dtype(array.dtype)        # (its TypeError for strings, objects ...)
     elif isinstance(data, (bool, int, float, complex, np.generic)):
         array = np.array(data)
         if array.dtype == object or array.dtype == np.uint64 and type(data) is int:
@@ -159,7 +196,10 @@ def _from_data(data, dtype, device, requires_grad, copy):
     elif hasattr(data, "__array__") and not isinstance(data, (list, tuple)):
         array = np.asarray(data)
     else:
-        inferred = _sequence_dtype(data)
+        if type(data) is not list and type(data) is not tuple and isinstance(
+                data, (list, tuple, range, bytearray, memoryview, array_module.array)):
+            data = list(data)           # (other sequences: their items, as PyTorch reads them)
+        inferred = _sequence_dtype(data) if dtype is None else _check_leaves(data, dtype)
         if _has_tensors(data):
             data = _tensors_to_items(data)
         array = _nested_to_array(data)
@@ -179,8 +219,7 @@ def _from_data(data, dtype, device, requires_grad, copy):
         array = MetaArray(array.shape, target._np)
     elif device.type != "cpu":
         array = get_backend(device.type).from_host(array, device)
-    made = _call(_LIFT_FRESH, (dispatch.wrap(array, target, device),))
-    return _requiring_grad(made) if requires_grad else made
+    return array, target, device
 
 
 def _sequence_dtype(data):
@@ -191,7 +230,7 @@ def _sequence_dtype(data):
         item = stack.pop()
         kind = type(item)
         if kind is list or kind is tuple:
-            stack.extend(item)
+            stack.extend(reversed(item))        # (the leaves in order, as PyTorch reads them)
             continue
         if (kind is str or kind is bytes) and item is not _first_leaf(data):
             # PyTorch reads the shape along the first elements: a string there is one more
@@ -200,6 +239,36 @@ def _sequence_dtype(data):
         leaf = _leaf_dtype(item)
         found = leaf if found is None or found is leaf else promote_types(found, leaf)
     return dt.get_default_dtype() if found is None else found
+
+
+def _check_leaves(data, dtype):
+    """The leaves of `data` (nested sequences, or one object) as PyTorch converts each into
+    a given `dtype`, in order: an integral dtype takes what Python can read as an integer, a
+    floating or complex one (or bool) what it can read as a number; anything else is a
+    TypeError.
+    (Shape errors, strings first, are _nested_to_array's and _leaf_dtype's.)"""
+    integral = not (dtype.is_floating_point or dtype.is_complex)
+    first, stack = _first_leaf(data), [data]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is list or kind is tuple:
+            stack.extend(reversed(item))
+            continue
+        if item is first and isinstance(item, (str, bytes)):
+            raise ValueError(f"too many dimensions '{kind.__name__}'")
+        if isinstance(item, dispatch.Tensor):
+            _check_type(not integral or not (item._dtype.is_floating_point or
+                                             item._dtype.is_complex),
+                        "only integer tensors of a single element can be converted to an index")
+            _leaf_dtype(item)                   # (one element)
+        elif integral and not isinstance(item, (int, float, np.integer, np.bool_)) and not (
+                dtype is dt.bool_ and isinstance(item, (complex, np.number))):
+            raise TypeError(f"'{arguments.type_name(item)}' object cannot be interpreted as an "
+                            f"integer")
+        elif not integral and not isinstance(item, (int, float, complex, np.number, np.bool_)):
+            raise TypeError(f"must be real number, not {arguments.type_name(item)}")
+    return dtype
 
 
 def _first_leaf(data):
@@ -288,6 +357,8 @@ def _cast_data(array, target, copy):
 def as_tensor(data, dtype=None, device=None):
     """`data` as a tensor, sharing memory where it can: a tensor of matching dtype and device
     comes back as it is, a CPU NumPy array of matching dtype is wrapped without a copy."""
+    if _state.entry and _wants(locals()):
+        return _handle(as_tensor, locals())
     if isinstance(data, dispatch.Tensor):
         return data.to(dtype=dtype, device=device) if (dtype or device) else data
     if isinstance(data, np.ndarray) and (device is None or as_device(device).type == "cpu"):
@@ -301,11 +372,24 @@ def as_tensor(data, dtype=None, device=None):
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     """`obj` as a tensor, copying only when `copy` is true or a conversion needs it; with
     `copy=None` a NumPy array or a tensor is shared where dtype and device allow."""
+    if _state.entry and _wants(locals()):
+        return _handle(asarray, locals())
+    dtype, device = _parsed_options("asarray", dtype, device, (
+        ("copy", copy), ("requires_grad", requires_grad)), optional=("copy", "requires_grad"))
+    if copy is False and not isinstance(obj, (dispatch.Tensor, np.ndarray, bytes, bytearray,
+                                              memoryview, array_module.array)):
+        raise ValueError("can't alias arbitrary sequence into a tensor.")
     if copy is False and dtype is not None:
         _check_no_alias_cast(obj, dtype)
     if isinstance(obj, dispatch.Tensor):
         made = obj.to(dtype=dtype, device=device, copy=bool(copy)) if (dtype or device or copy) \
             else obj
+    elif isinstance(obj, (bytes, bytearray, memoryview, array_module.array)):
+        # Objects with the buffer protocol are read as frombuffer reads them.
+        made = frombuffer(obj, dtype=dt.get_default_dtype() if dtype is None else dtype)
+        made = made.clone() if copy else made
+        if device is not None:
+            made = made.to(device)
     elif isinstance(obj, np.ndarray) and not copy:
         made = as_tensor(obj, dtype=dtype, device=device)
     else:
@@ -329,6 +413,8 @@ def _check_no_alias_cast(obj, dtype):
 def from_numpy(ndarray):
     """A CPU tensor sharing memory with `ndarray` (writes show through both ways); arrays
     with negative strides are refused."""
+    if _state.entry and _wants(locals()):
+        return _handle(from_numpy, locals())
     _check_type(isinstance(ndarray, np.ndarray), lambda: (
         f"expected np.ndarray (got {type(ndarray).__name__})"))
     dtype = dt.from_numpy_dtype(ndarray.dtype)
@@ -347,11 +433,40 @@ def from_numpy(ndarray):
     return _call(_LIFT_FRESH, (dispatch.wrap(ndarray, dtype, as_device("cpu")),))
 
 
+def _frombuffer_arguments(dtype, count, offset, requires_grad):
+    """(dtype, count, offset) as PyTorch's parser converts them, or its TypeError (and its
+    ValueError for an int past 64 bits)."""
+    if not isinstance(dtype, dt.dtype):
+        dtype = arguments.dtype_(dtype, ("frombuffer", "dtype", None))
+    if type(count) is not int:
+        count = arguments.int_(count, ("frombuffer", "count", None))
+    if type(offset) is not int:
+        offset = arguments.int_(offset, ("frombuffer", "offset", None))
+    if requires_grad is not True and requires_grad is not False:
+        arguments.bool_(requires_grad, ("frombuffer", "requires_grad", None))
+    _check_value(-2 ** 63 <= count < 2 ** 63 and -2 ** 63 <= offset < 2 ** 63,
+                 "Overflow when unpacking long long")
+    return dtype, count, offset
+
+
+def _bytes_of(buffer):
+    """The bytes of an object with the buffer protocol, as one flat memoryview."""
+    try:
+        view = memoryview(buffer)       # (the one test for the buffer protocol Python has)
+    except TypeError:
+        raise ValueError("object does not implement Python buffer protocol.") from None
+    _check(view.c_contiguous, "could not retrieve buffer from object")
+    return view.cast("B")
+
+
 @register_frontend(method=False)
 def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     """frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False) -> Tensor: a 1-D
     CPU tensor over the bytes of an object with the buffer protocol (shared when writable)."""
-    view = memoryview(buffer).cast("B")
+    if _state.entry and _wants(locals()):
+        return _handle(frombuffer, locals())
+    dtype, count, offset = _frombuffer_arguments(dtype, count, offset, requires_grad)
+    view = _bytes_of(buffer)
     size = np.dtype(dtype._np).itemsize
     length = len(view)
     _check_value(length > 0 and count != 0, lambda: (
@@ -380,19 +495,36 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     return _requiring_grad(made) if requires_grad else made
 
 
-def legacy_tensor_new(cls, dtype, args, kwargs):
-    """`ember.Tensor(...)`: sizes allocate uninitialised data; a sequence copies data."""
+def legacy_tensor_new(cls, dtype, args, kwargs, form="Tensor", default_device=None):
+    """`ember.Tensor(...)` (`form` 'Tensor'), `FloatTensor(...)` ('typed') and `x.new(...)`
+    ('new') as PyTorch's legacy constructor reads its arguments: a tensor comes back as it is
+    (of this dtype, for the typed forms), a torch.Size or ints are sizes (uninitialised
+    data), any other single argument must be a sequence of data."""
     device = kwargs.pop("device", None)
     _check_type(not kwargs, lambda: f"new() got an unexpected keyword argument "
                                     f"'{next(iter(kwargs))}'")
-    if len(args) == 1 and not isinstance(args[0], int) and not hasattr(args[0], "__index__") \
-            or (len(args) == 1 and isinstance(args[0], dispatch.Tensor)):
+    if device is not None:
+        device = as_device(arguments.device_(device, ("new", "device", None)))
+    if len(args) == 1 and isinstance(args[0], dispatch.Tensor):
+        _check(device is None, "Legacy tensor new of the form tensor.new(tensor, device=device) "
+               "is not supported.  Use torch.as_tensor(...) instead." if form == "new" else
+               "Legacy tensor constructor of the form torch.Tensor(tensor, device=device) is "
+               "not supported.  Use torch.tensor(...) or torch.as_tensor(...) instead.")
+        made = args[0]
+        _check_type(form == "Tensor" or made._dtype is dtype, lambda: (
+            f"expected TensorOptions(dtype={dtype._cpp_name.lower()}, device=cpu, "
+            f"layout=Strided) (got TensorOptions(dtype={made._dtype._cpp_name.lower()}, "
+            f"device={made.device}, layout=Strided))"))
+    elif len(args) == 1 and type(args[0]).__name__ != "Size" and not (
+            hasattr(type(args[0]), "__index__") and
+            not isinstance(args[0], (bool, np.bool_, np.ndarray))):
         data = args[0]
-        if isinstance(data, dispatch.Tensor):
-            made = data
-        else:
-            made = _from_data(data, dtype, device, False, copy=True)
+        _check_type(hasattr(type(data), "__getitem__") and not isinstance(data, dict), lambda: (
+            f"new(): data must be a sequence (got {arguments.type_name(data)})"))
+        device = default_device if device is None else device
+        made = _from_data(data, dtype, device, False, copy=True)
     else:
+        device = default_device if device is None else device
         shape = normalize_shape(args) if args else (0,)
         device = get_default_device() if device is None else as_device(device)
         made = _call(_EMPTY, (shape, dtype, None, device, False, None))
@@ -405,9 +537,9 @@ def legacy_tensor_new(cls, dtype, args, kwargs):
 def new(self, *args, **kwargs):
     """Tensor.new(*sizes or data, device=None) -> Tensor (legacy): an uninitialised tensor of
     `sizes`, or a copy of `data`, with self's dtype and (by default) device."""
-    if kwargs.get("device") is None:
-        kwargs["device"] = self._device
-    return legacy_tensor_new(dispatch.Tensor, self._dtype, args, kwargs)
+    if _state.entry and _wants(locals()):
+        return _handle(new, locals())
+    return legacy_tensor_new(dispatch.Tensor, self._dtype, args, kwargs, "new", self._device)
 
 
 def _as_subclass(t, cls):
@@ -423,6 +555,8 @@ def _as_subclass(t, cls):
 def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None,
                pin_memory=False):
     """A copy of `data` with this tensor's dtype and device unless others are given."""
+    if _state.entry and _wants(locals()):
+        return _handle(new_tensor, locals())
     if isinstance(data, dispatch.Tensor):
         return _copy_of(data, dtype or self._dtype, device or self._device, requires_grad)
     return _from_data(data, dtype or self._dtype, device or self._device, requires_grad,

@@ -16,6 +16,9 @@ import numpy as np
 from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented, _check_type
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.fp_errors import cast
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import normalize_shape
@@ -141,6 +144,8 @@ _ARANGE = OPS["arange.start_step"]
 @register_frontend(method=False)
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            pin_memory=False, requires_grad=False):
+    if _state.entry and _wants(locals()):
+        return _handle(arange, locals())
     if end is None:
         start, end = 0, start
     if type(start) is int and type(end) is int and type(step) is int and out is None:
@@ -182,6 +187,8 @@ def _range_step(xp, start, end, step=1, dtype=None, layout=None, device=None, pi
 def range_(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False):
     # (no pin_memory: PyTorch's range takes none)
+    if _state.entry and _wants(locals()):
+        return _handle(range_, locals())
     warnings.warn("torch.range is deprecated and will be removed in a future release because "
                   "its behavior is inconsistent with Python's range builtin. Instead, use "
                   "torch.arange, which produces values in [start, end).", UserWarning,
@@ -268,6 +275,8 @@ def _spaced_frontend_dtype(start, end, dtype, out):
 @register_frontend(method=False)
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
              pin_memory=False, requires_grad=False):
+    if _state.entry and _wants(locals()):
+        return _handle(linspace, locals())
     start, end, dtype = _spaced_frontend_dtype(start, end, dtype, out)
     if out is not None:
         device = out._device
@@ -278,6 +287,8 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
 @register_frontend(method=False)
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
              pin_memory=False, requires_grad=False):
+    if _state.entry and _wants(locals()):
+        return _handle(logspace, locals())
     start, end, dtype = _spaced_frontend_dtype(start, end, dtype, out)
     if out is not None:
         device = out._device
@@ -304,6 +315,8 @@ def _eye(xp, n, m, dtype=None, layout=None, device=None, pin_memory=None):
 @register_frontend(method=False)
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
         requires_grad=False):
+    if _state.entry and _wants(locals()):
+        return _handle(eye, locals())
     _check(n >= 0, lambda: f"n must be greater or equal to 0, got {n}")
     if m is None:
         m = n
@@ -317,6 +330,8 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, pin_memory
 @register_frontend(method=False)
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=False,
                   requires_grad=False):
+    if _state.entry and _wants(locals()):
+        return _handle(empty_strided, locals())
     shape = normalize_shape((size,))
     strides = normalize_shape((stride,))
     _check(len(shape) == len(strides), lambda: (
@@ -331,6 +346,8 @@ def _new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=No
                        pin_memory=False, requires_grad=False):
     """Tensor.new_empty_strided(size, stride, ...) -> Tensor: uninitialised memory with the
     given strides, in this tensor's dtype and device unless given."""
+    if _state.entry and _wants(locals()):
+        return _handle(_new_empty_strided, locals())
     return empty_strided(size, stride, dtype=dtype or self._dtype,
                          device=device or self._device, requires_grad=requires_grad)
 

@@ -17,6 +17,10 @@ from ember._core import complex_half, dispatch
 from ember._core import dtype as dt
 from ember._core.arguments import parser_error
 from ember._core.checks import _check, _check_type
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
+from ember._core.finfo import finfo
 from ember._core.host_kernels import host_kernel
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.return_types import return_type
@@ -58,11 +62,11 @@ def _scan_meta(self, dim, dtype=None):
 
 def _reversed(x, dim):
     """`x` in reverse order along `dim`."""
-    import ember
+    from ember._ops.creation_ranges import arange
     # (index_select rather than flip: flip has no derivative yet, and these formulas must be
     # differentiable themselves.)
     n = x.shape[dim]
-    return x.index_select(dim, ember.arange(n - 1, -1, -1, device=x.device))
+    return x.index_select(dim, arange(n - 1, -1, -1, device=x.device))
 
 
 def reverse_cumsum(x, dim):
@@ -109,9 +113,9 @@ def _cumprod_grad(c):
 def _cumprod_grad_quadratic(x, grad, dim):
     """The cumprod gradient without divisions: a (n, n) table per slice along dim whose row i
     is the running product of x with x_i taken as 1."""
-    import ember
+    from ember._ops.creation_ranges import arange
     n = x.shape[dim]
-    positions = ember.arange(n, device=x.device)
+    positions = arange(n, device=x.device)
     same = positions.unsqueeze(-1) == positions       # [i, m]: m == i
     later = positions.unsqueeze(-1) <= positions      # [i, j]: j >= i
     rows = where(same, 1, x.movedim(dim, -1).unsqueeze(-2))
@@ -143,10 +147,9 @@ def _logcumsumexp_grad(c):
     dim = wrap_dim(c.dim, x.ndim)
     if x._dtype.is_complex:
         return (_reverse_logcumsumexp(grad.log() - conj(result), dim) + conj(x)).exp()
-    import ember
     # Positive and negative parts go through separate logs; a zero part is the lowest finite
     # number rather than -inf, so that -inf - -inf never makes a NaN.
-    lowest = ember.finfo(grad.dtype).min
+    lowest = finfo(grad.dtype).min
     log_size = grad.abs().log()
     up = where(grad > 0, log_size, lowest)
     down = where(grad < 0, log_size, lowest)
@@ -166,6 +169,12 @@ def _accumulate(xp, self, dim, dtype, ufunc_name, kernel_name):
     if x.dtype.names is not None:    # complex32 with a dtype asked for: NOTE [complex32 storage]
         x = complex_half.widen(x)
     x = x.astype(compute, copy=False)
+    if ufunc_name == "multiply" and x.dtype.kind == "c" and x.shape[axis]:
+        # PyTorch's running product starts from 1: (1+0j) * x[0] is a complex product, so a
+        # NaN or infinity in one part of x[0] reaches both (NOTE [complex alpha multiplies]).
+        x = x.copy()
+        first = (slice(None),) * axis + (slice(0, 1),)
+        x[first] = xp.multiply(x.dtype.type(1), x[first])
     out = getattr(xp, ufunc_name).accumulate(x, axis=axis, dtype=compute)
     return out.reshape(self.shape).astype(result, copy=False)
 
@@ -193,6 +202,8 @@ def _scan_inplace(name):
 
     def scan_(self, dim, *, dtype=None):
         # In place the scan runs in self's own dtype (a bool self has no such kernel).
+        if _state.entry and _wants(locals()):
+            return _handle(scan_, locals())
         _check_type(isinstance(self, dispatch.Tensor), lambda: (
             f"{name}_(): self must be a Tensor, not {type(self).__name__}"))
         _check(dtype is None or dtype is self._dtype, lambda: (
@@ -267,12 +278,16 @@ def named_call(op, result_type, args, out):
 @register_frontend("cummax")
 def cummax(input, dim, *, out=None):
     """cummax(input, dim, *, out=None) -> (values, indices): running maximum along `dim`."""
+    if _state.entry and _wants(locals()):
+        return _handle(cummax, locals())
     return named_call(OPS["cummax"], cummax_result, (input, dim), out)
 
 
 @register_frontend("cummin")
 def cummin(input, dim, *, out=None):
     """cummin(input, dim, *, out=None) -> (values, indices): running minimum along `dim`."""
+    if _state.entry and _wants(locals()):
+        return _handle(cummin, locals())
     return named_call(OPS["cummin"], cummin_result, (input, dim), out)
 
 

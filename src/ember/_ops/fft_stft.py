@@ -9,8 +9,12 @@ the summed squared window (the envelope), which must not vanish anywhere.
 """
 from __future__ import annotations
 
+from ember._core import upcalls
 from ember._core.checks import _check, _warn_once
 from ember._core.dispatch import call
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS, register_frontend
 from ember._ops.fft import NORM_BY_N, NORM_BY_ROOT_N, NORM_NONE
 
@@ -50,10 +54,12 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     pad_mode='reflect', normalized=False, onesided=None, return_complex=None,
     align_to_window=None) -> Tensor: the short-time Fourier transform of a 1-D signal or a
     batch of them, (batch?, n_fft // 2 + 1 or n_fft, frames)."""
+    if _state.entry and _wants(locals()):
+        return _handle(stft, locals())
     if center:
         _check(align_to_window is None,
                "stft align_to_window should only be set when center = false")
-        import ember.nn.functional as F
+        F = upcalls.nn_module("functional")
         signal_dim = input.ndim
         pad = n_fft // 2
         extended = input.view([1] * (3 - signal_dim) + list(input.shape))
@@ -127,6 +133,8 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     """istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
     normalized=False, onesided=None, length=None, return_complex=False) -> Tensor: the
     inverse of `stft`, by overlap-add of the inverse-transformed frames."""
+    if _state.entry and _wants(locals()):
+        return _handle(istft, locals())
     hop = n_fft >> 2 if hop_length is None else hop_length
     win = n_fft if win_length is None else win_length
     _check(input._dtype.is_complex, "istft requires a complex-valued input tensor matching "
@@ -206,7 +214,7 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
 
 def _overlap_add(frames, total, n_fft, hop):
     """(channel, n_frames, n_fft) frames summed into (channel, total) at multiples of hop."""
-    import ember.nn.functional as F
+    F = upcalls.nn_module("functional")
     columns = frames.transpose(1, 2)                    # (channel, n_fft, n_frames)
     summed = F.fold(columns, output_size=(1, total), kernel_size=(1, n_fft), stride=(1, hop))
     return summed.reshape(summed.shape[0], total)

@@ -14,6 +14,9 @@ import numpy as np
 
 from ember._core import complex_half, dispatch
 from ember._core.checks import _check, _check_type
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.fp_errors import number_like
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._ops.grad_utils import by_kind, zeros_grad
@@ -34,9 +37,19 @@ def _overflow(np_dtype):
                     f"{_C_NAMES.get(np_dtype.name, np_dtype.name)} without overflow")
 
 
-def fill_value(value, np_dtype):
+_HALF_NAMES = frozenset(("float16", "bfloat16"))
+
+
+def fill_value(value, np_dtype, half_rounds=False):
     """A Scalar `value` as a NumPy scalar of `np_dtype`, refusing what PyTorch refuses: an
-    imaginary part for a real dtype, and finite numbers outside the dtype's range."""
+    imaginary part for a real dtype, and finite numbers outside the dtype's range.
+
+    NOTE [fills round into half types]: with `half_rounds`, a number past float16's or
+    bfloat16's range becomes inf instead of an error. PyTorch converts unchecked where it
+    copies a one-element scalar tensor: `t[i] = number` always, and the fills (full,
+    full_like, new_full, fill_) of exactly one element; a fill of any other size runs the
+    checked fill kernel. float32, complex64 and the integers are checked everywhere, as are
+    masked_fill and index_fill."""
     kind = np_dtype.kind
     # The common numbers first: these fit every dtype of their kind.
     if type(value) is float and kind == "f" and -_FLOAT16_MAX <= value <= _FLOAT16_MAX or \
@@ -55,6 +68,8 @@ def fill_value(value, np_dtype):
     if isinstance(value, (complex, np.complexfloating)) and kind != "c":
         _check(value.imag == 0, _overflow(np_dtype))
         value = value.real
+    if half_rounds and np_dtype.name in _HALF_NAMES:
+        return dispatch.scalar_as(float(value), np_dtype)
     if kind in "iu":
         _check(not isinstance(value, (float, np.floating)) or math.isfinite(value),
                _overflow(np_dtype))
@@ -96,7 +111,7 @@ def _fill_scalar(xp, self, value):
         f"fill_() received an invalid combination of arguments - got "
         f"({type(value).__name__}), but expected one of:\n * (Tensor value)\n"
         " * (Number value)"))
-    return _filled(xp, self, fill_value(value, self.dtype))
+    return _filled(xp, self, fill_value(value, self.dtype, half_rounds=self.size == 1))
 
 
 @register_op("fill.Tensor(Tensor self, Tensor value) -> Tensor", **_FILL, saves=(),
@@ -120,12 +135,16 @@ def _fill_op(value):
 def fill_(self, value):
     """Tensor.fill_(value) -> Tensor: set every element of self to `value` (a number or a 0-d
     tensor), in place."""
+    if _state.entry and _wants(locals()):
+        return _handle(fill_, locals())
     return dispatch.call_inplace(_fill_op(value), (self, value))
 
 
 @register_frontend("fill", method=False, inplace=fill_)
 def fill(input, value):
     """fill(input, value) -> Tensor: a tensor like input with every element set to `value`."""
+    if _state.entry and _wants(locals()):
+        return _handle(fill, locals())
     return dispatch.call(_fill_op(value), (input, value))
 
 
@@ -141,4 +160,6 @@ def _zero(xp, self):
 @register_frontend("zero_")
 def zero_(input):
     """zero_(input) -> Tensor: set every element of input to zero, in place."""
+    if _state.entry and _wants(locals()):
+        return _handle(zero_, locals())
     return dispatch.call_inplace(OPS["zero"], (input,))

@@ -30,6 +30,7 @@ from itertools import repeat
 
 import numpy as np
 
+from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.device import CPU
 from ember._core.dispatch import runners
@@ -43,7 +44,7 @@ from ember._core.registry import OPS, OpDef
 from ember._ops.foreach_layout import GATHER_MIN, cut, flat_views, gathered, layout_of
 from ember._ops.pointwise import _scaled, checked_scalar, scalar_into
 
-Tensor = None          # ember.Tensor, read at first use (the class is made after the ops)
+Tensor = None          # ember.Tensor, read at first use from dispatch.Tensor (set_tensor_class)
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 UNARY = ["abs", "acos", "asin", "atan", "ceil", "cos", "cosh", "erf", "erfc", "exp", "expm1",
@@ -171,12 +172,12 @@ def _check_lists(op, spec, args):
             raise RuntimeError("Tensor list must have same number of elements as scalar list.")
         if kind == "packed":
             packed = args[j]
-            if packed.dim() != 1:
+            if packed.ndim != 1:
                 raise RuntimeError(f"Expected packed scalar Tensor to be of dimension 1. Got "
-                                   f"{packed.dim()} instead.")
-            if packed.numel() != count:
+                                   f"{packed.ndim} instead.")
+            if packed._data.size != count:
                 raise RuntimeError(f"Expected length of scalars to match input of length "
-                                   f"{count} but got {packed.numel()} instead.")
+                                   f"{count} but got {packed._data.size} instead.")
     return count
 
 
@@ -198,7 +199,7 @@ def foreach_step(op, args):
     """Run a foreach overload (NOTE [foreach ops]): the array path or the per-tensor loop."""
     global Tensor
     if Tensor is None:
-        from ember._tensor import Tensor
+        Tensor = dispatch.Tensor
     spec = SPECS[op]
     count = _check_lists(op, spec, args)
     plan = _array_plan(spec, args)
@@ -244,7 +245,7 @@ def _array_plan(spec, args):
             values = args[j]
         elif kind == "tensor":
             values = (args[j],)
-            if args[j].dim() != 0:
+            if args[j].ndim != 0:
                 return None
         elif kind == "scalars":
             if not {float, int}.issuperset(map(type, args[j])):
@@ -454,7 +455,7 @@ def _scratch(size, np_dtype):
 def _increment(spec, args, flats, np_dtype, scalar_of, like):
     """What the per-tensor kernel adds to (sub: subtracts from) `self`, computed as it
     computes it: add/sub: other * alpha (other a list, a 0-d tensor or a number); addcmul:
-    tensor1 * tensor2 * value; addcdiv: tensor1 / tensor2 * value."""
+    (value * tensor1) * tensor2; addcdiv: (value * tensor1) / tensor2."""
     name = spec.increment
     if name in ("add", "sub"):
         kind, j = spec.pattern[1]
@@ -476,12 +477,13 @@ def _increment(spec, args, flats, np_dtype, scalar_of, like):
     kind, j = spec.pattern[3]
     value = args[j] if kind == "scalar" else scalar_of[j]
     increment = _scratch(flats[1].size, flats[1].dtype)
+    first = flats[1]
+    if type(value) is not int or value != 1:     # (value * tensor1) first, as the kernels
+        first = np.multiply(first, scalar_into(value, increment.dtype), out=increment)
     if name == "addcmul":
-        np.multiply(flats[1], flats[2], out=increment)
+        np.multiply(first, flats[2], out=increment)
     else:
-        np.true_divide(flats[1], flats[2], out=increment)
-    if type(value) is not int or value != 1:
-        np.multiply(increment, scalar_into(value, increment.dtype), out=increment)
+        np.true_divide(first, flats[2], out=increment)
     return increment
 
 

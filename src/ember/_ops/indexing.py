@@ -27,6 +27,9 @@ from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_index, _check_not_implemented, _check_value
 from ember._core.device import CPU, META
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.fp_errors import cast, run_quietly
 from ember._core.host_kernels import to_device, to_host
 from ember._core.registry import OPS, register_frontend, register_op
@@ -102,40 +105,75 @@ def _sequence_as_tuple(seq) -> bool:
     return False
 
 
+_INT64_LIMIT = 1 << 63
+
+
 def _index_tensor(value):
-    """A list / ndarray index as an int64 or bool tensor on the CPU."""
-    array = np.asarray(value)
-    if array.size == 0 and array.dtype.kind == "f":
-        array = array.astype(np.int64)
-    if array.dtype.kind in "iu" and array.dtype != np.uint8:
+    """A sequence index (list, ndarray, str ...) as PyTorch makes it: its data read as
+    `tensor(value)` reads it (with that function's errors), then int64 unless bool or uint8."""
+    from ember._ops.creation_data import data_array
+    array = data_array(value, None, "cpu", copy=True)[0]
+    if array.dtype.kind != "b" and array.dtype != np.uint8:
         array = array.astype(np.int64)
     return dispatch.wrap_array(array)
 
 
 def _bad_item(item):
-    if isinstance(item, str):
-        raise TypeError(f"invalid index of type str: {item!r}")
     raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
                      f"Variables are valid indices (got {type(item).__name__})")
 
 
+def _specified_dims(items) -> int:
+    """The input dims an index names, counted before any item is converted, as PyTorch counts
+    them: a bool or uint8 tensor its dims, None, Ellipsis and True/False none, the rest one."""
+    count = 0
+    for item in items:
+        if isinstance(item, dispatch.Tensor):
+            count += item._data.ndim if _is_mask(item) else 1
+        elif not (item is None or item is Ellipsis or type(item) is bool):
+            count += 1
+    return count
+
+
+def _checked_slice(item):
+    """A slice whose parts are None or integers (Python's TypeError for others) and whose step
+    is positive (PyTorch's ValueError), checked as the slice is read."""
+    for part in (item.start, item.stop, item.step):
+        if part is not None and type(part) is not int and (
+                isinstance(part, (float, complex, str, np.floating)) or
+                not hasattr(type(part), "__index__")):
+            raise TypeError("slice indices must be integers or None or have an __index__ "
+                            "method")
+    _check_step(item)
+    return item
+
+
 def _normalize(self, index):
-    """(items, number of input dims they consume); tensors classified, ints made plain."""
+    """(items, number of input dims they consume); tensors classified, ints made plain. As in
+    PyTorch, too many indices are refused before any item is converted."""
     items = []
     consumed = 0
-    for item in _as_items(index):
+    given = _as_items(index)
+    ndim = self._data.ndim
+    if type(index) is slice:
+        _checked_slice(index)               # (a lone slice is read before the dims count)
+    if len(given) > ndim and _specified_dims(given) > ndim:     # (free for short indices)
+        _too_many(ndim)
+    for item in given:
         kind = type(item)
-        if kind is int or kind is slice:
+        if kind is int:
+            _check_value(-_INT64_LIMIT <= item < _INT64_LIMIT, "Overflow when unpacking long long")
             consumed += 1
-        elif item is None or item is Ellipsis:
+        elif kind is slice:
+            item = _checked_slice(item)
+            consumed += 1
+        elif item is None or item is Ellipsis or kind is bool:
             pass
-        elif kind is bool or kind is np.bool_:
-            item = bool(item)
         else:
-            if isinstance(item, (list, tuple, np.ndarray, range)):
+            if isinstance(item, (list, tuple, np.ndarray, range, str, bytes, bytearray)):
                 item = _index_tensor(item)
             elif not isinstance(item, dispatch.Tensor):
-                if isinstance(item, (float, complex, str, np.floating)) \
+                if isinstance(item, (float, complex, np.floating, np.bool_)) \
                         or not hasattr(item, "__index__"):
                     _bad_item(item)
                 item = operator.index(item)
@@ -159,12 +197,15 @@ def _normalize(self, index):
                 raise IndexError("tensors used as indices must be long, int, byte or bool "
                                  "tensors")
         items.append(item)
-    ndim = self._data.ndim
     if consumed > ndim:
-        _check_index(ndim != 0, "invalid index of a 0-dim tensor. Use `tensor.item()` in "
-                     "Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
-        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+        _too_many(ndim)
     return items, consumed
+
+
+def _too_many(ndim):
+    _check_index(ndim != 0, "invalid index of a 0-dim tensor. Use `tensor.item()` in "
+                 "Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    raise IndexError(f"too many indices for tensor of dimension {ndim}")
 
 
 def _check_step(item):
@@ -227,6 +268,10 @@ def _walk(self, array, items, consumed, steps):
         else:
             mask = item._data
             _check_mask_shape(mask.shape, array.shape, dim)
+            if item._device is META:
+                # The mask's nonzero, as PyTorch's index runs it: no meta rule (its shape is
+                # the data's), so a FakeTensorMode raises DynamicOutputShapeException.
+                dispatch.call(OPS["nonzero"], (item,))
             _check_not_implemented(item._device is not META and self._device is not META,
                                    "indexing with a boolean mask on the meta device: the "
                                    "result shape depends on the data")
@@ -323,6 +368,8 @@ def _stands_in(self) -> bool:
 
 def getitem(self, index):
     """self[index]: basic indexing gives a view, advanced indexing a copy (PyTorch's rules)."""
+    if _state.entry and _wants(locals()):
+        return _handle(getitem, locals())
     items, consumed = _normalize(self, index)
     steps = [] if _wants_ops(self) else None
     data = _data_for_walk(self)
@@ -341,6 +388,8 @@ def getitem(self, index):
 
 def setitem(self, index, value):
     """self[index] = value: write through `index` in place (value broadcast and cast)."""
+    if _state.entry and _wants(locals()):
+        return _handle(setitem, locals())
     if type(index) is bool:
         # PyTorch: x[False] = v does nothing (no checks); x[True] = v writes all of x.
         if not index:
@@ -349,6 +398,8 @@ def setitem(self, index, value):
     if _setitem_needs_grad(self, value):
         _setitem_with_grad(self, index, value)
         return
+    if not isinstance(value, dispatch.Tensor):
+        value = _value_array(self, value)       # (PyTorch converts a number before the index)
     items, consumed = _normalize(self, index)
     array, advanced = _walk(self, _data_for_walk(self), items, consumed, None)
     if advanced and isinstance(value, dispatch.Tensor):
@@ -357,7 +408,8 @@ def setitem(self, index, value):
             "Index put requires the source and destination dtypes match, got "
             f"{self._dtype._cpp_name} for the destination and {value._dtype._cpp_name} for "
             "the source."))
-    value = _value_array(self, value)
+    if isinstance(value, dispatch.Tensor):
+        value = _value_array(self, value)
     if advanced:
         indices = _index_list(advanced, self._device)
         arrays = [None if t is None else t._data for t in indices]
@@ -464,9 +516,10 @@ def _value_array(self, value):
     # Python numbers and NumPy integers (what PyTorch's parser takes for an int); not other
     # NumPy scalars (np.float32, np.bool_), nor arrays. The number is converted as fill_ does.
     if isinstance(value, (bool, int, float, complex, np.integer)):
-        # Integers are range-checked; a float too large for a float dtype becomes inf quietly.
-        value = dispatch.scalar_as(value, dtype._np) if dtype.is_floating_point and \
-            not isinstance(value, complex) else fill_value(value, dtype._np)
+        _check_value(type(value) is not int or -_INT64_LIMIT <= value < _INT64_LIMIT,
+                     "Overflow when unpacking long long")
+        # Converted as fill_ converts (NOTE [fills round into half types]).
+        value = fill_value(value, dtype._np, half_rounds=True)
         if self._device is META:
             return dispatch.MetaArray((), dtype._np)
         return np.asarray(value)

@@ -10,6 +10,9 @@ import numpy as np
 from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_index
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim
 from ember._ops.creation_ranges import arange
@@ -21,15 +24,21 @@ from ember._ops.indexing_scatter import _as_1d, _same_meta, reduce_into
 # --------------------------------------------------------------------------- nonzero
 
 @register_op("nonzero(Tensor self) -> Tensor", function=False, method=False,
-             differentiable=False)
+             differentiable=False, tags=("keeps_layout",))
 def _nonzero(xp, self):
-    """The (n, ndim) int64 coordinates of the nonzero elements."""
-    return xp.argwhere(self != 0 if self.dtype.kind != "b" else self).astype(np.int64)
+    """The (n, ndim) int64 coordinates of the nonzero elements, column-major as PyTorch's
+    (strides (1, n): each dim's coordinates lie together)."""
+    mask = self != 0 if self.dtype.kind != "b" else self
+    if self.ndim == 0:
+        return xp.argwhere(mask).astype(np.int64)
+    return xp.stack(xp.nonzero(mask)).astype(np.int64).T
 
 
 @register_frontend("nonzero")
 def nonzero(input, *, out=None, as_tuple=False):
     """nonzero(input, *, out=None, as_tuple=False): indices of the nonzero elements."""
+    if _state.entry and _wants(locals()):
+        return _handle(nonzero, locals())
     if as_tuple:
         _check(out is None, "nonzero(): as_tuple=True does not take out=")
         flat = input.reshape((1,)) if input.dim() == 0 else input
@@ -42,7 +51,8 @@ def nonzero(input, *, out=None, as_tuple=False):
     return dispatch.call_out(OPS["nonzero"], (input,), out)
 
 
-@register_op("argwhere(Tensor self) -> Tensor", out=False, differentiable=False)
+@register_op("argwhere(Tensor self) -> Tensor", out=False, differentiable=False,
+             tags=("keeps_layout",))
 def argwhere(xp, self):
     """argwhere(input) -> Tensor: the (n, ndim) coordinates of the nonzero elements."""
     return _nonzero(xp, self)
@@ -110,12 +120,16 @@ def _masked_fill_overload(value):
 
 def masked_fill_(self, mask, value):
     """Fill self with `value` where `mask` is True, in place."""
+    if _state.entry and _wants(locals()):
+        return _handle(masked_fill_, locals())
     return dispatch.call_inplace(_masked_fill_overload(value), (self, mask, value))
 
 
 @register_frontend("masked_fill", inplace=masked_fill_)
 def masked_fill(input, mask, value):
     """masked_fill(input, mask, value) -> Tensor: `value` where `mask`, else input."""
+    if _state.entry and _wants(locals()):
+        return _handle(masked_fill, locals())
     return dispatch.call(_masked_fill_overload(value), (input, mask, value))
 
 

@@ -11,6 +11,9 @@ import numpy as np
 
 from ember._core import arguments, complex_half, dispatch
 from ember._core.checks import _check, _check_index
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.host_kernels import to_device, to_host
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim
@@ -406,6 +409,8 @@ def _scatter_call(name, input, dim, index, positional, src, value, reduce):
 
 def scatter_(self, dim, index, *positional, src=_UNSET, value=_UNSET, reduce=_UNSET):
     """Write src (or value) into self at `index` along `dim`, in place."""
+    if _state.entry and _wants(locals()):
+        return _handle(scatter_, locals())
     return dispatch.call_inplace(*_scatter_call("scatter_", self, dim, index, positional, src,
                                                 value, reduce))
 
@@ -413,6 +418,8 @@ def scatter_(self, dim, index, *positional, src=_UNSET, value=_UNSET, reduce=_UN
 @register_frontend("scatter", inplace=scatter_)
 def scatter(input, dim, index, *positional, src=_UNSET, value=_UNSET, reduce=_UNSET, out=None):
     """scatter(input, dim, index, src | value, *, reduce=None) -> Tensor."""
+    if _state.entry and _wants(locals()):
+        return _handle(scatter, locals())
     op, args = _scatter_call("scatter", input, dim, index, positional, src, value, reduce)
     return dispatch.call(op, args) if out is None else dispatch.call_out(op, args, out)
 
@@ -624,6 +631,8 @@ def _index_fill_op(value):
 
 def index_fill_(self, dim, index, value):
     """Fill self's slices `index` along `dim` with `value`, in place."""
+    if _state.entry and _wants(locals()):
+        return _handle(index_fill_, locals())
     return dispatch.call_inplace(_index_fill_op(value), (self, dim, index, value))
 
 
@@ -631,4 +640,6 @@ def index_fill_(self, dim, index, value):
 def index_fill(input, dim, index, value):
     """index_fill(input, dim, index, value) -> Tensor: input with `value` in its slices `index`
     along `dim`."""
+    if _state.entry and _wants(locals()):
+        return _handle(index_fill, locals())
     return dispatch.call(_index_fill_op(value), (input, dim, index, value))

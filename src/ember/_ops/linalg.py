@@ -18,17 +18,11 @@ from ember._core.checks import _check, _check_not_implemented
 from ember._core.dispatch import call
 from ember._core.promotion import promote_types
 from ember._core.registry import OPS, register_op
+from ember._core.scalars import CXX_NAMES as _CXX_NAMES
 from ember._core.shape import size_at
 from ember._ops.grad_utils import conj
 from ember._ops.random_float32_math import fma32
 
-# The C++ type names PyTorch prints in "expected m1 and m2 to have the same dtype".
-_CXX_NAMES = {
-    "float32": "float", "float64": "double", "float16": "c10::Half",
-    "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "int16": "short int",
-    "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
-    "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
-}
 _SCALAR_NAMES = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t",
                  "uint8": "uint8_t", "float64": "double", "bool": "bool"}
 _HALF = (dt.float16._np, dt.bfloat16._np)

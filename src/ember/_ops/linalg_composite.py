@@ -30,11 +30,15 @@ Lstsq = return_type("linalg_lstsq", ("solution", "residuals", "rank", "singular_
 
 def _constant(array, like):
     """A NumPy array as a tensor on `like`'s device (no gradient)."""
+    dtype = like._dtype if array.dtype.kind in "fc" else _dtype_of(array)
+    if like._device.type == "meta":
+        # No values to carry: a factory call, which a FakeTensorMode makes fake (on
+        # `like.device`, NOTE [a fake tensor is a meta tensor inside]).
+        return call(OPS["zeros"], (array.shape, dtype, None, like.device, None))
     data = np.ascontiguousarray(array)
     if like._device.type != "cpu":
         data = get_backend(like._device.type).from_host(data, like._device)
-    return wrap(data, like._dtype if array.dtype.kind in "fc" else _dtype_of(array),
-                like._device)
+    return wrap(data, dtype, like._device)
 
 
 def _dtype_of(array):
@@ -197,8 +201,9 @@ def matrix_power(A, n):
         f"linalg.matrix_power: A must be batches of square matrices, but they are "
         f"{A.shape[-2] if A.ndim >= 2 else A.shape[-1]} by {A.shape[-1]} matrices"))
     if n == 0:
-        # The identity, still connected to A (a zero gradient), as PyTorch's is.
-        return A * 0 + _eye(A.shape[-1], A.shape[-1], A)
+        # The identity, still connected to A (a zero gradient), as PyTorch's is; NaN and
+        # infinite entries of A leave no trace.
+        return (A * 0).nan_to_num(0.0, 0.0, 0.0) + _eye(A.shape[-1], A.shape[-1], A)
     if n < 0:
         A = call(OPS["linalg_inv_ex"], (A, True))[0]
         n = -n

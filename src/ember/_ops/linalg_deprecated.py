@@ -3,13 +3,17 @@ frobenius_norm, each a warned-once call of the torch.linalg norm that replaces i
 from __future__ import annotations
 
 from ember._core.checks import _check, _check_type, _warn_once
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import register_frontend
 from ember._ops.linalg_frontends import into
 
 
 def _linalg():
-    import ember.linalg
-    return ember.linalg
+    """Where ember.linalg's norms live (ember.linalg re-exports them)."""
+    from ember._ops import linalg_composite
+    return linalg_composite
 
 
 @register_frontend("nuclear_norm", method=False)
@@ -17,6 +21,8 @@ def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
     """nuclear_norm(input, keepdim=False, *, out=None) or nuclear_norm(input, dim,
     keepdim=False, *, out=None) -> Tensor: the sum of the singular values over the two
     dimensions `dim` (the last two by default). Deprecated: linalg.matrix_norm(A, 'nuc', ...)."""
+    if _state.entry and _wants(locals()):
+        return _handle(nuclear_norm, locals())
     if dim is True or dim is False:          # the (input, keepdim) overload
         _check_type(keepdim is False, (
             "nuclear_norm() received an invalid combination of arguments - got (Tensor, bool, "
@@ -36,6 +42,8 @@ def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
 def frobenius_norm(input, dim, keepdim=False, *, out=None):
     """frobenius_norm(input, dim, keepdim=False, *, out=None) -> Tensor: the 2-norm of the
     elements over at most two dimensions `dim`. Deprecated: linalg.vector_norm(A, 2, ...)."""
+    if _state.entry and _wants(locals()):
+        return _handle(frobenius_norm, locals())
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     _check(len(dims) <= 2, lambda: (
         f"Expected at most 2 dimensions, but got {len(dims)} dimensions instead."))

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from ember._core.checks import _check, _warn_once
 from ember._core.dispatch import call, check_exact_out_dtype, copy_into_out
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS, register_frontend
 from ember._core.return_types import return_type
 from ember._ops.linalg_common import LinAlgError, batch_prefix, check_square
@@ -39,6 +42,8 @@ def into(out, result):
 def logdet(input):
     """logdet(input) -> Tensor: log of the determinant; NaN where a real determinant is
     negative, log(det) of complex type for complex input."""
+    if _state.entry and _wants(locals()):
+        return _handle(logdet, locals())
     sign, logabsdet = call(OPS["slogdet"], (input,))
     if input._dtype.is_complex:
         return logabsdet + sign.log()
@@ -49,6 +54,8 @@ def logdet(input):
 def inverse(input, *, out=None):
     """inverse(input, *, out=None) -> Tensor: the inverse of each square matrix
     (linalg.inv)."""
+    if _state.entry and _wants(locals()):
+        return _handle(inverse, locals())
     return into(out, call(OPS["linalg_inv_ex"], (input, True))[0])
 
 
@@ -64,6 +71,8 @@ _CHOLESKY_DEPRECATED = (
 @register_frontend("cholesky")
 def cholesky(input, upper=False, *, out=None):
     """cholesky(input, upper=False, *, out=None) -> Tensor (deprecated: linalg.cholesky)."""
+    if _state.entry and _wants(locals()):
+        return _handle(cholesky, locals())
     _warn_once("cholesky", _CHOLESKY_DEPRECATED)
     L, info = call(OPS["linalg_cholesky_ex"], (input, upper, False))
     from ember._ops.linalg_common import raise_from_info
@@ -75,6 +84,8 @@ def cholesky(input, upper=False, *, out=None):
 def cholesky_inverse(input, upper=False, *, out=None):
     """cholesky_inverse(L, upper=False, *, out=None) -> Tensor: the inverse of A = L L^H
     (U^H U with upper=True) from its Cholesky factor."""
+    if _state.entry and _wants(locals()):
+        return _handle(cholesky_inverse, locals())
     check_square("cholesky_inverse", input._data, "input")
     zeros = None if input.is_meta else input._data.diagonal(0, -2, -1) == 0
     if zeros is not None and zeros.any():
@@ -93,6 +104,8 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False,
     """triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None)
     -> (solution, cloned_coefficient): solves A X = b (A^T X = b with transpose=True)
     (deprecated: linalg.solve_triangular)."""
+    if _state.entry and _wants(locals()):
+        return _handle(triangular_solve, locals())
     _check(input.ndim >= 2, lambda: (
         f"torch.triangular_solve: Expected b to have at least 2 dimensions, but it has "
         f"{input.ndim} dimensions instead"))
@@ -112,6 +125,8 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False,
 @register_frontend("slogdet")
 def slogdet(input, *, out=None):
     """slogdet(input, *, out=None) -> (sign, logabsdet) (linalg.slogdet)."""
+    if _state.entry and _wants(locals()):
+        return _handle(slogdet, locals())
     return into(out, Slogdet(*call(OPS["slogdet"], (input,))))
 
 
@@ -126,6 +141,8 @@ Geqrf = return_type("geqrf", ("a", "tau"))
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
     """lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None)
     -> (P, L, U) from linalg.lu_factor's output."""
+    if _state.entry and _wants(locals()):
+        return _handle(lu_unpack, locals())
     from ember._ops.linalg_composite import lu_unpack as unpack
     return into(out, unpack(LU_data, LU_pivots, unpack_data, unpack_pivots))
 
@@ -133,6 +150,8 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
 @register_frontend("qr")
 def qr(input, some=True, *, out=None):
     """qr(input, some=True, *, out=None) -> (Q, R): reduced (some=True) or complete QR."""
+    if _state.entry and _wants(locals()):
+        return _handle(qr, locals())
     Q, R = call(OPS["linalg_qr"], (input, "reduced" if some else "complete"))
     return into(out, QrOld(Q, R))
 
@@ -141,6 +160,8 @@ def qr(input, some=True, *, out=None):
 def svd(input, some=True, compute_uv=True, *, out=None):
     """svd(input, some=True, compute_uv=True, *, out=None) -> (U, S, V): note V, not V^H;
     without compute_uv, U and V are zero-filled."""
+    if _state.entry and _wants(locals()):
+        return _handle(svd, locals())
     U, S, Vh = call(OPS["linalg_svd"], (input, not some, None))
     if not compute_uv:
         m, n = input.shape[-2:]
@@ -154,6 +175,8 @@ def svd(input, some=True, compute_uv=True, *, out=None):
 @register_frontend("pinverse")
 def pinverse(input, rcond=1e-15):
     """pinverse(input, rcond=1e-15) -> Tensor (linalg.pinv with rtol=rcond)."""
+    if _state.entry and _wants(locals()):
+        return _handle(pinverse, locals())
     from ember._ops.linalg_composite import pinv
     return pinv(input, rtol=rcond)
 
@@ -161,12 +184,16 @@ def pinverse(input, rcond=1e-15):
 @register_frontend("matrix_exp")
 def matrix_exp(A):
     """matrix_exp(A) -> Tensor (linalg.matrix_exp)."""
+    if _state.entry and _wants(locals()):
+        return _handle(matrix_exp, locals())
     return call(OPS["linalg_matrix_exp"], (A,))
 
 
 @register_frontend("matrix_power")
 def matrix_power(input, n, *, out=None):
     """matrix_power(input, n, *, out=None) -> Tensor (linalg.matrix_power)."""
+    if _state.entry and _wants(locals()):
+        return _handle(matrix_power, locals())
     from ember._ops.linalg_composite import matrix_power as power
     return into(out, power(input, n))
 
@@ -174,6 +201,8 @@ def matrix_power(input, n, *, out=None):
 @register_frontend("lu_solve")
 def lu_solve(b, LU_data, LU_pivots, *, out=None):
     """lu_solve(b, LU_data, LU_pivots, *, out=None) -> Tensor (linalg.lu_solve, deprecated)."""
+    if _state.entry and _wants(locals()):
+        return _handle(lu_solve, locals())
     from ember._ops.linalg_composite import lu_solve as solve_lu
     return into(out, solve_lu(LU_data, LU_pivots, b))
 
@@ -190,6 +219,8 @@ _LU_DEPRECATED = (
 def lu(A, pivot=True, get_infos=False, out=None):
     """lu(A, pivot=True, get_infos=False, out=None) -> (LU, pivots[, infos]) (deprecated:
     linalg.lu_factor)."""
+    if _state.entry and _wants(locals()):
+        return _handle(lu, locals())
     _warn_once("lu", _LU_DEPRECATED)
     LU, pivots, info = call(OPS["linalg_lu_factor_ex"], (A, pivot, not get_infos))
     return into(out, (LU, pivots, info) if get_infos else (LU, pivots))
@@ -198,6 +229,8 @@ def lu(A, pivot=True, get_infos=False, out=None):
 @register_frontend("orgqr")
 def orgqr(input, tau):
     """orgqr(input, tau) -> Tensor (linalg.householder_product)."""
+    if _state.entry and _wants(locals()):
+        return _handle(orgqr, locals())
     from ember._ops.linalg_composite import householder_product
     return householder_product(input, tau)
 
@@ -206,6 +239,8 @@ def orgqr(input, tau):
 def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
     """ormqr(input, tau, other, left=True, transpose=False, *, out=None) -> Tensor: `other`
     multiplied by the Q of Householder reflectors (Q^H with transpose=True)."""
+    if _state.entry and _wants(locals()):
+        return _handle(ormqr, locals())
     from ember._ops.linalg_composite import ormqr as multiply
     return into(out, multiply(input, tau, other, left, transpose))
 
@@ -213,5 +248,7 @@ def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
 @register_frontend("geqrf")
 def geqrf(input, *, out=None):
     """geqrf(input, *, out=None) -> (a, tau): LAPACK's geqrf (QR as Householder reflectors)."""
+    if _state.entry and _wants(locals()):
+        return _handle(geqrf, locals())
     from ember._ops.linalg_composite import geqrf as factor
     return into(out, Geqrf(*factor(input)))

@@ -19,6 +19,9 @@ from ember._core import dtype as dt
 from ember._core.arguments import parser_error
 from ember._core.checks import _check, _check_type
 from ember._core.device import CPU, META
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.promotion import promote_types, result_type_from, scalar_type_of
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim
@@ -125,6 +128,8 @@ def diff(xp, self, n=1, dim=-1, prepend=None, append=None):
     _check_type(isinstance(n, int), lambda: (
         f"diff(): argument 'n' (position 2) must be int, not {type(n).__name__}"))
     axis = _diff_checks(self, n, dim, prepend, append)
+    if n == 0:                      # (a copy of the input: prepend and append are not joined)
+        return self.copy()
     result = _diff_dtype(_dtype_of(self), prepend, append)._np
     parts = [t.astype(result, copy=False) for t in (prepend, self, append) if t is not None]
     z = xp.concatenate(parts, axis=axis) if len(parts) > 1 else parts[0].copy()
@@ -193,6 +198,8 @@ _NUMBERS = (bool, int, float, complex, np.bool_, np.number)
 def isin(elements, test_elements, *, assume_unique=False, invert=False, out=None):
     """isin(elements, test_elements, *, assume_unique=False, invert=False, out=None) -> Tensor:
     whether each element of `elements` occurs in `test_elements` (either may be a number)."""
+    if _state.entry and _wants(locals()):
+        return _handle(isin, locals())
     Tensor = dispatch.Tensor
     if isinstance(elements, Tensor) and isinstance(test_elements, Tensor):
         op = OPS["isin.Tensor_Tensor"]
@@ -261,6 +268,8 @@ def fill_diagonal(xp, self, fill_value, wrap=False):
 @register_frontend()
 def is_nonzero(input) -> bool:
     """is_nonzero(input) -> bool: whether a one-element tensor is not zero (False, 0, 0.0)."""
+    if _state.entry and _wants(locals()):
+        return _handle(is_nonzero, locals())
     size = input.numel()
     _check(size != 0, "Boolean value of Tensor with no values is ambiguous")
     _check(size == 1, "Boolean value of Tensor with more than one value is ambiguous")
@@ -270,6 +279,8 @@ def is_nonzero(input) -> bool:
 @register_frontend()
 def is_same_size(input, other) -> bool:
     """is_same_size(input, other) -> bool: whether both tensors have the same shape."""
+    if _state.entry and _wants(locals()):
+        return _handle(is_same_size, locals())
     _check_type(isinstance(other, dispatch.Tensor), lambda: (
         f"is_same_size(): argument 'other' (position 1) must be Tensor, not "
         f"{type(other).__name__}"))
@@ -337,6 +348,8 @@ def dim_order(self, *, ambiguity_check=False) -> tuple:
     in memory. With `ambiguity_check` True a layout that allows several orders (a size-1 dim,
     equal neighbouring strides) is refused; with a list of memory formats it is accepted when
     exactly one of them describes it."""
+    if _state.entry and _wants(locals()):
+        return _handle(dim_order, locals())
     if isinstance(ambiguity_check, bool):
         formats, check_open = [], ambiguity_check
     else:
@@ -441,6 +454,8 @@ def resize_(self, *sizes, memory_format=None):
     """Tensor.resize_(*sizes, memory_format=None) -> Tensor: give self the shape `sizes`, laid
     out contiguously over its storage (grown when too small). Values are kept in storage order,
     not in the old logical order."""
+    if _state.entry and _wants(locals()):
+        return _handle(resize_, locals())
     _check_type(sizes, 'resize_() missing 1 required positional arguments: "size"')
     _check(memory_format is None or getattr(memory_format, "name", None) == "contiguous_format",
            "resize_: only the contiguous memory format is supported")
@@ -450,6 +465,8 @@ def resize_(self, *sizes, memory_format=None):
 def resize_as_(self, the_template, *, memory_format=None):
     """Tensor.resize_as_(the_template, *, memory_format=None) -> Tensor: resize_ to the
     template's shape."""
+    if _state.entry and _wants(locals()):
+        return _handle(resize_as_, locals())
     _check_type(isinstance(the_template, dispatch.Tensor), lambda: (
         "resize_as_(): argument 'the_template' (position 1) must be Tensor, not "
         f"{type(the_template).__name__}"))
@@ -483,6 +500,8 @@ def _element_value(value, np_dtype):
 def apply_(self, callable):
     """Tensor.apply_(callable) -> Tensor: replace every element x of self (a CPU tensor) by
     callable(x), visiting them in logical order. Slow: one Python call per element."""
+    if _state.entry and _wants(locals()):
+        return _handle(apply_, locals())
     _python_callable_checks(self, "apply_")
     if self._device is META:      # no values to visit, as in PyTorch
         return self
@@ -498,6 +517,8 @@ def apply_(self, callable):
 def map_(self, other, callable):
     """Tensor.map_(other, callable) -> Tensor: replace every element a of self (a CPU tensor)
     by callable(a, b), b the matching element of `other` broadcast to self's shape."""
+    if _state.entry and _wants(locals()):
+        return _handle(map_, locals())
     _check_type(isinstance(other, dispatch.Tensor), lambda: (
         f"map_(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}"))
     _python_callable_checks(self, "map_", (other,))

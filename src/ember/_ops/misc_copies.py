@@ -7,7 +7,11 @@ values are the same, so ember gives the plain split's pieces.
 """
 from __future__ import annotations
 
-import ember
+from ember._core import upcalls
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
+from ember._core.layout import contiguous_format
 from ember._core.registry import register_frontend
 
 
@@ -20,7 +24,7 @@ def _fresh(result, out=None):
         for target, piece in zip(out, copies):
             _into(target, piece)
         return None
-    copy = result.clone(memory_format=ember.contiguous_format)
+    copy = result.clone(memory_format=contiguous_format)
     return copy if out is None else _into(out, copy)
 
 
@@ -35,7 +39,7 @@ def _method(name):
 
 
 def _function(name):
-    return lambda input, *args, **kwargs: getattr(ember, name)(input, *args, **kwargs)
+    return lambda input, *args, **kwargs: upcalls.public(name)(input, *args, **kwargs)
 
 
 def _slice(input, dim=0, start=None, end=None, step=1):
@@ -71,6 +75,8 @@ _VIEWS = {
 
 def _copy_variant(name, make_view):
     def function(input, *args, out=None, **kwargs):
+        if _state.entry and _wants(locals()):
+            return _handle(function, locals())
         return _fresh(make_view(input, *args, **kwargs), out)
     function.__name__ = function.__qualname__ = name
     view = name.removesuffix("_copy")
@@ -87,6 +93,8 @@ for _name, _make_view in _VIEWS.items():
 @register_frontend("unsafe_split")
 def unsafe_split(input, split_size, dim=0):
     """unsafe_split(input, split_size, dim=0) -> tuple of Tensors: split's pieces."""
+    if _state.entry and _wants(locals()):
+        return _handle(unsafe_split, locals())
     return input.split(split_size, dim)
 
 
@@ -94,10 +102,14 @@ def unsafe_split(input, split_size, dim=0):
 def unsafe_split_with_sizes(input, split_sizes, dim=0):
     """unsafe_split_with_sizes(input, split_sizes, dim=0) -> tuple of Tensors: split_with_sizes's
     pieces."""
+    if _state.entry and _wants(locals()):
+        return _handle(unsafe_split_with_sizes, locals())
     return input.split(list(split_sizes), dim)
 
 
 @register_frontend("unsafe_chunk")
 def unsafe_chunk(input, chunks, dim=0):
     """unsafe_chunk(input, chunks, dim=0) -> tuple of Tensors: chunk's pieces."""
+    if _state.entry and _wants(locals()):
+        return _handle(unsafe_chunk, locals())
     return input.chunk(chunks, dim)

@@ -7,6 +7,9 @@ import numpy as np
 
 from ember._core import dispatch
 from ember._core.checks import _check, _check_index, _check_not_implemented
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import register_frontend, register_op
 from ember._ops.reduction import is_all_dims, reduced_dims, reduction_meta
 
@@ -69,6 +72,8 @@ def slice_inverse(input, src, dim=0, start=None, end=None, step=1):
     """slice_inverse(input, src, dim=0, start=None, end=None, step=1) -> Tensor: the view of
     `input`'s storage with `src`'s sizes, strides and offset (the tensor that slicing
     `input` with these arguments came from, when `src` is that base)."""
+    if _state.entry and _wants(locals()):
+        return _handle(slice_inverse, locals())
     return input.as_strided(tuple(src.shape), src.stride(), src.storage_offset())
 
 
@@ -84,6 +89,8 @@ def _unavailable(op_name, tensor):
 def native_norm(input, p=2, dim=None, keepdim=None, dtype=None, *, out=None):
     """native_norm(input, p=2) / native_norm(input, p, dim, keepdim, dtype): PyTorch's sparse
     norm kernel, which has no CPU kernel for dense tensors: PyTorch's NotImplementedError."""
+    if _state.entry and _wants(locals()):
+        return _handle(native_norm, locals())
     overload = "" if dim is None and keepdim is None and dtype is None else ".ScalarOpt_dim_dtype"
     _unavailable("native_norm" + overload, input)
 
@@ -92,5 +99,7 @@ def native_norm(input, p=2, dim=None, keepdim=None, dtype=None, *, out=None):
 def to_padded_tensor(self, padding, output_size=None):
     """Tensor.to_padded_tensor(padding, output_size=None): a nested tensor padded into a
     regular one. ember has no nested tensors, and PyTorch refuses a strided tensor."""
+    if _state.entry and _wants(locals()):
+        return _handle(to_padded_tensor, locals())
     _check(isinstance(self, dispatch.Tensor), "to_padded_tensor: expected a Tensor")
     _unavailable("to_padded_tensor", self)

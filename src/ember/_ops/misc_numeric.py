@@ -12,6 +12,9 @@ import operator
 from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type, _check_value
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.promotion import promote_types
 from ember._core.registry import OPS, register_frontend
 from ember._core.shape import wrap_dim
@@ -24,6 +27,8 @@ def vander(x, N=None, increasing=False):
     """vander(x, N=None, increasing=False) -> Tensor: the Vandermonde matrix of the 1-D `x`: its
     columns are the powers x**(N-1), ..., x**0 (x**0 first when `increasing`); integer and bool
     inputs give int64."""
+    if _state.entry and _wants(locals()):
+        return _handle(vander, locals())
     _check(x.ndim == 1, "x must be a one-dimensional tensor.")
     columns = x.shape[0] if N is None else N
     _check(columns >= 0, "N must be non-negative.")
@@ -85,12 +90,16 @@ def _trapezoid(y, x, dx, dim, where):
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """trapezoid(y, x=None, *, dx=None, dim=-1) -> Tensor: the integral of the samples `y` along
     `dim` by the trapezoid rule, at the points `x` or a constant spacing `dx` (1 by default)."""
+    if _state.entry and _wants(locals()):
+        return _handle(trapezoid, locals())
     return _trapezoid(y, x, dx, dim, "trapezoid")
 
 
 @register_frontend("trapz", method=False)
 def trapz(y, x=None, *, dx=None, dim=-1):
     """trapz(y, x=None, *, dx=None, dim=-1) -> Tensor: another name of trapezoid."""
+    if _state.entry and _wants(locals()):
+        return _handle(trapz, locals())
     return _trapezoid(y, x, dx, dim, "trapezoid")
 
 
@@ -98,6 +107,8 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """cumulative_trapezoid(y, x=None, *, dx=None, dim=-1) -> Tensor: the running trapezoid-rule
     integral of `y` along `dim` (one element shorter than y there)."""
+    if _state.entry and _wants(locals()):
+        return _handle(cumulative_trapezoid, locals())
     axis = wrap_dim(dim, y.ndim)
     if y.shape[axis] == 0:
         return y * 0.5
@@ -115,6 +126,8 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
 def unravel_index(indices, shape):
     """unravel_index(indices, shape) -> tuple of Tensors: the coordinates in a tensor of `shape`
     of each flat index (indices wrap around the size, as floor division and remainder do)."""
+    if _state.entry and _wants(locals()):
+        return _handle(unravel_index, locals())
     _check_type(isinstance(indices, dispatch.Tensor), lambda: (
         f"unravel_index(): expected 'indices' to be a Tensor, but got {type(indices).__name__}"))
     _check_type(not (indices.dtype.is_floating_point or indices.dtype.is_complex
@@ -139,6 +152,8 @@ def unravel_index(indices, shape):
 def sum_to_size(self, *size):
     """Tensor.sum_to_size(*size) -> Tensor: `self` summed over the dimensions that broadcasting
     `size` to self's shape would add or expand."""
+    if _state.entry and _wants(locals()):
+        return _handle(sum_to_size, locals())
     if len(size) == 1 and isinstance(size[0], (list, tuple)):
         size = size[0]
     size = tuple(size)
@@ -160,6 +175,8 @@ def sum_to_size(self, *size):
 def reversed_(self):
     """Tensor.__reversed__() -> Tensor: self flipped along its first dimension (a 0-d tensor is
     itself)."""
+    if _state.entry and _wants(locals()):
+        return _handle(reversed_, locals())
     return self if self.ndim == 0 else self.flip(0)
 
 
@@ -179,6 +196,8 @@ def _norms_except(input, p, dim):
 def renorm(input, p, dim, maxnorm):
     """renorm(input, p, dim, maxnorm) -> Tensor: each slice along `dim` whose p-norm exceeds
     `maxnorm` scaled down to norm `maxnorm` (to within 1e-7), the others unchanged."""
+    if _state.entry and _wants(locals()):
+        return _handle(renorm, locals())
     _check(p > 0, lambda: f"renorm: non-positive-norm not supported, got p={p}")
     _check(maxnorm >= 0, lambda: f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
     _check(input.ndim > 1, lambda: (
@@ -191,6 +210,8 @@ def renorm(input, p, dim, maxnorm):
 
 def renorm_(self, p, dim, maxnorm):
     """Tensor.renorm_(p, dim, maxnorm) -> Tensor: renorm, in place."""
+    if _state.entry and _wants(locals()):
+        return _handle(renorm_, locals())
     return self.copy_(renorm(self, p, dim, maxnorm))
 
 
@@ -201,6 +222,8 @@ register_frontend("renorm_", function=False)(renorm_)
 def norm_except_dim(v, pow=2, dim=0):
     """norm_except_dim(v, pow=2, dim=0) -> Tensor: the pow-norm of each slice along `dim`
     (keeping dims, so it broadcasts against v); dim=-1 means the norm of all of v."""
+    if _state.entry and _wants(locals()):
+        return _handle(norm_except_dim, locals())
     if dim == -1:
         return v.norm(pow)
     return _norms_except(v, pow, wrap_dim(dim, v.ndim))
@@ -255,6 +278,8 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
     of the samples along each dim by central differences inside and one-sided ones (of order
     edge_order) at the ends; spacing is a number, one number per dim, or one coordinate tensor
     per dim."""
+    if _state.entry and _wants(locals()):
+        return _handle(gradient, locals())
     _check(edge_order in (1, 2), lambda: (
         f"torch.gradient only supports edge_order=1 and edge_order=2, got {edge_order}"))
     dims = list(range(input.ndim)) if dim is None else \

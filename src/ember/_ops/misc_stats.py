@@ -13,6 +13,9 @@ import numpy as np
 
 from ember._core import dispatch
 from ember._core.checks import _check, _check_not_implemented, _check_type
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.return_types import return_type
 from ember._ops.creation_ranges import linspace
@@ -133,6 +136,8 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
     """histogram(input, bins, *, range=None, weight=None, density=False, out=None) -> (hist,
     bin_edges): counts of the elements in `bins` equal-width bins (or between the edges of a
     1-D tensor `bins`), weighted by `weight` and normalized to a density if asked."""
+    if _state.entry and _wants(locals()):
+        return _handle(histogram, locals())
     _histogram_checks(input, weight, None)
     samples = input.reshape(-1, 1)
     flat_weight = None if weight is None else weight.reshape(-1)
@@ -156,6 +161,8 @@ def histogramdd(input, bins=10, range=None, weight=None, density=False):
     """histogramdd(input, bins, *, range=None, weight=None, density=False) -> (hist, bin_edges):
     the D-dimensional histogram of the rows of `input` (..., D); `bins` is an int, D ints, or D
     1-D tensors of edges."""
+    if _state.entry and _wants(locals()):
+        return _handle(histogramdd, locals())
     _check(input.ndim >= 2, "torch.histogramdd: input tensor should have at least 2 dimensions")
     _histogram_checks(input, weight, True)
     flat_weight = None if weight is None else weight.reshape(-1)
@@ -175,6 +182,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     """cov(input, *, correction=1, fweights=None, aweights=None) -> Tensor: the covariance matrix
     of the variables in the rows of `input` (a 1-D input is one variable), with frequency and
     importance weights of the observations."""
+    if _state.entry and _wants(locals()):
+        return _handle(cov, locals())
     _check(input.ndim <= 2, lambda: (
         "cov(): expected input to have two or fewer dimensions but got an input with "
         f"{input.ndim} dimensions"))
@@ -233,6 +242,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
 def corrcoef(input):
     """corrcoef(input) -> Tensor: Pearson's correlation coefficients of the variables in the rows
     of `input`, clipped to [-1, 1]."""
+    if _state.entry and _wants(locals()):
+        return _handle(corrcoef, locals())
     _check(input.ndim <= 2, lambda: (
         "corrcoef(): expected input to have two or fewer dimensions but got an input with "
         f"{input.ndim} dimensions"))
@@ -255,6 +266,8 @@ def corrcoef(input):
 @register_frontend("dist")
 def dist(input, other, p=2):
     """dist(input, other, p=2) -> Tensor: the p-norm of input - other (broadcast)."""
+    if _state.entry and _wants(locals()):
+        return _handle(dist, locals())
     _check_type(isinstance(input, dispatch.Tensor), lambda: (
         f"dist(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"))
     _check_type(isinstance(other, dispatch.Tensor), lambda: (

@@ -48,7 +48,7 @@ def _options(**extra):
 # --------------------------------------------------------------------------- leaky_relu
 
 @register_op("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor",
-             **_options(inplace=True), saves=_RESULT,
+             **_options(inplace=True, tags=("output_saved_by_ember_only",)), saves=_RESULT,
              derivatives={"self": lambda c: where(c.result > 0, c.grad,
                                                   c.grad * c.negative_slope)})
 def leaky_relu(xp, self, negative_slope=0.01):
@@ -68,7 +68,8 @@ def _elu_grad(c):
 
 
 @register_op("elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor",
-             **_options(inplace=True), saves=_RESULT, derivatives={"self": _elu_grad})
+             **_options(inplace=True, tags=("output_saved_by_ember_only",)), saves=_RESULT,
+             derivatives={"self": _elu_grad})
 def elu(xp, self, alpha=1, scale=1, input_scale=1):
     """elu(input, alpha=1, scale=1, input_scale=1) -> Tensor: scale * input where positive,
     else alpha * scale * (exp(input * input_scale) - 1)."""
@@ -189,7 +190,7 @@ def mish(xp, self):
 # --------------------------------------------------------------------------- hard family
 
 @register_op("hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor",
-             **_options(inplace=True), saves=_RESULT,
+             **_options(inplace=True, tags=("output_saved_by_ember_only",)), saves=_RESULT,
              derivatives={"self": lambda c: where((c.result <= c.min_val)
                                                   | (c.result >= c.max_val), 0.0, c.grad)})
 def hardtanh(xp, self, min_val=-1, max_val=1):

@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 
+from ember._backends.meta import device_hint, suggested_strides
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented
 from ember._core.dispatch import call
@@ -302,7 +303,14 @@ def _conv_meta(input, weight, bias, stride, padding, dilation, transposed, outpu
     shape = check_conv_args(input._data, weight._data, None if bias is None else bias.shape,
                             stride, padding, dilation, transposed, output_padding, groups)
     _bias_check(input._data, None if bias is None else bias._data)
-    return shape, input._dtype
+    # NOTE [meta memory format]: PyTorch's CPU and CUDA kernels give channels-last results
+    # for a channels-last input or weight; its meta device computes row-major.
+    strides = None
+    if device_hint(input).type != "meta":
+        itemsize = input._dtype.itemsize
+        strides = suggested_strides(shape, input._data, itemsize) or \
+            suggested_strides(shape, weight._data, itemsize)
+    return shape, input._dtype, strides
 
 
 def _conv_grads(ctx):

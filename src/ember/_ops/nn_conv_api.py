@@ -3,11 +3,16 @@
 unbatched inputs) around the one `convolution` entry (nn_conv.py)."""
 from __future__ import annotations
 
+from ember._core import arguments, dispatch
 from ember._core.checks import _check
 from ember._core.dispatch import call
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS, register_frontend
 
 _CONVOLUTION = OPS["convolution"]
+_INT64 = 1 << 63
 
 
 def _tuple(value, d, name):
@@ -21,6 +26,56 @@ def _tuple(value, d, name):
         f"expected {name} to be a single integer value or a list of {d} values to match the "
         f"convolution dimensions, but got {name}={list(values)}"))
     return values
+
+
+def _plain(input, weight, bias, groups, *int_lists):
+    """The cheap test that the arguments need no parsing (tensors, plain ints and int tuples)."""
+    tensor = dispatch.Tensor
+    return type(groups) is int and -_INT64 <= groups < _INT64 and isinstance(input, tensor) \
+        and isinstance(weight, tensor) and (bias is None or isinstance(bias, tensor)) and all(
+            type(v) is int and -_INT64 <= v < _INT64 or type(v) in (tuple, list) and
+            all(type(i) is int and -_INT64 <= i < _INT64 for i in v) for v in int_lists)
+
+
+def _parse(name, values, names, overloaded):
+    """PyTorch's parser over the arguments of a call that failed `_plain`: their converted
+    values, or its TypeError (for conv1d..conv3d, whose padding may also be a string, the
+    "invalid combination of arguments" one) and its ValueError for an int past 64 bits."""
+    out = []
+    try:
+        for position, (value, (arg, kind)) in enumerate(zip(values, names)):
+            where = (name, arg, None if overloaded else position + 1)
+            if kind == "Tensor?" and value is None or kind == "str" and isinstance(value, str) \
+                    or kind == "int[]" and type(value) is int:
+                out.append(value)
+            elif kind.startswith("Tensor"):
+                out.append(arguments.tensor_(value, where))
+            elif kind == "int":
+                out.append(arguments.int_(value, where))
+            else:                                   # (a str padding has failed here)
+                out.append(arguments.int_list(value, where))
+    except TypeError:
+        if not overloaded:
+            raise
+        got = ", ".join(arguments.type_name(v) for v in values)
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), "
+                        f"but expected one of:\n * (Tensor input, Tensor weight, Tensor bias = "
+                        f"None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of "
+                        f"ints dilation = 1, int groups = 1)\n * (Tensor input, Tensor weight, "
+                        f"Tensor bias = None, tuple of ints stride = 1, str padding = \"valid\", "
+                        f"tuple of ints dilation = 1, int groups = 1)\n") from None
+    for value in out:
+        for item in value if isinstance(value, tuple) else (value,):
+            if type(item) is int and not -2 ** 63 <= item < 2 ** 63:
+                raise ValueError("Overflow when unpacking long long")
+    return out
+
+
+_CONV_ARGS = (("input", "Tensor"), ("weight", "Tensor"), ("bias", "Tensor?"),
+              ("stride", "int[]"), ("padding", "str"), ("dilation", "int[]"), ("groups", "int"))
+_TRANSPOSE_ARGS = (("input", "Tensor"), ("weight", "Tensor"), ("bias", "Tensor?"),
+                   ("stride", "int[]"), ("padding", "int[]"), ("output_padding", "int[]"),
+                   ("groups", "int"), ("dilation", "int[]"))
 
 
 def _batched(input, d, name):
@@ -46,6 +101,10 @@ def _same_padding(input, weight, dilation, d):
 
 
 def _conv(name, d, input, weight, bias, stride, padding, dilation, groups):
+    if not _plain(input, weight, bias, groups, stride, dilation) or not (
+            isinstance(padding, str) or _plain(input, weight, bias, groups, padding)):
+        input, weight, bias, stride, padding, dilation, groups = _parse(
+            name, (input, weight, bias, stride, padding, dilation, groups), _CONV_ARGS, True)
     batched_input, added = _batched(input, d, name)
     stride = _tuple(stride, d, "stride")
     dilation = _tuple(dilation, d, "dilation")
@@ -66,6 +125,10 @@ def _conv(name, d, input, weight, bias, stride, padding, dilation, groups):
 
 def _conv_transpose(name, d, input, weight, bias, stride, padding, output_padding, groups,
                     dilation):
+    if not _plain(input, weight, bias, groups, stride, padding, output_padding, dilation):
+        input, weight, bias, stride, padding, output_padding, groups, dilation = _parse(
+            name, (input, weight, bias, stride, padding, output_padding, groups, dilation),
+            _TRANSPOSE_ARGS, False)
     batched_input, added = _batched(input, d, name)
     out = call(_CONVOLUTION, (
         batched_input, weight, bias, _tuple(stride, d, "stride"), _tuple(padding, d, "padding"),
@@ -78,6 +141,8 @@ def _conv_transpose(name, d, input, weight, bias, stride, padding, output_paddin
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
     a 1-d convolution over (N, C, L) or (C, L); `padding` may be 'valid' or 'same'."""
+    if _state.entry and _wants(locals()):
+        return _handle(conv1d, locals())
     return _conv("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -85,6 +150,8 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
     a 2-d convolution over (N, C, H, W) or (C, H, W); `padding` may be 'valid' or 'same'."""
+    if _state.entry and _wants(locals()):
+        return _handle(conv2d, locals())
     return _conv("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -93,6 +160,8 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
     a 3-d convolution over (N, C, D, H, W) or (C, D, H, W); `padding` may be 'valid' or
     'same'."""
+    if _state.entry and _wants(locals()):
+        return _handle(conv3d, locals())
     return _conv("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -101,6 +170,8 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
                      dilation=1):
     """conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
     groups=1, dilation=1) -> Tensor: the transposed 1-d convolution ("deconvolution")."""
+    if _state.entry and _wants(locals()):
+        return _handle(conv_transpose1d, locals())
     return _conv_transpose("conv_transpose1d", 1, input, weight, bias, stride, padding,
                            output_padding, groups, dilation)
 
@@ -110,6 +181,8 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
                      dilation=1):
     """conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
     groups=1, dilation=1) -> Tensor: the transposed 2-d convolution ("deconvolution")."""
+    if _state.entry and _wants(locals()):
+        return _handle(conv_transpose2d, locals())
     return _conv_transpose("conv_transpose2d", 2, input, weight, bias, stride, padding,
                            output_padding, groups, dilation)
 
@@ -119,5 +192,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
                      dilation=1):
     """conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
     groups=1, dilation=1) -> Tensor: the transposed 3-d convolution ("deconvolution")."""
+    if _state.entry and _wants(locals()):
+        return _handle(conv_transpose3d, locals())
     return _conv_transpose("conv_transpose3d", 3, input, weight, bias, stride, padding,
                            output_padding, groups, dilation)

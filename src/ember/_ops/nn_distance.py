@@ -24,6 +24,8 @@ def _one_hot_classes(self_array, num_classes):
 def _one_hot_meta(self, num_classes=-1):
     _check(self._dtype is dt.int64,
            "one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes < 0 and hasattr(self, "fake_mode"):
+        self.max().item()       # a FakeTensor refuses the read: DataDependentOutputException
     _check(num_classes >= 0, "one_hot on the meta device needs an explicit num_classes")
     return tuple(self.shape) + (num_classes,), dt.int64
 

@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import math
 
-from ember._core import dispatch
+from ember._core import arguments, dispatch
 from ember._core.checks import _check
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import register_frontend
 
 # The SELU fixed point that alpha dropout keeps (-alpha' = -scale * alpha of SELU).
@@ -35,8 +38,22 @@ def _noise(input, p, feature):
     return noise.bernoulli_(1 - p)
 
 
+def _parsed_p(input, p, train, feature, alpha, inplace):
+    """p as PyTorch's parser takes it, or its TypeError for a non-tensor input, a p that is
+    no float or a train flag that is no bool."""
+    name = f"{'feature_' if feature else ''}{'alpha_' if alpha else ''}dropout" \
+        f"{'_' if inplace else ''}"
+    arguments.tensor_(input, (name, "input", 1))
+    p = arguments.float_(p, (name, "p", 2))
+    if train is not True and train is not False:
+        arguments.bool_(train, (name, "train", 3))
+    return p
+
+
 def _dropout_impl(input, p, train, feature, alpha, inplace):
-    _check(isinstance(input, dispatch.Tensor), "dropout(): input must be a Tensor")
+    if not isinstance(input, dispatch.Tensor) or train is not True and train is not False or \
+            type(p) is not float and type(p) is not int:
+        p = _parsed_p(input, p, train, feature, alpha, inplace)
     _check_p(p)
     if p == 0 or not train or input.numel() == 0:
         return input
@@ -59,12 +76,16 @@ def _dropout_impl(input, p, train, feature, alpha, inplace):
 def dropout(input, p, train):
     """dropout(input, p, train) -> Tensor: in training, each element zeroed with probability
     p and the rest scaled by 1 / (1 - p) (NOTE [dropout noise])."""
+    if _state.entry and _wants(locals()):
+        return _handle(dropout, locals())
     return _dropout_impl(input, p, train, False, False, False)
 
 
 @register_frontend(method=False)
 def dropout_(input, p, train):
     """dropout_(input, p, train) -> Tensor: dropout written into input."""
+    if _state.entry and _wants(locals()):
+        return _handle(dropout_, locals())
     return _dropout_impl(input, p, train, False, False, True)
 
 
@@ -72,12 +93,16 @@ def dropout_(input, p, train):
 def feature_dropout(input, p, train):
     """feature_dropout(input, p, train) -> Tensor: whole channels (dim 1) zeroed with
     probability p, the rest scaled by 1 / (1 - p)."""
+    if _state.entry and _wants(locals()):
+        return _handle(feature_dropout, locals())
     return _dropout_impl(input, p, train, True, False, False)
 
 
 @register_frontend(method=False)
 def feature_dropout_(input, p, train):
     """feature_dropout_(input, p, train) -> Tensor: feature_dropout written into input."""
+    if _state.entry and _wants(locals()):
+        return _handle(feature_dropout_, locals())
     return _dropout_impl(input, p, train, True, False, True)
 
 
@@ -86,18 +111,24 @@ def alpha_dropout(input, p, train):
     """alpha_dropout(input, p, train) -> Tensor: dropout that keeps zero mean and unit
     variance for SELU activations (dropped elements set to SELU's negative saturation, then an
     affine correction)."""
+    if _state.entry and _wants(locals()):
+        return _handle(alpha_dropout, locals())
     return _dropout_impl(input, p, train, False, True, False)
 
 
 @register_frontend(method=False)
 def alpha_dropout_(input, p, train):
     """alpha_dropout_(input, p, train) -> Tensor: alpha_dropout written into input."""
+    if _state.entry and _wants(locals()):
+        return _handle(alpha_dropout_, locals())
     return _dropout_impl(input, p, train, False, True, True)
 
 
 @register_frontend(method=False)
 def feature_alpha_dropout(input, p, train):
     """feature_alpha_dropout(input, p, train) -> Tensor: alpha dropout of whole channels."""
+    if _state.entry and _wants(locals()):
+        return _handle(feature_alpha_dropout, locals())
     return _dropout_impl(input, p, train, True, True, False)
 
 
@@ -105,6 +136,8 @@ def feature_alpha_dropout(input, p, train):
 def feature_alpha_dropout_(input, p, train):
     """feature_alpha_dropout_(input, p, train) -> Tensor: feature_alpha_dropout written into
     input."""
+    if _state.entry and _wants(locals()):
+        return _handle(feature_alpha_dropout_, locals())
     return _dropout_impl(input, p, train, True, True, True)
 
 
@@ -112,6 +145,8 @@ def feature_alpha_dropout_(input, p, train):
 def native_dropout(input, p, train):
     """native_dropout(input, p, train) -> (Tensor, Tensor): the dropout output and the
     boolean keep-mask (all True out of training)."""
+    if _state.entry and _wants(locals()):
+        return _handle(native_dropout, locals())
     _check_p(p)
     if train is False:
         return input.clone(), input.new_ones(input.shape, dtype=_bool())

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember._core import dispatch
+from ember._core import dispatch, upcalls
 from ember._core.checks import _check, _check_index
 from ember._core.dispatch import call
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS, register_frontend, register_op
 
 # Below this many (lookups x rows) the one-hot product beats sorting.
@@ -117,10 +120,11 @@ def embedding_renorm_(input, indices, max_norm, norm_type):
     """embedding_renorm_(weight, indices, max_norm, norm_type) -> Tensor: the rows of `weight`
     at `indices` whose norm exceeds max_norm rescaled in place to norm max_norm (a small
     margin, 1e-7, keeps them just under it)."""
-    from ember.autograd.grad_mode import no_grad
+    if _state.entry and _wants(locals()):
+        return _handle(embedding_renorm_, locals())
     _check(isinstance(input, dispatch.Tensor) and input.ndim == 2,
            "embedding_renorm_(): weight must be a 2-D tensor")
-    with no_grad():
+    with upcalls.no_grad():
         rows = indices.reshape(-1).unique()
         picked = input.index_select(0, rows)
         norms = picked.norm(p=norm_type, dim=1, keepdim=True)

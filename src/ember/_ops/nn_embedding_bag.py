@@ -18,9 +18,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check
 from ember._core.dispatch import call
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.promotion import promote_types
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._ops.nn_embedding import _check_indices
@@ -195,12 +199,13 @@ def _meta(forward_only):
 def _bags_of_positions(c):
     """Each position's bag and whether its row counts in the bag's sum (NOTE [embedding bag
     layout]), as ember tensors on the indices' device."""
-    import ember
+    from ember._ops.creation_ranges import arange
+    from ember._ops.sorting import searchsorted
     indices, offsets, weight, psw = c.indices, c.offsets, c.weight, c.per_sample_weights
     count = indices.shape[0]
     bags = _bag_count(offsets.shape[0], c.include_last_offset)
-    positions = ember.arange(count, device=indices.device)
-    bag = ember.searchsorted(offsets[1:bags].contiguous(), positions, right=True)
+    positions = arange(count, device=indices.device)
+    bag = searchsorted(offsets[1:bags].contiguous(), positions, right=True)
     fast = _fast_sum(np.dtype(weight.dtype._np), weight.stride(1) if weight.shape[1] > 1 else 1,
                      c.padding_idx, None if psw is None else
                      (psw.stride(0) if count > 1 else 1))
@@ -286,8 +291,9 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
     per_sample_weights=None, include_last_offset=False, padding_idx=None) -> (Tensor, Tensor,
     Tensor, Tensor): `_embedding_bag`, or its forward-only form when neither weight nor
     per_sample_weights requires grad (as PyTorch's)."""
-    from ember.autograd import grad_mode
-    needs_grad = grad_mode._state.grad_enabled and (
+    if _state.entry and _wants(locals()):
+        return _handle(embedding_bag, locals())
+    needs_grad = dispatch.state.grad_enabled() and (
         getattr(weight, "requires_grad", False) or
         getattr(per_sample_weights, "requires_grad", False))
     op = OPS["_embedding_bag" if needs_grad else "_embedding_bag_forward_only"]

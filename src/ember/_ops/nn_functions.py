@@ -1,16 +1,20 @@
 """The losses and distances PyTorch also has at the top level (torch.kl_div, torch.pdist ...):
 `reduction` as the enum (0 none, 1 mean, 2 sum). Each runs the ember.nn.functional form (loaded
-on first call: ember.nn builds on the registry)."""
+on first call: ember.nn builds on the registry, so it is reached through NOTE [upcalls])."""
 from __future__ import annotations
 
-from ember._core.registry import register_frontend
+from ember._core import upcalls
+from ember._core.dispatch import call
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
+from ember._core.registry import OPS, register_frontend
 
 _NAMES = ("none", "mean", "sum")
 
 
 def _functional():
-    from ember.nn import functional
-    return functional
+    return upcalls.nn_module("functional")
 
 
 def _name(reduction: int) -> str:
@@ -23,6 +27,8 @@ def _name(reduction: int) -> str:
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
     """binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None,
     reduction=1) -> Tensor: see ember.nn.functional.binary_cross_entropy_with_logits."""
+    if _state.entry and _wants(locals()):
+        return _handle(binary_cross_entropy_with_logits, locals())
     return _functional().binary_cross_entropy_with_logits(
         input, target, weight, reduction=_name(reduction), pos_weight=pos_weight)
 
@@ -31,11 +37,12 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
 def kl_div(input, target, reduction=1, *, log_target=False):
     """kl_div(input, target, reduction=1, *, log_target=False) -> Tensor: the pointwise
     Kullback-Leibler divergence, reduced by the enum (no 'batchmean' here)."""
+    if _state.entry and _wants(locals()):
+        return _handle(kl_div, locals())
     if log_target:
         loss = target.exp() * (target - input)
     else:
-        import ember
-        loss = ember.xlogy(target, target) - target * input
+        loss = call(OPS["xlogy.Tensor"], (target, target)) - target * input
     name = _name(reduction)
     return loss if name == "none" else (loss.mean() if name == "mean" else loss.sum())
 
@@ -43,6 +50,8 @@ def kl_div(input, target, reduction=1, *, log_target=False):
 @register_frontend(method=False)
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
     """margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1) -> Tensor."""
+    if _state.entry and _wants(locals()):
+        return _handle(margin_ranking_loss, locals())
     return _functional().margin_ranking_loss(input1, input2, target, margin,
                                              reduction=_name(reduction))
 
@@ -50,12 +59,16 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
 @register_frontend(method=False)
 def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
     """hinge_embedding_loss(input, target, margin=1.0, reduction=1) -> Tensor."""
+    if _state.entry and _wants(locals()):
+        return _handle(hinge_embedding_loss, locals())
     return _functional().hinge_embedding_loss(input, target, margin, reduction=_name(reduction))
 
 
 @register_frontend(method=False)
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
     """cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1) -> Tensor."""
+    if _state.entry and _wants(locals()):
+        return _handle(cosine_embedding_loss, locals())
     return _functional().cosine_embedding_loss(input1, input2, target, margin,
                                                reduction=_name(reduction))
 
@@ -63,6 +76,8 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
 @register_frontend(method=False)
 def poisson_nll_loss(input, target, log_input, full, eps, reduction):
     """poisson_nll_loss(input, target, log_input, full, eps, reduction) -> Tensor."""
+    if _state.entry and _wants(locals()):
+        return _handle(poisson_nll_loss, locals())
     return _functional().poisson_nll_loss(input, target, log_input, full, eps=eps,
                                           reduction=_name(reduction))
 
@@ -72,6 +87,8 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6,
                         reduction=1):
     """triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False,
     reduction=1) -> Tensor."""
+    if _state.entry and _wants(locals()):
+        return _handle(triplet_margin_loss, locals())
     return _functional().triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
                                              reduction=_name(reduction))
 
@@ -81,6 +98,8 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
              zero_infinity=False):
     """ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1,
     zero_infinity=False) -> Tensor."""
+    if _state.entry and _wants(locals()):
+        return _handle(ctc_loss, locals())
     return _functional().ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
                                   _name(reduction), zero_infinity)
 
@@ -88,16 +107,22 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
 @register_frontend(method=False)
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """cosine_similarity(x1, x2, dim=1, eps=1e-08) -> Tensor."""
+    if _state.entry and _wants(locals()):
+        return _handle(cosine_similarity, locals())
     return _functional().cosine_similarity(x1, x2, dim, eps)
 
 
 @register_frontend(method=False)
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False) -> Tensor."""
+    if _state.entry and _wants(locals()):
+        return _handle(pairwise_distance, locals())
     return _functional().pairwise_distance(x1, x2, p, eps, keepdim)
 
 
 @register_frontend(method=False)
 def pdist(input, p=2.0):
     """pdist(input, p=2) -> Tensor: the p-norm distances between the rows of input."""
+    if _state.entry and _wants(locals()):
+        return _handle(pdist, locals())
     return _functional().pdist(input, p)

@@ -1,20 +1,23 @@
 """The `ember.*` forms of layers that PyTorch also exposes at the top level, with PyTorch's
 positional signatures (`torch.max_pool1d(x, 2)`, `torch.batch_norm(...)` with all nine
 arguments, `torch.lstm(input, hx, params, ...)` over a flat parameter list). Each is a thin
-composite of `ember.nn.functional` (loaded on first call, as nn_functions.py does).
+composite of `ember.nn.functional` (loaded on first call, through NOTE [upcalls]).
 """
 from __future__ import annotations
 
 import types
 
+from ember._core import arguments, dispatch, upcalls
 from ember._core.checks import _check
 from ember._core.dispatch import call
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS, register_frontend
 
 
 def _functional():
-    from ember.nn import functional
-    return functional
+    return upcalls.nn_module("functional")
 
 
 def _stride(stride):
@@ -28,6 +31,8 @@ def _stride(stride):
 @register_frontend(method=False)
 def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     """max_pool1d(input, kernel_size, stride=[], padding=0, dilation=1, ceil_mode=False)."""
+    if _state.entry and _wants(locals()):
+        return _handle(max_pool1d, locals())
     return _functional().max_pool1d(input, kernel_size, _stride(stride), padding, dilation,
                                     ceil_mode)
 
@@ -36,6 +41,8 @@ def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=F
 def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1,
                             ceil_mode=False):
     """max_pool1d_with_indices(...) -> (values, indices)."""
+    if _state.entry and _wants(locals()):
+        return _handle(max_pool1d_with_indices, locals())
     return _functional().max_pool1d(input, kernel_size, _stride(stride), padding, dilation,
                                     ceil_mode, return_indices=True)
 
@@ -43,6 +50,8 @@ def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1
 @register_frontend(method=False)
 def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     """max_pool2d(input, kernel_size, stride=[], padding=0, dilation=1, ceil_mode=False)."""
+    if _state.entry and _wants(locals()):
+        return _handle(max_pool2d, locals())
     return _functional().max_pool2d(input, kernel_size, _stride(stride), padding, dilation,
                                     ceil_mode)
 
@@ -50,6 +59,8 @@ def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=F
 @register_frontend(method=False)
 def max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     """max_pool3d(input, kernel_size, stride=[], padding=0, dilation=1, ceil_mode=False)."""
+    if _state.entry and _wants(locals()):
+        return _handle(max_pool3d, locals())
     return _functional().max_pool3d(input, kernel_size, _stride(stride), padding, dilation,
                                     ceil_mode)
 
@@ -59,6 +70,8 @@ def avg_pool1d(input, kernel_size, stride=(), padding=0, ceil_mode=False,
                count_include_pad=True):
     """avg_pool1d(input, kernel_size, stride=[], padding=0, ceil_mode=False,
     count_include_pad=True)."""
+    if _state.entry and _wants(locals()):
+        return _handle(avg_pool1d, locals())
     return _functional().avg_pool1d(input, kernel_size, _stride(stride), padding, ceil_mode,
                                     count_include_pad)
 
@@ -66,12 +79,16 @@ def avg_pool1d(input, kernel_size, stride=(), padding=0, ceil_mode=False,
 @register_frontend(method=False)
 def adaptive_avg_pool1d(input, output_size):
     """adaptive_avg_pool1d(input, output_size) -> Tensor."""
+    if _state.entry and _wants(locals()):
+        return _handle(adaptive_avg_pool1d, locals())
     return _functional().adaptive_avg_pool1d(input, output_size)
 
 
 @register_frontend(method=False)
 def adaptive_max_pool1d(input, output_size):
     """adaptive_max_pool1d(input, output_size) -> (values, indices)."""
+    if _state.entry and _wants(locals()):
+        return _handle(adaptive_max_pool1d, locals())
     return _functional().adaptive_max_pool1d(input, output_size, return_indices=True)
 
 
@@ -82,6 +99,8 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
                cudnn_enabled):
     """batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
     cudnn_enabled) -> Tensor (cudnn_enabled is accepted and ignored)."""
+    if _state.entry and _wants(locals()):
+        return _handle(batch_norm, locals())
     return _functional().batch_norm(input, running_mean, running_var, weight, bias, training,
                                     momentum, eps)
 
@@ -91,6 +110,8 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
                   eps, cudnn_enabled):
     """instance_norm(input, weight, bias, running_mean, running_var, use_input_stats,
     momentum, eps, cudnn_enabled) -> Tensor."""
+    if _state.entry and _wants(locals()):
+        return _handle(instance_norm, locals())
     return _functional().instance_norm(input, running_mean, running_var, weight, bias,
                                        use_input_stats, momentum, eps)
 
@@ -99,18 +120,24 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True):
     """layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05,
     cudnn_enable=True) -> Tensor."""
+    if _state.entry and _wants(locals()):
+        return _handle(layer_norm, locals())
     return _functional().layer_norm(input, normalized_shape, weight, bias, eps)
 
 
 @register_frontend(method=False)
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):
     """group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True)."""
+    if _state.entry and _wants(locals()):
+        return _handle(group_norm, locals())
     return _functional().group_norm(input, num_groups, weight, bias, eps)
 
 
 @register_frontend(method=False)
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """rms_norm(input, normalized_shape, weight=None, eps=None) -> Tensor."""
+    if _state.entry and _wants(locals()):
+        return _handle(rms_norm, locals())
     return _functional().rms_norm(input, normalized_shape, weight, eps)
 
 
@@ -119,36 +146,48 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 @register_frontend(method=False, name="selu")
 def selu_function(input):
     """selu(input) -> Tensor."""
+    if _state.entry and _wants(locals()):
+        return _handle(selu_function, locals())
     return _functional().selu(input)
 
 
 @register_frontend(method=False, name="selu_")
 def selu_inplace(input):
     """selu_(input) -> Tensor: SELU in place."""
+    if _state.entry and _wants(locals()):
+        return _handle(selu_inplace, locals())
     return _functional().selu(input, inplace=True)
 
 
 @register_frontend(method=False, name="celu")
 def celu_function(input, alpha=1.0):
     """celu(input, alpha=1.0) -> Tensor."""
+    if _state.entry and _wants(locals()):
+        return _handle(celu_function, locals())
     return _functional().celu(input, alpha)
 
 
 @register_frontend(method=False, name="celu_")
 def celu_inplace(input, alpha=1.0):
     """celu_(input, alpha=1.0) -> Tensor: CELU in place."""
+    if _state.entry and _wants(locals()):
+        return _handle(celu_inplace, locals())
     return _functional().celu(input, alpha, inplace=True)
 
 
 @register_frontend(method=False, name="threshold_")
 def threshold_inplace(input, threshold, value):
     """threshold_(input, threshold, value) -> Tensor: Threshold in place."""
+    if _state.entry and _wants(locals()):
+        return _handle(threshold_inplace, locals())
     return _functional().threshold(input, threshold, value, inplace=True)
 
 
 @register_frontend(method=False, name="rrelu")
 def rrelu_function(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
     """rrelu(input, lower=0.125, upper=0.3333333333333333, training=False, generator=None)."""
+    if _state.entry and _wants(locals()):
+        return _handle(rrelu_function, locals())
     if not training:
         return _functional().rrelu(input, lower, upper, False)
     return call(OPS["rrelu_with_noise_functional"], (
@@ -158,6 +197,8 @@ def rrelu_function(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generato
 @register_frontend(method=False, name="rrelu_")
 def rrelu_inplace(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
     """rrelu_(input, lower=0.125, upper=0.3333333333333333, training=False, generator=None)."""
+    if _state.entry and _wants(locals()):
+        return _handle(rrelu_inplace, locals())
     return input.copy_(rrelu_function(input, lower, upper, training, generator)) if training \
         else _functional().rrelu(input, lower, upper, False, inplace=True)
 
@@ -165,6 +206,8 @@ def rrelu_inplace(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator
 @register_frontend(name="prelu")
 def prelu_function(input, weight):
     """prelu(input, weight) -> Tensor: max(0, x) + weight * min(0, x), weight per channel."""
+    if _state.entry and _wants(locals()):
+        return _handle(prelu_function, locals())
     return _functional().prelu(input, weight)
 
 
@@ -179,6 +222,8 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     """grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners): the enum
     form of grid_sample (0 bilinear, 1 nearest, 2 bicubic; 0 zeros, 1 border, 2 reflection).
     """
+    if _state.entry and _wants(locals()):
+        return _handle(grid_sampler, locals())
     return _functional().grid_sample(input, grid, _GRID_MODES[interpolation_mode],
                                      _GRID_PADDING[padding_mode], align_corners)
 
@@ -187,6 +232,11 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
 def conv_tbc(input, weight, bias, pad=0):
     """conv_tbc(input, weight, bias, pad=0) -> Tensor: a 1-d convolution of a (time, batch,
     channels) input with a (kernel, in, out) weight."""
+    if _state.entry and _wants(locals()):
+        return _handle(conv_tbc, locals())
+    for position, (arg, value) in enumerate((("self", input), ("weight", weight),
+                                             ("bias", bias)), 1):
+        arguments.tensor_(value, ("conv_tbc", arg, position))
     _check(input.dim() == 3, "Input must have 3 dims: time, batch, in_channel")
     _check(weight.dim() == 3, "Weight tensor must have 3 dims: kernel_width, in_channels, "
                               "out_channels.")
@@ -202,8 +252,7 @@ def _run_rnn(mode, input, hx, params, has_biases, num_layers, dropout, train, bi
              batch_first, batch_sizes=None):
     """The recurrent layers over a flat parameter list in nn.RNN's order (w_ih, w_hh[, b_ih,
     b_hh][, w_hr] per layer and direction): returns (output, [final state per hx entry])."""
-    import ember
-    from ember.nn.modules import _rnn_steps
+    _rnn_steps = upcalls.nn_module("modules._rnn_steps")
     hx = list(hx)
     directions = 2 if bidirectional else 1
     per_direction = len(params) // (num_layers * directions)
@@ -229,7 +278,7 @@ def _run_rnn(mode, input, hx, params, has_biases, num_layers, dropout, train, bi
         out = out.reshape(steps, batch, out.shape[1])
         if batch_first:
             out = out.transpose(0, 1)
-    return out, [ember.stack([f[i] for f in finals], 0) for i in range(len(hx))]
+    return out, [call(OPS["stack"], ([f[i] for f in finals], 0)) for i in range(len(hx))]
 
 
 def _recurrent(mode, name):
@@ -237,8 +286,9 @@ def _recurrent(mode, name):
         """input form: (input, hx, params, has_biases, num_layers, dropout, train,
         bidirectional, batch_first); packed form: (data, batch_sizes, hx, params, has_biases,
         num_layers, dropout, train, bidirectional)."""
-        import ember
-        packed = len(args) == 9 and isinstance(args[1], ember.Tensor) and \
+        if _state.entry and _wants(locals()):
+            return _handle(run, locals())
+        packed = len(args) == 9 and isinstance(args[1], dispatch.Tensor) and \
             isinstance(args[3], (list, tuple))
         if packed:
             data, batch_sizes, hx, params, *rest = args

@@ -158,6 +158,40 @@ def nll_loss_nd(xp, self, target, weight=None, reduction=MEAN, ignore_index=-100
                    _reduction_shape(self, target, reduction))
 
 
+def _nll_forward_meta(self, target, weight, reduction, ignore_index):
+    _check(self.ndim in (1, 2), lambda: "input tensor should be 1D or 2D")
+    _check_class_index_args(self, target, weight)
+    return [(_reduction_shape(self, target, reduction), self._dtype), ((), self._dtype)]
+
+
+def _nll_forward_grad(c):
+    from ember._core.dispatch import call
+    from ember._core.registry import OPS
+    grad = c.grads[0]
+    if grad is None:
+        return None
+    return call(OPS["nll_loss_backward"], (grad, c.self, c.target, c.weight, c.reduction,
+                                            c.ignore_index))
+
+
+@register_op("nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, "
+             "SymInt ignore_index) -> (Tensor output, Tensor total_weight)", function=False,
+             method=False, meta=_nll_forward_meta, saves=("self", "target", "weight"),
+             derivatives={"self": _nll_forward_grad}, node_name="NllLossBackward0",
+             tags=("fp_errors",))
+def nll_loss_forward(xp, self, target, weight, reduction, ignore_index):
+    """nll_loss_nd for a 1-D or 2-D input, with the total weight of the kept positions
+    (zero for reduction none, as PyTorch): what nll_loss_nd decomposes into."""
+    _check(self.ndim in (1, 2), lambda: "input tensor should be 1D or 2D")
+    output = nll_loss_nd(xp, self, target, weight, reduction, ignore_index)
+    if reduction == NONE:
+        return output, xp.zeros((), self.dtype)
+    classes = self.shape[-1]
+    _, targets = _layout(self, target)
+    _, picked, _ = _picked_weights(xp, targets, weight, ignore_index, classes, self.dtype)
+    return output, xp.asarray(picked.sum(), self.dtype)
+
+
 def _nll_backward_meta(grad_output, self, target, weight, reduction, ignore_index):
     return tuple(self.shape), self._dtype
 

@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 
+from ember._backends.meta import suggested_strides
 from ember._core import dtype as dt
 from ember._core.checks import _check
 from ember._core.dispatch import call
@@ -61,7 +62,7 @@ def _moments(xp, x, axes):
 
 # NOTE [PyTorch's moments merge]: PyTorch's CPU layer and group norm take a row's moments in
 # float32 over 8 lanes (every 8th element; the length its float moments use on each CPU
-# capability) and a scalar tail (the last F % 8 elements), then merge each lane into the tail's
+# capability; float64 rows over 4) and a scalar tail (the last F % 8 elements), then merge each lane into the tail's
 # (count m0, mean m1, m2) with m2 += m2_lane + delta * delta * c * m0, c = lane count / total.
 # Where the row has no full lane (F < 8) c is 0, and where it has no tail (F a multiple of 8)
 # the first merge has m0 = 0: a delta past sqrt(float32 max) makes delta * delta inf, and inf * 0
@@ -69,24 +70,30 @@ def _moments(xp, x, axes):
 # NaN there, not 0); elsewhere such a row's variance is inf, as ember's is. The delta is the tail
 # mean (F < 8) or the first lane's mean (no tail). Rows are examined only when their mean or
 # sum of squares is large enough to allow it (two comparisons over the rows' statistics).
-_LANES = 8
-_ROOT_MAX = float(np.sqrt(np.finfo(np.float32).max))
-# A row can take the NaN only if |mean| > _ROOT_MAX / 2 or its variance is at least
-# (_ROOT_MAX / 2) ** 2 / F (some element then lies past _ROOT_MAX); both give mean @ mean +
-# var @ var (inf past float32's range) at least _SUSPECT. Two BLAS dots over the rows'
+# The lanes of PyTorch's moments by dtype (float64 rows take 4, on every capability) and
+# sqrt(max) of the dtype.
+_LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
+_ROOT_MAX = {dtype: float(np.sqrt(np.finfo(dtype).max)) for dtype in _LANES}
+# A row can take the NaN only if |mean| > root max / 2 or its variance is at least
+# (root max / 2) ** 2 / F (some element then lies past root max); both give mean @ mean +
+# var @ var (inf past the dtype's range) at least the suspect level. Two BLAS dots over the rows'
 # statistics: the one cost on the common path.
-_SUSPECT = (_ROOT_MAX / 2) ** 2
+_SUSPECT = {dtype: (root / 2) ** 2 for dtype, root in _ROOT_MAX.items()}
 
 
 def _merge_nan_rows(rows, mean, var):
-    """A mask of the (R, F) `rows` (mean, var: (R,), all float32 on the host) whose variance
-    PyTorch's moments merge makes NaN (NOTE [PyTorch's moments merge]), or None."""
+    """A mask of the (R, F) `rows` (mean, var: (R,), float32 or float64 on the host) whose
+    variance PyTorch's moments merge makes NaN (NOTE [PyTorch's moments merge]), or None."""
     features = rows.shape[1]
-    if (features >= _LANES and features % _LANES) or not features or \
-            float(mean @ mean) + float(var @ var) < _SUSPECT:
+    lanes = _LANES[rows.dtype]
+    if (features >= lanes and features % lanes) or not features:
         return None
-    lane = rows if features < _LANES else rows[:, ::_LANES]
-    return np.abs(lane.astype(np.float64).mean(axis=1)) > _ROOT_MAX
+    with np.errstate(over="ignore"):
+        if float(mean @ mean) + float(var @ var) < _SUSPECT[rows.dtype]:
+            return None
+    lane = rows if features < lanes else rows[:, ::lanes]
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.abs(lane.astype(np.float64).mean(axis=1)) > _ROOT_MAX[rows.dtype]
 
 
 def _memo_grads(c, backward):
@@ -120,8 +127,9 @@ def _batch_norm_meta(input, weight, bias, running_mean, running_var, training, m
               for a in (input, weight, bias, running_mean, running_var)]
     channels = _batch_norm_checks(*arrays, training)
     stats = (channels,) if training else (0,)
-    return [(tuple(input.shape), input._dtype), (stats, input._dtype),
-            (stats, input._dtype)]
+    shape = tuple(input.shape)
+    strides = suggested_strides(shape, input._data, input._dtype.itemsize)
+    return [(shape, input._dtype, strides), (stats, input._dtype), (stats, input._dtype)]
 
 
 def _batch_norm_backward(c):
@@ -156,6 +164,13 @@ def native_batch_norm(xp, input, weight, bias, running_mean, running_var, traini
         count = rows.shape[0] * rows.shape[2]
         scale_by = compute_dtype.type(1 / count) if count else compute_dtype.type(np.nan)
         mean = _channel_sums(rows) * scale_by
+        if rows.dtype == np.float32 and xp is np and not bool(np.isfinite(mean).all()):
+            # A float32 sum of values near its largest that cancel (3e38 - 3e38 ...) may
+            # overflow in one order and not in another (PyTorch's cascade): a finite mean is
+            # taken where float64 sums find one.
+            wide = rows.sum(axis=(0, 2), dtype=np.float64) * (1 / count if count else np.nan)
+            mean = np.where(np.isfinite(mean) | ~np.isfinite(wide.astype(np.float32)), mean,
+                            wide.astype(np.float32))
         out = rows - mean[:, None]
         var = _channel_dots(xp, out, out) * scale_by
         invstd = 1 / xp.sqrt(var + compute_dtype.type(eps))
@@ -166,10 +181,16 @@ def native_batch_norm(xp, input, weight, bias, running_mean, running_var, traini
             unbiased = var * (count / (count - 1)) if count > 1 else var * np.inf
             running_var *= 1 - momentum
             running_var += (momentum * unbiased).astype(running_var.dtype)
-        scale = invstd if weight is None else invstd * weight
-        out *= scale.astype(compute_dtype, copy=False)[:, None]
+        # The output is x * scale + shift (shift = bias - mean * scale), as PyTorch's kernel
+        # forms it: where the variance overflowed, scale is 0 and every finite x gives 0;
+        # (x - mean) * scale would give NaN where x - mean overflowed.
+        scale = (invstd if weight is None else invstd * weight).astype(compute_dtype,
+                                                                       copy=False)
+        shift = -mean * scale
         if bias is not None:
-            out += bias.astype(compute_dtype, copy=False)[:, None]
+            shift += bias.astype(compute_dtype, copy=False)
+        xp.multiply(rows, scale[:, None], out=out)
+        out += shift[:, None]
         out = out.reshape(x.shape)
         saved = (mean.astype(input.dtype), invstd.astype(input.dtype))
     else:
@@ -309,7 +330,7 @@ def native_layer_norm(xp, input, normalized_shape, weight, bias, eps):
     mean = _row_sums(xp, rows) * scale_by
     out = rows - mean[:, None]
     var = _row_dots(xp, out, out) * scale_by
-    if xp is np and compute_dtype == np.float32:
+    if xp is np and compute_dtype in _LANES:
         merged_nan = _merge_nan_rows(rows, mean, var)
         if merged_nan is not None:
             var[merged_nan] = np.nan
@@ -425,7 +446,7 @@ def native_group_norm(xp, input, weight, bias, N, C, HxW, group, eps):
     compute_dtype = _compute_dtype("GroupNormKernelImpl", input)
     x = input.astype(compute_dtype, copy=False).reshape(N, group, -1)
     mean, var = _moments(xp, x, (2,))
-    if xp is np and compute_dtype == np.float32:
+    if xp is np and compute_dtype in _LANES:
         merged_nan = _merge_nan_rows(x.reshape(N * group, -1), mean.reshape(-1),
                                      var.reshape(-1))
         if merged_nan is not None:

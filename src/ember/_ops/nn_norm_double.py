@@ -13,13 +13,7 @@ derivatives, comes with it.
 """
 from __future__ import annotations
 
-import importlib
-
-
-def _autograd():
-    # ember.autograd sits above the op registry: loaded when a second derivative is first
-    # asked for, by which time it is long imported.
-    return importlib.import_module("ember.autograd")
+from ember._core import dispatch, upcalls
 
 
 def _normalized(x, axes, eps):
@@ -93,9 +87,9 @@ def _vjp(c, composite, names):
     backward]); computed once per node call and kept in c.memo."""
     if c.memo is not None:
         return c.memo
-    autograd = _autograd()
-    create_graph = autograd.is_grad_enabled()      # the engine's create_graph
-    with autograd.enable_grad():
+    # ember.autograd sits above the op registry: reached through NOTE [upcalls].
+    create_graph = dispatch.state.grad_enabled()      # the engine's create_graph
+    with upcalls.enable_grad():
         # Fresh aliases, so the gradients are partial ones: grad_out itself depends on the
         # input through the first backward, and that path is not this node's to count.
         args = [None if t is None else t.view_as(t) if t.requires_grad else t
@@ -107,7 +101,7 @@ def _vjp(c, composite, names):
              if g is not None and out.requires_grad]
     grads = [None] * len(wanted)
     if pairs and wanted:
-        grads = autograd.grad([out for out, _ in pairs], [t for _, t in wanted],
+        grads = upcalls.grad([out for out, _ in pairs], [t for _, t in wanted],
                               [g for _, g in pairs], create_graph=create_graph,
                               allow_unused=True)
     c.memo = {name: g for (name, _), g in zip(wanted, grads)}

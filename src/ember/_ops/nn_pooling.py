@@ -16,6 +16,7 @@ import itertools
 
 import numpy as np
 
+from ember._backends.meta import suggested_strides
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented
 from ember._core.dispatch import call
@@ -139,7 +140,8 @@ def _max_meta(spatial, name):
         *_, out = _max_args(shape, spatial, kernel_size, stride, padding, dilation, ceil_mode,
                             name)
         result = shape[:-spatial] + out
-        return [(result, self._dtype), (result, dt.int64)]
+        return [(result, self._dtype, suggested_strides(result, self._data, self.itemsize)),
+                (result, dt.int64, suggested_strides(result, self._data, 8))]
     return meta
 
 
@@ -296,7 +298,8 @@ def _avg_meta(spatial, name):
         shape = tuple(self.shape)
         *_, out = _avg_args(shape, spatial, kernel_size, stride, padding, ceil_mode,
                             divisor_override, name)
-        return shape[:-spatial] + out, self._dtype
+        result = shape[:-spatial] + out
+        return result, self._dtype, suggested_strides(result, self._data, self.itemsize)
     return meta
 
 
@@ -395,7 +398,8 @@ for _d in (2, 3):
 
     def _meta(self, output_size, _d=_d, _public=_public):
         shape = tuple(self.shape)
-        return shape[:-_d] + _adaptive_sizes(shape, _d, output_size, _public), self._dtype
+        result = shape[:-_d] + _adaptive_sizes(shape, _d, output_size, _public)
+        return result, self._dtype, suggested_strides(result, self._data, self.itemsize)
 
     _forward.__doc__ = (
         f"{_name}(input, output_size) -> Tensor: the mean over {_d}-d windows that split the "
@@ -466,7 +470,8 @@ for _d in (2, 3):
     def _meta(self, output_size, _d=_d, _name=_name):
         shape = tuple(self.shape)
         result = shape[:-_d] + _adaptive_sizes(shape, _d, output_size, _name)
-        return [(result, self._dtype), (result, dt.int64)]
+        return [(result, self._dtype, suggested_strides(result, self._data, self.itemsize)),
+                (result, dt.int64, suggested_strides(result, self._data, 8))]
 
     _forward.__doc__ = (
         f"{_name}(input, output_size) -> (Tensor, Tensor): the maximum over {_d}-d windows "

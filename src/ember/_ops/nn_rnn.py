@@ -20,7 +20,10 @@ Sigmoids are computed as 0.5 * tanh(x / 2) + 0.5, which neither overflows nor wa
 """
 from __future__ import annotations
 
-from ember._core import dispatch
+from ember._core import dispatch, upcalls
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS, register_frontend, register_op
 
 _MODES = ("LSTM", "GRU", "RNN_TANH", "RNN_RELU")
@@ -96,7 +99,6 @@ STEPS = {"RNN_TANH": rnn_tanh_step, "RNN_RELU": rnn_relu_step, "LSTM": lstm_step
 
 def _recorded_grads(ctx):
     """NOTE [fused rnn second order]: the gradients through the steps rerun as recorded ops."""
-    from ember.autograd import grad
     gates = ctx.input_gates
     mode, reverse = ctx.mode, ctx.reverse
     inputs = [gates, ctx.hx, ctx.cx, ctx.weight_hh, ctx.bias_hh]
@@ -108,8 +110,8 @@ def _recorded_grads(ctx):
         outputs[t] = state[0]
     results = [dispatch.call(OPS["stack"], (outputs, 0)), *state]
     wanted = [k for k, x in enumerate(inputs) if x is not None and x.requires_grad]
-    found = grad(results, [inputs[k] for k in wanted], list(ctx.grads[:len(results)]),
-                 create_graph=True, allow_unused=True)
+    found = upcalls.grad(results, [inputs[k] for k in wanted], list(ctx.grads[:len(results)]),
+                         create_graph=True, allow_unused=True)
     grads = [None] * len(inputs)
     for k, g in zip(wanted, found):
         grads[k] = g
@@ -119,8 +121,7 @@ def _recorded_grads(ctx):
 def _grads(ctx):
     """Every input's gradient from one call of the backward op (shared through ctx.memo)."""
     if ctx.memo is None:
-        from ember.autograd import grad_mode
-        if grad_mode.is_grad_enabled():
+        if dispatch.state.grad_enabled():
             ctx.memo = _recorded_grads(ctx)
             return ctx.memo
         output, _, _, workspace = ctx.results
@@ -325,6 +326,8 @@ def _cell_input_gates(input, w_ih, b_ih, b_hh, fold_hidden_bias):
 def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> (hy, cy): one LSTM step
     from hx = (h, c)."""
+    if _state.entry and _wants(locals()):
+        return _handle(lstm_cell, locals())
     if len(hx) != 2:
         raise RuntimeError("lstm_cell expects two hidden states")
     _check_cell(input, hx, w_ih, w_hh)
@@ -335,6 +338,8 @@ def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
 @register_frontend("gru_cell", method=False)
 def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> Tensor: one GRU step."""
+    if _state.entry and _wants(locals()):
+        return _handle(gru_cell, locals())
     _check_cell(input, (hx,), w_ih, w_hh)
     return gru_step(_cell_input_gates(input, w_ih, b_ih, b_hh, False), (hx,), w_hh.t(), b_hh,
                     None)[0]
@@ -344,6 +349,8 @@ def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
 def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> Tensor: one tanh RNN
     step."""
+    if _state.entry and _wants(locals()):
+        return _handle(rnn_tanh_cell, locals())
     _check_cell(input, (hx,), w_ih, w_hh)
     return rnn_tanh_step(_cell_input_gates(input, w_ih, b_ih, b_hh, True), (hx,), w_hh.t(),
                          None, None)[0]
@@ -353,6 +360,8 @@ def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
 def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> Tensor: one relu RNN
     step."""
+    if _state.entry and _wants(locals()):
+        return _handle(rnn_relu_cell, locals())
     _check_cell(input, (hx,), w_ih, w_hh)
     return rnn_relu_step(_cell_input_gates(input, w_ih, b_ih, b_hh, True), (hx,), w_hh.t(),
                          None, None)[0]

@@ -19,7 +19,10 @@ import numpy as np
 from ember._core import arguments, dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type
-from ember._core.dispatch import UnsupportedOperand, call, call_inplace, call_out, scalar_as
+from ember._core.dispatch import UnsupportedOperand, call, call_inplace, call_out
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import (
     BOOL_TO_LONG,
     COMPLEX_TO_FLOAT,
@@ -28,6 +31,7 @@ from ember._core.registry import (
     register_frontend,
     register_op,
 )
+from ember._core.scalars import checked_scalar, scalar_into  # noqa: F401  (re-exported)
 from ember._ops.grad_utils import by_kind, conj, identity, negated, pow_name, where, zeros_grad
 
 _BINARY = {"kind": "pointwise", "inplace": True}
@@ -46,62 +50,15 @@ def check_divisor(divisor) -> None:
         _check(not (divisor == 0).any(), "ZeroDivisionError")
 
 
-_C_TYPE_NAMES = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int32": "int",
-                 "int64": "int64_t"}
-
-
-def checked_scalar(value, np_dtype):
-    """A Scalar argument (alpha, value) as a NumPy scalar of an integer compute dtype, refusing
-    numbers out of its range as PyTorch does (ordinary operands wrap around instead); an int
-    wider than PyTorch's Scalar (int64 or uint64) is its parser's OverflowError."""
-    if type(value) is int:
-        arguments.check_scalar_int(value)
-    if np_dtype.kind in "iu" and isinstance(value, (int, float, np.integer, np.floating)) \
-            and not isinstance(value, (bool, np.bool_)):
-        info = np.iinfo(np_dtype)
-        # An integer may be negative for an unsigned type (it wraps), a fraction may not.
-        low = -int(info.max) if isinstance(value, (int, np.integer)) and info.min == 0 \
-            else info.min
-        _check(low <= value <= info.max, lambda: (
-            f"value cannot be converted to type {_C_TYPE_NAMES.get(np_dtype.name, np_dtype.name)}"
-            " without overflow"))
-    return scalar_as(value, np_dtype)
-
-
-_REAL_C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
-                      "bfloat16": "c10::BFloat16"}
-
-
-def scalar_into(value, np_dtype):
-    """A Scalar argument (lambd, threshold, eps ...) in a kernel's dtype, as PyTorch's
-    `to<T>()` converts it: a complex value with an imaginary part into a real type, or a finite
-    value beyond a float type's range, is an overflow error; an int wider than 64 bits is its
-    parser's OverflowError (scalar_as)."""
-    if isinstance(value, (complex, np.complexfloating)) and np_dtype.kind != "c":
-        # (A NumPy complex64 reaches a kernel only past a frontend; PyTorch's parser reads it
-        # through float(), keeping its real part: arguments.scalar.)
-        _check(value.imag == 0 or not isinstance(value, complex),
-               lambda: _overflow_message(np_dtype))
-        value = value.real
-    limit = _FLOAT_LIMITS.get(np_dtype.name)
-    if limit is not None and not isinstance(value, (bool, np.bool_)) and math.isfinite(value):
-        _check(-limit <= value <= limit, lambda: _overflow_message(np_dtype))
-    return checked_scalar(value, np_dtype)
-
-
-_FLOAT_LIMITS = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38,
-                 "float32": 3.4028234663852886e38}
-
-
-def _overflow_message(np_dtype) -> str:
-    name = _REAL_C_TYPE_NAMES.get(np_dtype.name, _C_TYPE_NAMES.get(np_dtype.name, np_dtype.name))
-    return f"value cannot be converted to type {name} without overflow"
-
-
 # --------------------------------------------------------------------------- add / sub / mul
 
 def _scaled(other, alpha, like):
-    """alpha * other with PyTorch's checks on alpha against the result dtype `like`."""
+    """alpha * other with PyTorch's checks on alpha against the result dtype `like`.
+
+    NOTE [complex alpha multiplies]: PyTorch computes add and sub as self + alpha * other with
+    a complex product even when alpha is 1, so a NaN or infinity in one part of `other` reaches
+    both parts of the result ((1+0j) * (nan+1j) is nan+nanj). Complex operands always take it.
+    """
     kind = like.dtype.kind
     if isinstance(alpha, (bool, np.bool_)):
         _check(kind == "b", "Boolean alpha only supported for Boolean results.")
@@ -114,6 +71,20 @@ def _scaled(other, alpha, like):
     return other * checked_scalar(alpha, like.dtype)
 
 
+_COMPLEX = frozenset(np.dtype(name) for name in ("complex64", "complex128"))
+
+
+def _scales(alpha, like) -> bool:
+    """Whether alpha * other is formed: not for an alpha of 1 (a float 1.0 beside floating
+    operands too, as half operands' rounded alpha is, so the operand keeps its layout), except
+    for complex operands (NOTE [complex alpha multiplies])."""
+    kind = like.dtype.kind
+    if type(alpha) is int and alpha == 1 or type(alpha) is float and alpha == 1.0 and \
+            kind == "f":
+        return kind == "c"
+    return True
+
+
 @register_op("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", **_BINARY,
              derivatives={"self": identity, "other": lambda c: c.grad * conj(c.alpha)}, saves=(),
              dunders={"__add__": "forward", "__radd__": "reflect", "__iadd__": "inplace"},
@@ -121,6 +92,9 @@ def _scaled(other, alpha, like):
 def add(xp, self, other, alpha=1):
     """add(input, other, *, alpha=1, out=None) -> Tensor: input + alpha * other."""
     if type(alpha) is not int or alpha != 1:
+        if _scales(alpha, self):
+            other = _scaled(other, alpha, self)
+    elif self.dtype in _COMPLEX:     # NOTE [complex alpha multiplies]
         other = _scaled(other, alpha, self)
     return xp.add(self, other)
 
@@ -140,6 +114,9 @@ def sub(xp, self, other, alpha=1):
     # The frontend has rejected bool operands; this catches direct calls of the overload.
     _check(self.dtype.kind != "b", _SUB_TWO_BOOLS)
     if type(alpha) is not int or alpha != 1:
+        if _scales(alpha, self):
+            other = _scaled(other, alpha, self)
+    elif self.dtype in _COMPLEX:     # NOTE [complex alpha multiplies]
         other = _scaled(other, alpha, self)
     return xp.subtract(self, other)
 
@@ -153,6 +130,9 @@ def rsub(xp, self, other, alpha=1):
     """rsub(input, other, *, alpha=1) -> Tensor: other - alpha * input."""
     _check(self.dtype.kind != "b", _SUB_TWO_BOOLS)
     if type(alpha) is not int or alpha != 1:
+        if _scales(alpha, self):
+            self = _scaled(self, alpha, self)
+    elif self.dtype in _COMPLEX:     # NOTE [complex alpha multiplies]
         self = _scaled(self, alpha, self)
     return xp.subtract(other, self)
 
@@ -183,6 +163,8 @@ _RSUB_OP = OPS["rsub.Tensor"]
 
 def sub_function(input, other, *, alpha=1, out=None):
     """sub(input, other, *, alpha=1, out=None) -> Tensor: input - alpha * other."""
+    if _state.entry and _wants(locals()):
+        return _handle(sub_function, locals())
     _check_sub(input, other)
     if out is None:
         return call(_SUB_OP, (input, other, alpha))
@@ -190,11 +172,15 @@ def sub_function(input, other, *, alpha=1, out=None):
 
 
 def sub_inplace(self, other, *, alpha=1):
+    if _state.entry and _wants(locals()):
+        return _handle(sub_inplace, locals())
     _check_sub(self, other)
     return call_inplace(_SUB_OP, (self, other, alpha))
 
 
 def _sub_dunder(self, other):
+    if _state.entry and _wants(locals()):
+        return _handle(_sub_dunder, locals())
     if self._dtype is _BOOL or type(other) in _BOOL_NUMBERS or \
             getattr(other, "_dtype", None) is _BOOL:
         _refuse_bool_sub(self, other)
@@ -205,6 +191,8 @@ def _sub_dunder(self, other):
 
 
 def _rsub_dunder(self, other):
+    if _state.entry and _wants(locals()):
+        return _handle(_rsub_dunder, locals())
     if self._dtype is _BOOL or type(other) in _BOOL_NUMBERS:
         _refuse_bool_sub(other, self)
     try:
@@ -214,6 +202,8 @@ def _rsub_dunder(self, other):
 
 
 def _isub_dunder(self, other):
+    if _state.entry and _wants(locals()):
+        return _handle(_isub_dunder, locals())
     _check_sub(self, other)
     try:
         return call_inplace(_SUB_OP, (self, other, 1))
@@ -229,6 +219,8 @@ register_frontend("subtract", inplace=sub_inplace)(sub_function)
 @register_frontend("rsub", method=False)
 def rsub_function(input, other, *more, alpha=1):
     """rsub(input, other, *, alpha=1) -> Tensor: other - alpha * input."""
+    if _state.entry and _wants(locals()):
+        return _handle(rsub_function, locals())
     if more:
         # PyTorch's Scalar overload rsub(input, Number other, Number alpha) takes alpha by
         # position; a 0-d tensor that needs no grad is a Number there.
@@ -264,7 +256,7 @@ def mul(xp, self, other):
                           "other": lambda c: -c.grad * conj(c.result / c.other)},
              saves=("other", "result"),
              dunders={"__truediv__": "forward", "__itruediv__": "inplace"},
-             tags=("unrounded_scalar_other", "unrounded_numbers"))
+             tags=("unrounded_scalar_other", "unrounded_numbers", "output_saved_by_ember_only"))
 def div(xp, self, other):
     """div(input, other, *, rounding_mode=None, out=None) -> Tensor: true division."""
     return xp.true_divide(self, other)
@@ -342,11 +334,15 @@ def div_function(input, other, *, rounding_mode=None, out=None):
     rounding_mode None: true division (integers give the default float dtype); 'trunc' rounds
     toward zero and 'floor' toward -inf, both keeping integer dtypes.
     """
+    if _state.entry and _wants(locals()):
+        return _handle(div_function, locals())
     op, args = _div_call(input, other, rounding_mode)
     return call(op, args) if out is None else call_out(op, args, out)
 
 
 def div_inplace(self, other, *, rounding_mode=None):
+    if _state.entry and _wants(locals()):
+        return _handle(div_inplace, locals())
     op, args = _div_call(self, other, rounding_mode)
     return call_inplace(op, args)
 
@@ -357,6 +353,8 @@ def div_inplace(self, other, *, rounding_mode=None):
 # graph is MulBackward0 over ReciprocalBackward0. `div(number, x)` itself divides.
 def _reflected_div(self, other):
     """`other / self` for an `other` that is not a tensor."""
+    if _state.entry and _wants(locals()):
+        return _handle(_reflected_div, locals())
     return dispatch.Tensor.__mul__(self.reciprocal(), other)
 
 
@@ -369,6 +367,8 @@ register_frontend("divide", inplace=div_inplace)(div_function)
 
 def true_divide(input, other, *, out=None):
     """true_divide(input, other, *, out=None) -> Tensor: div without rounding."""
+    if _state.entry and _wants(locals()):
+        return _handle(true_divide, locals())
     args = (input, other)
     return call(_DIV_OP, args) if out is None else call_out(_DIV_OP, args, out)
 
@@ -376,6 +376,8 @@ def true_divide(input, other, *, out=None):
 def true_divide_inplace(self, other):
     """In-place form of `Tensor.true_divide`: divides `self` by `other` (true division) and
     returns `self`."""
+    if _state.entry and _wants(locals()):
+        return _handle(true_divide_inplace, locals())
     return call_inplace(_DIV_OP, (self, other))
 
 
@@ -531,6 +533,8 @@ def neg(xp, self):
 
 def positive(input):
     """positive(input) -> Tensor: `input` itself (bool tensors are refused)."""
+    if _state.entry and _wants(locals()):
+        return _handle(positive, locals())
     _check_type(isinstance(input, dispatch.Tensor), lambda: (
         f"positive(): argument 'input' (position 1) must be Tensor, not "
         f"{type(input).__name__}"))
@@ -553,6 +557,8 @@ def abs(xp, self):
 
 def abs_inplace(self):
     # The real modulus would fit in a complex tensor, but PyTorch refuses it.
+    if _state.entry and _wants(locals()):
+        return _handle(abs_inplace, locals())
     _check(not self._dtype.is_complex, "In-place abs is not supported for complex tensors.")
     return call_inplace(_ABS_OP, (self,))
 

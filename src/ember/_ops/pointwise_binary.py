@@ -16,6 +16,9 @@ from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type
 from ember._core.dispatch import call, call_out
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import INT_TO_FLOAT, OPS, register_frontend, register_op
 from ember._core.return_types import return_type
 from ember._ops.grad_utils import by_kind, conj, pow_name, where, zeros_grad
@@ -259,12 +262,16 @@ def _check_heaviside(input, values):
 def heaviside_function(input, values, *, out=None):
     """heaviside(input, values, *, out=None) -> Tensor: 0 where input < 0, 1 where input > 0
     and `values` where input == 0. Both tensors must have the same (real) dtype."""
+    if _state.entry and _wants(locals()):
+        return _handle(heaviside_function, locals())
     _check_heaviside(input, values)
     args = (input, values)
     return call(_HEAVISIDE_OP, args) if out is None else call_out(_HEAVISIDE_OP, args, out)
 
 
 def heaviside_inplace(self, values):
+    if _state.entry and _wants(locals()):
+        return _handle(heaviside_inplace, locals())
     _check_heaviside(self, values)
     return dispatch.call_inplace(_HEAVISIDE_OP, (self, values))
 
@@ -312,11 +319,15 @@ def _float_power_args(input, exponent):
 def float_power_function(input, exponent, *, out=None):
     """float_power(input, exponent, *, out=None) -> Tensor: input ** exponent computed in
     float64 (complex128 when either operand is complex). Either may be a Python number."""
+    if _state.entry and _wants(locals()):
+        return _handle(float_power_function, locals())
     _, args = _float_power_args(input, exponent)
     return call(_FLOAT_POWER_OP, args) if out is None else call_out(_FLOAT_POWER_OP, args, out)
 
 
 def float_power_inplace(self, exponent):
+    if _state.entry and _wants(locals()):
+        return _handle(float_power_inplace, locals())
     wide, args = _float_power_args(self, exponent)
     _check(self._dtype is wide, lambda: (
         f"the base given to float_power_ has dtype {self._dtype._cpp_name} but the operation's "
@@ -349,7 +360,8 @@ def _frexp_grad(c):
 
 @register_op("frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)",
              kind="generic", meta=_frexp_meta, function=False, method=False,
-             derivatives={"self": _frexp_grad}, saves=("result",), tags=("fp_errors",))
+             derivatives={"self": _frexp_grad}, saves=("result",),
+             tags=("fp_errors", "output_saved_by_ember_only"))
 def frexp(xp, self):
     """frexp as (mantissa, exponent): the frontend wraps the pair in a named tuple."""
     _check_frexp_dtype(dt.NP_TO_DTYPE[np.dtype(self.dtype)])
@@ -375,6 +387,8 @@ _FREXP_OP = OPS["frexp.Tensor"]
 def frexp_function(input, *, out=None):
     """frexp(input, *, out=None) -> (Tensor mantissa, Tensor exponent): input = mantissa *
     2 ** exponent with 0.5 <= |mantissa| < 1 (both 0 at 0); exponent is int32."""
+    if _state.entry and _wants(locals()):
+        return _handle(frexp_function, locals())
     _check_type(isinstance(input, dispatch.Tensor), lambda: (
         f"frexp(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"))
     if out is None:

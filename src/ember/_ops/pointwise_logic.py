@@ -12,7 +12,10 @@ from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented, _check_type
 from ember._core.device import META
 from ember._core.dispatch import call
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.pointwise import check_broadcastable
+from ember._core.dispatch.process_state import state as _state
 from ember._core.promotion import promote_types
 from ember._core.registry import ALWAYS_BOOL, OPS, register_frontend, register_op
 from ember._ops.grad_utils import where
@@ -89,11 +92,15 @@ def ge(xp, self, other):
 @register_frontend()
 def equal(input, other) -> bool:
     """equal(input, other) -> bool: same shape and same values (NaN is not equal to NaN)."""
+    if _state.entry and _wants(locals()):
+        return _handle(equal, locals())
     tensor_arg(input, "equal", "input", 1)
     tensor_arg(other, "equal", "other", 2)
     _check(input._device is other._device, lambda: (
         "Expected all tensors to be on the same device, but found at least two devices, "
         f"{input._device} and {other._device}!"))
+    if input._device is META and hasattr(input, "fake_mode"):
+        input.item()        # a fake tensor refuses the read: DataDependentOutputException
     _check_not_implemented(input._device is not META,
                            "aten::equal: no meta implementation (the result is a Python bool)")
     if input._data.shape != other._data.shape:
@@ -145,9 +152,13 @@ def isclose(xp, self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 @register_frontend()
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
     """allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool."""
+    if _state.entry and _wants(locals()):
+        return _handle(allclose, locals())
     tensor_arg(input, "allclose", "input", 1)
     tensor_arg(other, "allclose", "other", 2)
     close = call(OPS["isclose"], (input, other, rtol, atol, equal_nan))
+    if close._device is META and hasattr(close, "fake_mode"):
+        close.item()        # a fake tensor refuses the read: DataDependentOutputException
     _check_not_implemented(close._device is not META,
                            "allclose: no meta implementation (the result is a Python bool)")
     return bool(close._data.all())
@@ -330,6 +341,8 @@ _BITWISE_NOT_OP = OPS["bitwise_not"]
 def _invert(self):
     """`~self`: bitwise NOT of an integer tensor, logical NOT of a bool tensor (float is a
     TypeError)."""
+    if _state.entry and _wants(locals()):
+        return _handle(_invert, locals())
     # `~` on a float tensor is a TypeError (bitwise_not() itself raises NotImplementedError).
     _check_type(self._dtype._category <= dt.INT, (
         "~ (operator.invert) is only implemented on integer and Boolean-type tensors"))

@@ -19,6 +19,9 @@ from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented, _check_type
 from ember._core.dispatch import call, call_out
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import (
     ALWAYS_BOOL,
     COMPLEX_TO_FLOAT,
@@ -254,11 +257,15 @@ def _round_call(input, decimals):
 def round_function(input, *, decimals=None, out=None):
     """round(input, *, decimals=0, out=None) -> Tensor: round half to even, to `decimals`
     decimal places (integers are returned unchanged when no `decimals` is given)."""
+    if _state.entry and _wants(locals()):
+        return _handle(round_function, locals())
     op, args = _round_call(input, decimals)
     return call(op, args) if out is None else call_out(op, args, out)
 
 
 def round_inplace(self, *, decimals=None):
+    if _state.entry and _wants(locals()):
+        return _handle(round_inplace, locals())
     op, args = _round_call(self, decimals)
     return dispatch.call_inplace(op, args)
 
@@ -458,6 +465,8 @@ _CONJ_OP = OPS["conj"]
 @register_frontend("conj")
 def conj_function(input):
     """conj(input) -> Tensor: the complex conjugate (input itself when it is real)."""
+    if _state.entry and _wants(locals()):
+        return _handle(conj_function, locals())
     _tensor_arg("conj", input)
     return call(_CONJ_OP, (input,)) if input._dtype.is_complex else input
 
@@ -465,6 +474,8 @@ def conj_function(input):
 @register_frontend()
 def is_conj(input) -> bool:
     """is_conj(input) -> bool: always False (see NOTE [no conjugate bit])."""
+    if _state.entry and _wants(locals()):
+        return _handle(is_conj, locals())
     _tensor_arg("is_conj", input)
     return False
 
@@ -472,6 +483,8 @@ def is_conj(input) -> bool:
 @register_frontend()
 def is_neg(input) -> bool:
     """is_neg(input) -> bool: always False (ember has no lazy negation either)."""
+    if _state.entry and _wants(locals()):
+        return _handle(is_neg, locals())
     _tensor_arg("is_neg", input)
     return False
 
@@ -479,6 +492,8 @@ def is_neg(input) -> bool:
 @register_frontend()
 def resolve_conj(input):
     """resolve_conj(input) -> Tensor: input itself (see NOTE [no conjugate bit])."""
+    if _state.entry and _wants(locals()):
+        return _handle(resolve_conj, locals())
     _tensor_arg("resolve_conj", input)
     return input
 
@@ -486,6 +501,8 @@ def resolve_conj(input):
 @register_frontend()
 def resolve_neg(input):
     """resolve_neg(input) -> Tensor: input itself (ember has no lazy negation)."""
+    if _state.entry and _wants(locals()):
+        return _handle(resolve_neg, locals())
     _tensor_arg("resolve_neg", input)
     return input
 
@@ -520,6 +537,8 @@ _IMAG_OP = OPS["imag"]
 @register_frontend("real", method=False)
 def real_function(input):
     """real(input) -> Tensor: the real part as a view; a real tensor is returned itself."""
+    if _state.entry and _wants(locals()):
+        return _handle(real_function, locals())
     _tensor_arg("real", input)
     return call(_REAL_OP, (input,)) if input._dtype.is_complex else input
 
@@ -527,6 +546,8 @@ def real_function(input):
 @register_frontend("imag", method=False)
 def imag_function(input):
     """imag(input) -> Tensor: the imaginary part as a view (complex tensors only)."""
+    if _state.entry and _wants(locals()):
+        return _handle(imag_function, locals())
     _tensor_arg("imag", input)
     return call(_IMAG_OP, (input,))
 
@@ -562,6 +583,8 @@ def angle_function(input, *, out=None):
 
     Integer and bool input gives the default float dtype, complex input its real dtype.
     """
+    if _state.entry and _wants(locals()):
+        return _handle(angle_function, locals())
     _tensor_arg("angle", input)
     if input._dtype._category < dt.FLOAT:
         # No one promotion kind maps both integers to float and complex to real.

@@ -20,6 +20,9 @@ import numpy as np
 from ember._core import dispatch
 from ember._core.checks import _check, _check_type
 from ember._core.dispatch import call, call_out
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.host_kernels import HostModule, host_function
 from ember._core.registry import INT_TO_FLOAT, OPS, register_frontend, register_op
 from ember._ops.grad_utils import conj, where
@@ -127,6 +130,7 @@ def _erfinv_fallback(xp, y):
 
 # The inverse function's derivative: 1 / erf'(erfinv(y)) = sqrt(pi) / 2 * exp(erfinv(y)**2).
 @register_op("erfinv(Tensor self) -> Tensor", **_FLOAT_UNARY, saves=("result",),
+             tags=("output_saved_by_ember_only",),
              derivatives={"self": lambda c: c.grad * (_SQRT_PI_OVER_TWO
                                                       * (c.result * c.result).exp())})
 def erfinv(xp, self):
@@ -152,7 +156,11 @@ def lgamma(xp, self):
     _real_only("lgamma_vml_cpu", self)
     special = _special(xp)
     result = special.gammaln(_wide(self)) if special else _elementwise_math(_lgamma_scalar, self)
-    # +inf at both zeros and both infinities, as in PyTorch (SciPy gives -0.0 and -inf -inf).
+    # +inf at both zeros and both infinities, as in PyTorch (SciPy gives -0.0 and -inf -inf);
+    # near zero log|Gamma(x)| is -log|x| (SciPy overflows to inf at float64's denormals).
+    tiny = (xp.abs(self) < 1e-300) & (self != 0)
+    if tiny.any():
+        result = xp.where(tiny, -xp.log(xp.abs(_wide(self))), result)
     return xp.where((self == 0) | xp.isinf(self), xp.inf, result)
 
 
@@ -271,17 +279,23 @@ def _polygamma_args(n, input):
 
 def polygamma_function(n, input, *, out=None):
     """polygamma(n, input, *, out=None) -> Tensor: the n-th derivative of digamma."""
+    if _state.entry and _wants(locals()):
+        return _handle(polygamma_function, locals())
     args = _polygamma_args(n, input)
     return call(_POLYGAMMA_OP, args) if out is None else call_out(_POLYGAMMA_OP, args, out)
 
 
 def polygamma_method(self, n):
+    if _state.entry and _wants(locals()):
+        return _handle(polygamma_method, locals())
     return call(_POLYGAMMA_OP, _polygamma_args(n, self))
 
 
 def polygamma_inplace(self, n):
     # The tensor comes second in the schema, so call_inplace (which writes into the first
     # argument) does not fit; write the result into self here.
+    if _state.entry and _wants(locals()):
+        return _handle(polygamma_inplace, locals())
     args = _polygamma_args(n, self)
     if self._requires_grad and dispatch.state.grad_enabled():
         # The derivative reads self's old value, which the write replaces: compute from a copy

@@ -12,6 +12,9 @@ from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented
 from ember._core.deprecated_forms import NOT_GIVEN
 from ember._core.dispatch import call, call_inplace, call_out
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import FRONTENDS, OPS, register_frontend, register_op
 from ember._core.schema import parse_schema
 from ember._ops.fused_multiply_add import fma
@@ -86,6 +89,8 @@ def where(condition, input=None, other=None, *, out=None):
 
     `input` and `other` may be Python numbers. The one-argument form is nonzero(as_tuple=True).
     """
+    if _state.entry and _wants(locals()):
+        return _handle(where, locals())
     tensor_arg(condition, "where", "condition", 1)
     if input is None and other is None:
         return FRONTENDS["nonzero"].function(condition, as_tuple=True)
@@ -109,6 +114,8 @@ def where(condition, input=None, other=None, *, out=None):
 
 def _where_method(self, condition, other):
     """Tensor.where(condition, other): where(condition, self, other)."""
+    if _state.entry and _wants(locals()):
+        return _handle(_where_method, locals())
     return where(condition, self, other)
 
 
@@ -266,12 +273,16 @@ def _check_lerp(input, end, weight):
 
 def lerp(input, end, weight, *, out=None):
     """lerp(input, end, weight, *, out=None) -> Tensor: input + weight * (end - input)."""
+    if _state.entry and _wants(locals()):
+        return _handle(lerp, locals())
     _check_lerp(input, end, weight)
     args = (input, end, weight)
     return call(_LERP_OP, args) if out is None else call_out(_LERP_OP, args, out)
 
 
 def lerp_inplace(self, end, weight):
+    if _state.entry and _wants(locals()):
+        return _handle(lerp_inplace, locals())
     _check_lerp(self, end, weight)
     return call_inplace(_LERP_OP, (self, end, weight))
 
@@ -294,10 +305,11 @@ def addcmul(xp, self, tensor1, tensor2, value=1):
     """
     if self.dtype.kind == "b":
         not_implemented_for("addcmul_cpu_out", self)
-    product = xp.multiply(tensor1, tensor2)
+    # (value * tensor1) * tensor2, in PyTorch's order: a product that overflows (or a zero
+    # value beside an infinity) gives what PyTorch's gives.
     if type(value) is not int or value != 1:
-        product = product * scalar_into(value, product.dtype)
-    return xp.add(self, product)
+        tensor1 = xp.multiply(tensor1, scalar_into(value, xp.result_type(tensor1, tensor2)))
+    return xp.add(self, xp.multiply(tensor1, tensor2))
 
 
 _ADDCDIV_INTEGER = (
@@ -323,10 +335,12 @@ def addcdiv_kernel(xp, self, tensor1, tensor2, value=1):
     input + value * tensor1 / tensor2 (true division; integer tensor1 and tensor2 are refused).
     """
     _check(tensor1.dtype.kind not in "biu", _ADDCDIV_INTEGER)
-    quotient = xp.true_divide(tensor1, tensor2)
+    # (value * tensor1) / tensor2, in PyTorch's order (a zero value beside a zero or denormal
+    # tensor2 adds zero, not NaN).
     if type(value) is not int or value != 1:
-        quotient = quotient * scalar_into(value, quotient.dtype)
-    return xp.add(self, quotient)
+        quotient_dtype = xp.result_type(tensor1, tensor2, np.float32)
+        tensor1 = xp.multiply(tensor1, scalar_into(value, quotient_dtype))
+    return xp.add(self, xp.true_divide(tensor1, tensor2))
 
 
 _ADDCDIV_OP = OPS["addcdiv"]
@@ -348,6 +362,8 @@ def _check_addcdiv(input, tensor1, tensor2, name="addcdiv", method=False, value=
 def addcdiv(_input=NOT_GIVEN, _tensor1=NOT_GIVEN, _tensor2=NOT_GIVEN, /, *_more,
             input=NOT_GIVEN, tensor1=NOT_GIVEN, tensor2=NOT_GIVEN, value=1, out=None):
     """addcdiv(input, tensor1, tensor2, *, value=1, out=None) -> Tensor."""
+    if _state.entry and _wants(locals()):
+        return _handle(addcdiv, locals())
     # (NOTE [deprecated argument orders]: the parameters as the generated bindings have them.)
     if _more or _tensor2 is NOT_GIVEN or input is not NOT_GIVEN or \
             tensor1 is not NOT_GIVEN or tensor2 is not NOT_GIVEN:
@@ -376,12 +392,16 @@ def _method_args(name, self, positional, tensor1, tensor2, value):
 
 def addcdiv_method(self, _tensor1=NOT_GIVEN, _tensor2=NOT_GIVEN, /, *_more,
                    tensor1=NOT_GIVEN, tensor2=NOT_GIVEN, value=1):
+    if _state.entry and _wants(locals()):
+        return _handle(addcdiv_method, locals())
     args = _method_args("addcdiv", self, (_tensor1, _tensor2, *_more), tensor1, tensor2, value)
     return call(_ADDCDIV_OP, args)
 
 
 def addcdiv_inplace(self, _tensor1=NOT_GIVEN, _tensor2=NOT_GIVEN, /, *_more,
                     tensor1=NOT_GIVEN, tensor2=NOT_GIVEN, value=1):
+    if _state.entry and _wants(locals()):
+        return _handle(addcdiv_inplace, locals())
     args = _method_args("addcdiv_", self, (_tensor1, _tensor2, *_more), tensor1, tensor2, value)
     return call_inplace(_ADDCDIV_OP, args)
 

@@ -22,6 +22,9 @@ from ember._core import arguments, dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented, _check_type
 from ember._core.deprecated_forms import NOT_GIVEN
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import normalize_shape, sizes_or_keyword
 from ember._ops import random_transforms as rt
@@ -148,6 +151,8 @@ def _require_size(name, sizes, size) -> None:
 @register_frontend(method=False)
 def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
          pin_memory=False, requires_grad=False):
+    if _state.entry and _wants(locals()):
+        return _handle(rand, locals())
     if out is not None:
         dtype, device = dtype or out._dtype, out._device
     _require_size("rand", sizes, size)
@@ -158,6 +163,8 @@ def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, d
 @register_frontend(method=False)
 def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
           pin_memory=False, requires_grad=False):
+    if _state.entry and _wants(locals()):
+        return _handle(randn, locals())
     if out is not None:
         dtype, device = dtype or out._dtype, out._device
     _require_size("randn", sizes, size)
@@ -206,6 +213,8 @@ def _randint(xp, low, high, size, generator=None, dtype="long", layout=None, dev
 def randint(*args, low=None, high=None, size=None, generator=None, out=None, dtype=None,
             layout=None, device=None, pin_memory=False, requires_grad=False):
     """randint(low=0, high, size, ...): integers drawn uniformly from [low, high)."""
+    if _state.entry and _wants(locals()):
+        return _handle(randint, locals())
     args = list(args)
     if size is None and args and isinstance(args[-1], (tuple, list)):
         size = args.pop()
@@ -252,6 +261,8 @@ def _randperm(xp, n, generator=None, dtype="long", layout=None, device=None, pin
 @register_frontend(method=False)
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
              pin_memory=False, requires_grad=False):
+    if _state.entry and _wants(locals()):
+        return _handle(randperm, locals())
     if out is not None:
         dtype, device = dtype or out._dtype, out._device
     return run_factory_op(OPS["randperm"], (n, generator, dtype or dt.int64, layout,
@@ -320,6 +331,8 @@ def _float_like_op(name, kernel_name, draw):
 
     def frontend(input, *, generator=None, dtype=None, layout=None, device=None,
                  pin_memory=False, requires_grad=False, memory_format=None):
+        if _state.entry and _wants(locals()):
+            return _handle(frontend, locals())
         made = _call(op, (input, generator, dtype, layout, device, pin_memory, memory_format))
         return made.requires_grad_(True) if requires_grad else made
     frontend.__name__ = frontend.__qualname__ = name
@@ -350,6 +363,8 @@ def _randint_like(xp, self, low, high, generator=None, dtype=None, layout=None, 
 @register_frontend(method=False)
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None,
                  device=None, pin_memory=False, requires_grad=False, memory_format=None):
+    if _state.entry and _wants(locals()):
+        return _handle(randint_like, locals())
     if high is None:
         low, high = 0, low
     if isinstance(high, dispatch.Tensor):
@@ -449,6 +464,8 @@ def _normal_ft(xp, mean, std, generator=None):
 def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
            device=None, pin_memory=False, requires_grad=False):
     """normal(mean, std, ...): mean and std as tensors or numbers; both numbers need `size`."""
+    if _state.entry and _wants(locals()):
+        return _handle(normal, locals())
     mean_t, std_t = isinstance(mean, dispatch.Tensor), isinstance(std, dispatch.Tensor)
     if not mean_t and not std_t:
         _check_type(size is not None, "normal() received an invalid combination of arguments - "
@@ -536,6 +553,8 @@ def _bernoulli_p(xp, self, p, generator=None):
 @register_frontend()
 def bernoulli(input, p=NOT_GIVEN, *, generator=None, out=None):
     """bernoulli(input, p=None): 1 with probability `input` (or `p`), else 0."""
+    if _state.entry and _wants(locals()):
+        return _handle(bernoulli, locals())
     # (PyTorch's overloads: bernoulli(input, *, generator) and bernoulli(input, float p ...);
     # p=None fits neither.)
     _check_type(p is not None, "bernoulli() received an invalid combination of arguments - "
@@ -601,6 +620,8 @@ def _multinomial(xp, self, num_samples, replacement=False, generator=None):
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     """multinomial(input, num_samples, replacement=False): category indices drawn with the
     (unnormalised) weights in each row of `input`."""
+    if _state.entry and _wants(locals()):
+        return _handle(multinomial, locals())
     if type(num_samples) is not int or not (replacement is False or replacement is True):
         input, num_samples, replacement, generator = arguments.parser_error(
             OPS["multinomial"], (input, num_samples, replacement, generator), "multinomial",

@@ -225,11 +225,12 @@ def _binomial(xp, count, prob, generator=None):
     trials of probability `prob`, per element."""
     _check_binomial_dtypes(_NP_TO_DTYPE[count.dtype], _NP_TO_DTYPE[prob.dtype])
     _need_float_or_double(_NP_TO_DTYPE[count.dtype], "binomial_cpu")
-    trials, probs = host(xp, count).astype(np.float64), host(xp, prob).astype(np.float64)
-    _check(bool((trials >= 0).all()), "binomial: count must be non-negative")
+    # A negative count is zero trials (PyTorch samples 0 there; it refuses nothing).
+    counts = np.maximum(host(xp, count), 0)
+    trials, probs = counts.astype(np.float64), host(xp, prob).astype(np.float64)
     own = count.dtype.type
     shape = np.broadcast_shapes(count.shape, prob.shape)
-    rows = np.stack([np.broadcast_to(host(xp, count), shape).reshape(-1),
+    rows = np.stack([np.broadcast_to(counts, shape).reshape(-1),
                      np.broadcast_to(host(xp, prob), shape).reshape(-1)], 1).astype(np.float64)
     draws = random_chain.sample(cpu_generator(generator), rows,
                                 random_rejection.Binomial(own), own)

@@ -19,6 +19,9 @@ import numpy as np
 from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented, _check_type
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._ops import random_transforms as rt
 from ember._ops.grad_utils import zeros_grad
@@ -104,6 +107,8 @@ _UNIFORM = _sampler(f"uniform(Tensor self, float from=0, float to=1, *, {_GEN}) 
 @register_frontend(function=False)
 def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kwargs):
     """Fill `self` in place with numbers drawn uniformly from [from, to); returns `self`."""
+    if _state.entry and _wants(locals()):
+        return _handle(uniform_, locals())
     from_ = kwargs.pop("from", from_)
     return _sample_into(_UNIFORM, (self, from_, to, generator))
 
@@ -124,6 +129,8 @@ _NORMAL = _sampler(f"normal_functional(Tensor self, float mean=0, float std=1, *
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """Fill `self` in place with draws from the normal distribution N(mean, std**2); returns
     `self`."""
+    if _state.entry and _wants(locals()):
+        return _handle(normal_, locals())
     return _sample_into(_NORMAL, (self, mean, std, generator))
 
 
@@ -147,6 +154,8 @@ def _bernoulli_tensor(xp, self, p, generator=None):
 def bernoulli_(self, p=0.5, *, generator=None):
     """Fill `self` in place with 1 with probability `p` (a number or a tensor broadcast to
     self's shape), else 0; returns `self`."""
+    if _state.entry and _wants(locals()):
+        return _handle(bernoulli_, locals())
     _no_complex32(self._dtype, "bernoulli_scalar_cpu_")
     if isinstance(p, dispatch.Tensor):
         return _sample_into(OPS["bernoulli.Tensor"], (self, p, generator))
@@ -197,6 +206,8 @@ _RANDOM_ALL = _sampler(f"random(Tensor self, *, {_GEN}) -> Tensor",
 def random_(self, *args, generator=None, **kwargs):
     """random_(), random_(to), random_(from, to): integers in [from, to) (to=None: up to the
     largest value of the dtype)."""
+    if _state.entry and _wants(locals()):
+        return _handle(random_, locals())
     low, high = kwargs.pop("from", None), kwargs.pop("to", None)
     _check_type(not kwargs and len(args) <= 2, "random_() received an invalid combination "
                                                "of arguments")
@@ -225,6 +236,8 @@ _EXPONENTIAL = _sampler(f"exponential(Tensor self, float lambd=1, *, {_GEN}) -> 
 def exponential_(self, lambd=1.0, *, generator=None):
     """Fill `self` in place with draws from the exponential distribution of rate `lambd`;
     returns `self`."""
+    if _state.entry and _wants(locals()):
+        return _handle(exponential_, locals())
     return _sample_into(_EXPONENTIAL, (self, lambd, generator))
 
 
@@ -243,6 +256,8 @@ _GEOMETRIC = _sampler(f"geometric(Tensor self, float p, *, {_GEN}) -> Tensor", _
 def geometric_(self, p, *, generator=None):
     """Fill `self` in place with the number of Bernoulli(p) trials up to the first success
     (1, 2, ...); returns `self`."""
+    if _state.entry and _wants(locals()):
+        return _handle(geometric_, locals())
     return _sample_into(_GEOMETRIC, (self, p, generator))
 
 
@@ -262,6 +277,8 @@ _LOG_NORMAL = _sampler(f"log_normal(Tensor self, float mean=1, float std=2, *, {
 @register_frontend(function=False)
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     """Fill `self` in place with exp(X), X drawn from N(mean, std**2); returns `self`."""
+    if _state.entry and _wants(locals()):
+        return _handle(log_normal_, locals())
     return _sample_into(_LOG_NORMAL, (self, mean, std, generator))
 
 
@@ -280,4 +297,6 @@ _CAUCHY = _sampler(f"cauchy(Tensor self, float median=0, float sigma=1, *, {_GEN
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     """Fill `self` in place with draws from the Cauchy distribution located at `median` with
     scale `sigma`; returns `self`."""
+    if _state.entry and _wants(locals()):
+        return _handle(cauchy_, locals())
     return _sample_into(_CAUCHY, (self, median, sigma, generator))

@@ -16,6 +16,9 @@ from ember._core import dtype as dt
 from ember._core.arguments import parser_error
 from ember._core.checks import _check, _check_index, _check_type
 from ember._core.dispatch import call, call_out
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.return_types import return_type
 from ember._core.shape import wrap_dim, wrap_dims
@@ -349,6 +352,8 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
 
     `dim` is a single int (not a tuple), as in PyTorch.
     """
+    if _state.entry and _wants(locals()):
+        return _handle(prod, locals())
     if dim is None:
         return run(OPS["prod"], (input, dtype), out)
     _check_type(isinstance(dim, int) or hasattr(dim, "__index__"), lambda: (
@@ -456,6 +461,8 @@ def _max_min_frontend(name, elementwise, result_type):
     all_op, dim_op = OPS[name], OPS[f"{name}.dim"]
 
     def frontend(input, dim=None, keepdim=None, *, other=None, out=None):
+        if _state.entry and _wants(locals()):
+            return _handle(frontend, locals())
         if isinstance(dim, dispatch.Tensor):
             dim, other = None, dim
         if other is not None:
@@ -511,6 +518,8 @@ def aminmax_kernel(xp, self, dim=None, keepdim=False):
 @register_frontend("aminmax")
 def aminmax(input, *, dim=None, keepdim=False, out=None):
     """aminmax(input, *, dim=None, keepdim=False, out=None) -> (min, max)."""
+    if _state.entry and _wants(locals()):
+        return _handle(aminmax, locals())
     return run(OPS["aminmax"], (input, dim, keepdim), out, Aminmax)
 
 
@@ -618,6 +627,8 @@ def count_nonzero_dim(xp, self, dim=None):
 def _count_nonzero_method(self, *dims, dim=None):
     """Tensor.count_nonzero(dim=None): the dims may also come as arguments (x.count_nonzero(0,
     1)), as PyTorch's int[] overload takes them."""
+    if _state.entry and _wants(locals()):
+        return _handle(_count_nonzero_method, locals())
     if len(dims) > 1 or dims and dim is not None:
         if dim is not None:
             raise TypeError("count_nonzero() received an invalid combination of arguments")
@@ -628,6 +639,8 @@ def _count_nonzero_method(self, *dims, dim=None):
 @register_frontend("count_nonzero", method=_count_nonzero_method)
 def count_nonzero(input, dim=None):
     """count_nonzero(input, dim=None) -> Tensor: int64 counts; dim is an int or a tuple."""
+    if _state.entry and _wants(locals()):
+        return _handle(count_nonzero, locals())
     if dim is None or type(dim) is int:
         return call(OPS["count_nonzero"], (input, dim))
     # Anything else as PyTorch's parser takes it: a list of ints (no bools), a NumPy integer

@@ -12,7 +12,10 @@ import numpy as np
 
 from ember._core import dispatch
 from ember._core import dtype as dt
-from ember._core.checks import _check, _check_type
+from ember._core.checks import _check, _check_type, _user_stacklevel
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.host_kernels import host_kernel
 from ember._core.promotion import promote_types
 from ember._core.registry import OPS, register_frontend, register_op
@@ -71,25 +74,51 @@ def _variance(xp, self, dim, correction, keepdim, name):
         low, high = _SAFE_SQUARES
         if not bool(((total >= low) & (total <= high)).all()):
             total, mean = _squares_and_mean(xp, self.astype(np.float64), dims, keepdim, count)
+    if count == 0:                  # (an empty slice's variance is NaN whatever the correction)
+        total = xp.full_like(total, xp.nan)
     dof = count - correction
     if dof > 0:
         return total / dof, mean
     warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
                   "than the reduction factor (input numel divided by output numel).",
-                  UserWarning, stacklevel=5)
+                  UserWarning, stacklevel=_user_stacklevel())
     with np.errstate(divide="ignore", invalid="ignore"):
         return total / 0.0, mean
 
 
 def _squares_and_mean(xp, x, dims, keepdim, count):
     """(sum of squared deviations from the mean, mean with keepdims), in x's dtype."""
-    mean = accurate_sum(xp, x, dims, True) / max(count, 1)
+    total = accurate_sum(xp, x, dims, True)
+    mean = total / count if count else xp.full_like(total, xp.nan)   # (an empty mean is NaN)
     deviation = x - mean
     if x.dtype.kind == "c":
         squares = deviation.real * deviation.real + deviation.imag * deviation.imag
     else:
         squares = deviation * deviation
     return accurate_sum(xp, squares, dims, keepdim), mean
+
+
+def _running_mean(xp, self, dim, mean):
+    """The mean var_mean and std_mean return, with PyTorch's running-mean infinities.
+
+    NOTE [a running mean meets infinity]: PyTorch computes var_mean's mean by Welford's
+    update, in index order along the reduced elements: once the running mean is infinite, the
+    next element x gives x - inf and the mean becomes NaN. So a slice holding a NaN or an
+    infinity has mean NaN, unless its only non-finite element is an infinity in the last place,
+    which is then the mean. (`mean()` itself sums and divides: [inf, 1] has mean inf there, NaN
+    here.) Finite slices keep the accurate sum's mean.
+    """
+    if self.dtype.kind == "c" or self.size == 0 or bool(xp.isfinite(mean).all()):
+        return mean
+    dims = reduced_dims(dim, self.ndim)
+    kept = [d for d in range(self.ndim) if d not in dims]
+    rows = xp.transpose(self, kept + list(dims)).reshape(
+        [self.shape[d] for d in kept] + [-1])
+    finite = xp.isfinite(rows)
+    last = rows[..., -1]
+    only_last = xp.isinf(last) & finite[..., :-1].all(-1)
+    running = xp.where(only_last, last, xp.nan).astype(mean.dtype)
+    return xp.where(finite.all(-1), mean.reshape(running.shape), running).reshape(mean.shape)
 
 
 def _squeeze_mean(mean, self, dim, keepdim):
@@ -172,6 +201,7 @@ def std_kernel(xp, self, dim=None, correction=None, keepdim=False):
 def var_mean_kernel(xp, self, dim=None, correction=None, keepdim=False):
     """(var, mean) in one pass over the data."""
     out, mean = _variance(xp, self, dim, correction, keepdim, "var_mean")
+    mean = _running_mean(xp, self, dim, mean)
     real = _moment_dtype(dt.NP_TO_DTYPE[self.dtype])._np
     return finish(xp, out, real), finish(xp, _squeeze_mean(mean, self, dim, keepdim),
                                          self.dtype)
@@ -184,6 +214,7 @@ def var_mean_kernel(xp, self, dim=None, correction=None, keepdim=False):
 def std_mean_kernel(xp, self, dim=None, correction=None, keepdim=False):
     """(std, mean) in one pass over the data."""
     out, mean = _variance(xp, self, dim, correction, keepdim, "std_mean")
+    mean = _running_mean(xp, self, dim, mean)
     real = _moment_dtype(dt.NP_TO_DTYPE[self.dtype])._np
     return finish(xp, xp.sqrt(out), real), finish(xp, _squeeze_mean(mean, self, dim, keepdim),
                                                   self.dtype)
@@ -193,6 +224,8 @@ def _moment_frontend(name, with_out):
     op = OPS[f"{name}.correction"]
 
     def frontend(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+        if _state.entry and _wants(locals()):
+            return _handle(frontend, locals())
         if isinstance(dim, bool):
             # The legacy overload std(input, unbiased): a bool in dim's place.
             _check_type(unbiased is None, lambda: f"{name}(): unbiased given twice")
@@ -293,7 +326,12 @@ def vector_norm(xp, self, p, dim, keepdim, dtype=None):
                 f"{d}because this dimension is empty and the operation does not have an "
                 "identity"))
     magnitude = xp.abs(x)
-    if p == 2:
+    if p != 0 and self.size and all(self.shape[d] == 1 for d in dims):
+        # NOTE [a norm of one element]: where every output reduces a single element PyTorch
+        # returns |x| itself (no square to overflow or underflow: |3e38| stays 3e38).
+        out = magnitude if keepdim else magnitude.reshape(
+            [n for d, n in enumerate(self.shape) if d not in dims])
+    elif p == 2:
         out = xp.sqrt(accurate_sum(xp, magnitude * magnitude, dims, keepdim))
     elif p == 1:
         out = accurate_sum(xp, magnitude, dims, keepdim)
@@ -359,6 +397,8 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     A number p (or 'fro' over at most two dims) gives the vector p-norm of the entries;
     'nuc' gives the nuclear norm of the matrices over two dims.
     """
+    if _state.entry and _wants(locals()):
+        return _handle(norm, locals())
     if isinstance(dim, int):
         dim = (dim,)
     if isinstance(p, str):
@@ -497,6 +537,8 @@ def _median_frontend(name, result_type):
     all_op, dim_op = OPS[name], OPS[f"{name}.dim"]
 
     def frontend(input, dim=None, keepdim=False, *, out=None):
+        if _state.entry and _wants(locals()):
+            return _handle(frontend, locals())
         if dim is None:
             return run(all_op, (input,), out)
         return run(dim_op, (input, dim, keepdim), out, result_type)
@@ -529,6 +571,8 @@ def kthvalue_kernel(xp, self, k, dim=-1, keepdim=False):
 @register_frontend("kthvalue")
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     """kthvalue(input, k, dim=-1, keepdim=False, *, out=None) -> (values, indices)."""
+    if _state.entry and _wants(locals()):
+        return _handle(kthvalue, locals())
     return run(OPS["kthvalue"], (input, k, dim, keepdim), out, Kthvalue)
 
 
@@ -571,6 +615,8 @@ def mode_kernel(xp, self, dim=-1, keepdim=False):
 @register_frontend("mode")
 def mode(input, dim=-1, keepdim=False, *, out=None):
     """mode(input, dim=-1, keepdim=False, *, out=None) -> (values, indices)."""
+    if _state.entry and _wants(locals()):
+        return _handle(mode, locals())
     return run(OPS["mode"], (input, dim, keepdim), out, Mode)
 
 
@@ -737,6 +783,8 @@ for _name, _ignore_nan in (("quantile", False), ("nanquantile", True)):
 
 def _quantile_frontend(name):
     def frontend(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+        if _state.entry and _wants(locals()):
+            return _handle(frontend, locals())
         if isinstance(q, dispatch.Tensor):
             return run(OPS[name], (input, q, dim, keepdim, interpolation), out)
         _check_type(isinstance(q, (int, float)), lambda: (

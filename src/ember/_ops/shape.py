@@ -15,6 +15,9 @@ from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.arguments import combination_error, parser_error
 from ember._core.checks import _check, _check_not_implemented
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim, wrap_dims
 
@@ -302,6 +305,8 @@ def repeat_interleave_tensor(xp, self, repeats, dim=None, output_size=None):
 
 
 def _repeat_interleave_method(self, repeats, dim=None, *, output_size=None):
+    if _state.entry and _wants(locals()):
+        return _handle(_repeat_interleave_method, locals())
     return repeat_interleave(self, repeats, dim, output_size=output_size)
 
 
@@ -312,6 +317,8 @@ _UNSET = object()        # an argument not given (told apart from None)
 def repeat_interleave(input=_UNSET, repeats=_UNSET, dim=None, *, output_size=None):
     """repeat_interleave(input, repeats, dim=None, *, output_size=None) -> Tensor, or
     repeat_interleave(repeats) -> the indices repeated."""
+    if _state.entry and _wants(locals()):
+        return _handle(repeat_interleave, locals())
     if input is _UNSET:                       # (repeat_interleave(repeats=...): the indices)
         if repeats is _UNSET:
             raise combination_error("repeat_interleave", OPS["repeat_interleave.Tensor"], (),

@@ -15,6 +15,9 @@ import warnings
 from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type, _check_value
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.fp_errors import cast
 from ember._core.promotion import promote_types
 from ember._core.registry import OPS, register_frontend, register_op
@@ -282,6 +285,8 @@ def _varargs_tensors(args):
 @register_frontend(method=False)
 def block_diag(*tensors):
     """block_diag(*tensors) -> Tensor: the inputs as blocks on a diagonal."""
+    if _state.entry and _wants(locals()):
+        return _handle(block_diag, locals())
     if not tensors:
         # PyTorch's answer for no blocks: one empty row of the default dtype.
         from ember._ops.creation import zeros
@@ -329,6 +334,8 @@ def _cartesian_prod(xp, tensors):
 @register_frontend(method=False)
 def cartesian_prod(*tensors):
     """cartesian_prod(*tensors) -> Tensor: every combination, one per row."""
+    if _state.entry and _wants(locals()):
+        return _handle(cartesian_prod, locals())
     return dispatch.call(OPS["cartesian_prod"], (list(tensors),))
 
 
@@ -375,6 +382,8 @@ def combinations(xp, self, r=2, with_replacement=False):
 @register_frontend(method=False)
 def broadcast_shapes(*shapes) -> Size:
     """broadcast_shapes(*shapes) -> Size: the shape all `shapes` broadcast to."""
+    if _state.entry and _wants(locals()):
+        return _handle(broadcast_shapes, locals())
     result = []
     for i, shape in enumerate(shapes):
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
@@ -404,6 +413,8 @@ def _first_with(shapes, from_end, size):
 @register_frontend(method=False)
 def broadcast_tensors(*tensors):
     """broadcast_tensors(*tensors) -> tuple: every input expanded to their common shape."""
+    if _state.entry and _wants(locals()):
+        return _handle(broadcast_tensors, locals())
     tensors = _varargs_tensors(tensors)
     for t in tensors:
         _check_type(isinstance(t, dispatch.Tensor), lambda: (
@@ -419,6 +430,8 @@ _MESHGRID_WARNED = []
 def meshgrid(*tensors, indexing=None):
     """meshgrid(*tensors, indexing=None) -> tuple: coordinate grids (views) of 0-d/1-d inputs;
     indexing 'ij' (the default, with a warning when not given) or 'xy'."""
+    if _state.entry and _wants(locals()):
+        return _handle(meshgrid, locals())
     tensors = _varargs_tensors(tensors)
     if indexing is None:
         if not _MESHGRID_WARNED:
@@ -465,6 +478,8 @@ def _make_atleast(ndim):
         return t
 
     def fn(*tensors):
+        if _state.entry and _wants(locals()):
+            return _handle(fn, locals())
         if len(tensors) == 1 and isinstance(tensors[0], dispatch.Tensor):
             return one(tensors[0])
         return tuple(one(t) for t in _varargs_tensors(tensors))

@@ -21,6 +21,9 @@ from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.arguments import combination_error, parser_error
 from ember._core.checks import _check, _check_index, _check_type
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.promotion import promote_types, result_type_from, scalar_type_of
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.return_types import return_type
@@ -132,6 +135,8 @@ def sort_overload(name, plain, stable_form, input, positional, dim, descending, 
 def sort(input, *positional, dim=_UNSET, descending=_UNSET, stable=_UNSET, out=None):
     """sort(input, dim=-1, descending=False, *, stable=False, out=None) -> (values, indices):
     the elements along `dim` in order, and where each came from."""
+    if _state.entry and _wants(locals()):
+        return _handle(sort, locals())
     op, args = sort_overload("sort", "sort", "sort.stable", input, positional, dim, descending,
                              stable)
     if out is None:
@@ -166,6 +171,8 @@ def _argsort_default(xp, self, dim=-1, descending=False):
 def argsort(input, *positional, dim=_UNSET, descending=_UNSET, stable=_UNSET, out=None):
     """argsort(input, dim=-1, descending=False, *, stable=False) -> Tensor: the indices that
     sort `input` along `dim`."""
+    if _state.entry and _wants(locals()):
+        return _handle(argsort, locals())
     if out is not None and stable is _UNSET:    # (only the stable form has an out=)
         keywords = {"out": out} if dim is _UNSET else {"dim": dim, "out": out}
         raise combination_error("argsort", OPS["argsort"], (input, *positional), keywords)
@@ -228,6 +235,8 @@ def _topk(xp, self, k, dim=-1, largest=True, sorted=True):
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     """topk(input, k, dim=-1, largest=True, sorted=True, *, out=None) -> (values, indices):
     the `k` largest (or smallest) elements along `dim`."""
+    if _state.entry and _wants(locals()):
+        return _handle(topk, locals())
     return named_call(OPS["topk"], topk_result, (input, k, dim, largest, sorted), out)
 
 
@@ -341,6 +350,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     """unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None): the
     distinct elements (or slices along `dim`) in ascending order; a tuple adds the inverse
     indices and the counts when asked for."""
+    if _state.entry and _wants(locals()):
+        return _handle(unique, locals())
     if dim is None:
         op, args = OPS["_unique2"], (input, sorted, return_inverse, return_counts)
     else:
@@ -354,6 +365,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """unique_consecutive(input, return_inverse=False, return_counts=False, dim=None): `input`
     with each run of equal consecutive elements (or slices along `dim`) kept once."""
+    if _state.entry and _wants(locals()):
+        return _handle(unique_consecutive, locals())
     op, args = OPS["unique_consecutive"], (input, return_inverse, return_counts, dim)
     if not _plain_flags(True, return_inverse, return_counts, dim):
         args = _unique_arguments(op, args, return_inverse, return_counts)
@@ -404,8 +417,9 @@ def histc(xp, self, bins=100, min=0, max=0):
     x = self.reshape(-1)
     x = x[(x >= low) & (x <= high)]
     position = ((x - low) * kind(bins) / (high - low)).astype(_INT64)
-    # The right edge belongs to the last bin.
-    position = xp.minimum(position, bins - 1)
+    # The right edge belongs to the last bin; a position whose product overflowed (a range
+    # near the dtype's largest value) is counted in the first, as PyTorch's kernel counts it.
+    position = xp.clip(position, 0, bins - 1)
     return xp.bincount(position, minlength=bins).astype(self.dtype)
 
 
@@ -566,6 +580,8 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     """searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
     out=None, sorter=None) -> Tensor: where each value would be inserted into the innermost
     dim of `sorted_sequence` to keep it sorted."""
+    if _state.entry and _wants(locals()):
+        return _handle(searchsorted, locals())
     name = "searchsorted.Tensor" if isinstance(input, dispatch.Tensor) else "searchsorted.Scalar"
     args = (sorted_sequence, input, out_int32, right, side, sorter)
     if not (out_int32 is False or out_int32 is True) or not (right is False or right is True) \
@@ -609,6 +625,8 @@ def _bucketize_scalar(xp, self, boundaries, out_int32=False, right=False):
 def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     """bucketize(input, boundaries, *, out_int32=False, right=False, out=None) -> Tensor: the
     index of the bucket of the 1-d `boundaries` each element of `input` falls in."""
+    if _state.entry and _wants(locals()):
+        return _handle(bucketize, locals())
     name = "bucketize.Tensor" if isinstance(input, dispatch.Tensor) else "bucketize.Scalar"
     args = (input, boundaries, out_int32, right)
     args = parser_error(OPS[name], args, "bucketize", none_refused=True)  # (parser first)

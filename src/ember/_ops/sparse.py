@@ -7,7 +7,13 @@ imports SciPy or those modules before a sparse tensor is made.
 """
 from __future__ import annotations
 
+from ember._core import dispatch, upcalls
+from ember._core import dtype as dt
+from ember._core import layout as _tags
 from ember._core.checks import _check
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import register_frontend
 
 _SPARSE_TYPES = None
@@ -38,9 +44,9 @@ def _as_array(value, name, dtype=None):
     """A host array of a tensor or nested list argument."""
     import numpy as np
 
-    import ember
-    if not isinstance(value, ember.Tensor):
-        value = ember.tensor(value, dtype=dtype)
+    from ember._ops.creation_data import tensor
+    if not isinstance(value, dispatch.Tensor):
+        value = tensor(value, dtype=dtype)
     elif dtype is not None:
         value = value.to(dtype)
     _check(not _is_sparse(value), lambda: f"{name} must be a strided tensor")
@@ -50,9 +56,8 @@ def _as_array(value, name, dtype=None):
 def _index_array(value, name):
     import numpy as np
 
-    import ember
     array, dtype = _as_array(value, name)
-    _check(dtype in (ember.int64, ember.int32) or array.size == 0, lambda: (
+    _check(dtype in (dt.int64, dt.int32) or array.size == 0, lambda: (
         f"{name} must be an int64 tensor"))
     return array.astype(np.int64, copy=False)
 
@@ -63,6 +68,8 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     """sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None,
     requires_grad=False, check_invariants=None, is_coalesced=None) -> Tensor: a sparse tensor
     in COO format with `values` at `indices` (sparse_dim x nnz)."""
+    if _state.entry and _wants(locals()):
+        return _handle(sparse_coo_tensor, locals())
     import numpy as np
     arrays = _arrays()
     _check(device is None or str(device) == "cpu", "sparse tensors live on the CPU in ember")
@@ -85,7 +92,7 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     if check_invariants or check_invariants is None and checking_invariants[0]:
         _check_coo_invariants(index, size)
     if _tracks_values(values):
-        from ember.sparse._autograd import from_values_tracked
+        from ember._ops.sparse_autograd import from_values_tracked
         return from_values_tracked(values, lambda v: arrays.coo(
             index, v.numpy(), size, bool(is_coalesced), values_dtype=value_dtype))
     return arrays.coo(index, value, size, bool(is_coalesced), requires_grad,
@@ -94,9 +101,8 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
 
 def _tracks_values(values) -> bool:
     """Whether a values tensor argument carries a gradient into the sparse tensor."""
-    import ember
-    return isinstance(values, ember.Tensor) and values.requires_grad and \
-        ember.is_grad_enabled()
+    return isinstance(values, dispatch.Tensor) and values.requires_grad and \
+        dispatch.state.grad_enabled()
 
 
 def _check_coo_invariants(index, size):
@@ -116,6 +122,8 @@ def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
     """sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=None,
     device=None, requires_grad=False, check_invariants=None) -> Tensor: a sparse matrix in CSR
     format (compressed rows)."""
+    if _state.entry and _wants(locals()):
+        return _handle(sparse_csr_tensor, locals())
     arrays = _arrays()
     crow = _index_array(crow_indices, "crow_indices")
     col = _index_array(col_indices, "col_indices")
@@ -132,7 +140,7 @@ def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
         f"crow_indices.size(-1) must be equal to size[-2] + 1 (that is {size[0] + 1}), but "
         f"got: {len(crow)}"))
     if _tracks_values(values):
-        from ember.sparse._gradcheck import compressed_from_values_tracked
+        from ember._ops.sparse_autograd import compressed_from_values_tracked
         return compressed_from_values_tracked(values, lambda v: arrays.csr(
             crow, col, v.numpy(), size, values_dtype=value_dtype))
     return arrays.csr(crow, col, value, size, requires_grad, values_dtype=value_dtype)
@@ -141,9 +149,11 @@ def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
 @register_frontend(function=False)
 def to_dense(self, dtype=None, *, masked_grad=None):
     """to_dense(dtype=None, *, masked_grad=True) -> Tensor: a strided copy (self when strided)."""
+    if _state.entry and _wants(locals()):
+        return _handle(to_dense, locals())
     if not _is_sparse(self):
         return self if dtype is None else self.to(dtype)
-    from ember.sparse._autograd import to_dense_tracked
+    from ember._ops.sparse_autograd import to_dense_tracked
     out = to_dense_tracked(self)
     return out if dtype is None else out.to(dtype)
 
@@ -152,28 +162,29 @@ def to_dense(self, dtype=None, *, masked_grad=None):
 def to_sparse(self, sparseDims=None, *, layout=None, blocksize=None, dense_dim=None):
     """to_sparse(sparseDims) or to_sparse(*, layout=None, blocksize=None, dense_dim=None):
     a sparse copy (COO unless `layout` says otherwise)."""
-    import ember
-    if layout in (ember.sparse_bsr, ember.sparse_bsc):
+    if _state.entry and _wants(locals()):
+        return _handle(to_sparse, locals())
+    if layout in (_tags.sparse_bsr, _tags.sparse_bsc):
         from ember._ops.sparse_blocked import to_sparse_bsc, to_sparse_bsr
         _check(blocksize is not None, lambda: (
             f"dense_to_sparse: conversion from Strided to "
-            f"{'SparseBsr' if layout is ember.sparse_bsr else 'SparseBsc'} without blocksize "
+            f"{'SparseBsr' if layout is _tags.sparse_bsr else 'SparseBsc'} without blocksize "
             "argument given is not supported"))
-        convert = to_sparse_bsr if layout is ember.sparse_bsr else to_sparse_bsc
+        convert = to_sparse_bsr if layout is _tags.sparse_bsr else to_sparse_bsc
         return convert(self, blocksize, dense_dim)
     _check(blocksize is None, "to_sparse: a blocksize is for the blocked layouts (sparse_bsr, "
                               "sparse_bsc)")
-    if layout is not None and layout is not ember.sparse_coo:
-        if layout is ember.sparse_csc:
+    if layout is not None and layout is not _tags.sparse_coo:
+        if layout is _tags.sparse_csc:
             from ember._ops.sparse_csc import to_sparse_csc
             return to_sparse_csc(self, dense_dim)
-        _check(layout is ember.sparse_csr, lambda: f"to_sparse: unsupported layout {layout}")
+        _check(layout is _tags.sparse_csr, lambda: f"to_sparse: unsupported layout {layout}")
         return to_sparse_csr(self, dense_dim)
     if _is_sparse(self):
         kind = type(self._data).__name__
         if kind == "SparseCOO":
             return self
-        from ember.sparse._gradcheck import convert_tracked
+        from ember._ops.sparse_autograd import convert_tracked
         if kind == "SparseCSC":
             from ember._ops.sparse_csc import csc_to_coo
             return convert_tracked(self, csc_to_coo)
@@ -189,7 +200,7 @@ def to_sparse(self, sparseDims=None, *, layout=None, blocksize=None, dense_dim=N
                                         "when self.dim()>0")
     _check(0 <= sparse_dim <= ndim, lambda: (
         f"sparse_dim argument must be in [0,{ndim}] range, but {sparse_dim} is given"))
-    from ember.sparse._autograd import to_sparse_tracked
+    from ember._ops.sparse_autograd import to_sparse_tracked
     return to_sparse_tracked(self, sparse_dim)
 
 
@@ -201,12 +212,16 @@ def _csr_to_coo(t):
 @register_frontend(function=False)
 def to_sparse_coo(self):
     """to_sparse_coo() -> Tensor: a COO copy."""
+    if _state.entry and _wants(locals()):
+        return _handle(to_sparse_coo, locals())
     return to_sparse(self)
 
 
 @register_frontend(function=False)
 def to_sparse_csr(self, dense_dim=None):
     """to_sparse_csr(dense_dim=None) -> Tensor: a CSR copy of a matrix."""
+    if _state.entry and _wants(locals()):
+        return _handle(to_sparse_csr, locals())
     arrays = _arrays()
     if _is_sparse(self):
         if type(self._data).__name__ == "SparseCSR":
@@ -214,11 +229,11 @@ def to_sparse_csr(self, dense_dim=None):
         _check(type(self._data).__name__ not in ("SparseBSR", "SparseBSC"), lambda: (
             "sparse_compressed_to_sparse_csr: expected SparseCsr or SparseCsc layout but got "
             f"{_layout_display(self)}"))
-        from ember.sparse._gradcheck import convert_tracked
+        from ember._ops.sparse_autograd import convert_tracked
         return convert_tracked(self, lambda t: arrays.coo_to_csr(to_sparse(t)))
     _check(self.dim() == 2 and not dense_dim,
            lambda: f"to_sparse_csr: expected a 2-D tensor, got {self.dim()}-D")
-    from ember.sparse._gradcheck import convert_tracked
+    from ember._ops.sparse_autograd import convert_tracked
     return convert_tracked(self, lambda t: arrays.coo_to_csr(
         arrays.array_to_coo(t.numpy(), 2, t.dtype)))
 
@@ -242,26 +257,34 @@ def _need(self, kind, what):
 @register_frontend(function=False)
 def coalesce(self):
     """coalesce() -> Tensor: duplicate entries summed, indices sorted (self when already)."""
+    if _state.entry and _wants(locals()):
+        return _handle(coalesce, locals())
     _need(self, "coo", "coalesce")
-    from ember.sparse._autograd import coalesce_tracked
+    from ember._ops.sparse_autograd import coalesce_tracked
     return coalesce_tracked(self)
 
 
 @register_frontend(function=False)
 def is_coalesced(self):
     """is_coalesced() -> bool: whether the indices are unique and sorted."""
+    if _state.entry and _wants(locals()):
+        return _handle(is_coalesced, locals())
     return bool(_need(self, "coo", "is_coalesced").coalesced)
 
 
 @register_frontend(function=False)
 def _indices(self):
     """The indices tensor (sparse_dim x nnz), coalesced or not."""
+    if _state.entry and _wants(locals()):
+        return _handle(_indices, locals())
     return _need(self, "coo", "_indices").indices
 
 
 @register_frontend(function=False)
 def _values(self):
     """The values tensor (nnz x dense dims), coalesced or not."""
+    if _state.entry and _wants(locals()):
+        return _handle(_values, locals())
     data = self._data
     _check(type(data) in _layouts(), "_values expected sparse tensor layout but got Strided")
     return data.values
@@ -270,6 +293,8 @@ def _values(self):
 @register_frontend(function=False)
 def indices(self):
     """indices() -> Tensor: the indices of a coalesced COO tensor."""
+    if _state.entry and _wants(locals()):
+        return _handle(indices, locals())
     data = _need(self, "coo", "indices")
     _check(data.coalesced, "Cannot get indices on an uncoalesced tensor, please call "
                            ".coalesce() first")
@@ -279,6 +304,8 @@ def indices(self):
 @register_frontend(function=False)
 def values(self):
     """values() -> Tensor: the stored values (of a coalesced tensor, for COO)."""
+    if _state.entry and _wants(locals()):
+        return _handle(values, locals())
     data = self._data
     _check(type(data) in _layouts(), "values expected sparse tensor layout but got Strided")
     _check(data.coalesced, "Cannot get values on an uncoalesced tensor, please call "
@@ -289,24 +316,32 @@ def values(self):
 @register_frontend(function=False)
 def crow_indices(self):
     """crow_indices() -> Tensor: the compressed row indices of a CSR tensor."""
+    if _state.entry and _wants(locals()):
+        return _handle(crow_indices, locals())
     return _need(self, "csr", "crow_indices").crow_indices
 
 
 @register_frontend(function=False)
 def col_indices(self):
     """col_indices() -> Tensor: the column indices of a CSR tensor."""
+    if _state.entry and _wants(locals()):
+        return _handle(col_indices, locals())
     return _need(self, "csr", "col_indices").col_indices
 
 
 @register_frontend(function=False)
 def sparse_dim(self):
     """sparse_dim() -> int: the number of sparse dimensions (0 for a strided tensor)."""
+    if _state.entry and _wants(locals()):
+        return _handle(sparse_dim, locals())
     return self._data.sparse_dim if _is_sparse(self) else 0
 
 
 @register_frontend(function=False)
 def dense_dim(self):
     """dense_dim() -> int: the number of dense dimensions (all of a strided tensor's)."""
+    if _state.entry and _wants(locals()):
+        return _handle(dense_dim, locals())
     if _is_sparse(self):
         return self._data.ndim - self._data.sparse_dim
     return self.dim()
@@ -315,6 +350,8 @@ def dense_dim(self):
 @register_frontend(function=False)
 def _nnz(self):
     """_nnz() -> int: the number of stored entries."""
+    if _state.entry and _wants(locals()):
+        return _handle(_nnz, locals())
     data = self._data
     _check(type(data) in _layouts(), "_nnz expected sparse tensor layout but got Strided")
     return data.nnz
@@ -324,6 +361,8 @@ def _nnz(self):
 def sparse_mask(self, mask):
     """sparse_mask(mask) -> Tensor: this strided tensor's values at the entries of the sparse
     COO tensor `mask`, as a sparse tensor with mask's indices."""
+    if _state.entry and _wants(locals()):
+        return _handle(sparse_mask, locals())
     data = _need(mask, "coo", "sparse_mask")
     _check(tuple(self.shape) == data.shape, lambda: (
         f"sparse_mask(): the number of sizes provided ({self.dim()}) must be equal to the "
@@ -337,8 +376,9 @@ def sparse_mask(self, mask):
 @register_frontend(method=False)
 def spmm(input, mat2):
     """spmm(input, mat2) -> Tensor: sparse matrix times dense matrix (ember.mm)."""
-    import ember
-    return ember.mm(input, mat2)
+    if _state.entry and _wants(locals()):
+        return _handle(spmm, locals())
+    return upcalls.public("mm")(input, mat2)
 
 
 def rebuild_sparse(layout_name, components, size, coalesced=False, requires_grad=False):

@@ -14,8 +14,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ember._core import layout as _layouts
 from ember._core.checks import _check
 from ember._core.device import CPU
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import register_frontend
 
 _DISPLAY = {"sparse_coo": "Sparse", "sparse_csr": "SparseCsr", "sparse_csc": "SparseCsc",
@@ -136,9 +140,11 @@ def _convert(self, blocksize, dense_dim, by_rows):
 def to_sparse_bsr(self, blocksize, dense_dim=None):
     """to_sparse_bsr(blocksize, dense_dim=None) -> Tensor: a BSR copy of a matrix, cut into
     blocks of `blocksize` (rows, columns); the blocks holding a nonzero are stored."""
+    if _state.entry and _wants(locals()):
+        return _handle(to_sparse_bsr, locals())
     if _kind(self) == "sparse_bsr" and self._data.blocksize == _blocksize(blocksize):
         return self
-    from ember.sparse._gradcheck import convert_tracked
+    from ember._ops.sparse_autograd import convert_tracked
     return convert_tracked(self, lambda t: _convert(t, blocksize, dense_dim, by_rows=True))
 
 
@@ -146,9 +152,11 @@ def to_sparse_bsr(self, blocksize, dense_dim=None):
 def to_sparse_bsc(self, blocksize, dense_dim=None):
     """to_sparse_bsc(blocksize, dense_dim=None) -> Tensor: a BSC copy of a matrix, cut into
     blocks of `blocksize` (rows, columns); the blocks holding a nonzero are stored."""
+    if _state.entry and _wants(locals()):
+        return _handle(to_sparse_bsc, locals())
     if _kind(self) == "sparse_bsc" and self._data.blocksize == _blocksize(blocksize):
         return self
-    from ember.sparse._gradcheck import convert_tracked
+    from ember._ops.sparse_autograd import convert_tracked
     return convert_tracked(self, lambda t: _convert(t, blocksize, dense_dim, by_rows=False))
 
 
@@ -203,7 +211,7 @@ def _blocked_tensor(compressed_indices, plain_indices, values, size, dtype, requ
     block_rows_cols = _block_coordinates_of(compressed, plain, by_rows)
     from ember._ops.sparse import _tracks_values
     if _tracks_values(values):
-        from ember.sparse._gradcheck import compressed_from_values_tracked
+        from ember._ops.sparse_autograd import compressed_from_values_tracked
         return compressed_from_values_tracked(values, lambda v: _build(
             by_rows, *block_rows_cols, v.numpy(), size, values_dtype))
     out = _build(by_rows, *block_rows_cols, blocks, size, values_dtype)
@@ -222,6 +230,8 @@ def sparse_bsr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
     """sparse_bsr_tensor(crow_indices, col_indices, values, size=None, *, dtype=None,
     device=None, requires_grad=False, check_invariants=None) -> Tensor: a sparse matrix in BSR
     format: `values` holds its blocks (blocks x R x C) by block row."""
+    if _state.entry and _wants(locals()):
+        return _handle(sparse_bsr_tensor, locals())
     return _blocked_tensor(crow_indices, col_indices, values, size, dtype, requires_grad,
                            True, ("crow_indices", "col_indices"))
 
@@ -233,6 +243,8 @@ def sparse_bsc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=Non
     """sparse_bsc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=None,
     device=None, requires_grad=False, check_invariants=None) -> Tensor: a sparse matrix in BSC
     format: `values` holds its blocks (blocks x R x C) by block column."""
+    if _state.entry and _wants(locals()):
+        return _handle(sparse_bsc_tensor, locals())
     return _blocked_tensor(ccol_indices, row_indices, values, size, dtype, requires_grad,
                            False, ("ccol_indices", "row_indices"))
 
@@ -245,15 +257,16 @@ def sparse_compressed_tensor(compressed_indices, plain_indices, values, size=Non
     dtype=None, layout=None, device=None, requires_grad=False, check_invariants=None) -> Tensor:
     a sparse matrix in the compressed `layout` given (sparse_csr, sparse_csc, sparse_bsr or
     sparse_bsc)."""
-    import ember
+    if _state.entry and _wants(locals()):
+        return _handle(sparse_compressed_tensor, locals())
     from ember._ops.sparse import sparse_csr_tensor
     from ember._ops.sparse_csc import sparse_csc_tensor
-    makers = {ember.sparse_csr: sparse_csr_tensor, ember.sparse_csc: sparse_csc_tensor,
-              ember.sparse_bsr: sparse_bsr_tensor, ember.sparse_bsc: sparse_bsc_tensor}
+    makers = {_layouts.sparse_csr: sparse_csr_tensor, _layouts.sparse_csc: sparse_csc_tensor,
+              _layouts.sparse_bsr: sparse_bsr_tensor, _layouts.sparse_bsc: sparse_bsc_tensor}
     make = makers.get(layout)
     _check(make is not None, lambda: (
         "sparse_compressed_tensor expected sparse compressed tensor layout but got "
-        f"{'none' if layout is None else 'Strided' if layout is ember.strided else layout}"))
+        f"{'none' if layout is None else 'Strided' if layout is _layouts.strided else layout}"))
     return make(compressed_indices, plain_indices, values, size, dtype=dtype, device=device,
                 requires_grad=requires_grad, check_invariants=check_invariants)
 

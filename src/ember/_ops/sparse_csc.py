@@ -9,6 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from ember._core.checks import _check, _check_index
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import register_frontend
 
 
@@ -115,6 +118,8 @@ def sparse_csc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=Non
     """sparse_csc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=None,
     device=None, requires_grad=False, check_invariants=None) -> Tensor: a sparse matrix in CSC
     format (compressed columns)."""
+    if _state.entry and _wants(locals()):
+        return _handle(sparse_csc_tensor, locals())
     from ember._ops.sparse import _as_array, _index_array, _tracks_values
     arrays = _arrays()
     ccol = _index_array(ccol_indices, "ccol_indices")
@@ -132,7 +137,7 @@ def sparse_csc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=Non
         f"ccol_indices.size(-1) must be equal to size[-1] + 1 (that is {size[1] + 1}), but "
         f"got: {len(ccol)}"))
     if _tracks_values(values):
-        from ember.sparse._gradcheck import compressed_from_values_tracked
+        from ember._ops.sparse_autograd import compressed_from_values_tracked
         return compressed_from_values_tracked(values, lambda v: arrays.csc(
             ccol, row, v.numpy(), size, values_dtype=value_dtype))
     return arrays.csc(ccol, row, value, size, requires_grad, values_dtype=value_dtype)
@@ -150,22 +155,28 @@ def _need_csc(self, what):
 @register_frontend(function=False)
 def ccol_indices(self):
     """ccol_indices() -> Tensor: the compressed column indices of a CSC tensor."""
+    if _state.entry and _wants(locals()):
+        return _handle(ccol_indices, locals())
     return _need_csc(self, "ccol_indices").ccol_indices
 
 
 @register_frontend(function=False)
 def row_indices(self):
     """row_indices() -> Tensor: the row indices of a CSC tensor."""
+    if _state.entry and _wants(locals()):
+        return _handle(row_indices, locals())
     return _need_csc(self, "row_indices").row_indices
 
 
 @register_frontend(function=False)
 def to_sparse_csc(self, dense_dim=None):
     """to_sparse_csc(dense_dim=None) -> Tensor: a CSC copy of a matrix."""
+    if _state.entry and _wants(locals()):
+        return _handle(to_sparse_csc, locals())
     if _is_csc(self):
         return self
     _check(not dense_dim, "to_sparse_csc: dense dims are not supported")
     _check(self.dim() == 2, lambda: f"to_sparse_csc: expected a 2-D tensor, got {self.dim()}-D")
     # The CSC of a matrix is the transpose of the CSR of its transpose.
-    from ember.sparse._gradcheck import convert_tracked
+    from ember._ops.sparse_autograd import convert_tracked
     return convert_tracked(self, lambda t: t.t().to_sparse_csr().t())

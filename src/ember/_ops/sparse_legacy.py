@@ -11,7 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ember._core import upcalls
 from ember._core.checks import _check
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import register_frontend
 
 
@@ -72,6 +76,8 @@ def hspmm(mat1, mat2, *, out=None):
     """hspmm(mat1, mat2, *, out=None) -> Tensor: a sparse COO matrix times a dense one, as a
     hybrid COO tensor: one sparse dim (the product's rows where mat1 has entries), each row's
     values dense."""
+    if _state.entry and _wants(locals()):
+        return _handle(hspmm, locals())
     _check(out is None, "hspmm: out= is not supported by ember")
     rows, products = _product_rows("hspmm", mat1, mat2)
     shape = (mat1.shape[0], mat2.shape[1])
@@ -82,6 +88,8 @@ def hspmm(mat1, mat2, *, out=None):
 @register_frontend(method=False)
 def hsmm(mat1, mat2):
     """hsmm(mat1, mat2) -> Tensor: hspmm."""
+    if _state.entry and _wants(locals()):
+        return _handle(hsmm, locals())
     return hspmm(mat1, mat2)
 
 
@@ -97,6 +105,8 @@ def sspaddmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """sspaddmm(input, mat1, mat2, *, beta=1, alpha=1, out=None) -> Tensor: beta * input +
     alpha * mat1 @ mat2 with sparse COO input and mat1 and dense mat2, a sparse COO result
     (NOTE [sparse rows of a product])."""
+    if _state.entry and _wants(locals()):
+        return _handle(sspaddmm, locals())
     _check(out is None, "sspaddmm: out= is not supported by ember")
     _check(_layout_name(input) == "sparse_coo", "tensor.sspaddmm(...) can only be called on "
                                                 "sparse tensors")
@@ -119,12 +129,16 @@ def sspaddmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
 @register_frontend(method=False)
 def saddmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """saddmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor: sspaddmm."""
+    if _state.entry and _wants(locals()):
+        return _handle(saddmm, locals())
     return sspaddmm(input, mat1, mat2, beta=beta, alpha=alpha, out=out)
 
 
 def smm(input, mat):
     """smm(input, mat) -> Tensor: a sparse COO matrix times a dense one, as a sparse COO
     matrix (NOTE [sparse rows of a product])."""
+    if _state.entry and _wants(locals()):
+        return _handle(smm, locals())
     _check(_layout_name(input) == "sparse_coo", "tensor.sspaddmm(...) can only be called on "
                                                 "sparse tensors")
     rows, products = _product_rows("smm", input, mat)
@@ -139,8 +153,9 @@ register_frontend("smm")(smm)
 @register_frontend(method=False)
 def dsmm(input, mat2):
     """dsmm(input, mat2) -> Tensor: input @ mat2 as a dense matrix (input sparse or dense)."""
-    import ember
-    return ember.mm(input, mat2)
+    if _state.entry and _wants(locals()):
+        return _handle(dsmm, locals())
+    return upcalls.public("mm")(input, mat2)
 
 
 # --------------------------------------------------------------------------- *_copy
@@ -159,36 +174,48 @@ def _copy_of(name, accessor, input, out):
 @register_frontend(method=False)
 def indices_copy(input, *, out=None):
     """indices_copy(input, *, out=None) -> Tensor: a copy of input.indices()."""
+    if _state.entry and _wants(locals()):
+        return _handle(indices_copy, locals())
     return _copy_of("indices_copy", lambda t: t.indices(), input, out)
 
 
 @register_frontend(method=False)
 def values_copy(input, *, out=None):
     """values_copy(input, *, out=None) -> Tensor: a copy of input.values()."""
+    if _state.entry and _wants(locals()):
+        return _handle(values_copy, locals())
     return _copy_of("values_copy", lambda t: t.values(), input, out)
 
 
 @register_frontend(method=False)
 def crow_indices_copy(input, *, out=None):
     """crow_indices_copy(input, *, out=None) -> Tensor: a copy of input.crow_indices()."""
+    if _state.entry and _wants(locals()):
+        return _handle(crow_indices_copy, locals())
     return _copy_of("crow_indices_copy", lambda t: t.crow_indices(), input, out)
 
 
 @register_frontend(method=False)
 def col_indices_copy(input, *, out=None):
     """col_indices_copy(input, *, out=None) -> Tensor: a copy of input.col_indices()."""
+    if _state.entry and _wants(locals()):
+        return _handle(col_indices_copy, locals())
     return _copy_of("col_indices_copy", lambda t: t.col_indices(), input, out)
 
 
 @register_frontend(method=False)
 def ccol_indices_copy(input, *, out=None):
     """ccol_indices_copy(input, *, out=None) -> Tensor: a copy of input.ccol_indices()."""
+    if _state.entry and _wants(locals()):
+        return _handle(ccol_indices_copy, locals())
     return _copy_of("ccol_indices_copy", lambda t: t.ccol_indices(), input, out)
 
 
 @register_frontend(method=False)
 def row_indices_copy(input, *, out=None):
     """row_indices_copy(input, *, out=None) -> Tensor: a copy of input.row_indices()."""
+    if _state.entry and _wants(locals()):
+        return _handle(row_indices_copy, locals())
     return _copy_of("row_indices_copy", lambda t: t.row_indices(), input, out)
 
 
@@ -220,6 +247,8 @@ def sparse_resize_(self, size, sparse_dim, dense_dim):
     """sparse_resize_(size, sparse_dim, dense_dim) -> Tensor: a COO tensor's size changed in
     place, its entries kept (a non-empty tensor keeps its dims' counts, its dense sizes, and
     sparse sizes no smaller than they were)."""
+    if _state.entry and _wants(locals()):
+        return _handle(sparse_resize_, locals())
     data = _resizable(self, "sparse_resize_")
     size = tuple(int(n) for n in size)
     _check_dims(size, sparse_dim, dense_dim)
@@ -252,6 +281,8 @@ def _empty_of(self, size, sparse_dim):
 def sparse_resize_and_clear_(self, size, sparse_dim, dense_dim):
     """sparse_resize_and_clear_(size, sparse_dim, dense_dim) -> Tensor: a COO tensor emptied
     in place and given this size and these numbers of sparse and dense dims."""
+    if _state.entry and _wants(locals()):
+        return _handle(sparse_resize_and_clear_, locals())
     _resizable(self, "sparse_resize_and_clear_")
     size = tuple(int(n) for n in size)
     _check_dims(size, sparse_dim, dense_dim)
@@ -261,6 +292,8 @@ def sparse_resize_and_clear_(self, size, sparse_dim, dense_dim):
 def resize_as_sparse_(self, the_template):
     """resize_as_sparse_(the_template) -> Tensor: sparse_resize_ to the template's size and
     sparse and dense dim counts."""
+    if _state.entry and _wants(locals()):
+        return _handle(resize_as_sparse_, locals())
     _check(_layout_name(self) == "sparse_coo", "resize_as_sparse_: expected 'self' to be a "
                                                "sparse COO tensor")
     template_sparse = the_template.sparse_dim()

@@ -7,6 +7,9 @@ from __future__ import annotations
 from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import register_frontend
 from ember._ops.tensor_storage import _element_name
 
@@ -76,6 +79,8 @@ def module_load(self, other, assign=False):
     into this parameter or buffer when swapping is on: `other` detached (assign=True), or
     this tensor with other's values copied in, detached. A subclass overrides it to change how
     state-dict values are converted."""
+    if _state.entry and _wants(locals()):
+        return _handle(module_load, locals())
     if assign:
         return other.detach()
     return self.copy_(other).detach()
@@ -90,6 +95,8 @@ def map2_(self, x, y, callable):
     """Tensor.map2_(x, y, callable) -> Tensor: replace every element a of self (a CPU tensor)
     by callable(a, b, c), b and c the matching elements of `x` and `y` broadcast to self's
     shape."""
+    if _state.entry and _wants(locals()):
+        return _handle(map2_, locals())
     from ember._ops.misc import _python_callable_checks, map_elements
     for name, position, value in (("x", 1, x), ("y", 2, y)):
         _check_type(isinstance(value, dispatch.Tensor), lambda name=name, position=position,

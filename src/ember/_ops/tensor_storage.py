@@ -12,13 +12,15 @@ import weakref
 import numpy as np
 
 from ember._backends.meta import MetaArray
-from ember._core import arguments, dispatch, strided
+from ember._core import arguments, dispatch, strided, upcalls
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type
-from ember._core.device import CPU, META
+from ember._core.device import CPU, META, as_device
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import register_frontend
 from ember._core.storage import UntypedStorage, memory_owner
-from ember.autograd import grad_mode
 
 # The C++ element type names PyTorch's set_ messages print ("long int", "c10::Half").
 _CPP_ELEMENT_NAMES = {
@@ -46,13 +48,15 @@ def set_(self, source=None, storage_offset=None, size=None, stride=None):
 
     NOTE [set_ rebinds one tensor]: self stops sharing memory with the views it had; those keep
     the old memory, and the version counter self reads from now on is its new storage's."""
+    if _state.entry and _wants(locals()):
+        return _handle(set_, locals())
     tensor_source = isinstance(source, dispatch.Tensor)
     storage_source = _storage_of_source(source)
     if not (source is None and storage_offset is None and size is None and stride is None) \
             and not _set_arguments_match(source, tensor_source, storage_source, storage_offset,
                                          size, stride):
         raise parser_error_for_set(source, storage_offset, size, stride)
-    _check(not (self._requires_grad and self._grad_fn is None and grad_mode.is_grad_enabled()),
+    _check(not (self._requires_grad and self._grad_fn is None and dispatch.state.grad_enabled()),
            "a leaf Variable that requires grad is being used in an in-place operation.")
     if tensor_source:
         _check(source._dtype is self._dtype, lambda: (
@@ -247,6 +251,8 @@ def share_memory_(self):
 
     As with set_ (NOTE [set_ rebinds one tensor]), views made of self before the call keep the
     old memory; views made after it share."""
+    if _state.entry and _wants(locals()):
+        return _handle(share_memory_, locals())
     if self._device is not CPU or is_shared(self):
         return self
     storage = dispatch.storage_of(self)
@@ -283,14 +289,15 @@ register_frontend("share_memory_", function=False)(share_memory_)
 def pin_memory(self, device=None):
     """Tensor.pin_memory(device=None) -> Tensor: a copy in page-locked host memory, for fast
     copies to an accelerator. Without one, PyTorch's RuntimeError."""
+    if _state.entry and _wants(locals()):
+        return _handle(pin_memory, locals())
     import warnings
 
-    import ember
     if device is not None:
         warnings.warn("The argument 'device' of Tensor.pin_memory() is deprecated. Please do "
                       "not pass this argument.", DeprecationWarning, stacklevel=2)
-        _check(ember.device(device).type != "cpu", "CPU device type not an accelerator.")
-    _check(ember.accelerator.is_available(),
+        _check(as_device(device).type != "cpu", "CPU device type not an accelerator.")
+    _check(upcalls.accelerator_available(),
            "Cannot access accelerator device when none is available.")
     _check(self._device is CPU, lambda: (
         f"cannot pin '{self.type()}' only dense CPU tensors can be pinned"))
@@ -304,16 +311,22 @@ register_frontend("pin_memory", function=False)(pin_memory)
 
 def xpu(self, device=None, non_blocking=False, memory_format=None):
     """Tensor.xpu(): ember has no XPU back-end (PyTorch's AssertionError)."""
+    if _state.entry and _wants(locals()):
+        return _handle(xpu, locals())
     raise AssertionError("Torch not compiled with XPU enabled")
 
 
 def ipu(self, device=None, non_blocking=False, memory_format=None):
     """Tensor.ipu(): ember has no IPU back-end (PyTorch's RuntimeError)."""
+    if _state.entry and _wants(locals()):
+        return _handle(ipu, locals())
     raise RuntimeError("PyTorch is not linked with support for ipu devices")
 
 
 def mtia(self, device=None, non_blocking=False, memory_format=None):
     """Tensor.mtia(): ember has no MTIA back-end (PyTorch's AssertionError)."""
+    if _state.entry and _wants(locals()):
+        return _handle(mtia, locals())
     raise AssertionError(
         "Torch not compiled with MTIA enabled. Ensure you have `import "
         "mtia.host_runtime.torch_mtia.dynamic_library` in your python src file and include "
@@ -323,9 +336,11 @@ def mtia(self, device=None, non_blocking=False, memory_format=None):
 def record_stream(self, stream):
     """Tensor.record_stream(stream): mark the memory as used by a CUDA stream. A CPU tensor has
     no streams: PyTorch's errors."""
-    from ember._streams import Stream
-    _check(isinstance(stream, Stream) or type(stream).__name__ == "Stream",
-           "unknown parameter type")
+    if _state.entry and _wants(locals()):
+        return _handle(record_stream, locals())
+    # (a Stream, ember's or a device module's, or a subclass: known by name, since the class
+    # lives in the facade above the op families)
+    _check(any(c.__name__ == "Stream" for c in type(stream).__mro__), "unknown parameter type")
     if self._device.type == "cuda":
         return
     raise NotImplementedError(

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from ember._core import dispatch
 from ember._core.checks import _check_type
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.promotion import result_type_from, scalar_type_of
 from ember._core.registry import register_frontend
 
@@ -22,6 +25,8 @@ def result_type(tensor, other):
 
     Each argument may be a tensor or a Python number; type promotion treats dimensioned
     tensors, zero-dim tensors and numbers as in every pointwise op."""
+    if _state.entry and _wants(locals()):
+        return _handle(result_type, locals())
     _check_type(_is_operand(tensor) and _is_operand(other), lambda: (
         f"result_type() received an invalid combination of arguments - got "
         f"({type(tensor).__name__}, {type(other).__name__}), but expected one of: "

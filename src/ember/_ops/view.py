@@ -16,10 +16,13 @@ from __future__ import annotations
 import math
 
 from ember._backends.meta import StandIn
-from ember._core import arguments, dispatch
+from ember._core import arguments, dispatch, upcalls
 from ember._core import dtype as dt
 from ember._core.checks import _check, _warn_once
 from ember._core.device import CPU
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import Size, normalize_shape, sizes_or_keyword, wrap_dim, wrap_dims
 from ember._ops.grad_utils import view_or_copy
@@ -167,6 +170,18 @@ def view_size(xp, self, size):
     return _view_as_shape(xp, self, shape)
 
 
+def _unsafe_view_meta(self, size):
+    return infer_size(size, math.prod(self.shape)), self._dtype
+
+
+@register_op("_unsafe_view(Tensor self, SymInt[] size) -> Tensor", function=False,
+             method=False, meta=_unsafe_view_meta, saves=(), derivatives=_RESHAPE_BACK)
+def _unsafe_view(xp, self, size):
+    """A view's shape change whose result autograd does not treat as a view (what matmul's
+    and reshape's decompositions end with); ember gives it its own storage."""
+    return view_size(xp, self, size).copy()
+
+
 # PyTorch records no history for a dtype view (even to the same dtype).
 @register_op("view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)", kind="view",
              function=False, method=False, differentiable=False)
@@ -195,6 +210,8 @@ def view_dtype(xp, self, dtype):
 @register_frontend(function=False)
 def view(self, *args, size=None, dtype=None):
     """view(*shape) / view(dtype) -> Tensor: another shape or dtype over the same data."""
+    if _state.entry and _wants(locals()):
+        return _handle(view, locals())
     if dtype is not None or (len(args) == 1 and (isinstance(args[0], dt.dtype) or
                                                  args[0] in _PYTHON_TYPES)):
         chosen = dtype if dtype is not None else args[0]
@@ -331,6 +348,8 @@ _UNSET = object()        # an argument not given (told apart from None)
 
 def _squeeze_method(self, *dims, dim=_UNSET):
     # (The method takes the dims as varargs too: x.squeeze(0, 1), as PyTorch's does.)
+    if _state.entry and _wants(locals()):
+        return _handle(_squeeze_method, locals())
     if len(dims) == 1 and dim is _UNSET:
         dim = dims[0]
     elif dims:
@@ -343,6 +362,8 @@ def _squeeze_method(self, *dims, dim=_UNSET):
 @register_frontend(method=_squeeze_method)
 def squeeze(input, dim=_UNSET):
     """squeeze(input, dim=None) -> Tensor: remove size-1 dims (all, one, or a tuple of them)."""
+    if _state.entry and _wants(locals()):
+        return _handle(squeeze, locals())
     if dim is _UNSET:
         return dispatch.call(OPS["squeeze"], (input,))
     if type(dim) is int:
@@ -406,6 +427,8 @@ def _adjoint_view(xp, self):
 def adjoint(input):
     """adjoint(input) -> Tensor: the conjugate transpose of the last two dims (on a 0-d
     tensor, deprecated, its conjugate)."""
+    if _state.entry and _wants(locals()):
+        return _handle(adjoint, locals())
     if not isinstance(input, dispatch.Tensor):
         arguments.refuse(("adjoint", "input", 1), "Tensor", input)
     if input.ndim == 0:
@@ -414,8 +437,8 @@ def adjoint(input):
         return input.conj()
     result = dispatch.call(OPS["adjoint"], (input,))
     if input._dtype.is_complex:
-        import ember
-        result = ember.conj(result)
+        from ember._ops.pointwise_math import conj
+        result = conj(result)
     return result
 
 
@@ -442,6 +465,8 @@ def _movedim_order(ndim, source, destination):
            lambda: f"movedim: repeated dim in `source` ({list(source)})")
     _check(len(set(destination)) == len(destination),
            lambda: f"movedim: repeated dim in `destination` ({list(destination)})")
+    if ndim == 0:                   # (a 0-d tensor's dim 0 / -1 is itself: nothing moves)
+        return ()
     order = [-1] * ndim
     for s, d in zip(source, destination):
         order[d] = s
@@ -475,6 +500,8 @@ _INT_LISTS = (tuple, list, Size)
 @register_frontend()
 def movedim(input, source, destination):
     """movedim(input, source, destination) -> Tensor: move dims (int or tuple) to new places."""
+    if _state.entry and _wants(locals()):
+        return _handle(movedim, locals())
     if type(source) is int and type(destination) is int:
         return dispatch.call(OPS["movedim.int"], (input, source, destination))
     lists = type(source) in _INT_LISTS and type(destination) in _INT_LISTS
@@ -574,8 +601,7 @@ def restride_in_place(self, make_view, *args, **kwargs):
     """Give `self` the shape and strides of the view `make_view(self, ...)` (squeeze_, t_,
     as_strided_ ...). Under autograd `self`'s history becomes the view's node, fed by its old
     history, as PyTorch records an in-place view op; the version moves as for any in-place op."""
-    from ember.autograd import grad_mode, graph
-    _check(not (self._requires_grad and self._grad_fn is None and grad_mode.is_grad_enabled()),
+    _check(not (self._requires_grad and self._grad_fn is None and dispatch.state.grad_enabled()),
            "a leaf Variable that requires grad is being used in an in-place operation.")
     result = make_view(self, *args, **kwargs)
     self._data = result._data
@@ -584,7 +610,7 @@ def restride_in_place(self, make_view, *args, **kwargs):
     if fn is not None and result._requires_grad:
         name = _IN_PLACE_NODE_NAMES.get(type(fn).__name__)
         if name is not None:
-            fn.__class__ = graph.node_class_named(name)
+            fn.__class__ = upcalls.node_class_named(name)
         self._grad_fn = fn
         self._requires_grad = True
         self.__dict__.pop("_output_nr", None)
@@ -595,6 +621,8 @@ def restride_in_place(self, make_view, *args, **kwargs):
 
 def _in_place(name, op_for):
     def method(self, *args, **kwargs):
+        if _state.entry and _wants(locals()):
+            return _handle(method, locals())
         return restride_in_place(self, op_for, *args, **kwargs)
     method.__name__ = name
     method.__doc__ = f"{name}(...) -> Tensor: {name[:-1]} changing this tensor's own shape."

@@ -13,10 +13,13 @@ from __future__ import annotations
 
 from ember._backends import get_backend
 from ember._backends.meta import MetaArray, StandIn
-from ember._core import arguments, dispatch, strided
+from ember._core import arguments, dispatch, strided, upcalls
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_index, _check_type
 from ember._core.device import META
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim
 from ember._ops import grad_utils
@@ -79,6 +82,8 @@ def narrow_tensor(xp, self, dim, start, length):
 @register_frontend()
 def narrow(input, dim, start, length):
     """narrow(input, dim, start, length) -> Tensor: a slice of `dim` (a view)."""
+    if _state.entry and _wants(locals()):
+        return _handle(narrow, locals())
     op = OPS["narrow.Tensor" if isinstance(start, dispatch.Tensor) else "narrow"]
     args = (input, dim, start, length)
     if type(dim) is not int or type(length) is not int or \
@@ -249,6 +254,8 @@ def split_with_sizes(xp, self, split_sizes, dim=0):
 @register_frontend()
 def split(tensor, split_size_or_sections, dim=0):
     """split(tensor, split_size_or_sections, dim=0) -> tuple of views."""
+    if _state.entry and _wants(locals()):
+        return _handle(split, locals())
     if isinstance(split_size_or_sections, (list, tuple)):
         return dispatch.call(OPS["split_with_sizes"],
                              (tensor, tuple(split_size_or_sections), dim))
@@ -328,6 +335,8 @@ _UNSET = object()        # an argument not given (told apart from None)
 def tensor_split(input, tensor_indices_or_sections=_UNSET, dim=0, *, indices=_UNSET,
                  sections=_UNSET):
     """tensor_split(input, indices_or_sections, dim=0) -> tuple of views."""
+    if _state.entry and _wants(locals()):
+        return _handle(tensor_split, locals())
     # PyTorch's three overloads name the second argument differently; one of them is given:
     # a tensor, a list of indices or a number of sections.
     given = {name: value for name, value in (
@@ -363,6 +372,8 @@ def tensor_split(input, tensor_indices_or_sections=_UNSET, dim=0, *, indices=_UN
 
 def _make_hvd_split(name, dim, min_dims):
     def fn(input, indices_or_sections):
+        if _state.entry and _wants(locals()):
+            return _handle(fn, locals())
         ndim = input.ndim
         _check(ndim >= min_dims, lambda: (
             f"torch.{name} requires a tensor with at least {min_dims} dimension, but got a "
@@ -592,11 +603,9 @@ _storage_function = []
 
 def _storage_of():
     """A custom Function giving `_flat_storage` a gradient edge to its input (made on first
-    use: ember.autograd imports the op families)."""
+    use; its base class comes from above, NOTE [upcalls])."""
     if not _storage_function:
-        from ember.autograd.function import Function
-
-        class StorageOf(Function):
+        class StorageOf(upcalls.Function):
             @staticmethod
             def forward(ctx, input):
                 ctx.geometry = (tuple(input.shape), tuple(input.stride()),
@@ -614,6 +623,8 @@ def _storage_of():
 def as_strided(input, size, stride, storage_offset=None):
     """as_strided(input, size, stride, storage_offset=None) -> Tensor: a view with explicit
     element strides, measured from the start of input's storage."""
+    if _state.entry and _wants(locals()):
+        return _handle(as_strided, locals())
     _check_type(isinstance(input, dispatch.Tensor), lambda: (
         f"as_strided(): argument 'input' must be Tensor, not {type(input).__name__}"))
     if not (type(size) in _LISTS and type(stride) in _LISTS and (
@@ -638,6 +649,8 @@ def as_strided(input, size, stride, storage_offset=None):
 def as_strided_(self, size, stride, storage_offset=None):
     """In-place form of `Tensor.as_strided`: gives `self` new sizes, strides and storage
     offset over its own storage, and returns `self`."""
+    if _state.entry and _wants(locals()):
+        return _handle(as_strided_, locals())
     from ember._ops.view import restride_in_place
     return restride_in_place(self, as_strided, size, stride, storage_offset)
 

@@ -19,6 +19,9 @@ from ember._core import dtype as dt
 from ember._core.arguments import parser_error
 from ember._core.checks import _check, _check_not_implemented
 from ember._core.deprecated_forms import NOT_GIVEN
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.fp_errors import run_quietly
 from ember._core.registry import OPS, register_frontend
 from ember._core.registry import register_op as _register_op
@@ -199,6 +202,8 @@ def _given(name, values, defaults):
 @register_frontend(method=False)
 def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
                 pin_memory=False, requires_grad=False):
+    if _state.entry and _wants(locals()):
+        return _handle(hann_window, locals())
     return _run("hann_window.periodic",
                 (window_length, periodic, dtype, layout, device, pin_memory), requires_grad)
 
@@ -207,6 +212,8 @@ def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device
 def hamming_window(window_length, periodic=NOT_GIVEN, alpha=NOT_GIVEN, beta=NOT_GIVEN, *,
                    dtype=None, layout=None, device=None, pin_memory=False,
                    requires_grad=False):
+    if _state.entry and _wants(locals()):
+        return _handle(hamming_window, locals())
     periodic, alpha, beta = _given("hamming_window", (periodic, alpha, beta),
                                    {"periodic": True, "alpha": 0.54, "beta": 0.46})
     return _run("hamming_window.periodic_alpha_beta", (window_length, periodic, alpha, beta,
@@ -217,6 +224,8 @@ def hamming_window(window_length, periodic=NOT_GIVEN, alpha=NOT_GIVEN, beta=NOT_
 @register_frontend(method=False)
 def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
                     pin_memory=False, requires_grad=False):
+    if _state.entry and _wants(locals()):
+        return _handle(blackman_window, locals())
     return _run("blackman_window.periodic",
                 (window_length, periodic, dtype, layout, device, pin_memory), requires_grad)
 
@@ -224,6 +233,8 @@ def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, de
 @register_frontend(method=False)
 def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
                     pin_memory=False, requires_grad=False):
+    if _state.entry and _wants(locals()):
+        return _handle(bartlett_window, locals())
     return _run("bartlett_window.periodic",
                 (window_length, periodic, dtype, layout, device, pin_memory), requires_grad)
 
@@ -231,6 +242,8 @@ def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, de
 @register_frontend(method=False)
 def kaiser_window(window_length, periodic=NOT_GIVEN, beta=NOT_GIVEN, *, dtype=None,
                   layout=None, device=None, pin_memory=False, requires_grad=False):
+    if _state.entry and _wants(locals()):
+        return _handle(kaiser_window, locals())
     periodic, beta = _given("kaiser_window", (periodic, beta), {"periodic": True, "beta": 12.0})
     return _run("kaiser_window.beta",
                 (window_length, periodic, beta, dtype, layout, device, pin_memory),

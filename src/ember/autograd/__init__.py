@@ -32,3 +32,19 @@ def __getattr__(name):
         import importlib
         return importlib.import_module(f"ember.autograd.{name}")
     raise AttributeError(f"module 'ember.autograd' has no attribute '{name}'")
+
+
+def _install_upcalls():
+    """Hand the op families what they call in autograd (NOTE [upcalls])."""
+    from ember._core import upcalls
+    from ember.autograd.anomaly_mode import _enable
+    from ember.autograd.graph import node_class_named
+    upcalls.grad = grad
+    upcalls.enable_grad = enable_grad
+    upcalls.no_grad = no_grad
+    upcalls.Function = Function
+    upcalls.node_class_named = node_class_named
+    upcalls.set_anomaly_enabled = _enable
+
+
+_install_upcalls()

@@ -84,8 +84,8 @@ class BackwardCFunction(Node):
             for k, g in enumerate(grads):
                 if g is None and self._output_meta[k] is not None:
                     shape, dtype, device = self._output_meta[k]
-                    from ember._ops.creation import full_array
-                    grads[k] = dispatch.wrap(full_array(shape, 0, dtype, device), dtype, device)
+                    from ember._ops.creation import zero_gradient
+                    grads[k] = zero_gradient(shape, dtype, device)
         result = self._function.backward(ctx, *grads)
         if not isinstance(result, tuple):
             result = (result,)
@@ -225,7 +225,8 @@ def _wrap_outputs(cls, ctx, args, output, needs_graph):
                 o.__dict__["_output_nr"] = k
             else:
                 o.__dict__.pop("_output_nr", None)
-            output_meta.append((tuple(o.shape), o._dtype, o._device))
+            output_meta.append((tuple(o.shape), o._dtype,
+                                o._device if type(o) is dispatch.Tensor else o.device))
         else:
             if id(outputs[k]) in non_diff:
                 o._requires_grad = False

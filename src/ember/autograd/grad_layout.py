@@ -88,12 +88,17 @@ def copy_obeying_layout(grad, variable, create_graph: bool):
     if hasattr(target, "layout_name") or hasattr(grad._data, "layout_name"):
         return _sparse_copy(grad, create_graph)
     if type(grad) in OVERRIDING:
-        # A subclass with its own dispatch (a wrapper tensor): its clone is its business.
+        # A subclass with its own dispatch (a wrapper or fake tensor): its clone is its
+        # business; a row-major variable gets a row-major gradient (a fake tensor's clone
+        # keeps the layout the gradient was computed in).
+        fmt = None
+        if variable.is_contiguous() and not grad.is_contiguous():
+            from ember._core.layout import contiguous_format as fmt
         if create_graph:
-            return grad.clone()
+            return grad.clone(memory_format=fmt)
         from ember.autograd.grad_mode import no_grad
         with no_grad():
-            return grad.clone()
+            return grad.clone(memory_format=fmt)
     if create_graph or grad._device is not CPU or type(target) is not _ndarray:
         from ember._ops.creation_ranges import empty_strided
         strides = variable.stride() if _dense_strides(target) else None

@@ -258,8 +258,8 @@ class OpNode(Node):
         for k, g in enumerate(grads):
             if g is None and self._output_meta[k] is not None:
                 shape, dtype, device = self._output_meta[k]
-                from ember._ops.creation import full_array
-                grads[k] = dispatch.wrap(full_array(shape, 0, dtype, device), dtype, device)
+                from ember._ops.creation import zero_gradient
+                grads[k] = zero_gradient(shape, dtype, device)
         ctx = GradContext(self, grads)
         op = self._op
         derivatives = op.derivatives or {}
@@ -474,7 +474,9 @@ def record(op, args, out):
                 o._requires_grad = True
                 if k:
                     o.__dict__["_output_nr"] = k
-                output_meta.append((o._data.shape, dtype, o._device))
+                # A subclass's own device (a FakeTensor's fake_device), for its zero gradient.
+                output_meta.append((o._data.shape, dtype,
+                                    o._device if type(o) is Tensor else o.device))
                 continue
         output_meta.append(None)
     node._output_meta = output_meta

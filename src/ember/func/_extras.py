@@ -79,12 +79,14 @@ def functionalize(func, *, remove="mutations"):
     """func with its mutations (and, for remove="mutations_and_views", its aliasing) removed,
     same results.
 
-    NOTE [functionalize in eager ember]: ember has no functional tensor wrappers, so func runs
-    as is: its in-place ops on the inputs stay visible to the caller, as PyTorch's
-    functionalize copies them back at the end. What a caller can see besides values is which
-    outputs alias what, and that follows PyTorch: an output aliasing an input that func
-    mutated is a fresh tensor (PyTorch regenerates it from the updated input); with
-    "mutations_and_views" no output aliases an input or an earlier output.
+    func runs under a FunctionalTensorMode on FunctionalTensor wrappers of its tensor
+    arguments (NOTE [functionalization] in ember/_subclasses/functional_tensor.py): the ops it
+    runs reach the dispatch modes below as functional ops only, its in-place writes replace
+    values instead of writing memory, and an input it mutated gets its final value with one
+    `copy_` at the end, as PyTorch's functionalize does. Its outputs are the wrappers' values:
+    an unmutated input comes back as itself, a view of an unmutated input as a view of it
+    ("mutations"), anything written to as a fresh tensor; with "mutations_and_views" views are
+    `*_copy` ops, so no output aliases an input or another output.
     """
     if remove not in ("mutations", "mutations_and_views"):
         raise RuntimeError(
@@ -95,41 +97,29 @@ def functionalize(func, *, remove="mutations"):
             "     remove='mutations_and_views': In addition to the above, all aliasing "
             "operators {view} will be replaced with their non-aliasing counterparts, "
             "{view}_copy.\n")
-    no_views = remove == "mutations_and_views"
 
     @functools.wraps(func)
     def wrapped(*args, **kwargs):
-        inputs = [t for t in _flatten((args, kwargs))[0] if _is_tensor(t)]
-        versions = [t._version for t in inputs]
-        outputs = func(*args, **kwargs)
-        flat, spec = _flatten(outputs)
-        seen = []
-        for k, out in enumerate(flat):
-            if not _is_tensor(out):
-                continue
-            fresh = False
-            for inp, version in zip(inputs, versions):
-                if out is inp or _shares_memory(out, inp):
-                    mutated = inp._version != version
-                    fresh = mutated or (no_views and out is not inp)
-                    break
-            else:
-                fresh = no_views and any(_shares_memory(out, earlier) for earlier in seen)
-            if fresh:
-                flat[k] = out = out.clone()
-            seen.append(out)
-        return _unflatten(flat, spec)
+        from ember._subclasses.functional_tensor import FunctionalTensorMode
+        flat, spec = _flatten((args, kwargs))
+        mode = FunctionalTensorMode(remove=remove)
+        with mode:
+            inner = [mode.wrap(t) if _is_tensor(t) else t for t in flat]
+            inner_args, inner_kwargs = _unflatten(inner, spec)
+            outputs = func(*inner_args, **inner_kwargs)
+            flat_out, out_spec = _flatten(outputs)
+            flat_out = [_from_functional(t) for t in flat_out]
+        for original, wrapper in zip(flat, inner):
+            if _is_tensor(original) and wrapper._fn_storage.mutated:
+                original.copy_(wrapper._fn_storage.value)
+        return _unflatten(flat_out, out_spec)
 
     return wrapped
 
 
-def _shares_memory(a, b) -> bool:
-    import numpy as np
-    if a is b:
-        return True
-    if type(a._data) is np.ndarray and type(b._data) is np.ndarray:
-        return np.may_share_memory(a._data, b._data)
-    return False
+def _from_functional(value):
+    from ember._subclasses.functional_tensor import FunctionalTensor
+    return value.elem if type(value) is FunctionalTensor else value
 
 
 # --------------------------------------------------------------------------- model ensembles

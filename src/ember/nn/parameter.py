@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from ember._core.dispatch.subclasses import _disabled_torch_function_impl
+from ember._core.dispatch.subclasses import DISPATCH, _disabled_torch_function_impl
 from ember._tensor import Tensor
 
 __all__ = ["Buffer", "Parameter", "UninitializedBuffer", "UninitializedParameter",
@@ -28,10 +28,22 @@ def _rebuild_parameter(data, requires_grad, state):
     return param
 
 
-class Parameter(Tensor):
+class _ParameterMeta(type(Tensor)):
+    # `isinstance(t, Parameter)` is also true of a tensor of a dispatching subclass marked as
+    # a parameter (a FakeTensor made a Parameter keeps its class), as in PyTorch.
+    # Only instances of such subclasses pay more than the C check.
+    def __instancecheck__(cls, instance):
+        if type(instance) in DISPATCH and cls is Parameter:
+            return getattr(instance, "_is_param", False) or type.__instancecheck__(cls, instance)
+        return type.__instancecheck__(cls, instance)
+
+
+class Parameter(Tensor, metaclass=_ParameterMeta):
     """A tensor that a `Module` registers as trainable when assigned as its attribute.
 
-    `Parameter(data=None, requires_grad=True)` shares `data`'s storage; it is a leaf.
+    `Parameter(data=None, requires_grad=True)` shares `data`'s storage; it is a leaf. `data`
+    of a subclass that defines `__torch_dispatch__` (a FakeTensor) keeps its class: the result
+    is a detached leaf of it marked `_is_param`, which `isinstance(t, Parameter)` accepts.
     """
 
     __torch_function__ = _disabled_torch_function_impl
@@ -46,6 +58,10 @@ class Parameter(Tensor):
         if requires_grad and not (data.is_floating_point() or data.is_complex()):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                                "gradients")
+        if type(data) in DISPATCH:
+            t = data.detach().requires_grad_(requires_grad)
+            t._is_param = True
+            return t
         return Tensor._make_subclass(cls, data, requires_grad)
 
     def __init__(self, *args, **kwargs):
@@ -107,6 +123,10 @@ class UninitializedTensorMixin:
     Only `materialize(shape)`, casts, moves and a few queries work; any other op raises
     ValueError (from `__torch_function__`), `.shape` RuntimeError."""
 
+    # Its __torch_function__ only refuses: ops refuse it at the dispatcher, and hand-written
+    # public functions need not look for it at their entry (NOTE [the public entry]).
+    _entry_exempt = True
+
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
         if getattr(func, "__name__", None) in _ALLOWED_ON_UNINITIALIZED or \
@@ -160,6 +180,10 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
     def __new__(cls, requires_grad=True, device=None, dtype=None):
         from ember import empty
         data = empty(0, device=device, dtype=dtype)
+        if type(data) in DISPATCH:
+            t = data.detach().requires_grad_(requires_grad)
+            t._is_param = True
+            return t
         return Tensor._make_subclass(cls, data, requires_grad)
 
     def __deepcopy__(self, memo):

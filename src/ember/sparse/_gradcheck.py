@@ -1,6 +1,6 @@
-"""`torch.sparse.as_sparse_gradcheck` and the gradients it needs: compressed tensors (CSR,
-CSC, BSR, BSC) built from `values` that require grad, and layout conversions of tensors that
-require grad.
+"""`torch.sparse.as_sparse_gradcheck`. The gradients it needs (compressed tensors built from
+`values` that require grad, layout conversions of tensors that require grad) are the op
+families' own, in _ops/sparse_autograd.py.
 
 NOTE [gradcheck through the stored values]: gradcheck perturbs strided tensors only. The
 wrapper hands it each sparse input's stored values (with every element stored, unless
@@ -13,92 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember._ops import sparse_arrays as arrays
-from ember.autograd.function import Function
+from ember._ops.sparse_autograd import _layout_name, _values_at
 
 _SPARSE = ("sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc")
-_COMPRESSED = _SPARSE[1:]
 _STRIDED_REPRESENTATION = "__STRIDED_REPRESENTATION__"
-
-
-def _layout_name(t):
-    return getattr(getattr(t, "_data", None), "layout_name", "strided")
-
-
-def _dense_array(grad):
-    return (grad.to_dense() if _layout_name(grad) != "strided" else grad).detach().numpy()
-
-
-def _values_at(array, data):
-    """`array` (dense, of the tensor's shape) read where the compressed tensor stores values,
-    in storage order."""
-    if data.layout_name in ("sparse_bsr", "sparse_bsc"):
-        from ember._ops.sparse_blocked import _block_coordinates
-        rows, cols = data.shape
-        block_r, block_c = data.blocksize
-        grid = array.reshape(rows // block_r, block_r, cols // block_c, block_c)
-        block_rows, block_cols = _block_coordinates(data)
-        return grid.transpose(0, 2, 1, 3)[block_rows, block_cols]
-    if data.layout_name == "sparse_csr":
-        compressed, plain = data.crow_indices._data, data.col_indices._data
-    else:
-        compressed, plain = data.ccol_indices._data, data.row_indices._data
-    major = np.repeat(np.arange(len(compressed) - 1), np.diff(compressed))
-    if data.layout_name == "sparse_csr":
-        return array[major, plain]
-    return array[plain, major]
-
-
-class FromCompressedValues(Function):
-    """A compressed tensor built from `values` that require grad: their gradient is the
-    incoming one read at the stored positions (NOTE [gradcheck through the stored values])."""
-
-    @staticmethod
-    def forward(ctx, values, build):
-        out = build(values.detach())
-        ctx.data = out._data
-        return out
-
-    @staticmethod
-    def backward(ctx, grad):
-        picked = _values_at(_dense_array(grad), ctx.data)
-        return arrays.dense_tensor(np.ascontiguousarray(picked)), None
-
-
-class ConvertLayout(Function):
-    """A layout conversion (to_sparse_csr, to_sparse_bsc, to_sparse ...): the gradient goes
-    back in the input's layout, dense for a dense input, else at the input's entries."""
-
-    @staticmethod
-    def forward(ctx, tensor, convert):
-        ctx.save_for_backward(tensor)
-        return convert(tensor.detach())
-
-    @staticmethod
-    def backward(ctx, grad):
-        from ember.sparse._autograd import sparse_mask_of
-        (tensor,) = ctx.saved_tensors
-        if _layout_name(tensor) == "strided":
-            return arrays.dense_tensor(_dense_array(grad)), None
-        return sparse_mask_of(arrays.dense_tensor(_dense_array(grad)), tensor), None
-
-
-for _function, _node_name in ((FromCompressedValues, "SparseCompressedTensorBackward0"),
-                              (ConvertLayout, "ToSparseBackward0")):
-    _function._backward_cls.__name__ = _node_name
-    _function._backward_cls.__qualname__ = _node_name
-
-
-def compressed_from_values_tracked(values, build):
-    return FromCompressedValues.apply(values, build)
-
-
-def convert_tracked(tensor, convert):
-    """`convert(tensor)`, recorded when tensor requires grad with grad mode on."""
-    import ember
-    if tensor.requires_grad and ember.is_grad_enabled():
-        return ConvertLayout.apply(tensor, convert)
-    return convert(tensor)
 
 
 # --------------------------------------------------------------------------- the decorator

@@ -7,6 +7,7 @@ below the mode and records nothing.
 """
 from __future__ import annotations
 
+import ember._decomp  # noqa: F401 -- NOTE [composites decompose under modes]
 from ember._core.dispatch import stack
 
 
@@ -15,6 +16,9 @@ class TorchDispatchMode(stack.ModeOnStack):
     inside `with mode:` it receives every op entry run in this thread, below autograd."""
 
     _stack_name = "dispatch_modes"
+    # False: PyTorch's CompositeImplicit ops reach this mode as their decompositions (NOTE
+    # [composites decompose under modes]); True: as themselves (the profiler's events).
+    _sees_composites = False
 
     def __init__(self, _dispatch_key=None):
         pass

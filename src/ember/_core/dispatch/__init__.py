@@ -16,6 +16,7 @@
     subclass_hooks.py Tensor's own methods on subclasses that see their calls
     devices.py        the common device of a call
     process_state.py  the process-wide switches (`dispatch.state`)
+    entry.py          the public entry of hand-written public functions (__torch_function__)
 """
 from __future__ import annotations
 
@@ -80,5 +81,8 @@ def classify_subclass(cls) -> None:
     """A new Tensor subclass: plain-acting or overriding (NOTE [plain-acting subclasses])."""
     subclasses.classify(cls, Tensor)
     state.overriding = bool(subclasses.OVERRIDING)
+    state.entry_subclass = any(not getattr(k, "_entry_exempt", False)
+                               for k in subclasses.FUNCTION)
+    stack.refresh_slow_path()       # state.entry follows state.entry_subclass
     # NOTE [subclass methods reach __torch_function__]
     subclass_hooks.install(cls, Tensor, stack.torch_function_wanted, stack.handle_torch_function)

@@ -20,6 +20,7 @@ from ember._core.dispatch.sparse import SPARSE_CPU, write_sparse_inplace
 from ember._core.dispatch.subclasses import DISPATCH
 from ember._core.dispatch.wrapping import bump_version
 from ember._core.fp_errors import cast, run_quietly
+from ember._core.scalars import CXX_NAMES
 
 Tensor = None            # set by ember._tensor once the class exists (set_tensor_class)
 layered = None           # the stack module (set by stack.py; it imports this one)
@@ -29,11 +30,12 @@ def _dtype_name(d):
     return d._cpp_name
 
 
-def call_out(op, args, out):
-    if state.slow or state.overriding:
-        if layered.modes.function_modes or state.overriding and \
-                layered.overloaded_args(op, args + (out,)):
-            return layered.function_level(op, args, out)
+def call_out(op, args, out, public=None):
+    """`public`: the public function making the call (NOTE [the public function reaches
+    level 1], stack.py)."""
+    if (state.slow or state.overriding) and (layered.modes.function_modes or state.overriding and
+                        layered.overloaded_args(op, args + (out,))):
+        return layered.function_level(op, args, out, public)
     several = op.num_outputs > 1
     if not (isinstance(out, (tuple, list)) if several else isinstance(out, Tensor)):
         raise TypeError(f"{op.schema.name}(): argument 'out' must be "
@@ -82,8 +84,7 @@ def check_exact_out_dtype(out, result):
 
 
 def _cxx_name(dtype):
-    from ember._ops.linalg import _CXX_NAMES
-    return _CXX_NAMES.get(dtype._np.name, dtype._np.name)
+    return CXX_NAMES.get(dtype._np.name, dtype._np.name)
 
 
 def copy_into_out(out, result, op=None, inputs=()):
@@ -186,9 +187,11 @@ def resize_out(out, shape, warn=True):
     out._storage = None
 
 
-def call_inplace(op, args):
+def call_inplace(op, args, public=None):
+    """`public`: the in-place method making the call, passed while `state.slow` is True
+    (NOTE [the public function reaches level 1], stack.py)."""
     if state.slow or state.overriding:
-        return _call_inplace_layered(op, args)
+        return _call_inplace_layered(op, args, public)
     self = args[0]
     _check_type(isinstance(self, Tensor), lambda: (
         f"{op.schema.name}_(): self must be a Tensor, not {type(self).__name__}"))
@@ -201,7 +204,7 @@ def call_inplace(op, args):
     return self
 
 
-def _call_inplace_layered(op, args):
+def _call_inplace_layered(op, args, public):
     """call_inplace through the levels (see stack.py): __torch_function__ sees the in-place
     method, autograd records it, a TorchDispatchMode sees its in-place form."""
     modes = layered.modes
@@ -209,7 +212,7 @@ def _call_inplace_layered(op, args):
         state.deterministic(op)
     if not modes.function_off and (modes.function_modes or (
             state.overriding and layered.overloaded_args(op, args))):
-        func, fargs, fkwargs = layered._public_call(op, args, None, inplace=True)
+        func, fargs, fkwargs = layered._public_call(op, args, None, public, inplace=True)
         return layered.handle_torch_function(func, fargs, fargs, fkwargs)
     self = args[0]
     _check_type(isinstance(self, Tensor), lambda: (
@@ -241,18 +244,20 @@ def run_inplace_below_modes(op, args):
     return args[0]
 
 
-class InplaceOp:
-    """The in-place form of an op entry as a TorchDispatchMode sees it (`aten.add_.Tensor`);
-    calling it runs the in-place op below the current mode."""
+class OpForm:
+    """Another form of an op entry as a TorchDispatchMode sees it: `SUFFIX` added to the op's
+    name (`aten.add_.Tensor` for the in-place form, `aten.view_copy.default` for a view's copy
+    form in functionalization); a subclass says what calling it does."""
 
     __slots__ = ("op",)
+    SUFFIX = ""
 
     def __init__(self, op):
         self.op = op
 
     @property
     def __name__(self) -> str:
-        return f"{self.op.schema.name}_.{self.op.schema.overload or 'default'}"
+        return f"{self.op.schema.name}{self.SUFFIX}.{self.op.schema.overload or 'default'}"
 
     @property
     def _overloadname(self) -> str:
@@ -262,15 +267,8 @@ class InplaceOp:
         return f"aten::{self.__name__}"
 
     @property
-    def _schema(self):
-        return self.op.schema
-
-    @property
     def overloadpacket(self):
-        return _InplacePacket(self.op.schema.name + "_")
-
-    def __call__(self, *args, **kwargs):
-        return layered.dispatch_level(self.op, self.op.bind(args, kwargs), self)
+        return OpPacketName(self.op.schema.name + self.SUFFIX)
 
     def __str__(self) -> str:
         return f"aten.{self.__name__}"
@@ -278,12 +276,29 @@ class InplaceOp:
     __repr__ = __str__
 
 
-class _InplacePacket:
+class OpPacketName:
+    """The `overloadpacket` of an OpForm: its name only."""
+
     def __init__(self, name):
         self.__name__ = name
 
     def __str__(self) -> str:
         return f"aten.{self.__name__}"
+
+
+class InplaceOp(OpForm):
+    """The in-place form of an op entry (`aten.add_.Tensor`); calling it runs the in-place op
+    below the current mode."""
+
+    __slots__ = ()
+    SUFFIX = "_"
+
+    @property
+    def _schema(self):
+        return self.op.schema
+
+    def __call__(self, *args, **kwargs):
+        return layered.dispatch_level(self.op, self.op.bind(args, kwargs), self)
 
 
 _inplace_ops: dict = {}

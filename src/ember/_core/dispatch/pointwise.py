@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember._backends import BACKENDS, get_backend
-from ember._backends.meta import MetaArray
+from ember._backends.meta import MetaArray, elementwise_strides
 from ember._core import arguments, complex_half
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented
@@ -23,6 +23,7 @@ from ember._core.fp_errors import _threads as _quiet_threads
 from ember._core.fp_errors import cast, nested, quiet_runner, run_plainly, scalar_as
 from ember._core.promotion import result_type_from, scalar_type_of
 from ember._core.registry import FRONTENDS
+from ember._core.scalars import checked_scalar, scalar_into
 
 Tensor = None            # set by ember._tensor once the class exists (set_tensor_class)
 _new = object.__new__
@@ -114,17 +115,32 @@ def _number_operand(op, value, operand_dtype, np_compute, position=1):
     if type(value) is int:
         value = float(value)    # (scalar_as converts a float past half's range quietly)
     if position == 1 and "range_checked_half_other" in op.tags:
-        from ember._ops.pointwise import scalar_into
         return np_compute.type(scalar_into(value, operand_dtype._np))
     return np_compute.type(scalar_as(value, operand_dtype._np))
 
 
-def _array_operand(op, position, array, operand_dtype, np_compute):
+def _array_operand(op, position, array, operand_dtype, np_compute, xp):
     """A tensor operand's array (NumPy's or a device library's) in the compute dtype, through
     `operand_dtype` (where not None)."""
     if operand_dtype is None or (position == 1 and "unrounded_scalar_other" in op.tags):
-        return array.astype(np_compute)
-    return cast(array, operand_dtype._np).astype(np_compute)
+        return cast_operand(array, np_compute, xp)
+    return cast_operand(cast(array, operand_dtype._np), np_compute, xp)
+
+
+def cast_operand(array, np_dtype, xp=np):
+    """array.astype(np_dtype), an expanded (stride 0) dimension kept expanded.
+
+    NOTE [casts keep expanded dimensions]: NumPy's astype lays a copy out in the order of the
+    strides, so an expanded operand's stride-0 dimensions become its fastest, and the kernel's
+    result follows that order: float16 or int operands of an expanded tensor gave results with
+    strides PyTorch never gives ((1, 8, 2) for (12, 4, 1)). The compact values are cast and
+    expanded again, so the kernel sees the layout an operand of the compute dtype would have
+    (and casts fewer elements)."""
+    if array.base is not None and 0 in array.strides and array.size > 1:   # (fresh: no base)
+        compact = array[tuple(slice(0, 1) if step == 0 else slice(None)
+                              for step in array.strides)]
+        return xp.broadcast_to(compact.astype(np_dtype), array.shape)
+    return array.astype(np_dtype)
 
 
 def _alpha(op, alpha, operand_dtype):
@@ -132,7 +148,6 @@ def _alpha(op, alpha, operand_dtype):
     if operand_dtype is not None and (type(alpha) is float or type(alpha) is int) and \
             "rounded_alpha" in op.tags:
         # (scalar_into raises PyTorch's overflow error for an alpha past the half range)
-        from ember._ops.pointwise import scalar_into
         return float(scalar_into(float(alpha), operand_dtype._np))
     return alpha
 
@@ -208,7 +223,7 @@ def run_pointwise(op, args):
                         return general(op, args)
                 x = a._data
                 if a._dtype is not entry[4]:
-                    x = x.astype(entry[1])
+                    x = cast_operand(x, entry[1])
                 y = args[1] if len(args) > 1 else None
                 needs_grad = a._requires_grad
             elif positions[1] == 1:
@@ -225,8 +240,8 @@ def run_pointwise(op, args):
                             return general(op, args)
                     x, y = a._data, b._data
                     if a._dtype is not entry[4]:
-                        x = x.astype(entry[1])
-                        y = y.astype(entry[1])
+                        x = cast_operand(x, entry[1])
+                        y = cast_operand(y, entry[1])
                     needs_grad = a._requires_grad or b._requires_grad
                 elif tb is int or tb is float:
                     try:
@@ -237,7 +252,7 @@ def run_pointwise(op, args):
                             return general(op, args)
                     x = a._data
                     if a._dtype is not entry[4]:
-                        x = x.astype(entry[1])
+                        x = cast_operand(x, entry[1])
                     y = entry[3].get(b)
                     if y is None:
                         y = _scalar_operand(entry, b)
@@ -323,7 +338,9 @@ def run_pointwise_general(op, args):
         device = common_device(op, tensors)
     if device is META:
         shape = np.broadcast_shapes(*[t._data.shape for t in tensors])
-        out = wrap(MetaArray(shape, result_dtype._np), result_dtype, META)
+        np_dtype = result_dtype._np
+        strides = elementwise_strides(shape, [t._data for t in tensors], np_dtype.itemsize)
+        out = wrap(MetaArray(shape, np_dtype, strides), result_dtype, META)
     else:
         np_compute = compute_dtype._np
         backend = BACKENDS.get(device.type) or get_backend(device.type)
@@ -336,9 +353,9 @@ def run_pointwise_general(op, args):
                     if v._dtype is dt.complex32:
                         a = complex_half.widen(a, backend.xp).astype(np_compute, copy=False)
                     elif v._dtype is operand_dtype or operand_dtype is None:
-                        a = a.astype(np_compute)
+                        a = cast_operand(a, np_compute, backend.xp)
                     else:
-                        a = _array_operand(op, i, a, operand_dtype, np_compute)
+                        a = _array_operand(op, i, a, operand_dtype, np_compute, backend.xp)
                 if v._device is not device:
                     # A zero-dim CPU tensor beside a device tensor (common_device): a scalar,
                     # which CuPy takes where it refuses a NumPy array.
@@ -386,7 +403,6 @@ def _range_checked(value, np_dtype):
     """A Python number for an op that converts its Scalars as PyTorch's `to<T>()` does (clamp's
     bounds, where's values): out of an integer dtype's range is an error, not a wrap-around.
     (run_pointwise's fast path checks a number when it first meets it, `_scalar_operand`.)"""
-    from ember._ops.pointwise import checked_scalar
     return checked_scalar(value, np_dtype)
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 class _State:
     __slots__ = (
         "deterministic",
+        "entry",
+        "entry_subclass",
         "grad_enabled",
         "inplace_guard",
         "on_inplace",
@@ -32,6 +34,12 @@ class _State:
         # True once a Tensor subclass that overrides __torch_function__ exists (subclasses.py)
         self.overriding = False
         self.on_inplace = None       # (self, result) after a layered in-place op (forward AD)
+        # NOTE [the public entry] (entry.py): `slow or entry_subclass`, the one test a
+        # hand-written public function makes before it looks for __torch_function__.
+        self.entry = False
+        # True once a subclass exists whose __torch_function__ must see hand-written public
+        # functions (every overriding one but the lazy placeholders, which refuse ops only)
+        self.entry_subclass = False
 
 
 state = _State()

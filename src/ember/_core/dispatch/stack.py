@@ -2,7 +2,9 @@
 
     1. __torch_function__: TorchFunctionModes (innermost first), then Tensor subclasses that
        ask for it (subclasses.py). They see the public call (`ember.add`, `Tensor.add`,
-       `Tensor.__add__` ...) with the arguments as the user could have written them.
+       `Tensor.__add__` ...) with the arguments as the user could have written them; the
+       caller names it (NOTE [the public function reaches level 1]; hand-written functions:
+       NOTE [the public entry], entry.py).
     2. autograd: handlers (forward-AD tangents, process-wide; inference-tensor marking, per
        thread), then `record` when grad mode is on and an input requires grad.
     3. __torch_dispatch__: TorchDispatchModes see the op entry itself (`OpDef`, which looks
@@ -13,7 +15,9 @@ NOTE [the plain call]: with no mode anywhere (`state.slow` False) and plain-acti
 the op's runner does the whole stack itself: kernel, wrap, and autograd's `record` when an
 input requires grad. Any call it can't serve goes to `function_level` and down the levels.
 The generated bindings take `call`'s first step inline (`op.runner(op, args)` unless
-`state.slow`), so every op has its runner from import on (`prepare_runners`).
+`state.slow`), so every op has its runner from import on (`prepare_runners`); otherwise they
+call `call(op, args, fn)` with their own public function (NOTE [the public function reaches
+level 1]).
 
 NOTE [mode state is per thread]: modes, handlers and the below-autograd depth live in `modes`
 (a threading.local), as PyTorch keeps them per thread; the one exception is forward AD, whose
@@ -27,7 +31,7 @@ import sys
 import threading
 
 from ember._core import arguments
-from ember._core.dispatch import inplace_out, pointwise, runners
+from ember._core.dispatch import inplace_out, pointwise, runners, subclasses
 from ember._core.dispatch.process_state import state
 from ember._core.dispatch.subclasses import DISPATCH, FUNCTION
 
@@ -62,6 +66,7 @@ class _ThreadModes(threading.local):
 
 
 modes = _ThreadModes()
+subclasses.modes = modes
 _open_lock = threading.Lock()
 _open_total = 0                 # entries open across all threads
 # Handlers for every thread: forward AD's dual levels are process-wide in PyTorch.
@@ -118,14 +123,17 @@ def close_entry(process_wide=False) -> None:
 def refresh_slow_path() -> None:
     """Recompute `state.slow` after a switch or mode changes (see NOTE [the slow path])."""
     state.slow = _open_total > 0 or state.deterministic is not None
+    state.entry = state.slow or state.entry_subclass
 
 
 # --------------------------------------------------------------------------- entry points
 
-def call(op, args):
+def call(op, args, public=None):
+    """Run `op` on `args`. `public` is the public function the caller is (NOTE [the public
+    function reaches level 1]); the bindings pass it only while `state.slow` is True."""
     try:
         if state.slow:
-            return _call_slow(op, args)
+            return _call_slow(op, args, public)
         runner = op.runner or _prepare(op)
         return runner(op, args)
     except Exception as exc:
@@ -147,13 +155,13 @@ def prepare_runners(ops) -> None:
             _prepare(op)
 
 
-def _call_slow(op, args):
+def _call_slow(op, args, public):
     if state.deterministic is not None and "nondeterministic" in op.tags:
         state.deterministic(op)
     if not modes.active and not global_handlers:
         runner = op.runner or _prepare(op)
         return runner(op, args)
-    return function_level(op, args)
+    return function_level(op, args, None, public)
 
 
 def call_aten(op, args):
@@ -169,15 +177,16 @@ def call_aten(op, args):
 
 # --------------------------------------------------------------------------- 1. __torch_function__
 
-def function_level(op, args, out=None):
+def function_level(op, args, out=None, public=None):
     """The layered path's top: hand the public call to __torch_function__ when a mode or an
-    argument asks for it, else go on to autograd."""
+    argument asks for it, else go on to autograd. `public`: the caller's public function, or
+    None for the op's own (`_default_public`)."""
     if not state.slow:
         # Nothing is open in any thread: only a subclass argument can ask for a level.
         if state.overriding:
             if overloaded_args(op, args):
-                return _to_torch_function(op, args, out)
-            return _autograd(op, args)
+                return _to_torch_function(op, args, out, public)
+            return autograd_level(op, args)
         result = _BACKEND_STEPS[op.kind](op, args)
         if state.record is not None:
             for i in op.tensor_positions:
@@ -194,12 +203,12 @@ def function_level(op, args, out=None):
     if modes.function_off:
         return autograd_level(op, args)
     if modes.function_modes or (state.overriding and overloaded_args(op, args)):
-        return _to_torch_function(op, args, out)
+        return _to_torch_function(op, args, out, public)
     return autograd_level(op, args)
 
 
-def _to_torch_function(op, args, out):
-    func, fargs, fkwargs = _public_call(op, args, out)
+def _to_torch_function(op, args, out, public):
+    func, fargs, fkwargs = _public_call(op, args, out, public)
     relevant = fargs if out is None else fargs + (out,)
     return handle_torch_function(func, relevant, fargs, fkwargs)
 
@@ -265,10 +274,6 @@ def _func_name(func):
     return getattr(func, "__qualname__", None) or getattr(func, "__name__", repr(func))
 
 
-_public_codes: dict = {}
-_dunder_codes: dict = {}    # code of a hand-written dunder (a frontend's) -> the dunder's name
-_frontend_codes: set = set()    # codes of hand-written frontends (which dunders may call)
-
 # NOTE [the function __torch_function__ sees]: for an operator PyTorch hands __torch_function__
 # the Tensor method the operator stands for, with the tensor first: `t * 2` and `2 * t` are
 # Tensor.mul(t, 2), `2 < t` is Tensor.gt(t, 2), `t -= 1` is Tensor.sub_(t, 1). These keep their
@@ -285,41 +290,21 @@ REPORTED_AS = {
 }
 
 
-def _binding_codes():
-    """code object -> public function, for every generated binding and hand-written dunder
-    (found once)."""
-    if not _public_codes:
-        from ember._core.registry import FRONTENDS
-        for frontend in FRONTENDS.values():
-            for dunder, fn in frontend.dunders.items():
-                if hasattr(fn, "__code__"):
-                    _dunder_codes[fn.__code__] = dunder
-            for fn in (frontend.function, frontend.method, frontend.inplace_method):
-                if hasattr(fn, "__code__"):
-                    _frontend_codes.add(fn.__code__)
-        bindings = sys.modules["ember._generated.bindings"]
-        for name in bindings.FUNCTIONS:
-            fn = getattr(bindings, name, None)
-            if getattr(fn, "__module__", None) == bindings.__name__:
-                _public_codes[fn.__code__] = fn
-        for fn in vars(bindings._Methods).values():
-            if getattr(fn, "__module__", None) == bindings.__name__ and \
-                    hasattr(fn, "__code__"):
-                _public_codes[fn.__code__] = fn
-    return _public_codes
-
-
-def _public_call(op, args, out, inplace=False):
-    """(public function, args, kwargs) for an op call: the generated binding that made it when
-    it was one (read off the caller's frame), else the op's `ember.*` function or method."""
-    frame = sys._getframe(1)
-    while frame is not None and frame.f_globals.get("__name__", "").startswith(__package__):
-        frame = frame.f_back
-    func = _binding_codes().get(frame.f_code) if frame is not None else None
-    if func is None:
-        func = _default_public(op, inplace)
+# NOTE [the public function reaches level 1]: nothing finds a caller by walking frames. The
+# generated bindings pass themselves (`call(op, args, fn)`; a method or dunder passes its
+# `_Methods` entry) when `state.slow` is True, and only then: the plain call stays
+# `op.runner(op, args)`. Hand-written functions hand themselves over at their entry (NOTE [the
+# public entry], entry.py). With no mode open, an overriding subclass reaches its methods' and
+# operators' calls through the hooks on the subclass (NOTE [subclass methods reach
+# __torch_function__]); a call that names no function (a function form, or an op called from a
+# composite's body) is reported as the op's `ember.*` function or method.
+def _public_call(op, args, out, public, inplace=False):
+    """(public function, args, kwargs) for an op call: `public` (the binding or dunder that
+    made it), else the op's `ember.*` function or method; an operator's dunder is reported as
+    PyTorch reports it (NOTE [the function __torch_function__ sees])."""
+    func = public if public is not None else _default_public(op, inplace)
     how = op.dunders.get(func.__name__)
-    func = _reported(func, frame)
+    func = reported(func)
     if how == "reflect":
         return func, (args[1], args[0]), {}
     if how == "unary":
@@ -332,21 +317,13 @@ def _public_call(op, args, out, inplace=False):
     return func, fargs, fkwargs
 
 
-def _reported(func, frame):
-    """The function __torch_function__ is handed for a call whose first frame outside dispatch
-    is `frame` (NOTE [the function __torch_function__ sees]): an operator's dunder, whether
-    generated, hand-written or a frontend a hand-written dunder called, is reported as
-    PyTorch reports it."""
-    dunder = None
-    if frame is not None:
-        dunder = _dunder_codes.get(frame.f_code)
-        if dunder is None and frame.f_code in _frontend_codes and frame.f_back is not None:
-            dunder = _dunder_codes.get(frame.f_back.f_code)
-    if dunder is None:
-        dunder = getattr(func, "__name__", None)
-        if dunder not in REPORTED_AS:
-            return func
-    return getattr(Tensor, REPORTED_AS.get(dunder, dunder), func)
+def reported(func):
+    """The function __torch_function__ is handed for `func`: an operator's dunder as PyTorch
+    reports it (NOTE [the function __torch_function__ sees]), anything else as it is."""
+    name = getattr(func, "__name__", None)
+    if name not in REPORTED_AS:
+        return func
+    return getattr(Tensor, REPORTED_AS[name], func)
 
 
 def _default_public(op, inplace):
@@ -385,7 +362,18 @@ def _is_default(param, value):
 
 # --------------------------------------------------------------------------- 2. autograd
 
+# NOTE [composites decompose under modes]: the ops PyTorch implements as CompositeImplicitAutograd
+# (linear, matmul, softmax.int, flatten ...) never reach a TorchDispatchMode or a
+# `__torch_dispatch__` subclass there: they decompose above autograd, so a mode sees
+# `t` + `addmm` for a linear and autograd records the pieces. ember keeps such ops as single
+# entries with their own kernel and derivative (the fast path is unchanged); when a dispatch
+# mode or subclass is active, `op.decomposition` (set by ember._decomp.composite) runs instead,
+# here at the autograd level's top. A mode whose `_sees_composites` is True (the profiler) gets
+# the op itself. ember._decomp is loaded when a dispatch mode class or subclass is defined.
+
 def autograd_level(op, args):
+    if op.decomposition is not None and _decomposes(op, args):
+        return op.decomposition(*args)
     if modes.below_autograd:
         return dispatch_level(op, args)
     handlers = modes.handlers
@@ -394,6 +382,15 @@ def autograd_level(op, args):
     if handlers:
         return _call_handlers(op, args, handlers, len(handlers) - 1)
     return _autograd(op, args)
+
+
+def _decomposes(op, args):
+    """Whether a composite op runs its decomposition (NOTE [composites decompose under
+    modes])."""
+    stack = modes.dispatch_modes
+    if stack:
+        return not stack[-1]._sees_composites
+    return bool(state.overriding and _dispatch_subclass_args(op, args))
 
 
 def _call_handlers(op, args, handlers, index):
@@ -408,7 +405,34 @@ def _autograd(op, args):
     out = dispatch_level(op, args)
     if state.record is not None and needs_grad(op, args):
         state.record(op, args, out)
+        if (modes.dispatch_modes or state.overriding) and op.saves is not None and \
+                "result" in op.saves and "output_saved_by_ember_only" not in op.tags:
+            _detach_saved_outputs(op, out)
     return out
+
+
+# NOTE [saved outputs are detached under modes]: PyTorch's autograd keeps an op's output for the
+# backward formula (relu, sigmoid, _softmax, linalg_qr: the ops whose derivative reads "result")
+# as a detached alias, which a TorchDispatchMode sees as `aten.detach.default` right after the
+# op, one per floating output. ember's record keeps the output itself; under a mode (or on a
+# `__torch_dispatch__` subclass's output) the detach is run for it to see (ops that save only
+# some outputs, "result1", save ones PyTorch marks non-differentiable, and PyTorch runs no
+# detach for them either). Ops whose ember formulas read the output where PyTorch's read the
+# inputs are tagged "output_saved_by_ember_only" (no detach there).
+
+def _detach_saved_outputs(op, out):
+    if not op.differentiable or not state.grad_enabled():
+        return
+    detach = _detach_op()
+    for v in (out if type(out) is tuple else (out,)):
+        if isinstance(v, Tensor) and (v._dtype.is_floating_point or v._dtype.is_complex) and \
+                (modes.dispatch_modes or type(v) in DISPATCH):
+            dispatch_level(detach, (v,))
+
+
+def _detach_op():
+    from ember._core.registry import OPS
+    return OPS["detach"]
 
 
 def needs_grad(op, args):

@@ -11,6 +11,9 @@ inherit from Tensor itself is shadowed on the subclass by a hook that hands the 
 the function) unless that is switched off (`DisableTorchFunctionSubclass`, the default
 `__torch_function__` running it), and otherwise calls Tensor's attribute. Subclasses of a
 hooked subclass inherit its hooks; an attribute a subclass defines itself is left alone.
+The generated methods and operators are hooked too: with no mode open the bindings don't name
+themselves to the dispatcher (NOTE [the public function reaches level 1], stack.py), so the
+hook is what hands `t.add(1)` over as `Tensor.add` and `t * 2` as `Tensor.mul`.
 """
 from __future__ import annotations
 
@@ -18,8 +21,6 @@ import functools
 
 from ember._core.dispatch import subclasses
 from ember._core.dispatch.stack import REPORTED_AS
-
-GENERATED = "ember._generated.bindings"
 
 # Tensor attributes that stay as they are: the subclass machinery itself, construction,
 # pickling (the subclass's own reduce logic), and what PyTorch leaves in Python without the
@@ -77,7 +78,9 @@ def install(cls, base, wanted, handle) -> None:
             continue
         module = getattr(attr, "__module__", None) or ""
         if not callable(attr) or isinstance(attr, (staticmethod, classmethod, type)) or \
-                not module.startswith("ember.") or module == GENERATED:
-            continue        # generated bindings reach __torch_function__ through dispatch
+                not module.startswith("ember."):
+            continue
+        # (generated methods too: with no mode open the bindings don't name themselves to the
+        # dispatcher, NOTE [the public function reaches level 1])
         reported = vars(base).get(REPORTED_AS.get(name, name), attr)
         setattr(cls, name, _hook_method(attr, reported, wanted, handle))

@@ -17,9 +17,17 @@ FUNCTION: set = set()       # subclasses whose __torch_function__ sees their cal
 DISPATCH: set = set()       # subclasses whose __torch_dispatch__ sees their op entries
 
 
+modes = None                # stack.py's per-thread mode state (set by stack.py)
+
+
 def _disabled_torch_function_impl(func, types, args=(), kwargs=None):
-    """A `__torch_function__` that opts a subclass out of the `__torch_function__` level."""
-    return func(*args, **(kwargs or {}))
+    """A `__torch_function__` that opts a subclass out of the `__torch_function__` level: runs
+    `func` with subclass handling off, as PyTorch's does (NOTE [the public entry])."""
+    modes.subclass_off += 1
+    try:
+        return func(*args, **(kwargs or {}))
+    finally:
+        modes.subclass_off -= 1
 
 
 def classify(cls, tensor_cls) -> None:

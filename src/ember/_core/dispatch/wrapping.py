@@ -155,8 +155,12 @@ def meta_like_views(result, base):
 
 
 def meta_from_spec(spec):
-    """Meta tensors from a meta rule's (shape, dtype) pair or list of pairs."""
+    """Meta tensors from a meta rule's (shape, dtype) pair or list of pairs; a pair may carry
+    byte strides as a third item (None: row-major)."""
     if isinstance(spec, list):
         return tuple(meta_from_spec(s) for s in spec)
+    if len(spec) == 3:
+        shape, dtype, strides = spec
+        return wrap(MetaArray(shape, dtype._np, strides), dtype, META)
     shape, dtype = spec
     return wrap(MetaArray(shape, dtype._np), dtype, META)

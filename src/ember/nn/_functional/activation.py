@@ -6,8 +6,12 @@ from __future__ import annotations
 import warnings
 
 from ember._core import arguments, dispatch
-from ember._core.checks import _check, _check_type
+from ember._core import dtype as dt
+from ember._core.checks import _check
 from ember._core.dispatch import call, call_inplace
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS
 
 __all__ = [
@@ -34,6 +38,8 @@ def _apply(op, args, inplace):
 
 def threshold(input, threshold, value, inplace=False):
     """Thresholds each element: input where input > threshold, else value."""
+    if _state.entry and _wants(locals()):
+        return _handle(globals()["threshold"], locals())
     if type(threshold) not in (float, int) or type(value) not in (float, int):
         threshold = arguments.scalar(threshold, ("threshold", "threshold", 2))
         value = arguments.scalar(value, ("threshold", "value", 3))
@@ -42,27 +48,40 @@ def threshold(input, threshold, value, inplace=False):
 
 def threshold_(input, threshold, value):
     """In-place threshold."""
+    if _state.entry and _wants(locals()):
+        return _handle(threshold_, locals())
+    if type(threshold) not in (float, int) or type(value) not in (float, int):
+        threshold = arguments.scalar(threshold, ("threshold_", "threshold", 2))
+        value = arguments.scalar(value, ("threshold_", "value", 3))
     return call_inplace(_THRESHOLD, (input, threshold, value))
 
 
 def relu(input, inplace=False):
     """max(input, 0) elementwise."""
+    if _state.entry and _wants(locals()):
+        return _handle(relu, locals())
     return call_inplace(_RELU, (input,)) if inplace else call(_RELU, (input,))
 
 
 def relu_(input):
     """In-place relu."""
+    if _state.entry and _wants(locals()):
+        return _handle(relu_, locals())
     return call_inplace(_RELU, (input,))
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """input clamped to [min_val, max_val]."""
+    if _state.entry and _wants(locals()):
+        return _handle(hardtanh, locals())
     _check_value_order(min_val, max_val)
     return _apply(_HARDTANH, (input, min_val, max_val), inplace)
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
     """In-place hardtanh."""
+    if _state.entry and _wants(locals()):
+        return _handle(hardtanh_, locals())
     _check_value_order(min_val, max_val)
     return call_inplace(_HARDTANH, (input, min_val, max_val))
 
@@ -74,53 +93,74 @@ def _check_value_order(min_val, max_val):
 
 def relu6(input, inplace=False):
     """min(max(input, 0), 6) elementwise."""
+    if _state.entry and _wants(locals()):
+        return _handle(relu6, locals())
     return _apply(_HARDTANH, (input, 0.0, 6.0), inplace)
 
 
 def elu(input, alpha=1.0, inplace=False):
     """input where positive, else alpha * (exp(input) - 1)."""
+    if _state.entry and _wants(locals()):
+        return _handle(elu, locals())
     return _apply(_ELU, (input, alpha, 1, 1), inplace)
 
 
 def elu_(input, alpha=1.0):
     """In-place elu."""
+    if _state.entry and _wants(locals()):
+        return _handle(elu_, locals())
     return call_inplace(_ELU, (input, alpha, 1, 1))
 
 
 def selu(input, inplace=False):
     """scale * elu(input, alpha) with SELU's fixed alpha and scale."""
+    if _state.entry and _wants(locals()):
+        return _handle(selu, locals())
     return _apply(_ELU, (input, _SELU_ALPHA, _SELU_SCALE, 1), inplace)
 
 
 def selu_(input):
     """In-place selu."""
+    if _state.entry and _wants(locals()):
+        return _handle(selu_, locals())
     return call_inplace(_ELU, (input, _SELU_ALPHA, _SELU_SCALE, 1))
 
 
 def celu(input, alpha=1.0, inplace=False):
     """max(0, input) + min(0, alpha * (exp(input / alpha) - 1))."""
+    if _state.entry and _wants(locals()):
+        return _handle(celu, locals())
     _check(alpha != 0, "ZeroDivisionError")
     return _apply(_ELU, (input, alpha, 1, 1.0 / alpha), inplace)
 
 
 def celu_(input, alpha=1.0):
     """In-place celu."""
+    if _state.entry and _wants(locals()):
+        return _handle(celu_, locals())
     return celu(input, alpha, True)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """input where positive, else negative_slope * input."""
+    if _state.entry and _wants(locals()):
+        return _handle(leaky_relu, locals())
     return _apply(_LEAKY_RELU, (input, negative_slope), inplace)
 
 
 def leaky_relu_(input, negative_slope=0.01):
     """In-place leaky_relu."""
+    if _state.entry and _wants(locals()):
+        return _handle(leaky_relu_, locals())
     return call_inplace(_LEAKY_RELU, (input, negative_slope))
 
 
 def prelu(input, weight):
     """leaky_relu with a learned slope per channel (dim 1), or one shared slope."""
-    _check_type(isinstance(weight, dispatch.Tensor), "prelu(): weight must be a Tensor")
+    if _state.entry and _wants(locals()):
+        return _handle(prelu, locals())
+    arguments.tensor_(input, ("prelu", "input", 1))
+    arguments.tensor_(weight, ("prelu", "weight", 2))
     channels = input.shape[1] if input.ndim >= 2 else 1
     count = weight.numel()
     _check(input.ndim > 0 or count == 1, "Not allow zero-dim input tensor.")
@@ -140,6 +180,15 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Randomized leaky ReLU: in training each non-positive element's slope is drawn
     uniformly from [lower, upper) in PyTorch's order (NOTE [rrelu's stream]); otherwise the
     slope is (lower + upper) / 2."""
+    if _state.entry and _wants(locals()):
+        return _handle(rrelu, locals())
+    name = "rrelu_" if inplace else "rrelu"
+    arguments.tensor_(input, (name, "input", 1))
+    lower = arguments.scalar(lower, (name, "lower", 2))
+    upper = arguments.scalar(upper, (name, "upper", 3))
+    if training is not True and training is not False:
+        arguments.bool_(training, (name, "training", 4))
+    _check(lower <= upper, "Lower bound should be less than or equal to the upper bound")
     if not training:
         return leaky_relu(input, (lower + upper) / 2, inplace)
     result, _ = call(OPS["rrelu_with_noise_functional"], (
@@ -151,11 +200,15 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
     """In-place rrelu."""
+    if _state.entry and _wants(locals()):
+        return _handle(rrelu_, locals())
     return rrelu(input, lower, upper, training, True)
 
 
 def glu(input, dim=-1):
     """The gated linear unit: a * sigmoid(b), a and b the halves of input along dim."""
+    if _state.entry and _wants(locals()):
+        return _handle(glu, locals())
     _check(input.ndim > 0, "glu does not support scalars because halving size must be even")
     size = input.shape[dim]
     _check(size % 2 == 0, lambda: (
@@ -164,69 +217,95 @@ def glu(input, dim=-1):
     return first * second.sigmoid()
 
 
-def gelu(input, approximate="none"):
+def gelu(input, *, approximate="none"):
     """input * Phi(input), Phi the standard normal CDF (approximate='tanh': its tanh
     approximation)."""
+    if _state.entry and _wants(locals()):
+        return _handle(gelu, locals())
     return call(OPS["gelu"], (input, approximate))
 
 
 def logsigmoid(input):
     """log(sigmoid(input)), stable for large |input|."""
+    if _state.entry and _wants(locals()):
+        return _handle(logsigmoid, locals())
     return call(OPS["log_sigmoid"], (input,))
 
 
 def hardshrink(input, lambd=0.5):
     """input where |input| > lambd, else 0."""
+    if _state.entry and _wants(locals()):
+        return _handle(hardshrink, locals())
     return call(OPS["hardshrink"], (input, lambd))
 
 
 def softshrink(input, lambd=0.5):
     """input shrunk towards zero by lambd."""
+    if _state.entry and _wants(locals()):
+        return _handle(softshrink, locals())
     return call(OPS["softshrink"], (input, lambd))
 
 
 def tanhshrink(input):
     """input - tanh(input)."""
+    if _state.entry and _wants(locals()):
+        return _handle(tanhshrink, locals())
     return input - input.tanh()
 
 
 def softsign(input):
     """input / (1 + |input|)."""
+    if _state.entry and _wants(locals()):
+        return _handle(softsign, locals())
     return input / (input.abs() + 1)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
     """log(1 + exp(beta * input)) / beta (linear above threshold)."""
+    if _state.entry and _wants(locals()):
+        return _handle(softplus, locals())
     return call(OPS["softplus"], (input, beta, threshold))
 
 
 def sigmoid(input):
     """1 / (1 + exp(-input))."""
+    if _state.entry and _wants(locals()):
+        return _handle(sigmoid, locals())
     return input.sigmoid()
 
 
 def tanh(input):
     """Hyperbolic tangent."""
+    if _state.entry and _wants(locals()):
+        return _handle(tanh, locals())
     return input.tanh()
 
 
 def hardsigmoid(input, inplace=False):
     """clamp(input / 6 + 1/2, 0, 1)."""
+    if _state.entry and _wants(locals()):
+        return _handle(hardsigmoid, locals())
     return _apply(OPS["hardsigmoid"], (input,), inplace)
 
 
 def hardswish(input, inplace=False):
     """input * hardsigmoid(input)."""
+    if _state.entry and _wants(locals()):
+        return _handle(hardswish, locals())
     return _apply(OPS["hardswish"], (input,), inplace)
 
 
 def silu(input, inplace=False):
     """input * sigmoid(input)."""
+    if _state.entry and _wants(locals()):
+        return _handle(silu, locals())
     return _apply(OPS["silu"], (input,), inplace)
 
 
 def mish(input, inplace=False):
     """input * tanh(softplus(input))."""
+    if _state.entry and _wants(locals()):
+        return _handle(mish, locals())
     return _apply(OPS["mish"], (input,), inplace)
 
 
@@ -236,26 +315,50 @@ def _get_softmax_dim(name, ndim, stacklevel):
     return 0 if ndim in (0, 1, 3) else 1
 
 
+def _method_arguments(method, input, dtype):
+    """PyTorch's softmax functions call the input's method: a non-tensor has no such attribute
+    (PyTorch's AttributeError, raised here on purpose); a Python type names a dtype."""
+    if not isinstance(input, dispatch.Tensor):
+        raise AttributeError(  # noqa: TRY004  (PyTorch's class here)
+            f"'{type(input).__name__}' object has no attribute '{method}'")
+    if dtype is not None and not isinstance(dtype, dt.dtype):
+        dtype = arguments.dtype_(dtype, (method, "dtype", None))
+    return dtype
+
+
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     """exp(input) / sum(exp(input)) along dim (dtype: cast to it first)."""
+    if _state.entry and _wants(locals()):
+        return _handle(softmax, locals())
     if dim is None:
         dim = _get_softmax_dim("softmax", input.ndim, _stacklevel)
+    if not isinstance(input, dispatch.Tensor) or dtype is not None:
+        dtype = _method_arguments("softmax", input, dtype)
     return call(OPS["softmax.int"], (input, dim, dtype))
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """softmax(-input) along dim."""
+    if _state.entry and _wants(locals()):
+        return _handle(softmin, locals())
     if dim is None:
         dim = _get_softmax_dim("softmin", input.ndim, _stacklevel)
     if dtype is not None:
         input = input.to(dtype)
-    return call(OPS["softmax.int"], (-input, dim, None))
+    input = -input
+    if not isinstance(input, dispatch.Tensor):
+        _method_arguments("softmax", input, None)
+    return call(OPS["softmax.int"], (input, dim, None))
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """log(softmax(input)) along dim, computed stably."""
+    if _state.entry and _wants(locals()):
+        return _handle(log_softmax, locals())
     if dim is None:
         dim = _get_softmax_dim("log_softmax", input.ndim, _stacklevel)
+    if not isinstance(input, dispatch.Tensor) or dtype is not None:
+        dtype = _method_arguments("log_softmax", input, dtype)
     return call(OPS["log_softmax.int"], (input, dim, dtype))
 
 
@@ -267,6 +370,8 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
 
     The noise is -log(e), e drawn by `exponential_` into a contiguous tensor as PyTorch draws
     it, so a seed gives PyTorch's sample."""
+    if _state.entry and _wants(locals()):
+        return _handle(gumbel_softmax, locals())
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
     import ember

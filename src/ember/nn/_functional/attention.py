@@ -12,6 +12,10 @@ import math
 import warnings
 
 import ember
+from ember._core import arguments
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._tensor import Tensor
 
 __all__ = ["multi_head_attention_forward", "scaled_dot_product_attention"]
@@ -58,6 +62,12 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     `attn_mask` is boolean (True keeps a position) or a float added to the scores; `is_causal`
     masks keys after the query's position; `scale` defaults to 1/sqrt(E); `enable_gqa` lets
     query have a multiple of key/value's heads (dim -3)."""
+    if _state.entry and _wants(locals()):
+        return _handle(scaled_dot_product_attention, locals())
+    for position, (arg, value_) in enumerate((("query", query), ("key", key),
+                                              ("value", value), ("attn_mask", attn_mask)), 1):
+        if value_ is not None or position < 4:
+            arguments.tensor_(value_, ("scaled_dot_product_attention", arg, position))
     if not (query.dtype == key.dtype == value.dtype):
         raise RuntimeError(
             "Expected query, key, and value to have the same dtype, but got query.dtype: "
@@ -92,7 +102,19 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     weights = _safe_softmax(scores, masked)
     if dropout_p > 0.0:
         weights = _dropout(weights, dropout_p)
-    return ember.matmul(weights, value)
+    return _in_query_order(ember.matmul(weights, value), query, value)
+
+
+def _in_query_order(out, query, value):
+    """PyTorch's CPU kernel (flash attention: 4-D inputs of one head size) lays its output out
+    in the query's order of dims, where the matmul gives row-major; on the meta device it runs
+    the matmuls (row-major)."""
+    if query.dim() != 4 or value.size(-1) != query.size(-1) or query.is_contiguous() or \
+            query.device.type == "meta":
+        return out
+    order = sorted(range(4), key=lambda d: -query.stride(d))      # slowest dim first
+    inverse = [order.index(d) for d in range(4)]
+    return out.permute(order).contiguous().permute(inverse)
 
 
 # --------------------------------------------------------------------------- masks
@@ -190,6 +212,8 @@ def multi_head_attention_forward(
     """Multi-head attention of (L, N, E) query over (S, N, E_k) keys and (S, N, E_v) values
     (unbatched: no N): (output (L, N, E), weights (N, L, S) averaged over heads, per head
     (N, H, L, S), or None without `need_weights`)."""
+    if _state.entry and _wants(locals()):
+        return _handle(multi_head_attention_forward, locals())
     batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)

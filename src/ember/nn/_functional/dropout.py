@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import warnings
 
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._ops import nn_dropout as _ops
 
 __all__ = ["alpha_dropout", "dropout", "dropout1d", "dropout2d", "dropout3d",
@@ -17,6 +20,8 @@ def _check_p(p):
 
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability p in training, scaling the rest by 1 / (1 - p)."""
+    if _state.entry and _wants(locals()):
+        return _handle(dropout, locals())
     _check_p(p)
     if inplace:
         return _ops.dropout_(input, p, training)
@@ -25,6 +30,8 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Dropout that keeps a SELU network's mean and variance."""
+    if _state.entry and _wants(locals()):
+        return _handle(alpha_dropout, locals())
     _check_p(p)
     if inplace:
         return _ops.alpha_dropout_(input, p, training)
@@ -33,6 +40,8 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Alpha dropout of whole channels."""
+    if _state.entry and _wants(locals()):
+        return _handle(feature_alpha_dropout, locals())
     _check_p(p)
     if inplace:
         return _ops.feature_alpha_dropout_(input, p, training)
@@ -58,11 +67,15 @@ def _channel_dropout(input, p, training, inplace, name, dims):
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of a (N, C, L) or (C, L) input with probability p."""
+    if _state.entry and _wants(locals()):
+        return _handle(dropout1d, locals())
     return _channel_dropout(input, p, training, inplace, "dropout1d", 1)
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of a (N, C, H, W) input with probability p."""
+    if _state.entry and _wants(locals()):
+        return _handle(dropout2d, locals())
     _check_p(p)
     if input.ndim not in (3, 4):
         warnings.warn(
@@ -85,6 +98,8 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of a (N, C, D, H, W) or (C, D, H, W) input with probability p."""
+    if _state.entry and _wants(locals()):
+        return _handle(dropout3d, locals())
     _check_p(p)
     if input.ndim not in (4, 5):
         warnings.warn(

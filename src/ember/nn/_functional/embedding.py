@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import ember
 from ember._core.dispatch import call
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS
 from ember._ops.nn_embedding import embedding_renorm_
 from ember._ops.nn_embedding_bag import embedding_bag as _embedding_bag
@@ -33,6 +36,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     place so that their norm_type-norms are at most max_norm. `sparse=True` is accepted, but
     the gradient is a dense tensor (ember has no sparse layout).
     """
+    if _state.entry and _wants(locals()):
+        return _handle(embedding, locals())
     padding_idx = _padding_index(padding_idx, weight.shape[0])
     if max_norm is not None:
         input = input.contiguous()
@@ -47,6 +52,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
     input is cut into bags starting at `offsets`. padding_idx entries are left out of the bags
     (and of the means' counts); empty bags give zeros. `sparse=True` gives a dense gradient.
     The bags are the registry op `_embedding_bag` (ember/_ops/nn_embedding_bag.py)."""
+    if _state.entry and _wants(locals()):
+        return _handle(embedding_bag, locals())
     if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
         raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) "
                          f"is not None, then it must have the same shape as the input "

@@ -7,6 +7,9 @@ from __future__ import annotations
 import enum
 
 from ember._core.checks import _check
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 
 __all__ = ["ScalingType", "SwizzleType", "grouped_mm", "scaled_grouped_mm", "scaled_mm"]
 
@@ -40,6 +43,8 @@ def grouped_mm(mat_a, mat_b, *, offs=None, bias=None, out_dtype=None):
     per group. 3-D x 3-D: one per batch entry (no offs). With `offs` (int32, the groups' end
     indices): 2-D x 3-D splits mat_a's rows, 3-D x 2-D splits mat_b's columns, 2-D x 2-D splits
     the inner dimension (a 3-D result); rows or columns past the last offset are zero."""
+    if _state.entry and _wants(locals()):
+        return _handle(grouped_mm, locals())
     import ember
     _check(out_dtype is None or out_dtype == mat_a.dtype,
            "Grouped gemm output dtype must match `mat_a` dtype")
@@ -96,6 +101,8 @@ def scaled_mm(mat_a, mat_b, scale_a, scale_recipe_a, scale_b, scale_recipe_b, sw
     scale_b, float8 operands, tensor-wise (one-element float32 scales) or row-wise (scale_a
     (M, 1), scale_b (1, N)) scaling, plus bias, in `output_dtype`. The swizzles, fast
     accumulation and contraction_dim change nothing on the CPU, as in PyTorch."""
+    if _state.entry and _wants(locals()):
+        return _handle(scaled_mm, locals())
     import ember
     if output_dtype is None:
         output_dtype = ember.bfloat16
@@ -144,6 +151,8 @@ def scaled_grouped_mm(mat_a, mat_b, scale_a, scale_recipe_a, scale_b, scale_reci
                       contraction_dim=(), use_fast_accum=False):
     """scaled_grouped_mm(...): grouped_mm of float8 operands with scales. PyTorch has CUDA
     kernels only: on the CPU, its NotImplementedError."""
+    if _state.entry and _wants(locals()):
+        return _handle(scaled_grouped_mm, locals())
     backend = mat_a.device.type.upper()
     raise NotImplementedError(
         f"Could not run 'aten::_scaled_grouped_mm_v2' with arguments from the '{backend}' "

@@ -4,6 +4,9 @@ from __future__ import annotations
 import warnings
 
 from ember._core.checks import _check
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 
 __all__ = ["linear_cross_entropy"]
 
@@ -15,6 +18,8 @@ def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weig
     or (in,) and linear_weight (C, d1, ..., dK, in): logits (N, C, d1, ..., dK). `ignore_index`
     None means -100 for class-index targets. `options` (PyTorch's chunked evaluation) gives
     the same values; ember computes the logits whole."""
+    if _state.entry and _wants(locals()):
+        return _handle(linear_cross_entropy, locals())
     import ember
     from ember.nn._functional.loss import cross_entropy
     _check(1 <= input.dim() <= 2, lambda: (

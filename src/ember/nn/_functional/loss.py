@@ -12,8 +12,11 @@ import math
 import warnings
 
 import ember
-from ember._core import dispatch
+from ember._core import arguments, dispatch
 from ember._core.dispatch import autocast, call
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS
 from ember.nn import _reduction
 
@@ -51,6 +54,8 @@ def _float32_under_autocast(fn):
     `state.slow` is False then."""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        if _state.entry and _wants(locals()):
+            return _handle(wrapper, locals())
         if dispatch.state.slow and autocast.local.enabled:
             args = tuple(_up(a) for a in args)
             kwargs = {k: _up(v) for k, v in kwargs.items()}
@@ -63,6 +68,24 @@ def _up(value):
             and autocast.is_enabled(value.device.type):
         return value.float()
     return value
+
+
+def _tensors(name, *named):
+    """PyTorch's parser's TypeError for a tensor argument given something else; each loss
+    checks after reading its reduction, as PyTorch's Python wrappers read it first."""
+    for position, (arg, value) in enumerate(named, 1):
+        arguments.tensor_(value, (name, arg, position))
+
+
+def _floats_and_bools(name, *checked):
+    """PyTorch's parser's TypeError for (position, name, value) arguments that are floats
+    (a name other than the bools') or bools (`log_target`, `log_input`, `full`, `swap`)."""
+    for position, arg, value in checked:
+        if arg in ("log_target", "log_input", "full", "swap"):
+            if value is not True and value is not False:
+                arguments.bool_(value, (name, arg, position))
+        elif type(value) is not float and type(value) is not int:
+            arguments.float_(value, (name, arg, position))
 
 
 def _reduction_name(size_average, reduce, reduction):
@@ -83,7 +106,8 @@ def _reduced(loss, reduction):
 
 
 def _warn_if_broadcast(input, target):
-    if target.shape != input.shape:
+    # (size() as PyTorch calls it: a non-tensor fails here with PyTorch's class)
+    if target.size() != input.size():
         warnings.warn(
             f"Using a target size ({target.shape}) that is different to the input size "
             f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
@@ -114,6 +138,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
              reduction="mean"):
     """The negative log-likelihood of class-index targets (input holds log-probabilities,
     class dim 1): -weight[target] * input[target] per position, reduced."""
+    if _state.entry and _wants(locals()):
+        return _handle(nll_loss, locals())
     reduction = _reduction_name(size_average, reduce, reduction)
     return call(OPS["nll_loss_nd"], (input, target, weight, _reduction.get_enum(reduction),
                                       ignore_index))
@@ -123,8 +149,11 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                   reduce=None, reduction="mean", label_smoothing=0.0):
     """Cross-entropy between softmax(input) along dim 1 and the target: class indices (with
     `weight`, `ignore_index`, `label_smoothing`) or class probabilities of input's shape."""
+    if _state.entry and _wants(locals()):
+        return _handle(cross_entropy, locals())
     reduction = _reduction_name(size_average, reduce, reduction)
     enum = _reduction.get_enum(reduction)
+    _tensors("cross_entropy_loss", ("input", input), ("target", target))
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     if input.shape == target.shape:
@@ -232,7 +261,10 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if target.dtype != input.dtype:
         raise RuntimeError(f"Found dtype {target.dtype._cpp_name} but expected "
                            f"{input.dtype._cpp_name}")
-    if input.numel() and bool(((input < 0) | (input > 1)).any()):
+    # (A value check: not on meta or fake tensors, whose values don't exist; PyTorch's kernel
+    # checks them, its meta function doesn't.)
+    if input.numel() and input._device.type != "meta" and \
+            bool(((input < 0) | (input > 1)).any()):
         raise RuntimeError("all elements of input should be between 0 and 1")
     loss = (target * input.log().clamp_min(-100)
             + (1 - target) * input.neg().log1p().clamp_min(-100)).neg()
@@ -248,6 +280,9 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     pos_weight scales the positive term per class."""
     reduction = _reduction_name(size_average, reduce, reduction)
     _reduction.get_enum(reduction)
+    _tensors("binary_cross_entropy_with_logits", ("input", input), ("target", target),
+             *[(arg, value) for arg, value in (("weight", weight), ("pos_weight", pos_weight))
+               if value is not None])
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")
@@ -280,6 +315,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
             "major release.", stacklevel=2)
     if reduction not in ("batchmean", "none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    _tensors("kl_div", ("input", input), ("target", target))
+    _floats_and_bools("kl_div", (4, "log_target", log_target))
     if not (input.dtype.is_floating_point or input.dtype.is_complex) or not (
             target.dtype.is_floating_point or target.dtype.is_complex):
         raise RuntimeError("kl_div: Integral inputs not supported.")
@@ -301,6 +338,9 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     reduction = _reduction_name(size_average, reduce, reduction)
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    _tensors("poisson_nll_loss", ("input", input), ("target", target))
+    _floats_and_bools("poisson_nll_loss", (3, "log_input", log_input), (4, "full", full),
+                      (5, "eps", eps))
     if log_input:
         loss = input.exp() - target * input
     else:
@@ -314,6 +354,8 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
     """0.5 (log(var) + (input - target)**2 / var) (+ 0.5 log(2 pi) when `full`), with var
     clamped at eps (the clamp passes no gradient)."""
+    if _state.entry and _wants(locals()):
+        return _handle(gaussian_nll_loss, locals())
     if isinstance(var, (int, float)):
         if var < 0:
             raise ValueError("var has negative entry/entries")
@@ -371,13 +413,17 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     """log(1 + exp(-target * input))."""
     reduction = _reduction_name(size_average, reduce, reduction)
     _reduction.get_enum(reduction)
+    _tensors("soft_margin_loss", ("input", input), ("target", target))
     return _reduced((target.neg() * input).exp().log1p().to(input.dtype), reduction)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
                                 reduction="mean"):
     """Per sample, the mean over classes of the logistic loss of each class (target 0 or 1)."""
+    if _state.entry and _wants(locals()):
+        return _handle(multilabel_soft_margin_loss, locals())
     reduction = _reduction_name(size_average, reduce, reduction)
+    _tensors("multilabel_soft_margin_loss", ("input", input), ("target", target))
     loss = (target * _log_sigmoid(input) + (1 - target) * _log_sigmoid(input.neg())).neg()
     if weight is not None:
         loss = loss * weight
@@ -395,6 +441,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     the class count."""
     reduction = _reduction_name(size_average, reduce, reduction)
     enum = _reduction.get_enum(reduction)
+    _tensors("multi_margin_loss", ("input", input), ("target", target))
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.ndim != 1:
@@ -431,6 +478,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     other classes i of max(0, 1 - (x[j] - x[i])), over the class count."""
     reduction = _reduction_name(size_average, reduce, reduction)
     enum = _reduction.get_enum(reduction)
+    _tensors("multilabel_margin_loss", ("input", input), ("target", target))
     if input.ndim > 2 or input.shape != target.shape:
         raise RuntimeError(
             f"inconsistent target size: {list(target.shape)} for input of size: "
@@ -460,6 +508,8 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     """1 - cos(input1, input2) where target is 1, max(0, cos - margin) where it is -1."""
     reduction = _reduction_name(size_average, reduce, reduction)
     enum = _reduction.get_enum(reduction)
+    _tensors("cosine_embedding_loss", ("input1", input1), ("input2", input2),
+             ("target", target))
     if target.ndim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     expected = target.ndim + 1
@@ -485,6 +535,12 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     from ember.nn._functional.distance import pairwise_distance
     reduction = _reduction_name(size_average, reduce, reduction)
     enum = _reduction.get_enum(reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    _tensors("triplet_margin_loss", ("anchor", anchor), ("positive", positive),
+             ("negative", negative))
+    _floats_and_bools("triplet_margin_loss", (4, "margin", margin), (5, "p", p),
+                      (6, "eps", eps), (7, "swap", swap))
     _check_triplet_dims(anchor, positive, negative)
     close = pairwise_distance(anchor, positive, p, eps)
     far = pairwise_distance(anchor, negative, p, eps)
@@ -505,6 +561,8 @@ def _check_triplet_dims(anchor, positive, negative):
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
                                       margin=1.0, swap=False, reduction="mean"):
     """triplet_margin_loss with any distance function (pairwise_distance by default)."""
+    if _state.entry and _wants(locals()):
+        return _handle(triplet_margin_with_distance_loss, locals())
     from ember.nn._functional.distance import pairwise_distance
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
@@ -524,7 +582,10 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     """The connectionist temporal classification loss of log_probs (T, N, C), or (T, C)
     unbatched, against padded (N, S) or concatenated targets: 'mean' divides each sample's
     loss by its target length before averaging."""
+    if _state.entry and _wants(locals()):
+        return _handle(ctc_loss, locals())
     enum = _reduction.get_enum(reduction)
+    _tensors("ctc_loss", ("log_probs", log_probs), ("targets", targets))
     unbatched = log_probs.ndim == 2
     if unbatched:
         log_probs = log_probs.unsqueeze(1)

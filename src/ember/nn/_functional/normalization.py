@@ -3,9 +3,13 @@ layer_norm, group_norm (registry ops in ember/_ops/nn_norm.py), rms_norm and
 local_response_norm (composites, as in PyTorch)."""
 from __future__ import annotations
 
+from ember._core import arguments
 from ember._core import dtype as dt
 from ember._core.checks import _check
-from ember._core.dispatch import call
+from ember._core.dispatch import call, stack
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.finfo import finfo
 from ember._core.registry import OPS
 from ember.autograd.grad_mode import is_grad_enabled
@@ -43,6 +47,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     """Normalise each channel (dim 1) over the batch and the other dimensions; in training
     with the batch's statistics (updating running_mean/running_var in place), otherwise with
     the running ones."""
+    if _state.entry and _wants(locals()):
+        return _handle(batch_norm, locals())
     # (PyTorch's composite takes no channels from a 1-d input, a RuntimeError on its checks;
     # the op itself reads size(1), an IndexError.)
     _check(input.ndim >= 2, lambda: (
@@ -53,6 +59,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         _check(stats is None or not stats.requires_grad or not is_grad_enabled(), lambda name=name: (
             f"The function 'native_batch_norm' is not differentiable with respect to argument "
             f"'{name}'. This input cannot have requires_grad True."))
+    if stack.modes.dispatch_modes:
+        # PyTorch's batch_norm composite allocates an empty reserve buffer before the op,
+        # which its dispatch modes see (NOTE [composites decompose under modes]).
+        call(OPS["empty.memory_format"], ([0], dt.uint8, None, input.device, None, None))
     return call(_BATCH_NORM, (input, weight, bias, running_mean, running_var, training,
                               momentum, eps))[0]
 
@@ -60,6 +70,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.1, eps=1e-5):
     """Normalise each channel of each sample over its other dimensions."""
+    if _state.entry and _wants(locals()):
+        return _handle(instance_norm, locals())
     if use_input_stats:
         _verify_spatial_size(input.shape)
     batch, channels = input.shape[0], input.shape[1]
@@ -79,6 +91,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Normalise over the last len(normalized_shape) dimensions."""
+    if _state.entry and _wants(locals()):
+        return _handle(layer_norm, locals())
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     return call(_LAYER_NORM, (input, list(normalized_shape), weight, bias, eps))[0]
@@ -86,6 +100,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Normalise each group of channels of each sample."""
+    if _state.entry and _wants(locals()):
+        return _handle(group_norm, locals())
     if input.ndim < 2:
         raise RuntimeError("Expected at least 2 dimensions for input tensor but received "
                            f"{input.ndim}")
@@ -101,9 +117,15 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """input / sqrt(mean(input**2) + eps) over the last len(normalized_shape) dimensions,
     times weight; eps None means the dtype's machine epsilon."""
-    if isinstance(normalized_shape, int):
-        normalized_shape = (normalized_shape,)
-    normalized_shape = tuple(normalized_shape)
+    if _state.entry and _wants(locals()):
+        return _handle(rms_norm, locals())
+    arguments.tensor_(input, ("rms_norm", "input", 1))
+    normalized_shape = tuple(arguments.int_list(normalized_shape, ("rms_norm",
+                                                                   "normalized_shape", 2)))
+    if weight is not None:
+        arguments.tensor_(weight, ("rms_norm", "weight", 3))
+    if eps is not None:
+        arguments.float_(eps, ("rms_norm", "eps", 4))
     count = len(normalized_shape)
     _check(input.ndim >= count and tuple(input.shape[input.ndim - count:]) == normalized_shape,
            lambda: (f"Given normalized_shape={list(normalized_shape)}, expected input with "
@@ -131,6 +153,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     """input / (k + alpha * mean of input**2 over `size` neighbouring channels) ** beta (the
     window zero-padded at the ends and always divided by size)."""
+    if _state.entry and _wants(locals()):
+        return _handle(local_response_norm, locals())
     if input.ndim < 3:
         raise ValueError("Expected 3D or higher dimensionality input (got "
                          f"{input.ndim} dimensions)")

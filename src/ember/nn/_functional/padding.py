@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ember._core import arguments
 from ember._core.checks import _check
 from ember._core.dispatch import call
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS
 from ember._ops.nn_padding import pairs_by_dim
 
@@ -34,11 +38,25 @@ def _index_tensor(index, device):
     return tensor(index, device=device)
 
 
+def _parsed(input, pad, mode, value):
+    """(pad as an int tuple, mode as a str) after the argument checks of PyTorch's parser, in
+    its order."""
+    arguments.tensor_(input, ("pad", "input", 1))
+    pad = arguments.int_list(pad, ("pad", "pad", 2))
+    mode = arguments.str_(mode, ("pad", "mode", 3))
+    if value is not None:
+        arguments.float_(value, ("pad", "value", 4))
+    return pad, mode
+
+
 def pad(input, pad, mode="constant", value=None):
     """pad(input, pad, mode="constant", value=None) -> Tensor: pads the trailing dims; `pad`
     lists (left, right) amounts for the last dim first. Modes: 'constant' (any number of
     dims, negative amounts crop), 'reflect', 'replicate' and 'circular' (the last 1, 2 or 3
     dims of a batched or unbatched input)."""
+    if _state.entry and _wants(locals()):
+        return _handle(globals()["pad"], locals())
+    pad, mode = _parsed(input, pad, mode, value)
     pad = list(pad)
     _check(len(pad) % 2 == 0, "Padding length must be divisible by 2")
     _check(len(pad) // 2 <= input.ndim, lambda: (

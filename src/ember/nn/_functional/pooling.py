@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import math
 
+from ember._core import arguments, dispatch
 from ember._core.checks import _check, _check_value
 from ember._core.dispatch import call
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS
 
 __all__ = [
@@ -51,7 +55,32 @@ def _ntuple(n):
 _single, _pair, _triple = _ntuple(1), _ntuple(2), _ntuple(3)
 
 
+def _parsed_call(key, name, args):
+    """The op `key` called on `args` once PyTorch's parser has checked them, under the name the
+    public function has (NOTE [the parser's errors come first]); plain arguments (a tensor,
+    then int tuples, ints, bools and None) skip the parser."""
+    op = OPS[key]
+    if not _plain(args):
+        args = arguments.parser_error(op, args, name)
+    return call(op, args)
+
+
+def _plain(args) -> bool:
+    if not isinstance(args[0], dispatch.Tensor):
+        return False
+    for value in args[1:]:
+        kind = type(value)
+        if kind is tuple:
+            if any(type(item) is not int for item in value):
+                return False
+        elif not (kind is int or kind is bool or value is None or
+                  isinstance(value, dispatch.Tensor)):
+            return False
+    return True
+
+
 def _check_1d(input, name, message_kind):
+    arguments.tensor_(input, (name, "input", 1))
     if message_kind == "pool":
         _check(input.ndim in (2, 3) and all(s != 0 for s in input.shape[-2:]), lambda: (
             f"{name}: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
@@ -72,9 +101,11 @@ def _stride(stride, kernel, expand):
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
     """max_pool1d returning (values, indices)."""
+    if _state.entry and _wants(locals()):
+        return _handle(max_pool1d_with_indices, locals())
     _check_1d(input, "max_pool1d", "pool")
     stride = _stride(stride, kernel_size, _single)
-    values, indices = call(OPS["max_pool2d_with_indices"], (
+    values, indices = _parsed_call("max_pool2d_with_indices", "max_pool1d", (
         input.unsqueeze(-2), (1,) + _single(kernel_size), (1,) + stride if stride else (),
         (0,) + _single(padding), (1,) + _single(dilation), ceil_mode))
     return values.squeeze(-2), indices.squeeze(-2)
@@ -83,6 +114,8 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """Max over sliding windows of the last dim of (N, C, L) or (C, L)."""
+    if _state.entry and _wants(locals()):
+        return _handle(max_pool1d, locals())
     values, indices = max_pool1d_with_indices(input, kernel_size, stride, padding, dilation,
                                               ceil_mode)
     return (values, indices) if return_indices else values
@@ -91,7 +124,9 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
     """max_pool2d returning (values, indices)."""
-    return call(OPS["max_pool2d_with_indices"], (
+    if _state.entry and _wants(locals()):
+        return _handle(max_pool2d_with_indices, locals())
+    return _parsed_call("max_pool2d_with_indices", "max_pool2d_with_indices", (
         input, _pair(kernel_size), _stride(stride, kernel_size, _pair), _pair(padding),
         _pair(dilation), ceil_mode))
 
@@ -99,6 +134,8 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """Max over sliding 2-d windows of (N, C, H, W) or (C, H, W)."""
+    if _state.entry and _wants(locals()):
+        return _handle(max_pool2d, locals())
     values, indices = max_pool2d_with_indices(input, kernel_size, stride, padding, dilation,
                                               ceil_mode)
     return (values, indices) if return_indices else values
@@ -107,7 +144,9 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
     """max_pool3d returning (values, indices)."""
-    return call(OPS["max_pool3d_with_indices"], (
+    if _state.entry and _wants(locals()):
+        return _handle(max_pool3d_with_indices, locals())
+    return _parsed_call("max_pool3d_with_indices", "max_pool3d_with_indices", (
         input, _triple(kernel_size), _stride(stride, kernel_size, _triple), _triple(padding),
         _triple(dilation), ceil_mode))
 
@@ -115,6 +154,8 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """Max over sliding 3-d windows of (N, C, D, H, W) or (C, D, H, W)."""
+    if _state.entry and _wants(locals()):
+        return _handle(max_pool3d, locals())
     values, indices = max_pool3d_with_indices(input, kernel_size, stride, padding, dilation,
                                               ceil_mode)
     return (values, indices) if return_indices else values
@@ -125,9 +166,11 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True):
     """Mean over sliding windows of the last dim of (N, C, L) or (C, L)."""
+    if _state.entry and _wants(locals()):
+        return _handle(avg_pool1d, locals())
     _check_1d(input, "avg_pool1d", "shape")
     stride = _stride(stride, kernel_size, _single)
-    out = call(OPS["avg_pool2d"], (
+    out = _parsed_call("avg_pool2d", "avg_pool1d", (
         input.unsqueeze(-2), (1,) + _single(kernel_size), (1,) + stride if stride else (),
         (0,) + _single(padding), ceil_mode, count_include_pad, None))
     return out.squeeze(-2)
@@ -136,7 +179,9 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """Mean over sliding 2-d windows (divided by divisor_override when given)."""
-    return call(OPS["avg_pool2d"], (input, _pair(kernel_size), _stride(stride, kernel_size, _pair),
+    if _state.entry and _wants(locals()):
+        return _handle(avg_pool2d, locals())
+    return _parsed_call("avg_pool2d", "avg_pool2d", (input, _pair(kernel_size), _stride(stride, kernel_size, _pair),
                                     _pair(padding), ceil_mode, count_include_pad,
                                     divisor_override))
 
@@ -144,7 +189,9 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """Mean over sliding 3-d windows (divided by divisor_override when given)."""
-    return call(OPS["avg_pool3d"], (input, _triple(kernel_size),
+    if _state.entry and _wants(locals()):
+        return _handle(avg_pool3d, locals())
+    return _parsed_call("avg_pool3d", "avg_pool3d", (input, _triple(kernel_size),
                                     _stride(stride, kernel_size, _triple), _triple(padding),
                                     ceil_mode, count_include_pad, divisor_override))
 
@@ -152,62 +199,93 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 # --------------------------------------------------------------------------- adaptive pooling
 
 def _output_size(input, output_size, spatial):
-    """output_size as a tuple; None entries keep the input's size there (as PyTorch)."""
-    sizes = _ntuple(spatial)(output_size)
-    return tuple(input.shape[input.ndim - spatial + i] if s is None else int(s)
-                 for i, s in enumerate(sizes))
+    """output_size as PyTorch's functions make it: an int is the size of every dim, None items
+    keep the input's size there. As in PyTorch, the input's sizes are read first (a
+    non-tensor gets its AttributeError) and the items are left to the parser."""
+    defaults = input.size()
+    if isinstance(output_size, int):
+        return (output_size,) * spatial if type(output_size) is int else output_size
+    if len(defaults) <= len(output_size):
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+    return tuple(d if v is None else v
+                 for v, d in zip(output_size, defaults[len(defaults) - len(output_size):]))
 
 
 def adaptive_avg_pool1d(input, output_size):
     """Mean over output_size windows that split the last dim evenly."""
+    if _state.entry and _wants(locals()):
+        return _handle(adaptive_avg_pool1d, locals())
     _check_1d(input, "adaptive_avg_pool1d", "shape")
     size = _single(output_size)
-    out = call(OPS["_adaptive_avg_pool2d"], (input.unsqueeze(-2), (1,) + size))
+    out = _parsed_call("_adaptive_avg_pool2d", "adaptive_avg_pool1d", (input.unsqueeze(-2), (1,) + size))
     return out.squeeze(-2)
 
 
 def adaptive_avg_pool2d(input, output_size):
     """Mean over windows that split the last two dims evenly into output_size cells."""
-    return call(OPS["_adaptive_avg_pool2d"], (input, _output_size(input, output_size, 2)))
+    if _state.entry and _wants(locals()):
+        return _handle(adaptive_avg_pool2d, locals())
+    size = _output_size(input, output_size, 2)
+    if size == (1, 1) and getattr(input, "ndim", None) in (3, 4):
+        # PyTorch's composite takes the mean for one cell (its grad_fn is MeanBackward1).
+        return call(OPS["mean.dim"], (input, [-1, -2], True, None))
+    return _parsed_call("_adaptive_avg_pool2d", "adaptive_avg_pool2d", (input, size))
 
 
 def adaptive_avg_pool3d(input, output_size):
     """Mean over windows that split the last three dims evenly into output_size cells."""
-    return call(OPS["_adaptive_avg_pool3d"], (input, _output_size(input, output_size, 3)))
+    if _state.entry and _wants(locals()):
+        return _handle(adaptive_avg_pool3d, locals())
+    size = _output_size(input, output_size, 3)
+    if size == (1, 1, 1) and getattr(input, "ndim", None) in (4, 5):
+        return call(OPS["mean.dim"], (input, [-1, -2, -3], True, None))
+    return _parsed_call("_adaptive_avg_pool3d", "adaptive_avg_pool3d", (input, size))
 
 
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
     """adaptive_max_pool1d returning (values, indices)."""
+    if _state.entry and _wants(locals()):
+        return _handle(adaptive_max_pool1d_with_indices, locals())
     _check_1d(input, "adaptive_max_pool1d", "shape")
-    values, indices = call(OPS["adaptive_max_pool2d"], (input.unsqueeze(-2),
+    values, indices = _parsed_call("adaptive_max_pool2d", "adaptive_max_pool1d", (input.unsqueeze(-2),
                                                          (1,) + _single(output_size)))
     return values.squeeze(-2), indices.squeeze(-2)
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     """Max over output_size windows that split the last dim evenly."""
+    if _state.entry and _wants(locals()):
+        return _handle(adaptive_max_pool1d, locals())
     values, indices = adaptive_max_pool1d_with_indices(input, output_size)
     return (values, indices) if return_indices else values
 
 
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
     """adaptive_max_pool2d returning (values, indices)."""
-    return call(OPS["adaptive_max_pool2d"], (input, _output_size(input, output_size, 2)))
+    if _state.entry and _wants(locals()):
+        return _handle(adaptive_max_pool2d_with_indices, locals())
+    return _parsed_call("adaptive_max_pool2d", "adaptive_max_pool2d", (input, _output_size(input, output_size, 2)))
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     """Max over windows that split the last two dims evenly into output_size cells."""
+    if _state.entry and _wants(locals()):
+        return _handle(adaptive_max_pool2d, locals())
     values, indices = adaptive_max_pool2d_with_indices(input, output_size)
     return (values, indices) if return_indices else values
 
 
 def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
     """adaptive_max_pool3d returning (values, indices)."""
-    return call(OPS["adaptive_max_pool3d"], (input, _output_size(input, output_size, 3)))
+    if _state.entry and _wants(locals()):
+        return _handle(adaptive_max_pool3d_with_indices, locals())
+    return _parsed_call("adaptive_max_pool3d", "adaptive_max_pool3d", (input, _output_size(input, output_size, 3)))
 
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     """Max over windows that split the last three dims evenly into output_size cells."""
+    if _state.entry and _wants(locals()):
+        return _handle(adaptive_max_pool3d, locals())
     values, indices = adaptive_max_pool3d_with_indices(input, output_size)
     return (values, indices) if return_indices else values
 
@@ -216,6 +294,10 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
 
 def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, expand, pool, max_pool):
     kernel = expand(kernel_size)
+    # PyTorch multiplies by the kernel as given in 1-d (a tuple is refused by `mul`) and
+    # unpacks it into its sizes in 2-d and 3-d (Python's ValueError for another length).
+    spatial = len(expand(0))
+    count = kernel_size if spatial == 1 else _unpacked(kernel, spatial)
     # The limits p = +-inf are the largest and smallest |x| of a window, as in PyTorch (the
     # power formula would give 1 or 0 ** 0).
     if isinstance(norm_type, (int, float)) and abs(norm_type) == math.inf:
@@ -224,76 +306,99 @@ def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, expand, pool, max
         return -max_pool(-input.abs(), kernel, stride, 0, 1, ceil_mode)
     stride = kernel if stride is None else stride
     out = pool(input.pow(norm_type), kernel, stride, 0, ceil_mode)
-    count = 1
-    for k in kernel:
-        count *= k
     # sign * relu(|x|) keeps the (rounding-)negative means at their sign, as PyTorch does.
     return (out.sign() * out.abs().relu()).mul(count).pow(1.0 / norm_type)
 
 
+def _unpacked(kernel, spatial):
+    """The product of the `spatial` sizes of `kernel`, unpacked as Python unpacks them."""
+    if len(kernel) != spatial:
+        raise ValueError(f"not enough values to unpack (expected {spatial}, got {len(kernel)})"
+                         if len(kernel) < spatial else
+                         f"too many values to unpack (expected {spatial})")
+    return math.prod(kernel)
+
+
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """(sum over each window of x**p) ** (1/p) along the last dim."""
+    if _state.entry and _wants(locals()):
+        return _handle(lp_pool1d, locals())
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, _single, avg_pool1d,
                     max_pool1d)
 
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """(sum over each 2-d window of x**p) ** (1/p)."""
+    if _state.entry and _wants(locals()):
+        return _handle(lp_pool2d, locals())
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, _pair, avg_pool2d,
                     max_pool2d)
 
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """(sum over each 3-d window of x**p) ** (1/p)."""
+    if _state.entry and _wants(locals()):
+        return _handle(lp_pool3d, locals())
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, _triple, avg_pool3d,
                     max_pool3d)
 
 
 # --------------------------------------------------------------------------- unpooling
 
-def _unpool_output_size(input, kernel_size, stride, padding, output_size, spatial):
-    sizes = [(input.shape[input.ndim - spatial + d] - 1) * stride[d] + kernel_size[d]
-             - 2 * padding[d] for d in range(spatial)]
+def _unpool_output_size(input, kernel_size, stride, padding, output_size):
+    """The unpooled sizes as PyTorch's functional computes them: one per kernel entry, from
+    the input's trailing sizes (Python's IndexError when it has too few dims, TypeError for an
+    output_size that is no sequence), `spatial` or `spatial + 2` given sizes checked against
+    them."""
+    input_size = input.size()
+    count = len(kernel_size)
+    sizes = [(input_size[-count + d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d]
+             for d in range(count)]
     if output_size is None:
         return tuple(sizes)
-    output_size = tuple(int(s) for s in output_size)
-    if len(output_size) == spatial + 2 or len(output_size) == input.ndim:
-        output_size = output_size[len(output_size) - spatial:]
-    _check_value(len(output_size) == spatial, lambda: (
-        f"output_size should be a sequence containing {spatial} or {spatial + 2} elements, "
-        f"but it has a length of '{len(output_size)}'"))
-    for d in range(spatial):
+    if len(output_size) == count + 2:
+        output_size = output_size[2:]
+    _check_value(len(output_size) == count, lambda: (
+        f"output_size should be a sequence containing {count} or {count + 2} elements, but it "
+        f"has a length of '{len(output_size)}'"))
+    for d in range(count):
         low, high = sizes[d] - stride[d], sizes[d] + stride[d]
         _check_value(low < output_size[d] < high, lambda d=d, low=low, high=high: (
-            f'invalid output_size "{list(output_size)}" (dim {d} must be between {low} '
-            f"and {high})"))
-    return output_size
+            f'invalid output_size "{output_size}" (dim {d} must be between {low} and {high})'))
+    return tuple(output_size)
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """max_pool1d's partial inverse: zeros with each value at its index."""
+    if _state.entry and _wants(locals()):
+        return _handle(max_unpool1d, locals())
     kernel = _single(kernel_size)
     stride = kernel if stride is None else _single(stride)
-    size = _unpool_output_size(input, kernel, stride, _single(padding), output_size, 1)
-    out = call(OPS["max_unpool2d"], (input.unsqueeze(-1), indices.unsqueeze(-1), size + (1,)))
+    size = _unpool_output_size(input, kernel, stride, _single(padding), output_size)
+    out = _parsed_call("max_unpool2d", "max_unpool2d", (input.unsqueeze(-1),
+                                                         indices.unsqueeze(-1), size + (1,)))
     return out.squeeze(-1)
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """max_pool2d's partial inverse: zeros with each value at its flat plane index."""
+    if _state.entry and _wants(locals()):
+        return _handle(max_unpool2d, locals())
     kernel = _pair(kernel_size)
     stride = kernel if stride is None else _pair(stride)
-    size = _unpool_output_size(input, kernel, stride, _pair(padding), output_size, 2)
-    return call(OPS["max_unpool2d"], (input, indices, size))
+    size = _unpool_output_size(input, kernel, stride, _pair(padding), output_size)
+    return _parsed_call("max_unpool2d", "max_unpool2d", (input, indices, size))
 
 
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """max_pool3d's partial inverse: zeros with each value at its flat volume index."""
+    if _state.entry and _wants(locals()):
+        return _handle(max_unpool3d, locals())
     kernel = _triple(kernel_size)
     stride = kernel if stride is None else _triple(stride)
     padding = _triple(padding)
-    size = _unpool_output_size(input, kernel, stride, padding, output_size, 3)
-    return call(OPS["max_unpool3d"], (input, indices, size, stride, padding))
+    size = _unpool_output_size(input, kernel, stride, padding, output_size)
+    return _parsed_call("max_unpool3d", "max_unpool3d", (input, indices, size, stride, padding))
 
 
 # --------------------------------------------------------------------------- fractional
@@ -323,6 +428,8 @@ def _fractional(input, kernel_size, output_size, output_ratio, random_samples, s
 def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
                                        return_indices=False, _random_samples=None):
     """fractional_max_pool2d returning (values, indices)."""
+    if _state.entry and _wants(locals()):
+        return _handle(fractional_max_pool2d_with_indices, locals())
     return _fractional(input, kernel_size, output_size, output_ratio, _random_samples, 2)
 
 
@@ -330,6 +437,8 @@ def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=Non
                           return_indices=False, _random_samples=None):
     """Max over 2-d windows at pseudo-random starts that shrink the input to output_size
     (or by output_ratio)."""
+    if _state.entry and _wants(locals()):
+        return _handle(fractional_max_pool2d, locals())
     values, indices = fractional_max_pool2d_with_indices(input, kernel_size, output_size,
                                                          output_ratio,
                                                          _random_samples=_random_samples)
@@ -339,6 +448,8 @@ def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=Non
 def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
                                        return_indices=False, _random_samples=None):
     """fractional_max_pool3d returning (values, indices)."""
+    if _state.entry and _wants(locals()):
+        return _handle(fractional_max_pool3d_with_indices, locals())
     return _fractional(input, kernel_size, output_size, output_ratio, _random_samples, 3)
 
 
@@ -346,6 +457,8 @@ def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=Non
                           return_indices=False, _random_samples=None):
     """Max over 3-d windows at pseudo-random starts that shrink the input to output_size
     (or by output_ratio)."""
+    if _state.entry and _wants(locals()):
+        return _handle(fractional_max_pool3d, locals())
     values, indices = fractional_max_pool3d_with_indices(input, kernel_size, output_size,
                                                          output_ratio,
                                                          _random_samples=_random_samples)

@@ -6,8 +6,14 @@ from __future__ import annotations
 import math
 import warnings
 
-from ember._core.checks import _check_not_implemented, _check_value
-from ember._core.dispatch import call
+import numpy as np
+
+from ember._core import arguments
+from ember._core.checks import _check_not_implemented, _check_type, _check_value
+from ember._core.dispatch import Tensor, call
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS
 from ember.nn._functional.pooling import (
     adaptive_avg_pool1d,
@@ -43,6 +49,24 @@ _NEEDS = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
 _AREA = {3: adaptive_avg_pool1d, 4: adaptive_avg_pool2d, 5: adaptive_avg_pool3d}
 
 
+def _is_integer(value) -> bool:
+    return isinstance(value, (int, np.integer)) or isinstance(value, Tensor) and \
+        not value.dtype.is_floating_point and not value.dtype.is_complex and value.numel() == 1
+
+
+def _integer(value):
+    """A size as the resampling ops' parser takes it (an int; TypeError for anything else)."""
+    return arguments.int_list((value,), ("upsample", "output_size", 2))[0]
+
+
+def _floating(value):
+    """A scale as the resampling ops' parser takes it (a float; TypeError otherwise, for a
+    tensor too: the ops take a list of floats)."""
+    if isinstance(value, Tensor):
+        arguments.refuse(("upsample", "scale_factors", 3), "tuple of floats", value)
+    return arguments.float_(value, ("upsample", "scale_factors", 3))
+
+
 def _sizes_and_scales(input, size, scale_factor, recompute_scale_factor, mode):
     dim = input.ndim - 2
     spatial = list(input.shape[2:])
@@ -55,9 +79,12 @@ def _sizes_and_scales(input, size, scale_factor, recompute_scale_factor, mode):
                 f"input with spatial dimensions of {spatial} and output size of {size}. Please "
                 "provide input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, "
                 "o2, ...,oK) format."))
+            _check_type(all(_is_integer(s) for s in size), lambda: (
+                f"expected size to be one of int or Tuple[int] or Tuple[int, int] or "
+                f"Tuple[int, int, int], but got size with types {[type(s) for s in size]}"))
             output_size = [int(s) for s in size]
         else:
-            output_size = [int(size)] * dim
+            output_size = [_integer(size)] * dim
         scales = None
     elif scale_factor is not None:
         if isinstance(scale_factor, (list, tuple)):
@@ -66,9 +93,9 @@ def _sizes_and_scales(input, size, scale_factor, recompute_scale_factor, mode):
                 f"got input with spatial dimensions of {spatial} and scale_factor of shape "
                 f"{scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) format "
                 "and scale_factor in (s1, s2, ...,sK) format."))
-            scales = [float(s) for s in scale_factor]
+            scales = [_floating(s) for s in scale_factor]
         else:
-            scales = [float(scale_factor)] * dim
+            scales = [_floating(scale_factor)] * dim
         output_size = None
     else:
         raise ValueError("either size or scale_factor should be defined")
@@ -88,22 +115,25 @@ def _sizes_and_scales(input, size, scale_factor, recompute_scale_factor, mode):
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Resample the spatial dims of (N, C, *spatial) to `size` or by `scale_factor`."""
+    if _state.entry and _wants(locals()):
+        return _handle(interpolate, locals())
     if mode in ("nearest", "area", "nearest-exact"):
         _check_value(align_corners is None, (
             "align_corners option can only be set with the interpolating modes: "
             "linear | bilinear | bicubic | trilinear"))
     elif align_corners is None:
         align_corners = False
-    known = mode in _OPS or mode == "area"
-    _check_not_implemented(known and input.ndim in (3, 4, 5), lambda: (
-        f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for the "
-        "modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
-        f"nearest-exact (got {mode})"))
+    # (PyTorch reads the sizes and the antialias flag before it looks at the rank and mode.)
     output_size, scales = _sizes_and_scales(input, size, scale_factor, recompute_scale_factor,
                                             mode)
     _check_value(not antialias or (mode in _ANTIALIASED and input.ndim == 4), (
         "Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires "
         "a 4-D tensor as input"))
+    known = mode in _OPS or mode == "area"
+    _check_not_implemented(known and input.ndim in (3, 4, 5), lambda: (
+        f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for the "
+        "modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
+        f"nearest-exact (got {mode})"))
     if mode == "area":
         return _AREA[input.ndim](input, output_size)
     if mode in _NEEDS:
@@ -116,6 +146,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
     """Deprecated alias of interpolate."""
+    if _state.entry and _wants(locals()):
+        return _handle(upsample, locals())
     warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` "
                   "instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode, align_corners)
@@ -123,6 +155,8 @@ def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=
 
 def upsample_nearest(input, size=None, scale_factor=None):
     """Deprecated: interpolate(..., mode='nearest')."""
+    if _state.entry and _wants(locals()):
+        return _handle(upsample_nearest, locals())
     warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use "
                   "`nn.functional.interpolate` instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode="nearest")
@@ -130,6 +164,8 @@ def upsample_nearest(input, size=None, scale_factor=None):
 
 def upsample_bilinear(input, size=None, scale_factor=None):
     """Deprecated: interpolate(..., mode='bilinear', align_corners=True)."""
+    if _state.entry and _wants(locals()):
+        return _handle(upsample_bilinear, locals())
     warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
                   "`nn.functional.interpolate` instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
@@ -137,21 +173,29 @@ def upsample_bilinear(input, size=None, scale_factor=None):
 
 def pixel_shuffle(input, upscale_factor):
     """(*, C*r*r, H, W) -> (*, C, H*r, W*r)."""
+    if _state.entry and _wants(locals()):
+        return _handle(pixel_shuffle, locals())
     return call(OPS["pixel_shuffle"], (input, upscale_factor))
 
 
 def pixel_unshuffle(input, downscale_factor):
     """(*, C, H*r, W*r) -> (*, C*r*r, H, W)."""
+    if _state.entry and _wants(locals()):
+        return _handle(pixel_unshuffle, locals())
     return call(OPS["pixel_unshuffle"], (input, downscale_factor))
 
 
 def channel_shuffle(input, groups):
     """Interleave `groups` groups of channels of (N, C, *)."""
+    if _state.entry and _wants(locals()):
+        return _handle(channel_shuffle, locals())
     return call(OPS["channel_shuffle"], (input, groups))
 
 
 def native_channel_shuffle(input, groups):
     """channel_shuffle's kernel, as torch.nn.functional.native_channel_shuffle."""
+    if _state.entry and _wants(locals()):
+        return _handle(native_channel_shuffle, locals())
     return call(OPS["native_channel_shuffle"], (input, groups))
 
 
@@ -167,6 +211,8 @@ _ALIGN_WARNING = (
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """input (N, C, *spatial) read at grid's normalised positions (N, *out, k)."""
+    if _state.entry and _wants(locals()):
+        return _handle(grid_sample, locals())
     _check_value(mode in _GRID_MODES, lambda: (
         "nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or "
         f"'bicubic', but got: '{mode}'"))
@@ -176,6 +222,10 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if align_corners is None:
         warnings.warn(_ALIGN_WARNING, stacklevel=2)
         align_corners = False
+    arguments.tensor_(input, ("grid_sampler", "input", 1))
+    arguments.tensor_(grid, ("grid_sampler", "grid", 2))
+    if align_corners is not True and align_corners is not False:
+        arguments.bool_(align_corners, ("grid_sampler", "align_corners", 5))
     name = "grid_sampler_3d" if input.ndim == 5 else "grid_sampler_2d"
     return call(OPS[name], (input, grid, _GRID_MODES[mode], _GRID_PADDING[padding_mode],
                             bool(align_corners)))
@@ -183,6 +233,8 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
 
 def affine_grid(theta, size, align_corners=None):
     """The sampling grid (N, *spatial, k) of the affine maps theta (N, k, k + 1)."""
+    if _state.entry and _wants(locals()):
+        return _handle(affine_grid, locals())
     if align_corners is None:
         warnings.warn(_ALIGN_WARNING, stacklevel=2)
         align_corners = False

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+import ember
 from ember.nn import functional as F
 from ember.nn import init
 from ember.nn.modules.module import Module
@@ -116,7 +117,7 @@ class Sigmoid(Module):
     """1 / (1 + exp(-input))."""
 
     def forward(self, input):
-        return input.sigmoid()
+        return ember.sigmoid(input)      # (the function: a non-tensor gets its TypeError)
 
 
 class Hardsigmoid(_Inplace):
@@ -133,7 +134,7 @@ class Tanh(Module):
     """Hyperbolic tangent."""
 
     def forward(self, input):
-        return input.tanh()
+        return ember.tanh(input)
 
 
 class SiLU(_Inplace):

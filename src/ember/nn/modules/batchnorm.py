@@ -138,24 +138,24 @@ class BatchNorm1d(_BatchNorm):
     """Batch norm of a (N, C) or (N, C, L) input."""
 
     def _check_input_dim(self, input):
-        if input.ndim not in (2, 3):
-            raise ValueError(f"expected 2D or 3D input (got {input.ndim}D input)")
+        if input.dim() not in (2, 3):
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
 
 
 class BatchNorm2d(_BatchNorm):
     """Batch norm of a (N, C, H, W) input."""
 
     def _check_input_dim(self, input):
-        if input.ndim != 4:
-            raise ValueError(f"expected 4D input (got {input.ndim}D input)")
+        if input.dim() != 4:
+            raise ValueError(f"expected 4D input (got {input.dim()}D input)")
 
 
 class BatchNorm3d(_BatchNorm):
     """Batch norm of a (N, C, D, H, W) input."""
 
     def _check_input_dim(self, input):
-        if input.ndim != 5:
-            raise ValueError(f"expected 5D input (got {input.ndim}D input)")
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")
 
 
 class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
@@ -192,7 +192,7 @@ class SyncBatchNorm(_BatchNorm):
 
     def _check_input_dim(self, input):
         if input.ndim < 2:
-            raise ValueError(f"expected at least 2D input (got {input.ndim}D input)")
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
 
     @classmethod
     def convert_sync_batchnorm(cls, module, process_group=None):

@@ -436,18 +436,18 @@ class Module:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the gradients of every parameter (to None, or to zeros in place)."""
+        # `param.grad` read where PyTorch reads it: a TorchFunctionMode sees the same calls.
         for param in self.parameters():
-            grad = param.grad
-            if grad is None:
+            if param.grad is None:
                 continue
             if set_to_none:
                 param.grad = None
                 continue
-            if grad.grad_fn is not None:
-                grad.detach_()
+            if param.grad.grad_fn is not None:
+                param.grad.detach_()
             else:
-                grad.requires_grad_(False)
-            grad.zero_()
+                param.grad.requires_grad_(False)
+            param.grad.zero_()
 
     def share_memory(self) -> Module:
         """Tensor.share_memory_ on every parameter and buffer. ember's CPU tensors live in the

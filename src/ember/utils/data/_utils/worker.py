@@ -10,6 +10,8 @@ import random
 import sys
 import traceback
 
+from ember._core import upcalls as _upcalls
+
 # How often a waiting worker (or the main process) checks that the other side is alive.
 STATUS_CHECK_INTERVAL = 1.0
 
@@ -35,6 +37,9 @@ class WorkerInfo:
 def get_worker_info():
     """The current worker's WorkerInfo inside a DataLoader worker; None in the main process."""
     return _worker_info
+
+
+_upcalls.worker_info = get_worker_info      # for ember._random (NOTE [upcalls])
 
 
 class KeyErrorMessage(str):

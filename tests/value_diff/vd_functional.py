@@ -1,0 +1,224 @@
+"""Valid calls of `nn.functional` and of modules, on edge tensors, for the value-differential
+fuzzer.
+
+`nn.functional`'s entries have no registry schema, so each has a template here: the tensors
+it takes (by shape: "x" is the input, "x4" an image batch (N, C, H, W), "x3" a sequence batch
+(N, C, L), "same" another tensor of the input's shape and dtype, "labels" class indices,
+"probs" values in [0, 1]) and its other arguments drawn from a few valid values. A module call
+is its functional form's template with the module's constructor arguments.
+"""
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from edge_values import LAYOUTS
+
+FLOATS = ("float32", "float32", "float32", "float64", "float16", "bfloat16")
+SHAPE_X = ((2, 3), (4,), (2, 3, 4), (), (0, 3), (3, 1, 2))
+SHAPE_X4 = ((2, 3, 5, 5), (1, 2, 4, 6), (2, 1, 3, 3))
+SHAPE_X3 = ((2, 3, 7), (1, 2, 5), (3, 1, 4))
+
+
+def _f(*values):
+    return st.sampled_from([("float", v) for v in values])
+
+
+def _i(*values):
+    return st.sampled_from([("int", v) for v in values])
+
+
+def _s(*values):
+    return st.sampled_from([("str", v) for v in values])
+
+
+BOOL = st.sampled_from([("bool", True), ("bool", False)])
+EDGE_FLOATS = _f(0.0, -0.0, 0.5, 1.0, 2.0, -1.5, float("inf"), 1e30, 1e-30)
+REDUCTION = _s("mean", "sum", "none")
+
+# name -> (positional argument kinds, {keyword: strategy}); keywords are drawn or left out.
+FUNCTIONAL = {
+    "relu": (("x",), {}), "relu6": (("x",), {}), "selu": (("x",), {}), "silu": (("x",), {}),
+    "mish": (("x",), {}), "sigmoid": (("x",), {}), "tanh": (("x",), {}),
+    "hardsigmoid": (("x",), {}), "hardswish": (("x",), {}), "logsigmoid": (("x",), {}),
+    "softsign": (("x",), {}), "tanhshrink": (("x",), {}),
+    "elu": (("x",), {"alpha": EDGE_FLOATS}), "celu": (("x",), {"alpha": _f(0.5, 1.0, 2.0)}),
+    "leaky_relu": (("x",), {"negative_slope": EDGE_FLOATS}),
+    "hardtanh": (("x",), {"min_val": _f(-1.0, -2.0, 0.0), "max_val": _f(1.0, 2.0)}),
+    "hardshrink": (("x",), {"lambd": _f(0.5, 0.0, 1.0)}),
+    "softshrink": (("x",), {"lambd": _f(0.5, 0.0, 1.0)}),
+    "softplus": (("x",), {"beta": _f(1.0, 2.0, 0.5), "threshold": _f(20.0, 1.0, 0.0)}),
+    "gelu": (("x",), {"approximate": _s("none", "tanh")}),
+    "threshold": (("x",), {"threshold": _f(0.0, 1.0, -1e30), "value": _f(0.0, -1.0, 2.0)}),
+    "softmax": (("x",), {"dim": _i(0, -1)}), "log_softmax": (("x",), {"dim": _i(0, -1)}),
+    "softmin": (("x",), {"dim": _i(0, -1)}), "glu": (("x",), {"dim": _i(0, -1)}),
+    "normalize": (("x",), {"p": _f(2.0, 1.0, float("inf"), 0.5), "dim": _i(0, -1),
+                           "eps": _f(1e-12, 0.0)}),
+    "mse_loss": (("x", "same"), {"reduction": REDUCTION}),
+    "l1_loss": (("x", "same"), {"reduction": REDUCTION}),
+    "smooth_l1_loss": (("x", "same"), {"reduction": REDUCTION, "beta": _f(1.0, 0.5, 0.0)}),
+    "huber_loss": (("x", "same"), {"reduction": REDUCTION, "delta": _f(1.0, 0.5, 2.0)}),
+    "soft_margin_loss": (("x", "same"), {"reduction": REDUCTION}),
+    "kl_div": (("x", "same"), {"reduction": _s("mean", "sum", "none", "batchmean"),
+                               "log_target": BOOL}),
+    "poisson_nll_loss": (("x", "same"), {"log_input": BOOL, "full": BOOL,
+                                         "reduction": REDUCTION}),
+    "binary_cross_entropy_with_logits": (("x", "probs"), {"reduction": REDUCTION}),
+    "binary_cross_entropy": (("probs", "probs"), {"reduction": REDUCTION}),
+    "gaussian_nll_loss": (("x", "same", "probs"), {"full": BOOL, "reduction": REDUCTION}),
+    "cross_entropy": (("x", "labels"), {"reduction": REDUCTION,
+                                         "label_smoothing": _f(0.0, 0.1)}),
+    "nll_loss": (("x", "labels"), {"reduction": REDUCTION}),
+    "layer_norm": (("x", "last_shape"), {"eps": _f(1e-5, 0.0)}),
+    "rms_norm": (("x", "last_shape"), {"eps": _f(1e-5, 0.0)}),
+    "group_norm": (("x4", "groups"), {"eps": _f(1e-5, 0.0)}),
+    "instance_norm": (("x4",), {"eps": _f(1e-5, 0.0)}),
+    "local_response_norm": (("x4", "size"), {}),
+    "avg_pool1d": (("x3", "kernel"), {"stride": _i(1, 2), "ceil_mode": BOOL,
+                                      "count_include_pad": BOOL}),
+    "avg_pool2d": (("x4", "kernel"), {"stride": _i(1, 2), "ceil_mode": BOOL,
+                                      "count_include_pad": BOOL}),
+    "max_pool1d": (("x3", "kernel"), {"stride": _i(1, 2), "ceil_mode": BOOL}),
+    "max_pool2d": (("x4", "kernel"), {"stride": _i(1, 2), "ceil_mode": BOOL,
+                                      "dilation": _i(1, 2)}),
+    "lp_pool1d": (("x3", "norm", "kernel"), {"stride": _i(1, 2)}),
+    "lp_pool2d": (("x4", "norm", "kernel"), {"stride": _i(1, 2)}),
+    "adaptive_avg_pool1d": (("x3", "out_size"), {}),
+    "adaptive_avg_pool2d": (("x4", "out_size"), {}),
+    "adaptive_max_pool1d": (("x3", "out_size"), {}),
+    "adaptive_max_pool2d": (("x4", "out_size"), {}),
+    "interpolate": (("x4",), {"scale_factor": _f(2.0, 0.5, 1.5),
+                              "mode": _s("nearest", "bilinear", "bicubic", "nearest-exact",
+                                         "area")}),
+    "pixel_shuffle": (("x4", "one"), {}), "pixel_unshuffle": (("x4", "one"), {}),
+    "pad": (("x", "pads"), {"value": EDGE_FLOATS}),
+    "pdist": (("x2",), {"p": _f(2.0, 1.0, float("inf"), 0.0)}),
+    "cosine_similarity": (("x", "same"), {"dim": _i(0, -1), "eps": _f(1e-8, 0.0)}),
+    "pairwise_distance": (("x", "same"), {"p": _f(2.0, 1.0, float("inf"), 0.0)}),
+    "linear": (("x2", "weight"), {}),
+}
+
+LINALG = {
+    "vector_norm": (("x",), {"ord": _f(2.0, 1.0, float("inf"), 0.0, 3.0, -1.0)}),
+    "matrix_norm": (("sq",), {"ord": st.sampled_from([("str", "fro"), ("float", 1.0),
+                                                      ("float", float("inf"))])}),
+    "norm": (("x",), {}), "det": (("sq",), {}), "slogdet": (("sq",), {}),
+    "inv": (("sq",), {}), "solve": (("sq", "sq_rhs"), {}), "svdvals": (("sq",), {}),
+    "eigvalsh": (("sq",), {}), "pinv": (("sq",), {}), "matrix_power": (("sq", "small"), {}),
+    "cross": (("last3", "last3"), {}), "vecdot": (("x", "same"), {}),
+    "diagonal": (("sq",), {}), "matrix_rank": (("sq",), {}), "cond": (("sq",), {}),
+    "cholesky_ex": (("sq",), {}), "lu_factor_ex": (("sq",), {}),
+}
+FFT = {
+    "fft": (("x",), {"norm": _s("backward", "ortho", "forward")}),
+    "ifft": (("complex",), {}), "rfft": (("x",), {"n": _i(2, 5)}),
+    "irfft": (("complex",), {}), "hfft": (("complex",), {}), "ihfft": (("x",), {}),
+    "fftn": (("x",), {}), "rfftn": (("x",), {}), "fftshift": (("x",), {}),
+}
+SPECIAL = {name: (("x",), {}) for name in (
+    "expit", "logit", "erf", "erfc", "erfcx", "erfinv", "ndtr", "ndtri", "log_ndtr", "i0",
+    "i0e", "i1", "i1e", "sinc", "entr", "gammaln", "digamma", "expm1", "exp2", "log1p",
+    "bessel_j0", "bessel_j1")}
+SPECIAL.update({
+    "xlogy": (("x", "same"), {}), "xlog1py": (("x", "same"), {}), "zeta": (("x", "same"), {}),
+    "polygamma": (("small", "x"), {}), "logsumexp": (("x", "dim0"), {}),
+    "softmax": (("x", "dim0"), {}), "log_softmax": (("x", "dim0"), {}),
+})
+# Modules: built after the generator is seeded alike in both libraries (NOTE [initialisers
+# draw as PyTorch draws]), then called. The key is the constructor call.
+MODULES = {
+    "Linear(4, 3)": (("x_last4",), {}), "Conv1d(2, 3, 3)": (("x3_2",), {}),
+    "Conv2d(3, 2, 3, padding=1)": (("x4_3",), {}), "ConvTranspose2d(3, 2, 2)": (("x4_3",), {}),
+    "BatchNorm1d(2)": (("x3_2",), {}), "BatchNorm2d(3)": (("x4_3",), {}),
+    "LayerNorm(4)": (("x_last4",), {}), "GroupNorm(1, 3)": (("x4_3",), {}),
+    "InstanceNorm2d(3)": (("x4_3",), {}), "LSTM(4, 3)": (("seq",), {}),
+    "GRU(4, 3)": (("seq",), {}), "RNN(4, 3)": (("seq",), {}), "PReLU()": (("x",), {}),
+    "MultiheadAttention(4, 2)": (("seq", "same", "same"), {}),
+    "AvgPool2d(2)": (("x4_3",), {}), "MaxPool2d(2)": (("x4_3",), {}),
+    "Upsample(scale_factor=2, mode='bilinear')": (("x4_3",), {}),
+    "Softmax(dim=-1)": (("x",), {}), "GELU()": (("x",), {}), "SiLU()": (("x",), {}),
+    "TransformerEncoderLayer(4, 2, 8, dropout=0.0)": (("seq",), {}),
+}
+
+TEMPLATES = {f"nn.functional.{k}": v for k, v in FUNCTIONAL.items()}
+TEMPLATES.update({f"linalg.{k}": v for k, v in LINALG.items()})
+TEMPLATES.update({f"fft.{k}": v for k, v in FFT.items()})
+TEMPLATES.update({f"special.{k}": v for k, v in SPECIAL.items()})
+TEMPLATES.update({f"nn.{k}": v for k, v in MODULES.items()})
+
+
+@st.composite
+def template_calls(draw, edge_tensor):
+    """A call description of a templated entry (form "path": the name is a dotted path from
+    the library, e.g. "relu", "linalg.inv", "nn.Linear(4, 3)" for a module
+    built with the library's generator seeded to `seed` and called on the arguments)."""
+    name = draw(st.sampled_from(sorted(TEMPLATES)))
+    kinds, keywords = TEMPLATES[name]
+    seed = draw(st.integers(0, 2 ** 16))
+    module = name.startswith("nn.") and not name.startswith("nn.functional.")
+    dtype = "float32" if module else draw(st.sampled_from(FLOATS))
+    shape = draw(st.sampled_from(SHAPE_X))
+    if "x4" in kinds:
+        shape = draw(st.sampled_from(SHAPE_X4))
+    elif "x3" in kinds:
+        shape = draw(st.sampled_from(SHAPE_X3))
+    elif "x2" in kinds:
+        shape = draw(st.sampled_from(((3, 4), (2, 5), (1, 3))))
+    elif "sq" in kinds:
+        shape = draw(st.sampled_from(((3, 3), (2, 2, 2), (1, 4, 4), (2, 1, 1))))
+    elif "seq" in kinds:
+        shape = draw(st.sampled_from(((5, 2, 4), (3, 1, 4))))
+    elif "x_last4" in kinds:
+        shape = draw(st.sampled_from(((2, 4), (4,), (3, 2, 4), (0, 4))))
+    elif "x3_2" in kinds:
+        shape = draw(st.sampled_from(((2, 2, 7), (1, 2, 5), (4, 2, 3))))
+    elif "x4_3" in kinds:
+        shape = draw(st.sampled_from(((2, 3, 5, 5), (1, 3, 4, 6), (2, 3, 2, 2))))
+
+    def tensor(the_shape, the_dtype=dtype):
+        return draw(edge_tensor(the_shape, the_dtype, LAYOUTS, exact_shape=True))
+
+    args = []
+    for kind in kinds:
+        if kind in ("x", "x4", "x3", "x2", "sq", "seq", "same", "x_last4", "x3_2", "x4_3"):
+            args.append(tensor(shape))
+        elif kind == "complex":
+            args.append(tensor(shape, "complex64" if dtype != "float64" else "complex128"))
+        elif kind == "sq_rhs":
+            args.append(tensor(shape[:-1] + (2,)))
+        elif kind == "last3":
+            args.append(tensor(shape[:-1] + (3,)) if shape else tensor((3,)))
+        elif kind == "probs":
+            args.append(("probs", shape, dtype, draw(st.integers(0, 2 ** 31))))
+        elif kind == "labels":
+            classes = shape[1] if len(shape) > 1 else (shape[0] if shape else 1)
+            label_shape = (shape[0],) + shape[2:] if len(shape) > 1 else ()
+            args.append(("labels", label_shape, classes, draw(st.integers(0, 2 ** 31))))
+        elif kind == "last_shape":
+            args.append(("list", [("int", shape[-1])] if shape else []))
+        elif kind == "groups":
+            args.append(("int", draw(st.sampled_from([1, shape[1]]))))
+        elif kind in ("kernel", "size"):
+            args.append(("int", draw(st.sampled_from([1, 2, 3]))))
+        elif kind == "norm":
+            args.append(("float", draw(st.sampled_from([1.0, 2.0, 3.0, float("inf")]))))
+        elif kind == "out_size":
+            args.append(("int", draw(st.sampled_from([1, 2, 3, 4]))))
+        elif kind == "one":
+            args.append(("int", 1))
+        elif kind == "dim0":
+            args.append(("int", draw(st.sampled_from([0, -1])) if shape else 0))
+        elif kind == "small":
+            args.append(("int", draw(st.sampled_from([0, 1, 2, 3]))))
+        elif kind == "pads":
+            args.append(("tuple", [("int", v) for v in draw(st.sampled_from(
+                [(1, 1), (0, 2), (1, 0, 0, 1), (2, 1, 1, 0)]))]))
+        elif kind == "weight":
+            args.append(tensor((draw(st.sampled_from([1, 2, 4])), shape[-1])))
+        else:
+            raise ValueError(kind)
+    kwargs = {}
+    for keyword, strategy in keywords.items():
+        if draw(st.booleans()):
+            kwargs[keyword] = draw(strategy)
+    return {"key": name, "form": "path", "name": name, "args": args, "kwargs": kwargs,
+            "random": False, "seed": seed}
