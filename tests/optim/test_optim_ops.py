@@ -10,6 +10,7 @@ from torch.overrides import TorchFunctionMode as TorchFunctionModeT
 from torch.utils._python_dispatch import TorchDispatchMode as TorchDispatchModeT
 
 import ember
+from ember.optim._blocks import CHUNK as CHUNK_ELEMENTS
 from ember.overrides import TorchFunctionMode as TorchFunctionModeE
 from ember.utils._python_dispatch import TorchDispatchMode as TorchDispatchModeE
 
@@ -173,6 +174,69 @@ def test_plain_and_observed_paths_give_the_same_bits(name, kwargs, foreach):
         state = [v.numpy().copy() for p in params + more for v in opt.state[p].values()]
         results.append(([p.detach().numpy().copy() for p in params + more], state))
     for a, b in zip(results[0][0] + results[0][1], results[1][0] + results[1][1]):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("foreach", [None, True])
+@pytest.mark.parametrize("name,kwargs", CASES, ids=IDS)
+def test_updates_in_blocks_give_the_observed_bits(name, kwargs, foreach, monkeypatch):
+    """NOTE [optimizer updates in blocks]: parameters spanning several blocks (and some small
+    ones, float32 only) take the block path on the plain path and give bit for bit what the
+    observed path gives, step counts and versions included; a parameter that joins later
+    (its own step count) sends the group back to the foreach ops, with the same numbers."""
+    import ember.optim._lists as lists_module
+    calls = []
+    run_blocks = lists_module.run_blocks
+    monkeypatch.setattr(lists_module, "run_blocks",
+                        lambda *a, **k: calls.append(1) or run_blocks(*a, **k))
+    rng = np.random.default_rng(7)
+    shapes = [(300, 500), (7,), (2, 3, 4), (CHUNK_ELEMENTS + 3,)]
+    values = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    grads = [[rng.standard_normal(s).astype(np.float32) for s in shapes] for _ in range(4)]
+    late = rng.standard_normal((5, 5)).astype(np.float32)
+    results = []
+    for observed in (False, True):
+        params = [ember.nn.Parameter(ember.tensor(v)) for v in values + [late]]
+        opt = getattr(ember.optim, name)(params, foreach=foreach, **kwargs)
+        for k, step_grads in enumerate(grads):
+            # the last parameter gets a gradient from the third step on: its step count then
+            # differs from the others'
+            for p, g in zip(params, step_grads + ([late * 0.5] if k >= 2 else [])):
+                p.grad = ember.tensor(g)
+            if observed:
+                with _Quiet():
+                    opt.step()
+            else:
+                opt.step()
+        state = [v.numpy().copy() for p in params for v in opt.state[p].values()]
+        versions = [p._version > 0 for p in params]
+        results.append(([p.detach().numpy().copy() for p in params], state, versions))
+    assert calls, "the plain steps did not run in blocks"
+    for a, b in zip(results[0][0] + results[0][1], results[1][0] + results[1][1]):
+        np.testing.assert_array_equal(a, b)
+    assert results[0][2] == results[1][2] == [True] * 5
+
+
+def test_updates_in_blocks_see_replaced_state_and_parameters():
+    """A state entry replaced (load_state_dict) or a parameter's data swapped between steps:
+    the next step still gives what the per-tensor path gives."""
+    rng = np.random.default_rng(8)
+    values = [rng.standard_normal(s).astype(np.float32) for s in ((40, 30), (30,), (9,))]
+    grads = [rng.standard_normal(v.shape).astype(np.float32) for v in values]
+    results = []
+    for foreach in (None, False):
+        params = [ember.nn.Parameter(ember.tensor(v)) for v in values]
+        for p, g in zip(params, grads):
+            p.grad = ember.tensor(g)
+        opt = ember.optim.Adam(params, lr=0.1, foreach=foreach)
+        opt.step()
+        opt.load_state_dict(opt.state_dict())
+        opt.step()
+        params[1].data = ember.tensor(values[1] * 2)
+        opt.step()
+        results.append([p.detach().numpy().copy() for p in params] +
+                       [v.numpy().copy() for p in params for v in opt.state[p].values()])
+    for a, b in zip(*results):
         np.testing.assert_array_equal(a, b)
 
 

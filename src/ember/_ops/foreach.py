@@ -43,6 +43,7 @@ from ember._core.fp_errors import scalar_as
 from ember._core.registry import OPS, OpDef
 from ember._ops.foreach_layout import GATHER_MIN, cut, flat_views, gathered, layout_of
 from ember._ops.pointwise import _scaled, checked_scalar, scalar_into
+from ember._ops.pointwise_ternary import lerp_number_into
 
 Tensor = None          # ember.Tensor, read at first use from dispatch.Tensor (set_tensor_class)
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
@@ -409,9 +410,17 @@ def _write_flat(spec, args, flats, np_dtype, scalar_of, kernel) -> None:
         combine(target, _increment(spec, args, flats, np_dtype, scalar_of, target), out=target)
         return
     kernel_args = _kernel_args(spec, args, flats, np_dtype, scalar_of)
-    ufunc = _UFUNCS.get(spec.single.name)
+    name = spec.single.name
+    ufunc = _UFUNCS.get(name)
     if ufunc is not None:
         ufunc(*kernel_args, out=target)
+    elif name == "lerp.Tensor" and np.ndim(kernel_args[2]) == 0:
+        # the kernel's own arithmetic, written in place block by block
+        for start in range(0, target.size, CHUNK):
+            stop = min(start + CHUNK, target.size)
+            lerp_number_into(target[start:stop], kernel_args[1][start:stop], kernel_args[2],
+                             out=target[start:stop],
+                             scratch=_scratch(stop - start, np_dtype))
     else:
         _blockwise(spec, kernel, kernel_args, target)
 
@@ -452,7 +461,7 @@ def _scratch(size, np_dtype):
     return found[:size]
 
 
-def _increment(spec, args, flats, np_dtype, scalar_of, like):
+def _increment(spec, args, flats, np_dtype, scalar_of, like, out=None):
     """What the per-tensor kernel adds to (sub: subtracts from) `self`, computed as it
     computes it: add/sub: other * alpha (other a list, a 0-d tensor or a number); addcmul:
     (value * tensor1) * tensor2; addcdiv: (value * tensor1) / tensor2."""
@@ -473,10 +482,10 @@ def _increment(spec, args, flats, np_dtype, scalar_of, like):
             return _scaled(other, alpha, like)
         # _scaled's product, into a reusable buffer (its checks pass for a float alpha)
         return np.multiply(other, checked_scalar(alpha, other.dtype),
-                           out=_scratch(other.size, other.dtype))
+                           out=_scratch(other.size, other.dtype) if out is None else out)
     kind, j = spec.pattern[3]
     value = args[j] if kind == "scalar" else scalar_of[j]
-    increment = _scratch(flats[1].size, flats[1].dtype)
+    increment = _scratch(flats[1].size, flats[1].dtype) if out is None else out
     first = flats[1]
     if type(value) is not int or value != 1:     # (value * tensor1) first, as the kernels
         first = np.multiply(first, scalar_into(value, increment.dtype), out=increment)
@@ -485,6 +494,40 @@ def _increment(spec, args, flats, np_dtype, scalar_of, like):
     else:
         np.true_divide(first, flats[2], out=increment)
     return increment
+
+
+def run_on_buffers(op, args, flats, out=None, change=None):
+    """Overload `op`'s array-path kernel on 1-D buffers of one float dtype, for a caller that
+    has checked what the array path checks (NOTE [optimizer updates in blocks]): `flats` maps
+    each list argument's position to its buffer (all of one size), `args` holds the other
+    arguments (a number list as one value repeated, or a list of one). In place it writes
+    `flats[0]`; out of place it writes `out`. With `change` (an increment form only), `self`
+    is not read: the increment alone is written into `change` (`self` + `change`, or for sub
+    `self` - `change`, is then the op's result)."""
+    spec = SPECS[op]
+    single = spec.single
+    np_dtype = flats[spec.lists[-1]].dtype
+    scalar_of = {j: args[j][0] for kind, j in spec.pattern if kind == "scalars"}
+    if change is not None:
+        increment = _increment(spec, args, flats, np_dtype, scalar_of, change, out=change)
+        if increment is not change:
+            np.copyto(change, increment)
+        return
+    kernel = single.kernels.get("cpu", single.kernel) if single.kernels else single.kernel
+    if spec.inplace:
+        _write_flat(spec, args, flats, np_dtype, scalar_of, kernel)
+        return
+    if spec.increment is not None:      # self + increment, as the kernel ends
+        combine = np.subtract if spec.increment == "sub" else np.add
+        combine(flats[0], _increment(spec, args, flats, np_dtype, scalar_of, flats[0]),
+                out=out)
+        return
+    kernel_args = _kernel_args(spec, args, flats, np_dtype, scalar_of)
+    ufunc = _UFUNCS.get(single.name)
+    if ufunc is not None:
+        ufunc(*kernel_args, out=out)
+    else:
+        _blockwise(spec, kernel, kernel_args, out)
 
 
 def _add_increment(spec, args, flats, np_dtype, scalar_of):

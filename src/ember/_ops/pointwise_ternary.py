@@ -243,6 +243,8 @@ def lerp_tensor(xp, self, end, weight):
     small = xp.abs(weight) < 0.5
     if xp is np and self.dtype in _FUSED_DTYPES:
         # PyTorch fuses each form into one multiply-add (NOTE [fused multiply-add]).
+        if np.ndim(weight) == 0 and end.shape == self.shape and end.dtype == self.dtype:
+            return lerp_number_into(self, end, weight)
         weight = np.asarray(weight, self.dtype)
         if weight.ndim == 0:
             return fma(weight, diff, self) if small else fma(-diff, 1 - weight, end)
@@ -251,6 +253,19 @@ def lerp_tensor(xp, self, end, weight):
         weight, diff, self, end = (np.broadcast_to(v, shape) for v in (weight, diff, self, end))
         return np.where(small, fma(weight, diff, self), fma(-diff, 1 - weight, end))
     return xp.where(small, self + weight * diff, end - diff * (1 - weight))
+
+
+def lerp_number_into(self, end, weight, out=None, scratch=None):
+    """lerp_tensor's arithmetic for float32 or float64 arrays `self` and `end` of one shape and
+    dtype and a number `weight`: written into `out` (which may be `self`; None: a new array),
+    the difference formed in `scratch` (None: a new array)."""
+    small = np.abs(weight) < 0.5
+    diff = np.subtract(end, self, out=scratch)
+    weight = np.asarray(weight, self.dtype)
+    if small:
+        return fma(weight, diff, self, out=out)
+    return fma(-diff if scratch is None else np.negative(diff, out=diff), 1 - weight, end,
+               out=out)
 
 
 _LERP_OP = OPS["lerp.Tensor"]

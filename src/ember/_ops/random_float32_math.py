@@ -43,7 +43,7 @@ _FOUR_OVER_PI = _F32(1.27323954473516)
 _ONE, _HALF = _F32(1.0), _F32(0.5)
 
 
-def fma32(a, b, c, grid=None):
+def fma32(a, b, c, grid=None, out=None):
     """a * b + c rounded once to float32, for any float32 inputs. The float32 product is exact
     in float64, so the float64 sum is one rounding; a second rounding to float32 can only go
     wrong when that sum lands exactly halfway between two floats and was itself rounded, and
@@ -51,7 +51,8 @@ def fma32(a, b, c, grid=None):
     in magnitude and b, c are numbers: when such sums all fit in float64's 53 bits, the
     float64 sum is exact and there is nothing to check. (The float64 work runs in this
     thread's reusable buffers, converting each operand once: same numbers, no fresh
-    temporaries.)"""
+    temporaries.) With `out` (float32, of the result's shape; it may be one of the operands)
+    the result is written there, after every operand has been read."""
     shape = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(c))
     size = math.prod(shape)
     total = _buffer(0, size, _F64).reshape(shape)
@@ -64,16 +65,23 @@ def fma32(a, b, c, grid=None):
         np.copyto(other, second)
         np.multiply(total, other, out=total)
     np.add(total, c, out=total)
-    rounded = total.astype(_F32)
-    if grid is not None and _sums_are_exact(grid, float(b), float(c)):
-        return rounded
-    # halfway: the 29 bits float32 drops are 1 followed by zeros
-    low = np.bitwise_and(total.view(np.int64), 0x1FFFFFFF,
-                         out=_buffer(1, size, _F64).view(np.int64).reshape(shape))
-    if not np.equal(low, 0x10000000, out=_buffer(2, size, np.bool_).reshape(shape)).any():
-        return rounded
-    halfway = np.flatnonzero(low == 0x10000000)
+    fixes = None
+    if grid is None or not _sums_are_exact(grid, float(b), float(c)):
+        # halfway: the 29 bits float32 drops are 1 followed by zeros
+        low = np.bitwise_and(total.view(np.int64), 0x1FFFFFFF,
+                             out=_buffer(1, size, _F64).view(np.int64).reshape(shape))
+        if np.equal(low, 0x10000000, out=_buffer(2, size, np.bool_).reshape(shape)).any():
+            fixes = _halfway_fixes(a, b, c, total, np.flatnonzero(low == 0x10000000))
+    rounded = np.empty(shape, _F32) if out is None else out
+    np.copyto(rounded, total, casting="unsafe")
+    if fixes is not None:
+        rounded.reshape(-1)[fixes[0]] = fixes[1]
+    return rounded
 
+
+def _halfway_fixes(a, b, c, total, halfway):
+    """(positions, float32 values) where the float64 sum `total` lies halfway between two
+    floats and was rounded there: the sum stepped off the midpoint towards the exact value."""
     def at_halfway(value):
         value = np.asarray(value, _F64)
         return value.reshape(-1)[halfway] if value.size > 1 else value.reshape(-1)
@@ -82,11 +90,8 @@ def fma32(a, b, c, grid=None):
     back = near - product
     error = (product - (near - back)) + (addend - back)
     inexact = error != 0
-    if inexact.any():
-        # Step the float64 sum off the midpoint towards the exact value, then round.
-        nudged = np.nextafter(near, np.where(error > 0, np.inf, -np.inf))
-        rounded.reshape(-1)[halfway[inexact]] = nudged[inexact].astype(_F32)
-    return rounded
+    nudged = np.nextafter(near, np.where(error > 0, np.inf, -np.inf))
+    return halfway[inexact], nudged[inexact].astype(_F32)
 
 
 class _Buffers(threading.local):

@@ -33,6 +33,7 @@ from ember._core.dispatch.process_state import state as _dispatch_state
 from ember._core.dispatch.subclasses import PLAIN
 from ember._ops.foreach_layout import flat_of, flat_views
 from ember._tensor import Tensor
+from ember.optim._blocks import plan, run_blocks
 
 _DEVICE_OF = operator.attrgetter("_device")
 _DATA_OF = operator.attrgetter("_data")
@@ -84,6 +85,10 @@ class _Foreach:
         """Divide a fresh list by one number per tensor (in place, as the foreach path)."""
         ember._foreach_div_(xs, values)
         return xs
+
+    def complete(self, values):
+        """Whether no entry of a state list is missing."""
+        return all(v is not None for v in values)
 
     def increment(self, steps):
         """Add one to the `step` counts (a CPU tensor as the operand, as PyTorch's)."""
@@ -144,6 +149,9 @@ class _Each:
     def div_fresh(self, xs, values):
         return [xs[0] / values[0]]
 
+    def complete(self, values):
+        return values[0] is not None
+
     def increment(self, steps):
         steps[0] += 1
 
@@ -160,9 +168,9 @@ def _observed(params) -> bool:
     if _dispatch_state.slow:
         return True
     if _dispatch_state.overriding:
-        for p in params:
-            if type(p) is not Tensor and type(p) not in PLAIN:
-                return True
+        types = set(map(type, params))
+        types.discard(Tensor)
+        return not types <= PLAIN
     return False
 
 
@@ -189,10 +197,30 @@ def by_device_and_dtype(params):
     return list(groups.values())
 
 
+def _blocks_plan(params, lists):
+    """blocks.plan for a group of plain CPU tensors, else None (C-level passes)."""
+    grads = lists[0]
+    count = len(params)
+    if list(map(_DEVICE_OF, params)).count(CPU) != count or \
+            list(map(_DEVICE_OF, grads)).count(CPU) != count:
+        return None
+    types = set(map(type, params))
+    types.update(map(type, grads))
+    types.discard(Tensor)
+    if not types <= PLAIN:
+        return None
+    return plan(params, lists)
+
+
 def run(group, params, update, *lists, **hyper) -> None:
     """Run `update(lists_impl, params, *lists, **hyper)` the way NOTE [optimizer updates as
     ops] says: once per (device, dtype) group over FOREACH, or once per parameter over EACH."""
     if use_foreach(group, params):
+        if not _dispatch_state.slow and not _dispatch_state.grad_enabled():
+            found = _blocks_plan(params, lists)
+            if found is not None:       # NOTE [optimizer updates in blocks]
+                run_blocks(update, params, lists, *found, **hyper)
+                return
         for index in by_device_and_dtype(params):
             if len(index) == len(params):
                 update(FOREACH, params, *lists, **hyper)

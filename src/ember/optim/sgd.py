@@ -50,19 +50,23 @@ class SGD(Optimizer):
                 if group["momentum"] != 0:    # (SGD without momentum keeps no state)
                     states = [self.state[p] for p in params]
                     keep_flat(params, states, ("momentum_buffer",))
+                    bufs = [state.get("momentum_buffer") for state in states]
+                    if all(buf is not None for buf in bufs):
+                        states = [None] * len(params)     # (no buffer to make)
                 else:
-                    states = [None] * len(params)
-                run(group, params, sgd_update, grads, states, lr=as_float(group["lr"]),
+                    states = bufs = [None] * len(params)
+                run(group, params, sgd_update, grads, bufs, states, lr=as_float(group["lr"]),
                     momentum=group["momentum"], dampening=group["dampening"],
                     weight_decay=group["weight_decay"], nesterov=group["nesterov"],
                     maximize=group["maximize"])
         return loss
 
 
-def sgd_update(lists, params, grads, states, *, lr, momentum, dampening, weight_decay,
+def sgd_update(lists, params, grads, bufs, states, *, lr, momentum, dampening, weight_decay,
                nesterov, maximize) -> None:
     """SGD's update over `lists` (NOTE [optimizer updates as ops]): PyTorch's arithmetic and
-    order, in its foreach form or its single-tensor form."""
+    order, in its foreach form or its single-tensor form. `bufs` are the momentum buffers
+    (None where a parameter has none yet: it is made from the gradient into `states`)."""
     if maximize:
         grads = lists.neg(grads)
     if weight_decay != 0:
@@ -71,11 +75,11 @@ def sgd_update(lists, params, grads, states, *, lr, momentum, dampening, weight_
         else:
             grads = lists.add(grads, params, alpha=weight_decay)
     if momentum != 0:
-        bufs = [state.get("momentum_buffer") for state in states]
-        if all(buf is not None for buf in bufs):
+        if lists.complete(bufs):
             lists.mul_(bufs, momentum)
             lists.add_(bufs, grads, alpha=1 - dampening)
         else:       # a first step: a new buffer starts as the gradient itself
+            bufs = list(bufs)
             for i, buf in enumerate(bufs):
                 if buf is None:
                     bufs[i] = states[i]["momentum_buffer"] = grads[i].detach().clone()
