@@ -23,6 +23,7 @@ op. A dispatch mode sees the foreach op itself (`aten._foreach_add_.List`).
 """
 from __future__ import annotations
 
+import math
 import operator
 import threading
 from collections import deque
@@ -461,6 +462,23 @@ def _scratch(size, np_dtype):
     return found[:size]
 
 
+_CONVERTED: dict = {}
+
+
+def _converted(convert, value, np_dtype):
+    """convert(value, np_dtype), remembered for a float or int (the optimizers pass the same
+    few numbers on every step, and every block of a step)."""
+    if type(value) is not float and type(value) is not int:
+        return convert(value, np_dtype)
+    key = (convert, type(value), value, math.copysign(1.0, value), np_dtype)
+    found = _CONVERTED.get(key)
+    if found is None:
+        if len(_CONVERTED) > 256:
+            _CONVERTED.clear()
+        found = _CONVERTED[key] = convert(value, np_dtype)
+    return found
+
+
 def _increment(spec, args, flats, np_dtype, scalar_of, like, out=None):
     """What the per-tensor kernel adds to (sub: subtracts from) `self`, computed as it
     computes it: add/sub: other * alpha (other a list, a 0-d tensor or a number); addcmul:
@@ -481,14 +499,15 @@ def _increment(spec, args, flats, np_dtype, scalar_of, like, out=None):
         if np.ndim(other) == 0 or (type(alpha) is not float and type(alpha) is not int):
             return _scaled(other, alpha, like)
         # _scaled's product, into a reusable buffer (its checks pass for a float alpha)
-        return np.multiply(other, checked_scalar(alpha, other.dtype),
+        return np.multiply(other, _converted(checked_scalar, alpha, other.dtype),
                            out=_scratch(other.size, other.dtype) if out is None else out)
     kind, j = spec.pattern[3]
     value = args[j] if kind == "scalar" else scalar_of[j]
     increment = _scratch(flats[1].size, flats[1].dtype) if out is None else out
     first = flats[1]
     if type(value) is not int or value != 1:     # (value * tensor1) first, as the kernels
-        first = np.multiply(first, scalar_into(value, increment.dtype), out=increment)
+        first = np.multiply(first, _converted(scalar_into, value, increment.dtype),
+                            out=increment)
     if name == "addcmul":
         np.multiply(first, flats[2], out=increment)
     else:

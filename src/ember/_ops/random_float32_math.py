@@ -53,7 +53,9 @@ def fma32(a, b, c, grid=None, out=None):
     thread's reusable buffers, converting each operand once: same numbers, no fresh
     temporaries.) With `out` (float32, of the result's shape; it may be one of the operands)
     the result is written there, after every operand has been read."""
-    shape = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(c))
+    shape = np.shape(c)
+    if np.shape(a) not in ((), shape) or np.shape(b) not in ((), shape):
+        shape = np.broadcast_shapes(np.shape(a), np.shape(b), shape)
     size = math.prod(shape)
     total = _buffer(0, size, _F64).reshape(shape)
     first, second = (b, a) if np.ndim(a) == 0 else (a, b)    # (the exact product commutes)

@@ -34,7 +34,7 @@ from ember._ops.foreach_layout import cut, layout_of
 
 # Elements per block: a block of each buffer an update touches (parameters, gradients, up to
 # four state buffers, a few scratch buffers, lerp's float64 work) stays in a core's L2 cache.
-CHUNK = 1 << 16
+CHUNK = 1 << 17
 
 _DATA_OF = operator.attrgetter("_data")
 _SHAPE_OF = operator.attrgetter("shape")
@@ -55,6 +55,7 @@ PARAMS = _Params()
 class _Buffers(threading.local):
     def __init__(self):
         self.arrays = {}        # (name, dtype) -> this thread's reusable 1-D buffer
+        self.pieces = {}        # (dtype, shapes) -> (buffer, size, its views): `_pieces`
 
 
 _BUFFERS = _Buffers()
@@ -78,8 +79,9 @@ class Blocks:
 
     foreach = True      # (the update takes FOREACH's form: it is FOREACH, block by block)
 
-    def __init__(self, params, dtype, size):
+    def __init__(self, params, dtype, size, shapes):
         self.params = params
+        self.shapes = shapes
         self.dtype = dtype
         self.size = size
         self.p_flat = _buffer("params", size, dtype)
@@ -187,12 +189,27 @@ class Blocks:
         if self.params_mode is None:
             return
         arrays = list(map(_DATA_OF, self.params))
-        pieces = cut(self.p_flat, tuple(map(_SHAPE_OF, arrays)))
+        pieces = _pieces(self.p_flat, self.shapes)
         if self.params_mode == "values":
             deque(map(np.copyto, arrays, pieces), 0)
         else:
             deque(map(self.combine, arrays, pieces, arrays), 0)
         deque(map(bump_version, self.params), 0)
+
+
+def _pieces(flat, shapes):
+    """Views of the start of this thread's parameter buffer `flat` with `shapes`, kept while
+    the buffer and the shapes stay the same."""
+    key = (flat.dtype, shapes)
+    pieces = _BUFFERS.pieces
+    found = pieces.get(key)
+    if found is not None and found[0] is flat.base and found[1] == flat.size:
+        return found[2]
+    if len(pieces) > 8:
+        pieces.clear()
+    views = cut(flat, shapes)
+    pieces[key] = (flat.base, flat.size, views)
+    return views
 
 
 _INCREMENTS = {"_foreach_add_.List": np.add, "_foreach_addcdiv_.Scalar": np.add,
@@ -214,7 +231,8 @@ class Counts:
 
 
 def plan(params, lists):
-    """(dtype, size, each list as its flat buffer, as `Counts`, or as given) when the update
+    """(dtype, size, the parameters' shapes, each list as its flat buffer, as `Counts`, or as
+    given) when the update
     can run in blocks (NOTE [optimizer updates in blocks]; the caller has checked that nothing
     observes the step), else None. lists[0] are the gradients. (C-level passes: this runs on
     every step.)"""
@@ -255,21 +273,21 @@ def plan(params, lists):
             out.append(Counts(flat))
         else:
             return None
-    return dtype, size, out
+    return dtype, size, shapes, out
 
 
 _SIZE_OF = operator.attrgetter("size")
 _DTYPE_OF = operator.attrgetter("dtype")
 
 
-def run_blocks(update, params, lists, dtype, size, flat_lists, **hyper) -> None:
+def run_blocks(update, params, lists, dtype, size, shapes, flat_lists, **hyper) -> None:
     """Run `update(BLOCKS, ...)` once per block (NOTE [optimizer updates in blocks]) and record
     the writes (versions of the parameters and of every state list)."""
     grads = _buffer("grads", size, dtype)
     grads.flags.writeable = True
     np.concatenate([g.reshape(-1) for g in flat_lists[0]], out=grads)
     grads.flags.writeable = False       # (an update never writes the gradients themselves)
-    run = Blocks(params, dtype, size)
+    run = Blocks(params, dtype, size, shapes)
     flat_lists = [grads] + list(flat_lists[1:])
     for start in range(0, size, CHUNK):
         stop = min(start + CHUNK, size)

@@ -236,11 +236,9 @@ def keep_flat(params, states, keys) -> None:
     """Lay out each state entry named in `keys` flat over one buffer per (dtype) run of the
     group, on the plain CPU path only (NOTE [optimizer updates as ops]); an entry already laid
     out so is left alone (one identity test per tensor)."""
-    if len(params) < 2 or _observed(params):
+    if len(params) < 2 or _observed(params) or \
+            list(map(_DEVICE_OF, params)).count(CPU) != len(params):
         return
-    for p in params:
-        if p._device is not CPU:
-            return
     for index in by_device_and_dtype(params):
         if len(index) < 2:
             continue
