@@ -14,7 +14,9 @@ one a step takes (`use_foreach`):
   the same numbers: a foreach op applies the per-tensor op's kernel.
 On the plain CPU path the step keeps each state entry of a group laid out flat (`keep_flat`:
 one buffer per key, the state tensors re-pointed at its views, NOTE [flat foreach layouts]),
-so the foreach kernels run one NumPy call per op.
+so the foreach kernels run one NumPy call per op; there, with one step count for the group,
+the update runs block by block over those buffers (`Blocks` in _blocks.py, NOTE
+[optimizer updates in blocks]), each op still the `_foreach_*` overload's CPU kernel.
 Where PyTorch's two paths differ beyond the list-vs-tensor form, the algorithm reads
 `lists.foreach` (e.g. the foreach path divides its fresh `denom` in place, the single-tensor
 path out of place).
