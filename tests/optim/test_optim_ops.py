@@ -217,6 +217,30 @@ def test_updates_in_blocks_give_the_observed_bits(name, kwargs, foreach, monkeyp
     assert results[0][2] == results[1][2] == [True] * 5
 
 
+@pytest.mark.parametrize("foreach", [None, True])
+def test_nesterov_gradients_as_pytorch_leaves_them(foreach):
+    """SGD's Nesterov step adds the momentum buffer to the gradients: in place on PyTorch's
+    foreach path (the gradients hold the sum after the step), out of place on its single-tensor
+    path (foreach=None on CPU). The block path gives each what PyTorch's gives."""
+    rng = np.random.default_rng(9)
+    values = [rng.standard_normal(s).astype(np.float32) for s in ((30, 20), (20,), (4, 4))]
+    grads = [rng.standard_normal(v.shape).astype(np.float32) for v in values]
+    results = []
+    for lib in (ember, torch):
+        params = [lib.nn.Parameter(lib.tensor(v)) for v in values]
+        opt = lib.optim.SGD(params, lr=0.1, momentum=0.9, nesterov=True, foreach=foreach)
+        seen = []
+        for _ in range(3):      # (the first step makes the buffers: another path)
+            for p, g in zip(params, grads):
+                p.grad = lib.tensor(g)
+            opt.step()
+            seen += [p.detach().numpy().copy() for p in params] + \
+                [p.grad.numpy().copy() for p in params]
+        results.append(seen)
+    for e, t in zip(*results):
+        np.testing.assert_allclose(e, t, rtol=2e-5, atol=1e-6)
+
+
 def test_updates_in_blocks_see_replaced_state_and_parameters():
     """A state entry replaced (load_state_dict) or a parameter's data swapped between steps:
     the next step still gives what the per-tensor path gives."""

@@ -90,6 +90,8 @@ class Blocks:
         self.start = self.stop = 0
         self.scratch_used = 0
         self.steps = None
+        self.grads = None           # the gathered gradients
+        self.grads_written = False
 
     # ---------------------------------------------------------------- blocks and operands
 
@@ -121,6 +123,8 @@ class Blocks:
                            change=self.p_flat[self.start:self.stop])
             return
         args = (self._read(target),) + tuple(self._read(x) for x in rest)
+        if args[0].base is self.grads.base:
+            self.grads_written = True
         run_on_buffers(op, args, _flats(op, args))
 
     def _fresh_op(self, name, *args):
@@ -280,14 +284,16 @@ _SIZE_OF = operator.attrgetter("size")
 _DTYPE_OF = operator.attrgetter("dtype")
 
 
-def run_blocks(update, params, lists, dtype, size, shapes, flat_lists, **hyper) -> None:
-    """Run `update(BLOCKS, ...)` once per block (NOTE [optimizer updates in blocks]) and record
-    the writes (versions of the parameters and of every state list)."""
+def run_blocks(update, params, lists, write_grads, dtype, size, shapes, flat_lists,
+               **hyper) -> None:
+    """Run `update(Blocks, ...)` once per block (NOTE [optimizer updates in blocks]) and record
+    the writes (versions of the parameters and of every state list). The update works on a
+    copy of the gradients: one it writes in place is written back with `write_grads`
+    (foreach=True)."""
     grads = _buffer("grads", size, dtype)
-    grads.flags.writeable = True
     np.concatenate([g.reshape(-1) for g in flat_lists[0]], out=grads)
-    grads.flags.writeable = False       # (an update never writes the gradients themselves)
     run = Blocks(params, dtype, size, shapes)
+    run.grads = grads
     flat_lists = [grads] + list(flat_lists[1:])
     for start in range(0, size, CHUNK):
         stop = min(start + CHUNK, size)
@@ -296,6 +302,11 @@ def run_blocks(update, params, lists, dtype, size, shapes, flat_lists, **hyper) 
                        for values in flat_lists]
         update(run, PARAMS, *block_lists, **hyper)
     run.finish()
+    if run.grads_written and write_grads:
+        # the foreach form writes the gradients in place (SGD's Nesterov step): as PyTorch's
+        # foreach path, the gradients hold the result; its single-tensor path leaves them
+        deque(map(np.copyto, map(_DATA_OF, lists[0]), cut(grads, shapes)), 0)
+        deque(map(bump_version, lists[0]), 0)
     for given, values in zip(lists[1:], flat_lists[1:]):
         if type(values) is np.ndarray or type(values) is Counts:
             deque(map(bump_version, given), 0)

@@ -221,7 +221,8 @@ def run(group, params, update, *lists, **hyper) -> None:
         if not _dispatch_state.slow and not _dispatch_state.grad_enabled():
             found = _blocks_plan(params, lists)
             if found is not None:       # NOTE [optimizer updates in blocks]
-                run_blocks(update, params, lists, *found, **hyper)
+                run_blocks(update, params, lists, bool(group.get("foreach")), *found,
+                           **hyper)
                 return
         for index in by_device_and_dtype(params):
             if len(index) == len(params):

@@ -58,12 +58,13 @@ class SGD(Optimizer):
                 run(group, params, sgd_update, grads, bufs, states, lr=as_float(group["lr"]),
                     momentum=group["momentum"], dampening=group["dampening"],
                     weight_decay=group["weight_decay"], nesterov=group["nesterov"],
+                    grads_in_place=bool(group.get("foreach")),
                     maximize=group["maximize"])
         return loss
 
 
 def sgd_update(lists, params, grads, bufs, states, *, lr, momentum, dampening, weight_decay,
-               nesterov, maximize) -> None:
+               nesterov, maximize, grads_in_place=False) -> None:
     """SGD's update over `lists` (NOTE [optimizer updates as ops]): PyTorch's arithmetic and
     order, in its foreach form or its single-tensor form. `bufs` are the momentum buffers
     (None where a parameter has none yet: it is made from the gradient into `states`)."""
@@ -86,7 +87,9 @@ def sgd_update(lists, params, grads, bufs, states, *, lr, momentum, dampening, w
                 else:
                     buf.mul_(momentum).add_(grads[i], alpha=1 - dampening)
         if nesterov:
-            if lists.foreach:
+            # (PyTorch's foreach path adds to the gradients in place, its single-tensor path,
+            # foreach=None's on CPU, out of place: the gradients after the step tell them apart)
+            if lists.foreach and grads_in_place:
                 lists.add_(grads, bufs, alpha=momentum)
             else:
                 grads = lists.add(grads, bufs, alpha=momentum)
