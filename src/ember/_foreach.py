@@ -2,9 +2,12 @@
 `_foreach_norm` ...), which optimizers, EMA helpers and gradient clippers written against
 PyTorch call directly.
 
-Each is a composite of the per-tensor op, applied element by element: the values, the dtypes,
-the errors of a single tensor and the autograd graph are the op's own. What is foreach's own is
-the argument handling, as PyTorch's overloads have it:
+The element-wise ones (unary, binary, addcmul/addcdiv, lerp) parse their arguments here, offer
+the call to `__torch_function__` under their public name, and run the registry op of the
+overload they chose (`_ops/foreach.py`, NOTE [foreach ops]); when an input needs grad they run
+the per-tensor ops instead, so autograd records each. The others (norm, powsum, max, mm, clone,
+copy_, zero_) are composites of the per-tensor ops. Values, dtypes and errors are the per-tensor
+op's. What is foreach's own is the argument handling, as PyTorch's overloads have it:
 - the first argument is a non-empty list or tuple of tensors;
 - a second operand is a tensor list (elementwise), a number (to every tensor), a list of
   numbers (one per tensor) or, for add/mul/div, one 0-d tensor; a 0-d tensor stands for a number
@@ -15,11 +18,23 @@ the argument handling, as PyTorch's overloads have it:
 from __future__ import annotations
 
 import numbers
+import operator
 
 import numpy as np
 
 import ember
+from ember._core.dispatch.process_state import state
+from ember._core.dispatch.stack import call_aten, handle_torch_function, torch_function_wanted
+from ember._core.dispatch.subclasses import PLAIN
+from ember._core.registry import OPS
 from ember._tensor import Tensor
+
+
+def _all_plain(values) -> bool:
+    """Whether every item is a Tensor or a plain-acting subclass (one C-level pass)."""
+    types = set(map(type, values))
+    types.discard(Tensor)
+    return types <= PLAIN
 
 UNARY = ["abs", "acos", "asin", "atan", "ceil", "cos", "cosh", "erf", "erfc", "exp", "expm1", "floor", "frac", "lgamma", "log", "log10", "log1p", "log2", "neg", "reciprocal", "round", "rsqrt", "sigmoid", "sign", "sin", "sinh", "sqrt", "tan", "tanh", "trunc"]
 # name -> (per-tensor function with a tensor operand, with a number operand, overloads)
@@ -62,6 +77,8 @@ def _tensors(value, name, position, args=(), kwargs=None, overloads=None):
         raise TypeError(f"{name}(): argument '{'self' if position == 0 else 'other'}' "
                         f"(position {position + 1}) must be tuple of Tensors, not "
                         f"{type(value).__name__}")
+    if _all_plain(value):     # (one C-level pass: the common call)
+        return value
     for index, item in enumerate(value):
         if not isinstance(item, Tensor):
             raise TypeError(f"expected Tensor as element {index} in argument {position}, but "
@@ -81,7 +98,8 @@ def _same_length(tensors, others):
 
 
 def _scalar_list(tensors, scalars, name, position):
-    for index, item in enumerate(scalars):
+    for index, item in enumerate(() if _NUMBER_TYPES.issuperset(map(type, scalars))
+                                 else scalars):
         if not _is_number(item):
             raise TypeError(f"expected Tensor as element {index} in argument {position}, but "
                             f"got {type(item).__name__}")
@@ -100,11 +118,11 @@ def _operand(tensors, other, name, overloads, args, kwargs, alpha_given):
         return "number", _scalar_list(tensors, other, name, 1)
     if isinstance(other, Tensor):
         if "Tensor" in overloads.split():
-            if other.dim() != 0:
-                raise RuntimeError(f"scalar tensor expected to be 0 dim but it has {other.dim()} "
-                                   f"dimensions and {other.numel()} elements.")
+            if other.ndim != 0:     # (the parser's test, which no mode sees)
+                raise RuntimeError(f"scalar tensor expected to be 0 dim but it has {other.ndim} "
+                                   f"dimensions and {other._data.size} elements.")
             return "tensor", [other] * len(tensors)
-        if other.dim() == 0 and not alpha_given:
+        if other.ndim == 0 and not alpha_given:
             return "number", [other.item()] * len(tensors)
     elif _is_number(other) and not alpha_given:
         return "number", [other] * len(tensors)
@@ -126,18 +144,82 @@ def _type_name(dtype):
             "complex128": "ComplexDouble"}.get(str(dtype).split(".")[-1], str(dtype))
 
 
+_DTYPE_OF = operator.attrgetter("_dtype")
+_NUMBER_TYPES = frozenset((int, float))
+_REQUIRES_GRAD_OF = operator.attrgetter("_requires_grad")
+
+
+def _kind_of_call(op_args):
+    """"plain": every tensor a plain (or plain-acting) Tensor sharing one floating dtype, the
+    numbers real (not bool), none needing grad: the registry op serves it, on its array path
+    when no mode is open. "composite": integer or mixed dtypes, bool or complex numbers, an
+    input needing grad: the per-tensor frontends (whose checks the per-tensor ops leave to
+    them; autograd records each). "layered": a subclass that may ask for __torch_function__.
+    (The lists are read with C-level passes: this runs on every call.)"""
+    grad_on = state.grad_enabled()
+    kind = "plain"
+    dtypes = set()
+    for value in op_args:
+        tv = type(value)
+        if tv is list:
+            if value and not isinstance(value[0], Tensor):      # a list of numbers
+                if not _NUMBER_TYPES.issuperset(map(type, value)):
+                    return "composite"
+                continue
+            if not _all_plain(value):
+                if not all(isinstance(v, Tensor) for v in value):
+                    return "composite"
+                kind = "layered"
+            dtypes.update(map(_DTYPE_OF, value))
+            if grad_on and any(map(_REQUIRES_GRAD_OF, value)):
+                return "composite"
+        elif tv is int or tv is float:
+            continue
+        elif isinstance(value, Tensor):
+            if tv is not Tensor and tv not in PLAIN:
+                kind = "layered"
+            dtypes.add(value._dtype)
+            if grad_on and value._requires_grad:
+                return "composite"
+        else:
+            return "composite"
+    if len(dtypes) != 1 or not next(iter(dtypes)).is_floating_point:
+        return "composite"
+    return kind
+
+
+def _through_op(public, key, op_args, relevant, call_args, call_kwargs, composite):
+    """The call's common end: `__torch_function__` under the public name, the per-tensor
+    composite where the registry op does not serve the call, else the registry op `key` (its
+    runner straight away when nothing can observe it: NOTE [the plain call])."""
+    kind = _kind_of_call(op_args)
+    if kind == "plain" and not state.slow:
+        op = OPS[key]
+        result = op.runner(op, op_args)
+    elif torch_function_wanted(relevant):
+        return handle_torch_function(public, relevant, call_args, call_kwargs)
+    elif kind == "composite":
+        return composite()
+    else:
+        result = call_aten(OPS[key], op_args)
+    return call_args[0] if result is None else tuple(result)
+
+
 def _make_unary(op_name, inplace):
     name = f"_foreach_{op_name}{'_' if inplace else ''}"
 
     def foreach(self):
         tensors = _tensors(self, name, 0)
         _nonempty(tensors)
-        if inplace:
-            for t in tensors:
-                getattr(t, op_name + "_")()
-            return self
-        function = getattr(ember, op_name)
-        return tuple(function(t) for t in tensors)
+
+        def composite():
+            if inplace:
+                for t in tensors:
+                    getattr(t, op_name + "_")()
+                return self
+            function = getattr(ember, op_name)
+            return tuple(function(t) for t in tensors)
+        return _through_op(foreach, name, (list(tensors),), (self,), (self,), {}, composite)
 
     foreach.__name__ = foreach.__qualname__ = name
     foreach.__doc__ = f"`{op_name}` of every tensor of a list{' in place' if inplace else ''}."
@@ -166,15 +248,20 @@ def _make_binary(op_name, inplace):
                                   alpha is not None)
         extra = {"alpha": alpha} if alpha is not None else {}
         function = getattr(ember, tensor_fn if kind == "tensor" else number_fn)
-        if not inplace:
-            return tuple(function(t, o, **extra) for t, o in zip(tensors, operands))
-        method = (tensor_fn if kind == "tensor" else number_fn) + "_"
-        for t, o in zip(tensors, operands):
-            if hasattr(Tensor, method):
-                getattr(t, method)(o, **extra)
-            else:
-                _inplace_result(t, function(t, o, **extra))
-        return self
+
+        def composite():
+            if not inplace:
+                return tuple(function(t, o, **extra) for t, o in zip(tensors, operands))
+            method = (tensor_fn if kind == "tensor" else number_fn) + "_"
+            for t, o in zip(tensors, operands):
+                if hasattr(Tensor, method):
+                    getattr(t, method)(o, **extra)
+                else:
+                    _inplace_result(t, function(t, o, **extra))
+            return self
+        overload, op_args = _binary_overload(op_name, tensors, other, kind, operands, alpha)
+        return _through_op(foreach, f"{name}.{overload}", op_args, (self, other), args, kwargs,
+                           composite)
 
     foreach.__name__ = foreach.__qualname__ = name
     foreach.__doc__ = (f"`{op_name}` of every tensor of a list with a tensor list, a number, a "
@@ -183,13 +270,26 @@ def _make_binary(op_name, inplace):
     return foreach
 
 
+def _binary_overload(op_name, tensors, other, kind, operands, alpha):
+    """(overload name, the registry op's arguments) of a parsed binary call."""
+    alpha_arg = (1 if alpha is None else alpha,) if op_name in ("add", "sub") else ()
+    tensors = list(tensors)
+    if kind == "tensor":
+        if isinstance(other, Tensor):
+            return "Tensor", (tensors, other) + alpha_arg
+        return "List", (tensors, list(operands)) + alpha_arg
+    if isinstance(other, (list, tuple)):
+        return "ScalarList", (tensors, list(operands))
+    return "Scalar", (tensors, operands[0])
+
+
 def _packed_scalars(scalars, count):
-    if scalars.dim() != 1:
+    if scalars.ndim != 1:
         raise RuntimeError(f"Expected packed scalar Tensor to be of dimension 1. Got "
-                           f"{scalars.dim()} instead.")
-    if scalars.numel() != count:
+                           f"{scalars.ndim} instead.")
+    if scalars._data.size != count:
         raise RuntimeError(f"Expected length of scalars to match input of length {count} but "
-                           f"got {scalars.numel()} instead.")
+                           f"got {scalars._data.size} instead.")
     return scalars.tolist()
 
 
@@ -211,13 +311,26 @@ def _make_pointwise(op_name, inplace):
             values = _scalar_list(tensors, value, name, 3)
         else:
             values = [value] * len(tensors)
-        if inplace:
-            for t, a, b, v in zip(tensors, firsts, seconds, values):
-                getattr(t, op_name + "_")(a, b, value=v)
-            return self
-        function = getattr(ember, op_name)
-        return tuple(function(t, a, b, value=v)
-                     for t, a, b, v in zip(tensors, firsts, seconds, values))
+
+        def composite():
+            if inplace:
+                for t, a, b, v in zip(tensors, firsts, seconds, values):
+                    getattr(t, op_name + "_")(a, b, value=v)
+                return self
+            function = getattr(ember, op_name)
+            return tuple(function(t, a, b, value=v)
+                         for t, a, b, v in zip(tensors, firsts, seconds, values))
+        lists = [list(tensors), list(firsts), list(seconds)]
+        if isinstance(value, Tensor):
+            key, last = "Tensor", value
+        elif isinstance(value, (list, tuple)):
+            key, last = "ScalarList", list(values)
+        else:
+            key, last = "Scalar", value
+        return _through_op(foreach, f"{name}.{key}", (*lists, last),
+                           (self, tensor1, tensor2, value), (self, tensor1, tensor2),
+                           {} if value is None or (type(value) is int and value == 1)
+                           else {"value": value}, composite)
 
     foreach.__name__ = foreach.__qualname__ = name
     foreach.__doc__ = f"`{op_name}` over lists of tensors{' in place' if inplace else ''}."
@@ -237,18 +350,28 @@ def _make_lerp(inplace):
             _same_length(tensors, weights)
         elif isinstance(weight, (list, tuple)):
             weights = _scalar_list(tensors, weight, name, 2)
-        elif isinstance(weight, Tensor) and weight.dim() == 0:
+        elif isinstance(weight, Tensor) and weight.ndim == 0:
             weights = [weight.item()] * len(tensors)
         elif _is_number(weight):
             weights = [weight] * len(tensors)
         else:
             raise TypeError(f"{name}(): argument 'weight' must be Number or tuple of Tensors, "
                             f"not {type(weight).__name__}")
-        if inplace:
-            for t, e, w in zip(tensors, ends, weights):
-                t.lerp_(e, w)
-            return self
-        return tuple(ember.lerp(t, e, w) for t, e, w in zip(tensors, ends, weights))
+
+        def composite():
+            if inplace:
+                for t, e, w in zip(tensors, ends, weights):
+                    t.lerp_(e, w)
+                return self
+            return tuple(ember.lerp(t, e, w) for t, e, w in zip(tensors, ends, weights))
+        if isinstance(weight, (list, tuple)) and weight and isinstance(weight[0], Tensor):
+            key, last = "List", list(weights)
+        elif isinstance(weight, (list, tuple)):
+            key, last = "ScalarList", list(weights)
+        else:
+            key, last = "Scalar", weights[0]
+        return _through_op(foreach, f"{name}.{key}", (list(tensors), list(ends), last),
+                           (self, tensors1, weight), (self, tensors1, weight), {}, composite)
 
     foreach.__name__ = foreach.__qualname__ = name
     foreach.__doc__ = "`lerp` over lists of tensors" + (" in place." if inplace else ".")

@@ -83,3 +83,6 @@ from ember._ops import (  # noqa: F401
 
 # Last, over every kernel registered above: the complex32 wrappers (NOTE [complex32 storage]).
 complex_half_ops.install()
+
+# The `_foreach_*` list ops, over the per-tensor ops above (NOTE [foreach ops]).
+from ember._ops import foreach  # noqa: E402, F401

@@ -43,8 +43,12 @@ def fma64(a, b, c):
     return np.where(plain, fused, product + c)
 
 
-def fma(a, b, c):
-    """a * b + c rounded once, for float32 or float64 operands (a's dtype)."""
+def fma(a, b, c, out=None):
+    """a * b + c rounded once, for float32 or float64 operands (a's dtype); with `out`, written
+    there (once every operand is read: `out` may be one of them)."""
     if a.dtype == np.float32:
-        return fma32(a, np.float32(b) if np.ndim(b) == 0 else b, c)
-    return fma64(a, b, c)
+        return fma32(a, np.float32(b) if np.ndim(b) == 0 else b, c, out=out)
+    if out is None:
+        return fma64(a, b, c)
+    np.copyto(out, fma64(a, b, c))
+    return out

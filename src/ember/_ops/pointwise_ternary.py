@@ -256,6 +256,19 @@ def lerp_tensor(xp, self, end, weight):
     return xp.where(small, self + weight * diff, end - diff * (1 - weight))
 
 
+def lerp_number_into(self, end, weight, out=None, scratch=None):
+    """lerp_tensor's arithmetic for float32 or float64 arrays `self` and `end` of one shape and
+    dtype and a number `weight`: written into `out` (which may be `self`; None: a new array),
+    the difference formed in `scratch` (None: a new array)."""
+    small = np.abs(weight) < 0.5
+    diff = np.subtract(end, self, out=scratch)
+    weight = np.asarray(weight, self.dtype)
+    if small:
+        return fma(weight, diff, self, out=out)
+    return fma(-diff if scratch is None else np.negative(diff, out=diff), 1 - weight, end,
+               out=out)
+
+
 _LERP_OP = OPS["lerp.Tensor"]
 
 
@@ -265,6 +278,8 @@ def _lerp_tensor_cpu(xp, self, end, weight):
     one multiply-add (NOTE [fused multiply-add]) for float32 and float64."""
     if self.dtype not in _FUSED_DTYPES:
         return lerp_tensor(np, self, end, weight)
+    if np.ndim(weight) == 0 and end.shape == self.shape and end.dtype == self.dtype:
+        return lerp_number_into(self, end, weight)
     diff = end - self
     small = np.abs(weight) < 0.5
     weight = np.asarray(weight, self.dtype)

@@ -21,6 +21,7 @@ plain float32 arithmetic. Outside the fill (other inputs) use `fma32`.
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
 
@@ -42,33 +43,81 @@ _FOUR_OVER_PI = _F32(1.27323954473516)
 _ONE, _HALF = _F32(1.0), _F32(0.5)
 
 
-def fma32(a, b, c, grid=None):
+def fma32(a, b, c, grid=None, out=None):
     """a * b + c rounded once to float32, for any float32 inputs. The float32 product is exact
     in float64, so the float64 sum is one rounding; a second rounding to float32 can only go
     wrong when that sum lands exactly halfway between two floats and was itself rounded, and
     there the exact remainder decides. With `grid`, every a is a multiple of 2**grid below 1
     in magnitude and b, c are numbers: when such sums all fit in float64's 53 bits, the
-    float64 sum is exact and there is nothing to check."""
-    total = np.multiply(a, b, dtype=_F64)
-    total += c
-    rounded = total.astype(_F32)
-    if grid is not None and _sums_are_exact(grid, float(b), float(c)):
-        return rounded
-    halfway = np.flatnonzero((total.view(np.int64) & 0x1FFFFFFF) == 0x10000000)
-    if halfway.size:
-        def at_halfway(value):
-            value = np.asarray(value, _F64)
-            return value.reshape(-1)[halfway] if value.size > 1 else value.reshape(-1)
-        product, addend = at_halfway(a) * at_halfway(b), at_halfway(c)
-        near = total.reshape(-1)[halfway]
-        back = near - product
-        error = (product - (near - back)) + (addend - back)
-        inexact = error != 0
-        if inexact.any():
-            # Step the float64 sum off the midpoint towards the exact value, then round.
-            nudged = np.nextafter(near, np.where(error > 0, np.inf, -np.inf))
-            rounded.reshape(-1)[halfway[inexact]] = nudged[inexact].astype(_F32)
+    float64 sum is exact and there is nothing to check. (The float64 work runs in this
+    thread's reusable buffers, converting each operand once: same numbers, no fresh
+    temporaries.) With `out` (float32, of the result's shape; it may be one of the operands)
+    the result is written there, after every operand has been read."""
+    shape = np.shape(c)
+    if np.shape(a) not in ((), shape) or np.shape(b) not in ((), shape):
+        shape = np.broadcast_shapes(np.shape(a), np.shape(b), shape)
+    size = math.prod(shape)
+    total = _buffer(0, size, _F64).reshape(shape)
+    first, second = (b, a) if np.ndim(a) == 0 else (a, b)    # (the exact product commutes)
+    np.copyto(total, first)
+    if np.ndim(second) == 0:
+        np.multiply(total, _F64(second), out=total)
+    else:
+        other = _buffer(1, size, _F64).reshape(shape)
+        np.copyto(other, second)
+        np.multiply(total, other, out=total)
+    np.add(total, c, out=total)
+    fixes = None
+    if grid is None or not _sums_are_exact(grid, float(b), float(c)):
+        # halfway: the 29 bits float32 drops are 1 followed by zeros
+        low = np.bitwise_and(total.view(np.int64), 0x1FFFFFFF,
+                             out=_buffer(1, size, _F64).view(np.int64).reshape(shape))
+        if np.equal(low, 0x10000000, out=_buffer(2, size, np.bool_).reshape(shape)).any():
+            fixes = _halfway_fixes(a, b, c, total, np.flatnonzero(low == 0x10000000))
+    rounded = np.empty(shape, _F32) if out is None else out
+    np.copyto(rounded, total, casting="unsafe")
+    if fixes is not None:
+        rounded.reshape(-1)[fixes[0]] = fixes[1]
     return rounded
+
+
+def _halfway_fixes(a, b, c, total, halfway):
+    """(positions, float32 values) where the float64 sum `total` lies halfway between two
+    floats and was rounded there: the sum stepped off the midpoint towards the exact value."""
+    def at_halfway(value):
+        value = np.asarray(value, _F64)
+        return value.reshape(-1)[halfway] if value.size > 1 else value.reshape(-1)
+    product, addend = at_halfway(a) * at_halfway(b), at_halfway(c)
+    near = total.reshape(-1)[halfway]
+    back = near - product
+    error = (product - (near - back)) + (addend - back)
+    inexact = error != 0
+    nudged = np.nextafter(near, np.where(error > 0, np.inf, -np.inf))
+    return halfway[inexact], nudged[inexact].astype(_F32)
+
+
+class _Buffers(threading.local):
+    def __init__(self):
+        self.arrays = {}        # (slot, dtype) -> this thread's reusable 1-D buffer
+
+
+_BUFFERS = _Buffers()
+
+
+# Calls larger than this (elements) get fresh buffers rather than keeping ones this large.
+KEEP = 1 << 18
+
+
+def _buffer(slot, size, dtype):
+    """The first `size` elements of this thread's reusable buffer `slot` of `dtype` (contents
+    left over from earlier calls: write before reading)."""
+    if size > KEEP:
+        return np.empty(size, dtype)
+    arrays = _BUFFERS.arrays
+    found = arrays.get((slot, dtype))
+    if found is None or found.size < size:
+        found = arrays[(slot, dtype)] = np.empty(size, dtype)
+    return found[:size]
 
 
 def _sums_are_exact(grid, b, c):

@@ -1,6 +1,8 @@
-"""The batched ("foreach") update: the parameters of a group that share a dtype and device are
-updated as a handful of whole-buffer array operations instead of a Python loop of several
-array calls per parameter.
+"""The batched ("foreach") update of the element-wise optimizers not yet written in ops
+(Adagrad, Adamax, NAdam, RAdam, Adadelta, ASGD, Rprop; SGD, Adam/AdamW and RMSprop run the
+`_foreach_*` registry ops instead, NOTE [optimizer updates as ops] in _lists.py): the parameters
+of a group that share a dtype and device are updated as a handful of whole-buffer array
+operations instead of a Python loop of several array calls per parameter.
 
 NOTE [flat optimizer state]: for each (param group, dtype, device) a `FlatBucket` keeps every
 state buffer the algorithm names (exp_avg, momentum_buffer ...) as ONE flat array, and each

@@ -2,17 +2,12 @@
 decoupled weight decay on by default (adamw.py)."""
 from __future__ import annotations
 
-import numpy as np
-
-from ember.optim._foreach import split_update
+from ember.autograd.grad_mode import set_grad_enabled
+from ember.optim._lists import as_real, keep_flat, run
 from ember.optim.optimizer import (
     Optimizer,
-    array_of,
     as_float,
-    begin_update,
-    bump_all,
     check_hyper,
-    lerp_,
     params_with_grad,
     run_closure,
     scalar_step,
@@ -55,124 +50,62 @@ class Adam(Optimizer):
     def step(self, closure=None):
         """One Adam update of every parameter that has a gradient; returns closure's loss."""
         loss = run_closure(closure)
-        for index, group in enumerate(self.param_groups):
-            params, grads = params_with_grad(group)
-            if not params:
-                continue
-            amsgrad = group["amsgrad"]
-
-            def init_state(param, state, amsgrad=amsgrad):
-                if len(state) == 0:
-                    state["step"] = scalar_step()
-                    state["exp_avg"] = zeros_state(param)
-                    state["exp_avg_sq"] = zeros_state(param)
-                if amsgrad and state.get("max_exp_avg_sq") is None:
-                    state["max_exp_avg_sq"] = zeros_state(param)
-
-            keys = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq") if amsgrad else \
-                ("exp_avg", "exp_avg_sq")
-            buckets, params, grads = split_update(self, index, params, grads, keys, init_state)
-            for bucket in buckets:
-                _adam_flat(bucket, group)
-            if params:
-                self._step_each(group, params, grads, init_state)
+        with set_grad_enabled(bool(self.defaults.get("differentiable"))):
+            for group in self.param_groups:
+                params, grads = params_with_grad(group)
+                if not params:
+                    continue
+                amsgrad = group["amsgrad"]
+                states = []
+                for param in params:
+                    state = self.state[param]
+                    if len(state) == 0:
+                        state["step"] = scalar_step()
+                        state["exp_avg"] = zeros_state(param)
+                        state["exp_avg_sq"] = zeros_state(param)
+                    if amsgrad and state.get("max_exp_avg_sq") is None:
+                        state["max_exp_avg_sq"] = zeros_state(param)
+                    states.append(state)
+                keep_flat(params, states, _KEYS[amsgrad])
+                run(group, as_real(params), adam_update, as_real(grads),
+                    *[as_real([s[key] for s in states]) for key in _KEYS[amsgrad]],
+                    amsgrad=amsgrad, lr=as_float(group["lr"]),
+                    betas=tuple(as_float(b) for b in group["betas"]), eps=group["eps"],
+                    weight_decay=group["weight_decay"], maximize=group["maximize"],
+                    decoupled=group["decoupled_weight_decay"])
         return loss
 
-    def _step_each(self, group, params, grads, init_state):
-        """The per-parameter update (foreach=False, large or complex parameters)."""
-        lr = as_float(group["lr"])
-        beta1, beta2 = (as_float(b) for b in group["betas"])
-        eps = group["eps"]
-        amsgrad = group["amsgrad"]
-        for param, grad in zip(params, grads):
-            state = self.state[param]
-            if len(state) == 0:
-                init_state(param, state)
-            p, g, step = begin_update(param, grad, group, state, lr,
-                                      group["decoupled_weight_decay"])
-            exp_avg = array_of(state["exp_avg"])
-            exp_avg_sq = array_of(state["exp_avg_sq"])
-            lerp_(exp_avg, g, 1 - beta1)
-            exp_avg_sq *= beta2
-            exp_avg_sq += (1 - beta2) * g * g
-            bias_correction1 = 1 - beta1 ** step
-            bias_correction2 = 1 - beta2 ** step
-            step_size = lr / bias_correction1
-            bias_correction2_sqrt = bias_correction2 ** 0.5
-            if amsgrad:
-                max_sq = array_of(state["max_exp_avg_sq"])
-                np.maximum(max_sq, exp_avg_sq, out=max_sq)
-                denom = np.sqrt(max_sq) / bias_correction2_sqrt
-            else:
-                denom = np.sqrt(exp_avg_sq) / bias_correction2_sqrt
-            denom += eps
-            p += (-step_size * exp_avg) / denom
-            bump_all(param, state)
+
+_KEYS = {False: ("step", "exp_avg", "exp_avg_sq"),
+         True: ("step", "exp_avg", "exp_avg_sq", "max_exp_avg_sq")}
 
 
-def _adam_flat(bucket, group) -> None:
-    """The update of `_step_each` on a bucket's flat buffers, block by block (NOTE [flat
-    optimizer state]): the same operations in the same order, so the same numbers."""
-    lr = as_float(group["lr"])
-    beta1, beta2 = (as_float(b) for b in group["betas"])
-    xp = bucket.xp
-    weight_decay = group["weight_decay"]
-    p, g = bucket.gather(params=weight_decay != 0)   # else p receives the change
-    steps = bucket.steps
-    steps += 1
-    if steps.min() == steps.max():
-        first = float(steps[0])
-        neg_step_size = -(lr / (1 - beta1 ** first))
-        bias_correction2_sqrt = (1 - beta2 ** first) ** 0.5
-    else:       # parameters that joined later have their own counts
-        counts = [float(s) for s in steps]
-        neg_step_size = bucket.per_element([-(lr / (1 - beta1 ** c)) for c in counts], p.dtype)
-        bias_correction2_sqrt = bucket.per_element(
-            [(1 - beta2 ** c) ** 0.5 for c in counts], p.dtype)
-    per_element = not isinstance(neg_step_size, float)
-    decoupled = group["decoupled_weight_decay"]
-    maximize, amsgrad, eps = group["maximize"], group["amsgrad"], group["eps"]
-    exp_avg_all = bucket.flat["exp_avg"]
-    exp_avg_sq_all = bucket.flat["exp_avg_sq"]
-    max_sq_all = bucket.flat["max_exp_avg_sq"] if amsgrad else None
-    chunks, (scratch1, scratch2) = bucket.chunks()
-    for a, b in chunks:
-        pc, gc = p[a:b], g[a:b]
-        t1, t2 = scratch1[:b - a], scratch2[:b - a]
-        exp_avg, exp_avg_sq = exp_avg_all[a:b], exp_avg_sq_all[a:b]
-        if maximize:
-            xp.negative(gc, out=gc)
-        if weight_decay != 0:
-            if decoupled:
-                pc *= 1 - lr * weight_decay
-            else:
-                xp.multiply(pc, weight_decay, out=t1)
-                gc += t1
-        # lerp_(exp_avg, g, 1 - beta1), written into scratch
-        weight = 1 - beta1
-        xp.subtract(gc, exp_avg, out=t1)
-        if abs(weight) < 0.5:
-            t1 *= weight
-            exp_avg += t1
+def adam_update(lists, params, grads, steps, exp_avgs, exp_avg_sqs, max_exp_avg_sqs=None, *,
+                amsgrad, lr, betas, eps, weight_decay, maximize, decoupled) -> None:
+    """Adam's update over `lists` (NOTE [optimizer updates as ops]): PyTorch's arithmetic and
+    order, in its foreach form or its single-tensor form."""
+    beta1, beta2 = betas
+    if maximize:
+        grads = lists.neg(grads)
+    lists.increment(steps)
+    if weight_decay != 0:
+        if decoupled:
+            lists.mul_(params, 1 - lr * weight_decay)
+        elif maximize and lists.foreach:    # (the negated gradients are a fresh copy)
+            lists.add_(grads, params, alpha=weight_decay)
         else:
-            t1 *= 1 - weight
-            xp.subtract(gc, t1, out=exp_avg)
-        exp_avg_sq *= beta2
-        xp.multiply(gc, 1 - beta2, out=t1)
-        t1 *= gc
-        exp_avg_sq += t1
-        if amsgrad:
-            max_sq = max_sq_all[a:b]
-            xp.maximum(max_sq, exp_avg_sq, out=max_sq)
-            xp.sqrt(max_sq, out=t1)
-        else:
-            xp.sqrt(exp_avg_sq, out=t1)
-        t1 /= bias_correction2_sqrt[a:b] if per_element else bias_correction2_sqrt
-        t1 += eps
-        xp.multiply(exp_avg, neg_step_size[a:b] if per_element else neg_step_size, out=t2)
-        if weight_decay != 0:
-            t2 /= t1
-            pc += t2
-        else:
-            xp.divide(t2, t1, out=pc)
-    bucket.scatter("copy" if weight_decay != 0 else "add")
+            grads = lists.add(grads, params, alpha=weight_decay)
+    lists.lerp_(exp_avgs, grads, 1 - beta1)
+    lists.mul_(exp_avg_sqs, beta2)
+    lists.addcmul_(exp_avg_sqs, grads, grads, 1 - beta2)
+    counts = lists.values(steps)
+    step_sizes = [(lr / (1 - beta1 ** count)) * -1 for count in counts]
+    bias_correction2_sqrt = [(1 - beta2 ** count) ** 0.5 for count in counts]
+    if amsgrad:
+        lists.maximum_(max_exp_avg_sqs, exp_avg_sqs)
+        denom = lists.sqrt(max_exp_avg_sqs)
+    else:
+        denom = lists.sqrt(exp_avg_sqs)
+    denom = lists.div_fresh(denom, bias_correction2_sqrt)
+    lists.add_scalar_(denom, eps)
+    lists.addcdiv_(params, exp_avgs, denom, step_sizes)

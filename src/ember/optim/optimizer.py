@@ -7,10 +7,16 @@ groups (0, 1, ...) and keeps every group's hyper-parameters, so a state dict sav
 optimizer loads into ember's and the other way round. Loading casts floating state to the
 parameter's dtype and device, except `step`, which stays as saved (a float32 scalar tensor).
 
-NOTE [optimizer updates on arrays]: the updates run as NumPy/CuPy array operations on the
-tensors' own arrays under no_grad (the same arithmetic, in the same order, as PyTorch's
-single-tensor CPU path), and each in-place write bumps the tensor's version counter, so autograd
-still sees the modification. A step costs a few array calls per parameter, not a few ember ops.
+SGD, Adam/AdamW and RMSprop write their update once in list ops (optim/_lists.py, NOTE
+[optimizer updates as ops]): `_foreach_*` registry ops or per-tensor Tensor ops, so meta
+tensors, modes and subclasses see them as PyTorch's.
+
+NOTE [optimizer updates on arrays]: the other element-wise optimizers (Adagrad, Adamax, NAdam,
+RAdam, Adadelta, ASGD, Rprop, Adafactor ...) still run as NumPy/CuPy array operations on the
+tensors' own arrays (the same arithmetic, in the same order, as PyTorch's single-tensor CPU
+path), and each in-place write bumps the tensor's version counter, so autograd still sees the
+modification; modes do not see these updates and meta parameters are refused (AttributeError)
+until they are written in ops too.
 """
 from __future__ import annotations
 

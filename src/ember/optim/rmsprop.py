@@ -1,17 +1,12 @@
 """RMSprop (plain or centered, with momentum)."""
 from __future__ import annotations
 
-import numpy as np
-
-from ember.optim._foreach import begin_block, lerp_block, split_update
+from ember.autograd.grad_mode import set_grad_enabled
+from ember.optim._lists import as_real, keep_flat, run
 from ember.optim.optimizer import (
     Optimizer,
-    array_of,
     as_float,
-    begin_update,
-    bump_all,
     check_hyper,
-    lerp_,
     params_with_grad,
     run_closure,
     scalar_step,
@@ -41,103 +36,61 @@ class RMSprop(Optimizer):
     def step(self, closure=None):
         """One RMSprop update of every parameter that has a gradient."""
         loss = run_closure(closure)
-        for index, group in enumerate(self.param_groups):
-            params, grads = params_with_grad(group)
-            if not params:
-                continue
-            momentum, centered = group["momentum"], group["centered"]
-
-            def init_state(param, state, momentum=momentum, centered=centered):
-                if len(state) == 0:
-                    state["step"] = scalar_step()
-                    state["square_avg"] = zeros_state(param)
-                    if momentum > 0:
-                        state["momentum_buffer"] = zeros_state(param)
-                    if centered:
-                        state["grad_avg"] = zeros_state(param)
-
-            keys = ("square_avg",) + (("momentum_buffer",) if momentum > 0 else ()) + \
-                (("grad_avg",) if centered else ())
-            buckets, params, grads = split_update(self, index, params, grads, keys, init_state)
-            for bucket in buckets:
-                _rmsprop_flat(bucket, group)
-            if params:
-                self._step_each(group, params, grads, init_state)
+        with set_grad_enabled(bool(self.defaults.get("differentiable"))):
+            for group in self.param_groups:
+                params, grads = params_with_grad(group)
+                if not params:
+                    continue
+                momentum, centered = group["momentum"], group["centered"]
+                keys = ("step", "square_avg") + (("momentum_buffer",) if momentum > 0 else ()) \
+                    + (("grad_avg",) if centered else ())
+                states = []
+                for param in params:
+                    state = self.state[param]
+                    if len(state) == 0:
+                        state["step"] = scalar_step()
+                        state["square_avg"] = zeros_state(param)
+                        if momentum > 0:
+                            state["momentum_buffer"] = zeros_state(param)
+                        if centered:
+                            state["grad_avg"] = zeros_state(param)
+                    states.append(state)
+                keep_flat(params, states, keys)
+                columns = {key: as_real([s[key] for s in states]) for key in keys}
+                none = [None] * len(params)
+                run(group, as_real(params), rmsprop_update, as_real(grads), columns["step"],
+                    columns["square_avg"], columns.get("grad_avg", none),
+                    columns.get("momentum_buffer", none),
+                    lr=as_float(group["lr"]), alpha=group["alpha"], eps=group["eps"],
+                    weight_decay=group["weight_decay"], momentum=momentum, centered=centered,
+                    maximize=group["maximize"])
         return loss
 
-    def _step_each(self, group, params, grads, init_state):
-        """The per-parameter update (foreach=False, large or complex parameters)."""
-        lr, alpha, eps = as_float(group["lr"]), group["alpha"], group["eps"]
-        momentum = group["momentum"]
-        for param, grad in zip(params, grads):
-            state = self.state[param]
-            init_state(param, state)
-            p, g, _ = begin_update(param, grad, group, state)
-            square_avg = array_of(state["square_avg"])
-            square_avg *= alpha
-            square_avg += (1 - alpha) * g * g
-            if group["centered"]:
-                grad_avg = array_of(state["grad_avg"])
-                lerp_(grad_avg, g, 1 - alpha)
-                avg = np.sqrt(square_avg + (-1) * grad_avg * grad_avg)
-            else:
-                avg = np.sqrt(square_avg)
-            avg += eps
-            if momentum > 0:
-                buf = array_of(state["momentum_buffer"])
-                buf *= momentum
-                buf += g / avg
-                p -= lr * buf
-            else:
-                p += (-lr * g) / avg
-            bump_all(param, state)
 
-
-def _rmsprop_flat(bucket, group) -> None:
-    """The update of `_step_each` on a bucket's flat buffers, block by block (NOTE [flat
-    optimizer state]): the same operations in the same order, so the same numbers."""
-    xp = bucket.xp
-    lr, alpha, eps = as_float(group["lr"]), group["alpha"], group["eps"]
-    momentum, centered = group["momentum"], group["centered"]
-    gather = group["weight_decay"] != 0
-    p, g = bucket.gather(params=gather)       # else p receives the change
-    bucket.steps += 1
-    square_avg_all = bucket.flat["square_avg"]
-    chunks, (scratch1, scratch2) = bucket.chunks()
-    for a, b in chunks:
-        pc, gc = p[a:b], g[a:b]
-        t1, t2 = scratch1[:b - a], scratch2[:b - a]
-        begin_block(xp, group, pc, gc, t1)
-        square_avg = square_avg_all[a:b]
-        square_avg *= alpha
-        xp.multiply(gc, 1 - alpha, out=t1)
-        t1 *= gc
-        square_avg += t1
-        if centered:
-            grad_avg = bucket.flat["grad_avg"][a:b]
-            lerp_block(xp, grad_avg, gc, 1 - alpha, t1)
-            xp.multiply(grad_avg, -1, out=t1)
-            t1 *= grad_avg
-            xp.add(square_avg, t1, out=t1)
-            xp.sqrt(t1, out=t1)
+def rmsprop_update(lists, params, grads, steps, square_avgs, grad_avgs, momentum_buffers, *,
+                   lr, alpha, eps, weight_decay, momentum, centered, maximize) -> None:
+    """RMSprop's update over `lists` (NOTE [optimizer updates as ops]): PyTorch's arithmetic and
+    order, in its foreach form or its single-tensor form."""
+    if maximize:
+        grads = lists.neg(grads)
+    lists.increment(steps)
+    if weight_decay != 0:
+        if maximize and lists.foreach:      # (the negated gradients are a fresh copy)
+            lists.add_(grads, params, alpha=weight_decay)
         else:
-            xp.sqrt(square_avg, out=t1)
-        t1 += eps
-        if momentum > 0:
-            buf = bucket.flat["momentum_buffer"][a:b]
-            buf *= momentum
-            xp.divide(gc, t1, out=t2)
-            buf += t2
-            if gather:
-                xp.multiply(buf, lr, out=t2)
-                pc -= t2
-            else:
-                xp.multiply(buf, lr, out=pc)
-        else:
-            xp.multiply(gc, -lr, out=t2)
-            if gather:
-                t2 /= t1
-                pc += t2
-            else:
-                xp.divide(t2, t1, out=pc)
-    bucket.scatter("copy" if gather else ("subtract" if momentum > 0 else "add"))
+            grads = lists.add(grads, params, alpha=weight_decay)
+    lists.mul_(square_avgs, alpha)
+    lists.addcmul_(square_avgs, grads, grads, 1 - alpha)
+    if centered:
+        lists.lerp_(grad_avgs, grads, 1 - alpha)
+        avg = lists.addcmul(square_avgs, grad_avgs, grad_avgs, -1)
+        lists.sqrt_(avg)
+    else:
+        avg = lists.sqrt(square_avgs)
+    lists.add_scalar_(avg, eps)
+    if momentum > 0:
+        lists.mul_(momentum_buffers, momentum)
+        lists.addcdiv_(momentum_buffers, grads, avg)
+        lists.add_(params, momentum_buffers, alpha=-lr)
+    else:
+        lists.addcdiv_(params, grads, avg, -lr)

@@ -1,0 +1,312 @@
+"""The optimizers' list operations on the plain CPU path, block by block over flat buffers: the
+`_foreach_*` ops' CPU kernels applied to one cache-sized block of every list at a time.
+
+NOTE [optimizer updates in blocks]: an update (NOTE [optimizer updates as ops]) on the plain
+path, where nothing can observe its ops (no mode, no overriding subclass), with every tensor a
+CPU tensor of one float dtype, each state list laid out flat (`keep_flat`) and every step
+count equal, runs once per block of `CHUNK` elements with `BLOCKS` as its list operations:
+- each list is that block of a flat buffer: the state's own buffers, the gradients gathered
+  once per step into a read-only buffer, and the parameters, gathered only when the update
+  reads them; an update that only adds an increment to them (Adam's final addcdiv_, SGD's
+  add_) leaves the increment in that buffer and each parameter adds its slice, the kernels'
+  own last operation (`run_on_buffers(change=...)` in _ops/foreach.py);
+- each list op is the `_foreach_*` overload FOREACH would call, run by its array-path kernel
+  (`run_on_buffers`): the per-tensor op's operations in its order, so the numbers are
+  FOREACH's and EACH's bit for bit (tests/optim/test_optim_ops.py compares the paths);
+- the step counts go up once per step (in the first block), and their values are one number.
+A block of every buffer an update touches fits in a core's cache, so its dozen passes run from
+cache rather than memory, and the Python cost per op is paid once per block instead of once per
+tensor. Out-of-place results are block-sized scratch buffers reused from block to block.
+"""
+from __future__ import annotations
+
+import operator
+import threading
+from collections import deque
+from itertools import repeat
+
+import numpy as np
+
+from ember._core.dispatch import bump_version
+from ember._core.registry import OPS
+from ember._ops.foreach import run_on_buffers
+from ember._ops.foreach_layout import cut, layout_of
+
+# Elements per block: a block of each buffer an update touches (parameters, gradients, up to
+# four state buffers, a few scratch buffers, lerp's float64 work) stays in a core's L2 cache.
+CHUNK = 1 << 17
+
+_DATA_OF = operator.attrgetter("_data")
+_SHAPE_OF = operator.attrgetter("shape")
+_OP = {name: OPS[name] for name in (
+    "_foreach_neg", "_foreach_add.List", "_foreach_add_.List", "_foreach_add_.Scalar",
+    "_foreach_mul_.Scalar", "_foreach_lerp_.Scalar", "_foreach_addcmul_.Scalar",
+    "_foreach_addcmul.Scalar", "_foreach_addcdiv_.Scalar", "_foreach_addcdiv_.ScalarList",
+    "_foreach_sqrt", "_foreach_sqrt_", "_foreach_maximum_.List", "_foreach_div_.ScalarList")}
+
+
+class _Params:
+    """The parameters' block: gathered values, or (`change`) the increment the update adds."""
+
+
+PARAMS = _Params()
+
+
+class _Buffers(threading.local):
+    def __init__(self):
+        self.arrays = {}        # (name, dtype) -> this thread's reusable 1-D buffer
+        self.pieces = {}        # (dtype, shapes) -> (buffer, size, its views): `_pieces`
+
+
+_BUFFERS = _Buffers()
+
+
+def _buffer(name, size, dtype):
+    arrays = _BUFFERS.arrays
+    found = arrays.get((name, dtype))
+    if found is None or found.size < size:
+        found = arrays[(name, dtype)] = np.empty(size, dtype)
+    return found[:size]
+
+
+def _number(value):
+    """A number list of the update (one value per tensor, all equal here) as its value."""
+    return value[0] if type(value) is list else value
+
+
+class Blocks:
+    """The list operations on blocks (NOTE [optimizer updates in blocks]); one per step."""
+
+    foreach = True      # (the update takes FOREACH's form: it is FOREACH, block by block)
+
+    def __init__(self, params, dtype, size, shapes):
+        self.params = params
+        self.shapes = shapes
+        self.dtype = dtype
+        self.size = size
+        self.p_flat = _buffer("params", size, dtype)
+        self.params_mode = None     # None, "values" (gathered) or "change" (an increment)
+        self.combine = None         # np.add / np.subtract: how the change meets the params
+        self.start = self.stop = 0
+        self.scratch_used = 0
+        self.steps = None
+        self.grads = None           # the gathered gradients
+        self.grads_written = False
+
+    # ---------------------------------------------------------------- blocks and operands
+
+    def _fresh(self):
+        """A scratch block for an out-of-place result (reused from block to block)."""
+        k = self.scratch_used
+        self.scratch_used += 1
+        return _buffer(f"scratch{k}", CHUNK, self.dtype)[:self.stop - self.start]
+
+    def _read(self, x):
+        if x is PARAMS:
+            if self.params_mode is None:
+                np.concatenate([p._data.reshape(-1) for p in self.params], out=self.p_flat)
+                self.params_mode = "values"
+            elif self.params_mode == "change":
+                raise RuntimeError("optimizer blocks: the parameters were read after their "
+                                   "increment was formed")
+            return self.p_flat[self.start:self.stop]
+        return x
+
+    def _inplace(self, name, target, *rest):
+        """An in-place op: on the parameters, their change alone where only it is needed."""
+        op = _OP[name]
+        if target is PARAMS and self.params_mode != "values" and name in _INCREMENTS:
+            if self.params_mode is None:
+                self.params_mode = "change"
+                self.combine = _INCREMENTS[name]
+            run_on_buffers(op, (None,) + rest, _flats(op, (None,) + rest),
+                           change=self.p_flat[self.start:self.stop])
+            return
+        args = (self._read(target),) + tuple(self._read(x) for x in rest)
+        if args[0].base is self.grads.base:
+            self.grads_written = True
+        run_on_buffers(op, args, _flats(op, args))
+
+    def _fresh_op(self, name, *args):
+        op = _OP[name]
+        args = tuple(self._read(x) for x in args)
+        out = self._fresh()
+        run_on_buffers(op, args, _flats(op, args), out=out)
+        return out
+
+    # ---------------------------------------------------------------- the list operations
+
+    def neg(self, xs):
+        return self._fresh_op("_foreach_neg", xs)
+
+    def add(self, xs, ys, alpha=1):
+        return self._fresh_op("_foreach_add.List", xs, ys, alpha)
+
+    def add_(self, xs, ys, alpha=1):
+        self._inplace("_foreach_add_.List", xs, ys, alpha)
+
+    def add_scalar_(self, xs, value):
+        self._inplace("_foreach_add_.Scalar", xs, value, 1)
+
+    def mul_(self, xs, value):
+        self._inplace("_foreach_mul_.Scalar", xs, value)
+
+    def lerp_(self, xs, ends, weight):
+        self._inplace("_foreach_lerp_.Scalar", xs, ends, weight)
+
+    def addcmul_(self, xs, t1, t2, value=1):
+        self._inplace("_foreach_addcmul_.Scalar", xs, t1, t2, value)
+
+    def addcmul(self, xs, t1, t2, value=1):
+        return self._fresh_op("_foreach_addcmul.Scalar", xs, t1, t2, value)
+
+    def addcdiv_(self, xs, t1, t2, value=1):
+        self._inplace("_foreach_addcdiv_.Scalar", xs, t1, t2, _number(value))
+
+    def sqrt(self, xs):
+        return self._fresh_op("_foreach_sqrt", xs)
+
+    def sqrt_(self, xs):
+        self._inplace("_foreach_sqrt_", xs)
+
+    def maximum_(self, xs, ys):
+        self._inplace("_foreach_maximum_.List", xs, ys)
+
+    def div_fresh(self, xs, values):
+        self._inplace("_foreach_div_.ScalarList", xs, [_number(values)])
+        return xs
+
+    def complete(self, values):
+        return True         # (a step with a missing entry does not run in blocks: `plan`)
+
+    def increment(self, steps):
+        if self.start == 0:
+            np.add(steps.flat, 1, out=steps.flat)
+
+    def values(self, steps):
+        return [float(steps.flat[0])]
+
+    # ---------------------------------------------------------------- the step
+
+    def finish(self) -> None:
+        """Write the parameters back (their values, or their slices of the change added)."""
+        if self.params_mode is None:
+            return
+        arrays = list(map(_DATA_OF, self.params))
+        pieces = _pieces(self.p_flat, self.shapes)
+        if self.params_mode == "values":
+            deque(map(np.copyto, arrays, pieces), 0)
+        else:
+            deque(map(self.combine, arrays, pieces, arrays), 0)
+        deque(map(bump_version, self.params), 0)
+
+
+def _pieces(flat, shapes):
+    """Views of the start of this thread's parameter buffer `flat` with `shapes`, kept while
+    the buffer and the shapes stay the same."""
+    key = (flat.dtype, shapes)
+    pieces = _BUFFERS.pieces
+    found = pieces.get(key)
+    if found is not None and found[0] is flat.base and found[1] == flat.size:
+        return found[2]
+    if len(pieces) > 8:
+        pieces.clear()
+    views = cut(flat, shapes)
+    pieces[key] = (flat.base, flat.size, views)
+    return views
+
+
+_INCREMENTS = {"_foreach_add_.List": np.add, "_foreach_addcdiv_.Scalar": np.add,
+               "_foreach_addcmul_.Scalar": np.add}
+
+
+def _flats(op, args):
+    """{list position: buffer} of an op's arguments (its list positions, by its schema)."""
+    return {j: args[j] for j in op.list_positions}
+
+
+class Counts:
+    """The step counts of a step in blocks: their flat buffer, whole (one count per tensor)."""
+
+    __slots__ = ("flat",)
+
+    def __init__(self, flat):
+        self.flat = flat
+
+
+def plan(params, lists):
+    """(dtype, size, the parameters' shapes, each list as its flat buffer, as `Counts`, or as
+    given) when the update
+    can run in blocks (NOTE [optimizer updates in blocks]; the caller has checked that nothing
+    observes the step), else None. lists[0] are the gradients. (C-level passes: this runs on
+    every step.)"""
+    arrays = list(map(_DATA_OF, params))
+    grads = list(map(_DATA_OF, lists[0]))
+    dtypes = set(map(_DTYPE_OF, arrays))
+    dtypes.update(map(_DTYPE_OF, grads))
+    if len(dtypes) != 1:
+        return None
+    dtype = dtypes.pop()
+    if dtype != np.float32 and dtype != np.float64:
+        return None
+    shapes = tuple(map(_SHAPE_OF, arrays))
+    if tuple(map(_SHAPE_OF, grads)) != shapes:
+        return None
+    size = sum(map(_SIZE_OF, arrays))
+    if size == len(arrays):
+        return None     # (one element each: state entries and step counts look alike)
+    out = [grads]
+    for values in lists[1:]:
+        first = values[0]
+        if first is None:
+            out.append(values)      # (entries the update runs no ops on)
+            continue
+        if type(first) is dict:
+            return None             # (states the update adds entries to: a first step)
+        if any(map(operator.is_, values, repeat(None))):
+            return None
+        layout = layout_of(list(map(_DATA_OF, values)))
+        if layout is None:
+            return None
+        flat, list_shapes = layout
+        if list_shapes == shapes and flat.dtype == dtype:
+            out.append(flat)
+        elif flat.size == len(values) and flat.ndim == 1 and not any(map(len, list_shapes)):
+            if flat.min() != flat.max():
+                return None         # (counts that differ: parameters that joined later)
+            out.append(Counts(flat))
+        else:
+            return None
+    return dtype, size, shapes, out
+
+
+_SIZE_OF = operator.attrgetter("size")
+_DTYPE_OF = operator.attrgetter("dtype")
+
+
+def run_blocks(update, params, lists, write_grads, dtype, size, shapes, flat_lists,
+               **hyper) -> None:
+    """Run `update(Blocks, ...)` once per block (NOTE [optimizer updates in blocks]) and record
+    the writes (versions of the parameters and of every state list). The update works on a
+    copy of the gradients: one it writes in place is written back with `write_grads`
+    (foreach=True)."""
+    grads = _buffer("grads", size, dtype)
+    np.concatenate([g.reshape(-1) for g in flat_lists[0]], out=grads)
+    run = Blocks(params, dtype, size, shapes)
+    run.grads = grads
+    flat_lists = [grads] + list(flat_lists[1:])
+    for start in range(0, size, CHUNK):
+        stop = min(start + CHUNK, size)
+        run.start, run.stop, run.scratch_used = start, stop, 0
+        block_lists = [values[start:stop] if type(values) is np.ndarray else values
+                       for values in flat_lists]
+        update(run, PARAMS, *block_lists, **hyper)
+    run.finish()
+    if run.grads_written and write_grads:
+        # the foreach form writes the gradients in place (SGD's Nesterov step): as PyTorch's
+        # foreach path, the gradients hold the result; its single-tensor path leaves them
+        deque(map(np.copyto, map(_DATA_OF, lists[0]), cut(grads, shapes)), 0)
+        deque(map(bump_version, lists[0]), 0)
+    for given, values in zip(lists[1:], flat_lists[1:]):
+        if type(values) is np.ndarray or type(values) is Counts:
+            deque(map(bump_version, given), 0)

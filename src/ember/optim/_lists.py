@@ -1,0 +1,293 @@
+"""List arithmetic for the optimizers: each algorithm (sgd.py, adam.py, rmsprop.py) writes its
+update ONCE, over lists of tensors, against one of two implementations of this interface.
+
+NOTE [optimizer updates as ops]: an update is a sequence of list operations (`mul_`, `lerp_`,
+`addcdiv_` ...). `FOREACH` runs each as the `_foreach_*` op (ember._foreach_*, registry ops:
+NOTE [foreach ops]); `EACH` runs each as the Tensor op on a one-element list, and the step
+calls the algorithm once per parameter, so its ops come in PyTorch's single-tensor order. Which
+one a step takes (`use_foreach`):
+- foreach=True: FOREACH over each (device, dtype) group, as PyTorch's multi-tensor path;
+- foreach=False or None (PyTorch's default on CPU and meta is its single-tensor path):
+  EACH whenever something can observe the ops (a mode is open, a parameter is a subclass that
+  overrides __torch_function__ / __torch_dispatch__, or `differentiable`); on the plain path,
+  where nothing can tell, FOREACH, whose flat kernels are where the speed lives. The two give
+  the same numbers: a foreach op applies the per-tensor op's kernel.
+On the plain CPU path the step keeps each state entry of a group laid out flat (`keep_flat`:
+one buffer per key, the state tensors re-pointed at its views, NOTE [flat foreach layouts]),
+so the foreach kernels run one NumPy call per op; there, with one step count for the group,
+the update runs block by block over those buffers (`Blocks` in _blocks.py, NOTE
+[optimizer updates in blocks]), each op still the `_foreach_*` overload's CPU kernel.
+Where PyTorch's two paths differ beyond the list-vs-tensor form, the algorithm reads
+`lists.foreach` (e.g. the foreach path divides its fresh `denom` in place, the single-tensor
+path out of place).
+"""
+from __future__ import annotations
+
+import operator
+from itertools import repeat
+
+import numpy as np
+
+import ember
+from ember._core.device import CPU
+from ember._core.dispatch import bump_version
+from ember._core.dispatch.process_state import state as _dispatch_state
+from ember._core.dispatch.subclasses import PLAIN
+from ember._ops.foreach_layout import flat_of, flat_views
+from ember._tensor import Tensor
+from ember.optim._blocks import plan, run_blocks
+
+_DEVICE_OF = operator.attrgetter("_device")
+_DATA_OF = operator.attrgetter("_data")
+_DTYPE_OF = operator.attrgetter("_dtype")
+
+
+class _Foreach:
+    """The list operations as `_foreach_*` ops."""
+
+    foreach = True
+
+    def neg(self, xs):
+        return list(ember._foreach_neg(xs))
+
+    def add(self, xs, ys, alpha=1):
+        return list(ember._foreach_add(xs, ys, alpha=alpha))
+
+    def add_(self, xs, ys, alpha=1):
+        ember._foreach_add_(xs, ys, alpha=alpha)
+
+    def add_scalar_(self, xs, value):
+        ember._foreach_add_(xs, value)
+
+    def mul_(self, xs, value):
+        ember._foreach_mul_(xs, value)
+
+    def lerp_(self, xs, ends, weight):
+        ember._foreach_lerp_(xs, ends, weight)
+
+    def addcmul_(self, xs, t1, t2, value=1):
+        ember._foreach_addcmul_(xs, t1, t2, value)
+
+    def addcmul(self, xs, t1, t2, value=1):
+        return list(ember._foreach_addcmul(xs, t1, t2, value))
+
+    def addcdiv_(self, xs, t1, t2, value=1):
+        ember._foreach_addcdiv_(xs, t1, t2, value)
+
+    def sqrt(self, xs):
+        return list(ember._foreach_sqrt(xs))
+
+    def sqrt_(self, xs):
+        ember._foreach_sqrt_(xs)
+
+    def maximum_(self, xs, ys):
+        ember._foreach_maximum_(xs, ys)
+
+    def div_fresh(self, xs, values):
+        """Divide a fresh list by one number per tensor (in place, as the foreach path)."""
+        ember._foreach_div_(xs, values)
+        return xs
+
+    def complete(self, values):
+        """Whether no entry of a state list is missing."""
+        return all(v is not None for v in values)
+
+    def increment(self, steps):
+        """Add one to the `step` counts (a CPU tensor as the operand, as PyTorch's)."""
+        ember._foreach_add_(steps, ember.tensor(1.0), alpha=1.0)
+
+    def values(self, steps):
+        """The step counts as numbers."""
+        if not _dispatch_state.slow:
+            flat = flat_of([s._data for s in steps])
+            if flat is not None:
+                return flat.tolist()
+        return [s.item() for s in steps]
+
+
+class _Each:
+    """The list operations as Tensor ops on one-element lists (PyTorch's single-tensor path)."""
+
+    foreach = False
+
+    def neg(self, xs):
+        return [-xs[0]]
+
+    def add(self, xs, ys, alpha=1):
+        return [xs[0].add(ys[0], alpha=alpha)]
+
+    def add_(self, xs, ys, alpha=1):
+        xs[0].add_(ys[0], alpha=alpha)
+
+    def add_scalar_(self, xs, value):
+        xs[0].add_(value)
+
+    def mul_(self, xs, value):
+        xs[0].mul_(value)
+
+    def lerp_(self, xs, ends, weight):
+        xs[0].lerp_(ends[0], weight)
+
+    def addcmul_(self, xs, t1, t2, value=1):
+        xs[0].addcmul_(t1[0], t2[0], value=value)
+
+    def addcmul(self, xs, t1, t2, value=1):
+        return [xs[0].addcmul(t1[0], t2[0], value=value)]
+
+    def addcdiv_(self, xs, t1, t2, value=1):
+        if type(value) is list:
+            value = value[0]
+        xs[0].addcdiv_(t1[0], t2[0], value=value)
+
+    def sqrt(self, xs):
+        return [xs[0].sqrt()]
+
+    def sqrt_(self, xs):
+        xs[0].sqrt_()
+
+    def maximum_(self, xs, ys):
+        ember.maximum(xs[0], ys[0], out=xs[0])
+
+    def div_fresh(self, xs, values):
+        return [xs[0] / values[0]]
+
+    def complete(self, values):
+        return values[0] is not None
+
+    def increment(self, steps):
+        steps[0] += 1
+
+    def values(self, steps):
+        return [steps[0].item()]
+
+
+FOREACH = _Foreach()
+EACH = _Each()
+
+
+def _observed(params) -> bool:
+    """Whether a mode or a parameter's class can see the ops a step runs."""
+    if _dispatch_state.slow:
+        return True
+    if _dispatch_state.overriding:
+        types = set(map(type, params))
+        types.discard(Tensor)
+        return not types <= PLAIN
+    return False
+
+
+def use_foreach(group, params) -> bool:
+    """FOREACH or EACH for this step (NOTE [optimizer updates as ops])."""
+    foreach = group.get("foreach")
+    if foreach:
+        return True
+    if group.get("differentiable"):
+        return False
+    return not _observed(params)
+
+
+def by_device_and_dtype(params):
+    """Index lists of the parameters grouped by (device, dtype), in order of appearance."""
+    first = params[0]
+    count = len(params)
+    if list(map(_DEVICE_OF, params)).count(first._device) == count and \
+            list(map(_DTYPE_OF, params)).count(first._dtype) == count:
+        return [range(count)]       # (one group: C-level passes, the common case)
+    groups: dict = {}
+    for i, p in enumerate(params):
+        groups.setdefault((p._device, p._dtype), []).append(i)
+    return list(groups.values())
+
+
+def _blocks_plan(params, lists):
+    """blocks.plan for a group of plain CPU tensors, else None (C-level passes)."""
+    grads = lists[0]
+    count = len(params)
+    if list(map(_DEVICE_OF, params)).count(CPU) != count or \
+            list(map(_DEVICE_OF, grads)).count(CPU) != count:
+        return None
+    types = set(map(type, params))
+    types.update(map(type, grads))
+    types.discard(Tensor)
+    if not types <= PLAIN:
+        return None
+    return plan(params, lists)
+
+
+def run(group, params, update, *lists, **hyper) -> None:
+    """Run `update(lists_impl, params, *lists, **hyper)` the way NOTE [optimizer updates as
+    ops] says: once per (device, dtype) group over FOREACH, or once per parameter over EACH."""
+    if use_foreach(group, params):
+        if not _dispatch_state.slow and not _dispatch_state.grad_enabled():
+            found = _blocks_plan(params, lists)
+            if found is not None:       # NOTE [optimizer updates in blocks]
+                run_blocks(update, params, lists, bool(group.get("foreach")), *found,
+                           **hyper)
+                return
+        for index in by_device_and_dtype(params):
+            if len(index) == len(params):
+                update(FOREACH, params, *lists, **hyper)
+            else:
+                update(FOREACH, [params[i] for i in index],
+                       *[[values[i] for i in index] for values in lists], **hyper)
+    else:
+        for i, p in enumerate(params):
+            update(EACH, [p], *[[values[i]] for values in lists], **hyper)
+
+
+def keep_flat(params, states, keys) -> None:
+    """Lay out each state entry named in `keys` flat over one buffer per (dtype) run of the
+    group, on the plain CPU path only (NOTE [optimizer updates as ops]); an entry already laid
+    out so is left alone (one identity test per tensor)."""
+    if len(params) < 2 or _observed(params) or \
+            list(map(_DEVICE_OF, params)).count(CPU) != len(params):
+        return
+    for index in by_device_and_dtype(params):
+        if len(index) < 2:
+            continue
+        for key in keys:
+            tensors = [states[i].get(key) for i in index]
+            if any(map(operator.is_, tensors, repeat(None))):
+                continue
+            arrays = list(map(_DATA_OF, tensors))
+            if flat_of(arrays) is not None:
+                continue        # (the common case: laid out at an earlier step)
+            if any(type(t) is not Tensor or t._device is not CPU or t._dtype.is_complex
+                   or t._base is not None for t in tensors) or \
+                    len(set(map(id, tensors))) != len(tensors):
+                continue        # (views of other tensors, and shared entries, stay as they are)
+            dtype = arrays[0].dtype
+            if any(a.dtype != dtype for a in arrays):
+                continue
+            flat = np.concatenate([a.ravel() for a in arrays])
+            for t, view in zip(tensors, flat_views(flat, [a.shape for a in arrays])):
+                _repoint(t, view)
+
+
+def _repoint(t, view) -> None:
+    """Make `t` hold `view` (same values): the tensor object stays, so `optimizer.state` and
+    state dicts keep it; its version goes on counting up."""
+    old = t._storage
+    t._data = view
+    t._storage = None
+    bump_version(t)
+    if old is not None:
+        t._storage._version = old._version + 1
+
+
+def as_real(tensors) -> list:
+    """The tensors with complex ones seen as pairs of reals (`view_as_real_if_complex`)."""
+    if not any(map(_IS_COMPLEX, map(_DTYPE_OF, tensors))):
+        return tensors
+    return [view_as_real_if_complex(t) for t in tensors]
+
+
+_IS_COMPLEX = operator.attrgetter("is_complex")
+
+
+def view_as_real_if_complex(t):
+    """A complex tensor as pairs of reals (PyTorch's optimizers update those), others as they
+    are."""
+    if t._dtype.is_complex:
+        return ember.view_as_real(t)
+    return t
