@@ -1,0 +1,12 @@
+"""Counters the tests and benchmarks read (as torch._inductor.metrics): C compilations run,
+shared objects found in the disk cache, kernels generated, extern calls planned."""
+
+cpp_compiles = 0
+disk_cache_hits = 0
+generated_kernel_count = 0
+extern_calls = 0
+
+
+def reset() -> None:
+    global cpp_compiles, disk_cache_hits, generated_kernel_count, extern_calls
+    cpp_compiles = disk_cache_hits = generated_kernel_count = extern_calls = 0
