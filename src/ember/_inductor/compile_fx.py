@@ -40,10 +40,18 @@ def compile_fx(gm, example_inputs, **kwargs):
         functions = cpp_builder.load(source, {k.name: len(k.params) for k in kernels})
     outputs = _output_names(graph.outputs)
     from ember._inductor import wrapper
-    call = wrapper.build(graph, items, plan_memory(items, outputs), functions, eager)
+    call = wrapper.build(graph, items, plan_memory(items, outputs), functions,
+                         _counted(eager))
     call.kernel_source = source
     call.kernel_count = len(kernels)
     return call
+
+
+def _counted(eager):
+    def fallback(*args):
+        metrics.eager_fallbacks += 1
+        return eager(*args)
+    return fallback
 
 
 def _output_names(value) -> set:

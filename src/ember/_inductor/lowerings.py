@@ -487,7 +487,7 @@ def reduce(g, x, dims, keepdim, kind, dtype, post=None, value=None):
 
 
 @register("sum.dim_IntList")
-def _sum(g, node, x, dim, keepdim=False, dtype=None):
+def _sum(g, node, x, dim=None, keepdim=False, dtype=None):
     out_dtype = _val(node)[1]
     return reduce(g, x, _dims(x, dim), keepdim, "sum", out_dtype)
 
@@ -498,7 +498,7 @@ def _sum_all(g, node, x, dtype=None):
 
 
 @register("mean.dim")
-def _mean(g, node, x, dim, keepdim=False, dtype=None):
+def _mean(g, node, x, dim=None, keepdim=False, dtype=None):
     out_dtype = _val(node)[1]
     dims = _dims(x, dim)
     n = numel([x.shape[d] for d in dims])
