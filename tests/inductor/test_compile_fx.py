@@ -4,19 +4,20 @@ the fusion it promises (softmax in at most three loops, no transcendental comput
 buffer reuse; the guards that send other inputs to the eager graph."""
 import numpy as np
 import pytest
+from tests.inductor.cases import CASES, layer_norm, softmax
 
 import ember
 from ember._decomp import core_aten_decompositions
 from ember._inductor import compile_fx, cpp_builder, metrics
 from ember.fx.experimental.proxy_tensor import make_fx
-from tests.inductor.cases import CASES, layer_norm, softmax
 
 torch = pytest.importorskip("torch")
 
 pytestmark = pytest.mark.skipif(cpp_builder.compiler() is None, reason="no C compiler")
 
-TOLERANCES = {"float32": dict(rtol=1e-5, atol=1e-5), "float64": dict(rtol=1e-12, atol=1e-12),
-              "int64": dict(rtol=0, atol=0), "bool": dict(rtol=0, atol=0)}
+TOLERANCES = {"float32": {"rtol": 1e-5, "atol": 1e-5},
+              "float64": {"rtol": 1e-12, "atol": 1e-12},
+              "int64": {"rtol": 0, "atol": 0}, "bool": {"rtol": 0, "atol": 0}}
 
 
 def _arrays(shapes, dtype="float32", seed=0):

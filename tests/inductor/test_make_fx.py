@@ -4,15 +4,15 @@ same shapes, dtypes and strides in meta['val'], and a GraphModule that computes 
 function computes."""
 import numpy as np
 import pytest
+from tests.inductor.cases import CASES
 
 import ember
 from ember._decomp import core_aten_decompositions as ember_core
 from ember.fx.experimental.proxy_tensor import make_fx as ember_make_fx
-from tests.inductor.cases import CASES
 
 torch = pytest.importorskip("torch")
-from torch._decomp import core_aten_decompositions as torch_core  # noqa: E402
-from torch.fx.experimental.proxy_tensor import make_fx as torch_make_fx  # noqa: E402
+from torch._decomp import core_aten_decompositions as torch_core
+from torch.fx.experimental.proxy_tensor import make_fx as torch_make_fx
 
 
 def _inputs(shapes, seed=0):

@@ -233,8 +233,8 @@ def reduction_kernel(name, node: ComputedBuffer, fused=()) -> Kernel:
     inner_pragmas = [None] * (len(r_index) - 1) + [f"#pragma omp simd {clauses}"]
     per_output = setup + _loops(r_index, red.ranges, body, inner_pragmas) + after
     collapse = f" collapse({len(out_index)})" if len(out_index) > 1 else ""
-    pragmas = [f"#pragma omp parallel for{collapse} if({out_total * r_total} >= "
-               f"{PARALLEL_MIN})"] + [None] * (len(out_index) - 1)
+    parallel = f"#pragma omp parallel for{collapse} if({out_total * r_total} >= {PARALLEL_MIN})"
+    pragmas = [parallel] + [None] * (len(out_index) - 1)
     kernel.code = _loops(out_index, red.shape, per_output, pragmas)
     return kernel
 

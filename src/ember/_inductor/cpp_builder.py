@@ -35,7 +35,7 @@ def cache_dir() -> str:
     return os.path.join(root, "inductor")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _cpu_id() -> str:
     parts = [platform.machine()]
     try:
@@ -50,9 +50,9 @@ def _cpu_id() -> str:
     return "\n".join(parts)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _compiler_id(cc: str) -> str:
-    done = subprocess.run([cc, "--version"], capture_output=True, text=True)
+    done = subprocess.run([cc, "--version"], capture_output=True, text=True, check=False)
     return cc + "\n" + done.stdout.splitlines()[0] if done.stdout else cc
 
 
@@ -92,7 +92,7 @@ def _build(source: str, cc: str, key: str) -> str:
     fd, tmp_so = tempfile.mkstemp(suffix=".so.tmp", prefix=key[:16] + "-", dir=folder)
     os.close(fd)
     command = [cc, *FLAGS, c_path, "-o", tmp_so, "-lm"]
-    done = subprocess.run(command, capture_output=True, text=True)
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         os.unlink(tmp_so)
         os.unlink(c_path)

@@ -413,16 +413,16 @@ def _to_copy(g, node, x, dtype=None, layout=None, device=None, pin_memory=None,
              non_blocking=False, memory_format=None):
     out_dtype = _val(node)[1]
     if (device is not None and str(device) != "cpu") or memory_format is not None:
-        return g.extern(node, (x,), dict(dtype=dtype, layout=layout, device=device,
-                                         pin_memory=pin_memory, non_blocking=non_blocking,
-                                         memory_format=memory_format))
+        return g.extern(node, (x,), {"dtype": dtype, "layout": layout, "device": device,
+                                     "pin_memory": pin_memory, "non_blocking": non_blocking,
+                                     "memory_format": memory_format})
     if out_dtype == dt.bool_:
         return pointwise(node, [x], lambda v: f"({v} != 0)")
     return pointwise(node, [x], lambda v: cast(v, out_dtype))
 
 
 def _fill(node, value):
-    shape, dtype = _val(node)
+    dtype = _val(node)[1]
     return pointwise(node, [], lambda: literal(value, dtype))
 
 
@@ -525,7 +525,7 @@ def _amin(g, node, x, dim=(), keepdim=False):
 
 @register("_softmax.default")
 def _softmax(g, node, x, dim, half_to_float=False):
-    shape, dtype = _val(node)
+    dtype = _val(node)[1]
     d = _dims(x, dim)
     m = reduce(g, x, d, True, "max", dtype)
     e = pointwise(node, [x, m], lambda v, mv: math_call("exp", f"{v} - {mv}", dtype),
@@ -537,7 +537,7 @@ def _softmax(g, node, x, dim, half_to_float=False):
 
 @register("_log_softmax.default")
 def _log_softmax(g, node, x, dim, half_to_float=False):
-    shape, dtype = _val(node)
+    dtype = _val(node)[1]
     d = _dims(x, dim)
     m = reduce(g, x, d, True, "max", dtype)
     shifted = pointwise(node, [x, m], lambda v, mv: f"{v} - {mv}")

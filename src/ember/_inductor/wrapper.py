@@ -14,7 +14,6 @@ import numpy as np
 from ember._core.device import CPU
 from ember._core.dispatch.process_state import state
 from ember._core.dispatch.wrapping import wrap_array
-from ember._inductor.ir import numel
 from ember._inductor.lowering import ExternStep, TensorArg
 from ember._tensor import Tensor
 
@@ -97,7 +96,7 @@ def build(graph, items, plan, functions, fallback):
     w.emit(f"return {_structure(w, graph.outputs, array, tensors)}")
     source = "def call(*args):\n" + "\n".join(w.lines) + "\n"
     namespace = dict(w.globals)
-    exec(compile(source, "<ember inductor wrapper>", "exec"), namespace)
+    exec(compile(source, "<ember inductor wrapper>", "exec"), namespace)  # noqa: S102
     call = namespace["call"]
     call.source = source
     return call
@@ -151,7 +150,7 @@ def _structure(w, value, array, tensors) -> str:
         return f"[{items}]" if type(value) is list else f"({items}{',' if value else ''})"
     if hasattr(value, "shape") and hasattr(value, "name"):
         if value.name in array:
-            slot, shape = array[value.name]
+            slot = array[value.name][0]
             return f"_wrap({slot}.reshape({tuple(value.shape)!r}))"
         return tensors[value.name]
     if value is None or type(value) in (int, float, bool):
