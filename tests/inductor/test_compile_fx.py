@@ -147,7 +147,8 @@ def _kernels(fn):
 def test_softmax_lowers_to_at_most_three_loops_and_one_exp():
     fn = run_both(softmax, _arrays([(64, 128)]))
     assert _kernels(fn) <= 3
-    assert fn.kernel_source.count("expf(") == 1
+    kernels = fn.kernel_source[fn.kernel_source.index("void "):]
+    assert kernels.count("expf(") == 1
 
 
 def test_pointwise_chain_is_one_loop():

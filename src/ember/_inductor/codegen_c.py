@@ -26,6 +26,24 @@ PRELUDE = """#include <math.h>
 """
 
 
+# NOTE [vector math]: gcc vectorises a loop that calls expf only when it knows a SIMD version
+# of expf exists. glibc's libmvec (2.35 and later on x86-64: exp, log, erf, tanh, sin, cos,
+# pow ...) has them, within 4 ulp; math.h announces them only under -ffast-math, which would
+# also drop our NaN tests (x != x), so the kernels declare them themselves and link libmvec
+# (cpp_builder.vector_math() says whether this machine has it).
+VECTOR_MATH = ("exp", "log", "log1p", "expm1", "log2", "erf", "tanh", "sin", "cos")
+
+
+def vector_math_declarations() -> str:
+    lines = []
+    for name in VECTOR_MATH:
+        lines += ["#pragma omp declare simd notinbranch", f"float {name}f(float);",
+                  "#pragma omp declare simd notinbranch", f"double {name}(double);"]
+    lines += ["#pragma omp declare simd notinbranch", "float powf(float, float);",
+              "#pragma omp declare simd notinbranch", "double pow(double, double);"]
+    return "\n".join(lines) + "\n"
+
+
 class NotFusable(Exception):
     """Raised while writing a fused kernel whose producer is not read at the loop's own
     positions; the scheduler then writes the producer's kernel apart."""
@@ -246,8 +264,8 @@ def kernel_for(name, node: ComputedBuffer, fused=()) -> Kernel:
     return pointwise_kernel(name, node, fused)
 
 
-def module_source(kernels) -> str:
-    parts = [PRELUDE]
+def module_source(kernels, vector_math=False) -> str:
+    parts = [PRELUDE + (vector_math_declarations() if vector_math else "")]
     for kernel in kernels:
         parts.append(kernel.signature() + " {")
         parts.extend(_indent(kernel.code, 1))

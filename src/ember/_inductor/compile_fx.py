@@ -35,7 +35,7 @@ def compile_fx(gm, example_inputs, **kwargs):
     metrics.generated_kernel_count += len(kernels)
     metrics.extern_calls += graph.extern_count
     functions = {}
-    source = module_source(kernels)
+    source = module_source(kernels, cpp_builder.vector_math())
     if kernels:
         functions = cpp_builder.load(source, {k.name: len(k.params) for k in kernels})
     outputs = _output_names(graph.outputs)
