@@ -196,3 +196,18 @@ def test_inputs_requiring_grad_keep_autograd():
     assert out.requires_grad
     with ember.no_grad():
         assert not fn(x).requires_grad
+
+
+def test_a_graph_of_ember_functions_is_traced_to_aten_first():
+    from ember.fx import Graph, GraphModule
+    graph = Graph()
+    x = graph.placeholder("x")
+    y = graph.call_function(ember.nn.functional.relu, (x,))
+    z = graph.call_function(ember.softmax, (y, -1))
+    graph.output(graph.call_function(ember.add, (z, x)))
+    gm = GraphModule(ember.nn.Module(), graph)
+    arrays = _arrays([(8, 16)])
+    fn = compile_fx(gm, [ember.tensor(arrays[0])])
+    assert fn.kernel_count >= 1
+    t = torch.tensor(arrays[0])
+    assert_matches_torch(fn(ember.tensor(arrays[0])), torch.softmax(t.relu(), -1) + t)

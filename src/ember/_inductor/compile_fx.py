@@ -8,19 +8,28 @@ is given once per process and the graph runs eagerly through ember's NumPy kerne
 """
 from __future__ import annotations
 
+import operator
+
 from ember._core.checks import _warn_once
-from ember._core.dispatch.inplace_out import InplaceOp
+from ember._core.dispatch.inplace_out import InplaceOp, OpForm
+from ember._core.registry import OpDef
+from ember._decomp import core_aten_decompositions
 from ember._inductor import cpp_builder, metrics
 from ember._inductor.codegen_c import module_source
 from ember._inductor.lowering import GraphLowering
 from ember._inductor.memory_planning import plan_memory
 from ember._inductor.scheduler import KernelGroup, schedule
+from ember.fx.experimental.proxy_tensor import make_fx
 
 
 def compile_fx(gm, example_inputs, **kwargs):
     """Compile `gm` for inputs like `example_inputs`; returns `f(*args)` giving what `gm`
-    gives (NOTE [compiled graphs guard their inputs] in wrapper.py)."""
+    gives (NOTE [compiled graphs guard their inputs] in wrapper.py). A graph of anything
+    but ATen ops (ember functions, methods, modules: what graph capture records) is first
+    traced to ATen ops with make_fx and the core ATen decompositions."""
     eager = gm.forward
+    if not _is_aten_graph(gm):
+        gm = make_fx(gm, core_aten_decompositions())(*example_inputs)
     if cpp_builder.compiler() is None:
         _warn_once("inductor-no-compiler",
                    "ember inductor: no C compiler found ($CC or cc); compiled graphs run "
@@ -45,6 +54,16 @@ def compile_fx(gm, example_inputs, **kwargs):
     call.kernel_source = source
     call.kernel_count = len(kernels)
     return call
+
+
+def _is_aten_graph(gm) -> bool:
+    for node in gm.graph.nodes:
+        if node.op in ("call_method", "call_module"):
+            return False
+        if node.op == "call_function" and not (isinstance(node.target, (OpDef, OpForm)) or
+                                               node.target is operator.getitem):
+            return False
+    return True
 
 
 def _counted(eager):
