@@ -16,7 +16,8 @@ from ember._inductor.ir import ComputedBuffer, Pointwise, Reduction, linear_inde
 C_TYPES = {dt.float32: "float", dt.float64: "double", dt.int64: "int64_t", dt.int32: "int32_t",
            dt.bool_: "bool", dt.uint8: "uint8_t", dt.int8: "int8_t", dt.int16: "int16_t"}
 
-# Below this many elements a loop runs on one thread (starting a team costs microseconds).
+# Below this many elements (sizes are static) a loop nest gets no parallel pragma: starting a
+# thread team costs microseconds.
 PARALLEL_MIN = 32768
 
 PRELUDE = """#include <math.h>
@@ -178,16 +179,16 @@ def pointwise_kernel(name, node: ComputedBuffer, fused=()) -> Kernel:
     kernel.loop_sizes = dict(zip(index, shape))
     value = node.data.inner(kernel, index)
     kernel.store(node, index, value)
-    total = numel(shape)
-    parallel = f" if({total} >= {PARALLEL_MIN})"
+    parallel = numel(shape) >= PARALLEL_MIN
     if len(shape) == 0:
         kernel.code = kernel.lines
     elif len(shape) == 1:
         kernel.code = _loops(index, shape, kernel.lines,
-                             [f"#pragma omp parallel for simd{parallel}"])
+                             ["#pragma omp parallel for simd" if parallel else
+                              "#pragma omp simd"])
     else:
         collapse = f" collapse({len(shape) - 1})" if len(shape) > 2 else ""
-        pragmas = [f"#pragma omp parallel for{collapse}{parallel}"] + \
+        pragmas = [f"#pragma omp parallel for{collapse}" if parallel else None] + \
             [None] * (len(shape) - 2) + ["#pragma omp simd"]
         kernel.code = _loops(index, shape, kernel.lines, pragmas)
     return kernel
@@ -239,11 +240,14 @@ def reduction_kernel(name, node: ComputedBuffer, fused=()) -> Kernel:
     setup = [f"{c_type(acc_t)} acc = {_init_value(kind, acc_t)};"] + \
         (["int nan = 0;"] if nan_flag else [])
     out_total, r_total = numel(red.shape), numel(red.ranges)
-    if out_total == 1 and len(red.shape) == 0:
+    # Loops this small run on one thread: starting a team costs microseconds.
+    parallel = out_total * r_total >= PARALLEL_MIN
+    if len(red.shape) == 0:
         # One result: the reduced loops themselves are split between threads.
-        par = f"#pragma omp parallel for {clauses} if({r_total} >= {PARALLEL_MIN})"
+        par = f"#pragma omp parallel for {clauses}" if parallel else None
         if len(r_index) == 1:
-            pragmas = [par.replace("parallel for", "parallel for simd")]
+            pragmas = [f"#pragma omp parallel for simd {clauses}" if parallel else
+                       f"#pragma omp simd {clauses}"]
         else:
             pragmas = [par] + [None] * (len(r_index) - 2) + [f"#pragma omp simd {clauses}"]
         kernel.code = setup + _loops(r_index, red.ranges, body, pragmas) + after
@@ -251,8 +255,8 @@ def reduction_kernel(name, node: ComputedBuffer, fused=()) -> Kernel:
     inner_pragmas = [None] * (len(r_index) - 1) + [f"#pragma omp simd {clauses}"]
     per_output = setup + _loops(r_index, red.ranges, body, inner_pragmas) + after
     collapse = f" collapse({len(out_index)})" if len(out_index) > 1 else ""
-    parallel = f"#pragma omp parallel for{collapse} if({out_total * r_total} >= {PARALLEL_MIN})"
-    pragmas = [parallel] + [None] * (len(out_index) - 1)
+    pragmas = [f"#pragma omp parallel for{collapse}" if parallel else None] + \
+        [None] * (len(out_index) - 1)
     kernel.code = _loops(out_index, red.shape, per_output, pragmas)
     return kernel
 
