@@ -211,3 +211,9 @@ def test_a_graph_of_ember_functions_is_traced_to_aten_first():
     assert fn.kernel_count >= 1
     t = torch.tensor(arrays[0])
     assert_matches_torch(fn(ember.tensor(arrays[0])), torch.softmax(t.relu(), -1) + t)
+
+
+def test_unused_results_are_not_computed():
+    # native_layer_norm's mean and rstd are needed for its output; a sum nobody reads is not.
+    fn = run_both(lambda lib: lambda x: (x.sum(0), x.exp())[1], _arrays([(8, 16)]))
+    assert fn.kernel_count == 1

@@ -126,6 +126,8 @@ class GraphLowering:
         if node.target is operator.getitem:
             return args[0][args[1]]
         lowering = self.lowerings.get(node.target)
+        if lowering is not None and not node.users:
+            return None        # dead: lowered ops have no effect but their result
         if lowering is None or not _supported(node, args):
             return self.extern(node, args, kwargs)
         result = lowering(self, node, *args, **kwargs)
