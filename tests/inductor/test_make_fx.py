@@ -120,3 +120,28 @@ def test_fake_tracing_runs_no_kernel():
     from ember._subclasses.fake_tensor import DynamicOutputShapeException
     with pytest.raises(DynamicOutputShapeException):
         ember_make_fx(lambda x: x.nonzero(), tracing_mode="fake")(ember.ones(3))
+
+
+def _closure_over_a_module(lib):
+    lib.manual_seed(0)
+    linear = lib.nn.Linear(4, 3)
+    c = lib.ones(3)
+    return lambda x: linear(x) + c + lib.tensor([1.0, 2.0, 3.0])
+
+
+@pytest.mark.parametrize("mode", ["real", "fake"])
+def test_parameters_and_captured_tensors_are_named_as_torch_names_them(mode):
+    e_args, t_args = _inputs([(2, 4)])
+    allow = mode == "fake"
+    egm = ember_make_fx(_closure_over_a_module(ember), tracing_mode=mode,
+                        _allow_non_fake_inputs=allow)(*e_args)
+    tgm = torch_make_fx(_closure_over_a_module(torch), tracing_mode=mode,
+                        _allow_non_fake_inputs=allow)(*t_args)
+    assert _summary(egm) == _summary(tgm)
+
+
+def test_fake_tracing_refuses_captured_real_tensors_without_the_flag():
+    with pytest.raises(AssertionError, match="allow_non_fake_inputs"):
+        ember_make_fx(_closure_over_a_module(ember), tracing_mode="fake")(ember.ones(2, 4))
+    with pytest.raises(AssertionError, match="allow_non_fake_inputs"):
+        torch_make_fx(_closure_over_a_module(torch), tracing_mode="fake")(torch.ones(2, 4))

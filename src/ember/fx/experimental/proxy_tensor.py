@@ -20,7 +20,7 @@ import operator
 from ember._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 from ember._tensor import Tensor
 from ember.fx import Graph, GraphModule
-from ember.nn import Module
+from ember.nn import Module, Parameter
 from ember.utils._python_dispatch import TorchDispatchMode
 
 __all__ = ["make_fx"]
@@ -72,8 +72,10 @@ def _trace(f, args, table, tracing_mode, allow_non_fake_inputs):
                                       "ember yet; pass tensors and numbers")
     graph = Graph()
     root = Module()
-    fake_mode = FakeTensorMode(allow_non_fake_inputs=True)
-    recorder = _GraphRecorder(graph, root, table, fake_mode, tracing_mode == "fake")
+    fake_mode = FakeTensorMode(allow_non_fake_inputs=allow_non_fake_inputs)
+    # meta['val'] of real values: converted by a mode of its own (real tensors are its inputs).
+    val_mode = FakeTensorMode(allow_non_fake_inputs=True)
+    recorder = _GraphRecorder(graph, root, table, val_mode, tracing_mode == "fake")
     inputs = []
     for name, a in zip(_placeholder_names(f, len(args)), args):
         node = graph.placeholder(name)
@@ -96,15 +98,15 @@ def _trace(f, args, table, tracing_mode, allow_non_fake_inputs):
 class _GraphRecorder(TorchDispatchMode):
     """Records each op it receives into `graph` (NOTE [make_fx records below autograd])."""
 
-    def __init__(self, graph, root, table, fake_mode, fake):
+    def __init__(self, graph, root, table, val_mode, fake):
         super().__init__()
         self.graph = graph
         self.root = root
         self.table = table
-        self.fake_mode = fake_mode
+        self.val_mode = val_mode
         self.fake = fake
         self.nodes = {}          # id(tensor) -> (tensor, node); the tensor is kept alive
-        self.constants = 0
+        self.constants = {"_tensor_constant": 0, "_param_constant": 0}
 
     def remember(self, value, node) -> None:
         self.nodes[id(value)] = (value, node)
@@ -113,15 +115,17 @@ class _GraphRecorder(TorchDispatchMode):
     def _val(self, value):
         if isinstance(value, FakeTensor):
             return value
-        return self.fake_mode.from_tensor(value)
+        return self.val_mode.from_tensor(value)
 
     def node_of(self, t):
         found = self.nodes.get(id(t))
         if found is not None and found[0] is t:
             return found[1]
-        # A tensor from outside the trace: a constant the GraphModule holds.
-        name = f"_tensor_constant{self.constants}"
-        self.constants += 1
+        # A tensor from outside the trace: a constant the GraphModule holds (a parameter's
+        # name says so, as PyTorch's does).
+        prefix = "_param_constant" if isinstance(t, Parameter) else "_tensor_constant"
+        name = f"{prefix}{self.constants[prefix]}"
+        self.constants[prefix] += 1
         setattr(self.root, name, t)
         node = self.graph.get_attr(name)
         self.remember(t, node)
@@ -156,7 +160,8 @@ class _GraphRecorder(TorchDispatchMode):
         `lift_fresh_copy`)."""
         constant = self.node_of(data)
         node = self.graph.call_function(_LIFT_FRESH_COPY, (constant,), {})
-        out = _LIFT_FRESH_COPY(data)
+        # lift_fresh below this mode first: a fake mode takes the data in as a constant.
+        out = _LIFT_FRESH_COPY(_LIFT_FRESH(data))
         self._track(out, node)
         return out
 
