@@ -30,7 +30,7 @@ def compiler():
     return shutil.which(os.environ.get("CC") or "cc")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def vector_math() -> bool:
     """Whether glibc's libmvec has the SIMD math functions (NOTE [vector math])."""
     name, version = platform.libc_ver()
