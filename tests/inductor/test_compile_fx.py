@@ -217,3 +217,31 @@ def test_unused_results_are_not_computed():
     # native_layer_norm's mean and rstd are needed for its output; a sum nobody reads is not.
     fn = run_both(lambda lib: lambda x: (x.sum(0), x.exp())[1], _arrays([(8, 16)]))
     assert fn.kernel_count == 1
+
+
+def test_strided_example_inputs_are_read_through_their_strides():
+    a = _arrays([(16, 8)])[0]
+    e = ember.tensor(a).t()                 # (8, 16), strides (1, 8)
+    fn = compiled(softmax(ember), [e])
+    fallbacks = metrics.eager_fallbacks
+    assert_matches_torch(fn(e), softmax(torch)(torch.tensor(a).t()))
+    assert metrics.eager_fallbacks == fallbacks
+
+
+def test_ops_without_a_lowering_run_as_extern_calls_between_kernels():
+    fn = run_both(lambda lib: lambda x: lib.cumsum(x.exp() * 2, 1).sum(0) + 1,
+                  _arrays([(6, 10)]))
+    assert fn.kernel_count >= 2
+    assert "_f" in fn.source            # the cumsum, called from the wrapper
+
+
+def test_dtypes_without_c_kernels_run_as_extern_calls():
+    arrays = [a.astype(np.float16) for a in _arrays([(6, 10), (6, 10)])]
+    e_args = [ember.tensor(a) for a in arrays]
+    fn = compiled(lambda x, y: (x * y + 1).sum(1), e_args)
+    assert fn.kernel_count == 0
+    expected = ((torch.tensor(arrays[0]) * torch.tensor(arrays[1])) + 1).sum(1)
+    got = fn(*e_args)
+    assert str(got.dtype) == "ember.float16"
+    np.testing.assert_allclose(got.numpy().astype(np.float32), expected.float().numpy(),
+                               rtol=2e-3, atol=2e-3)
