@@ -78,6 +78,7 @@ class GraphLowering:
         self.constants = {}        # buffer name -> Tensor (get_attr values)
         self.outputs = None        # the output node's structure, boxes realized to buffers
         self.env = {}
+        self.buffers = {}          # name -> the Buffer as made (aliases share its name)
         self.names = 0
         self.extern_count = 0
 
@@ -110,6 +111,7 @@ class GraphLowering:
         buf = Buffer(f"in{len(self.inputs)}", value.shape, value.dtype,
                      _element_strides(value), kind="input")
         self.inputs.append(buf)
+        self.buffers[buf.name] = buf
         return TensorBox(BufferRead(buf))
 
     def _constant(self, value):
@@ -118,6 +120,7 @@ class GraphLowering:
         buf = Buffer(self.new_name("const"), value.shape, value.dtype, _element_strides(value),
                      kind="constant")
         self.constants[buf.name] = value
+        self.buffers[buf.name] = buf
         return TensorBox(BufferRead(buf))
 
     def _call(self, node):
@@ -156,19 +159,20 @@ class GraphLowering:
             data = Pointwise(data.shape, data.dtype, data.load)
         buf = ComputedBuffer(self.new_name(), data)
         self.steps.append(buf)
+        self.buffers[buf.name] = buf
         box.data = BufferRead(buf)
         return buf
 
     def reduction(self, red) -> TensorBox:
         buf = ComputedBuffer(self.new_name(), red)
         self.steps.append(buf)
+        self.buffers[buf.name] = buf
         return TensorBox(BufferRead(buf))
 
     def _output(self, value):
         if isinstance(value, TensorBox):
             buf = value.buffer()
-            if buf is None or buf.kind in ("input", "constant") or buf.offset or \
-                    buf.strides != _contiguous(buf.shape) or buf.shape != value.shape:
+            if buf is None or buf.kind in ("input", "constant") or not self._is_whole(buf):
                 # A fresh, dense result (an input, a constant or a view of a buffer is copied).
                 data = value.data
                 copy = TensorBox(Pointwise(value.shape, value.dtype, data.load if
@@ -186,11 +190,13 @@ class GraphLowering:
         self.extern_count += 1
         if isinstance(val, Tensor):
             out = Buffer(self.new_name(), val.shape, val.dtype, kind="extern")
+            self.buffers[out.name] = out
             self.steps.append(ExternStep(node.target, targs, tkwargs, [out]))
             return TensorBox(BufferRead(out))
         if isinstance(val, (tuple, list)):
             outs = [Buffer(self.new_name(), v.shape, v.dtype, kind="extern")
                     if isinstance(v, Tensor) else None for v in val]
+            self.buffers.update((o.name, o) for o in outs if o is not None)
             self.steps.append(ExternStep(node.target, targs, tkwargs, outs, single=False))
             return tuple(TensorBox(BufferRead(o)) if o is not None else None for o in outs)
         raise NotImplementedError(f"inductor: {node.target} returns {type(val).__name__}")
@@ -199,9 +205,8 @@ class GraphLowering:
         if not isinstance(value, TensorBox):
             return value
         buf = value.buffer()
-        if buf is not None and buf.shape == value.shape and not buf.offset and \
-                buf.strides == _base_strides(self, buf):
-            return TensorArg(buffer=buf)
+        if buf is not None and self._is_whole(buf):
+            return TensorArg(buffer=self.buffers[buf.name])
         if value.eager_view is not None:
             node, base = value.eager_view
             base_arg = self._tensor_arg(base)
@@ -213,25 +218,16 @@ class GraphLowering:
             return TensorArg(view=step, reads=reads)
         return TensorArg(buffer=self.realize(value))
 
+    def _is_whole(self, buf) -> bool:
+        """Whether `buf` reads its memory as it was made (not an alias of part of it)."""
+        made = self.buffers[buf.name]
+        return buf.shape == made.shape and buf.strides == made.strides and \
+            buf.offset == made.offset
+
     def _lookup_plain(self, v):
         if hasattr(v, "op") and hasattr(v, "target"):
             raise NotImplementedError("inductor: a view whose arguments are computed")
         return v
-
-
-def _base_strides(graph, buf):
-    """The strides the buffer's memory has as a whole (an alias must match them to be
-    handed over as it is)."""
-    if buf.kind in ("input",):
-        return graph.inputs[int(buf.name[2:])].strides
-    if buf.kind == "constant":
-        return _element_strides(graph.constants[buf.name])
-    return _contiguous(buf.shape)
-
-
-def _contiguous(shape):
-    from ember._inductor.ir import contiguous_strides
-    return contiguous_strides(shape)
 
 
 def _element_strides(t) -> tuple:
