@@ -14,6 +14,10 @@ from __future__ import annotations
 
 import operator
 
+# Each family fills the table as it loads.
+import ember._inductor.lowering_pointwise
+import ember._inductor.lowering_reductions
+import ember._inductor.lowering_views  # noqa: F401
 from ember._inductor import codegen_c
 from ember._inductor.ir import (
     Buffer,
@@ -23,6 +27,7 @@ from ember._inductor.ir import (
     TensorBox,
     View,
 )
+from ember._inductor.lowerings import LOWERINGS
 from ember._tensor import Tensor
 
 # Ops whose results are views: a user reached through them counts as a user of the base.
@@ -69,7 +74,6 @@ class TensorArg:
 
 class GraphLowering:
     def __init__(self, gm, example_inputs):
-        from ember._inductor.lowerings import LOWERINGS
         self.lowerings = LOWERINGS
         self.gm = gm
         self.example_inputs = list(example_inputs)
