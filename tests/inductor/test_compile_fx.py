@@ -18,6 +18,7 @@ pytestmark = pytest.mark.skipif(cpp_builder.compiler() is None, reason="no C com
 TOLERANCES = {"float32": {"rtol": 1e-5, "atol": 1e-5},
               "float64": {"rtol": 1e-12, "atol": 1e-12},
               "int64": {"rtol": 0, "atol": 0}, "bool": {"rtol": 0, "atol": 0}}
+EXACT = {"rtol": 0, "atol": 0}       # the other integer dtypes
 
 
 def _arrays(shapes, dtype="float32", seed=0):
@@ -43,7 +44,7 @@ def assert_matches_torch(got, expected):
         name = str(e.dtype).split(".")[-1]
         assert str(g.dtype).split(".")[-1] == name
         assert tuple(g.shape) == tuple(e.shape)
-        np.testing.assert_allclose(g.numpy(), e.numpy(), **TOLERANCES[name])
+        np.testing.assert_allclose(g.numpy(), e.numpy(), **TOLERANCES.get(name, EXACT))
 
 
 def run_both(make, arrays):
@@ -245,3 +246,11 @@ def test_dtypes_without_c_kernels_run_as_extern_calls():
     assert str(got.dtype) == "ember.float16"
     np.testing.assert_allclose(got.numpy().astype(np.float32), expected.float().numpy(),
                                rtol=2e-3, atol=2e-3)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int16", "int8", "uint8"])
+def test_narrow_integer_reductions_and_arithmetic(dtype):
+    arrays = [np.abs(a).astype(dtype) if dtype == "uint8" else a.astype(dtype)
+              for a in _arrays([(4, 6, 5)], "int64")]
+    got_make = REDUCTIONS["amax"]
+    run_both(lambda lib: lambda x: (got_make(lib)(x), x.amin(0), x.sum(1), x * 3 - 1), arrays)

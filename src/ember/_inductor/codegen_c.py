@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ember._core import dtype as dt
 from ember._inductor.ir import ComputedBuffer, Pointwise, Reduction, linear_index, numel
 
@@ -199,11 +201,15 @@ _OMP = {"sum": "+", "max": "max", "min": "min"}
 
 
 def _init_value(kind, dtype) -> str:
-    if kind != "sum" and not dtype.is_floating_point:
-        limit = "INT64_MIN" if kind == "max" else "INT64_MAX"
-        return f"(({c_type(dtype)}){limit})" if dtype == dt.int64 else \
-            literal(-(2 ** 31) if kind == "max" else 2 ** 31 - 1, dtype)
-    return literal(_INIT[kind], dtype)
+    """The reduction's start: 0, or the dtype's lowest (max) or highest (min) value."""
+    if kind == "sum" or dtype.is_floating_point:
+        return literal(_INIT[kind], dtype)
+    if dtype == dt.bool_:
+        return literal(kind == "min", dtype)
+    if dtype == dt.int64:
+        return f"(({c_type(dtype)})({'INT64_MIN' if kind == 'max' else 'INT64_MAX'}))"
+    limits = np.iinfo(dtype._np)
+    return literal(limits.min if kind == "max" else limits.max, dtype)
 
 
 def reduction_kernel(name, node: ComputedBuffer, fused=()) -> Kernel:
