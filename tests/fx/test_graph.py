@@ -445,3 +445,23 @@ def test_to_folder_round_trip(tmp_path, monkeypatch):
     loaded = importlib.import_module("saved_fx").Saved()
     (_,), (inp,) = inputs((2, 4))
     assert ember.equal(loaded(inp), gm(inp))
+
+
+def _logged_side_effect(x):
+    return x
+
+
+def test_has_side_effect_keeps_a_call():
+    kept = {}
+    for name, lib in LIBS.items():
+        def effect(x):
+            return x
+        marked = lib.fx.has_side_effect(effect)
+        g = lib.fx.Graph()
+        x = g.placeholder("x")
+        g.call_function(marked, (x,))
+        g.call_function(_logged_side_effect, (x,))
+        g.output(x)
+        g.eliminate_dead_code()
+        kept[name] = ([n.name for n in g.nodes], marked is effect)
+    assert kept["ember"] == kept["torch"]

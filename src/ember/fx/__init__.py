@@ -6,11 +6,11 @@ from ember.fx import immutable_collections, node, passes, subgraph_rewriter  # n
 from ember.fx.graph import Graph
 from ember.fx.graph_module import GraphModule
 from ember.fx.interpreter import Interpreter, Transformer
-from ember.fx.node import Node, map_arg
+from ember.fx.node import Node, has_side_effect, map_arg
 from ember.fx.proxy import Proxy, TraceError
 from ember.fx.subgraph_rewriter import replace_pattern
 from ember.fx.tracer import PH, Tracer, symbolic_trace, wrap
 
 __all__ = ["PH", "Graph", "GraphModule", "Interpreter", "Node", "Proxy", "TraceError",
-           "Tracer", "Transformer", "map_arg", "replace_pattern", "subgraph_rewriter",
-           "symbolic_trace", "wrap"]
+           "Tracer", "Transformer", "has_side_effect", "map_arg", "replace_pattern",
+           "subgraph_rewriter", "symbolic_trace", "wrap"]
