@@ -415,3 +415,53 @@ def test_fx_reachable_as_attribute():
     out = [subprocess.run([sys.executable, "-c", code.format(lib)], capture_output=True,
                           text=True, check=False).stdout.strip() for lib in ("torch", "ember")]
     assert out[0] == out[1] == "True"
+
+
+def test_graph_module_copies():
+    rows = {}
+    for name, lib in LIBS.items():
+        gm = lib.fx.GraphModule(root(lib), build(lib), "Named")
+        gm.meta["k"] = [1]
+        deep, shallow = copy.deepcopy(gm), copy.copy(gm)
+        rows[name] = (type(deep).__name__, deep.code == gm.code, deep.l is gm.l,
+                      deep.meta == gm.meta, type(shallow).__name__, shallow.l is gm.l,
+                      shallow.code == gm.code, deep.graph is gm.graph)
+    assert rows["ember"] == rows["torch"]
+
+
+def test_to_folder_round_trip(tmp_path, monkeypatch):
+    import importlib
+    module = root(ember)
+    module.seq = ember.nn.Sequential(ember.nn.Linear(4, 4), ember.nn.ReLU())
+    module.register_buffer("b", ember.arange(3.0))
+    g = ember.fx.Graph()
+    x = g.placeholder("x")
+    h = g.call_module("seq", (x,))
+    out = g.call_function(operator.add, (g.call_module("l", (h,)), g.get_attr("p")))
+    g.output(g.call_function(operator.mul, (out, g.get_attr("b"))))
+    gm = ember.fx.GraphModule(module, g)
+    gm.to_folder(tmp_path / "saved_fx", "Saved")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    loaded = importlib.import_module("saved_fx").Saved()
+    (_,), (inp,) = inputs((2, 4))
+    assert ember.equal(loaded(inp), gm(inp))
+
+
+def _logged_side_effect(x):
+    return x
+
+
+def test_has_side_effect_keeps_a_call():
+    kept = {}
+    for name, lib in LIBS.items():
+        def effect(x):
+            return x
+        marked = lib.fx.has_side_effect(effect)
+        g = lib.fx.Graph()
+        x = g.placeholder("x")
+        g.call_function(marked, (x,))
+        g.call_function(_logged_side_effect, (x,))
+        g.output(x)
+        g.eliminate_dead_code()
+        kept[name] = ([n.name for n in g.nodes], marked is effect)
+    assert kept["ember"] == kept["torch"]

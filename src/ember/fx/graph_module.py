@@ -219,32 +219,50 @@ class GraphModule(Module):
     def __deepcopy__(self, memo):
         fake = Module()
         fake.__dict__ = copy.deepcopy(self.__dict__, memo)
-        copied = GraphModule(fake, fake.__dict__["_graph"], type(self).__name__)
-        for key in ("meta",):
-            if key in fake.__dict__:
-                setattr(copied, key, fake.__dict__[key])
+        copied = GraphModule(fake, fake.__dict__["_graph"])
+        if "meta" in fake.__dict__:
+            copied.meta = fake.__dict__["meta"]
         return copied
 
     def __copy__(self):
-        copied = GraphModule(self, self.graph, type(self).__name__)
-        copied.meta = copy.copy(getattr(self, "meta", {}))
+        copied = GraphModule(self, self.graph)
+        copied.meta = getattr(self, "meta", {})
         return copied
 
     def to_folder(self, folder, module_name: str = "FxModule") -> None:
-        """Write the module as `module.py` (its forward) and `state_dict.pt` into `folder`."""
+        """Write the module into `folder` as a package: `module.py` (a class `module_name`
+        with this forward), `state_dict.pt`, and `<child>.pt` for children that are not
+        plain ember.nn layers."""
         import ember
         folder = Path(folder)
         folder.mkdir(exist_ok=True)
         ember.save(self.state_dict(), folder / "state_dict.pt")
-        body = self._code.strip("\n")
-        src = ("import ember\nfrom ember.nn import *\n\n"
-               f"class {module_name}(ember.nn.Module):\n"
-               "    def __init__(self):\n        super().__init__()\n")
+        lines = ["import ember", "from ember.nn import *  # noqa: F403", "", "",
+                 f"class {module_name}(ember.nn.Module):", "    def __init__(self):",
+                 "        super().__init__()"]
         for name, child in self.named_children():
-            src += f"        self.{name} = {child!r}\n".replace("\n)", "\n        )")
-        src += ("        self.load_state_dict(ember.load(r'"
-                f"{os.fspath(folder / 'state_dict.pt')}'), strict=False)\n\n")
-        src += "\n".join("    " + line for line in body.split("\n")) + "\n"
-        (folder / "module.py").write_text(src)
+            lines.append(f"        self.add_module({name!r}, {self._child_source(folder, name, child)})")
+        for name, param in self._parameters.items():
+            lines.append(f"        self.{name} = ember.nn.Parameter(ember.empty("
+                         f"{list(param.shape)}, dtype=ember.{str(param.dtype).split('.')[-1]}))")
+        for name, buffer in self._buffers.items():
+            lines.append(f"        self.register_buffer({name!r}, ember.empty("
+                         f"{list(buffer.shape)}, dtype=ember.{str(buffer.dtype).split('.')[-1]}))")
+        state = os.fspath(folder / "state_dict.pt")
+        lines += [f"        self.load_state_dict(ember.load(r'{state}'))", ""]
+        body = self._code.strip("\n").rstrip()
+        lines += ["    " + line for line in body.split("\n")]
+        (folder / "module.py").write_text("\n".join(lines) + "\n")
         (folder / "__init__.py").write_text(f"from .module import {module_name}\n")
+
+    @staticmethod
+    def _child_source(folder: Path, name: str, child: Module) -> str:
+        import ember
+        plain = type(child).__module__.startswith("ember.nn.") and \
+            getattr(ember.nn, type(child).__name__, None) is type(child) and \
+            not any(True for _ in child.children())
+        if plain:
+            return repr(child)
+        ember.save(child, folder / f"{name}.pt")
+        return f"ember.load(r'{os.fspath(folder / f'{name}.pt')}', weights_only=False)"
 

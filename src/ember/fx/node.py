@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import builtins
 import operator
-import types
 from collections.abc import Callable
 from typing import Any
 
@@ -24,13 +23,17 @@ _LEGAL_OPS = frozenset({"placeholder", "call_method", "call_module", "call_funct
 _side_effectful_functions: set = {operator.setitem}
 
 
+def has_side_effect(fn: Callable) -> Callable:
+    """Mark `fn` as a call dead-code elimination keeps though nothing reads its result."""
+    _side_effectful_functions.add(fn)
+    return fn
+
+
 def _public_module_of(target) -> str:
     """The module a user reaches `target` through: `ember.add` rather than
     `ember._generated.bindings.add`, `ember.nn.functional.relu` rather than its private file."""
     module = getattr(target, "__module__", None) or ""
     name = getattr(target, "__name__", "")
-    if module == "_operator":
-        return "operator"
     if module.startswith("ember"):
         import ember
         for candidate in _PUBLIC_NAMESPACES:
@@ -57,18 +60,10 @@ def _get_qualified_name(func: Callable) -> str:
     """`module.name` of a callable as code would spell it (`operator.add`, `ember.add`)."""
     if getattr(builtins, func.__name__, None) is func:
         return func.__name__
-    if isinstance(func, (types.MethodDescriptorType, types.WrapperDescriptorType)) and \
-            func is getattr(_tensor_class(), func.__name__, None):
-        return f"ember.Tensor.{func.__name__}"
     name = func.__name__
     if name == "<lambda>":
         raise RuntimeError(f"Unable to represent lambda {func}")
     return f"{_public_module_of(func)}.{name}"
-
-
-def _tensor_class():
-    from ember._tensor import Tensor
-    return Tensor
 
 
 def _format_arg(arg, max_list_len: float = float("inf")) -> str:
