@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from ember._inductor.codegen_c import NotFusable, kernel_for
 from ember._inductor.ir import ComputedBuffer, Pointwise
-from ember._inductor.lowering import ExternStep
 
 
 class KernelGroup:
@@ -81,7 +80,3 @@ def _try_fuse(producer, consumer) -> bool:
     consumer.fused = trial.fused
     consumer.kernel = trial.kernel
     return True
-
-
-def _is_extern(item) -> bool:
-    return isinstance(item, ExternStep)
