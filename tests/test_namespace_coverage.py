@@ -140,6 +140,21 @@ NAMESPACES = {
     "random": (lambda: torch.random, lambda: ember.random, ()),
     "signal.windows": (lambda: importlib.import_module("torch.signal.windows"),
                        lambda: importlib.import_module("ember.signal.windows"), ()),
+    "fx": (lambda: torch.fx, lambda: ember.fx, ()),
+    "fx.node": (lambda: importlib.import_module("torch.fx.node"),
+                lambda: importlib.import_module("ember.fx.node"), ()),
+    "fx.proxy": (lambda: importlib.import_module("torch.fx.proxy"),
+                 lambda: importlib.import_module("ember.fx.proxy"), (
+        (("parameter proxies (Tracer.param_shapes_constant), meta-tensor proxies and the "
+          "module scope stack of torch.fx's tracer: not built yet"),
+         "MetaProxy ParameterProxy Scope ScopeContextManager"),)),
+    "fx.subgraph_rewriter": (lambda: importlib.import_module("torch.fx.subgraph_rewriter"),
+                             lambda: importlib.import_module("ember.fx.subgraph_rewriter"), (
+        (("replacement with match filters, on torch.fx.passes.utils.matcher_utils: not built "
+          "yet (replace_pattern is)"), "ReplacedPatterns replace_pattern_with_filters"),)),
+    "fx.passes.shape_prop": (lambda: importlib.import_module("torch.fx.passes.shape_prop"),
+                             lambda: importlib.import_module("ember.fx.passes.shape_prop"),
+                             ()),
 }
 
 

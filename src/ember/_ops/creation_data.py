@@ -49,6 +49,16 @@ _LIFT_FRESH = OPS["lift_fresh"]
 _LIFT_FRESH.runner = _run_lift_fresh
 
 
+# make_fx records data made inside a traced function as a constant and this copy of it, as
+# PyTorch's does (NOTE [make_fx records below autograd] in fx/experimental/proxy_tensor.py).
+@register_op("lift_fresh_copy(Tensor self) -> Tensor", kind="generic", function=False,
+             method=False, out=False, differentiable=False,
+             meta=lambda self: (self._data.shape, self._dtype))
+def _lift_fresh_copy(xp, self):
+    """lift_fresh_copy(data) -> Tensor: a copy of a tensor made from data."""
+    return xp.array(self, copy=True)
+
+
 def _infer_dtype(array) -> dt.dtype:
     kind = array.dtype.kind
     if kind == "b":

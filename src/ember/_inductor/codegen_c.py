@@ -1,0 +1,283 @@
+"""C for the scheduled kernels: one function per kernel, outer loops under an OpenMP pragma,
+the innermost loop left plain enough for the compiler to vectorise (`omp simd`).
+
+A `Kernel` is the context the IR's `inner` functions write into: `load` reads a buffer (or, for
+a producer fused into this kernel, computes and stores it: NOTE [fused producers are stored
+where they are computed]), `tmp` names a value (common subexpressions are named once), `inline`
+computes an unrealized Pointwise in place.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ember._core import dtype as dt
+from ember._inductor.ir import ComputedBuffer, Pointwise, Reduction, linear_index, numel
+
+C_TYPES = {dt.float32: "float", dt.float64: "double", dt.int64: "int64_t", dt.int32: "int32_t",
+           dt.bool_: "bool", dt.uint8: "uint8_t", dt.int8: "int8_t", dt.int16: "int16_t"}
+
+# Below this many elements (sizes are static) a loop nest gets no parallel pragma: starting a
+# thread team costs microseconds.
+PARALLEL_MIN = 32768
+
+PRELUDE = """#include <math.h>
+#include <stdint.h>
+#include <stdbool.h>
+#define EMBER_RESTRICT __restrict__
+"""
+
+
+# NOTE [vector math]: gcc vectorises a loop that calls expf only when it knows a SIMD version
+# of expf exists. glibc's libmvec (2.35 and later on x86-64: exp, log, erf, tanh, sin, cos,
+# pow ...) has them, within 4 ulp; math.h announces them only under -ffast-math, which would
+# also drop our NaN tests (x != x), so the kernels declare them themselves and link libmvec
+# (cpp_builder.vector_math() says whether this machine has it).
+VECTOR_MATH = ("exp", "log", "log1p", "expm1", "log2", "erf", "tanh", "sin", "cos")
+
+
+def vector_math_declarations() -> str:
+    lines = []
+    for name in VECTOR_MATH:
+        lines += ["#pragma omp declare simd notinbranch", f"float {name}f(float);",
+                  "#pragma omp declare simd notinbranch", f"double {name}(double);"]
+    lines += ["#pragma omp declare simd notinbranch", "float powf(float, float);",
+              "#pragma omp declare simd notinbranch", "double pow(double, double);"]
+    return "\n".join(lines) + "\n"
+
+
+class NotFusable(Exception):
+    """Raised while writing a fused kernel whose producer is not read at the loop's own
+    positions; the scheduler then writes the producer's kernel apart."""
+
+
+def c_type(dtype) -> str:
+    return C_TYPES[dtype]
+
+
+def literal(value, dtype) -> str:
+    """A Python number as a C constant of `dtype`."""
+    if dtype.is_floating_point:
+        value = float(value)
+        if math.isnan(value):
+            return f"(({c_type(dtype)})NAN)"
+        if math.isinf(value):
+            return f"(({c_type(dtype)})({'' if value > 0 else '-'}INFINITY))"
+        return f"({value!r}f)" if dtype == dt.float32 else f"({value!r})"
+    if dtype == dt.bool_:
+        return "1" if value else "0"
+    return f"(({c_type(dtype)}){int(value)}LL)"
+
+
+def math_call(name: str, x: str, dtype) -> str:
+    """`expf(x)` for float32, `exp(x)` for float64."""
+    return f"{name}f({x})" if dtype == dt.float32 else f"{name}({x})"
+
+
+class Kernel:
+    def __init__(self, name, fused=()):
+        self.name = name
+        self.params = {}          # buffer name -> (Buffer, written)
+        self.fused = {b.name: b for b in fused}
+        self.loop_vars = ()       # the loop variables every fused producer must be read at
+        self.loop_sizes = {}
+        self.lines = []
+        self.cse = {}
+        self.counter = 0
+
+    # ------------------------------------------------------------------ values
+    def tmp(self, expr: str, dtype) -> str:
+        key = (expr, dtype)
+        found = self.cse.get(key)
+        if found is not None:
+            return found
+        name = f"t{self.counter}"
+        self.counter += 1
+        self.lines.append(f"{c_type(dtype)} {name} = {expr};")
+        self.cse[key] = name
+        return name
+
+    def inline(self, box, pointwise, index) -> str:
+        key = ("inline", id(box), tuple(index))
+        found = self.cse.get(key)
+        if found is None:
+            found = self.cse[key] = pointwise.inner(self, index)
+        return found
+
+    def load(self, buffer, index) -> str:
+        if buffer.name in self.fused:
+            return self._compute_fused(self.fused[buffer.name], index)
+        self.params.setdefault(buffer.name, (buffer, False))
+        return self.tmp(f"{buffer.name}[{linear_index(index, buffer.strides, buffer.offset)}]",
+                        buffer.dtype)
+
+    def store(self, buffer, index, value) -> None:
+        self.params[buffer.name] = (buffer, True)
+        self.lines.append(f"{buffer.name}[{linear_index(index, buffer.strides)}] = {value};")
+
+    # NOTE [fused producers are stored where they are computed]: a realized Pointwise fused
+    # into the kernel of its consumer is computed at the consumer's load and stored there, so
+    # the load must visit each of its elements exactly once: its index has to be the kernel's
+    # loop variables themselves, each once (a permutation), over as many elements as the
+    # producer has. Anything else (a broadcast, a shifted slice, a load after the reduction
+    # loop) raises NotFusable and the producer gets its own loop.
+    def _compute_fused(self, buffer, index) -> str:
+        key = ("fused", buffer.name, tuple(index))
+        found = self.cse.get(key)
+        if found is not None:
+            return found
+        if sorted(index) != sorted(self.loop_vars) or len(set(index)) != len(index) or \
+                any(self.loop_sizes[v] != size for v, size in zip(index, buffer.shape)):
+            raise NotFusable(buffer.name)
+        value = buffer.data.inner(self, list(index))
+        self.store(buffer, index, value)
+        self.cse[key] = value
+        return value
+
+    def scope(self):
+        """Start a fresh block (lines and common subexpressions); returns the old one."""
+        old = (self.lines, self.cse)
+        self.lines, self.cse = [], {}
+        return old
+
+    def restore(self, old) -> list:
+        lines = self.lines
+        self.lines, self.cse = old
+        return lines
+
+    # ------------------------------------------------------------------ source
+    def signature(self) -> str:
+        params = []
+        for name, (buffer, written) in self.params.items():
+            const = "" if written else "const "
+            params.append(f"{const}{c_type(buffer.dtype)}* EMBER_RESTRICT {name}")
+        return f"void {self.name}({', '.join(params)})"
+
+
+def _indent(lines, depth):
+    pad = "    " * depth
+    return [pad + line for line in lines]
+
+
+def _loops(variables, sizes, body, pragmas):
+    """Nested for-loops over `variables`; pragmas[k] (or None) goes above loop k."""
+    out = []
+    for depth, (var, size) in enumerate(zip(variables, sizes)):
+        if pragmas[depth]:
+            out.extend(_indent([pragmas[depth]], depth))
+        out.extend(_indent([f"for (int64_t {var} = 0; {var} < {size}; {var}++) {{"], depth))
+    out.extend(_indent(body, len(variables)))
+    for depth in reversed(range(len(variables))):
+        out.extend(_indent(["}"], depth))
+    return out
+
+
+def pointwise_kernel(name, node: ComputedBuffer, fused=()) -> Kernel:
+    kernel = Kernel(name, fused)
+    shape = node.shape
+    index = [f"i{k}" for k in range(len(shape))]
+    kernel.loop_vars = tuple(index)
+    kernel.loop_sizes = dict(zip(index, shape))
+    value = node.data.inner(kernel, index)
+    kernel.store(node, index, value)
+    parallel = numel(shape) >= PARALLEL_MIN
+    if len(shape) == 0:
+        kernel.code = kernel.lines
+    elif len(shape) == 1:
+        kernel.code = _loops(index, shape, kernel.lines,
+                             ["#pragma omp parallel for simd" if parallel else
+                              "#pragma omp simd"])
+    else:
+        collapse = f" collapse({len(shape) - 1})" if len(shape) > 2 else ""
+        pragmas = [f"#pragma omp parallel for{collapse}" if parallel else None] + \
+            [None] * (len(shape) - 2) + ["#pragma omp simd"]
+        kernel.code = _loops(index, shape, kernel.lines, pragmas)
+    return kernel
+
+
+_INIT = {"sum": 0, "max": -math.inf, "min": math.inf}
+_OMP = {"sum": "+", "max": "max", "min": "min"}
+
+
+def _init_value(kind, dtype) -> str:
+    """The reduction's start: 0, or the dtype's lowest (max) or highest (min) value."""
+    if kind == "sum" or dtype.is_floating_point:
+        return literal(_INIT[kind], dtype)
+    if dtype == dt.bool_:
+        return literal(kind == "min", dtype)
+    if dtype == dt.int64:
+        return f"(({c_type(dtype)})({'INT64_MIN' if kind == 'max' else 'INT64_MAX'}))"
+    limits = np.iinfo(dtype._np)
+    return literal(limits.min if kind == "max" else limits.max, dtype)
+
+
+def reduction_kernel(name, node: ComputedBuffer, fused=()) -> Kernel:
+    red: Reduction = node.data
+    kernel = Kernel(name, fused)
+    out_index = [f"i{k}" for k in range(len(red.shape))]
+    r_index = [f"r{k}" for k in range(len(red.ranges))]
+    kernel.loop_vars = tuple(out_index + r_index)
+    kernel.loop_sizes = dict(zip(out_index + r_index, red.shape + red.ranges))
+    kind, acc_t = red.reduction_type, red.acc_dtype
+    nan_flag = kind in ("max", "min") and acc_t.is_floating_point
+    # The reduced loop body.
+    outer = kernel.scope()
+    value = red.inner(kernel, out_index, r_index)
+    value = kernel.tmp(f"({c_type(acc_t)})({value})", acc_t)
+    if kind == "sum":
+        kernel.lines.append(f"acc += {value};")
+    else:
+        cmp = ">" if kind == "max" else "<"
+        kernel.lines.append(f"acc = ({value} {cmp} acc) ? {value} : acc;")
+        if nan_flag:
+            kernel.lines.append(f"nan |= ({value} != {value});")
+    body = kernel.restore(outer)
+    # After the reduced loops: the stored value.
+    outer = kernel.scope()
+    result = "acc"
+    if nan_flag:
+        result = kernel.tmp(f"nan ? {literal(math.nan, acc_t)} : acc", acc_t)
+    if red.post is not None:
+        result = red.post(kernel, result)
+    kernel.store(node, out_index, f"({c_type(node.dtype)})({result})")
+    after = kernel.restore(outer)
+    clauses = f"reduction({_OMP[kind]}:acc)" + (" reduction(|:nan)" if nan_flag else "")
+    setup = [f"{c_type(acc_t)} acc = {_init_value(kind, acc_t)};"] + \
+        (["int nan = 0;"] if nan_flag else [])
+    out_total, r_total = numel(red.shape), numel(red.ranges)
+    # Loops this small run on one thread: starting a team costs microseconds.
+    parallel = out_total * r_total >= PARALLEL_MIN
+    if len(red.shape) == 0:
+        # One result: the reduced loops themselves are split between threads.
+        par = f"#pragma omp parallel for {clauses}" if parallel else None
+        if len(r_index) == 1:
+            pragmas = [f"#pragma omp parallel for simd {clauses}" if parallel else
+                       f"#pragma omp simd {clauses}"]
+        else:
+            pragmas = [par] + [None] * (len(r_index) - 2) + [f"#pragma omp simd {clauses}"]
+        kernel.code = setup + _loops(r_index, red.ranges, body, pragmas) + after
+        return kernel
+    inner_pragmas = [None] * (len(r_index) - 1) + [f"#pragma omp simd {clauses}"]
+    per_output = setup + _loops(r_index, red.ranges, body, inner_pragmas) + after
+    collapse = f" collapse({len(out_index)})" if len(out_index) > 1 else ""
+    pragmas = [f"#pragma omp parallel for{collapse}" if parallel else None] + \
+        [None] * (len(out_index) - 1)
+    kernel.code = _loops(out_index, red.shape, per_output, pragmas)
+    return kernel
+
+
+def kernel_for(name, node: ComputedBuffer, fused=()) -> Kernel:
+    if type(node.data) is Reduction:
+        return reduction_kernel(name, node, fused)
+    assert type(node.data) is Pointwise
+    return pointwise_kernel(name, node, fused)
+
+
+def module_source(kernels, vector_math=False) -> str:
+    parts = [PRELUDE + (vector_math_declarations() if vector_math else "")]
+    for kernel in kernels:
+        parts.append(kernel.signature() + " {")
+        parts.extend(_indent(kernel.code, 1))
+        parts.append("}\n")
+    return "\n".join(parts)

@@ -1,0 +1,83 @@
+"""`compile_fx(gm, example_inputs)`: an fx graph of ATen ops (as `make_fx` gives, decomposed
+and functional) to a Python callable running generated C kernels and extern calls.
+
+Steps: lowering.py (graph -> IR), scheduler.py (fusion), codegen_c.py (C), cpp_builder.py
+(compile and cache), memory_planning.py (buffer reuse), wrapper.py (the callable).
+NOTE [inductor without a C compiler]: when no C compiler is found (`$CC`, else `cc`), a warning
+is given once per process and the graph runs eagerly through ember's NumPy kernels.
+"""
+from __future__ import annotations
+
+import operator
+
+from ember._core.checks import _warn_once
+from ember._core.dispatch.inplace_out import InplaceOp, OpForm
+from ember._core.registry import OpDef
+from ember._decomp import core_aten_decompositions
+from ember._inductor import cpp_builder, metrics
+from ember._inductor.codegen_c import module_source
+from ember._inductor.lowering import GraphLowering
+from ember._inductor.memory_planning import plan_memory
+from ember._inductor.scheduler import KernelGroup, schedule
+from ember.fx.experimental.proxy_tensor import make_fx
+
+
+def compile_fx(gm, example_inputs, **kwargs):
+    """Compile `gm` for inputs like `example_inputs`; returns `f(*args)` giving what `gm`
+    gives (NOTE [compiled graphs guard their inputs] in wrapper.py). A graph of anything
+    but ATen ops (ember functions, methods, modules: what graph capture records) is first
+    traced to ATen ops with make_fx and the core ATen decompositions."""
+    eager = gm.forward
+    if not _is_aten_graph(gm):
+        gm = make_fx(gm, core_aten_decompositions())(*example_inputs)
+    if cpp_builder.compiler() is None:
+        _warn_once("inductor-no-compiler",
+                   "ember inductor: no C compiler found ($CC or cc); compiled graphs run "
+                   "eagerly through ember's NumPy kernels")
+        return eager
+    if any(isinstance(node.target, InplaceOp) for node in gm.graph.nodes):
+        # A graph that writes in place (not functionalized) runs as it is.
+        return eager
+    graph = GraphLowering(gm, example_inputs).run()
+    items = schedule(graph.steps)
+    kernels = [item.kernel for item in items if isinstance(item, KernelGroup)]
+    metrics.generated_kernel_count += len(kernels)
+    metrics.extern_calls += graph.extern_count
+    functions = {}
+    source = module_source(kernels, cpp_builder.vector_math())
+    if kernels:
+        functions = cpp_builder.load(source, {k.name: len(k.params) for k in kernels})
+    outputs = _output_names(graph.outputs)
+    from ember._inductor import wrapper
+    call = wrapper.build(graph, items, plan_memory(items, outputs), functions,
+                         _counted(eager))
+    call.kernel_source = source
+    call.kernel_count = len(kernels)
+    return call
+
+
+def _is_aten_graph(gm) -> bool:
+    for node in gm.graph.nodes:
+        if node.op in ("call_method", "call_module"):
+            return False
+        if node.op == "call_function" and not (isinstance(node.target, (OpDef, OpForm)) or
+                                               node.target is operator.getitem):
+            return False
+    return True
+
+
+def _counted(eager):
+    def fallback(*args):
+        metrics.eager_fallbacks += 1
+        return eager(*args)
+    return fallback
+
+
+def _output_names(value) -> set:
+    if type(value) is list or type(value) is tuple:
+        names = set()
+        for v in value:
+            names |= _output_names(v)
+        return names
+    name = getattr(value, "name", None)
+    return {name} if name is not None else set()

@@ -1,0 +1,271 @@
+"""From an fx graph of ATen ops to the IR: `GraphLowering` walks the nodes, lowering each op
+through the table in `lowerings.py` and running the rest as extern calls.
+
+NOTE [when a value is realized]: a pointwise value is inlined into whatever loads it, except
+- a value loaded by several nodes that holds a transcendental (exp, log, tanh, erf ...), which
+  is stored once so that no transcendental is computed twice per element (softmax's exp);
+- a reduction's result, always stored;
+- an extern call's argument, and a graph output.
+Stored values are `ComputedBuffer`s appended to `steps` in program order; the scheduler may
+still compute one inside the loop of its first reader (NOTE [fused producers are stored where
+they are computed]).
+"""
+from __future__ import annotations
+
+import operator
+
+# Each family fills the table as it loads.
+import ember._inductor.lowering_pointwise
+import ember._inductor.lowering_reductions
+import ember._inductor.lowering_views  # noqa: F401
+from ember._inductor import codegen_c
+from ember._inductor.ir import (
+    Buffer,
+    BufferRead,
+    ComputedBuffer,
+    Pointwise,
+    TensorBox,
+    View,
+)
+from ember._inductor.lowerings import LOWERINGS
+from ember._tensor import Tensor
+
+# Ops whose results are views: a user reached through them counts as a user of the base.
+VIEW_TARGET_NAMES = {"view", "_unsafe_view", "reshape", "permute", "t", "transpose", "expand",
+                     "unsqueeze", "squeeze", "alias", "detach", "slice", "select"}
+
+
+class ExternStep:
+    """An op the wrapper runs eagerly: `target(*args, **kwargs)` with TensorBox arguments
+    replaced by `TensorArg`s; `outputs` the buffers its tensor results are copied into (None
+    for a view replayed on a real tensor: `view_name` then names the wrapper's variable)."""
+
+    def __init__(self, target, args, kwargs, outputs, view_name=None, single=True):
+        self.target = target
+        self.single = single      # one tensor result (else a tuple, read by position)
+        self.args = args
+        self.kwargs = kwargs
+        self.outputs = outputs
+        self.view_name = view_name
+
+    def tensor_args(self) -> list:
+        found = []
+
+        def walk(v):
+            if isinstance(v, TensorArg):
+                found.append(v)
+            elif isinstance(v, (list, tuple)):
+                for item in v:
+                    walk(item)
+        walk(self.args)
+        walk(list(self.kwargs.values()))
+        return found
+
+
+class TensorArg:
+    """An extern call's tensor argument: a buffer (`buffer`), or a replayed view (`view`, the
+    ExternStep that made it, whose base buffers are `reads`)."""
+
+    def __init__(self, buffer=None, view=None, reads=()):
+        self.buffer = buffer
+        self.view = view
+        self.reads = tuple(reads)
+
+
+class GraphLowering:
+    def __init__(self, gm, example_inputs):
+        self.lowerings = LOWERINGS
+        self.gm = gm
+        self.example_inputs = list(example_inputs)
+        self.steps = []            # ComputedBuffer | ExternStep, in program order
+        self.inputs = []           # per placeholder: Buffer, or None for a non-tensor
+        self.constants = {}        # buffer name -> Tensor (get_attr values)
+        self.outputs = None        # the output node's structure, boxes realized to buffers
+        self.env = {}
+        self.buffers = {}          # name -> the Buffer as made (aliases share its name)
+        self.names = 0
+        self.extern_count = 0
+
+    def new_name(self, prefix="buf") -> str:
+        self.names += 1
+        return f"{prefix}{self.names}"
+
+    # ------------------------------------------------------------------ the walk
+    def run(self):
+        placeholders = 0
+        for node in self.gm.graph.nodes:
+            if node.op == "placeholder":
+                value = self.example_inputs[placeholders]
+                placeholders += 1
+                self.env[node] = self._input(value)
+            elif node.op == "get_attr":
+                self.env[node] = self._constant(_fetch_attr(self.gm, node.target))
+            elif node.op == "call_function":
+                self.env[node] = self._call(node)
+            elif node.op == "output":
+                self.outputs = self._map(node.args[0], lambda v: self._output(self._lookup(v)))
+            else:
+                raise NotImplementedError(f"inductor: fx node kind {node.op!r}")
+        return self
+
+    def _input(self, value):
+        if not isinstance(value, Tensor):
+            self.inputs.append(None)
+            return value
+        buf = Buffer(f"in{len(self.inputs)}", value.shape, value.dtype,
+                     _element_strides(value), kind="input")
+        self.inputs.append(buf)
+        self.buffers[buf.name] = buf
+        return TensorBox(BufferRead(buf))
+
+    def _constant(self, value):
+        if not isinstance(value, Tensor):
+            return value
+        buf = Buffer(self.new_name("const"), value.shape, value.dtype, _element_strides(value),
+                     kind="constant")
+        self.constants[buf.name] = value
+        self.buffers[buf.name] = buf
+        return TensorBox(BufferRead(buf))
+
+    def _call(self, node):
+        args = self._map(node.args, self._lookup)
+        kwargs = self._map(dict(node.kwargs), self._lookup)
+        if node.target is operator.getitem:
+            return args[0][args[1]]
+        lowering = self.lowerings.get(node.target)
+        if lowering is not None and not node.users:
+            return None        # dead: lowered ops have no effect but their result
+        if lowering is None or not _supported(node, args):
+            return self.extern(node, args, kwargs)
+        result = lowering(self, node, *args, **kwargs)
+        if isinstance(result, TensorBox) and type(result.data) is Pointwise and \
+                result.is_expensive() and _effective_users(node) > 1:
+            self.realize(result)
+        return result
+
+    def _lookup(self, v):
+        return self.env[v] if hasattr(v, "op") and hasattr(v, "target") else v
+
+    def _map(self, value, fn):
+        if type(value) is tuple or type(value) is list:
+            return type(value)(self._map(v, fn) for v in value)
+        if type(value) is dict:
+            return {k: self._map(v, fn) for k, v in value.items()}
+        return fn(value)
+
+    # ------------------------------------------------------------------ realization
+    def realize(self, box) -> Buffer:
+        """Store `box` (NOTE [when a value is realized]); its readers load the buffer."""
+        data = box.data
+        if type(data) is BufferRead:
+            return data.buffer
+        if type(data) is View:
+            data = Pointwise(data.shape, data.dtype, data.load)
+        buf = ComputedBuffer(self.new_name(), data)
+        self.steps.append(buf)
+        self.buffers[buf.name] = buf
+        box.data = BufferRead(buf)
+        return buf
+
+    def reduction(self, red) -> TensorBox:
+        buf = ComputedBuffer(self.new_name(), red)
+        self.steps.append(buf)
+        self.buffers[buf.name] = buf
+        return TensorBox(BufferRead(buf))
+
+    def _output(self, value):
+        if isinstance(value, TensorBox):
+            buf = value.buffer()
+            if buf is None or buf.kind in ("input", "constant") or not self._is_whole(buf):
+                # A fresh, dense result (an input, a constant or a view of a buffer is copied).
+                data = value.data
+                copy = TensorBox(Pointwise(value.shape, value.dtype, data.load if
+                                           type(data) is not Pointwise else data.inner))
+                buf = self.realize(copy)
+            return buf
+        return value
+
+    # ------------------------------------------------------------------ extern calls
+    def extern(self, node, args, kwargs):
+        """Run `node` eagerly in the wrapper; its tensor results become buffers."""
+        targs = self._map(args, self._tensor_arg)
+        tkwargs = self._map(kwargs, self._tensor_arg)
+        val = node.meta.get("val")
+        self.extern_count += 1
+        if isinstance(val, Tensor):
+            out = Buffer(self.new_name(), val.shape, val.dtype, kind="extern")
+            self.buffers[out.name] = out
+            self.steps.append(ExternStep(node.target, targs, tkwargs, [out]))
+            return TensorBox(BufferRead(out))
+        if isinstance(val, (tuple, list)):
+            outs = [Buffer(self.new_name(), v.shape, v.dtype, kind="extern")
+                    if isinstance(v, Tensor) else None for v in val]
+            self.buffers.update((o.name, o) for o in outs if o is not None)
+            self.steps.append(ExternStep(node.target, targs, tkwargs, outs, single=False))
+            return tuple(TensorBox(BufferRead(o)) if o is not None else None for o in outs)
+        raise NotImplementedError(f"inductor: {node.target} returns {type(val).__name__}")
+
+    def _tensor_arg(self, value):
+        if not isinstance(value, TensorBox):
+            return value
+        buf = value.buffer()
+        if buf is not None and self._is_whole(buf):
+            return TensorArg(buffer=self.buffers[buf.name])
+        if value.eager_view is not None:
+            node, base = value.eager_view
+            base_arg = self._tensor_arg(base)
+            name = self.new_name("view")
+            args = (base_arg,) + tuple(self._map(a, self._lookup_plain) for a in node.args[1:])
+            step = ExternStep(node.target, args, dict(node.kwargs), None, view_name=name)
+            self.steps.append(step)
+            reads = base_arg.reads if base_arg.view is not None else (base_arg.buffer.name,)
+            return TensorArg(view=step, reads=reads)
+        return TensorArg(buffer=self.realize(value))
+
+    def _is_whole(self, buf) -> bool:
+        """Whether `buf` reads its memory as it was made (not an alias of part of it)."""
+        made = self.buffers[buf.name]
+        return buf.shape == made.shape and buf.strides == made.strides and \
+            buf.offset == made.offset
+
+    def _lookup_plain(self, v):
+        if hasattr(v, "op") and hasattr(v, "target"):
+            raise NotImplementedError("inductor: a view whose arguments are computed")
+        return v
+
+
+def _element_strides(t) -> tuple:
+    item = t._data.itemsize
+    return tuple(s // item for s in t._data.strides)
+
+
+def _fetch_attr(gm, target: str):
+    value = gm
+    for part in target.split("."):
+        value = getattr(value, part)
+    return value
+
+
+def _effective_users(node) -> int:
+    """Users, counting those reached through view ops as users of `node` (NOTE [when a
+    value is realized])."""
+    count = 0
+    for user in node.users:
+        name = getattr(getattr(user.target, "overloadpacket", None), "__name__", None)
+        if name in VIEW_TARGET_NAMES:
+            count += _effective_users(user)
+        else:
+            count += 1
+    return count
+
+
+def _supported(node, args) -> bool:
+    """Lowered only when every tensor involved has a dtype the C kernels handle."""
+    vals = node.meta.get("val")
+    for v in (vals if isinstance(vals, (tuple, list)) else (vals,)):
+        if isinstance(v, Tensor) and (v.dtype not in codegen_c.C_TYPES or v.numel() == 0):
+            return False
+    for a in args:
+        if isinstance(a, TensorBox) and a.dtype not in codegen_c.C_TYPES:
+            return False
+    return True

@@ -1,0 +1,82 @@
+"""Fusion: which stored values are computed inside another kernel's loop, and the order of
+the kernels and extern calls.
+
+Every `ComputedBuffer` starts as its own kernel (inlined pointwise values already live inside
+their readers, NOTE [when a value is realized]). Then, in program order, a stored Pointwise is
+moved into the kernel of its first reader when that kernel reads it at its own loop positions
+(NOTE [fused producers are stored where they are computed]): an elementwise chain becomes one
+loop, and a pointwise value feeding a reduction (softmax's exp feeding its sum) is computed and
+stored inside the reduction's loop.
+"""
+from __future__ import annotations
+
+from ember._inductor.codegen_c import NotFusable, kernel_for
+from ember._inductor.ir import ComputedBuffer, Pointwise
+
+
+class KernelGroup:
+    """One generated loop nest: `node` and the producers fused into it."""
+
+    def __init__(self, node, fused=()):
+        self.node = node
+        self.fused = list(fused)
+        self.kernel = None
+
+    def generate(self, name):
+        self.kernel = kernel_for(name, self.node, self.fused)
+        return self.kernel
+
+    def reads(self) -> set:
+        return {n for n, (_, written) in self.kernel.params.items() if not written}
+
+    def writes(self) -> list:
+        return [self.node] + self.fused
+
+
+def schedule(steps) -> list:
+    """`steps` (ComputedBuffer | ExternStep) as KernelGroup | ExternStep, producers fused."""
+    items = [KernelGroup(s) if isinstance(s, ComputedBuffer) else s for s in steps]
+    for i, item in enumerate(items):
+        if isinstance(item, KernelGroup):
+            item.generate(f"kernel{i}")
+    i = 0
+    while i < len(items):
+        item = items[i]
+        if isinstance(item, KernelGroup) and type(item.node.data) is Pointwise:
+            consumer = _first_reader(items, i)
+            if consumer is not None and _try_fuse(item, consumer):
+                del items[i]
+                continue
+        i += 1
+    for n, item in enumerate(items):
+        if isinstance(item, KernelGroup):
+            item.generate(f"kernel{n}")
+    return items
+
+
+def _reads_of(item) -> set:
+    if isinstance(item, KernelGroup):
+        return item.reads()
+    names = set()
+    for arg in item.tensor_args():
+        names.update(arg.reads if arg.view is not None else (arg.buffer.name,))
+    return names
+
+
+def _first_reader(items, i):
+    names = {b.name for b in items[i].writes()}
+    for item in items[i + 1:]:
+        if _reads_of(item) & names:
+            return item if isinstance(item, KernelGroup) else None
+    return None
+
+
+def _try_fuse(producer, consumer) -> bool:
+    trial = KernelGroup(consumer.node, consumer.fused + producer.writes())
+    try:
+        trial.generate(consumer.kernel.name)
+    except NotFusable:
+        return False
+    consumer.fused = trial.fused
+    consumer.kernel = trial.kernel
+    return True

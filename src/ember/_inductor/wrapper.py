@@ -1,0 +1,158 @@
+"""The Python function that runs a compiled graph: guards, buffers, kernel calls, extern calls.
+
+It is generated as source (`wrapper.source` shows it) so each call does only the work of this
+graph. NOTE [compiled graphs guard their inputs]: the kernels were written for the example
+inputs' sizes, strides and dtypes; a call with anything else (another shape, a non-contiguous
+view where a contiguous input was seen, a subclass, another device), an input that requires
+grad while grad mode is on, or any dispatch mode or handler open (`state.slow`) runs the
+original graph eagerly instead, so a compiled graph never gives a wrong result.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ember._core.device import CPU
+from ember._core.dispatch.process_state import state
+from ember._core.dispatch.wrapping import wrap_array
+from ember._inductor.lowering import ExternStep, TensorArg
+from ember._tensor import Tensor
+
+
+def _flat(t):
+    """An extern result as a flat C-ordered array."""
+    a = t._data
+    if not a.flags.c_contiguous:
+        a = np.ascontiguousarray(a)
+    return a.reshape(-1)
+
+
+def _tensor(slot, shape):
+    return wrap_array(slot.reshape(shape))
+
+
+class _Writer:
+    def __init__(self):
+        self.lines = []
+        self.globals = {"_state": state, "_Tensor": Tensor, "_CPU": CPU, "_np": np,
+                        "_flat": _flat, "_tensor": _tensor, "_wrap": wrap_array}
+        self.count = 0
+
+    def const(self, value, prefix="_c") -> str:
+        name = f"{prefix}{self.count}"
+        self.count += 1
+        self.globals[name] = value
+        return name
+
+    def emit(self, line, depth=1):
+        self.lines.append("    " * depth + line)
+
+
+def build(graph, items, plan, functions, fallback):
+    """The compiled callable for `graph` (a run GraphLowering) scheduled as `items`."""
+    w = _Writer()
+    w.globals["_fallback"] = fallback
+    w.globals["_grad_enabled"] = state.grad_enabled
+    pointer = {}        # buffer name -> expression of its address
+    array = {}          # buffer name -> expression of its flat array (computed, extern)
+    tensors = {}        # buffer name -> expression of a Tensor of it (inputs, constants)
+    n = len(graph.inputs)
+    w.emit(f"if _state.slow or len(args) != {n}:")
+    w.emit("return _fallback(*args)", 2)
+    if n:
+        w.emit(", ".join(f"a{i}" for i in range(n)) + ", = args")
+    for i, (buf, example) in enumerate(zip(graph.inputs, graph.example_inputs)):
+        if buf is None:
+            w.emit(f"if type(a{i}) is not {w.const(type(example))} or "
+                   f"a{i} != {w.const(example)}:")
+            w.emit("return _fallback(*args)", 2)
+            continue
+        data = example._data
+        w.emit(f"if type(a{i}) is not _Tensor or a{i}._device is not _CPU or "
+               f"a{i}._dtype is not {w.const(example._dtype)} or "
+               f"a{i}._data.shape != {tuple(data.shape)!r} or "
+               f"a{i}._data.strides != {tuple(data.strides)!r} or "
+               f"(a{i}._requires_grad and _grad_enabled()):")
+        w.emit("return _fallback(*args)", 2)
+        pointer[buf.name] = f"a{i}._data.ctypes.data"
+        tensors[buf.name] = f"a{i}"
+    for name, value in graph.constants.items():
+        pointer[name] = w.const(value._data.ctypes.data, "_ptr")
+        tensors[name] = w.const(value, "_const")
+        w.globals["_keep" + name] = value
+    for step, item in enumerate(items):
+        for slot, size, dtype in plan.allocations[step]:
+            w.emit(f"{slot} = _np.empty({size}, {w.const(dtype._np)})")
+            w.emit(f"p_{slot} = {slot}.ctypes.data")
+        if isinstance(item, ExternStep):
+            _extern(w, item, pointer, array, tensors)
+            continue
+        for buf in item.writes():
+            slot = plan.slot_of[buf.name]
+            pointer[buf.name] = f"p_{slot}"
+            array[buf.name] = (slot, buf.shape)
+        fn = w.const(functions[item.kernel.name], "_k")
+        args = ", ".join(pointer[name] for name in item.kernel.params)
+        w.emit(f"{fn}({args})")
+    w.emit(f"return {_structure(w, graph.outputs, array, tensors)}")
+    source = "def call(*args):\n" + "\n".join(w.lines) + "\n"
+    namespace = dict(w.globals)
+    exec(compile(source, "<ember inductor wrapper>", "exec"), namespace)  # noqa: S102
+    call = namespace["call"]
+    call.source = source
+    return call
+
+
+def _tensor_expr(arg, array, tensors) -> str:
+    if arg.view is not None:
+        return arg.view.view_name
+    name = arg.buffer.name
+    if name in tensors:
+        return tensors[name]
+    slot, shape = array[name]
+    return f"_tensor({slot}, {tuple(shape)!r})"
+
+
+def _value_expr(w, value, array, tensors) -> str:
+    if isinstance(value, TensorArg):
+        return _tensor_expr(value, array, tensors)
+    if type(value) is list or type(value) is tuple:
+        items = ", ".join(_value_expr(w, v, array, tensors) for v in value)
+        return f"[{items}]" if type(value) is list else f"({items}{',' if value else ''})"
+    if value is None or type(value) in (int, float, bool, str):
+        return repr(value)
+    return w.const(value)
+
+
+def _extern(w, item, pointer, array, tensors):
+    fn = w.const(item.target, "_f")
+    args = [_value_expr(w, v, array, tensors) for v in item.args]
+    args += [f"{k}={_value_expr(w, v, array, tensors)}" for k, v in item.kwargs.items()]
+    call = f"{fn}({', '.join(args)})"
+    if item.outputs is None:
+        w.emit(f"{item.view_name} = {call}")
+        return
+    result = f"e{w.count}"
+    w.count += 1
+    w.emit(f"{result} = {call}")
+    for i, buf in enumerate(item.outputs):
+        if buf is None:
+            continue
+        source = result if item.single else f"{result}[{i}]"
+        w.emit(f"{buf.name} = _flat({source})")
+        w.emit(f"p_{buf.name} = {buf.name}.ctypes.data")
+        pointer[buf.name] = f"p_{buf.name}"
+        array[buf.name] = (buf.name, buf.shape)
+
+
+def _structure(w, value, array, tensors) -> str:
+    if type(value) is list or type(value) is tuple:
+        items = ", ".join(_structure(w, v, array, tensors) for v in value)
+        return f"[{items}]" if type(value) is list else f"({items}{',' if value else ''})"
+    if hasattr(value, "shape") and hasattr(value, "name"):
+        if value.name in array:
+            slot = array[value.name][0]
+            return f"_wrap({slot}.reshape({tuple(value.shape)!r}))"
+        return tensors[value.name]
+    if value is None or type(value) in (int, float, bool):
+        return repr(value)
+    return w.const(value)

@@ -1,0 +1,2 @@
+"""`ember.fx.experimental`: tracing through the dispatcher (`proxy_tensor.make_fx`), as
+torch.fx.experimental."""

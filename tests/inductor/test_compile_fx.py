@@ -1,0 +1,256 @@
+"""ember._inductor.compile_fx: graphs traced by make_fx (core ATen decompositions) compiled to
+C and run, against PyTorch's eager results (values within float tolerances, dtypes, shapes);
+the fusion it promises (softmax in at most three loops, no transcendental computed twice);
+buffer reuse; the guards that send other inputs to the eager graph."""
+import numpy as np
+import pytest
+from tests.inductor.cases import CASES, layer_norm, softmax
+
+import ember
+from ember._decomp import core_aten_decompositions
+from ember._inductor import compile_fx, cpp_builder, metrics
+from ember.fx.experimental.proxy_tensor import make_fx
+
+torch = pytest.importorskip("torch")
+
+pytestmark = pytest.mark.skipif(cpp_builder.compiler() is None, reason="no C compiler")
+
+TOLERANCES = {"float32": {"rtol": 1e-5, "atol": 1e-5},
+              "float64": {"rtol": 1e-12, "atol": 1e-12},
+              "int64": {"rtol": 0, "atol": 0}, "bool": {"rtol": 0, "atol": 0}}
+EXACT = {"rtol": 0, "atol": 0}       # the other integer dtypes
+
+
+def _arrays(shapes, dtype="float32", seed=0):
+    rng = np.random.default_rng(seed)
+    if dtype == "int64":
+        return [rng.integers(-20, 20, s) for s in shapes]
+    return [rng.standard_normal(s).astype(dtype) for s in shapes]
+
+
+def compiled(fn, e_args):
+    gm = make_fx(fn, core_aten_decompositions())(*e_args)
+    return compile_fx(gm, e_args)
+
+
+def _as_tuple(v):
+    return v if isinstance(v, (tuple, list)) else (v,)
+
+
+def assert_matches_torch(got, expected):
+    got, expected = _as_tuple(got), _as_tuple(expected)
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        name = str(e.dtype).split(".")[-1]
+        assert str(g.dtype).split(".")[-1] == name
+        assert tuple(g.shape) == tuple(e.shape)
+        np.testing.assert_allclose(g.numpy(), e.numpy(), **TOLERANCES.get(name, EXACT))
+
+
+def run_both(make, arrays):
+    e_args = [ember.tensor(a) for a in arrays]
+    t_args = [torch.tensor(a) for a in arrays]
+    fn = compiled(make(ember), e_args)
+    fallbacks = metrics.eager_fallbacks
+    got = fn(*e_args)
+    assert metrics.eager_fallbacks == fallbacks, "the example inputs ran the eager graph"
+    assert_matches_torch(got, make(torch)(*t_args))
+    return fn
+
+
+@pytest.mark.parametrize("name,make,shapes", CASES, ids=[c[0] for c in CASES])
+def test_compiled_case_matches_torch(name, make, shapes):
+    run_both(make, _arrays(shapes))
+
+
+UNARY = ["exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "abs", "neg", "erf",
+         "log1p", "expm1", "sin", "cos", "reciprocal"]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("op", UNARY)
+def test_unary_ops(op, dtype):
+    arrays = _arrays([(6, 10)], dtype)
+    if op in ("log", "sqrt", "rsqrt", "log1p"):
+        arrays = [np.abs(a) + 0.1 for a in arrays]
+    run_both(lambda lib: lambda x: getattr(lib, op)(x), arrays)
+
+
+BINARY = {
+    "add_alpha": lambda lib: lambda x, y: lib.add(x, y, alpha=2),
+    "sub": lambda lib: lambda x, y: x - y,
+    "mul_scalar": lambda lib: lambda x, y: x * 3 + y,
+    "div": lambda lib: lambda x, y: x / (y.abs() + 1),
+    "maximum": lambda lib: lambda x, y: lib.maximum(x, y),
+    "minimum": lambda lib: lambda x, y: lib.minimum(x, y),
+    "where": lambda lib: lambda x, y: lib.where(x > y, x, y * 2),
+    "compare": lambda lib: lambda x, y: (x >= y, x == y, x < 1),
+    "clamp": lambda lib: lambda x, y: lib.clamp(x, -1, 2) + y.clamp(min=0),
+    "pow": lambda lib: lambda x, y: x.pow(2) + y.abs().pow(0.5) + y.abs().pow(1.5),
+    "broadcast": lambda lib: lambda x, y: x + y[0] * y[:, :1],
+}
+
+
+FLOAT_ONLY = {"div", "pow"}      # their formulas take float operands (abs, 0.5 powers)
+
+
+@pytest.mark.parametrize("name,dtype", [(n, d) for n in sorted(BINARY)
+                                        for d in ("float32", "float64", "int64")
+                                        if d != "int64" or n not in FLOAT_ONLY])
+def test_binary_ops(name, dtype):
+    run_both(BINARY[name], _arrays([(6, 10), (6, 10)], dtype))
+
+
+REDUCTIONS = {
+    "sum_all": lambda lib: lambda x: x.sum(),
+    "sum_dim0": lambda lib: lambda x: x.sum(0),
+    "sum_keepdim": lambda lib: lambda x: x.sum(-1, keepdim=True),
+    "sum_two_dims": lambda lib: lambda x: x.sum((0, 2)),
+    "amax": lambda lib: lambda x: x.amax(1),
+    "amin_all": lambda lib: lambda x: x.amin((0, 1, 2)),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+@pytest.mark.parametrize("name", sorted(REDUCTIONS))
+def test_reductions(name, dtype):
+    run_both(REDUCTIONS[name], _arrays([(4, 6, 5)], dtype))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_mean_and_softmax_on_a_middle_dim(dtype):
+    run_both(lambda lib: lambda x: (x.mean(1), lib.softmax(x, 1), lib.log_softmax(x, 0)),
+             _arrays([(4, 6, 5)], dtype))
+
+
+def test_nan_propagates_through_max_and_softmax():
+    a = _arrays([(3, 8)])[0]
+    a[1, 3] = np.nan
+    run_both(lambda lib: lambda x: (x.amax(1), lib.softmax(x, -1)), [a])
+
+
+def test_views_and_slices():
+    run_both(lambda lib: lambda x: (x.t() * 2, x[:, 2:10:2].exp(),
+                                    x.unsqueeze(0).expand(3, 8, 16).sum(0),
+                                    x.reshape(4, 32).sum(-1), x[3] + 1),
+             _arrays([(8, 16)]))
+
+
+def test_cast_and_constants():
+    run_both(lambda lib: lambda x: (x > 0).to(lib.float32) * 2 + lib.tensor([1.0] * 16),
+             _arrays([(8, 16)]))
+
+
+def _kernels(fn):
+    return fn.kernel_count
+
+
+def test_softmax_lowers_to_at_most_three_loops_and_one_exp():
+    fn = run_both(softmax, _arrays([(64, 128)]))
+    assert _kernels(fn) <= 3
+    kernels = fn.kernel_source[fn.kernel_source.index("void "):]
+    assert kernels.count("expf(") == 1
+
+
+def test_pointwise_chain_is_one_loop():
+    fn = run_both(lambda lib: lambda x, y: ((x * 2 + y).relu() - x.exp() / (y.abs() + 1)),
+                  _arrays([(8, 16), (8, 16)]))
+    assert _kernels(fn) == 1
+
+
+def test_product_sum_and_gelu_are_one_loop_each():
+    assert _kernels(run_both(lambda lib: lambda x, y: (x * y).sum(),
+                             _arrays([(8, 16), (8, 16)]))) == 1
+    gelu = run_both(lambda lib: lambda x: lib.nn.functional.gelu(x * 2 + 1) * 3,
+                    _arrays([(8, 16)]))
+    assert _kernels(gelu) == 1
+
+
+def test_layer_norm_lowers_to_three_loops():
+    assert _kernels(run_both(layer_norm, _arrays([(8, 16), (16,), (16,)]))) <= 3
+
+
+def test_intermediate_buffers_are_reused():
+    def make(lib):
+        return lambda x: lib.softmax(lib.softmax(lib.softmax(x, -1) * 2, -1) * 2, -1)
+    fn = run_both(make, _arrays([(8, 16)]))
+    allocations = fn.source.count("_np.empty(")
+    writes = fn.kernel_source.count("] = ")
+    assert allocations < writes
+
+
+def test_other_inputs_run_the_graph_eagerly():
+    e = [ember.tensor(a) for a in _arrays([(8, 16)])]
+    fn = compiled(softmax(ember), e)
+    for x in (ember.randn(16, 8).t(), ember.randn(3, 16), ember.randn(8, 16).double()):
+        expected = softmax(torch)(torch.tensor(x.numpy()))
+        fallbacks = metrics.eager_fallbacks
+        assert_matches_torch(fn(x), expected)
+        assert metrics.eager_fallbacks == fallbacks + 1
+
+
+def test_inputs_requiring_grad_keep_autograd():
+    e = [ember.tensor(a) for a in _arrays([(8, 16)])]
+    fn = compiled(softmax(ember), e)
+    x = ember.randn(8, 16, requires_grad=True)
+    out = fn(x)
+    assert out.requires_grad
+    with ember.no_grad():
+        assert not fn(x).requires_grad
+
+
+def test_a_graph_of_ember_functions_is_traced_to_aten_first():
+    from ember.fx import Graph, GraphModule
+    graph = Graph()
+    x = graph.placeholder("x")
+    y = graph.call_function(ember.nn.functional.relu, (x,))
+    z = graph.call_function(ember.softmax, (y, -1))
+    graph.output(graph.call_function(ember.add, (z, x)))
+    gm = GraphModule(ember.nn.Module(), graph)
+    arrays = _arrays([(8, 16)])
+    fn = compile_fx(gm, [ember.tensor(arrays[0])])
+    assert fn.kernel_count >= 1
+    t = torch.tensor(arrays[0])
+    assert_matches_torch(fn(ember.tensor(arrays[0])), torch.softmax(t.relu(), -1) + t)
+
+
+def test_unused_results_are_not_computed():
+    # native_layer_norm's mean and rstd are needed for its output; a sum nobody reads is not.
+    fn = run_both(lambda lib: lambda x: (x.sum(0), x.exp())[1], _arrays([(8, 16)]))
+    assert fn.kernel_count == 1
+
+
+def test_strided_example_inputs_are_read_through_their_strides():
+    a = _arrays([(16, 8)])[0]
+    e = ember.tensor(a).t()                 # (8, 16), strides (1, 8)
+    fn = compiled(softmax(ember), [e])
+    fallbacks = metrics.eager_fallbacks
+    assert_matches_torch(fn(e), softmax(torch)(torch.tensor(a).t()))
+    assert metrics.eager_fallbacks == fallbacks
+
+
+def test_ops_without_a_lowering_run_as_extern_calls_between_kernels():
+    fn = run_both(lambda lib: lambda x: lib.cumsum(x.exp() * 2, 1).sum(0) + 1,
+                  _arrays([(6, 10)]))
+    assert fn.kernel_count >= 2
+    assert "_f" in fn.source            # the cumsum, called from the wrapper
+
+
+def test_dtypes_without_c_kernels_run_as_extern_calls():
+    arrays = [a.astype(np.float16) for a in _arrays([(6, 10), (6, 10)])]
+    e_args = [ember.tensor(a) for a in arrays]
+    fn = compiled(lambda x, y: (x * y + 1).sum(1), e_args)
+    assert fn.kernel_count == 0
+    expected = ((torch.tensor(arrays[0]) * torch.tensor(arrays[1])) + 1).sum(1)
+    got = fn(*e_args)
+    assert str(got.dtype) == "ember.float16"
+    np.testing.assert_allclose(got.numpy().astype(np.float32), expected.float().numpy(),
+                               rtol=2e-3, atol=2e-3)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int16", "int8", "uint8"])
+def test_narrow_integer_reductions_and_arithmetic(dtype):
+    arrays = [np.abs(a).astype(dtype) if dtype == "uint8" else a.astype(dtype)
+              for a in _arrays([(4, 6, 5)], "int64")]
+    got_make = REDUCTIONS["amax"]
+    run_both(lambda lib: lambda x: (got_make(lib)(x), x.amin(0), x.sum(1), x * 3 - 1), arrays)
