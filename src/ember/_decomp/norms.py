@@ -223,3 +223,9 @@ def one_hot(self, num_classes=-1):
     classes = aten.arange.start_step(0, num_classes, 1, dtype=ember.int64, device=self.device)
     hits = aten.eq.Tensor(aten.unsqueeze.default(self, -1), classes)
     return aten._to_copy.default(hits, dtype=ember.int64)
+
+
+@decomposes(aten.sum.default)
+def sum_default(self, dtype=None):
+    # (x.sum(): the sum over every dimension, which an empty dim list names)
+    return aten.sum.dim_IntList(self, [], dtype=dtype)

@@ -183,6 +183,7 @@ def _call_slow(op, args, public):
 def call_aten(op, args):
     """An op entry called directly (`ember.ops.aten.add.Tensor(...)`, or a dispatch mode's
     `func(...)`): it enters below the __torch_function__ level, as in PyTorch."""
+    offer = op              # an overload called by name reaches a mode as itself
     if op.redirect is not None:             # a form runs its base (NOTE [overload forms])
         base, to_base = op.redirect
         op, args = base, (args if to_base is None else to_base(*args))
@@ -191,7 +192,7 @@ def call_aten(op, args):
         return runner(op, args)
     if state.deterministic is not None and "nondeterministic" in op.tags:
         state.deterministic(op)
-    return autograd_level(op, args)
+    return autograd_level(op, args, offer)
 
 
 # --------------------------------------------------------------------------- 1. __torch_function__
@@ -392,17 +393,19 @@ def _is_default(param, value):
 # here at the autograd level's top. A mode whose `_sees_composites` is True (the profiler) gets
 # the op itself. ember._decomp is loaded when a dispatch mode class or subclass is defined.
 
-def autograd_level(op, args):
+def autograd_level(op, args, offer=None):
+    """`offer`: the overload a mode is shown (an op called by name: itself), else the form the
+    call fits (NOTE [overload forms])."""
     if op.decomposition is not None and _decomposes(op, args):
         return op.decomposition(*args)
     if modes.below_autograd:
-        return dispatch_level(op, args)
+        return dispatch_level(op, args, offer=offer)
     handlers = modes.handlers
     if global_handlers and not modes.skip_global:
         handlers = global_handlers + handlers
     if handlers:
         return _call_handlers(op, args, handlers, len(handlers) - 1)
-    return _autograd(op, args)
+    return _autograd(op, args, offer)
 
 
 def _decomposes(op, args):
@@ -422,11 +425,11 @@ def _call_handlers(op, args, handlers, index):
         op, args, lambda op2, args2: _call_handlers(op2, args2, handlers, index - 1))
 
 
-def _autograd(op, args):
-    out = dispatch_level(op, args)
+def _autograd(op, args, offer=None):
+    out = dispatch_level(op, args, offer=offer)
     if state.record is not None and needs_grad(op, args):
         state.record(op, args, out)
-        if (modes.dispatch_modes or state.overriding) and result_saved(op, args):
+        if (modes.dispatch_modes or state.overriding) and result_saved(op, args, offer):
             _detach_saved_outputs(op, out)
     return out
 
@@ -450,11 +453,11 @@ def _detach_saved_outputs(op, out):
             dispatch_level(detach, (v,))
 
 
-def result_saved(op, args) -> bool:
+def result_saved(op, args, offer=None) -> bool:
     """Whether PyTorch's autograd keeps this call's output: the op's (or the overload form's
     the call reaches a mode as, NOTE [overload forms]) formulas read "result". `args` may be a
     node's saved arguments (a tensor's stand-in is no number)."""
-    form = offered(op, args)
+    form = offer or offered(op, args)
     if form is not op:
         return form.saves is not None and "result" in form.saves
     return op.saves is not None and "result" in op.saves and \
@@ -512,9 +515,9 @@ def needs_grad(op, args):
 
 # --------------------------------------------------------------------------- 3. __torch_dispatch__
 
-def dispatch_level(op, args, func=None):
-    """Offer the op to the innermost TorchDispatchMode (`func` stands for it: the op entry,
-    or its in-place form), else run the back-end step."""
+def dispatch_level(op, args, func=None, offer=None):
+    """Offer the op to the innermost TorchDispatchMode (`func` stands for it: its in-place
+    form; else `offer`, or the form of it the call fits), else run the back-end step."""
     stack = modes.dispatch_modes
     if stack:
         fargs, fkwargs = schema_args(op, args)
@@ -523,7 +526,7 @@ def dispatch_level(op, args, func=None):
         mode = stack.pop()
         modes.below_autograd += 1
         try:
-            return mode.__torch_dispatch__(func or offered(op, args), types, fargs,
+            return mode.__torch_dispatch__(func or offer or offered(op, args), types, fargs,
                                            fkwargs)
         finally:
             modes.below_autograd -= 1
@@ -531,7 +534,8 @@ def dispatch_level(op, args, func=None):
     if state.overriding:
         subclassed = _dispatch_subclass_args(op, args)
         if subclassed:
-            return _to_subclass_dispatch(func or offered(op, args), op, args, subclassed)
+            return _to_subclass_dispatch(func or offer or offered(op, args), op, args,
+                                        subclassed)
     if func is not None:          # an in-place op with no mode left: run it here
         return inplace_out.run_inplace_below_modes(op, args)
     if _sparse_made:                                            # (backend_step, inline)
