@@ -494,3 +494,22 @@ def test_graph_module_pickles_as_torch_fx():
     copy_weights(results["torch"][0], results["ember"][1])
     (t_x,), (e_x,) = inputs((2, 3))
     same_values(results["torch"][0](t_x), results["ember"][1](e_x))
+
+
+def test_aten_op_targets_print_and_run_as_torch():
+    # what make_fx-style graphs hold: ops.aten overloads and packets as call_function targets
+    texts = {}
+    for name, lib in LIBS.items():
+        aten = lib.ops.aten
+        g = lib.fx.Graph()
+        x = g.placeholder("x")
+        a = g.call_function(aten.add.Tensor, (x, x))
+        b = g.call_function(aten.relu.default, (a,))
+        c = g.call_function(aten.mul, (b, 2))
+        d = g.call_function(aten.sum.dim_IntList, (c, [0]), {"keepdim": True})
+        g.output(d)
+        gm = lib.fx.GraphModule(lib.nn.Module(), g)
+        texts[name] = (str(g), gm.code, gm(lib.tensor([[-1.0, 2.0], [3.0, -4.0]])))
+    same_text(texts["torch"][0], texts["ember"][0])
+    same_text(texts["torch"][1], texts["ember"][1])
+    same_values(texts["torch"][2], texts["ember"][2])
