@@ -149,9 +149,7 @@ NAMESPACES = {
           "module scope stack of torch.fx's tracer: not built yet"),
          "MetaProxy ParameterProxy Scope ScopeContextManager"),)),
     "fx.subgraph_rewriter": (lambda: importlib.import_module("torch.fx.subgraph_rewriter"),
-                             lambda: importlib.import_module("ember.fx.subgraph_rewriter"), (
-        (("replacement with match filters, on torch.fx.passes.utils.matcher_utils: not built "
-          "yet (replace_pattern is)"), "ReplacedPatterns replace_pattern_with_filters"),)),
+                             lambda: importlib.import_module("ember.fx.subgraph_rewriter"), ()),
     "fx.passes.shape_prop": (lambda: importlib.import_module("torch.fx.passes.shape_prop"),
                              lambda: importlib.import_module("ember.fx.passes.shape_prop"),
                              ()),

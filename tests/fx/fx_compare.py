@@ -14,8 +14,11 @@ LIBS = {"torch": torch, "ember": ember}
 
 def same_text(torch_text: str, ember_text: str) -> None:
     """The two texts agree once `torch.` is read as `ember.` (and torch's C home of
-    `F.linear`, `torch._C._nn.`, as `nn.functional`)."""
+    `F.linear`, `torch._C._nn.`, as `nn.functional`; the private homes of `wrap` and
+    `_assert_is_none`, `fx._symbolic_trace` in torch and `fx.tracer._symbolic_trace` in
+    ember, as the public `fx.wrap` / `fx._symbolic_trace`)."""
     torch_text = torch_text.replace("torch._C._nn.", "torch.nn.functional.")
+    torch_text = torch_text.replace("torch.fx._symbolic_trace.wrap(", "torch.fx.wrap(")
     ember_text = ember_text.replace("ember.fx.tracer._symbolic_trace.", "ember.fx._symbolic_trace.")
     assert ember_text == re.sub(r"\btorch\.", "ember.", torch_text)
 

@@ -3,6 +3,7 @@ printed graphs, generated code, names, editing, copying, lint and dead-code elim
 from __future__ import annotations
 
 import copy
+import math
 import operator
 import warnings
 
@@ -465,3 +466,50 @@ def test_has_side_effect_keeps_a_call():
         g.eliminate_dead_code()
         kept[name] = ([n.name for n in g.nodes], marked is effect)
     assert kept["ember"] == kept["torch"]
+
+
+def _pickled_program_torch(x):
+    return abs(x) + math.sqrt(2) + torch.relu(x)
+
+
+def _pickled_program_ember(x):
+    return abs(x) + math.sqrt(2) + ember.relu(x)
+
+
+def test_graph_module_pickles_as_torch_fx():
+    import pickle
+    results = {}
+    for name, lib in LIBS.items():
+        module = lib.nn.Sequential(lib.nn.Linear(3, 2), lib.nn.ReLU())
+        traced = lib.fx.symbolic_trace(module)
+        traced.meta["k"] = 1
+        fn = lib.fx.symbolic_trace(_pickled_program_torch if lib is torch else
+                                   _pickled_program_ember)
+        back, back_fn = pickle.loads(pickle.dumps(traced)), pickle.loads(pickle.dumps(fn))
+        results[name] = (traced, back, back_fn,
+                         (type(back).__name__, back.code == traced.code, dict(back.meta),
+                          back_fn.code == fn.code, back.training))
+    assert results["ember"][3] == results["torch"][3]
+    same_text(results["torch"][2].code, results["ember"][2].code)
+    copy_weights(results["torch"][0], results["ember"][1])
+    (t_x,), (e_x,) = inputs((2, 3))
+    same_values(results["torch"][0](t_x), results["ember"][1](e_x))
+
+
+def test_aten_op_targets_print_and_run_as_torch():
+    # what make_fx-style graphs hold: ops.aten overloads and packets as call_function targets
+    texts = {}
+    for name, lib in LIBS.items():
+        aten = lib.ops.aten
+        g = lib.fx.Graph()
+        x = g.placeholder("x")
+        a = g.call_function(aten.add.Tensor, (x, x))
+        b = g.call_function(aten.relu.default, (a,))
+        c = g.call_function(aten.mul, (b, 2))
+        d = g.call_function(aten.sum.dim_IntList, (c, [0]), {"keepdim": True})
+        g.output(d)
+        gm = lib.fx.GraphModule(lib.nn.Module(), g)
+        texts[name] = (str(g), gm.code, gm(lib.tensor([[-1.0, 2.0], [3.0, -4.0]])))
+    same_text(texts["torch"][0], texts["ember"][0])
+    same_text(texts["torch"][1], texts["ember"][1])
+    same_values(texts["torch"][2], texts["ember"][2])

@@ -328,3 +328,46 @@ def test_interpreter_on_a_hand_built_graph_with_varargs():
         assert [n.op for n in gm.graph.nodes].count("placeholder") == 2
     same_values(results["torch"], results["ember"])
     assert operator.add in [n.target for n in gm.graph.nodes]
+
+
+def _filter_program(lib):
+    def program(x):
+        return lib.sigmoid(x) * 2 + lib.sigmoid(x * 3) + x.add(4)
+    return program
+
+
+def _calling(function):
+    def program(x):
+        return function(x)
+    return program
+
+
+def _inputs_are_placeholders(match, original_graph, pattern_graph):
+    return all(n.op == "placeholder" for n in match.placeholder_nodes)
+
+
+@pytest.mark.parametrize("case", ["filtered", "literals", "callback"])
+def test_replace_pattern_with_filters(case):
+    results = {}
+    for name, lib in LIBS.items():
+        gm = lib.fx.symbolic_trace(_filter_program(lib))
+        rewriter = lib.fx.subgraph_rewriter
+        if case == "filtered":
+            done = rewriter.replace_pattern_with_filters(
+                gm, _calling(lib.sigmoid), _calling(lib.tanh), [_inputs_are_placeholders])
+        elif case == "literals":
+            done = rewriter.replace_pattern_with_filters(
+                gm, lambda x: x.add(7), lambda x: x.sub(1), ignore_literals=True)
+        else:
+            def callback(match, original_graph, pattern_graph, lib=lib):
+                return lib.fx.symbolic_trace(_calling(lib.relu)).graph
+            done = rewriter.replace_pattern_with_filters(
+                gm, _calling(lib.sigmoid), replacement_callback=callback)
+        canonical_calls(gm)
+        results[name] = (gm, [(type(r).__name__, r.anchor.name,
+                               sorted((p.name, str(g)) for p, g in r.nodes_map.items()),
+                               [n.name for n in r.replacements]) for r in done])
+    assert results["ember"][1] == results["torch"][1]
+    same_text(results["torch"][0].code, results["ember"][0].code)
+    t_in, e_in = inputs((2, 3))
+    same_values(results["torch"][0](*t_in), results["ember"][0](*e_in), rtol=1e-5, atol=1e-6)

@@ -229,6 +229,14 @@ class GraphModule(Module):
         copied.meta = getattr(self, "meta", {})
         return copied
 
+    def __reduce__(self):
+        # Pickled as its state and code: _graph_module_pickle.py.
+        from ember.fx._graph_module_pickle import import_block, reduce_graph_module
+        body = {k: v for k, v in self.__dict__.items()
+                if k not in ("_graph", "_tracer_cls", "_tracer_extras", "meta")}
+        python_code = self.recompile()
+        return (reduce_graph_module, (body, import_block(python_code.globals)))
+
     def to_folder(self, folder, module_name: str = "FxModule") -> None:
         """Write the module into `folder` as a package: `module.py` (a class `module_name`
         with this forward), `state_dict.pt`, and `<child>.pt` for children that are not

@@ -60,10 +60,19 @@ def _get_qualified_name(func: Callable) -> str:
     """`module.name` of a callable as code would spell it (`operator.add`, `ember.add`)."""
     if getattr(builtins, func.__name__, None) is func:
         return func.__name__
+    if _is_aten_op(func):
+        return f"ember.ops.aten.{func.__name__}"
     name = func.__name__
     if name == "<lambda>":
         raise RuntimeError(f"Unable to represent lambda {func}")
     return f"{_public_module_of(func)}.{name}"
+
+
+def _is_aten_op(func) -> bool:
+    """An `ember.ops.aten.<op>.<overload>` (an OpDef) or `ember.ops.aten.<op>` packet."""
+    from ember._core.aten import OpOverloadPacket
+    from ember._core.registry import OpDef
+    return isinstance(func, (OpDef, OpOverloadPacket))
 
 
 def _format_arg(arg, max_list_len: float = float("inf")) -> str:

@@ -12,6 +12,7 @@ nothing), and when it shares no node with a match kept before it (graph order).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ember.fx.graph import Graph
@@ -49,8 +50,9 @@ def _returned_nodes(graph: Graph) -> list[Node]:
 class _Matcher:
     """Matches one pattern graph against a graph. NOTE [what a pattern match is]"""
 
-    def __init__(self, pattern: Graph) -> None:
+    def __init__(self, pattern: Graph, ignore_literals: bool = False) -> None:
         self.pattern = pattern
+        self.ignore_literals = ignore_literals
         self.placeholders = [n for n in pattern.nodes if n.op == "placeholder"]
         self.anchors = _returned_nodes(pattern)
 
@@ -118,7 +120,7 @@ class _Matcher:
                 all(self._match_arg(a, b, nodes_map) for a, b in zip(pa, ga))
         if isinstance(ga, Node):
             return False
-        return type(pa) is type(ga) and pa == ga
+        return self.ignore_literals or (type(pa) is type(ga) and pa == ga)
 
     def _contained(self, nodes_map: dict, internal: set) -> bool:
         returned = {nodes_map[a] for a in self.anchors}
@@ -128,32 +130,91 @@ class _Matcher:
         return True
 
 
+@dataclass
+class ReplacedPatterns:
+    """One replaced place, as `replace_pattern_with_filters` reports it: the pattern's
+    (first) returned node, the pattern node -> match map, and the nodes put in."""
+
+    anchor: Node
+    nodes_map: dict[Node, Node]
+    replacements: list[Node]
+
+
+@dataclass
+class InternalMatch:
+    """A match as the filters and the replacement callback see it: the pattern's returned
+    nodes, the pattern node -> graph node map, the graph values the pattern's inputs matched
+    and the graph nodes its returned nodes matched."""
+
+    anchors: list[Node]
+    nodes_map: dict[Node, Node] = field(default_factory=dict)
+    placeholder_nodes: list = field(default_factory=list)
+    returning_nodes: list[Node] = field(default_factory=list)
+    name_node_map: dict[str, Node] = field(default_factory=dict)
+
+
 def replace_pattern(gm: GraphModule, pattern: Callable | GraphModule,
                     replacement: Callable | GraphModule) -> list[Match]:
     """Replace every non-overlapping match of `pattern` in `gm`'s graph by `replacement`
     (functions or modules with the same number of inputs; traced when not GraphModules);
     recompiles `gm` and returns the matches."""
+    done = _replace(gm, pattern, replacement, None, False, None)
+    return [Match(anchor=match.anchors[0], nodes_map=match.nodes_map) for match, _ in done]
+
+
+def replace_pattern_with_filters(gm: GraphModule, pattern, replacement=None,
+                                 match_filters: list | None = None,
+                                 ignore_literals: bool = False, replacement_callback=None,
+                                 node_name_match: str = "") -> list[ReplacedPatterns]:
+    """`replace_pattern`, keeping only the matches every filter
+    `f(match, original_graph, pattern_graph)` accepts; `ignore_literals` lets a constant of
+    the pattern match any constant; `replacement_callback(match, original_graph,
+    pattern_graph)` may choose the replacement graph per match."""
+    if node_name_match:
+        raise NotImplementedError("replace_pattern_with_filters(node_name_match=...) is not "
+                                  "implemented in ember yet")
+    done = _replace(gm, pattern, replacement, match_filters, ignore_literals,
+                    replacement_callback)
+    return [ReplacedPatterns(match.anchors[0], match.nodes_map, new) for match, new in done]
+
+
+def _replace(gm, pattern, replacement, match_filters, ignore_literals, replacement_callback):
     graph = gm.graph
     pattern_graph = _graph_of(pattern)
-    replacement_graph = _graph_of(replacement)
-    matcher = _Matcher(pattern_graph)
-    found = matcher.match(graph)
-    replacement_placeholders = [n for n in replacement_graph.nodes if n.op == "placeholder"]
+    matcher = _Matcher(pattern_graph, ignore_literals)
     matches = []
-    for nodes_map in found:
-        returned = [nodes_map[a] for a in matcher.anchors]
-        val_map = {r: nodes_map[p]
-                   for r, p in zip(replacement_placeholders, matcher.placeholders)}
-        users = {user for node in returned for user in node.users}
-        first_user = next((n for n in graph.nodes if n in users), None)
-        with graph.inserting_before(first_user):
-            value = graph.graph_copy(replacement_graph, val_map)
-        new_values = value if isinstance(value, (tuple, list)) else (value,)
-        for old, new in zip(returned, new_values):
-            old.replace_all_uses_with(new)
-        for pattern_node in reversed(pattern_graph.nodes):
-            if pattern_node.op not in ("placeholder", "output"):
-                graph.erase_node(nodes_map[pattern_node])
-        matches.append(Match(anchor=matcher.anchors[0], nodes_map=nodes_map))
+    for nodes_map in matcher.match(graph):
+        match = InternalMatch(list(matcher.anchors), nodes_map,
+                              [nodes_map[p] for p in matcher.placeholders],
+                              [nodes_map[a] for a in matcher.anchors])
+        if all(keep(match, graph, pattern_graph) for keep in match_filters or ()):
+            matches.append(match)
+    done = []
+    for match in matches:
+        if replacement_callback is not None:
+            replacement_graph = replacement_callback(match, graph, pattern_graph)
+        else:
+            replacement_graph = _graph_of(replacement)
+        done.append((match, _put_in(graph, pattern_graph, match, replacement_graph)))
     gm.recompile()
-    return matches
+    return done
+
+
+def _put_in(graph: Graph, pattern_graph: Graph, match: InternalMatch,
+            replacement_graph: Graph) -> list[Node]:
+    """Copy the replacement before the first user of the matched results, reroute those
+    users, erase the matched nodes; returns the nodes put in."""
+    placeholders = [n for n in replacement_graph.nodes if n.op == "placeholder"]
+    val_map = dict(zip(placeholders, match.placeholder_nodes))
+    users = {user for node in match.returning_nodes for user in node.users}
+    first_user = next((n for n in graph.nodes if n in users), None)
+    with graph.inserting_before(first_user):
+        value = graph.graph_copy(replacement_graph, val_map)
+    new_values = value if isinstance(value, (tuple, list)) else (value,)
+    for old, new in zip(match.returning_nodes, new_values):
+        old.replace_all_uses_with(new)
+    for pattern_node in reversed(pattern_graph.nodes):
+        if pattern_node.op not in ("placeholder", "output"):
+            graph.erase_node(match.nodes_map[pattern_node])
+    return [val_map[n] for n in replacement_graph.nodes
+            if n.op not in ("placeholder", "output")]
