@@ -18,8 +18,10 @@ def can_resume(code) -> str | None:
         return "generators and coroutines are not split"
     if code.co_exceptiontable:
         return "a frame with try/with blocks is not split"
-    if code.co_cellvars or code.co_freevars:
-        return "a frame with closures is not split"
+    if code.co_cellvars:
+        return "a frame whose locals are captured by inner functions is not split"
+    if code.co_freevars and len(code.co_varnames) + code.co_stacksize + len(code.co_freevars) > 0xFF:
+        return "a frame with this many locals and closure variables is not split"
     return None
 
 
@@ -38,7 +40,7 @@ def resume_function(fn, offset, null_slots, unbound):
     resumed = _RESUME_CODES.get(key)
     if resumed is None:
         resumed = _RESUME_CODES[key] = _build(code, offset, null_slots, unbound)
-    return types.FunctionType(resumed, fn.__globals__, resumed.co_name)
+    return types.FunctionType(resumed, fn.__globals__, resumed.co_name, None, fn.__closure__)
 
 
 def _emit(out, opname, arg=0):
@@ -53,6 +55,8 @@ def _build(code, offset, null_slots, unbound):
     stack_names = tuple(f"___stack{base}_{i}" for i, null in enumerate(null_slots) if not null)
     varnames = code.co_varnames + stack_names
     prologue = bytearray()
+    if code.co_freevars:
+        _emit(prologue, "COPY_FREE_VARS", len(code.co_freevars))
     _emit(prologue, "RESUME", 0)
     for name in unbound:
         _emit(prologue, "DELETE_FAST", varnames.index(name))
@@ -74,12 +78,25 @@ def _build(code, offset, null_slots, unbound):
     flags = code.co_flags & ~(0x04 | 0x08)
     lineno = _line_at(code, offset)
     return code.replace(
-        co_code=bytes(prologue) + code.co_code, co_linetable=bytes(lines) + code.co_linetable,
+        co_code=bytes(prologue) + _shift_free_vars(code, len(stack_names)), co_linetable=bytes(lines) + code.co_linetable,
         co_varnames=varnames, co_nlocals=len(varnames), co_argcount=len(varnames),
         co_posonlyargcount=0, co_kwonlyargcount=0, co_flags=flags,
         co_stacksize=code.co_stacksize + len(null_slots),
         co_name=f"ember_resume_in_{code.co_name}_at_{lineno}",
         co_qualname=f"ember_resume_in_{code.co_qualname}_at_{lineno}")
+
+
+def _shift_free_vars(code, added):
+    """The body with every closure-variable index moved past the `added` locals (3.11 numbers
+    locals, then cells, then free variables, in one table). `can_resume` keeps the indices
+    within one byte, so no instruction changes size."""
+    body = bytearray(code.co_code)
+    if not code.co_freevars or not added:
+        return bytes(body)
+    for inst in dis.get_instructions(code):
+        if inst.opcode in dis.hasfree and inst.opname != "MAKE_CELL":
+            body[inst.offset + 1] = inst.arg + added
+    return bytes(body)
 
 
 def _line_at(code, offset):

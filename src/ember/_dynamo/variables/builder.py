@@ -23,6 +23,7 @@ from ember._dynamo.variables.functions import (
     is_in_graph_function,
 )
 from ember._dynamo.variables.nn_module import NNModuleVariable
+from ember._dynamo.variables.tensor import TensorMethodVariable, TensorVariable
 
 
 def wrap(og, value, source):
@@ -36,6 +37,12 @@ def wrap(og, value, source):
     if isinstance(value, types.MethodType) and isinstance(value.__func__, types.FunctionType):
         # a bound method is made afresh at each attribute read: guard its object instead
         owner = wrap(og, value.__self__, AttrSource(source, "__self__"))
+        if isinstance(owner, TensorVariable):
+            return TensorMethodVariable(owner, value.__func__.__name__)
+        if is_ember_function(value.__func__) and \
+                not value.__func__.__module__.startswith("ember.nn.modules"):
+            return UnsupportedCallableVariable(value, "an ember method outside the op set",
+                                               source)
         return UserMethodVariable(value.__func__, owner, source)
     known = og.seen(value, source)
     if known is not None:

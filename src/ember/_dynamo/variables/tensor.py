@@ -44,8 +44,6 @@ class TensorVariable(VariableTracker):
     def getattr(self, tx, name):
         if name in _METADATA:
             return ConstantVariable(getattr(self.example, name))
-        if name in _DATA_DEPENDENT:
-            unimplemented(f"Tensor.{name}() reads the tensor's data")
         if name in ("T", "mT", "H", "mH", "real", "imag"):
             return tx.output.call_op("call_function", getattr, [self, ConstantVariable(name)],
                                      {})
