@@ -69,7 +69,7 @@ def test_module_mode_runs_a_package_entry_point():
 
 @pytest.mark.parametrize("script,missing", [
     ("missing_module.py", "torch.definitely_missing"),
-    ("missing_fx.py", "torch.fx"),
+    ("missing_export.py", "torch.export"),
     ("missing_distributed.py", "torch.distributed"),
 ])
 def test_missing_module_is_a_clear_import_error(script, missing):

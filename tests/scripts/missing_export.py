@@ -1,4 +1,4 @@
 import torch
-import torch.fx  # noqa: F401
+import torch.export  # noqa: F401
 
 print(torch.ones(1))
