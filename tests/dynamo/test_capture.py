@@ -2,9 +2,9 @@
 the ops of every graph by name, results equal to eager."""
 import pytest
 import torch
+from tests.dynamo.common import arrays, assert_same_capture, explain_both, same_values, tensors
 
 import ember
-from tests.dynamo.common import arrays, assert_same_capture, explain_both, same_values, tensors
 
 VALUES = arrays(0, (3, 4), (3, 4))
 

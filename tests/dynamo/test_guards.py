@@ -5,10 +5,10 @@ import logging
 
 import pytest
 import torch
+from tests.dynamo.common import same_values
 
 import ember
 from ember._dynamo import config, convert_frame
-from tests.dynamo.common import same_values
 
 SCALE = {torch: 2.0, ember: 2.0}
 

@@ -2,9 +2,9 @@
 the second (replay), against PyTorch doing the same: lists and dicts changed, globals and
 module attributes set, print output."""
 import torch
+from tests.dynamo.common import arrays, same_values, tensors
 
 import ember
-from tests.dynamo.common import arrays, same_values, tensors
 
 VALUES = arrays(1, (2, 3))
 LOG = {torch: [], ember: []}

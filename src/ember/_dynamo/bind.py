@@ -30,9 +30,8 @@ def bind_arguments(fn, args, kwargs) -> dict:
         bound[star] = TupleVariable(extra)
     spill = {}
     for name, value in kwargs.items():
-        if name in bound or name in names[:code.co_posonlyargcount]:
-            if name in bound:
-                unimplemented(f"{fn.__name__}() got multiple values for {name!r}")
+        if name in bound:
+            unimplemented(f"{fn.__name__}() got multiple values for {name!r}")
         if name in positional[code.co_posonlyargcount:] or name in keyword_only:
             bound[name] = value
         elif starstar is not None:

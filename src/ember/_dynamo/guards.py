@@ -10,7 +10,7 @@ class Guard:
     """One assumption: `kind` (TENSOR_MATCH, ID_MATCH, EQUALS_MATCH, TYPE_MATCH, LIST_LENGTH,
     GRAD_MODE, NO_HOOKS, ALIASING), the source read and the value expected."""
 
-    __slots__ = ("kind", "source", "expected", "_test")
+    __slots__ = ("_test", "expected", "kind", "source")
 
     def __init__(self, kind, source, expected, test):
         self.kind = kind

@@ -38,7 +38,7 @@ _COMPARE = {"<": operator.lt, "<=": operator.le, "==": operator.eq, "!=": operat
 _NULL = NullVariable()
 
 
-class FrameReturn(Exception):  # noqa: N818 (control flow of an inlined frame, not an error)
+class FrameReturn(Exception):
     def __init__(self, value):
         self.value = value
 
