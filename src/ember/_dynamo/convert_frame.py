@@ -1,7 +1,39 @@
 """From a call of a compiled function to its result: look the code object up in the cache,
 check each entry's guards, capture on a miss (symbolic_convert), hand the graph to the
 backend, and replay — run the graph, write the side effects, rebuild the return value or
-run the break instruction and go on in the resume function (NOTE [how capture runs])."""
+run the break instruction and go on in the resume function.
+
+NOTE [how capture runs]: capture is PyTorch's TorchDynamo design, reached from Python.
+- What runs: the function's bytecode, interpreted symbolically (symbolic_convert.py) over
+  VariableTrackers. Tensor ops run on fake tensors and become FX nodes; the Python around
+  them (containers, attributes, loops over known lengths, calls of user functions and module
+  forwards, which are inlined) runs during capture and leaves guards (guards.py) for every
+  fact it read. Side effects on objects from outside (list and dict changes, module
+  attributes, globals) are recorded and written by the replay after the graph runs, on
+  every call — why a tracing-only capture was not chosen: it runs the Python once, so on the
+  second call an appended global list stays short, a print is silent and a branch on a
+  tensor keeps its first direction (benchmarks/bench_compile.py measures all three:
+  bytecode capture matches eager, tracing-only does not).
+- How it is reached: PyTorch installs a frame-evaluation hook (PEP 523, in C) that sees every
+  Python frame. ember is pure Python, so `ember.compile` returns a wrapper that looks the
+  code object up in a cache (one list of guarded entries per code object) and captures on
+  a miss. Consequence: a function called from compiled code is reached only by inlining;
+  where inlining stops (a graph break inside it), the callee runs as its own compiled frame
+  because the break step calls it through this wrapper, which is what PyTorch's hook would
+  do, but a callee called from eager code is never captured.
+- Graph breaks: anything capture cannot record faithfully raises Unsupported. The capture
+  runs again up to that instruction (of the compiled frame; a break inside an inlined call
+  breaks at the call), the graph so far is compiled, and the replay rebuilds the stack and
+  the live locals, runs that one instruction for real (break_step.py) and calls a resume
+  function — the frame's own bytecode behind a prologue that restores the stack and jumps
+  past the break (resume.py) — through the same wrapper, so the rest is captured in turn.
+  Frames that cannot be split run eagerly whole, the reason logged: a break inside a loop
+  (as PyTorch skips such frames), in a frame with try/with blocks or cell variables, or at
+  an instruction break_step cannot run. `fullgraph=True` raises the first Unsupported.
+- Never a silent wrong result: a guard failure recaptures (up to config.recompile_limit,
+  then the code runs eagerly with one warning naming the failing guard); Python other than
+  3.11 runs eagerly, said once.
+"""
 from __future__ import annotations
 
 import contextlib
