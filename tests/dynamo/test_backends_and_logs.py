@@ -7,9 +7,9 @@ import sys
 
 import pytest
 import torch
+from tests.dynamo.common import arrays, explain_both, same_values, tensors
 
 import ember
-from tests.dynamo.common import arrays, explain_both, same_values, tensors
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 VALUES = arrays(2, (3, 4), (3, 4))
@@ -18,12 +18,10 @@ VALUES = arrays(2, (3, 4), (3, 4))
 def test_registered_backend_by_name_and_decorator():
     for lib in (torch, ember):
         lib._dynamo.reset()
-        calls = []
         name = f"recording_{lib.__name__}"
         if name not in lib._dynamo.list_backends(exclude_tags=()):
             @lib._dynamo.register_backend(name=name)
             def recording(gm, example_inputs):
-                calls.append(len(example_inputs))
                 return gm.forward
         backend = lib._dynamo.lookup_backend(name)
         assert callable(backend) and name in lib._dynamo.list_backends(exclude_tags=())
@@ -50,7 +48,7 @@ def test_log_switches_from_the_environment(variable):
     env = {k: v for k, v in os.environ.items() if k not in ("EMBER_LOGS", "TORCH_LOGS")}
     env.update({variable: "graph_breaks,recompiles", "PYTHONPATH": str(ROOT / "src")})
     done = subprocess.run([sys.executable, "-c", program], env=env, capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert "[ember._dynamo.graph_breaks] Graph break in user code at <string>:4" in done.stderr
     assert "[ember._dynamo.recompiles] Recompiling function f" in done.stderr
@@ -70,7 +68,7 @@ def test_random_ops_in_graphs_draw_as_eager():
             fn = lib.compile(build(lib), backend="eager") if compiled else build(lib)
             lib.manual_seed(0)
             draws[lib, compiled] = [fn(lib.ones(3)) for _ in range(2)]
-    for key, values in draws.items():
+    for values in draws.values():
         same_values(values, draws[torch, False])
 
 

@@ -65,9 +65,9 @@ def run_instruction(inst, stack, kw_names, next_offset, call):
 def is_capturable(fn) -> bool:
     """A callee the compile wrapper would capture as its own frame: a plain Python function
     outside ember."""
-    from ember._dynamo.variables.functions import is_ember_function
+    from ember._dynamo.variables.functions import is_ember_function, is_library_function
     return isinstance(fn, types.FunctionType) and not is_ember_function(fn) and \
-        not getattr(fn, "_ember_dynamo_disable", False)
+        not is_library_function(fn) and not getattr(fn, "_ember_dynamo_disable", False)
 
 
 __all__ = ["NULL", "STEPPABLE", "is_capturable", "run_instruction"]

@@ -51,8 +51,10 @@ from ember._dynamo.symbolic_convert import InstructionTranslator
 from ember._dynamo.variables.base import LazyVariable, NullVariable
 
 SUPPORTED_PYTHON = (3, 11)
-_CACHE = {}       # code object -> [CacheEntry]
-_EAGER = {}       # code object -> why it runs eagerly
+# Keyed by id(code) (a code object's own hash reads its whole bytecode); the values keep the
+# code alive, so the id stays its own.
+_CACHE = {}       # id(code) -> (code, [CacheEntry])
+_EAGER = {}       # id(code) -> (code, why it runs eagerly)
 _said = set()
 _state = {"compiling": 0}
 RECORDERS = []    # explain()'s listeners
@@ -112,13 +114,17 @@ def call_compiled(fn, args, kwargs, settings):
                   *sys.version_info[:2])
         return fn(*args, **kwargs)
     code = fn.__code__
-    if code in _EAGER:
+    key = id(code)
+    if key in _EAGER:
         return fn(*args, **kwargs)
     arguments = _bind(fn, args, kwargs)
     if arguments is None:
         return fn(*args, **kwargs)   # a bad call: the eager call raises its TypeError
     frame = (arguments, None)
-    entries = _CACHE.setdefault(code, [])
+    cached = _CACHE.get(key)
+    if cached is None:
+        cached = _CACHE[key] = (code, [])
+    entries = cached[1]
     failed = None
     for entry in entries:
         if entry.backend is settings.backend:
@@ -128,7 +134,7 @@ def call_compiled(fn, args, kwargs, settings):
     if entries:
         where = f"{code.co_name} ({code.co_filename}:{code.co_firstlineno})"
         if len(entries) >= config.recompile_limit:
-            _EAGER[code] = "recompile limit"
+            _EAGER[key] = (code, "recompile limit")
             _logging.log.warning(
                 "ember._dynamo hit config.recompile_limit (%d)\n   function: %s\n   last "
                 "reason: %s\nIt runs eagerly from now on. To log every recompile, set "
@@ -183,7 +189,7 @@ def _capture(fn, arguments, settings):
                 why_not = _why_not_split(code, tx, inst)
                 _log_break(error, why_not)
                 if why_not is not None or stop_at is not None:
-                    _EAGER[code] = why_not or error.reason
+                    _EAGER[id(code)] = (code, why_not or error.reason)
                     return None
                 stop_at = offset
     return None

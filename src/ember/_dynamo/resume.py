@@ -36,10 +36,11 @@ def resume_function(fn, offset, null_slots, unbound):
     `null_slots` marks the stack slots that hold a NULL (put back with PUSH_NULL),
     `unbound` the locals that had no value at the break (deleted again)."""
     code = fn.__code__
-    key = (code, offset, null_slots, unbound)
-    resumed = _RESUME_CODES.get(key)
-    if resumed is None:
-        resumed = _RESUME_CODES[key] = _build(code, offset, null_slots, unbound)
+    key = (id(code), offset, null_slots, unbound)   # id: hashing a code object reads it all
+    known = _RESUME_CODES.get(key)
+    if known is None:
+        known = _RESUME_CODES[key] = (code, _build(code, offset, null_slots, unbound))
+    resumed = known[1]
     return types.FunctionType(resumed, fn.__globals__, resumed.co_name, None, fn.__closure__)
 
 

@@ -21,6 +21,7 @@ from ember._dynamo.variables.functions import (
     UserObjectVariable,
     is_ember_function,
     is_in_graph_function,
+    is_library_function,
 )
 from ember._dynamo.variables.nn_module import NNModuleVariable
 from ember._dynamo.variables.tensor import TensorMethodVariable, TensorVariable
@@ -84,6 +85,9 @@ def _wrap_object(value, source):
             return GradModeQueryVariable(value, source)
         if is_ember_function(value) and not value.__module__.startswith("ember.nn.modules"):
             return UnsupportedCallableVariable(value, "an ember function outside the op set",
+                                               source)
+        if is_library_function(value):
+            return UnsupportedCallableVariable(value, "a library function (not user code)",
                                                source)
         return UserFunctionVariable(value, source)
     if isinstance(value, type):

@@ -17,6 +17,22 @@ _INLINABLE_EMBER = ("ember.nn.modules",)
 _CAPTURE_CONSTANTS = frozenset({"is_compiling", "is_dynamo_compiling"})
 
 
+def _library_roots():
+    import sysconfig
+    paths = sysconfig.get_paths()
+    return tuple(sorted({paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}))
+
+
+_LIBRARY_ROOTS = _library_roots()
+
+
+def is_library_function(fn) -> bool:
+    """A Python function of the standard library or an installed package (not ember): not
+    the user's code, so capture neither inlines nor captures it (PyTorch's skip files)."""
+    code = getattr(fn, "__code__", None)
+    return code is not None and code.co_filename.startswith(_LIBRARY_ROOTS)
+
+
 def is_in_graph_function(fn) -> bool:
     module = getattr(fn, "__module__", None) or ""
     return module.startswith(_IN_GRAPH_MODULES) and callable(fn)
