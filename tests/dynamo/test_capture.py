@@ -1,5 +1,7 @@
 """What capture records, against torch._dynamo on the same programs: graph and break counts,
 the ops of every graph by name, results equal to eager."""
+import copy
+
 import pytest
 import torch
 from tests.dynamo.common import arrays, assert_same_capture, explain_both, same_values, tensors
@@ -197,3 +199,33 @@ def test_is_compiling_is_true_inside_capture():
     got = ember.compile(build(ember), backend="eager")(ember.tensor(x))
     same_values(got, expected)
     same_values(build(ember)(ember.tensor(x)), build(torch)(torch.tensor(x)))
+
+
+def test_cnn_with_batch_norm_is_one_graph_and_updates_running_stats():
+    def build(lib):
+        class CNN(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = lib.nn.Conv2d(3, 4, 3)
+                self.bn = lib.nn.BatchNorm2d(4)
+                self.pool = lib.nn.MaxPool2d(2)
+                self.fc = lib.nn.Linear(36, 5)
+
+            def forward(self, x):
+                x = self.pool(lib.relu(self.bn(self.conv(x))))
+                return self.fc(lib.flatten(x, 1))
+        return CNN()
+    image = arrays(3, (2, 3, 8, 8))[0]
+    models = {torch: build(torch), ember: build(ember)}
+    with ember.no_grad():
+        for p_e, p_t in zip(models[ember].parameters(), models[torch].parameters()):
+            p_e.copy_(ember.tensor(p_t.detach().numpy()))
+    counts, outs = {}, {}
+    for lib, model in models.items():
+        lib._dynamo.reset()
+        counts[lib] = lib._dynamo.explain(copy.deepcopy(model))(lib.tensor(image)).graph_count
+        outs[lib] = [lib.compile(model, backend="eager")(lib.tensor(image)) for _ in range(2)]
+    assert counts[ember] == counts[torch] == 1
+    same_values(outs[ember], outs[torch])
+    same_values(models[ember].bn.running_mean, models[torch].bn.running_mean)
+    assert int(models[ember].bn.num_batches_tracked) == int(models[torch].bn.num_batches_tracked)

@@ -7,7 +7,7 @@ from ember.autograd.grad_mode import is_grad_enabled
 
 
 class Guard:
-    """One assumption: `kind` (TENSOR_MATCH, ID_MATCH, EQUALS_MATCH, TYPE_MATCH, LIST_LENGTH,
+    """One assumption: `kind` (TENSOR_MATCH, ID_MATCH, EQUALS_MATCH, LIST_LENGTH, DICT_KEYS,
     GRAD_MODE, NO_HOOKS, ALIASING), the source read and the value expected."""
 
     __slots__ = ("_test", "expected", "kind", "source")
@@ -49,11 +49,6 @@ def equals_match(source, value):
     kind = type(value)
     return Guard("EQUALS_MATCH", source, value,
                  lambda frame: type(v := source.get(frame)) is kind and v == value)
-
-
-def type_match(source, obj):
-    kind = type(obj)
-    return Guard("TYPE_MATCH", source, kind, lambda frame: type(source.get(frame)) is kind)
 
 
 def length_match(source, obj):

@@ -33,6 +33,14 @@ def is_library_function(fn) -> bool:
     return code is not None and code.co_filename.startswith(_LIBRARY_ROOTS)
 
 
+def class_attribute(cls, name):
+    """The attribute as the class body stored it (a staticmethod stays one), or None."""
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            return klass.__dict__[name]
+    return None
+
+
 def is_in_graph_function(fn) -> bool:
     module = getattr(fn, "__module__", None) or ""
     return module.startswith(_IN_GRAPH_MODULES) and callable(fn)
@@ -171,10 +179,12 @@ class UserObjectVariable(VariableTracker):
         instance = getattr(self.value, "__dict__", {})
         if name in instance:
             return tx.output.wrap_attr(self, self.value, name)
-        attr = getattr(type(self.value), name, None)
+        attr = class_attribute(type(self.value), name)
         if isinstance(attr, types.FunctionType):
             return UserMethodVariable(attr, self)
-        if attr is None or isinstance(attr, (property, staticmethod, classmethod)) or \
+        if isinstance(attr, staticmethod):
+            return tx.output.wrap_attr(self, self.value, name)
+        if attr is None or isinstance(attr, (property, classmethod)) or \
                 hasattr(attr, "__get__"):
             unimplemented(f"attribute {name!r} of a {type(self.value).__name__} object")
         return tx.output.wrap_attr(self, self.value, name)

@@ -8,7 +8,7 @@ from ember._dynamo import guards
 from ember._dynamo.exc import unimplemented
 from ember._dynamo.variables.base import ConstantVariable, VariableTracker
 from ember._dynamo.variables.containers import IteratorVariable
-from ember._dynamo.variables.functions import UserMethodVariable
+from ember._dynamo.variables.functions import UserMethodVariable, class_attribute
 
 
 class NNModuleVariable(VariableTracker):
@@ -30,10 +30,13 @@ class NNModuleVariable(VariableTracker):
                 return tx.output.wrap_attr(self, module, name)
         if name in state:
             return tx.output.wrap_attr(self, module, name)
-        attr = getattr(type(module), name, None)
+        attr = class_attribute(type(module), name)
         if isinstance(attr, types.FunctionType):
             return UserMethodVariable(attr, self)
-        if attr is None or isinstance(attr, (property, staticmethod, classmethod)):
+        if isinstance(attr, staticmethod):
+            return tx.output.wrap_attr(self, module, name)
+        if attr is None or isinstance(attr, (property, classmethod)) or \
+                hasattr(attr, "__get__"):
             unimplemented(f"attribute {name!r} of module {type(module).__name__}")
         return tx.output.wrap_attr(self, module, name)
 
