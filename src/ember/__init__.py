@@ -22,6 +22,9 @@ from ember._core.checks import (  # noqa: F401  (the error taxonomy, public as i
     _check_with,
 )
 from ember._core.device import device  # noqa: F401
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.dtype import (  # noqa: F401  # noqa: F401
     bfloat16,
     complex32,
@@ -241,6 +244,13 @@ def numel(input) -> int:
         from ember._core.arguments import refuse
         refuse(("numel", "input", 1), "Tensor", input)
     return input.numel()
+
+
+def _assert(condition, message):
+    """`assert condition, message` as a function, so that traced programs record it."""
+    if _state.entry and _wants(locals()):
+        return _handle(_assert, locals())
+    assert condition, message
 
 
 def typename(obj) -> str:

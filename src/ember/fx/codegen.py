@@ -221,7 +221,7 @@ class CodeGen:
             return f"{name} = {_format_target(globals_.repr_of(args[0]), args[1])}"
         hint = _get_qualified_name(target) if fn_name != "<lambda>" else "lambda"
         global_name = globals_.add(hint, target)
-        if getattr(target, "__fx_wrapped__", False):
+        if node.meta.get("is_wrapped", False):
             wrapped_fns.setdefault(global_name)
         return f"{name} = {global_name}({_call_args(args, kwargs, globals_)})"
 

@@ -29,8 +29,6 @@ def _public_module_of(target) -> str:
     `ember._generated.bindings.add`, `ember.nn.functional.relu` rather than its private file."""
     module = getattr(target, "__module__", None) or ""
     name = getattr(target, "__name__", "")
-    if module == "_operator":
-        return "operator"
     if module.startswith("ember"):
         import ember
         for candidate in _PUBLIC_NAMESPACES:

@@ -1,0 +1,2 @@
+"""Passes over fx graphs: `shape_prop.ShapeProp` records each node's tensor metadata by
+running the graph."""
