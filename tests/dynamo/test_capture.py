@@ -229,3 +229,21 @@ def test_cnn_with_batch_norm_is_one_graph_and_updates_running_stats():
     same_values(outs[ember], outs[torch])
     same_values(models[ember].bn.running_mean, models[torch].bn.running_mean)
     assert int(models[ember].bn.num_batches_tracked) == int(models[torch].bn.num_batches_tracked)
+
+
+def test_item_assignment_and_views_of_inputs_like_eager():
+    def f(x, base):
+        x[0] = 5.0
+        y = x * 2
+        y[1:] = 0
+        return y + base.storage_offset(), base * 1
+    results = {}
+    for lib in (torch, ember):
+        lib._dynamo.reset()
+        compiled = lib.compile(f, backend="eager")
+        outs = []
+        for start in (1, 2):
+            x, storage = lib.ones(3), lib.arange(6.0)
+            outs.append((compiled(x, storage[start:start + 3]), x))
+        results[lib] = outs
+    same_values(results[ember], results[torch])

@@ -30,8 +30,10 @@ class Guard:
 
 
 def tensor_facts(t):
-    """What TENSOR_MATCH compares: type, dtype, device, shape, strides, requires_grad."""
-    return (type(t), t.dtype, t.device, tuple(t.shape), tuple(t.stride()), t.requires_grad)
+    """What TENSOR_MATCH compares: type, dtype, device, shape, strides, storage offset,
+    requires_grad, leafness (every fact capture may have read off the fake tensor)."""
+    return (type(t), t.dtype, t.device, tuple(t.shape), tuple(t.stride()),
+            t.storage_offset(), t.requires_grad, t.grad_fn is None)
 
 
 def tensor_match(source, t):

@@ -90,10 +90,11 @@ class OutputGraph:
         return TensorVariable(node, fake, source, type(tensor))
 
     # ----------------------------------------------------------------- ops
-    def call_op(self, kind, target, args, kwargs):
+    def call_op(self, kind, target, args, kwargs, *, mutates=False):
         """Run `target` on the fake examples; a tensor result becomes a graph node, anything
-        else (a shape, a dtype) a constant. A failure on fakes is a graph break: the op then
-        runs eagerly and fails, or not, exactly as it would without compile."""
+        else (a shape, a dtype) a constant — unless the op `mutates` its input (`x[i] = v`
+        returns None), whose node is always kept. A failure on fakes is a graph break: the op
+        then runs eagerly and fails, or not, exactly as it would without compile."""
         fake_args = [_fake(a) for a in args]
         fake_kwargs = {k: _fake(v) for k, v in kwargs.items()}
         name = target if isinstance(target, str) else getattr(target, "__name__", target)
@@ -105,7 +106,7 @@ class OutputGraph:
                     result = target(*fake_args, **fake_kwargs)
             except Exception as error:  # noqa: BLE001 (any failure: the op runs eagerly)
                 unimplemented(f"{name} on fake tensors raised {type(error).__name__}: {error}")
-        if not _holds_tensor(result):
+        if not _holds_tensor(result) and not mutates:
             return constant_or_fail(result)
         node_args = tuple(_node(a) for a in args)
         node_kwargs = {k: _node(v) for k, v in kwargs.items()}
@@ -113,6 +114,8 @@ class OutputGraph:
             node = self.graph.call_method(target, node_args, node_kwargs)
         else:
             node = self.graph.call_function(target, node_args, node_kwargs)
+        if mutates and result is None:
+            return ConstantVariable(None)
         return self._wrap_result(node, result)
 
     def _wrap_result(self, node, result):

@@ -298,7 +298,8 @@ class InstructionTranslator:
         owner = self.pop()
         value = self.pop()
         if isinstance(owner, TensorVariable):
-            self.output.call_op("call_function", operator.setitem, [owner, index, value], {})
+            self.output.call_op("call_function", operator.setitem, [owner, index, value], {},
+                                mutates=True)
         elif isinstance(owner, (ListVariable, DictVariable)):
             owner.setitem(self, index, value)
         else:

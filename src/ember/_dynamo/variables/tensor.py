@@ -13,7 +13,9 @@ _METADATA = frozenset({"shape", "dtype", "device", "ndim", "requires_grad", "is_
 # Methods whose answer is the tensor's data: reading one is a graph break, as in PyTorch.
 _DATA_DEPENDENT = frozenset({"item", "tolist", "numpy", "__bool__", "__int__", "__float__",
                              "__index__", "__len__", "data_ptr", "backward", "register_hook",
-                             "retain_grad", "__iter__"})
+                             "retain_grad", "__iter__",
+                             # the fake tensor does not keep it (FakeTensorConverter gives 0)
+                             "storage_offset"})
 
 
 class TensorVariable(VariableTracker):
