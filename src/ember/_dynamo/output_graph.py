@@ -106,6 +106,8 @@ class OutputGraph:
                     result = target(*fake_args, **fake_kwargs)
             except Exception as error:  # noqa: BLE001 (any failure: the op runs eagerly)
                 unimplemented(f"{name} on fake tensors raised {type(error).__name__}: {error}")
+        if result is None and not mutates:
+            unimplemented(f"{name} returned None: a call for its side effect")
         if not _holds_tensor(result) and not mutates:
             return constant_or_fail(result)
         node_args = tuple(_node(a) for a in args)

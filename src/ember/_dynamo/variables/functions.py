@@ -42,8 +42,11 @@ def class_attribute(cls, name):
 
 
 def is_in_graph_function(fn) -> bool:
+    """An ember op function: one graph node. Switches among them (`set_anomaly_enabled`,
+    `set_flush_denormal`) change global state, so they are not (calling one is a break)."""
     module = getattr(fn, "__module__", None) or ""
-    return module.startswith(_IN_GRAPH_MODULES) and callable(fn)
+    return module.startswith(_IN_GRAPH_MODULES) and callable(fn) and \
+        not fn.__name__.startswith(("set_", "manual_seed", "seed"))
 
 
 def is_ember_function(fn) -> bool:
