@@ -142,3 +142,14 @@ def test_graph_break_log(capsys):
     assert "[ember._dynamo.recompiles] Recompiling function f" in err
     assert "TENSOR_MATCH L['x']" in err
     assert "[ember._dynamo.graph_code] TRACED GRAPH of f" in err
+
+
+def test_one_object_through_two_arguments_then_two_objects():
+    def f(a, b):
+        return a[0] + b[0] * 10
+    fn, calls = counting(ember, f)
+    t = (ember.ones(1),)
+    results = [fn(t, t), fn((ember.ones(1),), (ember.zeros(1),))]
+    expected = [f(t, t) for t in [(torch.ones(1),)]] + [f((torch.ones(1),), (torch.zeros(1),))]
+    same_values(results, expected)
+    assert len(calls) == 2

@@ -50,17 +50,16 @@ class OutputGraph:
         known = self._memo.get(id(value))
         if known is None:
             return None
-        if known[2] is not None:
-            self._identity_sources.append(source)
-            self._identity_pattern.append(known[2])
+        self._identity_sources.append(source)
+        self._identity_pattern.append(known[2])
         return known[1]
 
     def remember(self, value, var):
-        index = None
-        if isinstance(var, (TensorVariable, ListVariable, DictVariable)):
-            index = len(self._identity_sources)
-            self._identity_sources.append(var.source)
-            self._identity_pattern.append(index)
+        # every object read from outside takes part in ALIASING: one variable stands for it,
+        # which is right only while its sources keep naming one object (and others others)
+        index = len(self._identity_sources)
+        self._identity_sources.append(var.source)
+        self._identity_pattern.append(index)
         self._memo[id(value)] = (value, var, index)
 
     def wrap(self, value, source):
