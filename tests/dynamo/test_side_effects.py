@@ -171,3 +171,15 @@ def test_attribute_set_on_a_plain_object_runs_eagerly():
         results[lib] = (lib.compile(build(lib), backend="eager")(*tensors(lib, VALUES), box),
                         box.value)
     same_values(results[ember], results[torch])
+
+
+def test_list_grown_while_iterated():
+    def f(x):
+        parts = [x, x + 1]
+        for p in parts:
+            if len(parts) < 4:
+                parts.append(p * 2)
+        return parts
+    compiled = ember.compile(f, backend="eager")
+    ember._dynamo.reset()
+    same_values(compiled(*tensors(ember, VALUES)), f(*tensors(torch, VALUES)))

@@ -415,6 +415,8 @@ class InstructionTranslator:
             self.push(value)
         elif isinstance(value, NNModuleVariable):
             self.push(value.iterate(self))
+        elif isinstance(value, ListVariable):
+            self.push(IteratorVariable(value.items))
         else:
             self.push(IteratorVariable(value.unpack(self)))
 

@@ -193,7 +193,8 @@ class IteratorVariable(VariableTracker):
     takes them one by one, so loops unroll into the graph."""
 
     def __init__(self, items):
-        self.items = list(items)
+        # a list's own `items` is read live, so appending while iterating behaves as in Python
+        self.items = items
         self.position = 0
 
     def next(self):
