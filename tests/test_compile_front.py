@@ -1,5 +1,5 @@
-"""`ember.compile`'s front against PyTorch's (NOTE [compile runs eagerly]): what a program can
-observe of a compiled module or function, and the argument errors."""
+"""`ember.compile`'s front against PyTorch's: what a program can observe of a compiled module or
+function, and the argument errors (capture itself: tests/dynamo/)."""
 import pytest
 import torch
 
@@ -84,6 +84,8 @@ def test_compiler_namespace():
     assert ember._dynamo.list_backends() == torch._dynamo.list_backends()
     def f():
         return 1
-    assert ember.compiler.disable(f) is f
-    assert ember.compiler.disable()(f) is f
+    for lib in (torch, ember):
+        disabled = lib.compiler.disable(f)
+        assert disabled is not f and disabled.__wrapped__ is f and disabled() == 1
+        assert lib.compiler.disable()(f).__wrapped__ is f
     assert ember._dynamo.reset() is None

@@ -1,22 +1,17 @@
-"""`ember._dynamo`: the front of `torch.compile` (`compile`, `OptimizedModule`, the backends'
-names, `reset`, `disable`).
-
-NOTE [compile runs eagerly]: ember has no graph compiler yet, so a compiled module or function
-runs the original eagerly, exactly as PyTorch's `backend="eager"` does: same results, same
-autograd, no speed-up. Everything a program can observe of the front is PyTorch's: the
-`OptimizedModule` wrapper with its `_orig_mod` child (so state_dict keys carry PyTorch's
-"_orig_mod." prefix), attribute forwarding, `functools.wraps` on functions, the argument
-checks and their errors, `disable=True` giving the original back.
-"""
-from ember._dynamo import exc
+"""`ember._dynamo`: graph capture behind `ember.compile` (PyTorch's TorchDynamo) — a symbolic
+bytecode interpreter that records a function's tensor ops into FX graphs, guards, a cache per
+code object, graph breaks split into resume functions. NOTE [how capture runs] in
+convert_frame.py; the front (`compile`, `OptimizedModule`) in eval_frame.py."""
+from ember._dynamo import config, exc
+from ember._dynamo.backends import list_backends, lookup_backend, register_backend
 from ember._dynamo.eval_frame import (
-                                      OptimizedModule,
-                                      compile_entry,
-                                      disable,
-                                      is_compiling,
-                                      list_backends,
-                                      reset,
+    OptimizedModule,
+    compile_entry,
+    disable,
+    is_compiling,
+    reset,
 )
+from ember._dynamo.explain import explain
 
-__all__ = ["OptimizedModule", "compile_entry", "disable", "exc", "is_compiling",
-           "list_backends", "reset"]
+__all__ = ["OptimizedModule", "compile_entry", "config", "disable", "exc", "explain",
+           "is_compiling", "list_backends", "lookup_backend", "register_backend", "reset"]

@@ -1,20 +1,21 @@
-"""`ember.compiler`: the compiler's public switches (NOTE [compile runs eagerly] in
-`ember/_dynamo`: with no graph compiler yet, nothing is ever being compiled)."""
-from ember._dynamo.eval_frame import disable, is_compiling, list_backends, reset
+"""`ember.compiler`: the compiler's public switches (graph capture lives in `ember/_dynamo`,
+NOTE [how capture runs])."""
+from ember._dynamo.backends import list_backends
+from ember._dynamo.eval_frame import disable, is_compiling, reset
 
 
 def is_dynamo_compiling() -> bool:
-    """Whether the caller is being traced by the graph capture: never, in ember."""
-    return False
+    """Whether the caller is being captured (True in captured code)."""
+    return is_compiling()
 
 
 def assume_constant_result(fn):
-    """Mark `fn`'s result as constant for tracing; nothing is traced, so `fn` comes back."""
+    """Mark `fn`'s result as constant for tracing: not used by capture yet, `fn` comes back."""
     return fn
 
 
 def allow_in_graph(fn):
-    """Let `fn` into captured graphs as one call; nothing is captured, so `fn` comes back."""
+    """Let `fn` into captured graphs as one call: not used by capture yet, `fn` comes back."""
     return fn
 
 

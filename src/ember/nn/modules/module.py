@@ -517,10 +517,11 @@ class Module:
         return replica
 
     def compile(self, *args, **kwargs) -> None:
-        """Compile this module's call in place, with `ember.compile`'s arguments; ember runs
-        it eagerly (NOTE [compile runs eagerly]), so only the arguments are checked."""
-        from ember._dynamo.eval_frame import compile_entry
-        compile_entry(self._call_impl, *args, **kwargs)
+        """Compile this module's call in place, with `ember.compile`'s arguments. Not built
+        yet: the arguments are checked (PyTorch's errors) and calls stay eager; wrap the
+        module with `ember.compile(module)` to capture it (NOTE [how capture runs])."""
+        import ember
+        ember.compile(self._call_impl, *args, **kwargs)
 
     # ------------------------------------------------------------------ calling
     def _call_impl(self, *args, **kwargs):

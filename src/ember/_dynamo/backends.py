@@ -1,0 +1,74 @@
+"""Backends: what turns a captured GraphModule into the function the replay calls. A backend
+is `fn(gm, example_inputs) -> callable`, registered by name (PyTorch's registry API)."""
+from __future__ import annotations
+
+import importlib.util
+
+from ember._dynamo import _logging
+from ember._dynamo.exc import InvalidBackend
+
+_REGISTRY = {}
+_TAGS = {}
+_said = set()
+
+
+def register_backend(compiler_fn=None, name=None, tags=()):
+    """Register `compiler_fn` under `name` (its `__name__` by default); without
+    `compiler_fn`, a decorator."""
+    if compiler_fn is None:
+        return lambda fn: register_backend(fn, name=name, tags=tags)
+    key = name or compiler_fn.__name__
+    if key in _REGISTRY:
+        raise AssertionError(f"duplicate name: {key}")
+    _REGISTRY[key] = compiler_fn
+    _TAGS[key] = tuple(tags)
+    return compiler_fn
+
+
+def lookup_backend(compiler_fn):
+    """The backend function for a name (or the callable itself)."""
+    if isinstance(compiler_fn, str):
+        if compiler_fn not in _REGISTRY:
+            raise InvalidBackend(compiler_fn)
+        return _REGISTRY[compiler_fn]
+    return compiler_fn
+
+
+def list_backends(exclude_tags=("debug", "experimental")) -> list:
+    """The registered names, without those carrying an excluded tag."""
+    excluded = set(exclude_tags or ())
+    return sorted(n for n, tags in _TAGS.items() if not excluded & set(tags))
+
+
+@register_backend(tags=("debug",))
+def eager(gm, example_inputs):
+    """Run the captured graph as it is: each node calls its ember function."""
+    return gm.forward
+
+
+def _not_built(name, reason):
+    def backend(gm, example_inputs):
+        if name not in _said:
+            _said.add(name)
+            _logging.log.warning("backend %r: %s; the captured graph runs as backend='eager' "
+                                 "runs it", name, reason)
+        return gm.forward
+    backend.__name__ = name
+    return backend
+
+
+@register_backend
+def inductor(gm, example_inputs):
+    """The code-generating compiler (`ember._inductor.compile_fx`) where it exists."""
+    if importlib.util.find_spec("ember._inductor") is not None:
+        module = importlib.import_module("ember._inductor")
+        if hasattr(module, "compile_fx"):
+            return module.compile_fx(gm, example_inputs)
+    return _not_built("inductor", "ember._inductor is not built yet")(gm, example_inputs)
+
+
+for _name in ("cudagraphs", "openxla", "tvm"):
+    register_backend(_not_built(_name, "not built in ember"), name=_name)
+for _name in ("aot_eager", "aot_eager_decomp_partition"):
+    register_backend(_not_built(_name, "AOTAutograd is not built yet"), name=_name,
+                     tags=("debug",))

@@ -1,0 +1,105 @@
+"""Guards: the facts a captured graph assumed about its inputs, checked before the graph is
+reused (NOTE [how capture runs]). Each guard reads one value through its source and compares
+it with what capture saw; the first that fails names itself in the recompile log."""
+from __future__ import annotations
+
+from ember.autograd.grad_mode import is_grad_enabled
+
+
+class Guard:
+    """One assumption: `kind` (TENSOR_MATCH, ID_MATCH, EQUALS_MATCH, LIST_LENGTH, DICT_KEYS,
+    GRAD_MODE, NO_HOOKS, ALIASING), the source read and the value expected."""
+
+    __slots__ = ("_test", "expected", "kind", "source")
+
+    def __init__(self, kind, source, expected, test):
+        self.kind = kind
+        self.source = source
+        self.expected = expected
+        self._test = test
+
+    def check(self, frame) -> bool:
+        return self._test(frame)
+
+    def describe(self) -> str:
+        where = self.source.name() if self.source is not None else "global"
+        return f"{self.kind} {where} (expected {self.expected!r})"
+
+    def __repr__(self):
+        return self.describe()
+
+
+def tensor_facts(t):
+    """What TENSOR_MATCH compares: type, dtype, device, shape, strides, storage offset,
+    requires_grad, leafness (every fact capture may have read off the fake tensor)."""
+    return (type(t), t.dtype, t.device, tuple(t.shape), tuple(t.stride()),
+            t.storage_offset(), t.requires_grad, t.grad_fn is None)
+
+
+def tensor_match(source, t):
+    facts = tensor_facts(t)
+    return Guard("TENSOR_MATCH", source, facts,
+                 lambda frame: tensor_facts(source.get(frame)) == facts)
+
+
+def id_match(source, obj):
+    expected = id(obj)
+    return Guard("ID_MATCH", source, expected, lambda frame: id(source.get(frame)) == expected)
+
+
+def equals_match(source, value):
+    kind = type(value)
+    return Guard("EQUALS_MATCH", source, value,
+                 lambda frame: type(v := source.get(frame)) is kind and v == value)
+
+
+def length_match(source, obj):
+    kind, size = type(obj), len(obj)
+    return Guard("LIST_LENGTH", source, size,
+                 lambda frame: type(v := source.get(frame)) is kind and len(v) == size)
+
+
+def grad_mode(enabled):
+    return Guard("GRAD_MODE", None, enabled, lambda frame: is_grad_enabled() == enabled)
+
+
+def no_hooks(source):
+    """The module still has no hooks, so inlining `forward` alone stays its call."""
+    def test(frame):
+        module = source.get(frame)
+        from ember._dynamo.variables.nn_module import _has_hooks
+        return not _has_hooks(module)
+    return Guard("NO_HOOKS", source, True, test)
+
+
+def aliasing(sources, pattern):
+    """The objects read through `sources` are the same or distinct as at capture: `pattern[i]`
+    is the index of the first source holding the same object as source i."""
+    sources = tuple(sources)
+    pattern = tuple(pattern)
+
+    def test(frame):
+        first = {}
+        return tuple(first.setdefault(id(s.get(frame)), i)
+                     for i, s in enumerate(sources)) == pattern
+    return Guard("ALIASING", None, pattern, test)
+
+
+def first_failure(guards, frame):
+    """The first guard that no longer holds, or None. A source that can no longer be read
+    (an attribute deleted, a list grown shorter) fails its guard."""
+    for guard in guards:
+        try:
+            ok = guard.check(frame)
+        except (AttributeError, KeyError, IndexError, TypeError):
+            ok = False
+        if not ok:
+            return guard
+    return None
+
+
+def equals_match_keys(source, mapping):
+    """A dict read during capture: still a dict, with the same keys in the same order."""
+    keys = tuple(mapping)
+    return Guard("DICT_KEYS", source, keys,
+                 lambda frame: type(v := source.get(frame)) is dict and tuple(v) == keys)
