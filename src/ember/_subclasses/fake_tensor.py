@@ -312,6 +312,9 @@ class FakeTensorMode(TorchDispatchMode):
         if not isinstance(op, OpDef):
             raise UnsupportedOperatorException(func)
         args = list(op.bind(tuple(args), kwargs or {}))
+        if op.redirect is not None:         # an overload form: its base op's rules
+            op, to_base = op.redirect
+            args = list(args if to_base is None else to_base(*args))
         if op is _LIFT_FRESH and not isinstance(args[0], FakeTensor):
             # NOTE [data enters through lift_fresh]: a tensor made from data is a constant.
             return self.fake_tensor_converter.from_real_tensor(self, args[0],

@@ -34,7 +34,7 @@ BINARY = _words(
     "fmax fmin not_equal rsub")
 PASSTHROUGH = _words(
     "select transpose split t slice index expand view _unsafe_view reshape flatten cat unsqueeze "
-    "unfold stack new_zeros select_scatter slice_scatter")
+    "unfold stack new_zeros select_scatter slice_scatter select_backward slice_backward")
 _DIM_REDUCTIONS = _words("sum mean amin amax argmin argmax prod all var std")
 
 
