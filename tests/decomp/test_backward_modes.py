@@ -7,24 +7,13 @@ without a dim reach the mode as PyTorch's overloads (NOTE [overload forms])."""
 from __future__ import annotations
 
 import pytest
+from decomp.test_modes import _logger
 
 import ember
 from ember.utils._python_dispatch import TorchDispatchMode
 
 torch = pytest.importorskip("torch")
 from torch.utils._python_dispatch import TorchDispatchMode as TorchTDMode
-
-
-def _logger(base):
-    class Log(base):
-        def __init__(self):
-            super().__init__()
-            self.names = []
-
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            self.names.append(str(func))
-            return func(*args, **(kwargs or {}))
-    return Log
 
 
 def _mlp(lib):

@@ -277,8 +277,9 @@ def register_op(schema: str, **options):
 # fits it (`numbers`: the arguments at these positions are all numbers; or `when(args)`):
 # stack.dispatch_level. Called (by the mode, or as ember.ops.aten.eq.Scalar), a form runs its
 # base op on the base's arguments (`to_base(args)`, the same ones when None), so it has no
-# kernel, rule or formula to keep in step. Modes, fake tensors and traced graphs see PyTorch's
-# overload; the plain path never looks.
+# kernel, rule or formula to keep in step; an overload called by name (a decomposition's
+# `aten.sum.dim_IntList(x, [])`) reaches a mode as itself (stack.call_aten). Modes, fake
+# tensors and traced graphs see PyTorch's overload; the plain path never looks.
 
 def register_form(base: str, schema: str, *, numbers: tuple = (), when=None,
                   to_base=None, saves=None) -> OpDef:
