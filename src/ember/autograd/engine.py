@@ -112,13 +112,14 @@ def run_backward(outputs, grad_outputs, *, retain_graph, create_graph, capture=N
         slot[nr] = _add(slot.get(nr), g)
     captured = {}
     needed = _needed_nodes(roots, capture) if prune and capture else None
-    # NOTE [ready order]: of the nodes whose gradients are complete, an AccumulateGrad runs
-    # first, then the one made last in the forward (the highest sequence number), as in
-    # PyTorch's ready queue; a mode logging the backward sees PyTorch's order of ATen ops.
+    # NOTE [ready order]: of the nodes whose gradients are complete, the one with the highest
+    # sequence number runs first, as in PyTorch's ready queue: an AccumulateGrad (numbered
+    # last, graph.ACCUMULATE_SEQUENCE), then the node made last in the forward. A mode logging
+    # the backward sees PyTorch's order of ATen ops. (Heap keys: -number, then push order.)
     ready, pushes = [], 0
     for node in dict.fromkeys(node for node, _ in roots):
         if counts.get(node, 0) == 0:
-            heapq.heappush(ready, (_priority(node), pushes, node))
+            heapq.heappush(ready, (-node._sequence_nr, pushes, node))
             pushes += 1
     prev_mode = grad_mode._state.grad_enabled
     grad_mode._state.grad_enabled = bool(create_graph)
@@ -150,21 +151,13 @@ def run_backward(outputs, grad_outputs, *, retain_graph, create_graph, capture=N
                     nslot[nr] = _add(nslot.get(nr), g)
                 counts[nxt] -= 1
                 if counts[nxt] == 0:
-                    heapq.heappush(ready, (_priority(nxt), pushes, nxt))
+                    heapq.heappush(ready, (-nxt._sequence_nr, pushes, nxt))
                     pushes += 1
             grad_in = g = None      # hold no gradient past its node (NOTE [stealing gradients])
     finally:
         grad_mode._state.grad_enabled = prev_mode
         dispatch.modes.function_off -= 1
     return captured
-
-
-def _priority(node):
-    """The heap key of NOTE [ready order] (smallest first)."""
-    return _FIRST if type(node) is AccumulateGrad else -node._sequence_nr
-
-
-_FIRST = -(1 << 62)
 
 
 def _run_node(node, slot, retain_graph):

@@ -120,6 +120,11 @@ class Node:
         return f"<{type(self).__name__} object at {id(self):#x}>"
 
 
+# An AccumulateGrad's sequence number is the largest (PyTorch's UINT64_MAX): of the nodes ready
+# to run, it runs first (NOTE [ready order], engine.py).
+ACCUMULATE_SEQUENCE = (1 << 64) - 1
+
+
 class AccumulateGrad(Node):
     """The sink for a leaf tensor: adds the incoming gradient into `variable.grad`."""
 
@@ -127,6 +132,7 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable):
         super().__init__()
+        self._sequence_nr = ACCUMULATE_SEQUENCE
         self.variable = variable
         self.next_functions = ()
 
@@ -150,7 +156,7 @@ def accumulate_node(t) -> AccumulateGrad:
         node.next_functions = ()
         node._hooks = node._pre_hooks = node._tensor_pre_hooks = None
         node._retain_grad_hooks = node.metadata_ = None
-        node._sequence_nr = next(_sequence)
+        node._sequence_nr = ACCUMULATE_SEQUENCE
         meta["_accumulate"] = weakref.ref(node)
     return node
 
