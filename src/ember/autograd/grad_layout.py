@@ -70,16 +70,22 @@ def _obeys_layout(grad_array, variable_array) -> bool:
     return grad_array.flags.c_contiguous
 
 
+def _fits(grad, variable, data) -> bool:
+    """A gradient `variable.grad` may be as it is: no history, the leaf's dtype, device and
+    shape, laid out as NOTE [the gradient layout contract] says (`data`: its NumPy array)."""
+    return (grad._grad_fn is None and not grad._requires_grad
+            and grad._dtype is variable._dtype and grad._device is variable._device
+            and data.shape == variable._data.shape
+            and (_obeys_layout(data, variable._data) or not _modes.grad_layout_enforced))
+
+
 def can_steal(grad, variable, refcount: int) -> bool:
     """Whether `grad` may become `variable.grad` as it is (NOTE [stealing gradients])."""
     if refcount > _SOLE_TENSOR or _array_refs(grad) > _SOLE_ARRAY:
         return False
     data = grad._data
     return (type(data) is _ndarray and grad._base is None and grad._storage is None
-            and grad._grad_fn is None and not grad._requires_grad
-            and grad._dtype is variable._dtype and grad._device is variable._device
-            and data.shape == variable._data.shape and data.flags.writeable
-            and (_obeys_layout(data, variable._data) or not _modes.grad_layout_enforced))
+            and data.flags.writeable and _fits(grad, variable, data))
 
 
 def can_alias(grad, variable, refcount: int) -> bool:
@@ -87,11 +93,8 @@ def can_alias(grad, variable, refcount: int) -> bool:
     AccumulateGrad does for a gradient only the engine holds, a view of another gradient
     included (`can_steal` asks more of the plain path, where the alias would be a raw
     array's)."""
-    return (refcount <= _SOLE_TENSOR and grad._grad_fn is None and not grad._requires_grad
-            and grad._dtype is variable._dtype and tuple(grad.shape) == tuple(variable.shape)
-            and grad.device == variable.device and not hasattr(grad._data, "layout_name")
-            and (grad.is_contiguous() if not _dense_strides(variable._data) else
-                 grad.stride() == variable.stride() or grad.numel() <= 1))
+    data = grad._data
+    return refcount <= _SOLE_TENSOR and type(data) is _ndarray and _fits(grad, variable, data)
 
 
 def copy_obeying_layout(grad, variable, create_graph: bool):

@@ -446,11 +446,9 @@ def _autograd(op, args, offer=None):
 def _detach_saved_outputs(op, out):
     if not op.differentiable or not state.grad_enabled():
         return
-    detach = _detach_op()
     for v in (out if type(out) is tuple else (out,)):
-        if isinstance(v, Tensor) and (v._dtype.is_floating_point or v._dtype.is_complex) and \
-                (modes.dispatch_modes or type(v) in DISPATCH):
-            dispatch_level(detach, (v,))
+        if isinstance(v, Tensor) and (v._dtype.is_floating_point or v._dtype.is_complex):
+            detach_for_modes(v)
 
 
 def result_saved(op, args, offer=None) -> bool:
