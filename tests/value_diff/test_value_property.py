@@ -15,7 +15,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from vd_cli import collect, describe, judge, transform_overflows
+from vd_cli import collect, describe, judge
 
 EXAMPLES = int(os.environ.get("EMBER_VALUE_FUZZ_CI_EXAMPLES", "1000"))
 SECONDS = float(os.environ.get("EMBER_FUZZ_CI_SECONDS", "900"))
@@ -53,12 +53,11 @@ def test_the_judge_sees_each_kind_of_difference():
                  ("ok", ("sequence", [_tensor([1.0]), _tensor([3.0])])))[0] == "differs"
 
 
-def test_an_overflowing_transform_is_listed_not_failed():
-    big = {"name": "fft.hfft", "args": [("edge", (4,), "complex64", 16969862, "transposed")],
-           "kwargs": {}}
-    small = {"name": "fft.hfft", "args": [("edge", (4,), "complex64", 1, "transposed")],
-             "kwargs": {}}
-    not_fft = dict(big, name="sum")
-    assert transform_overflows(big)
-    assert not transform_overflows(small)
-    assert not transform_overflows(not_fft)
+def test_tied_indices_are_not_compared_but_values_are():
+    values = _tensor([1.0, 2.0])
+    mine = ("ok", ("sequence", [values, _tensor([0, 2], "int64")]))
+    theirs = ("ok", ("sequence", [values, _tensor([2, 2], "int64")]))
+    assert judge(mine, theirs, key="kthvalue")[0] == "same"
+    assert judge(mine, theirs, key="max.dim")[0] == "differs"
+    other = ("ok", ("sequence", [_tensor([1.0, 3.0]), _tensor([2, 2], "int64")]))
+    assert judge(other, theirs, key="kthvalue")[0] == "differs"

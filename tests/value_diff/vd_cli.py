@@ -32,7 +32,6 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "bad_input"))
 
-from edge_values import edge_array  # noqa: E402
 from fuzz_runner import Pair, draw  # noqa: E402
 from vd_strategies import valid_calls  # noqa: E402
 
@@ -194,6 +193,11 @@ ALGORITHM_ORDER = {"fft.fft", "fft.ifft", "fft.rfft", "fft.irfft", "fft.hfft", "
                 "cholesky_inverse", "linalg_solve_ex", "linalg_inv_ex", "linalg_cholesky_ex"}
 
 
+# Ops returning the index of a value that may occur more than once: PyTorch documents no
+# choice among equal values, so there the indices are compared by shape and dtype only.
+TIED_INDICES = {"kthvalue", "median.dim", "nanmedian.dim", "mode"}
+
+
 def judge(got, want, loose=False, key=None):
     if got[0] in ("crash", "hang"):
         return got[0], got[1]
@@ -209,8 +213,15 @@ def judge(got, want, loose=False, key=None):
     scale = max(got[2] if len(got) > 2 else 0.0, want[2] if len(want) > 2 else 0.0)
     if key in ALGORITHM_ORDER and (got[3] if len(got) > 3 else False):
         loose = True
-    reason = _results_differ(got[1], want[1], loose, scale,
-                             100.0 if key in LOOSE_SPECIAL else 1.0, key in NONFINITE_ALIKE)
+    mine, theirs = got[1], want[1]
+    if key in TIED_INDICES and mine[0] == theirs[0] == "sequence" and len(mine[1]) == 2:
+        reason = _results_differ(mine[1][1], theirs[1][1], True)
+        mine, theirs = mine[1][0], theirs[1][0]
+    else:
+        reason = None
+    reason = reason or _results_differ(mine, theirs, loose, scale,
+                                       100.0 if key in LOOSE_SPECIAL else 1.0,
+                                       key in NONFINITE_ALIKE)
     if reason:
         return "differs", reason
     if not loose and _strides(got[1]) != _strides(want[1]):
@@ -237,9 +248,9 @@ class Report:
     def text(self, show: int = 3) -> str:
         lines = [f"calls tried: {self.tried}"] + [
             f"{verdict}: {self.counts[verdict]}" for verdict in (
-                "same", "differs", "refused", "accepted", "both raised", "strides",
-                "overflow order", "crash", "hang", "skipped")]
-        for verdict in HARD + ("refused", "accepted", "strides", "overflow order"):
+                "same", "differs", "refused", "accepted", "both raised", "strides", "crash",
+                "hang", "skipped")]
+        for verdict in HARD + ("refused", "accepted", "strides"):
             by_op = collections.defaultdict(list)
             for call, detail in self.findings[verdict]:
                 by_op[f"{call['form']} {call['name']} ({call['key']})"].append((call, detail))
@@ -278,28 +289,6 @@ def _show(desc) -> str:
     return f"{kind}:{desc[1] if len(desc) > 1 else ''}"
 
 
-def transform_overflows(call) -> bool:
-    """An FFT whose input's magnitudes sum past its dtype's largest value: the transform's sums
-    overflow, and where inf - inf (NaN) lands depends on the butterfly order, which PyTorch's
-    pocketfft build and SciPy's do not share (fft.hfft of [3.4e38, -3.4e38, ...] in complex64:
-    0.0 in PyTorch, NaN in SciPy). Such a difference is listed, not failed."""
-    if not call["name"].startswith("fft."):
-        return False
-    for arg in list(call["args"]) + list(call["kwargs"].values()):
-        if isinstance(arg, tuple) and arg and arg[0] == "edge":
-            _, shape, dtype_name, seed, _ = arg
-            if not dtype_name.startswith(("float", "complex")) or dtype_name == "bfloat16":
-                continue
-            real = "float32" if dtype_name in ("complex64", "float32") else (
-                "float16" if dtype_name == "float16" else "float64")
-            values = edge_array(tuple(shape), dtype_name, seed)
-            finite = values[np.isfinite(values)]
-            total = np.abs(finite.real).sum() + np.abs(finite.imag).sum()
-            if total > np.finfo(real).max:
-                return True
-    return False
-
-
 def collect(examples: int, seconds: float, derandomize: bool = True, seed_value=None,
             timeout: float = 20.0) -> Report:
     """Draw up to `examples` valid calls (no new ones after `seconds`) and judge them."""
@@ -311,8 +300,6 @@ def collect(examples: int, seconds: float, derandomize: bool = True, seed_value=
     def each(call):
         got, want = pair.run(call)
         verdict, detail = judge(got, want, loose=call["random"], key=call["key"])
-        if verdict == "differs" and transform_overflows(call):
-            verdict = "overflow order"
         report.add(call, verdict, detail)
 
     try:
