@@ -9,25 +9,34 @@ many more, with a random seed, and prints the findings by op.
 """
 import math
 import os
+import re
+import subprocess
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from vd_cli import collect, describe, judge
+from vd_cli import judge
 
 EXAMPLES = int(os.environ.get("EMBER_VALUE_FUZZ_CI_EXAMPLES", "1000"))
 SECONDS = float(os.environ.get("EMBER_FUZZ_CI_SECONDS", "900"))
 
 
 def test_drawn_valid_calls_give_pytorchs_results():
-    report = collect(EXAMPLES, SECONDS, derandomize=True)
-    assert report.tried >= min(EXAMPLES, 100), report.text()
-    assert report.counts["same"] >= report.tried // 4, report.text()
-    hard = report.hard_failures()
-    assert not hard, "\n".join(f"{verdict}: {describe(call)} -> {detail}"
-                               for verdict, call, detail in hard)
+    # The fixed draw is made in a fresh interpreter (vd_cli.py): in this process, what the
+    # tests before it imported and seeded (they vary with xdist's placement) changed which
+    # calls hypothesis drew.
+    done = subprocess.run(
+        [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "vd_cli.py"),
+         "--examples", str(EXAMPLES), "--seconds", str(SECONDS), "--show", "3"],
+        capture_output=True, text=True, timeout=SECONDS + 300)
+    text = done.stdout + done.stderr
+    counts = dict(re.findall(r"^(calls tried|same): (\d+)$", done.stdout, re.M))
+    tried, same = int(counts.get("calls tried", 0)), int(counts.get("same", 0))
+    assert tried >= min(EXAMPLES, 100), text[-4000:]
+    assert same >= tried // 4, text[-4000:]
+    assert done.returncode == 0, text[-8000:]
 
 
 def _tensor(values, dtype="float32", strides=None):
