@@ -322,7 +322,7 @@ def generate() -> str:
         if op.function:
             functions.append(op.python_name)
             functions.extend(op.aliases)
-    out.append("_prepare_runners(_OPS.values())  # the bindings call op.runner directly\n")
+    out.append("_prepare_runners()  # the bindings call op.runner directly\n")
     out.append("\n\n")
     out.append("\n\n".join(lines))
     fe_methods = []

@@ -106,7 +106,8 @@ class _OpNamespace:
             raise AttributeError(name)
         packet = self._packets.get(name)
         if packet is None:
-            overloads = {_overload_name(op): op for op in OPS.values() if op.schema.name == name}
+            overloads = {_overload_name(op): op for op in OPS.values()
+                         if op.name.partition(".")[0] == name}
             if not overloads:
                 raise AttributeError(f"'_OpNamespace' '{self.name}' object has no attribute "
                                      f"'{name}'")
@@ -114,7 +115,7 @@ class _OpNamespace:
         return packet
 
     def __dir__(self):
-        return sorted({op.schema.name for op in OPS.values()})
+        return sorted({op.name.partition(".")[0] for op in OPS.values()})
 
     def __repr__(self) -> str:
         return f"<module 'ember.ops.{self.name}' from 'ember.ops'>"

@@ -56,7 +56,7 @@ def _inplace_doc(name: str, text: str) -> str:
 def _combined(ops) -> str:
     """One text for the overloads of one Python name: each overload's doc, the primary one
     (no overload name, else the first registered) first."""
-    ordered = sorted(ops, key=lambda op: op.schema.overload != "")
+    ordered = sorted(ops, key=lambda op: "." in op.name)      # (no overload name first)
     texts = []
     for op in ordered:
         if op.doc and _dedent(op.doc) not in texts:

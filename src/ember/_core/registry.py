@@ -8,6 +8,8 @@ methods into `ember/_generated/`; `ember/_core/docs.py` gives them the entries' 
 """
 from __future__ import annotations
 
+import threading
+
 from ember._core.kernel_table import STRIDED, DispatchKey, KernelTable
 from ember._core.schema import parse_schema
 
@@ -40,6 +42,7 @@ class OpDef:
     """Everything about one operator overload."""
 
     __slots__ = (
+        "_build",
         "aliases",
         "compute_in_float",
         "decomposition",
@@ -80,6 +83,7 @@ class OpDef:
                  inplace=False, out=None, dunders=None, python_name=None, varargs=None,
                  aliases=(), compute_in_float=True, differentiable=True, saves=None,
                  node_name=None, deprecated_forms=()):
+        self._build = None
         if kind not in KINDS:
             raise ValueError(f"register_op: unknown kind {kind!r}")
         self.schema = parse_schema(schema)
@@ -256,16 +260,105 @@ class Frontend:
 
 
 def register_op(schema: str, **options):
-    """Decorator for a kernel `f(xp, *args)`: declare the op and keep the kernel as it is."""
+    """Decorator for a kernel `f(xp, *args)`: declare the op and keep the kernel as it is.
+    The entry is built on first use (NOTE [op entries are built on first use])."""
     def decorate(kernel):
-        op = OpDef(schema, kernel, **options)
-        if op.name in OPS:
-            raise ValueError(f"register_op: {op.name} is declared twice")
-        OPS[op.name] = op
-        for key, entry in _PENDING_KERNELS.pop(op.name, ()):
-            op.register_kernel(key, entry)
+        declare(schema, lambda op: OpDef.__init__(op, schema, kernel, **options), kernel,
+                options)
         return kernel
     return decorate
+
+
+# NOTE [op entries are built on first use]: building an `OpDef` (parsing its schema, its
+# kernel table, its tags) for the ~850 entries cost about a quarter of `import ember`, and a
+# program calls a few dozen ops. `declare` enters a `_DeclaredOp` in OPS instead: the same
+# object the entry will be (bindings, kernel tables and `OPS[name] is op` keep it), holding its
+# name, the fields the docstrings read (python_name, doc, function, method, inplace, dunders)
+# and how to build the rest. Every other slot of `_DeclaredOp` is a property that builds the
+# entry first (`_build_declared`, under a lock, so another thread waits for the whole entry),
+# then the object's class becomes `OpDef`: from then on its slots are plain slots, so a built
+# op costs nothing more per call. Hooks that must see every entry (the bindings' runners, the
+# complex32 entries) are registered with `on_built` and run on each entry as it is built.
+# `OpDef(...)` itself still builds at once (tests, the generator).
+
+_BUILD_LOCK = threading.RLock()
+_ON_BUILT: list = []
+
+
+def _build_declared(op) -> None:
+    with _BUILD_LOCK:
+        build = OpDef._build.__get__(op)
+        if build is None:       # built meanwhile, or being built by this thread (re-entry)
+            return
+        OpDef._build.__set__(op, None)
+        build(op)
+        OpDef._build.__set__(op, None)
+        for key, entry in _PENDING_KERNELS.pop(op.name, ()):
+            op.register_kernel(key, entry)
+        op.__class__ = OpDef
+        for hook in _ON_BUILT:
+            hook(op)
+
+
+class _DeclaredOp(OpDef):
+    """An op entry declared but not built yet (NOTE [op entries are built on first use])."""
+
+    __slots__ = ()
+
+
+_LIGHT = ("name", "python_name", "doc", "function", "method", "inplace", "dunders")
+
+
+def _building_slot(slot):
+    def get(op):
+        _build_declared(op)
+        return slot.__get__(op, OpDef)
+
+    def set_(op, value):
+        _build_declared(op)
+        slot.__set__(op, value)
+
+    return property(get, set_)
+
+
+for _slot in OpDef.__slots__:
+    if _slot not in _LIGHT and _slot != "_build":
+        setattr(_DeclaredOp, _slot, _building_slot(OpDef.__dict__[_slot]))
+
+
+def declare(schema: str, build, kernel, options) -> OpDef:
+    """Enter the op of `schema` in OPS, to be built by `build(op)` on first use (NOTE [op
+    entries are built on first use]); `kernel` and `options` give the fields read before."""
+    name = schema.split("(", 1)[0].strip()
+    if name in OPS:
+        raise ValueError(f"register_op: {name} is declared twice")
+    op = _DeclaredOp.__new__(_DeclaredOp)
+    op._build = build
+    op.name = name
+    op.python_name = options.get("python_name") or name.partition(".")[0]
+    doc = options.get("doc")
+    op.doc = doc if doc is not None else (kernel.__doc__ if kernel else None)
+    op.function = options.get("function", True)
+    op.method = options.get("method", True)
+    op.inplace = options.get("inplace", False)
+    op.dunders = options.get("dunders") or {}
+    OPS[name] = op
+    return op
+
+
+def on_built(hook) -> None:
+    """Run `hook(op)` on every op entry built so far and on each one built later."""
+    _ON_BUILT.append(hook)
+    for op in list(OPS.values()):
+        if type(op) is not _DeclaredOp:
+            hook(op)
+
+
+def build_all() -> None:
+    """Build every declared entry now (tools and tests that read every field of every op)."""
+    for op in list(OPS.values()):
+        if type(op) is _DeclaredOp:
+            _build_declared(op)
 
 
 # NOTE [overload forms]: PyTorch's parser sends `x == 0`, `x ** 2`, `1 - x`, `lerp(a, b, 0.5)`
@@ -308,7 +401,7 @@ def register_kernel(op_name: str, key, kernel) -> None:
     """Enter `kernel` in the kernel table of op `op_name` ("add.Tensor") under `key` (NOTE [the
     kernel table]); an op not declared yet gets it when it is."""
     op = OPS.get(op_name)
-    if op is None:
+    if op is None or type(op) is _DeclaredOp:     # (entered when the op is built)
         _PENDING_KERNELS.setdefault(op_name, []).append((key, kernel))
     else:
         op.register_kernel(key, kernel)

@@ -718,7 +718,7 @@ _op_xlogy_Tensor = _OPS['xlogy.Tensor']
 _op_zero = _OPS['zero']
 _op_zeros = _OPS['zeros']
 _op_zeros_like = _OPS['zeros_like']
-_prepare_runners(_OPS.values())  # the bindings call op.runner directly
+_prepare_runners()  # the bindings call op.runner directly
 
 
 def _adaptive_avg_pool2d(input, output_size, *, out=None):

@@ -26,7 +26,7 @@ from ember._core import complex_half
 from ember._core import dtype as dt
 from ember._core.checks import _check_not_implemented
 from ember._core.kernel_table import STRIDED, DispatchKey
-from ember._core.registry import OPS
+from ember._core.registry import OPS, on_built
 
 _COMPLEX64 = np.dtype(np.complex64)
 _FLOAT32 = np.dtype(np.float32)
@@ -91,10 +91,14 @@ COMPLEX32 = DispatchKey(STRIDED, None, "complex32")
 
 def install():
     """Enter the complex32 entries of the ops named above in their kernel tables (NOTE [the
-    kernel table]), once every op family has registered."""
-    for op in OPS.values():
-        name = op.schema.name
-        widened = name in WIDENED
-        if op.raw_kernel is None or not widened and name not in REFUSED:
-            continue
-        op.register_kernel(COMPLEX32, _widened if widened else _refused(name))
+    kernel table]), once every op family has registered: on each entry as it is built (NOTE
+    [op entries are built on first use])."""
+    on_built(_install_one)
+
+
+def _install_one(op) -> None:
+    name = op.schema.name
+    widened = name in WIDENED
+    if op.raw_kernel is None or not widened and name not in REFUSED:
+        return
+    op.register_kernel(COMPLEX32, _widened if widened else _refused(name))

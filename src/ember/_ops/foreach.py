@@ -41,7 +41,7 @@ from ember._core.dispatch.process_state import state
 from ember._core.dispatch.subclasses import PLAIN
 from ember._core.dispatch.wrapping import bump_version, wrap
 from ember._core.fp_errors import scalar_as
-from ember._core.registry import OPS, OpDef
+from ember._core.registry import OPS, OpDef, declare
 from ember._ops.foreach_layout import GATHER_MIN, cut, flat_views, gathered, layout_of
 from ember._ops.pointwise import _scaled, checked_scalar, scalar_into
 from ember._ops.pointwise_ternary import lerp_number_into
@@ -88,13 +88,15 @@ SPECS: dict = {}        # OpDef -> ForeachSpec
 
 
 def _declare(schema, single, pattern, inplace, doc, increment=None):
-    op = OpDef(schema, None, kind="generic", method=False, function=False,
-               differentiable=False, doc=doc, out=False)
-    if op.name in OPS:
-        raise ValueError(f"foreach: {op.name} is declared twice")
-    OPS[op.name] = op
+    options = {"kind": "generic", "method": False, "function": False,
+               "differentiable": False, "doc": doc, "out": False}
+
+    def build(op):      # on first use: NOTE [op entries are built on first use]
+        OpDef.__init__(op, schema, None, **options)
+        op.runner = foreach_step
+
+    op = declare(schema, build, None, options)
     SPECS[op] = ForeachSpec(single, pattern, inplace, increment)
-    op.runner = foreach_step
     runners.OWN_STEPS[op] = foreach_step
 
 

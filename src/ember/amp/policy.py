@@ -55,7 +55,7 @@ def resolve(names: dict) -> dict:
     from ember._core.registry import OPS
     by_name: dict = {}
     for op in OPS.values():
-        by_name.setdefault(op.schema.name, []).append(op)
+        by_name.setdefault(op.name.partition(".")[0], []).append(op)
     table = {}
     for name, kind in names.items():
         for op in by_name.get(name, ()):

@@ -15,7 +15,7 @@ NOTE [the plain call]: with no mode anywhere (`state.slow` False) and plain-acti
 the op's runner does the whole stack itself: kernel, wrap, and autograd's `record` when an
 input requires grad. Any call it can't serve goes to `function_level` and down the levels.
 The generated bindings take `call`'s first step inline (`op.runner(op, args)` unless
-`state.slow`), so every op has its runner from import on (`prepare_runners`); otherwise they
+`state.slow`), so every op entry has its runner once built (`prepare_runners`); otherwise they
 call `call(op, args, fn)` with their own public function (NOTE [the public function reaches
 level 1]).
 
@@ -38,6 +38,7 @@ from ember._core.dispatch.process_state import state
 from ember._core.dispatch.sparse import made as _sparse_made
 from ember._core.dispatch.sparse import run_sparse, sparse_operand
 from ember._core.dispatch.subclasses import DISPATCH, FUNCTION
+from ember._core.registry import on_built
 
 Tensor = None            # set by ember._tensor once the class exists (set_tensor_class)
 
@@ -163,12 +164,16 @@ def _prepare(op):
     return op.runner
 
 
-def prepare_runners(ops) -> None:
-    """Give each op without one its runner now: the generated bindings do `call`'s first step
-    themselves and call `op.runner` directly when `state.slow` is False."""
-    for op in ops:
-        if op.runner is None:
-            _prepare(op)
+def prepare_runners() -> None:
+    """Give each op entry without one its runner as it is built (NOTE [op entries are built on
+    first use]): the generated bindings do `call`'s first step themselves and call `op.runner`
+    directly when `state.slow` is False."""
+    on_built(_prepare_if_missing)
+
+
+def _prepare_if_missing(op) -> None:
+    if op.runner is None:
+        _prepare(op)
 
 
 def _call_slow(op, args, public):
