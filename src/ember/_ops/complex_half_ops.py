@@ -26,7 +26,7 @@ from ember._core import complex_half
 from ember._core import dtype as dt
 from ember._core.checks import _check_not_implemented
 from ember._core.kernel_table import STRIDED, DispatchKey
-from ember._core.registry import OPS, on_built
+from ember._core.registry import on_built
 
 _COMPLEX64 = np.dtype(np.complex64)
 _FLOAT32 = np.dtype(np.float32)
