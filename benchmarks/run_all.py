@@ -10,7 +10,7 @@ import bench_import
 import bench_ops
 
 if __name__ == "__main__":
-    bench_import.main()
+    bench_import.main(["--rounds", "3"] if "--quick" in sys.argv else [])
     bench_ops.main(quick="--quick" in sys.argv)
     bench_autograd.main(quick="--quick" in sys.argv)
     bench_dispatch.main(["--rounds", "3"] if "--quick" in sys.argv else [])
