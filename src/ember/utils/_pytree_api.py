@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-import json
 from typing import Any
 
 __all__ = ["Context", "DumpableContext", "FlattenFn", "FromDumpableContextFn", "LeafSpec",
@@ -386,6 +385,7 @@ _BY_NAME = None
 
 
 def _spec_to_json(spec):
+    import json
     if spec.is_leaf():
         return {"type": None, "context": None, "children_spec": []}
     node = SUPPORTED_NODES[spec.type]
@@ -403,10 +403,12 @@ def _spec_to_json(spec):
 def treespec_dumps(treespec, protocol=None) -> str:
     """The spec as a JSON string (built-in containers; a namedtuple's needs registering, as in
     PyTorch)."""
+    import json     # (on first use: `import ember.nn` does not need it)
     return json.dumps([1, _spec_to_json(treespec)])
 
 
 def _spec_from_json(data):
+    import json
     global _BY_NAME
     if data["type"] is None:
         return LeafSpec()
@@ -417,6 +419,7 @@ def _spec_from_json(data):
 
 
 def treespec_loads(serialized: str) -> TreeSpec:
+    import json     # (on first use: `import ember.nn` does not need it)
     _protocol, data = json.loads(serialized)
     return _spec_from_json(data)
 
