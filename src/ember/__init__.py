@@ -4,6 +4,21 @@
 wires the public names (dtypes, devices, `Tensor`, the functions generated from the op
 registry) and loads heavier submodules lazily, on first attribute access.
 """
+# NOTE [what import ember loads] (issue 23: `import ember` costs at most ~40 ms over NumPy; what
+# a program does not use is not imported; tests/test_import_cost.py bounds the module count and
+# lists what must not load, benchmarks/bench_import.py times it):
+# - A new submodule `ember.X` is lazy: add "X" to `_LAZY_SUBMODULES` below. Never import it at
+#   the top of this file (`from ember import X`, `import ember.X`): `ember.X` and
+#   `from ember import X` then import it on first use through `__getattr__` (PEP 562), and
+#   `dir(ember)` lists it.
+# - A new public function or class that lives in a submodule: add it to `_LAZY_ATTRIBUTES`
+#   (name -> (module, attribute)); it is then in `dir(ember)` and `ember.__all__`, and
+#   `from ember import *` loads it.
+# - Inside a package, do the same with a module-level `__getattr__` (ember.func, ember.utils,
+#   ember.optim's lr_scheduler) rather than importing every file in its `__init__.py`.
+# - Op families declare their entries cheaply: an `OpDef` is built on first use (NOTE [op
+#   entries are built on first use], _core/registry.py); code that scans OPS reads only the
+#   light fields (name, python_name, doc...) unless it needs the entries themselves.
 from __future__ import annotations
 
 import importlib as _importlib
