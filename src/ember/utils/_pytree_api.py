@@ -403,7 +403,7 @@ def _spec_to_json(spec):
 def treespec_dumps(treespec, protocol=None) -> str:
     """The spec as a JSON string (built-in containers; a namedtuple's needs registering, as in
     PyTorch)."""
-    import json     # (on first use: `import ember.nn` does not need it)
+    import json  # (on first use: `import ember.nn` does not need it)
     return json.dumps([1, _spec_to_json(treespec)])
 
 
@@ -419,7 +419,7 @@ def _spec_from_json(data):
 
 
 def treespec_loads(serialized: str) -> TreeSpec:
-    import json     # (on first use: `import ember.nn` does not need it)
+    import json  # (on first use: `import ember.nn` does not need it)
     _protocol, data = json.loads(serialized)
     return _spec_from_json(data)
 
