@@ -6,8 +6,9 @@ each import in a fresh interpreter, bytecode cached as an installed package has 
 Every round starts one interpreter per case in turn (interleaved, A B C ... A B C ...), and the
 table shows medians over rounds of the wall time and of the CPU time (`time.process_time`,
 steadier than the wall on a shared machine). The ember rows are also given above NumPy: the
-issue-23 target is `import ember` <= 40 ms more than `import numpy`. With `--also`, an ember
-from another source tree (an older checkout's `src`) is timed in the same rounds.
+issue-23 target is `import ember` <= 40 ms more than `import numpy`. With `--also`, ember,
+ember.nn and ember.optim from another source tree (an older checkout's `src`) are timed in the
+same rounds.
 The plug-in autoload (NOTE in `_backends/plugins.py`) runs as it would for the user: with a
 plug-in installed in the environment (the test plug-in `ember_npdev` in the development venv),
 its import is counted; the "autoload off" row shows ember without it.
@@ -59,7 +60,8 @@ def _cases(also):
         "ember.nn, ember.optim": ("ember.nn, ember.optim", SRC, None),
     }
     for src in also:
-        cases[f"ember ({src})"] = ("ember", pathlib.Path(src), None)
+        for module in ("ember", "ember.nn", "ember.optim"):
+            cases[f"{module} ({src})"] = (module, pathlib.Path(src), None)
     cases["torch"] = ("torch", None, None)
     return cases
 
