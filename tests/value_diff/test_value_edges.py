@@ -60,3 +60,16 @@ def test_lcm_wraps_as_pytorchs(dtype):
     def run(L):
         return L.lcm(L.tensor(a), L.tensor(a.T.copy()))
     same(*both(run))
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_logaddexp_at_infinities_and_nan(dtype):
+    # complex_log_add_exp (pointwise_binary.py): PyTorch's complex helper, shared with
+    # logcumsumexp: any NaN gives NaN in both parts, two +inf real parts add the exponentials.
+    parts = (inf, -inf, nan, 0.0, 1.0, -2.0, 1e30, 3e38, -3e38)
+    values = [complex(r, i) for r in parts for i in (inf, -inf, nan, 0.0, 1.5, -0.5, 1e30)]
+    a = np.array([[x] * len(values) for x in values])
+
+    def run(L):
+        return L.logaddexp(L.tensor(a.astype(dtype)), L.tensor(a.T.astype(dtype)))
+    same(*both(run), rtol=1e-5, atol=1e-5)

@@ -182,11 +182,24 @@ def logaddexp(xp, self, other):
     _floating_only("logaddexp_cpu", self, complex_ok=True)
     if self.dtype.kind != "c":
         return xp.logaddexp(self, other)
-    # Factor out the operand with the larger real part so exp() can't overflow.
-    first = self.real >= other.real
-    high = xp.where(first, self, other)
-    low = xp.where(first, other, self)
-    return high + xp.log1p(xp.exp(low - high))
+    with np.errstate(all="ignore"):
+        return complex_log_add_exp(xp, self, other)
+
+
+def complex_log_add_exp(xp, a, b):
+    """log(exp(a) + exp(b)) as PyTorch's complex logaddexp and logcumsumexp take it (one
+    helper there): NaN in either part of either operand makes both parts NaN; two infinite
+    real parts alike give the low operand (-inf) or log(exp(a) + exp(b)) (+inf); otherwise
+    around the operand with the larger real part, whose imaginary part is kept as it is (not
+    wrapped into (-pi, pi])."""
+    a_larger = a.real >= b.real
+    high, low = xp.where(a_larger, a, b), xp.where(a_larger, b, a)
+    out = xp.log1p(xp.exp(low - high)) + high
+    both_infinite = ~xp.isfinite(low.real) & (low.real == high.real)
+    out = xp.where(both_infinite & (low.real < 0), low, out)
+    out = xp.where(both_infinite & (low.real > 0), xp.log(xp.exp(low) + xp.exp(high)), out)
+    nan = xp.isnan(a) | xp.isnan(b)
+    return xp.where(nan, xp.asarray(complex(np.nan, np.nan), dtype=out.dtype), out)
 
 
 @register_op("logaddexp2(Tensor self, Tensor other) -> Tensor", kind="pointwise",
