@@ -73,3 +73,41 @@ def test_complex_logaddexp_at_infinities_and_nan(dtype):
     def run(L):
         return L.logaddexp(L.tensor(a.astype(dtype)), L.tensor(a.T.astype(dtype)))
     same(*both(run), rtol=1e-5, atol=1e-5)
+
+
+EDGES = [inf, -inf, nan, 0.0, -0.0, 1e30, -1e30, 1e-30, 3.4e38, -3.4e38, 1e-40, -1e-45, 0.5,
+         1.0, 1.5, 2.0, 3.0, -1.0, -2.5, -3.0, 9.5, 10.0, 50.0, 1e5, -0.5, -1.5, 0.01, -0.01,
+         -4.0, -100.0, -1e6, 1e17, -0.99, -0.4966, -2.4993]
+
+
+def _close_with_specials(got, want, rtol):
+    assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+    a, b = got.double().numpy(), want.double().numpy()
+    np.testing.assert_array_equal(np.isnan(a), np.isnan(b))
+    np.testing.assert_array_equal(np.where(np.isinf(b), a, 0.0), np.where(np.isinf(b), b, 0.0))
+    finite = np.isfinite(b)
+    np.testing.assert_allclose(a[finite], b[finite], rtol=rtol, atol=0)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_polygamma_follows_pytorchs_series_at_poles_and_edges(dtype, n):
+    # NOTE [zeta and trigamma follow PyTorch's series]: a pole of trigamma is huge but finite
+    # (sin(pi x) rounds away from 0), zeta(s, inf) is NaN.
+    rtol = {"float32": 2e-6, "float64": 1e-12}.get(dtype, 1e-2)
+    x = np.array(EDGES + list(np.random.default_rng(n).uniform(-10, 30, 200)))
+    got, want = both(lambda L: L.polygamma(n, L.tensor(x).to(getattr(L, dtype))))
+    _close_with_specials(got, want, rtol)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_zeta_follows_pytorchs_series_at_the_edges(dtype):
+    grid = np.array(EDGES)
+    a = np.repeat(grid, len(grid))
+    b = np.tile(grid, len(grid))
+    rng = np.random.default_rng(0)
+    a = np.concatenate([a, rng.uniform(1, 12, 500)])
+    b = np.concatenate([b, rng.uniform(-5, 20, 500)])
+    got, want = both(lambda L: L.special.zeta(L.tensor(a).to(getattr(L, dtype)),
+                                              L.tensor(b).to(getattr(L, dtype))))
+    _close_with_specials(got, want, 2e-6 if dtype == "float32" else 1e-12)

@@ -20,6 +20,7 @@ from ember._core.checks import _check, _check_type
 from ember._core.dispatch import call
 from ember._core.finfo import finfo
 from ember._core.registry import DEFAULT, INT_TO_FLOAT, OPS, register_op
+from ember._ops import special_cephes
 from ember._ops.grad_utils import where
 from ember._ops.pointwise import not_implemented_for
 from ember._ops.pointwise_special import _special
@@ -213,7 +214,8 @@ def special_zeta(xp, self, other):
     """zeta(input, other, *, out=None) -> Tensor: the Hurwitz zeta function,
     sum over k >= 0 of (other + k) ** -input."""
     _refuse("zeta_cpu", self, half=False)
-    return _scipy(xp).zeta(self, other)
+    # NOTE [zeta and trigamma follow PyTorch's series]
+    return special_cephes.zeta(xp, self, other, self.dtype).astype(self.dtype, copy=False)
 
 
 # --------------------------------------------------------------------------- incomplete gamma
