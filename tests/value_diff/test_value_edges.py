@@ -111,3 +111,14 @@ def test_zeta_follows_pytorchs_series_at_the_edges(dtype):
     got, want = both(lambda L: L.special.zeta(L.tensor(a).to(getattr(L, dtype)),
                                               L.tensor(b).to(getattr(L, dtype))))
     _close_with_specials(got, want, 2e-6 if dtype == "float32" else 1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("p", [1, 2, 3, 4])
+def test_mvlgamma_shifts_in_the_input_dtype(dtype, p):
+    # PyTorch's composite: x + shift in the input's dtype (float16's 6e-8 - 1 is the pole -1),
+    # lgamma(-inf) = inf.
+    x = np.array(EDGES + [6e-8, 1e-5, 65504.0, 0.75, 1.25, 2.5, -0.25])
+    rtol = {"float32": 2e-6, "float64": 1e-12}.get(dtype, 1e-2)
+    got, want = both(lambda L: L.mvlgamma(L.tensor(x).to(getattr(L, dtype)), p))
+    _close_with_specials(got, want, rtol)
