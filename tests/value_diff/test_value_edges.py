@@ -122,3 +122,19 @@ def test_mvlgamma_shifts_in_the_input_dtype(dtype, p):
     rtol = {"float32": 2e-6, "float64": 1e-12}.get(dtype, 1e-2)
     got, want = both(lambda L: L.mvlgamma(L.tensor(x).to(getattr(L, dtype)), p))
     _close_with_specials(got, want, rtol)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "int64", "uint8"])
+@pytest.mark.parametrize("count", [1, 2, 9, 10, 12, 40])
+def test_isin_compares_in_its_paths_dtype(dtype, count):
+    # NOTE [isin compares in its path's dtype]: below 10 test elements a number weakens to the
+    # tensor's dtype; from 10 on (the sorting path) it compares as a double.
+    values = np.resize([0.0, 1.0, 3.0, 16777216.0, 2.5, 100.0, -0.0], count)
+    for element in (1e-30, 3.0000001, 16777217, 2.5):
+        def run(L):
+            tensor = L.tensor(values).to(getattr(L, dtype))
+            return (L.isin(element, tensor), L.isin(tensor, element),
+                    L.isin(L.tensor(element, dtype=L.float64), tensor),
+                    L.isin(L.tensor([element] * 3, dtype=L.float64), tensor))
+        for got, want in zip(*both(run)):
+            assert got.tolist() == want.tolist()
