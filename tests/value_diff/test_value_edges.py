@@ -138,3 +138,24 @@ def test_isin_compares_in_its_paths_dtype(dtype, count):
                     L.isin(L.tensor([element] * 3, dtype=L.float64), tensor))
         for got, want in zip(*both(run)):
             assert got.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int32", "float16", "bfloat16", "float32"])
+def test_searchsorted_promotes_as_arithmetic(dtype):
+    # NOTE [searchsorted promotes as arithmetic]: a number or 0-d value weakens.
+    for value in (-1, 300, 2.5, 5, -0.5, 1e30, nan, inf, 5.50001, 70000, 3e9, 5.0000001):
+        def run(L):
+            boundaries = L.tensor([1.0, 2.0, 5.5, 9.0, 9.0]).to(getattr(L, dtype))
+            results = []
+            for right in (False, True):
+                results += [L.bucketize(value, boundaries, right=right),
+                            L.searchsorted(boundaries, value, right=right),
+                            L.bucketize(L.tensor(value, dtype=L.float64), boundaries,
+                                        right=right),
+                            L.searchsorted(boundaries, L.tensor([value], dtype=L.float64),
+                                           right=right)]
+            return results
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got, want = both(run)
+        assert [g.tolist() for g in got] == [w.tolist() for w in want], value
