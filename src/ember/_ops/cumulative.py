@@ -233,8 +233,11 @@ register_frontend("cumprod_", function=False)(_scan_inplace("cumprod"))
 def _running_extreme(xp, self, dim, ufunc_name, kernel_name):
     """Running max/min and the index where it was reached; a tie (and a NaN, which wins and
     sticks) takes the latest index, as PyTorch does."""
+    if self.size == 0:
+        # (PyTorch returns an empty input before it looks at the dim or for a kernel)
+        return self.copy(), xp.zeros(self.shape, dtype=_INT64)
     x, axis = scan_axis(self, dim)
-    if self.ndim == 0 or self.size == 0:
+    if self.ndim == 0:
         # (PyTorch copies these before it looks for a kernel, so any dtype passes)
         return self.copy(), xp.zeros(self.shape, dtype=_INT64)
     if self.dtype.kind == "c":
@@ -253,6 +256,8 @@ def _running_extreme(xp, self, dim, ufunc_name, kernel_name):
 
 
 def _values_indices_meta(self, dim):
+    if 0 in self._data.shape:         # (any dim: _running_extreme)
+        return [(tuple(self._data.shape), self._dtype), (tuple(self._data.shape), dt.int64)]
     shape, dtype = _same_shape_meta(self, dim)
     return [(shape, dtype), (shape, dt.int64)]
 

@@ -44,6 +44,8 @@ def _diff_checks(self, n, dim, prepend, append):
     """PyTorch's argument checks; returns the wrapped dim."""
     _check(self.ndim >= 1, "diff expects input to be at least one-dimensional")
     _check(n >= 0, lambda: f"order must be non-negative but got {n}")
+    if n == 0 and prepend is None and append is None:
+        return None                   # (PyTorch copies the input before it wraps the dim)
     axis = wrap_dim(dim, self.ndim)
     for other in (prepend, append):
         if other is None:
@@ -74,6 +76,8 @@ def _diff_length(self, axis, prepend, append):
 
 def _diff_meta(self, n=1, dim=-1, prepend=None, append=None):
     axis = _diff_checks(self, n, dim, prepend, append)
+    if axis is None:                  # (n = 0 alone: a copy)
+        return tuple(self.shape), self._dtype
     length = _diff_length(self, axis, prepend, append)
     shape = list(self.shape)
     shape[axis] = length - min(n, length)
@@ -103,6 +107,8 @@ def _diff_input_grad(c):
 def _diff_part(which):
     """The formula for one of prepend, self, append: its slice of the joined gradient."""
     def formula(c):
+        if c.n == 0:                  # (the output is a copy of self alone)
+            return c.grad if which == "self" else None
         self, prepend, append = c.self, c.prepend, c.append
         axis = wrap_dim(c.dim, self.ndim)
         grad = _diff_input_grad(c)

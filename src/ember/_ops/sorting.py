@@ -485,7 +485,7 @@ def _check_search(boundaries, value, value_dtype, right, side, sorter):
         common = result_type_from([own], [value_dtype], [])
     else:
         common = promote_types(own, value_dtype)
-    if common is dt.bool_:
+    if common is dt.bool_ and np.size(value) != 0:   # (no values: PyTorch returns first)
         not_implemented("searchsorted_out_cpu", common._np)
     return common
 
