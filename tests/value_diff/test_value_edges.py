@@ -185,3 +185,17 @@ def test_empty_inputs_return_before_the_dtype_check(name):
     # kernel of the dtype, or before it wraps the dim; ember refused these.
     got, want = both(EMPTY_CALLS[name])
     same(got, want)
+
+
+def test_complex_diff_subtracts_as_pytorchs_sub():
+    # NOTE [complex alpha multiplies]: z[i+1] - 1 * z[i] with a complex product, so an
+    # infinite real part beside a finite imaginary one gives a NaN imaginary part.
+    parts = (inf, -inf, nan, 0.0, 1.5, -3.4e38, 1e30)
+    values = np.array([[complex(r, i) for r in parts for i in parts]])
+
+    def run(L):
+        x = L.tensor(values.astype(np.complex64))
+        return (L.diff(x), L.diff(x, 2), L.diff(x, 1, -1, prepend=L.tensor([[2.29, -inf]]),
+                                                  append=L.tensor([[-inf, 1.0]])))
+    for got, want in zip(*both(run)):
+        same(got, want, rtol=1e-5, atol=1e-5)

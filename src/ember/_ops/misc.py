@@ -148,6 +148,8 @@ def diff(xp, self, n=1, dim=-1, prepend=None, append=None):
             break
         if z.dtype == _BOOL:
             z = xp.logical_xor(z[head], z[tail])
+        elif z.dtype.kind == "c":     # PyTorch's sub: NOTE [complex alpha multiplies]
+            z = z[head] - z[tail] * z.dtype.type(1)
         else:
             z = z[head] - z[tail]
     return z
