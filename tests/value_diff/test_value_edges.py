@@ -199,3 +199,20 @@ def test_complex_diff_subtracts_as_pytorchs_sub():
                                                   append=L.tensor([[-inf, 1.0]])))
     for got, want in zip(*both(run)):
         same(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_svd_is_refused_and_answers_empty_input(dtype):
+    # LAPACK iterated for ever on a bfloat16 matrix holding -inf (a hang in the fuzzer) and
+    # NumPy refused float16 with a TypeError; PyTorch has no half SVD kernel.
+    rows = [[-0.8086, 0.0, 3.8125], [1.3594, 3.5312, -2.2969], [-inf, -inf, -2.4844]]
+    for fn in (lambda L: L.linalg.svdvals(L.tensor(rows).to(getattr(L, dtype))),
+               lambda L: L.linalg.svd(L.ones(3, 3).to(getattr(L, dtype)))):
+        with pytest.raises(NotImplementedError):
+            fn(torch)
+        with pytest.raises(NotImplementedError):
+            fn(ember)
+    for shape in ((0, 3), (2, 0, 0)):
+        got, want = both(lambda L: L.linalg.svd(L.ones(shape).to(getattr(L, dtype))))
+        for g, w in zip(got, want):
+            same(g, w, strides=False)     # (LAPACK's column-major Vh: a stride class apart)
