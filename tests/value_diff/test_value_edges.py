@@ -131,7 +131,7 @@ def test_isin_compares_in_its_paths_dtype(dtype, count):
     # tensor's dtype; from 10 on (the sorting path) it compares as a double.
     values = np.resize([0.0, 1.0, 3.0, 16777216.0, 2.5, 100.0, -0.0], count)
     for element in (1e-30, 3.0000001, 16777217, 2.5):
-        def run(L):
+        def run(L, element=element):
             tensor = L.tensor(values).to(getattr(L, dtype))
             return (L.isin(element, tensor), L.isin(tensor, element),
                     L.isin(L.tensor(element, dtype=L.float64), tensor),
@@ -144,7 +144,7 @@ def test_isin_compares_in_its_paths_dtype(dtype, count):
 def test_searchsorted_promotes_as_arithmetic(dtype):
     # NOTE [searchsorted promotes as arithmetic]: a number or 0-d value weakens.
     for value in (-1, 300, 2.5, 5, -0.5, 1e30, nan, inf, 5.50001, 70000, 3e9, 5.0000001):
-        def run(L):
+        def run(L, value=value):
             boundaries = L.tensor([1.0, 2.0, 5.5, 9.0, 9.0]).to(getattr(L, dtype))
             results = []
             for right in (False, True):
@@ -213,6 +213,6 @@ def test_half_svd_is_refused_and_answers_empty_input(dtype):
         with pytest.raises(NotImplementedError):
             fn(ember)
     for shape in ((0, 3), (2, 0, 0)):
-        got, want = both(lambda L: L.linalg.svd(L.ones(shape).to(getattr(L, dtype))))
+        got, want = both(lambda L, shape=shape: L.linalg.svd(L.ones(shape).to(getattr(L, dtype))))
         for g, w in zip(got, want):
             same(g, w, strides=False)     # (LAPACK's column-major Vh: a stride class apart)
