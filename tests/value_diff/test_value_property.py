@@ -70,3 +70,11 @@ def test_tied_indices_are_not_compared_but_values_are():
     assert judge(mine, theirs, key="max.dim")[0] == "differs"
     other = ("ok", ("sequence", [_tensor([1.0, 3.0]), _tensor([2, 2], "int64")]))
     assert judge(other, theirs, key="kthvalue")[0] == "differs"
+
+
+def test_a_quotient_nan_of_pytorchs_vector_loop_passes_but_not_one_of_embers():
+    # QUOTIENT_OVERFLOW_NAN (vd_cli.py): PyTorch's AVX2 fmod is NaN where a / b overflows.
+    finite, nan = ("ok", _tensor([-0.0, 1.0])), ("ok", _tensor([math.nan, 1.0]))
+    assert judge(finite, nan, key="remainder.Tensor")[0] == "same"
+    assert judge(nan, finite, key="remainder.Tensor")[0] == "differs"
+    assert judge(finite, nan, key="add.Tensor")[0] == "differs"

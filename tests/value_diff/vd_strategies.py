@@ -37,6 +37,10 @@ EXPANDED_WRONG_IN_TORCH = {"median.dim", "nanmedian.dim"}
 # Ops PyTorch's CPU kernels run without a bounds check on the drawn indices (take_along_dim
 # reads past its input for an index of -5 in a dim of 3): left out of the value draw.
 UNCHECKED_IN_TORCH = {"take_along_dim"}
+# torch.unique_consecutive(x, False, True) returns an empty counts tensor (torch 2.13: its
+# boolean dispatch by position hands the flags on wrongly; by keyword they work, and the method
+# form is right): the flags after the input are drawn as keywords for it.
+FLAGS_BY_KEYWORD_IN_TORCH = {"unique_consecutive"}
 # Arguments that must be sorted for the call to mean anything (searchsorted's results on an
 # unsorted sequence are undefined).
 SORTED_ARGUMENTS = {"boundaries", "sorted_sequence"}
@@ -102,6 +106,8 @@ def valid_calls(draw):
         if arg.has_default and draw(st.booleans()):
             positional_open = False if not arg.kwarg_only else positional_open
             continue                                  # left at its default
+        if i > 0 and key in FLAGS_BY_KEYWORD_IN_TORCH and form == "function":
+            positional_open = False
         if arg.kwarg_only or not positional_open:
             kwargs["input" if i == 0 and arg.name == "self" else arg.name] = value
             positional_open = False

@@ -52,6 +52,8 @@ def run(lib, call):
     cancel)."""
     args = [build(desc, lib) for desc in call["args"]]
     kwargs = {name: build(desc, lib) for name, desc in call["kwargs"].items()}
+    # (before a method's self leaves the arguments: its values count too)
+    scale, nonfinite = _magnitude(lib, list(args) + list(kwargs.values()))
     if call["form"] == "path":
         target = _resolve(lib, call["name"], call["seed"])
     elif call["form"] == "function":
@@ -59,7 +61,6 @@ def run(lib, call):
     else:
         target = getattr(args[0], call["name"])
         args = args[1:]
-    scale, nonfinite = _magnitude(lib, list(args) + list(kwargs.values()))
     try:
         result = target(*args, **kwargs)
     except Exception as exc:  # noqa: BLE001  (the class is what the parent compares)

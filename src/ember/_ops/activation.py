@@ -71,10 +71,11 @@ def relu_(input):
 
 # --------------------------------------------------------------------------- softmax
 
-def _softmax_dtype(self_dtype, dtype, kernel_name):
-    """The result dtype (the input's, or `dtype`, to which the input is cast first)."""
+def _softmax_dtype(self_dtype, dtype, kernel_name, empty=False):
+    """The result dtype (the input's, or `dtype`, to which the input is cast first; an empty
+    input takes any, as PyTorch returns it before it looks for a kernel)."""
     result = self_dtype if dtype is None else dtype
-    if not result.is_floating_point:
+    if not result.is_floating_point and not empty:
         raise NotImplementedError(
             f'"{kernel_name}" not implemented for \'{result._cpp_name}\'')
     return result
@@ -83,13 +84,17 @@ def _softmax_dtype(self_dtype, dtype, kernel_name):
 def _softmax_meta(kernel_name):
     def meta(self, dim, dtype=None):
         wrap_dim(dim, self.ndim)
-        return tuple(self.shape), _softmax_dtype(self._dtype, dtype, kernel_name)
+        return tuple(self.shape), _softmax_dtype(self._dtype, dtype, kernel_name,
+                                                 0 in self.shape)
     return meta
 
 
 def _shifted(xp, self, dim, dtype, kernel_name):
     """(input minus its maximum along dim, in the compute dtype; the axis; the result dtype)."""
     axis = wrap_dim(dim, self.ndim)
+    if self.size == 0:                # (any dtype: _softmax_dtype)
+        result = self.dtype if dtype is None else np.dtype(dtype._np)
+        return xp.empty(self.shape, result), axis, result
     x = self if dtype is None else self.astype(dtype._np)
     if x.dtype.kind != "f" and x.dtype not in _LOW_PRECISION:
         not_implemented_for(kernel_name, x)

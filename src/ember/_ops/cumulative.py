@@ -26,6 +26,7 @@ from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.return_types import return_type
 from ember._core.shape import wrap_dim
 from ember._ops.grad_utils import conj, where
+from ember._ops.pointwise_binary import complex_log_add_exp
 from ember._ops.reduction import sum_dtype
 
 _HALF = (np.dtype(dt.float16._np), np.dtype(dt.bfloat16._np))
@@ -232,8 +233,11 @@ register_frontend("cumprod_", function=False)(_scan_inplace("cumprod"))
 def _running_extreme(xp, self, dim, ufunc_name, kernel_name):
     """Running max/min and the index where it was reached; a tie (and a NaN, which wins and
     sticks) takes the latest index, as PyTorch does."""
+    if self.size == 0:
+        # (PyTorch returns an empty input before it looks at the dim or for a kernel)
+        return self.copy(), xp.zeros(self.shape, dtype=_INT64)
     x, axis = scan_axis(self, dim)
-    if self.ndim == 0 or self.size == 0:
+    if self.ndim == 0:
         # (PyTorch copies these before it looks for a kernel, so any dtype passes)
         return self.copy(), xp.zeros(self.shape, dtype=_INT64)
     if self.dtype.kind == "c":
@@ -252,6 +256,8 @@ def _running_extreme(xp, self, dim, ufunc_name, kernel_name):
 
 
 def _values_indices_meta(self, dim):
+    if 0 in self._data.shape:         # (any dim: _running_extreme)
+        return [(tuple(self._data.shape), self._dtype), (tuple(self._data.shape), dt.int64)]
     shape, dtype = _same_shape_meta(self, dim)
     return [(shape, dtype), (shape, dt.int64)]
 
@@ -319,19 +325,6 @@ def logcumsumexp(xp, self, dim):
     return out.astype(self.dtype, copy=False).reshape(self.shape)
 
 
-def _complex_log_add_exp(xp, a, b):
-    """log(exp(a) + exp(b)) as PyTorch's complex scan takes it: around the operand with the
-    larger real part, whose imaginary part is kept as it is (not wrapped into (-pi, pi])."""
-    a_larger = a.real >= b.real
-    high, low = xp.where(a_larger, a, b), xp.where(a_larger, b, a)
-    out = xp.log1p(xp.exp(low - high)) + high
-    both_infinite = ~xp.isfinite(low.real) & (low.real == high.real)
-    out = xp.where(both_infinite & (low.real < 0), low, out)
-    out = xp.where(both_infinite & (low.real > 0), xp.log(xp.exp(low) + xp.exp(high)), out)
-    nan = xp.isnan(a) | xp.isnan(b)
-    return xp.where(nan, xp.asarray(complex(np.nan, np.nan), dtype=out.dtype), out)
-
-
 def _complex_logcumsumexp(xp, x, axis):
     """The complex scan step by step along `axis` (vectorized across the other dims): its
     imaginary parts depend on the path, so no closed form gives PyTorch's branch."""
@@ -341,5 +334,5 @@ def _complex_logcumsumexp(xp, x, axis):
         out[0] = x[0]
     with np.errstate(all="ignore"):
         for i in range(1, x.shape[0]):
-            out[i] = _complex_log_add_exp(xp, out[i - 1], x[i])
+            out[i] = complex_log_add_exp(xp, out[i - 1], x[i])
     return xp.moveaxis(out, 0, axis)

@@ -44,6 +44,8 @@ def _diff_checks(self, n, dim, prepend, append):
     """PyTorch's argument checks; returns the wrapped dim."""
     _check(self.ndim >= 1, "diff expects input to be at least one-dimensional")
     _check(n >= 0, lambda: f"order must be non-negative but got {n}")
+    if n == 0 and prepend is None and append is None:
+        return None                   # (PyTorch copies the input before it wraps the dim)
     axis = wrap_dim(dim, self.ndim)
     for other in (prepend, append):
         if other is None:
@@ -74,6 +76,8 @@ def _diff_length(self, axis, prepend, append):
 
 def _diff_meta(self, n=1, dim=-1, prepend=None, append=None):
     axis = _diff_checks(self, n, dim, prepend, append)
+    if axis is None:                  # (n = 0 alone: a copy)
+        return tuple(self.shape), self._dtype
     length = _diff_length(self, axis, prepend, append)
     shape = list(self.shape)
     shape[axis] = length - min(n, length)
@@ -103,6 +107,8 @@ def _diff_input_grad(c):
 def _diff_part(which):
     """The formula for one of prepend, self, append: its slice of the joined gradient."""
     def formula(c):
+        if c.n == 0:                  # (the output is a copy of self alone)
+            return c.grad if which == "self" else None
         self, prepend, append = c.self, c.prepend, c.append
         axis = wrap_dim(c.dim, self.ndim)
         grad = _diff_input_grad(c)
@@ -142,6 +148,8 @@ def diff(xp, self, n=1, dim=-1, prepend=None, append=None):
             break
         if z.dtype == _BOOL:
             z = xp.logical_xor(z[head], z[tail])
+        elif z.dtype.kind == "c":     # PyTorch's sub: NOTE [complex alpha multiplies]
+            z = z[head] - z[tail] * z.dtype.type(1)
         else:
             z = z[head] - z[tail]
     return z
@@ -149,13 +157,24 @@ def diff(xp, self, n=1, dim=-1, prepend=None, append=None):
 
 # --------------------------------------------------------------------------- isin
 
-def _isin_dtype(elements, test_elements):
-    """The dtype both sides are compared in (wrapped numbers weaken as in arithmetic)."""
+def _isin_dtype(elements, test_elements, sorting=False):
+    """The dtype both sides are compared in (wrapped numbers weaken as in arithmetic).
+
+    NOTE [isin compares in its path's dtype]: PyTorch takes one of two paths by the sizes
+    (numpy's heuristic): fewer test elements than int(10 * n ** 0.145), n the number of
+    elements, compare each pair in the result_type of the two (a number or a 0-d tensor
+    weakens: isin(1e-30, float16 zeros) is True there); otherwise both sides are flattened,
+    made unique and concatenated, and cat promotes their dtypes plainly (isin(1e-30, ten
+    float16 zeros) is False). A number test element is `eq` (it weakens) on both paths."""
     dim_types, zero_types, scalar_types = [], [], []
     for v in (elements, test_elements):
         if hasattr(v, "ndim"):        # a Tensor (meta rule) or an array (kernel)
             own = _dtype_of(v)
-            (dim_types if v.ndim else zero_types).append(own)
+            (dim_types if v.ndim or sorting else zero_types).append(own)
+        elif sorting:                 # (a number is a double, long or bool tensor there)
+            own = scalar_type_of(v)
+            own = dt.float64 if own.is_floating_point else own
+            dim_types.append(own)
         else:
             own = scalar_type_of(v)
             scalar_types.append(own)
@@ -164,14 +183,23 @@ def _isin_dtype(elements, test_elements):
     return result_type_from(dim_types, zero_types, scalar_types)
 
 
+def _isin_sorts(elements, test_elements):
+    """Whether PyTorch takes its sorting path (NOTE [isin compares in its path's dtype])."""
+    if not hasattr(test_elements, "ndim"):
+        return False
+    count = elements.size if hasattr(elements, "ndim") else 1
+    return test_elements.size >= int(10.0 * count ** 0.145)
+
+
 def _isin_kernel(xp, elements, test_elements, assume_unique=False, invert=False):
     """isin on arrays or numbers (the comparison is exact, so half types widen losslessly)."""
-    common = _isin_dtype(elements, test_elements)._np
+    common = _isin_dtype(elements, test_elements,
+                         _isin_sorts(elements, test_elements))._np
     compute = np.dtype(np.float32) if np.dtype(common) in _HALF else common
 
     def as_array(v):
         if hasattr(v, "ndim"):
-            return v.astype(compute, copy=False)
+            return v.astype(common, copy=False).astype(compute, copy=False)
         return xp.asarray(dispatch.scalar_as(v, np.dtype(common))).astype(compute)
     a, b = as_array(elements), as_array(test_elements)
     # assume_unique is a speed hint: the answer is the same without it.

@@ -182,11 +182,24 @@ def logaddexp(xp, self, other):
     _floating_only("logaddexp_cpu", self, complex_ok=True)
     if self.dtype.kind != "c":
         return xp.logaddexp(self, other)
-    # Factor out the operand with the larger real part so exp() can't overflow.
-    first = self.real >= other.real
-    high = xp.where(first, self, other)
-    low = xp.where(first, other, self)
-    return high + xp.log1p(xp.exp(low - high))
+    with np.errstate(all="ignore"):
+        return complex_log_add_exp(xp, self, other)
+
+
+def complex_log_add_exp(xp, a, b):
+    """log(exp(a) + exp(b)) as PyTorch's complex logaddexp and logcumsumexp take it (one
+    helper there): NaN in either part of either operand makes both parts NaN; two infinite
+    real parts alike give the low operand (-inf) or log(exp(a) + exp(b)) (+inf); otherwise
+    around the operand with the larger real part, whose imaginary part is kept as it is (not
+    wrapped into (-pi, pi])."""
+    a_larger = a.real >= b.real
+    high, low = xp.where(a_larger, a, b), xp.where(a_larger, b, a)
+    out = xp.log1p(xp.exp(low - high)) + high
+    both_infinite = ~xp.isfinite(low.real) & (low.real == high.real)
+    out = xp.where(both_infinite & (low.real < 0), low, out)
+    out = xp.where(both_infinite & (low.real > 0), xp.log(xp.exp(low) + xp.exp(high)), out)
+    nan = xp.isnan(a) | xp.isnan(b)
+    return xp.where(nan, xp.asarray(complex(np.nan, np.nan), dtype=out.dtype), out)
 
 
 @register_op("logaddexp2(Tensor self, Tensor other) -> Tensor", kind="pointwise",
@@ -199,13 +212,43 @@ def logaddexp2(xp, self, other):
     return xp.logaddexp2(self, other)
 
 
+# NOTE [gcd at the most negative integer]: PyTorch runs Euclid's loop in the dtype on the
+# magnitudes, and the magnitude of a signed dtype's most negative value wraps to itself; the
+# loop's C remainder keeps the dividend's sign, so gcd(-128, -6) in int8 is -2 there (NumPy's
+# gcd says 2). Other inputs give the true gcd in both, so NumPy's gcd stands for them and only
+# the elements that meet the most negative value run the loop. lcm is a / gcd * b and then its
+# magnitude, in C's int for types narrower than int (so int8's products do not wrap before the
+# magnitude is taken), else in the dtype, wrapping.
+
+
+def _gcd_wrapping(xp, self, other):
+    result = xp.gcd(self, other)
+    if self.dtype.kind != "i":
+        return result
+    lowest = np.iinfo(self.dtype).min
+    meets = (self == lowest) | (other == lowest)
+    if not meets.any():
+        return result
+    result = xp.broadcast_to(result, meets.shape).copy()
+    a = xp.abs(xp.broadcast_to(self, meets.shape)[meets])
+    b = xp.abs(xp.broadcast_to(other, meets.shape)[meets])
+    with np.errstate(all="ignore"):
+        while (a != 0).any():
+            nonzero = a != 0
+            divisor = xp.where(nonzero, a, 1).astype(a.dtype)
+            a, b = xp.where(nonzero, xp.fmod(b, divisor), 0).astype(a.dtype), \
+                xp.where(nonzero, a, b)
+    result[meets] = b
+    return result
+
+
 @register_op("gcd(Tensor self, Tensor other) -> Tensor", **_BINARY, differentiable=False)
 def gcd(xp, self, other):
     """gcd(input, other, *, out=None) -> Tensor: greatest common divisor (non-negative)."""
     _tensors_only("gcd", self, other)
     if self.dtype.kind not in "iu":
         not_implemented_for("gcd_cpu", self)
-    return xp.gcd(self, other)
+    return _gcd_wrapping(xp, self, other)
 
 
 @register_op("lcm(Tensor self, Tensor other) -> Tensor", **_BINARY, differentiable=False)
@@ -214,7 +257,14 @@ def lcm(xp, self, other):
     _tensors_only("lcm", self, other)
     if self.dtype.kind not in "iu":
         not_implemented_for("lcm_cpu", self)
-    return xp.lcm(self, other)
+    divisor = _gcd_wrapping(xp, self, other)
+    dtype = self.dtype
+    work = np.dtype(np.int32) if dtype.itemsize < 4 else dtype   # (NOTE [gcd at the most ...])
+    none = divisor == 0
+    with np.errstate(all="ignore"):
+        quotient = self.astype(work) // xp.where(none, 1, divisor).astype(work)
+        product = xp.abs(quotient * other.astype(work))
+    return xp.where(none, 0, product).astype(dtype, copy=False)
 
 
 @OPS["lcm"].impl("CUDA")

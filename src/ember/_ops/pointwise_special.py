@@ -2,7 +2,7 @@
 logit. The rest of the unary math family lives in pointwise_math.py.
 
 NOTE [special functions without SciPy]: SciPy is optional. When it can be imported (on first
-use, never at `import ember`) erf, erfc, erfinv, lgamma, digamma and polygamma use
+use, never at `import ember`) erf, erfc, erfinv, lgamma and digamma (polygamma(0, x)) use
 `scipy.special` (`cupyx.scipy.special` on CUDA); without it they fall back to the versions
 below, written with NumPy and Python's `math` module, which agree with SciPy to a few units in
 the last place. Either way the result is computed in float64 and cast to the result dtype,
@@ -25,6 +25,7 @@ from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
 from ember._core.host_kernels import HostModule, host_function
 from ember._core.registry import INT_TO_FLOAT, OPS, register_frontend, register_op
+from ember._ops import special_cephes
 from ember._ops.grad_utils import where
 from ember._ops.pointwise import not_implemented_for, scalar_into
 from ember._ops.special_fast_erf import erf_float32
@@ -214,43 +215,9 @@ def digamma(xp, self):
     return special.psi(_wide(self)) if special else _digamma_fallback(xp, _wide(self))
 
 
-_ZETA_MAX_SHIFT = 1000
-
-
-def _hurwitz_zeta(xp, s, q):
-    """zeta(s, q) = sum over k >= 0 of (q + k) ** -s, for an integer s >= 2: the terms with
-    q + k < 10 summed directly, the tail by the Euler-Maclaurin formula. A negative
-    non-integer q is allowed (s is an integer); it gets NaN below -1000."""
-    finite = xp.isfinite(q)
-    shift = xp.where(finite & (q < 0), xp.ceil(-xp.where(finite, q, 0.0)), 0.0)
-    total = xp.zeros_like(q)
-    steps = int(min(shift.max(initial=0.0), _ZETA_MAX_SHIFT))
-    for k in range(steps):
-        total = total + xp.where(k < shift, (q + k) ** -s, 0.0)
-    a = q + shift
-    for _ in range(10):
-        total = total + a ** -s
-        a = a + 1.0
-    total = total + a ** (1 - s) / (s - 1) + 0.5 * a ** -s
-    # Tail terms B_2j / (2j)! * s (s + 1) ... (s + 2j - 2) * a ** (-s - 2j + 1).
-    bernoulli = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510)
-    rising = float(s)
-    for j, b in enumerate(bernoulli, start=1):
-        total = total + b / math.factorial(2 * j) * rising * a ** (-s - 2 * j + 1)
-        rising *= (s + 2 * j - 1) * (s + 2 * j)
-    pole = (q <= 0) & (q == xp.floor(q))
-    total = xp.where(shift > _ZETA_MAX_SHIFT, xp.nan, total)
-    return xp.where(pole, xp.inf, total)
-
-
-def _polygamma_fallback(xp, n, x):
-    if n == 0:
-        return _digamma_fallback(xp, x)
-    return (-1.0) ** (n + 1) * math.factorial(n) * _hurwitz_zeta(xp, n + 1, x)
-
-
 @register_op("polygamma(int n, Tensor self) -> Tensor", kind="pointwise",
              promotion=INT_TO_FLOAT, function=False, method=False, saves=_SELF,
+             compute_in_float=False,
              derivatives={"self": lambda c: c.grad * _polygamma_of(c.n + 1, c.self)})
 def polygamma(xp, n, self):
     """polygamma(n, input, *, out=None) -> Tensor: the n-th derivative of digamma."""
@@ -258,19 +225,22 @@ def polygamma(xp, n, self):
         f"polygamma(): argument 'n' (position 1) must be int, not {type(n).__name__}"))
     _check(n >= 0, "polygamma(n, x) does not support negative n.")
     _real_only("trigamma" if n == 1 else "polygamma", self)
-    special = _special(xp)
-    x = _wide(self)
-    if special is None:
-        result = _polygamma_fallback(xp, int(n), x)
-    else:
-        result = special.psi(x) if n == 0 else special.polygamma(int(n), x)
-    if n >= 2:
-        # PyTorch's Hurwitz zeta gives NaN at +inf (the limit would be 0).
-        result = xp.where(x == xp.inf, xp.nan, result)
-    elif n == 1:
-        # PyTorch's trigamma reflects -inf through sin(pi x), which is NaN there.
-        result = xp.where(x == -xp.inf, xp.nan, result)
-    return result
+    if n == 0:
+        special = _special(xp)
+        x = _wide(self)
+        return special.psi(x) if special else _digamma_fallback(xp, x)
+    # NOTE [zeta and trigamma follow PyTorch's series] (special_cephes.py): the half types
+    # compute in float32, their zeta accumulating in float32 (PyTorch's accumulate type for
+    # them) and rounded to the half type before the factor n! multiplies it.
+    half = self.dtype.itemsize == 2
+    x = self.astype(np.float32) if half else self
+    if n == 1:
+        return special_cephes.trigamma(xp, x)
+    dtype = x.dtype.type
+    factor = dtype(-1.0 if n % 2 == 0 else 1.0) * np.exp(dtype(math.lgamma(n + 1.0)))
+    series = special_cephes.zeta(xp, dtype(n + 1), x, dtype, np.float32 if half else np.float64)
+    series = series.astype(self.dtype).astype(dtype) if half else series.astype(dtype)
+    return factor * series
 
 
 _POLYGAMMA_OP = OPS["polygamma"]

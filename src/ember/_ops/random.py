@@ -394,12 +394,14 @@ def _normal_float_float(xp, mean, std, size, generator=None, dtype=None, layout=
     return on_device(xp, _normal(generator, size, dtype, mean, std), device)
 
 
-def _normal_dtype(*dtypes):
+def _normal_dtype(*dtypes, empty=False):
     """The result dtype of normal with tensor operands (mean's, then std's dtypes): mean's
     dtype where mean is a tensor, std's otherwise -- PyTorch does not promote the two (a
-    float32 mean beside a float64 std gives float32)."""
+    float32 mean beside a float64 std gives float32). An empty result takes any dtype (PyTorch
+    draws nothing, so it looks for no kernel)."""
     dtype = dtypes[0]
-    _need_float(dtype, "normal_kernel_cpu")
+    if not empty:
+        _need_float(dtype, "normal_kernel_cpu")
     return dtype
 
 
@@ -409,15 +411,17 @@ def _normal_meta(mean, std, generator=None):
         _check_std(std)
     shape = broadcast_batch(*(t.shape for t in tensors)) if len(tensors) == 2 else \
         tuple(tensors[0].shape)
-    return (shape, _normal_dtype(*(t._dtype for t in tensors)))
+    return (shape, _normal_dtype(*(t._dtype for t in tensors), empty=0 in shape))
 
 
 def _normal_tensors(xp, mean, std, generator):
     """Numbers drawn around `mean` with spread `std` (arrays or Python numbers)."""
     arrays = [v for v in (mean, std) if not isinstance(v, (int, float))]
-    dtype = _normal_dtype(*(_NP_TO_DTYPE[a.dtype] for a in arrays))
     shape = broadcast_batch(*(a.shape for a in arrays)) if len(arrays) == 2 else \
         tuple(arrays[0].shape)
+    dtype = _normal_dtype(*(_NP_TO_DTYPE[a.dtype] for a in arrays), empty=0 in shape)
+    if 0 in shape:
+        return xp.empty(shape, dtype._np)
     mean_v = mean if isinstance(mean, (int, float)) else host(xp, mean)
     std_v = std if isinstance(std, (int, float)) else host(xp, std)
     if isinstance(std, (int, float)):

@@ -482,9 +482,10 @@ def _nanmedian_position(xp, values, d):
 
 
 def _median_all(xp, self, position_of):
+    if self.size == 0:                # (any dtype: PyTorch fills NaN before it looks for one)
+        with np.errstate(invalid="ignore"):
+            return xp.full((), np.nan).astype(self.dtype)
     _no_kind("median_cpu", self, "bc")
-    if self.size == 0:
-        return xp.full((), np.nan).astype(self.dtype)
     flat = self.reshape(-1).astype(accumulate_type(self.dtype), copy=False)
     values, _ = _sorted_along(xp, flat, 0)
     found = xp.take_along_axis(values, position_of(xp, values, 0), axis=0)

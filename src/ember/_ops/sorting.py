@@ -475,8 +475,17 @@ def _check_search(boundaries, value, value_dtype, right, side, sorter):
         "dimensions of boundaries tensor and input value tensor must match, but we got "
         f"boundaries tensor {list(boundaries.shape)} and input value tensor "
         f"{list(np.shape(value))}"))
-    common = promote_types(dt.NP_TO_DTYPE[boundaries.dtype], value_dtype)
-    if common is dt.bool_:
+    # NOTE [searchsorted promotes as arithmetic]: PyTorch takes the result_type of the
+    # boundaries and the values, so a number or a 0-d tensor of values weakens to the
+    # boundaries' kind (-1 among uint8 boundaries is 255; 5.50001 among float16 ones is 5.5).
+    own = dt.NP_TO_DTYPE[boundaries.dtype]
+    if not hasattr(value, "ndim"):
+        common = result_type_from([own], [], [value_dtype])
+    elif value.ndim == 0:
+        common = result_type_from([own], [value_dtype], [])
+    else:
+        common = promote_types(own, value_dtype)
+    if common is dt.bool_ and np.size(value) != 0:   # (no values: PyTorch returns first)
         not_implemented("searchsorted_out_cpu", common._np)
     return common
 
@@ -528,7 +537,8 @@ def _search(xp, boundaries, value, out_int32, right, side, sorter, value_dtype):
     right = bool(right) or side == "right"
     compute = np.float32 if common in (dt.float16, dt.bfloat16) else common._np
     boundaries = boundaries.astype(compute, copy=False)
-    value = xp.asarray(value).astype(compute, copy=False)
+    with np.errstate(all="ignore"):
+        value = xp.asarray(value).astype(common._np).astype(compute, copy=False)
     if sorter is not None:
         _check(sorter.size == 0 or (int(sorter.min()) >= 0
                                     and int(sorter.max()) < boundaries.shape[-1]),
@@ -549,7 +559,7 @@ def _search_meta(boundaries, value, out_int32=False, right=False, *rest):
 
 
 def _scalar_dtype(value):
-    return result_type_from([], [], [scalar_type_of(value)])
+    return scalar_type_of(value)
 
 
 @register_op("searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, "

@@ -16,13 +16,16 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ember._core.checks import _check, _check_type
 from ember._core.dispatch import call
 from ember._core.finfo import finfo
 from ember._core.registry import DEFAULT, INT_TO_FLOAT, OPS, register_op
+from ember._ops import special_cephes
 from ember._ops.grad_utils import where
 from ember._ops.pointwise import not_implemented_for
-from ember._ops.pointwise_special import _special
+from ember._ops.pointwise_special import _special, lgamma
 
 _HALF_OK = {"kind": "pointwise", "promotion": INT_TO_FLOAT, "function": False,
             "method": False}
@@ -213,7 +216,8 @@ def special_zeta(xp, self, other):
     """zeta(input, other, *, out=None) -> Tensor: the Hurwitz zeta function,
     sum over k >= 0 of (other + k) ** -input."""
     _refuse("zeta_cpu", self, half=False)
-    return _scipy(xp).zeta(self, other)
+    # NOTE [zeta and trigamma follow PyTorch's series]
+    return special_cephes.zeta(xp, self, other, self.dtype).astype(self.dtype, copy=False)
 
 
 # --------------------------------------------------------------------------- incomplete gamma
@@ -280,7 +284,8 @@ def _mvlgamma_grad(c):
 
 
 @register_op("mvlgamma(Tensor self, int p) -> Tensor", kind="pointwise", promotion=INT_TO_FLOAT,
-             inplace=True, saves=_SELF, derivatives={"self": _mvlgamma_grad})
+             inplace=True, saves=_SELF, derivatives={"self": _mvlgamma_grad},
+             compute_in_float=False)
 def mvlgamma(xp, self, p):
     """mvlgamma(input, p, *, out=None) -> Tensor: the multivariate log-gamma function of
     dimension p, p (p - 1) / 4 * log(pi) + sum over j < p of lgamma(input - j / 2)."""
@@ -293,9 +298,21 @@ def mvlgamma(xp, self, p):
     # is its storage-size error (not a loop that never ends).
     _check(p * 8 < 1 << 63, lambda: f"Storage size calculation overflowed with sizes=[{p}]")
     _refuse("mvlgamma", self)
-    shifts = xp.arange(p, dtype=self.dtype) / self.dtype.type(2)
-    terms = _scipy(xp).gammaln(self[..., None] - shifts)
-    return terms.sum(axis=-1) + self.dtype.type(p * (p - 1) / 4 * math.log(math.pi))
+    # As PyTorch's composite: the shifts -(p - 1) / 2 ... -1/2, 0 added in the input's dtype
+    # (a float16 input rounds x - 1 to -1 near 0, a pole), lgamma of each (the lgamma op's
+    # kernel: +inf at both infinities), summed in that order (half types in float32), then
+    # the constant added.
+    dtype = self.dtype
+    half = dtype.itemsize == 2
+    shifts = (xp.arange(p, dtype=np.float64)[::-1] / -2.0).astype(dtype)
+    with np.errstate(all="ignore"):
+        shifted = self[..., None] + shifts
+        wide = shifted.astype(np.float32) if half else shifted
+        terms = lgamma(xp, wide).astype(dtype).astype(wide.dtype)
+        total = terms.sum(axis=-1, dtype=wide.dtype)
+        if half:
+            total = total.astype(dtype).astype(np.float32)
+        return total + wide.dtype.type(p * (p - 1) / 4 * math.log(math.pi))
 
 
 # --------------------------------------------------------------------------- Bessel, Airy
