@@ -98,9 +98,9 @@ class Work:
         return self._result if self._result is not None else []
 
     def get_future(self):
-        from ember.distributed._future import completed_future
-        self.wait()
-        return completed_future(self.result())
+        """A Future of the result tensors that waits for this Work when waited for."""
+        from ember.distributed._future import future_of_work
+        return future_of_work(self, self._result if self._result is not None else [])
 
     def synchronize(self) -> None:
         self.wait()
