@@ -30,6 +30,8 @@ import uuid
 
 __all__ = ["main", "get_args_parser"]
 
+_ABORT_GRACE_SECONDS = 1.0
+
 
 def get_args_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -94,7 +96,7 @@ def main(argv=None) -> int:
             command = [_mpiexec(), "-n", str(world)]
             if args.hostfile:
                 command += ["-f", args.hostfile, "-ppn", str(nproc)]
-            code = _run_mpi(command + child, env)
+            code = _run_mpi(command + child, env, errors)
         else:
             if nnodes > 1:
                 raise SystemExit("ember.distributed.run: several hosts need MPI (mpi4py and "
@@ -113,15 +115,46 @@ def _forwarding(processes):
     return forward
 
 
-def _run_mpi(command, env) -> int:
-    process = subprocess.Popen(command, env=env)
+def _run_mpi(command, env, errors) -> int:
+    # Its own session: ending the job ends mpiexec, its proxies and every rank together.
+    process = subprocess.Popen(command, env=env, start_new_session=True)
     previous = {s: signal.signal(s, _forwarding([process]))
                 for s in (signal.SIGINT, signal.SIGTERM)}
     try:
-        return process.wait()
+        failed_at = None
+        while True:
+            code = process.poll()
+            if code is not None:
+                return code
+            if failed_at is None and os.listdir(errors):
+                failed_at = time.monotonic()
+            # A rank that failed before joining MPI cannot MPI_Abort: mpiexec would wait for
+            # the others, so the launcher ends the job itself (after a moment for the abort).
+            if failed_at is not None and time.monotonic() - failed_at > _ABORT_GRACE_SECONDS:
+                _end_session(process)
+                return process.wait()
+            time.sleep(0.05)
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
+        if process.poll() is None:
+            _end_session(process)
+
+
+def _end_session(process, grace: float = 5.0) -> None:
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            process.wait(grace)
+            os.killpg(process.pid, signal.SIGKILL)    # what is left of the session
+            return
+        except subprocess.TimeoutExpired:
+            continue
+        except ProcessLookupError:
+            return
 
 
 def _run_plain(child, env, nproc, node_rank) -> int:

@@ -1,0 +1,29 @@
+"""Every collective on 2 and 3 MPI ranks against NumPy (workers/collectives.py), and a process
+started alone (workers/single.py)."""
+import subprocess
+import sys
+
+import pytest
+
+from tests.distributed.launch import WORKERS, checked, env, require_mpi, run_workers
+
+
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_collectives_match_numpy(ranks):
+    counts = checked(run_workers(ranks, "collectives.py"), ranks)
+    assert min(counts) > 600
+
+
+def _alone(what, **variables):
+    require_mpi()
+    return subprocess.run([sys.executable, str(WORKERS / "single.py"), what],
+                          capture_output=True, text=True, timeout=60, env=env(**variables))
+
+
+def test_a_process_started_alone_is_a_world_of_one():
+    checked(_alone("world_of_one", WORLD_SIZE="1", RANK="0"), 1)
+
+
+def test_a_process_started_alone_refuses_more_ranks():
+    done = _alone("too_many", WORLD_SIZE="2", RANK="0")
+    checked(done, 1)
