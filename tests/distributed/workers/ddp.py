@@ -120,5 +120,35 @@ everyone = [None] * size
 dist.all_gather_object(everyone, list(sampler))
 flat = sorted(i for part in everyone for i in part)
 check(set(flat) == set(range(10)) and len(flat) == sampler.total_size, "sampler shares")
+# SyncBatchNorm on each rank's share equals BatchNorm on the combined batch: outputs, input
+# and parameter gradients (the sum over ranks), running statistics
+torch.manual_seed(3)
+x_all = torch.randn(PER_RANK * size, 3, 4, 4)
+w_out = torch.randn(PER_RANK * size, 3, 4, 4)
+plain = torch.nn.BatchNorm2d(3)
+synced = torch.nn.SyncBatchNorm.convert_sync_batchnorm(torch.nn.BatchNorm2d(3))
+with torch.no_grad():
+    plain.weight.uniform_(0.5, 1.5)
+    synced.weight.copy_(plain.weight)
+x_ref = x_all.clone().requires_grad_(True)
+(plain(x_ref) * w_out).sum().backward()
+mine = slice(PER_RANK * rank, PER_RANK * (rank + 1))
+x_mine = x_all[mine].clone().requires_grad_(True)
+out = synced(x_mine)
+(out * w_out[mine]).sum().backward()
+expected = torch.nn.functional.batch_norm(x_all, None, None, plain.weight, plain.bias, True,
+                                        0.0, 1e-5)
+same(out.detach(), expected[mine].detach().numpy(), "SyncBatchNorm output", rtol=1e-4,
+     atol=1e-5)
+same(x_mine.grad, x_ref.grad[mine].numpy(), "SyncBatchNorm input gradient", rtol=1e-4,
+     atol=1e-5)
+grad_w = synced.weight.grad.clone()
+dist.all_reduce(grad_w)
+same(grad_w, plain.weight.grad.numpy(), "SyncBatchNorm weight gradient summed", rtol=1e-4,
+     atol=1e-5)
+same(synced.running_mean, plain.running_mean.numpy(), "SyncBatchNorm running_mean", rtol=1e-4,
+     atol=1e-6)
+same(synced.running_var, plain.running_var.numpy(), "SyncBatchNorm running_var", rtol=1e-4,
+     atol=1e-6)
 dist.destroy_process_group()
 done()
