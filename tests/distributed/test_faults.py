@@ -5,7 +5,6 @@ import time
 import uuid
 
 import pytest
-
 from tests.distributed.launch import leftover_processes, run_workers
 
 

@@ -1,5 +1,6 @@
 """`python -m ember.distributed.run`: ranks get their variables and torch is ember in them; a
 failing rank ends the job with its traceback and a non-zero exit; plain processes without MPI."""
+import re
 import uuid
 
 from tests.distributed.launch import WORKERS, leftover_processes, require_mpi, run_launcher
@@ -8,7 +9,8 @@ SCRIPT = WORKERS / "launched.py"
 
 
 def _env_lines(done):
-    return sorted(line for line in done.stdout.splitlines() if line.startswith("ENV"))
+    # Ranks share the pipe: their lines may arrive interleaved, so records are found by pattern.
+    return sorted(re.findall(r"ENV \d+ \d+ \d+ \w+ \[[^\]]*\]", done.stdout))
 
 
 def test_launcher_starts_mpi_ranks():

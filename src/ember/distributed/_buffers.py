@@ -16,8 +16,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
-from ember._core import complex_half
-from ember._core import dispatch
+from ember._core import complex_half, dispatch
 from ember._core.dispatch.wrapping import bump_version
 from ember.distributed.reduce_op import ReduceOp
 
@@ -72,7 +71,7 @@ def reduced_dtype(np_dtype):
 class Staged:
     """One tensor's memory as a flat contiguous array (`buf`), in `dtype` when given."""
 
-    __slots__ = ("tensor", "buf", "copied")
+    __slots__ = ("buf", "copied", "tensor")
 
     def __init__(self, tensor, dtype=None):
         array = tensor._data

@@ -30,7 +30,7 @@ class Future:
                                    "wait for")
             try:
                 self.set_result(waiter())
-            except BaseException as error:
+            except BaseException as error:  # noqa: BLE001 - kept for every later wait()
                 self.set_exception(error)
         if self._error is not None:
             raise self._error

@@ -50,11 +50,11 @@ def main(argv) -> None:
     alias_torch()
     if argv[0] == "-m":
         sys.argv = argv[1:]
-        run = lambda: runpy.run_module(argv[1], run_name="__main__", alter_sys=True)  # noqa
+        run = lambda: runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
     else:
         sys.argv = list(argv)
         sys.path.insert(0, os.path.dirname(os.path.abspath(argv[0])))
-        run = lambda: runpy.run_path(argv[0], run_name="__main__")  # noqa: E731
+        run = lambda: runpy.run_path(argv[0], run_name="__main__")
     try:
         run()
     except SystemExit as stop:
@@ -65,7 +65,7 @@ def main(argv) -> None:
             _record_failure(code)
             _end(code)
         raise
-    except BaseException:
+    except BaseException:  # noqa: BLE001 - any failure of the script ends the job
         print(f"[rank {os.environ['RANK']}] failed:\n{_script_traceback()}", file=sys.stderr,
               end="")
         _record_failure(1)

@@ -26,12 +26,12 @@ class Backend(str):
     UCC = "ucc"
     MPI = "mpi"
     XCCL = "xccl"
-    backend_list = ["undefined", "gloo", "nccl", "ucc", "mpi", "xccl"]
+    backend_list = ["undefined", "gloo", "nccl", "ucc", "mpi", "xccl"]  # noqa: RUF012
 
     def __new__(cls, name: str):
-        if not isinstance(name, str):
-            raise ValueError(f"Backend constructor parameter must be string-ish, but got: "
-                             f"{type(name)}")
+        if not isinstance(name, str):     # PyTorch's class: ValueError
+            raise ValueError(  # noqa: TRY004
+                f"Backend constructor parameter must be string-ish, but got: {type(name)}")
         value = name.lower()
         if value not in cls.backend_list:
             raise ValueError(f"Invalid backend: '{name}'")
@@ -60,7 +60,7 @@ class CommBackend:
     def reduce_scatter(self, send, recv, op): raise NotImplementedError          # noqa: E704
     def gather(self, send, recv, root): raise NotImplementedError                # noqa: E704
     def scatter(self, send, recv, root): raise NotImplementedError               # noqa: E704
-    def alltoallv(self, send, send_counts, recv, recv_counts): raise NotImplementedError  # noqa
+    def alltoallv(self, send, send_counts, recv, recv_counts): raise NotImplementedError
     def send(self, buf, dst, tag): raise NotImplementedError                     # noqa: E704
     def recv(self, buf, src, tag): raise NotImplementedError                     # noqa: E704
     def barrier(self): raise NotImplementedError                                 # noqa: E704
@@ -186,7 +186,7 @@ class _StatusRequest:
         self.request = request
         self.status = status
 
-    def Test(self) -> bool:          # noqa: N802 - MPI's spelling
+    def Test(self) -> bool:
         return self.request.Test(self.status)
 
     def source(self) -> int:

@@ -16,9 +16,20 @@ from ember.distributed.group import resolve
 from ember.distributed.reduce_op import ReduceOp, as_red_op
 from ember.distributed.work import Work
 
-__all__ = ["all_reduce", "broadcast", "reduce", "all_gather", "all_gather_into_tensor",
-           "reduce_scatter", "reduce_scatter_tensor", "gather", "scatter", "all_to_all",
-           "all_to_all_single", "all_reduce_coalesced"]
+__all__ = [
+    "all_gather",
+    "all_gather_into_tensor",
+    "all_reduce",
+    "all_reduce_coalesced",
+    "all_to_all",
+    "all_to_all_single",
+    "broadcast",
+    "gather",
+    "reduce",
+    "reduce_scatter",
+    "reduce_scatter_tensor",
+    "scatter",
+]
 
 
 def _finish(pg, requests, what, finish, async_op, result=None):

@@ -17,10 +17,23 @@ from ember.distributed import _mpi
 from ember.distributed.backend import Backend, MPICommBackend
 from ember.distributed.work import DistBackendError, Work
 
-__all__ = ["ProcessGroup", "GroupMember", "group", "init_process_group",
-           "destroy_process_group", "is_initialized", "get_rank", "get_world_size",
-           "get_backend", "new_group", "new_subgroups", "get_process_group_ranks",
-           "get_global_rank", "get_group_rank", "default_pg_timeout"]
+__all__ = [
+    "GroupMember",
+    "ProcessGroup",
+    "default_pg_timeout",
+    "destroy_process_group",
+    "get_backend",
+    "get_global_rank",
+    "get_group_rank",
+    "get_process_group_ranks",
+    "get_rank",
+    "get_world_size",
+    "group",
+    "init_process_group",
+    "is_initialized",
+    "new_group",
+    "new_subgroups",
+]
 
 default_pg_timeout = datetime.timedelta(minutes=30)
 
@@ -88,13 +101,13 @@ class GroupMember:
     NON_GROUP_MEMBER = -100
 
 
-class group:                  # noqa: N801 - PyTorch's name: `dist.group.WORLD`
+class group:
     WORLD = None
 
 
 class _State:
     world: ProcessGroup | None = None
-    groups: dict = {}
+    groups: dict = {}  # noqa: RUF012 - reset as a whole by destroy_process_group
     counter = 0
 
 

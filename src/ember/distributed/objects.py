@@ -17,8 +17,13 @@ import numpy as np
 from ember.distributed.group import resolve
 from ember.distributed.work import DistBackendError, Work
 
-__all__ = ["broadcast_object_list", "all_gather_object", "gather_object",
-           "scatter_object_list", "monitored_barrier"]
+__all__ = [
+    "all_gather_object",
+    "broadcast_object_list",
+    "gather_object",
+    "monitored_barrier",
+    "scatter_object_list",
+]
 
 
 def _dumps(obj):

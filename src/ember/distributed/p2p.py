@@ -9,7 +9,7 @@ from ember.distributed._buffers import Staged, check_tensor, flat_bytes
 from ember.distributed.group import resolve
 from ember.distributed.work import Work
 
-__all__ = ["send", "recv", "isend", "irecv", "P2POp", "batch_isend_irecv"]
+__all__ = ["P2POp", "batch_isend_irecv", "irecv", "isend", "recv", "send"]
 
 
 def _peer(pg, rank, group_rank, what):

@@ -49,7 +49,7 @@ def as_red_op(op) -> _RedOpType:
                     f"{type(op).__name__}")
 
 
-class reduce_op:          # noqa: N801 - PyTorch's deprecated lower-case name
+class reduce_op:
     """Deprecated alias of ReduceOp's members (`reduce_op.SUM`)."""
 
     SUM = _RedOpType.SUM

@@ -28,7 +28,7 @@ import tempfile
 import time
 import uuid
 
-__all__ = ["main", "get_args_parser"]
+__all__ = ["get_args_parser", "main"]
 
 _ABORT_GRACE_SECONDS = 1.0
 

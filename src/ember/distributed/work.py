@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime
 import time
 
-__all__ = ["Work", "DistError", "DistBackendError", "DistNetworkError", "DistStoreError"]
+__all__ = ["DistBackendError", "DistError", "DistNetworkError", "DistStoreError", "Work"]
 
 
 class DistError(RuntimeError):

@@ -6,11 +6,11 @@ import ml_dtypes
 import numpy as np
 
 sys.path.insert(0, __import__("os").path.dirname(__file__))
-from check import check, done, raises, same  # noqa: E402
+from check import check, done, raises, same
 
-import ember  # noqa: E402
-import ember.distributed as dist  # noqa: E402
-from ember.distributed import ReduceOp  # noqa: E402
+import ember
+import ember.distributed as dist
+from ember.distributed import ReduceOp
 
 dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=30))
 rank, size = dist.get_rank(), dist.get_world_size()

@@ -6,12 +6,12 @@ import sys
 import numpy as np
 
 sys.path.insert(0, __import__("os").path.dirname(__file__))
-from check import check, done, raises, same  # noqa: E402
+from check import check, done, raises, same
 
-import ember as torch  # noqa: E402
-import ember.distributed as dist  # noqa: E402
-from ember.distributed.algorithms.ddp_comm_hooks import default_hooks  # noqa: E402
-from ember.nn.parallel import DistributedDataParallel as DDP  # noqa: E402
+import ember as torch
+import ember.distributed as dist
+from ember.distributed.algorithms.ddp_comm_hooks import default_hooks
+from ember.nn.parallel import DistributedDataParallel as DDP
 
 dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=30))
 rank, size = dist.get_rank(), dist.get_world_size()
@@ -53,7 +53,6 @@ def train(config, steps=3):
         ddp.register_comm_hook(None, hook)
     opt = torch.optim.SGD(ddp.parameters(), lr=0.2)
     ref_opt = torch.optim.SGD(reference.parameters(), lr=0.2)
-    mine = slice(PER_RANK * rank, PER_RANK * (rank + 1))
     for step, (x, y) in enumerate(batches(steps)):
         use_spare = step in spare_on
         opt.zero_grad()

@@ -4,13 +4,13 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from check import check, done, raises, same  # noqa: E402
+from check import check, done, raises, same
 
-import ember  # noqa: E402
+import ember
 
 what = sys.argv[1]
 check("mpi4py" not in sys.modules, "import ember loads no MPI")
-import ember.distributed as dist  # noqa: E402
+import ember.distributed as dist
 
 check("mpi4py" not in sys.modules, "import ember.distributed loads no MPI")
 check(dist.is_available() and dist.is_gloo_available() and dist.is_mpi_available(),

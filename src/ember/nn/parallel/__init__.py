@@ -4,4 +4,4 @@ on the first device of `device_ids` (ember runs one device per process), and
 from ember.nn.parallel.data_parallel import DataParallel, data_parallel
 from ember.nn.parallel.distributed import DistributedDataParallel
 
-__all__ = ["DataParallel", "data_parallel", "DistributedDataParallel"]
+__all__ = ["DataParallel", "DistributedDataParallel", "data_parallel"]

@@ -6,7 +6,7 @@ from functools import partial
 from ember.distributed.algorithms.ddp_comm_hooks import default_hooks
 from ember.distributed.algorithms.ddp_comm_hooks.grad_bucket import GradBucket
 
-__all__ = ["DDPCommHookType", "register_ddp_comm_hook", "default_hooks", "GradBucket"]
+__all__ = ["DDPCommHookType", "GradBucket", "default_hooks", "register_ddp_comm_hook"]
 
 
 class DDPCommHookType(enum.Enum):

@@ -2,7 +2,7 @@
 Future of the averaged flat tensor, which DDP copies into the parameters' gradients."""
 from __future__ import annotations
 
-__all__ = ["allreduce_hook", "fp16_compress_hook", "bf16_compress_hook"]
+__all__ = ["allreduce_hook", "bf16_compress_hook", "fp16_compress_hook"]
 
 
 def _group_and_size(process_group):
