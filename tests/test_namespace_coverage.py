@@ -150,6 +150,22 @@ NAMESPACES = {
          "MetaProxy ParameterProxy Scope ScopeContextManager"),)),
     "fx.subgraph_rewriter": (lambda: importlib.import_module("torch.fx.subgraph_rewriter"),
                              lambda: importlib.import_module("ember.fx.subgraph_rewriter"), ()),
+    "distributed": (lambda: importlib.import_module("torch.distributed"),
+                    lambda: importlib.import_module("ember.distributed"), (
+        ("c10d's C++ option structs, reducer, logger and gloo process-group class (ember's "
+         "groups run on MPI through backend.CommBackend)",
+         ("AllToAllOptions AllreduceCoalescedOptions AllreduceOptions BarrierOptions "
+          "BroadcastOptions GatherOptions ReduceOptions ReduceScatterOptions ScatterOptions "
+          "Reducer Logger ProcessGroupGloo BackendConfig get_backend_config BuiltinCommHookType "
+          "GroupName RankType QueueEmptyError")),
+        ("device meshes, RPC, distributed autograd, rendezvous handlers, group split/shrink: "
+         "not built yet",
+         ("DeviceMesh device_mesh init_device_mesh rpc autograd rendezvous "
+          "register_rendezvous_handler remote_device split_group shrink_group")),
+        ("PyTorch's internal modules, logging helpers and deprecated single-tensor aliases",
+         ("c10d_logger config constants distributed_c10d log logging_handlers record_comm "
+          "utils breakpoint all_gather_coalesced all_gather_single reduce_scatter_single "
+          "torch")))),
     "fx.passes.shape_prop": (lambda: importlib.import_module("torch.fx.passes.shape_prop"),
                              lambda: importlib.import_module("ember.fx.passes.shape_prop"),
                              ()),

@@ -4,7 +4,19 @@ work.py (Work, timeouts), backend.py (the CommBackend seam), store.py (key-value
 run.py (the launcher)."""
 from __future__ import annotations
 
-from ember.distributed import _mpi
+from ember.distributed import _mpi, algorithms
+from ember.distributed._info import (
+    DebugLevel,
+    get_debug_level,
+    get_default_backend_for_device,
+    get_node_local_rank,
+    get_pg_count,
+    is_backend_available,
+    set_debug_level,
+    set_debug_level_from_env,
+    supports_complex,
+)
+from ember.distributed.algorithms.ddp_comm_hooks.grad_bucket import GradBucket
 from ember.distributed.backend import Backend
 from ember.distributed.collectives import (
     all_gather,
@@ -37,13 +49,16 @@ from ember.distributed.group import (
     is_initialized,
     new_group,
     new_subgroups,
+    new_subgroups_by_enumeration,
 )
 from ember.distributed.objects import (
     all_gather_object,
     broadcast_object_list,
     gather_object,
     monitored_barrier,
+    recv_object_list,
     scatter_object_list,
+    send_object_list,
 )
 from ember.distributed.p2p import P2POp, batch_isend_irecv, irecv, isend, recv, send
 from ember.distributed.reduce_op import ReduceOp, reduce_op
@@ -57,65 +72,20 @@ from ember.distributed.work import (
 )
 
 __all__ = [
-    "Backend",
-    "DistBackendError",
-    "DistError",
-    "DistNetworkError",
-    "DistStoreError",
-    "FileStore",
-    "GroupMember",
-    "HashStore",
-    "P2POp",
-    "PrefixStore",
-    "ProcessGroup",
-    "ReduceOp",
-    "Store",
-    "TCPStore",
-    "Work",
-    "all_gather",
-    "all_gather_into_tensor",
-    "all_gather_object",
-    "all_reduce",
-    "all_reduce_coalesced",
-    "all_to_all",
-    "all_to_all_single",
-    "barrier",
-    "batch_isend_irecv",
-    "broadcast",
-    "broadcast_object_list",
-    "default_pg_timeout",
-    "destroy_process_group",
-    "gather",
-    "gather_object",
-    "get_backend",
-    "get_global_rank",
-    "get_group_rank",
-    "get_process_group_ranks",
-    "get_rank",
-    "get_world_size",
-    "group",
-    "init_process_group",
-    "irecv",
-    "is_available",
-    "is_gloo_available",
-    "is_initialized",
-    "is_mpi_available",
-    "is_nccl_available",
-    "is_torchelastic_launched",
-    "is_ucc_available",
-    "is_xccl_available",
-    "isend",
-    "monitored_barrier",
-    "new_group",
-    "new_subgroups",
-    "recv",
-    "reduce",
-    "reduce_op",
-    "reduce_scatter",
-    "reduce_scatter_tensor",
-    "scatter",
-    "scatter_object_list",
-    "send",
+    "Backend", "DebugLevel", "DistBackendError", "DistError", "DistNetworkError", "DistStoreError",
+    "FileStore", "GradBucket", "GroupMember", "HashStore", "P2POp", "PrefixStore", "ProcessGroup",
+    "ReduceOp", "Store", "TCPStore", "Work", "algorithms", "all_gather", "all_gather_into_tensor",
+    "all_gather_object", "all_reduce", "all_reduce_coalesced", "all_to_all", "all_to_all_single",
+    "barrier", "batch_isend_irecv", "broadcast", "broadcast_object_list", "default_pg_timeout",
+    "destroy_process_group", "gather", "gather_object", "get_backend", "get_debug_level",
+    "get_default_backend_for_device", "get_global_rank", "get_group_rank", "get_node_local_rank",
+    "get_pg_count", "get_process_group_ranks", "get_rank", "get_world_size", "group",
+    "init_process_group", "irecv", "is_available", "is_backend_available", "is_gloo_available",
+    "is_initialized", "is_mpi_available", "is_nccl_available", "is_torchelastic_launched",
+    "is_ucc_available", "is_xccl_available", "isend", "monitored_barrier", "new_group",
+    "new_subgroups", "new_subgroups_by_enumeration", "recv", "recv_object_list", "reduce",
+    "reduce_op", "reduce_scatter", "reduce_scatter_tensor", "scatter", "scatter_object_list",
+    "send", "send_object_list", "set_debug_level", "set_debug_level_from_env", "supports_complex",
 ]
 
 

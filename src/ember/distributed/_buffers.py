@@ -49,7 +49,7 @@ def check_tensor_list(tensors, name: str) -> None:
 def check_reduction(tensor, op, what: str) -> None:
     kind = tensor._data.dtype.kind
     is_complex = kind == "c" or complex_half.is_chalf(tensor._data.dtype)
-    if is_complex and op not in (ReduceOp.SUM, ReduceOp.AVG, ReduceOp.PRODUCT):
+    if is_complex and op not in (ReduceOp.SUM, ReduceOp.AVG):      # as supports_complex
         raise ValueError(f"{what} does not support {op} on complex tensors")
     if op in _BITWISE and kind not in "biu":
         raise RuntimeError(f"{what}: {op} needs an integer or bool tensor, got "

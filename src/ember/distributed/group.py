@@ -326,6 +326,25 @@ def new_subgroups(group_size=None, group=None, timeout=None, backend=None, pg_op
     return mine, groups
 
 
+def new_subgroups_by_enumeration(ranks_per_subgroup_list, timeout=None, backend=None,
+                                 pg_options=None, group_desc=None):
+    """One group per list of global ranks (disjoint lists): (this rank's group, all of them)."""
+    seen = set()
+    for ranks in ranks_per_subgroup_list:
+        for r in ranks:
+            if r in seen:
+                raise ValueError(f"Rank {r} has appeared in both subgroup {ranks} and a "
+                                 f"previous one")
+            seen.add(r)
+    mine, groups = None, []
+    for ranks in ranks_per_subgroup_list:
+        pg = new_group(ranks, timeout=timeout, backend=backend)
+        if pg != GroupMember.NON_GROUP_MEMBER:
+            mine = pg
+        groups.append(pg)
+    return mine, groups
+
+
 def barrier(group=None, async_op: bool = False, device_ids=None):
     """Wait until every rank of `group` has reached it."""
     pg = resolve(group)

@@ -147,6 +147,40 @@ def scatter_object_list(scatter_object_output_list, scatter_object_input_list=No
     scatter_object_output_list[0] = _loads(recv[:int(my_size[0])])
 
 
+def send_object_list(object_list, dst=None, group=None, device=None, group_dst=None) -> None:
+    """Send `object_list` to rank `dst` (which calls recv_object_list with a list as long)."""
+    from ember.distributed.p2p import _peer
+    pg = resolve(group)
+    if pg is None:
+        return
+    peer = _peer(pg, dst, group_dst, "send_object_list")
+    data = _dumps(list(object_list))
+    channel = pg._ember_channel()
+    _run(pg, channel.send(np.array([data.size], np.int64), peer, _OBJECT_TAG),
+         "send_object_list")
+    _run(pg, channel.send(data, peer, _OBJECT_TAG), "send_object_list")
+
+
+def recv_object_list(object_list, src=None, group=None, device=None, group_src=None) -> int:
+    """Receive a list sent by send_object_list into `object_list`; the sender's rank."""
+    from ember.distributed.p2p import _peer
+    pg = resolve(group)
+    if pg is None:
+        return -1
+    peer = None if src is None and group_src is None else _peer(pg, src, group_src,
+                                                                "recv_object_list")
+    channel = pg._ember_channel()
+    size = np.empty(1, np.int64)
+    requests = channel.recv(size, peer, _OBJECT_TAG)
+    _run(pg, requests, "recv_object_list")
+    sender = requests[0].source()
+    data = np.empty(int(size[0]), np.uint8)
+    _run(pg, channel.recv(data, sender, _OBJECT_TAG), "recv_object_list")
+    object_list[:] = _loads(data)
+    return pg._ranks[sender]
+
+
+_OBJECT_TAG = 0x4F42
 _MONITOR_TAG = 0x4D42
 
 

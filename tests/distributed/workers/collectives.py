@@ -79,7 +79,7 @@ def reduce_np(op, stack, dtype):
 
 def ops_for(dtype):
     if dtype in COMPLEX:
-        return [ReduceOp.SUM, ReduceOp.PRODUCT, ReduceOp.AVG]
+        return [ReduceOp.SUM, ReduceOp.AVG]
     ops = [ReduceOp.SUM, ReduceOp.PRODUCT, ReduceOp.MIN, ReduceOp.MAX]
     if dtype in FLOATS:
         return ops + [ReduceOp.AVG]
@@ -122,6 +122,8 @@ same(t, np.asarray([exact]).astype(ml_dtypes.bfloat16).astype(np.float64), "bf16
 
 raises(ValueError, lambda: dist.all_reduce(ember.ones(2, dtype=ember.complex64),
                                            op=ReduceOp.MAX), "MAX on complex")
+raises(ValueError, lambda: dist.all_reduce(ember.ones(2, dtype=ember.complex64),
+                                           op=ReduceOp.PRODUCT), "PRODUCT on complex")
 raises(RuntimeError, lambda: dist.all_reduce(ember.ones(2), op=ReduceOp.BAND), "BAND on float")
 raises(TypeError, lambda: dist.all_reduce([1.0]), "a list is not a tensor")
 raises(TypeError, lambda: dist.all_reduce(ember.ones(2), op="sum"), "op must be a ReduceOp")
@@ -258,6 +260,13 @@ else:
            "an object that carries code is refused on the receiving ranks")
     check(lst == [None], "the refused object is not stored")
 
+got = [None, None]
+if rank == 0:
+    dist.send_object_list([{"to": size - 1}, "x"], dst=size - 1)
+elif rank == size - 1:
+    sender = dist.recv_object_list(got)
+    check(sender == 0 and got == [{"to": size - 1}, "x"], "send_object_list/recv_object_list")
+
 # ---- groups
 sub = dist.new_group([0, size - 1])
 if rank in (0, size - 1):
@@ -275,6 +284,9 @@ else:
     check(dist.all_reduce(ember.ones(1), group=sub) is None, "collective outside the group")
 mine, groups = dist.new_subgroups(1)
 check(dist.get_world_size(mine) == 1 and len(groups) == size, "new_subgroups")
+mine, groups = dist.new_subgroups_by_enumeration([[0], list(range(1, size))])
+check(dist.get_world_size(mine) == (1 if rank == 0 else size - 1), "by enumeration")
+check(dist.get_pg_count() >= 3 and dist.is_backend_available("gloo"), "pg count, available")
 dist.monitored_barrier(timeout=datetime.timedelta(seconds=20))
 dist.barrier()
 dist.destroy_process_group()
