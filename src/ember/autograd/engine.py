@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import heapq
 import sys
+import threading
 
 from ember._core import dispatch
 from ember._core.checks import _check, _check_type
@@ -96,14 +97,23 @@ def _add(a, b):
 # NOTE [final callbacks]: `queue_callback(fn)`, called while a backward pass runs (from a hook
 # or a Function's backward), runs fn with no arguments once that pass has run all its nodes, in
 # the order queued; callbacks a callback queues run too. DDP waits for its gradient reductions
-# there. One list per pass in flight (a pass may start another, e.g. autograd.grad in a hook).
-_final_callbacks: list = []
+# there. One list per pass in flight in this thread (a pass may start another, e.g.
+# autograd.grad in a hook; passes in other threads keep their own).
+_final_callbacks = threading.local()
+
+
+def _callback_stack() -> list:
+    stack = _final_callbacks.__dict__.get("stack")
+    if stack is None:
+        stack = _final_callbacks.stack = []
+    return stack
 
 
 def queue_callback(callback) -> None:
     """Run `callback()` at the end of the backward pass now running."""
-    _check(bool(_final_callbacks), "Final callbacks can only be installed during backward pass.")
-    _final_callbacks[-1].append(callback)
+    stack = _callback_stack()
+    _check(bool(stack), "Final callbacks can only be installed during backward pass.")
+    stack[-1].append(callback)
 
 
 def _run_final_callbacks(queued: list) -> None:
@@ -145,7 +155,8 @@ def run_backward(outputs, grad_outputs, *, retain_graph, create_graph, capture=N
     grad_mode._state.grad_enabled = bool(create_graph)
     dispatch.modes.function_off += 1     # the formulas' ops are not the user's calls
     queued = []
-    _final_callbacks.append(queued)     # NOTE [final callbacks]
+    callbacks = _callback_stack()
+    callbacks.append(queued)            # NOTE [final callbacks]
     try:
         while ready:
             node = heapq.heappop(ready)[2]
@@ -179,7 +190,7 @@ def run_backward(outputs, grad_outputs, *, retain_graph, create_graph, capture=N
         if queued:
             _run_final_callbacks(queued)
     finally:
-        _final_callbacks.pop()
+        callbacks.pop()
         grad_mode._state.grad_enabled = prev_mode
         dispatch.modes.function_off -= 1
     return captured
