@@ -162,10 +162,10 @@ NAMESPACES = {
          "not built yet",
          ("DeviceMesh device_mesh init_device_mesh rpc autograd rendezvous "
           "register_rendezvous_handler remote_device split_group shrink_group")),
-        ("PyTorch's internal modules, logging helpers and deprecated single-tensor aliases",
+        ("PyTorch's internal modules and logging helpers, a rank-gated pdb, the deprecated "
+         "all_gather_coalesced",
          ("c10d_logger config constants distributed_c10d log logging_handlers record_comm "
-          "utils breakpoint all_gather_coalesced all_gather_single reduce_scatter_single "
-          "torch")))),
+          "utils breakpoint all_gather_coalesced torch")))),
     "fx.passes.shape_prop": (lambda: importlib.import_module("torch.fx.passes.shape_prop"),
                              lambda: importlib.import_module("ember.fx.passes.shape_prop"),
                              ()),

@@ -1,5 +1,7 @@
-"""Every collective on 2 and 3 MPI ranks against NumPy (workers/collectives.py), and a process
+"""Every collective on 2 and 3 MPI ranks against NumPy (workers/collectives.py) and against
+PyTorch's gloo on the same inputs in the same job (workers/against_gloo.py), and a process
 started alone (workers/single.py)."""
+import socket
 import subprocess
 import sys
 
@@ -11,6 +13,15 @@ from tests.distributed.launch import WORKERS, checked, env, require_mpi, run_wor
 def test_collectives_match_numpy(ranks):
     counts = checked(run_workers(ranks, "collectives.py"), ranks)
     assert min(counts) > 600
+
+
+def test_collectives_match_pytorch_gloo():
+    pytest.importorskip("torch")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    counts = checked(run_workers(3, "against_gloo.py", port), 3)
+    assert min(counts) > 60
 
 
 def _alone(what, **variables):

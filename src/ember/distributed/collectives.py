@@ -19,6 +19,7 @@ from ember.distributed.work import Work
 __all__ = [
     "all_gather",
     "all_gather_into_tensor",
+    "all_gather_single",
     "all_reduce",
     "all_reduce_coalesced",
     "all_to_all",
@@ -27,6 +28,7 @@ __all__ = [
     "gather",
     "reduce",
     "reduce_scatter",
+    "reduce_scatter_single",
     "reduce_scatter_tensor",
     "scatter",
 ]
@@ -151,6 +153,11 @@ def all_gather(tensor_list, tensor, group=None, async_op: bool = False):
                    lambda: _write_pieces(tensor_list, recv), async_op, [list(tensor_list)])
 
 
+def all_gather_single(output_tensor, input_tensor, group=None, async_op: bool = False):
+    """all_gather_into_tensor's newer name."""
+    return all_gather_into_tensor(output_tensor, input_tensor, group, async_op)
+
+
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op: bool = False):
     """Every rank's `input_tensor`, concatenated in rank order (along dim 0, or stacked), into
     `output_tensor`."""
@@ -184,6 +191,11 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op: bo
     send = np.concatenate([Staged(t, staged.buf.dtype).buf for t in input_list]) if \
         input_list else staged.buf[:0]
     return _reduce_scatter(pg, send, staged, op, "reduce_scatter", async_op, output)
+
+
+def reduce_scatter_single(output, input, op=ReduceOp.SUM, group=None, async_op: bool = False):
+    """reduce_scatter_tensor's newer name."""
+    return reduce_scatter_tensor(output, input, op, group, async_op)
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op: bool = False):
