@@ -88,6 +88,15 @@ class ProcessGroup:
     def _ember_channel(self):
         return self._p2p
 
+    def _side_all_reduce(self, array) -> None:
+        """Sum a NumPy array over the group on ember's own communicator: it may run while
+        collectives of the user's are in flight on the group's, in another order on each rank
+        (MPI orders collectives per communicator)."""
+        from ember.distributed.reduce_op import ReduceOp
+        channel = self._ember_channel()
+        Work(channel, channel.allreduce(array, ReduceOp.SUM), "all_reduce (ember's own)",
+             self).wait()
+
     def __repr__(self) -> str:
         return (f"<ProcessGroup {self._name} backend={self._backend_name} "
                 f"rank={self.rank()} size={self.size()}>")

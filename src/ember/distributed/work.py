@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime
 import time
+import weakref
 
 __all__ = ["DistBackendError", "DistError", "DistNetworkError", "DistStoreError", "Work"]
 
@@ -37,6 +38,18 @@ class DistStoreError(DistError):
 _SPIN_SECONDS = 0.002
 _SLEEP_SECONDS = 0.0002
 
+# NOTE [progress while computing]: MPI moves the data of a non-blocking operation only while
+# some MPI call runs in the process. `progress()` tests every Work still in flight; DDP calls it
+# as gradients become ready, so bucket reductions advance during backward rather than all at
+# the final wait.
+_in_flight = weakref.WeakSet()
+
+
+def progress() -> None:
+    """Let MPI advance every operation in flight (completing those that are done)."""
+    for work in list(_in_flight):
+        work.is_completed()
+
 
 class Work:
     """The handle `async_op=True` returns: `wait()` blocks until the operation is done (or
@@ -54,8 +67,11 @@ class Work:
         self._source = None
         if self._done:
             self._complete()
+        else:
+            _in_flight.add(self)
 
     def _complete(self) -> None:
+        _in_flight.discard(self)
         self._done = True
         self._requests = []
         finish, self._finish = self._finish, None

@@ -48,13 +48,17 @@ def train(config, steps=3):
     hook = config.pop("hook", None)
     micro = config.pop("accumulate", 1)
     spare_on = config.pop("spare_on", ())
+    spare_ranks = config.pop("spare_ranks", range(size))
     ddp = DDP(model, **config)
     if hook is not None:
         ddp.register_comm_hook(None, hook)
     opt = torch.optim.SGD(ddp.parameters(), lr=0.2)
     ref_opt = torch.optim.SGD(reference.parameters(), lr=0.2)
+    def uses(step, r):
+        return step in spare_on and r in spare_ranks
+
     for step, (x, y) in enumerate(batches(steps)):
-        use_spare = step in spare_on
+        use_spare = uses(step, rank)
         opt.zero_grad()
         parts = np.array_split(np.arange(PER_RANK), micro)
         for i, part in enumerate(parts):
@@ -68,7 +72,11 @@ def train(config, steps=3):
                 loss.backward()
         opt.step()
         ref_opt.zero_grad()
-        torch.nn.functional.mse_loss(reference(x, use_spare), y).backward()
+        # the combined batch's mean loss, each rank's rows with that rank's use of the spare
+        parts = [torch.nn.functional.mse_loss(
+            reference(x[PER_RANK * r:PER_RANK * (r + 1)], uses(step, r)),
+            y[PER_RANK * r:PER_RANK * (r + 1)]) for r in range(size)]
+        (sum(parts) / size).backward()
         ref_opt.step()
     return ddp, model, reference
 
@@ -95,6 +103,9 @@ compare({"hook": default_hooks.bf16_compress_hook}, "bf16_compress_hook", tol=3e
 _, model = compare({"find_unused_parameters": True, "spare_on": (0, 2)},
                    "find_unused_parameters")
 check(model.spare.weight.grad is not None, "the spare layer got a gradient when used")
+_, model = compare({"find_unused_parameters": True, "spare_on": (0, 1, 2), "spare_ranks": (0,),
+                    "bucket_cap_mb": 0.0001}, "find_unused_parameters, used on rank 0 only")
+check(model.spare.weight.grad is not None, "a layer used on another rank gets its gradient")
 
 # unused parameters without find_unused_parameters: the next forward says so
 torch.manual_seed(0)

@@ -7,7 +7,9 @@ NOTE [DDP buckets]: the parameters that need gradients are laid out, last parame
 its bucket down; a full bucket gets its gradients copied in and its reduction started
 non-blocking (the comm hook: allreduce_hook by default), so communication overlaps the rest
 of backward. Buckets are started in index order only (a later one waits for the earlier ones),
-so every rank issues the same collectives in the same order. A final callback at the end of
+so every rank issues the same collectives in the same order; the used-parameter mask of
+`find_unused_parameters` goes through the group's side channel, since a rank that did not use
+a parameter starts its bucket later than one that did. A final callback at the end of
 backward (NOTE [final callbacks]) starts what is left, waits for every bucket and writes the
 averaged gradients into `.grad` (with `gradient_as_bucket_view`, `.grad` becomes a view of the
 bucket itself).
@@ -70,6 +72,8 @@ class DistributedDataParallel(Module):
                  skip_all_reduce_unused_params=False):
         super().__init__()
         import ember.distributed as dist
+        from ember.distributed.work import progress
+        self._progress = progress
         if not dist.is_initialized() and process_group is None:
             raise ValueError("Default process group has not been initialized, please make sure "
                              "to call init_process_group.")
@@ -159,6 +163,8 @@ class DistributedDataParallel(Module):
         self._ready.add(param)
         bucket, _ = self._slot[param]
         bucket.pending -= 1
+        if self._next_bucket:
+            self._progress()        # NOTE [progress while computing]
         self._launch_ready_buckets()
 
     def _launch_ready_buckets(self, force: bool = False) -> None:
@@ -213,9 +219,11 @@ class DistributedDataParallel(Module):
         self._reset()
 
     def _globally_used(self) -> dict:
-        import ember.distributed as dist
-        flags = ember.tensor([p in self._ready for p in self._params], dtype=ember.int32)
-        dist.all_reduce(flags, group=self.process_group)
+        import numpy as np
+        # Buckets may be in flight on the group's communicator, started at different moments
+        # on each rank: the mask goes through the group's side channel (NOTE [DDP buckets]).
+        flags = np.array([p in self._ready for p in self._params], np.int32)
+        self.process_group._side_all_reduce(flags)
         return {p: bool(f) for p, f in zip(self._params, flags.tolist())}
 
     # ------------------------------------------------------------------ API
