@@ -1,6 +1,8 @@
 """DistributedDataParallel on 3 MPI ranks equals single-process training on the combined batch
 (workers/ddp.py: default, small buckets, gradient_as_bucket_view, static_graph, no_sync, the
-default comm hooks, find_unused_parameters; DistributedSampler on the group)."""
+default comm hooks, find_unused_parameters with usage equal and unequal across ranks; the
+unfinished-reduction error; buffers from rank 0); SyncBatchNorm equals BatchNorm on the combined
+batch; DistributedSampler takes the group's rank and size."""
 from tests.distributed.launch import checked, run_workers
 
 
