@@ -41,4 +41,5 @@ def test_launcher_plain_processes_without_mpi():
     assert leftover_processes(marker) == []
     done = run_launcher("--no-mpi", "--nproc_per_node=2", SCRIPT, "plain")
     assert done.returncode == 0, done.stderr
-    assert _env_lines(done) == ["ENV 0 0 2 ember ['plain']", "ENV 1 1 2 ember ['plain']"]
+    assert _env_lines(done) == ["ENV 0 0 2 ember ['plain']", "ENV 1 1 2 ember ['plain']"], (
+        done.stdout + done.stderr)
