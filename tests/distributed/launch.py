@@ -32,14 +32,14 @@ def env(**extra):
     return {**os.environ, "PYTHONPATH": str(SRC), "OMP_NUM_THREADS": "1", **extra}
 
 
-def run_workers(n, script, *args, timeout=60, **extra_env):
+def run_workers(n, script, *args, timeout=120, **extra_env):
     require_mpi()
     command = [mpiexec(), "-n", str(n), sys.executable, str(WORKERS / script), *map(str, args)]
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False,
                           env=env(**extra_env))
 
 
-def run_launcher(*args, timeout=60, **extra_env):
+def run_launcher(*args, timeout=120, **extra_env):
     command = [sys.executable, "-m", "ember.distributed.run", *map(str, args)]
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False,
                           env=env(**extra_env))
