@@ -104,6 +104,17 @@ IMPORTED_HELPERS = (
     "has_torch_function_unary has_torch_function_variadic grad reproducibility_notes "
     "sparse_support_notes tf32_notes GRID_SAMPLE_INTERPOLATION_MODES GRID_SAMPLE_PADDING_MODES"))
 
+def _with_submodules(name):
+    """The package with every public submodule imported: which ones other tests happened to
+    import must not change its public names."""
+    import pkgutil
+    package = importlib.import_module(name)
+    for info in pkgutil.iter_modules(package.__path__):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"{name}.{info.name}")
+    return package
+
+
 # namespace -> (how to reach PyTorch's, how to reach ember's, the lists of missing names)
 NAMESPACES = {
     "torch": (lambda: torch, lambda: ember, (
@@ -150,6 +161,26 @@ NAMESPACES = {
          "MetaProxy ParameterProxy Scope ScopeContextManager"),)),
     "fx.subgraph_rewriter": (lambda: importlib.import_module("torch.fx.subgraph_rewriter"),
                              lambda: importlib.import_module("ember.fx.subgraph_rewriter"), ()),
+    "distributed": (lambda: _with_submodules("torch.distributed"),
+                    lambda: _with_submodules("ember.distributed"), (
+        ("c10d's C++ option structs, reducer, logger and gloo process-group class (ember's "
+         "groups run on MPI through backend.CommBackend)",
+         ("AllToAllOptions AllreduceCoalescedOptions AllreduceOptions BarrierOptions "
+          "BroadcastOptions GatherOptions ReduceOptions ReduceScatterOptions ScatterOptions "
+          "Reducer Logger ProcessGroupGloo BackendConfig get_backend_config BuiltinCommHookType "
+          "GroupName RankType QueueEmptyError")),
+        ("device meshes, RPC, distributed autograd, rendezvous handlers, group split/shrink: "
+         "not built yet",
+         ("DeviceMesh device_mesh init_device_mesh rpc autograd rendezvous "
+          "register_rendezvous_handler remote_device split_group shrink_group")),
+        ("PyTorch's internal modules and logging helpers, a rank-gated pdb, the deprecated "
+         "all_gather_coalesced",
+         ("c10d_logger config constants distributed_c10d log logging_handlers record_comm "
+          "utils breakpoint all_gather_coalesced torch argparse_util collective_utils debug "
+          "flight_recorder launch")),
+        ("FSDP, DTensor, sharded checkpoints, pipelining, elastic agents, distributed "
+         "optimizers and nn functions: out of scope (rank-0 ember.save is the pattern)",
+         "fsdp tensor checkpoint pipelining elastic launcher optim nn"))),
     "fx.passes.shape_prop": (lambda: importlib.import_module("torch.fx.passes.shape_prop"),
                              lambda: importlib.import_module("ember.fx.passes.shape_prop"),
                              ()),

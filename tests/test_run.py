@@ -48,6 +48,7 @@ def _same_output_as_torch(*args):
     "mixture_density_swa.py", "transformer_stream_loader.py", "gradient_penalty_func.py",
     "data_and_printing.py", "kv_cache_generation.py", "multiprocessing_spawn.py",
     "library_idioms.py", "examples_mnist_hogwild.py", "multiprocessing_queue_sharing.py",
+    "ddp_training.py",
 ])
 def test_script_prints_what_pytorch_prints(script):
     out = _same_output_as_torch(SCRIPTS / script)
@@ -70,7 +71,7 @@ def test_module_mode_runs_a_package_entry_point():
 @pytest.mark.parametrize("script,missing", [
     ("missing_module.py", "torch.definitely_missing"),
     ("missing_export.py", "torch.export"),
-    ("missing_distributed.py", "torch.distributed"),
+    ("missing_distributed.py", "torch.distributed.pipelining"),
 ])
 def test_missing_module_is_a_clear_import_error(script, missing):
     done = _run(SCRIPTS / script)

@@ -1,4 +1,4 @@
 import torch
-import torch.distributed as dist  # noqa: F401
+import torch.distributed.pipelining as pipelining  # noqa: F401
 
 print(torch.ones(1))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import heapq
 import sys
+import threading
 
 from ember._core import dispatch
 from ember._core.checks import _check, _check_type
@@ -93,6 +94,35 @@ def _add(a, b):
     return a + b
 
 
+# NOTE [final callbacks]: `queue_callback(fn)`, called while a backward pass runs (from a hook
+# or a Function's backward), runs fn with no arguments once that pass has run all its nodes, in
+# the order queued; callbacks a callback queues run too. DDP waits for its gradient reductions
+# there. One list per pass in flight in this thread (a pass may start another, e.g.
+# autograd.grad in a hook; passes in other threads keep their own).
+_final_callbacks = threading.local()
+
+
+def _callback_stack() -> list:
+    stack = _final_callbacks.__dict__.get("stack")
+    if stack is None:
+        stack = _final_callbacks.stack = []
+    return stack
+
+
+def queue_callback(callback) -> None:
+    """Run `callback()` at the end of the backward pass now running."""
+    stack = _callback_stack()
+    _check(bool(stack), "Final callbacks can only be installed during backward pass.")
+    stack[-1].append(callback)
+
+
+def _run_final_callbacks(queued: list) -> None:
+    i = 0
+    while i < len(queued):
+        queued[i]()
+        i += 1
+
+
 def run_backward(outputs, grad_outputs, *, retain_graph, create_graph, capture=None,
                  accumulate=True, allow_unreachable=True, prune=False):
     """Propagate `grad_outputs` from `outputs`. With `capture` ({edge: slot}), gradients that
@@ -124,6 +154,9 @@ def run_backward(outputs, grad_outputs, *, retain_graph, create_graph, capture=N
     prev_mode = grad_mode._state.grad_enabled
     grad_mode._state.grad_enabled = bool(create_graph)
     dispatch.modes.function_off += 1     # the formulas' ops are not the user's calls
+    queued = []
+    callbacks = _callback_stack()
+    callbacks.append(queued)            # NOTE [final callbacks]
     try:
         while ready:
             node = heapq.heappop(ready)[2]
@@ -154,7 +187,10 @@ def run_backward(outputs, grad_outputs, *, retain_graph, create_graph, capture=N
                     heapq.heappush(ready, (-nxt._sequence_nr, pushes, nxt))
                     pushes += 1
             grad_in = g = None      # hold no gradient past its node (NOTE [stealing gradients])
+        if queued:
+            _run_final_callbacks(queued)
     finally:
+        callbacks.pop()
         grad_mode._state.grad_enabled = prev_mode
         dispatch.modes.function_off -= 1
     return captured

@@ -13,8 +13,26 @@ class _VariableMeta(type):
         return isinstance(instance, dispatch.Tensor)
 
 
+class _ExecutionEngine:
+    """`Variable._execution_engine`: what code reaches of the backward engine."""
+
+    @staticmethod
+    def queue_callback(callback) -> None:
+        """Run `callback()` once the backward pass now running ends (NOTE [final callbacks])."""
+        from ember.autograd.engine import queue_callback
+        queue_callback(callback)
+
+    @staticmethod
+    def run_backward(tensors, grad_tensors, retain_graph=False, create_graph=False,
+                     inputs=(), allow_unreachable=True, accumulate_grad=True):
+        from ember.autograd.engine import backward
+        backward(tensors, grad_tensors, retain_graph, create_graph, inputs or None)
+
+
 class Variable(metaclass=_VariableMeta):
     """Variable(data, requires_grad=False, volatile=False) -> Tensor sharing `data`."""
+
+    _execution_engine = _ExecutionEngine()
 
     def __new__(cls, data=None, requires_grad=False, volatile=False):
         if data is None:

@@ -1,5 +1,5 @@
-"""Batch normalisation layers: BatchNorm1d/2d/3d and SyncBatchNorm (plain batch norm here:
-ember has no process groups). `_NormBase` (parameters, running statistics, repr) is shared
+"""Batch normalisation layers: BatchNorm1d/2d/3d and SyncBatchNorm (statistics over every rank
+of a process group: _sync_batch_norm.py). `_NormBase` (parameters, running statistics, repr) is shared
 with the instance norms (instancenorm.py).
 
 NOTE [momentum None]: with momentum=None the running statistics are the cumulative average of
@@ -116,6 +116,16 @@ class _LazyNormBase(LazyModuleMixin, _NormBase):
             self.reset_parameters()
 
 
+def _sync_group(process_group):
+    """The group SyncBatchNorm synchronises over, or None (no distributed world, one rank)."""
+    import sys
+    dist = sys.modules.get("ember.distributed")
+    if dist is None or not dist.is_initialized():
+        return None
+    group = process_group if process_group is not None else dist.group.WORLD
+    return group if dist.get_world_size(group) > 1 else None
+
+
 class _BatchNorm(_NormBase):
     def forward(self, input):
         self._check_input_dim(input)
@@ -180,8 +190,9 @@ class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
 
 
 class SyncBatchNorm(_BatchNorm):
-    """Batch norm over a process group in PyTorch; ember has no process groups, so it is
-    batch norm of an input of at least 2 dimensions (the group argument is kept)."""
+    """Batch norm whose training statistics cover the batches of every rank of
+    `process_group` (the default group) when ember.distributed has one of more than one rank;
+    plain batch norm otherwise (NOTE [synchronised batch statistics])."""
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True, process_group=None,
@@ -193,6 +204,22 @@ class SyncBatchNorm(_BatchNorm):
     def _check_input_dim(self, input):
         if input.ndim < 2:
             raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
+    def forward(self, input):
+        group = _sync_group(self.process_group) if self.training else None
+        if group is None:
+            return super().forward(input)
+        self._check_input_dim(input)
+        from ember.nn.modules._sync_batch_norm import sync_batch_norm
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.track_running_stats and self.num_batches_tracked is not None:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:       # NOTE [momentum None]
+                factor = 1.0 / float(self.num_batches_tracked)
+        keep = self.track_running_stats
+        return sync_batch_norm(input, self.weight, self.bias,
+                               self.running_mean if keep else None,
+                               self.running_var if keep else None, self.eps, factor, group)
 
     @classmethod
     def convert_sync_batchnorm(cls, module, process_group=None):

@@ -1,0 +1,1 @@
+"""ember.distributed.algorithms: DDP's communication hooks (ddp_comm_hooks/)."""
