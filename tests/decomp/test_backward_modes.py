@@ -85,8 +85,32 @@ def _activations(lib):
     return model, lib.randn(3, 4), lambda out: (out - 1).pow(2).mean() + out.sum()
 
 
+def _regression_losses(lib):
+    nn, F = lib.nn, lib.nn.functional
+    model = nn.Sequential(nn.Linear(4, 8), nn.Sigmoid(), nn.Linear(8, 2), nn.SiLU())
+    target = lib.randn(3, 2)
+    return model, lib.randn(3, 4), lambda out: (
+        F.mse_loss(out, target) + F.l1_loss(out, target) + F.smooth_l1_loss(out, target, beta=0.5)
+        + F.huber_loss(out, target, reduction="sum", delta=0.7)
+        + F.mse_loss(out, target[:1], reduction="sum")
+        + F.soft_margin_loss(out, target.sign()) + F.logsigmoid(out).sum())
+
+
+def _binary_losses(lib):
+    nn, F = lib.nn, lib.nn.functional
+    model = nn.Sequential(nn.Linear(4, 8), nn.LeakyReLU(0.1), nn.Linear(8, 2))
+    target, weight = lib.rand(3, 2), lib.rand(2)
+    return model, lib.randn(3, 4), lambda out: (
+        F.binary_cross_entropy_with_logits(out, target)
+        + F.binary_cross_entropy_with_logits(out, target, weight=weight, pos_weight=weight,
+                                             reduction="sum")
+        + F.binary_cross_entropy(lib.sigmoid(out), target, weight=weight)
+        + F.multilabel_soft_margin_loss(out, target.round()))
+
+
 MODELS = {"mlp": _mlp, "cnn": _cnn, "lenet": _lenet, "gpt block": _gpt,
-          "activations": _activations}
+          "activations": _activations, "regression losses": _regression_losses,
+          "binary losses": _binary_losses}
 
 
 def _training_step(lib, mode_class, build):
@@ -105,7 +129,8 @@ def test_training_step_lists_pytorchs_aten_ops(case):
     assert ours == theirs
 
 
-@pytest.mark.parametrize("case", ["mlp", "gpt block", "activations"])
+@pytest.mark.parametrize("case", ["mlp", "gpt block", "activations", "regression losses",
+                                  "binary losses"])
 def test_gradients_under_a_mode_equal_the_plain_ones(case):
     def grads(mode_class):
         ember.manual_seed(0)

@@ -28,6 +28,18 @@ EXTRA_CALLS = {
                                       ((_t(5), _t(5), 0.5), {})],
     aten.native_channel_shuffle.default: [((_t(2, 6, 3), 3), {})],
     aten.zero.default: [((_t(2, 3),), {})],
+    # The losses' gradient kernels (NOTE [elementwise loss kernels]); enum 0 none, 1 mean, 2 sum.
+    **{op: [((_t(3, 4), _t(3, 4), _t(3, 4), r) + extra, {}) for r in (0, 1, 2)]
+       for op, extra in ((aten.mse_loss_backward.default, ()),
+                         (aten.smooth_l1_loss_backward.default, (0.7,)),
+                         (aten.huber_loss_backward.default, (0.7,)),
+                         (aten.soft_margin_loss_backward.default, ()))},
+    aten.binary_cross_entropy_backward.default: [
+        ((_t(3, 4), _t(3, 4).sigmoid(), _t(3, 4).sigmoid(), w, r), {})
+        for w in (None, _t(3, 4).abs()) for r in (0, 1, 2)],
+    aten.log_sigmoid.default: [((_t(3, 4),), {})],
+    aten.log_sigmoid_backward.default: [
+        ((_t(3, 4), x, aten.log_sigmoid_forward.default(x)[1]), {}) for x in (_t(3, 4),)],
     aten.zeros.default: [(([2, 3],), {"dtype": ember.float64}), (([0, 4],), {})],
 }
 
@@ -41,6 +53,13 @@ VALUES_ONLY = {
         or (args[3] if len(args) > 3 else kwargs.get("scale_grad_by_freq", False))),
     # hardtanh's derivative is zero at the bounds, clamp's passes the gradient there.
     aten.hardtanh.default: lambda args, kwargs: True,
+    # PyTorch's log_sigmoid_forward has a non-differentiable buffer (exp(-|x|)); the
+    # decomposition's is an ordinary tensor with a gradient.
+    aten.log_sigmoid_forward.default: lambda args, kwargs: True,
+    # ... and log_sigmoid_backward's derivative in `self` is the whole second derivative (the
+    # buffer taken as following self, as PyTorch's formula does); the decomposition's reads
+    # self only through a sign test.
+    aten.log_sigmoid_backward.default: lambda args, kwargs: True,
     # At 0, inf and NaN the op's derivative is a limit; `where` over the decomposition's
     # branches gives NaN (0 * inf) there. Other points are compared.
     aten.sinc.default: lambda args, kwargs: _special(args),

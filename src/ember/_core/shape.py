@@ -162,6 +162,20 @@ def check_shape(shape) -> None:
                                f"{list(shape)}")
 
 
+def infer_size(a, b) -> tuple:
+    """The broadcast of two shapes, with PyTorch's message for sizes that don't broadcast."""
+    ndim = max(len(a), len(b))
+    a = (1,) * (ndim - len(a)) + tuple(a)
+    b = (1,) * (ndim - len(b)) + tuple(b)
+    out = []
+    for i, (x, y) in enumerate(zip(a, b)):
+        _check(x == y or x == 1 or y == 1, lambda: (
+            f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+            f"non-singleton dimension {i}"))
+        out.append(max(x, y) if x != 0 and y != 0 else 0)
+    return tuple(out)
+
+
 def contiguous_strides(shape) -> tuple:
     strides, step = [], 1
     for size in reversed(shape):

@@ -3,7 +3,8 @@ entries of `ember.ops.aten`. `registry.py` holds the tables and the public funct
 decompositions live one family a file; `composite.py` gives PyTorch's CompositeImplicit ops
 theirs, which run above autograd under dispatch modes (NOTE [composites decompose under modes]).
 """
-from ember._decomp import activations, composite, factories, norms, pointwise, products, shapes  # noqa: F401
+from ember._decomp import (  # noqa: F401
+    activations, composite, factories, losses, norms, pointwise, products, shapes)
 from ember._decomp.registry import (
     core_aten_decompositions,
     decomposition_table,

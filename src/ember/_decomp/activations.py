@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 
+from ember._decomp.composite import composite
 from ember._decomp.registry import decomposes
 from ember.ops import aten
 
@@ -87,11 +88,10 @@ def softplus(self, beta=1, threshold=20):
     return aten.where.self(aten.gt.Tensor(scaled, threshold), self, smooth)
 
 
-@decomposes(aten.log_sigmoid.default)
+@composite(aten.log_sigmoid.default, core=True)
 def log_sigmoid(self):
-    low = aten.minimum.default(self, aten.zeros_like.default(self))
-    tail = aten.log1p.default(aten.exp.default(aten.neg.default(aten.abs.default(self))))
-    return aten.sub.Tensor(low, tail)
+    # PyTorch's composite: the forward op's output (losses.py decomposes that one further).
+    return aten.log_sigmoid_forward.default(self)[0]
 
 
 @decomposes(aten.hardshrink.default)

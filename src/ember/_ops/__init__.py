@@ -46,6 +46,8 @@ from ember._ops import (  # noqa: F401
     nn_grid,
     nn_linear,
     nn_loss,
+    nn_loss_bce,
+    nn_loss_pointwise,
     nn_norm,
     nn_padding,
     nn_pooling,

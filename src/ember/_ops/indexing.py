@@ -108,14 +108,17 @@ def _sequence_as_tuple(seq) -> bool:
 _INT64_LIMIT = 1 << 63
 
 
-def _index_tensor(value):
+def _index_tensor(value, lift=False):
     """A sequence index (list, ndarray, str ...) as PyTorch makes it: its data read as
-    `tensor(value)` reads it (with that function's errors), then int64 unless bool or uint8."""
+    `tensor(value)` reads it (with that function's errors), then int64 unless bool or uint8;
+    `lift`: through lift_fresh, for a mode to see."""
     from ember._ops.creation_data import data_array
     array = data_array(value, None, "cpu", copy=True)[0]
     if array.dtype.kind != "b" and array.dtype != np.uint8:
         array = array.astype(np.int64)
-    return dispatch.wrap_array(array)
+    made = dispatch.wrap_array(array)
+    # (made from data: a mode sees it enter, NOTE [data enters through lift_fresh])
+    return dispatch.call(OPS["lift_fresh"], (made,)) if lift else made
 
 
 def _bad_item(item):
@@ -171,7 +174,9 @@ def _normalize(self, index):
             pass
         else:
             if isinstance(item, (list, tuple, np.ndarray, range, str, bytes, bytearray)):
-                item = _index_tensor(item)
+                # (lifted where a mode watches a plain tensor being indexed; a wrapper
+                # subclass's own setitem walks the index's arrays)
+                item = _index_tensor(item, dispatch.state.slow and type(self._data) is ndarray)
             elif not isinstance(item, dispatch.Tensor):
                 if isinstance(item, (float, complex, np.floating, np.bool_)) \
                         or not hasattr(item, "__index__"):
@@ -319,8 +324,9 @@ def _view_of(self, array):
     return dispatch.wrap_view(array, self, self._dtype)
 
 
-def _replay(self, steps):
-    """The basic steps as registry ops, so autograd and dispatch modes see them."""
+def _replay(self, steps, alias=True):
+    """The basic steps as registry ops, so autograd and dispatch modes see them (`alias`: a
+    walk that selects all of self gives an alias; else self itself)."""
     result = self
     for name, dim, arg in steps:
         if name == "select":
@@ -334,7 +340,7 @@ def _replay(self, steps):
             result = dispatch.call(OPS["slice.Tensor"], (result, dim, start, stop, step))
         else:
             result = dispatch.call(OPS["unsqueeze"], (result, dim))
-    if result is self:
+    if result is self and alias:
         result = dispatch.call(OPS["alias"], (self,)) if "alias" in OPS else _view_of(self,
                                                                                       self._data)
     return result
@@ -414,6 +420,9 @@ def setitem(self, index, value):
         if not index:
             return
         index = None
+    if _setitem_as_ops(self):
+        _setitem_ops(self, index, value)
+        return
     if _setitem_needs_grad(self, value):
         _setitem_with_grad(self, index, value)
         return
@@ -446,6 +455,53 @@ def setitem(self, index, value):
         elif self._device is not META:
             array[...] = value
     dispatch.bump_version(self)
+
+
+def _setitem_as_ops(self) -> bool:
+    """Under a dispatch mode or subclass, or for a wrapper subclass, setitem runs as the ops
+    PyTorch's does (NOTE [setitem as ops]); the plain path writes the array directly."""
+    return (dispatch.state.slow or type(self._data) is not ndarray and _stands_in(self)) \
+        and "select.int" in OPS and "slice.Tensor" in OPS
+
+
+# NOTE [setitem as ops]: PyTorch's `x[index] = value` converts a number to a 0-d tensor of x's
+# dtype (a mode sees lift_fresh), walks the basic part of the index as views (select, slice,
+# unsqueeze; a whole dim takes none), then writes: index_put_ on the view where the index has
+# tensors, lists or masks; else copy_ where the shapes agree, fill_ from a 0-d value, or the
+# value viewed without leading 1s, expanded and copied. Modes, fake tensors and traced graphs
+# see those ops, so the write is in the graph.
+def _setitem_ops(self, index, value):
+    if not isinstance(value, dispatch.Tensor):
+        _value_array(self, value)               # (the number's checks, before the index's)
+        value = _lifted(self, value)
+    items, consumed = _normalize(self, index)
+    steps = []
+    _, advanced = _walk(self, _data_for_walk(self), items, consumed, steps)
+    target = _replay(self, steps, alias=False)
+    if advanced:
+        _check(value._dtype is self._dtype, lambda: (
+            "Index put requires the source and destination dtypes match, got "
+            f"{self._dtype._cpp_name} for the destination and {value._dtype._cpp_name} for "
+            "the source."))
+        indices = _index_list(advanced, self._device)
+        dispatch.call_inplace(OPS["index_put"], (target, indices, value, False))
+        return
+    if tuple(target.shape) == tuple(value.shape):
+        dispatch.call_inplace(OPS["copy"], (target, value, False))
+    elif value.ndim == 0 and value._device is CPU:
+        dispatch.call_inplace(OPS["fill.Tensor"], (target, value))
+    else:
+        stripped = _strip_ones(tuple(value.shape))
+        value = dispatch.call(OPS["view"], (value, stripped))
+        if stripped != tuple(target.shape):
+            value = dispatch.call(OPS["expand"], (value, tuple(target.shape), False))
+        dispatch.call_inplace(OPS["copy"], (target, value, False))
+
+
+def _lifted(self, value):
+    """A number as the 0-d tensor PyTorch's setitem makes of it (x's dtype, on the CPU)."""
+    import ember
+    return ember.tensor(value, dtype=self._dtype)
 
 
 def _setitem_needs_grad(self, value) -> bool:

@@ -19,7 +19,7 @@ from ember._core.dispatch import call
 from ember._core.promotion import promote_types
 from ember._core.registry import OPS, register_op
 from ember._core.scalars import CXX_NAMES as _CXX_NAMES
-from ember._core.shape import size_at
+from ember._core.shape import infer_size, size_at
 from ember._ops.grad_utils import conj
 from ember._ops.random_float32_math import fma32
 
@@ -219,18 +219,8 @@ def matmul_shape(a, b):
     return shape
 
 
-def broadcast_batch(a, b):
-    """Broadcast two batch shapes with PyTorch's message."""
-    ndim = max(len(a), len(b))
-    a = (1,) * (ndim - len(a)) + tuple(a)
-    b = (1,) * (ndim - len(b)) + tuple(b)
-    out = []
-    for i, (x, y) in enumerate(zip(a, b)):
-        _check(x == y or x == 1 or y == 1, lambda: (
-            f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
-            f"non-singleton dimension {i}"))
-        out.append(max(x, y) if x != 0 and y != 0 else 0)
-    return tuple(out)
+# Broadcast two batch shapes with PyTorch's message.
+broadcast_batch = infer_size
 
 
 def _meta(shape_fn):

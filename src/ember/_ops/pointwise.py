@@ -640,6 +640,12 @@ register_form("pow.Tensor_Tensor", "pow.Tensor_Scalar(Tensor self, Scalar expone
               numbers=(1,))
 register_form("pow.Tensor_Tensor", "pow.Scalar(Scalar self, Tensor exponent) -> Tensor",
               numbers=(0,), saves=("result",))
+# add.Scalar / sub.Scalar: what C++ `t.add(1)` calls (PyTorch's formulas); Python's `t + 1`
+# wraps the number and reaches add.Tensor, so these are never offered, only called by name.
+for _name in ("add", "sub"):
+    register_form(f"{_name}.Tensor",
+                  f"{_name}.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
+                  when=lambda args: False)
 for _name in ("remainder", "fmod"):
     register_form(f"{_name}.Tensor", f"{_name}.Scalar(Tensor self, Scalar other) -> Tensor",
                   numbers=(1,))

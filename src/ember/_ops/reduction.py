@@ -692,6 +692,13 @@ def _over_all(self, dtype=None):
     return (self, None, False, dtype)
 
 
+for _name in ("any", "all"):
+    # x.any() / x.any(0) reach a mode as any.default / any.dim (int), as PyTorch's parser picks.
+    register_form(f"{_name}.dims", f"{_name}(Tensor self) -> Tensor", when=_whole,
+                  to_base=lambda self: (self, None, False))
+    register_form(f"{_name}.dims", f"{_name}.dim(Tensor self, int dim, bool keepdim=False) -> "
+                  "Tensor", when=lambda args: type(args[1]) is int,
+                  to_base=lambda self, dim, keepdim=False: (self, dim, keepdim))
 for _name in ("sum", "mean"):
     register_form(f"{_name}.dim_IntList" if _name == "sum" else "mean.dim",
                   f"{_name}(Tensor self, *, ScalarType? dtype=None) -> Tensor",

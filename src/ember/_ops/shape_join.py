@@ -21,7 +21,7 @@ from ember._core.dispatch.process_state import state as _state
 from ember._core.fp_errors import cast
 from ember._core.promotion import promote_types
 from ember._core.registry import OPS, register_frontend, register_op
-from ember._core.shape import Size, wrap_dim
+from ember._core.shape import Size, infer_size, wrap_dim
 
 
 def _dtype_of(a):
@@ -419,8 +419,13 @@ def broadcast_tensors(*tensors):
     for t in tensors:
         _check_type(isinstance(t, dispatch.Tensor), lambda: (
             f"broadcast_tensors(): expected Tensors, got {type(t).__name__}"))
-    shape = broadcast_shapes(*[t.shape for t in tensors])
-    return tuple(dispatch.call(OPS["expand"], (t, tuple(shape), False)) for t in tensors)
+    # PyTorch's expand_outplace: sizes folded pair by pair (its message), and a tensor of the
+    # common shape returned as it is (no expand for a mode to see).
+    shape = tuple(tensors[0].shape) if tensors else ()
+    for t in tensors[1:]:
+        shape = infer_size(shape, tuple(t.shape))
+    return tuple(t if tuple(t.shape) == shape else
+                 dispatch.call(OPS["expand"], (t, shape, False)) for t in tensors)
 
 
 _MESHGRID_WARNED = []

@@ -122,11 +122,12 @@ def sort_overload(name, plain, stable_form, input, positional, dim, descending, 
             descending is False or descending is True) and (
             stable is _UNSET or stable is False or stable is True) and \
             isinstance(input, dispatch.Tensor):
-        return OPS[stable_form], (input, stable is True, dim, descending)   # (all plain)
+        if stable is _UNSET:                # (all plain; PyTorch's overload by what was given)
+            return OPS[plain], (input, dim, descending)
+        return OPS[stable_form], (input, stable, dim, descending)
     if stable is _UNSET:
-        input, dim, descending = parser_error(OPS[plain], (input, dim, descending), name,
-                                              none_refused=True)
-        return OPS[stable_form], (input, False, dim, descending)
+        return OPS[plain], parser_error(OPS[plain], (input, dim, descending), name,
+                                        none_refused=True)
     op = OPS[stable_form]
     return op, parser_error(op, (input, stable, dim, descending), name, none_refused=True)
 

@@ -11,9 +11,11 @@ NOTE [stealing gradients]: the engine's gradient for a leaf is usually a fresh t
 else holds; then it becomes `.grad` without a copy. "Nobody else" is read off reference counts,
 as PyTorch reads `use_count()`: the Tensor object must be referenced only by the accumulating
 call, and its array only by the Tensor. A gradient that another leaf, a retained non-leaf, a
-hook or the user may still hold is copied. The counts a sole owner shows are measured once at
-import through the same calls (`_SOLE_TENSOR`, `_SOLE_ARRAY`), so no interpreter detail is
-assumed.
+hook or the user may still hold is copied. The counts a sole owner shows are measured through
+the same calls (`_sole_tensor()`, `_SOLE_ARRAY`), so no interpreter detail is assumed. The
+tensor's is measured at each use: while another library's compiler has a PEP 523 frame hook
+installed (PyTorch's dynamo, in a process that ran torch.compile), CPython calls Python
+functions through a path that keeps one more reference to each argument.
 """
 from __future__ import annotations
 
@@ -41,9 +43,13 @@ class _Probe:
     __slots__ = ("_data",)
 
 
-# What `sys.getrefcount(grad)` reads inside `engine._accumulate` when the engine handed the
-# gradient over as a temporary, and what `_array_refs` reads for an array only its Tensor holds.
-_SOLE_TENSOR = _refs_in_callee(object())
+def _sole_tensor() -> int:
+    """What `sys.getrefcount(grad)` reads inside `engine._accumulate` when the engine handed
+    the gradient over as a temporary (a call of the same shape, now)."""
+    return _refs_in_callee(object())
+
+
+# What `_array_refs` reads for an array only its Tensor holds.
 _probe = _Probe()
 _probe._data = np.empty(1)
 _SOLE_ARRAY = _array_refs(_probe)
@@ -81,7 +87,7 @@ def _fits(grad, variable, data) -> bool:
 
 def can_steal(grad, variable, refcount: int) -> bool:
     """Whether `grad` may become `variable.grad` as it is (NOTE [stealing gradients])."""
-    if refcount > _SOLE_TENSOR or _array_refs(grad) > _SOLE_ARRAY:
+    if refcount > _sole_tensor() or _array_refs(grad) > _SOLE_ARRAY:
         return False
     data = grad._data
     return (type(data) is _ndarray and grad._base is None and grad._storage is None
@@ -94,7 +100,8 @@ def can_alias(grad, variable, refcount: int) -> bool:
     included (`can_steal` asks more of the plain path, where the alias would be a raw
     array's)."""
     data = grad._data
-    return refcount <= _SOLE_TENSOR and type(data) is _ndarray and _fits(grad, variable, data)
+    return refcount <= _sole_tensor() and type(data) is _ndarray and \
+        _fits(grad, variable, data)
 
 
 def copy_obeying_layout(grad, variable, create_graph: bool):

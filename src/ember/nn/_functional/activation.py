@@ -229,7 +229,7 @@ def logsigmoid(input):
     """log(sigmoid(input)), stable for large |input|."""
     if _state.entry and _wants(locals()):
         return _handle(logsigmoid, locals())
-    return call(OPS["log_sigmoid"], (input,))
+    return call(OPS["log_sigmoid_forward"], (input,))[0]
 
 
 def hardshrink(input, lambd=0.5):

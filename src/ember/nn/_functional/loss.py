@@ -1,6 +1,9 @@
-"""The loss functions of `ember.nn.functional`. nll_loss and cross_entropy (class indices) run
-the registry ops of src/ember/_ops/nn_loss.py; the others are composites of registry ops, so
-autograd differentiates them (twice, too) with no formulas of their own.
+"""The loss functions of `ember.nn.functional`. Where PyTorch has an op, the function checks
+and broadcasts as PyTorch's wrapper does and calls it: nll_loss and cross_entropy
+(_ops/nn_loss.py), mse/smooth_l1/huber/soft_margin (_ops/nn_loss_pointwise.py), the binary
+cross-entropies and logsigmoid (_ops/nn_loss_bce.py). The others are composites of registry
+ops, as PyTorch's are, so autograd differentiates them (twice, too) with no formulas of their
+own.
 
 `reduction` is 'none', 'mean' or 'sum'; the deprecated `size_average` / `reduce` flags, when
 given, override it (with PyTorch's deprecation warning, src/ember/nn/_reduction.py).
@@ -127,6 +130,10 @@ def _weighted(loss, weight, input, reduction, mean_over_weight):
     return _reduced(loss, reduction)
 
 
+def _log_sigmoid(x):
+    return call(OPS["log_sigmoid_forward"], (x,))[0]
+
+
 def _difference(input, target):
     _warn_if_broadcast(input, target)
     return input - target
@@ -202,50 +209,44 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean (or sum, or none) of (input - target)**2, optionally weighted per element."""
     reduction = _reduction_name(size_average, reduce, reduction)
-    loss = _difference(input, target).square()
     if weight is not None:
+        loss = _difference(input, target).square()
         return _weighted(loss, weight, input, reduction, mean_over_weight=True)
-    return _reduced(loss, reduction)
+    input, target = _broadcast(input, target)
+    return call(OPS["mse_loss"], (input, target, _reduction.get_enum(reduction)))
 
 
-def _huber(input, target, threshold, scale_quadratic):
-    """|d| < threshold: quadratic part, else linear (smooth_l1 divides by beta, huber not)."""
-    distance = _difference(input, target).abs()
-    if scale_quadratic:
-        quadratic = distance.square() * (0.5 / threshold)
-        linear = distance - 0.5 * threshold
-    else:
-        quadratic = distance.square() * 0.5
-        linear = (distance - 0.5 * threshold) * threshold
-    return ember.where(distance < threshold, quadratic, linear)
+def _broadcast(input, target):
+    """PyTorch's wrappers broadcast the pair first (an `expand` only where a shape differs),
+    warning where the target's size is not the input's."""
+    _warn_if_broadcast(input, target)
+    return ember.broadcast_tensors(input, target)
 
 
 @_float32_under_autocast
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """0.5 d**2 / beta where |d| < beta, else |d| - 0.5 beta (plain L1 for beta 0)."""
     reduction = _reduction_name(size_average, reduce, reduction)
-    if beta < 0:
-        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    input, target = _broadcast(input, target)
     if beta == 0.0:
-        return _reduced(_difference(input, target).abs(), reduction)
-    return _reduced(_huber(input, target, beta, True), reduction)
+        return _reduced((input - target).abs(), reduction)
+    return call(OPS["smooth_l1_loss"], (input, target, _reduction.get_enum(reduction), beta))
 
 
 @_float32_under_autocast
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """0.5 d**2 where |d| < delta, else delta (|d| - 0.5 delta)."""
+    if weight is None:
+        input, target = _broadcast(input, target)
+        return call(OPS["huber_loss"], (input, target, _reduction.get_enum(reduction), delta))
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    distance = _difference(input, target).abs()
+    quadratic = distance.square() * 0.5
+    linear = (distance - 0.5 * delta) * delta
     # The result has the input's dtype (PyTorch's kernel writes into one like the input).
-    loss = _huber(input, target, delta, False).to(input.dtype)
-    if weight is not None:
-        return _weighted(loss, weight, input, reduction, mean_over_weight=False)
-    return _reduced(loss, reduction)
-
-
-def _log_sigmoid(x):
-    # log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)): neither overflows.
-    return x.clamp_max(0) - x.abs().neg().exp().log1p()
+    loss = ember.where(distance < delta, quadratic, linear).to(input.dtype)
+    return _weighted(loss, weight, input, reduction, mean_over_weight=False)
 
 
 @_float32_under_autocast
@@ -261,16 +262,10 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if target.dtype != input.dtype:
         raise RuntimeError(f"Found dtype {target.dtype._cpp_name} but expected "
                            f"{input.dtype._cpp_name}")
-    # (A value check: not on meta or fake tensors, whose values don't exist; PyTorch's kernel
-    # checks them, its meta function doesn't.)
-    if input.numel() and input._device.type != "meta" and \
-            bool(((input < 0) | (input > 1)).any()):
-        raise RuntimeError("all elements of input should be between 0 and 1")
-    loss = (target * input.log().clamp_min(-100)
-            + (1 - target) * input.neg().log1p().clamp_min(-100)).neg()
     if weight is not None:
-        loss = loss * weight.expand(ember.broadcast_shapes(target.shape, weight.shape))
-    return _reduced(loss, reduction)
+        weight = weight.expand(ember.broadcast_shapes(target.shape, weight.shape))
+    return call(OPS["binary_cross_entropy"], (input, target, weight,
+                                              _reduction.get_enum(reduction)))
 
 
 @_float32_under_autocast
@@ -290,15 +285,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         # PyTorch computes into a result of the target's dtype.
         raise RuntimeError(f"result type {input.dtype._cpp_name} can't be cast to the desired "
                            f"output type {target.dtype._cpp_name}")
-    negative_part = (1 - target) * input
-    if pos_weight is None:
-        loss = negative_part - _log_sigmoid(input)
-    else:
-        log_weight = (pos_weight - 1) * target + 1
-        loss = negative_part - log_weight * _log_sigmoid(input)
-    if weight is not None:
-        loss = loss * weight
-    return _reduced(loss, reduction).to(target.dtype)
+    return call(OPS["binary_cross_entropy_with_logits"], (
+        input, target, weight, pos_weight, _reduction.get_enum(reduction)))
 
 
 @_float32_under_autocast
@@ -414,7 +402,10 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     reduction = _reduction_name(size_average, reduce, reduction)
     _reduction.get_enum(reduction)
     _tensors("soft_margin_loss", ("input", input), ("target", target))
-    return _reduced((target.neg() * input).exp().log1p().to(input.dtype), reduction)
+    if target.requires_grad and ember.is_grad_enabled():
+        raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect "
+                           "to argument 'target'. This input cannot have requires_grad True.")
+    return call(OPS["soft_margin_loss"], (input, target, _reduction.get_enum(reduction)))
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
@@ -424,7 +415,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
         return _handle(multilabel_soft_margin_loss, locals())
     reduction = _reduction_name(size_average, reduce, reduction)
     _tensors("multilabel_soft_margin_loss", ("input", input), ("target", target))
-    loss = (target * _log_sigmoid(input) + (1 - target) * _log_sigmoid(input.neg())).neg()
+    loss = (target * _log_sigmoid(input) + (1 - target) * _log_sigmoid(-input)).neg()
     if weight is not None:
         loss = loss * weight
     class_dim = input.ndim - 1
