@@ -30,6 +30,7 @@ import operator
 
 from ember._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 from ember._tensor import Tensor
+from ember.autograd.grad_mode import no_grad
 from ember.fx import Graph, GraphModule
 from ember.nn import Module, Parameter
 from ember.utils._python_dispatch import TorchDispatchMode
@@ -184,10 +185,13 @@ class _GraphRecorder(TorchDispatchMode):
         kwargs = kwargs or {}
         decomposition = self.table.get(func)
         if decomposition is not None:
-            with self:
+            # Below autograd: the outer call records the op for autograd; the pieces must
+            # not be recorded again (their results would get a second history).
+            with self, no_grad():
                 out = decomposition(*args, **kwargs)
             if out is not NotImplemented:
-                return out
+                # ember's ops give several results as a tuple (autograd records them so)
+                return tuple(out) if type(out) is list else out
         if func is _LIFT_FRESH:
             return self._lift_fresh(args[0])
         node = self.graph.call_function(func, self.as_args(tuple(args)), self.as_args(kwargs))
