@@ -9,12 +9,13 @@ NOTE [what the forward saves]: every node that does not depend on a tangent runs
 forward (it is known there, and running it later would need its inputs kept anyway); the
 values the backward reads from it are saved. `default_partition` saves exactly those.
 `min_cut_rematerialization_partition` then trades saved values for recomputation with one
-rule, applied until nothing changes: a saved value made by a cheap op (a view, or pointwise
-arithmetic without a transcendental function: add, mul, relu, where, comparisons ...) is
-recomputed in the backward when every tensor it is computed from is already saved (or is a
-primal, an input the caller keeps alive anyway), so recomputing costs no saved memory; and
-when its inputs are not all saved, when saving those inputs instead takes fewer bytes than
-saving it. Matmuls, convolutions, reductions, transcendental functions (exp, tanh, erf ...),
+greedy rule. A saved value made by a cheap op (a view, or pointwise arithmetic without a
+transcendental function: add, mul, relu, where, comparisons ...) can be recomputed from its
+frontier: walking back through cheap ops, the first values that are saved, primals (inputs
+the caller keeps alive anyway, so free) or made by ops that are not cheap. It is recomputed
+in the backward when the frontier's values not saved yet take fewer bytes than it (or none);
+then all cheap saved values left are tried together the same way (relu's output and its mask
+both come from the matmul before them: saving that one value beats saving both). Matmuls, convolutions, reductions, transcendental functions (exp, tanh, erf ...),
 random ops and ops that write their inputs are never recomputed. PyTorch's partitioner solves
 a min-cut over the same choice; this rule is its greedy, local version.
 """
@@ -129,23 +130,65 @@ def _partition(joint, num_fwd_outputs, recompute):
     return fw, bw, saved, recomputed
 
 
+def _frontier(node, saved, primals, memo) -> set:
+    """What recomputing `node` reads: walking back through cheap ops, the first values that
+    are saved, primals, constants, or made by an op that is not cheap."""
+    found = memo.get(node)
+    if found is None:
+        found = set()
+        for a in node.all_input_nodes:
+            if a in saved or a in primals or a.op == "get_attr" or not _recomputable(a):
+                found.add(a)
+            else:
+                found |= _frontier(a, saved, primals, memo)
+        memo[node] = found
+    return found
+
+
+def _chain(node, frontier, primals) -> list:
+    """The cheap nodes between `node`'s frontier and `node`, `node` included."""
+    out, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        if n in out or n in frontier:
+            continue
+        out.append(n)
+        stack.extend(n.all_input_nodes)
+    return out
+
+
 def _rematerialize(saved, primals):
+    """NOTE [what the forward saves]: first one saved value at a time, then all cheap saved
+    values together (they often read one value, as relu's mask and its output)."""
     saved = list(saved)
     recomputed = []
-    changed = True
-    while changed:
-        changed = False
-        for n in list(reversed(saved)):
-            if n in primals or not _recomputable(n):
-                continue
-            inputs = [a for a in n.all_input_nodes if a.op != "get_attr"]
-            new = [a for a in inputs if a not in saved]
-            if new and sum(_nbytes(a) for a in new) >= _nbytes(n):
-                continue
+
+    def cost(nodes):        # bytes newly saved to recompute `nodes` (primals are kept anyway)
+        memo = {}
+        frontier = set().union(*(_frontier(n, set(saved) - set(nodes), primals, memo)
+                                 for n in nodes))
+        new = [a for a in frontier if a not in saved and a.op != "get_attr"]
+        return sum(_nbytes(a) for a in new if a not in primals), frontier, new
+
+    def accept(nodes, frontier, new):
+        for n in nodes:
             saved.remove(n)
-            saved.extend(new)
-            recomputed.append(n)
-            changed = True
+            for c in _chain(n, frontier, primals):
+                if c not in recomputed:
+                    recomputed.append(c)
+        saved.extend(a for a in dict.fromkeys(new) if a not in saved)
+
+    for n in list(saved):
+        if n in primals or not _recomputable(n):
+            continue
+        extra, frontier, new = cost([n])
+        if extra == 0 or extra < _nbytes(n):
+            accept([n], frontier, new)
+    group = [n for n in saved if n not in primals and _recomputable(n)]
+    if group:
+        extra, frontier, new = cost(group)
+        if extra < sum(_nbytes(n) for n in group):
+            accept(group, frontier, new)
     return saved, recomputed
 
 
