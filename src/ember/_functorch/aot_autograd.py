@@ -218,14 +218,16 @@ def _build_training(fn, args, table, fw_compiler, bw_compiler, partition_fn):
     _name_inputs(joint_gm, n_in)
     _check_constants(joint_gm)
     fw_gm, bw_gm = partition_fn(joint_gm, None, num_fwd_outputs=n_out)
-    n_saved = len(list(fw_gm.graph.nodes)[-1].args[0]) - n_out
+    sources = _saved_inputs(fw_gm, n_out)
     fw_examples = [a.detach() if isinstance(a, Tensor) else a for a in args]
     with grad_mode.no_grad():
-        fw_values = list(fw_gm(*_copies(args, False)))
-    bw_examples = fw_values[n_out:] + tangents
+        ins = _copies(args, False)
+        fw_values = list(fw_gm(*ins))
+    computed = iter(fw_values[n_out:])
+    bw_examples = [ins[s] if s is not None else next(computed) for s in sources] + tangents
     fw_call = fw_compiler(fw_gm, fw_examples)
     bw_call = bw_compiler(bw_gm, bw_examples)
-    function = _function_class(fw_call, bw_call, n_out, n_saved, diff, needs)
+    function = _function_class(fw_call, bw_call, n_out, sources, diff, needs)
 
     def run(call_args):
         result = list(function.apply(*call_args))
@@ -246,13 +248,30 @@ def _name_inputs(gm, n_in):
     gm.recompile()
 
 
-def _function_class(fw_call, bw_call, n_out, n_saved, diff, needs):
+def _saved_inputs(fw_gm, n_out) -> list:
+    """Saved values that are the forward's own inputs leave its outputs: the runtime keeps
+    the caller's tensors (a compiler would copy an input it returns). One entry per saved
+    value: the input's index, or None for a value the forward computes."""
+    output = list(fw_gm.graph.nodes)[-1]
+    values = list(output.args[0])
+    placeholders = [n for n in fw_gm.graph.nodes if n.op == "placeholder"]
+    sources = [placeholders.index(v) if getattr(v, "op", None) == "placeholder" else None
+               for v in values[n_out:]]
+    kept = values[:n_out] + [v for v, s in zip(values[n_out:], sources) if s is None]
+    output.args = (tuple(kept),)
+    fw_gm.recompile()
+    return sources
+
+
+def _function_class(fw_call, bw_call, n_out, sources, diff, needs):
     """One autograd.Function subclass per compiled graph pair."""
 
     def forward(ctx, *args):
         values = list(fw_call(*args))
-        outs, saved = values[:n_out], values[n_out:]
-        ctx.save_for_backward(*saved)
+        outs = values[:n_out]
+        computed = iter(values[n_out:])
+        ctx.save_for_backward(*[args[s] if s is not None else next(computed)
+                                for s in sources])
         ctx.mark_non_differentiable(*[o for o, d in zip(outs, diff)
                                       if not d and isinstance(o, Tensor)])
         return tuple(outs)
