@@ -1,15 +1,17 @@
 """The models the AOT autograd tests compile: an MLP, a small CNN, a GPT block (ember), and
 the MLP in torch (the oracle) built from the same weights."""
+import itertools
+
 import numpy as np
 
 import ember
-import ember.nn as nn
 import ember.nn.functional as F
+from ember import nn
 
 
 def mlp(sizes=(32, 64, 64, 10)):
     layers = []
-    for a, b in zip(sizes[:-1], sizes[1:]):
+    for a, b in itertools.pairwise(sizes):
         layers += [nn.Linear(a, b), nn.ReLU()]
     return nn.Sequential(*layers[:-1])
 

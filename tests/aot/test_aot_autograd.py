@@ -2,15 +2,14 @@
 values, losses, every parameter's .grad, training steps; the fallbacks and their reasons."""
 import numpy as np
 import pytest
+from tests.aot.models import clone_model, inputs, loss_of, torch_copy
 
 import ember
-import ember.nn as nn
+from ember import nn
 from ember._dynamo import reset
 from ember._functorch import aot_autograd
 from ember._functorch.aot_autograd import aot_function, aot_module
 from ember._inductor import cpp_builder
-
-from tests.aot.models import clone_model, inputs, loss_of, torch_copy
 
 RTOL, ATOL = 1e-5, 1e-6
 no_compiler = pytest.mark.skipif(cpp_builder.compiler() is None, reason="no C compiler")

@@ -27,11 +27,11 @@ from __future__ import annotations
 import logging
 
 from ember._core.dispatch import storage_of
+from ember._functorch.partitioners import default_partition
 from ember._tensor import Tensor
 from ember.autograd import Function, grad_mode
 from ember.autograd import grad as autograd_grad
 from ember.fx.experimental.proxy_tensor import UntracedWrite, make_fx
-from ember._functorch.partitioners import default_partition
 
 __all__ = ["aot_function", "aot_module", "aot_module_simplified", "fallback_reasons"]
 

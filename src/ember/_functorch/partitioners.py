@@ -60,9 +60,8 @@ def _recomputable(node) -> bool:
 def _tangent_dependent(joint) -> set:
     dependent = set()
     for node in joint.graph.nodes:
-        if node.op == "placeholder" and node.name.startswith("tangents"):
-            dependent.add(node)
-        elif any(a in dependent for a in node.all_input_nodes):
+        is_tangent = node.op == "placeholder" and node.name.startswith("tangents")
+        if is_tangent or any(a in dependent for a in node.all_input_nodes):
             dependent.add(node)
     return dependent
 
@@ -80,7 +79,7 @@ def _nbytes(node) -> int:
 def default_partition(joint_module, _joint_inputs=None, *, num_fwd_outputs):
     """(fw_module, bw_module): everything not depending on a tangent runs in the forward, and
     what the backward reads of it is saved (NOTE [what the forward saves])."""
-    fw, bw, saved, _ = _partition(joint_module, num_fwd_outputs, recompute=False)
+    fw, bw, _, _ = _partition(joint_module, num_fwd_outputs, recompute=False)
     return fw, bw
 
 
@@ -88,7 +87,7 @@ def min_cut_rematerialization_partition(joint_module, _joint_inputs=None, compil
                                         *, num_fwd_outputs, **kwargs):
     """As `default_partition`, with cheap saved values recomputed in the backward instead
     (NOTE [what the forward saves])."""
-    fw, bw, saved, recomputed = _partition(joint_module, num_fwd_outputs, recompute=True)
+    fw, bw, _, _ = _partition(joint_module, num_fwd_outputs, recompute=True)
     return fw, bw
 
 
