@@ -57,18 +57,51 @@ def _not_built(name, reason):
     return backend
 
 
+def _requires_grad(example_inputs) -> bool:
+    return any(getattr(t, "requires_grad", False) for t in example_inputs)
+
+
 @register_backend
 def inductor(gm, example_inputs):
-    """The code-generating compiler (`ember._inductor.compile_fx`) where it exists."""
+    """The code-generating compiler (`ember._inductor.compile_fx`) where it exists; a graph
+    whose inputs require grad goes through AOT autograd first, its forward and backward
+    graphs compiled (NOTE [the joint graph] in `ember._functorch.aot_autograd`)."""
     if importlib.util.find_spec("ember._inductor") is not None:
         module = importlib.import_module("ember._inductor")
         if hasattr(module, "compile_fx"):
+            if _requires_grad(example_inputs):
+                from ember._decomp import core_aten_decompositions
+                from ember._functorch.aot_autograd import aot_module_simplified
+                from ember._functorch.partitioners import min_cut_rematerialization_partition
+                return aot_module_simplified(
+                    gm, example_inputs, fw_compiler=module.compile_fx,
+                    partition_fn=min_cut_rematerialization_partition,
+                    decompositions=core_aten_decompositions())
             return module.compile_fx(gm, example_inputs)
     return _not_built("inductor", "ember._inductor is not built yet")(gm, example_inputs)
 
 
+def _run_graph(gm, example_inputs):
+    return gm.forward
+
+
+@register_backend(tags=("debug",))
+def aot_eager(gm, example_inputs):
+    """AOT autograd with no compiler: the forward and backward graphs run as traced."""
+    from ember._functorch.aot_autograd import aot_module_simplified
+    return aot_module_simplified(gm, example_inputs, fw_compiler=_run_graph)
+
+
+@register_backend(tags=("debug",))
+def aot_eager_decomp_partition(gm, example_inputs):
+    """As aot_eager, with the core ATen decompositions and the recomputing partitioner."""
+    from ember._decomp import core_aten_decompositions
+    from ember._functorch.aot_autograd import aot_module_simplified
+    from ember._functorch.partitioners import min_cut_rematerialization_partition
+    return aot_module_simplified(gm, example_inputs, fw_compiler=_run_graph,
+                                 partition_fn=min_cut_rematerialization_partition,
+                                 decompositions=core_aten_decompositions())
+
+
 for _name in ("cudagraphs", "openxla", "tvm"):
     register_backend(_not_built(_name, "not built in ember"), name=_name)
-for _name in ("aot_eager", "aot_eager_decomp_partition"):
-    register_backend(_not_built(_name, "AOTAutograd is not built yet"), name=_name,
-                     tags=("debug",))

@@ -3,7 +3,7 @@
 It is generated as source (`wrapper.source` shows it) so each call does only the work of this
 graph. NOTE [compiled graphs guard their inputs]: the kernels were written for the example
 inputs' sizes, strides and dtypes; a call with anything else (another shape, a non-contiguous
-view where a contiguous input was seen, a subclass, another device), an input that requires
+view where a contiguous input was seen, a subclass other than Parameter, another device), an input that requires
 grad while grad mode is on, or any dispatch mode or handler open (`state.slow`) runs the
 original graph eagerly instead, so a compiled graph never gives a wrong result.
 """
@@ -16,6 +16,7 @@ from ember._core.dispatch.process_state import state
 from ember._core.dispatch.wrapping import wrap_array
 from ember._inductor.lowering import ExternStep, TensorArg
 from ember._tensor import Tensor
+from ember.nn import Parameter
 
 
 def _flat(t):
@@ -34,7 +35,8 @@ class _Writer:
     def __init__(self):
         self.lines = []
         self.globals = {"_state": state, "_Tensor": Tensor, "_CPU": CPU, "_np": np,
-                        "_flat": _flat, "_tensor": _tensor, "_wrap": wrap_array}
+                        "_flat": _flat, "_tensor": _tensor, "_wrap": wrap_array,
+                        "_Parameter": Parameter}
         self.count = 0
 
     def const(self, value, prefix="_c") -> str:
@@ -67,7 +69,8 @@ def build(graph, items, plan, functions, fallback):
             w.emit("return _fallback(*args)", 2)
             continue
         data = example._data
-        w.emit(f"if type(a{i}) is not _Tensor or a{i}._device is not _CPU or "
+        w.emit(f"if (type(a{i}) is not _Tensor and type(a{i}) is not _Parameter) or "
+               f"a{i}._device is not _CPU or "
                f"a{i}._dtype is not {w.const(example._dtype)} or "
                f"a{i}._data.shape != {tuple(data.shape)!r} or "
                f"a{i}._data.strides != {tuple(data.strides)!r} or "

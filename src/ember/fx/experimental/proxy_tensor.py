@@ -11,6 +11,17 @@ A tensor the recorder has not seen (made from data, or captured from outside the
 enters the graph as a `get_attr` constant `_tensor_constant<N>` held by the GraphModule, as
 PyTorch's make_fx does; data made inside the function is then copied (`lift_fresh_copy`).
 Each node's `meta['val']` is a FakeTensor with the value's shape, dtype and strides.
+NOTE [a saved output is found by its data]: autograd keeps a node's own outputs as their data
+only and unpacks a fresh Tensor object on that same array (NOTE [saved tensors]), so a
+backward traced here (AOT autograd's joint graph) would see its saved outputs as unknown
+constants. The recorder therefore also finds a tensor by its array: the same array object
+(hence the same shape, strides and offset) and dtype is the same value.
+NOTE [writes the recorder cannot see]: a write into a tensor outside any op the mode receives
+(ember's autograd runs an in-place op on a tensor that requires grad as its out-of-place op
+and copies the result in below the dispatcher) would leave the graph reading the old value.
+The recorder keeps each tensor's version when it records it, and again after each op it
+records (a write inside a recorded op, as native_batch_norm's running statistics, is replayed
+by the graph); a tensor read later at another version raises `UntracedWrite`.
 """
 from __future__ import annotations
 
@@ -19,11 +30,17 @@ import operator
 
 from ember._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 from ember._tensor import Tensor
+from ember.autograd.grad_mode import no_grad
 from ember.fx import Graph, GraphModule
 from ember.nn import Module, Parameter
 from ember.utils._python_dispatch import TorchDispatchMode
 
-__all__ = ["make_fx"]
+__all__ = ["UntracedWrite", "make_fx"]
+
+
+class UntracedWrite(RuntimeError):
+    """A traced tensor was written outside the ops the recorder saw (NOTE [writes the recorder
+    cannot see])."""
 
 
 def make_fx(f, decomposition_table=None, tracing_mode: str = "real",
@@ -106,10 +123,14 @@ class _GraphRecorder(TorchDispatchMode):
         self.val_mode = val_mode
         self.fake = fake
         self.nodes = {}          # id(tensor) -> (tensor, node); the tensor is kept alive
+        self.by_data = {}        # id(tensor._data) -> (tensor, node)
+        self.versions = {}       # id(tensor) -> its version when last recorded
         self.constants = {"_tensor_constant": 0, "_param_constant": 0}
 
     def remember(self, value, node) -> None:
         self.nodes[id(value)] = (value, node)
+        self.by_data[id(value._data)] = (value, node)
+        self.versions[id(value)] = value._version
         node.meta["val"] = self._val(value)
 
     def _val(self, value):
@@ -120,7 +141,12 @@ class _GraphRecorder(TorchDispatchMode):
     def node_of(self, t):
         found = self.nodes.get(id(t))
         if found is not None and found[0] is t:
+            self._check_version(t, found[1])
             return found[1]
+        found = self.by_data.get(id(t._data))
+        if found is not None and found[0]._data is t._data and found[0]._dtype is t._dtype:
+            self._check_version(found[0], found[1])
+            return found[1]     # NOTE [a saved output is found by its data]
         # A tensor from outside the trace: a constant the GraphModule holds (a parameter's
         # name says so, as PyTorch's does).
         prefix = "_param_constant" if isinstance(t, Parameter) else "_tensor_constant"
@@ -130,6 +156,21 @@ class _GraphRecorder(TorchDispatchMode):
         node = self.graph.get_attr(name)
         self.remember(t, node)
         return node
+
+    def _check_version(self, t, node) -> None:
+        if t._version != self.versions.get(id(t), t._version):
+            raise UntracedWrite(
+                f"make_fx: the value of {node.name} was written outside the traced ops (an "
+                "in-place op on a tensor that requires grad runs below the dispatcher in "
+                "ember's autograd); the graph would read its old value")
+
+    def _refresh(self, args) -> None:
+        for a in args:
+            if isinstance(a, Tensor):
+                if id(a) in self.versions:
+                    self.versions[id(a)] = a._version
+            elif type(a) is tuple or type(a) is list:
+                self._refresh(a)
 
     def as_args(self, value):
         if isinstance(value, Tensor):
@@ -144,14 +185,19 @@ class _GraphRecorder(TorchDispatchMode):
         kwargs = kwargs or {}
         decomposition = self.table.get(func)
         if decomposition is not None:
-            with self:
+            # Below autograd: the outer call records the op for autograd; the pieces must
+            # not be recorded again (their results would get a second history).
+            with self, no_grad():
                 out = decomposition(*args, **kwargs)
             if out is not NotImplemented:
-                return out
+                # ember's ops give several results as a tuple (autograd records them so)
+                return tuple(out) if type(out) is list else out
         if func is _LIFT_FRESH:
             return self._lift_fresh(args[0])
         node = self.graph.call_function(func, self.as_args(tuple(args)), self.as_args(kwargs))
         out = func(*args, **kwargs)
+        self._refresh(args)
+        self._refresh(tuple(kwargs.values()))
         self._track(out, node)
         return out
 
