@@ -38,6 +38,24 @@ def compile_fx(gm, example_inputs, **kwargs):
     if any(isinstance(node.target, InplaceOp) for node in gm.graph.nodes):
         # A graph that writes in place (not functionalized) runs as it is.
         return eager
+    try:
+        return _compiled(gm, example_inputs, eager)
+    except Exception as error:  # noqa: BLE001 -- NOTE [a graph inductor cannot compile]
+        metrics.compile_failures += 1
+        _warn_once(f"inductor-failed-{type(error).__name__}-{error}",
+                   f"ember inductor could not compile a graph ({type(error).__name__}: "
+                   f"{error}); it runs eagerly through ember's kernels")
+        return eager
+
+
+# NOTE [a graph inductor cannot compile]: lowering, scheduling, code generation and the
+# wrapper's planning run once per graph; an error there (an op or a layout the lowering does
+# not handle yet) makes the graph run as the eager graph it came from, which gives eager's
+# values, with a warning naming the error once per process and `metrics.compile_failures`
+# counted. Errors while a compiled graph runs are not caught: its guards send every call it
+# cannot serve to the eager graph before anything runs (NOTE [compiled graphs guard their
+# inputs], wrapper.py).
+def _compiled(gm, example_inputs, eager):
     graph = GraphLowering(gm, example_inputs).run()
     items = schedule(graph.steps)
     kernels = [item.kernel for item in items if isinstance(item, KernelGroup)]

@@ -216,7 +216,8 @@ class GraphLowering:
             base_arg = self._tensor_arg(base)
             name = self.new_name("view")
             args = (base_arg,) + tuple(self._map(a, self._lookup_plain) for a in node.args[1:])
-            step = ExternStep(node.target, args, dict(node.kwargs), None, view_name=name)
+            step = ExternStep(_replayable(node.target), args, dict(node.kwargs), None,
+                              view_name=name)
             self.steps.append(step)
             reads = base_arg.reads if base_arg.view is not None else (base_arg.buffer.name,)
             return TensorArg(view=step, reads=reads)
@@ -232,6 +233,17 @@ class GraphLowering:
         if hasattr(v, "op") and hasattr(v, "target"):
             raise NotImplementedError("inductor: a view whose arguments are computed")
         return v
+
+
+def _replayable(target):
+    """The op a view is replayed with on its base buffer. A buffer's layout is the compiled
+    graph's own (a clone lowers to no copy), so a shape change the eager graph could take as a
+    view (`x.t().contiguous().view(n)`) may meet a base it cannot view: in a functional graph
+    reshape gives the same values, copying only then."""
+    if getattr(target, "__name__", "") in ("view.default", "_unsafe_view.default"):
+        from ember.ops import aten
+        return aten.reshape.default
+    return target
 
 
 def _element_strides(t) -> tuple:

@@ -500,8 +500,8 @@ def _setitem_ops(self, index, value):
 
 def _lifted(self, value):
     """A number as the 0-d tensor PyTorch's setitem makes of it (x's dtype, on the CPU)."""
-    import ember
-    return ember.tensor(value, dtype=self._dtype)
+    from ember._ops.creation_data import tensor
+    return tensor(value, dtype=self._dtype)
 
 
 def _setitem_needs_grad(self, value) -> bool:

@@ -13,8 +13,10 @@ from ember._core.dispatch import call_inplace
 from ember._core.registry import OPS, register_op
 from ember._core.shape import infer_size
 from ember._ops.nn_loss_pointwise import (
+    _OPTIONS,
     MEAN,
     NONE,
+    _again,
     _cast,
     _common,
     _expanded,
@@ -55,7 +57,7 @@ def _bce_target_grad(c):
 
 
 @register_op("binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, "
-             "int reduction=Mean) -> Tensor", function=False, method=False, meta=_bce_meta,
+             "int reduction=Mean) -> Tensor", **_OPTIONS, meta=_bce_meta,
              saves=("self", "target", "weight"),
              derivatives={"self": lambda c: _op("binary_cross_entropy_backward", c.grad, c.self,
                                                 c.target, c.weight, c.reduction),
@@ -97,13 +99,12 @@ def _bce_backward_target(c):
 
 
 @register_op("binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, "
-             "Tensor? weight=None, int reduction=Mean) -> Tensor", function=False, method=False,
+             "Tensor? weight=None, int reduction=Mean) -> Tensor", **_OPTIONS,
              meta=lambda grad_output, self, *rest: (tuple(self.shape), self._dtype),
              saves=("grad_output", "self", "target", "weight"),
              derivatives={
-                 "grad_output": lambda c: _op("binary_cross_entropy_backward", c.grad, c.self,
-                                              c.target, c.weight,
-                                              c.reduction).sum_to_size(c.grad_output.shape),
+                 "grad_output": _again("binary_cross_entropy_backward",
+                                       "self", "target", "weight", "reduction"),
                  "self": _bce_backward_self, "target": _bce_backward_target})
 def binary_cross_entropy_backward(xp, grad_output, self, target, weight=None, reduction=MEAN):
     """grad * (x - t) / max((1 - x) x, 1e-12), times weight, over numel for a mean; in the
@@ -129,7 +130,7 @@ def _log_sigmoid_forward_meta(self):
 
 
 @register_op("log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)",
-             function=False, method=False, meta=_log_sigmoid_forward_meta,
+             **_OPTIONS, meta=_log_sigmoid_forward_meta,
              saves=("self", "result1"), node_name="LogSigmoidBackward0",
              derivatives={"self": lambda c: _op("log_sigmoid_backward", c.grad, c.self,
                                                 c.results[1])})
@@ -150,12 +151,14 @@ def _log_sigmoid_second(c):
 
 
 @register_op("log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor",
-             function=False, method=False,
+             **_OPTIONS,
              meta=lambda grad_output, self, buffer: (tuple(self.shape), self._dtype),
              saves=("grad_output", "self", "buffer"),
+             # (the buffer is not differentiable in PyTorch: `self`'s formula is the whole
+             # second derivative)
              derivatives={"grad_output": lambda c: _op("log_sigmoid_backward", c.grad, c.self,
                                                        c.buffer),
-                          "self": _log_sigmoid_second})
+                          "self": _log_sigmoid_second, "buffer": lambda c: None})
 def log_sigmoid_backward(xp, grad_output, self, buffer):
     """(1{x<0} - sign * z / (1 + z)) * grad, sign +1 for x < 0 else -1, z the forward's
     buffer; half types compute in float32."""
@@ -202,7 +205,7 @@ def _logits_meta(self, target, weight=None, pos_weight=None, reduction=MEAN):
 
 @register_op("binary_cross_entropy_with_logits(Tensor self, Tensor target, "
              "Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor",
-             function=False, method=False, meta=_logits_meta,
+             **_OPTIONS, meta=_logits_meta,
              saves=("self", "target", "weight", "pos_weight"),
              derivatives={"self": _logits_self_grad, "target": _logits_target_grad})
 def binary_cross_entropy_with_logits(xp, self, target, weight=None, pos_weight=None,

@@ -27,6 +27,8 @@ from ember._ops.reduction import mean as _mean_kernel
 from ember._ops.reduction import sum as _sum_kernel
 
 NONE, MEAN, SUM = 0, 1, 2
+# (fp_errors: the kernels run with NumPy's floating-point warnings off, as every op)
+_OPTIONS = {"function": False, "method": False, "tags": ("fp_errors",)}
 _HALF = frozenset((np.dtype(dt.float16._np), np.dtype(dt.bfloat16._np)))
 _F32 = np.dtype(np.float32)
 
@@ -99,6 +101,19 @@ def _op(name, *args):
     return call(OPS[name], args)
 
 
+def sum_to(t, shape):
+    """`t` summed down to `shape` (a 0-d shape included)."""
+    shape = tuple(shape)
+    return t.sum() if shape == () and t.ndim else t.sum_to_size(shape) if shape else t
+
+
+def _again(name, *rest):
+    """The formula for a gradient kernel's grad_output: the kernel itself on the incoming
+    gradient (it is linear in grad_output), summed to grad_output's shape."""
+    return lambda c: sum_to(_op(name, c.grad, *(getattr(c, r) for r in rest)),
+                            c.grad_output.shape)
+
+
 def _expanded(xp, grad_output, shape):
     return xp.broadcast_to(grad_output, shape)
 
@@ -113,7 +128,7 @@ def _mse_grad(which):
 
 
 @register_op("mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor",
-             function=False, method=False, meta=_loss_meta(_promoted),
+             **_OPTIONS, meta=_loss_meta(_promoted),
              saves=("self", "target"),
              derivatives={"self": _mse_grad("self"), "target": _mse_grad("target")})
 def mse_loss(xp, self, target, reduction=MEAN):
@@ -131,11 +146,11 @@ def _mse_second(c):
 
 
 @register_op("mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) "
-             "-> Tensor", function=False, method=False, meta=_grad_meta,
+             "-> Tensor", **_OPTIONS, meta=_grad_meta,
              saves=("grad_output", "self", "target"),
              derivatives={
-                 "grad_output": lambda c: _op("mse_loss_backward", c.grad, c.self, c.target,
-                                              c.reduction).sum_to_size(c.grad_output.shape),
+                 "grad_output": _again("mse_loss_backward",
+                                       "self", "target", "reduction"),
                  "self": _mse_second, "target": lambda c: -_mse_second(c)})
 def mse_loss_backward(xp, grad_output, self, target, reduction):
     """norm * (input - target) * grad_output, norm 2/numel for a mean (else 2), in the
@@ -157,7 +172,7 @@ def _smooth_l1_grad(which):
 
 
 @register_op("smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) "
-             "-> Tensor", function=False, method=False, meta=_loss_meta(_promoted),
+             "-> Tensor", **_OPTIONS, meta=_loss_meta(_promoted),
              saves=("self", "target"),
              derivatives={"self": _smooth_l1_grad("self"), "target": _smooth_l1_grad("target")})
 def smooth_l1_loss(xp, self, target, reduction=MEAN, beta=1.0):
@@ -184,12 +199,11 @@ def _smooth_l1_second(c):
 
 
 @register_op("smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, "
-             "int reduction, float beta) -> Tensor", function=False, method=False,
+             "int reduction, float beta) -> Tensor", **_OPTIONS,
              meta=_grad_meta, saves=("grad_output", "self", "target"),
              derivatives={
-                 "grad_output": lambda c: _op("smooth_l1_loss_backward", c.grad, c.self,
-                                              c.target, c.reduction,
-                                              c.beta).sum_to_size(c.grad_output.shape),
+                 "grad_output": _again("smooth_l1_loss_backward",
+                                       "self", "target", "reduction", "beta"),
                  "self": _smooth_l1_second,
                  "target": lambda c: -_smooth_l1_second(c)})
 def smooth_l1_loss_backward(xp, grad_output, self, target, reduction, beta):
@@ -217,7 +231,7 @@ def _huber_grad(which):
 
 
 @register_op("huber_loss(Tensor self, Tensor target, int reduction=Mean, float delta=1.0) "
-             "-> Tensor", function=False, method=False, meta=_loss_meta(_input_dtype),
+             "-> Tensor", **_OPTIONS, meta=_loss_meta(_input_dtype),
              saves=("self", "target"),
              derivatives={"self": _huber_grad("self"), "target": _huber_grad("target")})
 def huber_loss(xp, self, target, reduction=MEAN, delta=1.0):
@@ -240,12 +254,11 @@ def _huber_second(c):
 
 
 @register_op("huber_loss_backward(Tensor grad_output, Tensor self, Tensor target, "
-             "int reduction, float delta) -> Tensor", function=False, method=False,
+             "int reduction, float delta) -> Tensor", **_OPTIONS,
              meta=_grad_meta, saves=("grad_output", "self", "target"),
              derivatives={
-                 "grad_output": lambda c: _op("huber_loss_backward", c.grad, c.self, c.target,
-                                              c.reduction,
-                                              c.delta).sum_to_size(c.grad_output.shape),
+                 "grad_output": _again("huber_loss_backward",
+                                       "self", "target", "reduction", "delta"),
                  "self": _huber_second,
                  "target": lambda c: -_huber_second(c)})
 def huber_loss_backward(xp, grad_output, self, target, reduction, delta):
@@ -281,7 +294,7 @@ def _soft_margin_forward(xp, self, target):
 
 
 @register_op("soft_margin_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor",
-             function=False, method=False, meta=_loss_meta(_input_dtype),
+             **_OPTIONS, meta=_loss_meta(_input_dtype),
              saves=("self", "target"),
              derivatives={"self": lambda c: _op("soft_margin_loss_backward", c.grad, c.self,
                                                 c.target, c.reduction)})
@@ -298,12 +311,11 @@ def _soft_margin_second(c):
 
 
 @register_op("soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, "
-             "int reduction) -> Tensor", function=False, method=False, meta=_grad_meta,
+             "int reduction) -> Tensor", **_OPTIONS, meta=_grad_meta,
              saves=("grad_output", "self", "target"),
              derivatives={
-                 "grad_output": lambda c: _op("soft_margin_loss_backward", c.grad, c.self,
-                                              c.target,
-                                              c.reduction).sum_to_size(c.grad_output.shape),
+                 "grad_output": _again("soft_margin_loss_backward",
+                                       "self", "target", "reduction"),
                  "self": _soft_margin_second})
 def soft_margin_loss_backward(xp, grad_output, self, target, reduction):
     """-norm * target * z / (1 + z) * grad, z = exp(-target * input) in the operands' common
