@@ -23,6 +23,8 @@ CASES = [
     ("AdamW", {"lr": 0.1, "amsgrad": True}),
     ("RMSprop", {"lr": 0.1}),
     ("RMSprop", {"lr": 0.1, "momentum": 0.5, "centered": True, "weight_decay": 0.1}),
+    ("Adagrad", {"lr": 0.1, "lr_decay": 0.01}),
+    ("Adagrad", {"lr": 0.1, "weight_decay": 0.1, "maximize": True}),
 ]
 IDS = [f"{name}-{i}" for i, (name, _) in enumerate(CASES)]
 

@@ -42,7 +42,12 @@ _OP = {name: OPS[name] for name in (
     "_foreach_neg", "_foreach_add.List", "_foreach_add_.List", "_foreach_add_.Scalar",
     "_foreach_mul_.Scalar", "_foreach_lerp_.Scalar", "_foreach_addcmul_.Scalar",
     "_foreach_addcmul.Scalar", "_foreach_addcdiv_.Scalar", "_foreach_addcdiv_.ScalarList",
-    "_foreach_sqrt", "_foreach_sqrt_", "_foreach_maximum_.List", "_foreach_div_.ScalarList")}
+    "_foreach_sqrt", "_foreach_sqrt_", "_foreach_maximum_.List", "_foreach_div_.ScalarList",
+    "_foreach_abs", "_foreach_abs_", "_foreach_add.Scalar", "_foreach_add_.ScalarList",
+    "_foreach_sub.List", "_foreach_mul.Scalar", "_foreach_mul.ScalarList", "_foreach_mul.List",
+    "_foreach_mul_.ScalarList", "_foreach_mul_.List", "_foreach_div.Scalar",
+    "_foreach_div.ScalarList", "_foreach_div.List", "_foreach_div_.Scalar", "_foreach_div_.List",
+    "_foreach_reciprocal_", "_foreach_sign_", "_foreach_addcmul_.ScalarList")}
 
 
 class _Params:
@@ -72,6 +77,16 @@ def _buffer(name, size, dtype):
 def _number(value):
     """A number list of the update (one value per tensor, all equal here) as its value."""
     return value[0] if type(value) is list else value
+
+
+def _overload(name, other):
+    """`name`'s overload for a second operand: a block (List), a number per tensor (all equal
+    here: ScalarList, passed as a list of one) or a number (Scalar)."""
+    if type(other) is np.ndarray or other is PARAMS:
+        return f"{name}.List", other
+    if type(other) is list:
+        return f"{name}.ScalarList", [other[0]]
+    return f"{name}.Scalar", other
 
 
 class Blocks:
@@ -146,10 +161,18 @@ class Blocks:
         self._inplace("_foreach_add_.List", xs, ys, alpha)
 
     def add_scalar_(self, xs, value):
-        self._inplace("_foreach_add_.Scalar", xs, value, 1)
+        if type(value) is list:
+            self._inplace("_foreach_add_.ScalarList", xs, [value[0]], 1)
+        else:
+            self._inplace("_foreach_add_.Scalar", xs, value, 1)
 
     def mul_(self, xs, value):
-        self._inplace("_foreach_mul_.Scalar", xs, value)
+        if type(xs) is Counts:      # (0-d state entries beside the step counts: NAdam's)
+            if self.start == 0:
+                np.multiply(xs.flat, _number(value), out=xs.flat)
+            return
+        name, value = _overload("_foreach_mul_", value)
+        self._inplace(name, xs, value)
 
     def lerp_(self, xs, ends, weight):
         self._inplace("_foreach_lerp_.Scalar", xs, ends, weight)
@@ -176,6 +199,39 @@ class Blocks:
         self._inplace("_foreach_div_.ScalarList", xs, [_number(values)])
         return xs
 
+    def abs(self, xs):
+        return self._fresh_op("_foreach_abs", xs)
+
+    def abs_(self, xs):
+        self._inplace("_foreach_abs_", xs)
+
+    def add_scalar(self, xs, value):
+        return self._fresh_op("_foreach_add.Scalar", xs, _number(value), 1)
+
+    def sub(self, xs, ys):
+        return self._fresh_op("_foreach_sub.List", xs, ys, 1)
+
+    def mul(self, xs, other):
+        name, other = _overload("_foreach_mul", other)
+        return self._fresh_op(name, xs, other)
+
+    def div(self, xs, other):
+        name, other = _overload("_foreach_div", other)
+        return self._fresh_op(name, xs, other)
+
+    def div_(self, xs, other):
+        name, other = _overload("_foreach_div_", other)
+        self._inplace(name, xs, other)
+
+    def reciprocal_(self, xs):
+        self._inplace("_foreach_reciprocal_", xs)
+
+    def sign_(self, xs):
+        self._inplace("_foreach_sign_", xs)
+
+    def copy_(self, xs, ys):
+        np.copyto(self._read(xs), self._read(ys))
+
     def complete(self, values):
         return True         # (a step with a missing entry does not run in blocks: `plan`)
 
@@ -184,6 +240,7 @@ class Blocks:
             np.add(steps.flat, 1, out=steps.flat)
 
     def values(self, steps):
+        """The step counts (or another 0-d state entry: NAdam's mu_product) as numbers."""
         return [float(steps.flat[0])]
 
     # ---------------------------------------------------------------- the step

@@ -57,9 +57,11 @@ class _Foreach:
         ember._foreach_add_(xs, ys, alpha=alpha)
 
     def add_scalar_(self, xs, value):
+        """Add a number, or a number per tensor, in place."""
         ember._foreach_add_(xs, value)
 
     def mul_(self, xs, value):
+        """xs times a number, a number per tensor, or a tensor list, in place."""
         ember._foreach_mul_(xs, value)
 
     def lerp_(self, xs, ends, weight):
@@ -82,6 +84,37 @@ class _Foreach:
 
     def maximum_(self, xs, ys):
         ember._foreach_maximum_(xs, ys)
+
+    def abs(self, xs):
+        return list(ember._foreach_abs(xs))
+
+    def abs_(self, xs):
+        ember._foreach_abs_(xs)
+
+    def add_scalar(self, xs, value):
+        return list(ember._foreach_add(xs, value))
+
+    def sub(self, xs, ys):
+        return list(ember._foreach_sub(xs, ys))
+
+    def mul(self, xs, other):
+        """xs times a number, a number per tensor, or a tensor list (fresh)."""
+        return list(ember._foreach_mul(xs, other))
+
+    def div(self, xs, other):
+        return list(ember._foreach_div(xs, other))
+
+    def div_(self, xs, other):
+        ember._foreach_div_(xs, other)
+
+    def reciprocal_(self, xs):
+        ember._foreach_reciprocal_(xs)
+
+    def sign_(self, xs):
+        ember._foreach_sign_(xs)
+
+    def copy_(self, xs, ys):
+        ember._foreach_copy_(xs, ys)
 
     def div_fresh(self, xs, values):
         """Divide a fresh list by one number per tensor (in place, as the foreach path)."""
@@ -120,10 +153,10 @@ class _Each:
         xs[0].add_(ys[0], alpha=alpha)
 
     def add_scalar_(self, xs, value):
-        xs[0].add_(value)
+        xs[0].add_(_one(value))
 
     def mul_(self, xs, value):
-        xs[0].mul_(value)
+        xs[0].mul_(_one(value))
 
     def lerp_(self, xs, ends, weight):
         xs[0].lerp_(ends[0], weight)
@@ -148,6 +181,36 @@ class _Each:
     def maximum_(self, xs, ys):
         ember.maximum(xs[0], ys[0], out=xs[0])
 
+    def abs(self, xs):
+        return [xs[0].abs()]
+
+    def abs_(self, xs):
+        xs[0].abs_()
+
+    def add_scalar(self, xs, value):
+        return [xs[0].add(_one(value))]
+
+    def sub(self, xs, ys):
+        return [xs[0].sub(ys[0])]
+
+    def mul(self, xs, other):
+        return [xs[0].mul(_one(other))]
+
+    def div(self, xs, other):
+        return [xs[0].div(_one(other))]
+
+    def div_(self, xs, other):
+        xs[0].div_(_one(other))
+
+    def reciprocal_(self, xs):
+        xs[0].reciprocal_()
+
+    def sign_(self, xs):
+        xs[0].sign_()
+
+    def copy_(self, xs, ys):
+        xs[0].copy_(ys[0])
+
     def div_fresh(self, xs, values):
         return [xs[0] / values[0]]
 
@@ -159,6 +222,11 @@ class _Each:
 
     def values(self, steps):
         return [steps[0].item()]
+
+
+def _one(value):
+    """The operand of a one-tensor list op: a list's (one) item, or the number itself."""
+    return value[0] if type(value) is list else value
 
 
 FOREACH = _Foreach()
