@@ -25,6 +25,9 @@ CASES = [
     ("RMSprop", {"lr": 0.1, "momentum": 0.5, "centered": True, "weight_decay": 0.1}),
     ("Adagrad", {"lr": 0.1, "lr_decay": 0.01}),
     ("Adagrad", {"lr": 0.1, "weight_decay": 0.1, "maximize": True}),
+    ("Adamax", {"lr": 0.1}),
+    ("Adamax", {"lr": 0.1, "weight_decay": 0.1, "maximize": True}),
+    ("Adamax", {"lr": 0.1, "weight_decay": 0.1}),
 ]
 IDS = [f"{name}-{i}" for i, (name, _) in enumerate(CASES)]
 
