@@ -28,6 +28,8 @@ CASES = [
     ("Adamax", {"lr": 0.1}),
     ("Adamax", {"lr": 0.1, "weight_decay": 0.1, "maximize": True}),
     ("Adamax", {"lr": 0.1, "weight_decay": 0.1}),
+    ("Adadelta", {}),
+    ("Adadelta", {"lr": 0.5, "rho": 0.8, "weight_decay": 0.1, "maximize": True}),
 ]
 IDS = [f"{name}-{i}" for i, (name, _) in enumerate(CASES)]
 
