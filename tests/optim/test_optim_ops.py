@@ -30,6 +30,9 @@ CASES = [
     ("Adamax", {"lr": 0.1, "weight_decay": 0.1}),
     ("Adadelta", {}),
     ("Adadelta", {"lr": 0.5, "rho": 0.8, "weight_decay": 0.1, "maximize": True}),
+    ("NAdam", {"lr": 0.1}),
+    ("NAdam", {"lr": 0.1, "weight_decay": 0.1, "decoupled_weight_decay": True}),
+    ("NAdam", {"lr": 0.1, "weight_decay": 0.1, "momentum_decay": 0.01, "maximize": True}),
 ]
 IDS = [f"{name}-{i}" for i, (name, _) in enumerate(CASES)]
 

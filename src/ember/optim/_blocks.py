@@ -131,9 +131,11 @@ class Blocks:
         """An in-place op: on the parameters, their change alone where only it is needed."""
         op = _OP[name]
         if target is PARAMS and self.params_mode != "values" and name in _INCREMENTS:
-            if self.params_mode is None:
-                self.params_mode = "change"
-                self.combine = _INCREMENTS[name]
+            if self.params_mode == "change":
+                raise RuntimeError("optimizer blocks: a second increment of the parameters "
+                                   "(the update must call `gather` first)")
+            self.params_mode = "change"
+            self.combine = _INCREMENTS[name]
             run_on_buffers(op, (None,) + rest, _flats(op, (None,) + rest),
                            change=self.p_flat[self.start:self.stop])
             return
@@ -234,6 +236,11 @@ class Blocks:
 
     def complete(self, values):
         return True         # (a step with a missing entry does not run in blocks: `plan`)
+
+    def gather(self, params):
+        """The update writes the parameters more than once (NAdam's two addcdiv_): their
+        values are gathered, not an increment formed."""
+        self._read(params)
 
     def increment(self, steps):
         if self.start == 0:

@@ -125,6 +125,11 @@ class _Foreach:
         """Whether no entry of a state list is missing."""
         return all(v is not None for v in values)
 
+    def gather(self, params):
+        """Say that the update writes `params` more than once (nothing to do here; the
+        blocks gather them rather than form one increment, NOTE [optimizer updates in
+        blocks])."""
+
     def increment(self, steps):
         """Add one to the `step` counts (a CPU tensor as the operand, as PyTorch's)."""
         ember._foreach_add_(steps, ember.tensor(1.0), alpha=1.0)
@@ -216,6 +221,9 @@ class _Each:
 
     def complete(self, values):
         return values[0] is not None
+
+    def gather(self, params):
+        pass
 
     def increment(self, steps):
         steps[0] += 1
