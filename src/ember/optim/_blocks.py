@@ -102,6 +102,7 @@ class Blocks:
         self.p_flat = _buffer("params", size, dtype)
         self.params_mode = None     # None, "values" (gathered) or "change" (an increment)
         self.combine = None         # np.add / np.subtract: how the change meets the params
+        self.changed_at = -1        # the block whose change was formed last
         self.start = self.stop = 0
         self.scratch_used = 0
         self.steps = None
@@ -131,9 +132,10 @@ class Blocks:
         """An in-place op: on the parameters, their change alone where only it is needed."""
         op = _OP[name]
         if target is PARAMS and self.params_mode != "values" and name in _INCREMENTS:
-            if self.params_mode == "change":
+            if self.changed_at == self.start:
                 raise RuntimeError("optimizer blocks: a second increment of the parameters "
                                    "(the update must call `gather` first)")
+            self.changed_at = self.start
             self.params_mode = "change"
             self.combine = _INCREMENTS[name]
             run_on_buffers(op, (None,) + rest, _flats(op, (None,) + rest),
