@@ -49,7 +49,7 @@ CASES = [
 ]
 IDS = [f"{name}-{i}" for i, (name, _) in enumerate(CASES)]
 # The optimizers written once in list ops (optim/_lists.py); the others keep FlatBucket.
-AS_OPS = {"SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "Adadelta", "NAdam"}
+AS_OPS = {"SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "Adadelta", "NAdam", "RAdam"}
 BUCKET_CASES = [(case, i) for i, case in enumerate(zip(CASES, IDS)) if case[0][0] not in AS_OPS]
 # PyTorch's foreach ASGD multiplies float64 parameters by its float32 `eta` tensors, so its
 # numbers differ (~1e-8) from its per-tensor ASGD, which ember's flat and looped paths both

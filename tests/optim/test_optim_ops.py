@@ -33,6 +33,10 @@ CASES = [
     ("NAdam", {"lr": 0.1}),
     ("NAdam", {"lr": 0.1, "weight_decay": 0.1, "decoupled_weight_decay": True}),
     ("NAdam", {"lr": 0.1, "weight_decay": 0.1, "momentum_decay": 0.01, "maximize": True}),
+    ("RAdam", {"lr": 0.1}),
+    ("RAdam", {"lr": 0.1, "betas": (0.3, 0.5), "weight_decay": 0.1,
+               "decoupled_weight_decay": True}),
+    ("RAdam", {"lr": 0.1, "betas": (0.8, 0.9), "weight_decay": 0.1, "maximize": True}),
 ]
 IDS = [f"{name}-{i}" for i, (name, _) in enumerate(CASES)]
 

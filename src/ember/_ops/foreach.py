@@ -40,7 +40,7 @@ from ember._core.dispatch.pointwise import run_pointwise_general
 from ember._core.dispatch.process_state import state
 from ember._core.dispatch.subclasses import PLAIN
 from ember._core.dispatch.wrapping import bump_version, wrap
-from ember._core.fp_errors import scalar_as
+from ember._core.fp_errors import run_quietly, scalar_as
 from ember._core.registry import OPS, OpDef
 from ember._ops.foreach_layout import GATHER_MIN, cut, flat_views, gathered, layout_of
 from ember._ops.pointwise import _scaled, checked_scalar, scalar_into
@@ -205,8 +205,8 @@ def foreach_step(op, args):
     spec = SPECS[op]
     count = _check_lists(op, spec, args)
     plan = _array_plan(spec, args)
-    if plan is not None:
-        return _array_path(spec, args, count, *plan)
+    if plan is not None:        # (the kernels' NumPy warnings off: NOTE [floating-point warnings])
+        return run_quietly(_array_path, spec, args, count, *plan)
     return _loop(spec, args, count)
 
 

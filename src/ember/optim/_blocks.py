@@ -47,7 +47,8 @@ _OP = {name: OPS[name] for name in (
     "_foreach_sub.List", "_foreach_mul.Scalar", "_foreach_mul.ScalarList", "_foreach_mul.List",
     "_foreach_mul_.ScalarList", "_foreach_mul_.List", "_foreach_div.Scalar",
     "_foreach_div.ScalarList", "_foreach_div.List", "_foreach_div_.Scalar", "_foreach_div_.List",
-    "_foreach_reciprocal_", "_foreach_sign_", "_foreach_addcmul_.ScalarList")}
+    "_foreach_reciprocal", "_foreach_reciprocal_", "_foreach_sign_",
+    "_foreach_addcmul_.ScalarList")}
 
 
 class _Params:
@@ -229,6 +230,11 @@ class Blocks:
 
     def reciprocal_(self, xs):
         self._inplace("_foreach_reciprocal_", xs)
+
+    def rdiv(self, values, xs):
+        out = self._fresh_op("_foreach_reciprocal", xs)
+        self._inplace("_foreach_mul_.Scalar", out, _number(values))
+        return out
 
     def sign_(self, xs):
         self._inplace("_foreach_sign_", xs)

@@ -24,6 +24,7 @@ path out of place).
 from __future__ import annotations
 
 import operator
+from functools import partial
 from itertools import repeat
 
 import numpy as np
@@ -33,6 +34,7 @@ from ember._core.device import CPU
 from ember._core.dispatch import bump_version
 from ember._core.dispatch.process_state import state as _dispatch_state
 from ember._core.dispatch.subclasses import PLAIN
+from ember._core.fp_errors import run_quietly
 from ember._ops.foreach_layout import flat_of, flat_views
 from ember._tensor import Tensor
 from ember.optim._blocks import plan, run_blocks
@@ -109,6 +111,13 @@ class _Foreach:
 
     def reciprocal_(self, xs):
         ember._foreach_reciprocal_(xs)
+
+    def rdiv(self, values, xs):
+        """A number (per tensor) divided by each tensor, as `number / tensor` computes it:
+        the reciprocal times the number."""
+        out = list(ember._foreach_reciprocal(xs))
+        ember._foreach_mul_(out, values)
+        return out
 
     def sign_(self, xs):
         ember._foreach_sign_(xs)
@@ -210,6 +219,9 @@ class _Each:
     def reciprocal_(self, xs):
         xs[0].reciprocal_()
 
+    def rdiv(self, values, xs):
+        return [_one(values) / xs[0]]
+
     def sign_(self, xs):
         xs[0].sign_()
 
@@ -297,8 +309,9 @@ def run(group, params, update, *lists, **hyper) -> None:
         if not _dispatch_state.slow and not _dispatch_state.grad_enabled():
             found = _blocks_plan(params, lists)
             if found is not None:       # NOTE [optimizer updates in blocks]
-                run_blocks(update, params, lists, bool(group.get("foreach")), *found,
-                           **hyper)
+                # (the kernels' NumPy warnings off: NOTE [floating-point warnings])
+                run_quietly(partial(run_blocks, update, params, lists,
+                                    bool(group.get("foreach")), *found, **hyper))
                 return
         for index in by_device_and_dtype(params):
             if len(index) == len(params):
