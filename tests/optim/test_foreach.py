@@ -49,12 +49,12 @@ CASES = [
 ]
 IDS = [f"{name}-{i}" for i, (name, _) in enumerate(CASES)]
 # The optimizers written once in list ops (optim/_lists.py); the others keep FlatBucket.
-AS_OPS = {"SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "Adadelta", "NAdam", "RAdam"}
+AS_OPS = {"SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "Adadelta", "NAdam", "RAdam", "ASGD"}
 BUCKET_CASES = [(case, i) for i, case in enumerate(zip(CASES, IDS)) if case[0][0] not in AS_OPS]
-# PyTorch's foreach ASGD multiplies float64 parameters by its float32 `eta` tensors, so its
-# numbers differ (~1e-8) from its per-tensor ASGD, which ember's flat and looped paths both
-# follow: ember's foreach=True is compared with PyTorch's per-tensor loop there.
-TORCH_FOREACH_DIFFERS = {"ASGD"}
+# PyTorch's foreach ASGD computes the next `eta` in float32 tensor ops (a pow among them,
+# whose last bit differs between kernels) and multiplies float64 parameters by it: there the
+# float64 parameters are compared to float32's tolerance.
+FLOAT32_ETA = {"ASGD"}
 
 
 def _values(shape, seed, dtype):
@@ -78,14 +78,14 @@ def _set_grads(lib, params, step):
             if _has_grad(step, i) else None
 
 
-def _tol(t):
-    return {"rtol": 2e-5, "atol": 1e-6} if t.dtype == torch.float32 else \
+def _tol(t, loose=False):
+    return {"rtol": 2e-5, "atol": 1e-6} if t.dtype == torch.float32 or loose else \
         {"rtol": 1e-11, "atol": 1e-13}
 
 
-def _compare(e_params, t_params, e_opt, t_opt):
+def _compare(e_params, t_params, e_opt, t_opt, loose=False):
     for e, t in zip(e_params, t_params):
-        np.testing.assert_allclose(e.detach().numpy(), t.detach().numpy(), **_tol(t))
+        np.testing.assert_allclose(e.detach().numpy(), t.detach().numpy(), **_tol(t, loose))
     e_sd, t_sd = e_opt.state_dict(), t_opt.state_dict()
     assert sorted(e_sd["state"]) == sorted(t_sd["state"])
     for index, t_state in t_sd["state"].items():
@@ -95,16 +95,17 @@ def _compare(e_params, t_params, e_opt, t_opt):
             e_value = e_state[key]
             assert str(e_value.dtype).split(".")[1] == str(t_value.dtype).split(".")[1]
             assert tuple(e_value.shape) == tuple(t_value.shape)
-            np.testing.assert_allclose(e_value.numpy(), t_value.numpy(), **_tol(t_value))
+            np.testing.assert_allclose(e_value.numpy(), t_value.numpy(),
+                                       **_tol(t_value, loose))
 
 
-def _steps(e_params, t_params, e_opt, t_opt, steps, start=0):
+def _steps(e_params, t_params, e_opt, t_opt, steps, start=0, loose=False):
     for step in range(start, start + steps):
         _set_grads(ember, e_params, step)
         _set_grads(torch, t_params, step)
         e_opt.step()
         t_opt.step()
-        _compare(e_params, t_params, e_opt, t_opt)
+        _compare(e_params, t_params, e_opt, t_opt, loose)
 
 
 @pytest.mark.parametrize("foreach", [None, True, False])
@@ -112,9 +113,8 @@ def _steps(e_params, t_params, e_opt, t_opt, steps, start=0):
 def test_many_mixed_parameters_match_pytorch(name, kwargs, foreach):
     e_params, t_params = _params(ember), _params(torch)
     e_opt = getattr(ember.optim, name)(e_params, foreach=foreach, **kwargs)
-    t_foreach = False if name in TORCH_FOREACH_DIFFERS else foreach
-    t_opt = getattr(torch.optim, name)(t_params, foreach=t_foreach, **kwargs)
-    _steps(e_params, t_params, e_opt, t_opt, steps=6)
+    t_opt = getattr(torch.optim, name)(t_params, foreach=foreach, **kwargs)
+    _steps(e_params, t_params, e_opt, t_opt, steps=6, loose=foreach and name in FLOAT32_ETA)
 
 
 @pytest.mark.parametrize("name,kwargs", [c for (c, _), _ in BUCKET_CASES],

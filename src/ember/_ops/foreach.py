@@ -152,6 +152,37 @@ def _declare_all() -> None:
           ends + [("scalars", 2)], " with a weight per position")
 
 
+def _declare_copy() -> None:
+    """`_foreach_copy_`: `copy` (src broadcast and cast to self's dtype) written into self at
+    every position; its step is the per-tensor op's back-end step and in-place write."""
+    op = OpDef("_foreach_copy_(Tensor(a!)[] self, Tensor[] src, bool non_blocking=False) -> ()",
+               None, kind="generic", method=False, function=False, differentiable=False,
+               doc="`copy_` at every position of the lists.", out=False)
+    OPS[op.name] = op
+    op.runner = _copy_lists
+    runners.OWN_STEPS[op] = _copy_lists
+
+
+def _copy_lists(op, args):
+    copy = OPS["copy"]
+    selves, sources = args[0], args[1]
+    non_blocking = args[2] if len(args) > 2 else False
+    for j in (0, 1):
+        runners.check_tensor_list(op, j, args[j])
+    if len(selves) == 0:
+        raise RuntimeError("Tensor list must have at least one tensor.")
+    if len(sources) != len(selves):
+        raise RuntimeError(f"Tensor lists must have the same number of tensors, got "
+                           f"{len(selves)} and {len(sources)}")
+    for t, src in zip(selves, sources):
+        shape = t._data.shape
+        dispatch.check_broadcastable(None, (shape, src._data.shape))    # (copy_'s checks)
+        if np.broadcast_shapes(shape, src._data.shape) != shape:
+            raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast "
+                               f"shape {list(np.broadcast_shapes(shape, src._data.shape))}")
+        write_inplace(copy, t, runners.run_generic_general(copy, (t, src, non_blocking)))
+
+
 # --------------------------------------------------------------------------- the back-end step
 
 def _check_lists(op, spec, args):
@@ -586,3 +617,4 @@ def _pieces(increment, shapes):
 
 
 _declare_all()
+_declare_copy()

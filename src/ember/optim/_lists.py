@@ -125,6 +125,11 @@ class _Foreach:
     def copy_(self, xs, ys):
         ember._foreach_copy_(xs, ys)
 
+    def copy_numbers_(self, xs, values):
+        """Write a number into each tensor, made a tensor first (`as_tensor`: the default
+        dtype's rounding)."""
+        ember._foreach_copy_(xs, [ember.as_tensor(v) for v in values])
+
     def div_fresh(self, xs, values):
         """Divide a fresh list by one number per tensor (in place, as the foreach path)."""
         ember._foreach_div_(xs, values)
@@ -145,7 +150,7 @@ class _Foreach:
 
     def values(self, steps):
         """The step counts as numbers."""
-        if not _dispatch_state.slow:
+        if not _dispatch_state.slow and steps[0]._device is CPU:
             flat = flat_of([s._data for s in steps])
             if flat is not None:
                 return flat.tolist()
@@ -228,6 +233,9 @@ class _Each:
     def copy_(self, xs, ys):
         xs[0].copy_(ys[0])
 
+    def copy_numbers_(self, xs, values):
+        xs[0].copy_(ember.as_tensor(values[0]))
+
     def div_fresh(self, xs, values):
         return [xs[0] / values[0]]
 
@@ -302,11 +310,12 @@ def _blocks_plan(params, lists):
     return plan(params, lists)
 
 
-def run(group, params, update, *lists, **hyper) -> None:
+def run(group, params, update, *lists, blocks=True, **hyper) -> None:
     """Run `update(lists_impl, params, *lists, **hyper)` the way NOTE [optimizer updates as
-    ops] says: once per (device, dtype) group over FOREACH, or once per parameter over EACH."""
+    ops] says: once per (device, dtype) group over FOREACH, or once per parameter over EACH;
+    `blocks` False: never in blocks (an update whose ops need whole tensors)."""
     if use_foreach(group, params):
-        if not _dispatch_state.slow and not _dispatch_state.grad_enabled():
+        if blocks and not _dispatch_state.slow and not _dispatch_state.grad_enabled():
             found = _blocks_plan(params, lists)
             if found is not None:       # NOTE [optimizer updates in blocks]
                 # (the kernels' NumPy warnings off: NOTE [floating-point warnings])
