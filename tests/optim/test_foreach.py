@@ -49,7 +49,7 @@ CASES = [
 ]
 IDS = [f"{name}-{i}" for i, (name, _) in enumerate(CASES)]
 # The optimizers written once in list ops (optim/_lists.py); the others keep FlatBucket.
-AS_OPS = {"SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "Adadelta", "NAdam", "RAdam", "ASGD"}
+AS_OPS = {"SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "Adadelta", "NAdam", "RAdam", "ASGD", "Rprop"}
 BUCKET_CASES = [(case, i) for i, case in enumerate(zip(CASES, IDS)) if case[0][0] not in AS_OPS]
 # PyTorch's foreach ASGD computes the next `eta` in float32 tensor ops (a pow among them,
 # whose last bit differs between kernels) and multiplies float64 parameters by it: there the

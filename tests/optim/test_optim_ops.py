@@ -40,13 +40,15 @@ CASES = [
     ("ASGD", {"lr": 0.05, "t0": 1}),
     ("ASGD", {"lr": 0.05, "weight_decay": 0.1, "lambd": 0.01, "t0": 0, "maximize": True}),
     ("ASGD", {"lr": 0.05, "weight_decay": 0.1}),
+    ("Rprop", {}),
+    ("Rprop", {"lr": 0.05, "etas": (0.3, 1.5), "step_sizes": (1e-3, 0.2), "maximize": True}),
 ]
 IDS = [f"{name}-{i}" for i, (name, _) in enumerate(CASES)]
 
 
 # Logged with float32 parameters only: PyTorch's foreach ASGD issues per-tensor ops per
 # (device, dtype) group, and the order of its groups is its C++ map's, not the parameters'.
-ONE_DTYPE = {"ASGD"}
+ONE_DTYPE = {"ASGD", "Rprop"}
 # Their step reads state on the parameters' device as numbers (ASGD's eta and mu): on meta
 # parameters both libraries raise.
 META_REFUSED = {"ASGD"}
@@ -55,7 +57,15 @@ META_REFUSED = {"ASGD"}
 NOT_IN_BLOCKS = {"ASGD"}
 # PyTorch's foreach form of these also runs per-tensor ops (ASGD's next eta from each step
 # count tensor).
-FOREACH_AND_EACH = {"ASGD"}
+FOREACH_AND_EACH = {"ASGD", "Rprop"}
+# Gaps of ember's outside the optimizers, left out of PyTorch's list: `t[mask] = v` writes
+# without dispatching (PyTorch: aten.index_put_, and for a 0-d tensor unsqueeze, empty and
+# fill_ before it), and `where(cond, 0, x)` makes its number operand without
+# aten.scalar_tensor (Rprop's masked writes, spelled as PyTorch's Rprop spells them).
+UNSEEN_IN_EMBER = {"Rprop": ("index_put_", "scalar_tensor", "unsqueeze", "empty", "fill_")}
+# ember's masked write on meta tensors has no meta rule yet (nonzero): Rprop's step raises
+# NotImplementedError there (strict xfail: it must start passing once the rule exists).
+META_GAP = {"Rprop"}
 
 
 def _params(lib, one_dtype=False):
@@ -87,8 +97,13 @@ def _state_layout(opt, params):
              for key, v in opt.state[p].items()] for p in params]
 
 
+META_CASES = [pytest.param(*case, marks=pytest.mark.xfail(
+    raises=NotImplementedError, strict=True, reason="masked setitem on meta tensors"))
+    if case[0] in META_GAP else case for case in CASES]
+
+
 @pytest.mark.parametrize("foreach", [None, False, True])
-@pytest.mark.parametrize("name,kwargs", CASES, ids=IDS)
+@pytest.mark.parametrize("name,kwargs", META_CASES, ids=IDS)
 def test_meta_parameters_get_pytorchs_state(name, kwargs, foreach):
     layouts = []
     for lib in (ember, torch):
@@ -173,6 +188,9 @@ def _logged_step(lib, name, kwargs, foreach, warm=1):
 def test_modes_see_pytorchs_names_and_ops(name, kwargs, foreach):
     e_functions, e_dispatches, e_values = _logged_step(ember, name, kwargs, foreach)
     t_functions, t_dispatches, t_values = _logged_step(torch, name, kwargs, foreach)
+    unseen = UNSEEN_IN_EMBER.get(name, ())
+    assert unseen == () or any(n in unseen for n in t_dispatches)
+    t_dispatches = [n for n in t_dispatches if n not in unseen]
     assert e_functions == t_functions
     assert e_dispatches == t_dispatches
     if foreach:     # (equal to PyTorch's, which run per-tensor ops beside: FOREACH_AND_EACH)

@@ -48,7 +48,7 @@ _OP = {name: OPS[name] for name in (
     "_foreach_mul_.ScalarList", "_foreach_mul_.List", "_foreach_div.Scalar",
     "_foreach_div.ScalarList", "_foreach_div.List", "_foreach_div_.Scalar", "_foreach_div_.List",
     "_foreach_reciprocal", "_foreach_reciprocal_", "_foreach_sign_",
-    "_foreach_addcmul_.ScalarList")}
+    "_foreach_addcmul_.ScalarList", "_foreach_neg_", "_foreach_sign")}
 
 
 class _Params:
@@ -241,6 +241,31 @@ class Blocks:
 
     def copy_(self, xs, ys):
         np.copyto(self._read(xs), self._read(ys))
+
+    def neg_(self, xs):
+        self._inplace("_foreach_neg_", xs)
+
+    # Rprop's per-tensor steps, on the block's arrays (exact operations: comparisons, masked
+    # writes, the clamp)
+
+    def signs(self, xs):
+        return self._fresh_op("_foreach_sign", xs)
+
+    def sign_factors_(self, xs, plus, minus):
+        xs[xs > 0] = plus
+        xs[xs < 0] = minus
+        xs[xs == 0] = 1
+
+    def clamp_(self, xs, low, high):
+        np.clip(xs, low, high, out=xs)
+
+    def clone(self, xs):
+        out = self._fresh()
+        np.copyto(out, self._read(xs))
+        return out
+
+    def zero_where_(self, xs, keys, value, single):
+        xs[keys == value] = 0
 
     def complete(self, values):
         return True         # (a step with a missing entry does not run in blocks: `plan`)

@@ -130,6 +130,34 @@ class _Foreach:
         dtype's rounding)."""
         ember._foreach_copy_(xs, [ember.as_tensor(v) for v in values])
 
+    def neg_(self, xs):
+        ember._foreach_neg_(xs)
+
+    # Rprop's per-tensor steps, which PyTorch's foreach form runs tensor by tensor too
+
+    def signs(self, xs):
+        """The signs of each tensor (fresh), one `sign` per tensor."""
+        return [x.sign() for x in xs]
+
+    def sign_factors_(self, xs, plus, minus):
+        """Each sign replaced by its factor: `plus` where positive, `minus` where negative,
+        1 where zero (three masked writes per tensor)."""
+        for x in xs:
+            _sign_factors_(x, plus, minus)
+
+    def clamp_(self, xs, low, high):
+        for x in xs:
+            x.clamp_(low, high)
+
+    def clone(self, xs):
+        return [x.clone(memory_format=ember.preserve_format) for x in xs]
+
+    def zero_where_(self, xs, keys, value, single):
+        """xs set to 0 where `keys` equals `value`: a masked write (`single`) or a copy of a
+        `where` (PyTorch's foreach form)."""
+        for x, key in zip(xs, keys):
+            _zero_where_(x, key, value, single)
+
     def div_fresh(self, xs, values):
         """Divide a fresh list by one number per tensor (in place, as the foreach path)."""
         ember._foreach_div_(xs, values)
@@ -236,6 +264,24 @@ class _Each:
     def copy_numbers_(self, xs, values):
         xs[0].copy_(ember.as_tensor(values[0]))
 
+    def neg_(self, xs):
+        xs[0].neg_()
+
+    def signs(self, xs):
+        return [xs[0].sign()]
+
+    def sign_factors_(self, xs, plus, minus):
+        _sign_factors_(xs[0], plus, minus)
+
+    def clamp_(self, xs, low, high):
+        xs[0].clamp_(low, high)
+
+    def clone(self, xs):
+        return [xs[0].clone(memory_format=ember.preserve_format)]
+
+    def zero_where_(self, xs, keys, value, single):
+        _zero_where_(xs[0], keys[0], value, single)
+
     def div_fresh(self, xs, values):
         return [xs[0] / values[0]]
 
@@ -250,6 +296,19 @@ class _Each:
 
     def values(self, steps):
         return [steps[0].item()]
+
+
+def _sign_factors_(x, plus, minus) -> None:
+    x[x.gt(0)] = plus
+    x[x.lt(0)] = minus
+    x[x.eq(0)] = 1
+
+
+def _zero_where_(x, key, value, single) -> None:
+    if single:
+        x[key.eq(value)] = 0
+    else:
+        x.copy_(ember.where(key.eq(value), 0, x))
 
 
 def _one(value):
