@@ -395,3 +395,47 @@ def test_foreach_ops_on_flat_and_scattered_lists_match_pytorch(count):
     for e, t in zip(outs[0][0], outs[1][0]):
         np.testing.assert_allclose(e, t, rtol=1e-6, atol=1e-7)
     assert outs[0][1] == outs[1][1]
+
+
+# ------------------------------------------------------------------ LBFGS
+
+def _lbfgs_logged(lib, kwargs):
+    dispatch_base = TorchDispatchModeE if lib is ember else TorchDispatchModeT
+
+    class Dispatches(dispatch_base):
+        def __init__(self):
+            super().__init__()
+            self.names = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.names.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    rng = np.random.default_rng(5)
+    params = [lib.nn.Parameter(lib.tensor(rng.standard_normal(s).astype(np.float32)))
+              for s in ((3, 2), (4,))]
+    targets = [lib.tensor(rng.standard_normal(p.shape).astype(np.float32)) for p in params]
+    opt = lib.optim.LBFGS(params, max_iter=5, **kwargs)
+
+    def closure():
+        opt.zero_grad()
+        loss = sum(((p - t) ** 4).sum() + (p * t).sin().sum() for p, t in zip(params, targets))
+        loss.backward()
+        return loss
+    opt.step(closure)
+    dispatches = Dispatches()
+    with dispatches:
+        opt.step(closure)
+    return _dispatch_names(dispatches.names), [p.detach().numpy().copy() for p in params]
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"line_search_fn": "strong_wolfe"}])
+def test_lbfgs_closure_loop_runs_pytorchs_ops(kwargs):
+    """LBFGS's iterations (the two-loop recursion, the line search, the closure's forward and
+    backward) issue PyTorch's ATen ops in PyTorch's order under a dispatch mode."""
+    e_names, e_values = _lbfgs_logged(ember, kwargs)
+    t_names, t_values = _lbfgs_logged(torch, kwargs)
+    assert len(t_names) > 100 and "dot" in t_names
+    assert e_names == t_names
+    for e, t in zip(e_values, t_values):
+        np.testing.assert_allclose(e, t, rtol=1e-4, atol=1e-5)
