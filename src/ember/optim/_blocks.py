@@ -13,7 +13,12 @@ count equal, runs once per block of `CHUNK` elements with `BLOCKS` as its list o
 - each list op is the `_foreach_*` overload FOREACH would call, run by its array-path kernel
   (`run_on_buffers`): the per-tensor op's operations in its order, so the numbers are
   FOREACH's and EACH's bit for bit (tests/optim/test_optim_ops.py compares the paths);
-- the step counts go up once per step (in the first block), and their values are one number.
+- the step counts go up once per step (in the first block), and their values are one number;
+  other 0-d state entries (NAdam's mu_product) are scaled once too (`Counts`);
+- an update that writes the parameters twice (NAdam's two addcdiv_) says so (`gather`), so
+  their values are gathered rather than one increment formed (a second increment raises);
+- an update whose ops need whole tensors (ASGD's next eta from each step count tensor) does
+  not run in blocks (`run(..., blocks=False)`).
 A block of every buffer an update touches fits in a core's cache, so its dozen passes run from
 cache rather than memory, and the Python cost per op is paid once per block instead of once per
 tensor. Out-of-place results are block-sized scratch buffers reused from block to block.

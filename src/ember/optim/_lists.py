@@ -1,5 +1,6 @@
-"""List arithmetic for the optimizers: each algorithm (sgd.py, adam.py, rmsprop.py) writes its
-update ONCE, over lists of tensors, against one of two implementations of this interface.
+"""List arithmetic for the optimizers: each element-wise algorithm (sgd.py, adam.py, rmsprop.py,
+adagrad.py, adamax.py, nadam.py, radam.py, adadelta.py, asgd.py, rprop.py) writes its update
+ONCE, over lists of tensors, against one of two implementations of this interface.
 
 NOTE [optimizer updates as ops]: an update is a sequence of list operations (`mul_`, `lerp_`,
 `addcdiv_` ...). `FOREACH` runs each as the `_foreach_*` op (ember._foreach_*, registry ops:
@@ -18,8 +19,14 @@ so the foreach kernels run one NumPy call per op; there, with one step count for
 the update runs block by block over those buffers (`Blocks` in _blocks.py, NOTE
 [optimizer updates in blocks]), each op still the `_foreach_*` overload's CPU kernel.
 Where PyTorch's two paths differ beyond the list-vs-tensor form, the algorithm reads
-`lists.foreach` (e.g. the foreach path divides its fresh `denom` in place, the single-tensor
-path out of place).
+`lists.foreach` when both give the same numbers (e.g. the foreach path divides its fresh
+`denom` in place, the single-tensor path out of place), and its `single` argument (the group's
+foreach is not True) when they do not (NAdam's and RAdam's bias corrections, Adagrad's step,
+ASGD's eta in float32 tensor ops): then foreach=None/False runs PyTorch's single-tensor
+arithmetic on every path, as FOREACH and in blocks too, and foreach=True its foreach form's.
+Rprop's masked writes, clamps and `where`s are per-tensor ops in both of PyTorch's forms
+(`sign_factors_`, `clamp_`, `zero_where_` loop over the tensors; the blocks run them on their
+arrays).
 """
 from __future__ import annotations
 
