@@ -174,13 +174,28 @@ def _copy_lists(op, args):
     if len(sources) != len(selves):
         raise RuntimeError(f"Tensor lists must have the same number of tensors, got "
                            f"{len(selves)} and {len(sources)}")
+    # the plain path (no mode; plain CPU tensors of one dtype, none needing grad: the public
+    # function's "plain" call): each array copied in place, as Tensor.copy_'s own fast path
+    plain = not state.slow and _all_plain_cpu(list(selves) + list(sources))
     for t, src in zip(selves, sources):
         shape = t._data.shape
-        dispatch.check_broadcastable(None, (shape, src._data.shape))    # (copy_'s checks)
-        if np.broadcast_shapes(shape, src._data.shape) != shape:
+        if src._data.shape != shape:        # (copy_'s checks)
+            dispatch.check_broadcastable(None, (shape, src._data.shape))
+        if src._data.shape != shape and np.broadcast_shapes(shape, src._data.shape) != shape:
             raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast "
                                f"shape {list(np.broadcast_shapes(shape, src._data.shape))}")
-        write_inplace(copy, t, runners.run_generic_general(copy, (t, src, non_blocking)))
+        if plain and (0 not in t._data.strides or t._data.size <= 1):
+            np.copyto(t._data, src._data, casting="unsafe")
+            bump_version(t)
+        else:
+            write_inplace(copy, t, runners.run_generic_general(copy, (t, src, non_blocking)))
+
+
+def _all_plain_cpu(tensors) -> bool:
+    types = set(map(type, tensors))
+    types.discard(Tensor)
+    return types <= PLAIN and list(map(_DEVICE_OF, tensors)).count(CPU) == len(tensors) and \
+        len(set(map(_ARRAY_DTYPE_OF, map(_DATA_OF, tensors)))) == 1
 
 
 # --------------------------------------------------------------------------- the back-end step

@@ -17,8 +17,8 @@ count equal, runs once per block of `CHUNK` elements with `BLOCKS` as its list o
   other 0-d state entries (NAdam's mu_product) are scaled once too (`Counts`);
 - an update that writes the parameters twice (NAdam's two addcdiv_) says so (`gather`), so
   their values are gathered rather than one increment formed (a second increment raises);
-- an update whose ops need whole tensors (ASGD's next eta from each step count tensor) does
-  not run in blocks (`run(..., blocks=False)`).
+- an update whose ops need whole tensors (ASGD's foreach form: its next eta from each step
+  count tensor) does not run in blocks (`run(..., blocks=False)`).
 A block of every buffer an update touches fits in a core's cache, so its dozen passes run from
 cache rather than memory, and the Python cost per op is paid once per block instead of once per
 tensor. Out-of-place results are block-sized scratch buffers reused from block to block.
@@ -109,6 +109,7 @@ class Blocks:
         self.params_mode = None     # None, "values" (gathered) or "change" (an increment)
         self.combine = None         # np.add / np.subtract: how the change meets the params
         self.changed_at = -1        # the block whose change was formed last
+        self.pending = []           # (flat 0-d entries, value) written by `finish`
         self.start = self.stop = 0
         self.scratch_used = 0
         self.steps = None
@@ -250,6 +251,13 @@ class Blocks:
     def neg_(self, xs):
         self._inplace("_foreach_neg_", xs)
 
+    def copy_numbers_(self, xs, values):
+        """Write a number into 0-d state entries (ASGD's eta and mu), rounded as `as_tensor`
+        rounds it, once per step."""
+        if self.start == 0:     # (written at the end: every block reads the old values)
+            import ember
+            self.pending.append((xs.flat, ember.as_tensor(_number(values))._data))
+
     # Rprop's per-tensor steps, on the block's arrays (exact operations: comparisons, masked
     # writes, the clamp)
 
@@ -291,7 +299,10 @@ class Blocks:
     # ---------------------------------------------------------------- the step
 
     def finish(self) -> None:
-        """Write the parameters back (their values, or their slices of the change added)."""
+        """Write the parameters back (their values, or their slices of the change added), and
+        the 0-d entries `copy_numbers_` set."""
+        for flat, value in self.pending:
+            flat[...] = value
         if self.params_mode is None:
             return
         arrays = list(map(_DATA_OF, self.params))

@@ -135,7 +135,9 @@ class _Foreach:
     def copy_numbers_(self, xs, values):
         """Write a number into each tensor, made a tensor first (`as_tensor`: the default
         dtype's rounding)."""
-        ember._foreach_copy_(xs, [ember.as_tensor(v) for v in values])
+        made: dict = {}     # (one tensor per distinct number: as_tensor is not observable)
+        ember._foreach_copy_(xs, [made[v] if v in made else made.setdefault(
+            v, ember.as_tensor(v)) for v in values])
 
     def neg_(self, xs):
         ember._foreach_neg_(xs)
@@ -327,7 +329,7 @@ FOREACH = _Foreach()
 EACH = _Each()
 
 
-def _observed(params) -> bool:
+def observed(params) -> bool:
     """Whether a mode or a parameter's class can see the ops a step runs."""
     if _dispatch_state.slow:
         return True
@@ -345,7 +347,7 @@ def use_foreach(group, params) -> bool:
         return True
     if group.get("differentiable"):
         return False
-    return not _observed(params)
+    return not observed(params)
 
 
 def by_device_and_dtype(params):
@@ -403,7 +405,7 @@ def keep_flat(params, states, keys) -> None:
     """Lay out each state entry named in `keys` flat over one buffer per (dtype) run of the
     group, on the plain CPU path only (NOTE [optimizer updates as ops]); an entry already laid
     out so is left alone (one identity test per tensor)."""
-    if len(params) < 2 or _observed(params) or \
+    if len(params) < 2 or observed(params) or \
             list(map(_DEVICE_OF, params)).count(CPU) != len(params):
         return
     for index in by_device_and_dtype(params):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ember
 from ember.autograd.grad_mode import set_grad_enabled
-from ember.optim._lists import as_real, keep_flat, run
+from ember.optim._lists import as_real, keep_flat, observed, run
 from ember.optim.optimizer import (
     Optimizer,
     as_float,
@@ -46,10 +46,11 @@ class ASGD(Optimizer):
                         state["ax"] = zeros_state(param)
                     states.append(state)
                 keep_flat(params, states, _KEYS)
-                # (not in blocks: the update computes each parameter's next eta from its
-                # step count tensor, NOTE [optimizer updates in blocks])
+                # (foreach=True not in blocks: its form computes each parameter's next eta
+                # from its step count tensor, NOTE [optimizer updates in blocks])
                 run(group, as_real(params), asgd_update, as_real(grads),
-                    *[as_real([s[key] for s in states]) for key in _KEYS], blocks=False,
+                    *[as_real([s[key] for s in states]) for key in _KEYS],
+                    blocks=not group.get("foreach"),
                     lr=lr, lambd=group["lambd"], alpha=group["alpha"], t0=group["t0"],
                     weight_decay=group["weight_decay"], maximize=group["maximize"],
                     single=not group.get("foreach"))
@@ -75,7 +76,12 @@ def asgd_update(lists, params, grads, steps, etas, mus, axs, *, lr, lambd, alpha
         eta_values, mu_values = lists.values(etas), lists.values(mus)
         new_etas = [lr / ((1 + lambd * lr * count) ** alpha) for count in counts]
         new_mus = [1 / max(1, count - t0) for count in counts]
-        for index in _alike(list(zip(eta_values, mu_values))):
+        groups = _alike(list(zip(eta_values, mu_values)))
+        if len(groups) == 1:            # (the common case; the blocks' only one)
+            _single(lists, params, grads, etas, mus, axs, new_etas, new_mus,
+                    eta=eta_values[0], mu=mu_values[0], lambd=lambd)
+            return
+        for index in groups:
             _single(lists, *[[values[i] for i in index] for values in
                              (params, grads, etas, mus, axs, new_etas, new_mus)],
                     eta=eta_values[index[0]], mu=mu_values[index[0]], lambd=lambd)
@@ -92,8 +98,17 @@ def asgd_update(lists, params, grads, steps, etas, mus, axs, *, lr, lambd, alpha
     lists.addcmul_(params, intermediate, etas, -1)
     intermediate = lists.sub(params, axs)
     lists.addcmul_(axs, intermediate, mus)
-    new_etas = [ember.as_tensor(lr / ((1 + lambd * lr * step) ** alpha)) for step in steps]
-    new_mus = [ember.as_tensor(1 / max(1, count - t0)) for count in counts]
+    if observed(params):
+        new_etas = [ember.as_tensor(lr / ((1 + lambd * lr * step) ** alpha)) for step in steps]
+        new_mus = [ember.as_tensor(1 / max(1, count - t0)) for count in counts]
+    else:   # (the same numbers, made once per distinct step count)
+        made: dict = {}
+        for step, count in zip(steps, counts):
+            if count not in made:
+                made[count] = (ember.as_tensor(lr / ((1 + lambd * lr * step) ** alpha)),
+                               ember.as_tensor(1 / max(1, count - t0)))
+        new_etas = [made[count][0] for count in counts]
+        new_mus = [made[count][1] for count in counts]
     lists.copy_(etas, new_etas)
     lists.copy_(mus, new_mus)
 
@@ -110,12 +125,13 @@ def _alike(keys) -> list:
 
 
 def _single(lists, params, grads, etas, mus, axs, new_etas, new_mus, *, eta, mu, lambd):
-    """The single-tensor form's step for parameters that share eta and mu."""
+    """The single-tensor form's step for parameters that share eta and mu (`mu` multiplies
+    as its number: the same product as the 0-d tensor's)."""
     lists.mul_(params, 1 - lambd * eta)
     lists.add_(params, grads, alpha=-eta)
     if mu != 1:
         intermediate = lists.sub(params, axs)
-        lists.mul_(intermediate, mus)
+        lists.mul_(intermediate, mu)
         lists.add_(axs, intermediate)
     else:
         lists.copy_(axs, params)
