@@ -3,8 +3,8 @@ its own process, interleaved round by round: medians of a step's time in ms.
 
     python benchmarks/bench_optim.py [--quick] [--threads 1,2] [--also SRC_DIR] [--only NAME]
 
-The optimizers are Adam, AdamW (weight_decay 0.01), SGD with momentum 0.9, and RMSprop, each
-with foreach=None (the default; ember's plain path runs the `_foreach_*` ops, PyTorch's CPU
+The optimizers are Adam, AdamW (weight_decay 0.01), SGD with momentum 0.9, RMSprop, Adagrad,
+Adamax, NAdam, RAdam, Adadelta, ASGD and Rprop, each with foreach=None (the default; ember's plain path runs the `_foreach_*` ops, PyTorch's CPU
 default is its per-tensor loop) and foreach=True (both libraries' multi-tensor path), over the
 parameters of a 784-512-512-10 MLP (6 tensors, 670k elements), 100 parameters of 64x64 and
 100 parameters of 32 elements (per-call overhead). The gradients are set once; each timed call
@@ -24,6 +24,13 @@ OPTIMIZERS = {
     "AdamW": ("AdamW", {"lr": 1e-3, "weight_decay": 0.01}),
     "SGD momentum": ("SGD", {"lr": 1e-3, "momentum": 0.9}),
     "RMSprop": ("RMSprop", {"lr": 1e-3}),
+    "Adagrad": ("Adagrad", {"lr": 1e-2}),
+    "Adamax": ("Adamax", {"lr": 2e-3}),
+    "NAdam": ("NAdam", {"lr": 2e-3}),
+    "RAdam": ("RAdam", {"lr": 1e-3}),
+    "Adadelta": ("Adadelta", {}),
+    "ASGD": ("ASGD", {"lr": 1e-2}),
+    "Rprop": ("Rprop", {}),
 }
 
 

@@ -426,9 +426,16 @@ def _foreach_copy_(self, src, non_blocking=False):
     sources = _tensors(src, "_foreach_copy_", 1)
     _nonempty(tensors)
     _same_length(tensors, sources)
-    for t, s in zip(tensors, sources):
-        t.copy_(s, non_blocking)
-    return self
+
+    def composite():
+        for t, s in zip(tensors, sources):
+            t.copy_(s, non_blocking)
+        return self
+    # (the registry op for lists of one floating dtype without grad; `non_blocking` given,
+    # or other lists, run the per-tensor copies)
+    op_args = (list(tensors), list(sources)) + ((non_blocking,) if non_blocking else ())
+    return _through_op(_foreach_copy_, "_foreach_copy_", op_args, (self, src), (self, src),
+                       {"non_blocking": non_blocking} if non_blocking else {}, composite)
 
 
 def _foreach_zero_(self):

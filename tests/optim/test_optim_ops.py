@@ -23,15 +23,56 @@ CASES = [
     ("AdamW", {"lr": 0.1, "amsgrad": True}),
     ("RMSprop", {"lr": 0.1}),
     ("RMSprop", {"lr": 0.1, "momentum": 0.5, "centered": True, "weight_decay": 0.1}),
+    ("Adagrad", {"lr": 0.1, "lr_decay": 0.01}),
+    ("Adagrad", {"lr": 0.1, "weight_decay": 0.1, "maximize": True}),
+    ("Adamax", {"lr": 0.1}),
+    ("Adamax", {"lr": 0.1, "weight_decay": 0.1, "maximize": True}),
+    ("Adamax", {"lr": 0.1, "weight_decay": 0.1}),
+    ("Adadelta", {}),
+    ("Adadelta", {"lr": 0.5, "rho": 0.8, "weight_decay": 0.1, "maximize": True}),
+    ("NAdam", {"lr": 0.1}),
+    ("NAdam", {"lr": 0.1, "weight_decay": 0.1, "decoupled_weight_decay": True}),
+    ("NAdam", {"lr": 0.1, "weight_decay": 0.1, "momentum_decay": 0.01, "maximize": True}),
+    ("RAdam", {"lr": 0.1}),
+    ("RAdam", {"lr": 0.1, "betas": (0.3, 0.5), "weight_decay": 0.1,
+               "decoupled_weight_decay": True}),
+    ("RAdam", {"lr": 0.1, "betas": (0.8, 0.9), "weight_decay": 0.1, "maximize": True}),
+    ("ASGD", {"lr": 0.05, "t0": 1}),
+    ("ASGD", {"lr": 0.05, "weight_decay": 0.1, "lambd": 0.01, "t0": 0, "maximize": True}),
+    ("ASGD", {"lr": 0.05, "weight_decay": 0.1}),
+    ("Rprop", {}),
+    ("Rprop", {"lr": 0.05, "etas": (0.3, 1.5), "step_sizes": (1e-3, 0.2), "maximize": True}),
 ]
 IDS = [f"{name}-{i}" for i, (name, _) in enumerate(CASES)]
 
 
-def _params(lib):
+# Logged with float32 parameters only: PyTorch's foreach ASGD issues per-tensor ops per
+# (device, dtype) group, and the order of its groups is its C++ map's, not the parameters'.
+ONE_DTYPE = {"ASGD", "Rprop"}
+# Their step reads state on the parameters' device as numbers (ASGD's eta and mu): on meta
+# parameters both libraries raise.
+META_REFUSED = {"ASGD"}
+# Never in blocks with foreach=True (NOTE [optimizer updates in blocks]): ASGD's foreach form
+# computes each parameter's next eta from its step count tensor.
+NOT_IN_BLOCKS = {"ASGD"}
+# PyTorch's foreach form of these also runs per-tensor ops (ASGD's next eta from each step
+# count tensor).
+FOREACH_AND_EACH = {"ASGD", "Rprop"}
+# Gaps of ember's outside the optimizers, left out of PyTorch's list: `t[mask] = v` writes
+# without dispatching (PyTorch: aten.index_put_, and for a 0-d tensor unsqueeze, empty and
+# fill_ before it), and `where(cond, 0, x)` makes its number operand without
+# aten.scalar_tensor (Rprop's masked writes, spelled as PyTorch's Rprop spells them).
+UNSEEN_IN_EMBER = {"Rprop": ("index_put_", "scalar_tensor", "unsqueeze", "empty", "fill_")}
+# ember's masked write on meta tensors has no meta rule yet (nonzero): Rprop's step raises
+# NotImplementedError there (strict xfail: it must start passing once the rule exists).
+META_GAP = {"Rprop"}
+
+
+def _params(lib, one_dtype=False):
     rng = np.random.default_rng(0)
     params, grads = [], []
     for shape, dtype in (((3, 2), np.float32), ((4,), np.float32), ((2, 2), np.float32),
-                         ((), np.float32), ((5,), np.float64)):
+                         ((), np.float32), ((5,), np.float32 if one_dtype else np.float64)):
         params.append(lib.nn.Parameter(lib.tensor(rng.standard_normal(shape).astype(dtype))))
         grads.append(lib.tensor(rng.standard_normal(shape).astype(dtype)))
     for p, g in zip(params, grads):
@@ -56,19 +97,29 @@ def _state_layout(opt, params):
              for key, v in opt.state[p].items()] for p in params]
 
 
+META_CASES = [pytest.param(*case, marks=pytest.mark.xfail(
+    raises=NotImplementedError, strict=True, reason="masked setitem on meta tensors"))
+    if case[0] in META_GAP else case for case in CASES]
+
+
 @pytest.mark.parametrize("foreach", [None, False, True])
-@pytest.mark.parametrize("name,kwargs", CASES, ids=IDS)
+@pytest.mark.parametrize("name,kwargs", META_CASES, ids=IDS)
 def test_meta_parameters_get_pytorchs_state(name, kwargs, foreach):
     layouts = []
     for lib in (ember, torch):
         params = _meta_params(lib)
         opt = getattr(lib.optim, name)(params, foreach=foreach, **kwargs)
+        if name in META_REFUSED:
+            with pytest.raises(RuntimeError):
+                opt.step()
+            continue
         for _ in range(3):
             opt.step()
         layouts.append(_state_layout(opt, params))
         for p in params:
             assert p.device.type == "meta" and p.shape == p.grad.shape
-    assert layouts[0] == layouts[1]
+    if name not in META_REFUSED:
+        assert layouts[0] == layouts[1]
 
 
 # ------------------------------------------------------------------ what modes see
@@ -97,7 +148,7 @@ def _dispatch_names(names):
     return out
 
 
-def _logged_step(lib, name, kwargs, foreach):
+def _logged_step(lib, name, kwargs, foreach, warm=1):
     function_base = TorchFunctionModeE if lib is ember else TorchFunctionModeT
     dispatch_base = TorchDispatchModeE if lib is ember else TorchDispatchModeT
 
@@ -119,9 +170,10 @@ def _logged_step(lib, name, kwargs, foreach):
             self.names.append(str(func))
             return func(*args, **(kwargs or {}))
 
-    params = _params(lib)
+    params = _params(lib, one_dtype=name in ONE_DTYPE)
     opt = getattr(lib.optim, name)(params, foreach=foreach, **kwargs)
-    opt.step()                      # the state exists: the logged steps are updates only
+    for _ in range(warm):           # the state exists: the logged steps are updates only
+        opt.step()
     functions, dispatches = Functions(), Dispatches()
     with functions:
         opt.step()
@@ -136,10 +188,14 @@ def _logged_step(lib, name, kwargs, foreach):
 def test_modes_see_pytorchs_names_and_ops(name, kwargs, foreach):
     e_functions, e_dispatches, e_values = _logged_step(ember, name, kwargs, foreach)
     t_functions, t_dispatches, t_values = _logged_step(torch, name, kwargs, foreach)
+    unseen = UNSEEN_IN_EMBER.get(name, ())
+    assert unseen == () or any(n in unseen for n in t_dispatches)
+    t_dispatches = [n for n in t_dispatches if n not in unseen]
     assert e_functions == t_functions
     assert e_dispatches == t_dispatches
-    if foreach:
-        assert all(n.startswith("_foreach") for n in e_dispatches)
+    if foreach:     # (equal to PyTorch's, which run per-tensor ops beside: FOREACH_AND_EACH)
+        assert all(n.startswith("_foreach") for n in e_dispatches) or \
+            name in FOREACH_AND_EACH
     else:
         assert not any(n.startswith("_foreach") for n in e_dispatches)
     for e, t in zip(e_values, t_values):
@@ -211,7 +267,8 @@ def test_updates_in_blocks_give_the_observed_bits(name, kwargs, foreach, monkeyp
         state = [v.numpy().copy() for p in params for v in opt.state[p].values()]
         versions = [p._version > 0 for p in params]
         results.append(([p.detach().numpy().copy() for p in params], state, versions))
-    assert calls, "the plain steps did not run in blocks"
+    assert bool(calls) == (name not in NOT_IN_BLOCKS or not foreach), \
+        "blocks taken or not as planned"
     for a, b in zip(results[0][0] + results[0][1], results[1][0] + results[1][1]):
         np.testing.assert_array_equal(a, b)
     assert results[0][2] == results[1][2] == [True] * 5
@@ -339,3 +396,99 @@ def test_foreach_ops_on_flat_and_scattered_lists_match_pytorch(count):
     for e, t in zip(outs[0][0], outs[1][0]):
         np.testing.assert_allclose(e, t, rtol=1e-6, atol=1e-7)
     assert outs[0][1] == outs[1][1]
+
+
+# ------------------------------------------------------------------ LBFGS
+
+def _lbfgs_logged(lib, kwargs):
+    dispatch_base = TorchDispatchModeE if lib is ember else TorchDispatchModeT
+
+    class Dispatches(dispatch_base):
+        def __init__(self):
+            super().__init__()
+            self.names = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.names.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    rng = np.random.default_rng(5)
+    params = [lib.nn.Parameter(lib.tensor(rng.standard_normal(s).astype(np.float32)))
+              for s in ((3, 2), (4,))]
+    targets = [lib.tensor(rng.standard_normal(p.shape).astype(np.float32)) for p in params]
+    opt = lib.optim.LBFGS(params, max_iter=5, **kwargs)
+
+    def closure():
+        opt.zero_grad()
+        loss = sum(((p - t) ** 4).sum() + (p * t).sin().sum() for p, t in zip(params, targets))
+        loss.backward()
+        return loss
+    opt.step(closure)
+    dispatches = Dispatches()
+    with dispatches:
+        opt.step(closure)
+    return _dispatch_names(dispatches.names), [p.detach().numpy().copy() for p in params]
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"line_search_fn": "strong_wolfe"}])
+def test_lbfgs_closure_loop_runs_pytorchs_ops(kwargs):
+    """LBFGS's iterations (the two-loop recursion, the line search, the closure's forward and
+    backward) issue PyTorch's ATen ops in PyTorch's order under a dispatch mode."""
+    e_names, e_values = _lbfgs_logged(ember, kwargs)
+    t_names, t_values = _lbfgs_logged(torch, kwargs)
+    assert len(t_names) > 100 and "dot" in t_names
+    assert e_names == t_names
+    for e, t in zip(e_values, t_values):
+        np.testing.assert_allclose(e, t, rtol=1e-4, atol=1e-5)
+
+
+# ------------------------------------------------------------------ SparseAdam
+
+# ember's sparse COO structure ops (coalesce, _indices, _values, sparse_mask, the constructor)
+# do not reach dispatch modes yet; the update's arithmetic on the values does.
+_SPARSE_STRUCTURE = ("is_coalesced", "_coalesce", "_indices", "_values", "sparse_mask",
+                     "_sparse_coo_tensor_with_dims_and_tensors", "detach")
+
+
+def _sparse_adam_run(lib, maximize):
+    dispatch_base = TorchDispatchModeE if lib is ember else TorchDispatchModeT
+
+    class Dispatches(dispatch_base):
+        def __init__(self):
+            super().__init__()
+            self.names = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.names.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    rng = np.random.default_rng(6)
+    param = lib.nn.Parameter(lib.tensor(rng.standard_normal((6, 3)).astype(np.float32)))
+    opt = lib.optim.SparseAdam([param], lr=0.1, maximize=maximize)
+    seen, names = [], None
+    for k in range(4):
+        rows = [[1, 4, 1], [5, 0], [2, 2, 3], [4]][k]     # (repeated rows: coalesced first)
+        values = rng.standard_normal((len(rows), 3)).astype(np.float32)
+        param.grad = lib.sparse_coo_tensor(lib.tensor([rows]), lib.tensor(values), (6, 3))
+        if k == 2:
+            dispatches = Dispatches()
+            with dispatches:
+                opt.step()
+            names = [n for n in _dispatch_names(dispatches.names)
+                     if not n.startswith(_SPARSE_STRUCTURE)]
+        else:
+            opt.step()
+        state = opt.state[param]
+        seen += [param.detach().numpy().copy(), state["exp_avg"].numpy().copy(),
+                 state["exp_avg_sq"].numpy().copy(), np.array(state["step"])]
+    return names, seen
+
+
+@pytest.mark.filterwarnings("ignore:Sparse invariant checks")
+@pytest.mark.parametrize("maximize", [False, True])
+def test_sparse_adam_updates_the_gradients_rows_as_pytorch(maximize):
+    e_names, e_seen = _sparse_adam_run(ember, maximize)
+    t_names, t_seen = _sparse_adam_run(torch, maximize)
+    assert e_names == t_names and "sqrt_" in t_names
+    for e, t in zip(e_seen, t_seen):
+        np.testing.assert_allclose(e, t, rtol=1e-6, atol=1e-7)

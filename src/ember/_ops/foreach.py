@@ -40,7 +40,7 @@ from ember._core.dispatch.pointwise import run_pointwise_general
 from ember._core.dispatch.process_state import state
 from ember._core.dispatch.subclasses import PLAIN
 from ember._core.dispatch.wrapping import bump_version, wrap
-from ember._core.fp_errors import scalar_as
+from ember._core.fp_errors import run_quietly, scalar_as
 from ember._core.registry import OPS, OpDef, declare
 from ember._ops.foreach_layout import GATHER_MIN, cut, flat_views, gathered, layout_of
 from ember._ops.pointwise import _scaled, checked_scalar, scalar_into
@@ -154,6 +154,52 @@ def _declare_all() -> None:
           ends + [("scalars", 2)], " with a weight per position")
 
 
+def _declare_copy() -> None:
+    """`_foreach_copy_`: `copy` (src broadcast and cast to self's dtype) written into self at
+    every position; its step is the per-tensor op's back-end step and in-place write."""
+    op = OpDef("_foreach_copy_(Tensor(a!)[] self, Tensor[] src, bool non_blocking=False) -> ()",
+               None, kind="generic", method=False, function=False, differentiable=False,
+               doc="`copy_` at every position of the lists.", out=False)
+    OPS[op.name] = op
+    op.runner = _copy_lists
+    runners.OWN_STEPS[op] = _copy_lists
+
+
+def _copy_lists(op, args):
+    copy = OPS["copy"]
+    selves, sources = args[0], args[1]
+    non_blocking = args[2] if len(args) > 2 else False
+    for j in (0, 1):
+        runners.check_tensor_list(op, j, args[j])
+    if len(selves) == 0:
+        raise RuntimeError("Tensor list must have at least one tensor.")
+    if len(sources) != len(selves):
+        raise RuntimeError(f"Tensor lists must have the same number of tensors, got "
+                           f"{len(selves)} and {len(sources)}")
+    # the plain path (no mode; plain CPU tensors of one dtype, none needing grad: the public
+    # function's "plain" call): each array copied in place, as Tensor.copy_'s own fast path
+    plain = not state.slow and _all_plain_cpu(list(selves) + list(sources))
+    for t, src in zip(selves, sources):
+        shape = t._data.shape
+        if src._data.shape != shape:        # (copy_'s checks)
+            dispatch.check_broadcastable(None, (shape, src._data.shape))
+        if src._data.shape != shape and np.broadcast_shapes(shape, src._data.shape) != shape:
+            raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast "
+                               f"shape {list(np.broadcast_shapes(shape, src._data.shape))}")
+        if plain and (0 not in t._data.strides or t._data.size <= 1):
+            np.copyto(t._data, src._data, casting="unsafe")
+            bump_version(t)
+        else:
+            write_inplace(copy, t, runners.run_generic_general(copy, (t, src, non_blocking)))
+
+
+def _all_plain_cpu(tensors) -> bool:
+    types = set(map(type, tensors))
+    types.discard(Tensor)
+    return types <= PLAIN and list(map(_DEVICE_OF, tensors)).count(CPU) == len(tensors) and \
+        len(set(map(_ARRAY_DTYPE_OF, map(_DATA_OF, tensors)))) == 1
+
+
 # --------------------------------------------------------------------------- the back-end step
 
 def _check_lists(op, spec, args):
@@ -207,8 +253,8 @@ def foreach_step(op, args):
     spec = SPECS[op]
     count = _check_lists(op, spec, args)
     plan = _array_plan(spec, args)
-    if plan is not None:
-        return _array_path(spec, args, count, *plan)
+    if plan is not None:        # (the kernels' NumPy warnings off: NOTE [floating-point warnings])
+        return run_quietly(_array_path, spec, args, count, *plan)
     return _loop(spec, args, count)
 
 
@@ -588,3 +634,4 @@ def _pieces(increment, shapes):
 
 
 _declare_all()
+_declare_copy()

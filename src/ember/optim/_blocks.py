@@ -13,7 +13,12 @@ count equal, runs once per block of `CHUNK` elements with `BLOCKS` as its list o
 - each list op is the `_foreach_*` overload FOREACH would call, run by its array-path kernel
   (`run_on_buffers`): the per-tensor op's operations in its order, so the numbers are
   FOREACH's and EACH's bit for bit (tests/optim/test_optim_ops.py compares the paths);
-- the step counts go up once per step (in the first block), and their values are one number.
+- the step counts go up once per step (in the first block), and their values are one number;
+  other 0-d state entries (NAdam's mu_product) are scaled once too (`Counts`);
+- an update that writes the parameters twice (NAdam's two addcdiv_) says so (`gather`), so
+  their values are gathered rather than one increment formed (a second increment raises);
+- an update whose ops need whole tensors (ASGD's foreach form: its next eta from each step
+  count tensor) does not run in blocks (`run(..., blocks=False)`).
 A block of every buffer an update touches fits in a core's cache, so its dozen passes run from
 cache rather than memory, and the Python cost per op is paid once per block instead of once per
 tensor. Out-of-place results are block-sized scratch buffers reused from block to block.
@@ -42,7 +47,13 @@ _OP = {name: OPS[name] for name in (
     "_foreach_neg", "_foreach_add.List", "_foreach_add_.List", "_foreach_add_.Scalar",
     "_foreach_mul_.Scalar", "_foreach_lerp_.Scalar", "_foreach_addcmul_.Scalar",
     "_foreach_addcmul.Scalar", "_foreach_addcdiv_.Scalar", "_foreach_addcdiv_.ScalarList",
-    "_foreach_sqrt", "_foreach_sqrt_", "_foreach_maximum_.List", "_foreach_div_.ScalarList")}
+    "_foreach_sqrt", "_foreach_sqrt_", "_foreach_maximum_.List", "_foreach_div_.ScalarList",
+    "_foreach_abs", "_foreach_abs_", "_foreach_add.Scalar", "_foreach_add_.ScalarList",
+    "_foreach_sub.List", "_foreach_mul.Scalar", "_foreach_mul.ScalarList", "_foreach_mul.List",
+    "_foreach_mul_.ScalarList", "_foreach_mul_.List", "_foreach_div.Scalar",
+    "_foreach_div.ScalarList", "_foreach_div.List", "_foreach_div_.Scalar", "_foreach_div_.List",
+    "_foreach_reciprocal", "_foreach_reciprocal_", "_foreach_sign_",
+    "_foreach_addcmul_.ScalarList", "_foreach_neg_", "_foreach_sign")}
 
 
 class _Params:
@@ -74,6 +85,16 @@ def _number(value):
     return value[0] if type(value) is list else value
 
 
+def _overload(name, other):
+    """`name`'s overload for a second operand: a block (List), a number per tensor (all equal
+    here: ScalarList, passed as a list of one) or a number (Scalar)."""
+    if type(other) is np.ndarray or other is PARAMS:
+        return f"{name}.List", other
+    if type(other) is list:
+        return f"{name}.ScalarList", [other[0]]
+    return f"{name}.Scalar", other
+
+
 class Blocks:
     """The list operations on blocks (NOTE [optimizer updates in blocks]); one per step."""
 
@@ -87,6 +108,8 @@ class Blocks:
         self.p_flat = _buffer("params", size, dtype)
         self.params_mode = None     # None, "values" (gathered) or "change" (an increment)
         self.combine = None         # np.add / np.subtract: how the change meets the params
+        self.changed_at = -1        # the block whose change was formed last
+        self.pending = []           # (flat 0-d entries, value) written by `finish`
         self.start = self.stop = 0
         self.scratch_used = 0
         self.steps = None
@@ -116,9 +139,12 @@ class Blocks:
         """An in-place op: on the parameters, their change alone where only it is needed."""
         op = _OP[name]
         if target is PARAMS and self.params_mode != "values" and name in _INCREMENTS:
-            if self.params_mode is None:
-                self.params_mode = "change"
-                self.combine = _INCREMENTS[name]
+            if self.changed_at == self.start:
+                raise RuntimeError("optimizer blocks: a second increment of the parameters "
+                                   "(the update must call `gather` first)")
+            self.changed_at = self.start
+            self.params_mode = "change"
+            self.combine = _INCREMENTS[name]
             run_on_buffers(op, (None,) + rest, _flats(op, (None,) + rest),
                            change=self.p_flat[self.start:self.stop])
             return
@@ -146,10 +172,18 @@ class Blocks:
         self._inplace("_foreach_add_.List", xs, ys, alpha)
 
     def add_scalar_(self, xs, value):
-        self._inplace("_foreach_add_.Scalar", xs, value, 1)
+        if type(value) is list:
+            self._inplace("_foreach_add_.ScalarList", xs, [value[0]], 1)
+        else:
+            self._inplace("_foreach_add_.Scalar", xs, value, 1)
 
     def mul_(self, xs, value):
-        self._inplace("_foreach_mul_.Scalar", xs, value)
+        if type(xs) is Counts:      # (0-d state entries beside the step counts: NAdam's)
+            if self.start == 0:
+                np.multiply(xs.flat, _number(value), out=xs.flat)
+            return
+        name, value = _overload("_foreach_mul_", value)
+        self._inplace(name, xs, value)
 
     def lerp_(self, xs, ends, weight):
         self._inplace("_foreach_lerp_.Scalar", xs, ends, weight)
@@ -176,20 +210,99 @@ class Blocks:
         self._inplace("_foreach_div_.ScalarList", xs, [_number(values)])
         return xs
 
+    def abs(self, xs):
+        return self._fresh_op("_foreach_abs", xs)
+
+    def abs_(self, xs):
+        self._inplace("_foreach_abs_", xs)
+
+    def add_scalar(self, xs, value):
+        return self._fresh_op("_foreach_add.Scalar", xs, _number(value), 1)
+
+    def sub(self, xs, ys):
+        return self._fresh_op("_foreach_sub.List", xs, ys, 1)
+
+    def mul(self, xs, other):
+        name, other = _overload("_foreach_mul", other)
+        return self._fresh_op(name, xs, other)
+
+    def div(self, xs, other):
+        name, other = _overload("_foreach_div", other)
+        return self._fresh_op(name, xs, other)
+
+    def div_(self, xs, other):
+        name, other = _overload("_foreach_div_", other)
+        self._inplace(name, xs, other)
+
+    def reciprocal_(self, xs):
+        self._inplace("_foreach_reciprocal_", xs)
+
+    def rdiv(self, values, xs):
+        out = self._fresh_op("_foreach_reciprocal", xs)
+        self._inplace("_foreach_mul_.Scalar", out, _number(values))
+        return out
+
+    def sign_(self, xs):
+        self._inplace("_foreach_sign_", xs)
+
+    def copy_(self, xs, ys):
+        np.copyto(self._read(xs), self._read(ys))
+
+    def neg_(self, xs):
+        self._inplace("_foreach_neg_", xs)
+
+    def copy_numbers_(self, xs, values):
+        """Write a number into 0-d state entries (ASGD's eta and mu), rounded as `as_tensor`
+        rounds it, once per step."""
+        if self.start == 0:     # (written at the end: every block reads the old values)
+            import ember
+            self.pending.append((xs.flat, ember.as_tensor(_number(values))._data))
+
+    # Rprop's per-tensor steps, on the block's arrays (exact operations: comparisons, masked
+    # writes, the clamp)
+
+    def signs(self, xs):
+        return self._fresh_op("_foreach_sign", xs)
+
+    def sign_factors_(self, xs, plus, minus):
+        xs[xs > 0] = plus
+        xs[xs < 0] = minus
+        xs[xs == 0] = 1
+
+    def clamp_(self, xs, low, high):
+        np.clip(xs, low, high, out=xs)
+
+    def clone(self, xs):
+        out = self._fresh()
+        np.copyto(out, self._read(xs))
+        return out
+
+    def zero_where_(self, xs, keys, value, single):
+        xs[keys == value] = 0
+
     def complete(self, values):
         return True         # (a step with a missing entry does not run in blocks: `plan`)
+
+    def gather(self, params):
+        """The update writes the parameters more than once (NAdam's two addcdiv_): their
+        values are gathered, not an increment formed."""
+        self._read(params)
 
     def increment(self, steps):
         if self.start == 0:
             np.add(steps.flat, 1, out=steps.flat)
 
     def values(self, steps):
+        """The step counts (or another 0-d state entry: NAdam's mu_product) as numbers."""
         return [float(steps.flat[0])]
 
     # ---------------------------------------------------------------- the step
 
     def finish(self) -> None:
-        """Write the parameters back (their values, or their slices of the change added)."""
+        """Write the parameters back (their values, or their slices of the change added), and
+        the 0-d entries `copy_numbers_` set."""
+        for flat, value in self.pending:
+            flat[...] = value
         if self.params_mode is None:
             return
         arrays = list(map(_DATA_OF, self.params))

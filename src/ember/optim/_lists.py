@@ -1,5 +1,6 @@
-"""List arithmetic for the optimizers: each algorithm (sgd.py, adam.py, rmsprop.py) writes its
-update ONCE, over lists of tensors, against one of two implementations of this interface.
+"""List arithmetic for the optimizers: each element-wise algorithm (sgd.py, adam.py, rmsprop.py,
+adagrad.py, adamax.py, nadam.py, radam.py, adadelta.py, asgd.py, rprop.py) writes its update
+ONCE, over lists of tensors, against one of two implementations of this interface.
 
 NOTE [optimizer updates as ops]: an update is a sequence of list operations (`mul_`, `lerp_`,
 `addcdiv_` ...). `FOREACH` runs each as the `_foreach_*` op (ember._foreach_*, registry ops:
@@ -18,12 +19,19 @@ so the foreach kernels run one NumPy call per op; there, with one step count for
 the update runs block by block over those buffers (`Blocks` in _blocks.py, NOTE
 [optimizer updates in blocks]), each op still the `_foreach_*` overload's CPU kernel.
 Where PyTorch's two paths differ beyond the list-vs-tensor form, the algorithm reads
-`lists.foreach` (e.g. the foreach path divides its fresh `denom` in place, the single-tensor
-path out of place).
+`lists.foreach` when both give the same numbers (e.g. the foreach path divides its fresh
+`denom` in place, the single-tensor path out of place), and its `single` argument (the group's
+foreach is not True) when they do not (NAdam's and RAdam's bias corrections, Adagrad's step,
+ASGD's eta in float32 tensor ops): then foreach=None/False runs PyTorch's single-tensor
+arithmetic on every path, as FOREACH and in blocks too, and foreach=True its foreach form's.
+Rprop's masked writes, clamps and `where`s are per-tensor ops in both of PyTorch's forms
+(`sign_factors_`, `clamp_`, `zero_where_` loop over the tensors; the blocks run them on their
+arrays).
 """
 from __future__ import annotations
 
 import operator
+from functools import partial
 from itertools import repeat
 
 import numpy as np
@@ -33,6 +41,7 @@ from ember._core.device import CPU
 from ember._core.dispatch import bump_version
 from ember._core.dispatch.process_state import state as _dispatch_state
 from ember._core.dispatch.subclasses import PLAIN
+from ember._core.fp_errors import run_quietly
 from ember._ops.foreach_layout import flat_of, flat_views
 from ember._tensor import Tensor
 from ember.optim._blocks import plan, run_blocks
@@ -57,9 +66,11 @@ class _Foreach:
         ember._foreach_add_(xs, ys, alpha=alpha)
 
     def add_scalar_(self, xs, value):
+        """Add a number, or a number per tensor, in place."""
         ember._foreach_add_(xs, value)
 
     def mul_(self, xs, value):
+        """xs times a number, a number per tensor, or a tensor list, in place."""
         ember._foreach_mul_(xs, value)
 
     def lerp_(self, xs, ends, weight):
@@ -83,6 +94,79 @@ class _Foreach:
     def maximum_(self, xs, ys):
         ember._foreach_maximum_(xs, ys)
 
+    def abs(self, xs):
+        return list(ember._foreach_abs(xs))
+
+    def abs_(self, xs):
+        ember._foreach_abs_(xs)
+
+    def add_scalar(self, xs, value):
+        return list(ember._foreach_add(xs, value))
+
+    def sub(self, xs, ys):
+        return list(ember._foreach_sub(xs, ys))
+
+    def mul(self, xs, other):
+        """xs times a number, a number per tensor, or a tensor list (fresh)."""
+        return list(ember._foreach_mul(xs, other))
+
+    def div(self, xs, other):
+        return list(ember._foreach_div(xs, other))
+
+    def div_(self, xs, other):
+        ember._foreach_div_(xs, other)
+
+    def reciprocal_(self, xs):
+        ember._foreach_reciprocal_(xs)
+
+    def rdiv(self, values, xs):
+        """A number (per tensor) divided by each tensor, as `number / tensor` computes it:
+        the reciprocal times the number."""
+        out = list(ember._foreach_reciprocal(xs))
+        ember._foreach_mul_(out, values)
+        return out
+
+    def sign_(self, xs):
+        ember._foreach_sign_(xs)
+
+    def copy_(self, xs, ys):
+        ember._foreach_copy_(xs, ys)
+
+    def copy_numbers_(self, xs, values):
+        """Write a number into each tensor, made a tensor first (`as_tensor`: the default
+        dtype's rounding)."""
+        made: dict = {}     # (one tensor per distinct number: as_tensor is not observable)
+        ember._foreach_copy_(xs, [made[v] if v in made else made.setdefault(
+            v, ember.as_tensor(v)) for v in values])
+
+    def neg_(self, xs):
+        ember._foreach_neg_(xs)
+
+    # Rprop's per-tensor steps, which PyTorch's foreach form runs tensor by tensor too
+
+    def signs(self, xs):
+        """The signs of each tensor (fresh), one `sign` per tensor."""
+        return [x.sign() for x in xs]
+
+    def sign_factors_(self, xs, plus, minus):
+        """Each sign replaced by its factor: `plus` where positive, `minus` where negative,
+        1 where zero (three masked writes per tensor)."""
+        for x in xs:
+            _sign_factors_(x, plus, minus)
+
+    def clamp_(self, xs, low, high):
+        for x in xs:
+            x.clamp_(low, high)
+
+    def clone(self, xs):
+        return [x.clone(memory_format=ember.preserve_format) for x in xs]
+
+    def zero_where_(self, xs, keys, value, single):
+        """xs set to 0 where `keys` equals `value`: a masked write (`single`) or a copy of a
+        `where` (PyTorch's foreach form)."""
+        for x, key in zip(xs, keys):
+            _zero_where_(x, key, value, single)
+
     def div_fresh(self, xs, values):
         """Divide a fresh list by one number per tensor (in place, as the foreach path)."""
         ember._foreach_div_(xs, values)
@@ -92,13 +176,18 @@ class _Foreach:
         """Whether no entry of a state list is missing."""
         return all(v is not None for v in values)
 
+    def gather(self, params):
+        """Say that the update writes `params` more than once (nothing to do here; the
+        blocks gather them rather than form one increment, NOTE [optimizer updates in
+        blocks])."""
+
     def increment(self, steps):
         """Add one to the `step` counts (a CPU tensor as the operand, as PyTorch's)."""
         ember._foreach_add_(steps, ember.tensor(1.0), alpha=1.0)
 
     def values(self, steps):
         """The step counts as numbers."""
-        if not _dispatch_state.slow:
+        if not _dispatch_state.slow and steps[0]._device is CPU:
             flat = flat_of([s._data for s in steps])
             if flat is not None:
                 return flat.tolist()
@@ -120,10 +209,10 @@ class _Each:
         xs[0].add_(ys[0], alpha=alpha)
 
     def add_scalar_(self, xs, value):
-        xs[0].add_(value)
+        xs[0].add_(_one(value))
 
     def mul_(self, xs, value):
-        xs[0].mul_(value)
+        xs[0].mul_(_one(value))
 
     def lerp_(self, xs, ends, weight):
         xs[0].lerp_(ends[0], weight)
@@ -148,11 +237,68 @@ class _Each:
     def maximum_(self, xs, ys):
         ember.maximum(xs[0], ys[0], out=xs[0])
 
+    def abs(self, xs):
+        return [xs[0].abs()]
+
+    def abs_(self, xs):
+        xs[0].abs_()
+
+    def add_scalar(self, xs, value):
+        return [xs[0].add(_one(value))]
+
+    def sub(self, xs, ys):
+        return [xs[0].sub(ys[0])]
+
+    def mul(self, xs, other):
+        return [xs[0].mul(_one(other))]
+
+    def div(self, xs, other):
+        return [xs[0].div(_one(other))]
+
+    def div_(self, xs, other):
+        xs[0].div_(_one(other))
+
+    def reciprocal_(self, xs):
+        xs[0].reciprocal_()
+
+    def rdiv(self, values, xs):
+        return [_one(values) / xs[0]]
+
+    def sign_(self, xs):
+        xs[0].sign_()
+
+    def copy_(self, xs, ys):
+        xs[0].copy_(ys[0])
+
+    def copy_numbers_(self, xs, values):
+        xs[0].copy_(ember.as_tensor(values[0]))
+
+    def neg_(self, xs):
+        xs[0].neg_()
+
+    def signs(self, xs):
+        return [xs[0].sign()]
+
+    def sign_factors_(self, xs, plus, minus):
+        _sign_factors_(xs[0], plus, minus)
+
+    def clamp_(self, xs, low, high):
+        xs[0].clamp_(low, high)
+
+    def clone(self, xs):
+        return [xs[0].clone(memory_format=ember.preserve_format)]
+
+    def zero_where_(self, xs, keys, value, single):
+        _zero_where_(xs[0], keys[0], value, single)
+
     def div_fresh(self, xs, values):
         return [xs[0] / values[0]]
 
     def complete(self, values):
         return values[0] is not None
+
+    def gather(self, params):
+        pass
 
     def increment(self, steps):
         steps[0] += 1
@@ -161,11 +307,29 @@ class _Each:
         return [steps[0].item()]
 
 
+def _sign_factors_(x, plus, minus) -> None:
+    x[x.gt(0)] = plus
+    x[x.lt(0)] = minus
+    x[x.eq(0)] = 1
+
+
+def _zero_where_(x, key, value, single) -> None:
+    if single:
+        x[key.eq(value)] = 0
+    else:
+        x.copy_(ember.where(key.eq(value), 0, x))
+
+
+def _one(value):
+    """The operand of a one-tensor list op: a list's (one) item, or the number itself."""
+    return value[0] if type(value) is list else value
+
+
 FOREACH = _Foreach()
 EACH = _Each()
 
 
-def _observed(params) -> bool:
+def observed(params) -> bool:
     """Whether a mode or a parameter's class can see the ops a step runs."""
     if _dispatch_state.slow:
         return True
@@ -183,7 +347,7 @@ def use_foreach(group, params) -> bool:
         return True
     if group.get("differentiable"):
         return False
-    return not _observed(params)
+    return not observed(params)
 
 
 def by_device_and_dtype(params):
@@ -214,15 +378,17 @@ def _blocks_plan(params, lists):
     return plan(params, lists)
 
 
-def run(group, params, update, *lists, **hyper) -> None:
+def run(group, params, update, *lists, blocks=True, **hyper) -> None:
     """Run `update(lists_impl, params, *lists, **hyper)` the way NOTE [optimizer updates as
-    ops] says: once per (device, dtype) group over FOREACH, or once per parameter over EACH."""
+    ops] says: once per (device, dtype) group over FOREACH, or once per parameter over EACH;
+    `blocks` False: never in blocks (an update whose ops need whole tensors)."""
     if use_foreach(group, params):
-        if not _dispatch_state.slow and not _dispatch_state.grad_enabled():
+        if blocks and not _dispatch_state.slow and not _dispatch_state.grad_enabled():
             found = _blocks_plan(params, lists)
             if found is not None:       # NOTE [optimizer updates in blocks]
-                run_blocks(update, params, lists, bool(group.get("foreach")), *found,
-                           **hyper)
+                # (the kernels' NumPy warnings off: NOTE [floating-point warnings])
+                run_quietly(partial(run_blocks, update, params, lists,
+                                    bool(group.get("foreach")), *found, **hyper))
                 return
         for index in by_device_and_dtype(params):
             if len(index) == len(params):
@@ -239,7 +405,7 @@ def keep_flat(params, states, keys) -> None:
     """Lay out each state entry named in `keys` flat over one buffer per (dtype) run of the
     group, on the plain CPU path only (NOTE [optimizer updates as ops]); an entry already laid
     out so is left alone (one identity test per tensor)."""
-    if len(params) < 2 or _observed(params) or \
+    if len(params) < 2 or observed(params) or \
             list(map(_DEVICE_OF, params)).count(CPU) != len(params):
         return
     for index in by_device_and_dtype(params):

@@ -1,15 +1,11 @@
 """Adadelta: steps scaled by running averages of squared gradients and squared updates."""
 from __future__ import annotations
 
-import numpy as np
-
-from ember.optim._foreach import begin_block, split_update
+from ember.autograd.grad_mode import set_grad_enabled
+from ember.optim._lists import as_real, keep_flat, run
 from ember.optim.optimizer import (
     Optimizer,
-    array_of,
     as_float,
-    begin_update,
-    bump_all,
     check_hyper,
     params_with_grad,
     run_closure,
@@ -35,76 +31,51 @@ class Adadelta(Optimizer):
     def step(self, closure=None):
         """One Adadelta update of every parameter that has a gradient."""
         loss = run_closure(closure)
-        for index, group in enumerate(self.param_groups):
-            params, grads = params_with_grad(group)
-            if not params:
-                continue
-            buckets, params, grads = split_update(self, index, params, grads,
-                                                  ("square_avg", "acc_delta"), _init_state)
-            for bucket in buckets:
-                _adadelta_flat(bucket, group)
-            if params:
-                self._step_each(group, params, grads)
+        with set_grad_enabled(bool(self.defaults.get("differentiable"))):
+            for group in self.param_groups:
+                params, grads = params_with_grad(group)
+                if not params:
+                    continue
+                states = []
+                for param in params:
+                    state = self.state[param]
+                    if len(state) == 0:
+                        state["step"] = scalar_step()
+                        state["square_avg"] = zeros_state(param)
+                        state["acc_delta"] = zeros_state(param)
+                    states.append(state)
+                keep_flat(params, states, _KEYS)
+                run(group, as_real(params), adadelta_update, as_real(grads),
+                    *[as_real([s[key] for s in states]) for key in _KEYS],
+                    lr=as_float(group["lr"]), rho=group["rho"], eps=group["eps"],
+                    weight_decay=group["weight_decay"], maximize=group["maximize"],
+                    single=not group.get("foreach"))
         return loss
 
-    def _step_each(self, group, params, grads):
-        """The per-parameter update (foreach=False, large or complex parameters)."""
-        lr, rho, eps = as_float(group["lr"]), group["rho"], group["eps"]
-        for param, grad in zip(params, grads):
-            state = self.state[param]
-            _init_state(param, state)
-            p, g, _ = begin_update(param, grad, group, state)
-            square_avg = array_of(state["square_avg"])
-            acc_delta = array_of(state["acc_delta"])
-            square_avg *= rho
-            square_avg += (1 - rho) * g * g
-            std = np.sqrt(square_avg + eps)
-            delta = np.sqrt(acc_delta + eps) / std * g
-            acc_delta *= rho
-            acc_delta += (1 - rho) * delta * delta
-            p -= lr * delta
-            bump_all(param, state)
+
+_KEYS = ("step", "square_avg", "acc_delta")
 
 
-def _init_state(param, state) -> None:
-    if len(state) == 0:
-        state["step"] = scalar_step()
-        state["square_avg"] = zeros_state(param)
-        state["acc_delta"] = zeros_state(param)
-
-
-def _adadelta_flat(bucket, group) -> None:
-    """The update of `_step_each` on a bucket's flat buffers, block by block (NOTE [flat
-    optimizer state]): the same operations in the same order, so the same numbers."""
-    xp = bucket.xp
-    lr, rho, eps = as_float(group["lr"]), group["rho"], group["eps"]
-    gather = group["weight_decay"] != 0
-    p, g = bucket.gather(params=gather)       # else p receives the change
-    bucket.steps += 1
-    square_avg_all, acc_delta_all = bucket.flat["square_avg"], bucket.flat["acc_delta"]
-    chunks, (scratch1, scratch2) = bucket.chunks()
-    for a, b in chunks:
-        pc, gc = p[a:b], g[a:b]
-        t1, t2 = scratch1[:b - a], scratch2[:b - a]
-        begin_block(xp, group, pc, gc, t1)
-        square_avg, acc_delta = square_avg_all[a:b], acc_delta_all[a:b]
-        square_avg *= rho
-        xp.multiply(gc, 1 - rho, out=t1)
-        t1 *= gc
-        square_avg += t1
-        xp.add(square_avg, eps, out=t1)
-        xp.sqrt(t1, out=t1)                   # std
-        xp.add(acc_delta, eps, out=t2)
-        xp.sqrt(t2, out=t2)
-        t2 /= t1
-        t2 *= gc                              # delta
-        acc_delta *= rho
-        xp.multiply(t2, 1 - rho, out=t1)
-        t1 *= t2
-        acc_delta += t1
-        if gather:
-            t2 *= lr
-            pc -= t2
+def adadelta_update(lists, params, grads, steps, square_avgs, acc_deltas, *, lr, rho, eps,
+                    weight_decay, maximize, single) -> None:
+    """Adadelta's update over `lists` (NOTE [optimizer updates as ops]): PyTorch's ops and
+    order, in its foreach form or its single-tensor form (the same numbers)."""
+    lists.increment(steps)
+    if maximize:
+        grads = lists.neg(grads)
+    if weight_decay != 0:
+        if maximize and not single:     # (the negated gradients are a fresh copy)
+            lists.add_(grads, params, alpha=weight_decay)
         else:
-            xp.multiply(t2, lr, out=pc)
-    bucket.scatter("copy" if gather else "subtract")
+            grads = lists.add(grads, params, alpha=weight_decay)
+    lists.mul_(square_avgs, rho)
+    lists.addcmul_(square_avgs, grads, grads, 1 - rho)
+    std = lists.add_scalar(square_avgs, eps)
+    lists.sqrt_(std)
+    deltas = lists.add_scalar(acc_deltas, eps)
+    lists.sqrt_(deltas)
+    lists.div_(deltas, std)
+    lists.mul_(deltas, grads)
+    lists.mul_(acc_deltas, rho)
+    lists.addcmul_(acc_deltas, deltas, deltas, 1 - rho)
+    lists.add_(params, deltas, alpha=-lr)

@@ -1,15 +1,11 @@
 """Adagrad: per-coordinate steps shrinking with the sum of squared gradients."""
 from __future__ import annotations
 
-import numpy as np
-
-from ember.optim._foreach import begin_block, block, split_update
+from ember.autograd.grad_mode import set_grad_enabled
+from ember.optim._lists import as_real, keep_flat, run
 from ember.optim.optimizer import (
     Optimizer,
-    array_of,
     as_float,
-    begin_update,
-    bump_all,
     check_hyper,
     params_with_grad,
     run_closure,
@@ -48,63 +44,48 @@ class Adagrad(Optimizer):
     def step(self, closure=None):
         """One Adagrad update of every parameter that has a gradient."""
         loss = run_closure(closure)
-        for index, group in enumerate(self.param_groups):
-            params, grads = params_with_grad(group)
-            if not params:
-                continue
-            buckets, params, grads = split_update(self, index, params, grads, ("sum",),
-                                                  _no_new_state)
-            for bucket in buckets:
-                _adagrad_flat(bucket, group)
-            if params:
-                self._step_each(group, params, grads)
+        with set_grad_enabled(bool(self.defaults.get("differentiable"))):
+            for group in self.param_groups:
+                params, grads = params_with_grad(group)
+                if not params:
+                    continue
+                states = [self.state[p] for p in params]
+                # (the state exists from construction: a state dict without it fails here,
+                # at the first use, as PyTorch's)
+                steps, sums = [s["step"] for s in states], [s["sum"] for s in states]
+                keep_flat(params, states, ("step", "sum"))
+                run(group, as_real(params), adagrad_update, as_real(grads), steps,
+                    as_real(sums), lr=as_float(group["lr"]), lr_decay=group["lr_decay"],
+                    eps=group["eps"], weight_decay=group["weight_decay"],
+                    maximize=group["maximize"], single=not group.get("foreach"))
         return loss
 
-    def _step_each(self, group, params, grads):
-        """The per-parameter update (foreach=False, large or complex parameters)."""
-        lr, lr_decay, eps = as_float(group["lr"]), group["lr_decay"], group["eps"]
-        for param, grad in zip(params, grads):
-            state = self.state[param]
-            p, g, step = begin_update(param, grad, group, state)
-            clr = lr / (1 + (step - 1) * lr_decay)
-            total = array_of(state["sum"])
-            total += g * g
-            std = np.sqrt(total) + eps
-            p += (-clr * g) / std
-            bump_all(param, state)
 
-
-def _no_new_state(param, state) -> None:
-    """Adagrad's state exists from construction (a state dict without it fails, as in
-    PyTorch, at the first use)."""
-    raise KeyError("sum")
-
-
-def _adagrad_flat(bucket, group) -> None:
-    """The update of `_step_each` on a bucket's flat buffers, block by block (NOTE [flat
-    optimizer state]): the same operations in the same order, so the same numbers."""
-    xp = bucket.xp
-    lr, lr_decay, eps = as_float(group["lr"]), group["lr_decay"], group["eps"]
-    gather = group["weight_decay"] != 0
-    p, g = bucket.gather(params=gather)       # else p receives the change
-    bucket.steps += 1
-    neg_clr = bucket.per_parameter(lambda step: -(lr / (1 + (step - 1) * lr_decay)),
-                                   bucket.steps, dtype=p.dtype)
-    sum_all = bucket.flat["sum"]
-    chunks, (scratch1, scratch2) = bucket.chunks()
-    for a, b in chunks:
-        pc, gc = p[a:b], g[a:b]
-        t1, t2 = scratch1[:b - a], scratch2[:b - a]
-        begin_block(xp, group, pc, gc, t1)
-        total = sum_all[a:b]
-        xp.multiply(gc, gc, out=t1)
-        total += t1
-        xp.sqrt(total, out=t1)
-        t1 += eps
-        xp.multiply(gc, block(neg_clr, a, b), out=t2)
-        if gather:
-            t2 /= t1
-            pc += t2
+def adagrad_update(lists, params, grads, steps, sums, *, lr, lr_decay, eps, weight_decay,
+                   maximize, single) -> None:
+    """Adagrad's update over `lists` (NOTE [optimizer updates as ops]): PyTorch's single-tensor
+    arithmetic and order with `single`, else its foreach form's."""
+    if single:
+        lists.increment(steps)
+    if maximize:
+        grads = lists.neg(grads)
+    if not single:
+        lists.increment(steps)
+    if weight_decay != 0:
+        if maximize and not single:     # (the negated gradients are a fresh copy)
+            lists.add_(grads, params, alpha=weight_decay)
         else:
-            xp.divide(t2, t1, out=pc)
-    bucket.scatter("copy" if gather else "add")
+            grads = lists.add(grads, params, alpha=weight_decay)
+    minus_clr = [-lr / (1 + (count - 1) * lr_decay) for count in lists.values(steps)]
+    lists.addcmul_(sums, grads, grads, 1)
+    std = lists.sqrt(sums)
+    lists.add_scalar_(std, eps)
+    if single:
+        lists.addcdiv_(params, grads, std, minus_clr)
+        return
+    if weight_decay != 0 or maximize:
+        lists.mul_(grads, minus_clr)
+        numerator = grads
+    else:
+        numerator = lists.mul(grads, minus_clr)
+    lists.addcdiv_(params, numerator, std)

@@ -1,17 +1,12 @@
 """Adamax: Adam with the infinity norm in place of the second moment."""
 from __future__ import annotations
 
-import numpy as np
-
-from ember.optim._foreach import begin_block, block, lerp_block, split_update
+from ember.autograd.grad_mode import set_grad_enabled
+from ember.optim._lists import as_real, keep_flat, run
 from ember.optim.adam import check_adam_hypers
 from ember.optim.optimizer import (
     Optimizer,
-    array_of,
     as_float,
-    begin_update,
-    bump_all,
-    lerp_,
     params_with_grad,
     run_closure,
     scalar_step,
@@ -33,69 +28,51 @@ class Adamax(Optimizer):
     def step(self, closure=None):
         """One Adamax update of every parameter that has a gradient."""
         loss = run_closure(closure)
-        for index, group in enumerate(self.param_groups):
-            params, grads = params_with_grad(group)
-            if not params:
-                continue
-            buckets, params, grads = split_update(self, index, params, grads,
-                                                  ("exp_avg", "exp_inf"), _init_state)
-            for bucket in buckets:
-                _adamax_flat(bucket, group)
-            if params:
-                self._step_each(group, params, grads)
+        with set_grad_enabled(bool(self.defaults.get("differentiable"))):
+            for group in self.param_groups:
+                params, grads = params_with_grad(group)
+                if not params:
+                    continue
+                states = []
+                for param in params:
+                    state = self.state[param]
+                    if len(state) == 0:
+                        state["step"] = scalar_step()
+                        state["exp_avg"] = zeros_state(param)
+                        state["exp_inf"] = zeros_state(param)
+                    states.append(state)
+                keep_flat(params, states, _KEYS)
+                run(group, as_real(params), adamax_update, as_real(grads),
+                    *[as_real([s[key] for s in states]) for key in _KEYS],
+                    lr=as_float(group["lr"]), betas=tuple(as_float(b) for b in group["betas"]),
+                    eps=group["eps"], weight_decay=group["weight_decay"],
+                    maximize=group["maximize"], single=not group.get("foreach"))
         return loss
 
-    def _step_each(self, group, params, grads):
-        """The per-parameter update (foreach=False, large or complex parameters)."""
-        lr, eps = as_float(group["lr"]), group["eps"]
-        beta1, beta2 = group["betas"]
-        for param, grad in zip(params, grads):
-            state = self.state[param]
-            _init_state(param, state)
-            p, g, step = begin_update(param, grad, group, state)
-            exp_avg, exp_inf = array_of(state["exp_avg"]), array_of(state["exp_inf"])
-            lerp_(exp_avg, g, 1 - beta1)
-            exp_inf *= beta2
-            np.maximum(exp_inf, np.abs(g) + eps, out=exp_inf)
-            clr = lr / (1 - beta1 ** step)
-            p += (-clr * exp_avg) / exp_inf
-            bump_all(param, state)
+
+_KEYS = ("step", "exp_avg", "exp_inf")
 
 
-def _init_state(param, state) -> None:
-    if len(state) == 0:
-        state["step"] = scalar_step()
-        state["exp_avg"] = zeros_state(param)
-        state["exp_inf"] = zeros_state(param)
-
-
-def _adamax_flat(bucket, group) -> None:
-    """The update of `_step_each` on a bucket's flat buffers, block by block (NOTE [flat
-    optimizer state]): the same operations in the same order, so the same numbers."""
-    xp = bucket.xp
-    lr, eps = as_float(group["lr"]), group["eps"]
-    beta1, beta2 = group["betas"]
-    gather = group["weight_decay"] != 0
-    p, g = bucket.gather(params=gather)       # else p receives the change
-    bucket.steps += 1
-    neg_clr = bucket.per_parameter(lambda step: -(lr / (1 - beta1 ** step)), bucket.steps,
-                                   dtype=p.dtype)
-    exp_avg_all, exp_inf_all = bucket.flat["exp_avg"], bucket.flat["exp_inf"]
-    chunks, (scratch1, scratch2) = bucket.chunks()
-    for a, b in chunks:
-        pc, gc = p[a:b], g[a:b]
-        t1, t2 = scratch1[:b - a], scratch2[:b - a]
-        begin_block(xp, group, pc, gc, t1)
-        exp_avg, exp_inf = exp_avg_all[a:b], exp_inf_all[a:b]
-        lerp_block(xp, exp_avg, gc, 1 - beta1, t1)
-        exp_inf *= beta2
-        xp.abs(gc, out=t1)
-        t1 += eps
-        xp.maximum(exp_inf, t1, out=exp_inf)
-        xp.multiply(exp_avg, block(neg_clr, a, b), out=t2)
-        if gather:
-            t2 /= exp_inf
-            pc += t2
+def adamax_update(lists, params, grads, steps, exp_avgs, exp_infs, *, lr, betas, eps,
+                  weight_decay, maximize, single) -> None:
+    """Adamax's update over `lists` (NOTE [optimizer updates as ops]): PyTorch's single-tensor
+    ops and order with `single`, else its foreach form's (the same numbers)."""
+    beta1, beta2 = betas
+    if maximize:
+        grads = lists.neg(grads)
+    lists.increment(steps)
+    if weight_decay != 0:
+        if maximize and not single:     # (the negated gradients are a fresh copy)
+            lists.add_(grads, params, alpha=weight_decay)
         else:
-            xp.divide(t2, exp_inf, out=pc)
-    bucket.scatter("copy" if gather else "add")
+            grads = lists.add(grads, params, alpha=weight_decay)
+    lists.lerp_(exp_avgs, grads, 1 - beta1)
+    lists.mul_(exp_infs, beta2)
+    if single or (not maximize and weight_decay == 0):
+        grads = lists.abs(grads)
+    else:
+        lists.abs_(grads)
+    lists.add_scalar_(grads, eps)
+    lists.maximum_(exp_infs, grads)
+    step_sizes = [(lr / (1 - beta1 ** count)) * -1 for count in lists.values(steps)]
+    lists.addcdiv_(params, exp_avgs, exp_infs, step_sizes)

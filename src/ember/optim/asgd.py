@@ -1,15 +1,12 @@
 """ASGD: averaged stochastic gradient descent (the average is kept in state 'ax')."""
 from __future__ import annotations
 
-import numpy as np
-
-from ember.optim._foreach import begin_block, block, split_update
+import ember
+from ember.autograd.grad_mode import set_grad_enabled
+from ember.optim._lists import as_real, keep_flat, observed, run
 from ember.optim.optimizer import (
     Optimizer,
-    array_of,
     as_float,
-    begin_update,
-    bump_all,
     check_hyper,
     params_with_grad,
     run_closure,
@@ -33,103 +30,110 @@ class ASGD(Optimizer):
     def step(self, closure=None):
         """One ASGD update of every parameter that has a gradient."""
         loss = run_closure(closure)
-        for index, group in enumerate(self.param_groups):
-            params, grads = params_with_grad(group)
-            if not params:
-                continue
-            lr = as_float(group["lr"])
-
-            def init_state(param, state, lr=lr):
-                if len(state) == 0:
-                    state["step"] = scalar_step()
-                    state["eta"] = scalar_step(lr)
-                    state["mu"] = scalar_step(1.0)
-                    state["ax"] = zeros_state(param)
-
-            buckets, params, grads = split_update(self, index, params, grads, ("ax",),
-                                                  init_state, scalar_keys=("eta", "mu"))
-            for bucket in buckets:
-                _asgd_flat(bucket, group)
-            if params:
-                self._step_each(group, params, grads, init_state)
+        with set_grad_enabled(bool(self.defaults.get("differentiable"))):
+            for group in self.param_groups:
+                params, grads = params_with_grad(group)
+                if not params:
+                    continue
+                lr = as_float(group["lr"])
+                states = []
+                for param in params:
+                    state = self.state[param]
+                    if len(state) == 0:     # (all on the parameter's device, as PyTorch's)
+                        state["step"] = scalar_step().to(param.device)
+                        state["eta"] = scalar_step(lr).to(param.device)
+                        state["mu"] = scalar_step(1.0).to(param.device)
+                        state["ax"] = zeros_state(param)
+                    states.append(state)
+                keep_flat(params, states, _KEYS)
+                # (foreach=True not in blocks: its form computes each parameter's next eta
+                # from its step count tensor, NOTE [optimizer updates in blocks])
+                run(group, as_real(params), asgd_update, as_real(grads),
+                    *[as_real([s[key] for s in states]) for key in _KEYS],
+                    blocks=not group.get("foreach"),
+                    lr=lr, lambd=group["lambd"], alpha=group["alpha"], t0=group["t0"],
+                    weight_decay=group["weight_decay"], maximize=group["maximize"],
+                    single=not group.get("foreach"))
         return loss
 
-    def _step_each(self, group, params, grads, init_state):
-        """The per-parameter update (foreach=False, large or complex parameters)."""
-        lr, lambd, alpha, t0 = (as_float(group["lr"]), group["lambd"], group["alpha"],
-                                group["t0"])
-        for param, grad in zip(params, grads):
-            state = self.state[param]
-            init_state(param, state)
-            p, g, step = begin_update(param, grad, group, state)
-            eta = float(state["eta"]._data)
-            p *= 1 - lambd * eta
-            p -= eta * g
-            ax = array_of(state["ax"])
-            mu = float(state["mu"]._data)
-            if mu != 1:
-                ax += (p - ax) * mu
-            else:
-                ax[...] = p
-            rounded = _scalar_dtype()
-            state["eta"]._data[...] = rounded(lr / ((1 + lambd * lr * step) ** alpha))
-            state["mu"]._data[...] = rounded(1 / max(1, step - t0))
-            bump_all(param, state)
+
+_KEYS = ("step", "eta", "mu", "ax")
 
 
-def _asgd_flat(bucket, group) -> None:
-    """The update of `_step_each` on a bucket's flat buffers, block by block (NOTE [flat
-    optimizer state]): the same operations in the same order, so the same numbers. The
-    parameters whose `mu` is 1 copy the parameters into `ax`; with others beside them that
-    copy is done by a mask over the elements."""
-    xp = bucket.xp
-    lr, lambd, alpha, t0 = (as_float(group["lr"]), group["lambd"], group["alpha"],
-                            group["t0"])
-    p, g = bucket.gather()
-    steps, etas, mus = bucket.steps, bucket.scalars["eta"], bucket.scalars["mu"]
-    steps += 1
-    dtype = p.dtype
-    shrink = bucket.per_parameter(lambda eta: 1 - lambd * eta, etas, dtype=dtype)
-    eta = bucket.per_parameter(lambda eta: eta, etas, dtype=dtype)
-    averaging = [float(m) != 1 for m in mus]
-    mixed = any(averaging) and not all(averaging)
-    mu = bucket.per_parameter(lambda mu: mu, mus, dtype=dtype)
-    if mixed:
-        copying = bucket.per_element([not a for a in averaging], bool)
-    ax_all = bucket.flat["ax"]
-    chunks, (scratch1, _scratch2) = bucket.chunks()
-    for a, b in chunks:
-        pc, gc = p[a:b], g[a:b]
-        t1 = scratch1[:b - a]
-        begin_block(xp, group, pc, gc, t1)
-        pc *= block(shrink, a, b)
-        xp.multiply(gc, block(eta, a, b), out=t1)
-        pc -= t1
-        ax = ax_all[a:b]
-        if any(averaging):
-            xp.subtract(pc, ax, out=t1)
-            t1 *= block(mu, a, b)
-            ax += t1
-            if mixed:
-                xp.copyto(ax, pc, where=copying[a:b])
+def asgd_update(lists, params, grads, steps, etas, mus, axs, *, lr, lambd, alpha, t0,
+                weight_decay, maximize, single) -> None:
+    """ASGD's update over `lists` (NOTE [optimizer updates as ops]): PyTorch's single-tensor
+    arithmetic and order with `single` (the parameters shrunk, then the step; the average
+    copied while mu is 1), else its foreach form's (one addcmul with the eta tensors; the next
+    etas computed from the step count tensors, in their dtype)."""
+    if maximize:
+        grads = lists.neg(grads)
+    lists.increment(steps)
+    counts = lists.values(steps)
+    if single:
+        if weight_decay != 0:
+            grads = lists.add(grads, params, alpha=weight_decay)
+        eta_values, mu_values = lists.values(etas), lists.values(mus)
+        new_etas = [lr / ((1 + lambd * lr * count) ** alpha) for count in counts]
+        new_mus = [1 / max(1, count - t0) for count in counts]
+        groups = _alike(list(zip(eta_values, mu_values)))
+        if len(groups) == 1:            # (the common case; the blocks' only one)
+            _single(lists, params, grads, etas, mus, axs, new_etas, new_mus,
+                    eta=eta_values[0], mu=mu_values[0], lambd=lambd)
+            return
+        for index in groups:
+            _single(lists, *[[values[i] for i in index] for values in
+                             (params, grads, etas, mus, axs, new_etas, new_mus)],
+                    eta=eta_values[index[0]], mu=mu_values[index[0]], lambd=lambd)
+        return
+    if weight_decay != 0:
+        if maximize:                    # (the negated gradients are a fresh copy)
+            lists.add_(grads, params, alpha=weight_decay)
+            intermediate = grads
         else:
-            xp.copyto(ax, pc)
-    # the next step's eta and mu, computed per parameter as the loop does, written at once
-    rounded = _scalar_dtype()
-    if steps.min() == steps.max():
-        step = float(steps[0])
-        etas[...] = rounded(lr / ((1 + lambd * lr * step) ** alpha))
-        mus[...] = rounded(1 / max(1, step - t0))
+            intermediate = lists.add(grads, params, alpha=weight_decay)
+        lists.add_(intermediate, params, alpha=lambd)
     else:
-        counts = [float(s) for s in steps]
-        etas[...] = xp.asarray([lr / ((1 + lambd * lr * step) ** alpha) for step in counts],
-                               dtype=rounded)
-        mus[...] = xp.asarray([1 / max(1, step - t0) for step in counts], dtype=rounded)
-    bucket.scatter("copy")
+        intermediate = lists.add(grads, params, alpha=lambd)
+    lists.addcmul_(params, intermediate, etas, -1)
+    intermediate = lists.sub(params, axs)
+    lists.addcmul_(axs, intermediate, mus)
+    if observed(params):
+        new_etas = [ember.as_tensor(lr / ((1 + lambd * lr * step) ** alpha)) for step in steps]
+        new_mus = [ember.as_tensor(1 / max(1, count - t0)) for count in counts]
+    else:   # (the same numbers, made once per distinct step count)
+        made: dict = {}
+        for step, count in zip(steps, counts):
+            if count not in made:
+                made[count] = (ember.as_tensor(lr / ((1 + lambd * lr * step) ** alpha)),
+                               ember.as_tensor(1 / max(1, count - t0)))
+        new_etas = [made[count][0] for count in counts]
+        new_mus = [made[count][1] for count in counts]
+    lists.copy_(etas, new_etas)
+    lists.copy_(mus, new_mus)
 
 
-def _scalar_dtype():
-    """The dtype a new eta or mu is rounded to before it is stored: PyTorch makes it a tensor
-    of its scalar dtype first, so an entry loaded as float64 still holds float32 values."""
-    import ember
-    return np.float64 if ember.get_default_dtype() == ember.float64 else np.float32
+def _alike(keys) -> list:
+    """Index lists of the positions whose keys are equal, in order of first appearance (one
+    list when all are: the common case)."""
+    if keys.count(keys[0]) == len(keys):
+        return [range(len(keys))]
+    groups: dict = {}
+    for i, key in enumerate(keys):
+        groups.setdefault(key, []).append(i)
+    return list(groups.values())
+
+
+def _single(lists, params, grads, etas, mus, axs, new_etas, new_mus, *, eta, mu, lambd):
+    """The single-tensor form's step for parameters that share eta and mu (`mu` multiplies
+    as its number: the same product as the 0-d tensor's)."""
+    lists.mul_(params, 1 - lambd * eta)
+    lists.add_(params, grads, alpha=-eta)
+    if mu != 1:
+        intermediate = lists.sub(params, axs)
+        lists.mul_(intermediate, mu)
+        lists.add_(axs, intermediate)
+    else:
+        lists.copy_(axs, params)
+    lists.copy_numbers_(etas, new_etas)
+    lists.copy_numbers_(mus, new_mus)

@@ -1,18 +1,13 @@
 """NAdam: Adam with Nesterov momentum (and its momentum-decay schedule)."""
 from __future__ import annotations
 
-import numpy as np
-
-from ember.optim._foreach import begin_block, block, lerp_block, split_update
+from ember.autograd.grad_mode import set_grad_enabled
+from ember.optim._lists import as_real, keep_flat, run
 from ember.optim.adam import check_adam_hypers
 from ember.optim.optimizer import (
     Optimizer,
-    array_of,
     as_float,
-    begin_update,
-    bump_all,
     check_hyper,
-    lerp_,
     params_with_grad,
     run_closure,
     scalar_step,
@@ -39,101 +34,71 @@ class NAdam(Optimizer):
     def step(self, closure=None):
         """One NAdam update of every parameter that has a gradient."""
         loss = run_closure(closure)
-        for index, group in enumerate(self.param_groups):
-            params, grads = params_with_grad(group)
-            if not params:
-                continue
-            buckets, params, grads = split_update(self, index, params, grads,
-                                                  ("exp_avg", "exp_avg_sq"), _init_state,
-                                                  scalar_keys=("mu_product",))
-            for bucket in buckets:
-                _nadam_flat(bucket, group)
-            if params:
-                self._step_each(group, params, grads)
+        with set_grad_enabled(bool(self.defaults.get("differentiable"))):
+            for group in self.param_groups:
+                params, grads = params_with_grad(group)
+                if not params:
+                    continue
+                states = []
+                for param in params:
+                    state = self.state[param]
+                    if len(state) == 0:
+                        state["step"] = scalar_step()
+                        state["mu_product"] = scalar_step(1.0)
+                        state["exp_avg"] = zeros_state(param)
+                        state["exp_avg_sq"] = zeros_state(param)
+                    states.append(state)
+                keep_flat(params, states, _KEYS)
+                run(group, as_real(params), nadam_update, as_real(grads),
+                    *[as_real([s[key] for s in states]) for key in _KEYS],
+                    lr=as_float(group["lr"]), betas=tuple(as_float(b) for b in group["betas"]),
+                    eps=group["eps"], weight_decay=group["weight_decay"],
+                    momentum_decay=group["momentum_decay"],
+                    decoupled=group["decoupled_weight_decay"], maximize=group["maximize"],
+                    single=not group.get("foreach"))
         return loss
 
-    def _step_each(self, group, params, grads):
-        """The per-parameter update (foreach=False, large or complex parameters)."""
-        lr, eps = as_float(group["lr"]), group["eps"]
-        beta1, beta2 = group["betas"]
-        momentum_decay = group["momentum_decay"]
-        for param, grad in zip(params, grads):
-            state = self.state[param]
-            _init_state(param, state)
-            p, g, step = begin_update(param, grad, group, state, lr,
-                                      group["decoupled_weight_decay"])
-            bias_correction2 = 1 - beta2 ** step
-            mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
-            mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
-            mu_product = state["mu_product"]._data
-            mu_product *= mu
-            exp_avg, exp_avg_sq = array_of(state["exp_avg"]), array_of(state["exp_avg_sq"])
-            lerp_(exp_avg, g, 1 - beta1)
-            exp_avg_sq *= beta2
-            exp_avg_sq += (1 - beta2) * g * g
-            denom = np.sqrt(exp_avg_sq / bias_correction2)
-            product = float(mu_product)
-            product_next = product * mu_next
-            denom += eps
-            p += (-lr * (1.0 - mu) / (1.0 - product)) * g / denom
-            p += ((-lr * mu_next) / (1.0 - product_next)) * exp_avg / denom
-            bump_all(param, state)
+
+_KEYS = ("step", "mu_product", "exp_avg", "exp_avg_sq")
 
 
-def _init_state(param, state) -> None:
-    if len(state) == 0:
-        state["step"] = scalar_step()
-        state["mu_product"] = scalar_step(1.0)
-        state["exp_avg"] = zeros_state(param)
-        state["exp_avg_sq"] = zeros_state(param)
-
-
-def _nadam_flat(bucket, group) -> None:
-    """The update of `_step_each` on a bucket's flat buffers, block by block (NOTE [flat
-    optimizer state]): the same operations in the same order, so the same numbers."""
-    xp = bucket.xp
-    lr, eps = as_float(group["lr"]), group["eps"]
-    beta1, beta2 = group["betas"]
-    momentum_decay = group["momentum_decay"]
-    p, g = bucket.gather()          # the update adds two terms to the parameters in turn
-    steps, products = bucket.steps, bucket.scalars["mu_product"]
-    steps += 1
-
-    def mu_at(step):
-        return beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
-
-    if steps.min() == steps.max():
-        products *= mu_at(float(steps[0]))
-    else:       # parameters that joined later have their own counts
-        products *= xp.asarray([mu_at(float(s)) for s in steps], dtype=products.dtype)
-    dtype = p.dtype
-    bias_correction2 = bucket.per_parameter(lambda step: 1 - beta2 ** step, steps, dtype=dtype)
-    gradient_factor = bucket.per_parameter(
-        lambda step, product: -lr * (1.0 - mu_at(step)) / (1.0 - product),
-        steps, products, dtype=dtype)
-    average_factor = bucket.per_parameter(
-        lambda step, product: (-lr * mu_at(step + 1)) / (1.0 - product * mu_at(step + 1)),
-        steps, products, dtype=dtype)
-    decoupled = group["decoupled_weight_decay"]
-    exp_avg_all, exp_avg_sq_all = bucket.flat["exp_avg"], bucket.flat["exp_avg_sq"]
-    chunks, (scratch1, scratch2) = bucket.chunks()
-    for a, b in chunks:
-        pc, gc = p[a:b], g[a:b]
-        t1, t2 = scratch1[:b - a], scratch2[:b - a]
-        begin_block(xp, group, pc, gc, t1, lr, decoupled)
-        exp_avg, exp_avg_sq = exp_avg_all[a:b], exp_avg_sq_all[a:b]
-        lerp_block(xp, exp_avg, gc, 1 - beta1, t1)
-        exp_avg_sq *= beta2
-        xp.multiply(gc, 1 - beta2, out=t1)
-        t1 *= gc
-        exp_avg_sq += t1
-        xp.divide(exp_avg_sq, block(bias_correction2, a, b), out=t1)
-        xp.sqrt(t1, out=t1)
-        t1 += eps
-        xp.multiply(gc, block(gradient_factor, a, b), out=t2)
-        t2 /= t1
-        pc += t2
-        xp.multiply(exp_avg, block(average_factor, a, b), out=t2)
-        t2 /= t1
-        pc += t2
-    bucket.scatter("copy")
+def nadam_update(lists, params, grads, steps, mu_products, exp_avgs, exp_avg_sqs, *, lr, betas,
+                 eps, weight_decay, momentum_decay, decoupled, maximize, single) -> None:
+    """NAdam's update over `lists` (NOTE [optimizer updates as ops]): PyTorch's single-tensor
+    arithmetic and order with `single` (the second moment divided by its bias correction,
+    then the root), else its foreach form's (the root divided by the correction's root)."""
+    beta1, beta2 = betas
+    if maximize:
+        grads = lists.neg(grads)
+    lists.increment(steps)
+    if weight_decay != 0:
+        if decoupled:
+            lists.mul_(params, 1 - lr * weight_decay)
+        elif maximize and not single:   # (the negated gradients are a fresh copy)
+            lists.add_(grads, params, alpha=weight_decay)
+        else:
+            grads = lists.add(grads, params, alpha=weight_decay)
+    counts = lists.values(steps)
+    mus = [beta1 * (1.0 - 0.5 * (0.96 ** (count * momentum_decay))) for count in counts]
+    mu_nexts = [beta1 * (1.0 - 0.5 * (0.96 ** ((count + 1) * momentum_decay)))
+                for count in counts]
+    if single:
+        lists.mul_(mu_products, mus)
+    lists.lerp_(exp_avgs, grads, 1 - beta1)
+    lists.mul_(exp_avg_sqs, beta2)
+    lists.addcmul_(exp_avg_sqs, grads, grads, 1 - beta2)
+    if single:
+        denom = lists.sqrt(lists.div(exp_avg_sqs, [1 - beta2 ** count for count in counts]))
+    else:
+        denom = lists.sqrt(exp_avg_sqs)
+        lists.mul_(mu_products, mus)
+        denom = lists.div_fresh(denom, [(1 - beta2 ** count) ** 0.5 for count in counts])
+    lists.add_scalar_(denom, eps)
+    products = lists.values(mu_products)
+    grad_steps = [(lr * (1.0 - mu) / (1.0 - product)) * -1
+                  for mu, product in zip(mus, products)]
+    average_steps = [(lr * mu_next / (1.0 - product * mu_next)) * -1
+                     for mu_next, product in zip(mu_nexts, products)]
+    lists.gather(params)
+    lists.addcdiv_(params, grads, denom, grad_steps)
+    lists.addcdiv_(params, exp_avgs, denom, average_steps)

@@ -7,16 +7,10 @@ groups (0, 1, ...) and keeps every group's hyper-parameters, so a state dict sav
 optimizer loads into ember's and the other way round. Loading casts floating state to the
 parameter's dtype and device, except `step`, which stays as saved (a float32 scalar tensor).
 
-SGD, Adam/AdamW and RMSprop write their update once in list ops (optim/_lists.py, NOTE
-[optimizer updates as ops]): `_foreach_*` registry ops or per-tensor Tensor ops, so meta
-tensors, modes and subclasses see them as PyTorch's.
-
-NOTE [optimizer updates on arrays]: the other element-wise optimizers (Adagrad, Adamax, NAdam,
-RAdam, Adadelta, ASGD, Rprop, Adafactor ...) still run as NumPy/CuPy array operations on the
-tensors' own arrays (the same arithmetic, in the same order, as PyTorch's single-tensor CPU
-path), and each in-place write bumps the tensor's version counter, so autograd still sees the
-modification; modes do not see these updates and meta parameters are refused (AttributeError)
-until they are written in ops too.
+Every element-wise algorithm (SGD, Adam/AdamW, RMSprop, Adagrad, Adamax, NAdam, RAdam,
+Adadelta, ASGD, Rprop) writes its update once in list ops (optim/_lists.py, NOTE [optimizer
+updates as ops]): `_foreach_*` registry ops or per-tensor Tensor ops, so meta tensors, modes and
+subclasses see them as PyTorch's. Adafactor, Muon and LBFGS call Tensor ops directly.
 """
 from __future__ import annotations
 
@@ -26,7 +20,6 @@ from collections import OrderedDict, defaultdict
 from copy import deepcopy
 from itertools import chain
 
-from ember._core import dispatch
 from ember._tensor import Tensor
 from ember.utils.hooks import RemovableHandle
 
@@ -328,54 +321,6 @@ def _cast_state(param, value, key):
     return value.to(device=param.device)
 
 
-def bump(t) -> None:
-    """Record an in-place write done on `t`'s array (NOTE [optimizer updates on arrays])."""
-    dispatch.bump_version(t)
-
-
-def begin_update(param, grad, group, state, lr: float = 0.0, decoupled: bool = False):
-    """The start every array-based update shares: the parameter's array, the gradient's
-    (negated under `maximize`, plus L2 weight decay, or with `decoupled` the parameter shrunk
-    by lr * weight_decay instead), and the step count after its increment."""
-    p = array_of(param)
-    g = array_of(grad)
-    if group["maximize"]:
-        g = -g
-    step_t = state["step"]
-    step_t._data += 1
-    weight_decay = group.get("weight_decay", 0)
-    if weight_decay != 0:
-        if decoupled:
-            p *= 1 - lr * weight_decay
-        else:
-            g = g + weight_decay * p
-    return p, g, float(step_t._data)
-
-
-def bump_all(param, state: dict) -> None:
-    """Record the in-place writes of an update on the parameter and its state tensors."""
-    bump(param)
-    for value in state.values():
-        if isinstance(value, Tensor):
-            bump(value)
-
-
-def array_of(t):
-    """The array a tensor's values live in (complex ones seen as pairs of reals, as
-    PyTorch's optimizers use `view_as_real`)."""
-    data = t._data
-    if data.dtype.kind == "c":
-        return data.view(data.real.dtype)
-    return data
-
-
-def tensor_of(array, like):
-    """A fresh tensor over `array` with `like`'s dtype and device."""
-    if like._dtype.is_complex:
-        array = array.view(like._data.dtype)
-    return dispatch.wrap(array, like._dtype, like._device)
-
-
 def zeros_state(param):
     """A zero buffer shaped and strided like `param` (memory_format=preserve)."""
     from ember import zeros_like
@@ -388,14 +333,6 @@ def scalar_step(value: float = 0.0):
     import ember
     dtype = ember.float64 if ember.get_default_dtype() == ember.float64 else ember.float32
     return ember.tensor(value, dtype=dtype)
-
-
-def lerp_(start, end, weight: float) -> None:
-    """start += weight * (end - start) in place, with PyTorch's two-sided lerp formula."""
-    if abs(weight) < 0.5:
-        start += weight * (end - start)
-    else:
-        start[...] = end - (end - start) * (1 - weight)
 
 
 def as_float(value) -> float:

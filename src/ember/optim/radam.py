@@ -1,19 +1,12 @@
 """RAdam: Adam with the variance of the adaptive step rectified in early steps."""
 from __future__ import annotations
 
-import math
-
-import numpy as np
-
-from ember.optim._foreach import begin_block, block, lerp_block, split_update
+from ember.autograd.grad_mode import set_grad_enabled
+from ember.optim._lists import as_real, keep_flat, run
 from ember.optim.adam import check_adam_hypers
 from ember.optim.optimizer import (
     Optimizer,
-    array_of,
     as_float,
-    begin_update,
-    bump_all,
-    lerp_,
     params_with_grad,
     run_closure,
     scalar_step,
@@ -37,48 +30,30 @@ class RAdam(Optimizer):
     def step(self, closure=None):
         """One RAdam update of every parameter that has a gradient."""
         loss = run_closure(closure)
-        for index, group in enumerate(self.param_groups):
-            params, grads = params_with_grad(group)
-            if not params:
-                continue
-            buckets, params, grads = split_update(self, index, params, grads,
-                                                  ("exp_avg", "exp_avg_sq"), _init_state)
-            for bucket in buckets:
-                _radam_flat(bucket, group)
-            if params:
-                self._step_each(group, params, grads)
+        with set_grad_enabled(bool(self.defaults.get("differentiable"))):
+            for group in self.param_groups:
+                params, grads = params_with_grad(group)
+                if not params:
+                    continue
+                states = []
+                for param in params:
+                    state = self.state[param]
+                    if len(state) == 0:
+                        state["step"] = scalar_step()
+                        state["exp_avg"] = zeros_state(param)
+                        state["exp_avg_sq"] = zeros_state(param)
+                    states.append(state)
+                keep_flat(params, states, _KEYS)
+                run(group, as_real(params), radam_update, as_real(grads),
+                    *[as_real([s[key] for s in states]) for key in _KEYS],
+                    lr=as_float(group["lr"]), betas=tuple(as_float(b) for b in group["betas"]),
+                    eps=group["eps"], weight_decay=group["weight_decay"],
+                    decoupled=group["decoupled_weight_decay"], maximize=group["maximize"],
+                    single=not group.get("foreach"))
         return loss
 
-    def _step_each(self, group, params, grads):
-        """The per-parameter update (foreach=False, large or complex parameters)."""
-        lr, eps = as_float(group["lr"]), group["eps"]
-        beta1, beta2 = group["betas"]
-        for param, grad in zip(params, grads):
-            state = self.state[param]
-            _init_state(param, state)
-            p, g, step = begin_update(param, grad, group, state, lr,
-                                      group["decoupled_weight_decay"])
-            exp_avg, exp_avg_sq = array_of(state["exp_avg"]), array_of(state["exp_avg_sq"])
-            lerp_(exp_avg, g, 1 - beta1)
-            exp_avg_sq *= beta2
-            exp_avg_sq += (1 - beta2) * g * g
-            bias_correction1 = 1 - beta1 ** step
-            bias_correction2 = 1 - beta2 ** step
-            corrected = exp_avg / bias_correction1
-            rect = _rectification(beta2, step)
-            if rect is not None:
-                adaptive_lr = math.sqrt(bias_correction2) / (np.sqrt(exp_avg_sq) + eps)
-                p -= corrected * lr * adaptive_lr * rect
-            else:
-                p -= corrected * lr
-            bump_all(param, state)
 
-
-def _init_state(param, state) -> None:
-    if len(state) == 0:
-        state["step"] = scalar_step()
-        state["exp_avg"] = zeros_state(param)
-        state["exp_avg_sq"] = zeros_state(param)
+_KEYS = ("step", "exp_avg", "exp_avg_sq")
 
 
 def _rectification(beta2, step):
@@ -87,63 +62,65 @@ def _rectification(beta2, step):
     rho_inf = 2 / (1 - beta2) - 1
     rho_t = rho_inf - 2 * step * (beta2 ** step) / (1 - beta2 ** step)
     if rho_t > 5.0:
-        return math.sqrt((rho_t - 4) * (rho_t - 2) * rho_inf
-                         / ((rho_inf - 4) * (rho_inf - 2) * rho_t))
+        return ((rho_t - 4) * (rho_t - 2) * rho_inf
+                / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
     return None
 
 
-def _radam_flat(bucket, group) -> None:
-    """The update of `_step_each` on a bucket's flat buffers, block by block (NOTE [flat
-    optimizer state]): the same operations in the same order, so the same numbers. Whether a
-    parameter's step is rectified depends on its step count: with counts that differ, the
-    unrectified parameters' elements take the rectified formula's factors as exactly 1."""
-    xp = bucket.xp
-    lr, eps = as_float(group["lr"]), group["eps"]
-    beta1, beta2 = group["betas"]
-    gather = group["weight_decay"] != 0
-    p, g = bucket.gather(params=gather)       # else p receives the change
-    steps = bucket.steps
-    steps += 1
-    dtype = p.dtype
-    bias_correction1 = bucket.per_parameter(lambda step: 1 - beta1 ** step, steps, dtype=dtype)
-    rects = [_rectification(beta2, float(s)) for s in steps] if steps.min() != steps.max() \
-        else [_rectification(beta2, float(steps[0]))]
-    rectified = [r is not None for r in rects]
-    mixed = any(rectified) and not all(rectified)
-    if mixed:
-        rect = bucket.per_element([1.0 if r is None else r for r in rects], dtype)
-        unrectified = bucket.per_element([not r for r in rectified], bool)
-        sqrt_bias_correction2 = bucket.per_element(
-            [math.sqrt(1 - beta2 ** float(s)) for s in steps], dtype)
-    elif rectified[0]:
-        rect = bucket.per_parameter(lambda step: _rectification(beta2, step), steps,
-                                    dtype=dtype)
-        sqrt_bias_correction2 = bucket.per_parameter(
-            lambda step: math.sqrt(1 - beta2 ** step), steps, dtype=dtype)
-    decoupled = group["decoupled_weight_decay"]
-    exp_avg_all, exp_avg_sq_all = bucket.flat["exp_avg"], bucket.flat["exp_avg_sq"]
-    chunks, (scratch1, scratch2) = bucket.chunks()
-    for a, b in chunks:
-        pc, gc = p[a:b], g[a:b]
-        t1, t2 = scratch1[:b - a], scratch2[:b - a]
-        begin_block(xp, group, pc, gc, t1, lr, decoupled)
-        exp_avg, exp_avg_sq = exp_avg_all[a:b], exp_avg_sq_all[a:b]
-        lerp_block(xp, exp_avg, gc, 1 - beta1, t1)
-        exp_avg_sq *= beta2
-        xp.multiply(gc, 1 - beta2, out=t1)
-        t1 *= gc
-        exp_avg_sq += t1
-        change = t2 if gather else pc
-        xp.divide(exp_avg, block(bias_correction1, a, b), out=change)
-        change *= lr
-        if any(rectified):
-            xp.sqrt(exp_avg_sq, out=t1)
-            t1 += eps
-            xp.divide(block(sqrt_bias_correction2, a, b), t1, out=t1)
-            if mixed:
-                xp.copyto(t1, 1, where=unrectified[a:b])
-            change *= t1
-            change *= block(rect, a, b)
-        if gather:
-            pc -= change
-    bucket.scatter("copy" if gather else "subtract")
+def radam_update(lists, params, grads, steps, exp_avgs, exp_avg_sqs, *, lr, betas, eps,
+                 weight_decay, decoupled, maximize, single) -> None:
+    """RAdam's update over `lists` (NOTE [optimizer updates as ops]): PyTorch's single-tensor
+    arithmetic and order with `single`, else its foreach form's (one reciprocal per element
+    whether the step is rectified or not)."""
+    beta1, beta2 = betas
+    if single and maximize:
+        grads = lists.neg(grads)
+    lists.increment(steps)
+    if maximize and not single:
+        grads = lists.neg(grads)
+    if weight_decay != 0:
+        if decoupled:
+            lists.mul_(params, 1 - lr * weight_decay)
+        elif maximize and not single:   # (the negated gradients are a fresh copy)
+            lists.add_(grads, params, alpha=weight_decay)
+        else:
+            grads = lists.add(grads, params, alpha=weight_decay)
+    lists.lerp_(exp_avgs, grads, 1 - beta1)
+    lists.mul_(exp_avg_sqs, beta2)
+    lists.addcmul_(exp_avg_sqs, grads, grads, 1 - beta2)
+    counts = lists.values(steps)
+    rects = [_rectification(beta2, count) for count in counts]
+    if not single:
+        bias_corrections = [1 - beta1 ** count for count in counts]
+        unrectified_steps = [(lr * (0 if rect else 1.0) / bc) * -1
+                             for rect, bc in zip(rects, bias_corrections)]
+        scales = [((1 - beta2 ** count) ** 0.5) * (lr * (rect or 0) / bc) * -1
+                  for count, rect, bc in zip(counts, rects, bias_corrections)]
+        buffer = lists.sqrt(exp_avg_sqs)
+        lists.add_scalar_(buffer, eps)
+        lists.div_(buffer, scales)
+        lists.reciprocal_(buffer)
+        lists.add_scalar_(buffer, unrectified_steps)
+        lists.addcmul_(params, exp_avgs, buffer)
+        return
+    rectified = [i for i, rect in enumerate(rects) if rect is not None]
+    if 0 < len(rectified) < len(rects):     # (counts that differ: FOREACH over a group)
+        for index in (rectified, [i for i, rect in enumerate(rects) if rect is None]):
+            _single_tail(lists, *[[values[i] for i in index] for values in
+                                  (params, exp_avgs, exp_avg_sqs, counts, rects)],
+                         lr=lr, betas=betas, eps=eps)
+    else:
+        _single_tail(lists, params, exp_avgs, exp_avg_sqs, counts, rects, lr=lr, betas=betas,
+                     eps=eps)
+
+
+def _single_tail(lists, params, exp_avgs, exp_avg_sqs, counts, rects, *, lr, betas, eps):
+    """The single-tensor form's last step, for parameters all rectified or all not."""
+    beta1, beta2 = betas
+    change = lists.mul(lists.div(exp_avgs, [1 - beta1 ** count for count in counts]), lr)
+    if rects[0] is not None:
+        root = lists.sqrt(exp_avg_sqs)
+        lists.add_scalar_(root, eps)
+        adaptive = lists.rdiv([(1 - beta2 ** count) ** 0.5 for count in counts], root)
+        change = lists.mul(lists.mul(change, adaptive), rects)
+    lists.add_(params, change, alpha=-1.0)

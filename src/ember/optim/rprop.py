@@ -1,15 +1,12 @@
 """Rprop: per-coordinate step sizes grown or shrunk by the sign agreement of gradients."""
 from __future__ import annotations
 
-import numpy as np
-
-from ember.optim._foreach import begin_block, split_update
+import ember
+from ember.autograd.grad_mode import set_grad_enabled
+from ember.optim._lists import as_real, keep_flat, run
 from ember.optim.optimizer import (
     Optimizer,
-    array_of,
     as_float,
-    begin_update,
-    bump_all,
     check_hyper,
     params_with_grad,
     run_closure,
@@ -33,73 +30,58 @@ class Rprop(Optimizer):
     def step(self, closure=None):
         """One Rprop update of every parameter that has a gradient."""
         loss = run_closure(closure)
-        for index, group in enumerate(self.param_groups):
-            params, grads = params_with_grad(group)
-            if not params:
-                continue
-            lr = as_float(group["lr"])
-
-            def init_state(param, state, lr=lr):
-                from ember import full_like
-                if len(state) == 0:
-                    state["step"] = scalar_step()
-                    state["prev"] = zeros_state(param)
-                    state["step_size"] = full_like(param.grad, lr)
-
-            buckets, params, grads = split_update(self, index, params, grads,
-                                                  ("prev", "step_size"), init_state)
-            for bucket in buckets:
-                _rprop_flat(bucket, group)
-            if params:
-                self._step_each(group, params, grads, init_state)
+        with set_grad_enabled(bool(self.defaults.get("differentiable"))):
+            for group in self.param_groups:
+                params, grads = params_with_grad(group)
+                if not params:
+                    continue
+                lr = as_float(group["lr"])
+                states = []
+                for param, grad in zip(params, grads):
+                    state = self.state[param]
+                    if len(state) == 0:
+                        state["step"] = scalar_step()
+                        state["prev"] = zeros_state(param)
+                        state["step_size"] = ember.full_like(grad, lr)
+                    states.append(state)
+                keep_flat(params, states, _KEYS)
+                run(group, as_real(params), rprop_update, as_real(grads),
+                    *[as_real([s[key] for s in states]) for key in _KEYS],
+                    etas=group["etas"], bounds=group["step_sizes"],
+                    maximize=group["maximize"], single=not group.get("foreach"))
         return loss
 
-    def _step_each(self, group, params, grads, init_state):
-        """The per-parameter update (foreach=False, large or complex parameters)."""
-        eta_minus, eta_plus = group["etas"]
-        step_min, step_max = group["step_sizes"]
-        for param, grad in zip(params, grads):
-            state = self.state[param]
-            init_state(param, state)
-            p, g, _ = begin_update(param, grad, group, state)
-            prev, step_size = array_of(state["prev"]), array_of(state["step_size"])
-            agreement = np.sign(g * prev)
-            factor = np.where(agreement > 0, eta_plus,
-                              np.where(agreement < 0, eta_minus, 1)).astype(g.dtype)
-            step_size *= factor
-            np.clip(step_size, step_min, step_max, out=step_size)
-            g = np.where(factor == eta_minus, 0, g).astype(g.dtype)
-            p -= np.sign(g) * step_size
-            prev[...] = g
-            bump_all(param, state)
+
+_KEYS = ("step", "prev", "step_size")
 
 
-def _rprop_flat(bucket, group) -> None:
-    """The update of `_step_each` on a bucket's flat buffers, block by block (NOTE [flat
-    optimizer state]): the same operations in the same order, so the same numbers (eta_minus
-    < 1 < eta_plus, so a factor of eta_minus is exactly a sign disagreement)."""
-    xp = bucket.xp
-    eta_minus, eta_plus = group["etas"]
-    step_min, step_max = group["step_sizes"]
-    p, g = bucket.gather(params=False)        # p receives the change
-    bucket.steps += 1
-    prev_all, step_size_all = bucket.flat["prev"], bucket.flat["step_size"]
-    chunks, (scratch1, scratch2) = bucket.chunks()
-    for a, b in chunks:
-        pc, gc = p[a:b], g[a:b]
-        t1, factor = scratch1[:b - a], scratch2[:b - a]
-        begin_block(xp, group, pc, gc, t1)
-        prev, step_size = prev_all[a:b], step_size_all[a:b]
-        xp.multiply(gc, prev, out=t1)
-        xp.sign(t1, out=t1)                   # the sign agreement
-        factor.fill(1)
-        xp.copyto(factor, eta_plus, where=t1 > 0)
-        disagree = t1 < 0
-        xp.copyto(factor, eta_minus, where=disagree)
-        step_size *= factor
-        xp.clip(step_size, step_min, step_max, out=step_size)
-        xp.copyto(gc, 0, where=disagree)
-        xp.sign(gc, out=pc)
-        pc *= step_size
-        xp.copyto(prev, gc)
-    bucket.scatter("subtract")
+def rprop_update(lists, params, grads, steps, prevs, step_sizes, *, etas, bounds, maximize,
+                 single) -> None:
+    """Rprop's update over `lists` (NOTE [optimizer updates as ops]): PyTorch's single-tensor
+    ops and order with `single`, else its foreach form's, per-tensor ops included (the same
+    numbers: only the product, the clamp and the addcmul round)."""
+    eta_minus, eta_plus = etas
+    if single:
+        if maximize:
+            grads = lists.neg(grads)
+        lists.increment(steps)
+        signs = lists.signs(lists.mul(grads, prevs))
+    else:
+        lists.increment(steps)
+        signs = lists.mul(grads, prevs)
+        if maximize:
+            lists.neg_(signs)
+        lists.copy_(prevs, grads)
+        if maximize:
+            lists.neg_(prevs)
+        grads = prevs
+        lists.sign_(signs)
+    lists.sign_factors_(signs, eta_plus, eta_minus)
+    lists.mul_(step_sizes, signs)
+    lists.clamp_(step_sizes, *bounds)
+    if single:
+        grads = lists.clone(grads)
+    lists.zero_where_(grads, signs, eta_minus, single)
+    lists.addcmul_(params, lists.signs(grads), step_sizes, -1)
+    if single:
+        lists.copy_(prevs, grads)
