@@ -42,8 +42,55 @@ class _TorchAliasFinder:
         ember_name = "ember" + fullname[len(self.prefix):]
         return importlib.util.spec_from_loader(fullname, _AliasLoader(ember_name))
 
+    def find_distributions(self, context=None):
+        """`importlib.metadata` asks every finder: for 'torch' (or all) the alias answers."""
+        name = getattr(context, "name", None)
+        if name is not None and name.lower().replace("-", "_") != self.prefix:
+            return iter(())
+        return iter((_distribution(),))
+
 
 _finder = _TorchAliasFinder()
+_shim: list = []
+
+
+def _distribution():
+    """The installed-distribution record `importlib.metadata` gives for 'torch' under the
+    alias: PyTorch's name at the API level ember implements (NOTE [the alias answers as
+    PyTorch])."""
+    if not _shim:
+        import importlib.metadata as metadata
+        import pathlib
+
+        from ember import version
+
+        class AliasDistribution(metadata.Distribution):
+            def read_text(self, filename):
+                if filename in ("METADATA", "PKG-INFO"):
+                    return (f"Metadata-Version: 2.1\nName: torch\n"
+                            f"Version: {version.api_version}\n"
+                            f"Summary: ember {version.ember_version}, answering for PyTorch\n")
+                return None
+
+            def locate_file(self, path):
+                return pathlib.Path(version.__file__).parent.parent / path
+
+        _shim.append(AliasDistribution())
+    return _shim[0]
+
+
+# NOTE [the alias answers as PyTorch]: only while `torch` is aliased (ember.run, alias_torch())
+# does ember say it is PyTorch: `torch.__version__` is the API level ember implements (a
+# TorchVersion, comparable with tuples and version strings), `importlib.metadata.version("torch")`
+# answers through the finder above, and ember's public classes present PyTorch's module paths.
+# `import ember` alone changes none of this; unalias_torch() undoes it.
+
+def _answer_as_torch(on: bool) -> None:
+    import ember
+    from ember import version
+    from ember.torch_version import TorchVersion
+    shown = TorchVersion(version.api_version if on else version.ember_version)
+    version.__version__ = ember.__version__ = shown
 
 
 def alias_torch() -> None:
@@ -55,6 +102,7 @@ def alias_torch() -> None:
         del sys.modules[name]
     if _finder not in sys.meta_path:
         sys.meta_path.insert(0, _finder)
+    _answer_as_torch(True)
     _children_alias(True)
 
 
@@ -64,6 +112,7 @@ def unalias_torch() -> None:
         sys.meta_path.remove(_finder)
     for name in [m for m in sys.modules if m == "torch" or m.startswith("torch.")]:
         del sys.modules[name]
+    _answer_as_torch(False)
     _children_alias(False)
 
 
