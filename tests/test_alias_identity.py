@@ -1,6 +1,7 @@
 """Under the alias `torch.__version__` is the PyTorch API level ember implements, as a version
 that compares like PyTorch's TorchVersion (NOTE [the alias answers as PyTorch]); plain
 `import ember` keeps ember's own version and installs no finder."""
+import importlib
 import itertools
 import operator
 import subprocess
@@ -75,3 +76,45 @@ def test_plain_import_changes_nothing():
     out = _run("import sys; before = list(sys.meta_path); import ember, importlib.metadata as md\n"
                "print(ember.__version__, sys.meta_path == before, type(ember.__version__).__name__)")
     assert out == [ember.version.ember_version, "True", "str"]
+
+
+def test_alias_presents_pytorch_module_paths(tmp_path):
+    """Each public class ember has at a path of PyTorch's is importable from it under the alias,
+    says PyTorch's `__module__`, and a model pickled there loads in PyTorch."""
+    checked = [(module, name) for module, name in sorted(set(PATHS_TO_CHECK))]
+    code = ("import importlib, pickle, sys\n"
+            "from ember.utils import alias_torch\n"
+            "alias_torch()\n"
+            "import torch, torch.nn as nn\n"
+            f"for module, name in {checked!r}:\n"
+            "    cls = getattr(importlib.import_module(module), name)\n"
+            "    print(module, name, cls.__module__, cls.__qualname__)\n"
+            "m = nn.Sequential(nn.Linear(2, 3), nn.MultiheadAttention(4, 2))\n"
+            "again = pickle.loads(pickle.dumps(m))\n"
+            "print('pickle', type(again[1]).__module__, type(again[1]) is nn.MultiheadAttention)\n"
+            f"torch.save(m, {str(tmp_path / 'm.pt')!r})\n"
+            "from ember.utils._alias import unalias_torch\n"
+            "unalias_torch()\n"
+            "import ember\n"
+            "print('after', ember.nn.Linear.__module__, ember.Tensor.__module__)\n")
+    lines = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True).stdout.splitlines()
+    for line, (module, name) in zip(lines, checked):
+        cls = getattr(importlib.import_module(module), name)
+        assert line.split() == [module, name, cls.__module__, cls.__qualname__]
+    assert lines[len(checked)] == "pickle torch.nn.modules.activation True"
+    assert lines[-1] == "after ember.nn.modules.linear ember._tensor"
+    loaded = torch.load(tmp_path / "m.pt", weights_only=False)
+    assert type(loaded[1]) is torch.nn.MultiheadAttention
+
+
+PATHS_TO_CHECK = [
+    ("torch.nn.modules.activation", "MultiheadAttention"), ("torch.nn.modules.linear", "Linear"),
+    ("torch.nn.modules.linear", "NonDynamicallyQuantizableLinear"),
+    ("torch.optim.adam", "Adam"), ("torch.optim.sgd", "SGD"),
+    ("torch.utils.data.dataset", "Dataset"), ("torch.utils.data.dataloader", "DataLoader"),
+    ("torch", "Tensor"), ("torch", "Size"), ("torch", "dtype"), ("torch", "device"),
+    ("torch.nn.parameter", "Parameter"), ("torch.distributions.geometric", "Geometric"),
+    ("torch.nn.modules.container", "Sequential"), ("torch.optim.lr_scheduler", "StepLR"),
+    ("torch.autograd.function", "Function"), ("torch.nn.modules.module", "Module"),
+]
