@@ -106,7 +106,8 @@ class _OpNamespace:
             raise AttributeError(name)
         packet = self._packets.get(name)
         if packet is None:
-            overloads = {_overload_name(op): op for op in OPS.values() if op.schema.name == name}
+            overloads = {_overload_name(op): op for op in OPS.values() if op.schema.name == name
+                         and op.namespace == "aten"}
             if not overloads:
                 raise AttributeError(f"'_OpNamespace' '{self.name}' object has no attribute "
                                      f"'{name}'")
