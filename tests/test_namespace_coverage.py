@@ -150,6 +150,14 @@ NAMESPACES = {
          "MetaProxy ParameterProxy Scope ScopeContextManager"),)),
     "fx.subgraph_rewriter": (lambda: importlib.import_module("torch.fx.subgraph_rewriter"),
                              lambda: importlib.import_module("ember.fx.subgraph_rewriter"), ()),
+    "library": (lambda: importlib.import_module("torch.library"),
+                lambda: importlib.import_module("ember.library"), (
+        (("Triton kernels, autocast and vmap rules, torch_dispatch rules and kernel lookup of "
+          "users' ops; the deprecated impl_abstract and the fake-rule context: not built yet"),
+         ("fallthrough_kernel get_ctx get_kernel impl_abstract register_autocast "
+          "register_torch_dispatch register_vmap triton_op wrap_triton")),)),
+    "utils.dlpack": (lambda: importlib.import_module("torch.utils.dlpack"),
+                     lambda: importlib.import_module("ember.utils.dlpack"), ()),
     "fx.passes.shape_prop": (lambda: importlib.import_module("torch.fx.passes.shape_prop"),
                              lambda: importlib.import_module("ember.fx.passes.shape_prop"),
                              ()),
