@@ -181,6 +181,14 @@ NAMESPACES = {
         ("FSDP, DTensor, sharded checkpoints, pipelining, elastic agents, distributed "
          "optimizers and nn functions: out of scope (rank-0 ember.save is the pattern)",
          "fsdp tensor checkpoint pipelining elastic launcher optim nn"))),
+    "library": (lambda: importlib.import_module("torch.library"),
+                lambda: importlib.import_module("ember.library"), (
+        (("Triton kernels, autocast and vmap rules, torch_dispatch rules and kernel lookup of "
+          "users' ops; the deprecated impl_abstract and the fake-rule context: not built yet"),
+         ("fallthrough_kernel get_ctx get_kernel impl_abstract register_autocast "
+          "register_torch_dispatch register_vmap triton_op wrap_triton")),)),
+    "utils.dlpack": (lambda: importlib.import_module("torch.utils.dlpack"),
+                     lambda: importlib.import_module("ember.utils.dlpack"), ()),
     "fx.passes.shape_prop": (lambda: importlib.import_module("torch.fx.passes.shape_prop"),
                              lambda: importlib.import_module("ember.fx.passes.shape_prop"),
                              ()),

@@ -48,7 +48,7 @@ def _same_output_as_torch(*args):
     "mixture_density_swa.py", "transformer_stream_loader.py", "gradient_penalty_func.py",
     "data_and_printing.py", "kv_cache_generation.py", "multiprocessing_spawn.py",
     "library_idioms.py", "examples_mnist_hogwild.py", "multiprocessing_queue_sharing.py",
-    "ddp_training.py",
+    "ddp_training.py", "whole_model_pickle.py", "sparse_adjacency_numpy.py",
 ])
 def test_script_prints_what_pytorch_prints(script):
     out = _same_output_as_torch(SCRIPTS / script)

@@ -120,7 +120,7 @@ _LAZY_SUBMODULES = frozenset({
     "overrides", "types", "sparse", "serialization", "jit", "hub", "onnx", "export", "version",
     "safetensors", "signal", "distributions", "masked", "compiler", "_dynamo", "return_types",
     "multiprocessing", "_subclasses",
-    "__config__",
+    "__config__", "torch_version",
 })
 
 _LAZY_ATTRIBUTES = {

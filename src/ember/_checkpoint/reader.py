@@ -8,6 +8,7 @@ import pickle
 
 import numpy as np
 
+from ember._checkpoint.torch_names import ember_object, torch_name
 from ember._core.checks import _check, _check_type
 
 _safe_globals: dict = {}
@@ -21,6 +22,10 @@ def add_safe_globals(safe_globals) -> None:
             obj, name = item
         else:
             obj, name = item, f"{item.__module__}.{item.__qualname__}"
+            # Files name ember's classes by PyTorch's paths (NOTE [PyTorch's module paths]).
+            theirs = torch_name(item.__module__, item.__qualname__)
+            if theirs is not None:
+                _safe_globals[".".join(theirs)] = obj
         _safe_globals[name] = obj
 
 
@@ -180,6 +185,30 @@ def set_loaded_attributes(param, state) -> None:
         param.__dict__[key] = value
 
 
+def _rebuild_from_type_v2(function, new_type, args, state):
+    """PyTorch's record of a tensor of a subclass or with attributes of its own (a lazy
+    module's buffers): the tensor `function(*args)` builds, as `new_type`, with `state`
+    restored. Read with weights_only=False only (the file is trusted)."""
+    tensor = function(*args)
+    if type(tensor) is not new_type:
+        tensor = tensor.as_subclass(new_type)
+    setstate = getattr(type(tensor), "__setstate__", None)
+    if setstate is not None and getattr(setstate, "__qualname__", "").split(".")[0] not in (
+            "Tensor", "object"):
+        setstate(tensor, state)
+        return tensor
+    attributes, slots = state if isinstance(state, tuple) else (state, None)
+    if attributes:
+        tensor.__dict__.update(attributes)
+    for key, value in (slots or {}).items():
+        setattr(tensor, key, value)
+    return tensor
+
+
+# Globals of PyTorch's files that only weights_only=False reads.
+_TRUSTED_GLOBALS = {("torch._tensor", "_rebuild_from_type_v2"): _rebuild_from_type_v2}
+
+
 def _layout_named(name):
     """`torch.serialization._get_layout("torch.sparse_coo")`: ember's layout of that name."""
     import ember
@@ -279,7 +308,8 @@ def _torch_global(module: str, name: str):
         value = getattr(ember, name, None)
         if isinstance(value, (ember.dtype, ember.layout)):
             return value
-    return None
+    trusted = _TRUSTED_GLOBALS.get((module, name))
+    return trusted if trusted is not None else ember_object(module, name)
 
 
 class _Unpickler(pickle.Unpickler):

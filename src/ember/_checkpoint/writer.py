@@ -7,10 +7,13 @@ import io
 import os
 import pickle
 import struct
+import types
 import zlib
 from collections import OrderedDict
 
 import numpy as np
+
+from ember._checkpoint.torch_names import lookup, torch_name
 
 _ALIGNMENT = 64
 _FORMAT_VERSION = "3\n"
@@ -92,6 +95,20 @@ class _Pickler(pickle._Pickler):
 
     dispatch[_dtype_class] = save_dtype
 
+    def save_global(self, obj, name=None) -> None:
+        # ember's classes and functions are written under PyTorch's names (NOTE [PyTorch's
+        # module paths]), once pickle's own check has found them where they say they live.
+        module = getattr(obj, "__module__", None) or ""
+        qualname = name or getattr(obj, "__qualname__", None) or getattr(obj, "__name__", "")
+        theirs = torch_name(module, qualname) if module.startswith("ember") else None
+        if theirs is None or not _reachable(obj, module, qualname):
+            super().save_global(obj, name)
+            return
+        self.write(b"c" + theirs[0].encode() + b"\n" + theirs[1].encode() + b"\n")
+        self.memoize(obj)
+
+    dispatch[types.FunctionType] = save_global
+
     def persistent_id(self, obj):
         if type(obj) is _StorageRef:
             if obj.untyped:
@@ -159,6 +176,13 @@ class _Pickler(pickle._Pickler):
         if untyped:
             return (_REBUILD_V3, (*args, _global_for(("torch", dtype_name))))
         return (_REBUILD_V2, args)
+
+
+def _reachable(obj, module: str, qualname: str) -> bool:
+    try:
+        return lookup(module, qualname) is obj
+    except (ImportError, AttributeError):
+        return False
 
 
 class _Reduced:

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import numbers
 
+import operator
+
 import numpy as np
 
 from ember._core import complex_half
@@ -470,15 +472,24 @@ def _later_item(item, position, where):
         return int(item)
     if _is_tensor(item) or type(item).__name__ == "SymInt":
         return int_(item, where)
+    if _has_index(item):
+        return operator.index(item)
     raise TypeError(f"{where[0]}(): argument '{where[1]}' failed to unpack the object at pos "
                     f"{position} with error \"type must be tuple of ints,but got "
                     f"{type_name(item)}\"")
 
 
+def _has_index(item) -> bool:
+    """An integer as PyTorch's parser takes one in an int list: any object with `__index__`
+    (not a bool, which the first item may not be)."""
+    return hasattr(type(item), "__index__") and not isinstance(item, (bool, np.bool_))
+
+
 def _int_list_items(value, where):
     for j, item in enumerate(value):
         if type(item) is int or isinstance(item, np.integer) or _is_tensor(item) or \
-                type(item).__name__ == "SymInt" or j > 0 and isinstance(item, np.bool_):
+                type(item).__name__ == "SymInt" or j > 0 and isinstance(item, np.bool_) or \
+                _has_index(item):
             continue
         if j > 0 and type(item) is bool:
             continue                          # (NOTE [int lists]: only the first is checked)

@@ -61,6 +61,7 @@ class OpDef:
         "meta",
         "method",
         "name",
+        "namespace",
         "node_name",
         "num_outputs",
         "out",
@@ -88,6 +89,7 @@ class OpDef:
             raise ValueError(f"register_op: unknown kind {kind!r}")
         self.schema = parse_schema(schema)
         self.name = self.schema.full_name
+        self.namespace = "aten"        # a user's op (ember.library): its library's namespace
         self.python_name = python_name or self.schema.name
         self.kind = kind
         self.promotion = promotion if promotion is not None else (
@@ -203,7 +205,7 @@ class OpDef:
         return getattr(aten, self.schema.name)
 
     def __str__(self) -> str:
-        return f"aten.{self.__name__}"
+        return f"{self.namespace}.{self.__name__}"
 
     def register_kernel(self, key, kernel) -> None:
         """Enter `kernel` in this op's table under `key`: a `DispatchKey`, a name as

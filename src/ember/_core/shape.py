@@ -128,7 +128,9 @@ def normalize_shape(args) -> tuple:
                     ndim is not None and ndim != 0):
                 raise TypeError(
                     f"argument 'size' must be tuple of ints, not {type(only).__name__}")
-            args = (only,) if ndim == 0 else only
+            # One size: a 0-d integer (NumPy's, a tensor) or any object with __index__.
+            single = ndim == 0 or (ndim is None and hasattr(type(only), "__index__"))
+            args = (only,) if single else only
     if args and (args[0] is True or args[0] is False):
         # NOTE [int lists] (_core/arguments.py): the first item decides, and a bool is no int.
         raise TypeError("argument 'size' must be tuple of ints, but found element of type bool "

@@ -13,6 +13,10 @@ that sharing (`is_shared`, ember.multiprocessing) and deepcopy see one storage.
 """
 from __future__ import annotations
 
+import numpy as np
+
+from ember._core.checks import _check
+
 
 class UntypedStorage:
     """A flat buffer of bytes on one device, shared by all views of it."""
@@ -41,6 +45,44 @@ class UntypedStorage:
 
     def __repr__(self) -> str:
         return f"<ember.UntypedStorage of {self.nbytes()} bytes on {self.device}>"
+
+    def byte_array(self):
+        """The storage's bytes as a flat uint8 array sharing its memory."""
+        array = self._array
+        if array.dtype == np.uint8 and array.ndim == 1:
+            return array
+        if not array.flags.c_contiguous:
+            raise RuntimeError("this storage's bytes are not contiguous")
+        return array.reshape(-1).view(np.uint8)
+
+    def untyped(self):
+        """The storage itself (a typed storage's `untyped()` gives its bytes)."""
+        return self
+
+    _untyped = untyped
+
+    def __getitem__(self, index):
+        """A byte (an int), or for a slice a storage sharing those bytes."""
+        if isinstance(index, slice):
+            _check(index.step in (None, 1), "UntypedStorage slices must have a step of 1")
+            return UntypedStorage(self.byte_array()[index], self.device)
+        return int(self.byte_array()[index])
+
+    @classmethod
+    def from_file(cls, filename, shared=False, nbytes=0):
+        """A CPU storage of the first `nbytes` bytes of `filename`: mapped into memory (writes
+        reach the file) when `shared`, else read into memory."""
+        import os
+        size = os.path.getsize(filename)
+        _check(size >= nbytes, lambda: (
+            f"unexpected EOF, expected {nbytes} bytes, got {size}"))
+        if shared:
+            array = np.memmap(filename, dtype=np.uint8, mode="r+", shape=(nbytes,)) \
+                if nbytes else np.zeros(0, np.uint8)
+        else:
+            array = np.fromfile(filename, dtype=np.uint8, count=nbytes)
+        from ember._core.device import CPU
+        return cls(np.asarray(array) if not shared else array, CPU)
 
 
 class AliasStorage(UntypedStorage):

@@ -23,6 +23,7 @@ from ember._core.dispatch.process_state import state as _state
 from ember._core.fp_errors import cast
 from ember._core.promotion import promote_types, scalar_type_of
 from ember._core.registry import OPS, register_frontend, register_op
+from ember._core.storage import UntypedStorage
 from ember._core.shape import normalize_shape
 from ember._ops.creation import _EMPTY
 
@@ -394,6 +395,12 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     if isinstance(obj, dispatch.Tensor):
         made = obj.to(dtype=dtype, device=device, copy=bool(copy)) if (dtype or device or copy) \
             else obj
+    elif isinstance(obj, UntypedStorage):
+        # A storage's bytes, shared, read as `dtype` (uint8 by default).
+        made = dispatch.wrap(obj.byte_array(), dt.uint8, obj.device)
+        if dtype is not None and dtype is not dt.uint8:
+            made = made.view(dtype)
+        made = made.clone() if copy else made
     elif isinstance(obj, (bytes, bytearray, memoryview, array_module.array)):
         # Objects with the buffer protocol are read as frombuffer reads them.
         made = frombuffer(obj, dtype=dt.get_default_dtype() if dtype is None else dtype)

@@ -7,7 +7,7 @@ imports SciPy or those modules before a sparse tensor is made.
 """
 from __future__ import annotations
 
-from ember._core import dispatch, upcalls
+from ember._core import arguments, dispatch, upcalls
 from ember._core import dtype as dt
 from ember._core import layout as _tags
 from ember._core.checks import _check
@@ -85,7 +85,9 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     if size is None:
         sizes = index.max(axis=1) + 1 if nnz else np.zeros(sparse_dim, np.int64)
         size = tuple(int(n) for n in sizes) + tuple(value.shape[1:])
-    size = tuple(int(n) for n in size)
+    # PyTorch's int-list parsing (NumPy and __index__ integers, one-element integer tensors).
+    size = arguments.int_list(size, ("sparse_coo_tensor", "size", 3))
+    size = (size,) if isinstance(size, int) else tuple(int(n) for n in size)
     _check(len(size) == sparse_dim + value.ndim - 1, lambda: (
         f"'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = {len(size)}, "
         f"sparse_dim = {sparse_dim}, dense_dim = {value.ndim - 1}"))

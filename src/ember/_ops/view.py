@@ -212,8 +212,8 @@ def view(self, *args, size=None, dtype=None):
     """view(*shape) / view(dtype) -> Tensor: another shape or dtype over the same data."""
     if _state.entry and _wants(locals()):
         return _handle(view, locals())
-    if dtype is not None or (len(args) == 1 and (isinstance(args[0], dt.dtype) or
-                                                 args[0] in _PYTHON_TYPES)):
+    if dtype is not None or (len(args) == 1 and (isinstance(args[0], dt.dtype) or (
+            isinstance(args[0], type) and args[0] in _PYTHON_TYPES))):
         chosen = dtype if dtype is not None else args[0]
         if not isinstance(chosen, dt.dtype):
             chosen = arguments.dtype_(chosen, ("view", "dtype", 1))   # (float is float64)

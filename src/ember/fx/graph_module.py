@@ -266,7 +266,7 @@ class GraphModule(Module):
     @staticmethod
     def _child_source(folder: Path, name: str, child: Module) -> str:
         import ember
-        plain = type(child).__module__.startswith("ember.nn.") and \
+        plain = type(child).__module__.startswith(("ember.nn.", "torch.nn.")) and \
             getattr(ember.nn, type(child).__name__, None) is type(child) and \
             not any(True for _ in child.children())
         if plain:

@@ -89,6 +89,12 @@ def _hooked_step(step, self, args, kwargs):
     return out
 
 
+_HOOK_TABLES = frozenset((
+    "_optimizer_step_pre_hooks", "_optimizer_step_post_hooks", "_optimizer_state_dict_pre_hooks",
+    "_optimizer_state_dict_post_hooks", "_optimizer_load_state_dict_pre_hooks",
+    "_optimizer_load_state_dict_post_hooks"))
+
+
 class Optimizer:
     """Base class of the optimizers: `Optimizer(params, defaults)` where `params` is an
     iterable of tensors, of (name, tensor) pairs, or of dicts (parameter groups)."""
@@ -98,6 +104,15 @@ class Optimizer:
         step = cls.__dict__.get("step")
         if step is not None and not getattr(step, "_hooked", False):
             cls.step = _with_step_hooks(step)
+
+    def __getattr__(self, name: str):
+        # NOTE [optimizers without Optimizer.__init__]: wrappers (Lookahead and the like) often
+        # subclass Optimizer without calling its __init__, as PyTorch allows; the hook tables
+        # they then lack are made empty on first use. Only reached when lookup fails.
+        if name in _HOOK_TABLES:
+            table = self.__dict__[name] = OrderedDict()
+            return table
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __init__(self, params, defaults: dict) -> None:
         self.defaults = defaults
@@ -288,10 +303,7 @@ class Optimizer:
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        for name in ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks",
-                     "_optimizer_state_dict_pre_hooks", "_optimizer_state_dict_post_hooks",
-                     "_optimizer_load_state_dict_pre_hooks",
-                     "_optimizer_load_state_dict_post_hooks"):
+        for name in _HOOK_TABLES:
             if name not in self.__dict__:
                 setattr(self, name, OrderedDict())
         for group in self.param_groups:

@@ -1,13 +1,13 @@
 """Utilities as in torch.utils: checkpointing (`checkpoint`), backend registration,
 `_python_dispatch` (TorchDispatchMode), `_pytree`, and `alias_torch()` (make `import torch`
-resolve to ember in this process). `hooks` (RemovableHandle), `data` (datasets, samplers, DataLoader)."""
+resolve to ember in this process). `hooks` (RemovableHandle), `data` (datasets, samplers, DataLoader), `dlpack`."""
 from ember.utils._alias import alias_torch, unalias_torch  # noqa: F401
 
 
 def __getattr__(name):
     # Submodules load on first use: `ember.utils.checkpoint.checkpoint(...)`.
     if name in ("checkpoint", "backend_registration", "hooks", "data", "tensorboard",
-                "benchmark"):
+                "benchmark", "dlpack"):
         import importlib
         return importlib.import_module(f"ember.utils.{name}")
     raise AttributeError(f"module 'ember.utils' has no attribute '{name}'")

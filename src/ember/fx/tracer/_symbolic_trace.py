@@ -140,8 +140,8 @@ class Tracer(TracerBase):
     # ------------------------------------------------------------ hooks users override
     def is_leaf_module(self, m: Module, module_qualified_name: str) -> bool:
         """ember.nn's own modules (but Sequential) are leaves: called, not traced into."""
-        module = type(m).__module__ or ""
-        return (module == "ember.nn" or module.startswith("ember.nn.")) and \
+        module = type(m).__module__ or ""     # PyTorch's path under the alias
+        return (module in ("ember.nn", "torch.nn") or module.startswith(("ember.nn.", "torch.nn."))) and \
             not isinstance(m, Sequential)
 
     def path_of_module(self, mod: Module) -> str:
