@@ -58,11 +58,12 @@ NOT_IN_BLOCKS = {"ASGD"}
 # PyTorch's foreach form of these also runs per-tensor ops (ASGD's next eta from each step
 # count tensor).
 FOREACH_AND_EACH = {"ASGD", "Rprop"}
-# Gaps of ember's outside the optimizers, left out of PyTorch's list: `t[mask] = v` writes
-# without dispatching (PyTorch: aten.index_put_, and for a 0-d tensor unsqueeze, empty and
-# fill_ before it), and `where(cond, 0, x)` makes its number operand without
-# aten.scalar_tensor (Rprop's masked writes, spelled as PyTorch's Rprop spells them).
-UNSEEN_IN_EMBER = {"Rprop": ("index_put_", "scalar_tensor", "unsqueeze", "empty", "fill_")}
+# Gaps of ember's outside the optimizers, left out of PyTorch's list: a 0-d mask in a masked
+# write (PyTorch reads it and makes an index tensor with empty + fill_ before index_put_;
+# ember's setitem reads it without ops, NOTE [setitem as ops]), and `where(cond, 0, x)` makes
+# its number operand without aten.scalar_tensor (Rprop's masked writes, spelled as PyTorch's
+# Rprop spells them).
+UNSEEN_IN_EMBER = {"Rprop": ("scalar_tensor", "empty", "fill_")}
 # ember's masked write on meta tensors has no meta rule yet (nonzero): Rprop's step raises
 # NotImplementedError there (strict xfail: it must start passing once the rule exists).
 META_GAP = {"Rprop"}
