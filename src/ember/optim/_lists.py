@@ -401,6 +401,19 @@ def run(group, params, update, *lists, blocks=True, **hyper) -> None:
             update(EACH, [p], *[[values[i]] for values in lists], **hyper)
 
 
+def group_states(optimizer, params, grads, keys, fresh) -> list:
+    """Each parameter's state, filled by `fresh(param, grad)` (a dict, in PyTorch's key
+    order) on its first step, with the entries named in `keys` laid out flat (keep_flat)."""
+    states = []
+    for param, grad in zip(params, grads):
+        state = optimizer.state[param]
+        if len(state) == 0:
+            state.update(fresh(param, grad))
+        states.append(state)
+    keep_flat(params, states, keys)
+    return states
+
+
 def keep_flat(params, states, keys) -> None:
     """Lay out each state entry named in `keys` flat over one buffer per (dtype) run of the
     group, on the plain CPU path only (NOTE [optimizer updates as ops]); an entry already laid

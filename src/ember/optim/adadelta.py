@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ember.autograd.grad_mode import set_grad_enabled
-from ember.optim._lists import as_real, keep_flat, run
+from ember.optim._lists import as_real, group_states, run
 from ember.optim.optimizer import (
     Optimizer,
     as_float,
@@ -36,15 +36,9 @@ class Adadelta(Optimizer):
                 params, grads = params_with_grad(group)
                 if not params:
                     continue
-                states = []
-                for param in params:
-                    state = self.state[param]
-                    if len(state) == 0:
-                        state["step"] = scalar_step()
-                        state["square_avg"] = zeros_state(param)
-                        state["acc_delta"] = zeros_state(param)
-                    states.append(state)
-                keep_flat(params, states, _KEYS)
+                states = group_states(self, params, grads, _KEYS, lambda param, grad: {
+                    "step": scalar_step(), "square_avg": zeros_state(param),
+                    "acc_delta": zeros_state(param)})
                 run(group, as_real(params), adadelta_update, as_real(grads),
                     *[as_real([s[key] for s in states]) for key in _KEYS],
                     lr=as_float(group["lr"]), rho=group["rho"], eps=group["eps"],

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ember
 from ember.autograd.grad_mode import set_grad_enabled
-from ember.optim._lists import as_real, keep_flat, observed, run
+from ember.optim._lists import as_real, group_states, observed, run
 from ember.optim.optimizer import (
     Optimizer,
     as_float,
@@ -36,16 +36,11 @@ class ASGD(Optimizer):
                 if not params:
                     continue
                 lr = as_float(group["lr"])
-                states = []
-                for param in params:
-                    state = self.state[param]
-                    if len(state) == 0:     # (all on the parameter's device, as PyTorch's)
-                        state["step"] = scalar_step().to(param.device)
-                        state["eta"] = scalar_step(lr).to(param.device)
-                        state["mu"] = scalar_step(1.0).to(param.device)
-                        state["ax"] = zeros_state(param)
-                    states.append(state)
-                keep_flat(params, states, _KEYS)
+                states = group_states(self, params, grads, _KEYS, lambda param, grad, lr=lr: {
+                    # (all on the parameter's device, as PyTorch's)
+                    "step": scalar_step().to(param.device),
+                    "eta": scalar_step(lr).to(param.device),
+                    "mu": scalar_step(1.0).to(param.device), "ax": zeros_state(param)})
                 # (foreach=True not in blocks: its form computes each parameter's next eta
                 # from its step count tensor, NOTE [optimizer updates in blocks])
                 run(group, as_real(params), asgd_update, as_real(grads),

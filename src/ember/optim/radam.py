@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ember.autograd.grad_mode import set_grad_enabled
-from ember.optim._lists import as_real, keep_flat, run
+from ember.optim._lists import as_real, group_states, run
 from ember.optim.adam import check_adam_hypers
 from ember.optim.optimizer import (
     Optimizer,
@@ -35,15 +35,9 @@ class RAdam(Optimizer):
                 params, grads = params_with_grad(group)
                 if not params:
                     continue
-                states = []
-                for param in params:
-                    state = self.state[param]
-                    if len(state) == 0:
-                        state["step"] = scalar_step()
-                        state["exp_avg"] = zeros_state(param)
-                        state["exp_avg_sq"] = zeros_state(param)
-                    states.append(state)
-                keep_flat(params, states, _KEYS)
+                states = group_states(self, params, grads, _KEYS, lambda param, grad: {
+                    "step": scalar_step(), "exp_avg": zeros_state(param),
+                    "exp_avg_sq": zeros_state(param)})
                 run(group, as_real(params), radam_update, as_real(grads),
                     *[as_real([s[key] for s in states]) for key in _KEYS],
                     lr=as_float(group["lr"]), betas=tuple(as_float(b) for b in group["betas"]),

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ember
 from ember.autograd.grad_mode import set_grad_enabled
-from ember.optim._lists import as_real, keep_flat, run
+from ember.optim._lists import as_real, group_states, run
 from ember.optim.optimizer import (
     Optimizer,
     as_float,
@@ -36,15 +36,9 @@ class Rprop(Optimizer):
                 if not params:
                     continue
                 lr = as_float(group["lr"])
-                states = []
-                for param, grad in zip(params, grads):
-                    state = self.state[param]
-                    if len(state) == 0:
-                        state["step"] = scalar_step()
-                        state["prev"] = zeros_state(param)
-                        state["step_size"] = ember.full_like(grad, lr)
-                    states.append(state)
-                keep_flat(params, states, _KEYS)
+                states = group_states(self, params, grads, _KEYS, lambda param, grad, lr=lr: {
+                    "step": scalar_step(), "prev": zeros_state(param),
+                    "step_size": ember.full_like(grad, lr)})
                 run(group, as_real(params), rprop_update, as_real(grads),
                     *[as_real([s[key] for s in states]) for key in _KEYS],
                     etas=group["etas"], bounds=group["step_sizes"],
