@@ -107,6 +107,15 @@ def sum_to(t, shape):
     return t.sum() if shape == () and t.ndim else t.sum_to_size(shape) if shape else t
 
 
+def _both_sides(name, *rest):
+    """The formulas of a loss symmetric in (input, target) up to sign: its gradient kernel
+    `name`, with the two swapped for target's."""
+    def side(first, second):
+        return lambda c: _op(name, c.grad, getattr(c, first), getattr(c, second),
+                             *(getattr(c, r) for r in rest))
+    return {"self": side("self", "target"), "target": side("target", "self")}
+
+
 def _again(name, *rest):
     """The formula for a gradient kernel's grad_output: the kernel itself on the incoming
     gradient (it is linear in grad_output), summed to grad_output's shape."""
@@ -120,17 +129,10 @@ def _expanded(xp, grad_output, shape):
 
 # --------------------------------------------------------------------------- mse_loss
 
-def _mse_grad(which):
-    def formula(c):
-        first, second = (c.self, c.target) if which == "self" else (c.target, c.self)
-        return _op("mse_loss_backward", c.grad, first, second, c.reduction)
-    return formula
-
-
 @register_op("mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor",
              **_OPTIONS, meta=_loss_meta(_promoted),
              saves=("self", "target"),
-             derivatives={"self": _mse_grad("self"), "target": _mse_grad("target")})
+             derivatives=_both_sides("mse_loss_backward", "reduction"))
 def mse_loss(xp, self, target, reduction=MEAN):
     """(input - target)**2 per element, reduced (NOTE [elementwise loss kernels])."""
     common = _common(self, target)
@@ -164,17 +166,10 @@ def mse_loss_backward(xp, grad_output, self, target, reduction):
 
 # --------------------------------------------------------------------------- smooth_l1_loss
 
-def _smooth_l1_grad(which):
-    def formula(c):
-        first, second = (c.self, c.target) if which == "self" else (c.target, c.self)
-        return _op("smooth_l1_loss_backward", c.grad, first, second, c.reduction, c.beta)
-    return formula
-
-
 @register_op("smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) "
              "-> Tensor", **_OPTIONS, meta=_loss_meta(_promoted),
              saves=("self", "target"),
-             derivatives={"self": _smooth_l1_grad("self"), "target": _smooth_l1_grad("target")})
+             derivatives=_both_sides("smooth_l1_loss_backward", "reduction", "beta"))
 def smooth_l1_loss(xp, self, target, reduction=MEAN, beta=1.0):
     """0.5 z**2 / beta where z = |input - target| < beta, else z - 0.5 beta; plain L1 for
     beta 0 (NOTE [elementwise loss kernels]: bfloat16 computes in float32)."""
@@ -223,17 +218,10 @@ def smooth_l1_loss_backward(xp, grad_output, self, target, reduction, beta):
 
 # --------------------------------------------------------------------------- huber_loss
 
-def _huber_grad(which):
-    def formula(c):
-        first, second = (c.self, c.target) if which == "self" else (c.target, c.self)
-        return _op("huber_loss_backward", c.grad, first, second, c.reduction, c.delta)
-    return formula
-
-
 @register_op("huber_loss(Tensor self, Tensor target, int reduction=Mean, float delta=1.0) "
              "-> Tensor", **_OPTIONS, meta=_loss_meta(_input_dtype),
              saves=("self", "target"),
-             derivatives={"self": _huber_grad("self"), "target": _huber_grad("target")})
+             derivatives=_both_sides("huber_loss_backward", "reduction", "delta"))
 def huber_loss(xp, self, target, reduction=MEAN, delta=1.0):
     """0.5 z**2 where z = |input - target| < delta, else delta (z - 0.5 delta); the input's
     dtype, computed in float32 for float16 (bfloat16 rounds at each step, as PyTorch's)."""
