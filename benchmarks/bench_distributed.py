@@ -1,7 +1,7 @@
 """all_reduce of a 64 MB float32 tensor between 2 local processes: ember.distributed against
 mpi4py's own Allreduce on the same NumPy buffer (interleaved, medians; target <= 1.1x), and
-PyTorch's gloo on the same machine; then the DDP step overhead on an MLP (2 ranks against one
-process on the same per-rank batch).
+PyTorch's gloo on the same machine; then the DDP step overhead on an MLP (2 ranks: the wrapped
+model against a plain copy of it on the same per-rank batch), ember's and PyTorch's (gloo).
 
     python benchmarks/bench_distributed.py [--mb 64] [--rounds 15]
 """
@@ -62,30 +62,37 @@ def worker_allreduce(mb: int, rounds: int) -> None:
         print(f"RESULT allreduce {raw_ms:.2f} {ours_ms:.2f}", flush=True)
 
 
+def _ddp_overhead(torch, dist, ddp_class, steps: int):
+    """Median step times (ms) of a plain MLP and of a DDP-wrapped copy of it, in alternating
+    rounds (A B A B) so that drift on a shared machine hits both alike."""
+    import copy
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(256, 512), torch.nn.ReLU(),
+                                torch.nn.Linear(512, 512), torch.nn.ReLU(),
+                                torch.nn.Linear(512, 10))
+    wrapped = ddp_class(copy.deepcopy(model))     # its own parameters: the plain model's
+    x, y = torch.randn(64, 256), torch.randint(0, 10, (64,))  # backward must not sync
+    times = {"alone": [], "ddp": []}
+    for _ in range(5):
+        for name, net in (("alone", model), ("ddp", wrapped)):
+            opt = torch.optim.SGD(net.parameters(), lr=0.01)
+            for step in range(steps):
+                dist.barrier()
+                start = time.perf_counter()
+                opt.zero_grad()
+                torch.nn.functional.cross_entropy(net(x), y).backward()
+                opt.step()
+                if step >= 2:
+                    times[name].append(time.perf_counter() - start)
+    return (statistics.median(times["alone"]) * 1e3, statistics.median(times["ddp"]) * 1e3)
+
+
 def worker_ddp(steps: int) -> None:
     import ember as torch
     import ember.distributed as dist
     from ember.nn.parallel import DistributedDataParallel as DDP
     dist.init_process_group("gloo")
-    torch.manual_seed(0)
-    model = torch.nn.Sequential(torch.nn.Linear(256, 512), torch.nn.ReLU(),
-                                torch.nn.Linear(512, 512), torch.nn.ReLU(),
-                                torch.nn.Linear(512, 10))
-    x, y = torch.randn(64, 256), torch.randint(0, 10, (64,))
-
-    def run(net, n):
-        opt = torch.optim.SGD(net.parameters(), lr=0.01)
-        times = []
-        for _ in range(n):
-            dist.barrier()
-            start = time.perf_counter()
-            opt.zero_grad()
-            torch.nn.functional.cross_entropy(net(x), y).backward()
-            opt.step()
-            times.append(time.perf_counter() - start)
-        return statistics.median(times[2:]) * 1e3
-    alone = run(model, steps)
-    wrapped = run(DDP(model), steps)
+    alone, wrapped = _ddp_overhead(torch, dist, DDP, steps)
     if dist.get_rank() == 0:
         print(f"RESULT ddp {alone:.2f} {wrapped:.2f}", flush=True)
 
@@ -94,6 +101,10 @@ def torch_gloo_worker(mb: int, rounds: int) -> None:
     import torch
     import torch.distributed as dist
     dist.init_process_group("gloo")
+    torch.set_num_threads(1)
+    alone, wrapped = _ddp_overhead(torch, dist, torch.nn.parallel.DistributedDataParallel, 10)
+    if dist.get_rank() == 0:
+        print(f"RESULT ddp {alone:.2f} {wrapped:.2f}", flush=True)
     t = torch.ones(mb * 1024 * 1024 // 4)
     dist.all_reduce(t)
     times = []
@@ -125,8 +136,8 @@ def _torch_gloo(mb: int, rounds: int):
                                    "WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1",
                                    "MASTER_PORT": str(port)}) for r in range(2)]
     out = "".join(p.communicate(timeout=600)[0] for p in procs)
-    found = _results(out)
-    return float(found[0][1]) if found else None
+    found = {row[0]: row[1:] for row in _results(out)}
+    return found if "gloo" in found else None
 
 
 def main() -> None:
@@ -138,7 +149,7 @@ def main() -> None:
     if args.worker == "allreduce":
         return worker_allreduce(args.mb, args.rounds)
     if args.worker == "ddp":
-        return worker_ddp(30)
+        return worker_ddp(10)
     if args.worker == "gloo":
         return torch_gloo_worker(args.mb, args.rounds)
     def launch(kind):
@@ -151,7 +162,8 @@ def main() -> None:
         return _results(done.stdout)[0]
     _, raw_ms, ours_ms = launch("allreduce")
     raw_ms, ours_ms = float(raw_ms), float(ours_ms)
-    gloo_ms = _torch_gloo(args.mb, args.rounds)
+    gloo = _torch_gloo(args.mb, args.rounds)
+    gloo_ms = float(gloo["gloo"][0]) if gloo else None
     print(f"all_reduce {args.mb} MB float32, 2 processes (median of {args.rounds})")
     print(f"  mpi4py Allreduce      {raw_ms:9.2f} ms")
     print(f"  ember all_reduce      {ours_ms:9.2f} ms   ratio {ours_ms / raw_ms:.3f}x "
@@ -161,7 +173,12 @@ def main() -> None:
     _, alone, wrapped = launch("ddp")
     alone, wrapped = float(alone), float(wrapped)
     print("DDP step, MLP 256-512-512-10, batch 64 per rank, 2 ranks (median ms)")
-    print(f"  plain module {alone:8.2f}   DDP {wrapped:8.2f}   overhead {wrapped / alone:.2f}x")
+    print(f"  ember    plain module {alone:8.2f}   DDP {wrapped:8.2f}   overhead "
+          f"{wrapped / alone:.2f}x")
+    if gloo:
+        alone, wrapped = map(float, gloo["ddp"])
+        print(f"  PyTorch  plain module {alone:8.2f}   DDP {wrapped:8.2f}   overhead "
+              f"{wrapped / alone:.2f}x (gloo)")
 
 
 if __name__ == "__main__":
