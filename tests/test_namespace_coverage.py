@@ -99,7 +99,7 @@ TENSOR_QUANTIZED = (
 
 IMPORTED_HELPERS = (
     "typing helpers and modules the oracle's module imports for itself, not API",
-    ("BroadcastingList1 BroadcastingList2 BroadcastingList3 Optional TYPE_CHECKING Tensor torch "
+    ("BroadcastingList1 BroadcastingList2 BroadcastingList3 Tensor "
     "boolean_dispatch assert_int_or_pair handle_torch_function has_torch_function "
     "has_torch_function_unary has_torch_function_variadic grad reproducibility_notes "
     "sparse_support_notes tf32_notes GRID_SAMPLE_INTERPOLATION_MODES GRID_SAMPLE_PADDING_MODES"))
@@ -176,7 +176,7 @@ NAMESPACES = {
         ("PyTorch's internal modules and logging helpers, a rank-gated pdb, the deprecated "
          "all_gather_coalesced",
          ("c10d_logger config constants distributed_c10d log logging_handlers record_comm "
-          "utils breakpoint all_gather_coalesced torch argparse_util collective_utils debug "
+          "utils breakpoint all_gather_coalesced argparse_util collective_utils debug "
           "flight_recorder launch")),
         ("FSDP, DTensor, sharded checkpoints, pipelining, elastic agents, distributed "
          "optimizers and nn functions: out of scope (rank-0 ember.save is the pattern)",
@@ -194,6 +194,12 @@ NAMESPACES = {
                     lambda: importlib.import_module("ember.cuda.memory"), ()),
     "cuda.amp": (lambda: importlib.import_module("torch.cuda.amp"),
                  lambda: importlib.import_module("ember.cuda.amp"), ()),
+    **{f"backends{'.' + name if name else ''}": (
+        (lambda name=name: importlib.import_module(f"torch.backends{'.' + name if name else ''}")),
+        (lambda name=name: importlib.import_module(f"ember.backends{'.' + name if name else ''}")),
+        ()) for name in ("", "cuda", "cudnn", "mkldnn", "mkl", "mps", "openmp", "opt_einsum",
+                         "quantized", "cpu", "miopen", "mha", "nnpack", "cusparselt",
+                         "kleidiai", "python_native")},
     "fx.passes.shape_prop": (lambda: importlib.import_module("torch.fx.passes.shape_prop"),
                              lambda: importlib.import_module("ember.fx.passes.shape_prop"),
                              ()),
@@ -202,23 +208,48 @@ NAMESPACES = {
 
 # The share of PyTorch's public names each namespace must keep (issue 22: 90% of `torch.*`, 95% of
 # each namespace that runs without a GPU). Raise a floor when a namespace gains names.
-FLOORS = {"torch": 78, "cuda": 100, "cuda.memory": 100, "cuda.amp": 100}
+FLOORS = {"torch": 78, "cuda": 100, "cuda.memory": 100, "cuda.amp": 100, "backends": 100,
+          "backends.cuda": 100, "backends.cudnn": 100, "backends.mkldnn": 100}
+
+
+def _wrapped_module(namespace):
+    """The module a flag-holding module object wraps (PyTorch's `torch.backends.cudnn` is a
+    `PropModule` whose `m` is the real module and whose class holds the flags), else None."""
+    if type(namespace) is types.ModuleType or not isinstance(namespace, types.ModuleType):
+        return None
+    inner = vars(namespace).get("m")
+    if isinstance(inner, types.ModuleType) and inner is not namespace and \
+            inner.__name__ == namespace.__name__:
+        return inner
+    return None
+
+
+def _properties(namespace) -> set:
+    """The flags a wrapping module object's class defines (`cudnn.benchmark` ...)."""
+    return {name for name, value in vars(type(namespace)).items()
+            if not name.startswith("_") and (isinstance(value, property) or
+                                              type(value).__name__ == "ContextProp")}
 
 
 def public_names(namespace) -> frozenset:
     """The public names of a module or class, as the module docstring defines them."""
     listed = getattr(namespace, "__all__", None) if isinstance(namespace, types.ModuleType) \
         else None
+    inner = _wrapped_module(namespace)
+    if inner is not None:
+        return (public_names(inner) - {"m"}) | _properties(namespace)
     names = set()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")          # some attributes warn when read
         for name in (listed if listed is not None else dir(namespace)):
-            if name.startswith("_"):
+            if name.startswith("_") or name == "TYPE_CHECKING":
                 continue
             value = getattr(namespace, name, None)
+            if getattr(value, "__module__", None) == "typing":
+                continue            # typing helpers a module imports (`Optional`, `Any`)
             if isinstance(value, types.ModuleType):
-                if not value.__name__.startswith("torch"):
-                    continue
+                if not value.__name__.startswith("torch") or value.__name__ == "torch":
+                    continue        # (`torch` itself: the module imports it for its own use)
             elif (inspect.isclass(value) or inspect.isfunction(value)) and \
                     not getattr(value, "__module__", "torch").startswith("torch"):
                 continue
