@@ -190,6 +190,7 @@ NAMESPACES = {
     "utils.dlpack": (lambda: importlib.import_module("torch.utils.dlpack"),
                      lambda: importlib.import_module("ember.utils.dlpack"), ()),
     "cuda": (lambda: torch.cuda, lambda: ember.cuda, ()),
+    "compiler": (lambda: torch.compiler, lambda: importlib.import_module("ember.compiler"), ()),
     "utils.data": (lambda: importlib.import_module("torch.utils.data"),
                    lambda: importlib.import_module("ember.utils.data"), ()),
     "cuda.memory": (lambda: importlib.import_module("torch.cuda.memory"),
@@ -211,7 +212,7 @@ NAMESPACES = {
 # The share of PyTorch's public names each namespace must keep (issue 22: 90% of `torch.*`, 95% of
 # each namespace that runs without a GPU). Raise a floor when a namespace gains names.
 FLOORS = {"torch": 78, "cuda": 100, "cuda.memory": 100, "cuda.amp": 100, "backends": 100,
-          "backends.cuda": 100, "backends.cudnn": 100, "backends.mkldnn": 100, "utils.data": 100}
+          "backends.cuda": 100, "backends.cudnn": 100, "backends.mkldnn": 100, "utils.data": 100, "compiler": 100}
 
 
 def _wrapped_module(namespace):

@@ -178,7 +178,7 @@ _LAZY_ATTRIBUTES = {
         "LongStorage", "IntStorage", "ShortStorage", "CharStorage", "ByteStorage", "BoolStorage",
         "ComplexFloatStorage", "ComplexDoubleStorage")},
     "GradScaler": ("ember.amp", "GradScaler"),
-    "compile": ("ember._dynamo.eval_frame", "compile_entry"),
+    "compile": ("ember.compiler._front", "compile"),
     "vmap": ("ember.func", "vmap"),
     "get_default_device": ("ember._core.device", "get_default_device"),
     "set_default_device": ("ember._core.device", "set_default_device_global"),
