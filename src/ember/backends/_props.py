@@ -45,8 +45,11 @@ class PropModule(types.ModuleType):
     """A module object whose class holds flags; every other name is the wrapped module's."""
 
     def __init__(self, m, name: str) -> None:
-        super().__init__(name)
+        super().__init__(name, m.__doc__)
         self.m = m
+        for attr in ("__spec__", "__loader__", "__package__", "__file__", "__path__"):
+            if hasattr(m, attr):              # (ModuleType.__init__ set them to None here)
+                setattr(self, attr, getattr(m, attr))
 
     def __getattr__(self, attr: str):
         return self.m.__getattribute__(attr)
