@@ -177,7 +177,7 @@ MISSING_BINDING = [
 
 def _enter(context):
     with context:
-        return None
+        return
 
 
 @pytest.mark.parametrize("label,call", SAME, ids=[label for label, _ in SAME])

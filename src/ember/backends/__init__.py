@@ -7,10 +7,32 @@ from __future__ import annotations
 
 import contextlib
 
-from ember.backends import (cpu, cuda, cudnn, cusparselt, kleidiai, mha, miopen, mkl, mkldnn,
-                            mps, nnpack, openmp, opt_einsum, python_native, quantized)
-from ember.backends._props import (ContextProp, GenericModule, PropModule, disable_global_flags,
-                                   flags_frozen, global_flag, wrap)
+from ember.backends import (
+    cpu,
+    cuda,
+    cudnn,
+    cusparselt,
+    kleidiai,
+    mha,
+    miopen,
+    mkl,
+    mkldnn,
+    mps,
+    nnpack,
+    openmp,
+    opt_einsum,
+    python_native,
+    quantized,
+)
+from ember.backends._props import (
+    ContextProp,
+    GenericModule,
+    PropModule,
+    disable_global_flags,
+    flags_frozen,
+    global_flag,
+    wrap,
+)
 
 fp32_precision = "none"
 

@@ -1,7 +1,7 @@
 """ember.backends.cusparselt: NVIDIA's structured-sparsity library, which ember does not use."""
 from __future__ import annotations
 
-__all__ = ["version", "is_available", "get_max_alg_id"]
+__all__ = ["get_max_alg_id", "is_available", "version"]
 
 
 def is_available() -> bool:

@@ -31,5 +31,11 @@ def is_macos13_or_newer(minor: int = 0) -> bool:
     return is_macos_or_newer(13, minor)
 
 
-__all__ = ["get_core_count", "get_name", "is_built", "is_available", "is_macos13_or_newer",
-           "is_macos_or_newer"]
+__all__ = [
+    "get_core_count",
+    "get_name",
+    "is_available",
+    "is_built",
+    "is_macos13_or_newer",
+    "is_macos_or_newer",
+]

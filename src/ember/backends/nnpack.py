@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import contextlib
 
-__all__ = ["is_available", "flags", "set_flags"]
+__all__ = ["flags", "is_available", "set_flags"]
 
 _state = [True]
 

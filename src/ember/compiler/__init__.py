@@ -106,7 +106,7 @@ def set_enable_guard_collectives(enabled: bool) -> bool:
 
 def save_cache_artifacts():
     """The compiler's caches as bytes: None, ember keeps none that outlive the process."""
-    return None
+    return
 
 
 def load_cache_artifacts(serialized_artifacts: bytes):

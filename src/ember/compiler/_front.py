@@ -86,7 +86,7 @@ def _check_stance() -> None:
                          f"{', '.join(_STANCES)}")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _stance_module_class(base):
     def forward(self, *args, **kwargs):
         _check_stance()

@@ -7,7 +7,7 @@ from ember._core import dtype as _dtypes
 from ember.amp import autocast_mode as _mode
 from ember.amp.grad_scaler import GradScaler as _GradScaler
 
-__all__ = ["amp_definitely_not_available", "autocast", "custom_bwd", "custom_fwd", "GradScaler"]
+__all__ = ["GradScaler", "amp_definitely_not_available", "autocast", "custom_bwd", "custom_fwd"]
 
 
 def amp_definitely_not_available() -> bool:

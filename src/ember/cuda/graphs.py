@@ -5,8 +5,13 @@ from __future__ import annotations
 
 from ember._backends.cuda import _cupy, _require, not_supported
 
-__all__ = ["is_current_stream_capturing", "graph_pool_handle", "CUDAGraph", "graph",
-           "make_graphed_callables"]
+__all__ = [
+    "CUDAGraph",
+    "graph",
+    "graph_pool_handle",
+    "is_current_stream_capturing",
+    "make_graphed_callables",
+]
 
 
 def _refuse(what: str):

@@ -3,7 +3,7 @@ binding (its collectives are in ember.distributed): `is_available` is False, `ve
 collectives raise."""
 from __future__ import annotations
 
-__all__ = ["all_reduce", "reduce", "broadcast", "all_gather", "reduce_scatter"]
+__all__ = ["all_gather", "all_reduce", "broadcast", "reduce", "reduce_scatter"]
 
 SUM = 0
 

@@ -6,7 +6,7 @@ import contextlib
 
 from ember._backends.cuda import _cupy
 
-__all__ = ["range_push", "range_pop", "range_start", "range_end", "mark", "range"]
+__all__ = ["mark", "range", "range_end", "range_pop", "range_push", "range_start"]
 
 
 def _nvtx():
@@ -29,7 +29,7 @@ def range_pop() -> int:
 
 def range_start(msg: str) -> int:
     """Start a range that may end on another thread; returns its id for `range_end`."""
-    return int(_nvtx().RangeStart(msg))   # noqa  (CuPy >= 13)
+    return int(_nvtx().RangeStart(msg))
 
 
 def range_end(range_id: int) -> None:

@@ -5,7 +5,7 @@ import contextlib
 
 from ember._backends.cuda import _require
 
-__all__ = ["start", "stop", "profile"]
+__all__ = ["profile", "start", "stop"]
 
 
 def start() -> None:

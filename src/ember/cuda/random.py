@@ -3,11 +3,27 @@ no-ops and `get_rng_state_all` is empty, as in a CPU-only PyTorch; asking for a 
 initial seed raises its "not compiled with CUDA" error."""
 from __future__ import annotations
 
-from ember._backends.cuda import (_cupy, _require, _seed, device_count, manual_seed,
-                                  manual_seed_all, not_supported)
+from ember._backends.cuda import (
+    _cupy,
+    _require,
+    _seed,
+    device_count,
+    manual_seed,
+    manual_seed_all,
+    not_supported,
+)
 
-__all__ = ["get_rng_state", "get_rng_state_all", "set_rng_state", "set_rng_state_all",
-           "manual_seed", "manual_seed_all", "seed", "seed_all", "initial_seed"]
+__all__ = [
+    "get_rng_state",
+    "get_rng_state_all",
+    "initial_seed",
+    "manual_seed",
+    "manual_seed_all",
+    "seed",
+    "seed_all",
+    "set_rng_state",
+    "set_rng_state_all",
+]
 
 
 def get_rng_state(device="cuda"):

@@ -5,12 +5,28 @@ from __future__ import annotations
 
 from ember._backends.cuda import _require, device_count
 
-__all__ = ["enable", "is_enabled", "tuning_enable", "tuning_is_enabled", "record_untuned_enable",
-           "record_untuned_is_enabled", "set_max_tuning_duration", "get_max_tuning_duration",
-           "set_max_tuning_iterations", "get_max_tuning_iterations", "set_filename",
-           "get_filename", "get_results", "get_validators", "read_file", "tune_gemm_in_file",
-           "mgpu_tune_gemm_in_file", "set_rotating_buffer_size", "get_rotating_buffer_size",
-           "set_numerical_check_tolerances"]
+__all__ = [
+    "enable",
+    "get_filename",
+    "get_max_tuning_duration",
+    "get_max_tuning_iterations",
+    "get_results",
+    "get_rotating_buffer_size",
+    "get_validators",
+    "is_enabled",
+    "mgpu_tune_gemm_in_file",
+    "read_file",
+    "record_untuned_enable",
+    "record_untuned_is_enabled",
+    "set_filename",
+    "set_max_tuning_duration",
+    "set_max_tuning_iterations",
+    "set_numerical_check_tolerances",
+    "set_rotating_buffer_size",
+    "tune_gemm_in_file",
+    "tuning_enable",
+    "tuning_is_enabled",
+]
 
 _settings = {"enabled": False, "tuning": True, "record_untuned": False, "duration": 30,
              "iterations": 100, "filename": "tunableop_results.csv", "rotating_buffer": 0,

@@ -2,8 +2,6 @@
 `torch.utils.data` and must yield the same items (shuffles: the same multiset), the same
 lengths, the same errors."""
 import importlib
-import subprocess
-import sys
 import warnings
 
 import pytest
@@ -178,9 +176,9 @@ def test_determinism_decorators():
             def __iter__(self):
                 yield 1
         assert list(Random()) == [1]
-        with data.guaranteed_datapipes_determinism():
-            with pytest.raises(TypeError, match="non-deterministic"):
-                Random()
+        with data.guaranteed_datapipes_determinism(), \
+                pytest.raises(TypeError, match="non-deterministic"):
+            Random()
         assert list(Random()) == [1]
 
 

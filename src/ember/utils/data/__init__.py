@@ -4,6 +4,15 @@ shared-memory transfer), DataPipes (datapipes/) and their graph's sharding (grap
 from ember.utils.data._utils.collate import default_collate, default_convert
 from ember.utils.data._utils.worker import get_worker_info
 from ember.utils.data.dataloader import DataLoader
+from ember.utils.data.datapipes._decorator import (
+    argument_validation,
+    functional_datapipe,
+    guaranteed_datapipes_determinism,
+    non_deterministic,
+    runtime_validation,
+    runtime_validation_disabled,
+)
+from ember.utils.data.datapipes.datapipe import DataChunk, DFIterDataPipe, IterDataPipe, MapDataPipe
 from ember.utils.data.dataset import (
     ChainDataset,
     ConcatDataset,
@@ -14,15 +23,6 @@ from ember.utils.data.dataset import (
     TensorDataset,
     random_split,
 )
-from ember.utils.data.datapipes._decorator import (
-    argument_validation,
-    functional_datapipe,
-    guaranteed_datapipes_determinism,
-    non_deterministic,
-    runtime_validation,
-    runtime_validation_disabled,
-)
-from ember.utils.data.datapipes.datapipe import DataChunk, DFIterDataPipe, IterDataPipe, MapDataPipe
 from ember.utils.data.distributed import DistributedSampler
 from ember.utils.data.sampler import (
     BatchSampler,

@@ -4,7 +4,7 @@ and each has a registry of functional forms (`dp.map(fn)` builds `Mapper(dp, fn)
 from __future__ import annotations
 
 import functools
-from typing import Generic, TypeVar
+from typing import ClassVar, Generic, TypeVar
 
 from ember.utils.data.dataset import Dataset, IterableDataset
 
@@ -55,14 +55,14 @@ class _Functional:
 class IterDataPipe(_Functional, IterableDataset, Generic[T_co]):
     """An iterable stage of a data pipeline; chain stages with their functional forms."""
 
-    functions: dict = {}
+    functions: ClassVar[dict] = {}
     _kind = "iter"
 
 
 class MapDataPipe(_Functional, Dataset, Generic[T_co]):
     """An indexable stage of a data pipeline (`dp[i]`), with functional forms like IterDataPipe."""
 
-    functions: dict = {}
+    functions: ClassVar[dict] = {}
     _kind = "map"
 
 

@@ -104,8 +104,9 @@ class Filter(IterDataPipe):
             else:
                 keep = self.filter_fn(data[self.input_col])
             if not isinstance(keep, bool):
-                raise ValueError("Boolean output is required for `filter_fn` of "
-                                 "FilterIterDataPipe, got", type(keep))
+                raise ValueError(  # noqa: TRY004 (PyTorch's class)
+                    "Boolean output is required for `filter_fn` of "
+                    "FilterIterDataPipe, got", type(keep))
             if keep:
                 yield data
 
