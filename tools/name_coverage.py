@@ -53,6 +53,8 @@ def public_names(namespace) -> set:
         for name in (listed if listed is not None else dir(namespace)):
             if name.startswith("_") or name == "TYPE_CHECKING":
                 continue
+            if not hasattr(namespace, name):
+                continue            # listed in __all__ but not defined (torch.sparse.solve)
             value = getattr(namespace, name, None)
             if getattr(value, "__module__", None) == "typing":
                 continue            # typing helpers a module imports (`Optional`, `Any`)
