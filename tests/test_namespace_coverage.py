@@ -150,6 +150,18 @@ NAMESPACES = {
     "utils.dlpack": (lambda: importlib.import_module("torch.utils.dlpack"),
                      lambda: importlib.import_module("ember.utils.dlpack"), ()),
     "cuda": (lambda: torch.cuda, lambda: ember.cuda, ()),
+    "quantization": (lambda: importlib.import_module("torch.quantization"),
+                     lambda: importlib.import_module("ember.quantization"), (
+        (("the steps that make quantized modules and tensors (NOTE [quantization without "
+          "quantized tensors]): conversion, dynamic / QAT / TorchScript quantization and the "
+          "float-to-quantized module mappings"),
+         ("convert quantize quantize_dynamic quantize_qat prepare_qat swap_module quantize_jit "
+          "quantize_dynamic_jit get_default_dynamic_quant_module_mappings "
+          "get_default_qat_module_mappings get_default_static_quant_module_mappings "
+          "get_quantized_operator get_static_quant_module_class "
+          "get_default_compare_output_module_list")),
+        ("the histogram observer's calibration (L2-optimal range search): not built yet",
+         "HistogramObserver default_histogram_fake_quant"))),
     "export": (lambda: importlib.import_module("torch.export"),
                lambda: importlib.import_module("ember.export"), ()),
     "compiler": (lambda: torch.compiler, lambda: importlib.import_module("ember.compiler"), ()),
@@ -175,7 +187,7 @@ NAMESPACES = {
 # each namespace that runs without a GPU). Raise a floor when a namespace gains names.
 FLOORS = {"torch": 90, "cuda": 100, "cuda.memory": 100, "cuda.amp": 100, "backends": 100,
           "backends.cuda": 100, "backends.cudnn": 100, "backends.mkldnn": 100, "utils.data": 100, "compiler": 100, "export": 100,
-          "sparse": 100}
+          "sparse": 100, "quantization": 63}
 
 
 def _wrapped_module(namespace):
