@@ -7,8 +7,17 @@ from __future__ import annotations
 import copy
 
 from ember.ao.nn import intrinsic as nni
-from ember.nn import (BatchNorm1d, BatchNorm2d, BatchNorm3d, Conv1d, Conv2d, Conv3d, Identity,
-                      Linear, ReLU)
+from ember.nn import (
+    BatchNorm1d,
+    BatchNorm2d,
+    BatchNorm3d,
+    Conv1d,
+    Conv2d,
+    Conv3d,
+    Identity,
+    Linear,
+    ReLU,
+)
 from ember.nn.utils.fusion import fuse_conv_bn_eval, fuse_linear_bn_eval
 
 __all__ = ["fuse_known_modules", "fuse_modules", "get_fuser_method"]

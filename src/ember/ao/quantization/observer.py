@@ -244,19 +244,13 @@ class FixedQParamsObserver(ObserverBase):
         return self.scale, self.zero_point
 
 
-def _defaults():
-    return {
-        "default_observer": MinMaxObserver.with_args(quant_min=0, quant_max=127),
-        "default_weight_observer": MinMaxObserver.with_args(
-            dtype=ember.qint8, qscheme=ember.per_tensor_symmetric),
-        "default_per_channel_weight_observer": PerChannelMinMaxObserver.with_args(
-            dtype=ember.qint8, qscheme=ember.per_channel_symmetric),
-        "default_dynamic_quant_observer": PlaceholderObserver.with_args(
-            dtype=ember.quint8, quant_min=0, quant_max=255, is_dynamic=True),
-        "default_float_qparams_observer": PerChannelMinMaxObserver.with_args(
-            dtype=ember.quint8, qscheme=ember.per_channel_affine_float_qparams, ch_axis=0),
-        "default_placeholder_observer": PlaceholderObserver,
-    }
-
-
-globals().update(_defaults())
+default_observer = MinMaxObserver.with_args(quant_min=0, quant_max=127)
+default_weight_observer = MinMaxObserver.with_args(dtype=ember.qint8,
+                                                   qscheme=ember.per_tensor_symmetric)
+default_per_channel_weight_observer = PerChannelMinMaxObserver.with_args(
+    dtype=ember.qint8, qscheme=ember.per_channel_symmetric)
+default_dynamic_quant_observer = PlaceholderObserver.with_args(
+    dtype=ember.quint8, quant_min=0, quant_max=255, is_dynamic=True)
+default_float_qparams_observer = PerChannelMinMaxObserver.with_args(
+    dtype=ember.quint8, qscheme=ember.per_channel_affine_float_qparams, ch_axis=0)
+default_placeholder_observer = PlaceholderObserver

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import copy
 
-import ember.nn as nn
+from ember import nn
 from ember.ao.nn import intrinsic as nni
 from ember.ao.quantization.stubs import DeQuantStub, QuantStub, QuantWrapper
 
@@ -15,11 +15,7 @@ __all__ = ["add_quant_dequant", "default_eval_fn", "get_default_qconfig_propagat
 
 # The float modules that quantization would replace: the ones prepare observes (PyTorch's
 # propagation list, less the quantized-only and functional wrappers ember does not have).
-_OBSERVED = (
-    "ELU Hardswish LeakyReLU PReLU ReLU6 BatchNorm2d BatchNorm3d Conv1d Conv2d Conv3d "
-    "ConvTranspose1d ConvTranspose2d ConvTranspose3d Dropout InstanceNorm1d InstanceNorm2d "
-    "InstanceNorm3d Linear GroupNorm LayerNorm GRU GRUCell LSTM LSTMCell RNNCell Embedding "
-    "EmbeddingBag").split()
+_OBSERVED = ["ELU", "Hardswish", "LeakyReLU", "PReLU", "ReLU6", "BatchNorm2d", "BatchNorm3d", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "Dropout", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "Linear", "GroupNorm", "LayerNorm", "GRU", "GRUCell", "LSTM", "LSTMCell", "RNNCell", "Embedding", "EmbeddingBag"]
 
 
 def get_default_qconfig_propagation_list() -> set:
