@@ -21,6 +21,7 @@ has_openmp = False       # nor OpenMP (backends.openmp.is_available() is False t
 
 
 def is_vulkan_available() -> bool:
+    """False: ember has no Vulkan back-end."""
     return False
 
 
@@ -81,6 +82,7 @@ def _deprecated(name: str) -> None:
 # FBGEMM fp16: the packed weight is a uint8 tensor: rows and columns (two int32), then the
 # weight's float16 bytes.
 def fbgemm_pack_gemm_matrix_fp16(input):
+    """A weight packed for `fbgemm_linear_fp16_weight` (rounded to float16)."""
     import ember
     _deprecated("fbgemm_pack_gemm_matrix_fp16")
     weight = input.detach().numpy().astype(np.float16)
@@ -103,6 +105,7 @@ def fbgemm_linear_fp16_weight_fp32_activation(input, packed_weight, bias):
 
 
 def fbgemm_linear_fp16_weight(input, packed_weight, bias):
+    """input @ weight.T + bias with the packed float16 weight."""
     import ember
     _deprecated("fbgemm_linear_fp16_weight")
     out = input @ ember.from_numpy(_unpack_fp16(packed_weight)).t()
@@ -160,6 +163,7 @@ def fbgemm_linear_int8_weight_fp32_activation(input, weight, packed, col_offsets
 
 def fbgemm_linear_int8_weight(input, weight, packed, col_offsets, weight_scale,
                               weight_zero_point, bias):
+    """`fbgemm_linear_int8_weight_fp32_activation` (the same computation on the CPU)."""
     return fbgemm_linear_int8_weight_fp32_activation(input, weight, packed, col_offsets,
                                                      weight_scale, weight_zero_point, bias)
 
