@@ -162,6 +162,10 @@ NAMESPACES = {
           "get_default_compare_output_module_list")),
         ("the histogram observer's calibration (L2-optimal range search): not built yet",
          "HistogramObserver default_histogram_fake_quant"))),
+    **{name: (
+        (lambda name=name: importlib.import_module(f"torch.{name}")),
+        (lambda name=name: importlib.import_module(f"ember.{name}")), ())
+       for name in ("accelerator", "cpu", "futures", "types")},
     "export": (lambda: importlib.import_module("torch.export"),
                lambda: importlib.import_module("ember.export"), ()),
     "compiler": (lambda: torch.compiler, lambda: importlib.import_module("ember.compiler"), ()),
@@ -187,7 +191,8 @@ NAMESPACES = {
 # each namespace that runs without a GPU). Raise a floor when a namespace gains names.
 FLOORS = {"torch": 90, "cuda": 100, "cuda.memory": 100, "cuda.amp": 100, "backends": 100,
           "backends.cuda": 100, "backends.cudnn": 100, "backends.mkldnn": 100, "utils.data": 100, "compiler": 100, "export": 100,
-          "sparse": 100, "quantization": 63}
+          "sparse": 100, "quantization": 63,
+          "accelerator": 100, "cpu": 100, "futures": 100, "types": 100}
 
 
 def _wrapped_module(namespace):

@@ -119,7 +119,7 @@ _LAZY_SUBMODULES = frozenset({
     "ops", "random", "accelerator", "backends", "amp", "fx", "distributed", "profiler", "func", "library",
     "overrides", "types", "sparse", "serialization", "jit", "hub", "onnx", "export", "version",
     "safetensors", "signal", "distributions", "masked", "compiler", "_dynamo", "return_types",
-    "multiprocessing", "_subclasses", "ao", "quantization",
+    "multiprocessing", "_subclasses", "ao", "quantization", "futures",
     "__config__", "torch_version",
 })
 
