@@ -165,7 +165,7 @@ NAMESPACES = {
     **{name: (
         (lambda name=name: importlib.import_module(f"torch.{name}")),
         (lambda name=name: importlib.import_module(f"ember.{name}")), ())
-       for name in ("accelerator", "cpu", "futures", "types")},
+       for name in ("accelerator", "cpu", "futures", "types", "hub")},
     "export": (lambda: importlib.import_module("torch.export"),
                lambda: importlib.import_module("ember.export"), ()),
     "compiler": (lambda: torch.compiler, lambda: importlib.import_module("ember.compiler"), ()),
@@ -192,7 +192,8 @@ NAMESPACES = {
 FLOORS = {"torch": 90, "cuda": 100, "cuda.memory": 100, "cuda.amp": 100, "backends": 100,
           "backends.cuda": 100, "backends.cudnn": 100, "backends.mkldnn": 100, "utils.data": 100, "compiler": 100, "export": 100,
           "sparse": 100, "quantization": 63,
-          "accelerator": 100, "cpu": 100, "futures": 100, "types": 100}
+          "accelerator": 100, "cpu": 100, "futures": 100, "types": 100,
+          "hub": 100}
 
 
 def _wrapped_module(namespace):
