@@ -54,13 +54,13 @@ class set_stance(contextlib.ContextDecorator):
 
 
 def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend=None, mode=None,
-            options=None, disable: bool = False, **kwargs):
+            options=None, disable: bool = False):
     """`ember.compile`: `backend` defaults to `get_default_backend()`; calls honour the stance
     (NOTE [compile stance]). The capture itself is `ember._dynamo.compile_entry`'s."""
     from ember._dynamo.eval_frame import compile_entry
     if model is None:
         return functools.partial(compile, fullgraph=fullgraph, dynamic=dynamic, backend=backend,
-                                 mode=mode, options=options, disable=disable, **kwargs)
+                                 mode=mode, options=options, disable=disable)
     backend = _state["backend"] if backend is None else backend
     compiled = compile_entry(model, fullgraph=fullgraph, dynamic=dynamic, backend=backend,
                              mode=mode, options=options, disable=disable)
