@@ -26,63 +26,29 @@ def _names(text: str) -> frozenset:
 
 
 TORCHSCRIPT = (
-    "TorchScript / JIT IR types and entry points (ember has no TorchScript)",
-    ("AliasDb AnyType Argument ArgumentSpec AwaitType Block BoolType CallStack Capsule ClassType "
-    "Code CompilationUnit CompleteArgumentSpec ComplexType ConcreteModuleType "
-    "ConcreteModuleTypeBuilder DeepCopyMemoTable DeviceObjType DictType EnumType ErrorReport "
-    "ExecutionPlan FileCheck FloatType FunctionSchema FutureType Gradient Graph "
-    "GraphExecutorState IODescriptor InferredType IntType InterfaceType JITException ListType "
-    "LiteScriptModule LockingLogger NoopLogger AggregationType AVG SUM Node NoneType NumberType "
-    "OperatorInfo OptionalType PyObjectType RRefType ScriptClass ScriptClassFunction ScriptDict "
-    "ScriptDictIterator ScriptDictKeyIterator ScriptFunction ScriptList ScriptListIterator "
-    "ScriptMethod ScriptModule ScriptModuleSerializer ScriptObject ScriptObjectProperty "
-    "StaticModule StreamObjType StringType SymBoolType SymIntType TensorType TracingState "
-    "TupleType Type UnionType Use Value Future fork wait import_ir_module "
-    "import_ir_module_from_buffer parse_ir parse_schema parse_type_comment "
-    "merge_type_from_type_comment unify_type_list BenchmarkConfig BenchmarkExecutionStats "
-    "ThroughputBenchmark cpp PyTorchFileReader PyTorchFileWriter "
-    "SerializationStorageContext DeserializationStorageContext ModuleDict ParameterDict "
-    "BufferDict"))
-DISPATCHER = (
-    "PyTorch's C++ dispatcher internals (ember's dispatcher is its own, in _core/dispatch)",
-    "DispatchKey DispatchKeySet ExcludeDispatchKeyGuard Tag")
-COMPILER = (
-    ("the compiler stack past torch.compile's front (torch.export, control-flow operators): "
-    "the compiler issues to come"),
-    ("export cond sym_constrain_range sym_constrain_range_for_size sym_fresh_size "
-    "sym_sqrt"))
+    ("TorchScript's compiler, IR and runtime objects (ember has no TorchScript: its type "
+     "objects, schemas, fork/wait are in, ember/jit/_types.py, _schema.py)"),
+    ("AliasDb ArgumentSpec Block CallStack Capsule Code CompilationUnit CompleteArgumentSpec "
+    "ConcreteModuleType ConcreteModuleTypeBuilder DeepCopyMemoTable ErrorReport ExecutionPlan "
+    "FileCheck Gradient Graph GraphExecutorState IODescriptor JITException LiteScriptModule "
+    "LockingLogger NoopLogger AggregationType AVG SUM Node OperatorInfo ScriptClass "
+    "ScriptClassFunction ScriptDict ScriptDictIterator ScriptDictKeyIterator ScriptFunction "
+    "ScriptList ScriptListIterator ScriptMethod ScriptModule ScriptModuleSerializer "
+    "ScriptObject ScriptObjectProperty StaticModule TracingState Use Value import_ir_module "
+    "import_ir_module_from_buffer parse_ir parse_type_comment merge_type_from_type_comment "
+    "unify_type_list BenchmarkConfig BenchmarkExecutionStats ThroughputBenchmark cpp "
+    "PyTorchFileReader PyTorchFileWriter SerializationStorageContext "
+    "DeserializationStorageContext ModuleDict ParameterDict BufferDict"))
 QUANTIZED = (
-    "quantized tensors and their kernels (out of scope)",
-    ("qint8 qint32 quint8 quint4x2 quint2x4 qscheme quantize_per_channel quantize_per_tensor "
-    "quantize_per_tensor_dynamic dequantize int_repr q_per_channel_axis q_per_channel_scales "
-    "q_per_channel_zero_points q_scale q_zero_point fake_quantize_per_channel_affine "
-    "fake_quantize_per_tensor_affine fused_moving_avg_obs_fake_quant choose_qparams_optimized "
-    "empty_quantized quantized_batch_norm quantized_gru_cell quantized_lstm_cell "
-    "quantized_max_pool1d quantized_max_pool2d quantized_max_pool3d quantized_rnn_relu_cell "
+    ("quantized tensors and their kernels (the quantized dtypes and qschemes are in, "
+     "NOTE [dtypes without tensors])"),
+    ("quantize_per_channel quantize_per_tensor quantize_per_tensor_dynamic dequantize int_repr "
+    "q_per_channel_axis q_per_channel_scales q_per_channel_zero_points q_scale q_zero_point "
+    "fake_quantize_per_channel_affine fake_quantize_per_tensor_affine "
+    "fused_moving_avg_obs_fake_quant choose_qparams_optimized empty_quantized "
+    "quantized_batch_norm quantized_gru_cell quantized_lstm_cell quantized_max_pool1d "
+    "quantized_max_pool2d quantized_max_pool3d quantized_rnn_relu_cell "
     "quantized_rnn_tanh_cell"))
-VENDOR = (
-    ("vendor kernels and build flags of PyTorch's C++ library (cuDNN, MIOpen, oneDNN, FBGEMM, "
-    "Vulkan)"),
-    ("cudnn_affine_grid_generator cudnn_batch_norm cudnn_convolution cudnn_convolution_add_relu "
-    "cudnn_convolution_relu cudnn_convolution_transpose cudnn_grid_sampler cudnn_is_acceptable "
-    "miopen_batch_norm miopen_convolution miopen_convolution_add_relu miopen_convolution_relu "
-    "miopen_convolution_transpose miopen_ctc_loss miopen_depthwise_convolution miopen_rnn "
-    "mkldnn_adaptive_avg_pool2d mkldnn_convolution mkldnn_linear_backward_weights "
-    "mkldnn_max_pool2d mkldnn_max_pool3d mkldnn_rnn_layer fbgemm_linear_fp16_weight "
-    "fbgemm_linear_fp16_weight_fp32_activation fbgemm_linear_int8_weight "
-    "fbgemm_linear_int8_weight_fp32_activation fbgemm_linear_quantize_weight "
-    "fbgemm_pack_gemm_matrix_fp16 fbgemm_pack_quantized_matrix is_vulkan_available has_lapack "
-    "has_mkl has_openmp has_spectral init_num_threads"))
-SYNC_BATCH_NORM = (
-    "the CUDA kernels of SyncBatchNorm (distributed training is out of scope)",
-    ("batch_norm_backward_elemt batch_norm_backward_reduce batch_norm_elemt "
-    "batch_norm_gather_stats batch_norm_gather_stats_with_counts batch_norm_stats "
-    "batch_norm_update_stats"))
-NO_NUMPY_DTYPE = (
-    "dtypes NumPy and ml_dtypes cannot hold (sub-byte and bit types): not yet emulated",
-    ("bit bits16 bits1x8 bits2x4 bits4x2 bits8 int1 int2 int3 int4 int5 int6 "
-    "int7 uint1 uint2 uint3 uint4 uint5 uint6 uint7 float4_e2m1fn_x2 float8_e4m3fnuz "
-    "float8_e5m2fnuz float8_e8m0fnu"))
 
 TENSOR_ELSEWHERE = (
     ("first-class dimensions (functorch.dim, which Tensor.index binds) and oneDNN's own "
@@ -99,7 +65,7 @@ TENSOR_QUANTIZED = (
 
 IMPORTED_HELPERS = (
     "typing helpers and modules the oracle's module imports for itself, not API",
-    ("BroadcastingList1 BroadcastingList2 BroadcastingList3 Optional TYPE_CHECKING Tensor torch "
+    ("BroadcastingList1 BroadcastingList2 BroadcastingList3 Tensor "
     "boolean_dispatch assert_int_or_pair handle_torch_function has_torch_function "
     "has_torch_function_unary has_torch_function_variadic grad reproducibility_notes "
     "sparse_support_notes tf32_notes GRID_SAMPLE_INTERPOLATION_MODES GRID_SAMPLE_PADDING_MODES"))
@@ -118,8 +84,7 @@ def _with_submodules(name):
 # namespace -> (how to reach PyTorch's, how to reach ember's, the lists of missing names)
 NAMESPACES = {
     "torch": (lambda: torch, lambda: ember, (
-        TORCHSCRIPT, DISPATCHER, COMPILER, QUANTIZED, VENDOR, SYNC_BATCH_NORM,
-        NO_NUMPY_DTYPE)),
+        TORCHSCRIPT, QUANTIZED)),
     "Tensor": (lambda: torch.Tensor, lambda: ember.Tensor, (
         TENSOR_QUANTIZED, TENSOR_REMOVED, TENSOR_ELSEWHERE)),
     "autograd": (lambda: torch.autograd, lambda: ember.autograd, ()),
@@ -134,12 +99,7 @@ NAMESPACES = {
     "fft": (lambda: torch.fft, lambda: ember.fft, ()),
     "special": (lambda: torch.special, lambda: ember.special, ()),
     "distributions": (lambda: torch.distributions, lambda: ember.distributions, ()),
-    "sparse": (lambda: torch.sparse, lambda: ember.sparse, (
-        ("semi-structured (2:4) sparsity: CUDA kernels (cuSPARSELt, CUTLASS)",
-         ("SparseSemiStructuredTensor SparseSemiStructuredTensorCUSPARSELT "
-          "SparseSemiStructuredTensorCUTLASS to_sparse_semi_structured")),
-        ("in PyTorch's __all__ but not defined there (torch.sparse.solve raises AttributeError)",
-         "solve"))),
+    "sparse": (lambda: torch.sparse, lambda: ember.sparse, ()),
     "masked": (lambda: importlib.import_module("torch.masked"), lambda: ember.masked, ()),
     "testing": (lambda: torch.testing, lambda: ember.testing, (
         ("TorchScript's IR pattern checker", "FileCheck"),)),
@@ -176,7 +136,7 @@ NAMESPACES = {
         ("PyTorch's internal modules and logging helpers, a rank-gated pdb, the deprecated "
          "all_gather_coalesced",
          ("c10d_logger config constants distributed_c10d log logging_handlers record_comm "
-          "utils breakpoint all_gather_coalesced torch argparse_util collective_utils debug "
+          "utils breakpoint all_gather_coalesced argparse_util collective_utils debug "
           "flight_recorder launch")),
         ("FSDP, DTensor, sharded checkpoints, pipelining, elastic agents, distributed "
          "optimizers and nn functions: out of scope (rank-0 ember.save is the pattern)",
@@ -189,26 +149,93 @@ NAMESPACES = {
           "register_torch_dispatch register_vmap triton_op wrap_triton")),)),
     "utils.dlpack": (lambda: importlib.import_module("torch.utils.dlpack"),
                      lambda: importlib.import_module("ember.utils.dlpack"), ()),
+    "cuda": (lambda: torch.cuda, lambda: ember.cuda, ()),
+    "quantization": (lambda: importlib.import_module("torch.quantization"),
+                     lambda: importlib.import_module("ember.quantization"), (
+        (("the steps that make quantized modules and tensors (NOTE [quantization without "
+          "quantized tensors]): conversion, dynamic / QAT / TorchScript quantization and the "
+          "float-to-quantized module mappings"),
+         ("convert quantize quantize_dynamic quantize_qat prepare_qat swap_module quantize_jit "
+          "quantize_dynamic_jit get_default_dynamic_quant_module_mappings "
+          "get_default_qat_module_mappings get_default_static_quant_module_mappings "
+          "get_quantized_operator get_static_quant_module_class "
+          "get_default_compare_output_module_list")),
+        ("the histogram observer's calibration (L2-optimal range search): not built yet",
+         "HistogramObserver default_histogram_fake_quant"))),
+    **{name: (
+        (lambda name=name: importlib.import_module(f"torch.{name}")),
+        (lambda name=name: importlib.import_module(f"ember.{name}")), ())
+       for name in ("accelerator", "cpu", "futures", "types", "hub")},
+    "export": (lambda: importlib.import_module("torch.export"),
+               lambda: importlib.import_module("ember.export"), ()),
+    "compiler": (lambda: torch.compiler, lambda: importlib.import_module("ember.compiler"), ()),
+    "utils.data": (lambda: importlib.import_module("torch.utils.data"),
+                   lambda: importlib.import_module("ember.utils.data"), ()),
+    "cuda.memory": (lambda: importlib.import_module("torch.cuda.memory"),
+                    lambda: importlib.import_module("ember.cuda.memory"), ()),
+    "cuda.amp": (lambda: importlib.import_module("torch.cuda.amp"),
+                 lambda: importlib.import_module("ember.cuda.amp"), ()),
+    **{f"backends{'.' + name if name else ''}": (
+        (lambda name=name: importlib.import_module(f"torch.backends{'.' + name if name else ''}")),
+        (lambda name=name: importlib.import_module(f"ember.backends{'.' + name if name else ''}")),
+        ()) for name in ("", "cuda", "cudnn", "mkldnn", "mkl", "mps", "openmp", "opt_einsum",
+                         "quantized", "cpu", "miopen", "mha", "nnpack", "cusparselt",
+                         "kleidiai", "python_native")},
     "fx.passes.shape_prop": (lambda: importlib.import_module("torch.fx.passes.shape_prop"),
                              lambda: importlib.import_module("ember.fx.passes.shape_prop"),
                              ()),
 }
 
 
+# The share of PyTorch's public names each namespace must keep (issue 22: 90% of `torch.*`, 95% of
+# each namespace that runs without a GPU). Raise a floor when a namespace gains names.
+FLOORS = {"torch": 90, "cuda": 100, "cuda.memory": 100, "cuda.amp": 100, "backends": 100,
+          "backends.cuda": 100, "backends.cudnn": 100, "backends.mkldnn": 100, "utils.data": 100, "compiler": 100, "export": 100,
+          "sparse": 100, "quantization": 63,
+          "accelerator": 100, "cpu": 100, "futures": 100, "types": 100,
+          "hub": 100}
+
+
+def _wrapped_module(namespace):
+    """The module a flag-holding module object wraps (PyTorch's `torch.backends.cudnn` is a
+    `PropModule` whose `m` is the real module and whose class holds the flags), else None."""
+    if type(namespace) is types.ModuleType or not isinstance(namespace, types.ModuleType):
+        return None
+    inner = vars(namespace).get("m")
+    if isinstance(inner, types.ModuleType) and inner is not namespace and \
+            inner.__name__ == namespace.__name__:
+        return inner
+    return None
+
+
+def _properties(namespace) -> set:
+    """The flags a wrapping module object's class defines (`cudnn.benchmark` ...)."""
+    return {name for name, value in vars(type(namespace)).items()
+            if not name.startswith("_") and (isinstance(value, property) or
+                                              type(value).__name__ == "ContextProp")}
+
+
 def public_names(namespace) -> frozenset:
     """The public names of a module or class, as the module docstring defines them."""
     listed = getattr(namespace, "__all__", None) if isinstance(namespace, types.ModuleType) \
         else None
+    inner = _wrapped_module(namespace)
+    if inner is not None:
+        return (public_names(inner) - {"m"}) | _properties(namespace)
     names = set()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")          # some attributes warn when read
         for name in (listed if listed is not None else dir(namespace)):
-            if name.startswith("_"):
+            if name.startswith("_") or name == "TYPE_CHECKING":
                 continue
+            if not hasattr(namespace, name):
+                continue            # listed in __all__ but not defined (torch.sparse.solve)
             value = getattr(namespace, name, None)
+            if getattr(value, "__module__", None) == "typing":
+                continue            # typing helpers a module imports (`Optional`, `Any`)
             if isinstance(value, types.ModuleType):
-                if not value.__name__.startswith("torch"):
-                    continue
+                if not value.__name__.startswith("torch") or value.__name__ == "torch":
+                    continue        # (`torch` itself: the module imports it for its own use)
             elif (inspect.isclass(value) or inspect.isfunction(value)) and \
                     not getattr(value, "__module__", "torch").startswith("torch"):
                 continue
@@ -247,6 +274,13 @@ def test_listed_names_are_still_missing(key):
     assert not implemented, f"{key}: now in ember, delete them from the lists: {implemented}"
     unknown = sorted(listed - oracle)
     assert not unknown, f"{key}: listed names PyTorch does not have: {unknown}"
+
+
+@pytest.mark.parametrize("key", sorted(FLOORS))
+def test_coverage_stays_above_its_floor(key):
+    oracle, present, _ = coverage(key)
+    share = 100 * len(present) / len(oracle)
+    assert share >= FLOORS[key], f"{key}: {share:.1f}% of PyTorch's public names, floor {FLOORS[key]}%"
 
 
 def test_each_name_is_listed_once():

@@ -23,18 +23,44 @@ DEFAULT = ("", "nn", "nn.functional", "optim", "utils.data", "cuda", "backends",
            "distributions", "linalg", "fft", "special", "amp")
 
 
+def _wrapped_module(namespace):
+    """The module a flag-holding module object wraps (PyTorch's `torch.backends.cudnn` is a
+    `PropModule` whose `m` is the real module and whose class holds the flags), else None."""
+    if type(namespace) is types.ModuleType or not isinstance(namespace, types.ModuleType):
+        return None
+    inner = vars(namespace).get("m")
+    if isinstance(inner, types.ModuleType) and inner is not namespace and \
+            inner.__name__ == namespace.__name__:
+        return inner
+    return None
+
+
+def _properties(namespace) -> set:
+    """The flags a wrapping module object's class defines (`cudnn.benchmark` ...)."""
+    return {name for name, value in vars(type(namespace)).items()
+            if not name.startswith("_") and (isinstance(value, property) or
+                                              type(value).__name__ == "ContextProp")}
+
+
 def public_names(namespace) -> set:
     listed = getattr(namespace, "__all__", None)
+    inner = _wrapped_module(namespace)
+    if inner is not None:
+        return (public_names(inner) - {"m"}) | _properties(namespace)
     names = set()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for name in (listed if listed is not None else dir(namespace)):
-            if name.startswith("_"):
+            if name.startswith("_") or name == "TYPE_CHECKING":
                 continue
+            if not hasattr(namespace, name):
+                continue            # listed in __all__ but not defined (torch.sparse.solve)
             value = getattr(namespace, name, None)
+            if getattr(value, "__module__", None) == "typing":
+                continue            # typing helpers a module imports (`Optional`, `Any`)
             if isinstance(value, types.ModuleType):
-                if not value.__name__.startswith("torch"):
-                    continue
+                if not value.__name__.startswith("torch") or value.__name__ == "torch":
+                    continue        # (`torch` itself: the module imports it for its own use)
             elif (inspect.isclass(value) or inspect.isfunction(value)) and \
                     not (getattr(value, "__module__", None) or "torch").startswith("torch"):
                 continue

@@ -119,7 +119,7 @@ _LAZY_SUBMODULES = frozenset({
     "ops", "random", "accelerator", "backends", "amp", "fx", "distributed", "profiler", "func", "library",
     "overrides", "types", "sparse", "serialization", "jit", "hub", "onnx", "export", "version",
     "safetensors", "signal", "distributions", "masked", "compiler", "_dynamo", "return_types",
-    "multiprocessing", "_subclasses",
+    "multiprocessing", "_subclasses", "ao", "quantization", "futures",
     "__config__", "torch_version",
 })
 
@@ -178,7 +178,41 @@ _LAZY_ATTRIBUTES = {
         "LongStorage", "IntStorage", "ShortStorage", "CharStorage", "ByteStorage", "BoolStorage",
         "ComplexFloatStorage", "ComplexDoubleStorage")},
     "GradScaler": ("ember.amp", "GradScaler"),
-    "compile": ("ember._dynamo.eval_frame", "compile_entry"),
+    "compile": ("ember.compiler._front", "compile"),
+    # issue 22 (names): what PyTorch's C++ library and TorchScript expose at torch.*
+    **{name: ("ember._dtypes_unsupported", name) for name in (
+        "int1 int2 int3 int4 int5 int6 int7 uint1 uint2 uint3 uint4 uint5 uint6 uint7 bit "
+        "bits1x8 bits2x4 bits4x2 bits8 bits16 float4_e2m1fn_x2 float8_e4m3fnuz float8_e5m2fnuz "
+        "float8_e8m0fnu qint8 quint8 qint32 quint4x2 quint2x4 qscheme per_tensor_affine "
+        "per_channel_affine per_tensor_symmetric per_channel_symmetric "
+        "per_channel_affine_float_qparams").split()},
+    **{name: ("ember._vendor_ops", name) for name in (
+        "cudnn_affine_grid_generator cudnn_batch_norm cudnn_convolution "
+        "cudnn_convolution_add_relu cudnn_convolution_relu cudnn_convolution_transpose "
+        "cudnn_grid_sampler cudnn_is_acceptable miopen_batch_norm miopen_convolution "
+        "miopen_convolution_add_relu miopen_convolution_relu miopen_convolution_transpose "
+        "miopen_ctc_loss miopen_depthwise_convolution miopen_rnn mkldnn_adaptive_avg_pool2d "
+        "mkldnn_convolution mkldnn_linear_backward_weights mkldnn_max_pool2d mkldnn_max_pool3d "
+        "mkldnn_rnn_layer fbgemm_linear_fp16_weight fbgemm_linear_fp16_weight_fp32_activation "
+        "fbgemm_linear_int8_weight fbgemm_linear_int8_weight_fp32_activation "
+        "fbgemm_linear_quantize_weight fbgemm_pack_gemm_matrix_fp16 "
+        "fbgemm_pack_quantized_matrix batch_norm_backward_elemt batch_norm_backward_reduce "
+        "batch_norm_elemt batch_norm_gather_stats batch_norm_gather_stats_with_counts "
+        "batch_norm_stats batch_norm_update_stats has_lapack has_mkl has_openmp has_spectral "
+        "init_num_threads is_vulkan_available").split()},
+    **{name: ("ember._dispatch_keys", name) for name in (
+        "DispatchKey", "DispatchKeySet", "ExcludeDispatchKeyGuard", "Tag")},
+    **{name: ("ember._sym_extras", name) for name in (
+        "cond", "sym_constrain_range", "sym_constrain_range_for_size", "sym_fresh_size",
+        "sym_sqrt")},
+    **{name: ("ember.jit._types", name) for name in (
+        "AnyType AwaitType BoolType ClassType ComplexType DeviceObjType DictType EnumType "
+        "FloatType FutureType InferredType IntType InterfaceType ListType NoneType NumberType "
+        "OptionalType PyObjectType RRefType StreamObjType StringType SymBoolType SymIntType "
+        "TensorType TupleType Type UnionType").split()},
+    **{name: ("ember.jit._schema", name) for name in (
+        "FunctionSchema", "Argument", "parse_schema")},
+    **{name: ("ember.jit._runtime", name) for name in ("Future", "fork", "wait")},
     "vmap": ("ember.func", "vmap"),
     "get_default_device": ("ember._core.device", "get_default_device"),
     "set_default_device": ("ember._core.device", "set_default_device_global"),

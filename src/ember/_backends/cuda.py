@@ -18,6 +18,11 @@ class CudaUnavailableError(RuntimeError, AssertionError):
     this class is both, so either `except` catches it.)"""
 
 
+# PyTorch's words for "this build has no CUDA", which programs match on; ember adds why.
+NOT_COMPILED = ("Torch not compiled with CUDA enabled (ember's CUDA back-end needs CuPy and an "
+                "NVIDIA GPU)")
+
+
 def cupy_or_none():
     try:
         import cupy
@@ -34,9 +39,7 @@ def cupy_or_none():
 def _load() -> Backend:
     cupy = cupy_or_none()
     if cupy is None:
-        raise CudaUnavailableError(
-            "ember was not able to use CUDA: the CUDA back-end needs CuPy and an NVIDIA GPU "
-            "(pip install cupy-cuda12x)")
+        raise CudaUnavailableError(f"{NOT_COMPILED}: pip install cupy-cuda12x")
 
     def to_host(array):
         return cupy.asnumpy(array)
@@ -73,9 +76,13 @@ def device_count() -> int:
 def _require():
     cupy = _cupy()
     if cupy is None:
-        raise CudaUnavailableError("ember was not able to use CUDA: CuPy or an NVIDIA GPU is "
-                                   "missing")
+        raise CudaUnavailableError(NOT_COMPILED)
     return cupy
+
+
+def not_supported(what: str) -> RuntimeError:
+    """The error of a CUDA feature ember's CuPy back-end lacks (graphs, allocator plug-ins)."""
+    return RuntimeError(f"{what} is not supported by ember's CUDA back-end (CuPy)")
 
 
 def is_initialized() -> bool:
@@ -99,7 +106,10 @@ def _index(device) -> int:
     if isinstance(device, int) and not isinstance(device, bool):
         return device
     from ember._core.device import as_device
-    index = as_device(device).index
+    device = as_device(device)
+    if device.type != "cuda":
+        raise ValueError(f"Expected a cuda device, but got: {device}")
+    index = device.index
     return _current[0] if index is None else index
 
 
@@ -167,10 +177,14 @@ def mem_get_info(device=None) -> tuple:
     return (int(free), int(total))
 
 
+_seed = [None]
+
+
 def manual_seed(seed: int) -> None:
     """Seed the GPU generators (a no-op without CUDA, as in PyTorch)."""
     cupy = _cupy()
     if cupy is not None:
+        _seed[0] = int(seed)
         cupy.random.seed(int(seed))
 
 
@@ -204,9 +218,11 @@ class device:
         self.previous = None
 
     def __enter__(self):
-        self.previous = _current[0]
-        set_device(self.index)
+        if self.index >= 0:          # -1: no device, a no-op as in PyTorch
+            self.previous = _current[0]
+            set_device(self.index)
 
     def __exit__(self, *exc):
-        set_device(self.previous)
+        if self.previous is not None:
+            set_device(self.previous)
         return False

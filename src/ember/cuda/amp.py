@@ -7,7 +7,13 @@ from ember._core import dtype as _dtypes
 from ember.amp import autocast_mode as _mode
 from ember.amp.grad_scaler import GradScaler as _GradScaler
 
-__all__ = ["GradScaler", "autocast", "custom_bwd", "custom_fwd"]
+__all__ = ["GradScaler", "amp_definitely_not_available", "autocast", "custom_bwd", "custom_fwd"]
+
+
+def amp_definitely_not_available() -> bool:
+    """True when no CUDA is there to run mixed precision on."""
+    from ember._backends.cuda import is_available
+    return not is_available()
 
 
 def _deprecated(old: str, new: str) -> None:

@@ -1,5 +1,6 @@
 """ember.sparse: products, sums and softmaxes of sparse COO/CSR tensors (torch.sparse), and
-as_sparse_gradcheck (_gradcheck.py).
+as_sparse_gradcheck (_gradcheck.py), 2:4 semi-structured sparsity (semi_structured.py: CUDA
+only).
 
 The layout itself: NOTE [sparse layout] (_core/dispatch/sparse.py); constructors and methods:
 _ops/sparse.py; kernels: _ops/sparse_kernels.py (SciPy on first use)."""
@@ -7,9 +8,17 @@ from __future__ import annotations
 
 from ember._core.checks import _check
 from ember.sparse._gradcheck import as_sparse_gradcheck
+from ember.sparse.semi_structured import (
+    SparseSemiStructuredTensor,
+    SparseSemiStructuredTensorCUSPARSELT,
+    SparseSemiStructuredTensorCUTLASS,
+    to_sparse_semi_structured,
+)
 
-__all__ = ["addmm", "as_sparse_gradcheck", "check_sparse_tensor_invariants", "log_softmax", "mm",
-           "softmax", "spdiags", "sum"]
+__all__ = ["SparseSemiStructuredTensor", "SparseSemiStructuredTensorCUSPARSELT",
+           "SparseSemiStructuredTensorCUTLASS", "addmm", "as_sparse_gradcheck",
+           "check_sparse_tensor_invariants", "log_softmax", "mm", "softmax", "spdiags", "sum",
+           "to_sparse_semi_structured"]
 
 
 def _is_sparse(t) -> bool:

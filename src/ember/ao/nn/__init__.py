@@ -1,0 +1,1 @@
+"""`ember.ao.nn`: the modules quantization builds (intrinsic/: fused float modules)."""
