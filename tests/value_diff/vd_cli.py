@@ -89,7 +89,8 @@ EPS = {"float16": 2 ** -11, "bfloat16": 2 ** -8, "float32": 2 ** -24, "float64":
 # one and an infinity in the other; which outputs are non-finite must still agree.
 NONFINITE_ALIKE = {"inner", "matmul", "mm", "bmm", "mv", "dot", "vdot", "addmm", "addmv",
                    "addbmm", "baddbmm", "addr", "outer", "ger", "tensordot", "einsum",
-                   "kron", "chain_matmul", "linalg_multi_dot", "nn.functional.linear",
+                   "kron", "chain_matmul", "linalg_multi_dot", "linalg.multi_dot", "linalg.matmul",
+                   "nn.functional.linear", "nn.functional.bilinear", "nn.Bilinear(4, 4, 2)",
                    "nn.Linear(4, 3)", "linalg.vecdot", "linalg.cross", "cross"} | {
     # NOTE [gelu at +inf] (_ops/nn_activation.py): PyTorch's float32 GELU gives NaN at +inf in
     # its vectorised loop and inf in its scalar one (which loop runs depends on the CPU's
@@ -291,7 +292,7 @@ def _show(desc) -> str:
     kind = desc[0]
     if kind == "edge":
         return f"E{list(desc[1])}:{desc[2]}:{desc[4]}:seed={desc[3]}"
-    if kind in ("probs", "labels"):
+    if kind in ("probs", "labels", "signs", "grid"):
         return f"{kind}{list(desc[1])}:{desc[2]}:seed={desc[3]}"
     if kind in ("list", "tuple"):
         inner = ", ".join(_show(v) for v in desc[1])

@@ -16,7 +16,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "bad_input"))
 import fuzz_values  # noqa: E402
 import numpy as np  # noqa: E402
 import fuzz_worker  # noqa: E402
-from edge_values import build_edge, build_labels, build_probabilities  # noqa: E402
+from edge_values import (build_edge, build_grid, build_labels, build_probabilities,  # noqa: E402
+                         build_signs)
 
 _plain_build = fuzz_values.build
 _plain_summarize = fuzz_values.summarize
@@ -29,6 +30,10 @@ def build(desc, lib):
         return build_probabilities(desc, lib)
     if desc[0] == "labels":
         return build_labels(desc, lib)
+    if desc[0] == "signs":
+        return build_signs(desc, lib)
+    if desc[0] == "grid":
+        return build_grid(desc, lib)
     if desc[0] in ("list", "tuple"):
         items = [build(item, lib) for item in desc[1]]
         return items if desc[0] == "list" else tuple(items)
