@@ -206,3 +206,34 @@ def test_hardswish_gradient_at_its_corners():
         L.nn.functional.hardswish(t).backward(L.ones(len(x)))
         return t.grad
     same(*both(run))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+def test_norm_layers_replay_pytorchs_moments_near_the_largest_value(dtype):
+    # NOTE [PyTorch's moments merge]: rows of one, two and several chunks, with and without
+    # a tail, holding values whose deltas overflow (3.4e38 beside -3.4e38) or whose squares do.
+    big = {"float32": [1e30, 3.4e38, -3.4e38, 2e19], "float64": [1e300, 1.7e308, -1.7e308],
+           "bfloat16": [1e30, 3.38e38, -3.38e38]}[dtype]
+    rng = np.random.default_rng(7)
+    for features in (3, 8, 9, 17, 33, 128, 129, 136, 300, 520):
+        x = np.round(rng.standard_normal((6, features)) * 3, 2)
+        hit = rng.random((6, features)) < np.array([0.02, 0.05, 0.1, 0.2, 0.3, 0.5])[:, None]
+        x[hit] = rng.choice(big, int(hit.sum()))
+
+        def run(L):
+            t = L.tensor(x).to(getattr(L, dtype))
+            return (L.nn.functional.layer_norm(t, [features]),
+                    L.nn.functional.group_norm(t.reshape(6, 1, features), 1))
+        for got, want in zip(*both(run)):
+            a, b = np.asarray(got.float().tolist()), np.asarray(want.float().tolist())
+            np.testing.assert_array_equal(np.isnan(a), np.isnan(b))
+            np.testing.assert_allclose(a, b, rtol=2e-2, atol=2e-2, equal_nan=True)
+
+
+@pytest.mark.parametrize("p", [1, 2])
+def test_multi_margin_loss_skips_a_nan_margin(p):
+    # a class whose margin is inf - inf adds nothing in PyTorch (only margins > 0 count)
+    def run(L):
+        x = L.tensor([[-inf, -1.18, 2.98, -inf], [-1e30, -2.89, 0.2, -4.26], [inf, 1.0, inf, 0.0]])
+        return L.nn.functional.multi_margin_loss(x, L.tensor([3, 2, 0]), p=p, reduction="none")
+    same(*both(run))

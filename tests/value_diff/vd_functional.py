@@ -277,7 +277,12 @@ TEMPLATES.update({f"nn.{k}": v for k, v in MODULES.items()})
 # float32 (a sum past float32's range is -inf there, NaN out, and a transposed input's values
 # differ from the same values contiguous); drawn contiguous only, the layout ember computes
 # alike for all.
-CONTIGUOUS_ONLY_IN_TORCH = {"nn.BatchNorm1d(2)", "nn.BatchNorm2d(3)"}
+CONTIGUOUS_ONLY_IN_TORCH = {"nn.BatchNorm1d(2)", "nn.BatchNorm2d(3)", "nn.BatchNorm3d(2)"}
+
+
+# Entries whose PyTorch result on an empty batch is uninitialised memory (torch 2.13:
+# multi_margin_loss of a (0, 4) input returns a different number each run): drawn non-empty.
+EMPTY_UNINITIALISED_IN_TORCH = {"nn.functional.multi_margin_loss", "nn.MultiMarginLoss()"}
 
 
 @st.composite
@@ -318,6 +323,8 @@ def template_calls(draw, edge_tensor):
     elif "x4_3" in kinds:
         shape = draw(st.sampled_from(((2, 3, 5, 5), (1, 3, 4, 6), (2, 3, 2, 2))))
 
+    if name in EMPTY_UNINITIALISED_IN_TORCH:
+        shape = tuple(max(size, 1) for size in shape)
     layouts = LAYOUTS if name not in CONTIGUOUS_ONLY_IN_TORCH else ("contiguous",)
 
     def tensor(the_shape, the_dtype=dtype):
