@@ -237,3 +237,23 @@ def test_multi_margin_loss_skips_a_nan_margin(p):
         x = L.tensor([[-inf, -1.18, 2.98, -inf], [-1e30, -2.89, 0.2, -4.26], [inf, 1.0, inf, 0.0]])
         return L.nn.functional.multi_margin_loss(x, L.tensor([3, 2, 0]), p=p, reduction="none")
     same(*both(run))
+
+
+@pytest.mark.parametrize("mode", ["nearest", "bilinear", "bicubic"])
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+def test_grid_sample_reads_no_tap_outside_and_sums_as_pytorch(mode, padding):
+    # a tap outside the input reads 0 (not a clamped NaN neighbour times 0); bicubic sums
+    # each row along x first (near float32's largest value the order decides the overflow)
+    rng = np.random.default_rng(3)
+    x = np.round(rng.standard_normal((2, 2, 4, 6)) * 3, 2)
+    hit = rng.random(x.shape) < 0.2
+    x[hit] = rng.choice([nan, inf, -inf, 3.4e38, -3.4e38, 1e30], int(hit.sum()))
+    grid = np.round(rng.uniform(-1.3, 1.3, (2, 3, 4, 2)), 3)
+    for align_corners in (True, False):
+        got, want = both(lambda L: L.nn.functional.grid_sample(
+            L.tensor(x, dtype=L.float32), L.tensor(grid, dtype=L.float32), mode=mode,
+            padding_mode=padding, align_corners=align_corners))
+        a, b = np.asarray(got.tolist()), np.asarray(want.tolist())
+        np.testing.assert_array_equal(np.isnan(a), np.isnan(b))
+        np.testing.assert_array_equal(np.isinf(a), np.isinf(b))
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-4)

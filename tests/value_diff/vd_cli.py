@@ -206,7 +206,11 @@ ALGORITHM_ORDER = {"fft.fft", "fft.ifft", "fft.rfft", "fft.irfft", "fft.hfft", "
                 "linalg.det", "linalg.slogdet", "linalg.pinv", "linalg.svdvals",
                 "linalg.eigvalsh", "linalg.matrix_rank", "linalg.cond", "linalg.matrix_norm",
                 "linalg.matrix_power", "inverse", "det", "logdet", "slogdet", "pinverse",
-                "cholesky_inverse", "linalg_solve_ex", "linalg_inv_ex", "linalg_cholesky_ex"}
+                "cholesky_inverse", "linalg_solve_ex", "linalg_inv_ex", "linalg_cholesky_ex",
+                "linalg.inv_ex", "linalg.solve_ex", "linalg.lu_factor", "linalg.lu",
+                "linalg.cholesky", "linalg.solve_triangular", "linalg.matrix_exp", "linalg.qr",
+                "fft.fft2", "fft.ifft2", "fft.rfft2", "fft.irfft2", "fft.hfft2", "fft.ihfft2",
+                "fft.ifftn", "fft.irfftn", "fft.hfftn", "fft.ihfftn"}
 
 
 # Ops returning the index of a value that may occur more than once: PyTorch documents no
