@@ -257,3 +257,24 @@ def test_grid_sample_reads_no_tap_outside_and_sums_as_pytorch(mode, padding):
         np.testing.assert_array_equal(np.isnan(a), np.isnan(b))
         np.testing.assert_array_equal(np.isinf(a), np.isinf(b))
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_airy_ai_at_its_edges(dtype):
+    # NOTE [airy_ai at the edges]: 0 past 103.892, NaN at the infinities, Cephes' asymptotic
+    # form in the input's precision far left (float32's zeta overflows near -1e26)
+    xs = np.concatenate([-np.logspace(0, 38, 120), np.linspace(-30, 110, 120),
+                         [inf, -inf, nan, 103.8, 103.9, 1e30]])
+    got, want = both(lambda L: L.special.airy_ai(L.tensor(xs, dtype=getattr(L, dtype))))
+    a, b = np.asarray(got.tolist()), np.asarray(want.tolist())
+    np.testing.assert_array_equal(np.isnan(a), np.isnan(b))
+    np.testing.assert_allclose(a, b, rtol=1.3e-6 if dtype == "float32" else 1e-7, atol=1e-5)
+
+
+def test_pairwise_distance_of_zero_dim_inputs():
+    # two 0-d inputs: the norm over their one element (PyTorch's innermost dim is -1)
+    for p in (1.0, 2.0, inf):
+        same(*both(lambda L: L.nn.functional.pairwise_distance(
+            L.tensor(1.5, dtype=L.float64), L.tensor(-2.0, dtype=L.float64), p=p)))
+        same(*both(lambda L: L.nn.functional.triplet_margin_loss(
+            L.tensor(1.5), L.tensor(-2.0), L.tensor(0.5), reduction="none")))
