@@ -90,8 +90,9 @@ def _resolve(lib, path, seed):
 
 def _magnitude(lib, values):
     """(the largest finite magnitude, whether a NaN or an infinity is present or reachable)
-    over the float and complex tensors in `values`: reachable where a tensor's magnitudes sum
-    past its dtype's largest value, so a sum inside the op (an FFT's butterflies) overflows."""
+    over the float and complex tensors in `values`: reachable where twice a tensor's magnitudes
+    sum past its dtype's largest value, so a sum inside the op (an FFT's butterflies; a
+    Hermitian input's mirrored half counts twice) overflows."""
     largest, nonfinite = 0.0, False
     for value in values:
         if isinstance(value, (list, tuple)):
@@ -104,7 +105,7 @@ def _magnitude(lib, values):
             array = np.abs(np.array(plain.double().tolist(), dtype=np.float64))
             finite = np.isfinite(array)
             nonfinite = nonfinite or not finite.all() or \
-                float(array[finite].sum()) > lib.finfo(value.dtype).max
+                2 * float(array[finite].sum()) > lib.finfo(value.dtype).max
             if finite.any():
                 largest = max(largest, float(array[finite].max()))
     return largest, nonfinite
