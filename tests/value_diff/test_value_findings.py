@@ -278,3 +278,21 @@ def test_pairwise_distance_of_zero_dim_inputs():
             L.tensor(1.5, dtype=L.float64), L.tensor(-2.0, dtype=L.float64), p=p)))
         same(*both(lambda L: L.nn.functional.triplet_margin_loss(
             L.tensor(1.5), L.tensor(-2.0), L.tensor(0.5), reduction="none")))
+
+
+@pytest.mark.parametrize("mode", ["nearest", "bilinear", "bicubic"])
+def test_half_grid_sample_rounds_each_step(mode):
+    # NOTE [half grid sampling rounds each step]: a position rounded to float16 picks the
+    # pixel PyTorch picks (bfloat16 comes nearer but is not yet PyTorch's: left open)
+    dtype = "float16"
+    rng = np.random.default_rng(5)
+    x = np.round(rng.standard_normal((2, 2, 4, 6)) * 3, 2)
+    grid = np.round(rng.uniform(-1.2, 1.2, (2, 5, 7, 2)), 3)
+    for padding in ("zeros", "border", "reflection"):
+        for align_corners in (True, False):
+            got, want = both(lambda L: L.nn.functional.grid_sample(
+                L.tensor(x).to(getattr(L, dtype)), L.tensor(grid).to(getattr(L, dtype)),
+                mode=mode, padding_mode=padding, align_corners=align_corners))
+            assert got.dtype == getattr(ember, dtype)
+            a, b = np.asarray(got.float().tolist()), np.asarray(want.float().tolist())
+            np.testing.assert_allclose(a, b, rtol=1e-2, atol=1e-2)

@@ -176,26 +176,33 @@ def _combinations(taps, sizes):
 @host_kernel
 def _grid_sample(xp, input, grid, mode, padding, align_corners, spatial):
     _check_grid(input, grid, spatial, mode)
-    dtype = compute_dtype(input)
-    x = input.astype(dtype, copy=False)
-    g = grid.astype(dtype, copy=False)
+    # NOTE [half grid sampling rounds each step]: PyTorch's sampler runs on vectors of the
+    # input's own type, so for float16 and bfloat16 each step (the unnormalised position, the
+    # floor, the weights, each product and sum) is rounded to that type: a position rounds to
+    # another pixel than float32's would pick. ember computes in the input's dtype alike.
+    dtype = input.dtype
+    x, g = input, grid
     n, c = x.shape[:2]
     out_shape = (n, c) + tuple(grid.shape[1:-1])
     if x.size == 0 or g.size == 0:
         return xp.zeros(out_shape, input.dtype)
     flat_input = x.reshape(n, c, -1)
+    with np.errstate(all="ignore"):
+        return _sample(flat_input, x, g, mode, padding, align_corners, out_shape, dtype)
+
+
+def _sample(flat_input, x, g, mode, padding, align_corners, out_shape, dtype):
     taps = _taps(x, g, mode, padding, align_corners)
     if mode == _BICUBIC:
-        return _bicubic(flat_input, taps, x.shape[2:], dtype).reshape(out_shape).astype(
-            input.dtype, copy=False)
-    out = np.zeros((n, c, int(np.prod(grid.shape[1:-1]))), dtype)
+        return _bicubic(flat_input, taps, x.shape[2:], dtype).reshape(out_shape)
+    out = np.zeros(flat_input.shape[:2] + (int(np.prod(g.shape[1:-1])),), dtype)
     for flat, valid, weights, _ in _combinations(taps, x.shape[2:]):
         # A tap outside the input reads nothing (0, as PyTorch's masked gather), rather than
         # a clamped neighbour times 0, which is NaN where that neighbour is NaN or infinite.
         weight = np.prod(weights, axis=0)
         values = np.take_along_axis(flat_input, flat[:, None, :], axis=2)
         out += np.where(valid[:, None, :], values, dtype.type(0)) * weight[:, None, :]
-    return out.reshape(out_shape).astype(input.dtype, copy=False)
+    return out.reshape(out_shape)
 
 
 def _bicubic(flat_input, taps, sizes, dtype):
