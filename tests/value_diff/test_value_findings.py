@@ -296,3 +296,30 @@ def test_half_grid_sample_rounds_each_step(mode):
             assert got.dtype == getattr(ember, dtype)
             a, b = np.asarray(got.float().tolist()), np.asarray(want.float().tolist())
             np.testing.assert_allclose(a, b, rtol=1e-2, atol=1e-2)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16", "float64"])
+def test_a_zero_dim_norm_over_a_named_dim(dtype):
+    # NOTE [a norm of one element]: a 0-d float32 or half tensor reduced over dim=-1 takes
+    # the powers in its dtype (PyTorch: underflow to 0, overflow to inf); float64 and the
+    # full reduction return |x|
+    small = {"float64": 1e-200, "float16": 1e-5}.get(dtype, 1e-30)
+    large = {"float64": 1e300, "float16": 6e4}.get(dtype, 3e38)
+    for value in (small, large, -2.5):
+        for p in (2.0, 3.0, 1.0, inf, 0.5, -1.0):
+            for kw in ({}, {"dim": -1}, {"dim": 0, "keepdim": True}, {"dim": []}):
+                same(*both(lambda L: L.linalg.vector_norm(
+                    L.tensor(value, dtype=getattr(L, dtype)), p, **kw).float()))
+    same(*both(lambda L: L.nn.functional.cosine_similarity(
+        L.tensor(1e-30, dtype=getattr(L, dtype)), L.tensor(0.45, dtype=getattr(L, dtype)),
+        dim=-1, eps=0.0).float()))
+
+
+def test_float32_matrix_exp_where_the_result_cancels():
+    # SciPy's float32 expm was 1.5e-6 relative off here (PyTorch's float32 2e-7): now
+    # through double, within float32's tolerance of PyTorch's
+    x = [[0.57, -1.57, -1.24], [-7.32, 5.4, 3.43], [-0.98, 2.32, 0.84]]
+    got, want = both(lambda L: L.linalg.matrix_exp(L.tensor(x)))
+    assert got.dtype == ember.float32
+    np.testing.assert_allclose(np.asarray(got.tolist()), np.asarray(want.tolist()), rtol=1.3e-6,
+                               atol=1e-5)
