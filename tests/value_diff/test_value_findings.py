@@ -323,3 +323,19 @@ def test_float32_matrix_exp_where_the_result_cancels():
     assert got.dtype == ember.float32
     np.testing.assert_allclose(np.asarray(got.tolist()), np.asarray(want.tolist()), rtol=1.3e-6,
                                atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_attention_scores_in_float32(dtype):
+    # NOTE [half attention in float32]: Q K^T past 65504 stays finite in PyTorch's CPU kernel
+    rng = np.random.default_rng(11)
+    q = np.round(rng.standard_normal((2, 3, 4, 8)), 2)
+    q[0, 1, 2, :2] = [6e4, -6.5e4]
+    k, v = (np.round(rng.standard_normal((2, 3, 5, 8)), 2) for _ in range(2))
+    k[0, 1, :, :2] = [8.0, -8.0]
+    got, want = both(lambda L: L.nn.functional.scaled_dot_product_attention(
+        *(L.tensor(a).to(getattr(L, dtype)) for a in (q, k, v))))
+    assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+    a, b = np.asarray(got.float().tolist()), np.asarray(want.float().tolist())
+    np.testing.assert_array_equal(np.isnan(a), np.isnan(b))
+    np.testing.assert_allclose(a, b, rtol=2e-2, atol=2e-2)

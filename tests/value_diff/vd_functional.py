@@ -283,6 +283,10 @@ CONTIGUOUS_ONLY_IN_TORCH = {"nn.BatchNorm1d(2)", "nn.BatchNorm2d(3)", "nn.BatchN
 # Entries whose PyTorch result on an empty batch is uninitialised memory (torch 2.13:
 # multi_margin_loss of a (0, 4) input returns a different number each run): drawn non-empty.
 EMPTY_UNINITIALISED_IN_TORCH = {"nn.functional.multi_margin_loss", "nn.MultiMarginLoss()"}
+# PyTorch's half-type answers that are wrong (torch 2.13: linalg.matrix_exp of the bfloat16 or
+# float16 [[0.5, 1], [-2, 0.25]] is [[nan, inf], [-inf, nan]]; ember refuses those dtypes):
+# drawn in float32 and float64 only.
+HALF_WRONG_IN_TORCH = {"linalg.matrix_exp"}
 
 
 @st.composite
@@ -294,7 +298,8 @@ def template_calls(draw, edge_tensor):
     kinds, keywords = TEMPLATES[name]
     seed = draw(st.integers(0, 2 ** 16))
     module = name.startswith("nn.") and not name.startswith("nn.functional.")
-    dtype = "float32" if module else draw(st.sampled_from(FLOATS))
+    dtype = "float32" if module else draw(st.sampled_from(
+        FLOATS if name not in HALF_WRONG_IN_TORCH else ("float32", "float64")))
     shape = draw(st.sampled_from(SHAPE_X))
     if "x4" in kinds:
         shape = draw(st.sampled_from(SHAPE_X4))
