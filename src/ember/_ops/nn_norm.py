@@ -72,14 +72,15 @@ def _moments(xp, x, axes):
 # [1e30, 3e30] is NaN, not 0), and a delta past max itself (3.4e38 beside -3.4e38) makes the
 # mean an infinity and the output NaN. ember takes the moments two-pass (exact where PyTorch's
 # are finite) and replays PyTorch's order only on the rows that can reach such a value (|mean|
-# past sqrt(max) / 2 or a variance past (sqrt(max) / 2) ** 2 / F; two BLAS dots over the rows'
-# statistics find them: the one cost on the common path). Rows of up to 16 blocks (one of
+# past sqrt(max) / 2 or a variance past (sqrt(max) / 2) ** 2 / F; the largest mean and
+# variance find them: the one cost on the common path). Rows of up to 16 blocks (one of
 # PyTorch's chunks) are replayed exactly; longer rows keep only the no-tail rule (their chunks
 # merge in a cascade not replayed here).
 _LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
 _ROOT_MAX = {dtype: float(np.sqrt(np.finfo(dtype).max)) for dtype in _LANES}
 _SUSPECT = {dtype: (root / 2) ** 2 for dtype, root in _ROOT_MAX.items()}
 _CHUNK = 16
+_LARGEST = np.maximum.reduce
 
 
 def _replay_moments(rows, block):
@@ -155,11 +156,13 @@ def _pytorch_row_moments(rows, mean, var, half=False):
     the (R, F) `rows` where they can differ from the two-pass ones; the mask of the rows
     changed, or None. `half`: the rows are a half type widened to float32."""
     features = rows.shape[1]
-    if not features:
+    if not features or not mean.size:
         return None
-    with np.errstate(over="ignore"):
-        if float(mean @ mean) + float(var @ var) < _SUSPECT[rows.dtype]:
-            return None
+    # (two reductions over the rows' statistics, no errstate: the one cost on the common
+    # path; a NaN fails both comparisons and the rows are examined)
+    if float(_LARGEST(var)) * features < _SUSPECT[rows.dtype] and \
+            float(_LARGEST(np.abs(mean))) <= _ROOT_MAX[rows.dtype] / 2:
+        return None
     lanes = _LANES[rows.dtype]
     block = 2 * lanes if half else lanes
     with np.errstate(all="ignore"):
