@@ -98,7 +98,7 @@ def build_probabilities(desc, lib):
     """("probs", shape, dtype, seed): values in [0, 1], the ends included."""
     _, shape, dtype_name, seed = desc
     rng = np.random.default_rng(seed)
-    values = np.round(rng.random(shape), 3)
+    values = np.array(np.round(rng.random(shape), 3))
     ends = rng.random(shape) < 0.2
     values[ends] = rng.integers(0, 2, int(ends.sum()))
     return lib.tensor(values).to(getattr(lib, dtype_name))
@@ -109,3 +109,21 @@ def build_labels(desc, lib):
     _, shape, classes, seed = desc
     rng = np.random.default_rng(seed)
     return lib.tensor(rng.integers(0, max(classes, 1), shape).astype(np.int64))
+
+
+def build_signs(desc, lib):
+    """("signs", shape, dtype, seed): the targets of the embedding and ranking losses, -1 and 1."""
+    _, shape, dtype_name, seed = desc
+    values = np.where(np.random.default_rng(seed).random(shape) < 0.5, -1.0, 1.0)
+    return lib.tensor(values).to(getattr(lib, dtype_name))
+
+
+def build_grid(desc, lib):
+    """("grid", shape, dtype, seed): sampling positions for grid_sample, mostly inside [-1, 1]
+    (some a little outside, some exactly at the corners)."""
+    _, shape, dtype_name, seed = desc
+    rng = np.random.default_rng(seed)
+    values = np.round(rng.uniform(-1.2, 1.2, shape), 3)
+    corners = rng.random(shape) < 0.15
+    values[corners] = rng.choice([-1.0, 1.0, 0.0], int(corners.sum()))
+    return lib.tensor(values).to(getattr(lib, dtype_name))

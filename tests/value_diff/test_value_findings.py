@@ -206,3 +206,136 @@ def test_hardswish_gradient_at_its_corners():
         L.nn.functional.hardswish(t).backward(L.ones(len(x)))
         return t.grad
     same(*both(run))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+def test_norm_layers_replay_pytorchs_moments_near_the_largest_value(dtype):
+    # NOTE [PyTorch's moments merge]: rows of one, two and several chunks, with and without
+    # a tail, holding values whose deltas overflow (3.4e38 beside -3.4e38) or whose squares do.
+    big = {"float32": [1e30, 3.4e38, -3.4e38, 2e19], "float64": [1e300, 1.7e308, -1.7e308],
+           "bfloat16": [1e30, 3.38e38, -3.38e38]}[dtype]
+    rng = np.random.default_rng(7)
+    for features in (3, 8, 9, 17, 33, 128, 129, 136, 300, 520):
+        x = np.round(rng.standard_normal((6, features)) * 3, 2)
+        hit = rng.random((6, features)) < np.array([0.02, 0.05, 0.1, 0.2, 0.3, 0.5])[:, None]
+        x[hit] = rng.choice(big, int(hit.sum()))
+
+        def run(L):
+            t = L.tensor(x).to(getattr(L, dtype))
+            return (L.nn.functional.layer_norm(t, [features]),
+                    L.nn.functional.group_norm(t.reshape(6, 1, features), 1))
+        for got, want in zip(*both(run)):
+            a, b = np.asarray(got.float().tolist()), np.asarray(want.float().tolist())
+            np.testing.assert_array_equal(np.isnan(a), np.isnan(b))
+            np.testing.assert_allclose(a, b, rtol=2e-2, atol=2e-2, equal_nan=True)
+
+
+@pytest.mark.parametrize("p", [1, 2])
+def test_multi_margin_loss_skips_a_nan_margin(p):
+    # a class whose margin is inf - inf adds nothing in PyTorch (only margins > 0 count)
+    def run(L):
+        x = L.tensor([[-inf, -1.18, 2.98, -inf], [-1e30, -2.89, 0.2, -4.26], [inf, 1.0, inf, 0.0]])
+        return L.nn.functional.multi_margin_loss(x, L.tensor([3, 2, 0]), p=p, reduction="none")
+    same(*both(run))
+
+
+@pytest.mark.parametrize("mode", ["nearest", "bilinear", "bicubic"])
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+def test_grid_sample_reads_no_tap_outside_and_sums_as_pytorch(mode, padding):
+    # a tap outside the input reads 0 (not a clamped NaN neighbour times 0); bicubic sums
+    # each row along x first (near float32's largest value the order decides the overflow)
+    rng = np.random.default_rng(3)
+    x = np.round(rng.standard_normal((2, 2, 4, 6)) * 3, 2)
+    hit = rng.random(x.shape) < 0.2
+    x[hit] = rng.choice([nan, inf, -inf, 3.4e38, -3.4e38, 1e30], int(hit.sum()))
+    grid = np.round(rng.uniform(-1.3, 1.3, (2, 3, 4, 2)), 3)
+    for align_corners in (True, False):
+        got, want = both(lambda L: L.nn.functional.grid_sample(
+            L.tensor(x, dtype=L.float32), L.tensor(grid, dtype=L.float32), mode=mode,
+            padding_mode=padding, align_corners=align_corners))
+        a, b = np.asarray(got.tolist()), np.asarray(want.tolist())
+        np.testing.assert_array_equal(np.isnan(a), np.isnan(b))
+        np.testing.assert_array_equal(np.isinf(a), np.isinf(b))
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_airy_ai_at_its_edges(dtype):
+    # NOTE [airy_ai at the edges]: 0 past 103.892, NaN at the infinities, Cephes' asymptotic
+    # form in the input's precision far left (float32's zeta overflows near -1e26)
+    xs = np.concatenate([-np.logspace(0, 38, 120), np.linspace(-30, 110, 120),
+                         [inf, -inf, nan, 103.8, 103.9, 1e30]])
+    got, want = both(lambda L: L.special.airy_ai(L.tensor(xs, dtype=getattr(L, dtype))))
+    a, b = np.asarray(got.tolist()), np.asarray(want.tolist())
+    np.testing.assert_array_equal(np.isnan(a), np.isnan(b))
+    np.testing.assert_allclose(a, b, rtol=1.3e-6 if dtype == "float32" else 1e-7, atol=1e-5)
+
+
+def test_pairwise_distance_of_zero_dim_inputs():
+    # two 0-d inputs: the norm over their one element (PyTorch's innermost dim is -1)
+    for p in (1.0, 2.0, inf):
+        same(*both(lambda L: L.nn.functional.pairwise_distance(
+            L.tensor(1.5, dtype=L.float64), L.tensor(-2.0, dtype=L.float64), p=p)))
+        same(*both(lambda L: L.nn.functional.triplet_margin_loss(
+            L.tensor(1.5), L.tensor(-2.0), L.tensor(0.5), reduction="none")))
+
+
+@pytest.mark.parametrize("mode", ["nearest", "bilinear", "bicubic"])
+def test_half_grid_sample_rounds_each_step(mode):
+    # NOTE [half grid sampling rounds each step]: a position rounded to float16 picks the
+    # pixel PyTorch picks (bfloat16 comes nearer but is not yet PyTorch's: left open)
+    dtype = "float16"
+    rng = np.random.default_rng(5)
+    x = np.round(rng.standard_normal((2, 2, 4, 6)) * 3, 2)
+    grid = np.round(rng.uniform(-1.2, 1.2, (2, 5, 7, 2)), 3)
+    for padding in ("zeros", "border", "reflection"):
+        for align_corners in (True, False):
+            got, want = both(lambda L: L.nn.functional.grid_sample(
+                L.tensor(x).to(getattr(L, dtype)), L.tensor(grid).to(getattr(L, dtype)),
+                mode=mode, padding_mode=padding, align_corners=align_corners))
+            assert got.dtype == getattr(ember, dtype)
+            a, b = np.asarray(got.float().tolist()), np.asarray(want.float().tolist())
+            np.testing.assert_allclose(a, b, rtol=1e-2, atol=1e-2)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16", "float64"])
+def test_a_zero_dim_norm_over_a_named_dim(dtype):
+    # NOTE [a norm of one element]: a 0-d float32 or half tensor reduced over dim=-1 takes
+    # the powers in its dtype (PyTorch: underflow to 0, overflow to inf); float64 and the
+    # full reduction return |x|
+    small = {"float64": 1e-200, "float16": 1e-5}.get(dtype, 1e-30)
+    large = {"float64": 1e300, "float16": 6e4}.get(dtype, 3e38)
+    for value in (small, large, -2.5):
+        for p in (2.0, 3.0, 1.0, inf, 0.5, -1.0):
+            for kw in ({}, {"dim": -1}, {"dim": 0, "keepdim": True}, {"dim": []}):
+                same(*both(lambda L: L.linalg.vector_norm(
+                    L.tensor(value, dtype=getattr(L, dtype)), p, **kw).float()))
+    same(*both(lambda L: L.nn.functional.cosine_similarity(
+        L.tensor(1e-30, dtype=getattr(L, dtype)), L.tensor(0.45, dtype=getattr(L, dtype)),
+        dim=-1, eps=0.0).float()))
+
+
+def test_float32_matrix_exp_where_the_result_cancels():
+    # SciPy's float32 expm was 1.5e-6 relative off here (PyTorch's float32 2e-7): now
+    # through double, within float32's tolerance of PyTorch's
+    x = [[0.57, -1.57, -1.24], [-7.32, 5.4, 3.43], [-0.98, 2.32, 0.84]]
+    got, want = both(lambda L: L.linalg.matrix_exp(L.tensor(x)))
+    assert got.dtype == ember.float32
+    np.testing.assert_allclose(np.asarray(got.tolist()), np.asarray(want.tolist()), rtol=1.3e-6,
+                               atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_attention_scores_in_float32(dtype):
+    # NOTE [half attention in float32]: Q K^T past 65504 stays finite in PyTorch's CPU kernel
+    rng = np.random.default_rng(11)
+    q = np.round(rng.standard_normal((2, 3, 4, 8)), 2)
+    q[0, 1, 2, :2] = [6e4, -6.5e4]
+    k, v = (np.round(rng.standard_normal((2, 3, 5, 8)), 2) for _ in range(2))
+    k[0, 1, :, :2] = [8.0, -8.0]
+    got, want = both(lambda L: L.nn.functional.scaled_dot_product_attention(
+        *(L.tensor(a).to(getattr(L, dtype)) for a in (q, k, v))))
+    assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+    a, b = np.asarray(got.float().tolist()), np.asarray(want.float().tolist())
+    np.testing.assert_array_equal(np.isnan(a), np.isnan(b))
+    np.testing.assert_allclose(a, b, rtol=2e-2, atol=2e-2)

@@ -4,7 +4,7 @@ PyTorch's result in ember: the same shape and dtype, NaN and infinity positions 
 values within the dtype's tolerance; and a call PyTorch answers ember does not refuse.
 
 Each call runs in an ember and a PyTorch worker process (vd_cli.py), so a crash is counted
-rather than fatal. CI draws a fixed 1,000 calls (about 25 s alone); `make fuzz-values` runs
+rather than fatal. CI draws a fixed 1,000 calls (about 35 s alone on a shared 2-core machine); `make fuzz-values` runs
 many more, with a random seed, and prints the findings by op.
 """
 import math

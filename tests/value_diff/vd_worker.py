@@ -16,7 +16,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "bad_input"))
 import fuzz_values  # noqa: E402
 import numpy as np  # noqa: E402
 import fuzz_worker  # noqa: E402
-from edge_values import build_edge, build_labels, build_probabilities  # noqa: E402
+from edge_values import (build_edge, build_grid, build_labels, build_probabilities,  # noqa: E402
+                         build_signs)
 
 _plain_build = fuzz_values.build
 _plain_summarize = fuzz_values.summarize
@@ -29,6 +30,10 @@ def build(desc, lib):
         return build_probabilities(desc, lib)
     if desc[0] == "labels":
         return build_labels(desc, lib)
+    if desc[0] == "signs":
+        return build_signs(desc, lib)
+    if desc[0] == "grid":
+        return build_grid(desc, lib)
     if desc[0] in ("list", "tuple"):
         items = [build(item, lib) for item in desc[1]]
         return items if desc[0] == "list" else tuple(items)
@@ -85,8 +90,9 @@ def _resolve(lib, path, seed):
 
 def _magnitude(lib, values):
     """(the largest finite magnitude, whether a NaN or an infinity is present or reachable)
-    over the float and complex tensors in `values`: reachable where a tensor's magnitudes sum
-    past its dtype's largest value, so a sum inside the op (an FFT's butterflies) overflows."""
+    over the float and complex tensors in `values`: reachable where twice a tensor's magnitudes
+    sum past its dtype's largest value, so a sum inside the op (an FFT's butterflies; a
+    Hermitian input's mirrored half counts twice) overflows."""
     largest, nonfinite = 0.0, False
     for value in values:
         if isinstance(value, (list, tuple)):
@@ -99,7 +105,7 @@ def _magnitude(lib, values):
             array = np.abs(np.array(plain.double().tolist(), dtype=np.float64))
             finite = np.isfinite(array)
             nonfinite = nonfinite or not finite.all() or \
-                float(array[finite].sum()) > lib.finfo(value.dtype).max
+                2 * float(array[finite].sum()) > lib.finfo(value.dtype).max
             if finite.any():
                 largest = max(largest, float(array[finite].max()))
     return largest, nonfinite

@@ -176,21 +176,54 @@ def _combinations(taps, sizes):
 @host_kernel
 def _grid_sample(xp, input, grid, mode, padding, align_corners, spatial):
     _check_grid(input, grid, spatial, mode)
-    dtype = compute_dtype(input)
-    x = input.astype(dtype, copy=False)
-    g = grid.astype(dtype, copy=False)
+    # NOTE [half grid sampling rounds each step]: PyTorch's sampler runs on vectors of the
+    # input's own type, so for float16 and bfloat16 each step (the unnormalised position, the
+    # floor, the weights, each product and sum) is rounded to that type: a position rounds to
+    # another pixel than float32's would pick. ember computes in the input's dtype alike.
+    dtype = input.dtype
+    x, g = input, grid
     n, c = x.shape[:2]
     out_shape = (n, c) + tuple(grid.shape[1:-1])
     if x.size == 0 or g.size == 0:
         return xp.zeros(out_shape, input.dtype)
     flat_input = x.reshape(n, c, -1)
-    out = np.zeros((n, c, int(np.prod(grid.shape[1:-1]))), dtype)
-    for flat, valid, weights, _ in _combinations(_taps(x, g, mode, padding, align_corners),
-                                                 x.shape[2:]):
-        weight = np.prod(weights, axis=0) * valid
+    with np.errstate(all="ignore"):
+        return _sample(flat_input, x, g, mode, padding, align_corners, out_shape, dtype)
+
+
+def _sample(flat_input, x, g, mode, padding, align_corners, out_shape, dtype):
+    taps = _taps(x, g, mode, padding, align_corners)
+    if mode == _BICUBIC:
+        return _bicubic(flat_input, taps, x.shape[2:], dtype).reshape(out_shape)
+    out = np.zeros(flat_input.shape[:2] + (int(np.prod(g.shape[1:-1])),), dtype)
+    for flat, valid, weights, _ in _combinations(taps, x.shape[2:]):
+        # A tap outside the input reads nothing (0, as PyTorch's masked gather), rather than
+        # a clamped neighbour times 0, which is NaN where that neighbour is NaN or infinite.
+        weight = np.prod(weights, axis=0)
         values = np.take_along_axis(flat_input, flat[:, None, :], axis=2)
-        out += values * weight[:, None, :]
-    return out.reshape(out_shape).astype(input.dtype, copy=False)
+        out += np.where(valid[:, None, :], values, dtype.type(0)) * weight[:, None, :]
+    return out.reshape(out_shape)
+
+
+def _bicubic(flat_input, taps, sizes, dtype):
+    """Bicubic samples in PyTorch's order: each of the 4 rows interpolated along x first, then
+    the 4 row values along y (near the dtype's largest value the order decides which sums
+    overflow)."""
+    rows_taps, columns_taps = taps
+    height, width = sizes
+    out = None
+    for row, row_weight, _ in rows_taps:
+        line = None
+        for column, column_weight, _ in columns_taps:
+            valid = (row >= 0) & (row < height) & (column >= 0) & (column < width)
+            flat = np.clip(row, 0, height - 1) * width + np.clip(column, 0, width - 1)
+            values = np.take_along_axis(flat_input, flat[:, None, :], axis=2)
+            term = np.where(valid[:, None, :], values, dtype.type(0)) * \
+                column_weight.astype(dtype, copy=False)[:, None, :]
+            line = term if line is None else line + term
+        term = line * row_weight.astype(dtype, copy=False)[:, None, :]
+        out = term if out is None else out + term
+    return out
 
 
 @host_kernel

@@ -326,9 +326,12 @@ def vector_norm(xp, self, p, dim, keepdim, dtype=None):
                 f"{d}because this dimension is empty and the operation does not have an "
                 "identity"))
     magnitude = xp.abs(x)
-    if p != 0 and self.size and all(self.shape[d] == 1 for d in dims):
+    if p != 0 and self.size and all(self.shape[d] == 1 for d in dims) and not (
+            self.ndim == 0 and dim and x.dtype == np.float32):
         # NOTE [a norm of one element]: where every output reduces a single element PyTorch
-        # returns |x| itself (no square to overflow or underflow: |3e38| stays 3e38).
+        # returns |x| itself (no square to overflow or underflow: |3e38| stays 3e38); but not
+        # for a 0-d float32 or half tensor reduced over a named dim (dim=-1), which takes the
+        # powers in its dtype (|1e-30| ** 2 underflows: 0, as cosine_similarity's norm there).
         out = magnitude if keepdim else magnitude.reshape(
             [n for d, n in enumerate(self.shape) if d not in dims])
     elif p == 2:

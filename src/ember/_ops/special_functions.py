@@ -332,8 +332,38 @@ def _bessel(name, doc, compute):
     register_op(f"{name}(Tensor self) -> Tensor", **_NO_GRAD)(kernel)
 
 
+# NOTE [airy_ai at the edges]: PyTorch's Ai is Cephes' airy in the input's own precision: 0
+# past x = 103.892 (where Ai underflows), NaN at both infinities, and for x < -2.09 an
+# asymptotic form k * (sin(theta) * f - cos(theta) * g) with zeta = -2 x sqrt(-x) / 3,
+# theta = zeta + pi / 4, k = 1 / (sqrt(pi) * (-x) ** 0.25), f and g series in 1 / zeta. SciPy's
+# airy is the exact value, NaN past |x| ~ 1e8 (float64) and accurate where float32's zeta is
+# not: there ember takes the same form in the input's precision (four terms of f and g, within
+# the dtype's tolerance for x < -20; float32's zeta overflows to inf, and Ai to NaN, near -1e26).
+_AIRY_ZERO_PAST = 103.892
+_AIRY_FAR = -20.0
+_AIRY_U = (0.06944444444444445, 0.037133487654320986, 0.03799305912780064,
+           0.05764919041266972, 0.11609906402551541, 0.2915913992307505)
+
+
 def _airy_ai(xp, special, x):
-    return special.airy(x)[0]
+    ai = special.airy(x)[0]
+    far = x < _AIRY_FAR
+    if far.any():
+        t = x.dtype.type
+        z = x[far]
+        with np.errstate(all="ignore"):
+            root = np.sqrt(-z)
+            zeta = t(-2) * z * root / t(3)
+            theta = zeta + t(math.pi / 4)
+            k = t(1 / math.sqrt(math.pi)) / np.sqrt(root)
+            inverse = t(1) / zeta
+            square = inverse * inverse
+            u = [t(v) for v in _AIRY_U]
+            f = t(1) - square * (u[1] - square * (u[3] - square * u[5]))
+            g = inverse * (u[0] - square * (u[2] - square * u[4]))
+            ai[far] = k * (np.sin(theta) * f - np.cos(theta) * g)
+    return np.where(np.isinf(x), x.dtype.type(np.nan),
+                    np.where(x > _AIRY_ZERO_PAST, x.dtype.type(0), ai))
 
 
 def _spherical_j0(xp, special, x):

@@ -82,6 +82,19 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if is_causal and attn_mask is not None:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
                            "when is_causal=True")
+    if query.dtype in (ember.float16, ember.bfloat16):
+        # NOTE [half attention in float32]: PyTorch's CPU attention takes float16/bfloat16
+        # scores, softmax and sums in float32 and rounds the output once: Q K^T past 65504
+        # stays finite there (rounded in float16 it is inf, and the row NaN).
+        mask = attn_mask if attn_mask is None or attn_mask.dtype == ember.bool else \
+            attn_mask.float()
+        wide = _attention(query.float(), key.float(), value.float(), mask, dropout_p,
+                          is_causal, scale, enable_gqa)
+        return wide.to(query.dtype)
+    return _attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+
+
+def _attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
     target, source = query.size(-2), key.size(-2)
     factor = 1.0 / math.sqrt(query.size(-1)) if scale is None else scale
     if enable_gqa and query.dim() >= 3 and key.size(-3) != query.size(-3):

@@ -28,9 +28,7 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
         return _handle(pairwise_distance, locals())
     _parse("pairwise_distance", (x1, x2, p, eps, keepdim),
            ("x1", "x2", "p", "eps", "keepdim"), "TTffb")
-    last = max(x1.ndim, x2.ndim) - 1
-    if last < 0:
-        raise RuntimeError("pairwise_distance: input must be at least 1-D")
+    last = max(x1.ndim, x2.ndim) - 1       # (-1 for two 0-d inputs: the one element)
     return (x1 - x2 + eps).norm(p, last, keepdim)
 
 

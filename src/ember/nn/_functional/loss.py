@@ -451,7 +451,11 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if labels.numel() and bool(((labels < 0) | (labels >= classes)).any()):
         raise RuntimeError("target out of range")
     index = labels.unsqueeze(1)
-    margins = (margin - scores.gather(1, index) + scores).clamp_min(0)
+    # PyTorch adds a class's margin only where it is > 0: a NaN margin (inf - inf, where the
+    # target's score and another's are infinities of one sign) adds nothing, where clamp_min
+    # would carry the NaN into the sample's loss.
+    raw = margin - scores.gather(1, index) + scores
+    margins = ember.where(raw > 0, raw, ember.zeros_like(raw))
     if p == 2:
         margins = margins.square()
     if weight is not None:
