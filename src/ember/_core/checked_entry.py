@@ -174,17 +174,13 @@ def _renamed(kwargs, renames, hidden, name):
 def _parse(entries, named, args, kwargs):
     if len(entries) == 1:
         return entries[0].parse(named)
-    missing = False
     for e in entries:
         try:
             converted = e.parse(named)
         except TypeError:
             continue
-        if converted is not None:
+        if converted is not None:      # (an overload missing a required argument fits not)
             return converted
-        missing = True                 # (an overload missing a required argument)
-    if missing:
-        return None
     first = entries[0]
     name = first.python_name.split(".")[0]
     return _raise(arguments._combination_error(
