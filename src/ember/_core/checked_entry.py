@@ -15,22 +15,25 @@ must be Tensor, not list`); several schemas are overloads, and a call that fits 
 "invalid combination of arguments" TypeError. A foreign exception from the body (NumPy's
 AxisError ...) becomes PyTorch's class through `arguments.explain`. The schema's argument
 names are the function's (`self` is `input`); `out` and other keyword-only extras are the
-body's to check.
+body's to check. While a mode or an overriding subclass may want the call (`state.entry`), the
+body gets it unchecked, so that it reaches __torch_function__ first (NOTE [the public entry]).
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 
-from ember._core import arguments
-from ember._core.dispatch import Tensor
+from ember._core import arguments, dispatch
+from ember._core.dispatch.process_state import state
 from ember._core.schema import parse_schema
 
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 
 def _tensor(v):
-    return isinstance(v, Tensor)
+    # (an object with __torch_function__ is the body's to hand over, as PyTorch's parser does)
+    return isinstance(v, dispatch.Tensor) or hasattr(type(v), "__torch_function__")
 
 
 def _plain_int(v):
@@ -43,7 +46,7 @@ def _plain_int_list(v):
 
 
 def _plain_tensors(v):
-    return type(v) in (tuple, list) and all(isinstance(item, Tensor) for item in v)
+    return type(v) in (tuple, list) and all(isinstance(item, dispatch.Tensor) for item in v)
 
 
 _FAST = {
@@ -94,9 +97,10 @@ class _Entry:
                 return False
         return True
 
-    def parse(self, named):
+    def parse(self, named, keywords=()):
         """The given values converted as PyTorch's parser converts them, or its TypeError;
-        None if a required argument is missing (the body's own TypeError says so)."""
+        None if a required argument is missing (the body's own TypeError says so).
+        `keywords`: the names given by keyword, whose position PyTorch's messages leave out."""
         values = []
         for i, arg in enumerate(self.schema.arguments):
             name = self.names[i]
@@ -106,7 +110,8 @@ class _Entry:
                 values.append(arg.default)
             else:
                 return None
-        converted = list(arguments._first_parser_error(self, tuple(values), self.python_name,
+        called = self if not keywords else _AsCalled(self, keywords)
+        converted = list(arguments._first_parser_error(called, tuple(values), self.python_name,
                                                        False, True))
         for i, arg in enumerate(self.schema.arguments):
             if arg.is_int_list and type(converted[i]) is int:
@@ -115,10 +120,24 @@ class _Entry:
                 length = arg.type.split("[")[1].split("]")[0]
                 if not length:
                     visible = "input" if arg.name == "self" else arg.name
-                    arguments.refuse((self.python_name, visible, None if arg.kwarg_only
-                                      else i + 1), "tuple of ints", converted[i])
+                    keyword = arg.kwarg_only or self.names[i] in keywords
+                    arguments.refuse((self.python_name, visible, None if keyword else i + 1),
+                                     "tuple of ints", converted[i])
                 converted[i] = (converted[i],) * int(length)
         return {name: converted[self.index[name]] for name in named if name in self.index}
+
+
+class _AsCalled:
+    """An entry's schema with the arguments given by keyword marked keyword-only (for the
+    messages)."""
+
+    def __init__(self, entry, keywords):
+        arguments_ = tuple(
+            dataclasses.replace(arg, kwarg_only=True) if name in keywords else arg
+            for name, arg in zip(entry.names, entry.schema.arguments))
+        self.schema = dataclasses.replace(entry.schema, arguments=arguments_)
+        self.tensor_positions = entry.tensor_positions
+        self.python_name = entry.python_name
 
 
 def _or_none(test, value):
@@ -143,7 +162,7 @@ def checked(*schemas):
                 kwargs = _renamed(kwargs, renames, hidden, first.python_name)
             named = dict(zip(positional, args), **kwargs) if kwargs else \
                 dict(zip(positional, args))
-            if not any(e.plain(named) for e in entries):
+            if not state.entry and not any(e.plain(named) for e in entries):
                 named = _parse(entries, named, args, kwargs)
                 if named is not None:
                     args = tuple(named.get(p, a) for p, a in zip(positional, args))
@@ -154,7 +173,7 @@ def checked(*schemas):
                 # Foreign exceptions become PyTorch's (NOTE [argument parsing]).
                 arguments.explain(exc, first.python_name)
                 raise
-        entry.__wrapped__ = fn
+        entry.checked_body = fn          # (what the body's locals() are the parameters of)
         return entry
     return decorate
 
@@ -173,10 +192,10 @@ def _renamed(kwargs, renames, hidden, name):
 
 def _parse(entries, named, args, kwargs):
     if len(entries) == 1:
-        return entries[0].parse(named)
+        return entries[0].parse(named, kwargs.keys())
     for e in entries:
         try:
-            converted = e.parse(named)
+            converted = e.parse(named, kwargs.keys())
         except TypeError:
             continue
         if converted is not None:      # (an overload missing a required argument fits not)

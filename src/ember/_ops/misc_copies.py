@@ -8,6 +8,7 @@ values are the same, so ember gives the plain split's pieces.
 from __future__ import annotations
 
 from ember._core import upcalls
+from ember._core.checked_entry import checked
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
@@ -91,6 +92,7 @@ for _name, _make_view in _VIEWS.items():
 
 
 @register_frontend("unsafe_split")
+@checked("unsafe_split(Tensor self, SymInt split_size, int dim=0)")
 def unsafe_split(input, split_size, dim=0):
     """unsafe_split(input, split_size, dim=0) -> tuple of Tensors: split's pieces."""
     if _state.entry and _wants(locals()):
@@ -99,6 +101,7 @@ def unsafe_split(input, split_size, dim=0):
 
 
 @register_frontend("unsafe_split_with_sizes")
+@checked("unsafe_split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0)")
 def unsafe_split_with_sizes(input, split_sizes, dim=0):
     """unsafe_split_with_sizes(input, split_sizes, dim=0) -> tuple of Tensors: split_with_sizes's
     pieces."""
@@ -108,6 +111,7 @@ def unsafe_split_with_sizes(input, split_sizes, dim=0):
 
 
 @register_frontend("unsafe_chunk")
+@checked("unsafe_chunk(Tensor self, int chunks, int dim=0)")
 def unsafe_chunk(input, chunks, dim=0):
     """unsafe_chunk(input, chunks, dim=0) -> tuple of Tensors: chunk's pieces."""
     if _state.entry and _wants(locals()):
