@@ -7,7 +7,7 @@ values are the same, so ember gives the plain split's pieces.
 """
 from __future__ import annotations
 
-from ember._core import upcalls
+from ember._core import arguments, upcalls
 from ember._core.checked_entry import checked
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
@@ -78,6 +78,7 @@ def _copy_variant(name, make_view):
     def function(input, *args, out=None, **kwargs):
         if _state.entry and _wants(locals()):
             return _handle(function, locals())
+        arguments.tensor_(input, (name, "input", 1))   # (before a view method is looked up)
         return _fresh(make_view(input, *args, **kwargs), out)
     function.__name__ = function.__qualname__ = name
     view = name.removesuffix("_copy")
