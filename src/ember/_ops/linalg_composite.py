@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from ember._backends import get_backend
+from ember._core import dtype as dt
 from ember._core.checked_entry import checked
 from ember._core.checks import _check
 from ember._core.dispatch import call, wrap
@@ -111,6 +112,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     if isinstance(dim, int):
         dim = (dim,)
+    _check(dim is None or len(dim) in (1, 2), lambda: (
+        f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {list(dim)}"))
     if dim is not None and len(dim) == 2 or isinstance(ord, str) or (
             dim is None and ord is not None and A.ndim == 2):
         return matrix_norm(A, "fro" if ord is None else ord, (-2, -1) if dim is None else dim,
@@ -128,6 +131,9 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
 
 @checked("linalg_vecdot(Tensor x, Tensor y, *, int dim=-1)")
 def vecdot(x, y, *, dim=-1):
+    _check(x._dtype.is_floating_point or x._dtype.is_complex, lambda: (
+        f"linalg.vecdot: Expected a floating point or complex tensor as input. Got "
+        f"{x._dtype._cpp_name}"))
     return (x.conj() * y).sum(dim) if x._dtype.is_complex else (x * y).sum(dim)
 
 
@@ -205,6 +211,10 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):
 @checked("linalg_cond(Tensor self, Scalar? p=None)",
          "linalg_cond(Tensor self, str p)")
 def cond(A, p=None):
+    _check(A.ndim >= 2, lambda: (
+        f"linalg.cond(ord={p}): The input tensor A must have at least 2 dimensions."
+        if isinstance(p, str) else "linalg.cond: The input tensor must have at least 2 "
+        "dimensions."))
     if p is None or p in (2, -2):
         S = svdvals(A)
         return S[..., 0] / S[..., -1] if p != -2 else S[..., -1] / S[..., 0]
@@ -325,6 +335,10 @@ def lu(A, *, pivot=True):
 @checked("lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, "
          "bool unpack_pivots=True)")
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+    _check(LU_pivots._dtype is dt.int32 and LU_pivots.is_contiguous(), (
+        "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype."
+        "\nNote: this function is intended to be used with the output produced by "
+        "torch.linalg.lu_factor"))
     m, n = LU_data.shape[-2:]
     k = min(m, n)
     batch = tuple(LU_data.shape[:-2])
@@ -347,6 +361,11 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
 @checked("linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, "
          "bool adjoint=False)")
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
+    _check(LU._dtype.is_floating_point or LU._dtype.is_complex, lambda: (
+        f"torch.linalg.lu_solve: Expected a floating point or complex tensor as input. Got "
+        f"{LU._dtype._cpp_name}"))
+    _check(pivots._dtype is dt.int32,
+           "linalg.lu_solve: pivots should be a Tensor of scalar type torch.int32")
     P, L, U = lu_unpack(LU, pivots)
     triangular = OPS["linalg_solve_triangular"]
     if left and not adjoint:        # X = U^-1 L^-1 P^T B
