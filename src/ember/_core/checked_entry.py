@@ -146,20 +146,21 @@ def _or_none(test, value):
 
 def checked(*schemas):
     """Decorator: check a hand-written function's arguments against PyTorch's schema(s)
-    (NOTE [checked entries])."""
+    (NOTE [checked entries]). The schemas are parsed on the first call (import stays cheap);
+    `entry.checked_build()` parses them now (tests do, for every checked function)."""
     def decorate(fn):
-        signature = inspect.signature(fn)
-        positional = [p.name for p in signature.parameters.values()
-                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        entries = [_Entry(text, positional, signature.parameters) for text in schemas]
-        first = entries[0]
-        renames = first.renames
-        hidden = frozenset(renames.values())
+        table = []                  # [positional names, entries, renames, hidden] once built
+
+        def build():
+            if not table:
+                table.extend(_build(fn, schemas))
+            return table
 
         @functools.wraps(fn)
         def entry(*args, **kwargs):
+            positional, entries, renames, hidden = table or build()
             if kwargs and renames:
-                kwargs = _renamed(kwargs, renames, hidden, first.python_name)
+                kwargs = _renamed(kwargs, renames, hidden, entries[0].python_name)
             named = dict(zip(positional, args), **kwargs) if kwargs else \
                 dict(zip(positional, args))
             if not state.entry and not any(e.plain(named) for e in entries):
@@ -171,11 +172,21 @@ def checked(*schemas):
                 return fn(*args, **kwargs)
             except Exception as exc:
                 # Foreign exceptions become PyTorch's (NOTE [argument parsing]).
-                arguments.explain(exc, first.python_name)
+                arguments.explain(exc, entries[0].python_name)
                 raise
         entry.checked_body = fn          # (what the body's locals() are the parameters of)
+        entry.checked_build = build
         return entry
     return decorate
+
+
+def _build(fn, schemas):
+    signature = inspect.signature(fn)
+    positional = [p.name for p in signature.parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    entries = [_Entry(text, positional, signature.parameters) for text in schemas]
+    renames = {k: v for e in entries for k, v in e.renames.items()}
+    return positional, entries, renames, frozenset(renames.values())
 
 
 def _renamed(kwargs, renames, hidden, name):

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember._core import complex_half, dispatch
+from ember._core import arguments, complex_half, dispatch
 from ember._core import dtype as dt
-from ember._core import arguments
 from ember._core.arguments import parser_error
 from ember._core.checks import _check, _check_type
 from ember._core.dispatch.entry import handle as _handle

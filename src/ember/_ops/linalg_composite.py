@@ -335,14 +335,14 @@ def lu(A, *, pivot=True):
 @checked("lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, "
          "bool unpack_pivots=True)")
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
-    _check(LU_pivots._dtype is dt.int32 and LU_pivots.is_contiguous(), (
-        "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype."
-        "\nNote: this function is intended to be used with the output produced by "
-        "torch.linalg.lu_factor"))
     m, n = LU_data.shape[-2:]
     k = min(m, n)
     batch = tuple(LU_data.shape[:-2])
     if unpack_pivots:
+        _check(LU_pivots._dtype is dt.int32 and LU_pivots.is_contiguous(), (
+            "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 "
+            "dtype.\nNote: this function is intended to be used with the output produced by "
+            "torch.linalg.lu_factor"))
         perm = permutation_from_pivots(LU_pivots._host(), m)
         P_t = np.zeros(perm.shape + (m,), dtype=LU_data._data.dtype)
         np.put_along_axis(P_t, perm[..., :, None], 1, axis=-1)

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember._core.checked_entry import checked
 from ember._core import dispatch, upcalls
+from ember._core.checked_entry import checked
 from ember._core.checks import _check, _check_index
 from ember._core.dispatch import call
 from ember._core.dispatch.entry import handle as _handle

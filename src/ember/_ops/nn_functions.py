@@ -120,6 +120,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
 
 
 @register_frontend(method=False)
+@checked("cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08)")
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """cosine_similarity(x1, x2, dim=1, eps=1e-08) -> Tensor."""
     if _state.entry and _wants(locals()):

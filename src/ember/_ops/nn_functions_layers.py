@@ -53,6 +53,8 @@ def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1
 
 
 @register_frontend(method=False)
+@checked("max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
+         "int[2] dilation=1, bool ceil_mode=False)")
 def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     """max_pool2d(input, kernel_size, stride=[], padding=0, dilation=1, ceil_mode=False)."""
     if _state.entry and _wants(locals()):
@@ -62,6 +64,8 @@ def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=F
 
 
 @register_frontend(method=False)
+@checked("max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, "
+         "int[3] dilation=1, bool ceil_mode=False)")
 def max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     """max_pool3d(input, kernel_size, stride=[], padding=0, dilation=1, ceil_mode=False)."""
     if _state.entry and _wants(locals()):
@@ -104,6 +108,8 @@ def adaptive_max_pool1d(input, output_size):
 # --------------------------------------------------------------------------- normalisation
 
 @register_frontend(method=False)
+@checked("batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
+         "Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled)")
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
                cudnn_enabled):
     """batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
@@ -115,6 +121,9 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
 
 
 @register_frontend(method=False)
+@checked("instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
+         "Tensor? running_var, bool use_input_stats, float momentum, float eps, "
+         "bool cudnn_enabled)")
 def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum,
                   eps, cudnn_enabled):
     """instance_norm(input, weight, bias, running_mean, running_var, use_input_stats,
@@ -126,6 +135,8 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
 
 
 @register_frontend(method=False)
+@checked("layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, "
+         "Tensor? bias=None, float eps=1.0000000000000001e-05, bool cudnn_enable=True)")
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True):
     """layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05,
     cudnn_enable=True) -> Tensor."""
@@ -135,6 +146,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
 
 
 @register_frontend(method=False)
+@checked("group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, "
+         "float eps=1.0000000000000001e-05, bool cudnn_enabled=True)")
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):
     """group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True)."""
     if _state.entry and _wants(locals()):
@@ -143,6 +156,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enable
 
 
 @register_frontend(method=False)
+@checked("rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, "
+         "float? eps=None)")
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """rms_norm(input, normalized_shape, weight=None, eps=None) -> Tensor."""
     if _state.entry and _wants(locals()):

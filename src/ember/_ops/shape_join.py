@@ -13,8 +13,8 @@ import math
 import warnings
 
 from ember._core import dispatch
-from ember._core.arguments import type_name
 from ember._core import dtype as dt
+from ember._core.arguments import type_name
 from ember._core.checks import _check, _check_type, _check_value
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
