@@ -25,7 +25,7 @@ def test_every_checked_schema_fits_its_function():
     found = _checked_functions()
     assert len(found) > 100, sorted(found)
     for label, function in found.items():
-        positional, entries, _, _ = function.checked_build()      # raises where one does not
+        positional, entries, _, _, _ = function.checked_build()      # raises where one does not
         assert entries, label
 
 

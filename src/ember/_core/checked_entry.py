@@ -31,9 +31,14 @@ from ember._core.schema import parse_schema
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 
-def _tensor(v):
-    # (an object with __torch_function__ is the body's to hand over, as PyTorch's parser does)
-    return isinstance(v, dispatch.Tensor) or hasattr(type(v), "__torch_function__")
+def _tensor_test():
+    tensor = dispatch.Tensor
+
+    def test(v):
+        # (an object with __torch_function__ is the body's to hand over, as PyTorch's parser
+        # does)
+        return isinstance(v, tensor) or hasattr(type(v), "__torch_function__")
+    return test
 
 
 def _plain_int(v):
@@ -84,7 +89,7 @@ class _Entry:
         for name, i in self.index.items():
             arg = args[i]
             base = arg.base_type
-            test = _tensor if base == "Tensor" else _FAST.get(base) or (
+            test = _tensor_test() if base == "Tensor" else _FAST.get(base) or (
                 arguments._fast_test(base)[0] if base in arguments.CHECKS else None)
             if test is not None and arg.optional:
                 test = functools.partial(_or_none, test)
@@ -149,7 +154,7 @@ def checked(*schemas):
     (NOTE [checked entries]). The schemas are parsed on the first call (import stays cheap);
     `entry.checked_build()` parses them now (tests do, for every checked function)."""
     def decorate(fn):
-        table = []                  # [positional names, entries, renames, hidden] once built
+        table = []      # [positional names, entries, renames, hidden, tests by position]
 
         def build():
             if not table:
@@ -158,7 +163,18 @@ def checked(*schemas):
 
         @functools.wraps(fn)
         def entry(*args, **kwargs):
-            positional, entries, renames, hidden = table or build()
+            positional, entries, renames, hidden, tests = table or build()
+            if not kwargs and tests is not None and not state.entry:
+                # The common call: positional values of one schema, each passing its test.
+                for test, value in zip(tests, args):
+                    if test is not None and not test(value):
+                        break
+                else:
+                    try:
+                        return fn(*args)
+                    except Exception as exc:
+                        arguments.explain(exc, entries[0].python_name)
+                        raise
             if kwargs and renames:
                 kwargs = _renamed(kwargs, renames, hidden, entries[0].python_name)
             named = dict(zip(positional, args), **kwargs) if kwargs else \
@@ -186,7 +202,9 @@ def _build(fn, schemas):
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     entries = [_Entry(text, positional, signature.parameters) for text in schemas]
     renames = {k: v for e in entries for k, v in e.renames.items()}
-    return positional, entries, renames, frozenset(renames.values())
+    tests = tuple(entries[0].tests.get(name) for name in positional) if len(entries) == 1 \
+        else None
+    return positional, entries, renames, frozenset(renames.values()), tests
 
 
 def _renamed(kwargs, renames, hidden, name):
