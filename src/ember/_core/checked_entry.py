@@ -13,10 +13,17 @@ one fails are they checked as the generated bindings check theirs (`arguments`, 
 bytes for a str) or refused with its TypeError (`fft_ihfft2(): argument 'input' (position 1)
 must be Tensor, not list`); several schemas are overloads, and a call that fits none is the
 "invalid combination of arguments" TypeError. A foreign exception from the body (NumPy's
-AxisError ...) becomes PyTorch's class through `arguments.explain`. The schema's argument
-names are the function's (`self` is `input`); `out` and other keyword-only extras are the
-body's to check. While a mode or an overriding subclass may want the call (`state.entry`), the
-body gets it unchecked, so that it reaches __torch_function__ first (NOTE [the public entry]).
+AxisError ...) becomes PyTorch's class through `arguments.explain`. An int for a sized int
+list ("int[1]") is repeated to its length; an unsized one refuses it.
+
+Keywords are PyTorch's names (`input` for the schema's `self`): a positional schema argument
+is the function's parameter at the same position, whatever the function calls it (`A`), and
+that name is then refused as a keyword, as PyTorch refuses it; keyword-only arguments must
+have the schema's names. `out` and other keyword-only extras are the body's to check. While a
+mode or an overriding subclass may want the call (`state.entry`), the body gets it unchecked,
+so that it reaches __torch_function__ first (NOTE [the public entry]); the public entry reads
+the body's parameters (`checked_body`). A plain positional call costs about half a
+microsecond over the body (one test per argument); the schemas are parsed on the first call.
 """
 from __future__ import annotations
 
