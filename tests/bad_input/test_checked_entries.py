@@ -78,6 +78,16 @@ CASES = {
     "zeta of a tensor and a float": lambda L: L.special.zeta(L.ones(3) * 2, 2.0),
     "cond with a tensor p": lambda L: L.linalg.cond(_x(L), L.ones(2)),
     "vsplit of a NumPy float": lambda L: L.vsplit(np.float32(1.0), L.ones(2)),
+    # nn.functional's own entries with a schema (float and int-list arguments)
+    "avg_pool1d with a tensor padding": lambda L: L.nn.functional.avg_pool1d(
+        L.ones(2, 3), 1, 1, L.ones(2)),
+    "avg_pool1d with stride None": lambda L: L.nn.functional.avg_pool1d(L.ones(1, 2, 4), 2, None),
+    "HingeEmbeddingLoss with a complex margin": lambda L: L.nn.HingeEmbeddingLoss(1j)(
+        L.ones(3), L.ones(3)),
+    "margin_ranking_loss with an array margin": lambda L: L.nn.functional.margin_ranking_loss(
+        L.ones(3), L.ones(3), L.ones(3), margin=np.array([1, 2])),
+    "triplet_margin_loss with a string p": lambda L: L.nn.functional.triplet_margin_loss(
+        _x(L), _x(L), _x(L), p="a"),
     # PyTorch's own checks
     "vecdot of integers": lambda L: L.linalg.vecdot(L.ones(3, dtype=L.int64),
                                                    L.ones(3, dtype=L.int64)),
