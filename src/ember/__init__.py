@@ -279,11 +279,17 @@ def is_storage(obj) -> bool:
 
 def is_floating_point(input) -> bool:
     """Whether `input`'s dtype is a floating dtype."""
+    if not isinstance(input, Tensor):
+        from ember._core.arguments import refuse
+        refuse(("is_floating_point", "input", 1), "Tensor", input)
     return input.is_floating_point()
 
 
 def is_complex(input) -> bool:
     """Whether `input`'s dtype is a complex dtype."""
+    if not isinstance(input, Tensor):
+        from ember._core.arguments import refuse
+        refuse(("is_complex", "input", 1), "Tensor", input)
     return input.is_complex()
 
 

@@ -6,7 +6,8 @@
 (`make fuzz-bad-input`; EMBER_FUZZ_EXAMPLES sets N there, EMBER_FUZZ_FAMILIES the families.)
 Draws N calls of each family (registry ops: fuzz_strategies.py; nn.functional and modules:
 fuzz_entries_nn.py; tensor, asarray, frombuffer, legacy constructors, indexing and load:
-fuzz_entries_data.py), runs each in an ember and a PyTorch worker (fuzz_runner.py) and prints
+fuzz_entries_data.py; linalg/fft/special and the other functions and Tensor methods:
+fuzz_entries_api.py), runs each in an ember and a PyTorch worker (fuzz_runner.py) and prints
 per family: calls tried, PyTorch's refusals and how many of them got PyTorch's class in ember,
 bad calls ember accepted, crashes, hangs, foreign (leaked internal) exceptions; then the
 findings grouped by op. The exit status is 1 when a crash, hang or foreign exception was found.
@@ -21,13 +22,14 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from fuzz_entries_api import API_FAMILIES
 from fuzz_entries_data import DATA_FAMILIES
 from fuzz_entries_nn import functional_calls, module_calls
 from fuzz_runner import Pair, draw, judge
 from fuzz_strategies import calls
 
 FAMILIES = dict({"registry": calls, "functional": functional_calls, "module": module_calls},
-                **DATA_FAMILIES)
+                **DATA_FAMILIES, **API_FAMILIES)
 
 HARD = ("crash", "hang", "foreign")
 
@@ -107,6 +109,12 @@ def describe(call) -> str:
         return f"nn.{call['name']}({ctor})({inner})"
     where = {"function": "torch.", "functional": "F.", "method": "Tensor.",
              "inplace": "Tensor."}.get(form, "torch.")
+    if form in ("namespace", "api") and call["namespace"] == "Tensor":
+        rest = ", ".join([_show(v) for v in call["args"][1:]] +
+                         [f"{k}={_show(v)}" for k, v in call["kwargs"].items()])
+        return f"{_show(call['args'][0])}.{call['name']}({rest})"
+    if form == "namespace":
+        where = f"torch.{call['namespace']}."
     if form == "legacy" and call["name"] == "new":
         where = f"{_show(call['base'])}."
     if form in ("getitem", "setitem"):

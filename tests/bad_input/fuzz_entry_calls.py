@@ -47,4 +47,10 @@ def target(lib, call):
         return (lambda t, i: t[i]), args, kwargs
     if form == "setitem":
         return _setitem, args, kwargs
+    if form == "namespace":                         # linalg, fft, special
+        return getattr(getattr(lib, call["namespace"]), call["name"]), args, kwargs
+    if form == "api":                               # ember.* functions and Tensor methods
+        if call["namespace"] == "Tensor":
+            return getattr(args[0], call["name"]), args[1:], kwargs
+        return getattr(lib, call["name"]), args, kwargs
     return getattr(lib, call["name"]), args, kwargs       # tensor, asarray, frombuffer, load

@@ -64,6 +64,12 @@ CASES = {
         L.ones(1, 3, 4), 2, 2, (2,)),
     "pad with a bytes mode": lambda L: L.nn.functional.pad(L.ones(2, 3), (1, 1),
                                                            mode=b"reflect"),
+    "avg_pool2d of a 2-d tensor reads size(-3) first": lambda L: L.nn.functional.avg_pool2d(
+        L.ones(2, 3), 1),
+    "lp_pool2d of a 2-d tensor": lambda L: L.nn.functional.lp_pool2d(L.ones(2, 3), 1, 3),
+    "hardtanh_ does not check the bounds' order": lambda L: L.nn.functional.hardtanh_(
+        L.ones(2, 3), 1.0, -1.5),
+    "LSTMCell iterates its hx": lambda L: L.nn.LSTMCell(3, 2)(L.ones(2, 3), 1),
 }
 
 

@@ -1,11 +1,13 @@
 """Property: drawn calls of ember's other public entry points (nn.functional, module
 construction and calls, tensor, asarray, frombuffer, the legacy constructors, indexing and
-load; fuzz_entries_nn.py, fuzz_entries_data.py), mostly with wrong arguments, get PyTorch's
+load; the linalg, fft and special namespaces and the ember.* functions and Tensor methods the
+registry family does not draw; fuzz_entries_nn.py, fuzz_entries_data.py, fuzz_entries_api.py),
+mostly with wrong arguments, get PyTorch's
 exception class in ember (or both libraries return equal results); none crashes, hangs or
 raises a class PyTorch does not (AttributeError, KeyError, NumPy's errors ...).
 
 CI draws a fixed number of calls per family, all in one pair of workers (the draw is
-derandomized, so every run judges the same calls; about 20 s in all); `make fuzz-bad-input`
+derandomized, so every run judges the same calls; about 35 s in all); `make fuzz-bad-input`
 runs many more and prints the counts per family and op (fuzz_cli.py).
 """
 import os
@@ -20,7 +22,7 @@ from fuzz_cli import Report, collect, describe
 EXAMPLES = int(os.environ.get("EMBER_FUZZ_CI_ENTRY_EXAMPLES", "200"))
 SECONDS = float(os.environ.get("EMBER_FUZZ_CI_SECONDS", "600"))
 FAMILIES = ("functional", "module", "tensor", "asarray", "frombuffer", "legacy", "indexing",
-            "load")
+            "load", "namespace", "api")
 # The share of a family's drawn calls whose outcome may still differ from PyTorch's
 # (measured on long random runs, see docs/architecture.md: a few % at most per family).
 MISMATCH_RATE_LIMIT = 0.06

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember._core import complex_half, dispatch
+from ember._core import arguments, complex_half, dispatch
 from ember._core import dtype as dt
 from ember._core.arguments import parser_error
 from ember._core.checks import _check, _check_type
@@ -214,6 +214,8 @@ def _scan_inplace(name):
             return _handle(scan_, locals())
         _check_type(isinstance(self, dispatch.Tensor), lambda: (
             f"{name}_(): self must be a Tensor, not {type(self).__name__}"))
+        if dtype is not None and type(dtype) is not type(self._dtype):
+            dtype = arguments.dtype_(dtype, (name + "_", "dtype", None))
         _check(dtype is None or dtype is self._dtype, lambda: (
             f"Bad in-place call: input tensor dtype {self._dtype._name} and output tensor "
             f"dtype {dtype._name} should match"))

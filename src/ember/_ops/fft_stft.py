@@ -10,6 +10,7 @@ the summed squared window (the envelope), which must not vanish anywhere.
 from __future__ import annotations
 
 from ember._core import upcalls
+from ember._core.checked_entry import checked
 from ember._core.checks import _check, _warn_once
 from ember._core.dispatch import call
 from ember._core.dispatch.entry import handle as _handle
@@ -47,6 +48,9 @@ def _padded_window(window, win_length, n_fft, like):
 
 
 @register_frontend()
+@checked('stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, '
+         'Tensor? window=None, bool center=True, str pad_mode="reflect", bool normalized=False, '
+         'bool? onesided=None, bool? return_complex=None, bool? align_to_window=None)')
 def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
          pad_mode="reflect", normalized=False, onesided=None, return_complex=None,
          align_to_window=None):
@@ -128,6 +132,9 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
 
 
 @register_frontend()
+@checked("istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, "
+         "Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, "
+         "int? length=None, bool return_complex=False)")
 def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
           normalized=False, onesided=None, length=None, return_complex=False):
     """istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,

@@ -10,6 +10,8 @@ import math
 import numpy as np
 
 from ember._backends import get_backend
+from ember._core import dtype as dt
+from ember._core.checked_entry import checked
 from ember._core.checks import _check
 from ember._core.dispatch import call, wrap
 from ember._core.registry import OPS
@@ -52,6 +54,8 @@ def _eye(m, n, like):
 
 # --------------------------------------------------------------------------- norms
 
+@checked("linalg_vector_norm(Tensor x, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, "
+         "ScalarType? dtype=None)")
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     if isinstance(dim, int):
         dim = (dim,)
@@ -66,6 +70,10 @@ def _squeeze_dims(t, dims, keepdim):
     return t
 
 
+@checked("linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2, -1], bool keepdim=False, *, "
+         "ScalarType? dtype=None)",
+         'linalg_matrix_norm(Tensor self, str ord="fro", int[] dim=[-2, -1], bool keepdim=False, '
+         '*, ScalarType? dtype=None)')
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     _check(A.ndim >= 2, lambda: (
         "linalg.matrix_norm: The input tensor A must have at least 2 dimensions."))
@@ -97,9 +105,15 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     return _squeeze_dims(result, dims, keepdim)
 
 
+@checked("linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, "
+         "ScalarType? dtype=None)",
+         "linalg_norm(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, "
+         "ScalarType? dtype=None)")
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     if isinstance(dim, int):
         dim = (dim,)
+    _check(dim is None or len(dim) in (1, 2), lambda: (
+        f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {list(dim)}"))
     if dim is not None and len(dim) == 2 or isinstance(ord, str) or (
             dim is None and ord is not None and A.ndim == 2):
         return matrix_norm(A, "fro" if ord is None else ord, (-2, -1) if dim is None else dim,
@@ -110,28 +124,37 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
 
 
+@checked("linalg_diagonal(Tensor A, *, int offset=0, int dim1=-2, int dim2=-1)")
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     return A.diagonal(offset, dim1, dim2)
 
 
+@checked("linalg_vecdot(Tensor x, Tensor y, *, int dim=-1)")
 def vecdot(x, y, *, dim=-1):
+    _check(x._dtype.is_floating_point or x._dtype.is_complex, lambda: (
+        f"linalg.vecdot: Expected a floating point or complex tensor as input. Got "
+        f"{x._dtype._cpp_name}"))
     return (x.conj() * y).sum(dim) if x._dtype.is_complex else (x * y).sum(dim)
 
 
+@checked("linalg_cross(Tensor self, Tensor other, *, int dim=-1)")
 def cross(input, other, *, dim=-1):
     return call(OPS["cross"], (input, other, dim))
 
 
+@checked("linalg_multi_dot(Tensor[] tensors)")
 def multi_dot(tensors):
     return call(OPS["linalg_multi_dot"], (list(tensors),))
 
 
 # --------------------------------------------------------------------------- svd family
 
+@checked("linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None)")
 def svd(A, full_matrices=True, *, driver=None):
     return Svd(*call(OPS["linalg_svd"], (A, full_matrices, driver)))
 
 
+@checked("linalg_svdvals(Tensor A, *, str? driver=None)")
 def svdvals(A, *, driver=None):
     return call(OPS["linalg_svd"], (A, False, driver))[1]
 
@@ -150,6 +173,10 @@ def _tolerance(S_max, A, atol, rtol):
     return call(OPS["maximum"], (tol, atol))
 
 
+@checked("linalg_matrix_rank(Tensor self, *, float? atol=None, float? rtol=None, "
+         "bool hermitian=False)",
+         "linalg_matrix_rank(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, "
+         "bool hermitian=False)")
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
     S = eigvalsh(A).abs() if hermitian else svdvals(A)
     if S.shape[-1] == 0:
@@ -162,6 +189,8 @@ def eigvalsh(A, UPLO="L"):
     return call(OPS["linalg_eigh"], (A, UPLO))[0]
 
 
+@checked("linalg_pinv(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False)",
+         "linalg_pinv(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False)")
 def pinv(A, *, atol=None, rtol=None, hermitian=False):
     if hermitian:
         L, V = call(OPS["linalg_eigh"], (A, "L"))
@@ -179,7 +208,13 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):
     return (Vh.mH * scale.unsqueeze(-2)) @ U.mH
 
 
+@checked("linalg_cond(Tensor self, Scalar? p=None)",
+         "linalg_cond(Tensor self, str p)")
 def cond(A, p=None):
+    _check(A.ndim >= 2, lambda: (
+        f"linalg.cond(ord={p}): The input tensor A must have at least 2 dimensions."
+        if isinstance(p, str) else "linalg.cond: The input tensor must have at least 2 "
+        "dimensions."))
     if p is None or p in (2, -2):
         S = svdvals(A)
         return S[..., 0] / S[..., -1] if p != -2 else S[..., -1] / S[..., 0]
@@ -192,10 +227,12 @@ def cond(A, p=None):
 
 # --------------------------------------------------------------------------- powers, exp
 
+@checked("linalg_matrix_exp(Tensor self)")
 def matrix_exp(A):
     return call(OPS["linalg_matrix_exp"], (A,))
 
 
+@checked("linalg_matrix_power(Tensor self, int n)")
 def matrix_power(A, n):
     _check(A.ndim >= 2 and A.shape[-1] == A.shape[-2], lambda: (
         f"linalg.matrix_power: A must be batches of square matrices, but they are "
@@ -221,6 +258,7 @@ def matrix_power(A, n):
 
 # --------------------------------------------------------------------------- Householder
 
+@checked("linalg_householder_product(Tensor input, Tensor tau)")
 def householder_product(A, tau):
     """Q = H_1 ... H_k (first n columns), H_i = I - tau_i v_i v_i^H, v_i the i-th column of A
     below the diagonal with a unit i-th entry."""
@@ -237,6 +275,7 @@ def householder_product(A, tau):
 
 # --------------------------------------------------------------------------- tensor solves
 
+@checked("linalg_tensorinv(Tensor self, int ind=2)")
 def tensorinv(A, ind=2):
     _check(ind > 0, lambda: f"Expected a strictly positive integer for 'ind', but got {ind}")
     out_shape, in_shape = tuple(A.shape[:ind]), tuple(A.shape[ind:])
@@ -248,6 +287,7 @@ def tensorinv(A, ind=2):
     return inverse.reshape(in_shape + out_shape)
 
 
+@checked("linalg_tensorsolve(Tensor self, Tensor other, int[]? dims=None)")
 def tensorsolve(A, B, dims=None):
     if dims is not None:
         dims = [d % A.ndim for d in dims]
@@ -259,6 +299,7 @@ def tensorsolve(A, B, dims=None):
     return X.reshape(result_shape)
 
 
+@checked("linalg_vander(Tensor x, *, SymInt? N=None)")
 def vander(x, *, N=None):
     _check(x.ndim >= 1, "x must be at least 1-dimensional.")
     n = x.shape[-1] if N is None else N
@@ -272,10 +313,12 @@ def vander(x, *, N=None):
 
 # --------------------------------------------------------------------------- LU family
 
+@checked("linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False)")
 def lu_factor_ex(A, *, pivot=True, check_errors=False):
     return LuFactorEx(*call(OPS["linalg_lu_factor_ex"], (A, pivot, check_errors)))
 
 
+@checked("linalg_lu_factor(Tensor A, *, bool pivot=True)")
 def lu_factor(A, *, pivot=True):
     LU, pivots, info = call(OPS["linalg_lu_factor_ex"], (A, pivot, False))
     if not info.is_meta:
@@ -283,16 +326,23 @@ def lu_factor(A, *, pivot=True):
     return LuFactor(LU, pivots)
 
 
+@checked("linalg_lu(Tensor A, *, bool pivot=True)")
 def lu(A, *, pivot=True):
     P, L, U = call(OPS["linalg_lu"], (A, pivot))
     return Lu(P.detach(), L, U)     # a permutation: no gradient flows through it
 
 
+@checked("lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, "
+         "bool unpack_pivots=True)")
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     m, n = LU_data.shape[-2:]
     k = min(m, n)
     batch = tuple(LU_data.shape[:-2])
     if unpack_pivots:
+        _check(LU_pivots._dtype is dt.int32 and LU_pivots.is_contiguous(), (
+            "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 "
+            "dtype.\nNote: this function is intended to be used with the output produced by "
+            "torch.linalg.lu_factor"))
         perm = permutation_from_pivots(LU_pivots._host(), m)
         P_t = np.zeros(perm.shape + (m,), dtype=LU_data._data.dtype)
         np.put_along_axis(P_t, perm[..., :, None], 1, axis=-1)
@@ -308,7 +358,14 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     return LuUnpack(P, L, U)
 
 
+@checked("linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, "
+         "bool adjoint=False)")
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
+    _check(LU._dtype.is_floating_point or LU._dtype.is_complex, lambda: (
+        f"torch.linalg.lu_solve: Expected a floating point or complex tensor as input. Got "
+        f"{LU._dtype._cpp_name}"))
+    _check(pivots._dtype is dt.int32,
+           "linalg.lu_solve: pivots should be a Tensor of scalar type torch.int32")
     P, L, U = lu_unpack(LU, pivots)
     triangular = OPS["linalg_solve_triangular"]
     if left and not adjoint:        # X = U^-1 L^-1 P^T B
@@ -325,15 +382,18 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     return call(triangular, (U.mH, Y, False, False, False))
 
 
+@checked("linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False)")
 def ldl_factor_ex(A, *, hermitian=False, check_errors=False):
     return LdlFactorEx(*call(OPS["linalg_ldl_factor_ex"], (A, hermitian, check_errors)))
 
 
+@checked("linalg_ldl_factor(Tensor self, *, bool hermitian=False)")
 def ldl_factor(A, *, hermitian=False):
     LD, pivots, _ = call(OPS["linalg_ldl_factor_ex"], (A, hermitian, True))
     return LdlFactor(LD, pivots)
 
 
+@checked("linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False)")
 def ldl_solve(LD, pivots, B, *, hermitian=False):
     return call(OPS["linalg_ldl_solve"], (LD, pivots, B, hermitian))
 
@@ -343,6 +403,7 @@ def ldl_solve(LD, pivots, B, *, hermitian=False):
 _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
 
+@checked("linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None)")
 def lstsq(A, B, rcond=None, *, driver=None):
     driver = "gelsy" if driver is None else driver
     _check(driver in _DRIVERS, lambda: (
@@ -373,14 +434,17 @@ def lstsq(A, B, rcond=None, *, driver=None):
 
 # --------------------------------------------------------------------------- eig, qr
 
+@checked("linalg_eig(Tensor self)")
 def eig(A):
     return Eig(*call(OPS["linalg_eig"], (A,)))
 
 
+@checked("linalg_eigvals(Tensor self)")
 def eigvals(A):
     return call(OPS["linalg_eig"], (A,))[0]
 
 
+@checked('linalg_qr(Tensor A, str mode="reduced")')
 def qr(A, mode="reduced"):
     return Qr(*call(OPS["linalg_qr"], (A, mode)))
 
@@ -409,6 +473,7 @@ def apply_reflectors(A, tau, C, left=True, transpose=False):
     return C
 
 
+@checked("ormqr(Tensor self, Tensor input2, Tensor input3, bool left=True, bool transpose=False)")
 def ormqr(A, tau, C, left=True, transpose=False):
     other_rows = C.shape[-2] if left else C.shape[-1]
     _check(tau.shape[-1] == min(other_rows, A.shape[-1]), lambda: (
@@ -417,6 +482,7 @@ def ormqr(A, tau, C, left=True, transpose=False):
     return apply_reflectors(A, tau, C, left, transpose)
 
 
+@checked("geqrf(Tensor self)")
 def geqrf(A):
     """(a, tau) from LAPACK's geqrf, matrix by matrix (not differentiable, as in PyTorch)."""
     from scipy.linalg import get_lapack_funcs

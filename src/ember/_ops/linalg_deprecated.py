@@ -2,6 +2,7 @@
 frobenius_norm, each a warned-once call of the torch.linalg norm that replaces it."""
 from __future__ import annotations
 
+from ember._core.checked_entry import checked
 from ember._core.checks import _check, _check_type, _warn_once
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
@@ -39,6 +40,7 @@ def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
 
 
 @register_frontend("frobenius_norm", method=False)
+@checked("frobenius_norm(Tensor self, int[1] dim, bool keepdim=False)")
 def frobenius_norm(input, dim, keepdim=False, *, out=None):
     """frobenius_norm(input, dim, keepdim=False, *, out=None) -> Tensor: the 2-norm of the
     elements over at most two dimensions `dim`. Deprecated: linalg.vector_norm(A, 2, ...)."""

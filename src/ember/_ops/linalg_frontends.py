@@ -4,6 +4,7 @@ named result tuples that `ember.linalg` shares with them.
 """
 from __future__ import annotations
 
+from ember._core.checked_entry import checked
 from ember._core.checks import _check, _warn_once
 from ember._core.dispatch import call, check_exact_out_dtype, copy_into_out
 from ember._core.dispatch.entry import handle as _handle
@@ -39,6 +40,7 @@ def into(out, result):
 
 
 @register_frontend("logdet")
+@checked("logdet(Tensor self)")
 def logdet(input):
     """logdet(input) -> Tensor: log of the determinant; NaN where a real determinant is
     negative, log(det) of complex type for complex input."""
@@ -51,6 +53,7 @@ def logdet(input):
 
 
 @register_frontend("inverse")
+@checked("inverse(Tensor self)")
 def inverse(input, *, out=None):
     """inverse(input, *, out=None) -> Tensor: the inverse of each square matrix
     (linalg.inv)."""
@@ -69,6 +72,7 @@ _CHOLESKY_DEPRECATED = (
 
 
 @register_frontend("cholesky")
+@checked("cholesky(Tensor self, bool upper=False)")
 def cholesky(input, upper=False, *, out=None):
     """cholesky(input, upper=False, *, out=None) -> Tensor (deprecated: linalg.cholesky)."""
     if _state.entry and _wants(locals()):
@@ -81,6 +85,7 @@ def cholesky(input, upper=False, *, out=None):
 
 
 @register_frontend("cholesky_inverse")
+@checked("cholesky_inverse(Tensor self, bool upper=False)")
 def cholesky_inverse(input, upper=False, *, out=None):
     """cholesky_inverse(L, upper=False, *, out=None) -> Tensor: the inverse of A = L L^H
     (U^H U with upper=True) from its Cholesky factor."""
@@ -100,6 +105,8 @@ def cholesky_inverse(input, upper=False, *, out=None):
 
 
 @register_frontend("triangular_solve")
+@checked("triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, "
+         "bool unitriangular=False)")
 def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False, *, out=None):
     """triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None)
     -> (solution, cloned_coefficient): solves A X = b (A^T X = b with transpose=True)
@@ -138,6 +145,8 @@ Geqrf = return_type("geqrf", ("a", "tau"))
 
 
 @register_frontend("lu_unpack", method=False)
+@checked("lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, "
+         "bool unpack_pivots=True)")
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
     """lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None)
     -> (P, L, U) from linalg.lu_factor's output."""
@@ -148,6 +157,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
 
 
 @register_frontend("qr")
+@checked("qr(Tensor self, bool some=True)")
 def qr(input, some=True, *, out=None):
     """qr(input, some=True, *, out=None) -> (Q, R): reduced (some=True) or complete QR."""
     if _state.entry and _wants(locals()):
@@ -157,6 +167,7 @@ def qr(input, some=True, *, out=None):
 
 
 @register_frontend("svd")
+@checked("svd(Tensor self, bool some=True, bool compute_uv=True)")
 def svd(input, some=True, compute_uv=True, *, out=None):
     """svd(input, some=True, compute_uv=True, *, out=None) -> (U, S, V): note V, not V^H;
     without compute_uv, U and V are zero-filled."""
@@ -173,6 +184,7 @@ def svd(input, some=True, compute_uv=True, *, out=None):
 
 
 @register_frontend("pinverse")
+@checked("pinverse(Tensor self, float rcond=1.0000000000000001e-15)")
 def pinverse(input, rcond=1e-15):
     """pinverse(input, rcond=1e-15) -> Tensor (linalg.pinv with rtol=rcond)."""
     if _state.entry and _wants(locals()):
@@ -182,6 +194,7 @@ def pinverse(input, rcond=1e-15):
 
 
 @register_frontend("matrix_exp")
+@checked("matrix_exp(Tensor self)")
 def matrix_exp(A):
     """matrix_exp(A) -> Tensor (linalg.matrix_exp)."""
     if _state.entry and _wants(locals()):
@@ -190,6 +203,7 @@ def matrix_exp(A):
 
 
 @register_frontend("matrix_power")
+@checked("matrix_power(Tensor self, int n)")
 def matrix_power(input, n, *, out=None):
     """matrix_power(input, n, *, out=None) -> Tensor (linalg.matrix_power)."""
     if _state.entry and _wants(locals()):
@@ -199,6 +213,7 @@ def matrix_power(input, n, *, out=None):
 
 
 @register_frontend("lu_solve")
+@checked("lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots)")
 def lu_solve(b, LU_data, LU_pivots, *, out=None):
     """lu_solve(b, LU_data, LU_pivots, *, out=None) -> Tensor (linalg.lu_solve, deprecated)."""
     if _state.entry and _wants(locals()):
@@ -227,6 +242,7 @@ def lu(A, pivot=True, get_infos=False, out=None):
 
 
 @register_frontend("orgqr")
+@checked("orgqr(Tensor self, Tensor input2)")
 def orgqr(input, tau):
     """orgqr(input, tau) -> Tensor (linalg.householder_product)."""
     if _state.entry and _wants(locals()):
@@ -236,6 +252,7 @@ def orgqr(input, tau):
 
 
 @register_frontend("ormqr")
+@checked("ormqr(Tensor self, Tensor input2, Tensor input3, bool left=True, bool transpose=False)")
 def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
     """ormqr(input, tau, other, left=True, transpose=False, *, out=None) -> Tensor: `other`
     multiplied by the Q of Householder reflectors (Q^H with transpose=True)."""
@@ -246,6 +263,7 @@ def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
 
 
 @register_frontend("geqrf")
+@checked("geqrf(Tensor self)")
 def geqrf(input, *, out=None):
     """geqrf(input, *, out=None) -> (a, tau): LAPACK's geqrf (QR as Householder reflectors)."""
     if _state.entry and _wants(locals()):

@@ -17,6 +17,7 @@ from ember._backends import get_backend
 from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.arguments import parser_error
+from ember._core.checked_entry import checked
 from ember._core.checks import _check, _check_type
 from ember._core.device import CPU, META
 from ember._core.dispatch.entry import handle as _handle
@@ -294,6 +295,7 @@ def fill_diagonal(xp, self, fill_value, wrap=False):
 # --------------------------------------------------------------------------- queries
 
 @register_frontend()
+@checked("is_nonzero(Tensor self)")
 def is_nonzero(input) -> bool:
     """is_nonzero(input) -> bool: whether a one-element tensor is not zero (False, 0, 0.0)."""
     if _state.entry and _wants(locals()):
@@ -305,6 +307,7 @@ def is_nonzero(input) -> bool:
 
 
 @register_frontend()
+@checked("is_same_size(Tensor self, Tensor other)")
 def is_same_size(input, other) -> bool:
     """is_same_size(input, other) -> bool: whether both tensors have the same shape."""
     if _state.entry and _wants(locals()):

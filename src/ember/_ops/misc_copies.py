@@ -7,7 +7,8 @@ values are the same, so ember gives the plain split's pieces.
 """
 from __future__ import annotations
 
-from ember._core import upcalls
+from ember._core import arguments, upcalls
+from ember._core.checked_entry import checked
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
@@ -77,6 +78,7 @@ def _copy_variant(name, make_view):
     def function(input, *args, out=None, **kwargs):
         if _state.entry and _wants(locals()):
             return _handle(function, locals())
+        arguments.tensor_(input, (name, "input", 1))   # (before a view method is looked up)
         return _fresh(make_view(input, *args, **kwargs), out)
     function.__name__ = function.__qualname__ = name
     view = name.removesuffix("_copy")
@@ -91,6 +93,7 @@ for _name, _make_view in _VIEWS.items():
 
 
 @register_frontend("unsafe_split")
+@checked("unsafe_split(Tensor self, SymInt split_size, int dim=0)")
 def unsafe_split(input, split_size, dim=0):
     """unsafe_split(input, split_size, dim=0) -> tuple of Tensors: split's pieces."""
     if _state.entry and _wants(locals()):
@@ -99,6 +102,7 @@ def unsafe_split(input, split_size, dim=0):
 
 
 @register_frontend("unsafe_split_with_sizes")
+@checked("unsafe_split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0)")
 def unsafe_split_with_sizes(input, split_sizes, dim=0):
     """unsafe_split_with_sizes(input, split_sizes, dim=0) -> tuple of Tensors: split_with_sizes's
     pieces."""
@@ -108,6 +112,7 @@ def unsafe_split_with_sizes(input, split_sizes, dim=0):
 
 
 @register_frontend("unsafe_chunk")
+@checked("unsafe_chunk(Tensor self, int chunks, int dim=0)")
 def unsafe_chunk(input, chunks, dim=0):
     """unsafe_chunk(input, chunks, dim=0) -> tuple of Tensors: chunk's pieces."""
     if _state.entry and _wants(locals()):

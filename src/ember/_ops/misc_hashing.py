@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember._core import dispatch
+from ember._core.checked_entry import checked
 from ember._core.checks import _check, _check_index, _check_not_implemented
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
@@ -68,6 +69,8 @@ def hash_tensor(xp, self, dim=(), keepdim=False, mode=0):
 
 
 @register_frontend("slice_inverse")
+@checked("slice_inverse(Tensor self, Tensor src, int dim=0, SymInt? start=None, "
+         "SymInt? end=None, SymInt step=1)")
 def slice_inverse(input, src, dim=0, start=None, end=None, step=1):
     """slice_inverse(input, src, dim=0, start=None, end=None, step=1) -> Tensor: the view of
     `input`'s storage with `src`'s sizes, strides and offset (the tensor that slicing
@@ -86,6 +89,8 @@ def _unavailable(op_name, tensor):
 
 
 @register_frontend("native_norm", method=False)
+@checked("native_norm(Tensor self, Scalar p=2)",
+         "native_norm(Tensor self, Scalar? p, int[1] dim, bool keepdim, ScalarType? dtype)")
 def native_norm(input, p=2, dim=None, keepdim=None, dtype=None, *, out=None):
     """native_norm(input, p=2) / native_norm(input, p, dim, keepdim, dtype): PyTorch's sparse
     norm kernel, which has no CPU kernel for dense tensors: PyTorch's NotImplementedError."""

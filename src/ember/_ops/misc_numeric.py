@@ -11,6 +11,7 @@ import operator
 
 from ember._core import dispatch
 from ember._core import dtype as dt
+from ember._core.checked_entry import checked
 from ember._core.checks import _check, _check_type, _check_value
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
@@ -23,6 +24,7 @@ from ember._ops.creation_data import as_tensor
 # --------------------------------------------------------------------------- vander
 
 @register_frontend("vander", method=False)
+@checked("vander(Tensor x, int? N=None, bool increasing=False)")
 def vander(x, N=None, increasing=False):
     """vander(x, N=None, increasing=False) -> Tensor: the Vandermonde matrix of the 1-D `x`: its
     columns are the powers x**(N-1), ..., x**0 (x**0 first when `increasing`); integer and bool
@@ -87,6 +89,8 @@ def _trapezoid(y, x, dx, dim, where):
 
 
 @register_frontend("trapezoid", method=False)
+@checked("trapezoid(Tensor y, Tensor x, *, int dim=-1)",
+         "trapezoid(Tensor y, *, Scalar dx=1, int dim=-1)")
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """trapezoid(y, x=None, *, dx=None, dim=-1) -> Tensor: the integral of the samples `y` along
     `dim` by the trapezoid rule, at the points `x` or a constant spacing `dx` (1 by default)."""
@@ -96,6 +100,8 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
 
 
 @register_frontend("trapz", method=False)
+@checked("trapz(Tensor y, Tensor x, *, int dim=-1)",
+         "trapz(Tensor y, *, float dx=1., int dim=-1)")
 def trapz(y, x=None, *, dx=None, dim=-1):
     """trapz(y, x=None, *, dx=None, dim=-1) -> Tensor: another name of trapezoid."""
     if _state.entry and _wants(locals()):
@@ -104,6 +110,8 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 
 
 @register_frontend("cumulative_trapezoid", method=False)
+@checked("cumulative_trapezoid(Tensor y, Tensor x, *, int dim=-1)",
+         "cumulative_trapezoid(Tensor y, *, Scalar dx=1, int dim=-1)")
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """cumulative_trapezoid(y, x=None, *, dx=None, dim=-1) -> Tensor: the running trapezoid-rule
     integral of `y` along `dim` (one element shorter than y there)."""
@@ -193,6 +201,7 @@ def _norms_except(input, p, dim):
 
 
 @register_frontend("renorm")
+@checked("renorm(Tensor self, Scalar p, int dim, Scalar maxnorm)")
 def renorm(input, p, dim, maxnorm):
     """renorm(input, p, dim, maxnorm) -> Tensor: each slice along `dim` whose p-norm exceeds
     `maxnorm` scaled down to norm `maxnorm` (to within 1e-7), the others unchanged."""
@@ -219,6 +228,7 @@ register_frontend("renorm_", function=False)(renorm_)
 
 
 @register_frontend("norm_except_dim", method=False)
+@checked("norm_except_dim(Tensor v, int pow=2, int dim=0)")
 def norm_except_dim(v, pow=2, dim=0):
     """norm_except_dim(v, pow=2, dim=0) -> Tensor: the pow-norm of each slice along `dim`
     (keeping dims, so it broadcasts against v); dim=-1 means the norm of all of v."""
@@ -273,6 +283,13 @@ def _gradient_coordinates(f, axis, x, edge_order):
 
 
 @register_frontend("gradient", method=False)
+@checked("gradient(Tensor self, *, Scalar? spacing=None, int? dim=None, int edge_order=1)",
+         "gradient(Tensor self, *, Scalar spacing, int[] dim, int edge_order=1)",
+         "gradient(Tensor self, *, int[] dim, int edge_order=1)",
+         "gradient(Tensor self, *, Scalar[] spacing, int? dim=None, int edge_order=1)",
+         "gradient(Tensor self, *, Scalar[] spacing, int[] dim, int edge_order=1)",
+         "gradient(Tensor self, *, Tensor[] spacing, int? dim=None, int edge_order=1)",
+         "gradient(Tensor self, *, Tensor[] spacing, int[] dim, int edge_order=1)")
 def gradient(input, *, spacing=1, dim=None, edge_order=1):
     """gradient(input, *, spacing=1, dim=None, edge_order=1) -> tuple of Tensors: the derivative
     of the samples along each dim by central differences inside and one-sided ones (of order

@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from ember._core import dispatch
+from ember._core.checked_entry import checked
 from ember._core.checks import _check, _check_not_implemented, _check_type
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
@@ -132,6 +133,9 @@ def _histogramdd(input, bins, range, weight, density, where):
 
 
 @register_frontend("histogram")
+@checked("histogram(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False)",
+         "histogram(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, "
+         "bool density=False)")
 def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
     """histogram(input, bins, *, range=None, weight=None, density=False, out=None) -> (hist,
     bin_edges): counts of the elements in `bins` equal-width bins (or between the edges of a
@@ -157,6 +161,12 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
 
 
 @register_frontend("histogramdd", method=False)
+@checked("histogramdd(Tensor self, int[] bins, float[]? range=None, Tensor? weight=None, "
+         "bool density=False)",
+         "histogramdd(Tensor self, int bins, float[]? range=None, Tensor? weight=None, "
+         "bool density=False)",
+         "histogramdd(Tensor self, Tensor[] bins, float[]? range=None, Tensor? weight=None, "
+         "bool density=False)")
 def histogramdd(input, bins=10, range=None, weight=None, density=False):
     """histogramdd(input, bins, *, range=None, weight=None, density=False) -> (hist, bin_edges):
     the D-dimensional histogram of the rows of `input` (..., D); `bins` is an int, D ints, or D
@@ -178,6 +188,7 @@ def _on_meta(t) -> bool:
 
 
 @register_frontend("cov")
+@checked("cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None)")
 def cov(input, *, correction=1, fweights=None, aweights=None):
     """cov(input, *, correction=1, fweights=None, aweights=None) -> Tensor: the covariance matrix
     of the variables in the rows of `input` (a 1-D input is one variable), with frequency and
@@ -239,6 +250,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
 
 
 @register_frontend("corrcoef")
+@checked("corrcoef(Tensor self)")
 def corrcoef(input):
     """corrcoef(input) -> Tensor: Pearson's correlation coefficients of the variables in the rows
     of `input`, clipped to [-1, 1]."""
@@ -264,6 +276,7 @@ def corrcoef(input):
 # --------------------------------------------------------------------------- dist
 
 @register_frontend("dist")
+@checked("dist(Tensor self, Tensor other, Scalar p=2)")
 def dist(input, other, p=2):
     """dist(input, other, p=2) -> Tensor: the p-norm of input - other (broadcast)."""
     if _state.entry and _wants(locals()):

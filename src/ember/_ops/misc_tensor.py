@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from ember._core import dispatch, upcalls
+from ember._core.checked_entry import checked
 from ember._core.checks import _check, _check_type
 from ember._core.device import CPU
 from ember._core.dispatch.entry import handle as _handle
@@ -107,6 +108,7 @@ def get_device(input):
 
 
 @register_frontend("is_signed", method=False)
+@checked("is_signed(Tensor self)")
 def is_signed(input):
     """is_signed(input) -> bool: whether the tensor's dtype is signed."""
     if _state.entry and _wants(locals()):
@@ -115,6 +117,7 @@ def is_signed(input):
 
 
 @register_frontend("is_inference", method=False)
+@checked("is_inference(Tensor self)")
 def is_inference(input):
     """is_inference(input) -> bool: whether the tensor was made in inference mode."""
     if _state.entry and _wants(locals()):
@@ -156,6 +159,7 @@ register_frontend("resize_as", function=False)(resize_as)
 # --------------------------------------------------------------------------- making tensors
 
 @register_frontend("nonzero_static")
+@checked("nonzero_static(Tensor self, *, SymInt size, int fill_value=-1)")
 def nonzero_static(input, *, size, fill_value=-1):
     """nonzero_static(input, *, size, fill_value=-1) -> Tensor: nonzero's (n, ndim) indices cut
     or padded with `fill_value` to exactly `size` rows."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 from ember._core import arguments, dispatch
+from ember._core.checked_entry import checked
 from ember._core.checks import _check
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
@@ -74,6 +75,7 @@ def _dropout_impl(input, p, train, feature, alpha, inplace):
 
 
 @register_frontend(method=False)
+@checked("dropout(Tensor input, float p, bool train)")
 def dropout(input, p, train):
     """dropout(input, p, train) -> Tensor: in training, each element zeroed with probability
     p and the rest scaled by 1 / (1 - p) (NOTE [dropout noise])."""
@@ -91,6 +93,7 @@ def dropout_(input, p, train):
 
 
 @register_frontend(method=False)
+@checked("feature_dropout(Tensor input, float p, bool train)")
 def feature_dropout(input, p, train):
     """feature_dropout(input, p, train) -> Tensor: whole channels (dim 1) zeroed with
     probability p, the rest scaled by 1 / (1 - p)."""
@@ -108,6 +111,7 @@ def feature_dropout_(input, p, train):
 
 
 @register_frontend(method=False)
+@checked("alpha_dropout(Tensor input, float p, bool train)")
 def alpha_dropout(input, p, train):
     """alpha_dropout(input, p, train) -> Tensor: dropout that keeps zero mean and unit
     variance for SELU activations (dropped elements set to SELU's negative saturation, then an
@@ -126,6 +130,7 @@ def alpha_dropout_(input, p, train):
 
 
 @register_frontend(method=False)
+@checked("feature_alpha_dropout(Tensor input, float p, bool train)")
 def feature_alpha_dropout(input, p, train):
     """feature_alpha_dropout(input, p, train) -> Tensor: alpha dropout of whole channels."""
     if _state.entry and _wants(locals()):
@@ -143,6 +148,7 @@ def feature_alpha_dropout_(input, p, train):
 
 
 @register_frontend(method=False)
+@checked("native_dropout(Tensor input, float p, bool? train)")
 def native_dropout(input, p, train):
     """native_dropout(input, p, train) -> (Tensor, Tensor): the dropout output and the
     boolean keep-mask (all True out of training)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember._core import dispatch, upcalls
+from ember._core.checked_entry import checked
 from ember._core.checks import _check, _check_index
 from ember._core.dispatch import call
 from ember._core.dispatch.entry import handle as _handle
@@ -116,6 +117,7 @@ def embedding_dense_backward(xp, grad_output, indices, num_weights, padding_idx,
 
 
 @register_frontend("embedding_renorm_", method=False)
+@checked("embedding_renorm_(Tensor self, Tensor indices, float max_norm, float norm_type)")
 def embedding_renorm_(input, indices, max_norm, norm_type):
     """embedding_renorm_(weight, indices, max_norm, norm_type) -> Tensor: the rows of `weight`
     at `indices` whose norm exceeds max_norm rescaled in place to norm max_norm (a small

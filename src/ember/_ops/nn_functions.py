@@ -4,6 +4,7 @@ on first call: ember.nn builds on the registry, so it is reached through NOTE [u
 from __future__ import annotations
 
 from ember._core import upcalls
+from ember._core.checked_entry import checked
 from ember._core.dispatch import call
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
@@ -34,6 +35,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
 
 
 @register_frontend(method=False)
+@checked("kl_div(Tensor self, Tensor target, int reduction=1, *, bool log_target=False)")
 def kl_div(input, target, reduction=1, *, log_target=False):
     """kl_div(input, target, reduction=1, *, log_target=False) -> Tensor: the pointwise
     Kullback-Leibler divergence, reduced by the enum (no 'batchmean' here)."""
@@ -48,6 +50,8 @@ def kl_div(input, target, reduction=1, *, log_target=False):
 
 
 @register_frontend(method=False)
+@checked("margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0., "
+         "int reduction=1)")
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
     """margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1) -> Tensor."""
     if _state.entry and _wants(locals()):
@@ -57,6 +61,7 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
 
 
 @register_frontend(method=False)
+@checked("hinge_embedding_loss(Tensor self, Tensor target, float margin=1., int reduction=1)")
 def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
     """hinge_embedding_loss(input, target, margin=1.0, reduction=1) -> Tensor."""
     if _state.entry and _wants(locals()):
@@ -65,6 +70,8 @@ def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
 
 
 @register_frontend(method=False)
+@checked("cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0., "
+         "int reduction=1)")
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
     """cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1) -> Tensor."""
     if _state.entry and _wants(locals()):
@@ -74,6 +81,8 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
 
 
 @register_frontend(method=False)
+@checked("poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, "
+         "int reduction)")
 def poisson_nll_loss(input, target, log_input, full, eps, reduction):
     """poisson_nll_loss(input, target, log_input, full, eps, reduction) -> Tensor."""
     if _state.entry and _wants(locals()):
@@ -83,6 +92,8 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
 
 
 @register_frontend(method=False)
+@checked("triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1., "
+         "float p=2., float eps=9.9999999999999995e-07, bool swap=False, int reduction=1)")
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False,
                         reduction=1):
     """triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False,
@@ -94,6 +105,10 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6,
 
 
 @register_frontend(method=False)
+@checked("ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, "
+         "int blank=0, int reduction=1, bool zero_infinity=False)",
+         "ctc_loss(Tensor log_probs, Tensor targets, Tensor input_lengths, "
+         "Tensor target_lengths, int blank=0, int reduction=1, bool zero_infinity=False)")
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1,
              zero_infinity=False):
     """ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1,
@@ -105,6 +120,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
 
 
 @register_frontend(method=False)
+@checked("cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08)")
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """cosine_similarity(x1, x2, dim=1, eps=1e-08) -> Tensor."""
     if _state.entry and _wants(locals()):
@@ -113,6 +129,8 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 
 @register_frontend(method=False)
+@checked("pairwise_distance(Tensor x1, Tensor x2, float p=2., float eps=9.9999999999999995e-07, "
+         "bool keepdim=False)")
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False) -> Tensor."""
     if _state.entry and _wants(locals()):
@@ -121,6 +139,7 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 
 
 @register_frontend(method=False)
+@checked("pdist(Tensor self, float p=2.)")
 def pdist(input, p=2.0):
     """pdist(input, p=2) -> Tensor: the p-norm distances between the rows of input."""
     if _state.entry and _wants(locals()):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import types
 
 from ember._core import arguments, dispatch, upcalls
+from ember._core.checked_entry import checked
 from ember._core.checks import _check
 from ember._core.dispatch import call
 from ember._core.dispatch.entry import handle as _handle
@@ -29,6 +30,8 @@ def _stride(stride):
 # --------------------------------------------------------------------------- pooling
 
 @register_frontend(method=False)
+@checked("max_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], "
+         "int[1] dilation=[1], bool ceil_mode=False)")
 def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     """max_pool1d(input, kernel_size, stride=[], padding=0, dilation=1, ceil_mode=False)."""
     if _state.entry and _wants(locals()):
@@ -38,6 +41,8 @@ def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=F
 
 
 @register_frontend(method=False)
+@checked("max_pool1d_with_indices(Tensor self, int[1] kernel_size, int[1] stride=[], "
+         "int[1] padding=[0], int[1] dilation=[1], bool ceil_mode=False)")
 def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1,
                             ceil_mode=False):
     """max_pool1d_with_indices(...) -> (values, indices)."""
@@ -48,6 +53,8 @@ def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1
 
 
 @register_frontend(method=False)
+@checked("max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
+         "int[2] dilation=1, bool ceil_mode=False)")
 def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     """max_pool2d(input, kernel_size, stride=[], padding=0, dilation=1, ceil_mode=False)."""
     if _state.entry and _wants(locals()):
@@ -57,6 +64,8 @@ def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=F
 
 
 @register_frontend(method=False)
+@checked("max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, "
+         "int[3] dilation=1, bool ceil_mode=False)")
 def max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     """max_pool3d(input, kernel_size, stride=[], padding=0, dilation=1, ceil_mode=False)."""
     if _state.entry and _wants(locals()):
@@ -66,6 +75,8 @@ def max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=F
 
 
 @register_frontend(method=False)
+@checked("avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], "
+         "bool ceil_mode=False, bool count_include_pad=True)")
 def avg_pool1d(input, kernel_size, stride=(), padding=0, ceil_mode=False,
                count_include_pad=True):
     """avg_pool1d(input, kernel_size, stride=[], padding=0, ceil_mode=False,
@@ -77,6 +88,7 @@ def avg_pool1d(input, kernel_size, stride=(), padding=0, ceil_mode=False,
 
 
 @register_frontend(method=False)
+@checked("adaptive_avg_pool1d(Tensor self, int[1] output_size)")
 def adaptive_avg_pool1d(input, output_size):
     """adaptive_avg_pool1d(input, output_size) -> Tensor."""
     if _state.entry and _wants(locals()):
@@ -85,6 +97,7 @@ def adaptive_avg_pool1d(input, output_size):
 
 
 @register_frontend(method=False)
+@checked("adaptive_max_pool1d(Tensor self, int[1] output_size)")
 def adaptive_max_pool1d(input, output_size):
     """adaptive_max_pool1d(input, output_size) -> (values, indices)."""
     if _state.entry and _wants(locals()):
@@ -95,6 +108,8 @@ def adaptive_max_pool1d(input, output_size):
 # --------------------------------------------------------------------------- normalisation
 
 @register_frontend(method=False)
+@checked("batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
+         "Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled)")
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
                cudnn_enabled):
     """batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
@@ -106,6 +121,9 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
 
 
 @register_frontend(method=False)
+@checked("instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
+         "Tensor? running_var, bool use_input_stats, float momentum, float eps, "
+         "bool cudnn_enabled)")
 def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum,
                   eps, cudnn_enabled):
     """instance_norm(input, weight, bias, running_mean, running_var, use_input_stats,
@@ -117,6 +135,8 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
 
 
 @register_frontend(method=False)
+@checked("layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, "
+         "Tensor? bias=None, float eps=1.0000000000000001e-05, bool cudnn_enable=True)")
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True):
     """layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05,
     cudnn_enable=True) -> Tensor."""
@@ -126,6 +146,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
 
 
 @register_frontend(method=False)
+@checked("group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, "
+         "float eps=1.0000000000000001e-05, bool cudnn_enabled=True)")
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):
     """group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True)."""
     if _state.entry and _wants(locals()):
@@ -134,6 +156,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enable
 
 
 @register_frontend(method=False)
+@checked("rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, "
+         "float? eps=None)")
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """rms_norm(input, normalized_shape, weight=None, eps=None) -> Tensor."""
     if _state.entry and _wants(locals()):
@@ -144,6 +168,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 # --------------------------------------------------------------------------- activations
 
 @register_frontend(method=False, name="selu")
+@checked("selu(Tensor self)")
 def selu_function(input):
     """selu(input) -> Tensor."""
     if _state.entry and _wants(locals()):
@@ -160,6 +185,7 @@ def selu_inplace(input):
 
 
 @register_frontend(method=False, name="celu")
+@checked("celu(Tensor self, Scalar alpha=1.)")
 def celu_function(input, alpha=1.0):
     """celu(input, alpha=1.0) -> Tensor."""
     if _state.entry and _wants(locals()):
@@ -184,6 +210,8 @@ def threshold_inplace(input, threshold, value):
 
 
 @register_frontend(method=False, name="rrelu")
+@checked("rrelu(Tensor self, Scalar lower=0.125, Scalar upper=0.33333333333333331, "
+         "bool training=False, Generator? generator=None)")
 def rrelu_function(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
     """rrelu(input, lower=0.125, upper=0.3333333333333333, training=False, generator=None)."""
     if _state.entry and _wants(locals()):
@@ -204,6 +232,7 @@ def rrelu_inplace(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator
 
 
 @register_frontend(name="prelu")
+@checked("prelu(Tensor self, Tensor weight)")
 def prelu_function(input, weight):
     """prelu(input, weight) -> Tensor: max(0, x) + weight * min(0, x), weight per channel."""
     if _state.entry and _wants(locals()):
@@ -218,6 +247,8 @@ _GRID_PADDING = ("zeros", "border", "reflection")
 
 
 @register_frontend(method=False)
+@checked("grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, "
+         "bool align_corners)")
 def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     """grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners): the enum
     form of grid_sample (0 bilinear, 1 nearest, 2 bicubic; 0 zeros, 1 border, 2 reflection).
@@ -229,6 +260,7 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
 
 
 @register_frontend(method=False)
+@checked("conv_tbc(Tensor self, Tensor weight, Tensor bias, int pad=0)")
 def conv_tbc(input, weight, bias, pad=0):
     """conv_tbc(input, weight, bias, pad=0) -> Tensor: a 1-d convolution of a (time, batch,
     channels) input with a (kernel, in, out) weight."""

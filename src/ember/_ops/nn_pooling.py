@@ -21,6 +21,7 @@ from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented
 from ember._core.dispatch import call
 from ember._core.registry import OPS, register_op
+from ember._core.shape import wrap_dim
 from ember._ops.nn_windows import (
     LOW_PRECISION,
     adaptive_bounds,
@@ -251,6 +252,8 @@ def _avg_args(shape, spatial, kernel_size, stride, padding, ceil_mode, divisor_o
     stride = kernel if stride is None or len(stride) == 0 else expand_arg(
         stride, spatial, "stride", name)
     padding = expand_arg(padding, spatial, "padding", name)
+    if spatial == 2:
+        wrap_dim(-3, len(shape))     # (PyTorch's avg_pool2d reads the planes, size(-3), first)
     check_batch_dims(shape, spatial, "input")
     _check(divisor_override is None or divisor_override != 0, "divisor must be not zero")
     out = pool_geometry(shape, kernel, stride, padding, (1,) * spatial, ceil_mode)

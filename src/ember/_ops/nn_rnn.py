@@ -21,6 +21,7 @@ Sigmoids are computed as 0.5 * tanh(x / 2) + 0.5, which neither overflows nor wa
 from __future__ import annotations
 
 from ember._core import dispatch, upcalls
+from ember._core.checked_entry import checked
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
@@ -323,6 +324,8 @@ def _cell_input_gates(input, w_ih, b_ih, b_hh, fold_hidden_bias):
 
 
 @register_frontend("lstm_cell", method=False)
+@checked("lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, "
+         "Tensor? b_hh=None)")
 def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> (hy, cy): one LSTM step
     from hx = (h, c)."""
@@ -336,6 +339,8 @@ def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
 
 
 @register_frontend("gru_cell", method=False)
+@checked("gru_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, "
+         "Tensor? b_hh=None)")
 def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> Tensor: one GRU step."""
     if _state.entry and _wants(locals()):
@@ -346,6 +351,8 @@ def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
 
 
 @register_frontend("rnn_tanh_cell", method=False)
+@checked("rnn_tanh_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, "
+         "Tensor? b_hh=None)")
 def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> Tensor: one tanh RNN
     step."""
@@ -357,6 +364,8 @@ def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
 
 
 @register_frontend("rnn_relu_cell", method=False)
+@checked("rnn_relu_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, "
+         "Tensor? b_hh=None)")
 def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> Tensor: one relu RNN
     step."""

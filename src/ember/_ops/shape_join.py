@@ -14,6 +14,7 @@ import warnings
 
 from ember._core import dispatch
 from ember._core import dtype as dt
+from ember._core.arguments import type_name
 from ember._core.checks import _check, _check_type, _check_value
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
@@ -276,10 +277,15 @@ def _block_diag(xp, tensors):
 
 
 def _varargs_tensors(args):
-    """f(a, b, c) and f([a, b, c]) both give [a, b, c]."""
-    if len(args) == 1 and isinstance(args[0], (list, tuple)):
-        return list(args[0])
-    return list(args)
+    """f(a, b, c) and f([a, b, c]) both give [a, b, c]; anything but a tensor among them is
+    the TypeError of PyTorch's parser (for a tensor list)."""
+    items = list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else \
+        list(args)
+    for j, item in enumerate(items):
+        if not isinstance(item, dispatch.Tensor):
+            raise TypeError(f"expected Tensor as element {j} in argument 0, but got "
+                            f"{type_name(item)}")
+    return items
 
 
 @register_frontend(method=False)

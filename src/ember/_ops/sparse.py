@@ -10,6 +10,7 @@ from __future__ import annotations
 from ember._core import arguments, dispatch, upcalls
 from ember._core import dtype as dt
 from ember._core import layout as _tags
+from ember._core.checked_entry import checked
 from ember._core.checks import _check
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
@@ -149,6 +150,7 @@ def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
 
 
 @register_frontend(function=False)
+@checked("to_dense(Tensor self, ScalarType? dtype=None, *, bool? masked_grad=None)")
 def to_dense(self, dtype=None, *, masked_grad=None):
     """to_dense(dtype=None, *, masked_grad=True) -> Tensor: a strided copy (self when strided)."""
     if _state.entry and _wants(locals()):
@@ -161,6 +163,9 @@ def to_dense(self, dtype=None, *, masked_grad=None):
 
 
 @register_frontend(function=False)
+@checked("to_sparse(Tensor self, int sparse_dim)",
+         "to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, "
+         "int? dense_dim=None)")
 def to_sparse(self, sparseDims=None, *, layout=None, blocksize=None, dense_dim=None):
     """to_sparse(sparseDims) or to_sparse(*, layout=None, blocksize=None, dense_dim=None):
     a sparse copy (COO unless `layout` says otherwise)."""
@@ -220,6 +225,7 @@ def to_sparse_coo(self):
 
 
 @register_frontend(function=False)
+@checked("to_sparse_csr(Tensor self, int? dense_dim=None)")
 def to_sparse_csr(self, dense_dim=None):
     """to_sparse_csr(dense_dim=None) -> Tensor: a CSR copy of a matrix."""
     if _state.entry and _wants(locals()):
@@ -257,6 +263,7 @@ def _need(self, kind, what):
 
 
 @register_frontend(function=False)
+@checked("coalesce(Tensor self)")
 def coalesce(self):
     """coalesce() -> Tensor: duplicate entries summed, indices sorted (self when already)."""
     if _state.entry and _wants(locals()):
@@ -267,6 +274,7 @@ def coalesce(self):
 
 
 @register_frontend(function=False)
+@checked("is_coalesced(Tensor self)")
 def is_coalesced(self):
     """is_coalesced() -> bool: whether the indices are unique and sorted."""
     if _state.entry and _wants(locals()):
@@ -293,6 +301,7 @@ def _values(self):
 
 
 @register_frontend(function=False)
+@checked("indices(Tensor self)")
 def indices(self):
     """indices() -> Tensor: the indices of a coalesced COO tensor."""
     if _state.entry and _wants(locals()):
@@ -304,6 +313,13 @@ def indices(self):
 
 
 @register_frontend(function=False)
+@checked("values(Tensor self)",
+         "values(Dict(str, t) self)",
+         "values(Dict(int, t) self)",
+         "values(Dict(bool, t) self)",
+         "values(Dict(float, t) self)",
+         "values(Dict(complex, t) self)",
+         "values(Dict(Tensor, t) self)")
 def values(self):
     """values() -> Tensor: the stored values (of a coalesced tensor, for COO)."""
     if _state.entry and _wants(locals()):
@@ -316,6 +332,7 @@ def values(self):
 
 
 @register_frontend(function=False)
+@checked("crow_indices(Tensor self)")
 def crow_indices(self):
     """crow_indices() -> Tensor: the compressed row indices of a CSR tensor."""
     if _state.entry and _wants(locals()):
@@ -324,6 +341,7 @@ def crow_indices(self):
 
 
 @register_frontend(function=False)
+@checked("col_indices(Tensor self)")
 def col_indices(self):
     """col_indices() -> Tensor: the column indices of a CSR tensor."""
     if _state.entry and _wants(locals()):
@@ -332,6 +350,7 @@ def col_indices(self):
 
 
 @register_frontend(function=False)
+@checked("sparse_dim(Tensor self)")
 def sparse_dim(self):
     """sparse_dim() -> int: the number of sparse dimensions (0 for a strided tensor)."""
     if _state.entry and _wants(locals()):
@@ -340,6 +359,7 @@ def sparse_dim(self):
 
 
 @register_frontend(function=False)
+@checked("dense_dim(Tensor self)")
 def dense_dim(self):
     """dense_dim() -> int: the number of dense dimensions (all of a strided tensor's)."""
     if _state.entry and _wants(locals()):
@@ -360,6 +380,7 @@ def _nnz(self):
 
 
 @register_frontend(function=False)
+@checked("sparse_mask(Tensor self, Tensor mask)")
 def sparse_mask(self, mask):
     """sparse_mask(mask) -> Tensor: this strided tensor's values at the entries of the sparse
     COO tensor `mask`, as a sparse tensor with mask's indices."""

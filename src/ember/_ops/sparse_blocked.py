@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember._core import layout as _layouts
+from ember._core.checked_entry import checked
 from ember._core.checks import _check
 from ember._core.device import CPU
 from ember._core.dispatch.entry import handle as _handle
@@ -137,6 +138,7 @@ def _convert(self, blocksize, dense_dim, by_rows):
 
 
 @register_frontend(function=False)
+@checked("to_sparse_bsr(Tensor self, int[2] blocksize, int? dense_dim=None)")
 def to_sparse_bsr(self, blocksize, dense_dim=None):
     """to_sparse_bsr(blocksize, dense_dim=None) -> Tensor: a BSR copy of a matrix, cut into
     blocks of `blocksize` (rows, columns); the blocks holding a nonzero are stored."""
@@ -149,6 +151,7 @@ def to_sparse_bsr(self, blocksize, dense_dim=None):
 
 
 @register_frontend(function=False)
+@checked("to_sparse_bsc(Tensor self, int[2] blocksize, int? dense_dim=None)")
 def to_sparse_bsc(self, blocksize, dense_dim=None):
     """to_sparse_bsc(blocksize, dense_dim=None) -> Tensor: a BSC copy of a matrix, cut into
     blocks of `blocksize` (rows, columns); the blocks holding a nonzero are stored."""
@@ -250,6 +253,12 @@ def sparse_bsc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=Non
 
 
 @register_frontend(method=False)
+@checked("sparse_compressed_tensor(Tensor compressed_indices, Tensor plain_indices, "
+         "Tensor values, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, "
+         "Device? device=None, bool? pin_memory=False)",
+         "sparse_compressed_tensor(Tensor compressed_indices, Tensor plain_indices, "
+         "Tensor values, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+         "bool? pin_memory=False)")
 def sparse_compressed_tensor(compressed_indices, plain_indices, values, size=None, *,
                              dtype=None, layout=None, device=None, pin_memory=False,
                              requires_grad=False, check_invariants=None):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ember._core.checked_entry import checked
 from ember._core.checks import _check, _check_index
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
@@ -153,6 +154,7 @@ def _need_csc(self, what):
 
 
 @register_frontend(function=False)
+@checked("ccol_indices(Tensor self)")
 def ccol_indices(self):
     """ccol_indices() -> Tensor: the compressed column indices of a CSC tensor."""
     if _state.entry and _wants(locals()):
@@ -161,6 +163,7 @@ def ccol_indices(self):
 
 
 @register_frontend(function=False)
+@checked("row_indices(Tensor self)")
 def row_indices(self):
     """row_indices() -> Tensor: the row indices of a CSC tensor."""
     if _state.entry and _wants(locals()):
@@ -169,6 +172,7 @@ def row_indices(self):
 
 
 @register_frontend(function=False)
+@checked("to_sparse_csc(Tensor self, int? dense_dim=None)")
 def to_sparse_csc(self, dense_dim=None):
     """to_sparse_csc(dense_dim=None) -> Tensor: a CSC copy of a matrix."""
     if _state.entry and _wants(locals()):

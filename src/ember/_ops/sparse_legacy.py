@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember._core import upcalls
+from ember._core.checked_entry import checked
 from ember._core.checks import _check
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
@@ -172,6 +173,7 @@ def _copy_of(name, accessor, input, out):
 
 
 @register_frontend(method=False)
+@checked("indices_copy(Tensor self)")
 def indices_copy(input, *, out=None):
     """indices_copy(input, *, out=None) -> Tensor: a copy of input.indices()."""
     if _state.entry and _wants(locals()):
@@ -180,6 +182,7 @@ def indices_copy(input, *, out=None):
 
 
 @register_frontend(method=False)
+@checked("values_copy(Tensor self)")
 def values_copy(input, *, out=None):
     """values_copy(input, *, out=None) -> Tensor: a copy of input.values()."""
     if _state.entry and _wants(locals()):
@@ -188,6 +191,7 @@ def values_copy(input, *, out=None):
 
 
 @register_frontend(method=False)
+@checked("crow_indices_copy(Tensor self)")
 def crow_indices_copy(input, *, out=None):
     """crow_indices_copy(input, *, out=None) -> Tensor: a copy of input.crow_indices()."""
     if _state.entry and _wants(locals()):
@@ -196,6 +200,7 @@ def crow_indices_copy(input, *, out=None):
 
 
 @register_frontend(method=False)
+@checked("col_indices_copy(Tensor self)")
 def col_indices_copy(input, *, out=None):
     """col_indices_copy(input, *, out=None) -> Tensor: a copy of input.col_indices()."""
     if _state.entry and _wants(locals()):
@@ -204,6 +209,7 @@ def col_indices_copy(input, *, out=None):
 
 
 @register_frontend(method=False)
+@checked("ccol_indices_copy(Tensor self)")
 def ccol_indices_copy(input, *, out=None):
     """ccol_indices_copy(input, *, out=None) -> Tensor: a copy of input.ccol_indices()."""
     if _state.entry and _wants(locals()):
@@ -212,6 +218,7 @@ def ccol_indices_copy(input, *, out=None):
 
 
 @register_frontend(method=False)
+@checked("row_indices_copy(Tensor self)")
 def row_indices_copy(input, *, out=None):
     """row_indices_copy(input, *, out=None) -> Tensor: a copy of input.row_indices()."""
     if _state.entry and _wants(locals()):

@@ -15,6 +15,7 @@ from ember._backends import get_backend
 from ember._backends.meta import MetaArray, StandIn
 from ember._core import arguments, dispatch, strided, upcalls
 from ember._core import dtype as dt
+from ember._core.checked_entry import checked
 from ember._core.checks import _check, _check_index, _check_type
 from ember._core.device import META
 from ember._core.dispatch.entry import handle as _handle
@@ -392,6 +393,7 @@ def _make_hvd_split(name, dim, min_dims):
         return tensor_split(input, indices_or_sections, split_dim)
     fn.__name__ = name
     fn.__doc__ = f"{name}(input, indices_or_sections) -> tuple of views along dim {dim}."
+    fn = checked(f"{name}(Tensor self, int sections)", f"{name}(Tensor self, int[] indices)")(fn)
     register_frontend(name)(fn)
     return fn
 

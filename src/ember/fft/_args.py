@@ -68,7 +68,7 @@ def one_dim(x, n, dim, aten_name):
     dim = wrap_fft_dim(check_int(dim, "dim", aten_name), x.ndim)
     if n is not None:
         n = check_int(n, "n", aten_name)
-        check_points(n)
+    check_points(x.shape[dim] if n is None else n)
     return dim, n
 
 
@@ -95,7 +95,10 @@ def shape_and_dims(x, s, dim, aten_name):
         return sizes, dims
     if dim is None:
         dims = list(range(ndim))
-    return [x.shape[d] for d in dims], dims
+    sizes = [x.shape[d] for d in dims]
+    for v in sizes:
+        check_points(v)
+    return sizes, dims
 
 
 def resize(x, dims, sizes):

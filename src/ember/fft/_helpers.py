@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from ember._core.checked_entry import checked
 from ember._core.checks import _check, _check_not_implemented
 from ember._core.dispatch import call
 from ember._core.registry import OPS
@@ -31,6 +32,8 @@ def _frequencies(name, n, d, count, dtype, layout, device, requires_grad, out):
     return finish(values, out, name)
 
 
+@checked("fft_fftfreq(int n, float d=1.0, *, ScalarType? dtype=None, Layout? layout=None, "
+         "Device? device=None, bool? pin_memory=None)")
 def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
             pin_memory=False):
     """fftfreq(n, d=1.0, *, out=None, dtype=None, layout=torch.strided, device=None,
@@ -39,6 +42,8 @@ def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, require
     return _frequencies("fftfreq", n, d, lambda k: k, dtype, layout, device, requires_grad, out)
 
 
+@checked("fft_rfftfreq(int n, float d=1.0, *, ScalarType? dtype=None, Layout? layout=None, "
+         "Device? device=None, bool? pin_memory=None)")
 def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
              pin_memory=False):
     """rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=torch.strided, device=None,
@@ -58,12 +63,14 @@ def _shift(x, dim, inverse):
     return call(OPS["roll"], (x, shifts, dims))
 
 
+@checked("fft_fftshift(Tensor self, int[1]? dim=None)")
 def fftshift(input, dim=None):
     """fftshift(input, dim=None) -> Tensor: move the zero frequency of an `fftn` result to the
     centre of `dim` (every dim by default)."""
     return _shift(input, dim, 0)
 
 
+@checked("fft_ifftshift(Tensor self, int[1]? dim=None)")
 def ifftshift(input, dim=None):
     """ifftshift(input, dim=None) -> Tensor: the inverse of `fftshift`."""
     return _shift(input, dim, 1)

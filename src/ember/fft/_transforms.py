@@ -3,6 +3,7 @@
 the normalisation, run one or two of the three ops."""
 from __future__ import annotations
 
+from ember._core.checked_entry import checked
 from ember._core.checks import _check
 from ember.fft._args import (
     c2c,
@@ -18,6 +19,11 @@ from ember.fft._args import (
 )
 
 # --------------------------------------------------------------------------- one dimension
+
+# PyTorch's schemas of the three shapes of transform (NOTE [checked entries]).
+_ONE = "fft_{}(Tensor self, SymInt? n=None, int dim=-1, str? norm=None)"
+_TWO = "fft_{}(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None)"
+_ANY = "fft_{}(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None)"
 
 
 def _c2c_1d(name, x, n, dim, norm, forward, out):
@@ -53,6 +59,7 @@ def _c2r_1d(name, x, n, dim, norm, forward, out):
     return finish(c2r(x, [dim], norm_mode(norm, forward, aten), last), out, name)
 
 
+@checked(_ONE.format("fft"))
 def fft(input, n=None, dim=-1, norm=None, *, out=None):
     """fft(input, n=None, dim=-1, norm=None, *, out=None) -> Tensor: the one-dimensional
     discrete Fourier transform of `input` along `dim`."""
@@ -61,6 +68,7 @@ def fft(input, n=None, dim=-1, norm=None, *, out=None):
     return _r2c_1d("fft", input, n, dim, norm, True, False, out)
 
 
+@checked(_ONE.format("ifft"))
 def ifft(input, n=None, dim=-1, norm=None, *, out=None):
     """ifft(input, n=None, dim=-1, norm=None, *, out=None) -> Tensor: the inverse of `fft`."""
     if input._dtype.is_complex:
@@ -68,24 +76,28 @@ def ifft(input, n=None, dim=-1, norm=None, *, out=None):
     return _r2c_1d("ifft", input, n, dim, norm, False, False, out)
 
 
+@checked(_ONE.format("rfft"))
 def rfft(input, n=None, dim=-1, norm=None, *, out=None):
     """rfft(input, n=None, dim=-1, norm=None, *, out=None) -> Tensor: the transform of a real
     signal, keeping the n // 2 + 1 non-negative frequencies."""
     return _r2c_1d("rfft", input, n, dim, norm, True, True, out)
 
 
+@checked(_ONE.format("irfft"))
 def irfft(input, n=None, dim=-1, norm=None, *, out=None):
     """irfft(input, n=None, dim=-1, norm=None, *, out=None) -> Tensor: the inverse of `rfft`;
     `n` real values (default 2 * (input.size(dim) - 1))."""
     return _c2r_1d("irfft", input, n, dim, norm, False, out)
 
 
+@checked(_ONE.format("hfft"))
 def hfft(input, n=None, dim=-1, norm=None, *, out=None):
     """hfft(input, n=None, dim=-1, norm=None, *, out=None) -> Tensor: the transform of a
     Hermitian-symmetric signal given by its first half; a real result."""
     return _c2r_1d("hfft", input, n, dim, norm, True, out)
 
 
+@checked(_ONE.format("ihfft"))
 def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
     """ihfft(input, n=None, dim=-1, norm=None, *, out=None) -> Tensor: the inverse of `hfft`:
     the first half of the Hermitian spectrum of a real signal."""
@@ -112,24 +124,28 @@ def _c2r_sizes(name, x, s, dim):
     return sizes, dims, last
 
 
+@checked(_ANY.format("fftn"))
 def fftn(input, s=None, dim=None, norm=None, *, out=None):
     """fftn(input, s=None, dim=None, norm=None, *, out=None) -> Tensor: the N-dimensional
     discrete Fourier transform over `dim` (every dim by default)."""
     return _c2c_nd("fftn", input, s, dim, norm, True, out)
 
 
+@checked(_ANY.format("ifftn"))
 def ifftn(input, s=None, dim=None, norm=None, *, out=None):
     """ifftn(input, s=None, dim=None, norm=None, *, out=None) -> Tensor: the inverse of
     `fftn`."""
     return _c2c_nd("ifftn", input, s, dim, norm, False, out)
 
 
+@checked(_TWO.format("fft2"))
 def fft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """fft2(input, s=None, dim=(-2, -1), norm=None, *, out=None) -> Tensor: `fftn` over two
     dims."""
     return _c2c_nd("fft2", input, s, dim, norm, True, out)
 
 
+@checked(_TWO.format("ifft2"))
 def ifft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """ifft2(input, s=None, dim=(-2, -1), norm=None, *, out=None) -> Tensor: the inverse of
     `fft2`."""
@@ -152,24 +168,28 @@ def _irfftn(name, x, s, dim, norm, out):
     return finish(c2r(x, dims, norm_mode(norm, False, f"fft_{name}"), last), out, name)
 
 
+@checked(_ANY.format("rfftn"))
 def rfftn(input, s=None, dim=None, norm=None, *, out=None):
     """rfftn(input, s=None, dim=None, norm=None, *, out=None) -> Tensor: `fftn` of a real
     tensor, keeping the non-negative frequencies of the last dim."""
     return _rfftn("rfftn", input, s, dim, norm, out)
 
 
+@checked(_TWO.format("rfft2"))
 def rfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """rfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None) -> Tensor: `rfftn` over two
     dims."""
     return _rfftn("rfft2", input, s, dim, norm, out)
 
 
+@checked(_ANY.format("irfftn"))
 def irfftn(input, s=None, dim=None, norm=None, *, out=None):
     """irfftn(input, s=None, dim=None, norm=None, *, out=None) -> Tensor: the inverse of
     `rfftn`."""
     return _irfftn("irfftn", input, s, dim, norm, out)
 
 
+@checked(_TWO.format("irfft2"))
 def irfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """irfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None) -> Tensor: the inverse of
     `rfft2`."""
@@ -199,24 +219,28 @@ def _ihfftn(name, x, s, dim, norm, out):
     return finish(c2c(half.conj_physical(), dims[:-1], mode, False), out, name)
 
 
+@checked(_ANY.format("hfftn"))
 def hfftn(input, s=None, dim=None, norm=None, *, out=None):
     """hfftn(input, s=None, dim=None, norm=None, *, out=None) -> Tensor: the N-dimensional
     transform of a Hermitian-symmetric signal given by the first half of its last dim."""
     return _hfftn("hfftn", input, s, dim, norm, out)
 
 
+@checked(_TWO.format("hfft2"))
 def hfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """hfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None) -> Tensor: `hfftn` over two
     dims."""
     return _hfftn("hfft2", input, s, dim, norm, out)
 
 
+@checked(_ANY.format("ihfftn"))
 def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
     """ihfftn(input, s=None, dim=None, norm=None, *, out=None) -> Tensor: the inverse of
     `hfftn`."""
     return _ihfftn("ihfftn", input, s, dim, norm, out)
 
 
+@checked(_TWO.format("ihfft2"))
 def ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None) -> Tensor: the inverse of
     `hfft2`."""

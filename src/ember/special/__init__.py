@@ -5,8 +5,7 @@ rest call the registry entries of `_ops/special_functions.py` and `_ops/special_
 from __future__ import annotations
 
 import ember as _ember
-from ember._core.checks import _check_type
-from ember._core.dispatch import Tensor as _Tensor
+from ember._core.checked_entry import checked as _checked
 from ember._core.dispatch import call as _call
 from ember._core.dispatch import call_out as _call_out
 from ember._core.registry import OPS as _OPS
@@ -97,67 +96,80 @@ def _run(op, args, out):
     return _call(op, args) if out is None else _call_out(op, args, out)
 
 
-def _tensor_argument(function, name, position, value):
-    _check_type(isinstance(value, _Tensor), lambda: (
-        f"{function}(): argument '{name}' ({position}) must be Tensor, not "
-        f"{type(value).__name__}"))
-
-
-def _unary(name, doc_name):
-    op = _OPS[f"special_{name}"]
-
-    def function(input, *, out=None):
-        _tensor_argument(f"special_{name}", "input", "position 1", input)
-        return _run(op, (input,), out)
+def _named(function, name, op):
     function.__name__ = function.__qualname__ = name
     function.__module__ = __name__
     function.__doc__ = op.doc
     return function
 
 
-def _binary(name, first, second):
+# Each function checks its arguments against PyTorch's schema (NOTE [checked entries]), whose
+# argument names are its keywords: `input` (the schema's `self`), or `x` and `n`.
+def _unary(name):
+    op = _OPS[f"special_{name}"]
+    if name in _X_NAMED:
+        @_checked(f"special_{name}(Tensor x)")
+        def function(x, *, out=None):
+            return _run(op, (x,), out)
+    else:
+        @_checked(f"special_{name}(Tensor self)")
+        def function(input, *, out=None):
+            return _run(op, (input,), out)
+    return _named(function, name, op)
+
+
+_X_NAMED = ("airy_ai", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+            "spherical_bessel_j0")
+
+
+def _binary(name, op_name):
     """A function of two operands, either of which (not both) may be a Python number."""
+    op = _OPS[op_name]
+
+    @_checked(f"special_{name}(Tensor self, Tensor other)",
+              f"special_{name}(Tensor self, Scalar other)",
+              f"special_{name}(Scalar self, Tensor other)")
+    def function(input, other, *, out=None):
+        return _run(op, (input, other), out)
+    return _named(function, name, op)
+
+
+def _polynomial(name):
+    """A polynomial of degree `n` at `x`, either of which (not both) may be a Python number."""
     op = _OPS[f"special_{name}"]
 
+    @_checked(f"special_{name}(Tensor x, Tensor n)", f"special_{name}(Scalar x, Tensor n)",
+              f"special_{name}(Tensor x, Scalar n)")
+    def function(x, n, *, out=None):
+        return _run(op, (x, n), out)
+    return _named(function, name, op)
+
+
+def _tensors_only(name, op_name):
+    op = _OPS[op_name]
+
+    @_checked(f"special_{name}(Tensor self, Tensor other)")
     def function(input, other, *, out=None):
-        if not isinstance(input, _Tensor):
-            _tensor_argument(f"special_{name}", second, "position 2", other)
         return _run(op, (input, other), out)
-    function.__name__ = function.__qualname__ = first
-    function.__module__ = __name__
-    function.__doc__ = op.doc
-    return function
+    return _named(function, name, op)
 
 
 for _name in ("airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "entr", "erfcx",
               "i0e", "i1", "i1e", "log_ndtr", "modified_bessel_i0", "modified_bessel_i1",
               "modified_bessel_k0", "modified_bessel_k1", "ndtr", "ndtri",
               "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "spherical_bessel_j0"):
-    globals()[_name] = _unary(_name, _name)
-
-def _tensors_only(name, op_name):
-    op = _OPS[op_name]
-
-    def function(input, other, *, out=None):
-        _tensor_argument(f"special_{name}", "input", "position 1", input)
-        _tensor_argument(f"special_{name}", "other", "position 2", other)
-        return _run(op, (input, other), out)
-    function.__name__ = function.__qualname__ = name
-    function.__module__ = __name__
-    function.__doc__ = op.doc
-    return function
-
+    globals()[_name] = _unary(_name)
 
 gammainc = _tensors_only("gammainc", "igamma")
 gammaincc = _tensors_only("gammaincc", "igammac")
-xlog1py = _binary("xlog1py", "xlog1py", "other")
-zeta = _binary("zeta", "zeta", "other")
+xlog1py = _binary("xlog1py", "special_xlog1py")
+zeta = _binary("zeta", "special_zeta")
 
 for _name in ("chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
               "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
               "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
               "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
               "laguerre_polynomial_l", "legendre_polynomial_p"):
-    globals()[_name] = _binary(_name, _name, "n")
+    globals()[_name] = _polynomial(_name)
 
 del _name

@@ -64,6 +64,9 @@ def _split(func, given):
     """(args, kwargs) that call `func` with the values in `given`, as the user could have
     written the call: positional parameters by position (trailing ones left at their default
     left off), keyword-only ones by name where they differ from their default."""
+    if hasattr(func, "checked_body"):                   # (NOTE [checked entries])
+        from ember._core.checked_entry import body_of
+        func = body_of(func)
     code = func.__code__
     names = code.co_varnames
     positional = names[:code.co_argcount]

@@ -82,7 +82,7 @@ def hardtanh_(input, min_val=-1.0, max_val=1.0):
     """In-place hardtanh."""
     if _state.entry and _wants(locals()):
         return _handle(hardtanh_, locals())
-    _check_value_order(min_val, max_val)
+    # (PyTorch's hardtanh_ is the ATen op itself: no check of the order, unlike hardtanh)
     return call_inplace(_HARDTANH, (input, min_val, max_val))
 
 

@@ -16,6 +16,7 @@ import warnings
 
 import ember
 from ember._core import arguments, dispatch
+from ember._core.checked_entry import checked
 from ember._core.dispatch import autocast, call
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
@@ -234,6 +235,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 @_float32_under_autocast
+@checked('huber_loss(Tensor self, Tensor target, str reduction="mean", float delta=1.0)')
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """0.5 d**2 where |d| < delta, else delta (|d| - 0.5 delta)."""
     if weight is None:
@@ -371,6 +373,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 # --------------------------------------------------------------------------- margins
 
 @_float32_under_autocast
+@checked("margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0)")
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                         reduction="mean"):
     """max(0, -target * (input1 - input2) + margin)."""
@@ -385,6 +388,7 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
 
 
 @_float32_under_autocast
+@checked("hinge_embedding_loss(Tensor self, Tensor target, float margin=1.0)")
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
                          reduction="mean"):
     """input where target is 1, max(0, margin - input) where target is -1."""
@@ -397,6 +401,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 
 
 @_float32_under_autocast
+@checked("soft_margin_loss(Tensor self, Tensor target)")
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """log(1 + exp(-target * input))."""
     reduction = _reduction_name(size_average, reduce, reduction)
@@ -468,6 +473,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
 
 
 @_float32_under_autocast
+@checked("multilabel_margin_loss(Tensor self, Tensor target)")
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Per sample, sum over its target classes j (the indices before the first -1) and its
     other classes i of max(0, 1 - (x[j] - x[i])), over the class count."""
@@ -498,6 +504,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
 
 
 @_float32_under_autocast
+@checked("cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0)")
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                           reduction="mean"):
     """1 - cos(input1, input2) where target is 1, max(0, cos - margin) where it is -1."""
@@ -524,6 +531,8 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
 
 
 @_float32_under_autocast
+@checked("triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, "
+         "float p=2, float eps=1e-06, bool swap=False)")
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
                         size_average=None, reduce=None, reduction="mean"):
     """max(0, d(anchor, positive) - d(anchor, negative) + margin), d the p-norm distance."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from ember._core import arguments, dispatch
+from ember._core.checked_entry import checked
 from ember._core.checks import _check, _check_value
 from ember._core.dispatch import call
 from ember._core.dispatch.entry import handle as _handle
@@ -163,6 +164,8 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 # --------------------------------------------------------------------------- average pooling
 
+@checked("avg_pool1d(Tensor self, int[1] kernel_size, int[1]? stride=None, int[1] padding=0, "
+         "bool ceil_mode=False, bool count_include_pad=True)")
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True):
     """Mean over sliding windows of the last dim of (N, C, L) or (C, L)."""

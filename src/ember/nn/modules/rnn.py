@@ -390,7 +390,9 @@ class RNNCellBase(Module):
         if input.dim() not in (1, 2):
             raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D "
                              "instead")
-        states = () if hx is None else (hx if isinstance(hx, tuple) else (hx,))
+        # (an LSTM cell iterates its hx, (h, c), as PyTorch's does: an int is not iterable)
+        states = () if hx is None else tuple(hx) if name == "LSTMCell" else (
+            hx if isinstance(hx, tuple) else (hx,))
         for state in states:
             if state.dim() not in (1, 2):
                 raise ValueError(f"{name}: Expected hidden to be 1D or 2D, got {state.dim()}D "
