@@ -296,6 +296,10 @@ class Blocks:
         """The step counts (or another 0-d state entry: NAdam's mu_product) as numbers."""
         return [float(steps.flat[0])]
 
+    def reread(self, steps, counts):
+        """The counts again (the blocks run only on the plain path: no mode to see a read)."""
+        return counts
+
     # ---------------------------------------------------------------- the step
 
     def finish(self) -> None:

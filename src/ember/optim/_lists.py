@@ -193,6 +193,11 @@ class _Foreach:
                 return flat.tolist()
         return [s.item() for s in steps]
 
+    def reread(self, steps, counts):
+        """The step counts read again, as PyTorch's foreach form reads them once per bias
+        correction (a mode sees each `_local_scalar_dense`); the plain path reuses `counts`."""
+        return [s.item() for s in steps] if _dispatch_state.slow else counts
+
 
 class _Each:
     """The list operations as Tensor ops on one-element lists (PyTorch's single-tensor path)."""
@@ -305,6 +310,9 @@ class _Each:
 
     def values(self, steps):
         return [steps[0].item()]
+
+    def reread(self, steps, counts):
+        return counts
 
 
 def _sign_factors_(x, plus, minus) -> None:

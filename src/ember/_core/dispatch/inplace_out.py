@@ -301,7 +301,8 @@ class InplaceOp(OpForm):
 
     __slots__ = ()
     SUFFIX = "_"
-    OVERLOADS: ClassVar[dict] = {"bernoulli.p": "float"}
+    OVERLOADS: ClassVar[dict] = {"bernoulli.p": "float", "pow.Tensor_Scalar": "Scalar",
+                                  "pow.Tensor_Tensor": "Tensor"}
 
     @property
     def _schema(self):
