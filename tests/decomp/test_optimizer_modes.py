@@ -3,8 +3,9 @@
 loss.item()) lists the same ATen ops, overloads included, in ember as in PyTorch: the step
 counts read through `_local_scalar_dense` (NOTE [item is an op under modes]), in-place calls
 reach the mode as their overload form's in-place (`lerp_.Scalar`, `clamp_.default`,
-`pow_.Scalar`), norms as `linalg_vector_norm`, and a later gradient accumulates with
-`add_.Tensor`.
+`pow_.Scalar`), norms as `linalg_vector_norm`, a later gradient accumulates with
+`add_.Tensor`, and `where`'s numbers become `scalar_tensor`s (NOTE [where's numbers under
+modes]).
 
 Left out of the comparison, by name: PyTorch's `profiler._record_function_enter_new` /
 `_record_function_exit` around `Optimizer.step` and `zero_grad` (ember's record_function is not
@@ -82,6 +83,7 @@ def _calls(lib):
     rng = np.random.default_rng(1)
     x = lib.tensor(rng.standard_normal((3, 4)), dtype=lib.float32, requires_grad=True)
     y = lib.tensor(rng.standard_normal((3, 4)), dtype=lib.float32)
+    i = lib.arange(12).view(3, 4)
     return {
         "item": lambda: y.sum().item(), "float": lambda: float(y[0, 0]),
         "bool": lambda: bool(y[0, 0] > 0), "int": lambda: int(y.argmax()),
@@ -97,6 +99,13 @@ def _calls(lib):
         "clamp_min_": lambda: y.clone().clamp_min_(0), "pow_": lambda: y.clone().pow_(2),
         "pow_ tensor": lambda: y.clone().pow_(y),
         "accumulated": lambda: [(x * 2).sum().backward() for _ in range(2)],
+        "where number": lambda: lib.where(y > 0, y, 0.0),
+        "where number first": lambda: lib.where(y > 0, 1, y),
+        "where numbers": lambda: lib.where(y > 0, 1.0, 0),
+        "where int tensor": lambda: lib.where(y > 0, i, 0.5),
+        "where half": lambda: lib.where(y > 0, y.half(), 2),
+        "where method": lambda: y.where(y > 0, 0.0),
+        "where tensors": lambda: lib.where(y > 0, y, -y),
     }
 
 
@@ -114,6 +123,10 @@ def test_calls_list_pytorchs_aten_ops(name):
     if isinstance(their_result, (int, float, bool)):
         assert type(our_result) is type(their_result)
         assert our_result == pytest.approx(their_result, rel=1e-5)
+    if isinstance(their_result, torch.Tensor):
+        assert str(our_result.dtype) == str(their_result.dtype).replace("torch", "ember")
+        np.testing.assert_allclose(our_result.detach().float().numpy(),
+                                   their_result.detach().float().numpy(), rtol=1e-6)
 
 
 def _training_step(lib, optimizer_name, foreach):

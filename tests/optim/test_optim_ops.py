@@ -60,10 +60,9 @@ NOT_IN_BLOCKS = {"ASGD"}
 FOREACH_AND_EACH = {"ASGD", "Rprop"}
 # Gaps of ember's outside the optimizers, left out of PyTorch's list: a 0-d mask in a masked
 # write (PyTorch reads it and makes an index tensor with empty + fill_ before index_put_;
-# ember's setitem reads it without ops, NOTE [setitem as ops]), and `where(cond, 0, x)` makes
-# its number operand without aten.scalar_tensor (Rprop's masked writes, spelled as PyTorch's
-# Rprop spells them).
-UNSEEN_IN_EMBER = {"Rprop": ("scalar_tensor", "empty", "fill_")}
+# ember's setitem reads it without ops, NOTE [setitem as ops]; Rprop's masked writes, spelled
+# as PyTorch's Rprop spells them).
+UNSEEN_IN_EMBER = {"Rprop": ("empty", "fill_")}
 # ember's masked write on meta tensors has no meta rule yet (nonzero): Rprop's step raises
 # NotImplementedError there (strict xfail: it must start passing once the rule exists).
 META_GAP = {"Rprop"}

@@ -120,8 +120,9 @@ def where(condition, input=None, other=None, *, out=None):
     for position, name, value in ((2, "input", input), (3, "other", other)):
         if not isinstance(value, (dispatch.Tensor, int, float, complex, np.number, np.bool_)):
             arguments.refuse(("where", name, position), "Tensor", value)
-    args = (condition, input, other)
-    return call(_WHERE_OP, args) if out is None else call_out(_WHERE_OP, args, out)
+    if out is None:
+        return grad_where(condition, input, other)    # (NOTE [where's numbers under modes])
+    return call_out(_WHERE_OP, (condition, input, other), out)
 
 
 def _where_method(self, condition, other):
