@@ -4,8 +4,8 @@ loss.item()) lists the same ATen ops, overloads included, in ember as in PyTorch
 counts read through `_local_scalar_dense` (NOTE [item is an op under modes]), in-place calls
 reach the mode as their overload form's in-place (`lerp_.Scalar`, `clamp_.default`,
 `pow_.Scalar`), norms as `linalg_vector_norm`, a later gradient accumulates with
-`add_.Tensor`, and `where`'s numbers become `scalar_tensor`s (NOTE [where's numbers under
-modes]).
+`add_.Tensor`, `where`'s numbers become `scalar_tensor`s (NOTE [where's numbers under
+modes]), and isclose decomposes as PyTorch's composite.
 
 Left out of the comparison, by name: PyTorch's `profiler._record_function_enter_new` /
 `_record_function_exit` around `Optimizer.step` and `zero_grad` (ember's record_function is not
@@ -106,6 +106,10 @@ def _calls(lib):
         "where half": lambda: lib.where(y > 0, y.half(), 2),
         "where method": lambda: y.where(y > 0, 0.0),
         "where tensors": lambda: lib.where(y > 0, y, -y),
+        "isclose": lambda: lib.isclose(y, y * 1.000001),
+        "isclose nan": lambda: lib.isclose(y, y.sqrt(), equal_nan=True),
+        "isclose int": lambda: lib.isclose(i, i + (i > 5)),
+        "isclose exact": lambda: lib.isclose(y, y, rtol=0, atol=0),
     }
 
 
