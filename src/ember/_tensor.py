@@ -453,7 +453,7 @@ class Tensor:
                 return dispatch.call_aten(OPS["_local_scalar_dense"], (self,))
         _check(self._data.size == 1, lambda: (
             f"a Tensor with {self._data.size} elements cannot be converted to Scalar"))
-        _check_not_meta(self, "item")
+        _check(self._device is not META, "Tensor.item() cannot be called on meta tensors")
         return self._host_numbers().reshape(()).item()
 
     def tolist(self):

@@ -69,3 +69,23 @@ def test_a_fake_training_step_matches_torch(name, optimizer):
     assert len(ours) == len(theirs)
     for a, b in zip(ours, theirs):
         assert a == b
+
+
+def test_masked_writes_run_on_fake_and_meta_tensors():
+    # (setitem's index_put_ takes the mask itself: no nonzero, whose shape is the data's)
+    def run(lib, fake):
+        found = []
+        with fake.FakeTensorMode():
+            x, y = lib.randn(3, 2), lib.randn(2, 3, 2)
+            x[x > 0] = 1.0
+            y[:, x < 0] = 2.0
+            found += [_describe(x), _describe(y)]
+        m = lib.empty(4, 3, device="meta")
+        m[m.gt(0)] = 3.0
+        found.append(_describe(m))
+        with pytest.raises(RuntimeError, match="cannot be called on meta tensors"):
+            z = lib.empty((), device="meta")
+            z[z.gt(0)] = 1.0
+        return found
+
+    assert run(ember, ember_fake) == run(torch, torch_fake)

@@ -273,7 +273,7 @@ def _scalar_step(op, args):
         f"{type(self).__name__}"))
     _check(self._data.size == 1, lambda: (
         f"a Tensor with {self._data.size} elements cannot be converted to Scalar"))
-    _check_not_implemented(self._device is not META, "Cannot copy out of meta tensor; no data!")
+    _check(self._device is not META, "Tensor.item() cannot be called on meta tensors")
     return self._host_numbers().reshape(()).item()
 
 
