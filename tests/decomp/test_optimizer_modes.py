@@ -7,7 +7,9 @@ reach the mode as their overload form's in-place (`lerp_.Scalar`, `clamp_.defaul
 `add_.Tensor`, `where`'s numbers become `scalar_tensor`s (NOTE [where's numbers under
 modes]), and isclose decomposes as PyTorch's composite.
 
-Left out of the comparison, by name: PyTorch's `profiler._record_function_enter_new` /
+Not compared yet: Adam's amsgrad and Adamax's single-tensor form (PyTorch's `maximum.out`:
+`out=` calls reach ember's modes as the out-of-place op) and ASGD (where it reads its step
+counts). Left out of the comparison, by name: PyTorch's `profiler._record_function_enter_new` /
 `_record_function_exit` around `Optimizer.step` and `zero_grad` (ember's record_function is not
 an op a mode sees)."""
 from __future__ import annotations
@@ -49,6 +51,10 @@ OPTIMIZERS = {
     "adagrad": lambda O, p: O.Adagrad(p, lr=0.1),
     "adagrad decays": lambda O, p: O.Adagrad(p, lr=0.1, weight_decay=0.1, lr_decay=0.01),
     "adadelta": lambda O, p: O.Adadelta(p, lr=0.1),
+    "nadam": lambda O, p: O.NAdam(p, lr=0.1),
+    "nadam decays": lambda O, p: O.NAdam(p, lr=0.1, weight_decay=0.1, decoupled_weight_decay=True),
+    "radam": lambda O, p: O.RAdam(p, lr=0.1),
+    "radam decays": lambda O, p: O.RAdam(p, lr=0.1, weight_decay=0.1),
 }
 
 
