@@ -8,8 +8,7 @@ reach the mode as their overload form's in-place (`lerp_.Scalar`, `clamp_.defaul
 modes]), and isclose decomposes as PyTorch's composite.
 
 Not compared yet: Adam's amsgrad and Adamax's single-tensor form (PyTorch's `maximum.out`:
-`out=` calls reach ember's modes as the out-of-place op) and ASGD (where it reads its step
-counts). Left out of the comparison, by name: PyTorch's `profiler._record_function_enter_new` /
+`out=` calls reach ember's modes as the out-of-place op). Left out of the comparison, by name: PyTorch's `profiler._record_function_enter_new` /
 `_record_function_exit` around `Optimizer.step` and `zero_grad` (ember's record_function is not
 an op a mode sees)."""
 from __future__ import annotations
@@ -55,6 +54,8 @@ OPTIMIZERS = {
     "nadam decays": lambda O, p: O.NAdam(p, lr=0.1, weight_decay=0.1, decoupled_weight_decay=True),
     "radam": lambda O, p: O.RAdam(p, lr=0.1),
     "radam decays": lambda O, p: O.RAdam(p, lr=0.1, weight_decay=0.1),
+    "asgd": lambda O, p: O.ASGD(p, lr=0.1),
+    "asgd decays": lambda O, p: O.ASGD(p, lr=0.1, weight_decay=0.1, t0=0),
 }
 
 
