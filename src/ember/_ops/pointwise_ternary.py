@@ -25,6 +25,7 @@ from ember._core.registry import (
 from ember._core.schema import parse_schema
 from ember._ops.fused_multiply_add import fma
 from ember._ops.grad_utils import by_kind, conj, identity
+from ember._ops.grad_utils import numbers_as_tensors
 from ember._ops.grad_utils import where as grad_where  # (`where` is the frontend here)
 from ember._ops.pointwise import not_implemented_for, scalar_into
 from ember._ops.pointwise_logic import keep_self_at_ties, tensor_arg
@@ -121,7 +122,10 @@ def where(condition, input=None, other=None, *, out=None):
         if not isinstance(value, (dispatch.Tensor, int, float, complex, np.number, np.bool_)):
             arguments.refuse(("where", name, position), "Tensor", value)
     if out is None:
-        return grad_where(condition, input, other)    # (NOTE [where's numbers under modes])
+        if _state.slow and dispatch.modes.dispatch_modes and not (
+                isinstance(input, dispatch.Tensor) and isinstance(other, dispatch.Tensor)):
+            input, other = numbers_as_tensors(condition, input, other)  # NOTE [where's
+        return call(_WHERE_OP, (condition, input, other))               # numbers under modes]
     return call_out(_WHERE_OP, (condition, input, other), out)
 
 
