@@ -382,7 +382,13 @@ def _foreach_norm(self, ord=2, dtype=None):
     """The vector norm of every tensor of a list (a tuple of 0-d tensors)."""
     tensors = _tensors(self, "_foreach_norm", 0)
     _nonempty(tensors)
-    return tuple(ember.linalg.vector_norm(t, ord, dtype=dtype) for t in tensors)
+
+    def composite():
+        return tuple(ember.linalg.vector_norm(t, ord, dtype=dtype) for t in tensors)
+    if type(ord) is not int and type(ord) is not float or dtype is not None:
+        return composite()
+    return _through_op(_foreach_norm, "_foreach_norm.Scalar", (list(tensors), ord), (self,),
+                       (self,), {"ord": ord, "dtype": dtype}, composite)
 
 
 def _foreach_powsum(self, ord=2, dtype=None):

@@ -446,11 +446,14 @@ class Tensor:
     # ------------------------------------------------------------------ conversion
     def item(self):
         """The value of a one-element tensor as a Python number."""
-        if _state.entry and _wants(locals()):
-            return _handle(Tensor.item, locals())
+        if _state.entry:
+            if _wants(locals()):
+                return _handle(Tensor.item, locals())
+            if _state.slow:   # modes see `_local_scalar_dense`: NOTE [item is an op under modes]
+                return dispatch.call_aten(OPS["_local_scalar_dense"], (self,))
         _check(self._data.size == 1, lambda: (
             f"a Tensor with {self._data.size} elements cannot be converted to Scalar"))
-        _check_not_meta(self, "item")
+        _check(self._device is not META, "Tensor.item() cannot be called on meta tensors")
         return self._host_numbers().reshape(()).item()
 
     def tolist(self):

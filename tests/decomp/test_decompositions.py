@@ -22,6 +22,10 @@ def _t(*shape, dtype=np.float64):
 
 
 EXTRA_CALLS = {
+    # (the public norms reach modes as linalg_vector_norm: NOTE [overload forms])
+    aten.norm.ScalarOpt_dim_dtype: [((_t(3, 4), 2, [1], False), {}),
+                                    ((_t(3, 4), 3.0, [0, 1], True), {}),
+                                    ((_t(5), 1, [0], False), {"dtype": ember.float64})],
     aten.gelu_backward.default: [((_t(3, 4), _t(3, 4)), {}),
                                  ((_t(3, 4), _t(3, 4)), {"approximate": "tanh"})],
     aten.threshold_backward.default: [((_t(3, 4), _t(3, 4), 0.0), {}),

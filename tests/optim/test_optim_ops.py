@@ -49,9 +49,10 @@ IDS = [f"{name}-{i}" for i, (name, _) in enumerate(CASES)]
 # Logged with float32 parameters only: PyTorch's foreach ASGD issues per-tensor ops per
 # (device, dtype) group, and the order of its groups is its C++ map's, not the parameters'.
 ONE_DTYPE = {"ASGD", "Rprop"}
-# Their step reads state on the parameters' device as numbers (ASGD's eta and mu): on meta
-# parameters both libraries raise.
-META_REFUSED = {"ASGD"}
+# Their step reads state on the parameters' device as numbers (ASGD's eta and mu; Rprop's
+# masked write of the 0-d parameter reads its 0-d mask): on meta parameters both libraries
+# raise (Rprop without a 0-d parameter: test_rprop_on_meta_parameters_without_a_0d_one).
+META_REFUSED = {"ASGD", "Rprop"}
 # Never in blocks with foreach=True (NOTE [optimizer updates in blocks]): ASGD's foreach form
 # computes each parameter's next eta from its step count tensor.
 NOT_IN_BLOCKS = {"ASGD"}
@@ -60,13 +61,9 @@ NOT_IN_BLOCKS = {"ASGD"}
 FOREACH_AND_EACH = {"ASGD", "Rprop"}
 # Gaps of ember's outside the optimizers, left out of PyTorch's list: a 0-d mask in a masked
 # write (PyTorch reads it and makes an index tensor with empty + fill_ before index_put_;
-# ember's setitem reads it without ops, NOTE [setitem as ops]), and `where(cond, 0, x)` makes
-# its number operand without aten.scalar_tensor (Rprop's masked writes, spelled as PyTorch's
-# Rprop spells them).
-UNSEEN_IN_EMBER = {"Rprop": ("scalar_tensor", "empty", "fill_")}
-# ember's masked write on meta tensors has no meta rule yet (nonzero): Rprop's step raises
-# NotImplementedError there (strict xfail: it must start passing once the rule exists).
-META_GAP = {"Rprop"}
+# ember's setitem reads it without ops, NOTE [setitem as ops]; Rprop's masked writes, spelled
+# as PyTorch's Rprop spells them).
+UNSEEN_IN_EMBER = {"Rprop": ("empty", "fill_")}
 
 
 def _params(lib, one_dtype=False):
@@ -98,13 +95,20 @@ def _state_layout(opt, params):
              for key, v in opt.state[p].items()] for p in params]
 
 
-META_CASES = [pytest.param(*case, marks=pytest.mark.xfail(
-    raises=NotImplementedError, strict=True, reason="masked setitem on meta tensors"))
-    if case[0] in META_GAP else case for case in CASES]
+@pytest.mark.parametrize("foreach", [None, False, True])
+def test_rprop_on_meta_parameters_without_a_0d_one(foreach):
+    layouts = []
+    for lib in (ember, torch):
+        params = _meta_params(lib)[:2]
+        opt = lib.optim.Rprop(params, foreach=foreach)
+        for _ in range(3):
+            opt.step()
+        layouts.append(_state_layout(opt, params))
+    assert layouts[0] == layouts[1]
 
 
 @pytest.mark.parametrize("foreach", [None, False, True])
-@pytest.mark.parametrize("name,kwargs", META_CASES, ids=IDS)
+@pytest.mark.parametrize("name,kwargs", CASES, ids=IDS)
 def test_meta_parameters_get_pytorchs_state(name, kwargs, foreach):
     layouts = []
     for lib in (ember, torch):

@@ -322,3 +322,33 @@ def nll_loss_nd(self, target, weight=None, reduction=1, ignore_index=-100):
     out = aten.nll_loss_forward.default(rows, _reshape(target, [-1]), weight, reduction,
                                         ignore_index)[0]
     return _reshape(out, list(target.shape)) if reduction == 0 else out
+
+
+# --------------------------------------------------------------------------- comparisons
+
+@composite(aten.isclose.default)
+def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """|self - other| <= atol + rtol * |other| or equal, in PyTorch's composite's ops: only
+    `other` is cast (to the default dtype) for integer inputs, and the finite test is
+    isfinite's (abs != inf, times self == self)."""
+    import ember
+    from ember._core.checks import _check
+    _check(self.dtype == other.dtype, lambda: (
+        f"{self.dtype._cpp_name} did not match {other.dtype._cpp_name}"))
+    _check(rtol >= 0, lambda: f"rtol must be greater than or equal to zero, but got {rtol}")
+    _check(atol >= 0, lambda: f"atol must be greater than or equal to zero, but got {atol}")
+    inexact = self.is_floating_point() or self.is_complex()
+    close = aten.eq.Tensor(self, other)
+    if equal_nan and inexact:
+        close.bitwise_or_(aten.bitwise_and.Tensor(aten.isnan.default(self),
+                                                  aten.isnan.default(other)))
+    if rtol == 0 and atol == 0:
+        return close
+    if not inexact:
+        other = aten._to_copy.default(other, dtype=ember.get_default_dtype())
+    allowed = aten.add.Scalar(aten.abs.default(aten.mul.Scalar(other, rtol)), atol)
+    error = aten.abs.default(aten.sub.Tensor(self, other))
+    finite = aten.ne.Scalar(aten.abs.default(error), math.inf)
+    finite = aten.mul.Tensor(finite, aten.eq.Tensor(error, error))
+    close.bitwise_or_(finite.bitwise_and_(aten.le.Tensor(error, allowed)))
+    return close

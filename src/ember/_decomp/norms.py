@@ -75,6 +75,11 @@ def logsumexp(self, dim, keepdim=False):
     return aten.add.Tensor(aten.log.default(total), shift)
 
 
+@decomposes(aten.linalg_vector_norm.default, core=False)
+def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, dtype=None):
+    return norm(self, ord, dim, keepdim, dtype)
+
+
 @decomposes(aten.norm.ScalarOpt_dim_dtype)
 def norm(self, p, dim, keepdim, dtype):
     x = aten.abs.default(aten._to_copy.default(self, dtype=dtype))

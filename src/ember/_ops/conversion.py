@@ -251,3 +251,31 @@ def _run_detach(op, args):
 
 
 OPS["detach"].runner = _run_detach
+
+
+# NOTE [item is an op under modes]: `Tensor.item` (and `float(t)`, `bool(t)` ... through it)
+# reads the one element as a Python number. PyTorch does that in the op `_local_scalar_dense`,
+# which a TorchDispatchMode sees (an optimizer's step count, a loss printed in the loop); so
+# while a mode is open (`state.slow`) `item` calls this op, whose back-end step reads the host
+# value (a number, not a tensor: the op has its own runner and step). The plain `item` reads the
+# array itself and never looks here.
+@register_op("_local_scalar_dense(Tensor self) -> Scalar", kind="generic", function=False,
+             method=False, out=False, differentiable=False)
+def _local_scalar_dense(xp, self):
+    """The one element of `self` as a Python number (the op under Tensor.item)."""
+    return self.reshape(()).item()
+
+
+def _scalar_step(op, args):
+    self = args[0]
+    _check_type(isinstance(self, dispatch.Tensor), lambda: (
+        f"_local_scalar_dense(): argument 'self' (position 1) must be Tensor, not "
+        f"{type(self).__name__}"))
+    _check(self._data.size == 1, lambda: (
+        f"a Tensor with {self._data.size} elements cannot be converted to Scalar"))
+    _check(self._device is not META, "Tensor.item() cannot be called on meta tensors")
+    return self._host_numbers().reshape(()).item()
+
+
+OPS["_local_scalar_dense"].runner = _scalar_step
+dispatch.runners.OWN_STEPS[OPS["_local_scalar_dense"]] = _scalar_step

@@ -193,6 +193,27 @@ def _copy_lists(op, args):
             write_inplace(copy, t, runners.run_generic_general(copy, (t, src, non_blocking)))
 
 
+def _declare_norm() -> None:
+    """`_foreach_norm.Scalar`: the vector norm (`norm.ScalarOpt_dim_dtype` over every dim) of
+    every tensor of a list; its step is that op's back-end step at each position, so meta and
+    fake lists get its meta rule (the gradient clippers' total norm)."""
+    op = OpDef("_foreach_norm.Scalar(Tensor[] self, Scalar ord=2, ScalarType? dtype=None) -> "
+               "Tensor[]", None, kind="generic", method=False, function=False,
+               differentiable=False, doc="`linalg.vector_norm` of every tensor of a list.",
+               out=False)
+    OPS[op.name] = op
+    op.runner = _norm_lists
+    runners.OWN_STEPS[op] = _norm_lists
+
+
+def _norm_lists(op, args):
+    runners.check_tensor_list(op, 0, args[0])
+    norm = OPS["norm.ScalarOpt_dim_dtype"]
+    order = args[1] if len(args) > 1 else 2
+    dtype = args[2] if len(args) > 2 else None
+    return [dispatch.stack.backend_step(norm, (t, order, None, False, dtype)) for t in args[0]]
+
+
 def _all_plain_cpu(tensors) -> bool:
     types = set(map(type, tensors))
     types.discard(Tensor)
@@ -635,3 +656,4 @@ def _pieces(increment, shapes):
 
 _declare_all()
 _declare_copy()
+_declare_norm()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from ember._core import dispatch
 from ember._core.dispatch import call
+from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS
 from ember._core.shape import wrap_dims
 
@@ -48,7 +49,37 @@ def zeros_grad(ctx):
 
 def where(condition, a, b):
     """where(condition, a, b) through the registry (a or b may be a Python number)."""
+    if _state.slow and dispatch.modes.dispatch_modes and not (
+            isinstance(a, dispatch.Tensor) and isinstance(b, dispatch.Tensor)):
+        a, b = numbers_as_tensors(condition, a, b)
     return call(OPS["where.self"], (condition, a, b))
+
+
+# NOTE [where's numbers under modes]: PyTorch serves `where(c, x, 0.0)` by CompositeImplicit
+# overloads (where.ScalarSelf / ScalarOther / Scalar) that make each number a 0-d tensor
+# (`scalar_tensor`), cast the tensor operand to the result dtype and call where.self, which a
+# TorchDispatchMode sees. ember's where.self takes numbers itself; while a dispatch mode is open
+# the calls through `where` here (the public function and the formulas) do the same first, so
+# the result stays the number's promotion. Named calls (`aten.where.self` in a decomposition)
+# pass numbers as they are.
+def numbers_as_tensors(condition, a, b):
+    import ember
+    from ember._core.promotion import promote_types, scalar_type_of
+    numbers = (not isinstance(a, dispatch.Tensor), not isinstance(b, dispatch.Tensor))
+    if all(numbers):
+        dtype, device = promote_types(scalar_type_of(a), scalar_type_of(b)), condition.device
+    else:
+        dtype = ember.result_type(a, b)
+        device = (b if numbers[0] else a).device
+    if numbers[1]:
+        b = call(OPS["scalar_tensor"], (b, dtype, None, device, None))
+    elif b.dtype is not dtype:
+        b = b.to(dtype)
+    if numbers[0]:
+        a = call(OPS["scalar_tensor"], (a, dtype, None, device, None))
+    elif a.dtype is not dtype:
+        a = a.to(dtype)
+    return a, b
 
 
 def identity(ctx):

@@ -226,7 +226,10 @@ def _insert_dim(self, array, dim):
     return unsqueeze_kernel(xp, array, dim)
 
 
-def _walk(self, array, items, consumed, steps):
+_SPANNED = object()     # a dim a mask index covers beyond its first (`_walk`'s keep_masks)
+
+
+def _walk(self, array, items, consumed, steps, keep_masks=False):
     """Apply the basic items to `array` (a view of self's data); collect advanced indices.
 
     Returns (view array, {result dim: index tensor}). When `steps` is a list, the basic steps
@@ -273,6 +276,16 @@ def _walk(self, array, items, consumed, steps):
         else:
             mask = item._data
             _check_mask_shape(mask.shape, array.shape, dim)
+            if keep_masks and not mask.ndim and item._device is META:
+                item.item()     # PyTorch reads a 0-d mask: "cannot be called on meta tensors"
+            if keep_masks and mask.ndim:
+                # setitem's ops take the mask itself as PyTorch's index_put_ does (so meta and
+                # fake tensors need no nonzero): one index covering mask.ndim dims
+                advanced[dim] = item
+                for k in range(1, mask.ndim):
+                    advanced[dim + k] = _SPANNED
+                dim += mask.ndim
+                continue
             if item._device is META:
                 # The mask's nonzero, as PyTorch's index runs it: no meta rule (its shape is
                 # the data's), so a FakeTensorMode raises DynamicOutputShapeException.
@@ -351,6 +364,8 @@ def _index_list(advanced, device):
     found = []
     for d in range(last + 1):
         t = advanced.get(d)
+        if t is _SPANNED:
+            continue
         if t is not None and t._device is not device:
             t = t.to(device)
         found.append(t)
@@ -476,7 +491,7 @@ def _setitem_ops(self, index, value):
         value = _lifted(self, value)
     items, consumed = _normalize(self, index)
     steps = []
-    _, advanced = _walk(self, _data_for_walk(self), items, consumed, steps)
+    _, advanced = _walk(self, _data_for_walk(self), items, consumed, steps, keep_masks=True)
     target = _replay(self, steps, alias=False)
     if advanced:
         _check(value._dtype is self._dtype, lambda: (

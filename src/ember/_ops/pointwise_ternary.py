@@ -25,6 +25,7 @@ from ember._core.registry import (
 from ember._core.schema import parse_schema
 from ember._ops.fused_multiply_add import fma
 from ember._ops.grad_utils import by_kind, conj, identity
+from ember._ops.grad_utils import numbers_as_tensors
 from ember._ops.grad_utils import where as grad_where  # (`where` is the frontend here)
 from ember._ops.pointwise import not_implemented_for, scalar_into
 from ember._ops.pointwise_logic import keep_self_at_ties, tensor_arg
@@ -120,8 +121,12 @@ def where(condition, input=None, other=None, *, out=None):
     for position, name, value in ((2, "input", input), (3, "other", other)):
         if not isinstance(value, (dispatch.Tensor, int, float, complex, np.number, np.bool_)):
             arguments.refuse(("where", name, position), "Tensor", value)
-    args = (condition, input, other)
-    return call(_WHERE_OP, args) if out is None else call_out(_WHERE_OP, args, out)
+    if out is None:
+        if _state.slow and dispatch.modes.dispatch_modes and not (
+                isinstance(input, dispatch.Tensor) and isinstance(other, dispatch.Tensor)):
+            input, other = numbers_as_tensors(condition, input, other)  # NOTE [where's
+        return call(_WHERE_OP, (condition, input, other))               # numbers under modes]
+    return call_out(_WHERE_OP, (condition, input, other), out)
 
 
 def _where_method(self, condition, other):

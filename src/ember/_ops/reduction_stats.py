@@ -18,7 +18,7 @@ from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
 from ember._core.host_kernels import host_kernel
 from ember._core.promotion import promote_types
-from ember._core.registry import OPS, register_frontend, register_op
+from ember._core.registry import OPS, register_form, register_frontend, register_op
 from ember._core.shape import wrap_dim, wrap_dims
 from ember._ops.grad_utils import unreduce, where
 from ember._ops.linalg_common import svd_arrays
@@ -275,33 +275,40 @@ def _vector_norm_meta(self, p, dim, keepdim, dtype=None):
 
 
 def _norm_grad(c):
-    """The gradient of the vector p-norm; where the norm is 0 the gradient is 0, not NaN."""
-    self = c.self
+    """The gradient of the vector p-norm; where the norm is 0 the gradient is 0, not NaN.
+    PyTorch's formula, op for op (a mode sees the same ops): the reduced dims put back as 1s,
+    the rest by broadcasting."""
+    self, norm, grad = c.self, c.result, c.grad
     p = 2.0 if c.p is None else float(c.p)
-    shape = self.shape
-    grad = unreduce(c.grad, shape, c.dim, c.keepdim)
-    norm = unreduce(c.result, shape, c.dim, c.keepdim)
+    if not c.keepdim and self.ndim and c.dim is not None:
+        for d in sorted(reduced_dims(c.dim, self.ndim)):
+            grad = grad.unsqueeze(d)
+        for d in sorted(reduced_dims(c.dim, self.ndim)):
+            norm = norm.unsqueeze(d)
     if p == 0:
-        return grad.new_zeros(shape)
+        return self.new_zeros(self.shape)
     if p == 1:
-        return grad * self.sgn()
+        return self.sgn() * grad
     if p == 2:
-        return self * where(norm == 0, 0.0, grad / norm)
+        return grad * (self / norm).masked_fill_(norm == 0, 0)
     if math.isinf(p):
         # Shared among the elements of largest (smallest) modulus, and any NaN.
         magnitude = self.abs()
-        mask = (magnitude == norm) | magnitude.isnan()
-        count = mask.sum(reduced_dims(c.dim, self.ndim), keepdim=True)
-        return self.sgn() * (grad / count * mask)
+        mask = magnitude.eq(norm).logical_or(magnitude.isnan())
+        share = (grad / mask.sum(reduced_dims(c.dim, self.ndim), True)) * mask
+        return self.sgn() * share
+    # (each product's right operand first, as PyTorch's C++ evaluates them)
     if p < 1:
         # |x| ** (p - 1) is inf at 0, where the gradient is taken as 0.
-        scaled = where(self == 0, 0.0, self.sgn() * self.abs() ** (p - 1))
-        return scaled * grad * norm ** (1 - p)
-    if p < 2:
-        scaled = self.sgn() * self.abs() ** (p - 1)
-    else:
-        scaled = self * self.abs() ** (p - 2)
-    return scaled * where(norm == 0, 0.0, grad / norm ** (p - 1))
+        powered = self.abs().pow_(p - 1).masked_fill_(self == 0, 0)
+        scaled = self.sgn() * powered
+        factor = norm.pow(1 - p)
+        return scaled * grad * factor
+    powered = self.abs().pow_(p - 1 if p < 2 else p - 2)
+    scaled = (self.sgn() if p < 2 else self) * powered
+    scale = grad / norm.pow(p - 1)
+    scale.masked_fill_(norm == 0, 0)
+    return scaled * scale
 
 
 @register_op("norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, "
@@ -348,6 +355,16 @@ def vector_norm(xp, self, p, dim, keepdim, dtype=None):
         with np.errstate(divide="ignore"):  # negative p: |0| ** p is inf, as in PyTorch
             out = accurate_sum(xp, magnitude ** p, dims, keepdim) ** (1.0 / p)
     return finish(xp, out, chosen.to_real()._np)
+
+
+# PyTorch's `norm` and `linalg.vector_norm` on a strided tensor both call `linalg_vector_norm`
+# (clip_grad_norm_, F.normalize, x.norm()): every call of this op reaches a mode as that
+# overload (NOTE [overload forms]); `norm.ScalarOpt_dim_dtype` called by name stays itself.
+register_form("norm.ScalarOpt_dim_dtype", "linalg_vector_norm(Tensor self, Scalar ord=2, "
+              "int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+              when=lambda args: True, saves=("self", "result"),
+              to_base=lambda self, ord=2, dim=None, keepdim=False, dtype=None: (
+                  self, ord, dim, keepdim, dtype))
 
 
 def _p_text(p):

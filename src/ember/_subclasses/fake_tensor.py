@@ -97,20 +97,8 @@ class MetadataMismatchError(RuntimeError):
         self.reason = reason
 
 
-class _OpName:
-    """Names an ATen op that ember runs outside its registry (`item` reads the data directly)
-    where an exception carries the op."""
-
-    def __init__(self, name):
-        self.__name__ = name
-
-    def __str__(self) -> str:
-        return f"aten.{self.__name__}"
-
-    __repr__ = __str__
-
-
-_LOCAL_SCALAR_DENSE = _OpName("_local_scalar_dense.default")
+# Tensor.item's op (NOTE [item is an op under modes], _ops/conversion.py).
+_LOCAL_SCALAR_DENSE = OPS["_local_scalar_dense"]
 
 
 # --------------------------------------------------------------------------- FakeTensor
@@ -170,7 +158,7 @@ class FakeTensor(Tensor):
     def item(self):
         constant = self.constant
         if constant is not None:
-            return constant.item()
+            return OWN_STEPS[_LOCAL_SCALAR_DENSE](_LOCAL_SCALAR_DENSE, (constant,))
         raise DataDependentOutputException(_LOCAL_SCALAR_DENSE)
 
     def tolist(self):
@@ -320,6 +308,10 @@ class FakeTensorMode(TorchDispatchMode):
             return self.fake_tensor_converter.from_real_tensor(self, args[0],
                                                               make_constant=True)
         fakes = self._fake_inputs(func, op, args)
+        if op is _LOCAL_SCALAR_DENSE:       # a constant's value, else data-dependent
+            if fakes and fakes[0].constant is not None:
+                return OWN_STEPS[op](op, (fakes[0].constant,))
+            raise DataDependentOutputException(func)
         if op.meta is None and op.kind in ("generic", "reduction") and op not in OWN_STEPS:
             raise DynamicOutputShapeException(func)
         if op.kind == "factory":

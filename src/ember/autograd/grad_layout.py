@@ -158,13 +158,13 @@ def add_in_place(current, grad) -> None:
         _add_sparse_in_place(current, grad)
         return
     if type(data) is _ndarray and current._device is CPU and data.flags.writeable \
-            and (0 not in data.strides or data.size <= 1):
+            and (0 not in data.strides or data.size <= 1) and not dispatch.modes.dispatch_modes:
         np.add(data, grad._data, out=data, casting="unsafe")
         dispatch.bump_version(current)
         return
     from ember.autograd.grad_mode import no_grad
-    with no_grad():
-        current.add_(grad.detach())
+    with no_grad():       # (a mode sees PyTorch's AccumulateGrad: one `add_.Tensor`)
+        current.add_(grad)
 
 
 def _add_sparse_in_place(current, grad) -> None:

@@ -292,9 +292,13 @@ class Blocks:
         if self.start == 0:
             np.add(steps.flat, 1, out=steps.flat)
 
-    def values(self, steps):
+    def values(self, steps, reads=1):
         """The step counts (or another 0-d state entry: NAdam's mu_product) as numbers."""
         return [float(steps.flat[0])]
+
+    def reread(self, steps, counts):
+        """The counts again (the blocks run only on the plain path: no mode to see a read)."""
+        return counts
 
     # ---------------------------------------------------------------- the step
 

@@ -185,13 +185,22 @@ class _Foreach:
         """Add one to the `step` counts (a CPU tensor as the operand, as PyTorch's)."""
         ember._foreach_add_(steps, ember.tensor(1.0), alpha=1.0)
 
-    def values(self, steps):
-        """The step counts as numbers."""
+    def values(self, steps, reads=1):
+        """The step counts as numbers; under a mode read `reads` times each, as PyTorch's
+        foreach form reads them (one `_local_scalar_dense` per use in its formulas)."""
         if not _dispatch_state.slow and steps[0]._device is CPU:
             flat = flat_of([s._data for s in steps])
             if flat is not None:
                 return flat.tolist()
+        for _ in range(reads - 1):
+            for s in steps:
+                s.item()
         return [s.item() for s in steps]
+
+    def reread(self, steps, counts):
+        """The step counts read again, as PyTorch's foreach form reads them once per bias
+        correction (a mode sees each `_local_scalar_dense`); the plain path reuses `counts`."""
+        return [s.item() for s in steps] if _dispatch_state.slow else counts
 
 
 class _Each:
@@ -303,8 +312,11 @@ class _Each:
     def increment(self, steps):
         steps[0] += 1
 
-    def values(self, steps):
+    def values(self, steps, reads=1):
         return [steps[0].item()]
+
+    def reread(self, steps, counts):
+        return counts
 
 
 def _sign_factors_(x, plus, minus) -> None:

@@ -67,6 +67,7 @@ def adagrad_update(lists, params, grads, steps, sums, *, lr, lr_decay, eps, weig
     arithmetic and order with `single`, else its foreach form's."""
     if single:
         lists.increment(steps)
+        counts = lists.values(steps)
     if maximize:
         grads = lists.neg(grads)
     if not single:
@@ -76,7 +77,9 @@ def adagrad_update(lists, params, grads, steps, sums, *, lr, lr_decay, eps, weig
             lists.add_(grads, params, alpha=weight_decay)
         else:
             grads = lists.add(grads, params, alpha=weight_decay)
-    minus_clr = [-lr / (1 + (count - 1) * lr_decay) for count in lists.values(steps)]
+    if not single:
+        counts = lists.values(steps)
+    minus_clr = [-lr / (1 + (count - 1) * lr_decay) for count in counts]
     lists.addcmul_(sums, grads, grads, 1)
     std = lists.sqrt(sums)
     lists.add_scalar_(std, eps)

@@ -100,7 +100,7 @@ def adam_update(lists, params, grads, steps, exp_avgs, exp_avg_sqs, max_exp_avg_
     lists.addcmul_(exp_avg_sqs, grads, grads, 1 - beta2)
     counts = lists.values(steps)
     step_sizes = [(lr / (1 - beta1 ** count)) * -1 for count in counts]
-    bias_correction2_sqrt = [(1 - beta2 ** count) ** 0.5 for count in counts]
+    bias_correction2_sqrt = [(1 - beta2 ** count) ** 0.5 for count in lists.reread(steps, counts)]
     if amsgrad:
         lists.maximum_(max_exp_avg_sqs, exp_avg_sqs)
         denom = lists.sqrt(max_exp_avg_sqs)

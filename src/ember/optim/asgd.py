@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ember
 from ember.autograd.grad_mode import set_grad_enabled
-from ember.optim._lists import as_real, group_states, observed, run
+from ember.optim._lists import EACH, as_real, group_states, observed, run
 from ember.optim.optimizer import (
     Optimizer,
     as_float,
@@ -64,10 +64,14 @@ def asgd_update(lists, params, grads, steps, etas, mus, axs, *, lr, lambd, alpha
     if maximize:
         grads = lists.neg(grads)
     lists.increment(steps)
-    counts = lists.values(steps)
     if single:
         if weight_decay != 0:
             grads = lists.add(grads, params, alpha=weight_decay)
+        if lists is EACH:       # (one parameter: the reads where PyTorch's form reads)
+            _single_each(lists, params, grads, steps, etas, mus, axs, lr=lr, lambd=lambd,
+                         alpha=alpha, t0=t0)
+            return
+        counts = lists.values(steps)
         eta_values, mu_values = lists.values(etas), lists.values(mus)
         new_etas = [lr / ((1 + lambd * lr * count) ** alpha) for count in counts]
         new_mus = [1 / max(1, count - t0) for count in counts]
@@ -95,8 +99,9 @@ def asgd_update(lists, params, grads, steps, etas, mus, axs, *, lr, lambd, alpha
     lists.addcmul_(axs, intermediate, mus)
     if observed(params):
         new_etas = [ember.as_tensor(lr / ((1 + lambd * lr * step) ** alpha)) for step in steps]
-        new_mus = [ember.as_tensor(1 / max(1, count - t0)) for count in counts]
+        new_mus = [ember.as_tensor(1 / max(1, step.item() - t0)) for step in steps]
     else:   # (the same numbers, made once per distinct step count)
+        counts = lists.values(steps)
         made: dict = {}
         for step, count in zip(steps, counts):
             if count not in made:
@@ -117,6 +122,24 @@ def _alike(keys) -> list:
     for i, key in enumerate(keys):
         groups.setdefault(key, []).append(i)
     return list(groups.values())
+
+
+def _single_each(lists, params, grads, steps, etas, mus, axs, *, lr, lambd, alpha, t0):
+    """The single-tensor form's step for one parameter, reading eta, mu and the step count
+    where PyTorch's does (a mode sees each `_local_scalar_dense` there)."""
+    eta = lists.values(etas)[0]
+    lists.mul_(params, 1 - lambd * eta)
+    lists.add_(params, grads, alpha=-eta)
+    mu = lists.values(mus)[0]
+    if mu != 1:
+        intermediate = lists.sub(params, axs)
+        lists.mul_(intermediate, mu)
+        lists.add_(axs, intermediate)
+    else:
+        lists.copy_(axs, params)
+    count = lists.values(steps)[0]
+    lists.copy_numbers_(etas, [lr / ((1 + lambd * lr * count) ** alpha)])
+    lists.copy_numbers_(mus, [1 / max(1, count - t0)])
 
 
 def _single(lists, params, grads, etas, mus, axs, new_etas, new_mus, *, eta, mu, lambd):

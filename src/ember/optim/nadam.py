@@ -64,6 +64,8 @@ def nadam_update(lists, params, grads, steps, mu_products, exp_avgs, exp_avg_sqs
     if maximize:
         grads = lists.neg(grads)
     lists.increment(steps)
+    if single:      # (PyTorch's single form reads the count here, its foreach form later)
+        counts = lists.values(steps)
     if weight_decay != 0:
         if decoupled:
             lists.mul_(params, 1 - lr * weight_decay)
@@ -71,23 +73,28 @@ def nadam_update(lists, params, grads, steps, mu_products, exp_avgs, exp_avg_sqs
             lists.add_(grads, params, alpha=weight_decay)
         else:
             grads = lists.add(grads, params, alpha=weight_decay)
-    counts = lists.values(steps)
-    mus = [beta1 * (1.0 - 0.5 * (0.96 ** (count * momentum_decay))) for count in counts]
-    mu_nexts = [beta1 * (1.0 - 0.5 * (0.96 ** ((count + 1) * momentum_decay)))
-                for count in counts]
+
+    def momenta(counts):
+        mus = [beta1 * (1.0 - 0.5 * (0.96 ** (count * momentum_decay))) for count in counts]
+        return mus, [beta1 * (1.0 - 0.5 * (0.96 ** ((count + 1) * momentum_decay)))
+                     for count in counts]
     if single:
+        mus, mu_nexts = momenta(counts)
         lists.mul_(mu_products, mus)
     lists.lerp_(exp_avgs, grads, 1 - beta1)
     lists.mul_(exp_avg_sqs, beta2)
     lists.addcmul_(exp_avg_sqs, grads, grads, 1 - beta2)
     if single:
         denom = lists.sqrt(lists.div(exp_avg_sqs, [1 - beta2 ** count for count in counts]))
+        lists.values(mu_products)       # (PyTorch's single form reads it before the eps too)
     else:
         denom = lists.sqrt(exp_avg_sqs)
+        counts = lists.values(steps, reads=3)
+        mus, mu_nexts = momenta(counts)
         lists.mul_(mu_products, mus)
         denom = lists.div_fresh(denom, [(1 - beta2 ** count) ** 0.5 for count in counts])
     lists.add_scalar_(denom, eps)
-    products = lists.values(mu_products)
+    products = lists.values(mu_products, reads=2)
     grad_steps = [(lr * (1.0 - mu) / (1.0 - product)) * -1
                   for mu, product in zip(mus, products)]
     average_steps = [(lr * mu_next / (1.0 - product * mu_next)) * -1

@@ -72,6 +72,9 @@ def radam_update(lists, params, grads, steps, exp_avgs, exp_avg_sqs, *, lr, beta
     lists.increment(steps)
     if maximize and not single:
         grads = lists.neg(grads)
+    # (read where PyTorch's forms read them: the single form once, the foreach form three
+    # times for its rectification terms, then twice more for the bias corrections)
+    counts = lists.values(steps, reads=3)
     if weight_decay != 0:
         if decoupled:
             lists.mul_(params, 1 - lr * weight_decay)
@@ -82,9 +85,9 @@ def radam_update(lists, params, grads, steps, exp_avgs, exp_avg_sqs, *, lr, beta
     lists.lerp_(exp_avgs, grads, 1 - beta1)
     lists.mul_(exp_avg_sqs, beta2)
     lists.addcmul_(exp_avg_sqs, grads, grads, 1 - beta2)
-    counts = lists.values(steps)
     rects = [_rectification(beta2, count) for count in counts]
     if not single:
+        counts = lists.reread(steps, lists.reread(steps, counts))
         bias_corrections = [1 - beta1 ** count for count in counts]
         unrectified_steps = [(lr * (0 if rect else 1.0) / bc) * -1
                              for rect, bc in zip(rects, bias_corrections)]

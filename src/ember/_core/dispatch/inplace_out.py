@@ -231,7 +231,9 @@ def _call_inplace_layered(op, args, public):
     if modes.dispatch_modes or state.overriding and type(self) in DISPATCH:
         # A subclass with __torch_dispatch__ (a wrapper: no array to write into) answers the
         # in-place form itself, as a mode does.
-        return layered.dispatch_level(op, args, inplace_op(op))
+        # (the in-place form of the overload the call fits: `lerp_.Scalar`, NOTE [overload
+        # forms])
+        return layered.dispatch_level(op, args, inplace_op(layered.offered(op, args)))
     result = layered.autograd_level(op, args)    # forward AD's handler gives it a tangent
     write_inplace(op, self, result)
     if state.on_inplace is not None:
@@ -293,19 +295,27 @@ class OpPacketName:
 
 
 class InplaceOp(OpForm):
-    """The in-place form of an op entry (`aten.add_.Tensor`); calling it runs the in-place op
-    below the current mode."""
+    """The in-place form of an op entry (`aten.add_.Tensor`), or of an overload form of one
+    (`aten.lerp_.Scalar`, NOTE [overload forms]); calling it runs the in-place op below the
+    current mode."""
 
     __slots__ = ()
     SUFFIX = "_"
-    OVERLOADS: ClassVar[dict] = {"bernoulli.p": "float"}
+    OVERLOADS: ClassVar[dict] = {"bernoulli.p": "float", "pow.Tensor_Scalar": "Scalar",
+                                  "pow.Tensor_Tensor": "Tensor"}
 
     @property
     def _schema(self):
         return self.op.schema
 
     def __call__(self, *args, **kwargs):
-        return layered.dispatch_level(self.op, self.op.bind(args, kwargs), self)
+        op = self.op
+        args = op.bind(args, kwargs)
+        if op.redirect is not None:         # a form runs its base op
+            op, to_base = op.redirect
+            if to_base is not None:
+                args = to_base(*args)
+        return layered.dispatch_level(op, args, self)
 
 
 _inplace_ops: dict = {}

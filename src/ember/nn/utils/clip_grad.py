@@ -1,9 +1,8 @@
 """Gradient clipping: the total norm of many gradients (`get_total_norm`), rescaling them to a
 maximum norm (`clip_grads_with_norm_`, `clip_grad_norm_`) and clamping them (`clip_grad_value_`).
-`foreach` is accepted for PyTorch's signature; the per-tensor loop is the only implementation."""
+`foreach` (by default, for plain tensors) takes the `_foreach_*` list ops, as PyTorch's does."""
 from __future__ import annotations
 
-import math
 import warnings
 
 import ember
@@ -22,12 +21,21 @@ def _grads(parameters):
     return [p.grad for p in _tensors(parameters) if p.grad is not None]
 
 
-def _norm(tensor, norm_type):
-    if math.isinf(norm_type):
-        reduced = tensor.abs()
-        return (reduced.max() if norm_type > 0 else reduced.min()) if tensor.numel() else \
-            tensor.new_zeros(())
-    return tensor.norm(norm_type)
+def _by_device_and_dtype(tensors):
+    """The tensors grouped by (device, dtype), in first-seen order (PyTorch's grouping, so the
+    casts and list ops come in its order)."""
+    groups = {}
+    for t in tensors:
+        groups.setdefault((t.device, t.dtype), []).append(t)
+    return groups
+
+
+def _use_foreach(foreach, group) -> bool:
+    """PyTorch's choice: the list ops when asked, or by default for plain tensors (its CPU and
+    CUDA kernels both take them)."""
+    if foreach is not None:
+        return bool(foreach)
+    return all(type(t) is ember.Tensor or type(t) is ember.nn.Parameter for t in group)
 
 
 def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
@@ -36,10 +44,17 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     norm_type = float(norm_type)
     if not tensors:
         return ember.tensor(0.0)
+    first_device = tensors[0].device
+    norms = []
     with ember.no_grad():
-        norms = [_norm(t, norm_type) for t in tensors]
-        total = _norm(ember.stack([n.to(norms[0].dtype) for n in norms]), norm_type)
-    if error_if_nonfinite and bool(total.isnan() | total.isinf()):
+        for group in _by_device_and_dtype(tensors).values():
+            if _use_foreach(foreach, group):
+                norms.extend(ember._foreach_norm(group, norm_type))
+            else:
+                norms.extend(ember.linalg.vector_norm(g, norm_type) for g in group)
+        total = ember.linalg.vector_norm(ember.stack([n.to(first_device) for n in norms]),
+                                         norm_type)
+    if error_if_nonfinite and ember.logical_or(total.isnan(), total.isinf()):
         raise RuntimeError(
             f"The total norm of order {norm_type} for gradients from `parameters` is "
             "non-finite, so it cannot be clipped. To disable this error and scale the gradients "
@@ -53,9 +68,14 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
     if not grads:
         return
     with ember.no_grad():
-        coefficient = (float(max_norm) / (total_norm + 1e-6)).clamp(max=1.0)
-        for g in grads:
-            g.mul_(coefficient.to(g.dtype))
+        coefficient = ember.clamp(float(max_norm) / (total_norm + 1e-6), max=1.0)
+        for (device, _), group in _by_device_and_dtype(grads).items():
+            on_device = coefficient.to(device)
+            if _use_foreach(foreach, group):
+                ember._foreach_mul_(group, on_device)
+            else:
+                for g in group:
+                    g.mul_(on_device)
 
 
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False,
