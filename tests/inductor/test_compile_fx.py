@@ -254,3 +254,23 @@ def test_narrow_integer_reductions_and_arithmetic(dtype):
               for a in _arrays([(4, 6, 5)], "int64")]
     got_make = REDUCTIONS["amax"]
     run_both(lambda lib: lambda x: (got_make(lib)(x), x.amin(0), x.sum(1), x * 3 - 1), arrays)
+
+
+def test_a_value_realized_after_a_reduction_read_it_inline():
+    # x + y is inlined into the sum, then stored for the matmul (an extern call): the stored
+    # value's kernel must run before the sum's (NOTE [a value realized after its first
+    # reader], scheduler.py).
+    before = metrics.compile_failures
+    fn = run_both(lambda lib: lambda x, y, w: ((x + y).sum(0), (x + y) @ w),
+                  _arrays([(4, 5), (4, 5), (5, 3)]))
+    assert metrics.compile_failures == before
+    assert fn.kernel_count >= 1
+
+
+def test_a_list_of_tensors_reaches_an_extern_call():
+    # cat's tensors sit in an fx immutable_list; each becomes the call's tensor argument.
+    before = metrics.compile_failures
+    fn = run_both(lambda lib: lambda x, y: lib.cat([x.exp(), y * 2], 0).cumsum(1),
+                  _arrays([(4, 5), (3, 5)]))
+    assert metrics.compile_failures == before
+    assert "_f" in fn.source
