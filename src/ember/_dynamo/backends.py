@@ -77,8 +77,31 @@ def inductor(gm, example_inputs):
                     gm, example_inputs, fw_compiler=module.compile_fx,
                     partition_fn=min_cut_rematerialization_partition,
                     decompositions=core_aten_decompositions())
+            if any(gm.meta.get("dynamic_dims", ())):
+                return _per_sizes(module.compile_fx, gm, example_inputs)
             return module.compile_fx(gm, example_inputs)
     return _not_built("inductor", "ember._inductor is not built yet")(gm, example_inputs)
+
+
+def _per_sizes(compile_fx, gm, example_inputs, limit=8):
+    """A graph with dynamic dims (NOTE [dynamic dimensions] in dynamic.py) for a compiler
+    whose kernels are written for fixed sizes: one compiled variant per set of input sizes
+    (the capture itself is not repeated); past `limit` variants, other sizes run the graph."""
+    variants = {_sizes(example_inputs): compile_fx(gm, example_inputs)}
+
+    def call(*args):
+        key = _sizes(args)
+        fn = variants.get(key)
+        if fn is None:
+            if len(variants) >= limit:
+                return gm.forward(*args)
+            fn = variants[key] = compile_fx(gm, list(args))
+        return fn(*args)
+    return call
+
+
+def _sizes(args):
+    return tuple(tuple(a.shape) if hasattr(a, "shape") else None for a in args)
 
 
 def _run_graph(gm, example_inputs):

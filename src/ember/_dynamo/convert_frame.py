@@ -40,7 +40,7 @@ import contextlib
 import inspect
 import sys
 
-from ember._dynamo import _logging, config
+from ember._dynamo import _logging, config, dynamic
 from ember._dynamo.break_step import NULL, STEPPABLE, is_capturable, run_instruction
 from ember._dynamo.exc import Unsupported
 from ember._dynamo.guards import first_failure
@@ -61,11 +61,13 @@ RECORDERS = []    # explain()'s listeners
 
 
 class CompileConfig:
-    """What one `ember.compile` call chose: the backend function and `fullgraph`."""
+    """What one `ember.compile` call chose: the backend function, `fullgraph` and `dynamic`
+    (NOTE [dynamic dimensions])."""
 
-    def __init__(self, backend, fullgraph):
+    def __init__(self, backend, fullgraph, dynamic=None):
         self.backend = backend
         self.fullgraph = fullgraph
+        self.dynamic = dynamic
 
 
 class CacheEntry:
@@ -94,6 +96,7 @@ def _compiling():
 
 def reset() -> None:
     from ember._dynamo import resume
+    dynamic.reset()
     _CACHE.clear()
     _EAGER.clear()
     _said.clear()
@@ -141,6 +144,8 @@ def call_compiled(fn, args, kwargs, settings):
                 "EMBER_LOGS=recompiles.", config.recompile_limit, where,
                 failed.describe() if failed else "another backend")
             return fn(*args, **kwargs)
+        if failed is not None:
+            dynamic.note_size_change(code, settings.dynamic, failed, frame)
         reason = failed.describe() if failed else "another backend"
         _logging.recompiles.debug("Recompiling function %s\n    triggered by the guard "
                                   "failure: %s", where, reason)
@@ -174,7 +179,7 @@ def _capture(fn, arguments, settings):
     stop_at = None
     with _compiling():
         for _attempt in range(2):
-            output = OutputGraph()
+            output = OutputGraph(code, settings.dynamic)
             symbolic = {name: LazyVariable(value, LocalSource(name))
                         for name, value in arguments.items()}
             tx = InstructionTranslator(fn, symbolic, output, stop_at=stop_at)

@@ -64,7 +64,7 @@ def compile_entry(model=None, *, fullgraph=False, dynamic=None, backend="inducto
             f"A callable function is expected, but {type(model)} is provided.")
     if disable:
         return model
-    settings = convert_frame.CompileConfig(backend_fn, fullgraph)
+    settings = convert_frame.CompileConfig(backend_fn, fullgraph, dynamic)
     if isinstance(model, Module):
         return OptimizedModule(model, settings)
 

@@ -8,7 +8,7 @@ from ember.autograd.grad_mode import is_grad_enabled
 
 class Guard:
     """One assumption: `kind` (TENSOR_MATCH, ID_MATCH, EQUALS_MATCH, LIST_LENGTH, DICT_KEYS,
-    GRAD_MODE, NO_HOOKS, ALIASING), the source read and the value expected."""
+    GRAD_MODE, NO_HOOKS, ALIASING, SIZE_RELATION), the source read and the value expected."""
 
     __slots__ = ("_test", "expected", "kind", "source")
 
@@ -36,10 +36,14 @@ def tensor_facts(t):
             t.storage_offset(), t.requires_grad, t.grad_fn is None)
 
 
-def tensor_match(source, t):
+def tensor_match(source, t, dynamic_dims=None):
+    """`dynamic_dims`: the dims any size (2 or more) passes (NOTE [dynamic dimensions])."""
     facts = tensor_facts(t)
-    return Guard("TENSOR_MATCH", source, facts,
-                 lambda frame: tensor_facts(source.get(frame)) == facts)
+    if dynamic_dims is None:
+        return Guard("TENSOR_MATCH", source, facts,
+                     lambda frame: tensor_facts(source.get(frame)) == facts)
+    from ember._dynamo.dynamic import tensor_test
+    return Guard("TENSOR_MATCH", source, facts, tensor_test(source, facts, dynamic_dims))
 
 
 def id_match(source, obj):
@@ -57,6 +61,17 @@ def length_match(source, obj):
     kind, size = type(obj), len(obj)
     return Guard("LIST_LENGTH", source, size,
                  lambda frame: type(v := source.get(frame)) is kind and len(v) == size)
+
+
+def size_relation(source, dim, op, value, flipped, result):
+    """A dynamic size compared with a number during capture still compares the same way
+    (NOTE [dynamic dimensions])."""
+    def test(frame):
+        size = source.get(frame).shape[dim]
+        return (op(value, size) if flipped else op(size, value)) == result
+    symbol = f"size({dim}) {op.__name__} {value}" if not flipped else \
+        f"{value} {op.__name__} size({dim})"
+    return Guard("SIZE_RELATION", source, f"{symbol} is {result}", test)
 
 
 def grad_mode(enabled):
