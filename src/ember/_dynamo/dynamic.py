@@ -80,7 +80,7 @@ def tensor_test(source, facts, dims):
     """TENSOR_MATCH's check: exact facts, or (while `dims`, a set capture may still shrink,
     is not empty) NOTE [dynamic dimensions]'s relaxed form."""
     from ember._dynamo.guards import tensor_facts
-    kind, dtype, device, shape, _strides, offset, requires_grad, leaf = facts
+    kind, dtype, device, shape, _strides, requires_grad, leaf = facts
     ndim = len(shape)
 
     def test(frame):
@@ -93,6 +93,6 @@ def tensor_test(source, facts, dims):
         for d in range(ndim):
             if (sizes[d] < 2) if d in dims else (sizes[d] != shape[d]):
                 return False
-        return t.is_contiguous() and t.storage_offset() == offset and \
-            t.requires_grad == requires_grad and (t.grad_fn is None) == leaf
+        return t.is_contiguous() and t._requires_grad == requires_grad and \
+            (t._grad_fn is None) == leaf
     return test

@@ -9,6 +9,8 @@ original graph eagerly instead, so a compiled graph never gives a wrong result.
 """
 from __future__ import annotations
 
+import ctypes
+
 import numpy as np
 
 from ember._core.device import CPU
@@ -36,7 +38,8 @@ class _Writer:
         self.lines = []
         self.globals = {"_state": state, "_Tensor": Tensor, "_CPU": CPU, "_np": np,
                         "_flat": _flat, "_tensor": _tensor, "_wrap": wrap_array,
-                        "_Parameter": Parameter}
+                        "_Parameter": Parameter, "_addr": ctypes.addressof,
+                        "_cbuf": ctypes.c_char.from_buffer}
         self.count = 0
 
     def const(self, value, prefix="_c") -> str:
@@ -58,6 +61,9 @@ def build(graph, items, plan, functions, fallback):
     array = {}          # buffer name -> expression of its flat array (computed, extern)
     tensors = {}        # buffer name -> expression of a Tensor of it (inputs, constants)
     n = len(graph.inputs)
+    kernel_reads = {name for item in items if not isinstance(item, ExternStep)
+                    for name in item.kernel.params}
+    w.globals["_seen"] = [(None, 0)] * n
     w.emit(f"if _state.slow or len(args) != {n}:")
     w.emit("return _fallback(*args)", 2)
     if n:
@@ -76,8 +82,10 @@ def build(graph, items, plan, functions, fallback):
                f"a{i}._data.strides != {tuple(data.strides)!r} or "
                f"(a{i}._requires_grad and _grad_enabled()):")
         w.emit("return _fallback(*args)", 2)
-        pointer[buf.name] = f"a{i}._data.ctypes.data"
         tensors[buf.name] = f"a{i}"
+        if buf.name in kernel_reads:
+            _input_pointer(w, i)
+            pointer[buf.name] = f"p_a{i}"
     for name, value in graph.constants.items():
         pointer[name] = w.const(value._data.ctypes.data, "_ptr")
         tensors[name] = w.const(value, "_const")
@@ -85,7 +93,7 @@ def build(graph, items, plan, functions, fallback):
     for step, item in enumerate(items):
         for slot, size, dtype in plan.allocations[step]:
             w.emit(f"{slot} = _np.empty({size}, {w.const(dtype._np)})")
-            w.emit(f"p_{slot} = {slot}.ctypes.data")
+            w.emit(f"p_{slot} = _addr(_cbuf({slot}))")
         if isinstance(item, ExternStep):
             _extern(w, item, pointer, array, tensors)
             continue
@@ -103,6 +111,23 @@ def build(graph, items, plan, functions, fallback):
     call = namespace["call"]
     call.source = source
     return call
+
+
+# NOTE [pointers of arrays]: `ndarray.ctypes.data` costs microseconds (it builds a ctypes
+# helper object), more than a small kernel. A slot the wrapper allocates (np.empty: contiguous
+# and writable) gives its address through ctypes' buffer view instead; an input's address is
+# kept with its array (one (array, address) tuple per input, replaced whole so that threads
+# never see one's array with another's address) and reused while the same array comes back,
+# as parameters and a training loop's batch tensors do. Holding the array keeps its memory,
+# so the address stays its own.
+def _input_pointer(w, i):
+    w.emit(f"d{i} = a{i}._data")
+    w.emit(f"k{i} = _seen[{i}]")
+    w.emit(f"if k{i}[0] is d{i}:")
+    w.emit(f"p_a{i} = k{i}[1]", 2)
+    w.emit("else:")
+    w.emit(f"p_a{i} = d{i}.ctypes.data", 2)
+    w.emit(f"_seen[{i}] = (d{i}, p_a{i})", 2)
 
 
 def _tensor_expr(arg, array, tensors) -> str:
