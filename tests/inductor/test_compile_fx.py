@@ -274,3 +274,28 @@ def test_a_list_of_tensors_reaches_an_extern_call():
                   _arrays([(4, 5), (3, 5)]))
     assert metrics.compile_failures == before
     assert "_f" in fn.source
+
+
+ACROSS_ROWS = {
+    "sum0": lambda lib: lambda x: x.sum(0),
+    "mean_two_outer_dims": lambda lib: lambda x: x.mean((0, 1)),
+    "amax0_amin1_keep_last": lambda lib: lambda x: (x.amax(0), x.amin(1)),
+    "masked_sum0": lambda lib: lambda x: ((x > 0) * x * 2).sum(0),
+}
+
+
+@pytest.mark.parametrize("name,dtype", [(n, d) for n in sorted(ACROSS_ROWS)
+                                        for d in ("float32", "float64", "int64")
+                                        if d != "int64" or not n.startswith("mean")])
+def test_reductions_across_rows(name, dtype):
+    # NOTE [reductions across rows]: the reduced dims outer in memory, the last output dim
+    # (at least 8 long) looped innermost.
+    fn = run_both(ACROSS_ROWS[name], _arrays([(6, 7, 12)], dtype))
+    assert "accs[" in fn.kernel_source
+
+
+def test_max_across_rows_propagates_nan():
+    a = _arrays([(9, 16)])[0]
+    a[4, 3] = np.nan
+    fn = run_both(lambda lib: lambda x: (x.amax(0), x.amin(0)), [a])
+    assert "nans[" in fn.kernel_source
