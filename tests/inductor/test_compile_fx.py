@@ -299,3 +299,29 @@ def test_max_across_rows_propagates_nan():
     a[4, 3] = np.nan
     fn = run_both(lambda lib: lambda x: (x.amax(0), x.amin(0)), [a])
     assert "nans[" in fn.kernel_source
+
+
+def test_graphs_from_capture_rely_on_its_guards(monkeypatch):
+    # ember.compile's TENSOR_MATCH and GRAD_MODE guards pin what the wrapper's input checks
+    # would check: the wrapper leaves them out, and other inputs still get right results
+    # (a recompile each, dynamic=False).
+    from ember._dynamo import reset
+    import ember._inductor as inductor_pkg
+    made = []
+    real = inductor_pkg.compile_fx
+
+    def spy(gm, example_inputs, **kwargs):
+        made.append(real(gm, example_inputs, **kwargs))
+        return made[-1]
+    monkeypatch.setattr(inductor_pkg, "compile_fx", spy)
+    reset()
+    fn = ember.compile(lambda x, y: (x * y).sum(0).exp(), dynamic=False)
+    arrays = _arrays([(6, 10), (6, 10), (10, 6), (3, 10)])
+    fallbacks = metrics.eager_fallbacks
+    for a, b in ((arrays[0], arrays[1]), (arrays[2].T, arrays[1]), (arrays[3], arrays[3])):
+        got = fn(ember.tensor(a) if a.flags.c_contiguous else ember.tensor(arrays[2]).t(),
+                 ember.tensor(b))
+        assert_matches_torch(got, (torch.tensor(a) * torch.tensor(b)).sum(0).exp())
+    assert metrics.eager_fallbacks == fallbacks
+    assert len(made) == 3
+    assert all("_data.shape !=" not in m.source for m in made)

@@ -79,7 +79,8 @@ def inductor(gm, example_inputs):
                     decompositions=core_aten_decompositions())
             if any(gm.meta.get("dynamic_dims", ())):
                 return _per_sizes(module.compile_fx, gm, example_inputs)
-            return module.compile_fx(gm, example_inputs)
+            # every input is pinned by TENSOR_MATCH (exact facts) and grad mode by GRAD_MODE
+            return module.compile_fx(gm, example_inputs, inputs_guarded=True)
     return _not_built("inductor", "ember._inductor is not built yet")(gm, example_inputs)
 
 

@@ -97,6 +97,7 @@ def _compiling():
 def reset() -> None:
     from ember._dynamo import resume
     dynamic.reset()
+    _POSITIONAL.clear()
     _CACHE.clear()
     _EAGER.clear()
     _said.clear()
@@ -158,10 +159,18 @@ def call_compiled(fn, args, kwargs, settings):
     return entry.replay(arguments)
 
 
+_POSITIONAL = {}   # id(code) -> (code, its parameter names) for plain positional signatures
+
+
 def _bind(fn, args, kwargs):
     code = fn.__code__
+    known = _POSITIONAL.get(id(code))
+    if known is not None and known[0] is code and not kwargs and len(args) == len(known[1]):
+        return dict(zip(known[1], args))
     if not kwargs and code.co_flags & 0x0C == 0 and not code.co_kwonlyargcount and \
             len(args) == code.co_argcount:
+        # (co_varnames is a new tuple at every read on 3.11)
+        _POSITIONAL[id(code)] = (code, code.co_varnames[:code.co_argcount])
         return dict(zip(code.co_varnames, args))
     try:
         bound = inspect.signature(fn).bind(*args, **kwargs)

@@ -52,8 +52,11 @@ class _Writer:
         self.lines.append("    " * depth + line)
 
 
-def build(graph, items, plan, functions, fallback):
-    """The compiled callable for `graph` (a run GraphLowering) scheduled as `items`."""
+def build(graph, items, plan, functions, fallback, inputs_guarded=False):
+    """The compiled callable for `graph` (a run GraphLowering) scheduled as `items`.
+    `inputs_guarded`: the caller (graph capture's TENSOR_MATCH and GRAD_MODE guards) already
+    checked every fact the input guards below check, for inputs that are plain Tensors or
+    Parameters: those checks are left out (NOTE [compiled graphs guard their inputs])."""
     w = _Writer()
     w.globals["_fallback"] = fallback
     w.globals["_grad_enabled"] = state.grad_enabled
@@ -75,6 +78,12 @@ def build(graph, items, plan, functions, fallback):
             w.emit("return _fallback(*args)", 2)
             continue
         data = example._data
+        if inputs_guarded and type(example) in (Tensor, Parameter):
+            tensors[buf.name] = f"a{i}"
+            if buf.name in kernel_reads:
+                _input_pointer(w, i)
+                pointer[buf.name] = f"p_a{i}"
+            continue
         w.emit(f"if (type(a{i}) is not _Tensor and type(a{i}) is not _Parameter) or "
                f"a{i}._device is not _CPU or "
                f"a{i}._dtype is not {w.const(example._dtype)} or "
