@@ -10,6 +10,7 @@ original graph eagerly instead, so a compiled graph never gives a wrong result.
 from __future__ import annotations
 
 import ctypes
+import threading
 
 import numpy as np
 
@@ -52,12 +53,14 @@ class _Writer:
         self.lines.append("    " * depth + line)
 
 
-def build(graph, items, plan, functions, fallback, inputs_guarded=False):
+def build(graph, items, plan, functions, fallback, inputs_guarded=False, preallocate=False):
     """The compiled callable for `graph` (a run GraphLowering) scheduled as `items`.
     `inputs_guarded`: the caller (graph capture's TENSOR_MATCH and GRAD_MODE guards) already
     checked every fact the input guards below check, for inputs that are plain Tensors or
-    Parameters: those checks are left out (NOTE [compiled graphs guard their inputs])."""
+    Parameters: those checks are left out (NOTE [compiled graphs guard their inputs]).
+    `preallocate`: NOTE [reduce-overhead]."""
     w = _Writer()
+    static = _static_slots(graph, items, plan) if preallocate else set()
     w.globals["_fallback"] = fallback
     w.globals["_grad_enabled"] = state.grad_enabled
     pointer = {}        # buffer name -> expression of its address
@@ -101,6 +104,11 @@ def build(graph, items, plan, functions, fallback, inputs_guarded=False):
         w.globals["_keep" + name] = value
     for step, item in enumerate(items):
         for slot, size, dtype in plan.allocations[step]:
+            if slot in static:
+                memory = np.empty(size, dtype._np)
+                w.globals[slot] = memory
+                w.globals[f"p_{slot}"] = memory.ctypes.data
+                continue
             w.emit(f"{slot} = _np.empty({size}, {w.const(dtype._np)})")
             w.emit(f"p_{slot} = _addr(_cbuf({slot}))")
         if isinstance(item, ExternStep):
@@ -118,8 +126,42 @@ def build(graph, items, plan, functions, fallback, inputs_guarded=False):
     namespace = dict(w.globals)
     exec(compile(source, "<ember inductor wrapper>", "exec"), namespace)  # noqa: S102
     call = namespace["call"]
+    if static:
+        call = _one_at_a_time(call)
     call.source = source
     return call
+
+
+# NOTE [reduce-overhead]: `mode="reduce-overhead"` is PyTorch's CUDA-graph mode; its CPU
+# analog here replays the planned kernel list on intermediates allocated once, when the
+# graph is compiled, instead of at every call. Only slots that never leave the call get
+# that: a slot holding a graph output (the caller keeps it) or a buffer an extern call reads
+# (its result may alias it) is still made per call. Since calls share those slots, a lock
+# makes calls of one compiled graph run one at a time (kernels release the GIL).
+def _static_slots(graph, items, plan) -> set:
+    from ember._inductor.scheduler import _reads_of
+    leaving = set(_output_names(graph.outputs))
+    for item in items:
+        if isinstance(item, ExternStep):
+            leaving |= _reads_of(item)
+    taken = {plan.slot_of[name] for name in leaving if name in plan.slot_of}
+    return set(plan.slot_of.values()) - taken
+
+
+def _output_names(value) -> set:
+    if type(value) is list or type(value) is tuple:
+        return set().union(*(_output_names(v) for v in value)) if value else set()
+    name = getattr(value, "name", None)
+    return {name} if name is not None else set()
+
+
+def _one_at_a_time(call):
+    lock = threading.Lock()
+
+    def locked(*args):
+        with lock:
+            return call(*args)
+    return locked
 
 
 # NOTE [pointers of arrays]: `ndarray.ctypes.data` costs microseconds (it builds a ctypes
