@@ -54,6 +54,26 @@ class GPTBlock(nn.Module):
         return x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
 
 
+class CharGPT(nn.Module):
+    """A character language model: token and position embeddings, GPT blocks, a final layer
+    norm and a head. Its backward graph reads the embeddings' input gradient both in a
+    reduction (the position table's gradient, summed over the batch) and in an extern call
+    (the token table's embedding_dense_backward): NOTE [a value realized after its first
+    reader] in ember/_inductor/scheduler.py."""
+
+    def __init__(self, vocab=27, block=8, d=32, layers=2):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, d)
+        self.pos = nn.Embedding(block, d)
+        self.blocks = nn.Sequential(*[GPTBlock(d) for _ in range(layers)])
+        self.ln = nn.LayerNorm(d)
+        self.head = nn.Linear(d, vocab, bias=False)
+
+    def forward(self, idx):
+        x = self.tok(idx) + self.pos(ember.arange(idx.shape[1]))
+        return self.head(self.ln(self.blocks(x)))
+
+
 def torch_copy(torch, model):
     """The same ember Sequential of Linear/ReLU in torch, same weights."""
     layers = []
@@ -80,10 +100,14 @@ def inputs(name, seed=0):
         return mlp(), ember.randn(16, 32), ember.randint(0, 10, (16,))
     if name == "cnn":
         return SmallCNN(), ember.randn(4, 3, 8, 8), ember.randint(0, 10, (4,))
+    if name == "char_gpt":
+        return CharGPT(), ember.randint(0, 27, (4, 8)), ember.randint(0, 27, (4, 8))
     return GPTBlock(), ember.randn(2, 8, 32), None
 
 
 def loss_of(name, out, target):
     if target is None:
         return (out * out).mean()
+    if out.dim() == 3:
+        return F.cross_entropy(out.reshape(-1, out.shape[-1]), target.reshape(-1))
     return F.cross_entropy(out, target)

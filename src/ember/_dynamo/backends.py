@@ -2,6 +2,7 @@
 is `fn(gm, example_inputs) -> callable`, registered by name (PyTorch's registry API)."""
 from __future__ import annotations
 
+import functools
 import importlib.util
 
 from ember._dynamo import _logging
@@ -62,23 +63,50 @@ def _requires_grad(example_inputs) -> bool:
 
 
 @register_backend
-def inductor(gm, example_inputs):
+def inductor(gm, example_inputs, mode=None):
     """The code-generating compiler (`ember._inductor.compile_fx`) where it exists; a graph
     whose inputs require grad goes through AOT autograd first, its forward and backward
-    graphs compiled (NOTE [the joint graph] in `ember._functorch.aot_autograd`)."""
-    if importlib.util.find_spec("ember._inductor") is not None:
-        module = importlib.import_module("ember._inductor")
-        if hasattr(module, "compile_fx"):
-            if _requires_grad(example_inputs):
-                from ember._decomp import core_aten_decompositions
-                from ember._functorch.aot_autograd import aot_module_simplified
-                from ember._functorch.partitioners import min_cut_rematerialization_partition
-                return aot_module_simplified(
-                    gm, example_inputs, fw_compiler=module.compile_fx,
-                    partition_fn=min_cut_rematerialization_partition,
-                    decompositions=core_aten_decompositions())
-            return module.compile_fx(gm, example_inputs)
-    return _not_built("inductor", "ember._inductor is not built yet")(gm, example_inputs)
+    graphs compiled (NOTE [the joint graph] in `ember._functorch.aot_autograd`). `mode`:
+    compile's (`"reduce-overhead"`: NOTE [reduce-overhead] in `ember._inductor.wrapper`)."""
+    if importlib.util.find_spec("ember._inductor") is None or \
+            not hasattr(importlib.import_module("ember._inductor"), "compile_fx"):
+        return _not_built("inductor", "ember._inductor is not built yet")(gm, example_inputs)
+    compile_fx = importlib.import_module("ember._inductor").compile_fx
+    if mode is not None:
+        compile_fx = functools.partial(compile_fx, mode=mode)
+    if _requires_grad(example_inputs):
+        from ember._decomp import core_aten_decompositions
+        from ember._functorch.aot_autograd import aot_module_simplified
+        from ember._functorch.partitioners import min_cut_rematerialization_partition
+        return aot_module_simplified(
+            gm, example_inputs, fw_compiler=compile_fx,
+            partition_fn=min_cut_rematerialization_partition,
+            decompositions=core_aten_decompositions())
+    if any(gm.meta.get("dynamic_dims", ())):
+        return _per_sizes(compile_fx, gm, example_inputs)
+    # every input is pinned by TENSOR_MATCH (exact facts) and grad mode by GRAD_MODE
+    return compile_fx(gm, example_inputs, inputs_guarded=True)
+
+
+def _per_sizes(compile_fx, gm, example_inputs, limit=8):
+    """A graph with dynamic dims (NOTE [dynamic dimensions] in dynamic.py) for a compiler
+    whose kernels are written for fixed sizes: one compiled variant per set of input sizes
+    (the capture itself is not repeated); past `limit` variants, other sizes run the graph."""
+    variants = {_sizes(example_inputs): compile_fx(gm, example_inputs)}
+
+    def call(*args):
+        key = _sizes(args)
+        fn = variants.get(key)
+        if fn is None:
+            if len(variants) >= limit:
+                return gm.forward(*args)
+            fn = variants[key] = compile_fx(gm, list(args))
+        return fn(*args)
+    return call
+
+
+def _sizes(args):
+    return tuple(tuple(a.shape) if hasattr(a, "shape") else None for a in args)
 
 
 def _run_graph(gm, example_inputs):

@@ -40,7 +40,7 @@ import contextlib
 import inspect
 import sys
 
-from ember._dynamo import _logging, config
+from ember._dynamo import _logging, config, dynamic
 from ember._dynamo.break_step import NULL, STEPPABLE, is_capturable, run_instruction
 from ember._dynamo.exc import Unsupported
 from ember._dynamo.guards import first_failure
@@ -61,11 +61,13 @@ RECORDERS = []    # explain()'s listeners
 
 
 class CompileConfig:
-    """What one `ember.compile` call chose: the backend function and `fullgraph`."""
+    """What one `ember.compile` call chose: the backend function, `fullgraph` and `dynamic`
+    (NOTE [dynamic dimensions])."""
 
-    def __init__(self, backend, fullgraph):
+    def __init__(self, backend, fullgraph, dynamic=None):
         self.backend = backend
         self.fullgraph = fullgraph
+        self.dynamic = dynamic
 
 
 class CacheEntry:
@@ -94,6 +96,8 @@ def _compiling():
 
 def reset() -> None:
     from ember._dynamo import resume
+    dynamic.reset()
+    _POSITIONAL.clear()
     _CACHE.clear()
     _EAGER.clear()
     _said.clear()
@@ -141,6 +145,8 @@ def call_compiled(fn, args, kwargs, settings):
                 "EMBER_LOGS=recompiles.", config.recompile_limit, where,
                 failed.describe() if failed else "another backend")
             return fn(*args, **kwargs)
+        if failed is not None:
+            dynamic.note_size_change(code, settings.dynamic, failed, frame)
         reason = failed.describe() if failed else "another backend"
         _logging.recompiles.debug("Recompiling function %s\n    triggered by the guard "
                                   "failure: %s", where, reason)
@@ -153,10 +159,18 @@ def call_compiled(fn, args, kwargs, settings):
     return entry.replay(arguments)
 
 
+_POSITIONAL = {}   # id(code) -> (code, its parameter names) for plain positional signatures
+
+
 def _bind(fn, args, kwargs):
     code = fn.__code__
+    known = _POSITIONAL.get(id(code))
+    if known is not None and known[0] is code and not kwargs and len(args) == len(known[1]):
+        return dict(zip(known[1], args))
     if not kwargs and code.co_flags & 0x0C == 0 and not code.co_kwonlyargcount and \
             len(args) == code.co_argcount:
+        # (co_varnames is a new tuple at every read on 3.11)
+        _POSITIONAL[id(code)] = (code, code.co_varnames[:code.co_argcount])
         return dict(zip(code.co_varnames, args))
     try:
         bound = inspect.signature(fn).bind(*args, **kwargs)
@@ -174,7 +188,7 @@ def _capture(fn, arguments, settings):
     stop_at = None
     with _compiling():
         for _attempt in range(2):
-            output = OutputGraph()
+            output = OutputGraph(code, settings.dynamic)
             symbolic = {name: LazyVariable(value, LocalSource(name))
                         for name, value in arguments.items()}
             tx = InstructionTranslator(fn, symbolic, output, stop_at=stop_at)

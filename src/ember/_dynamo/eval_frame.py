@@ -64,7 +64,9 @@ def compile_entry(model=None, *, fullgraph=False, dynamic=None, backend="inducto
             f"A callable function is expected, but {type(model)} is provided.")
     if disable:
         return model
-    settings = convert_frame.CompileConfig(backend_fn, fullgraph)
+    if mode == "reduce-overhead" and backend_fn is lookup_backend("inductor"):
+        backend_fn = _inductor_with_mode(backend_fn, mode)
+    settings = convert_frame.CompileConfig(backend_fn, fullgraph, dynamic)
     if isinstance(model, Module):
         return OptimizedModule(model, settings)
 
@@ -72,6 +74,15 @@ def compile_entry(model=None, *, fullgraph=False, dynamic=None, backend="inducto
     def compiled(*args, **kwargs):
         return _call(model, args, kwargs, settings)
     return compiled
+
+
+def _inductor_with_mode(inductor, mode):
+    """The inductor backend with compile's `mode` bound (PyTorch hands it to inductor the
+    same way, through the backend object torch.compile makes)."""
+    def backend(gm, example_inputs):
+        return inductor(gm, example_inputs, mode=mode)
+    backend.__name__ = "inductor"
+    return backend
 
 
 def _call(target, args, kwargs, settings):

@@ -8,7 +8,7 @@ from ember.autograd.grad_mode import is_grad_enabled
 
 class Guard:
     """One assumption: `kind` (TENSOR_MATCH, ID_MATCH, EQUALS_MATCH, LIST_LENGTH, DICT_KEYS,
-    GRAD_MODE, NO_HOOKS, ALIASING), the source read and the value expected."""
+    GRAD_MODE, NO_HOOKS, ALIASING, SIZE_RELATION), the source read and the value expected."""
 
     __slots__ = ("_test", "expected", "kind", "source")
 
@@ -30,16 +30,23 @@ class Guard:
 
 
 def tensor_facts(t):
-    """What TENSOR_MATCH compares: type, dtype, device, shape, strides, storage offset,
-    requires_grad, leafness (every fact capture may have read off the fake tensor)."""
-    return (type(t), t.dtype, t.device, tuple(t.shape), tuple(t.stride()),
-            t.storage_offset(), t.requires_grad, t.grad_fn is None)
+    """What TENSOR_MATCH compares: type, dtype, device, shape, strides (in bytes),
+    requires_grad, leafness (every fact capture may have read off the fake tensor; the
+    storage offset is not one: reading it is a graph break). Read off the tensor's own
+    fields: guards run at every call of compiled code."""
+    data = t._data
+    return (type(t), t._dtype, t._device, data.shape, data.strides, t._requires_grad,
+            t._grad_fn is None)
 
 
-def tensor_match(source, t):
+def tensor_match(source, t, dynamic_dims=None):
+    """`dynamic_dims`: the dims any size (2 or more) passes (NOTE [dynamic dimensions])."""
     facts = tensor_facts(t)
-    return Guard("TENSOR_MATCH", source, facts,
-                 lambda frame: tensor_facts(source.get(frame)) == facts)
+    if not dynamic_dims:    # (the set only shrinks while capture runs)
+        return Guard("TENSOR_MATCH", source, facts,
+                     lambda frame: tensor_facts(source.get(frame)) == facts)
+    from ember._dynamo.dynamic import tensor_test
+    return Guard("TENSOR_MATCH", source, facts, tensor_test(source, facts, dynamic_dims))
 
 
 def id_match(source, obj):
@@ -57,6 +64,17 @@ def length_match(source, obj):
     kind, size = type(obj), len(obj)
     return Guard("LIST_LENGTH", source, size,
                  lambda frame: type(v := source.get(frame)) is kind and len(v) == size)
+
+
+def size_relation(source, dim, op, value, flipped, result):
+    """A dynamic size compared with a number during capture still compares the same way
+    (NOTE [dynamic dimensions])."""
+    def test(frame):
+        size = source.get(frame).shape[dim]
+        return (op(value, size) if flipped else op(size, value)) == result
+    symbol = f"size({dim}) {op.__name__} {value}" if not flipped else \
+        f"{value} {op.__name__} size({dim})"
+    return Guard("SIZE_RELATION", source, f"{symbol} is {result}", test)
 
 
 def grad_mode(enabled):
@@ -82,6 +100,12 @@ def aliasing(sources, pattern):
         first = {}
         return tuple(first.setdefault(id(s.get(frame)), i)
                      for i, s in enumerate(sources)) == pattern
+
+    if pattern == tuple(range(len(pattern))):
+        count = len(sources)
+
+        def test(frame):  # noqa: F811 -- all distinct, the common case: one set of ids
+            return len({id(s.get(frame)) for s in sources}) == count
     return Guard("ALIASING", None, pattern, test)
 
 
@@ -90,7 +114,7 @@ def first_failure(guards, frame):
     (an attribute deleted, a list grown shorter) fails its guard."""
     for guard in guards:
         try:
-            ok = guard.check(frame)
+            ok = guard._test(frame)
         except (AttributeError, KeyError, IndexError, TypeError):
             ok = False
         if not ok:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import operator
 
-from ember._dynamo import guards
+from ember._dynamo import dynamic, guards
 from ember._dynamo.exc import unimplemented
 from ember._dynamo.source import AttrSource, placeholder_name
 from ember._dynamo.variables.base import ConstantVariable, constant_or_fail
@@ -14,6 +14,7 @@ from ember._dynamo.variables.containers import (
     ListVariable,
     TupleVariable,
 )
+from ember._dynamo.variables.sym import symbolic
 from ember._dynamo.variables.tensor import TensorVariable
 from ember._subclasses.fake_tensor import FakeTensorMode, is_fake
 from ember._tensor import Tensor
@@ -21,9 +22,12 @@ from ember.autograd.grad_mode import is_grad_enabled
 
 
 class OutputGraph:
-    def __init__(self):
+    def __init__(self, code=None, dynamic=False):
         from ember.fx import Graph
         self.graph = Graph()
+        self.code = code
+        self.dynamic = dynamic       # compile's `dynamic` (NOTE [dynamic dimensions])
+        self.dynamic_dims = []       # per input tensor: its dims still dynamic (a set)
         self.fake_mode = FakeTensorMode()
         self.guards = []
         self._guard_keys = set()
@@ -36,6 +40,7 @@ class OutputGraph:
         self._mutated = []           # containers from outside whose contents changed
         self._stores = []            # ("attr", module var, name, value) / ("global", ...)
         self._outputs = []           # graph nodes the replay reads, in order
+        self._sym_nodes = []         # `size` nodes of SymSizeVariables
         self.add_guard(guards.grad_mode(is_grad_enabled()))
 
     # ----------------------------------------------------------------- inputs and guards
@@ -85,8 +90,52 @@ class OutputGraph:
         self._last_placeholder = node
         self.input_sources.append(source)
         self.example_inputs.append(tensor)
-        self.add_guard(guards.tensor_match(source, tensor))
-        return TensorVariable(node, fake, source, type(tensor))
+        dims = dynamic.candidates(self.code, self.dynamic, source, tensor)
+        self.dynamic_dims.append(dims)
+        self.add_guard(guards.tensor_match(source, tensor, dims))
+        var = TensorVariable(node, fake, source, type(tensor))
+        var.dynamic_dims = dims
+        return var
+
+    def size_of(self, var, dim=None):
+        """`var.shape` (or its `dim`): sizes of dynamic dims as SymSizeVariables computed in
+        the graph, the rest constants (NOTE [dynamic dimensions])."""
+        from ember._dynamo.variables.sym import SymSizeVariable
+        shape = var.example.shape
+        dims = range(len(shape)) if dim is None else [dim % max(len(shape), 1)]
+        own = var.dynamic_dims
+        items = []
+        for d in dims:
+            if (d in own) if own is not None else any(self.dynamic_dims):
+                node = self.graph.call_method("size", (var.node, d))
+                self._sym_nodes.append(node)
+                items.append(SymSizeVariable(self, node, shape[d], [(var, [d])]))
+                if own is not None:
+                    items[-1].direct = (var, d)
+            else:
+                items.append(ConstantVariable(shape[d]))
+        if dim is not None:
+            return items[0]
+        if all(type(i) is ConstantVariable for i in items):
+            return ConstantVariable(shape)
+        return TupleVariable(items, kind=type(shape))
+
+    def add_size_relation(self, var, dim, op, value, flipped, result):
+        self.guards.append(guards.size_relation(var.source, dim, op, value, flipped, result))
+
+    def specialize(self, var, dims=None):
+        """A size of `var` was read into Python (NOTE [dynamic dimensions]): `dims` of an
+        input become static; a size of a computed tensor makes every dim static."""
+        if not isinstance(var, TensorVariable):
+            return
+        own = var.dynamic_dims
+        if own is None:
+            for each in self.dynamic_dims:
+                each.clear()
+        elif dims is None:
+            own.clear()
+        else:
+            own.difference_update(d % max(var.example.dim(), 1) for d in dims)
 
     # ----------------------------------------------------------------- ops
     def call_op(self, kind, target, args, kwargs, *, mutates=False):
@@ -108,6 +157,11 @@ class OutputGraph:
         if result is None and not mutates:
             unimplemented(f"{name} returned None: a call for its side effect")
         if not _holds_tensor(result) and not mutates:
+            if not (kind == "call_method" and target in _SIZE_FREE):
+                dims = [args[1].as_constant()] if kind == "call_method" and \
+                    target == "size" and len(args) == 2 and not kwargs else None
+                for a in args:
+                    self.specialize(a, dims if a is args[0] else None)
             return constant_or_fail(result)
         node_args = tuple(_node(a) for a in args)
         node_kwargs = {k: _node(v) for k, v in kwargs.items()}
@@ -189,16 +243,29 @@ class OutputGraph:
         if len(self._identity_sources) > 1:
             self.add_guard(guards.aliasing(self._identity_sources, self._identity_pattern))
         self.graph.output(tuple(self._outputs))
+        for node in reversed(self._sym_nodes):
+            if not node.users:          # a size only read as a number
+                self.graph.erase_node(node)
         if not any(n.op in ("call_function", "call_method") for n in self.graph.nodes):
             return None
         from ember.fx import GraphModule
         from ember.nn import Module
-        return GraphModule(Module(), self.graph)
+        gm = GraphModule(Module(), self.graph)
+        # NOTE [dynamic dimensions]: the inputs' dims that may take other sizes
+        gm.meta["dynamic_dims"] = [frozenset(d) for d in self.dynamic_dims]
+        return gm
+
+
+# Methods whose non-tensor answers do not depend on sizes (NOTE [dynamic dimensions]).
+_SIZE_FREE = frozenset({"dim", "ndimension", "is_floating_point", "is_complex",
+                        "element_size", "get_device", "type"})
 
 
 def _fake(var):
     if isinstance(var, TensorVariable):
         return var.example
+    if symbolic(var):
+        return var.hint
     if isinstance(var, ConstantVariable):
         return var.value
     if isinstance(var, TupleVariable):
@@ -212,6 +279,8 @@ def _fake(var):
 
 def _node(var):
     if isinstance(var, TensorVariable):
+        return var.node
+    if symbolic(var):
         return var.node
     if isinstance(var, ConstantVariable):
         return var.value

@@ -220,12 +220,18 @@ def _build_training(fn, args, table, fw_compiler, bw_compiler, partition_fn):
     fw_gm, bw_gm = partition_fn(joint_gm, None, num_fwd_outputs=n_out)
     sources = _saved_inputs(fw_gm, n_out)
     fw_examples = [a.detach() if isinstance(a, Tensor) else a for a in args]
+    fw_call = fw_compiler(fw_gm, fw_examples)
+    # NOTE [the backward's examples come from the compiled forward]: the saved values the
+    # backward receives at each call are what the compiled forward returns, whose layout may
+    # differ from the eager graph's (inductor returns dense buffers where eager returns a
+    # transposed view), and a compiler specializes on its examples' strides (NOTE [compiled
+    # graphs guard their inputs] in _inductor/wrapper.py). So the examples are made by the
+    # compiled forward itself, on copies of the inputs (its writes land on those).
     with grad_mode.no_grad():
         ins = _copies(args, False)
-        fw_values = list(fw_gm(*ins))
+        fw_values = list(fw_call(*ins))
     computed = iter(fw_values[n_out:])
     bw_examples = [ins[s] if s is not None else next(computed) for s in sources] + tangents
-    fw_call = fw_compiler(fw_gm, fw_examples)
     bw_call = bw_compiler(bw_gm, bw_examples)
     function = _function_class(fw_call, bw_call, n_out, sources, diff, needs)
 

@@ -85,6 +85,7 @@ class Kernel:
         self.lines = []
         self.cse = {}
         self.counter = 0
+        self.accesses = []        # per load: {loop variable: its stride}, None if not plain
 
     # ------------------------------------------------------------------ values
     def tmp(self, expr: str, dtype) -> str:
@@ -109,6 +110,7 @@ class Kernel:
         if buffer.name in self.fused:
             return self._compute_fused(self.fused[buffer.name], index)
         self.params.setdefault(buffer.name, (buffer, False))
+        self.accesses.append(_plain_strides(index, buffer.strides, self.loop_sizes))
         return self.tmp(f"{buffer.name}[{linear_index(index, buffer.strides, buffer.offset)}]",
                         buffer.dtype)
 
@@ -153,6 +155,18 @@ class Kernel:
             const = "" if written else "const "
             params.append(f"{const}{c_type(buffer.dtype)}* EMBER_RESTRICT {name}")
         return f"void {self.name}({', '.join(params)})"
+
+
+def _plain_strides(index, strides, loop_vars):
+    """{loop variable: stride} for a load whose index entries are loop variables or 0;
+    None when one is an expression (a reshape's or a slice's index map)."""
+    found = {}
+    for i, s in zip(index, strides):
+        if i in loop_vars:
+            found[i] = s
+        elif i != "0":
+            return None
+    return found
 
 
 def _indent(lines, depth):
@@ -225,6 +239,8 @@ def reduction_kernel(name, node: ComputedBuffer, fused=()) -> Kernel:
     outer = kernel.scope()
     value = red.inner(kernel, out_index, r_index)
     value = kernel.tmp(f"({c_type(acc_t)})({value})", acc_t)
+    if _reduce_across_rows(kernel, red, out_index, r_index):
+        return _row_reduction(kernel, node, red, out_index, r_index, value, nan_flag, outer)
     if kind == "sum":
         kernel.lines.append(f"acc += {value};")
     else:
@@ -264,6 +280,75 @@ def reduction_kernel(name, node: ComputedBuffer, fused=()) -> Kernel:
     pragmas = [f"#pragma omp parallel for{collapse}" if parallel else None] + \
         [None] * (len(out_index) - 1)
     kernel.code = _loops(out_index, red.shape, per_output, pragmas)
+    return kernel
+
+
+# NOTE [reductions across rows]: a reduction whose reduced dims are the outer ones in memory
+# (the column sums of a bias gradient, `x.sum(0)` of a (256, 512) matrix) would, looped as
+# "each output, then its reduced elements", read memory with a stride of a whole row for
+# every element: fifty times slower than a pass in order. When every load reads the last
+# output dim at stride 1 and the reduced dims at other strides, the loops are turned around:
+# one accumulator per element of the last output dim (a small array on the stack), the
+# reduced dims outside, the last output dim innermost and vectorised, then the post step
+# and the store per element.
+ROW_MAX = 8192
+
+
+def _reduce_across_rows(kernel, red, out_index, r_index) -> bool:
+    if not out_index or not (8 <= red.shape[-1] <= ROW_MAX):
+        return False
+    last = out_index[-1]
+    contiguous = False
+    for access in kernel.accesses:
+        if access is None:
+            return False
+        if any(access.get(r) == 1 for r in r_index):
+            return False
+        stride = access.get(last)
+        if stride is not None:
+            if stride != 1:
+                return False
+            contiguous = True
+    return contiguous
+
+
+def _row_reduction(kernel, node, red, out_index, r_index, value, nan_flag, saved):
+    kind, acc_t = red.reduction_type, red.acc_dtype
+    last = out_index[-1]
+    size = red.shape[-1]
+    if kind == "sum":
+        kernel.lines.append(f"accs[{last}] += {value};")
+    else:
+        cmp = ">" if kind == "max" else "<"
+        kernel.lines.append(f"accs[{last}] = ({value} {cmp} accs[{last}]) ? {value} : "
+                            f"accs[{last}];")
+        if nan_flag:
+            kernel.lines.append(f"nans[{last}] |= ({value} != {value});")
+    body = kernel.restore(saved)
+    outer = kernel.scope()
+    result = f"accs[{last}]"
+    if nan_flag:
+        result = kernel.tmp(f"nans[{last}] ? {literal(math.nan, acc_t)} : {result}", acc_t)
+    if red.post is not None:
+        result = red.post(kernel, result)
+    kernel.store(node, out_index, f"({c_type(node.dtype)})({result})")
+    after = kernel.restore(outer)
+    setup = [f"{c_type(acc_t)} accs[{size}];", f"for (int64_t {last} = 0; {last} < {size}; "
+             f"{last}++) accs[{last}] = {_init_value(kind, acc_t)};"]
+    if nan_flag:
+        setup += [f"int nans[{size}];", f"for (int64_t {last} = 0; {last} < {size}; "
+                  f"{last}++) nans[{last}] = 0;"]
+    reduced = _loops(r_index + [last], red.ranges + (size,), body,
+                     [None] * len(r_index) + ["#pragma omp simd"])
+    finish = _loops([last], (size,), after, ["#pragma omp simd"])
+    per_row = setup + reduced + finish
+    rows = out_index[:-1]
+    parallel = numel(red.shape) * numel(red.ranges) >= PARALLEL_MIN and rows and \
+        numel(red.shape[:-1]) > 1
+    collapse = f" collapse({len(rows)})" if len(rows) > 1 else ""
+    pragmas = [f"#pragma omp parallel for{collapse}" if parallel else None] + \
+        [None] * (len(rows) - 1)
+    kernel.code = _loops(rows, red.shape[:-1], per_row, pragmas) if rows else per_row
     return kernel
 
 

@@ -22,9 +22,11 @@ from ember._inductor.scheduler import KernelGroup, schedule
 from ember.fx.experimental.proxy_tensor import make_fx
 
 
-def compile_fx(gm, example_inputs, **kwargs):
+def compile_fx(gm, example_inputs, inputs_guarded=False, mode=None, **kwargs):
     """Compile `gm` for inputs like `example_inputs`; returns `f(*args)` giving what `gm`
-    gives (NOTE [compiled graphs guard their inputs] in wrapper.py). A graph of anything
+    gives (NOTE [compiled graphs guard their inputs] in wrapper.py; `inputs_guarded`: the
+    caller's own guards already pin the inputs' facts; `mode="reduce-overhead"`: NOTE
+    [reduce-overhead] in wrapper.py). A graph of anything
     but ATen ops (ember functions, methods, modules: what graph capture records) is first
     traced to ATen ops with make_fx and the core ATen decompositions."""
     eager = gm.forward
@@ -39,7 +41,8 @@ def compile_fx(gm, example_inputs, **kwargs):
         # A graph that writes in place (not functionalized) runs as it is.
         return eager
     try:
-        return _compiled(gm, example_inputs, eager)
+        return _compiled(gm, example_inputs, eager, inputs_guarded,
+                         preallocate=mode == "reduce-overhead")
     except Exception as error:  # noqa: BLE001 -- NOTE [a graph inductor cannot compile]
         metrics.compile_failures += 1
         _warn_once(f"inductor-failed-{type(error).__name__}-{error}",
@@ -55,7 +58,7 @@ def compile_fx(gm, example_inputs, **kwargs):
 # counted. Errors while a compiled graph runs are not caught: its guards send every call it
 # cannot serve to the eager graph before anything runs (NOTE [compiled graphs guard their
 # inputs], wrapper.py).
-def _compiled(gm, example_inputs, eager):
+def _compiled(gm, example_inputs, eager, inputs_guarded=False, preallocate=False):
     graph = GraphLowering(gm, example_inputs).run()
     items = schedule(graph.steps)
     kernels = [item.kernel for item in items if isinstance(item, KernelGroup)]
@@ -68,7 +71,7 @@ def _compiled(gm, example_inputs, eager):
     outputs = _output_names(graph.outputs)
     from ember._inductor import wrapper
     call = wrapper.build(graph, items, plan_memory(items, outputs), functions,
-                         _counted(eager))
+                         _counted(eager), inputs_guarded, preallocate)
     call.kernel_source = source
     call.kernel_count = len(kernels)
     return call

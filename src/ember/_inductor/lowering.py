@@ -147,9 +147,13 @@ class GraphLowering:
         return self.env[v] if hasattr(v, "op") and hasattr(v, "target") else v
 
     def _map(self, value, fn):
-        if type(value) is tuple or type(value) is list:
-            return type(value)(self._map(v, fn) for v in value)
-        if type(value) is dict:
+        # fx keeps node arguments in immutable_list / immutable_dict (list and dict
+        # subclasses): a list of tensors (cat's) must be mapped too.
+        if isinstance(value, list):
+            return [self._map(v, fn) for v in value]
+        if type(value) is tuple:
+            return tuple(self._map(v, fn) for v in value)
+        if isinstance(value, dict):
             return {k: self._map(v, fn) for k, v in value.items()}
         return fn(value)
 

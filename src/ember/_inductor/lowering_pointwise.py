@@ -260,3 +260,25 @@ def _zeros_like(g, node, x, **kwargs):
 @register("ones_like.default")
 def _ones_like(g, node, x, **kwargs):
     return _fill(node, 1)
+
+
+class _ExternNode:
+    """The parts of an fx node `GraphLowering.extern` reads, for an op a lowering calls."""
+
+    def __init__(self, target, meta):
+        self.target = target
+        self.meta = meta
+
+
+@register("addmm.default")
+def _addmm(g, node, bias, mat1, mat2, beta=1, alpha=1):
+    """`bias + mat1 @ mat2` as the product (BLAS, an extern call) and a Pointwise adding the
+    bias, which then fuses with what follows (a Linear's activation) instead of taking its own
+    pass over the result."""
+    from ember.ops import aten
+    dtype = _val(node)[1]
+    if beta != 1 or alpha != 1 or not dtype.is_floating_point or \
+            not isinstance(bias, TensorBox):
+        return g.extern(node, (bias, mat1, mat2), {"beta": beta, "alpha": alpha})
+    product = g.extern(_ExternNode(aten.mm.default, node.meta), (mat1, mat2), {})
+    return pointwise(node, [product, bias], lambda x, y: f"{x} + {cast(y, dtype)}")

@@ -10,6 +10,8 @@ stored inside the reduction's loop.
 """
 from __future__ import annotations
 
+import heapq
+
 from ember._inductor.codegen_c import NotFusable, kernel_for
 from ember._inductor.ir import ComputedBuffer, Pointwise
 
@@ -39,6 +41,7 @@ def schedule(steps) -> list:
     for i, item in enumerate(items):
         if isinstance(item, KernelGroup):
             item.generate(f"kernel{i}")
+    items = _dependency_order(items)
     i = 0
     while i < len(items):
         item = items[i]
@@ -52,6 +55,55 @@ def schedule(steps) -> list:
         if isinstance(item, KernelGroup):
             item.generate(f"kernel{n}")
     return items
+
+
+# NOTE [a value realized after its first reader]: a kernel loads through boxes when its C is
+# written, after the whole graph is lowered (ir.py: realizing a box swaps its data for a read of
+# the new buffer). So a Pointwise inlined into an earlier kernel (a reduction) and realized only
+# later (for an extern call that needs it in memory) is read by that earlier kernel from the
+# buffer, whose step was appended at the end of the program order. The steps are therefore put
+# in dependency order before fusion: each runs after the steps writing what it reads, program
+# order kept wherever it already is one (the earlier kernel then reads the stored value, and may
+# compute it in its own loop: NOTE [fused producers are stored where they are computed]).
+def _dependency_order(items) -> list:
+    writer = {}
+    for n, item in enumerate(items):
+        for name in _produces(item):
+            writer[name] = n
+    waits = [0] * len(items)
+    readers = [[] for _ in items]
+    for n, item in enumerate(items):
+        for before in {writer[name] for name in _consumes(item) if name in writer} - {n}:
+            waits[n] += 1
+            readers[before].append(n)
+    ready = [n for n in range(len(items)) if waits[n] == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        n = heapq.heappop(ready)
+        order.append(items[n])
+        for reader in readers[n]:
+            waits[reader] -= 1
+            if waits[reader] == 0:
+                heapq.heappush(ready, reader)
+    if len(order) != len(items):
+        raise RuntimeError("inductor: the lowered steps read each other in a cycle")
+    return order
+
+
+def _produces(item) -> list:
+    if isinstance(item, KernelGroup):
+        return [b.name for b in item.writes()]
+    if item.outputs is None:
+        return [item.view_name]
+    return [b.name for b in item.outputs if b is not None]
+
+
+def _consumes(item) -> set:
+    if isinstance(item, KernelGroup):
+        return item.reads()
+    return {arg.view.view_name if arg.view is not None else arg.buffer.name
+            for arg in item.tensor_args()}
 
 
 def _reads_of(item) -> set:

@@ -9,6 +9,9 @@ original graph eagerly instead, so a compiled graph never gives a wrong result.
 """
 from __future__ import annotations
 
+import ctypes
+import threading
+
 import numpy as np
 
 from ember._core.device import CPU
@@ -36,7 +39,8 @@ class _Writer:
         self.lines = []
         self.globals = {"_state": state, "_Tensor": Tensor, "_CPU": CPU, "_np": np,
                         "_flat": _flat, "_tensor": _tensor, "_wrap": wrap_array,
-                        "_Parameter": Parameter}
+                        "_Parameter": Parameter, "_addr": ctypes.addressof,
+                        "_cbuf": ctypes.c_char.from_buffer}
         self.count = 0
 
     def const(self, value, prefix="_c") -> str:
@@ -49,15 +53,23 @@ class _Writer:
         self.lines.append("    " * depth + line)
 
 
-def build(graph, items, plan, functions, fallback):
-    """The compiled callable for `graph` (a run GraphLowering) scheduled as `items`."""
+def build(graph, items, plan, functions, fallback, inputs_guarded=False, preallocate=False):
+    """The compiled callable for `graph` (a run GraphLowering) scheduled as `items`.
+    `inputs_guarded`: the caller (graph capture's TENSOR_MATCH and GRAD_MODE guards) already
+    checked every fact the input guards below check, for inputs that are plain Tensors or
+    Parameters: those checks are left out (NOTE [compiled graphs guard their inputs]).
+    `preallocate`: NOTE [reduce-overhead]."""
     w = _Writer()
+    static = _static_slots(graph, items, plan) if preallocate else set()
     w.globals["_fallback"] = fallback
     w.globals["_grad_enabled"] = state.grad_enabled
     pointer = {}        # buffer name -> expression of its address
     array = {}          # buffer name -> expression of its flat array (computed, extern)
     tensors = {}        # buffer name -> expression of a Tensor of it (inputs, constants)
     n = len(graph.inputs)
+    kernel_reads = {name for item in items if not isinstance(item, ExternStep)
+                    for name in item.kernel.params}
+    w.globals["_seen"] = [(None, 0)] * n
     w.emit(f"if _state.slow or len(args) != {n}:")
     w.emit("return _fallback(*args)", 2)
     if n:
@@ -69,6 +81,12 @@ def build(graph, items, plan, functions, fallback):
             w.emit("return _fallback(*args)", 2)
             continue
         data = example._data
+        if inputs_guarded and type(example) in (Tensor, Parameter):
+            tensors[buf.name] = f"a{i}"
+            if buf.name in kernel_reads:
+                _input_pointer(w, i)
+                pointer[buf.name] = f"p_a{i}"
+            continue
         w.emit(f"if (type(a{i}) is not _Tensor and type(a{i}) is not _Parameter) or "
                f"a{i}._device is not _CPU or "
                f"a{i}._dtype is not {w.const(example._dtype)} or "
@@ -76,16 +94,23 @@ def build(graph, items, plan, functions, fallback):
                f"a{i}._data.strides != {tuple(data.strides)!r} or "
                f"(a{i}._requires_grad and _grad_enabled()):")
         w.emit("return _fallback(*args)", 2)
-        pointer[buf.name] = f"a{i}._data.ctypes.data"
         tensors[buf.name] = f"a{i}"
+        if buf.name in kernel_reads:
+            _input_pointer(w, i)
+            pointer[buf.name] = f"p_a{i}"
     for name, value in graph.constants.items():
         pointer[name] = w.const(value._data.ctypes.data, "_ptr")
         tensors[name] = w.const(value, "_const")
         w.globals["_keep" + name] = value
     for step, item in enumerate(items):
         for slot, size, dtype in plan.allocations[step]:
+            if slot in static:
+                memory = np.empty(size, dtype._np)
+                w.globals[slot] = memory
+                w.globals[f"p_{slot}"] = memory.ctypes.data
+                continue
             w.emit(f"{slot} = _np.empty({size}, {w.const(dtype._np)})")
-            w.emit(f"p_{slot} = {slot}.ctypes.data")
+            w.emit(f"p_{slot} = _addr(_cbuf({slot}))")
         if isinstance(item, ExternStep):
             _extern(w, item, pointer, array, tensors)
             continue
@@ -101,8 +126,59 @@ def build(graph, items, plan, functions, fallback):
     namespace = dict(w.globals)
     exec(compile(source, "<ember inductor wrapper>", "exec"), namespace)  # noqa: S102
     call = namespace["call"]
+    if static:
+        call = _one_at_a_time(call)
     call.source = source
     return call
+
+
+# NOTE [reduce-overhead]: `mode="reduce-overhead"` is PyTorch's CUDA-graph mode; its CPU
+# analog here replays the planned kernel list on intermediates allocated once, when the
+# graph is compiled, instead of at every call. Only slots that never leave the call get
+# that: a slot holding a graph output (the caller keeps it) or a buffer an extern call reads
+# (its result may alias it) is still made per call. Since calls share those slots, a lock
+# makes calls of one compiled graph run one at a time (kernels release the GIL).
+def _static_slots(graph, items, plan) -> set:
+    from ember._inductor.scheduler import _reads_of
+    leaving = set(_output_names(graph.outputs))
+    for item in items:
+        if isinstance(item, ExternStep):
+            leaving |= _reads_of(item)
+    taken = {plan.slot_of[name] for name in leaving if name in plan.slot_of}
+    return set(plan.slot_of.values()) - taken
+
+
+def _output_names(value) -> set:
+    if type(value) is list or type(value) is tuple:
+        return set().union(*(_output_names(v) for v in value)) if value else set()
+    name = getattr(value, "name", None)
+    return {name} if name is not None else set()
+
+
+def _one_at_a_time(call):
+    lock = threading.Lock()
+
+    def locked(*args):
+        with lock:
+            return call(*args)
+    return locked
+
+
+# NOTE [pointers of arrays]: `ndarray.ctypes.data` costs microseconds (it builds a ctypes
+# helper object), more than a small kernel. A slot the wrapper allocates (np.empty: contiguous
+# and writable) gives its address through ctypes' buffer view instead; an input's address is
+# kept with its array (one (array, address) tuple per input, replaced whole so that threads
+# never see one's array with another's address) and reused while the same array comes back,
+# as parameters and a training loop's batch tensors do. Holding the array keeps its memory,
+# so the address stays its own.
+def _input_pointer(w, i):
+    w.emit(f"d{i} = a{i}._data")
+    w.emit(f"k{i} = _seen[{i}]")
+    w.emit(f"if k{i}[0] is d{i}:")
+    w.emit(f"p_a{i} = k{i}[1]", 2)
+    w.emit("else:")
+    w.emit(f"p_a{i} = d{i}.ctypes.data", 2)
+    w.emit(f"_seen[{i}] = (d{i}, p_a{i})", 2)
 
 
 def _tensor_expr(arg, array, tensors) -> str:

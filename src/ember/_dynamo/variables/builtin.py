@@ -13,6 +13,7 @@ from ember._dynamo.variables.containers import (
     ListVariable,
     TupleVariable,
 )
+from ember._dynamo.variables.sym import ARITHMETIC, COMPARISONS, arithmetic, compare, symbolic
 from ember._dynamo.variables.tensor import TensorVariable
 
 # Builtins with no side effects: on constant arguments they fold.
@@ -67,7 +68,7 @@ def _len(tx, args, kwargs):
     if isinstance(value, TensorVariable):
         if value.example.dim() == 0:
             unimplemented("len() of a 0-d tensor")
-        return ConstantVariable(value.example.shape[0])
+        return tx.output.size_of(value, 0)
     if isinstance(value, (BaseListVariable, DictVariable)):
         return ConstantVariable(len(value.items))
     return ConstantVariable(len(value.as_constant()))
@@ -144,6 +145,15 @@ def binary(tx, op, left, right):
     involved, folded on constants, container concatenation followed."""
     if isinstance(left, TensorVariable) or isinstance(right, TensorVariable):
         return tx.output.call_op("call_function", op, [left, right], {})
+    if (symbolic(left) or symbolic(right)) and op in ARITHMETIC and \
+            all(symbolic(v) or (v.is_constant() and type(v.as_constant()) in (int, float))
+                for v in (left, right)):
+        return arithmetic(tx.output, op, [left, right])
+    if op in COMPARISONS and any(symbolic(v) and v.direct is not None and
+                                 not symbolic(o) and o.is_constant() and
+                                 type(o.as_constant()) is int
+                                 for v, o in ((left, right), (right, left))):
+        return compare(tx.output, op, left, right)
     if left.is_constant() and right.is_constant() and not isinstance(left, BaseListVariable) \
             and not isinstance(right, BaseListVariable):
         return constant_or_fail(op(left.as_constant(), right.as_constant()))

@@ -21,6 +21,8 @@ _DATA_DEPENDENT = frozenset({"item", "tolist", "numpy", "__bool__", "__int__", "
 class TensorVariable(VariableTracker):
     """A tensor: `node` is its graph node, `example` its fake tensor."""
 
+    dynamic_dims = None      # an input's dims still dynamic (NOTE [dynamic dimensions])
+
     def __init__(self, node, example, source=None, real_type=None):
         self.node = node
         self.example = example
@@ -40,11 +42,14 @@ class TensorVariable(VariableTracker):
     def unpack(self, tx):
         if self.example.dim() == 0:
             unimplemented("iteration over a 0-d tensor")
+        tx.output.specialize(self, [0])
         return [tx.output.call_op("call_function", operator.getitem, [self, ConstantVariable(i)],
                                   {}) for i in range(self.example.shape[0])]
 
     def getattr(self, tx, name):
         if name in _METADATA:
+            if name == "shape":
+                return tx.output.size_of(self)
             return ConstantVariable(getattr(self.example, name))
         if name in ("T", "mT", "H", "mH", "real", "imag"):
             return tx.output.call_op("call_function", getattr, [self, ConstantVariable(name)],
@@ -57,6 +62,9 @@ class TensorVariable(VariableTracker):
     def call_method(self, tx, name, args, kwargs):
         if name in _DATA_DEPENDENT:
             unimplemented(f"Tensor.{name}() reads the tensor's data")
+        if name == "size" and not kwargs and len(args) <= 1 and \
+                all(type(a) is ConstantVariable and type(a.value) is int for a in args):
+            return tx.output.size_of(self, args[0].value if args else None)
         return tx.output.call_op("call_method", name, [self, *args], kwargs)
 
     def rebuild(self, og):
