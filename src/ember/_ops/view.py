@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ember._backends.meta import StandIn
 from ember._core import arguments, dispatch, upcalls
 from ember._core import dtype as dt
@@ -495,6 +497,7 @@ def movedim_int(xp, self, source, destination):
 
 
 _INT_LISTS = (tuple, list, Size)
+_ndarray = np.ndarray
 
 
 @register_frontend()
@@ -562,6 +565,11 @@ def _expand_geometry(shape, strides, size):
              saves=(), derivatives=_SUM_BACK)
 def expand(xp, self, size, implicit=False):
     """expand(*sizes) -> Tensor: broadcast singleton dimensions to `sizes` (a view)."""
+    if not self.ndim and type(self) is _ndarray and 1 not in size and min(size, default=0) >= 0:
+        # A 0-d array (a full reduction's gradient) broadcast: every stride is 0, and the view
+        # is made by ndarray's constructor over the array's own memory (NumPy's as_strided
+        # costs several Python frames).
+        return _ndarray(size, self.dtype, self, 0, (0,) * len(size))
     shape, strides = _expand_geometry(self.shape, element_strides(self), size)
     return strided_view(xp, self, shape, strides)
 
