@@ -448,8 +448,12 @@ class Tensor:
         """The value of a one-element tensor as a Python number."""
         if _state.entry and _wants(locals()):
             return _handle(Tensor.item, locals())
-        _check(self._data.size == 1, lambda: (
-            f"a Tensor with {self._data.size} elements cannot be converted to Scalar"))
+        data = self._data
+        if data.size != 1:
+            raise RuntimeError(f"a Tensor with {data.size} elements cannot be converted to "
+                               "Scalar")
+        if self._device is CPU and self._dtype is not dt.complex32:
+            return data.item()              # (the plain host array's one element)
         _check_not_meta(self, "item")
         return self._host_numbers().reshape(()).item()
 
