@@ -70,9 +70,16 @@ def strided_view(xp, a, shape, strides, offset=0):
 
 def infer_size(shape, numel: int) -> tuple:
     """Resolve one -1 in `shape` so that it holds `numel` elements (PyTorch's messages)."""
-    if type(shape) is tuple and -1 not in shape and math.prod(shape) == numel \
-            and min(shape, default=0) >= 0:
-        return shape            # the common case: nothing to infer, nothing wrong
+    if type(shape) is tuple:
+        if -1 not in shape:
+            if math.prod(shape) == numel and min(shape, default=0) >= 0:
+                return shape    # the common case: nothing to infer, nothing wrong
+        elif min(shape) == -1 and shape.count(-1) == 1:
+            known = -math.prod(shape)       # the other sizes' product (all >= 0)
+            if known > 0 and numel % known == 0:
+                # reshape(-1, features): one size inferred, nothing wrong
+                at = shape.index(-1)
+                return shape[:at] + (numel // known,) + shape[at + 1:]
     shape = tuple(int(s) for s in shape)
     infer_at = None
     known = 1
@@ -150,6 +157,8 @@ def _view_as_shape(xp, a, shape):
 
 def _reshape_to(xp, a, shape):
     """A view when the layout allows it, else a fresh contiguous copy."""
+    if a.flags.c_contiguous and a.size and type(a) is not StandIn:
+        return a.reshape(shape)     # a contiguous view of a contiguous array (as _view_as_shape)
     strides = view_strides(a.shape, element_strides(a), shape)
     if strides is None:
         if type(a) is StandIn:
