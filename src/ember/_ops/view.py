@@ -157,8 +157,12 @@ def _view_as_shape(xp, a, shape):
 
 def _reshape_to(xp, a, shape):
     """A view when the layout allows it, else a fresh contiguous copy."""
-    if a.flags.c_contiguous and a.size and type(a) is not StandIn:
-        return a.reshape(shape)     # a contiguous view of a contiguous array (as _view_as_shape)
+    if type(a) is not StandIn:
+        if a.flags.c_contiguous and a.size:
+            return a.reshape(shape)     # a contiguous view of a contiguous array (as
+            # _view_as_shape)
+        if shape == a.shape and 1 not in shape:
+            return a.view()             # (view_strides keeps every stride of such a shape)
     strides = view_strides(a.shape, element_strides(a), shape)
     if strides is None:
         if type(a) is StandIn:
