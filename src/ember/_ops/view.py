@@ -157,8 +157,8 @@ def _view_as_shape(xp, a, shape):
 
 def _reshape_to(xp, a, shape):
     """A view when the layout allows it, else a fresh contiguous copy."""
-    if type(a) is not StandIn:
-        if a.flags.c_contiguous and a.size:
+    if a.size and type(a) is not StandIn:
+        if a.flags.c_contiguous:
             return a.reshape(shape)     # a contiguous view of a contiguous array (as
             # _view_as_shape)
         if shape == a.shape and 1 not in shape:
