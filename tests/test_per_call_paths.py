@@ -222,3 +222,19 @@ def test_inplace_calls_with_an_overriding_class_defined():
         y.add_(lib.ones(3), alpha=2)        # recorded in place
         y.sum().backward()
         assert leaf.grad.tolist() == [1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("name", ["zeros_like", "ones_like"])
+def test_like_factories(name):
+    def cases(lib):
+        base = lib.arange(12.).reshape(3, 4)
+        return [(base, {}), (base.t(), {}), (base[:, :2], {}), (lib.tensor([1, 2]), {}),
+                (lib.tensor([True]), {}), (lib.tensor(2.5, dtype=lib.float16), {}),
+                (base, {"requires_grad": True}), (base, {"dtype": lib.float64}),
+                (lib.nn.Parameter(base), {}), (lib.zeros(0, 3), {})]
+    for k, ((e_in, e_kw), (t_in, t_kw)) in enumerate(zip(cases(ember), cases(torch))):
+        _same_tensor(getattr(ember, name)(e_in, **e_kw), getattr(torch, name)(t_in, **t_kw),
+                     f"{name} case {k}")
+    for lib in (ember, torch):
+        with pytest.raises(TypeError):
+            getattr(lib, name)(3)

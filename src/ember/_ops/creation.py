@@ -24,6 +24,7 @@ from ember._core.device import _local as _device_local
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
+from ember._core.dispatch.subclasses import PLAIN as _PLAIN
 from ember._core.fp_errors import run_quietly
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import normalize_shape, sizes_or_keyword
@@ -468,10 +469,27 @@ def _like_frontend(op, name, with_value):
                               memory_format))
             return made.requires_grad_(True) if requires_grad else made
     else:
+        fill = 0 if name == "zeros_like" else 1 if name == "ones_like" else None
+
         def factory(input, *, dtype=None, layout=None, device=None, pin_memory=False,
                     requires_grad=False, memory_format=None):
             if _state.entry and _wants(locals()):
                 return _handle(factory, locals())
+            if fill is not None and dtype is None and device is None and layout is None \
+                    and memory_format is None and pin_memory is False and not _state.slow \
+                    and (type(input) is dispatch.Tensor or type(input) in _PLAIN) \
+                    and input._device is CPU and input._dtype is not _COMPLEX32 and type(input._data) is np.ndarray \
+                    and input._data.flags.c_contiguous:
+                # NOTE [sized factory fast path], for zeros_like / ones_like of a plain
+                # row-major CPU tensor (the op records nothing: it is not differentiable).
+                data = input._data
+                if fill == 0:
+                    array = _np_zeros(data.shape, data.dtype)
+                else:
+                    array = _np_empty(data.shape, data.dtype)
+                    array.fill(1)
+                made = _wrap(array, input._dtype, CPU)
+                return made.requires_grad_(True) if requires_grad else made
             made = _call(op, (input, dtype, layout, device, pin_memory, memory_format))
             return made.requires_grad_(True) if requires_grad else made
     factory.__name__ = factory.__qualname__ = name
