@@ -64,6 +64,10 @@ def _cases(lib):
         "x * y recorded, (8,)": lambda: x * y,
         "zeros(8)": lambda: lib.zeros(8),
         "x.exp(), float32 (8,)": lambda: a.exp(),
+        "a.sum().item(), float32 (8,)": lambda: a.sum().item(),
+        "relu(a), float32 (8,)": lambda: lib.relu(a),
+        "ones_like(a), float32 (8,)": lambda: lib.ones_like(a),
+        "a.expand(2, 8)": lambda: a.expand(2, 8),
     }
 
 

@@ -382,14 +382,14 @@ class Tensor:
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradients of this tensor with respect to the graph's leaves and add them
         into their `.grad` (`gradient` is required unless the tensor has one element)."""
-        if (dispatch.state.slow or dispatch.state.overriding) and \
+        state = dispatch.state
+        if (state.slow or (state.overriding and type(self) is not Tensor)) and \
                 dispatch.stack.torch_function_wanted((self,)):
             return dispatch.stack.handle_torch_function(
                 Tensor.backward, (self,), (self,), dict(
                     gradient=gradient, retain_graph=retain_graph, create_graph=create_graph,
                     inputs=inputs))
-        from ember.autograd.engine import backward
-        backward(self, gradient, retain_graph, create_graph, inputs)
+        (_engine.backward or _load_engine())(self, gradient, retain_graph, create_graph, inputs)
 
     def retain_grad(self) -> None:
         """Keep this non-leaf's gradient in `.grad` during backward."""
@@ -451,8 +451,12 @@ class Tensor:
                 return _handle(Tensor.item, locals())
             if _state.slow:   # modes see `_local_scalar_dense`: NOTE [item is an op under modes]
                 return dispatch.call_aten(OPS["_local_scalar_dense"], (self,))
-        _check(self._data.size == 1, lambda: (
-            f"a Tensor with {self._data.size} elements cannot be converted to Scalar"))
+        data = self._data
+        if data.size != 1:
+            raise RuntimeError(f"a Tensor with {data.size} elements cannot be converted to "
+                               "Scalar")
+        if self._device is CPU and self._dtype is not dt.complex32:
+            return data.item()              # (the plain host array's one element)
         _check(self._device is not META, "Tensor.item() cannot be called on meta tensors")
         return self._host_numbers().reshape(()).item()
 
@@ -779,6 +783,16 @@ def _warn_zero_dim(attribute, advice):
 
 # Tensor.to(float) and friends: Python types stand for the dtypes PyTorch maps them to.
 _PYTHON_TYPE_DTYPES = {float: dt.float64, int: dt.int64, bool: dt.bool_, complex: dt.complex128}
+
+
+class _engine:
+    backward = None         # ember.autograd.engine.backward, once Tensor.backward first runs
+
+
+def _load_engine():
+    from ember.autograd.engine import backward
+    _engine.backward = backward
+    return backward
 
 
 def _check_not_meta(t, what):

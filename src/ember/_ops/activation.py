@@ -55,10 +55,23 @@ def threshold_backward_of(grad, self, threshold):
              tags=("no_fp_errors",))
 def relu(xp, self):
     """relu(input) -> Tensor: max(input, 0) elementwise (NaN stays NaN)."""
-    _check(self.dtype.kind != "b", "Boolean inputs not supported for relu")
-    if self.dtype.kind == "c":
+    dtype = self.dtype
+    if xp is np:
+        zero = _RELU_ZEROS.get(dtype)
+        if zero is not None:            # a dtype seen before: checked then
+            return np.maximum(self, zero)
+    _check(dtype.kind != "b", "Boolean inputs not supported for relu")
+    if dtype.kind == "c":
         raise NotImplementedError("clamp is not supported for complex types")
-    return xp.maximum(self, xp.zeros((), self.dtype))
+    zero = xp.zeros((), dtype)
+    if xp is np:
+        zero.flags.writeable = False
+        _RELU_ZEROS[dtype] = zero
+    return xp.maximum(self, zero)
+
+
+# relu's 0-d zero of each NumPy dtype it has met (read-only, shared by every call).
+_RELU_ZEROS: dict = {}
 
 
 @register_frontend("relu_", method=False)

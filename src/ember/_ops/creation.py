@@ -18,16 +18,22 @@ from ember._core import arguments, complex_half, dispatch, strided
 from ember._core import dtype as dt
 from ember._core import layout as memory_layout
 from ember._core.checks import _check, _check_type
-from ember._core.device import META
+from ember._core.device import CPU, META
+from ember._core.device import _global_default
+from ember._core.device import _local as _device_local
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
+from ember._core.dispatch.subclasses import PLAIN as _PLAIN
 from ember._core.fp_errors import run_quietly
 from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import normalize_shape, sizes_or_keyword
 from ember._ops import filling
 
 _call = dispatch.call
+_wrap = dispatch.wrap
+_np_zeros = np.zeros
+_np_empty = np.empty
 _DTYPE = dt.dtype
 _COMPLEX32 = dt.complex32
 _NP_TO_DTYPE = dt.NP_TO_DTYPE
@@ -185,7 +191,7 @@ def size_argument(name, sizes, size):
     return sizes_or_keyword(sizes, size, name, "size")
 
 
-def _sized_frontend(op, name):
+def _sized_frontend(op, name, fill):
     def factory(*sizes, size=None, out=None, dtype=None, layout=None, device=None,
                 pin_memory=False, requires_grad=False):
         # ember.zeros(8): one int needs no normalising.
@@ -197,6 +203,26 @@ def _sized_frontend(op, name):
             shape = sizes
         else:
             shape = size_argument(name, sizes, None)
+        if device is None and layout is None and out is None and pin_memory is False \
+                and not _state.slow and (dtype is None or (type(dtype) is _DTYPE and
+                                                           dtype is not _COMPLEX32)) \
+                and _global_default[0] is None and "device" not in _device_local.__dict__ \
+                and (not shape or min(shape) >= 0):
+            # NOTE [sized factory fast path]: nothing can see the call (no mode: `state.slow`
+            # is False; no tensor argument a subclass could own) and it runs on the CPU with
+            # no default device set, so the array is made here, as the op's kernel would make
+            # it, without the dispatcher's factory step (zeros(8) costs about half as much).
+            if dtype is None:
+                dtype = _default_float[0]
+            if fill == 0:
+                array = _np_zeros(shape, dtype._np)
+            else:
+                array = _np_empty(shape, dtype._np)
+                array.fill(1)
+            made = _wrap(array, dtype, CPU)
+            if requires_grad:
+                made.requires_grad_(True)
+            return made
         if layout is not None:
             arguments.layout_(layout, (name, "layout", None))
         if out is not None:
@@ -211,8 +237,8 @@ def _sized_frontend(op, name):
     return register_frontend(name, method=False)(factory)
 
 
-zeros = _sized_frontend(_ZEROS, "zeros")
-ones = _sized_frontend(_ONES, "ones")
+zeros = _sized_frontend(_ZEROS, "zeros", 0)
+ones = _sized_frontend(_ONES, "ones", 1)
 
 
 def _empty_meta(size, dtype=None, layout=None, device=None, pin_memory=None,
@@ -443,10 +469,27 @@ def _like_frontend(op, name, with_value):
                               memory_format))
             return made.requires_grad_(True) if requires_grad else made
     else:
+        fill = 0 if name == "zeros_like" else 1 if name == "ones_like" else None
+
         def factory(input, *, dtype=None, layout=None, device=None, pin_memory=False,
                     requires_grad=False, memory_format=None):
             if _state.entry and _wants(locals()):
                 return _handle(factory, locals())
+            if fill is not None and dtype is None and device is None and layout is None \
+                    and memory_format is None and pin_memory is False and not _state.slow \
+                    and (type(input) is dispatch.Tensor or type(input) in _PLAIN) \
+                    and input._device is CPU and input._dtype is not _COMPLEX32 and type(input._data) is np.ndarray \
+                    and input._data.flags.c_contiguous:
+                # NOTE [sized factory fast path], for zeros_like / ones_like of a plain
+                # row-major CPU tensor (the op records nothing: it is not differentiable).
+                data = input._data
+                if fill == 0:
+                    array = _np_zeros(data.shape, data.dtype)
+                else:
+                    array = _np_empty(data.shape, data.dtype)
+                    array.fill(1)
+                made = _wrap(array, input._dtype, CPU)
+                return made.requires_grad_(True) if requires_grad else made
             made = _call(op, (input, dtype, layout, device, pin_memory, memory_format))
             return made.requires_grad_(True) if requires_grad else made
     factory.__name__ = factory.__qualname__ = name

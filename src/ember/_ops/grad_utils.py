@@ -39,7 +39,8 @@ def unreduce(grad, shape, dim, keepdim):
     if not keepdim and shape and not every:
         for d in sorted(wrap_dims(dim, len(shape))):
             grad = grad.unsqueeze(d)
-    return grad.expand(shape)
+    # (The op itself: `shape` is a tuple of ints already, nothing for Tensor.expand to parse.)
+    return call(OPS["expand"], (grad, shape, False))
 
 
 def zeros_grad(ctx):

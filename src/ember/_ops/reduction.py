@@ -28,6 +28,8 @@ from ember._ops.pointwise import div_by_number, not_implemented_for
 from ember._ops.summation import THREADED_SUM, accurate_sum, cast_for_sum, widen_half
 
 _INT64 = dt.int64._np
+_np_add_reduce = np.add.reduce
+_np_asarray = np.asarray
 # NOTE [half reductions accumulate in float32]: PyTorch's CPU kernels sum, average and compare
 # float16/bfloat16 (and float8) in float32 and round once at the end; so do we.
 _LOW_PRECISION = frozenset(d._np for d in (dt.float16, dt.bfloat16, dt.float8_e4m3fn,
@@ -171,6 +173,10 @@ def select_back_formula(c):
 
 # --------------------------------------------------------------------------- sum, mean, prod
 
+# The float dtypes a full sum hands to NumPy's own pairwise loop as they are (kind "f", no half).
+_PAIRWISE_FLOATS = frozenset(d for d in dt.NP_TO_DTYPE if d.kind == "f") - _LOW_PRECISION
+
+
 @register_op("sum.dim_IntList(Tensor self, int[1]? dim=None, bool keepdim=False, *, "
              "ScalarType? dtype=None) -> Tensor", kind="reduction",
              meta=reduction_meta(sum_dtype), saves=(),
@@ -181,12 +187,14 @@ def sum(xp, self, dim=None, keepdim=False, dtype=None):
 
     Bools and integers sum to int64; with `dtype` the input is cast first, then summed.
     """
-    if dim is None and dtype is None and self.dtype.kind == "f" \
-            and self.dtype not in _LOW_PRECISION and self.size < THREADED_SUM \
-            and (xp is not np or self.flags.forc):
+    if dim is None and dtype is None and self.dtype in _PAIRWISE_FLOATS \
+            and self.size < THREADED_SUM and (xp is not np or self.flags.forc):
         # The common case, a plain full sum of a contiguous array: NumPy's own loop is pairwise
         # over it (NOTE [pairwise sums]); the array's method, as np.sum's dispatch layer costs
-        # more than a tiny sum itself.
+        # more than a tiny sum itself; NumPy's ufunc itself, where it is NumPy's (the method
+        # is a Python frame around it).
+        if xp is np:
+            return _np_asarray(_np_add_reduce(self, None, None, None, keepdim))
         return xp.asarray(self.sum(keepdims=keepdim))
     result = sum_dtype(dt.NP_TO_DTYPE[self.dtype], dtype)._np
     # Cast to the result dtype first (rounding as PyTorch), then widen halves to accumulate.

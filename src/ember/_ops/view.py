@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ember._backends.meta import StandIn
 from ember._core import arguments, dispatch, upcalls
 from ember._core import dtype as dt
@@ -68,9 +70,16 @@ def strided_view(xp, a, shape, strides, offset=0):
 
 def infer_size(shape, numel: int) -> tuple:
     """Resolve one -1 in `shape` so that it holds `numel` elements (PyTorch's messages)."""
-    if type(shape) is tuple and -1 not in shape and math.prod(shape) == numel \
-            and min(shape, default=0) >= 0:
-        return shape            # the common case: nothing to infer, nothing wrong
+    if type(shape) is tuple:
+        if -1 not in shape:
+            if math.prod(shape) == numel and min(shape, default=0) >= 0:
+                return shape    # the common case: nothing to infer, nothing wrong
+        elif min(shape) == -1 and shape.count(-1) == 1:
+            known = -math.prod(shape)       # the other sizes' product (all >= 0)
+            if known > 0 and numel % known == 0:
+                # reshape(-1, features): one size inferred, nothing wrong
+                at = shape.index(-1)
+                return shape[:at] + (numel // known,) + shape[at + 1:]
     shape = tuple(int(s) for s in shape)
     infer_at = None
     known = 1
@@ -148,6 +157,12 @@ def _view_as_shape(xp, a, shape):
 
 def _reshape_to(xp, a, shape):
     """A view when the layout allows it, else a fresh contiguous copy."""
+    if a.size and type(a) is not StandIn:
+        if a.flags.c_contiguous:
+            return a.reshape(shape)     # a contiguous view of a contiguous array (as
+            # _view_as_shape)
+        if shape == a.shape and 1 not in shape:
+            return a.view()             # (view_strides keeps every stride of such a shape)
     strides = view_strides(a.shape, element_strides(a), shape)
     if strides is None:
         if type(a) is StandIn:
@@ -495,6 +510,7 @@ def movedim_int(xp, self, source, destination):
 
 
 _INT_LISTS = (tuple, list, Size)
+_ndarray = np.ndarray
 
 
 @register_frontend()
@@ -562,6 +578,11 @@ def _expand_geometry(shape, strides, size):
              saves=(), derivatives=_SUM_BACK)
 def expand(xp, self, size, implicit=False):
     """expand(*sizes) -> Tensor: broadcast singleton dimensions to `sizes` (a view)."""
+    if not self.ndim and type(self) is _ndarray and 1 not in size and min(size, default=0) >= 0:
+        # A 0-d array (a full reduction's gradient) broadcast: every stride is 0, and the view
+        # is made by ndarray's constructor over the array's own memory (NumPy's as_strided
+        # costs several Python frames).
+        return _ndarray(size, self.dtype, self, 0, (0,) * len(size))
     shape, strides = _expand_geometry(self.shape, element_strides(self), size)
     return strided_view(xp, self, shape, strides)
 

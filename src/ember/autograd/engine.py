@@ -11,24 +11,32 @@ import heapq
 import sys
 import threading
 
+import numpy as np
+
 from ember._core import dispatch
 from ember._core.checks import _check, _check_type
+from ember._core.device import CPU
+from ember._core.dispatch.subclasses import PLAIN
 from ember.autograd import anomaly_mode, grad_layout, grad_mode
 from ember.autograd.graph import AccumulateGrad, edge_of
+
+_np_empty = np.empty
 
 
 def _make_grads(outputs, grad_outputs, create_graph):
     grads = []
     for out, g in zip(outputs, grad_outputs):
         if g is None:
-            _check(out._requires_grad, "element 0 of tensors does not require grad and does "
-                                       "not have a grad_fn")
-            _check(out._data.size == 1, "grad can be implicitly created only for scalar outputs")
-            _check(out._dtype.is_floating_point, lambda: (
-                f"grad can be implicitly created only for real scalar outputs but got "
-                f"{out._dtype}"))
-            from ember._ops.creation import ones_like
-            g = ones_like(out)
+            # (Tests written out, not through _check: this runs once per backward call.)
+            if not out._requires_grad:
+                raise RuntimeError("element 0 of tensors does not require grad and does not "
+                                   "have a grad_fn")
+            if out._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if not out._dtype.is_floating_point:
+                raise RuntimeError(f"grad can be implicitly created only for real scalar "
+                                   f"outputs but got {out._dtype}")
+            g = _implicit_grad(out)
         else:
             _check_type(isinstance(g, dispatch.Tensor), lambda: (
                 f"grad_outputs must be Tensors or None, got {type(g).__name__}"))
@@ -41,16 +49,28 @@ def _make_grads(outputs, grad_outputs, create_graph):
     return grads
 
 
+def _implicit_grad(out):
+    """The ones a scalar output's backward starts from. NOTE [the implicit gradient]: it is
+    `ones_like(out)`, which a mode or a subclass sees as that call; on the plain path (no mode,
+    a plain-acting CPU tensor) the array is made and wrapped here, without the factory's
+    dispatch (the engine asks once per backward call)."""
+    if not dispatch.state.slow and out._device is CPU and \
+            (type(out) is dispatch.Tensor or type(out) in PLAIN):
+        data = out._data
+        ones = _np_empty(data.shape, data.dtype)
+        ones.fill(1)
+        return dispatch.wrap(ones, out._dtype, CPU)
+    from ember._ops.creation import ones_like
+    return ones_like(out)
+
+
 def _collect_dependencies(roots):
     counts = {}
-    seen = set()
     # Several outputs of one node may be roots: walk each node once.
-    stack = list(dict.fromkeys(node for node, _ in roots))
-    for node in stack:
-        seen.add(node)
+    stack = [roots[0][0]] if len(roots) == 1 else list(dict.fromkeys(node for node, _ in roots))
+    seen = set(stack)
     while stack:
-        node = stack.pop()
-        for edge in node.next_functions:
+        for edge in stack.pop().next_functions:
             if edge is None:
                 continue
             nxt = edge[0]
@@ -129,11 +149,14 @@ def run_backward(outputs, grad_outputs, *, retain_graph, create_graph, capture=N
     reach those edges are returned instead of (or besides) being accumulated into `.grad`."""
     Tensor = dispatch.Tensor
     for out in outputs:
-        _check_type(isinstance(out, Tensor), "outputs must be Tensors")
-        _check(out._requires_grad, "element 0 of tensors does not require grad and does not "
-                                   "have a grad_fn")
+        if not isinstance(out, Tensor):
+            raise TypeError("outputs must be Tensors")
+        if not out._requires_grad:
+            raise RuntimeError("element 0 of tensors does not require grad and does not have "
+                               "a grad_fn")
     grads = _make_grads(outputs, grad_outputs, create_graph)
-    user_ids = {id(g) for g, given in zip(grads, grad_outputs) if given is not None}
+    user_ids = {id(g) for g, given in zip(grads, grad_outputs) if given is not None} \
+        if grad_outputs.count(None) != len(grad_outputs) else ()
     roots = [edge_of(out) for out in outputs]
     counts = _collect_dependencies(roots)
     buffers = {}
@@ -147,7 +170,8 @@ def run_backward(outputs, grad_outputs, *, retain_graph, create_graph, capture=N
     # last, graph.ACCUMULATE_SEQUENCE), then the node made last in the forward. A mode logging
     # the backward sees PyTorch's order of ATen ops. (Heap keys: -number, then push order.)
     ready, pushes = [], 0
-    for node in dict.fromkeys(node for node, _ in roots):
+    for node in ((roots[0][0],) if len(roots) == 1 else
+                 dict.fromkeys(node for node, _ in roots)):
         if counts.get(node, 0) == 0:
             heapq.heappush(ready, (-node._sequence_nr, pushes, node))
             pushes += 1
@@ -180,8 +204,12 @@ def run_backward(outputs, grad_outputs, *, retain_graph, create_graph, capture=N
                     continue
                 nxt, nr = edge
                 if g is not None:
-                    nslot = buffers.setdefault(nxt, {})
-                    nslot[nr] = _add(nslot.get(nr), g)
+                    nslot = buffers.get(nxt)
+                    if nslot is None:
+                        buffers[nxt] = {nr: g}
+                    else:
+                        before = nslot.get(nr)
+                        nslot[nr] = g if before is None else before + g
                 counts[nxt] -= 1
                 if counts[nxt] == 0:
                     heapq.heappush(ready, (-nxt._sequence_nr, pushes, nxt))
@@ -198,8 +226,10 @@ def run_backward(outputs, grad_outputs, *, retain_graph, create_graph, capture=N
 
 def _run_node(node, slot, retain_graph):
     n_out = max(slot) + 1 if slot else 1
-    n_out = max(n_out, len(getattr(node, "_output_meta", ()) or ()))
-    grads = [slot.get(k) for k in range(n_out)]
+    outputs = getattr(node, "_output_meta", None)
+    if outputs and len(outputs) > n_out:
+        n_out = len(outputs)
+    grads = [slot.get(0)] if n_out == 1 else [slot.get(k) for k in range(n_out)]
     if node._tensor_pre_hooks:
         for nr, hooks in node._tensor_pre_hooks.items():
             if nr < len(grads) and grads[nr] is not None:
@@ -283,6 +313,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     Tensor = dispatch.Tensor
     if isinstance(tensors, Tensor):
         tensors = (tensors,)
+        if grad_tensors is None:
+            grad_tensors = (None,)
     tensors = tuple(tensors)
     if grad_tensors is None or isinstance(grad_tensors, Tensor):
         grad_tensors = (grad_tensors,) * len(tensors) if grad_tensors is None else (grad_tensors,)

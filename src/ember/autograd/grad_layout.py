@@ -71,6 +71,8 @@ def _dense_strides(array) -> bool:
 
 
 def _obeys_layout(grad_array, variable_array) -> bool:
+    if grad_array.strides == variable_array.strides and variable_array.flags.c_contiguous:
+        return True         # (the common case: a row-major leaf is dense, its strides match)
     if _dense_strides(variable_array):
         return grad_array.strides == variable_array.strides or grad_array.size <= 1
     return grad_array.flags.c_contiguous

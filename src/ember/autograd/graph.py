@@ -280,15 +280,20 @@ class OpNode(Node):
     def apply(self, grad_outputs):
         saved = self._saved
         if saved:
-            _check(not self._freed, FREED)
+            if self._freed:
+                raise RuntimeError(FREED)
             for s in saved:
                 s.check_version(self)
-        ctx = GradContext(self, list(grad_outputs))
+        ctx = _new(GradContext)         # GradContext(self, grads), inlined
+        ctx._node = self
+        ctx._grads = list(grad_outputs)
+        ctx.list_index = ctx.memo = None
         op = self._op
         derivatives = op.derivatives or {}
         input_meta, edges = self._input_meta, self.next_functions
         out = [None] * len(input_meta)
-        for k in _formula_order(op, input_meta):
+        for k in (range(len(input_meta)) if _in_schema_order.get(op) else
+                  _formula_order(op, input_meta)):
             if edges[k] is None:
                 continue
             name, _, element = input_meta[k]
@@ -301,9 +306,11 @@ class OpNode(Node):
             out[k] = formula(ctx)
         # Fitted once every formula has run (PyTorch's validate_outputs), so a mode sees the
         # formulas' ops first and then the reductions to the inputs' shapes.
-        for k, ((name, meta, element), g) in enumerate(zip(self._input_meta, out)):
+        for k, g in enumerate(out):
             if g is not None:
-                out[k] = fit_gradient(g, meta, self, k)
+                meta = input_meta[k][1]
+                if g._data.shape != meta[0] or g._dtype is not meta[1]:
+                    out[k] = fit_gradient(g, meta, self, k)
         return out
 
     def release(self) -> None:

@@ -48,15 +48,19 @@ class SavedInput(SavedTensor):
 
     def unpack(self, node):
         t = self.tensor
-        _check(t is not None, FREED)
-        if t._version != self.version:
+        if t is None:
+            raise RuntimeError(FREED)
+        storage = t._storage                # (t._version without the property's frame)
+        if (0 if storage is None else storage._version) != self.version:
             _raise_modified(t, self.version, t._version)
         return t
 
     def check_version(self, node) -> None:
         t = self.tensor
-        if t is not None and t._version != self.version:
-            _raise_modified(t, self.version, t._version)
+        if t is not None:
+            storage = t._storage
+            if (0 if storage is None else storage._version) != self.version:
+                _raise_modified(t, self.version, t._version)
 
     def release(self) -> None:
         self.tensor = None

@@ -19,7 +19,7 @@ from ember._core.checks import _check, _check_type
 from ember._core.device import CPU, META
 from ember._core.dispatch.process_state import state
 from ember._core.dispatch.sparse import SPARSE_CPU, write_sparse_inplace
-from ember._core.dispatch.subclasses import DISPATCH
+from ember._core.dispatch.subclasses import DISPATCH, OVERRIDING
 from ember._core.dispatch.wrapping import bump_version
 from ember._core.fp_errors import cast, run_quietly
 from ember._core.scalars import CXX_NAMES
@@ -192,18 +192,44 @@ def resize_out(out, shape, warn=True):
 def call_inplace(op, args, public=None):
     """`public`: the in-place method making the call, passed while `state.slow` is True
     (NOTE [the public function reaches level 1], stack.py)."""
-    if state.slow or state.overriding:
+    # NOTE [plain in-place calls]: an overriding subclass existing somewhere (`overriding`,
+    # True once nn is imported: its lazy placeholders) sends only the calls it could see down
+    # the levels: one with an operand of such a class, or one autograd records (whose own
+    # calls the levels hide from __torch_function__). p.sub_(g, alpha=lr) under no_grad, on
+    # Parameters, stays on the plain path.
+    if state.slow or (state.overriding and _overriding_operand(op, args)):
         return _call_inplace_layered(op, args, public)
     self = args[0]
     _check_type(isinstance(self, Tensor), lambda: (
         f"{op.schema.name}_(): self must be a Tensor, not {type(self).__name__}"))
+    if state.record is not None and state.grad_enabled() and layered.needs_grad(op, args):
+        if state.overriding:
+            return _call_inplace_layered(op, args, public)
+        if state.inplace_guard is not None:
+            state.inplace_guard(self)
+        return state.record_inplace(op, args)
     if state.inplace_guard is not None:
         state.inplace_guard(self)
-    if state.record is not None and state.grad_enabled() and layered.needs_grad(op, args):
-        return state.record_inplace(op, args)
     result = layered.call(op, args)
     write_inplace(op, self, result)
     return self
+
+
+def _overriding_operand(op, args) -> bool:
+    """Whether a tensor operand of this call (or an element of a tensor list) is of a class
+    that sees calls (subclasses.OVERRIDING)."""
+    for i in op.tensor_positions:
+        if type(args[i]) in OVERRIDING:
+            return True
+    for i in op.list_positions:
+        values = args[i]
+        if type(values) is list or type(values) is tuple:
+            for v in values:
+                if type(v) in OVERRIDING:
+                    return True
+        elif type(values) in OVERRIDING:
+            return True
+    return False
 
 
 def _call_inplace_layered(op, args, public):

@@ -89,17 +89,20 @@ def check_tensor_list(op, i, seq):
 
 def run_generic(op, args):
     positions = op.tensor_positions
-    if not op.list_positions and len(positions) <= 2 and positions and positions[0] == 0:
-        # NOTE [generic fast path]: one or two leading CPU tensors (sum, matmul, gather ...),
-        # the op's CPU entry (NOTE [the kernel table]: `raw_kernel` is its cached entry).
-        # As on the pointwise fast path (NOTE [pointwise fast path]), the kernel is called with
-        # its arguments spelled out (up to four) and a single array result is wrapped inline.
+    if not op.list_positions and len(positions) <= 3 and positions and positions[0] == 0:
+        # NOTE [generic fast path]: one, two or three leading CPU tensors (sum, matmul, gather,
+        # linear with its optional bias ...), the op's CPU entry (NOTE [the kernel table]:
+        # `raw_kernel` is its cached entry). As on the pointwise fast path (NOTE [pointwise
+        # fast path]), the kernel is called with its arguments spelled out (up to four) and a
+        # single array result is wrapped inline.
         a = args[0]
         ta = type(a)
         if (ta is Tensor or ta in PLAIN) and a._device is CPU:
             x = a._data
+            nargs = len(args)
+            third = args[2] if nargs > 2 else None      # the kernel's third argument
             if len(positions) == 1:
-                y = args[1] if len(args) > 1 else None
+                y = args[1] if nargs > 1 else None
                 needs_grad = a._requires_grad
             else:
                 b = args[1]
@@ -109,26 +112,36 @@ def run_generic(op, args):
                     return general(op, args)
                 y = b._data
                 needs_grad = a._requires_grad or b._requires_grad
+                if len(positions) == 3:
+                    # A third tensor at position 2, or None where it is optional (a bias).
+                    c = args[2]
+                    if c is not None:
+                        tc = type(c)
+                        if (tc is not Tensor and tc not in PLAIN) or c._device is not CPU \
+                                or positions[2] != 2:
+                            return general(op, args)
+                        needs_grad = needs_grad or c._requires_grad
+                        third = c._data
             kernel = op.raw_kernel
             # NOTE [floating-point warnings]: the quiet runner inline.
             run = (_quiet_threads.__dict__.get("run") or quiet_runner()) if op.quiet \
                 else run_plainly
-            nargs = len(args)
             try:
                 if nargs == 4:
-                    result = run(kernel, np, x, y, args[2], args[3])
+                    result = run(kernel, np, x, y, third, args[3])
                 elif nargs == 1:
                     result = run(kernel, np, x)
                 elif nargs == 2:
                     result = run(kernel, np, x, y)
                 elif nargs == 3:
-                    result = run(kernel, np, x, y, args[2])
+                    result = run(kernel, np, x, y, third)
                 else:
-                    result = run(kernel, np, x, y, *args[2:])
+                    result = run(kernel, np, x, y, third, *args[3:])
             except RuntimeError as error:
                 if not nested(error):
                     raise
-                result = kernel(np, x) if nargs == 1 else kernel(np, x, y, *args[2:])
+                result = kernel(np, x) if nargs == 1 else kernel(np, x, y) if nargs == 2 else \
+                    kernel(np, x, y, third, *args[3:])
             if type(result) is _ndarray:        # generic_out, inline for one array
                 if result.ndim and "keeps_layout" not in op.tags \
                         and not result.flags.c_contiguous:
