@@ -2,7 +2,8 @@
 
 The cache is PyTorch's (`$TORCH_HOME/hub`, by default `~/.cache/torch/hub`), so a checkpoint
 PyTorch downloaded once loads here without the network. `load` reads a local repository's
-`hubconf.py` (source='local'); GitHub repositories need their archive downloaded first.
+`hubconf.py` (source='local'); GitHub repositories (and so `list` and `help`) need their
+archive downloaded, which ember does not do yet.
 """
 from __future__ import annotations
 
@@ -89,7 +90,7 @@ def load_state_dict_from_url(url: str, model_dir: str | None = None, map_locatio
     filename = file_name or os.path.basename(urlparse(url).path)
     cached = os.path.join(model_dir, filename)
     if not os.path.exists(cached):
-        sys.stderr.write(f'Downloading: "{url}" to {cached}\n')
+        sys.stdout.write(f'Downloading: "{url}" to {cached}\n')
         found = HASH_REGEX.search(filename) if check_hash else None
         download_url_to_file(url, cached, found.group(1) if found else None, progress=progress)
     return load(cached, map_location=map_location, weights_only=weights_only)
@@ -125,18 +126,18 @@ def _entry(module, model: str):
     return func
 
 
-def list(repo_or_dir, force_reload=False, skip_validation=False, trust_repo=None,  # noqa: A001
-         verbose=True, source="local"):
-    """The names of the entry points `hubconf.py` offers."""
-    module = _hubconf(repo_or_dir, source)
+def list(github, force_reload=False, skip_validation=False, trust_repo=None,  # noqa: A001
+         verbose=True):
+    """The names of the entry points the GitHub repository's `hubconf.py` offers."""
+    module = _hubconf(github, "github")
     return [name for name, value in vars(module).items()
             if callable(value) and not name.startswith("_")]
 
 
-def help(repo_or_dir, model, force_reload=False, skip_validation=False,  # noqa: A001
-         trust_repo=None, source="local"):
-    """The docstring of entry point `model`."""
-    return _entry(_hubconf(repo_or_dir, source), model).__doc__
+def help(github, model, force_reload=False, skip_validation=False,  # noqa: A001
+         trust_repo=None):
+    """The docstring of entry point `model` of the GitHub repository's `hubconf.py`."""
+    return _entry(_hubconf(github, "github"), model).__doc__
 
 
 def load(repo_or_dir, model, *args, source="github", trust_repo=None, force_reload=False,
