@@ -56,6 +56,7 @@ CLIENTS = [
     ("lib_safetensors.py", "safetensors", "safetensors", ()),
     ("lib_huggingface_hub.py", "huggingface_hub", "huggingface_hub", (slow,)),
     ("lib_tqdm.py", "tqdm", "tqdm", ()),
+    ("lib_ignite.py", "ignite", "pytorch-ignite", (slow,)),
 ]
 
 

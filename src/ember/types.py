@@ -1,0 +1,45 @@
+"""`ember.types`: the type aliases annotations use (`Number`, `Device`, `_size`, `_dtype` ...),
+as `torch.types` names them."""
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import IO, Any, TypeAlias, Union  # noqa: F401
+
+import ember
+from ember._core.device import device as _device
+from ember._core.dtype import dtype as _dtype
+from ember._core.shape import Size
+from ember._core.storage import UntypedStorage
+from ember._sym import SymBool, SymFloat, SymInt
+from ember._tensor import Tensor
+from ember._typed_storage import TypedStorage
+
+_bool = bool
+_bytes = bytes
+_complex = complex
+_float = float
+_int = int
+_str = str
+_layout = type(ember.strided)
+
+_Number = (int, float, bool)
+Number: TypeAlias = Union[int, float, bool]
+py_sym_types = (SymInt, SymFloat, SymBool)
+PySymType: TypeAlias = Union[SymInt, SymFloat, SymBool]
+IntLikeType: TypeAlias = Union[int, SymInt]
+FloatLikeType: TypeAlias = Union[float, SymFloat]
+BoolLikeType: TypeAlias = Union[bool, SymBool]
+
+Device: TypeAlias = Union[_device, str, int, None]
+FileLike: TypeAlias = Union[str, os.PathLike, IO[bytes]]
+_size: TypeAlias = Union[Size, list, tuple]
+_symsize: TypeAlias = Union[Size, Sequence]
+_TensorOrTensors: TypeAlias = Union[Tensor, Sequence]
+_TensorOrOptionalTensors: TypeAlias = Union[Tensor, Sequence]
+# Annotations only: either storage class.
+Storage: TypeAlias = Union[UntypedStorage, TypedStorage]
+
+__all__ = ["BoolLikeType", "Device", "FileLike", "FloatLikeType", "IntLikeType", "Number",
+           "PySymType", "Size", "Storage", "SymBool", "SymFloat", "SymInt", "Tensor",
+           "py_sym_types"]
