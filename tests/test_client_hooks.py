@@ -163,3 +163,16 @@ def test_distributed_nn_collectives_differentiate(tmp_path):
         "dist.destroy_process_group()\n")
     ours, theirs = _both(code, tmp_path)[::-1]
     assert ours == theirs
+
+
+def test_types_module_names_the_same_kinds():
+    import torch.types as theirs
+
+    import ember.types as ours
+    for name in ("_bool", "_bytes", "_complex", "_float", "_int", "_str", "_Number"):
+        assert getattr(ours, name) == getattr(theirs, name), name
+    for value, kinds in ((ember.float32, "_dtype"), (ember.device("cpu"), "_device"),
+                         (ember.strided, "_layout"), (ember.Size([2]), "Size")):
+        assert isinstance(value, getattr(ours, kinds)), kinds
+    assert len(ours.py_sym_types) == len(theirs.py_sym_types)
+    assert set(ours.Number.__args__) == set(theirs.Number.__args__)
