@@ -2,7 +2,6 @@
 (alpha, other) order of add, `torch.torch`, fx's get_proxy_mode, the padding layers' private
 bases, `hub` with `utils.model_zoo`, and distributed.nn's differentiable collectives."""
 import hashlib
-import os
 import pathlib
 import subprocess
 import sys
@@ -87,8 +86,9 @@ def test_get_proxy_mode_is_set_only_while_make_fx_traces():
 
 
 def test_padding_layers_have_pytorchs_private_bases():
-    from ember.nn.modules import padding as ours
     from torch.nn.modules import padding as theirs
+
+    from ember.nn.modules import padding as ours
     bases = ("_ConstantPadNd", "_ReflectionPadNd", "_ReplicationPadNd", "_CircularPadNd")
     for name in theirs.__all__:
         for base in bases:

@@ -126,7 +126,7 @@ def _entry(module, model: str):
     return func
 
 
-def list(github, force_reload=False, skip_validation=False, trust_repo=None,  # noqa: A001
+def list(github, force_reload=False, skip_validation=False, trust_repo=None,
          verbose=True):
     """The names of the entry points the GitHub repository's `hubconf.py` offers."""
     module = _hubconf(github, "github")
@@ -134,7 +134,7 @@ def list(github, force_reload=False, skip_validation=False, trust_repo=None,  # 
             if callable(value) and not name.startswith("_")]
 
 
-def help(github, model, force_reload=False, skip_validation=False,  # noqa: A001
+def help(github, model, force_reload=False, skip_validation=False,
          trust_repo=None):
     """The docstring of entry point `model` of the GitHub repository's `hubconf.py`."""
     return _entry(_hubconf(github, "github"), model).__doc__

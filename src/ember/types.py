@@ -8,7 +8,7 @@ from typing import IO, Any, TypeAlias, Union  # noqa: F401
 
 import ember
 from ember._core.device import device as _device
-from ember._core.dtype import dtype as _dtype
+from ember._core.dtype import dtype as _dtype  # noqa: F401
 from ember._core.shape import Size
 from ember._core.storage import UntypedStorage
 from ember._sym import SymBool, SymFloat, SymInt
@@ -24,21 +24,21 @@ _str = str
 _layout = type(ember.strided)
 
 _Number = (int, float, bool)
-Number: TypeAlias = Union[int, float, bool]
+Number: TypeAlias = int | float | bool
 py_sym_types = (SymInt, SymFloat, SymBool)
-PySymType: TypeAlias = Union[SymInt, SymFloat, SymBool]
-IntLikeType: TypeAlias = Union[int, SymInt]
-FloatLikeType: TypeAlias = Union[float, SymFloat]
-BoolLikeType: TypeAlias = Union[bool, SymBool]
+PySymType: TypeAlias = SymInt | SymFloat | SymBool
+IntLikeType: TypeAlias = int | SymInt
+FloatLikeType: TypeAlias = float | SymFloat
+BoolLikeType: TypeAlias = bool | SymBool
 
-Device: TypeAlias = Union[_device, str, int, None]
-FileLike: TypeAlias = Union[str, os.PathLike, IO[bytes]]
-_size: TypeAlias = Union[Size, list, tuple]
-_symsize: TypeAlias = Union[Size, Sequence]
-_TensorOrTensors: TypeAlias = Union[Tensor, Sequence]
-_TensorOrOptionalTensors: TypeAlias = Union[Tensor, Sequence]
+Device: TypeAlias = _device | str | int | None
+FileLike: TypeAlias = str | os.PathLike | IO[bytes]
+_size: TypeAlias = Size | list | tuple
+_symsize: TypeAlias = Size | Sequence
+_TensorOrTensors: TypeAlias = Tensor | Sequence
+_TensorOrOptionalTensors: TypeAlias = Tensor | Sequence
 # Annotations only: either storage class.
-Storage: TypeAlias = Union[UntypedStorage, TypedStorage]
+Storage: TypeAlias = UntypedStorage | TypedStorage
 
 __all__ = ["BoolLikeType", "Device", "FileLike", "FloatLikeType", "IntLikeType", "Number",
            "PySymType", "Size", "Storage", "SymBool", "SymFloat", "SymInt", "Tensor",

@@ -1,7 +1,7 @@
 import torch
-from torch import nn
-from adam_atan2_pytorch import AdamAtan2
 from _show import show
+from adam_atan2_pytorch import AdamAtan2
+from torch import nn
 
 torch.manual_seed(0)
 model = nn.Sequential(nn.Linear(4, 8), nn.GELU(), nn.Linear(8, 1))

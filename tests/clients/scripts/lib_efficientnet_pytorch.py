@@ -1,8 +1,8 @@
 import os
+
 import torch
+from _show import saved_by_torch, show, workdir
 from efficientnet_pytorch import EfficientNet
-from efficientnet_pytorch.utils import round_filters, get_model_params
-from _show import show, workdir, saved_by_torch
 
 torch.manual_seed(0)
 model = EfficientNet.from_name("efficientnet-b0", num_classes=5, image_size=32,

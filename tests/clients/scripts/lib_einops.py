@@ -1,9 +1,9 @@
-import torch
-from torch import nn
 import einops
-from einops import rearrange, reduce, repeat, pack, unpack, einsum
-from einops.layers.torch import Rearrange, Reduce
+import torch
 from _show import show
+from einops import einsum, pack, rearrange, reduce, repeat, unpack
+from einops.layers.torch import Rearrange, Reduce
+from torch import nn
 
 x = torch.arange(2 * 3 * 4 * 6, dtype=torch.float32).reshape(2, 3, 4, 6) / 10
 show("rearrange", rearrange(x, "b c (h p1) (w p2) -> b (h w) (p1 p2 c)", p1=2, p2=3))

@@ -1,5 +1,5 @@
-import torch
 import einx
+import torch
 from _show import show
 
 x = torch.linspace(-1, 1, 2 * 3 * 4).reshape(2, 3, 4)

@@ -1,7 +1,7 @@
 import torch
-from torch import nn
-from ema_pytorch import EMA, PostHocEMA
 from _show import show
+from ema_pytorch import EMA
+from torch import nn
 
 torch.manual_seed(0)
 net = nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4), nn.Linear(4, 1))

@@ -1,6 +1,6 @@
 import torch
-from entmax import sparsemax, entmax15, entmax_bisect, Entmax15Loss, SparsemaxLoss, EntmaxBisect
 from _show import show
+from entmax import Entmax15Loss, EntmaxBisect, SparsemaxLoss, entmax15, entmax_bisect, sparsemax
 
 x = torch.tensor([[1.5, 0.2, -0.8, 1.1, 0.0], [0.1, 0.1, 3.0, -2.0, 0.5]], requires_grad=True)
 for name, f in (("sparsemax", sparsemax), ("entmax15", entmax15)):

@@ -1,8 +1,9 @@
 import os
+
 import torch
-from torch import nn
-from huggingface_hub import PyTorchModelHubMixin
 from _show import show, workdir
+from huggingface_hub import PyTorchModelHubMixin
+from torch import nn
 
 
 class Net(nn.Module, PyTorchModelHubMixin):

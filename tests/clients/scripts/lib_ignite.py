@@ -1,10 +1,11 @@
 import os
+
 import torch
-from torch import nn
-from ignite.engine import Events, create_supervised_trainer, create_supervised_evaluator
-from ignite.metrics import Accuracy, Loss, Precision, Recall, RunningAverage
-from ignite.handlers import ModelCheckpoint, EarlyStopping
 from _show import show, workdir
+from ignite.engine import Events, create_supervised_evaluator, create_supervised_trainer
+from ignite.handlers import EarlyStopping, ModelCheckpoint
+from ignite.metrics import Accuracy, Loss, Precision, Recall, RunningAverage
+from torch import nn
 
 torch.manual_seed(0)
 model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))

@@ -1,6 +1,6 @@
 import torch
-from jaxtyping import Float, Int, Shaped, jaxtyped
 from _show import show
+from jaxtyping import Float, Int, Shaped, jaxtyped
 
 x = torch.ones(2, 3)
 print(isinstance(x, Float[torch.Tensor, "b c"]), isinstance(x, Int[torch.Tensor, "b c"]),

@@ -1,5 +1,5 @@
-import torch
 import julius
+import torch
 from _show import show
 
 sig = torch.sin(torch.arange(400, dtype=torch.float32) * 0.3) + torch.cos(torch.arange(400, dtype=torch.float32) * 1.7)

@@ -1,6 +1,6 @@
-import torch
 import kornia
 import kornia.augmentation as K
+import torch
 from _show import show
 
 img = (torch.arange(2 * 3 * 8 * 8, dtype=torch.float32).reshape(2, 3, 8, 8) % 17) / 16

@@ -1,7 +1,7 @@
 import torch
-from torch import nn
-from lion_pytorch import Lion
 from _show import show
+from lion_pytorch import Lion
+from torch import nn
 
 torch.manual_seed(0)
 model = nn.Linear(6, 3)

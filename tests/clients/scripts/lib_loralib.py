@@ -1,7 +1,7 @@
-import torch
-from torch import nn
 import loralib as lora
+import torch
 from _show import show
+from torch import nn
 
 torch.manual_seed(0)
 model = nn.Sequential(lora.Linear(6, 4, r=2, lora_alpha=4), nn.ReLU(), lora.Embedding(10, 6, r=2) if False else nn.Identity(),

@@ -1,7 +1,7 @@
-import torch
 import opt_einsum as oe
-from opt_einsum.contract import infer_backend
+import torch
 from _show import show
+from opt_einsum.contract import infer_backend
 
 a = torch.linspace(-1, 1, 12).reshape(3, 4)
 b = torch.linspace(0, 2, 20).reshape(4, 5)

@@ -1,6 +1,12 @@
 import torch
-from positional_encodings.torch_encodings import PositionalEncoding1D, PositionalEncoding2D, PositionalEncoding3D, Summer, PositionalEncodingPermute2D
 from _show import show
+from positional_encodings.torch_encodings import (
+    PositionalEncoding1D,
+    PositionalEncoding2D,
+    PositionalEncoding3D,
+    PositionalEncodingPermute2D,
+    Summer,
+)
 
 show("1d", PositionalEncoding1D(10)(torch.zeros(1, 6, 10)))
 show("2d", PositionalEncoding2D(8)(torch.zeros(1, 4, 5, 8)))

@@ -1,7 +1,6 @@
 import torch
-from pytorch_metric_learning import losses, miners, distances, reducers, regularizers
-from pytorch_metric_learning.utils import common_functions as c_f
 from _show import show
+from pytorch_metric_learning import distances, losses, miners, reducers
 
 torch.manual_seed(0)
 emb = torch.nn.functional.normalize(torch.randn(12, 4), dim=1).requires_grad_(True)

@@ -1,6 +1,6 @@
 import torch
-from pytorch_msssim import ssim, ms_ssim, SSIM, MS_SSIM
 from _show import show
+from pytorch_msssim import SSIM, ms_ssim, ssim
 
 x = (torch.arange(2 * 3 * 32 * 32, dtype=torch.float32).reshape(2, 3, 32, 32) % 29) / 28 * 255
 y = x.flip(-1) * 0.8 + 10

@@ -1,5 +1,5 @@
-import torch
 import roma
+import torch
 from _show import show
 
 rotvec = torch.tensor([[0.1, -0.2, 0.3], [1.0, 0.5, -0.5]], dtype=torch.float64)

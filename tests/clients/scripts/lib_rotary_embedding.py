@@ -1,6 +1,6 @@
 import torch
-from rotary_embedding_torch import RotaryEmbedding, apply_rotary_emb
 from _show import show
+from rotary_embedding_torch import RotaryEmbedding, apply_rotary_emb
 
 rot = RotaryEmbedding(dim=8)
 q = torch.linspace(-1, 1, 2 * 2 * 6 * 16).reshape(2, 2, 6, 16)

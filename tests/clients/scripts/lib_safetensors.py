@@ -1,8 +1,9 @@
 import os
+
 import torch
-from torch import nn
-from safetensors.torch import save_file, load_file, save, load, save_model, load_model
 from _show import show, workdir
+from safetensors.torch import load, load_file, load_model, save, save_file, save_model
+from torch import nn
 
 torch.manual_seed(0)
 model = nn.Sequential(nn.Linear(3, 4), nn.LayerNorm(4), nn.Linear(4, 2))

@@ -1,7 +1,7 @@
-import torch
-from torch import nn
 import schedulefree
+import torch
 from _show import show
+from torch import nn
 
 for cls in (schedulefree.AdamWScheduleFree, schedulefree.SGDScheduleFree, schedulefree.RAdamScheduleFree):
     torch.manual_seed(0)

@@ -1,7 +1,6 @@
 import torch
+from thop import clever_format, profile
 from torch import nn
-from thop import profile, clever_format
-from _show import show
 
 torch.manual_seed(0)
 model = nn.Sequential(

@@ -1,7 +1,7 @@
 import torch
+from _show import show
 from torch import nn
 from torch_ema import ExponentialMovingAverage
-from _show import show
 
 torch.manual_seed(0)
 model = nn.Linear(3, 2)

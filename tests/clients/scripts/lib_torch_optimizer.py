@@ -1,7 +1,8 @@
 import torch
-from torch import nn
 import torch_optimizer as optim
 from _show import show
+from torch import nn
+
 
 def train(make_opt, steps=5):
     torch.manual_seed(0)

@@ -1,7 +1,8 @@
 import torch
+from _show import show
 from torch import nn
 from torchdiffeq import odeint, odeint_adjoint
-from _show import show
+
 
 class Lotka(nn.Module):
     def __init__(self):

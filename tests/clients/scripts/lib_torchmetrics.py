@@ -1,9 +1,14 @@
 import torch
 import torchmetrics
-from torchmetrics.classification import MulticlassAccuracy, MulticlassF1Score, BinaryAUROC, MulticlassConfusionMatrix
-from torchmetrics.regression import MeanSquaredError, R2Score, PearsonCorrCoef
-from torchmetrics.functional import accuracy
 from _show import show
+from torchmetrics.classification import (
+    BinaryAUROC,
+    MulticlassAccuracy,
+    MulticlassConfusionMatrix,
+    MulticlassF1Score,
+)
+from torchmetrics.functional import accuracy
+from torchmetrics.regression import MeanSquaredError, PearsonCorrCoef, R2Score
 
 torch.manual_seed(0)
 preds = torch.randn(20, 4).softmax(-1)

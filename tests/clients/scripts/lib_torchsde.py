@@ -2,6 +2,7 @@ import torch
 import torchsde
 from _show import show
 
+
 class SDE(torch.nn.Module):
     noise_type = "diagonal"
     sde_type = "ito"

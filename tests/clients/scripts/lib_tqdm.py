@@ -1,9 +1,10 @@
 import io
+
 import torch
+from _show import show
 from torch.utils.data import DataLoader, TensorDataset
 from tqdm import tqdm, trange
 from tqdm.contrib import tenumerate
-from _show import show
 
 data = TensorDataset(torch.arange(20.0).reshape(10, 2), torch.arange(10))
 sink = io.StringIO()

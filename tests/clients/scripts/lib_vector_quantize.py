@@ -1,6 +1,6 @@
 import torch
-from vector_quantize_pytorch import VectorQuantize, ResidualVQ, FSQ, LFQ
 from _show import show
+from vector_quantize_pytorch import FSQ, ResidualVQ, VectorQuantize
 
 torch.manual_seed(0)
 vq = VectorQuantize(dim=8, codebook_size=16, decay=0.8, commitment_weight=1.0)

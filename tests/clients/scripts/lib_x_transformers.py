@@ -1,8 +1,9 @@
-import torch
-from x_transformers import TransformerWrapper, Decoder, Encoder, ViTransformerWrapper
-from x_transformers.autoregressive_wrapper import AutoregressiveWrapper
-from _show import show, workdir, saved_by_torch
 import os
+
+import torch
+from _show import saved_by_torch, show, workdir
+from x_transformers import Decoder, Encoder, TransformerWrapper
+from x_transformers.autoregressive_wrapper import AutoregressiveWrapper
 
 torch.manual_seed(0)
 model = TransformerWrapper(num_tokens=20, max_seq_len=16,
