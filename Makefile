@@ -11,6 +11,8 @@ $(VENV)/.demo-deps: pyproject.toml
 
 $(VENV)/.test-deps: pyproject.toml tests/plugins/ember_npdev/pyproject.toml $(VENV)/.demo-deps
 	$(VPY) -m pip install -q -e '.[test]' -e tests/plugins/ember_npdev
+	# tests/clients: installed without its requirements (scikit-learn is not used there).
+	$(VPY) -m pip install -q --no-deps pytorch-metric-learning==2.9.0
 	touch $@
 
 .PHONY: demo test bench generate check-generated fuzz-bad-input fuzz-values

@@ -138,9 +138,9 @@ NAMESPACES = {
          ("c10d_logger config constants distributed_c10d log logging_handlers record_comm "
           "utils breakpoint all_gather_coalesced argparse_util collective_utils debug "
           "flight_recorder launch")),
-        ("FSDP, DTensor, sharded checkpoints, pipelining, elastic agents, distributed "
-         "optimizers and nn functions: out of scope (rank-0 ember.save is the pattern)",
-         "fsdp tensor checkpoint pipelining elastic launcher optim nn"))),
+        ("FSDP, DTensor, sharded checkpoints, pipelining and elastic agents: out of scope "
+         "(rank-0 ember.save is the pattern)",
+         "fsdp tensor checkpoint pipelining elastic launcher"))),
     "library": (lambda: importlib.import_module("torch.library"),
                 lambda: importlib.import_module("ember.library"), (
         (("Triton kernels, autocast and vmap rules, torch_dispatch rules and kernel lookup of "

@@ -18,8 +18,16 @@ import zipfile
 __all__ = ["download_url_to_file", "get_dir", "help", "list", "load",
            "load_state_dict_from_url", "set_dir"]
 
+ENV_TORCH_HOME = "TORCH_HOME"
+ENV_XDG_CACHE_HOME = "XDG_CACHE_HOME"
+DEFAULT_CACHE_DIR = "~/.cache"
+MODULE_HUBCONF = "hubconf.py"
+VAR_DEPENDENCY = "dependencies"
+READ_DATA_CHUNK = 128 * 1024
+# A checkpoint's file name may carry the start of its SHA-256 after a dash: name-<hex>.ext.
+HASH_REGEX = re.compile(r"-([a-f0-9]*)\.")
+
 _hub_dir = [None]
-_HASH = re.compile(r"-([a-f0-9]*)\.")
 
 
 def get_dir() -> str:
@@ -48,7 +56,7 @@ def download_url_to_file(url: str, dst: str, hash_prefix: str | None = None,
             request = urllib.request.Request(url, headers={"User-Agent": "ember.hub"})
             with urllib.request.urlopen(request) as response:
                 while True:
-                    block = response.read(1 << 16)
+                    block = response.read(READ_DATA_CHUNK)
                     if not block:
                         break
                     tmp.write(block)
@@ -76,7 +84,7 @@ def load_state_dict_from_url(url: str, model_dir: str | None = None, map_locatio
     cached = os.path.join(model_dir, name)
     if not os.path.exists(cached):
         sys.stderr.write(f'Downloading: "{url}" to {cached}\n')
-        found = _HASH.search(name) if check_hash else None
+        found = HASH_REGEX.search(name) if check_hash else None
         download_url_to_file(url, cached, found.group(1) if found else None, progress)
     if zipfile.is_zipfile(cached) and _legacy_zip(cached):
         with zipfile.ZipFile(cached) as archive:
@@ -116,7 +124,7 @@ def _repo_dir(repo_or_dir: str, source: str, force_reload: bool) -> str:
 
 
 def _hubconf(repo_dir: str):
-    path = os.path.join(repo_dir, "hubconf.py")
+    path = os.path.join(repo_dir, MODULE_HUBCONF)
     spec = importlib.util.spec_from_file_location("hubconf", path)
     module = importlib.util.module_from_spec(spec)
     sys.path.insert(0, repo_dir)

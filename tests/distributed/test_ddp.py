@@ -8,3 +8,8 @@ from tests.distributed.launch import checked, run_workers
 
 def test_ddp_steps_equal_single_process_training():
     checked(run_workers(3, "ddp.py"), 3)
+
+
+def test_zero_redundancy_optimizer_equals_the_plain_optimizer():
+    checked(run_workers(2, "zero.py"), 2)
+    checked(run_workers(3, "zero.py"), 3)

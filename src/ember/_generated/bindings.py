@@ -985,15 +985,20 @@ def acosh(input, *, out=None):
 arccosh = acosh
 
 
-def add(input, other, *, alpha=1, out=None):
+def add(_input=_NO, _other=_NO, /, *_more, input=_NO, other=_NO, alpha=1, out=None):
+    if _more or _other is _NO or input is not _NO or other is not _NO:
+        input, other, alpha, = _old_forms(_op_add_Tensor, 'add', False, (_input, _other, *_more,), {'input': input, 'other': other, 'alpha': alpha})
+    else:
+        input = _input
+        other = _other
     if not (type(alpha) is float or type(alpha) is int):
         alpha = _args.scalar(alpha, ('add', 'alpha', None))
     try:
         if out is None:
-            return _call(_op_add_Tensor, (input, other, alpha), add) if _state.slow else _op_add_Tensor.runner(_op_add_Tensor, (input, other, alpha))
-        return _call_out(_op_add_Tensor, (input, other, alpha), out, add)
+            return _call(_op_add_Tensor, (input, other, alpha,), add) if _state.slow else _op_add_Tensor.runner(_op_add_Tensor, (input, other, alpha,))
+        return _call_out(_op_add_Tensor, (input, other, alpha,), out, add)
     except Exception as _exc:
-        _args.explain(_exc, 'add', True, _op_add_Tensor, (input, other, alpha), False)
+        _args.explain(_exc, 'add', True, _op_add_Tensor, (input, other, alpha,), False)
         raise
 
 
@@ -4391,22 +4396,30 @@ class _Methods:
 
     arccosh_ = acosh_
 
-    def add(self, other, *, alpha=1):
+    def add(self, _other=_NO, /, *_more, other=_NO, alpha=1):
+        if _more or _other is _NO or other is not _NO:
+            self, other, alpha, = _old_forms(_op_add_Tensor, 'add', True, (self, _other, *_more,), {'other': other, 'alpha': alpha})
+        else:
+            other = _other
         if not (type(alpha) is float or type(alpha) is int):
             alpha = _args.scalar(alpha, ('add', 'alpha', None))
         try:
-            return _call(_op_add_Tensor, (self, other, alpha), _Methods.add) if _state.slow else _op_add_Tensor.runner(_op_add_Tensor, (self, other, alpha))
+            return _call(_op_add_Tensor, (self, other, alpha,), _Methods.add) if _state.slow else _op_add_Tensor.runner(_op_add_Tensor, (self, other, alpha,))
         except Exception as _exc:
-            _args.explain(_exc, 'add', True, _op_add_Tensor, (self, other, alpha), True)
+            _args.explain(_exc, 'add', True, _op_add_Tensor, (self, other, alpha,), True)
             raise
 
-    def add_(self, other, *, alpha=1):
+    def add_(self, _other=_NO, /, *_more, other=_NO, alpha=1):
+        if _more or _other is _NO or other is not _NO:
+            self, other, alpha, = _old_forms(_op_add_Tensor, 'add_', True, (self, _other, *_more,), {'other': other, 'alpha': alpha})
+        else:
+            other = _other
         if not (type(alpha) is float or type(alpha) is int):
             alpha = _args.scalar(alpha, ('add_', 'alpha', None))
         try:
-            return _call_inplace(_op_add_Tensor, (self, other, alpha), _Methods.add_) if _state.slow else _call_inplace(_op_add_Tensor, (self, other, alpha))
+            return _call_inplace(_op_add_Tensor, (self, other, alpha,), _Methods.add_) if _state.slow else _call_inplace(_op_add_Tensor, (self, other, alpha,))
         except Exception as _exc:
-            _args.explain(_exc, 'add_', True, _op_add_Tensor, (self, other, alpha), True)
+            _args.explain(_exc, 'add_', True, _op_add_Tensor, (self, other, alpha,), True)
             raise
 
     def addbmm(self, _batch1=_NO, _batch2=_NO, /, *_more, batch1=_NO, batch2=_NO, beta=1, alpha=1):

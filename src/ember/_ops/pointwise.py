@@ -94,6 +94,7 @@ def _times_alpha(grad, c):
 @register_op("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", **_BINARY,
              derivatives={"self": identity, "other": lambda c: _times_alpha(c.grad, c)}, saves=(),
              dunders={"__add__": "forward", "__radd__": "reflect", "__iadd__": "inplace"},
+             deprecated_forms=("self, alpha, other",),    # NOTE [deprecated argument orders]
              tags=("rounded_alpha",))
 def add(xp, self, other, alpha=1):
     """add(input, other, *, alpha=1, out=None) -> Tensor: input + alpha * other."""

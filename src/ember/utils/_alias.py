@@ -122,6 +122,11 @@ def _answer_as_torch(on: bool) -> None:
     from ember.torch_version import TorchVersion
     shown = TorchVersion(version.api_version if on else version.ember_version)
     version.__version__ = ember.__version__ = shown
+    # PyTorch's module holds itself as `torch.torch` (libraries annotate `torch.torch.Tensor`).
+    if on:
+        ember.torch = ember
+    else:
+        ember.__dict__.pop("torch", None)
     _paths.present_all_loaded(on)
 
 

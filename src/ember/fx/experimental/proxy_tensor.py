@@ -33,9 +33,9 @@ from ember._tensor import Tensor
 from ember.autograd.grad_mode import no_grad
 from ember.fx import Graph, GraphModule
 from ember.nn import Module, Parameter
-from ember.utils._python_dispatch import TorchDispatchMode
+from ember.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode_stack
 
-__all__ = ["UntracedWrite", "make_fx"]
+__all__ = ["UntracedWrite", "get_proxy_mode", "make_fx"]
 
 
 class UntracedWrite(RuntimeError):
@@ -64,6 +64,15 @@ def make_fx(f, decomposition_table=None, tracing_mode: str = "real",
         return _trace(f, args, table, tracing_mode, _allow_non_fake_inputs)
 
     return traced
+
+
+def get_proxy_mode():
+    """The innermost make_fx recorder on the dispatch-mode stack, None outside make_fx
+    (libraries ask it to skip data-dependent fast paths while traced)."""
+    for mode in reversed(_get_current_dispatch_mode_stack()):
+        if isinstance(mode, _GraphRecorder):
+            return mode
+    return None
 
 
 def _placeholder_names(f, count: int) -> list:

@@ -86,40 +86,50 @@ class ZeroPad3d(_ZeroPadNd):
     _dims = 3
 
 
-class ReflectionPad1d(_PadNd):
+class _ReflectionPadNd(_PadNd):
+    # The reflection layers' common base, as in PyTorch (libraries key tables and isinstance
+    # checks on it).
+    _mode = "reflect"
+
+
+class _ReplicationPadNd(_PadNd):
+    _mode = "replicate"
+
+
+class ReflectionPad1d(_ReflectionPadNd):
     """ReflectionPad1d(padding): pads the last dim with its reflection (edge not repeated)."""
 
     _mode = "reflect"
 
 
-class ReflectionPad2d(_PadNd):
+class ReflectionPad2d(_ReflectionPadNd):
     """ReflectionPad2d(padding): pads the last 2 dims with their reflection."""
 
     _dims = 2
     _mode = "reflect"
 
 
-class ReflectionPad3d(_PadNd):
+class ReflectionPad3d(_ReflectionPadNd):
     """ReflectionPad3d(padding): pads the last 3 dims with their reflection."""
 
     _dims = 3
     _mode = "reflect"
 
 
-class ReplicationPad1d(_PadNd):
+class ReplicationPad1d(_ReplicationPadNd):
     """ReplicationPad1d(padding): pads the last dim by repeating its edge values."""
 
     _mode = "replicate"
 
 
-class ReplicationPad2d(_PadNd):
+class ReplicationPad2d(_ReplicationPadNd):
     """ReplicationPad2d(padding): pads the last 2 dims by repeating their edge values."""
 
     _dims = 2
     _mode = "replicate"
 
 
-class ReplicationPad3d(_PadNd):
+class ReplicationPad3d(_ReplicationPadNd):
     """ReplicationPad3d(padding): pads the last 3 dims by repeating their edge values."""
 
     _dims = 3
