@@ -83,7 +83,7 @@ def load_state_dict_from_url(url: str, model_dir: str | None = None, map_locatio
     name = file_name or os.path.basename(urllib.parse.urlparse(url).path)
     cached = os.path.join(model_dir, name)
     if not os.path.exists(cached):
-        sys.stderr.write(f'Downloading: "{url}" to {cached}\n')
+        sys.stdout.write(f'Downloading: "{url}" to {cached}\n')
         found = HASH_REGEX.search(name) if check_hash else None
         download_url_to_file(url, cached, found.group(1) if found else None, progress)
     if zipfile.is_zipfile(cached) and _legacy_zip(cached):
