@@ -112,12 +112,13 @@ def test_guard_filters_agree(name):
 
 def test_eager_answers_match():
     for call in (lambda c: c.is_exporting(), lambda c: c.is_compiling(),
-                 lambda c: c.is_dynamo_compiling(), lambda c: c.cudagraph_mark_step_begin(),
-                 lambda c: c.save_cache_artifacts()):
+                 lambda c: c.is_dynamo_compiling(), lambda c: c.cudagraph_mark_step_begin()):
         assert call(ember.compiler) == call(torch.compiler)
+    # (PyTorch's answer is bytes once anything was compiled in this process; ember keeps none)
+    assert ember.compiler.save_cache_artifacts() is None
     for lib in (torch, ember):
         first = lib.compiler.set_enable_guard_collectives(True)
-        assert (first, lib.compiler.set_enable_guard_collectives(False)) == (False, True)
+        assert lib.compiler.set_enable_guard_collectives(first) is True
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert ember.compiler.load_cache_artifacts(b"x" * 40) is None
