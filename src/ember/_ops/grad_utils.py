@@ -64,14 +64,15 @@ def where(condition, a, b):
 # the result stays the number's promotion. Named calls (`aten.where.self` in a decomposition)
 # pass numbers as they are.
 def numbers_as_tensors(condition, a, b):
-    import ember
-    from ember._core.promotion import promote_types, scalar_type_of
+    from ember._core.promotion import promote_types, result_type_from, scalar_type_of
     numbers = (not isinstance(a, dispatch.Tensor), not isinstance(b, dispatch.Tensor))
     if all(numbers):
         dtype, device = promote_types(scalar_type_of(a), scalar_type_of(b)), condition.device
     else:
-        dtype = ember.result_type(a, b)
-        device = (b if numbers[0] else a).device
+        tensor, number = (b, a) if numbers[0] else (a, b)
+        dtype = result_type_from([tensor.dtype] if tensor.ndim else [],
+                                 [] if tensor.ndim else [tensor.dtype], [scalar_type_of(number)])
+        device = tensor.device
     if numbers[1]:
         b = call(OPS["scalar_tensor"], (b, dtype, None, device, None))
     elif b.dtype is not dtype:

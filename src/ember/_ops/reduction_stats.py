@@ -275,40 +275,33 @@ def _vector_norm_meta(self, p, dim, keepdim, dtype=None):
 
 
 def _norm_grad(c):
-    """The gradient of the vector p-norm; where the norm is 0 the gradient is 0, not NaN.
-    PyTorch's formula, op for op (a mode sees the same ops): the reduced dims put back as 1s,
-    the rest by broadcasting."""
-    self, norm, grad = c.self, c.result, c.grad
+    """The gradient of the vector p-norm; where the norm is 0 the gradient is 0, not NaN."""
+    self = c.self
     p = 2.0 if c.p is None else float(c.p)
-    if not c.keepdim and self.ndim and c.dim is not None:
-        for d in sorted(reduced_dims(c.dim, self.ndim)):
-            grad = grad.unsqueeze(d)
-        for d in sorted(reduced_dims(c.dim, self.ndim)):
-            norm = norm.unsqueeze(d)
+    shape = self.shape
+    grad = unreduce(c.grad, shape, c.dim, c.keepdim)
+    norm = unreduce(c.result, shape, c.dim, c.keepdim)
     if p == 0:
-        return self.new_zeros(self.shape)
+        return grad.new_zeros(shape)
     if p == 1:
-        return self.sgn() * grad
+        return grad * self.sgn()
     if p == 2:
-        return grad * (self / norm).masked_fill_(norm == 0, 0)
+        return self * where(norm == 0, 0.0, grad / norm)
     if math.isinf(p):
         # Shared among the elements of largest (smallest) modulus, and any NaN.
         magnitude = self.abs()
-        mask = magnitude.eq(norm).logical_or(magnitude.isnan())
-        share = (grad / mask.sum(reduced_dims(c.dim, self.ndim), True)) * mask
-        return self.sgn() * share
-    # (each product's right operand first, as PyTorch's C++ evaluates them)
+        mask = (magnitude == norm) | magnitude.isnan()
+        count = mask.sum(reduced_dims(c.dim, self.ndim), keepdim=True)
+        return self.sgn() * (grad / count * mask)
     if p < 1:
         # |x| ** (p - 1) is inf at 0, where the gradient is taken as 0.
-        powered = self.abs().pow_(p - 1).masked_fill_(self == 0, 0)
-        scaled = self.sgn() * powered
-        factor = norm.pow(1 - p)
-        return scaled * grad * factor
-    powered = self.abs().pow_(p - 1 if p < 2 else p - 2)
-    scaled = (self.sgn() if p < 2 else self) * powered
-    scale = grad / norm.pow(p - 1)
-    scale.masked_fill_(norm == 0, 0)
-    return scaled * scale
+        scaled = where(self == 0, 0.0, self.sgn() * self.abs() ** (p - 1))
+        return scaled * grad * norm ** (1 - p)
+    if p < 2:
+        scaled = self.sgn() * self.abs() ** (p - 1)
+    else:
+        scaled = self * self.abs() ** (p - 2)
+    return scaled * where(norm == 0, 0.0, grad / norm ** (p - 1))
 
 
 @register_op("norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, "
