@@ -214,11 +214,16 @@ def _sized_frontend(op, name, fill):
             # it, without the dispatcher's factory step (zeros(8) costs about half as much).
             if dtype is None:
                 dtype = _default_float[0]
-            if fill == 0:
-                array = _np_zeros(shape, dtype._np)
-            else:
-                array = _np_empty(shape, dtype._np)
-                array.fill(1)
+            try:
+                if fill == 0:
+                    array = _np_zeros(shape, dtype._np)
+                else:
+                    array = _np_empty(shape, dtype._np)
+                    array.fill(1)
+            except Exception as exc:    # NumPy's MemoryError as the op's call reports it
+                arguments.explain(exc, op.python_name, False, op,
+                                  (shape, dtype, layout, device, pin_memory))
+                raise
             made = _wrap(array, dtype, CPU)
             if requires_grad:
                 made.requires_grad_(True)
@@ -483,11 +488,16 @@ def _like_frontend(op, name, with_value):
                 # NOTE [sized factory fast path], for zeros_like / ones_like of a plain
                 # row-major CPU tensor (the op records nothing: it is not differentiable).
                 data = input._data
-                if fill == 0:
-                    array = _np_zeros(data.shape, data.dtype)
-                else:
-                    array = _np_empty(data.shape, data.dtype)
-                    array.fill(1)
+                try:
+                    if fill == 0:
+                        array = _np_zeros(data.shape, data.dtype)
+                    else:
+                        array = _np_empty(data.shape, data.dtype)
+                        array.fill(1)
+                except Exception as exc:    # NumPy's MemoryError as the op's call reports it
+                    arguments.explain(exc, op.python_name, False, op,
+                                      (input, dtype, layout, device, pin_memory, memory_format))
+                    raise
                 made = _wrap(array, input._dtype, CPU)
                 return made.requires_grad_(True) if requires_grad else made
             made = _call(op, (input, dtype, layout, device, pin_memory, memory_format))
