@@ -18,8 +18,7 @@ from ember._core import arguments, complex_half, dispatch, strided
 from ember._core import dtype as dt
 from ember._core import layout as memory_layout
 from ember._core.checks import _check, _check_type
-from ember._core.device import CPU, META
-from ember._core.device import _global_default
+from ember._core.device import CPU, META, _global_default
 from ember._core.device import _local as _device_local
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
