@@ -14,7 +14,7 @@ import ember
 from ember.utils._python_dispatch import TorchDispatchMode as EmberDispatchMode
 
 torch = pytest.importorskip("torch")
-from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
+from torch.utils._python_dispatch import TorchDispatchMode
 
 
 def _same_tensor(e, t, where):
@@ -30,13 +30,15 @@ def test_sized_factories(name):
              (((),), {}), ((3,), {"dtype": "float64"}), ((3,), {"dtype": "int32"}),
              ((2,), {"dtype": "bool"}), ((2,), {"dtype": "bfloat16"}),
              ((4,), {"requires_grad": True}), ((2, 1, 3), {"dtype": "float16"})]
+    def make(lib, args, kwargs):
+        given = dict(kwargs)
+        if "dtype" in given:
+            given["dtype"] = getattr(lib, given["dtype"])
+        return getattr(lib, name)(*args, **given)
+
     for args, kwargs in calls:
-        def make(lib):
-            given = dict(kwargs)
-            if "dtype" in given:
-                given["dtype"] = getattr(lib, given["dtype"])
-            return getattr(lib, name)(*args, **given)
-        _same_tensor(make(ember), make(torch), f"{name}{args} {kwargs}")
+        _same_tensor(make(ember, args, kwargs), make(torch, args, kwargs),
+                     f"{name}{args} {kwargs}")
     for lib in (ember, torch):
         with pytest.raises(RuntimeError):
             getattr(lib, name)(2, -1)

@@ -18,8 +18,7 @@ from ember._core import arguments, complex_half, dispatch, strided
 from ember._core import dtype as dt
 from ember._core import layout as memory_layout
 from ember._core.checks import _check, _check_type
-from ember._core.device import CPU, META
-from ember._core.device import _global_default
+from ember._core.device import CPU, META, _global_default
 from ember._core.device import _local as _device_local
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
@@ -214,11 +213,16 @@ def _sized_frontend(op, name, fill):
             # it, without the dispatcher's factory step (zeros(8) costs about half as much).
             if dtype is None:
                 dtype = _default_float[0]
-            if fill == 0:
-                array = _np_zeros(shape, dtype._np)
-            else:
-                array = _np_empty(shape, dtype._np)
-                array.fill(1)
+            try:
+                if fill == 0:
+                    array = _np_zeros(shape, dtype._np)
+                else:
+                    array = _np_empty(shape, dtype._np)
+                    array.fill(1)
+            except Exception as exc:    # NumPy's MemoryError as the op's call reports it
+                arguments.explain(exc, op.python_name, False, op,
+                                  (shape, dtype, layout, device, pin_memory))
+                raise
             made = _wrap(array, dtype, CPU)
             if requires_grad:
                 made.requires_grad_(True)
@@ -483,11 +487,16 @@ def _like_frontend(op, name, with_value):
                 # NOTE [sized factory fast path], for zeros_like / ones_like of a plain
                 # row-major CPU tensor (the op records nothing: it is not differentiable).
                 data = input._data
-                if fill == 0:
-                    array = _np_zeros(data.shape, data.dtype)
-                else:
-                    array = _np_empty(data.shape, data.dtype)
-                    array.fill(1)
+                try:
+                    if fill == 0:
+                        array = _np_zeros(data.shape, data.dtype)
+                    else:
+                        array = _np_empty(data.shape, data.dtype)
+                        array.fill(1)
+                except Exception as exc:    # NumPy's MemoryError as the op's call reports it
+                    arguments.explain(exc, op.python_name, False, op,
+                                      (input, dtype, layout, device, pin_memory, memory_format))
+                    raise
                 made = _wrap(array, input._dtype, CPU)
                 return made.requires_grad_(True) if requires_grad else made
             made = _call(op, (input, dtype, layout, device, pin_memory, memory_format))

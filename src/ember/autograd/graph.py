@@ -13,7 +13,6 @@ import itertools
 import weakref
 
 from ember._core import dispatch
-from ember._core.checks import _check
 from ember.autograd import anomaly_mode, grad_mode
 from ember.autograd.saved_hooks import (  # noqa: F401  (public as ember.autograd.graph.*)
     _saved_hooks,
