@@ -339,7 +339,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     k = min(m, n)
     batch = tuple(LU_data.shape[:-2])
     if unpack_pivots:
-        _check(LU_pivots._dtype is dt.int32 and LU_pivots.is_contiguous(), (
+        _check(LU_pivots._dtype is dt.int32, (
             "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 "
             "dtype.\nNote: this function is intended to be used with the output produced by "
             "torch.linalg.lu_factor"))
