@@ -126,3 +126,25 @@ def test_same_class_or_result_as_pytorch(label):
         assert len(values) == len(expected)
         for a, b in zip(values, expected):
             np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_checks_stay_on_once_an_overriding_subclass_exists():
+    # Defining a subclass with __torch_function__ anywhere in the process (a library does it
+    # at import) must not switch the checks off for plain calls; a call on the subclass still
+    # reaches its __torch_function__ first.
+    def define(lib):
+        class Logged(lib.Tensor):
+            seen = []
+
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                cls.seen.append(getattr(func, "__name__", str(func)))
+                return super().__torch_function__(func, types, args, kwargs or {})
+        return Logged
+
+    for lib in (ember, torch):
+        logged = define(lib)
+        with pytest.raises(TypeError, match="must be Tensor, not list"):
+            lib.fft.fft([1.0, 2.0])
+        assert type(lib.fft.fft(lib.ones(4).as_subclass(logged))) is logged
+        assert logged.seen

@@ -19,9 +19,10 @@ list ("int[1]") is repeated to its length; an unsized one refuses it.
 Keywords are PyTorch's names (`input` for the schema's `self`): a positional schema argument
 is the function's parameter at the same position, whatever the function calls it (`A`), and
 that name is then refused as a keyword, as PyTorch refuses it; keyword-only arguments must
-have the schema's names. `out` and other keyword-only extras are the body's to check. While a
-mode or an overriding subclass may want the call (`state.entry`), the body gets it unchecked,
-so that it reaches __torch_function__ first (NOTE [the public entry]); the public entry reads
+have the schema's names. `out` and other keyword-only extras are the body's to check. When a
+function mode or an argument's class wants the call (`state.entry`, then the arguments), the
+body gets it unchecked, so that it reaches __torch_function__ first (NOTE [the public
+entry]); a subclass merely defined somewhere changes nothing. The public entry reads
 the body's parameters (`checked_body`). A plain positional call costs about half a
 microsecond over the body (one test per argument); the schemas are parsed on the first call.
 """
@@ -152,6 +153,14 @@ class _AsCalled:
         self.python_name = entry.python_name
 
 
+def _handed_over(args, kwargs) -> bool:
+    """Whether the call goes to __torch_function__ (a function mode, or an argument whose
+    class overrides it): only then is it the body's, unchecked. `state.entry` alone says only
+    that such a class exists somewhere in the process."""
+    return dispatch.stack.torch_function_wanted(args + tuple(kwargs.values()) if kwargs
+                                                else args)
+
+
 def _or_none(test, value):
     return value is None or test(value)
 
@@ -171,7 +180,8 @@ def checked(*schemas):
         @functools.wraps(fn)
         def entry(*args, **kwargs):
             positional, entries, renames, hidden, tests = table or build()
-            if not kwargs and tests is not None and not state.entry:
+            checking = not (state.entry and _handed_over(args, kwargs))
+            if not kwargs and tests is not None and checking:
                 # The common call: positional values of one schema, each passing its test.
                 for test, value in zip(tests, args):
                     if test is not None and not test(value):
@@ -186,7 +196,7 @@ def checked(*schemas):
                 kwargs = _renamed(kwargs, renames, hidden, entries[0].python_name)
             named = dict(zip(positional, args), **kwargs) if kwargs else \
                 dict(zip(positional, args))
-            if not state.entry and not any(e.plain(named) for e in entries):
+            if checking and not any(e.plain(named) for e in entries):
                 named = _parse(entries, named, args, kwargs)
                 if named is not None:
                     args = tuple(named.get(p, a) for p, a in zip(positional, args))
