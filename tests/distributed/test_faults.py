@@ -37,4 +37,6 @@ def test_a_failing_rank_ends_the_job(mode):
     assert "UNREACHABLE" not in done.stdout
     assert elapsed < 60
     if mode == "raise":
-        assert "ValueError: rank 1 fails on purpose" in done.stderr
+        # The failing rank's traceback (its last line can be cut when MPI's teardown races
+        # the forwarding of stderr on a loaded machine; the raising line is always there).
+        assert 'raise ValueError("rank 1 fails on purpose")' in done.stderr
