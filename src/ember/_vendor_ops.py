@@ -10,9 +10,12 @@ ember's own opaque tensors, as PyTorch's are FBGEMM's).
 """
 from __future__ import annotations
 
+import inspect
 import warnings
 
 import numpy as np
+
+from ember._core.checked_entry import checked
 
 has_lapack = True        # NumPy's LAPACK: linalg works
 has_spectral = True      # FFTs work
@@ -29,20 +32,104 @@ def init_num_threads() -> None:
     """Set up the intra-op thread pool for this thread (ember's is set up on first use)."""
 
 
-def _no_cpu_kernel(name: str):
+def _no_cpu_kernel(name: str, *schemas: str):
+    """The refusing entry point `name`: its arguments are checked against PyTorch's schema
+    first (a bad call is PyTorch's TypeError, NOTE [checked entries]), then it raises."""
+    parameters = []
+    for arg in schemas[0].split(", "):
+        declared, _, default = arg.partition("=")
+        name_ = declared.split()[-1]
+        parameters.append(inspect.Parameter(
+            "input" if name_ == "self" else name_, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            default=default if default else inspect.Parameter.empty))
+    signature = inspect.Signature(parameters)
+
     def refuse(*args, **kwargs):
+        try:
+            signature.bind(*args, **kwargs)
+        except TypeError as exc:                  # (an unknown keyword, a missing argument)
+            raise TypeError(f"{name}() {exc}") from None
         raise NotImplementedError(
             f"Could not run 'aten::{name}' with arguments from the 'CPU' backend. ember has no "
             f"{_VENDOR[name.split('_')[0]]} kernels (NOTE [vendor kernels without the vendor]).")
     refuse.__name__ = refuse.__qualname__ = name
     refuse.__doc__ = f"PyTorch's `{name}`: needs a kernel ember does not have (always raises)."
-    return refuse
+    refuse.__signature__ = signature
+    return checked(*(f"{name}({schema})" for schema in schemas))(refuse)
 
 
 _VENDOR = {"cudnn": "cuDNN", "miopen": "MIOpen", "mkldnn": "oneDNN-layout",
            "batch": "CUDA SyncBatchNorm"}
-_REFUSED = ["cudnn_affine_grid_generator", "cudnn_batch_norm", "cudnn_convolution", "cudnn_convolution_add_relu", "cudnn_convolution_relu", "cudnn_convolution_transpose", "cudnn_grid_sampler", "miopen_batch_norm", "miopen_convolution", "miopen_convolution_add_relu", "miopen_convolution_relu", "miopen_convolution_transpose", "miopen_ctc_loss", "miopen_depthwise_convolution", "miopen_rnn", "mkldnn_adaptive_avg_pool2d", "mkldnn_linear_backward_weights", "mkldnn_max_pool2d", "mkldnn_max_pool3d", "mkldnn_rnn_layer", "batch_norm_backward_elemt", "batch_norm_backward_reduce", "batch_norm_elemt", "batch_norm_gather_stats", "batch_norm_gather_stats_with_counts", "batch_norm_stats"]
-globals().update({name: _no_cpu_kernel(name) for name in _REFUSED})
+_CONV = "SymInt[] stride, SymInt[] padding, SymInt[] dilation, SymInt groups"
+_BN = ("Tensor input, Tensor weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, "
+       "bool training, float exponential_average_factor, float epsilon")
+_POOL = ("Tensor self, int[{0}] kernel_size, int[{0}] stride=[], int[{0}] padding=0, "
+         "int[{0}] dilation=1, bool ceil_mode=False")
+# PyTorch's schemas of the entry points whose kernels ember lacks (without the results).
+_REFUSED = {
+    "cudnn_affine_grid_generator": ("Tensor theta, int N, int C, int H, int W",),
+    "cudnn_batch_norm": (_BN,),
+    "cudnn_convolution": ("Tensor self, Tensor weight, SymInt[] padding, SymInt[] stride, "
+                          "SymInt[] dilation, SymInt groups, bool benchmark, "
+                          "bool deterministic, bool allow_tf32",),
+    "cudnn_convolution_add_relu": ("Tensor self, Tensor weight, Tensor z, Scalar? alpha, "
+                                   "Tensor? bias, " + _CONV,),
+    "cudnn_convolution_relu": ("Tensor self, Tensor weight, Tensor? bias, " + _CONV,),
+    "cudnn_convolution_transpose": ("Tensor self, Tensor weight, SymInt[] padding, "
+                                    "SymInt[] output_padding, SymInt[] stride, "
+                                    "SymInt[] dilation, SymInt groups, bool benchmark, "
+                                    "bool deterministic, bool allow_tf32",),
+    "cudnn_grid_sampler": ("Tensor self, Tensor grid",),
+    "miopen_batch_norm": (_BN,),
+    "miopen_convolution": ("Tensor self, Tensor weight, Tensor? bias, SymInt[] padding, "
+                           "SymInt[] stride, SymInt[] dilation, SymInt groups, "
+                           "bool benchmark, bool deterministic",),
+    "miopen_convolution_add_relu": ("Tensor self, Tensor weight, Tensor z, Scalar? alpha, "
+                                    "Tensor? bias, " + _CONV,),
+    "miopen_convolution_relu": ("Tensor self, Tensor weight, Tensor? bias, " + _CONV,),
+    "miopen_convolution_transpose": ("Tensor self, Tensor weight, Tensor? bias, "
+                                     "SymInt[] padding, SymInt[] output_padding, "
+                                     "SymInt[] stride, SymInt[] dilation, SymInt groups, "
+                                     "bool benchmark, bool deterministic",),
+    "miopen_ctc_loss": ("Tensor log_probs, Tensor targets, int[] input_lengths, "
+                        "int[] target_lengths, int blank, bool deterministic, "
+                        "bool zero_infinity",
+                        "Tensor log_probs, Tensor targets, Tensor input_lengths, "
+                        "Tensor target_lengths, int blank, bool deterministic, "
+                        "bool zero_infinity"),
+    "miopen_depthwise_convolution": ("Tensor self, Tensor weight, Tensor? bias, "
+                                     "SymInt[] padding, SymInt[] stride, SymInt[] dilation, "
+                                     "SymInt groups, bool benchmark, bool deterministic",),
+    "miopen_rnn": ("Tensor input, Tensor[] weight, int weight_stride0, Tensor hx, Tensor? cx, "
+                   "int mode, int hidden_size, int num_layers, bool batch_first, "
+                   "float dropout, bool train, bool bidirectional, int[] batch_sizes, "
+                   "Tensor? dropout_state",),
+    "mkldnn_adaptive_avg_pool2d": ("Tensor self, int[2] output_size",),
+    "mkldnn_linear_backward_weights": ("Tensor grad_output, Tensor input, Tensor weight, "
+                                       "bool bias_defined",),
+    "mkldnn_max_pool2d": (_POOL.format(2),),
+    "mkldnn_max_pool3d": (_POOL.format(3),),
+    "mkldnn_rnn_layer": ("Tensor input, Tensor weight0, Tensor weight1, Tensor weight2, "
+                         "Tensor weight3, Tensor hx_, Tensor cx_, bool reverse, "
+                         "int[] batch_sizes, int mode, int hidden_size, int num_layers, "
+                         "bool has_biases, bool bidirectional, bool batch_first, bool train",),
+    "batch_norm_backward_elemt": ("Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, "
+                                  "Tensor? weight, Tensor sum_dy, Tensor sum_dy_xmu, "
+                                  "Tensor count",),
+    "batch_norm_backward_reduce": ("Tensor grad_out, Tensor input, Tensor mean, "
+                                   "Tensor invstd, Tensor? weight, bool input_g, "
+                                   "bool weight_g, bool bias_g",),
+    "batch_norm_elemt": ("Tensor input, Tensor? weight, Tensor? bias, Tensor mean, "
+                         "Tensor invstd, float eps",),
+    "batch_norm_gather_stats": ("Tensor input, Tensor mean, Tensor invstd, "
+                                "Tensor? running_mean, Tensor? running_var, float momentum, "
+                                "float eps, int count",),
+    "batch_norm_gather_stats_with_counts": ("Tensor input, Tensor mean, Tensor invstd, "
+                                            "Tensor? running_mean, Tensor? running_var, "
+                                            "float momentum, float eps, Tensor counts",),
+    "batch_norm_stats": ("Tensor input, float eps",),
+}
+globals().update({name: _no_cpu_kernel(name, *schemas) for name, schemas in _REFUSED.items()})
 
 
 def cudnn_is_acceptable(tensor) -> bool:
@@ -168,7 +255,7 @@ def fbgemm_linear_int8_weight(input, weight, packed, col_offsets, weight_scale,
                                                      weight_scale, weight_zero_point, bias)
 
 
-__all__ = sorted(_REFUSED + [  # noqa: PLE0605 (a list)
+__all__ = sorted([*_REFUSED,  # noqa: PLE0605 (a list)
     "has_lapack", "has_spectral", "has_mkl", "has_openmp", "is_vulkan_available",
     "init_num_threads", "cudnn_is_acceptable", "mkldnn_convolution", "batch_norm_update_stats",
     "fbgemm_pack_gemm_matrix_fp16", "fbgemm_linear_fp16_weight",

@@ -148,3 +148,20 @@ def test_checks_stay_on_once_an_overriding_subclass_exists():
             lib.fft.fft([1.0, 2.0])
         assert type(lib.fft.fft(lib.ones(4).as_subclass(logged))) is logged
         assert logged.seen
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.rrelu_(L.ones(3), 2.5, training=True),
+    lambda L: L.rrelu(L.ones(3), 2.5, 0.3),
+    lambda L: L.geqrf(L.ones(2, 3, 4, dtype=L.int32)),
+    lambda L: L.geqrf(L.ones(3, 4, dtype=L.float16)),
+    lambda L: L.cudnn_grid_sampler(L.ones(3), L.ones(2, 3, 4), bogus_keyword=1),
+    lambda L: L.miopen_convolution_relu(L.ones(1, 2, 3, 2), L.ones(()), L.ones(3, 3), (2,),
+                                        2.0, [2, 1], 3),
+    lambda L: L.batch_norm_stats(L.ones(2, 3), "x"),
+    lambda L: L.mkldnn_max_pool2d(L.ones(1, 1, 4, 4), 2),
+], ids=["rrelu_ bounds", "rrelu bounds", "geqrf int", "geqrf half", "vendor keyword",
+        "vendor int list", "vendor float", "vendor valid call"])
+def test_found_by_the_api_family(call):
+    got, want = _outcome(ember, call), _outcome(torch, call)
+    assert got == want

@@ -12,7 +12,7 @@ import numpy as np
 from ember._backends import get_backend
 from ember._core import dtype as dt
 from ember._core.checked_entry import checked
-from ember._core.checks import _check
+from ember._core.checks import _check, _check_not_implemented
 from ember._core.dispatch import call, wrap
 from ember._core.registry import OPS
 from ember._core.return_types import return_type
@@ -486,6 +486,10 @@ def ormqr(A, tau, C, left=True, transpose=False):
 def geqrf(A):
     """(a, tau) from LAPACK's geqrf, matrix by matrix (not differentiable, as in PyTorch)."""
     from scipy.linalg import get_lapack_funcs
+    dtype = A._dtype
+    _check_not_implemented(
+        dtype in (dt.float32, dt.float64, dt.complex64, dt.complex128),
+        lambda: f'"geqrf_cpu" not implemented for \'{dtype._cpp_name}\'')
     data = A._host()
     _check(data.ndim >= 2, lambda: (
         "torch.geqrf: input must have at least 2 dimensions."))

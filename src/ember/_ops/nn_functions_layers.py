@@ -216,6 +216,8 @@ def rrelu_function(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generato
     """rrelu(input, lower=0.125, upper=0.3333333333333333, training=False, generator=None)."""
     if _state.entry and _wants(locals()):
         return _handle(rrelu_function, locals())
+    _check(float(lower) <= float(upper),
+           "Lower bound should be less than or equal to the upper bound")
     if not training:
         return _functional().rrelu(input, lower, upper, False)
     return call(OPS["rrelu_with_noise_functional"], (
