@@ -3,7 +3,9 @@
 Each script in scripts/ is the typical use of one popular PyPI library built on PyTorch. It runs
 twice in fresh processes, first on real PyTorch and then under `python -m ember.run`, with the
 same scratch folder as its argument, and both must print the same (shapes, dtypes and values
-rounded; ember's reprs say "ember." where PyTorch's say "torch."). Where a script saves weights
+rounded; ember's reprs say "ember." where PyTorch's say "torch."). A rounded number may differ
+by one unit in its last printed digit: PyTorch's kernels differ in their last bits by CPU
+capability, and a value near a rounding boundary then prints either way. Where a script saves weights
 (`_show.saved_by_torch`, a safetensors file, a `save_pretrained` folder), PyTorch's run writes
 them and ember's run loads PyTorch's file through the library.
 
@@ -14,6 +16,7 @@ is not installed skips its test, saying which.
 import importlib.util
 import os
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -60,6 +63,30 @@ CLIENTS = [
 ]
 
 
+_NUMBER = re.compile(r"-?\d+\.(\d+)")
+
+
+def _same_output(ours: str, theirs: str) -> bool:
+    """The same text, and numbers with the same printed digits up to one unit in the last."""
+    if _NUMBER.split(ours)[::2] != _NUMBER.split(theirs)[::2]:
+        return False
+    pairs = zip(_NUMBER.finditer(ours), _NUMBER.finditer(theirs))
+    numbers = [(a, b) for a, b in pairs]
+    if len(numbers) != len(_NUMBER.findall(theirs)) or len(numbers) != len(_NUMBER.findall(ours)):
+        return False
+    return all(len(a.group(1)) == len(b.group(1)) and
+               abs(float(a.group(0)) - float(b.group(0))) <= 1.01 * 10.0 ** -len(b.group(1))
+               for a, b in numbers)
+
+
+def test_one_unit_in_the_last_digit_is_the_only_slack():
+    assert _same_output("loss 188.0105 [1.5000]", "loss 188.0104 [1.5000]")
+    assert not _same_output("loss 188.0106 [1.5000]", "loss 188.0104 [1.5000]")
+    assert not _same_output("loss 188.010 [1.5000]", "loss 188.0104 [1.5000]")
+    assert not _same_output("cost 188.0104 [1.5000]", "loss 188.0104 [1.5000]")
+    assert not _same_output("loss 188.0104 [1.5000, 2.0]", "loss 188.0104 [1.5000]")
+
+
 def _python(*args, **env):
     return subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True,
                           check=False, env={**os.environ, **env}, timeout=300)
@@ -78,7 +105,9 @@ def test_library_runs_unchanged(script, module, distribution, tmp_path):
     assert theirs.returncode == 0, theirs.stderr
     ours = _python("-m", "ember.run", SCRIPTS / script, tmp_path)
     assert ours.returncode == 0, ours.stderr
-    assert ours.stdout.replace("ember.", "torch.") == theirs.stdout
+    ours = ours.stdout.replace("ember.", "torch.")
+    if not _same_output(ours, theirs.stdout):
+        assert ours == theirs.stdout
     assert theirs.stdout.strip()
 
 
