@@ -11,14 +11,18 @@ missing (so the lists stay true: implementing a name means deleting it here).
 from __future__ import annotations
 
 import importlib
-import inspect
-import types
+import pathlib
+import sys
 import warnings
 
 import pytest
 import torch
 
 import ember
+
+# One definition of a namespace's public names, the tool's (tools/name_coverage.py).
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
+from name_coverage import public_names
 
 
 def _names(text: str) -> frozenset:
@@ -196,51 +200,6 @@ FLOORS = {"torch": 90, "cuda": 100, "cuda.memory": 100, "cuda.amp": 100, "backen
           "hub": 100}
 
 
-def _wrapped_module(namespace):
-    """The module a flag-holding module object wraps (PyTorch's `torch.backends.cudnn` is a
-    `PropModule` whose `m` is the real module and whose class holds the flags), else None."""
-    if type(namespace) is types.ModuleType or not isinstance(namespace, types.ModuleType):
-        return None
-    inner = vars(namespace).get("m")
-    if isinstance(inner, types.ModuleType) and inner is not namespace and \
-            inner.__name__ == namespace.__name__:
-        return inner
-    return None
-
-
-def _properties(namespace) -> set:
-    """The flags a wrapping module object's class defines (`cudnn.benchmark` ...)."""
-    return {name for name, value in vars(type(namespace)).items()
-            if not name.startswith("_") and (isinstance(value, property) or
-                                              type(value).__name__ == "ContextProp")}
-
-
-def public_names(namespace) -> frozenset:
-    """The public names of a module or class, as the module docstring defines them."""
-    listed = getattr(namespace, "__all__", None) if isinstance(namespace, types.ModuleType) \
-        else None
-    inner = _wrapped_module(namespace)
-    if inner is not None:
-        return (public_names(inner) - {"m"}) | _properties(namespace)
-    names = set()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")          # some attributes warn when read
-        for name in (listed if listed is not None else dir(namespace)):
-            if name.startswith("_") or name == "TYPE_CHECKING":
-                continue
-            if not hasattr(namespace, name):
-                continue            # listed in __all__ but not defined (torch.sparse.solve)
-            value = getattr(namespace, name, None)
-            if getattr(value, "__module__", None) == "typing":
-                continue            # typing helpers a module imports (`Optional`, `Any`)
-            if isinstance(value, types.ModuleType):
-                if not value.__name__.startswith("torch") or value.__name__ == "torch":
-                    continue        # (`torch` itself: the module imports it for its own use)
-            elif (inspect.isclass(value) or inspect.isfunction(value)) and \
-                    not getattr(value, "__module__", "torch").startswith("torch"):
-                continue
-            names.add(name)
-    return frozenset(names)
 
 
 def _present(namespace, names) -> frozenset:

@@ -42,14 +42,16 @@ def _properties(namespace) -> set:
                                               type(value).__name__ == "ContextProp")}
 
 
-def public_names(namespace) -> set:
-    listed = getattr(namespace, "__all__", None)
+def public_names(namespace) -> frozenset:
+    """The public names of a module or class, as the module docstring defines them."""
+    listed = getattr(namespace, "__all__", None) if isinstance(namespace, types.ModuleType) \
+        else None
     inner = _wrapped_module(namespace)
     if inner is not None:
         return (public_names(inner) - {"m"}) | _properties(namespace)
     names = set()
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore")          # some attributes warn when read
         for name in (listed if listed is not None else dir(namespace)):
             if name.startswith("_") or name == "TYPE_CHECKING":
                 continue
@@ -62,10 +64,10 @@ def public_names(namespace) -> set:
                 if not value.__name__.startswith("torch") or value.__name__ == "torch":
                     continue        # (`torch` itself: the module imports it for its own use)
             elif (inspect.isclass(value) or inspect.isfunction(value)) and \
-                    not (getattr(value, "__module__", None) or "torch").startswith("torch"):
+                    not getattr(value, "__module__", "torch").startswith("torch"):
                 continue
             names.add(name)
-    return names
+    return frozenset(names)
 
 
 def coverage(path: str):
