@@ -3,7 +3,7 @@ the functions of the `ember.cuda` device module (which re-exports them), CuPy fo
 
 Which kernel a 'cuda' call runs is its op's kernel-table entry for (strided, "cuda") (NOTE [the
 kernel table], _core/kernel_table.py): a CUDA entry where the op has one, registered beside the
-op with `@OPS[name].impl("CUDA")` (lcm, frexp), else the op's shared `xp` kernel on CuPy.
+op with `@kernel_entry(name, "CUDA")` (lcm, frexp), else the op's shared `xp` kernel on CuPy.
 """
 from __future__ import annotations
 

@@ -9,7 +9,10 @@ is called as it is (no cost but one `is` test); on another back-end (CuPy) its a
 are copied to the host, it runs with `xp = numpy`, and its array results are copied back to
 the device. The values are then the CPU's, bit for bit, at the price of two transfers and a
 synchronisation: so only kernels without a simple device formulation are tagged, and a kernel
-that gains one (cupy.linalg, cupyx.scipy.special) drops the tag. The CPU path never changes.
+that gains one (cupy.linalg, cupyx.scipy.special) drops the tag. The CPU path never changes:
+an op whose kernel is a host kernel has the kernel as written for its CPU entry (NOTE [the
+kernel table]), so its CPU calls skip the wrapper; the `is` test serves helpers called
+directly.
 """
 from __future__ import annotations
 

@@ -18,9 +18,14 @@ device, `f(plain_kernel, xp, *args)` (complex32: widen, run the plain kernel, na
 Lookup (`resolve`), first found wins: (layout, device, ext), (layout, None, ext), and for an
 extension with no entry of its own the plain key; (layout, device, None), (layout, None, None).
 A sparse layout has no shared fallback: no entry means PyTorch's "Could not run 'aten::op' with
-arguments from the 'SparseCPU' backend" (dispatch/sparse.py). The names torch.library uses
-('CPU', 'CUDA', 'Meta', 'SparseCPU', 'SparseCsrCPU', 'PrivateUse1', 'CompositeExplicitAutograd')
-name keys too (`as_key`).
+arguments from the 'SparseCPU' backend" (`no_kernel`, raised by dispatch/sparse.py). The names
+torch.library uses ('CPU', 'CUDA', 'Meta', 'SparseCPU', 'SparseCsrCPU', 'PrivateUse1',
+'CompositeExplicitAutograd') name keys too (`as_key`).
+
+The table is open: `register_layout` adds a layout (a quantized one, say) with the backend names
+PyTorch gives its keys ('QuantizedCPU') and the class of its tensors' `_data`, which the
+dispatcher reads a call's layout off (NOTE [sparse layout]); `register_extension` adds a dtype
+extension. Neither changes a lookup that existed before.
 
 The hot path reads the table through caches the table keeps current on every registration:
 `op.raw_kernel` / `op.kernel` are the (strided, "cpu", None) entry (as written / run quietly,
@@ -37,7 +42,19 @@ from typing import NamedTuple
 
 STRIDED = "strided"
 SPARSE_LAYOUTS = ("sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc")
-LAYOUTS = (STRIDED, *SPARSE_LAYOUTS)
+
+# Layout -> {device type: the backend name PyTorch's messages give that key}. A device type
+# missing here is named by `backend_name`'s rule (a privateuse1 type: 'PrivateUse1').
+LAYOUTS: dict = {
+    STRIDED: {"cpu": "CPU", "cuda": "CUDA", "meta": "Meta"},
+    "sparse_coo": {"cpu": "SparseCPU", "cuda": "SparseCUDA", "meta": "SparseMeta"},
+    **{layout: {"cpu": "SparseCsrCPU", "cuda": "SparseCsrCUDA", "meta": "SparseCsrMeta"}
+       for layout in SPARSE_LAYOUTS[1:]},
+}
+
+# The classes of `_data` that make a tensor's layout other than strided -> that layout; read by
+# the dispatcher once such a tensor exists (dispatch/sparse.py, NOTE [sparse layout]).
+LAYOUT_DATA: dict = {}
 
 
 class DispatchKey(NamedTuple):
@@ -63,6 +80,49 @@ _NAMED = {
     "SparseBscCPU": DispatchKey("sparse_bsc", "cpu"),
     "ComplexHalf": DispatchKey(STRIDED, None, "complex32"),
 }
+
+
+def register_layout(name: str, backends: dict, data_type=None) -> None:
+    """Open the table to a new layout (NOTE [the kernel table]): `backends` maps a device type to
+    PyTorch's name for the key ({'cpu': 'QuantizedCPU'}), which `as_key` then reads too;
+    `data_type` is the class of its tensors' `_data`, by which the dispatcher tells the layout."""
+    if name in LAYOUTS:
+        raise ValueError(f"register_layout: layout {name!r} is registered already")
+    LAYOUTS[name] = dict(backends)
+    for device, key_name in backends.items():
+        _NAMED.setdefault(key_name, DispatchKey(name, device))
+    if data_type is not None:
+        LAYOUT_DATA[data_type] = name
+
+
+def register_layout_data(data_type, layout: str) -> None:
+    """`data_type` (a class of `_data`) holds tensors of `layout`, a registered layout."""
+    if layout not in LAYOUTS:
+        raise ValueError(f"register_layout_data: unknown layout {layout!r}")
+    LAYOUT_DATA[data_type] = layout
+
+
+def backend_name(layout: str, device) -> str:
+    """PyTorch's name for the key (layout, device type), as its dispatcher's messages give it."""
+    found = LAYOUTS.get(layout, {}).get(device)
+    if found is not None:
+        return found
+    from ember._core.device import privateuse1_name
+    if device == privateuse1_name():
+        return "PrivateUse1"
+    return "CompositeExplicitAutograd" if device is None else str(device).upper()
+
+
+def no_kernel(op, layout: str, device) -> NotImplementedError:
+    """PyTorch's error for a call of `op` (the overload the call fits, NOTE [overload forms])
+    whose key (layout, device type) has no kernel."""
+    schema = op.schema
+    name = f"{schema.name}.{schema.overload}" if schema.overload else schema.name
+    return NotImplementedError(
+        f"Could not run '{op.namespace}::{name}' with arguments from the "
+        f"'{backend_name(layout, device)}' backend. This could be because the operator doesn't "
+        "exist for this backend, or was omitted during the selective/custom build process (if "
+        "using custom build).")
 
 
 def as_key(key) -> DispatchKey:

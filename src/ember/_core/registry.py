@@ -146,6 +146,10 @@ class OpDef:
         self.table = KernelTable(self)
         if kernel is not None:
             self.table.entries[DispatchKey(STRIDED, None)] = kernel
+            if getattr(kernel, "host_kernel", False):
+                # NOTE [host kernels]: the shared entry copies to the host and back; the CPU
+                # entry is the kernel as written (no wrapper frame per call).
+                self.table.entries[DispatchKey(STRIDED, "cpu")] = kernel.__wrapped__
         self._refresh_kernels()
 
     def __repr__(self) -> str:
@@ -407,6 +411,15 @@ def register_kernel(op_name: str, key, kernel) -> None:
         _PENDING_KERNELS.setdefault(op_name, []).append((key, kernel))
     else:
         op.register_kernel(key, kernel)
+
+
+def kernel_entry(op_name: str, key):
+    """Decorator form of `register_kernel` for a family file (NOTE [the kernel table]): the
+    op need not be declared yet, and a declared one is not built for it."""
+    def decorate(kernel):
+        register_kernel(op_name, key, kernel)
+        return kernel
+    return decorate
 
 
 def register_frontend(name=None, *, method=True, function=True, inplace=None, dunders=None):

@@ -15,7 +15,7 @@ from ember._core.checks import _check
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
-from ember._core.registry import OPS, register_frontend, register_op
+from ember._core.registry import OPS, kernel_entry, register_frontend, register_op
 from ember._core.shape import wrap_dim
 from ember._ops.pointwise import not_implemented_for
 from ember._ops.pointwise_ternary import keep_where
@@ -37,12 +37,18 @@ def threshold_backward(xp, grad_output, self, threshold):
     else grad_output (the gradient of relu and threshold: one op and a branch-free select
     instead of a comparison and a where)."""
     keep = ~(self <= threshold)         # NaN keeps its gradient, as in PyTorch
-    if xp is np:
-        if keep.shape != grad_output.shape and np.broadcast_shapes(
-                keep.shape, grad_output.shape) == grad_output.shape:
-            keep = np.broadcast_to(keep, grad_output.shape)
-        return keep_where(keep, grad_output)     # (shapes that differ still: NumPy's where)
     return xp.where(keep, grad_output, grad_output.dtype.type(0))
+
+
+@kernel_entry("threshold_backward", "CPU")
+def _threshold_backward_cpu(xp, grad_output, self, threshold):
+    """threshold_backward's CPU entry (NOTE [the kernel table]): the select as one NumPy copy
+    through the kept mask (`keep_where`), where the mask fits the gradient's shape."""
+    keep = ~(self <= threshold)
+    if keep.shape != grad_output.shape and np.broadcast_shapes(
+            keep.shape, grad_output.shape) == grad_output.shape:
+        keep = np.broadcast_to(keep, grad_output.shape)
+    return keep_where(keep, grad_output)     # (shapes that differ still: NumPy's where)
 
 
 def threshold_backward_of(grad, self, threshold):
@@ -55,19 +61,28 @@ def threshold_backward_of(grad, self, threshold):
              tags=("no_fp_errors",))
 def relu(xp, self):
     """relu(input) -> Tensor: max(input, 0) elementwise (NaN stays NaN)."""
-    dtype = self.dtype
-    if xp is np:
-        zero = _RELU_ZEROS.get(dtype)
-        if zero is not None:            # a dtype seen before: checked then
-            return np.maximum(self, zero)
+    _relu_checks(self.dtype)
+    return xp.maximum(self, xp.zeros((), self.dtype))
+
+
+def _relu_checks(dtype):
     _check(dtype.kind != "b", "Boolean inputs not supported for relu")
     if dtype.kind == "c":
         raise NotImplementedError("clamp is not supported for complex types")
-    zero = xp.zeros((), dtype)
-    if xp is np:
+
+
+@kernel_entry("relu", "CPU")
+def _relu_cpu(xp, self):
+    """relu's CPU entry (NOTE [the kernel table]): the 0-d zero of each dtype made once, read
+    only, shared by every call."""
+    dtype = self.dtype
+    zero = _RELU_ZEROS.get(dtype)
+    if zero is None:                    # a dtype not seen before: checked now
+        _relu_checks(dtype)
+        zero = np.zeros((), dtype)
         zero.flags.writeable = False
         _RELU_ZEROS[dtype] = zero
-    return xp.maximum(self, zero)
+    return np.maximum(self, zero)
 
 
 # relu's 0-d zero of each NumPy dtype it has met (read-only, shared by every call).

@@ -19,7 +19,7 @@ import numpy as np
 
 from ember._core.checks import _check
 from ember._core.dispatch import call
-from ember._core.registry import OPS, register_op
+from ember._core.registry import OPS, kernel_entry, register_op
 from ember._core.threads import intra_op_threads, parallel_map
 from ember._ops.linalg_common import (
     check_floating,
@@ -164,7 +164,7 @@ def linalg_eigh(xp, A, UPLO="L"):
             xp.asarray(vectors, dtype=A.dtype, order="C"))
 
 
-@OPS["linalg_eigh"].impl("CPU")
+@kernel_entry("linalg_eigh", "CPU")
 def _linalg_eigh_cpu(xp, A, UPLO="L"):
     """linalg_eigh's CPU entry (NOTE [the kernel table]): LAPACK's divide and conquer through
     SciPy (`_lapack_eigh`), the array library's eigh where that finds nothing."""

@@ -16,7 +16,7 @@ import numpy as np
 
 from ember._core.checks import _check
 from ember._core.dispatch import call
-from ember._core.registry import OPS, register_op
+from ember._core.registry import OPS, kernel_entry, register_op
 from ember._ops.activation import threshold_backward_of
 from ember._ops.nn_activation_backward import backward_of
 from ember._ops.pointwise import not_implemented_for, scalar_into
@@ -126,7 +126,7 @@ def _erf(xp, x):
     return OPS["erf"].table.resolve("strided", None)(xp, x)
 
 
-@OPS["gelu"].impl("CPU")
+@kernel_entry("gelu", "CPU")
 def _gelu_cpu(xp, self, approximate="none"):
     """gelu's CPU entry (NOTE [the kernel table]): the exact form in float32 (half inputs
     widened to it) through gelu_float32, PyTorch's CPU values.
@@ -171,7 +171,7 @@ def gelu_backward(xp, grad_output, self, approximate="none"):
     return grad_output * (_scalar(self, 0.5) * (1 + erf) + self * density)
 
 
-@OPS["gelu_backward"].impl("CPU")
+@kernel_entry("gelu_backward", "CPU")
 def _gelu_backward_cpu(xp, grad_output, self, approximate="none"):
     """gelu_backward's CPU entry (NOTE [the kernel table]): float32 through
     gelu_backward_float32, PyTorch's CPU values."""

@@ -19,7 +19,7 @@ from ember._core.dispatch import call
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
-from ember._core.registry import OPS, register_frontend, register_op
+from ember._core.registry import OPS, kernel_entry, register_frontend, register_op
 
 # Below this many (lookups x rows) the one-hot product beats sorting.
 _ONE_HOT_LIMIT = 1 << 14
@@ -90,30 +90,48 @@ def _dense_backward_adjoint(c):
 def embedding_dense_backward(xp, grad_output, indices, num_weights, padding_idx,
                              scale_grad_by_freq):
     """The gradient of embedding's weight (NOTE [embedding gradient])."""
+    rows, flat = _scaled_rows(xp, grad_output, indices, num_weights, scale_grad_by_freq)
+    # On a device: one scatter-add (CuPy's add.at takes float32 and float64).
+    result = xp.zeros((num_weights, rows.shape[1]),
+                      np.float64 if rows.dtype == np.float64 else np.float32)
+    xp.add.at(result, flat, rows.astype(result.dtype, copy=False))
+    return _without_padding(result, padding_idx, num_weights, grad_output.dtype)
+
+
+@kernel_entry("embedding_dense_backward", "CPU")
+def _embedding_dense_backward_cpu(xp, grad_output, indices, num_weights, padding_idx,
+                                  scale_grad_by_freq):
+    """embedding_dense_backward's CPU entry (NOTE [the kernel table]): a one-hot product for
+    small tables, else the rows sorted by index and summed per run (NumPy's add.at is slow)."""
+    rows, flat = _scaled_rows(np, grad_output, indices, num_weights, scale_grad_by_freq)
+    if flat.size * num_weights <= _ONE_HOT_LIMIT:
+        one_hot = (np.arange(num_weights)[:, None] == flat[None, :]).astype(rows.dtype)
+        result = one_hot @ rows
+    else:
+        result = np.zeros((num_weights, rows.shape[1]), rows.dtype)
+        if flat.size:
+            order = np.argsort(flat, kind="stable")
+            ordered = flat[order]
+            starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+            result[ordered[starts]] = np.add.reduceat(rows[order], starts, axis=0)
+    return _without_padding(result, padding_idx, num_weights, grad_output.dtype)
+
+
+def _scaled_rows(xp, grad_output, indices, num_weights, scale_grad_by_freq):
+    """(the gradient's rows, divided by their index's count where asked; the flat indices)."""
     dim = grad_output.shape[-1]
     flat = indices.reshape(-1).astype(np.intp, copy=False)
     rows = grad_output.reshape(-1, dim)
     if scale_grad_by_freq and flat.size:
         counts = xp.bincount(flat, minlength=num_weights)
         rows = rows / counts[flat].astype(rows.dtype)[:, None]
-    if xp is not np:
-        # On a device: one scatter-add (CuPy's add.at takes float32 and float64).
-        result = xp.zeros((num_weights, dim), np.float64 if rows.dtype == np.float64 else
-                          np.float32)
-        xp.add.at(result, flat, rows.astype(result.dtype, copy=False))
-    elif flat.size * num_weights <= _ONE_HOT_LIMIT:
-        one_hot = (np.arange(num_weights)[:, None] == flat[None, :]).astype(rows.dtype)
-        result = one_hot @ rows
-    else:
-        result = np.zeros((num_weights, dim), rows.dtype)
-        if flat.size:
-            order = np.argsort(flat, kind="stable")
-            ordered = flat[order]
-            starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
-            result[ordered[starts]] = np.add.reduceat(rows[order], starts, axis=0)
+    return rows, flat
+
+
+def _without_padding(result, padding_idx, num_weights, dtype):
     if 0 <= padding_idx < num_weights:
         result[padding_idx] = 0
-    return result.astype(grad_output.dtype, copy=False)
+    return result.astype(dtype, copy=False)
 
 
 @register_frontend("embedding_renorm_", method=False)

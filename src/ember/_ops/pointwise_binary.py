@@ -22,6 +22,7 @@ from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import (
     INT_TO_FLOAT,
     OPS,
+    kernel_entry,
     register_form,
     register_frontend,
     register_op,
@@ -267,7 +268,7 @@ def lcm(xp, self, other):
     return xp.where(none, 0, product).astype(dtype, copy=False)
 
 
-@OPS["lcm"].impl("CUDA")
+@kernel_entry("lcm", "CUDA")
 def _lcm_cuda(xp, self, other):
     """lcm's CUDA entry (NOTE [the kernel table]): CuPy's lcm wraps an overflowing int8 product
     otherwise than NumPy's, so NumPy's formula |a| / gcd(a, b) * |b| in the dtype (wrapping),
@@ -435,7 +436,7 @@ def frexp(xp, self):
     return mantissa, exponent.astype(np.int32)
 
 
-@OPS["frexp.Tensor"].impl("CUDA")
+@kernel_entry("frexp.Tensor", "CUDA")
 def _frexp_cuda(xp, self):
     """frexp's CUDA entry (NOTE [the kernel table]): in float64, where float32's subnormals are
     normal numbers (a device's float32 frexp may flush them), and the mantissas exact in float32

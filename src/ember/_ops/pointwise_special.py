@@ -24,7 +24,7 @@ from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
 from ember._core.host_kernels import HostModule, host_function
-from ember._core.registry import INT_TO_FLOAT, OPS, register_frontend, register_op
+from ember._core.registry import INT_TO_FLOAT, OPS, kernel_entry, register_frontend, register_op
 from ember._ops import special_cephes
 from ember._ops.grad_utils import where
 from ember._ops.pointwise import not_implemented_for, scalar_into
@@ -93,7 +93,7 @@ def erf(xp, self):
     return special.erf(_wide(self)) if special else _elementwise_math(math.erf, self)
 
 
-@OPS["erf"].impl("CPU")
+@kernel_entry("erf", "CPU")
 def _erf_cpu(xp, self):
     """erf's CPU entry (NOTE [the kernel table]): float32 (half inputs arrive widened to it)
     through erf_float32, PyTorch's CPU values; other dtypes as the shared kernel."""
@@ -343,7 +343,7 @@ def i0(xp, self):
     return host_function(xp, np.i0)(self)
 
 
-@OPS["i0"].impl("CPU")
+@kernel_entry("i0", "CPU")
 def _i0_cpu(xp, self):
     """i0's CPU entry (NOTE [the kernel table]): NumPy's i0 in place."""
     _real_only("i0_vml_cpu", self)

@@ -18,14 +18,14 @@ from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import (
     FRONTENDS,
     OPS,
+    kernel_entry,
     register_form,
     register_frontend,
     register_op,
 )
 from ember._core.schema import parse_schema
 from ember._ops.fused_multiply_add import fma
-from ember._ops.grad_utils import by_kind, conj, identity
-from ember._ops.grad_utils import numbers_as_tensors
+from ember._ops.grad_utils import by_kind, conj, identity, numbers_as_tensors
 from ember._ops.grad_utils import where as grad_where  # (`where` is the frontend here)
 from ember._ops.pointwise import not_implemented_for, scalar_into
 from ember._ops.pointwise_logic import keep_self_at_ties, tensor_arg
@@ -60,7 +60,7 @@ _SELECT_INT = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
 _SELECT_MIN_SIZE = 4096
 
 
-@OPS["where.self"].impl("CPU")
+@kernel_entry("where.self", "CPU")
 def _where_self_cpu(xp, condition, self, other):
     """where's CPU entry (NOTE [the kernel table]): NOTE [branch-free where] on larger arrays."""
     if self.dtype.itemsize in _SELECT_INT and self.dtype == other.dtype and \

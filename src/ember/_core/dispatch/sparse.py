@@ -13,6 +13,11 @@ key (layout, "cpu"), filled by `register`), or raises PyTorch's "Could not run '
 arguments from the 'SparseCPU' backend". Autograd records the call as usual, with the op's
 own derivative formulas, above the back-end step.
 
+A layout added later (`kernel_table.register_layout`, a quantized one say) plugs in the same
+way: its tensors' `_data` class is registered with it, they live on `SPARSE_CPU` (so the fast
+paths pass them by), `install()` is called when the first is made, and its kernels are its
+(layout, device) entries.
+
 Why not elsewhere: a check in the runners' fast paths would cost every dense call; a Tensor
 subclass would make `type(t) is Tensor` false (PyTorch's sparse tensors are plain Tensors);
 another device type would print and compare differently. The few places that read `_data` as
@@ -24,7 +29,7 @@ the result's components (`write_sparse_inplace`).
 from __future__ import annotations
 
 from ember._core.device import CPU, device
-from ember._core.kernel_table import DispatchKey
+from ember._core.kernel_table import LAYOUT_DATA, DispatchKey, no_kernel, register_layout_data
 from ember._core.registry import register_kernel
 
 Tensor = None            # set on install (the dispatcher's Tensor class)
@@ -187,6 +192,8 @@ COO_CSR = ("sparse_coo", "sparse_csr")
 CSC = ("sparse_csc",)
 BLOCKED = ("sparse_bsr", "sparse_bsc")
 _OWN_LAYOUT = (SparseCSC, SparseBSR, SparseBSC)
+for _data_type in SPARSE_TYPES:
+    register_layout_data(_data_type, _data_type.layout_name)
 
 # Non-empty once a sparse tensor was made: the dispatcher reads a call's layout only then
 # (stack.py), so a process that never makes one pays nothing.
@@ -210,39 +217,41 @@ def is_sparse(t) -> bool:
 
 
 def sparse_operand(op, args):
-    """The first sparse tensor among the call's tensor arguments, or None."""
+    """The first tensor of a layout other than strided among the call's tensor arguments (a
+    sparse one, or one of a layout registered later: `kernel_table.register_layout`), or
+    None."""
     for i in op.tensor_positions:
         v = args[i]
         if v is not None and v.__class__ is not int and v.__class__ is not float \
-                and type(getattr(v, "_data", None)) in SPARSE_TYPES:
+                and type(getattr(v, "_data", None)) in LAYOUT_DATA:
             return v
     for i in op.list_positions:
         for v in args[i] if args[i] is not None else ():   # (a Tensor has no truth value)
-            if type(getattr(v, "_data", None)) in SPARSE_TYPES:
+            if type(getattr(v, "_data", None)) in LAYOUT_DATA:
                 return v
     return None
 
 
 def run_sparse(op, args, sparse):
-    """A call with a sparse operand: the op's entry for the call's layout, or PyTorch's error."""
-    kernel = op.table.resolve(_call_layout(op, args, sparse), sparse._device.type)
+    """A call with an operand of another layout: the op's entry for the call's key, or
+    PyTorch's "Could not run 'aten::op' with arguments from the 'SparseCPU' backend"."""
+    layout = _call_layout(op, args, sparse)
+    device = sparse._device.type
+    kernel = op.table.resolve(layout, device)
     if kernel is None:
-        raise NotImplementedError(
-            f"Could not run 'aten::{op.name.split('.')[0]}' with arguments from the "
-            f"'{sparse._data.backend_name}' backend. This could be because the operator "
-            "doesn't exist for this backend, or was omitted during the selective/custom build "
-            "process (if using custom build).")
+        from ember._core.dispatch.stack import offered  # (stack imports this module)
+        raise no_kernel(offered(op, args), layout, device)
     return kernel(op, args)
 
 
 def _call_layout(op, args, sparse) -> str:
     """The layout of the key: the first operand's with a layout of its own (CSC, BSR, BSC),
-    else the first sparse operand's (COO or CSR)."""
+    else the first operand's of another layout (COO or CSR, or a registered one)."""
     for i in op.tensor_positions:
         data = getattr(args[i], "_data", None)
         if type(data) in _OWN_LAYOUT:
             return data.layout_name
-    return sparse._data.layout_name
+    return LAYOUT_DATA[type(sparse._data)]
 
 
 def install() -> None:
