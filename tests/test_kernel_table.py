@@ -380,7 +380,8 @@ def _relu_cases():
     return x, rng.standard_normal((4, 5)).astype(np.float32)
 
 
-@pytest.mark.parametrize("name", ["relu", "threshold_backward", "embedding_dense_backward"])
+@pytest.mark.parametrize("name", ["relu", "threshold_backward", "embedding_dense_backward",
+                                  "sum.dim_IntList"])
 def test_cpu_entry_and_shared_entry_both_compute_torchs_values(name):
     """Ops whose CPU-tuned kernels are CPU entries (were `xp is np` branches): the CPU entry and
     the shared entry (the CUDA back-end's, with NumPy standing in for CuPy) give PyTorch's
@@ -395,6 +396,13 @@ def test_cpu_entry_and_shared_entry_both_compute_torchs_values(name):
         args = (g, x, 0.25)
         expected = torch.ops.aten.threshold_backward(torch.tensor(g), torch.tensor(x),
                                                      0.25).numpy()
+    elif name == "sum.dim_IntList":
+        y = np.random.default_rng(8).standard_normal((40, 30)).astype(np.float32).T
+        for args in ((y,), (y, [1], True), (y, None, False, None)):
+            expected = torch.sum(torch.tensor(y), *args[1:]).numpy()
+            for kernel in (cpu, shared):
+                np.testing.assert_allclose(kernel(np, *args), expected, rtol=1e-5, atol=1e-6)
+        args, expected = (x[1:],), torch.tensor(x[1:]).sum().numpy()
     else:
         indices = np.array([[0, 3, 3], [1, 0, 3]], np.int64)
         rows = np.random.default_rng(6).standard_normal((2, 3, 4)).astype(np.float32)

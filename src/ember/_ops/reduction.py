@@ -19,7 +19,13 @@ from ember._core.dispatch import call, call_out
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
-from ember._core.registry import OPS, register_form, register_frontend, register_op
+from ember._core.registry import (
+    OPS,
+    kernel_entry,
+    register_form,
+    register_frontend,
+    register_op,
+)
 from ember._core.return_types import return_type
 from ember._core.shape import wrap_dim, wrap_dims
 from ember._ops.creation_ranges import arange
@@ -188,14 +194,28 @@ def sum(xp, self, dim=None, keepdim=False, dtype=None):
     Bools and integers sum to int64; with `dtype` the input is cast first, then summed.
     """
     if dim is None and dtype is None and self.dtype in _PAIRWISE_FLOATS \
-            and self.size < THREADED_SUM and (xp is not np or self.flags.forc):
-        # The common case, a plain full sum of a contiguous array: NumPy's own loop is pairwise
-        # over it (NOTE [pairwise sums]); the array's method, as np.sum's dispatch layer costs
-        # more than a tiny sum itself; NumPy's ufunc itself, where it is NumPy's (the method
-        # is a Python frame around it).
-        if xp is np:
-            return _np_asarray(_np_add_reduce(self, None, None, None, keepdim))
+            and self.size < THREADED_SUM:
+        # A plain full sum: the array library's own (the CPU entry below keeps NumPy's
+        # pairwise loop to contiguous arrays).
         return xp.asarray(self.sum(keepdims=keepdim))
+    return _sum(xp, self, dim, keepdim, dtype)
+
+
+@kernel_entry("sum.dim_IntList", "CPU")
+def _sum_cpu(xp, self, dim=None, keepdim=False, dtype=None):
+    """sum's CPU entry (NOTE [the kernel table])."""
+    if dim is None and dtype is None and self.dtype in _PAIRWISE_FLOATS \
+            and self.size < THREADED_SUM and self.flags.forc:
+        # The common case, a plain full sum of a contiguous array: NumPy's own loop is pairwise
+        # over it (NOTE [pairwise sums]); NumPy's ufunc itself, as np.sum's dispatch layer
+        # costs more than a tiny sum itself (and the array's method is a Python frame around
+        # the ufunc).
+        return _np_asarray(_np_add_reduce(self, None, None, None, keepdim))
+    return _sum(np, self, dim, keepdim, dtype)
+
+
+def _sum(xp, self, dim, keepdim, dtype):
+    """sum in accurate (pairwise) order, cast as PyTorch casts."""
     result = sum_dtype(dt.NP_TO_DTYPE[self.dtype], dtype)._np
     # Cast to the result dtype first (rounding as PyTorch), then widen halves to accumulate.
     x = self if self.dtype == result else cast_for_sum(self, result)
