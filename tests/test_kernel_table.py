@@ -398,8 +398,11 @@ def test_cpu_entry_and_shared_entry_both_compute_torchs_values(name):
                                                      0.25).numpy()
     elif name == "sum.dim_IntList":
         y = np.random.default_rng(8).standard_normal((40, 30)).astype(np.float32).T
-        for args in ((y,), (y, [1], True), (y, None, False, None)):
-            expected = torch.sum(torch.tensor(y), *args[1:]).numpy()
+        ty = torch.tensor(y)
+        for args, expected in (((y,), ty.sum()), ((y, [1], True), ty.sum([1], True)),
+                               ((y, None, False, None), ty.sum()),
+                               ((y, [0], False, ember.float64), ty.sum([0], dtype=torch.float64))):
+            expected = expected.numpy()
             for kernel in (cpu, shared):
                 np.testing.assert_allclose(kernel(np, *args), expected, rtol=1e-5, atol=1e-6)
         args, expected = (x[1:],), torch.tensor(x[1:]).sum().numpy()
