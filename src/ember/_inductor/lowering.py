@@ -73,8 +73,10 @@ class TensorArg:
 
 
 class GraphLowering:
-    def __init__(self, gm, example_inputs):
+    def __init__(self, gm, example_inputs, input_shapes=None):
         self.lowerings = LOWERINGS
+        # per input: its shape with SymSizes (NOTE [symbolic sizes in kernels]), or None
+        self.input_shapes = input_shapes
         self.gm = gm
         self.example_inputs = list(example_inputs)
         self.steps = []            # ComputedBuffer | ExternStep, in program order
@@ -112,8 +114,16 @@ class GraphLowering:
         if not isinstance(value, Tensor):
             self.inputs.append(None)
             return value
-        buf = Buffer(f"in{len(self.inputs)}", value.shape, value.dtype,
-                     _element_strides(value), kind="input")
+        shape = self.input_shapes[len(self.inputs)] if self.input_shapes else None
+        if shape is not None and shape != tuple(value.shape):
+            raise AssertionError("inductor: symbolic input shapes differ from the inputs")
+        if shape is not None and any(type(s) is not int for s in shape) and \
+                value.is_contiguous():
+            # dynamic dims belong to contiguous inputs only (NOTE [dynamic dimensions])
+            buf = Buffer(f"in{len(self.inputs)}", shape, value.dtype, kind="input")
+        else:
+            buf = Buffer(f"in{len(self.inputs)}", value.shape, value.dtype,
+                         _element_strides(value), kind="input")
         self.inputs.append(buf)
         self.buffers[buf.name] = buf
         return TensorBox(BufferRead(buf))

@@ -109,7 +109,7 @@ def build(graph, items, plan, functions, fallback, inputs_guarded=False, preallo
                 w.globals[slot] = memory
                 w.globals[f"p_{slot}"] = memory.ctypes.data
                 continue
-            w.emit(f"{slot} = _np.empty({size}, {w.const(dtype._np)})")
+            w.emit(f"{slot} = _np.empty({int(size)}, {w.const(dtype._np)})")
             w.emit(f"p_{slot} = _addr(_cbuf({slot}))")
         if isinstance(item, ExternStep):
             _extern(w, item, pointer, array, tensors)
@@ -119,8 +119,10 @@ def build(graph, items, plan, functions, fallback, inputs_guarded=False, preallo
             pointer[buf.name] = f"p_{slot}"
             array[buf.name] = (slot, buf.shape)
         fn = w.const(functions[item.kernel.name], "_k")
-        args = ", ".join(pointer[name] for name in item.kernel.params)
-        w.emit(f"{fn}({args})")
+        args = [pointer[name] for name in item.kernel.params]
+        # this variant's sizes: NOTE [symbolic sizes in kernels] (sizes.py)
+        args += [str(graph.size_values[name]) for name in item.kernel.size_args]
+        w.emit(f"{fn}({', '.join(args)})")
     w.emit(f"return {_structure(w, graph.outputs, array, tensors)}")
     source = "def call(*args):\n" + "\n".join(w.lines) + "\n"
     namespace = dict(w.globals)
