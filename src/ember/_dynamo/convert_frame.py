@@ -129,9 +129,10 @@ def call_compiled(fn, args, kwargs, settings):
     if cached is None:
         cached = _CACHE[key] = (code, [])
     entries = cached[1]
-    failed = None
+    failed = failed_entry = None
     for entry in entries:
         if entry.backend is settings.backend:
+            failed_entry = entry
             failed = first_failure(entry.guards, frame)
             if failed is None:
                 return entry.replay(arguments)
@@ -146,7 +147,12 @@ def call_compiled(fn, args, kwargs, settings):
                 failed.describe() if failed else "another backend")
             return fn(*args, **kwargs)
         if failed is not None:
-            dynamic.note_size_change(code, settings.dynamic, failed, frame)
+            # every input whose size alone changed, not only the first guard that failed
+            # (as PyTorch's automatic dynamic marks them all in one recompile)
+            for guard in failed_entry.guards:
+                if guard is failed or (guard.kind == "TENSOR_MATCH" and
+                                       first_failure([guard], frame) is not None):
+                    dynamic.note_size_change(code, settings.dynamic, guard, frame)
         reason = failed.describe() if failed else "another backend"
         _logging.recompiles.debug("Recompiling function %s\n    triggered by the guard "
                                   "failure: %s", where, reason)
