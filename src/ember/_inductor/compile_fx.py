@@ -28,7 +28,8 @@ def compile_fx(gm, example_inputs, inputs_guarded=False, mode=None, dynamic_dims
     """Compile `gm` for inputs like `example_inputs`; returns `f(*args)` giving what `gm`
     gives (NOTE [compiled graphs guard their inputs] in wrapper.py; `inputs_guarded`: the
     caller's own guards already pin the inputs' facts; `mode="reduce-overhead"`: NOTE
-    [reduce-overhead] in wrapper.py; `dynamic_dims`: per input, the dims that may take other
+    [reduce-overhead] in wrapper.py; `mode="max-autotune"`: NOTE [max-autotune] in
+    autotune.py; `dynamic_dims`: per input, the dims that may take other
     sizes, whose sizes the kernels take as arguments: NOTE [symbolic sizes in kernels] in
     sizes.py). A graph of anything
     but ATen ops (ember functions, methods, modules: what graph capture records) is first
@@ -46,7 +47,8 @@ def compile_fx(gm, example_inputs, inputs_guarded=False, mode=None, dynamic_dims
         return eager
     try:
         return _compiled(gm, example_inputs, eager, inputs_guarded,
-                         preallocate=mode == "reduce-overhead", dynamic_dims=dynamic_dims)
+                         preallocate=mode == "reduce-overhead", dynamic_dims=dynamic_dims,
+                         autotune=mode in ("max-autotune", "max-autotune-no-cudagraphs"))
     except Exception as error:  # noqa: BLE001 -- NOTE [a graph inductor cannot compile]
         metrics.compile_failures += 1
         _warn_once(f"inductor-failed-{type(error).__name__}-{error}",
@@ -63,7 +65,7 @@ def compile_fx(gm, example_inputs, inputs_guarded=False, mode=None, dynamic_dims
 # cannot serve to the eager graph before anything runs (NOTE [compiled graphs guard their
 # inputs], wrapper.py).
 def _compiled(gm, example_inputs, eager, inputs_guarded=False, preallocate=False,
-              dynamic_dims=None):
+              dynamic_dims=None, autotune=False):
     shapes, table = _symbolic_inputs(example_inputs, dynamic_dims)
     with sizes.symbols(table):
         graph = GraphLowering(gm, example_inputs, shapes).run()
@@ -74,6 +76,11 @@ def _compiled(gm, example_inputs, eager, inputs_guarded=False, preallocate=False
     metrics.generated_kernel_count += len(kernels)
     metrics.extern_calls += graph.extern_count
     functions = {}
+    choices = {}
+    if autotune and kernels:      # NOTE [max-autotune] (autotune.py)
+        from ember._inductor import autotune as tuner
+        from ember._switches import get_num_threads
+        choices = tuner.tune(kernels, graph, get_num_threads())
     source = module_source(kernels, cpp_builder.vector_math())
     if kernels:
         functions = cpp_builder.load(source, {k.name: (len(k.params), len(k.size_args))
@@ -84,6 +91,7 @@ def _compiled(gm, example_inputs, eager, inputs_guarded=False, preallocate=False
                          _counted(eager), inputs_guarded, preallocate)
     call.kernel_source = source
     call.kernel_count = len(kernels)
+    call.autotune_choices = choices
     return call
 
 
