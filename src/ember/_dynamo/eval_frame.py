@@ -71,6 +71,15 @@ def compile_entry(model=None, *, fullgraph=False, dynamic=None, backend="inducto
     if isinstance(model, Module):
         return OptimizedModule(model, settings)
 
+    if type(model) is types.FunctionType and \
+            not getattr(model, "_ember_dynamo_disable", False):
+        call_compiled = convert_frame.call_compiled
+
+        @functools.wraps(model)
+        def compiled(*args, **kwargs):      # (a plain function: what _call would do)
+            return call_compiled(model, args, kwargs, settings)
+        return compiled
+
     @functools.wraps(model)
     def compiled(*args, **kwargs):
         return _call(model, args, kwargs, settings)

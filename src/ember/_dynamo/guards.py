@@ -10,13 +10,15 @@ class Guard:
     """One assumption: `kind` (TENSOR_MATCH, ID_MATCH, EQUALS_MATCH, LIST_LENGTH, DICT_KEYS,
     GRAD_MODE, NO_HOOKS, ALIASING, SIZE_RELATION), the source read and the value expected."""
 
-    __slots__ = ("_test", "expected", "kind", "source")
+    __slots__ = ("_test", "expected", "inline", "kind", "source")
 
-    def __init__(self, kind, source, expected, test):
+    def __init__(self, kind, source, expected, test, inline=None):
         self.kind = kind
         self.source = source
         self.expected = expected
         self._test = test
+        # NOTE [guards as one function]: how `compile_check` writes this test inline
+        self.inline = inline
 
     def check(self, frame) -> bool:
         return self._test(frame)
@@ -44,7 +46,8 @@ def tensor_match(source, t, dynamic_dims=None):
     facts = tensor_facts(t)
     if not dynamic_dims:    # (the set only shrinks while capture runs)
         return Guard("TENSOR_MATCH", source, facts,
-                     lambda frame: tensor_facts(source.get(frame)) == facts)
+                     lambda frame: tensor_facts(source.get(frame)) == facts,
+                     inline=("tensor", facts))
     from ember._dynamo.dynamic import tensor_test
     return Guard("TENSOR_MATCH", source, facts, tensor_test(source, facts, dynamic_dims))
 
@@ -78,7 +81,8 @@ def size_relation(source, dim, op, value, flipped, result):
 
 
 def grad_mode(enabled):
-    return Guard("GRAD_MODE", None, enabled, lambda frame: is_grad_enabled() == enabled)
+    return Guard("GRAD_MODE", None, enabled, lambda frame: is_grad_enabled() == enabled,
+                 inline=("grad", enabled))
 
 
 def no_hooks(source):
@@ -101,12 +105,14 @@ def aliasing(sources, pattern):
         return tuple(first.setdefault(id(s.get(frame)), i)
                      for i, s in enumerate(sources)) == pattern
 
+    inline = None
     if pattern == tuple(range(len(pattern))):
         count = len(sources)
 
         def test(frame):  # noqa: F811 -- all distinct, the common case: one set of ids
             return len({id(s.get(frame)) for s in sources}) == count
-    return Guard("ALIASING", None, pattern, test)
+        inline = ("distinct", sources)
+    return Guard("ALIASING", None, pattern, test, inline)
 
 
 def first_failure(guards, frame):
@@ -127,3 +133,56 @@ def equals_match_keys(source, mapping):
     keys = tuple(mapping)
     return Guard("DICT_KEYS", source, keys,
                  lambda frame: type(v := source.get(frame)) is dict and tuple(v) == keys)
+
+
+# NOTE [guards as one function]: guards run at every call of compiled code, so an entry's
+# guards are also written as one generated function (`compile_check`): each tensor's fields
+# read once, compared inline, the arguments reached by name, the common guards (TENSOR_MATCH
+# with static sizes, GRAD_MODE, all-distinct ALIASING on arguments) without a call of their
+# own; any other guard is called as it is. It answers exactly what `first_failure(...) is
+# None` answers (a source that cannot be read fails); `first_failure` still names the guard
+# that failed when it says no.
+def compile_check(guards):
+    from ember._dynamo.source import LocalSource
+    ns = {"_grad": is_grad_enabled, "_errors": (AttributeError, KeyError, IndexError,
+                                                TypeError)}
+    lines, values = [], {}
+
+    def const(value):
+        name = f"_c{len(ns)}"
+        ns[name] = value
+        return name
+
+    def local(source):
+        """The variable holding an argument read through `source` (read once)."""
+        if source.local_name not in values:
+            var = f"v{len(values)}"
+            values[source.local_name] = var
+            lines.append(f"{var} = A[{source.local_name!r}]")
+        return values[source.local_name]
+
+    for guard in guards:
+        inline = guard.inline
+        if inline is not None and inline[0] == "tensor" and type(guard.source) is LocalSource:
+            kind, dtype, device, shape, strides, requires_grad, leaf = inline[1]
+            t = local(guard.source)
+            lines.append(f"if type({t}) is not {const(kind)} or {t}._dtype != {const(dtype)}"
+                         f" or {t}._device != {const(device)} or {t}._data.shape != "
+                         f"{shape!r} or {t}._data.strides != {strides!r} or "
+                         f"{t}._requires_grad != {requires_grad!r} or "
+                         f"({t}._grad_fn is None) != {leaf!r}: return False")
+        elif inline is not None and inline[0] == "grad":
+            lines.append(f"if _grad() != {inline[1]!r}: return False")
+        elif inline is not None and inline[0] == "distinct" and \
+                all(type(s) is LocalSource for s in inline[1]):
+            ids = ", ".join(f"id({local(s)})" for s in inline[1])
+            lines.append(f"if len({{{ids}}}) != {len(inline[1])}: return False")
+        else:
+            lines.append(f"if not {const(guard._test)}(frame): return False")
+    body = "\n".join("        " + line for line in lines + ["return True"])
+    source = (f"def check(frame):\n    A = frame[0]\n    try:\n{body}\n"
+              f"    except _errors:\n        return False\n")
+    exec(compile(source, "<ember guards>", "exec"), ns)  # noqa: S102
+    check = ns["check"]
+    check.source = source
+    return check

@@ -16,7 +16,7 @@ import numpy as np
 
 from ember._core.device import CPU
 from ember._core.dispatch.process_state import state
-from ember._core.dispatch.wrapping import wrap_array
+from ember._core.dispatch.wrapping import wrap, wrap_array
 from ember._inductor.lowering import ExternStep, TensorArg
 from ember._tensor import Tensor
 from ember.nn import Parameter
@@ -38,7 +38,7 @@ class _Writer:
     def __init__(self):
         self.lines = []
         self.globals = {"_state": state, "_Tensor": Tensor, "_CPU": CPU, "_np": np,
-                        "_flat": _flat, "_tensor": _tensor, "_wrap": wrap_array,
+                        "_flat": _flat, "_tensor": _tensor, "_wrap": wrap_array, "_wrapd": wrap,
                         "_Parameter": Parameter, "_addr": ctypes.addressof,
                         "_cbuf": ctypes.c_char.from_buffer}
         self.count = 0
@@ -102,14 +102,22 @@ def build(graph, items, plan, functions, fallback, inputs_guarded=False, preallo
         pointer[name] = w.const(value._data.ctypes.data, "_ptr")
         tensors[name] = w.const(value, "_const")
         w.globals["_keep" + name] = value
+    outputs = _output_names(graph.outputs)
+    shaped = {}          # slot -> (shape, dtype): a graph output's, allocated in its shape
     for step, item in enumerate(items):
+        if not isinstance(item, ExternStep):
+            for buf in item.writes():
+                if buf.name in outputs:
+                    shaped[plan.slot_of[buf.name]] = (tuple(int(s) for s in buf.shape),
+                                                      buf.dtype)
         for slot, size, dtype in plan.allocations[step]:
             if slot in static:
                 memory = np.empty(size, dtype._np)
                 w.globals[slot] = memory
                 w.globals[f"p_{slot}"] = memory.ctypes.data
                 continue
-            w.emit(f"{slot} = _np.empty({int(size)}, {w.const(dtype._np)})")
+            alloc = repr(shaped[slot][0]) if slot in shaped else int(size)
+            w.emit(f"{slot} = _np.empty({alloc}, {w.const(dtype._np)})")
             w.emit(f"p_{slot} = _addr(_cbuf({slot}))")
         if isinstance(item, ExternStep):
             _extern(w, item, pointer, array, tensors)
@@ -123,6 +131,7 @@ def build(graph, items, plan, functions, fallback, inputs_guarded=False, preallo
         # this variant's sizes: NOTE [symbolic sizes in kernels] (sizes.py)
         args += [str(graph.size_values[name]) for name in item.kernel.size_args]
         w.emit(f"{fn}({', '.join(args)})")
+    w.globals["_shaped"] = shaped
     w.emit(f"return {_structure(w, graph.outputs, array, tensors)}")
     source = "def call(*args):\n" + "\n".join(w.lines) + "\n"
     namespace = dict(w.globals)
@@ -232,6 +241,9 @@ def _structure(w, value, array, tensors) -> str:
     if hasattr(value, "shape") and hasattr(value, "name"):
         if value.name in array:
             slot = array[value.name][0]
+            made = w.globals["_shaped"].get(slot)
+            if made is not None and made[0] == tuple(value.shape):
+                return f"_wrapd({slot}, {w.const(made[1])}, _CPU)"
             return f"_wrap({slot}.reshape({tuple(value.shape)!r}))"
         return tensors[value.name]
     if value is None or type(value) in (int, float, bool):
