@@ -43,7 +43,7 @@ import sys
 from ember._dynamo import _logging, config, dynamic
 from ember._dynamo.break_step import NULL, STEPPABLE, is_capturable, run_instruction
 from ember._dynamo.exc import Unsupported
-from ember._dynamo.guards import compile_check, first_failure
+from ember._dynamo.guards import compile_check, compile_fetch, first_failure
 from ember._dynamo.output_graph import OutputGraph
 from ember._dynamo.resume import can_resume, in_loop, resume_function
 from ember._dynamo.source import LocalSource
@@ -255,11 +255,11 @@ def _make_entry(fn, tx, output, outcome, settings):
         for recorder in RECORDERS:
             recorder.graphs.append((gm, list(output.guards)))
         compiled = settings.backend(gm, list(output.example_inputs))
-    sources = tuple(output.input_sources)
+    fetch = compile_fetch(output.input_sources)     # NOTE [guards as one function]
 
     def replay(arguments):
         frame = (arguments, {})
-        outputs = compiled(*[s.get(frame) for s in sources]) if compiled is not None else ()
+        outputs = compiled(*fetch(frame)) if compiled is not None else ()
         for step in steps:
             step(frame, outputs)
         if tail is None:

@@ -14,11 +14,13 @@ import threading
 
 import numpy as np
 
+from ember._core import dtype as dt
 from ember._core.device import CPU
 from ember._core.dispatch.process_state import state
 from ember._core.dispatch.wrapping import wrap, wrap_array
 from ember._inductor.lowering import ExternStep, TensorArg
 from ember._tensor import Tensor
+from ember.ops import aten
 from ember.nn import Parameter
 
 
@@ -38,7 +40,7 @@ class _Writer:
     def __init__(self):
         self.lines = []
         self.globals = {"_state": state, "_Tensor": Tensor, "_CPU": CPU, "_np": np,
-                        "_flat": _flat, "_tensor": _tensor, "_wrap": wrap_array, "_wrapd": wrap,
+                        "_flat": _flat, "_tensor": _tensor, "_view": _view, "_wrap": wrap_array, "_wrapd": wrap,
                         "_Parameter": Parameter, "_addr": ctypes.addressof,
                         "_cbuf": ctypes.c_char.from_buffer}
         self.count = 0
@@ -60,6 +62,7 @@ def build(graph, items, plan, functions, fallback, inputs_guarded=False, preallo
     Parameters: those checks are left out (NOTE [compiled graphs guard their inputs]).
     `preallocate`: NOTE [reduce-overhead]."""
     w = _Writer()
+    w.buffers = graph.buffers
     static = _static_slots(graph, items, plan) if preallocate else set()
     w.globals["_fallback"] = fallback
     w.globals["_grad_enabled"] = state.grad_enabled
@@ -192,10 +195,39 @@ def _input_pointer(w, i):
     w.emit(f"_seen[{i}] = (d{i}, p_a{i})", 2)
 
 
-def _tensor_expr(arg, array, tensors) -> str:
+def _view(base, shape, strides, offset):
+    """A NumPy view of the contiguous array `base` (NOTE [strided aliases for extern
+    calls] in lowering.py); strides and offset in bytes."""
+    return np.ndarray(shape, base.dtype, base, offset, strides)
+
+
+def _is_alias(arg, made) -> bool:
+    buf = arg.buffer
+    return (tuple(buf.shape), tuple(buf.strides), buf.offset) != \
+        (tuple(made.shape), tuple(made.strides), made.offset)
+
+
+def _array_expr(arg, made, array, tensors) -> str:
+    """An expression of the NumPy array a buffer argument reads."""
+    buf = arg.buffer
+    name = buf.name
+    base = f"{tensors[name]}._data" if name in tensors else array[name][0]
+    if not _is_alias(arg, made):
+        if name in tensors:
+            return base
+        return f"{base}.reshape({tuple(int(s) for s in buf.shape)!r})"
+    item = buf.dtype.itemsize
+    shape = tuple(int(s) for s in buf.shape)
+    strides = tuple(int(s) * item for s in buf.strides)
+    return f"_view({base}, {shape!r}, {strides!r}, {int(buf.offset) * item})"
+
+
+def _tensor_expr(arg, array, tensors, buffers=None) -> str:
     if arg.view is not None:
         return arg.view.view_name
     name = arg.buffer.name
+    if buffers is not None and _is_alias(arg, buffers[name]):
+        return f"_wrap({_array_expr(arg, buffers[name], array, tensors)})"
     if name in tensors:
         return tensors[name]
     slot, shape = array[name]
@@ -204,7 +236,7 @@ def _tensor_expr(arg, array, tensors) -> str:
 
 def _value_expr(w, value, array, tensors) -> str:
     if isinstance(value, TensorArg):
-        return _tensor_expr(value, array, tensors)
+        return _tensor_expr(value, array, tensors, w.buffers)
     if type(value) is list or type(value) is tuple:
         items = ", ".join(_value_expr(w, v, array, tensors) for v in value)
         return f"[{items}]" if type(value) is list else f"({items}{',' if value else ''})"
@@ -213,7 +245,35 @@ def _value_expr(w, value, array, tensors) -> str:
     return w.const(value)
 
 
+def _matmul_args(w, item):
+    """The two buffer arguments of a float mm or bmm the wrapper calls NumPy for (NOTE
+    [matmul without the dispatcher]), or None."""
+    if item.target not in _MATMULS or item.kwargs or len(item.args) != 2 or \
+            item.outputs is None or len(item.outputs) != 1:
+        return None
+    if not all(isinstance(a, TensorArg) and a.view is None and
+               a.buffer.dtype in (dt.float32, dt.float64) for a in item.args):
+        return None
+    return item.args
+
+
+# NOTE [matmul without the dispatcher]: a float `mm` or `bmm` between buffers (whole, or
+# strided aliases: NOTE [strided aliases for extern calls]) is `np.matmul` on their arrays,
+# which is what ember's own kernel runs, without the dispatcher's per-call work; its result
+# is fresh, contiguous and writable, so its address comes from ctypes' buffer view.
+_MATMULS = {aten.mm.default, aten.bmm.default}
+
+
 def _extern(w, item, pointer, array, tensors):
+    operands = _matmul_args(w, item)
+    if operands is not None:
+        a, b = (_array_expr(x, w.buffers[x.buffer.name], array, tensors) for x in operands)
+        buf = item.outputs[0]
+        w.emit(f"{buf.name} = _np.matmul({a}, {b}).reshape(-1)")
+        w.emit(f"p_{buf.name} = _addr(_cbuf({buf.name}))")
+        pointer[buf.name] = f"p_{buf.name}"
+        array[buf.name] = (buf.name, buf.shape)
+        return
     fn = w.const(item.target, "_f")
     args = [_value_expr(w, v, array, tensors) for v in item.args]
     args += [f"{k}={_value_expr(w, v, array, tensors)}" for k, v in item.kwargs.items()]
