@@ -63,6 +63,7 @@ def build(graph, items, plan, functions, fallback, inputs_guarded=False, preallo
     `preallocate`: NOTE [reduce-overhead]."""
     w = _Writer()
     w.buffers = graph.buffers
+    w.arrays = {}        # replayed view name -> the NumPy array it wraps
     static = _static_slots(graph, items, plan) if preallocate else set()
     w.globals["_fallback"] = fallback
     w.globals["_grad_enabled"] = state.grad_enabled
@@ -251,10 +252,28 @@ def _matmul_args(w, item):
     if item.target not in _MATMULS or item.kwargs or len(item.args) != 2 or \
             item.outputs is None or len(item.outputs) != 1:
         return None
-    if not all(isinstance(a, TensorArg) and a.view is None and
-               a.buffer.dtype in (dt.float32, dt.float64) for a in item.args):
-        return None
+    for a in item.args:
+        if not isinstance(a, TensorArg):
+            return None
+        if a.view is not None:
+            if a.view.view_name not in w.arrays:
+                return None
+        elif a.buffer.dtype not in (dt.float32, dt.float64):
+            return None
     return item.args
+
+
+def _reshape_of_buffer(item):
+    """A replayed reshape (or view) of a float buffer argument: NumPy reshapes it (a view
+    where the layout allows, else a copy, as ember's reshape does)."""
+    if item.target not in _RESHAPES or item.kwargs or len(item.args) != 2:
+        return None
+    base, shape = item.args
+    if not isinstance(base, TensorArg) or base.view is not None or \
+            base.buffer.dtype not in (dt.float32, dt.float64) or \
+            not all(type(s) is int for s in shape):
+        return None
+    return base, tuple(shape)
 
 
 # NOTE [matmul without the dispatcher]: a float `mm` or `bmm` between buffers (whole, or
@@ -262,12 +281,27 @@ def _matmul_args(w, item):
 # which is what ember's own kernel runs, without the dispatcher's per-call work; its result
 # is fresh, contiguous and writable, so its address comes from ctypes' buffer view.
 _MATMULS = {aten.mm.default, aten.bmm.default}
+_RESHAPES = {aten.reshape.default, aten.view.default, aten._unsafe_view.default}
+
+
+def _operand(w, x, array, tensors):
+    if x.view is not None:
+        return w.arrays[x.view.view_name]
+    return _array_expr(x, w.buffers[x.buffer.name], array, tensors)
 
 
 def _extern(w, item, pointer, array, tensors):
+    reshape = _reshape_of_buffer(item) if item.outputs is None else None
+    if reshape is not None:
+        base, shape = reshape
+        arr = f"r_{item.view_name}"
+        w.emit(f"{arr} = {_operand(w, base, array, tensors)}.reshape({shape!r})")
+        w.emit(f"{item.view_name} = _wrap({arr})")
+        w.arrays[item.view_name] = arr
+        return
     operands = _matmul_args(w, item)
     if operands is not None:
-        a, b = (_array_expr(x, w.buffers[x.buffer.name], array, tensors) for x in operands)
+        a, b = (_operand(w, x, array, tensors) for x in operands)
         buf = item.outputs[0]
         w.emit(f"{buf.name} = _np.matmul({a}, {b}).reshape(-1)")
         w.emit(f"p_{buf.name} = _addr(_cbuf({buf.name}))")
