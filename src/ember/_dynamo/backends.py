@@ -88,10 +88,14 @@ def inductor(gm, example_inputs, mode=None):
     return compile_fx(gm, example_inputs, inputs_guarded=True)
 
 
-def _per_sizes(compile_fx, gm, example_inputs, limit=8):
-    """A graph with dynamic dims (NOTE [dynamic dimensions] in dynamic.py) for a compiler
-    whose kernels are written for fixed sizes: one compiled variant per set of input sizes
-    (the capture itself is not repeated); past `limit` variants, other sizes run the graph."""
+def _per_sizes(compile_fx, gm, example_inputs, limit=64):
+    """A graph with dynamic dims (NOTE [dynamic dimensions] in dynamic.py): one variant per
+    set of input sizes, lowered for those sizes (the capture itself is not repeated), whose
+    C kernels take the dynamic sizes as arguments, so a new size reuses the compiled kernels
+    (NOTE [symbolic sizes in kernels] in ember/_inductor/sizes.py); past `limit` variants,
+    other sizes run the graph."""
+    dims = gm.meta["dynamic_dims"]
+    compile_fx = functools.partial(compile_fx, dynamic_dims=dims)
     variants = {_sizes(example_inputs): compile_fx(gm, example_inputs)}
 
     def call(*args):

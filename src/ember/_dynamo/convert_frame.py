@@ -43,7 +43,7 @@ import sys
 from ember._dynamo import _logging, config, dynamic
 from ember._dynamo.break_step import NULL, STEPPABLE, is_capturable, run_instruction
 from ember._dynamo.exc import Unsupported
-from ember._dynamo.guards import first_failure
+from ember._dynamo.guards import compile_check, compile_fetch, first_failure
 from ember._dynamo.output_graph import OutputGraph
 from ember._dynamo.resume import can_resume, in_loop, resume_function
 from ember._dynamo.source import LocalSource
@@ -51,6 +51,7 @@ from ember._dynamo.symbolic_convert import InstructionTranslator
 from ember._dynamo.variables.base import LazyVariable, NullVariable
 
 SUPPORTED_PYTHON = (3, 11)
+_PYTHON = sys.version_info[:2]
 # Keyed by id(code) (a code object's own hash reads its whole bytecode); the values keep the
 # code alive, so the id stays its own.
 _CACHE = {}       # id(code) -> (code, [CacheEntry])
@@ -73,12 +74,13 @@ class CompileConfig:
 class CacheEntry:
     """One capture of a code object: its guards and the replay that stands for the frame."""
 
-    __slots__ = ("backend", "guards", "replay")
+    __slots__ = ("backend", "guards", "replay", "check")
 
     def __init__(self, backend, guards, replay):
         self.backend = backend
         self.guards = guards
         self.replay = replay
+        self.check = compile_check(guards)      # NOTE [guards as one function]
 
 
 def is_compiling() -> bool:
@@ -112,7 +114,7 @@ def say_once(key, message, *args):
 
 def call_compiled(fn, args, kwargs, settings):
     """Call `fn` as compiled code: a guarded cache entry, a new capture, or eagerly."""
-    if sys.version_info[:2] != SUPPORTED_PYTHON:
+    if _PYTHON != SUPPORTED_PYTHON:
         say_once("version", "ember.compile captures CPython %d.%d bytecode only; on Python "
                   "%d.%d compiled functions run eagerly", *SUPPORTED_PYTHON,
                   *sys.version_info[:2])
@@ -129,12 +131,13 @@ def call_compiled(fn, args, kwargs, settings):
     if cached is None:
         cached = _CACHE[key] = (code, [])
     entries = cached[1]
-    failed = None
+    failed = failed_entry = None
     for entry in entries:
         if entry.backend is settings.backend:
-            failed = first_failure(entry.guards, frame)
-            if failed is None:
+            if entry.check(frame):
                 return entry.replay(arguments)
+            failed_entry = entry
+            failed = first_failure(entry.guards, frame)
     if entries:
         where = f"{code.co_name} ({code.co_filename}:{code.co_firstlineno})"
         if len(entries) >= config.recompile_limit:
@@ -145,8 +148,13 @@ def call_compiled(fn, args, kwargs, settings):
                 "EMBER_LOGS=recompiles.", config.recompile_limit, where,
                 failed.describe() if failed else "another backend")
             return fn(*args, **kwargs)
-        if failed is not None:
-            dynamic.note_size_change(code, settings.dynamic, failed, frame)
+        if failed is not None and failed_entry is not None:
+            # every input whose size alone changed, not only the first guard that failed
+            # (as PyTorch's automatic dynamic marks them all in one recompile)
+            for guard in failed_entry.guards:
+                if guard is failed or (guard.kind == "TENSOR_MATCH" and
+                                       first_failure([guard], frame) is not None):
+                    dynamic.note_size_change(code, settings.dynamic, guard, frame)
         reason = failed.describe() if failed else "another backend"
         _logging.recompiles.debug("Recompiling function %s\n    triggered by the guard "
                                   "failure: %s", where, reason)
@@ -247,11 +255,11 @@ def _make_entry(fn, tx, output, outcome, settings):
         for recorder in RECORDERS:
             recorder.graphs.append((gm, list(output.guards)))
         compiled = settings.backend(gm, list(output.example_inputs))
-    sources = tuple(output.input_sources)
+    fetch = compile_fetch(output.input_sources)     # NOTE [guards as one function]
 
     def replay(arguments):
         frame = (arguments, {})
-        outputs = compiled(*[s.get(frame) for s in sources]) if compiled is not None else ()
+        outputs = compiled(*fetch(frame)) if compiled is not None else ()
         for step in steps:
             step(frame, outputs)
         if tail is None:

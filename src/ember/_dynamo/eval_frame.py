@@ -64,11 +64,21 @@ def compile_entry(model=None, *, fullgraph=False, dynamic=None, backend="inducto
             f"A callable function is expected, but {type(model)} is provided.")
     if disable:
         return model
-    if mode == "reduce-overhead" and backend_fn is lookup_backend("inductor"):
+    if mode in ("reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs") and \
+            backend_fn is lookup_backend("inductor"):
         backend_fn = _inductor_with_mode(backend_fn, mode)
     settings = convert_frame.CompileConfig(backend_fn, fullgraph, dynamic)
     if isinstance(model, Module):
         return OptimizedModule(model, settings)
+
+    if type(model) is types.FunctionType and \
+            not getattr(model, "_ember_dynamo_disable", False):
+        call_compiled = convert_frame.call_compiled
+
+        @functools.wraps(model)
+        def compiled(*args, **kwargs):      # (a plain function: what _call would do)
+            return call_compiled(model, args, kwargs, settings)
+        return compiled
 
     @functools.wraps(model)
     def compiled(*args, **kwargs):

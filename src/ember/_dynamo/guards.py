@@ -10,13 +10,15 @@ class Guard:
     """One assumption: `kind` (TENSOR_MATCH, ID_MATCH, EQUALS_MATCH, LIST_LENGTH, DICT_KEYS,
     GRAD_MODE, NO_HOOKS, ALIASING, SIZE_RELATION), the source read and the value expected."""
 
-    __slots__ = ("_test", "expected", "kind", "source")
+    __slots__ = ("_test", "expected", "inline", "kind", "source")
 
-    def __init__(self, kind, source, expected, test):
+    def __init__(self, kind, source, expected, test, inline=None):
         self.kind = kind
         self.source = source
         self.expected = expected
         self._test = test
+        # NOTE [guards as one function]: how `compile_check` writes this test inline
+        self.inline = inline
 
     def check(self, frame) -> bool:
         return self._test(frame)
@@ -44,14 +46,16 @@ def tensor_match(source, t, dynamic_dims=None):
     facts = tensor_facts(t)
     if not dynamic_dims:    # (the set only shrinks while capture runs)
         return Guard("TENSOR_MATCH", source, facts,
-                     lambda frame: tensor_facts(source.get(frame)) == facts)
+                     lambda frame: tensor_facts(source.get(frame)) == facts,
+                     inline=("tensor", facts))
     from ember._dynamo.dynamic import tensor_test
     return Guard("TENSOR_MATCH", source, facts, tensor_test(source, facts, dynamic_dims))
 
 
 def id_match(source, obj):
     expected = id(obj)
-    return Guard("ID_MATCH", source, expected, lambda frame: id(source.get(frame)) == expected)
+    return Guard("ID_MATCH", source, expected, lambda frame: id(source.get(frame)) == expected,
+                 inline=("id", expected))
 
 
 def equals_match(source, value):
@@ -78,7 +82,8 @@ def size_relation(source, dim, op, value, flipped, result):
 
 
 def grad_mode(enabled):
-    return Guard("GRAD_MODE", None, enabled, lambda frame: is_grad_enabled() == enabled)
+    return Guard("GRAD_MODE", None, enabled, lambda frame: is_grad_enabled() == enabled,
+                 inline=("grad", enabled))
 
 
 def no_hooks(source):
@@ -87,7 +92,7 @@ def no_hooks(source):
         module = source.get(frame)
         from ember._dynamo.variables.nn_module import _has_hooks
         return not _has_hooks(module)
-    return Guard("NO_HOOKS", source, True, test)
+    return Guard("NO_HOOKS", source, True, test, inline=("hooks",))
 
 
 def aliasing(sources, pattern):
@@ -101,12 +106,14 @@ def aliasing(sources, pattern):
         return tuple(first.setdefault(id(s.get(frame)), i)
                      for i, s in enumerate(sources)) == pattern
 
+    inline = None
     if pattern == tuple(range(len(pattern))):
         count = len(sources)
 
         def test(frame):  # noqa: F811 -- all distinct, the common case: one set of ids
             return len({id(s.get(frame)) for s in sources}) == count
-    return Guard("ALIASING", None, pattern, test)
+        inline = ("distinct", sources)
+    return Guard("ALIASING", None, pattern, test, inline)
 
 
 def first_failure(guards, frame):
@@ -127,3 +134,91 @@ def equals_match_keys(source, mapping):
     keys = tuple(mapping)
     return Guard("DICT_KEYS", source, keys,
                  lambda frame: type(v := source.get(frame)) is dict and tuple(v) == keys)
+
+
+# NOTE [guards as one function]: guards run at every call of compiled code, so an entry's
+# guards are also written as one generated function (`compile_check`): every object a source
+# names is read once into a local (a module's parameters share the reads of the module path:
+# `L['self'].blocks[0]` once for all its weights), and the common guards (TENSOR_MATCH with
+# static sizes, ID_MATCH, GRAD_MODE, NO_HOOKS, all-distinct ALIASING) are compared inline;
+# any other guard is called as it is. It answers what `first_failure(...) is None` answers (a
+# source that cannot be read fails); `first_failure` still names the guard that failed when
+# it says no. `compile_fetch` reads a graph's inputs the same way for the replay.
+class _SourceWriter:
+    def __init__(self, ns, lines):
+        self.ns, self.lines, self.names = ns, lines, {}
+
+    def const(self, value):
+        name = f"_c{len(self.ns)}"
+        self.ns[name] = value
+        return name
+
+    def read(self, source) -> str:
+        """A local holding the object `source` names (read once)."""
+        from ember._dynamo.source import AttrSource, GetItemSource, LocalSource
+        key = source.name()
+        found = self.names.get(key)
+        if found is not None:
+            return found
+        kind = type(source)
+        if kind is LocalSource:
+            expr = f"A[{source.local_name!r}]"
+        elif kind is AttrSource and source.attr.isidentifier() and \
+                not source.attr.startswith("__"):
+            expr = f"{self.read(source.base)}.{source.attr}"
+        elif kind is GetItemSource and type(source.index) in (int, str):
+            expr = f"{self.read(source.base)}[{source.index!r}]"
+        else:
+            expr = f"{self.const(source)}.get(frame)"
+        var = f"v{len(self.names)}"
+        self.names[key] = var
+        self.lines.append(f"{var} = {expr}")
+        return var
+
+
+def compile_check(guards):
+    from ember._dynamo.variables.nn_module import _has_hooks
+    ns = {"_grad": is_grad_enabled, "_hooks": _has_hooks,
+          "_errors": (AttributeError, KeyError, IndexError, TypeError)}
+    lines = []
+    w = _SourceWriter(ns, lines)
+    for guard in guards:
+        inline = guard.inline
+        if inline is not None and inline[0] == "tensor":
+            kind, dtype, device, shape, strides, requires_grad, leaf = inline[1]
+            t = w.read(guard.source)
+            lines.append(f"if type({t}) is not {w.const(kind)} or {t}._dtype != "
+                         f"{w.const(dtype)} or {t}._device != {w.const(device)} or "
+                         f"{t}._data.shape != {shape!r} or {t}._data.strides != {strides!r}"
+                         f" or {t}._requires_grad != {requires_grad!r} or "
+                         f"({t}._grad_fn is None) != {leaf!r}: return False")
+        elif inline is not None and inline[0] == "grad":
+            lines.append(f"if _grad() != {inline[1]!r}: return False")
+        elif inline is not None and inline[0] == "id":
+            lines.append(f"if id({w.read(guard.source)}) != {inline[1]!r}: return False")
+        elif inline is not None and inline[0] == "hooks":
+            lines.append(f"if _hooks({w.read(guard.source)}): return False")
+        elif inline is not None and inline[0] == "distinct":
+            ids = ", ".join(f"id({w.read(s)})" for s in inline[1])
+            lines.append(f"if len({{{ids}}}) != {len(inline[1])}: return False")
+        else:
+            lines.append(f"if not {w.const(guard._test)}(frame): return False")
+    body = "\n".join("        " + line for line in lines + ["return True"])
+    source = (f"def check(frame):\n    A = frame[0]\n    try:\n{body}\n"
+              f"    except _errors:\n        return False\n")
+    exec(compile(source, "<ember guards>", "exec"), ns)  # noqa: S102
+    check = ns["check"]
+    check.source = source
+    return check
+
+
+def compile_fetch(sources):
+    """`fetch(frame)`: the values `sources` name, as a list (NOTE [guards as one
+    function])."""
+    ns, lines = {}, []
+    w = _SourceWriter(ns, lines)
+    names = [w.read(s) for s in sources]
+    body = "\n".join("    " + line for line in lines + [f"return [{', '.join(names)}]"])
+    source = f"def fetch(frame):\n    A = frame[0]\n{body}\n"
+    exec(compile(source, "<ember graph inputs>", "exec"), ns)  # noqa: S102
+    return ns["fetch"]

@@ -14,6 +14,7 @@ import numpy as np
 
 from ember._core import dtype as dt
 from ember._inductor.ir import ComputedBuffer, Pointwise, Reduction, linear_index, numel
+from ember._inductor.sizes import SymSize, size_args
 
 C_TYPES = {dt.float32: "float", dt.float64: "double", dt.int64: "int64_t", dt.int32: "int32_t",
            dt.bool_: "bool", dt.uint8: "uint8_t", dt.int8: "int8_t", dt.int16: "int16_t"}
@@ -57,7 +58,10 @@ def c_type(dtype) -> str:
 
 
 def literal(value, dtype) -> str:
-    """A Python number as a C constant of `dtype`."""
+    """A Python number as a C constant of `dtype` (a size of a dynamic dim as its C
+    expression: NOTE [symbolic sizes in kernels])."""
+    if type(value) is SymSize:
+        return f"(({c_type(dtype)})({value}))"
     if dtype.is_floating_point:
         value = float(value)
         if math.isnan(value):
@@ -86,6 +90,7 @@ class Kernel:
         self.cse = {}
         self.counter = 0
         self.accesses = []        # per load: {loop variable: its stride}, None if not plain
+        self.size_args = []       # NOTE [symbolic sizes in kernels] (sizes.py)
 
     # ------------------------------------------------------------------ values
     def tmp(self, expr: str, dtype) -> str:
@@ -150,10 +155,13 @@ class Kernel:
 
     # ------------------------------------------------------------------ source
     def signature(self) -> str:
+        # sizes passed at each call: NOTE [symbolic sizes in kernels] (sizes.py)
+        self.size_args = size_args("\n".join(self.code))
         params = []
         for name, (buffer, written) in self.params.items():
             const = "" if written else "const "
             params.append(f"{const}{c_type(buffer.dtype)}* EMBER_RESTRICT {name}")
+        params += [f"int64_t {name}" for name in self.size_args]
         return f"void {self.name}({', '.join(params)})"
 
 
@@ -167,6 +175,14 @@ def _plain_strides(index, strides, loop_vars):
         elif i != "0":
             return None
     return found
+
+
+def _parallel(total):
+    """(whether the loop nest gets a parallel pragma, the pragma's `if` clause): a symbolic
+    element count decides at run time (NOTE [symbolic sizes in kernels])."""
+    if type(total) is SymSize:
+        return True, f" if({total} >= {PARALLEL_MIN})"
+    return total >= PARALLEL_MIN, ""
 
 
 def _indent(lines, depth):
@@ -195,16 +211,16 @@ def pointwise_kernel(name, node: ComputedBuffer, fused=()) -> Kernel:
     kernel.loop_sizes = dict(zip(index, shape))
     value = node.data.inner(kernel, index)
     kernel.store(node, index, value)
-    parallel = numel(shape) >= PARALLEL_MIN
+    parallel, when = _parallel(numel(shape))
     if len(shape) == 0:
         kernel.code = kernel.lines
     elif len(shape) == 1:
         kernel.code = _loops(index, shape, kernel.lines,
-                             ["#pragma omp parallel for simd" if parallel else
+                             [f"#pragma omp parallel for simd{when}" if parallel else
                               "#pragma omp simd"])
     else:
         collapse = f" collapse({len(shape) - 1})" if len(shape) > 2 else ""
-        pragmas = [f"#pragma omp parallel for{collapse}" if parallel else None] + \
+        pragmas = [f"#pragma omp parallel for{collapse}{when}" if parallel else None] + \
             [None] * (len(shape) - 2) + ["#pragma omp simd"]
         kernel.code = _loops(index, shape, kernel.lines, pragmas)
     return kernel
@@ -263,12 +279,12 @@ def reduction_kernel(name, node: ComputedBuffer, fused=()) -> Kernel:
         (["int nan = 0;"] if nan_flag else [])
     out_total, r_total = numel(red.shape), numel(red.ranges)
     # Loops this small run on one thread: starting a team costs microseconds.
-    parallel = out_total * r_total >= PARALLEL_MIN
+    parallel, when = _parallel(out_total * r_total)
     if len(red.shape) == 0:
         # One result: the reduced loops themselves are split between threads.
-        par = f"#pragma omp parallel for {clauses}" if parallel else None
+        par = f"#pragma omp parallel for {clauses}{when}" if parallel else None
         if len(r_index) == 1:
-            pragmas = [f"#pragma omp parallel for simd {clauses}" if parallel else
+            pragmas = [f"#pragma omp parallel for simd {clauses}{when}" if parallel else
                        f"#pragma omp simd {clauses}"]
         else:
             pragmas = [par] + [None] * (len(r_index) - 2) + [f"#pragma omp simd {clauses}"]
@@ -277,7 +293,7 @@ def reduction_kernel(name, node: ComputedBuffer, fused=()) -> Kernel:
     inner_pragmas = [None] * (len(r_index) - 1) + [f"#pragma omp simd {clauses}"]
     per_output = setup + _loops(r_index, red.ranges, body, inner_pragmas) + after
     collapse = f" collapse({len(out_index)})" if len(out_index) > 1 else ""
-    pragmas = [f"#pragma omp parallel for{collapse}" if parallel else None] + \
+    pragmas = [f"#pragma omp parallel for{collapse}{when}" if parallel else None] + \
         [None] * (len(out_index) - 1)
     kernel.code = _loops(out_index, red.shape, per_output, pragmas)
     return kernel
@@ -343,10 +359,10 @@ def _row_reduction(kernel, node, red, out_index, r_index, value, nan_flag, saved
     finish = _loops([last], (size,), after, ["#pragma omp simd"])
     per_row = setup + reduced + finish
     rows = out_index[:-1]
-    parallel = numel(red.shape) * numel(red.ranges) >= PARALLEL_MIN and rows and \
-        numel(red.shape[:-1]) > 1
+    parallel, when = _parallel(numel(red.shape) * numel(red.ranges))
+    parallel = parallel and rows and numel(red.shape[:-1]) > 1
     collapse = f" collapse({len(rows)})" if len(rows) > 1 else ""
-    pragmas = [f"#pragma omp parallel for{collapse}" if parallel else None] + \
+    pragmas = [f"#pragma omp parallel for{collapse}{when}" if parallel else None] + \
         [None] * (len(rows) - 1)
     kernel.code = _loops(rows, red.shape[:-1], per_row, pragmas) if rows else per_row
     return kernel

@@ -73,7 +73,7 @@ def cache_key(source: str, cc: str) -> str:
 
 def load(source: str, kernel_params: dict):
     """The compiled module of `source` (compiled or found in the cache); `kernel_params`
-    maps each kernel's name to its number of pointer arguments."""
+    maps each kernel's name to its numbers of pointer and of size (int64) arguments."""
     cc = compiler()
     key = cache_key(source, cc)
     lib = _loaded.get(key)
@@ -81,9 +81,9 @@ def load(source: str, kernel_params: dict):
         path = _build(source, cc, key)
         lib = _loaded[key] = ctypes.CDLL(path)
     functions = {}
-    for name, count in kernel_params.items():
+    for name, (count, sizes) in kernel_params.items():
         fn = getattr(lib, name)
-        fn.argtypes = [ctypes.c_void_p] * count
+        fn.argtypes = [ctypes.c_void_p] * count + [ctypes.c_int64] * sizes
         fn.restype = None
         functions[name] = fn
     return functions

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import math
 
+from ember._inductor.sizes import symbolic
+
 
 def contiguous_strides(shape) -> tuple:
     strides, step = [], 1
@@ -44,9 +46,10 @@ class Buffer:
     def __init__(self, name, shape, dtype, strides=None, kind="computed", offset=0):
         self.name = name
         self.offset = offset      # in elements, for aliases (a slice of a buffer)
-        self.shape = tuple(shape)
+        self.shape = symbolic(shape)     # NOTE [symbolic sizes in kernels]
         self.dtype = dtype
-        self.strides = tuple(strides) if strides is not None else contiguous_strides(shape)
+        self.strides = tuple(strides) if strides is not None else \
+            contiguous_strides(self.shape)
         self.kind = kind
 
     def alias(self, shape, strides, offset):
@@ -68,7 +71,7 @@ class ComputedBuffer(Buffer):
 
 class Pointwise:
     def __init__(self, shape, dtype, inner, expensive=False):
-        self.shape = tuple(shape)
+        self.shape = symbolic(shape)
         self.dtype = dtype
         self.inner = inner          # inner(kernel, index) -> C variable name
         self.expensive = expensive  # holds a transcendental (never recomputed per use)
@@ -79,10 +82,10 @@ class Reduction:
     gives one element; `post(kernel, acc)` the stored value (mean's division, rsqrt ...)."""
 
     def __init__(self, shape, dtype, reduction_type, ranges, inner, acc_dtype, post=None):
-        self.shape = tuple(shape)
+        self.shape = symbolic(shape)
         self.dtype = dtype
         self.reduction_type = reduction_type     # 'sum', 'max', 'min'
-        self.ranges = tuple(ranges)
+        self.ranges = symbolic(ranges)
         self.inner = inner
         self.acc_dtype = acc_dtype
         self.post = post
@@ -103,7 +106,7 @@ class View:
 
     def __init__(self, base, shape, index_map):
         self.base = base
-        self.shape = tuple(shape)
+        self.shape = symbolic(shape)
         self.dtype = base.dtype
         self.index_map = index_map
 

@@ -21,6 +21,7 @@ import ember._inductor.lowering_views  # noqa: F401
 from ember._inductor import codegen_c
 from ember._inductor.ir import (
     Buffer,
+    contiguous_strides,
     BufferRead,
     ComputedBuffer,
     Pointwise,
@@ -73,8 +74,10 @@ class TensorArg:
 
 
 class GraphLowering:
-    def __init__(self, gm, example_inputs):
+    def __init__(self, gm, example_inputs, input_shapes=None):
         self.lowerings = LOWERINGS
+        # per input: its shape with SymSizes (NOTE [symbolic sizes in kernels]), or None
+        self.input_shapes = input_shapes
         self.gm = gm
         self.example_inputs = list(example_inputs)
         self.steps = []            # ComputedBuffer | ExternStep, in program order
@@ -112,8 +115,16 @@ class GraphLowering:
         if not isinstance(value, Tensor):
             self.inputs.append(None)
             return value
-        buf = Buffer(f"in{len(self.inputs)}", value.shape, value.dtype,
-                     _element_strides(value), kind="input")
+        shape = self.input_shapes[len(self.inputs)] if self.input_shapes else None
+        if shape is not None and shape != tuple(value.shape):
+            raise AssertionError("inductor: symbolic input shapes differ from the inputs")
+        if shape is not None and any(type(s) is not int for s in shape) and \
+                value.is_contiguous():
+            # dynamic dims belong to contiguous inputs only (NOTE [dynamic dimensions])
+            buf = Buffer(f"in{len(self.inputs)}", shape, value.dtype, kind="input")
+        else:
+            buf = Buffer(f"in{len(self.inputs)}", value.shape, value.dtype,
+                         _element_strides(value), kind="input")
         self.inputs.append(buf)
         self.buffers[buf.name] = buf
         return TensorBox(BufferRead(buf))
@@ -215,7 +226,13 @@ class GraphLowering:
         buf = value.buffer()
         if buf is not None and self._is_whole(buf):
             return TensorArg(buffer=self.buffers[buf.name])
+        if buf is not None and self._is_plain_alias(buf):
+            # NOTE [strided aliases for extern calls]
+            return TensorArg(buffer=buf)
         if value.eager_view is not None:
+            alias = self._alias_from_views(value)
+            if alias is not None:
+                return TensorArg(buffer=alias)
             node, base = value.eager_view
             base_arg = self._tensor_arg(base)
             name = self.new_name("view")
@@ -232,6 +249,58 @@ class GraphLowering:
         made = self.buffers[buf.name]
         return buf.shape == made.shape and buf.strides == made.strides and \
             buf.offset == made.offset
+
+    # NOTE [strided aliases for extern calls]: a view an extern call reads (a weight's
+    # transpose, the heads of q, k, v as slices and permutations of one buffer) that the
+    # lowering could express as sizes, strides and an offset into a contiguous buffer is
+    # handed over as a NumPy view made from those numbers (`wrapper._view`), not replayed
+    # through the dispatcher's view ops one by one.
+    def _is_plain_alias(self, buf) -> bool:
+        made = self.buffers[buf.name]
+        if made.kind in ("input", "constant") and \
+                tuple(made.strides) != contiguous_strides(made.shape):
+            return False
+        return all(int(s) >= 0 for s in buf.strides) and int(buf.offset) >= 0
+
+    def _alias_from_views(self, value):
+        """A chain of view ops ending at a whole buffer, replayed once now on an array laid
+        out as that buffer is: when the result still views that array, the chain is the
+        buffer read with the result's sizes, strides and offset (NOTE [strided aliases for
+        extern calls]); else None (the wrapper replays the chain at each call)."""
+        import numpy as np
+
+        from ember._core.dispatch.wrapping import wrap_array
+        node, box = value.eager_view
+        chain = [node]
+        while True:
+            buf = box.buffer()
+            if buf is not None and self._is_whole(buf):
+                break
+            if box.eager_view is None:      # stored, as the replayed view would need
+                buf = self.realize(box)
+                break
+            if box.eager_view[0] is not node.args[0]:
+                return None     # a box another op passed on (a clone lowers to no copy)
+            node, box = box.eager_view
+            chain.append(node)
+        made = self.buffers[buf.name]
+        base = np.empty(tuple(int(s) for s in made.shape), made.dtype._np)
+        t = wrap_array(base)
+        for step in reversed(chain):
+            rest = step.args[1:]
+            if any(hasattr(a, "op") for a in rest) or \
+                    any(hasattr(a, "op") for a in step.kwargs.values()):
+                return None
+            t = _replayable(step.target)(t, *rest, **step.kwargs)
+        result = t._data
+        item = base.itemsize
+        offset = result.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+        if result.dtype != base.dtype or not np.may_share_memory(result, base) or offset % item \
+                or any(st % item for st in result.strides):
+            return None
+        alias = made.alias(result.shape, tuple(st // item for st in result.strides),
+                           offset // item)
+        return alias if self._is_plain_alias(alias) else None
 
     def _lookup_plain(self, v):
         if hasattr(v, "op") and hasattr(v, "target"):

@@ -8,6 +8,7 @@ from ember._inductor.codegen_c import literal, math_call
 from ember._inductor.ir import Pointwise, TensorBox
 from ember._inductor.lowering_views import expand
 from ember._inductor.lowerings import _val, cast, register
+from ember._inductor.sizes import SymSize, active, symbolic
 
 
 def pointwise(node, inputs, fn, expensive=False, shape=None, dtype=None):
@@ -15,6 +16,7 @@ def pointwise(node, inputs, fn, expensive=False, shape=None, dtype=None):
     arrive as C variables (broadcast to the shape) and others as they were given."""
     if shape is None:
         shape, dtype = _val(node)
+    shape = _named(shape, inputs)
     boxes = [expand(x, shape) if isinstance(x, TensorBox) else x for x in inputs]
     expensive = expensive or any(isinstance(b, TensorBox) and b.is_expensive() for b in boxes)
 
@@ -22,6 +24,21 @@ def pointwise(node, inputs, fn, expensive=False, shape=None, dtype=None):
         values = [b.load(kernel, index) if isinstance(b, TensorBox) else b for b in boxes]
         return kernel.tmp(fn(*values), dtype)
     return TensorBox(Pointwise(shape, dtype, inner, expensive))
+
+
+def _named(shape, inputs):
+    """`shape` with the C names of the inputs' sizes it shares (NOTE [symbolic sizes in
+    kernels])."""
+    if not active():
+        return tuple(shape)
+    shape = list(shape)
+    for x in inputs:
+        if isinstance(x, TensorBox):
+            lead = len(shape) - len(x.shape)
+            for k, size in enumerate(x.shape):
+                if type(size) is SymSize and lead + k >= 0 and shape[lead + k] == size:
+                    shape[lead + k] = size
+    return symbolic(shape)
 
 
 def _operand(x, dtype):

@@ -15,6 +15,7 @@ from ember._inductor.ir import (
     squeeze_insert_map,
 )
 from ember._inductor.lowerings import _val, register
+from ember._inductor.sizes import symbolic
 
 
 def view(box, shape, index_map, strides_of=None, node=None):
@@ -41,6 +42,10 @@ def permute(box, dims, node=None):
 def expand(box, shape, node=None):
     shape = tuple(s if s != -1 else box.shape[i - (len(shape) - len(box.shape))]
                   for i, s in enumerate(shape))
+    # a kept dim keeps its size's C name (NOTE [symbolic sizes in kernels])
+    lead = len(shape) - len(box.shape)
+    shape = symbolic(tuple(box.shape[i - lead] if i >= lead and s == box.shape[i - lead]
+                           else s for i, s in enumerate(shape)))
     if shape == box.shape:
         return box
     offset = len(shape) - len(box.shape)
@@ -52,7 +57,7 @@ def expand(box, shape, node=None):
 
 
 def reshape(box, shape, node=None):
-    shape = tuple(shape)
+    shape = symbolic(shape)      # NOTE [symbolic sizes in kernels]
     if shape == box.shape:
         return box
 

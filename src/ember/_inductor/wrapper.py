@@ -14,11 +14,13 @@ import threading
 
 import numpy as np
 
+from ember._core import dtype as dt
 from ember._core.device import CPU
 from ember._core.dispatch.process_state import state
-from ember._core.dispatch.wrapping import wrap_array
+from ember._core.dispatch.wrapping import wrap, wrap_array
 from ember._inductor.lowering import ExternStep, TensorArg
 from ember._tensor import Tensor
+from ember.ops import aten
 from ember.nn import Parameter
 
 
@@ -38,7 +40,7 @@ class _Writer:
     def __init__(self):
         self.lines = []
         self.globals = {"_state": state, "_Tensor": Tensor, "_CPU": CPU, "_np": np,
-                        "_flat": _flat, "_tensor": _tensor, "_wrap": wrap_array,
+                        "_flat": _flat, "_tensor": _tensor, "_view": _view, "_wrap": wrap_array, "_wrapd": wrap,
                         "_Parameter": Parameter, "_addr": ctypes.addressof,
                         "_cbuf": ctypes.c_char.from_buffer}
         self.count = 0
@@ -60,6 +62,8 @@ def build(graph, items, plan, functions, fallback, inputs_guarded=False, preallo
     Parameters: those checks are left out (NOTE [compiled graphs guard their inputs]).
     `preallocate`: NOTE [reduce-overhead]."""
     w = _Writer()
+    w.buffers = graph.buffers
+    w.arrays = {}        # replayed view name -> the NumPy array it wraps
     static = _static_slots(graph, items, plan) if preallocate else set()
     w.globals["_fallback"] = fallback
     w.globals["_grad_enabled"] = state.grad_enabled
@@ -102,14 +106,22 @@ def build(graph, items, plan, functions, fallback, inputs_guarded=False, preallo
         pointer[name] = w.const(value._data.ctypes.data, "_ptr")
         tensors[name] = w.const(value, "_const")
         w.globals["_keep" + name] = value
+    outputs = _output_names(graph.outputs)
+    shaped = {}          # slot -> (shape, dtype): a graph output's, allocated in its shape
     for step, item in enumerate(items):
+        if not isinstance(item, ExternStep):
+            for buf in item.writes():
+                if buf.name in outputs:
+                    shaped[plan.slot_of[buf.name]] = (tuple(int(s) for s in buf.shape),
+                                                      buf.dtype)
         for slot, size, dtype in plan.allocations[step]:
             if slot in static:
                 memory = np.empty(size, dtype._np)
                 w.globals[slot] = memory
                 w.globals[f"p_{slot}"] = memory.ctypes.data
                 continue
-            w.emit(f"{slot} = _np.empty({size}, {w.const(dtype._np)})")
+            alloc = repr(shaped[slot][0]) if slot in shaped else int(size)
+            w.emit(f"{slot} = _np.empty({alloc}, {w.const(dtype._np)})")
             w.emit(f"p_{slot} = _addr(_cbuf({slot}))")
         if isinstance(item, ExternStep):
             _extern(w, item, pointer, array, tensors)
@@ -119,8 +131,11 @@ def build(graph, items, plan, functions, fallback, inputs_guarded=False, preallo
             pointer[buf.name] = f"p_{slot}"
             array[buf.name] = (slot, buf.shape)
         fn = w.const(functions[item.kernel.name], "_k")
-        args = ", ".join(pointer[name] for name in item.kernel.params)
-        w.emit(f"{fn}({args})")
+        args = [pointer[name] for name in item.kernel.params]
+        # this variant's sizes: NOTE [symbolic sizes in kernels] (sizes.py)
+        args += [str(graph.size_values[name]) for name in item.kernel.size_args]
+        w.emit(f"{fn}({', '.join(args)})")
+    w.globals["_shaped"] = shaped
     w.emit(f"return {_structure(w, graph.outputs, array, tensors)}")
     source = "def call(*args):\n" + "\n".join(w.lines) + "\n"
     namespace = dict(w.globals)
@@ -181,10 +196,39 @@ def _input_pointer(w, i):
     w.emit(f"_seen[{i}] = (d{i}, p_a{i})", 2)
 
 
-def _tensor_expr(arg, array, tensors) -> str:
+def _view(base, shape, strides, offset):
+    """A NumPy view of the contiguous array `base` (NOTE [strided aliases for extern
+    calls] in lowering.py); strides and offset in bytes."""
+    return np.ndarray(shape, base.dtype, base, offset, strides)
+
+
+def _is_alias(arg, made) -> bool:
+    buf = arg.buffer
+    return (tuple(buf.shape), tuple(buf.strides), buf.offset) != \
+        (tuple(made.shape), tuple(made.strides), made.offset)
+
+
+def _array_expr(arg, made, array, tensors) -> str:
+    """An expression of the NumPy array a buffer argument reads."""
+    buf = arg.buffer
+    name = buf.name
+    base = f"{tensors[name]}._data" if name in tensors else array[name][0]
+    if not _is_alias(arg, made):
+        if name in tensors:
+            return base
+        return f"{base}.reshape({tuple(int(s) for s in buf.shape)!r})"
+    item = buf.dtype.itemsize
+    shape = tuple(int(s) for s in buf.shape)
+    strides = tuple(int(s) * item for s in buf.strides)
+    return f"_view({base}, {shape!r}, {strides!r}, {int(buf.offset) * item})"
+
+
+def _tensor_expr(arg, array, tensors, buffers=None) -> str:
     if arg.view is not None:
         return arg.view.view_name
     name = arg.buffer.name
+    if buffers is not None and _is_alias(arg, buffers[name]):
+        return f"_wrap({_array_expr(arg, buffers[name], array, tensors)})"
     if name in tensors:
         return tensors[name]
     slot, shape = array[name]
@@ -193,7 +237,7 @@ def _tensor_expr(arg, array, tensors) -> str:
 
 def _value_expr(w, value, array, tensors) -> str:
     if isinstance(value, TensorArg):
-        return _tensor_expr(value, array, tensors)
+        return _tensor_expr(value, array, tensors, w.buffers)
     if type(value) is list or type(value) is tuple:
         items = ", ".join(_value_expr(w, v, array, tensors) for v in value)
         return f"[{items}]" if type(value) is list else f"({items}{',' if value else ''})"
@@ -202,7 +246,68 @@ def _value_expr(w, value, array, tensors) -> str:
     return w.const(value)
 
 
+def _matmul_args(w, item):
+    """The two buffer arguments of a float mm or bmm the wrapper calls NumPy for (NOTE
+    [matmul without the dispatcher]), or None."""
+    if item.target not in _MATMULS or item.kwargs or len(item.args) != 2 or \
+            item.outputs is None or len(item.outputs) != 1:
+        return None
+    for a in item.args:
+        if not isinstance(a, TensorArg):
+            return None
+        if a.view is not None:
+            if a.view.view_name not in w.arrays:
+                return None
+        elif a.buffer.dtype not in (dt.float32, dt.float64):
+            return None
+    return item.args
+
+
+def _reshape_of_buffer(item):
+    """A replayed reshape (or view) of a float buffer argument: NumPy reshapes it (a view
+    where the layout allows, else a copy, as ember's reshape does)."""
+    if item.target not in _RESHAPES or item.kwargs or len(item.args) != 2:
+        return None
+    base, shape = item.args
+    if not isinstance(base, TensorArg) or base.view is not None or \
+            base.buffer.dtype not in (dt.float32, dt.float64) or \
+            not all(type(s) is int for s in shape):
+        return None
+    return base, tuple(shape)
+
+
+# NOTE [matmul without the dispatcher]: a float `mm` or `bmm` between buffers (whole, or
+# strided aliases: NOTE [strided aliases for extern calls]) is `np.matmul` on their arrays,
+# which is what ember's own kernel runs, without the dispatcher's per-call work; its result
+# is fresh, contiguous and writable, so its address comes from ctypes' buffer view.
+_MATMULS = {aten.mm.default, aten.bmm.default}
+_RESHAPES = {aten.reshape.default, aten.view.default, aten._unsafe_view.default}
+
+
+def _operand(w, x, array, tensors):
+    if x.view is not None:
+        return w.arrays[x.view.view_name]
+    return _array_expr(x, w.buffers[x.buffer.name], array, tensors)
+
+
 def _extern(w, item, pointer, array, tensors):
+    reshape = _reshape_of_buffer(item) if item.outputs is None else None
+    if reshape is not None:
+        base, shape = reshape
+        arr = f"r_{item.view_name}"
+        w.emit(f"{arr} = {_operand(w, base, array, tensors)}.reshape({shape!r})")
+        w.emit(f"{item.view_name} = _wrap({arr})")
+        w.arrays[item.view_name] = arr
+        return
+    operands = _matmul_args(w, item)
+    if operands is not None:
+        a, b = (_operand(w, x, array, tensors) for x in operands)
+        buf = item.outputs[0]
+        w.emit(f"{buf.name} = _np.matmul({a}, {b}).reshape(-1)")
+        w.emit(f"p_{buf.name} = _addr(_cbuf({buf.name}))")
+        pointer[buf.name] = f"p_{buf.name}"
+        array[buf.name] = (buf.name, buf.shape)
+        return
     fn = w.const(item.target, "_f")
     args = [_value_expr(w, v, array, tensors) for v in item.args]
     args += [f"{k}={_value_expr(w, v, array, tensors)}" for k, v in item.kwargs.items()]
@@ -230,6 +335,9 @@ def _structure(w, value, array, tensors) -> str:
     if hasattr(value, "shape") and hasattr(value, "name"):
         if value.name in array:
             slot = array[value.name][0]
+            made = w.globals["_shaped"].get(slot)
+            if made is not None and made[0] == tuple(value.shape):
+                return f"_wrapd({slot}, {w.const(made[1])}, _CPU)"
             return f"_wrap({slot}.reshape({tuple(value.shape)!r}))"
         return tensors[value.name]
     if value is None or type(value) in (int, float, bool):

@@ -73,9 +73,10 @@ def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend=None, 
 
     @functools.wraps(model)
     def staged(*args, **kw):
-        _check_stance()
-        if _state["stance"] == "force_eager":
-            return model(*args, **kw)
+        if _state["stance"] != "default":
+            _check_stance()
+            if _state["stance"] == "force_eager":
+                return model(*args, **kw)
         return compiled(*args, **kw)
     return staged
 

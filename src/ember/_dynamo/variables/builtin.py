@@ -3,6 +3,7 @@ shapes, a graph break where they would need a tensor's data or do I/O (`print`).
 from __future__ import annotations
 
 import builtins
+import types
 import operator
 
 from ember._dynamo.exc import unimplemented
@@ -173,7 +174,13 @@ def binary(tx, op, left, right):
 
 
 def is_builtin(value) -> bool:
+    """A builtin, or a function of the `math` module (folded on constant arguments)."""
     name = getattr(value, "__name__", None)
-    return name is not None and getattr(builtins, name, None) is value
+    if name is None:
+        return False
+    if getattr(builtins, name, None) is value:
+        return True
+    return type(value) is types.BuiltinFunctionType and \
+        getattr(value, "__module__", None) == "math"
 
 
