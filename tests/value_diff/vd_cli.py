@@ -1,10 +1,12 @@
 """The value-differential fuzzer: valid calls on edge tensors, ember's results against PyTorch's.
 
     python tests/value_diff/vd_cli.py [--examples N] [--seconds S] [--seed K] [--show M]
+                                      [--family F]
 
 (`make fuzz-values`; EMBER_FUZZ_EXAMPLES sets N there.) Draws N valid calls
 (vd_strategies.py), runs each in an ember and a PyTorch worker (vd_worker.py, in processes of
-their own) and judges the pair (`judge`):
+their own) and judges the pair (`judge`); --family narrows the draw to one family
+(vd_strategies.FAMILIES: functions, methods, functional, modules, linalg, fft, special):
 
     same        equal results: kind, shape and dtype equal; NaN and infinity positions (and the
                 infinities' signs) exact; finite values within the result dtype's tolerance
@@ -33,7 +35,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "bad_input"))
 
 from fuzz_runner import Pair, draw  # noqa: E402
-from vd_strategies import valid_calls  # noqa: E402
+from vd_strategies import FAMILIES, valid_calls  # noqa: E402
 
 # What fails a run: a silent wrong result, a crash or a hang. A valid call ember refuses is
 # listed (and counted) but does not fail: it is loud, and the CI draw shifts whenever the op
@@ -107,6 +109,17 @@ QUOTIENT_OVERFLOW_NAN = {"remainder.Tensor", "remainder.Scalar", "remainder.Scal
                          "fmod.Tensor", "fmod.Scalar"}
 
 
+# Orthogonal polynomials whose PyTorch kernels (torch 2.13) return an uninitialised value at a
+# NaN input for n >= 2 (chebyshev_polynomial_u(nan, 3) gives -1.9e-14 in one call, 6.9e-310 or
+# inf in another; with a tensor n, legendre_polynomial_p(nan, 2.) gives 0 or 1.5e-323): where
+# ember's result is NaN, PyTorch's value there is not compared (one-sided: a NaN of PyTorch's
+# that ember lacks still fails).
+POLYNOMIAL_NAN_UNDEFINED = {f"{prefix}{name}_polynomial_{kind}" for prefix in (
+    "special.", "special_") for name, kinds in (
+    ("chebyshev", "tuvw"), ("shifted_chebyshev", "tuvw"), ("hermite", ("h", "he")),
+    ("laguerre", "l"), ("legendre", "p")) for kind in kinds}
+
+
 # Special functions whose PyTorch kernels (Cephes' series in the input's own dtype) are
 # accurate to about 100 units of the result dtype's tolerance near poles and zeros, where
 # ember's (SciPy's, in float64) are accurate to the last bit: their tolerance is 100 times.
@@ -141,6 +154,8 @@ def _tensors_equal(got, want, scale=0.0, rtol_factor=1.0, nonfinite_alike=False)
     near = largest / 1e4 if scale > largest / 64 else np.inf
     if nonfinite_alike == "their_nan":
         a = np.where(np.isnan(b) & np.isfinite(a), b, a)      # (QUOTIENT_OVERFLOW_NAN)
+    elif nonfinite_alike == "our_nan":
+        a = np.where(np.isnan(a), b, a)                      # (POLYNOMIAL_NAN_UNDEFINED)
     elif nonfinite_alike:
         a = np.where(np.isfinite(a), a, np.inf)      # (NaN and infinity as one class)
         b = np.where(np.isfinite(b), b, np.inf)
@@ -155,7 +170,8 @@ def _tensors_equal(got, want, scale=0.0, rtol_factor=1.0, nonfinite_alike=False)
         # moves a result near zero by a unit of the results' own scale.
         atol = max(atol, rtol * float(np.abs(b[finite]).max()) / 4)
     with np.errstate(all="ignore"):
-        close = np.abs(a[finite] - b[finite]) <= atol + rtol * np.abs(b[finite])
+        # (rtol_factor: LOOSE_SPECIAL's relative tolerance is 100 times)
+        close = np.abs(a[finite] - b[finite]) <= atol + rtol_factor * rtol * np.abs(b[finite])
     if not close.all():
         where = np.flatnonzero(finite)[np.flatnonzero(~close)[0]]
         return f"values differ (first at flat {where}: {a.flat[where]!r} vs {b.flat[where]!r})"
@@ -227,6 +243,18 @@ ONEDNN_BFLOAT16 = {"conv1d", "conv2d", "conv3d", "convolution", "conv_transpose1
                                          "conv_transpose2d", "conv_transpose3d")}
 
 
+# PyTorch's float32 CPU convolution runs in oneDNN or in its own im2col kernel by a heuristic
+# on the shapes and thread count, and within oneDNN by the implementation the CPU's ISA picks;
+# some skip the padded positions, others multiply the padded zeros like any value, so an
+# infinite or NaN weight meeting the padding gives NaN in one and a number in the other
+# (conv1d of a (2, 3, 7) batch with stride 2 and padding 1: a number; the same with one image
+# and stride 1: NaN). ember multiplies the zeros, as PyTorch's float64 kernel does (compared
+# exactly); in float32, where ember's result is NaN, PyTorch's value there is not compared
+# (one-sided).
+PADDING_TAPS_BY_BACKEND = ONEDNN_BFLOAT16 | {
+    "nn.Conv1d(2, 3, 3)", "nn.Conv2d(3, 2, 3, padding=1)", "nn.Conv3d(2, 2, 2)"}
+
+
 def judge(got, want, loose=False, key=None):
     if got[0] in ("crash", "hang"):
         return got[0], got[1]
@@ -253,6 +281,9 @@ def judge(got, want, loose=False, key=None):
     reason = reason or _results_differ(mine, theirs, loose, scale,
                                        100.0 if key in LOOSE_SPECIAL else 1.0,
                                        "their_nan" if key in QUOTIENT_OVERFLOW_NAN else
+                                       "our_nan" if key in POLYNOMIAL_NAN_UNDEFINED or
+                                       key in PADDING_TAPS_BY_BACKEND and
+                                       want[1][0] == "tensor" and want[1][2] == "float32" else
                                        key in NONFINITE_ALIKE)
     if reason:
         return "differs", reason
@@ -322,7 +353,7 @@ def _show(desc) -> str:
 
 
 def collect(examples: int, seconds: float, derandomize: bool = True, seed_value=None,
-            timeout: float = 20.0) -> Report:
+            timeout: float = 20.0, family=None) -> Report:
     """Draw up to `examples` valid calls (no new ones after `seconds`) and judge them."""
     report = Report()
     pair = Pair(timeout=timeout, script=HERE / "vd_worker.py")
@@ -335,7 +366,7 @@ def collect(examples: int, seconds: float, derandomize: bool = True, seed_value=
         report.add(call, verdict, detail)
 
     try:
-        draw(valid_calls(), examples, stop_at, derandomize, seed_value, each)
+        draw(valid_calls(family), examples, stop_at, derandomize, seed_value, each)
     finally:
         pair.close()
     return report
@@ -349,10 +380,12 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=None,
                         help="a random seed (default: the fixed draw CI makes)")
     parser.add_argument("--show", type=int, default=3, help="examples listed per op")
+    parser.add_argument("--family", choices=FAMILIES, default=None,
+                        help="draw only this family's calls (default: all)")
     options = parser.parse_args(argv)
     started = time.monotonic()
     report = collect(options.examples, options.seconds, derandomize=options.seed is None,
-                     seed_value=options.seed)
+                     seed_value=options.seed, family=options.family)
     print(report.text(options.show))
     print(f"\n{time.monotonic() - started:.1f} s")
     return 1 if report.hard_failures() else 0

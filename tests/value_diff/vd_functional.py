@@ -289,12 +289,21 @@ EMPTY_UNINITIALISED_IN_TORCH = {"nn.functional.multi_margin_loss", "nn.MultiMarg
 HALF_WRONG_IN_TORCH = {"linalg.matrix_exp"}
 
 
+def family_of(name: str) -> str:
+    """A templated entry's family: "functional", "modules", "linalg", "fft" or "special"."""
+    if name.startswith("nn.functional."):
+        return "functional"
+    return "modules" if name.startswith("nn.") else name.split(".")[0]
+
+
 @st.composite
-def template_calls(draw, edge_tensor):
+def template_calls(draw, edge_tensor, family=None):
     """A call description of a templated entry (form "path": the name is a dotted path from
     the library, e.g. "relu", "linalg.inv", "nn.Linear(4, 3)" for a module
-    built with the library's generator seeded to `seed` and called on the arguments)."""
-    name = draw(st.sampled_from(sorted(TEMPLATES)))
+    built with the library's generator seeded to `seed` and called on the arguments); of one
+    family (`family_of`) when `family` is given."""
+    name = draw(st.sampled_from(sorted(
+        k for k in TEMPLATES if family is None or family_of(k) == family)))
     kinds, keywords = TEMPLATES[name]
     seed = draw(st.integers(0, 2 ** 16))
     module = name.startswith("nn.") and not name.startswith("nn.functional.")

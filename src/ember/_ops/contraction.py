@@ -609,9 +609,23 @@ def _multi_dot_meta(tensors):
     return (_multi_dot_checks([t._data for t in tensors]), tensors[0]._dtype)
 
 
+def _three(xp, a, b, c):
+    """A @ B @ C in PyTorch's order: (A B) C unless A (B C) is strictly cheaper (NumPy's
+    multi_dot takes A (B C) on a tie; the order decides which products overflow)."""
+    rows = a.shape[0] if a.ndim == 2 else 1
+    inner, cols = b.shape[0], b.shape[-1] if b.ndim == 2 else 1
+    last = c.shape[-1] if c.ndim == 2 else 1
+    if rows * inner * cols + rows * cols * last > inner * cols * last + rows * inner * last:
+        return xp.matmul(a, xp.matmul(b, c))
+    return xp.matmul(xp.matmul(a, b), c)
+
+
 def _chain(xp, arrays):
     check_kernel_dtype("addmm_impl_cpu_", arrays[0])
+    if xp is np and len(arrays) == 3:
+        return np.array(compute(xp, lambda *ops: _three(xp, *ops), *arrays))
     if xp is np:
+        # (for more than three, NumPy's chain order is PyTorch's: the first cheapest split)
         return np.array(compute(xp, lambda *ops: np.linalg.multi_dot(list(ops)), *arrays))
     # CuPy has no multi_dot: the products left to right (the same values up to rounding).
     return compute(xp, lambda *ops: functools.reduce(xp.matmul, ops), *arrays)

@@ -109,12 +109,21 @@ def _use_winograd(weight_shape, stride, dilation, groups, batch, out_size):
             >= winograd.MIN_TILES)
 
 
+def _transform_safe(xp, x):
+    """NOTE [Winograd F(2x2, 3x3)]'s input transform adds and subtracts four neighbours of a
+    tile: an infinity or NaN there, or a sum that overflows, would reach every output of the
+    tile, read or not. The products' way is taken for such inputs (one pass over the input;
+    NaN fails the comparison)."""
+    return bool(xp.abs(x).max() < np.finfo(x.dtype).max / 16)
+
+
 def conv_forward(xp, x, weight, stride, padding, dilation, groups):
     """y[n, o] = sum over c in o's group and kernel offsets of x_pad * weight (no bias)."""
     kernel = weight.shape[2:]
     out_size = _out_size(x.shape[2:], kernel, stride, padding, dilation)
     if x.ndim == 4 and x.dtype.kind == "f" and _use_winograd(
-            weight.shape, stride, dilation, groups, x.shape[0], out_size):
+            weight.shape, stride, dilation, groups, x.shape[0], out_size) and \
+            _transform_safe(xp, x):
         return winograd.conv3x3(xp, x, weight, padding)
     padded = _zero_padded(xp, x, padding)
     w = _weight_matrices(weight, groups)
@@ -150,7 +159,7 @@ def conv_input_grad(xp, grad, weight, in_size, stride, padding, dilation, groups
     n = grad.shape[0]
     out_size = grad.shape[2:]
     if grad.ndim == 4 and grad.dtype.kind == "f" and max(padding) <= 2 and _use_winograd(
-            weight.shape, stride, dilation, groups, n, in_size):
+            weight.shape, stride, dilation, groups, n, in_size) and _transform_safe(xp, grad):
         return winograd.conv3x3_input_grad(xp, grad, weight, in_size, padding)
     w = _weight_matrices(weight, groups)
     if out_size[-1] <= _SHORT_ROWS:
@@ -202,7 +211,7 @@ def conv_weight_grad(xp, x, grad, kernel, stride, padding, dilation, groups):
     """The gradient of conv_forward with respect to its weight (O, C/g, *kernel)."""
     if x.ndim == 4 and x.dtype.kind == "f" and _use_winograd(
             (grad.shape[1], x.shape[1]) + tuple(kernel), stride, dilation, groups, x.shape[0],
-            grad.shape[2:]):
+            grad.shape[2:]) and _transform_safe(xp, x) and _transform_safe(xp, grad):
         return winograd.conv3x3_weight_grad(xp, x, grad, padding)
     padded = _zero_padded(xp, x, padding)
     out_size = grad.shape[2:]
