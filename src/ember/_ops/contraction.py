@@ -31,6 +31,8 @@ from ember._ops.creation_ranges import eye
 from ember._ops.grad_utils import conj
 from ember._ops.linalg import broadcast_batch, check_kernel_dtype, compute, cpp, cxx
 
+_HALF_TYPES = frozenset(np.dtype(d._np) for d in (dt.float16, dt.bfloat16))
+
 
 def _call(name, args, out=None):
     if out is None:
@@ -479,6 +481,12 @@ def cross(xp, self, other, dim=None):
     check_kernel_dtype("cross", self)
     a = xp.broadcast_to(self, shape)
     b = xp.broadcast_to(other, shape)
+    if a.dtype in _HALF_TYPES:
+        # PyTorch rounds each product to the half type before the difference (65504 past
+        # the largest float16 is inf there, and inf - inf NaN): NumPy's cross of half arrays
+        # rounds each of its operations alike.
+        with np.errstate(all="ignore"):
+            return xp.cross(a, b, axis=dim)
     return xp.array(compute(xp, lambda x, y: xp.cross(x, y, axis=dim), a, b))
 
 
