@@ -617,26 +617,55 @@ def _multi_dot_meta(tensors):
     return (_multi_dot_checks([t._data for t in tensors]), tensors[0]._dtype)
 
 
-def _three(xp, a, b, c):
-    """A @ B @ C in PyTorch's order: (A B) C unless A (B C) is strictly cheaper (NumPy's
-    multi_dot takes A (B C) on a tie; the order decides which products overflow)."""
-    rows = a.shape[0] if a.ndim == 2 else 1
-    inner, cols = b.shape[0], b.shape[-1] if b.ndim == 2 else 1
-    last = c.shape[-1] if c.ndim == 2 else 1
-    if rows * inner * cols + rows * cols * last > inner * cols * last + rows * inner * last:
-        return xp.matmul(a, xp.matmul(b, c))
-    return xp.matmul(xp.matmul(a, b), c)
+def _chain_order(dims):
+    """split[i][j]: where the cheapest product of matrices i..j splits, the first of equal
+    costs (the classic dynamic programme: PyTorch's order for more than three, and NumPy's;
+    for three PyTorch's own rule, where NumPy takes A (B C) on a tie)."""
+    n = len(dims) - 1
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    if n == 3:
+        # (three: (A B) C unless A (B C) is strictly cheaper, PyTorch's own rule there)
+        a, b, c, d = dims
+        split[0][2] = 0 if a * c * (b + d) > b * d * (a + c) else 1
+        split[0][1], split[1][2] = 0, 1
+        return split
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = None
+            for k in range(i, j):
+                q = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
+                if cost[i][j] is None or q < cost[i][j]:
+                    cost[i][j], split[i][j] = q, k
+    return split
 
 
 def _chain(xp, arrays):
+    """A_0 @ ... @ A_n in PyTorch's order (which products overflow depends on it), each
+    product of a half type rounded to it as PyTorch's mm rounds (one float32 product each)."""
     check_kernel_dtype("addmm_impl_cpu_", arrays[0])
-    if xp is np and len(arrays) == 3:
-        return np.array(compute(xp, lambda *ops: _three(xp, *ops), *arrays))
-    if xp is np:
-        # (for more than three, NumPy's chain order is PyTorch's: the first cheapest split)
-        return np.array(compute(xp, lambda *ops: np.linalg.multi_dot(list(ops)), *arrays))
-    # CuPy has no multi_dot: the products left to right (the same values up to rounding).
-    return compute(xp, lambda *ops: functools.reduce(xp.matmul, ops), *arrays)
+    mats = list(arrays)
+    first_vector, last_vector = mats[0].ndim == 1, mats[-1].ndim == 1
+    if first_vector:
+        mats[0] = mats[0][None, :]
+    if last_vector:
+        mats[-1] = mats[-1][:, None]
+    split = _chain_order([mats[0].shape[0]] + [m.shape[1] for m in mats])
+
+    def product(i, j):
+        if i == j:
+            return mats[i]
+        k = split[i][j]
+        return compute(xp, xp.matmul, product(i, k), product(k + 1, j))
+
+    with np.errstate(all="ignore"):
+        result = product(0, len(mats) - 1)
+    if first_vector:
+        result = result[0]
+    if last_vector:
+        result = result[..., 0]
+    return xp.array(result)
 
 
 def _chain_grad(tensors, g, k):
