@@ -112,9 +112,10 @@ def _use_winograd(weight_shape, stride, dilation, groups, batch, out_size):
 def _transform_safe(xp, x):
     """NOTE [Winograd F(2x2, 3x3)]'s input transform adds and subtracts four neighbours of a
     tile: an infinity or NaN there, or a sum that overflows, would reach every output of the
-    tile, read or not. The products' way is taken for such inputs (one pass over the input;
-    NaN fails the comparison)."""
-    return bool(xp.abs(x).max() < np.finfo(x.dtype).max / 16)
+    tile, read or not. The products' way is taken for such inputs (two reductions over the
+    input, no temporary; NaN fails the comparisons)."""
+    bound = np.finfo(x.dtype).max / 16
+    return bool(x.max() < bound) and bool(x.min() > -bound)
 
 
 def conv_forward(xp, x, weight, stride, padding, dilation, groups):
