@@ -491,3 +491,14 @@ def test_the_judge_applies_its_relative_tolerance_factor():
     want = ("tensor", (2,), "float32", [1.0, 100.002])
     assert _tensors_equal(got, want) is not None
     assert _tensors_equal(got, want, rtol_factor=100.0) is None
+
+
+def test_qr_at_a_negative_zero_pivot():
+    # PyTorch's LAPACK reads sign(-0.0) as + in the Householder step; ember's zeros are +0.0
+    # before LAPACK, so R's first row and Q's first column carry PyTorch's signs
+    A = [[-0.0, -3.74, 0.85], [-1.37, 1e30, 3.47], [-2.81, 0.51, -5.0]]
+    for mode in ("reduced", "complete", "r"):
+        got, want = both(lambda L: L.linalg.qr(L.tensor(A), mode=mode))
+        values_same(got[1], want[1], rtol=1e-5, atol=1e-5)
+        if mode != "r":
+            values_same(got[0], want[0], rtol=1e-5, atol=1e-5)
