@@ -105,19 +105,19 @@ def _attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable
         key = key.repeat_interleave(repeats, -3)
         value = value.repeat_interleave(repeats, -3)
     scores = ember.matmul(query * factor, key.transpose(-2, -1))
-    masked = False
     if is_causal:
         keep = ember.ones((target, source), dtype=ember.bool, device=query.device).tril()
         scores = scores.masked_fill(keep.logical_not(), float("-inf"))
     elif attn_mask is not None:
-        masked = True
         if attn_mask.dtype == ember.bool:
             scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
         else:
             scores = scores + attn_mask
     # (NOTE [fully masked rows]: PyTorch's attention gives zeros for a row of -inf scores
     # whether a mask, the causal rule or the inputs' own values made them so)
-    weights = _safe_softmax(scores, masked or is_causal or bool(scores.isneginf().any()))
+    # (always: whether a row is all -inf is the inputs' data, which meta and fake tensors
+    # do not hold)
+    weights = _safe_softmax(scores, True)
     if dropout_p > 0.0:
         weights = _dropout(weights, dropout_p)
     return _in_query_order(ember.matmul(weights, value), query, value)
