@@ -114,10 +114,12 @@ def _attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable
         else:
             scores = scores + attn_mask
     # (NOTE [fully masked rows]: PyTorch's attention gives zeros for a row of -inf scores
-    # whether a mask, the causal rule or the inputs' own values made them so)
-    # (always: whether a row is all -inf is the inputs' data, which meta and fake tensors
-    # do not hold)
-    weights = _safe_softmax(scores, True)
+    # whether a mask, the causal rule or the inputs' own values made them so; a plain tensor's
+    # scores are looked at once, and tensors without data (meta, subclasses such as fake
+    # tensors) take the masked way, which reads no data)
+    weights = _safe_softmax(scores, is_causal or attn_mask is not None or
+                            type(scores) is not Tensor or scores.device.type == "meta" or
+                            bool(scores.isneginf().any()))
     if dropout_p > 0.0:
         weights = _dropout(weights, dropout_p)
     return _in_query_order(ember.matmul(weights, value), query, value)
