@@ -65,14 +65,22 @@ def _value_pool():
     return tuple(entry for entry in op_pool() if entry[2] not in UNCHECKED_IN_TORCH)
 
 
+# The families a run may be narrowed to: the registry's ops called as functions or as Tensor
+# methods, and the templated entries' (vd_functional.family_of).
+FAMILIES = ("functions", "methods", "functional", "modules", "linalg", "fft", "special")
+
+
 @st.composite
-def valid_calls(draw):
+def valid_calls(draw, family=None):
     """A call description: {'key', 'form', 'name', 'args', 'kwargs', 'random'}: a registry
     op's, or one in four a templated entry's (vd_functional.py: nn.functional, linalg, fft,
-    special, modules)."""
-    if draw(st.integers(0, 3)) == 0:
-        return draw(template_calls(edge_tensor))
-    key, form, name = draw(st.sampled_from(_value_pool()))
+    special, modules); only of `family` (FAMILIES) when given."""
+    if family is None and draw(st.integers(0, 3)) == 0 or \
+            family not in (None, "functions", "methods"):
+        return draw(template_calls(edge_tensor, family))
+    pool = tuple(entry for entry in _value_pool() if family is None or
+                 (entry[1] == "function") == (family == "functions"))
+    key, form, name = draw(st.sampled_from(pool))
     arguments = _schema(key).arguments
     base_shape = draw(st.sampled_from(SHAPES))
     first_dtype = None

@@ -31,6 +31,8 @@ from ember._ops.creation_ranges import eye
 from ember._ops.grad_utils import conj
 from ember._ops.linalg import broadcast_batch, check_kernel_dtype, compute, cpp, cxx
 
+_HALF_TYPES = frozenset(np.dtype(d._np) for d in (dt.float16, dt.bfloat16))
+
 
 def _call(name, args, out=None):
     if out is None:
@@ -479,6 +481,12 @@ def cross(xp, self, other, dim=None):
     check_kernel_dtype("cross", self)
     a = xp.broadcast_to(self, shape)
     b = xp.broadcast_to(other, shape)
+    if a.dtype in _HALF_TYPES:
+        # PyTorch rounds each product to the half type before the difference (65504 past
+        # the largest float16 is inf there, and inf - inf NaN): NumPy's cross of half arrays
+        # rounds each of its operations alike.
+        with np.errstate(all="ignore"):
+            return xp.cross(a, b, axis=dim)
     return xp.array(compute(xp, lambda x, y: xp.cross(x, y, axis=dim), a, b))
 
 
@@ -609,12 +617,55 @@ def _multi_dot_meta(tensors):
     return (_multi_dot_checks([t._data for t in tensors]), tensors[0]._dtype)
 
 
+def _chain_order(dims):
+    """split[i][j]: where the cheapest product of matrices i..j splits, the first of equal
+    costs (the classic dynamic programme: PyTorch's order for more than three, and NumPy's;
+    for three PyTorch's own rule, where NumPy takes A (B C) on a tie)."""
+    n = len(dims) - 1
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    if n == 3:
+        # (three: (A B) C unless A (B C) is strictly cheaper, PyTorch's own rule there)
+        a, b, c, d = dims
+        split[0][2] = 0 if a * c * (b + d) > b * d * (a + c) else 1
+        split[0][1], split[1][2] = 0, 1
+        return split
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = None
+            for k in range(i, j):
+                q = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
+                if cost[i][j] is None or q < cost[i][j]:
+                    cost[i][j], split[i][j] = q, k
+    return split
+
+
 def _chain(xp, arrays):
+    """A_0 @ ... @ A_n in PyTorch's order (which products overflow depends on it), each
+    product of a half type rounded to it as PyTorch's mm rounds (one float32 product each)."""
     check_kernel_dtype("addmm_impl_cpu_", arrays[0])
-    if xp is np:
-        return np.array(compute(xp, lambda *ops: np.linalg.multi_dot(list(ops)), *arrays))
-    # CuPy has no multi_dot: the products left to right (the same values up to rounding).
-    return compute(xp, lambda *ops: functools.reduce(xp.matmul, ops), *arrays)
+    mats = list(arrays)
+    first_vector, last_vector = mats[0].ndim == 1, mats[-1].ndim == 1
+    if first_vector:
+        mats[0] = mats[0][None, :]
+    if last_vector:
+        mats[-1] = mats[-1][:, None]
+    split = _chain_order([mats[0].shape[0]] + [m.shape[1] for m in mats])
+
+    def product(i, j):
+        if i == j:
+            return mats[i]
+        k = split[i][j]
+        return compute(xp, xp.matmul, product(i, k), product(k + 1, j))
+
+    with np.errstate(all="ignore"):
+        result = product(0, len(mats) - 1)
+    if first_vector:
+        result = result[0]
+    if last_vector:
+        result = result[..., 0]
+    return xp.array(result)
 
 
 def _chain_grad(tensors, g, k):

@@ -165,6 +165,10 @@ def linalg_qr(xp, A, mode="reduced"):
     _check(mode in ("reduced", "complete", "r"), lambda: (
         f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
         f"'r', or 'complete'"))
+    # A pivot of -0.0: Householder's reflection takes beta = -sign(alpha) |x|, and PyTorch's
+    # LAPACK (MKL) reads sign(-0.0) as +, NumPy's as -, flipping that row of R and column of
+    # Q; adding 0 makes every zero +0.0 (the one reading both share).
+    A = A + A.dtype.type(0)
     if mode == "r":
         R = xp.linalg.qr(A, mode="r")
         return xp.empty(A.shape[:-2] + (0,), dtype=A.dtype), R.astype(A.dtype)

@@ -302,6 +302,26 @@ def _batched_or_info(xp, A, fn, fill_shape):
     return result, info
 
 
+# NOTE [single precision solves overflow in single precision]: NumPy's solve and inv take
+# float32 and complex64 matrices through LAPACK in double precision and round the answer once;
+# PyTorch's run LAPACK in the matrices' own precision. The two agree to rounding unless a step
+# overflows the single range (a pivot of 1e-40: 1 / pivot is inf in float32, and 0 * inf then
+# NaN, where double precision finds a number past float32's largest value, rounded to inf).
+# So a matrix whose rounded answer is not finite is solved again by getrf + getrs in its own
+# precision (a check of the answer; finite answers, the usual case, cost that check only).
+def _single_precision_overflow(xp, A, X, again, matrix_dims):
+    if xp is not np or A.dtype not in (np.float32, np.complex64) or X.size == 0:
+        return X
+    finite = np.isfinite(X).all(axis=tuple(range(-matrix_dims, 0)))
+    if finite.all():
+        return X
+    bad = ~finite
+    X = np.array(X)
+    with np.errstate(all="ignore"):
+        X[bad] = again(bad)
+    return X
+
+
 @register_op("linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, "
              "Tensor info)", kind="generic", function=False, method=False, meta=_inv_ex_meta,
              saves=("result0",), derivatives={"A": _inv_grad},
@@ -313,6 +333,8 @@ def linalg_inv_ex(xp, A, check_errors=False):
     if A.size == 0:
         return xp.zeros(A.shape, dtype=A.dtype), _info_zeros(xp, A)
     inverse, info = _batched_or_info(xp, A, xp.linalg.inv, A.shape)
+    inverse = _single_precision_overflow(xp, A, inverse, lambda bad: singular_solve(
+        A[bad], np.broadcast_to(np.eye(A.shape[-1], dtype=A.dtype), A[bad].shape)), 2)
     if check_errors:
         raise_from_info("linalg.inv", A, info, "inverse")
     return _fresh(xp, inverse, A.dtype), info
@@ -409,6 +431,8 @@ def linalg_solve_ex(xp, A, B, left=True, check_errors=False):
             X = xp.full(shape, np.nan, dtype=A.dtype)
         if good.any():
             X[good] = _solve_kernel(xp, A_b[good], B_b[good], left, vector)
+    X = _single_precision_overflow(xp, A_b, X, lambda bad: _singular_solve_kernel(
+        A_b[bad], B_b[bad], left, vector), 1 if vector else 2)
     if check_errors:
         raise_from_info("torch.linalg.solve", A, info, "solve")
     return _fresh(xp, X, A.dtype), info

@@ -109,12 +109,22 @@ def _use_winograd(weight_shape, stride, dilation, groups, batch, out_size):
             >= winograd.MIN_TILES)
 
 
+def _transform_safe(xp, x):
+    """NOTE [Winograd F(2x2, 3x3)]'s input transform adds and subtracts four neighbours of a
+    tile: an infinity or NaN there, or a sum that overflows, would reach every output of the
+    tile, read or not. The products' way is taken for such inputs (two reductions over the
+    input, no temporary; NaN fails the comparisons)."""
+    bound = np.finfo(x.dtype).max / 16
+    return bool(x.max() < bound) and bool(x.min() > -bound)
+
+
 def conv_forward(xp, x, weight, stride, padding, dilation, groups):
     """y[n, o] = sum over c in o's group and kernel offsets of x_pad * weight (no bias)."""
     kernel = weight.shape[2:]
     out_size = _out_size(x.shape[2:], kernel, stride, padding, dilation)
     if x.ndim == 4 and x.dtype.kind == "f" and _use_winograd(
-            weight.shape, stride, dilation, groups, x.shape[0], out_size):
+            weight.shape, stride, dilation, groups, x.shape[0], out_size) and \
+            _transform_safe(xp, x):
         return winograd.conv3x3(xp, x, weight, padding)
     padded = _zero_padded(xp, x, padding)
     w = _weight_matrices(weight, groups)
@@ -143,20 +153,27 @@ def _batch_chunks(n, bytes_per_image):
     return [slice(start, min(n, start + per)) for start in range(0, n, per)] or [slice(0, 0)]
 
 
-def conv_input_grad(xp, grad, weight, in_size, stride, padding, dilation, groups):
+def conv_input_grad(xp, grad, weight, in_size, stride, padding, dilation, groups,
+                    fold_dtype=None):
     """The gradient of conv_forward with respect to its input of spatial size `in_size`
-    (also the forward of the transposed convolution): weight^T @ grad, folded back."""
+    (also the forward of the transposed convolution): weight^T @ grad, folded back.
+    NOTE [half transposed convolution folds in half]: with `fold_dtype` (a float16
+    transposed convolution) the column matrix is rounded to it and folded back in it, one
+    rounding per addition in kernel-offset order, as PyTorch's col2im does: 60000 + 60000 -
+    60000 is inf there, where a float32 fold rounded once gives 60000."""
     kernel = tuple(weight.shape[2:])
     n = grad.shape[0]
     out_size = grad.shape[2:]
     if grad.ndim == 4 and grad.dtype.kind == "f" and max(padding) <= 2 and _use_winograd(
-            weight.shape, stride, dilation, groups, n, in_size):
+            weight.shape, stride, dilation, groups, n, in_size) and _transform_safe(xp, grad):
         return winograd.conv3x3_input_grad(xp, grad, weight, in_size, padding)
     w = _weight_matrices(weight, groups)
     if out_size[-1] <= _SHORT_ROWS:
         return _input_grad_batch_last(xp, grad, w, weight, in_size, stride, padding, dilation,
-                                      groups)
+                                      groups, fold_dtype)
     cols = xp.matmul(w.transpose(0, 2, 1), _by_group(xp, grad, groups))
+    if fold_dtype is not None:
+        cols = cols.astype(fold_dtype)
     channels = weight.shape[1] * groups
     cols = cols.reshape((channels,) + kernel + (n,) + tuple(out_size))
     padded = tuple(i + 2 * p for i, p in zip(in_size, padding))
@@ -177,7 +194,8 @@ def conv_input_grad(xp, grad, weight, in_size, stride, padding, dilation, groups
 _SHORT_ROWS = 8
 
 
-def _input_grad_batch_last(xp, grad, w, weight, in_size, stride, padding, dilation, groups):
+def _input_grad_batch_last(xp, grad, w, weight, in_size, stride, padding, dilation, groups,
+                           fold_dtype=None):
     """conv_input_grad with the batch as the innermost axis of the column matrix and the
     accumulator (N moved last once on the way in, and back once on the way out)."""
     kernel = tuple(weight.shape[2:])
@@ -187,6 +205,8 @@ def _input_grad_batch_last(xp, grad, w, weight, in_size, stride, padding, dilati
                                                               -1)
     channels = weight.shape[1] * groups
     cols = xp.matmul(w.transpose(0, 2, 1), g).reshape((channels,) + kernel + out_size + (n,))
+    if fold_dtype is not None:
+        cols = cols.astype(fold_dtype)
     padded = tuple(i + 2 * p for i, p in zip(in_size, padding))
     acc = xp.zeros((channels,) + padded + (n,), cols.dtype)
     for offset in np.ndindex(*kernel):
@@ -202,7 +222,7 @@ def conv_weight_grad(xp, x, grad, kernel, stride, padding, dilation, groups):
     """The gradient of conv_forward with respect to its weight (O, C/g, *kernel)."""
     if x.ndim == 4 and x.dtype.kind == "f" and _use_winograd(
             (grad.shape[1], x.shape[1]) + tuple(kernel), stride, dilation, groups, x.shape[0],
-            grad.shape[2:]):
+            grad.shape[2:]) and _transform_safe(xp, x) and _transform_safe(xp, grad):
         return winograd.conv3x3_weight_grad(xp, x, grad, padding)
     padded = _zero_padded(xp, x, padding)
     out_size = grad.shape[2:]
@@ -353,7 +373,8 @@ def convolution(xp, input, weight, bias, stride, padding, dilation, transposed, 
     if transposed:
         in_size = _transposed_size(x.shape[2:], w.shape[2:], stride, padding, dilation,
                                    _expand(output_padding, d))
-        out = conv_input_grad(xp, x, w, in_size, stride, padding, dilation, groups)
+        out = conv_input_grad(xp, x, w, in_size, stride, padding, dilation, groups,
+                              result_dtype if result_dtype == np.float16 else None)
     else:
         out = conv_forward(xp, x, w, stride, padding, dilation, groups)
     if bias is not None:

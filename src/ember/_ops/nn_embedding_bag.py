@@ -140,10 +140,22 @@ def _kernel(xp, weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_
         if rows.dtype in _HALF:
             rows = rows.astype(np.float32)    # (exact: the maxima are rows' own values)
         kept_bag = bag[kept]
-        top = _segment_reduce(xp, "maximum", rows, kept_bag, bags, 0)
+        # NOTE [embedding bag max skips NaN]: PyTorch keeps a bag's first row and replaces a
+        # value only by a greater one, so a NaN wins only as the bag's first value (no later
+        # value compares greater) and is passed over anywhere else: the maximum of the
+        # others (fmax), unless the first is NaN.
+        top = _segment_reduce(xp, "fmax", rows, kept_bag, bags, 0)
         # The first position holding each maximum (PyTorch keeps the first of equal ones).
         first = xp.where(rows == top[kept_bag], kept[:, None], count)
         first = _segment_reduce(xp, "minimum", first, kept_bag, bags, count)
+        start = _segment_reduce(xp, "minimum", kept, kept_bag, bags, count)
+        if count:
+            opening = rows[xp.searchsorted(kept, xp.minimum(start, kept[-1] if kept.size
+                                                                  else 0))] \
+                if kept.size else xp.zeros((bags, dim), rows.dtype)
+            nan_first = (start < count)[:, None] & xp.isnan(opening)
+            first = xp.where(nan_first, start[:, None], first)
+            top = xp.where(nan_first, opening, top)
         filled = first < count
         max_indices = xp.where(filled, indices[xp.minimum(first, max(count - 1, 0))], 0) \
             if count else xp.zeros((bags, dim), index_dtype)

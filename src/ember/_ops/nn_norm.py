@@ -129,10 +129,12 @@ def native_batch_norm(xp, input, weight, bias, running_mean, running_var, traini
         count = rows.shape[0] * rows.shape[2]
         scale_by = compute_dtype.type(1 / count) if count else compute_dtype.type(np.nan)
         mean = _channel_sums(rows) * scale_by
-        if rows.dtype == np.float32 and xp is np and not bool(np.isfinite(mean).all()):
+        if input.dtype == np.float32 and xp is np and not bool(np.isfinite(mean).all()):
             # A float32 sum of values near its largest that cancel (3e38 - 3e38 ...) may
             # overflow in one order and not in another (PyTorch's cascade): a finite mean is
-            # taken where float64 sums find one.
+            # taken where float64 sums find one. (Not for bfloat16 input: PyTorch sums it in
+            # float32 straight, so two values of 3.4e38 in a channel make its mean inf and
+            # the channel NaN.)
             wide = rows.sum(axis=(0, 2), dtype=np.float64) * (1 / count if count else np.nan)
             mean = np.where(np.isfinite(mean) | ~np.isfinite(wide.astype(np.float32)), mean,
                             wide.astype(np.float32))

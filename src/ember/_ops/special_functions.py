@@ -242,6 +242,45 @@ def _incomplete_gamma_edges(xp, a, x, computed, lower):
     return result
 
 
+# NOTE [incomplete gamma underflows as PyTorch's]
+# PyTorch's igamma/igammac (Cephes' algorithm, in the input's dtype) form the prefactor
+# x**a e**-x / Gamma(a) as exp(a log x - x - lgamma(a)) where |x - a| > 0.4 a, and take it as
+# 0 once that exponent is below -MAXLOG (the log of the dtype's smallest normal: 88.72 in
+# float32, 709.78 in float64); nearer the diagonal it divides by a Lanczos sum that overflows
+# (to a prefactor of 0) for a below about 1.4256 / the dtype's largest value. With the
+# prefactor 0 the power series (P for small x, 1 - P for x below a) is 0 and the continued
+# fraction (Q for x > 1.1 at or above a) is 0, although the series divides the prefactor by a:
+# for an `a` that is itself denormal the exact P is near 1 where PyTorch's is 0. Where
+# a log x overflows beside lgamma(a) (a near float32's largest value) the exponent is NaN and
+# so is the result. ember's values come from SciPy in float64, so these cuts are replayed.
+_MAXLOG = {np.dtype(np.float32): 88.72283905206835, np.dtype(np.float64): 709.782712893384}
+
+
+def _prefactor_cuts(xp, a, x, lower, result):
+    maxlog = _MAXLOG.get(np.dtype(result.dtype))
+    if maxlog is None:
+        return result
+    with np.errstate(all="ignore"):
+        exponent = a * xp.log(x) - x - _scipy(xp).gammaln(a)
+        inside = (a > 0) & (x > 0) & xp.isfinite(a) & xp.isfinite(x)
+        far = xp.abs(x - a) > a * result.dtype.type(0.4)
+        lanczos_overflow = a < 1.4256 / float(np.finfo(result.dtype).max)
+        gone = inside & (far & (exponent < -maxlog) | ~far & lanczos_overflow)
+        # (which of PyTorch's branches P or Q takes at (a, x); the other is 1 minus it)
+        fraction = (x > 1.1) & (x >= a)
+        if lower:
+            series = ~((x > 1) & (x > a))
+        else:
+            series = (x > 1.1) & (x < a) | (x <= 0.5) & (-0.4 / xp.log(x) < a) | \
+                (x > 0.5) & (x <= 1.1) & (x * 1.1 < a)
+        undefined = inside & far & xp.isnan(exponent) & (series | fraction)
+    one, zero = result.dtype.type(1), result.dtype.type(0)
+    at_series, at_fraction = (zero, one) if lower else (one, zero)
+    result = xp.where(gone & series, at_series, result)
+    result = xp.where(gone & fraction & ~series, at_fraction, result)
+    return xp.where(undefined, result.dtype.type(math.nan), result)
+
+
 def _integer_refused(name, x):
     if x.dtype.kind in "biu":
         not_implemented_for(name, x)
@@ -256,8 +295,9 @@ def igamma(xp, self, other):
     function P(input, other)."""
     _integer_refused("igamma_cpu", self)
     _refuse("igamma_cpu", self)
-    return _incomplete_gamma_edges(xp, *xp.broadcast_arrays(self, other),
-                                   _scipy(xp).gammainc(self, other), lower=True)
+    a, x = xp.broadcast_arrays(self, other)
+    computed = _prefactor_cuts(xp, a, x, True, _scipy(xp).gammainc(self, other))
+    return _incomplete_gamma_edges(xp, a, x, computed, lower=True)
 
 
 @register_op("igammac(Tensor self, Tensor other) -> Tensor", kind="pointwise",
@@ -269,8 +309,9 @@ def igammac(xp, self, other):
     function Q(input, other) = 1 - P(input, other)."""
     _integer_refused("igammac_cpu", self)
     _refuse("igammac_cpu", self)
-    return _incomplete_gamma_edges(xp, *xp.broadcast_arrays(self, other),
-                                   _scipy(xp).gammaincc(self, other), lower=False)
+    a, x = xp.broadcast_arrays(self, other)
+    computed = _prefactor_cuts(xp, a, x, False, _scipy(xp).gammaincc(self, other))
+    return _incomplete_gamma_edges(xp, a, x, computed, lower=False)
 
 
 # --------------------------------------------------------------------------- mvlgamma

@@ -2,9 +2,12 @@
 `nn.MultiheadAttention`), as composites of registry ops (matmul, softmax, dropout), so autograd
 gives every gradient.
 
-NOTE [fully masked rows]: a query row whose keys are all masked out (-inf everywhere) gives zeros,
-as PyTorch's attention does, not the NaN of a plain softmax over -inf; such rows are set to 0
-before the softmax (so its backward stays finite) and their weights to 0 after it.
+NOTE [fully masked rows]: in scaled_dot_product_attention a query row whose scores are all -inf
+(masked out, or -inf from the inputs' own values) gives zeros, as PyTorch's does, not the NaN of
+a plain softmax over -inf; such rows are set to 0 before the softmax (so its backward stays
+finite) and their weights to 0 after it. The weights still multiply every value, so an infinite
+value beside a zero weight makes NaN, as in PyTorch. multi_head_attention_forward with
+need_weights=True takes a plain softmax (PyTorch's NaN rows).
 """
 from __future__ import annotations
 
@@ -102,17 +105,21 @@ def _attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable
         key = key.repeat_interleave(repeats, -3)
         value = value.repeat_interleave(repeats, -3)
     scores = ember.matmul(query * factor, key.transpose(-2, -1))
-    masked = False
     if is_causal:
         keep = ember.ones((target, source), dtype=ember.bool, device=query.device).tril()
         scores = scores.masked_fill(keep.logical_not(), float("-inf"))
     elif attn_mask is not None:
-        masked = True
         if attn_mask.dtype == ember.bool:
             scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
         else:
             scores = scores + attn_mask
-    weights = _safe_softmax(scores, masked)
+    # (NOTE [fully masked rows]: PyTorch's attention gives zeros for a row of -inf scores
+    # whether a mask, the causal rule or the inputs' own values made them so; a plain tensor's
+    # scores are looked at once, and tensors without data (meta, subclasses such as fake
+    # tensors) take the masked way, which reads no data)
+    weights = _safe_softmax(scores, is_causal or attn_mask is not None or
+                            type(scores) is not Tensor or scores.device.type == "meta" or
+                            bool(scores.isneginf().any()))
     if dropout_p > 0.0:
         weights = _dropout(weights, dropout_p)
     return _in_query_order(ember.matmul(weights, value), query, value)
@@ -319,7 +326,9 @@ def multi_head_attention_forward(
         scores = ember.bmm(q * (1.0 / math.sqrt(head_dim)), k.transpose(-2, -1))
         if attn_mask is not None:
             scores = scores + attn_mask
-        weights = _safe_softmax(scores, attn_mask is not None)
+        # (a plain softmax, as PyTorch's multi_head_attention_forward takes where it returns
+        # the weights: a fully masked row is NaN there, unlike NOTE [fully masked rows])
+        weights = ember.softmax(scores, -1)
         if dropout_p > 0.0:
             weights = _dropout(weights, dropout_p)
         output = ember.bmm(weights, v)
