@@ -44,10 +44,8 @@ TORCHSCRIPT = (
     "PyTorchFileReader PyTorchFileWriter SerializationStorageContext "
     "DeserializationStorageContext ModuleDict ParameterDict BufferDict"))
 QUANTIZED = (
-    ("quantized tensors and their kernels (the quantized dtypes and qschemes are in, "
-     "NOTE [dtypes without tensors])"),
-    ("quantize_per_channel quantize_per_tensor quantize_per_tensor_dynamic dequantize int_repr "
-    "q_per_channel_axis q_per_channel_scales q_per_channel_zero_points q_scale q_zero_point "
+    ("quantized tensors' other kernels (quantized tensors are in, NOTE [quantized tensors])"),
+    ("quantize_per_tensor_dynamic "
     "fake_quantize_per_channel_affine fake_quantize_per_tensor_affine "
     "fused_moving_avg_obs_fake_quant choose_qparams_optimized empty_quantized "
     "quantized_batch_norm quantized_gru_cell quantized_lstm_cell quantized_max_pool1d "
@@ -62,11 +60,6 @@ TENSOR_REMOVED = (
     ("removed from PyTorch: the attribute only raises or warns (eig, lstsq, solve, symeig; "
     "Variable's volatile and reinforce)"),
     "eig lstsq solve symeig volatile reinforce")
-TENSOR_QUANTIZED = (
-    "quantized tensors (out of scope)",
-    ("dequantize int_repr q_per_channel_axis q_per_channel_scales q_per_channel_zero_points "
-    "q_scale q_zero_point qscheme"))
-
 IMPORTED_HELPERS = (
     "typing helpers and modules the oracle's module imports for itself, not API",
     ("BroadcastingList1 BroadcastingList2 BroadcastingList3 Tensor "
@@ -90,7 +83,7 @@ NAMESPACES = {
     "torch": (lambda: torch, lambda: ember, (
         TORCHSCRIPT, QUANTIZED)),
     "Tensor": (lambda: torch.Tensor, lambda: ember.Tensor, (
-        TENSOR_QUANTIZED, TENSOR_REMOVED, TENSOR_ELSEWHERE)),
+        TENSOR_REMOVED, TENSOR_ELSEWHERE)),
     "autograd": (lambda: torch.autograd, lambda: ember.autograd, ()),
     "func": (lambda: torch.func, lambda: ember.func, ()),
     "utils.checkpoint": (lambda: importlib.import_module("torch.utils.checkpoint"),

@@ -3,8 +3,9 @@ extension), and the lookup that resolves a call's key to one kernel.
 
 NOTE [the kernel table]: every `OpDef` owns a `KernelTable`. An entry is keyed by a
 `DispatchKey(layout, device, extension)`:
-- layout: "strided" (dense arrays), or a sparse layout ("sparse_coo", "sparse_csr",
-  "sparse_csc", "sparse_bsr", "sparse_bsc");
+- layout: "strided" (dense arrays), a sparse layout ("sparse_coo", "sparse_csr",
+  "sparse_csc", "sparse_bsr", "sparse_bsc"), or "quantized" (quantized tensors' kernels, NOTE
+  [quantized tensors]: keyed like a layout, though such a tensor's `layout` is strided);
 - device: a device type ("cpu", "cuda", "meta", a privateuse1 name such as "npdev"), or None:
   the entry serves every device of the layout (the op's shared `xp` kernel, PyTorch's
   CompositeExplicitAutograd);
@@ -37,7 +38,8 @@ from typing import NamedTuple
 
 STRIDED = "strided"
 SPARSE_LAYOUTS = ("sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc")
-LAYOUTS = (STRIDED, *SPARSE_LAYOUTS)
+QUANTIZED = "quantized"
+LAYOUTS = (STRIDED, *SPARSE_LAYOUTS, QUANTIZED)
 
 
 class DispatchKey(NamedTuple):
@@ -62,6 +64,7 @@ _NAMED = {
     "SparseBsrCPU": DispatchKey("sparse_bsr", "cpu"),
     "SparseBscCPU": DispatchKey("sparse_bsc", "cpu"),
     "ComplexHalf": DispatchKey(STRIDED, None, "complex32"),
+    "QuantizedCPU": DispatchKey("quantized", "cpu"),
 }
 
 

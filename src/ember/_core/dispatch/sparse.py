@@ -187,6 +187,9 @@ COO_CSR = ("sparse_coo", "sparse_csr")
 CSC = ("sparse_csc",)
 BLOCKED = ("sparse_bsr", "sparse_bsc")
 _OWN_LAYOUT = (SparseCSC, SparseBSR, SparseBSC)
+# The `_data` classes whose tensors take their kernels from a keyed entry, with the key's
+# layout: the sparse layouts, and quantized tensors once one exists (NOTE [quantized tensors]).
+KEYED = {cls: cls.layout_name for cls in SPARSE_TYPES}
 
 # Non-empty once a sparse tensor was made: the dispatcher reads a call's layout only then
 # (stack.py), so a process that never makes one pays nothing.
@@ -210,15 +213,15 @@ def is_sparse(t) -> bool:
 
 
 def sparse_operand(op, args):
-    """The first sparse tensor among the call's tensor arguments, or None."""
+    """The first sparse (or quantized) tensor among the call's tensor arguments, or None."""
     for i in op.tensor_positions:
         v = args[i]
         if v is not None and v.__class__ is not int and v.__class__ is not float \
-                and type(getattr(v, "_data", None)) in SPARSE_TYPES:
+                and type(getattr(v, "_data", None)) in KEYED:
             return v
     for i in op.list_positions:
         for v in args[i] if args[i] is not None else ():   # (a Tensor has no truth value)
-            if type(getattr(v, "_data", None)) in SPARSE_TYPES:
+            if type(getattr(v, "_data", None)) in KEYED:
                 return v
     return None
 
@@ -242,7 +245,7 @@ def _call_layout(op, args, sparse) -> str:
         data = getattr(args[i], "_data", None)
         if type(data) in _OWN_LAYOUT:
             return data.layout_name
-    return sparse._data.layout_name
+    return KEYED[type(sparse._data)]
 
 
 def install() -> None:
