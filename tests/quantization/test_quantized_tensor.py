@@ -112,7 +112,7 @@ def test_list_forms():
 
 def test_dequantize_of_a_float_tensor_is_float32():
     for data in (np.array([1.0, 2.5]), np.array([1, 2])):
-        theirs, ours = _both(lambda lib: lib.from_numpy(data).dequantize())
+        theirs, ours = _both(lambda lib, data=data: lib.from_numpy(data).dequantize())
         assert str(ours.dtype).split(".")[1] == str(theirs.dtype).split(".")[1]
         np.testing.assert_array_equal(_np(ours), _np(theirs))
 
