@@ -2,9 +2,10 @@
 that run on quantized tensors (NOTE [quantized tensors] in _core/dispatch/quantized.py).
 
 NOTE [quantization arithmetic]: as PyTorch's CPU kernels compute it. Quantizing multiplies the
-float32 value by the float32 reciprocal of the scale, adds the zero point, rounds half to even
-(once, so a tie is decided with the zero point added) and clamps to the stored type; per channel, each channel's scale and zero point. Dequantizing is
-`(q - zero_point) * scale`, rounded once to float32. The quantized kernels below keep their
+float32 value by the float32 reciprocal of the scale, adds the zero point (both steps in float32)
+and rounds half to even (so a tie is decided with the zero point added), then clamps to the
+stored type; per channel, each channel's scale and zero point. Dequantizing is
+float32(scale) * (q - zero_point), one float32 product. The quantized kernels below keep their
 input's quantizer: shape ops and selections move the integers; relu clamps at the zero point;
 max pooling picks integers; average pooling averages integers and rounds half to even.
 """
@@ -42,24 +43,26 @@ def quantize_array(values, scale, zero_point, dtype, axis=None):
         inverse = (np.float32(1.0) / np.asarray(scale, dtype=np.float32)).reshape(shape)
         zero = np.asarray(zero_point, dtype=np.float64).reshape(shape)
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        # one rounding of value * (1 / scale) + zero_point (float64 holds it exactly)
-        rounded = np.rint(values.astype(np.float64) * inverse.astype(np.float64) + zero)
+        # value * (1 / scale) + zero_point in float32 (each step rounded), rounded once more
+        rounded = np.rint((values * inverse + np.float32(zero) if axis is None else
+                           values * inverse + zero.astype(np.float32)).astype(np.float64))
     return np.clip(rounded, low, high).astype(STORED[dtype._name])
 
 
 def dequantize_data(data: QuantizedData) -> np.ndarray:
-    """The real values a quantized tensor's integers stand for, as float32."""
+    """The real values a quantized tensor's integers stand for: float32(scale) * (q - zero_point),
+    one float32 product."""
+    centered = data.array.astype(np.int64)
     if data.per_tensor:
-        return ((data.array.astype(np.float64) - data.zero_point) * data.scale).astype(
-            np.float32)
+        return np.float32(data.scale) * (centered - data.zero_point).astype(np.float32)
     shape = [1] * data.array.ndim
     shape[data.axis] = -1
-    scale = np.asarray(data.scale, dtype=np.float64).reshape(shape)
-    zero = np.asarray(data.zero_point, dtype=np.float64).reshape(shape)
+    scale = np.asarray(data.scale, dtype=np.float32).reshape(shape)
+    zero = np.asarray(data.zero_point).reshape(shape)
     if data.qscheme == "per_channel_affine_float_qparams":
-        return ((data.array.astype(np.float32) - zero.astype(np.float32))
-                * scale.astype(np.float32)).astype(np.float32)
-    return ((data.array.astype(np.float64) - zero) * scale).astype(np.float32)
+        return ((data.array.astype(np.float32) - zero.astype(np.float32)) * scale).astype(
+            np.float32)
+    return scale * (centered - zero.astype(np.int64)).astype(np.float32)
 
 
 def check_zero_point(zero_point: int, dtype, where: str) -> None:
