@@ -40,7 +40,6 @@ DEFAULT_STATIC_QUANT_MODULE_MAPPINGS = {
 }
 DEFAULT_QAT_MODULE_MAPPINGS = {
     nn.Linear: nnqat.Linear,
-    nn.Conv1d: nnqat.Conv1d,
     nn.Conv2d: nnqat.Conv2d,
     nn.Conv3d: nnqat.Conv3d,
 }

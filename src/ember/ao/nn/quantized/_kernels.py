@@ -5,9 +5,11 @@ NOTE [int8 products and requantization]: a quantized layer multiplies the input'
 its zero point by the weight's integers minus theirs, summing in int32 (exactly: here in int64,
 which never rounds). The result becomes the output's integers in float32: the float bias is
 divided by `input_scale * weight_scale` (per output channel) and added, the sum multiplied by
-`input_scale * weight_scale / output_scale`, rounded half to even, the output zero point added
+`input_scale * weight_scale / output_scale` (for a 3-d convolution: multiplied first, then the
+bias divided by the output scale added), rounded half to even, the output zero point added
 and the result clamped to the output dtype (from the zero point up when a ReLU is fused). The
-dynamic layers instead give `acc * input_scale * weight_scale + bias` in float32. A convolution
+dynamic layers instead give `acc * (input_scale * weight_scale) + bias` as one fused
+multiply-add in float32. A convolution
 is the same product over each output position's patch; padding is the input's zero point, so
 it adds nothing.
 """
@@ -75,19 +77,25 @@ def conv_accumulate(x, weight, stride, padding, dilation, groups: int) -> np.nda
     return np.concatenate(results, axis=1)
 
 
-def requantize(acc, x, weight, bias, scale: float, zero_point: int, relu: bool, channel_axis):
+def requantize(acc, x, weight, bias, scale: float, zero_point: int, relu: bool, channel_axis,
+               bias_in_output_units: bool = False):
     """The output's quint8 tensor from int32 sums (NOTE [int8 products and requantization]);
-    the output channels lie along `channel_axis` of `acc`."""
+    the output channels lie along `channel_axis` of `acc`. `bias_in_output_units`: the bias
+    divided by the output scale is added after the multiplication (PyTorch's 3-d
+    convolution)."""
     input_scale = np.float32(x._data.scale)
     product_scale = input_scale * weight_qparams(weight)           # float32 per channel
     multiplier = product_scale / np.float32(scale)
     shape = [1] * acc.ndim
     shape[channel_axis] = -1
     values = acc.astype(np.float32)
-    if bias is not None:
-        bias_values = np.asarray(bias.detach()._host(), dtype=np.float32)
+    bias_values = None if bias is None else np.asarray(bias.detach()._host(), dtype=np.float32)
+    if bias_values is not None and not bias_in_output_units:
         values = values + (bias_values / product_scale).reshape(shape)
-    values = np.rint(values * multiplier.reshape(shape))
+    values = values * multiplier.reshape(shape)
+    if bias_values is not None and bias_in_output_units:
+        values = values + (bias_values / np.float32(scale)).reshape(shape)
+    values = np.rint(values)
     low = zero_point if relu else 0
     out = np.clip(values.astype(np.float64) + zero_point, low, 255).astype(np.uint8)
     return make_quantized(QuantizedData(out, "per_tensor_affine", float(scale),
@@ -95,11 +103,13 @@ def requantize(acc, x, weight, bias, scale: float, zero_point: int, relu: bool, 
 
 
 def float_output(acc, x_scale: float, weight, bias, channel_axis):
-    """A dynamic layer's float32 output: acc * input scale * weight scale + bias."""
+    """A dynamic layer's float32 output: float32(acc) * (input scale * weight scale) + bias,
+    one fused multiply-add (rounded once)."""
     shape = [1] * acc.ndim
     shape[channel_axis] = -1
-    multiplier = np.float32(x_scale) * weight_qparams(weight)
-    values = acc.astype(np.float32) * multiplier.reshape(shape)
+    multiplier = (np.float32(x_scale) * weight_qparams(weight)).reshape(shape)
+    values = acc.astype(np.float32).astype(np.float64) * multiplier.astype(np.float64)
     if bias is not None:
-        values = values + np.asarray(bias.detach()._host(), dtype=np.float32).reshape(shape)
+        bias_values = np.asarray(bias.detach()._host(), dtype=np.float32).reshape(shape)
+        values = values + bias_values.astype(np.float64)
     return dispatch.wrap(values.astype(np.float32), ember.float32, dispatch.CPU)

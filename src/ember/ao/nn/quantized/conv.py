@@ -81,7 +81,7 @@ class _ConvNd(Module):
         acc = _kernels.conv_accumulate(x, self._weight, self.stride, self.padding,
                                        self.dilation, self.groups)
         return _kernels.requantize(acc, x, self._weight, self._bias, self.scale,
-                                   self.zero_point, self._relu, 1)
+                                   self.zero_point, self._relu, 1, self._dims == 3)
 
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         super()._save_to_state_dict(destination, prefix, keep_vars)

@@ -83,6 +83,8 @@ class Linear(Module):
         super().__init__()
         self.in_features, self.out_features = in_features, out_features
         dtype = ember.qint8 if dtype is None else dtype
+        if dtype is not ember.qint8:
+            raise RuntimeError("Unsupported dtype specified for quantized Linear!")
         weight = ember.quantize_per_tensor(ember.zeros(out_features, in_features), 1.0, 0,
                                            dtype)
         bias = ember.zeros(out_features) if bias_ else None

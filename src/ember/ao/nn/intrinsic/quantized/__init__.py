@@ -13,6 +13,10 @@ class LinearReLU(linear.Linear):
 
     _relu = True
 
+    def __init__(self, in_features: int, out_features: int, bias: bool = True,
+                 dtype=None) -> None:
+        super().__init__(in_features, out_features, bias, dtype)
+
     @staticmethod
     def _float_types() -> tuple:
         return (nni.LinearReLU,)

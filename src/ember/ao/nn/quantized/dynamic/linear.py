@@ -55,8 +55,10 @@ class Linear(static.Linear):
 
     def __init__(self, in_features: int, out_features: int, bias_: bool = True,
                  dtype=None) -> None:
-        super().__init__(in_features, out_features, bias_, dtype=dtype)
+        super().__init__(in_features, out_features, bias_,
+                         dtype=ember.qint8 if dtype is ember.float16 else dtype)
         if dtype is ember.float16:
+            self._packed_params.dtype = dtype
             self._packed_params.set_weight_bias(ember.zeros(out_features, in_features,
                                                             dtype=ember.float16),
                                                 ember.zeros(out_features) if bias_ else None)
