@@ -122,9 +122,9 @@ def test_quantized_linear_integers_match(per_channel, relu, bias):
     np.testing.assert_array_equal(ours, theirs)
 
 
-CONV_CASES = [(2, dict(padding=1)), (2, dict(stride=2, groups=2, bias=False)),
-              (2, dict(padding=2, dilation=2)), (2, dict(padding=1, groups=4)),
-              (1, dict(padding=1, stride=2)), (3, dict(padding=1))]
+CONV_CASES = [(2, {"padding": 1}), (2, {"stride": 2, "groups": 2, "bias": False}),
+              (2, {"padding": 2, "dilation": 2}), (2, {"padding": 1, "groups": 4}),
+              (1, {"padding": 1, "stride": 2}), (3, {"padding": 1})]
 
 
 @pytest.mark.parametrize("per_channel", [True, False])

@@ -216,7 +216,7 @@ class PlaceholderObserver(ObserverBase):
         return f"dtype={self.dtype}, is_dynamic={self.is_dynamic}"
 
     def calculate_qparams(self):
-        raise Exception("calculate_qparams should not be called for PlaceholderObserver")
+        raise Exception("calculate_qparams should not be called for PlaceholderObserver")  # noqa: TRY002
 
 
 class NoopObserver(PlaceholderObserver):

@@ -24,7 +24,7 @@ class QConfig(namedtuple("QConfig", ["activation", "weight"])):
     def __new__(cls, activation, weight):
         from ember.nn import Module
         if isinstance(activation, Module) or isinstance(weight, Module):
-            raise ValueError(
+            raise ValueError(  # noqa: TRY004 (PyTorch's class)
                 "QConfig received observer instance, please pass observer class "
                 "instead. Use MyObserver.with_args(x=1) to override arguments to "
                 "constructor if needed")
