@@ -196,3 +196,39 @@ def test_to_cpu_returns_the_tensor_itself():
         q = lib.quantize_per_tensor(lib.from_numpy(X), 0.1, 3, lib.qint8)
         assert q.to("cpu") is q and q.cpu() is q
         assert q.device == lib.device("cpu") and q.layout == lib.strided
+
+
+def _saved_objects(lib):
+    q = lib.quantize_per_tensor(lib.from_numpy(X), 0.1, 3, lib.qint8)
+    per_channel = lib.quantize_per_channel(lib.from_numpy(X), lib.tensor([0.1, 0.2, 0.3]),
+                                           lib.tensor([0, 1, 2]), 0, lib.quint8)
+    linear = lib.ao.nn.quantized.Linear(5, 3)
+    linear.set_weight_bias(lib.quantize_per_tensor(lib.from_numpy(X[0, :3]), 0.05, 0,
+                                                   lib.qint8), lib.zeros(3))
+    linear.scale = 0.25
+    return {"q": q, "per_channel": per_channel, "slice": q[1:],
+            "q32": lib.quantize_per_tensor(lib.from_numpy(X), 0.01, -3, lib.qint32),
+            "linear": linear.state_dict()}
+
+
+@pytest.mark.parametrize("weights_only", [True, False])
+@pytest.mark.parametrize("direction", ["torch to ember", "ember to torch", "ember to ember"])
+def test_save_and_load_interchange_with_pytorch(direction, weights_only):
+    import io
+    source, target = {"torch to ember": (torch, ember), "ember to torch": (ember, torch),
+                      "ember to ember": (ember, ember)}[direction]
+    buffer = io.BytesIO()
+    source.save(_saved_objects(source), buffer)
+    buffer.seek(0)
+    loaded = target.load(buffer, weights_only=weights_only)
+    expected = _saved_objects(target)
+    for key in ("q", "per_channel", "slice", "q32"):
+        assert target.equal(loaded[key], expected[key])
+        assert repr(loaded[key]).replace("ember.", "torch.") == \
+            repr(expected[key]).replace("ember.", "torch.")
+    layer = target.ao.nn.quantized.Linear(5, 3)
+    layer.load_state_dict(loaded["linear"])
+    assert layer.scale == pytest.approx(0.25)
+    np.testing.assert_array_equal(_np(layer.weight().int_repr()),
+                                  _np(expected["linear"]["_packed_params._packed_params"][0]
+                                      .int_repr()))
