@@ -45,11 +45,9 @@ TORCHSCRIPT = (
     "DeserializationStorageContext ModuleDict ParameterDict BufferDict"))
 QUANTIZED = (
     ("quantized tensors' other kernels (quantized tensors are in, NOTE [quantized tensors])"),
-    ("quantize_per_tensor_dynamic "
-    "fake_quantize_per_channel_affine fake_quantize_per_tensor_affine "
-    "fused_moving_avg_obs_fake_quant choose_qparams_optimized empty_quantized "
-    "quantized_batch_norm quantized_gru_cell quantized_lstm_cell quantized_max_pool1d "
-    "quantized_max_pool2d quantized_max_pool3d quantized_rnn_relu_cell "
+    ("fused_moving_avg_obs_fake_quant choose_qparams_optimized "
+    "quantized_batch_norm quantized_gru_cell quantized_lstm_cell "
+    "quantized_max_pool3d quantized_rnn_relu_cell "
     "quantized_rnn_tanh_cell"))
 
 TENSOR_ELSEWHERE = (
@@ -148,17 +146,7 @@ NAMESPACES = {
                      lambda: importlib.import_module("ember.utils.dlpack"), ()),
     "cuda": (lambda: torch.cuda, lambda: ember.cuda, ()),
     "quantization": (lambda: importlib.import_module("torch.quantization"),
-                     lambda: importlib.import_module("ember.quantization"), (
-        (("the steps that make quantized modules and tensors (NOTE [quantization without "
-          "quantized tensors]): conversion, dynamic / QAT / TorchScript quantization and the "
-          "float-to-quantized module mappings"),
-         ("convert quantize quantize_dynamic quantize_qat prepare_qat swap_module quantize_jit "
-          "quantize_dynamic_jit get_default_dynamic_quant_module_mappings "
-          "get_default_qat_module_mappings get_default_static_quant_module_mappings "
-          "get_quantized_operator get_static_quant_module_class "
-          "get_default_compare_output_module_list")),
-        ("the histogram observer's calibration (L2-optimal range search): not built yet",
-         "HistogramObserver default_histogram_fake_quant"))),
+                     lambda: importlib.import_module("ember.quantization"), ()),
     **{name: (
         (lambda name=name: importlib.import_module(f"torch.{name}")),
         (lambda name=name: importlib.import_module(f"ember.{name}")), ())
@@ -188,7 +176,7 @@ NAMESPACES = {
 # each namespace that runs without a GPU). Raise a floor when a namespace gains names.
 FLOORS = {"torch": 90, "cuda": 100, "cuda.memory": 100, "cuda.amp": 100, "backends": 100,
           "backends.cuda": 100, "backends.cudnn": 100, "backends.mkldnn": 100, "utils.data": 100, "compiler": 100, "export": 100,
-          "sparse": 100, "quantization": 63,
+          "sparse": 100, "quantization": 100,
           "accelerator": 100, "cpu": 100, "futures": 100, "types": 100,
           "hub": 100}
 

@@ -19,9 +19,10 @@ from ember._ops import quantize as qops
 
 qops.install()
 
-__all__ = ["dequantize", "int_repr", "q_per_channel_axis", "q_per_channel_scales",
-           "q_per_channel_zero_points", "q_scale", "q_zero_point", "qscheme",
-           "quantize_per_channel", "quantize_per_tensor"]
+__all__ = ["dequantize", "empty_quantized", "int_repr", "q_per_channel_axis",
+           "q_per_channel_scales", "q_per_channel_zero_points", "q_scale", "q_zero_point",
+           "qscheme", "quantize_per_channel", "quantize_per_tensor",
+           "quantize_per_tensor_dynamic", "quantized_max_pool1d", "quantized_max_pool2d"]
 
 _NAMES = {"Float": dt.float32, "Double": dt.float64, "Half": dt.float16,
           "BFloat16": dt.bfloat16}
@@ -206,3 +207,59 @@ def rebuild_quantized(array, dtype_name, scheme, scale, zero_point, axis, requir
     """A quantized tensor from `quantized_parts`."""
     return make_quantized(QuantizedData(np.asarray(array), scheme, scale, zero_point, axis),
                           qdtypes.DTYPES[dtype_name], requires_grad)
+
+
+@checked("quantize_per_tensor_dynamic(Tensor self, ScalarType dtype, bool reduce_range)")
+def quantize_per_tensor_dynamic(input, dtype, reduce_range):
+    """`input` quantized with a scale and zero point chosen from its own range (NOTE [dynamic
+    input quantization]); quint8 or qint8."""
+    if _state.entry and _wants(locals()):
+        return _handle(quantize_per_tensor_dynamic, locals())
+    _check(dtype in (qdtypes.quint8, qdtypes.qint8), lambda: (
+        f"dtype must be either quint8 or qint8, got {dtype}"))
+    values = _float_input(input)
+    low, high = (values.min(), values.max()) if values.size else (0.0, 0.0)
+    qmin, qmax = qops.stored_range(dtype)
+    scale, zero_point = qops.choose_qparams(low, high, qmin, qmax, bool(reduce_range))
+    return quantize_per_tensor(input, scale, zero_point, dtype)
+
+
+@checked("empty_quantized(int[] size, Tensor qtensor, *, ScalarType? dtype=None, "
+         "Layout? layout=None, Device? device=None, bool? pin_memory=None, "
+         "MemoryFormat? memory_format=None)")
+def empty_quantized(size, qtensor, *, dtype=None, layout=None, device=None, pin_memory=None,
+                    memory_format=None):
+    """A quantized tensor of `size` with `qtensor`'s quantizer (its integers zero: PyTorch
+    leaves them unset)."""
+    data = _quantized(qtensor, "empty_quantized")
+    dtype = qtensor.dtype if dtype is None else _quantized_dtype(dtype, "new_qtensor")
+    array = np.zeros(tuple(size), dtype=STORED[dtype._name])
+    return make_quantized(QuantizedData(array, data.qscheme, data.scale, data.zero_point,
+                                        data.axis), dtype)
+
+
+@checked("quantized_max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], "
+         "int[2] padding=0, int[2] dilation=1, bool ceil_mode=False)")
+def quantized_max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1,
+                         ceil_mode=False):
+    """Max pooling of a quantized (N, C, H, W) or (C, H, W) tensor, its quantizer kept."""
+    from ember.nn import functional as F
+    _quantized(input, "quantized_max_pool2d")
+    stride = stride if isinstance(stride, int) else (tuple(stride) or None)
+    return F.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def _one(value) -> int:
+    return int(value[0]) if isinstance(value, (list, tuple)) else int(value)
+
+
+@checked("quantized_max_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], "
+         "int[1] padding=0, int[1] dilation=1, bool ceil_mode=False)")
+def quantized_max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1,
+                         ceil_mode=False):
+    """Max pooling of a quantized (N, C, L) or (C, L) tensor, its quantizer kept."""
+    _quantized(input, "quantized_max_pool1d")
+    kernel, stride = _one(kernel_size), _one(stride or kernel_size)
+    pooled = quantized_max_pool2d(input.unsqueeze(-2), [1, kernel], [1, stride],
+                                  [0, _one(padding)], [1, _one(dilation)], ceil_mode)
+    return pooled.squeeze(-2)

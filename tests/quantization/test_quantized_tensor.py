@@ -232,3 +232,45 @@ def test_save_and_load_interchange_with_pytorch(direction, weights_only):
     np.testing.assert_array_equal(_np(layer.weight().int_repr()),
                                   _np(expected["linear"]["_packed_params._packed_params"][0]
                                       .int_repr()))
+
+
+@pytest.mark.parametrize("dtype", ["quint8", "qint8"])
+@pytest.mark.parametrize("reduce_range", [False, True])
+def test_quantize_per_tensor_dynamic_matches(dtype, reduce_range):
+    for data in (X, TIES, np.abs(X), np.zeros(3, np.float32)):
+        theirs, ours = _both(lambda lib, data=data: lib.quantize_per_tensor_dynamic(
+            lib.from_numpy(data), getattr(lib, dtype), reduce_range))
+        assert (ours.q_scale(), ours.q_zero_point()) == (theirs.q_scale(), theirs.q_zero_point())
+        np.testing.assert_array_equal(_np(ours.int_repr()), _np(theirs.int_repr()))
+
+
+def test_fake_quantize_functions_and_their_gradient():
+    for call in (lambda lib, t: lib.fake_quantize_per_tensor_affine(t, 0.1, 3, 0, 40),
+                 lambda lib, t: lib.fake_quantize_per_tensor_affine(
+                     t, lib.tensor(0.05), lib.tensor(3, dtype=lib.int32), -10, 60),
+                 lambda lib, t: lib.fake_quantize_per_channel_affine(
+                     t, lib.tensor([0.1, 0.2, 0.05, 0.3]), lib.tensor([0, 1, 2, 3],
+                                                                      dtype=lib.int32),
+                     1, -128, 127)):
+        results = []
+        for lib in (torch, ember):
+            t = lib.from_numpy(X.copy()).requires_grad_()
+            out = call(lib, t)
+            out.sum().backward()
+            results.append((_np(out), _np(t.grad)))
+        np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-6, atol=1e-7)
+        np.testing.assert_array_equal(results[1][1], results[0][1])
+
+
+def test_empty_quantized_and_quantized_max_pooling():
+    for lib in (torch, ember):
+        q = lib.quantize_per_tensor(lib.from_numpy(X), 0.1, 3, lib.qint8)
+        empty = lib.empty_quantized([2, 3], q)
+        assert tuple(empty.shape) == (2, 3) and empty.q_scale() == 0.1
+        assert empty.q_zero_point() == 3 and str(empty.dtype).endswith("qint8")
+    theirs, ours = _both(lambda lib: lib.quantized_max_pool2d(
+        lib.quantize_per_tensor(lib.from_numpy(X), 0.05, 60, lib.quint8), [2, 2], [1, 2]))
+    np.testing.assert_array_equal(_np(ours.int_repr()), _np(theirs.int_repr()))
+    theirs, ours = _both(lambda lib: lib.quantized_max_pool1d(
+        lib.quantize_per_tensor(lib.from_numpy(X), 0.05, 60, lib.quint8), [2]))
+    np.testing.assert_array_equal(_np(ours.int_repr()), _np(theirs.int_repr()))

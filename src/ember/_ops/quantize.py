@@ -2,11 +2,11 @@
 that run on quantized tensors (NOTE [quantized tensors] in _core/dispatch/quantized.py).
 
 NOTE [quantization arithmetic]: as PyTorch's CPU kernels compute it. Quantizing multiplies the
-float32 value by the float32 reciprocal of the scale, adds the zero point (both steps in float32)
-and rounds half to even (so a tie is decided with the zero point added), then clamps to the
-stored type; per channel, each channel's scale and zero point. Dequantizing is
-float32(scale) * (q - zero_point), one float32 product. The quantized kernels below keep their
-input's quantizer: shape ops and selections move the integers; relu clamps at the zero point;
+float32 value by the float32 reciprocal of the scale and adds the zero point (per tensor one
+fused multiply-add, per channel two float32 steps), rounds half to even (so a tie is decided
+with the zero point added) and clamps to the stored type; per channel, each channel's scale and
+zero point. Dequantizing is float32(scale) * (q - zero_point), one float32 product. The
+quantized kernels below keep their input's quantizer: shape ops and selections move the integers; relu clamps at the zero point;
 max pooling picks integers; average pooling averages integers and rounds half to even.
 """
 from __future__ import annotations
@@ -43,9 +43,11 @@ def quantize_array(values, scale, zero_point, dtype, axis=None):
         inverse = (np.float32(1.0) / np.asarray(scale, dtype=np.float32)).reshape(shape)
         zero = np.asarray(zero_point, dtype=np.float64).reshape(shape)
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        # value * (1 / scale) + zero_point in float32 (each step rounded), rounded once more
-        rounded = np.rint((values * inverse + np.float32(zero) if axis is None else
-                           values * inverse + zero.astype(np.float32)).astype(np.float64))
+        if axis is None:    # one fused multiply-add (exact in float64), rounded to float32
+            fused = values.astype(np.float64) * np.float64(inverse) + zero
+            rounded = np.rint(fused.astype(np.float32).astype(np.float64))
+        else:
+            rounded = np.rint((values * inverse + zero.astype(np.float32)).astype(np.float64))
     return np.clip(rounded, low, high).astype(STORED[dtype._name])
 
 
@@ -63,6 +65,40 @@ def dequantize_data(data: QuantizedData) -> np.ndarray:
         return ((data.array.astype(np.float32) - zero.astype(np.float32)) * scale).astype(
             np.float32)
     return scale * (centered - zero.astype(np.int64)).astype(np.float32)
+
+
+_SMALL_SCALE = np.float32(6.1e-5)
+
+
+def choose_qparams(low: float, high: float, qmin: int, qmax: int, reduce_range: bool) -> tuple:
+    """NOTE [dynamic input quantization]: the (scale, zero_point) for values in [low, high]
+    (quantize_per_tensor_dynamic, dynamic layers' inputs): the levels halved with
+    reduce_range, the range widened to hold 0, scale = range / levels in float64 (0.1 when its
+    float32 would be 0; at least 6.1e-5, the range stretched to match), the zero point taken
+    from whichever end loses less, rounded half to even and clamped."""
+    if reduce_range:
+        qmin, qmax = qmin // 2, qmax // 2
+    low, high = min(np.float32(low), np.float32(0.0)), max(np.float32(high), np.float32(0.0))
+    scale = (float(high) - float(low)) / (qmax - qmin)
+    if np.float32(scale) == 0 or np.isinf(np.float32(1.0) / np.float32(scale)):
+        scale = 0.1
+    if scale < _SMALL_SCALE:
+        original = scale
+        scale = float(_SMALL_SCALE)
+        if low == 0:
+            high = _SMALL_SCALE * np.float32(qmax - qmin)
+        elif high == 0:
+            low = -_SMALL_SCALE * np.float32(qmax - qmin)
+        else:
+            amplifier = np.float32(_SMALL_SCALE / np.float32(original))
+            low, high = low * amplifier, high * amplifier
+    from_min = qmin - float(low) / scale
+    from_max = qmax - float(high) / scale
+    error_min = abs(qmin) - abs(float(low) / scale)
+    error_max = abs(qmax) - abs(float(high) / scale)
+    zero = from_min if error_min < error_max else from_max
+    zero_point = qmin if zero < qmin else qmax if zero > qmax else int(np.rint(zero))
+    return scale, zero_point
 
 
 def check_zero_point(zero_point: int, dtype, where: str) -> None:
@@ -164,4 +200,4 @@ def equal(a, b) -> bool:
     return bool(same_quantizer and np.array_equal(x.array, y.array))
 
 
-__all__ = ["dequantize_data", "install", "quantize_array", "stored_range"]
+__all__ = ["choose_qparams", "dequantize_data", "install", "quantize_array", "stored_range"]

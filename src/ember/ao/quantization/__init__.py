@@ -95,6 +95,7 @@ from ember.ao.quantization.quantize import (
     quantize_qat,
     swap_module,
 )
+from ember.ao.quantization.quantize_jit import quantize_dynamic_jit, quantize_jit
 from ember.ao.quantization.stubs import (
     DeQuantStub,
     QuantStub,
@@ -124,5 +125,6 @@ __all__ = [
     "get_default_static_quant_module_mappings", "get_dynamic_quant_module_class",
     "get_fuser_method", "get_quantized_operator", "get_static_quant_module_class", "observer",
     "per_channel_dynamic_qconfig", "prepare", "prepare_qat", "propagate_qconfig_",
-    "qconfig_equals", "quantize", "quantize_dynamic", "quantize_qat", "swap_module",
+    "qconfig_equals", "quantize", "quantize_dynamic", "quantize_dynamic_jit", "quantize_jit",
+    "quantize_qat", "swap_module",
 ]

@@ -24,6 +24,8 @@ __all__ = [
     "default_per_channel_weight_fake_quant",
     "default_weight_fake_quant",
     "fake_quantize_affine",
+    "fake_quantize_per_channel_affine",
+    "fake_quantize_per_tensor_affine",
 ]
 
 
@@ -49,6 +51,26 @@ def fake_quantize_affine(x, scale, zero_point, quant_min: int, quant_max: int, a
         scale, zero_point = scale.reshape(shape), zero_point.reshape(shape)
     return _FakeQuantize.apply(x, scale.to(x.dtype), zero_point.to(x.dtype), quant_min,
                                quant_max)
+
+
+def fake_quantize_per_tensor_affine(input, scale, zero_point, quant_min: int,
+                                    quant_max: int):
+    """`ember.fake_quantize_per_tensor_affine`: input on the grid of (scale, zero_point),
+    clamped to [quant_min, quant_max], back in float; the gradient passes inside the range."""
+    if not isinstance(scale, ember.Tensor):
+        scale = ember.tensor(float(scale))
+    if not isinstance(zero_point, ember.Tensor):
+        zero_point = ember.tensor(int(zero_point), dtype=ember.int32)
+    return fake_quantize_affine(input, scale.float(), zero_point, quant_min, quant_max)
+
+
+def fake_quantize_per_channel_affine(input, scale, zero_point, axis: int, quant_min: int,
+                                     quant_max: int):
+    """`ember.fake_quantize_per_channel_affine`: per slice along `axis`."""
+    if zero_point.dtype not in (ember.int32, ember.float32, ember.float16):
+        raise RuntimeError(f"Zero-point must be Int32, Float or Half, found "
+                           f"{zero_point.dtype._cpp_name}")
+    return fake_quantize_affine(input, scale.float(), zero_point, quant_min, quant_max, axis)
 
 
 class FakeQuantizeBase(Module):

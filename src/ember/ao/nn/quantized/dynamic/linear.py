@@ -9,42 +9,16 @@ import numpy as np
 import ember
 from ember import nn
 from ember._core.dispatch.quantized import QuantizedData, make_quantized
-from ember._ops.quantize import quantize_array
+from ember._ops.quantize import choose_qparams, quantize_array
 from ember.ao.nn.quantized import _kernels
 from ember.ao.nn.quantized import linear as static
 
 __all__ = ["Linear", "choose_input_qparams"]
 
-_SMALL_SCALE = np.float32(6.1e-5)
-
-
 def choose_input_qparams(low: float, high: float, reduce_range: bool) -> tuple:
-    """NOTE [dynamic input quantization]: the (scale, zero_point) a dynamic layer quantizes its
-    input with (quint8, halved to 0..127 with reduce_range): the range widened to hold 0, scale
-    = range / levels in float64 then float32 (0.1 when it would be 0; at least 6.1e-5, the
-    range stretched to match), the zero point taken from whichever end loses less, rounded
-    half to even and clamped."""
-    qmin, qmax = (0, 127) if reduce_range else (0, 255)
-    low, high = min(np.float32(low), np.float32(0.0)), max(np.float32(high), np.float32(0.0))
-    scale = (float(high) - float(low)) / (qmax - qmin)
-    if np.float32(scale) == 0 or np.isinf(np.float32(1.0) / np.float32(scale)):
-        scale = 0.1
-    if scale < _SMALL_SCALE:
-        original = scale
-        scale = float(_SMALL_SCALE)
-        if low == 0:
-            high = _SMALL_SCALE * np.float32(qmax - qmin)
-        elif high == 0:
-            low = -_SMALL_SCALE * np.float32(qmax - qmin)
-        else:
-            amplifier = np.float32(_SMALL_SCALE / np.float32(original))
-            low, high = low * amplifier, high * amplifier
-    from_min = qmin - float(low) / scale
-    from_max = qmax - float(high) / scale
-    error_min = abs(qmin) - abs(float(low) / scale)
-    error_max = abs(qmax) - abs(float(high) / scale)
-    zero = from_min if error_min < error_max else from_max
-    zero_point = qmin if zero < qmin else qmax if zero > qmax else int(np.rint(zero))
+    """The (scale, zero_point) a dynamic layer quantizes its input with (quint8), the scale as
+    the float32 the kernel uses (NOTE [dynamic input quantization] in _ops/quantize.py)."""
+    scale, zero_point = choose_qparams(low, high, 0, 255, reduce_range)
     return float(np.float32(scale)), zero_point
 
 
