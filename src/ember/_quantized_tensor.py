@@ -243,10 +243,14 @@ def empty_quantized(size, qtensor, *, dtype=None, layout=None, device=None, pin_
 def quantized_max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1,
                          ceil_mode=False):
     """Max pooling of a quantized (N, C, H, W) or (C, H, W) tensor, its quantizer kept."""
-    from ember.nn import functional as F
+    from ember._core.registry import OPS
     _quantized(input, "quantized_max_pool2d")
-    stride = stride if isinstance(stride, int) else (tuple(stride) or None)
-    return F.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+    def pair(value):
+        return [int(v) for v in value] if isinstance(value, (list, tuple)) else [int(value)] * 2
+    stride = pair(stride) if stride not in ((), []) else pair(kernel_size)
+    args = (input, pair(kernel_size), stride, pair(padding), pair(dilation), bool(ceil_mode))
+    return dispatch.call(OPS["max_pool2d_with_indices"], args)[0]
 
 
 def _one(value) -> int:
