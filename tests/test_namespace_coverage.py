@@ -44,14 +44,10 @@ TORCHSCRIPT = (
     "PyTorchFileReader PyTorchFileWriter SerializationStorageContext "
     "DeserializationStorageContext ModuleDict ParameterDict BufferDict"))
 QUANTIZED = (
-    ("quantized tensors and their kernels (the quantized dtypes and qschemes are in, "
-     "NOTE [dtypes without tensors])"),
-    ("quantize_per_channel quantize_per_tensor quantize_per_tensor_dynamic dequantize int_repr "
-    "q_per_channel_axis q_per_channel_scales q_per_channel_zero_points q_scale q_zero_point "
-    "fake_quantize_per_channel_affine fake_quantize_per_tensor_affine "
-    "fused_moving_avg_obs_fake_quant choose_qparams_optimized empty_quantized "
-    "quantized_batch_norm quantized_gru_cell quantized_lstm_cell quantized_max_pool1d "
-    "quantized_max_pool2d quantized_max_pool3d quantized_rnn_relu_cell "
+    ("quantized tensors' other kernels (quantized tensors are in, NOTE [quantized tensors])"),
+    ("fused_moving_avg_obs_fake_quant choose_qparams_optimized "
+    "quantized_batch_norm quantized_gru_cell quantized_lstm_cell "
+    "quantized_max_pool3d quantized_rnn_relu_cell "
     "quantized_rnn_tanh_cell"))
 
 TENSOR_ELSEWHERE = (
@@ -62,11 +58,6 @@ TENSOR_REMOVED = (
     ("removed from PyTorch: the attribute only raises or warns (eig, lstsq, solve, symeig; "
     "Variable's volatile and reinforce)"),
     "eig lstsq solve symeig volatile reinforce")
-TENSOR_QUANTIZED = (
-    "quantized tensors (out of scope)",
-    ("dequantize int_repr q_per_channel_axis q_per_channel_scales q_per_channel_zero_points "
-    "q_scale q_zero_point qscheme"))
-
 IMPORTED_HELPERS = (
     "typing helpers and modules the oracle's module imports for itself, not API",
     ("BroadcastingList1 BroadcastingList2 BroadcastingList3 Tensor "
@@ -90,7 +81,7 @@ NAMESPACES = {
     "torch": (lambda: torch, lambda: ember, (
         TORCHSCRIPT, QUANTIZED)),
     "Tensor": (lambda: torch.Tensor, lambda: ember.Tensor, (
-        TENSOR_QUANTIZED, TENSOR_REMOVED, TENSOR_ELSEWHERE)),
+        TENSOR_REMOVED, TENSOR_ELSEWHERE)),
     "autograd": (lambda: torch.autograd, lambda: ember.autograd, ()),
     "func": (lambda: torch.func, lambda: ember.func, ()),
     "utils.checkpoint": (lambda: importlib.import_module("torch.utils.checkpoint"),
@@ -155,17 +146,7 @@ NAMESPACES = {
                      lambda: importlib.import_module("ember.utils.dlpack"), ()),
     "cuda": (lambda: torch.cuda, lambda: ember.cuda, ()),
     "quantization": (lambda: importlib.import_module("torch.quantization"),
-                     lambda: importlib.import_module("ember.quantization"), (
-        (("the steps that make quantized modules and tensors (NOTE [quantization without "
-          "quantized tensors]): conversion, dynamic / QAT / TorchScript quantization and the "
-          "float-to-quantized module mappings"),
-         ("convert quantize quantize_dynamic quantize_qat prepare_qat swap_module quantize_jit "
-          "quantize_dynamic_jit get_default_dynamic_quant_module_mappings "
-          "get_default_qat_module_mappings get_default_static_quant_module_mappings "
-          "get_quantized_operator get_static_quant_module_class "
-          "get_default_compare_output_module_list")),
-        ("the histogram observer's calibration (L2-optimal range search): not built yet",
-         "HistogramObserver default_histogram_fake_quant"))),
+                     lambda: importlib.import_module("ember.quantization"), ()),
     **{name: (
         (lambda name=name: importlib.import_module(f"torch.{name}")),
         (lambda name=name: importlib.import_module(f"ember.{name}")), ())
@@ -195,7 +176,7 @@ NAMESPACES = {
 # each namespace that runs without a GPU). Raise a floor when a namespace gains names.
 FLOORS = {"torch": 90, "cuda": 100, "cuda.memory": 100, "cuda.amp": 100, "backends": 100,
           "backends.cuda": 100, "backends.cudnn": 100, "backends.mkldnn": 100, "utils.data": 100, "compiler": 100, "export": 100,
-          "sparse": 100, "quantization": 63,
+          "sparse": 100, "quantization": 100,
           "accelerator": 100, "cpu": 100, "futures": 100, "types": 100,
           "hub": 100}
 

@@ -1,5 +1,5 @@
 """`ember.quantization` (ember.ao.quantization) against PyTorch's eager-mode quantization, on the
-float side (NOTE [quantization without quantized tensors]): observers' statistics and
+float side (the quantized side: tests/quantization/): observers' statistics and
 (scale, zero_point), fake quantization forward and gradient, stubs, qconfigs, module fusion,
 observer insertion."""
 from __future__ import annotations

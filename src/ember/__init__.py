@@ -186,6 +186,13 @@ _LAZY_ATTRIBUTES = {
         "float8_e8m0fnu qint8 quint8 qint32 quint4x2 quint2x4 qscheme per_tensor_affine "
         "per_channel_affine per_tensor_symmetric per_channel_symmetric "
         "per_channel_affine_float_qparams").split()},
+    **{name: ("ember._quantized_tensor", name) for name in (
+        "quantize_per_tensor quantize_per_channel dequantize int_repr q_scale q_zero_point "
+        "q_per_channel_scales q_per_channel_zero_points q_per_channel_axis "
+        "quantize_per_tensor_dynamic empty_quantized quantized_max_pool1d "
+        "quantized_max_pool2d").split()},
+    **{name: ("ember.ao.quantization.fake_quantize", name) for name in (
+        "fake_quantize_per_tensor_affine", "fake_quantize_per_channel_affine")},
     **{name: ("ember._vendor_ops", name) for name in (
         "cudnn_affine_grid_generator cudnn_batch_norm cudnn_convolution "
         "cudnn_convolution_add_relu cudnn_convolution_relu cudnn_convolution_transpose "

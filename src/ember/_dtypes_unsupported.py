@@ -5,8 +5,9 @@ quantized types (`qint8` ...).
 NOTE [dtypes without tensors]: each is an `ember.dtype` with PyTorch's properties (`itemsize`,
 `is_floating_point`, `is_signed`, printing, pickling by name), so code that names, compares or
 inspects them works; asking the properties PyTorch refuses (`bits8.is_signed`, `qint8.is_signed`)
-raises its RuntimeError. A tensor of one cannot be made: a factory given one raises TypeError
-("ember has no tensors of dtype ...") where PyTorch makes an almost unusable tensor.
+raises its RuntimeError. A plain factory given one raises TypeError ("ember has no tensors of
+dtype ...") where PyTorch makes an almost unusable tensor; quint8, qint8 and qint32 tensors are
+made by quantizing (NOTE [quantized tensors]), whose integers live in NumPy's own dtypes.
 """
 from __future__ import annotations
 

@@ -23,6 +23,7 @@ from ember._core.dispatch.entry import handle_get as _handle_get
 from ember._core.dispatch.entry import handle_set as _handle_set
 from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
+from ember._core.dispatch.quantized import QuantizedData
 from ember._core.registry import OPS
 from ember._core.shape import Size, trusted_size, wrap_dim
 from ember._core.storage import _data_ptr
@@ -255,7 +256,42 @@ class Tensor:
 
     @property
     def is_quantized(self) -> bool:
-        return False
+        return type(self._data) is QuantizedData       # NOTE [quantized tensors]
+
+    # The quantized tensor's accessors (ember/_quantized_tensor.py).
+    def dequantize(self):
+        """The real values of a quantized tensor as float32."""
+        from ember._quantized_tensor import dequantize
+        return dequantize(self)
+
+    def int_repr(self):
+        """A quantized tensor's stored integers."""
+        from ember._quantized_tensor import int_repr
+        return int_repr(self)
+
+    def q_scale(self) -> float:
+        from ember._quantized_tensor import q_scale
+        return q_scale(self)
+
+    def q_zero_point(self) -> int:
+        from ember._quantized_tensor import q_zero_point
+        return q_zero_point(self)
+
+    def q_per_channel_scales(self):
+        from ember._quantized_tensor import q_per_channel_scales
+        return q_per_channel_scales(self)
+
+    def q_per_channel_zero_points(self):
+        from ember._quantized_tensor import q_per_channel_zero_points
+        return q_per_channel_zero_points(self)
+
+    def q_per_channel_axis(self) -> int:
+        from ember._quantized_tensor import q_per_channel_axis
+        return q_per_channel_axis(self)
+
+    def qscheme(self):
+        from ember._quantized_tensor import qscheme
+        return qscheme(self)
 
     @property
     def layout(self):
@@ -598,7 +634,8 @@ class Tensor:
         memory_format = kwargs.pop("memory_format", None)
         dtype, device, copy, non_blocking = _parse_to(self, args, kwargs)
         name = layout.format_name(memory_format, "to")
-        if (dtype is None or dtype is self._dtype) and (device is None or device is self._device):
+        if (dtype is None or dtype is self._dtype) and (device is None or device is self._device
+                                                        or device is CPU and self.is_quantized):
             if name == layout.PRESERVE:
                 return self.clone() if copy else self
             if not copy and self.is_contiguous(memory_format=memory_format):

@@ -90,6 +90,9 @@ def _rebuild(cls, payload, dtype, shape, offset, strides, device, requires_grad,
 
 def reduce_tensor(t):
     """`t.__reduce_ex__`: rebuild from the storage bytes and the layout (see module notes)."""
+    if t.is_quantized:                       # NOTE [quantized tensors]
+        from ember._quantized_tensor import quantized_parts, rebuild_quantized
+        return (rebuild_quantized, quantized_parts(t))
     if hasattr(t._data, "layout_name"):      # NOTE [sparse layout]: pickled as components
         from ember._ops.sparse import rebuild_sparse, sparse_parts
         return (rebuild_sparse, (*sparse_parts(t), t._requires_grad))
@@ -109,7 +112,7 @@ def deepcopy_tensor(t, memo):
         "protocol at the moment.  If you were attempting to deepcopy a module, this may be "
         "because of a torch.nn.utils.weight_norm usage, see "
         "https://github.com/pytorch/pytorch/pull/103001"))
-    if hasattr(t._data, "layout_name"):      # NOTE [sparse layout]
+    if hasattr(t._data, "layout_name") or t.is_quantized:  # NOTE [sparse layout]
         function, args = reduce_tensor(t)
         new = memo[id(t)] = function(*copy.deepcopy(args, memo))
         return new

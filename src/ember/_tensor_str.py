@@ -22,6 +22,7 @@ import numpy as np
 from ember._core import complex_half
 from ember._core import dtype as dt
 from ember._core.device import get_default_device
+from ember._core.dispatch.quantized import QuantizedData
 
 
 @dataclass
@@ -242,6 +243,9 @@ def _with_suffixes(text: str, suffixes, indent: int) -> str:
 
 def tensor_repr(t, prefix: str = "tensor(") -> str:
     """PyTorch's text for a tensor, with `ember.` where PyTorch writes `torch.`."""
+    if type(t._data) is QuantizedData:       # NOTE [quantized tensors]
+        from ember._quantized_tensor import quantized_repr
+        return quantized_repr(t, prefix)
     if hasattr(t._data, "layout_name"):       # NOTE [sparse layout]
         from ember._tensor_str_sparse import sparse_repr
         return sparse_repr(t)

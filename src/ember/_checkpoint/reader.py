@@ -124,6 +124,42 @@ def _rebuild_tensor(storage, storage_offset, size, stride, requires_grad=False,
     return t
 
 
+def _rebuild_qtensor(storage, storage_offset, size, stride, quantizer_params,
+                     requires_grad=False, backward_hooks=None):
+    """PyTorch's record of a quantized tensor: its integers (a QUInt8Storage ...) and the
+    quantizer (NOTE [quantized tensors])."""
+    import ember
+    from ember._core.dispatch.quantized import STORED, QuantizedData, make_quantized
+    _check_type(type(storage) is LoadedStorage and storage.dtype_name in STORED,
+                lambda: f"quantized tensor record has storage {storage!r}, not a quantized "
+                        "storage")
+    _check_type(isinstance(quantizer_params, tuple) and quantizer_params,
+                lambda: f"quantized tensor record has quantizer {quantizer_params!r}")
+    np_dtype = np.dtype(STORED[storage.dtype_name])
+    payload = storage.payload
+    usable = len(payload) - len(payload) % np_dtype.itemsize
+    numel = _check_extent(size, stride, storage_offset, np_dtype.itemsize, usable)
+    flat = np.frombuffer(payload, dtype=np.uint8)[:usable].view(np_dtype)
+    array = np.lib.stride_tricks.as_strided(
+        flat[storage_offset:], shape=tuple(size),
+        strides=tuple(s * np_dtype.itemsize for s in stride)).copy() if numel else \
+        np.zeros(tuple(size), np_dtype)
+    scheme = getattr(quantizer_params[0], "name", None)
+    if scheme in ("per_tensor_affine", "per_tensor_symmetric"):
+        _, scale, zero_point = quantizer_params
+        data = QuantizedData(array, "per_tensor_affine", float(scale), int(zero_point))
+    elif scheme in ("per_channel_affine", "per_channel_affine_float_qparams"):
+        _, scales, zero_points, axis = quantizer_params
+        data = QuantizedData(array, scheme, np.asarray(scales.double().numpy()),
+                             np.asarray(zero_points.numpy()), int(axis))
+    else:
+        raise RuntimeError(f"Can't deserialize quantized tensor with qscheme {scheme}")
+    t = make_quantized(data, getattr(ember, storage.dtype_name))
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
 def _restored(t, location: str):
     """`t` (read on the host) on the device it was saved from (load without map_location)."""
     import ember

@@ -27,15 +27,15 @@ _BLOCKED_MODULES = ("sys", "os", "posix", "nt")
 
 # Names PyTorch allows that ember has no equivalent for: refused with their own message, so
 # that a file PyTorch can load is not reported as hostile.
-_UNSUPPORTED_PREFIXES = ("torch.cuda.sparse.", "torch.sparse.", "torch.per_", "torch.q",
-                         "torch.QInt", "torch.QUInt", "torch.bits", "torch.float8_e8m0fnu",
-                         "torch.float4_")
+_UNSUPPORTED_PREFIXES = ("torch.cuda.sparse.", "torch.sparse.", "torch.QUInt4x2", "torch.QUInt2x4",
+                         "torch.quint4x2", "torch.quint2x4", "torch.bits",
+                         "torch.float8_e8m0fnu", "torch.float4_")
 _UNSUPPORTED = {
     "torch._tensor._rebuild_from_type_v2", "torch.storage.TypedStorage",
     "torch._utils._rebuild_device_tensor_from_cpu_tensor",
     "torch._utils._rebuild_device_tensor_from_numpy",
     "torch._utils._rebuild_meta_tensor_no_storage", "torch._utils._rebuild_nested_tensor",
-    "torch._utils._rebuild_qtensor", "torch._utils._rebuild_wrapper_subclass",
+    "torch._utils._rebuild_wrapper_subclass",
 }
 _TENSOR_CLASSES = ("Byte", "Char", "Short", "Int", "Long", "Half", "Float", "Double", "BFloat16",
                    "Bool")
@@ -43,7 +43,8 @@ _DTYPE_NAMES = ("bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "u
                 "float16", "bfloat16", "float32", "float64", "complex32", "complex64",
                 "complex128", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
                 "int1", "int2", "int3", "int4", "int5", "int6", "int7",
-                "uint1", "uint2", "uint3", "uint4", "uint5", "uint6", "uint7")
+                "uint1", "uint2", "uint3", "uint4", "uint5", "uint6", "uint7",
+                "qint8", "quint8", "qint32")
 
 
 def _bytearray(*args):
@@ -72,14 +73,19 @@ def allowed_globals() -> dict:
         "torch._utils._rebuild_parameter": reader._rebuild_parameter,
         "torch._utils._rebuild_parameter_with_state": reader._rebuild_parameter,
         "torch._utils._rebuild_sparse_tensor": reader._rebuild_sparse_tensor,
+        "torch._utils._rebuild_qtensor": reader._rebuild_qtensor,
         "torch.storage.UntypedStorage": reader._StorageType("uint8"),
     }
     for name in _DTYPE_NAMES:
         if isinstance(getattr(ember, name, None), ember.dtype):
             table[f"torch.{name}"] = getattr(ember, name)
+    from ember._dtypes_unsupported import QSCHEMES
+    for name, scheme in QSCHEMES.items():
+        table[f"torch.{name}"] = scheme
     for storage_class, dtype_name in _STORAGE_DTYPES.items():
         table[f"torch.{storage_class}"] = reader._StorageType(dtype_name)
-        table[f"torch.cuda.{storage_class}"] = reader._StorageType(dtype_name)
+        if not storage_class.startswith("Q"):      # (PyTorch has no CUDA quantized storages)
+            table[f"torch.cuda.{storage_class}"] = reader._StorageType(dtype_name)
     return table
 
 

@@ -47,6 +47,7 @@ _STORAGE_CLASSES = {
     "int16": "ShortStorage", "int8": "CharStorage", "uint8": "ByteStorage",
     "bool": "BoolStorage", "complex64": "ComplexFloatStorage",
     "complex128": "ComplexDoubleStorage",
+    "qint8": "QInt8Storage", "quint8": "QUInt8Storage", "qint32": "QInt32Storage",
 }
 _STORAGE_DTYPES = {v: k for k, v in _STORAGE_CLASSES.items()}
 
@@ -72,6 +73,13 @@ def _get_dtype_class():
 _dtype_class = _get_dtype_class()
 
 
+def _dtypes_without_tensors():
+    """The dtype objects of another class (quantized, sub-byte: NOTE [dtypes without
+    tensors]), pickled as PyTorch's dtypes too."""
+    from ember._dtypes_unsupported import DTYPES
+    return DTYPES.values()
+
+
 class _Pickler(pickle._Pickler):
     """Protocol-2 pickler that writes ember tensors, dtypes, sizes and devices the way
     PyTorch pickles its own (NOTE [checkpoint format])."""
@@ -94,6 +102,8 @@ class _Pickler(pickle._Pickler):
         self.save(_global_for(("torch", str(obj).split(".")[1])))
 
     dispatch[_dtype_class] = save_dtype
+    for _kind in {type(d) for d in _dtypes_without_tensors()}:
+        dispatch[_kind] = save_dtype
 
     def save_global(self, obj, name=None) -> None:
         # ember's classes and functions are written under PyTorch's names (NOTE [PyTorch's
@@ -113,7 +123,7 @@ class _Pickler(pickle._Pickler):
         if type(obj) is _StorageRef:
             if obj.untyped:
                 return ("storage", _UNTYPED_STORAGE, obj.key, obj.location, obj.nbytes)
-            itemsize = np.dtype(_np_dtype(obj.dtype_name)).itemsize
+            itemsize = _itemsize(obj.dtype_name)
             storage_class = _global_for(("torch", _STORAGE_CLASSES[obj.dtype_name]))
             return ("storage", storage_class, obj.key, obj.location, obj.nbytes // itemsize)
         return None
@@ -141,6 +151,8 @@ class _Pickler(pickle._Pickler):
         from ember._core.storage import memory_owner
         if t.is_meta:
             raise NotImplementedError("Cannot save a meta tensor: it has no data")
+        if t.is_quantized:
+            return self._reduce_quantized(t)
         if hasattr(t._data, "layout_name"):
             # PyTorch's record: the layout and its component tensors (NOTE [sparse layout]).
             from ember._ops.sparse import sparse_parts
@@ -176,6 +188,32 @@ class _Pickler(pickle._Pickler):
         if untyped:
             return (_REBUILD_V3, (*args, _global_for(("torch", dtype_name))))
         return (_REBUILD_V2, args)
+
+
+    def _reduce_quantized(self, t):
+        """PyTorch's record of a quantized tensor (NOTE [quantized tensors]): its integers in
+        a typed storage (`torch.QUInt8Storage` ...), the quantizer as (qscheme, scale,
+        zero_point) or (qscheme, scales, zero_points, axis)."""
+        data = t._data
+        entry = self.storages.get(id(data))
+        if entry is None:
+            integers = np.ascontiguousarray(data.array)
+            payload = memoryview(integers.reshape(-1).view(np.uint8)) if integers.size else b""
+            entry = (str(len(self.storages)), payload, data)
+            self.storages[id(data)] = entry
+        key, payload, _ = entry
+        dtype_name = str(t.dtype).split(".")[1]
+        ref = _StorageRef(key, dtype_name, len(payload), False)
+        scheme = _global_for(("torch", data.qscheme))
+        if data.per_tensor:
+            quantizer = (scheme, data.scale, data.zero_point)
+        else:
+            quantizer = (scheme, t.q_per_channel_scales(), t.q_per_channel_zero_points(),
+                         data.axis)
+        size = tuple(t.shape)
+        return (_global_for(("torch._utils", "_rebuild_qtensor")),
+                (ref, 0, size, _row_major_strides(size), quantizer, t.requires_grad,
+                 OrderedDict()))
 
 
 def _reachable(obj, module: str, qualname: str) -> bool:
@@ -224,6 +262,11 @@ def _global_for(key) -> _Global:
     if found is None:
         found = _globals_cache[key] = _Global(*key)
     return found
+
+
+def _itemsize(dtype_name: str) -> int:
+    import ember
+    return getattr(ember, dtype_name).itemsize
 
 
 def _np_dtype(dtype_name: str):

@@ -122,7 +122,11 @@ def scalar(value, where):
 
 
 def dtype_(value, where):
-    """A `ScalarType` argument that is not an ember.dtype: Python's own types name one."""
+    """A `ScalarType` argument that is not a plain ember.dtype: Python's own types name one;
+    the dtypes without NumPy storage (quantized, sub-byte: NOTE [dtypes without tensors]) are
+    dtypes too."""
+    if isinstance(value, dt.dtype):
+        return value
     found = PYTHON_TYPE_DTYPES.get(value) if isinstance(value, type) else None
     if found is None:
         refuse(where, "torch.dtype", value)

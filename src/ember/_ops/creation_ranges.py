@@ -216,11 +216,26 @@ def _spaced(start, end, steps, dtype, kernel_name):
         end, complex) else np.float64
     if steps == 1:
         return np.array([start], dtype=work)
+    if dtype is dt.float32 and work is np.float64 and kernel_name == "linspace_cpu":
+        return _spaced_float32(start, end, steps)
     step = (end - start) / max(steps - 1, 1)
     index = np.arange(steps, dtype=np.float64)
     half = steps // 2
     values = np.where(index < half, start + index * step, end - (steps - 1 - index) * step)
     return cast(values, np.dtype(work))
+
+
+def _spaced_float32(start, end, steps):
+    """float32 linspace as PyTorch's CPU kernel computes it: a float32 step, each value
+    start + step * index (or end - step * (steps - 1 - index) in the second half) rounded
+    once, as a fused multiply-add (float64 holds the product and sum exactly)."""
+    low, high = np.float32(start), np.float32(end)
+    step = np.float64((high - low) / np.float32(steps - 1))
+    index = np.arange(steps, dtype=np.float64)
+    half = steps // 2
+    values = np.where(index < half, np.float64(low) + step * index,
+                      np.float64(high) - step * (steps - 1 - index))
+    return values.astype(np.float32).astype(np.float64)
 
 
 def _spaced_dtype(start, end, dtype):

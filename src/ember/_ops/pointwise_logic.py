@@ -17,6 +17,7 @@ from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.pointwise import check_broadcastable
 from ember._core.dispatch.process_state import state as _state
 from ember._core.promotion import promote_types
+from ember._core.dispatch.quantized import QuantizedData
 from ember._core.registry import (
     ALWAYS_BOOL,
     OPS,
@@ -113,6 +114,9 @@ def equal(input, other) -> bool:
         return False
     xp = get_backend(input._device.type).xp
     a, b = input._data, other._data
+    if type(a) is QuantizedData:                 # NOTE [quantized tensors]
+        from ember._ops.quantize import equal as quantized_equal
+        return quantized_equal(input, other)
     _check_not_implemented(dt.complex32 not in (input._dtype, other._dtype),
                            "\"equal_cpu\" not implemented for 'ComplexHalf'")
     if input._dtype is not other._dtype:

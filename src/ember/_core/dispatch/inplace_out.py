@@ -18,7 +18,8 @@ from ember._backends.meta import MetaArray
 from ember._core.checks import _check, _check_type
 from ember._core.device import CPU, META
 from ember._core.dispatch.process_state import state
-from ember._core.dispatch.sparse import SPARSE_CPU, write_sparse_inplace
+from ember._core.dispatch.quantized import QUANTIZED_CPU, write_quantized_inplace
+from ember._core.dispatch.sparse import _SparseHost, write_sparse_inplace
 from ember._core.dispatch.subclasses import DISPATCH, OVERRIDING
 from ember._core.dispatch.wrapping import bump_version
 from ember._core.fp_errors import cast, run_quietly
@@ -356,8 +357,11 @@ def inplace_op(op) -> InplaceOp:
 
 def write_inplace(op, self, result):
     """Copy an op's result into `self` with PyTorch's in-place checks; bump the version."""
-    if self._device is SPARSE_CPU:
-        write_sparse_inplace(self, result)
+    if self._device.__class__ is _SparseHost:    # a sparse or a quantized tensor
+        if self._device is QUANTIZED_CPU:
+            write_quantized_inplace(self, result)
+        else:
+            write_sparse_inplace(self, result)
         return
     if 0 in self._data.strides and self._data.size and "writes_through_repeats" not in op.tags:
         check_not_overlapping(self._data)

@@ -5,14 +5,28 @@ from __future__ import annotations
 
 import ember
 from ember.ao.quantization import observer as obs
+from ember.ao.quantization.histogram import HistogramObserver
 from ember.autograd import Function
 from ember.nn import Module
 
-__all__ = ["FakeQuantize", "FakeQuantizeBase", "FixedQParamsFakeQuantize",
-           "default_fake_quant", "default_fixed_qparams_range_0to1_fake_quant",
-           "default_fixed_qparams_range_neg1to1_fake_quant",
-           "default_per_channel_weight_fake_quant", "default_weight_fake_quant",
-           "fake_quantize_affine"]
+__all__ = [
+    "FakeQuantize",
+    "FakeQuantizeBase",
+    "FixedQParamsFakeQuantize",
+    "FusedMovingAvgObsFakeQuantize",
+    "default_fake_quant",
+    "default_fixed_qparams_range_0to1_fake_quant",
+    "default_fixed_qparams_range_neg1to1_fake_quant",
+    "default_fused_act_fake_quant",
+    "default_fused_per_channel_wt_fake_quant",
+    "default_fused_wt_fake_quant",
+    "default_histogram_fake_quant",
+    "default_per_channel_weight_fake_quant",
+    "default_weight_fake_quant",
+    "fake_quantize_affine",
+    "fake_quantize_per_channel_affine",
+    "fake_quantize_per_tensor_affine",
+]
 
 
 class _FakeQuantize(Function):
@@ -37,6 +51,26 @@ def fake_quantize_affine(x, scale, zero_point, quant_min: int, quant_max: int, a
         scale, zero_point = scale.reshape(shape), zero_point.reshape(shape)
     return _FakeQuantize.apply(x, scale.to(x.dtype), zero_point.to(x.dtype), quant_min,
                                quant_max)
+
+
+def fake_quantize_per_tensor_affine(input, scale, zero_point, quant_min: int,
+                                    quant_max: int):
+    """`ember.fake_quantize_per_tensor_affine`: input on the grid of (scale, zero_point),
+    clamped to [quant_min, quant_max], back in float; the gradient passes inside the range."""
+    if not isinstance(scale, ember.Tensor):
+        scale = ember.tensor(float(scale))
+    if not isinstance(zero_point, ember.Tensor):
+        zero_point = ember.tensor(int(zero_point), dtype=ember.int32)
+    return fake_quantize_affine(input, scale.float(), zero_point, quant_min, quant_max)
+
+
+def fake_quantize_per_channel_affine(input, scale, zero_point, axis: int, quant_min: int,
+                                     quant_max: int):
+    """`ember.fake_quantize_per_channel_affine`: per slice along `axis`."""
+    if zero_point.dtype not in (ember.int32, ember.float32, ember.float16):
+        raise RuntimeError(f"Zero-point must be Int32, Float or Half, found "
+                           f"{zero_point.dtype._cpp_name}")
+    return fake_quantize_affine(input, scale.float(), zero_point, quant_min, quant_max, axis)
 
 
 class FakeQuantizeBase(Module):
@@ -104,6 +138,15 @@ class FakeQuantize(FakeQuantizeBase):
                 f"{self.ch_axis}, scale={self.scale}, zero_point={self.zero_point}")
 
 
+class FusedMovingAvgObsFakeQuantize(FakeQuantize):
+    """Moving-average observing and fake quantization in one step (PyTorch fuses them into one
+    kernel; the numbers are FakeQuantize's with a moving-average observer)."""
+
+    def __init__(self, observer=obs.MovingAverageMinMaxObserver, quant_min: int = 0,
+                 quant_max: int = 255, **observer_kwargs) -> None:
+        super().__init__(observer, quant_min, quant_max, **observer_kwargs)
+
+
 class FixedQParamsFakeQuantize(FakeQuantize):
     """Fake quantization with fixed parameters (a FixedQParamsObserver's)."""
 
@@ -144,3 +187,14 @@ default_fixed_qparams_range_neg1to1_fake_quant = FixedQParamsFakeQuantize.with_a
     observer=obs.FixedQParamsObserver.with_args(scale=2.0 / 256.0, zero_point=128,
                                                 dtype=ember.quint8, quant_min=0,
                                                 quant_max=255))
+default_histogram_fake_quant = FakeQuantize.with_args(
+    observer=HistogramObserver, quant_min=0, quant_max=255, dtype=ember.quint8,
+    qscheme=ember.per_tensor_affine, reduce_range=True)
+default_fused_act_fake_quant = FusedMovingAvgObsFakeQuantize.with_args(
+    observer=obs.MovingAverageMinMaxObserver, quant_min=0, quant_max=255, dtype=ember.quint8)
+default_fused_wt_fake_quant = FusedMovingAvgObsFakeQuantize.with_args(
+    observer=obs.MovingAverageMinMaxObserver, quant_min=-128, quant_max=127, dtype=ember.qint8,
+    qscheme=ember.per_tensor_symmetric)
+default_fused_per_channel_wt_fake_quant = FusedMovingAvgObsFakeQuantize.with_args(
+    observer=obs.MovingAveragePerChannelMinMaxObserver, quant_min=-128, quant_max=127,
+    dtype=ember.qint8, qscheme=ember.per_channel_symmetric)

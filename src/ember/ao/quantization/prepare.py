@@ -6,22 +6,16 @@ from __future__ import annotations
 
 import copy
 
-from ember import nn
 from ember.ao.nn import intrinsic as nni
-from ember.ao.quantization.stubs import DeQuantStub, QuantStub, QuantWrapper
+from ember.ao.quantization.stubs import DeQuantStub, QuantWrapper
 
 __all__ = ["add_quant_dequant", "default_eval_fn", "get_default_qconfig_propagation_list",
            "prepare", "propagate_qconfig_"]
 
-# The float modules that quantization would replace: the ones prepare observes (PyTorch's
-# propagation list, less the quantized-only and functional wrappers ember does not have).
-_OBSERVED = ["ELU", "Hardswish", "LeakyReLU", "PReLU", "ReLU6", "BatchNorm2d", "BatchNorm3d", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "Dropout", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "Linear", "GroupNorm", "LayerNorm", "GRU", "GRUCell", "LSTM", "LSTMCell", "RNNCell", "Embedding", "EmbeddingBag"]
-
-
 def get_default_qconfig_propagation_list() -> set:
     """The module types `prepare` observes (and `propagate_qconfig_` reaches)."""
-    return {getattr(nn, name) for name in _OBSERVED} | \
-        {getattr(nni, name) for name in nni.__all__} | {QuantStub, DeQuantStub, nn.Sequential}
+    from ember.ao.quantization import quantization_mappings
+    return quantization_mappings.get_default_qconfig_propagation_list()
 
 
 def propagate_qconfig_(module, qconfig_dict=None, prepare_custom_config_dict=None) -> None:
@@ -38,12 +32,14 @@ def propagate_qconfig_(module, qconfig_dict=None, prepare_custom_config_dict=Non
     visit(module, "", qconfig_dict.get("", None))
 
 
+def observer_forward_hook(mod, inputs, output):
+    """The hook `prepare` puts on an observed module (conversion drops it)."""
+    return mod.activation_post_process(output)
+
+
 def _observe(module, observer) -> None:
     module.add_module("activation_post_process", observer)
-
-    def hook(mod, inputs, output):
-        return mod.activation_post_process(output)
-    module.register_forward_hook(hook)
+    module.register_forward_hook(observer_forward_hook)
 
 
 def prepare(model, inplace: bool = False, allow_list=None, observer_non_leaf_module_list=None,
@@ -55,8 +51,10 @@ def prepare(model, inplace: bool = False, allow_list=None, observer_non_leaf_mod
     propagate_qconfig_(model, prepare_custom_config_dict=prepare_custom_config_dict)
     allowed = get_default_qconfig_propagation_list() if allow_list is None else set(allow_list)
     fused = tuple(getattr(nni, name) for name in nni.__all__)
+    non_leaf = tuple(observer_non_leaf_module_list or ())
     leaves = [m for m in model.modules()
-              if type(m) in allowed and (not list(m.children()) or isinstance(m, fused))]
+              if type(m) in allowed and (not list(m.children()) or isinstance(m, fused))
+              or type(m) in non_leaf]
     for module in leaves:
         qconfig = getattr(module, "qconfig", None)
         if qconfig is None or isinstance(module, DeQuantStub) or \

@@ -1,5 +1,6 @@
 """`ember.ao.nn.intrinsic`: fused float modules (`ConvReLU2d` = conv then ReLU), what
-`fuse_modules` puts in place of the modules it fuses. Each is a Sequential of its parts."""
+`fuse_modules` puts in place of the modules it fuses. Each is a Sequential of its parts;
+quantized/ has their quantized forms."""
 from __future__ import annotations
 
 from ember.nn import Sequential
@@ -33,3 +34,10 @@ ConvBnReLU1d = _fused("ConvBnReLU1d", "Conv1d, BatchNorm1d, ReLU (training).")
 ConvBnReLU2d = _fused("ConvBnReLU2d", "Conv2d, BatchNorm2d, ReLU (training).")
 ConvBnReLU3d = _fused("ConvBnReLU3d", "Conv3d, BatchNorm3d, ReLU (training).")
 LinearBn1d = _fused("LinearBn1d", "Linear then BatchNorm1d (training).")
+
+
+def __getattr__(name: str):
+    if name == "quantized":
+        import importlib
+        return importlib.import_module("ember.ao.nn.intrinsic.quantized")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
