@@ -12,6 +12,9 @@ import itertools
 import math
 import warnings
 
+import numpy as np
+
+from ember._backends.cpu_allocator import concatenate as pooled_concatenate
 from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.arguments import type_name
@@ -106,8 +109,10 @@ def _cat_meta(tensors, dim=0):
 
 def _join(xp, items, dim, result_dtype):
     np_dtype = result_dtype._np
-    return xp.concatenate([cast(a, np_dtype) if a.dtype != np_dtype else a for a in items],
-                          axis=dim)
+    items = [cast(a, np_dtype) if a.dtype != np_dtype else a for a in items]
+    if xp is np:
+        return pooled_concatenate(items, dim)      # NOTE [CPU caching allocator]
+    return xp.concatenate(items, axis=dim)
 
 
 @register_op("cat(Tensor[] tensors, int dim=0) -> Tensor", method=False, meta=_cat_meta,

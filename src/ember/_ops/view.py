@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from ember._backends.cpu_allocator import copy as pooled_copy
 from ember._backends.meta import StandIn
 from ember._core import arguments, dispatch, upcalls
 from ember._core import dtype as dt
@@ -194,7 +195,8 @@ def _unsafe_view_meta(self, size):
 def _unsafe_view(xp, self, size):
     """A view's shape change whose result autograd does not treat as a view (what matmul's
     and reshape's decompositions end with); ember gives it its own storage."""
-    return view_size(xp, self, size).copy()
+    result = view_size(xp, self, size)
+    return pooled_copy(result) if xp is np else result.copy()
 
 
 # PyTorch records no history for a dtype view (even to the same dtype).
