@@ -18,6 +18,7 @@ Set EMBER_CPU_CACHING_ALLOCATOR=0 to serve everything with `np.empty` (for compa
 """
 from __future__ import annotations
 
+import math
 import os
 import sys
 import threading
@@ -31,6 +32,7 @@ limit = int(os.environ.get("EMBER_CPU_CACHE_LIMIT_MB", "1024")) * 1024 * 1024
 _buckets: dict = {}                    # class size -> [buffers]
 _lock = threading.Lock()
 _getrefcount = sys.getrefcount
+_prod = math.prod
 _ndarray = np.ndarray
 _uint8 = np.uint8
 _stats = {"reserved_bytes": 0, "reserved_bytes_peak": 0, "hits": 0, "misses": 0,
@@ -75,13 +77,11 @@ def size_class(nbytes: int) -> int:
 
 
 def empty(shape, dtype):
-    """An uninitialised C-contiguous array of `shape` and NumPy `dtype`, from the pool when
-    it is large enough to be worth keeping."""
-    dtype = np.dtype(dtype)
-    count = 1
-    for size in shape:
-        count *= size
-    nbytes = count * dtype.itemsize
+    """An uninitialised C-contiguous array of `shape` (a tuple or list) and NumPy `dtype`, from
+    the pool when it is large enough to be worth keeping."""
+    if not isinstance(dtype, np.dtype):
+        dtype = np.dtype(dtype)
+    nbytes = _prod(shape) * dtype.itemsize
     if nbytes < MIN_BYTES or not ENABLED:
         return np.empty(shape, dtype)
     return _ndarray(shape, dtype, buffer=_buffer(size_class(nbytes)))
@@ -163,17 +163,16 @@ def reset_peak_stats() -> None:
 
 def matmul(a, b):
     """`np.matmul(a, b)`, into a pooled buffer when the result is large (NumPy operands of at
-    least two dimensions; anything else as np.matmul gives it)."""
-    if type(a) is _ndarray and type(b) is _ndarray and a.ndim >= 2 and b.ndim >= 2:
-        inner = a.shape[-1]
-        rows, cols = a.shape[-2], b.shape[-1]
-        # (a lower bound of the result's size from each operand's batch, in a few operations)
-        if inner and max(a.size * cols, b.size * rows) // inner * a.itemsize >= MIN_BYTES \
-                and ENABLED:
-            batch = a.shape[:-2] if a.shape[:-2] == b.shape[:-2] else \
-                np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-            dtype = a.dtype if a.dtype == b.dtype else np.result_type(a, b)
-            return np.matmul(a, b, out=empty(batch + (rows, cols), dtype))
+    least two dimensions; anything else as np.matmul gives it). Operands smaller than
+    MIN_BYTES together skip the pool after one test (a small product's per-call cost): their
+    product is pooled only when it is an outer-product-like blow-up, which is left to malloc."""
+    if type(a) is _ndarray and type(b) is _ndarray and a.nbytes + b.nbytes >= MIN_BYTES \
+            and a.ndim >= 2 and b.ndim >= 2 and ENABLED:
+        a_shape, b_shape = a.shape, b.shape
+        batch = a_shape[:-2] if a_shape[:-2] == b_shape[:-2] else \
+            np.broadcast_shapes(a_shape[:-2], b_shape[:-2])
+        dtype = a.dtype if a.dtype == b.dtype else np.result_type(a, b)
+        return np.matmul(a, b, out=empty(batch + (a_shape[-2], b_shape[-1]), dtype))
     return np.matmul(a, b)
 
 
