@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember._backends import get_backend
+from ember._backends.cpu_allocator import copy as pooled_copy
 from ember._backends.meta import MetaArray
 from ember._core import complex_half, dispatch, layout
 from ember._core import dtype as dt
@@ -137,7 +138,7 @@ def clone(xp, self, memory_format=None):
     name = layout.format_name(memory_format, "clone")
     if name == layout.PRESERVE:
         if self.flags.c_contiguous:
-            return xp.array(self, copy=True)
+            return pooled_copy(self) if xp is np else xp.array(self, copy=True)
         # A dense layout is kept as it is; any other keeps its order of dims, made dense.
         itemsize = self.dtype.itemsize
         strides = tuple(s // itemsize for s in self.strides)
@@ -145,7 +146,7 @@ def clone(xp, self, memory_format=None):
             return layout.relayout(xp, xp.array(self, copy=True, order="K"), strides)
         return xp.array(self, copy=True, order="K")
     if name == layout.CONTIGUOUS:
-        return xp.array(self, copy=True, order="C")
+        return pooled_copy(self) if xp is np else xp.array(self, copy=True, order="C")
     copy = layout.empty_strided_array(xp, self.shape, layout.format_strides(self.shape, name),
                                       self.dtype)
     copy[...] = self

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ember._backends.cpu_allocator import MIN_BYTES as POOLED_BYTES
+from ember._backends.cpu_allocator import matmul as pooled_matmul
 from ember._core import dtype as dt
 from ember._core.checks import _check
 from ember._core.dispatch import call
@@ -112,7 +114,10 @@ def linear(xp, input, weight, bias=None):
         if bias is None:
             return out
         return (out + bias).astype(dtype, copy=False)
-    out = xp.matmul(input, weight.T)
+    if input.nbytes + weight.nbytes < POOLED_BYTES or xp is not np:
+        out = xp.matmul(input, weight.T)
+    else:
+        out = pooled_matmul(input, weight.T)            # NOTE [CPU caching allocator]
     if bias is not None:
         if out.ndim:
             out += bias

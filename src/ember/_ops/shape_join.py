@@ -12,6 +12,9 @@ import itertools
 import math
 import warnings
 
+import numpy as np
+
+from ember._backends.cpu_allocator import concatenate as pooled_concatenate
 from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.arguments import type_name
@@ -100,14 +103,38 @@ def _cat_shape(items, dim):
     return tuple(shape), dim, [a for _, a in used]
 
 
+def _plain_cat(items, dim) -> bool:
+    """Whether `items` (NumPy arrays) join as they are: one dtype, one rank of at least 1, no
+    legacy empty 1-d piece, `dim` in range and equal sizes elsewhere. Nothing to promote or
+    skip and no check that could fail: the common case, which needs none of `_cat_shape`."""
+    if not items or type(dim) is not int:
+        return False
+    first = items[0]
+    ndim, dtype, shape = first.ndim, first.dtype, first.shape
+    if not -ndim <= dim < ndim or (ndim == 1 and not shape[0]):
+        return False
+    rest = shape[dim + 1:] if dim != -1 else ()
+    head = shape[:dim]
+    for a in items:
+        if type(a) is not np.ndarray or a.dtype != dtype or a.ndim != ndim:
+            return False
+        other = a.shape
+        if other[:dim] != head or (other[dim + 1:] if dim != -1 else ()) != rest or \
+                (ndim == 1 and not other[0]):
+            return False
+    return True
+
+
 def _cat_meta(tensors, dim=0):
     return (_cat_shape(tensors, dim)[0], _promoted(tensors))
 
 
 def _join(xp, items, dim, result_dtype):
     np_dtype = result_dtype._np
-    return xp.concatenate([cast(a, np_dtype) if a.dtype != np_dtype else a for a in items],
-                          axis=dim)
+    items = [cast(a, np_dtype) if a.dtype != np_dtype else a for a in items]
+    if xp is np:
+        return pooled_concatenate(items, dim)      # NOTE [CPU caching allocator]
+    return xp.concatenate(items, axis=dim)
 
 
 @register_op("cat(Tensor[] tensors, int dim=0) -> Tensor", method=False, meta=_cat_meta,
@@ -117,6 +144,8 @@ def _join(xp, items, dim, result_dtype):
                  tags=("fp_errors", "out_aliasing_after_resize", "out_casts"))
 def cat(xp, tensors, dim=0):
     """cat(tensors, dim=0, *, out=None) -> Tensor: join tensors along an existing dim."""
+    if xp is np and _plain_cat(tensors, dim):
+        return pooled_concatenate(tensors, dim)
     shape, dim, used = _cat_shape(tensors, dim)
     result = _promoted(tensors)
     if not used:

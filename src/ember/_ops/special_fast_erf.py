@@ -24,6 +24,8 @@ import math
 
 import numpy as np
 
+from ember._backends.cpu_allocator import empty as pooled_empty
+
 _F32 = np.float32
 # g(t) = P(t) / Q(t), coefficients of t**0, t**1, ...
 _G_NUMERATOR = tuple(_F32(c) for c in (
@@ -68,7 +70,7 @@ def _scratch(size, count):
 
 def _flat_result(x):
     """A fresh C-ordered float32 array of x's shape and its flat view (0-d stays 0-d)."""
-    out = np.empty(x.shape, _F32)
+    out = pooled_empty(x.shape, _F32)          # NOTE [CPU caching allocator]
     return out, out.reshape(-1)
 
 

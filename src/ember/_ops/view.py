@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from ember._backends.cpu_allocator import copy as pooled_copy
 from ember._backends.meta import StandIn
 from ember._core import arguments, dispatch, upcalls
 from ember._core import dtype as dt
@@ -194,7 +195,8 @@ def _unsafe_view_meta(self, size):
 def _unsafe_view(xp, self, size):
     """A view's shape change whose result autograd does not treat as a view (what matmul's
     and reshape's decompositions end with); ember gives it its own storage."""
-    return view_size(xp, self, size).copy()
+    result = view_size(xp, self, size)
+    return pooled_copy(result) if xp is np else result.copy()
 
 
 # PyTorch records no history for a dtype view (even to the same dtype).
@@ -583,8 +585,39 @@ def expand(xp, self, size, implicit=False):
         # is made by ndarray's constructor over the array's own memory (NumPy's as_strided
         # costs several Python frames).
         return _ndarray(size, self.dtype, self, 0, (0,) * len(size))
+    if type(self) is _ndarray and self.size and self.flags.c_contiguous:
+        strides = _expanded_strides(self.shape, self.strides, size)
+        if strides is not None:
+            # The common case, valid as it stands: the view made by ndarray's constructor over
+            # the array's own memory (as above).
+            return _ndarray(size, self.dtype, self, 0, strides)
     shape, strides = _expand_geometry(self.shape, element_strides(self), size)
     return strided_view(xp, self, shape, strides)
+
+
+def _expanded_strides(shape, strides, size):
+    """The byte strides of `shape` (C-contiguous, byte `strides`) expanded to `size` when that
+    needs no check to fail and no -1 resolved: existing dims kept or grown from 1, leading dims
+    added with sizes above 1; else None (`_expand_geometry` then checks and resolves)."""
+    lead = len(size) - len(shape)
+    if lead < 0:
+        return None
+    new = [0] * lead
+    for i, current in enumerate(shape):
+        target = size[lead + i]
+        if type(target) is not int:
+            return None
+        if target == current:
+            new.append(strides[i])
+        elif current == 1 and target >= 0:
+            new.append(0)
+        else:
+            return None
+    for i in range(lead):
+        target = size[i]
+        if type(target) is not int or target < 2:     # (a leading 1 has its own stride rule)
+            return None
+    return tuple(new)
 
 
 @register_op("expand_as(Tensor(a) self, Tensor other) -> Tensor(a)", kind="view",

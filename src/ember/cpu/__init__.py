@@ -1,5 +1,16 @@
-"""`ember.cpu`: the device module for the CPU (always available, one device)."""
+"""`ember.cpu`: the device module for the CPU (always available, one device), and the caching
+allocator's controls and counters (`memory.py`)."""
 from __future__ import annotations
+
+from ember.cpu.memory import (  # noqa: F401
+    empty_cache,
+    max_memory_reserved,
+    memory_allocated,
+    memory_reserved,
+    memory_stats,
+    reset_peak_memory_stats,
+    set_cache_limit,
+)
 
 
 def is_available() -> bool:
