@@ -138,6 +138,7 @@ def int_repr(input):
 
 @checked("q_scale(Tensor self)")
 def q_scale(input) -> float:
+    """The scale of a per-tensor quantized tensor."""
     data = _quantized(input, "q_scale")
     _per_tensor(data)
     return data.scale
@@ -145,6 +146,7 @@ def q_scale(input) -> float:
 
 @checked("q_zero_point(Tensor self)")
 def q_zero_point(input) -> int:
+    """The zero point of a per-tensor quantized tensor."""
     data = _quantized(input, "q_zero_point")
     _per_tensor(data)
     return data.zero_point
@@ -152,6 +154,7 @@ def q_zero_point(input) -> int:
 
 @checked("q_per_channel_scales(Tensor self)")
 def q_per_channel_scales(input):
+    """The float64 scales of a per-channel quantized tensor, one per channel."""
     data = _quantized(input, "q_per_channel_scales")
     _per_channel(data)
     return dispatch.wrap(np.array(data.scale, dtype=np.float64), dt.float64, dispatch.CPU)
@@ -159,6 +162,7 @@ def q_per_channel_scales(input):
 
 @checked("q_per_channel_zero_points(Tensor self)")
 def q_per_channel_zero_points(input):
+    """The zero points of a per-channel quantized tensor, one per channel."""
     data = _quantized(input, "q_per_channel_zero_points")
     _per_channel(data)
     zero = np.array(data.zero_point)
@@ -167,6 +171,7 @@ def q_per_channel_zero_points(input):
 
 @checked("q_per_channel_axis(Tensor self)")
 def q_per_channel_axis(input) -> int:
+    """The dimension along which a per-channel quantized tensor has its channels."""
     data = _quantized(input, "q_per_channel_axis")
     _per_channel(data)
     return data.axis
@@ -174,6 +179,7 @@ def q_per_channel_axis(input) -> int:
 
 @checked("qscheme(Tensor self)")
 def qscheme(input):
+    """The quantization scheme of a quantized tensor (`torch.per_tensor_affine`, ...)."""
     return qdtypes.QSCHEMES[_quantized(input, "qscheme").qscheme]
 
 
