@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import importlib
 
+import numpy as np
+
 import pytest
 import torch
 
@@ -120,3 +122,48 @@ def test_shift_operators_compute_as_pytorch():
     with pytest.raises(RuntimeError, match="not implemented for 'Float'"):
         ember.ones(2) << 1
     assert ember.ops.aten.__lshift__.Scalar is ember._core.registry.OPS["__lshift__.Scalar"]
+
+
+def _norms(T):
+    def backward(p, dim, keepdim):
+        x = T.tensor([[0.0, 0.0, 0.0], [1.0, -2.0, 0.5]], requires_grad=True)
+        T.linalg.vector_norm(x, p, dim, keepdim).sum().backward()
+    yield lambda: backward(2, None, False)
+    yield lambda: backward(2, 1, False)
+    yield lambda: backward(2, (0, 1), True)
+    yield lambda: backward(3, 1, False)
+    yield lambda: backward(1.5, 0, True)
+    yield lambda: backward(0.5, 1, False)
+    yield lambda: backward(1, 1, False)
+
+
+CASES["norms"] = _norms
+
+
+@pytest.mark.parametrize("p", [2, 3, 1.5, 0.5, 1, float("inf")])
+@pytest.mark.parametrize("dim,keepdim", [(None, False), (1, False), (0, True), ((0, 1), False)])
+def test_vector_norm_gradients_match(p, dim, keepdim):
+    values = [[0.0, 0.0, 0.0], [1.0, -2.0, 0.5], [3.0, 0.0, -3.0]]
+    grads = []
+    for T in (torch, ember):
+        x = T.tensor(values, dtype=T.float64, requires_grad=True)
+        out = T.linalg.vector_norm(x, p, dim, keepdim)
+        (grad,) = T.autograd.grad((out * 1.5).sum(), x)
+        grads.append(grad.numpy())
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("p", [2, 3, 1.5, 0.5])
+def test_vector_norm_double_backward_is_the_derivative_of_the_gradient(p):
+    # (PyTorch's formula fills a saved quotient in place and refuses this second backward;
+    # ember fills a copy when the backward builds a graph, so the value is there.)
+    x = ember.tensor([[0.0, 1.0], [2.0, -1.0]], dtype=ember.float64, requires_grad=True)
+    (grad,) = ember.autograd.grad(ember.linalg.vector_norm(x, p, 1).sum(), x,
+                                  create_graph=True)
+    (second,) = ember.autograd.grad(grad.pow(2).sum(), x)
+    # The oracle: PyTorch's own second derivative through a formula without the in-place fill.
+    t = torch.tensor([[0.0, 1.0], [2.0, -1.0]], dtype=torch.float64, requires_grad=True)
+    n = t.abs().pow(p).sum(1, keepdim=True).pow(1 / p)
+    g = torch.where(n == 0, 0.0, t.sgn() * t.abs().pow(p - 1) / n.pow(p - 1).where(n != 0, 1))
+    (expected,) = torch.autograd.grad(g.pow(2).sum(), t)
+    np.testing.assert_allclose(second.numpy()[1], expected.numpy()[1], rtol=1e-10)
