@@ -260,7 +260,8 @@ def _bool_index(chosen: bool):
     PyTorch makes it (empty, then fill_ with 0 when there is an element to fill)."""
     if not dispatch.state.slow:
         return dispatch.wrap_array(np.zeros(1 if chosen else 0, np.int64))
-    index = dispatch.call(OPS["empty.memory_format"], ([1 if chosen else 0], dt.int64))
+    empty = OPS["empty.memory_format"]
+    index = dispatch.call(empty, empty.bind(([1 if chosen else 0],), {"dtype": dt.int64}))
     if chosen:
         dispatch.call_inplace(OPS["fill.Scalar"], (index, 0))
     return index
