@@ -174,7 +174,9 @@ def _functional_names():
     return sorted(n for n in dir(F) if not n.startswith("_") and callable(getattr(F, n))
                   and not isinstance(getattr(F, n), type) and n in dir(torch.nn.functional)
                   and n not in ("handle_torch_function", "has_torch_function",
-                                "has_torch_function_unary", "has_torch_function_variadic"))
+                                "has_torch_function_unary", "has_torch_function_variadic",
+                                # helpers, not layers' functions (PyTorch's neither)
+                                "boolean_dispatch", "assert_int_or_pair"))
 
 
 def test_every_functional_reaches_the_mode_under_its_public_name():

@@ -14,14 +14,21 @@ from __future__ import annotations
 import inspect
 import typing
 
+from ember import _library_rules as _rules
 from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.device import CPU, as_device
 from ember._core.registry import OPS, OpDef
 from ember._tensor import Tensor
 
-__all__ = ["Library", "CustomOpDef", "custom_op", "define", "impl", "infer_schema",
-           "register_autograd", "register_fake", "register_kernel"]
+__all__ = ["Library", "CustomOpDef", "custom_op", "define", "fallthrough_kernel", "get_ctx",
+           "get_kernel", "impl", "impl_abstract", "infer_schema", "register_autocast",
+           "register_autograd", "register_fake", "register_kernel", "register_torch_dispatch",
+           "register_vmap", "triton_op", "wrap_triton"]
+
+fallthrough_kernel = _rules.fallthrough_kernel
+get_ctx = _rules.get_ctx
+wrap_triton = _rules.wrap_triton
 
 # NOTE [users' ops are registry ops]: a user's op is an `OpDef` (kind "generic") under the key
 # "ns::name", so it runs through the same levels as ember's own: __torch_function__, autograd
@@ -48,11 +55,19 @@ def _lookup(op) -> OpDef:
         return op._opdef
     if isinstance(op, OpDef):
         return op
-    namespace, base, overload = _qualname(op)
-    found = NAMESPACES.get(namespace, {}).get(base, {}).get(overload or "default")
+    found = _find(op)
     if found is None:
         raise ValueError(f"operator {op} does not exist (define it first)")
     return found
+
+
+def _find(name: str):
+    """The op `ns::name[.overload]` names (ember's own under "aten"), or None."""
+    namespace, base, overload = _qualname(name)
+    if namespace == "aten":
+        key = base if overload in ("", "default") else f"{base}.{overload}"
+        return OPS[key] if key in OPS else None
+    return NAMESPACES.get(namespace, {}).get(base, {}).get(overload or "default")
 
 
 def _declare(namespace: str, schema_text: str) -> OpDef:
@@ -106,10 +121,11 @@ def _kernel_from(fn):
     return kernel
 
 
-def _meta_from(fn):
-    """The op's meta rule: the user's fake function's results as (shape, dtype) specs."""
+def _meta_from(fn, op):
+    """The op's meta rule: the user's fake function's results as (shape, dtype) specs (with
+    `get_ctx()` answering inside it)."""
     def meta(*args):
-        out = fn(*args)
+        out = _rules.run_fake(op, fn, args)
         if isinstance(out, Tensor):
             return tuple(out.shape), out.dtype
         return [(tuple(o.shape), o.dtype) for o in out]
@@ -118,7 +134,7 @@ def _meta_from(fn):
 
 def _set_kernel(op: OpDef, fn, key="CompositeExplicitAutograd") -> None:
     if key == "Meta":
-        op.meta = _meta_from(fn)
+        op.meta = _meta_from(fn, op)
         return
     op.register_kernel(key or "CompositeExplicitAutograd", _kernel_from(fn))
 
@@ -174,7 +190,7 @@ class CustomOpDef:
         return dispatch.call(op, op.bind(args, kwargs))
 
     def register_fake(self, fn):
-        self._opdef.meta = _meta_from(fn)
+        self._opdef.meta = _meta_from(fn, self._opdef)
         return fn
 
     def register_kernel(self, device_types, fn=None):
@@ -188,6 +204,21 @@ class CustomOpDef:
 
     def register_autograd(self, backward, /, *, setup_context=None) -> None:
         _set_autograd(self._opdef, backward, setup_context)
+
+    def register_autocast(self, device_type: str, cast_inputs) -> None:
+        _rules.register_autocast(self._opdef, device_type, cast_inputs)
+
+    def register_torch_dispatch(self, torch_dispatch_class, fn=None, /):
+        def decorate(fn):
+            _rules.register_torch_dispatch(self._opdef, torch_dispatch_class, fn)
+            return fn
+        return decorate if fn is None else decorate(fn)
+
+    def register_vmap(self, func=None, /):
+        def decorate(func):
+            _rules.register_vmap(self._opdef, func)
+            return func
+        return decorate if func is None else decorate(func)
 
 
 def _schema_type(annotation, where) -> str:
@@ -241,9 +272,65 @@ def custom_op(name, fn=None, /, *, mutates_args, device_types=None, schema=None)
 
 def register_fake(op, func=None, /, *, lib=None, _stacklevel=1):
     def decorate(func):
-        _lookup(op).meta = _meta_from(func)
+        found = _lookup(op)
+        found.meta = _meta_from(func, found)
         return func
     return decorate if func is None else decorate(func)
+
+
+def impl_abstract(qualname, func=None, *, lib=None, _stacklevel=1):
+    """The old name of `register_fake` (deprecated)."""
+    import warnings
+    warnings.warn("`torch.library.impl_abstract` was renamed to `torch.library.register_fake`. "
+                  "Please use that instead; we will remove `torch.library.impl_abstract` in a "
+                  "future version of PyTorch.", FutureWarning, stacklevel=2)
+    return register_fake(qualname, func, lib=lib, _stacklevel=_stacklevel + 1)
+
+
+def get_kernel(op, dispatch_key):
+    """The kernel `op` ("ns::name.overload" or an op) runs for `dispatch_key`, callable with
+    `.call_boxed(keyset, *args, **kwargs)` below the dispatcher."""
+    if isinstance(op, str):
+        found = _find(op)
+        if found is None:
+            raise RuntimeError(f"operator {op} does not exist")
+    elif isinstance(op, OpDef):
+        found = op
+    else:
+        raise ValueError(f"get_kernel({op}): got unexpected type for op: {type(op)}")
+    return _rules.get_kernel(found, dispatch_key)
+
+
+def register_autocast(op, device_type, cast_inputs, /, *, lib=None) -> None:
+    """Under autocast for `device_type`, cast the op's floating inputs to `cast_inputs`."""
+    _rules.register_autocast(_lookup(op), device_type, cast_inputs)
+
+
+def register_torch_dispatch(op, torch_dispatch_class, func=None, /, *, lib=None):
+    """`func(mode, func, types, args, kwargs)` in place of `torch_dispatch_class`'s
+    `__torch_dispatch__` for this op."""
+    def decorate(func):
+        _rules.register_torch_dispatch(_lookup(op), torch_dispatch_class, func)
+        return func
+    return decorate if func is None else decorate(func)
+
+
+def register_vmap(op, func=None, /, *, lib=None):
+    """`func(info, in_dims, *args) -> (output, out_dims)`: the op under `ember.vmap`."""
+    def decorate(func):
+        _rules.register_vmap(_lookup(op), func)
+        return func
+    return decorate if func is None else decorate(func)
+
+
+def triton_op(name, fn=None, /, *, mutates_args, schema=None):
+    """A custom op whose body launches Triton kernels through `wrap_triton`: its body is also
+    its fake rule (run on meta tensors, so no register_fake is needed)."""
+    def decorate(fn):
+        op = custom_op(name, fn, mutates_args=mutates_args, schema=schema)
+        op.register_fake(fn)
+        return op
+    return decorate if fn is None else decorate(fn)
 
 
 def register_autograd(op, backward, /, *, setup_context=None, lib=None) -> None:
@@ -282,8 +369,11 @@ class Library:
         name = op_name if isinstance(op_name, str) else op_name.__name__
         if "::" not in name:
             name = f"{self.ns}::{name}"
-        _set_kernel(_lookup(name), fn, dispatch_key or self.dispatch_key or
-                    "CompositeExplicitAutograd")
+        key = dispatch_key or self.dispatch_key or "CompositeExplicitAutograd"
+        if fn is fallthrough_kernel:
+            _rules.register_fallthrough(_lookup(name), key)
+            return
+        _set_kernel(_lookup(name), fn, key)
 
 
 def define(qualname, schema, *, lib=None, tags=()) -> None:

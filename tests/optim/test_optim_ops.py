@@ -59,11 +59,9 @@ NOT_IN_BLOCKS = {"ASGD"}
 # PyTorch's foreach form of these also runs per-tensor ops (ASGD's next eta from each step
 # count tensor).
 FOREACH_AND_EACH = {"ASGD", "Rprop"}
-# Gaps of ember's outside the optimizers, left out of PyTorch's list: a 0-d mask in a masked
-# write (PyTorch reads it and makes an index tensor with empty + fill_ before index_put_;
-# ember's setitem reads it without ops, NOTE [setitem as ops]; Rprop's masked writes, spelled
-# as PyTorch's Rprop spells them).
-UNSEEN_IN_EMBER = {"Rprop": ("empty", "fill_")}
+# Gaps of ember's outside the optimizers, left out of PyTorch's list (none now: a 0-d mask's
+# index is made as PyTorch makes it, NOTE [setitem as ops]).
+UNSEEN_IN_EMBER: dict = {}
 
 
 def _params(lib, one_dtype=False):

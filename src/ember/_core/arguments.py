@@ -295,7 +295,7 @@ NUMBERS_BESIDE = NUMBERS_FIRST | frozenset((
     "rsub", "fmod", "copysign", "eq", "ne", "lt", "le", "gt", "ge", "clamp_max", "clamp_min",
     "clamp", "where", "fill", "quantile", "nanquantile", "bernoulli", "masked_fill",
     "index_fill", "scatter", "scatter_add", "scatter_reduce", "diff", "tensordot", "greater",
-    "greater_equal", "less", "less_equal", "not_equal"))
+    "greater_equal", "less", "less_equal", "not_equal", "__lshift__", "__rshift__"))
 
 _INT64_MIN, _INT64_MAX, _UINT64_MAX = -(1 << 63), (1 << 63) - 1, (1 << 64) - 1
 _OVERFLOW = "Overflow when unpacking long long"

@@ -102,8 +102,8 @@ class _OpNamespace:
         self._packets = {}
 
     def __getattr__(self, name: str) -> OpOverloadPacket:
-        if name.startswith("__"):
-            raise AttributeError(name)
+        if name.startswith("__") and not any(key.startswith(name + ".") for key in OPS):
+            raise AttributeError(name)      # (a protocol lookup; `aten.__lshift__` is an op)
         packet = self._packets.get(name)
         if packet is None:
             overloads = {_overload_name(op): op for op in OPS.values()

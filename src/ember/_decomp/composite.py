@@ -176,6 +176,12 @@ def isfinite(self):
     return aten.mul.Tensor(finite, aten.eq.Tensor(self, self))
 
 
+@composite(aten.conj.default)
+def conj(self):
+    # A real tensor is its own conjugate (no op at all, as in PyTorch).
+    return aten._conj.default(self) if self.is_complex() else self
+
+
 @composite(aten.outer.default, core=True)
 def outer(self, vec2):
     return aten.mul.Tensor(aten.view.default(self, [-1, 1]), vec2)

@@ -16,10 +16,15 @@ _int_list_types = frozenset((tuple, list, int, _Size))
 import ember._ops  # fills the registry
 from ember._core.registry import FRONTENDS as _FE
 
+_op___lshift___Scalar = _OPS['__lshift__.Scalar']
+_op___lshift___Tensor = _OPS['__lshift__.Tensor']
+_op___rshift___Scalar = _OPS['__rshift__.Scalar']
+_op___rshift___Tensor = _OPS['__rshift__.Tensor']
 _op__adaptive_avg_pool2d = _OPS['_adaptive_avg_pool2d']
 _op__adaptive_avg_pool2d_backward = _OPS['_adaptive_avg_pool2d_backward']
 _op__adaptive_avg_pool3d = _OPS['_adaptive_avg_pool3d']
 _op__adaptive_avg_pool3d_backward = _OPS['_adaptive_avg_pool3d_backward']
+_op__conj = _OPS['_conj']
 _op__ctc_loss = _OPS['_ctc_loss']
 _op__ctc_loss_backward = _OPS['_ctc_loss_backward']
 _op__dirichlet_grad = _OPS['_dirichlet_grad']
@@ -251,12 +256,16 @@ _op_binomial = _OPS['binomial']
 _op_bitwise_and_Scalar = _OPS['bitwise_and.Scalar']
 _op_bitwise_and_Scalar_Tensor = _OPS['bitwise_and.Scalar_Tensor']
 _op_bitwise_and_Tensor = _OPS['bitwise_and.Tensor']
+_op_bitwise_left_shift_Scalar_Tensor = _OPS['bitwise_left_shift.Scalar_Tensor']
 _op_bitwise_left_shift_Tensor = _OPS['bitwise_left_shift.Tensor']
+_op_bitwise_left_shift_Tensor_Scalar = _OPS['bitwise_left_shift.Tensor_Scalar']
 _op_bitwise_not = _OPS['bitwise_not']
 _op_bitwise_or_Scalar = _OPS['bitwise_or.Scalar']
 _op_bitwise_or_Scalar_Tensor = _OPS['bitwise_or.Scalar_Tensor']
 _op_bitwise_or_Tensor = _OPS['bitwise_or.Tensor']
+_op_bitwise_right_shift_Scalar_Tensor = _OPS['bitwise_right_shift.Scalar_Tensor']
 _op_bitwise_right_shift_Tensor = _OPS['bitwise_right_shift.Tensor']
+_op_bitwise_right_shift_Tensor_Scalar = _OPS['bitwise_right_shift.Tensor_Scalar']
 _op_bitwise_xor_Scalar = _OPS['bitwise_xor.Scalar']
 _op_bitwise_xor_Scalar_Tensor = _OPS['bitwise_xor.Scalar_Tensor']
 _op_bitwise_xor_Tensor = _OPS['bitwise_xor.Tensor']
@@ -6957,6 +6966,30 @@ class _Methods:
             _args.explain(_exc, 'xlogy_', True, _op_xlogy_Tensor, (self, other), True)
             raise
 
+    def __ilshift__(self, other):
+        try:
+            return _call_inplace(_op___lshift___Tensor, (self, other), _Methods.__ilshift__) if _state.slow else _call_inplace(_op___lshift___Tensor, (self, other))
+        except _Unsupported:
+            return NotImplemented
+
+    def __lshift__(self, other):
+        try:
+            return _call(_op___lshift___Tensor, (self, other), _Methods.__lshift__) if _state.slow else _op___lshift___Tensor.runner(_op___lshift___Tensor, (self, other))
+        except _Unsupported:
+            return NotImplemented
+
+    def __irshift__(self, other):
+        try:
+            return _call_inplace(_op___rshift___Tensor, (self, other), _Methods.__irshift__) if _state.slow else _call_inplace(_op___rshift___Tensor, (self, other))
+        except _Unsupported:
+            return NotImplemented
+
+    def __rshift__(self, other):
+        try:
+            return _call(_op___rshift___Tensor, (self, other), _Methods.__rshift__) if _state.slow else _op___rshift___Tensor.runner(_op___rshift___Tensor, (self, other))
+        except _Unsupported:
+            return NotImplemented
+
     def __abs__(self):
         return _call(_op_abs, (self,), _Methods.__abs__) if _state.slow else _op_abs.runner(_op_abs, (self,))
 
@@ -6996,18 +7029,6 @@ class _Methods:
         except _Unsupported:
             return NotImplemented
 
-    def __ilshift__(self, other):
-        try:
-            return _call_inplace(_op_bitwise_left_shift_Tensor, (self, other), _Methods.__ilshift__) if _state.slow else _call_inplace(_op_bitwise_left_shift_Tensor, (self, other))
-        except _Unsupported:
-            return NotImplemented
-
-    def __lshift__(self, other):
-        try:
-            return _call(_op_bitwise_left_shift_Tensor, (self, other), _Methods.__lshift__) if _state.slow else _op_bitwise_left_shift_Tensor.runner(_op_bitwise_left_shift_Tensor, (self, other))
-        except _Unsupported:
-            return NotImplemented
-
     def __rlshift__(self, other):
         try:
             return _call(_op_bitwise_left_shift_Tensor, (other, self), _Methods.__rlshift__) if _state.slow else _op_bitwise_left_shift_Tensor.runner(_op_bitwise_left_shift_Tensor, (other, self))
@@ -7032,21 +7053,9 @@ class _Methods:
         except _Unsupported:
             return NotImplemented
 
-    def __irshift__(self, other):
-        try:
-            return _call_inplace(_op_bitwise_right_shift_Tensor, (self, other), _Methods.__irshift__) if _state.slow else _call_inplace(_op_bitwise_right_shift_Tensor, (self, other))
-        except _Unsupported:
-            return NotImplemented
-
     def __rrshift__(self, other):
         try:
             return _call(_op_bitwise_right_shift_Tensor, (other, self), _Methods.__rrshift__) if _state.slow else _op_bitwise_right_shift_Tensor.runner(_op_bitwise_right_shift_Tensor, (other, self))
-        except _Unsupported:
-            return NotImplemented
-
-    def __rshift__(self, other):
-        try:
-            return _call(_op_bitwise_right_shift_Tensor, (self, other), _Methods.__rshift__) if _state.slow else _op_bitwise_right_shift_Tensor.runner(_op_bitwise_right_shift_Tensor, (self, other))
         except _Unsupported:
             return NotImplemented
 

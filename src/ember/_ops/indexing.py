@@ -191,7 +191,7 @@ def _normalize(self, index):
                     warnings.warn("indexing with dtype uint8 is deprecated, please use a dtype "
                                   "bool instead.", UserWarning, stacklevel=3)
                 if item._data.ndim == 0:
-                    item = bool(item.item())
+                    item = _ZeroDimMask(item)
                 else:
                     consumed += item._data.ndim
             elif kind_char in "iu":
@@ -229,6 +229,44 @@ def _insert_dim(self, array, dim):
 _SPANNED = object()     # a dim a mask index covers beyond its first (`_walk`'s keep_masks)
 
 
+class _ZeroDimMask:
+    """A 0-d bool (or uint8) tensor index: a new dim of size 1, taken or not. PyTorch reads its
+    value once that dim is in (a mode sees unsqueeze, then _local_scalar_dense)."""
+
+    __slots__ = ("mask",)
+
+    def __init__(self, mask):
+        self.mask = mask
+
+
+class _BoolIndex:
+    """The index a True/False item (or a 0-d mask) stands for, made in the item's turn: when
+    the walk's steps are replayed as ops, after the item's unsqueeze (PyTorch's order)."""
+
+    __slots__ = ("item", "tensor")
+
+    def __init__(self, item):
+        self.item, self.tensor = item, None
+
+    def resolve(self):
+        if self.tensor is None:
+            item = self.item
+            self.tensor = _bool_index(item if type(item) is bool else bool(item.mask.item()))
+        return self.tensor
+
+
+def _bool_index(chosen: bool):
+    """The index a True/False item stands for: [0] or an empty one. Under modes it is made as
+    PyTorch makes it (empty, then fill_ with 0 when there is an element to fill)."""
+    if not dispatch.state.slow:
+        return dispatch.wrap_array(np.zeros(1 if chosen else 0, np.int64))
+    empty = OPS["empty.memory_format"]
+    index = dispatch.call(empty, empty.bind(([1 if chosen else 0],), {"dtype": dt.int64}))
+    if chosen:
+        dispatch.call_inplace(OPS["fill.Scalar"], (index, 0))
+    return index
+
+
 def _walk(self, array, items, consumed, steps, keep_masks=False):
     """Apply the basic items to `array` (a view of self's data); collect advanced indices.
 
@@ -264,11 +302,15 @@ def _walk(self, array, items, consumed, steps, keep_masks=False):
             # As in PyTorch, a second Ellipsis is allowed and spans no dims.
             dim += ndim - consumed
             consumed = ndim
-        elif kind is bool:
+        elif kind is bool or kind is _ZeroDimMask:
             array = _insert_dim(self, array, dim)
             if steps is not None:
                 steps.append(("unsqueeze", dim, None))
-            advanced[dim] = dispatch.wrap_array(np.zeros(1 if item else 0, np.int64))
+            holder = advanced[dim] = _BoolIndex(item)
+            if steps is not None:
+                steps.append(("bool_index", dim, holder))   # made when the steps are replayed
+            else:
+                holder.resolve()
             dim += 1
         elif not _is_mask(item):
             advanced[dim] = item
@@ -351,6 +393,8 @@ def _replay(self, steps, alias=True):
             if (start, stop, step) == (0, size, 1):
                 continue        # a whole dim: no op, as in PyTorch (sparse tensors have none)
             result = dispatch.call(OPS["slice.Tensor"], (result, dim, start, stop, step))
+        elif name == "bool_index":
+            arg.resolve()
         else:
             result = dispatch.call(OPS["unsqueeze"], (result, dim))
     if result is self and alias:
@@ -366,6 +410,8 @@ def _index_list(advanced, device):
         t = advanced.get(d)
         if t is _SPANNED:
             continue
+        if type(t) is _BoolIndex:
+            t = t.resolve()
         if t is not None and t._device is not device:
             t = t.to(device)
         found.append(t)
@@ -431,8 +477,13 @@ def setitem(self, index, value):
     if _state.entry and _wants(locals()):
         return _handle(setitem, locals())
     if type(index) is bool:
-        # PyTorch: x[False] = v does nothing (no checks); x[True] = v writes all of x.
+        # PyTorch: x[False] = v writes nothing (a number is still converted and checked: a
+        # mode sees its lift_fresh); x[True] = v writes all of x.
         if not index:
+            if not isinstance(value, dispatch.Tensor):
+                _value_array(self, value)
+                if _setitem_as_ops(self):
+                    _lifted(self, value)
             return
         index = None
     if _setitem_as_ops(self):
@@ -581,6 +632,8 @@ def _apply_steps(array, steps):
             array = array[(_FULL,) * dim + (arg, Ellipsis)]
         elif name == "slice":
             array = array[(_FULL,) * dim + (arg,)]
+        elif name == "bool_index":
+            arg.resolve()
         else:
             array = array[(_FULL,) * dim + (None,)]
     return array

@@ -8,6 +8,8 @@ recorded (AddmmBackward0, MmBackward0, ...). The derivatives are products too.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ember._backends.cpu_allocator import MIN_BYTES as POOLED_BYTES
@@ -68,8 +70,9 @@ def _linear_node_name(args, outputs):
 
 
 def _rows(t, features):
-    """t as a matrix of rows of `features` values (a 1-d t is one row)."""
-    return t.reshape(-1, features)
+    """t as a matrix of rows of `features` values (a 1-d t is one row). The row count is
+    spelled out: -1 cannot be inferred when `features` is 0 (a zero-width layer)."""
+    return t.reshape(math.prod(t.shape[:-1]), features)
 
 
 def _linear_input_grad(c):

@@ -366,8 +366,7 @@ register_frontend("_tensor_invert", method=False, function=False,
 # NumPy's shifts already give PyTorch's answers for counts outside [0, bits): 0 for a left
 # shift, the sign for a right shift.
 @register_op("bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor", **_BITWISE,
-             dunders={"__lshift__": "forward", "__rlshift__": "reflect",
-                      "__ilshift__": "inplace"}, tags=("no_fp_errors",))
+             dunders={"__rlshift__": "reflect"}, tags=("no_fp_errors",))
 def bitwise_left_shift(xp, self, other):
     """bitwise_left_shift(input, other, *, out=None) -> Tensor: input << other (integers)."""
     if self.dtype.kind not in "iu":
@@ -376,13 +375,42 @@ def bitwise_left_shift(xp, self, other):
 
 
 @register_op("bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor", **_BITWISE,
-             dunders={"__rshift__": "forward", "__rrshift__": "reflect",
-                      "__irshift__": "inplace"}, tags=("no_fp_errors",))
+             dunders={"__rrshift__": "reflect"}, tags=("no_fp_errors",))
 def bitwise_right_shift(xp, self, other):
     """bitwise_right_shift(input, other, *, out=None) -> Tensor: input >> other (integers)."""
     if self.dtype.kind not in "iu":
         not_implemented_for("rshift_cpu", self)
     return xp.right_shift(self, other)
+
+
+# NOTE [shift operators are their own ops]: PyTorch's `x << y` is `aten::__lshift__`, not
+# bitwise_left_shift (`x <<= y` is `__ilshift__`, `1 << x` bitwise_left_shift.Scalar_Tensor),
+# so the operators are entries of their own, with the shifts' kernels, for modes to see.
+_OPERATOR = {**_BITWISE, "inplace": False}
+@register_op("__lshift__.Tensor(Tensor self, Tensor other) -> Tensor", **_OPERATOR,
+             function=False, method=False, out=False, tags=("no_fp_errors",),
+             dunders={"__lshift__": "forward", "__ilshift__": "inplace"})
+def lshift_operator(xp, self, other):
+    """self << other: bitwise_left_shift."""
+    return bitwise_left_shift(xp, self, other)
+
+
+@register_op("__rshift__.Tensor(Tensor self, Tensor other) -> Tensor", **_OPERATOR,
+             function=False, method=False, out=False, tags=("no_fp_errors",),
+             dunders={"__rshift__": "forward", "__irshift__": "inplace"})
+def rshift_operator(xp, self, other):
+    """self >> other: bitwise_right_shift."""
+    return bitwise_right_shift(xp, self, other)
+
+
+for _name in ("__lshift__", "__rshift__"):
+    register_form(f"{_name}.Tensor", f"{_name}.Scalar(Tensor self, Scalar other) -> Tensor",
+                  numbers=(1,))
+for _name in ("bitwise_left_shift", "bitwise_right_shift"):
+    register_form(f"{_name}.Tensor",
+                  f"{_name}.Tensor_Scalar(Tensor self, Scalar other) -> Tensor", numbers=(1,))
+    register_form(f"{_name}.Tensor",
+                  f"{_name}.Scalar_Tensor(Scalar self, Tensor other) -> Tensor", numbers=(0,))
 
 
 # PyTorch's Scalar overloads, offered to modes for a number operand (NOTE [overload forms]).

@@ -462,6 +462,15 @@ def conj(xp, self):
 _CONJ_OP = OPS["conj"]
 
 
+# PyTorch's conj() of a complex tensor is `_conj` (conj is a composite): what a mode sees
+# (ember._decomp's conj decomposition calls it).
+@register_op("_conj(Tensor(a) self) -> Tensor(a)", kind="generic", meta=_conj_meta,
+             function=False, method=False, derivatives={"self": _conj_grad}, saves=())
+def conj_view(xp, self):
+    """_conj(input) -> Tensor: the complex conjugate of a complex tensor (conj's kernel)."""
+    return conj(xp, self)
+
+
 @register_frontend("conj")
 def conj_function(input):
     """conj(input) -> Tensor: the complex conjugate (input itself when it is real)."""

@@ -274,19 +274,40 @@ def _vector_norm_meta(self, p, dim, keepdim, dtype=None):
     return reduced_shape(self._data.shape, dim, keepdim), chosen
 
 
+def _unsqueeze_reduced(t, dim, ndim):
+    """A reduction's result with its reduced dims put back as size 1 (PyTorch's
+    unsqueeze_multiple; a full reduction's 0-d result broadcasts as it is)."""
+    if dim is None or ndim == 0:
+        return t
+    for d in sorted(wrap_dims(dim, ndim)):
+        t = t.unsqueeze(d)
+    return t
+
+
+def _zero_where(t, mask):
+    """`t` with zeros where `mask` holds: filled in place, as PyTorch's formula does, unless
+    the backward builds a graph (create_graph), whose division saved `t` (PyTorch refuses that
+    second backward; ember gives its value)."""
+    if _state.grad_enabled():
+        return t.masked_fill(mask, 0)
+    return t.masked_fill_(mask, 0)
+
+
 def _norm_grad(c):
-    """The gradient of the vector p-norm; where the norm is 0 the gradient is 0, not NaN."""
+    """The gradient of the vector p-norm; where the norm is 0 the gradient is 0, not NaN.
+    Written as PyTorch's norm_backward, so a mode sees its ops (div, eq, masked_fill_, mul)."""
     self = c.self
     p = 2.0 if c.p is None else float(c.p)
-    shape = self.shape
-    grad = unreduce(c.grad, shape, c.dim, c.keepdim)
-    norm = unreduce(c.result, shape, c.dim, c.keepdim)
+    grad, norm = c.grad, c.result
+    if not c.keepdim:
+        grad = _unsqueeze_reduced(grad, c.dim, self.ndim)
+        norm = _unsqueeze_reduced(norm, c.dim, self.ndim)
     if p == 0:
-        return grad.new_zeros(shape)
+        return grad.new_zeros(self.shape)
     if p == 1:
-        return grad * self.sgn()
+        return self.sgn() * grad
     if p == 2:
-        return self * where(norm == 0, 0.0, grad / norm)
+        return grad * _zero_where(self / norm, norm == 0)
     if math.isinf(p):
         # Shared among the elements of largest (smallest) modulus, and any NaN.
         magnitude = self.abs()
@@ -295,13 +316,13 @@ def _norm_grad(c):
         return self.sgn() * (grad / count * mask)
     if p < 1:
         # |x| ** (p - 1) is inf at 0, where the gradient is taken as 0.
-        scaled = where(self == 0, 0.0, self.sgn() * self.abs() ** (p - 1))
-        return scaled * grad * norm ** (1 - p)
+        scaled = self.sgn() * _zero_where(self.abs().pow_(p - 1), self == 0)
+        return scaled * grad * norm.pow(1 - p)
     if p < 2:
-        scaled = self.sgn() * self.abs() ** (p - 1)
+        scaled = self.sgn() * self.abs().pow_(p - 1)
     else:
-        scaled = self * self.abs() ** (p - 2)
-    return scaled * where(norm == 0, 0.0, grad / norm ** (p - 1))
+        scaled = self * self.abs().pow_(p - 2)
+    return scaled * _zero_where(grad / norm.pow(p - 1), norm == 0)
 
 
 @register_op("norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, "

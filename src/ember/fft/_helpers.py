@@ -5,6 +5,9 @@ from __future__ import annotations
 import math
 
 from ember._core.checked_entry import checked
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.checks import _check, _check_not_implemented
 from ember._core.dispatch import call
 from ember._core.registry import OPS
@@ -39,6 +42,8 @@ def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, require
     """fftfreq(n, d=1.0, *, out=None, dtype=None, layout=torch.strided, device=None,
     requires_grad=False) -> Tensor: the sample frequencies of a length-`n` transform with
     sample spacing `d`: [0, 1, ..., (n - 1) // 2, -(n // 2), ..., -1] / (d * n)."""
+    if _state.entry and _wants(locals()):
+        return _handle(fftfreq, locals())
     return _frequencies("fftfreq", n, d, lambda k: k, dtype, layout, device, requires_grad, out)
 
 
@@ -48,6 +53,8 @@ def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requir
              pin_memory=False):
     """rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=torch.strided, device=None,
     requires_grad=False) -> Tensor: the n // 2 + 1 non-negative sample frequencies of `rfft`."""
+    if _state.entry and _wants(locals()):
+        return _handle(rfftfreq, locals())
     return _frequencies("rfftfreq", n, d, lambda k: k // 2 + 1, dtype, layout, device,
                         requires_grad, out)
 
@@ -67,10 +74,21 @@ def _shift(x, dim, inverse):
 def fftshift(input, dim=None):
     """fftshift(input, dim=None) -> Tensor: move the zero frequency of an `fftn` result to the
     centre of `dim` (every dim by default)."""
+    if _state.entry and _wants(locals()):
+        return _handle(fftshift, locals())
     return _shift(input, dim, 0)
 
 
 @checked("fft_ifftshift(Tensor self, int[1]? dim=None)")
 def ifftshift(input, dim=None):
     """ifftshift(input, dim=None) -> Tensor: the inverse of `fftshift`."""
+    if _state.entry and _wants(locals()):
+        return _handle(ifftshift, locals())
     return _shift(input, dim, 1)
+
+
+# PyTorch's public names of these functions (`torch.fft.fft.__name__` is "fft_fft"), which a
+# TorchFunctionMode is shown.
+for _public in (fftfreq, rfftfreq, fftshift, ifftshift):
+    _public.__name__ = f"fft_{_public.__name__}"
+del _public

@@ -4,6 +4,9 @@ the normalisation, run one or two of the three ops."""
 from __future__ import annotations
 
 from ember._core.checked_entry import checked
+from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.process_state import state as _state
 from ember._core.checks import _check
 from ember.fft._args import (
     c2c,
@@ -63,6 +66,8 @@ def _c2r_1d(name, x, n, dim, norm, forward, out):
 def fft(input, n=None, dim=-1, norm=None, *, out=None):
     """fft(input, n=None, dim=-1, norm=None, *, out=None) -> Tensor: the one-dimensional
     discrete Fourier transform of `input` along `dim`."""
+    if _state.entry and _wants(locals()):
+        return _handle(fft, locals())
     if input._dtype.is_complex:
         return _c2c_1d("fft", input, n, dim, norm, True, out)
     return _r2c_1d("fft", input, n, dim, norm, True, False, out)
@@ -71,6 +76,8 @@ def fft(input, n=None, dim=-1, norm=None, *, out=None):
 @checked(_ONE.format("ifft"))
 def ifft(input, n=None, dim=-1, norm=None, *, out=None):
     """ifft(input, n=None, dim=-1, norm=None, *, out=None) -> Tensor: the inverse of `fft`."""
+    if _state.entry and _wants(locals()):
+        return _handle(ifft, locals())
     if input._dtype.is_complex:
         return _c2c_1d("ifft", input, n, dim, norm, False, out)
     return _r2c_1d("ifft", input, n, dim, norm, False, False, out)
@@ -80,6 +87,8 @@ def ifft(input, n=None, dim=-1, norm=None, *, out=None):
 def rfft(input, n=None, dim=-1, norm=None, *, out=None):
     """rfft(input, n=None, dim=-1, norm=None, *, out=None) -> Tensor: the transform of a real
     signal, keeping the n // 2 + 1 non-negative frequencies."""
+    if _state.entry and _wants(locals()):
+        return _handle(rfft, locals())
     return _r2c_1d("rfft", input, n, dim, norm, True, True, out)
 
 
@@ -87,6 +96,8 @@ def rfft(input, n=None, dim=-1, norm=None, *, out=None):
 def irfft(input, n=None, dim=-1, norm=None, *, out=None):
     """irfft(input, n=None, dim=-1, norm=None, *, out=None) -> Tensor: the inverse of `rfft`;
     `n` real values (default 2 * (input.size(dim) - 1))."""
+    if _state.entry and _wants(locals()):
+        return _handle(irfft, locals())
     return _c2r_1d("irfft", input, n, dim, norm, False, out)
 
 
@@ -94,6 +105,8 @@ def irfft(input, n=None, dim=-1, norm=None, *, out=None):
 def hfft(input, n=None, dim=-1, norm=None, *, out=None):
     """hfft(input, n=None, dim=-1, norm=None, *, out=None) -> Tensor: the transform of a
     Hermitian-symmetric signal given by its first half; a real result."""
+    if _state.entry and _wants(locals()):
+        return _handle(hfft, locals())
     return _c2r_1d("hfft", input, n, dim, norm, True, out)
 
 
@@ -101,6 +114,8 @@ def hfft(input, n=None, dim=-1, norm=None, *, out=None):
 def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
     """ihfft(input, n=None, dim=-1, norm=None, *, out=None) -> Tensor: the inverse of `hfft`:
     the first half of the Hermitian spectrum of a real signal."""
+    if _state.entry and _wants(locals()):
+        return _handle(ihfft, locals())
     return _r2c_1d("ihfft", input, n, dim, norm, False, True, out)
 
 
@@ -128,6 +143,8 @@ def _c2r_sizes(name, x, s, dim):
 def fftn(input, s=None, dim=None, norm=None, *, out=None):
     """fftn(input, s=None, dim=None, norm=None, *, out=None) -> Tensor: the N-dimensional
     discrete Fourier transform over `dim` (every dim by default)."""
+    if _state.entry and _wants(locals()):
+        return _handle(fftn, locals())
     return _c2c_nd("fftn", input, s, dim, norm, True, out)
 
 
@@ -135,6 +152,8 @@ def fftn(input, s=None, dim=None, norm=None, *, out=None):
 def ifftn(input, s=None, dim=None, norm=None, *, out=None):
     """ifftn(input, s=None, dim=None, norm=None, *, out=None) -> Tensor: the inverse of
     `fftn`."""
+    if _state.entry and _wants(locals()):
+        return _handle(ifftn, locals())
     return _c2c_nd("ifftn", input, s, dim, norm, False, out)
 
 
@@ -142,6 +161,8 @@ def ifftn(input, s=None, dim=None, norm=None, *, out=None):
 def fft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """fft2(input, s=None, dim=(-2, -1), norm=None, *, out=None) -> Tensor: `fftn` over two
     dims."""
+    if _state.entry and _wants(locals()):
+        return _handle(fft2, locals())
     return _c2c_nd("fft2", input, s, dim, norm, True, out)
 
 
@@ -149,6 +170,8 @@ def fft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
 def ifft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """ifft2(input, s=None, dim=(-2, -1), norm=None, *, out=None) -> Tensor: the inverse of
     `fft2`."""
+    if _state.entry and _wants(locals()):
+        return _handle(ifft2, locals())
     return _c2c_nd("ifft2", input, s, dim, norm, False, out)
 
 
@@ -172,6 +195,8 @@ def _irfftn(name, x, s, dim, norm, out):
 def rfftn(input, s=None, dim=None, norm=None, *, out=None):
     """rfftn(input, s=None, dim=None, norm=None, *, out=None) -> Tensor: `fftn` of a real
     tensor, keeping the non-negative frequencies of the last dim."""
+    if _state.entry and _wants(locals()):
+        return _handle(rfftn, locals())
     return _rfftn("rfftn", input, s, dim, norm, out)
 
 
@@ -179,6 +204,8 @@ def rfftn(input, s=None, dim=None, norm=None, *, out=None):
 def rfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """rfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None) -> Tensor: `rfftn` over two
     dims."""
+    if _state.entry and _wants(locals()):
+        return _handle(rfft2, locals())
     return _rfftn("rfft2", input, s, dim, norm, out)
 
 
@@ -186,6 +213,8 @@ def rfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
 def irfftn(input, s=None, dim=None, norm=None, *, out=None):
     """irfftn(input, s=None, dim=None, norm=None, *, out=None) -> Tensor: the inverse of
     `rfftn`."""
+    if _state.entry and _wants(locals()):
+        return _handle(irfftn, locals())
     return _irfftn("irfftn", input, s, dim, norm, out)
 
 
@@ -193,6 +222,8 @@ def irfftn(input, s=None, dim=None, norm=None, *, out=None):
 def irfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """irfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None) -> Tensor: the inverse of
     `rfft2`."""
+    if _state.entry and _wants(locals()):
+        return _handle(irfft2, locals())
     return _irfftn("irfft2", input, s, dim, norm, out)
 
 
@@ -223,6 +254,8 @@ def _ihfftn(name, x, s, dim, norm, out):
 def hfftn(input, s=None, dim=None, norm=None, *, out=None):
     """hfftn(input, s=None, dim=None, norm=None, *, out=None) -> Tensor: the N-dimensional
     transform of a Hermitian-symmetric signal given by the first half of its last dim."""
+    if _state.entry and _wants(locals()):
+        return _handle(hfftn, locals())
     return _hfftn("hfftn", input, s, dim, norm, out)
 
 
@@ -230,6 +263,8 @@ def hfftn(input, s=None, dim=None, norm=None, *, out=None):
 def hfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """hfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None) -> Tensor: `hfftn` over two
     dims."""
+    if _state.entry and _wants(locals()):
+        return _handle(hfft2, locals())
     return _hfftn("hfft2", input, s, dim, norm, out)
 
 
@@ -237,6 +272,8 @@ def hfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
 def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
     """ihfftn(input, s=None, dim=None, norm=None, *, out=None) -> Tensor: the inverse of
     `hfftn`."""
+    if _state.entry and _wants(locals()):
+        return _handle(ihfftn, locals())
     return _ihfftn("ihfftn", input, s, dim, norm, out)
 
 
@@ -244,4 +281,13 @@ def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
 def ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None) -> Tensor: the inverse of
     `hfft2`."""
+    if _state.entry and _wants(locals()):
+        return _handle(ihfft2, locals())
     return _ihfftn("ihfft2", input, s, dim, norm, out)
+
+
+# PyTorch's public names of these functions (`torch.fft.fft.__name__` is "fft_fft"), which a
+# TorchFunctionMode is shown.
+for _public in (fft, ifft, rfft, irfft, hfft, ihfft, fftn, ifftn, fft2, ifft2, rfftn, rfft2, irfftn, irfft2, hfftn, hfft2, ihfftn, ihfft2):
+    _public.__name__ = f"fft_{_public.__name__}"
+del _public

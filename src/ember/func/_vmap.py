@@ -22,6 +22,10 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     def wrapper(*args, **kwargs):
         name = _name(func)
         batch, flat_args, flat_dims, args_spec = _batched_inputs(func, name, in_dims, args)
+        rule = _vmap_rule(func)
+        if rule is not None:
+            return _by_rule(rule, name, batch, randomness, flat_dims, args_spec, args, kwargs,
+                            out_dims)
         slices = [None if d is None else _unbind(a, d) for a, d in zip(flat_args, flat_dims)]
         if randomness == "same":
             import ember
@@ -116,3 +120,46 @@ def _stack_outputs(name, results, out_dims):
                              "output?")
         stacked.append(_stack(pieces, dim % (pieces[0].dim() + 1)))
     return _unflatten(stacked, out_spec)
+
+
+# --------------------------------------------------------------------------- users' rules
+
+def _vmap_rule(func):
+    """The vmap rule registered for `func` when it is an op (NOTE [rules attached to users'
+    ops], ember/_library_rules.py), else None."""
+    import sys
+    rules = sys.modules.get("ember._library_rules")
+    if rules is None or not rules.VMAP_RULES:
+        return None
+    op = getattr(func, "_opdef", func)
+    return rules.VMAP_RULES.get(op) if _hashable(op) else None
+
+
+def _hashable(value) -> bool:
+    return getattr(type(value), "__hash__", None) is not None
+
+
+def _by_rule(rule, name, batch, randomness, flat_dims, args_spec, args, kwargs, out_dims):
+    """The op's rule on the whole batch: `rule(info, in_dims, *args)` -> (output, out_dims),
+    then each output's batch dimension moved where `out_dims` asks."""
+    from ember._library_rules import VmapInfo
+    in_dims = _unflatten(flat_dims, args_spec)
+    result, rule_dims = rule(VmapInfo(batch, randomness), in_dims, *args, **kwargs)
+    flat_out, out_spec = _flatten(result)
+    have = [rule_dims] if _is_tensor(result) else _broadcast_prefix(rule_dims, out_spec)
+    want = [out_dims] if _is_tensor(result) else _broadcast_prefix(out_dims, out_spec)
+    if have is None or want is None:
+        raise ValueError(f"vmap({name}, ...): the vmap rule's out_dims {rule_dims} or the "
+                         f"requested out_dims {out_dims} do not match the outputs' structure "
+                         f"{_spec_str(out_spec)}")
+    moved = []
+    for value, had, wanted in zip(flat_out, have, want):
+        if wanted is None or not _is_tensor(value):
+            moved.append(value)
+        elif had is None:
+            wanted = wanted % (value.dim() + 1)
+            moved.append(value.unsqueeze(wanted).expand(
+                *value.shape[:wanted], batch, *value.shape[wanted:]))
+        else:
+            moved.append(value.movedim(had, wanted))
+    return _unflatten(moved, out_spec)

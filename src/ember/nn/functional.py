@@ -16,3 +16,12 @@ from ember.nn._functional.normalization import *
 from ember.nn._functional.padding import *
 from ember.nn._functional.pooling import *
 from ember.nn._functional.sampling import *
+from ember.nn._functional.helpers import *
+
+
+def __getattr__(name: str):
+    # `F.grad` is ember.nn.grad (the convolution gradients), loaded on first use.
+    if name == "grad":
+        import ember.nn.grad
+        return ember.nn.grad
+    raise AttributeError(f"module 'ember.nn.functional' has no attribute '{name}'")

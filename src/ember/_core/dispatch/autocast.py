@@ -26,6 +26,9 @@ from ember._core.dispatch import stack
 # others: float16
 DEFAULT_DTYPES = {"cpu": dtypes.bfloat16, "hpu": dtypes.bfloat16, "xla": dtypes.bfloat16}
 policies: dict = {}      # device type -> {OpDef: kind}; "cuda"'s table serves accelerators
+# device type -> {OpDef: dtype}: users' rules (torch.library.register_autocast): the op's
+# floating inputs on that device (not float64) run in the dtype.
+custom_policies: dict = {}
 to_copy = None           # the `_to_copy` entry (set with the policies)
 _dtype_positions: dict = {}   # OpDef -> index of its `dtype` argument ("fp32_dtype" ops)
 
@@ -101,7 +104,11 @@ def _handler(op, args, below):
     table = policies.get(device_type) or policies.get("cuda", {})
     kind = table.get(op)
     if kind is None:
-        return below(op, args)
+        custom = custom_policies.get(device_type)
+        target = None if custom is None else custom.get(op)
+        if target is None:
+            return below(op, args)
+        return below(op, _cast_all(op, args, device_type, target, below))
     lower = get_dtype(device_type)
     if kind == "lower":
         target = lower
@@ -160,6 +167,21 @@ def _cast_args(op, args, device_type, target, to_lower, below):
         args[i] = type(values)(
             _cast(v, device_type, target, to_lower, below) if isinstance(v, stack.Tensor) else v
             for v in values)
+    return tuple(args)
+
+
+def _cast_all(op, args, device_type, target, below):
+    """A user's rule: every floating tensor on the device but float64 to `target` (no weight
+    cache)."""
+    def cast(v):
+        if isinstance(v, stack.Tensor) and _eligible(v, device_type) and v._dtype is not target:
+            return below(to_copy, (v, target, None, None, None, False, None))
+        return v
+    args = list(args)
+    for i in op.tensor_positions:
+        args[i] = cast(args[i])
+    for i in op.list_positions:
+        args[i] = type(args[i])(cast(v) for v in args[i])
     return tuple(args)
 
 

@@ -291,7 +291,14 @@ class OpForm:
 
     @property
     def __name__(self) -> str:
-        return f"{self.op.schema.name}{self.SUFFIX}.{self._overloadname}"
+        return f"{self._packet_name}.{self._overloadname}"
+
+    @property
+    def _packet_name(self) -> str:
+        name = self.op.schema.name
+        if self.SUFFIX == "_" and name.startswith("__"):
+            return "__i" + name[2:]          # an operator's in-place form: `__ilshift__`
+        return name + self.SUFFIX
 
     @property
     def _overloadname(self) -> str:
@@ -303,7 +310,7 @@ class OpForm:
 
     @property
     def overloadpacket(self):
-        return OpPacketName(self.op.schema.name + self.SUFFIX)
+        return OpPacketName(self._packet_name)
 
     def __str__(self) -> str:
         return f"aten.{self.__name__}"

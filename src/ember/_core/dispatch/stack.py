@@ -528,9 +528,13 @@ def dispatch_level(op, args, func=None, offer=None):
                                     if isinstance(v, Tensor) and type(v) is not Tensor))
         mode = stack.pop()
         modes.below_autograd += 1
+        target = func or offer or offered(op, args)
         try:
-            return mode.__torch_dispatch__(func or offer or offered(op, args), types, fargs,
-                                           fkwargs)
+            if dispatch_rules:
+                rule = _dispatch_rule(target, op, type(mode))
+                if rule is not None:
+                    return rule(mode, target, types, fargs, fkwargs)
+            return mode.__torch_dispatch__(target, types, fargs, fkwargs)
         finally:
             modes.below_autograd -= 1
             stack.append(mode)
@@ -546,6 +550,17 @@ def dispatch_level(op, args, func=None, offer=None):
         if sparse is not None:
             return run_sparse(op, args, sparse)
     return _BACKEND_STEPS[op.kind](op, args)
+
+
+# Users' rules (torch.library.register_torch_dispatch): op -> {mode or subclass class: rule},
+# called as rule(mode or class, func, types, args, kwargs) in place of the class's own
+# __torch_dispatch__ (NOTE [rules attached to users' ops], ember/_library_rules.py).
+dispatch_rules: dict = {}
+
+
+def _dispatch_rule(offered_op, op, kind):
+    rules = dispatch_rules.get(offered_op) or dispatch_rules.get(op)
+    return None if rules is None else rules.get(kind)
 
 
 def _dispatch_subclass_args(op, args):
@@ -577,7 +592,11 @@ def _to_subclass_dispatch(func, op, args, subclassed):
     open_entry()
     try:
         for v in subclassed:
-            result = type(v).__torch_dispatch__(func, types, fargs, fkwargs)
+            rule = _dispatch_rule(func, op, type(v)) if dispatch_rules else None
+            if rule is not None:
+                result = rule(type(v), func, types, fargs, fkwargs)
+            else:
+                result = type(v).__torch_dispatch__(func, types, fargs, fkwargs)
             if result is not NotImplemented:
                 return result
     finally:

@@ -8,7 +8,9 @@ from typing import ClassVar
 
 from ember.nn import _reduction
 from ember.nn._functional import loss as F
+from ember.nn._functional.linear_loss import linear_cross_entropy
 from ember.nn.modules.distance import PairwiseDistance
+from ember.nn.modules.linear import Linear
 from ember.nn.modules.module import Module
 
 __all__ = [
@@ -22,6 +24,7 @@ __all__ = [
     "HuberLoss",
     "KLDivLoss",
     "L1Loss",
+    "LinearCrossEntropyLoss",
     "MSELoss",
     "MarginRankingLoss",
     "MultiLabelMarginLoss",
@@ -370,3 +373,46 @@ class CTCLoss(_Loss):
     def forward(self, log_probs, targets, input_lengths, target_lengths):
         return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
                           self.reduction, self.zero_infinity)
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """cross_entropy of a Linear layer's logits (`linear_cross_entropy`): the layer maps
+    in_features to num_classes (times `out_features` for K-dimensional targets). Its weight is
+    stored flat, (num_classes * prod(out_features), in_features), and reshaped per call."""
+    __constants__: ClassVar[list[str]] = ["num_classes", "out_features", "reduction",
+                                          "ignore_index", "label_smoothing"]
+
+    def __init__(self, in_features: int, num_classes: int, *, out_features=(), bias=False,
+                 device=None, dtype=None, reduction: str = "mean", weight=None,
+                 ignore_index=None, label_smoothing: float = 0.0, options=None) -> None:
+        if weight is not None and tuple(weight.shape) != (num_classes,):
+            raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got "
+                               f"{tuple(weight.shape)}")
+        if not 0.0 <= label_smoothing <= 1.0:
+            raise RuntimeError("expected label_smoothing to be in range [0, 1], got "
+                               f"{label_smoothing}")
+        super().__init__(weight, None, None, reduction)
+        self.num_classes = num_classes
+        self.out_features = tuple(out_features)
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+        flat = num_classes
+        for size in self.out_features:
+            flat *= size
+        self.linear = Linear(in_features, flat, bias=bias, device=device, dtype=dtype)
+        self.options = options
+
+    def forward(self, input, target):
+        shape = (self.num_classes, *self.out_features)
+        bias = self.linear.bias
+        return linear_cross_entropy(
+            input, self.linear.weight.reshape(*shape, self.linear.in_features), target,
+            linear_bias=None if bias is None else bias.reshape(shape), weight=self.weight,
+            reduction=self.reduction, ignore_index=self.ignore_index,
+            label_smoothing=self.label_smoothing, options=self.options)
+
+    def extra_repr(self) -> str:
+        return (f"in_features={self.linear.in_features}, num_classes={self.num_classes}, "
+                f"out_features={self.out_features}, bias={self.linear.bias is not None}, "
+                f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
+                f"label_smoothing={self.label_smoothing}, options={self.options}")
