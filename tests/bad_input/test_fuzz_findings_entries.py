@@ -83,6 +83,37 @@ CASES = {
     "fbgemm int8 linear with a float64 bias": (lambda L: _int8(L, bias=L.ones(2, dtype=L.float64)),
                                                True),
     "fbgemm int8 linear runs": (lambda L: _int8(L), False),
+    # NOTE [recurrent overloads]
+    "rnn_relu packed form by keywords": (lambda L: L.rnn_relu(
+        L.ones(4, 1), batch_sizes=L.ones(2, 3), hx=L.ones(2, 0, 3),
+        params=[L.ones(1, 2, 3, 2), L.ones(3)], has_biases=True, num_layers=2, dropout=1.0,
+        train=False, bidirectional=False), True),
+    "lstm with one hidden state": (lambda L: L.lstm(
+        L.ones(2, 3), L.ones(0), [L.ones(2, 3)] * 3, [L.ones(2, 3)], has_biases=False,
+        num_layers=3, dropout=0.0, train=False, bidirectional=False), True),
+    "rnn_relu with None in params": (lambda L: L.rnn_relu(
+        L.ones(2, 4, 4), L.ones(2, 3), [None], False, 2, 0.0, True, False), False),
+    "rnn_relu with too few weights": (lambda L: L.rnn_relu(
+        L.ones(2, 4, 4), L.ones(2, 3), [L.ones(2)] * 2, False, 2, 0.0, True, False, False),
+        True),
+    "gru with no hidden state": (lambda L: L.gru(
+        L.ones(()), L.ones(0), [L.ones(0, 3)] * 2, False, 1, 1.0, True, False, False), True),
+    "lstm with three hidden states": (lambda L: L.lstm(
+        L.ones(2, 3, 4), [L.ones(1, 3, 2)] * 3, [L.ones(8, 4), L.ones(8, 2)], False, 1, 0.0,
+        True, False, False), True),
+    "lstm with eight arguments": (lambda L: L.lstm(
+        L.ones(2, 3, 4), [L.ones(1, 3, 2)] * 2, [L.ones(8, 4), L.ones(8, 2)], False, 1, 0.0,
+        True, False), False),
+    "lstm with a tensor for hx": (lambda L: L.lstm(
+        L.ones(2, 3, 4), L.ones(1, 3, 2), [L.ones(8, 4), L.ones(8, 2)], False, 1, 0.0, True,
+        False, False), False),
+    "lstm by keywords runs": (lambda L: L.lstm(
+        L.ones(2, 3, 4), hx=[L.ones(1, 3, 2)] * 2, params=[L.ones(8, 4), L.ones(8, 2)],
+        has_biases=False, num_layers=1, dropout=0.0, train=True, bidirectional=False,
+        batch_first=False), False),
+    "lstm packed runs": (lambda L: L.lstm(
+        L.ones(5, 4), L.tensor([3, 2]), [L.ones(1, 3, 2)] * 2, [L.ones(8, 4), L.ones(8, 2)],
+        False, 1, 0.0, True, False), False),
 }
 
 
