@@ -114,6 +114,36 @@ CASES = {
     "lstm packed runs": (lambda L: L.lstm(
         L.ones(5, 4), L.tensor([3, 2]), [L.ones(1, 3, 2)] * 2, [L.ones(8, 4), L.ones(8, 2)],
         False, 1, 0.0, True, False), False),
+    # NOTE [stft's check order]
+    "stft align_to_window with center before the parser": (lambda L: L.stft(
+        L.ones(2, 3, 4, dtype=L.uint8), None, 1, win_length=2.0, window=0.5, pad_mode="mean",
+        align_to_window=0.5), True),
+    "stft with n_fft None pads first": (lambda L: L.stft(L.ones(2, 3, 3), n_fft=None), True),
+    "stft with a bad pad_mode": (lambda L: L.stft(L.ones(2, 8), 4, pad_mode="mean",
+                                                  return_complex=True), True),
+    "stft of a list": (lambda L: L.stft([1.0] * 8, 4, return_complex=True), True),
+    "stft with a float win_length": (lambda L: L.stft(L.ones(8), 2, win_length=1e300), False),
+    "stft uncentred ignores pad_mode": (lambda L: L.stft(
+        L.ones(2, 8), 4, center=False, pad_mode="mean", return_complex=True), False),
+    # symbolic-size helpers, eagerly
+    "sym_constrain_range of a float": (lambda L: L.sym_constrain_range(2.5, min=-1, max=0),
+                                       True),
+    "sym_constrain_range of None": (lambda L: L.sym_constrain_range(None), True),
+    "sym_constrain_range with a float min": (lambda L: L.sym_constrain_range(3, min=2.5), True),
+    "sym_constrain_range of a tensor": (lambda L: L.sym_constrain_range(L.tensor(3), max=2),
+                                        True),
+    "sym_constrain_range_for_size of a complex": (
+        lambda L: L.sym_constrain_range_for_size(1j, min=1, max=3), True),
+    "sym_constrain_range_for_size with max 1": (
+        lambda L: L.sym_constrain_range_for_size(3, min=1, max=1), True),
+    "sym_fresh_size of None": (lambda L: L.sym_fresh_size(None), True),
+    "sym_fresh_size of a list of str": (lambda L: L.sym_fresh_size(["a"]), True),
+    "sym_fresh_size of a tensor": (lambda L: L.sym_fresh_size(L.ones(2)), True),
+    "wait on bytes": (lambda L: L.wait(b"x"), False),
+    "wait on None": (lambda L: L.wait(None), True),
+    "group_norm of 1-d reads the channels": (lambda L: L.group_norm(L.ones(0), 2, L.ones(0)),
+                                             True),
+    "group_norm of 0-d": (lambda L: L.group_norm(L.ones(()), 2), True),
 }
 
 
