@@ -24,6 +24,8 @@ def _scalar_int(size):
     value = _value(size)
     if hasattr(value, "item"):
         value = value.item()
+    if type(value) is complex and value.imag:
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
     return int(value.real) if isinstance(value, complex) else int(value)
 
 
