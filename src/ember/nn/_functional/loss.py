@@ -162,15 +162,31 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     reduction = _reduction_name(size_average, reduce, reduction)
     enum = _reduction.get_enum(reduction)
     _tensors("cross_entropy_loss", ("input", input), ("target", target))
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if weight is not None and not isinstance(weight, dispatch.Tensor) or \
+            type(ignore_index) is not int or type(label_smoothing) is not float:
+        # (only an unusual value pays for PyTorch's parser)
+        _, _, weight, _, ignore_index, label_smoothing = _cross_entropy_arguments(
+            input, target, weight, enum, ignore_index, label_smoothing)
+    if not label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
+                           f"{label_smoothing:g}")
     if input.shape == target.shape:
         if not target._dtype.is_floating_point:
             raise RuntimeError("Expected floating point type for target with class "
                                f"probabilities, got {target._dtype._cpp_name}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
         return _cross_entropy_probabilities(input, target, weight, enum, label_smoothing)
     return call(OPS["cross_entropy_loss"], (input, target, weight, enum, ignore_index,
                                              float(label_smoothing)))
+
+
+@checked("cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, "
+         "int reduction=1, SymInt ignore_index=-100, float label_smoothing=0.0)")
+def _cross_entropy_arguments(input, target, weight, reduction, ignore_index, label_smoothing):
+    """The arguments as PyTorch's parser of `cross_entropy_loss` converts them (or its
+    TypeError)."""
+    return input, target, weight, reduction, ignore_index, label_smoothing
 
 
 def _cross_entropy_probabilities(input, target, weight, enum, label_smoothing):

@@ -115,7 +115,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if _state.entry and _wants(locals()):
         return _handle(layer_norm, locals())
     if isinstance(normalized_shape, int):
-        normalized_shape = (normalized_shape,)
+        # (an int list without a length: PyTorch's parser refuses a bare int)
+        arguments.refuse(("layer_norm", "normalized_shape", 2), "tuple of ints",
+                         normalized_shape)
     return call(_LAYER_NORM, (input, list(normalized_shape), weight, bias, eps))[0]
 
 
