@@ -144,6 +144,49 @@ CASES = {
     "group_norm of 1-d reads the channels": (lambda L: L.group_norm(L.ones(0), 2, L.ones(0)),
                                              True),
     "group_norm of 0-d": (lambda L: L.group_norm(L.ones(()), 2), True),
+    # NOTE [functional check order]
+    "batch_norm of a float in eval": (lambda L: L.nn.functional.batch_norm(
+        1.5, L.ones(3), L.ones(4), training=False, eps=2.0), False),
+    "batch_norm of a float in training": (lambda L: L.nn.functional.batch_norm(
+        1.5, L.ones(3), L.ones(3), training=True), True),
+    "batch_norm negative eps before the sizes": (lambda L: L.nn.functional.batch_norm(
+        L.ones(1, 3, 4), L.ones(2, 3), L.ones(3), L.ones(1), eps=-1.5), True),
+    "batch_norm zero eps in training": (lambda L: L.nn.functional.batch_norm(
+        L.ones(1, 3, 4), L.ones(3), L.ones(3), training=True, eps=0.0), True),
+    "batch_norm zero eps in eval runs": (lambda L: L.nn.functional.batch_norm(
+        L.ones(1, 3, 4), L.ones(3), L.ones(3), eps=0.0), False),
+    "batch_norm tensor eps": (lambda L: L.nn.functional.batch_norm(
+        L.ones(4, 3), L.ones(4), L.ones(4), eps=L.tensor(-2.5)), False),
+    "instance_norm with an int bias": (lambda L: L.nn.functional.instance_norm(
+        L.ones(2, 3, 2, 2), L.ones(4), 1, use_input_stats=False), False),
+    "instance_norm of a NumPy scalar": (lambda L: L.nn.functional.instance_norm(
+        np.float32(1.0), L.ones(4), L.ones(4)), True),
+    "cross_entropy with an int weight": (lambda L: L.nn.functional.cross_entropy(
+        L.ones(3, 3), L.ones(3, dtype=L.int64), 1, label_smoothing=-1.5), True),
+    "cross_entropy negative label_smoothing runs": (lambda L: L.nn.functional.cross_entropy(
+        L.ones(3, 3), L.ones(3, dtype=L.int64), label_smoothing=-1.5), False),
+    "cross_entropy label_smoothing past 1": (lambda L: L.nn.functional.cross_entropy(
+        L.ones(3, 3), L.ones(3, 3), label_smoothing=2.5), True),
+    "cross_entropy ignore_index with probabilities": (lambda L: L.nn.functional.cross_entropy(
+        L.ones(3, 3), L.ones(3, 3), ignore_index=0), True),
+    "cross_entropy float ignore_index": (lambda L: L.nn.functional.cross_entropy(
+        L.ones(3, 3), L.ones(3, dtype=L.int64), ignore_index=1.5), True),
+    "layer_norm with an int shape": (lambda L: L.nn.functional.layer_norm(L.ones(3), 3), True),
+    "sdpa with seven positionals": (lambda L: L.nn.functional.scaled_dot_product_attention(
+        L.ones(0, 3), L.ones(0, 3), L.ones(0, 3), L.ones(0, 3), -1.5, False, 0.0), True),
+    "sdpa of 0-d tensors": (lambda L: L.nn.functional.scaled_dot_product_attention(
+        L.ones(()), L.ones(()), L.ones(()), dropout_p=0.5), True),
+    "sdpa with a NumPy bool enable_gqa": (lambda L: L.nn.functional.scaled_dot_product_attention(
+        L.ones(4, 3), L.ones(4, 3, dtype=L.float64), L.ones(4, 3), enable_gqa=np.bool_(True)),
+        False),
+    "sdpa gqa of 2-d": (lambda L: L.nn.functional.scaled_dot_product_attention(
+        L.ones(4, 3), L.ones(4, 3), L.ones(4, 3), enable_gqa=True), True),
+    "bilinear with a 1-d weight": (lambda L: L.nn.functional.bilinear(
+        L.ones(()), L.ones(()), L.ones(1), L.ones(3)), True),
+    "bilinear with a 2-d weight": (lambda L: L.nn.functional.bilinear(
+        L.ones(2, 3), L.ones(2, 4), L.ones(5, 3)), True),
+    "bilinear batch mismatch": (lambda L: L.nn.functional.bilinear(
+        L.ones(2, 3), L.ones(3, 4), L.ones(5, 3, 4)), True),
 }
 
 
