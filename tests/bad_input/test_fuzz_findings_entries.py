@@ -187,6 +187,34 @@ CASES = {
         L.ones(2, 3), L.ones(2, 4), L.ones(5, 3)), True),
     "bilinear batch mismatch": (lambda L: L.nn.functional.bilinear(
         L.ones(2, 3), L.ones(3, 4), L.ones(5, 3, 4)), True),
+    "huber_loss weight size before the reduction's type": (lambda L: L.nn.functional.huber_loss(
+        L.ones(1, 3, 4), L.ones(1, 3, 4), reduction=1, weight=L.ones(3)), True),
+    "huber_loss with an int reduction": (lambda L: L.nn.functional.huber_loss(
+        L.ones(1, 3, 4), L.ones(1, 3, 4), reduction=1), True),
+    "huber_loss with a str delta": (lambda L: L.nn.functional.huber_loss(
+        L.ones(3), L.ones(3), delta="a"), False),
+    "huber_loss weighted with a negative delta": (lambda L: L.nn.functional.huber_loss(
+        L.ones(3), L.ones(3), delta=-1.0, weight=L.ones(3)), True),
+    "huber_loss weighted runs": (lambda L: L.nn.functional.huber_loss(
+        L.ones(3), L.zeros(3), delta=0.5, weight=L.full((3,), 2.0)), False),
+    "nll_loss with a list reduction": (lambda L: L.nn.functional.nll_loss(
+        L.ones(()), L.ones(()), reduction=["mean"]), True),
+    "margin_ranking_loss with a None target": (lambda L: L.nn.functional.margin_ranking_loss(
+        L.ones(2, 3), L.ones(2, 3), None), False),
+    "margin_ranking_loss with a str margin": (lambda L: L.nn.functional.margin_ranking_loss(
+        L.ones(2, 3), L.ones(2, 3), L.ones(2, 3), margin="a"), False),
+    "bce_with_logits of a bool target": (
+        lambda L: L.nn.functional.binary_cross_entropy_with_logits(L.ones(1, 3), True), False),
+    "bce_with_logits size before pos_weight's type": (
+        lambda L: L.nn.functional.binary_cross_entropy_with_logits(
+            L.ones(4, 3), L.ones(4), pos_weight=1), False),
+    "bce_with_logits weight that does not broadcast": (
+        lambda L: L.nn.functional.binary_cross_entropy_with_logits(
+            L.ones(1, 3, 4, 4), L.ones(1, 3, 4, 4), L.ones(4, 3, 2, 2)), True),
+    "soft_margin_loss of shapes that do not broadcast": (
+        lambda L: L.nn.functional.soft_margin_loss(L.ones(2, 3), L.ones(1, 3, 4, 4)), True),
+    "multi_margin_loss p before the target's type": (lambda L: L.nn.functional.multi_margin_loss(
+        L.ones(2, 3), object(), p=3), True),
 }
 
 
