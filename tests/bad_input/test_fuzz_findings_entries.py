@@ -215,6 +215,22 @@ CASES = {
         lambda L: L.nn.functional.soft_margin_loss(L.ones(2, 3), L.ones(1, 3, 4, 4)), True),
     "multi_margin_loss p before the target's type": (lambda L: L.nn.functional.multi_margin_loss(
         L.ones(2, 3), object(), p=3), True),
+    "linalg.pinv with a positional rcond": (lambda L: L.linalg.pinv(
+        L.tensor([[1.0, 2.0], [3.0, 4.0]]), 0.1, True), False),
+    "linalg.pinv with a tensor rcond": (lambda L: L.linalg.pinv(
+        L.tensor([[1.0, 2.0], [3.0, 4.0]]), L.tensor(0.9)), False),
+    "linalg.pinv of 1-d by rcond keyword": (lambda L: L.linalg.pinv(
+        L.ones(5), rcond=-1.0, hermitian=True), False),
+    "linalg.pinv with rcond and atol": (lambda L: L.linalg.pinv(L.ones(2, 3), 0.5, atol=0.1),
+                                        False),
+    "copy_ with a str non_blocking": (lambda L: L.ones(1, 2, 3, 2).copy_(L.ones(0, 3), "a"),
+                                      True),
+    "rrelu_ of bytes": (lambda L: L.rrelu_(b"x", -1, True, ["a"]), True),
+    "rrelu_ with an int generator": (lambda L: L.rrelu_(L.ones(2), True, generator=1), True),
+    "rrelu_ with a complex bound": (lambda L: L.rrelu_(L.ones(3), 1 + 1j, 1, training=True),
+                                    True),
+    "F.rrelu with a complex bound": (lambda L: L.nn.functional.rrelu(
+        L.ones(3), 0.5, upper=1j, training=True), True),
 }
 
 

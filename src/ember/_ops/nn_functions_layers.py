@@ -210,6 +210,15 @@ def threshold_inplace(input, threshold, value):
     return _functional().threshold(input, threshold, value, inplace=True)
 
 
+def _as_double(value) -> float:
+    """A Scalar read as a double, as PyTorch's kernels read one (a complex with an imaginary
+    part overflows)."""
+    if isinstance(value, complex):
+        _check(value.imag == 0, "value cannot be converted to type double without overflow")
+        return value.real
+    return float(value)
+
+
 @register_frontend(method=False, name="rrelu")
 @checked("rrelu(Tensor self, Scalar lower=0.125, Scalar upper=0.33333333333333331, "
          "bool training=False, Generator? generator=None)")
@@ -217,7 +226,7 @@ def rrelu_function(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generato
     """rrelu(input, lower=0.125, upper=0.3333333333333333, training=False, generator=None)."""
     if _state.entry and _wants(locals()):
         return _handle(rrelu_function, locals())
-    _check(float(lower) <= float(upper),
+    _check(_as_double(lower) <= _as_double(upper),
            "Lower bound should be less than or equal to the upper bound")
     if not training:
         return _functional().rrelu(input, lower, upper, False)
@@ -226,6 +235,8 @@ def rrelu_function(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generato
 
 
 @register_frontend(method=False, name="rrelu_")
+@checked("rrelu_(Tensor(a!) self, Scalar lower=0.125, Scalar upper=0.33333333333333331, "
+         "bool training=False, Generator? generator=None)")
 def rrelu_inplace(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
     """rrelu_(input, lower=0.125, upper=0.3333333333333333, training=False, generator=None)."""
     if _state.entry and _wants(locals()):
