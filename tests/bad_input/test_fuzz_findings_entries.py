@@ -231,6 +231,14 @@ CASES = {
                                     True),
     "F.rrelu with a complex bound": (lambda L: L.nn.functional.rrelu(
         L.ones(3), 0.5, upper=1j, training=True), True),
+    "max_pool1d parses before the rank check": (lambda L: L.nn.MaxPool1d(2.0, padding=2)(
+        L.ones(1, 3, 0)), True),
+    "max_pool1d_with_indices by its name": (lambda L: L.nn.MaxPool1d(
+        2.0, return_indices=True)(L.ones(1, 3, 0)), True),
+    "max_pool2d with a tensor padding": (lambda L: L.nn.functional.max_pool2d_with_indices(
+        L.ones(2, 3), 3, 1, L.ones(2, dtype=L.int64), ceil_mode=True), False),
+    "max_pool2d with a NumPy kernel size runs": (lambda L: L.nn.functional.max_pool2d(
+        L.ones(1, 4, 4), np.int64(2)), False),
 }
 
 
