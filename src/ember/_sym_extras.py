@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 
+from ember._core.checked_entry import checked
+
 
 def _value(x):
     from ember._sym import SymInt
@@ -13,25 +15,45 @@ def _value(x):
     return x
 
 
-def sym_constrain_range(size, min=None, max=None) -> None:
-    """Check that `size` lies in [min, max] (RuntimeError otherwise)."""
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def _scalar_int(size):
+    """The Scalar `size` as PyTorch's kernel reads it: an int64 (a float truncated, a complex
+    by its real part, a one-element tensor by its item)."""
     value = _value(size)
-    low = -math.inf if min is None else min
-    high = math.inf if max is None else max
-    if isinstance(value, int) and not low <= value <= high:
+    if hasattr(value, "item"):
+        value = value.item()
+    if type(value) is complex and value.imag:
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    return int(value.real) if isinstance(value, complex) else int(value)
+
+
+@checked("sym_constrain_range(Scalar size, *, int? min=None, int? max=None)")
+def sym_constrain_range(size, *, min=None, max=None) -> None:
+    """Check that `size` lies in [min, max] (RuntimeError otherwise)."""
+    value = _scalar_int(size)
+    low = _INT64_MIN if min is None else min
+    high = _INT64_MAX if max is None else max
+    if not low <= value <= high:
         raise RuntimeError(f"Invalid value range for {value} between [{low}, {high}].")
 
 
-def sym_constrain_range_for_size(size, min=None, max=None) -> None:
-    """`sym_constrain_range` for a value used as a size (at least 0)."""
-    if min is not None and min < 0:
-        raise ValueError("Cannot constrain a size to be negative")
-    sym_constrain_range(size, 0 if min is None else min, max)
+@checked("sym_constrain_range_for_size(Scalar size, *, int? min=None, int? max=None)")
+def sym_constrain_range_for_size(size, *, min=None, max=None) -> None:
+    """`sym_constrain_range` for a value used as a size (at least 0; a maximum of at least
+    2)."""
+    if max is not None and max < 2:
+        raise RuntimeError(f"Max value to constrain_range_for_size must be greater than 2. "
+                           f"got: {max}")
+    sym_constrain_range(size, min=0 if min is None or min < 0 else min, max=max)
 
 
 def sym_fresh_size(expr):
-    """A fresh size equal to `expr` (eagerly: `expr` itself)."""
-    return expr
+    """A fresh size equal to `expr` (eagerly: its value, read through a tensor as PyTorch
+    does)."""
+    import ember
+    return ember.tensor(expr).item()
 
 
 def sym_sqrt(a):

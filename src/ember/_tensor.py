@@ -25,7 +25,7 @@ from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
 from ember._core.dispatch.quantized import QuantizedData
 from ember._core.registry import OPS
-from ember._core.shape import Size, trusted_size, wrap_dim
+from ember._core.shape import Size, size_at, trusted_size, wrap_dim
 from ember._core.storage import _data_ptr
 from ember._ops.conversion import detached
 from ember.autograd import grad_mode, graph
@@ -141,7 +141,10 @@ class Tensor:
             return _handle(Tensor.size, locals())
         if dim is None:
             return trusted_size(Size, self._data.shape)
-        return self._data.shape[wrap_dim(dim, self._data.ndim)]
+        shape = self._data.shape
+        if shape:
+            return shape[wrap_dim(dim, len(shape))]
+        return size_at(shape, dim)                  # (a 0-d tensor: PyTorch's IndexError)
 
     @property
     def dtype(self) -> dt.dtype:
@@ -193,7 +196,7 @@ class Tensor:
         strides = tuple(s // itemsize for s in self._data.strides)
         if dim is None:
             return strides
-        return strides[wrap_dim(dim, self._data.ndim)]
+        return strides[wrap_dim(dim, len(strides))] if strides else size_at(strides, dim)
 
     def storage_offset(self) -> int:
         """Where the first element sits in the storage, in elements."""

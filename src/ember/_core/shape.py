@@ -169,12 +169,13 @@ def infer_size(a, b) -> tuple:
     ndim = max(len(a), len(b))
     a = (1,) * (ndim - len(a)) + tuple(a)
     b = (1,) * (ndim - len(b)) + tuple(b)
-    out = []
-    for i, (x, y) in enumerate(zip(a, b)):
+    out = [0] * ndim
+    for i in range(ndim - 1, -1, -1):      # (from the right: PyTorch names the last mismatch)
+        x, y = a[i], b[i]
         _check(x == y or x == 1 or y == 1, lambda: (
             f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
             f"non-singleton dimension {i}"))
-        out.append(max(x, y) if x != 0 and y != 0 else 0)
+        out[i] = y if x == 1 else x
     return tuple(out)
 
 

@@ -11,7 +11,7 @@ import numpy as np
 from ember._backends import get_backend
 from ember._backends.cpu_allocator import copy as pooled_copy
 from ember._backends.meta import MetaArray
-from ember._core import complex_half, dispatch, layout
+from ember._core import arguments, complex_half, dispatch, layout
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented, _check_type, _warn_once
 from ember._core.device import CPU, META, as_device, placed
@@ -193,6 +193,8 @@ def copy_(self, src, non_blocking=False):
     if _state.entry and _wants(locals()):
         return _handle(copy_, locals())
     from ember._core.checks import _check
+    if non_blocking is not False and non_blocking is not True:
+        arguments.refuse(("copy_", "non_blocking", 2), "bool", non_blocking)
     if not isinstance(src, dispatch.Tensor):
         # A number is taken (as PyTorch does); a list or NumPy array is not.
         _check_type(isinstance(src, (bool, int, float, complex)), lambda: (

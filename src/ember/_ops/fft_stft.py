@@ -47,10 +47,10 @@ def _padded_window(window, win_length, n_fft, like):
     return call(OPS["constant_pad_nd"], (window, [left, n_fft - win_length - left], 0))
 
 
+# NOTE [stft's check order]: PyTorch's stft is Python first: align_to_window with center, then
+# the centre padding (input.dim(), n_fft // 2, F.pad with pad_mode), and only then its
+# argument parser, over the schema without center and pad_mode. ember checks in that order.
 @register_frontend()
-@checked('stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, '
-         'Tensor? window=None, bool center=True, str pad_mode="reflect", bool normalized=False, '
-         'bool? onesided=None, bool? return_complex=None, bool? align_to_window=None)')
 def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
          pad_mode="reflect", normalized=False, onesided=None, return_complex=None,
          align_to_window=None):
@@ -64,11 +64,20 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
         _check(align_to_window is None,
                "stft align_to_window should only be set when center = false")
         F = upcalls.nn_module("functional")
-        signal_dim = input.ndim
-        pad = n_fft // 2
-        extended = input.view([1] * (3 - signal_dim) + list(input.shape))
+        signal_dim = input.dim()
+        extended = input.view([1] * (3 - signal_dim) + list(input.size()))
+        pad = int(n_fft // 2)
         input = F.pad(extended, [pad, pad], pad_mode)
         input = input.view(input.shape[-signal_dim:])
+    return _stft(input, n_fft, hop_length, win_length, window, normalized, onesided,
+                 return_complex, align_to_window)
+
+
+@checked("stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, "
+         "Tensor? window=None, bool normalized=False, bool? onesided=None, "
+         "bool? return_complex=None, bool? align_to_window=None)")
+def _stft(input, n_fft, hop_length, win_length, window, normalized, onesided, return_complex,
+          align_to_window):
     hop = n_fft >> 2 if hop_length is None else hop_length
     win = n_fft if win_length is None else win_length
     if window is None:

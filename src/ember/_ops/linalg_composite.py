@@ -12,7 +12,7 @@ import numpy as np
 from ember._backends import get_backend
 from ember._core import dtype as dt
 from ember._core.checked_entry import checked
-from ember._core.checks import _check, _check_not_implemented
+from ember._core.checks import _check, _check_not_implemented, _check_type
 from ember._core.dispatch import call, wrap
 from ember._core.registry import OPS
 from ember._core.return_types import return_type
@@ -190,8 +190,18 @@ def eigvalsh(A, UPLO="L"):
 
 
 @checked("linalg_pinv(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False)",
-         "linalg_pinv(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False)")
-def pinv(A, *, atol=None, rtol=None, hermitian=False):
+         "linalg_pinv(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False)",
+         "linalg_pinv(Tensor self, float rcond, bool hermitian=False)",
+         "linalg_pinv(Tensor self, Tensor rcond, bool hermitian=False)")
+def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
+    if rcond is not None:
+        # PyTorch's older overloads: rcond (a relative tolerance, no absolute one), hermitian
+        # positional too.
+        _check_type(atol is None and rtol is None and
+                    (isinstance(rcond, (float, int)) and not isinstance(rcond, bool) or
+                     hasattr(rcond, "_dtype")), lambda: (
+                        "linalg_pinv() received an invalid combination of arguments"))
+        atol, rtol = 0.0, rcond
     if hermitian:
         L, V = call(OPS["linalg_eigh"], (A, "L"))
         magnitude = L.abs()

@@ -25,6 +25,8 @@ def _name(reduction: int) -> str:
 
 
 @register_frontend(method=False)
+@checked("binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, "
+         "Tensor? pos_weight=None, int reduction=1)")
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
     """binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None,
     reduction=1) -> Tensor: see ember.nn.functional.binary_cross_entropy_with_logits."""

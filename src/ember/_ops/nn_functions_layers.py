@@ -152,6 +152,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enable
     """group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True)."""
     if _state.entry and _wants(locals()):
         return _handle(group_norm, locals())
+    input.size(0), input.size(1)        # (PyTorch's kernel reads N and C first: IndexError)
     return _functional().group_norm(input, num_groups, weight, bias, eps)
 
 
@@ -209,6 +210,15 @@ def threshold_inplace(input, threshold, value):
     return _functional().threshold(input, threshold, value, inplace=True)
 
 
+def _as_double(value) -> float:
+    """A Scalar read as a double, as PyTorch's kernels read one (a complex with an imaginary
+    part overflows)."""
+    if isinstance(value, complex):
+        _check(value.imag == 0, "value cannot be converted to type double without overflow")
+        return value.real
+    return float(value)
+
+
 @register_frontend(method=False, name="rrelu")
 @checked("rrelu(Tensor self, Scalar lower=0.125, Scalar upper=0.33333333333333331, "
          "bool training=False, Generator? generator=None)")
@@ -216,7 +226,7 @@ def rrelu_function(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generato
     """rrelu(input, lower=0.125, upper=0.3333333333333333, training=False, generator=None)."""
     if _state.entry and _wants(locals()):
         return _handle(rrelu_function, locals())
-    _check(float(lower) <= float(upper),
+    _check(_as_double(lower) <= _as_double(upper),
            "Lower bound should be less than or equal to the upper bound")
     if not training:
         return _functional().rrelu(input, lower, upper, False)
@@ -225,6 +235,8 @@ def rrelu_function(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generato
 
 
 @register_frontend(method=False, name="rrelu_")
+@checked("rrelu_(Tensor(a!) self, Scalar lower=0.125, Scalar upper=0.33333333333333331, "
+         "bool training=False, Generator? generator=None)")
 def rrelu_inplace(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
     """rrelu_(input, lower=0.125, upper=0.3333333333333333, training=False, generator=None)."""
     if _state.entry and _wants(locals()):
@@ -315,23 +327,90 @@ def _run_rnn(mode, input, hx, params, has_biases, num_layers, dropout, train, bi
     return out, [call(OPS["stack"], ([f[i] for f in finals], 0)) for i in range(len(hx))]
 
 
+# NOTE [recurrent overloads]: `torch.lstm` (and gru, rnn_tanh, rnn_relu) has two schemas, the
+# padded form (input, hx, params, ..., batch_first) and the packed form (data, batch_sizes, hx,
+# params, ...; no batch_first). A call binds to the first schema its arguments fit (by
+# position and PyTorch's keywords, each argument converted as PyTorch's parser converts it);
+# one that fits none is the "invalid combination of arguments" TypeError. A plain positional
+# call of the padded form pays one test per argument.
+_RNN_FLAGS = "bool has_biases, int num_layers, float dropout, bool train, bool bidirectional"
+
+
+def _recurrent_forms(name, hx_type):
+    from ember._core.checked_entry import _Entry
+    import inspect
+    forms = []
+    for text in (f"{name}.input(Tensor input, {hx_type} hx, Tensor[] params, {_RNN_FLAGS}, "
+                 "bool batch_first)",
+                 f"{name}.data(Tensor data, Tensor batch_sizes, {hx_type} hx, Tensor[] params, "
+                 f"{_RNN_FLAGS})"):
+        names = [a.split()[-1] for a in text.split("(", 1)[1].rstrip(")").split(", ")]
+        signature = inspect.Signature([inspect.Parameter(
+            n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in names])
+        forms.append((_Entry(text, names, signature.parameters), signature))
+    return forms
+
+
+def _recurrent_arguments(name, forms, args, kwargs):
+    """(packed?, the arguments in the chosen schema's order), NOTE [recurrent overloads]."""
+    fitting = []
+    for packed, (entry, signature) in enumerate(forms):
+        try:
+            named = signature.bind(*args, **kwargs).arguments
+        except TypeError:
+            continue
+        fitting.append((packed, entry, named))
+        if entry.plain(named):
+            return packed, list(named.values())
+    for packed, entry, named in fitting:
+        try:
+            converted = entry.parse(named, kwargs.keys())
+        except TypeError:
+            if len(fitting) == 1:
+                raise
+            continue
+        return packed, [converted[n] for n in named]
+    raise arguments._combination_error(
+        name, [arguments.type_name(v) for v in args] +
+        [f"{k}={arguments.type_name(v)}" for k, v in kwargs.items()],
+        [entry.schema for entry, _ in forms], False)
+
+
+def _check_recurrent(mode, name, hx, params, has_biases, num_layers, bidirectional):
+    """PyTorch's checks of the states and the flat parameter list, before any step."""
+    if mode == "LSTM":
+        _check(len(hx) == 2, f"{name} expects two hidden states")
+    per_cell = 4 if has_biases else 2
+    if mode == "LSTM" and hx[0].dim() > 0 and hx[1].dim() > 0 and \
+            hx[0].shape[-1] != hx[1].shape[-1]:
+        per_cell += 1                                 # (the projection weight)
+    _check(len(params) % per_cell == 0, "got an incorrect number of RNN parameters")
+    cells = num_layers * (2 if bidirectional else 1)
+    _check(hx[0].dim() > 0 and hx[0].shape[0] == cells,
+           "Expected more hidden states in stacked_rnn")
+    _check(len(params) // per_cell == cells, "Expected more weights in stacked_rnn")
+
+
 def _recurrent(mode, name):
-    def run(*args):
+    forms = []
+
+    def run(*args, **kwargs):
         """input form: (input, hx, params, has_biases, num_layers, dropout, train,
         bidirectional, batch_first); packed form: (data, batch_sizes, hx, params, has_biases,
         num_layers, dropout, train, bidirectional)."""
         if _state.entry and _wants(locals()):
             return _handle(run, locals())
-        packed = len(args) == 9 and isinstance(args[1], dispatch.Tensor) and \
-            isinstance(args[3], (list, tuple))
+        if not forms:
+            forms.extend(_recurrent_forms(name, "Tensor[]" if mode == "LSTM" else "Tensor"))
+        packed, values = _recurrent_arguments(name, forms, args, kwargs)
         if packed:
-            data, batch_sizes, hx, params, *rest = args
-            input, flags = data, tuple(rest) + (False,)
+            input, batch_sizes, hx, params, *flags = values
+            flags.append(False)
         else:
-            _check(len(args) == 9, lambda: f"{name}() takes 9 arguments ({len(args)} given)")
-            input, hx, params, *flags = args
+            input, hx, params, *flags = values
             batch_sizes = None
-        states = hx if mode == "LSTM" else [hx]
+        states = list(hx) if mode == "LSTM" else [hx]
+        _check_recurrent(mode, name, states, params, flags[0], flags[1], flags[4])
         out, finals = _run_rnn(mode, input, states, params, *flags, batch_sizes=batch_sizes)
         return (out, *finals)
     run.__name__ = run.__qualname__ = name

@@ -18,6 +18,7 @@ from ember._core import dtype as dt
 from ember._core.checks import _check
 from ember._core.dispatch import call
 from ember._core.registry import OPS, register_op
+from ember._core.shape import size_at
 from ember._ops.linalg import check_kernel_dtype, compute
 
 
@@ -132,18 +133,22 @@ def linear(xp, input, weight, bias=None):
 # --------------------------------------------------------------------------- bilinear
 
 def _bilinear_checks(input1, input2, weight, bias):
+    # PyTorch's order: the inputs' ranks and batch sizes, then the sizes it reads
+    # (input.size(-1), weight.size(1), weight.size(2): IndexErrors for too few dimensions),
+    # then the weight's rank.
     _check(input1.ndim == input2.ndim, lambda: (
         f"bilinear(): input dimensions do not match: got {input1.ndim} and {input2.ndim}"))
-    _check(input1.shape[:-1] == input2.shape[:-1], lambda: (
-        f"bilinear(): input batch dimensions do not match: got {list(input1.shape)} and "
-        f"{list(input2.shape)}"))
-    _check(weight.ndim == 3, lambda: f"bilinear(): weight must be 3-D, got {weight.ndim}-D")
-    _check(input1.shape[-1] == weight.shape[1], lambda: (
+    for dim in range(input1.ndim - 1):
+        _check(input1.shape[dim] == input2.shape[dim], lambda dim=dim: (
+            f"bilinear(): input batch dimensions do not match at dim {dim}: got "
+            f"{input1.shape[dim]} and {input2.shape[dim]}"))
+    _check(size_at(weight.shape, 1) == size_at(input1.shape, -1), lambda: (
         f"bilinear(): input1 size does not match weight size: got {input1.shape[-1]} but "
         f"expected {weight.shape[1]}"))
-    _check(input2.shape[-1] == weight.shape[2], lambda: (
+    _check(size_at(weight.shape, 2) == size_at(input2.shape, -1), lambda: (
         f"bilinear(): input2 size does not match weight size: got {input2.shape[-1]} but "
         f"expected {weight.shape[2]}"))
+    _check(weight.ndim == 3, lambda: f"bilinear(): weight must be 3-D, got {weight.ndim}-D")
     if bias is not None:
         _check(bias.shape == (weight.shape[0],), lambda: (
             f"bilinear(): bias size does not match weight size: got {bias.shape[-1]} but "

@@ -212,6 +212,10 @@ def binary_cross_entropy_with_logits(xp, self, target, weight=None, pos_weight=N
                                      reduction=MEAN):
     """(1 - t) x - w_pos log(sigmoid(x)), w_pos = (pos_weight - 1) t + 1, times weight; op by
     op as PyTorch's composite kernel (each step rounded to its tensor's dtype)."""
+    shape = infer_size(self.shape, target.shape)   # (PyTorch's RuntimeError, not NumPy's)
+    for extra in (weight, pos_weight):
+        if extra is not None:
+            shape = infer_size(shape, extra.shape)
     log_sigmoid, _ = log_sigmoid_forward(xp, self)
     if pos_weight is not None:
         common = _common(pos_weight, target)

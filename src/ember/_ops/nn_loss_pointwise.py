@@ -288,6 +288,7 @@ def _soft_margin_forward(xp, self, target):
                                                 c.target, c.reduction)})
 def soft_margin_loss(xp, self, target, reduction=MEAN):
     """log(1 + exp(-target * input)) in the input's dtype, reduced."""
+    infer_size(self.shape, target.shape)        # (PyTorch's RuntimeError, not NumPy's)
     return _reduced(xp, _soft_margin_forward(xp, self, target), reduction)
 
 

@@ -69,6 +69,12 @@ def fork(func, *args, **kwargs) -> Future:
 def wait(future: Future):
     """The value of a forked task."""
     _deprecated("wait")
+    if future is None:
+        raise RuntimeError("Future can't be None")
+    if not builtins.isinstance(future, Future):
+        raise TypeError("wait(): incompatible function arguments. The following argument "
+                        "types are supported:\n    1. (arg0: torch._C.Future) -> object\n\n"
+                        f"Invoked with: {future!r}")
     return future.wait()
 
 

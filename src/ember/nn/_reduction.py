@@ -12,7 +12,8 @@ def get_enum(reduction: str) -> int:
     if reduction == "elementwise_mean":
         warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' "
                       "instead.", stacklevel=2)
-    value = _ENUM.get(reduction)
+    # (compared by value, as PyTorch's chain of == does: a list or a tensor is no name)
+    value = _ENUM.get(reduction) if type(reduction) is str else None
     if value is None:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     return value

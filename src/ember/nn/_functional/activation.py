@@ -188,7 +188,9 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     upper = arguments.scalar(upper, (name, "upper", 3))
     if training is not True and training is not False:
         arguments.bool_(training, (name, "training", 4))
-    _check(lower <= upper, "Lower bound should be less than or equal to the upper bound")
+    from ember._ops.nn_functions_layers import _as_double
+    _check(_as_double(lower) <= _as_double(upper),
+           "Lower bound should be less than or equal to the upper bound")
     if not training:
         return leaky_relu(input, (lower + upper) / 2, inplace)
     result, _ = call(OPS["rrelu_with_noise_functional"], (

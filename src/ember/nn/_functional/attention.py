@@ -16,6 +16,7 @@ import warnings
 
 import ember
 from ember._core import arguments
+from ember._core.checked_entry import checked
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
@@ -58,8 +59,11 @@ def _safe_softmax(scores: Tensor, masked: bool) -> Tensor:
     return ember.where(dead, 0.0, weights)
 
 
+@checked("scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, "
+         "Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, "
+         "float? scale=None, bool enable_gqa=False)")
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
-                                 is_causal=False, scale=None, enable_gqa=False) -> Tensor:
+                                 is_causal=False, *, scale=None, enable_gqa=False) -> Tensor:
     """softmax(Q K^T * scale + mask) V over the last two dims (batch dims broadcast).
 
     `attn_mask` is boolean (True keeps a position) or a float added to the scores; `is_causal`
@@ -67,15 +71,16 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     query have a multiple of key/value's heads (dim -3)."""
     if _state.entry and _wants(locals()):
         return _handle(scaled_dot_product_attention, locals())
-    for position, (arg, value_) in enumerate((("query", query), ("key", key),
-                                              ("value", value), ("attn_mask", attn_mask)), 1):
-        if value_ is not None or position < 4:
-            arguments.tensor_(value_, ("scaled_dot_product_attention", arg, position))
     if not (query.dtype == key.dtype == value.dtype):
         raise RuntimeError(
             "Expected query, key, and value to have the same dtype, but got query.dtype: "
             f"{_cpp_type(query.dtype)} key.dtype: {_cpp_type(key.dtype)} and value.dtype: "
             f"{_cpp_type(value.dtype)} instead.")
+    if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
+        raise RuntimeError(
+            "Expected query, key, and value to all be  at least 2 dimensional, but got "
+            f"query.dim: {query.dim()} key.dim: {key.dim()} and value.dim: {value.dim()} "
+            "instead.")
     if attn_mask is not None and attn_mask.dtype != ember.bool and \
             attn_mask.dtype != query.dtype:
         raise RuntimeError(
@@ -100,7 +105,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
 def _attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
     target, source = query.size(-2), key.size(-2)
     factor = 1.0 / math.sqrt(query.size(-1)) if scale is None else scale
-    if enable_gqa and query.dim() >= 3 and key.size(-3) != query.size(-3):
+    if enable_gqa and query.size(-3) != key.size(-3):        # (IndexError under 3-d)
         repeats = query.size(-3) // key.size(-3)
         key = key.repeat_interleave(repeats, -3)
         value = value.repeat_interleave(repeats, -3)

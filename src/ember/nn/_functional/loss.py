@@ -162,15 +162,31 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     reduction = _reduction_name(size_average, reduce, reduction)
     enum = _reduction.get_enum(reduction)
     _tensors("cross_entropy_loss", ("input", input), ("target", target))
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if weight is not None and not isinstance(weight, dispatch.Tensor) or \
+            type(ignore_index) is not int or type(label_smoothing) is not float:
+        # (only an unusual value pays for PyTorch's parser)
+        _, _, weight, _, ignore_index, label_smoothing = _cross_entropy_arguments(
+            input, target, weight, enum, ignore_index, label_smoothing)
+    if not label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
+                           f"{label_smoothing:g}")
     if input.shape == target.shape:
         if not target._dtype.is_floating_point:
             raise RuntimeError("Expected floating point type for target with class "
                                f"probabilities, got {target._dtype._cpp_name}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
         return _cross_entropy_probabilities(input, target, weight, enum, label_smoothing)
     return call(OPS["cross_entropy_loss"], (input, target, weight, enum, ignore_index,
                                              float(label_smoothing)))
+
+
+@checked("cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, "
+         "int reduction=1, SymInt ignore_index=-100, float label_smoothing=0.0)")
+def _cross_entropy_arguments(input, target, weight, reduction, ignore_index, label_smoothing):
+    """The arguments as PyTorch's parser of `cross_entropy_loss` converts them (or its
+    TypeError)."""
+    return input, target, weight, reduction, ignore_index, label_smoothing
 
 
 def _cross_entropy_probabilities(input, target, weight, enum, label_smoothing):
@@ -234,16 +250,28 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     return call(OPS["smooth_l1_loss"], (input, target, _reduction.get_enum(reduction), beta))
 
 
+@checked("huber_loss(Tensor self, Tensor target, int reduction=1, float delta=1.0)")
+def _huber_delta(input, target, reduction, delta):
+    """PyTorch's parser of `huber_loss` (F.huber_loss calls it after its own checks)."""
+    return delta
+
+
 @_float32_under_autocast
-@checked('huber_loss(Tensor self, Tensor target, str reduction="mean", float delta=1.0)')
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """0.5 d**2 where |d| < delta, else delta (|d| - 0.5 delta)."""
+    # NOTE [functional check order]: the sizes (a warning), the broadcast, the reduction (or
+    # the weight's size), then the op's parser and checks.
+    expanded_input, expanded_target = _broadcast(input, target)
     if weight is None:
-        input, target = _broadcast(input, target)
-        return call(OPS["huber_loss"], (input, target, _reduction.get_enum(reduction), delta))
+        enum = _reduction.get_enum(reduction)
+        delta = _huber_delta(expanded_input, expanded_target, enum, delta)
+        return call(OPS["huber_loss"], (expanded_input, expanded_target, enum, delta))
+    if weight.size() != input.size():
+        raise ValueError("Weights and input must have the same size.")
+    delta = _huber_delta(expanded_input, expanded_target, 0, delta)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    distance = _difference(input, target).abs()
+    distance = (expanded_input - expanded_target).abs()
     quadratic = distance.square() * 0.5
     linear = (distance - 0.5 * delta) * delta
     # The result has the input's dtype (PyTorch's kernel writes into one like the input).
@@ -277,12 +305,14 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     pos_weight scales the positive term per class."""
     reduction = _reduction_name(size_average, reduce, reduction)
     _reduction.get_enum(reduction)
+    # (NOTE [functional check order]: target.size() first, an AttributeError for a non-tensor
+    # as in PyTorch, then the parser)
+    if target.size() != input.size():
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size "
+                         f"({input.shape})")
     _tensors("binary_cross_entropy_with_logits", ("input", input), ("target", target),
              *[(arg, value) for arg, value in (("weight", weight), ("pos_weight", pos_weight))
                if value is not None])
-    if target.shape != input.shape:
-        raise ValueError(f"Target size ({target.shape}) must be the same as input size "
-                         f"({input.shape})")
     if not target.dtype.is_floating_point:
         # PyTorch computes into a result of the target's dtype.
         raise RuntimeError(f"result type {input.dtype._cpp_name} can't be cast to the desired "
@@ -372,17 +402,26 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 # --------------------------------------------------------------------------- margins
 
+@checked("margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, "
+         "int reduction=1)")
+def _margin_ranking_arguments(input1, input2, target, margin, reduction):
+    """PyTorch's parser of `margin_ranking_loss` (which F.margin_ranking_loss calls last)."""
+    return margin
+
+
 @_float32_under_autocast
-@checked("margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0)")
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                         reduction="mean"):
     """max(0, -target * (input1 - input2) + margin)."""
+    # NOTE [functional check order]: the reduction, the ranks (input1.dim(): AttributeError
+    # for a non-tensor, as in PyTorch), then the parser.
     reduction = _reduction_name(size_average, reduce, reduction)
-    if not (input1.ndim == input2.ndim == target.ndim):
+    enum = _reduction.get_enum(reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
         raise RuntimeError(
             f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
             f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} ")
-    _reduction.get_enum(reduction)
+    margin = _margin_ranking_arguments(input1, input2, target, margin, enum)
     loss = (target.neg() * (input1 - input2) + margin).clamp_min(0)
     return _reduced(loss, reduction)
 
@@ -437,11 +476,11 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     the class count."""
     reduction = _reduction_name(size_average, reduce, reduction)
     enum = _reduction.get_enum(reduction)
-    _tensors("multi_margin_loss", ("input", input), ("target", target))
-    if p not in (1, 2):
+    if p != 1 and p != 2:                     # (NOTE [functional check order])
         raise ValueError("only p == 1 and p == 2 supported")
-    if weight is not None and weight.ndim != 1:
+    if weight is not None and weight.dim() != 1:
         raise ValueError("weight must be one-dimensional")
+    _tensors("multi_margin_loss", ("input", input), ("target", target))
     if input.ndim > 2:
         raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch "
                            f"size, but got: {list(input.shape)}")

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from ember._core import arguments
 from ember._core import dtype as dt
+from ember._core.checked_entry import checked
 from ember._core.checks import _check
+from ember._tensor import Tensor as _TENSOR
 from ember._core.dispatch import call, stack
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
@@ -49,12 +51,21 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     the running ones."""
     if _state.entry and _wants(locals()):
         return _handle(batch_norm, locals())
+    # NOTE [functional check order]: PyTorch's nn.functional is Python before its op: the
+    # batch-size check (input.size(): AttributeError for a non-tensor, as there), the eps
+    # checks, then the op's parser (its TypeError), then the op's own checks.
+    if training:
+        _verify_batch_size(input.size())
+    if eps <= 0.0 and (training or eps < 0.0):
+        raise ValueError(f"batch_norm eps must be "
+                         f"{'positive during training' if training else 'non-negative'}, "
+                         f"but got {eps}")
+    if type(input) is not _TENSOR and not isinstance(input, _TENSOR):
+        arguments.refuse(("batch_norm", "input", 1), "Tensor", input)
     # (PyTorch's composite takes no channels from a 1-d input, a RuntimeError on its checks;
     # the op itself reads size(1), an IndexError.)
     _check(input.ndim >= 2, lambda: (
         f"batch_norm(): expected input with at least 2 dimensions, got {input.ndim}"))
-    if training:
-        _verify_batch_size(input.shape)
     for name, stats in (("running_mean", running_mean), ("running_var", running_var)):
         _check(stats is None or not stats.requires_grad or not is_grad_enabled(), lambda name=name: (
             f"The function 'native_batch_norm' is not differentiable with respect to argument "
@@ -72,8 +83,10 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     """Normalise each channel of each sample over its other dimensions."""
     if _state.entry and _wants(locals()):
         return _handle(instance_norm, locals())
-    if use_input_stats:
-        _verify_spatial_size(input.shape)
+    if use_input_stats:                   # (NOTE [functional check order])
+        _verify_spatial_size(input.size())
+    _instance_norm_arguments(input, weight, bias, running_mean, running_var, use_input_stats,
+                             momentum, eps, True)
     batch, channels = input.shape[0], input.shape[1]
     weight_ = None if weight is None else weight.repeat(batch)
     bias_ = None if bias is None else bias.repeat(batch)
@@ -89,12 +102,22 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     return out.view_as(input)
 
 
+@checked("instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
+         "Tensor? running_var, bool use_input_stats, float momentum, float eps, "
+         "bool cudnn_enabled)")
+def _instance_norm_arguments(input, weight, bias, running_mean, running_var, use_input_stats,
+                             momentum, eps, cudnn_enabled):
+    """Only the parser's checks of `torch.instance_norm`, which F.instance_norm calls."""
+
+
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Normalise over the last len(normalized_shape) dimensions."""
     if _state.entry and _wants(locals()):
         return _handle(layer_norm, locals())
     if isinstance(normalized_shape, int):
-        normalized_shape = (normalized_shape,)
+        # (an int list without a length: PyTorch's parser refuses a bare int)
+        arguments.refuse(("layer_norm", "normalized_shape", 2), "tuple of ints",
+                         normalized_shape)
     return call(_LAYER_NORM, (input, list(normalized_shape), weight, bias, eps))[0]
 
 

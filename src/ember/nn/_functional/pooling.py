@@ -49,7 +49,13 @@ __all__ = [
 def _ntuple(n):
     # (ember.nn.modules.utils has these too; importing it from here would be circular.)
     def parse(x):
-        return tuple(x) if isinstance(x, (list, tuple)) else (x,) * n
+        if type(x) is int:
+            return (x,) * n
+        if isinstance(x, (list, tuple)):
+            return tuple(x)
+        if isinstance(x, dispatch.Tensor):
+            return x              # (as given: the parser refuses a tensor for an int list)
+        return (x,) * n
     return parse
 
 
@@ -104,6 +110,12 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     """max_pool1d returning (values, indices)."""
     if _state.entry and _wants(locals()):
         return _handle(max_pool1d_with_indices, locals())
+    if not _plain((input, kernel_size, stride, padding, dilation, ceil_mode)):
+        # (PyTorch's parser before the dimension check: NOTE [the parser's errors come first])
+        name = "max_pool1d_with_indices" if return_indices else "max_pool1d"
+        input, kernel_size, stride, padding, dilation, ceil_mode = _max_pool1d_arguments(
+            name, input, kernel_size, () if stride is None else stride, padding, dilation,
+            ceil_mode)
     _check_1d(input, "max_pool1d", "pool")
     stride = _stride(stride, kernel_size, _single)
     values, indices = _parsed_call("max_pool2d_with_indices", "max_pool1d", (
@@ -112,13 +124,26 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     return values.squeeze(-2), indices.squeeze(-2)
 
 
+_MAX_POOL1D = ("(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, "
+               "int[1] dilation=1, bool ceil_mode=False)")
+_max_pool1d_parsers = {
+    name: checked(name + _MAX_POOL1D)(
+        lambda input, kernel_size, stride, padding, dilation, ceil_mode:
+        (input, kernel_size, stride, padding, dilation, ceil_mode))
+    for name in ("max_pool1d", "max_pool1d_with_indices")}
+
+
+def _max_pool1d_arguments(name, *args):
+    return _max_pool1d_parsers[name](*args)
+
+
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """Max over sliding windows of the last dim of (N, C, L) or (C, L)."""
     if _state.entry and _wants(locals()):
         return _handle(max_pool1d, locals())
     values, indices = max_pool1d_with_indices(input, kernel_size, stride, padding, dilation,
-                                              ceil_mode)
+                                              ceil_mode, return_indices)
     return (values, indices) if return_indices else values
 
 
