@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from ember.ao.nn.quantized.activation import Dropout, ReLU6
 from ember.ao.nn.quantized.conv import Conv1d, Conv2d, Conv3d
-from ember.ao.nn.quantized.linear import Linear, LinearPackedParams
+from ember.ao.nn.quantized.linear import Linear
 from ember.ao.nn.quantized.stubs import DeQuantize, Quantize
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "DeQuantize", "Dropout", "Linear",
-           "LinearPackedParams", "Quantize", "ReLU6", "dynamic", "functional"]
+           "Quantize", "ReLU6", "dynamic", "functional"]
 
 
 def __getattr__(name: str):
