@@ -239,6 +239,34 @@ CASES = {
         L.ones(2, 3), 3, 1, L.ones(2, dtype=L.int64), ceil_mode=True), False),
     "max_pool2d with a NumPy kernel size runs": (lambda L: L.nn.functional.max_pool2d(
         L.ones(1, 4, 4), np.int64(2)), False),
+    # Found at the merge: recurrent cells read size(1) / size(0) as PyTorch does (IndexError
+    # on a tensor without that dimension), the copies check as their schemas, and the
+    # compressed constructors take `layout=`.
+    "rnn_tanh_cell of a 1-d input": (lambda L: L.rnn_tanh_cell(
+        L.zeros(0), L.zeros(2, 4), L.zeros(4, 3), L.zeros(4, 4)), True),
+    "gru_cell with a 1-d hidden state": (lambda L: L.gru_cell(
+        L.zeros(2, 3), L.zeros(2), L.zeros(12, 3), L.zeros(12, 4)), True),
+    "lstm_cell with a mismatched cell batch": (lambda L: L.lstm_cell(
+        L.zeros(2, 3), (L.zeros(2, 4), L.zeros(3, 4)), L.zeros(16, 3), L.zeros(16, 4)), True),
+    "rnn_tanh_cell runs": (lambda L: L.rnn_tanh_cell(
+        L.ones(2, 3), L.ones(2, 4), L.ones(4, 3) / 7, L.ones(4, 4) / 5), False),
+    "expand_copy with bytes implicit": (lambda L: L.expand_copy(
+        L.ones(2, 3), (2, 3), implicit=b"x"), True),
+    "expand_copy runs": (lambda L: L.expand_copy(L.ones(2, 3), size=(2, 2, -1)), False),
+    "slice_copy with step 0": (lambda L: L.slice_copy(L.ones(3, 3), 1, step=0), True),
+    "slice_copy with a negative step": (lambda L: L.slice_copy(L.ones(3, 3), 1, step=-1), True),
+    "slice_copy runs": (lambda L: L.slice_copy(L.arange(9.).view(3, 3), 1, 1, None, 2), False),
+    "sparse_csr_tensor with a strided layout": (lambda L: L.sparse_csr_tensor(
+        L.tensor([0, 1]), L.tensor([0]), L.tensor([1.]), (1, 1), layout=L.strided), True),
+    "sparse_csc_tensor with a csr layout": (lambda L: L.sparse_csc_tensor(
+        L.tensor([0, 1]), L.tensor([0]), L.tensor([1.]), (1, 1), layout=L.sparse_csr), True),
+    "sparse_bsr_tensor with a coo layout": (lambda L: L.sparse_bsr_tensor(
+        L.tensor([0, 1]), L.tensor([0]), L.ones(1, 2, 2), (2, 2), layout=L.sparse_coo), True),
+    "sparse_bsc_tensor with an int layout": (lambda L: L.sparse_bsc_tensor(
+        L.tensor([0, 1]), L.tensor([0]), L.ones(1, 2, 2), (2, 2), layout=3), False),
+    "sparse_csr_tensor with its own layout runs": (lambda L: L.sparse_csr_tensor(
+        L.tensor([0, 1]), L.tensor([0]), L.tensor([1.]), (1, 1),
+        layout=L.sparse_csr).to_dense(), False),
 }
 
 

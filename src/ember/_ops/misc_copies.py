@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ember._core import arguments, upcalls
 from ember._core.checked_entry import checked
+from ember._core.checks import _check
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
@@ -44,6 +45,7 @@ def _function(name):
 
 
 def _slice(input, dim=0, start=None, end=None, step=1):
+    _check(step > 0, "slice step must be positive")
     index = [slice(None)] * input.ndim
     index[dim] = slice(start, end, step)
     return input[tuple(index)]
@@ -87,9 +89,35 @@ def _copy_variant(name, make_view):
     return function
 
 
+def _expand_copy(input, size, *, implicit=False, out=None):
+    if _state.entry and _wants(locals()):
+        return _handle(_expand_copy, locals())
+    return _fresh(input.expand(size), out)
+
+
+def _slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
+    if _state.entry and _wants(locals()):
+        return _handle(_slice_copy, locals())
+    return _fresh(_slice(input, dim, start, end, step), out)
+
+
+# The copies whose arguments the view would not check as PyTorch's parser does: their own
+# bodies, with PyTorch's schemas (NOTE [checked entries]).
+_CHECKED = {
+    "expand_copy": checked("expand_copy(Tensor self, SymInt[] size, *, bool implicit=False)")(
+        _expand_copy),
+    "slice_copy": checked("slice_copy(Tensor self, int dim=0, SymInt? start=None, "
+                          "SymInt? end=None, SymInt step=1)")(_slice_copy),
+}
+
 for _name, _make_view in _VIEWS.items():
+    _variant = _copy_variant(_name, _make_view)
+    if _name in _CHECKED:
+        _variant = _CHECKED[_name]
+        _variant.__name__ = _variant.__qualname__ = _name
+        _variant.__doc__ = _copy_variant(_name, _make_view).__doc__
     # narrow_copy is also a Tensor method in PyTorch; the others are functions only.
-    register_frontend(_name, method=_name == "narrow_copy")(_copy_variant(_name, _make_view))
+    register_frontend(_name, method=_name == "narrow_copy")(_variant)
 
 
 @register_frontend("unsafe_split")

@@ -26,6 +26,7 @@ from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS, register_frontend, register_op
+from ember._core.shape import size_at
 
 _MODES = ("LSTM", "GRU", "RNN_TANH", "RNN_RELU")
 
@@ -301,17 +302,23 @@ def fused_rnn_direction_backward(xp, grad_output, grad_hy, grad_cy, hx, cx, weig
 # --------------------------------------------------------------------------- single-step functions
 
 def _check_cell(input, states, w_ih, w_hh):
-    """The cells' shape checks, with PyTorch's messages."""
-    if input.shape[-1] != w_ih.shape[1]:
-        raise RuntimeError(f"input has inconsistent input_size: got {input.shape[-1]} expected "
-                           f"{w_ih.shape[1]}")
+    """The cells' shape checks in PyTorch's order, with its messages (a dimension a tensor lacks
+    is PyTorch's IndexError, as its `size(dim)` reads give)."""
+    input_size = size_at(w_ih.shape, 1)
+    got = size_at(input.shape, 1)
+    if got != input_size:
+        raise RuntimeError(f"input has inconsistent input_size: got {got} expected "
+                           f"{input_size}")
+    hidden_size = size_at(w_hh.shape, 1)
     for k, state in enumerate(states):
-        if input.shape[0] != state.shape[0]:
-            raise RuntimeError(f"Input batch size {input.shape[0]} doesn't match hidden{k} "
-                               f"batch size {state.shape[0]}")
-        if state.shape[1] != w_hh.shape[1]:
-            raise RuntimeError(f"hidden{k} has inconsistent hidden_size: got {state.shape[1]}, "
-                               f"expected {w_hh.shape[1]}")
+        batch, state_batch = size_at(input.shape, 0), size_at(state.shape, 0)
+        if batch != state_batch:
+            raise RuntimeError(f"Input batch size {batch} doesn't match hidden{k} "
+                               f"batch size {state_batch}")
+        width = size_at(state.shape, 1)
+        if width != hidden_size:
+            raise RuntimeError(f"hidden{k} has inconsistent hidden_size: got {width}, "
+                               f"expected {hidden_size}")
 
 
 def _cell_input_gates(input, w_ih, b_ih, b_hh, fold_hidden_bias):

@@ -120,13 +120,15 @@ def _check_coo_invariants(index, size):
 
 @register_frontend(method=False)
 def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=None,
-                      device=None, pin_memory=False, requires_grad=False,
+                      layout=None, device=None, pin_memory=False, requires_grad=False,
                       check_invariants=None):
     """sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=None,
     device=None, requires_grad=False, check_invariants=None) -> Tensor: a sparse matrix in CSR
     format (compressed rows)."""
     if _state.entry and _wants(locals()):
         return _handle(sparse_csr_tensor, locals())
+    from ember._ops.sparse_blocked import check_layout_argument
+    check_layout_argument("sparse_csr_tensor", layout, _tags.sparse_csr)
     arrays = _arrays()
     crow = _index_array(crow_indices, "crow_indices")
     col = _index_array(col_indices, "col_indices")

@@ -16,7 +16,7 @@ import numpy as np
 
 from ember._core import layout as _layouts
 from ember._core.checked_entry import checked
-from ember._core.checks import _check
+from ember._core.checks import _check, _check_type
 from ember._core.device import CPU
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
@@ -30,6 +30,18 @@ _DISPLAY = {"sparse_coo": "Sparse", "sparse_csr": "SparseCsr", "sparse_csc": "Sp
 def layout_display_name(t) -> str:
     """How PyTorch's messages name a tensor's layout ("Strided", "SparseBsr", ...)."""
     return _DISPLAY.get(getattr(t._data, "layout_name", None), "Strided")
+
+
+def check_layout_argument(function: str, layout, expected) -> None:
+    """PyTorch's refusal of a constructor's `layout=` other than its own layout (`None` is
+    its own)."""
+    if layout is None or layout is expected:
+        return
+    _check_type(isinstance(layout, _layouts.layout),
+                lambda: f"{function}(): argument 'layout' must be torch.layout, not "
+                        f"{type(layout).__name__}")
+    _check(False, lambda: f"{function}: layout must be {_DISPLAY[expected.name]} but got "
+                          f"{_DISPLAY.get(layout.name, 'Strided')}")
 
 
 def _kind(t):
@@ -228,26 +240,28 @@ def _block_coordinates_of(compressed, plain, by_rows):
 
 @register_frontend(method=False)
 def sparse_bsr_tensor(crow_indices, col_indices, values, size=None, *, dtype=None,
-                      device=None, pin_memory=False, requires_grad=False,
+                      layout=None, device=None, pin_memory=False, requires_grad=False,
                       check_invariants=None):
     """sparse_bsr_tensor(crow_indices, col_indices, values, size=None, *, dtype=None,
     device=None, requires_grad=False, check_invariants=None) -> Tensor: a sparse matrix in BSR
     format: `values` holds its blocks (blocks x R x C) by block row."""
     if _state.entry and _wants(locals()):
         return _handle(sparse_bsr_tensor, locals())
+    check_layout_argument("sparse_bsr_tensor", layout, _layouts.sparse_bsr)
     return _blocked_tensor(crow_indices, col_indices, values, size, dtype, requires_grad,
                            True, ("crow_indices", "col_indices"))
 
 
 @register_frontend(method=False)
 def sparse_bsc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=None,
-                      device=None, pin_memory=False, requires_grad=False,
+                      layout=None, device=None, pin_memory=False, requires_grad=False,
                       check_invariants=None):
     """sparse_bsc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=None,
     device=None, requires_grad=False, check_invariants=None) -> Tensor: a sparse matrix in BSC
     format: `values` holds its blocks (blocks x R x C) by block column."""
     if _state.entry and _wants(locals()):
         return _handle(sparse_bsc_tensor, locals())
+    check_layout_argument("sparse_bsc_tensor", layout, _layouts.sparse_bsc)
     return _blocked_tensor(ccol_indices, row_indices, values, size, dtype, requires_grad,
                            False, ("ccol_indices", "row_indices"))
 

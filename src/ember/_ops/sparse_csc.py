@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ember._core import layout as _layout
 from ember._core.checked_entry import checked
 from ember._core.checks import _check, _check_index
 from ember._core.dispatch.entry import handle as _handle
@@ -114,13 +115,15 @@ _register_kernels()
 
 @register_frontend(method=False)
 def sparse_csc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=None,
-                      device=None, pin_memory=False, requires_grad=False,
+                      layout=None, device=None, pin_memory=False, requires_grad=False,
                       check_invariants=None):
     """sparse_csc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=None,
     device=None, requires_grad=False, check_invariants=None) -> Tensor: a sparse matrix in CSC
     format (compressed columns)."""
     if _state.entry and _wants(locals()):
         return _handle(sparse_csc_tensor, locals())
+    from ember._ops.sparse_blocked import check_layout_argument
+    check_layout_argument("sparse_csc_tensor", layout, _layout.sparse_csc)
     from ember._ops.sparse import _as_array, _index_array, _tracks_values
     arrays = _arrays()
     ccol = _index_array(ccol_indices, "ccol_indices")
