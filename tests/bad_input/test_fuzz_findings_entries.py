@@ -267,6 +267,21 @@ CASES = {
     "sparse_csr_tensor with its own layout runs": (lambda L: L.sparse_csr_tensor(
         L.tensor([0, 1]), L.tensor([0]), L.tensor([1.]), (1, 1),
         layout=L.sparse_csr).to_dense(), False),
+    "celu with a third positional": (lambda L: L.celu(L.zeros(2, 3), True, 1), False),
+    "group_norm's divisibility before the batch rule": (lambda L: L.group_norm(
+        L.zeros(4, 1, dtype=L.float64), 3, L.zeros(2, 3)), True),
+    "group_norm of one value per group runs": (lambda L: L.group_norm(L.ones(1, 3), 3), False),
+    "F.group_norm of one value per group": (lambda L: L.nn.functional.group_norm(
+        L.ones(1, 3), 3), True),
+    "group_norm with zero groups": (lambda L: L.group_norm(L.ones(2, 6), 0), True),
+    "group_norm with a short weight": (lambda L: L.group_norm(
+        L.ones(2, 6), 3, L.ones(5)), False),
+    "matrix_rank with tol": (lambda L: L.linalg.matrix_rank(
+        L.diag(L.tensor([1., 0.3, 0.1])), tol=0.2), False),
+    "matrix_rank with a positional tensor tol and hermitian": (lambda L: L.linalg.matrix_rank(
+        L.diag(L.tensor([1., 0.3, 0.1])), L.tensor(0.2), True), False),
+    "matrix_rank with tol and atol": (lambda L: L.linalg.matrix_rank(
+        L.eye(3), tol=0.5, atol=0.1), False),
 }
 
 

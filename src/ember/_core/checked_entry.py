@@ -199,7 +199,10 @@ def checked(*schemas):
             if checking and not any(e.plain(named) for e in entries):
                 named = _parse(entries, named, args, kwargs)
                 if named is not None:
-                    args = tuple(named.get(p, a) for p, a in zip(positional, args))
+                    # (positional values past the schema's stay, so that Python's own
+                    # TypeError refuses them rather than zip dropping them)
+                    args = tuple(named.get(p, a) for p, a in zip(positional, args)) + \
+                        args[len(positional):]
                     kwargs = {k: named.get(k, v) for k, v in kwargs.items()}
             try:
                 return fn(*args, **kwargs)

@@ -176,8 +176,15 @@ def _tolerance(S_max, A, atol, rtol):
 @checked("linalg_matrix_rank(Tensor self, *, float? atol=None, float? rtol=None, "
          "bool hermitian=False)",
          "linalg_matrix_rank(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, "
-         "bool hermitian=False)")
-def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
+         "bool hermitian=False)",
+         "linalg_matrix_rank(Tensor input, Tensor tol, bool hermitian=False)",
+         "linalg_matrix_rank(Tensor self, float tol, bool hermitian=False)")
+def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
+    if tol is not None:
+        # PyTorch's older overloads: `tol` is an absolute tolerance (no relative one).
+        _check_type(atol is None and rtol is None, lambda: (
+            "linalg_matrix_rank() received an invalid combination of arguments"))
+        atol, rtol = tol, 0.0
     S = eigvalsh(A).abs() if hermitian else svdvals(A)
     if S.shape[-1] == 0:
         return A.new_zeros(A.shape[:-2]).long()

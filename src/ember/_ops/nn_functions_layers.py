@@ -145,6 +145,25 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
     return _functional().layer_norm(input, normalized_shape, weight, bias, eps)
 
 
+def group_norm_native(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """`torch.group_norm` past its Python prelude: PyTorch's native checks (channels divisible
+    by the groups, weight and bias of one value per channel), then the kernel."""
+    batch, channels = input.size(0), input.size(1)
+    _check(num_groups > 0, lambda: f"Expected num groups to be greater than 0, got {num_groups}")
+    _check(channels % num_groups == 0, lambda: (
+        "Expected number of channels in input to be divisible by num_groups, but got input of "
+        f"shape {list(input.shape)} and num_groups={num_groups}"))
+    for name, t in (("weight", weight), ("bias", bias)):
+        _check(t is None or (t.ndim == 1 and t.numel() == channels), lambda: (
+            f"Expected {name} to be a vector of size equal to the number of channels in input, "
+            f"but got {name} of shape {list(t.shape)} and input of shape {list(input.shape)}"))
+    positions = 1
+    for s in input.shape[2:]:
+        positions *= s
+    return call(OPS["native_group_norm"], (input, weight, bias, batch, channels, positions, num_groups,
+                              eps))[0]
+
+
 @register_frontend(method=False)
 @checked("group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, "
          "float eps=1.0000000000000001e-05, bool cudnn_enabled=True)")
@@ -152,8 +171,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enable
     """group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True)."""
     if _state.entry and _wants(locals()):
         return _handle(group_norm, locals())
-    input.size(0), input.size(1)        # (PyTorch's kernel reads N and C first: IndexError)
-    return _functional().group_norm(input, num_groups, weight, bias, eps)
+    # (PyTorch's native function: no batch-size prelude; N and C read first: IndexError)
+    return group_norm_native(input, num_groups, weight, bias, eps)
 
 
 @register_frontend(method=False)

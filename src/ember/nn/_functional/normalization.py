@@ -14,6 +14,7 @@ from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
 from ember._core.finfo import finfo
 from ember._core.registry import OPS
+from ember._ops.nn_functions_layers import group_norm_native
 from ember.autograd.grad_mode import is_grad_enabled
 
 __all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm", "local_response_norm",
@@ -21,7 +22,6 @@ __all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm", "local_res
 
 _BATCH_NORM = OPS["native_batch_norm"]
 _LAYER_NORM = OPS["native_layer_norm"]
-_GROUP_NORM = OPS["native_group_norm"]
 _CAT = OPS["cat"]
 _HALF = (dt.float16, dt.bfloat16)
 
@@ -130,11 +130,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
                            f"{input.ndim}")
     batch, channels = input.shape[0], input.shape[1]
     _verify_batch_size([batch * channels // num_groups, num_groups] + list(input.shape[2:]))
-    positions = 1
-    for s in input.shape[2:]:
-        positions *= s
-    return call(_GROUP_NORM, (input, weight, bias, batch, channels, positions, num_groups,
-                              eps))[0]
+    return group_norm_native(input, num_groups, weight, bias, eps)
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
