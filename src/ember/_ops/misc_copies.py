@@ -89,35 +89,34 @@ def _copy_variant(name, make_view):
     return function
 
 
-def _expand_copy(input, size, *, implicit=False, out=None):
+for _name, _make_view in _VIEWS.items():
+    if _name not in ("expand_copy", "slice_copy"):      # (these two are below)
+        # narrow_copy is also a Tensor method in PyTorch; the others are functions only.
+        register_frontend(_name, method=_name == "narrow_copy")(_copy_variant(_name, _make_view))
+
+
+# The copies whose arguments the view would not check as PyTorch's parser does, with
+# PyTorch's schemas (NOTE [checked entries]).
+
+@register_frontend(method=False)
+@checked("expand_copy(Tensor self, SymInt[] size, *, bool implicit=False)")
+def expand_copy(input, size, *, implicit=False, out=None):
+    """expand_copy(input, size, *, implicit=False) -> Tensor: what `expand` gives, as a fresh
+    contiguous tensor that shares no memory with `input`."""
     if _state.entry and _wants(locals()):
-        return _handle(_expand_copy, locals())
+        return _handle(expand_copy, locals())
     return _fresh(input.expand(size), out)
 
 
-def _slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
+@register_frontend(method=False)
+@checked("slice_copy(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, "
+         "SymInt step=1)")
+def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
+    """slice_copy(input, dim=0, start=None, end=None, step=1) -> Tensor: what slicing gives,
+    as a fresh contiguous tensor that shares no memory with `input`."""
     if _state.entry and _wants(locals()):
-        return _handle(_slice_copy, locals())
+        return _handle(slice_copy, locals())
     return _fresh(_slice(input, dim, start, end, step), out)
-
-
-# The copies whose arguments the view would not check as PyTorch's parser does: their own
-# bodies, with PyTorch's schemas (NOTE [checked entries]).
-_CHECKED = {
-    "expand_copy": checked("expand_copy(Tensor self, SymInt[] size, *, bool implicit=False)")(
-        _expand_copy),
-    "slice_copy": checked("slice_copy(Tensor self, int dim=0, SymInt? start=None, "
-                          "SymInt? end=None, SymInt step=1)")(_slice_copy),
-}
-
-for _name, _make_view in _VIEWS.items():
-    _variant = _copy_variant(_name, _make_view)
-    if _name in _CHECKED:
-        _variant = _CHECKED[_name]
-        _variant.__name__ = _variant.__qualname__ = _name
-        _variant.__doc__ = _copy_variant(_name, _make_view).__doc__
-    # narrow_copy is also a Tensor method in PyTorch; the others are functions only.
-    register_frontend(_name, method=_name == "narrow_copy")(_variant)
 
 
 @register_frontend("unsafe_split")
