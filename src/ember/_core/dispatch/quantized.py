@@ -97,16 +97,7 @@ def install() -> None:
 def make_quantized(data: QuantizedData, dtype, requires_grad: bool = False):
     """A quantized tensor of `dtype` holding `data` (NOTE [quantized tensors])."""
     install()
-    out = object.__new__(sparse.Tensor)
-    out._data = data
-    out._dtype = dtype
-    out._device = QUANTIZED_CPU
-    out._storage = None
-    out._requires_grad = requires_grad
-    out._grad_fn = None
-    out._grad = None
-    out._base = None
-    return out
+    return sparse.keyed_tensor(data, dtype, QUANTIZED_CPU, requires_grad)
 
 
 def write_quantized_inplace(self, result) -> None:

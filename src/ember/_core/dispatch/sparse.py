@@ -267,10 +267,16 @@ def install() -> None:
 def make_sparse(data, requires_grad=False):
     """A sparse tensor holding `data` (a SparseCOO or SparseCSR)."""
     install()
+    return keyed_tensor(data, data.values._dtype, SPARSE_CPU, requires_grad)
+
+
+def keyed_tensor(data, dtype, device, requires_grad: bool):
+    """A Tensor over `data`, the `_data` of a layout the kernel table keys (sparse, quantized),
+    on that layout's host `device` (NOTE [sparse layout]): no storage, no autograd history."""
     out = object.__new__(Tensor)
     out._data = data
-    out._dtype = data.values._dtype
-    out._device = SPARSE_CPU
+    out._dtype = dtype
+    out._device = device
     out._storage = None
     out._requires_grad = requires_grad
     out._grad_fn = None

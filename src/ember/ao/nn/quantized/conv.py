@@ -5,7 +5,7 @@ from __future__ import annotations
 import ember
 from ember import nn
 from ember.ao.nn.quantized import _kernels
-from ember.ao.nn.quantized.linear import observed_weight, quantize_weight
+from ember.ao.nn.quantized.linear import observed_parts, quantize_weight
 from ember.nn import Module
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d"]
@@ -105,19 +105,10 @@ class _ConvNd(Module):
     @classmethod
     def from_float(cls, mod, use_precomputed_fake_quant: bool = False):
         """From an observed float convolution (or conv + ReLU, or QAT conv) after calibration."""
-        floats = cls._float_types()
-        if not isinstance(mod, floats):
-            raise AssertionError(  # noqa: TRY004 (PyTorch's class)
-                f"nnq.{cls.__name__}.from_float only works for {floats[0].__name__}")
-        if not hasattr(mod, "qconfig"):
-            raise AssertionError("Input float module must have qconfig defined.")
-        activation = mod.activation_post_process
-        inner = mod[0] if isinstance(mod, nn.Sequential) else mod
-        if not hasattr(inner, "qconfig"):
-            inner.qconfig = mod.qconfig
-        observer = observed_weight(inner, use_precomputed_fake_quant)
-        if observer.dtype is not ember.qint8:
-            raise AssertionError("Weight observer must have a dtype of qint8")
+        inner, observer, activation = observed_parts(
+            cls, mod, use_precomputed_fake_quant,
+            ("Input float module must have qconfig defined.",
+             "Weight observer must have a dtype of qint8"))
         layer = cls(inner.in_channels, inner.out_channels, inner.kernel_size, inner.stride,
                     inner.padding, inner.dilation, inner.groups, inner.bias is not None,
                     inner.padding_mode)

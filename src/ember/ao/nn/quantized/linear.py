@@ -68,6 +68,27 @@ def observed_weight(mod, use_precomputed_fake_quant: bool = False):
     return observer
 
 
+def observed_parts(cls, mod, use_precomputed_fake_quant: bool, messages: tuple):
+    """What `from_float` of a static quantized layer reads from an observed float module (or a
+    fused Sequential, or a QAT module) after calibration: (the float layer, its weight's
+    observer, the output's observer), with PyTorch's AssertionErrors; `messages` are the
+    layer's own wording of the qconfig and weight-dtype refusals."""
+    floats = cls._float_types()
+    if not isinstance(mod, floats):
+        raise AssertionError(  # noqa: TRY004 (PyTorch's class)
+            f"nnq.{cls.__name__}.from_float only works for {floats[0].__name__}")
+    if not hasattr(mod, "qconfig"):
+        raise AssertionError(messages[0])
+    activation = mod.activation_post_process
+    inner = mod[0] if isinstance(mod, nn.Sequential) else mod
+    if not hasattr(inner, "qconfig"):
+        inner.qconfig = mod.qconfig
+    observer = observed_weight(inner, use_precomputed_fake_quant)
+    if observer.dtype is not ember.qint8:
+        raise AssertionError(messages[1])
+    return inner, observer, activation
+
+
 class Linear(Module):
     """y = x W^T + b on quantized tensors; the output quantized with `scale` / `zero_point`."""
 
@@ -143,19 +164,10 @@ class Linear(Module):
     @classmethod
     def from_float(cls, mod, use_precomputed_fake_quant: bool = False):
         """From an observed float Linear (or LinearReLU, or QAT Linear) after calibration."""
-        floats = cls._float_types()
-        if not isinstance(mod, floats):
-            raise AssertionError(  # noqa: TRY004 (PyTorch's class)
-                f"nnq.{cls.__name__}.from_float only works for {floats[0].__name__}")
-        if not hasattr(mod, "qconfig"):
-            raise AssertionError("Input float module must have qconfig defined")
-        activation = mod.activation_post_process
-        inner = mod[0] if isinstance(mod, nn.Sequential) else mod
-        if not hasattr(inner, "qconfig"):
-            inner.qconfig = mod.qconfig
-        observer = observed_weight(inner, use_precomputed_fake_quant)
-        if observer.dtype is not ember.qint8:
-            raise AssertionError("Weight observer must have dtype torch.qint8")
+        inner, observer, activation = observed_parts(
+            cls, mod, use_precomputed_fake_quant,
+            ("Input float module must have qconfig defined",
+             "Weight observer must have dtype torch.qint8"))
         weight = quantize_weight(inner.weight, observer)
         scale, zero_point = activation.calculate_qparams()
         layer = cls(inner.in_features, inner.out_features, dtype=observer.dtype)
