@@ -25,6 +25,7 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))  # (also loaded by path)
 from shared_models import char_gpt_class
 
 HERE = pathlib.Path(__file__).resolve().parent
