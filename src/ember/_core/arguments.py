@@ -414,7 +414,7 @@ _SHOWN_TYPES = {"Scalar": "Number", "int[]": "tuple of ints", "SymInt[]": "tuple
                 "SymInt": "int", "Tensor[]": "tuple of Tensors", "Tensor?[]": "tuple of Tensors",
                 "ScalarType": "torch.dtype", "Layout": "torch.layout", "Device": "torch.device",
                 "MemoryFormat": "torch.memory_format", "Generator": "torch.Generator",
-                "bool[]": "tuple of bools"}
+                "bool[]": "tuple of bools", "PyObject": "object"}
 
 
 def _signature_text(schema, method: bool) -> str:

@@ -93,6 +93,7 @@ class _Entry:
                 self.renames[visible] = name
             self.index[name] = i
         self.names = list(self.index)
+        self.foreign = frozenset()    # parameters only other overloads have (set by _build)
         self.tests = {}
         for name, i in self.index.items():
             arg = args[i]
@@ -104,6 +105,8 @@ class _Entry:
             self.tests[name] = test
 
     def plain(self, named) -> bool:
+        if self.foreign and not self.foreign.isdisjoint(named):
+            return False
         for name, value in named.items():
             test = self.tests.get(name)
             if test is not None and not test(value):
@@ -114,6 +117,8 @@ class _Entry:
         """The given values converted as PyTorch's parser converts them, or its TypeError;
         None if a required argument is missing (the body's own TypeError says so).
         `keywords`: the names given by keyword, whose position PyTorch's messages leave out."""
+        if self.foreign and not self.foreign.isdisjoint(named):
+            raise TypeError(f"{self.python_name}(): an argument of another overload")
         values = []
         for i, arg in enumerate(self.schema.arguments):
             name = self.names[i]
@@ -221,6 +226,9 @@ def _build(fn, schemas):
     positional = [p.name for p in signature.parameters.values()
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     entries = [_Entry(text, positional, signature.parameters) for text in schemas]
+    everywhere = frozenset(name for e in entries for name in e.index)
+    for e in entries:
+        e.foreign = everywhere - frozenset(e.index)    # (a value for one fits no overload)
     renames = {k: v for e in entries for k, v in e.renames.items()}
     tests = tuple(entries[0].tests.get(name) for name in positional) if len(entries) == 1 \
         else None

@@ -11,7 +11,7 @@ from ember._core import arguments, dispatch, upcalls
 from ember._core import dtype as dt
 from ember._core import layout as _tags
 from ember._core.checked_entry import checked
-from ember._core.checks import _check
+from ember._core.checks import _check, _check_not_implemented
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
@@ -51,7 +51,39 @@ def _as_array(value, name, dtype=None):
     elif dtype is not None:
         value = value.to(dtype)
     _check(not _is_sparse(value), lambda: f"{name} must be a strided tensor")
-    return np.ascontiguousarray(value.detach().numpy()), value.dtype
+    array = value.detach().numpy()     # (np.ascontiguousarray would make a 0-d array 1-d)
+    return (array if array.flags.c_contiguous else array.copy(order="C")), value.dtype
+
+
+def compressed_schemas(name: str, compressed: str, plain: str) -> tuple:
+    """PyTorch's two signatures of a compressed sparse constructor (`name`), with and without
+    the size: the index and value arguments are any data `tensor` takes."""
+    head = f"{name}(PyObject {compressed}, PyObject {plain}, PyObject values"
+    tail = ("*, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+            "bool pin_memory=False, bool requires_grad=False, bool? check_invariants=None)")
+    return f"{head}, SymInt[] size, {tail}", f"{head}, {tail}"
+
+
+def compressed_index_arrays(compressed_indices, plain_indices, names, size, device):
+    """The two index arrays of a compressed sparse constructor, as int64.
+
+    NOTE [compressed sparse indices]: PyTorch keeps indices of whatever dtype they come in;
+    only inferring the size reads the plain indices, as integers (a NotImplementedError for any
+    other dtype). ember's kernels index with int64, so it takes integer indices of any width
+    and refuses others where PyTorch would build a tensor of them (given a size)."""
+    import numpy as np
+    compressed, compressed_dtype = _as_array(compressed_indices, names[0])
+    plain, plain_dtype = _as_array(plain_indices, names[1])
+    _check(device is None or str(device) == "cpu", "sparse tensors live on the CPU in ember")
+    integral = (dt.uint8, dt.int8, dt.int16, dt.int32, dt.int64)
+    _check_not_implemented(size is not None or plain_dtype in integral, lambda: (
+        "\"estimate_sparse_compressed_tensor_size\" not implemented for "
+        f"'{plain_dtype._cpp_name}'"))
+    for array, dtype, name in ((compressed, compressed_dtype, names[0]),
+                               (plain, plain_dtype, names[1])):
+        _check(dtype in integral or array.size == 0, lambda: (
+            f"{name} must be an integer tensor in ember (NOTE [compressed sparse indices])"))
+    return compressed.astype(np.int64, copy=False), plain.astype(np.int64, copy=False)
 
 
 def _index_array(value, name):
@@ -119,6 +151,7 @@ def _check_coo_invariants(index, size):
 
 
 @register_frontend(method=False)
+@checked(*compressed_schemas("sparse_csr_tensor", "crow_indices", "col_indices"))
 def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=None,
                       layout=None, device=None, pin_memory=False, requires_grad=False,
                       check_invariants=None):
@@ -130,9 +163,11 @@ def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
     from ember._ops.sparse_blocked import check_layout_argument
     check_layout_argument("sparse_csr_tensor", layout, _tags.sparse_csr)
     arrays = _arrays()
-    crow = _index_array(crow_indices, "crow_indices")
-    col = _index_array(col_indices, "col_indices")
+    crow, col = compressed_index_arrays(crow_indices, col_indices,
+                                        ("crow_indices", "col_indices"), size, device)
     value, value_dtype = _as_array(values, "values", dtype)
+    _check(value.ndim > 0, "values must have dimensionality > sum of batch and block "
+                           "dimensionalities (=0 + 0) but got 0")
     _check(crow.ndim == 1 and col.ndim == 1 and value.ndim == 1,
            "ember's CSR tensors are 2-D with scalar values (no batch or dense dims)")
     _check(col.shape[0] == value.shape[0], lambda: (

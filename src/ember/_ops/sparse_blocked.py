@@ -22,6 +22,7 @@ from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import register_frontend
+from ember._ops.sparse import compressed_index_arrays, compressed_schemas
 
 _DISPLAY = {"sparse_coo": "Sparse", "sparse_csr": "SparseCsr", "sparse_csc": "SparseCsc",
             "sparse_bsr": "SparseBsr", "sparse_bsc": "SparseBsc"}
@@ -193,10 +194,10 @@ def blocked_to_coo(t):
 # --------------------------------------------------------------------------- constructors
 
 def _blocked_tensor(compressed_indices, plain_indices, values, size, dtype, requires_grad,
-                    by_rows, names):
-    from ember._ops.sparse import _as_array, _index_array
-    compressed = _index_array(compressed_indices, names[0])
-    plain = _index_array(plain_indices, names[1])
+                    by_rows, names, device):
+    from ember._ops.sparse import _as_array
+    compressed, plain = compressed_index_arrays(compressed_indices, plain_indices, names, size,
+                                                device)
     blocks, values_dtype = _as_array(values, "values", dtype)
     _check(blocks.ndim >= 3, lambda: (
         "values must have dimensionality > sum of batch and block dimensionalities (=0 + 2) "
@@ -239,6 +240,7 @@ def _block_coordinates_of(compressed, plain, by_rows):
 
 
 @register_frontend(method=False)
+@checked(*compressed_schemas("sparse_bsr_tensor", "crow_indices", "col_indices"))
 def sparse_bsr_tensor(crow_indices, col_indices, values, size=None, *, dtype=None,
                       layout=None, device=None, pin_memory=False, requires_grad=False,
                       check_invariants=None):
@@ -249,10 +251,11 @@ def sparse_bsr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
         return _handle(sparse_bsr_tensor, locals())
     check_layout_argument("sparse_bsr_tensor", layout, _layouts.sparse_bsr)
     return _blocked_tensor(crow_indices, col_indices, values, size, dtype, requires_grad,
-                           True, ("crow_indices", "col_indices"))
+                           True, ("crow_indices", "col_indices"), device)
 
 
 @register_frontend(method=False)
+@checked(*compressed_schemas("sparse_bsc_tensor", "ccol_indices", "row_indices"))
 def sparse_bsc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=None,
                       layout=None, device=None, pin_memory=False, requires_grad=False,
                       check_invariants=None):
@@ -263,16 +266,12 @@ def sparse_bsc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=Non
         return _handle(sparse_bsc_tensor, locals())
     check_layout_argument("sparse_bsc_tensor", layout, _layouts.sparse_bsc)
     return _blocked_tensor(ccol_indices, row_indices, values, size, dtype, requires_grad,
-                           False, ("ccol_indices", "row_indices"))
+                           False, ("ccol_indices", "row_indices"), device)
 
 
 @register_frontend(method=False)
-@checked("sparse_compressed_tensor(Tensor compressed_indices, Tensor plain_indices, "
-         "Tensor values, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, "
-         "Device? device=None, bool? pin_memory=False)",
-         "sparse_compressed_tensor(Tensor compressed_indices, Tensor plain_indices, "
-         "Tensor values, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
-         "bool? pin_memory=False)")
+@checked(*compressed_schemas("sparse_compressed_tensor", "compressed_indices",
+                            "plain_indices"))
 def sparse_compressed_tensor(compressed_indices, plain_indices, values, size=None, *,
                              dtype=None, layout=None, device=None, pin_memory=False,
                              requires_grad=False, check_invariants=None):
@@ -290,7 +289,9 @@ def sparse_compressed_tensor(compressed_indices, plain_indices, values, size=Non
     _check(make is not None, lambda: (
         "sparse_compressed_tensor expected sparse compressed tensor layout but got "
         f"{'none' if layout is None else 'Strided' if layout is _layouts.strided else layout}"))
-    return make(compressed_indices, plain_indices, values, size, dtype=dtype, device=device,
+    sized = () if size is None else (size,)
+    return make(compressed_indices, plain_indices, values, *sized, dtype=dtype, device=device,
+                pin_memory=pin_memory,
                 requires_grad=requires_grad, check_invariants=check_invariants)
 
 

@@ -15,6 +15,7 @@ from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import register_frontend
+from ember._ops.sparse import compressed_index_arrays, compressed_schemas
 
 
 def _arrays():
@@ -114,6 +115,7 @@ _register_kernels()
 # --------------------------------------------------------------------------- frontends
 
 @register_frontend(method=False)
+@checked(*compressed_schemas("sparse_csc_tensor", "ccol_indices", "row_indices"))
 def sparse_csc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=None,
                       layout=None, device=None, pin_memory=False, requires_grad=False,
                       check_invariants=None):
@@ -124,11 +126,13 @@ def sparse_csc_tensor(ccol_indices, row_indices, values, size=None, *, dtype=Non
         return _handle(sparse_csc_tensor, locals())
     from ember._ops.sparse_blocked import check_layout_argument
     check_layout_argument("sparse_csc_tensor", layout, _layout.sparse_csc)
-    from ember._ops.sparse import _as_array, _index_array, _tracks_values
+    from ember._ops.sparse import _as_array, _tracks_values
     arrays = _arrays()
-    ccol = _index_array(ccol_indices, "ccol_indices")
-    row = _index_array(row_indices, "row_indices")
+    ccol, row = compressed_index_arrays(ccol_indices, row_indices,
+                                        ("ccol_indices", "row_indices"), size, device)
     value, value_dtype = _as_array(values, "values", dtype)
+    _check(value.ndim > 0, "values must have dimensionality > sum of batch and block "
+                           "dimensionalities (=0 + 0) but got 0")
     _check(ccol.ndim == 1 and row.ndim == 1 and value.ndim == 1,
            "ember's CSC tensors are 2-D with scalar values (no batch or dense dims)")
     _check(row.shape[0] == value.shape[0], lambda: (
