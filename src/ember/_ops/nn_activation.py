@@ -223,7 +223,9 @@ def hardtanh(xp, self, min_val=-1, max_val=1):
     if self.dtype.kind == "b":
         not_implemented_for("hardtanh_cpu", self)
     low, high = _scalar(self, min_val), _scalar(self, max_val)
-    return xp.where(self < low, low, xp.where(self > high, high, self))
+    # clamp's order: the upper bound wins where min_val > max_val (hardtanh_ takes such bounds)
+    raised = xp.where(self < low, low, self)
+    return xp.where(raised > high, high, raised)
 
 
 @register_op("hardsigmoid(Tensor self) -> Tensor", **_options(inplace=True), saves=_SELF,
@@ -263,7 +265,14 @@ def hardshrink(xp, self, lambd=0.5):
 def softshrink(xp, self, lambd=0.5):
     """softshrink(input, lambd=0.5) -> Tensor: input shrunk towards 0 by lambd (0 within
     [-lambd, lambd])."""
-    _floating("softshrink_cpu", self)
+    _floating("softshrink_check", self)
+    # PyTorch's bound check: lambd within [0, the dtype's largest value] (NaN is not)
+    largest = float(np.finfo(self.dtype).max)
+    if not 0 <= lambd <= largest:
+        from ember._core import dtype as dt
+        raise RuntimeError(f"lambda must be in range [0, {largest:g}] for input dtype "
+                           f"{dt.NP_TO_DTYPE[np.dtype(self.dtype)]._cpp_name}, but found "
+                           f"{lambd:g}")
     limit = _scalar(self, lambd)
     # x * 0 in the middle: -0.0 and NaN come through as PyTorch's kernel gives them.
     return xp.where(self > limit, self - limit,

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember._core import dispatch, upcalls
+from ember._core import dtype as dt
 from ember._core.checked_entry import checked
 from ember._core.checks import _check, _check_index
 from ember._core.dispatch import call
@@ -144,6 +145,10 @@ def embedding_renorm_(input, indices, max_norm, norm_type):
         return _handle(embedding_renorm_, locals())
     _check(isinstance(input, dispatch.Tensor) and input.ndim == 2,
            "embedding_renorm_(): weight must be a 2-D tensor")
+    _check(indices.dtype in (dt.int64, dt.int32), lambda: (
+        "Expected tensor for argument #2 'indices' to have one of the following scalar types: "
+        f"Long, Int; but got torch.{indices.dtype._cpp_name}Tensor instead (while checking "
+        "arguments for embedding_renorm_)"))
     with upcalls.no_grad():
         rows = indices.reshape(-1).unique()
         picked = input.index_select(0, rows)

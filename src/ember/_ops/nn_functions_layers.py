@@ -130,8 +130,9 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
     momentum, eps, cudnn_enabled) -> Tensor."""
     if _state.entry and _wants(locals()):
         return _handle(instance_norm, locals())
-    return _functional().instance_norm(input, running_mean, running_var, weight, bias,
-                                       use_input_stats, momentum, eps)
+    # (PyTorch's native op: none of F.instance_norm's Python prelude)
+    return upcalls.nn_module("_functional.normalization").instance_norm_native(
+        input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
 
 
 @register_frontend(method=False)

@@ -212,6 +212,10 @@ def glu(input, dim=-1):
     if _state.entry and _wants(locals()):
         return _handle(glu, locals())
     _check(input.ndim > 0, "glu does not support scalars because halving size must be even")
+    if type(dim) is not int or not -(1 << 63) <= dim < 1 << 63:   # (then the op's parser)
+        dim = arguments.int_(dim, ("glu", "dim", 2))
+        if not -(1 << 63) <= dim < 1 << 63:
+            raise ValueError("Overflow when unpacking long long")
     size = input.shape[dim]
     _check(size % 2 == 0, lambda: (
         f"Halving dimension must be even, but dimension {dim % input.ndim} is size {size}"))

@@ -15,7 +15,7 @@ import math
 import warnings
 
 import ember
-from ember._core import arguments
+from ember._core import arguments, upcalls
 from ember._core.checked_entry import checked
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
@@ -35,7 +35,8 @@ def _linear(input, weight, bias):
 
 
 def _dropout(input, p, training=True):
-    return _functional().dropout(input, p, training)
+    # (the ATen dropout, as PyTorch's attention calls it: its RuntimeError for a bad p)
+    return upcalls.public("dropout")(input, p, training)
 
 
 # C++'s names of the element types, as PyTorch's attention messages print them.
@@ -335,7 +336,7 @@ def multi_head_attention_forward(
         # the weights: a fully masked row is NaN there, unlike NOTE [fully masked rows])
         weights = ember.softmax(scores, -1)
         if dropout_p > 0.0:
-            weights = _dropout(weights, dropout_p)
+            weights = _functional().dropout(weights, dropout_p)   # (F.dropout there)
         output = ember.bmm(weights, v)
         output = output.transpose(0, 1).reshape(target_len * batch, embed_dim)
         output = _linear(output, out_proj_weight, out_proj_bias)

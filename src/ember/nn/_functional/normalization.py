@@ -60,8 +60,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         raise ValueError(f"batch_norm eps must be "
                          f"{'positive during training' if training else 'non-negative'}, "
                          f"but got {eps}")
-    if type(input) is not _TENSOR and not isinstance(input, _TENSOR):
-        arguments.refuse(("batch_norm", "input", 1), "Tensor", input)
+    if type(input) is not _TENSOR and not isinstance(input, _TENSOR) or \
+            not _tensors_or_none(running_mean, running_var, weight, bias):
+        _batch_norm_arguments(input, weight, bias, running_mean, running_var, training,
+                              momentum, eps, True)
     # (PyTorch's composite takes no channels from a 1-d input, a RuntimeError on its checks;
     # the op itself reads size(1), an IndexError.)
     _check(input.ndim >= 2, lambda: (
@@ -85,9 +87,20 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         return _handle(instance_norm, locals())
     if use_input_stats:                   # (NOTE [functional check order])
         _verify_spatial_size(input.size())
+    return instance_norm_native(input, running_mean, running_var, weight, bias,
+                                use_input_stats, momentum, eps)
+
+
+def instance_norm_native(input, running_mean, running_var, weight, bias, use_input_stats,
+                         momentum, eps):
+    """`torch.instance_norm` past F.instance_norm's Python prelude: the parser, PyTorch's
+    native checks (running statistics without input statistics, then the batch and channel
+    sizes read: an IndexError below 2-d), then batch norm of a (1, N*C, ...) view."""
     _instance_norm_arguments(input, weight, bias, running_mean, running_var, use_input_stats,
                              momentum, eps, True)
-    batch, channels = input.shape[0], input.shape[1]
+    _check(use_input_stats or running_mean is not None and running_var is not None,
+           "Expected running_mean and running_var to be defined when use_input_stats is false")
+    batch, channels = input.size(0), input.size(1)
     weight_ = None if weight is None else weight.repeat(batch)
     bias_ = None if bias is None else bias.repeat(batch)
     mean_ = None if running_mean is None else running_mean.repeat(batch)
@@ -100,6 +113,20 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     if running_var is not None and use_input_stats:
         running_var.detach().copy_(var_.view(batch, channels).mean(0))
     return out.view_as(input)
+
+
+def _tensors_or_none(*values) -> bool:
+    for value in values:
+        if value is not None and not isinstance(value, _TENSOR):
+            return False
+    return True
+
+
+@checked("batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
+         "Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled)")
+def _batch_norm_arguments(input, weight, bias, running_mean, running_var, training, momentum,
+                          eps, cudnn_enabled):
+    """Only the parser's checks of `torch.batch_norm`, which F.batch_norm calls."""
 
 
 @checked("instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "

@@ -254,8 +254,9 @@ def adaptive_avg_pool2d(input, output_size):
     if _state.entry and _wants(locals()):
         return _handle(adaptive_avg_pool2d, locals())
     size = _output_size(input, output_size, 2)
-    if size == (1, 1) and getattr(input, "ndim", None) in (3, 4):
-        # PyTorch's composite takes the mean for one cell (its grad_fn is MeanBackward1).
+    if size == (1, 1):
+        # PyTorch's composite takes the mean for one cell (its grad_fn is MeanBackward1), of
+        # an input of any rank (the mean's IndexError below 2-d).
         return call(OPS["mean.dim"], (input, [-1, -2], True, None))
     return _parsed_call("_adaptive_avg_pool2d", "adaptive_avg_pool2d", (input, size))
 
@@ -265,7 +266,7 @@ def adaptive_avg_pool3d(input, output_size):
     if _state.entry and _wants(locals()):
         return _handle(adaptive_avg_pool3d, locals())
     size = _output_size(input, output_size, 3)
-    if size == (1, 1, 1) and getattr(input, "ndim", None) in (4, 5):
+    if size == (1, 1, 1):
         return call(OPS["mean.dim"], (input, [-1, -2, -3], True, None))
     return _parsed_call("_adaptive_avg_pool3d", "adaptive_avg_pool3d", (input, size))
 
