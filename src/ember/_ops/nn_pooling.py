@@ -59,6 +59,15 @@ def _max_args(shape, spatial, kernel_size, stride, padding, dilation, ceil_mode,
     padding = expand_arg(padding, spatial, "padding", name)
     dilation = expand_arg(dilation, spatial, "dilation", name)
     check_batch_dims(shape, spatial, "input")
+    if any(d != 1 for d in dilation) and all(k > 0 for k in kernel) and \
+            any(p > k // 2 for k, p in zip(kernel, padding)):
+        # A dilated pool is PyTorch's with-indices kernel, whose bound is the kernel's half
+        # (not the dilated window's, as pool_geometry's)
+        _check(False, lambda: "pad should be smaller than or equal to half of kernel size, "
+               "but got " + (f"padW = {padding[1]}, padH = {padding[0]}, kW = {kernel[1]}, "
+                             f"kH = {kernel[0]}" if spatial == 2 else
+                             f"kT: {kernel[0]} kW: {kernel[2]} kH: {kernel[1]} padT: "
+                             f"{padding[0]} padW: {padding[2]} padH: {padding[1]}"))
     out = pool_geometry(shape, kernel, stride, padding, dilation, ceil_mode)
     return kernel, stride, padding, dilation, out
 

@@ -138,6 +138,8 @@ def celu_(input, alpha=1.0):
     """In-place celu."""
     if _state.entry and _wants(locals()):
         return _handle(celu_, locals())
+    if type(alpha) is not float and type(alpha) is not int:    # (celu_'s parser: a Number)
+        alpha = arguments.scalar(alpha, ("celu_", "alpha", 2))
     return celu(input, alpha, True)
 
 
@@ -349,12 +351,10 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
         return _handle(softmin, locals())
     if dim is None:
         dim = _get_softmax_dim("softmin", input.ndim, _stacklevel)
-    if dtype is not None:
-        input = input.to(dtype)
-    input = -input
-    if not isinstance(input, dispatch.Tensor):
-        _method_arguments("softmax", input, None)
-    return call(OPS["softmax.int"], (input, dim, None))
+    input = -input          # (PyTorch negates first: softmax's dtype casts the negation)
+    if not isinstance(input, dispatch.Tensor) or dtype is not None:
+        dtype = _method_arguments("softmax", input, dtype)
+    return call(OPS["softmax.int"], (input, dim, dtype))
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):

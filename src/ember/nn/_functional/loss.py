@@ -628,7 +628,15 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if _state.entry and _wants(locals()):
         return _handle(ctc_loss, locals())
     enum = _reduction.get_enum(reduction)
-    _tensors("ctc_loss", ("log_probs", log_probs), ("targets", targets))
+    # (NOTE [functional check order]: then torch.ctc_loss's parser and its native checks)
+    _ctc_loss_arguments(log_probs, targets, input_lengths, target_lengths, blank, enum,
+                        zero_infinity)
+    if isinstance(input_lengths, ember.Tensor):
+        for name, lengths in (("input_lengths", input_lengths),
+                              ("target_lengths", target_lengths)):
+            if lengths.dtype.is_floating_point or lengths.dtype.is_complex or \
+                    lengths.dtype == ember.bool:
+                raise RuntimeError(f"{name} must be integral")
     unbatched = log_probs.ndim == 2
     if unbatched:
         log_probs = log_probs.unsqueeze(1)
@@ -645,6 +653,15 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if enum == 2:
         return loss.sum()
     return loss.squeeze(0) if unbatched else loss
+
+
+@checked("ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, "
+         "int blank=0, int reduction=1, bool zero_infinity=False)",
+         "ctc_loss(Tensor log_probs, Tensor targets, Tensor input_lengths, "
+         "Tensor target_lengths, int blank=0, int reduction=1, bool zero_infinity=False)")
+def _ctc_loss_arguments(log_probs, targets, input_lengths, target_lengths, blank=0,
+                        reduction=1, zero_infinity=False):
+    """Only the parser's checks of `torch.ctc_loss`, which F.ctc_loss calls."""
 
 
 def _as_lengths(lengths, unbatched):

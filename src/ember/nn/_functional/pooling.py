@@ -384,7 +384,7 @@ def _unpool_output_size(input, kernel_size, stride, padding, output_size):
     sizes = [(input_size[-count + d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d]
              for d in range(count)]
     if output_size is None:
-        return tuple(sizes)
+        return _non_negative(sizes)
     if len(output_size) == count + 2:
         output_size = output_size[2:]
     _check_value(len(output_size) == count, lambda: (
@@ -394,7 +394,15 @@ def _unpool_output_size(input, kernel_size, stride, padding, output_size):
         low, high = sizes[d] - stride[d], sizes[d] + stride[d]
         _check_value(low < output_size[d] < high, lambda d=d, low=low, high=high: (
             f'invalid output_size "{output_size}" (dim {d} must be between {low} and {high})'))
-    return tuple(output_size)
+    return _non_negative(output_size)
+
+
+def _non_negative(sizes):
+    for d in range(len(sizes)):
+        _check_value(sizes[d] >= 0, lambda d=d: (
+            "max_unpooling: output_size must contain non-negative spatial dimensions, but got "
+            f"output_size[{d}]={sizes[d]}"))
+    return tuple(sizes)
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
