@@ -111,6 +111,35 @@ CASES = {
         L.ones(1, 3, 4, 4), (2, 2), 1, padding=(2, 2), dilation=3), True),
     "F.max_pool3d dilated with pad past half the kernel": (lambda L: F(L).max_pool3d(
         L.ones(1, 3, 4, 4, 4), (2, 2, 3), 1, padding=(1, 2, 1), dilation=3), True),
+    "F.upsample of 1-d with a str size (the rank first)": (lambda L: F(L).upsample(
+        L.ones(3), size="a"), True),
+    "F.upsample of 4-d with a str scale in an unknown mode": (lambda L: F(L).upsample(
+        L.ones(1, 3, 4, 4, dtype=L.float64), scale_factor="ab", mode="mean"), True),
+    "F.interpolate of 0-d with bytes for size": (lambda L: F(L).interpolate(
+        L.tensor(1.0), b"x", mode="mean", recompute_scale_factor=0.0), True),
+    "F.interpolate with a str scale recomputed": (lambda L: F(L).interpolate(
+        L.arange(8.0).view(1, 2, 4), scale_factor="a", recompute_scale_factor=True), False),
+    "F.interpolate by a scale, recomputed, runs": (lambda L: F(L).interpolate(
+        L.arange(8.0).view(1, 2, 4), scale_factor=1.7, mode="linear",
+        recompute_scale_factor=True), False),
+    "LSTMCell with a tensor hx": (lambda L: L.nn.LSTMCell(3, 4)(
+        L.ones(2, 3), L.ones(2, 4)), True),
+    "LSTMCell with a 3-d hx[1]": (lambda L: L.nn.LSTMCell(3, 4)(
+        L.ones(2, 3), (L.ones(2, 4), L.ones(1, 2, 4))), True),
+    "LSTMCell unbatched with a tensor hx runs": (lambda L: L.nn.LSTMCell(3, 4)(
+        L.ones(3), L.ones(2, 4))[0].detach() * 0, False),
+    "fft.rfftfreq(-1)": (lambda L: L.fft.rfftfreq(-1), False),
+    "fft.rfftfreq(-3)": (lambda L: L.fft.rfftfreq(-3), False),
+    "fft.rfftfreq(-4)": (lambda L: L.fft.rfftfreq(-4, 2.0), True),
+    "narrow_copy with a dim past the last": (lambda L: L.narrow_copy(L.ones(2, 3), 5, 0, 1),
+                                            True),
+    "Tensor.narrow_copy with a dim past the last": (lambda L: L.ones(2, 3).narrow_copy(
+        5, 0, 1), True),
+    "narrow_copy of 0-d with a dim past the last": (lambda L: L.narrow_copy(
+        L.tensor(1.0), 3, 0, 1), True),
+    "sparse_mask of two strided tensors": (lambda L: L.ones(2, 3).sparse_mask(L.ones(2, 3)),
+                                           False),
+    "detach_ of an array": (lambda L: L.detach_(np.ones(2)), True),
 }
 
 

@@ -5,6 +5,7 @@ Each is the Tensor method of the same name called with the tensor first, so
 PyTorch has such a function only for these names: `torch.add_` does not exist, so neither does
 `ember.add_`.
 """
+from ember._core import arguments, dispatch
 
 INPLACE_FUNCTIONS = (
     "abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_",
@@ -31,6 +32,9 @@ def function_forms(generated_methods) -> dict:
 
 def _forwarding(name):
     def function(input, *args, **kwargs):
+        if not isinstance(input, dispatch.Tensor) and not hasattr(type(input), "__torch_function__"):
+            # (PyTorch's parser refuses it before any method is looked up)
+            arguments.refuse((name, "input", 1), "Tensor", input)
         return getattr(input, name)(*args, **kwargs)
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"{name}(input, ...) -> Tensor: input.{name}(...), in place."

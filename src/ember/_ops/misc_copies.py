@@ -51,6 +51,15 @@ def _slice(input, dim=0, start=None, end=None, step=1):
     return input[tuple(index)]
 
 
+def _narrow(input, dim, start, length):
+    # narrow_copy's own kernel: a 0-d input, then a dim past the last (a RuntimeError; a
+    # negative one is wrapped, its IndexError), before narrow's checks
+    _check(input.ndim > 0, "narrow() cannot be applied to a 0-dim tensor.")
+    _check(type(dim) is not int or dim < input.ndim,
+           "Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, but got false.")
+    return input.narrow(dim, start, length)
+
+
 # name of the copy -> how to make the view it copies
 _VIEWS = {
     "alias_copy": lambda input: input,
@@ -58,7 +67,7 @@ _VIEWS = {
     "detach_copy": _method("detach"),
     "diagonal_copy": _method("diagonal"),
     "expand_copy": lambda input, size, *, implicit=False: input.expand(size),
-    "narrow_copy": _method("narrow"),
+    "narrow_copy": _narrow,
     "permute_copy": _method("permute"),
     "select_copy": _method("select"),
     "slice_copy": _slice,

@@ -423,6 +423,12 @@ def sparse_mask(self, mask):
     COO tensor `mask`, as a sparse tensor with mask's indices."""
     if _state.entry and _wants(locals()):
         return _handle(sparse_mask, locals())
+    if not _is_sparse(mask) and not _is_sparse(self):
+        # (PyTorch's op has sparse kernels only: two strided tensors find none)
+        raise NotImplementedError(
+            "Could not run 'aten::sparse_mask' with arguments from the 'CPU' backend. This "
+            "could be because the operator doesn't exist for this backend, or was omitted "
+            "during the selective/custom build process (if using custom build).")
     data = _need(mask, "coo", "sparse_mask")
     _check(tuple(self.shape) == data.shape, lambda: (
         f"sparse_mask(): the number of sizes provided ({self.dim()}) must be equal to the "

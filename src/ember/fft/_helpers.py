@@ -55,8 +55,16 @@ def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requir
     requires_grad=False) -> Tensor: the n // 2 + 1 non-negative sample frequencies of `rfft`."""
     if _state.entry and _wants(locals()):
         return _handle(rfftfreq, locals())
-    return _frequencies("rfftfreq", n, d, lambda k: k // 2 + 1, dtype, layout, device,
-                        requires_grad, out)
+    return _frequencies("rfftfreq", n, d, _half_count, dtype, layout, device, requires_grad,
+                        out)
+
+
+def _half_count(n):
+    """rfftfreq's length, n / 2 + 1 in C++'s division (towards zero: one for n = -1)."""
+    count = (n // 2 if n >= 0 else -(-n // 2)) + 1
+    _check(count >= 0, lambda: (
+        f"Trying to create tensor with negative dimension {count}: [{count}]"))
+    return count
 
 
 def _shift(x, dim, inverse):

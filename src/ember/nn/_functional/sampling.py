@@ -3,7 +3,6 @@ forms), pixel_shuffle, pixel_unshuffle and channel_shuffle, over the registry op
 `ember._ops.nn_sampling`."""
 from __future__ import annotations
 
-import math
 import warnings
 
 import numpy as np
@@ -84,7 +83,7 @@ def _sizes_and_scales(input, size, scale_factor, recompute_scale_factor, mode):
                 f"Tuple[int, int, int], but got size with types {[type(s) for s in size]}"))
             output_size = [int(s) for s in size]
         else:
-            output_size = [_integer(size)] * dim
+            output_size = [size] * dim      # (the op's parser reads it, after the rank check)
         scales = None
     elif scale_factor is not None:
         if isinstance(scale_factor, (list, tuple)):
@@ -93,9 +92,9 @@ def _sizes_and_scales(input, size, scale_factor, recompute_scale_factor, mode):
                 f"got input with spatial dimensions of {spatial} and scale_factor of shape "
                 f"{scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) format "
                 "and scale_factor in (s1, s2, ...,sK) format."))
-            scales = [_floating(s) for s in scale_factor]
+            scales = list(scale_factor)
         else:
-            scales = [_floating(scale_factor)] * dim
+            scales = [scale_factor] * dim
         output_size = None
     else:
         raise ValueError("either size or scale_factor should be defined")
@@ -104,12 +103,23 @@ def _sizes_and_scales(input, size, scale_factor, recompute_scale_factor, mode):
     if mode == "area" and output_size is None:
         recompute_scale_factor = True
     if recompute_scale_factor:
-        output_size = [math.floor(float(n) * s) for n, s in zip(spatial, scales)]
+        # (PyTorch's sym_int of the product: truncated; its ValueError for a str scale)
+        output_size = [int(n * s) for n, s in zip(spatial, scales)]
         scales = None
+    return output_size, scales
+
+
+def _parsed(input, output_size, scales):
+    """The sizes and scales as the resampling ops' parser takes them (past the rank check)."""
+    if scales is not None:
+        scales = [_floating(s) for s in scales]
     if output_size is None:
         # As PyTorch's .vec overloads: the size is the truncated product, the scales go on.
-        output_size = [int(n * s) for n, s in zip(spatial, scales)]
-    return tuple(output_size), tuple(scales) if scales is not None else (None,) * dim
+        output_size = [int(n * s) for n, s in zip(input.shape[2:], scales)]
+    else:
+        output_size = [_integer(n) for n in output_size]
+    return tuple(output_size), tuple(scales) if scales is not None else \
+        (None,) * len(output_size)
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
@@ -134,6 +144,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for the "
         "modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
         f"nearest-exact (got {mode})"))
+    output_size, scales = _parsed(input, output_size, scales)
     if mode == "area":
         return _AREA[input.ndim](input, output_size)
     if mode in _NEEDS:

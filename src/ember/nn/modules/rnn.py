@@ -9,6 +9,7 @@ import warnings
 from typing import ClassVar
 
 import ember
+from ember._core import arguments
 from ember._tensor import Tensor
 from ember.nn import init
 from ember.nn.modules import _rnn_steps
@@ -393,11 +394,16 @@ class RNNCellBase(Module):
         # (an LSTM cell iterates its hx, (h, c), as PyTorch's does: an int is not iterable)
         states = () if hx is None else tuple(hx) if name == "LSTMCell" else (
             hx if isinstance(hx, tuple) else (hx,))
-        for state in states:
+        for i, state in enumerate(states):
             if state.dim() not in (1, 2):
-                raise ValueError(f"{name}: Expected hidden to be 1D or 2D, got {state.dim()}D "
-                                 "instead")
+                which = f"hx[{i}]" if name == "LSTMCell" else "hidden"
+                raise ValueError(f"{name}: Expected {which} to be 1D or 2D, got "
+                                 f"{state.dim()}D instead")
         batched = input.dim() == 2
+        if name == "LSTMCell" and batched and hx is not None and \
+                not isinstance(hx, (tuple, list)):
+            # (PyTorch passes a batched hx on as it came: lstm_cell's parser wants a tuple)
+            arguments.refuse(("lstm_cell", "hx", 2), "tuple of Tensors", hx)
         if not batched:
             input = input.unsqueeze(0)
             states = tuple(s.unsqueeze(0) for s in states)
