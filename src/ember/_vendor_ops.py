@@ -16,6 +16,7 @@ import weakref
 
 import numpy as np
 
+from ember._core import arguments
 from ember._core.checked_entry import checked
 from ember._core.checks import _check
 
@@ -136,6 +137,7 @@ globals().update({name: _no_cpu_kernel(name, *schemas) for name, schemas in _REF
 
 def cudnn_is_acceptable(tensor) -> bool:
     """Whether cuDNN could run on `tensor`: never, without cuDNN."""
+    arguments.tensor_(tensor, ("cudnn_is_acceptable", "input", 1))
     return False
 
 

@@ -124,8 +124,11 @@ def result_type_from(dim_types, zero_dim_types, scalar_types) -> d.dtype:
 
 def can_cast(from_: d.dtype, to: d.dtype) -> bool:
     """Whether type promotion may cast `from_` to `to` (no category demotion)."""
-    _check_type(isinstance(from_, d.dtype) and isinstance(to, d.dtype),
-                lambda: f"can_cast(): expected two dtypes, got {from_!r} and {to!r}")
+    if not isinstance(from_, d.dtype) or not isinstance(to, d.dtype):
+        # PyTorch's parser: a Python type names a dtype (int: int64), anything else refused
+        from ember._core import arguments
+        from_ = arguments.dtype_(from_, ("can_cast", "from_", 1))
+        to = arguments.dtype_(to, ("can_cast", "to", 2))
     if from_.is_complex and not to.is_complex:
         return False
     if from_.is_floating_point and to._category < d.FLOAT:

@@ -375,14 +375,39 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     return LuUnpack(P, L, U)
 
 
+def _check_lu_solve_shapes(LU, pivots, B, left):
+    """PyTorch's shape checks of linalg.lu_solve, in its order (A square, B a matrix that
+    fits it, one pivot per row of each matrix)."""
+    _check(LU.ndim >= 2, "torch.linalg.lu_solve: The input tensor A must have at least 2 "
+                         "dimensions.")
+    _check(LU.shape[-1] == LU.shape[-2], lambda: (
+        f"torch.linalg.lu_solve: A must be batches of square matrices, but they are "
+        f"{LU.shape[-2]} by {LU.shape[-1]} matrices"))
+    _check(B.ndim >= 2, "linalg.lu_solve: The input tensor B must have at least 2 dimensions.")
+    _check(LU.shape[-1] == B.shape[-2] if left else LU.shape[-2] == B.shape[-1], lambda: (
+        f"linalg.lu_solve: Incompatible shapes of A and B for the equation "
+        f"{'AX = B' if left else 'XA = B'} ({LU.shape[-2]}x{LU.shape[-1]} and "
+        f"{B.shape[-2]}x{B.shape[-1]})"))
+    _check(pivots.ndim > 0 and pivots.shape[-1] == LU.shape[-1],
+           "linalg.lu_solve: Number of pivots per batch should be same as the dimension of the "
+           "matrix")
+    _check(tuple(LU.shape[:-1]) == tuple(pivots.shape), lambda: (
+        f"linalg.lu_solve: Expected LU.shape[:-1] and pivots.shape to be the same, but got "
+        f"pivots with shape {list(pivots.shape)} instead"))
+
+
 @checked("linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, "
          "bool adjoint=False)")
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     _check(LU._dtype.is_floating_point or LU._dtype.is_complex, lambda: (
         f"torch.linalg.lu_solve: Expected a floating point or complex tensor as input. Got "
         f"{LU._dtype._cpp_name}"))
+    _check(LU._dtype is B._dtype, lambda: (
+        f"linalg.lu_solve: Expected LU and B to have the same dtype, but found LU of type "
+        f"{LU._dtype._cpp_name} and B of type {B._dtype._cpp_name} instead"))
     _check(pivots._dtype is dt.int32,
            "linalg.lu_solve: pivots should be a Tensor of scalar type torch.int32")
+    _check_lu_solve_shapes(LU, pivots, B, left)
     P, L, U = lu_unpack(LU, pivots)
     triangular = OPS["linalg_solve_triangular"]
     if left and not adjoint:        # X = U^-1 L^-1 P^T B

@@ -30,7 +30,8 @@ def _check_class_index_args(self, target, weight):
     """PyTorch's argument checks of nll_loss_nd, in its order (arrays or tensors)."""
     _check_value(self.ndim >= 1, lambda: f"Expected 1 or more dimensions (got {self.ndim})")
     if self.ndim == 1:
-        _check_value(target.ndim == 0 or target.shape[0] == 1, lambda: (
+        # (a 1-D target only: a 2-D one is nll_loss's multi-target RuntimeError, below)
+        _check_value(target.ndim != 1 or target.shape[0] == 1, lambda: (
             f"For 1D input, 1D target must have size 1, but got target size: "
             f"{target.shape[0]}"))
     else:

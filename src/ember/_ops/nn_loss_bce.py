@@ -199,8 +199,27 @@ def _logits_target_grad(c):
 
 
 def _logits_meta(self, target, weight=None, pos_weight=None, reduction=MEAN):
-    shape = infer_size(tuple(self.shape), tuple(target.shape))
+    shape = _logits_shape(self, target, weight, pos_weight)
     return (shape if reduction == NONE else ()), target._dtype
+
+
+def _logits_shape(self, target, weight, pos_weight):
+    """The loss's shape, target's: PyTorch's composite works in place, on log_sigmoid(input)
+    (times the pos_weight term) and then on 1 - target (times input, minus that, times
+    weight), so each operand must broadcast into those shapes (its RuntimeError otherwise)."""
+    if pos_weight is not None:
+        _into(tuple(self.shape), infer_size(tuple(pos_weight.shape), tuple(target.shape)))
+    shape = tuple(target.shape)
+    _into(shape, tuple(self.shape))
+    if weight is not None:
+        _into(shape, tuple(weight.shape))
+    return shape
+
+
+def _into(shape, other):
+    broadcast = tuple(infer_size(shape, other))
+    _check(broadcast == shape, lambda: (
+        f"output with shape {list(shape)} doesn't match the broadcast shape {list(broadcast)}"))
 
 
 @register_op("binary_cross_entropy_with_logits(Tensor self, Tensor target, "
@@ -212,10 +231,7 @@ def binary_cross_entropy_with_logits(xp, self, target, weight=None, pos_weight=N
                                      reduction=MEAN):
     """(1 - t) x - w_pos log(sigmoid(x)), w_pos = (pos_weight - 1) t + 1, times weight; op by
     op as PyTorch's composite kernel (each step rounded to its tensor's dtype)."""
-    shape = infer_size(self.shape, target.shape)   # (PyTorch's RuntimeError, not NumPy's)
-    for extra in (weight, pos_weight):
-        if extra is not None:
-            shape = infer_size(shape, extra.shape)
+    _logits_shape(self, target, weight, pos_weight)   # (PyTorch's RuntimeErrors)
     log_sigmoid, _ = log_sigmoid_forward(xp, self)
     if pos_weight is not None:
         common = _common(pos_weight, target)

@@ -301,9 +301,16 @@ def fused_rnn_direction_backward(xp, grad_output, grad_hy, grad_cy, hx, cx, weig
 
 # --------------------------------------------------------------------------- single-step functions
 
-def _check_cell(input, states, w_ih, w_hh):
+def _check_cell(input, states, w_ih, w_hh, gates):
     """The cells' shape checks in PyTorch's order, with its messages (a dimension a tensor lacks
-    is PyTorch's IndexError, as its `size(dim)` reads give)."""
+    is PyTorch's IndexError, as its `size(dim)` reads give): the weights' rows (`gates` per
+    hidden unit), then the input and the states."""
+    hidden_size = size_at(w_hh.shape, 1)
+    for name, weight in (("weight_ih", w_ih), ("weight_hh", w_hh)):
+        rows = size_at(weight.shape, 0)
+        if rows != gates * hidden_size:
+            raise RuntimeError(f"{name} first dim must be {gates} * hidden_size = "
+                               f"{gates * hidden_size}, but got {rows}")
     input_size = size_at(w_ih.shape, 1)
     got = size_at(input.shape, 1)
     if got != input_size:
@@ -340,7 +347,7 @@ def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
         return _handle(lstm_cell, locals())
     if len(hx) != 2:
         raise RuntimeError("lstm_cell expects two hidden states")
-    _check_cell(input, hx, w_ih, w_hh)
+    _check_cell(input, hx, w_ih, w_hh, 4)
     return lstm_step(_cell_input_gates(input, w_ih, b_ih, b_hh, True), tuple(hx), w_hh.t(),
                      None, None)
 
@@ -352,7 +359,7 @@ def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> Tensor: one GRU step."""
     if _state.entry and _wants(locals()):
         return _handle(gru_cell, locals())
-    _check_cell(input, (hx,), w_ih, w_hh)
+    _check_cell(input, (hx,), w_ih, w_hh, 3)
     return gru_step(_cell_input_gates(input, w_ih, b_ih, b_hh, False), (hx,), w_hh.t(), b_hh,
                     None)[0]
 
@@ -365,7 +372,7 @@ def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     step."""
     if _state.entry and _wants(locals()):
         return _handle(rnn_tanh_cell, locals())
-    _check_cell(input, (hx,), w_ih, w_hh)
+    _check_cell(input, (hx,), w_ih, w_hh, 1)
     return rnn_tanh_step(_cell_input_gates(input, w_ih, b_ih, b_hh, True), (hx,), w_hh.t(),
                          None, None)[0]
 
@@ -378,6 +385,6 @@ def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     step."""
     if _state.entry and _wants(locals()):
         return _handle(rnn_relu_cell, locals())
-    _check_cell(input, (hx,), w_ih, w_hh)
+    _check_cell(input, (hx,), w_ih, w_hh, 1)
     return rnn_relu_step(_cell_input_gates(input, w_ih, b_ih, b_hh, True), (hx,), w_hh.t(),
                          None, None)[0]

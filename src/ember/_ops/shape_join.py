@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from ember._backends.cpu_allocator import concatenate as pooled_concatenate
-from ember._core import dispatch
+from ember._core import arguments, dispatch
 from ember._core import dtype as dt
 from ember._core.arguments import type_name
 from ember._core.checks import _check, _check_type, _check_value
@@ -472,6 +472,8 @@ def meshgrid(*tensors, indexing=None):
     indexing 'ij' (the default, with a warning when not given) or 'xy'."""
     if _state.entry and _wants(locals()):
         return _handle(meshgrid, locals())
+    if indexing is not None and type(indexing) is not str:      # (the parser's, first)
+        indexing = arguments.str_(indexing, ("meshgrid", "indexing", None))
     tensors = _varargs_tensors(tensors)
     if indexing is None:
         if not _MESHGRID_WARNED:

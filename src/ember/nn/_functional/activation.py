@@ -130,7 +130,9 @@ def celu(input, alpha=1.0, inplace=False):
     """max(0, input) + min(0, alpha * (exp(input / alpha) - 1))."""
     if _state.entry and _wants(locals()):
         return _handle(celu, locals())
-    _check(alpha != 0, "ZeroDivisionError")
+    if not isinstance(input, dispatch.Tensor):      # (torch.celu(_)'s parser comes first)
+        arguments.refuse(("celu_" if inplace else "celu", "input", 1), "Tensor", input)
+    _check(alpha != 0, "ZeroDivisionError: alpha cannot be 0 for CELU")
     return _apply(_ELU, (input, alpha, 1, 1.0 / alpha), inplace)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ember._core import arguments
 from ember._core import dtype as dt
 from ember._core.checked_entry import checked
-from ember._core.checks import _check
+from ember._core.checks import _check, _check_not_implemented
 from ember._tensor import Tensor as _TENSOR
 from ember._core.dispatch import call, stack
 from ember._core.dispatch.entry import handle as _handle
@@ -152,9 +152,9 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Normalise each group of channels of each sample."""
     if _state.entry and _wants(locals()):
         return _handle(group_norm, locals())
-    if input.ndim < 2:
+    if input.dim() < 2:          # (input.dim(), as PyTorch: a NumPy array's AttributeError)
         raise RuntimeError("Expected at least 2 dimensions for input tensor but received "
-                           f"{input.ndim}")
+                           f"{input.dim()}")
     batch, channels = input.shape[0], input.shape[1]
     _verify_batch_size([batch * channels // num_groups, num_groups] + list(input.shape[2:]))
     return group_norm_native(input, num_groups, weight, bias, eps)
@@ -175,12 +175,14 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     count = len(normalized_shape)
     _check(input.ndim >= count and tuple(input.shape[input.ndim - count:]) == normalized_shape,
            lambda: (f"Given normalized_shape={list(normalized_shape)}, expected input with "
-                    f"shape [*, {', '.join(str(s) for s in normalized_shape)}], but got input "
+                    f"shape [*{', '.join(str(s) for s in normalized_shape)}], but got input "
                     f"of size{list(input.shape)}"))
     if weight is not None:
         _check(tuple(weight.shape) == normalized_shape, lambda: (
             f"Expected weight to be of same shape as normalized_shape, but got weight of "
             f"shape {list(weight.shape)} and normalized_shape = {list(normalized_shape)}"))
+    _check_not_implemented(input.dtype.is_floating_point or input.dtype.is_complex, lambda: (
+        f'"rms_norm" not implemented for \'{input.dtype._cpp_name}\''))
     wide = input.dtype in _HALF
     x = input.float() if wide else input
     if eps is None:

@@ -239,6 +239,14 @@ def _output_size(input, output_size, spatial):
                  for v, d in zip(output_size, defaults[len(defaults) - len(output_size):]))
 
 
+def _cells(size, spatial, message):
+    """An adaptive pool's output_size: a sequence of another length than the pool's dims is
+    its op's RuntimeError (PyTorch's parser passes such a list on)."""
+    if isinstance(size, tuple) and len(size) != spatial:
+        raise RuntimeError(message)
+    return size
+
+
 def adaptive_avg_pool1d(input, output_size):
     """Mean over output_size windows that split the last dim evenly."""
     if _state.entry and _wants(locals()):
@@ -253,7 +261,8 @@ def adaptive_avg_pool2d(input, output_size):
     """Mean over windows that split the last two dims evenly into output_size cells."""
     if _state.entry and _wants(locals()):
         return _handle(adaptive_avg_pool2d, locals())
-    size = _output_size(input, output_size, 2)
+    size = _cells(_output_size(input, output_size, 2), 2,
+                  "adaptive_avg_pool2d: output_size must be 2")
     if size == (1, 1):
         # PyTorch's composite takes the mean for one cell (its grad_fn is MeanBackward1), of
         # an input of any rank (the mean's IndexError below 2-d).
@@ -265,7 +274,8 @@ def adaptive_avg_pool3d(input, output_size):
     """Mean over windows that split the last three dims evenly into output_size cells."""
     if _state.entry and _wants(locals()):
         return _handle(adaptive_avg_pool3d, locals())
-    size = _output_size(input, output_size, 3)
+    size = _cells(_output_size(input, output_size, 3), 3,
+                  "adaptive_avg_pool3d: output_size must be 3")
     if size == (1, 1, 1):
         return call(OPS["mean.dim"], (input, [-1, -2, -3], True, None))
     return _parsed_call("_adaptive_avg_pool3d", "adaptive_avg_pool3d", (input, size))
@@ -293,7 +303,9 @@ def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
     """adaptive_max_pool2d returning (values, indices)."""
     if _state.entry and _wants(locals()):
         return _handle(adaptive_max_pool2d_with_indices, locals())
-    return _parsed_call("adaptive_max_pool2d", "adaptive_max_pool2d", (input, _output_size(input, output_size, 2)))
+    size = _cells(_output_size(input, output_size, 2), 2,
+                  "adaptive_max_pool2d(): internal error: output_size.size() must be 2")
+    return _parsed_call("adaptive_max_pool2d", "adaptive_max_pool2d", (input, size))
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
@@ -308,7 +320,9 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
     """adaptive_max_pool3d returning (values, indices)."""
     if _state.entry and _wants(locals()):
         return _handle(adaptive_max_pool3d_with_indices, locals())
-    return _parsed_call("adaptive_max_pool3d", "adaptive_max_pool3d", (input, _output_size(input, output_size, 3)))
+    size = _cells(_output_size(input, output_size, 3), 3,
+                  "adaptive_max_pool3d(): internal error: output_size.size() must be 3")
+    return _parsed_call("adaptive_max_pool3d", "adaptive_max_pool3d", (input, size))
 
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):

@@ -67,7 +67,7 @@ def _floating(value):
 
 
 def _sizes_and_scales(input, size, scale_factor, recompute_scale_factor, mode):
-    dim = input.ndim - 2
+    dim = input.dim() - 2     # (input.dim(), as PyTorch: a NumPy array's AttributeError)
     spatial = list(input.shape[2:])
     _check_value(size is None or scale_factor is None,
                  "only one of size or scale_factor should be defined")

@@ -22,9 +22,10 @@ class _InstanceNorm(_NormBase):
 
     def _check_input_dim(self, input):
         allowed = (self._unbatched_ndim, self._unbatched_ndim + 1)
-        if input.ndim not in allowed:
+        # (input.dim(), as PyTorch: a NumPy array's AttributeError)
+        if input.dim() not in allowed:
             raise ValueError(f"expected {allowed[0]}D or {allowed[1]}D input (got "
-                             f"{input.ndim}D input)")
+                             f"{input.dim()}D input)")
 
     def _apply_instance_norm(self, input):
         return F.instance_norm(input, self.running_mean, self.running_var, self.weight,
