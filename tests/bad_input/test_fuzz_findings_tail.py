@@ -215,6 +215,35 @@ CASES = {
     "can_cast to Python's int": (lambda L: L.tensor(L.can_cast(L.int32, int)), False),
     "can_cast from Python's float": (lambda L: L.tensor(L.can_cast(float, L.int32)), False),
     "can_cast from a str": (lambda L: L.can_cast("a", L.int32), True),
+    "lstm_cell of a 0-d input reads its width before the weights": (lambda L: L.lstm_cell(
+        L.tensor(1.0), (L.ones(2, 4), L.ones(2, 4)), L.ones(5, 3), L.ones(16, 4)), True),
+    "gru_cell checks the input's width before the weights": (lambda L: L.gru_cell(
+        L.ones(2, 7), L.ones(2, 4), L.ones(12, 3), L.ones(11, 4)), True),
+    "rnn_relu_cell checks the weights before the input": (lambda L: L.rnn_relu_cell(
+        L.tensor(1.0), L.ones(2, 4), L.ones(5, 3), L.ones(4, 4)), True),
+    # (was a heap corruption: LAPACK's sytrs read pivots of any shape, dtype and value)
+    "linalg.ldl_solve with 2-d pivots": (lambda L: L.linalg.ldl_solve(
+        L.ones(3, 3), L.ones(3, 3), L.ones(3, 3), hermitian=True), True),
+    "linalg.ldl_solve with float pivots": (lambda L: L.linalg.ldl_solve(
+        L.ones(3, 3), L.ones(3), L.ones(3, 3)), True),
+    "linalg.ldl_solve with 0-d pivots": (lambda L: L.linalg.ldl_solve(
+        L.eye(3), L.tensor(1, dtype=L.int32), L.ones(3, 3)), True),
+    "linalg.ldl_solve of a 1-d B": (lambda L: L.linalg.ldl_solve(
+        L.eye(3), L.ones(3, dtype=L.int32), L.ones(3)), True),
+    "linalg.ldl_solve with B of another dtype": (lambda L: L.linalg.ldl_solve(
+        L.eye(3), L.ones(3, dtype=L.int32), L.ones(3, 3, dtype=L.float64)), True),
+    "linalg.ldl_solve with B of other rows": (lambda L: L.linalg.ldl_solve(
+        L.eye(3), L.ones(3, dtype=L.int32), L.ones(2, 3)), True),
+    "linalg.ldl_solve of int64": (lambda L: L.linalg.ldl_solve(
+        L.eye(3, dtype=L.long), L.ones(3, dtype=L.int32), L.ones(3, 3, dtype=L.long)), True),
+    "linalg.ldl_solve of float16": (lambda L: L.linalg.ldl_solve(
+        L.eye(3, dtype=L.half), L.ones(3, dtype=L.int32), L.ones(3, 3, dtype=L.half)), True),
+    "linalg.ldl_solve with uint8 pivots runs": (lambda L: L.linalg.ldl_solve(
+        L.eye(3), L.tensor([1, 2, 3], dtype=L.uint8), L.ones(3, 2)), False),
+    "Tensor.narrow_copy with a dim past int64": (lambda L: L.ones(3, dtype=L.bool).narrow_copy(
+        1 << 70, 2, 3), True),
+    "Tensor.narrow_copy with a float start": (lambda L: L.ones(3).narrow_copy(2, 1.0, 3),
+                                              False),
 }
 
 

@@ -247,6 +247,44 @@ def _ldl_solve_meta(LD, pivots, B, hermitian=False):
     return tuple(B.shape), B._dtype
 
 
+def _check_ldl_solve(api, LD, pivots, B):
+    """PyTorch's checks of linalg.ldl_solve in its order; then the pivots' values, which
+    LAPACK's sytrs reads as row numbers (PyTorch passes any on: ember refuses one out of
+    range rather than let LAPACK read and write out of bounds)."""
+    check_square(api, LD, "A")
+    _check(pivots.ndim == LD.ndim - 1 and pivots.shape == LD.shape[:-1], lambda: (
+        f"{api}: Expected LD.shape[:-1] and pivots.shape to be the same, but got pivots with "
+        f"shape {list(pivots.shape)} instead"))
+    name = dt.NP_TO_DTYPE[np.dtype(pivots.dtype)]._cpp_name
+    _check(pivots.dtype.kind in "iu", lambda: (
+        f"{api}: Expected pivots to be integers. Got {name}"))
+    ld_type, b_type = (dt.NP_TO_DTYPE[np.dtype(a.dtype)] for a in (LD, B))
+    _check(ld_type is b_type, lambda: (
+        f"Expected b and A to have the same dtype, but found b of type {b_type._cpp_name} and "
+        f"A of type {ld_type._cpp_name} instead."))
+    n = LD.shape[-1]
+    rows = B.shape[-2] if B.ndim >= 2 else _raise_index(B.ndim, -2)
+    _check(rows == n, lambda: (
+        f"Incompatible matrix sizes for {api}: each A matrix is {n} by {n} but each b matrix "
+        f"is {rows} by {B.shape[-1]}"))
+    _check(ld_type.is_floating_point or ld_type.is_complex, lambda: (
+        f"{api}: Expected a floating point or complex tensor as input. Got "
+        f"{ld_type._cpp_name}"))
+    if ld_type in (dt.float16, dt.bfloat16):
+        raise NotImplementedError(f'"ldl_solve_kernel_cpu" not implemented for '
+                                  f"'{ld_type._cpp_name}'")
+    if pivots.size:
+        magnitude = np.abs(pivots.astype(np.int64))
+        _check(bool((magnitude >= 1).all() and (magnitude <= n).all()), lambda: (
+            f"{api}: pivots must be row numbers in [-{n}, -1] or [1, {n}] (ember refuses "
+            "others: LAPACK would index out of bounds)"))
+
+
+def _raise_index(ndim, dim):
+    raise IndexError(f"Dimension out of range (expected to be in range of [{-max(ndim, 1)}, "
+                     f"{max(ndim, 1) - 1}], but got {dim})")
+
+
 @register_op("linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) "
              "-> Tensor", kind="generic", function=False, method=False, meta=_ldl_solve_meta,
              differentiable=False, tags=("fp_errors",))
@@ -254,11 +292,8 @@ def _ldl_solve_meta(LD, pivots, B, hermitian=False):
 def linalg_ldl_solve(xp, LD, pivots, B, hermitian=False):
     """linalg.ldl_solve(LD, pivots, B, *, hermitian=False) -> Tensor (sytrs per matrix)."""
     api = "torch.linalg.ldl_solve"
-    check_square(api, LD, "LD")
-    check_matrix(api, B, "B")
-    _check(LD.dtype == B.dtype, lambda: f"{api}: LD and B must have the same dtype")
+    _check_ldl_solve(api, LD, pivots, B)
     n = LD.shape[-1]
-    _check(B.shape[-2] == n, lambda: f"{api}: Incompatible shapes of LD and B")
     batch = np.broadcast_shapes(LD.shape[:-2], B.shape[:-2], pivots.shape[:-1])
     LD_b = np.broadcast_to(LD, batch + LD.shape[-2:]).reshape((-1, n, n))
     piv_b = np.broadcast_to(pivots, batch + pivots.shape[-1:]).reshape((-1, n))

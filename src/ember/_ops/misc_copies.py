@@ -54,9 +54,11 @@ def _slice(input, dim=0, start=None, end=None, step=1):
 def _narrow(input, dim, start, length):
     # narrow_copy's own kernel: a 0-d input, then a dim past the last (a RuntimeError; a
     # negative one is wrapped, its IndexError), before narrow's checks
-    _check(input.ndim > 0, "narrow() cannot be applied to a 0-dim tensor.")
-    _check(type(dim) is not int or dim < input.ndim,
-           "Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, but got false.")
+    if all(type(v) is int and -(1 << 63) <= v < 1 << 63 for v in (dim, start, length)):
+        # (other values go to narrow's parser, for its TypeError or overflow ValueError)
+        _check(input.ndim > 0, "narrow() cannot be applied to a 0-dim tensor.")
+        _check(dim < input.ndim, "Expected dim < static_cast<int64_t>(self_sizes.size()) to "
+                                 "be true, but got false.")
     return input.narrow(dim, start, length)
 
 

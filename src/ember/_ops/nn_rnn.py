@@ -303,19 +303,18 @@ def fused_rnn_direction_backward(xp, grad_output, grad_hy, grad_cy, hx, cx, weig
 
 def _check_cell(input, states, w_ih, w_hh, gates):
     """The cells' shape checks in PyTorch's order, with its messages (a dimension a tensor lacks
-    is PyTorch's IndexError, as its `size(dim)` reads give): the weights' rows (`gates` per
-    hidden unit), then the input and the states."""
-    hidden_size = size_at(w_hh.shape, 1)
-    for name, weight in (("weight_ih", w_ih), ("weight_hh", w_hh)):
-        rows = size_at(weight.shape, 0)
-        if rows != gates * hidden_size:
-            raise RuntimeError(f"{name} first dim must be {gates} * hidden_size = "
-                               f"{gates * hidden_size}, but got {rows}")
+    is PyTorch's IndexError, as its `size(dim)` reads give): the input's width against w_ih,
+    the weights' rows (`gates` per hidden unit), then the states; the plain RNN cells check
+    the weights' rows first."""
+    if gates == 1:
+        _check_cell_weights(w_ih, w_hh, gates)
     input_size = size_at(w_ih.shape, 1)
     got = size_at(input.shape, 1)
     if got != input_size:
         raise RuntimeError(f"input has inconsistent input_size: got {got} expected "
                            f"{input_size}")
+    if gates != 1:
+        _check_cell_weights(w_ih, w_hh, gates)
     hidden_size = size_at(w_hh.shape, 1)
     for k, state in enumerate(states):
         batch, state_batch = size_at(input.shape, 0), size_at(state.shape, 0)
@@ -326,6 +325,15 @@ def _check_cell(input, states, w_ih, w_hh, gates):
         if width != hidden_size:
             raise RuntimeError(f"hidden{k} has inconsistent hidden_size: got {width}, "
                                f"expected {hidden_size}")
+
+
+def _check_cell_weights(w_ih, w_hh, gates):
+    hidden_size = size_at(w_hh.shape, 1)
+    for name, weight in (("weight_ih", w_ih), ("weight_hh", w_hh)):
+        rows = size_at(weight.shape, 0)
+        if rows != gates * hidden_size:
+            raise RuntimeError(f"{name} first dim must be {gates} * hidden_size = "
+                               f"{gates * hidden_size}, but got {rows}")
 
 
 def _cell_input_gates(input, w_ih, b_ih, b_hh, fold_hidden_bias):
