@@ -538,3 +538,57 @@ def sys_path_value_diff():
     here = __file__.rsplit("/", 1)[0]
     if here not in sys.path:
         sys.path.insert(0, here)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("mask", ["causal", "bool", "float"])
+def test_attention_masks_add_so_masked_nan_scores_still_poison(dtype, mask):
+    # NOTE [attention masks add]
+    def run(L):
+        d = getattr(L, dtype)
+        q = L.tensor([[[1.0, 1.0], [1.0, 1.0], [1.0, 1.0]]], dtype=d)
+        k = L.tensor([[[1.0, 0.0], [nan, 1.0], [inf, 1.0]]], dtype=d)
+        v = L.tensor([[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]], dtype=d)
+        keep = L.ones(3, 3, dtype=L.bool).tril()
+        F = L.nn.functional
+        if mask == "causal":
+            return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        if mask == "bool":
+            return F.scaled_dot_product_attention(q, k, v, attn_mask=keep)
+        return F.scaled_dot_product_attention(
+            q, k, v, attn_mask=L.zeros(3, 3, dtype=d).masked_fill(~keep, -inf))
+    values_same(*both(run))
+
+
+@pytest.mark.parametrize("variant", [
+    {}, {"batch_first": False}, {"grad": True}, {"cross": True}, {"both": True},
+    {"bias": False}, {"add_zero_attn": True}, {"train": True}, {"need_weights": True},
+    {"float_mask": True}, {"unbatched": True}, {"grad": True, "need_weights": True}])
+def test_multihead_attention_inference_path_gives_nan_rows(variant):
+    # NOTE [attention's inference path]: PyTorch's fused inference kernel gives NaN for a fully
+    # masked row, its other paths zeros
+    def run(L):
+        L.manual_seed(0)
+        first = variant.get("batch_first", True)
+        m = L.nn.MultiheadAttention(4, 2, batch_first=first, bias=variant.get("bias", True),
+                                    add_zero_attn=variant.get("add_zero_attn", False))
+        m.train(variant.get("train", False))
+        x = L.randn(2, 3, 4) if first else L.randn(3, 2, 4)
+        y = L.randn(*x.shape)
+        kpm = L.tensor([[True, True, True], [False, True, False]])
+        if variant.get("float_mask"):
+            kpm = L.zeros(2, 3).masked_fill(kpm, -inf)
+        am = L.tensor([[True, True, False], [False, False, True], [False, False, False]])
+        if variant.get("unbatched"):
+            x, kpm = x[0], kpm[0]
+        other = y if variant.get("cross") else x
+        context = L.enable_grad() if variant.get("grad") else L.no_grad()
+        with context:
+            out, _ = m(x, other, other, key_padding_mask=kpm,
+                       attn_mask=am if variant.get("both") else None,
+                       need_weights=variant.get("need_weights", False))
+        return out.detach()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got, want = both(run)
+    values_same(got, want, rtol=1e-5, atol=1e-6)
