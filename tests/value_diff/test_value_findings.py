@@ -592,3 +592,41 @@ def test_multihead_attention_inference_path_gives_nan_rows(variant):
         warnings.simplefilter("ignore")
         got, want = both(run)
     values_same(got, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["add", "sub"])
+@pytest.mark.parametrize("form", ["function", "method"])
+@pytest.mark.parametrize("operands", [
+    ("int64", 0.5, 0.5), ("int64", 2, 3), ("float16", 2.5, 0.5), ("uint8", 2, 1j),
+    ("int64", 3, "tensor"), ("bfloat16", nan, 3.4e38), ("int64", 0.5, -inf)])
+def test_the_old_order_takes_alpha_first(name, form, operands):
+    # NOTE [deprecated argument orders]: add(input, Number alpha, other) and sub's alike, with
+    # `other` a tensor or a Python number (PyTorch's parser wraps it)
+    dtype, alpha, other = operands
+
+    def run(L):
+        x = L.tensor([1, 2]).to(getattr(L, dtype))
+        second = L.tensor([1.0, 2.0]) if other == "tensor" else other
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if form == "function":
+                return getattr(L, name)(x, alpha, second)
+            return getattr(x, name)(alpha, second)
+    values_same(*both(run))
+
+
+def test_roll_of_an_empty_tensor_reads_no_dims():
+    for fn in (lambda L: L.zeros(0).roll(1, 1), lambda L: L.zeros(2, 0).roll(1, 7),
+               lambda L: L.zeros(0).roll([1, 2], [0, 3]), lambda L: L.zeros(0).roll(1)):
+        values_same(*both(fn))
+    for L in (ember, torch):      # (shifts and dims must still align; a non-empty tensor's
+        with pytest.raises(RuntimeError, match="must align"):   # dims are still checked)
+            L.zeros(0).roll([1, 2], [0])
+        with pytest.raises(IndexError):
+            L.zeros(3).roll(1, 1)
+
+
+def test_bernoulli_takes_a_one_element_tensor_as_its_float_p():
+    def run(L):
+        return L.tensor([0.5, 0.2]).bernoulli(L.tensor(1.0), generator=L.Generator())
+    values_same(*both(run))
