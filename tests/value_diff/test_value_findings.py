@@ -630,3 +630,16 @@ def test_bernoulli_takes_a_one_element_tensor_as_its_float_p():
     def run(L):
         return L.tensor([0.5, 0.2]).bernoulli(L.tensor(1.0), generator=L.Generator())
     values_same(*both(run))
+
+
+def test_threshold_in_place_writes_through_an_expanded_tensor():
+    # threshold_ is tagged writes_through_repeats: PyTorch writes every repeat (each the same
+    # value); relu_ and the other in-place activations still refuse
+    for fn in (lambda L: L.nn.functional.threshold_(L.tensor([[0.3, -0.7, 1.5]]).expand(2, 3),
+                                                     0.5, 2.0),
+               lambda L: L.nn.functional.threshold(L.tensor([[0.3, -0.7, 1.5]]).expand(2, 3),
+                                                    0.5, 2.0, inplace=True)):
+        same(*both(fn))
+    for L in (ember, torch):
+        with pytest.raises(RuntimeError, match="single memory location"):
+            L.nn.functional.relu_(L.tensor([[0.3, -0.7, 1.5]]).expand(2, 3))
