@@ -643,3 +643,12 @@ def test_threshold_in_place_writes_through_an_expanded_tensor():
     for L in (ember, torch):
         with pytest.raises(RuntimeError, match="single memory location"):
             L.nn.functional.relu_(L.tensor([[0.3, -0.7, 1.5]]).expand(2, 3))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("ends", [(-3.3, 100.7), (0.1, 0.7), (-2.5, 1.3), (0.0, 1.0),
+                                  (1e4, -6e4), (60000.0, 65504.0)])
+@pytest.mark.parametrize("steps", [2, 13, 33, 257, 1000])
+def test_half_linspace_steps_in_the_half_type(dtype, ends, steps):
+    # ember/_ops/creation_ranges._spaced_half: ends, step, indices, products and sums rounded
+    same(*both(lambda L: L.linspace(*ends, steps, dtype=getattr(L, dtype))))
