@@ -626,10 +626,13 @@ def test_roll_of_an_empty_tensor_reads_no_dims():
             L.zeros(3).roll(1, 1)
 
 
-def test_bernoulli_takes_a_one_element_tensor_as_its_float_p():
+def test_bernoulli_takes_a_zero_dim_tensor_as_its_float_p():
     def run(L):
         return L.tensor([0.5, 0.2]).bernoulli(L.tensor(1.0), generator=L.Generator())
     values_same(*both(run))
+    for L in (ember, torch):      # (a 1-d tensor of one element is not a float there)
+        with pytest.raises(TypeError):
+            L.tensor([0.5]).bernoulli(L.tensor([1.0]), generator=L.Generator())
 
 
 def test_threshold_in_place_writes_through_an_expanded_tensor():
