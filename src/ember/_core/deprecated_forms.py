@@ -50,8 +50,9 @@ def bind(op, name: str, method: bool, positional: tuple, keywords: dict) -> tupl
         keywords["self"] = keywords.pop("input")
     leading = positional[:1] if method else ()
     given = positional[1:] if method else positional
+    number_tensors = op.name in _NUMBERS_AS_TENSORS
     for number, signature in enumerate(_signatures(op, method)):
-        bound = _try(signature, given, keywords)
+        bound = _try(signature, given, keywords, number_tensors and number > 0)
         if bound is not None:
             if number:
                 _warn(op, name, method, signature)
@@ -100,7 +101,12 @@ def _text(op, signature, method, with_out) -> str:
     return f"({', '.join(parts)})"
 
 
-def _try(signature, given, keywords):
+# Ops whose old orders take a Python number where the order names a Tensor (PyTorch's parser
+# wraps it: torch.add(x, 2, 3) is x + 2 * 3).
+_NUMBERS_AS_TENSORS = frozenset({"add.Tensor"})
+
+
+def _try(signature, given, keywords, number_tensors=False):
     """{name: value} when the call binds to `signature` with every argument of its kind."""
     positional_names = [p[0] for p in signature if not p[2]]
     if len(given) > len(positional_names):
@@ -116,7 +122,8 @@ def _try(signature, given, keywords):
             if not has_default:
                 return None
             continue
-        if not _fits(base, bound[param_name]):
+        if not _fits(base, bound[param_name]) and not (
+                number_tensors and base == "Tensor" and _fits("Scalar", bound[param_name])):
             return None
     return bound
 

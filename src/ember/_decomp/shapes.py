@@ -124,6 +124,8 @@ def tile(self, dims):
 def roll(self, shifts, dims=()):
     shifts = [shifts] if isinstance(shifts, int) else list(shifts)
     dims = [dims] if isinstance(dims, int) else list(dims)
+    if self.numel() == 0:        # (an empty tensor's dims are not checked: _ops/shape.py)
+        return aten.clone.default(self)
     if not dims:
         flat = aten.reshape.default(self, [-1])
         return aten.view.default(roll(flat, shifts, [0]), list(self.shape))

@@ -218,6 +218,9 @@ def _spaced(start, end, steps, dtype, kernel_name):
         return np.array([start], dtype=work)
     if dtype is dt.float32 and work is np.float64 and kernel_name == "linspace_cpu":
         return _spaced_float32(start, end, steps)
+    if dtype in (dt.float16, dt.bfloat16) and work is np.float64 and \
+            kernel_name == "linspace_cpu":
+        return _spaced_half(start, end, steps, dtype._np)
     step = (end - start) / max(steps - 1, 1)
     index = np.arange(steps, dtype=np.float64)
     half = steps // 2
@@ -236,6 +239,21 @@ def _spaced_float32(start, end, steps):
     values = np.where(index < half, np.float64(low) + step * index,
                       np.float64(high) - step * (steps - 1 - index))
     return values.astype(np.float32).astype(np.float64)
+
+
+def _spaced_half(start, end, steps, half):
+    """float16 / bfloat16 linspace as PyTorch's CPU kernel computes it: every step in the
+    half type (the ends, the step, the indices, each product and sum rounded to it)."""
+    def rounded(values):
+        return np.asarray(values, dtype=np.float32).astype(half).astype(np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        low, high = rounded(start), rounded(end)
+        step = rounded(rounded(high - low) / rounded(steps - 1))
+        index = np.arange(steps)
+        half_way = steps // 2
+        values = np.where(index < half_way, rounded(low + rounded(rounded(index) * step)),
+                          rounded(high - rounded(rounded(steps - 1 - index) * step)))
+    return values.astype(np.float64)
 
 
 def _spaced_dtype(start, end, dtype):

@@ -298,8 +298,11 @@ def softplus(xp, self, beta=1, threshold=20):
 
 # --------------------------------------------------------------------------- threshold
 
+# (threshold_ writes through an expanded tensor's repeats, as PyTorch's does: every repeat of
+# an element reads the same value and so writes the same result)
 @register_op("threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor",
              kind="pointwise", method=False, inplace=True, saves=_SELF,
+             tags=("writes_through_repeats",),
              derivatives={"self": lambda c: threshold_backward_of(c.grad, c.self,
                                                                    c.threshold)})
 def threshold(xp, self, threshold, value):

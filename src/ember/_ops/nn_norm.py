@@ -22,6 +22,7 @@ from ember._backends.meta import suggested_strides
 from ember._core import dtype as dt
 from ember._core.checks import _check
 from ember._core.dispatch import call
+from ember._core.layout import CHANNELS_LAST, CHANNELS_LAST_3D, CONTIGUOUS, is_contiguous_as
 from ember._core.registry import OPS, register_op
 from ember._core.shape import size_at
 from ember._ops import nn_norm_double as double
@@ -129,18 +130,28 @@ def native_batch_norm(xp, input, weight, bias, running_mean, running_var, traini
         count = rows.shape[0] * rows.shape[2]
         scale_by = compute_dtype.type(1 / count) if count else compute_dtype.type(np.nan)
         mean = _channel_sums(rows) * scale_by
-        if input.dtype == np.float32 and xp is np and not bool(np.isfinite(mean).all()):
-            # A float32 sum of values near its largest that cancel (3e38 - 3e38 ...) may
-            # overflow in one order and not in another (PyTorch's cascade): a finite mean is
-            # taken where float64 sums find one. (Not for bfloat16 input: PyTorch sums it in
-            # float32 straight, so two values of 3.4e38 in a channel make its mean inf and
-            # the channel NaN.)
+        if input.dtype == np.float32 and xp is np and not bool(np.isfinite(mean).all()) \
+                and input.flags.c_contiguous:
+            # PyTorch sums a contiguous float32 input's channels in float64 (an input in
+            # channels-last or in no memory format, and bfloat16 input, in float32 straight,
+            # so two values of 3.4e38 in a channel make its mean inf and the channel NaN):
+            # a finite mean is taken where the float64 sum finds one.
             wide = rows.sum(axis=(0, 2), dtype=np.float64) * (1 / count if count else np.nan)
             mean = np.where(np.isfinite(mean) | ~np.isfinite(wide.astype(np.float32)), mean,
                             wide.astype(np.float32))
         out = rows - mean[:, None]
         var = _channel_dots(xp, out, out) * scale_by
         invstd = 1 / xp.sqrt(var + compute_dtype.type(eps))
+        if input.dtype == np.float32 and xp is np and not bool(np.isfinite(var).all()) \
+                and not _dense_in_a_memory_format(input):
+            # For an input in neither memory format PyTorch accumulates float32 statistics
+            # in float64 (for the others in float32): a variance past float32's largest
+            # (values near 3e38) still gives a finite invstd (1e-38), which
+            # NOTE [batch norm output by layout] then multiplies.
+            wide = rows.astype(np.float64) - mean.astype(np.float64)[:, None]
+            wide_var = (wide * wide).sum(axis=(0, 2)) * (1 / count if count else np.nan)
+            invstd = np.where(np.isfinite(var), invstd,
+                              (1 / np.sqrt(wide_var + eps)).astype(np.float32))
         if running_mean is not None:
             running_mean *= 1 - momentum
             running_mean += (momentum * mean).astype(running_mean.dtype)
@@ -148,30 +159,64 @@ def native_batch_norm(xp, input, weight, bias, running_mean, running_var, traini
             unbiased = var * (count / (count - 1)) if count > 1 else var * np.inf
             running_var *= 1 - momentum
             running_var += (momentum * unbiased).astype(running_var.dtype)
-        # The output is x * scale + shift (shift = bias - mean * scale), as PyTorch's kernel
-        # forms it: where the variance overflowed, scale is 0 and every finite x gives 0;
-        # (x - mean) * scale would give NaN where x - mean overflowed.
-        scale = (invstd if weight is None else invstd * weight).astype(compute_dtype,
-                                                                       copy=False)
-        shift = -mean * scale
-        if bias is not None:
-            shift += bias.astype(compute_dtype, copy=False)
-        xp.multiply(rows, scale[:, None], out=out)
-        out += shift[:, None]
+        out = _normalized(xp, input, rows, mean, invstd, weight, bias, out=out)
         out = out.reshape(x.shape)
         saved = (mean.astype(input.dtype), invstd.astype(input.dtype))
     else:
-        shape = _channel_shape(x.ndim, channels)
         invstd = 1 / xp.sqrt(running_var.astype(compute_dtype) + compute_dtype.type(eps))
-        scale = invstd if weight is None else invstd * weight
-        shift = -running_mean * scale
-        if bias is not None:
-            shift = shift + bias
-        out = x * scale.reshape(shape).astype(compute_dtype, copy=False)
-        out += shift.reshape(shape).astype(compute_dtype, copy=False)
+        out = _normalized(xp, input, _as_rows(x), running_mean.astype(compute_dtype),
+                          invstd, weight, bias).reshape(x.shape)
         empty = xp.empty((0,), input.dtype)
         saved = (empty, empty.copy())
     return (out.astype(input.dtype, copy=False),) + saved
+
+
+def _normalized(xp, input, rows, mean, invstd, weight, bias, out=None):
+    """NOTE [batch norm output by layout]: the normalised output, formed as PyTorch forms it for
+    the input's layout. A contiguous input (either memory format) goes through one fused
+    multiply-add per element, x * scale + shift in the compute dtype (scale = invstd * weight,
+    shift = bias - mean * scale); any other layout through ((x - mean) * invstd) * weight + bias,
+    each step rounded to the input's dtype. The two differ where a step overflows (a running
+    mean of -3.4e38: NaN at x = -inf in the first, -inf in the second) and, for the half types,
+    in the last bits. `rows` is the input in the compute dtype seen as (N, C, L)."""
+    if not _dense_in_a_memory_format(input):
+        dtype = input.dtype.type
+        shape = (1, -1, 1)
+        result = (xp.asarray(input.reshape(rows.shape)) - mean.astype(dtype).reshape(shape)) * \
+            invstd.astype(dtype).reshape(shape)
+        if weight is not None:
+            result = result * weight.astype(dtype, copy=False).reshape(shape)
+        if bias is not None:
+            result = result + bias.astype(dtype, copy=False).reshape(shape)
+        return result
+    compute = rows.dtype
+    scale = (invstd if weight is None else invstd * weight).astype(compute, copy=False)
+    shift = -mean * scale
+    if bias is not None:
+        shift += bias.astype(compute, copy=False)
+    if out is None:
+        out = xp.empty_like(rows)
+    xp.multiply(rows, scale[:, None], out=out)
+    out += shift[:, None]
+    # Without the fused multiply-add, x * scale may round to an infinity that a shift would
+    # pull back to a finite sum (or inf + -inf = NaN): possible only where a shift is not
+    # finite or exceeds half a unit of float32's largest value (2 ** 103), and then seen as a
+    # non-finite output (a non-finite sum of the outputs: a pass without a temporary); there
+    # the sum is taken again in float64 (exact products of float32 values).
+    if compute != np.float64 and xp is np and not (
+            np.isfinite(shift).all() and np.all(np.abs(shift) < 2.0 ** 100)) and \
+            not np.isfinite(np.add.reduce(out, axis=None)):
+        wide = rows.astype(np.float64) * scale.astype(np.float64)[:, None] + \
+            shift.astype(np.float64)[:, None]
+        out[...] = wide
+    return out
+
+
+def _dense_in_a_memory_format(a):
+    """Whether PyTorch sees the array as contiguous in its rank's memory formats."""
+    strides = tuple(s // a.itemsize for s in a.strides)
+    return is_contiguous_as(a.shape, strides, CONTIGUOUS) or any(
+        is_contiguous_as(a.shape, strides, name) for name in (CHANNELS_LAST, CHANNELS_LAST_3D))
 
 
 def _as_rows(x):

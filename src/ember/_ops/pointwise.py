@@ -18,7 +18,7 @@ import numpy as np
 
 from ember._core import arguments, dispatch
 from ember._core import dtype as dt
-from ember._core.checks import _check, _check_type
+from ember._core.checks import _check, _check_type, _warn_once
 from ember._core.dispatch import UnsupportedOperand, call, call_inplace, call_out
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
@@ -168,19 +168,42 @@ _SUB_OP = OPS["sub.Tensor"]
 _RSUB_OP = OPS["rsub.Tensor"]
 
 
-def sub_function(input, other, *, alpha=1, out=None):
+def _old_sub_order(name, other, more, alpha, method):
+    """(alpha, other) of a call in the old order sub(input, Number alpha, other), which
+    PyTorch's parser still accepts (with a warning), `other` a tensor or a number
+    (NOTE [deprecated argument orders])."""
+    _check_type(len(more) == 1 and type(alpha) is int and alpha == 1 and (
+        isinstance(other, (int, float, complex, np.number)) or
+        isinstance(other, dispatch.Tensor) and other.ndim == 0 and not other.requires_grad)
+        and isinstance(more[0], (dispatch.Tensor, int, float, complex, np.number)), lambda: (
+        f"{name}() received an invalid combination of arguments - got "
+        f"{len(more) + 2 - method} positional arguments, but expected (Tensor other, *, "
+        "Number alpha = 1) or (Number alpha, Tensor other)"))
+    shown = "" if method else "Tensor input, "
+    _warn_once(f"deprecated form {name} alpha, other", lambda: (
+        f"This overload of {name} is deprecated:\n\t{name}({shown}Number alpha, Tensor other)\n"
+        f"Consider using one of the following signatures instead:\n\t{name}({shown}"
+        "Tensor other, *, Number alpha = 1)"))
+    return other, more[0]
+
+
+def sub_function(input, other, *more, alpha=1, out=None):
     """sub(input, other, *, alpha=1, out=None) -> Tensor: input - alpha * other."""
     if _state.entry and _wants(locals()):
         return _handle(sub_function, locals())
+    if more:
+        alpha, other = _old_sub_order("sub", other, more, alpha, False)
     _check_sub(input, other)
     if out is None:
         return call(_SUB_OP, (input, other, alpha))
     return call_out(_SUB_OP, (input, other, alpha), out)
 
 
-def sub_inplace(self, other, *, alpha=1):
+def sub_inplace(self, other, *more, alpha=1):
     if _state.entry and _wants(locals()):
         return _handle(sub_inplace, locals())
+    if more:
+        alpha, other = _old_sub_order("sub_", other, more, alpha, True)
     _check_sub(self, other)
     return call_inplace(_SUB_OP, (self, other, alpha))
 

@@ -565,6 +565,8 @@ def bernoulli(input, p=NOT_GIVEN, *, generator=None, out=None):
                                "got p=None, but expected a float p or none")
     if p is NOT_GIVEN:
         return run_factory_op(OPS["bernoulli"], (input, generator), False, out)
+    if isinstance(p, dispatch.Tensor) and p.ndim == 0 and not p.requires_grad:
+        p = arguments.float_(p, ("bernoulli", "p", None))   # (0-d: a float p, as PyTorch's parser)
     return run_factory_op(OPS["bernoulli.p"], (input, p, generator), False, out)
 
 

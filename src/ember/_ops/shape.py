@@ -77,7 +77,9 @@ def flipud(xp, self):
     return _fresh(xp, xp.flip(self, 0))
 
 
-def _roll_args(ndim, shifts, dims):
+def _roll_args(ndim, shifts, dims, empty=False):
+    """(shifts, wrapped dims or None); an empty tensor's dims are not checked against its
+    rank (PyTorch returns an empty tensor's copy before looking at them)."""
     shifts = (shifts,) if isinstance(shifts, int) else tuple(int(s) for s in shifts)
     dims = (dims,) if isinstance(dims, int) else tuple(dims or ())
     _check(len(shifts) > 0, "`shifts` required")
@@ -87,16 +89,18 @@ def _roll_args(ndim, shifts, dims):
         return shifts, None
     _check(len(shifts) == len(dims), lambda: (
         f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}"))
+    if empty:
+        return shifts, tuple(dims)
     return shifts, tuple(wrap_dim(d, ndim) for d in dims)
 
 
 def _roll_meta(self, shifts, dims=()):
-    _roll_args(self.ndim, shifts, dims)
+    _roll_args(self.ndim, shifts, dims, self.size == 0)
     return (self.shape, self.dtype)
 
 
 def _roll_back(c):
-    shifts, _ = _roll_args(c.grad.ndim, c.shifts, c.dims)
+    shifts, _ = _roll_args(c.grad.ndim, c.shifts, c.dims, c.grad.numel() == 0)
     return _call("roll", c.grad, tuple(-s for s in shifts), c.dims)
 
 
@@ -104,7 +108,9 @@ def _roll_back(c):
              meta=_roll_meta, varargs=False, saves=(), derivatives={"self": _roll_back})
 def roll(xp, self, shifts, dims=()):
     """roll(input, shifts, dims=None) -> Tensor: rotate elements along dims (or flattened)."""
-    shifts, axes = _roll_args(self.ndim, shifts, dims)
+    shifts, axes = _roll_args(self.ndim, shifts, dims, self.size == 0)
+    if self.size == 0:
+        return _fresh(xp, self.copy())
     if axes is None:
         return _fresh(xp, xp.roll(self.reshape(-1), shifts[0]).reshape(self.shape))
     return _fresh(xp, xp.roll(self, shifts, axes))

@@ -111,14 +111,18 @@ def _attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable
         key = key.repeat_interleave(repeats, -3)
         value = value.repeat_interleave(repeats, -3)
     scores = ember.matmul(query * factor, key.transpose(-2, -1))
+    # NOTE [attention masks add]: a boolean or causal mask is added as 0 / -inf, as PyTorch
+    # does, not written over the scores: a NaN or +inf score at a masked position still makes
+    # NaN (NaN + -inf, inf + -inf), and so a NaN row.
     if is_causal:
         keep = ember.ones((target, source), dtype=ember.bool, device=query.device).tril()
-        scores = scores.masked_fill(keep.logical_not(), float("-inf"))
-    elif attn_mask is not None:
+        attn_mask = keep
+    if attn_mask is not None:
         if attn_mask.dtype == ember.bool:
-            scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
-        else:
-            scores = scores + attn_mask
+            attn_mask = ember.zeros(attn_mask.shape, dtype=scores.dtype,
+                                    device=scores.device).masked_fill(attn_mask.logical_not(),
+                                                                      float("-inf"))
+        scores = scores + attn_mask
     # (NOTE [fully masked rows]: PyTorch's attention gives zeros for a row of -inf scores
     # whether a mask, the causal rule or the inputs' own values made them so; a plain tensor's
     # scores are looked at once, and tensors without data (meta, subclasses such as fake

@@ -94,6 +94,14 @@ class MultiheadAttention(Module):
         """(attention output, weights or None); inputs (L, N, E) (or (N, L, E) with
         batch_first, or unbatched (L, E)). Masks: True or -inf marks a position left out."""
         batched = query.dim() == 3
+        # NOTE [attention's inference path]: PyTorch answers an inference call (eval mode, no
+        # gradient wanted, batch_first self-attention on one 3-d tensor, the default
+        # projections, masks boolean if any) with its fused kernel, whose softmax is the
+        # plain one: a fully masked row is NaN there, where scaled_dot_product_attention
+        # (NOTE [fully masked rows]) gives zeros. Such a call takes the path that forms the
+        # weights (a plain softmax) whether or not they are returned.
+        fused = not self.training and self._inference_path(query, key, value, batched,
+                                                            key_padding_mask, attn_mask)
         key_padding_mask = _attention._canonical_mask(
             key_padding_mask, "key_padding_mask", _attention._none_or_dtype(attn_mask),
             "attn_mask", query.dtype)
@@ -114,13 +122,28 @@ class MultiheadAttention(Module):
             query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
             self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
             self.out_proj.weight, self.out_proj.bias, training=self.training,
-            key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
+            key_padding_mask=key_padding_mask, need_weights=need_weights or fused,
+            attn_mask=attn_mask,
             use_separate_proj_weight=separate, q_proj_weight=self.q_proj_weight,
             k_proj_weight=self.k_proj_weight, v_proj_weight=self.v_proj_weight,
             average_attn_weights=average_attn_weights, is_causal=is_causal)
+        if not need_weights:
+            weights = None
         if self.batch_first and batched:
             return output.transpose(1, 0), weights
         return output, weights
+
+    def _inference_path(self, query, key, value, batched, key_padding_mask, attn_mask) -> bool:
+        """NOTE [attention's inference path] (the training flag checked by the caller)."""
+        if not (self.batch_first and batched and query is key and key is value and
+                self._qkv_same_embed_dim and self.in_proj_bias is not None and
+                self.bias_k is None and not self.add_zero_attn):
+            return False
+        if any(mask is not None and mask.dtype != ember.bool
+               for mask in (key_padding_mask, attn_mask)):
+            return False
+        return not ember.is_grad_enabled() or not (
+            query.requires_grad or any(p.requires_grad for p in self.parameters()))
 
     def merge_masks(self, attn_mask, key_padding_mask, query):
         """One additive mask of shape (N, H, L, S) from an attention mask and a padding mask,
