@@ -154,6 +154,7 @@ def test_top_level_functions_exist_as_in_torch():
 
 WINOGRAD_CASES = [
     ("Conv2d", (32, 32, 3), {"padding": 1}, (2, 32, 32, 32)),
+    ("Conv2d", (96, 96, 3), {"padding": 1, "bias": False}, (2, 96, 32, 32)),
     ("Conv2d", (32, 40, 3), {"padding": (0, 2), "bias": False}, (2, 32, 33, 30)),
     ("ConvTranspose2d", (32, 32, 3), {"padding": 1}, (2, 32, 31, 32)),
 ]
@@ -164,11 +165,15 @@ WINOGRAD_CASES = [
                          ids=[f"{c[0]}-{i}" for i, c in enumerate(WINOGRAD_CASES)])
 def test_winograd_sized_layers_match_torch(name, args, kwargs, shape, dtype, monkeypatch):
     """3x3 stride-1 convolutions with many channels take NOTE [Winograd F(2x2, 3x3)]
-    (forward, input and weight gradients) when BLAS runs one thread."""
-    from ember._ops import nn_conv
+    when BLAS runs one thread: the input gradient from 32 channels, the forward and the
+    weight gradient from more (the 96-channel case)."""
+    from ember._ops import nn_conv, nn_conv_winograd
     monkeypatch.setattr(nn_conv, "intra_op_threads", lambda: 1)
     assert nn_conv._use_winograd((args[1], args[0], 3, 3), (1, 1), (1, 1), 1, shape[0],
                                  (shape[2] - 2, shape[3] - 2))
+    assert nn_conv._use_winograd(
+        (args[1], args[0], 3, 3), (1, 1), (1, 1), 1, shape[0], (shape[2] - 2, shape[3] - 2),
+        nn_conv_winograd.MIN_CHANNEL_PRODUCT_BY_IMAGE) == (args[0] == 96)
     torch_layer = getattr(torch.nn, name)(*args, **kwargs).to(dtype)
     ember_layer = getattr(ember.nn, name)(*args, **kwargs).to(getattr(ember, str(dtype)[6:]))
     tolerance = {"rtol": 1e-4, "atol": 1e-4} if dtype == torch.float32 else {}

@@ -11,6 +11,15 @@ offsets only (prod(kernel) strided slice additions), so no Python loop runs over
 channels or batch, and no unbuffered scatter (np.add.at) is needed. The weight's gradient is
 one more batched matmul against the same column matrix. float16/bfloat16 are computed in
 float32 and rounded once, as PyTorch's CPU kernels do.
+
+NOTE [ungrouped convolution image by image]: with one group the column matrix is laid out
+(N, C * prod(kernel), prod(out)) instead: one image's columns per matrix, so the window view
+is copied without moving the batch axis, the products (O, C k) @ (C k, out) land directly in
+the (N, O, *out) result (no transpose back), the weight's gradient is a sum of per-image
+products whose inner dimension is the image's positions, and the input's gradient folds each
+image's columns while they are in the cache. BLAS runs skinny products (16 or 32 output
+channels) several times faster this way than as one (O, C k) @ (C k, N * out) product
+(measured in benchmarks/bench_conv.py and the ResNet and LeNet training steps).
 """
 from __future__ import annotations
 
@@ -96,15 +105,17 @@ def _transposed_size(in_size, kernel, stride, padding, dilation, output_padding)
                  zip(in_size, kernel, stride, padding, dilation, output_padding))
 
 
-def _use_winograd(weight_shape, stride, dilation, groups, batch, out_size):
+def _use_winograd(weight_shape, stride, dilation, groups, batch, out_size,
+                  min_channels=winograd.MIN_CHANNEL_PRODUCT):
     """NOTE [Winograd F(2x2, 3x3)] pays off once the products are large: enough channels
-    and output tiles for the transforms to cost less than the multiplications they save.
+    (output times input channels at least `min_channels`) and output tiles for the
+    transforms to cost less than the multiplications they save.
     Only with one BLAS thread: its 16 smaller products each synchronise the BLAS threads,
     which cost more than the saved work when cores are shared (measured in
     benchmarks/bench_conv.py at 2 threads)."""
     return (intra_op_threads() == 1
             and winograd.applicable(weight_shape, stride, dilation, groups)
-            and weight_shape[0] * weight_shape[1] >= winograd.MIN_CHANNEL_PRODUCT
+            and weight_shape[0] * weight_shape[1] >= min_channels
             and batch * ((out_size[0] + 1) // 2) * ((out_size[1] + 1) // 2)
             >= winograd.MIN_TILES)
 
@@ -123,10 +134,12 @@ def conv_forward(xp, x, weight, stride, padding, dilation, groups):
     kernel = weight.shape[2:]
     out_size = _out_size(x.shape[2:], kernel, stride, padding, dilation)
     if x.ndim == 4 and x.dtype.kind == "f" and _use_winograd(
-            weight.shape, stride, dilation, groups, x.shape[0], out_size) and \
-            _transform_safe(xp, x):
+            weight.shape, stride, dilation, groups, x.shape[0], out_size,
+            winograd.MIN_CHANNEL_PRODUCT_BY_IMAGE) and _transform_safe(xp, x):
         return winograd.conv3x3(xp, x, weight, padding)
     padded = _zero_padded(xp, x, padding)
+    if groups == 1:
+        return _forward_by_image(xp, padded, weight, stride, dilation, out_size)
     w = _weight_matrices(weight, groups)
     n, positions = x.shape[0], math.prod(out_size)
     parts = _batch_chunks(n, w.shape[0] * w.shape[2] * positions * x.itemsize)
@@ -140,16 +153,86 @@ def conv_forward(xp, x, weight, stride, padding, dilation, groups):
     return _from_groups(xp, out.reshape(w.shape[:2] + (n * positions,)), n, out_size)
 
 
+def _image_columns(xp, x_padded, kernel, stride, dilation, out_size):
+    """The column matrices (N, C * prod(kernel), prod(out)) of a padded input, one per image
+    (NOTE [ungrouped convolution image by image])."""
+    n, c = x_padded.shape[:2]
+    strides = x_padded.strides
+    spatial = strides[2:]
+    window = strided_window(
+        xp, x_padded, (n, c) + tuple(kernel) + tuple(out_size),
+        strides[:2] + tuple(s * d for s, d in zip(spatial, dilation))
+        + tuple(s * st for s, st in zip(spatial, stride)))
+    return xp.ascontiguousarray(window).reshape(n, c * math.prod(kernel), math.prod(out_size))
+
+
+def _forward_by_image(xp, padded, weight, stride, dilation, out_size):
+    """conv_forward with one group: (O, C k) @ each image's columns, into (N, O, *out)."""
+    n, positions = padded.shape[0], math.prod(out_size)
+    w = weight.reshape(weight.shape[0], -1)
+    out = xp.empty((n, w.shape[0], positions), xp.result_type(w, padded))
+    for part in _batch_chunks(n, w.shape[1] * positions * padded.itemsize,
+                              _IMAGE_CHUNK_BYTES):
+        xp.matmul(w, _image_columns(xp, padded[part], weight.shape[2:], stride, dilation,
+                                    out_size), out=out[part])
+    return out.reshape((n, w.shape[0]) + tuple(out_size))
+
+
+def _input_grad_by_image(xp, grad, weight, in_size, stride, padding, dilation, fold_dtype):
+    """conv_input_grad with one group: each image's columns w^T @ grad, folded back while
+    they are in the cache (kernel offsets in order, as the other ways)."""
+    kernel = tuple(weight.shape[2:])
+    n, o = grad.shape[:2]
+    out_size = tuple(grad.shape[2:])
+    channels = weight.shape[1]
+    w_t = weight.reshape(o, -1).T
+    g = grad.reshape(n, o, math.prod(out_size))
+    padded = tuple(i + 2 * p for i, p in zip(in_size, padding))
+    acc = xp.zeros((n, channels) + padded, fold_dtype or xp.result_type(w_t, g))
+    for part in _batch_chunks(n, w_t.shape[0] * g.shape[2] * grad.itemsize,
+                              _IMAGE_CHUNK_BYTES):
+        cols = xp.matmul(w_t, g[part]).reshape((-1, channels) + kernel + out_size)
+        if fold_dtype is not None:
+            cols = cols.astype(fold_dtype)
+        images = acc[part]
+        for offset in np.ndindex(*kernel):
+            target = (slice(None), slice(None)) + tuple(
+                slice(k * d, k * d + s * (m - 1) + 1, s)
+                for k, d, s, m in zip(offset, dilation, stride, out_size))
+            images[target] += cols[(slice(None), slice(None)) + offset]
+    crop = (slice(None), slice(None)) + tuple(slice(p, p + i) for p, i in zip(padding, in_size))
+    return xp.ascontiguousarray(acc[crop])
+
+
+def _weight_grad_by_image(xp, padded, grad, kernel, stride, dilation):
+    """conv_weight_grad with one group: the sum over images of grad (O, out) @ columns^T."""
+    n, o = grad.shape[:2]
+    out_size = grad.shape[2:]
+    g = grad.reshape(n, o, math.prod(out_size))
+    rows = padded.shape[1] * math.prod(kernel)
+    out = None
+    for part in _batch_chunks(n, rows * g.shape[2] * padded.itemsize, _IMAGE_CHUNK_BYTES):
+        cols = _image_columns(xp, padded[part], kernel, stride, dilation, out_size)
+        product = xp.matmul(g[part], cols.transpose(0, 2, 1)).sum(axis=0)
+        if out is None:
+            out = product
+        else:
+            out += product
+    return out.reshape((o, padded.shape[1]) + tuple(kernel))
+
+
 # NOTE [convolution in batch chunks]: the column matrix is prod(kernel) times the input's
-# size; built and multiplied a few images at a time it stays in the processor's cache
-# instead of going out to memory and back (measured in benchmarks/bench_conv.py: a quarter
-# less time for 3x3 convolutions of 16 channels on 32x32 maps).
+# size; built and multiplied a few images at a time it stays in the core's cache instead of
+# going out to memory and back (measured in benchmarks/bench_conv.py: a quarter less time for
+# 3x3 convolutions of 16 channels on 32x32 maps). The one-group way (NOTE [ungrouped
+# convolution image by image]) takes about a megabyte a chunk, a core's L2 cache.
 _CHUNK_BYTES = 8 << 20
+_IMAGE_CHUNK_BYTES = 1 << 20
 
 
-def _batch_chunks(n, bytes_per_image):
-    """Slices of the batch whose column matrices take about _CHUNK_BYTES each."""
-    per = max(1, _CHUNK_BYTES // max(1, bytes_per_image))
+def _batch_chunks(n, bytes_per_image, budget=_CHUNK_BYTES):
+    """Slices of the batch whose column matrices take about `budget` bytes each."""
+    per = max(1, budget // max(1, bytes_per_image))
     return [slice(start, min(n, start + per)) for start in range(0, n, per)] or [slice(0, 0)]
 
 
@@ -171,6 +254,9 @@ def conv_input_grad(xp, grad, weight, in_size, stride, padding, dilation, groups
     if out_size[-1] <= _SHORT_ROWS:
         return _input_grad_batch_last(xp, grad, w, weight, in_size, stride, padding, dilation,
                                       groups, fold_dtype)
+    if groups == 1:
+        return _input_grad_by_image(xp, grad, weight, in_size, stride, padding, dilation,
+                                    fold_dtype)
     cols = xp.matmul(w.transpose(0, 2, 1), _by_group(xp, grad, groups))
     if fold_dtype is not None:
         cols = cols.astype(fold_dtype)
@@ -222,9 +308,12 @@ def conv_weight_grad(xp, x, grad, kernel, stride, padding, dilation, groups):
     """The gradient of conv_forward with respect to its weight (O, C/g, *kernel)."""
     if x.ndim == 4 and x.dtype.kind == "f" and _use_winograd(
             (grad.shape[1], x.shape[1]) + tuple(kernel), stride, dilation, groups, x.shape[0],
-            grad.shape[2:]) and _transform_safe(xp, x) and _transform_safe(xp, grad):
+            grad.shape[2:], winograd.MIN_CHANNEL_PRODUCT_BY_IMAGE) and \
+            _transform_safe(xp, x) and _transform_safe(xp, grad):
         return winograd.conv3x3_weight_grad(xp, x, grad, padding)
     padded = _zero_padded(xp, x, padding)
+    if groups == 1:
+        return _weight_grad_by_image(xp, padded, grad, kernel, stride, dilation)
     out_size = grad.shape[2:]
     rows = (x.shape[1] // groups) * math.prod(kernel)
     out = None
