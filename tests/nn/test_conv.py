@@ -153,10 +153,9 @@ def test_top_level_functions_exist_as_in_torch():
 
 
 WINOGRAD_CASES = [
-    ("Conv2d", (32, 32, 3), {"padding": 1}, (2, 32, 32, 32)),
-    ("Conv2d", (96, 96, 3), {"padding": 1, "bias": False}, (2, 96, 32, 32)),
-    ("Conv2d", (32, 40, 3), {"padding": (0, 2), "bias": False}, (2, 32, 33, 30)),
-    ("ConvTranspose2d", (32, 32, 3), {"padding": 1}, (2, 32, 31, 32)),
+    ("Conv2d", (96, 96, 3), {"padding": 1}, (2, 96, 32, 32)),
+    ("Conv2d", (96, 100, 3), {"padding": (0, 2), "bias": False}, (2, 96, 33, 30)),
+    ("ConvTranspose2d", (96, 96, 3), {"padding": 1}, (2, 96, 31, 32)),
 ]
 
 
@@ -165,15 +164,11 @@ WINOGRAD_CASES = [
                          ids=[f"{c[0]}-{i}" for i, c in enumerate(WINOGRAD_CASES)])
 def test_winograd_sized_layers_match_torch(name, args, kwargs, shape, dtype, monkeypatch):
     """3x3 stride-1 convolutions with many channels take NOTE [Winograd F(2x2, 3x3)]
-    when BLAS runs one thread: the input gradient from 32 channels, the forward and the
-    weight gradient from more (the 96-channel case)."""
-    from ember._ops import nn_conv, nn_conv_winograd
+    (forward, input and weight gradients) when BLAS runs one thread."""
+    from ember._ops import nn_conv
     monkeypatch.setattr(nn_conv, "intra_op_threads", lambda: 1)
     assert nn_conv._use_winograd((args[1], args[0], 3, 3), (1, 1), (1, 1), 1, shape[0],
                                  (shape[2] - 2, shape[3] - 2))
-    assert nn_conv._use_winograd(
-        (args[1], args[0], 3, 3), (1, 1), (1, 1), 1, shape[0], (shape[2] - 2, shape[3] - 2),
-        nn_conv_winograd.MIN_CHANNEL_PRODUCT_BY_IMAGE) == (args[0] == 96)
     torch_layer = getattr(torch.nn, name)(*args, **kwargs).to(dtype)
     ember_layer = getattr(ember.nn, name)(*args, **kwargs).to(getattr(ember, str(dtype)[6:]))
     tolerance = {"rtol": 1e-4, "atol": 1e-4} if dtype == torch.float32 else {}
@@ -211,3 +206,37 @@ def test_lazy_layer_refuses_wrong_rank():
         torch.nn.LazyConv2d(4, 3)(torch.randn(4, 5))
     with pytest.raises(RuntimeError, match="Expected 3D"):
         ember.nn.LazyConv2d(4, 3)(ember.randn(4, 5))
+
+
+# One-group layers wide enough for NOTE [ungrouped convolution image by image] and NOTE
+# [stride-1 input gradient as a convolution] (16 or more input channels, stride 1, padding at
+# most dilation * (kernel - 1)); the last two keep the folded way (padding past that; stride 2).
+BY_IMAGE_CASES = [
+    ("Conv1d", (16, 8, 3), {"padding": 1, "dilation": 2}, (3, 16, 11)),
+    ("Conv2d", (16, 16, 3), {"padding": 1}, (3, 16, 10, 12)),
+    ("Conv2d", (16, 8, (3, 5)), {"padding": (0, 4), "dilation": (1, 2)}, (2, 16, 9, 12)),
+    ("Conv2d", (20, 12, 1), {"bias": False}, (2, 20, 5, 7)),
+    ("Conv3d", (16, 4, 2), {"padding": 1}, (2, 16, 4, 5, 3)),
+    ("ConvTranspose2d", (8, 16, 3), {"padding": 1}, (2, 8, 9, 10)),
+    ("Conv2d", (16, 8, 3), {"padding": 3}, (2, 16, 9, 10)),
+    ("Conv2d", (16, 8, 3), {"padding": 1, "stride": 2}, (2, 16, 9, 10)),
+]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("name,args,kwargs,shape", BY_IMAGE_CASES,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(BY_IMAGE_CASES)])
+def test_one_group_layers_image_by_image_match_torch(name, args, kwargs, shape, dtype):
+    torch_layer = getattr(torch.nn, name)(*args, **kwargs).to(dtype)
+    ember_layer = getattr(ember.nn, name)(*args, **kwargs).to(getattr(ember, str(dtype)[6:]))
+    tolerance = {"rtol": 1e-4, "atol": 1e-4} if dtype == torch.float32 else {}
+    check_module(torch_layer, ember_layer, torch.randn(shape, dtype=dtype), **tolerance)
+
+
+def test_one_group_convolution_in_several_batch_chunks_matches_torch(monkeypatch):
+    """NOTE [convolution in batch chunks]: a batch larger than one chunk's budget."""
+    from ember._ops import nn_conv
+    monkeypatch.setattr(nn_conv, "_IMAGE_CHUNK_BYTES", 4096)
+    torch_layer = torch.nn.Conv2d(16, 8, 3, padding=1).double()
+    ember_layer = ember.nn.Conv2d(16, 8, 3, padding=1).double()
+    check_module(torch_layer, ember_layer, torch.randn(5, 16, 6, 7, dtype=torch.float64))

@@ -390,15 +390,14 @@ def test_multi_dot_of_three_in_pytorchs_order(dtype):
 
 def test_winograd_keeps_a_non_finite_input_to_the_outputs_that_read_it():
     # NOTE [Winograd F(2x2, 3x3)]'s transforms mix a tile: taken only on transform-safe input
-    from ember._ops import nn_conv, nn_conv_winograd
+    from ember._ops import nn_conv
     x = np.random.default_rng(0).standard_normal((8, 96, 16, 16)).astype(np.float32)
     x[0, 0, 5, 5], x[1, 3, 7, 2] = inf, nan
     w = np.random.default_rng(1).standard_normal((96, 96, 3, 3)).astype(np.float32)
     before = ember.get_num_threads()
     ember.set_num_threads(1)
     try:
-        assert nn_conv._use_winograd(w.shape, (1, 1), (1, 1), 1, 8, (16, 16),
-                                     nn_conv_winograd.MIN_CHANNEL_PRODUCT_BY_IMAGE)
+        assert nn_conv._use_winograd(w.shape, (1, 1), (1, 1), 1, 8, (16, 16))
         got = ember.nn.functional.conv2d(ember.tensor(x), ember.tensor(w), padding=1)
     finally:
         ember.set_num_threads(before)

@@ -105,17 +105,15 @@ def _transposed_size(in_size, kernel, stride, padding, dilation, output_padding)
                  zip(in_size, kernel, stride, padding, dilation, output_padding))
 
 
-def _use_winograd(weight_shape, stride, dilation, groups, batch, out_size,
-                  min_channels=winograd.MIN_CHANNEL_PRODUCT):
+def _use_winograd(weight_shape, stride, dilation, groups, batch, out_size):
     """NOTE [Winograd F(2x2, 3x3)] pays off once the products are large: enough channels
-    (output times input channels at least `min_channels`) and output tiles for the
-    transforms to cost less than the multiplications they save.
+    and output tiles for the transforms to cost less than the multiplications they save.
     Only with one BLAS thread: its 16 smaller products each synchronise the BLAS threads,
     which cost more than the saved work when cores are shared (measured in
     benchmarks/bench_conv.py at 2 threads)."""
     return (intra_op_threads() == 1
             and winograd.applicable(weight_shape, stride, dilation, groups)
-            and weight_shape[0] * weight_shape[1] >= min_channels
+            and weight_shape[0] * weight_shape[1] >= winograd.MIN_CHANNEL_PRODUCT
             and batch * ((out_size[0] + 1) // 2) * ((out_size[1] + 1) // 2)
             >= winograd.MIN_TILES)
 
@@ -134,8 +132,8 @@ def conv_forward(xp, x, weight, stride, padding, dilation, groups):
     kernel = weight.shape[2:]
     out_size = _out_size(x.shape[2:], kernel, stride, padding, dilation)
     if x.ndim == 4 and x.dtype.kind == "f" and _use_winograd(
-            weight.shape, stride, dilation, groups, x.shape[0], out_size,
-            winograd.MIN_CHANNEL_PRODUCT_BY_IMAGE) and _transform_safe(xp, x):
+            weight.shape, stride, dilation, groups, x.shape[0], out_size) and \
+            _transform_safe(xp, x):
         return winograd.conv3x3(xp, x, weight, padding)
     padded = _zero_padded(xp, x, padding)
     if groups == 1:
@@ -204,6 +202,26 @@ def _input_grad_by_image(xp, grad, weight, in_size, stride, padding, dilation, f
     return xp.ascontiguousarray(acc[crop])
 
 
+# Fewer input channels than this make the product's rows too few for BLAS (LeNet's and
+# the ResNet stem's 1 to 6 channels): there the columns are folded back instead.
+_FULL_CONV_CHANNELS = 16
+
+
+def _input_grad_as_forward(xp, grad, weight, padding, dilation):
+    """NOTE [stride-1 input gradient as a convolution]: with stride 1 every input position
+    sums grad * weight over the output positions whose window covers it, which is the
+    convolution of the output's gradient, padded by dilation * (kernel - 1) - padding, with
+    the kernel flipped and its channel axes swapped: a forward (NOTE [ungrouped convolution
+    image by image]), with no column matrix to fold back."""
+    d = weight.ndim - 2
+    flipped = weight[(slice(None), slice(None)) + (slice(None, None, -1),) * d].swapaxes(0, 1)
+    full = tuple(dl * (k - 1) - p for dl, k, p in zip(dilation, weight.shape[2:], padding))
+    padded = _zero_padded(xp, grad, full)
+    out_size = _out_size(grad.shape[2:], flipped.shape[2:], (1,) * d, full, dilation)
+    return _forward_by_image(xp, padded, xp.ascontiguousarray(flipped), (1,) * d, dilation,
+                             out_size)
+
+
 def _weight_grad_by_image(xp, padded, grad, kernel, stride, dilation):
     """conv_weight_grad with one group: the sum over images of grad (O, out) @ columns^T."""
     n, o = grad.shape[:2]
@@ -250,6 +268,10 @@ def conv_input_grad(xp, grad, weight, in_size, stride, padding, dilation, groups
     if grad.ndim == 4 and grad.dtype.kind == "f" and max(padding) <= 2 and _use_winograd(
             weight.shape, stride, dilation, groups, n, in_size) and _transform_safe(xp, grad):
         return winograd.conv3x3_input_grad(xp, grad, weight, in_size, padding)
+    if groups == 1 and fold_dtype is None and weight.shape[1] >= _FULL_CONV_CHANNELS and all(
+            s == 1 for s in stride) and all(
+            d * (k - 1) >= p for d, k, p in zip(dilation, kernel, padding)):
+        return _input_grad_as_forward(xp, grad, weight, padding, dilation)
     w = _weight_matrices(weight, groups)
     if out_size[-1] <= _SHORT_ROWS:
         return _input_grad_batch_last(xp, grad, w, weight, in_size, stride, padding, dilation,
@@ -308,8 +330,7 @@ def conv_weight_grad(xp, x, grad, kernel, stride, padding, dilation, groups):
     """The gradient of conv_forward with respect to its weight (O, C/g, *kernel)."""
     if x.ndim == 4 and x.dtype.kind == "f" and _use_winograd(
             (grad.shape[1], x.shape[1]) + tuple(kernel), stride, dilation, groups, x.shape[0],
-            grad.shape[2:], winograd.MIN_CHANNEL_PRODUCT_BY_IMAGE) and \
-            _transform_safe(xp, x) and _transform_safe(xp, grad):
+            grad.shape[2:]) and _transform_safe(xp, x) and _transform_safe(xp, grad):
         return winograd.conv3x3_weight_grad(xp, x, grad, padding)
     padded = _zero_padded(xp, x, padding)
     if groups == 1:
