@@ -240,3 +240,32 @@ def test_one_group_convolution_in_several_batch_chunks_matches_torch(monkeypatch
     torch_layer = torch.nn.Conv2d(16, 8, 3, padding=1).double()
     ember_layer = ember.nn.Conv2d(16, 8, 3, padding=1).double()
     check_module(torch_layer, ember_layer, torch.randn(5, 16, 6, 7, dtype=torch.float64))
+
+
+@pytest.mark.parametrize("name,args,kwargs,shape", [
+    ("Conv2d", (16, 8, 3), {"padding": 1}, (7, 16, 6, 7)),
+    ("Conv2d", (3, 8, 3), {"stride": 2}, (7, 3, 9, 10)),
+    ("ConvTranspose2d", (8, 16, 3), {"padding": 1}, (7, 8, 5, 6)),
+])
+def test_convolution_chunks_on_threads_give_the_same_bits(name, args, kwargs, shape,
+                                                          monkeypatch):
+    """NOTE [convolution chunks on the intra-op threads]: 1, 2 or 3 threads, same bits, and
+    the values PyTorch gives."""
+    from ember._ops import nn_conv
+    monkeypatch.setattr(nn_conv, "_IMAGE_CHUNK_BYTES", 2048)
+    torch_layer = getattr(torch.nn, name)(*args, **kwargs)
+    x = torch.randn(shape)
+    results = []
+    for threads in (1, 2, 3):
+        monkeypatch.setattr(nn_conv, "intra_op_threads", lambda: threads)
+        layer = getattr(ember.nn, name)(*args, **kwargs)
+        layer.load_state_dict({k: to_ember(v) for k, v in torch_layer.state_dict().items()})
+        e_x = to_ember(x).requires_grad_()
+        out = layer(e_x)
+        (out * out).sum().backward()
+        results.append([out.detach().numpy(), e_x.grad.numpy(), layer.weight.grad.numpy()])
+    for other in results[1:]:
+        for a, b in zip(results[0], other):
+            assert a.tobytes() == b.tobytes()
+    check_module(torch_layer, getattr(ember.nn, name)(*args, **kwargs), x, rtol=1e-4,
+                 atol=1e-4)

@@ -33,7 +33,8 @@ from ember._core.checks import _check, _check_not_implemented
 from ember._core.dispatch import call
 from ember._core.layout import strided_window
 from ember._core.registry import OPS, register_op
-from ember._core.threads import intra_op_threads
+from ember._core.fp_errors import run_quietly
+from ember._core.threads import intra_op_threads, parallel_map
 from ember._ops import nn_conv_winograd as winograd
 from ember._ops.linalg import cxx
 
@@ -169,10 +170,12 @@ def _forward_by_image(xp, padded, weight, stride, dilation, out_size):
     n, positions = padded.shape[0], math.prod(out_size)
     w = weight.reshape(weight.shape[0], -1)
     out = xp.empty((n, w.shape[0], positions), xp.result_type(w, padded))
-    for part in _batch_chunks(n, w.shape[1] * positions * padded.itemsize,
-                              _IMAGE_CHUNK_BYTES):
+
+    def chunk(part):
         xp.matmul(w, _image_columns(xp, padded[part], weight.shape[2:], stride, dilation,
                                     out_size), out=out[part])
+    _each_chunk(xp, chunk, _batch_chunks(n, w.shape[1] * positions * padded.itemsize,
+                                         _IMAGE_CHUNK_BYTES))
     return out.reshape((n, w.shape[0]) + tuple(out_size))
 
 
@@ -187,8 +190,8 @@ def _input_grad_by_image(xp, grad, weight, in_size, stride, padding, dilation, f
     g = grad.reshape(n, o, math.prod(out_size))
     padded = tuple(i + 2 * p for i, p in zip(in_size, padding))
     acc = xp.zeros((n, channels) + padded, fold_dtype or xp.result_type(w_t, g))
-    for part in _batch_chunks(n, w_t.shape[0] * g.shape[2] * grad.itemsize,
-                              _IMAGE_CHUNK_BYTES):
+
+    def chunk(part):
         cols = xp.matmul(w_t, g[part]).reshape((-1, channels) + kernel + out_size)
         if fold_dtype is not None:
             cols = cols.astype(fold_dtype)
@@ -198,6 +201,8 @@ def _input_grad_by_image(xp, grad, weight, in_size, stride, padding, dilation, f
                 slice(k * d, k * d + s * (m - 1) + 1, s)
                 for k, d, s, m in zip(offset, dilation, stride, out_size))
             images[target] += cols[(slice(None), slice(None)) + offset]
+    _each_chunk(xp, chunk, _batch_chunks(n, w_t.shape[0] * g.shape[2] * grad.itemsize,
+                                         _IMAGE_CHUNK_BYTES))
     crop = (slice(None), slice(None)) + tuple(slice(p, p + i) for p, i in zip(padding, in_size))
     return xp.ascontiguousarray(acc[crop])
 
@@ -228,16 +233,38 @@ def _weight_grad_by_image(xp, padded, grad, kernel, stride, dilation):
     out_size = grad.shape[2:]
     g = grad.reshape(n, o, math.prod(out_size))
     rows = padded.shape[1] * math.prod(kernel)
-    out = None
-    for part in _batch_chunks(n, rows * g.shape[2] * padded.itemsize, _IMAGE_CHUNK_BYTES):
+
+    def chunk(part):
         cols = _image_columns(xp, padded[part], kernel, stride, dilation, out_size)
-        product = xp.matmul(g[part], cols.transpose(0, 2, 1)).sum(axis=0)
-        if out is None:
-            out = product
-        else:
-            out += product
+        return xp.matmul(g[part], cols.transpose(0, 2, 1)).sum(axis=0)
+    # The chunks' products added in the chunks' order, whichever threads made them.
+    products = _each_chunk(xp, chunk, _batch_chunks(n, rows * g.shape[2] * padded.itemsize,
+                                                    _IMAGE_CHUNK_BYTES))
+    out = products[0]
+    for product in products[1:]:
+        out += product
     return out.reshape((o, padded.shape[1]) + tuple(kernel))
 
+
+def _each_chunk(xp, fn, parts):
+    """[fn(part) for part in parts]: NOTE [convolution chunks on the intra-op threads]."""
+    threads = min(intra_op_threads(), len(parts))
+    if threads < 2 or xp is not np:
+        return [fn(part) for part in parts]
+    # Contiguous runs of chunks, one per thread; each chunk's work is the same whichever
+    # thread runs it, so results do not depend on the thread count.
+    runs = [parts[len(parts) * i // threads:len(parts) * (i + 1) // threads]
+            for i in range(threads)]
+    done = parallel_map(lambda run: run_quietly(lambda: [fn(part) for part in run]), runs)
+    return [result for results in done for result in results]
+
+
+# NOTE [convolution chunks on the intra-op threads]: with more than one intra-op thread
+# (`set_num_threads`) the batch chunks of the one-group way run on ember's pool (NumPy and
+# BLAS release the GIL), a contiguous run of chunks per thread. The chunks are cut by size
+# alone and each image's result is computed the same way on any thread; the weight's
+# gradient adds the chunks' products in chunk order. So results are the same bits at any
+# thread count.
 
 # NOTE [convolution in batch chunks]: the column matrix is prod(kernel) times the input's
 # size; built and multiplied a few images at a time it stays in the core's cache instead of
