@@ -9,6 +9,9 @@ forward alone under no_grad):
   relu -> Conv2d(16, 32, 3, stride=2) -> relu on (64, 1, 28, 28). (Pooling layers belong to
   another family; strided convolutions downsample instead.)
 - "3x3 conv 64->64": Conv2d(64, 64, 3, padding=1) on (32, 64, 32, 32).
+- "ResNet-width stack": the small ResNet's narrow layers, Conv2d(16, 16, 3, padding=1) ->
+  relu -> Conv2d(16, 32, 3, stride=2, padding=1) -> relu -> Conv2d(32, 32, 3, padding=1) on
+  (32, 16, 32, 32).
 """
 from __future__ import annotations
 
@@ -18,8 +21,9 @@ import subprocess
 import sys
 import time
 
-CASES = ("lenet", "conv3x3")
-TITLES = {"lenet": "LeNet-style stack, (64,1,28,28)", "conv3x3": "3x3 conv 64->64, (32,64,32,32)"}
+CASES = ("lenet", "conv3x3", "narrow")
+TITLES = {"lenet": "LeNet-style stack, (64,1,28,28)", "conv3x3": "3x3 conv 64->64, (32,64,32,32)",
+          "narrow": "ResNet-width stack, (32,16,32,32)"}
 
 
 def _model(lib, case):
@@ -28,13 +32,17 @@ def _model(lib, case):
         layers = [nn.Conv2d(1, 6, 5, padding=2), nn.Conv2d(6, 16, 5, stride=2),
                   nn.Conv2d(16, 32, 3, stride=2)]
         shape = (64, 1, 28, 28)
+    elif case == "narrow":
+        layers = [nn.Conv2d(16, 16, 3, padding=1), nn.Conv2d(16, 32, 3, stride=2, padding=1),
+                  nn.Conv2d(32, 32, 3, padding=1)]
+        shape = (32, 16, 32, 32)
     else:
         layers = [nn.Conv2d(64, 64, 3, padding=1)]
         shape = (32, 64, 32, 32)
 
     def forward(x):
         for layer in layers:
-            x = lib.relu(layer(x)) if case == "lenet" else layer(x)
+            x = lib.relu(layer(x)) if case != "conv3x3" else layer(x)
         return x
     return forward, shape
 

@@ -148,14 +148,17 @@ def is_warn_always_enabled() -> bool:
 # --------------------------------------------------------------------------- threads
 
 def set_num_threads(num: int) -> None:
-    """Limit the threads the BLAS and OpenMP pools use (through threadpoolctl)."""
+    """ember's intra-op thread count: its own pool's (NOTE [convolution chunks on the
+    intra-op threads], the large sums) and, through threadpoolctl, the BLAS libraries' its
+    kernels call (NumPy's and SciPy's), as PyTorch sets its OpenMP and MKL pools. Other
+    libraries' OpenMP runtimes are left as they are."""
     # RuntimeError for a wrong type too, as PyTorch raises.
     _check(isinstance(num, int) and not isinstance(num, bool), lambda: (
         f"set_num_threads expects an int, but got {type(num).__name__}"))
     _check(num > 0, "set_num_threads expects a positive integer")
     from threadpoolctl import threadpool_limits
     with _lock:
-        limiter = threadpool_limits(limits=num)
+        limiter = threadpool_limits(limits=num, user_api="blas")
         switches.num_threads = (num, limiter)
         from ember._core.threads import set_intra_op_threads
         set_intra_op_threads(num)

@@ -153,9 +153,9 @@ def test_top_level_functions_exist_as_in_torch():
 
 
 WINOGRAD_CASES = [
-    ("Conv2d", (32, 32, 3), {"padding": 1}, (2, 32, 32, 32)),
-    ("Conv2d", (32, 40, 3), {"padding": (0, 2), "bias": False}, (2, 32, 33, 30)),
-    ("ConvTranspose2d", (32, 32, 3), {"padding": 1}, (2, 32, 31, 32)),
+    ("Conv2d", (96, 96, 3), {"padding": 1}, (2, 96, 32, 32)),
+    ("Conv2d", (96, 100, 3), {"padding": (0, 2), "bias": False}, (2, 96, 33, 30)),
+    ("ConvTranspose2d", (96, 96, 3), {"padding": 1}, (2, 96, 31, 32)),
 ]
 
 
@@ -206,3 +206,66 @@ def test_lazy_layer_refuses_wrong_rank():
         torch.nn.LazyConv2d(4, 3)(torch.randn(4, 5))
     with pytest.raises(RuntimeError, match="Expected 3D"):
         ember.nn.LazyConv2d(4, 3)(ember.randn(4, 5))
+
+
+# One-group layers wide enough for NOTE [ungrouped convolution image by image] and NOTE
+# [stride-1 input gradient as a convolution] (16 or more input channels, stride 1, padding at
+# most dilation * (kernel - 1)); the last two keep the folded way (padding past that; stride 2).
+BY_IMAGE_CASES = [
+    ("Conv1d", (16, 8, 3), {"padding": 1, "dilation": 2}, (3, 16, 11)),
+    ("Conv2d", (16, 16, 3), {"padding": 1}, (3, 16, 10, 12)),
+    ("Conv2d", (16, 8, (3, 5)), {"padding": (0, 4), "dilation": (1, 2)}, (2, 16, 9, 12)),
+    ("Conv2d", (20, 12, 1), {"bias": False}, (2, 20, 5, 7)),
+    ("Conv3d", (16, 4, 2), {"padding": 1}, (2, 16, 4, 5, 3)),
+    ("ConvTranspose2d", (8, 16, 3), {"padding": 1}, (2, 8, 9, 10)),
+    ("Conv2d", (16, 8, 3), {"padding": 3}, (2, 16, 9, 10)),
+    ("Conv2d", (16, 8, 3), {"padding": 1, "stride": 2}, (2, 16, 9, 10)),
+]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("name,args,kwargs,shape", BY_IMAGE_CASES,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(BY_IMAGE_CASES)])
+def test_one_group_layers_image_by_image_match_torch(name, args, kwargs, shape, dtype):
+    torch_layer = getattr(torch.nn, name)(*args, **kwargs).to(dtype)
+    ember_layer = getattr(ember.nn, name)(*args, **kwargs).to(getattr(ember, str(dtype)[6:]))
+    tolerance = {"rtol": 1e-4, "atol": 1e-4} if dtype == torch.float32 else {}
+    check_module(torch_layer, ember_layer, torch.randn(shape, dtype=dtype), **tolerance)
+
+
+def test_one_group_convolution_in_several_batch_chunks_matches_torch(monkeypatch):
+    """NOTE [convolution in batch chunks]: a batch larger than one chunk's budget."""
+    from ember._ops import nn_conv
+    monkeypatch.setattr(nn_conv, "_IMAGE_CHUNK_BYTES", 4096)
+    torch_layer = torch.nn.Conv2d(16, 8, 3, padding=1).double()
+    ember_layer = ember.nn.Conv2d(16, 8, 3, padding=1).double()
+    check_module(torch_layer, ember_layer, torch.randn(5, 16, 6, 7, dtype=torch.float64))
+
+
+@pytest.mark.parametrize("name,args,kwargs,shape", [
+    ("Conv2d", (16, 8, 3), {"padding": 1}, (7, 16, 6, 7)),
+    ("Conv2d", (3, 8, 3), {"stride": 2}, (7, 3, 9, 10)),
+    ("ConvTranspose2d", (8, 16, 3), {"padding": 1}, (7, 8, 5, 6)),
+])
+def test_convolution_chunks_on_threads_give_the_same_bits(name, args, kwargs, shape,
+                                                          monkeypatch):
+    """NOTE [convolution chunks on the intra-op threads]: 1, 2 or 3 threads, same bits, and
+    the values PyTorch gives."""
+    from ember._ops import nn_conv
+    monkeypatch.setattr(nn_conv, "_IMAGE_CHUNK_BYTES", 2048)
+    torch_layer = getattr(torch.nn, name)(*args, **kwargs)
+    x = torch.randn(shape)
+    results = []
+    for threads in (1, 2, 3):
+        monkeypatch.setattr(nn_conv, "intra_op_threads", lambda: threads)
+        layer = getattr(ember.nn, name)(*args, **kwargs)
+        layer.load_state_dict({k: to_ember(v) for k, v in torch_layer.state_dict().items()})
+        e_x = to_ember(x).requires_grad_()
+        out = layer(e_x)
+        (out * out).sum().backward()
+        results.append([out.detach().numpy(), e_x.grad.numpy(), layer.weight.grad.numpy()])
+    for other in results[1:]:
+        for a, b in zip(results[0], other):
+            assert a.tobytes() == b.tobytes()
+    check_module(torch_layer, getattr(ember.nn, name)(*args, **kwargs), x, rtol=1e-4,
+                 atol=1e-4)

@@ -391,9 +391,9 @@ def test_multi_dot_of_three_in_pytorchs_order(dtype):
 def test_winograd_keeps_a_non_finite_input_to_the_outputs_that_read_it():
     # NOTE [Winograd F(2x2, 3x3)]'s transforms mix a tile: taken only on transform-safe input
     from ember._ops import nn_conv
-    x = np.random.default_rng(0).standard_normal((8, 32, 16, 16)).astype(np.float32)
+    x = np.random.default_rng(0).standard_normal((8, 96, 16, 16)).astype(np.float32)
     x[0, 0, 5, 5], x[1, 3, 7, 2] = inf, nan
-    w = np.random.default_rng(1).standard_normal((32, 32, 3, 3)).astype(np.float32)
+    w = np.random.default_rng(1).standard_normal((96, 96, 3, 3)).astype(np.float32)
     before = ember.get_num_threads()
     ember.set_num_threads(1)
     try:

@@ -11,6 +11,15 @@ offsets only (prod(kernel) strided slice additions), so no Python loop runs over
 channels or batch, and no unbuffered scatter (np.add.at) is needed. The weight's gradient is
 one more batched matmul against the same column matrix. float16/bfloat16 are computed in
 float32 and rounded once, as PyTorch's CPU kernels do.
+
+NOTE [ungrouped convolution image by image]: with one group the column matrix is laid out
+(N, C * prod(kernel), prod(out)) instead: one image's columns per matrix, so the window view
+is copied without moving the batch axis, the products (O, C k) @ (C k, out) land directly in
+the (N, O, *out) result (no transpose back), the weight's gradient is a sum of per-image
+products whose inner dimension is the image's positions, and the input's gradient folds each
+image's columns while they are in the cache. BLAS runs skinny products (16 or 32 output
+channels) several times faster this way than as one (O, C k) @ (C k, N * out) product
+(measured in benchmarks/bench_conv.py and the ResNet and LeNet training steps).
 """
 from __future__ import annotations
 
@@ -24,7 +33,8 @@ from ember._core.checks import _check, _check_not_implemented
 from ember._core.dispatch import call
 from ember._core.layout import strided_window
 from ember._core.registry import OPS, register_op
-from ember._core.threads import intra_op_threads
+from ember._core.fp_errors import run_quietly
+from ember._core.threads import intra_op_threads, parallel_map
 from ember._ops import nn_conv_winograd as winograd
 from ember._ops.linalg import cxx
 
@@ -127,6 +137,8 @@ def conv_forward(xp, x, weight, stride, padding, dilation, groups):
             _transform_safe(xp, x):
         return winograd.conv3x3(xp, x, weight, padding)
     padded = _zero_padded(xp, x, padding)
+    if groups == 1:
+        return _forward_by_image(xp, padded, weight, stride, dilation, out_size)
     w = _weight_matrices(weight, groups)
     n, positions = x.shape[0], math.prod(out_size)
     parts = _batch_chunks(n, w.shape[0] * w.shape[2] * positions * x.itemsize)
@@ -140,16 +152,135 @@ def conv_forward(xp, x, weight, stride, padding, dilation, groups):
     return _from_groups(xp, out.reshape(w.shape[:2] + (n * positions,)), n, out_size)
 
 
+def _image_columns(xp, x_padded, kernel, stride, dilation, out_size):
+    """The column matrices (N, C * prod(kernel), prod(out)) of a padded input, one per image
+    (NOTE [ungrouped convolution image by image])."""
+    n, c = x_padded.shape[:2]
+    strides = x_padded.strides
+    spatial = strides[2:]
+    window = strided_window(
+        xp, x_padded, (n, c) + tuple(kernel) + tuple(out_size),
+        strides[:2] + tuple(s * d for s, d in zip(spatial, dilation))
+        + tuple(s * st for s, st in zip(spatial, stride)))
+    return xp.ascontiguousarray(window).reshape(n, c * math.prod(kernel), math.prod(out_size))
+
+
+def _forward_by_image(xp, padded, weight, stride, dilation, out_size):
+    """conv_forward with one group: (O, C k) @ each image's columns, into (N, O, *out)."""
+    n, positions = padded.shape[0], math.prod(out_size)
+    w = weight.reshape(weight.shape[0], -1)
+    out = xp.empty((n, w.shape[0], positions), xp.result_type(w, padded))
+
+    def chunk(part):
+        xp.matmul(w, _image_columns(xp, padded[part], weight.shape[2:], stride, dilation,
+                                    out_size), out=out[part])
+    _each_chunk(xp, chunk, _batch_chunks(n, w.shape[1] * positions * padded.itemsize,
+                                         _IMAGE_CHUNK_BYTES))
+    return out.reshape((n, w.shape[0]) + tuple(out_size))
+
+
+def _input_grad_by_image(xp, grad, weight, in_size, stride, padding, dilation, fold_dtype):
+    """conv_input_grad with one group: each image's columns w^T @ grad, folded back while
+    they are in the cache (kernel offsets in order, as the other ways)."""
+    kernel = tuple(weight.shape[2:])
+    n, o = grad.shape[:2]
+    out_size = tuple(grad.shape[2:])
+    channels = weight.shape[1]
+    w_t = weight.reshape(o, -1).T
+    g = grad.reshape(n, o, math.prod(out_size))
+    padded = tuple(i + 2 * p for i, p in zip(in_size, padding))
+    acc = xp.zeros((n, channels) + padded, fold_dtype or xp.result_type(w_t, g))
+
+    def chunk(part):
+        cols = xp.matmul(w_t, g[part]).reshape((-1, channels) + kernel + out_size)
+        if fold_dtype is not None:
+            cols = cols.astype(fold_dtype)
+        images = acc[part]
+        for offset in np.ndindex(*kernel):
+            target = (slice(None), slice(None)) + tuple(
+                slice(k * d, k * d + s * (m - 1) + 1, s)
+                for k, d, s, m in zip(offset, dilation, stride, out_size))
+            images[target] += cols[(slice(None), slice(None)) + offset]
+    _each_chunk(xp, chunk, _batch_chunks(n, w_t.shape[0] * g.shape[2] * grad.itemsize,
+                                         _IMAGE_CHUNK_BYTES))
+    crop = (slice(None), slice(None)) + tuple(slice(p, p + i) for p, i in zip(padding, in_size))
+    return xp.ascontiguousarray(acc[crop])
+
+
+# Fewer input channels than this make the product's rows too few for BLAS (LeNet's and
+# the ResNet stem's 1 to 6 channels): there the columns are folded back instead.
+_FULL_CONV_CHANNELS = 16
+
+
+def _input_grad_as_forward(xp, grad, weight, padding, dilation):
+    """NOTE [stride-1 input gradient as a convolution]: with stride 1 every input position
+    sums grad * weight over the output positions whose window covers it, which is the
+    convolution of the output's gradient, padded by dilation * (kernel - 1) - padding, with
+    the kernel flipped and its channel axes swapped: a forward (NOTE [ungrouped convolution
+    image by image]), with no column matrix to fold back."""
+    d = weight.ndim - 2
+    flipped = weight[(slice(None), slice(None)) + (slice(None, None, -1),) * d].swapaxes(0, 1)
+    full = tuple(dl * (k - 1) - p for dl, k, p in zip(dilation, weight.shape[2:], padding))
+    padded = _zero_padded(xp, grad, full)
+    out_size = _out_size(grad.shape[2:], flipped.shape[2:], (1,) * d, full, dilation)
+    return _forward_by_image(xp, padded, xp.ascontiguousarray(flipped), (1,) * d, dilation,
+                             out_size)
+
+
+def _weight_grad_by_image(xp, padded, grad, kernel, stride, dilation):
+    """conv_weight_grad with one group: the sum over images of grad (O, out) @ columns^T."""
+    n, o = grad.shape[:2]
+    out_size = grad.shape[2:]
+    g = grad.reshape(n, o, math.prod(out_size))
+    rows = padded.shape[1] * math.prod(kernel)
+
+    # Each image's (C k, O) = columns @ grad^T: the long rows of the column matrix are the
+    # product's rows, which BLAS runs faster than grad @ columns^T (measured at 6 to 64
+    # channels, a third less time at 16).
+    def chunk(part):
+        cols = _image_columns(xp, padded[part], kernel, stride, dilation, out_size)
+        return xp.matmul(cols, g[part].transpose(0, 2, 1)).sum(axis=0)
+    # The chunks' products added in the chunks' order, whichever threads made them.
+    products = _each_chunk(xp, chunk, _batch_chunks(n, rows * g.shape[2] * padded.itemsize,
+                                                    _IMAGE_CHUNK_BYTES))
+    out = products[0]
+    for product in products[1:]:
+        out += product
+    return xp.ascontiguousarray(out.T).reshape((o, padded.shape[1]) + tuple(kernel))
+
+
+def _each_chunk(xp, fn, parts):
+    """[fn(part) for part in parts]: NOTE [convolution chunks on the intra-op threads]."""
+    threads = min(intra_op_threads(), len(parts))
+    if threads < 2 or xp is not np:
+        return [fn(part) for part in parts]
+    # Contiguous runs of chunks, one per thread; each chunk's work is the same whichever
+    # thread runs it, so results do not depend on the thread count.
+    runs = [parts[len(parts) * i // threads:len(parts) * (i + 1) // threads]
+            for i in range(threads)]
+    done = parallel_map(lambda run: run_quietly(lambda: [fn(part) for part in run]), runs)
+    return [result for results in done for result in results]
+
+
+# NOTE [convolution chunks on the intra-op threads]: with more than one intra-op thread
+# (`set_num_threads`) the batch chunks of the one-group way run on ember's pool (NumPy and
+# BLAS release the GIL), a contiguous run of chunks per thread. The chunks are cut by size
+# alone and each image's result is computed the same way on any thread; the weight's
+# gradient adds the chunks' products in chunk order. So results are the same bits at any
+# thread count.
+
 # NOTE [convolution in batch chunks]: the column matrix is prod(kernel) times the input's
-# size; built and multiplied a few images at a time it stays in the processor's cache
-# instead of going out to memory and back (measured in benchmarks/bench_conv.py: a quarter
-# less time for 3x3 convolutions of 16 channels on 32x32 maps).
+# size; built and multiplied a few images at a time it stays in the core's cache instead of
+# going out to memory and back (measured in benchmarks/bench_conv.py: a quarter less time for
+# 3x3 convolutions of 16 channels on 32x32 maps). The one-group way (NOTE [ungrouped
+# convolution image by image]) takes about a megabyte a chunk, a core's L2 cache.
 _CHUNK_BYTES = 8 << 20
+_IMAGE_CHUNK_BYTES = 1 << 20
 
 
-def _batch_chunks(n, bytes_per_image):
-    """Slices of the batch whose column matrices take about _CHUNK_BYTES each."""
-    per = max(1, _CHUNK_BYTES // max(1, bytes_per_image))
+def _batch_chunks(n, bytes_per_image, budget=_CHUNK_BYTES):
+    """Slices of the batch whose column matrices take about `budget` bytes each."""
+    per = max(1, budget // max(1, bytes_per_image))
     return [slice(start, min(n, start + per)) for start in range(0, n, per)] or [slice(0, 0)]
 
 
@@ -167,10 +298,17 @@ def conv_input_grad(xp, grad, weight, in_size, stride, padding, dilation, groups
     if grad.ndim == 4 and grad.dtype.kind == "f" and max(padding) <= 2 and _use_winograd(
             weight.shape, stride, dilation, groups, n, in_size) and _transform_safe(xp, grad):
         return winograd.conv3x3_input_grad(xp, grad, weight, in_size, padding)
+    if groups == 1 and fold_dtype is None and weight.shape[1] >= _FULL_CONV_CHANNELS and all(
+            s == 1 for s in stride) and all(
+            d * (k - 1) >= p for d, k, p in zip(dilation, kernel, padding)):
+        return _input_grad_as_forward(xp, grad, weight, padding, dilation)
     w = _weight_matrices(weight, groups)
     if out_size[-1] <= _SHORT_ROWS:
         return _input_grad_batch_last(xp, grad, w, weight, in_size, stride, padding, dilation,
                                       groups, fold_dtype)
+    if groups == 1:
+        return _input_grad_by_image(xp, grad, weight, in_size, stride, padding, dilation,
+                                    fold_dtype)
     cols = xp.matmul(w.transpose(0, 2, 1), _by_group(xp, grad, groups))
     if fold_dtype is not None:
         cols = cols.astype(fold_dtype)
@@ -225,6 +363,8 @@ def conv_weight_grad(xp, x, grad, kernel, stride, padding, dilation, groups):
             grad.shape[2:]) and _transform_safe(xp, x) and _transform_safe(xp, grad):
         return winograd.conv3x3_weight_grad(xp, x, grad, padding)
     padded = _zero_padded(xp, x, padding)
+    if groups == 1:
+        return _weight_grad_by_image(xp, padded, grad, kernel, stride, dilation)
     out_size = grad.shape[2:]
     rows = (x.shape[1] // groups) * math.prod(kernel)
     out = None

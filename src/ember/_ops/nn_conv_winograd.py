@@ -22,9 +22,11 @@ _G = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.
 _G_BOTH_SIDES = np.kron(_G, _G)
 
 # Below these sizes (output tiles in the batch; output times input channels) the column
-# matrix path is as fast (measured on (N, C, 32, 32) inputs, benchmarks/bench_conv.py).
+# matrices image by image (NOTE [ungrouped convolution image by image], nn_conv.py) are as
+# fast or faster: measured at 16, 32, 64 and 128 channels on 8x8 to 32x32 maps
+# (benchmarks/bench_conv.py and the ResNet training step).
 MIN_TILES = 256
-MIN_CHANNEL_PRODUCT = 32 * 32
+MIN_CHANNEL_PRODUCT = 128 * 64
 
 
 def applicable(weight_shape, stride, dilation, groups) -> bool:
