@@ -263,15 +263,18 @@ def _matmul_args(w, item):
     return item.args
 
 
-def _reshape_of_buffer(item):
-    """A replayed reshape (or view) of a float buffer argument: NumPy reshapes it (a view
-    where the layout allows, else a copy, as ember's reshape does)."""
+def _reshape_of_buffer(w, item):
+    """A replayed reshape (or view) of a float buffer argument, or of a reshape replayed so
+    before it: NumPy reshapes it (a view where the layout allows, else a copy, as ember's
+    reshape does)."""
     if item.target not in _RESHAPES or item.kwargs or len(item.args) != 2:
         return None
     base, shape = item.args
-    if not isinstance(base, TensorArg) or base.view is not None or \
-            base.buffer.dtype not in (dt.float32, dt.float64) or \
-            not all(type(s) is int for s in shape):
+    if not isinstance(base, TensorArg) or not all(type(s) is int for s in shape):
+        return None
+    if base.view is not None:
+        return (base, tuple(shape)) if base.view.view_name in w.arrays else None
+    if base.buffer.dtype not in (dt.float32, dt.float64):
         return None
     return base, tuple(shape)
 
@@ -291,7 +294,7 @@ def _operand(w, x, array, tensors):
 
 
 def _extern(w, item, pointer, array, tensors):
-    reshape = _reshape_of_buffer(item) if item.outputs is None else None
+    reshape = _reshape_of_buffer(w, item) if item.outputs is None else None
     if reshape is not None:
         base, shape = reshape
         arr = f"r_{item.view_name}"
