@@ -225,17 +225,60 @@ def _grouped_reshape_map(old_shape, new_shape):
     def index_map(index):
         out = ["0"] * len(old_shape)
         for olds, news in groups:
-            flat = linear_index([index[k] for k in news],
-                                contiguous_strides([new_shape[k] for k in news]))
+            flat = index[news[0]] if len(news) == 1 else linear_index(
+                [index[k] for k in news], contiguous_strides([new_shape[k] for k in news]))
             if len(olds) == 1:
                 out[olds[0]] = flat
                 continue
             strides = contiguous_strides([old_shape[k] for k in olds])
+            run = object()
             for n, (k, stride) in enumerate(zip(olds, strides)):
                 term = f"({flat}) / {stride}" if stride != 1 else f"({flat})"
-                out[k] = term if n == 0 else f"({term}) % {old_shape[k]}"
+                out[k] = SplitIndex(term if n == 0 else f"({term}) % {old_shape[k]}",
+                                    run, flat, stride, len(olds))
         return out
     return index_map
+
+
+class SplitIndex(str):
+    """One old index of a dim split by a reshape (NOTE [reshape index maps by groups]): its C
+    text, and the run it belongs to (`flat`, the run's position; `div`, this dim's stride
+    within the run), so that a load whose buffer keeps the run's dims dense reads
+    `flat * stride` instead (`simplify_index`)."""
+
+    def __new__(cls, text, run, flat, div, count):
+        self = super().__new__(cls, text)
+        self.run, self.flat, self.div, self.count = run, flat, div, count
+        return self
+
+
+def simplify_index(index, strides):
+    """(index, strides) with each whole run of SplitIndex entries whose strides are the
+    run's dense strides times its last one merged into one entry: the run's flat position."""
+    if not any(type(i) is SplitIndex for i in index):
+        return index, strides
+    runs = {}
+    for k, i in enumerate(index):
+        if type(i) is SplitIndex:
+            runs.setdefault(id(i.run), []).append(k)
+    out_index, out_strides, done = [], [], set()
+    for k, (i, st) in enumerate(zip(index, strides)):
+        if type(i) is not SplitIndex:
+            out_index.append(i)
+            out_strides.append(st)
+            continue
+        members = runs[id(i.run)]
+        last = strides[members[-1]]
+        if len(members) != i.count or \
+                any(strides[m] != index[m].div * last for m in members):
+            out_index.append(i)
+            out_strides.append(st)
+            continue
+        if id(i.run) not in done:
+            done.add(id(i.run))
+            out_index.append(i.flat)
+            out_strides.append(last)
+    return out_index, out_strides
 
 
 def squeeze_insert_map(positions, ndim_old):

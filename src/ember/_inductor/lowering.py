@@ -19,6 +19,7 @@ from __future__ import annotations
 import operator
 
 # Each family fills the table as it loads.
+import ember._inductor.lowering_backward
 import ember._inductor.lowering_pointwise
 import ember._inductor.lowering_reductions
 import ember._inductor.lowering_views  # noqa: F401
