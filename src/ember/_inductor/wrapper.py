@@ -14,6 +14,7 @@ import threading
 
 import numpy as np
 
+from ember._backends import cpu_allocator
 from ember._core import dtype as dt
 from ember._core.device import CPU
 from ember._core.dispatch.process_state import state
@@ -40,6 +41,7 @@ class _Writer:
     def __init__(self):
         self.lines = []
         self.globals = {"_state": state, "_Tensor": Tensor, "_CPU": CPU, "_np": np,
+                        "_empty": cpu_allocator.empty, "_matmul": cpu_allocator.matmul,
                         "_flat": _flat, "_tensor": _tensor, "_view": _view, "_wrap": wrap_array, "_wrapd": wrap,
                         "_Parameter": Parameter, "_addr": ctypes.addressof,
                         "_cbuf": ctypes.c_char.from_buffer}
@@ -120,8 +122,9 @@ def build(graph, items, plan, functions, fallback, inputs_guarded=False, preallo
                 w.globals[slot] = memory
                 w.globals[f"p_{slot}"] = memory.ctypes.data
                 continue
-            alloc = repr(shaped[slot][0]) if slot in shaped else int(size)
-            w.emit(f"{slot} = _np.empty({alloc}, {w.const(dtype._np)})")
+            # NOTE [buffers from the caching allocator]
+            alloc = repr(shaped[slot][0]) if slot in shaped else f"({int(size)},)"
+            w.emit(f"{slot} = _empty({alloc}, {w.const(dtype._np)})")
             w.emit(f"p_{slot} = _addr(_cbuf({slot}))")
         if isinstance(item, ExternStep):
             _extern(w, item, pointer, array, tensors)
@@ -283,6 +286,11 @@ def _reshape_of_buffer(w, item):
 # strided aliases: NOTE [strided aliases for extern calls]) is `np.matmul` on their arrays,
 # which is what ember's own kernel runs, without the dispatcher's per-call work; its result
 # is fresh, contiguous and writable, so its address comes from ctypes' buffer view.
+#
+# NOTE [buffers from the caching allocator]: the wrapper's buffers and matmul results come
+# from ember's CPU caching allocator (NOTE [CPU caching allocator] in
+# ember/_backends/cpu_allocator.py), as eager's large temporaries do: through malloc a
+# training step's megabytes came back as fresh pages every call, a page fault per 4 KiB.
 _MATMULS = {aten.mm.default, aten.bmm.default}
 _RESHAPES = {aten.reshape.default, aten.view.default, aten._unsafe_view.default}
 
@@ -306,7 +314,7 @@ def _extern(w, item, pointer, array, tensors):
     if operands is not None:
         a, b = (_operand(w, x, array, tensors) for x in operands)
         buf = item.outputs[0]
-        w.emit(f"{buf.name} = _np.matmul({a}, {b}).reshape(-1)")
+        w.emit(f"{buf.name} = _matmul({a}, {b}).reshape(-1)")
         w.emit(f"p_{buf.name} = _addr(_cbuf({buf.name}))")
         pointer[buf.name] = f"p_{buf.name}"
         array[buf.name] = (buf.name, buf.shape)
