@@ -214,7 +214,16 @@ def compile_check(guards):
         elif inline is not None and inline[0] == "id":
             lines.append(f"if id({w.read(guard.source)}) != {inline[1]!r}: return False")
         elif inline is not None and inline[0] == "hooks":
-            lines.append(f"if _hooks({w.read(guard.source)}): return False")
+            # what `_has_hooks` tests: the process-wide hooks once, each module's own dicts
+            if "_mf" not in ns:
+                from ember.nn.modules import module as module_file
+                ns["_mf"] = module_file
+                lines.append("if _mf._global_forward_hooks or _mf._global_forward_pre_hooks or "
+                             "_mf._global_backward_hooks or _mf._global_backward_pre_hooks: "
+                             "return False")
+            m = w.read(guard.source)
+            lines.append(f"if {m}._forward_hooks or {m}._forward_pre_hooks or "
+                         f"{m}._backward_hooks or {m}._backward_pre_hooks: return False")
         elif inline is not None and inline[0] == "distinct":
             ids = ", ".join(f"id({w.read(s)})" for s in inline[1])
             lines.append(f"if len({{{ids}}}) != {len(inline[1])}: return False")

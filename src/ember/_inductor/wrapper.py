@@ -10,6 +10,7 @@ original graph eagerly instead, so a compiled graph never gives a wrong result.
 from __future__ import annotations
 
 import ctypes
+import re
 import threading
 
 import numpy as np
@@ -42,7 +43,7 @@ class _Writer:
         self.lines = []
         self.globals = {"_state": state, "_Tensor": Tensor, "_CPU": CPU, "_np": np,
                         "_empty": cpu_allocator.empty, "_matmul": cpu_allocator.matmul,
-                        "_flat": _flat, "_tensor": _tensor, "_view": _view, "_wrap": wrap_array, "_wrapd": wrap,
+                        "_flat": _flat, "_tensor": _tensor, "_embedding": _embedding, "_view": _view, "_wrap": wrap_array, "_wrapd": wrap,
                         "_Parameter": Parameter, "_addr": ctypes.addressof,
                         "_cbuf": ctypes.c_char.from_buffer}
         self.count = 0
@@ -108,7 +109,7 @@ def build(graph, items, plan, functions, fallback, inputs_guarded=False, preallo
         pointer[name] = w.const(value._data.ctypes.data, "_ptr")
         tensors[name] = w.const(value, "_const")
         w.globals["_keep" + name] = value
-    outputs = _output_names(graph.outputs)
+    outputs = w.outputs = _output_names(graph.outputs)
     shaped = {}          # slot -> (shape, dtype): a graph output's, allocated in its shape
     for step, item in enumerate(items):
         if not isinstance(item, ExternStep):
@@ -140,7 +141,7 @@ def build(graph, items, plan, functions, fallback, inputs_guarded=False, preallo
         w.emit(f"{fn}({', '.join(args)})")
     w.globals["_shaped"] = shaped
     w.emit(f"return {_structure(w, graph.outputs, array, tensors)}")
-    source = "def call(*args):\n" + "\n".join(w.lines) + "\n"
+    source = "def call(*args):\n" + "\n".join(_unused_wraps_dropped(w.lines)) + "\n"
     namespace = dict(w.globals)
     exec(compile(source, "<ember inductor wrapper>", "exec"), namespace)  # noqa: S102
     call = namespace["call"]
@@ -148,6 +149,29 @@ def build(graph, items, plan, functions, fallback, inputs_guarded=False, preallo
         call = _one_at_a_time(call)
     call.source = source
     return call
+
+
+def _unused_wraps_dropped(lines):
+    """Without the Tensor wrappers of replayed reshapes that only NumPy calls read (their
+    arrays, `r_<name>`, are what the matmuls take)."""
+    wraps = {}
+    for k, line in enumerate(lines):
+        found = _WRAP_LINE.match(line)
+        if found is not None:
+            wraps[found.group(1)] = k
+    if not wraps:
+        return lines
+    used = set()
+    for k, line in enumerate(lines):
+        for name in _NAME.findall(line):
+            if name in wraps and wraps[name] != k:
+                used.add(name)
+    dropped = {k for name, k in wraps.items() if name not in used}
+    return [line for k, line in enumerate(lines) if k not in dropped]
+
+
+_WRAP_LINE = re.compile(r"^\s*(view\d+) = _wrap\(r_\1\)$")
+_NAME = re.compile(r"\bview\d+\b")
 
 
 # NOTE [reduce-overhead]: `mode="reduce-overhead"` is PyTorch's CUDA-graph mode; its CPU
@@ -310,6 +334,9 @@ def _extern(w, item, pointer, array, tensors):
         w.emit(f"{item.view_name} = _wrap({arr})")
         w.arrays[item.view_name] = arr
         return
+    if _constant_arange(w, item, pointer, array) or _embedding_lookup(w, item, pointer, array,
+                                                                      tensors):
+        return
     operands = _matmul_args(w, item)
     if operands is not None:
         a, b = (_operand(w, x, array, tensors) for x in operands)
@@ -337,6 +364,67 @@ def _extern(w, item, pointer, array, tensors):
         w.emit(f"p_{buf.name} = {buf.name}.ctypes.data")
         pointer[buf.name] = f"p_{buf.name}"
         array[buf.name] = (buf.name, buf.shape)
+
+
+# NOTE [aranges and embeddings without the dispatcher]: an `arange` of constant numbers whose
+# result stays inside the graph (not a graph output: the caller could write into it) is made
+# once, when the wrapper is built, and read by every call (kernels never write their inputs).
+# An `embedding` of a float table by int64 indices, both whole buffers, is NumPy's `take`
+# into a pooled buffer; indices out of the table's range (negative ones included, which
+# `take` would wrap) call the op itself, which raises eager's error.
+_ARANGE = aten.arange.start_step
+_EMBEDDING = aten.embedding.default
+
+
+def _constant_arange(w, item, pointer, array) -> bool:
+    if item.target is not _ARANGE or item.outputs is None or len(item.outputs) != 1 or \
+            item.outputs[0] is None or item.outputs[0].name in w.outputs or \
+            not all(type(v) in (int, float, bool) or v is None
+                    for v in (*item.args, *item.kwargs.values())):
+        return False
+    buf = item.outputs[0]
+    flat = _flat(item.target(*item.args, **item.kwargs)).copy()
+    w.globals["_keep" + buf.name] = flat
+    array_name = w.const(flat, "_arange")
+    w.emit(f"{buf.name} = {array_name}")
+    pointer[buf.name] = w.const(flat.ctypes.data, "_ptr")
+    array[buf.name] = (buf.name, buf.shape)
+    return True
+
+
+def _embedding_lookup(w, item, pointer, array, tensors) -> bool:
+    if item.target is not _EMBEDDING or item.outputs is None or len(item.outputs) != 1 or \
+            item.outputs[0] is None or len(item.args) < 2:
+        return False
+    weight, indices = item.args[:2]
+    for a in (weight, indices):
+        if not isinstance(a, TensorArg) or a.view is not None or \
+                _is_alias(a, w.buffers[a.buffer.name]):
+            return False
+    if weight.buffer.dtype not in (dt.float32, dt.float64) or \
+            indices.buffer.dtype is not dt.int64 or len(weight.buffer.shape) != 2:
+        return False
+    fn = w.const(item.target, "_f")
+    args = [_value_expr(w, v, array, tensors) for v in item.args]
+    args += [f"{k}={_value_expr(w, v, array, tensors)}" for k, v in item.kwargs.items()]
+    buf = item.outputs[0]
+    table = _array_expr(weight, w.buffers[weight.buffer.name], array, tensors)
+    index = _array_expr(indices, w.buffers[indices.buffer.name], array, tensors)
+    w.emit(f"{buf.name} = _embedding({table}, {index}, lambda: {fn}({', '.join(args)}))")
+    w.emit(f"p_{buf.name} = _addr(_cbuf({buf.name}))")
+    pointer[buf.name] = f"p_{buf.name}"
+    array[buf.name] = (buf.name, buf.shape)
+    return True
+
+
+def _embedding(table, indices, call):
+    """NOTE [aranges and embeddings without the dispatcher]."""
+    flat = indices.reshape(-1)
+    if flat.size and (flat.min() < 0 or flat.max() >= table.shape[0]):
+        return _flat(call()).copy()     # the op raises eager's error
+    out = cpu_allocator.empty((flat.size, table.shape[1]), table.dtype)
+    np.take(table, flat, axis=0, out=out)
+    return out.reshape(-1)
 
 
 def _structure(w, value, array, tensors) -> str:
