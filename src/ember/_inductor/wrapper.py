@@ -10,6 +10,7 @@ original graph eagerly instead, so a compiled graph never gives a wrong result.
 from __future__ import annotations
 
 import ctypes
+import math
 import re
 import threading
 
@@ -67,6 +68,7 @@ def build(graph, items, plan, functions, fallback, inputs_guarded=False, preallo
     w = _Writer()
     w.buffers = graph.buffers
     w.arrays = {}        # replayed view name -> the NumPy array it wraps
+    w.batched = {}       # NOTE [batched matmul on the unmerged views]
     static = _static_slots(graph, items, plan) if preallocate else set()
     w.globals["_fallback"] = fallback
     w.globals["_grad_enabled"] = state.grad_enabled
@@ -153,17 +155,23 @@ def build(graph, items, plan, functions, fallback, inputs_guarded=False, preallo
 
 def _unused_wraps_dropped(lines):
     """Without the Tensor wrappers of replayed reshapes that only NumPy calls read (their
-    arrays, `r_<name>`, are what the matmuls take)."""
+    arrays, `r_<name>`, are what the matmuls take), then without the reshapes nothing reads
+    (NOTE [batched matmul on the unmerged views])."""
+    lines = _unused_dropped(lines, _WRAP_LINE, _NAME)
+    return _unused_dropped(lines, _RESHAPE_LINE, _R_NAME)
+
+
+def _unused_dropped(lines, line_pattern, name_pattern):
     wraps = {}
     for k, line in enumerate(lines):
-        found = _WRAP_LINE.match(line)
+        found = line_pattern.match(line)
         if found is not None:
             wraps[found.group(1)] = k
     if not wraps:
         return lines
     used = set()
     for k, line in enumerate(lines):
-        for name in _NAME.findall(line):
+        for name in name_pattern.findall(line):
             if name in wraps and wraps[name] != k:
                 used.add(name)
     dropped = {k for name, k in wraps.items() if name not in used}
@@ -172,6 +180,8 @@ def _unused_wraps_dropped(lines):
 
 _WRAP_LINE = re.compile(r"^\s*(view\d+) = _wrap\(r_\1\)$")
 _NAME = re.compile(r"\bview\d+\b")
+_RESHAPE_LINE = re.compile(r"^\s*(r_view\d+) = .*\.reshape\(\([-\d, ]*\)\)$")
+_R_NAME = re.compile(r"\br_view\d+\b")
 
 
 # NOTE [reduce-overhead]: `mode="reduce-overhead"` is PyTorch's CUDA-graph mode; its CPU
@@ -319,6 +329,33 @@ _MATMULS = {aten.mm.default, aten.bmm.default}
 _RESHAPES = {aten.reshape.default, aten.view.default, aten._unsafe_view.default}
 
 
+# NOTE [batched matmul on the unmerged views]: a bmm's operands are often reshapes that merge
+# the leading dims of a strided view (attention's (B, H, T, D) heads read from the qkv
+# projection as (B*H, T, D)); NumPy can only merge those by copying. np.matmul takes the
+# 4-D views as they are (each matrix is BLAS-ready on its own strides), so when one operand
+# is such a reshape, the matmul gets the unmerged view and the other operand reshaped to the
+# same batch dims (free for a contiguous buffer); its result, contiguous, has the bmm's
+# elements in the same order. The merging reshape, if nothing else reads it, is left out.
+def _unmerged_batches(w, item, operands, a, b):
+    if item.target is not aten.bmm.default:
+        return a, b
+    found = [w.batched.get(a), w.batched.get(b)]
+    if found[0] is None and found[1] is None:
+        return a, b
+    batch = (found[0] or found[1])[1]
+    if found[0] is not None and found[1] is not None and found[0][1] != found[1][1]:
+        return a, b
+    out = []
+    for expr, known, x in zip((a, b), found, operands):
+        if known is not None:
+            out.append(known[0])
+        elif x.view is None:
+            out.append(f"{expr}.reshape({batch + tuple(int(s) for s in x.buffer.shape[-2:])!r})")
+        else:
+            return a, b
+    return tuple(out)
+
+
 def _operand(w, x, array, tensors):
     if x.view is not None:
         return w.arrays[x.view.view_name]
@@ -330,9 +367,15 @@ def _extern(w, item, pointer, array, tensors):
     if reshape is not None:
         base, shape = reshape
         arr = f"r_{item.view_name}"
-        w.emit(f"{arr} = {_operand(w, base, array, tensors)}.reshape({shape!r})")
+        source = _operand(w, base, array, tensors)
+        w.emit(f"{arr} = {source}.reshape({shape!r})")
         w.emit(f"{item.view_name} = _wrap({arr})")
         w.arrays[item.view_name] = arr
+        if base.view is None:
+            src_shape = tuple(int(s) for s in base.buffer.shape)
+            if len(src_shape) > 3 and len(shape) == 3 and src_shape[-2:] == shape[-2:] and \
+                    math.prod(src_shape[:-2]) == shape[0]:
+                w.batched[arr] = (source, src_shape[:-2])
         return
     if _constant_arange(w, item, pointer, array) or _embedding_lookup(w, item, pointer, array,
                                                                       tensors):
@@ -340,6 +383,7 @@ def _extern(w, item, pointer, array, tensors):
     operands = _matmul_args(w, item)
     if operands is not None:
         a, b = (_operand(w, x, array, tensors) for x in operands)
+        a, b = _unmerged_batches(w, item, operands, a, b)
         buf = item.outputs[0]
         w.emit(f"{buf.name} = _matmul({a}, {b}).reshape(-1)")
         w.emit(f"p_{buf.name} = _addr(_cbuf({buf.name}))")
