@@ -81,7 +81,8 @@ def inductor(gm, example_inputs, mode=None):
         return aot_module_simplified(
             gm, example_inputs, fw_compiler=compile_fx,
             partition_fn=min_cut_rematerialization_partition,
-            decompositions=core_aten_decompositions())
+            decompositions=core_aten_decompositions(),
+            inputs_guarded=not any(gm.meta.get("dynamic_dims", ())))
     if _requires_grad(example_inputs):
         # NOTE [inference graphs skip AOT autograd]: a graph captured with grad mode off (its
         # GRAD_MODE guard pins that for every call) records no autograd history whatever its
