@@ -91,3 +91,46 @@ def test_math_on_constants_is_folded_without_a_break():
     q, k = ember.randn(2, 3, 4), ember.randn(2, 3, 4)
     out = ember.compile(scaled_attention(ember))(q, k)
     same_values(out, scaled_attention(torch)(torch.tensor(q.numpy()), torch.tensor(k.numpy())))
+
+
+OFFSET = 1.0
+
+
+def test_every_common_guard_is_inline_and_agrees_with_each_guard():
+    """EQUALS_MATCH (a LayerNorm's eps), a repeated-object ALIASING pattern, globals,
+    closures and numbered submodules are read and compared in the generated code (no
+    `source.get` walk), and it still answers as the guards do one by one."""
+    global OFFSET
+    net = ember.nn.Sequential(ember.nn.LayerNorm(4), ember.nn.Linear(4, 4))
+    scale = [2.0]
+
+    def f(x, y):
+        return net(x) * scale[0] + y + OFFSET
+    compiled = ember.compile(f, backend="eager", dynamic=False)
+    ember._dynamo.reset()
+    x = ember.ones(3, 4)
+    compiled(x, x)                          # the same tensor twice: a repeat in ALIASING
+    entry = convert_frame._CACHE[id(f.__code__)][1][0]
+    kinds = {g.kind for g in entry.guards}
+    assert {"EQUALS_MATCH", "ALIASING", "ID_MATCH"} <= kinds
+    assert ".get(frame)" not in entry.check.source
+    assert all(g.inline is not None for g in entry.guards if g.kind != "LIST_LENGTH")
+
+    def agrees(*args):
+        frame = (dict(zip(("x", "y"), args)), None)
+        answer = entry.check(frame)
+        assert answer == (first_failure(entry.guards, frame) is None)
+        return answer
+    assert agrees(x, x)
+    assert not agrees(x, ember.ones(3, 4))            # distinct now
+    net[0].eps = 1e-3
+    assert not agrees(x, x)
+    net[0].eps = 1e-5
+    OFFSET = 2.0
+    try:
+        assert not agrees(x, x)
+    finally:
+        OFFSET = 1.0
+    assert agrees(x, x)
+    net[1] = ember.nn.Linear(4, 4)
+    assert not agrees(x, x)

@@ -74,14 +74,23 @@ def inductor(gm, example_inputs, mode=None):
     compile_fx = importlib.import_module("ember._inductor").compile_fx
     if mode is not None:
         compile_fx = functools.partial(compile_fx, mode=mode)
-    if _requires_grad(example_inputs):
+    if _requires_grad(example_inputs) and gm.meta.get("grad_enabled", True):
         from ember._decomp import core_aten_decompositions
         from ember._functorch.aot_autograd import aot_module_simplified
         from ember._functorch.partitioners import min_cut_rematerialization_partition
         return aot_module_simplified(
             gm, example_inputs, fw_compiler=compile_fx,
             partition_fn=min_cut_rematerialization_partition,
-            decompositions=core_aten_decompositions())
+            decompositions=core_aten_decompositions(),
+            inputs_guarded=not any(gm.meta.get("dynamic_dims", ())))
+    if _requires_grad(example_inputs):
+        # NOTE [inference graphs skip AOT autograd]: a graph captured with grad mode off (its
+        # GRAD_MODE guard pins that for every call) records no autograd history whatever its
+        # inputs require, so a module's parameters need not send it through AOT autograd's
+        # per-call cache key and input checks: it is compiled as a plain forward graph, on
+        # detached examples, its inputs pinned by capture's guards.
+        example_inputs = [t.detach() if getattr(t, "requires_grad", False) else t
+                          for t in example_inputs]
     if any(gm.meta.get("dynamic_dims", ())):
         return _per_sizes(compile_fx, gm, example_inputs)
     # every input is pinned by TENSOR_MATCH (exact facts) and grad mode by GRAD_MODE

@@ -61,7 +61,8 @@ def id_match(source, obj):
 def equals_match(source, value):
     kind = type(value)
     return Guard("EQUALS_MATCH", source, value,
-                 lambda frame: type(v := source.get(frame)) is kind and v == value)
+                 lambda frame: type(v := source.get(frame)) is kind and v == value,
+                 inline=("equals", kind, value))
 
 
 def length_match(source, obj):
@@ -106,7 +107,7 @@ def aliasing(sources, pattern):
         return tuple(first.setdefault(id(s.get(frame)), i)
                      for i, s in enumerate(sources)) == pattern
 
-    inline = None
+    inline = ("aliases", sources, pattern)
     if pattern == tuple(range(len(pattern))):
         count = len(sources)
 
@@ -140,7 +141,8 @@ def equals_match_keys(source, mapping):
 # guards are also written as one generated function (`compile_check`): every object a source
 # names is read once into a local (a module's parameters share the reads of the module path:
 # `L['self'].blocks[0]` once for all its weights), and the common guards (TENSOR_MATCH with
-# static sizes, ID_MATCH, GRAD_MODE, NO_HOOKS, all-distinct ALIASING) are compared inline;
+# static sizes, ID_MATCH, EQUALS_MATCH, GRAD_MODE, NO_HOOKS, ALIASING: the objects first
+# seen distinct by one set of ids, each repeat by `is` against its first) are compared inline;
 # any other guard is called as it is. It answers what `first_failure(...) is None` answers (a
 # source that cannot be read fails); `first_failure` still names the guard that failed when
 # it says no. `compile_fetch` reads a graph's inputs the same way for the replay.
@@ -155,7 +157,14 @@ class _SourceWriter:
 
     def read(self, source) -> str:
         """A local holding the object `source` names (read once)."""
-        from ember._dynamo.source import AttrSource, GetItemSource, LocalSource
+        from ember._dynamo.source import (
+            AttrSource,
+            BuiltinSource,
+            CellSource,
+            GetItemSource,
+            GlobalSource,
+            LocalSource,
+        )
         key = source.name()
         found = self.names.get(key)
         if found is not None:
@@ -166,6 +175,14 @@ class _SourceWriter:
         elif kind is AttrSource and source.attr.isidentifier() and \
                 not source.attr.startswith("__"):
             expr = f"{self.read(source.base)}.{source.attr}"
+        elif kind is AttrSource and type(source.attr) is str:
+            expr = f"getattr({self.read(source.base)}, {source.attr!r})"
+        elif kind is GlobalSource and type(source.global_name) is str:
+            expr = f"{self.const(source.namespace)}[{source.global_name!r}]"
+        elif kind is BuiltinSource and type(source.builtin_name) is str:
+            expr = f"{self.const(source.table)}[{source.builtin_name!r}]"
+        elif kind is CellSource:
+            expr = f"{self.const(source.cell)}.cell_contents"
         elif kind is GetItemSource and type(source.index) in (int, str):
             expr = f"{self.read(source.base)}[{source.index!r}]"
         else:
@@ -197,10 +214,32 @@ def compile_check(guards):
         elif inline is not None and inline[0] == "id":
             lines.append(f"if id({w.read(guard.source)}) != {inline[1]!r}: return False")
         elif inline is not None and inline[0] == "hooks":
-            lines.append(f"if _hooks({w.read(guard.source)}): return False")
+            # what `_has_hooks` tests: the process-wide hooks once, each module's own dicts
+            if "_mf" not in ns:
+                from ember.nn.modules import module as module_file
+                ns["_mf"] = module_file
+                lines.append("if _mf._global_forward_hooks or _mf._global_forward_pre_hooks or "
+                             "_mf._global_backward_hooks or _mf._global_backward_pre_hooks: "
+                             "return False")
+            m = w.read(guard.source)
+            lines.append(f"if {m}._forward_hooks or {m}._forward_pre_hooks or "
+                         f"{m}._backward_hooks or {m}._backward_pre_hooks: return False")
         elif inline is not None and inline[0] == "distinct":
             ids = ", ".join(f"id({w.read(s)})" for s in inline[1])
             lines.append(f"if len({{{ids}}}) != {len(inline[1])}: return False")
+        elif inline is not None and inline[0] == "equals":
+            v = w.read(guard.source)
+            lines.append(f"if type({v}) is not {w.const(inline[1])} or not ({v} == "
+                         f"{w.const(inline[2])}): return False")
+        elif inline is not None and inline[0] == "aliases":
+            sources, pattern = inline[1], inline[2]
+            names = [w.read(s) for s in sources]
+            firsts = [names[i] for i, p in enumerate(pattern) if p == i]
+            ids = ", ".join(f"id({n})" for n in firsts)
+            lines.append(f"if len({{{ids}}}) != {len(firsts)}: return False")
+            for i, p in enumerate(pattern):
+                if p != i:
+                    lines.append(f"if {names[i]} is not {names[p]}: return False")
         else:
             lines.append(f"if not {w.const(guard._test)}(frame): return False")
     body = "\n".join("        " + line for line in lines + ["return True"])

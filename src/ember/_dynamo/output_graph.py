@@ -253,6 +253,9 @@ class OutputGraph:
         gm = GraphModule(Module(), self.graph)
         # NOTE [dynamic dimensions]: the inputs' dims that may take other sizes
         gm.meta["dynamic_dims"] = [frozenset(d) for d in self.dynamic_dims]
+        # the grad mode the GRAD_MODE guard pins (NOTE [inference graphs skip AOT autograd]
+        # in backends.py)
+        gm.meta["grad_enabled"] = self.guards[0].expected
         return gm
 
 

@@ -46,10 +46,12 @@ class AOTUnsupported(Exception):
 
 def aot_function(fn, fw_compiler, bw_compiler=None, partition_fn=default_partition,
                  decompositions=None, num_params_buffers=0, keep_inference_input_mutations=False,
-                 inference_compiler=None):
+                 inference_compiler=None, inputs_guarded=False):
     """`fn` with its forward and backward compiled ahead of time (NOTE [the joint graph]).
     Compilers are `compiler(gm, example_inputs) -> callable`; `bw_compiler` and
-    `inference_compiler` default to `fw_compiler`."""
+    `inference_compiler` default to `fw_compiler`. `inputs_guarded`: the caller's guards pin
+    every input fact the cache key holds (graph capture's TENSOR_MATCH with static sizes), so
+    the key is the grad mode alone (NOTE [the joint graph])."""
     bw_compiler = bw_compiler or fw_compiler
     inference_compiler = inference_compiler or fw_compiler
     table = dict(decompositions or {})
@@ -58,7 +60,7 @@ def aot_function(fn, fw_compiler, bw_compiler=None, partition_fn=default_partiti
     def compiled(*args):
         training = grad_mode.is_grad_enabled() and any(
             isinstance(a, Tensor) and a.requires_grad for a in args)
-        key = (training, *(_signature(a) for a in args))
+        key = training if inputs_guarded else (training, *(_signature(a) for a in args))
         entry = cache.get(key)
         if entry is None:
             entry = cache[key] = _build(fn, args, training, table, fw_compiler, bw_compiler,
@@ -95,12 +97,13 @@ def aot_module(mod, fw_compiler, bw_compiler=None, partition_fn=default_partitio
 
 def aot_module_simplified(mod, args, fw_compiler, bw_compiler=None,
                           partition_fn=default_partition, decompositions=None,
-                          keep_inference_input_mutations=False, inference_compiler=None):
+                          keep_inference_input_mutations=False, inference_compiler=None,
+                          inputs_guarded=False):
     """For graph capture: `mod` (a GraphModule whose inputs already include the parameters,
     as `ember.compile` lifts them) compiled for inputs like `args`."""
     return aot_function(mod.forward if hasattr(mod, "forward") else mod, fw_compiler,
                         bw_compiler, partition_fn, decompositions,
-                        inference_compiler=inference_compiler)
+                        inference_compiler=inference_compiler, inputs_guarded=inputs_guarded)
 
 
 def _signature(a):

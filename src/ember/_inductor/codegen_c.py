@@ -13,7 +13,14 @@ import math
 import numpy as np
 
 from ember._core import dtype as dt
-from ember._inductor.ir import ComputedBuffer, Pointwise, Reduction, linear_index, numel
+from ember._inductor.ir import (
+    ComputedBuffer,
+    Pointwise,
+    Reduction,
+    linear_index,
+    numel,
+    simplify_index,
+)
 from ember._inductor.sizes import SymSize, size_args
 
 C_TYPES = {dt.float32: "float", dt.float64: "double", dt.int64: "int64_t", dt.int32: "int32_t",
@@ -115,8 +122,9 @@ class Kernel:
         if buffer.name in self.fused:
             return self._compute_fused(self.fused[buffer.name], index)
         self.params.setdefault(buffer.name, (buffer, False))
-        self.accesses.append(_plain_strides(index, buffer.strides, self.loop_sizes))
-        return self.tmp(f"{buffer.name}[{linear_index(index, buffer.strides, buffer.offset)}]",
+        index, strides = simplify_index(index, buffer.strides)
+        self.accesses.append(_plain_strides(index, strides, self.loop_sizes))
+        return self.tmp(f"{buffer.name}[{linear_index(index, strides, buffer.offset)}]",
                         buffer.dtype)
 
     def store(self, buffer, index, value) -> None:
@@ -303,7 +311,8 @@ def reduction_kernel(name, node: ComputedBuffer, fused=()) -> Kernel:
 # (the column sums of a bias gradient, `x.sum(0)` of a (256, 512) matrix) would, looped as
 # "each output, then its reduced elements", read memory with a stride of a whole row for
 # every element: fifty times slower than a pass in order. When every load reads the last
-# output dim at stride 1 and the reduced dims at other strides, the loops are turned around:
+# output dim at stride 1 and the reduced dims at other strides (or does not read the last
+# output dim at all: a broadcast row statistic), the loops are turned around:
 # one accumulator per element of the last output dim (a small array on the stack), the
 # reduced dims outside, the last output dim innermost and vectorised, then the post step
 # and the store per element.
@@ -318,13 +327,12 @@ def _reduce_across_rows(kernel, red, out_index, r_index) -> bool:
     for access in kernel.accesses:
         if access is None:
             return False
-        if any(access.get(r) == 1 for r in r_index):
-            return False
         stride = access.get(last)
-        if stride is not None:
-            if stride != 1:
-                return False
-            contiguous = True
+        if stride is None:
+            continue        # the same value across the inner loop (a row's mean, broadcast)
+        if stride != 1 or any(access.get(r) == 1 for r in r_index):
+            return False
+        contiguous = True
     return contiguous
 
 

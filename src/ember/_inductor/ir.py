@@ -70,11 +70,12 @@ class ComputedBuffer(Buffer):
 
 
 class Pointwise:
-    def __init__(self, shape, dtype, inner, expensive=False):
+    def __init__(self, shape, dtype, inner, expensive=False, loads=1):
         self.shape = symbolic(shape)
         self.dtype = dtype
         self.inner = inner          # inner(kernel, index) -> C variable name
         self.expensive = expensive  # holds a transcendental (never recomputed per use)
+        self.loads = loads          # buffer loads per element when inlined
 
 
 class Reduction:
@@ -146,6 +147,15 @@ class TensorBox:
             data = data.base.data
         return type(data) is Pointwise and data.expensive
 
+    def loads(self) -> int:
+        """Buffer loads per element a reader makes when this value is inlined into it."""
+        data = self.data
+        while type(data) is View:
+            data = data.base.data
+        if type(data) is Pointwise:
+            return data.loads
+        return 1 if type(data) is BufferRead else 0
+
 
 # --------------------------------------------------------------------------- index maps
 
@@ -168,7 +178,16 @@ def expand_map(old_shape, new_shape):
 
 
 def reshape_map(old_shape, new_shape):
-    """Through the flat (row-major) position: exact for any reshape of a contiguous order."""
+    """Through the flat (row-major) position: exact for any reshape of a contiguous order.
+    NOTE [reshape index maps by groups]: with static sizes, the dims are split into runs of
+    equal products (a (1024, 512) read as (16, 64, 512): [16, 64] | [512]), so each old index
+    is its run's own expression (`i0*64 + i1`; a split dim's `(i / 64) % 16`), and a dim
+    carried over unchanged is its loop variable: no division over the whole flat position,
+    so the loop stays vectorisable. Symbolic sizes (NOTE [symbolic sizes in kernels]) keep
+    the flat form, whose C text holds for every size."""
+    grouped = _grouped_reshape_map(old_shape, new_shape)
+    if grouped is not None:
+        return grouped
     new_strides = contiguous_strides(new_shape)
     old_strides = contiguous_strides(old_shape)
 
@@ -177,6 +196,89 @@ def reshape_map(old_shape, new_shape):
         return [f"(({flat}) / {stride}) % {size}" if size != 1 else "0"
                 for size, stride in zip(old_shape, old_strides)]
     return index_map
+
+
+def _grouped_reshape_map(old_shape, new_shape):
+    if not all(type(s) is int for s in (*old_shape, *new_shape)):
+        return None
+    if math.prod(old_shape) != math.prod(new_shape) or 0 in old_shape:
+        return None
+    old_dims = [k for k, s in enumerate(old_shape) if s != 1]
+    new_dims = [k for k, s in enumerate(new_shape) if s != 1]
+    groups = []         # (old dims, new dims) with equal products
+    i = j = 0
+    while i < len(old_dims) and j < len(new_dims):
+        olds, news = [old_dims[i]], [new_dims[j]]
+        po, pn = old_shape[old_dims[i]], new_shape[new_dims[j]]
+        i, j = i + 1, j + 1
+        while po != pn:
+            if po < pn:
+                olds.append(old_dims[i])
+                po *= old_shape[old_dims[i]]
+                i += 1
+            else:
+                news.append(new_dims[j])
+                pn *= new_shape[new_dims[j]]
+                j += 1
+        groups.append((olds, news))
+
+    def index_map(index):
+        out = ["0"] * len(old_shape)
+        for olds, news in groups:
+            flat = index[news[0]] if len(news) == 1 else linear_index(
+                [index[k] for k in news], contiguous_strides([new_shape[k] for k in news]))
+            if len(olds) == 1:
+                out[olds[0]] = flat
+                continue
+            strides = contiguous_strides([old_shape[k] for k in olds])
+            run = object()
+            for n, (k, stride) in enumerate(zip(olds, strides)):
+                term = f"({flat}) / {stride}" if stride != 1 else f"({flat})"
+                out[k] = SplitIndex(term if n == 0 else f"({term}) % {old_shape[k]}",
+                                    run, flat, stride, len(olds))
+        return out
+    return index_map
+
+
+class SplitIndex(str):
+    """One old index of a dim split by a reshape (NOTE [reshape index maps by groups]): its C
+    text, and the run it belongs to (`flat`, the run's position; `div`, this dim's stride
+    within the run), so that a load whose buffer keeps the run's dims dense reads
+    `flat * stride` instead (`simplify_index`)."""
+
+    def __new__(cls, text, run, flat, div, count):
+        self = super().__new__(cls, text)
+        self.run, self.flat, self.div, self.count = run, flat, div, count
+        return self
+
+
+def simplify_index(index, strides):
+    """(index, strides) with each whole run of SplitIndex entries whose strides are the
+    run's dense strides times its last one merged into one entry: the run's flat position."""
+    if not any(type(i) is SplitIndex for i in index):
+        return index, strides
+    runs = {}
+    for k, i in enumerate(index):
+        if type(i) is SplitIndex:
+            runs.setdefault(id(i.run), []).append(k)
+    out_index, out_strides, done = [], [], set()
+    for k, (i, st) in enumerate(zip(index, strides)):
+        if type(i) is not SplitIndex:
+            out_index.append(i)
+            out_strides.append(st)
+            continue
+        members = runs[id(i.run)]
+        last = strides[members[-1]]
+        if len(members) != i.count or \
+                any(strides[m] != index[m].div * last for m in members):
+            out_index.append(i)
+            out_strides.append(st)
+            continue
+        if id(i.run) not in done:
+            done.add(id(i.run))
+            out_index.append(i.flat)
+            out_strides.append(last)
+    return out_index, out_strides
 
 
 def squeeze_insert_map(positions, ndim_old):

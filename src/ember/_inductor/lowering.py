@@ -4,6 +4,10 @@ through the table in `lowerings.py` and running the rest as extern calls.
 NOTE [when a value is realized]: a pointwise value is inlined into whatever loads it, except
 - a value loaded by several nodes that holds a transcendental (exp, log, tanh, erf ...), which
   is stored once so that no transcendental is computed twice per element (softmax's exp);
+- a value loaded by several nodes whose inlined form loads `_SHARED_LOADS` or more buffers per
+  element (a residual stream's sums), and a composite's input (softmax, layer norm: read in
+  several loops) that loads more than one: stored once, read as one buffer, instead of every
+  reader loading and adding all its terms again;
 - a reduction's result, always stored;
 - an extern call's argument, and a graph output.
 Stored values are `ComputedBuffer`s appended to `steps` in program order; the scheduler may
@@ -15,6 +19,7 @@ from __future__ import annotations
 import operator
 
 # Each family fills the table as it loads.
+import ember._inductor.lowering_backward
 import ember._inductor.lowering_pointwise
 import ember._inductor.lowering_reductions
 import ember._inductor.lowering_views  # noqa: F401
@@ -30,6 +35,8 @@ from ember._inductor.ir import (
 )
 from ember._inductor.lowerings import LOWERINGS
 from ember._tensor import Tensor
+
+_SHARED_LOADS = 3       # NOTE [when a value is realized]
 
 # Ops whose results are views: a user reached through them counts as a user of the base.
 VIEW_TARGET_NAMES = {"view", "_unsafe_view", "reshape", "permute", "t", "transpose", "expand",
@@ -150,7 +157,8 @@ class GraphLowering:
             return self.extern(node, args, kwargs)
         result = lowering(self, node, *args, **kwargs)
         if isinstance(result, TensorBox) and type(result.data) is Pointwise and \
-                result.is_expensive() and _effective_users(node) > 1:
+                (result.is_expensive() or result.loads() >= _SHARED_LOADS) and \
+                _effective_users(node) > 1:
             self.realize(result)
         return result
 

@@ -19,11 +19,12 @@ def pointwise(node, inputs, fn, expensive=False, shape=None, dtype=None):
     shape = _named(shape, inputs)
     boxes = [expand(x, shape) if isinstance(x, TensorBox) else x for x in inputs]
     expensive = expensive or any(isinstance(b, TensorBox) and b.is_expensive() for b in boxes)
+    loads = sum(b.loads() for b in boxes if isinstance(b, TensorBox))
 
     def inner(kernel, index):
         values = [b.load(kernel, index) if isinstance(b, TensorBox) else b for b in boxes]
         return kernel.tmp(fn(*values), dtype)
-    return TensorBox(Pointwise(shape, dtype, inner, expensive))
+    return TensorBox(Pointwise(shape, dtype, inner, expensive, loads))
 
 
 def _named(shape, inputs):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ember._inductor.codegen_c import literal, math_call
-from ember._inductor.ir import Reduction, numel
+from ember._inductor.ir import Pointwise, Reduction, TensorBox, numel
 from ember._inductor.lowering_pointwise import pointwise
 from ember._inductor.lowering_views import unsqueeze
 from ember._inductor.lowerings import _val, register
@@ -79,10 +79,19 @@ def _amin(g, node, x, dim=(), keepdim=False):
 
 # --------------------------------------------------------------------------- composites
 
+def _store_if_shared(g, x):
+    """Composites read their input in several loops; an inlined input that loads more than
+    one buffer per element (a residual sum) is stored once instead (NOTE [when a value is
+    realized])."""
+    if isinstance(x, TensorBox) and type(x.data) is Pointwise and x.loads() > 1:
+        g.realize(x)
+
+
 @register("_softmax.default")
 def _softmax(g, node, x, dim, half_to_float=False):
     dtype = _val(node)[1]
     d = _dims(x, dim)
+    _store_if_shared(g, x)
     m = reduce(g, x, d, True, "max", dtype)
     e = pointwise(node, [x, m], lambda v, mv: math_call("exp", f"{v} - {mv}", dtype),
                   expensive=True)
@@ -95,6 +104,7 @@ def _softmax(g, node, x, dim, half_to_float=False):
 def _log_softmax(g, node, x, dim, half_to_float=False):
     dtype = _val(node)[1]
     d = _dims(x, dim)
+    _store_if_shared(g, x)
     m = reduce(g, x, d, True, "max", dtype)
     shifted = pointwise(node, [x, m], lambda v, mv: f"{v} - {mv}")
     log_sum = reduce(g, shifted, d, True, "sum", dtype,
@@ -109,6 +119,7 @@ def _layer_norm(g, node, x, normalized_shape, weight, bias, eps):
     ndim = len(x.shape)
     dims = list(range(ndim - len(normalized_shape), ndim))
     n = literal(numel(normalized_shape), dtype)
+    _store_if_shared(g, x)
     mean = reduce(g, x, dims, True, "sum", dtype, post=lambda k, acc: f"{acc} / {n}")
     centered = pointwise(None, [x, mean], lambda v, mv: f"{v} - {mv}", shape=x.shape,
                          dtype=dtype)

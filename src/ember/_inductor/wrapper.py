@@ -10,10 +10,13 @@ original graph eagerly instead, so a compiled graph never gives a wrong result.
 from __future__ import annotations
 
 import ctypes
+import math
+import re
 import threading
 
 import numpy as np
 
+from ember._backends import cpu_allocator
 from ember._core import dtype as dt
 from ember._core.device import CPU
 from ember._core.dispatch.process_state import state
@@ -40,7 +43,8 @@ class _Writer:
     def __init__(self):
         self.lines = []
         self.globals = {"_state": state, "_Tensor": Tensor, "_CPU": CPU, "_np": np,
-                        "_flat": _flat, "_tensor": _tensor, "_view": _view, "_wrap": wrap_array, "_wrapd": wrap,
+                        "_empty": cpu_allocator.empty, "_matmul": cpu_allocator.matmul,
+                        "_flat": _flat, "_tensor": _tensor, "_embedding": _embedding, "_view": _view, "_wrap": wrap_array, "_wrapd": wrap,
                         "_Parameter": Parameter, "_addr": ctypes.addressof,
                         "_cbuf": ctypes.c_char.from_buffer}
         self.count = 0
@@ -64,6 +68,7 @@ def build(graph, items, plan, functions, fallback, inputs_guarded=False, preallo
     w = _Writer()
     w.buffers = graph.buffers
     w.arrays = {}        # replayed view name -> the NumPy array it wraps
+    w.batched = {}       # NOTE [batched matmul on the unmerged views]
     static = _static_slots(graph, items, plan) if preallocate else set()
     w.globals["_fallback"] = fallback
     w.globals["_grad_enabled"] = state.grad_enabled
@@ -106,7 +111,7 @@ def build(graph, items, plan, functions, fallback, inputs_guarded=False, preallo
         pointer[name] = w.const(value._data.ctypes.data, "_ptr")
         tensors[name] = w.const(value, "_const")
         w.globals["_keep" + name] = value
-    outputs = _output_names(graph.outputs)
+    outputs = w.outputs = _output_names(graph.outputs)
     shaped = {}          # slot -> (shape, dtype): a graph output's, allocated in its shape
     for step, item in enumerate(items):
         if not isinstance(item, ExternStep):
@@ -120,8 +125,9 @@ def build(graph, items, plan, functions, fallback, inputs_guarded=False, preallo
                 w.globals[slot] = memory
                 w.globals[f"p_{slot}"] = memory.ctypes.data
                 continue
-            alloc = repr(shaped[slot][0]) if slot in shaped else int(size)
-            w.emit(f"{slot} = _np.empty({alloc}, {w.const(dtype._np)})")
+            # NOTE [buffers from the caching allocator]
+            alloc = repr(shaped[slot][0]) if slot in shaped else f"({int(size)},)"
+            w.emit(f"{slot} = _empty({alloc}, {w.const(dtype._np)})")
             w.emit(f"p_{slot} = _addr(_cbuf({slot}))")
         if isinstance(item, ExternStep):
             _extern(w, item, pointer, array, tensors)
@@ -137,7 +143,7 @@ def build(graph, items, plan, functions, fallback, inputs_guarded=False, preallo
         w.emit(f"{fn}({', '.join(args)})")
     w.globals["_shaped"] = shaped
     w.emit(f"return {_structure(w, graph.outputs, array, tensors)}")
-    source = "def call(*args):\n" + "\n".join(w.lines) + "\n"
+    source = "def call(*args):\n" + "\n".join(_unused_wraps_dropped(w.lines)) + "\n"
     namespace = dict(w.globals)
     exec(compile(source, "<ember inductor wrapper>", "exec"), namespace)  # noqa: S102
     call = namespace["call"]
@@ -145,6 +151,37 @@ def build(graph, items, plan, functions, fallback, inputs_guarded=False, preallo
         call = _one_at_a_time(call)
     call.source = source
     return call
+
+
+def _unused_wraps_dropped(lines):
+    """Without the Tensor wrappers of replayed reshapes that only NumPy calls read (their
+    arrays, `r_<name>`, are what the matmuls take), then without the reshapes nothing reads
+    (NOTE [batched matmul on the unmerged views])."""
+    lines = _unused_dropped(lines, _WRAP_LINE, _NAME)
+    return _unused_dropped(lines, _RESHAPE_LINE, _R_NAME)
+
+
+def _unused_dropped(lines, line_pattern, name_pattern):
+    wraps = {}
+    for k, line in enumerate(lines):
+        found = line_pattern.match(line)
+        if found is not None:
+            wraps[found.group(1)] = k
+    if not wraps:
+        return lines
+    used = set()
+    for k, line in enumerate(lines):
+        for name in name_pattern.findall(line):
+            if name in wraps and wraps[name] != k:
+                used.add(name)
+    dropped = {k for name, k in wraps.items() if name not in used}
+    return [line for k, line in enumerate(lines) if k not in dropped]
+
+
+_WRAP_LINE = re.compile(r"^\s*(view\d+) = _wrap\(r_\1\)$")
+_NAME = re.compile(r"\bview\d+\b")
+_RESHAPE_LINE = re.compile(r"^\s*(r_view\d+) = .*\.reshape\(\([-\d, ]*\)\)$")
+_R_NAME = re.compile(r"\br_view\d+\b")
 
 
 # NOTE [reduce-overhead]: `mode="reduce-overhead"` is PyTorch's CUDA-graph mode; its CPU
@@ -263,15 +300,18 @@ def _matmul_args(w, item):
     return item.args
 
 
-def _reshape_of_buffer(item):
-    """A replayed reshape (or view) of a float buffer argument: NumPy reshapes it (a view
-    where the layout allows, else a copy, as ember's reshape does)."""
+def _reshape_of_buffer(w, item):
+    """A replayed reshape (or view) of a float buffer argument, or of a reshape replayed so
+    before it: NumPy reshapes it (a view where the layout allows, else a copy, as ember's
+    reshape does)."""
     if item.target not in _RESHAPES or item.kwargs or len(item.args) != 2:
         return None
     base, shape = item.args
-    if not isinstance(base, TensorArg) or base.view is not None or \
-            base.buffer.dtype not in (dt.float32, dt.float64) or \
-            not all(type(s) is int for s in shape):
+    if not isinstance(base, TensorArg) or not all(type(s) is int for s in shape):
+        return None
+    if base.view is not None:
+        return (base, tuple(shape)) if base.view.view_name in w.arrays else None
+    if base.buffer.dtype not in (dt.float32, dt.float64):
         return None
     return base, tuple(shape)
 
@@ -280,8 +320,40 @@ def _reshape_of_buffer(item):
 # strided aliases: NOTE [strided aliases for extern calls]) is `np.matmul` on their arrays,
 # which is what ember's own kernel runs, without the dispatcher's per-call work; its result
 # is fresh, contiguous and writable, so its address comes from ctypes' buffer view.
+#
+# NOTE [buffers from the caching allocator]: the wrapper's buffers and matmul results come
+# from ember's CPU caching allocator (NOTE [CPU caching allocator] in
+# ember/_backends/cpu_allocator.py), as eager's large temporaries do: through malloc a
+# training step's megabytes came back as fresh pages every call, a page fault per 4 KiB.
 _MATMULS = {aten.mm.default, aten.bmm.default}
 _RESHAPES = {aten.reshape.default, aten.view.default, aten._unsafe_view.default}
+
+
+# NOTE [batched matmul on the unmerged views]: a bmm's operands are often reshapes that merge
+# the leading dims of a strided view (attention's (B, H, T, D) heads read from the qkv
+# projection as (B*H, T, D)); NumPy can only merge those by copying. np.matmul takes the
+# 4-D views as they are (each matrix is BLAS-ready on its own strides), so when one operand
+# is such a reshape, the matmul gets the unmerged view and the other operand reshaped to the
+# same batch dims (free for a contiguous buffer); its result, contiguous, has the bmm's
+# elements in the same order. The merging reshape, if nothing else reads it, is left out.
+def _unmerged_batches(w, item, operands, a, b):
+    if item.target is not aten.bmm.default:
+        return a, b
+    found = [w.batched.get(a), w.batched.get(b)]
+    if found[0] is None and found[1] is None:
+        return a, b
+    batch = (found[0] or found[1])[1]
+    if found[0] is not None and found[1] is not None and found[0][1] != found[1][1]:
+        return a, b
+    out = []
+    for expr, known, x in zip((a, b), found, operands):
+        if known is not None:
+            out.append(known[0])
+        elif x.view is None:
+            out.append(f"{expr}.reshape({batch + tuple(int(s) for s in x.buffer.shape[-2:])!r})")
+        else:
+            return a, b
+    return tuple(out)
 
 
 def _operand(w, x, array, tensors):
@@ -291,19 +363,29 @@ def _operand(w, x, array, tensors):
 
 
 def _extern(w, item, pointer, array, tensors):
-    reshape = _reshape_of_buffer(item) if item.outputs is None else None
+    reshape = _reshape_of_buffer(w, item) if item.outputs is None else None
     if reshape is not None:
         base, shape = reshape
         arr = f"r_{item.view_name}"
-        w.emit(f"{arr} = {_operand(w, base, array, tensors)}.reshape({shape!r})")
+        source = _operand(w, base, array, tensors)
+        w.emit(f"{arr} = {source}.reshape({shape!r})")
         w.emit(f"{item.view_name} = _wrap({arr})")
         w.arrays[item.view_name] = arr
+        if base.view is None:
+            src_shape = tuple(int(s) for s in base.buffer.shape)
+            if len(src_shape) > 3 and len(shape) == 3 and src_shape[-2:] == shape[-2:] and \
+                    math.prod(src_shape[:-2]) == shape[0]:
+                w.batched[arr] = (source, src_shape[:-2])
+        return
+    if _constant_arange(w, item, pointer, array) or _embedding_lookup(w, item, pointer, array,
+                                                                      tensors):
         return
     operands = _matmul_args(w, item)
     if operands is not None:
         a, b = (_operand(w, x, array, tensors) for x in operands)
+        a, b = _unmerged_batches(w, item, operands, a, b)
         buf = item.outputs[0]
-        w.emit(f"{buf.name} = _np.matmul({a}, {b}).reshape(-1)")
+        w.emit(f"{buf.name} = _matmul({a}, {b}).reshape(-1)")
         w.emit(f"p_{buf.name} = _addr(_cbuf({buf.name}))")
         pointer[buf.name] = f"p_{buf.name}"
         array[buf.name] = (buf.name, buf.shape)
@@ -326,6 +408,67 @@ def _extern(w, item, pointer, array, tensors):
         w.emit(f"p_{buf.name} = {buf.name}.ctypes.data")
         pointer[buf.name] = f"p_{buf.name}"
         array[buf.name] = (buf.name, buf.shape)
+
+
+# NOTE [aranges and embeddings without the dispatcher]: an `arange` of constant numbers whose
+# result stays inside the graph (not a graph output: the caller could write into it) is made
+# once, when the wrapper is built, and read by every call (kernels never write their inputs).
+# An `embedding` of a float table by int64 indices, both whole buffers, is NumPy's `take`
+# into a pooled buffer; indices out of the table's range (negative ones included, which
+# `take` would wrap) call the op itself, which raises eager's error.
+_ARANGE = aten.arange.start_step
+_EMBEDDING = aten.embedding.default
+
+
+def _constant_arange(w, item, pointer, array) -> bool:
+    if item.target is not _ARANGE or item.outputs is None or len(item.outputs) != 1 or \
+            item.outputs[0] is None or item.outputs[0].name in w.outputs or \
+            not all(type(v) in (int, float, bool) or v is None
+                    for v in (*item.args, *item.kwargs.values())):
+        return False
+    buf = item.outputs[0]
+    flat = _flat(item.target(*item.args, **item.kwargs)).copy()
+    w.globals["_keep" + buf.name] = flat
+    array_name = w.const(flat, "_arange")
+    w.emit(f"{buf.name} = {array_name}")
+    pointer[buf.name] = w.const(flat.ctypes.data, "_ptr")
+    array[buf.name] = (buf.name, buf.shape)
+    return True
+
+
+def _embedding_lookup(w, item, pointer, array, tensors) -> bool:
+    if item.target is not _EMBEDDING or item.outputs is None or len(item.outputs) != 1 or \
+            item.outputs[0] is None or len(item.args) < 2:
+        return False
+    weight, indices = item.args[:2]
+    for a in (weight, indices):
+        if not isinstance(a, TensorArg) or a.view is not None or \
+                _is_alias(a, w.buffers[a.buffer.name]):
+            return False
+    if weight.buffer.dtype not in (dt.float32, dt.float64) or \
+            indices.buffer.dtype is not dt.int64 or len(weight.buffer.shape) != 2:
+        return False
+    fn = w.const(item.target, "_f")
+    args = [_value_expr(w, v, array, tensors) for v in item.args]
+    args += [f"{k}={_value_expr(w, v, array, tensors)}" for k, v in item.kwargs.items()]
+    buf = item.outputs[0]
+    table = _array_expr(weight, w.buffers[weight.buffer.name], array, tensors)
+    index = _array_expr(indices, w.buffers[indices.buffer.name], array, tensors)
+    w.emit(f"{buf.name} = _embedding({table}, {index}, lambda: {fn}({', '.join(args)}))")
+    w.emit(f"p_{buf.name} = _addr(_cbuf({buf.name}))")
+    pointer[buf.name] = f"p_{buf.name}"
+    array[buf.name] = (buf.name, buf.shape)
+    return True
+
+
+def _embedding(table, indices, call):
+    """NOTE [aranges and embeddings without the dispatcher]."""
+    flat = indices.reshape(-1)
+    if flat.size and (flat.min() < 0 or flat.max() >= table.shape[0]):
+        return _flat(call()).copy()     # the op raises eager's error
+    out = cpu_allocator.empty((flat.size, table.shape[1]), table.dtype)
+    np.take(table, flat, axis=0, out=out)
+    return out.reshape(-1)
 
 
 def _structure(w, value, array, tensors) -> str:
