@@ -240,3 +240,81 @@ def test_like_factories(name):
     for lib in (ember, torch):
         with pytest.raises(TypeError):
             getattr(lib, name)(3)
+
+
+# NOTE [kernels that are one ufunc]: add / sub / mul / div call their ufunc on the fast path.
+_BINARY_DTYPES = ["float32", "float64", "float16", "bfloat16", "int32", "int64", "uint8",
+                  "complex64"]
+
+
+@pytest.mark.parametrize("dtype", _BINARY_DTYPES)
+def test_one_ufunc_binary_ops(dtype):
+    rng = np.random.default_rng(3)
+    a_np = (rng.standard_normal((3, 4)) * 4).astype(np.float64)
+    b_np = (rng.standard_normal((4,)) * 4 + 9).astype(np.float64)
+    calls = [
+        ("a + b", lambda lib, a, b: a + b), ("a - b", lambda lib, a, b: a - b),
+        ("a * b", lambda lib, a, b: a * b), ("a / b", lambda lib, a, b: a / b),
+        ("a + 3", lambda lib, a, b: a + 3), ("a * 2.5", lambda lib, a, b: a * 2.5),
+        ("a - 1.5", lambda lib, a, b: a - 1.5), ("a / 4", lambda lib, a, b: a / 4),
+        ("add alpha=2", lambda lib, a, b: lib.add(a, b, alpha=2)),
+        ("sub alpha=1", lambda lib, a, b: lib.sub(a, b, alpha=1)),
+        ("add alpha=1.0", lambda lib, a, b: lib.add(a, b, alpha=1.0)),
+        ("add alpha=True", lambda lib, a, b: lib.add(a, b, alpha=True)),
+    ]
+    for where, fn in calls:
+        got = []
+        for lib in (ember, torch):
+            a = lib.tensor(a_np).to(getattr(lib, dtype))
+            b = lib.tensor(b_np).to(getattr(lib, dtype))
+            try:
+                got.append(fn(lib, a, b))
+            except Exception as error:     # (compared below: the same class in both)
+                got.append(type(error))
+        if isinstance(got[1], type):
+            assert got[0] is got[1], (where, dtype, got)
+        else:
+            assert_same(got[0], got[1], 1e-3, 1e-3, f"{where} {dtype}")
+
+
+def test_one_ufunc_ops_record_and_reach_modes():
+    for lib, mode_class in ((ember, _EmberNames), (torch, _TorchNames)):
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        with mode_class() as mode:
+            y = (x * x + x - x / 2.0)
+        assert mode.names == ["mul", "add", "div", "sub"], (lib.__name__, mode.names)
+    e = ember.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    t = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    for x in (e, t):
+        y = x * x + x - x / 2.0
+        assert y.grad_fn.name() == "SubBackward0"
+        y.sum().backward()
+    assert_same(e.grad, t.grad, 0, 0, "grad")
+
+
+def test_one_ufunc_yields_to_a_registered_cpu_kernel():
+    from ember._core.registry import OPS
+
+    op = OPS["mul.Tensor"]
+    table = op.table
+    key = ("strided", "cpu", None)
+    before = dict(table.entries)
+    seen = []
+
+    def logged_mul(xp, self, other):
+        seen.append(self.shape)
+        return xp.multiply(self, other)
+
+    a = ember.ones(3)
+    a * a                                   # the cache entry made with the shared kernel
+    try:
+        table.register(key, logged_mul)
+        out = a * a
+    finally:
+        table.entries.clear()
+        table.entries.update(before)
+        table.register(next(iter(before)), before[next(iter(before))])
+    assert seen == [(3,)]
+    assert out.tolist() == [1.0, 1.0, 1.0]
+    a * a
+    assert seen == [(3,)]
