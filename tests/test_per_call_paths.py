@@ -318,3 +318,54 @@ def test_one_ufunc_yields_to_a_registered_cpu_kernel():
     assert out.tolist() == [1.0, 1.0, 1.0]
     a * a
     assert seen == [(3,)]
+
+
+def _linear_variants(lib):
+    """(name, layer) pairs whose forward must read the parameters the attributes name (NOTE
+    [a layer's parameters off its table])."""
+    import importlib
+
+    nn = lib.nn
+    prune = importlib.import_module(f"{lib.__name__}.nn.utils.prune")
+    parametrize = importlib.import_module(f"{lib.__name__}.nn.utils.parametrize")
+
+    class Doubled(nn.Module):
+        def forward(self, w):
+            return w * 2
+
+    def made(build):
+        lib.manual_seed(0)
+        layer = nn.Linear(5, 3)
+        with lib.no_grad():
+            layer.weight.copy_(lib.arange(15.0).reshape(3, 5) / 10)
+            layer.bias.copy_(lib.tensor([0.5, -1.0, 2.0]))
+        return build(layer) or layer
+
+    def replace_bias(layer):
+        del layer.bias
+        layer.bias = lib.tensor([9.0, 8.0, 7.0])
+
+    return [
+        ("plain", made(lambda m: None)),
+        ("no bias", made(lambda m: m.register_parameter("bias", None))),
+        ("weight_norm", made(lambda m: nn.utils.weight_norm(m))),
+        ("parametrizations.weight_norm",
+         made(lambda m: nn.utils.parametrizations.weight_norm(m))),
+        ("parametrized", made(lambda m: parametrize.register_parametrization(
+            m, "weight", Doubled()))),
+        ("pruned", made(lambda m: prune.l1_unstructured(m, "weight", amount=0.4))),
+        ("bias replaced by a plain tensor", made(replace_bias)),
+    ]
+
+
+def test_linear_reads_the_parameters_its_attributes_name():
+    x_np = np.random.default_rng(5).standard_normal((2, 5)).astype(np.float32)
+    for (name, e_layer), (_, t_layer) in zip(_linear_variants(ember), _linear_variants(torch)):
+        assert_same(e_layer(ember.tensor(x_np)), t_layer(torch.tensor(x_np)), 1e-6, 1e-6, name)
+    e_layer, t_layer = ember.nn.Linear(5, 3), torch.nn.Linear(5, 3)
+    state = {"weight": np.ones((3, 5), np.float32), "bias": np.zeros(3, np.float32)}
+    e_out = ember.func.functional_call(e_layer, {k: ember.tensor(v) for k, v in state.items()},
+                                       (ember.tensor(x_np),))
+    t_out = torch.func.functional_call(t_layer, {k: torch.tensor(v) for k, v in state.items()},
+                                       (torch.tensor(x_np),))
+    assert_same(e_out, t_out, 1e-6, 1e-6, "functional_call")

@@ -31,6 +31,7 @@ from ember.autograd.saved_tensor import (
 
 _sequence = itertools.count()
 _new = object.__new__
+_weak = weakref.ref
 
 
 class RemovableHandle:
@@ -156,7 +157,7 @@ def accumulate_node(t) -> AccumulateGrad:
         node._hooks = node._pre_hooks = node._tensor_pre_hooks = None
         node._retain_grad_hooks = node.metadata_ = None
         node._sequence_nr = ACCUMULATE_SEQUENCE
-        meta["_accumulate"] = weakref.ref(node)
+        meta["_accumulate"] = _weak(node)
     return node
 
 
@@ -438,6 +439,7 @@ class _Plan:
 
 
 _plans: dict = {}
+_NOTHING = (None,)      # one output that keeps nothing (its results / its metadata)
 
 
 def record(op, args, out):
@@ -455,7 +457,7 @@ def record(op, args, out):
     # common case) is handled without building the per-output lists' loops.
     Tensor = dispatch.Tensor
     edges, input_meta, saved = [], [], []
-    kept = list(args)
+    kept = [*args]
     for i, name, keep in plan.tensor_args:
         v = args[i]
         if type(v) is Tensor or isinstance(v, Tensor):
@@ -510,23 +512,25 @@ def record(op, args, out):
     node._saved = saved
     if single and isinstance(out, Tensor):
         wanted = plan.saved_outputs
+        # (`_results` and `_output_meta` are read, never written, after this: tuples, one
+        # allocation each, or a shared one.)
         if wanted is None or 0 in wanted:
             s = save_output(out, 0)
-            node._results = [s]
+            node._results = (s,)
             saved.append(s)
         else:
-            node._results = [None]
+            node._results = _NOTHING
         dtype = out._dtype
         if dtype.is_floating_point or dtype.is_complex:
             out._grad_fn = node
             out._requires_grad = True
             # A subclass's own device (a FakeTensor's fake_device), for its zero gradient.
-            node._output_meta = [(out._data.shape, dtype,
-                                  out._device if type(out) is Tensor else out.device)]
+            node._output_meta = ((out._data.shape, dtype,
+                                  out._device if type(out) is Tensor else out.device),)
             if plan.is_view:
                 out.__dict__["_view_version"] = out._version
         else:
-            node._output_meta = [None]
+            node._output_meta = _NOTHING
     else:
         _record_outputs(node, plan, outputs, saved, Tensor)
     if anomaly_mode.state.enabled:
