@@ -240,3 +240,132 @@ def test_like_factories(name):
     for lib in (ember, torch):
         with pytest.raises(TypeError):
             getattr(lib, name)(3)
+
+
+# NOTE [kernels that are one ufunc]: add / sub / mul / div call their ufunc on the fast path.
+_BINARY_DTYPES = ["float32", "float64", "float16", "bfloat16", "int32", "int64", "uint8",
+                  "complex64"]
+
+
+@pytest.mark.parametrize("dtype", _BINARY_DTYPES)
+def test_one_ufunc_binary_ops(dtype):
+    rng = np.random.default_rng(3)
+    a_np = (rng.standard_normal((3, 4)) * 4).astype(np.float64)
+    b_np = (rng.standard_normal((4,)) * 4 + 9).astype(np.float64)
+    calls = [
+        ("a + b", lambda lib, a, b: a + b), ("a - b", lambda lib, a, b: a - b),
+        ("a * b", lambda lib, a, b: a * b), ("a / b", lambda lib, a, b: a / b),
+        ("a + 3", lambda lib, a, b: a + 3), ("a * 2.5", lambda lib, a, b: a * 2.5),
+        ("a - 1.5", lambda lib, a, b: a - 1.5), ("a / 4", lambda lib, a, b: a / 4),
+        ("add alpha=2", lambda lib, a, b: lib.add(a, b, alpha=2)),
+        ("sub alpha=1", lambda lib, a, b: lib.sub(a, b, alpha=1)),
+        ("add alpha=1.0", lambda lib, a, b: lib.add(a, b, alpha=1.0)),
+        ("add alpha=True", lambda lib, a, b: lib.add(a, b, alpha=True)),
+    ]
+    for where, fn in calls:
+        got = []
+        for lib in (ember, torch):
+            a = lib.tensor(a_np).to(getattr(lib, dtype))
+            b = lib.tensor(b_np).to(getattr(lib, dtype))
+            try:
+                got.append(fn(lib, a, b))
+            except Exception as error:     # (compared below: the same class in both)
+                got.append(type(error))
+        if isinstance(got[1], type):
+            assert got[0] is got[1], (where, dtype, got)
+        else:
+            assert_same(got[0], got[1], 1e-3, 1e-3, f"{where} {dtype}")
+
+
+def test_one_ufunc_ops_record_and_reach_modes():
+    for lib, mode_class in ((ember, _EmberNames), (torch, _TorchNames)):
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        with mode_class() as mode:
+            y = (x * x + x - x / 2.0)
+        assert mode.names == ["mul", "add", "div", "sub"], (lib.__name__, mode.names)
+    e = ember.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    t = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    for x in (e, t):
+        y = x * x + x - x / 2.0
+        assert y.grad_fn.name() == "SubBackward0"
+        y.sum().backward()
+    assert_same(e.grad, t.grad, 0, 0, "grad")
+
+
+def test_one_ufunc_yields_to_a_registered_cpu_kernel():
+    from ember._core.registry import OPS
+
+    op = OPS["mul.Tensor"]
+    table = op.table
+    key = ("strided", "cpu", None)
+    before = dict(table.entries)
+    seen = []
+
+    def logged_mul(xp, self, other):
+        seen.append(self.shape)
+        return xp.multiply(self, other)
+
+    a = ember.ones(3)
+    a * a                                   # the cache entry made with the shared kernel
+    try:
+        table.register(key, logged_mul)
+        out = a * a
+    finally:
+        table.entries.clear()
+        table.entries.update(before)
+        table.register(next(iter(before)), before[next(iter(before))])
+    assert seen == [(3,)]
+    assert out.tolist() == [1.0, 1.0, 1.0]
+    a * a
+    assert seen == [(3,)]
+
+
+def _linear_variants(lib):
+    """(name, layer) pairs whose forward must read the parameters the attributes name (NOTE
+    [a layer's parameters off its table])."""
+    import importlib
+
+    nn = lib.nn
+    prune = importlib.import_module(f"{lib.__name__}.nn.utils.prune")
+    parametrize = importlib.import_module(f"{lib.__name__}.nn.utils.parametrize")
+
+    class Doubled(nn.Module):
+        def forward(self, w):
+            return w * 2
+
+    def made(build):
+        lib.manual_seed(0)
+        layer = nn.Linear(5, 3)
+        with lib.no_grad():
+            layer.weight.copy_(lib.arange(15.0).reshape(3, 5) / 10)
+            layer.bias.copy_(lib.tensor([0.5, -1.0, 2.0]))
+        return build(layer) or layer
+
+    def replace_bias(layer):
+        del layer.bias
+        layer.bias = lib.tensor([9.0, 8.0, 7.0])
+
+    return [
+        ("plain", made(lambda m: None)),
+        ("no bias", made(lambda m: m.register_parameter("bias", None))),
+        ("weight_norm", made(lambda m: nn.utils.weight_norm(m))),
+        ("parametrizations.weight_norm",
+         made(lambda m: nn.utils.parametrizations.weight_norm(m))),
+        ("parametrized", made(lambda m: parametrize.register_parametrization(
+            m, "weight", Doubled()))),
+        ("pruned", made(lambda m: prune.l1_unstructured(m, "weight", amount=0.4))),
+        ("bias replaced by a plain tensor", made(replace_bias)),
+    ]
+
+
+def test_linear_reads_the_parameters_its_attributes_name():
+    x_np = np.random.default_rng(5).standard_normal((2, 5)).astype(np.float32)
+    for (name, e_layer), (_, t_layer) in zip(_linear_variants(ember), _linear_variants(torch)):
+        assert_same(e_layer(ember.tensor(x_np)), t_layer(torch.tensor(x_np)), 1e-6, 1e-6, name)
+    e_layer, t_layer = ember.nn.Linear(5, 3), torch.nn.Linear(5, 3)
+    state = {"weight": np.ones((3, 5), np.float32), "bias": np.zeros(3, np.float32)}
+    e_out = ember.func.functional_call(e_layer, {k: ember.tensor(v) for k, v in state.items()},
+                                       (ember.tensor(x_np),))
+    t_out = torch.func.functional_call(t_layer, {k: torch.tensor(v) for k, v in state.items()},
+                                       (torch.tensor(x_np),))
+    assert_same(e_out, t_out, 1e-6, 1e-6, "functional_call")

@@ -98,6 +98,9 @@ def _linear_bias_grad(c):
     return grad.reshape(-1, grad.shape[-1]).sum(0) if grad.ndim > 1 else grad
 
 
+_FLOAT32, _FLOAT64 = np.dtype(np.float32), np.dtype(np.float64)
+
+
 @register_op("linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",
              kind="generic", function=False, method=False, tags=("fp_errors",),
              meta=_linear_meta, saves=("input", "weight"), node_name=_linear_node_name,
@@ -107,10 +110,12 @@ def linear(xp, input, weight, bias=None):
     """linear(input, weight, bias=None) -> Tensor: input @ weight^T + bias."""
     dtype = input.dtype
     # The common case (float32/float64 operands of matching shapes) goes straight to the
-    # product; anything else takes the checks, which raise PyTorch's errors.
-    plain = (dtype.kind == "f" and dtype.itemsize >= 4 and weight.dtype == dtype
+    # product; anything else takes the checks, which raise PyTorch's errors. (NumPy's own
+    # float32/float64 descriptors are tested by identity: an equal descriptor that is another
+    # object takes the checks, which accept it.)
+    plain = ((dtype is _FLOAT32 or dtype is _FLOAT64) and weight.dtype is dtype
              and weight.ndim == 2 and input.ndim >= 1 and input.shape[-1] == weight.shape[1]
-             and (bias is None or (bias.dtype == dtype and bias.shape == weight.shape[:1])))
+             and (bias is None or (bias.dtype is dtype and bias.shape == weight.shape[:1])))
     if not plain:
         _linear_checks(input, weight, bias)
         check_kernel_dtype("addmm_impl_cpu_", input)

@@ -22,6 +22,7 @@ from ember._core.checks import _check, _check_type, _warn_once
 from ember._core.dispatch import UnsupportedOperand, call, call_inplace, call_out
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
+from ember._core.dispatch.pointwise import one_ufunc
 from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import (
     BOOL_TO_LONG,
@@ -106,6 +107,9 @@ def add(xp, self, other, alpha=1):
     return xp.add(self, other)
 
 
+one_ufunc(add, np.add)          # NOTE [kernels that are one ufunc] (dispatch/pointwise.py)
+
+
 _SUB_TWO_BOOLS = ("Subtraction, the `-` operator, with two bool tensors is not supported. Use "
                   "the `^` or `logical_xor()` operator instead.")
 _SUB_ONE_BOOL = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
@@ -126,6 +130,9 @@ def sub(xp, self, other, alpha=1):
     elif self.dtype in _COMPLEX:     # NOTE [complex alpha multiplies]
         other = _scaled(other, alpha, self)
     return xp.subtract(self, other)
+
+
+one_ufunc(sub, np.subtract)
 
 
 @register_op("rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
@@ -278,6 +285,9 @@ def mul(xp, self, other):
     return xp.multiply(self, other)
 
 
+one_ufunc(mul, np.multiply)     # NOTE [kernels that are one ufunc] (dispatch/pointwise.py)
+
+
 # --------------------------------------------------------------------------- division
 
 @register_op("div.Tensor(Tensor self, Tensor other) -> Tensor", kind="pointwise",
@@ -290,6 +300,9 @@ def mul(xp, self, other):
 def div(xp, self, other):
     """div(input, other, *, rounding_mode=None, out=None) -> Tensor: true division."""
     return xp.true_divide(self, other)
+
+
+one_ufunc(div, np.true_divide)
 
 
 @register_op("div.Scalar(Tensor self, Scalar other) -> Tensor", kind="pointwise",

@@ -31,6 +31,7 @@ from ember.autograd.saved_tensor import (
 
 _sequence = itertools.count()
 _new = object.__new__
+_weak = weakref.ref
 
 
 class RemovableHandle:
@@ -156,7 +157,7 @@ def accumulate_node(t) -> AccumulateGrad:
         node._hooks = node._pre_hooks = node._tensor_pre_hooks = None
         node._retain_grad_hooks = node.metadata_ = None
         node._sequence_nr = ACCUMULATE_SEQUENCE
-        meta["_accumulate"] = weakref.ref(node)
+        meta["_accumulate"] = _weak(node)
     return node
 
 
@@ -405,6 +406,7 @@ class _Plan:
 
     __slots__ = (
         "arg_index",
+        "is_view",
         "list_args",
         "name_of",
         "node_class",
@@ -417,6 +419,7 @@ class _Plan:
         arguments = op.schema.arguments
         self.node_class = node_class(op)
         self.name_of = op.node_name if callable(op.node_name) else None
+        self.is_view = op.kind == "view"
         self.arg_index = {a.name: i for i, a in enumerate(arguments)}
         self.op_name = op.schema.name
         names = op.saves
@@ -436,20 +439,25 @@ class _Plan:
 
 
 _plans: dict = {}
+_NOTHING = (None,)      # one output that keeps nothing (its results / its metadata)
 
 
 def record(op, args, out):
     """Called by the dispatcher when an input requires grad: add a node for this call."""
     if not grad_mode._state.grad_enabled or not op.differentiable:
         return
-    plan = _plans.get(op) or _plans.setdefault(op, _Plan(op))
+    plan = _plans.get(op)
+    if plan is None:
+        plan = _plans[op] = _Plan(op)
     # NOTE [recording cost]: this runs once per recorded op, so it is written for CPython's
     # costs (measured in benchmarks/bench_dispatch.py): objects are made with object.__new__
-    # and their fields set here rather than through __init__ frames, and a tensor's version
-    # is read off its storage rather than through the `_version` property.
+    # and their fields set here rather than through __init__ frames, a tensor's version is
+    # read off its storage rather than through the `_version` property, a leaf's live
+    # AccumulateGrad is found here (accumulate_node only makes one), and a single output (the
+    # common case) is handled without building the per-output lists' loops.
     Tensor = dispatch.Tensor
     edges, input_meta, saved = [], [], []
-    kept = list(args)
+    kept = [*args]
     for i, name, keep in plan.tensor_args:
         v = args[i]
         if type(v) is Tensor or isinstance(v, Tensor):
@@ -457,8 +465,12 @@ def record(op, args, out):
                 stale_view_check(v)
             if v._requires_grad:
                 fn = v._grad_fn
-                edges.append((accumulate_node(v), 0) if fn is None else
-                             (fn, v.__dict__.get("_output_nr", 0)))
+                if fn is None:
+                    ref = v.__dict__.get("_accumulate")
+                    fn = ref() if ref is not None else None
+                    edges.append((fn if fn is not None else accumulate_node(v), 0))
+                else:
+                    edges.append((fn, v.__dict__.get("_output_nr", 0)))
             else:
                 edges.append(None)
             input_meta.append((name, (v._data.shape, v._dtype), None))
@@ -481,6 +493,52 @@ def record(op, args, out):
                 info.device = v._device
                 info._op_name = plan.op_name
                 info._arg_name = name
+    if plan.list_args:
+        _record_lists(plan, args, kept, edges, input_meta, saved, Tensor)
+    single = type(out) is not tuple
+    outputs = (out,) if single else out
+    node = _new(plan.node_class if plan.name_of is None else
+                node_class_named(plan.name_of(args, outputs)))
+    # Node.__init__, inlined:
+    node._hooks = node._pre_hooks = node._tensor_pre_hooks = None
+    node._retain_grad_hooks = node.metadata_ = None
+    node._sequence_nr = next(_sequence)
+    node.next_functions = tuple(edges)
+    node._op = op
+    node._args = kept
+    node._input_meta = input_meta
+    node._freed = False
+    node._op_arg_index = plan.arg_index
+    node._saved = saved
+    if single and isinstance(out, Tensor):
+        wanted = plan.saved_outputs
+        # (`_results` and `_output_meta` are read, never written, after this: tuples, one
+        # allocation each, or a shared one.)
+        if wanted is None or 0 in wanted:
+            s = save_output(out, 0)
+            node._results = (s,)
+            saved.append(s)
+        else:
+            node._results = _NOTHING
+        dtype = out._dtype
+        if dtype.is_floating_point or dtype.is_complex:
+            out._grad_fn = node
+            out._requires_grad = True
+            # A subclass's own device (a FakeTensor's fake_device), for its zero gradient.
+            node._output_meta = ((out._data.shape, dtype,
+                                  out._device if type(out) is Tensor else out.device),)
+            if plan.is_view:
+                out.__dict__["_view_version"] = out._version
+        else:
+            node._output_meta = _NOTHING
+    else:
+        _record_outputs(node, plan, outputs, saved, Tensor)
+    if anomaly_mode.state.enabled:
+        anomaly_mode.remember_forward_stack(node)
+
+
+def _record_lists(plan, args, kept, edges, input_meta, saved, Tensor):
+    """record's part for `Tensor[]` arguments (cat, stack, einsum ...)."""
     for i, name, keep in plan.list_args:
         elements = []
         for j, v in enumerate(args[i]):
@@ -496,19 +554,10 @@ def record(op, args, out):
             else:
                 elements.append(v)
         kept[i] = SavedList(elements)
-    outputs = out if type(out) is tuple else (out,)
-    node = _new(plan.node_class if plan.name_of is None else
-                node_class_named(plan.name_of(args, outputs)))
-    # Node.__init__, inlined:
-    node._hooks = node._pre_hooks = node._tensor_pre_hooks = None
-    node._retain_grad_hooks = node.metadata_ = None
-    node._sequence_nr = next(_sequence)
-    node.next_functions = tuple(edges)
-    node._op = op
-    node._args = kept
-    node._input_meta = input_meta
-    node._freed = False
-    node._op_arg_index = plan.arg_index
+
+
+def _record_outputs(node, plan, outputs, saved, Tensor):
+    """record's part for an op of several outputs (or a result that is not a tensor)."""
     results = [None] * len(outputs)
     for k in (range(len(outputs)) if plan.saved_outputs is None else plan.saved_outputs):
         o = outputs[k]
@@ -516,7 +565,6 @@ def record(op, args, out):
             results[k] = s = save_output(o, k)
             saved.append(s)
     node._results = results
-    node._saved = saved
     output_meta = []
     for k, o in enumerate(outputs):
         if isinstance(o, Tensor):
@@ -526,18 +574,15 @@ def record(op, args, out):
                 o._requires_grad = True
                 if k:
                     o.__dict__["_output_nr"] = k
-                # A subclass's own device (a FakeTensor's fake_device), for its zero gradient.
                 output_meta.append((o._data.shape, dtype,
                                     o._device if type(o) is Tensor else o.device))
                 continue
         output_meta.append(None)
     node._output_meta = output_meta
-    if op.kind == "view":
+    if plan.is_view:
         for o in outputs:
             if isinstance(o, Tensor) and o._grad_fn is node:
                 o.__dict__["_view_version"] = o._version
-    if anomaly_mode.state.enabled:
-        anomaly_mode.remember_forward_stack(node)
 
 
 dispatch.state.record = record

@@ -171,19 +171,37 @@ def clear_promotion_caches() -> None:
     _pointwise_cache.clear()
 
 
+# NOTE [kernels that are one ufunc]: the CPU kernels of the commonest binary ops (mul, div,
+# and add / sub with an alpha of 1) are one NumPy ufunc call on their two operands for real
+# dtypes. `one_ufunc(kernel, ufunc)` says so, and the fast path calls the ufunc itself: a Python
+# frame less per call. The cache entry keeps the kernel the ufunc stands for, and the fast path
+# uses the ufunc only while `op.raw_kernel` is still that kernel (a back-end override of the
+# CPU entry is called as it is), and for add / sub only when alpha is the int 1.
+_ONE_UFUNC: dict = {}       # kernel -> the ufunc it calls
+
+
+def one_ufunc(kernel, ufunc) -> None:
+    """Declare `kernel(xp, a, b[, alpha])` to be `ufunc(a, b)` on NumPy arrays of real
+    (non-complex, non-bool) compute dtypes, alpha (where it has one) being the int 1."""
+    _ONE_UFUNC[kernel] = ufunc
+
+
 def _fast_entry(op, key, operands):
     """The cache entry of `key`: (result np dtype, compute np dtype, result dtype, scalars,
     compute dtype, whether scalars are range-checked, the op, the operand dtype of NOTE [half
-    operands round first])."""
+    operands round first], the kernel that is one ufunc and that ufunc (NOTE [kernels that are
+    one ufunc]; None, None otherwise))."""
     if len(key) == 3:                       # (op, dtype, the type of a number operand)
         check_number_operand(op, 1, operands[1])
     result_dtype, compute_dtype, operand_dtype = _pointwise_dtypes(op, operands)
     _check_wide_unsigned(op, compute_dtype)
     if operands[0]._dtype is dt.complex32:
         return None     # complex32 takes the general path (NOTE [complex32 storage])
+    kernel = op.raw_kernel
+    ufunc = _ONE_UFUNC.get(kernel) if compute_dtype._np.kind in "fiu" else None
     entry = _fast_cache[key] = (result_dtype._np, compute_dtype._np, result_dtype, {},
                                 compute_dtype, "range_checked_scalars" in op.tags, op,
-                                operand_dtype)
+                                operand_dtype, kernel if ufunc is not None else None, ufunc)
     return entry
 
 
@@ -268,7 +286,9 @@ def run_pointwise(op, args):
                 else run_plainly
             nargs = len(args)
             try:
-                if nargs == 2:
+                if entry[8] is kernel and (nargs == 2 or type(args[2]) is int and args[2] == 1):
+                    result = run(entry[9], x, y)    # NOTE [kernels that are one ufunc]
+                elif nargs == 2:
                     result = run(kernel, np, x, y)
                 elif nargs == 1:
                     result = run(kernel, np, x)
