@@ -244,6 +244,11 @@ CASES = {
         1 << 70, 2, 3), True),
     "Tensor.narrow_copy with a float start": (lambda L: L.ones(3).narrow_copy(2, 1.0, 3),
                                               False),
+    "F.adaptive_avg_pool2d with a str size (the parser before the length)": (
+        lambda L: F(L).adaptive_avg_pool2d(L.ones(1, 3, 4, 4), ["a"]), True),
+    "F.ctc_loss of 0-d log_probs": (lambda L: F(L).ctc_loss(
+        L.tensor(1.0), L.tensor(1), input_lengths=L.tensor(1), target_lengths=L.tensor(1),
+        blank=3), True),
 }
 
 

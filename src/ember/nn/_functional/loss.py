@@ -637,6 +637,9 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
             if lengths.dtype.is_floating_point or lengths.dtype.is_complex or \
                     lengths.dtype == ember.bool:
                 raise RuntimeError(f"{name} must be integral")
+    if log_probs.ndim == 0:       # (PyTorch reads a 1-d view's size(1): its IndexError)
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got "
+                         "1)")
     unbatched = log_probs.ndim == 2
     if unbatched:
         log_probs = log_probs.unsqueeze(1)

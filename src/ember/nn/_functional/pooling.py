@@ -242,7 +242,8 @@ def _output_size(input, output_size, spatial):
 def _cells(size, spatial, message):
     """An adaptive pool's output_size: a sequence of another length than the pool's dims is
     its op's RuntimeError (PyTorch's parser passes such a list on)."""
-    if isinstance(size, tuple) and len(size) != spatial:
+    if isinstance(size, tuple) and len(size) != spatial and \
+            all(type(n) is int for n in size):       # (other items: the parser's TypeError)
         raise RuntimeError(message)
     return size
 
