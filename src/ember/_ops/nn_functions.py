@@ -18,18 +18,21 @@ def _functional():
     return upcalls.nn_module("functional")
 
 
+# NOTE [top-level losses leave unreduced]: PyTorch's Python binding of these functions reads
+# the schema's default `reduction=Mean` as 0, so a call that leaves `reduction` out returns the
+# unreduced loss (torch.kl_div(x, y) has x's shape, unlike F.kl_div); and its kernels reduce
+# only for 1 (mean) and 2 (sum), any other int leaving the loss unreduced. The defaults here
+# are 0 and _name reads every other int as 'none'.
 def _name(reduction: int) -> str:
-    if reduction not in (0, 1, 2):
-        raise RuntimeError(f"{reduction} is not a valid value for reduction")
-    return _NAMES[reduction]
+    return _NAMES[reduction] if reduction in (1, 2) else "none"
 
 
 @register_frontend(method=False)
 @checked("binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, "
-         "Tensor? pos_weight=None, int reduction=1)")
-def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
+         "Tensor? pos_weight=None, int reduction=0)")
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
     """binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None,
-    reduction=1) -> Tensor: see ember.nn.functional.binary_cross_entropy_with_logits."""
+    reduction=0) -> Tensor: see ember.nn.functional.binary_cross_entropy_with_logits."""
     if _state.entry and _wants(locals()):
         return _handle(binary_cross_entropy_with_logits, locals())
     return _functional().binary_cross_entropy_with_logits(
@@ -37,9 +40,9 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
 
 
 @register_frontend(method=False)
-@checked("kl_div(Tensor self, Tensor target, int reduction=1, *, bool log_target=False)")
-def kl_div(input, target, reduction=1, *, log_target=False):
-    """kl_div(input, target, reduction=1, *, log_target=False) -> Tensor: the pointwise
+@checked("kl_div(Tensor self, Tensor target, int reduction=0, *, bool log_target=False)")
+def kl_div(input, target, reduction=0, *, log_target=False):
+    """kl_div(input, target, reduction=0, *, log_target=False) -> Tensor: the pointwise
     Kullback-Leibler divergence, reduced by the enum (no 'batchmean' here)."""
     if _state.entry and _wants(locals()):
         return _handle(kl_div, locals())
@@ -53,9 +56,9 @@ def kl_div(input, target, reduction=1, *, log_target=False):
 
 @register_frontend(method=False)
 @checked("margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0., "
-         "int reduction=1)")
-def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
-    """margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1) -> Tensor."""
+         "int reduction=0)")
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
+    """margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0) -> Tensor."""
     if _state.entry and _wants(locals()):
         return _handle(margin_ranking_loss, locals())
     return _functional().margin_ranking_loss(input1, input2, target, margin,
@@ -63,9 +66,9 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
 
 
 @register_frontend(method=False)
-@checked("hinge_embedding_loss(Tensor self, Tensor target, float margin=1., int reduction=1)")
-def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
-    """hinge_embedding_loss(input, target, margin=1.0, reduction=1) -> Tensor."""
+@checked("hinge_embedding_loss(Tensor self, Tensor target, float margin=1., int reduction=0)")
+def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
+    """hinge_embedding_loss(input, target, margin=1.0, reduction=0) -> Tensor."""
     if _state.entry and _wants(locals()):
         return _handle(hinge_embedding_loss, locals())
     return _functional().hinge_embedding_loss(input, target, margin, reduction=_name(reduction))
@@ -73,9 +76,9 @@ def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
 
 @register_frontend(method=False)
 @checked("cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0., "
-         "int reduction=1)")
-def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
-    """cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1) -> Tensor."""
+         "int reduction=0)")
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
+    """cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0) -> Tensor."""
     if _state.entry and _wants(locals()):
         return _handle(cosine_embedding_loss, locals())
     return _functional().cosine_embedding_loss(input1, input2, target, margin,
@@ -95,11 +98,11 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
 
 @register_frontend(method=False)
 @checked("triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1., "
-         "float p=2., float eps=9.9999999999999995e-07, bool swap=False, int reduction=1)")
+         "float p=2., float eps=9.9999999999999995e-07, bool swap=False, int reduction=0)")
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False,
-                        reduction=1):
+                        reduction=0):
     """triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False,
-    reduction=1) -> Tensor."""
+    reduction=0) -> Tensor."""
     if _state.entry and _wants(locals()):
         return _handle(triplet_margin_loss, locals())
     return _functional().triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
@@ -108,12 +111,12 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6,
 
 @register_frontend(method=False)
 @checked("ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, "
-         "int blank=0, int reduction=1, bool zero_infinity=False)",
+         "int blank=0, int reduction=0, bool zero_infinity=False)",
          "ctc_loss(Tensor log_probs, Tensor targets, Tensor input_lengths, "
-         "Tensor target_lengths, int blank=0, int reduction=1, bool zero_infinity=False)")
-def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1,
+         "Tensor target_lengths, int blank=0, int reduction=0, bool zero_infinity=False)")
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0,
              zero_infinity=False):
-    """ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1,
+    """ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0,
     zero_infinity=False) -> Tensor."""
     if _state.entry and _wants(locals()):
         return _handle(ctc_loss, locals())
