@@ -679,3 +679,24 @@ def test_top_level_losses_leave_unreduced(reduction):
                                    reduction))
     for got, want in zip(*both(run)):
         values_same(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_ldexp_of_a_complex_input_raises_two_in_the_complex_dtype():
+    # 2 ** inf in complex64 is inf + nan j, so a complex input times it is NaN in both parts
+    def run(L):
+        x = L.tensor([0.72 - 0.67j, -1.29j, -1.4e-45 + 0.43j, 0.3 + 0.15j, 1 + 1j, 2 - 1j])
+        e = L.tensor([1e30, 1e-30, inf, -1.6, -inf, nan]).to(L.bfloat16)
+        return L.ldexp(x, e)
+    same(*both(run))
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128", "float32"])
+def test_nanmean_of_nothing_is_nan_in_every_part(dtype):
+    values_same(*both(lambda L: L.nanmean(L.zeros(2, 0).t(), dtype=getattr(L, dtype))))
+    rows = [[nan, nan], [1.0, nan]]
+    if dtype == "float32":
+        values_same(*both(lambda L: L.nanmean(L.tensor(rows), 1, dtype=L.float32)))
+    else:       # (PyTorch has no complex nansum kernel for a tensor with elements)
+        for L in (ember, torch):
+            with pytest.raises(NotImplementedError):
+                L.nanmean(L.tensor(rows), 1, dtype=getattr(L, dtype))
