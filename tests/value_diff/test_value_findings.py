@@ -655,3 +655,48 @@ def test_threshold_in_place_writes_through_an_expanded_tensor():
 def test_half_linspace_steps_in_the_half_type(dtype, ends, steps):
     # ember/_ops/creation_ranges._spaced_half: ends, step, indices, products and sums rounded
     same(*both(lambda L: L.linspace(*ends, steps, dtype=getattr(L, dtype))))
+
+
+@pytest.mark.parametrize("reduction", [None, 0, 1, 2, 3, -1])
+def test_top_level_losses_leave_unreduced(reduction):
+    # NOTE [top-level losses leave unreduced]
+    def run(L):
+        L.manual_seed(0)
+        x, y = L.randn(2, 3), L.randn(2, 3)
+        ones = L.ones(2)
+        tail = () if reduction is None else (reduction,)
+        lp = L.randn(5, 2, 4).log_softmax(2)
+        targets, lengths, target_lengths = L.tensor([[1, 2, 3], [3, 1, 1]]), \
+            L.full((2,), 5), L.full((2,), 3)
+        return (L.binary_cross_entropy_with_logits(x, y.sigmoid(), None, None, *tail),
+                L.kl_div(x, y, *tail),
+                L.margin_ranking_loss(x, y, y.sign(), 0.0, *tail),
+                L.hinge_embedding_loss(x, y.sign(), 1.0, *tail),
+                L.cosine_embedding_loss(x, y, ones, 0.0, *tail),
+                L.triplet_margin_loss(x, y, x, 1.0, 2.0, 1e-6, False, *tail),
+                L.ctc_loss(lp, targets, lengths, target_lengths, 0, *tail),
+                L.poisson_nll_loss(x, y, True, False, 1e-8, 1 if reduction is None else
+                                   reduction))
+    for got, want in zip(*both(run)):
+        values_same(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_ldexp_of_a_complex_input_raises_two_in_the_complex_dtype():
+    # 2 ** inf in complex64 is inf + nan j, so a complex input times it is NaN in both parts
+    def run(L):
+        x = L.tensor([0.72 - 0.67j, -1.29j, -1.4e-45 + 0.43j, 0.3 + 0.15j, 1 + 1j, 2 - 1j])
+        e = L.tensor([1e30, 1e-30, inf, -1.6, -inf, nan]).to(L.bfloat16)
+        return L.ldexp(x, e)
+    same(*both(run))
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128", "float32"])
+def test_nanmean_of_nothing_is_nan_in_every_part(dtype):
+    values_same(*both(lambda L: L.nanmean(L.zeros(2, 0).t(), dtype=getattr(L, dtype))))
+    rows = [[nan, nan], [1.0, nan]]
+    if dtype == "float32":
+        values_same(*both(lambda L: L.nanmean(L.tensor(rows), 1, dtype=L.float32)))
+    else:       # (PyTorch has no complex nansum kernel for a tensor with elements)
+        for L in (ember, torch):
+            with pytest.raises(NotImplementedError):
+                L.nanmean(L.tensor(rows), 1, dtype=getattr(L, dtype))

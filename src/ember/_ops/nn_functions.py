@@ -24,10 +24,13 @@ def _functional():
     return upcalls.nn_module("functional")
 
 
+# NOTE [top-level losses leave unreduced]: PyTorch's Python binding of these functions reads
+# the schema's default `reduction=Mean` as 0, so a call that leaves `reduction` out returns the
+# unreduced loss (torch.kl_div(x, y) has x's shape, unlike F.kl_div); and its kernels reduce
+# only for 1 (mean) and 2 (sum), any other int leaving the loss unreduced. The defaults here
+# are 0 and _name reads every other int as 'none'.
 def _name(reduction: int) -> str:
-    if reduction not in (0, 1, 2):
-        raise RuntimeError(f"{reduction} is not a valid value for reduction")
-    return _NAMES[reduction]
+    return _NAMES[reduction] if reduction in (1, 2) else "none"
 
 
 @register_frontend(method=False)

@@ -294,6 +294,10 @@ def ldexp(xp, self, other):
     if self.dtype.itemsize == 2:
         power = xp.exp2(other.astype(np.float32)).astype(other.dtype).astype(np.float32)
         return self.astype(np.float32) * power
+    if self.dtype.kind == "c":
+        # PyTorch raises 2 to `other` in the complex dtype (2 ** inf is inf + nan j there, so
+        # a complex input times it is NaN), then multiplies; NumPy's complex power agrees.
+        return self * xp.power(self.dtype.type(2), other.astype(self.dtype, copy=False))
     return self * xp.exp2(other)
 
 

@@ -14,7 +14,7 @@ import numpy as np
 from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.arguments import parser_error
-from ember._core.checks import _check, _check_index, _check_type
+from ember._core.checks import _check, _check_index, _check_not_implemented, _check_type
 from ember._core.dispatch import call, call_out
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
@@ -308,12 +308,18 @@ def nanmean(xp, self, dim=None, keepdim=False, dtype=None):
     _check(self.dtype.kind != "c" and self.dtype.names is None,   # (names: complex32)
            "nansum on CPU does not support complex inputs")
     result = nanmean_dtype(dt.NP_TO_DTYPE[self.dtype], dtype)._np
+    # (PyTorch's nansum kernel, which nanmean runs, has no complex form; an empty input never
+    # reaches it)
+    _check_not_implemented(np.dtype(result).kind != "c" or self.size == 0, lambda: (
+        f"\"nansum_cpu\" not implemented for '{dt.NP_TO_DTYPE[np.dtype(result)]._cpp_name}'"))
     dims = reduced_dims(dim, self.ndim)
     x = self.astype(accumulate_type(result), copy=False)
     missing = xp.isnan(x)
     total = accurate_sum(xp, xp.where(missing, xp.zeros((), x.dtype), x), dims, keepdim)
     count = xp.sum(~missing, axis=dims, keepdims=keepdim)
-    out = xp.where(count > 0, total / xp.maximum(count, 1), xp.asarray(np.nan, x.dtype))
+    # (a row with no numbers is 0 / 0: NaN, and in a complex dtype NaN in both parts)
+    empty = complex(np.nan, np.nan) if x.dtype.kind == "c" else np.nan
+    out = xp.where(count > 0, total / xp.maximum(count, 1), xp.asarray(empty, x.dtype))
     return finish(xp, out, result)
 
 
