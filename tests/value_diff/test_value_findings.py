@@ -659,7 +659,7 @@ def test_half_linspace_steps_in_the_half_type(dtype, ends, steps):
 
 @pytest.mark.parametrize("reduction", [None, 0, 1, 2, 3, -1])
 def test_top_level_losses_leave_unreduced(reduction):
-    # NOTE [top-level losses leave unreduced]
+    # NOTE [the top-level losses' reduction default]
     def run(L):
         L.manual_seed(0)
         x, y = L.randn(2, 3), L.randn(2, 3)

@@ -4,7 +4,9 @@ on first call: ember.nn builds on the registry, so it is reached through NOTE [u
 
 NOTE [the top-level losses' reduction default]: PyTorch's schemas give `int reduction=Mean`, but
 its Python parser cannot read that default and passes 0: `torch.kl_div(a, b)` is unreduced.
-These forms default to 0 as PyTorch's do (the nn.functional forms and the ATen ops keep 'mean').
+These forms default to 0 as PyTorch's do (the nn.functional forms and the ATen ops keep 'mean'),
+and, as PyTorch's kernels reduce only for 1 (mean) and 2 (sum), any other int leaves the loss
+unreduced.
 """
 from __future__ import annotations
 
@@ -24,11 +26,7 @@ def _functional():
     return upcalls.nn_module("functional")
 
 
-# NOTE [top-level losses leave unreduced]: PyTorch's Python binding of these functions reads
-# the schema's default `reduction=Mean` as 0, so a call that leaves `reduction` out returns the
-# unreduced loss (torch.kl_div(x, y) has x's shape, unlike F.kl_div); and its kernels reduce
-# only for 1 (mean) and 2 (sum), any other int leaving the loss unreduced. The defaults here
-# are 0 and _name reads every other int as 'none'.
+# NOTE [the top-level losses' reduction default]: every int but 1 and 2 reads as 'none'.
 def _name(reduction: int) -> str:
     return _NAMES[reduction] if reduction in (1, 2) else "none"
 
@@ -41,10 +39,9 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
     reduction=0) -> Tensor: see ember.nn.functional.binary_cross_entropy_with_logits."""
     if _state.entry and _wants(locals()):
         return _handle(binary_cross_entropy_with_logits, locals())
-    _name(reduction)
     # (the ATen op itself: none of nn.functional's Python size check)
     return call(OPS["binary_cross_entropy_with_logits"],
-                (input, target, weight, pos_weight, reduction))
+                (input, target, weight, pos_weight, reduction if reduction in (1, 2) else 0))
 
 
 @register_frontend(method=False)
