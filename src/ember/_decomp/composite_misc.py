@@ -21,7 +21,7 @@ def argsort(self, dim=-1, descending=False):
 
 
 @composite(aten.argsort.stable, core=True)
-def argsort_stable(self, *, stable, dim=-1, descending=False):
+def argsort_stable(self, stable, dim=-1, descending=False):
     return aten.sort.stable(self, stable=stable, dim=dim, descending=descending)[1]
 
 

@@ -18,6 +18,7 @@ import time
 import traceback
 
 from ember._core.dispatch.inplace_out import InplaceOp
+from ember._core.dispatch.out_forms import OutOp
 from ember.profiler.events import EventList, FunctionEvent
 from ember.utils._python_dispatch import TorchDispatchMode
 
@@ -154,7 +155,9 @@ class _Recorder(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         # An in-place call arrives as its InplaceOp (aten::add_), the others as the entry.
-        name = func.op.schema.name + "_" if type(func) is InplaceOp else func.schema.name
+        # (an out= call as its OutOp, NOTE [out forms]: aten::add)
+        name = func.op.schema.name + "_" if type(func) is InplaceOp else (
+            func.op.schema.name if type(func) is OutOp else func.schema.name)
         event = self.session.begin("aten::" + name, args)
         out = None
         try:
