@@ -830,6 +830,14 @@ def _adaptive_avg_pool3d_backward(grad_output, self, *, out=None):
         raise
 
 
+def _conj_physical(input):
+    try:
+        return _call(_op__conj_physical, (input,), _conj_physical) if _state.slow else _op__conj_physical.runner(_op__conj_physical, (input,))
+    except Exception as _exc:
+        _args.explain(_exc, '_conj_physical', True, _op__conj_physical, (input,), False)
+        raise
+
+
 def _dirichlet_grad(x, alpha, total, *, out=None):
     try:
         if out is None:
@@ -7682,6 +7690,7 @@ FUNCTIONS = (
     '_adaptive_avg_pool2d_backward',
     '_adaptive_avg_pool3d',
     '_adaptive_avg_pool3d_backward',
+    '_conj_physical',
     '_dirichlet_grad',
     '_embedding_bag',
     '_embedding_bag_forward_only',

@@ -440,8 +440,8 @@ def conj_physical(xp, self):
 
 
 # What conj_physical of a complex tensor is under modes (PyTorch's composite calls it there).
-@register_op("_conj_physical(Tensor self) -> Tensor", kind="pointwise", function=False,
-             method=False, out=False, derivatives={"self": _conj_grad}, saves=(),
+@register_op("_conj_physical(Tensor self) -> Tensor", kind="pointwise", method=False,
+             out=False, derivatives={"self": _conj_grad}, saves=(),
              tags=("no_fp_errors", "wide_unsigned"))
 def _conj_physical(xp, self):
     """_conj_physical(input) -> Tensor: the complex conjugate, computed now."""
