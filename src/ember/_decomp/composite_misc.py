@@ -46,6 +46,33 @@ def unflatten(self, dim, sizes):
     return aten.view.default(self, list(self.shape[:d]) + sizes + list(self.shape[d + 1:]))
 
 
+@composite(aten.narrow.Tensor)
+def narrow_tensor(self, dim, start, length):
+    start = aten._local_scalar_dense.default(start)
+    start = start % self.shape[dim] if start < 0 else start
+    return aten.slice.Tensor(self, dim, start, start + length)
+
+
+@composite(aten.tensor_split.sections)
+def tensor_split_sections(self, sections, dim=0):
+    base, extra = divmod(self.shape[dim], sections)
+    pieces, start = [], 0
+    for i in range(sections):
+        end = start + base + (1 if i < extra else 0)
+        pieces.append(aten.slice.Tensor(self, dim, start, end))
+        start = end
+    return pieces
+
+
+@composite(aten.tensor_split.indices)
+def tensor_split_indices(self, indices, dim=0):
+    pieces, start = [], 0
+    for end in list(indices) + [self.shape[dim]]:
+        pieces.append(aten.slice.Tensor(self, dim, start, end))
+        start = end
+    return pieces
+
+
 # --------------------------------------------------------------------------- diagonals
 
 @composite(aten.diag.default, core=True)

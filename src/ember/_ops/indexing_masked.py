@@ -45,9 +45,8 @@ def nonzero(input, *, out=None, as_tuple=False):
         _check(out is None, "nonzero(): as_tuple=True does not take out=")
         flat = input.reshape((1,)) if input.dim() == 0 else input
         coords = dispatch.call(OPS["nonzero"], (flat,))
-        xp = dispatch.get_backend(coords._device.type).xp
-        return tuple(dispatch.wrap(xp.ascontiguousarray(coords._data[:, d]), dt.int64,
-                                   coords._device) for d in range(flat.dim()))
+        # (its columns, as PyTorch's unbind views them: a (n, ndim) result in column order)
+        return tuple(dispatch.call(OPS["unbind.int"], (coords, 1)))
     if out is None:
         return dispatch.call(OPS["nonzero"], (input,))
     return dispatch.call_out(OPS["nonzero"], (input,), out)
