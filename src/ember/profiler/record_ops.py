@@ -42,6 +42,8 @@ def _exit_step(op, args):
 
 ENTER = _declare("profiler", "_record_function_enter_new(str name, str? args=None) -> Any")
 EXIT = _declare("profiler", "_record_function_exit._RecordFunction(Any record) -> ()")
+ENTER.doc = "_record_function_enter_new(name, args=None): open a record_function range."
+EXIT.doc = "_record_function_exit(record): close the range _record_function_enter_new opened."
 for _op, _step in ((ENTER, _enter_step), (EXIT, _exit_step)):
     _op.runner = _step
     _op.meta = None
