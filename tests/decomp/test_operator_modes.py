@@ -2,7 +2,8 @@
 with, against PyTorch: the shift operators (`x << 1` is `aten.__lshift__.Scalar`, NOTE [shift
 operators are their own ops]), conj of a complex tensor (`aten._conj`), and the public fft
 functions, which a TorchFunctionMode sees under PyTorch's names (`fft_fft`) and a
-TorchDispatchMode as `_fft_r2c` and friends."""
+TorchDispatchMode as `_fft_r2c` and friends (the frequencies as the factory ops
+`fft_fftfreq` / `fft_rfftfreq`)."""
 from __future__ import annotations
 
 import importlib
@@ -70,6 +71,7 @@ def _fft(T):
     m = T.ones(4, 4)
     yield lambda: (T.fft.fft2(m), T.fft.rfftn(m), T.fft.ifftn(m.to(T.complex64)),
                    T.fft.fftshift(x), T.fft.ifftshift(x))
+    yield lambda: (T.fft.fftfreq(4), T.fft.rfftfreq(5, 0.5), T.fft.fftfreq(5, dtype=T.float64))
 
 
 CASES = {"shifts": _shifts, "conj": _conj, "fft": _fft}
@@ -95,7 +97,7 @@ def test_a_dispatch_mode_sees_pytorchs_ops(case):
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_a_function_mode_sees_pytorchs_public_names(case):
     theirs, ours = _logs(torch, case, 1), _logs(ember, case, 1)
-    if case == "fft":           # (their dispatch-level ops differ: fftfreq decomposes there)
+    if case == "fft":
         logs = []
         for T in (torch, ember):
             mode = _modes(T)[1]()

@@ -83,7 +83,8 @@ def scalar(value):
 # element-wise op on complex32 raises NotImplementedError as PyTorch's dispatch does, except
 # those that refuse every complex dtype with their own message (they keep it).
 POINTWISE_SUPPORTED = frozenset((
-    "abs", "add", "addcmul", "conj_physical", "eq", "float_power", "isfinite", "isinf", "isnan",
+    "abs", "add", "addcmul", "conj_physical", "_conj_physical", "eq", "float_power", "isfinite",
+    "isinf", "isnan",
     "isreal", "mul", "ne", "neg", "rsub", "sgn", "sub", "where", "masked_fill", "fill",
 ))
 POINTWISE_OWN_COMPLEX_ERROR = frozenset((

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ember._backends.array_helpers import backend_helpers
 from ember._core.checks import _check, _check_type
 
 CONTIGUOUS = "contiguous_format"
@@ -159,9 +160,7 @@ def strided_window(xp, array, shape, strides):
     not (CuPy arrays have no write flag). Every overlapping window is made here, so that the
     kernels stay the same over `xp`; on CuPy the caller must only read the window.
     """
-    if xp is np:
-        return np.lib.stride_tricks.as_strided(array, shape, strides, writeable=False)
-    return xp.lib.stride_tricks.as_strided(array, shape, strides)
+    return backend_helpers(xp).strided_window(array, shape, strides)     # NOTE [back-end helpers]
 
 
 def relayout(xp, array, strides):

@@ -4,7 +4,16 @@ decompositions live one family a file; `composite.py` gives PyTorch's CompositeI
 theirs, which run above autograd under dispatch modes (NOTE [composites decompose under modes]).
 """
 from ember._decomp import (  # noqa: F401
-    activations, composite, factories, losses, norms, pointwise, products, shapes)
+    activations,
+    composite,
+    composite_misc,
+    factories,
+    losses,
+    norms,
+    pointwise,
+    products,
+    shapes,
+)
 from ember._decomp.registry import (
     core_aten_decompositions,
     decomposition_table,

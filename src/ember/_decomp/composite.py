@@ -165,14 +165,16 @@ def _movedim(self, source, destination):
 
 @composite(aten.square.default, core=True)
 def square(self):
-    return aten.pow.Tensor_Tensor(self, 2)
+    return aten.pow.Tensor_Scalar(self, 2)
 
 
 @composite(aten.isfinite.default, core=True)
 def isfinite(self):
     if not (self.is_floating_point() or self.is_complex()):
-        return aten.ne.Tensor(self, float("nan"))
-    finite = aten.ne.Tensor(aten.abs.default(self), math.inf)
+        import ember
+        return aten.ones_like.default(self, dtype=ember.bool,
+                                      memory_format=ember.preserve_format)
+    finite = aten.ne.Scalar(aten.abs.default(self), math.inf)
     return aten.mul.Tensor(finite, aten.eq.Tensor(self, self))
 
 
@@ -246,13 +248,13 @@ def _batched_matmul(self, other):
 
 @composite(aten.softmax.int, core=True)
 def softmax(self, dim, dtype=None):
-    x = self if dtype is None else aten._to_copy.default(self, dtype=dtype)
+    x = self if dtype is None or dtype == self.dtype else aten._to_copy.default(self, dtype=dtype)
     return aten._softmax.default(x, dim, False)
 
 
 @composite(aten.log_softmax.int, core=True)
 def log_softmax(self, dim, dtype=None):
-    x = self if dtype is None else aten._to_copy.default(self, dtype=dtype)
+    x = self if dtype is None or dtype == self.dtype else aten._to_copy.default(self, dtype=dtype)
     return aten._log_softmax.default(x, dim, False)
 
 

@@ -90,13 +90,6 @@ def special_entr(self):
     return aten.where.self(aten.isnan.default(self), self, out)
 
 
-@decomposes(aten.special_ndtr.default)
-def special_ndtr(self):
-    # erfc of the negated, scaled input keeps the lower tail's relative accuracy.
-    scaled = aten.mul.Tensor(self, -math.sqrt(0.5))
-    return aten.mul.Tensor(aten.erfc.default(scaled), 0.5)
-
-
 @decomposes(aten.deg2rad.default)
 def deg2rad(self):
     return aten.mul.Tensor(self, math.pi / 180.0)

@@ -25,6 +25,7 @@ _op__adaptive_avg_pool2d_backward = _OPS['_adaptive_avg_pool2d_backward']
 _op__adaptive_avg_pool3d = _OPS['_adaptive_avg_pool3d']
 _op__adaptive_avg_pool3d_backward = _OPS['_adaptive_avg_pool3d_backward']
 _op__conj = _OPS['_conj']
+_op__conj_physical = _OPS['_conj_physical']
 _op__ctc_loss = _OPS['_ctc_loss']
 _op__ctc_loss_backward = _OPS['_ctc_loss_backward']
 _op__dirichlet_grad = _OPS['_dirichlet_grad']
@@ -301,6 +302,7 @@ _op_constant_pad_nd = _OPS['constant_pad_nd']
 _op_convolution = _OPS['convolution']
 _op_convolution_backward = _OPS['convolution_backward']
 _op_copy = _OPS['copy']
+_op_copysign_Scalar = _OPS['copysign.Scalar']
 _op_copysign_Tensor = _OPS['copysign.Tensor']
 _op_cos = _OPS['cos']
 _op_cosh = _OPS['cosh']
@@ -320,6 +322,7 @@ _op_diag = _OPS['diag']
 _op_diag_embed = _OPS['diag_embed']
 _op_diagflat = _OPS['diagflat']
 _op_diagonal = _OPS['diagonal']
+_op_diagonal_copy = _OPS['diagonal_copy']
 _op_diagonal_scatter = _OPS['diagonal_scatter']
 _op_diff = _OPS['diff']
 _op_digamma = _OPS['digamma']
@@ -348,6 +351,8 @@ _op_expand_as = _OPS['expand_as']
 _op_expm1 = _OPS['expm1']
 _op_exponential = _OPS['exponential']
 _op_eye_m = _OPS['eye.m']
+_op_fft_fftfreq = _OPS['fft_fftfreq']
+_op_fft_rfftfreq = _OPS['fft_rfftfreq']
 _op_fill_Scalar = _OPS['fill.Scalar']
 _op_fill_Tensor = _OPS['fill.Tensor']
 _op_fill_diagonal = _OPS['fill_diagonal']
@@ -651,18 +656,34 @@ _op_special_bessel_j1 = _OPS['special_bessel_j1']
 _op_special_bessel_y0 = _OPS['special_bessel_y0']
 _op_special_bessel_y1 = _OPS['special_bessel_y1']
 _op_special_chebyshev_polynomial_t = _OPS['special_chebyshev_polynomial_t']
+_op_special_chebyshev_polynomial_t_n_scalar = _OPS['special_chebyshev_polynomial_t.n_scalar']
+_op_special_chebyshev_polynomial_t_x_scalar = _OPS['special_chebyshev_polynomial_t.x_scalar']
 _op_special_chebyshev_polynomial_u = _OPS['special_chebyshev_polynomial_u']
+_op_special_chebyshev_polynomial_u_n_scalar = _OPS['special_chebyshev_polynomial_u.n_scalar']
+_op_special_chebyshev_polynomial_u_x_scalar = _OPS['special_chebyshev_polynomial_u.x_scalar']
 _op_special_chebyshev_polynomial_v = _OPS['special_chebyshev_polynomial_v']
+_op_special_chebyshev_polynomial_v_n_scalar = _OPS['special_chebyshev_polynomial_v.n_scalar']
+_op_special_chebyshev_polynomial_v_x_scalar = _OPS['special_chebyshev_polynomial_v.x_scalar']
 _op_special_chebyshev_polynomial_w = _OPS['special_chebyshev_polynomial_w']
+_op_special_chebyshev_polynomial_w_n_scalar = _OPS['special_chebyshev_polynomial_w.n_scalar']
+_op_special_chebyshev_polynomial_w_x_scalar = _OPS['special_chebyshev_polynomial_w.x_scalar']
 _op_special_entr = _OPS['special_entr']
 _op_special_erfcx = _OPS['special_erfcx']
 _op_special_hermite_polynomial_h = _OPS['special_hermite_polynomial_h']
+_op_special_hermite_polynomial_h_n_scalar = _OPS['special_hermite_polynomial_h.n_scalar']
+_op_special_hermite_polynomial_h_x_scalar = _OPS['special_hermite_polynomial_h.x_scalar']
 _op_special_hermite_polynomial_he = _OPS['special_hermite_polynomial_he']
+_op_special_hermite_polynomial_he_n_scalar = _OPS['special_hermite_polynomial_he.n_scalar']
+_op_special_hermite_polynomial_he_x_scalar = _OPS['special_hermite_polynomial_he.x_scalar']
 _op_special_i0e = _OPS['special_i0e']
 _op_special_i1 = _OPS['special_i1']
 _op_special_i1e = _OPS['special_i1e']
 _op_special_laguerre_polynomial_l = _OPS['special_laguerre_polynomial_l']
+_op_special_laguerre_polynomial_l_n_scalar = _OPS['special_laguerre_polynomial_l.n_scalar']
+_op_special_laguerre_polynomial_l_x_scalar = _OPS['special_laguerre_polynomial_l.x_scalar']
 _op_special_legendre_polynomial_p = _OPS['special_legendre_polynomial_p']
+_op_special_legendre_polynomial_p_n_scalar = _OPS['special_legendre_polynomial_p.n_scalar']
+_op_special_legendre_polynomial_p_x_scalar = _OPS['special_legendre_polynomial_p.x_scalar']
 _op_special_log_ndtr = _OPS['special_log_ndtr']
 _op_special_modified_bessel_i0 = _OPS['special_modified_bessel_i0']
 _op_special_modified_bessel_i1 = _OPS['special_modified_bessel_i1']
@@ -673,12 +694,24 @@ _op_special_ndtri = _OPS['special_ndtri']
 _op_special_scaled_modified_bessel_k0 = _OPS['special_scaled_modified_bessel_k0']
 _op_special_scaled_modified_bessel_k1 = _OPS['special_scaled_modified_bessel_k1']
 _op_special_shifted_chebyshev_polynomial_t = _OPS['special_shifted_chebyshev_polynomial_t']
+_op_special_shifted_chebyshev_polynomial_t_n_scalar = _OPS['special_shifted_chebyshev_polynomial_t.n_scalar']
+_op_special_shifted_chebyshev_polynomial_t_x_scalar = _OPS['special_shifted_chebyshev_polynomial_t.x_scalar']
 _op_special_shifted_chebyshev_polynomial_u = _OPS['special_shifted_chebyshev_polynomial_u']
+_op_special_shifted_chebyshev_polynomial_u_n_scalar = _OPS['special_shifted_chebyshev_polynomial_u.n_scalar']
+_op_special_shifted_chebyshev_polynomial_u_x_scalar = _OPS['special_shifted_chebyshev_polynomial_u.x_scalar']
 _op_special_shifted_chebyshev_polynomial_v = _OPS['special_shifted_chebyshev_polynomial_v']
+_op_special_shifted_chebyshev_polynomial_v_n_scalar = _OPS['special_shifted_chebyshev_polynomial_v.n_scalar']
+_op_special_shifted_chebyshev_polynomial_v_x_scalar = _OPS['special_shifted_chebyshev_polynomial_v.x_scalar']
 _op_special_shifted_chebyshev_polynomial_w = _OPS['special_shifted_chebyshev_polynomial_w']
+_op_special_shifted_chebyshev_polynomial_w_n_scalar = _OPS['special_shifted_chebyshev_polynomial_w.n_scalar']
+_op_special_shifted_chebyshev_polynomial_w_x_scalar = _OPS['special_shifted_chebyshev_polynomial_w.x_scalar']
 _op_special_spherical_bessel_j0 = _OPS['special_spherical_bessel_j0']
 _op_special_xlog1py = _OPS['special_xlog1py']
+_op_special_xlog1py_other_scalar = _OPS['special_xlog1py.other_scalar']
+_op_special_xlog1py_self_scalar = _OPS['special_xlog1py.self_scalar']
 _op_special_zeta = _OPS['special_zeta']
+_op_special_zeta_other_scalar = _OPS['special_zeta.other_scalar']
+_op_special_zeta_self_scalar = _OPS['special_zeta.self_scalar']
 _op_split_Tensor = _OPS['split.Tensor']
 _op_split_with_sizes = _OPS['split_with_sizes']
 _op_sqrt = _OPS['sqrt']
@@ -794,6 +827,14 @@ def _adaptive_avg_pool3d_backward(grad_output, self, *, out=None):
         return _call_out(_op__adaptive_avg_pool3d_backward, (grad_output, self), out, _adaptive_avg_pool3d_backward)
     except Exception as _exc:
         _args.explain(_exc, '_adaptive_avg_pool3d_backward', True, _op__adaptive_avg_pool3d_backward, (grad_output, self), False)
+        raise
+
+
+def _conj_physical(input):
+    try:
+        return _call(_op__conj_physical, (input,), _conj_physical) if _state.slow else _op__conj_physical.runner(_op__conj_physical, (input,))
+    except Exception as _exc:
+        _args.explain(_exc, '_conj_physical', True, _op__conj_physical, (input,), False)
         raise
 
 
@@ -7649,6 +7690,7 @@ FUNCTIONS = (
     '_adaptive_avg_pool2d_backward',
     '_adaptive_avg_pool3d',
     '_adaptive_avg_pool3d_backward',
+    '_conj_physical',
     '_dirichlet_grad',
     '_embedding_bag',
     '_embedding_bag_forward_only',

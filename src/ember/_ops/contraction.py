@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 
+from ember._backends.array_helpers import backend_helpers
 from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import (
@@ -261,7 +262,7 @@ def einsum_kernel(xp, equation, tensors, path=None):
         operands.append(xp.broadcast_to(a, tuple(target)) if tuple(target) != a.shape else a)
     spec = ",".join("".join(t) for t in inputs) + "->" + "".join(output)
     work = [o.astype(result, copy=False) for o in operands]
-    if xp is not np and "..." in spec:
+    if "..." in spec and not backend_helpers(xp).einsum_ellipsis:    # NOTE [back-end helpers]
         spec = _spelled_out(spec, [o.ndim for o in work])
     out = compute(xp, lambda *ops: xp.einsum(spec, *ops, optimize=len(ops) > 2), *work)
     return xp.array(out, dtype=result).reshape(shape)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember._backends import get_backend
-from ember._backends.cpu_allocator import copy as pooled_copy
+from ember._backends.array_helpers import backend_helpers
 from ember._backends.meta import MetaArray
 from ember._core import arguments, complex_half, dispatch, layout
 from ember._core import dtype as dt
@@ -138,7 +138,7 @@ def clone(xp, self, memory_format=None):
     name = layout.format_name(memory_format, "clone")
     if name == layout.PRESERVE:
         if self.flags.c_contiguous:
-            return pooled_copy(self) if xp is np else xp.array(self, copy=True)
+            return backend_helpers(xp).copy(self)        # NOTE [back-end helpers]
         # A dense layout is kept as it is; any other keeps its order of dims, made dense.
         itemsize = self.dtype.itemsize
         strides = tuple(s // itemsize for s in self.strides)
@@ -146,7 +146,7 @@ def clone(xp, self, memory_format=None):
             return layout.relayout(xp, xp.array(self, copy=True, order="K"), strides)
         return xp.array(self, copy=True, order="K")
     if name == layout.CONTIGUOUS:
-        return pooled_copy(self) if xp is np else xp.array(self, copy=True, order="C")
+        return backend_helpers(xp).copy(self)
     copy = layout.empty_strided_array(xp, self.shape, layout.format_strides(self.shape, name),
                                       self.dtype)
     copy[...] = self

@@ -386,3 +386,51 @@ def _new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=No
 
 
 register_frontend("new_empty_strided", function=False)(_new_empty_strided)
+
+
+# --------------------------------------------------------------------------- fft frequencies
+
+def _frequencies_dtype(name, dtype):
+    dtype = option_dtype(dtype, dt.get_default_dtype())
+    _check(dtype.is_floating_point or dtype.is_complex,
+           f"{name} requires a floating point or complex dtype")
+    # PyTorch fills the frequencies with arange, which has no complex kernel.
+    _check_not_implemented(not dtype.is_complex, lambda: (
+        f'"arange_cpu" not implemented for \'{dtype._cpp_name}\''))
+    return dtype
+
+
+def _frequencies(xp, name, n, d, dtype, device):
+    """[0, 1, ..., count - 1] (fftfreq's second half counting -(n // 2) ... -1) / (n * d), in
+    `dtype` as PyTorch's arange then mul_ compute it (1 / 0 is inf: rfftfreq(0) is [nan])."""
+    dtype = _frequencies_dtype(name, dtype)
+    count = n // 2 + 1 if name == "rfftfreq" else n
+    values = np.arange(count, dtype=np.float64)
+    if name == "fftfreq":
+        values[(n + 1) // 2:] = np.arange(-(n // 2), 0)
+    values = values.astype(dtype._np)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        scale = values.dtype.type(1.0 / (n * d) if n * d != 0 else math.inf)
+        values = values * scale
+    return on_device(xp, values, device)
+
+
+def _frequencies_meta(name):
+    def meta(n, d=1.0, dtype=None, layout=None, device=None, pin_memory=None):
+        count = n // 2 + 1 if name == "rfftfreq" else n
+        return ((count,), _frequencies_dtype(name, dtype))
+    return meta
+
+
+@register_op(f"fft_fftfreq(int n, float d=1.0, *, {_OPTIONS}) -> Tensor", **_FACTORY,
+             meta=_frequencies_meta("fftfreq"))
+def _fft_fftfreq(xp, n, d=1.0, dtype=None, layout=None, device=None, pin_memory=None):
+    """fft.fftfreq's values (a factory op, as PyTorch's modes see it)."""
+    return _frequencies(xp, "fftfreq", n, d, dtype, device)
+
+
+@register_op(f"fft_rfftfreq(int n, float d=1.0, *, {_OPTIONS}) -> Tensor", **_FACTORY,
+             meta=_frequencies_meta("rfftfreq"))
+def _fft_rfftfreq(xp, n, d=1.0, dtype=None, layout=None, device=None, pin_memory=None):
+    """fft.rfftfreq's values (a factory op, as PyTorch's modes see it)."""
+    return _frequencies(xp, "rfftfreq", n, d, dtype, device)

@@ -13,10 +13,9 @@ splits batches over `workers`), or on the array module's own `fft` without SciPy
 """
 from __future__ import annotations
 
-import importlib.util
-
 import numpy as np
 
+from ember._backends.array_helpers import backend_helpers
 from ember._core import dtype as dt
 from ember._core.checks import _check
 from ember._core.dispatch import call
@@ -37,13 +36,8 @@ def _fft_module(xp):
     """scipy.fft for NumPy arrays (numpy.fft without SciPy), the array module's fft otherwise;
     the second item says whether it takes `workers`."""
     found = _fft_modules.get(xp)
-    if found is None:
-        if xp is np and importlib.util.find_spec("scipy") is not None:
-            # Imported here, on first use: SciPy is optional and `import ember` must stay light.
-            found = (importlib.import_module("scipy.fft"), True)
-        else:
-            found = (xp.fft, False)
-        _fft_modules[xp] = found
+    if found is None:       # (NOTE [back-end helpers]; SciPy is imported on first use)
+        found = _fft_modules[xp] = backend_helpers(xp).fft()
     return found
 
 

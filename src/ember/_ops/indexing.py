@@ -22,6 +22,7 @@ import warnings
 import numpy as np
 from numpy import ndarray
 
+from ember._backends.array_helpers import backend_helpers
 from ember._backends.meta import MetaArray
 from ember._core import dispatch
 from ember._core import dtype as dt
@@ -865,7 +866,7 @@ def index_put(xp, self, indices, values, accumulate=False):
         out[position] = values
         return out
     compute = accumulate_dtype(out)
-    if xp is not np and not device_at("sum", compute):
+    if not backend_helpers(xp).host and not device_at("sum", compute):
         # NOTE [scatter reductions on CuPy]
         return to_device(xp, index_put(np, *to_host(xp, (self, indices, values)),
                                        accumulate))

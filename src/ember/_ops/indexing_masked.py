@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ember._backends.array_helpers import backend_helpers
 from ember._backends.cpu_allocator import MIN_BYTES as POOLED_BYTES
-from ember._backends.cpu_allocator import empty as pooled_empty
 from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_index
@@ -45,9 +45,8 @@ def nonzero(input, *, out=None, as_tuple=False):
         _check(out is None, "nonzero(): as_tuple=True does not take out=")
         flat = input.reshape((1,)) if input.dim() == 0 else input
         coords = dispatch.call(OPS["nonzero"], (flat,))
-        xp = dispatch.get_backend(coords._device.type).xp
-        return tuple(dispatch.wrap(xp.ascontiguousarray(coords._data[:, d]), dt.int64,
-                                   coords._device) for d in range(flat.dim()))
+        # (its columns, as PyTorch's unbind views them: a (n, ndim) result in column order)
+        return tuple(dispatch.call(OPS["unbind.int"], (coords, 1)))
     if out is None:
         return dispatch.call(OPS["nonzero"], (input,))
     return dispatch.call_out(OPS["nonzero"], (input,), out)
@@ -79,12 +78,12 @@ def _broadcast_meta(self, mask, *rest):
 def _masked_fill(xp, self, mask, value):
     _check_bool_mask(mask, "masked_fill_")
     dispatch.check_broadcastable(OPS["masked_fill.Scalar"], [self.shape, mask.shape])
-    if xp is np and self.nbytes >= POOLED_BYTES:
-        # (value has self's dtype) NOTE [CPU caching allocator]
-        out = pooled_empty(self.shape if self.shape == mask.shape else
-                           np.broadcast_shapes(self.shape, mask.shape), self.dtype)
-        np.copyto(out, self)
-        np.copyto(out, value, where=mask)
+    if self.nbytes >= POOLED_BYTES:
+        # (value has self's dtype) NOTE [CPU caching allocator], NOTE [back-end helpers]
+        out = backend_helpers(xp).empty(self.shape if self.shape == mask.shape else
+                               np.broadcast_shapes(self.shape, mask.shape), self.dtype)
+        xp.copyto(out, self)
+        xp.copyto(out, value, where=mask)
         return out
     return xp.where(mask, value, self).astype(self.dtype, copy=False)
 

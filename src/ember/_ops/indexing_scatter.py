@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ember._backends.array_helpers import backend_helpers
 from ember._core import arguments, complex_half, dispatch
 from ember._core.checks import _check, _check_index
 from ember._core.dispatch.entry import handle as _handle
@@ -81,7 +82,8 @@ def _identity(reduce, dtype):
 def reduce_into(xp, self, position, src, reduce, include_self=True):
     """A copy of `self` with `src` reduced into `self[position]` (duplicates accumulate)."""
     compute = accumulate_dtype(self)
-    if xp is not np and not device_at(reduce, compute):
+    # (NOTE [back-end helpers])
+    if not backend_helpers(xp).host and not device_at(reduce, compute):
         host = to_host(xp, (self, position, src))
         return to_device(xp, reduce_into(np, *host, reduce, include_self))
     out = self.astype(compute, copy=True)

@@ -13,8 +13,8 @@ import math
 
 import numpy as np
 
+from ember._backends.array_helpers import backend_helpers
 from ember._backends.cpu_allocator import MIN_BYTES as POOLED_BYTES
-from ember._backends.cpu_allocator import matmul as pooled_matmul
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented
 from ember._core.dispatch import call
@@ -60,8 +60,8 @@ def compute(xp, fn, *arrays):
     out_dtype = arrays[0].dtype
     if out_dtype in _HALF or out_dtype.kind == "V":   # ml_dtypes' bfloat16 and float8
         arrays = tuple(a.astype(np.float32) for a in arrays)
-    if fn is np.matmul and xp is np:
-        fn = pooled_matmul                  # NOTE [CPU caching allocator]
+    if fn is np.matmul or fn is xp.matmul:
+        fn = backend_helpers(xp).matmul              # NOTE [back-end helpers]
     result = xp.asarray(fn(*arrays))
     if result.dtype != out_dtype:
         result = result.astype(out_dtype)
@@ -377,9 +377,9 @@ def matmul(xp, self, other):
     if dtype in _BLAS_DTYPES and other.dtype is dtype and self.ndim == 2 and other.ndim == 2 \
             and self.shape[1] == other.shape[0]:
         # The common case, already valid: float32/64 (complex) matrices that fit.
-        if self.nbytes + other.nbytes < POOLED_BYTES or xp is not np:
+        if self.nbytes + other.nbytes < POOLED_BYTES:
             return self @ other
-        return pooled_matmul(self, other)               # NOTE [CPU caching allocator]
+        return backend_helpers(xp).matmul(self, other)       # NOTE [back-end helpers]
     matmul_shape(self, other)
     kernel = "dot" if self.ndim == 1 and other.ndim == 1 else (
         "addmv_impl_cpu" if other.ndim == 1 and self.ndim >= 2 else
@@ -522,7 +522,7 @@ def fused(xp, input, product, beta, alpha, np_dtype=None):
         result = result * a
     if b != 0:
         scaled = input.astype(work, copy=False)
-        if b != 1 and xp is np and product.dtype != np_dtype:
+        if b != 1 and product.dtype != np_dtype and backend_helpers(xp).host:
             # NOTE [addmm rounds once]: the half types' beta * input joins alpha * product in
             # one fused multiply-add.
             return np.array(fma32(np.float32(b), np.broadcast_to(scaled, product.shape),

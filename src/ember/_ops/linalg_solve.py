@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ember._backends.array_helpers import backend_helpers
 from ember._core import dtype as dt
 from ember._core.checks import _check
 from ember._core.dispatch import call
@@ -94,7 +95,7 @@ def cholesky_factor(xp, A, upper):
         # NOTE [linalg errors from info]: the error path finds which matrices failed.
         info = xp.asarray(cholesky_info(np.asarray(lower_input)))
         good = info == 0
-        if xp is np:    # NOTE [what _ex returns for a failed matrix]
+        if backend_helpers(xp).host:     # NOTE [what _ex returns for a failed matrix]
             L = partial_cholesky(lower_input)
         else:
             L = xp.zeros_like(lower_input)
@@ -293,7 +294,7 @@ def _batched_or_info(xp, A, fn, fill_shape):
     except np.linalg.LinAlgError:
         info = xp.asarray(lu_info(np.asarray(A)))
     good = info == 0
-    if xp is np:    # NOTE [what _ex returns for a failed matrix]
+    if backend_helpers(xp).host:     # NOTE [what _ex returns for a failed matrix]
         result = singular_solve(A, np.broadcast_to(np.eye(A.shape[-1], dtype=A.dtype), A.shape))
     else:
         result = xp.full(fill_shape, np.nan, dtype=A.dtype)
@@ -310,7 +311,7 @@ def _batched_or_info(xp, A, fn, fill_shape):
 # So a matrix whose rounded answer is not finite is solved again by getrf + getrs in its own
 # precision (a check of the answer; finite answers, the usual case, cost that check only).
 def _single_precision_overflow(xp, A, X, again, matrix_dims):
-    if xp is not np or A.dtype not in (np.float32, np.complex64) or X.size == 0:
+    if A.dtype not in (np.float32, np.complex64) or X.size == 0 or not backend_helpers(xp).host:
         return X
     finite = np.isfinite(X).all(axis=tuple(range(-matrix_dims, 0)))
     if finite.all():
@@ -425,7 +426,7 @@ def linalg_solve_ex(xp, A, B, left=True, check_errors=False):
         # NOTE [linalg errors from info]: one info per matrix of A (not of the broadcast).
         info = xp.asarray(lu_info(np.ascontiguousarray(A)))
         good = xp.broadcast_to(info == 0, batch)
-        if xp is np:    # NOTE [what _ex returns for a failed matrix]
+        if backend_helpers(xp).host:     # NOTE [what _ex returns for a failed matrix]
             X = _singular_solve_kernel(A_b, B_b, left, vector)
         else:
             X = xp.full(shape, np.nan, dtype=A.dtype)

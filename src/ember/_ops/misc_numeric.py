@@ -57,15 +57,15 @@ def _sample_spacing(y, x, dim, where):
         _check(x.shape[0] == y.shape[dim], lambda: (
             f"{where}: There must be one `x` value for each sample point"))
         shape = [1] * y.ndim
-        shape[dim] = max(x.shape[0] - 1, 0)
-        return x.diff().reshape(shape)
+        shape[dim] = x.shape[0]
+        return x.view(shape).diff(dim=dim)      # (PyTorch's order: the view, then diff)
     return x.diff(dim=dim)
 
 
 def _zeros_without(y, axis):
     """Zeros of y's dtype and shape less `axis` (the integral over no samples)."""
-    shape = tuple(s for d, s in enumerate(y.shape) if d != axis)
-    return y.new_zeros(shape)
+    shape = [s for d, s in enumerate(y.shape) if d != axis]
+    return dispatch.call(OPS["zeros"], (shape, y.dtype, None, y.device, None))
 
 
 def _neighbour_sums(y, dim):
@@ -80,12 +80,15 @@ def _trapezoid(y, x, dx, dim, where):
         if y.shape[axis] == 0:
             return _zeros_without(y, axis)
         spacing = _sample_spacing(y, x, axis, where)
-        return (spacing * _neighbour_sums(y, axis)).sum(axis) / 2.0
+        return dispatch.call(OPS["div.Scalar"], ((spacing * _neighbour_sums(y, axis)).sum(axis),
+                                                 2.0))
     dx = 1 if dx is None else dx
     if y.shape[axis] == 0:
         return _zeros_without(y, axis)
-    ends = y.select(axis, 0) + y.select(axis, -1)
-    return (y.sum(axis) - ends * 0.5) * dx
+    # (the numbers multiply as PyTorch's C++ does: a mode sees mul.Scalar, NOTE [overload forms])
+    ends = y.select(dim, -1) + y.select(dim, 0)
+    half = dispatch.call(OPS["mul.Scalar"], (ends, 0.5))
+    return dispatch.call(OPS["mul.Scalar"], (y.sum(dim) - half, dx))
 
 
 @register_frontend("trapezoid", method=False)
@@ -123,9 +126,10 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     if x is not None:
         _check_type(dx is None, "cumulative_trapezoid() takes either x or dx, not both")
         spacing = _sample_spacing(y, x, axis, "cumulative_trapezoid")
-        return ((spacing * _neighbour_sums(y, axis)) / 2.0).cumsum(axis)
+        return dispatch.call(OPS["div.Scalar"], ((spacing * _neighbour_sums(y, axis)).cumsum(axis),
+                                                 2.0))
     dx = 1 if dx is None else dx
-    return (dx / 2.0 * _neighbour_sums(y, axis)).cumsum(axis)
+    return dispatch.call(OPS["mul.Scalar"], (_neighbour_sums(y, axis), dx / 2.0)).cumsum(axis)
 
 
 # --------------------------------------------------------------------------- unravel_index

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ember._backends.array_helpers import backend_helpers
 from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check
@@ -99,7 +100,7 @@ def _segment_reduce(xp, name, values, bag, bags, fill):
     if values.shape[0] == 0 or bags == 0:
         return out
     ufunc = getattr(xp, name)
-    if xp is np:
+    if backend_helpers(xp).reduceat:     # NOTE [back-end helpers]
         present, starts = _segments(xp, bag)
         out[present] = ufunc.reduceat(values, starts, axis=0)
         return out

@@ -12,8 +12,8 @@ import math
 
 import numpy as np
 
+from ember._backends.array_helpers import backend_helpers
 from ember._backends.cpu_allocator import MIN_BYTES as POOLED_BYTES
-from ember._backends.cpu_allocator import matmul as pooled_matmul
 from ember._core import dtype as dt
 from ember._core.checks import _check
 from ember._core.dispatch import call
@@ -123,10 +123,10 @@ def linear(xp, input, weight, bias=None):
         if bias is None:
             return out
         return (out + bias).astype(dtype, copy=False)
-    if input.nbytes + weight.nbytes < POOLED_BYTES or xp is not np:
+    if input.nbytes + weight.nbytes < POOLED_BYTES:
         out = xp.matmul(input, weight.T)
-    else:
-        out = pooled_matmul(input, weight.T)            # NOTE [CPU caching allocator]
+    else:       # NOTE [CPU caching allocator], NOTE [back-end helpers]
+        out = backend_helpers(xp).matmul(input, weight.T)
     if bias is not None:
         if out.ndim:
             out += bias

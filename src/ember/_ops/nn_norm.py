@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 
+from ember._backends.array_helpers import backend_helpers
 from ember._backends.meta import suggested_strides
 from ember._core import dtype as dt
 from ember._core.checks import _check
@@ -130,7 +131,7 @@ def native_batch_norm(xp, input, weight, bias, running_mean, running_var, traini
         count = rows.shape[0] * rows.shape[2]
         scale_by = compute_dtype.type(1 / count) if count else compute_dtype.type(np.nan)
         mean = _channel_sums(rows) * scale_by
-        if input.dtype == np.float32 and xp is np and not bool(np.isfinite(mean).all()) \
+        if input.dtype == np.float32 and backend_helpers(xp).host and not bool(np.isfinite(mean).all()) \
                 and input.flags.c_contiguous:
             # PyTorch sums a contiguous float32 input's channels in float64 (an input in
             # channels-last or in no memory format, and bfloat16 input, in float32 straight,
@@ -342,7 +343,7 @@ def native_layer_norm(xp, input, normalized_shape, weight, bias, eps):
     mean = _row_sums(xp, rows) * scale_by
     out = rows - mean[:, None]
     var = _row_dots(xp, out, out) * scale_by
-    if xp is np and compute_dtype in LANES:
+    if compute_dtype in LANES and backend_helpers(xp).host:     # NOTE [back-end helpers]
         replayed = pytorch_row_moments(rows, mean, var, input.dtype in _WIDEN)
         if replayed is not None:
             out[replayed] = rows[replayed] - mean[replayed, None]
@@ -465,7 +466,7 @@ def native_group_norm(xp, input, weight, bias, N, C, HxW, group, eps):
     compute_dtype = _compute_dtype("GroupNormKernelImpl", input)
     x = input.astype(compute_dtype, copy=False).reshape(N, group, -1)
     mean, var = _moments(xp, x, (2,))
-    if xp is np and compute_dtype in LANES:
+    if compute_dtype in LANES and backend_helpers(xp).host:     # NOTE [back-end helpers]
         # (mean and var are (N, group, 1): their flat views are written through)
         pytorch_row_moments(x.reshape(N * group, -1), mean.reshape(-1), var.reshape(-1),
                              input.dtype in _WIDEN)

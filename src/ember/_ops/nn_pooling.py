@@ -16,6 +16,7 @@ import itertools
 
 import numpy as np
 
+from ember._backends.array_helpers import backend_helpers
 from ember._backends.meta import suggested_strides
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented
@@ -95,13 +96,13 @@ def _max_pool(xp, x, spatial, kernel_size, stride, padding, dilation, ceil_mode,
             start = np.arange(o) * s - p
             first.append(np.maximum(0, -(start // d)))
         codes = _broadcast_codes(first, kernel).astype(code_dtype)
-        code = xp.where(best == _lowest(x.dtype), codes if xp is np else xp.asarray(codes),
+        code = xp.where(best == _lowest(x.dtype), backend_helpers(xp).from_host(codes),
                         code)
     # Flat plane index = window origin + the offset's displacement, looked up by code
     # (fancy indexing; np.take with small integer indices is several times slower).
     origin, displacement = _plane_positions(sizes, out, kernel, stride, padding, dilation)
-    if xp is not np:
-        displacement, origin = xp.asarray(displacement), xp.asarray(origin)
+    helpers = backend_helpers(xp)        # NOTE [back-end helpers]
+    displacement, origin = helpers.from_host(displacement), helpers.from_host(origin)
     index = displacement[code] + origin
     return best, index
 
@@ -195,8 +196,7 @@ def _max_pool_backward(xp, grad_output, self, kernel_size, stride, padding, dila
     padded_sizes = _padded_sizes(sizes, out, kernel, stride, padding, dilation)
     grad_input = xp.zeros(self.shape[:-spatial] + padded_sizes, dtype)
     origin, displacement = _plane_positions(sizes, out, kernel, stride, padding, dilation)
-    if xp is not np:
-        origin = xp.asarray(origin)
+    origin = backend_helpers(xp).from_host(origin)        # NOTE [back-end helpers]
     for offset, shift in zip(itertools.product(*(range(k) for k in kernel)), displacement):
         grad_input[_window(offset, out, stride, dilation)] += grad * (indices == origin + shift)
     inside = (Ellipsis,) + tuple(slice(p, p + n) for p, n in zip(padding, sizes))
@@ -455,7 +455,7 @@ def _adaptive_max(xp, x, spatial, output_size, name):
         positions = [np.minimum(s + i, s + le - 1) for s, le, i in zip(starts, lengths, offset)]
         values = x
         for axis, pos in enumerate(positions):
-            values = xp.take(values, pos if xp is np else xp.asarray(pos),
+            values = xp.take(values, backend_helpers(xp).from_host(pos),
                              axis=x.ndim - spatial + axis)
         views.append(values)
         indices.append(_plane_index(positions, sizes))

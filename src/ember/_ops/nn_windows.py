@@ -15,6 +15,7 @@ import functools
 
 import numpy as np
 
+from ember._backends.array_helpers import backend_helpers
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented
 
@@ -117,7 +118,7 @@ def select_by_code(xp, code, choices):
     shape), in int64."""
     out = xp.zeros(code.shape, np.int64)
     for k, choice in enumerate(choices):
-        out += (code == k) * (choice if xp is np else xp.asarray(choice))
+        out += (code == k) * backend_helpers(xp).from_host(choice)
     return out
 
 
@@ -230,7 +231,7 @@ def _apply_axis(xp, x, axis, taps):
         return xp.zeros(shape, x.dtype)
     if taps.is_gather():
         return xp.take(x, _device(xp, taps.index[:, 0]), axis=axis)
-    if xp is not np or taps.size <= _DENSE_WORK * width:
+    if taps.size <= _DENSE_WORK * width or not backend_helpers(xp).host:
         out = _dense_product(xp, x, axis, taps)
         first = out[(slice(None),) * axis + (slice(0, 1),)]
         if out.size == 0 or bool(xp.isfinite(first.sum())):
@@ -253,7 +254,7 @@ def _apply_axis(xp, x, axis, taps):
 
 
 def _device(xp, array):
-    return array if xp is np else xp.asarray(array)
+    return backend_helpers(xp).from_host(array)          # NOTE [back-end helpers]
 
 
 def _dense_product(xp, x, axis, taps):

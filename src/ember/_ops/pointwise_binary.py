@@ -475,3 +475,5 @@ register_form("xlogy.Tensor", "xlogy.Scalar_Other(Tensor self, Scalar other) -> 
               numbers=(1,))
 register_form("xlogy.Tensor", "xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor",
               numbers=(0,))
+register_form("copysign.Tensor", "copysign.Scalar(Tensor self, Scalar other) -> Tensor",
+              numbers=(1,), saves=("self", "result"))

@@ -439,6 +439,15 @@ def conj_physical(xp, self):
     return xp.conj(self) if self.dtype.kind == "c" else self.copy()
 
 
+# What conj_physical of a complex tensor is under modes (PyTorch's composite calls it there).
+@register_op("_conj_physical(Tensor self) -> Tensor", kind="pointwise", method=False,
+             out=False, derivatives={"self": _conj_grad}, saves=(),
+             tags=("no_fp_errors", "wide_unsigned"))
+def _conj_physical(xp, self):
+    """_conj_physical(input) -> Tensor: the complex conjugate, computed now."""
+    return xp.conj(self) if self.dtype.kind == "c" else self.copy()
+
+
 def _conj_meta(self):
     return self.shape, self.dtype
 

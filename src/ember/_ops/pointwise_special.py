@@ -11,19 +11,18 @@ except float32 erf (and half erf through float32), which has its own few-pass ke
 """
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import math
 
 import numpy as np
 
+from ember._backends.array_helpers import backend_helpers
 from ember._core import dispatch
 from ember._core.checks import _check, _check_type
 from ember._core.dispatch import call, call_out
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
-from ember._core.host_kernels import HostModule, host_function
+from ember._core.host_kernels import host_function
 from ember._core.registry import INT_TO_FLOAT, OPS, kernel_entry, register_frontend, register_op
 from ember._ops import special_cephes
 from ember._ops.grad_utils import where
@@ -46,19 +45,10 @@ _CUPYX_SAME_AS_CPU = ("entr", "erf", "erfc", "erfcx", "erfinv", "gammaln", "k0",
 def _special(xp):
     """scipy.special for NumPy arrays (for CuPy: cupyx.scipy.special where it gives the same
     values, scipy.special on host copies elsewhere), or None without SciPy."""
-    if xp not in _special_modules:
-        # Imported here, on first use: SciPy is optional and `import ember` must stay light.
-        if importlib.util.find_spec("scipy") is None:
-            found = None
-        elif xp is np:
-            found = importlib.import_module("scipy.special")
-        else:
-            device = (importlib.import_module("cupyx.scipy.special")
-                      if importlib.util.find_spec("cupyx") is not None else None)
-            found = HostModule(xp, importlib.import_module("scipy.special"), device,
-                               _CUPYX_SAME_AS_CPU)
-        _special_modules[xp] = found
-    return _special_modules[xp]
+    found = _special_modules.get(xp)
+    if found is None:       # (NOTE [back-end helpers]; SciPy is imported on first use)
+        found = _special_modules[xp] = backend_helpers(xp).special(_CUPYX_SAME_AS_CPU)
+    return found
 
 
 def _real_only(kernel_name, array):

@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 
+from ember._backends.array_helpers import backend_helpers
 from ember._core import arguments, dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented, _check_type
@@ -94,7 +95,7 @@ def in_memory_order(values, shape, strides):
 
 def host(xp, array):
     """A kernel's input array on the host (random numbers are drawn there)."""
-    return array if xp is np else xp.asnumpy(array)
+    return backend_helpers(xp).to_host(array)          # NOTE [back-end helpers]
 
 
 def _float_dtype(dtype, kernel):
@@ -436,7 +437,7 @@ def _normal_tensors(xp, mean, std, generator):
         values = values * np.asarray(std_v).astype(dtype._np, copy=False)
     values = values + np.asarray(mean_v).astype(dtype._np, copy=False)
     values = np.asarray(values).astype(dtype._np, copy=False)
-    return values if xp is np else xp.asarray(values)
+    return backend_helpers(xp).from_host(values)          # NOTE [back-end helpers]
 
 
 _NORMAL = {**_SAMPLER, "meta": _normal_meta}
@@ -516,7 +517,7 @@ def _draw_below(xp, generator, like, probs):
     double uniforms, other dtypes float ones), or a number (double uniforms)."""
     generator = cpu_generator(generator)
     shape = tuple(like.shape)
-    contiguous = xp is not np or like.flags.c_contiguous
+    contiguous = backend_helpers(xp).in_memory_order(like)
     order = list(range(len(shape))) if contiguous else sorted(
         range(len(shape)), key=lambda d: -like.strides[d])
     if isinstance(probs, np.ndarray):
@@ -526,7 +527,7 @@ def _draw_below(xp, generator, like, probs):
         flat = rt.bernoulli_scalar(generator, _count(shape), probs)
     values = flat.reshape(shape) if contiguous else in_memory_order(flat, shape, like.strides)
     values = values.astype(like.dtype)
-    return values if xp is np else xp.asarray(values)
+    return backend_helpers(xp).from_host(values)          # NOTE [back-end helpers]
 
 
 @register_op(f"bernoulli(Tensor self, *, {_GEN}) -> Tensor", **_SAMPLER, meta=_bernoulli_meta,
@@ -619,7 +620,7 @@ def _multinomial(xp, self, num_samples, replacement=False, generator=None):
             keys = np.atleast_2d(source / noise)
         picks = np.argsort(-keys.astype(np.float64), axis=1, kind="stable")[:, :num_samples]
     values = picks.reshape(shape).astype(np.int64)
-    return values if xp is np else xp.asarray(values)
+    return backend_helpers(xp).from_host(values)          # NOTE [back-end helpers]
 
 
 @register_frontend()
@@ -662,4 +663,4 @@ def _poisson(xp, self, generator=None):
         # (asarray: NumPy's samplers give a Python number for a 0-d input.)
         values = np.asarray(np.random.default_rng(seed).poisson(rates))
     values = values.reshape(rates.shape).astype(self.dtype)
-    return values if xp is np else xp.asarray(values)
+    return backend_helpers(xp).from_host(values)          # NOTE [back-end helpers]

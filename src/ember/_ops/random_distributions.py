@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ember._backends.array_helpers import backend_helpers
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented, _check_value
 from ember._core.dispatch import call
@@ -46,7 +47,7 @@ def _seeded_numpy(generator):
 
 
 def _device_array(xp, values):
-    return values if xp is np else xp.asarray(values)
+    return backend_helpers(xp).from_host(values)          # NOTE [back-end helpers]
 
 
 def _same_meta(self, *rest):

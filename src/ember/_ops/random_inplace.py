@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from ember._backends.array_helpers import backend_helpers
 from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented, _check_type
@@ -57,12 +58,12 @@ def _sampler(schema, check, draw, node_name, check_on_meta=True):
         params, generator = rest[:-1], rest[-1]
         check(dtype, *params)
         shape = tuple(self.shape)
-        contiguous = self.flags.c_contiguous if xp is np else True
+        contiguous = backend_helpers(xp).in_memory_order(self)     # NOTE [back-end helpers]
         values = draw(cpu_generator(generator), math.prod(shape), dtype, contiguous, *params)
         values = rt.to_dtype(np.asarray(values), dtype)
         values = values.reshape(shape) if contiguous else in_memory_order(
             values, shape, self.strides)
-        return values if xp is np else xp.asarray(values)
+        return backend_helpers(xp).from_host(values)
     kernel.__doc__ = f"{schema.split('(')[0]}: a fresh sample in self's shape and dtype (the " \
                      "in-place sampler's functional form)."
     register_op(schema, **_SAMPLER, meta=meta, derivatives={"self": zeros_grad},

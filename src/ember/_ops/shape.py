@@ -494,6 +494,28 @@ def diag(xp, self, diagonal=0):
     return _fresh(xp, xp.diagonal(self, diagonal))
 
 
+def _diagonal_copy_meta(self, offset=0, dim1=0, dim2=1):
+    d1, d2 = wrap_dim(dim1, self.ndim), wrap_dim(dim2, self.ndim)
+    _check(d1 != d2, lambda: f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    n1, n2 = self.shape[d1], self.shape[d2]
+    length = min(n1, n2 - offset) if offset >= 0 else min(n1 + offset, n2)
+    keep = [self.shape[d] for d in range(self.ndim) if d not in (d1, d2)]
+    return (tuple(keep) + (max(length, 0),), self.dtype)
+
+
+# What diag() of a matrix is under modes (PyTorch's composite calls it there): the diagonal
+# as a tensor of its own.
+@register_op("diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor",
+             out=False, function=False, method=False, meta=_diagonal_copy_meta, saves=(),
+             derivatives={"self": lambda c: _call(
+                 "diagonal_scatter", c.grad.new_zeros(tuple(c.self.shape)), c.grad, c.offset,
+                 c.dim1, c.dim2)})
+def diagonal_copy(xp, self, offset=0, dim1=0, dim2=1):
+    """diagonal_copy(input, offset=0, dim1=0, dim2=1) -> Tensor: diagonal's values, copied."""
+    _diagonal_copy_meta(self, offset, dim1, dim2)
+    return _fresh(xp, xp.diagonal(self, offset, dim1, dim2))
+
+
 @register_op("diagflat(Tensor self, int offset=0) -> Tensor", out=False,
              meta=lambda self, offset=0: (((self.numel() + abs(offset),) * 2), self.dtype),
              saves=(), derivatives={"self": lambda c: _call(

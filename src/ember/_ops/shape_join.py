@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 
-from ember._backends.cpu_allocator import concatenate as pooled_concatenate
+from ember._backends.array_helpers import backend_helpers
 from ember._core import arguments, dispatch
 from ember._core import dtype as dt
 from ember._core.arguments import type_name
@@ -132,9 +132,7 @@ def _cat_meta(tensors, dim=0):
 def _join(xp, items, dim, result_dtype):
     np_dtype = result_dtype._np
     items = [cast(a, np_dtype) if a.dtype != np_dtype else a for a in items]
-    if xp is np:
-        return pooled_concatenate(items, dim)      # NOTE [CPU caching allocator]
-    return xp.concatenate(items, axis=dim)
+    return backend_helpers(xp).concatenate(items, dim)      # NOTE [back-end helpers]
 
 
 @register_op("cat(Tensor[] tensors, int dim=0) -> Tensor", method=False, meta=_cat_meta,
@@ -144,8 +142,8 @@ def _join(xp, items, dim, result_dtype):
                  tags=("fp_errors", "out_aliasing_after_resize", "out_casts"))
 def cat(xp, tensors, dim=0):
     """cat(tensors, dim=0, *, out=None) -> Tensor: join tensors along an existing dim."""
-    if xp is np and _plain_cat(tensors, dim):
-        return pooled_concatenate(tensors, dim)
+    if _plain_cat(tensors, dim):
+        return backend_helpers(xp).concatenate(tensors, dim)
     shape, dim, used = _cat_shape(tensors, dim)
     result = _promoted(tensors)
     if not used:

@@ -21,7 +21,7 @@ import numpy as np
 from ember._core.checks import _check, _check_type
 from ember._core.dispatch import call
 from ember._core.finfo import finfo
-from ember._core.registry import DEFAULT, INT_TO_FLOAT, OPS, register_op
+from ember._core.registry import DEFAULT, INT_TO_FLOAT, OPS, register_form, register_op
 from ember._ops import special_cephes
 from ember._ops.grad_utils import where
 from ember._ops.pointwise import not_implemented_for
@@ -442,3 +442,11 @@ for _name, _doc, _compute in (
      _airy_ai),
 ):
     _bessel(_name, _doc, _compute)
+
+
+# PyTorch's Scalar overloads, offered to modes for a number operand (NOTE [overload forms]).
+for _name in ("special_xlog1py", "special_zeta"):
+    register_form(_name, f"{_name}.self_scalar(Scalar self, Tensor other) -> Tensor",
+                  numbers=(0,))
+    register_form(_name, f"{_name}.other_scalar(Tensor self, Scalar other) -> Tensor",
+                  numbers=(1,))

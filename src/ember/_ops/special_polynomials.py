@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember._core.host_kernels import host_kernel
-from ember._core.registry import INT_TO_FLOAT, register_op
+from ember._core.registry import INT_TO_FLOAT, register_form, register_op
 from ember._ops.pointwise import not_implemented_for
 
 _OPTIONS = {"kind": "pointwise", "promotion": INT_TO_FLOAT, "function": False, "method": False,
@@ -164,3 +164,12 @@ def special_legendre_polynomial_p(xp, x, n):
     odd = degree % 2 == 1
     return _finish(value, degree, [(x == one, np.ones_like(x)),
                                    (x == -one, np.where(odd, -one, one))])
+
+
+# PyTorch's Scalar overloads, offered to modes for a number operand (NOTE [overload forms]).
+for _name in [n for n in (f"special_{p}chebyshev_polynomial_{k}" for p in ("", "shifted_")
+                          for k in "tuvw")] + [
+        "special_hermite_polynomial_h", "special_hermite_polynomial_he",
+        "special_laguerre_polynomial_l", "special_legendre_polynomial_p"]:
+    register_form(_name, f"{_name}.x_scalar(Scalar x, Tensor n) -> Tensor", numbers=(0,))
+    register_form(_name, f"{_name}.n_scalar(Tensor x, Scalar n) -> Tensor", numbers=(1,))

@@ -29,6 +29,7 @@ import math
 
 import numpy as np
 
+from ember._backends.array_helpers import backend_helpers
 from ember._core import complex_half
 from ember._core.fp_errors import run_quietly
 from ember._core.threads import intra_op_threads, parallel_map
@@ -44,7 +45,7 @@ THREADED_SUM = 1 << 20
 
 def accurate_sum(xp, x, dims, keepdims=False):
     """x summed over `dims` (a tuple of non-negative dims) in x's own dtype, pairwise."""
-    if xp is not np or x.dtype.kind not in "fc" or x.size <= _SEQUENTIAL_OK:
+    if x.dtype.kind not in "fc" or x.size <= _SEQUENTIAL_OK or not backend_helpers(xp).host:
         return x.sum(axis=dims, keepdims=keepdims)
     shape = x.shape
     count = math.prod(shape[d] for d in dims)

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from ember._backends.cpu_allocator import copy as pooled_copy
+from ember._backends.array_helpers import backend_helpers
 from ember._backends.meta import StandIn
 from ember._core import arguments, dispatch, upcalls
 from ember._core import dtype as dt
@@ -196,7 +196,7 @@ def _unsafe_view(xp, self, size):
     """A view's shape change whose result autograd does not treat as a view (what matmul's
     and reshape's decompositions end with); ember gives it its own storage."""
     result = view_size(xp, self, size)
-    return pooled_copy(result) if xp is np else result.copy()
+    return backend_helpers(xp).copy(result)          # NOTE [back-end helpers]
 
 
 # PyTorch records no history for a dtype view (even to the same dtype).

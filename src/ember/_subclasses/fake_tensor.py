@@ -26,7 +26,8 @@ import weakref
 from ember._backends.meta import MetaArray
 from ember._core.device import CPU, META, as_device, get_default_device_or_none, placed
 from ember._core.dispatch import stack
-from ember._core.dispatch.inplace_out import InplaceOp, write_inplace
+from ember._core.dispatch.inplace_out import InplaceOp, copy_into_out, write_inplace
+from ember._core.dispatch.out_forms import OutOp
 from ember._core.dispatch.runners import OWN_STEPS
 from ember._core.dispatch.subclasses import _disabled_torch_function_impl
 from ember._core.registry import OPS, OpDef
@@ -295,6 +296,11 @@ class FakeTensorMode(TorchDispatchMode):
         return self.dispatch(func, types, args, kwargs or {})
 
     def dispatch(self, func, types, args=(), kwargs=None):
+        if type(func) is OutOp:             # NOTE [out forms]: the op, written into out
+            kwargs = dict(kwargs or {})
+            out = kwargs.pop("out")
+            copy_into_out(out, self.dispatch(func.op, types, args, kwargs))
+            return out
         inplace = type(func) is InplaceOp
         op = func.op if inplace else func
         if not isinstance(op, OpDef):

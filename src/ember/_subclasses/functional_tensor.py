@@ -26,6 +26,7 @@ from ember._C import DisableTorchFunctionSubclass
 from ember._core.checks import _check, _check_not_implemented
 from ember._core.dispatch import stack as _dispatch_stack
 from ember._core.dispatch.inplace_out import InplaceOp
+from ember._core.dispatch.out_forms import OutOp
 from ember._core.registry import OPS, OpDef
 from ember._ops.view import view_strides
 from ember._subclasses import functional_views as views
@@ -277,6 +278,8 @@ class FunctionalTensorMode(TorchDispatchMode):
         try:
             if isinstance(func, InplaceOp):
                 return self._inplace(func.op, args, kwargs)
+            if isinstance(func, OutOp):       # NOTE [out forms]: the op, then the out's value
+                return _call_with_out(func.op, args, kwargs)
             if isinstance(func, OpDef) and func.kind == "view":
                 return self._view(func, args, kwargs)
             result = func(*_unwrap(args), **_unwrap(kwargs))

@@ -15,21 +15,12 @@ from ember.fft._args import check_int, finish
 
 
 def _frequencies(name, n, d, count, dtype, layout, device, requires_grad, out):
+    """The factory op fft_<name> (what PyTorch's modes see), marked and written into `out`."""
     import ember
     n = check_int(n, "n", f"fft_{name}")
     dtype = dtype if dtype is not None else (
         out.dtype if out is not None else ember.get_default_dtype())
-    _check(dtype.is_floating_point or dtype.is_complex,
-           f"{name} requires a floating point or complex dtype")
-    # PyTorch fills the frequencies with arange, which has no complex kernel.
-    _check_not_implemented(not dtype.is_complex, lambda: (
-        f'"arange_cpu" not implemented for \'{dtype._cpp_name}\''))
-    values = ember.arange(count(n), dtype=dtype, device=device)
-    if name == "fftfreq":
-        # The second half counts the negative frequencies: -(n // 2) ... -1.
-        values[(n + 1) // 2:] = ember.arange(-(n // 2), 0, dtype=dtype, device=device)
-    # As in C++, 1 / 0 is inf (so rfftfreq(0) is [nan]).
-    values = values.mul_(1.0 / (n * d) if n * d != 0 else math.inf)
+    values = call(OPS[f"fft_{name}"], (n, float(d), dtype, layout, device, None))
     if requires_grad:
         values.requires_grad_(True)
     return finish(values, out, name)

@@ -20,6 +20,7 @@ from collections import OrderedDict, defaultdict
 from copy import deepcopy
 from itertools import chain
 
+from ember._core.dispatch.process_state import state as _dispatch_state
 from ember._tensor import Tensor
 from ember.utils.hooks import RemovableHandle
 
@@ -63,6 +64,10 @@ def _with_step_hooks(step):
             return step(self, *args, **kwargs)
         self._in_step = True
         try:
+            if _dispatch_state.slow:     # NOTE [record_function is an op]: a mode sees the range
+                from ember.profiler import record_function
+                with record_function(f"Optimizer.step#{type(self).__name__}.step"):
+                    return _hooked_step(step, self, args, kwargs)
             return _hooked_step(step, self, args, kwargs)
         finally:
             self._in_step = False
@@ -191,6 +196,14 @@ class Optimizer:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the gradients of every parameter (to None, or to zeros in place)."""
+        if _dispatch_state.slow:         # NOTE [record_function is an op]: a mode sees the range
+            from ember.profiler import record_function
+            with record_function(f"Optimizer.zero_grad#{type(self).__name__}.zero_grad"):
+                self._zero_grad(set_to_none)
+            return
+        self._zero_grad(set_to_none)
+
+    def _zero_grad(self, set_to_none):
         for group in self.param_groups:
             for param in group["params"]:
                 grad = param.grad

@@ -18,6 +18,8 @@ import time
 import traceback
 
 from ember._core.dispatch.inplace_out import InplaceOp
+from ember._core.dispatch.process_state import state as _dispatch_state
+from ember._core.dispatch.out_forms import OutOp
 from ember.profiler.events import EventList, FunctionEvent
 from ember.utils._python_dispatch import TorchDispatchMode
 
@@ -153,8 +155,12 @@ class _Recorder(TorchDispatchMode):
         self.session = session
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if getattr(func, "namespace", None) == "profiler":   # a range itself, not an op
+            return func(*args, **(kwargs or {}))
         # An in-place call arrives as its InplaceOp (aten::add_), the others as the entry.
-        name = func.op.schema.name + "_" if type(func) is InplaceOp else func.schema.name
+        # (an out= call as its OutOp, NOTE [out forms]: aten::add)
+        name = func.op.schema.name + "_" if type(func) is InplaceOp else (
+            func.op.schema.name if type(func) is OutOp else func.schema.name)
         event = self.session.begin("aten::" + name, args)
         out = None
         try:
@@ -172,8 +178,14 @@ class record_function:
         self.name = name
         self.args = args
         self.event = None
+        self.handle = None
 
     def __enter__(self):
+        if _dispatch_state.slow:         # a mode is open: NOTE [record_function is an op]
+            from ember.profiler import record_ops
+            self.handle = record_ops.enter(self.name, self.args)
+            return self
+        self.handle = None
         session = getattr(_active, "session", None)
         if session is not None:
             self.event = session.begin(self.name, user=True)
@@ -181,6 +193,11 @@ class record_function:
         return self
 
     def __exit__(self, *exc) -> None:
+        if self.handle is not None:
+            from ember.profiler import record_ops
+            handle, self.handle = self.handle, None
+            record_ops.exit_(handle)
+            return
         if self.event is not None:
             self.session.end(self.event)
             self.event = None

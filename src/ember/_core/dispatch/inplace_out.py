@@ -27,6 +27,7 @@ from ember._core.scalars import CXX_NAMES
 
 Tensor = None            # set by ember._tensor once the class exists (set_tensor_class)
 layered = None           # the stack module (set by stack.py; it imports this one)
+out_forms = None         # the out_forms module (set by it; it imports this one)
 
 
 def _dtype_name(d):
@@ -43,10 +44,18 @@ def call_out(op, args, out, public=None):
     if not (isinstance(out, (tuple, list)) if several else isinstance(out, Tensor)):
         raise TypeError(f"{op.schema.name}(): argument 'out' must be "
                         f"{'tuple of Tensors' if several else 'Tensor'}, not {type(out).__name__}")
+    if state.slow and layered.modes.dispatch_modes and out_forms.offers(op):
+        return out_forms.offer(op, args, out)      # NOTE [out forms]
+    return compute_out(op, args, out, layered.call)
+
+
+def compute_out(op, args, out, run):
+    """The op's result (`run(op, args)`) written into `out` with PyTorch's out= rules."""
+    several = op.num_outputs > 1
     tags = op.tags
     if "out_dtype_computes" in tags and not several:
         args = _with_out_dtype(op, args, out)
-    result = layered.call(op, args)
+    result = run(op, args)
     if several:
         _check(isinstance(result, tuple) and len(out) == len(result),
                lambda: f"{op.schema.name}(): expected out= to hold {op.num_outputs} tensors")

@@ -33,7 +33,7 @@ import threading
 import numpy as np
 
 from ember._core import arguments
-from ember._core.dispatch import inplace_out, pointwise, runners, subclasses
+from ember._core.dispatch import inplace_out, out_forms, pointwise, runners, subclasses  # noqa: F401
 from ember._core.dispatch.process_state import state
 from ember._core.dispatch.sparse import made as _sparse_made
 from ember._core.dispatch.sparse import run_sparse, sparse_operand
