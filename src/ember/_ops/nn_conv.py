@@ -27,6 +27,7 @@ import math
 
 import numpy as np
 
+from ember._backends.array_helpers import backend_helpers
 from ember._backends.meta import device_hint, suggested_strides
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented
@@ -252,7 +253,7 @@ def _weight_grad_by_image(xp, padded, grad, kernel, stride, dilation):
 def _each_chunk(xp, fn, parts):
     """[fn(part) for part in parts]: NOTE [convolution chunks on the intra-op threads]."""
     threads = min(intra_op_threads(), len(parts))
-    if threads < 2 or xp is not np:
+    if threads < 2 or not backend_helpers(xp).host:
         return [fn(part) for part in parts]
     # Contiguous runs of chunks, one per thread; each chunk's work is the same whichever
     # thread runs it, so results do not depend on the thread count.

@@ -143,7 +143,7 @@ def native_batch_norm(xp, input, weight, bias, running_mean, running_var, traini
         out = rows - mean[:, None]
         var = _channel_dots(xp, out, out) * scale_by
         invstd = 1 / xp.sqrt(var + compute_dtype.type(eps))
-        if input.dtype == np.float32 and xp is np and not bool(np.isfinite(var).all()) \
+        if input.dtype == np.float32 and backend_helpers(xp).host and not bool(np.isfinite(var).all()) \
                 and not _dense_in_a_memory_format(input):
             # For an input in neither memory format PyTorch accumulates float32 statistics
             # in float64 (for the others in float32): a variance past float32's largest
@@ -204,7 +204,7 @@ def _normalized(xp, input, rows, mean, invstd, weight, bias, out=None):
     # finite or exceeds half a unit of float32's largest value (2 ** 103), and then seen as a
     # non-finite output (a non-finite sum of the outputs: a pass without a temporary); there
     # the sum is taken again in float64 (exact products of float32 values).
-    if compute != np.float64 and xp is np and not (
+    if compute != np.float64 and backend_helpers(xp).host and not (
             np.isfinite(shift).all() and np.all(np.abs(shift) < 2.0 ** 100)) and \
             not np.isfinite(np.add.reduce(out, axis=None)):
         wide = rows.astype(np.float64) * scale.astype(np.float64)[:, None] + \
