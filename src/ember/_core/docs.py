@@ -11,7 +11,7 @@ Attaching is a loop of attribute stores over strings that already exist (no pars
 """
 from __future__ import annotations
 
-from ember._core.registry import FRONTENDS, OPS
+from ember._core.registry import FRONTENDS, OPS, Frontend, on_indexed_frontend
 
 _DUNDER_FORMS = {
     "forward": "Operator form: `self {symbol} other` calls `ember.{name}(self, other)`.",
@@ -88,7 +88,9 @@ def attach(namespace: dict, methods: type) -> None:
             form = _DUNDER_FORMS[how].format(symbol=_symbol(dunder), name=name)
             generated[dunder].__doc__ = f"{form}\n\n{text}"
     for fe in FRONTENDS.values():
-        _fill_frontend(fe, by_name.get(fe.name))
+        if type(fe) is Frontend:    # (the others as their families load: NOTE [op families
+            _fill_frontend(fe, by_name.get(fe.name))      # load on first use])
+    on_indexed_frontend(lambda fe: _fill_frontend(fe, by_name.get(fe.name)))
 
 
 def _fill_frontend(fe, ops) -> None:

@@ -13,7 +13,7 @@ from ember._core.dtype import dtype as _dtype_class
 from ember._core.shape import Size as _Size
 from ember._core.deprecated_forms import NOT_GIVEN as _NO, bind as _old_forms
 _int_list_types = frozenset((tuple, list, int, _Size))
-import ember._ops  # fills the registry
+import ember._ops  # fills the registry (its lazily loaded families indexed)
 from ember._core.registry import FRONTENDS as _FE
 
 _op___lshift___Scalar = _OPS['__lshift__.Scalar']
@@ -3562,799 +3562,7 @@ def xlogy(input, other, *, out=None):
         raise
 
 
-adaptive_avg_pool1d = _FE['adaptive_avg_pool1d'].function
-
-
-adaptive_max_pool1d = _FE['adaptive_max_pool1d'].function
-
-
-addcdiv = _FE['addcdiv'].function
-
-
-adjoint = _FE['adjoint'].function
-
-
-alias_copy = _FE['alias_copy'].function
-
-
-allclose = _FE['allclose'].function
-
-
-alpha_dropout = _FE['alpha_dropout'].function
-
-
-alpha_dropout_ = _FE['alpha_dropout_'].function
-
-
-aminmax = _FE['aminmax'].function
-
-
-angle = _FE['angle'].function
-
-
-arange = _FE['arange'].function
-
-
-argsort = _FE['argsort'].function
-
-
-as_strided = _FE['as_strided'].function
-
-
-as_strided_copy = _FE['as_strided_copy'].function
-
-
-as_tensor = _FE['as_tensor'].function
-
-
-asarray = _FE['asarray'].function
-
-
-atleast_1d = _FE['atleast_1d'].function
-
-
-atleast_2d = _FE['atleast_2d'].function
-
-
-atleast_3d = _FE['atleast_3d'].function
-
-
-avg_pool1d = _FE['avg_pool1d'].function
-
-
-bartlett_window = _FE['bartlett_window'].function
-
-
-batch_norm = _FE['batch_norm'].function
-
-
-bernoulli = _FE['bernoulli'].function
-
-
-binary_cross_entropy_with_logits = _FE['binary_cross_entropy_with_logits'].function
-
-
-blackman_window = _FE['blackman_window'].function
-
-
-block_diag = _FE['block_diag'].function
-
-
-broadcast_shapes = _FE['broadcast_shapes'].function
-
-
-broadcast_tensors = _FE['broadcast_tensors'].function
-
-
-bucketize = _FE['bucketize'].function
-
-
-cartesian_prod = _FE['cartesian_prod'].function
-
-
-ccol_indices_copy = _FE['ccol_indices_copy'].function
-
-
-cdist = _FE['cdist'].function
-
-
-celu = _FE['celu'].function
-
-
-celu_ = _FE['celu_'].function
-
-
-chain_matmul = _FE['chain_matmul'].function
-
-
-cholesky = _FE['cholesky'].function
-
-
-cholesky_inverse = _FE['cholesky_inverse'].function
-
-
-col_indices_copy = _FE['col_indices_copy'].function
-
-
-conj = _FE['conj'].function
-
-
-conv1d = _FE['conv1d'].function
-
-
-conv2d = _FE['conv2d'].function
-
-
-conv3d = _FE['conv3d'].function
-
-
-conv_tbc = _FE['conv_tbc'].function
-
-
-conv_transpose1d = _FE['conv_transpose1d'].function
-
-
-conv_transpose2d = _FE['conv_transpose2d'].function
-
-
-conv_transpose3d = _FE['conv_transpose3d'].function
-
-
-corrcoef = _FE['corrcoef'].function
-
-
-cosine_embedding_loss = _FE['cosine_embedding_loss'].function
-
-
-cosine_similarity = _FE['cosine_similarity'].function
-
-
-count_nonzero = _FE['count_nonzero'].function
-
-
-cov = _FE['cov'].function
-
-
-crow_indices_copy = _FE['crow_indices_copy'].function
-
-
-ctc_loss = _FE['ctc_loss'].function
-
-
-cummax = _FE['cummax'].function
-
-
-cummin = _FE['cummin'].function
-
-
-cumulative_trapezoid = _FE['cumulative_trapezoid'].function
-
-
-detach_copy = _FE['detach_copy'].function
-
-
-diagonal_copy = _FE['diagonal_copy'].function
-
-
-dist = _FE['dist'].function
-
-
-div = _FE['div'].function
-
-
-divide = _FE['divide'].function
-
-
-dropout = _FE['dropout'].function
-
-
-dropout_ = _FE['dropout_'].function
-
-
-dsmm = _FE['dsmm'].function
-
-
-dsplit = _FE['dsplit'].function
-
-
-einsum = _FE['einsum'].function
-
-
-embedding_bag = _FE['embedding_bag'].function
-
-
-embedding_renorm_ = _FE['embedding_renorm_'].function
-
-
-empty = _FE['empty'].function
-
-
-empty_like = _FE['empty_like'].function
-
-
-empty_permuted = _FE['empty_permuted'].function
-
-
-empty_strided = _FE['empty_strided'].function
-
-
-equal = _FE['equal'].function
-
-
-expand_copy = _FE['expand_copy'].function
-
-
-eye = _FE['eye'].function
-
-
-feature_alpha_dropout = _FE['feature_alpha_dropout'].function
-
-
-feature_alpha_dropout_ = _FE['feature_alpha_dropout_'].function
-
-
-feature_dropout = _FE['feature_dropout'].function
-
-
-feature_dropout_ = _FE['feature_dropout_'].function
-
-
-fill = _FE['fill'].function
-
-
-float_power = _FE['float_power'].function
-
-
-frexp = _FE['frexp'].function
-
-
-frobenius_norm = _FE['frobenius_norm'].function
-
-
-from_file = _FE['from_file'].function
-
-
-from_numpy = _FE['from_numpy'].function
-
-
-frombuffer = _FE['frombuffer'].function
-
-
-full = _FE['full'].function
-
-
-full_like = _FE['full_like'].function
-
-
-geqrf = _FE['geqrf'].function
-
-
-get_device = _FE['get_device'].function
-
-
-gradient = _FE['gradient'].function
-
-
-grid_sampler = _FE['grid_sampler'].function
-
-
-group_norm = _FE['group_norm'].function
-
-
-gru = _FE['gru'].function
-
-
-gru_cell = _FE['gru_cell'].function
-
-
-hamming_window = _FE['hamming_window'].function
-
-
-hann_window = _FE['hann_window'].function
-
-
-heaviside = _FE['heaviside'].function
-
-
-hinge_embedding_loss = _FE['hinge_embedding_loss'].function
-
-
-histogram = _FE['histogram'].function
-
-
-histogramdd = _FE['histogramdd'].function
-
-
-hsmm = _FE['hsmm'].function
-
-
-hsplit = _FE['hsplit'].function
-
-
-hspmm = _FE['hspmm'].function
-
-
-imag = _FE['imag'].function
-
-
-index_fill = _FE['index_fill'].function
-
-
-indices_copy = _FE['indices_copy'].function
-
-
-instance_norm = _FE['instance_norm'].function
-
-
-inverse = _FE['inverse'].function
-
-
-is_conj = _FE['is_conj'].function
-
-
-is_distributed = _FE['is_distributed'].function
-
-
-is_inference = _FE['is_inference'].function
-
-
-is_neg = _FE['is_neg'].function
-
-
-is_nonzero = _FE['is_nonzero'].function
-
-
-is_same_size = _FE['is_same_size'].function
-
-
-is_signed = _FE['is_signed'].function
-
-
-isin = _FE['isin'].function
-
-
-istft = _FE['istft'].function
-
-
-kaiser_window = _FE['kaiser_window'].function
-
-
-kl_div = _FE['kl_div'].function
-
-
-kthvalue = _FE['kthvalue'].function
-
-
-layer_norm = _FE['layer_norm'].function
-
-
-lerp = _FE['lerp'].function
-
-
-linspace = _FE['linspace'].function
-
-
-logdet = _FE['logdet'].function
-
-
-logspace = _FE['logspace'].function
-
-
-lstm = _FE['lstm'].function
-
-
-lstm_cell = _FE['lstm_cell'].function
-
-
-lu = _FE['lu'].function
-
-
-lu_solve = _FE['lu_solve'].function
-
-
-lu_unpack = _FE['lu_unpack'].function
-
-
-margin_ranking_loss = _FE['margin_ranking_loss'].function
-
-
-masked_fill = _FE['masked_fill'].function
-
-
-matrix_exp = _FE['matrix_exp'].function
-
-
-matrix_power = _FE['matrix_power'].function
-
-
-max = _FE['max'].function
-
-
-max_pool1d = _FE['max_pool1d'].function
-
-
-max_pool1d_with_indices = _FE['max_pool1d_with_indices'].function
-
-
-max_pool2d = _FE['max_pool2d'].function
-
-
-max_pool3d = _FE['max_pool3d'].function
-
-
-median = _FE['median'].function
-
-
-meshgrid = _FE['meshgrid'].function
-
-
-min = _FE['min'].function
-
-
-mode = _FE['mode'].function
-
-
-moveaxis = _FE['moveaxis'].function
-
-
-movedim = _FE['movedim'].function
-
-
-multinomial = _FE['multinomial'].function
-
-
-nanmedian = _FE['nanmedian'].function
-
-
-nanquantile = _FE['nanquantile'].function
-
-
-narrow = _FE['narrow'].function
-
-
-narrow_copy = _FE['narrow_copy'].function
-
-
-native_dropout = _FE['native_dropout'].function
-
-
-native_norm = _FE['native_norm'].function
-
-
-nonzero = _FE['nonzero'].function
-
-
-nonzero_static = _FE['nonzero_static'].function
-
-
-norm = _FE['norm'].function
-
-
-norm_except_dim = _FE['norm_except_dim'].function
-
-
-normal = _FE['normal'].function
-
-
-nuclear_norm = _FE['nuclear_norm'].function
-
-
-ones = _FE['ones'].function
-
-
-ones_like = _FE['ones_like'].function
-
-
-orgqr = _FE['orgqr'].function
-
-
-ormqr = _FE['ormqr'].function
-
-
-pairwise_distance = _FE['pairwise_distance'].function
-
-
-pdist = _FE['pdist'].function
-
-
-permute_copy = _FE['permute_copy'].function
-
-
-pinverse = _FE['pinverse'].function
-
-
-poisson_nll_loss = _FE['poisson_nll_loss'].function
-
-
-polygamma = _FE['polygamma'].function
-
-
-positive = _FE['positive'].function
-
-
-prelu = _FE['prelu'].function
-
-
-prod = _FE['prod'].function
-
-
-qr = _FE['qr'].function
-
-
-quantile = _FE['quantile'].function
-
-
-rand = _FE['rand'].function
-
-
-rand_like = _FE['rand_like'].function
-
-
-randint = _FE['randint'].function
-
-
-randint_like = _FE['randint_like'].function
-
-
-randn = _FE['randn'].function
-
-
-randn_like = _FE['randn_like'].function
-
-
-randperm = _FE['randperm'].function
-
-
-range = _FE['range'].function
-
-
-real = _FE['real'].function
-
-
-relu_ = _FE['relu_'].function
-
-
-renorm = _FE['renorm'].function
-
-
-repeat_interleave = _FE['repeat_interleave'].function
-
-
-resize_as_sparse_ = _FE['resize_as_sparse_'].function
-
-
-resolve_conj = _FE['resolve_conj'].function
-
-
-resolve_neg = _FE['resolve_neg'].function
-
-
-result_type = _FE['result_type'].function
-
-
-rms_norm = _FE['rms_norm'].function
-
-
-rnn_relu = _FE['rnn_relu'].function
-
-
-rnn_relu_cell = _FE['rnn_relu_cell'].function
-
-
-rnn_tanh = _FE['rnn_tanh'].function
-
-
-rnn_tanh_cell = _FE['rnn_tanh_cell'].function
-
-
-round = _FE['round'].function
-
-
-row_indices_copy = _FE['row_indices_copy'].function
-
-
-rrelu = _FE['rrelu'].function
-
-
-rrelu_ = _FE['rrelu_'].function
-
-
-rsub = _FE['rsub'].function
-
-
-saddmm = _FE['saddmm'].function
-
-
-scatter = _FE['scatter'].function
-
-
-searchsorted = _FE['searchsorted'].function
-
-
-select_copy = _FE['select_copy'].function
-
-
-selu = _FE['selu'].function
-
-
-selu_ = _FE['selu_'].function
-
-
-set_anomaly_enabled = _FE['set_anomaly_enabled'].function
-
-
-set_flush_denormal = _FE['set_flush_denormal'].function
-
-
-slice_copy = _FE['slice_copy'].function
-
-
-slice_inverse = _FE['slice_inverse'].function
-
-
-slogdet = _FE['slogdet'].function
-
-
-smm = _FE['smm'].function
-
-
-sort = _FE['sort'].function
-
-
-sparse_bsc_tensor = _FE['sparse_bsc_tensor'].function
-
-
-sparse_bsr_tensor = _FE['sparse_bsr_tensor'].function
-
-
-sparse_compressed_tensor = _FE['sparse_compressed_tensor'].function
-
-
-sparse_coo_tensor = _FE['sparse_coo_tensor'].function
-
-
-sparse_csc_tensor = _FE['sparse_csc_tensor'].function
-
-
-sparse_csr_tensor = _FE['sparse_csr_tensor'].function
-
-
-split = _FE['split'].function
-
-
-split_copy = _FE['split_copy'].function
-
-
-split_with_sizes_copy = _FE['split_with_sizes_copy'].function
-
-
-spmm = _FE['spmm'].function
-
-
-squeeze = _FE['squeeze'].function
-
-
-squeeze_copy = _FE['squeeze_copy'].function
-
-
-sspaddmm = _FE['sspaddmm'].function
-
-
-std = _FE['std'].function
-
-
-std_mean = _FE['std_mean'].function
-
-
-stft = _FE['stft'].function
-
-
-sub = _FE['sub'].function
-
-
-subtract = _FE['subtract'].function
-
-
-svd = _FE['svd'].function
-
-
-t_copy = _FE['t_copy'].function
-
-
-tensor = _FE['tensor'].function
-
-
-tensor_split = _FE['tensor_split'].function
-
-
-tensordot = _FE['tensordot'].function
-
-
-threshold_ = _FE['threshold_'].function
-
-
-topk = _FE['topk'].function
-
-
-transpose_copy = _FE['transpose_copy'].function
-
-
-trapezoid = _FE['trapezoid'].function
-
-
-trapz = _FE['trapz'].function
-
-
-triangular_solve = _FE['triangular_solve'].function
-
-
-triplet_margin_loss = _FE['triplet_margin_loss'].function
-
-
-true_divide = _FE['true_divide'].function
-
-
-unbind_copy = _FE['unbind_copy'].function
-
-
-unfold_copy = _FE['unfold_copy'].function
-
-
-unique = _FE['unique'].function
-
-
-unique_consecutive = _FE['unique_consecutive'].function
-
-
-unravel_index = _FE['unravel_index'].function
-
-
-unsafe_chunk = _FE['unsafe_chunk'].function
-
-
-unsafe_split = _FE['unsafe_split'].function
-
-
-unsafe_split_with_sizes = _FE['unsafe_split_with_sizes'].function
-
-
-unsqueeze_copy = _FE['unsqueeze_copy'].function
-
-
-values_copy = _FE['values_copy'].function
-
-
-vander = _FE['vander'].function
-
-
-var = _FE['var'].function
-
-
-var_mean = _FE['var_mean'].function
-
-
-view_as_complex_copy = _FE['view_as_complex_copy'].function
-
-
-view_as_real_copy = _FE['view_as_real_copy'].function
-
-
-view_copy = _FE['view_copy'].function
-
-
-vsplit = _FE['vsplit'].function
-
-
-where = _FE['where'].function
-
-
-zero_ = _FE['zero_'].function
-
-
-zeros = _FE['zeros'].function
-
-
-zeros_like = _FE['zeros_like'].function
+from ember._core.lazy_method import LazyMethod as _Lazy
 
 
 class _Methods:
@@ -7212,427 +6420,427 @@ class _Methods:
         except _Unsupported:
             return NotImplemented
 
-    __reversed__ = _FE['__reversed__'].method
+    __reversed__ = _Lazy('__reversed__', '__reversed__', 'method')
 
-    __getitem__ = _FE['_getitem'].dunders['__getitem__']
+    __getitem__ = _Lazy('__getitem__', '_getitem', 'dunders', '__getitem__')
 
-    __setitem__ = _FE['_getitem'].dunders['__setitem__']
+    __setitem__ = _Lazy('__setitem__', '_getitem', 'dunders', '__setitem__')
 
-    _indices = _FE['_indices'].method
+    _indices = _Lazy('_indices', '_indices', 'method')
 
-    _nnz = _FE['_nnz'].method
+    _nnz = _Lazy('_nnz', '_nnz', 'method')
 
-    __invert__ = _FE['_tensor_invert'].dunders['__invert__']
+    __invert__ = _Lazy('__invert__', '_tensor_invert', 'dunders', '__invert__')
 
-    _values = _FE['_values'].method
+    _values = _Lazy('_values', '_values', 'method')
 
-    abs_ = _FE['abs'].inplace_method
+    abs_ = _Lazy('abs_', 'abs', 'inplace_method')
 
-    absolute_ = _FE['absolute'].inplace_method
+    absolute_ = _Lazy('absolute_', 'absolute', 'inplace_method')
 
-    addcdiv = _FE['addcdiv'].method
+    addcdiv = _Lazy('addcdiv', 'addcdiv', 'method')
 
-    addcdiv_ = _FE['addcdiv'].inplace_method
+    addcdiv_ = _Lazy('addcdiv_', 'addcdiv', 'inplace_method')
 
-    adjoint = _FE['adjoint'].method
+    adjoint = _Lazy('adjoint', 'adjoint', 'method')
 
-    allclose = _FE['allclose'].method
+    allclose = _Lazy('allclose', 'allclose', 'method')
 
-    aminmax = _FE['aminmax'].method
+    aminmax = _Lazy('aminmax', 'aminmax', 'method')
 
-    angle = _FE['angle'].method
+    angle = _Lazy('angle', 'angle', 'method')
 
-    apply_ = _FE['apply_'].method
+    apply_ = _Lazy('apply_', 'apply_', 'method')
 
-    argsort = _FE['argsort'].method
+    argsort = _Lazy('argsort', 'argsort', 'method')
 
-    as_strided = _FE['as_strided'].method
+    as_strided = _Lazy('as_strided', 'as_strided', 'method')
 
-    as_strided_ = _FE['as_strided_'].method
+    as_strided_ = _Lazy('as_strided_', 'as_strided_', 'method')
 
-    bernoulli = _FE['bernoulli'].method
+    bernoulli = _Lazy('bernoulli', 'bernoulli', 'method')
 
-    bernoulli_ = _FE['bernoulli_'].method
+    bernoulli_ = _Lazy('bernoulli_', 'bernoulli_', 'method')
 
-    cauchy_ = _FE['cauchy_'].method
+    cauchy_ = _Lazy('cauchy_', 'cauchy_', 'method')
 
-    ccol_indices = _FE['ccol_indices'].method
+    ccol_indices = _Lazy('ccol_indices', 'ccol_indices', 'method')
 
-    cholesky = _FE['cholesky'].method
+    cholesky = _Lazy('cholesky', 'cholesky', 'method')
 
-    cholesky_inverse = _FE['cholesky_inverse'].method
+    cholesky_inverse = _Lazy('cholesky_inverse', 'cholesky_inverse', 'method')
 
-    coalesce = _FE['coalesce'].method
+    coalesce = _Lazy('coalesce', 'coalesce', 'method')
 
-    col_indices = _FE['col_indices'].method
+    col_indices = _Lazy('col_indices', 'col_indices', 'method')
 
-    conj = _FE['conj'].method
+    conj = _Lazy('conj', 'conj', 'method')
 
-    const_data_ptr = _FE['const_data_ptr'].method
+    const_data_ptr = _Lazy('const_data_ptr', 'const_data_ptr', 'method')
 
     contiguous = _FE['contiguous'].method
 
     copy_ = _FE['copy_'].method
 
-    corrcoef = _FE['corrcoef'].method
+    corrcoef = _Lazy('corrcoef', 'corrcoef', 'method')
 
-    count_nonzero = _FE['count_nonzero'].method
+    count_nonzero = _Lazy('count_nonzero', 'count_nonzero', 'method')
 
-    cov = _FE['cov'].method
+    cov = _Lazy('cov', 'cov', 'method')
 
-    crow_indices = _FE['crow_indices'].method
+    crow_indices = _Lazy('crow_indices', 'crow_indices', 'method')
 
-    cummax = _FE['cummax'].method
+    cummax = _Lazy('cummax', 'cummax', 'method')
 
-    cummin = _FE['cummin'].method
+    cummin = _Lazy('cummin', 'cummin', 'method')
 
-    cumprod_ = _FE['cumprod_'].method
+    cumprod_ = _Lazy('cumprod_', 'cumprod_', 'method')
 
-    cumsum_ = _FE['cumsum_'].method
+    cumsum_ = _Lazy('cumsum_', 'cumsum_', 'method')
 
-    dense_dim = _FE['dense_dim'].method
+    dense_dim = _Lazy('dense_dim', 'dense_dim', 'method')
 
-    dim_order = _FE['dim_order'].method
+    dim_order = _Lazy('dim_order', 'dim_order', 'method')
 
-    dist = _FE['dist'].method
+    dist = _Lazy('dist', 'dist', 'method')
 
-    div = _FE['div'].method
+    div = _Lazy('div', 'div', 'method')
 
-    div_ = _FE['div'].inplace_method
+    div_ = _Lazy('div_', 'div', 'inplace_method')
 
-    __rdiv__ = _FE['div'].dunders['__rdiv__']
+    __rdiv__ = _Lazy('__rdiv__', 'div', 'dunders', '__rdiv__')
 
-    __rtruediv__ = _FE['div'].dunders['__rtruediv__']
+    __rtruediv__ = _Lazy('__rtruediv__', 'div', 'dunders', '__rtruediv__')
 
-    divide = _FE['divide'].method
+    divide = _Lazy('divide', 'divide', 'method')
 
-    divide_ = _FE['divide'].inplace_method
+    divide_ = _Lazy('divide_', 'divide', 'inplace_method')
 
-    dsplit = _FE['dsplit'].method
+    dsplit = _Lazy('dsplit', 'dsplit', 'method')
 
-    equal = _FE['equal'].method
+    equal = _Lazy('equal', 'equal', 'method')
 
-    exponential_ = _FE['exponential_'].method
+    exponential_ = _Lazy('exponential_', 'exponential_', 'method')
 
-    fill_ = _FE['fill'].inplace_method
+    fill_ = _Lazy('fill_', 'fill', 'inplace_method')
 
-    float_power = _FE['float_power'].method
+    float_power = _Lazy('float_power', 'float_power', 'method')
 
-    float_power_ = _FE['float_power'].inplace_method
+    float_power_ = _Lazy('float_power_', 'float_power', 'inplace_method')
 
-    frexp = _FE['frexp'].method
+    frexp = _Lazy('frexp', 'frexp', 'method')
 
-    geometric_ = _FE['geometric_'].method
+    geometric_ = _Lazy('geometric_', 'geometric_', 'method')
 
-    geqrf = _FE['geqrf'].method
+    geqrf = _Lazy('geqrf', 'geqrf', 'method')
 
-    grad_dtype = _FE['grad_dtype'].method
+    grad_dtype = _Lazy('grad_dtype', 'grad_dtype', 'method')
 
-    heaviside = _FE['heaviside'].method
+    heaviside = _Lazy('heaviside', 'heaviside', 'method')
 
-    heaviside_ = _FE['heaviside'].inplace_method
+    heaviside_ = _Lazy('heaviside_', 'heaviside', 'inplace_method')
 
-    histogram = _FE['histogram'].method
+    histogram = _Lazy('histogram', 'histogram', 'method')
 
-    hsplit = _FE['hsplit'].method
+    hsplit = _Lazy('hsplit', 'hsplit', 'method')
 
-    index_fill = _FE['index_fill'].method
+    index_fill = _Lazy('index_fill', 'index_fill', 'method')
 
-    index_fill_ = _FE['index_fill'].inplace_method
+    index_fill_ = _Lazy('index_fill_', 'index_fill', 'inplace_method')
 
-    indices = _FE['indices'].method
+    indices = _Lazy('indices', 'indices', 'method')
 
-    inverse = _FE['inverse'].method
+    inverse = _Lazy('inverse', 'inverse', 'method')
 
-    ipu = _FE['ipu'].method
+    ipu = _Lazy('ipu', 'ipu', 'method')
 
-    is_coalesced = _FE['is_coalesced'].method
+    is_coalesced = _Lazy('is_coalesced', 'is_coalesced', 'method')
 
-    is_conj = _FE['is_conj'].method
+    is_conj = _Lazy('is_conj', 'is_conj', 'method')
 
-    is_distributed = _FE['is_distributed'].method
+    is_distributed = _Lazy('is_distributed', 'is_distributed', 'method')
 
-    is_ipu = _FE['is_ipu'].method
+    is_ipu = _Lazy('is_ipu', 'is_ipu', 'method')
 
-    is_maia = _FE['is_maia'].method
+    is_maia = _Lazy('is_maia', 'is_maia', 'method')
 
-    is_mkldnn = _FE['is_mkldnn'].method
+    is_mkldnn = _Lazy('is_mkldnn', 'is_mkldnn', 'method')
 
-    is_mps = _FE['is_mps'].method
+    is_mps = _Lazy('is_mps', 'is_mps', 'method')
 
-    is_mtia = _FE['is_mtia'].method
+    is_mtia = _Lazy('is_mtia', 'is_mtia', 'method')
 
-    is_neg = _FE['is_neg'].method
+    is_neg = _Lazy('is_neg', 'is_neg', 'method')
 
-    is_nested = _FE['is_nested'].method
+    is_nested = _Lazy('is_nested', 'is_nested', 'method')
 
-    is_nonzero = _FE['is_nonzero'].method
+    is_nonzero = _Lazy('is_nonzero', 'is_nonzero', 'method')
 
-    is_pinned = _FE['is_pinned'].method
+    is_pinned = _Lazy('is_pinned', 'is_pinned', 'method')
 
-    is_same_size = _FE['is_same_size'].method
+    is_same_size = _Lazy('is_same_size', 'is_same_size', 'method')
 
-    is_set_to = _FE['is_set_to'].method
+    is_set_to = _Lazy('is_set_to', 'is_set_to', 'method')
 
-    is_shared = _FE['is_shared'].method
+    is_shared = _Lazy('is_shared', 'is_shared', 'method')
 
-    is_vulkan = _FE['is_vulkan'].method
+    is_vulkan = _Lazy('is_vulkan', 'is_vulkan', 'method')
 
-    is_xla = _FE['is_xla'].method
+    is_xla = _Lazy('is_xla', 'is_xla', 'method')
 
-    is_xpu = _FE['is_xpu'].method
+    is_xpu = _Lazy('is_xpu', 'is_xpu', 'method')
 
-    istft = _FE['istft'].method
+    istft = _Lazy('istft', 'istft', 'method')
 
-    kthvalue = _FE['kthvalue'].method
+    kthvalue = _Lazy('kthvalue', 'kthvalue', 'method')
 
-    lerp = _FE['lerp'].method
+    lerp = _Lazy('lerp', 'lerp', 'method')
 
-    lerp_ = _FE['lerp'].inplace_method
+    lerp_ = _Lazy('lerp_', 'lerp', 'inplace_method')
 
-    log_normal_ = _FE['log_normal_'].method
+    log_normal_ = _Lazy('log_normal_', 'log_normal_', 'method')
 
-    logdet = _FE['logdet'].method
+    logdet = _Lazy('logdet', 'logdet', 'method')
 
-    lu = _FE['lu'].method
+    lu = _Lazy('lu', 'lu', 'method')
 
-    lu_solve = _FE['lu_solve'].method
+    lu_solve = _Lazy('lu_solve', 'lu_solve', 'method')
 
-    map2_ = _FE['map2_'].method
+    map2_ = _Lazy('map2_', 'map2_', 'method')
 
-    map_ = _FE['map_'].method
+    map_ = _Lazy('map_', 'map_', 'method')
 
-    masked_fill = _FE['masked_fill'].method
+    masked_fill = _Lazy('masked_fill', 'masked_fill', 'method')
 
-    masked_fill_ = _FE['masked_fill'].inplace_method
+    masked_fill_ = _Lazy('masked_fill_', 'masked_fill', 'inplace_method')
 
-    matrix_exp = _FE['matrix_exp'].method
+    matrix_exp = _Lazy('matrix_exp', 'matrix_exp', 'method')
 
-    matrix_power = _FE['matrix_power'].method
+    matrix_power = _Lazy('matrix_power', 'matrix_power', 'method')
 
-    max = _FE['max'].method
+    max = _Lazy('max', 'max', 'method')
 
-    median = _FE['median'].method
+    median = _Lazy('median', 'median', 'method')
 
-    min = _FE['min'].method
+    min = _Lazy('min', 'min', 'method')
 
-    mode = _FE['mode'].method
+    mode = _Lazy('mode', 'mode', 'method')
 
-    module_load = _FE['module_load'].method
+    module_load = _Lazy('module_load', 'module_load', 'method')
 
-    moveaxis = _FE['moveaxis'].method
+    moveaxis = _Lazy('moveaxis', 'moveaxis', 'method')
 
-    movedim = _FE['movedim'].method
+    movedim = _Lazy('movedim', 'movedim', 'method')
 
-    mtia = _FE['mtia'].method
+    mtia = _Lazy('mtia', 'mtia', 'method')
 
-    multinomial = _FE['multinomial'].method
+    multinomial = _Lazy('multinomial', 'multinomial', 'method')
 
-    name = _FE['name'].method
+    name = _Lazy('name', 'name', 'method')
 
-    nanmedian = _FE['nanmedian'].method
+    nanmedian = _Lazy('nanmedian', 'nanmedian', 'method')
 
-    nanquantile = _FE['nanquantile'].method
+    nanquantile = _Lazy('nanquantile', 'nanquantile', 'method')
 
-    narrow = _FE['narrow'].method
+    narrow = _Lazy('narrow', 'narrow', 'method')
 
-    narrow_copy = _FE['narrow_copy'].method
+    narrow_copy = _Lazy('narrow_copy', 'narrow_copy', 'method')
 
-    new = _FE['new'].method
+    new = _Lazy('new', 'new', 'method')
 
-    new_empty = _FE['new_empty'].method
+    new_empty = _Lazy('new_empty', 'new_empty', 'method')
 
-    new_empty_strided = _FE['new_empty_strided'].method
+    new_empty_strided = _Lazy('new_empty_strided', 'new_empty_strided', 'method')
 
-    new_full = _FE['new_full'].method
+    new_full = _Lazy('new_full', 'new_full', 'method')
 
-    new_ones = _FE['new_ones'].method
+    new_ones = _Lazy('new_ones', 'new_ones', 'method')
 
-    new_tensor = _FE['new_tensor'].method
+    new_tensor = _Lazy('new_tensor', 'new_tensor', 'method')
 
-    new_zeros = _FE['new_zeros'].method
+    new_zeros = _Lazy('new_zeros', 'new_zeros', 'method')
 
-    nonzero = _FE['nonzero'].method
+    nonzero = _Lazy('nonzero', 'nonzero', 'method')
 
-    nonzero_static = _FE['nonzero_static'].method
+    nonzero_static = _Lazy('nonzero_static', 'nonzero_static', 'method')
 
-    norm = _FE['norm'].method
+    norm = _Lazy('norm', 'norm', 'method')
 
-    normal_ = _FE['normal_'].method
+    normal_ = _Lazy('normal_', 'normal_', 'method')
 
-    orgqr = _FE['orgqr'].method
+    orgqr = _Lazy('orgqr', 'orgqr', 'method')
 
-    ormqr = _FE['ormqr'].method
+    ormqr = _Lazy('ormqr', 'ormqr', 'method')
 
-    pin_memory = _FE['pin_memory'].method
+    pin_memory = _Lazy('pin_memory', 'pin_memory', 'method')
 
-    pinverse = _FE['pinverse'].method
+    pinverse = _Lazy('pinverse', 'pinverse', 'method')
 
-    polygamma = _FE['polygamma'].method
+    polygamma = _Lazy('polygamma', 'polygamma', 'method')
 
-    polygamma_ = _FE['polygamma'].inplace_method
+    polygamma_ = _Lazy('polygamma_', 'polygamma', 'inplace_method')
 
-    positive = _FE['positive'].method
+    positive = _Lazy('positive', 'positive', 'method')
 
-    __pos__ = _FE['positive'].dunders['__pos__']
+    __pos__ = _Lazy('__pos__', 'positive', 'dunders', '__pos__')
 
-    prelu = _FE['prelu'].method
+    prelu = _Lazy('prelu', 'prelu', 'method')
 
-    prod = _FE['prod'].method
+    prod = _Lazy('prod', 'prod', 'method')
 
-    qr = _FE['qr'].method
+    qr = _Lazy('qr', 'qr', 'method')
 
-    quantile = _FE['quantile'].method
+    quantile = _Lazy('quantile', 'quantile', 'method')
 
-    random_ = _FE['random_'].method
+    random_ = _Lazy('random_', 'random_', 'method')
 
-    record_stream = _FE['record_stream'].method
+    record_stream = _Lazy('record_stream', 'record_stream', 'method')
 
-    renorm = _FE['renorm'].method
+    renorm = _Lazy('renorm', 'renorm', 'method')
 
-    renorm_ = _FE['renorm_'].method
+    renorm_ = _Lazy('renorm_', 'renorm_', 'method')
 
-    repeat_interleave = _FE['repeat_interleave'].method
+    repeat_interleave = _Lazy('repeat_interleave', 'repeat_interleave', 'method')
 
-    resize = _FE['resize'].method
+    resize = _Lazy('resize', 'resize', 'method')
 
-    resize_ = _FE['resize_'].method
+    resize_ = _Lazy('resize_', 'resize_', 'method')
 
-    resize_as = _FE['resize_as'].method
+    resize_as = _Lazy('resize_as', 'resize_as', 'method')
 
-    resize_as_ = _FE['resize_as_'].method
+    resize_as_ = _Lazy('resize_as_', 'resize_as_', 'method')
 
-    resize_as_sparse_ = _FE['resize_as_sparse_'].method
+    resize_as_sparse_ = _Lazy('resize_as_sparse_', 'resize_as_sparse_', 'method')
 
-    resolve_conj = _FE['resolve_conj'].method
+    resolve_conj = _Lazy('resolve_conj', 'resolve_conj', 'method')
 
-    resolve_neg = _FE['resolve_neg'].method
+    resolve_neg = _Lazy('resolve_neg', 'resolve_neg', 'method')
 
-    round = _FE['round'].method
+    round = _Lazy('round', 'round', 'method')
 
-    round_ = _FE['round'].inplace_method
+    round_ = _Lazy('round_', 'round', 'inplace_method')
 
-    row_indices = _FE['row_indices'].method
+    row_indices = _Lazy('row_indices', 'row_indices', 'method')
 
-    scatter = _FE['scatter'].method
+    scatter = _Lazy('scatter', 'scatter', 'method')
 
-    scatter_ = _FE['scatter'].inplace_method
+    scatter_ = _Lazy('scatter_', 'scatter', 'inplace_method')
 
-    set_ = _FE['set_'].method
+    set_ = _Lazy('set_', 'set_', 'method')
 
-    share_memory_ = _FE['share_memory_'].method
+    share_memory_ = _Lazy('share_memory_', 'share_memory_', 'method')
 
-    slice_inverse = _FE['slice_inverse'].method
+    slice_inverse = _Lazy('slice_inverse', 'slice_inverse', 'method')
 
-    slogdet = _FE['slogdet'].method
+    slogdet = _Lazy('slogdet', 'slogdet', 'method')
 
-    smm = _FE['smm'].method
+    smm = _Lazy('smm', 'smm', 'method')
 
-    sort = _FE['sort'].method
+    sort = _Lazy('sort', 'sort', 'method')
 
-    sparse_dim = _FE['sparse_dim'].method
+    sparse_dim = _Lazy('sparse_dim', 'sparse_dim', 'method')
 
-    sparse_mask = _FE['sparse_mask'].method
+    sparse_mask = _Lazy('sparse_mask', 'sparse_mask', 'method')
 
-    sparse_resize_ = _FE['sparse_resize_'].method
+    sparse_resize_ = _Lazy('sparse_resize_', 'sparse_resize_', 'method')
 
-    sparse_resize_and_clear_ = _FE['sparse_resize_and_clear_'].method
+    sparse_resize_and_clear_ = _Lazy('sparse_resize_and_clear_', 'sparse_resize_and_clear_', 'method')
 
-    split = _FE['split'].method
+    split = _Lazy('split', 'split', 'method')
 
-    squeeze = _FE['squeeze'].method
+    squeeze = _Lazy('squeeze', 'squeeze', 'method')
 
-    squeeze_ = _FE['squeeze_'].method
+    squeeze_ = _Lazy('squeeze_', 'squeeze_', 'method')
 
-    sspaddmm = _FE['sspaddmm'].method
+    sspaddmm = _Lazy('sspaddmm', 'sspaddmm', 'method')
 
-    std = _FE['std'].method
+    std = _Lazy('std', 'std', 'method')
 
-    stft = _FE['stft'].method
+    stft = _Lazy('stft', 'stft', 'method')
 
-    storage = _FE['storage'].method
+    storage = _Lazy('storage', 'storage', 'method')
 
-    storage_type = _FE['storage_type'].method
+    storage_type = _Lazy('storage_type', 'storage_type', 'method')
 
-    sub = _FE['sub'].method
+    sub = _Lazy('sub', 'sub', 'method')
 
-    sub_ = _FE['sub'].inplace_method
+    sub_ = _Lazy('sub_', 'sub', 'inplace_method')
 
-    __isub__ = _FE['sub'].dunders['__isub__']
+    __isub__ = _Lazy('__isub__', 'sub', 'dunders', '__isub__')
 
-    __rsub__ = _FE['sub'].dunders['__rsub__']
+    __rsub__ = _Lazy('__rsub__', 'sub', 'dunders', '__rsub__')
 
-    __sub__ = _FE['sub'].dunders['__sub__']
+    __sub__ = _Lazy('__sub__', 'sub', 'dunders', '__sub__')
 
-    subtract = _FE['subtract'].method
+    subtract = _Lazy('subtract', 'subtract', 'method')
 
-    subtract_ = _FE['subtract'].inplace_method
+    subtract_ = _Lazy('subtract_', 'subtract', 'inplace_method')
 
-    sum_to_size = _FE['sum_to_size'].method
+    sum_to_size = _Lazy('sum_to_size', 'sum_to_size', 'method')
 
-    svd = _FE['svd'].method
+    svd = _Lazy('svd', 'svd', 'method')
 
-    swapaxes_ = _FE['swapaxes_'].method
+    swapaxes_ = _Lazy('swapaxes_', 'swapaxes_', 'method')
 
-    swapdims_ = _FE['swapdims_'].method
+    swapdims_ = _Lazy('swapdims_', 'swapdims_', 'method')
 
-    t_ = _FE['t_'].method
+    t_ = _Lazy('t_', 't_', 'method')
 
-    tensor_split = _FE['tensor_split'].method
+    tensor_split = _Lazy('tensor_split', 'tensor_split', 'method')
 
-    to_dense = _FE['to_dense'].method
+    to_dense = _Lazy('to_dense', 'to_dense', 'method')
 
-    to_padded_tensor = _FE['to_padded_tensor'].method
+    to_padded_tensor = _Lazy('to_padded_tensor', 'to_padded_tensor', 'method')
 
-    to_sparse = _FE['to_sparse'].method
+    to_sparse = _Lazy('to_sparse', 'to_sparse', 'method')
 
-    to_sparse_bsc = _FE['to_sparse_bsc'].method
+    to_sparse_bsc = _Lazy('to_sparse_bsc', 'to_sparse_bsc', 'method')
 
-    to_sparse_bsr = _FE['to_sparse_bsr'].method
+    to_sparse_bsr = _Lazy('to_sparse_bsr', 'to_sparse_bsr', 'method')
 
-    to_sparse_coo = _FE['to_sparse_coo'].method
+    to_sparse_coo = _Lazy('to_sparse_coo', 'to_sparse_coo', 'method')
 
-    to_sparse_csc = _FE['to_sparse_csc'].method
+    to_sparse_csc = _Lazy('to_sparse_csc', 'to_sparse_csc', 'method')
 
-    to_sparse_csr = _FE['to_sparse_csr'].method
+    to_sparse_csr = _Lazy('to_sparse_csr', 'to_sparse_csr', 'method')
 
-    topk = _FE['topk'].method
+    topk = _Lazy('topk', 'topk', 'method')
 
-    transpose_ = _FE['transpose_'].method
+    transpose_ = _Lazy('transpose_', 'transpose_', 'method')
 
-    triangular_solve = _FE['triangular_solve'].method
+    triangular_solve = _Lazy('triangular_solve', 'triangular_solve', 'method')
 
-    true_divide = _FE['true_divide'].method
+    true_divide = _Lazy('true_divide', 'true_divide', 'method')
 
-    true_divide_ = _FE['true_divide'].inplace_method
+    true_divide_ = _Lazy('true_divide_', 'true_divide', 'inplace_method')
 
-    uniform_ = _FE['uniform_'].method
+    uniform_ = _Lazy('uniform_', 'uniform_', 'method')
 
-    unique = _FE['unique'].method
+    unique = _Lazy('unique', 'unique', 'method')
 
-    unique_consecutive = _FE['unique_consecutive'].method
+    unique_consecutive = _Lazy('unique_consecutive', 'unique_consecutive', 'method')
 
-    unsafe_chunk = _FE['unsafe_chunk'].method
+    unsafe_chunk = _Lazy('unsafe_chunk', 'unsafe_chunk', 'method')
 
-    unsafe_split = _FE['unsafe_split'].method
+    unsafe_split = _Lazy('unsafe_split', 'unsafe_split', 'method')
 
-    unsafe_split_with_sizes = _FE['unsafe_split_with_sizes'].method
+    unsafe_split_with_sizes = _Lazy('unsafe_split_with_sizes', 'unsafe_split_with_sizes', 'method')
 
-    unsqueeze_ = _FE['unsqueeze_'].method
+    unsqueeze_ = _Lazy('unsqueeze_', 'unsqueeze_', 'method')
 
-    values = _FE['values'].method
+    values = _Lazy('values', 'values', 'method')
 
-    var = _FE['var'].method
+    var = _Lazy('var', 'var', 'method')
 
-    view = _FE['view'].method
+    view = _Lazy('view', 'view', 'method')
 
-    vsplit = _FE['vsplit'].method
+    vsplit = _Lazy('vsplit', 'vsplit', 'method')
 
-    where = _FE['where'].method
+    where = _Lazy('where', 'where', 'method')
 
-    xpu = _FE['xpu'].method
+    xpu = _Lazy('xpu', 'xpu', 'method')
 
-    zero_ = _FE['zero_'].method
+    zero_ = _Lazy('zero_', 'zero_', 'method')
 
 
 from ember._ops.inplace_functions import function_forms as _forms
@@ -7667,29 +6875,18 @@ FUNCTIONS = (
     'acos_',
     'acosh',
     'acosh_',
-    'adaptive_avg_pool1d',
-    'adaptive_max_pool1d',
     'add',
     'addbmm',
-    'addcdiv',
     'addcmul',
     'addmm',
     'addmv',
     'addmv_',
     'addr',
-    'adjoint',
     'affine_grid_generator',
-    'alias_copy',
     'all',
-    'allclose',
-    'alpha_dropout',
-    'alpha_dropout_',
     'amax',
     'amin',
-    'aminmax',
-    'angle',
     'any',
-    'arange',
     'arccos',
     'arccos_',
     'arccosh',
@@ -7705,14 +6902,9 @@ FUNCTIONS = (
     'arctanh_',
     'argmax',
     'argmin',
-    'argsort',
     'argwhere',
-    'as_strided',
     'as_strided_',
-    'as_strided_copy',
     'as_strided_scatter',
-    'as_tensor',
-    'asarray',
     'asin',
     'asin_',
     'asinh',
@@ -7722,16 +6914,8 @@ FUNCTIONS = (
     'atan_',
     'atanh',
     'atanh_',
-    'atleast_1d',
-    'atleast_2d',
-    'atleast_3d',
-    'avg_pool1d',
     'baddbmm',
-    'bartlett_window',
-    'batch_norm',
-    'bernoulli',
     'bilinear',
-    'binary_cross_entropy_with_logits',
     'bincount',
     'binomial',
     'bitwise_and',
@@ -7740,25 +6924,12 @@ FUNCTIONS = (
     'bitwise_or',
     'bitwise_right_shift',
     'bitwise_xor',
-    'blackman_window',
-    'block_diag',
     'bmm',
-    'broadcast_shapes',
-    'broadcast_tensors',
     'broadcast_to',
-    'bucketize',
-    'cartesian_prod',
     'cat',
-    'ccol_indices_copy',
-    'cdist',
     'ceil',
     'ceil_',
-    'celu',
-    'celu_',
-    'chain_matmul',
     'channel_shuffle',
-    'cholesky',
-    'cholesky_inverse',
     'cholesky_solve',
     'chunk',
     'clamp',
@@ -7770,75 +6941,39 @@ FUNCTIONS = (
     'clip',
     'clip_',
     'clone',
-    'col_indices_copy',
     'column_stack',
     'combinations',
     'complex',
     'concat',
     'concatenate',
-    'conj',
     'conj_physical',
     'conj_physical_',
     'constant_pad_nd',
-    'conv1d',
-    'conv2d',
-    'conv3d',
-    'conv_tbc',
-    'conv_transpose1d',
-    'conv_transpose2d',
-    'conv_transpose3d',
     'convolution',
     'copysign',
-    'corrcoef',
     'cos',
     'cos_',
     'cosh',
     'cosh_',
-    'cosine_embedding_loss',
-    'cosine_similarity',
-    'count_nonzero',
-    'cov',
     'cross',
-    'crow_indices_copy',
-    'ctc_loss',
-    'cummax',
-    'cummin',
     'cumprod',
     'cumsum',
-    'cumulative_trapezoid',
     'deg2rad',
     'deg2rad_',
     'det',
     'detach',
     'detach_',
-    'detach_copy',
     'diag',
     'diag_embed',
     'diagflat',
     'diagonal',
-    'diagonal_copy',
     'diagonal_scatter',
     'diff',
     'digamma',
-    'dist',
-    'div',
-    'divide',
     'dot',
-    'dropout',
-    'dropout_',
-    'dsmm',
-    'dsplit',
     'dstack',
-    'einsum',
     'embedding',
-    'embedding_bag',
-    'embedding_renorm_',
-    'empty',
-    'empty_like',
-    'empty_permuted',
-    'empty_strided',
     'eq',
-    'equal',
     'erf',
     'erf_',
     'erfc',
@@ -7848,15 +6983,8 @@ FUNCTIONS = (
     'exp2',
     'exp2_',
     'exp_',
-    'expand_copy',
     'expm1',
     'expm1_',
-    'eye',
-    'feature_alpha_dropout',
-    'feature_alpha_dropout_',
-    'feature_dropout',
-    'feature_dropout_',
-    'fill',
     'fill_',
     'fix',
     'fix_',
@@ -7864,7 +6992,6 @@ FUNCTIONS = (
     'flip',
     'fliplr',
     'flipud',
-    'float_power',
     'floor',
     'floor_',
     'floor_divide',
@@ -7873,91 +7000,48 @@ FUNCTIONS = (
     'fmod',
     'frac',
     'frac_',
-    'frexp',
-    'frobenius_norm',
-    'from_file',
-    'from_numpy',
-    'frombuffer',
-    'full',
-    'full_like',
     'gather',
     'gcd',
     'gcd_',
     'ge',
-    'geqrf',
     'ger',
-    'get_device',
-    'gradient',
     'greater',
     'greater_equal',
-    'grid_sampler',
     'grid_sampler_2d',
     'grid_sampler_3d',
-    'group_norm',
-    'gru',
-    'gru_cell',
     'gt',
-    'hamming_window',
-    'hann_window',
     'hardshrink',
     'hash_tensor',
-    'heaviside',
-    'hinge_embedding_loss',
     'histc',
-    'histogram',
-    'histogramdd',
-    'hsmm',
-    'hsplit',
-    'hspmm',
     'hstack',
     'hypot',
     'i0',
     'i0_',
     'igamma',
     'igammac',
-    'imag',
     'index_add',
     'index_copy',
-    'index_fill',
     'index_put',
     'index_put_',
     'index_reduce',
     'index_select',
-    'indices_copy',
     'inner',
-    'instance_norm',
-    'inverse',
-    'is_conj',
-    'is_distributed',
-    'is_inference',
-    'is_neg',
-    'is_nonzero',
-    'is_same_size',
-    'is_signed',
     'isclose',
     'isfinite',
-    'isin',
     'isinf',
     'isnan',
     'isneginf',
     'isposinf',
     'isreal',
-    'istft',
-    'kaiser_window',
-    'kl_div',
     'kron',
-    'kthvalue',
-    'layer_norm',
     'lcm',
     'lcm_',
     'ldexp',
     'ldexp_',
     'le',
-    'lerp',
     'less',
     'less_equal',
     'lgamma',
-    'linspace',
     'log',
     'log10',
     'log10_',
@@ -7970,153 +7054,69 @@ FUNCTIONS = (
     'logaddexp',
     'logaddexp2',
     'logcumsumexp',
-    'logdet',
     'logical_and',
     'logical_not',
     'logical_or',
     'logical_xor',
     'logit',
     'logit_',
-    'logspace',
     'logsumexp',
-    'lstm',
-    'lstm_cell',
     'lt',
-    'lu',
-    'lu_solve',
-    'lu_unpack',
-    'margin_ranking_loss',
-    'masked_fill',
     'masked_scatter',
     'masked_select',
     'matmul',
-    'matrix_exp',
-    'matrix_power',
-    'max',
-    'max_pool1d',
-    'max_pool1d_with_indices',
-    'max_pool2d',
-    'max_pool3d',
     'maximum',
     'mean',
-    'median',
-    'meshgrid',
-    'min',
     'minimum',
     'mm',
-    'mode',
-    'moveaxis',
-    'movedim',
     'msort',
     'mul',
-    'multinomial',
     'multiply',
     'mv',
     'mvlgamma',
     'nan_to_num',
     'nan_to_num_',
     'nanmean',
-    'nanmedian',
-    'nanquantile',
     'nansum',
-    'narrow',
-    'narrow_copy',
     'native_batch_norm',
     'native_channel_shuffle',
-    'native_dropout',
     'native_group_norm',
     'native_layer_norm',
-    'native_norm',
     'ne',
     'neg',
     'neg_',
     'negative',
     'negative_',
     'nextafter',
-    'nonzero',
-    'nonzero_static',
-    'norm',
-    'norm_except_dim',
-    'normal',
     'not_equal',
-    'nuclear_norm',
-    'ones',
-    'ones_like',
-    'orgqr',
-    'ormqr',
     'outer',
-    'pairwise_distance',
-    'pdist',
     'permute',
-    'permute_copy',
-    'pinverse',
     'pixel_shuffle',
     'pixel_unshuffle',
     'poisson',
-    'poisson_nll_loss',
     'polar',
-    'polygamma',
-    'positive',
     'pow',
-    'prelu',
-    'prod',
     'put',
-    'qr',
-    'quantile',
     'rad2deg',
     'rad2deg_',
-    'rand',
-    'rand_like',
-    'randint',
-    'randint_like',
-    'randn',
-    'randn_like',
-    'randperm',
-    'range',
     'ravel',
-    'real',
     'reciprocal',
     'reciprocal_',
     'relu',
-    'relu_',
     'remainder',
-    'renorm',
-    'repeat_interleave',
     'reshape',
     'resize_as_',
-    'resize_as_sparse_',
-    'resolve_conj',
-    'resolve_neg',
-    'result_type',
-    'rms_norm',
-    'rnn_relu',
-    'rnn_relu_cell',
-    'rnn_tanh',
-    'rnn_tanh_cell',
     'roll',
     'rot90',
-    'round',
     'round_',
-    'row_indices_copy',
     'row_stack',
-    'rrelu',
-    'rrelu_',
     'rsqrt',
     'rsqrt_',
-    'rsub',
-    'saddmm',
     'scalar_tensor',
-    'scatter',
     'scatter_add',
     'scatter_reduce',
-    'searchsorted',
     'select',
-    'select_copy',
     'select_scatter',
-    'selu',
-    'selu_',
-    'set_anomaly_enabled',
-    'set_flush_denormal',
     'sgn',
     'sigmoid',
     'sigmoid_',
@@ -8128,12 +7128,261 @@ FUNCTIONS = (
     'sinc_',
     'sinh',
     'sinh_',
+    'slice_scatter',
+    'softmax',
+    'split_with_sizes',
+    'sqrt',
+    'sqrt_',
+    'square',
+    'square_',
+    'stack',
+    'sum',
+    'swapaxes',
+    'swapdims',
+    't',
+    'take',
+    'take_along_dim',
+    'tan',
+    'tan_',
+    'tanh',
+    'tanh_',
+    'threshold',
+    'threshold_',
+    'tile',
+    'trace',
+    'transpose',
+    'tril',
+    'tril_indices',
+    'triu',
+    'triu_indices',
+    'trunc',
+    'trunc_',
+    'unbind',
+    'unflatten',
+    'unsqueeze',
+    'vdot',
+    'view_as_complex',
+    'view_as_real',
+    'vstack',
+    'xlogy',
+    'xlogy_',
+)
+
+# The frontends of the families loaded on first use (NOTE [op families load on first use]):
+# `ember.<name>` and this module's attribute load the family.
+LAZY_FUNCTIONS = frozenset((
+    'adaptive_avg_pool1d',
+    'adaptive_max_pool1d',
+    'addcdiv',
+    'adjoint',
+    'alias_copy',
+    'allclose',
+    'alpha_dropout',
+    'alpha_dropout_',
+    'aminmax',
+    'angle',
+    'arange',
+    'argsort',
+    'as_strided',
+    'as_strided_copy',
+    'as_tensor',
+    'asarray',
+    'atleast_1d',
+    'atleast_2d',
+    'atleast_3d',
+    'avg_pool1d',
+    'bartlett_window',
+    'batch_norm',
+    'bernoulli',
+    'binary_cross_entropy_with_logits',
+    'blackman_window',
+    'block_diag',
+    'broadcast_shapes',
+    'broadcast_tensors',
+    'bucketize',
+    'cartesian_prod',
+    'ccol_indices_copy',
+    'cdist',
+    'celu',
+    'celu_',
+    'chain_matmul',
+    'cholesky',
+    'cholesky_inverse',
+    'col_indices_copy',
+    'conj',
+    'conv1d',
+    'conv2d',
+    'conv3d',
+    'conv_tbc',
+    'conv_transpose1d',
+    'conv_transpose2d',
+    'conv_transpose3d',
+    'corrcoef',
+    'cosine_embedding_loss',
+    'cosine_similarity',
+    'count_nonzero',
+    'cov',
+    'crow_indices_copy',
+    'ctc_loss',
+    'cummax',
+    'cummin',
+    'cumulative_trapezoid',
+    'detach_copy',
+    'diagonal_copy',
+    'dist',
+    'div',
+    'divide',
+    'dropout',
+    'dropout_',
+    'dsmm',
+    'dsplit',
+    'einsum',
+    'embedding_bag',
+    'embedding_renorm_',
+    'empty',
+    'empty_like',
+    'empty_permuted',
+    'empty_strided',
+    'equal',
+    'expand_copy',
+    'eye',
+    'feature_alpha_dropout',
+    'feature_alpha_dropout_',
+    'feature_dropout',
+    'feature_dropout_',
+    'fill',
+    'float_power',
+    'frexp',
+    'frobenius_norm',
+    'from_file',
+    'from_numpy',
+    'frombuffer',
+    'full',
+    'full_like',
+    'geqrf',
+    'get_device',
+    'gradient',
+    'grid_sampler',
+    'group_norm',
+    'gru',
+    'gru_cell',
+    'hamming_window',
+    'hann_window',
+    'heaviside',
+    'hinge_embedding_loss',
+    'histogram',
+    'histogramdd',
+    'hsmm',
+    'hsplit',
+    'hspmm',
+    'imag',
+    'index_fill',
+    'indices_copy',
+    'instance_norm',
+    'inverse',
+    'is_conj',
+    'is_distributed',
+    'is_inference',
+    'is_neg',
+    'is_nonzero',
+    'is_same_size',
+    'is_signed',
+    'isin',
+    'istft',
+    'kaiser_window',
+    'kl_div',
+    'kthvalue',
+    'layer_norm',
+    'lerp',
+    'linspace',
+    'logdet',
+    'logspace',
+    'lstm',
+    'lstm_cell',
+    'lu',
+    'lu_solve',
+    'lu_unpack',
+    'margin_ranking_loss',
+    'masked_fill',
+    'matrix_exp',
+    'matrix_power',
+    'max',
+    'max_pool1d',
+    'max_pool1d_with_indices',
+    'max_pool2d',
+    'max_pool3d',
+    'median',
+    'meshgrid',
+    'min',
+    'mode',
+    'moveaxis',
+    'movedim',
+    'multinomial',
+    'nanmedian',
+    'nanquantile',
+    'narrow',
+    'narrow_copy',
+    'native_dropout',
+    'native_norm',
+    'nonzero',
+    'nonzero_static',
+    'norm',
+    'norm_except_dim',
+    'normal',
+    'nuclear_norm',
+    'ones',
+    'ones_like',
+    'orgqr',
+    'ormqr',
+    'pairwise_distance',
+    'pdist',
+    'permute_copy',
+    'pinverse',
+    'poisson_nll_loss',
+    'polygamma',
+    'positive',
+    'prelu',
+    'prod',
+    'qr',
+    'quantile',
+    'rand',
+    'rand_like',
+    'randint',
+    'randint_like',
+    'randn',
+    'randn_like',
+    'randperm',
+    'range',
+    'real',
+    'relu_',
+    'renorm',
+    'repeat_interleave',
+    'resize_as_sparse_',
+    'resolve_conj',
+    'resolve_neg',
+    'result_type',
+    'rms_norm',
+    'rnn_relu',
+    'rnn_relu_cell',
+    'rnn_tanh',
+    'rnn_tanh_cell',
+    'round',
+    'row_indices_copy',
+    'rrelu',
+    'rrelu_',
+    'rsub',
+    'saddmm',
+    'scatter',
+    'searchsorted',
+    'select_copy',
+    'selu',
+    'selu_',
+    'set_anomaly_enabled',
+    'set_flush_denormal',
     'slice_copy',
     'slice_inverse',
-    'slice_scatter',
     'slogdet',
     'smm',
-    'softmax',
     'sort',
     'sparse_bsc_tensor',
     'sparse_bsr_tensor',
@@ -8143,58 +7392,30 @@ FUNCTIONS = (
     'sparse_csr_tensor',
     'split',
     'split_copy',
-    'split_with_sizes',
     'split_with_sizes_copy',
     'spmm',
-    'sqrt',
-    'sqrt_',
-    'square',
-    'square_',
     'squeeze',
     'squeeze_copy',
     'sspaddmm',
-    'stack',
     'std',
     'std_mean',
     'stft',
     'sub',
     'subtract',
-    'sum',
     'svd',
-    'swapaxes',
-    'swapdims',
-    't',
     't_copy',
-    'take',
-    'take_along_dim',
-    'tan',
-    'tan_',
-    'tanh',
-    'tanh_',
     'tensor',
     'tensor_split',
     'tensordot',
-    'threshold',
     'threshold_',
-    'tile',
     'topk',
-    'trace',
-    'transpose',
     'transpose_copy',
     'trapezoid',
     'trapz',
     'triangular_solve',
-    'tril',
-    'tril_indices',
     'triplet_margin_loss',
-    'triu',
-    'triu_indices',
     'true_divide',
-    'trunc',
-    'trunc_',
-    'unbind',
     'unbind_copy',
-    'unflatten',
     'unfold_copy',
     'unique',
     'unique_consecutive',
@@ -8202,27 +7423,27 @@ FUNCTIONS = (
     'unsafe_chunk',
     'unsafe_split',
     'unsafe_split_with_sizes',
-    'unsqueeze',
     'unsqueeze_copy',
     'values_copy',
     'vander',
     'var',
     'var_mean',
-    'vdot',
-    'view_as_complex',
     'view_as_complex_copy',
-    'view_as_real',
     'view_as_real_copy',
     'view_copy',
     'vsplit',
-    'vstack',
     'where',
-    'xlogy',
-    'xlogy_',
     'zero_',
     'zeros',
     'zeros_like',
-)
+))
+
+
+def __getattr__(name):
+    if name in LAZY_FUNCTIONS:
+        value = globals()[name] = _FE[name].function
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def install(cls):
