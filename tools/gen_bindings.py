@@ -28,6 +28,7 @@ sys.modules["ember._generated.bindings"] = _stub
 # ... and without the index of the lazily loaded families (NOTE [op families load on first use]):
 # it imports every family and records which files declare each op or add to it.
 sys.modules["ember._generated.op_index"] = type(sys)("ember._generated.op_index")
+MORE_TARGET = ROOT / "src" / "ember" / "_generated" / "bindings_more.py"
 INDEX_TARGET = ROOT / "src" / "ember" / "_generated" / "op_index.py"
 
 from ember._core.arguments import CHECKS
@@ -330,13 +331,13 @@ def _load_families_recording():
     from ember._core import registry
     import ember._ops as ops
 
-    contributors, frontends, declared = {}, {}, set()
+    contributors, frontends, declared = {}, {}, {}
 
     def note(op_name, declares=False):
         family = _calling_family()
         if family is not None and family not in ops.EAGER:
             if declares:
-                declared.add(op_name)
+                declared[op_name] = family
             found = contributors.setdefault(op_name, [])
             if family not in found:
                 found.append(family)
@@ -375,11 +376,11 @@ def _load_families_recording():
     finally:
         registry.declare, registry.register_kernel = declare, register_kernel
         registry.register_form, registry.register_frontend = register_form, register_frontend
-    eager = sorted(set(contributors) - declared)
+    eager = sorted(set(contributors) - set(declared))
     if eager:
         raise SystemExit(f"ops of eagerly imported families get entries from lazily loaded "
                          f"ones (make those families EAGER in ember/_ops/__init__.py): {eager}")
-    return contributors, frontends
+    return contributors, frontends, declared
 
 
 def generate_index(contributors, frontends) -> str:
@@ -411,18 +412,66 @@ def generate_index(contributors, frontends) -> str:
     return "".join(out)
 
 
+# NOTE [rarely used bindings load on first use]: the generated functions and methods of the ops
+# of these families (by file name prefix) go into `_generated/bindings_more.py`, imported on the
+# first read of one of them (`__getattr__` below for the functions, `LazyGenerated` in the
+# class for the methods; the real method then takes its place in the class, so calls cost
+# nothing more). A Python name stays in `bindings.py` when any op of that name is in another
+# family, has an operator dunder, or has an in-place function form (`ember.exp_`).
+RARE_FAMILIES = (
+    "linalg", "fft", "special", "sparse", "nn_", "foreach", "windows", "decomposition",
+    "misc", "random_", "quantize", "typing_ops", "tensor_", "indexing_masked", "cumulative",
+    "sorting", "shape_join", "creation_data",
+)
+MORE_HEADER = HEADER.replace(
+    'Do not edit by hand."""',
+    'Do not edit by hand.\n\nThe bindings of the rarely used op families, imported on first '
+    'use (NOTE [rarely used\nbindings load on first use], tools/gen_bindings.py)."""')
+
+
+def _rare_names(OPS, declared) -> set:
+    """The Python names whose bindings go into bindings_more.py."""
+    from ember._ops.inplace_functions import INPLACE_FUNCTIONS
+    by_name = {}
+    for op in OPS.values():
+        by_name.setdefault(op.python_name, []).append(op)
+    return {name for name, ops in by_name.items()
+            if all(declared.get(op.name, "").startswith(RARE_FAMILIES) and not op.dunders
+                   and not {a + "_" for a in (name, *op.aliases)} & set(INPLACE_FUNCTIONS)
+                   for op in ops)}
+
+
+def _method_names(op) -> list:
+    names = []
+    if op.method:
+        names += [op.python_name, *op.aliases]
+    if op.inplace:
+        names += [op.python_name + "_", *(a + "_" for a in op.aliases)]
+    return names
+
+
 def generate() -> tuple:
-    contributors, lazy_frontends = _load_families_recording()
+    contributors, lazy_frontends, declared = _load_families_recording()
     from ember._core.registry import FRONTENDS, OPS
 
+    rare = _rare_names(OPS, declared)
     out = [HEADER]
     out.append("import ember._ops  # fills the registry (its lazily loaded families indexed)\n")
     out.append("from ember._core.registry import FRONTENDS as _FE\n\n")
+    more = [MORE_HEADER, "\n"]
     lines, methods, dunders = [], [], []
+    more_lines, more_methods, more_functions, more_method_names = [], [], [], []
     functions = []
     for key in sorted(OPS):
         op = OPS[key]
         var = "_op_" + key.replace(".", "_")
+        if op.python_name in rare:
+            more.append(f"{var} = _OPS[{key!r}]\n")
+            emit_op(op, var, more_lines, more_methods, [])
+            if op.function:
+                more_functions += [op.python_name, *op.aliases]
+            more_method_names += _method_names(op)
+            continue
         out.append(f"{var} = _OPS[{key!r}]\n")
         emit_op(op, var, lines, methods, dunders)
         if op.function:
@@ -431,6 +480,13 @@ def generate() -> tuple:
     out.append("_prepare_runners()  # the bindings call op.runner directly\n")
     out.append("\n\n")
     out.append("\n\n".join(lines))
+    more.append("\n\n")
+    more.append("\n\n".join(more_lines))
+    more.append("\n\nclass _Methods:\n    __slots__ = ()\n\n")
+    more.append("\n".join(more_methods) or "    pass\n")
+    more.append("\n\n# Each op's docstring, from its registry entry (ember/_core/docs.py).\n")
+    more.append("from ember._core.docs import attach as _attach_docs\n")
+    more.append("_attach_docs(globals(), _Methods, frontends=False)\n")
     fe_methods = []
     lazy_functions = []
     for name in sorted(FRONTENDS):
@@ -458,15 +514,24 @@ def generate() -> tuple:
             fe_methods.append(f"    {name}_ = _FE[{name!r}].inplace_method\n")
         for dunder in sorted(fe.dunders):
             fe_methods.append(f"    {dunder} = _FE[{name!r}].dunders[{dunder!r}]\n")
-    if lazy_frontends:
-        out.append("\n\nfrom ember._core.lazy_method import LazyMethod as _Lazy\n")
+    out.append("\n\nfrom ember._core.lazy_method import LazyGenerated as _More, "
+               "LazyMethod as _Lazy\n")
+    more_stubs = [f"    {name} = _More({name!r})\n" for name in sorted(set(more_method_names))]
     out.append("\n\nclass _Methods:\n    __slots__ = ()\n\n")
-    out.append("\n".join(methods + dunders + fe_methods) or "    pass\n")
+    out.append("\n".join(methods + dunders + fe_methods + more_stubs) or "    pass\n")
     # PyTorch's in-place function forms (torch.exp_(x)): the generated methods themselves.
     from ember._ops.inplace_functions import INPLACE_FUNCTIONS
+    # (a form whose method is a lazily loaded frontend's: through __getattr__ below)
+    lazy_inplace = sorted(
+        name for name in INPLACE_FUNCTIONS
+        if name in lazy_frontends and FRONTENDS[name].method is not None
+        or name[:-1] in lazy_frontends and FRONTENDS[name[:-1]].inplace_method is not None)
+    lazy_functions += lazy_inplace
     out.append("\n\nfrom ember._ops.inplace_functions import function_forms as _forms\n"
-               "globals().update(_forms(_Methods))\n")
-    functions.extend(INPLACE_FUNCTIONS)
+               f"_LAZY_INPLACE = frozenset({tuple(lazy_inplace)!r})\n"
+               "globals().update({_name: _form for _name, _form in _forms(_Methods).items()\n"
+               "                  if _name not in _LAZY_INPLACE})\n")
+    functions.extend(name for name in INPLACE_FUNCTIONS if name not in lazy_inplace)
     out.append("\n\n# Each op's docstring, from its registry entry (ember/_core/docs.py).\n")
     out.append("from ember._core.docs import attach as _attach_docs\n")
     out.append("_attach_docs(globals(), _Methods)\n")
@@ -479,10 +544,22 @@ def generate() -> tuple:
                "LAZY_FUNCTIONS = frozenset((\n")
     for name in lazy_functions:
         out.append(f"    {name!r},\n")
-    out.append("))\n\n\n")
+    out.append("))\n")
+    out.append("# NOTE [rarely used bindings load on first use] (tools/gen_bindings.py).\n"
+               "_MORE = frozenset((\n")
+    for name in sorted(set(more_functions)):
+        out.append(f"    {name!r},\n")
+    out.append("))\nLAZY_FUNCTIONS |= _MORE\n\n\n")
     out.append('''def __getattr__(name):
     if name in LAZY_FUNCTIONS:
-        value = globals()[name] = _FE[name].function
+        if name in _MORE:
+            from ember._generated import bindings_more
+            value = getattr(bindings_more, name)
+        elif name in _LAZY_INPLACE:     # (the method itself, as the other in-place forms)
+            value = getattr(_Methods, name)
+        else:
+            value = _FE[name].function
+        globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
@@ -503,11 +580,11 @@ _DUNDERS = frozenset(name for name in _Methods.__dict__
                                       "__static_attributes__", "__hash__"))
 # (__hash__: defining __eq__ above set _Methods.__hash__ to None; tensors hash by identity.)
 ''')
-    return "".join(out), generate_index(contributors, lazy_frontends)
+    return "".join(out), "".join(more), generate_index(contributors, lazy_frontends)
 
 
 def main() -> int:
-    texts = dict(zip((TARGET, INDEX_TARGET), generate()))
+    texts = dict(zip((TARGET, MORE_TARGET, INDEX_TARGET), generate()))
     if "--check" in sys.argv:
         for target, text in texts.items():
             current = target.read_text() if target.exists() else ""

@@ -64,7 +64,7 @@ def _combined(ops) -> str:
     return "\n\n".join(texts)
 
 
-def attach(namespace: dict, methods: type) -> None:
+def attach(namespace: dict, methods: type, frontends: bool = True) -> None:
     """Set `__doc__` on the generated functions in `namespace` (the bindings module's globals)
     and on the generated methods of `methods`, then fill frontends that have none."""
     module = namespace["__name__"]
@@ -86,7 +86,11 @@ def attach(namespace: dict, methods: type) -> None:
             fn.__doc__ = _inplace_doc(name, text)
         for dunder, how in op.dunders.items():
             form = _DUNDER_FORMS[how].format(symbol=_symbol(dunder), name=name)
-            generated[dunder].__doc__ = f"{form}\n\n{text}"
+            fn = generated.get(dunder)
+            if fn is not None and fn.__module__ == module:
+                fn.__doc__ = f"{form}\n\n{text}"
+    if not frontends:
+        return
     for fe in FRONTENDS.values():
         if type(fe) is Frontend:    # (the others as their families load: NOTE [op families
             _fill_frontend(fe, by_name.get(fe.name))      # load on first use])

@@ -1,4 +1,6 @@
-"""A Tensor method whose op family loads on first use (NOTE [op families load on first use])."""
+"""Tensor methods that load on first use: a frontend's whose op family is not imported yet
+(NOTE [op families load on first use], _core/registry.py), and the generated ones of
+`bindings_more.py` (NOTE [rarely used bindings load on first use], tools/gen_bindings.py)."""
 from __future__ import annotations
 
 from ember._core.registry import FRONTENDS
@@ -21,9 +23,29 @@ class LazyMethod:
         value = getattr(FRONTENDS[self.frontend], self.field)
         if self.key is not None:
             value = value[self.key]
-        for cls in (owner or type(instance)).__mro__:
-            if cls.__dict__.get(self.attribute) is self:
-                setattr(cls, self.attribute, value)
-                break
-        bind = getattr(type(value), "__get__", None)
-        return value if bind is None else bind(value, instance, owner)
+        return _replace(self, self.attribute, value, instance, owner)
+
+
+class LazyGenerated:
+    """Stands in the class for a generated method of `bindings_more.py` until first read
+    (NOTE [rarely used bindings load on first use], tools/gen_bindings.py), as LazyMethod."""
+
+    __slots__ = ("attribute",)
+
+    def __init__(self, attribute):
+        self.attribute = attribute
+
+    def __get__(self, instance, owner=None):
+        from ember._generated import bindings_more
+        value = bindings_more._Methods.__dict__[self.attribute]
+        return _replace(self, self.attribute, value, instance, owner)
+
+
+def _replace(stand_in, attribute, value, instance, owner):
+    """Put `value` where `stand_in` stands in the class, and answer the attribute read."""
+    for cls in (owner or type(instance)).__mro__:
+        if cls.__dict__.get(attribute) is stand_in:
+            setattr(cls, attribute, value)
+            break
+    bind = getattr(type(value), "__get__", None)
+    return value if bind is None else bind(value, instance, owner)
