@@ -18,7 +18,9 @@ registry) and loads heavier submodules lazily, on first attribute access.
 #   ember.optim's lr_scheduler) rather than importing every file in its `__init__.py`.
 # - Op families declare their entries cheaply: an `OpDef` is built on first use (NOTE [op
 #   entries are built on first use], _core/registry.py); code that scans OPS reads only the
-#   light fields (name, python_name, doc...) unless it needs the entries themselves.
+#   light fields (name, python_name, doc...) unless it needs the entries themselves. Most
+#   families are not even imported: a generated index stands in for them (NOTE [op families
+#   load on first use]); a new family file goes into `LAZY` in ember/_ops/__init__.py.
 from __future__ import annotations
 
 import importlib as _importlib

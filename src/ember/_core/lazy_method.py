@@ -28,16 +28,17 @@ class LazyMethod:
 
 class LazyGenerated:
     """Stands in the class for a generated method of `bindings_more.py` until first read
-    (NOTE [rarely used bindings load on first use], tools/gen_bindings.py), as LazyMethod."""
+    (NOTE [rarely used bindings load on first use], tools/gen_bindings.py), as LazyMethod;
+    `methods()` imports that module and answers its class of methods."""
 
-    __slots__ = ("attribute",)
+    __slots__ = ("attribute", "methods")
 
-    def __init__(self, attribute):
+    def __init__(self, attribute, methods):
         self.attribute = attribute
+        self.methods = methods
 
     def __get__(self, instance, owner=None):
-        from ember._generated import bindings_more
-        value = bindings_more._Methods.__dict__[self.attribute]
+        value = self.methods().__dict__[self.attribute]
         return _replace(self, self.attribute, value, instance, owner)
 
 

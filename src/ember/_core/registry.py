@@ -368,9 +368,10 @@ def on_built(hook) -> None:
             hook(op)
 
 
-def build_all() -> None:
-    """Build every declared entry now (tools and tests that read every field of every op)."""
-    for op in list(OPS.values()):
+def build_all(ops=None) -> None:
+    """Build every declared entry (of `ops`, else of OPS) now (tools and tests that read every
+    field of every op)."""
+    for op in list(OPS.values() if ops is None else ops):
         if type(op) is _DeclaredOp:
             _build_declared(op)
 

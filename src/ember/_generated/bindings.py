@@ -13,7 +13,8 @@ from ember._core.dtype import dtype as _dtype_class
 from ember._core.shape import Size as _Size
 from ember._core.deprecated_forms import NOT_GIVEN as _NO, bind as _old_forms
 _int_list_types = frozenset((tuple, list, int, _Size))
-import ember._ops  # fills the registry (its lazily loaded families indexed)
+import ember._ops  # fills the registry
+import ember._generated.op_index  # the entries of the families loaded on first use
 from ember._core.registry import FRONTENDS as _FE
 
 _op___lshift___Scalar = _OPS['__lshift__.Scalar']
@@ -2258,6 +2259,11 @@ def xlogy(input, other, *, out=None):
 
 
 from ember._core.lazy_method import LazyGenerated as _More, LazyMethod as _Lazy
+
+
+def _more_methods():
+    from ember._generated import bindings_more
+    return bindings_more._Methods
 
 
 class _Methods:
@@ -5061,103 +5067,103 @@ class _Methods:
 
     zero_ = _Lazy('zero_', 'zero_', 'method')
 
-    addbmm = _More('addbmm')
+    addbmm = _More('addbmm', _more_methods)
 
-    addbmm_ = _More('addbmm_')
+    addbmm_ = _More('addbmm_', _more_methods)
 
-    addmm = _More('addmm')
+    addmm = _More('addmm', _more_methods)
 
-    addmm_ = _More('addmm_')
+    addmm_ = _More('addmm_', _more_methods)
 
-    addr = _More('addr')
+    addr = _More('addr', _more_methods)
 
-    addr_ = _More('addr_')
+    addr_ = _More('addr_', _more_methods)
 
-    argwhere = _More('argwhere')
+    argwhere = _More('argwhere', _more_methods)
 
-    baddbmm = _More('baddbmm')
+    baddbmm = _More('baddbmm', _more_methods)
 
-    baddbmm_ = _More('baddbmm_')
+    baddbmm_ = _More('baddbmm_', _more_methods)
 
-    bincount = _More('bincount')
+    bincount = _More('bincount', _more_methods)
 
-    bmm = _More('bmm')
+    bmm = _More('bmm', _more_methods)
 
-    cholesky_solve = _More('cholesky_solve')
+    cholesky_solve = _More('cholesky_solve', _more_methods)
 
-    cumprod = _More('cumprod')
+    cumprod = _More('cumprod', _more_methods)
 
-    cumsum = _More('cumsum')
+    cumsum = _More('cumsum', _more_methods)
 
-    det = _More('det')
+    det = _More('det', _more_methods)
 
-    diff = _More('diff')
+    diff = _More('diff', _more_methods)
 
-    dot = _More('dot')
+    dot = _More('dot', _more_methods)
 
-    elu_ = _More('elu_')
+    elu_ = _More('elu_', _more_methods)
 
-    fill_diagonal_ = _More('fill_diagonal_')
+    fill_diagonal_ = _More('fill_diagonal_', _more_methods)
 
-    ger = _More('ger')
+    ger = _More('ger', _more_methods)
 
-    hardshrink = _More('hardshrink')
+    hardshrink = _More('hardshrink', _more_methods)
 
-    hardsigmoid_ = _More('hardsigmoid_')
+    hardsigmoid_ = _More('hardsigmoid_', _more_methods)
 
-    hardswish_ = _More('hardswish_')
+    hardswish_ = _More('hardswish_', _more_methods)
 
-    hardtanh_ = _More('hardtanh_')
+    hardtanh_ = _More('hardtanh_', _more_methods)
 
-    hash_tensor = _More('hash_tensor')
+    hash_tensor = _More('hash_tensor', _more_methods)
 
-    histc = _More('histc')
+    histc = _More('histc', _more_methods)
 
-    igamma = _More('igamma')
+    igamma = _More('igamma', _more_methods)
 
-    igamma_ = _More('igamma_')
+    igamma_ = _More('igamma_', _more_methods)
 
-    igammac = _More('igammac')
+    igammac = _More('igammac', _more_methods)
 
-    igammac_ = _More('igammac_')
+    igammac_ = _More('igammac_', _more_methods)
 
-    inner = _More('inner')
+    inner = _More('inner', _more_methods)
 
-    leaky_relu_ = _More('leaky_relu_')
+    leaky_relu_ = _More('leaky_relu_', _more_methods)
 
-    logcumsumexp = _More('logcumsumexp')
+    logcumsumexp = _More('logcumsumexp', _more_methods)
 
-    masked_scatter = _More('masked_scatter')
+    masked_scatter = _More('masked_scatter', _more_methods)
 
-    masked_scatter_ = _More('masked_scatter_')
+    masked_scatter_ = _More('masked_scatter_', _more_methods)
 
-    masked_select = _More('masked_select')
+    masked_select = _More('masked_select', _more_methods)
 
-    mish_ = _More('mish_')
+    mish_ = _More('mish_', _more_methods)
 
-    mm = _More('mm')
+    mm = _More('mm', _more_methods)
 
-    msort = _More('msort')
+    msort = _More('msort', _more_methods)
 
-    mv = _More('mv')
+    mv = _More('mv', _more_methods)
 
-    mvlgamma = _More('mvlgamma')
+    mvlgamma = _More('mvlgamma', _more_methods)
 
-    mvlgamma_ = _More('mvlgamma_')
+    mvlgamma_ = _More('mvlgamma_', _more_methods)
 
-    outer = _More('outer')
+    outer = _More('outer', _more_methods)
 
-    put = _More('put')
+    put = _More('put', _more_methods)
 
-    put_ = _More('put_')
+    put_ = _More('put_', _more_methods)
 
-    silu_ = _More('silu_')
+    silu_ = _More('silu_', _more_methods)
 
-    take = _More('take')
+    take = _More('take', _more_methods)
 
-    take_along_dim = _More('take_along_dim')
+    take_along_dim = _More('take_along_dim', _more_methods)
 
-    vdot = _More('vdot')
+    vdot = _More('vdot', _more_methods)
 
 
 from ember._ops.inplace_functions import function_forms as _forms

@@ -1,8 +1,8 @@
 """Op entries, one family a file. Importing this package fills the op registry: the families in
-EAGER are imported, those in LAZY are indexed and load on first use (NOTE [op families load on
-first use], _core/registry.py). The families import only the core, the back-ends, the
-generator, typed storage and each other; autograd, nn and the facade are reached through NOTE
-[upcalls] (_core/upcalls.py)."""
+EAGER are imported, those in LAZY are indexed (by `_generated/op_index.py`, which the bindings
+import) and load on first use (NOTE [op families load on first use], _core/registry.py). The
+families import only the core, the back-ends, the generator, typed storage and each other;
+autograd, nn and the facade are reached through NOTE [upcalls] (_core/upcalls.py)."""
 import importlib as _importlib
 
 from ember._ops import complex_half_ops, conversion  # noqa: F401  (EAGER)
@@ -94,8 +94,6 @@ LAZY = (
 # Over every kernel entered for an op, as each op is built: the complex32 wrappers (NOTE
 # [complex32 storage]).
 complex_half_ops.install()
-
-from ember._generated import op_index  # noqa: E402, F401  (enters the LAZY families' entries)
 
 
 def load_families() -> None:

@@ -41,7 +41,7 @@ from ember._core.dispatch.process_state import state
 from ember._core.dispatch.subclasses import PLAIN
 from ember._core.dispatch.wrapping import bump_version, wrap
 from ember._core.fp_errors import run_quietly, scalar_as
-from ember._core.registry import OPS, OpDef, declare
+from ember._core.registry import OPS, OpDef, build_all, declare
 from ember._ops.foreach_layout import GATHER_MIN, cut, flat_views, gathered, layout_of
 from ember._ops.pointwise import _scaled, checked_scalar, scalar_into
 from ember._ops.pointwise_ternary import lerp_number_into
@@ -157,10 +157,10 @@ def _declare_all() -> None:
 def _declare_built(schema, doc):
     """A generic list op without kernel or function (its runner set by the caller), declared
     (as the indexed entry, NOTE [op families load on first use]) and built."""
-    options = dict(kind="generic", method=False, function=False, differentiable=False,
-                   doc=doc, out=False)
+    options = {"kind": "generic", "method": False, "function": False,
+               "differentiable": False, "doc": doc, "out": False}
     op = declare(schema, lambda op: OpDef.__init__(op, schema, None, **options), None, options)
-    op.kind     # (built now)
+    build_all((op,))
     return op
 
 

@@ -90,7 +90,7 @@ def _user_frame(frame) -> bool:
 
 def remember_forward_stack(node) -> None:
     """Called by the recorder when anomaly mode is on."""
-    import traceback            # (only with anomaly mode on: NOTE [what import ember loads])
+    import traceback  # (only with anomaly mode on: NOTE [what import ember loads])
     frames = [f for f in traceback.extract_stack() if _user_frame(f)]
     node.metadata["traceback_"] = traceback.format_list(frames)
 
