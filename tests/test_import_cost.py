@@ -5,11 +5,13 @@ plug-in autoload is off (EMBER_DEVICE_BACKEND_AUTOLOAD=0) so that the test plug-
 the development environment (`ember_npdev`, which imports `ember.utils` and its own module)
 does not count; `benchmarks/bench_import.py` times the imports themselves.
 """
+import ast
 import json
 import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 # The bound on `ember.*` modules after `import ember`. Today (December 2026) the count is 64: the
@@ -254,3 +256,29 @@ def test_inplace_function_forms_of_lazy_methods():
     torch.fill_(x, 2.0)
     torch.abs_(y)
     assert out.strip() == f"{x.tolist()} {y.tolist()} True True"
+
+
+def test_threads_load_one_family_together():
+    # Two threads reach the same unloaded family at once: one imports it, the other waits for
+    # the import (no lock held across it), and both results match PyTorch.
+    out = _run(
+        "import threading, ember\n"
+        "x = ember.tensor([[4.0, 2.0], [2.0, 3.0]])\n"
+        "results = {}\n"
+        "barrier = threading.Barrier(4)\n"
+        "def run(name, f):\n"
+        "    barrier.wait()\n"
+        "    results[name] = f().tolist()\n"
+        "jobs = {'cholesky': lambda: ember.linalg.cholesky(x), 'qr': lambda: ember.linalg.qr(x).R,\n"
+        "        'cumsum': lambda: x.cumsum(0), 'det': lambda: ember.linalg.det(x)}\n"
+        "threads = [threading.Thread(target=run, args=item) for item in jobs.items()]\n"
+        "[t.start() for t in threads]; [t.join() for t in threads]\n"
+        "print(sorted(results.items()))\n")
+    import torch
+    x = torch.tensor([[4.0, 2.0], [2.0, 3.0]])
+    expected = {"cholesky": torch.linalg.cholesky(x).tolist(), "qr": torch.linalg.qr(x).R.tolist(),
+                "cumsum": x.cumsum(0).tolist(), "det": torch.linalg.det(x).tolist()}
+    got = dict(ast.literal_eval(out))       # (the list of pairs the child printed)
+    assert got.keys() == expected.keys()
+    for name, values in expected.items():
+        np.testing.assert_allclose(got[name], values, rtol=1e-5, atol=1e-6, err_msg=name)

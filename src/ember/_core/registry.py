@@ -292,14 +292,15 @@ _ON_BUILT: list = []
 
 
 def _build_declared(op) -> None:
+    family = OpDef._build.__get__(op)
+    if type(family) is _Family:         # NOTE [op families load on first use]
+        # (outside the lock: the import system orders two threads importing one family)
+        family.load()                   # (its `declare` replaces `_build`, or builds it)
+        if type(OpDef._build.__get__(op)) is _Family:
+            raise RuntimeError(f"{op.name}: its op family {family.modules} did not declare it "
+                               "(run tools/gen_bindings.py)")
     with _BUILD_LOCK:
         build = OpDef._build.__get__(op)
-        if type(build) is _Family:      # NOTE [op families load on first use]
-            build.load()                # (its `declare` replaces `_build`, or builds it)
-            build = OpDef._build.__get__(op)
-            if type(build) is _Family:
-                raise RuntimeError(f"{op.name}: its op family {build.modules} did not "
-                                   "declare it (run tools/gen_bindings.py)")
         if build is None:       # built meanwhile, or being built by this thread (re-entry)
             return
         OpDef._build.__set__(op, None)
