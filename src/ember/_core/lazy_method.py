@@ -50,3 +50,6 @@ def _replace(stand_in, attribute, value, instance, owner):
             break
     bind = getattr(type(value), "__get__", None)
     return value if bind is None else bind(value, instance, owner)
+
+
+STAND_INS = (LazyMethod, LazyGenerated)
