@@ -18,7 +18,9 @@ registry) and loads heavier submodules lazily, on first attribute access.
 #   ember.optim's lr_scheduler) rather than importing every file in its `__init__.py`.
 # - Op families declare their entries cheaply: an `OpDef` is built on first use (NOTE [op
 #   entries are built on first use], _core/registry.py); code that scans OPS reads only the
-#   light fields (name, python_name, doc...) unless it needs the entries themselves.
+#   light fields (name, python_name, doc...) unless it needs the entries themselves. Most
+#   families are not even imported: a generated index stands in for them (NOTE [op families
+#   load on first use]); a new family file goes into `LAZY` in ember/_ops/__init__.py.
 from __future__ import annotations
 
 import importlib as _importlib
@@ -238,6 +240,9 @@ def __getattr__(name: str):
                                  "not implemented yet)") from None
         globals()[name] = module
         return module
+    if name in _bindings.LAZY_FUNCTIONS:       # NOTE [op families load on first use]
+        value = globals()[name] = getattr(_bindings, name)
+        return value
     if name.startswith("_foreach_"):
         found = ("ember._foreach", name) if name in _importlib.import_module(
             "ember._foreach").FUNCTIONS else None
@@ -253,7 +258,7 @@ def __getattr__(name: str):
 def __dir__():
     from importlib.util import find_spec
     present = {name for name in _LAZY_SUBMODULES if find_spec(f"ember.{name}") is not None}
-    return sorted(set(globals()) | present | set(_LAZY_ATTRIBUTES))
+    return sorted(set(globals()) | present | set(_LAZY_ATTRIBUTES) | _bindings.LAZY_FUNCTIONS)
 
 
 def _register_device_module(device_type: str, module) -> None:
@@ -326,7 +331,8 @@ def typename(obj) -> str:
 __all__ = [*sorted(  # noqa: PLE0604  (ruff cannot see that the set holds names)
     {name for name, value in globals().items()
      if not name.startswith("_") and type(value) is not type(_sys) and name != "annotations"}
-    | {name for name in _LAZY_ATTRIBUTES if not name.startswith("_")})]
+    | {name for name in _LAZY_ATTRIBUTES if not name.startswith("_")}
+    | {name for name in _bindings.LAZY_FUNCTIONS if not name.startswith("_")})]
 
 
 def _autoload_backends() -> None:

@@ -11,6 +11,15 @@ import ember
 
 
 def _checked_functions():
+    # (the frontends of families loaded on first use are resolved first: NOTE [op families
+    # load on first use])
+    from ember._core.lazy_method import LazyMethod
+    from ember._generated.bindings import LAZY_FUNCTIONS
+    for name in LAZY_FUNCTIONS:
+        getattr(ember, name)
+    for name, value in list(vars(ember.Tensor).items()):
+        if isinstance(value, LazyMethod):
+            getattr(ember.Tensor, name)
     found = {}
     for where, space in (("ember", ember), ("Tensor", ember.Tensor), ("linalg", ember.linalg),
                          ("fft", ember.fft), ("special", ember.special)):

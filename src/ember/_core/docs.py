@@ -11,7 +11,7 @@ Attaching is a loop of attribute stores over strings that already exist (no pars
 """
 from __future__ import annotations
 
-from ember._core.registry import FRONTENDS, OPS
+from ember._core.registry import FRONTENDS, OPS, Frontend, on_indexed_frontend
 
 _DUNDER_FORMS = {
     "forward": "Operator form: `self {symbol} other` calls `ember.{name}(self, other)`.",
@@ -64,7 +64,7 @@ def _combined(ops) -> str:
     return "\n\n".join(texts)
 
 
-def attach(namespace: dict, methods: type) -> None:
+def attach(namespace: dict, methods: type, frontends: bool = True) -> None:
     """Set `__doc__` on the generated functions in `namespace` (the bindings module's globals)
     and on the generated methods of `methods`, then fill frontends that have none."""
     module = namespace["__name__"]
@@ -86,9 +86,15 @@ def attach(namespace: dict, methods: type) -> None:
             fn.__doc__ = _inplace_doc(name, text)
         for dunder, how in op.dunders.items():
             form = _DUNDER_FORMS[how].format(symbol=_symbol(dunder), name=name)
-            generated[dunder].__doc__ = f"{form}\n\n{text}"
+            fn = generated.get(dunder)
+            if fn is not None and fn.__module__ == module:
+                fn.__doc__ = f"{form}\n\n{text}"
+    if not frontends:
+        return
     for fe in FRONTENDS.values():
-        _fill_frontend(fe, by_name.get(fe.name))
+        if type(fe) is Frontend:    # (the others as their families load: NOTE [op families
+            _fill_frontend(fe, by_name.get(fe.name))      # load on first use])
+    on_indexed_frontend(lambda fe: _fill_frontend(fe, by_name.get(fe.name)))
 
 
 def _fill_frontend(fe, ops) -> None:

@@ -292,6 +292,13 @@ _ON_BUILT: list = []
 
 
 def _build_declared(op) -> None:
+    family = OpDef._build.__get__(op)
+    if type(family) is _Family:         # NOTE [op families load on first use]
+        # (outside the lock: the import system orders two threads importing one family)
+        family.load()                   # (its `declare` replaces `_build`, or builds it)
+        if type(OpDef._build.__get__(op)) is _Family:
+            raise RuntimeError(f"{op.name}: its op family {family.modules} did not declare it "
+                               "(run tools/gen_bindings.py)")
     with _BUILD_LOCK:
         build = OpDef._build.__get__(op)
         if build is None:       # built meanwhile, or being built by this thread (re-entry)
@@ -336,9 +343,11 @@ def declare(schema: str, build, kernel, options) -> OpDef:
     """Enter the op of `schema` in OPS, to be built by `build(op)` on first use (NOTE [op
     entries are built on first use]); `kernel` and `options` give the fields read before."""
     name = schema.split("(", 1)[0].strip()
-    if name in OPS:
+    op = OPS.get(name)
+    if op is not None and not _indexed(op):
         raise ValueError(f"register_op: {name} is declared twice")
-    op = _DeclaredOp.__new__(_DeclaredOp)
+    if op is None:
+        op = _DeclaredOp.__new__(_DeclaredOp)
     op._build = build
     op.name = name
     op.python_name = options.get("python_name") or name.partition(".")[0]
@@ -360,9 +369,10 @@ def on_built(hook) -> None:
             hook(op)
 
 
-def build_all() -> None:
-    """Build every declared entry now (tools and tests that read every field of every op)."""
-    for op in list(OPS.values()):
+def build_all(ops=None) -> None:
+    """Build every declared entry (of `ops`, else of OPS) now (tools and tests that read every
+    field of every op)."""
+    for op in list(OPS.values() if ops is None else ops):
         if type(op) is _DeclaredOp:
             _build_declared(op)
 
@@ -385,15 +395,19 @@ def register_form(base: str, schema: str, *, numbers: tuple = (), when=None,
     """Declare `schema` as a form of the op `base` (NOTE [overload forms]); `saves`: what
     PyTorch's formulas for the form read, where that is its "result"."""
     op = OPS[base]
-    form = OpDef(schema, None, kind=op.kind, promotion=op.promotion, tags=op.tags,
-                 meta=op.meta, method=False, function=False, out=False,
-                 differentiable=op.differentiable, saves=saves,
-                 doc=f"{schema.split('(')[0]}: {op.name} as PyTorch names the call "
-                     "(NOTE [overload forms]).")
+    name = schema.split("(", 1)[0].strip()
+    form = OPS.get(name)
+    if form is not None and not _indexed(form):
+        raise ValueError(f"register_form: {name} is declared twice")
+    if form is None:
+        form = OpDef.__new__(OpDef)
+    form.__class__ = OpDef      # (an indexed entry becomes the form in place: bindings hold it)
+    OpDef.__init__(form, schema, None, kind=op.kind, promotion=op.promotion, tags=op.tags,
+                   meta=op.meta, method=False, function=False, out=False,
+                   differentiable=op.differentiable, saves=saves,
+                   doc=f"{name}: {op.name} as PyTorch names the call (NOTE [overload forms]).")
     form.redirect = (op, to_base)
-    if form.name in OPS:
-        raise ValueError(f"register_form: {form.name} is declared twice")
-    OPS[form.name] = form
+    OPS[name] = form
     op.forms += ((tuple(numbers), when, form),)
     return form
 
@@ -429,11 +443,19 @@ def register_frontend(name=None, *, method=True, function=True, inplace=None, du
     """
     def decorate(fn):
         python_name = name or fn.__name__
-        if python_name in FRONTENDS:
+        entry = FRONTENDS.get(python_name)
+        if entry is not None and type(entry) is not _IndexedFrontend:
             raise ValueError(f"register_frontend: {python_name} is declared twice")
         method_fn = fn if method is True else (method or None)
-        FRONTENDS[python_name] = Frontend(python_name, fn, method_fn, function, inplace,
-                                          dunders or {}, fn.__module__)
+        indexed = entry is not None
+        if entry is None:
+            entry = Frontend.__new__(Frontend)
+        entry.__class__ = Frontend        # (an indexed one becomes the frontend in place)
+        Frontend.__init__(entry, python_name, fn, method_fn, function, inplace,
+                          dunders or {}, fn.__module__)
+        FRONTENDS[python_name] = entry
+        for hook in _ON_INDEXED_FRONTEND if indexed else ():
+            hook(entry)
         if function or method:
             _name_as_public(fn, python_name)
         if method_fn is not None:
@@ -452,3 +474,99 @@ def _name_as_public(fn, public_name) -> None:
         fn.__name__ = fn.__qualname__ = public_name
         fn._public_named = True
 
+
+
+# NOTE [op families load on first use]: most op family files (`_ops/`, LAZY in its
+# `__init__.py`) are not imported by `import ember`: the generated index
+# (`_generated/op_index.py`, written with the bindings by tools/gen_bindings.py) enters each of
+# their op entries in OPS as a `_DeclaredOp` holding its light fields and a `_Family` as its
+# build: the files that declare it or add to it (kernel entries, overload forms). The first
+# read of any other field imports those files, whose `declare` (or `register_form`) takes the
+# indexed object as its entry, and builds it: the same object throughout, so the bindings, the
+# kernel tables and `OPS[name] is op` keep it, and a built op costs nothing more per call. The
+# frontends of those files are `_IndexedFrontend`s in FRONTENDS likewise (every field but the
+# name and module loads the file). Code that scans OPS for the light fields loads nothing;
+# `load_families()` (`ember._ops`) imports every family for tools that need them all.
+
+class _Family:
+    """The op family files an indexed entry waits for."""
+
+    __slots__ = ("modules",)
+
+    def __init__(self, modules):
+        self.modules = modules
+
+    def load(self) -> None:
+        import importlib
+        for module in self.modules:
+            importlib.import_module(module)
+
+
+_ON_INDEXED_FRONTEND: list = []
+
+
+def _indexed(op) -> bool:
+    """Whether `op` is an indexed entry whose family has not declared it yet."""
+    return type(op) is _DeclaredOp and type(OpDef._build.__get__(op)) is _Family
+
+
+def declare_indexed(modules, rows) -> None:
+    """Enter the op entries of the lazily loaded families `modules` (names of `_ops` files)
+    from the generated index: rows of (name, python_name, doc, function, method, inplace,
+    dunders, the indexes into `modules` of the files to import). NOTE [op families load on
+    first use]."""
+    families = {}
+    for name, python_name, doc, function, method, inplace, dunders, which in rows:
+        family = families.get(which)
+        if family is None:
+            family = families[which] = _Family(tuple(
+                "ember._ops." + modules[i] for i in which))
+        op = _DeclaredOp.__new__(_DeclaredOp)
+        op._build = family
+        op.name = name
+        op.python_name = python_name
+        op.doc = doc
+        op.function = function
+        op.method = method
+        op.inplace = inplace
+        op.dunders = dict(dunders)
+        OPS[name] = op
+
+
+class _IndexedFrontend(Frontend):
+    """A frontend of a family not imported yet (NOTE [op families load on first use])."""
+
+    __slots__ = ()
+
+
+def _loading_slot(slot):
+    def get(entry):
+        if type(entry) is _IndexedFrontend:
+            import importlib
+            importlib.import_module(entry.module)
+            if type(entry) is _IndexedFrontend:
+                raise RuntimeError(f"{entry.module} did not declare the frontend {entry.name}"
+                                   " (run tools/gen_bindings.py)")
+        return slot.__get__(entry, Frontend)
+
+    return property(get)
+
+
+for _slot in Frontend.__slots__:
+    if _slot not in ("name", "module"):
+        setattr(_IndexedFrontend, _slot, _loading_slot(Frontend.__dict__[_slot]))
+
+
+def declare_indexed_frontends(modules, rows) -> None:
+    """Enter the frontends of the lazily loaded families: rows of (name, index into
+    `modules`)."""
+    for name, which in rows:
+        entry = _IndexedFrontend.__new__(_IndexedFrontend)
+        Frontend.name.__set__(entry, name)
+        Frontend.module.__set__(entry, "ember._ops." + modules[which])
+        FRONTENDS[name] = entry
+
+
+def on_indexed_frontend(hook) -> None:
+    """Run `hook(frontend)` on each indexed frontend as its family declares it (its docs)."""
+    _ON_INDEXED_FRONTEND.append(hook)

@@ -14,207 +14,31 @@ from ember._core.shape import Size as _Size
 from ember._core.deprecated_forms import NOT_GIVEN as _NO, bind as _old_forms
 _int_list_types = frozenset((tuple, list, int, _Size))
 import ember._ops  # fills the registry
+import ember._generated.op_index  # the entries of the families loaded on first use
 from ember._core.registry import FRONTENDS as _FE
 
 _op___lshift___Scalar = _OPS['__lshift__.Scalar']
 _op___lshift___Tensor = _OPS['__lshift__.Tensor']
 _op___rshift___Scalar = _OPS['__rshift__.Scalar']
 _op___rshift___Tensor = _OPS['__rshift__.Tensor']
-_op__adaptive_avg_pool2d = _OPS['_adaptive_avg_pool2d']
-_op__adaptive_avg_pool2d_backward = _OPS['_adaptive_avg_pool2d_backward']
-_op__adaptive_avg_pool3d = _OPS['_adaptive_avg_pool3d']
-_op__adaptive_avg_pool3d_backward = _OPS['_adaptive_avg_pool3d_backward']
 _op__conj = _OPS['_conj']
 _op__conj_physical = _OPS['_conj_physical']
-_op__ctc_loss = _OPS['_ctc_loss']
-_op__ctc_loss_backward = _OPS['_ctc_loss_backward']
-_op__dirichlet_grad = _OPS['_dirichlet_grad']
-_op__embedding_bag = _OPS['_embedding_bag']
-_op__embedding_bag_forward_only = _OPS['_embedding_bag_forward_only']
-_op__fft_c2c = _OPS['_fft_c2c']
-_op__fft_c2r = _OPS['_fft_c2r']
-_op__fft_r2c = _OPS['_fft_r2c']
-_op__foreach_abs = _OPS['_foreach_abs']
-_op__foreach_abs_ = _OPS['_foreach_abs_']
-_op__foreach_acos = _OPS['_foreach_acos']
-_op__foreach_acos_ = _OPS['_foreach_acos_']
-_op__foreach_add_List = _OPS['_foreach_add.List']
-_op__foreach_add_Scalar = _OPS['_foreach_add.Scalar']
-_op__foreach_add_ScalarList = _OPS['_foreach_add.ScalarList']
-_op__foreach_add_Tensor = _OPS['_foreach_add.Tensor']
-_op__foreach_add__List = _OPS['_foreach_add_.List']
-_op__foreach_add__Scalar = _OPS['_foreach_add_.Scalar']
-_op__foreach_add__ScalarList = _OPS['_foreach_add_.ScalarList']
-_op__foreach_add__Tensor = _OPS['_foreach_add_.Tensor']
-_op__foreach_addcdiv_Scalar = _OPS['_foreach_addcdiv.Scalar']
-_op__foreach_addcdiv_ScalarList = _OPS['_foreach_addcdiv.ScalarList']
-_op__foreach_addcdiv_Tensor = _OPS['_foreach_addcdiv.Tensor']
-_op__foreach_addcdiv__Scalar = _OPS['_foreach_addcdiv_.Scalar']
-_op__foreach_addcdiv__ScalarList = _OPS['_foreach_addcdiv_.ScalarList']
-_op__foreach_addcdiv__Tensor = _OPS['_foreach_addcdiv_.Tensor']
-_op__foreach_addcmul_Scalar = _OPS['_foreach_addcmul.Scalar']
-_op__foreach_addcmul_ScalarList = _OPS['_foreach_addcmul.ScalarList']
-_op__foreach_addcmul_Tensor = _OPS['_foreach_addcmul.Tensor']
-_op__foreach_addcmul__Scalar = _OPS['_foreach_addcmul_.Scalar']
-_op__foreach_addcmul__ScalarList = _OPS['_foreach_addcmul_.ScalarList']
-_op__foreach_addcmul__Tensor = _OPS['_foreach_addcmul_.Tensor']
-_op__foreach_asin = _OPS['_foreach_asin']
-_op__foreach_asin_ = _OPS['_foreach_asin_']
-_op__foreach_atan = _OPS['_foreach_atan']
-_op__foreach_atan_ = _OPS['_foreach_atan_']
-_op__foreach_ceil = _OPS['_foreach_ceil']
-_op__foreach_ceil_ = _OPS['_foreach_ceil_']
-_op__foreach_clamp_max_List = _OPS['_foreach_clamp_max.List']
-_op__foreach_clamp_max_Scalar = _OPS['_foreach_clamp_max.Scalar']
-_op__foreach_clamp_max_ScalarList = _OPS['_foreach_clamp_max.ScalarList']
-_op__foreach_clamp_max__List = _OPS['_foreach_clamp_max_.List']
-_op__foreach_clamp_max__Scalar = _OPS['_foreach_clamp_max_.Scalar']
-_op__foreach_clamp_max__ScalarList = _OPS['_foreach_clamp_max_.ScalarList']
-_op__foreach_clamp_min_List = _OPS['_foreach_clamp_min.List']
-_op__foreach_clamp_min_Scalar = _OPS['_foreach_clamp_min.Scalar']
-_op__foreach_clamp_min_ScalarList = _OPS['_foreach_clamp_min.ScalarList']
-_op__foreach_clamp_min__List = _OPS['_foreach_clamp_min_.List']
-_op__foreach_clamp_min__Scalar = _OPS['_foreach_clamp_min_.Scalar']
-_op__foreach_clamp_min__ScalarList = _OPS['_foreach_clamp_min_.ScalarList']
-_op__foreach_copy_ = _OPS['_foreach_copy_']
-_op__foreach_cos = _OPS['_foreach_cos']
-_op__foreach_cos_ = _OPS['_foreach_cos_']
-_op__foreach_cosh = _OPS['_foreach_cosh']
-_op__foreach_cosh_ = _OPS['_foreach_cosh_']
-_op__foreach_div_List = _OPS['_foreach_div.List']
-_op__foreach_div_Scalar = _OPS['_foreach_div.Scalar']
-_op__foreach_div_ScalarList = _OPS['_foreach_div.ScalarList']
-_op__foreach_div_Tensor = _OPS['_foreach_div.Tensor']
-_op__foreach_div__List = _OPS['_foreach_div_.List']
-_op__foreach_div__Scalar = _OPS['_foreach_div_.Scalar']
-_op__foreach_div__ScalarList = _OPS['_foreach_div_.ScalarList']
-_op__foreach_div__Tensor = _OPS['_foreach_div_.Tensor']
-_op__foreach_erf = _OPS['_foreach_erf']
-_op__foreach_erf_ = _OPS['_foreach_erf_']
-_op__foreach_erfc = _OPS['_foreach_erfc']
-_op__foreach_erfc_ = _OPS['_foreach_erfc_']
-_op__foreach_exp = _OPS['_foreach_exp']
-_op__foreach_exp_ = _OPS['_foreach_exp_']
-_op__foreach_expm1 = _OPS['_foreach_expm1']
-_op__foreach_expm1_ = _OPS['_foreach_expm1_']
-_op__foreach_floor = _OPS['_foreach_floor']
-_op__foreach_floor_ = _OPS['_foreach_floor_']
-_op__foreach_frac = _OPS['_foreach_frac']
-_op__foreach_frac_ = _OPS['_foreach_frac_']
-_op__foreach_lerp_List = _OPS['_foreach_lerp.List']
-_op__foreach_lerp_Scalar = _OPS['_foreach_lerp.Scalar']
-_op__foreach_lerp_ScalarList = _OPS['_foreach_lerp.ScalarList']
-_op__foreach_lerp__List = _OPS['_foreach_lerp_.List']
-_op__foreach_lerp__Scalar = _OPS['_foreach_lerp_.Scalar']
-_op__foreach_lerp__ScalarList = _OPS['_foreach_lerp_.ScalarList']
-_op__foreach_lgamma = _OPS['_foreach_lgamma']
-_op__foreach_lgamma_ = _OPS['_foreach_lgamma_']
-_op__foreach_log = _OPS['_foreach_log']
-_op__foreach_log10 = _OPS['_foreach_log10']
-_op__foreach_log10_ = _OPS['_foreach_log10_']
-_op__foreach_log1p = _OPS['_foreach_log1p']
-_op__foreach_log1p_ = _OPS['_foreach_log1p_']
-_op__foreach_log2 = _OPS['_foreach_log2']
-_op__foreach_log2_ = _OPS['_foreach_log2_']
-_op__foreach_log_ = _OPS['_foreach_log_']
-_op__foreach_maximum_List = _OPS['_foreach_maximum.List']
-_op__foreach_maximum_Scalar = _OPS['_foreach_maximum.Scalar']
-_op__foreach_maximum_ScalarList = _OPS['_foreach_maximum.ScalarList']
-_op__foreach_maximum__List = _OPS['_foreach_maximum_.List']
-_op__foreach_maximum__Scalar = _OPS['_foreach_maximum_.Scalar']
-_op__foreach_maximum__ScalarList = _OPS['_foreach_maximum_.ScalarList']
-_op__foreach_minimum_List = _OPS['_foreach_minimum.List']
-_op__foreach_minimum_Scalar = _OPS['_foreach_minimum.Scalar']
-_op__foreach_minimum_ScalarList = _OPS['_foreach_minimum.ScalarList']
-_op__foreach_minimum__List = _OPS['_foreach_minimum_.List']
-_op__foreach_minimum__Scalar = _OPS['_foreach_minimum_.Scalar']
-_op__foreach_minimum__ScalarList = _OPS['_foreach_minimum_.ScalarList']
-_op__foreach_mul_List = _OPS['_foreach_mul.List']
-_op__foreach_mul_Scalar = _OPS['_foreach_mul.Scalar']
-_op__foreach_mul_ScalarList = _OPS['_foreach_mul.ScalarList']
-_op__foreach_mul_Tensor = _OPS['_foreach_mul.Tensor']
-_op__foreach_mul__List = _OPS['_foreach_mul_.List']
-_op__foreach_mul__Scalar = _OPS['_foreach_mul_.Scalar']
-_op__foreach_mul__ScalarList = _OPS['_foreach_mul_.ScalarList']
-_op__foreach_mul__Tensor = _OPS['_foreach_mul_.Tensor']
-_op__foreach_neg = _OPS['_foreach_neg']
-_op__foreach_neg_ = _OPS['_foreach_neg_']
-_op__foreach_norm_Scalar = _OPS['_foreach_norm.Scalar']
-_op__foreach_pow_List = _OPS['_foreach_pow.List']
-_op__foreach_pow_Scalar = _OPS['_foreach_pow.Scalar']
-_op__foreach_pow_ScalarList = _OPS['_foreach_pow.ScalarList']
-_op__foreach_pow__List = _OPS['_foreach_pow_.List']
-_op__foreach_pow__Scalar = _OPS['_foreach_pow_.Scalar']
-_op__foreach_pow__ScalarList = _OPS['_foreach_pow_.ScalarList']
-_op__foreach_reciprocal = _OPS['_foreach_reciprocal']
-_op__foreach_reciprocal_ = _OPS['_foreach_reciprocal_']
-_op__foreach_round = _OPS['_foreach_round']
-_op__foreach_round_ = _OPS['_foreach_round_']
-_op__foreach_rsqrt = _OPS['_foreach_rsqrt']
-_op__foreach_rsqrt_ = _OPS['_foreach_rsqrt_']
-_op__foreach_sigmoid = _OPS['_foreach_sigmoid']
-_op__foreach_sigmoid_ = _OPS['_foreach_sigmoid_']
-_op__foreach_sign = _OPS['_foreach_sign']
-_op__foreach_sign_ = _OPS['_foreach_sign_']
-_op__foreach_sin = _OPS['_foreach_sin']
-_op__foreach_sin_ = _OPS['_foreach_sin_']
-_op__foreach_sinh = _OPS['_foreach_sinh']
-_op__foreach_sinh_ = _OPS['_foreach_sinh_']
-_op__foreach_sqrt = _OPS['_foreach_sqrt']
-_op__foreach_sqrt_ = _OPS['_foreach_sqrt_']
-_op__foreach_sub_List = _OPS['_foreach_sub.List']
-_op__foreach_sub_Scalar = _OPS['_foreach_sub.Scalar']
-_op__foreach_sub_ScalarList = _OPS['_foreach_sub.ScalarList']
-_op__foreach_sub__List = _OPS['_foreach_sub_.List']
-_op__foreach_sub__Scalar = _OPS['_foreach_sub_.Scalar']
-_op__foreach_sub__ScalarList = _OPS['_foreach_sub_.ScalarList']
-_op__foreach_tan = _OPS['_foreach_tan']
-_op__foreach_tan_ = _OPS['_foreach_tan_']
-_op__foreach_tanh = _OPS['_foreach_tanh']
-_op__foreach_tanh_ = _OPS['_foreach_tanh_']
-_op__foreach_trunc = _OPS['_foreach_trunc']
-_op__foreach_trunc_ = _OPS['_foreach_trunc_']
-_op__fused_rnn_direction = _OPS['_fused_rnn_direction']
-_op__fused_rnn_direction_backward = _OPS['_fused_rnn_direction_backward']
-_op__histogramdd_from_bin_tensors = _OPS['_histogramdd_from_bin_tensors']
 _op__local_scalar_dense = _OPS['_local_scalar_dense']
 _op__log_softmax = _OPS['_log_softmax']
 _op__log_softmax_backward_data = _OPS['_log_softmax_backward_data']
-_op__sample_dirichlet = _OPS['_sample_dirichlet']
 _op__softmax = _OPS['_softmax']
 _op__softmax_backward_data = _OPS['_softmax_backward_data']
-_op__standard_gamma = _OPS['_standard_gamma']
-_op__standard_gamma_grad = _OPS['_standard_gamma_grad']
 _op__to_copy = _OPS['_to_copy']
-_op__unique2 = _OPS['_unique2']
 _op__unsafe_view = _OPS['_unsafe_view']
-_op__upsample_bicubic2d_aa = _OPS['_upsample_bicubic2d_aa']
-_op__upsample_bicubic2d_aa_backward = _OPS['_upsample_bicubic2d_aa_backward']
-_op__upsample_bilinear2d_aa = _OPS['_upsample_bilinear2d_aa']
-_op__upsample_bilinear2d_aa_backward = _OPS['_upsample_bilinear2d_aa_backward']
-_op__upsample_nearest_exact1d = _OPS['_upsample_nearest_exact1d']
-_op__upsample_nearest_exact1d_backward = _OPS['_upsample_nearest_exact1d_backward']
-_op__upsample_nearest_exact2d = _OPS['_upsample_nearest_exact2d']
-_op__upsample_nearest_exact2d_backward = _OPS['_upsample_nearest_exact2d_backward']
-_op__upsample_nearest_exact3d = _OPS['_upsample_nearest_exact3d']
-_op__upsample_nearest_exact3d_backward = _OPS['_upsample_nearest_exact3d_backward']
 _op_abs = _OPS['abs']
 _op_acos = _OPS['acos']
 _op_acosh = _OPS['acosh']
-_op_adaptive_max_pool2d = _OPS['adaptive_max_pool2d']
-_op_adaptive_max_pool2d_backward = _OPS['adaptive_max_pool2d_backward']
-_op_adaptive_max_pool3d = _OPS['adaptive_max_pool3d']
-_op_adaptive_max_pool3d_backward = _OPS['adaptive_max_pool3d_backward']
 _op_add_Scalar = _OPS['add.Scalar']
 _op_add_Tensor = _OPS['add.Tensor']
-_op_addbmm = _OPS['addbmm']
 _op_addcdiv = _OPS['addcdiv']
 _op_addcmul = _OPS['addcmul']
-_op_addmm = _OPS['addmm']
 _op_addmv = _OPS['addmv']
-_op_addr = _OPS['addr']
 _op_adjoint = _OPS['adjoint']
-_op_affine_grid_generator = _OPS['affine_grid_generator']
 _op_alias = _OPS['alias']
 _op_all = _OPS['all']
 _op_all_dim = _OPS['all.dim']
@@ -229,9 +53,6 @@ _op_any_dims = _OPS['any.dims']
 _op_arange_start_step = _OPS['arange.start_step']
 _op_argmax = _OPS['argmax']
 _op_argmin = _OPS['argmin']
-_op_argsort = _OPS['argsort']
-_op_argsort_stable = _OPS['argsort.stable']
-_op_argwhere = _OPS['argwhere']
 _op_as_strided = _OPS['as_strided']
 _op_as_strided_scatter = _OPS['as_strided_scatter']
 _op_asin = _OPS['asin']
@@ -239,21 +60,9 @@ _op_asinh = _OPS['asinh']
 _op_atan = _OPS['atan']
 _op_atan2 = _OPS['atan2']
 _op_atanh = _OPS['atanh']
-_op_avg_pool2d = _OPS['avg_pool2d']
-_op_avg_pool2d_backward = _OPS['avg_pool2d_backward']
-_op_avg_pool3d = _OPS['avg_pool3d']
-_op_avg_pool3d_backward = _OPS['avg_pool3d_backward']
-_op_baddbmm = _OPS['baddbmm']
-_op_bartlett_window_periodic = _OPS['bartlett_window.periodic']
 _op_bernoulli = _OPS['bernoulli']
 _op_bernoulli_Tensor = _OPS['bernoulli.Tensor']
 _op_bernoulli_p = _OPS['bernoulli.p']
-_op_bilinear = _OPS['bilinear']
-_op_binary_cross_entropy = _OPS['binary_cross_entropy']
-_op_binary_cross_entropy_backward = _OPS['binary_cross_entropy_backward']
-_op_binary_cross_entropy_with_logits = _OPS['binary_cross_entropy_with_logits']
-_op_bincount = _OPS['bincount']
-_op_binomial = _OPS['binomial']
 _op_bitwise_and_Scalar = _OPS['bitwise_and.Scalar']
 _op_bitwise_and_Scalar_Tensor = _OPS['bitwise_and.Scalar_Tensor']
 _op_bitwise_and_Tensor = _OPS['bitwise_and.Tensor']
@@ -270,20 +79,10 @@ _op_bitwise_right_shift_Tensor_Scalar = _OPS['bitwise_right_shift.Tensor_Scalar'
 _op_bitwise_xor_Scalar = _OPS['bitwise_xor.Scalar']
 _op_bitwise_xor_Scalar_Tensor = _OPS['bitwise_xor.Scalar_Tensor']
 _op_bitwise_xor_Tensor = _OPS['bitwise_xor.Tensor']
-_op_blackman_window_periodic = _OPS['blackman_window.periodic']
-_op_block_diag = _OPS['block_diag']
-_op_bmm = _OPS['bmm']
 _op_broadcast_to = _OPS['broadcast_to']
-_op_bucketize_Scalar = _OPS['bucketize.Scalar']
-_op_bucketize_Tensor = _OPS['bucketize.Tensor']
-_op_cartesian_prod = _OPS['cartesian_prod']
-_op_cat = _OPS['cat']
-_op_cauchy = _OPS['cauchy']
 _op_cdist = _OPS['cdist']
 _op_ceil = _OPS['ceil']
 _op_chain_matmul = _OPS['chain_matmul']
-_op_channel_shuffle = _OPS['channel_shuffle']
-_op_cholesky_solve = _OPS['cholesky_solve']
 _op_chunk = _OPS['chunk']
 _op_clamp = _OPS['clamp']
 _op_clamp_Tensor = _OPS['clamp.Tensor']
@@ -292,15 +91,8 @@ _op_clamp_max_Tensor = _OPS['clamp_max.Tensor']
 _op_clamp_min = _OPS['clamp_min']
 _op_clamp_min_Tensor = _OPS['clamp_min.Tensor']
 _op_clone = _OPS['clone']
-_op_col2im = _OPS['col2im']
-_op_column_stack = _OPS['column_stack']
-_op_combinations = _OPS['combinations']
-_op_complex = _OPS['complex']
 _op_conj = _OPS['conj']
 _op_conj_physical = _OPS['conj_physical']
-_op_constant_pad_nd = _OPS['constant_pad_nd']
-_op_convolution = _OPS['convolution']
-_op_convolution_backward = _OPS['convolution_backward']
 _op_copy = _OPS['copy']
 _op_copysign_Scalar = _OPS['copysign.Scalar']
 _op_copysign_Tensor = _OPS['copysign.Tensor']
@@ -309,14 +101,7 @@ _op_cosh = _OPS['cosh']
 _op_count_nonzero = _OPS['count_nonzero']
 _op_count_nonzero_dim_IntList = _OPS['count_nonzero.dim_IntList']
 _op_cross = _OPS['cross']
-_op_cross_entropy_loss = _OPS['cross_entropy_loss']
-_op_cross_entropy_loss_backward = _OPS['cross_entropy_loss_backward']
-_op_cummax = _OPS['cummax']
-_op_cummin = _OPS['cummin']
-_op_cumprod = _OPS['cumprod']
-_op_cumsum = _OPS['cumsum']
 _op_deg2rad = _OPS['deg2rad']
-_op_det = _OPS['det']
 _op_detach = _OPS['detach']
 _op_diag = _OPS['diag']
 _op_diag_embed = _OPS['diag_embed']
@@ -324,18 +109,11 @@ _op_diagflat = _OPS['diagflat']
 _op_diagonal = _OPS['diagonal']
 _op_diagonal_copy = _OPS['diagonal_copy']
 _op_diagonal_scatter = _OPS['diagonal_scatter']
-_op_diff = _OPS['diff']
 _op_digamma = _OPS['digamma']
 _op_div_Scalar = _OPS['div.Scalar']
 _op_div_Tensor = _OPS['div.Tensor']
 _op_div_Tensor_mode = _OPS['div.Tensor_mode']
-_op_dot = _OPS['dot']
-_op_dstack = _OPS['dstack']
 _op_einsum = _OPS['einsum']
-_op_elu = _OPS['elu']
-_op_elu_backward = _OPS['elu_backward']
-_op_embedding = _OPS['embedding']
-_op_embedding_dense_backward = _OPS['embedding_dense_backward']
 _op_empty_memory_format = _OPS['empty.memory_format']
 _op_empty_like = _OPS['empty_like']
 _op_empty_strided = _OPS['empty_strided']
@@ -349,13 +127,11 @@ _op_exp2 = _OPS['exp2']
 _op_expand = _OPS['expand']
 _op_expand_as = _OPS['expand_as']
 _op_expm1 = _OPS['expm1']
-_op_exponential = _OPS['exponential']
 _op_eye_m = _OPS['eye.m']
 _op_fft_fftfreq = _OPS['fft_fftfreq']
 _op_fft_rfftfreq = _OPS['fft_rfftfreq']
 _op_fill_Scalar = _OPS['fill.Scalar']
 _op_fill_Tensor = _OPS['fill.Tensor']
-_op_fill_diagonal = _OPS['fill_diagonal']
 _op_flatten_using_ints = _OPS['flatten.using_ints']
 _op_flip = _OPS['flip']
 _op_fliplr = _OPS['fliplr']
@@ -368,10 +144,6 @@ _op_fmin = _OPS['fmin']
 _op_fmod_Scalar = _OPS['fmod.Scalar']
 _op_fmod_Tensor = _OPS['fmod.Tensor']
 _op_frac = _OPS['frac']
-_op_fractional_max_pool2d = _OPS['fractional_max_pool2d']
-_op_fractional_max_pool2d_backward = _OPS['fractional_max_pool2d_backward']
-_op_fractional_max_pool3d = _OPS['fractional_max_pool3d']
-_op_fractional_max_pool3d_backward = _OPS['fractional_max_pool3d_backward']
 _op_frexp_Tensor = _OPS['frexp.Tensor']
 _op_full = _OPS['full']
 _op_full_like = _OPS['full_like']
@@ -379,36 +151,11 @@ _op_gather = _OPS['gather']
 _op_gcd = _OPS['gcd']
 _op_ge_Scalar = _OPS['ge.Scalar']
 _op_ge_Tensor = _OPS['ge.Tensor']
-_op_gelu = _OPS['gelu']
-_op_gelu_backward = _OPS['gelu_backward']
-_op_geometric = _OPS['geometric']
-_op_grid_sampler_2d = _OPS['grid_sampler_2d']
-_op_grid_sampler_2d_backward = _OPS['grid_sampler_2d_backward']
-_op_grid_sampler_3d = _OPS['grid_sampler_3d']
-_op_grid_sampler_3d_backward = _OPS['grid_sampler_3d_backward']
 _op_gt_Scalar = _OPS['gt.Scalar']
 _op_gt_Tensor = _OPS['gt.Tensor']
-_op_hamming_window_periodic_alpha_beta = _OPS['hamming_window.periodic_alpha_beta']
-_op_hann_window_periodic = _OPS['hann_window.periodic']
-_op_hardshrink = _OPS['hardshrink']
-_op_hardshrink_backward = _OPS['hardshrink_backward']
-_op_hardsigmoid = _OPS['hardsigmoid']
-_op_hardsigmoid_backward = _OPS['hardsigmoid_backward']
-_op_hardswish = _OPS['hardswish']
-_op_hardswish_backward = _OPS['hardswish_backward']
-_op_hardtanh = _OPS['hardtanh']
-_op_hardtanh_backward = _OPS['hardtanh_backward']
-_op_hash_tensor = _OPS['hash_tensor']
 _op_heaviside = _OPS['heaviside']
-_op_histc = _OPS['histc']
-_op_hstack = _OPS['hstack']
-_op_huber_loss = _OPS['huber_loss']
-_op_huber_loss_backward = _OPS['huber_loss_backward']
 _op_hypot = _OPS['hypot']
 _op_i0 = _OPS['i0']
-_op_igamma = _OPS['igamma']
-_op_igammac = _OPS['igammac']
-_op_im2col = _OPS['im2col']
 _op_imag = _OPS['imag']
 _op_index_Tensor = _OPS['index.Tensor']
 _op_index_add = _OPS['index_add']
@@ -418,60 +165,32 @@ _op_index_fill_int_Tensor = _OPS['index_fill.int_Tensor']
 _op_index_put = _OPS['index_put']
 _op_index_reduce = _OPS['index_reduce']
 _op_index_select = _OPS['index_select']
-_op_inner = _OPS['inner']
 _op_isclose = _OPS['isclose']
 _op_isfinite = _OPS['isfinite']
-_op_isin_Scalar_Tensor = _OPS['isin.Scalar_Tensor']
-_op_isin_Tensor_Scalar = _OPS['isin.Tensor_Scalar']
-_op_isin_Tensor_Tensor = _OPS['isin.Tensor_Tensor']
 _op_isinf = _OPS['isinf']
 _op_isnan = _OPS['isnan']
 _op_isneginf = _OPS['isneginf']
 _op_isposinf = _OPS['isposinf']
 _op_isreal = _OPS['isreal']
-_op_kaiser_window_beta = _OPS['kaiser_window.beta']
 _op_kron = _OPS['kron']
 _op_kthvalue = _OPS['kthvalue']
 _op_lcm = _OPS['lcm']
 _op_ldexp_Tensor = _OPS['ldexp.Tensor']
 _op_le_Scalar = _OPS['le.Scalar']
 _op_le_Tensor = _OPS['le.Tensor']
-_op_leaky_relu = _OPS['leaky_relu']
-_op_leaky_relu_backward = _OPS['leaky_relu_backward']
 _op_lerp_Scalar = _OPS['lerp.Scalar']
 _op_lerp_Tensor = _OPS['lerp.Tensor']
 _op_lgamma = _OPS['lgamma']
-_op_lift_fresh = _OPS['lift_fresh']
-_op_lift_fresh_copy = _OPS['lift_fresh_copy']
-_op_linalg_cholesky_ex = _OPS['linalg_cholesky_ex']
-_op_linalg_eig = _OPS['linalg_eig']
-_op_linalg_eigh = _OPS['linalg_eigh']
-_op_linalg_inv_ex = _OPS['linalg_inv_ex']
-_op_linalg_ldl_factor_ex = _OPS['linalg_ldl_factor_ex']
-_op_linalg_ldl_solve = _OPS['linalg_ldl_solve']
-_op_linalg_lu = _OPS['linalg_lu']
-_op_linalg_lu_factor_ex = _OPS['linalg_lu_factor_ex']
-_op_linalg_matrix_exp = _OPS['linalg_matrix_exp']
 _op_linalg_multi_dot = _OPS['linalg_multi_dot']
-_op_linalg_qr = _OPS['linalg_qr']
-_op_linalg_solve_ex = _OPS['linalg_solve_ex']
-_op_linalg_solve_triangular = _OPS['linalg_solve_triangular']
-_op_linalg_svd = _OPS['linalg_svd']
 _op_linalg_vector_norm = _OPS['linalg_vector_norm']
-_op_linear = _OPS['linear']
 _op_linspace = _OPS['linspace']
 _op_log = _OPS['log']
 _op_log10 = _OPS['log10']
 _op_log1p = _OPS['log1p']
 _op_log2 = _OPS['log2']
-_op_log_normal = _OPS['log_normal']
-_op_log_sigmoid = _OPS['log_sigmoid']
-_op_log_sigmoid_backward = _OPS['log_sigmoid_backward']
-_op_log_sigmoid_forward = _OPS['log_sigmoid_forward']
 _op_log_softmax_int = _OPS['log_softmax.int']
 _op_logaddexp = _OPS['logaddexp']
 _op_logaddexp2 = _OPS['logaddexp2']
-_op_logcumsumexp = _OPS['logcumsumexp']
 _op_logical_and = _OPS['logical_and']
 _op_logical_not = _OPS['logical_not']
 _op_logical_or = _OPS['logical_or']
@@ -481,19 +200,9 @@ _op_logspace = _OPS['logspace']
 _op_logsumexp = _OPS['logsumexp']
 _op_lt_Scalar = _OPS['lt.Scalar']
 _op_lt_Tensor = _OPS['lt.Tensor']
-_op_masked_fill_Scalar = _OPS['masked_fill.Scalar']
-_op_masked_fill_Tensor = _OPS['masked_fill.Tensor']
-_op_masked_scatter = _OPS['masked_scatter']
-_op_masked_select = _OPS['masked_select']
 _op_matmul = _OPS['matmul']
 _op_max = _OPS['max']
 _op_max_dim = _OPS['max.dim']
-_op_max_pool2d_with_indices = _OPS['max_pool2d_with_indices']
-_op_max_pool2d_with_indices_backward = _OPS['max_pool2d_with_indices_backward']
-_op_max_pool3d_with_indices = _OPS['max_pool3d_with_indices']
-_op_max_pool3d_with_indices_backward = _OPS['max_pool3d_with_indices_backward']
-_op_max_unpool2d = _OPS['max_unpool2d']
-_op_max_unpool3d = _OPS['max_unpool3d']
 _op_maximum = _OPS['maximum']
 _op_mean = _OPS['mean']
 _op_mean_dim = _OPS['mean.dim']
@@ -502,20 +211,12 @@ _op_median_dim = _OPS['median.dim']
 _op_min = _OPS['min']
 _op_min_dim = _OPS['min.dim']
 _op_minimum = _OPS['minimum']
-_op_mish = _OPS['mish']
-_op_mish_backward = _OPS['mish_backward']
-_op_mm = _OPS['mm']
 _op_mode = _OPS['mode']
 _op_movedim_int = _OPS['movedim.int']
 _op_movedim_intlist = _OPS['movedim.intlist']
-_op_mse_loss = _OPS['mse_loss']
-_op_mse_loss_backward = _OPS['mse_loss_backward']
-_op_msort = _OPS['msort']
 _op_mul_Scalar = _OPS['mul.Scalar']
 _op_mul_Tensor = _OPS['mul.Tensor']
 _op_multinomial = _OPS['multinomial']
-_op_mv = _OPS['mv']
-_op_mvlgamma = _OPS['mvlgamma']
 _op_nan_to_num = _OPS['nan_to_num']
 _op_nanmean = _OPS['nanmean']
 _op_nanmedian = _OPS['nanmedian']
@@ -525,13 +226,6 @@ _op_nanquantile_scalar = _OPS['nanquantile.scalar']
 _op_nansum = _OPS['nansum']
 _op_narrow = _OPS['narrow']
 _op_narrow_Tensor = _OPS['narrow.Tensor']
-_op_native_batch_norm = _OPS['native_batch_norm']
-_op_native_batch_norm_backward = _OPS['native_batch_norm_backward']
-_op_native_channel_shuffle = _OPS['native_channel_shuffle']
-_op_native_group_norm = _OPS['native_group_norm']
-_op_native_group_norm_backward = _OPS['native_group_norm_backward']
-_op_native_layer_norm = _OPS['native_layer_norm']
-_op_native_layer_norm_backward = _OPS['native_layer_norm_backward']
 _op_ne_Scalar = _OPS['ne.Scalar']
 _op_ne_Tensor = _OPS['ne.Tensor']
 _op_neg = _OPS['neg']
@@ -540,33 +234,22 @@ _op_new_full = _OPS['new_full']
 _op_new_ones = _OPS['new_ones']
 _op_new_zeros = _OPS['new_zeros']
 _op_nextafter = _OPS['nextafter']
-_op_nll_loss_backward = _OPS['nll_loss_backward']
-_op_nll_loss_forward = _OPS['nll_loss_forward']
-_op_nll_loss_nd = _OPS['nll_loss_nd']
-_op_nonzero = _OPS['nonzero']
 _op_norm_ScalarOpt_dim_dtype = _OPS['norm.ScalarOpt_dim_dtype']
 _op_normal_Tensor_Tensor = _OPS['normal.Tensor_Tensor']
 _op_normal_Tensor_float = _OPS['normal.Tensor_float']
 _op_normal_float_Tensor = _OPS['normal.float_Tensor']
 _op_normal_float_float = _OPS['normal.float_float']
-_op_normal_functional = _OPS['normal_functional']
 _op_nuclear_norm_dim = _OPS['nuclear_norm.dim']
-_op_one_hot = _OPS['one_hot']
 _op_ones = _OPS['ones']
 _op_ones_like = _OPS['ones_like']
-_op_outer = _OPS['outer']
 _op_permute = _OPS['permute']
-_op_pixel_shuffle = _OPS['pixel_shuffle']
-_op_pixel_unshuffle = _OPS['pixel_unshuffle']
 _op_poisson = _OPS['poisson']
-_op_polar = _OPS['polar']
 _op_polygamma = _OPS['polygamma']
 _op_pow_Scalar = _OPS['pow.Scalar']
 _op_pow_Tensor_Scalar = _OPS['pow.Tensor_Scalar']
 _op_pow_Tensor_Tensor = _OPS['pow.Tensor_Tensor']
 _op_prod = _OPS['prod']
 _op_prod_dim_int = _OPS['prod.dim_int']
-_op_put = _OPS['put']
 _op_quantile = _OPS['quantile']
 _op_quantile_scalar = _OPS['quantile.scalar']
 _op_rad2deg = _OPS['rad2deg']
@@ -576,19 +259,11 @@ _op_randint_low = _OPS['randint.low']
 _op_randint_like_low_dtype = _OPS['randint_like.low_dtype']
 _op_randn = _OPS['randn']
 _op_randn_like = _OPS['randn_like']
-_op_random = _OPS['random']
-_op_random_from = _OPS['random.from']
 _op_randperm = _OPS['randperm']
 _op_range_step = _OPS['range.step']
 _op_ravel = _OPS['ravel']
 _op_real = _OPS['real']
 _op_reciprocal = _OPS['reciprocal']
-_op_reflection_pad1d = _OPS['reflection_pad1d']
-_op_reflection_pad1d_backward = _OPS['reflection_pad1d_backward']
-_op_reflection_pad2d = _OPS['reflection_pad2d']
-_op_reflection_pad2d_backward = _OPS['reflection_pad2d_backward']
-_op_reflection_pad3d = _OPS['reflection_pad3d']
-_op_reflection_pad3d_backward = _OPS['reflection_pad3d_backward']
 _op_relu = _OPS['relu']
 _op_remainder_Scalar = _OPS['remainder.Scalar']
 _op_remainder_Scalar_Tensor = _OPS['remainder.Scalar_Tensor']
@@ -597,19 +272,12 @@ _op_repeat = _OPS['repeat']
 _op_repeat_interleave_Tensor = _OPS['repeat_interleave.Tensor']
 _op_repeat_interleave_self_Tensor = _OPS['repeat_interleave.self_Tensor']
 _op_repeat_interleave_self_int = _OPS['repeat_interleave.self_int']
-_op_replication_pad1d = _OPS['replication_pad1d']
-_op_replication_pad1d_backward = _OPS['replication_pad1d_backward']
-_op_replication_pad2d = _OPS['replication_pad2d']
-_op_replication_pad2d_backward = _OPS['replication_pad2d_backward']
-_op_replication_pad3d = _OPS['replication_pad3d']
-_op_replication_pad3d_backward = _OPS['replication_pad3d_backward']
 _op_reshape = _OPS['reshape']
 _op_reshape_as = _OPS['reshape_as']
 _op_roll = _OPS['roll']
 _op_rot90 = _OPS['rot90']
 _op_round = _OPS['round']
 _op_round_decimals = _OPS['round.decimals']
-_op_rrelu_with_noise_functional = _OPS['rrelu_with_noise_functional']
 _op_rsqrt = _OPS['rsqrt']
 _op_rsub_Scalar = _OPS['rsub.Scalar']
 _op_rsub_Tensor = _OPS['rsub.Tensor']
@@ -620,98 +288,20 @@ _op_scatter_value = _OPS['scatter.value']
 _op_scatter_value_reduce = _OPS['scatter.value_reduce']
 _op_scatter_add = _OPS['scatter_add']
 _op_scatter_reduce_two = _OPS['scatter_reduce.two']
-_op_searchsorted_Scalar = _OPS['searchsorted.Scalar']
-_op_searchsorted_Tensor = _OPS['searchsorted.Tensor']
 _op_select_int = _OPS['select.int']
 _op_select_backward = _OPS['select_backward']
 _op_select_scatter = _OPS['select_scatter']
 _op_sgn = _OPS['sgn']
 _op_sigmoid = _OPS['sigmoid']
-_op_sigmoid_backward = _OPS['sigmoid_backward']
 _op_sign = _OPS['sign']
 _op_signbit = _OPS['signbit']
-_op_silu = _OPS['silu']
-_op_silu_backward = _OPS['silu_backward']
 _op_sin = _OPS['sin']
 _op_sinc = _OPS['sinc']
 _op_sinh = _OPS['sinh']
 _op_slice_Tensor = _OPS['slice.Tensor']
 _op_slice_backward = _OPS['slice_backward']
 _op_slice_scatter = _OPS['slice_scatter']
-_op_slogdet = _OPS['slogdet']
-_op_smooth_l1_loss = _OPS['smooth_l1_loss']
-_op_smooth_l1_loss_backward = _OPS['smooth_l1_loss_backward']
-_op_soft_margin_loss = _OPS['soft_margin_loss']
-_op_soft_margin_loss_backward = _OPS['soft_margin_loss_backward']
 _op_softmax_int = _OPS['softmax.int']
-_op_softplus = _OPS['softplus']
-_op_softplus_backward = _OPS['softplus_backward']
-_op_softshrink = _OPS['softshrink']
-_op_softshrink_backward = _OPS['softshrink_backward']
-_op_sort = _OPS['sort']
-_op_sort_stable = _OPS['sort.stable']
-_op_special_airy_ai = _OPS['special_airy_ai']
-_op_special_bessel_j0 = _OPS['special_bessel_j0']
-_op_special_bessel_j1 = _OPS['special_bessel_j1']
-_op_special_bessel_y0 = _OPS['special_bessel_y0']
-_op_special_bessel_y1 = _OPS['special_bessel_y1']
-_op_special_chebyshev_polynomial_t = _OPS['special_chebyshev_polynomial_t']
-_op_special_chebyshev_polynomial_t_n_scalar = _OPS['special_chebyshev_polynomial_t.n_scalar']
-_op_special_chebyshev_polynomial_t_x_scalar = _OPS['special_chebyshev_polynomial_t.x_scalar']
-_op_special_chebyshev_polynomial_u = _OPS['special_chebyshev_polynomial_u']
-_op_special_chebyshev_polynomial_u_n_scalar = _OPS['special_chebyshev_polynomial_u.n_scalar']
-_op_special_chebyshev_polynomial_u_x_scalar = _OPS['special_chebyshev_polynomial_u.x_scalar']
-_op_special_chebyshev_polynomial_v = _OPS['special_chebyshev_polynomial_v']
-_op_special_chebyshev_polynomial_v_n_scalar = _OPS['special_chebyshev_polynomial_v.n_scalar']
-_op_special_chebyshev_polynomial_v_x_scalar = _OPS['special_chebyshev_polynomial_v.x_scalar']
-_op_special_chebyshev_polynomial_w = _OPS['special_chebyshev_polynomial_w']
-_op_special_chebyshev_polynomial_w_n_scalar = _OPS['special_chebyshev_polynomial_w.n_scalar']
-_op_special_chebyshev_polynomial_w_x_scalar = _OPS['special_chebyshev_polynomial_w.x_scalar']
-_op_special_entr = _OPS['special_entr']
-_op_special_erfcx = _OPS['special_erfcx']
-_op_special_hermite_polynomial_h = _OPS['special_hermite_polynomial_h']
-_op_special_hermite_polynomial_h_n_scalar = _OPS['special_hermite_polynomial_h.n_scalar']
-_op_special_hermite_polynomial_h_x_scalar = _OPS['special_hermite_polynomial_h.x_scalar']
-_op_special_hermite_polynomial_he = _OPS['special_hermite_polynomial_he']
-_op_special_hermite_polynomial_he_n_scalar = _OPS['special_hermite_polynomial_he.n_scalar']
-_op_special_hermite_polynomial_he_x_scalar = _OPS['special_hermite_polynomial_he.x_scalar']
-_op_special_i0e = _OPS['special_i0e']
-_op_special_i1 = _OPS['special_i1']
-_op_special_i1e = _OPS['special_i1e']
-_op_special_laguerre_polynomial_l = _OPS['special_laguerre_polynomial_l']
-_op_special_laguerre_polynomial_l_n_scalar = _OPS['special_laguerre_polynomial_l.n_scalar']
-_op_special_laguerre_polynomial_l_x_scalar = _OPS['special_laguerre_polynomial_l.x_scalar']
-_op_special_legendre_polynomial_p = _OPS['special_legendre_polynomial_p']
-_op_special_legendre_polynomial_p_n_scalar = _OPS['special_legendre_polynomial_p.n_scalar']
-_op_special_legendre_polynomial_p_x_scalar = _OPS['special_legendre_polynomial_p.x_scalar']
-_op_special_log_ndtr = _OPS['special_log_ndtr']
-_op_special_modified_bessel_i0 = _OPS['special_modified_bessel_i0']
-_op_special_modified_bessel_i1 = _OPS['special_modified_bessel_i1']
-_op_special_modified_bessel_k0 = _OPS['special_modified_bessel_k0']
-_op_special_modified_bessel_k1 = _OPS['special_modified_bessel_k1']
-_op_special_ndtr = _OPS['special_ndtr']
-_op_special_ndtri = _OPS['special_ndtri']
-_op_special_scaled_modified_bessel_k0 = _OPS['special_scaled_modified_bessel_k0']
-_op_special_scaled_modified_bessel_k1 = _OPS['special_scaled_modified_bessel_k1']
-_op_special_shifted_chebyshev_polynomial_t = _OPS['special_shifted_chebyshev_polynomial_t']
-_op_special_shifted_chebyshev_polynomial_t_n_scalar = _OPS['special_shifted_chebyshev_polynomial_t.n_scalar']
-_op_special_shifted_chebyshev_polynomial_t_x_scalar = _OPS['special_shifted_chebyshev_polynomial_t.x_scalar']
-_op_special_shifted_chebyshev_polynomial_u = _OPS['special_shifted_chebyshev_polynomial_u']
-_op_special_shifted_chebyshev_polynomial_u_n_scalar = _OPS['special_shifted_chebyshev_polynomial_u.n_scalar']
-_op_special_shifted_chebyshev_polynomial_u_x_scalar = _OPS['special_shifted_chebyshev_polynomial_u.x_scalar']
-_op_special_shifted_chebyshev_polynomial_v = _OPS['special_shifted_chebyshev_polynomial_v']
-_op_special_shifted_chebyshev_polynomial_v_n_scalar = _OPS['special_shifted_chebyshev_polynomial_v.n_scalar']
-_op_special_shifted_chebyshev_polynomial_v_x_scalar = _OPS['special_shifted_chebyshev_polynomial_v.x_scalar']
-_op_special_shifted_chebyshev_polynomial_w = _OPS['special_shifted_chebyshev_polynomial_w']
-_op_special_shifted_chebyshev_polynomial_w_n_scalar = _OPS['special_shifted_chebyshev_polynomial_w.n_scalar']
-_op_special_shifted_chebyshev_polynomial_w_x_scalar = _OPS['special_shifted_chebyshev_polynomial_w.x_scalar']
-_op_special_spherical_bessel_j0 = _OPS['special_spherical_bessel_j0']
-_op_special_xlog1py = _OPS['special_xlog1py']
-_op_special_xlog1py_other_scalar = _OPS['special_xlog1py.other_scalar']
-_op_special_xlog1py_self_scalar = _OPS['special_xlog1py.self_scalar']
-_op_special_zeta = _OPS['special_zeta']
-_op_special_zeta_other_scalar = _OPS['special_zeta.other_scalar']
-_op_special_zeta_self_scalar = _OPS['special_zeta.self_scalar']
 _op_split_Tensor = _OPS['split.Tensor']
 _op_split_with_sizes = _OPS['split_with_sizes']
 _op_sqrt = _OPS['sqrt']
@@ -719,7 +309,6 @@ _op_square = _OPS['square']
 _op_squeeze = _OPS['squeeze']
 _op_squeeze_dim = _OPS['squeeze.dim']
 _op_squeeze_dims = _OPS['squeeze.dims']
-_op_stack = _OPS['stack']
 _op_std_correction = _OPS['std.correction']
 _op_std_mean_correction = _OPS['std_mean.correction']
 _op_sub_Scalar = _OPS['sub.Scalar']
@@ -727,18 +316,14 @@ _op_sub_Tensor = _OPS['sub.Tensor']
 _op_sum = _OPS['sum']
 _op_sum_dim_IntList = _OPS['sum.dim_IntList']
 _op_t = _OPS['t']
-_op_take = _OPS['take']
-_op_take_along_dim = _OPS['take_along_dim']
 _op_tan = _OPS['tan']
 _op_tanh = _OPS['tanh']
-_op_tanh_backward = _OPS['tanh_backward']
 _op_tensor_split_indices = _OPS['tensor_split.indices']
 _op_tensor_split_sections = _OPS['tensor_split.sections']
 _op_tensordot = _OPS['tensordot']
 _op_threshold = _OPS['threshold']
 _op_threshold_backward = _OPS['threshold_backward']
 _op_tile = _OPS['tile']
-_op_topk = _OPS['topk']
 _op_trace = _OPS['trace']
 _op_transpose_int = _OPS['transpose.int']
 _op_tril = _OPS['tril']
@@ -749,33 +334,14 @@ _op_trunc = _OPS['trunc']
 _op_unbind_int = _OPS['unbind.int']
 _op_unflatten_int = _OPS['unflatten.int']
 _op_unfold = _OPS['unfold']
-_op_uniform = _OPS['uniform']
-_op_unique_consecutive = _OPS['unique_consecutive']
-_op_unique_dim = _OPS['unique_dim']
 _op_unsqueeze = _OPS['unsqueeze']
-_op_upsample_bicubic2d = _OPS['upsample_bicubic2d']
-_op_upsample_bicubic2d_backward = _OPS['upsample_bicubic2d_backward']
-_op_upsample_bilinear2d = _OPS['upsample_bilinear2d']
-_op_upsample_bilinear2d_backward = _OPS['upsample_bilinear2d_backward']
-_op_upsample_linear1d = _OPS['upsample_linear1d']
-_op_upsample_linear1d_backward = _OPS['upsample_linear1d_backward']
-_op_upsample_nearest1d = _OPS['upsample_nearest1d']
-_op_upsample_nearest1d_backward = _OPS['upsample_nearest1d_backward']
-_op_upsample_nearest2d = _OPS['upsample_nearest2d']
-_op_upsample_nearest2d_backward = _OPS['upsample_nearest2d_backward']
-_op_upsample_nearest3d = _OPS['upsample_nearest3d']
-_op_upsample_nearest3d_backward = _OPS['upsample_nearest3d_backward']
-_op_upsample_trilinear3d = _OPS['upsample_trilinear3d']
-_op_upsample_trilinear3d_backward = _OPS['upsample_trilinear3d_backward']
 _op_var_correction = _OPS['var.correction']
 _op_var_mean_correction = _OPS['var_mean.correction']
-_op_vdot = _OPS['vdot']
 _op_view = _OPS['view']
 _op_view_dtype = _OPS['view.dtype']
 _op_view_as = _OPS['view_as']
 _op_view_as_complex = _OPS['view_as_complex']
 _op_view_as_real = _OPS['view_as_real']
-_op_vstack = _OPS['vstack']
 _op_where_self = _OPS['where.self']
 _op_xlogy_Scalar_Other = _OPS['xlogy.Scalar_Other']
 _op_xlogy_Scalar_Self = _OPS['xlogy.Scalar_Self']
@@ -786,155 +352,11 @@ _op_zeros_like = _OPS['zeros_like']
 _prepare_runners()  # the bindings call op.runner directly
 
 
-def _adaptive_avg_pool2d(input, output_size, *, out=None):
-    if not (type(output_size) is int or type(output_size) in _int_list_types and (not output_size or type(output_size[0]) is int)):
-        output_size = _args.int_list(output_size, ('_adaptive_avg_pool2d', 'output_size', 2))
-    try:
-        if out is None:
-            return _call(_op__adaptive_avg_pool2d, (input, output_size), _adaptive_avg_pool2d) if _state.slow else _op__adaptive_avg_pool2d.runner(_op__adaptive_avg_pool2d, (input, output_size))
-        return _call_out(_op__adaptive_avg_pool2d, (input, output_size), out, _adaptive_avg_pool2d)
-    except Exception as _exc:
-        _args.explain(_exc, '_adaptive_avg_pool2d', True, _op__adaptive_avg_pool2d, (input, output_size), False)
-        raise
-
-
-def _adaptive_avg_pool2d_backward(grad_output, self, *, out=None):
-    try:
-        if out is None:
-            return _call(_op__adaptive_avg_pool2d_backward, (grad_output, self), _adaptive_avg_pool2d_backward) if _state.slow else _op__adaptive_avg_pool2d_backward.runner(_op__adaptive_avg_pool2d_backward, (grad_output, self))
-        return _call_out(_op__adaptive_avg_pool2d_backward, (grad_output, self), out, _adaptive_avg_pool2d_backward)
-    except Exception as _exc:
-        _args.explain(_exc, '_adaptive_avg_pool2d_backward', True, _op__adaptive_avg_pool2d_backward, (grad_output, self), False)
-        raise
-
-
-def _adaptive_avg_pool3d(input, output_size, *, out=None):
-    if not (type(output_size) is int or type(output_size) in _int_list_types and (not output_size or type(output_size[0]) is int)):
-        output_size = _args.int_list(output_size, ('_adaptive_avg_pool3d', 'output_size', 2))
-    try:
-        if out is None:
-            return _call(_op__adaptive_avg_pool3d, (input, output_size), _adaptive_avg_pool3d) if _state.slow else _op__adaptive_avg_pool3d.runner(_op__adaptive_avg_pool3d, (input, output_size))
-        return _call_out(_op__adaptive_avg_pool3d, (input, output_size), out, _adaptive_avg_pool3d)
-    except Exception as _exc:
-        _args.explain(_exc, '_adaptive_avg_pool3d', True, _op__adaptive_avg_pool3d, (input, output_size), False)
-        raise
-
-
-def _adaptive_avg_pool3d_backward(grad_output, self, *, out=None):
-    try:
-        if out is None:
-            return _call(_op__adaptive_avg_pool3d_backward, (grad_output, self), _adaptive_avg_pool3d_backward) if _state.slow else _op__adaptive_avg_pool3d_backward.runner(_op__adaptive_avg_pool3d_backward, (grad_output, self))
-        return _call_out(_op__adaptive_avg_pool3d_backward, (grad_output, self), out, _adaptive_avg_pool3d_backward)
-    except Exception as _exc:
-        _args.explain(_exc, '_adaptive_avg_pool3d_backward', True, _op__adaptive_avg_pool3d_backward, (grad_output, self), False)
-        raise
-
-
 def _conj_physical(input):
     try:
         return _call(_op__conj_physical, (input,), _conj_physical) if _state.slow else _op__conj_physical.runner(_op__conj_physical, (input,))
     except Exception as _exc:
         _args.explain(_exc, '_conj_physical', True, _op__conj_physical, (input,), False)
-        raise
-
-
-def _dirichlet_grad(x, alpha, total, *, out=None):
-    try:
-        if out is None:
-            return _call(_op__dirichlet_grad, (x, alpha, total), _dirichlet_grad) if _state.slow else _op__dirichlet_grad.runner(_op__dirichlet_grad, (x, alpha, total))
-        return _call_out(_op__dirichlet_grad, (x, alpha, total), out, _dirichlet_grad)
-    except Exception as _exc:
-        _args.explain(_exc, '_dirichlet_grad', True, _op__dirichlet_grad, (x, alpha, total), False)
-        raise
-
-
-def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=-1):
-    if not (scale_grad_by_freq is False or scale_grad_by_freq is True):
-        scale_grad_by_freq = _args.bool_(scale_grad_by_freq, ('_embedding_bag', 'scale_grad_by_freq', 4))
-    if not (type(mode) is int):
-        mode = _args.int_(mode, ('_embedding_bag', 'mode', 5))
-    if not (sparse is False or sparse is True):
-        sparse = _args.bool_(sparse, ('_embedding_bag', 'sparse', 6))
-    if not (include_last_offset is False or include_last_offset is True):
-        include_last_offset = _args.bool_(include_last_offset, ('_embedding_bag', 'include_last_offset', 8))
-    if not (type(padding_idx) is int):
-        padding_idx = _args.int_(padding_idx, ('_embedding_bag', 'padding_idx', 9))
-    try:
-        return _call(_op__embedding_bag, (weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx), _embedding_bag) if _state.slow else _op__embedding_bag.runner(_op__embedding_bag, (weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx))
-    except Exception as _exc:
-        _args.explain(_exc, '_embedding_bag', True, _op__embedding_bag, (weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx), False)
-        raise
-
-
-def _embedding_bag_forward_only(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=-1):
-    if not (scale_grad_by_freq is False or scale_grad_by_freq is True):
-        scale_grad_by_freq = _args.bool_(scale_grad_by_freq, ('_embedding_bag_forward_only', 'scale_grad_by_freq', 4))
-    if not (type(mode) is int):
-        mode = _args.int_(mode, ('_embedding_bag_forward_only', 'mode', 5))
-    if not (sparse is False or sparse is True):
-        sparse = _args.bool_(sparse, ('_embedding_bag_forward_only', 'sparse', 6))
-    if not (include_last_offset is False or include_last_offset is True):
-        include_last_offset = _args.bool_(include_last_offset, ('_embedding_bag_forward_only', 'include_last_offset', 8))
-    if not (type(padding_idx) is int):
-        padding_idx = _args.int_(padding_idx, ('_embedding_bag_forward_only', 'padding_idx', 9))
-    try:
-        return _call(_op__embedding_bag_forward_only, (weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx), _embedding_bag_forward_only) if _state.slow else _op__embedding_bag_forward_only.runner(_op__embedding_bag_forward_only, (weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx))
-    except Exception as _exc:
-        _args.explain(_exc, '_embedding_bag_forward_only', True, _op__embedding_bag_forward_only, (weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx), False)
-        raise
-
-
-def _fft_c2c(input, dim, normalization, forward, *, out=None):
-    if type(dim) is int:
-        raise TypeError("_fft_c2c(): argument 'dim' (position 2) must be tuple of ints, not int")
-    if not (type(dim) is int or type(dim) in _int_list_types and (not dim or type(dim[0]) is int)):
-        dim = _args.int_list(dim, ('_fft_c2c', 'dim', 2))
-    if not (type(normalization) is int):
-        normalization = _args.int_(normalization, ('_fft_c2c', 'normalization', 3))
-    if not (forward is True or forward is False):
-        forward = _args.bool_(forward, ('_fft_c2c', 'forward', 4))
-    try:
-        if out is None:
-            return _call(_op__fft_c2c, (input, dim, normalization, forward), _fft_c2c) if _state.slow else _op__fft_c2c.runner(_op__fft_c2c, (input, dim, normalization, forward))
-        return _call_out(_op__fft_c2c, (input, dim, normalization, forward), out, _fft_c2c)
-    except Exception as _exc:
-        _args.explain(_exc, '_fft_c2c', True, _op__fft_c2c, (input, dim, normalization, forward), False)
-        raise
-
-
-def _fft_c2r(input, dim, normalization, last_dim_size, *, out=None):
-    if type(dim) is int:
-        raise TypeError("_fft_c2r(): argument 'dim' (position 2) must be tuple of ints, not int")
-    if not (type(dim) is int or type(dim) in _int_list_types and (not dim or type(dim[0]) is int)):
-        dim = _args.int_list(dim, ('_fft_c2r', 'dim', 2))
-    if not (type(normalization) is int):
-        normalization = _args.int_(normalization, ('_fft_c2r', 'normalization', 3))
-    if not (type(last_dim_size) is int):
-        last_dim_size = _args.int_(last_dim_size, ('_fft_c2r', 'last_dim_size', 4))
-    try:
-        if out is None:
-            return _call(_op__fft_c2r, (input, dim, normalization, last_dim_size), _fft_c2r) if _state.slow else _op__fft_c2r.runner(_op__fft_c2r, (input, dim, normalization, last_dim_size))
-        return _call_out(_op__fft_c2r, (input, dim, normalization, last_dim_size), out, _fft_c2r)
-    except Exception as _exc:
-        _args.explain(_exc, '_fft_c2r', True, _op__fft_c2r, (input, dim, normalization, last_dim_size), False)
-        raise
-
-
-def _fft_r2c(input, dim, normalization, onesided, *, out=None):
-    if type(dim) is int:
-        raise TypeError("_fft_r2c(): argument 'dim' (position 2) must be tuple of ints, not int")
-    if not (type(dim) is int or type(dim) in _int_list_types and (not dim or type(dim[0]) is int)):
-        dim = _args.int_list(dim, ('_fft_r2c', 'dim', 2))
-    if not (type(normalization) is int):
-        normalization = _args.int_(normalization, ('_fft_r2c', 'normalization', 3))
-    if not (onesided is True or onesided is False):
-        onesided = _args.bool_(onesided, ('_fft_r2c', 'onesided', 4))
-    try:
-        if out is None:
-            return _call(_op__fft_r2c, (input, dim, normalization, onesided), _fft_r2c) if _state.slow else _op__fft_r2c.runner(_op__fft_r2c, (input, dim, normalization, onesided))
-        return _call_out(_op__fft_r2c, (input, dim, normalization, onesided), out, _fft_r2c)
-    except Exception as _exc:
-        _args.explain(_exc, '_fft_r2c', True, _op__fft_r2c, (input, dim, normalization, onesided), False)
         raise
 
 
@@ -952,16 +374,6 @@ def _log_softmax(input, dim, half_to_float, *, out=None):
         raise
 
 
-def _sample_dirichlet(input, generator=None):
-    if not (generator is None or type(generator).__name__ == 'Generator'):
-        generator = _args.generator_(generator, ('_sample_dirichlet', 'generator', 2))
-    try:
-        return _call(_op__sample_dirichlet, (input, generator), _sample_dirichlet) if _state.slow else _op__sample_dirichlet.runner(_op__sample_dirichlet, (input, generator))
-    except Exception as _exc:
-        _args.explain(_exc, '_sample_dirichlet', True, _op__sample_dirichlet, (input, generator), False)
-        raise
-
-
 def _softmax(input, dim, half_to_float, *, out=None):
     if not (type(dim) is int):
         dim = _args.int_(dim, ('_softmax', 'dim', 2))
@@ -973,26 +385,6 @@ def _softmax(input, dim, half_to_float, *, out=None):
         return _call_out(_op__softmax, (input, dim, half_to_float), out, _softmax)
     except Exception as _exc:
         _args.explain(_exc, '_softmax', True, _op__softmax, (input, dim, half_to_float), False)
-        raise
-
-
-def _standard_gamma(input, generator=None):
-    if not (generator is None or type(generator).__name__ == 'Generator'):
-        generator = _args.generator_(generator, ('_standard_gamma', 'generator', 2))
-    try:
-        return _call(_op__standard_gamma, (input, generator), _standard_gamma) if _state.slow else _op__standard_gamma.runner(_op__standard_gamma, (input, generator))
-    except Exception as _exc:
-        _args.explain(_exc, '_standard_gamma', True, _op__standard_gamma, (input, generator), False)
-        raise
-
-
-def _standard_gamma_grad(input, output, *, out=None):
-    try:
-        if out is None:
-            return _call(_op__standard_gamma_grad, (input, output), _standard_gamma_grad) if _state.slow else _op__standard_gamma_grad.runner(_op__standard_gamma_grad, (input, output))
-        return _call_out(_op__standard_gamma_grad, (input, output), out, _standard_gamma_grad)
-    except Exception as _exc:
-        _args.explain(_exc, '_standard_gamma_grad', True, _op__standard_gamma_grad, (input, output), False)
         raise
 
 
@@ -1052,26 +444,6 @@ def add(_input=_NO, _other=_NO, /, *_more, input=_NO, other=_NO, alpha=1, out=No
         raise
 
 
-def addbmm(_input=_NO, _batch1=_NO, _batch2=_NO, /, *_more, input=_NO, batch1=_NO, batch2=_NO, beta=1, alpha=1, out=None):
-    if _more or _batch2 is _NO or input is not _NO or batch1 is not _NO or batch2 is not _NO:
-        input, batch1, batch2, beta, alpha, = _old_forms(_op_addbmm, 'addbmm', False, (_input, _batch1, _batch2, *_more,), {'input': input, 'batch1': batch1, 'batch2': batch2, 'beta': beta, 'alpha': alpha})
-    else:
-        input = _input
-        batch1 = _batch1
-        batch2 = _batch2
-    if not (type(beta) is float or type(beta) is int):
-        beta = _args.scalar(beta, ('addbmm', 'beta', None))
-    if not (type(alpha) is float or type(alpha) is int):
-        alpha = _args.scalar(alpha, ('addbmm', 'alpha', None))
-    try:
-        if out is None:
-            return _call(_op_addbmm, (input, batch1, batch2, beta, alpha,), addbmm) if _state.slow else _op_addbmm.runner(_op_addbmm, (input, batch1, batch2, beta, alpha,))
-        return _call_out(_op_addbmm, (input, batch1, batch2, beta, alpha,), out, addbmm)
-    except Exception as _exc:
-        _args.explain(_exc, 'addbmm', True, _op_addbmm, (input, batch1, batch2, beta, alpha,), False)
-        raise
-
-
 def addcmul(_input=_NO, _tensor1=_NO, _tensor2=_NO, /, *_more, input=_NO, tensor1=_NO, tensor2=_NO, value=1, out=None):
     if _more or _tensor2 is _NO or input is not _NO or tensor1 is not _NO or tensor2 is not _NO:
         input, tensor1, tensor2, value, = _old_forms(_op_addcmul, 'addcmul', False, (_input, _tensor1, _tensor2, *_more,), {'input': input, 'tensor1': tensor1, 'tensor2': tensor2, 'value': value})
@@ -1087,26 +459,6 @@ def addcmul(_input=_NO, _tensor1=_NO, _tensor2=_NO, /, *_more, input=_NO, tensor
         return _call_out(_op_addcmul, (input, tensor1, tensor2, value,), out, addcmul)
     except Exception as _exc:
         _args.explain(_exc, 'addcmul', True, _op_addcmul, (input, tensor1, tensor2, value,), False)
-        raise
-
-
-def addmm(_input=_NO, _mat1=_NO, _mat2=_NO, /, *_more, input=_NO, mat1=_NO, mat2=_NO, beta=1, alpha=1, out=None):
-    if _more or _mat2 is _NO or input is not _NO or mat1 is not _NO or mat2 is not _NO:
-        input, mat1, mat2, beta, alpha, = _old_forms(_op_addmm, 'addmm', False, (_input, _mat1, _mat2, *_more,), {'input': input, 'mat1': mat1, 'mat2': mat2, 'beta': beta, 'alpha': alpha})
-    else:
-        input = _input
-        mat1 = _mat1
-        mat2 = _mat2
-    if not (type(beta) is float or type(beta) is int):
-        beta = _args.scalar(beta, ('addmm', 'beta', None))
-    if not (type(alpha) is float or type(alpha) is int):
-        alpha = _args.scalar(alpha, ('addmm', 'alpha', None))
-    try:
-        if out is None:
-            return _call(_op_addmm, (input, mat1, mat2, beta, alpha,), addmm) if _state.slow else _op_addmm.runner(_op_addmm, (input, mat1, mat2, beta, alpha,))
-        return _call_out(_op_addmm, (input, mat1, mat2, beta, alpha,), out, addmm)
-    except Exception as _exc:
-        _args.explain(_exc, 'addmm', True, _op_addmm, (input, mat1, mat2, beta, alpha,), False)
         raise
 
 
@@ -1127,42 +479,6 @@ def addmv(_input=_NO, _mat=_NO, _vec=_NO, /, *_more, input=_NO, mat=_NO, vec=_NO
         return _call_out(_op_addmv, (input, mat, vec, beta, alpha,), out, addmv)
     except Exception as _exc:
         _args.explain(_exc, 'addmv', True, _op_addmv, (input, mat, vec, beta, alpha,), False)
-        raise
-
-
-def addr(_input=_NO, _vec1=_NO, _vec2=_NO, /, *_more, input=_NO, vec1=_NO, vec2=_NO, beta=1, alpha=1, out=None):
-    if _more or _vec2 is _NO or input is not _NO or vec1 is not _NO or vec2 is not _NO:
-        input, vec1, vec2, beta, alpha, = _old_forms(_op_addr, 'addr', False, (_input, _vec1, _vec2, *_more,), {'input': input, 'vec1': vec1, 'vec2': vec2, 'beta': beta, 'alpha': alpha})
-    else:
-        input = _input
-        vec1 = _vec1
-        vec2 = _vec2
-    if not (type(beta) is float or type(beta) is int):
-        beta = _args.scalar(beta, ('addr', 'beta', None))
-    if not (type(alpha) is float or type(alpha) is int):
-        alpha = _args.scalar(alpha, ('addr', 'alpha', None))
-    try:
-        if out is None:
-            return _call(_op_addr, (input, vec1, vec2, beta, alpha,), addr) if _state.slow else _op_addr.runner(_op_addr, (input, vec1, vec2, beta, alpha,))
-        return _call_out(_op_addr, (input, vec1, vec2, beta, alpha,), out, addr)
-    except Exception as _exc:
-        _args.explain(_exc, 'addr', True, _op_addr, (input, vec1, vec2, beta, alpha,), False)
-        raise
-
-
-def affine_grid_generator(theta, size, align_corners, *, out=None):
-    if type(size) is int:
-        raise TypeError("affine_grid_generator(): argument 'size' (position 2) must be tuple of ints, not int")
-    if not (type(size) is int or type(size) in _int_list_types and (not size or type(size[0]) is int)):
-        size = _args.int_list(size, ('affine_grid_generator', 'size', 2))
-    if not (align_corners is True or align_corners is False):
-        align_corners = _args.bool_(align_corners, ('affine_grid_generator', 'align_corners', 3))
-    try:
-        if out is None:
-            return _call(_op_affine_grid_generator, (theta, size, align_corners), affine_grid_generator) if _state.slow else _op_affine_grid_generator.runner(_op_affine_grid_generator, (theta, size, align_corners))
-        return _call_out(_op_affine_grid_generator, (theta, size, align_corners), out, affine_grid_generator)
-    except Exception as _exc:
-        _args.explain(_exc, 'affine_grid_generator', True, _op_affine_grid_generator, (theta, size, align_corners), False)
         raise
 
 
@@ -1274,14 +590,6 @@ def argmin(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None
         raise
 
 
-def argwhere(input):
-    try:
-        return _call(_op_argwhere, (input,), argwhere) if _state.slow else _op_argwhere.runner(_op_argwhere, (input,))
-    except Exception as _exc:
-        _args.explain(_exc, 'argwhere', True, _op_argwhere, (input,), False)
-        raise
-
-
 def as_strided_scatter(input, src, size, stride, storage_offset=None):
     if type(size) is int:
         raise TypeError("as_strided_scatter(): argument 'size' (position 3) must be tuple of ints, not int")
@@ -1365,56 +673,6 @@ def atanh(input, *, out=None):
 arctanh = atanh
 
 
-def baddbmm(_input=_NO, _batch1=_NO, _batch2=_NO, /, *_more, input=_NO, batch1=_NO, batch2=_NO, beta=1, alpha=1, out=None):
-    if _more or _batch2 is _NO or input is not _NO or batch1 is not _NO or batch2 is not _NO:
-        input, batch1, batch2, beta, alpha, = _old_forms(_op_baddbmm, 'baddbmm', False, (_input, _batch1, _batch2, *_more,), {'input': input, 'batch1': batch1, 'batch2': batch2, 'beta': beta, 'alpha': alpha})
-    else:
-        input = _input
-        batch1 = _batch1
-        batch2 = _batch2
-    if not (type(beta) is float or type(beta) is int):
-        beta = _args.scalar(beta, ('baddbmm', 'beta', None))
-    if not (type(alpha) is float or type(alpha) is int):
-        alpha = _args.scalar(alpha, ('baddbmm', 'alpha', None))
-    try:
-        if out is None:
-            return _call(_op_baddbmm, (input, batch1, batch2, beta, alpha,), baddbmm) if _state.slow else _op_baddbmm.runner(_op_baddbmm, (input, batch1, batch2, beta, alpha,))
-        return _call_out(_op_baddbmm, (input, batch1, batch2, beta, alpha,), out, baddbmm)
-    except Exception as _exc:
-        _args.explain(_exc, 'baddbmm', True, _op_baddbmm, (input, batch1, batch2, beta, alpha,), False)
-        raise
-
-
-def bilinear(input1, input2, weight, bias=None, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_bilinear, (input1, input2, weight, bias), bilinear) if _state.slow else _op_bilinear.runner(_op_bilinear, (input1, input2, weight, bias))
-        return _call_out(_op_bilinear, (input1, input2, weight, bias), out, bilinear)
-    except Exception as _exc:
-        _args.explain(_exc, 'bilinear', True, _op_bilinear, (input1, input2, weight, bias), False)
-        raise
-
-
-def bincount(input, weights=None, minlength=0):
-    if not (type(minlength) is int):
-        minlength = _args.int_(minlength, ('bincount', 'minlength', 3))
-    try:
-        return _call(_op_bincount, (input, weights, minlength), bincount) if _state.slow else _op_bincount.runner(_op_bincount, (input, weights, minlength))
-    except Exception as _exc:
-        _args.explain(_exc, 'bincount', True, _op_bincount, (input, weights, minlength), False)
-        raise
-
-
-def binomial(count, prob, generator=None):
-    if not (generator is None or type(generator).__name__ == 'Generator'):
-        generator = _args.generator_(generator, ('binomial', 'generator', 3))
-    try:
-        return _call(_op_binomial, (count, prob, generator), binomial) if _state.slow else _op_binomial.runner(_op_binomial, (count, prob, generator))
-    except Exception as _exc:
-        _args.explain(_exc, 'binomial', True, _op_binomial, (count, prob, generator), False)
-        raise
-
-
 def bitwise_and(input, other, *, out=None):
     try:
         if out is None:
@@ -1475,16 +733,6 @@ def bitwise_xor(input, other, *, out=None):
         raise
 
 
-def bmm(input, mat2, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_bmm, (input, mat2), bmm) if _state.slow else _op_bmm.runner(_op_bmm, (input, mat2))
-        return _call_out(_op_bmm, (input, mat2), out, bmm)
-    except Exception as _exc:
-        _args.explain(_exc, 'bmm', True, _op_bmm, (input, mat2), False)
-        raise
-
-
 def broadcast_to(input, size):
     if type(size) is int:
         raise TypeError("broadcast_to(): argument 'size' (position 2) must be tuple of ints, not int")
@@ -1497,26 +745,6 @@ def broadcast_to(input, size):
         raise
 
 
-def cat(tensors, dim=0, *, out=None, axis=None):
-    if axis is not None:
-        dim = axis
-    if not (type(dim) is int):
-        dim = _args.int_(dim, ('cat', 'dim', 2))
-    try:
-        if out is None:
-            return _call(_op_cat, (tensors, dim), cat) if _state.slow else _op_cat.runner(_op_cat, (tensors, dim))
-        return _call_out(_op_cat, (tensors, dim), out, cat)
-    except Exception as _exc:
-        _args.explain(_exc, 'cat', True, _op_cat, (tensors, dim), False)
-        raise
-
-
-concat = cat
-
-
-concatenate = cat
-
-
 def ceil(input, *, out=None):
     try:
         if out is None:
@@ -1524,30 +752,6 @@ def ceil(input, *, out=None):
         return _call_out(_op_ceil, (input,), out, ceil)
     except Exception as _exc:
         _args.explain(_exc, 'ceil', True, _op_ceil, (input,), False)
-        raise
-
-
-def channel_shuffle(input, groups, *, out=None):
-    if not (type(groups) is int):
-        groups = _args.int_(groups, ('channel_shuffle', 'groups', 2))
-    try:
-        if out is None:
-            return _call(_op_channel_shuffle, (input, groups), channel_shuffle) if _state.slow else _op_channel_shuffle.runner(_op_channel_shuffle, (input, groups))
-        return _call_out(_op_channel_shuffle, (input, groups), out, channel_shuffle)
-    except Exception as _exc:
-        _args.explain(_exc, 'channel_shuffle', True, _op_channel_shuffle, (input, groups), False)
-        raise
-
-
-def cholesky_solve(input, input2, upper=False, *, out=None):
-    if not (upper is False or upper is True):
-        upper = _args.bool_(upper, ('cholesky_solve', 'upper', 3))
-    try:
-        if out is None:
-            return _call(_op_cholesky_solve, (input, input2, upper), cholesky_solve) if _state.slow else _op_cholesky_solve.runner(_op_cholesky_solve, (input, input2, upper))
-        return _call_out(_op_cholesky_solve, (input, input2, upper), out, cholesky_solve)
-    except Exception as _exc:
-        _args.explain(_exc, 'cholesky_solve', True, _op_cholesky_solve, (input, input2, upper), False)
         raise
 
 
@@ -1608,38 +812,6 @@ def clone(input, *, memory_format=None):
         raise
 
 
-def column_stack(tensors, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_column_stack, (tensors,), column_stack) if _state.slow else _op_column_stack.runner(_op_column_stack, (tensors,))
-        return _call_out(_op_column_stack, (tensors,), out, column_stack)
-    except Exception as _exc:
-        _args.explain(_exc, 'column_stack', True, _op_column_stack, (tensors,), False)
-        raise
-
-
-def combinations(input, r=2, with_replacement=False):
-    if not (type(r) is int):
-        r = _args.int_(r, ('combinations', 'r', 2))
-    if not (with_replacement is False or with_replacement is True):
-        with_replacement = _args.bool_(with_replacement, ('combinations', 'with_replacement', 3))
-    try:
-        return _call(_op_combinations, (input, r, with_replacement), combinations) if _state.slow else _op_combinations.runner(_op_combinations, (input, r, with_replacement))
-    except Exception as _exc:
-        _args.explain(_exc, 'combinations', True, _op_combinations, (input, r, with_replacement), False)
-        raise
-
-
-def complex(real, imag, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_complex, (real, imag), complex) if _state.slow else _op_complex.runner(_op_complex, (real, imag))
-        return _call_out(_op_complex, (real, imag), out, complex)
-    except Exception as _exc:
-        _args.explain(_exc, 'complex', True, _op_complex, (real, imag), False)
-        raise
-
-
 def conj_physical(input, *, out=None):
     try:
         if out is None:
@@ -1647,52 +819,6 @@ def conj_physical(input, *, out=None):
         return _call_out(_op_conj_physical, (input,), out, conj_physical)
     except Exception as _exc:
         _args.explain(_exc, 'conj_physical', True, _op_conj_physical, (input,), False)
-        raise
-
-
-def constant_pad_nd(input, pad, value=0, *, out=None):
-    if type(pad) is int:
-        raise TypeError("constant_pad_nd(): argument 'pad' (position 2) must be tuple of ints, not int")
-    if not (type(pad) is int or type(pad) in _int_list_types and (not pad or type(pad[0]) is int)):
-        pad = _args.int_list(pad, ('constant_pad_nd', 'pad', 2))
-    if not (type(value) is float or type(value) is int):
-        value = _args.scalar(value, ('constant_pad_nd', 'value', 3))
-    try:
-        if out is None:
-            return _call(_op_constant_pad_nd, (input, pad, value), constant_pad_nd) if _state.slow else _op_constant_pad_nd.runner(_op_constant_pad_nd, (input, pad, value))
-        return _call_out(_op_constant_pad_nd, (input, pad, value), out, constant_pad_nd)
-    except Exception as _exc:
-        _args.explain(_exc, 'constant_pad_nd', True, _op_constant_pad_nd, (input, pad, value), False)
-        raise
-
-
-def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, *, out=None):
-    if type(stride) is int:
-        raise TypeError("convolution(): argument 'stride' (position 4) must be tuple of ints, not int")
-    if type(padding) is int:
-        raise TypeError("convolution(): argument 'padding' (position 5) must be tuple of ints, not int")
-    if type(dilation) is int:
-        raise TypeError("convolution(): argument 'dilation' (position 6) must be tuple of ints, not int")
-    if type(output_padding) is int:
-        raise TypeError("convolution(): argument 'output_padding' (position 8) must be tuple of ints, not int")
-    if not (type(stride) is int or type(stride) in _int_list_types and (not stride or type(stride[0]) is int)):
-        stride = _args.int_list(stride, ('convolution', 'stride', 4))
-    if not (type(padding) is int or type(padding) in _int_list_types and (not padding or type(padding[0]) is int)):
-        padding = _args.int_list(padding, ('convolution', 'padding', 5))
-    if not (type(dilation) is int or type(dilation) in _int_list_types and (not dilation or type(dilation[0]) is int)):
-        dilation = _args.int_list(dilation, ('convolution', 'dilation', 6))
-    if not (transposed is True or transposed is False):
-        transposed = _args.bool_(transposed, ('convolution', 'transposed', 7))
-    if not (type(output_padding) is int or type(output_padding) in _int_list_types and (not output_padding or type(output_padding[0]) is int)):
-        output_padding = _args.int_list(output_padding, ('convolution', 'output_padding', 8))
-    if not (type(groups) is int):
-        groups = _args.int_(groups, ('convolution', 'groups', 9))
-    try:
-        if out is None:
-            return _call(_op_convolution, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups), convolution) if _state.slow else _op_convolution.runner(_op_convolution, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups))
-        return _call_out(_op_convolution, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups), out, convolution)
-    except Exception as _exc:
-        _args.explain(_exc, 'convolution', True, _op_convolution, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups), False)
         raise
 
 
@@ -1740,34 +866,6 @@ def cross(input, other, dim=None, *, out=None, axis=None):
         raise
 
 
-def cumprod(input, dim, *, dtype=None, out=None):
-    if not (type(dim) is int):
-        dim = _args.int_(dim, ('cumprod', 'dim', 2))
-    if not (dtype is None or type(dtype) is _dtype_class):
-        dtype = _args.dtype_(dtype, ('cumprod', 'dtype', None))
-    try:
-        if out is None:
-            return _call(_op_cumprod, (input, dim, dtype), cumprod) if _state.slow else _op_cumprod.runner(_op_cumprod, (input, dim, dtype))
-        return _call_out(_op_cumprod, (input, dim, dtype), out, cumprod)
-    except Exception as _exc:
-        _args.explain(_exc, 'cumprod', True, _op_cumprod, (input, dim, dtype), False)
-        raise
-
-
-def cumsum(input, dim, *, dtype=None, out=None):
-    if not (type(dim) is int):
-        dim = _args.int_(dim, ('cumsum', 'dim', 2))
-    if not (dtype is None or type(dtype) is _dtype_class):
-        dtype = _args.dtype_(dtype, ('cumsum', 'dtype', None))
-    try:
-        if out is None:
-            return _call(_op_cumsum, (input, dim, dtype), cumsum) if _state.slow else _op_cumsum.runner(_op_cumsum, (input, dim, dtype))
-        return _call_out(_op_cumsum, (input, dim, dtype), out, cumsum)
-    except Exception as _exc:
-        _args.explain(_exc, 'cumsum', True, _op_cumsum, (input, dim, dtype), False)
-        raise
-
-
 def deg2rad(input, *, out=None):
     try:
         if out is None:
@@ -1775,16 +873,6 @@ def deg2rad(input, *, out=None):
         return _call_out(_op_deg2rad, (input,), out, deg2rad)
     except Exception as _exc:
         _args.explain(_exc, 'deg2rad', True, _op_deg2rad, (input,), False)
-        raise
-
-
-def det(input, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_det, (input,), det) if _state.slow else _op_det.runner(_op_det, (input,))
-        return _call_out(_op_det, (input,), out, det)
-    except Exception as _exc:
-        _args.explain(_exc, 'det', True, _op_det, (input,), False)
         raise
 
 
@@ -1860,22 +948,6 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
         raise
 
 
-def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None, axis=None):
-    if axis is not None:
-        dim = axis
-    if not (type(n) is int):
-        n = _args.int_(n, ('diff', 'n', 2))
-    if not (type(dim) is int):
-        dim = _args.int_(dim, ('diff', 'dim', 3))
-    try:
-        if out is None:
-            return _call(_op_diff, (input, n, dim, prepend, append), diff) if _state.slow else _op_diff.runner(_op_diff, (input, n, dim, prepend, append))
-        return _call_out(_op_diff, (input, n, dim, prepend, append), out, diff)
-    except Exception as _exc:
-        _args.explain(_exc, 'diff', True, _op_diff, (input, n, dim, prepend, append), False)
-        raise
-
-
 def digamma(input, *, out=None):
     try:
         if out is None:
@@ -1883,42 +955,6 @@ def digamma(input, *, out=None):
         return _call_out(_op_digamma, (input,), out, digamma)
     except Exception as _exc:
         _args.explain(_exc, 'digamma', True, _op_digamma, (input,), False)
-        raise
-
-
-def dot(input, tensor, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_dot, (input, tensor), dot) if _state.slow else _op_dot.runner(_op_dot, (input, tensor))
-        return _call_out(_op_dot, (input, tensor), out, dot)
-    except Exception as _exc:
-        _args.explain(_exc, 'dot', True, _op_dot, (input, tensor), False)
-        raise
-
-
-def dstack(tensors, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_dstack, (tensors,), dstack) if _state.slow else _op_dstack.runner(_op_dstack, (tensors,))
-        return _call_out(_op_dstack, (tensors,), out, dstack)
-    except Exception as _exc:
-        _args.explain(_exc, 'dstack', True, _op_dstack, (tensors,), False)
-        raise
-
-
-def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False, *, out=None):
-    if not (type(padding_idx) is int):
-        padding_idx = _args.int_(padding_idx, ('embedding', 'padding_idx', 3))
-    if not (scale_grad_by_freq is False or scale_grad_by_freq is True):
-        scale_grad_by_freq = _args.bool_(scale_grad_by_freq, ('embedding', 'scale_grad_by_freq', 4))
-    if not (sparse is False or sparse is True):
-        sparse = _args.bool_(sparse, ('embedding', 'sparse', 5))
-    try:
-        if out is None:
-            return _call(_op_embedding, (weight, indices, padding_idx, scale_grad_by_freq, sparse), embedding) if _state.slow else _op_embedding.runner(_op_embedding, (weight, indices, padding_idx, scale_grad_by_freq, sparse))
-        return _call_out(_op_embedding, (weight, indices, padding_idx, scale_grad_by_freq, sparse), out, embedding)
-    except Exception as _exc:
-        _args.explain(_exc, 'embedding', True, _op_embedding, (weight, indices, padding_idx, scale_grad_by_freq, sparse), False)
         raise
 
 
@@ -2129,38 +1165,6 @@ def ge(input, other, *, out=None):
 greater_equal = ge
 
 
-def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners, *, out=None):
-    if not (type(interpolation_mode) is int):
-        interpolation_mode = _args.int_(interpolation_mode, ('grid_sampler_2d', 'interpolation_mode', 3))
-    if not (type(padding_mode) is int):
-        padding_mode = _args.int_(padding_mode, ('grid_sampler_2d', 'padding_mode', 4))
-    if not (align_corners is True or align_corners is False):
-        align_corners = _args.bool_(align_corners, ('grid_sampler_2d', 'align_corners', 5))
-    try:
-        if out is None:
-            return _call(_op_grid_sampler_2d, (input, grid, interpolation_mode, padding_mode, align_corners), grid_sampler_2d) if _state.slow else _op_grid_sampler_2d.runner(_op_grid_sampler_2d, (input, grid, interpolation_mode, padding_mode, align_corners))
-        return _call_out(_op_grid_sampler_2d, (input, grid, interpolation_mode, padding_mode, align_corners), out, grid_sampler_2d)
-    except Exception as _exc:
-        _args.explain(_exc, 'grid_sampler_2d', True, _op_grid_sampler_2d, (input, grid, interpolation_mode, padding_mode, align_corners), False)
-        raise
-
-
-def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners, *, out=None):
-    if not (type(interpolation_mode) is int):
-        interpolation_mode = _args.int_(interpolation_mode, ('grid_sampler_3d', 'interpolation_mode', 3))
-    if not (type(padding_mode) is int):
-        padding_mode = _args.int_(padding_mode, ('grid_sampler_3d', 'padding_mode', 4))
-    if not (align_corners is True or align_corners is False):
-        align_corners = _args.bool_(align_corners, ('grid_sampler_3d', 'align_corners', 5))
-    try:
-        if out is None:
-            return _call(_op_grid_sampler_3d, (input, grid, interpolation_mode, padding_mode, align_corners), grid_sampler_3d) if _state.slow else _op_grid_sampler_3d.runner(_op_grid_sampler_3d, (input, grid, interpolation_mode, padding_mode, align_corners))
-        return _call_out(_op_grid_sampler_3d, (input, grid, interpolation_mode, padding_mode, align_corners), out, grid_sampler_3d)
-    except Exception as _exc:
-        _args.explain(_exc, 'grid_sampler_3d', True, _op_grid_sampler_3d, (input, grid, interpolation_mode, padding_mode, align_corners), False)
-        raise
-
-
 def gt(input, other, *, out=None):
     try:
         if out is None:
@@ -2172,64 +1176,6 @@ def gt(input, other, *, out=None):
 
 
 greater = gt
-
-
-def hardshrink(input, lambd=0.5, *, out=None):
-    if not (type(lambd) is float or type(lambd) is int):
-        lambd = _args.scalar(lambd, ('hardshrink', 'lambd', 2))
-    try:
-        if out is None:
-            return _call(_op_hardshrink, (input, lambd), hardshrink) if _state.slow else _op_hardshrink.runner(_op_hardshrink, (input, lambd))
-        return _call_out(_op_hardshrink, (input, lambd), out, hardshrink)
-    except Exception as _exc:
-        _args.explain(_exc, 'hardshrink', True, _op_hardshrink, (input, lambd), False)
-        raise
-
-
-def hash_tensor(input, dim=(), *, keepdim=False, mode=0, out=None, axis=None, keepdims=None):
-    if axis is not None:
-        dim = axis
-    if keepdims is not None:
-        keepdim = keepdims
-    if not (type(dim) is int or type(dim) in _int_list_types and (not dim or type(dim[0]) is int)):
-        dim = _args.int_list(dim, ('hash_tensor', 'dim', 2))
-    if not (keepdim is False or keepdim is True):
-        keepdim = _args.bool_(keepdim, ('hash_tensor', 'keepdim', None))
-    if not (type(mode) is int):
-        mode = _args.int_(mode, ('hash_tensor', 'mode', None))
-    try:
-        if out is None:
-            return _call(_op_hash_tensor, (input, dim, keepdim, mode), hash_tensor) if _state.slow else _op_hash_tensor.runner(_op_hash_tensor, (input, dim, keepdim, mode))
-        return _call_out(_op_hash_tensor, (input, dim, keepdim, mode), out, hash_tensor)
-    except Exception as _exc:
-        _args.explain(_exc, 'hash_tensor', True, _op_hash_tensor, (input, dim, keepdim, mode), False)
-        raise
-
-
-def histc(input, bins=100, min=0, max=0, *, out=None):
-    if not (type(bins) is int):
-        bins = _args.int_(bins, ('histc', 'bins', 2))
-    if not (type(min) is float or type(min) is int):
-        min = _args.scalar(min, ('histc', 'min', 3))
-    if not (type(max) is float or type(max) is int):
-        max = _args.scalar(max, ('histc', 'max', 4))
-    try:
-        if out is None:
-            return _call(_op_histc, (input, bins, min, max), histc) if _state.slow else _op_histc.runner(_op_histc, (input, bins, min, max))
-        return _call_out(_op_histc, (input, bins, min, max), out, histc)
-    except Exception as _exc:
-        _args.explain(_exc, 'histc', True, _op_histc, (input, bins, min, max), False)
-        raise
-
-
-def hstack(tensors, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_hstack, (tensors,), hstack) if _state.slow else _op_hstack.runner(_op_hstack, (tensors,))
-        return _call_out(_op_hstack, (tensors,), out, hstack)
-    except Exception as _exc:
-        _args.explain(_exc, 'hstack', True, _op_hstack, (tensors,), False)
-        raise
 
 
 def hypot(input, other, *, out=None):
@@ -2249,26 +1195,6 @@ def i0(input, *, out=None):
         return _call_out(_op_i0, (input,), out, i0)
     except Exception as _exc:
         _args.explain(_exc, 'i0', True, _op_i0, (input,), False)
-        raise
-
-
-def igamma(input, other, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_igamma, (input, other), igamma) if _state.slow else _op_igamma.runner(_op_igamma, (input, other))
-        return _call_out(_op_igamma, (input, other), out, igamma)
-    except Exception as _exc:
-        _args.explain(_exc, 'igamma', True, _op_igamma, (input, other), False)
-        raise
-
-
-def igammac(input, other, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_igammac, (input, other), igammac) if _state.slow else _op_igammac.runner(_op_igammac, (input, other))
-        return _call_out(_op_igammac, (input, other), out, igammac)
-    except Exception as _exc:
-        _args.explain(_exc, 'igammac', True, _op_igammac, (input, other), False)
         raise
 
 
@@ -2333,16 +1259,6 @@ def index_select(input, dim, index, *, out=None):
         return _call_out(_op_index_select, (input, dim, index), out, index_select)
     except Exception as _exc:
         _args.explain(_exc, 'index_select', True, _op_index_select, (input, dim, index), False)
-        raise
-
-
-def inner(input, other, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_inner, (input, other), inner) if _state.slow else _op_inner.runner(_op_inner, (input, other))
-        return _call_out(_op_inner, (input, other), out, inner)
-    except Exception as _exc:
-        _args.explain(_exc, 'inner', True, _op_inner, (input, other), False)
         raise
 
 
@@ -2539,18 +1455,6 @@ def logaddexp2(input, other, *, out=None):
         raise
 
 
-def logcumsumexp(input, dim, *, out=None):
-    if not (type(dim) is int):
-        dim = _args.int_(dim, ('logcumsumexp', 'dim', 2))
-    try:
-        if out is None:
-            return _call(_op_logcumsumexp, (input, dim), logcumsumexp) if _state.slow else _op_logcumsumexp.runner(_op_logcumsumexp, (input, dim))
-        return _call_out(_op_logcumsumexp, (input, dim), out, logcumsumexp)
-    except Exception as _exc:
-        _args.explain(_exc, 'logcumsumexp', True, _op_logcumsumexp, (input, dim), False)
-        raise
-
-
 def logical_and(input, other, *, out=None):
     try:
         if out is None:
@@ -2632,24 +1536,6 @@ def lt(input, other, *, out=None):
 less = lt
 
 
-def masked_scatter(input, mask, source):
-    try:
-        return _call(_op_masked_scatter, (input, mask, source), masked_scatter) if _state.slow else _op_masked_scatter.runner(_op_masked_scatter, (input, mask, source))
-    except Exception as _exc:
-        _args.explain(_exc, 'masked_scatter', True, _op_masked_scatter, (input, mask, source), False)
-        raise
-
-
-def masked_select(input, mask, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_masked_select, (input, mask), masked_select) if _state.slow else _op_masked_select.runner(_op_masked_select, (input, mask))
-        return _call_out(_op_masked_select, (input, mask), out, masked_select)
-    except Exception as _exc:
-        _args.explain(_exc, 'masked_select', True, _op_masked_select, (input, mask), False)
-        raise
-
-
 def matmul(input, other, *, out=None):
     try:
         if out is None:
@@ -2700,26 +1586,6 @@ def minimum(input, other, *, out=None):
         raise
 
 
-def mm(input, mat2, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_mm, (input, mat2), mm) if _state.slow else _op_mm.runner(_op_mm, (input, mat2))
-        return _call_out(_op_mm, (input, mat2), out, mm)
-    except Exception as _exc:
-        _args.explain(_exc, 'mm', True, _op_mm, (input, mat2), False)
-        raise
-
-
-def msort(input, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_msort, (input,), msort) if _state.slow else _op_msort.runner(_op_msort, (input,))
-        return _call_out(_op_msort, (input,), out, msort)
-    except Exception as _exc:
-        _args.explain(_exc, 'msort', True, _op_msort, (input,), False)
-        raise
-
-
 def mul(input, other, *, out=None):
     try:
         if out is None:
@@ -2731,28 +1597,6 @@ def mul(input, other, *, out=None):
 
 
 multiply = mul
-
-
-def mv(input, vec, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_mv, (input, vec), mv) if _state.slow else _op_mv.runner(_op_mv, (input, vec))
-        return _call_out(_op_mv, (input, vec), out, mv)
-    except Exception as _exc:
-        _args.explain(_exc, 'mv', True, _op_mv, (input, vec), False)
-        raise
-
-
-def mvlgamma(input, p, *, out=None):
-    if not (type(p) is int):
-        p = _args.int_(p, ('mvlgamma', 'p', 2))
-    try:
-        if out is None:
-            return _call(_op_mvlgamma, (input, p), mvlgamma) if _state.slow else _op_mvlgamma.runner(_op_mvlgamma, (input, p))
-        return _call_out(_op_mvlgamma, (input, p), out, mvlgamma)
-    except Exception as _exc:
-        _args.explain(_exc, 'mvlgamma', True, _op_mvlgamma, (input, p), False)
-        raise
 
 
 def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
@@ -2811,64 +1655,6 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, k
         raise
 
 
-def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
-    if not (training is True or training is False):
-        training = _args.bool_(training, ('native_batch_norm', 'training', 6))
-    if not (type(momentum) is float or type(momentum) is int):
-        momentum = _args.float_(momentum, ('native_batch_norm', 'momentum', 7))
-    if not (type(eps) is float or type(eps) is int):
-        eps = _args.float_(eps, ('native_batch_norm', 'eps', 8))
-    try:
-        return _call(_op_native_batch_norm, (input, weight, bias, running_mean, running_var, training, momentum, eps), native_batch_norm) if _state.slow else _op_native_batch_norm.runner(_op_native_batch_norm, (input, weight, bias, running_mean, running_var, training, momentum, eps))
-    except Exception as _exc:
-        _args.explain(_exc, 'native_batch_norm', True, _op_native_batch_norm, (input, weight, bias, running_mean, running_var, training, momentum, eps), False)
-        raise
-
-
-def native_channel_shuffle(input, groups, *, out=None):
-    if not (type(groups) is int):
-        groups = _args.int_(groups, ('native_channel_shuffle', 'groups', 2))
-    try:
-        if out is None:
-            return _call(_op_native_channel_shuffle, (input, groups), native_channel_shuffle) if _state.slow else _op_native_channel_shuffle.runner(_op_native_channel_shuffle, (input, groups))
-        return _call_out(_op_native_channel_shuffle, (input, groups), out, native_channel_shuffle)
-    except Exception as _exc:
-        _args.explain(_exc, 'native_channel_shuffle', True, _op_native_channel_shuffle, (input, groups), False)
-        raise
-
-
-def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
-    if not (type(N) is int):
-        N = _args.int_(N, ('native_group_norm', 'N', 4))
-    if not (type(C) is int):
-        C = _args.int_(C, ('native_group_norm', 'C', 5))
-    if not (type(HxW) is int):
-        HxW = _args.int_(HxW, ('native_group_norm', 'HxW', 6))
-    if not (type(group) is int):
-        group = _args.int_(group, ('native_group_norm', 'group', 7))
-    if not (type(eps) is float or type(eps) is int):
-        eps = _args.float_(eps, ('native_group_norm', 'eps', 8))
-    try:
-        return _call(_op_native_group_norm, (input, weight, bias, N, C, HxW, group, eps), native_group_norm) if _state.slow else _op_native_group_norm.runner(_op_native_group_norm, (input, weight, bias, N, C, HxW, group, eps))
-    except Exception as _exc:
-        _args.explain(_exc, 'native_group_norm', True, _op_native_group_norm, (input, weight, bias, N, C, HxW, group, eps), False)
-        raise
-
-
-def native_layer_norm(input, normalized_shape, weight, bias, eps):
-    if type(normalized_shape) is int:
-        raise TypeError("native_layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not int")
-    if not (type(normalized_shape) is int or type(normalized_shape) in _int_list_types and (not normalized_shape or type(normalized_shape[0]) is int)):
-        normalized_shape = _args.int_list(normalized_shape, ('native_layer_norm', 'normalized_shape', 2))
-    if not (type(eps) is float or type(eps) is int):
-        eps = _args.float_(eps, ('native_layer_norm', 'eps', 5))
-    try:
-        return _call(_op_native_layer_norm, (input, normalized_shape, weight, bias, eps), native_layer_norm) if _state.slow else _op_native_layer_norm.runner(_op_native_layer_norm, (input, normalized_shape, weight, bias, eps))
-    except Exception as _exc:
-        _args.explain(_exc, 'native_layer_norm', True, _op_native_layer_norm, (input, normalized_shape, weight, bias, eps), False)
-        raise
-
-
 def ne(input, other, *, out=None):
     try:
         if out is None:
@@ -2905,19 +1691,6 @@ def nextafter(input, other, *, out=None):
         raise
 
 
-def outer(input, vec2, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_outer, (input, vec2), outer) if _state.slow else _op_outer.runner(_op_outer, (input, vec2))
-        return _call_out(_op_outer, (input, vec2), out, outer)
-    except Exception as _exc:
-        _args.explain(_exc, 'outer', True, _op_outer, (input, vec2), False)
-        raise
-
-
-ger = outer
-
-
 def permute(input, dims):
     if type(dims) is int:
         raise TypeError("permute(): argument 'dims' (position 2) must be tuple of ints, not int")
@@ -2927,30 +1700,6 @@ def permute(input, dims):
         return _call(_op_permute, (input, dims), permute) if _state.slow else _op_permute.runner(_op_permute, (input, dims))
     except Exception as _exc:
         _args.explain(_exc, 'permute', True, _op_permute, (input, dims), False)
-        raise
-
-
-def pixel_shuffle(input, upscale_factor, *, out=None):
-    if not (type(upscale_factor) is int):
-        upscale_factor = _args.int_(upscale_factor, ('pixel_shuffle', 'upscale_factor', 2))
-    try:
-        if out is None:
-            return _call(_op_pixel_shuffle, (input, upscale_factor), pixel_shuffle) if _state.slow else _op_pixel_shuffle.runner(_op_pixel_shuffle, (input, upscale_factor))
-        return _call_out(_op_pixel_shuffle, (input, upscale_factor), out, pixel_shuffle)
-    except Exception as _exc:
-        _args.explain(_exc, 'pixel_shuffle', True, _op_pixel_shuffle, (input, upscale_factor), False)
-        raise
-
-
-def pixel_unshuffle(input, downscale_factor, *, out=None):
-    if not (type(downscale_factor) is int):
-        downscale_factor = _args.int_(downscale_factor, ('pixel_unshuffle', 'downscale_factor', 2))
-    try:
-        if out is None:
-            return _call(_op_pixel_unshuffle, (input, downscale_factor), pixel_unshuffle) if _state.slow else _op_pixel_unshuffle.runner(_op_pixel_unshuffle, (input, downscale_factor))
-        return _call_out(_op_pixel_unshuffle, (input, downscale_factor), out, pixel_unshuffle)
-    except Exception as _exc:
-        _args.explain(_exc, 'pixel_unshuffle', True, _op_pixel_unshuffle, (input, downscale_factor), False)
         raise
 
 
@@ -2964,16 +1713,6 @@ def poisson(input, generator=None):
         raise
 
 
-def polar(abs, angle, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_polar, (abs, angle), polar) if _state.slow else _op_polar.runner(_op_polar, (abs, angle))
-        return _call_out(_op_polar, (abs, angle), out, polar)
-    except Exception as _exc:
-        _args.explain(_exc, 'polar', True, _op_polar, (abs, angle), False)
-        raise
-
-
 def pow(input, exponent, *, out=None):
     try:
         if out is None:
@@ -2981,16 +1720,6 @@ def pow(input, exponent, *, out=None):
         return _call_out(_op_pow_Tensor_Tensor, (input, exponent), out, pow)
     except Exception as _exc:
         _args.explain(_exc, 'pow', True, _op_pow_Tensor_Tensor, (input, exponent), False)
-        raise
-
-
-def put(input, index, source, accumulate=False):
-    if not (accumulate is False or accumulate is True):
-        accumulate = _args.bool_(accumulate, ('put', 'accumulate', 4))
-    try:
-        return _call(_op_put, (input, index, source, accumulate), put) if _state.slow else _op_put.runner(_op_put, (input, index, source, accumulate))
-    except Exception as _exc:
-        _args.explain(_exc, 'put', True, _op_put, (input, index, source, accumulate), False)
         raise
 
 
@@ -3296,20 +2025,6 @@ def square(input, *, out=None):
         raise
 
 
-def stack(tensors, dim=0, *, out=None, axis=None):
-    if axis is not None:
-        dim = axis
-    if not (type(dim) is int):
-        dim = _args.int_(dim, ('stack', 'dim', 2))
-    try:
-        if out is None:
-            return _call(_op_stack, (tensors, dim), stack) if _state.slow else _op_stack.runner(_op_stack, (tensors, dim))
-        return _call_out(_op_stack, (tensors, dim), out, stack)
-    except Exception as _exc:
-        _args.explain(_exc, 'stack', True, _op_stack, (tensors, dim), False)
-        raise
-
-
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
     if axis is not None:
         dim = axis
@@ -3335,30 +2050,6 @@ def t(input):
         return _call(_op_t, (input,), t) if _state.slow else _op_t.runner(_op_t, (input,))
     except Exception as _exc:
         _args.explain(_exc, 't', True, _op_t, (input,), False)
-        raise
-
-
-def take(input, index, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_take, (input, index), take) if _state.slow else _op_take.runner(_op_take, (input, index))
-        return _call_out(_op_take, (input, index), out, take)
-    except Exception as _exc:
-        _args.explain(_exc, 'take', True, _op_take, (input, index), False)
-        raise
-
-
-def take_along_dim(input, indices, dim=None, *, out=None, axis=None):
-    if axis is not None:
-        dim = axis
-    if not (dim is None or type(dim) is int):
-        dim = _args.int_(dim, ('take_along_dim', 'dim', 3))
-    try:
-        if out is None:
-            return _call(_op_take_along_dim, (input, indices, dim), take_along_dim) if _state.slow else _op_take_along_dim.runner(_op_take_along_dim, (input, indices, dim))
-        return _call_out(_op_take_along_dim, (input, indices, dim), out, take_along_dim)
-    except Exception as _exc:
-        _args.explain(_exc, 'take_along_dim', True, _op_take_along_dim, (input, indices, dim), False)
         raise
 
 
@@ -3554,16 +2245,6 @@ def unsqueeze(input, dim):
         raise
 
 
-def vdot(input, other, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_vdot, (input, other), vdot) if _state.slow else _op_vdot.runner(_op_vdot, (input, other))
-        return _call_out(_op_vdot, (input, other), out, vdot)
-    except Exception as _exc:
-        _args.explain(_exc, 'vdot', True, _op_vdot, (input, other), False)
-        raise
-
-
 def view_as_complex(input):
     try:
         return _call(_op_view_as_complex, (input,), view_as_complex) if _state.slow else _op_view_as_complex.runner(_op_view_as_complex, (input,))
@@ -3580,19 +2261,6 @@ def view_as_real(input):
         raise
 
 
-def vstack(tensors, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_vstack, (tensors,), vstack) if _state.slow else _op_vstack.runner(_op_vstack, (tensors,))
-        return _call_out(_op_vstack, (tensors,), out, vstack)
-    except Exception as _exc:
-        _args.explain(_exc, 'vstack', True, _op_vstack, (tensors,), False)
-        raise
-
-
-row_stack = vstack
-
-
 def xlogy(input, other, *, out=None):
     try:
         if out is None:
@@ -3603,799 +2271,12 @@ def xlogy(input, other, *, out=None):
         raise
 
 
-adaptive_avg_pool1d = _FE['adaptive_avg_pool1d'].function
+from ember._core.lazy_method import LazyGenerated as _More, LazyMethod as _Lazy
 
 
-adaptive_max_pool1d = _FE['adaptive_max_pool1d'].function
-
-
-addcdiv = _FE['addcdiv'].function
-
-
-adjoint = _FE['adjoint'].function
-
-
-alias_copy = _FE['alias_copy'].function
-
-
-allclose = _FE['allclose'].function
-
-
-alpha_dropout = _FE['alpha_dropout'].function
-
-
-alpha_dropout_ = _FE['alpha_dropout_'].function
-
-
-aminmax = _FE['aminmax'].function
-
-
-angle = _FE['angle'].function
-
-
-arange = _FE['arange'].function
-
-
-argsort = _FE['argsort'].function
-
-
-as_strided = _FE['as_strided'].function
-
-
-as_strided_copy = _FE['as_strided_copy'].function
-
-
-as_tensor = _FE['as_tensor'].function
-
-
-asarray = _FE['asarray'].function
-
-
-atleast_1d = _FE['atleast_1d'].function
-
-
-atleast_2d = _FE['atleast_2d'].function
-
-
-atleast_3d = _FE['atleast_3d'].function
-
-
-avg_pool1d = _FE['avg_pool1d'].function
-
-
-bartlett_window = _FE['bartlett_window'].function
-
-
-batch_norm = _FE['batch_norm'].function
-
-
-bernoulli = _FE['bernoulli'].function
-
-
-binary_cross_entropy_with_logits = _FE['binary_cross_entropy_with_logits'].function
-
-
-blackman_window = _FE['blackman_window'].function
-
-
-block_diag = _FE['block_diag'].function
-
-
-broadcast_shapes = _FE['broadcast_shapes'].function
-
-
-broadcast_tensors = _FE['broadcast_tensors'].function
-
-
-bucketize = _FE['bucketize'].function
-
-
-cartesian_prod = _FE['cartesian_prod'].function
-
-
-ccol_indices_copy = _FE['ccol_indices_copy'].function
-
-
-cdist = _FE['cdist'].function
-
-
-celu = _FE['celu'].function
-
-
-celu_ = _FE['celu_'].function
-
-
-chain_matmul = _FE['chain_matmul'].function
-
-
-cholesky = _FE['cholesky'].function
-
-
-cholesky_inverse = _FE['cholesky_inverse'].function
-
-
-col_indices_copy = _FE['col_indices_copy'].function
-
-
-conj = _FE['conj'].function
-
-
-conv1d = _FE['conv1d'].function
-
-
-conv2d = _FE['conv2d'].function
-
-
-conv3d = _FE['conv3d'].function
-
-
-conv_tbc = _FE['conv_tbc'].function
-
-
-conv_transpose1d = _FE['conv_transpose1d'].function
-
-
-conv_transpose2d = _FE['conv_transpose2d'].function
-
-
-conv_transpose3d = _FE['conv_transpose3d'].function
-
-
-corrcoef = _FE['corrcoef'].function
-
-
-cosine_embedding_loss = _FE['cosine_embedding_loss'].function
-
-
-cosine_similarity = _FE['cosine_similarity'].function
-
-
-count_nonzero = _FE['count_nonzero'].function
-
-
-cov = _FE['cov'].function
-
-
-crow_indices_copy = _FE['crow_indices_copy'].function
-
-
-ctc_loss = _FE['ctc_loss'].function
-
-
-cummax = _FE['cummax'].function
-
-
-cummin = _FE['cummin'].function
-
-
-cumulative_trapezoid = _FE['cumulative_trapezoid'].function
-
-
-detach_copy = _FE['detach_copy'].function
-
-
-diagonal_copy = _FE['diagonal_copy'].function
-
-
-dist = _FE['dist'].function
-
-
-div = _FE['div'].function
-
-
-divide = _FE['divide'].function
-
-
-dropout = _FE['dropout'].function
-
-
-dropout_ = _FE['dropout_'].function
-
-
-dsmm = _FE['dsmm'].function
-
-
-dsplit = _FE['dsplit'].function
-
-
-einsum = _FE['einsum'].function
-
-
-embedding_bag = _FE['embedding_bag'].function
-
-
-embedding_renorm_ = _FE['embedding_renorm_'].function
-
-
-empty = _FE['empty'].function
-
-
-empty_like = _FE['empty_like'].function
-
-
-empty_permuted = _FE['empty_permuted'].function
-
-
-empty_strided = _FE['empty_strided'].function
-
-
-equal = _FE['equal'].function
-
-
-expand_copy = _FE['expand_copy'].function
-
-
-eye = _FE['eye'].function
-
-
-feature_alpha_dropout = _FE['feature_alpha_dropout'].function
-
-
-feature_alpha_dropout_ = _FE['feature_alpha_dropout_'].function
-
-
-feature_dropout = _FE['feature_dropout'].function
-
-
-feature_dropout_ = _FE['feature_dropout_'].function
-
-
-fill = _FE['fill'].function
-
-
-float_power = _FE['float_power'].function
-
-
-frexp = _FE['frexp'].function
-
-
-frobenius_norm = _FE['frobenius_norm'].function
-
-
-from_file = _FE['from_file'].function
-
-
-from_numpy = _FE['from_numpy'].function
-
-
-frombuffer = _FE['frombuffer'].function
-
-
-full = _FE['full'].function
-
-
-full_like = _FE['full_like'].function
-
-
-geqrf = _FE['geqrf'].function
-
-
-get_device = _FE['get_device'].function
-
-
-gradient = _FE['gradient'].function
-
-
-grid_sampler = _FE['grid_sampler'].function
-
-
-group_norm = _FE['group_norm'].function
-
-
-gru = _FE['gru'].function
-
-
-gru_cell = _FE['gru_cell'].function
-
-
-hamming_window = _FE['hamming_window'].function
-
-
-hann_window = _FE['hann_window'].function
-
-
-heaviside = _FE['heaviside'].function
-
-
-hinge_embedding_loss = _FE['hinge_embedding_loss'].function
-
-
-histogram = _FE['histogram'].function
-
-
-histogramdd = _FE['histogramdd'].function
-
-
-hsmm = _FE['hsmm'].function
-
-
-hsplit = _FE['hsplit'].function
-
-
-hspmm = _FE['hspmm'].function
-
-
-imag = _FE['imag'].function
-
-
-index_fill = _FE['index_fill'].function
-
-
-indices_copy = _FE['indices_copy'].function
-
-
-instance_norm = _FE['instance_norm'].function
-
-
-inverse = _FE['inverse'].function
-
-
-is_conj = _FE['is_conj'].function
-
-
-is_distributed = _FE['is_distributed'].function
-
-
-is_inference = _FE['is_inference'].function
-
-
-is_neg = _FE['is_neg'].function
-
-
-is_nonzero = _FE['is_nonzero'].function
-
-
-is_same_size = _FE['is_same_size'].function
-
-
-is_signed = _FE['is_signed'].function
-
-
-isin = _FE['isin'].function
-
-
-istft = _FE['istft'].function
-
-
-kaiser_window = _FE['kaiser_window'].function
-
-
-kl_div = _FE['kl_div'].function
-
-
-kthvalue = _FE['kthvalue'].function
-
-
-layer_norm = _FE['layer_norm'].function
-
-
-lerp = _FE['lerp'].function
-
-
-linspace = _FE['linspace'].function
-
-
-logdet = _FE['logdet'].function
-
-
-logspace = _FE['logspace'].function
-
-
-lstm = _FE['lstm'].function
-
-
-lstm_cell = _FE['lstm_cell'].function
-
-
-lu = _FE['lu'].function
-
-
-lu_solve = _FE['lu_solve'].function
-
-
-lu_unpack = _FE['lu_unpack'].function
-
-
-margin_ranking_loss = _FE['margin_ranking_loss'].function
-
-
-masked_fill = _FE['masked_fill'].function
-
-
-matrix_exp = _FE['matrix_exp'].function
-
-
-matrix_power = _FE['matrix_power'].function
-
-
-max = _FE['max'].function
-
-
-max_pool1d = _FE['max_pool1d'].function
-
-
-max_pool1d_with_indices = _FE['max_pool1d_with_indices'].function
-
-
-max_pool2d = _FE['max_pool2d'].function
-
-
-max_pool3d = _FE['max_pool3d'].function
-
-
-median = _FE['median'].function
-
-
-meshgrid = _FE['meshgrid'].function
-
-
-min = _FE['min'].function
-
-
-mode = _FE['mode'].function
-
-
-moveaxis = _FE['moveaxis'].function
-
-
-movedim = _FE['movedim'].function
-
-
-multinomial = _FE['multinomial'].function
-
-
-nanmedian = _FE['nanmedian'].function
-
-
-nanquantile = _FE['nanquantile'].function
-
-
-narrow = _FE['narrow'].function
-
-
-narrow_copy = _FE['narrow_copy'].function
-
-
-native_dropout = _FE['native_dropout'].function
-
-
-native_norm = _FE['native_norm'].function
-
-
-nonzero = _FE['nonzero'].function
-
-
-nonzero_static = _FE['nonzero_static'].function
-
-
-norm = _FE['norm'].function
-
-
-norm_except_dim = _FE['norm_except_dim'].function
-
-
-normal = _FE['normal'].function
-
-
-nuclear_norm = _FE['nuclear_norm'].function
-
-
-ones = _FE['ones'].function
-
-
-ones_like = _FE['ones_like'].function
-
-
-orgqr = _FE['orgqr'].function
-
-
-ormqr = _FE['ormqr'].function
-
-
-pairwise_distance = _FE['pairwise_distance'].function
-
-
-pdist = _FE['pdist'].function
-
-
-permute_copy = _FE['permute_copy'].function
-
-
-pinverse = _FE['pinverse'].function
-
-
-poisson_nll_loss = _FE['poisson_nll_loss'].function
-
-
-polygamma = _FE['polygamma'].function
-
-
-positive = _FE['positive'].function
-
-
-prelu = _FE['prelu'].function
-
-
-prod = _FE['prod'].function
-
-
-qr = _FE['qr'].function
-
-
-quantile = _FE['quantile'].function
-
-
-rand = _FE['rand'].function
-
-
-rand_like = _FE['rand_like'].function
-
-
-randint = _FE['randint'].function
-
-
-randint_like = _FE['randint_like'].function
-
-
-randn = _FE['randn'].function
-
-
-randn_like = _FE['randn_like'].function
-
-
-randperm = _FE['randperm'].function
-
-
-range = _FE['range'].function
-
-
-real = _FE['real'].function
-
-
-relu_ = _FE['relu_'].function
-
-
-renorm = _FE['renorm'].function
-
-
-repeat_interleave = _FE['repeat_interleave'].function
-
-
-resize_as_sparse_ = _FE['resize_as_sparse_'].function
-
-
-resolve_conj = _FE['resolve_conj'].function
-
-
-resolve_neg = _FE['resolve_neg'].function
-
-
-result_type = _FE['result_type'].function
-
-
-rms_norm = _FE['rms_norm'].function
-
-
-rnn_relu = _FE['rnn_relu'].function
-
-
-rnn_relu_cell = _FE['rnn_relu_cell'].function
-
-
-rnn_tanh = _FE['rnn_tanh'].function
-
-
-rnn_tanh_cell = _FE['rnn_tanh_cell'].function
-
-
-round = _FE['round'].function
-
-
-row_indices_copy = _FE['row_indices_copy'].function
-
-
-rrelu = _FE['rrelu'].function
-
-
-rrelu_ = _FE['rrelu_'].function
-
-
-rsub = _FE['rsub'].function
-
-
-saddmm = _FE['saddmm'].function
-
-
-scatter = _FE['scatter'].function
-
-
-searchsorted = _FE['searchsorted'].function
-
-
-select_copy = _FE['select_copy'].function
-
-
-selu = _FE['selu'].function
-
-
-selu_ = _FE['selu_'].function
-
-
-set_anomaly_enabled = _FE['set_anomaly_enabled'].function
-
-
-set_flush_denormal = _FE['set_flush_denormal'].function
-
-
-slice_copy = _FE['slice_copy'].function
-
-
-slice_inverse = _FE['slice_inverse'].function
-
-
-slogdet = _FE['slogdet'].function
-
-
-smm = _FE['smm'].function
-
-
-sort = _FE['sort'].function
-
-
-sparse_bsc_tensor = _FE['sparse_bsc_tensor'].function
-
-
-sparse_bsr_tensor = _FE['sparse_bsr_tensor'].function
-
-
-sparse_compressed_tensor = _FE['sparse_compressed_tensor'].function
-
-
-sparse_coo_tensor = _FE['sparse_coo_tensor'].function
-
-
-sparse_csc_tensor = _FE['sparse_csc_tensor'].function
-
-
-sparse_csr_tensor = _FE['sparse_csr_tensor'].function
-
-
-split = _FE['split'].function
-
-
-split_copy = _FE['split_copy'].function
-
-
-split_with_sizes_copy = _FE['split_with_sizes_copy'].function
-
-
-spmm = _FE['spmm'].function
-
-
-squeeze = _FE['squeeze'].function
-
-
-squeeze_copy = _FE['squeeze_copy'].function
-
-
-sspaddmm = _FE['sspaddmm'].function
-
-
-std = _FE['std'].function
-
-
-std_mean = _FE['std_mean'].function
-
-
-stft = _FE['stft'].function
-
-
-sub = _FE['sub'].function
-
-
-subtract = _FE['subtract'].function
-
-
-svd = _FE['svd'].function
-
-
-t_copy = _FE['t_copy'].function
-
-
-tensor = _FE['tensor'].function
-
-
-tensor_split = _FE['tensor_split'].function
-
-
-tensordot = _FE['tensordot'].function
-
-
-threshold_ = _FE['threshold_'].function
-
-
-topk = _FE['topk'].function
-
-
-transpose_copy = _FE['transpose_copy'].function
-
-
-trapezoid = _FE['trapezoid'].function
-
-
-trapz = _FE['trapz'].function
-
-
-triangular_solve = _FE['triangular_solve'].function
-
-
-triplet_margin_loss = _FE['triplet_margin_loss'].function
-
-
-true_divide = _FE['true_divide'].function
-
-
-unbind_copy = _FE['unbind_copy'].function
-
-
-unfold_copy = _FE['unfold_copy'].function
-
-
-unique = _FE['unique'].function
-
-
-unique_consecutive = _FE['unique_consecutive'].function
-
-
-unravel_index = _FE['unravel_index'].function
-
-
-unsafe_chunk = _FE['unsafe_chunk'].function
-
-
-unsafe_split = _FE['unsafe_split'].function
-
-
-unsafe_split_with_sizes = _FE['unsafe_split_with_sizes'].function
-
-
-unsqueeze_copy = _FE['unsqueeze_copy'].function
-
-
-values_copy = _FE['values_copy'].function
-
-
-vander = _FE['vander'].function
-
-
-var = _FE['var'].function
-
-
-var_mean = _FE['var_mean'].function
-
-
-view_as_complex_copy = _FE['view_as_complex_copy'].function
-
-
-view_as_real_copy = _FE['view_as_real_copy'].function
-
-
-view_copy = _FE['view_copy'].function
-
-
-vsplit = _FE['vsplit'].function
-
-
-where = _FE['where'].function
-
-
-zero_ = _FE['zero_'].function
-
-
-zeros = _FE['zeros'].function
-
-
-zeros_like = _FE['zeros_like'].function
+def _more_methods():
+    from ember._generated import bindings_more
+    return bindings_more._Methods
 
 
 class _Methods:
@@ -4472,38 +2353,6 @@ class _Methods:
             _args.explain(_exc, 'add_', True, _op_add_Tensor, (self, other, alpha,), True)
             raise
 
-    def addbmm(self, _batch1=_NO, _batch2=_NO, /, *_more, batch1=_NO, batch2=_NO, beta=1, alpha=1):
-        if _more or _batch2 is _NO or batch1 is not _NO or batch2 is not _NO:
-            self, batch1, batch2, beta, alpha, = _old_forms(_op_addbmm, 'addbmm', True, (self, _batch1, _batch2, *_more,), {'batch1': batch1, 'batch2': batch2, 'beta': beta, 'alpha': alpha})
-        else:
-            batch1 = _batch1
-            batch2 = _batch2
-        if not (type(beta) is float or type(beta) is int):
-            beta = _args.scalar(beta, ('addbmm', 'beta', None))
-        if not (type(alpha) is float or type(alpha) is int):
-            alpha = _args.scalar(alpha, ('addbmm', 'alpha', None))
-        try:
-            return _call(_op_addbmm, (self, batch1, batch2, beta, alpha,), _Methods.addbmm) if _state.slow else _op_addbmm.runner(_op_addbmm, (self, batch1, batch2, beta, alpha,))
-        except Exception as _exc:
-            _args.explain(_exc, 'addbmm', True, _op_addbmm, (self, batch1, batch2, beta, alpha,), True)
-            raise
-
-    def addbmm_(self, _batch1=_NO, _batch2=_NO, /, *_more, batch1=_NO, batch2=_NO, beta=1, alpha=1):
-        if _more or _batch2 is _NO or batch1 is not _NO or batch2 is not _NO:
-            self, batch1, batch2, beta, alpha, = _old_forms(_op_addbmm, 'addbmm_', True, (self, _batch1, _batch2, *_more,), {'batch1': batch1, 'batch2': batch2, 'beta': beta, 'alpha': alpha})
-        else:
-            batch1 = _batch1
-            batch2 = _batch2
-        if not (type(beta) is float or type(beta) is int):
-            beta = _args.scalar(beta, ('addbmm_', 'beta', None))
-        if not (type(alpha) is float or type(alpha) is int):
-            alpha = _args.scalar(alpha, ('addbmm_', 'alpha', None))
-        try:
-            return _call_inplace(_op_addbmm, (self, batch1, batch2, beta, alpha,), _Methods.addbmm_) if _state.slow else _call_inplace(_op_addbmm, (self, batch1, batch2, beta, alpha,))
-        except Exception as _exc:
-            _args.explain(_exc, 'addbmm_', True, _op_addbmm, (self, batch1, batch2, beta, alpha,), True)
-            raise
-
     def addcmul(self, _tensor1=_NO, _tensor2=_NO, /, *_more, tensor1=_NO, tensor2=_NO, value=1):
         if _more or _tensor2 is _NO or tensor1 is not _NO or tensor2 is not _NO:
             self, tensor1, tensor2, value, = _old_forms(_op_addcmul, 'addcmul', True, (self, _tensor1, _tensor2, *_more,), {'tensor1': tensor1, 'tensor2': tensor2, 'value': value})
@@ -4530,38 +2379,6 @@ class _Methods:
             return _call_inplace(_op_addcmul, (self, tensor1, tensor2, value,), _Methods.addcmul_) if _state.slow else _call_inplace(_op_addcmul, (self, tensor1, tensor2, value,))
         except Exception as _exc:
             _args.explain(_exc, 'addcmul_', True, _op_addcmul, (self, tensor1, tensor2, value,), True)
-            raise
-
-    def addmm(self, _mat1=_NO, _mat2=_NO, /, *_more, mat1=_NO, mat2=_NO, beta=1, alpha=1):
-        if _more or _mat2 is _NO or mat1 is not _NO or mat2 is not _NO:
-            self, mat1, mat2, beta, alpha, = _old_forms(_op_addmm, 'addmm', True, (self, _mat1, _mat2, *_more,), {'mat1': mat1, 'mat2': mat2, 'beta': beta, 'alpha': alpha})
-        else:
-            mat1 = _mat1
-            mat2 = _mat2
-        if not (type(beta) is float or type(beta) is int):
-            beta = _args.scalar(beta, ('addmm', 'beta', None))
-        if not (type(alpha) is float or type(alpha) is int):
-            alpha = _args.scalar(alpha, ('addmm', 'alpha', None))
-        try:
-            return _call(_op_addmm, (self, mat1, mat2, beta, alpha,), _Methods.addmm) if _state.slow else _op_addmm.runner(_op_addmm, (self, mat1, mat2, beta, alpha,))
-        except Exception as _exc:
-            _args.explain(_exc, 'addmm', True, _op_addmm, (self, mat1, mat2, beta, alpha,), True)
-            raise
-
-    def addmm_(self, _mat1=_NO, _mat2=_NO, /, *_more, mat1=_NO, mat2=_NO, beta=1, alpha=1):
-        if _more or _mat2 is _NO or mat1 is not _NO or mat2 is not _NO:
-            self, mat1, mat2, beta, alpha, = _old_forms(_op_addmm, 'addmm_', True, (self, _mat1, _mat2, *_more,), {'mat1': mat1, 'mat2': mat2, 'beta': beta, 'alpha': alpha})
-        else:
-            mat1 = _mat1
-            mat2 = _mat2
-        if not (type(beta) is float or type(beta) is int):
-            beta = _args.scalar(beta, ('addmm_', 'beta', None))
-        if not (type(alpha) is float or type(alpha) is int):
-            alpha = _args.scalar(alpha, ('addmm_', 'alpha', None))
-        try:
-            return _call_inplace(_op_addmm, (self, mat1, mat2, beta, alpha,), _Methods.addmm_) if _state.slow else _call_inplace(_op_addmm, (self, mat1, mat2, beta, alpha,))
-        except Exception as _exc:
-            _args.explain(_exc, 'addmm_', True, _op_addmm, (self, mat1, mat2, beta, alpha,), True)
             raise
 
     def addmv(self, _mat=_NO, _vec=_NO, /, *_more, mat=_NO, vec=_NO, beta=1, alpha=1):
@@ -4594,38 +2411,6 @@ class _Methods:
             return _call_inplace(_op_addmv, (self, mat, vec, beta, alpha,), _Methods.addmv_) if _state.slow else _call_inplace(_op_addmv, (self, mat, vec, beta, alpha,))
         except Exception as _exc:
             _args.explain(_exc, 'addmv_', True, _op_addmv, (self, mat, vec, beta, alpha,), True)
-            raise
-
-    def addr(self, _vec1=_NO, _vec2=_NO, /, *_more, vec1=_NO, vec2=_NO, beta=1, alpha=1):
-        if _more or _vec2 is _NO or vec1 is not _NO or vec2 is not _NO:
-            self, vec1, vec2, beta, alpha, = _old_forms(_op_addr, 'addr', True, (self, _vec1, _vec2, *_more,), {'vec1': vec1, 'vec2': vec2, 'beta': beta, 'alpha': alpha})
-        else:
-            vec1 = _vec1
-            vec2 = _vec2
-        if not (type(beta) is float or type(beta) is int):
-            beta = _args.scalar(beta, ('addr', 'beta', None))
-        if not (type(alpha) is float or type(alpha) is int):
-            alpha = _args.scalar(alpha, ('addr', 'alpha', None))
-        try:
-            return _call(_op_addr, (self, vec1, vec2, beta, alpha,), _Methods.addr) if _state.slow else _op_addr.runner(_op_addr, (self, vec1, vec2, beta, alpha,))
-        except Exception as _exc:
-            _args.explain(_exc, 'addr', True, _op_addr, (self, vec1, vec2, beta, alpha,), True)
-            raise
-
-    def addr_(self, _vec1=_NO, _vec2=_NO, /, *_more, vec1=_NO, vec2=_NO, beta=1, alpha=1):
-        if _more or _vec2 is _NO or vec1 is not _NO or vec2 is not _NO:
-            self, vec1, vec2, beta, alpha, = _old_forms(_op_addr, 'addr_', True, (self, _vec1, _vec2, *_more,), {'vec1': vec1, 'vec2': vec2, 'beta': beta, 'alpha': alpha})
-        else:
-            vec1 = _vec1
-            vec2 = _vec2
-        if not (type(beta) is float or type(beta) is int):
-            beta = _args.scalar(beta, ('addr_', 'beta', None))
-        if not (type(alpha) is float or type(alpha) is int):
-            alpha = _args.scalar(alpha, ('addr_', 'alpha', None))
-        try:
-            return _call_inplace(_op_addr, (self, vec1, vec2, beta, alpha,), _Methods.addr_) if _state.slow else _call_inplace(_op_addr, (self, vec1, vec2, beta, alpha,))
-        except Exception as _exc:
-            _args.explain(_exc, 'addr_', True, _op_addr, (self, vec1, vec2, beta, alpha,), True)
             raise
 
     def all(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
@@ -4716,13 +2501,6 @@ class _Methods:
             return _call(_op_argmin, (self, dim, keepdim), _Methods.argmin) if _state.slow else _op_argmin.runner(_op_argmin, (self, dim, keepdim))
         except Exception as _exc:
             _args.explain(_exc, 'argmin', True, _op_argmin, (self, dim, keepdim), True)
-            raise
-
-    def argwhere(self):
-        try:
-            return _call(_op_argwhere, (self,), _Methods.argwhere) if _state.slow else _op_argwhere.runner(_op_argwhere, (self,))
-        except Exception as _exc:
-            _args.explain(_exc, 'argwhere', True, _op_argwhere, (self,), True)
             raise
 
     def as_strided_scatter(self, src, size, stride, storage_offset=None):
@@ -4832,47 +2610,6 @@ class _Methods:
 
     arctanh_ = atanh_
 
-    def baddbmm(self, _batch1=_NO, _batch2=_NO, /, *_more, batch1=_NO, batch2=_NO, beta=1, alpha=1):
-        if _more or _batch2 is _NO or batch1 is not _NO or batch2 is not _NO:
-            self, batch1, batch2, beta, alpha, = _old_forms(_op_baddbmm, 'baddbmm', True, (self, _batch1, _batch2, *_more,), {'batch1': batch1, 'batch2': batch2, 'beta': beta, 'alpha': alpha})
-        else:
-            batch1 = _batch1
-            batch2 = _batch2
-        if not (type(beta) is float or type(beta) is int):
-            beta = _args.scalar(beta, ('baddbmm', 'beta', None))
-        if not (type(alpha) is float or type(alpha) is int):
-            alpha = _args.scalar(alpha, ('baddbmm', 'alpha', None))
-        try:
-            return _call(_op_baddbmm, (self, batch1, batch2, beta, alpha,), _Methods.baddbmm) if _state.slow else _op_baddbmm.runner(_op_baddbmm, (self, batch1, batch2, beta, alpha,))
-        except Exception as _exc:
-            _args.explain(_exc, 'baddbmm', True, _op_baddbmm, (self, batch1, batch2, beta, alpha,), True)
-            raise
-
-    def baddbmm_(self, _batch1=_NO, _batch2=_NO, /, *_more, batch1=_NO, batch2=_NO, beta=1, alpha=1):
-        if _more or _batch2 is _NO or batch1 is not _NO or batch2 is not _NO:
-            self, batch1, batch2, beta, alpha, = _old_forms(_op_baddbmm, 'baddbmm_', True, (self, _batch1, _batch2, *_more,), {'batch1': batch1, 'batch2': batch2, 'beta': beta, 'alpha': alpha})
-        else:
-            batch1 = _batch1
-            batch2 = _batch2
-        if not (type(beta) is float or type(beta) is int):
-            beta = _args.scalar(beta, ('baddbmm_', 'beta', None))
-        if not (type(alpha) is float or type(alpha) is int):
-            alpha = _args.scalar(alpha, ('baddbmm_', 'alpha', None))
-        try:
-            return _call_inplace(_op_baddbmm, (self, batch1, batch2, beta, alpha,), _Methods.baddbmm_) if _state.slow else _call_inplace(_op_baddbmm, (self, batch1, batch2, beta, alpha,))
-        except Exception as _exc:
-            _args.explain(_exc, 'baddbmm_', True, _op_baddbmm, (self, batch1, batch2, beta, alpha,), True)
-            raise
-
-    def bincount(self, weights=None, minlength=0):
-        if not (type(minlength) is int):
-            minlength = _args.int_(minlength, ('bincount', 'minlength', 2))
-        try:
-            return _call(_op_bincount, (self, weights, minlength), _Methods.bincount) if _state.slow else _op_bincount.runner(_op_bincount, (self, weights, minlength))
-        except Exception as _exc:
-            _args.explain(_exc, 'bincount', True, _op_bincount, (self, weights, minlength), True)
-            raise
-
     def bitwise_and(self, other):
         try:
             return _call(_op_bitwise_and_Tensor, (self, other), _Methods.bitwise_and) if _state.slow else _op_bitwise_and_Tensor.runner(_op_bitwise_and_Tensor, (self, other))
@@ -4957,13 +2694,6 @@ class _Methods:
             _args.explain(_exc, 'bitwise_xor_', True, _op_bitwise_xor_Tensor, (self, other), True)
             raise
 
-    def bmm(self, mat2):
-        try:
-            return _call(_op_bmm, (self, mat2), _Methods.bmm) if _state.slow else _op_bmm.runner(_op_bmm, (self, mat2))
-        except Exception as _exc:
-            _args.explain(_exc, 'bmm', True, _op_bmm, (self, mat2), True)
-            raise
-
     def broadcast_to(self, *_size_varargs, size=None):
         size = _shape(_size_varargs) if size is None and _size_varargs else _sizes_or_keyword(_size_varargs, size, 'broadcast_to', 'size')
         if not (type(size) is int or type(size) in _int_list_types and (not size or type(size[0]) is int)):
@@ -4986,15 +2716,6 @@ class _Methods:
             return _call_inplace(_op_ceil, (self,), _Methods.ceil_) if _state.slow else _call_inplace(_op_ceil, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'ceil_', True, _op_ceil, (self,), True)
-            raise
-
-    def cholesky_solve(self, input2, upper=False):
-        if not (upper is False or upper is True):
-            upper = _args.bool_(upper, ('cholesky_solve', 'upper', 2))
-        try:
-            return _call(_op_cholesky_solve, (self, input2, upper), _Methods.cholesky_solve) if _state.slow else _op_cholesky_solve.runner(_op_cholesky_solve, (self, input2, upper))
-        except Exception as _exc:
-            _args.explain(_exc, 'cholesky_solve', True, _op_cholesky_solve, (self, input2, upper), True)
             raise
 
     def chunk(self, chunks, dim=0, *, axis=None):
@@ -5132,28 +2853,6 @@ class _Methods:
             _args.explain(_exc, 'cross', True, _op_cross, (self, other, dim), True)
             raise
 
-    def cumprod(self, dim, *, dtype=None):
-        if not (type(dim) is int):
-            dim = _args.int_(dim, ('cumprod', 'dim', 1))
-        if not (dtype is None or type(dtype) is _dtype_class):
-            dtype = _args.dtype_(dtype, ('cumprod', 'dtype', None))
-        try:
-            return _call(_op_cumprod, (self, dim, dtype), _Methods.cumprod) if _state.slow else _op_cumprod.runner(_op_cumprod, (self, dim, dtype))
-        except Exception as _exc:
-            _args.explain(_exc, 'cumprod', True, _op_cumprod, (self, dim, dtype), True)
-            raise
-
-    def cumsum(self, dim, *, dtype=None):
-        if not (type(dim) is int):
-            dim = _args.int_(dim, ('cumsum', 'dim', 1))
-        if not (dtype is None or type(dtype) is _dtype_class):
-            dtype = _args.dtype_(dtype, ('cumsum', 'dtype', None))
-        try:
-            return _call(_op_cumsum, (self, dim, dtype), _Methods.cumsum) if _state.slow else _op_cumsum.runner(_op_cumsum, (self, dim, dtype))
-        except Exception as _exc:
-            _args.explain(_exc, 'cumsum', True, _op_cumsum, (self, dim, dtype), True)
-            raise
-
     def deg2rad(self):
         try:
             return _call(_op_deg2rad, (self,), _Methods.deg2rad) if _state.slow else _op_deg2rad.runner(_op_deg2rad, (self,))
@@ -5166,13 +2865,6 @@ class _Methods:
             return _call_inplace(_op_deg2rad, (self,), _Methods.deg2rad_) if _state.slow else _call_inplace(_op_deg2rad, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'deg2rad_', True, _op_deg2rad, (self,), True)
-            raise
-
-    def det(self):
-        try:
-            return _call(_op_det, (self,), _Methods.det) if _state.slow else _op_det.runner(_op_det, (self,))
-        except Exception as _exc:
-            _args.explain(_exc, 'det', True, _op_det, (self,), True)
             raise
 
     def diag(self, diagonal=0):
@@ -5232,19 +2924,6 @@ class _Methods:
             _args.explain(_exc, 'diagonal_scatter', True, _op_diagonal_scatter, (self, src, offset, dim1, dim2), True)
             raise
 
-    def diff(self, n=1, dim=-1, prepend=None, append=None, *, axis=None):
-        if axis is not None:
-            dim = axis
-        if not (type(n) is int):
-            n = _args.int_(n, ('diff', 'n', 1))
-        if not (type(dim) is int):
-            dim = _args.int_(dim, ('diff', 'dim', 2))
-        try:
-            return _call(_op_diff, (self, n, dim, prepend, append), _Methods.diff) if _state.slow else _op_diff.runner(_op_diff, (self, n, dim, prepend, append))
-        except Exception as _exc:
-            _args.explain(_exc, 'diff', True, _op_diff, (self, n, dim, prepend, append), True)
-            raise
-
     def digamma(self):
         try:
             return _call(_op_digamma, (self,), _Methods.digamma) if _state.slow else _op_digamma.runner(_op_digamma, (self,))
@@ -5257,26 +2936,6 @@ class _Methods:
             return _call_inplace(_op_digamma, (self,), _Methods.digamma_) if _state.slow else _call_inplace(_op_digamma, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'digamma_', True, _op_digamma, (self,), True)
-            raise
-
-    def dot(self, tensor):
-        try:
-            return _call(_op_dot, (self, tensor), _Methods.dot) if _state.slow else _op_dot.runner(_op_dot, (self, tensor))
-        except Exception as _exc:
-            _args.explain(_exc, 'dot', True, _op_dot, (self, tensor), True)
-            raise
-
-    def elu_(self, alpha=1, scale=1, input_scale=1):
-        if not (type(alpha) is float or type(alpha) is int):
-            alpha = _args.scalar(alpha, ('elu_', 'alpha', 1))
-        if not (type(scale) is float or type(scale) is int):
-            scale = _args.scalar(scale, ('elu_', 'scale', 2))
-        if not (type(input_scale) is float or type(input_scale) is int):
-            input_scale = _args.scalar(input_scale, ('elu_', 'input_scale', 3))
-        try:
-            return _call_inplace(_op_elu, (self, alpha, scale, input_scale), _Methods.elu_) if _state.slow else _call_inplace(_op_elu, (self, alpha, scale, input_scale))
-        except Exception as _exc:
-            _args.explain(_exc, 'elu_', True, _op_elu, (self, alpha, scale, input_scale), True)
             raise
 
     def eq(self, other):
@@ -5394,17 +3053,6 @@ class _Methods:
             return _call_inplace(_op_expm1, (self,), _Methods.expm1_) if _state.slow else _call_inplace(_op_expm1, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'expm1_', True, _op_expm1, (self,), True)
-            raise
-
-    def fill_diagonal_(self, fill_value, wrap=False):
-        if not (type(fill_value) is float or type(fill_value) is int):
-            fill_value = _args.scalar(fill_value, ('fill_diagonal_', 'fill_value', 1))
-        if not (wrap is False or wrap is True):
-            wrap = _args.bool_(wrap, ('fill_diagonal_', 'wrap', 2))
-        try:
-            return _call_inplace(_op_fill_diagonal, (self, fill_value, wrap), _Methods.fill_diagonal_) if _state.slow else _call_inplace(_op_fill_diagonal, (self, fill_value, wrap))
-        except Exception as _exc:
-            _args.explain(_exc, 'fill_diagonal_', True, _op_fill_diagonal, (self, fill_value, wrap), True)
             raise
 
     def flatten(self, start_dim=0, end_dim=-1):
@@ -5573,70 +3221,6 @@ class _Methods:
 
     greater_ = gt_
 
-    def hardshrink(self, lambd=0.5):
-        if not (type(lambd) is float or type(lambd) is int):
-            lambd = _args.scalar(lambd, ('hardshrink', 'lambd', 1))
-        try:
-            return _call(_op_hardshrink, (self, lambd), _Methods.hardshrink) if _state.slow else _op_hardshrink.runner(_op_hardshrink, (self, lambd))
-        except Exception as _exc:
-            _args.explain(_exc, 'hardshrink', True, _op_hardshrink, (self, lambd), True)
-            raise
-
-    def hardsigmoid_(self):
-        try:
-            return _call_inplace(_op_hardsigmoid, (self,), _Methods.hardsigmoid_) if _state.slow else _call_inplace(_op_hardsigmoid, (self,))
-        except Exception as _exc:
-            _args.explain(_exc, 'hardsigmoid_', True, _op_hardsigmoid, (self,), True)
-            raise
-
-    def hardswish_(self):
-        try:
-            return _call_inplace(_op_hardswish, (self,), _Methods.hardswish_) if _state.slow else _call_inplace(_op_hardswish, (self,))
-        except Exception as _exc:
-            _args.explain(_exc, 'hardswish_', True, _op_hardswish, (self,), True)
-            raise
-
-    def hardtanh_(self, min_val=-1, max_val=1):
-        if not (type(min_val) is float or type(min_val) is int):
-            min_val = _args.scalar(min_val, ('hardtanh_', 'min_val', 1))
-        if not (type(max_val) is float or type(max_val) is int):
-            max_val = _args.scalar(max_val, ('hardtanh_', 'max_val', 2))
-        try:
-            return _call_inplace(_op_hardtanh, (self, min_val, max_val), _Methods.hardtanh_) if _state.slow else _call_inplace(_op_hardtanh, (self, min_val, max_val))
-        except Exception as _exc:
-            _args.explain(_exc, 'hardtanh_', True, _op_hardtanh, (self, min_val, max_val), True)
-            raise
-
-    def hash_tensor(self, dim=(), *, keepdim=False, mode=0, axis=None, keepdims=None):
-        if axis is not None:
-            dim = axis
-        if keepdims is not None:
-            keepdim = keepdims
-        if not (type(dim) is int or type(dim) in _int_list_types and (not dim or type(dim[0]) is int)):
-            dim = _args.int_list(dim, ('hash_tensor', 'dim', 1))
-        if not (keepdim is False or keepdim is True):
-            keepdim = _args.bool_(keepdim, ('hash_tensor', 'keepdim', None))
-        if not (type(mode) is int):
-            mode = _args.int_(mode, ('hash_tensor', 'mode', None))
-        try:
-            return _call(_op_hash_tensor, (self, dim, keepdim, mode), _Methods.hash_tensor) if _state.slow else _op_hash_tensor.runner(_op_hash_tensor, (self, dim, keepdim, mode))
-        except Exception as _exc:
-            _args.explain(_exc, 'hash_tensor', True, _op_hash_tensor, (self, dim, keepdim, mode), True)
-            raise
-
-    def histc(self, bins=100, min=0, max=0):
-        if not (type(bins) is int):
-            bins = _args.int_(bins, ('histc', 'bins', 1))
-        if not (type(min) is float or type(min) is int):
-            min = _args.scalar(min, ('histc', 'min', 2))
-        if not (type(max) is float or type(max) is int):
-            max = _args.scalar(max, ('histc', 'max', 3))
-        try:
-            return _call(_op_histc, (self, bins, min, max), _Methods.histc) if _state.slow else _op_histc.runner(_op_histc, (self, bins, min, max))
-        except Exception as _exc:
-            _args.explain(_exc, 'histc', True, _op_histc, (self, bins, min, max), True)
-            raise
-
     def hypot(self, other):
         try:
             return _call(_op_hypot, (self, other), _Methods.hypot) if _state.slow else _op_hypot.runner(_op_hypot, (self, other))
@@ -5663,34 +3247,6 @@ class _Methods:
             return _call_inplace(_op_i0, (self,), _Methods.i0_) if _state.slow else _call_inplace(_op_i0, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'i0_', True, _op_i0, (self,), True)
-            raise
-
-    def igamma(self, other):
-        try:
-            return _call(_op_igamma, (self, other), _Methods.igamma) if _state.slow else _op_igamma.runner(_op_igamma, (self, other))
-        except Exception as _exc:
-            _args.explain(_exc, 'igamma', True, _op_igamma, (self, other), True)
-            raise
-
-    def igamma_(self, other):
-        try:
-            return _call_inplace(_op_igamma, (self, other), _Methods.igamma_) if _state.slow else _call_inplace(_op_igamma, (self, other))
-        except Exception as _exc:
-            _args.explain(_exc, 'igamma_', True, _op_igamma, (self, other), True)
-            raise
-
-    def igammac(self, other):
-        try:
-            return _call(_op_igammac, (self, other), _Methods.igammac) if _state.slow else _op_igammac.runner(_op_igammac, (self, other))
-        except Exception as _exc:
-            _args.explain(_exc, 'igammac', True, _op_igammac, (self, other), True)
-            raise
-
-    def igammac_(self, other):
-        try:
-            return _call_inplace(_op_igammac, (self, other), _Methods.igammac_) if _state.slow else _call_inplace(_op_igammac, (self, other))
-        except Exception as _exc:
-            _args.explain(_exc, 'igammac_', True, _op_igammac, (self, other), True)
             raise
 
     def index_add(self, dim, index, source, *, alpha=1):
@@ -5784,13 +3340,6 @@ class _Methods:
             return _call(_op_index_select, (self, dim, index), _Methods.index_select) if _state.slow else _op_index_select.runner(_op_index_select, (self, dim, index))
         except Exception as _exc:
             _args.explain(_exc, 'index_select', True, _op_index_select, (self, dim, index), True)
-            raise
-
-    def inner(self, other):
-        try:
-            return _call(_op_inner, (self, other), _Methods.inner) if _state.slow else _op_inner.runner(_op_inner, (self, other))
-        except Exception as _exc:
-            _args.explain(_exc, 'inner', True, _op_inner, (self, other), True)
             raise
 
     def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -5901,15 +3450,6 @@ class _Methods:
 
     less_equal_ = le_
 
-    def leaky_relu_(self, negative_slope=0.01):
-        if not (type(negative_slope) is float or type(negative_slope) is int):
-            negative_slope = _args.scalar(negative_slope, ('leaky_relu_', 'negative_slope', 1))
-        try:
-            return _call_inplace(_op_leaky_relu, (self, negative_slope), _Methods.leaky_relu_) if _state.slow else _call_inplace(_op_leaky_relu, (self, negative_slope))
-        except Exception as _exc:
-            _args.explain(_exc, 'leaky_relu_', True, _op_leaky_relu, (self, negative_slope), True)
-            raise
-
     def lgamma(self):
         try:
             return _call(_op_lgamma, (self,), _Methods.lgamma) if _state.slow else _op_lgamma.runner(_op_lgamma, (self,))
@@ -6003,15 +3543,6 @@ class _Methods:
             return _call(_op_logaddexp2, (self, other), _Methods.logaddexp2) if _state.slow else _op_logaddexp2.runner(_op_logaddexp2, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'logaddexp2', True, _op_logaddexp2, (self, other), True)
-            raise
-
-    def logcumsumexp(self, dim):
-        if not (type(dim) is int):
-            dim = _args.int_(dim, ('logcumsumexp', 'dim', 1))
-        try:
-            return _call(_op_logcumsumexp, (self, dim), _Methods.logcumsumexp) if _state.slow else _op_logcumsumexp.runner(_op_logcumsumexp, (self, dim))
-        except Exception as _exc:
-            _args.explain(_exc, 'logcumsumexp', True, _op_logcumsumexp, (self, dim), True)
             raise
 
     def logical_and(self, other):
@@ -6119,27 +3650,6 @@ class _Methods:
 
     less_ = lt_
 
-    def masked_scatter(self, mask, source):
-        try:
-            return _call(_op_masked_scatter, (self, mask, source), _Methods.masked_scatter) if _state.slow else _op_masked_scatter.runner(_op_masked_scatter, (self, mask, source))
-        except Exception as _exc:
-            _args.explain(_exc, 'masked_scatter', True, _op_masked_scatter, (self, mask, source), True)
-            raise
-
-    def masked_scatter_(self, mask, source):
-        try:
-            return _call_inplace(_op_masked_scatter, (self, mask, source), _Methods.masked_scatter_) if _state.slow else _call_inplace(_op_masked_scatter, (self, mask, source))
-        except Exception as _exc:
-            _args.explain(_exc, 'masked_scatter_', True, _op_masked_scatter, (self, mask, source), True)
-            raise
-
-    def masked_select(self, mask):
-        try:
-            return _call(_op_masked_select, (self, mask), _Methods.masked_select) if _state.slow else _op_masked_select.runner(_op_masked_select, (self, mask))
-        except Exception as _exc:
-            _args.explain(_exc, 'masked_select', True, _op_masked_select, (self, mask), True)
-            raise
-
     def matmul(self, other):
         try:
             return _call(_op_matmul, (self, other), _Methods.matmul) if _state.slow else _op_matmul.runner(_op_matmul, (self, other))
@@ -6178,27 +3688,6 @@ class _Methods:
             _args.explain(_exc, 'minimum', True, _op_minimum, (self, other), True)
             raise
 
-    def mish_(self):
-        try:
-            return _call_inplace(_op_mish, (self,), _Methods.mish_) if _state.slow else _call_inplace(_op_mish, (self,))
-        except Exception as _exc:
-            _args.explain(_exc, 'mish_', True, _op_mish, (self,), True)
-            raise
-
-    def mm(self, mat2):
-        try:
-            return _call(_op_mm, (self, mat2), _Methods.mm) if _state.slow else _op_mm.runner(_op_mm, (self, mat2))
-        except Exception as _exc:
-            _args.explain(_exc, 'mm', True, _op_mm, (self, mat2), True)
-            raise
-
-    def msort(self):
-        try:
-            return _call(_op_msort, (self,), _Methods.msort) if _state.slow else _op_msort.runner(_op_msort, (self,))
-        except Exception as _exc:
-            _args.explain(_exc, 'msort', True, _op_msort, (self,), True)
-            raise
-
     def mul(self, other):
         try:
             return _call(_op_mul_Tensor, (self, other), _Methods.mul) if _state.slow else _op_mul_Tensor.runner(_op_mul_Tensor, (self, other))
@@ -6216,31 +3705,6 @@ class _Methods:
             raise
 
     multiply_ = mul_
-
-    def mv(self, vec):
-        try:
-            return _call(_op_mv, (self, vec), _Methods.mv) if _state.slow else _op_mv.runner(_op_mv, (self, vec))
-        except Exception as _exc:
-            _args.explain(_exc, 'mv', True, _op_mv, (self, vec), True)
-            raise
-
-    def mvlgamma(self, p):
-        if not (type(p) is int):
-            p = _args.int_(p, ('mvlgamma', 'p', 1))
-        try:
-            return _call(_op_mvlgamma, (self, p), _Methods.mvlgamma) if _state.slow else _op_mvlgamma.runner(_op_mvlgamma, (self, p))
-        except Exception as _exc:
-            _args.explain(_exc, 'mvlgamma', True, _op_mvlgamma, (self, p), True)
-            raise
-
-    def mvlgamma_(self, p):
-        if not (type(p) is int):
-            p = _args.int_(p, ('mvlgamma_', 'p', 1))
-        try:
-            return _call_inplace(_op_mvlgamma, (self, p), _Methods.mvlgamma_) if _state.slow else _call_inplace(_op_mvlgamma, (self, p))
-        except Exception as _exc:
-            _args.explain(_exc, 'mvlgamma_', True, _op_mvlgamma, (self, p), True)
-            raise
 
     def nan_to_num(self, nan=None, posinf=None, neginf=None):
         if not (nan is None or type(nan) is float or type(nan) is int):
@@ -6352,15 +3816,6 @@ class _Methods:
             _args.explain(_exc, 'nextafter_', True, _op_nextafter, (self, other), True)
             raise
 
-    def outer(self, vec2):
-        try:
-            return _call(_op_outer, (self, vec2), _Methods.outer) if _state.slow else _op_outer.runner(_op_outer, (self, vec2))
-        except Exception as _exc:
-            _args.explain(_exc, 'outer', True, _op_outer, (self, vec2), True)
-            raise
-
-    ger = outer
-
     def permute(self, *_dims_varargs, dims=None):
         dims = _shape(_dims_varargs) if dims is None and _dims_varargs else _sizes_or_keyword(_dims_varargs, dims, 'permute', 'dims')
         if not (type(dims) is int or type(dims) in _int_list_types and (not dims or type(dims[0]) is int)):
@@ -6383,24 +3838,6 @@ class _Methods:
             return _call_inplace(_op_pow_Tensor_Tensor, (self, exponent), _Methods.pow_) if _state.slow else _call_inplace(_op_pow_Tensor_Tensor, (self, exponent))
         except Exception as _exc:
             _args.explain(_exc, 'pow_', True, _op_pow_Tensor_Tensor, (self, exponent), True)
-            raise
-
-    def put(self, index, source, accumulate=False):
-        if not (accumulate is False or accumulate is True):
-            accumulate = _args.bool_(accumulate, ('put', 'accumulate', 3))
-        try:
-            return _call(_op_put, (self, index, source, accumulate), _Methods.put) if _state.slow else _op_put.runner(_op_put, (self, index, source, accumulate))
-        except Exception as _exc:
-            _args.explain(_exc, 'put', True, _op_put, (self, index, source, accumulate), True)
-            raise
-
-    def put_(self, index, source, accumulate=False):
-        if not (accumulate is False or accumulate is True):
-            accumulate = _args.bool_(accumulate, ('put_', 'accumulate', 3))
-        try:
-            return _call_inplace(_op_put, (self, index, source, accumulate), _Methods.put_) if _state.slow else _call_inplace(_op_put, (self, index, source, accumulate))
-        except Exception as _exc:
-            _args.explain(_exc, 'put_', True, _op_put, (self, index, source, accumulate), True)
             raise
 
     def rad2deg(self):
@@ -6646,13 +4083,6 @@ class _Methods:
             _args.explain(_exc, 'signbit', True, _op_signbit, (self,), True)
             raise
 
-    def silu_(self):
-        try:
-            return _call_inplace(_op_silu, (self,), _Methods.silu_) if _state.slow else _call_inplace(_op_silu, (self,))
-        except Exception as _exc:
-            _args.explain(_exc, 'silu_', True, _op_silu, (self,), True)
-            raise
-
     def sin(self):
         try:
             return _call(_op_sin, (self,), _Methods.sin) if _state.slow else _op_sin.runner(_op_sin, (self,))
@@ -6788,24 +4218,6 @@ class _Methods:
             return _call(_op_t, (self,), _Methods.t) if _state.slow else _op_t.runner(_op_t, (self,))
         except Exception as _exc:
             _args.explain(_exc, 't', True, _op_t, (self,), True)
-            raise
-
-    def take(self, index):
-        try:
-            return _call(_op_take, (self, index), _Methods.take) if _state.slow else _op_take.runner(_op_take, (self, index))
-        except Exception as _exc:
-            _args.explain(_exc, 'take', True, _op_take, (self, index), True)
-            raise
-
-    def take_along_dim(self, indices, dim=None, *, axis=None):
-        if axis is not None:
-            dim = axis
-        if not (dim is None or type(dim) is int):
-            dim = _args.int_(dim, ('take_along_dim', 'dim', 2))
-        try:
-            return _call(_op_take_along_dim, (self, indices, dim), _Methods.take_along_dim) if _state.slow else _op_take_along_dim.runner(_op_take_along_dim, (self, indices, dim))
-        except Exception as _exc:
-            _args.explain(_exc, 'take_along_dim', True, _op_take_along_dim, (self, indices, dim), True)
             raise
 
     def tan(self):
@@ -6977,13 +4389,6 @@ class _Methods:
             return _call(_op_unsqueeze, (self, dim), _Methods.unsqueeze) if _state.slow else _op_unsqueeze.runner(_op_unsqueeze, (self, dim))
         except Exception as _exc:
             _args.explain(_exc, 'unsqueeze', True, _op_unsqueeze, (self, dim), True)
-            raise
-
-    def vdot(self, other):
-        try:
-            return _call(_op_vdot, (self, other), _Methods.vdot) if _state.slow else _op_vdot.runner(_op_vdot, (self, other))
-        except Exception as _exc:
-            _args.explain(_exc, 'vdot', True, _op_vdot, (self, other), True)
             raise
 
     def view_as(self, other):
@@ -7253,431 +4658,531 @@ class _Methods:
         except _Unsupported:
             return NotImplemented
 
-    __reversed__ = _FE['__reversed__'].method
+    __reversed__ = _Lazy('__reversed__', '__reversed__', 'method')
 
-    __getitem__ = _FE['_getitem'].dunders['__getitem__']
+    __getitem__ = _Lazy('__getitem__', '_getitem', 'dunders', '__getitem__')
 
-    __setitem__ = _FE['_getitem'].dunders['__setitem__']
+    __setitem__ = _Lazy('__setitem__', '_getitem', 'dunders', '__setitem__')
 
-    _indices = _FE['_indices'].method
+    _indices = _Lazy('_indices', '_indices', 'method')
 
-    _nnz = _FE['_nnz'].method
+    _nnz = _Lazy('_nnz', '_nnz', 'method')
 
-    __invert__ = _FE['_tensor_invert'].dunders['__invert__']
+    __invert__ = _Lazy('__invert__', '_tensor_invert', 'dunders', '__invert__')
 
-    _values = _FE['_values'].method
+    _values = _Lazy('_values', '_values', 'method')
 
-    abs_ = _FE['abs'].inplace_method
+    abs_ = _Lazy('abs_', 'abs', 'inplace_method')
 
-    absolute_ = _FE['absolute'].inplace_method
+    absolute_ = _Lazy('absolute_', 'absolute', 'inplace_method')
 
-    addcdiv = _FE['addcdiv'].method
+    addcdiv = _Lazy('addcdiv', 'addcdiv', 'method')
 
-    addcdiv_ = _FE['addcdiv'].inplace_method
+    addcdiv_ = _Lazy('addcdiv_', 'addcdiv', 'inplace_method')
 
-    adjoint = _FE['adjoint'].method
+    adjoint = _Lazy('adjoint', 'adjoint', 'method')
 
-    allclose = _FE['allclose'].method
+    allclose = _Lazy('allclose', 'allclose', 'method')
 
-    aminmax = _FE['aminmax'].method
+    aminmax = _Lazy('aminmax', 'aminmax', 'method')
 
-    angle = _FE['angle'].method
+    angle = _Lazy('angle', 'angle', 'method')
 
-    apply_ = _FE['apply_'].method
+    apply_ = _Lazy('apply_', 'apply_', 'method')
 
-    argsort = _FE['argsort'].method
+    argsort = _Lazy('argsort', 'argsort', 'method')
 
-    as_strided = _FE['as_strided'].method
+    as_strided = _Lazy('as_strided', 'as_strided', 'method')
 
-    as_strided_ = _FE['as_strided_'].method
+    as_strided_ = _Lazy('as_strided_', 'as_strided_', 'method')
 
-    bernoulli = _FE['bernoulli'].method
+    bernoulli = _Lazy('bernoulli', 'bernoulli', 'method')
 
-    bernoulli_ = _FE['bernoulli_'].method
+    bernoulli_ = _Lazy('bernoulli_', 'bernoulli_', 'method')
 
-    cauchy_ = _FE['cauchy_'].method
+    cauchy_ = _Lazy('cauchy_', 'cauchy_', 'method')
 
-    ccol_indices = _FE['ccol_indices'].method
+    ccol_indices = _Lazy('ccol_indices', 'ccol_indices', 'method')
 
-    cholesky = _FE['cholesky'].method
+    cholesky = _Lazy('cholesky', 'cholesky', 'method')
 
-    cholesky_inverse = _FE['cholesky_inverse'].method
+    cholesky_inverse = _Lazy('cholesky_inverse', 'cholesky_inverse', 'method')
 
-    coalesce = _FE['coalesce'].method
+    coalesce = _Lazy('coalesce', 'coalesce', 'method')
 
-    col_indices = _FE['col_indices'].method
+    col_indices = _Lazy('col_indices', 'col_indices', 'method')
 
-    conj = _FE['conj'].method
+    conj = _Lazy('conj', 'conj', 'method')
 
-    const_data_ptr = _FE['const_data_ptr'].method
+    const_data_ptr = _Lazy('const_data_ptr', 'const_data_ptr', 'method')
 
     contiguous = _FE['contiguous'].method
 
     copy_ = _FE['copy_'].method
 
-    corrcoef = _FE['corrcoef'].method
+    corrcoef = _Lazy('corrcoef', 'corrcoef', 'method')
 
-    count_nonzero = _FE['count_nonzero'].method
+    count_nonzero = _Lazy('count_nonzero', 'count_nonzero', 'method')
 
-    cov = _FE['cov'].method
+    cov = _Lazy('cov', 'cov', 'method')
 
-    crow_indices = _FE['crow_indices'].method
+    crow_indices = _Lazy('crow_indices', 'crow_indices', 'method')
 
-    cummax = _FE['cummax'].method
+    cummax = _Lazy('cummax', 'cummax', 'method')
 
-    cummin = _FE['cummin'].method
+    cummin = _Lazy('cummin', 'cummin', 'method')
 
-    cumprod_ = _FE['cumprod_'].method
+    cumprod_ = _Lazy('cumprod_', 'cumprod_', 'method')
 
-    cumsum_ = _FE['cumsum_'].method
+    cumsum_ = _Lazy('cumsum_', 'cumsum_', 'method')
 
-    dense_dim = _FE['dense_dim'].method
+    dense_dim = _Lazy('dense_dim', 'dense_dim', 'method')
 
-    dim_order = _FE['dim_order'].method
+    dim_order = _Lazy('dim_order', 'dim_order', 'method')
 
-    dist = _FE['dist'].method
+    dist = _Lazy('dist', 'dist', 'method')
 
-    div = _FE['div'].method
+    div = _Lazy('div', 'div', 'method')
 
-    div_ = _FE['div'].inplace_method
+    div_ = _Lazy('div_', 'div', 'inplace_method')
 
-    __rdiv__ = _FE['div'].dunders['__rdiv__']
+    __rdiv__ = _Lazy('__rdiv__', 'div', 'dunders', '__rdiv__')
 
-    __rtruediv__ = _FE['div'].dunders['__rtruediv__']
+    __rtruediv__ = _Lazy('__rtruediv__', 'div', 'dunders', '__rtruediv__')
 
-    divide = _FE['divide'].method
+    divide = _Lazy('divide', 'divide', 'method')
 
-    divide_ = _FE['divide'].inplace_method
+    divide_ = _Lazy('divide_', 'divide', 'inplace_method')
 
-    dsplit = _FE['dsplit'].method
+    dsplit = _Lazy('dsplit', 'dsplit', 'method')
 
-    equal = _FE['equal'].method
+    equal = _Lazy('equal', 'equal', 'method')
 
-    exponential_ = _FE['exponential_'].method
+    exponential_ = _Lazy('exponential_', 'exponential_', 'method')
 
-    fill_ = _FE['fill'].inplace_method
+    fill_ = _Lazy('fill_', 'fill', 'inplace_method')
 
-    float_power = _FE['float_power'].method
+    float_power = _Lazy('float_power', 'float_power', 'method')
 
-    float_power_ = _FE['float_power'].inplace_method
+    float_power_ = _Lazy('float_power_', 'float_power', 'inplace_method')
 
-    frexp = _FE['frexp'].method
+    frexp = _Lazy('frexp', 'frexp', 'method')
 
-    geometric_ = _FE['geometric_'].method
+    geometric_ = _Lazy('geometric_', 'geometric_', 'method')
 
-    geqrf = _FE['geqrf'].method
+    geqrf = _Lazy('geqrf', 'geqrf', 'method')
 
-    grad_dtype = _FE['grad_dtype'].method
+    grad_dtype = _Lazy('grad_dtype', 'grad_dtype', 'method')
 
-    heaviside = _FE['heaviside'].method
+    heaviside = _Lazy('heaviside', 'heaviside', 'method')
 
-    heaviside_ = _FE['heaviside'].inplace_method
+    heaviside_ = _Lazy('heaviside_', 'heaviside', 'inplace_method')
 
-    histogram = _FE['histogram'].method
+    histogram = _Lazy('histogram', 'histogram', 'method')
 
-    hsplit = _FE['hsplit'].method
+    hsplit = _Lazy('hsplit', 'hsplit', 'method')
 
-    index_fill = _FE['index_fill'].method
+    index_fill = _Lazy('index_fill', 'index_fill', 'method')
 
-    index_fill_ = _FE['index_fill'].inplace_method
+    index_fill_ = _Lazy('index_fill_', 'index_fill', 'inplace_method')
 
-    indices = _FE['indices'].method
+    indices = _Lazy('indices', 'indices', 'method')
 
-    inverse = _FE['inverse'].method
+    inverse = _Lazy('inverse', 'inverse', 'method')
 
-    ipu = _FE['ipu'].method
+    ipu = _Lazy('ipu', 'ipu', 'method')
 
-    is_coalesced = _FE['is_coalesced'].method
+    is_coalesced = _Lazy('is_coalesced', 'is_coalesced', 'method')
 
-    is_conj = _FE['is_conj'].method
+    is_conj = _Lazy('is_conj', 'is_conj', 'method')
 
-    is_distributed = _FE['is_distributed'].method
+    is_distributed = _Lazy('is_distributed', 'is_distributed', 'method')
 
-    is_ipu = _FE['is_ipu'].method
+    is_ipu = _Lazy('is_ipu', 'is_ipu', 'method')
 
-    is_maia = _FE['is_maia'].method
+    is_maia = _Lazy('is_maia', 'is_maia', 'method')
 
-    is_mkldnn = _FE['is_mkldnn'].method
+    is_mkldnn = _Lazy('is_mkldnn', 'is_mkldnn', 'method')
 
-    is_mps = _FE['is_mps'].method
+    is_mps = _Lazy('is_mps', 'is_mps', 'method')
 
-    is_mtia = _FE['is_mtia'].method
+    is_mtia = _Lazy('is_mtia', 'is_mtia', 'method')
 
-    is_neg = _FE['is_neg'].method
+    is_neg = _Lazy('is_neg', 'is_neg', 'method')
 
-    is_nested = _FE['is_nested'].method
+    is_nested = _Lazy('is_nested', 'is_nested', 'method')
 
-    is_nonzero = _FE['is_nonzero'].method
+    is_nonzero = _Lazy('is_nonzero', 'is_nonzero', 'method')
 
-    is_pinned = _FE['is_pinned'].method
+    is_pinned = _Lazy('is_pinned', 'is_pinned', 'method')
 
-    is_same_size = _FE['is_same_size'].method
+    is_same_size = _Lazy('is_same_size', 'is_same_size', 'method')
 
-    is_set_to = _FE['is_set_to'].method
+    is_set_to = _Lazy('is_set_to', 'is_set_to', 'method')
 
-    is_shared = _FE['is_shared'].method
+    is_shared = _Lazy('is_shared', 'is_shared', 'method')
 
-    is_vulkan = _FE['is_vulkan'].method
+    is_vulkan = _Lazy('is_vulkan', 'is_vulkan', 'method')
 
-    is_xla = _FE['is_xla'].method
+    is_xla = _Lazy('is_xla', 'is_xla', 'method')
 
-    is_xpu = _FE['is_xpu'].method
+    is_xpu = _Lazy('is_xpu', 'is_xpu', 'method')
 
-    istft = _FE['istft'].method
+    istft = _Lazy('istft', 'istft', 'method')
 
-    kthvalue = _FE['kthvalue'].method
+    kthvalue = _Lazy('kthvalue', 'kthvalue', 'method')
 
-    lerp = _FE['lerp'].method
+    lerp = _Lazy('lerp', 'lerp', 'method')
 
-    lerp_ = _FE['lerp'].inplace_method
+    lerp_ = _Lazy('lerp_', 'lerp', 'inplace_method')
 
-    log_normal_ = _FE['log_normal_'].method
+    log_normal_ = _Lazy('log_normal_', 'log_normal_', 'method')
 
-    logdet = _FE['logdet'].method
+    logdet = _Lazy('logdet', 'logdet', 'method')
 
-    lu = _FE['lu'].method
+    lu = _Lazy('lu', 'lu', 'method')
 
-    lu_solve = _FE['lu_solve'].method
+    lu_solve = _Lazy('lu_solve', 'lu_solve', 'method')
 
-    map2_ = _FE['map2_'].method
+    map2_ = _Lazy('map2_', 'map2_', 'method')
 
-    map_ = _FE['map_'].method
+    map_ = _Lazy('map_', 'map_', 'method')
 
-    masked_fill = _FE['masked_fill'].method
+    masked_fill = _Lazy('masked_fill', 'masked_fill', 'method')
 
-    masked_fill_ = _FE['masked_fill'].inplace_method
+    masked_fill_ = _Lazy('masked_fill_', 'masked_fill', 'inplace_method')
 
-    matrix_exp = _FE['matrix_exp'].method
+    matrix_exp = _Lazy('matrix_exp', 'matrix_exp', 'method')
 
-    matrix_power = _FE['matrix_power'].method
+    matrix_power = _Lazy('matrix_power', 'matrix_power', 'method')
 
-    max = _FE['max'].method
+    max = _Lazy('max', 'max', 'method')
 
-    median = _FE['median'].method
+    median = _Lazy('median', 'median', 'method')
 
-    min = _FE['min'].method
+    min = _Lazy('min', 'min', 'method')
 
-    mode = _FE['mode'].method
+    mode = _Lazy('mode', 'mode', 'method')
 
-    module_load = _FE['module_load'].method
+    module_load = _Lazy('module_load', 'module_load', 'method')
 
-    moveaxis = _FE['moveaxis'].method
+    moveaxis = _Lazy('moveaxis', 'moveaxis', 'method')
 
-    movedim = _FE['movedim'].method
+    movedim = _Lazy('movedim', 'movedim', 'method')
 
-    mtia = _FE['mtia'].method
+    mtia = _Lazy('mtia', 'mtia', 'method')
 
-    multinomial = _FE['multinomial'].method
+    multinomial = _Lazy('multinomial', 'multinomial', 'method')
 
-    name = _FE['name'].method
+    name = _Lazy('name', 'name', 'method')
 
-    nanmedian = _FE['nanmedian'].method
+    nanmedian = _Lazy('nanmedian', 'nanmedian', 'method')
 
-    nanquantile = _FE['nanquantile'].method
+    nanquantile = _Lazy('nanquantile', 'nanquantile', 'method')
 
-    narrow = _FE['narrow'].method
+    narrow = _Lazy('narrow', 'narrow', 'method')
 
-    narrow_copy = _FE['narrow_copy'].method
+    narrow_copy = _Lazy('narrow_copy', 'narrow_copy', 'method')
 
-    new = _FE['new'].method
+    new = _Lazy('new', 'new', 'method')
 
-    new_empty = _FE['new_empty'].method
+    new_empty = _Lazy('new_empty', 'new_empty', 'method')
 
-    new_empty_strided = _FE['new_empty_strided'].method
+    new_empty_strided = _Lazy('new_empty_strided', 'new_empty_strided', 'method')
 
-    new_full = _FE['new_full'].method
+    new_full = _Lazy('new_full', 'new_full', 'method')
 
-    new_ones = _FE['new_ones'].method
+    new_ones = _Lazy('new_ones', 'new_ones', 'method')
 
-    new_tensor = _FE['new_tensor'].method
+    new_tensor = _Lazy('new_tensor', 'new_tensor', 'method')
 
-    new_zeros = _FE['new_zeros'].method
+    new_zeros = _Lazy('new_zeros', 'new_zeros', 'method')
 
-    nonzero = _FE['nonzero'].method
+    nonzero = _Lazy('nonzero', 'nonzero', 'method')
 
-    nonzero_static = _FE['nonzero_static'].method
+    nonzero_static = _Lazy('nonzero_static', 'nonzero_static', 'method')
 
-    norm = _FE['norm'].method
+    norm = _Lazy('norm', 'norm', 'method')
 
-    normal_ = _FE['normal_'].method
+    normal_ = _Lazy('normal_', 'normal_', 'method')
 
-    orgqr = _FE['orgqr'].method
+    orgqr = _Lazy('orgqr', 'orgqr', 'method')
 
-    ormqr = _FE['ormqr'].method
+    ormqr = _Lazy('ormqr', 'ormqr', 'method')
 
-    pin_memory = _FE['pin_memory'].method
+    pin_memory = _Lazy('pin_memory', 'pin_memory', 'method')
 
-    pinverse = _FE['pinverse'].method
+    pinverse = _Lazy('pinverse', 'pinverse', 'method')
 
-    polygamma = _FE['polygamma'].method
+    polygamma = _Lazy('polygamma', 'polygamma', 'method')
 
-    polygamma_ = _FE['polygamma'].inplace_method
+    polygamma_ = _Lazy('polygamma_', 'polygamma', 'inplace_method')
 
-    positive = _FE['positive'].method
+    positive = _Lazy('positive', 'positive', 'method')
 
-    __pos__ = _FE['positive'].dunders['__pos__']
+    __pos__ = _Lazy('__pos__', 'positive', 'dunders', '__pos__')
 
-    prelu = _FE['prelu'].method
+    prelu = _Lazy('prelu', 'prelu', 'method')
 
-    prod = _FE['prod'].method
+    prod = _Lazy('prod', 'prod', 'method')
 
-    qr = _FE['qr'].method
+    qr = _Lazy('qr', 'qr', 'method')
 
-    quantile = _FE['quantile'].method
+    quantile = _Lazy('quantile', 'quantile', 'method')
 
-    random_ = _FE['random_'].method
+    random_ = _Lazy('random_', 'random_', 'method')
 
-    record_stream = _FE['record_stream'].method
+    record_stream = _Lazy('record_stream', 'record_stream', 'method')
 
-    renorm = _FE['renorm'].method
+    renorm = _Lazy('renorm', 'renorm', 'method')
 
-    renorm_ = _FE['renorm_'].method
+    renorm_ = _Lazy('renorm_', 'renorm_', 'method')
 
-    repeat_interleave = _FE['repeat_interleave'].method
+    repeat_interleave = _Lazy('repeat_interleave', 'repeat_interleave', 'method')
 
-    resize = _FE['resize'].method
+    resize = _Lazy('resize', 'resize', 'method')
 
-    resize_ = _FE['resize_'].method
+    resize_ = _Lazy('resize_', 'resize_', 'method')
 
-    resize_as = _FE['resize_as'].method
+    resize_as = _Lazy('resize_as', 'resize_as', 'method')
 
-    resize_as_ = _FE['resize_as_'].method
+    resize_as_ = _Lazy('resize_as_', 'resize_as_', 'method')
 
-    resize_as_sparse_ = _FE['resize_as_sparse_'].method
+    resize_as_sparse_ = _Lazy('resize_as_sparse_', 'resize_as_sparse_', 'method')
 
-    resolve_conj = _FE['resolve_conj'].method
+    resolve_conj = _Lazy('resolve_conj', 'resolve_conj', 'method')
 
-    resolve_neg = _FE['resolve_neg'].method
+    resolve_neg = _Lazy('resolve_neg', 'resolve_neg', 'method')
 
-    round = _FE['round'].method
+    round = _Lazy('round', 'round', 'method')
 
-    round_ = _FE['round'].inplace_method
+    round_ = _Lazy('round_', 'round', 'inplace_method')
 
-    row_indices = _FE['row_indices'].method
+    row_indices = _Lazy('row_indices', 'row_indices', 'method')
 
-    scatter = _FE['scatter'].method
+    scatter = _Lazy('scatter', 'scatter', 'method')
 
-    scatter_ = _FE['scatter'].inplace_method
+    scatter_ = _Lazy('scatter_', 'scatter', 'inplace_method')
 
-    set_ = _FE['set_'].method
+    set_ = _Lazy('set_', 'set_', 'method')
 
-    share_memory_ = _FE['share_memory_'].method
+    share_memory_ = _Lazy('share_memory_', 'share_memory_', 'method')
 
-    slice_inverse = _FE['slice_inverse'].method
+    slice_inverse = _Lazy('slice_inverse', 'slice_inverse', 'method')
 
-    slogdet = _FE['slogdet'].method
+    slogdet = _Lazy('slogdet', 'slogdet', 'method')
 
-    smm = _FE['smm'].method
+    smm = _Lazy('smm', 'smm', 'method')
 
-    sort = _FE['sort'].method
+    sort = _Lazy('sort', 'sort', 'method')
 
-    sparse_dim = _FE['sparse_dim'].method
+    sparse_dim = _Lazy('sparse_dim', 'sparse_dim', 'method')
 
-    sparse_mask = _FE['sparse_mask'].method
+    sparse_mask = _Lazy('sparse_mask', 'sparse_mask', 'method')
 
-    sparse_resize_ = _FE['sparse_resize_'].method
+    sparse_resize_ = _Lazy('sparse_resize_', 'sparse_resize_', 'method')
 
-    sparse_resize_and_clear_ = _FE['sparse_resize_and_clear_'].method
+    sparse_resize_and_clear_ = _Lazy('sparse_resize_and_clear_', 'sparse_resize_and_clear_', 'method')
 
-    split = _FE['split'].method
+    split = _Lazy('split', 'split', 'method')
 
-    squeeze = _FE['squeeze'].method
+    squeeze = _Lazy('squeeze', 'squeeze', 'method')
 
-    squeeze_ = _FE['squeeze_'].method
+    squeeze_ = _Lazy('squeeze_', 'squeeze_', 'method')
 
-    sspaddmm = _FE['sspaddmm'].method
+    sspaddmm = _Lazy('sspaddmm', 'sspaddmm', 'method')
 
-    std = _FE['std'].method
+    std = _Lazy('std', 'std', 'method')
 
-    stft = _FE['stft'].method
+    stft = _Lazy('stft', 'stft', 'method')
 
-    storage = _FE['storage'].method
+    storage = _Lazy('storage', 'storage', 'method')
 
-    storage_type = _FE['storage_type'].method
+    storage_type = _Lazy('storage_type', 'storage_type', 'method')
 
-    sub = _FE['sub'].method
+    sub = _Lazy('sub', 'sub', 'method')
 
-    sub_ = _FE['sub'].inplace_method
+    sub_ = _Lazy('sub_', 'sub', 'inplace_method')
 
-    __isub__ = _FE['sub'].dunders['__isub__']
+    __isub__ = _Lazy('__isub__', 'sub', 'dunders', '__isub__')
 
-    __rsub__ = _FE['sub'].dunders['__rsub__']
+    __rsub__ = _Lazy('__rsub__', 'sub', 'dunders', '__rsub__')
 
-    __sub__ = _FE['sub'].dunders['__sub__']
+    __sub__ = _Lazy('__sub__', 'sub', 'dunders', '__sub__')
 
-    subtract = _FE['subtract'].method
+    subtract = _Lazy('subtract', 'subtract', 'method')
 
-    subtract_ = _FE['subtract'].inplace_method
+    subtract_ = _Lazy('subtract_', 'subtract', 'inplace_method')
 
-    sum_to_size = _FE['sum_to_size'].method
+    sum_to_size = _Lazy('sum_to_size', 'sum_to_size', 'method')
 
-    svd = _FE['svd'].method
+    svd = _Lazy('svd', 'svd', 'method')
 
-    swapaxes_ = _FE['swapaxes_'].method
+    swapaxes_ = _Lazy('swapaxes_', 'swapaxes_', 'method')
 
-    swapdims_ = _FE['swapdims_'].method
+    swapdims_ = _Lazy('swapdims_', 'swapdims_', 'method')
 
-    t_ = _FE['t_'].method
+    t_ = _Lazy('t_', 't_', 'method')
 
-    tensor_split = _FE['tensor_split'].method
+    tensor_split = _Lazy('tensor_split', 'tensor_split', 'method')
 
-    to_dense = _FE['to_dense'].method
+    to_dense = _Lazy('to_dense', 'to_dense', 'method')
 
-    to_padded_tensor = _FE['to_padded_tensor'].method
+    to_padded_tensor = _Lazy('to_padded_tensor', 'to_padded_tensor', 'method')
 
-    to_sparse = _FE['to_sparse'].method
+    to_sparse = _Lazy('to_sparse', 'to_sparse', 'method')
 
-    to_sparse_bsc = _FE['to_sparse_bsc'].method
+    to_sparse_bsc = _Lazy('to_sparse_bsc', 'to_sparse_bsc', 'method')
 
-    to_sparse_bsr = _FE['to_sparse_bsr'].method
+    to_sparse_bsr = _Lazy('to_sparse_bsr', 'to_sparse_bsr', 'method')
 
-    to_sparse_coo = _FE['to_sparse_coo'].method
+    to_sparse_coo = _Lazy('to_sparse_coo', 'to_sparse_coo', 'method')
 
-    to_sparse_csc = _FE['to_sparse_csc'].method
+    to_sparse_csc = _Lazy('to_sparse_csc', 'to_sparse_csc', 'method')
 
-    to_sparse_csr = _FE['to_sparse_csr'].method
+    to_sparse_csr = _Lazy('to_sparse_csr', 'to_sparse_csr', 'method')
 
-    topk = _FE['topk'].method
+    topk = _Lazy('topk', 'topk', 'method')
 
-    transpose_ = _FE['transpose_'].method
+    transpose_ = _Lazy('transpose_', 'transpose_', 'method')
 
-    triangular_solve = _FE['triangular_solve'].method
+    triangular_solve = _Lazy('triangular_solve', 'triangular_solve', 'method')
 
-    true_divide = _FE['true_divide'].method
+    true_divide = _Lazy('true_divide', 'true_divide', 'method')
 
-    true_divide_ = _FE['true_divide'].inplace_method
+    true_divide_ = _Lazy('true_divide_', 'true_divide', 'inplace_method')
 
-    uniform_ = _FE['uniform_'].method
+    uniform_ = _Lazy('uniform_', 'uniform_', 'method')
 
-    unique = _FE['unique'].method
+    unique = _Lazy('unique', 'unique', 'method')
 
-    unique_consecutive = _FE['unique_consecutive'].method
+    unique_consecutive = _Lazy('unique_consecutive', 'unique_consecutive', 'method')
 
-    unsafe_chunk = _FE['unsafe_chunk'].method
+    unsafe_chunk = _Lazy('unsafe_chunk', 'unsafe_chunk', 'method')
 
-    unsafe_split = _FE['unsafe_split'].method
+    unsafe_split = _Lazy('unsafe_split', 'unsafe_split', 'method')
 
-    unsafe_split_with_sizes = _FE['unsafe_split_with_sizes'].method
+    unsafe_split_with_sizes = _Lazy('unsafe_split_with_sizes', 'unsafe_split_with_sizes', 'method')
 
-    unsqueeze_ = _FE['unsqueeze_'].method
+    unsqueeze_ = _Lazy('unsqueeze_', 'unsqueeze_', 'method')
 
-    values = _FE['values'].method
+    values = _Lazy('values', 'values', 'method')
 
-    var = _FE['var'].method
+    var = _Lazy('var', 'var', 'method')
 
-    view = _FE['view'].method
+    view = _Lazy('view', 'view', 'method')
 
-    vsplit = _FE['vsplit'].method
+    vsplit = _Lazy('vsplit', 'vsplit', 'method')
 
-    where = _FE['where'].method
+    where = _Lazy('where', 'where', 'method')
 
-    xpu = _FE['xpu'].method
+    xpu = _Lazy('xpu', 'xpu', 'method')
 
-    zero_ = _FE['zero_'].method
+    zero_ = _Lazy('zero_', 'zero_', 'method')
+
+    addbmm = _More('addbmm', _more_methods)
+
+    addbmm_ = _More('addbmm_', _more_methods)
+
+    addmm = _More('addmm', _more_methods)
+
+    addmm_ = _More('addmm_', _more_methods)
+
+    addr = _More('addr', _more_methods)
+
+    addr_ = _More('addr_', _more_methods)
+
+    argwhere = _More('argwhere', _more_methods)
+
+    baddbmm = _More('baddbmm', _more_methods)
+
+    baddbmm_ = _More('baddbmm_', _more_methods)
+
+    bincount = _More('bincount', _more_methods)
+
+    bmm = _More('bmm', _more_methods)
+
+    cholesky_solve = _More('cholesky_solve', _more_methods)
+
+    cumprod = _More('cumprod', _more_methods)
+
+    cumsum = _More('cumsum', _more_methods)
+
+    det = _More('det', _more_methods)
+
+    diff = _More('diff', _more_methods)
+
+    dot = _More('dot', _more_methods)
+
+    elu_ = _More('elu_', _more_methods)
+
+    fill_diagonal_ = _More('fill_diagonal_', _more_methods)
+
+    ger = _More('ger', _more_methods)
+
+    hardshrink = _More('hardshrink', _more_methods)
+
+    hardsigmoid_ = _More('hardsigmoid_', _more_methods)
+
+    hardswish_ = _More('hardswish_', _more_methods)
+
+    hardtanh_ = _More('hardtanh_', _more_methods)
+
+    hash_tensor = _More('hash_tensor', _more_methods)
+
+    histc = _More('histc', _more_methods)
+
+    igamma = _More('igamma', _more_methods)
+
+    igamma_ = _More('igamma_', _more_methods)
+
+    igammac = _More('igammac', _more_methods)
+
+    igammac_ = _More('igammac_', _more_methods)
+
+    inner = _More('inner', _more_methods)
+
+    leaky_relu_ = _More('leaky_relu_', _more_methods)
+
+    logcumsumexp = _More('logcumsumexp', _more_methods)
+
+    masked_scatter = _More('masked_scatter', _more_methods)
+
+    masked_scatter_ = _More('masked_scatter_', _more_methods)
+
+    masked_select = _More('masked_select', _more_methods)
+
+    mish_ = _More('mish_', _more_methods)
+
+    mm = _More('mm', _more_methods)
+
+    msort = _More('msort', _more_methods)
+
+    mv = _More('mv', _more_methods)
+
+    mvlgamma = _More('mvlgamma', _more_methods)
+
+    mvlgamma_ = _More('mvlgamma_', _more_methods)
+
+    outer = _More('outer', _more_methods)
+
+    put = _More('put', _more_methods)
+
+    put_ = _More('put_', _more_methods)
+
+    silu_ = _More('silu_', _more_methods)
+
+    take = _More('take', _more_methods)
+
+    take_along_dim = _More('take_along_dim', _more_methods)
+
+    vdot = _More('vdot', _more_methods)
 
 
 from ember._ops.inplace_functions import function_forms as _forms
-globals().update(_forms(_Methods))
+_LAZY_INPLACE = frozenset(('abs_', 'as_strided_', 'fill_', 'resize_as_', 'round_'))
+globals().update({_name: _form for _name, _form in _forms(_Methods).items()
+                  if _name not in _LAZY_INPLACE})
 
 
 # Each op's docstring, from its registry entry (ember/_core/docs.py).
@@ -7686,52 +5191,23 @@ _attach_docs(globals(), _Methods)
 
 
 FUNCTIONS = (
-    '_adaptive_avg_pool2d',
-    '_adaptive_avg_pool2d_backward',
-    '_adaptive_avg_pool3d',
-    '_adaptive_avg_pool3d_backward',
     '_conj_physical',
-    '_dirichlet_grad',
-    '_embedding_bag',
-    '_embedding_bag_forward_only',
-    '_fft_c2c',
-    '_fft_c2r',
-    '_fft_r2c',
     '_log_softmax',
-    '_sample_dirichlet',
     '_softmax',
-    '_standard_gamma',
-    '_standard_gamma_grad',
     'abs',
-    'abs_',
     'absolute',
     'acos',
     'acos_',
     'acosh',
     'acosh_',
-    'adaptive_avg_pool1d',
-    'adaptive_max_pool1d',
     'add',
-    'addbmm',
-    'addcdiv',
     'addcmul',
-    'addmm',
     'addmv',
     'addmv_',
-    'addr',
-    'adjoint',
-    'affine_grid_generator',
-    'alias_copy',
     'all',
-    'allclose',
-    'alpha_dropout',
-    'alpha_dropout_',
     'amax',
     'amin',
-    'aminmax',
-    'angle',
     'any',
-    'arange',
     'arccos',
     'arccos_',
     'arccosh',
@@ -7747,14 +5223,7 @@ FUNCTIONS = (
     'arctanh_',
     'argmax',
     'argmin',
-    'argsort',
-    'argwhere',
-    'as_strided',
-    'as_strided_',
-    'as_strided_copy',
     'as_strided_scatter',
-    'as_tensor',
-    'asarray',
     'asin',
     'asin_',
     'asinh',
@@ -7764,44 +5233,15 @@ FUNCTIONS = (
     'atan_',
     'atanh',
     'atanh_',
-    'atleast_1d',
-    'atleast_2d',
-    'atleast_3d',
-    'avg_pool1d',
-    'baddbmm',
-    'bartlett_window',
-    'batch_norm',
-    'bernoulli',
-    'bilinear',
-    'binary_cross_entropy_with_logits',
-    'bincount',
-    'binomial',
     'bitwise_and',
     'bitwise_left_shift',
     'bitwise_not',
     'bitwise_or',
     'bitwise_right_shift',
     'bitwise_xor',
-    'blackman_window',
-    'block_diag',
-    'bmm',
-    'broadcast_shapes',
-    'broadcast_tensors',
     'broadcast_to',
-    'bucketize',
-    'cartesian_prod',
-    'cat',
-    'ccol_indices_copy',
-    'cdist',
     'ceil',
     'ceil_',
-    'celu',
-    'celu_',
-    'chain_matmul',
-    'channel_shuffle',
-    'cholesky',
-    'cholesky_inverse',
-    'cholesky_solve',
     'chunk',
     'clamp',
     'clamp_',
@@ -7812,75 +5252,25 @@ FUNCTIONS = (
     'clip',
     'clip_',
     'clone',
-    'col_indices_copy',
-    'column_stack',
-    'combinations',
-    'complex',
-    'concat',
-    'concatenate',
-    'conj',
     'conj_physical',
     'conj_physical_',
-    'constant_pad_nd',
-    'conv1d',
-    'conv2d',
-    'conv3d',
-    'conv_tbc',
-    'conv_transpose1d',
-    'conv_transpose2d',
-    'conv_transpose3d',
-    'convolution',
     'copysign',
-    'corrcoef',
     'cos',
     'cos_',
     'cosh',
     'cosh_',
-    'cosine_embedding_loss',
-    'cosine_similarity',
-    'count_nonzero',
-    'cov',
     'cross',
-    'crow_indices_copy',
-    'ctc_loss',
-    'cummax',
-    'cummin',
-    'cumprod',
-    'cumsum',
-    'cumulative_trapezoid',
     'deg2rad',
     'deg2rad_',
-    'det',
     'detach',
     'detach_',
-    'detach_copy',
     'diag',
     'diag_embed',
     'diagflat',
     'diagonal',
-    'diagonal_copy',
     'diagonal_scatter',
-    'diff',
     'digamma',
-    'dist',
-    'div',
-    'divide',
-    'dot',
-    'dropout',
-    'dropout_',
-    'dsmm',
-    'dsplit',
-    'dstack',
-    'einsum',
-    'embedding',
-    'embedding_bag',
-    'embedding_renorm_',
-    'empty',
-    'empty_like',
-    'empty_permuted',
-    'empty_strided',
     'eq',
-    'equal',
     'erf',
     'erf_',
     'erfc',
@@ -7890,23 +5280,14 @@ FUNCTIONS = (
     'exp2',
     'exp2_',
     'exp_',
-    'expand_copy',
     'expm1',
     'expm1_',
-    'eye',
-    'feature_alpha_dropout',
-    'feature_alpha_dropout_',
-    'feature_dropout',
-    'feature_dropout_',
-    'fill',
-    'fill_',
     'fix',
     'fix_',
     'flatten',
     'flip',
     'fliplr',
     'flipud',
-    'float_power',
     'floor',
     'floor_',
     'floor_divide',
@@ -7915,91 +5296,38 @@ FUNCTIONS = (
     'fmod',
     'frac',
     'frac_',
-    'frexp',
-    'frobenius_norm',
-    'from_file',
-    'from_numpy',
-    'frombuffer',
-    'full',
-    'full_like',
     'gather',
     'gcd',
     'gcd_',
     'ge',
-    'geqrf',
-    'ger',
-    'get_device',
-    'gradient',
     'greater',
     'greater_equal',
-    'grid_sampler',
-    'grid_sampler_2d',
-    'grid_sampler_3d',
-    'group_norm',
-    'gru',
-    'gru_cell',
     'gt',
-    'hamming_window',
-    'hann_window',
-    'hardshrink',
-    'hash_tensor',
-    'heaviside',
-    'hinge_embedding_loss',
-    'histc',
-    'histogram',
-    'histogramdd',
-    'hsmm',
-    'hsplit',
-    'hspmm',
-    'hstack',
     'hypot',
     'i0',
     'i0_',
-    'igamma',
-    'igammac',
-    'imag',
     'index_add',
     'index_copy',
-    'index_fill',
     'index_put',
     'index_put_',
     'index_reduce',
     'index_select',
-    'indices_copy',
-    'inner',
-    'instance_norm',
-    'inverse',
-    'is_conj',
-    'is_distributed',
-    'is_inference',
-    'is_neg',
-    'is_nonzero',
-    'is_same_size',
-    'is_signed',
     'isclose',
     'isfinite',
-    'isin',
     'isinf',
     'isnan',
     'isneginf',
     'isposinf',
     'isreal',
-    'istft',
-    'kaiser_window',
-    'kl_div',
     'kron',
-    'kthvalue',
-    'layer_norm',
     'lcm',
     'lcm_',
     'ldexp',
     'ldexp_',
     'le',
-    'lerp',
     'less',
     'less_equal',
     'lgamma',
-    'linspace',
     'log',
     'log10',
     'log10_',
@@ -8011,154 +5339,51 @@ FUNCTIONS = (
     'log_softmax',
     'logaddexp',
     'logaddexp2',
-    'logcumsumexp',
-    'logdet',
     'logical_and',
     'logical_not',
     'logical_or',
     'logical_xor',
     'logit',
     'logit_',
-    'logspace',
     'logsumexp',
-    'lstm',
-    'lstm_cell',
     'lt',
-    'lu',
-    'lu_solve',
-    'lu_unpack',
-    'margin_ranking_loss',
-    'masked_fill',
-    'masked_scatter',
-    'masked_select',
     'matmul',
-    'matrix_exp',
-    'matrix_power',
-    'max',
-    'max_pool1d',
-    'max_pool1d_with_indices',
-    'max_pool2d',
-    'max_pool3d',
     'maximum',
     'mean',
-    'median',
-    'meshgrid',
-    'min',
     'minimum',
-    'mm',
-    'mode',
-    'moveaxis',
-    'movedim',
-    'msort',
     'mul',
-    'multinomial',
     'multiply',
-    'mv',
-    'mvlgamma',
     'nan_to_num',
     'nan_to_num_',
     'nanmean',
-    'nanmedian',
-    'nanquantile',
     'nansum',
-    'narrow',
-    'narrow_copy',
-    'native_batch_norm',
-    'native_channel_shuffle',
-    'native_dropout',
-    'native_group_norm',
-    'native_layer_norm',
-    'native_norm',
     'ne',
     'neg',
     'neg_',
     'negative',
     'negative_',
     'nextafter',
-    'nonzero',
-    'nonzero_static',
-    'norm',
-    'norm_except_dim',
-    'normal',
     'not_equal',
-    'nuclear_norm',
-    'ones',
-    'ones_like',
-    'orgqr',
-    'ormqr',
-    'outer',
-    'pairwise_distance',
-    'pdist',
     'permute',
-    'permute_copy',
-    'pinverse',
-    'pixel_shuffle',
-    'pixel_unshuffle',
     'poisson',
-    'poisson_nll_loss',
-    'polar',
-    'polygamma',
-    'positive',
     'pow',
-    'prelu',
-    'prod',
-    'put',
-    'qr',
-    'quantile',
     'rad2deg',
     'rad2deg_',
-    'rand',
-    'rand_like',
-    'randint',
-    'randint_like',
-    'randn',
-    'randn_like',
-    'randperm',
-    'range',
     'ravel',
-    'real',
     'reciprocal',
     'reciprocal_',
     'relu',
-    'relu_',
     'remainder',
-    'renorm',
-    'repeat_interleave',
     'reshape',
-    'resize_as_',
-    'resize_as_sparse_',
-    'resolve_conj',
-    'resolve_neg',
-    'result_type',
-    'rms_norm',
-    'rnn_relu',
-    'rnn_relu_cell',
-    'rnn_tanh',
-    'rnn_tanh_cell',
     'roll',
     'rot90',
-    'round',
-    'round_',
-    'row_indices_copy',
-    'row_stack',
-    'rrelu',
-    'rrelu_',
     'rsqrt',
     'rsqrt_',
-    'rsub',
-    'saddmm',
     'scalar_tensor',
-    'scatter',
     'scatter_add',
     'scatter_reduce',
-    'searchsorted',
     'select',
-    'select_copy',
     'select_scatter',
-    'selu',
-    'selu_',
-    'set_anomaly_enabled',
-    'set_flush_denormal',
     'sgn',
     'sigmoid',
     'sigmoid_',
@@ -8170,12 +5395,256 @@ FUNCTIONS = (
     'sinc_',
     'sinh',
     'sinh_',
+    'slice_scatter',
+    'softmax',
+    'split_with_sizes',
+    'sqrt',
+    'sqrt_',
+    'square',
+    'square_',
+    'sum',
+    'swapaxes',
+    'swapdims',
+    't',
+    'tan',
+    'tan_',
+    'tanh',
+    'tanh_',
+    'threshold',
+    'threshold_',
+    'tile',
+    'trace',
+    'transpose',
+    'tril',
+    'tril_indices',
+    'triu',
+    'triu_indices',
+    'trunc',
+    'trunc_',
+    'unbind',
+    'unflatten',
+    'unsqueeze',
+    'view_as_complex',
+    'view_as_real',
+    'xlogy',
+    'xlogy_',
+)
+
+# The frontends of the families loaded on first use (NOTE [op families load on first use]):
+# `ember.<name>` and this module's attribute load the family.
+LAZY_FUNCTIONS = frozenset((
+    'adaptive_avg_pool1d',
+    'adaptive_max_pool1d',
+    'addcdiv',
+    'adjoint',
+    'alias_copy',
+    'allclose',
+    'alpha_dropout',
+    'alpha_dropout_',
+    'aminmax',
+    'angle',
+    'arange',
+    'argsort',
+    'as_strided',
+    'as_strided_copy',
+    'as_tensor',
+    'asarray',
+    'atleast_1d',
+    'atleast_2d',
+    'atleast_3d',
+    'avg_pool1d',
+    'bartlett_window',
+    'batch_norm',
+    'bernoulli',
+    'binary_cross_entropy_with_logits',
+    'blackman_window',
+    'block_diag',
+    'broadcast_shapes',
+    'broadcast_tensors',
+    'bucketize',
+    'cartesian_prod',
+    'ccol_indices_copy',
+    'cdist',
+    'celu',
+    'celu_',
+    'chain_matmul',
+    'cholesky',
+    'cholesky_inverse',
+    'col_indices_copy',
+    'conj',
+    'conv1d',
+    'conv2d',
+    'conv3d',
+    'conv_tbc',
+    'conv_transpose1d',
+    'conv_transpose2d',
+    'conv_transpose3d',
+    'corrcoef',
+    'cosine_embedding_loss',
+    'cosine_similarity',
+    'count_nonzero',
+    'cov',
+    'crow_indices_copy',
+    'ctc_loss',
+    'cummax',
+    'cummin',
+    'cumulative_trapezoid',
+    'detach_copy',
+    'diagonal_copy',
+    'dist',
+    'div',
+    'divide',
+    'dropout',
+    'dropout_',
+    'dsmm',
+    'dsplit',
+    'einsum',
+    'embedding_bag',
+    'embedding_renorm_',
+    'empty',
+    'empty_like',
+    'empty_permuted',
+    'empty_strided',
+    'equal',
+    'expand_copy',
+    'eye',
+    'feature_alpha_dropout',
+    'feature_alpha_dropout_',
+    'feature_dropout',
+    'feature_dropout_',
+    'fill',
+    'float_power',
+    'frexp',
+    'frobenius_norm',
+    'from_file',
+    'from_numpy',
+    'frombuffer',
+    'full',
+    'full_like',
+    'geqrf',
+    'get_device',
+    'gradient',
+    'grid_sampler',
+    'group_norm',
+    'gru',
+    'gru_cell',
+    'hamming_window',
+    'hann_window',
+    'heaviside',
+    'hinge_embedding_loss',
+    'histogram',
+    'histogramdd',
+    'hsmm',
+    'hsplit',
+    'hspmm',
+    'imag',
+    'index_fill',
+    'indices_copy',
+    'instance_norm',
+    'inverse',
+    'is_conj',
+    'is_distributed',
+    'is_inference',
+    'is_neg',
+    'is_nonzero',
+    'is_same_size',
+    'is_signed',
+    'isin',
+    'istft',
+    'kaiser_window',
+    'kl_div',
+    'kthvalue',
+    'layer_norm',
+    'lerp',
+    'linspace',
+    'logdet',
+    'logspace',
+    'lstm',
+    'lstm_cell',
+    'lu',
+    'lu_solve',
+    'lu_unpack',
+    'margin_ranking_loss',
+    'masked_fill',
+    'matrix_exp',
+    'matrix_power',
+    'max',
+    'max_pool1d',
+    'max_pool1d_with_indices',
+    'max_pool2d',
+    'max_pool3d',
+    'median',
+    'meshgrid',
+    'min',
+    'mode',
+    'moveaxis',
+    'movedim',
+    'multinomial',
+    'nanmedian',
+    'nanquantile',
+    'narrow',
+    'narrow_copy',
+    'native_dropout',
+    'native_norm',
+    'nonzero',
+    'nonzero_static',
+    'norm',
+    'norm_except_dim',
+    'normal',
+    'nuclear_norm',
+    'ones',
+    'ones_like',
+    'orgqr',
+    'ormqr',
+    'pairwise_distance',
+    'pdist',
+    'permute_copy',
+    'pinverse',
+    'poisson_nll_loss',
+    'polygamma',
+    'positive',
+    'prelu',
+    'prod',
+    'qr',
+    'quantile',
+    'rand',
+    'rand_like',
+    'randint',
+    'randint_like',
+    'randn',
+    'randn_like',
+    'randperm',
+    'range',
+    'real',
+    'relu_',
+    'renorm',
+    'repeat_interleave',
+    'resize_as_sparse_',
+    'resolve_conj',
+    'resolve_neg',
+    'result_type',
+    'rms_norm',
+    'rnn_relu',
+    'rnn_relu_cell',
+    'rnn_tanh',
+    'rnn_tanh_cell',
+    'round',
+    'row_indices_copy',
+    'rrelu',
+    'rrelu_',
+    'rsub',
+    'saddmm',
+    'scatter',
+    'searchsorted',
+    'select_copy',
+    'selu',
+    'selu_',
+    'set_anomaly_enabled',
+    'set_flush_denormal',
     'slice_copy',
     'slice_inverse',
-    'slice_scatter',
     'slogdet',
     'smm',
-    'softmax',
     'sort',
     'sparse_bsc_tensor',
     'sparse_bsr_tensor',
@@ -8185,58 +5654,30 @@ FUNCTIONS = (
     'sparse_csr_tensor',
     'split',
     'split_copy',
-    'split_with_sizes',
     'split_with_sizes_copy',
     'spmm',
-    'sqrt',
-    'sqrt_',
-    'square',
-    'square_',
     'squeeze',
     'squeeze_copy',
     'sspaddmm',
-    'stack',
     'std',
     'std_mean',
     'stft',
     'sub',
     'subtract',
-    'sum',
     'svd',
-    'swapaxes',
-    'swapdims',
-    't',
     't_copy',
-    'take',
-    'take_along_dim',
-    'tan',
-    'tan_',
-    'tanh',
-    'tanh_',
     'tensor',
     'tensor_split',
     'tensordot',
-    'threshold',
     'threshold_',
-    'tile',
     'topk',
-    'trace',
-    'transpose',
     'transpose_copy',
     'trapezoid',
     'trapz',
     'triangular_solve',
-    'tril',
-    'tril_indices',
     'triplet_margin_loss',
-    'triu',
-    'triu_indices',
     'true_divide',
-    'trunc',
-    'trunc_',
-    'unbind',
     'unbind_copy',
-    'unflatten',
     'unfold_copy',
     'unique',
     'unique_consecutive',
@@ -8244,27 +5685,115 @@ FUNCTIONS = (
     'unsafe_chunk',
     'unsafe_split',
     'unsafe_split_with_sizes',
-    'unsqueeze',
     'unsqueeze_copy',
     'values_copy',
     'vander',
     'var',
     'var_mean',
-    'vdot',
-    'view_as_complex',
     'view_as_complex_copy',
-    'view_as_real',
     'view_as_real_copy',
     'view_copy',
     'vsplit',
-    'vstack',
     'where',
-    'xlogy',
-    'xlogy_',
     'zero_',
     'zeros',
     'zeros_like',
-)
+    'abs_',
+    'as_strided_',
+    'fill_',
+    'resize_as_',
+    'round_',
+))
+# NOTE [rarely used bindings load on first use] (tools/gen_bindings.py).
+_MORE = frozenset((
+    '_adaptive_avg_pool2d',
+    '_adaptive_avg_pool2d_backward',
+    '_adaptive_avg_pool3d',
+    '_adaptive_avg_pool3d_backward',
+    '_dirichlet_grad',
+    '_embedding_bag',
+    '_embedding_bag_forward_only',
+    '_fft_c2c',
+    '_fft_c2r',
+    '_fft_r2c',
+    '_sample_dirichlet',
+    '_standard_gamma',
+    '_standard_gamma_grad',
+    'addbmm',
+    'addmm',
+    'addr',
+    'affine_grid_generator',
+    'argwhere',
+    'baddbmm',
+    'bilinear',
+    'bincount',
+    'binomial',
+    'bmm',
+    'cat',
+    'channel_shuffle',
+    'cholesky_solve',
+    'column_stack',
+    'combinations',
+    'complex',
+    'concat',
+    'concatenate',
+    'constant_pad_nd',
+    'convolution',
+    'cumprod',
+    'cumsum',
+    'det',
+    'diff',
+    'dot',
+    'dstack',
+    'embedding',
+    'ger',
+    'grid_sampler_2d',
+    'grid_sampler_3d',
+    'hardshrink',
+    'hash_tensor',
+    'histc',
+    'hstack',
+    'igamma',
+    'igammac',
+    'inner',
+    'logcumsumexp',
+    'masked_scatter',
+    'masked_select',
+    'mm',
+    'msort',
+    'mv',
+    'mvlgamma',
+    'native_batch_norm',
+    'native_channel_shuffle',
+    'native_group_norm',
+    'native_layer_norm',
+    'outer',
+    'pixel_shuffle',
+    'pixel_unshuffle',
+    'polar',
+    'put',
+    'row_stack',
+    'stack',
+    'take',
+    'take_along_dim',
+    'vdot',
+    'vstack',
+))
+LAZY_FUNCTIONS |= _MORE
+
+
+def __getattr__(name):
+    if name in LAZY_FUNCTIONS:
+        if name in _MORE:
+            from ember._generated import bindings_more
+            value = getattr(bindings_more, name)
+        elif name in _LAZY_INPLACE:     # (the method itself, as the other in-place forms)
+            value = getattr(_Methods, name)
+        else:
+            value = _FE[name].function
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def install(cls):

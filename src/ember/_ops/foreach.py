@@ -41,7 +41,7 @@ from ember._core.dispatch.process_state import state
 from ember._core.dispatch.subclasses import PLAIN
 from ember._core.dispatch.wrapping import bump_version, wrap
 from ember._core.fp_errors import run_quietly, scalar_as
-from ember._core.registry import OPS, OpDef, declare
+from ember._core.registry import OPS, OpDef, build_all, declare
 from ember._ops.foreach_layout import GATHER_MIN, cut, flat_views, gathered, layout_of
 from ember._ops.pointwise import _scaled, checked_scalar, scalar_into
 from ember._ops.pointwise_ternary import lerp_number_into
@@ -154,13 +154,21 @@ def _declare_all() -> None:
           ends + [("scalars", 2)], " with a weight per position")
 
 
+def _declare_built(schema, doc):
+    """A generic list op without kernel or function (its runner set by the caller), declared
+    (as the indexed entry, NOTE [op families load on first use]) and built."""
+    options = {"kind": "generic", "method": False, "function": False,
+               "differentiable": False, "doc": doc, "out": False}
+    op = declare(schema, lambda op: OpDef.__init__(op, schema, None, **options), None, options)
+    build_all((op,))
+    return op
+
+
 def _declare_copy() -> None:
     """`_foreach_copy_`: `copy` (src broadcast and cast to self's dtype) written into self at
     every position; its step is the per-tensor op's back-end step and in-place write."""
-    op = OpDef("_foreach_copy_(Tensor(a!)[] self, Tensor[] src, bool non_blocking=False) -> ()",
-               None, kind="generic", method=False, function=False, differentiable=False,
-               doc="`copy_` at every position of the lists.", out=False)
-    OPS[op.name] = op
+    op = _declare_built("_foreach_copy_(Tensor(a!)[] self, Tensor[] src, bool non_blocking="
+                        "False) -> ()", "`copy_` at every position of the lists.")
     op.runner = _copy_lists
     runners.OWN_STEPS[op] = _copy_lists
 
@@ -197,11 +205,8 @@ def _declare_norm() -> None:
     """`_foreach_norm.Scalar`: the vector norm (`norm.ScalarOpt_dim_dtype` over every dim) of
     every tensor of a list; its step is that op's back-end step at each position, so meta and
     fake lists get its meta rule (the gradient clippers' total norm)."""
-    op = OpDef("_foreach_norm.Scalar(Tensor[] self, Scalar ord=2, ScalarType? dtype=None) -> "
-               "Tensor[]", None, kind="generic", method=False, function=False,
-               differentiable=False, doc="`linalg.vector_norm` of every tensor of a list.",
-               out=False)
-    OPS[op.name] = op
+    op = _declare_built("_foreach_norm.Scalar(Tensor[] self, Scalar ord=2, ScalarType? dtype="
+                        "None) -> Tensor[]", "`linalg.vector_norm` of every tensor of a list.")
     op.runner = _norm_lists
     runners.OWN_STEPS[op] = _norm_lists
 

@@ -8,7 +8,6 @@ in a node's backward is preceded by a warning that shows where that node was mad
 from __future__ import annotations
 
 import os
-import traceback
 import warnings
 
 
@@ -91,6 +90,7 @@ def _user_frame(frame) -> bool:
 
 def remember_forward_stack(node) -> None:
     """Called by the recorder when anomaly mode is on."""
+    import traceback  # (only with anomaly mode on: NOTE [what import ember loads])
     frames = [f for f in traceback.extract_stack() if _user_frame(f)]
     node.metadata["traceback_"] = traceback.format_list(frames)
 

@@ -67,7 +67,9 @@ def torch_module(torch_name: str, ember_name: str):
             raise
         module = types.ModuleType(torch_name, f"PyTorch's {torch_name}, as ember's classes")
     for name, ours, qualname in entries:
-        if "." not in name and name not in vars(module):
+        if "." not in name and name not in vars(module) and not hasattr(module, name):
+            # (hasattr: a name the module loads on first use, NOTE [op families load on first
+            # use], is its own already)
             value = _lookup(importlib.import_module(ours), qualname)
             if value is not None:
                 setattr(module, name, value)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from ember._core.dispatch import subclasses
 from ember._core.dispatch.stack import REPORTED_AS
+from ember._core.lazy_method import STAND_INS
 
 # Tensor attributes that stay as they are: the subclass machinery itself, construction,
 # pickling (the subclass's own reduce logic), and what PyTorch leaves in Python without the
@@ -76,6 +77,11 @@ def install(cls, base, wanted, handle) -> None:
     (Tensor) itself, so that calls to them reach __torch_function__."""
     if cls not in subclasses.FUNCTION:
         return
+    # The methods still standing in for their lazily loaded family take their place first, so
+    # that each is hooked (NOTE [op families load on first use]).
+    for name, attr in list(vars(base).items()):
+        if type(attr) in STAND_INS:
+            getattr(base, name)
     mro = cls.__mro__
     defined = set()         # what the subclass (or a hooked parent) defines itself
     for k in mro[:mro.index(base)]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import types
 
+from ember._core.lazy_method import STAND_INS
 from ember._dynamo.exc import unimplemented
 from ember._dynamo.variables.base import ConstantVariable, VariableTracker
 
@@ -37,6 +38,8 @@ def class_attribute(cls, name):
     """The attribute as the class body stored it (a staticmethod stays one), or None."""
     for klass in cls.__mro__:
         if name in klass.__dict__:
+            if type(klass.__dict__[name]) in STAND_INS:     # (NOTE [op families load on
+                getattr(klass, name)                          # first use]: in its place now)
             return klass.__dict__[name]
     return None
 

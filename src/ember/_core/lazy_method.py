@@ -1,0 +1,55 @@
+"""Tensor methods that load on first use: a frontend's whose op family is not imported yet
+(NOTE [op families load on first use], _core/registry.py), and the generated ones of
+`bindings_more.py` (NOTE [rarely used bindings load on first use], tools/gen_bindings.py)."""
+from __future__ import annotations
+
+from ember._core.registry import FRONTENDS
+
+
+class LazyMethod:
+    """Stands in the class for a frontend's method until first read: then it imports the
+    family, puts the real method in its place (so later calls cost nothing more) and answers
+    with it."""
+
+    __slots__ = ("attribute", "field", "frontend", "key")
+
+    def __init__(self, attribute, frontend, field, key=None):
+        self.attribute = attribute          # the name in the class ("add_", "__rsub__")
+        self.frontend = frontend            # the FRONTENDS name
+        self.field = field                  # "method", "inplace_method" or "dunders"
+        self.key = key                      # the dunder, for "dunders"
+
+    def __get__(self, instance, owner=None):
+        value = getattr(FRONTENDS[self.frontend], self.field)
+        if self.key is not None:
+            value = value[self.key]
+        return _replace(self, self.attribute, value, instance, owner)
+
+
+class LazyGenerated:
+    """Stands in the class for a generated method of `bindings_more.py` until first read
+    (NOTE [rarely used bindings load on first use], tools/gen_bindings.py), as LazyMethod;
+    `methods()` imports that module and answers its class of methods."""
+
+    __slots__ = ("attribute", "methods")
+
+    def __init__(self, attribute, methods):
+        self.attribute = attribute
+        self.methods = methods
+
+    def __get__(self, instance, owner=None):
+        value = self.methods().__dict__[self.attribute]
+        return _replace(self, self.attribute, value, instance, owner)
+
+
+def _replace(stand_in, attribute, value, instance, owner):
+    """Put `value` where `stand_in` stands in the class, and answer the attribute read."""
+    for cls in (owner or type(instance)).__mro__:
+        if cls.__dict__.get(attribute) is stand_in:
+            setattr(cls, attribute, value)
+            break
+    bind = getattr(type(value), "__get__", None)
+    return value if bind is None else bind(value, instance, owner)
+
+
+STAND_INS = (LazyMethod, LazyGenerated)
