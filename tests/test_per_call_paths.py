@@ -321,8 +321,8 @@ def test_one_ufunc_yields_to_a_registered_cpu_kernel():
 
 
 def _linear_variants(lib):
-    """(name, layer) pairs whose forward must read the parameters the attributes name (NOTE
-    [a layer's parameters off its table])."""
+    """(name, layer) pairs whose forward must read the parameters the attributes name (the
+    table, or what weight_norm, a parametrization or pruning put in its place)."""
     import importlib
 
     nn = lib.nn
