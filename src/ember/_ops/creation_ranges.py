@@ -404,8 +404,7 @@ def _frequencies(xp, name, n, d, dtype, device):
     """[0, 1, ..., count - 1] (fftfreq's second half counting -(n // 2) ... -1) / (n * d), in
     `dtype` as PyTorch's arange then mul_ compute it (1 / 0 is inf: rfftfreq(0) is [nan])."""
     dtype = _frequencies_dtype(name, dtype)
-    count = n // 2 + 1 if name == "rfftfreq" else n
-    values = np.arange(count, dtype=np.float64)
+    values = np.arange(_count(name, n), dtype=np.float64)
     if name == "fftfreq":
         values[(n + 1) // 2:] = np.arange(-(n // 2), 0)
     values = values.astype(dtype._np)
@@ -415,10 +414,16 @@ def _frequencies(xp, name, n, d, dtype, device):
     return on_device(xp, values, device)
 
 
+def _count(name, n):
+    """fftfreq's n values, rfftfreq's n / 2 + 1 in C++'s division (towards zero: one for n = -1)."""
+    count = (n // 2 if n >= 0 else -(-n // 2)) + 1 if name == "rfftfreq" else n
+    _check(count >= 0, lambda: f"Trying to create tensor with negative dimension {count}: [{count}]")
+    return count
+
+
 def _frequencies_meta(name):
     def meta(n, d=1.0, dtype=None, layout=None, device=None, pin_memory=None):
-        count = n // 2 + 1 if name == "rfftfreq" else n
-        return ((count,), _frequencies_dtype(name, dtype))
+        return ((_count(name, n),), _frequencies_dtype(name, dtype))
     return meta
 
 

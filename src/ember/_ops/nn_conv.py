@@ -32,9 +32,9 @@ from ember._backends.meta import device_hint, suggested_strides
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_not_implemented
 from ember._core.dispatch import call
+from ember._core.fp_errors import run_quietly
 from ember._core.layout import strided_window
 from ember._core.registry import OPS, register_op
-from ember._core.fp_errors import run_quietly
 from ember._core.threads import intra_op_threads, parallel_map
 from ember._ops import nn_conv_winograd as winograd
 from ember._ops.linalg import cxx

@@ -121,7 +121,7 @@ def native_batch_norm(xp, input, weight, bias, running_mean, running_var, traini
     the channels (dim 1). In training the batch's statistics normalise and update the running
     ones in place; otherwise the running ones normalise (and save_mean/save_invstd are empty).
     """
-    channels = _batch_norm_checks(input, weight, bias, running_mean, running_var, training)
+    _batch_norm_checks(input, weight, bias, running_mean, running_var, training)
     compute_dtype = _compute_dtype("batch_norm", input)
     x = input.astype(compute_dtype, copy=False)
     if training:

@@ -2,19 +2,16 @@
 (`fftshift`, `ifftshift`)."""
 from __future__ import annotations
 
-import math
-
 from ember._core.checked_entry import checked
+from ember._core.dispatch import call
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
-from ember._core.checks import _check, _check_not_implemented
-from ember._core.dispatch import call
 from ember._core.registry import OPS
 from ember.fft._args import check_int, finish
 
 
-def _frequencies(name, n, d, count, dtype, layout, device, requires_grad, out):
+def _frequencies(name, n, d, dtype, layout, device, requires_grad, out):
     """The factory op fft_<name> (what PyTorch's modes see), marked and written into `out`."""
     import ember
     n = check_int(n, "n", f"fft_{name}")
@@ -35,7 +32,7 @@ def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, require
     sample spacing `d`: [0, 1, ..., (n - 1) // 2, -(n // 2), ..., -1] / (d * n)."""
     if _state.entry and _wants(locals()):
         return _handle(fftfreq, locals())
-    return _frequencies("fftfreq", n, d, lambda k: k, dtype, layout, device, requires_grad, out)
+    return _frequencies("fftfreq", n, d, dtype, layout, device, requires_grad, out)
 
 
 @checked("fft_rfftfreq(int n, float d=1.0, *, ScalarType? dtype=None, Layout? layout=None, "
@@ -46,16 +43,7 @@ def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requir
     requires_grad=False) -> Tensor: the n // 2 + 1 non-negative sample frequencies of `rfft`."""
     if _state.entry and _wants(locals()):
         return _handle(rfftfreq, locals())
-    return _frequencies("rfftfreq", n, d, _half_count, dtype, layout, device, requires_grad,
-                        out)
-
-
-def _half_count(n):
-    """rfftfreq's length, n / 2 + 1 in C++'s division (towards zero: one for n = -1)."""
-    count = (n // 2 if n >= 0 else -(-n // 2)) + 1
-    _check(count >= 0, lambda: (
-        f"Trying to create tensor with negative dimension {count}: [{count}]"))
-    return count
+    return _frequencies("rfftfreq", n, d, dtype, layout, device, requires_grad, out)
 
 
 def _shift(x, dim, inverse):
