@@ -298,6 +298,17 @@ class OpForm:
     def __init__(self, op):
         self.op = op
 
+    def _bound(self, args, kwargs):
+        """The op entry a call of this form runs and its arguments: an overload form runs its
+        base op (NOTE [overload forms])."""
+        op = self.op
+        args = op.bind(args, kwargs)
+        if op.redirect is not None:
+            op, to_base = op.redirect
+            if to_base is not None:
+                args = to_base(*args)
+        return op, args
+
     @property
     def __name__(self) -> str:
         return f"{self._packet_name}.{self._overloadname}"
@@ -352,12 +363,7 @@ class InplaceOp(OpForm):
         return self.op.schema
 
     def __call__(self, *args, **kwargs):
-        op = self.op
-        args = op.bind(args, kwargs)
-        if op.redirect is not None:         # a form runs its base op
-            op, to_base = op.redirect
-            if to_base is not None:
-                args = to_base(*args)
+        op, args = self._bound(args, kwargs)
         return layered.dispatch_level(op, args, self)
 
 

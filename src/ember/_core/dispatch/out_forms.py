@@ -82,12 +82,7 @@ class OutOp(OpForm):
 
     def __call__(self, *args, **kwargs):
         out = kwargs.pop("out")
-        op = self.op
-        args = op.bind(args, kwargs)
-        if op.redirect is not None:         # a form runs its base op
-            op, to_base = op.redirect
-            if to_base is not None:
-                args = to_base(*args)
+        op, args = self._bound(args, kwargs)
         return offer(op, args, out, self)
 
 
