@@ -9,7 +9,7 @@ import torch
 
 import ember
 
-from _capability import MATCHED
+from tests._capability import MATCHED
 
 inf, nan = math.inf, math.nan
 
