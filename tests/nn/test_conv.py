@@ -8,6 +8,15 @@ import torch
 import ember
 from nn.compare import assert_close, check_module, to_ember
 
+
+@pytest.fixture(autouse=True)
+def _one_blas_thread(monkeypatch):
+    """The image-by-image way runs while BLAS has one thread (NOTE [convolution chunks on the
+    intra-op threads]): this file tests it; the op table's samples elsewhere run the grouped
+    way where BLAS has the machine's cores."""
+    from ember._ops import nn_conv
+    monkeypatch.setattr(nn_conv, "blas_threads", lambda: 1)
+
 CONV_CASES = [
     ("Conv1d", (4, 6, 3), {}, (2, 4, 9)),
     ("Conv1d", (4, 6, 2), {"padding": "same", "dilation": 3, "padding_mode": "circular"},

@@ -21,6 +21,19 @@ def intra_op_threads() -> int:
     return os.cpu_count() or 1
 
 
+def blas_threads() -> int:
+    """How many threads BLAS splits each product over: `set_num_threads` sets it with ember's
+    own count; by default the OpenBLAS/MKL/OMP variables or the core count, as OpenBLAS reads
+    them at load."""
+    if _count is not None:
+        return _count
+    for variable in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"):
+        value = os.environ.get(variable)
+        if value and value.isdigit() and int(value) > 0:
+            return int(value)
+    return os.cpu_count() or 1
+
+
 def set_intra_op_threads(count: int) -> None:
     global _count
     _count = count

@@ -35,7 +35,7 @@ from ember._core.dispatch import call
 from ember._core.fp_errors import run_quietly
 from ember._core.layout import strided_window
 from ember._core.registry import OPS, register_op
-from ember._core.threads import intra_op_threads, parallel_map
+from ember._core.threads import blas_threads, intra_op_threads, parallel_map
 from ember._ops import nn_conv_winograd as winograd
 from ember._ops.linalg import cxx
 
@@ -138,7 +138,7 @@ def conv_forward(xp, x, weight, stride, padding, dilation, groups):
             _transform_safe(xp, x):
         return winograd.conv3x3(xp, x, weight, padding)
     padded = _zero_padded(xp, x, padding)
-    if groups == 1:
+    if groups == 1 and _by_image():
         return _forward_by_image(xp, padded, weight, stride, dilation, out_size)
     w = _weight_matrices(weight, groups)
     n, positions = x.shape[0], math.prod(out_size)
@@ -250,6 +250,12 @@ def _weight_grad_by_image(xp, padded, grad, kernel, stride, dilation):
     return xp.ascontiguousarray(out.T).reshape((o, padded.shape[1]) + tuple(kernel))
 
 
+def _by_image() -> bool:
+    """Whether one-group convolutions take the image-by-image way: only while BLAS runs one
+    thread (NOTE [convolution chunks on the intra-op threads])."""
+    return blas_threads() == 1
+
+
 def _each_chunk(xp, fn, parts):
     """[fn(part) for part in parts]: NOTE [convolution chunks on the intra-op threads]."""
     threads = min(intra_op_threads(), len(parts))
@@ -263,9 +269,14 @@ def _each_chunk(xp, fn, parts):
     return [result for results in done for result in results]
 
 
-# NOTE [convolution chunks on the intra-op threads]: with more than one intra-op thread
-# (`set_num_threads`) the batch chunks of the one-group way run on ember's pool (NumPy and
-# BLAS release the GIL), a contiguous run of chunks per thread. The chunks are cut by size
+# NOTE [convolution chunks on the intra-op threads]: the image-by-image way (NOTE [ungrouped
+# convolution image by image]) is taken only while BLAS runs one thread; with more than one
+# intra-op thread then (OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1) its batch chunks run on
+# ember's pool (NumPy and BLAS release the GIL), a contiguous run of chunks per thread. When
+# BLAS runs threads of its own (`set_num_threads(n)` sets both) the batched products of the
+# grouped way are left to it: its threads on many small per-image products, or beside the
+# pool's, oversubscribe the cores (ResNet's 2-thread step 104-133 ms against 93-96 ms, LeNet's
+# 9.2-11.7 against 7.1-8.4). The chunks are cut by size
 # alone and each image's result is computed the same way on any thread; the weight's
 # gradient adds the chunks' products in chunk order. So results are the same bits at any
 # thread count.
@@ -299,7 +310,8 @@ def conv_input_grad(xp, grad, weight, in_size, stride, padding, dilation, groups
     if grad.ndim == 4 and grad.dtype.kind == "f" and max(padding) <= 2 and _use_winograd(
             weight.shape, stride, dilation, groups, n, in_size) and _transform_safe(xp, grad):
         return winograd.conv3x3_input_grad(xp, grad, weight, in_size, padding)
-    if groups == 1 and fold_dtype is None and weight.shape[1] >= _FULL_CONV_CHANNELS and all(
+    if groups == 1 and _by_image() and fold_dtype is None and \
+            weight.shape[1] >= _FULL_CONV_CHANNELS and all(
             s == 1 for s in stride) and all(
             d * (k - 1) >= p for d, k, p in zip(dilation, kernel, padding)):
         return _input_grad_as_forward(xp, grad, weight, padding, dilation)
@@ -307,7 +319,7 @@ def conv_input_grad(xp, grad, weight, in_size, stride, padding, dilation, groups
     if out_size[-1] <= _SHORT_ROWS:
         return _input_grad_batch_last(xp, grad, w, weight, in_size, stride, padding, dilation,
                                       groups, fold_dtype)
-    if groups == 1:
+    if groups == 1 and _by_image():
         return _input_grad_by_image(xp, grad, weight, in_size, stride, padding, dilation,
                                     fold_dtype)
     cols = xp.matmul(w.transpose(0, 2, 1), _by_group(xp, grad, groups))
@@ -364,7 +376,7 @@ def conv_weight_grad(xp, x, grad, kernel, stride, padding, dilation, groups):
             grad.shape[2:]) and _transform_safe(xp, x) and _transform_safe(xp, grad):
         return winograd.conv3x3_weight_grad(xp, x, grad, padding)
     padded = _zero_padded(xp, x, padding)
-    if groups == 1:
+    if groups == 1 and _by_image():
         return _weight_grad_by_image(xp, padded, grad, kernel, stride, dilation)
     out_size = grad.shape[2:]
     rows = (x.shape[1] // groups) * math.prod(kernel)
