@@ -32,7 +32,7 @@ import tempfile
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))  # (also loaded by path)
-from shared_models import char_gpt_class
+from shared_models import char_gpt_class, sgd_step
 
 HERE = pathlib.Path(__file__).resolve().parent
 SRC = HERE.parent / "src"
@@ -54,18 +54,7 @@ def _train_step(lib, model, x, y, compile_fn):
         return F.cross_entropy(out.reshape(-1, out.shape[-1]), y)
     if compile_fn is not None:
         loss_fn = compile_fn(loss_fn)
-    params = list(model.parameters())
-
-    def step():
-        for p in params:
-            p.grad = None
-        loss = loss_fn(x, y)
-        loss.backward()
-        with lib.no_grad():
-            for p in params:
-                p -= 0.01 * p.grad
-        return loss
-    return step
+    return sgd_step(lib, loss_fn, list(model.parameters()), x, y)
 
 
 def _workload(lib, name, compile_fn):

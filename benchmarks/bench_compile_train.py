@@ -19,6 +19,9 @@ import subprocess
 import sys
 import timeit
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # (also loaded by path)
+from shared_models import sgd_step  # noqa: E402
+
 LABELS = ("ember eager", "ember compiled", "ember aot_eager", "torch eager", "torch.compile")
 TARGET = 0.65       # the target: compiled ember at most 0.65x PyTorch eager
 
@@ -36,18 +39,7 @@ def _step(lib, compile_with):
 
     if compile_with is not None:
         loss_fn = compile_with(loss_fn)
-    params = list(model.parameters())
-
-    def step():
-        for p in params:
-            p.grad = None
-        loss = loss_fn(x, y)
-        loss.backward()
-        with lib.no_grad():
-            for p in params:
-                p -= 0.01 * p.grad
-        return loss
-    return step
+    return sgd_step(lib, loss_fn, list(model.parameters()), x, y)
 
 
 def worker(label, threads, quick):

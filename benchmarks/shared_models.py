@@ -1,5 +1,5 @@
-"""Models more than one benchmark times (each script puts this folder on sys.path, as for
-`common`)."""
+"""Models and the training step more than one benchmark times (each script puts this folder
+on sys.path, as for `common`)."""
 from __future__ import annotations
 
 import math
@@ -50,3 +50,18 @@ def char_gpt_class(lib):
             x = self.tok(idx) + self.pos(lib.arange(t))
             return self.head(self.ln(self.blocks(x)))
     return CharGPT
+
+
+def sgd_step(lib, loss_fn, params, x, y):
+    """One timed training step: zero the grads, `loss_fn(x, y)`, backward, a plain in-place SGD
+    update (lr 0.01)."""
+    def step():
+        for p in params:
+            p.grad = None
+        loss = loss_fn(x, y)
+        loss.backward()
+        with lib.no_grad():
+            for p in params:
+                p -= 0.01 * p.grad
+        return loss
+    return step
