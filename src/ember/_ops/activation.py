@@ -146,7 +146,7 @@ def _softmax_grad(c):
 
 @register_op("softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
              meta=_softmax_meta("softmax_lastdim_kernel_impl"), saves=("result",),
-             derivatives={"self": _softmax_grad}, tags=("fp_errors",))
+             derivatives={"self": _softmax_grad}, tags=("fp_errors", "out_without_autograd"))
 def softmax(xp, self, dim, dtype=None):
     """softmax(input, dim, dtype=None) -> Tensor: exp(input) / sum(exp(input)) along dim.
 
@@ -198,7 +198,7 @@ def _log_softmax_grad(c):
 
 @register_op("log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
              meta=_softmax_meta("log_softmax_lastdim_kernel_impl"), saves=("result",),
-             derivatives={"self": _log_softmax_grad}, tags=("fp_errors",))
+             derivatives={"self": _log_softmax_grad}, tags=("fp_errors", "out_without_autograd"))
 def log_softmax(xp, self, dim, dtype=None):
     """log_softmax(input, dim, dtype=None) -> Tensor: log(softmax(input, dim)), computed as
     input - max - log(sum(exp(input - max))) so that it neither overflows nor underflows."""

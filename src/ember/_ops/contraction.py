@@ -351,7 +351,8 @@ def _tensordot_grad(ctx, of_self):
 @register_op("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor",
              kind="generic", meta=_tensordot_meta, function=False, method=False,
              derivatives={"self": lambda c: _tensordot_grad(c, True),
-                          "other": lambda c: _tensordot_grad(c, False)}, tags=("fp_errors",))
+                          "other": lambda c: _tensordot_grad(c, False)},
+             tags=("fp_errors", "out_without_autograd"))
 def tensordot_kernel(xp, self, other, dims_self, dims_other):
     """tensordot(a, b, dims=2, out=None) -> Tensor: contract `dims` of a with those of b."""
     shape, dims_a, dims_b = _tensordot_checks(self, other, dims_self, dims_other)

@@ -468,7 +468,7 @@ def _mul_dtype(a, b):
 
 @register_op("inner(Tensor self, Tensor other) -> Tensor", kind="generic", meta=_inner_meta,
              derivatives={"self": _inner_self_grad, "other": _inner_other_grad},
-             tags=("fp_errors",))
+             tags=("fp_errors", "out_without_autograd"))
 def inner(xp, self, other):
     """inner(input, other, *, out=None) -> Tensor: sum over the last dimensions."""
     shape = _inner_shape(self, other)

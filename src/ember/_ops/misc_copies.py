@@ -11,6 +11,7 @@ from ember._core import arguments, upcalls
 from ember._core.checked_entry import checked
 from ember._core.checks import _check
 from ember._core.dispatch.entry import handle as _handle
+from ember._core.dispatch.inplace_out import check_out_without_grad
 from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
 from ember._core.layout import contiguous_format
@@ -31,6 +32,8 @@ def _fresh(result, out=None):
 
 
 def _into(out, value):
+    if _state.grad_enabled():       # NOTE [out= refuses autograd]
+        check_out_without_grad(None, (value,), out)
     out.resize_(value.shape)
     out.copy_(value)
     return out

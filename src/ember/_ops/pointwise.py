@@ -477,7 +477,7 @@ def _no_derivative(name):
                           "other": _no_derivative("floor_divide")}, saves=(),
              dunders={"__floordiv__": "forward", "__rfloordiv__": "reflect",
                       "__ifloordiv__": "inplace"},
-             tags=("unrounded_scalar_other", "unrounded_numbers"))
+             tags=("unrounded_scalar_other", "unrounded_numbers", "out_without_autograd"))
 def floor_divide(xp, self, other):
     """floor_divide(input, other, *, out=None) -> Tensor: division rounded toward -inf."""
     return floor_div(xp, self, other)

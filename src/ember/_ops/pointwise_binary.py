@@ -304,7 +304,7 @@ def ldexp(xp, self, other):
 # --------------------------------------------------------------------------- heaviside
 
 @register_op("heaviside(Tensor self, Tensor values) -> Tensor", kind="pointwise",
-             function=False, method=False)
+             function=False, method=False, tags=("out_without_autograd",))
 def heaviside(xp, self, values):
     """heaviside(input, values, *, out=None) -> Tensor: 0 below zero, 1 above, `values` at 0."""
     _tensors_only("heaviside", self, values, "values")

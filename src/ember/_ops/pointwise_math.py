@@ -433,7 +433,7 @@ def _conj_grad(c):
 
 @register_op("conj_physical(Tensor self) -> Tensor", kind="pointwise", inplace=True,
              derivatives={"self": _conj_grad}, saves=(),
-             tags=("no_fp_errors", "wide_unsigned"))
+             tags=("no_fp_errors", "wide_unsigned", "out_without_autograd"))
 def conj_physical(xp, self):
     """conj_physical(input, *, out=None) -> Tensor: the complex conjugate, computed now."""
     return xp.conj(self) if self.dtype.kind == "c" else self.copy()

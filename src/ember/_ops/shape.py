@@ -484,7 +484,7 @@ def _diag_grad(c):
 
 
 @register_op("diag(Tensor self, int diagonal=0) -> Tensor", meta=_diag_meta, saves=(),
-             derivatives={"self": _diag_grad})
+             derivatives={"self": _diag_grad}, tags=("out_without_autograd",))
 def diag(xp, self, diagonal=0):
     """diag(input, diagonal=0) -> Tensor: a 1-D input as a diagonal matrix, or a matrix's
     `diagonal` as a 1-D tensor."""

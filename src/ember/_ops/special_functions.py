@@ -144,7 +144,7 @@ def _density(x):
 
 # PyTorch composes ndtr as (1 + erf(x / sqrt 2)) * 0.5: its node is that scalar multiply's.
 @register_op("special_ndtr(Tensor self) -> Tensor", **_HALF_OK, saves=_SELF,
-             node_name="MulBackward1",
+             node_name="MulBackward1", tags=("out_without_autograd",),
              derivatives={"self": lambda c: c.grad * _density(c.self)})
 def special_ndtr(xp, self):
     """ndtr(input, *, out=None) -> Tensor: the standard normal distribution function."""

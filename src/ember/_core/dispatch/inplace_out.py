@@ -53,6 +53,9 @@ def compute_out(op, args, out, run):
     """The op's result (`run(op, args)`) written into `out` with PyTorch's out= rules."""
     several = op.num_outputs > 1
     tags = op.tags
+    if op.differentiable and state.grad_enabled() and "out_without_autograd" not in tags:
+        check_out_without_grad(op.schema.name, [args[i] for i in op.tensor_positions] + [
+            t for i in op.list_positions for t in (args[i] or ())], out)
     if "out_dtype_computes" in tags and not several:
         args = _with_out_dtype(op, args, out)
     result = run(op, args)
@@ -71,6 +74,25 @@ def compute_out(op, args, out, run):
         check_exact_out_dtype(out, result)
     copy_into_out(out, result, op, args)
     return out
+
+
+# NOTE [out= refuses autograd]: as PyTorch's autograd layer, a differentiable op called with
+# `out=` while grad mode is on refuses an input or an `out` that requires grad, before the op
+# checks anything else ("add(): functions with out=... arguments don't support automatic
+# differentiation, but one of the arguments requires grad."). Ops whose out= form PyTorch
+# registers below autograd (floor_divide, tensordot, softmax) are tagged
+# "out_without_autograd". Factories (`zeros(out=)`) and composites that compute their result
+# and then copy it (`linalg.inv(out=)`, `fft.fft(out=)`, `normal(mean, std, out=)`) are
+# refused in `copy_into_out`, after the result is computed: it requires grad exactly when an
+# input that reached it does.
+def check_out_without_grad(name, inputs, out):
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    for t in (*inputs, *outs):
+        if isinstance(t, Tensor) and t._requires_grad:
+            raise RuntimeError(f"{name + '(): ' if name else ''}functions with out=... "
+                               "arguments don't support "
+                               "automatic differentiation, but one of the arguments requires "
+                               "grad.")
 
 
 # NOTE [out dtypes]: which dtypes an `out=` may have, as PyTorch 2.13: element-wise ops and
@@ -101,7 +123,11 @@ def _cxx_name(dtype):
 
 def copy_into_out(out, result, op=None, inputs=()):
     """PyTorch's out= rules: dtype must be castable, no aliasing the inputs (NOTE [out
-    aliasing]), shape resized when it differs."""
+    aliasing]), shape resized when it differs. Without `op` (a factory's `zeros(out=)`, a
+    composite's `linalg.inv(out=)`), an `out` or a result that requires grad is refused here
+    (NOTE [out= refuses autograd])."""
+    if op is None and (out._requires_grad or result._requires_grad) and state.grad_enabled():
+        check_out_without_grad(None, (result,), out)
     if result._dtype is not out._dtype:
         from ember._core.promotion import can_cast
         _check(can_cast(result._dtype, out._dtype), lambda: (
