@@ -638,6 +638,8 @@ def abs_inplace(self):
     # The real modulus would fit in a complex tensor, but PyTorch refuses it.
     if _state.entry and _wants(locals()):
         return _handle(abs_inplace, locals())
+    if type(self) is not dispatch.Tensor:       # (`torch.abs_(1)`: the parser's TypeError)
+        arguments.tensor_(self, ("abs_", "input", 1))
     _check(not self._dtype.is_complex, "In-place abs is not supported for complex tensors.")
     return call_inplace(_ABS_OP, (self,))
 

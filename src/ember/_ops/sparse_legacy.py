@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember._core import upcalls
+from ember._core import arguments, upcalls
 from ember._core.checked_entry import checked
 from ember._core.checks import _check
 from ember._core.dispatch.entry import handle as _handle
@@ -301,6 +301,8 @@ def resize_as_sparse_(self, the_template):
     sparse and dense dim counts."""
     if _state.entry and _wants(locals()):
         return _handle(resize_as_sparse_, locals())
+    arguments.tensor_(self, ("resize_as_sparse_", "input", 1))
+    arguments.tensor_(the_template, ("resize_as_sparse_", "the_template", 2))
     _check(_layout_name(self) == "sparse_coo", "resize_as_sparse_: expected 'self' to be a "
                                                "sparse COO tensor")
     template_sparse = the_template.sparse_dim()

@@ -657,6 +657,7 @@ def as_strided_(self, size, stride, storage_offset=None):
     offset over its own storage, and returns `self`."""
     if _state.entry and _wants(locals()):
         return _handle(as_strided_, locals())
+    arguments.tensor_(self, ("as_strided_", "input", 1))     # (also `torch.as_strided_`)
     from ember._ops.view import restride_in_place
     return restride_in_place(self, as_strided, size, stride, storage_offset)
 

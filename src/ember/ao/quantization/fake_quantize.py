@@ -4,6 +4,8 @@ the gradient passed straight through inside the grid's range and zero outside it
 from __future__ import annotations
 
 import ember
+from ember._core.checked_entry import checked
+from ember._core.checks import _check
 from ember.ao.quantization import observer as obs
 from ember.ao.quantization.histogram import HistogramObserver
 from ember.autograd import Function
@@ -53,23 +55,83 @@ def fake_quantize_affine(x, scale, zero_point, quant_min: int, quant_max: int, a
                                quant_max)
 
 
+# NOTE [fake quantization's checks]: the public functions take PyTorch's schemas (a scale and
+# zero point as numbers or as tensors) and check in its kernels' order: per channel, the dtypes
+# of scale (float32/bfloat16) and zero point (int32/float32/float16), both 1-d, of one length,
+# that length the input's size along `axis`, then quant_min <= quant_max, an integer zero
+# point inside [quant_min, quant_max], `axis` not negative; per tensor, quant_min <= quant_max
+# and a number zero point inside the range. The input's dtype is checked last, as PyTorch's
+# kernel does (floating types only: NotImplementedError).
+_FLOATING = ("float16", "bfloat16", "float32", "float64")
+
+
+def _check_range(quant_min, quant_max):
+    _check(quant_min <= quant_max,
+           "`quant_min` should be less than or         equal to `quant_max`.")
+
+
+def _check_zero_point(inside):
+    _check(inside, "`zero_point` must be between `quant_min` and `quant_max`.")
+
+
+def _check_input_dtype(input, kernel):
+    if input.dtype._np.name not in _FLOATING:
+        raise NotImplementedError(
+            f'"{kernel}" not implemented for \'{input.dtype._cpp_name}\'')
+
+
+def _scalar_of(value):
+    """A tensor given for a per-tensor scale or zero point: its one element."""
+    if isinstance(value, ember.Tensor):
+        _check(value.numel() == 1, lambda: (
+            f"a Tensor with {value.numel()} elements cannot be converted to Scalar"))
+        return value.item()
+    return value
+
+
+@checked("fake_quantize_per_tensor_affine(Tensor self, float scale, int zero_point, "
+         "int quant_min, int quant_max)",
+         "fake_quantize_per_tensor_affine.tensor_qparams(Tensor self, Tensor scale, "
+         "Tensor zero_point, int quant_min, int quant_max)")
 def fake_quantize_per_tensor_affine(input, scale, zero_point, quant_min: int,
                                     quant_max: int):
     """`ember.fake_quantize_per_tensor_affine`: input on the grid of (scale, zero_point),
-    clamped to [quant_min, quant_max], back in float; the gradient passes inside the range."""
-    if not isinstance(scale, ember.Tensor):
-        scale = ember.tensor(float(scale))
-    if not isinstance(zero_point, ember.Tensor):
-        zero_point = ember.tensor(int(zero_point), dtype=ember.int32)
-    return fake_quantize_affine(input, scale.float(), zero_point, quant_min, quant_max)
+    clamped to [quant_min, quant_max], back in float; the gradient passes inside the range
+    (NOTE [fake quantization's checks])."""
+    number_zero_point = not isinstance(zero_point, ember.Tensor)
+    scale, zero_point = float(_scalar_of(scale)), _scalar_of(zero_point)
+    _check_range(quant_min, quant_max)
+    if number_zero_point:
+        _check_zero_point(quant_min <= zero_point <= quant_max)
+    _check_input_dtype(input, "fake_quantize_tensor_cachemask_kernel_type_handling")
+    return fake_quantize_affine(input, ember.tensor(scale).float(),
+                                ember.tensor(int(zero_point), dtype=ember.int32),
+                                quant_min, quant_max)
 
 
+@checked("fake_quantize_per_channel_affine(Tensor self, Tensor scale, Tensor zero_point, "
+         "int axis, int quant_min, int quant_max)")
 def fake_quantize_per_channel_affine(input, scale, zero_point, axis: int, quant_min: int,
                                      quant_max: int):
-    """`ember.fake_quantize_per_channel_affine`: per slice along `axis`."""
-    if zero_point.dtype not in (ember.int32, ember.float32, ember.float16):
-        raise RuntimeError(f"Zero-point must be Int32, Float or Half, found "
-                           f"{zero_point.dtype._cpp_name}")
+    """`ember.fake_quantize_per_channel_affine`: per slice along `axis` (NOTE [fake
+    quantization's checks])."""
+    _check(scale.dtype in (ember.float32, ember.bfloat16), lambda: (
+        f"Scale must be Float or BFloat16, found {scale.dtype._cpp_name}"))
+    _check(zero_point.dtype in (ember.int32, ember.float32, ember.float16), lambda: (
+        f"Zero-point must be Int32, Float or Half, found {zero_point.dtype._cpp_name}"))
+    _check(scale.dim() == 1, "scale should be a 1-D tensor")
+    _check(zero_point.dim() == 1, "zero point should be a 1-D tensor")
+    _check(scale.numel() == zero_point.numel(),
+           "scale and zero-point need to have the same dimensions")
+    _check(scale.numel() == input.size(axis),
+           "dimensions of scale and zero-point are not consistent with input tensor")
+    _check_range(quant_min, quant_max)
+    if not zero_point.dtype.is_floating_point and zero_point.numel():
+        _check_zero_point(zero_point.min().item() >= quant_min and
+                          zero_point.max().item() <= quant_max)
+    _check(0 <= axis <= input.dim(),
+           "`axis` must be between 0 and number of dimensions of input")
+    _check_input_dtype(input, "fake_quantize_channel_cachemask_cpu_type_handling")
     return fake_quantize_affine(input, scale.float(), zero_point, quant_min, quant_max, axis)
 
 
