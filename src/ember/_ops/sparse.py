@@ -87,15 +87,21 @@ def compressed_index_arrays(compressed_indices, plain_indices, names, size, devi
 
 
 def _index_array(value, name):
-    import numpy as np
+    """COO indices as int64, converted from any dtype as PyTorch converts them."""
+    return _as_array(value, name, dt.int64)[0]
 
-    array, dtype = _as_array(value, name)
-    _check(dtype in (dt.int64, dt.int32) or array.size == 0, lambda: (
-        f"{name} must be an int64 tensor"))
-    return array.astype(np.int64, copy=False)
+
+def coo_schemas(name: str) -> tuple:
+    """PyTorch's signatures of `sparse_coo_tensor` with indices and values (any data `tensor`
+    takes), with and without the size."""
+    tail = ("*, ScalarType? dtype=None, Device? device=None, bool pin_memory=False, "
+            "bool requires_grad=False, bool? check_invariants=None, bool? is_coalesced=None)")
+    head = f"{name}(PyObject indices, PyObject values"
+    return f"{head}, {tail}", f"{head}, SymInt[] size, {tail}"
 
 
 @register_frontend(method=False)
+@checked(*coo_schemas("sparse_coo_tensor"))
 def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
                       requires_grad=False, check_invariants=None, is_coalesced=None):
     """sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None,
@@ -106,6 +112,8 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     import numpy as np
     arrays = _arrays()
     _check(device is None or str(device) == "cpu", "sparse tensors live on the CPU in ember")
+    _check(not pin_memory or upcalls.accelerator_available(),
+           "Cannot access accelerator device when none is available.")
     index = _index_array(indices, "indices")
     value, value_dtype = _as_array(values, "values", dtype)
     _check(index.ndim == 2, lambda: (
@@ -116,6 +124,11 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
         f"values: {value.shape[0] if value.ndim else 1}"))
     sparse_dim = index.shape[0]
     if size is None:
+        # (the size is read off the indices: a negative one is refused here, a check PyTorch
+        # makes whatever check_invariants says)
+        for dim in range(sparse_dim if nnz else 0):
+            low = int(index[dim].min())
+            _check(low >= 0, lambda: f"found negative index {low} for dim {dim}")
         sizes = index.max(axis=1) + 1 if nnz else np.zeros(sparse_dim, np.int64)
         size = tuple(int(n) for n in sizes) + tuple(value.shape[1:])
     # PyTorch's int-list parsing (NumPy and __index__ integers, one-element integer tensors).
@@ -124,6 +137,7 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     _check(len(size) == sparse_dim + value.ndim - 1, lambda: (
         f"'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = {len(size)}, "
         f"sparse_dim = {sparse_dim}, dense_dim = {value.ndim - 1}"))
+    _check(min(size, default=0) >= 0, "numel: integer multiplication overflow")
     if check_invariants or check_invariants is None and checking_invariants[0]:
         _check_coo_invariants(index, size)
     if _tracks_values(values):
