@@ -108,6 +108,9 @@ def scalar(value, where):
     """A `Scalar` argument that is not a plain int or float: complex, NumPy numbers and 0-d
     tensors pass (as PyTorch's Scalar does); strings, None, lists, tensors with dimensions ...
     are refused."""
+    if type(value) is int:
+        check_scalar_int(value)         # (an int past uint64: its conversion's OverflowError)
+        return value
     if isinstance(value, (np.bool_, np.integer, np.floating)):
         return value.item()
     if isinstance(value, np.complexfloating) and not isinstance(value, complex):

@@ -295,6 +295,10 @@ def _avg_pool(xp, x, spatial, kernel_size, stride, padding, ceil_mode, count_inc
     shape = x.shape if transpose_of is None else transpose_of
     maps, divisor = _avg_plan(shape, spatial, kernel_size, stride, padding, ceil_mode,
                               count_include_pad, divisor_override, name)
+    if x.dtype.kind == "b" and transpose_of is None:
+        # (after the geometry's checks, as PyTorch's kernel refuses bool once they passed)
+        kernel_name = "avg_pool3d_out_frame" if spatial == 3 else "avg_pool2d"
+        raise NotImplementedError(f'"{kernel_name}" not implemented for \'Bool\'')
     if x.dtype.kind in "iub":
         # Integer inputs: exact window sums in float64, then one division truncated toward
         # zero as C++ integer division does (dividing axis by axis could land at 0.999...).

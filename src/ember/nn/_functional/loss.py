@@ -376,11 +376,13 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     clamped at eps (the clamp passes no gradient)."""
     if _state.entry and _wants(locals()):
         return _handle(gaussian_nll_loss, locals())
-    if isinstance(var, (int, float)):
+    # (a Python float is spread over the input; anything else is compared as a tensor: an int
+    # or bool var gets `any()`'s TypeError, as in PyTorch)
+    if isinstance(var, float):
         if var < 0:
             raise ValueError("var has negative entry/entries")
-        var = ember.full_like(input, float(var))
-    elif bool((var < 0).any()):
+        var = var * ember.ones_like(input)
+    elif bool(ember.any(var < 0)):
         raise ValueError("var has negative entry/entries")
     if var.shape != input.shape:
         if tuple(input.shape[:-1]) == tuple(var.shape):
@@ -458,12 +460,13 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     if _state.entry and _wants(locals()):
         return _handle(multilabel_soft_margin_loss, locals())
     reduction = _reduction_name(size_average, reduce, reduction)
-    _tensors("multilabel_soft_margin_loss", ("input", input), ("target", target))
+    # (a target of numbers is arithmetic, as in PyTorch's composite: `True` is all ones)
     loss = (target * _log_sigmoid(input) + (1 - target) * _log_sigmoid(-input)).neg()
     if weight is not None:
         loss = loss * weight
-    class_dim = input.ndim - 1
-    loss = loss.sum(class_dim) / input.shape[class_dim]
+    class_dim = input.dim() - 1
+    classes = input.size(class_dim)
+    loss = loss.sum(class_dim) / classes
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
     return _reduced(loss, reduction)

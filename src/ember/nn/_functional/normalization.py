@@ -14,7 +14,7 @@ from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
 from ember._core.finfo import finfo
 from ember._core.registry import OPS
-from ember._ops.nn_functions_layers import group_norm_native
+from ember._ops.nn_functions_layers import group_norm as _group_norm_entry
 from ember.autograd.grad_mode import is_grad_enabled
 
 __all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm", "local_response_norm",
@@ -157,7 +157,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
                            f"{input.dim()}")
     batch, channels = input.shape[0], input.shape[1]
     _verify_batch_size([batch * channels // num_groups, num_groups] + list(input.shape[2:]))
-    return group_norm_native(input, num_groups, weight, bias, eps)
+    return _group_norm_entry(input, num_groups, weight, bias, eps)   # (its parser, then its checks)
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):

@@ -248,6 +248,7 @@ def _cells(size, spatial, message):
     return size
 
 
+@checked("adaptive_avg_pool1d(Tensor self, int[1] output_size)")
 def adaptive_avg_pool1d(input, output_size):
     """Mean over output_size windows that split the last dim evenly."""
     if _state.entry and _wants(locals()):
@@ -282,10 +283,16 @@ def adaptive_avg_pool3d(input, output_size):
     return _parsed_call("_adaptive_avg_pool3d", "adaptive_avg_pool3d", (input, size))
 
 
+@checked("adaptive_max_pool1d(Tensor self, int[1] output_size)")
+def _adaptive_max_pool1d_arguments(input, output_size):
+    """PyTorch's parser of `adaptive_max_pool1d` (which F's form calls first)."""
+
+
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
     """adaptive_max_pool1d returning (values, indices)."""
     if _state.entry and _wants(locals()):
         return _handle(adaptive_max_pool1d_with_indices, locals())
+    _adaptive_max_pool1d_arguments(input, output_size)
     _check_1d(input, "adaptive_max_pool1d", "shape")
     values, indices = _parsed_call("adaptive_max_pool2d", "adaptive_max_pool1d", (input.unsqueeze(-2),
                                                          (1,) + _single(output_size)))
