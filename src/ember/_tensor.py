@@ -13,7 +13,7 @@ from ember._C import (
     DisableTorchFunctionSubclass,
     _disabled_torch_dispatch_impl,
 )
-from ember._core import complex_half, dispatch, layout, upcalls
+from ember._core import arguments, complex_half, dispatch, layout, upcalls
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_type, _check_value
 from ember._core.device import CPU, META, as_device, placed
@@ -329,13 +329,16 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value) -> None:
+        _check(value is True or value is False or type(value).__name__ == "SymBool",
+               "requires_grad must be a bool")
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad=True):
         """Set whether autograd records operations on this tensor (a leaf); returns self."""
         if _state.entry and _wants(locals()):
             return _handle(Tensor.requires_grad_, locals())
-        requires_grad = bool(requires_grad)
+        if requires_grad is not True and requires_grad is not False:
+            arguments.bool_(requires_grad, ("requires_grad_", "requires_grad", 1))
         if requires_grad:
             _check(self._dtype.is_floating_point or self._dtype.is_complex,
                    "only Tensors of floating point dtype can require gradients")

@@ -93,6 +93,10 @@ class _Entry:
                 self.renames[visible] = name
             self.index[name] = i
         self.names = list(self.index)
+        # (an overload whose required argument is missing is no fit: `fbgemm_pack_quantized_
+        # matrix(t, 1)` fits neither (input) nor (input, K, N))
+        self.required = frozenset(name for name, i in self.index.items()
+                                  if not args[i].has_default)
         self.foreign = frozenset()    # parameters only other overloads have (set by _build)
         self.tests = {}
         for name, i in self.index.items():
@@ -105,7 +109,8 @@ class _Entry:
             self.tests[name] = test
 
     def plain(self, named) -> bool:
-        if self.foreign and not self.foreign.isdisjoint(named):
+        if self.foreign and not self.foreign.isdisjoint(named) or \
+                not self.required.issubset(named):
             return False
         for name, value in named.items():
             test = self.tests.get(name)

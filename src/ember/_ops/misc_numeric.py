@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import operator
 
-from ember._core import dispatch
+from ember._core import arguments, dispatch
 from ember._core import dtype as dt
 from ember._core.checked_entry import checked
 from ember._core.checks import _check, _check_type, _check_value
@@ -173,6 +173,8 @@ def sum_to_size(self, *size):
     shape = tuple(self.shape)
     expandable = len(size) <= len(shape) and all(
         s == 1 or s == t for s, t in zip(reversed(size), reversed(shape)))
+    if not expandable:          # (a size that is no int list: the parser's TypeError first)
+        arguments.int_list(size[0] if len(size) == 1 else size, ("sum_to_size", "size", 1))
     _check(expandable, lambda: (
         f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}."))
     lead = len(shape) - len(size)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember._core import dispatch
+from ember._core import arguments, dispatch
 from ember._core.checks import _check
 from ember._core.registry import OPS
 from ember.autograd import graph
@@ -28,8 +28,12 @@ from ember.autograd.graph import Node, edge_of
 def record_inplace(op, args):
     """Run in-place `op` on args[0] with autograd (the dispatcher calls this)."""
     self = args[0]
-    _check(not (self._requires_grad and self._grad_fn is None),
-           "a leaf Variable that requires grad is being used in an in-place operation.")
+    if self._requires_grad and self._grad_fn is None:
+        # (PyTorch's parser refused a bad argument before autograd looks: NOTE [the parser's
+        # errors come first])
+        arguments.parser_error(op, args, op.schema.name + "_", True)
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
     base = self._base
     _check(base is None or not (base._requires_grad and base._grad_fn is None),
            "a view of a leaf Variable that requires grad is being used in an in-place "
