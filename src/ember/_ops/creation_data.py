@@ -520,9 +520,10 @@ def legacy_tensor_new(cls, dtype, args, kwargs, form="Tensor", default_device=No
     device = kwargs.pop("device", None)
     _check_type(not kwargs, lambda: f"new() got an unexpected keyword argument "
                                     f"'{next(iter(kwargs))}'")
-    if device is not None:
-        device = as_device(arguments.device_(device, ("new", "device", None)))
+    # (the device is converted once the positional arguments chose an overload, as PyTorch's
+    # parser matches the overload first: `DoubleTensor(2.0, 2.0, device=-1)` is its TypeError)
     if len(args) == 1 and isinstance(args[0], dispatch.Tensor):
+        device = _legacy_device(device)
         _check(device is None, "Legacy tensor new of the form tensor.new(tensor, device=device) "
                "is not supported.  Use torch.as_tensor(...) instead." if form == "new" else
                "Legacy tensor constructor of the form torch.Tensor(tensor, device=device) is "
@@ -538,16 +539,23 @@ def legacy_tensor_new(cls, dtype, args, kwargs, form="Tensor", default_device=No
         data = args[0]
         _check_type(hasattr(type(data), "__getitem__") and not isinstance(data, dict), lambda: (
             f"new(): data must be a sequence (got {arguments.type_name(data)})"))
+        device = _legacy_device(device)
         device = default_device if device is None else device
         made = _from_data(data, dtype, device, False, copy=True)
     else:
-        device = default_device if device is None else device
         shape = normalize_shape(args) if args else (0,)
+        device = _legacy_device(device)
+        device = default_device if device is None else device
         device = get_default_device() if device is None else as_device(device)
         made = _call(_EMPTY, (shape, dtype, None, device, False, None))
     if cls is not dispatch.Tensor:
         made = _as_subclass(made, cls)
     return made
+
+
+def _legacy_device(device):
+    return None if device is None else as_device(arguments.device_(device, ("new", "device",
+                                                                            None)))
 
 
 @register_frontend(function=False)
