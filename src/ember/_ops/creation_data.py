@@ -73,8 +73,18 @@ def _infer_dtype(array) -> dt.dtype:
     raise TypeError(f"Could not infer dtype of {array.dtype}")
 
 
-def _nested_to_array(data):
-    """A Python (nested) sequence of numbers or tensors as a NumPy array, PyTorch's checks."""
+def _wide_ints(data, target):
+    """Data holding a Python int past 64 bits: PyTorch's parser reads it as a double for a
+    floating, complex or bool dtype; for the others (and with no dtype) it overflows."""
+    if isinstance(target, dt.dtype) and (target.is_floating_point or target.is_complex or
+                                         target is dt.bool_):
+        return np.array(data, dtype=np.complex128 if target.is_complex else np.float64)
+    raise ValueError("Overflow when unpacking long long")
+
+
+def _nested_to_array(data, target=None):
+    """A Python (nested) sequence of numbers or tensors as a NumPy array, PyTorch's checks;
+    `target`: the dtype it becomes (`_wide_ints`)."""
     try:
         array = np.array(data)
     except ValueError:
@@ -84,10 +94,10 @@ def _nested_to_array(data):
         _check_ragged(data, 0)
         bad = _first_non_number(data)
         if bad is None:         # every leaf a number: an int beyond 64 bits made it object
-            raise ValueError("Overflow when unpacking long long")
+            return _wide_ints(data, target)
         raise TypeError(f"new(): invalid data type '{type(bad).__name__}'")
     if array.dtype == np.uint64:    # Python ints above int64's range
-        raise ValueError("Overflow when unpacking long long")
+        return _wide_ints(data, target)
     return array
 
 
@@ -201,7 +211,7 @@ def data_array(data, dtype, device, copy):
     elif isinstance(data, (bool, int, float, complex, np.generic)):
         array = np.array(data)
         if array.dtype == object or array.dtype == np.uint64 and type(data) is int:
-            raise ValueError("Overflow when unpacking long long")
+            array = _wide_ints(data, dtype)
     elif isinstance(data, (str, bytes)):
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     elif hasattr(data, "__array__") and not isinstance(data, (list, tuple)):
@@ -213,7 +223,7 @@ def data_array(data, dtype, device, copy):
         inferred = _sequence_dtype(data) if dtype is None else _check_leaves(data, dtype)
         if _has_tensors(data):
             data = _tensors_to_items(data)
-        array = _nested_to_array(data)
+        array = _nested_to_array(data, inferred if dtype is None else dtype)
     if dtype is not None:
         target = dtype
     elif isinstance(data, (list, tuple)):
@@ -380,13 +390,20 @@ def as_tensor(data, dtype=None, device=None):
 
 
 @register_frontend(method=False)
-def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
     """`obj` as a tensor, copying only when `copy` is true or a conversion needs it; with
-    `copy=None` a NumPy array or a tensor is shared where dtype and device allow."""
+    `copy=None` a NumPy array or a tensor is shared where dtype and device allow.
+    `requires_grad=None` (not given): a tensor's own flag, as PyTorch 2.13 reads it."""
     if _state.entry and _wants(locals()):
         return _handle(asarray, locals())
     dtype, device = _parsed_options("asarray", dtype, device, (
         ("copy", copy), ("requires_grad", requires_grad)), optional=("copy", "requires_grad"))
+    if isinstance(obj, np.generic):
+        # NumPy scalars: never aliased, and (PyTorch's own rule) copied only into their dtype
+        _check(copy is not False, "can't alias NumPy scalars. Either remove copy=False or "
+                                  "transform it in a ndarray. ")
+        if copy and dtype is not None:
+            _check_no_alias_cast(np.asarray(obj), dtype)
     if copy is False and not isinstance(obj, (dispatch.Tensor, np.ndarray, bytes, bytearray,
                                               memoryview, array_module.array)):
         raise ValueError("can't alias arbitrary sequence into a tensor.")
@@ -411,6 +428,9 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
         made = as_tensor(obj, dtype=dtype, device=device)
     else:
         made = _from_data(obj, dtype, device, False, copy=True)
+    if requires_grad is None and isinstance(obj, dispatch.Tensor) and obj._requires_grad:
+        _check(made._dtype.is_floating_point or made._dtype.is_complex,
+               "Only Tensors of floating point and complex dtype can require gradients")
     return _requiring_grad(made) if requires_grad else made
 
 
@@ -537,9 +557,9 @@ def legacy_tensor_new(cls, dtype, args, kwargs, form="Tensor", default_device=No
             hasattr(type(args[0]), "__index__") and
             not isinstance(args[0], (bool, np.bool_, np.ndarray))):
         data = args[0]
+        device = _legacy_device(device)     # (any one object fits `new(PyObject data)`)
         _check_type(hasattr(type(data), "__getitem__") and not isinstance(data, dict), lambda: (
             f"new(): data must be a sequence (got {arguments.type_name(data)})"))
-        device = _legacy_device(device)
         device = default_device if device is None else device
         made = _from_data(data, dtype, device, False, copy=True)
     else:
