@@ -128,7 +128,8 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
         # makes whatever check_invariants says)
         for dim in range(sparse_dim if nnz else 0):
             low = int(index[dim].min())
-            _check(low >= 0, lambda: f"found negative index {low} for dim {dim}")
+            if low < 0:
+                raise RuntimeError(f"found negative index {low} for dim {dim}")
         sizes = index.max(axis=1) + 1 if nnz else np.zeros(sparse_dim, np.int64)
         size = tuple(int(n) for n in sizes) + tuple(value.shape[1:])
     # PyTorch's int-list parsing (NumPy and __index__ integers, one-element integer tensors).
