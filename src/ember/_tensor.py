@@ -869,8 +869,11 @@ def _parse_to(self, args, kwargs):
         non_blocking = rest.pop(0)
     if rest and isinstance(rest[0], bool):
         copy = rest.pop(0)
-    _check_type(not rest, lambda: f"to() received an invalid combination of arguments - got "
-                                  f"{tuple(type(a).__name__ for a in args)}")
+    _check_type(not rest and (copy is False or copy is True) and (
+        non_blocking is False or non_blocking is True), lambda: (
+        f"to() received an invalid combination of arguments - got "
+        f"{tuple(type(a).__name__ for a in args)}, copy={type(copy).__name__}, "
+        f"non_blocking={type(non_blocking).__name__}"))
     _check_type(dtype is None or isinstance(dtype, dt.dtype), lambda: (
         f"to() received an invalid combination of arguments - got (dtype="
         f"{type(dtype).__name__}, ), but expected a dtype"))

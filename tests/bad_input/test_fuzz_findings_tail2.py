@@ -139,6 +139,10 @@ CASES = {
     "Tensor.requires_grad_ with a NumPy bool": (lambda L: L.ones(2, dtype=L.bool)
                                                 .requires_grad_(np.bool_(True)), True),
     "Tensor.requires_grad = 1": (lambda L: setattr(L.ones(2), "requires_grad", 1), True),
+    "Tensor.to with an int copy": (lambda L: L.ones(2, 3, dtype=L.bool).to(
+        L.device("cpu"), L.complex64, copy=1), False),
+    "Tensor.to with a list copy": (lambda L: L.ones(2).to(
+        L.device("cpu"), dtype=L.complex64, non_blocking=True, copy=["a"]), False),
     "Tensor.sum_to_size of a str": (lambda L: L.ones(3).sum_to_size("a"), True),
     "DoubleTensor of floats with a negative device (the overload first)": (
         lambda L: L.DoubleTensor(2.0, 2.0, 2.0, device=-1), False),
