@@ -148,6 +148,13 @@ CASES = {
         lambda L: L.DoubleTensor(2.0, 2.0, 2.0, device=-1), False),
     "LongTensor of a str and a list with a bad device": (
         lambda L: L.LongTensor("a", [[1], [1, 2]], device="bogus"), False),
+    # Indexing: the items apply in order, an int out of bounds before a bad slice is the error.
+    "getitem with an int out of bounds before a str slice": (lambda L: L.ones(1, 2, 3, 2)[
+        -7, slice("a", None)], True),
+    "getitem with None, then an int out of bounds, then a str slice": (lambda L: L.ones(
+        1, 2, 3, 2)[None, 5, slice("a", None)], True),
+    "setitem with an int out of bounds before a str slice": (lambda L: L.ones(
+        1, 2, 3, 2).__setitem__((-7, slice("a", None)), 1.5), True),
     # asarray (PyTorch 2.13's rules).
     "asarray of a NumPy scalar with copy=False": (lambda L: L.asarray(
         np.float64(2.0), copy=False), True),

@@ -139,17 +139,42 @@ def _specified_dims(items) -> int:
     return count
 
 
-def _checked_slice(item):
+def _checked_slice(item, self=None, earlier=()):
     """A slice whose parts are None or integers (Python's TypeError for others) and whose step
-    is positive (PyTorch's ValueError), checked as the slice is read."""
+    is positive (PyTorch's ValueError), checked as the slice is read; `earlier`: the items
+    before it, whose ints PyTorch has already applied (an out-of-bounds one is its error)."""
     for part in (item.start, item.stop, item.step):
         if part is not None and type(part) is not int and (
                 isinstance(part, (float, complex, str, np.floating)) or
                 not hasattr(type(part), "__index__")):
+            if earlier:
+                _check_earlier_ints(self._data.shape, earlier)
             raise TypeError("slice indices must be integers or None or have an __index__ "
                             "method")
     _check_step(item)
     return item
+
+
+def _check_earlier_ints(shape, items):
+    """PyTorch applies an index's items in order: an int out of bounds before a bad item is
+    the error (as far as the dims are known: up to an ellipsis or a tensor)."""
+    dim = result_dim = 0
+    for item in items:
+        kind = type(item)
+        if kind is int:
+            if dim < len(shape):
+                size = shape[dim]
+                if not -size <= item < size:
+                    raise IndexError(f"index {item} is out of bounds for dimension "
+                                     f"{result_dim} with size {size}")
+            dim += 1
+        elif kind is slice:
+            dim += 1
+            result_dim += 1
+        elif item is None or kind is bool:
+            result_dim += 1
+        else:
+            return
 
 
 def _normalize(self, index):
@@ -169,7 +194,7 @@ def _normalize(self, index):
             _check_value(-_INT64_LIMIT <= item < _INT64_LIMIT, "Overflow when unpacking long long")
             consumed += 1
         elif kind is slice:
-            item = _checked_slice(item)
+            item = _checked_slice(item, self, items)
             consumed += 1
         elif item is None or item is Ellipsis or kind is bool:
             pass
