@@ -115,6 +115,10 @@ CASES = {
                                                        padding=(1,)), True),
     "F.avg_pool3d of bool": (lambda L: F(L).avg_pool3d(L.ones(1, 2, 3, 3, 3, dtype=L.bool),
                                                        1), True),
+    "F.avg_pool2d of int32": (lambda L: F(L).avg_pool2d(L.ones(1, 2, 3, 3, dtype=L.int32), 1),
+                              True),
+    "F.avg_pool1d of complex64": (lambda L: F(L).avg_pool1d(
+        L.ones(1, 2, 3, dtype=L.complex64), 1), True),
     "F.adaptive_avg_pool1d of 4-d with a tensor size (the parser first)": (
         lambda L: F(L).adaptive_avg_pool1d(L.ones(1, 3, 4, 4), L.tensor([2, 2])), False),
     "F.adaptive_max_pool1d_with_indices with a float size (the parser first)": (

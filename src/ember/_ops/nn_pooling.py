@@ -290,15 +290,20 @@ def _avg_plan_of(sizes, out, kernel, stride, padding, count_include_pad, divisor
     return maps, outer_divisor(counts) * (divisor_override or 1)
 
 
+_AVG_DTYPES = frozenset(("float16", "bfloat16", "float32", "float64", "int64"))
+
+
 def _avg_pool(xp, x, spatial, kernel_size, stride, padding, ceil_mode, count_include_pad,
               divisor_override, name, transpose_of=None):
     shape = x.shape if transpose_of is None else transpose_of
     maps, divisor = _avg_plan(shape, spatial, kernel_size, stride, padding, ceil_mode,
                               count_include_pad, divisor_override, name)
-    if x.dtype.kind == "b" and transpose_of is None:
-        # (after the geometry's checks, as PyTorch's kernel refuses bool once they passed)
+    if transpose_of is None and x.dtype.name not in _AVG_DTYPES:
+        # (after the geometry's checks, as PyTorch's kernels refuse other dtypes once they
+        # passed: floating types and int64 only)
         kernel_name = "avg_pool3d_out_frame" if spatial == 3 else "avg_pool2d"
-        raise NotImplementedError(f'"{kernel_name}" not implemented for \'Bool\'')
+        raise NotImplementedError(f'"{kernel_name}" not implemented for '
+                                  f"'{dt.from_numpy_dtype(x.dtype)._cpp_name}'")
     if x.dtype.kind in "iub":
         # Integer inputs: exact window sums in float64, then one division truncated toward
         # zero as C++ integer division does (dividing axis by axis could land at 0.999...).
