@@ -166,6 +166,7 @@ def sum_to_size(self, *size):
     `size` to self's shape would add or expand."""
     if _state.entry and _wants(locals()):
         return _handle(sum_to_size, locals())
+    given = size[0] if len(size) == 1 and not isinstance(size[0], int) else size  # (read)
     if len(size) == 1 and isinstance(size[0], (list, tuple)):
         size = size[0]
     size = tuple(size)
@@ -174,7 +175,7 @@ def sum_to_size(self, *size):
     expandable = len(size) <= len(shape) and all(
         s == 1 or s == t for s, t in zip(reversed(size), reversed(shape)))
     if not expandable:          # (a size that is no int list: the parser's TypeError first)
-        arguments.int_list(size[0] if len(size) == 1 else size, ("sum_to_size", "size", 1))
+        arguments.int_list(given, ("sum_to_size", "size", 1))
     _check(expandable, lambda: (
         f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}."))
     lead = len(shape) - len(size)
