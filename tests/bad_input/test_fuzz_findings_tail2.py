@@ -135,6 +135,9 @@ CASES = {
     "F.rrelu_ with a lower past uint64": (lambda L: F(L).rrelu_(
         L.ones(2, 3), 1 << 70), True),
     # Hand-written entries: PyTorch's parser before their own checks.
+    "quantize_per_tensor with zero_point by keyword (another overload says zero_points)": (
+        lambda L: L.quantize_per_tensor(L.ones(2, dtype=L.bfloat16), 0.1, zero_point=2,
+                                        dtype=L.quint8), True),
     "fbgemm_pack_quantized_matrix with K but no N": (
         lambda L: L.fbgemm_pack_quantized_matrix(L.ones(3, dtype=L.float16), 1), False),
     "Tensor.exponential_ of a leaf with a device for generator": (

@@ -235,9 +235,13 @@ def _build(fn, schemas):
     for e in entries:
         e.foreign = everywhere - frozenset(e.index)    # (a value for one fits no overload)
     renames = {k: v for e in entries for k, v in e.renames.items()}
+    # (a parameter's own name is refused as a keyword only where no overload calls it so:
+    # quantize_per_tensor's `zero_point` is one overload's name, `zero_points` another's)
+    visible = frozenset("input" if a.name == "self" else a.name
+                        for e in entries for a in e.schema.arguments)
     tests = tuple(entries[0].tests.get(name) for name in positional) if len(entries) == 1 \
         else None
-    return positional, entries, renames, frozenset(renames.values()), tests
+    return positional, entries, renames, frozenset(renames.values()) - visible, tests
 
 
 def _renamed(kwargs, renames, hidden, name):
