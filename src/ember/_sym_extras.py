@@ -72,6 +72,9 @@ def cond(pred, true_fn, false_fn, operands=()):
                                f"{pred}.")
         pred = bool(pred.item())
     elif not isinstance(pred, bool):
+        from ember._sym import SymInt
+        if not isinstance(pred, (int, float, SymInt)):   # (NumPy's bool and arrays too)
+            raise RuntimeError(f"Expected pred to be bool or tensor, but got {pred}.")
         pred = bool(_value(pred))
     if not callable(true_fn) or not callable(false_fn):
         raise RuntimeError("Expect both branches to be callable.")  # noqa: TRY004 (PyTorch's class)

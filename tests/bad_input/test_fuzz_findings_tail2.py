@@ -155,6 +155,16 @@ CASES = {
         lambda L: L.DoubleTensor(2.0, 2.0, 2.0, device=-1), False),
     "LongTensor of a str and a list with a bad device": (
         lambda L: L.LongTensor("a", [[1], [1, 2]], device="bogus"), False),
+    "unravel_index of an object (its is_complex() first)": (lambda L: L.unravel_index(
+        object(), None), False),
+    "cond of a NumPy array": (lambda L: L.cond(np.array([1, 2]), lambda: L.ones(1),
+                                               lambda: L.zeros(1)), True),
+    "cond of a NumPy bool": (lambda L: L.cond(np.bool_(True), lambda: L.ones(1),
+                                              lambda: L.zeros(1)), True),
+    "ctc_loss of complex64 (the dtype before the targets' size)": (lambda L: L.ctc_loss(
+        L.ones(2, 3, dtype=L.complex64), L.ones(0, 3, dtype=L.uint8), [2], [2], 1), True),
+    "ctc_loss of 1-d float16 (the dtype before the rank)": (lambda L: L.ctc_loss(
+        L.ones(3, dtype=L.float16), L.ones(2, 3, dtype=L.long), (2, 1, 2), (1, 1, 1), 1), True),
     # Indexing: the items apply in order, an int out of bounds before a bad slice is the error.
     "getitem with an int out of bounds before a str slice": (lambda L: L.ones(1, 2, 3, 2)[
         -7, slice("a", None)], True),

@@ -140,9 +140,8 @@ def unravel_index(indices, shape):
     of each flat index (indices wrap around the size, as floor division and remainder do)."""
     if _state.entry and _wants(locals()):
         return _handle(unravel_index, locals())
-    _check_type(isinstance(indices, dispatch.Tensor), lambda: (
-        f"unravel_index(): expected 'indices' to be a Tensor, but got {type(indices).__name__}"))
-    _check_type(not (indices.dtype.is_floating_point or indices.dtype.is_complex
+    # (PyTorch's Python body asks `indices.is_complex()` first: a non-tensor's AttributeError)
+    _check_type(not (indices.is_complex() or indices.dtype.is_floating_point
                      or indices.dtype is dt.bool_), lambda: (
         f"expected 'indices' to be integer dtype, but got {indices.dtype}"))
     if isinstance(shape, int):

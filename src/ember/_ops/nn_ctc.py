@@ -120,6 +120,11 @@ def _lengths(values):
 def _ctc_loss(xp, log_probs, targets, input_lengths, target_lengths, blank=0,
               zero_infinity=False):
     """The negative log-likelihood of each sample's target under log_probs (T, N, C)."""
+    if log_probs.dtype != np.float32 and log_probs.dtype != np.float64:
+        # (PyTorch's CPU kernel picks its dtype before it checks anything)
+        from ember._core import dtype as dt
+        raise NotImplementedError('"ctc_loss_cpu" not implemented for '
+                                  f"'{dt.from_numpy_dtype(log_probs.dtype)._cpp_name}'")
     input_lengths, target_lengths = _lengths(input_lengths), _lengths(target_lengths)
     _check_ctc(log_probs, targets, input_lengths, target_lengths, blank)
     extended, exists, skip = _extended(targets, target_lengths, log_probs.shape[1], blank)
