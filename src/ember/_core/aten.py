@@ -9,9 +9,9 @@ included) to the first overload they fit, the unnamed ("default") one tried firs
 from __future__ import annotations
 
 from ember._core import dispatch
+from ember._core.checks import _check_type
 from ember._core.dispatch import stack
 from ember._core.dispatch.process_state import state
-from ember._core.checks import _check_type
 from ember._core.registry import OPS
 
 _DEFAULT = "default"

@@ -3,7 +3,6 @@ linalg.multi_dot. The plain matrix products live in linalg.py.
 """
 from __future__ import annotations
 
-import functools
 import math
 import string
 import warnings
