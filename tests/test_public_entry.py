@@ -62,7 +62,7 @@ def _net(lib):
 def _training_step(lib):
     """Factories, random ops, model, losses, backward and Module.zero_grad (property reads
     and writes of `.grad` included) under a logging mode: the names it saw per phase, and the
-    loss. (The optimizer's step is left out: its updates are being rewritten as ops.)"""
+    loss. (The optimizer's step: test_training_steps_with_an_optimizer_reach_the_mode_as_in_torch.)"""
     F = lib.nn.functional
     lib.manual_seed(0)
     model = _net(lib)
