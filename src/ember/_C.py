@@ -72,7 +72,7 @@ def _is_tracing() -> bool:
 
 def _set_grad_enabled(enabled: bool) -> None:
     from ember.autograd import grad_mode
-    grad_mode.set_grad_enabled(enabled)
+    grad_mode._set_grad_enabled(enabled)
 
 
 def is_grad_enabled() -> bool:

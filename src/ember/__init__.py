@@ -291,6 +291,8 @@ def is_storage(obj) -> bool:
 
 def is_floating_point(input) -> bool:
     """Whether `input`'s dtype is a floating dtype."""
+    if _state.entry and _wants(locals()):
+        return _handle(is_floating_point, locals())
     if not isinstance(input, Tensor):
         from ember._core.arguments import refuse
         refuse(("is_floating_point", "input", 1), "Tensor", input)
@@ -299,6 +301,8 @@ def is_floating_point(input) -> bool:
 
 def is_complex(input) -> bool:
     """Whether `input`'s dtype is a complex dtype."""
+    if _state.entry and _wants(locals()):
+        return _handle(is_complex, locals())
     if not isinstance(input, Tensor):
         from ember._core.arguments import refuse
         refuse(("is_complex", "input", 1), "Tensor", input)

@@ -152,6 +152,8 @@ class Tensor:
 
     @property
     def device(self):
+        if _state.entry and _wants(locals()):       # NOTE [the public entry]
+            return _handle_get(Tensor.device, self)
         return self._device
 
     @property
@@ -250,6 +252,8 @@ class Tensor:
 
     @property
     def is_sparse(self) -> bool:
+        if _state.entry and _wants(locals()):       # NOTE [the public entry]
+            return _handle_get(Tensor.is_sparse, self)
         # NOTE [sparse layout] (_core/dispatch/sparse.py): the layout is the `_data`'s kind.
         return getattr(self._data, "layout_name", None) == "sparse_coo"
 
@@ -303,10 +307,14 @@ class Tensor:
 
     def is_floating_point(self) -> bool:
         """Whether the dtype is a floating dtype."""
+        if _state.entry and _wants(locals()):
+            return _handle(Tensor.is_floating_point, locals())
         return self._dtype.is_floating_point
 
     def is_complex(self) -> bool:
         """Whether the dtype is a complex dtype."""
+        if _state.entry and _wants(locals()):
+            return _handle(Tensor.is_complex, locals())
         return self._dtype.is_complex
 
     def is_signed(self) -> bool:

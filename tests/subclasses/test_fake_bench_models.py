@@ -26,6 +26,8 @@ OPTIMIZERS = {
     "sgd": lambda O, p: O.SGD(p, lr=0.01, momentum=0.9),
     "adam": lambda O, p: O.Adam(p, lr=0.01),
     "adamw foreach": lambda O, p: O.AdamW(p, lr=0.01, foreach=True),
+    "rmsprop": lambda O, p: O.RMSprop(p, lr=0.01, momentum=0.5, centered=True),
+    "adagrad foreach": lambda O, p: O.Adagrad(p, lr=0.01, foreach=True),
 }
 
 
@@ -89,3 +91,31 @@ def test_masked_writes_run_on_fake_and_meta_tensors():
         return found
 
     assert run(ember, ember_fake) == run(torch, torch_fake)
+
+
+def test_the_compile_benchmarks_sgd_step_runs_on_fake_tensors():
+    """shared_models.sgd_step (the compile benchmarks' plain in-place SGD) on the character
+    GPT inside a FakeTensorMode: the loss, gradients and updated parameters as PyTorch's."""
+    import sys
+    sys.path.insert(0, str(_BENCH.parent))
+    import shared_models
+
+    def run(lib, fake):
+        with fake.FakeTensorMode():
+            lib.manual_seed(0)
+            model = shared_models.char_gpt_class(lib)(vocab=11, width=16, heads=2, layers=1,
+                                                      block=8)
+            params = list(model.parameters())
+            x = lib.randint(0, 11, (2, 8))
+            y = lib.randint(0, 11, (2, 8))
+
+            def loss_fn(x, y):
+                out = model(x)
+                return lib.nn.functional.cross_entropy(out.reshape(-1, 11), y.reshape(-1))
+            loss = shared_models.sgd_step(lib, loss_fn, params, x, y)()
+            return ([_describe(loss)] + [_describe(p.grad) for p in params] +
+                    [_describe(p) for p in params])
+
+    theirs = run(torch, torch_fake)
+    assert all(d[4] == "FakeTensor" for d in theirs)
+    assert run(ember, ember_fake) == theirs

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from ember._core import dispatch
 from ember._core.checks import _check_type
+from ember._core.dispatch import stack
+from ember._core.dispatch.process_state import state
 from ember._core.registry import OPS
 
 _DEFAULT = "default"
@@ -73,6 +75,11 @@ class OpOverloadPacket:
         return ops
 
     def __call__(self, *args, **kwargs):
+        if state.entry and stack.torch_function_wanted(args + tuple(kwargs.values())):
+            # the packet itself reaches __torch_function__, as PyTorch's does (NOTE
+            # [overloads reach __torch_function__], dispatch/stack.py)
+            return stack.handle_torch_function(self, args + tuple(kwargs.values()), args,
+                                               kwargs)
         fallback = None
         for op in self._candidates():
             bound = _bind(op, args, kwargs)

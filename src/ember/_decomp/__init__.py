@@ -7,6 +7,7 @@ from ember._decomp import (  # noqa: F401
     activations,
     composite,
     composite_misc,
+    contractions,
     factories,
     losses,
     norms,

@@ -25,6 +25,7 @@ LAZY = (
     "indexing_masked",
     "indexing_scatter",
     "linalg",
+    "linalg_checks",
     "linalg_deprecated",
     "linalg_factor",
     "linalg_frontends",

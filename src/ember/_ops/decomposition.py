@@ -20,7 +20,7 @@ from ember._core import dtype as dt
 from ember._core.checks import _check
 from ember._core.dispatch import call
 from ember._core.host_kernels import host_kernel
-from ember._core.registry import OPS, register_op
+from ember._core.registry import OPS, register_form, register_op
 from ember._ops.linalg_common import svd_arrays
 
 
@@ -99,6 +99,14 @@ def linalg_svd(xp, A, full_matrices=True, driver=None):
     else:
         U, S, Vh = svd_arrays(xp, A, full_matrices=full_matrices)
     return U.astype(A.dtype), S.astype(kind.to_real()._np), Vh.astype(A.dtype)
+
+
+# linalg.svd, svdvals and the functions made of them reach a mode as PyTorch's composites call
+# the op: `_linalg_svd` (NOTE [overload forms]).
+register_form("linalg_svd", "_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True,"
+              " *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)", when=lambda args: True,
+              to_base=lambda A, full_matrices=False, compute_uv=True, driver=None: (
+                  A, full_matrices, driver), saves=("result",))
 
 
 def svd(A, full_matrices=False):

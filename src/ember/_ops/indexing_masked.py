@@ -43,7 +43,7 @@ def nonzero(input, *, out=None, as_tuple=False):
         return _handle(nonzero, locals())
     if as_tuple:
         _check(out is None, "nonzero(): as_tuple=True does not take out=")
-        flat = input.reshape((1,)) if input.dim() == 0 else input
+        flat = input.unsqueeze(0) if input.dim() == 0 else input
         coords = dispatch.call(OPS["nonzero"], (flat,))
         # (its columns, as PyTorch's unbind views them: a (n, ndim) result in column order)
         return tuple(dispatch.call(OPS["unbind.int"], (coords, 1)))

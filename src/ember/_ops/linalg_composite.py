@@ -16,7 +16,8 @@ from ember._core.checks import _check, _check_not_implemented, _check_type
 from ember._core.dispatch import call, wrap
 from ember._core.registry import OPS
 from ember._core.return_types import return_type
-from ember._ops.linalg_factor import permutation_from_pivots, raise_lu_error
+from ember._ops.linalg_checks import call_checked
+from ember._ops.linalg_factor import permutation_from_pivots
 
 Svd = return_type("linalg_svd", ("U", "S", "Vh"))
 Qr = return_type("linalg_qr", ("Q", "R"))
@@ -259,7 +260,7 @@ def matrix_power(A, n):
         # infinite entries of A leave no trace.
         return (A * 0).nan_to_num(0.0, 0.0, 0.0) + _eye(A.shape[-1], A.shape[-1], A)
     if n < 0:
-        A = call(OPS["linalg_inv_ex"], (A, True))[0]
+        A = call_checked("linalg_inv_ex", (A,), "linalg.inv")[0]
         n = -n
     if n == 1:
         return A.clone()
@@ -300,7 +301,7 @@ def tensorinv(A, ind=2):
     _check(rows == cols, lambda: (
         f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
         f"prod(self.shape[:ind]), but got {cols} != {rows}"))
-    inverse = call(OPS["linalg_inv_ex"], (A.reshape(rows, cols), True))[0]
+    inverse = call_checked("linalg_inv_ex", (A.reshape(rows, cols),), "linalg.inv")[0]
     return inverse.reshape(in_shape + out_shape)
 
 
@@ -312,7 +313,8 @@ def tensorsolve(A, B, dims=None):
     result_shape = tuple(A.shape[B.ndim:])
     rows = B.numel()
     matrix = A.reshape(rows, math.prod(result_shape))
-    X = call(OPS["linalg_solve_ex"], (matrix, B.reshape(rows), True, True))[0]
+    X = call_checked("linalg_solve_ex", (matrix, B.reshape(rows), True),
+                     "torch.linalg.solve")[0]
     return X.reshape(result_shape)
 
 
@@ -337,9 +339,8 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False):
 
 @checked("linalg_lu_factor(Tensor A, *, bool pivot=True)")
 def lu_factor(A, *, pivot=True):
-    LU, pivots, info = call(OPS["linalg_lu_factor_ex"], (A, pivot, False))
-    if not info.is_meta:
-        raise_lu_error("torch.linalg.lu_factor", A._data, info._host())
+    LU, pivots, _ = call_checked("linalg_lu_factor_ex", (A, pivot), "torch.linalg.lu_factor",
+                                 in_kernel=False)
     return LuFactor(LU, pivots)
 
 
@@ -431,7 +432,8 @@ def ldl_factor_ex(A, *, hermitian=False, check_errors=False):
 
 @checked("linalg_ldl_factor(Tensor self, *, bool hermitian=False)")
 def ldl_factor(A, *, hermitian=False):
-    LD, pivots, _ = call(OPS["linalg_ldl_factor_ex"], (A, hermitian, True))
+    LD, pivots, _ = call_checked("linalg_ldl_factor_ex", (A, hermitian), "torch.linalg.ldl_factor",
+                                 in_kernel=False)
     return LdlFactor(LD, pivots)
 
 

@@ -138,7 +138,7 @@ def _permutation_matrix(pivots, m, like):
 
 @register_op("linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> "
              "(Tensor LU, Tensor pivots, Tensor info)", kind="generic", function=False,
-             method=False, meta=_lu_factor_meta, saves=("A", "result0", "result1"),
+             method=False, meta=_lu_factor_meta, saves=("A", "result"),
              derivatives={"A": _lu_factor_grad}, node_name="LinalgLuFactorExBackward0",
              tags=("fp_errors",))
 @host_kernel

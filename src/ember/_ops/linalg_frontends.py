@@ -12,6 +12,7 @@ from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS, register_frontend
 from ember._core.return_types import return_type
+from ember._ops.linalg_checks import call_checked
 from ember._ops.linalg_common import LinAlgError, batch_prefix, check_square
 
 CholeskyEx = return_type("linalg_cholesky_ex", ("L", "info"))
@@ -59,7 +60,7 @@ def inverse(input, *, out=None):
     (linalg.inv)."""
     if _state.entry and _wants(locals()):
         return _handle(inverse, locals())
-    return into(out, call(OPS["linalg_inv_ex"], (input, True))[0])
+    return into(out, call_checked("linalg_inv_ex", (input,), "linalg.inv")[0])
 
 
 _CHOLESKY_DEPRECATED = (

@@ -108,7 +108,7 @@ def cholesky_factor(xp, A, upper):
 
 @register_op("linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> "
              "(Tensor L, Tensor info)", kind="generic", function=False, method=False,
-             meta=_cholesky_ex_meta, saves=("result0",), derivatives={"self": _cholesky_grad},
+             meta=_cholesky_ex_meta, saves=("result",), derivatives={"self": _cholesky_grad},
              node_name="LinalgCholeskyExBackward0", tags=("fp_errors",))
 @host_kernel
 def linalg_cholesky_ex(xp, self, upper=False, check_errors=False):
@@ -325,7 +325,7 @@ def _single_precision_overflow(xp, A, X, again, matrix_dims):
 
 @register_op("linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, "
              "Tensor info)", kind="generic", function=False, method=False, meta=_inv_ex_meta,
-             saves=("result0",), derivatives={"A": _inv_grad},
+             saves=("result",), derivatives={"A": _inv_grad},
              node_name="LinalgInvExBackward0", tags=("fp_errors",))
 @host_kernel
 def linalg_inv_ex(xp, A, check_errors=False):

@@ -19,7 +19,7 @@ import numpy as np
 
 from ember._core.checks import _check
 from ember._core.dispatch import call
-from ember._core.registry import OPS, kernel_entry, register_op
+from ember._core.registry import OPS, kernel_entry, register_form, register_op
 from ember._core.threads import intra_op_threads, parallel_map
 from ember._ops.linalg_common import (
     check_floating,
@@ -162,6 +162,13 @@ def linalg_eigh(xp, A, UPLO="L"):
     values, vectors = xp.linalg.eigh(A, UPLO=UPLO.upper())
     return (xp.asarray(values, dtype=real_dtype(A.dtype), order="C"),
             xp.asarray(vectors, dtype=A.dtype, order="C"))
+
+
+# linalg.eigh / eigvalsh reach a mode as the op PyTorch's composites call (NOTE [overload
+# forms]).
+register_form("linalg_eigh", "_linalg_eigh(Tensor A, str UPLO=\"L\", bool compute_v=True) -> "
+              "(Tensor eigenvalues, Tensor eigenvectors)", when=lambda args: True,
+              to_base=lambda A, UPLO="L", compute_v=True: (A, UPLO), saves=("result",))
 
 
 @kernel_entry("linalg_eigh", "CPU")

@@ -11,6 +11,7 @@ import inspect
 import threading
 
 from ember._core import dispatch
+from ember._core.dispatch.process_state import state as _dispatch_state
 
 
 class _ThreadState(threading.local):
@@ -36,8 +37,29 @@ def is_inference_mode_enabled() -> bool:
     return _state.inference
 
 
+# NOTE [grad mode switches reach function modes]: PyTorch's no_grad, enable_grad and
+# set_grad_enabled switch through `torch._C._set_grad_enabled`, which a TorchFunctionMode sees
+# (no_grad: False on entry, the previous mode on exit; set_grad_enabled: at construction, on
+# entry and on exit; inference_mode is a C++ guard, unseen). ember's switches write the thread's
+# flag directly while nothing is open (`state.slow` False) and go through `_set_grad_enabled`,
+# public as `ember._C._set_grad_enabled`, otherwise: an optimizer's step shows its two calls.
+
 def _set_grad_enabled(mode: bool) -> None:
+    """Set this thread's grad mode (`torch._C._set_grad_enabled`)."""
+    if _dispatch_state.slow:
+        from ember._core.dispatch import stack
+        if stack.torch_function_wanted(()):
+            stack.handle_torch_function(_set_grad_enabled, (), (mode,), {})
+            return
     _state.grad_enabled = bool(mode)
+
+
+def _switch(mode: bool) -> None:
+    # (the observed path of a grad-mode switch: NOTE [grad mode switches reach function modes])
+    if _dispatch_state.slow:
+        _set_grad_enabled(mode)
+    else:
+        _state.grad_enabled = mode
 
 
 class _DecoratorContextManager:
@@ -88,10 +110,16 @@ class no_grad(_DecoratorContextManager):
 
     def __enter__(self):
         self.prev = _state.grad_enabled
-        _state.grad_enabled = False
+        if _dispatch_state.slow:
+            _set_grad_enabled(False)
+        else:
+            _state.grad_enabled = False
 
     def __exit__(self, *exc):
-        _state.grad_enabled = self.prev
+        if _dispatch_state.slow:
+            _set_grad_enabled(self.prev)
+        else:
+            _state.grad_enabled = self.prev
         return False
 
 
@@ -103,10 +131,16 @@ class enable_grad(_DecoratorContextManager):
 
     def __enter__(self):
         self.prev = _state.grad_enabled
-        _state.grad_enabled = True
+        if _dispatch_state.slow:
+            _set_grad_enabled(True)
+        else:
+            _state.grad_enabled = True
 
     def __exit__(self, *exc):
-        _state.grad_enabled = self.prev
+        if _dispatch_state.slow:
+            _set_grad_enabled(self.prev)
+        else:
+            _state.grad_enabled = self.prev
         return False
 
 
@@ -119,13 +153,13 @@ class set_grad_enabled(_DecoratorContextManager):
             mode = bool_(mode, ("set_grad_enabled", "enabled", 1))
         self.prev = _state.grad_enabled
         self.mode = mode
-        _state.grad_enabled = self.mode
+        _switch(mode)
 
     def __enter__(self):
-        _state.grad_enabled = self.mode
+        _switch(self.mode)
 
     def __exit__(self, *exc):
-        _state.grad_enabled = self.prev
+        _switch(self.prev)
         return False
 
     def clone(self):

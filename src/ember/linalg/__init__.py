@@ -7,6 +7,7 @@ from __future__ import annotations
 from ember._core.checked_entry import checked
 from ember._core.dispatch import call
 from ember._core.registry import OPS
+from ember._ops.linalg_checks import call_checked
 from ember._ops.linalg_common import LinAlgError
 from ember._ops.linalg_composite import (
     cond,
@@ -68,7 +69,7 @@ def matmul(input, other, *, out=None):
 def cholesky(A, *, upper=False, out=None):
     """linalg.cholesky(A, *, upper=False, out=None) -> Tensor: the Cholesky factor of each
     Hermitian positive-definite matrix; raises LinAlgError where one is not."""
-    return into(out, call(OPS["linalg_cholesky_ex"], (A, upper, True))[0])
+    return into(out, call_checked("linalg_cholesky_ex", (A, upper), "linalg.cholesky")[0])
 
 
 @checked("linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False)")
@@ -80,7 +81,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
 @checked("linalg_inv(Tensor A)")
 def inv(A, *, out=None):
     """linalg.inv(A, *, out=None) -> Tensor; raises LinAlgError for a singular matrix."""
-    return into(out, call(OPS["linalg_inv_ex"], (A, True))[0])
+    return into(out, call_checked("linalg_inv_ex", (A,), "linalg.inv")[0])
 
 
 @checked("linalg_inv_ex(Tensor A, *, bool check_errors=False)")
@@ -93,7 +94,7 @@ def inv_ex(A, *, check_errors=False, out=None):
 def solve(A, B, *, left=True, out=None):
     """linalg.solve(A, B, *, left=True, out=None) -> Tensor: X with A X = B (X A = B when
     left=False); raises LinAlgError for a singular A."""
-    return into(out, call(OPS["linalg_solve_ex"], (A, B, left, True))[0])
+    return into(out, call_checked("linalg_solve_ex", (A, B, left), "torch.linalg.solve")[0])
 
 
 @checked("linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False)")

@@ -162,6 +162,9 @@ class Blocks:
 
     # ---------------------------------------------------------------- the list operations
 
+    def reads_of_single_tensor_adam(self, params) -> None:
+        pass        # (blocks run unobserved: NOTE [an observed step reads as PyTorch's])
+
     def neg(self, xs):
         return self._fresh_op("_foreach_neg", xs)
 

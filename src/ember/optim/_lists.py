@@ -56,6 +56,9 @@ class _Foreach:
 
     foreach = True
 
+    def reads_of_single_tensor_adam(self, params) -> None:
+        pass
+
     def neg(self, xs):
         return list(ember._foreach_neg(xs))
 
@@ -208,6 +211,13 @@ class _Each:
 
     foreach = False
 
+    def reads_of_single_tensor_adam(self, params) -> None:
+        """PyTorch's single-tensor Adam asks each parameter `is_complex` and reads its device
+        (NOTE [an observed step reads as PyTorch's], optimizer.py)."""
+        if _dispatch_state.entry:
+            ember.is_complex(params[0])
+            _ = params[0].device
+
     def neg(self, xs):
         return [-xs[0]]
 
@@ -359,7 +369,22 @@ def use_foreach(group, params) -> bool:
         return True
     if group.get("differentiable"):
         return False
-    return not observed(params)
+    if not observed(params):
+        return True
+    if foreach is None and group.get("fused") is None:
+        _default_choice_reads(params)
+    return False
+
+
+def _default_choice_reads(params) -> None:
+    """The reads PyTorch's default foreach choice makes: each parameter's device until one is
+    not a foreach device (NOTE [an observed step reads as PyTorch's], optimizer.py)."""
+    from ember.nn.parameter import Parameter
+    for p in params:
+        if type(p) is not ember.Tensor and type(p) is not Parameter:
+            return
+        if p.device.type not in ("cuda", "xpu"):
+            return
 
 
 def by_device_and_dtype(params):

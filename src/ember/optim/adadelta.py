@@ -1,7 +1,6 @@
 """Adadelta: steps scaled by running averages of squared gradients and squared updates."""
 from __future__ import annotations
 
-from ember.autograd.grad_mode import set_grad_enabled
 from ember.optim._lists import as_real, group_states, run
 from ember.optim.optimizer import (
     Optimizer,
@@ -10,6 +9,7 @@ from ember.optim.optimizer import (
     params_with_grad,
     run_closure,
     scalar_step,
+    step_grad_mode,
     zeros_state,
 )
 
@@ -31,7 +31,7 @@ class Adadelta(Optimizer):
     def step(self, closure=None):
         """One Adadelta update of every parameter that has a gradient."""
         loss = run_closure(closure)
-        with set_grad_enabled(bool(self.defaults.get("differentiable"))):
+        with step_grad_mode(self):
             for group in self.param_groups:
                 params, grads = params_with_grad(group)
                 if not params:

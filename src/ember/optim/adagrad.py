@@ -1,7 +1,6 @@
 """Adagrad: per-coordinate steps shrinking with the sum of squared gradients."""
 from __future__ import annotations
 
-from ember.autograd.grad_mode import set_grad_enabled
 from ember.optim._lists import as_real, keep_flat, run
 from ember.optim.optimizer import (
     Optimizer,
@@ -10,6 +9,7 @@ from ember.optim.optimizer import (
     params_with_grad,
     run_closure,
     scalar_step,
+    step_grad_mode,
 )
 
 __all__ = ["Adagrad"]
@@ -44,7 +44,7 @@ class Adagrad(Optimizer):
     def step(self, closure=None):
         """One Adagrad update of every parameter that has a gradient."""
         loss = run_closure(closure)
-        with set_grad_enabled(bool(self.defaults.get("differentiable"))):
+        with step_grad_mode(self):
             for group in self.param_groups:
                 params, grads = params_with_grad(group)
                 if not params:

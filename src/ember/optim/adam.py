@@ -2,7 +2,6 @@
 decoupled weight decay on by default (adamw.py)."""
 from __future__ import annotations
 
-from ember.autograd.grad_mode import set_grad_enabled
 from ember.optim._lists import as_real, keep_flat, run
 from ember.optim.optimizer import (
     Optimizer,
@@ -11,6 +10,7 @@ from ember.optim.optimizer import (
     params_with_grad,
     run_closure,
     scalar_step,
+    step_grad_mode,
     zeros_state,
 )
 
@@ -50,14 +50,12 @@ class Adam(Optimizer):
     def step(self, closure=None):
         """One Adam update of every parameter that has a gradient; returns closure's loss."""
         loss = run_closure(closure)
-        with set_grad_enabled(bool(self.defaults.get("differentiable"))):
+        with step_grad_mode(self):
             for group in self.param_groups:
-                params, grads = params_with_grad(group)
-                if not params:
-                    continue
                 amsgrad = group["amsgrad"]
                 states = []
-                for param in params:
+
+                def init(param, amsgrad=amsgrad, states=states):
                     state = self.state[param]
                     if len(state) == 0:
                         state["step"] = scalar_step()
@@ -66,6 +64,9 @@ class Adam(Optimizer):
                     if amsgrad and state.get("max_exp_avg_sq") is None:
                         state["max_exp_avg_sq"] = zeros_state(param)
                     states.append(state)
+                params, grads = params_with_grad(group, init, ask_complex=True)
+                if not params:
+                    continue
                 keep_flat(params, states, _KEYS[amsgrad])
                 run(group, as_real(params), adam_update, as_real(grads),
                     *[as_real([s[key] for s in states]) for key in _KEYS[amsgrad]],
@@ -95,6 +96,7 @@ def adam_update(lists, params, grads, steps, exp_avgs, exp_avg_sqs, max_exp_avg_
             lists.add_(grads, params, alpha=weight_decay)
         else:
             grads = lists.add(grads, params, alpha=weight_decay)
+    lists.reads_of_single_tensor_adam(params)
     lists.lerp_(exp_avgs, grads, 1 - beta1)
     lists.mul_(exp_avg_sqs, beta2)
     lists.addcmul_(exp_avg_sqs, grads, grads, 1 - beta2)

@@ -1,7 +1,6 @@
 """Adamax: Adam with the infinity norm in place of the second moment."""
 from __future__ import annotations
 
-from ember.autograd.grad_mode import set_grad_enabled
 from ember.optim._lists import as_real, group_states, run
 from ember.optim.adam import check_adam_hypers
 from ember.optim.optimizer import (
@@ -10,6 +9,7 @@ from ember.optim.optimizer import (
     params_with_grad,
     run_closure,
     scalar_step,
+    step_grad_mode,
     zeros_state,
 )
 
@@ -28,7 +28,7 @@ class Adamax(Optimizer):
     def step(self, closure=None):
         """One Adamax update of every parameter that has a gradient."""
         loss = run_closure(closure)
-        with set_grad_enabled(bool(self.defaults.get("differentiable"))):
+        with step_grad_mode(self):
             for group in self.param_groups:
                 params, grads = params_with_grad(group)
                 if not params:

@@ -365,6 +365,28 @@ def as_float(value) -> float:
     return float(value.item()) if isinstance(value, Tensor) else value
 
 
+class step_grad_mode:
+    """An optimizer step's grad mode (its `differentiable` default), switched as PyTorch's step
+    switches it: once on entry and back on exit (NOTE [grad mode switches reach function
+    modes], autograd/grad_mode.py)."""
+
+    __slots__ = ("mode", "prev")
+
+    def __init__(self, optimizer):
+        self.mode = bool(optimizer.defaults.get("differentiable"))
+        self.prev = True
+
+    def __enter__(self):
+        from ember.autograd import grad_mode
+        self.prev = grad_mode._state.grad_enabled
+        grad_mode._switch(self.mode)
+
+    def __exit__(self, *exc):
+        from ember.autograd import grad_mode
+        grad_mode._switch(self.prev)
+        return False
+
+
 def run_closure(closure):
     if closure is None:
         return None
@@ -373,9 +395,22 @@ def run_closure(closure):
         return closure()
 
 
-def params_with_grad(group):
-    """(params, grads as arrays) of the group's parameters that have a gradient."""
+# NOTE [an observed step reads as PyTorch's]: a TorchFunctionMode (or a parameter's class that
+# overrides __torch_function__) sees an optimizer step's property reads and checks as well as its
+# ops: PyTorch's `_init_group` reads `p.grad` three times and `p.grad.is_sparse` once per
+# parameter (Adam's also asks `torch.is_complex(p)`, and makes the parameter's state there), its
+# default foreach choice reads the first parameter's device, and its single-tensor Adam asks each
+# parameter `is_complex` and reads its device before the moments. While something can observe
+# the step (`state.entry`) ember's steps make the same reads in that order
+# (`params_with_grad`, `_lists.use_foreach`, `EACH.reads_of_single_tensor_adam`); the plain step
+# reads each gradient once.
+
+def params_with_grad(group, each=None, ask_complex=False):
+    """(params, grads) of the group's parameters that have a gradient; `each(param)` runs on
+    each of them in turn (the state it makes). NOTE [an observed step reads as PyTorch's]."""
     params, grads = [], []
+    if _dispatch_state.entry:
+        return _params_with_grad_observed(group, each, ask_complex)
     for param in group["params"]:
         grad = param.grad
         if grad is not None:
@@ -383,6 +418,24 @@ def params_with_grad(group):
                 raise RuntimeError("sparse gradients are not supported by this optimizer")
             params.append(param)
             grads.append(grad)
+            if each is not None:
+                each(param)
+    return params, grads
+
+
+def _params_with_grad_observed(group, each, ask_complex):
+    import ember
+    params, grads = [], []
+    for param in group["params"]:
+        if param.grad is not None:
+            if ask_complex:
+                ember.is_complex(param)
+            params.append(param)
+            if param.grad.is_sparse:
+                raise RuntimeError("sparse gradients are not supported by this optimizer")
+            grads.append(param.grad)
+            if each is not None:
+                each(param)
     return params, grads
 
 

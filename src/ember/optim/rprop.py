@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import ember
-from ember.autograd.grad_mode import set_grad_enabled
 from ember.optim._lists import as_real, group_states, run
 from ember.optim.optimizer import (
     Optimizer,
@@ -11,6 +10,7 @@ from ember.optim.optimizer import (
     params_with_grad,
     run_closure,
     scalar_step,
+    step_grad_mode,
     zeros_state,
 )
 
@@ -30,7 +30,7 @@ class Rprop(Optimizer):
     def step(self, closure=None):
         """One Rprop update of every parameter that has a gradient."""
         loss = run_closure(closure)
-        with set_grad_enabled(bool(self.defaults.get("differentiable"))):
+        with step_grad_mode(self):
             for group in self.param_groups:
                 params, grads = params_with_grad(group)
                 if not params:

@@ -1,7 +1,6 @@
 """SGD with momentum, dampening, Nesterov momentum, weight decay and `maximize`."""
 from __future__ import annotations
 
-from ember.autograd.grad_mode import set_grad_enabled
 from ember.optim._lists import keep_flat, run
 from ember.optim.optimizer import (
     Optimizer,
@@ -9,6 +8,7 @@ from ember.optim.optimizer import (
     check_hyper,
     params_with_grad,
     run_closure,
+    step_grad_mode,
 )
 
 __all__ = ["SGD"]
@@ -42,7 +42,7 @@ class SGD(Optimizer):
     def step(self, closure=None):
         """One update of every parameter that has a gradient; returns closure's loss."""
         loss = run_closure(closure)
-        with set_grad_enabled(bool(self.defaults.get("differentiable"))):
+        with step_grad_mode(self):
             for group in self.param_groups:
                 params, grads = params_with_grad(group)
                 if not params:

@@ -187,14 +187,26 @@ def _call_slow(op, args, public):
 
 def call_aten(op, args):
     """An op entry called directly (`ember.ops.aten.add.Tensor(...)`, or a dispatch mode's
-    `func(...)`): it enters below the __torch_function__ level, as in PyTorch."""
-    offer = op              # an overload called by name reaches a mode as itself
-    if op.redirect is not None:             # a form runs its base (NOTE [overload forms])
-        base, to_base = op.redirect
-        op, args = base, (args if to_base is None else to_base(*args))
+    `func(...)`): it enters below the __torch_function__ level unless a function mode or an
+    overriding argument asks for it (NOTE [overloads reach __torch_function__])."""
     if not state.slow and not state.overriding:
+        if op.redirect is not None:         # a form runs its base (NOTE [overload forms])
+            base, to_base = op.redirect
+            op, args = base, (args if to_base is None else to_base(*args))
         runner = op.runner or _prepare(op)
         return runner(op, args)
+    if not modes.function_off and (modes.function_modes or (
+            state.overriding and overloaded_args(op, args))):
+        # NOTE [overloads reach __torch_function__]: as in PyTorch, an OpOverload called
+        # (`ember.ops.aten.add.Tensor(x, y)`) is offered to TorchFunctionModes and overriding
+        # arguments with itself as the function; the mode's `func(...)` comes back here with
+        # the mode popped. (Internal calls made inside a public call run with it popped too.)
+        fargs, fkwargs = schema_args(op, args)
+        return handle_torch_function(op, fargs + tuple(fkwargs.values()), fargs, fkwargs)
+    offer = op              # an overload called by name reaches a mode as itself
+    if op.redirect is not None:
+        base, to_base = op.redirect
+        op, args = base, (args if to_base is None else to_base(*args))
     if state.deterministic is not None and "nondeterministic" in op.tags:
         state.deterministic(op)
     return autograd_level(op, args, offer)
