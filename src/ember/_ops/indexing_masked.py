@@ -358,8 +358,8 @@ def iteration_order(shape, operand_strides):
                 continue
             if first != second:
                 return 1 if first > second else -1
-            if shape[dim0] != shape[dim1]:
-                return 1 if shape[dim0] > shape[dim1] else -1
+            if shape[dim0] > shape[dim1]:      # (equal strides: the smaller size inner)
+                return 1
         return 0
 
     for i in range(1, ndim):
