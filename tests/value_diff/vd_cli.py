@@ -58,7 +58,8 @@ def _special_positions_equal(a, b, overflow_near=np.inf) -> bool:
     """NaN positions exact, infinities at the same places with the same signs; except that
     where the inputs hold values near overflow (`overflow_near` is then the magnitude a sum
     reaches before it may overflow in one order and not in another), an infinity beside a
-    finite value at least that large counts as the same overflow."""
+    finite value at least that large, a NaN or an infinity of the other sign counts as the
+    same overflow."""
     for part_a, part_b in ((a.real, b.real), (a.imag, b.imag)) if a.dtype.kind == "c" else \
             ((a, b),):
         nan_a, nan_b = np.isnan(part_a), np.isnan(part_b)
@@ -67,8 +68,12 @@ def _special_positions_equal(a, b, overflow_near=np.inf) -> bool:
             (inf_b & ~inf_a & (np.abs(part_a) >= overflow_near))
         if overflow_near < np.inf:
             # inf + (-inf) happens in one order (or without a fused multiply-add) and not in
-            # another: NaN beside an infinity is the same overflow.
-            order |= nan_a & inf_b | nan_b & inf_a
+            # another: NaN beside an infinity is the same overflow. And where huge terms of
+            # both signs meet, which partial sum overflows first, and so the infinity's sign,
+            # is the summation order's (a float32 convolution over 3.4e38 and -3.4e38 taps:
+            # inf in PyTorch's oneDNN order, -inf in ember's).
+            order |= nan_a & inf_b | nan_b & inf_a | inf_a & inf_b & (
+                np.sign(part_a) != np.sign(part_b))
         if not np.array_equal(nan_a & ~order, nan_b & ~order):
             return False
         inf_a, inf_b = inf_a & ~order, inf_b & ~order
@@ -135,6 +140,24 @@ LOOSE_SPECIAL = {"polygamma", "special.polygamma", "digamma", "special.digamma",
                  "special_modified_bessel_i0", "special_modified_bessel_i1"}
 
 
+# Special functions whose PyTorch float64 kernels are accurate to a fixed absolute error, not
+# to the result's last bits (measured against SciPy / mpmath on a grid of 2e5 points, torch
+# 2.13): airy_ai's asymptotic branch just below x = -2.09 is off by up to 3.0e-6 (7e-7 of
+# Ai(-2.59) = -0.1720632), bessel_y1 near its switch at x = 5 by up to 8.7e-7; near their zeros
+# that is any relative error. Their values are compared with that absolute error allowed
+# (ember's, SciPy's, are exact; copying the kernels' error is not the aim).
+KERNEL_ABSOLUTE_ERROR = {"special.airy_ai": 4e-6, "special_airy_ai": 4e-6,
+                         "special.bessel_y1": 1e-6, "special_bessel_y1": 1e-6}
+
+
+# The cross product's entries are differences of two products: of equal (or parallel) inputs
+# they cancel to the rounding error of a product, kept by a fused multiply-add (PyTorch's
+# vectorised kernel where the CPU has one: cross(a, a) is 5.6e60 for entries near 3.4e38 in
+# float64) and 0 without one (ember's). So the tolerance is relative to the products' scale,
+# the square of the inputs' largest magnitude.
+PRODUCT_SCALE = {"linalg.cross", "cross", "linalg_cross"}
+
+
 # The pseudo-inverse and the condition number through an SVD in float32 are accurate to about
 # cond(A) units of float32
 # (PyTorch's 10.203874 for 10.203915 at cond 137; ember's, through double, 10.203915): its
@@ -143,7 +166,7 @@ CONDITIONED = {"linalg.pinv", "pinverse", "linalg_pinv", "linalg.cond"}
 
 
 def _tensors_equal(got, want, scale=0.0, rtol_factor=1.0, nonfinite_alike=False,
-                   normwise=False):
+                   normwise=False, kernel_atol=0.0):
     """None when equal, else the reason."""
     if got[1] != want[1]:
         return f"shape {got[1]} vs {want[1]}"
@@ -173,7 +196,7 @@ def _tensors_equal(got, want, scale=0.0, rtol_factor=1.0, nonfinite_alike=False,
     finite = np.isfinite(a) & np.isfinite(b)
     rtol, atol = TOLERANCES[got[2]]
     # (a float64 result of float32 inputs: the inputs' dtype decides how near overflow is)
-    atol = max(atol, 64 * EPS[got[2]] * scale)
+    atol = max(atol, 64 * EPS[got[2]] * scale, kernel_atol)     # (KERNEL_ABSOLUTE_ERROR)
     if normwise and finite.any():                     # (MATRIX_EXP)
         atol = max(atol, rtol * float(np.abs(b[finite]).max()))
     if got[2] in ("float16", "bfloat16", "complex32") and finite.any():
@@ -189,7 +212,8 @@ def _tensors_equal(got, want, scale=0.0, rtol_factor=1.0, nonfinite_alike=False,
     return None
 
 
-def _results_differ(got, want, loose, scale=0.0, rtol_factor=1.0, nonfinite_alike=False):
+def _results_differ(got, want, loose, scale=0.0, rtol_factor=1.0, nonfinite_alike=False,
+                    kernel_atol=0.0):
     """None when the summaries are the same result, else the reason."""
     if got[0] != want[0]:
         return f"{got[0]} vs {want[0]}"
@@ -197,12 +221,13 @@ def _results_differ(got, want, loose, scale=0.0, rtol_factor=1.0, nonfinite_alik
         if loose:
             return None if got[1:3] == want[1:3] else f"{got[1:3]} vs {want[1:3]}"
         return _tensors_equal(got, want, scale, rtol_factor, nonfinite_alike,
-                              nonfinite_alike == "normwise")
+                              nonfinite_alike == "normwise", kernel_atol)
     if got[0] == "sequence":
         if len(got[1]) != len(want[1]):
             return f"{len(got[1])} results vs {len(want[1])}"
         for i, (g, w) in enumerate(zip(got[1], want[1])):
-            reason = _results_differ(g, w, loose, scale, rtol_factor, nonfinite_alike)
+            reason = _results_differ(g, w, loose, scale, rtol_factor, nonfinite_alike,
+                                     kernel_atol)
             if reason:
                 return f"result {i}: {reason}"
         return None
@@ -318,6 +343,8 @@ def judge(got, want, loose=False, key=None):
     if got[0] == "raised":
         return "refused", f"ember {got[1][0]}: {got[1][3]}"
     scale = max(got[2] if len(got) > 2 else 0.0, want[2] if len(want) > 2 else 0.0)
+    if key in PRODUCT_SCALE:
+        scale = min(scale * scale, LARGEST["float64"])
     if key in ALGORITHM_ORDER and (got[3] if len(got) > 3 else False):
         loose = True
     if key in ONEDNN_BFLOAT16 and want[1][0] == "tensor" and want[1][2] == "bfloat16":
@@ -340,7 +367,8 @@ def judge(got, want, loose=False, key=None):
                                        "our_nan" if key in POLYNOMIAL_NAN_UNDEFINED or
                                        key in PADDING_TAPS_BY_BACKEND and
                                        want[1][0] == "tensor" and want[1][2] == "float32" else
-                                       key in NONFINITE_ALIKE)
+                                       key in NONFINITE_ALIKE,
+                                       KERNEL_ABSOLUTE_ERROR.get(key, 0.0))
     if reason:
         return "differs", reason
     if not loose and _strides(got[1]) != _strides(want[1]):

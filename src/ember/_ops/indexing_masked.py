@@ -5,6 +5,8 @@ copy `self` first; the in-place variants copy the result back.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ember._backends.array_helpers import backend_helpers
@@ -327,6 +329,49 @@ def put(xp, self, index, source, accumulate=False):
     if accumulate:
         flat = reduce_into(xp, self.reshape(-1), (positions,), values, "add")
         return flat.reshape(self.shape)
+    if index.size > 1 and xp is np:             # NOTE [put_'s order]
+        order = iteration_order(source.shape, (source.strides,
+                                               index.reshape(source.shape).strides))
+        if order is not None:
+            positions, values = positions[order], values[order]
     out = self.copy()
     out.reshape(-1)[positions] = values
     return out
+
+
+# NOTE [put_'s order]: where `index` repeats a position, put_ without accumulate keeps the value
+# written last, and PyTorch's kernel walks source and index as its TensorIterator orders their
+# dimensions: by the strides, smallest innermost, the first operand (source) deciding and a
+# stride-0 dimension left to the next (index) -- the memory order of a transposed source, not
+# its logical order. `iteration_order` gives that walk's flat logical positions (None for the
+# logical order itself).
+def iteration_order(shape, operand_strides):
+    ndim = len(shape)
+    if ndim < 2:
+        return None
+    perm = list(range(ndim - 1, -1, -1))           # perm[0] the innermost dimension
+
+    def should_swap(dim0, dim1):
+        for strides in operand_strides:
+            first, second = strides[dim0], strides[dim1]
+            if first == 0 or second == 0:
+                continue
+            if first != second:
+                return 1 if first > second else -1
+            if shape[dim0] > shape[dim1]:      # (equal strides: the smaller size inner)
+                return 1
+        return 0
+
+    for i in range(1, ndim):
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            comparison = should_swap(perm[dim0], perm[dim1])
+            if comparison > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif comparison < 0:
+                break
+    outer_first = perm[::-1]
+    if outer_first == list(range(ndim)):
+        return None
+    return np.arange(math.prod(shape)).reshape(shape).transpose(outer_first).reshape(-1)

@@ -9,6 +9,17 @@ columns, each step vectorized over every matrix (the first largest |entry| is th
 LAPACK's i?amax picks; a zero pivot column is left unscaled and recorded in `info`). Pivots are
 LAPACK's: 1-based, int32, row j swapped with row pivots[j] - 1.
 
+NOTE [LU scales by the reciprocal]: MKL's getrf, which PyTorch's CPU build calls, scales the
+column below a nonzero real pivot p by the rounded reciprocal 1 / p (even a denormal one,
+whose reciprocal overflows to inf); so l = a * (1 / p) need not be 1 where a == p, and an
+exactly singular matrix (equal rows: an expanded input) keeps a rounding residual in U where
+dividing gives an exact 0 (and a 0 instead of 1 in L below it). It divides the last single
+entry of matrices of up to four columns. Measured against PyTorch 2.13 on the fuzzer's finite
+edge matrices (n = 2..8): real factors equal to the bit in 97-100% of the cases by this rule,
+40-60% by dividing throughout. Complex pivots are divided (MKL's complex reciprocal agreed
+less often than division did). Where the factors hold such residuals the result is the
+LAPACK build's (reference LAPACK divides by a pivot below the smallest normal number).
+
 NOTE [lu derivative] (square A = P L U): gA = P L^-H (tril(L^H gL, -1) + triu(gU U^H)) U^-H.
 NOTE [eig derivative]: gA = V^-H (diag(gL) + (V^H gV - V^H V Re diag(V^H gV)) / E*) V^H with
 E[i, j] = L[j] - L[i]; real input takes the real part. Each eigenvector is fixed up to a
@@ -44,6 +55,7 @@ def batched_getrf(A):
     pivots = np.empty((count, k), dtype=_INT32)
     info = np.zeros(count, dtype=_INT32)
     rows = np.arange(count)
+    real = work.dtype.kind == "f"
     for j in range(k):
         column = work[:, j:, j]
         # LAPACK's i?amax compares |Re| + |Im| for complex entries, not the modulus.
@@ -57,7 +69,12 @@ def batched_getrf(A):
         pivot = work[:, j, j]
         zero = pivot == 0
         info[(info == 0) & zero] = j + 1
-        work[:, j + 1:, j] /= np.where(zero, 1, pivot)[:, None]
+        if real and (k > 4 or j + 2 < m):           # NOTE [LU scales by the reciprocal]
+            with np.errstate(over="ignore"):
+                reciprocal = (1 / np.where(zero, 1, pivot)).astype(work.dtype)
+            work[:, j + 1:, j] *= reciprocal[:, None]
+        else:
+            work[:, j + 1:, j] /= np.where(zero, 1, pivot)[:, None]
         work[:, j + 1:, j + 1:] -= work[:, j + 1:, j, None] * work[:, j, None, j + 1:]
     return (work.reshape(A.shape), pivots.reshape(batch + (k,)), info.reshape(batch))
 

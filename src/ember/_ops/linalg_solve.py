@@ -160,10 +160,44 @@ def triangular_kernel(xp, A, B, upper, left=True, unitriangular=False):
     A zero on the diagonal gives infinities and NaNs, as PyTorch's trsm does (SciPy's solver
     refuses such a matrix: BLAS's trsm, which does not look, solves it then)."""
     from scipy.linalg import LinAlgError
+    if not unitriangular and A.size and _tiny_diagonal(A):
+        return _substitute(A, B, upper, left)
     try:
         return _triangular_solve(A, B, upper, left, unitriangular)
     except LinAlgError:
         return _trsm(A, B, upper, left, unitriangular)
+
+
+# NOTE [triangular solves divide]: PyTorch's trsm (MKL's) divides by each diagonal entry;
+# OpenBLAS's, which SciPy calls, multiplies by the diagonal's reciprocals, computed first. The
+# two agree (to rounding) for ordinary diagonals and part at a zero or denormal one: there the
+# reciprocal is inf and a zero numerator gives 0 * inf = NaN where PyTorch's 0 / 1e-45 is 0,
+# and the residual b1 - a10 * (b0 / a00) of equal rows (an expanded input) rounds to 0 (0 / 0:
+# NaN in PyTorch) where b1 - a10 * (b0 * (1 / a00)) does not (-inf). Such matrices are solved
+# by substitution here, column by column as a trsm's updates run, dividing.
+def _tiny_diagonal(A):
+    diagonal = np.abs(np.diagonal(A, axis1=-2, axis2=-1))
+    return bool((diagonal < np.finfo(A.dtype).tiny).any())
+
+
+def _substitute(A, B, upper, left):
+    """A^-1 B (or B A^-1) by substitution, dividing by the diagonal (NOTE [triangular solves
+    divide]); A triangular (only its `upper` or lower triangle read)."""
+    batch = broadcast_batch(A.shape[:-2], B.shape[:-2])
+    A = np.broadcast_to(A, batch + A.shape[-2:])
+    B = np.broadcast_to(B, batch + B.shape[-2:])
+    if not left:                    # X A = B  <=>  A^T X^T = B^T, the other triangle
+        A, B, upper = A.swapaxes(-1, -2), B.swapaxes(-1, -2), not upper
+    n = A.shape[-1]
+    rest = np.array(B, copy=True)
+    X = np.empty_like(rest)
+    order = range(n - 1, -1, -1) if upper else range(n)
+    with np.errstate(all="ignore"):
+        for k in order:
+            X[..., k, :] = rest[..., k, :] / A[..., k, k, None]
+            others = slice(0, k) if upper else slice(k + 1, n)
+            rest[..., others, :] -= A[..., others, k, None] * X[..., None, k, :]
+    return X if left else X.swapaxes(-1, -2)
 
 
 def _trsm(A, B, upper, left, unitriangular):

@@ -267,7 +267,7 @@ def _fill_diagonal_meta(self, fill_value, wrap=False):
              function=False, method=False, inplace=True, meta=_fill_diagonal_meta, saves=(),
              derivatives={"self": lambda c: dispatch.call(OPS["fill_diagonal"],
                                                            (c.grad, 0, c.wrap))},
-             tags=("fp_errors", "keeps_layout"))
+             tags=("fp_errors", "keeps_layout", "writes_where_changed"))
 def fill_diagonal(xp, self, fill_value, wrap=False):
     """A copy of input with its main diagonal (i, i, ..., i) set to `fill_value`; with `wrap`
     a tall matrix's diagonal starts again every columns + 1 rows, as in NumPy."""

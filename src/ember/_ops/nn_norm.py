@@ -76,10 +76,20 @@ def _channel_shape(ndim, channels):
     return (1, channels) + (1,) * (ndim - 2)
 
 
+# NOTE [batch norm of an empty input]: PyTorch's native_batch_norm refuses an empty input in
+# training ("input tensor must have at least one element") and in evaluation returns empty
+# results at once, unchecked (no running statistics needed: save_mean and save_invstd of size
+# 0). nn.functional.batch_norm never reaches it there: its composite returns input.clone()
+# (times weight[0], plus bias[0]) for an empty input, in training too.
 def _batch_norm_checks(input, weight, bias, running_mean, running_var, training):
     _check(input.ndim >= 1, lambda: (
         f"batch_norm(): expected input with at least 2 dimensions, got {input.ndim}"))
     channels = size_at(input.shape, 1)      # (PyTorch reads size(1): a 1-d input's IndexError)
+    if input.size == 0:                        # NOTE [batch norm of an empty input]
+        _check(not training, lambda: (
+            "input tensor must have at least one element, but got input_sizes = "
+            f"{list(input.shape)}"))
+        return None
     for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
                     ("running_var", running_var)):
         _check(t is None or t.size == channels, lambda name=name, t=t: (
@@ -121,7 +131,11 @@ def native_batch_norm(xp, input, weight, bias, running_mean, running_var, traini
     the channels (dim 1). In training the batch's statistics normalise and update the running
     ones in place; otherwise the running ones normalise (and save_mean/save_invstd are empty).
     """
-    _batch_norm_checks(input, weight, bias, running_mean, running_var, training)
+    if input.size == 0:
+        _compute_dtype("batch_norm", input)
+    if _batch_norm_checks(input, weight, bias, running_mean, running_var, training) is None:
+        empty = xp.empty((0,), input.dtype)             # NOTE [batch norm of an empty input]
+        return input.copy(), empty, empty.copy()
     compute_dtype = _compute_dtype("batch_norm", input)
     x = input.astype(compute_dtype, copy=False)
     if training:

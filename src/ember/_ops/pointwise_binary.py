@@ -282,23 +282,49 @@ def _lcm_cuda(xp, self, other):
     return xp.where(none, 0, product).astype(product.dtype, copy=False)
 
 
-# compute_in_float=False: PyTorch forms 2 ** other in the result dtype, so for half types the
-# power overflows (to inf, and 0 * inf to NaN) where a float32 one would not.
+# NOTE [ldexp's power]: PyTorch multiplies input by the power 2 ** other formed in other's
+# own dtype where other is floating: a float16 / bfloat16 power rounds, and overflows, in that
+# half type (ldexp of a float32 7.0 by a bfloat16 7.3 is 7 * 158.0, not 7 * 157.6; by a
+# float16 20.0, 7 * inf); an integral exponent scales exactly (ldexp(1e-30, 200) is 1.6e30 in
+# float32). The product is taken in the wider of input's and the power's dtypes (half types
+# in float32) and rounded into the result dtype once. So the kernel sees the operands in their
+# own dtypes (tag "own_operand_dtypes": the runner does not cast them to the result dtype).
 @register_op("ldexp.Tensor(Tensor self, Tensor other) -> Tensor", **_FLOAT_BINARY,
              compute_in_float=False,
              derivatives={"self": _ldexp_self_grad, "other": _ldexp_other_grad},
-             tags=("wide_unsigned",))
+             tags=("wide_unsigned", "own_operand_dtypes"))
 def ldexp(xp, self, other):
     """ldexp(input, other, *, out=None) -> Tensor: input * 2 ** other."""
     _tensors_only("ldexp", self, other)
-    if self.dtype.itemsize == 2:
-        power = xp.exp2(other.astype(np.float32)).astype(other.dtype).astype(np.float32)
-        return self.astype(np.float32) * power
-    if self.dtype.kind == "c":
+    integral = other.dtype.kind in "iub"
+    if self.dtype.kind == "c" or other.dtype.kind == "c":
+        common = _product_dtype(self.dtype, other.dtype)
         # PyTorch raises 2 to `other` in the complex dtype (2 ** inf is inf + nan j there, so
         # a complex input times it is NaN), then multiplies; NumPy's complex power agrees.
-        return self * xp.power(self.dtype.type(2), other.astype(self.dtype, copy=False))
-    return self * xp.exp2(other)
+        return self.astype(common, copy=False) * xp.power(
+            common.type(2), other.astype(common, copy=False))
+    with np.errstate(over="ignore"):
+        if integral:
+            power = xp.exp2(other.astype(np.float64))
+        else:
+            power = xp.exp2(other.astype(_wide(other.dtype), copy=False)).astype(other.dtype)
+    common = _product_dtype(self.dtype, power.dtype)
+    return self.astype(common, copy=False) * power.astype(common, copy=False)
+
+
+def _wide(dtype):
+    """float32 for the half types (their arithmetic's dtype), else the dtype itself."""
+    return np.dtype(np.float32) if dtype.itemsize == 2 and dtype.kind not in "iub" else dtype
+
+
+def _product_dtype(first, second):
+    """The dtype a product of a `first` and a `second` is computed in: the floating one's where
+    the other is integral, else the wider (half types as float32)."""
+    if first.kind in "iub":
+        return _wide(second) if second.kind not in "iub" else _default_float[0]._np
+    if second.kind in "iub":
+        return _wide(first)
+    return np.promote_types(_wide(first), _wide(second))
 
 
 # --------------------------------------------------------------------------- heaviside

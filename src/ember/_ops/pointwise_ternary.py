@@ -346,8 +346,9 @@ def addcmul(xp, self, tensor1, tensor2, value=1):
     if self.dtype.kind == "b":
         not_implemented_for("addcmul_cpu_out", self)
     # (value * tensor1) * tensor2, in PyTorch's order: a product that overflows (or a zero
-    # value beside an infinity) gives what PyTorch's gives.
-    if type(value) is not int or value != 1:
+    # value beside an infinity) gives what PyTorch's gives; complex tensors take the complex
+    # product by value even where it is 1 (as addcdiv's, below).
+    if type(value) is not int or value != 1 or tensor1.dtype.kind == "c":
         tensor1 = xp.multiply(tensor1, scalar_into(value, xp.result_type(tensor1, tensor2)))
     return xp.add(self, xp.multiply(tensor1, tensor2))
 
@@ -376,8 +377,9 @@ def addcdiv_kernel(xp, self, tensor1, tensor2, value=1):
     """
     _check(tensor1.dtype.kind not in "biu", _ADDCDIV_INTEGER)
     # (value * tensor1) / tensor2, in PyTorch's order (a zero value beside a zero or denormal
-    # tensor2 adds zero, not NaN).
-    if type(value) is not int or value != 1:
+    # tensor2 adds zero, not NaN); a complex tensor1 is multiplied by value even where it is 1,
+    # as a complex product: (1 + 0j) * (inf + 2j) is inf + nan j, so its quotient is NaN.
+    if type(value) is not int or value != 1 or tensor1.dtype.kind == "c":
         quotient_dtype = xp.result_type(tensor1, tensor2, np.float32)
         tensor1 = xp.multiply(tensor1, scalar_into(value, quotient_dtype))
     return xp.add(self, xp.true_divide(tensor1, tensor2))

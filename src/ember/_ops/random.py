@@ -98,11 +98,14 @@ def host(xp, array):
     return backend_helpers(xp).to_host(array)          # NOTE [back-end helpers]
 
 
-def _float_dtype(dtype, kernel):
+def _float_dtype(dtype, kernel, size=None):
+    """The floating dtype asked for; for the normal fills any dtype when `size` holds nothing
+    (NOTE [empty samples look for no kernel] in random_inplace.py)."""
     if dtype is None:
         return _default_float[0]      # always a floating type
     dtype = option_dtype(dtype, None)
-    _need_float(dtype, kernel)
+    if not (kernel == "normal_kernel_cpu" and size is not None and 0 in size):
+        _need_float(dtype, kernel)
     return dtype
 
 
@@ -134,7 +137,7 @@ def _rand(xp, size, generator=None, dtype=None, layout=None, device=None, pin_me
              meta=_sized_meta("normal_kernel_cpu"))
 def _randn(xp, size, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
     """randn(*size, *, generator=None, dtype=None, device=None) -> Tensor: standard normal."""
-    dtype = _float_dtype(dtype, "normal_kernel_cpu")
+    dtype = _float_dtype(dtype, "normal_kernel_cpu", size)
     if size and min(size) < 0:
         check_sizes(size)
     return on_device(xp, _normal(generator, size, dtype), device)
@@ -318,7 +321,8 @@ def _float_like_op(name, kernel_name, draw):
     def kernel(xp, self, generator=None, dtype=None, layout=None, device=None,
                pin_memory=None, memory_format=None):
         dtype = option_dtype(dtype, _NP_TO_DTYPE[self.dtype])
-        _need_float(dtype, kernel_name)
+        if not (kernel_name == "normal_kernel_cpu" and self.size == 0):
+            _need_float(dtype, kernel_name)     # (NOTE [empty samples look for no kernel])
         shape = tuple(self.shape)
         values = _drawn_like(self, shape, memory_format, name, lambda contiguous: draw(
             generator, (_count(shape),), dtype, contiguous=contiguous))
@@ -389,8 +393,8 @@ def _check_std(std):
 def _normal_float_float(xp, mean, std, size, generator=None, dtype=None, layout=None,
                         device=None, pin_memory=None):
     """normal(mean, std, size, *, generator=None, dtype=None, device=None) -> Tensor."""
-    dtype = _float_dtype(dtype, "normal_kernel_cpu")
     _check_std(std)
+    dtype = _float_dtype(dtype, "normal_kernel_cpu", size)
     check_sizes(size)
     return on_device(xp, _normal(generator, size, dtype, mean, std), device)
 

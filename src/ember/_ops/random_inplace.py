@@ -50,13 +50,13 @@ def _sampler(schema, check, draw, node_name, check_on_meta=True):
     contiguous, *params)` gives the flat host sample in the order of self's memory."""
     def meta(self, *rest):
         if check_on_meta:
-            check(self._dtype, *rest[:-1])
+            check(self._dtype, *rest[:-1], **_empty(check, self._data.size))
         return (self._data.shape, self._dtype)
 
     def kernel(xp, self, *rest):
         dtype = _NP_TO_DTYPE[self.dtype]
         params, generator = rest[:-1], rest[-1]
-        check(dtype, *params)
+        check(dtype, *params, **_empty(check, self.size))
         shape = tuple(self.shape)
         contiguous = backend_helpers(xp).in_memory_order(self)     # NOTE [back-end helpers]
         values = draw(cpu_generator(generator), math.prod(shape), dtype, contiguous, *params)
@@ -69,6 +69,18 @@ def _sampler(schema, check, draw, node_name, check_on_meta=True):
     register_op(schema, **_SAMPLER, meta=meta, derivatives={"self": zeros_grad},
                 node_name=node_name)(kernel)
     return OPS[schema.split("(")[0]]
+
+
+# NOTE [empty samples look for no kernel]: PyTorch's normal, log-normal and exponential fills
+# check their parameters, return at once on an empty tensor, and only then look for the dtype's
+# kernel: an empty integer tensor is filled without complaint (randn_like of an empty int64
+# tensor, zeros(0, dtype=long).exponential_()); a non-empty one raises. Their checks take
+# `empty`; the other samplers check the dtype first, empty or not (uniform_, cauchy_).
+_EMPTY_AWARE = set()
+
+
+def _empty(check, count):
+    return {"empty": count == 0} if check in _EMPTY_AWARE else {}
 
 
 def _sample_into(op, args):
@@ -114,9 +126,13 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kwargs):
     return _sample_into(_UNIFORM, (self, from_, to, generator))
 
 
-def _normal_check(dtype, mean=0.0, std=1.0):
-    _need_float(dtype, "normal_kernel_cpu")
+def _normal_check(dtype, mean=0.0, std=1.0, empty=False):
     _check(std >= 0, lambda: f"normal expects std >= 0.0, but found std {_g(std)}")
+    if not empty:                   # NOTE [empty samples look for no kernel]
+        _need_float(dtype, "normal_kernel_cpu")
+
+
+_EMPTY_AWARE.add(_normal_check)
 
 
 _NORMAL = _sampler(f"normal_functional(Tensor self, float mean=0, float std=1, *, {_GEN}) -> "
@@ -221,9 +237,13 @@ def random_(self, *args, generator=None, **kwargs):
     return _sample_into(_RANDOM, (self, low or 0, high, generator))
 
 
-def _exponential_check(dtype, lambd=1.0):
-    _continuous(dtype, "Exponential")
+def _exponential_check(dtype, lambd=1.0, empty=False):
     _check(lambd > 0, lambda: f"exponential_ expects lambda > 0.0, but found lambda={_g(lambd)}")
+    if not empty:                   # NOTE [empty samples look for no kernel]
+        _continuous(dtype, "Exponential")
+
+
+_EMPTY_AWARE.add(_exponential_check)
 
 
 _EXPONENTIAL = _sampler(f"exponential(Tensor self, float lambd=1, *, {_GEN}) -> Tensor",
@@ -262,10 +282,14 @@ def geometric_(self, p, *, generator=None):
     return _sample_into(_GEOMETRIC, (self, p, generator))
 
 
-def _log_normal_check(dtype, mean=1.0, std=2.0):
-    _need_float(dtype, "log_normal_cpu")
-    _no_complex32(dtype, "log_normal_cpu")
+def _log_normal_check(dtype, mean=1.0, std=2.0, empty=False):
     _check(std > 0, lambda: f"log_normal_ expects std > 0.0, but found std={_g(std)}")
+    if not empty:                   # NOTE [empty samples look for no kernel]
+        _need_float(dtype, "log_normal_cpu")
+        _no_complex32(dtype, "log_normal_cpu")
+
+
+_EMPTY_AWARE.add(_log_normal_check)
 
 
 _LOG_NORMAL = _sampler(f"log_normal(Tensor self, float mean=1, float std=2, *, {_GEN}) -> "

@@ -241,6 +241,11 @@ def nansum(xp, self, dim=None, keepdim=False, dtype=None):
         # astype: CuPy's where widens bfloat16 to float32.
         self = xp.where(xp.isnan(self), xp.zeros((), self.dtype), self).astype(self.dtype,
                                                                               copy=False)
+        if self.dtype == np.float16 and dtype is not None and not (
+                dtype.is_floating_point or dtype.is_complex):
+            # PyTorch's float16 nansum into an integer dtype takes the infinities as the
+            # largest finite half, +-65504 (its sum, and float32's nansum, do not).
+            self = xp.clip(self, np.float16(-65504), np.float16(65504))
     return sum(xp, self, dim, keepdim, dtype)
 
 

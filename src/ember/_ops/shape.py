@@ -362,7 +362,7 @@ def _tri_mask(xp, shape, diagonal, lower):
 
 
 @register_op("tril(Tensor self, int diagonal=0) -> Tensor", inplace=True, meta=_tri_meta("tril"),
-             saves=(), derivatives={"self": lambda c: _call("tril", c.grad, c.diagonal)})
+             tags=("writes_where_changed",), saves=(), derivatives={"self": lambda c: _call("tril", c.grad, c.diagonal)})
 def tril(xp, self, diagonal=0):
     """tril(input, diagonal=0) -> Tensor: zero the elements above the `diagonal`."""
     _tri_meta("tril")(self)
@@ -372,7 +372,7 @@ def tril(xp, self, diagonal=0):
 
 
 @register_op("triu(Tensor self, int diagonal=0) -> Tensor", inplace=True, meta=_tri_meta("triu"),
-             saves=(), derivatives={"self": lambda c: _call("triu", c.grad, c.diagonal)})
+             tags=("writes_where_changed",), saves=(), derivatives={"self": lambda c: _call("triu", c.grad, c.diagonal)})
 def triu(xp, self, diagonal=0):
     """triu(input, diagonal=0) -> Tensor: zero the elements below the `diagonal`."""
     _tri_meta("triu")(self)

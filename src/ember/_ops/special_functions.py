@@ -387,7 +387,8 @@ _AIRY_U = (0.06944444444444445, 0.037133487654320986, 0.03799305912780064,
 
 
 def _airy_ai(xp, special, x):
-    ai = special.airy(x)[0]
+    # (an array, not SciPy's scalar, for a 0-d input: the far branch assigns into it)
+    ai = np.array(special.airy(x)[0], dtype=x.dtype, ndmin=x.ndim)
     far = x < _AIRY_FAR
     if far.any():
         t = x.dtype.type

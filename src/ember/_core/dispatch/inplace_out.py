@@ -412,6 +412,10 @@ def write_inplace(op, self, result):
             write_sparse_inplace(self, result)
         return
     if 0 in self._data.strides and self._data.size and "writes_through_repeats" not in op.tags:
+        if "writes_where_changed" in op.tags and self._device is CPU and \
+                result._dtype is self._dtype and result._data.shape == self._data.shape:
+            _write_where_changed(self, result)
+            return
         check_not_overlapping(self._data)
     rdt, sdt = result._dtype, self._dtype
     if rdt is not sdt:
@@ -424,6 +428,20 @@ def write_inplace(op, self, result):
             f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
             f"{list(np.broadcast_shapes(self._data.shape, result._data.shape))}"))
     write_array(self, result)
+
+
+# NOTE [masking writes through repeats]: PyTorch's tril_, triu_ and fill_diagonal_ write only
+# the elements they change (the zeros outside the band, the diagonal's value) and leave the
+# rest untouched, so on an expanded self (several positions, one memory element) an element
+# takes the written value when any of its positions is written, whatever the order: triu_ of
+# ones(3, 1).expand(3, 3) zeroes rows 1 and 2, where copying the whole result back would leave
+# the last position's 1. Ops tagged "writes_where_changed" write so: the result's positions
+# whose bits differ from self's (so NaN and -0.0 count as values) and only those.
+def _write_where_changed(self, result):
+    before, after = self._data, result._data
+    raw = np.dtype(f"V{before.dtype.itemsize}")        # (the bits, whatever the dtype)
+    np.copyto(before, after, where=before.view(raw) != after.view(raw))
+    bump_version(self)
 
 
 def check_not_overlapping(array):

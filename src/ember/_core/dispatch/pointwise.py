@@ -372,6 +372,8 @@ def run_pointwise_general(op, args):
                 if v._dtype is not compute_dtype:     # the tensor's dtype names its array's
                     if v._dtype is dt.complex32:
                         a = complex_half.widen(a, backend.xp).astype(np_compute, copy=False)
+                    elif "own_operand_dtypes" in op.tags:
+                        pass    # (the kernel casts: NOTE [ldexp's power], pointwise_binary.py)
                     elif v._dtype is operand_dtype or operand_dtype is None:
                         a = cast_operand(a, np_compute, backend.xp)
                     else:

@@ -72,6 +72,13 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         _check(stats is None or not stats.requires_grad or not is_grad_enabled(), lambda name=name: (
             f"The function 'native_batch_norm' is not differentiable with respect to argument "
             f"'{name}'. This input cannot have requires_grad True."))
+    if input.numel() == 0:                  # NOTE [batch norm of an empty input] (nn_norm.py)
+        out = input.clone()
+        if weight is not None:
+            out = out * weight[0]
+        if bias is not None:
+            out = out + bias[0]
+        return out
     if stack.modes.dispatch_modes:
         # PyTorch's batch_norm composite allocates an empty reserve buffer before the op,
         # which its dispatch modes see (NOTE [composites decompose under modes]).
