@@ -113,7 +113,7 @@ class GraphLowering:
             elif node.op == "call_function":
                 self.env[node] = self._call(node)
             elif node.op == "output":
-                self.outputs = self._map(node.args[0], lambda v: self._output(self._lookup(v)))
+                self.outputs = self._outputs(node.args[0])
             else:
                 raise NotImplementedError(f"inductor: fx node kind {node.op!r}")
         return self
@@ -195,6 +195,37 @@ class GraphLowering:
         self.steps.append(buf)
         self.buffers[buf.name] = buf
         return TensorBox(BufferRead(buf))
+
+    def _outputs(self, values):
+        # NOTE [saved values leave as views]
+        first = self.gm.meta.get("saved_outputs_from")
+        if first is None or type(values) not in (tuple, list):
+            return self._map(values, lambda v: self._output(self._lookup(v)))
+        out = [self._map(v, lambda v: self._output(self._lookup(v))) if i < first
+               else self._saved_output(self._lookup(v)) for i, v in enumerate(values)]
+        return type(values)(out)
+
+    # NOTE [saved values leave as views]: the forward graph AOT autograd compiles returns
+    # the values its backward reads after the user's outputs (`gm.meta["saved_outputs_from"]`
+    # is where they start). Nothing but the compiled backward reads them, and nothing writes
+    # them, so one that is a view of a buffer this graph computes (a transposed attention
+    # matrix, q, k and v as slices of one projection, a matmul's result reshaped) leaves as
+    # that view (sizes, strides and offset on the buffer's memory), not as a dense copy: the
+    # backward is compiled for the layouts the compiled forward returns (NOTE [the backward's
+    # examples come from the compiled forward] in _functorch/aot_autograd.py). The buffer is
+    # then an output: memory planning never gives its slot to another value. Views of inputs
+    # and constants are still copied (a saved input is kept by AOT autograd with its version
+    # checks; a view of one would escape them).
+    def _saved_output(self, value):
+        if not isinstance(value, TensorBox):
+            return value
+        buf = value.buffer()
+        if buf is None and value.eager_view is not None:
+            buf = self._alias_from_views(value)
+        if buf is not None and self.buffers[buf.name].kind in ("computed", "extern") and \
+                self._is_plain_alias(buf):
+            return buf
+        return self._output(value)
 
     def _output(self, value):
         if isinstance(value, TensorBox):

@@ -239,6 +239,13 @@ def _view(base, shape, strides, offset):
     return np.ndarray(shape, base.dtype, base, offset, strides)
 
 
+class _Whole:
+    """A buffer as an extern argument would hold it (for `_is_alias`)."""
+
+    def __init__(self, buffer):
+        self.buffer = buffer
+
+
 def _is_alias(arg, made) -> bool:
     buf = arg.buffer
     return (tuple(buf.shape), tuple(buf.strides), buf.offset) != \
@@ -476,6 +483,13 @@ def _structure(w, value, array, tensors) -> str:
         items = ", ".join(_structure(w, v, array, tensors) for v in value)
         return f"[{items}]" if type(value) is list else f"({items}{',' if value else ''})"
     if hasattr(value, "shape") and hasattr(value, "name"):
+        if value.name in array and _is_alias(_Whole(value), w.buffers[value.name]):
+            # NOTE [saved values leave as views] (lowering.py)
+            item = value.dtype.itemsize
+            shape = tuple(int(s) for s in value.shape)
+            strides = tuple(int(s) * item for s in value.strides)
+            return f"_wrap(_view({array[value.name][0]}, {shape!r}, {strides!r}, " \
+                f"{int(value.offset) * item}))"
         if value.name in array:
             slot = array[value.name][0]
             made = w.globals["_shaped"].get(slot)
