@@ -273,6 +273,10 @@ class GraphLowering:
             if alias is not None:
                 return TensorArg(buffer=alias)
             node, base = value.eager_view
+            if any(user.op == "output" for user in node.users):
+                # also a graph output, which is stored dense anyway (it views no buffer):
+                # the extern call reads that copy instead of replaying the chain into another
+                return TensorArg(buffer=self.realize(value))
             base_arg = self._tensor_arg(base)
             name = self.new_name("view")
             args = (base_arg,) + tuple(self._map(a, self._lookup_plain) for a in node.args[1:])

@@ -285,9 +285,10 @@ def _value_expr(w, value, array, tensors) -> str:
     if type(value) is list or type(value) is tuple:
         items = ", ".join(_value_expr(w, v, array, tensors) for v in value)
         return f"[{items}]" if type(value) is list else f"({items}{',' if value else ''})"
-    if value is None or type(value) in (int, float, bool, str):
+    if value is None or type(value) in (int, bool, str) or \
+            (type(value) is float and math.isfinite(value)):
         return repr(value)
-    return w.const(value)
+    return w.const(value)     # an object, or inf and nan (whose reprs name nothing)
 
 
 def _matmul_args(w, item):
@@ -497,6 +498,7 @@ def _structure(w, value, array, tensors) -> str:
                 return f"_wrapd({slot}, {w.const(made[1])}, _CPU)"
             return f"_wrap({slot}.reshape({tuple(value.shape)!r}))"
         return tensors[value.name]
-    if value is None or type(value) in (int, float, bool):
+    if value is None or type(value) in (int, bool) or \
+            (type(value) is float and math.isfinite(value)):
         return repr(value)
     return w.const(value)
