@@ -181,3 +181,65 @@ def test_saved_values_leave_the_forward_as_views():
     for body in seen["fw"].kernel_source.split("void kernel")[1:]:
         statements = [s for s in body.split("\n") if s.strip().endswith(";")]
         assert len(statements) > 2, body      # no kernel is a lone load and store
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2, -1])
+def test_cat_of_views_and_pointwise_parts_matches_pytorch(dim):
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    b = rng.standard_normal((4, 3, 2)).astype(np.float32)
+
+    def f(a, b):
+        bt = b.permute(2, 1, 0)             # (2, 3, 4) read through an index map
+        return ember.cat([a, bt * 2, (a + 1).exp()], dim)
+    fn, out = _compiled(f, [ember.tensor(a), ember.tensor(b)])
+    ta, tb = torch.tensor(a), torch.tensor(b)
+    expected = torch.cat([ta, tb.permute(2, 1, 0) * 2, (ta + 1).exp()], dim)
+    assert tuple(out.shape) == tuple(expected.shape)
+    np.testing.assert_allclose(out.numpy(), expected.numpy(), rtol=1e-6)
+    assert metrics.extern_calls == 0
+
+
+def test_cat_with_a_legacy_empty_part_and_mixed_dtypes_matches_pytorch():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    b = np.arange(4, dtype=np.int64).reshape(2, 2)
+
+    def f(a, b):
+        return ember.cat([a, ember.zeros(0), b], 1)
+    fn, out = _compiled(f, [ember.tensor(a), ember.tensor(b)])
+    expected = torch.cat([torch.tensor(a), torch.zeros(0), torch.tensor(b)], 1)
+    assert out.dtype == ember.float32 and expected.dtype == torch.float32
+    np.testing.assert_array_equal(out.numpy(), expected.numpy())
+
+
+@pytest.mark.parametrize("padding_idx", [-1, 3])
+def test_embedding_dense_backward_matches_pytorch(padding_idx):
+    rng = np.random.default_rng(6)
+    grad = rng.standard_normal((4, 6, 8)).astype(np.float32)
+    idx = rng.integers(0, 10, (4, 6))
+    idx[0, :3] = 3                        # repeated rows add up
+
+    def f(g, i):
+        return ember.ops.aten.embedding_dense_backward.default(g * 2, i, 10, padding_idx,
+                                                               False)
+    fn, out = _compiled(f, [ember.tensor(grad), ember.tensor(idx)])
+    assert metrics.extern_calls == 0
+    expected = torch.ops.aten.embedding_dense_backward(torch.tensor(grad) * 2,
+                                                       torch.tensor(idx), 10, padding_idx,
+                                                       False)
+    np.testing.assert_allclose(out.numpy(), expected.numpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_sum_over_the_batch_of_a_broadcast_expression_loops_rows_innermost():
+    # NOTE [reductions across rows]: a load that is the same across the last output dim (a
+    # per-row statistic, stride 0) does not stop the row order
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((16, 8, 32)).astype(np.float32)
+    m = rng.standard_normal((16, 8, 1)).astype(np.float32)
+
+    def f(x, m):
+        return ((x - m.expand(16, 8, 32)) * 3).sum(0)
+    fn, out = _compiled(f, [ember.tensor(x), ember.tensor(m)])
+    assert "accs[" in fn.kernel_source
+    expected = ((torch.tensor(x) - torch.tensor(m)) * 3).sum(0)
+    np.testing.assert_allclose(out.numpy(), expected.numpy(), rtol=1e-5, atol=1e-5)

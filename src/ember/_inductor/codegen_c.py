@@ -15,6 +15,7 @@ import numpy as np
 from ember._core import dtype as dt
 from ember._inductor.ir import (
     ComputedBuffer,
+    Loops,
     Pointwise,
     Reduction,
     linear_index,
@@ -255,18 +256,36 @@ def pointwise_kernel(name, node: ComputedBuffer, fused=(), siblings=()) -> Kerne
     for each in (node, *siblings):      # NOTE [sibling kernels share a loop] (scheduler.py)
         value = each.data.inner(kernel, index)
         kernel.store(each, index, value)
+    kernel.code = elementwise_loops(index, shape, kernel.lines)
+    return kernel
+
+
+def elementwise_loops(index, shape, body) -> list:
+    """The loop nest of an elementwise body: outer loops parallel when large, the innermost
+    vectorised."""
     parallel, when = _parallel(numel(shape))
     if len(shape) == 0:
-        kernel.code = kernel.lines
-    elif len(shape) == 1:
-        kernel.code = _loops(index, shape, kernel.lines,
-                             [f"#pragma omp parallel for simd{when}" if parallel else
-                              "#pragma omp simd"])
-    else:
-        collapse = f" collapse({len(shape) - 1})" if len(shape) > 2 else ""
-        pragmas = [f"#pragma omp parallel for{collapse}{when}" if parallel else None] + \
-            [None] * (len(shape) - 2) + ["#pragma omp simd"]
-        kernel.code = _loops(index, shape, kernel.lines, pragmas)
+        return body
+    if len(shape) == 1:
+        return _loops(index, shape, body, [f"#pragma omp parallel for simd{when}" if parallel
+                                           else "#pragma omp simd"])
+    collapse = f" collapse({len(shape) - 1})" if len(shape) > 2 else ""
+    pragmas = [f"#pragma omp parallel for{collapse}{when}" if parallel else None] + \
+        [None] * (len(shape) - 2) + ["#pragma omp simd"]
+    return _loops(index, shape, body, pragmas)
+
+
+# NOTE [values written by loops of their own]: a value that is not one expression per output
+# element (cat: each part copied to its offset; an embedding's gradient: rows added at the
+# indices' positions) is a `Loops` in the IR, whose `write` emits the kernel's loop nests
+# itself, loading its inputs through their boxes (views stay index maps, pointwise inputs are
+# computed inline). No producer is fused into it (the loops do not visit its inputs once each
+# in one order), and it is never fused into a reader (scheduler.py fuses Pointwise only).
+def loops_kernel(name, node: ComputedBuffer, fused=()) -> Kernel:
+    if fused:
+        raise NotFusable(node.name)
+    kernel = Kernel(name)
+    kernel.code = node.data.write(kernel, node)
     return kernel
 
 
@@ -364,8 +383,8 @@ def _reduce_across_rows(kernel, red, out_index, r_index) -> bool:
         if access is None:
             return False
         stride = access.get(last)
-        if stride is None:
-            continue        # the same value across the inner loop (a row's mean, broadcast)
+        if not stride:      # None or 0: the same value across the inner loop (a row's
+            continue        # mean, broadcast)
         if stride != 1 or any(access.get(r) == 1 for r in r_index):
             return False
         contiguous = True
@@ -413,6 +432,9 @@ def _row_reduction(kernel, node, red, out_index, r_index, value, nan_flag, saved
 
 
 def kernel_for(name, node: ComputedBuffer, fused=(), siblings=()) -> Kernel:
+    if type(node.data) is Loops:
+        assert not siblings
+        return loops_kernel(name, node, fused)
     if type(node.data) is Reduction:
         assert not siblings
         return reduction_kernel(name, node, fused)
