@@ -243,3 +243,57 @@ def test_sum_over_the_batch_of_a_broadcast_expression_loops_rows_innermost():
     assert "accs[" in fn.kernel_source
     expected = ((torch.tensor(x) - torch.tensor(m)) * 3).sum(0)
     np.testing.assert_allclose(out.numpy(), expected.numpy(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("reduction", [1, 2])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_nll_loss_forward_and_backward_match_pytorch(reduction, dtype):
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((7, 5)).astype(dtype)
+    t = np.array([0, 4, -100, 1, 1, 3, 2])
+    A = ember.ops.aten
+
+    def f(x, t):
+        lp = x.log_softmax(1)
+        out, total = A.nll_loss_forward.default(lp, t, None, reduction, -100)
+        grad = A.nll_loss_backward.default(out * 0 + 2.0, lp, t, None, reduction, -100)
+        return out, total, grad
+    fn, (out, total, grad) = _compiled(f, [ember.tensor(x), ember.tensor(t)])
+    assert metrics.extern_calls == 0
+    tl = torch.tensor(x).log_softmax(1)
+    eo, etw = torch.ops.aten.nll_loss_forward(tl, torch.tensor(t), None, reduction, -100)
+    eg = torch.ops.aten.nll_loss_backward(eo * 0 + 2.0, tl, torch.tensor(t), None, reduction,
+                                          -100, etw)
+    for got, want in ((out, eo), (total, etw), (grad, eg)):
+        assert got.dtype == getattr(ember, str(want.dtype).split(".")[1])
+        assert tuple(got.shape) == tuple(want.shape)
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("bad", [5, -3])
+def test_nll_loss_out_of_range_target_raises_as_eager(bad):
+    x = np.random.default_rng(9).standard_normal((4, 5)).astype(np.float32)
+    A = ember.ops.aten
+
+    def f(x, t):
+        return A.nll_loss_forward.default(x.log_softmax(1), t, None, 1, -100)[0]
+    fn, _ = _compiled(f, [ember.tensor(x), ember.tensor(np.array([0, 1, 2, -100]))])
+    t = np.array([0, bad, 2, 3])
+    with pytest.raises(IndexError) as compiled_error:
+        fn(ember.tensor(x), ember.tensor(t))
+    with pytest.raises(IndexError) as torch_error:
+        torch.ops.aten.nll_loss_forward(torch.tensor(x).log_softmax(1), torch.tensor(t), None,
+                                        1, -100)
+    assert str(compiled_error.value) == str(torch_error.value)
+
+
+def test_nll_loss_with_every_target_ignored_is_nan_as_pytorch():
+    x = np.random.default_rng(10).standard_normal((3, 4)).astype(np.float32)
+    t = np.array([-100, -100, -100])
+
+    def f(x, t):
+        return ember.ops.aten.nll_loss_forward.default(x, t, None, 1, -100)
+    fn, (out, total) = _compiled(f, [ember.tensor(x), ember.tensor(t)])
+    eo, etw = torch.ops.aten.nll_loss_forward(torch.tensor(x), torch.tensor(t), None, 1, -100)
+    assert np.isnan(out.item()) and np.isnan(eo.item())
+    assert total.item() == etw.item() == 0

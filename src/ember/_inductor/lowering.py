@@ -21,6 +21,7 @@ import operator
 # Each family fills the table as it loads.
 import ember._inductor.lowering_backward
 import ember._inductor.lowering_loops
+import ember._inductor.lowering_loss
 import ember._inductor.lowering_pointwise
 import ember._inductor.lowering_reductions
 import ember._inductor.lowering_views  # noqa: F401
