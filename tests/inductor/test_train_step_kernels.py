@@ -297,3 +297,41 @@ def test_nll_loss_with_every_target_ignored_is_nan_as_pytorch():
     eo, etw = torch.ops.aten.nll_loss_forward(torch.tensor(x), torch.tensor(t), None, 1, -100)
     assert np.isnan(out.item()) and np.isnan(eo.item())
     assert total.item() == etw.item() == 0
+
+
+def test_backward_batched_matmul_reads_a_saved_head_view_swapped_without_copies():
+    # NOTE [a copy of a view is saved as the view] + NOTE [batched matmul on the unmerged
+    # views]: the backward's bmm takes the saved 4-D head view (swapped) as NumPy's matmul
+    # operand; no reshape copy, permute or bmm goes through the dispatcher
+    from ember._functorch.aot_autograd import aot_function
+    from ember._functorch.partitioners import min_cut_rematerialization_partition
+    seen = {}
+
+    def bw_compiler(gm, examples):
+        seen["bw"] = call = compile_fx(gm, examples)
+        return call
+
+    def f(x, w, b, lib=ember):
+        q, k, v = lib.nn.functional.linear(x, w, b).split(8, dim=2)
+        q, k, v = (t.view(2, 16, 2, 4).transpose(1, 2) for t in (q, k, v))
+        att = (q @ k.transpose(-2, -1)).softmax(-1) @ v
+        return (att * att).sum() + (x * x).sum()      # (x's own term keeps more saved)
+    rng = np.random.default_rng(11)
+    arrays = [(rng.standard_normal(s) * 0.5).astype(np.float32)
+              for s in ((2, 16, 8), (24, 8), (24,))]
+    args = [ember.tensor(a, requires_grad=True) for a in arrays]
+    compiled = aot_function(f, compile_fx, bw_compiler,
+                            partition_fn=min_cut_rematerialization_partition)
+    loss = compiled(*args)
+    loss.backward()
+    targs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    tloss = f(*targs, lib=torch)
+    tloss.backward()
+    np.testing.assert_allclose(loss.item(), tloss.item(), rtol=1e-5)
+    for mine, theirs in zip(args, targs):
+        np.testing.assert_allclose(mine.grad.numpy(), theirs.grad.numpy(), rtol=1e-4,
+                                   atol=1e-4)
+    externs = {v for k, v in seen["bw"].__globals__.items() if re.fullmatch(r"_f\d+", k)}
+    assert ember.ops.aten.bmm.default not in externs
+    assert ember.ops.aten.permute.default not in externs
+    assert "swapaxes(-1, -2)" in seen["bw"].source

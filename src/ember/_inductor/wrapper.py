@@ -68,6 +68,7 @@ def build(graph, items, plan, functions, fallback, inputs_guarded=False, preallo
     w = _Writer()
     w.buffers = graph.buffers
     w.arrays = {}        # replayed view name -> the NumPy array it wraps
+    w.ndims = {}         # ... and its number of dims
     w.batched = {}       # NOTE [batched matmul on the unmerged views]
     static = _static_slots(graph, items, plan) if preallocate else set()
     w.globals["_fallback"] = fallback
@@ -155,10 +156,14 @@ def build(graph, items, plan, functions, fallback, inputs_guarded=False, preallo
 
 def _unused_wraps_dropped(lines):
     """Without the Tensor wrappers of replayed reshapes that only NumPy calls read (their
-    arrays, `r_<name>`, are what the matmuls take), then without the reshapes nothing reads
-    (NOTE [batched matmul on the unmerged views])."""
+    arrays, `r_<name>`, are what the matmuls take), then without the reshapes and swaps
+    nothing reads (NOTE [batched matmul on the unmerged views]), until none is left."""
     lines = _unused_dropped(lines, _WRAP_LINE, _NAME)
-    return _unused_dropped(lines, _RESHAPE_LINE, _R_NAME)
+    while True:
+        fewer = _unused_dropped(lines, _RESHAPE_LINE, _R_NAME)
+        if len(fewer) == len(lines):
+            return lines
+        lines = fewer
 
 
 def _unused_dropped(lines, line_pattern, name_pattern):
@@ -180,7 +185,8 @@ def _unused_dropped(lines, line_pattern, name_pattern):
 
 _WRAP_LINE = re.compile(r"^\s*(view\d+) = _wrap\(r_\1\)$")
 _NAME = re.compile(r"\bview\d+\b")
-_RESHAPE_LINE = re.compile(r"^\s*(r_view\d+) = .*\.reshape\(\([-\d, ]*\)\)$")
+_RESHAPE_LINE = re.compile(r"^\s*(r_view\d+) = .*(\.reshape\(\([-\d, ]*\)\)|"
+                           r"\.swapaxes\(-1, -2\))$")
 _R_NAME = re.compile(r"\br_view\d+\b")
 
 
@@ -364,6 +370,40 @@ def _unmerged_batches(w, item, operands, a, b):
     return tuple(out)
 
 
+def _swapped_matrices(w, item) -> bool:
+    """A replayed permute swapping the last two dims of an array the wrapper holds (a matmul
+    operand's transpose): NumPy's swapaxes, and, for a reshape whose unmerged view is known,
+    that view swapped too (NOTE [batched matmul on the unmerged views]; NOTE [a copy of a
+    view is saved as the view] in _functorch/partitioners.py)."""
+    if item.outputs is not None or item.kwargs or \
+            item.target not in (aten.permute.default, aten.transpose.int):
+        return False
+    base = item.args[0]
+    if not isinstance(base, TensorArg) or base.view is None or \
+            base.view.view_name not in w.ndims:
+        return False
+    ndim = w.ndims[base.view.view_name]
+    if item.target is aten.permute.default:
+        dims = [d % ndim for d in item.args[1]] if len(item.args) == 2 else None
+    else:
+        dims = list(range(ndim))
+        if len(item.args) == 3:
+            one, two = (d % ndim for d in item.args[1:])
+            dims[one], dims[two] = dims[two], dims[one]
+    if ndim < 2 or dims != list(range(ndim - 2)) + [ndim - 1, ndim - 2]:
+        return False
+    source = w.arrays[base.view.view_name]
+    arr = f"r_{item.view_name}"
+    w.emit(f"{arr} = {source}.swapaxes(-1, -2)")
+    w.emit(f"{item.view_name} = _wrap({arr})")
+    w.arrays[item.view_name] = arr
+    w.ndims[item.view_name] = ndim
+    if source in w.batched:
+        unmerged, batch = w.batched[source]
+        w.batched[arr] = (f"{unmerged}.swapaxes(-1, -2)", batch)
+    return True
+
+
 def _operand(w, x, array, tensors):
     if x.view is not None:
         return w.arrays[x.view.view_name]
@@ -379,11 +419,14 @@ def _extern(w, item, pointer, array, tensors):
         w.emit(f"{arr} = {source}.reshape({shape!r})")
         w.emit(f"{item.view_name} = _wrap({arr})")
         w.arrays[item.view_name] = arr
+        w.ndims[item.view_name] = len(shape)
         if base.view is None:
             src_shape = tuple(int(s) for s in base.buffer.shape)
             if len(src_shape) > 3 and len(shape) == 3 and src_shape[-2:] == shape[-2:] and \
                     math.prod(src_shape[:-2]) == shape[0]:
                 w.batched[arr] = (source, src_shape[:-2])
+        return
+    if _swapped_matrices(w, item):
         return
     if _constant_arange(w, item, pointer, array) or _embedding_lookup(w, item, pointer, array,
                                                                       tensors):
