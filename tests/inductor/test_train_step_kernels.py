@@ -335,3 +335,18 @@ def test_backward_batched_matmul_reads_a_saved_head_view_swapped_without_copies(
     assert ember.ops.aten.bmm.default not in externs
     assert ember.ops.aten.permute.default not in externs
     assert "swapaxes(-1, -2)" in seen["bw"].source
+
+
+def test_cat_of_merged_heads_splits_its_loop_and_matches_pytorch():
+    # NOTE [a split innermost loop]: (B, H, T, D) results read as (B, T, H*D)
+    rng = np.random.default_rng(12)
+    a = rng.standard_normal((2, 3, 4, 5)).astype(np.float32)
+    b = rng.standard_normal((2, 3, 4, 5)).astype(np.float32)
+
+    def f(a, b, lib=ember):
+        heads = [(t * 2).transpose(1, 2).reshape(2, 4, 15) for t in (a, b)]
+        return lib.cat(heads + [heads[0] + 1], 2)
+    fn, out = _compiled(f, [ember.tensor(a), ember.tensor(b)])
+    assert "i2o" in fn.kernel_source
+    expected = f(torch.tensor(a), torch.tensor(b), lib=torch)
+    np.testing.assert_allclose(out.numpy(), expected.numpy(), rtol=1e-6)

@@ -4,6 +4,8 @@ views: a backward's dq, dk, dv put side by side straight from the matmul results
 `embedding_dense_backward` (the gradient's rows added into a zeroed table at the indices)."""
 from __future__ import annotations
 
+import re
+
 from ember._inductor.codegen_c import c_type, elementwise_loops
 from ember._inductor.ir import Loops, TensorBox, numel
 from ember._inductor.lowerings import _val, cast, register
@@ -31,12 +33,32 @@ def _cat(g, node, tensors, dim=0):
             at = list(index)
             at[dim] = f"{index[dim]} + {offset}" if offset else index[dim]
             kernel.store(out, at, value)
-            code += elementwise_loops(index, part.shape, kernel.restore(outer))
+            code += _split_loops(index, part.shape, kernel.restore(outer))
             offset += part.shape[dim]
         return code
     box = TensorBox(Loops(shape, dtype, write))
     g.realize(box)
     return box
+
+
+# NOTE [a split innermost loop]: a part read through a reshape that splits its innermost dim
+# (a (B, H, T, D) matmul result read as (B, T, H*D)) loads at `(i / D)*stride + ((i)) % D`: a
+# gather per element. Its loop is split in two, `i = io*D + ii`, with `ii` innermost, so those
+# loads are `io*stride + ii`, contiguous. The substitutions are exact for 0 <= ii < D.
+def _split_loops(index, shape, body):
+    last = index[-1] if index else None
+    found = re.search(rf"\(\({last}\) / (\d+)\)", "\n".join(body)) if last else None
+    size = shape[-1] if shape else None
+    if found is None or type(size) is not int or size % int(found.group(1)):
+        return elementwise_loops(index, shape, body)
+    d = int(found.group(1))
+    outer, inner = f"{last}o", f"{last}i"
+    text = "\n".join(body)
+    text = text.replace(f"(({last}) / {d})", f"({outer})")
+    text = text.replace(f"((({last})) % {d})", f"({inner})")
+    text = re.sub(rf"\b{last}\b", f"({outer}*{d} + {inner})", text)
+    return elementwise_loops(index[:-1] + [outer, inner], tuple(shape[:-1]) + (size // d, d),
+                             text.split("\n"))
 
 
 @register("embedding_dense_backward.default")
