@@ -203,8 +203,9 @@ class GraphLowering:
         first = self.gm.meta.get("saved_outputs_from")
         if first is None or type(values) not in (tuple, list):
             return self._map(values, lambda v: self._output(self._lookup(v)))
-        out = [self._map(v, lambda v: self._output(self._lookup(v))) if i < first
-               else self._saved_output(self._lookup(v)) for i, v in enumerate(values)]
+        out = [self._map(v, lambda v: self._output(self._lookup(v))) for v in values[:first]]
+        shown = _buffer_names(out)
+        out += [self._saved_output(self._lookup(v), shown) for v in values[first:]]
         return type(values)(out)
 
     # NOTE [saved values leave as views]: the forward graph AOT autograd compiles returns
@@ -217,15 +218,16 @@ class GraphLowering:
     # examples come from the compiled forward] in _functorch/aot_autograd.py). The buffer is
     # then an output: memory planning never gives its slot to another value. Views of inputs
     # and constants are still copied (a saved input is kept by AOT autograd with its version
-    # checks; a view of one would escape them).
-    def _saved_output(self, value):
+    # checks; a view of one would escape them), and so are views of a buffer the user gets as
+    # an output (an in-place write into it would change the saved value unseen).
+    def _saved_output(self, value, shown=frozenset()):
         if not isinstance(value, TensorBox):
             return value
         buf = value.buffer()
         if buf is None and value.eager_view is not None:
             buf = self._alias_from_views(value)
         if buf is not None and self.buffers[buf.name].kind in ("computed", "extern") and \
-                self._is_plain_alias(buf):
+                buf.name not in shown and self._is_plain_alias(buf):
             return buf
         return self._output(value)
 
@@ -351,6 +353,13 @@ class GraphLowering:
         if hasattr(v, "op") and hasattr(v, "target"):
             raise NotImplementedError("inductor: a view whose arguments are computed")
         return v
+
+
+def _buffer_names(value) -> set:
+    if type(value) in (list, tuple):
+        return set().union(*(_buffer_names(v) for v in value)) if value else set()
+    name = getattr(value, "name", None)
+    return {name} if name is not None else set()
 
 
 def _replayable(target):
