@@ -223,6 +223,9 @@ def _build_training(fn, args, table, fw_compiler, bw_compiler, partition_fn):
     fw_gm, bw_gm = partition_fn(joint_gm, None, num_fwd_outputs=n_out)
     sources = _saved_inputs(fw_gm, n_out)
     fw_examples = [a.detach() if isinstance(a, Tensor) else a for a in args]
+    # the saved values, after the user's outputs, may leave as views (NOTE [saved values
+    # leave as views] in _inductor/lowering.py)
+    fw_gm.meta["saved_outputs_from"] = n_out
     fw_call = fw_compiler(fw_gm, fw_examples)
     # NOTE [the backward's examples come from the compiled forward]: the saved values the
     # backward receives at each call are what the compiled forward returns, whose layout may

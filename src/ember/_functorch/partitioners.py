@@ -124,6 +124,7 @@ def _partition(joint, num_fwd_outputs, recompute):
     recomputed = []
     if recompute:
         saved, recomputed = _rematerialize(saved, set(primals))
+        saved, recomputed = _views_before_copies(saved, recomputed, set(primals))
     fw = _forward_module(joint, primals, fw_outs, saved)
     bw = _backward_module(joint, saved, tangents, recomputed, bw_nodes, grads)
     return fw, bw, saved, recomputed
@@ -189,6 +190,59 @@ def _rematerialize(saved, primals):
         if extra < sum(_nbytes(n) for n in group):
             accept(group, frontier, new)
     return saved, recomputed
+
+
+# NOTE [a copy of a view is saved as the view]: a saved value that is a contiguous copy
+# (`clone`) of a view, seen through more views (matmul's decomposition makes attention's k as
+# `permute(_unsafe_view(clone(expand(permute(view(slice(qkv)))))))`: the heads merged into one
+# batch dim, which no strides can express) and read only by batched matmuls, is saved as the
+# view before the copy, and the copy and the views after it are recomputed in the backward.
+# The compiled forward then returns that view as a strided view of its buffer (NOTE [saved
+# values leave as views] in _inductor/lowering.py) instead of writing the copy, and the
+# backward's matmul reads the unmerged 4-D view as it is (NOTE [batched matmul on the unmerged
+# views] in _inductor/wrapper.py). The bytes saved are the same (the view has the copy's
+# elements); only views and the clone move.
+_VIEW_OPS = frozenset(("view", "_unsafe_view", "reshape", "permute", "t", "transpose",
+                       "expand", "unsqueeze", "squeeze", "alias", "slice", "select"))
+
+
+def _views_before_copies(saved, recomputed, primals):
+    saved, recomputed = list(saved), list(recomputed)
+    for n in list(saved):
+        chain, node = [], n
+        while node.op == "call_function" and _op_name(node.target) in _VIEW_OPS and \
+                node not in primals:
+            chain.append(node)
+            node = node.args[0]
+        if not (node.op == "call_function" and _op_name(node.target) == "clone") or \
+                node in primals or _nbytes(node) != _nbytes(n):
+            continue
+        before = node.args[0]
+        if not (getattr(before, "op", None) == "call_function" and
+                _op_name(before.target) in _VIEW_OPS) or before in primals or \
+                not _read_by_batched_matmuls(node):
+            continue
+        saved.remove(n)
+        if before not in saved:
+            saved.append(before)
+        for c in reversed([*chain, node]):
+            if c not in recomputed:
+                recomputed.append(c)
+    return saved, recomputed
+
+
+def _read_by_batched_matmuls(node) -> bool:
+    """Whether every op reading `node`, through views, is a bmm (which reads the view before
+    the copy as well); a copy an mm or a pointwise op reads is made in the forward anyway, so
+    saving it costs nothing more."""
+    for user in node.users:
+        name = _op_name(user.target) if user.op == "call_function" else None
+        if name in _VIEW_OPS:
+            if not _read_by_batched_matmuls(user):
+                return False
+        elif name != "bmm":
+            return False
+    return True
 
 
 def _forward_module(joint, primals, fw_outs, saved):

@@ -15,6 +15,7 @@ import numpy as np
 from ember._core import dtype as dt
 from ember._inductor.ir import (
     ComputedBuffer,
+    Loops,
     Pointwise,
     Reduction,
     linear_index,
@@ -34,7 +35,39 @@ PRELUDE = """#include <math.h>
 #include <stdint.h>
 #include <stdbool.h>
 #define EMBER_RESTRICT __restrict__
+static inline float ember_expf(float x) {
+    /* NOTE [float exp in the kernels] */
+    float c = x < -87.33654f ? -87.33654f : (x > 88.8f ? 88.8f : x);
+    float n = rintf(c * 1.44269504088896341f);
+    float r = c - n * 0.693359375f;
+    r = r - n * -2.12194440e-4f;
+    float p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = p * r * r + r + 1.0f;
+    int32_t k = (int32_t)n, h = k / 2;
+    int32_t a = (h + 127) << 23, b = (k - h + 127) << 23;
+    float fa, fb;
+    __builtin_memcpy(&fa, &a, 4);
+    __builtin_memcpy(&fb, &b, 4);
+    float y = p * fa * fb;
+    return x < -87.33654f ? 0.0f : (x != x ? x : y);
+}
 """
+
+# NOTE [float exp in the kernels]: float32 `exp` is `ember_expf`, written in the prelude, not
+# libmvec's vector expf: that one sends a whole vector to its scalar path when any lane is
+# outside its fast range, and softmax over a causal mask feeds it -inf in half the lanes
+# (attention's exp ran 5x slower than on finite inputs). ember_expf is plain arithmetic that
+# gcc vectorises inline: exp(x) = 2^n exp(r) with n = rint(x / ln 2), r reduced in two parts
+# (Cody-Waite), exp(r) by a degree-7 polynomial, 2^n built as two exponent fields (so n down
+# to -126 stays exact). Within 1 ulp of exp for normal results (NumPy's float32 exp: 2.4); a
+# result below the smallest normal float (x < -87.34) is 0 instead of a subnormal (within
+# 1.2e-38 of it; making subnormals costs a microcode assist per lane), above 88.72 it is inf,
+# NaN stays NaN. float64 keeps libm's exp.
 
 
 # NOTE [vector math]: gcc vectorises a loop that calls expf only when it knows a SIMD version
@@ -82,8 +115,11 @@ def literal(value, dtype) -> str:
 
 
 def math_call(name: str, x: str, dtype) -> str:
-    """`expf(x)` for float32, `exp(x)` for float64."""
-    return f"{name}f({x})" if dtype == dt.float32 else f"{name}({x})"
+    """`expf(x)` for float32, `exp(x)` for float64 (float32 exp: NOTE [float exp in the
+    kernels])."""
+    if dtype == dt.float32:
+        return f"ember_expf({x})" if name == "exp" else f"{name}f({x})"
+    return f"{name}({x})"
 
 
 class Kernel:
@@ -211,26 +247,45 @@ def _loops(variables, sizes, body, pragmas):
     return out
 
 
-def pointwise_kernel(name, node: ComputedBuffer, fused=()) -> Kernel:
+def pointwise_kernel(name, node: ComputedBuffer, fused=(), siblings=()) -> Kernel:
     kernel = Kernel(name, fused)
     shape = node.shape
     index = [f"i{k}" for k in range(len(shape))]
     kernel.loop_vars = tuple(index)
     kernel.loop_sizes = dict(zip(index, shape))
-    value = node.data.inner(kernel, index)
-    kernel.store(node, index, value)
+    for each in (node, *siblings):      # NOTE [sibling kernels share a loop] (scheduler.py)
+        value = each.data.inner(kernel, index)
+        kernel.store(each, index, value)
+    kernel.code = elementwise_loops(index, shape, kernel.lines)
+    return kernel
+
+
+def elementwise_loops(index, shape, body) -> list:
+    """The loop nest of an elementwise body: outer loops parallel when large, the innermost
+    vectorised."""
     parallel, when = _parallel(numel(shape))
     if len(shape) == 0:
-        kernel.code = kernel.lines
-    elif len(shape) == 1:
-        kernel.code = _loops(index, shape, kernel.lines,
-                             [f"#pragma omp parallel for simd{when}" if parallel else
-                              "#pragma omp simd"])
-    else:
-        collapse = f" collapse({len(shape) - 1})" if len(shape) > 2 else ""
-        pragmas = [f"#pragma omp parallel for{collapse}{when}" if parallel else None] + \
-            [None] * (len(shape) - 2) + ["#pragma omp simd"]
-        kernel.code = _loops(index, shape, kernel.lines, pragmas)
+        return body
+    if len(shape) == 1:
+        return _loops(index, shape, body, [f"#pragma omp parallel for simd{when}" if parallel
+                                           else "#pragma omp simd"])
+    collapse = f" collapse({len(shape) - 1})" if len(shape) > 2 else ""
+    pragmas = [f"#pragma omp parallel for{collapse}{when}" if parallel else None] + \
+        [None] * (len(shape) - 2) + ["#pragma omp simd"]
+    return _loops(index, shape, body, pragmas)
+
+
+# NOTE [values written by loops of their own]: a value that is not one expression per output
+# element (cat: each part copied to its offset; an embedding's gradient: rows added at the
+# indices' positions) is a `Loops` in the IR, whose `write` emits the kernel's loop nests
+# itself, loading its inputs through their boxes (views stay index maps, pointwise inputs are
+# computed inline). No producer is fused into it (the loops do not visit its inputs once each
+# in one order), and it is never fused into a reader (scheduler.py fuses Pointwise only).
+def loops_kernel(name, node: ComputedBuffer, fused=()) -> Kernel:
+    if fused:
+        raise NotFusable(node.name)
+    kernel = Kernel(name)
+    kernel.code = node.data.write(kernel, node)
     return kernel
 
 
@@ -328,8 +383,8 @@ def _reduce_across_rows(kernel, red, out_index, r_index) -> bool:
         if access is None:
             return False
         stride = access.get(last)
-        if stride is None:
-            continue        # the same value across the inner loop (a row's mean, broadcast)
+        if not stride:      # None or 0: the same value across the inner loop (a row's
+            continue        # mean, broadcast)
         if stride != 1 or any(access.get(r) == 1 for r in r_index):
             return False
         contiguous = True
@@ -376,11 +431,15 @@ def _row_reduction(kernel, node, red, out_index, r_index, value, nan_flag, saved
     return kernel
 
 
-def kernel_for(name, node: ComputedBuffer, fused=()) -> Kernel:
+def kernel_for(name, node: ComputedBuffer, fused=(), siblings=()) -> Kernel:
+    if type(node.data) is Loops:
+        assert not siblings
+        return loops_kernel(name, node, fused)
     if type(node.data) is Reduction:
+        assert not siblings
         return reduction_kernel(name, node, fused)
     assert type(node.data) is Pointwise
-    return pointwise_kernel(name, node, fused)
+    return pointwise_kernel(name, node, fused, siblings)
 
 
 def module_source(kernels, vector_math=False) -> str:

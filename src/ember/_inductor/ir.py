@@ -92,6 +92,17 @@ class Reduction:
         self.post = post
 
 
+class Loops:
+    """A value whose kernel writes its own loop nests: `write(kernel, node) -> C lines`
+    (cat: one loop per part, each storing at its offset). Nothing is fused into it (NOTE
+    [values written by loops of their own] in codegen_c.py)."""
+
+    def __init__(self, shape, dtype, write):
+        self.shape = symbolic(shape)
+        self.dtype = dtype
+        self.write = write
+
+
 class BufferRead:
     def __init__(self, buffer):
         self.buffer = buffer

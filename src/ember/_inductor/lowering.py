@@ -20,6 +20,8 @@ import operator
 
 # Each family fills the table as it loads.
 import ember._inductor.lowering_backward
+import ember._inductor.lowering_loops
+import ember._inductor.lowering_loss
 import ember._inductor.lowering_pointwise
 import ember._inductor.lowering_reductions
 import ember._inductor.lowering_views  # noqa: F401
@@ -113,7 +115,7 @@ class GraphLowering:
             elif node.op == "call_function":
                 self.env[node] = self._call(node)
             elif node.op == "output":
-                self.outputs = self._map(node.args[0], lambda v: self._output(self._lookup(v)))
+                self.outputs = self._outputs(node.args[0])
             else:
                 raise NotImplementedError(f"inductor: fx node kind {node.op!r}")
         return self
@@ -196,6 +198,39 @@ class GraphLowering:
         self.buffers[buf.name] = buf
         return TensorBox(BufferRead(buf))
 
+    def _outputs(self, values):
+        # NOTE [saved values leave as views]
+        first = self.gm.meta.get("saved_outputs_from")
+        if first is None or type(values) not in (tuple, list):
+            return self._map(values, lambda v: self._output(self._lookup(v)))
+        out = [self._map(v, lambda v: self._output(self._lookup(v))) for v in values[:first]]
+        shown = _buffer_names(out)
+        out += [self._saved_output(self._lookup(v), shown) for v in values[first:]]
+        return type(values)(out)
+
+    # NOTE [saved values leave as views]: the forward graph AOT autograd compiles returns
+    # the values its backward reads after the user's outputs (`gm.meta["saved_outputs_from"]`
+    # is where they start). Nothing but the compiled backward reads them, and nothing writes
+    # them, so one that is a view of a buffer this graph computes (a transposed attention
+    # matrix, q, k and v as slices of one projection, a matmul's result reshaped) leaves as
+    # that view (sizes, strides and offset on the buffer's memory), not as a dense copy: the
+    # backward is compiled for the layouts the compiled forward returns (NOTE [the backward's
+    # examples come from the compiled forward] in _functorch/aot_autograd.py). The buffer is
+    # then an output: memory planning never gives its slot to another value. Views of inputs
+    # and constants are still copied (a saved input is kept by AOT autograd with its version
+    # checks; a view of one would escape them), and so are views of a buffer the user gets as
+    # an output (an in-place write into it would change the saved value unseen).
+    def _saved_output(self, value, shown=frozenset()):
+        if not isinstance(value, TensorBox):
+            return value
+        buf = value.buffer()
+        if buf is None and value.eager_view is not None:
+            buf = self._alias_from_views(value)
+        if buf is not None and self.buffers[buf.name].kind in ("computed", "extern") and \
+                buf.name not in shown and self._is_plain_alias(buf):
+            return buf
+        return self._output(value)
+
     def _output(self, value):
         if isinstance(value, TensorBox):
             buf = value.buffer()
@@ -242,6 +277,10 @@ class GraphLowering:
             if alias is not None:
                 return TensorArg(buffer=alias)
             node, base = value.eager_view
+            if any(user.op == "output" for user in node.users):
+                # also a graph output, which is stored dense anyway (it views no buffer):
+                # the extern call reads that copy instead of replaying the chain into another
+                return TensorArg(buffer=self.realize(value))
             base_arg = self._tensor_arg(base)
             name = self.new_name("view")
             args = (base_arg,) + tuple(self._map(a, self._lookup_plain) for a in node.args[1:])
@@ -314,6 +353,13 @@ class GraphLowering:
         if hasattr(v, "op") and hasattr(v, "target"):
             raise NotImplementedError("inductor: a view whose arguments are computed")
         return v
+
+
+def _buffer_names(value) -> set:
+    if type(value) in (list, tuple):
+        return set().union(*(_buffer_names(v) for v in value)) if value else set()
+    name = getattr(value, "name", None)
+    return {name} if name is not None else set()
 
 
 def _replayable(target):

@@ -19,20 +19,21 @@ from ember._inductor.ir import ComputedBuffer, Pointwise
 class KernelGroup:
     """One generated loop nest: `node` and the producers fused into it."""
 
-    def __init__(self, node, fused=()):
+    def __init__(self, node, fused=(), siblings=()):
         self.node = node
         self.fused = list(fused)
+        self.siblings = list(siblings)      # NOTE [sibling kernels share a loop]
         self.kernel = None
 
     def generate(self, name):
-        self.kernel = kernel_for(name, self.node, self.fused)
+        self.kernel = kernel_for(name, self.node, self.fused, self.siblings)
         return self.kernel
 
     def reads(self) -> set:
         return {n for n, (_, written) in self.kernel.params.items() if not written}
 
     def writes(self) -> list:
-        return [self.node] + self.fused
+        return [self.node] + self.siblings + self.fused
 
 
 def schedule(steps) -> list:
@@ -51,10 +52,62 @@ def schedule(steps) -> list:
                 del items[i]
                 continue
         i += 1
+    items = _siblings_joined(items)
     for n, item in enumerate(items):
         if isinstance(item, KernelGroup):
             item.generate(f"kernel{n}")
     return items
+
+
+# NOTE [sibling kernels share a loop]: two pointwise kernels over the same shape that read a
+# common buffer (GELU's output and, for the backward, its derivative, both from the same
+# matmul result) run as one loop storing both: the shared loads are made once, and a common
+# subexpression (the erf of both) is computed once by the C compiler. The later kernel moves
+# up to the earlier one, so it may join only when everything it reads is already written there
+# (by a step before, not by the earlier kernel itself: that one's stores land in the same
+# iteration, at positions the later one might read elsewhere) and it has no fused reduction.
+_SIBLING_WINDOW = 400
+
+
+def _siblings_joined(items) -> list:
+    written = set()           # buffers written by the steps before position i
+    out = list(items)
+    i = 0
+    while i < len(out):
+        item = out[i]
+        if _can_lead(item):
+            mine = {b.name for b in item.writes()}
+            between = set()
+            j = i + 1
+            while j < len(out) and j <= i + _SIBLING_WINDOW:
+                other = out[j]
+                if _can_lead(other) and other.node.shape == item.node.shape:
+                    reads = other.reads()
+                    if reads & item.reads() and not reads & (mine | between) and \
+                            _joined(item, other):
+                        del out[j]
+                        mine = {b.name for b in item.writes()}
+                        continue
+                between.update(_produces(other))
+                j += 1
+        written.update(_produces(item))
+        i += 1
+    return out
+
+
+def _can_lead(item) -> bool:
+    return isinstance(item, KernelGroup) and type(item.node.data) is Pointwise
+
+
+def _joined(first, other) -> bool:
+    trial = KernelGroup(first.node, first.fused + other.fused,
+                        first.siblings + [other.node] + other.siblings)
+    try:
+        trial.generate(first.kernel.name)
+    except NotFusable:
+        return False
+    first.fused, first.siblings, first.kernel = trial.fused, trial.siblings, trial.kernel
+    return True
 
 
 # NOTE [a value realized after its first reader]: a kernel loads through boxes when its C is

@@ -68,6 +68,7 @@ def build(graph, items, plan, functions, fallback, inputs_guarded=False, preallo
     w = _Writer()
     w.buffers = graph.buffers
     w.arrays = {}        # replayed view name -> the NumPy array it wraps
+    w.ndims = {}         # ... and its number of dims
     w.batched = {}       # NOTE [batched matmul on the unmerged views]
     static = _static_slots(graph, items, plan) if preallocate else set()
     w.globals["_fallback"] = fallback
@@ -155,10 +156,14 @@ def build(graph, items, plan, functions, fallback, inputs_guarded=False, preallo
 
 def _unused_wraps_dropped(lines):
     """Without the Tensor wrappers of replayed reshapes that only NumPy calls read (their
-    arrays, `r_<name>`, are what the matmuls take), then without the reshapes nothing reads
-    (NOTE [batched matmul on the unmerged views])."""
+    arrays, `r_<name>`, are what the matmuls take), then without the reshapes and swaps
+    nothing reads (NOTE [batched matmul on the unmerged views]), until none is left."""
     lines = _unused_dropped(lines, _WRAP_LINE, _NAME)
-    return _unused_dropped(lines, _RESHAPE_LINE, _R_NAME)
+    while True:
+        fewer = _unused_dropped(lines, _RESHAPE_LINE, _R_NAME)
+        if len(fewer) == len(lines):
+            return lines
+        lines = fewer
 
 
 def _unused_dropped(lines, line_pattern, name_pattern):
@@ -180,7 +185,8 @@ def _unused_dropped(lines, line_pattern, name_pattern):
 
 _WRAP_LINE = re.compile(r"^\s*(view\d+) = _wrap\(r_\1\)$")
 _NAME = re.compile(r"\bview\d+\b")
-_RESHAPE_LINE = re.compile(r"^\s*(r_view\d+) = .*\.reshape\(\([-\d, ]*\)\)$")
+_RESHAPE_LINE = re.compile(r"^\s*(r_view\d+) = .*(\.reshape\(\([-\d, ]*\)\)|"
+                           r"\.swapaxes\(-1, -2\))$")
 _R_NAME = re.compile(r"\br_view\d+\b")
 
 
@@ -239,6 +245,13 @@ def _view(base, shape, strides, offset):
     return np.ndarray(shape, base.dtype, base, offset, strides)
 
 
+class _Whole:
+    """A buffer as an extern argument would hold it (for `_is_alias`)."""
+
+    def __init__(self, buffer):
+        self.buffer = buffer
+
+
 def _is_alias(arg, made) -> bool:
     buf = arg.buffer
     return (tuple(buf.shape), tuple(buf.strides), buf.offset) != \
@@ -278,9 +291,10 @@ def _value_expr(w, value, array, tensors) -> str:
     if type(value) is list or type(value) is tuple:
         items = ", ".join(_value_expr(w, v, array, tensors) for v in value)
         return f"[{items}]" if type(value) is list else f"({items}{',' if value else ''})"
-    if value is None or type(value) in (int, float, bool, str):
+    if value is None or type(value) in (int, bool, str) or \
+            (type(value) is float and math.isfinite(value)):
         return repr(value)
-    return w.const(value)
+    return w.const(value)     # an object, or inf and nan (whose reprs name nothing)
 
 
 def _matmul_args(w, item):
@@ -356,6 +370,40 @@ def _unmerged_batches(w, item, operands, a, b):
     return tuple(out)
 
 
+def _swapped_matrices(w, item) -> bool:
+    """A replayed permute swapping the last two dims of an array the wrapper holds (a matmul
+    operand's transpose): NumPy's swapaxes, and, for a reshape whose unmerged view is known,
+    that view swapped too (NOTE [batched matmul on the unmerged views]; NOTE [a copy of a
+    view is saved as the view] in _functorch/partitioners.py)."""
+    if item.outputs is not None or item.kwargs or \
+            item.target not in (aten.permute.default, aten.transpose.int):
+        return False
+    base = item.args[0]
+    if not isinstance(base, TensorArg) or base.view is None or \
+            base.view.view_name not in w.ndims:
+        return False
+    ndim = w.ndims[base.view.view_name]
+    if item.target is aten.permute.default:
+        dims = [d % ndim for d in item.args[1]] if len(item.args) == 2 else None
+    else:
+        dims = list(range(ndim))
+        if len(item.args) == 3:
+            one, two = (d % ndim for d in item.args[1:])
+            dims[one], dims[two] = dims[two], dims[one]
+    if ndim < 2 or dims != list(range(ndim - 2)) + [ndim - 1, ndim - 2]:
+        return False
+    source = w.arrays[base.view.view_name]
+    arr = f"r_{item.view_name}"
+    w.emit(f"{arr} = {source}.swapaxes(-1, -2)")
+    w.emit(f"{item.view_name} = _wrap({arr})")
+    w.arrays[item.view_name] = arr
+    w.ndims[item.view_name] = ndim
+    if source in w.batched:
+        unmerged, batch = w.batched[source]
+        w.batched[arr] = (f"{unmerged}.swapaxes(-1, -2)", batch)
+    return True
+
+
 def _operand(w, x, array, tensors):
     if x.view is not None:
         return w.arrays[x.view.view_name]
@@ -371,11 +419,14 @@ def _extern(w, item, pointer, array, tensors):
         w.emit(f"{arr} = {source}.reshape({shape!r})")
         w.emit(f"{item.view_name} = _wrap({arr})")
         w.arrays[item.view_name] = arr
+        w.ndims[item.view_name] = len(shape)
         if base.view is None:
             src_shape = tuple(int(s) for s in base.buffer.shape)
             if len(src_shape) > 3 and len(shape) == 3 and src_shape[-2:] == shape[-2:] and \
                     math.prod(src_shape[:-2]) == shape[0]:
                 w.batched[arr] = (source, src_shape[:-2])
+        return
+    if _swapped_matrices(w, item):
         return
     if _constant_arange(w, item, pointer, array) or _embedding_lookup(w, item, pointer, array,
                                                                       tensors):
@@ -476,6 +527,13 @@ def _structure(w, value, array, tensors) -> str:
         items = ", ".join(_structure(w, v, array, tensors) for v in value)
         return f"[{items}]" if type(value) is list else f"({items}{',' if value else ''})"
     if hasattr(value, "shape") and hasattr(value, "name"):
+        if value.name in array and _is_alias(_Whole(value), w.buffers[value.name]):
+            # NOTE [saved values leave as views] (lowering.py)
+            item = value.dtype.itemsize
+            shape = tuple(int(s) for s in value.shape)
+            strides = tuple(int(s) * item for s in value.strides)
+            return f"_wrap(_view({array[value.name][0]}, {shape!r}, {strides!r}, " \
+                f"{int(value.offset) * item}))"
         if value.name in array:
             slot = array[value.name][0]
             made = w.globals["_shaped"].get(slot)
@@ -483,6 +541,7 @@ def _structure(w, value, array, tensors) -> str:
                 return f"_wrapd({slot}, {w.const(made[1])}, _CPU)"
             return f"_wrap({slot}.reshape({tuple(value.shape)!r}))"
         return tensors[value.name]
-    if value is None or type(value) in (int, float, bool):
+    if value is None or type(value) in (int, bool) or \
+            (type(value) is float and math.isfinite(value)):
         return repr(value)
     return w.const(value)
