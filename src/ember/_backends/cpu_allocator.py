@@ -172,8 +172,34 @@ def matmul(a, b):
         batch = a_shape[:-2] if a_shape[:-2] == b_shape[:-2] else \
             np.broadcast_shapes(a_shape[:-2], b_shape[:-2])
         dtype = a.dtype if a.dtype == b.dtype else np.result_type(a, b)
-        return np.matmul(a, b, out=empty(batch + (a_shape[-2], b_shape[-1]), dtype))
+        out = empty(batch + (a_shape[-2], b_shape[-1]), dtype)
+        if batch and a_shape[0] == b_shape[0] and \
+                a_shape[-2] * a_shape[-1] * b_shape[-1] * math.prod(batch) >= SPLIT_PRODUCTS:
+            return _split_batch(a, b, out)
+        return np.matmul(a, b, out=out)
     return np.matmul(a, b)
+
+
+# NOTE [batched products on the intra-op threads]: NumPy multiplies a stack of matrices one
+# BLAS call per matrix, and BLAS runs a product as small as attention's (64x32 by 32x64) on
+# one thread. So a stack with this many multiply-adds or more is cut along its first axis into
+# one run per intra-op thread (NOTE [kernels split over the intra-op threads]), BLAS on one
+# thread meanwhile (NOTE [BLAS on one thread beside the pool]); each matrix is still one BLAS
+# call of its own, so the bits are the same at any thread count.
+SPLIT_PRODUCTS = 1 << 21
+
+
+def _split_batch(a, b, out):
+    from ember._core import threads
+    ranges = threads.parts(a.shape[0], 2)
+    if len(ranges) == 1:
+        return np.matmul(a, b, out=out)
+
+    def run(start, stop):
+        np.matmul(a[start:stop], b[start:stop], out=out[start:stop])
+    with threads.one_blas_thread():
+        threads.run_parts(run, ranges)
+    return out
 
 
 def copy(a):
