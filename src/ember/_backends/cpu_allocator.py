@@ -173,7 +173,7 @@ def matmul(a, b):
             np.broadcast_shapes(a_shape[:-2], b_shape[:-2])
         dtype = a.dtype if a.dtype == b.dtype else np.result_type(a, b)
         out = empty(batch + (a_shape[-2], b_shape[-1]), dtype)
-        if batch and a_shape[0] == b_shape[0] and \
+        if batch and len(a_shape) == len(b_shape) and a_shape[0] == b_shape[0] and \
                 a_shape[-2] * a_shape[-1] * b_shape[-1] * math.prod(batch) >= SPLIT_PRODUCTS:
             return _split_batch(a, b, out)
         return np.matmul(a, b, out=out)
@@ -182,11 +182,14 @@ def matmul(a, b):
 
 # NOTE [batched products on the intra-op threads]: NumPy multiplies a stack of matrices one
 # BLAS call per matrix, and BLAS runs a product as small as attention's (64x32 by 32x64) on
-# one thread. So a stack with this many multiply-adds or more is cut along its first axis into
-# one run per intra-op thread (NOTE [kernels split over the intra-op threads]), BLAS on one
-# thread meanwhile (NOTE [BLAS on one thread beside the pool]); each matrix is still one BLAS
-# call of its own, so the bits are the same at any thread count.
-SPLIT_PRODUCTS = 1 << 21
+# one thread (OpenBLAS: up to 2**18 multiply-adds). So a stack with SPLIT_PRODUCTS
+# multiply-adds or more is cut along its first axis into one run per intra-op thread (NOTE
+# [kernels split over the intra-op threads]); when its matrices are larger than that, BLAS is
+# pinned to one thread meanwhile (NOTE [BLAS on one thread beside the pool]). Each matrix is
+# still one BLAS call of its own, and BLAS's threads split a product by rows and columns,
+# never along the sum, so the bits are the same at any thread count.
+SPLIT_PRODUCTS = 1 << 24
+_ONE_THREAD_PRODUCT = 1 << 18
 
 
 def _split_batch(a, b, out):
@@ -197,8 +200,11 @@ def _split_batch(a, b, out):
 
     def run(start, stop):
         np.matmul(a[start:stop], b[start:stop], out=out[start:stop])
-    with threads.one_blas_thread():
+    if a.shape[-2] * a.shape[-1] * b.shape[-1] <= _ONE_THREAD_PRODUCT:
         threads.run_parts(run, ranges)
+    else:
+        with threads.one_blas_thread():
+            threads.run_parts(run, ranges)
     return out
 
 

@@ -273,7 +273,7 @@ def _split_backward(xp, g, y, axis, input_dtype):
             g.shape != y.shape or np.dtype(input_dtype._np) != y.dtype or \
             not g.flags.c_contiguous:
         return None
-    return softmax_rows.row_ranges(y, axis)
+    return softmax_rows.row_ranges(y, axis, softmax_rows.SPLIT_BACKWARD)
 
 
 @register_op("_softmax_backward_data(Tensor grad_output, Tensor output, int dim, "

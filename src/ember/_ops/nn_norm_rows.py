@@ -7,13 +7,14 @@ import numpy as np
 
 from ember._core.threads import one_blas_thread, parts, run_parts
 
-# NOTE [layer norm rows on the intra-op threads]: from this many elements (about 0.3 ms of
-# layer norm's passes on one core) the rows are split, runs starting on multiples of ALIGN
+# NOTE [layer norm rows on the intra-op threads]: from this many elements the rows are split
+# (below, the GIL hand-overs after each NumPy pass cost more than the halved passes save:
+# measured at 2 threads, (16, 64, 128) 0.22 -> 0.52 ms, (64, 64, 512) 2.9 -> 1.7 ms), runs starting on multiples of ALIGN
 # rows, with BLAS on one thread while they run: each row's statistics are one BLAS product
 # with a ones vector, whose rows BLAS groups in blocks, so on these boundaries each row gets
 # the whole array's bits (as NOTE [softmax rows on the intra-op threads]). The gradients of
 # weight and bias sum over the rows: they are computed whole, as without threads.
-SPLIT_ELEMENTS = 1 << 17
+SPLIT_ELEMENTS = 1 << 20
 ALIGN = 64
 
 

@@ -8,21 +8,25 @@ import numpy as np
 from ember._core.threads import one_blas_thread, parts, run_parts
 from ember._ops.summation import accurate_sum
 
-# NOTE [softmax rows on the intra-op threads]: from this many elements (about 0.3 ms of
-# softmax's passes on one core) the rows are split. Runs start on multiples of ALIGN rows:
+# NOTE [softmax rows on the intra-op threads]: from SPLIT_ELEMENTS (the forwards) or
+# SPLIT_BACKWARD elements on, the rows are split: below, the GIL hand-overs between the threads
+# after each NumPy pass cost more than the halved passes save (measured at 2 threads: the
+# forward of (16, 4, 64, 64) 0.62 -> 0.44 ms, its backward 0.30 -> 0.34 ms; from 1M
+# elements both 1.4-2.2 times faster). Runs start on multiples of ALIGN rows:
 # BLAS's row sums (softmax's short rows, one product with a ones vector) group rows in
 # blocks, and a run starting inside a block could sum its rows in another order; on these
 # boundaries, with BLAS on one thread while they run, each row's bits are the whole
 # array's. Rows longer than LONGEST are left whole (they are few, and summed their own way).
-SPLIT_ELEMENTS = 1 << 17
+SPLIT_ELEMENTS = 1 << 18
+SPLIT_BACKWARD = 1 << 19
 ALIGN = 64
 LONGEST = 1024
 
 
-def row_ranges(x, axis):
+def row_ranges(x, axis, threshold=SPLIT_ELEMENTS):
     """The runs of rows of `x` (a NumPy array) to split a last-axis softmax into, or None
     when it runs whole."""
-    if axis != x.ndim - 1 or x.size < SPLIT_ELEMENTS or x.dtype.kind != "f" or \
+    if axis != x.ndim - 1 or x.size < threshold or x.dtype.kind != "f" or \
             x.shape[-1] > LONGEST or not x.flags.c_contiguous:
         return None
     ranges = parts(x.size // x.shape[-1], 2, ALIGN)
