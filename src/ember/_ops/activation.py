@@ -166,7 +166,7 @@ def softmax(xp, self, dim, dtype=None):
     """
     ranges = _split_rows(xp, self, dim, dtype)
     if ranges:
-        return softmax_rows.softmax(self, ranges, self.shape[-1] <= _SHORT_ROW)
+        return softmax_rows.softmax(self, ranges)
     x, axis, result = _shifted(xp, self, dim, dtype, "softmax_lastdim_kernel_impl")
     with np.errstate(invalid="ignore"):
         if x is not self and x.size and axis == x.ndim - 1 and x.shape[-1] <= _SHORT_ROW:

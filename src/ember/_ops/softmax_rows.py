@@ -16,7 +16,8 @@ from ember._ops.summation import accurate_sum
 # BLAS's row sums (softmax's short rows, one product with a ones vector) group rows in
 # blocks, and a run starting inside a block could sum its rows in another order; on these
 # boundaries, with BLAS on one thread while they run, each row's bits are the whole
-# array's. Rows longer than LONGEST are left whole (they are few, and summed their own way).
+# array's. Rows longer than LONGEST (activation's _SHORT_ROW) are left whole (they are
+# few, and softmax sums them its own way).
 SPLIT_ELEMENTS = 1 << 18
 SPLIT_BACKWARD = 1 << 19
 ALIGN = 64
@@ -38,8 +39,9 @@ def _split(fn, ranges):
         run_parts(fn, ranges)
 
 
-def softmax(x, ranges, short_row):
-    """exp(x - max) / sum, by rows; short rows summed by BLAS as `activation.softmax` does."""
+def softmax(x, ranges):
+    """exp(x - max) / sum, by rows, the sums by BLAS as `activation.softmax` sums rows up to
+    LONGEST."""
     rows = x.reshape(-1, x.shape[-1])
     out = np.empty_like(rows)
     ones = np.ones((rows.shape[1], 1), rows.dtype)
@@ -48,10 +50,7 @@ def softmax(x, ranges, short_row):
         block = out[start:stop]
         np.subtract(rows[start:stop], rows[start:stop].max(axis=1, keepdims=True), out=block)
         np.exp(block, out=block)
-        if short_row:
-            block /= np.matmul(block, ones)
-        else:
-            block /= accurate_sum(np, block, (1,), True)
+        block /= np.matmul(block, ones)
     _split(run, ranges)
     return out.reshape(x.shape)
 
