@@ -5,6 +5,7 @@ after a split that pinned it; nested splits on the pool's threads run serially."
 import numpy as np
 import pytest
 import torch
+
 import ember
 import ember.nn.functional as F
 from ember._core import threads
@@ -127,7 +128,7 @@ def test_layer_norm_and_backward_split(thread_counts, split_runs, dtype, shape, 
     t = [torch.tensor(a, requires_grad=True) for a in (x, w, b)]
     t_y = torch.nn.functional.layer_norm(t[0], normalized, t[1], t[2])
     theirs = [t_y] + list(torch.autograd.grad(t_y, t, torch.tensor(g)))
-    tolerance = dict(rtol=1e-4, atol=1e-3) if dtype == np.float32 else {}
+    tolerance = {"rtol": 1e-4, "atol": 1e-3} if dtype == np.float32 else {}
     for got, expected in zip(ours, theirs):
         assert_close(got, expected.detach().numpy(), **tolerance)
 

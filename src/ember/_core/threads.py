@@ -3,6 +3,7 @@ OMP/OpenBLAS variables or the core count, as PyTorch) and a pool that splits lar
 (NumPy runs them on one thread, releasing the GIL)."""
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 
@@ -75,7 +76,7 @@ def parts(total: int, threshold: int, align: int = 1) -> list:
     units = -(-total // align)
     threads = min(threads, units)
     edges = [units * i // threads * align for i in range(threads)] + [total]
-    return [(start, stop) for start, stop in zip(edges, edges[1:]) if start < stop]
+    return [(start, stop) for start, stop in itertools.pairwise(edges) if start < stop]
 
 
 def run_parts(fn, ranges) -> list:
