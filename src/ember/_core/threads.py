@@ -70,8 +70,10 @@ def parts(total: int, threshold: int, align: int = 1) -> list:
     """[(start, stop), ...]: `total` rows cut into one contiguous range per intra-op thread,
     starts on multiples of `align`; one range while `total` is under `threshold` or there is
     one thread."""
+    if total < threshold:
+        return [(0, total)]
     threads = intra_op_threads()
-    if total < threshold or threads < 2 or _in_pool():
+    if threads < 2 or _in_pool():
         return [(0, total)]
     units = -(-total // align)
     threads = min(threads, units)
@@ -82,9 +84,9 @@ def parts(total: int, threshold: int, align: int = 1) -> list:
 def run_parts(fn, ranges) -> list:
     """[fn(start, stop) for (start, stop) in ranges]: the first on this thread, the others on
     the pool, all quiet (NOTE [kernels split over the intra-op threads])."""
-    from ember._core.fp_errors import run_quietly
     if len(ranges) == 1:
         return [fn(*ranges[0])]
+    from ember._core.fp_errors import run_quietly
     rest = _pool_submit([(lambda r=r: run_quietly(fn, *r)) for r in ranges[1:]])
     first = run_quietly(fn, *ranges[0])
     return [first] + [future.result() for future in rest]

@@ -121,7 +121,8 @@ def _softmax_meta(kernel_name):
 def _split_rows(xp, x, dim, dtype=None):
     """The runs of rows a large last-axis softmax of float32/float64 splits into over the
     intra-op threads (NOTE [softmax rows on the intra-op threads]), or None."""
-    if xp is not np or dtype is not None or x.dtype not in _SPLIT_DTYPES or x.ndim == 0:
+    if x.size < softmax_rows.SPLIT_ELEMENTS or xp is not np or dtype is not None or \
+            x.dtype not in _SPLIT_DTYPES:
         return None
     return softmax_rows.row_ranges(x, wrap_dim(dim, x.ndim))
 
@@ -269,7 +270,8 @@ def _split_backward(xp, g, y, axis, input_dtype):
     """softmax's backward split by rows: same-dtype float32/float64 operands of one shape,
     both contiguous, the result in their dtype (NOTE [softmax rows on the intra-op
     threads])."""
-    if xp is not np or g.dtype != y.dtype or g.dtype not in _SPLIT_DTYPES or \
+    if y.size < softmax_rows.SPLIT_BACKWARD or xp is not np or g.dtype != y.dtype or \
+            g.dtype not in _SPLIT_DTYPES or \
             g.shape != y.shape or np.dtype(input_dtype._np) != y.dtype or \
             not g.flags.c_contiguous:
         return None

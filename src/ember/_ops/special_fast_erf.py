@@ -62,6 +62,8 @@ BLOCK = 1 << 16
 
 
 def _scratch(size, count, block=BLOCK):
+    if block == BLOCK:
+        return [np.empty(min(size, BLOCK), _F32) for _ in range(count)]
     return [pooled_empty((min(size, block),), _F32) for _ in range(count)]
 
 
@@ -94,19 +96,24 @@ def _map_blocks(x, grad, block_fn):
     flat_grad = None if grad is None else np.ascontiguousarray(grad).reshape(-1)
 
     ranges = parts(flat_x.size, SPLIT_ELEMENTS, BLOCK)
-    block = BLOCK if len(ranges) == 1 else SPLIT_BLOCK
-
-    def run(first, last):
-        scratch = _scratch(last - first, 3, block)
-        for start in range(first, last, block):
-            stop = min(last, start + block)
-            n = stop - start
-            block_fn(flat_x[start:stop], None if flat_grad is None else flat_grad[start:stop],
-                     flat_out[start:stop], [a[:n] for a in scratch])
+    if len(ranges) == 1:
+        _run_blocks(block_fn, flat_x, flat_grad, flat_out, 0, flat_x.size, BLOCK)
+        return out
     # The blocks in one contiguous run per intra-op thread, each with its own scratch
     # (NOTE [kernels split over the intra-op threads]).
-    run_parts(run, ranges)
+    run_parts(lambda first, last: _run_blocks(block_fn, flat_x, flat_grad, flat_out, first,
+                                              last, SPLIT_BLOCK), ranges)
     return out
+
+
+def _run_blocks(block_fn, flat_x, flat_grad, flat_out, first, last, block):
+    """block_fn over the blocks of [first, last) of the flat arrays, with one scratch."""
+    scratch = _scratch(last - first, 3, block)
+    for start in range(first, last, block):
+        stop = min(last, start + block)
+        n = stop - start
+        block_fn(flat_x[start:stop], None if flat_grad is None else flat_grad[start:stop],
+                 flat_out[start:stop], [a[:n] for a in scratch])
 
 
 # NOTE [fast erf on the intra-op threads]: from SPLIT_ELEMENTS on, the blocks run in one
