@@ -105,9 +105,10 @@ def _pool_submit(thunks):
 
 # NOTE [BLAS on one thread beside the pool]: work split over the pool that calls BLAS would,
 # with BLAS's own threads, run two thread teams on the same cores (and OpenBLAS serialises
-# concurrent threaded calls). `one_blas_thread()` pins the BLAS libraries to one thread while
-# such a split runs and gives the count back after; the count is process-wide, so BLAS
-# products that other Python threads start meanwhile also run on one thread.
+# concurrent threaded calls). `one_blas_thread()` pins the BLAS libraries loaded at its first
+# use (NumPy's, which the kernels call) to one thread while such a split runs and gives the
+# count back after; the count is process-wide, so BLAS products that other Python threads
+# start meanwhile also run on one thread.
 _blas = None
 _blas_depth = 0
 _blas_saved = None
