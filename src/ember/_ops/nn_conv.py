@@ -278,7 +278,9 @@ def _each_chunk(xp, fn, parts):
 # while they run (NOTE [BLAS on one thread beside the pool], threads.py): BLAS's own threads
 # on many small per-image products, or beside the pool's, oversubscribe the cores (ResNet's
 # 2-thread step 104-133 ms against 93-96 ms, LeNet's 9.2-11.7 against 7.1-8.4, before the
-# pinning). Only one intra-op thread with BLAS threads of its own (OMP_NUM_THREADS=1,
+# pinning). Pinned, the chunks beat the grouped way with BLAS's two threads (the same process
+# alternating the two at 2 threads: ResNet's step 92 against 123 ms and 75 against 93, LeNet's
+# 7.5 against 8.4 and 7.1 against 8.0). Only one intra-op thread with BLAS threads of its own (OMP_NUM_THREADS=1,
 # OPENBLAS_NUM_THREADS=2) leaves the grouped way's batched products to BLAS. The chunks are
 # cut by size alone and each image's result is computed the same way on any thread; the
 # weight's gradient adds the chunks' products in chunk order. So results are the same bits
