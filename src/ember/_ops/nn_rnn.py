@@ -9,7 +9,10 @@ per-step graph lies (about 2x on the 2-layer LSTM benchmark).
 
 NOTE [fused rnn workspace]: the forward keeps, per step in the order it ran them, what the
 backward needs: LSTM the four activated gates and the new cell state (5H), GRU the reset,
-update and candidate gates and W_hn h + b_hn (4H); the plain RNN needs only its outputs.
+update and candidate gates and W_hn h + b_hn (4H); the plain RNN needs only its outputs. An
+LSTM step's (B, 5H) block holds its (B, 4H) gates and then its (B, H) cell state, each
+contiguous (`_lstm_parts`), so the step's `h @ W_hh^T` is written by BLAS straight into the
+gates and the activations run on contiguous memory.
 
 NOTE [fused rnn second order]: the backward op has no derivative of its own. When the backward
 itself is being recorded (create_graph=True), the gradients come instead from the same steps
@@ -33,6 +36,14 @@ _MODES = ("LSTM", "GRU", "RNN_TANH", "RNN_RELU")
 
 def _workspace_width(mode: str, hidden: int) -> int:
     return {"LSTM": 5 * hidden, "GRU": 4 * hidden}.get(mode, 0)
+
+
+def _lstm_parts(step_block, batch, hidden):
+    """(gates (B, 4H), cell state (B, H)) of one LSTM step's workspace block, NOTE [fused rnn
+    workspace]."""
+    flat = step_block.reshape(-1)
+    split = batch * 4 * hidden
+    return flat[:split].reshape(batch, 4 * hidden), flat[split:].reshape(batch, hidden)
 
 
 def _sigmoid_(xp, x):
@@ -163,16 +174,14 @@ def fused_rnn_direction(xp, input_gates, hx, cx, weight_hh, bias_hh, mode, rever
         inner, outer, shift = _lstm_gate_affines(xp, hidden, dtype)
     for t in range(steps):
         if mode == "LSTM":
-            ws = workspace[t]
-            gates = ws[:, :4 * hidden]
-            # (matmul into a strided `out` would leave BLAS: add into the workspace instead)
-            xp.add(xp.matmul(h, w_t), gates_in[t], out=gates)
+            gates, c_new = _lstm_parts(workspace[t], batch, hidden)
+            xp.matmul(h, w_t, out=gates)
+            gates += gates_in[t]
             # sigmoid(x) = tanh(x/2)/2 + 1/2 for i, f, o and tanh(x) for g: one tanh for all.
             gates *= inner
             xp.tanh(gates, out=gates)
             gates *= outer
             gates += shift
-            c_new = ws[:, 4 * hidden:]
             xp.multiply(gates[:, hidden:2 * hidden], c, out=c_new)
             c_new += gates[:, :hidden] * gates[:, 2 * hidden:3 * hidden]
             h = run_out[t]
@@ -244,12 +253,11 @@ def fused_rnn_direction_backward(xp, grad_output, grad_hy, grad_cy, hx, cx, weig
     for t in range(steps - 1, -1, -1):
         dh += run_grad[t]
         if mode == "LSTM":
-            ws = workspace[t]
-            acts = ws[:, :4 * hidden]
+            acts, c_t = _lstm_parts(workspace[t], batch, hidden)
             i, f = acts[:, :hidden], acts[:, hidden:2 * hidden]
             g, o = acts[:, 2 * hidden:3 * hidden], acts[:, 3 * hidden:]
-            c_prev = workspace[t - 1][:, 4 * hidden:] if t > 0 else cx
-            tanh_c = xp.tanh(ws[:, 4 * hidden:])
+            c_prev = _lstm_parts(workspace[t - 1], batch, hidden)[1] if t > 0 else cx
+            tanh_c = xp.tanh(c_t)
             dc += dh * o * (1 - tanh_c * tanh_c)
             # d (loss) / d (activated gate), then times each activation's slope at once.
             d = run_d_in[t]
