@@ -9,10 +9,12 @@ per-step graph lies (about 2x on the 2-layer LSTM benchmark).
 
 NOTE [fused rnn workspace]: the forward keeps, per step in the order it ran them, what the
 backward needs: LSTM the four activated gates and the new cell state (5H), GRU the reset,
-update and candidate gates and W_hn h + b_hn (4H); the plain RNN needs only its outputs. An
-LSTM step's (B, 5H) block holds its (B, 4H) gates and then its (B, H) cell state, each
-contiguous (`_lstm_parts`), so the step's `h @ W_hh^T` is written by BLAS straight into the
-gates and the activations run on contiguous memory.
+update and candidate gates and W_hn h + b_hn (4H); the plain RNN needs only its outputs. The
+LSTM runs transposed, its states (H, B): a step's (B, 5H) block holds its gates^T (4H, B) and
+then its cell state^T (H, B), each contiguous (`_lstm_parts`). OpenBLAS forms W_hh h^T (as
+stored, no copy of W_hh^T) about 1.3x faster than h W_hh^T for the benchmark's (20, 256)
+states, writes it straight into the gates, and each gate is a contiguous block of rows. The
+products and activations are the same sums as untransposed, so the values are too.
 
 NOTE [fused rnn second order]: the backward op has no derivative of its own. When the backward
 itself is being recorded (create_graph=True), the gradients come instead from the same steps
@@ -39,11 +41,67 @@ def _workspace_width(mode: str, hidden: int) -> int:
 
 
 def _lstm_parts(step_block, batch, hidden):
-    """(gates (B, 4H), cell state (B, H)) of one LSTM step's workspace block, NOTE [fused rnn
-    workspace]."""
+    """(gates^T (4H, B), cell state^T (H, B)) of one LSTM step's workspace block, NOTE [fused
+    rnn workspace]."""
     flat = step_block.reshape(-1)
     split = batch * 4 * hidden
-    return flat[:split].reshape(batch, 4 * hidden), flat[split:].reshape(batch, hidden)
+    return flat[:split].reshape(4 * hidden, batch), flat[split:].reshape(hidden, batch)
+
+
+def _lstm_forward(xp, gates_in, hx, cx, weight_hh, run_out, workspace):
+    """The LSTM's steps, transposed (NOTE [fused rnn workspace]); (last h, last c)."""
+    batch, hidden = hx.shape
+    inner, outer, shift = (a[:, None] for a in _lstm_gate_affines(xp, hidden, gates_in.dtype))
+    w = xp.ascontiguousarray(weight_hh)
+    h = xp.ascontiguousarray(hx.T)
+    c = cx.T
+    for t in range(gates_in.shape[0]):
+        gates, c_new = _lstm_parts(workspace[t], batch, hidden)
+        xp.matmul(w, h, out=gates)
+        gates += gates_in[t].T
+        # sigmoid(x) = tanh(x/2)/2 + 1/2 for i, f, o and tanh(x) for g: one tanh for all.
+        gates *= inner
+        xp.tanh(gates, out=gates)
+        gates *= outer
+        gates += shift
+        xp.multiply(gates[hidden:2 * hidden], c, out=c_new)
+        c_new += gates[:hidden] * gates[2 * hidden:3 * hidden]
+        h = xp.tanh(c_new)
+        h *= gates[3 * hidden:]
+        run_out[t] = h.T
+        c = c_new
+    return h.T.copy(), c.T.copy()
+
+
+def _lstm_backward(xp, run_grad, grad_hy, grad_cy, cx, weight_hh, workspace, run_d_in):
+    """The LSTM's steps in reverse, transposed as the forward ran them; (d hx, d cx), and
+    each step's gradient of its gates in `run_d_in`."""
+    batch, hidden = grad_hy.shape
+    w_t = xp.ascontiguousarray(weight_hh.T)
+    dh = grad_hy.T.copy()       # (copies: both are added into)
+    dc = grad_cy.T.copy()
+    d = xp.empty((4 * hidden, batch), grad_hy.dtype)
+    for t in range(run_grad.shape[0] - 1, -1, -1):
+        dh += run_grad[t].T
+        acts, c_t = _lstm_parts(workspace[t], batch, hidden)
+        i, f = acts[:hidden], acts[hidden:2 * hidden]
+        g, o = acts[2 * hidden:3 * hidden], acts[3 * hidden:]
+        c_prev = _lstm_parts(workspace[t - 1], batch, hidden)[1] if t > 0 else cx.T
+        tanh_c = xp.tanh(c_t)
+        dc += dh * o * (1 - tanh_c * tanh_c)
+        # d (loss) / d (activated gate), then times each activation's slope at once.
+        xp.multiply(dc, g, out=d[:hidden])
+        xp.multiply(dc, c_prev, out=d[hidden:2 * hidden])
+        xp.multiply(dc, i, out=d[2 * hidden:3 * hidden])
+        xp.multiply(dh, tanh_c, out=d[3 * hidden:])
+        slope = acts * (1 - acts)
+        xp.multiply(g, g, out=slope[2 * hidden:3 * hidden])
+        xp.subtract(1, slope[2 * hidden:3 * hidden], out=slope[2 * hidden:3 * hidden])
+        d *= slope
+        dc *= f
+        run_d_in[t] = d.T
+        dh = xp.matmul(w_t, d)
+    return dh.T.copy(), dc.T.copy()
 
 
 def _sigmoid_(xp, x):
@@ -165,30 +223,15 @@ def fused_rnn_direction(xp, input_gates, hx, cx, weight_hh, bias_hh, mode, rever
     out = xp.empty((steps, batch, hidden), dtype)
     run_out = out[::-1] if reverse else out
     workspace = xp.empty((steps, batch, _workspace_width(mode, hidden)), dtype)
+    if mode == "LSTM":
+        hy, cy = _lstm_forward(xp, gates_in, hx, cx, weight_hh, run_out, workspace)
+        return out, hy, cy, workspace
     # A row-major W_hh^T: OpenBLAS multiplies small (B, H) states by it about 1.6x faster than
     # by the transposed view.
     w_t = xp.ascontiguousarray(weight_hh.T)
     h = hx
-    c = cx
-    if mode == "LSTM":
-        inner, outer, shift = _lstm_gate_affines(xp, hidden, dtype)
     for t in range(steps):
-        if mode == "LSTM":
-            gates, c_new = _lstm_parts(workspace[t], batch, hidden)
-            xp.matmul(h, w_t, out=gates)
-            gates += gates_in[t]
-            # sigmoid(x) = tanh(x/2)/2 + 1/2 for i, f, o and tanh(x) for g: one tanh for all.
-            gates *= inner
-            xp.tanh(gates, out=gates)
-            gates *= outer
-            gates += shift
-            xp.multiply(gates[:, hidden:2 * hidden], c, out=c_new)
-            c_new += gates[:, :hidden] * gates[:, 2 * hidden:3 * hidden]
-            h = run_out[t]
-            xp.tanh(c_new, out=h)
-            h *= gates[:, 3 * hidden:]
-            c = c_new
-        elif mode == "GRU":
+        if mode == "GRU":
             ws = workspace[t]
             gh = xp.matmul(h, w_t)
             if bias_hh is not None:
@@ -215,9 +258,7 @@ def fused_rnn_direction(xp, input_gates, hx, cx, weight_hh, bias_hh, mode, rever
             else:
                 xp.maximum(new_h, 0, out=new_h)
             h = new_h
-    hy = h.copy()
-    cy = c.copy() if mode == "LSTM" else xp.empty((0,), dtype)
-    return out, hy, cy, workspace
+    return out, h.copy(), xp.empty((0,), dtype), workspace
 
 
 def _backward_meta(grad_output, grad_hy, grad_cy, hx, cx, weight_hh, output, workspace, mode,
@@ -248,30 +289,14 @@ def fused_rnn_direction_backward(xp, grad_output, grad_hy, grad_cy, hx, cx, weig
     run_d_in = d_gates_in[::-1] if reverse else d_gates_in
     # dW_hh multiplies the gradient that reaches `h @ W_hh^T` by the state each step read.
     d_hidden_gates = run_d_in if mode != "GRU" else xp.empty((steps, batch, gates_width), dtype)
-    dh = grad_hy.copy()
-    dc = grad_cy.copy() if mode == "LSTM" else None
-    for t in range(steps - 1, -1, -1):
+    if mode == "LSTM":
+        dh, d_cx = _lstm_backward(xp, run_grad, grad_hy, grad_cy, cx, weight_hh, workspace,
+                                  run_d_in)
+    else:
+        dh, d_cx = grad_hy.copy(), xp.empty((0,), dtype)
+    for t in range(steps - 1, -1, -1) if mode != "LSTM" else ():
         dh += run_grad[t]
-        if mode == "LSTM":
-            acts, c_t = _lstm_parts(workspace[t], batch, hidden)
-            i, f = acts[:, :hidden], acts[:, hidden:2 * hidden]
-            g, o = acts[:, 2 * hidden:3 * hidden], acts[:, 3 * hidden:]
-            c_prev = _lstm_parts(workspace[t - 1], batch, hidden)[1] if t > 0 else cx
-            tanh_c = xp.tanh(c_t)
-            dc += dh * o * (1 - tanh_c * tanh_c)
-            # d (loss) / d (activated gate), then times each activation's slope at once.
-            d = run_d_in[t]
-            xp.multiply(dc, g, out=d[:, :hidden])
-            xp.multiply(dc, c_prev, out=d[:, hidden:2 * hidden])
-            xp.multiply(dc, i, out=d[:, 2 * hidden:3 * hidden])
-            xp.multiply(dh, tanh_c, out=d[:, 3 * hidden:])
-            slope = acts * (1 - acts)
-            xp.multiply(g, g, out=slope[:, 2 * hidden:3 * hidden])
-            xp.subtract(1, slope[:, 2 * hidden:3 * hidden], out=slope[:, 2 * hidden:3 * hidden])
-            d *= slope
-            dc *= f
-            dh = xp.matmul(d, weight_hh)
-        elif mode == "GRU":
+        if mode == "GRU":
             ws = workspace[t]
             r, z = ws[:, :hidden], ws[:, hidden:2 * hidden]
             n, gh_n = ws[:, 2 * hidden:3 * hidden], ws[:, 3 * hidden:]
@@ -303,7 +328,6 @@ def fused_rnn_direction_backward(xp, grad_output, grad_hy, grad_cy, hx, cx, weig
     flat = d_hidden_gates.reshape(steps * batch, gates_width)
     d_weight = xp.matmul(flat.T, previous)
     d_bias = flat.sum(0)
-    d_cx = dc if mode == "LSTM" else xp.empty((0,), dtype)
     return d_gates_in, dh, d_cx, d_weight, d_bias
 
 
