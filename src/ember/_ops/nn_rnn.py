@@ -51,7 +51,6 @@ def _lstm_parts(step_block, batch, hidden):
 def _lstm_forward(xp, gates_in, hx, cx, weight_hh, run_out, workspace):
     """The LSTM's steps, transposed (NOTE [fused rnn workspace]); (last h, last c)."""
     batch, hidden = hx.shape
-    inner, outer, shift = (a[:, None] for a in _lstm_gate_affines(xp, hidden, gates_in.dtype))
     w = xp.ascontiguousarray(weight_hh)
     h = xp.ascontiguousarray(hx.T)
     c = cx.T
@@ -59,11 +58,15 @@ def _lstm_forward(xp, gates_in, hx, cx, weight_hh, run_out, workspace):
         gates, c_new = _lstm_parts(workspace[t], batch, hidden)
         xp.matmul(w, h, out=gates)
         gates += gates_in[t].T
-        # sigmoid(x) = tanh(x/2)/2 + 1/2 for i, f, o and tanh(x) for g: one tanh for all.
-        gates *= inner
+        # sigmoid(x) = tanh(x/2)/2 + 1/2 for i, f, o and tanh(x) for g: one tanh for all
+        # (the sigmoid rows are two blocks: scalar products, no broadcast column).
+        in_forget, out_gate = gates[:2 * hidden], gates[3 * hidden:]
+        in_forget *= 0.5
+        out_gate *= 0.5
         xp.tanh(gates, out=gates)
-        gates *= outer
-        gates += shift
+        for block in (in_forget, out_gate):
+            block *= 0.5
+            block += 0.5
         xp.multiply(gates[hidden:2 * hidden], c, out=c_new)
         c_new += gates[:hidden] * gates[2 * hidden:3 * hidden]
         h = xp.tanh(c_new)
@@ -109,16 +112,6 @@ def _sigmoid_(xp, x):
     xp.tanh(x, out=x)
     x *= 0.5
     x += 0.5
-
-
-def _lstm_gate_affines(xp, hidden, dtype):
-    """(inner, outer, shift) with act(x) = tanh(x * inner) * outer + shift per gate column:
-    sigmoid for i, f, o (inner 1/2, outer 1/2, shift 1/2), tanh for g (1, 1, 0)."""
-    half = xp.full(hidden, 0.5, dtype)
-    one = xp.ones(hidden, dtype)
-    zero = xp.zeros(hidden, dtype)
-    return (xp.concatenate([half, half, one, half]), xp.concatenate([half, half, one, half]),
-            xp.concatenate([half, half, zero, half]))
 
 
 def _forward_meta(input_gates, hx, cx, weight_hh, bias_hh, mode, reverse):
@@ -285,7 +278,11 @@ def fused_rnn_direction_backward(xp, grad_output, grad_hy, grad_cy, hx, cx, weig
     gates_width = weight_hh.shape[0]
     run_out = output[::-1] if reverse else output
     run_grad = grad_output[::-1] if reverse else grad_output
-    d_gates_in = xp.empty((steps, batch, gates_width), dtype)
+    if mode == "LSTM":      # as the transposed input projection gives them (_rnn_steps.py)
+        d_gates_in = xp.empty((gates_width, steps * batch), dtype).T.reshape(
+            steps, batch, gates_width)
+    else:
+        d_gates_in = xp.empty((steps, batch, gates_width), dtype)
     run_d_in = d_gates_in[::-1] if reverse else d_gates_in
     # dW_hh multiplies the gradient that reaches `h @ W_hh^T` by the state each step read.
     d_hidden_gates = run_d_in if mode != "GRU" else xp.empty((steps, batch, gates_width), dtype)
