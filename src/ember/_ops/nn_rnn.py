@@ -268,7 +268,8 @@ def _backward_meta(grad_output, grad_hy, grad_cy, hx, cx, weight_hh, output, wor
 @register_op("_fused_rnn_direction_backward(Tensor grad_output, Tensor grad_hy, Tensor grad_cy, "
              "Tensor hx, Tensor? cx, Tensor weight_hh, Tensor output, Tensor workspace, "
              "str mode, bool reverse) -> (Tensor, Tensor, Tensor, Tensor, Tensor)",
-             function=False, method=False, meta=_backward_meta)
+             function=False, method=False, meta=_backward_meta,
+             tags=("keeps_layout",))   # the LSTM's input gradient as laid out for W_ih's
 def fused_rnn_direction_backward(xp, grad_output, grad_hy, grad_cy, hx, cx, weight_hh, output,
                                  workspace, mode, reverse):
     """Gradients (input_gates, hx, cx, weight_hh, bias_hh) of `_fused_rnn_direction`
