@@ -380,6 +380,15 @@ def matmul(xp, self, other):
         if self.nbytes + other.nbytes < POOLED_BYTES:
             return self @ other
         return backend_helpers(xp).matmul(self, other)       # NOTE [back-end helpers]
+    if dtype in _BLAS_DTYPES and other.dtype is dtype and self.ndim > 2 and other.ndim == 2 \
+            and self.shape[-1] == other.shape[0] and self.flags.c_contiguous:
+        # A batch of rows times one matrix: one product (NOTE [linear of a batch is one
+        # product], nn_linear.py), the same sums.
+        lead = self.shape[:-1]
+        rows = self.reshape(math.prod(lead), self.shape[-1])
+        product = rows @ other if rows.nbytes + other.nbytes < POOLED_BYTES else \
+            backend_helpers(xp).matmul(rows, other)
+        return product.reshape(lead + other.shape[1:])
     matmul_shape(self, other)
     kernel = "dot" if self.ndim == 1 and other.ndim == 1 else (
         "addmv_impl_cpu" if other.ndim == 1 and self.ndim >= 2 else
