@@ -40,22 +40,26 @@ def _workspace_width(mode: str, hidden: int) -> int:
     return {"LSTM": 5 * hidden, "GRU": 4 * hidden}.get(mode, 0)
 
 
-def _lstm_parts(step_block, batch, hidden):
-    """(gates^T (4H, B), cell state^T (H, B)) of one LSTM step's workspace block, NOTE [fused
-    rnn workspace]."""
-    flat = step_block.reshape(-1)
+def _lstm_parts(workspace, batch, hidden):
+    """(gates^T (T, 4H, B), cell states^T (T, H, B)), views of an LSTM's workspace (T, B, 5H):
+    each step's block holds its gates^T and then its cell state^T, NOTE [fused rnn
+    workspace]."""
+    steps = workspace.shape[0]
+    flat = workspace.reshape(steps, batch * 5 * hidden)
     split = batch * 4 * hidden
-    return flat[:split].reshape(4 * hidden, batch), flat[split:].reshape(hidden, batch)
+    return (flat[:, :split].reshape(steps, 4 * hidden, batch),
+            flat[:, split:].reshape(steps, hidden, batch))
 
 
 def _lstm_forward(xp, gates_in, hx, cx, weight_hh, run_out, workspace):
     """The LSTM's steps, transposed (NOTE [fused rnn workspace]); (last h, last c)."""
     batch, hidden = hx.shape
+    all_gates, cells = _lstm_parts(workspace, batch, hidden)
     w = xp.ascontiguousarray(weight_hh)
     h = xp.ascontiguousarray(hx.T)
     c = cx.T
     for t in range(gates_in.shape[0]):
-        gates, c_new = _lstm_parts(workspace[t], batch, hidden)
+        gates, c_new = all_gates[t], cells[t]
         xp.matmul(w, h, out=gates)
         gates += gates_in[t].T
         # sigmoid(x) = tanh(x/2)/2 + 1/2 for i, f, o and tanh(x) for g: one tanh for all
@@ -78,29 +82,35 @@ def _lstm_forward(xp, gates_in, hx, cx, weight_hh, run_out, workspace):
 
 def _lstm_backward(xp, run_grad, grad_hy, grad_cy, cx, weight_hh, workspace, run_d_in):
     """The LSTM's steps in reverse, transposed as the forward ran them; (d hx, d cx), and
-    each step's gradient of its gates in `run_d_in`."""
+    each step's gradient of its gates in `run_d_in`. What does not depend on the incoming
+    gradient (tanh(c)'s slope, each gate's activation slope) is formed for every step at
+    once."""
     batch, hidden = grad_hy.shape
+    all_acts, cells = _lstm_parts(workspace, batch, hidden)
+    tanh_cells = xp.tanh(cells)
+    tanh_slopes = 1 - tanh_cells * tanh_cells
+    slopes = all_acts * (1 - all_acts)
+    g_all = all_acts[:, 2 * hidden:3 * hidden]
+    xp.subtract(1, g_all * g_all, out=slopes[:, 2 * hidden:3 * hidden])
     w_t = xp.ascontiguousarray(weight_hh.T)
     dh = grad_hy.T.copy()       # (copies: both are added into)
     dc = grad_cy.T.copy()
     d = xp.empty((4 * hidden, batch), grad_hy.dtype)
     for t in range(run_grad.shape[0] - 1, -1, -1):
         dh += run_grad[t].T
-        acts, c_t = _lstm_parts(workspace[t], batch, hidden)
+        acts = all_acts[t]
         i, f = acts[:hidden], acts[hidden:2 * hidden]
         g, o = acts[2 * hidden:3 * hidden], acts[3 * hidden:]
-        c_prev = _lstm_parts(workspace[t - 1], batch, hidden)[1] if t > 0 else cx.T
-        tanh_c = xp.tanh(c_t)
-        dc += dh * o * (1 - tanh_c * tanh_c)
+        c_prev = cells[t - 1] if t > 0 else cx.T
+        through_c = dh * o
+        through_c *= tanh_slopes[t]
+        dc += through_c
         # d (loss) / d (activated gate), then times each activation's slope at once.
         xp.multiply(dc, g, out=d[:hidden])
         xp.multiply(dc, c_prev, out=d[hidden:2 * hidden])
         xp.multiply(dc, i, out=d[2 * hidden:3 * hidden])
-        xp.multiply(dh, tanh_c, out=d[3 * hidden:])
-        slope = acts * (1 - acts)
-        xp.multiply(g, g, out=slope[2 * hidden:3 * hidden])
-        xp.subtract(1, slope[2 * hidden:3 * hidden], out=slope[2 * hidden:3 * hidden])
-        d *= slope
+        xp.multiply(dh, tanh_cells[t], out=d[3 * hidden:])
+        d *= slopes[t]
         dc *= f
         run_d_in[t] = d.T
         dh = xp.matmul(w_t, d)
@@ -325,7 +335,8 @@ def fused_rnn_direction_backward(xp, grad_output, grad_hy, grad_cy, hx, cx, weig
     previous = xp.concatenate([hx[None], run_out[:-1]], 0).reshape(steps * batch, hidden)
     flat = d_hidden_gates.reshape(steps * batch, gates_width)
     d_weight = xp.matmul(flat.T, previous)
-    d_bias = flat.sum(0)
+    # (only GRU's steps read b_hh: the others fold both biases into the input projection)
+    d_bias = flat.sum(0) if mode == "GRU" else xp.zeros(gates_width, dtype)
     return d_gates_in, dh, d_cx, d_weight, d_bias
 
 
