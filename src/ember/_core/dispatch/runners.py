@@ -168,10 +168,12 @@ def run_generic(op, args):
 _FIRST = (0,)
 
 
+# NOTE [tensor-list fast path]: an op whose one tensor argument is a leading list (cat, stack,
+# hstack ...) of plain-acting CPU tensors: the arrays go to the op's CPU entry and the result
+# is wrapped as on the generic fast path, recorded when an element requires grad. Anything
+# else in the list (another device, an overriding subclass, None) takes the layered path.
 def _run_tensor_list(op, args):
-    """NOTE [tensor-list fast path]: an op whose one tensor argument is a leading list of
-    plain-acting CPU tensors (cat, stack, hstack ...): the arrays to the CPU entry, the result
-    wrapped as the generic fast path does."""
+    """NOTE [tensor-list fast path]."""
     seq = args[0]
     kind = type(seq)
     if kind is not list and kind is not tuple:
