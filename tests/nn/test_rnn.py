@@ -13,6 +13,7 @@ CASES = [
     ("LSTM", {"batch_first": True, "num_layers": 2}),
     ("GRU", {"num_layers": 2, "bidirectional": True, "batch_first": True}),
     ("GRU", {"bias": False}),
+    ("LSTM", {"bias": False, "bidirectional": True}),   # the transposed projection, no bias
 ]
 
 

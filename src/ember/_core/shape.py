@@ -131,6 +131,12 @@ def normalize_shape(args) -> tuple:
             # One size: a 0-d integer (NumPy's, a tensor) or any object with __index__.
             single = ndim == 0 or (ndim is None and hasattr(type(only), "__index__"))
             args = (only,) if single else only
+    if type(args) is tuple:
+        for s in args:
+            if type(s) is not int:
+                break
+        else:
+            return args         # sizes spelled out as ints (`x.expand(2, 8)`): as they are
     if args and (args[0] is True or args[0] is False):
         # NOTE [int lists] (_core/arguments.py): the first item decides, and a bool is no int.
         raise TypeError("argument 'size' must be tuple of ints, but found element of type bool "

@@ -380,6 +380,15 @@ def matmul(xp, self, other):
         if self.nbytes + other.nbytes < POOLED_BYTES:
             return self @ other
         return backend_helpers(xp).matmul(self, other)       # NOTE [back-end helpers]
+    if dtype in _BLAS_DTYPES and other.dtype is dtype and self.ndim > 2 and other.ndim == 2 \
+            and self.shape[-1] == other.shape[0] and self.flags.c_contiguous:
+        # A batch of rows times one matrix: one product (NOTE [linear of a batch is one
+        # product], nn_linear.py), the same sums.
+        lead = self.shape[:-1]
+        rows = self.reshape(math.prod(lead), self.shape[-1])
+        product = rows @ other if rows.nbytes + other.nbytes < POOLED_BYTES else \
+            backend_helpers(xp).matmul(rows, other)
+        return product.reshape(lead + other.shape[1:])
     matmul_shape(self, other)
     kernel = "dot" if self.ndim == 1 and other.ndim == 1 else (
         "addmv_impl_cpu" if other.ndim == 1 and self.ndim >= 2 else
@@ -509,14 +518,19 @@ def outer(xp, self, vec2):
 
 # --------------------------------------------------------------------------- beta * input + ...
 
-def fused(xp, input, product, beta, alpha, np_dtype=None):
+def fused(xp, input, product, beta, alpha, np_dtype=None, owned=False):
     """beta * input + alpha * product in the product's dtype (or `np_dtype`, when the product
     comes unrounded in float32 from `compute_wide`). beta == 0 ignores `input` entirely (NaN
-    and inf in it do not propagate), as PyTorch documents."""
+    and inf in it do not propagate), as PyTorch documents. `owned`: the caller made `product`
+    for this call, so with beta and alpha 1 the input is added into it (no copies: the same
+    sums as input + product)."""
     np_dtype = product.dtype if np_dtype is None else np_dtype
     work = np.dtype(np.float32) if np_dtype in _HALF else np_dtype
     b = scalar_for(beta, np_dtype)
     a = scalar_for(alpha, np_dtype)
+    if owned and b == 1 and a == 1 and product.dtype == np_dtype and input.dtype == np_dtype:
+        product += input
+        return product
     result = product.astype(work, copy=False)
     if a != 1:
         result = result * a
@@ -565,7 +579,8 @@ def addmm(xp, self, mat1, mat2, beta=1, alpha=1):
     beta * input + alpha * (mat1 @ mat2)."""
     _addmm_checks(self, mat1, mat2)
     check_kernel_dtype("addmm_impl_cpu_", self)
-    return fused(xp, self, compute_wide(xp, xp.matmul, mat1, mat2), beta, alpha, mat1.dtype)
+    return fused(xp, self, compute_wide(xp, xp.matmul, mat1, mat2), beta, alpha, mat1.dtype,
+                 owned=True)
 
 
 def _addmv_checks(self, mat, vec):
@@ -645,7 +660,7 @@ def baddbmm(xp, self, batch1, batch2, beta=1, alpha=1):
     _baddbmm_checks(self, batch1, batch2)
     check_kernel_dtype("baddbmm", self)
     return fused(xp, self, compute_wide(xp, xp.matmul, batch1, batch2), beta, alpha,
-                 batch1.dtype)
+                 batch1.dtype, owned=True)
 
 
 def _addr_scalar(value, np_dtype, name):

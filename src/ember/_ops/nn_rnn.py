@@ -9,7 +9,12 @@ per-step graph lies (about 2x on the 2-layer LSTM benchmark).
 
 NOTE [fused rnn workspace]: the forward keeps, per step in the order it ran them, what the
 backward needs: LSTM the four activated gates and the new cell state (5H), GRU the reset,
-update and candidate gates and W_hn h + b_hn (4H); the plain RNN needs only its outputs.
+update and candidate gates and W_hn h + b_hn (4H); the plain RNN needs only its outputs. The
+LSTM runs transposed, its states (H, B): a step's (B, 5H) block holds its gates^T (4H, B) and
+then its cell state^T (H, B), each contiguous (`_lstm_parts`). OpenBLAS forms W_hh h^T (as
+stored, no copy of W_hh^T) about 1.3x faster than h W_hh^T for the benchmark's (20, 256)
+states, writes it straight into the gates, and each gate is a contiguous block of rows. The
+products and activations are the same sums as untransposed, so the values are too.
 
 NOTE [fused rnn second order]: the backward op has no derivative of its own. When the backward
 itself is being recorded (create_graph=True), the gradients come instead from the same steps
@@ -35,21 +40,88 @@ def _workspace_width(mode: str, hidden: int) -> int:
     return {"LSTM": 5 * hidden, "GRU": 4 * hidden}.get(mode, 0)
 
 
+def _lstm_parts(workspace, batch, hidden):
+    """(gates^T (T, 4H, B), cell states^T (T, H, B)), views of an LSTM's workspace (T, B, 5H):
+    each step's block holds its gates^T and then its cell state^T, NOTE [fused rnn
+    workspace]."""
+    steps = workspace.shape[0]
+    flat = workspace.reshape(steps, batch * 5 * hidden)
+    split = batch * 4 * hidden
+    return (flat[:, :split].reshape(steps, 4 * hidden, batch),
+            flat[:, split:].reshape(steps, hidden, batch))
+
+
+def _lstm_forward(xp, gates_in, hx, cx, weight_hh, run_out, workspace):
+    """The LSTM's steps, transposed (NOTE [fused rnn workspace]); (last h, last c)."""
+    batch, hidden = hx.shape
+    all_gates, cells = _lstm_parts(workspace, batch, hidden)
+    w = xp.ascontiguousarray(weight_hh)
+    h = xp.ascontiguousarray(hx.T)
+    c = cx.T
+    for t in range(gates_in.shape[0]):
+        gates, c_new = all_gates[t], cells[t]
+        xp.matmul(w, h, out=gates)
+        gates += gates_in[t].T
+        # sigmoid(x) = tanh(x/2)/2 + 1/2 for i, f, o and tanh(x) for g: one tanh for all
+        # (the sigmoid rows are two blocks: scalar products, no broadcast column).
+        in_forget, out_gate = gates[:2 * hidden], gates[3 * hidden:]
+        in_forget *= 0.5
+        out_gate *= 0.5
+        xp.tanh(gates, out=gates)
+        for block in (in_forget, out_gate):
+            block *= 0.5
+            block += 0.5
+        xp.multiply(gates[hidden:2 * hidden], c, out=c_new)
+        c_new += gates[:hidden] * gates[2 * hidden:3 * hidden]
+        h = xp.tanh(c_new)
+        h *= gates[3 * hidden:]
+        run_out[t] = h.T
+        c = c_new
+    return h.T.copy(), c.T.copy()
+
+
+def _lstm_backward(xp, run_grad, grad_hy, grad_cy, cx, weight_hh, workspace, run_d_in):
+    """The LSTM's steps in reverse, transposed as the forward ran them; (d hx, d cx), and
+    each step's gradient of its gates in `run_d_in`. What does not depend on the incoming
+    gradient (tanh(c)'s slope, each gate's activation slope) is formed for every step at
+    once."""
+    batch, hidden = grad_hy.shape
+    all_acts, cells = _lstm_parts(workspace, batch, hidden)
+    tanh_cells = xp.tanh(cells)
+    tanh_slopes = 1 - tanh_cells * tanh_cells
+    slopes = all_acts * (1 - all_acts)
+    g_all = all_acts[:, 2 * hidden:3 * hidden]
+    xp.subtract(1, g_all * g_all, out=slopes[:, 2 * hidden:3 * hidden])
+    w_t = xp.ascontiguousarray(weight_hh.T)
+    dh = grad_hy.T.copy()       # (copies: both are added into)
+    dc = grad_cy.T.copy()
+    d = xp.empty((4 * hidden, batch), grad_hy.dtype)
+    for t in range(run_grad.shape[0] - 1, -1, -1):
+        dh += run_grad[t].T
+        acts = all_acts[t]
+        i, f = acts[:hidden], acts[hidden:2 * hidden]
+        g, o = acts[2 * hidden:3 * hidden], acts[3 * hidden:]
+        c_prev = cells[t - 1] if t > 0 else cx.T
+        through_c = dh * o
+        through_c *= tanh_slopes[t]
+        dc += through_c
+        # d (loss) / d (activated gate), then times each activation's slope at once.
+        xp.multiply(dc, g, out=d[:hidden])
+        xp.multiply(dc, c_prev, out=d[hidden:2 * hidden])
+        xp.multiply(dc, i, out=d[2 * hidden:3 * hidden])
+        xp.multiply(dh, tanh_cells[t], out=d[3 * hidden:])
+        d *= slopes[t]
+        dc *= f
+        run_d_in[t] = d.T
+        dh = xp.matmul(w_t, d)
+    return dh.T.copy(), dc.T.copy()
+
+
 def _sigmoid_(xp, x):
     x *= 0.5
     xp.tanh(x, out=x)
     x *= 0.5
     x += 0.5
-
-
-def _lstm_gate_affines(xp, hidden, dtype):
-    """(inner, outer, shift) with act(x) = tanh(x * inner) * outer + shift per gate column:
-    sigmoid for i, f, o (inner 1/2, outer 1/2, shift 1/2), tanh for g (1, 1, 0)."""
-    half = xp.full(hidden, 0.5, dtype)
-    one = xp.ones(hidden, dtype)
-    zero = xp.zeros(hidden, dtype)
-    return (xp.concatenate([half, half, one, half]), xp.concatenate([half, half, one, half]),
-            xp.concatenate([half, half, zero, half]))
 
 
 def _forward_meta(input_gates, hx, cx, weight_hh, bias_hh, mode, reverse):
@@ -154,32 +226,15 @@ def fused_rnn_direction(xp, input_gates, hx, cx, weight_hh, bias_hh, mode, rever
     out = xp.empty((steps, batch, hidden), dtype)
     run_out = out[::-1] if reverse else out
     workspace = xp.empty((steps, batch, _workspace_width(mode, hidden)), dtype)
+    if mode == "LSTM":
+        hy, cy = _lstm_forward(xp, gates_in, hx, cx, weight_hh, run_out, workspace)
+        return out, hy, cy, workspace
     # A row-major W_hh^T: OpenBLAS multiplies small (B, H) states by it about 1.6x faster than
     # by the transposed view.
     w_t = xp.ascontiguousarray(weight_hh.T)
     h = hx
-    c = cx
-    if mode == "LSTM":
-        inner, outer, shift = _lstm_gate_affines(xp, hidden, dtype)
     for t in range(steps):
-        if mode == "LSTM":
-            ws = workspace[t]
-            gates = ws[:, :4 * hidden]
-            # (matmul into a strided `out` would leave BLAS: add into the workspace instead)
-            xp.add(xp.matmul(h, w_t), gates_in[t], out=gates)
-            # sigmoid(x) = tanh(x/2)/2 + 1/2 for i, f, o and tanh(x) for g: one tanh for all.
-            gates *= inner
-            xp.tanh(gates, out=gates)
-            gates *= outer
-            gates += shift
-            c_new = ws[:, 4 * hidden:]
-            xp.multiply(gates[:, hidden:2 * hidden], c, out=c_new)
-            c_new += gates[:, :hidden] * gates[:, 2 * hidden:3 * hidden]
-            h = run_out[t]
-            xp.tanh(c_new, out=h)
-            h *= gates[:, 3 * hidden:]
-            c = c_new
-        elif mode == "GRU":
+        if mode == "GRU":
             ws = workspace[t]
             gh = xp.matmul(h, w_t)
             if bias_hh is not None:
@@ -206,9 +261,7 @@ def fused_rnn_direction(xp, input_gates, hx, cx, weight_hh, bias_hh, mode, rever
             else:
                 xp.maximum(new_h, 0, out=new_h)
             h = new_h
-    hy = h.copy()
-    cy = c.copy() if mode == "LSTM" else xp.empty((0,), dtype)
-    return out, hy, cy, workspace
+    return out, h.copy(), xp.empty((0,), dtype), workspace
 
 
 def _backward_meta(grad_output, grad_hy, grad_cy, hx, cx, weight_hh, output, workspace, mode,
@@ -225,7 +278,8 @@ def _backward_meta(grad_output, grad_hy, grad_cy, hx, cx, weight_hh, output, wor
 @register_op("_fused_rnn_direction_backward(Tensor grad_output, Tensor grad_hy, Tensor grad_cy, "
              "Tensor hx, Tensor? cx, Tensor weight_hh, Tensor output, Tensor workspace, "
              "str mode, bool reverse) -> (Tensor, Tensor, Tensor, Tensor, Tensor)",
-             function=False, method=False, meta=_backward_meta)
+             function=False, method=False, meta=_backward_meta,
+             tags=("keeps_layout",))   # the LSTM's input gradient as laid out for W_ih's
 def fused_rnn_direction_backward(xp, grad_output, grad_hy, grad_cy, hx, cx, weight_hh, output,
                                  workspace, mode, reverse):
     """Gradients (input_gates, hx, cx, weight_hh, bias_hh) of `_fused_rnn_direction`
@@ -235,35 +289,22 @@ def fused_rnn_direction_backward(xp, grad_output, grad_hy, grad_cy, hx, cx, weig
     gates_width = weight_hh.shape[0]
     run_out = output[::-1] if reverse else output
     run_grad = grad_output[::-1] if reverse else grad_output
-    d_gates_in = xp.empty((steps, batch, gates_width), dtype)
+    if mode == "LSTM":      # as the transposed input projection gives them (_rnn_steps.py)
+        d_gates_in = xp.empty((gates_width, steps * batch), dtype).T.reshape(
+            steps, batch, gates_width)
+    else:
+        d_gates_in = xp.empty((steps, batch, gates_width), dtype)
     run_d_in = d_gates_in[::-1] if reverse else d_gates_in
     # dW_hh multiplies the gradient that reaches `h @ W_hh^T` by the state each step read.
     d_hidden_gates = run_d_in if mode != "GRU" else xp.empty((steps, batch, gates_width), dtype)
-    dh = grad_hy.copy()
-    dc = grad_cy.copy() if mode == "LSTM" else None
-    for t in range(steps - 1, -1, -1):
+    if mode == "LSTM":
+        dh, d_cx = _lstm_backward(xp, run_grad, grad_hy, grad_cy, cx, weight_hh, workspace,
+                                  run_d_in)
+    else:
+        dh, d_cx = grad_hy.copy(), xp.empty((0,), dtype)
+    for t in range(steps - 1, -1, -1) if mode != "LSTM" else ():
         dh += run_grad[t]
-        if mode == "LSTM":
-            ws = workspace[t]
-            acts = ws[:, :4 * hidden]
-            i, f = acts[:, :hidden], acts[:, hidden:2 * hidden]
-            g, o = acts[:, 2 * hidden:3 * hidden], acts[:, 3 * hidden:]
-            c_prev = workspace[t - 1][:, 4 * hidden:] if t > 0 else cx
-            tanh_c = xp.tanh(ws[:, 4 * hidden:])
-            dc += dh * o * (1 - tanh_c * tanh_c)
-            # d (loss) / d (activated gate), then times each activation's slope at once.
-            d = run_d_in[t]
-            xp.multiply(dc, g, out=d[:, :hidden])
-            xp.multiply(dc, c_prev, out=d[:, hidden:2 * hidden])
-            xp.multiply(dc, i, out=d[:, 2 * hidden:3 * hidden])
-            xp.multiply(dh, tanh_c, out=d[:, 3 * hidden:])
-            slope = acts * (1 - acts)
-            xp.multiply(g, g, out=slope[:, 2 * hidden:3 * hidden])
-            xp.subtract(1, slope[:, 2 * hidden:3 * hidden], out=slope[:, 2 * hidden:3 * hidden])
-            d *= slope
-            dc *= f
-            dh = xp.matmul(d, weight_hh)
-        elif mode == "GRU":
+        if mode == "GRU":
             ws = workspace[t]
             r, z = ws[:, :hidden], ws[:, hidden:2 * hidden]
             n, gh_n = ws[:, 2 * hidden:3 * hidden], ws[:, 3 * hidden:]
@@ -294,8 +335,8 @@ def fused_rnn_direction_backward(xp, grad_output, grad_hy, grad_cy, hx, cx, weig
     previous = xp.concatenate([hx[None], run_out[:-1]], 0).reshape(steps * batch, hidden)
     flat = d_hidden_gates.reshape(steps * batch, gates_width)
     d_weight = xp.matmul(flat.T, previous)
-    d_bias = flat.sum(0)
-    d_cx = dc if mode == "LSTM" else xp.empty((0,), dtype)
+    # (only GRU's steps read b_hh: the others fold both biases into the input projection)
+    d_bias = flat.sum(0) if mode == "GRU" else xp.zeros(gates_width, dtype)
     return d_gates_in, dh, d_cx, d_weight, d_bias
 
 

@@ -104,23 +104,19 @@ def _cat_shape(items, dim):
 
 
 def _plain_cat(items, dim) -> bool:
-    """Whether `items` (NumPy arrays) join as they are: one dtype, one rank of at least 1, no
-    legacy empty 1-d piece, `dim` in range and equal sizes elsewhere. Nothing to promote or
-    skip and no check that could fail: the common case, which needs none of `_cat_shape`."""
+    """Whether `items` (NumPy arrays) may join as they are: one dtype, one rank of at least 1,
+    no legacy empty 1-d piece and `dim` in range. Nothing to promote or skip: the common case.
+    The sizes off `dim` are NumPy's to check (`cat` takes the checked way when they differ,
+    for PyTorch's message)."""
     if not items or type(dim) is not int:
         return False
     first = items[0]
-    ndim, dtype, shape = first.ndim, first.dtype, first.shape
-    if not -ndim <= dim < ndim or (ndim == 1 and not shape[0]):
+    ndim, dtype = first.ndim, first.dtype
+    if not -ndim <= dim < ndim:
         return False
-    rest = shape[dim + 1:] if dim != -1 else ()
-    head = shape[:dim]
     for a in items:
-        if type(a) is not np.ndarray or a.dtype != dtype or a.ndim != ndim:
-            return False
-        other = a.shape
-        if other[:dim] != head or (other[dim + 1:] if dim != -1 else ()) != rest or \
-                (ndim == 1 and not other[0]):
+        if type(a) is not np.ndarray or a.dtype != dtype or a.ndim != ndim or \
+                (ndim == 1 and not a.shape[0]):
             return False
     return True
 
@@ -143,7 +139,10 @@ def _join(xp, items, dim, result_dtype):
 def cat(xp, tensors, dim=0):
     """cat(tensors, dim=0, *, out=None) -> Tensor: join tensors along an existing dim."""
     if _plain_cat(tensors, dim):
-        return backend_helpers(xp).concatenate(tensors, dim)
+        try:
+            return backend_helpers(xp).concatenate(tensors, dim)
+        except ValueError:
+            pass            # sizes differ off `dim`: _cat_shape raises PyTorch's error
     shape, dim, used = _cat_shape(tensors, dim)
     result = _promoted(tensors)
     if not used:

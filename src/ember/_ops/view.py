@@ -229,6 +229,16 @@ def view(self, *args, size=None, dtype=None):
     """view(*shape) / view(dtype) -> Tensor: another shape or dtype over the same data."""
     if _state.entry and _wants(locals()):
         return _handle(view, locals())
+    data = self._data
+    if len(args) == 1 and type(args[0]) is int and size is None and dtype is None:
+        # NOTE [view fast path], one size (`x.view(-1)`, `x.view(n)`): as below, less the
+        # argument parsing.
+        if type(self) is dispatch.Tensor and self._device is CPU and not self._requires_grad \
+                and not _state.slow and data.flags.c_contiguous and data.size:
+            n = args[0]
+            return _wrap_view(data.reshape(data.size if n == -1 else infer_size(args, data.size)),
+                              self)
+        return dispatch.call(_VIEW_OP, (self, normalize_shape(args)))
     if dtype is not None or (len(args) == 1 and (isinstance(args[0], dt.dtype) or (
             isinstance(args[0], type) and args[0] in _PYTHON_TYPES))):
         chosen = dtype if dtype is not None else args[0]
@@ -241,7 +251,6 @@ def view(self, *args, size=None, dtype=None):
         raise arguments.combination_error("view", _VIEW_OP, (), {})
     else:
         shape = sizes_or_keyword(args, size, "view", "size")
-    data = self._data
     if type(self) is dispatch.Tensor and self._device is CPU and not self._requires_grad \
             and not dispatch.state.slow and data.flags.c_contiguous and data.size:
         # NOTE [view fast path]: what the view op does for a plain contiguous CPU tensor, with
@@ -251,6 +260,7 @@ def view(self, *args, size=None, dtype=None):
 
 
 _VIEW_OP = OPS["view"]
+_wrap_view = dispatch.wrap_view
 _PYTHON_TYPES = (int, float, bool, complex)
 
 

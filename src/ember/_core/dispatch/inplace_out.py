@@ -17,6 +17,7 @@ from ember._backends import get_backend
 from ember._backends.meta import MetaArray
 from ember._core.checks import _check, _check_type
 from ember._core.device import CPU, META
+from ember._core.dispatch.pointwise import run_inplace_ufunc
 from ember._core.dispatch.process_state import state
 from ember._core.dispatch.quantized import QUANTIZED_CPU, write_quantized_inplace
 from ember._core.dispatch.sparse import _SparseHost, write_sparse_inplace
@@ -246,6 +247,9 @@ def call_inplace(op, args, public=None):
         return state.record_inplace(op, args)
     if state.inplace_guard is not None:
         state.inplace_guard(self)
+    if run_inplace_ufunc(op, args):     # NOTE [in-place ops that are one ufunc]
+        bump_version(self)
+        return self
     result = layered.call(op, args)
     write_inplace(op, self, result)
     return self

@@ -186,6 +186,47 @@ def one_ufunc(kernel, ufunc) -> None:
     _ONE_UFUNC[kernel] = ufunc
 
 
+# NOTE [in-place ops that are one ufunc]: a plain in-place call (no grad recorded, no mode) of
+# such an op on two plain CPU tensors of one shape and one float32/float64 dtype
+# (`p.sub_(g, alpha=lr)`, `a += b`, `a.mul_(b)`) runs the ufunc with `out=` the written
+# tensor's own array: the values out-of-place-then-copy writes (NumPy computes overlapping
+# operands as if copied first), one pass over memory instead of three and no temporary
+# (the alpha product's excepted).
+_INPLACE_DTYPES = (dt.float32, dt.float64)
+
+
+def run_inplace_ufunc(op, args) -> bool:
+    """NOTE [in-place ops that are one ufunc]: do the call and return True when it fits."""
+    if len(args) < 2:
+        return False
+    ufunc = _ONE_UFUNC.get(op.raw_kernel)
+    self, other = args[0], args[1]
+    ts, to = type(self), type(other)
+    if ufunc is None or not (ts is Tensor or ts in PLAIN) or not (to is Tensor or to in PLAIN) \
+            or self._device is not CPU or other._device is not CPU \
+            or self._dtype is not other._dtype or self._dtype not in _INPLACE_DTYPES:
+        return False
+    x, y = self._data, other._data
+    if x.shape != y.shape or 0 in x.strides or not x.flags.writeable:
+        return False
+    run = _quiet_threads.__dict__.get("run") or quiet_runner()
+    if len(args) == 3:
+        alpha = args[2]
+        if type(alpha) is float or type(alpha) is int and alpha != 1:
+            y = run(np.multiply, y, checked_scalar(alpha, x.dtype))    # as add's kernel
+        elif alpha != 1 or type(alpha) is not int:
+            return False
+    elif len(args) > 3:
+        return False
+    try:
+        run(ufunc, x, y, x)
+    except RuntimeError as error:
+        if not nested(error):
+            raise
+        ufunc(x, y, x)
+    return True
+
+
 def _fast_entry(op, key, operands):
     """The cache entry of `key`: (result np dtype, compute np dtype, result dtype, scalars,
     compute dtype, whether scalars are range-checked, the op, the operand dtype of NOTE [half

@@ -160,7 +160,56 @@ def run_generic(op, args):
             if needs_grad and state.record is not None:
                 state.record(op, args, out)
             return out
+    elif not positions and op.list_positions == _FIRST:
+        return _run_tensor_list(op, args)
     return general(op, args)
+
+
+_FIRST = (0,)
+
+
+# NOTE [tensor-list fast path]: an op whose one tensor argument is a leading list (cat, stack,
+# hstack ...) of plain-acting CPU tensors: the arrays go to the op's CPU entry and the result
+# is wrapped as on the generic fast path, recorded when an element requires grad. Anything
+# else in the list (another device, an overriding subclass, None) takes the layered path.
+def _run_tensor_list(op, args):
+    """NOTE [tensor-list fast path]."""
+    seq = args[0]
+    kind = type(seq)
+    if kind is not list and kind is not tuple:
+        return general(op, args)
+    arrays = []
+    needs_grad = False
+    for v in seq:
+        tv = type(v)
+        if (tv is not Tensor and tv not in PLAIN) or v._device is not CPU:
+            return general(op, args)
+        arrays.append(v._data)
+        if v._requires_grad:
+            needs_grad = True
+    kernel = op.raw_kernel
+    run = (_quiet_threads.__dict__.get("run") or quiet_runner()) if op.quiet else run_plainly
+    try:
+        result = run(kernel, np, arrays, *args[1:])
+    except RuntimeError as error:
+        if not nested(error):
+            raise
+        result = kernel(np, arrays, *args[1:])
+    if type(result) is _ndarray and result.flags.c_contiguous:   # generic_out, inline
+        out = _new(Tensor)
+        out._data = result
+        out._dtype = _NP_TO_DTYPE[result.dtype]
+        out._device = CPU
+        out._storage = None
+        out._requires_grad = False
+        out._grad_fn = None
+        out._grad = None
+        out._base = None
+    else:
+        out = generic_out(op, result, np, CPU)
+    if needs_grad and state.record is not None:
+        state.record(op, args, out)
+    return out
 
 
 # Ops whose back-end step is their own (op -> step(op, args)): `_to_copy`, which moves between

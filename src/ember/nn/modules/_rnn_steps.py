@@ -25,8 +25,14 @@ from ember._ops.nn_rnn import STEPS
 _FUSED_DTYPES = (ember.float32, ember.float64)
 
 
-def _input_projection(mode, x2d, w_ih, b_ih, b_hh):
-    """NOTE [input projection once]."""
+def _input_projection(mode, x2d, w_ih, b_ih, b_hh, transposed=False):
+    """NOTE [input projection once]. `transposed`: formed as W_ih x^T (+ b), (gates, rows), and
+    returned as its transpose, a view whose each step's gates^T is a block of contiguous rows
+    (the fused LSTM's layout, NOTE [fused rnn workspace] in _ops/nn_rnn.py): the same sums."""
+    if transposed:
+        if b_ih is None:
+            return w_ih.mm(x2d.t()).t()
+        return ember.addmm((b_ih + b_hh).unsqueeze(1), w_ih, x2d.t()).t()
     if b_ih is None:
         return x2d.mm(w_ih.t())
     bias = b_ih if mode == "GRU" else b_ih + b_hh
@@ -85,7 +91,7 @@ def run_direction_fused(mode, gi, initial, w_hh, b_hh, steps, reverse):
     batch = gi.shape[0] // steps
     cell = initial[1] if mode == "LSTM" else None
     out, hy, cy, _ = dispatch.call(OPS["_fused_rnn_direction"], (
-        gi.reshape(steps, batch, gi.shape[1]), initial[0], cell, w_hh, b_hh, mode, reverse))
+        gi.view(steps, batch, gi.shape[1]), initial[0], cell, w_hh, b_hh, mode, reverse))
     final = (hy, cy) if mode == "LSTM" else (hy,)
     return out.reshape(steps * batch, out.shape[2]), final
 
@@ -111,7 +117,8 @@ def run_layers(module, x2d, initial_states, batch_sizes, steps):
             w_ih, w_hh = group[0], group[1]
             b_ih, b_hh = (group[2], group[3]) if has_bias else (None, None)
             w_hr = group[-1] if module.proj_size > 0 else None
-            gi = _input_projection(mode, layer_input, w_ih, b_ih, b_hh)
+            gi = _input_projection(mode, layer_input, w_ih, b_ih, b_hh,
+                                   transposed=fused and mode == "LSTM")
             b_hidden = b_hh if mode == "GRU" else None
             if fused:
                 out, final = run_direction_fused(mode, gi, initial_states[k], w_hh, b_hidden,
