@@ -1,6 +1,7 @@
 """Tensor methods that load on first use: a frontend's whose op family is not imported yet
 (NOTE [op families load on first use], _core/registry.py), and the generated ones of
-`bindings_more.py` (NOTE [rarely used bindings load on first use], tools/gen_bindings.py)."""
+`bindings_more.py` (NOTE [rarely used bindings load on first use], tools/gen_bindings.py), and
+a subclass's `__torch_function__` hooks of such methods (dispatch/subclass_hooks.py)."""
 from __future__ import annotations
 
 from ember._core.registry import FRONTENDS
@@ -42,6 +43,23 @@ class LazyGenerated:
         return _replace(self, self.attribute, value, instance, owner)
 
 
+class LazyHook:
+    """Stands in a Tensor subclass for the `__torch_function__` hook of a Tensor method that is
+    itself still a stand-in (NOTE [subclass methods reach __torch_function__],
+    dispatch/subclass_hooks.py), so that defining such a subclass loads no op family: the first
+    read calls `make()`, which resolves Tensor's method and answers the hook, and the hook takes
+    its place as LazyMethod's does."""
+
+    __slots__ = ("attribute", "make")
+
+    def __init__(self, attribute, make):
+        self.attribute = attribute
+        self.make = make
+
+    def __get__(self, instance, owner=None):
+        return _replace(self, self.attribute, self.make(), instance, owner)
+
+
 def _replace(stand_in, attribute, value, instance, owner):
     """Put `value` where `stand_in` stands in the class, and answer the attribute read."""
     for cls in (owner or type(instance)).__mro__:
@@ -52,4 +70,4 @@ def _replace(stand_in, attribute, value, instance, owner):
     return value if bind is None else bind(value, instance, owner)
 
 
-STAND_INS = (LazyMethod, LazyGenerated)
+STAND_INS = (LazyMethod, LazyGenerated, LazyHook)

@@ -14,12 +14,15 @@ hooked subclass inherit its hooks; an attribute a subclass defines itself is lef
 The generated methods and operators are hooked too: with no mode open the bindings don't name
 themselves to the dispatcher (NOTE [the public function reaches level 1], stack.py), so the
 hook is what hands `t.add(1)` over as `Tensor.add` and `t * 2` as `Tensor.mul`.
+A Tensor method still standing in for its lazily loaded family (NOTE [op families load on first
+use]) gets a `LazyHook` on the subclass: the hook is made on its first read, so defining a
+subclass (`nn.Parameter`'s lazy placeholders at `import ember.nn`) loads no op family.
 """
 from __future__ import annotations
 
 from ember._core.dispatch import subclasses
 from ember._core.dispatch.stack import REPORTED_AS
-from ember._core.lazy_method import STAND_INS
+from ember._core.lazy_method import STAND_INS, LazyHook
 
 # Tensor attributes that stay as they are: the subclass machinery itself, construction,
 # pickling (the subclass's own reduce logic), and what PyTorch leaves in Python without the
@@ -77,11 +80,6 @@ def install(cls, base, wanted, handle) -> None:
     (Tensor) itself, so that calls to them reach __torch_function__."""
     if cls not in subclasses.FUNCTION:
         return
-    # The methods still standing in for their lazily loaded family take their place first, so
-    # that each is hooked (NOTE [op families load on first use]).
-    for name, attr in list(vars(base).items()):
-        if type(attr) in STAND_INS:
-            getattr(base, name)
     mro = cls.__mro__
     defined = set()         # what the subclass (or a hooked parent) defines itself
     for k in mro[:mro.index(base)]:
@@ -89,12 +87,34 @@ def install(cls, base, wanted, handle) -> None:
     for name, attr in vars(base).items():
         if name in NEVER or name in defined:
             continue
-        key = (name, attr, wanted, handle)
-        hook = _HOOKS.get(key)
-        if hook is None:
-            hook = _HOOKS[key] = _make_hook(base, name, attr, wanted, handle)
+        hook = _hook(base, name, attr, wanted, handle)
         if hook is not False:
             setattr(cls, name, hook)
+
+
+def _hook(base, name, attr, wanted, handle):
+    """The hook of Tensor attribute `name` (shared by every subclass), a LazyHook while it or
+    the method it is reported as is a stand-in, or False for one that is left alone."""
+    key = (name, attr, wanted, handle)
+    hook = _HOOKS.get(key)
+    if hook is None:
+        reported = vars(base).get(REPORTED_AS.get(name, name))
+        if type(attr) in STAND_INS or type(reported) in STAND_INS:
+            hook = LazyHook(name, lambda: _resolved_hook(base, name, wanted, handle))
+        else:
+            hook = _make_hook(base, name, attr, wanted, handle)
+        _HOOKS[key] = hook
+    return hook
+
+
+def _resolved_hook(base, name, wanted, handle):
+    """A LazyHook's first read: Tensor's method (and the one it is reported as) in place, and
+    its hook, or Tensor's attribute itself where it is left alone."""
+    getattr(base, name)
+    getattr(base, REPORTED_AS.get(name, name), None)
+    attr = vars(base)[name]
+    hook = _HOOKS[(name, attr, wanted, handle)] = _make_hook(base, name, attr, wanted, handle)
+    return attr if hook is False else hook
 
 
 def _make_hook(base, name, attr, wanted, handle):
