@@ -1,7 +1,9 @@
 """Tensor methods that load on first use: a frontend's whose op family is not imported yet
 (NOTE [op families load on first use], _core/registry.py), and the generated ones of
 `bindings_more.py` (NOTE [rarely used bindings load on first use], tools/gen_bindings.py), and
-a subclass's `__torch_function__` hooks of such methods (dispatch/subclass_hooks.py)."""
+a subclass's `__torch_function__` hooks of such methods (dispatch/subclass_hooks.py); and
+what a library module (nn, optim) takes from an op family: `LazyAttribute` in a class,
+`LazyModule` in the module's globals."""
 from __future__ import annotations
 
 from ember._core.registry import FRONTENDS
@@ -43,12 +45,12 @@ class LazyGenerated:
         return _replace(self, self.attribute, value, instance, owner)
 
 
-class LazyHook:
-    """Stands in a Tensor subclass for the `__torch_function__` hook of a Tensor method that is
-    itself still a stand-in (NOTE [subclass methods reach __torch_function__],
-    dispatch/subclass_hooks.py), so that defining such a subclass loads no op family: the first
-    read calls `make()`, which resolves Tensor's method and answers the hook, and the hook takes
-    its place as LazyMethod's does."""
+class LazyAttribute:
+    """Stands in a class for the attribute `make()` answers until first read, when that takes
+    its place as LazyMethod's does: a Tensor subclass's `__torch_function__` hook of a Tensor
+    method that is itself still a stand-in (NOTE [subclass methods reach __torch_function__],
+    dispatch/subclass_hooks.py), so that defining such a subclass loads no op family; a layer's
+    op family function (`Conv2d._conv`)."""
 
     __slots__ = ("attribute", "make")
 
@@ -58,6 +60,30 @@ class LazyHook:
 
     def __get__(self, instance, owner=None):
         return _replace(self, self.attribute, self.make(), instance, owner)
+
+
+class LazyModule:
+    """Stands for a module in another module's globals until an attribute is first read: then
+    it imports the module and puts it in its own place there, so later reads find the module
+    itself (no cost per call). `_ops = LazyModule("ember._ops.nn_dropout", globals(), "_ops")`
+    lets `nn.functional` name an op family without importing it (NOTE [op families load on
+    first use])."""
+
+    __slots__ = ("_module", "_name", "_namespace")
+
+    def __init__(self, module, namespace, name):
+        self._module = module
+        self._namespace = namespace
+        self._name = name
+
+    def __getattr__(self, attribute):
+        import importlib
+        module = importlib.import_module(self._module)
+        self._namespace[self._name] = module
+        return getattr(module, attribute)
+
+    def __repr__(self) -> str:
+        return f"<module {self._module!r}, loaded on first use>"
 
 
 def _replace(stand_in, attribute, value, instance, owner):
@@ -70,4 +96,4 @@ def _replace(stand_in, attribute, value, instance, owner):
     return value if bind is None else bind(value, instance, owner)
 
 
-STAND_INS = (LazyMethod, LazyGenerated, LazyHook)
+STAND_INS = (LazyMethod, LazyGenerated, LazyAttribute)

@@ -15,14 +15,14 @@ The generated methods and operators are hooked too: with no mode open the bindin
 themselves to the dispatcher (NOTE [the public function reaches level 1], stack.py), so the
 hook is what hands `t.add(1)` over as `Tensor.add` and `t * 2` as `Tensor.mul`.
 A Tensor method still standing in for its lazily loaded family (NOTE [op families load on first
-use]) gets a `LazyHook` on the subclass: the hook is made on its first read, so defining a
+use]) gets a `LazyAttribute` on the subclass: the hook is made on its first read, so defining a
 subclass (`nn.Parameter`'s lazy placeholders at `import ember.nn`) loads no op family.
 """
 from __future__ import annotations
 
 from ember._core.dispatch import subclasses
 from ember._core.dispatch.stack import REPORTED_AS
-from ember._core.lazy_method import STAND_INS, LazyHook
+from ember._core.lazy_method import STAND_INS, LazyAttribute
 
 # Tensor attributes that stay as they are: the subclass machinery itself, construction,
 # pickling (the subclass's own reduce logic), and what PyTorch leaves in Python without the
@@ -93,14 +93,14 @@ def install(cls, base, wanted, handle) -> None:
 
 
 def _hook(base, name, attr, wanted, handle):
-    """The hook of Tensor attribute `name` (shared by every subclass), a LazyHook while it or
+    """The hook of Tensor attribute `name` (shared by every subclass), a LazyAttribute while it or
     the method it is reported as is a stand-in, or False for one that is left alone."""
     key = (name, attr, wanted, handle)
     hook = _HOOKS.get(key)
     if hook is None:
         reported = vars(base).get(REPORTED_AS.get(name, name))
         if type(attr) in STAND_INS or type(reported) in STAND_INS:
-            hook = LazyHook(name, lambda: _resolved_hook(base, name, wanted, handle))
+            hook = LazyAttribute(name, lambda: _resolved_hook(base, name, wanted, handle))
         else:
             hook = _make_hook(base, name, attr, wanted, handle)
         _HOOKS[key] = hook
@@ -108,7 +108,7 @@ def _hook(base, name, attr, wanted, handle):
 
 
 def _resolved_hook(base, name, wanted, handle):
-    """A LazyHook's first read: Tensor's method (and the one it is reported as) in place, and
+    """The first read of its LazyAttribute: Tensor's method (and the one it is reported as) in place, and
     its hook, or Tensor's attribute itself where it is left alone."""
     getattr(base, name)
     getattr(base, REPORTED_AS.get(name, name), None)
