@@ -11,7 +11,6 @@ from __future__ import annotations
 import threading
 
 from ember._core.kernel_table import STRIDED, DispatchKey, KernelTable
-from ember._core.schema import parse_schema
 
 # Elementwise type-promotion kinds (as in PyTorch's ELEMENTWISE_TYPE_PROMOTION_KIND).
 DEFAULT = "default"
@@ -87,6 +86,9 @@ class OpDef:
         self._build = None
         if kind not in KINDS:
             raise ValueError(f"register_op: unknown kind {kind!r}")
+        # (imported here: `import ember` builds no entry, and the parser's dataclasses are
+        # ~1.5 ms of its import, NOTE [op entries are built on first use])
+        from ember._core.schema import parse_schema
         self.schema = parse_schema(schema)
         self.name = self.schema.full_name
         self.namespace = "aten"        # a user's op (ember.library): its library's namespace
