@@ -41,7 +41,7 @@ NOT_AT_IMPORT = (
     "ember._ops.pointwise", "ember._ops.creation", "ember._ops.linalg", "ember._ops.nn_conv",
     "ember._ops.foreach", "ember._ops.sparse", "ember._generated.bindings_more",
     "ember._generated.bindings_pointwise", "ember._core.schema", "ember.autograd.function",
-    "dataclasses",
+    "dataclasses", "heapq",
     "scipy", "sympy", "cupy", "torch", "threadpoolctl", "json", "multiprocessing",
 )
 
