@@ -1,9 +1,12 @@
-"""Tensor methods that load on first use: a frontend's whose op family is not imported yet
-(NOTE [op families load on first use], _core/registry.py), and the generated ones of
-`bindings_more.py` (NOTE [rarely used bindings load on first use], tools/gen_bindings.py), and
-a subclass's `__torch_function__` hooks of such methods (dispatch/subclass_hooks.py); and
-what a library module (nn, optim) takes from an op family: `LazyAttribute` in a class,
-`LazyModule` in the module's globals."""
+"""What loads on first use and then takes its own place, so that later reads cost nothing more.
+
+Tensor methods: a frontend's whose op family is not imported yet (`LazyMethod`, NOTE [op
+families load on first use], _core/registry.py), and the generated ones of `bindings_more.py`
+and `bindings_pointwise.py` (`LazyGenerated`, NOTE [rarely used bindings load on first use],
+tools/gen_bindings.py). Class attributes made on first read (`LazyAttribute`): a subclass's
+`__torch_function__` hooks (dispatch/subclass_hooks.py), a layer's op family function
+(`Conv2d._conv`). Modules named in another module's globals (`LazyModule`): the op families a
+library module (nn, optim) calls, the engine's heapq."""
 from __future__ import annotations
 
 from ember._core.registry import FRONTENDS
@@ -67,7 +70,7 @@ class LazyModule:
     it imports the module and puts it in its own place there, so later reads find the module
     itself (no cost per call). `_ops = LazyModule("ember._ops.nn_dropout", globals(), "_ops")`
     lets `nn.functional` name an op family without importing it (NOTE [op families load on
-    first use])."""
+    first use]). A `from` import of the names would load it at once."""
 
     __slots__ = ("_module", "_name", "_namespace")
 
