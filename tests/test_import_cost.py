@@ -14,16 +14,18 @@ import sys
 import numpy as np
 import pytest
 
-# The bound on `ember.*` modules after `import ember`. Today (December 2026) the count is 64: the
-# core (`_core/`, 37 with the dispatcher), autograd (13), the back-ends (6), the bindings and the
-# index of the op families (3), the facade's few modules (`_tensor`, `_random`, `_C`, `version`)
-# and the only op families imported at once (`_ops/`: conversion, complex_half_ops and what they
-# import); the other 90-odd families load on first use (NOTE [op families load on first use]),
-# and so do the rarely used bindings (NOTE [rarely used bindings load on first use]). The bound
-# leaves about 15% for new core files; a library package imported eagerly overshoots it
-# (`ember.nn` is ~75 modules, `ember.fx` ~90, `ember.distributions` ~110, `ember.optim` ~24),
-# and so does an op family imported at the top of a core file.
-MAX_EMBER_MODULES = 75
+# The bound on `ember.*` modules after `import ember`. Today (December 2026) the count is 62: the
+# core (`_core/`, 35 with the dispatcher), autograd (10: custom Functions and `Variable` load on
+# first use), the back-ends (7), the bindings and the index of the op families (3), the facade's
+# few modules (`_tensor`, `_C`, `version`) and the only op families imported at once (`_ops/`:
+# conversion, complex_half_ops and what they import); the other 90-odd families load on first
+# use (NOTE [op families load on first use]), and so do the bindings of the pointwise and the
+# rarely used families (NOTE [rarely used bindings load on first use]). The bound is the count
+# (issue 23): a new module imported by `import ember` raises it here, on purpose. A library
+# package imported eagerly overshoots it (`ember.nn` is ~85 modules, `ember.fx` ~90,
+# `ember.distributions` ~110, `ember.optim` ~28), and so does an op family imported at the top
+# of a core file.
+MAX_EMBER_MODULES = 62
 
 # Never loaded by `import ember`: each loads on first use (`ember.__getattr__`, NOTE at the top of
 # ember/__init__.py), or, for third-party libraries, inside the kernels that need them.
@@ -38,6 +40,8 @@ NOT_AT_IMPORT = (
     # op families and bindings loaded on first use (NOTE [op families load on first use])
     "ember._ops.pointwise", "ember._ops.creation", "ember._ops.linalg", "ember._ops.nn_conv",
     "ember._ops.foreach", "ember._ops.sparse", "ember._generated.bindings_more",
+    "ember._generated.bindings_pointwise", "ember._core.schema", "ember.autograd.function",
+    "dataclasses", "heapq",
     "scipy", "sympy", "cupy", "torch", "threadpoolctl", "json", "multiprocessing",
 )
 
@@ -282,3 +286,130 @@ def test_threads_load_one_family_together():
     assert got.keys() == expected.keys()
     for name, values in expected.items():
         np.testing.assert_allclose(got[name], values, rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+# What a program that does not call them must not load (issue 23): the library packages name
+# op families, but each loads on first use (LazyModule, LazyAttribute, `__getattr__`), and the
+# lazy placeholders of nn/parameter.py hook Tensor's methods without resolving them.
+_LIBRARY_IMPORTS = ("import ember.nn", "import ember.optim", "import ember.nn.functional",
+                    "import ember, ember.nn, ember.nn.functional, ember.optim, ember.utils.data")
+
+
+def _families(modules):
+    return sorted(m for m in modules if m.startswith(("ember._ops.", "ember._generated.")))
+
+
+@pytest.mark.parametrize("statement", _LIBRARY_IMPORTS)
+def test_libraries_load_no_op_family(after_import, statement):
+    assert _families(_loaded_after(statement)) == _families(after_import)
+
+
+def test_nn_families_load_on_first_use():
+    # After `import ember.nn` (no op family loaded), the layers and functions that name a family
+    # load it on first use and compute as PyTorch does.
+    code = (
+        "import sys, json\n"
+        "import ember\n"
+        "import ember.nn as nn, ember.nn.functional as F\n"
+        "before = sorted(m for m in sys.modules if m.startswith('ember._ops.nn'))\n"
+        "x = ember.arange(2 * 3 * 5 * 5, dtype=ember.float32).reshape(2, 3, 5, 5) / 50\n"
+        "conv = nn.Conv2d(3, 4, 3, padding=1, padding_mode='circular')\n"
+        "with ember.no_grad():\n"
+        "    conv.weight.copy_(ember.linspace(-1, 1, 4 * 3 * 9).reshape(4, 3, 3, 3))\n"
+        "    conv.bias.copy_(ember.tensor([0.1, -0.2, 0.3, 0.0]))\n"
+        "y = conv(x)\n"
+        "z = F.group_norm(F.dropout(y, 0.5, training=False), 2)\n"
+        "e = F.embedding(ember.tensor([[0, 2], [1, 1]]), ember.arange(12.0).reshape(3, 4),\n"
+        "                max_norm=5.0)\n"
+        "r = nn.GRUCell(4, 2)\n"
+        "with ember.no_grad():\n"
+        "    for p in r.parameters():\n"
+        "        p.copy_(ember.linspace(-0.5, 0.5, p.numel()).reshape(p.shape))\n"
+        "h = r(e[0])\n"
+        "print(json.dumps([before, F.conv2d is ember.conv2d, y.tolist(), z.tolist(), e.tolist(),\n"
+        "                  h.tolist()]))\n")
+    before, same, y, z, e, h = json.loads(_run(code))
+    import torch
+    import torch.nn as tnn
+    import torch.nn.functional as tF
+    x = torch.arange(2 * 3 * 5 * 5, dtype=torch.float32).reshape(2, 3, 5, 5) / 50
+    conv = tnn.Conv2d(3, 4, 3, padding=1, padding_mode="circular")
+    with torch.no_grad():
+        conv.weight.copy_(torch.linspace(-1, 1, 4 * 3 * 9).reshape(4, 3, 3, 3))
+        conv.bias.copy_(torch.tensor([0.1, -0.2, 0.3, 0.0]))
+    ty = conv(x)
+    tz = tF.group_norm(tF.dropout(ty, 0.5, training=False), 2)
+    te = tF.embedding(torch.tensor([[0, 2], [1, 1]]), torch.arange(12.0).reshape(3, 4),
+                      max_norm=5.0)
+    r = tnn.GRUCell(4, 2)
+    with torch.no_grad():
+        for p in r.parameters():
+            p.copy_(torch.linspace(-0.5, 0.5, p.numel()).reshape(p.shape))
+    th = r(te[0])
+    assert before == [] and same
+    for got, want in ((y, ty), (z, tz), (e, te), (h, th)):
+        np.testing.assert_allclose(got, want.detach().numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_subclass_defined_before_its_families_load():
+    # Defining a subclass that overrides __torch_function__ resolves none of Tensor's lazily
+    # loaded methods (NOTE [subclass methods reach __torch_function__]); its calls of them then
+    # reach __torch_function__ under the names PyTorch gives.
+    code = (
+        "import sys, json, ember\n"
+        "families = lambda: sorted(m for m in sys.modules if m.startswith('ember._ops.'))\n"
+        "before = families()\n"
+        "seen = []\n"
+        "class Logged(ember.Tensor):\n"
+        "    @classmethod\n"
+        "    def __torch_function__(cls, func, types, args=(), kwargs=None):\n"
+        "        seen.append(func.__name__)\n"
+        "        return super().__torch_function__(func, types, args, kwargs or {})\n"
+        "unchanged = families() == before\n"
+        "x = ember.tensor([[1.0, 2.0], [3.0, 4.0]]).as_subclass(Logged)\n"
+        "seen.clear()\n"
+        "out = [x.cumsum(0).tolist(), (x / 2).tolist(), x.logaddexp(x).tolist(),\n"
+        "       x.logdet().item(), type(x.diff()).__name__]\n"
+        "print(json.dumps([unchanged, seen, out]))\n")
+    unchanged, seen, out = json.loads(_run(code))
+    import torch
+    torch_seen = []
+
+    class Logged(torch.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            torch_seen.append(func.__name__)
+            return super().__torch_function__(func, types, args, kwargs or {})
+
+    x = torch.tensor([[1.0, 2.0], [3.0, 4.0]]).as_subclass(Logged)
+    torch_seen.clear()
+    want = [x.cumsum(0).tolist(), (x / 2).tolist(), x.logaddexp(x).tolist(),
+            x.logdet().item(), type(x.diff()).__name__]
+    assert unchanged
+    assert seen == torch_seen
+    assert out[:3] == want[:3] and out[4] == want[4]
+    np.testing.assert_allclose(out[3], want[3], rtol=1e-6)
+
+
+def test_kernel_registered_before_its_family_loads():
+    # A kernel entered for an op whose family is not loaded yet (a plug-in's at `import ember`)
+    # loads nothing; the entry built later runs it, over the family's own entry for that key.
+    code = (
+        "import sys, json, ember\n"
+        "from ember._core.registry import OPS\n"
+        "def negated(xp, self, dim, dtype=None):\n"
+        "    return -xp.cumsum(self, axis=dim)\n"
+        "OPS['cumsum'].register_kernel('cpu', negated)\n"
+        "try:\n"
+        "    OPS['cummax'].register_kernel(('no_such_layout', 'cpu', None), negated)\n"
+        "    refused = None\n"
+        "except ValueError as exc:\n"
+        "    refused = str(exc)\n"
+        "loaded = 'ember._ops.cumulative' in sys.modules\n"
+        "x = ember.arange(6.0).reshape(2, 3)\n"
+        "print(json.dumps([loaded, refused, ember.cumsum(x, 1).tolist()]))\n")
+    loaded, refused, got = json.loads(_run(code))
+    import torch
+    assert not loaded
+    assert refused is not None and "unknown layout" in refused    # (checked at once)
+    assert got == (-torch.arange(6.0).reshape(2, 3).cumsum(1)).tolist()

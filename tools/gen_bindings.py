@@ -1,6 +1,6 @@
-"""Write `src/ember/_generated/bindings.py` from the op registry (with `bindings_more.py`, the
-rarely used families' bindings, and `op_index.py`, the index of the families loaded on first
-use: NOTE [op families load on first use], ember/_core/registry.py).
+"""Write `src/ember/_generated/bindings.py` from the op registry (with `bindings_more.py` and
+`bindings_pointwise.py`, the bindings loaded on first use, and `op_index.py`, the index of the
+families loaded on first use: NOTE [op families load on first use], ember/_core/registry.py).
 
 For every registered op this writes the `ember.<name>` function (with `out=` where the op has an
 out variant), the `Tensor.<name>` method, the in-place `Tensor.<name>_` method and the dunders,
@@ -30,7 +30,6 @@ sys.modules["ember._generated.bindings"] = _stub
 # ... and without the index of the lazily loaded families (NOTE [op families load on first use]):
 # it imports every family and records which files declare each op or add to it.
 sys.modules["ember._generated.op_index"] = type(sys)("ember._generated.op_index")
-MORE_TARGET = ROOT / "src" / "ember" / "_generated" / "bindings_more.py"
 INDEX_TARGET = ROOT / "src" / "ember" / "_generated" / "op_index.py"
 
 from ember._core.arguments import CHECKS
@@ -415,32 +414,47 @@ def generate_index(contributors, frontends) -> str:
 
 
 # NOTE [rarely used bindings load on first use]: the generated functions and methods of the ops
-# of these families (by file name prefix) go into `_generated/bindings_more.py`, imported on the
-# first read of one of them (`__getattr__` below for the functions, `LazyGenerated` in the
-# class for the methods; the real method then takes its place in the class, so calls cost
-# nothing more). A Python name stays in `bindings.py` when any op of that name is in another
-# family, has an operator dunder, or has an in-place function form (`ember.exp_`).
+# of these families (by file name prefix) go into a module of their own (`_generated/
+# bindings_more.py`, `bindings_pointwise.py`), imported on the first read of one of them
+# (`__getattr__` below for the functions, `LazyGenerated` in the class for the methods; the real
+# method then takes its place in the class, so calls cost nothing more). A Python name stays in
+# `bindings.py` when any of its ops is in another group's families, has an operator dunder, or
+# has an in-place function form (`ember.exp_`).
 RARE_FAMILIES = (
     "linalg", "fft", "special", "sparse", "nn_", "foreach", "windows", "decomposition",
     "misc", "random_", "quantize", "typing_ops", "tensor_", "indexing_masked", "cumulative",
     "sorting", "shape_join", "creation_data",
 )
-MORE_HEADER = HEADER.replace(
-    'Do not edit by hand."""',
-    'Do not edit by hand.\n\nThe bindings of the rarely used op families, imported on first '
-    'use (NOTE [rarely used\nbindings load on first use], tools/gen_bindings.py)."""')
+# module -> (the families whose bindings it holds, what its docstring says they are)
+LAZY_BINDINGS = {
+    "bindings_more": (RARE_FAMILIES, "rarely used op families"),
+    "bindings_pointwise": (("pointwise",), "pointwise op families"),
+}
 
 
-def _rare_names(OPS, declared) -> set:
-    """The Python names whose bindings go into bindings_more.py."""
+def _lazy_header(what: str) -> str:
+    return HEADER.replace(
+        'Do not edit by hand."""',
+        f'Do not edit by hand.\n\nThe bindings of the {what}, imported on first use (NOTE '
+        '[rarely used\nbindings load on first use], tools/gen_bindings.py)."""')
+
+
+def _lazy_names(OPS, declared) -> dict:
+    """Python name -> the module of LAZY_BINDINGS its bindings go into."""
     from ember._ops.inplace_functions import INPLACE_FUNCTIONS
     by_name = {}
     for op in OPS.values():
         by_name.setdefault(op.python_name, []).append(op)
-    return {name for name, ops in by_name.items()
-            if all(declared.get(op.name, "").startswith(RARE_FAMILIES) and not op.dunders
-                   and not {a + "_" for a in (name, *op.aliases)} & set(INPLACE_FUNCTIONS)
-                   for op in ops)}
+    found = {}
+    for name, ops in by_name.items():
+        if any(op.dunders or {a + "_" for a in (name, *op.aliases)} & set(INPLACE_FUNCTIONS)
+               for op in ops):
+            continue
+        for module, (families, _) in LAZY_BINDINGS.items():
+            if all(declared.get(op.name, "").startswith(families) for op in ops):
+                found[name] = module
+                break
+    return found
 
 
 def _method_names(op) -> list:
@@ -452,29 +466,33 @@ def _method_names(op) -> list:
     return names
 
 
-def generate() -> tuple:
+def generate() -> dict:
     contributors, lazy_frontends, declared = _load_families_recording()
     from ember._core.registry import FRONTENDS, OPS
 
-    rare = _rare_names(OPS, declared)
+    lazy = _lazy_names(OPS, declared)
     out = [HEADER]
     out.append("import ember._ops  # fills the registry\n")
     out.append("import ember._generated.op_index  # the entries of the families loaded on first "
                "use\n")
     out.append("from ember._core.registry import FRONTENDS as _FE\n\n")
-    more = [MORE_HEADER, "\n"]
+    # module -> its text, its functions' code, its methods' code
+    more = {module: ([_lazy_header(what), "\n"], [], []) for module, (_, what)
+            in LAZY_BINDINGS.items()}
     lines, methods, dunders = [], [], []
-    more_lines, more_methods, more_functions, more_method_names = [], [], [], []
+    more_functions, more_methods = {}, {}         # name -> its module
     functions = []
     for key in sorted(OPS):
         op = OPS[key]
         var = "_op_" + key.replace(".", "_")
-        if op.python_name in rare:
-            more.append(f"{var} = _OPS[{key!r}]\n")
-            emit_op(op, var, more_lines, more_methods, [])
+        module = lazy.get(op.python_name)
+        if module is not None:
+            text, module_lines, module_methods = more[module]
+            text.append(f"{var} = _OPS[{key!r}]\n")
+            emit_op(op, var, module_lines, module_methods, [])
             if op.function:
-                more_functions += [op.python_name, *op.aliases]
-            more_method_names += _method_names(op)
+                more_functions.update(dict.fromkeys([op.python_name, *op.aliases], module))
+            more_methods.update(dict.fromkeys(_method_names(op), module))
             continue
         out.append(f"{var} = _OPS[{key!r}]\n")
         emit_op(op, var, lines, methods, dunders)
@@ -484,13 +502,14 @@ def generate() -> tuple:
     out.append("_prepare_runners()  # the bindings call op.runner directly\n")
     out.append("\n\n")
     out.append("\n\n".join(lines))
-    more.append("\n\n")
-    more.append("\n\n".join(more_lines))
-    more.append("\n\nclass _Methods:\n    __slots__ = ()\n\n")
-    more.append("\n".join(more_methods) or "    pass\n")
-    more.append("\n\n# Each op's docstring, from its registry entry (ember/_core/docs.py).\n")
-    more.append("from ember._core.docs import attach as _attach_docs\n")
-    more.append("_attach_docs(globals(), _Methods, frontends=False)\n")
+    for text, module_lines, module_methods in more.values():
+        text.append("\n\n")
+        text.append("\n\n".join(module_lines))
+        text.append("\n\nclass _Methods:\n    __slots__ = ()\n\n")
+        text.append("\n".join(module_methods) or "    pass\n")
+        text.append("\n\n# Each op's docstring, from its registry entry (ember/_core/docs.py).\n")
+        text.append("from ember._core.docs import attach as _attach_docs\n")
+        text.append("_attach_docs(globals(), _Methods, frontends=False)\n")
     fe_methods = []
     lazy_functions = []
     for name in sorted(FRONTENDS):
@@ -519,11 +538,13 @@ def generate() -> tuple:
         for dunder in sorted(fe.dunders):
             fe_methods.append(f"    {dunder} = _FE[{name!r}].dunders[{dunder!r}]\n")
     out.append("\n\nfrom ember._core.lazy_method import LazyGenerated as _More, "
-               "LazyMethod as _Lazy\n\n\ndef _more_methods():\n"
-               "    from ember._generated import bindings_more\n"
-               "    return bindings_more._Methods\n")
-    more_stubs = [f"    {name} = _More({name!r}, _more_methods)\n"
-                  for name in sorted(set(more_method_names))]
+               "LazyMethod as _Lazy\n")
+    for module in LAZY_BINDINGS:
+        out.append(f"\n\ndef _{module}_methods():\n"
+                   f"    from ember._generated import {module}\n"
+                   f"    return {module}._Methods\n")
+    more_stubs = [f"    {name} = _More({name!r}, _{module}_methods)\n"
+                  for name, module in sorted(more_methods.items())]
     out.append("\n\nclass _Methods:\n    __slots__ = ()\n\n")
     out.append("\n".join(methods + dunders + fe_methods + more_stubs) or "    pass\n")
     # PyTorch's in-place function forms (torch.exp_(x)): the generated methods themselves.
@@ -552,16 +573,16 @@ def generate() -> tuple:
     for name in lazy_functions:
         out.append(f"    {name!r},\n")
     out.append("))\n")
-    out.append("# NOTE [rarely used bindings load on first use] (tools/gen_bindings.py).\n"
-               "_MORE = frozenset((\n")
-    for name in sorted(set(more_functions)):
-        out.append(f"    {name!r},\n")
-    out.append("))\nLAZY_FUNCTIONS |= _MORE\n\n\n")
+    out.append("# NOTE [rarely used bindings load on first use] (tools/gen_bindings.py): name ->"
+               " module.\n_MORE = {\n")
+    for name, module in sorted(more_functions.items()):
+        out.append(f"    {name!r}: {module!r},\n")
+    out.append("}\nLAZY_FUNCTIONS |= frozenset(_MORE)\n\n\n")
     out.append('''def __getattr__(name):
     if name in LAZY_FUNCTIONS:
         if name in _MORE:
-            from ember._generated import bindings_more
-            value = getattr(bindings_more, name)
+            import importlib
+            value = getattr(importlib.import_module(f"ember._generated.{_MORE[name]}"), name)
         elif name in _LAZY_INPLACE:     # (the method itself, as the other in-place forms)
             value = getattr(_Methods, name)
         else:
@@ -587,11 +608,13 @@ _DUNDERS = frozenset(name for name in _Methods.__dict__
                                       "__static_attributes__", "__hash__"))
 # (__hash__: defining __eq__ above set _Methods.__hash__ to None; tensors hash by identity.)
 ''')
-    return "".join(out), "".join(more), generate_index(contributors, lazy_frontends)
+    return {TARGET: "".join(out), INDEX_TARGET: generate_index(contributors, lazy_frontends),
+            **{TARGET.parent / f"{module}.py": "".join(text)
+               for module, (text, _, _) in more.items()}}
 
 
 def main() -> int:
-    texts = dict(zip((TARGET, MORE_TARGET, INDEX_TARGET), generate()))
+    texts = generate()
     if "--check" in sys.argv:
         for target, text in texts.items():
             current = target.read_text() if target.exists() else ""

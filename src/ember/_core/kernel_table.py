@@ -155,6 +155,16 @@ def register_extension(name, leading_test, any_test) -> None:
     EXTENSIONS[name] = (leading_test, any_test)
 
 
+def checked_key(key) -> DispatchKey:
+    """`as_key(key)`, refused (ValueError) where its layout or dtype extension is unknown."""
+    key = as_key(key)
+    if key.layout not in LAYOUTS:
+        raise ValueError(f"unknown layout {key.layout!r} in dispatch key {key}")
+    if key.extension is not None and key.extension not in EXTENSIONS:
+        raise ValueError(f"unknown dtype extension {key.extension!r} in dispatch key {key}")
+    return key
+
+
 class KernelTable:
     """One op's kernels by dispatch key (NOTE [the kernel table])."""
 
@@ -167,11 +177,7 @@ class KernelTable:
         self._running = {}         # kernel as written -> kernel as run (quiet where the op is)
 
     def register(self, key, kernel) -> None:
-        key = as_key(key)
-        if key.layout not in LAYOUTS:
-            raise ValueError(f"unknown layout {key.layout!r} in dispatch key {key}")
-        if key.extension is not None and key.extension not in EXTENSIONS:
-            raise ValueError(f"unknown dtype extension {key.extension!r} in dispatch key {key}")
+        key = checked_key(key)
         self.entries[key] = kernel
         self._resolved.clear()
         self._running.clear()

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import threading
 
-from ember._core.kernel_table import STRIDED, DispatchKey, KernelTable
-from ember._core.schema import parse_schema
+from ember._core.kernel_table import STRIDED, DispatchKey, KernelTable, checked_key
 
 # Elementwise type-promotion kinds (as in PyTorch's ELEMENTWISE_TYPE_PROMOTION_KIND).
 DEFAULT = "default"
@@ -87,6 +86,9 @@ class OpDef:
         self._build = None
         if kind not in KINDS:
             raise ValueError(f"register_op: unknown kind {kind!r}")
+        # (imported here: `import ember` builds no entry, and the parser's dataclasses are
+        # ~1.5 ms of its import, NOTE [op entries are built on first use])
+        from ember._core.schema import parse_schema
         self.schema = parse_schema(schema)
         self.name = self.schema.full_name
         self.namespace = "aten"        # a user's op (ember.library): its library's namespace
@@ -306,8 +308,8 @@ def _build_declared(op) -> None:
         OpDef._build.__set__(op, None)
         build(op)
         OpDef._build.__set__(op, None)
-        for key, entry in _PENDING_KERNELS.pop(op.name, ()):
-            op.register_kernel(key, entry)
+        for key, entry in (*_PENDING_KERNELS.pop(op.name, ()), *_LATE_KERNELS.pop(op.name, ())):
+            OpDef.register_kernel(op, key, entry)
         op.__class__ = OpDef
         for hook in _ON_BUILT:
             hook(op)
@@ -317,6 +319,11 @@ class _DeclaredOp(OpDef):
     """An op entry declared but not built yet (NOTE [op entries are built on first use])."""
 
     __slots__ = ()
+
+    def register_kernel(self, key, kernel) -> None:
+        """The key is checked now and the kernel entered when the entry is built, after the
+        entries its family files make (a plug-in's kernels at `import ember` build nothing)."""
+        _LATE_KERNELS.setdefault(self.name, []).append((checked_key(key), kernel))
 
 
 _LIGHT = ("name", "python_name", "doc", "function", "method", "inplace", "dunders")
@@ -415,6 +422,9 @@ def register_form(base: str, schema: str, *, numbers: tuple = (), when=None,
 # Entries for ops not declared yet (a family file may register a kernel for an op of a family
 # imported after it): name -> [(key, kernel)], entered when the op is declared.
 _PENDING_KERNELS: dict = {}
+# Kernels entered through a declared entry's `register_kernel` (a plug-in's, a user's): entered
+# after the family files' own when it is built, as they would be had the family been imported.
+_LATE_KERNELS: dict = {}
 
 
 def register_kernel(op_name: str, key, kernel) -> None:

@@ -16,7 +16,8 @@ from __future__ import annotations
 grad = None                  # autograd.grad
 enable_grad = None           # grad_mode.enable_grad
 no_grad = None               # grad_mode.no_grad
-Function = None              # autograd.Function: the base of the ops' custom Functions
+# Function: autograd.Function, the base of the ops' custom Functions; loaded on first read
+# (`_loaders`, below).
 node_class_named = None      # graph.node_class_named: a backward node class by its name
 set_anomaly_enabled = None   # anomaly_mode._enable(mode, check_nan)
 
@@ -36,3 +37,15 @@ load_decompositions = None
 # WorkerInfo or None. Still None means no DataLoader was ever made, so no worker exists
 # (ember._random picks a thread worker's own generator through it).
 worker_info = None
+
+# name -> () -> value: a name loaded on its first read (`__getattr__`), then set here, so a
+# layer's module that only some ops need is not imported by `import ember` (autograd.Function).
+_loaders: dict = {}
+
+
+def __getattr__(name: str):
+    load = _loaders.get(name)
+    if load is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = globals()[name] = load()
+    return value

@@ -21,8 +21,6 @@ _op___lshift___Scalar = _OPS['__lshift__.Scalar']
 _op___lshift___Tensor = _OPS['__lshift__.Tensor']
 _op___rshift___Scalar = _OPS['__rshift__.Scalar']
 _op___rshift___Tensor = _OPS['__rshift__.Tensor']
-_op__conj = _OPS['_conj']
-_op__conj_physical = _OPS['_conj_physical']
 _op__local_scalar_dense = _OPS['_local_scalar_dense']
 _op__log_softmax = _OPS['_log_softmax']
 _op__log_softmax_backward_data = _OPS['_log_softmax_backward_data']
@@ -35,8 +33,6 @@ _op_acos = _OPS['acos']
 _op_acosh = _OPS['acosh']
 _op_add_Scalar = _OPS['add.Scalar']
 _op_add_Tensor = _OPS['add.Tensor']
-_op_addcdiv = _OPS['addcdiv']
-_op_addcmul = _OPS['addcmul']
 _op_addmv = _OPS['addmv']
 _op_adjoint = _OPS['adjoint']
 _op_alias = _OPS['alias']
@@ -46,7 +42,6 @@ _op_all_dims = _OPS['all.dims']
 _op_amax = _OPS['amax']
 _op_amin = _OPS['amin']
 _op_aminmax = _OPS['aminmax']
-_op_angle = _OPS['angle']
 _op_any = _OPS['any']
 _op_any_dim = _OPS['any.dim']
 _op_any_dims = _OPS['any.dims']
@@ -58,7 +53,6 @@ _op_as_strided_scatter = _OPS['as_strided_scatter']
 _op_asin = _OPS['asin']
 _op_asinh = _OPS['asinh']
 _op_atan = _OPS['atan']
-_op_atan2 = _OPS['atan2']
 _op_atanh = _OPS['atanh']
 _op_bernoulli = _OPS['bernoulli']
 _op_bernoulli_Tensor = _OPS['bernoulli.Tensor']
@@ -69,7 +63,6 @@ _op_bitwise_and_Tensor = _OPS['bitwise_and.Tensor']
 _op_bitwise_left_shift_Scalar_Tensor = _OPS['bitwise_left_shift.Scalar_Tensor']
 _op_bitwise_left_shift_Tensor = _OPS['bitwise_left_shift.Tensor']
 _op_bitwise_left_shift_Tensor_Scalar = _OPS['bitwise_left_shift.Tensor_Scalar']
-_op_bitwise_not = _OPS['bitwise_not']
 _op_bitwise_or_Scalar = _OPS['bitwise_or.Scalar']
 _op_bitwise_or_Scalar_Tensor = _OPS['bitwise_or.Scalar_Tensor']
 _op_bitwise_or_Tensor = _OPS['bitwise_or.Tensor']
@@ -91,11 +84,8 @@ _op_clamp_max_Tensor = _OPS['clamp_max.Tensor']
 _op_clamp_min = _OPS['clamp_min']
 _op_clamp_min_Tensor = _OPS['clamp_min.Tensor']
 _op_clone = _OPS['clone']
-_op_conj = _OPS['conj']
 _op_conj_physical = _OPS['conj_physical']
 _op_copy = _OPS['copy']
-_op_copysign_Scalar = _OPS['copysign.Scalar']
-_op_copysign_Tensor = _OPS['copysign.Tensor']
 _op_cos = _OPS['cos']
 _op_cosh = _OPS['cosh']
 _op_count_nonzero = _OPS['count_nonzero']
@@ -109,7 +99,6 @@ _op_diagflat = _OPS['diagflat']
 _op_diagonal = _OPS['diagonal']
 _op_diagonal_copy = _OPS['diagonal_copy']
 _op_diagonal_scatter = _OPS['diagonal_scatter']
-_op_digamma = _OPS['digamma']
 _op_div_Scalar = _OPS['div.Scalar']
 _op_div_Tensor = _OPS['div.Tensor']
 _op_div_Tensor_mode = _OPS['div.Tensor_mode']
@@ -121,7 +110,6 @@ _op_eq_Scalar = _OPS['eq.Scalar']
 _op_eq_Tensor = _OPS['eq.Tensor']
 _op_erf = _OPS['erf']
 _op_erfc = _OPS['erfc']
-_op_erfinv = _OPS['erfinv']
 _op_exp = _OPS['exp']
 _op_exp2 = _OPS['exp2']
 _op_expand = _OPS['expand']
@@ -136,15 +124,9 @@ _op_flatten_using_ints = _OPS['flatten.using_ints']
 _op_flip = _OPS['flip']
 _op_fliplr = _OPS['fliplr']
 _op_flipud = _OPS['flipud']
-_op_float_power_Tensor_Tensor = _OPS['float_power.Tensor_Tensor']
 _op_floor = _OPS['floor']
 _op_floor_divide = _OPS['floor_divide']
-_op_fmax = _OPS['fmax']
-_op_fmin = _OPS['fmin']
-_op_fmod_Scalar = _OPS['fmod.Scalar']
-_op_fmod_Tensor = _OPS['fmod.Tensor']
 _op_frac = _OPS['frac']
-_op_frexp_Tensor = _OPS['frexp.Tensor']
 _op_full = _OPS['full']
 _op_full_like = _OPS['full_like']
 _op_gather = _OPS['gather']
@@ -153,10 +135,7 @@ _op_ge_Scalar = _OPS['ge.Scalar']
 _op_ge_Tensor = _OPS['ge.Tensor']
 _op_gt_Scalar = _OPS['gt.Scalar']
 _op_gt_Tensor = _OPS['gt.Tensor']
-_op_heaviside = _OPS['heaviside']
-_op_hypot = _OPS['hypot']
 _op_i0 = _OPS['i0']
-_op_imag = _OPS['imag']
 _op_index_Tensor = _OPS['index.Tensor']
 _op_index_add = _OPS['index_add']
 _op_index_copy = _OPS['index_copy']
@@ -165,22 +144,12 @@ _op_index_fill_int_Tensor = _OPS['index_fill.int_Tensor']
 _op_index_put = _OPS['index_put']
 _op_index_reduce = _OPS['index_reduce']
 _op_index_select = _OPS['index_select']
-_op_isclose = _OPS['isclose']
-_op_isfinite = _OPS['isfinite']
-_op_isinf = _OPS['isinf']
-_op_isnan = _OPS['isnan']
-_op_isneginf = _OPS['isneginf']
-_op_isposinf = _OPS['isposinf']
-_op_isreal = _OPS['isreal']
 _op_kron = _OPS['kron']
 _op_kthvalue = _OPS['kthvalue']
 _op_lcm = _OPS['lcm']
 _op_ldexp_Tensor = _OPS['ldexp.Tensor']
 _op_le_Scalar = _OPS['le.Scalar']
 _op_le_Tensor = _OPS['le.Tensor']
-_op_lerp_Scalar = _OPS['lerp.Scalar']
-_op_lerp_Tensor = _OPS['lerp.Tensor']
-_op_lgamma = _OPS['lgamma']
 _op_linalg_cross = _OPS['linalg_cross']
 _op_linalg_multi_dot = _OPS['linalg_multi_dot']
 _op_linalg_vector_norm = _OPS['linalg_vector_norm']
@@ -190,12 +159,6 @@ _op_log10 = _OPS['log10']
 _op_log1p = _OPS['log1p']
 _op_log2 = _OPS['log2']
 _op_log_softmax_int = _OPS['log_softmax.int']
-_op_logaddexp = _OPS['logaddexp']
-_op_logaddexp2 = _OPS['logaddexp2']
-_op_logical_and = _OPS['logical_and']
-_op_logical_not = _OPS['logical_not']
-_op_logical_or = _OPS['logical_or']
-_op_logical_xor = _OPS['logical_xor']
 _op_logit = _OPS['logit']
 _op_logspace = _OPS['logspace']
 _op_logsumexp = _OPS['logsumexp']
@@ -204,14 +167,12 @@ _op_lt_Tensor = _OPS['lt.Tensor']
 _op_matmul = _OPS['matmul']
 _op_max = _OPS['max']
 _op_max_dim = _OPS['max.dim']
-_op_maximum = _OPS['maximum']
 _op_mean = _OPS['mean']
 _op_mean_dim = _OPS['mean.dim']
 _op_median = _OPS['median']
 _op_median_dim = _OPS['median.dim']
 _op_min = _OPS['min']
 _op_min_dim = _OPS['min.dim']
-_op_minimum = _OPS['minimum']
 _op_mode = _OPS['mode']
 _op_movedim_int = _OPS['movedim.int']
 _op_movedim_intlist = _OPS['movedim.intlist']
@@ -234,7 +195,6 @@ _op_new_empty = _OPS['new_empty']
 _op_new_full = _OPS['new_full']
 _op_new_ones = _OPS['new_ones']
 _op_new_zeros = _OPS['new_zeros']
-_op_nextafter = _OPS['nextafter']
 _op_norm_ScalarOpt_dim_dtype = _OPS['norm.ScalarOpt_dim_dtype']
 _op_normal_Tensor_Tensor = _OPS['normal.Tensor_Tensor']
 _op_normal_Tensor_float = _OPS['normal.Tensor_float']
@@ -245,7 +205,6 @@ _op_ones = _OPS['ones']
 _op_ones_like = _OPS['ones_like']
 _op_permute = _OPS['permute']
 _op_poisson = _OPS['poisson']
-_op_polygamma = _OPS['polygamma']
 _op_pow_Scalar = _OPS['pow.Scalar']
 _op_pow_Tensor_Scalar = _OPS['pow.Tensor_Scalar']
 _op_pow_Tensor_Tensor = _OPS['pow.Tensor_Tensor']
@@ -263,7 +222,6 @@ _op_randn_like = _OPS['randn_like']
 _op_randperm = _OPS['randperm']
 _op_range_step = _OPS['range.step']
 _op_ravel = _OPS['ravel']
-_op_real = _OPS['real']
 _op_reciprocal = _OPS['reciprocal']
 _op_relu = _OPS['relu']
 _op_remainder_Scalar = _OPS['remainder.Scalar']
@@ -280,8 +238,6 @@ _op_rot90 = _OPS['rot90']
 _op_round = _OPS['round']
 _op_round_decimals = _OPS['round.decimals']
 _op_rsqrt = _OPS['rsqrt']
-_op_rsub_Scalar = _OPS['rsub.Scalar']
-_op_rsub_Tensor = _OPS['rsub.Tensor']
 _op_scalar_tensor = _OPS['scalar_tensor']
 _op_scatter_reduce = _OPS['scatter.reduce']
 _op_scatter_src = _OPS['scatter.src']
@@ -292,10 +248,7 @@ _op_scatter_reduce_two = _OPS['scatter_reduce.two']
 _op_select_int = _OPS['select.int']
 _op_select_backward = _OPS['select_backward']
 _op_select_scatter = _OPS['select_scatter']
-_op_sgn = _OPS['sgn']
 _op_sigmoid = _OPS['sigmoid']
-_op_sign = _OPS['sign']
-_op_signbit = _OPS['signbit']
 _op_sin = _OPS['sin']
 _op_sinc = _OPS['sinc']
 _op_sinh = _OPS['sinh']
@@ -312,8 +265,6 @@ _op_squeeze_dim = _OPS['squeeze.dim']
 _op_squeeze_dims = _OPS['squeeze.dims']
 _op_std_correction = _OPS['std.correction']
 _op_std_mean_correction = _OPS['std_mean.correction']
-_op_sub_Scalar = _OPS['sub.Scalar']
-_op_sub_Tensor = _OPS['sub.Tensor']
 _op_sum = _OPS['sum']
 _op_sum_dim_IntList = _OPS['sum.dim_IntList']
 _op_t = _OPS['t']
@@ -343,7 +294,6 @@ _op_view_dtype = _OPS['view.dtype']
 _op_view_as = _OPS['view_as']
 _op_view_as_complex = _OPS['view_as_complex']
 _op_view_as_real = _OPS['view_as_real']
-_op_where_self = _OPS['where.self']
 _op_xlogy_Scalar_Other = _OPS['xlogy.Scalar_Other']
 _op_xlogy_Scalar_Self = _OPS['xlogy.Scalar_Self']
 _op_xlogy_Tensor = _OPS['xlogy.Tensor']
@@ -351,14 +301,6 @@ _op_zero = _OPS['zero']
 _op_zeros = _OPS['zeros']
 _op_zeros_like = _OPS['zeros_like']
 _prepare_runners()  # the bindings call op.runner directly
-
-
-def _conj_physical(input):
-    try:
-        return _call(_op__conj_physical, (input,), _conj_physical) if _state.slow else _op__conj_physical.runner(_op__conj_physical, (input,))
-    except Exception as _exc:
-        _args.explain(_exc, '_conj_physical', True, _op__conj_physical, (input,), False)
-        raise
 
 
 def _log_softmax(input, dim, half_to_float, *, out=None):
@@ -442,24 +384,6 @@ def add(_input=_NO, _other=_NO, /, *_more, input=_NO, other=_NO, alpha=1, out=No
         return _call_out(_op_add_Tensor, (input, other, alpha,), out, add)
     except Exception as _exc:
         _args.explain(_exc, 'add', True, _op_add_Tensor, (input, other, alpha,), False)
-        raise
-
-
-def addcmul(_input=_NO, _tensor1=_NO, _tensor2=_NO, /, *_more, input=_NO, tensor1=_NO, tensor2=_NO, value=1, out=None):
-    if _more or _tensor2 is _NO or input is not _NO or tensor1 is not _NO or tensor2 is not _NO:
-        input, tensor1, tensor2, value, = _old_forms(_op_addcmul, 'addcmul', False, (_input, _tensor1, _tensor2, *_more,), {'input': input, 'tensor1': tensor1, 'tensor2': tensor2, 'value': value})
-    else:
-        input = _input
-        tensor1 = _tensor1
-        tensor2 = _tensor2
-    if not (type(value) is float or type(value) is int):
-        value = _args.scalar(value, ('addcmul', 'value', None))
-    try:
-        if out is None:
-            return _call(_op_addcmul, (input, tensor1, tensor2, value,), addcmul) if _state.slow else _op_addcmul.runner(_op_addcmul, (input, tensor1, tensor2, value,))
-        return _call_out(_op_addcmul, (input, tensor1, tensor2, value,), out, addcmul)
-    except Exception as _exc:
-        _args.explain(_exc, 'addcmul', True, _op_addcmul, (input, tensor1, tensor2, value,), False)
         raise
 
 
@@ -648,19 +572,6 @@ def atan(input, *, out=None):
 arctan = atan
 
 
-def atan2(input, other, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_atan2, (input, other), atan2) if _state.slow else _op_atan2.runner(_op_atan2, (input, other))
-        return _call_out(_op_atan2, (input, other), out, atan2)
-    except Exception as _exc:
-        _args.explain(_exc, 'atan2', True, _op_atan2, (input, other), False)
-        raise
-
-
-arctan2 = atan2
-
-
 def atanh(input, *, out=None):
     try:
         if out is None:
@@ -691,16 +602,6 @@ def bitwise_left_shift(input, other, *, out=None):
         return _call_out(_op_bitwise_left_shift_Tensor, (input, other), out, bitwise_left_shift)
     except Exception as _exc:
         _args.explain(_exc, 'bitwise_left_shift', True, _op_bitwise_left_shift_Tensor, (input, other), False)
-        raise
-
-
-def bitwise_not(input, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_bitwise_not, (input,), bitwise_not) if _state.slow else _op_bitwise_not.runner(_op_bitwise_not, (input,))
-        return _call_out(_op_bitwise_not, (input,), out, bitwise_not)
-    except Exception as _exc:
-        _args.explain(_exc, 'bitwise_not', True, _op_bitwise_not, (input,), False)
         raise
 
 
@@ -823,16 +724,6 @@ def conj_physical(input, *, out=None):
         raise
 
 
-def copysign(input, other, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_copysign_Tensor, (input, other), copysign) if _state.slow else _op_copysign_Tensor.runner(_op_copysign_Tensor, (input, other))
-        return _call_out(_op_copysign_Tensor, (input, other), out, copysign)
-    except Exception as _exc:
-        _args.explain(_exc, 'copysign', True, _op_copysign_Tensor, (input, other), False)
-        raise
-
-
 def cos(input, *, out=None):
     try:
         if out is None:
@@ -949,16 +840,6 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
         raise
 
 
-def digamma(input, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_digamma, (input,), digamma) if _state.slow else _op_digamma.runner(_op_digamma, (input,))
-        return _call_out(_op_digamma, (input,), out, digamma)
-    except Exception as _exc:
-        _args.explain(_exc, 'digamma', True, _op_digamma, (input,), False)
-        raise
-
-
 def eq(input, other, *, out=None):
     try:
         if out is None:
@@ -986,16 +867,6 @@ def erfc(input, *, out=None):
         return _call_out(_op_erfc, (input,), out, erfc)
     except Exception as _exc:
         _args.explain(_exc, 'erfc', True, _op_erfc, (input,), False)
-        raise
-
-
-def erfinv(input, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_erfinv, (input,), erfinv) if _state.slow else _op_erfinv.runner(_op_erfinv, (input,))
-        return _call_out(_op_erfinv, (input,), out, erfinv)
-    except Exception as _exc:
-        _args.explain(_exc, 'erfinv', True, _op_erfinv, (input,), False)
         raise
 
 
@@ -1089,36 +960,6 @@ def floor_divide(input, other, *, out=None):
         raise
 
 
-def fmax(input, other, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_fmax, (input, other), fmax) if _state.slow else _op_fmax.runner(_op_fmax, (input, other))
-        return _call_out(_op_fmax, (input, other), out, fmax)
-    except Exception as _exc:
-        _args.explain(_exc, 'fmax', True, _op_fmax, (input, other), False)
-        raise
-
-
-def fmin(input, other, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_fmin, (input, other), fmin) if _state.slow else _op_fmin.runner(_op_fmin, (input, other))
-        return _call_out(_op_fmin, (input, other), out, fmin)
-    except Exception as _exc:
-        _args.explain(_exc, 'fmin', True, _op_fmin, (input, other), False)
-        raise
-
-
-def fmod(input, other, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_fmod_Tensor, (input, other), fmod) if _state.slow else _op_fmod_Tensor.runner(_op_fmod_Tensor, (input, other))
-        return _call_out(_op_fmod_Tensor, (input, other), out, fmod)
-    except Exception as _exc:
-        _args.explain(_exc, 'fmod', True, _op_fmod_Tensor, (input, other), False)
-        raise
-
-
 def frac(input, *, out=None):
     try:
         if out is None:
@@ -1177,16 +1018,6 @@ def gt(input, other, *, out=None):
 
 
 greater = gt
-
-
-def hypot(input, other, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_hypot, (input, other), hypot) if _state.slow else _op_hypot.runner(_op_hypot, (input, other))
-        return _call_out(_op_hypot, (input, other), out, hypot)
-    except Exception as _exc:
-        _args.explain(_exc, 'hypot', True, _op_hypot, (input, other), False)
-        raise
 
 
 def i0(input, *, out=None):
@@ -1263,72 +1094,6 @@ def index_select(input, dim, index, *, out=None):
         raise
 
 
-def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    if not (type(rtol) is float or type(rtol) is int):
-        rtol = _args.float_(rtol, ('isclose', 'rtol', 3))
-    if not (type(atol) is float or type(atol) is int):
-        atol = _args.float_(atol, ('isclose', 'atol', 4))
-    if not (equal_nan is False or equal_nan is True):
-        equal_nan = _args.bool_(equal_nan, ('isclose', 'equal_nan', 5))
-    try:
-        return _call(_op_isclose, (input, other, rtol, atol, equal_nan), isclose) if _state.slow else _op_isclose.runner(_op_isclose, (input, other, rtol, atol, equal_nan))
-    except Exception as _exc:
-        _args.explain(_exc, 'isclose', True, _op_isclose, (input, other, rtol, atol, equal_nan), False)
-        raise
-
-
-def isfinite(input):
-    try:
-        return _call(_op_isfinite, (input,), isfinite) if _state.slow else _op_isfinite.runner(_op_isfinite, (input,))
-    except Exception as _exc:
-        _args.explain(_exc, 'isfinite', True, _op_isfinite, (input,), False)
-        raise
-
-
-def isinf(input):
-    try:
-        return _call(_op_isinf, (input,), isinf) if _state.slow else _op_isinf.runner(_op_isinf, (input,))
-    except Exception as _exc:
-        _args.explain(_exc, 'isinf', True, _op_isinf, (input,), False)
-        raise
-
-
-def isnan(input):
-    try:
-        return _call(_op_isnan, (input,), isnan) if _state.slow else _op_isnan.runner(_op_isnan, (input,))
-    except Exception as _exc:
-        _args.explain(_exc, 'isnan', True, _op_isnan, (input,), False)
-        raise
-
-
-def isneginf(input, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_isneginf, (input,), isneginf) if _state.slow else _op_isneginf.runner(_op_isneginf, (input,))
-        return _call_out(_op_isneginf, (input,), out, isneginf)
-    except Exception as _exc:
-        _args.explain(_exc, 'isneginf', True, _op_isneginf, (input,), False)
-        raise
-
-
-def isposinf(input, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_isposinf, (input,), isposinf) if _state.slow else _op_isposinf.runner(_op_isposinf, (input,))
-        return _call_out(_op_isposinf, (input,), out, isposinf)
-    except Exception as _exc:
-        _args.explain(_exc, 'isposinf', True, _op_isposinf, (input,), False)
-        raise
-
-
-def isreal(input):
-    try:
-        return _call(_op_isreal, (input,), isreal) if _state.slow else _op_isreal.runner(_op_isreal, (input,))
-    except Exception as _exc:
-        _args.explain(_exc, 'isreal', True, _op_isreal, (input,), False)
-        raise
-
-
 def kron(input, other, *, out=None):
     try:
         if out is None:
@@ -1370,16 +1135,6 @@ def le(input, other, *, out=None):
 
 
 less_equal = le
-
-
-def lgamma(input, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_lgamma, (input,), lgamma) if _state.slow else _op_lgamma.runner(_op_lgamma, (input,))
-        return _call_out(_op_lgamma, (input,), out, lgamma)
-    except Exception as _exc:
-        _args.explain(_exc, 'lgamma', True, _op_lgamma, (input,), False)
-        raise
 
 
 def log(input, *, out=None):
@@ -1436,66 +1191,6 @@ def log_softmax(input, dim, dtype=None, *, out=None):
         raise
 
 
-def logaddexp(input, other, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_logaddexp, (input, other), logaddexp) if _state.slow else _op_logaddexp.runner(_op_logaddexp, (input, other))
-        return _call_out(_op_logaddexp, (input, other), out, logaddexp)
-    except Exception as _exc:
-        _args.explain(_exc, 'logaddexp', True, _op_logaddexp, (input, other), False)
-        raise
-
-
-def logaddexp2(input, other, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_logaddexp2, (input, other), logaddexp2) if _state.slow else _op_logaddexp2.runner(_op_logaddexp2, (input, other))
-        return _call_out(_op_logaddexp2, (input, other), out, logaddexp2)
-    except Exception as _exc:
-        _args.explain(_exc, 'logaddexp2', True, _op_logaddexp2, (input, other), False)
-        raise
-
-
-def logical_and(input, other, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_logical_and, (input, other), logical_and) if _state.slow else _op_logical_and.runner(_op_logical_and, (input, other))
-        return _call_out(_op_logical_and, (input, other), out, logical_and)
-    except Exception as _exc:
-        _args.explain(_exc, 'logical_and', True, _op_logical_and, (input, other), False)
-        raise
-
-
-def logical_not(input, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_logical_not, (input,), logical_not) if _state.slow else _op_logical_not.runner(_op_logical_not, (input,))
-        return _call_out(_op_logical_not, (input,), out, logical_not)
-    except Exception as _exc:
-        _args.explain(_exc, 'logical_not', True, _op_logical_not, (input,), False)
-        raise
-
-
-def logical_or(input, other, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_logical_or, (input, other), logical_or) if _state.slow else _op_logical_or.runner(_op_logical_or, (input, other))
-        return _call_out(_op_logical_or, (input, other), out, logical_or)
-    except Exception as _exc:
-        _args.explain(_exc, 'logical_or', True, _op_logical_or, (input, other), False)
-        raise
-
-
-def logical_xor(input, other, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_logical_xor, (input, other), logical_xor) if _state.slow else _op_logical_xor.runner(_op_logical_xor, (input, other))
-        return _call_out(_op_logical_xor, (input, other), out, logical_xor)
-    except Exception as _exc:
-        _args.explain(_exc, 'logical_xor', True, _op_logical_xor, (input, other), False)
-        raise
-
-
 def logit(input, eps=None, *, out=None):
     if not (eps is None or type(eps) is float or type(eps) is int):
         eps = _args.float_(eps, ('logit', 'eps', 2))
@@ -1547,16 +1242,6 @@ def matmul(input, other, *, out=None):
         raise
 
 
-def maximum(input, other, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_maximum, (input, other), maximum) if _state.slow else _op_maximum.runner(_op_maximum, (input, other))
-        return _call_out(_op_maximum, (input, other), out, maximum)
-    except Exception as _exc:
-        _args.explain(_exc, 'maximum', True, _op_maximum, (input, other), False)
-        raise
-
-
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
     if axis is not None:
         dim = axis
@@ -1574,16 +1259,6 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
         return _call_out(_op_mean_dim, (input, dim, keepdim, dtype), out, mean)
     except Exception as _exc:
         _args.explain(_exc, 'mean', True, _op_mean_dim, (input, dim, keepdim, dtype), False)
-        raise
-
-
-def minimum(input, other, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_minimum, (input, other), minimum) if _state.slow else _op_minimum.runner(_op_minimum, (input, other))
-        return _call_out(_op_minimum, (input, other), out, minimum)
-    except Exception as _exc:
-        _args.explain(_exc, 'minimum', True, _op_minimum, (input, other), False)
         raise
 
 
@@ -1680,16 +1355,6 @@ def neg(input, *, out=None):
 
 
 negative = neg
-
-
-def nextafter(input, other, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_nextafter, (input, other), nextafter) if _state.slow else _op_nextafter.runner(_op_nextafter, (input, other))
-        return _call_out(_op_nextafter, (input, other), out, nextafter)
-    except Exception as _exc:
-        _args.explain(_exc, 'nextafter', True, _op_nextafter, (input, other), False)
-        raise
 
 
 def permute(input, dims):
@@ -1888,16 +1553,6 @@ def select_scatter(input, src, dim, index):
         raise
 
 
-def sgn(input, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_sgn, (input,), sgn) if _state.slow else _op_sgn.runner(_op_sgn, (input,))
-        return _call_out(_op_sgn, (input,), out, sgn)
-    except Exception as _exc:
-        _args.explain(_exc, 'sgn', True, _op_sgn, (input,), False)
-        raise
-
-
 def sigmoid(input, *, out=None):
     try:
         if out is None:
@@ -1905,26 +1560,6 @@ def sigmoid(input, *, out=None):
         return _call_out(_op_sigmoid, (input,), out, sigmoid)
     except Exception as _exc:
         _args.explain(_exc, 'sigmoid', True, _op_sigmoid, (input,), False)
-        raise
-
-
-def sign(input, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_sign, (input,), sign) if _state.slow else _op_sign.runner(_op_sign, (input,))
-        return _call_out(_op_sign, (input,), out, sign)
-    except Exception as _exc:
-        _args.explain(_exc, 'sign', True, _op_sign, (input,), False)
-        raise
-
-
-def signbit(input, *, out=None):
-    try:
-        if out is None:
-            return _call(_op_signbit, (input,), signbit) if _state.slow else _op_signbit.runner(_op_signbit, (input,))
-        return _call_out(_op_signbit, (input,), out, signbit)
-    except Exception as _exc:
-        _args.explain(_exc, 'signbit', True, _op_signbit, (input,), False)
         raise
 
 
@@ -2275,9 +1910,14 @@ def xlogy(input, other, *, out=None):
 from ember._core.lazy_method import LazyGenerated as _More, LazyMethod as _Lazy
 
 
-def _more_methods():
+def _bindings_more_methods():
     from ember._generated import bindings_more
     return bindings_more._Methods
+
+
+def _bindings_pointwise_methods():
+    from ember._generated import bindings_pointwise
+    return bindings_pointwise._Methods
 
 
 class _Methods:
@@ -2352,34 +1992,6 @@ class _Methods:
             return _call_inplace(_op_add_Tensor, (self, other, alpha,), _Methods.add_) if _state.slow else _call_inplace(_op_add_Tensor, (self, other, alpha,))
         except Exception as _exc:
             _args.explain(_exc, 'add_', True, _op_add_Tensor, (self, other, alpha,), True)
-            raise
-
-    def addcmul(self, _tensor1=_NO, _tensor2=_NO, /, *_more, tensor1=_NO, tensor2=_NO, value=1):
-        if _more or _tensor2 is _NO or tensor1 is not _NO or tensor2 is not _NO:
-            self, tensor1, tensor2, value, = _old_forms(_op_addcmul, 'addcmul', True, (self, _tensor1, _tensor2, *_more,), {'tensor1': tensor1, 'tensor2': tensor2, 'value': value})
-        else:
-            tensor1 = _tensor1
-            tensor2 = _tensor2
-        if not (type(value) is float or type(value) is int):
-            value = _args.scalar(value, ('addcmul', 'value', None))
-        try:
-            return _call(_op_addcmul, (self, tensor1, tensor2, value,), _Methods.addcmul) if _state.slow else _op_addcmul.runner(_op_addcmul, (self, tensor1, tensor2, value,))
-        except Exception as _exc:
-            _args.explain(_exc, 'addcmul', True, _op_addcmul, (self, tensor1, tensor2, value,), True)
-            raise
-
-    def addcmul_(self, _tensor1=_NO, _tensor2=_NO, /, *_more, tensor1=_NO, tensor2=_NO, value=1):
-        if _more or _tensor2 is _NO or tensor1 is not _NO or tensor2 is not _NO:
-            self, tensor1, tensor2, value, = _old_forms(_op_addcmul, 'addcmul_', True, (self, _tensor1, _tensor2, *_more,), {'tensor1': tensor1, 'tensor2': tensor2, 'value': value})
-        else:
-            tensor1 = _tensor1
-            tensor2 = _tensor2
-        if not (type(value) is float or type(value) is int):
-            value = _args.scalar(value, ('addcmul_', 'value', None))
-        try:
-            return _call_inplace(_op_addcmul, (self, tensor1, tensor2, value,), _Methods.addcmul_) if _state.slow else _call_inplace(_op_addcmul, (self, tensor1, tensor2, value,))
-        except Exception as _exc:
-            _args.explain(_exc, 'addcmul_', True, _op_addcmul, (self, tensor1, tensor2, value,), True)
             raise
 
     def addmv(self, _mat=_NO, _vec=_NO, /, *_more, mat=_NO, vec=_NO, beta=1, alpha=1):
@@ -2575,24 +2187,6 @@ class _Methods:
 
     arctan_ = atan_
 
-    def atan2(self, other):
-        try:
-            return _call(_op_atan2, (self, other), _Methods.atan2) if _state.slow else _op_atan2.runner(_op_atan2, (self, other))
-        except Exception as _exc:
-            _args.explain(_exc, 'atan2', True, _op_atan2, (self, other), True)
-            raise
-
-    arctan2 = atan2
-
-    def atan2_(self, other):
-        try:
-            return _call_inplace(_op_atan2, (self, other), _Methods.atan2_) if _state.slow else _call_inplace(_op_atan2, (self, other))
-        except Exception as _exc:
-            _args.explain(_exc, 'atan2_', True, _op_atan2, (self, other), True)
-            raise
-
-    arctan2_ = atan2_
-
     def atanh(self):
         try:
             return _call(_op_atanh, (self,), _Methods.atanh) if _state.slow else _op_atanh.runner(_op_atanh, (self,))
@@ -2637,20 +2231,6 @@ class _Methods:
             return _call_inplace(_op_bitwise_left_shift_Tensor, (self, other), _Methods.bitwise_left_shift_) if _state.slow else _call_inplace(_op_bitwise_left_shift_Tensor, (self, other))
         except Exception as _exc:
             _args.explain(_exc, 'bitwise_left_shift_', True, _op_bitwise_left_shift_Tensor, (self, other), True)
-            raise
-
-    def bitwise_not(self):
-        try:
-            return _call(_op_bitwise_not, (self,), _Methods.bitwise_not) if _state.slow else _op_bitwise_not.runner(_op_bitwise_not, (self,))
-        except Exception as _exc:
-            _args.explain(_exc, 'bitwise_not', True, _op_bitwise_not, (self,), True)
-            raise
-
-    def bitwise_not_(self):
-        try:
-            return _call_inplace(_op_bitwise_not, (self,), _Methods.bitwise_not_) if _state.slow else _call_inplace(_op_bitwise_not, (self,))
-        except Exception as _exc:
-            _args.explain(_exc, 'bitwise_not_', True, _op_bitwise_not, (self,), True)
             raise
 
     def bitwise_or(self, other):
@@ -2801,20 +2381,6 @@ class _Methods:
             _args.explain(_exc, 'conj_physical_', True, _op_conj_physical, (self,), True)
             raise
 
-    def copysign(self, other):
-        try:
-            return _call(_op_copysign_Tensor, (self, other), _Methods.copysign) if _state.slow else _op_copysign_Tensor.runner(_op_copysign_Tensor, (self, other))
-        except Exception as _exc:
-            _args.explain(_exc, 'copysign', True, _op_copysign_Tensor, (self, other), True)
-            raise
-
-    def copysign_(self, other):
-        try:
-            return _call_inplace(_op_copysign_Tensor, (self, other), _Methods.copysign_) if _state.slow else _call_inplace(_op_copysign_Tensor, (self, other))
-        except Exception as _exc:
-            _args.explain(_exc, 'copysign_', True, _op_copysign_Tensor, (self, other), True)
-            raise
-
     def cos(self):
         try:
             return _call(_op_cos, (self,), _Methods.cos) if _state.slow else _op_cos.runner(_op_cos, (self,))
@@ -2925,20 +2491,6 @@ class _Methods:
             _args.explain(_exc, 'diagonal_scatter', True, _op_diagonal_scatter, (self, src, offset, dim1, dim2), True)
             raise
 
-    def digamma(self):
-        try:
-            return _call(_op_digamma, (self,), _Methods.digamma) if _state.slow else _op_digamma.runner(_op_digamma, (self,))
-        except Exception as _exc:
-            _args.explain(_exc, 'digamma', True, _op_digamma, (self,), True)
-            raise
-
-    def digamma_(self):
-        try:
-            return _call_inplace(_op_digamma, (self,), _Methods.digamma_) if _state.slow else _call_inplace(_op_digamma, (self,))
-        except Exception as _exc:
-            _args.explain(_exc, 'digamma_', True, _op_digamma, (self,), True)
-            raise
-
     def eq(self, other):
         try:
             return _call(_op_eq_Tensor, (self, other), _Methods.eq) if _state.slow else _op_eq_Tensor.runner(_op_eq_Tensor, (self, other))
@@ -2979,20 +2531,6 @@ class _Methods:
             return _call_inplace(_op_erfc, (self,), _Methods.erfc_) if _state.slow else _call_inplace(_op_erfc, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'erfc_', True, _op_erfc, (self,), True)
-            raise
-
-    def erfinv(self):
-        try:
-            return _call(_op_erfinv, (self,), _Methods.erfinv) if _state.slow else _op_erfinv.runner(_op_erfinv, (self,))
-        except Exception as _exc:
-            _args.explain(_exc, 'erfinv', True, _op_erfinv, (self,), True)
-            raise
-
-    def erfinv_(self):
-        try:
-            return _call_inplace(_op_erfinv, (self,), _Methods.erfinv_) if _state.slow else _call_inplace(_op_erfinv, (self,))
-        except Exception as _exc:
-            _args.explain(_exc, 'erfinv_', True, _op_erfinv, (self,), True)
             raise
 
     def exp(self):
@@ -3119,34 +2657,6 @@ class _Methods:
             _args.explain(_exc, 'floor_divide_', True, _op_floor_divide, (self, other), True)
             raise
 
-    def fmax(self, other):
-        try:
-            return _call(_op_fmax, (self, other), _Methods.fmax) if _state.slow else _op_fmax.runner(_op_fmax, (self, other))
-        except Exception as _exc:
-            _args.explain(_exc, 'fmax', True, _op_fmax, (self, other), True)
-            raise
-
-    def fmin(self, other):
-        try:
-            return _call(_op_fmin, (self, other), _Methods.fmin) if _state.slow else _op_fmin.runner(_op_fmin, (self, other))
-        except Exception as _exc:
-            _args.explain(_exc, 'fmin', True, _op_fmin, (self, other), True)
-            raise
-
-    def fmod(self, other):
-        try:
-            return _call(_op_fmod_Tensor, (self, other), _Methods.fmod) if _state.slow else _op_fmod_Tensor.runner(_op_fmod_Tensor, (self, other))
-        except Exception as _exc:
-            _args.explain(_exc, 'fmod', True, _op_fmod_Tensor, (self, other), True)
-            raise
-
-    def fmod_(self, other):
-        try:
-            return _call_inplace(_op_fmod_Tensor, (self, other), _Methods.fmod_) if _state.slow else _call_inplace(_op_fmod_Tensor, (self, other))
-        except Exception as _exc:
-            _args.explain(_exc, 'fmod_', True, _op_fmod_Tensor, (self, other), True)
-            raise
-
     def frac(self):
         try:
             return _call(_op_frac, (self,), _Methods.frac) if _state.slow else _op_frac.runner(_op_frac, (self,))
@@ -3221,20 +2731,6 @@ class _Methods:
             raise
 
     greater_ = gt_
-
-    def hypot(self, other):
-        try:
-            return _call(_op_hypot, (self, other), _Methods.hypot) if _state.slow else _op_hypot.runner(_op_hypot, (self, other))
-        except Exception as _exc:
-            _args.explain(_exc, 'hypot', True, _op_hypot, (self, other), True)
-            raise
-
-    def hypot_(self, other):
-        try:
-            return _call_inplace(_op_hypot, (self, other), _Methods.hypot_) if _state.slow else _call_inplace(_op_hypot, (self, other))
-        except Exception as _exc:
-            _args.explain(_exc, 'hypot_', True, _op_hypot, (self, other), True)
-            raise
 
     def i0(self):
         try:
@@ -3343,61 +2839,6 @@ class _Methods:
             _args.explain(_exc, 'index_select', True, _op_index_select, (self, dim, index), True)
             raise
 
-    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-        if not (type(rtol) is float or type(rtol) is int):
-            rtol = _args.float_(rtol, ('isclose', 'rtol', 2))
-        if not (type(atol) is float or type(atol) is int):
-            atol = _args.float_(atol, ('isclose', 'atol', 3))
-        if not (equal_nan is False or equal_nan is True):
-            equal_nan = _args.bool_(equal_nan, ('isclose', 'equal_nan', 4))
-        try:
-            return _call(_op_isclose, (self, other, rtol, atol, equal_nan), _Methods.isclose) if _state.slow else _op_isclose.runner(_op_isclose, (self, other, rtol, atol, equal_nan))
-        except Exception as _exc:
-            _args.explain(_exc, 'isclose', True, _op_isclose, (self, other, rtol, atol, equal_nan), True)
-            raise
-
-    def isfinite(self):
-        try:
-            return _call(_op_isfinite, (self,), _Methods.isfinite) if _state.slow else _op_isfinite.runner(_op_isfinite, (self,))
-        except Exception as _exc:
-            _args.explain(_exc, 'isfinite', True, _op_isfinite, (self,), True)
-            raise
-
-    def isinf(self):
-        try:
-            return _call(_op_isinf, (self,), _Methods.isinf) if _state.slow else _op_isinf.runner(_op_isinf, (self,))
-        except Exception as _exc:
-            _args.explain(_exc, 'isinf', True, _op_isinf, (self,), True)
-            raise
-
-    def isnan(self):
-        try:
-            return _call(_op_isnan, (self,), _Methods.isnan) if _state.slow else _op_isnan.runner(_op_isnan, (self,))
-        except Exception as _exc:
-            _args.explain(_exc, 'isnan', True, _op_isnan, (self,), True)
-            raise
-
-    def isneginf(self):
-        try:
-            return _call(_op_isneginf, (self,), _Methods.isneginf) if _state.slow else _op_isneginf.runner(_op_isneginf, (self,))
-        except Exception as _exc:
-            _args.explain(_exc, 'isneginf', True, _op_isneginf, (self,), True)
-            raise
-
-    def isposinf(self):
-        try:
-            return _call(_op_isposinf, (self,), _Methods.isposinf) if _state.slow else _op_isposinf.runner(_op_isposinf, (self,))
-        except Exception as _exc:
-            _args.explain(_exc, 'isposinf', True, _op_isposinf, (self,), True)
-            raise
-
-    def isreal(self):
-        try:
-            return _call(_op_isreal, (self,), _Methods.isreal) if _state.slow else _op_isreal.runner(_op_isreal, (self,))
-        except Exception as _exc:
-            _args.explain(_exc, 'isreal', True, _op_isreal, (self,), True)
-            raise
-
     def kron(self, other):
         try:
             return _call(_op_kron, (self, other), _Methods.kron) if _state.slow else _op_kron.runner(_op_kron, (self, other))
@@ -3450,20 +2891,6 @@ class _Methods:
             raise
 
     less_equal_ = le_
-
-    def lgamma(self):
-        try:
-            return _call(_op_lgamma, (self,), _Methods.lgamma) if _state.slow else _op_lgamma.runner(_op_lgamma, (self,))
-        except Exception as _exc:
-            _args.explain(_exc, 'lgamma', True, _op_lgamma, (self,), True)
-            raise
-
-    def lgamma_(self):
-        try:
-            return _call_inplace(_op_lgamma, (self,), _Methods.lgamma_) if _state.slow else _call_inplace(_op_lgamma, (self,))
-        except Exception as _exc:
-            _args.explain(_exc, 'lgamma_', True, _op_lgamma, (self,), True)
-            raise
 
     def log(self):
         try:
@@ -3532,76 +2959,6 @@ class _Methods:
             _args.explain(_exc, 'log_softmax', True, _op_log_softmax_int, (self, dim, dtype), True)
             raise
 
-    def logaddexp(self, other):
-        try:
-            return _call(_op_logaddexp, (self, other), _Methods.logaddexp) if _state.slow else _op_logaddexp.runner(_op_logaddexp, (self, other))
-        except Exception as _exc:
-            _args.explain(_exc, 'logaddexp', True, _op_logaddexp, (self, other), True)
-            raise
-
-    def logaddexp2(self, other):
-        try:
-            return _call(_op_logaddexp2, (self, other), _Methods.logaddexp2) if _state.slow else _op_logaddexp2.runner(_op_logaddexp2, (self, other))
-        except Exception as _exc:
-            _args.explain(_exc, 'logaddexp2', True, _op_logaddexp2, (self, other), True)
-            raise
-
-    def logical_and(self, other):
-        try:
-            return _call(_op_logical_and, (self, other), _Methods.logical_and) if _state.slow else _op_logical_and.runner(_op_logical_and, (self, other))
-        except Exception as _exc:
-            _args.explain(_exc, 'logical_and', True, _op_logical_and, (self, other), True)
-            raise
-
-    def logical_and_(self, other):
-        try:
-            return _call_inplace(_op_logical_and, (self, other), _Methods.logical_and_) if _state.slow else _call_inplace(_op_logical_and, (self, other))
-        except Exception as _exc:
-            _args.explain(_exc, 'logical_and_', True, _op_logical_and, (self, other), True)
-            raise
-
-    def logical_not(self):
-        try:
-            return _call(_op_logical_not, (self,), _Methods.logical_not) if _state.slow else _op_logical_not.runner(_op_logical_not, (self,))
-        except Exception as _exc:
-            _args.explain(_exc, 'logical_not', True, _op_logical_not, (self,), True)
-            raise
-
-    def logical_not_(self):
-        try:
-            return _call_inplace(_op_logical_not, (self,), _Methods.logical_not_) if _state.slow else _call_inplace(_op_logical_not, (self,))
-        except Exception as _exc:
-            _args.explain(_exc, 'logical_not_', True, _op_logical_not, (self,), True)
-            raise
-
-    def logical_or(self, other):
-        try:
-            return _call(_op_logical_or, (self, other), _Methods.logical_or) if _state.slow else _op_logical_or.runner(_op_logical_or, (self, other))
-        except Exception as _exc:
-            _args.explain(_exc, 'logical_or', True, _op_logical_or, (self, other), True)
-            raise
-
-    def logical_or_(self, other):
-        try:
-            return _call_inplace(_op_logical_or, (self, other), _Methods.logical_or_) if _state.slow else _call_inplace(_op_logical_or, (self, other))
-        except Exception as _exc:
-            _args.explain(_exc, 'logical_or_', True, _op_logical_or, (self, other), True)
-            raise
-
-    def logical_xor(self, other):
-        try:
-            return _call(_op_logical_xor, (self, other), _Methods.logical_xor) if _state.slow else _op_logical_xor.runner(_op_logical_xor, (self, other))
-        except Exception as _exc:
-            _args.explain(_exc, 'logical_xor', True, _op_logical_xor, (self, other), True)
-            raise
-
-    def logical_xor_(self, other):
-        try:
-            return _call_inplace(_op_logical_xor, (self, other), _Methods.logical_xor_) if _state.slow else _call_inplace(_op_logical_xor, (self, other))
-        except Exception as _exc:
-            _args.explain(_exc, 'logical_xor_', True, _op_logical_xor, (self, other), True)
-            raise
-
     def logit(self, eps=None):
         if not (eps is None or type(eps) is float or type(eps) is int):
             eps = _args.float_(eps, ('logit', 'eps', 1))
@@ -3658,13 +3015,6 @@ class _Methods:
             _args.explain(_exc, 'matmul', True, _op_matmul, (self, other), True)
             raise
 
-    def maximum(self, other):
-        try:
-            return _call(_op_maximum, (self, other), _Methods.maximum) if _state.slow else _op_maximum.runner(_op_maximum, (self, other))
-        except Exception as _exc:
-            _args.explain(_exc, 'maximum', True, _op_maximum, (self, other), True)
-            raise
-
     def mean(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
         if axis is not None:
             dim = axis
@@ -3680,13 +3030,6 @@ class _Methods:
             return _call(_op_mean_dim, (self, dim, keepdim, dtype), _Methods.mean) if _state.slow else _op_mean_dim.runner(_op_mean_dim, (self, dim, keepdim, dtype))
         except Exception as _exc:
             _args.explain(_exc, 'mean', True, _op_mean_dim, (self, dim, keepdim, dtype), True)
-            raise
-
-    def minimum(self, other):
-        try:
-            return _call(_op_minimum, (self, other), _Methods.minimum) if _state.slow else _op_minimum.runner(_op_minimum, (self, other))
-        except Exception as _exc:
-            _args.explain(_exc, 'minimum', True, _op_minimum, (self, other), True)
             raise
 
     def mul(self, other):
@@ -3802,20 +3145,6 @@ class _Methods:
             raise
 
     negative_ = neg_
-
-    def nextafter(self, other):
-        try:
-            return _call(_op_nextafter, (self, other), _Methods.nextafter) if _state.slow else _op_nextafter.runner(_op_nextafter, (self, other))
-        except Exception as _exc:
-            _args.explain(_exc, 'nextafter', True, _op_nextafter, (self, other), True)
-            raise
-
-    def nextafter_(self, other):
-        try:
-            return _call_inplace(_op_nextafter, (self, other), _Methods.nextafter_) if _state.slow else _call_inplace(_op_nextafter, (self, other))
-        except Exception as _exc:
-            _args.explain(_exc, 'nextafter_', True, _op_nextafter, (self, other), True)
-            raise
 
     def permute(self, *_dims_varargs, dims=None):
         dims = _shape(_dims_varargs) if dims is None and _dims_varargs else _sizes_or_keyword(_dims_varargs, dims, 'permute', 'dims')
@@ -4035,20 +3364,6 @@ class _Methods:
             _args.explain(_exc, 'select_scatter', True, _op_select_scatter, (self, src, dim, index), True)
             raise
 
-    def sgn(self):
-        try:
-            return _call(_op_sgn, (self,), _Methods.sgn) if _state.slow else _op_sgn.runner(_op_sgn, (self,))
-        except Exception as _exc:
-            _args.explain(_exc, 'sgn', True, _op_sgn, (self,), True)
-            raise
-
-    def sgn_(self):
-        try:
-            return _call_inplace(_op_sgn, (self,), _Methods.sgn_) if _state.slow else _call_inplace(_op_sgn, (self,))
-        except Exception as _exc:
-            _args.explain(_exc, 'sgn_', True, _op_sgn, (self,), True)
-            raise
-
     def sigmoid(self):
         try:
             return _call(_op_sigmoid, (self,), _Methods.sigmoid) if _state.slow else _op_sigmoid.runner(_op_sigmoid, (self,))
@@ -4061,27 +3376,6 @@ class _Methods:
             return _call_inplace(_op_sigmoid, (self,), _Methods.sigmoid_) if _state.slow else _call_inplace(_op_sigmoid, (self,))
         except Exception as _exc:
             _args.explain(_exc, 'sigmoid_', True, _op_sigmoid, (self,), True)
-            raise
-
-    def sign(self):
-        try:
-            return _call(_op_sign, (self,), _Methods.sign) if _state.slow else _op_sign.runner(_op_sign, (self,))
-        except Exception as _exc:
-            _args.explain(_exc, 'sign', True, _op_sign, (self,), True)
-            raise
-
-    def sign_(self):
-        try:
-            return _call_inplace(_op_sign, (self,), _Methods.sign_) if _state.slow else _call_inplace(_op_sign, (self,))
-        except Exception as _exc:
-            _args.explain(_exc, 'sign_', True, _op_sign, (self,), True)
-            raise
-
-    def signbit(self):
-        try:
-            return _call(_op_signbit, (self,), _Methods.signbit) if _state.slow else _op_signbit.runner(_op_signbit, (self,))
-        except Exception as _exc:
-            _args.explain(_exc, 'signbit', True, _op_signbit, (self,), True)
             raise
 
     def sin(self):
@@ -5081,103 +4375,199 @@ class _Methods:
 
     zero_ = _Lazy('zero_', 'zero_', 'method')
 
-    addbmm = _More('addbmm', _more_methods)
+    addbmm = _More('addbmm', _bindings_more_methods)
 
-    addbmm_ = _More('addbmm_', _more_methods)
+    addbmm_ = _More('addbmm_', _bindings_more_methods)
 
-    addmm = _More('addmm', _more_methods)
+    addcmul = _More('addcmul', _bindings_pointwise_methods)
 
-    addmm_ = _More('addmm_', _more_methods)
+    addcmul_ = _More('addcmul_', _bindings_pointwise_methods)
 
-    addr = _More('addr', _more_methods)
+    addmm = _More('addmm', _bindings_more_methods)
 
-    addr_ = _More('addr_', _more_methods)
+    addmm_ = _More('addmm_', _bindings_more_methods)
 
-    argwhere = _More('argwhere', _more_methods)
+    addr = _More('addr', _bindings_more_methods)
 
-    baddbmm = _More('baddbmm', _more_methods)
+    addr_ = _More('addr_', _bindings_more_methods)
 
-    baddbmm_ = _More('baddbmm_', _more_methods)
+    arctan2 = _More('arctan2', _bindings_pointwise_methods)
 
-    bincount = _More('bincount', _more_methods)
+    arctan2_ = _More('arctan2_', _bindings_pointwise_methods)
 
-    bmm = _More('bmm', _more_methods)
+    argwhere = _More('argwhere', _bindings_more_methods)
 
-    cholesky_solve = _More('cholesky_solve', _more_methods)
+    atan2 = _More('atan2', _bindings_pointwise_methods)
 
-    cumprod = _More('cumprod', _more_methods)
+    atan2_ = _More('atan2_', _bindings_pointwise_methods)
 
-    cumsum = _More('cumsum', _more_methods)
+    baddbmm = _More('baddbmm', _bindings_more_methods)
 
-    det = _More('det', _more_methods)
+    baddbmm_ = _More('baddbmm_', _bindings_more_methods)
 
-    diff = _More('diff', _more_methods)
+    bincount = _More('bincount', _bindings_more_methods)
 
-    dot = _More('dot', _more_methods)
+    bitwise_not = _More('bitwise_not', _bindings_pointwise_methods)
 
-    elu_ = _More('elu_', _more_methods)
+    bitwise_not_ = _More('bitwise_not_', _bindings_pointwise_methods)
 
-    fill_diagonal_ = _More('fill_diagonal_', _more_methods)
+    bmm = _More('bmm', _bindings_more_methods)
 
-    ger = _More('ger', _more_methods)
+    cholesky_solve = _More('cholesky_solve', _bindings_more_methods)
 
-    hardshrink = _More('hardshrink', _more_methods)
+    copysign = _More('copysign', _bindings_pointwise_methods)
 
-    hardsigmoid_ = _More('hardsigmoid_', _more_methods)
+    copysign_ = _More('copysign_', _bindings_pointwise_methods)
 
-    hardswish_ = _More('hardswish_', _more_methods)
+    cumprod = _More('cumprod', _bindings_more_methods)
 
-    hardtanh_ = _More('hardtanh_', _more_methods)
+    cumsum = _More('cumsum', _bindings_more_methods)
 
-    hash_tensor = _More('hash_tensor', _more_methods)
+    det = _More('det', _bindings_more_methods)
 
-    histc = _More('histc', _more_methods)
+    diff = _More('diff', _bindings_more_methods)
 
-    igamma = _More('igamma', _more_methods)
+    digamma = _More('digamma', _bindings_pointwise_methods)
 
-    igamma_ = _More('igamma_', _more_methods)
+    digamma_ = _More('digamma_', _bindings_pointwise_methods)
 
-    igammac = _More('igammac', _more_methods)
+    dot = _More('dot', _bindings_more_methods)
 
-    igammac_ = _More('igammac_', _more_methods)
+    elu_ = _More('elu_', _bindings_more_methods)
 
-    inner = _More('inner', _more_methods)
+    erfinv = _More('erfinv', _bindings_pointwise_methods)
 
-    leaky_relu_ = _More('leaky_relu_', _more_methods)
+    erfinv_ = _More('erfinv_', _bindings_pointwise_methods)
 
-    logcumsumexp = _More('logcumsumexp', _more_methods)
+    fill_diagonal_ = _More('fill_diagonal_', _bindings_more_methods)
 
-    masked_scatter = _More('masked_scatter', _more_methods)
+    fmax = _More('fmax', _bindings_pointwise_methods)
 
-    masked_scatter_ = _More('masked_scatter_', _more_methods)
+    fmin = _More('fmin', _bindings_pointwise_methods)
 
-    masked_select = _More('masked_select', _more_methods)
+    fmod = _More('fmod', _bindings_pointwise_methods)
 
-    mish_ = _More('mish_', _more_methods)
+    fmod_ = _More('fmod_', _bindings_pointwise_methods)
 
-    mm = _More('mm', _more_methods)
+    ger = _More('ger', _bindings_more_methods)
 
-    msort = _More('msort', _more_methods)
+    hardshrink = _More('hardshrink', _bindings_more_methods)
 
-    mv = _More('mv', _more_methods)
+    hardsigmoid_ = _More('hardsigmoid_', _bindings_more_methods)
 
-    mvlgamma = _More('mvlgamma', _more_methods)
+    hardswish_ = _More('hardswish_', _bindings_more_methods)
 
-    mvlgamma_ = _More('mvlgamma_', _more_methods)
+    hardtanh_ = _More('hardtanh_', _bindings_more_methods)
 
-    outer = _More('outer', _more_methods)
+    hash_tensor = _More('hash_tensor', _bindings_more_methods)
 
-    put = _More('put', _more_methods)
+    histc = _More('histc', _bindings_more_methods)
 
-    put_ = _More('put_', _more_methods)
+    hypot = _More('hypot', _bindings_pointwise_methods)
 
-    silu_ = _More('silu_', _more_methods)
+    hypot_ = _More('hypot_', _bindings_pointwise_methods)
 
-    take = _More('take', _more_methods)
+    igamma = _More('igamma', _bindings_more_methods)
 
-    take_along_dim = _More('take_along_dim', _more_methods)
+    igamma_ = _More('igamma_', _bindings_more_methods)
 
-    vdot = _More('vdot', _more_methods)
+    igammac = _More('igammac', _bindings_more_methods)
+
+    igammac_ = _More('igammac_', _bindings_more_methods)
+
+    inner = _More('inner', _bindings_more_methods)
+
+    isclose = _More('isclose', _bindings_pointwise_methods)
+
+    isfinite = _More('isfinite', _bindings_pointwise_methods)
+
+    isinf = _More('isinf', _bindings_pointwise_methods)
+
+    isnan = _More('isnan', _bindings_pointwise_methods)
+
+    isneginf = _More('isneginf', _bindings_pointwise_methods)
+
+    isposinf = _More('isposinf', _bindings_pointwise_methods)
+
+    isreal = _More('isreal', _bindings_pointwise_methods)
+
+    leaky_relu_ = _More('leaky_relu_', _bindings_more_methods)
+
+    lgamma = _More('lgamma', _bindings_pointwise_methods)
+
+    lgamma_ = _More('lgamma_', _bindings_pointwise_methods)
+
+    logaddexp = _More('logaddexp', _bindings_pointwise_methods)
+
+    logaddexp2 = _More('logaddexp2', _bindings_pointwise_methods)
+
+    logcumsumexp = _More('logcumsumexp', _bindings_more_methods)
+
+    logical_and = _More('logical_and', _bindings_pointwise_methods)
+
+    logical_and_ = _More('logical_and_', _bindings_pointwise_methods)
+
+    logical_not = _More('logical_not', _bindings_pointwise_methods)
+
+    logical_not_ = _More('logical_not_', _bindings_pointwise_methods)
+
+    logical_or = _More('logical_or', _bindings_pointwise_methods)
+
+    logical_or_ = _More('logical_or_', _bindings_pointwise_methods)
+
+    logical_xor = _More('logical_xor', _bindings_pointwise_methods)
+
+    logical_xor_ = _More('logical_xor_', _bindings_pointwise_methods)
+
+    masked_scatter = _More('masked_scatter', _bindings_more_methods)
+
+    masked_scatter_ = _More('masked_scatter_', _bindings_more_methods)
+
+    masked_select = _More('masked_select', _bindings_more_methods)
+
+    maximum = _More('maximum', _bindings_pointwise_methods)
+
+    minimum = _More('minimum', _bindings_pointwise_methods)
+
+    mish_ = _More('mish_', _bindings_more_methods)
+
+    mm = _More('mm', _bindings_more_methods)
+
+    msort = _More('msort', _bindings_more_methods)
+
+    mv = _More('mv', _bindings_more_methods)
+
+    mvlgamma = _More('mvlgamma', _bindings_more_methods)
+
+    mvlgamma_ = _More('mvlgamma_', _bindings_more_methods)
+
+    nextafter = _More('nextafter', _bindings_pointwise_methods)
+
+    nextafter_ = _More('nextafter_', _bindings_pointwise_methods)
+
+    outer = _More('outer', _bindings_more_methods)
+
+    put = _More('put', _bindings_more_methods)
+
+    put_ = _More('put_', _bindings_more_methods)
+
+    sgn = _More('sgn', _bindings_pointwise_methods)
+
+    sgn_ = _More('sgn_', _bindings_pointwise_methods)
+
+    sign = _More('sign', _bindings_pointwise_methods)
+
+    sign_ = _More('sign_', _bindings_pointwise_methods)
+
+    signbit = _More('signbit', _bindings_pointwise_methods)
+
+    silu_ = _More('silu_', _bindings_more_methods)
+
+    take = _More('take', _bindings_more_methods)
+
+    take_along_dim = _More('take_along_dim', _bindings_more_methods)
+
+    vdot = _More('vdot', _bindings_more_methods)
 
 
 from ember._ops.inplace_functions import function_forms as _forms
@@ -5192,7 +4582,6 @@ _attach_docs(globals(), _Methods)
 
 
 FUNCTIONS = (
-    '_conj_physical',
     '_log_softmax',
     '_softmax',
     'abs',
@@ -5202,7 +4591,6 @@ FUNCTIONS = (
     'acosh',
     'acosh_',
     'add',
-    'addcmul',
     'addmv',
     'addmv_',
     'all',
@@ -5218,7 +4606,6 @@ FUNCTIONS = (
     'arcsinh',
     'arcsinh_',
     'arctan',
-    'arctan2',
     'arctan_',
     'arctanh',
     'arctanh_',
@@ -5230,13 +4617,11 @@ FUNCTIONS = (
     'asinh',
     'asinh_',
     'atan',
-    'atan2',
     'atan_',
     'atanh',
     'atanh_',
     'bitwise_and',
     'bitwise_left_shift',
-    'bitwise_not',
     'bitwise_or',
     'bitwise_right_shift',
     'bitwise_xor',
@@ -5255,7 +4640,6 @@ FUNCTIONS = (
     'clone',
     'conj_physical',
     'conj_physical_',
-    'copysign',
     'cos',
     'cos_',
     'cosh',
@@ -5270,13 +4654,11 @@ FUNCTIONS = (
     'diagflat',
     'diagonal',
     'diagonal_scatter',
-    'digamma',
     'eq',
     'erf',
     'erf_',
     'erfc',
     'erfc_',
-    'erfinv',
     'exp',
     'exp2',
     'exp2_',
@@ -5292,9 +4674,6 @@ FUNCTIONS = (
     'floor',
     'floor_',
     'floor_divide',
-    'fmax',
-    'fmin',
-    'fmod',
     'frac',
     'frac_',
     'gather',
@@ -5304,7 +4683,6 @@ FUNCTIONS = (
     'greater',
     'greater_equal',
     'gt',
-    'hypot',
     'i0',
     'i0_',
     'index_add',
@@ -5313,13 +4691,6 @@ FUNCTIONS = (
     'index_put_',
     'index_reduce',
     'index_select',
-    'isclose',
-    'isfinite',
-    'isinf',
-    'isnan',
-    'isneginf',
-    'isposinf',
-    'isreal',
     'kron',
     'lcm',
     'lcm_',
@@ -5328,7 +4699,6 @@ FUNCTIONS = (
     'le',
     'less',
     'less_equal',
-    'lgamma',
     'log',
     'log10',
     'log10_',
@@ -5338,20 +4708,12 @@ FUNCTIONS = (
     'log2_',
     'log_',
     'log_softmax',
-    'logaddexp',
-    'logaddexp2',
-    'logical_and',
-    'logical_not',
-    'logical_or',
-    'logical_xor',
     'logit',
     'logit_',
     'logsumexp',
     'lt',
     'matmul',
-    'maximum',
     'mean',
-    'minimum',
     'mul',
     'multiply',
     'nan_to_num',
@@ -5363,7 +4725,6 @@ FUNCTIONS = (
     'neg_',
     'negative',
     'negative_',
-    'nextafter',
     'not_equal',
     'permute',
     'poisson',
@@ -5385,11 +4746,8 @@ FUNCTIONS = (
     'scatter_reduce',
     'select',
     'select_scatter',
-    'sgn',
     'sigmoid',
     'sigmoid_',
-    'sign',
-    'signbit',
     'sin',
     'sin_',
     'sinc',
@@ -5705,89 +5063,121 @@ LAZY_FUNCTIONS = frozenset((
     'resize_as_',
     'round_',
 ))
-# NOTE [rarely used bindings load on first use] (tools/gen_bindings.py).
-_MORE = frozenset((
-    '_adaptive_avg_pool2d',
-    '_adaptive_avg_pool2d_backward',
-    '_adaptive_avg_pool3d',
-    '_adaptive_avg_pool3d_backward',
-    '_dirichlet_grad',
-    '_embedding_bag',
-    '_embedding_bag_forward_only',
-    '_fft_c2c',
-    '_fft_c2r',
-    '_fft_r2c',
-    '_sample_dirichlet',
-    '_standard_gamma',
-    '_standard_gamma_grad',
-    'addbmm',
-    'addmm',
-    'addr',
-    'affine_grid_generator',
-    'argwhere',
-    'baddbmm',
-    'bilinear',
-    'bincount',
-    'binomial',
-    'bmm',
-    'cat',
-    'channel_shuffle',
-    'cholesky_solve',
-    'column_stack',
-    'combinations',
-    'complex',
-    'concat',
-    'concatenate',
-    'constant_pad_nd',
-    'convolution',
-    'cumprod',
-    'cumsum',
-    'det',
-    'diff',
-    'dot',
-    'dstack',
-    'embedding',
-    'ger',
-    'grid_sampler_2d',
-    'grid_sampler_3d',
-    'hardshrink',
-    'hash_tensor',
-    'histc',
-    'hstack',
-    'igamma',
-    'igammac',
-    'inner',
-    'logcumsumexp',
-    'masked_scatter',
-    'masked_select',
-    'mm',
-    'msort',
-    'mv',
-    'mvlgamma',
-    'native_batch_norm',
-    'native_channel_shuffle',
-    'native_group_norm',
-    'native_layer_norm',
-    'outer',
-    'pixel_shuffle',
-    'pixel_unshuffle',
-    'polar',
-    'put',
-    'row_stack',
-    'stack',
-    'take',
-    'take_along_dim',
-    'vdot',
-    'vstack',
-))
-LAZY_FUNCTIONS |= _MORE
+# NOTE [rarely used bindings load on first use] (tools/gen_bindings.py): name -> module.
+_MORE = {
+    '_adaptive_avg_pool2d': 'bindings_more',
+    '_adaptive_avg_pool2d_backward': 'bindings_more',
+    '_adaptive_avg_pool3d': 'bindings_more',
+    '_adaptive_avg_pool3d_backward': 'bindings_more',
+    '_conj_physical': 'bindings_pointwise',
+    '_dirichlet_grad': 'bindings_more',
+    '_embedding_bag': 'bindings_more',
+    '_embedding_bag_forward_only': 'bindings_more',
+    '_fft_c2c': 'bindings_more',
+    '_fft_c2r': 'bindings_more',
+    '_fft_r2c': 'bindings_more',
+    '_sample_dirichlet': 'bindings_more',
+    '_standard_gamma': 'bindings_more',
+    '_standard_gamma_grad': 'bindings_more',
+    'addbmm': 'bindings_more',
+    'addcmul': 'bindings_pointwise',
+    'addmm': 'bindings_more',
+    'addr': 'bindings_more',
+    'affine_grid_generator': 'bindings_more',
+    'arctan2': 'bindings_pointwise',
+    'argwhere': 'bindings_more',
+    'atan2': 'bindings_pointwise',
+    'baddbmm': 'bindings_more',
+    'bilinear': 'bindings_more',
+    'bincount': 'bindings_more',
+    'binomial': 'bindings_more',
+    'bitwise_not': 'bindings_pointwise',
+    'bmm': 'bindings_more',
+    'cat': 'bindings_more',
+    'channel_shuffle': 'bindings_more',
+    'cholesky_solve': 'bindings_more',
+    'column_stack': 'bindings_more',
+    'combinations': 'bindings_more',
+    'complex': 'bindings_more',
+    'concat': 'bindings_more',
+    'concatenate': 'bindings_more',
+    'constant_pad_nd': 'bindings_more',
+    'convolution': 'bindings_more',
+    'copysign': 'bindings_pointwise',
+    'cumprod': 'bindings_more',
+    'cumsum': 'bindings_more',
+    'det': 'bindings_more',
+    'diff': 'bindings_more',
+    'digamma': 'bindings_pointwise',
+    'dot': 'bindings_more',
+    'dstack': 'bindings_more',
+    'embedding': 'bindings_more',
+    'erfinv': 'bindings_pointwise',
+    'fmax': 'bindings_pointwise',
+    'fmin': 'bindings_pointwise',
+    'fmod': 'bindings_pointwise',
+    'ger': 'bindings_more',
+    'grid_sampler_2d': 'bindings_more',
+    'grid_sampler_3d': 'bindings_more',
+    'hardshrink': 'bindings_more',
+    'hash_tensor': 'bindings_more',
+    'histc': 'bindings_more',
+    'hstack': 'bindings_more',
+    'hypot': 'bindings_pointwise',
+    'igamma': 'bindings_more',
+    'igammac': 'bindings_more',
+    'inner': 'bindings_more',
+    'isclose': 'bindings_pointwise',
+    'isfinite': 'bindings_pointwise',
+    'isinf': 'bindings_pointwise',
+    'isnan': 'bindings_pointwise',
+    'isneginf': 'bindings_pointwise',
+    'isposinf': 'bindings_pointwise',
+    'isreal': 'bindings_pointwise',
+    'lgamma': 'bindings_pointwise',
+    'logaddexp': 'bindings_pointwise',
+    'logaddexp2': 'bindings_pointwise',
+    'logcumsumexp': 'bindings_more',
+    'logical_and': 'bindings_pointwise',
+    'logical_not': 'bindings_pointwise',
+    'logical_or': 'bindings_pointwise',
+    'logical_xor': 'bindings_pointwise',
+    'masked_scatter': 'bindings_more',
+    'masked_select': 'bindings_more',
+    'maximum': 'bindings_pointwise',
+    'minimum': 'bindings_pointwise',
+    'mm': 'bindings_more',
+    'msort': 'bindings_more',
+    'mv': 'bindings_more',
+    'mvlgamma': 'bindings_more',
+    'native_batch_norm': 'bindings_more',
+    'native_channel_shuffle': 'bindings_more',
+    'native_group_norm': 'bindings_more',
+    'native_layer_norm': 'bindings_more',
+    'nextafter': 'bindings_pointwise',
+    'outer': 'bindings_more',
+    'pixel_shuffle': 'bindings_more',
+    'pixel_unshuffle': 'bindings_more',
+    'polar': 'bindings_more',
+    'put': 'bindings_more',
+    'row_stack': 'bindings_more',
+    'sgn': 'bindings_pointwise',
+    'sign': 'bindings_pointwise',
+    'signbit': 'bindings_pointwise',
+    'stack': 'bindings_more',
+    'take': 'bindings_more',
+    'take_along_dim': 'bindings_more',
+    'vdot': 'bindings_more',
+    'vstack': 'bindings_more',
+}
+LAZY_FUNCTIONS |= frozenset(_MORE)
 
 
 def __getattr__(name):
     if name in LAZY_FUNCTIONS:
         if name in _MORE:
-            from ember._generated import bindings_more
-            value = getattr(bindings_more, name)
+            import importlib
+            value = getattr(importlib.import_module(f"ember._generated.{_MORE[name]}"), name)
         elif name in _LAZY_INPLACE:     # (the method itself, as the other in-place forms)
             value = getattr(_Methods, name)
         else:

@@ -19,7 +19,7 @@ from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
 from ember._core.fp_errors import cast
-from ember._core.registry import OPS, register_frontend, register_op
+from ember._core.registry import OPS, on_built, register_frontend, register_op
 from ember._ops.grad_utils import identity, zeros_grad
 
 
@@ -111,7 +111,6 @@ def _copy_step(op, args):
     return out
 
 
-OPS["_to_copy"].runner = _run_to_copy
 dispatch.runners.OWN_STEPS[OPS["_to_copy"]] = _copy_step
 
 
@@ -253,8 +252,6 @@ def _run_detach(op, args):
     return detached(self)
 
 
-OPS["detach"].runner = _run_detach
-
 
 # NOTE [item is an op under modes]: `Tensor.item` (and `float(t)`, `bool(t)` ... through it)
 # reads the one element as a Python number. PyTorch does that in the op `_local_scalar_dense`,
@@ -280,5 +277,18 @@ def _scalar_step(op, args):
     return self._host_numbers().reshape(()).item()
 
 
-OPS["_local_scalar_dense"].runner = _scalar_step
 dispatch.runners.OWN_STEPS[OPS["_local_scalar_dense"]] = _scalar_step
+
+# The runners of these entries, given as each is built (`import ember` builds none, NOTE [op
+# entries are built on first use]); before the bindings' own hook, which then leaves them.
+_RUNNERS = {"_to_copy": _run_to_copy, "detach": _run_detach,
+            "_local_scalar_dense": _scalar_step}
+
+
+def _own_runner(op) -> None:
+    runner = _RUNNERS.get(op.name)
+    if runner is not None:
+        op.runner = runner
+
+
+on_built(_own_runner)

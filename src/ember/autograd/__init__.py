@@ -1,13 +1,10 @@
 """Reverse-mode automatic differentiation: the graph (graph.py), the engine (engine.py) and
-grad modes (grad_mode.py). Importing this package connects the recorder to the dispatcher."""
+grad modes (grad_mode.py). Importing this package connects the recorder to the dispatcher;
+custom Functions (function.py) and `Variable` load on first use."""
 from ember.autograd import graph  # noqa: F401  (installs the recorder)
 from ember.autograd import inplace  # noqa: F401  (installs the in-place recorder)
 from ember.autograd.engine import backward, grad
 from ember.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
-from ember.autograd.function import (
-    Function, FunctionCtx, NestedIOFunction, once_differentiable,
-)
-from ember.autograd.variable import Variable
 from ember.autograd.anomaly_mode import (
     detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly,
 )
@@ -26,12 +23,29 @@ __all__ = [
 ]
 
 
+# Loaded on first use: name -> the module that defines it.
+_LAZY = {"Function": "function", "FunctionCtx": "function", "NestedIOFunction": "function",
+         "once_differentiable": "function", "Variable": "variable"}
+
+
 def __getattr__(name):
     # forward_ad and functional load on first use (`ember.autograd.functional.jacobian`).
     if name in ("forward_ad", "functional"):
         import importlib
         return importlib.import_module(f"ember.autograd.{name}")
+    if name in _LAZY:
+        value = globals()[name] = getattr(_load(_LAZY[name]), name)
+        return value
     raise AttributeError(f"module 'ember.autograd' has no attribute '{name}'")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY) | {"forward_ad", "functional"})
+
+
+def _load(module):
+    import importlib
+    return importlib.import_module(f"ember.autograd.{module}")
 
 
 def _install_upcalls():
@@ -42,7 +56,7 @@ def _install_upcalls():
     upcalls.grad = grad
     upcalls.enable_grad = enable_grad
     upcalls.no_grad = no_grad
-    upcalls.Function = Function
+    upcalls._loaders["Function"] = lambda: _load("function").Function
     upcalls.node_class_named = node_class_named
     upcalls.set_anomaly_enabled = _enable
 

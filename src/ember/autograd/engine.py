@@ -7,7 +7,6 @@ chain of 100,000 ops backpropagates in constant Python stack depth.
 """
 from __future__ import annotations
 
-import heapq
 import sys
 import threading
 
@@ -17,8 +16,11 @@ from ember._core import dispatch
 from ember._core.checks import _check, _check_type
 from ember._core.device import CPU
 from ember._core.dispatch.subclasses import PLAIN
+from ember._core.lazy_method import LazyModule
 from ember.autograd import anomaly_mode, grad_layout, grad_mode
 from ember.autograd.graph import AccumulateGrad, edge_of
+
+heapq = LazyModule("heapq", globals(), "heapq")     # (loaded by the first backward)
 
 _np_empty = np.empty
 

@@ -33,9 +33,12 @@ from itertools import repeat
 import numpy as np
 
 from ember._core.dispatch import bump_version
+from ember._core.lazy_method import LazyModule
 from ember._core.registry import OPS
-from ember._ops.foreach import run_on_buffers
-from ember._ops.foreach_layout import cut, layout_of
+
+# (the op families load on the first step, not at `import ember.optim`)
+_foreach = LazyModule("ember._ops.foreach", globals(), "_foreach")
+_foreach_layout = LazyModule("ember._ops.foreach_layout", globals(), "_foreach_layout")
 
 # Elements per block: a block of each buffer an update touches (parameters, gradients, up to
 # four state buffers, a few scratch buffers, lerp's float64 work) stays in a core's L2 cache.
@@ -145,19 +148,19 @@ class Blocks:
             self.changed_at = self.start
             self.params_mode = "change"
             self.combine = _INCREMENTS[name]
-            run_on_buffers(op, (None,) + rest, _flats(op, (None,) + rest),
+            _foreach.run_on_buffers(op, (None,) + rest, _flats(op, (None,) + rest),
                            change=self.p_flat[self.start:self.stop])
             return
         args = (self._read(target),) + tuple(self._read(x) for x in rest)
         if args[0].base is self.grads.base:
             self.grads_written = True
-        run_on_buffers(op, args, _flats(op, args))
+        _foreach.run_on_buffers(op, args, _flats(op, args))
 
     def _fresh_op(self, name, *args):
         op = _OP[name]
         args = tuple(self._read(x) for x in args)
         out = self._fresh()
-        run_on_buffers(op, args, _flats(op, args), out=out)
+        _foreach.run_on_buffers(op, args, _flats(op, args), out=out)
         return out
 
     # ---------------------------------------------------------------- the list operations
@@ -331,7 +334,7 @@ def _pieces(flat, shapes):
         return found[2]
     if len(pieces) > 8:
         pieces.clear()
-    views = cut(flat, shapes)
+    views = _foreach_layout.cut(flat, shapes)
     pieces[key] = (flat.base, flat.size, views)
     return views
 
@@ -385,7 +388,7 @@ def plan(params, lists):
             return None             # (states the update adds entries to: a first step)
         if any(map(operator.is_, values, repeat(None))):
             return None
-        layout = layout_of(list(map(_DATA_OF, values)))
+        layout = _foreach_layout.layout_of(list(map(_DATA_OF, values)))
         if layout is None:
             return None
         flat, list_shapes = layout
@@ -425,7 +428,7 @@ def run_blocks(update, params, lists, write_grads, dtype, size, shapes, flat_lis
     if run.grads_written and write_grads:
         # the foreach form writes the gradients in place (SGD's Nesterov step): as PyTorch's
         # foreach path, the gradients hold the result; its single-tensor path leaves them
-        deque(map(np.copyto, map(_DATA_OF, lists[0]), cut(grads, shapes)), 0)
+        deque(map(np.copyto, map(_DATA_OF, lists[0]), _foreach_layout.cut(grads, shapes)), 0)
         deque(map(bump_version, lists[0]), 0)
     for given, values in zip(lists[1:], flat_lists[1:]):
         if type(values) is np.ndarray or type(values) is Counts:

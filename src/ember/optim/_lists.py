@@ -42,10 +42,12 @@ from ember._core.dispatch import bump_version
 from ember._core.dispatch.process_state import state as _dispatch_state
 from ember._core.dispatch.subclasses import PLAIN
 from ember._core.fp_errors import run_quietly
-from ember._ops.foreach_layout import flat_of, flat_views
+from ember._core.lazy_method import LazyModule
 from ember._tensor import Tensor
 from ember.optim._blocks import plan, run_blocks
 
+# (the op family loads on the first step, not at `import ember.optim`)
+_foreach_layout = LazyModule("ember._ops.foreach_layout", globals(), "_foreach_layout")
 _DEVICE_OF = operator.attrgetter("_device")
 _DATA_OF = operator.attrgetter("_data")
 _DTYPE_OF = operator.attrgetter("_dtype")
@@ -192,7 +194,7 @@ class _Foreach:
         """The step counts as numbers; under a mode read `reads` times each, as PyTorch's
         foreach form reads them (one `_local_scalar_dense` per use in its formulas)."""
         if not _dispatch_state.slow and steps[0]._device is CPU:
-            flat = flat_of([s._data for s in steps])
+            flat = _foreach_layout.flat_of([s._data for s in steps])
             if flat is not None:
                 return flat.tolist()
         for _ in range(reads - 1):
@@ -466,7 +468,7 @@ def keep_flat(params, states, keys) -> None:
             if any(map(operator.is_, tensors, repeat(None))):
                 continue
             arrays = list(map(_DATA_OF, tensors))
-            if flat_of(arrays) is not None:
+            if _foreach_layout.flat_of(arrays) is not None:
                 continue        # (the common case: laid out at an earlier step)
             if any(type(t) is not Tensor or t._device is not CPU or t._dtype.is_complex
                    or t._base is not None for t in tensors) or \
@@ -476,7 +478,8 @@ def keep_flat(params, states, keys) -> None:
             if any(a.dtype != dtype for a in arrays):
                 continue
             flat = np.concatenate([a.ravel() for a in arrays])
-            for t, view in zip(tensors, flat_views(flat, [a.shape for a in arrays])):
+            views = _foreach_layout.flat_views(flat, [a.shape for a in arrays])
+            for t, view in zip(tensors, views):
                 _repoint(t, view)
 
 

@@ -14,12 +14,18 @@ hooked subclass inherit its hooks; an attribute a subclass defines itself is lef
 The generated methods and operators are hooked too: with no mode open the bindings don't name
 themselves to the dispatcher (NOTE [the public function reaches level 1], stack.py), so the
 hook is what hands `t.add(1)` over as `Tensor.add` and `t * 2` as `Tensor.mul`.
+A method's hook is a `LazyAttribute` on the subclass until first read, when the hook is made: so
+defining a subclass (`nn.Parameter`'s lazy placeholders at `import ember.nn`) makes no hooks and,
+where Tensor's method still stands in for its lazily loaded family (NOTE [op families load on
+first use]), loads no op family.
 """
 from __future__ import annotations
 
+from functools import partial
+
 from ember._core.dispatch import subclasses
 from ember._core.dispatch.stack import REPORTED_AS
-from ember._core.lazy_method import STAND_INS
+from ember._core.lazy_method import STAND_INS, LazyAttribute
 
 # Tensor attributes that stay as they are: the subclass machinery itself, construction,
 # pickling (the subclass's own reduce logic), and what PyTorch leaves in Python without the
@@ -77,11 +83,6 @@ def install(cls, base, wanted, handle) -> None:
     (Tensor) itself, so that calls to them reach __torch_function__."""
     if cls not in subclasses.FUNCTION:
         return
-    # The methods still standing in for their lazily loaded family take their place first, so
-    # that each is hooked (NOTE [op families load on first use]).
-    for name, attr in list(vars(base).items()):
-        if type(attr) in STAND_INS:
-            getattr(base, name)
     mro = cls.__mro__
     defined = set()         # what the subclass (or a hooked parent) defines itself
     for k in mro[:mro.index(base)]:
@@ -89,23 +90,57 @@ def install(cls, base, wanted, handle) -> None:
     for name, attr in vars(base).items():
         if name in NEVER or name in defined:
             continue
-        key = (name, attr, wanted, handle)
-        hook = _HOOKS.get(key)
-        if hook is None:
-            hook = _HOOKS[key] = _make_hook(base, name, attr, wanted, handle)
+        hook = _hook(base, name, attr, wanted, handle)
         if hook is not False:
             setattr(cls, name, hook)
+
+
+def _hook(base, name, attr, wanted, handle):
+    """The hook of Tensor attribute `name`, shared by every subclass: a property's at once, a
+    method's as a LazyAttribute that makes it on first read (making ~650 method hooks costs ~2
+    ms, and `import ember.nn` defines such subclasses: the lazy placeholders of
+    nn/parameter.py), or False for one that is left alone."""
+    key = (name, attr, wanted, handle)
+    hook = _HOOKS.get(key)
+    if hook is None:
+        if isinstance(attr, property):
+            hook = _hook_property(attr, wanted, handle)
+        elif type(attr) in STAND_INS or _hookable(attr):
+            hook = LazyAttribute(name, partial(_resolved_hook, base, name, wanted, handle))
+        else:
+            hook = False
+        _HOOKS[key] = hook
+    return hook
+
+
+def _hookable(attr) -> bool:
+    """Whether a Tensor method gets a hook: ember's own functions (the generated ones too: with
+    no mode open the bindings don't name themselves to the dispatcher, NOTE [the public
+    function reaches level 1])."""
+    module = getattr(attr, "__module__", None) or ""
+    return callable(attr) and not isinstance(attr, (staticmethod, classmethod, type)) and \
+        module.startswith("ember.")
+
+
+def _resolved_hook(base, name, wanted, handle):
+    """The first read of a method's LazyAttribute: Tensor's method (and the one it is reported
+    as) in place, if either was a stand-in (NOTE [op families load on first use]), and its
+    hook."""
+    getattr(base, name)
+    getattr(base, REPORTED_AS.get(name, name), None)
+    attr = vars(base)[name]
+    key = (name, attr, wanted, handle)
+    hook = _HOOKS.get(key)
+    if hook is None or type(hook) is LazyAttribute:
+        hook = _HOOKS[key] = _make_hook(base, name, attr, wanted, handle)
+    return attr if hook is False else hook
 
 
 def _make_hook(base, name, attr, wanted, handle):
     """The hook of Tensor attribute `name`, or False for one that is left alone."""
     if isinstance(attr, property):
         return _hook_property(attr, wanted, handle)
-    module = getattr(attr, "__module__", None) or ""
-    if not callable(attr) or isinstance(attr, (staticmethod, classmethod, type)) or \
-            not module.startswith("ember."):
+    if not _hookable(attr):
         return False
-    # (generated methods too: with no mode open the bindings don't name themselves to the
-    # dispatcher, NOTE [the public function reaches level 1])
     reported = vars(base).get(REPORTED_AS.get(name, name), attr)
     return _hook_method(attr, reported, wanted, handle)

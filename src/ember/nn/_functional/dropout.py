@@ -7,7 +7,9 @@ import warnings
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
-from ember._ops import nn_dropout as _ops
+from ember._core.lazy_method import LazyModule
+
+_ops = LazyModule("ember._ops.nn_dropout", globals(), "_ops")   # (loads on first use)
 
 __all__ = ["alpha_dropout", "dropout", "dropout1d", "dropout2d", "dropout3d",
            "feature_alpha_dropout"]

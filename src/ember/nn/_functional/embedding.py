@@ -8,9 +8,12 @@ from ember._core.dispatch import call
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
+from ember._core.lazy_method import LazyModule
 from ember._core.registry import OPS
-from ember._ops.nn_embedding import embedding_renorm_
-from ember._ops.nn_embedding_bag import embedding_bag as _embedding_bag
+
+# (the op families load on first use)
+_nn_embedding = LazyModule("ember._ops.nn_embedding", globals(), "_nn_embedding")
+_nn_embedding_bag = LazyModule("ember._ops.nn_embedding_bag", globals(), "_nn_embedding_bag")
 
 __all__ = ["embedding", "embedding_bag"]
 
@@ -41,7 +44,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     padding_idx = _padding_index(padding_idx, weight.shape[0])
     if max_norm is not None:
         input = input.contiguous()
-        embedding_renorm_(weight, input, max_norm, norm_type)
+        _nn_embedding.embedding_renorm_(weight, input, max_norm, norm_type)
     return call(_EMBEDDING, (weight, input, padding_idx, scale_grad_by_freq, sparse))
 
 
@@ -83,12 +86,13 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
     if mode not in modes:
         raise ValueError("mode has to be one of sum, mean or max")
     if max_norm is not None:
-        embedding_renorm_(weight, input, max_norm, norm_type)
+        _nn_embedding.embedding_renorm_(weight, input, max_norm, norm_type)
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError(
             "embedding_bag: per_sample_weights was not None. per_sample_weights is only "
             f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
             "the Pytorch GitHub.")
     padding_idx = _padding_index(padding_idx, weight.shape[0])
-    return _embedding_bag(weight, input, offsets, scale_grad_by_freq, modes[mode], sparse,
-                          per_sample_weights, include_last_offset, padding_idx)[0]
+    return _nn_embedding_bag.embedding_bag(
+        weight, input, offsets, scale_grad_by_freq, modes[mode], sparse, per_sample_weights,
+        include_last_offset, padding_idx)[0]

@@ -13,8 +13,8 @@ from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
 from ember._core.finfo import finfo
+from ember._core.lazy_method import LazyModule
 from ember._core.registry import OPS
-from ember._ops.nn_functions_layers import group_norm as _group_norm_entry
 from ember.autograd.grad_mode import is_grad_enabled
 
 __all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm", "local_response_norm",
@@ -23,6 +23,8 @@ __all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm", "local_res
 _BATCH_NORM = OPS["native_batch_norm"]
 _LAYER_NORM = OPS["native_layer_norm"]
 _CAT = OPS["cat"]
+_nn_functions_layers = LazyModule("ember._ops.nn_functions_layers", globals(),
+                                  "_nn_functions_layers")     # (loads on first use)
 _HALF = (dt.float16, dt.bfloat16)
 
 
@@ -164,7 +166,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
                            f"{input.dim()}")
     batch, channels = input.shape[0], input.shape[1]
     _verify_batch_size([batch * channels // num_groups, num_groups] + list(input.shape[2:]))
-    return _group_norm_entry(input, num_groups, weight, bias, eps)   # (its parser, then its checks)
+    return _nn_functions_layers.group_norm(input, num_groups, weight, bias, eps)   # (its parser, then its checks)
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):

@@ -10,8 +10,10 @@ from ember._core.dispatch import call
 from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
+from ember._core.lazy_method import LazyModule
 from ember._core.registry import OPS
-from ember._ops.nn_padding import pairs_by_dim
+
+_nn_padding = LazyModule("ember._ops.nn_padding", globals(), "_nn_padding")   # (on first use)
 
 __all__: list[str] = ["pad"]
 
@@ -23,7 +25,7 @@ def _pad_circular(input, pad):
     """Negative amounts crop first; each positive amount then copies the (cropped) dim's
     other end, as if the dim wrapped around."""
     out = input
-    for dim, left, right in pairs_by_dim(pad, input.ndim):
+    for dim, left, right in _nn_padding.pairs_by_dim(pad, input.ndim):
         size = input.shape[dim]
         _check(left <= size and right <= size,
                "Padding value causes wrapping around more than once.")

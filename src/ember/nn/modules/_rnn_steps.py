@@ -19,10 +19,18 @@ from __future__ import annotations
 
 import ember
 from ember._core import dispatch
+from ember._core.lazy_method import LazyModule
 from ember._core.registry import OPS
-from ember._ops.nn_rnn import STEPS
+
+_nn_rnn = LazyModule("ember._ops.nn_rnn", globals(), "_nn_rnn")   # (loads on first use)
 
 _FUSED_DTYPES = (ember.float32, ember.float64)
+
+
+def step(mode):
+    """The per-step function of `mode` ("LSTM", "GRU", "RNN_TANH" ...), `STEPS` of
+    _ops/nn_rnn.py."""
+    return _nn_rnn.STEPS[mode]
 
 
 def _input_projection(mode, x2d, w_ih, b_ih, b_hh, transposed=False):
@@ -101,7 +109,7 @@ def run_layers(module, x2d, initial_states, batch_sizes, steps):
     rows, [final state tuple per layer and direction]). `initial_states[k]` is the k-th
     layer-direction's state tuple."""
     mode = module.mode
-    step = STEPS[mode]
+    step = _nn_rnn.STEPS[mode]
     directions = 2 if module.bidirectional else 1
     weights = module._flat_weights
     per_direction = len(weights) // (module.num_layers * directions)

@@ -5,16 +5,10 @@ from __future__ import annotations
 
 import math
 
-from ember import empty
+import ember
+from ember._core.lazy_method import LazyAttribute
 from ember.nn import init
-from ember.nn._functional.conv import (
-    conv1d,
-    conv2d,
-    conv3d,
-    conv_transpose1d,
-    conv_transpose2d,
-    conv_transpose3d,
-)
+from ember.nn._functional import conv as _functional_conv
 from ember.nn._functional.padding import pad
 from ember.nn.modules.lazy import LazyModuleMixin
 from ember.nn.modules.module import Module
@@ -27,6 +21,12 @@ __all__: list[str] = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTran
 
 _PADDING_STRINGS = {"same", "valid"}
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
+
+
+def _conv_of(name):
+    """`F.<name>` as the class's `_conv`, read on first use: `import ember.nn` loads no
+    convolution family (NOTE [op families load on first use])."""
+    return LazyAttribute("_conv", lambda: staticmethod(getattr(_functional_conv, name)))
 
 
 class _ConvNd(Module):
@@ -77,9 +77,9 @@ class _ConvNd(Module):
             self._reversed_padding_repeated_twice = _reverse_repeat_tuple(self.padding, 2)
         shape = ((in_channels, out_channels // groups) if transposed else
                  (out_channels, in_channels // groups)) + tuple(kernel_size)
-        self.weight = Parameter(empty(shape, device=device, dtype=dtype))
+        self.weight = Parameter(ember.empty(shape, device=device, dtype=dtype))
         if bias:
-            self.bias = Parameter(empty(out_channels, device=device, dtype=dtype))
+            self.bias = Parameter(ember.empty(out_channels, device=device, dtype=dtype))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
@@ -125,7 +125,7 @@ class _Conv(_ConvNd):
     """Conv1d/2d/3d: `_conv_forward` pads (non-zero modes) and convolves."""
 
     _as_tuple = staticmethod(_single)
-    _conv = staticmethod(conv1d)
+    _conv = _conv_of("conv1d")
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  dilation=1, groups=1, bias=True, padding_mode="zeros", device=None,
@@ -160,7 +160,7 @@ class Conv2d(_Conv):
     over (N, C, H, W) or (C, H, W)."""
 
     _as_tuple = staticmethod(_pair)
-    _conv = staticmethod(conv2d)
+    _conv = _conv_of("conv2d")
 
 
 class Conv3d(_Conv):
@@ -169,14 +169,14 @@ class Conv3d(_Conv):
     over (N, C, D, H, W) or (C, D, H, W)."""
 
     _as_tuple = staticmethod(_triple)
-    _conv = staticmethod(conv3d)
+    _conv = _conv_of("conv3d")
 
 
 class _ConvTransposeNd(_ConvNd):
     """ConvTranspose1d/2d/3d: only zero padding; `output_size` picks the output padding."""
 
     _as_tuple = staticmethod(_single)
-    _conv = staticmethod(conv_transpose1d)
+    _conv = _conv_of("conv_transpose1d")
     _dims = 1
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
@@ -236,7 +236,7 @@ class ConvTranspose2d(_ConvTransposeNd):
     dtype=None): the transposed 2-d convolution."""
 
     _as_tuple = staticmethod(_pair)
-    _conv = staticmethod(conv_transpose2d)
+    _conv = _conv_of("conv_transpose2d")
     _dims = 2
 
 
@@ -246,7 +246,7 @@ class ConvTranspose3d(_ConvTransposeNd):
     dtype=None): the transposed 3-d convolution."""
 
     _as_tuple = staticmethod(_triple)
-    _conv = staticmethod(conv_transpose3d)
+    _conv = _conv_of("conv_transpose3d")
     _dims = 3
 
 

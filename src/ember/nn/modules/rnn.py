@@ -417,8 +417,8 @@ class RNNCellBase(Module):
         self._check_shapes(input, states)
         gi = _rnn_steps._input_projection(mode, input, self.weight_ih, self.bias_ih,
                                           self.bias_hh)
-        result = _rnn_steps.STEPS[mode](gi, states, self.weight_hh.t(),
-                                        self.bias_hh if mode == "GRU" else None, None)
+        result = _rnn_steps.step(mode)(gi, states, self.weight_hh.t(),
+                                       self.bias_hh if mode == "GRU" else None, None)
         if not batched:
             result = tuple(r.squeeze(0) for r in result)
         return result
