@@ -165,6 +165,11 @@ CASES = {
         L.ones(2, 3, dtype=L.complex64), L.ones(0, 3, dtype=L.uint8), [2], [2], 1), True),
     "ctc_loss of 1-d float16 (the dtype before the rank)": (lambda L: L.ctc_loss(
         L.ones(3, dtype=L.float16), L.ones(2, 3, dtype=L.long), (2, 1, 2), (1, 1, 1), 1), True),
+    "torch.triplet_margin_loss with a negative margin runs (no F prelude)": (
+        lambda L: L.triplet_margin_loss(L.arange(6.0).view(2, 3), L.ones(2, 3), L.zeros(2, 3),
+                                        margin=-1.5), False),
+    "torch.triplet_margin_loss: the dims before the margin": (lambda L: L.triplet_margin_loss(
+        L.ones(2, 3, 4), L.ones(3), L.ones(3), margin=-1.5, reduction=1), True),
     # Indexing: the items apply in order, an int out of bounds before a bad slice is the error.
     "getitem with an int out of bounds before a str slice": (lambda L: L.ones(1, 2, 3, 2)[
         -7, slice("a", None)], True),

@@ -113,8 +113,9 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6,
     reduction=0) -> Tensor."""
     if _state.entry and _wants(locals()):
         return _handle(triplet_margin_loss, locals())
-    return _functional().triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
-                                             reduction=_name(reduction))
+    # (PyTorch's native op: no nn.functional prelude, so a margin <= 0 is computed with)
+    return upcalls.nn_module("_functional.loss").triplet_margin_native(
+        anchor, positive, negative, margin, p, eps, swap, _NAMES.index(_name(reduction)))
 
 
 @register_frontend(method=False)

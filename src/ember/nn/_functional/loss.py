@@ -583,6 +583,13 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     enum = _reduction.get_enum(reduction)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
+    return triplet_margin_native(anchor, positive, negative, margin, p, eps, swap, enum)
+
+
+def triplet_margin_native(anchor, positive, negative, margin, p, eps, swap, enum):
+    """`torch.triplet_margin_loss` past nn.functional's Python prelude (its margin check):
+    the dims, then the distances."""
+    from ember.nn._functional.distance import pairwise_distance
     _tensors("triplet_margin_loss", ("anchor", anchor), ("positive", positive),
              ("negative", negative))
     _floats_and_bools("triplet_margin_loss", (4, "margin", margin), (5, "p", p),
