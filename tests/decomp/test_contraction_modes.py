@@ -123,7 +123,6 @@ CHECKED = {
     "matrix_power -2": (lambda T, a: T.linalg.matrix_power(a, -2), [_spd(3)]),
     "svdvals": (lambda T, a: T.linalg.svdvals(a), [_data(3, 4, 3)]),
     "eigvalsh": (lambda T, a: T.linalg.eigvalsh(a), [_spd(3)]),
-    "linalg.cross": (lambda T, a, b: T.linalg.cross(a, b), [_data(4, 2, 3), _data(5, 2, 3)]),
 }
 
 

@@ -214,7 +214,6 @@ _ops(_M, (
     ('tensordot', 'tensordot', 'tensordot(a, b, dims=2, out=None) -> Tensor: contract `dims` of a with those of b.', False, False, False, (), (1,)),
     ('kron', 'kron', 'kron(input, other, *, out=None) -> Tensor: the Kronecker product (types promote).', True, True, False, (), (1,)),
     ('cross', 'cross', 'cross(input, other, dim=None, *, out=None) -> Tensor: cross product of 3-vectors along\n    `dim` (None: the first dimension of size 3, deprecated).', True, True, False, (), (1,)),
-    ('linalg_cross', 'linalg_cross', 'linalg_cross: cross as PyTorch names the call (NOTE [overload forms]).', False, False, False, (), (1,)),
     ('cdist', 'cdist', 'cdist(x1, x2, p=2.0, compute_mode=...) -> Tensor: p-norm distances between row sets.', False, False, False, (), (1,)),
     ('linalg_multi_dot', 'linalg_multi_dot', 'linalg.multi_dot(tensors, *, out=None) -> Tensor: a chain of matrix products in the\n    cheapest order (the first and last operand may be vectors).', False, False, False, (), (1,)),
     ('chain_matmul', 'chain_matmul', 'chain_matmul(*matrices, out=None) -> Tensor: deprecated form of linalg.multi_dot.', False, False, False, (), (1,)),

@@ -25,7 +25,7 @@ from ember._core.dispatch.entry import handle as _handle
 from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
 from ember._core.promotion import promote_types
-from ember._core.registry import OPS, register_form, register_frontend, register_op
+from ember._core.registry import OPS, register_frontend, register_op
 from ember._core.shape import wrap_dim
 from ember._ops.creation_ranges import eye
 from ember._ops.grad_utils import conj
@@ -489,12 +489,6 @@ def cross(xp, self, other, dim=None):
         with np.errstate(all="ignore"):
             return xp.cross(a, b, axis=dim)
     return xp.array(compute(xp, lambda x, y: xp.cross(x, y, axis=dim), a, b))
-
-
-# A cross product along a given dim reaches a mode as PyTorch's composite calls it (NOTE
-# [overload forms]).
-register_form("cross", "linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor",
-              when=lambda args: args[2] is not None)
 
 
 # --------------------------------------------------------------------------- cdist

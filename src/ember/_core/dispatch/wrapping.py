@@ -156,7 +156,9 @@ def meta_like_views(result, base):
 
 def meta_from_spec(spec):
     """Meta tensors from a meta rule's (shape, dtype) pair or list of pairs; a pair may carry
-    byte strides as a third item (None: row-major)."""
+    byte strides as a third item (None: row-major); None for an op that returns nothing."""
+    if spec is None:
+        return None
     if isinstance(spec, list):
         return tuple(meta_from_spec(s) for s in spec)
     if len(spec) == 3:
