@@ -872,3 +872,14 @@ def test_the_judge_on_products_kernel_errors_and_overflow_signs():
     assert judge(got, want, key="conv2d")[0] == "same"
     small = ("ok", ("tensor", (2,), "float32", [inf, 1.0], (1,)), 2.0, True)
     assert judge(small, ("ok", want[1], 2.0, True), key="conv2d")[0] == "differs"
+
+
+@pytest.mark.parametrize("fn", [
+    lambda L: L.zeros(2, 0, dtype=L.int64).index_put_(
+        [L.zeros(0, dtype=L.int64), L.tensor([-2 ** 63])], L.zeros(0, dtype=L.int64)),
+    lambda L: L.zeros(2, 3)[L.zeros(0, dtype=L.int64), L.tensor([7])],
+    lambda L: L.zeros(2, 3).index_put_([L.zeros(0, dtype=L.int64), L.tensor([7])],
+                                       L.tensor(1.0), accumulate=True),
+])
+def test_indices_that_broadcast_to_nothing_are_not_bounds_checked(fn):
+    same(*both(fn))

@@ -784,13 +784,16 @@ def advanced_shape(shape, indices):
 def prepare_indices(xp, shape, indices):
     """Check integer index arrays (broadcast, bounds) and build the NumPy index tuple."""
     dims = [d for d, index in enumerate(indices) if index is not None]
-    _broadcast_index_shapes([indices[d].shape for d in dims])
+    # (PyTorch checks an index as its kernel reads it: where the indices broadcast to nothing,
+    # none is read, and an out-of-range entry beside an empty index is not an error)
+    reads = 0 not in _broadcast_index_shapes([indices[d].shape for d in dims])
     position = []
     for d, index in enumerate(indices):
         if index is None:
             position.append(_FULL)
             continue
-        check_in_bounds(xp, index, shape[d], d, error=IndexError, negative=True)
+        if reads:
+            check_in_bounds(xp, index, shape[d], d, error=IndexError, negative=True)
         position.append(index)
     return tuple(position)
 
