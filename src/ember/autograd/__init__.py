@@ -28,11 +28,14 @@ _LAZY = {"Function": "function", "FunctionCtx": "function", "NestedIOFunction": 
          "once_differentiable": "function", "Variable": "variable"}
 
 
+# Submodules PyTorch's autograd has as attributes, loaded on first read here
+# (`ember.autograd.functional.jacobian`, `ember.autograd.variable.Variable`).
+_LAZY_SUBMODULES = ("forward_ad", "functional", "function", "variable")
+
+
 def __getattr__(name):
-    # forward_ad and functional load on first use (`ember.autograd.functional.jacobian`).
-    if name in ("forward_ad", "functional"):
-        import importlib
-        return importlib.import_module(f"ember.autograd.{name}")
+    if name in _LAZY_SUBMODULES:
+        return _load(name)
     if name in _LAZY:
         value = globals()[name] = getattr(_load(_LAZY[name]), name)
         return value
@@ -40,7 +43,7 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY) | {"forward_ad", "functional"})
+    return sorted(set(globals()) | set(_LAZY) | set(_LAZY_SUBMODULES))
 
 
 def _load(module):
