@@ -172,40 +172,8 @@ def matmul(a, b):
         batch = a_shape[:-2] if a_shape[:-2] == b_shape[:-2] else \
             np.broadcast_shapes(a_shape[:-2], b_shape[:-2])
         dtype = a.dtype if a.dtype == b.dtype else np.result_type(a, b)
-        out = empty(batch + (a_shape[-2], b_shape[-1]), dtype)
-        if batch and len(a_shape) == len(b_shape) and a_shape[0] == b_shape[0] and \
-                a_shape[-2] * a_shape[-1] * b_shape[-1] * math.prod(batch) >= SPLIT_PRODUCTS:
-            return _split_batch(a, b, out)
-        return np.matmul(a, b, out=out)
+        return np.matmul(a, b, out=empty(batch + (a_shape[-2], b_shape[-1]), dtype))
     return np.matmul(a, b)
-
-
-# NOTE [batched products on the intra-op threads]: NumPy multiplies a stack of matrices one
-# BLAS call per matrix, and BLAS runs a product as small as attention's (64x32 by 32x64) on
-# one thread (OpenBLAS: up to 2**18 multiply-adds). So a stack with SPLIT_PRODUCTS
-# multiply-adds or more is cut along its first axis into one run per intra-op thread (NOTE
-# [kernels split over the intra-op threads]); when its matrices are larger than that, BLAS is
-# pinned to one thread meanwhile (NOTE [BLAS on one thread beside the pool]). Each matrix is
-# still one BLAS call of its own, and BLAS's threads split a product by rows and columns,
-# never along the sum, so the bits are the same at any thread count.
-SPLIT_PRODUCTS = 1 << 24
-_ONE_THREAD_PRODUCT = 1 << 18
-
-
-def _split_batch(a, b, out):
-    from ember._core import threads
-    ranges = threads.parts(a.shape[0], 2)
-    if len(ranges) == 1:
-        return np.matmul(a, b, out=out)
-
-    def run(start, stop):
-        np.matmul(a[start:stop], b[start:stop], out=out[start:stop])
-    if a.shape[-2] * a.shape[-1] * b.shape[-1] <= _ONE_THREAD_PRODUCT:
-        threads.run_parts(run, ranges)
-    else:
-        with threads.one_blas_thread():
-            threads.run_parts(run, ranges)
-    return out
 
 
 def copy(a):

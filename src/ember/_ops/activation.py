@@ -17,7 +17,6 @@ from ember._core.dispatch.entry import wants as _wants
 from ember._core.dispatch.process_state import state as _state
 from ember._core.registry import OPS, kernel_entry, register_frontend, register_op
 from ember._core.shape import wrap_dim
-from ember._ops import softmax_rows
 from ember._ops.pointwise import not_implemented_for
 from ember._ops.pointwise_ternary import keep_where
 from ember._ops.summation import accurate_sum
@@ -118,18 +117,6 @@ def _softmax_meta(kernel_name):
     return meta
 
 
-def _split_rows(xp, x, dim, dtype=None):
-    """The runs of rows a large last-axis softmax of float32/float64 splits into over the
-    intra-op threads (NOTE [softmax rows on the intra-op threads]), or None."""
-    if x.size < softmax_rows.SPLIT_ELEMENTS or xp is not np or dtype is not None or \
-            x.dtype not in _SPLIT_DTYPES:
-        return None
-    return softmax_rows.row_ranges(x, wrap_dim(dim, x.ndim))
-
-
-_SPLIT_DTYPES = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
-
-
 def _shifted(xp, self, dim, dtype, kernel_name):
     """(input minus its maximum along dim, in the compute dtype; the axis; the result dtype)."""
     axis = wrap_dim(dim, self.ndim)
@@ -165,9 +152,6 @@ def softmax(xp, self, dim, dtype=None):
 
     With `dtype` the input is cast to it first; integer inputs need a floating `dtype`.
     """
-    ranges = _split_rows(xp, self, dim, dtype)
-    if ranges:
-        return softmax_rows.softmax(self, ranges)
     x, axis, result = _shifted(xp, self, dim, dtype, "softmax_lastdim_kernel_impl")
     with np.errstate(invalid="ignore"):
         if x is not self and x.size and axis == x.ndim - 1 and x.shape[-1] <= _SHORT_ROW:
@@ -218,9 +202,6 @@ def _log_softmax_grad(c):
 def log_softmax(xp, self, dim, dtype=None):
     """log_softmax(input, dim, dtype=None) -> Tensor: log(softmax(input, dim)), computed as
     input - max - log(sum(exp(input - max))) so that it neither overflows nor underflows."""
-    ranges = _split_rows(xp, self, dim, dtype)
-    if ranges:
-        return softmax_rows.log_softmax(self, ranges)
     x, axis, result = _shifted(xp, self, dim, dtype, "log_softmax_lastdim_kernel_impl")
     with np.errstate(invalid="ignore", divide="ignore"):
         out = x - xp.log(accurate_sum(xp, xp.exp(x), (axis,), True))
@@ -266,18 +247,6 @@ def _backward_operands(xp, grad_output, output, dim):
     return g, y, axis
 
 
-def _split_backward(xp, g, y, axis, input_dtype):
-    """softmax's backward split by rows: same-dtype float32/float64 operands of one shape,
-    both contiguous, the result in their dtype (NOTE [softmax rows on the intra-op
-    threads])."""
-    if y.size < softmax_rows.SPLIT_BACKWARD or xp is not np or g.dtype != y.dtype or \
-            g.dtype not in _SPLIT_DTYPES or \
-            g.shape != y.shape or np.dtype(input_dtype._np) != y.dtype or \
-            not g.flags.c_contiguous:
-        return None
-    return softmax_rows.row_ranges(y, axis, softmax_rows.SPLIT_BACKWARD)
-
-
 @register_op("_softmax_backward_data(Tensor grad_output, Tensor output, int dim, "
              "ScalarType input_dtype) -> Tensor", function=False, method=False,
              meta=_backward_data_meta, saves=("grad_output", "output"),
@@ -287,9 +256,6 @@ def _split_backward(xp, g, y, axis, input_dtype):
 def _softmax_backward_data(xp, grad_output, output, dim, input_dtype):
     """The gradient of softmax with output `output`: output * (grad - sum(grad * output))."""
     g, y, axis = _backward_operands(xp, grad_output, output, dim)
-    ranges = _split_backward(xp, g, y, axis, input_dtype)
-    if ranges:
-        return softmax_rows.softmax_backward(g, y, ranges)
     with np.errstate(invalid="ignore", over="ignore"):
         gy = g * y
         out = y * (g - accurate_sum(xp, gy, (axis,), True)) if gy.size else gy
@@ -311,9 +277,6 @@ def _softmax_grad_of(grad, output, dim):
 def _log_softmax_backward_data(xp, grad_output, output, dim, input_dtype):
     """The gradient of log_softmax with output `output`: grad - exp(output) * sum(grad)."""
     g, y, axis = _backward_operands(xp, grad_output, output, dim)
-    ranges = _split_backward(xp, g, y, axis, input_dtype)
-    if ranges:
-        return softmax_rows.log_softmax_backward(g, y, ranges)
     with np.errstate(invalid="ignore", over="ignore"):
         out = g - xp.exp(y) * accurate_sum(xp, g, (axis,), True) if g.size else g
     return out.reshape(output.shape).astype(input_dtype._np, copy=False)

@@ -35,7 +35,7 @@ from ember._core.dispatch import call
 from ember._core.fp_errors import run_quietly
 from ember._core.layout import strided_window
 from ember._core.registry import OPS, register_op
-from ember._core.threads import blas_threads, intra_op_threads, one_blas_thread, parallel_map
+from ember._core.threads import blas_threads, intra_op_threads, parallel_map
 from ember._ops import nn_conv_winograd as winograd
 from ember._ops.linalg import cxx
 
@@ -251,10 +251,9 @@ def _weight_grad_by_image(xp, padded, grad, kernel, stride, dilation):
 
 
 def _by_image() -> bool:
-    """Whether one-group convolutions take the image-by-image way: while BLAS runs one
-    thread, or the chunks run on the intra-op threads with BLAS pinned to one (NOTE
-    [convolution chunks on the intra-op threads])."""
-    return blas_threads() == 1 or intra_op_threads() > 1
+    """Whether one-group convolutions take the image-by-image way: only while BLAS runs one
+    thread (NOTE [convolution chunks on the intra-op threads])."""
+    return blas_threads() == 1
 
 
 def _each_chunk(xp, fn, parts):
@@ -266,25 +265,21 @@ def _each_chunk(xp, fn, parts):
     # thread runs it, so results do not depend on the thread count.
     runs = [parts[len(parts) * i // threads:len(parts) * (i + 1) // threads]
             for i in range(threads)]
-    with one_blas_thread():
-        done = parallel_map(lambda run: run_quietly(lambda: [fn(part) for part in run]), runs)
+    done = parallel_map(lambda run: run_quietly(lambda: [fn(part) for part in run]), runs)
     return [result for results in done for result in results]
 
 
 # NOTE [convolution chunks on the intra-op threads]: the image-by-image way (NOTE [ungrouped
-# convolution image by image]) is taken while BLAS runs one thread or there is more than one
-# intra-op thread; with more than one its batch chunks run on ember's pool (NumPy and BLAS
-# release the GIL), a contiguous run of chunks per thread, and BLAS is pinned to one thread
-# while they run (NOTE [BLAS on one thread beside the pool], threads.py): BLAS's own threads
-# on many small per-image products, or beside the pool's, oversubscribe the cores (ResNet's
-# 2-thread step 104-133 ms against 93-96 ms, LeNet's 9.2-11.7 against 7.1-8.4, before the
-# pinning). Pinned, the chunks beat the grouped way with BLAS's two threads (the same process
-# alternating the two at 2 threads: ResNet's step 92 against 123 ms and 75 against 93, LeNet's
-# 7.5 against 8.4 and 7.1 against 8.0). Only one intra-op thread with BLAS threads of its own (OMP_NUM_THREADS=1,
-# OPENBLAS_NUM_THREADS=2) leaves the grouped way's batched products to BLAS. The chunks are
-# cut by size alone and each image's result is computed the same way on any thread; the
-# weight's gradient adds the chunks' products in chunk order. So results are the same bits
-# at any thread count.
+# convolution image by image]) is taken only while BLAS runs one thread; with more than one
+# intra-op thread then (OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=1) its batch chunks run on
+# ember's pool (NumPy and BLAS release the GIL), a contiguous run of chunks per thread. When
+# BLAS runs threads of its own (`set_num_threads(n)` sets both) the batched products of the
+# grouped way are left to it: its threads on many small per-image products, or beside the
+# pool's, oversubscribe the cores (ResNet's 2-thread step 104-133 ms against 93-96 ms, LeNet's
+# 9.2-11.7 against 7.1-8.4). The chunks are cut by size
+# alone and each image's result is computed the same way on any thread; the weight's
+# gradient adds the chunks' products in chunk order. So results are the same bits at any
+# thread count.
 
 # NOTE [convolution in batch chunks]: the column matrix is prod(kernel) times the input's
 # size; built and multiplied a few images at a time it stays in the core's cache instead of

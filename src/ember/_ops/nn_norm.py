@@ -27,7 +27,6 @@ from ember._core.layout import CHANNELS_LAST, CHANNELS_LAST_3D, CONTIGUOUS, is_c
 from ember._core.registry import OPS, register_op
 from ember._core.shape import size_at
 from ember._ops import nn_norm_double as double
-from ember._ops import nn_norm_rows as norm_rows
 from ember._ops.nn_norm_moments import LANES, pytorch_row_moments
 from ember._ops.pointwise import not_implemented_for
 
@@ -353,48 +352,32 @@ def native_layer_norm(xp, input, normalized_shape, weight, bias, eps):
     # (the sums) and one row-wise dot (the squared deviations); the output is the centred
     # input, scaled and shifted in place.
     rows = x.reshape(math.prod(lead), math.prod(x.shape[x.ndim - count:]))
-    if weight is not None:
-        weight = weight.astype(compute_dtype, copy=False).reshape(-1)
-    if bias is not None:
-        bias = bias.astype(compute_dtype, copy=False).reshape(-1)
-    replay = compute_dtype in LANES and backend_helpers(xp).host  # NOTE [back-end helpers]
-    ranges = norm_rows.row_ranges(xp, rows) if input.dtype == compute_dtype else None
-    if ranges:
-        out, mean, rstd = norm_rows.layer_norm(rows, weight, bias, eps, replay, ranges,
-                                               _layer_norm_rows)
-    else:
-        out, mean, rstd = _layer_norm_rows(xp, rows, weight, bias, eps, input.dtype in _WIDEN,
-                                           replay)
-    stats = lead + (1,) * count
-    return (out.reshape(x.shape).astype(input.dtype, copy=False),
-            mean.reshape(stats).astype(input.dtype, copy=False),
-            rstd.reshape(stats).astype(input.dtype, copy=False))
-
-
-def _layer_norm_rows(xp, rows, weight, bias, eps, widen, replay, out=None):
-    """(output, mean, rstd) of (R, F) rows in their compute dtype (NOTE [layer norm by rows]);
-    `out`, when given, receives the output."""
-    compute_dtype = rows.dtype
     features = rows.shape[1]
     scale_by = compute_dtype.type(1 / features) if features else compute_dtype.type(np.nan)
     mean = _row_sums(xp, rows) * scale_by
-    out = xp.subtract(rows, mean[:, None], out=out)
+    out = rows - mean[:, None]
     var = _row_dots(xp, out, out) * scale_by
-    replayed = pytorch_row_moments(rows, mean, var, widen) if replay else None
-    if replayed is not None:
-        out[replayed] = rows[replayed] - mean[replayed, None]
+    if compute_dtype in LANES and backend_helpers(xp).host:     # NOTE [back-end helpers]
+        replayed = pytorch_row_moments(rows, mean, var, input.dtype in _WIDEN)
+        if replayed is not None:
+            out[replayed] = rows[replayed] - mean[replayed, None]
+    else:
+        replayed = None
     rstd = 1 / xp.sqrt(var + compute_dtype.type(eps))
     out *= rstd[:, None]
-    if replayed is not None and widen:
+    if replayed is not None and input.dtype in _WIDEN:
         # (PyTorch's output of a half type is x * rstd - rstd * mean, of float32 and float64
         # (x - mean) * rstd: on these rows x - mean may overflow)
         out[replayed] = rows[replayed] * rstd[replayed, None] - \
             (rstd[replayed] * mean[replayed])[:, None]
     if weight is not None:
-        out *= weight
+        out *= weight.astype(compute_dtype, copy=False).reshape(-1)
     if bias is not None:
-        out += bias
-    return out, mean, rstd
+        out += bias.astype(compute_dtype, copy=False).reshape(-1)
+    stats = lead + (1,) * count
+    return (out.reshape(x.shape).astype(input.dtype, copy=False),
+            mean.reshape(stats).astype(input.dtype, copy=False),
+            rstd.reshape(stats).astype(input.dtype, copy=False))
 
 
 def _row_sums(xp, rows):
@@ -435,48 +418,22 @@ def native_layer_norm_backward(xp, grad_out, input, normalized_shape, mean, rstd
     rows = x.reshape(math.prod(x.shape[:x.ndim - count]), features)
     grads = g.reshape(rows.shape)
     rstd = rstd.astype(compute_dtype, copy=False).reshape(-1)
-    mean = mean.astype(compute_dtype, copy=False).reshape(-1)
-    if weight is not None:
-        weight = weight.astype(compute_dtype, copy=False).reshape(-1)
+    # NOTE [normalisation gradient] by rows (NOTE [layer norm by rows]), dy = g * weight:
+    #   dx = rstd * (dy - sum(dy) / F - x_hat * sum(dy * x_hat) / F).
+    x_hat = rows - mean.astype(compute_dtype, copy=False).reshape(-1, 1)
+    x_hat *= rstd[:, None]
+    grad_weight = _column_dots(xp, grads, x_hat)
+    grad_bias = xp.matmul(xp.ones(rows.shape[0], compute_dtype), grads)
+    dy = grads if weight is None else grads * weight.astype(compute_dtype, copy=False).reshape(-1)
     inv_features = compute_dtype.type(1 / features) if features else compute_dtype.type(np.nan)
-    ranges = norm_rows.row_ranges(xp, rows) if grads.dtype == rows.dtype else None
-    if ranges:
-        grad_input, grad_weight, grad_bias = norm_rows.layer_norm_backward(
-            rows, grads, mean, rstd, weight, inv_features, ranges, _x_hat_rows,
-            _layer_norm_sums, _layer_norm_input_grad)
-    else:
-        x_hat = _x_hat_rows(xp, rows, mean, rstd)
-        grad_weight, grad_bias = _layer_norm_sums(xp, grads, x_hat)
-        grad_input = _layer_norm_input_grad(xp, grads, x_hat, rstd, weight, inv_features)
+    x_hat *= (_row_dots(xp, dy, x_hat) * inv_features)[:, None]
+    grad_input = dy - x_hat
+    grad_input -= (_row_sums(xp, dy) * inv_features)[:, None]
+    grad_input *= rstd[:, None]
     weight_shape = tuple(normalized_shape)
     return (grad_input.reshape(x.shape).astype(input.dtype, copy=False),
             grad_weight.reshape(weight_shape).astype(input.dtype),
             grad_bias.reshape(weight_shape).astype(input.dtype))
-
-
-# NOTE [normalisation gradient] by rows (NOTE [layer norm by rows]), dy = g * weight:
-#   dx = rstd * (dy - sum(dy) / F - x_hat * sum(dy * x_hat) / F).
-def _x_hat_rows(xp, rows, mean, rstd, out=None):
-    """(rows - mean) * rstd, row by row."""
-    x_hat = xp.subtract(rows, mean[:, None], out=out)
-    x_hat *= rstd[:, None]
-    return x_hat
-
-
-def _layer_norm_sums(xp, grads, x_hat):
-    """The weight's and the bias's gradients: sums over all the rows."""
-    return (_column_dots(xp, grads, x_hat),
-            xp.matmul(xp.ones(grads.shape[0], grads.dtype), grads))
-
-
-def _layer_norm_input_grad(xp, grads, x_hat, rstd, weight, inv_features, out=None):
-    """The input's gradient rows (x_hat is overwritten)."""
-    dy = grads if weight is None else grads * weight
-    x_hat *= (_row_dots(xp, dy, x_hat) * inv_features)[:, None]
-    grad_input = xp.subtract(dy, x_hat, out=out)
-    grad_input -= (_row_sums(xp, dy) * inv_features)[:, None]
-    grad_input *= rstd[:, None]
-    return grad_input
 
 
 # --------------------------------------------------------------------------- group norm

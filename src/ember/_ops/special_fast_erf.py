@@ -25,7 +25,6 @@ import math
 import numpy as np
 
 from ember._backends.cpu_allocator import empty as pooled_empty
-from ember._core.threads import parts, run_parts
 
 _F32 = np.float32
 # g(t) = P(t) / Q(t), coefficients of t**0, t**1, ...
@@ -61,10 +60,12 @@ def _horner(coefficients, t, out):
 BLOCK = 1 << 16
 
 
-def _scratch(size, count, block=BLOCK):
-    if block == BLOCK:
-        return [np.empty(min(size, BLOCK), _F32) for _ in range(count)]
-    return [pooled_empty((min(size, block),), _F32) for _ in range(count)]
+def _blocks(size):
+    return [(start, min(size, start + BLOCK)) for start in range(0, size, BLOCK)]
+
+
+def _scratch(size, count):
+    return [np.empty(min(size, BLOCK), _F32) for _ in range(count)]
 
 
 def _flat_result(x):
@@ -94,37 +95,12 @@ def _map_blocks(x, grad, block_fn):
     out, flat_out = _flat_result(x)
     flat_x = np.ascontiguousarray(x).reshape(-1)
     flat_grad = None if grad is None else np.ascontiguousarray(grad).reshape(-1)
-
-    ranges = parts(flat_x.size, SPLIT_ELEMENTS, BLOCK)
-    if len(ranges) == 1:
-        _run_blocks(block_fn, flat_x, flat_grad, flat_out, 0, flat_x.size, BLOCK)
-        return out
-    # The blocks in one contiguous run per intra-op thread, each with its own scratch
-    # (NOTE [kernels split over the intra-op threads]).
-    run_parts(lambda first, last: _run_blocks(block_fn, flat_x, flat_grad, flat_out, first,
-                                              last, SPLIT_BLOCK), ranges)
-    return out
-
-
-def _run_blocks(block_fn, flat_x, flat_grad, flat_out, first, last, block):
-    """block_fn over the blocks of [first, last) of the flat arrays, with one scratch."""
-    scratch = _scratch(last - first, 3, block)
-    for start in range(first, last, block):
-        stop = min(last, start + block)
+    scratch = _scratch(flat_x.size, 3)
+    for start, stop in _blocks(flat_x.size):
         n = stop - start
         block_fn(flat_x[start:stop], None if flat_grad is None else flat_grad[start:stop],
                  flat_out[start:stop], [a[:n] for a in scratch])
-
-
-# NOTE [fast erf on the intra-op threads]: from SPLIT_ELEMENTS on, the blocks run in one
-# contiguous range per intra-op thread, each with its own scratch, in blocks of SPLIT_BLOCK:
-# every pass of a block is a NumPy call that must take the GIL back when it ends, and while
-# two threads pass the GIL between them each hand-over costs about as much as a pass over
-# 64K elements (measured: a (16, 64, 512) GELU took 1.6 ms on one thread, 2.3-2.7 ms split
-# in 64K blocks). Larger blocks make the hand-overs few; they leave the core's L2 cache, but
-# stay in the pool (NOTE [CPU caching allocator]).
-SPLIT_ELEMENTS = 1 << 20
-SPLIT_BLOCK = 1 << 18
+    return out
 
 
 def _plain_erf_block(x, _grad, out, scratch):
