@@ -107,7 +107,15 @@ def elementwise_strides(shape, operands, itemsize: int):
                 return 1
         return 0
 
-    perm = list(range(ndim - 1, -1, -1))     # perm[0] is the fastest-moving dim
+    return _dense_strides(shape, iterator_order(ndim, should_swap), itemsize)
+
+
+def iterator_order(ndim, should_swap):
+    """TensorIterator's order of `ndim` dimensions, innermost first: from the reversed logical
+    order, an insertion sort by `should_swap(outer, inner)` (> 0 swap them, < 0 stop, 0 no
+    preference: go on comparing further out). Shared by the meta strides here, put_'s walk
+    (NOTE [put_'s order]) and `dim_order`."""
+    perm = list(range(ndim - 1, -1, -1))
     for i in range(1, ndim):
         dim1 = i
         for dim0 in range(i - 1, -1, -1):
@@ -117,7 +125,7 @@ def elementwise_strides(shape, operands, itemsize: int):
                 dim1 = dim0
             elif comparison < 0:
                 break
-    return _dense_strides(shape, perm, itemsize)
+    return perm
 
 
 _CHANNELS_LAST = {4: (1, 3, 2, 0), 5: (1, 4, 3, 2, 0)}     # dims, fastest first

@@ -11,6 +11,7 @@ import numpy as np
 
 from ember._backends.array_helpers import backend_helpers
 from ember._backends.cpu_allocator import MIN_BYTES as POOLED_BYTES
+from ember._backends.meta import iterator_order
 from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.checks import _check, _check_index
@@ -349,7 +350,6 @@ def iteration_order(shape, operand_strides):
     ndim = len(shape)
     if ndim < 2:
         return None
-    perm = list(range(ndim - 1, -1, -1))           # perm[0] the innermost dimension
 
     def should_swap(dim0, dim1):
         for strides in operand_strides:
@@ -362,16 +362,7 @@ def iteration_order(shape, operand_strides):
                 return 1
         return 0
 
-    for i in range(1, ndim):
-        dim1 = i
-        for dim0 in range(i - 1, -1, -1):
-            comparison = should_swap(perm[dim0], perm[dim1])
-            if comparison > 0:
-                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
-                dim1 = dim0
-            elif comparison < 0:
-                break
-    outer_first = perm[::-1]
+    outer_first = iterator_order(ndim, should_swap)[::-1]
     if outer_first == list(range(ndim)):
         return None
     return np.arange(math.prod(shape)).reshape(shape).transpose(outer_first).reshape(-1)

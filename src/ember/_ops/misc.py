@@ -14,6 +14,7 @@ import numpy as np
 from numpy.lib.array_utils import byte_bounds
 
 from ember._backends import get_backend
+from ember._backends.meta import iterator_order
 from ember._core import dispatch
 from ember._core import dtype as dt
 from ember._core.arguments import parser_error
@@ -355,16 +356,7 @@ def _dim_order(shape, strides, check) -> tuple:
             return 1 if shape[a] > shape[b] else 0
         return -1 if strides[a] < strides[b] else 1
 
-    order = list(range(ndim - 1, -1, -1))       # innermost first
-    for i in range(1, ndim):
-        moving = i
-        for j in range(i - 1, -1, -1):
-            found = verdict(order[j], order[moving])
-            if found > 0:
-                order[j], order[moving] = order[moving], order[j]
-                moving = j
-            elif found < 0:
-                break
+    order = iterator_order(ndim, verdict)       # innermost first
     unclear = check and any(verdict(a, b) != -1 for a, b in itertools.pairwise(order))
     return tuple(reversed(order)), unclear
 
